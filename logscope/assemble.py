@@ -1,0 +1,260 @@
+"""Events → launches → ranks → phase timelines (plus launch config, versions, environment, model).
+
+Launches are kept apart: a new `server_args` dump or launch command after phases, or a rank going back
+to an earlier phase once it finished, failed, or already ran its draft model, starts a new launch. A
+rank that goes back before it finished is loading its draft (speculative) model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from logscope.events import Event, RankId
+
+PHASE_ORDER = {
+    "init_distributed_begin": 0, "init_distributed_end": 1, "nccl_prewarm": 1,
+    "load_weight_begin": 2, "load_weight_end": 3, "kv_cache_allocated": 4, "other_pool_allocated": 4,
+    "memory_pool_end": 5, "capture_begin": 6, "capture_progress": 6, "capture_end": 7,
+    "scheduler_summary": 8, "server_ready": 9,
+}
+PHASES = tuple(PHASE_ORDER)
+EXPECTED_PHASES = (
+    "init_distributed_begin", "init_distributed_end", "load_weight_begin", "load_weight_end",
+    "kv_cache_allocated", "memory_pool_end", "capture_begin", "capture_end",
+)
+_DRAFT_TYPE = re.compile(r"NextN|MTP|Eagle|Draft|Medusa", re.I)
+_ERROR_KINDS = {"exception", "oom", "traceback", "process_exception", "not_enough_memory", "pd_transfer_failed",
+                "ar_failed", "nccl_warn", "scheduler_died", "sigquit"}
+UNTAGGED = RankId(label="TP0", dims=(("tp", 0),))
+
+
+@dataclass
+class Phase:
+    phase: str
+    model: str
+    source: str
+    line: int
+    time: str | None
+    values: dict[str, Any]
+    text: str
+    rank_assumed: bool = False
+
+
+@dataclass
+class RankTimeline:
+    rank: RankId
+    source: str
+    phases: list[Phase] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    # assembly state
+    reached: int = -1
+    mode: str = "target"
+    complete: bool = False
+    failed: bool = False
+    seen: set = field(default_factory=set)
+
+    def last_phase(self) -> Phase | None:
+        return self.phases[-1] if self.phases else None
+
+
+@dataclass
+class Launch:
+    id: int
+    ranks: dict[str, RankTimeline] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)  # launch-level and untagged events
+    config: dict[str, Any] = field(default_factory=dict)
+    config_source: dict[str, str] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    environment: dict[str, str] = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)
+
+    def has_phases(self) -> bool:
+        return any(r.phases for r in self.ranks.values())
+
+    def rank(self, rank: RankId, source: str) -> RankTimeline:
+        timeline = self.ranks.get(rank.label)
+        if timeline is None:
+            timeline = self.ranks[rank.label] = RankTimeline(rank=rank, source=source)
+        return timeline
+
+
+def _hint_rank(hint: dict[str, int]) -> RankId | None:
+    if "tp" in hint:
+        return RankId(label=f"TP{hint['tp']}", dims=(("tp", hint["tp"]),))
+    if "rank" in hint:
+        return RankId(label=f"rank{hint['rank']}", dims=(("rank", hint["rank"]),))
+    if "node" in hint:
+        return RankId(label=f"node{hint['node']}", dims=(("node", hint["node"]),))
+    return None
+
+
+class _SourceAssembler:
+    """Splits one source's events into launch segments and per-rank timelines."""
+
+    def __init__(self, source: str, hint: dict[str, int]) -> None:
+        self.source = source
+        self.file_rank = _hint_rank(hint)
+        self.segments: list[Launch] = [Launch(id=1)]
+        self.untagged: list[Event] = []
+
+    @property
+    def seg(self) -> Launch:
+        return self.segments[-1]
+
+    def new_segment(self) -> None:
+        self.segments.append(Launch(id=len(self.segments) + 1))
+
+    def add(self, ev: Event) -> None:
+        rank = ev.rank or self.file_rank
+        if ev.kind in ("server_args", "launch_command"):
+            if self.seg.has_phases():
+                self.new_segment()
+            self.seg.events.append(ev)
+            return
+        if ev.kind in PHASE_ORDER:
+            if ev.kind == "server_ready":
+                self.seg.events.append(ev)
+                for timeline in self.seg.ranks.values():
+                    timeline.complete = True
+                return
+            if rank is None:
+                self.seg.events.append(ev)  # resolved once the segment's ranks are known
+                return
+            self._add_phase(rank, ev)
+            return
+        if rank is None:
+            self.seg.events.append(ev)
+            return
+        timeline = self.seg.rank(rank, self.source)
+        timeline.events.append(ev)
+        if ev.kind in _ERROR_KINDS:
+            timeline.failed = True
+
+    def _add_phase(self, rank: RankId, ev: Event, assumed: bool = False) -> None:
+        timeline = self.seg.rank(rank, self.source)
+        model = self._model_for(timeline, ev)
+        if model is None:  # the rank restarted: a new launch
+            self.new_segment()
+            timeline = self.seg.rank(rank, self.source)
+            model = "target"
+        order = PHASE_ORDER[ev.kind]
+        if model == "draft":
+            timeline.mode = "draft"
+        else:
+            timeline.reached = max(timeline.reached, order)
+        if ev.kind == "scheduler_summary":
+            timeline.complete = True
+        key = (ev.kind, model, ev.data.get("graph"), ev.data.get("bs") if ev.kind == "capture_progress" else None)
+        if ev.kind == "capture_progress" and key in timeline.seen:
+            return  # tqdm repeats the reading of one batch size; the first is the reading taken
+        timeline.seen.add(key)
+        values = {k: v for k, v in ev.data.items() if k not in ("model",)}
+        timeline.phases.append(Phase(ev.kind, model, ev.source, ev.line, ev.time, values, ev.text, assumed))
+
+    def _model_for(self, timeline: RankTimeline, ev: Event) -> str | None:
+        """target / draft for this phase, or None when the rank starts over (new launch)."""
+        explicit = ev.data.get("model")
+        if explicit == "draft" or _DRAFT_TYPE.search(str(ev.data.get("model_type", ""))):
+            return "draft"
+        order = PHASE_ORDER[ev.kind]
+        key = (ev.kind, "target", ev.data.get("graph"), None)
+        goes_back = order < timeline.reached and ev.kind not in ("capture_begin", "capture_progress", "capture_end")
+        repeats = key in timeline.seen and ev.kind not in ("capture_progress",)
+        if ev.kind in ("capture_begin", "capture_end") and timeline.mode == "draft" and not timeline.complete:
+            return "draft"
+        if not (goes_back or repeats):
+            return timeline.mode if timeline.mode == "draft" and order <= 7 and not timeline.complete else "target"
+        if timeline.complete or timeline.failed or (ev.kind, "draft", ev.data.get("graph"), None) in timeline.seen:
+            return None
+        if ev.kind in ("scheduler_summary",):
+            return None
+        return "draft"
+
+    def finish(self) -> list[Launch]:
+        for seg in self.segments:
+            _resolve_untagged(seg, self.source)
+        return self.segments
+
+
+def _resolve_untagged(seg: Launch, source: str) -> None:
+    """Untagged phase lines: the only rank when there is one (TP=1), tqdm progress to the capturing rank."""
+    remaining: list[Event] = []
+    tagged = [t for t in seg.ranks.values() if t.phases or t.events]
+    for ev in seg.events:
+        if ev.kind not in PHASE_ORDER or ev.kind == "server_ready":
+            remaining.append(ev)
+            continue
+        if not tagged:
+            timeline = seg.rank(UNTAGGED, source)
+            timeline.phases.append(Phase(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time,
+                                         dict(ev.data), ev.text))
+            continue
+        if ev.kind == "capture_progress":
+            capturing = [t for t in seg.ranks.values()
+                         if any(p.phase == "capture_begin" for p in t.phases)]
+            if capturing:
+                target = min(capturing, key=lambda t: t.rank.sort_key())
+                bs = ev.data.get("bs")
+                if not any(p.phase == "capture_progress" and p.values.get("bs") == bs for p in target.phases):
+                    target.phases.append(Phase(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data),
+                                               ev.text, rank_assumed=True))
+                continue
+        remaining.append(ev)
+    # de-duplicate progress readings for an untagged single rank too
+    for timeline in seg.ranks.values():
+        seen: set = set()
+        kept = []
+        for p in timeline.phases:
+            key = (p.phase, p.model, p.values.get("bs")) if p.phase == "capture_progress" else None
+            if key is not None and key in seen:
+                continue
+            if key is not None:
+                seen.add(key)
+            kept.append(p)
+        timeline.phases = kept
+    seg.events = remaining
+
+
+def _plain_model(ev: Event) -> str:
+    return "draft" if ev.data.get("model") == "draft" else "target"
+
+
+def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]]) -> tuple[list[Launch], list[Event]]:
+    """Launch segments of every source merged by position; events that belong to no launch returned apart."""
+    merged: list[Launch] = []
+    global_events: list[Event] = []
+    for source, events in per_source.items():
+        assembler = _SourceAssembler(source, hints.get(source, {}))
+        for ev in events:
+            assembler.add(ev)
+        segments = [s for s in assembler.finish() if s.ranks or s.events]
+        launch_like = [s for s in segments if s.ranks or any(e.kind in _LAUNCH_KINDS for e in s.events)]
+        if not launch_like:
+            for s in segments:
+                global_events.extend(s.events)
+            continue
+        for index, seg in enumerate(segments):
+            while len(merged) <= index:
+                merged.append(Launch(id=len(merged) + 1))
+            target = merged[index]
+            target.sources.append(source)
+            target.events.extend(seg.events)
+            for label, timeline in seg.ranks.items():
+                existing = target.ranks.get(label)
+                if existing is None:
+                    target.ranks[label] = timeline
+                else:
+                    existing.phases.extend(timeline.phases)
+                    existing.events.extend(timeline.events)
+    for launch in merged:
+        launch.ranks = dict(sorted(launch.ranks.items(), key=lambda kv: kv[1].rank.sort_key()))
+    return merged, global_events
+
+
+_LAUNCH_KINDS = {"server_args", "launch_command", "ar_config", "nccl_version", "exception", "oom", "traceback",
+                 "sigquit", "ar_failed", "ar_disabled", "native_log", "nccl_warn", "imbalance", "not_enough_memory",
+                 "process_exception", "env_export", "scheduler_died", "init_failed", "cuda_error",
+                 "pd_transfer_failed", "fatal_error", "traceback_chain", "traceback_start", "faulthandler_thread"}

@@ -1,0 +1,241 @@
+"""Logical lines → events, one source at a time.
+
+A line reaches a lark grammar only when it holds one of the prefilter literals and has that grammar's
+shape. Multi-line records (check_env output, tracebacks, nvidia-smi dumps) are read by small block
+readers that the same loop drives. Every candidate line that no grammar recognises is kept for the
+coverage report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from logscope import prefilter
+from logscope.events import Event, RankId
+from logscope.ingest import Source, clean
+from logscope.parsers import other_lines, sglang_line
+from logscope.parsers.blocks import BlockReader, block_readers
+
+_SGLANG_PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
+_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
+_OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
+_LAUNCH_SHAPE = re.compile(r"^\s*(?:\S*[$#]\s+)?(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve)")
+_NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
+_UNRECOGNIZED_KEEP = 2000
+_TEXT_KEEP = 300
+
+_PHASE_KINDS = sglang_line.KINDS
+
+
+@dataclass
+class Coverage:
+    lines: int = 0
+    seen: Counter = field(default_factory=Counter)
+    recognized: Counter = field(default_factory=Counter)
+    recognized_lines: int = 0
+    unrecognized: list[dict[str, Any]] = field(default_factory=list)
+    unrecognized_total: int = 0
+
+    def miss(self, source: str, line: int, grammar: str, text: str) -> None:
+        self.unrecognized_total += 1
+        if len(self.unrecognized) < _UNRECOGNIZED_KEEP:
+            self.unrecognized.append({"source": source, "line": line, "grammar": grammar, "text": text[:_TEXT_KEEP]})
+
+
+class SourceClassifier:
+    """Drives the grammars over one source's logical lines and returns its events."""
+
+    def __init__(self, source: Source, coverage: Coverage) -> None:
+        self.source = source
+        self.coverage = coverage
+        self.events: list[Event] = []
+        self.readers: list[BlockReader] = block_readers(source.name)
+        self.active: BlockReader | None = None
+        self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
+        self.recognized_physical: set[int] = set()
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> list[Event]:
+        for lineno, physical in enumerate(self.source.physical_lines(), start=1):
+            if self.active is None and self.pending is None and not prefilter.ANY.search(physical):
+                if not any(reader.may_start(physical) for reader in self.readers):
+                    continue
+            for text in clean(physical):
+                self.feed(lineno, text)
+        self._flush_pending()
+        self._close_block()
+        self.coverage.lines += self.source.lines
+        self.coverage.recognized_lines += len(self.recognized_physical)
+        self.source.recognized_lines = len(self.recognized_physical)
+        return self.events
+
+    def feed(self, lineno: int, text: str) -> None:
+        if self.active is not None:
+            if self.active.feed(lineno, text):
+                self.recognized_physical.add(lineno)
+                return
+            self._close_block()
+        if self.pending is not None and self._try_join(lineno, text):
+            return
+        self._flush_pending()
+        for reader in self.readers:
+            if reader.starts(text):
+                self.active = reader.open(lineno, text, self._current_rank_hint())
+                self.coverage.seen[reader.grammar] += 1
+                self.coverage.recognized[reader.grammar] += 1
+                self.recognized_physical.add(lineno)
+                return
+        candidates = prefilter.grammars_for(text)
+        if not candidates:
+            return
+        self._classify(lineno, text, candidates)
+
+    # ------------------------------------------------------------------ one line
+    def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
+        tried: list[str] = []
+        for grammar in candidates:
+            if not self._shape_fits(grammar, text):
+                continue
+            tried.append(grammar)
+            self.coverage.seen[grammar] += 1
+            if self._parse_with(grammar, lineno, text):
+                self.coverage.recognized[grammar] += 1
+                self.recognized_physical.add(lineno)
+                return
+        if not tried:
+            return
+        if tried[0] == "sglang" and self.pending is None:
+            self.pending = (lineno, text)
+            return
+        self.coverage.miss(self.source.name, lineno, tried[0], text)
+
+    @staticmethod
+    def _shape_fits(grammar: str, text: str) -> bool:
+        if grammar == "exception":
+            return bool(_EXC_LINE.match(text))
+        if grammar == "launch_command":
+            return bool(_LAUNCH_SHAPE.match(text))
+        if grammar == "native_log":
+            return bool(_NATIVE_SHAPE.match(text))
+        if grammar == "check_env":
+            return False  # read by its block reader only
+        return True
+
+    def _parse_with(self, grammar: str, lineno: int, text: str) -> bool:
+        if grammar == "torch_oom":
+            data = other_lines.parse_oom(text)
+            if data is None:
+                return False
+            m = _OOM_EXC.match(_strip_prefix(text))
+            if m:
+                data["exception"] = m.group(1)
+            if "Capture cuda graph failed" in text:
+                data["context"] = "capture_failed"
+            prefix = _prefix_of(text)
+            self._emit("oom", lineno, text, data, prefix, grammar)
+            return True
+        if grammar == "server_args":
+            parsed = other_lines.parse_server_args(text)
+            if parsed is None:
+                return False
+            fields, truncated = parsed
+            self._emit("server_args", lineno, text, {"fields": fields, "truncated": truncated}, _prefix_of(text), grammar)
+            return True
+        if grammar in ("sglang", "exception"):
+            result = sglang_line.parse_line(text)
+            if result is None:
+                return False
+            prefix, kind, data = result
+            self._emit(_PHASE_KINDS.get(kind, kind), lineno, text, data, prefix, grammar)
+            return True
+        if grammar == "launch_command":
+            data = other_lines.parse_launch_command(_strip_prefix(text))
+            if data is None:
+                return False
+            self._emit("launch_command" if data["kind"] != "export" else "env_export", lineno, text, data, None, grammar)
+            return True
+        if grammar == "traceback":
+            parsed_tb = other_lines.parse_traceback_line(text)
+            if parsed_tb is None:
+                return False
+            kind, data = parsed_tb
+            self._emit(kind, lineno, text, data, None, grammar)
+            return True
+        if grammar == "native_log":
+            parsed_native = other_lines.parse_native_line(text)
+            if parsed_native is None:
+                return False
+            kind, data = parsed_native
+            self._emit(kind, lineno, text, data, None, grammar)
+            return True
+        return False
+
+    # ------------------------------------------------------------------ wrapped lines
+    def _try_join(self, lineno: int, text: str) -> bool:
+        """Rejoin a line a terminal wrapped, only when the continuation is no line of its own."""
+        assert self.pending is not None
+        if _SGLANG_PREFIX.match(text) or prefilter.grammars_for(text):
+            return False
+        first_line, first = self.pending
+        result = sglang_line.parse_line(first + text)
+        if result is None:
+            return False
+        self.pending = None
+        prefix, kind, data = result
+        data["joined_lines"] = [first_line, lineno]
+        self.coverage.recognized["sglang"] += 1
+        self.recognized_physical.update((first_line, lineno))
+        self._emit(_PHASE_KINDS.get(kind, kind), first_line, first + text, data, prefix, "sglang")
+        return True
+
+    def _flush_pending(self) -> None:
+        if self.pending is not None:
+            lineno, text = self.pending
+            self.coverage.miss(self.source.name, lineno, "sglang", text)
+            self.pending = None
+
+    # ------------------------------------------------------------------ blocks
+    def _close_block(self) -> None:
+        if self.active is not None:
+            for event in self.active.close():
+                self._append(event)
+            self.active = None
+
+    def _current_rank_hint(self) -> RankId | None:
+        for event in reversed(self.events[-8:]):
+            if event.rank is not None:
+                return event.rank
+        return None
+
+    # ------------------------------------------------------------------ output
+    def _emit(self, kind: str, lineno: int, text: str, data: dict, prefix: dict | None, grammar: str) -> None:
+        rank = prefix.get("rank") if prefix else None
+        time = prefix.get("time") if prefix else None
+        self._append(Event(kind, self.source.name, lineno, text.strip()[:_TEXT_KEEP], rank, time, data, grammar))
+
+    def _append(self, event: Event) -> None:
+        self.events.append(event)
+
+
+def _prefix_of(text: str) -> dict | None:
+    m = re.match(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]", text)
+    if not m:
+        return None
+    tags = m.group(2).split()
+    return {"time": m.group(1), "rank": RankId.from_tags(tags) if tags else None}
+
+
+def _strip_prefix(text: str) -> str:
+    m = re.match(r"^\s*\[[^\]]*\]\s*", text)
+    return text[m.end():] if m else text
+
+
+def classify_sources(sources: list[Source]) -> tuple[dict[str, list[Event]], Coverage]:
+    coverage = Coverage()
+    per_source: dict[str, list[Event]] = {}
+    for source in sources:
+        per_source[source.name] = SourceClassifier(source, coverage).run()
+    return per_source, coverage

@@ -1,0 +1,151 @@
+"""Command line: thin, parses options and calls the library. Exit codes: 0 no error-severity finding,
+1 an error-severity finding, 2 usage or unreadable input (a one-line message naming the input)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from logscope.errors import LogscopeError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Diagnose GPU memory at SGLang server startup from logs, nvidia-smi dumps and check_env output.",
+)
+rules_app = typer.Typer(add_completion=False, no_args_is_help=True, help="List, check and test the YAML rules.")
+app.add_typer(rules_app, name="rules")
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+def _fail(message: str) -> None:
+    print(f"logscope: error: {message}", file=sys.stderr)
+    raise typer.Exit(EXIT_USAGE)
+
+
+@app.command()
+def analyze(
+    inputs: list[str] = typer.Argument(..., help="Log files, quoted globs, directories, .gz files, or - for stdin."),
+    fmt: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
+    rules: Optional[list[Path]] = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    width: int = typer.Option(0, "--width", help="Terminal width for the text view (0: detect)."),
+) -> None:
+    """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
+    from logscope.analyze import analyze_sources
+    from logscope.ingest import expand_inputs
+
+    try:
+        sources = expand_inputs(inputs)
+        report = analyze_sources(sources, [str(r) for r in rules or []])
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    text = render(report, fmt, width)
+    if output is not None:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            _fail(f"{output}: cannot write: {exc.strerror or exc}")
+    else:
+        sys.stdout.write(text)
+    has_error = any(f["severity"] == "error" for f in report["findings"])
+    raise typer.Exit(EXIT_FINDINGS if has_error else EXIT_OK)
+
+
+def render(report: dict, fmt: Format, width: int = 0) -> str:
+    if fmt is Format.json:
+        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    if fmt is Format.markdown:
+        from logscope.report.markdown import render_markdown
+
+        return render_markdown(report)
+    import io
+
+    from rich.console import Console
+
+    from logscope.report.text import render_text
+
+    buffer = io.StringIO()
+    tty = sys.stdout.isatty()
+    console = Console(file=buffer, width=width or (None if tty else 160), force_terminal=tty,
+                      color_system="auto" if tty else None, highlight=False)
+    render_text(report, console)
+    return buffer.getvalue()
+
+
+@app.command()
+def literals() -> None:
+    """Print the prefilter's literals, one per line (for `grep -F -f`)."""
+    from logscope.prefilter import all_literals
+
+    sys.stdout.write("\n".join(all_literals()) + "\n")
+
+
+@rules_app.command("list")
+def rules_list(rules: Optional[list[Path]] = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
+    """List the rules: id, severity, title."""
+    from logscope.rules.loader import load_rules
+
+    try:
+        for rule in load_rules([str(r) for r in rules or []]):
+            print(f"{rule.id:<32} {rule.severity:<8} {rule.title}")
+    except LogscopeError as exc:
+        _fail(str(exc))
+
+
+@rules_app.command("check")
+def rules_check(rules: Optional[list[Path]] = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
+    """Validate every rule file (schema and condition syntax); errors carry file:line:col."""
+    from logscope.rules.loader import load_rules
+
+    try:
+        loaded = load_rules([str(r) for r in rules or []])
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    print(f"{len(loaded)} rules OK")
+
+
+@rules_app.command("test")
+def rules_test(rules: Optional[list[Path]] = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
+    """Run every rule's <id>.cases.yaml and report the cases that fail."""
+    from logscope.rules.cases import run_all_cases
+
+    try:
+        failures, total = run_all_cases([str(r) for r in rules or []])
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    for failure in failures:
+        print(failure)
+    print(f"{total - len(failures)} passed, {len(failures)} failed")
+    raise typer.Exit(EXIT_FINDINGS if failures else EXIT_OK)
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # noqa: BLE001 - a last guard: one line, never a traceback
+        print(f"logscope: internal error: {type(exc).__name__}: {exc} (please report this with the input)",
+              file=sys.stderr)
+        sys.exit(EXIT_USAGE)

@@ -1,0 +1,199 @@
+"""Inputs → numbered physical lines, and the paste-wrapper cleaning of one physical line.
+
+Every input (file, glob, directory, .gz, stdin) becomes a ``Source``; its physical lines keep the
+1-based number they have in the file, so evidence points at what the user sees in an editor.
+Cleaning turns one physical line into the logical lines it holds: ANSI codes removed, a lone CR is
+a line break (tqdm), docker-compose / Ray / kubectl / Markdown wrappers stripped, and a log line
+glued to the end of a progress bar split off.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import io
+import os
+import re
+import sys
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from logscope.errors import InputError
+
+CHUNK_BYTES = 1 << 22
+MAX_LINE_BYTES = 1 << 20  # longer physical lines are cut here (and counted) so memory stays bounded
+
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}) ")
+_COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
+_RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
+_RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
+_QUOTE = re.compile(r"^(?:>[ \t]?)+")
+_FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
+_HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
+# A log record glued after a progress bar: "...3.89it/s][2026-05-07 13:39:14 DP1 TP1 EP1] Load weight end."
+_EMBEDDED_PREFIX = re.compile(r"(?<=\S)(?=\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?(?: [A-Z_]+\d+)*\] )")
+
+_RANK_FROM_NAME = [
+    (re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I), "rank"),
+    (re.compile(r"(?:^|[^a-z])tp[_-]?(\d+)", re.I), "tp"),
+    (re.compile(r"(?:^|[^a-z])node[_-]?(\d+)", re.I), "node"),
+]
+
+
+@dataclass(slots=True)
+class Source:
+    """One input: a file, a member of a glob or directory, or stdin."""
+
+    name: str
+    path: Path | None
+    data: bytes | None = None  # stdin is read once into memory (it cannot be reopened)
+    rank_hint: dict[str, int] = field(default_factory=dict)
+    lines: int = 0
+    cut_lines: int = 0
+    recognized_lines: int = 0
+
+    def open_binary(self) -> io.BufferedIOBase:
+        if self.data is not None:
+            return io.BytesIO(self.data)
+        assert self.path is not None
+        try:
+            raw = open(self.path, "rb")  # noqa: SIM115 - returned to the caller, closed by it
+        except OSError as exc:
+            raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
+        head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+        if head == b"\x1f\x8b":
+            return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+        return raw
+
+    def physical_lines(self) -> Iterator[str]:
+        """Decoded physical lines (split on LF only; CR handling is part of cleaning)."""
+        self.lines = 0
+        stream = self.open_binary()
+        try:
+            pending = b""
+            while True:
+                try:
+                    chunk = stream.read(CHUNK_BYTES)
+                except (OSError, EOFError, zlib.error) as exc:
+                    raise InputError(f"{self.name}: corrupt or truncated compressed data ({exc})") from None
+                if not chunk:
+                    break
+                pending += chunk
+                parts = pending.split(b"\n")
+                pending = parts.pop()
+                if len(pending) > MAX_LINE_BYTES:
+                    parts.append(pending[:MAX_LINE_BYTES])
+                    pending = b""
+                    self.cut_lines += 1
+                for part in parts:
+                    self.lines += 1
+                    yield _decode(part)
+            if pending:
+                self.lines += 1
+                yield _decode(pending)
+        finally:
+            stream.close()
+
+
+def _decode(raw: bytes) -> str:
+    if b"\x00" in raw:
+        raw = raw.replace(b"\x00", b"")
+    return raw.decode("utf-8", errors="replace")
+
+
+def rank_hint_from_name(name: str) -> dict[str, int]:
+    stem = Path(name).name
+    hint: dict[str, int] = {}
+    for pattern, key in _RANK_FROM_NAME:
+        m = pattern.search(stem)
+        if m:
+            hint[key] = int(m.group(1))
+    return hint
+
+
+def expand_inputs(args: list[str], stdin: io.BufferedIOBase | None = None) -> list[Source]:
+    """Files, quoted globs, directories (their regular files, sorted) and '-' for stdin."""
+    sources: list[Source] = []
+    for arg in args:
+        if arg == "-":
+            data = (stdin or sys.stdin.buffer).read()
+            if data[:2] == b"\x1f\x8b":
+                try:
+                    data = gzip.decompress(data)
+                except (OSError, EOFError, zlib.error) as exc:
+                    raise InputError(f"<stdin>: corrupt or truncated gzip data ({exc})") from None
+            sources.append(Source(name="<stdin>", path=None, data=data))
+            continue
+        path = Path(arg)
+        if path.is_dir():
+            members = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+            if not members:
+                raise InputError(f"{arg}: directory holds no file to read")
+            sources.extend(_file_source(p) for p in members)
+            continue
+        if not path.exists() and any(ch in arg for ch in "*?["):
+            matches = sorted(glob.glob(arg, recursive=True))
+            files = [Path(m) for m in matches if Path(m).is_file()]
+            if not files:
+                raise InputError(f"{arg}: no file matches this pattern")
+            sources.extend(_file_source(p) for p in files)
+            continue
+        if not path.exists():
+            raise InputError(f"{arg}: no such file or directory")
+        if not path.is_file():
+            raise InputError(f"{arg}: not a regular file")
+        if not os.access(path, os.R_OK):
+            raise InputError(f"{arg}: permission denied")
+        sources.append(_file_source(path))
+    return sources
+
+
+def _file_source(path: Path) -> Source:
+    return Source(name=str(path), path=path, rank_hint=rank_hint_from_name(str(path)))
+
+
+def clean(physical: str) -> list[str]:
+    """One physical line → the logical lines it holds, wrappers removed. Empty results are dropped."""
+    if "\x1b" in physical:
+        physical = _ANSI.sub("", physical)
+    if physical.endswith("\r"):
+        physical = physical[:-1]
+    out: list[str] = []
+    for segment in physical.split("\r") if "\r" in physical else (physical,):
+        segment = unwrap(segment)
+        if not segment.strip():
+            continue
+        if "[" in segment and segment.find("[", 1) > 0:
+            out.extend(p for p in _EMBEDDED_PREFIX.split(segment) if p.strip())
+        else:
+            out.append(segment)
+    return out
+
+
+def unwrap(text: str) -> str:
+    """Remove paste wrappers; repeated because they nest (a quoted docker-compose paste)."""
+    for _ in range(4):
+        before = text
+        if text.startswith(">"):
+            text = _QUOTE.sub("", text)
+        if "`" in text[:8] or "~~~" in text[:8]:
+            text = _FENCE.sub("", text)
+        if "<" in text:
+            text = _HTML.sub("", text)
+        m = _K8S_TS.match(text)
+        if m:
+            text = text[m.end():]
+        if text.startswith("("):
+            m = _RAY.match(text)
+            if m:
+                text = _RAY_REPEAT.sub("", text[m.end():])
+        if "|" in text[:64] and not text.startswith(("|", "+")):
+            m = _COMPOSE.match(text)
+            if m:
+                text = text[m.end():]
+        if text == before:
+            break
+    return text

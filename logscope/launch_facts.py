@@ -1,0 +1,130 @@
+"""Launch config, versions, environment and model, from the events found (DESIGN: sources in order of
+trust: the server_args dump, the launch command pasted with the log, check_env, then the log lines)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from logscope.assemble import Launch
+from logscope.events import Event
+
+CONFIG_KEYS = (
+    "model_path", "tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size",
+    "enable_dp_attention", "moe_a2a_backend", "deepep_mode", "enable_deepep_moe", "mem_fraction_static",
+    "max_total_tokens", "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "cuda_graph_max_bs",
+    "disable_cuda_graph", "disable_custom_all_reduce", "enable_symm_mem", "enable_nccl_nvls",
+    "enable_torch_symm_mem", "enable_mscclpp", "disaggregation_mode", "disaggregation_transfer_backend",
+    "kv_cache_dtype", "dtype", "quantization", "page_size", "speculative_algorithm", "speculative_num_steps",
+    "speculative_draft_model_path", "nnodes", "node_rank", "base_gpu_id", "gpu_id_step", "dist_init_addr",
+    "enable_piecewise_cuda_graph", "pre_warm_nccl", "context_length", "attention_backend", "device",
+    "enable_eplb", "ep_num_redundant_experts", "enable_memory_saver", "moe_runner_backend",
+    "max_mamba_cache_size", "enable_two_batch_overlap", "enable_tp_lm_head_all_to_all", "trust_remote_code",
+)
+# launch_server flags whose name differs from the ServerArgs field
+FLAG_ALIASES = {
+    "tp": "tp_size", "tensor_parallel_size": "tp_size", "dp": "dp_size", "data_parallel_size": "dp_size",
+    "ep": "ep_size", "expert_parallel_size": "ep_size", "pp": "pp_size", "pipeline_parallel_size": "pp_size",
+    "model": "model_path", "enable_ep_moe": "enable_ep_moe", "cuda_graph_max_bs": "cuda_graph_max_bs",
+}
+_INT_KEYS = {"tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size", "max_total_tokens",
+             "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "cuda_graph_max_bs", "page_size",
+             "speculative_num_steps", "nnodes", "node_rank", "base_gpu_id", "gpu_id_step", "context_length",
+             "ep_num_redundant_experts", "max_mamba_cache_size"}
+_FLOAT_KEYS = {"mem_fraction_static"}
+_BOOL_FLAGS = {k for k in CONFIG_KEYS if k.startswith(("enable_", "disable_"))} | {"trust_remote_code"}
+VERSION_KEYS = {
+    "sglang": "sglang", "sgl_kernel": "sgl_kernel", "sglang-kernel": "sgl_kernel", "PyTorch": "torch",
+    "CUDA Driver Version": "driver", "CUDA Driver Versions": "driver", "flashinfer": "flashinfer",
+    "flashinfer_python": "flashinfer", "triton": "triton", "transformers": "transformers", "vllm": "vllm",
+    "deep_ep": "deep_ep", "ROCM Driver Version": "rocm_driver",
+}
+
+
+def _coerce(key: str, value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            if key in _INT_KEYS:
+                return int(value)
+            if key in _FLOAT_KEYS:
+                return float(value)
+        except ValueError:
+            return value
+        if key in _BOOL_FLAGS and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+    return value
+
+
+def _set(launch: Launch, key: str, value: Any, source: str) -> None:
+    if key not in launch.config:
+        launch.config[key] = _coerce(key, value)
+        launch.config_source[key] = source
+
+
+def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
+    events = launch.events + [e for r in launch.ranks.values() for e in r.events]
+    args = [e for e in events if e.kind == "server_args"]
+    for ev in args[:1]:
+        for key, value in ev.data["fields"].items():
+            if key in CONFIG_KEYS and value is not None:
+                _set(launch, key, value, "server_args")
+    for ev in (e for e in events + global_events if e.kind == "launch_command"):
+        for flag, value in ev.data["args"].items():
+            key = FLAG_ALIASES.get(flag, flag)
+            if key in CONFIG_KEYS:
+                _set(launch, key, value, "launch_command")
+    for ev in (e for e in events + global_events if e.kind in ("launch_command", "env_export")):
+        for key, value in ev.data["env"].items():
+            launch.environment.setdefault(key, value)
+    for ev in events:
+        if ev.kind == "nccl_prewarm":
+            for key in ("tp_size", "pp_size", "ep_size"):
+                _set(launch, key, ev.data[key], "log")
+    _infer_sizes(launch)
+    _versions(launch, events, global_events)
+    _model(launch)
+
+
+def _infer_sizes(launch: Launch) -> None:
+    """Parallel sizes implied by the rank tags seen (at least max index + 1), marked as inferred."""
+    for dim, key in (("tp", "tp_size"), ("dp", "dp_size"), ("ep", "ep_size"), ("pp", "pp_size")):
+        values = [t.rank.get(dim) for t in launch.ranks.values() if t.rank.get(dim) is not None]
+        if values and key not in launch.config and max(values) > 0:
+            launch.config[key] = max(values) + 1
+            launch.config_source[key] = "inferred"
+
+
+def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:
+    for ev in events + global_events:
+        if ev.kind == "nccl_version":
+            launch.versions.setdefault("nccl", ev.data["nccl"])
+        elif ev.kind == "check_env":
+            values = ev.data["values"]
+            for key, name in VERSION_KEYS.items():
+                value = values.get(key)
+                if value and value != "Module Not Found":
+                    launch.versions.setdefault(name, value.split(",")[0].strip())
+            nvcc = values.get("NVCC", "")
+            m = re.search(r"release ([\d.]+)", nvcc)
+            if m:
+                launch.versions.setdefault("cuda", m.group(1))
+            python = values.get("Python", "")
+            if python:
+                launch.versions.setdefault("python", python.split()[0])
+        elif ev.kind == "smi_versions":
+            for key in ("driver", "cuda_driver_api"):
+                if ev.data.get(key):
+                    launch.versions.setdefault(key, ev.data[key])
+
+
+def _model(launch: Launch) -> None:
+    if "model_path" in launch.config:
+        launch.model["path"] = launch.config["model_path"]
+    for timeline in launch.ranks.values():
+        for phase in timeline.phases:
+            if phase.phase == "load_weight_end" and "model_type" in phase.values:
+                slot = "architecture" if phase.model == "target" else "draft_architecture"
+                launch.model.setdefault(slot, phase.values["model_type"])
+                for key in ("quant", "dtype"):
+                    if key in phase.values and phase.model == "target":
+                        launch.model.setdefault(key, phase.values[key])

@@ -1,0 +1,1 @@
+"""One module per grammar: each turns a lark tree into plain event data."""

@@ -1,0 +1,181 @@
+"""Readers for records that span several lines: tracebacks and check_env output (nvidia-smi dumps join
+them in the nvidia-smi module). Each reader is driven by the classifier: `starts` on a logical line,
+then `feed` until it declines a line, then `close` returns its events."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from logscope.events import Event, RankId
+from logscope.parsers import other_lines, sglang_line
+
+_PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
+_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?::|$)")
+_FRAME = re.compile(r'^\s*File "')
+_TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
+
+
+class BlockReader:
+    grammar = "block"
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def may_start(self, physical: str) -> bool:
+        """Cheap test on a raw physical line that failed the literal prefilter."""
+        return False
+
+    def starts(self, text: str) -> bool:
+        raise NotImplementedError
+
+    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+        raise NotImplementedError
+
+    def feed(self, lineno: int, text: str) -> bool:
+        raise NotImplementedError
+
+    def close(self) -> list[Event]:
+        raise NotImplementedError
+
+
+class TracebackReader(BlockReader):
+    """A Python traceback or faulthandler dump; the exception line that ends it carries its frames."""
+
+    grammar = "traceback"
+
+    def starts(self, text: str) -> bool:
+        return any(opener in text for opener in _TB_OPENERS) or bool(_FRAME.match(text))
+
+    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+        self.events: list[Event] = []
+        self.frames: list[dict[str, Any]] = []
+        self.first_line = lineno
+        self.rank: RankId | None = None
+        self.time: str | None = None
+        self.exception: Event | None = None
+        self.after_frame = False
+        if _PREFIXED.match(text):
+            parsed = sglang_line.parse_line(text)
+            if parsed is not None:
+                prefix, kind, data = parsed
+                if prefix:
+                    self.rank, self.time = prefix.get("rank"), prefix.get("time")
+                self.events.append(Event(sglang_line.KINDS.get(kind, kind), self.source, lineno, text.strip(),
+                                         self.rank, self.time, data))
+        elif "Fatal Python error" in text:
+            parsed_tb = other_lines.parse_traceback_line(text)
+            if parsed_tb:
+                self.fatal = parsed_tb[1].get("error")
+        self.feed_frame(lineno, text)
+        return self
+
+    def feed_frame(self, lineno: int, text: str) -> bool:
+        if not _FRAME.match(text):
+            return False
+        parsed = other_lines.parse_traceback_line(text)
+        if parsed and parsed[0] == "frame":
+            self.frames.append(parsed[1])
+        self.after_frame = True
+        return True
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if self.exception is not None or _PREFIXED.match(text):
+            return False
+        if self.feed_frame(lineno, text):
+            return True
+        stripped = text.strip()
+        if any(opener in stripped for opener in _TB_OPENERS) or stripped.startswith(
+            ("During handling", "The above exception")
+        ):
+            self.after_frame = False
+            return True
+        if _EXC_LINE.match(text):
+            self.exception = self._exception_event(lineno, text)
+            return True
+        if self.after_frame or set(stripped) <= set("^~ "):
+            self.after_frame = False  # the source line shown under a frame, or its ^^^ marker
+            return True
+        return False
+
+    def _exception_event(self, lineno: int, text: str) -> Event:
+        if "CUDA out of memory" in text:
+            data = other_lines.parse_oom(text) or {}
+            m = re.match(r"^\s*([\w.]+):", text)
+            data["exception"] = m.group(1) if m else None
+            if "Capture cuda graph failed" in text:
+                data["context"] = "capture_failed"
+            return Event("oom", self.source, lineno, text.strip()[:300], self.rank, self.time, data, "torch_oom")
+        parsed = sglang_line.parse_line(text)
+        if parsed is not None:
+            _, kind, data = parsed
+            return Event(kind, self.source, lineno, text.strip()[:300], self.rank, self.time, data, "exception")
+        name = text.split(":", 1)[0].strip()
+        return Event("exception", self.source, lineno, text.strip()[:300], self.rank, self.time,
+                     {"exception": name, "body_kind": None, "message": text.split(":", 1)[-1].strip()}, "exception")
+
+    def close(self) -> list[Event]:
+        frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
+        events = list(self.events)
+        if self.exception is not None:
+            self.exception.data["frames"] = frames
+            events.append(self.exception)
+        elif frames:
+            events.append(Event("traceback", self.source, self.first_line, frames[-1], self.rank, self.time,
+                                {"frames": frames, "incomplete": True}, "traceback"))
+        return events
+
+
+_CHECK_ENV_START = re.compile(r"^\s*(Python: \d|CUDA available: |ROCM available: |NPU available: )")
+_TOPOLOGY_KEYS = ("NVIDIA Topology", "AMD Topology", "Ascend Topology")
+_AFTER_TOPOLOGY = re.compile(r"^\s*(Hypervisor vendor:|ulimit soft:)")
+
+
+class CheckEnvReader(BlockReader):
+    """`python -m sglang.check_env`: key: value lines, with the topology table as one multi-line value."""
+
+    grammar = "check_env"
+
+    def starts(self, text: str) -> bool:
+        return bool(_CHECK_ENV_START.match(text))
+
+    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+        self.first_line = lineno
+        self.last_line = lineno
+        self.values: dict[str, str] = {}
+        self.topology: list[str] | None = None
+        self.in_topology = False
+        self.feed(lineno, text)
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if self.in_topology and not _AFTER_TOPOLOGY.match(text):
+            if _PREFIXED.match(text) or text.lstrip().startswith(("$", "#")):
+                return False
+            assert self.topology is not None
+            self.topology.append(text)
+            self.last_line = lineno
+            return True
+        self.in_topology = False
+        parsed = other_lines.parse_check_env_line(text)
+        if parsed is None or _PREFIXED.match(text):
+            return False
+        key, value = parsed
+        if key in _TOPOLOGY_KEYS:
+            self.in_topology = True
+            self.topology = []
+        self.values[key] = value
+        self.last_line = lineno
+        return True
+
+    def close(self) -> list[Event]:
+        data: dict[str, Any] = {"values": self.values, "last_line": self.last_line}
+        if self.topology is not None:
+            data["topology_lines"] = self.topology
+        return [Event("check_env", self.source, self.first_line, "check_env output", None, None, data, "check_env")]
+
+
+def block_readers(source: str) -> list[BlockReader]:
+    from logscope.parsers.nvidia_smi import smi_readers  # the nvidia-smi readers live with their grammars
+
+    return [CheckEnvReader(source), TracebackReader(source), *smi_readers(source)]

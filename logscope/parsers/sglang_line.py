@@ -1,0 +1,368 @@
+"""grammars/sglang.lark → (prefix, kind, data) for one logical SGLang log line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Token, Transformer, Tree, v_args
+from lark.exceptions import LarkError
+
+from logscope.events import RankId
+from logscope.grammar_loader import parser
+
+# message rule → event kind; phase kinds use the fixed phase ids of the JSON contract.
+KINDS = {
+    "init_begin": "init_distributed_begin",
+    "init_end": "init_distributed_end",
+    "nccl_warmup": "nccl_prewarm",
+    "load_begin": "load_weight_begin",
+    "load_end": "load_weight_end",
+    "kv_alloc": "kv_cache_allocated",
+    "mamba_alloc": "other_pool_allocated",
+    "swa_pool": "other_pool_allocated",
+    "pool_end": "memory_pool_end",
+    "capture_begin": "capture_begin",
+    "capture_end": "capture_end",
+    "capture_progress": "capture_progress",
+    "sched_summary": "scheduler_summary",
+    "ready": "server_ready",
+}
+
+
+def _f(tok: Token) -> float:
+    return float(str(tok))
+
+
+def _graph(words: list[str]) -> tuple[str, str]:
+    """Capture-line words ("draft extend cuda", "target verify CUDA") → (model, graph kind)."""
+    lowered = [w.lower() for w in words]
+    model = "draft" if "draft" in lowered else "target"
+    if "piecewise" in lowered or "prefill" in lowered:
+        graph = "prefill"
+    elif "extend" in lowered:
+        graph = "draft_extend"
+    elif "verify" in lowered:
+        graph = "verify"
+    else:
+        graph = "decode"
+    return model, graph
+
+
+class _ToData(Transformer):
+    """Each message rule returns (rule name, data dict)."""
+
+    # ---- prefixes
+    def sglang_prefix(self, items: list[Token]) -> dict[str, Any]:
+        tags = [str(t) for t in items[1:]]
+        return {"time": str(items[0]), "rank": RankId.from_tags(tags) if tags else None}
+
+    def torch_rank_prefix(self, items: list[Token]) -> dict[str, Any]:
+        n = int(items[0])
+        return {"time": None, "rank": RankId(label=f"rank{n}", dims=(("rank", n),))}
+
+    def custom_prefix(self, items: list[Token]) -> dict[str, Any]:
+        pid = int(items[2])
+        return {"time": str(items[0]), "rank": RankId(label=f"pid {pid}", dims=(("pid", pid),)), "level": str(items[1])}
+
+    # ---- phases
+    def init_begin(self, _items: list) -> tuple:
+        return "init_begin", {}
+
+    def init_end(self, items: list[Token]) -> tuple:
+        nums = [_f(t) for t in items if t.type == "NUM2"]
+        data = {"usage_gib": nums[-1]}
+        if len(nums) == 2:
+            data["elapsed_s"] = nums[0]
+        return "init_end", data
+
+    def nccl_warmup(self, items: list[Token]) -> tuple:
+        ints = [int(t) for t in items if t.type == "INT"]
+        nums = [_f(t) for t in items if t.type == "NUM3"]
+        return "nccl_warmup", {"elapsed_s": nums[0], "tp_size": ints[0], "pp_size": ints[1], "ep_size": ints[2]}
+
+    def lm_head_warmup(self, items: list[Token]) -> tuple:
+        ints = [int(t) for t in items if t.type == "INT"]
+        return "lm_head_warmup", {"elapsed_s": _f(items[0]), "tp_size": ints[0], "bytes_per_peer": ints[1]}
+
+    def load_begin(self, items: list[Token]) -> tuple:
+        return "load_begin", {"avail_gib": _f(items[0])}
+
+    def load_kv(self, items: list[Token]) -> tuple[str, str]:
+        return str(items[0])[:-1], str(items[1])
+
+    def load_end(self, items: list) -> tuple:
+        data: dict[str, Any] = {}
+        nums: list[float] = []
+        seen_type = False
+        for item in items:
+            if isinstance(item, tuple):
+                data[item[0]] = item[1]
+            elif item.type == "MODEL_TYPE":
+                data["model_type"] = str(item)
+                seen_type = True
+            elif item.type == "NUM2":
+                if not seen_type:
+                    data["elapsed_s"] = _f(item)
+                else:
+                    nums.append(_f(item))
+        data["avail_gib"] = nums[0]
+        if len(nums) > 1:
+            data["usage_gib"] = nums[1]
+        return "load_end", data
+
+    def kv_sizes_kv(self, items: list[Token]) -> dict:
+        k, v = _f(items[0]), _f(items[1])
+        return {"k_gib": k, "v_gib": v, "kv_gib": round(k + v, 2)}
+
+    def kv_sizes_mla(self, items: list[Token]) -> dict:
+        return {"kv_gib": _f(items[0])}
+
+    def kv_alloc(self, items: list) -> tuple:
+        data: dict[str, Any] = {}
+        for item in items:
+            if isinstance(item, dict):
+                data.update(item)
+            elif item.type == "DTYPE":
+                data["dtype"] = str(item)
+            elif item.type == "INT":
+                data["tokens"] = int(item)
+        return "kv_alloc", data
+
+    def kv_dtype(self, items: list[Token]) -> tuple:
+        return "kv_dtype", {"dtype": str(items[0])}
+
+    def mamba_size(self, items: list[Token]) -> tuple[str, float]:
+        return f"{items[0]}_gib", _f(items[1])
+
+    def mamba_alloc(self, items: list) -> tuple:
+        data: dict[str, Any] = {"pool": "mamba", "max_mamba_cache_size": int(items[0])}
+        for key, value in items[1:]:
+            data[key] = value
+        data["pool_gib"] = round(sum(v for k, v in data.items() if k.endswith("_gib")), 2)
+        return "mamba_alloc", data
+
+    def swa_pool(self, items: list[Token]) -> tuple:
+        data: dict[str, Any] = {"pool": "swa"}
+        keys = [t for t in items if t.type == "SWA_KEY"]
+        ints = [t for t in items if t.type == "INT"]
+        for key, value in zip(keys, ints):
+            data[str(key)[:-1]] = int(value)
+        return "swa_pool", data
+
+    def pool_end(self, items: list[Token]) -> tuple:
+        return "pool_end", {"avail_gib": _f(items[0])}
+
+    def kv_reserve(self, items: list[Token]) -> tuple:
+        return "kv_reserve", {"reserve_gib": _f(items[0]), "purpose": str(items[1])}
+
+    # ---- CUDA graphs
+    def graph_kv(self, items: list[Token]) -> tuple[str, str]:
+        return str(items[0])[:-1], str(items[1])
+
+    def capture_begin_tail(self, items: list) -> dict:
+        data: dict[str, Any] = {}
+        for item in items:
+            if isinstance(item, tuple):
+                key, value = item
+                if key in ("bs", "num_tokens") and value.startswith("["):
+                    data[key] = _int_list(value)
+                elif key == "num_tokens_per_req" and value.isdigit():
+                    data[key] = int(value)
+                else:
+                    data[key] = value
+            elif item.type == "NUM2":
+                data["avail_gib"] = _f(item)
+        return data
+
+    def capture_begin(self, items: list) -> tuple:
+        words = [str(t) for t in items if isinstance(t, Token) and t.type == "GRAPH_WORD"]
+        model, graph = _graph(words)
+        return "capture_begin", {"model": model, "graph": graph, **items[-1]}
+
+    def end_usage(self, items: list[Token]) -> tuple[str, float]:
+        return "usage_gib", _f(items[0])
+
+    def end_avail(self, items: list[Token]) -> tuple[str, float]:
+        return "avail_gib", _f(items[0])
+
+    def end_old(self, items: list) -> dict:
+        return {"elapsed_s": _f(items[0]), **dict(items[1:])}
+
+    end_new = end_old
+
+    def capture_end(self, items: list) -> tuple:
+        words = [str(t) for t in items if isinstance(t, Token) and t.type == "GRAPH_WORD"]
+        model, graph = _graph(words)
+        return "capture_end", {"model": model, "graph": graph, **items[-1]}
+
+    def capture_bs(self, items: list[Token]) -> tuple:
+        words = [str(t) for t in items if t.type == "GRAPH_WORD"]
+        model, graph = _graph(words)
+        return "capture_bs", {"model": model, "graph": graph, "bs": _int_list(str(items[-1]))}
+
+    def capture_progress(self, items: list[Token]) -> tuple:
+        key = str(items[0])[:-1]
+        return "capture_progress", {key: int(items[1]), "avail_gib": _f(items[2])}
+
+    # ---- summary and readiness
+    def sched_kv(self, items: list[Token]) -> tuple[str, Any]:
+        value = str(items[1])
+        return str(items[0])[:-1], int(value) if value.lstrip("-").isdigit() else value
+
+    def sched_summary(self, items: list) -> tuple:
+        data: dict[str, Any] = {"tokens": int(items[0])}
+        for item in items[1:]:
+            if isinstance(item, tuple):
+                data[item[0]] = item[1]
+            elif item.type == "NUM2":
+                data["avail_gib"] = _f(item)
+        return "sched_summary", data
+
+    def ready(self, _items: list) -> tuple:
+        return "ready", {}
+
+    def startup_timings(self, items: list[Token]) -> tuple:
+        return "startup_timings", {"text": str(items[0])}
+
+    # ---- communication
+    def nccl_using(self, items: list[Token]) -> tuple:
+        return "nccl_version", {"nccl": str(items[0]), "via": "pynccl"}
+
+    def nccl_native_version(self, items: list[Token]) -> tuple:
+        return "nccl_version", {"nccl": str(items[0]).split("+")[0], "via": "nccl"}
+
+    def ar_item(self, items: list[Token]) -> tuple[str, Any]:
+        key, value = str(items[0]), str(items[1])
+        if len(items) > 2:
+            return f"{key}_mib", float(value)
+        if value in ("True", "False"):
+            return key, value == "True"
+        return key, value
+
+    def ar_config(self, items: list) -> tuple:
+        return "ar_config", dict(items)
+
+    def ar_disabled(self, items: list[Token]) -> tuple:
+        return "ar_disabled", {"component": str(items[0]), "reason": _ar_reason(str(items[1])), "text": str(items[1])}
+
+    def ar_setup_failed(self, items: list[Token]) -> tuple:
+        return "ar_failed", {"error": str(items[0])}
+
+    def ar_registering(self, items: list[Token]) -> tuple:
+        return "ar_registering", {"addresses": int(items[0])}
+
+    def cuda_failed(self, items: list[Token]) -> tuple:
+        text = str(items[0])
+        kind = "ar_failed" if "custom_all_reduce" in text or "all_reduce" in text else "cuda_error"
+        return kind, {"error": text}
+
+    # ---- failures
+    def imbalance_numbers(self, items: list[Token]) -> dict:
+        return {
+            "min_key": str(items[0])[:-1],
+            "min_free_gib": float(items[1]),
+            "local_free_gib": float(items[2]),
+            "threshold_gib": float(items[3]),
+        }
+
+    def imbalance(self, items: list) -> tuple:
+        return "imbalance", (items[1] if len(items) > 1 else {})
+
+    def current_fraction(self, items: list[Token]) -> dict:
+        return {"mem_fraction_static": float(items[1])}
+
+    def not_enough_memory(self, items: list) -> tuple:
+        return "not_enough_memory", (items[0] if items else {})
+
+    def no_kv_memory(self, items: list[Token]) -> tuple:
+        return "not_enough_memory", {"mem_fraction_static": float(items[0]), "suggested_fraction": float(items[1])}
+
+    def symm_prealloc(self, items: list[Token]) -> tuple:
+        return "symm_prealloc", {"gib": float(items[0])}
+
+    def staging_buffer(self, items: list[Token]) -> tuple:
+        return "staging_buffer", {"mib": float(items[0]), "device": str(items[1]), "detail": str(items[2])}
+
+    def staging_allocator(self, items: list[Token]) -> tuple:
+        return "staging_allocator", {"mib": float(items[0]), "device": str(items[1])}
+
+    def mooncake_failed(self, items: list[Token]) -> tuple:
+        return "pd_transfer_failed", {"backend": "mooncake", "error": str(items[0]) if items else ""}
+
+    def nixl_failed(self, items: list[Token]) -> tuple:
+        return "pd_transfer_failed", {"backend": "nixl", "error": str(items[0])}
+
+    def deepep_capped(self, items: list[Token]) -> tuple:
+        return "deepep_capped", {"to": int(items[0]), "from": int(items[1])}
+
+    def deepep_reserve(self, items: list[Token]) -> tuple:
+        return "deepep_reserve", {"reserve_gib": float(items[0]), "text": str(items[1])}
+
+    def deepep_missing(self, _items: list) -> tuple:
+        return "deepep_missing", {}
+
+    def sched_exception(self, items: list[Token]) -> tuple:
+        return "process_exception", {"process": str(items[0]).split(" hit")[0]}
+
+    def sigquit(self, _items: list) -> tuple:
+        return "sigquit", {}
+
+    def scheduler_died(self, items: list[Token]) -> tuple:
+        return "scheduler_died", {"rank": int(items[0]), "exit_code": int(items[1])}
+
+    def init_failed(self, items: list[Token]) -> tuple:
+        return "init_failed", {"text": str(items[0]) if items else ""}
+
+    def nccl_error(self, items: list[Token]) -> tuple:
+        return "nccl_error", {"error": str(items[0])}
+
+    def capture_failed(self, items: list[Token]) -> tuple:
+        return "capture_failed", {"error": str(items[0])}
+
+    def exception_line(self, items: list) -> tuple:
+        name = str(items[0])
+        body = items[1] if len(items) > 1 else None
+        if isinstance(body, tuple):
+            kind, data = body
+            return "exception", {"exception": name, "body_kind": kind, **data}
+        return "exception", {"exception": name, "body_kind": None, "message": str(body) if body is not None else ""}
+
+    @v_args(inline=True)
+    def start(self, *parts: Any) -> tuple[dict | None, str, dict]:
+        prefix = parts[0] if len(parts) == 2 else None
+        kind, data = parts[-1]
+        return prefix, kind, data
+
+
+_AR_REASONS = (
+    ("spans across nodes", "multi-node"),
+    ("unsupported world", "unsupported-world-size"),
+    ("PCIe-only", "pcie-only"),
+    ("P2P", "no-p2p"),
+)
+
+
+def _ar_reason(text: str) -> str:
+    for needle, reason in _AR_REASONS:
+        if needle in text:
+            return reason
+    return "other"
+
+
+def _int_list(text: str) -> list[int]:
+    return [int(x) for x in text.strip("[]").replace(" ", "").split(",") if x.lstrip("-").isdigit()]
+
+
+_TRANSFORMER = _ToData()
+
+
+def parse_line(text: str) -> tuple[dict | None, str, dict] | None:
+    """(prefix info, kind, data) or None when the line is not a recognised SGLang line."""
+    try:
+        tree = parser("sglang").parse(text.strip())
+    except LarkError:
+        return None
+    result = _TRANSFORMER.transform(tree)
+    if isinstance(result, Tree):  # pragma: no cover - every rule has a transformer method (tested)
+        return None
+    return result

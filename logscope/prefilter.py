@@ -1,0 +1,49 @@
+"""The cheap literal prefilter: only lines holding one of these literals reach a lark grammar.
+
+`logscope literals` prints the list so the benchmark can run `grep -F -f` with exactly the same set.
+"""
+
+from __future__ import annotations
+
+import re
+
+# grammar → literals whose presence makes a line a candidate for it
+LITERALS: dict[str, tuple[str, ...]] = {
+    "torch_oom": ("CUDA out of memory",),
+    "server_args": ("server_args=",),
+    "sglang": (
+        "Init torch distributed", "Init nccl begin", "warmup completed", "Load weight begin", "Load weight end",
+        "Cache is allocated", "Using KV cache dtype", "sliding window memory pool", "Memory pool end",
+        "Capture ", "Capturing batches", "max_total_num_tokens=", "fired up and ready", "Engine startup timings",
+        "sglang is using nccl", "NCCL version", "All Reduce config", "llreduce", "AllReduceV2",
+        "cuda graph addresses", "Failed: Cuda error", "memory capacity is unbalanced", "Not enough memory",
+        "Loaded weights leave no GPU memory", "Pre-allocating symmetric memory", "StagingBuffer",
+        "StagingAllocator", "memory registration failed", "DeepEP", "hit an exception", "Received sigquit",
+        "scheduler died", "Initialization failed", "Reserving ",
+    ),
+    "exception": ("Error: ", "Exception: ", "Error:", "Interrupt: "),
+    "launch_command": ("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "export "),
+    "check_env": ("Python: ", "CUDA available: ", "ROCM available: "),
+    "traceback": (
+        'File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)",
+        "During handling of the above", "The above exception",
+    ),
+    "native_log": ("NCCL WARN", ".cpp:", ".cc:"),
+}
+
+
+def all_literals() -> list[str]:
+    seen: dict[str, None] = {}
+    for literals in LITERALS.values():
+        for literal in literals:
+            seen.setdefault(literal, None)
+    return list(seen)
+
+
+ANY = re.compile("|".join(re.escape(lit) for lit in sorted(all_literals(), key=len, reverse=True)))
+_BY_GRAMMAR = {name: re.compile("|".join(re.escape(x) for x in lits)) for name, lits in LITERALS.items()}
+
+
+def grammars_for(text: str) -> list[str]:
+    """The grammars whose literals the line holds, in the order they should be tried."""
+    return [name for name, rx in _BY_GRAMMAR.items() if rx.search(text)]

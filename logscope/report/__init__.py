@@ -1,0 +1,1 @@
+"""Renderers: each turns the one report dict into a format (text, markdown, json)."""

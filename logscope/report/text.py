@@ -1,0 +1,176 @@
+"""The terminal view (rich): per launch, ranks x phases with deltas, a cross-rank row, config and
+versions, ledger and cells, findings with evidence, coverage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from logscope.report.layout import (
+    column_stats,
+    drop_before,
+    fmt_gib,
+    last_capture_bs,
+    phase_value,
+    sorted_findings,
+    visible_columns,
+)
+
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+SPREAD_HIGHLIGHT_PCT = 10.0
+
+
+def render_text(report: dict[str, Any], console: Console) -> None:
+    if not report["launches"] and not report["gpus"]:
+        console.print("[bold]No SGLang startup found[/bold] in the inputs.")
+    for launch in report["launches"]:
+        _launch(report, launch, console)
+    if report["gpus"]:
+        _gpus(report, console)
+    _findings(report["findings"], console)
+    _coverage(report, console)
+
+
+def _launch(report: dict[str, Any], launch: dict[str, Any], console: Console) -> None:
+    console.rule(f"[bold]Launch {launch['id']}[/bold]  ({len(launch['ranks'])} ranks)")
+    if launch["config"]:
+        parts = [f"{k}={v}" + ("" if launch["config_source"][k] == "server_args" else f" ({launch['config_source'][k]})")
+                 for k, v in launch["config"].items() if k != "model_path"]
+        console.print(Text("config: ", style="bold") + Text(", ".join(parts)))
+    if launch["model"]:
+        console.print(Text("model: ", style="bold") + Text(", ".join(f"{k}={v}" for k, v in launch["model"].items())))
+    if launch["versions"]:
+        console.print(Text("versions: ", style="bold") + Text(", ".join(f"{k} {v}" for k, v in launch["versions"].items())))
+    if launch["environment"]:
+        console.print(Text("environment: ", style="bold") + Text(" ".join(f"{k}={v}" for k, v in launch["environment"].items())))
+    ranks = launch["ranks"]
+    if ranks:
+        console.print(_phase_table(ranks))
+    for rank in ranks:
+        if rank["ledger"]:
+            console.print(_ledger_table(rank))
+    cells = [(r["rank"], c) for r in ranks for c in r["cells"]]
+    if cells:
+        console.print(_cells_table(ranks))
+
+
+def _phase_table(ranks: list[dict[str, Any]]) -> Table:
+    columns = visible_columns(ranks)
+    table = Table(title="free GiB per phase (drop since the previous reading)", title_justify="left")
+    table.add_column("rank", style="bold")
+    table.add_column("gpu", justify="right")
+    for title, *_ in columns:
+        table.add_column(title, justify="right")
+    table.add_column("last capture bs", justify="right")
+    for rank in ranks:
+        row = [rank["rank"], _gpu_cell(rank)]
+        for _title, phase_id, graph, key in columns:
+            value = phase_value(rank, phase_id, graph, key)
+            cell = Text(fmt_gib(value))
+            if key == "avail_gib" and value is not None:
+                drop = drop_before(rank, phase_id, graph)
+                if drop is not None:
+                    cell.append(f" (-{drop:.2f})" if drop >= 0 else f" (+{-drop:.2f})", style="dim")
+            if key == "kv_gib" and value is not None:
+                tokens = phase_value(rank, phase_id, graph, "tokens")
+                cell.append(f" [{tokens} tok]", style="dim")
+            row.append(cell)
+        last = last_capture_bs(rank)
+        row.append("" if last is None else f"bs={last[0]} @ {last[1]:.2f}")
+        table.add_row(*row)
+    if len(ranks) > 1:
+        stats_row: list[Any] = [Text("min/max/spread", style="italic"), ""]
+        for _title, phase_id, graph, key in columns:
+            stats = column_stats(ranks, phase_id, graph, key)
+            if stats is None:
+                stats_row.append("")
+                continue
+            style = "bold red" if key == "avail_gib" and stats["spread_pct"] > SPREAD_HIGHLIGHT_PCT else "dim"
+            stats_row.append(Text(f"{fmt_gib(stats['min'])}/{fmt_gib(stats['max'])}/{stats['spread']:.2f}"
+                                  f" ({stats['spread_pct']}%)", style=style))
+        stats_row.append("")
+        table.add_row(*stats_row)
+    return table
+
+
+def _gpu_cell(rank: dict[str, Any]) -> str:
+    if rank["gpu"] is None:
+        return ""
+    return f"{rank['gpu']}{'?' if rank['gpu_assumed'] else ''}"
+
+
+def _ledger_table(rank: dict[str, Any]) -> Table:
+    table = Table(title=f"ledger {rank['rank']}", title_justify="left")
+    table.add_column("item")
+    table.add_column("GiB", justify="right")
+    table.add_column("kind")
+    for item in rank["ledger"]:
+        style = "bold yellow" if item["item"] == "unexplained" else ""
+        table.add_row(Text(item["item"], style=style), f"{item['gib']:.2f}", item["kind"])
+    return table
+
+
+def _cells_table(ranks: list[dict[str, Any]]) -> Table:
+    table = Table(title="communication cells (group x mechanism)", title_justify="left")
+    for col in ("rank", "group", "mechanism", "GiB", "kind", "timing"):
+        table.add_column(col, justify="right" if col == "GiB" else "left")
+    for rank in ranks:
+        for cell in rank["cells"]:
+            gib = "?" if cell["gib"] is None else f"{cell['gib']:.3f}"
+            table.add_row(rank["rank"], cell["group"], cell["mechanism"], gib, cell["kind"], cell["timing"])
+    return table
+
+
+def _gpus(report: dict[str, Any], console: Console) -> None:
+    table = Table(title="GPUs (nvidia-smi)", title_justify="left")
+    for col in ("gpu", "name", "total MiB", "reserved MiB", "used MiB", "free MiB", "processes"):
+        table.add_column(col)
+    for gpu in report["gpus"]:
+        procs = ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')}MiB".strip()
+                          for p in gpu.get("processes", []))
+        table.add_row(str(gpu["index"]), str(gpu.get("name") or ""), fmt_gib(gpu.get("memory_total_mib")),
+                      fmt_gib(gpu.get("driver_reserved_mib")), fmt_gib(gpu.get("memory_used_mib")),
+                      fmt_gib(gpu.get("memory_free_mib")), procs)
+    console.print(table)
+    links = report["topology"]["links"]
+    if links:
+        console.print(Text("topology: ", style="bold") + Text(", ".join(f"{a}-{b} {k}" for a, b, k in links[:28])))
+
+
+def _findings(findings: list[dict[str, Any]], console: Console) -> None:
+    if not findings:
+        console.print(Text("findings: none", style="green"))
+        return
+    console.rule("[bold]Findings[/bold]")
+    for finding in sorted_findings(findings):
+        style = _SEVERITY_STYLE.get(finding["severity"], "")
+        head = Text(f"{finding['severity']:<7} ", style=style) + Text(f"[{finding['rule']}] ", style="bold")
+        where = f"launch {finding['launch']}" if finding.get("launch") else ""
+        if finding.get("ranks"):
+            where += f" ranks {', '.join(finding['ranks'][:8])}{' ...' if len(finding['ranks']) > 8 else ''}"
+        console.print(head + Text(finding["message"]) + Text(f"  ({where.strip()})" if where.strip() else "", style="dim"))
+        if finding.get("hint"):
+            console.print(Text("        fix: ", style="bold") + Text(finding["hint"]))
+        for ev in finding.get("evidence", [])[:4]:
+            console.print(Text(f"        {ev['source']}:{ev['line']}: ", style="dim") + Text(ev["text"][:160]))
+
+
+def _coverage(report: dict[str, Any], console: Console) -> None:
+    cov = report["coverage"]
+    console.rule("[bold]Coverage[/bold]")
+    grammars = ", ".join(f"{name} {g['recognized']}/{g['seen']}" for name, g in cov["grammars"].items())
+    console.print(f"lines read: {cov['lines']}, recognised: {cov['recognized_lines']}; candidates per grammar: "
+                  f"{grammars or 'none'}")
+    if cov["unrecognized_total"]:
+        console.print(f"unrecognised candidate lines: {cov['unrecognized_total']} (cut or unknown variants)")
+        for item in cov["unrecognized"][:6]:
+            console.print(Text(f"  {item['source']}:{item['line']}: ", style="dim") + Text(item["text"][:140]))
+    for launch_id, per_rank in cov["missing_phases"].items():
+        groups: dict[tuple, list[str]] = {}
+        for rank, phases in per_rank.items():
+            groups.setdefault(tuple(phases), []).append(rank)
+        for phases, ranks in groups.items():
+            console.print(Text(f"launch {launch_id}: {', '.join(ranks)} missing: {', '.join(phases)}", style="dim"))

@@ -1,0 +1,26 @@
+"""Locate the data folders (grammars/, rules/) in a source checkout or an installed wheel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PKG = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    """Installed wheels carry the folders under logscope/_data; a checkout has them at the top."""
+    installed = _PKG / "_data" / name
+    if installed.is_dir():
+        return installed
+    checkout = _PKG.parent / name
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(f"logscope data folder {name!r} not found (looked in {installed} and {checkout})")
+
+
+def grammar_path(name: str) -> Path:
+    return data_dir("grammars") / f"{name}.lark"
+
+
+def rules_dir() -> Path:
+    return data_dir("rules")

@@ -1,0 +1,1 @@
+"""The YAML rule engine: rules are data, conditions have their own grammar (grammars/rule_expr.lark)."""
