@@ -89,7 +89,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "startswith": lambda s, sub: isinstance(s, str) and isinstance(sub, str) and s.startswith(sub),
     "lower": lambda s: s.lower() if isinstance(s, str) else s,
     "exists": lambda x: x is not None,
-    "coalesce": lambda *xs: next((x for x in xs if x is not None), None),
+    "coalesce": lambda *xs: next((x for x in xs if x is not None and x != []), None),
     "max2": lambda a, b: max(_values([a, b])) if _values([a, b]) else None,
     "min2": lambda a, b: min(_values([a, b])) if _values([a, b]) else None,
     "join": lambda xs, sep=", ": sep.join(str(x) for x in xs) if isinstance(xs, list) else "",
