@@ -22,7 +22,9 @@ from logscope.parsers.blocks import BlockReader, block_readers
 _SGLANG_PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
-_LAUNCH_SHAPE = re.compile(r"^\s*(?:\S*[$#]\s+)?(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve)")
+_LAUNCH_SHAPE = re.compile(
+    r"^\s*(?:\S*[$#]\s+)?(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve)"
+)
 _NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
 _UNRECOGNIZED_KEEP = 2000
 _TEXT_KEEP = 300
@@ -60,9 +62,9 @@ class SourceClassifier:
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
         for lineno, physical in enumerate(self.source.physical_lines(), start=1):
-            if self.active is None and self.pending is None and not prefilter.ANY.search(physical):
-                if not any(reader.may_start(physical) for reader in self.readers):
-                    continue
+            idle = self.active is None and self.pending is None
+            if idle and not prefilter.ANY.search(physical) and not any(r.may_start(physical) for r in self.readers):
+                continue
             for text in clean(physical):
                 self.feed(lineno, text)
         self._flush_pending()
@@ -120,9 +122,7 @@ class SourceClassifier:
             return bool(_LAUNCH_SHAPE.match(text))
         if grammar == "native_log":
             return bool(_NATIVE_SHAPE.match(text))
-        if grammar == "check_env":
-            return False  # read by its block reader only
-        return True
+        return grammar != "check_env"  # check_env is read by its block reader only
 
     def _parse_with(self, grammar: str, lineno: int, text: str) -> bool:
         if grammar == "torch_oom":

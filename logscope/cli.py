@@ -7,7 +7,6 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -40,8 +39,8 @@ def _fail(message: str) -> None:
 def analyze(
     inputs: list[str] = typer.Argument(..., help="Log files, quoted globs, directories, .gz files, or - for stdin."),
     fmt: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
-    rules: Optional[list[Path]] = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+    rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Terminal width for the text view (0: detect)."),
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
@@ -96,7 +95,7 @@ def literals() -> None:
 
 
 @rules_app.command("list")
-def rules_list(rules: Optional[list[Path]] = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
+def rules_list(rules: list[Path] | None = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
     """List the rules: id, severity, title."""
     from logscope.rules.loader import load_rules
 
@@ -108,7 +107,7 @@ def rules_list(rules: Optional[list[Path]] = typer.Option(None, "--rules", help=
 
 
 @rules_app.command("check")
-def rules_check(rules: Optional[list[Path]] = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
+def rules_check(rules: list[Path] | None = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
     """Validate every rule file (schema and condition syntax); errors carry file:line:col."""
     from logscope.rules.loader import load_rules
 
@@ -121,7 +120,7 @@ def rules_check(rules: Optional[list[Path]] = typer.Option(None, "--rules", help
 
 
 @rules_app.command("test")
-def rules_test(rules: Optional[list[Path]] = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
+def rules_test(rules: list[Path] | None = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
     """Run every rule's <id>.cases.yaml and report the cases that fail."""
     from logscope.rules.cases import run_all_cases
 

@@ -12,7 +12,8 @@ import os
 from functools import cache
 from pathlib import Path
 
-from lark import Lark, __version__ as lark_version
+from lark import Lark
+from lark import __version__ as lark_version
 
 from logscope.resources import data_dir
 

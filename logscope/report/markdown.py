@@ -80,7 +80,8 @@ def _launch(launch: dict[str, Any]) -> list[str]:
                     cell += f" (−{drop:.2f})" if drop >= 0 else f" (+{-drop:.2f})"
                 cells.append(cell)
             last = last_capture_bs(rank)
-            out.append(f"| {rank['rank']} | " + " | ".join(cells) + f" | {'' if last is None else f'bs={last[0]} @ {last[1]:.2f}'} |")
+            shown = "" if last is None else f"bs={last[0]} @ {last[1]:.2f}"
+            out.append(f"| {rank['rank']} | " + " | ".join(cells) + f" | {shown} |")
         if len(ranks) > 1:
             stats = [(column_stats(ranks, c[1], c[2], c[3]), c[3] == "avail_gib") for c in cols]
             out.append("| *min/max/spread* | " + " | ".join(
@@ -106,22 +107,25 @@ def _launch(launch: dict[str, Any]) -> list[str]:
 
 
 def _gantt(ranks: list[dict[str, Any]]) -> list[str]:
-    if not ranks:
+    best: tuple[str, list[tuple[str, str, str]]] | None = None
+    for rank in ranks:
+        tasks = _timed_tasks(rank)
+        if tasks and (best is None or len(tasks) > len(best[1])):
+            best = (rank["rank"], tasks)
+    if best is None:
         return []
-    rank = ranks[0]
-    times = {}
+    out = ["```mermaid", "gantt", f"  title Startup phases ({best[0]})", "  dateFormat YYYY-MM-DD HH:mm:ss",
+           "  axisFormat %H:%M:%S"]
+    out += [f"  {name} : {start}, {end}" for name, start, end in best[1]]
+    return out + ["```", ""]
+
+
+def _timed_tasks(rank: dict[str, Any]) -> list[tuple[str, str, str]]:
+    times: dict[str, str] = {}
     for phase in rank["phases"]:
         if phase["model"] == "target" and phase.get("time") and len(phase["time"]) >= 19:
             times.setdefault(phase["phase"], phase["time"][:19])
-    tasks = [(name, times[a], times[b]) for name, a, b in _GANTT if a in times and b in times and times[b] >= times[a]]
-    if not tasks:
-        return []
-    out = ["```mermaid", "gantt", f"  title Startup phases ({rank['rank']})", "  dateFormat YYYY-MM-DD HH:mm:ss",
-           "  axisFormat %H:%M:%S"]
-    for name, start, end in tasks:
-        out.append(f"  {name} : {start}, {end}")
-    out += ["```", ""]
-    return out
+    return [(name, times[a], times[b]) for name, a, b in _GANTT if a in times and b in times and times[b] >= times[a]]
 
 
 def _gpus(report: dict[str, Any]) -> list[str]:

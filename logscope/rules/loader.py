@@ -89,7 +89,12 @@ def load_rule_file(path: Path) -> Rule:
     for key in _REQUIRED:
         if key not in nodes:
             raise RuleError(f"{name}:1:1: missing required key {key!r}")
-    data = yaml.safe_load(raw)
+    try:
+        data = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        raise RuleError(f"{name}{where}: {getattr(exc, 'problem', exc)}") from None
 
     def text(key: str, one_line: bool = False) -> str:
         value = data[key]

@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from logscope.analyze import analyze_sources
+from logscope.ingest import Source, expand_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL = ROOT / "fixtures" / "real"
+
+
+def analyze_paths(*paths: str) -> dict:
+    return analyze_sources(expand_inputs(list(paths)))
+
+
+def analyze_text(text: str, name: str = "paste.log") -> dict:
+    return analyze_sources([Source(name=name, path=None, data=text.encode())])
+
+
+def corpus_inputs() -> list[Path]:
+    return sorted(p for p in REAL.iterdir() if p.suffix in (".log", ".txt"))

@@ -1,0 +1,97 @@
+"""The CLI as a user runs it (subprocess): exit codes, one-line errors, stdin, gzip, determinism."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT
+
+CMD = [sys.executable, "-m", "logscope"]
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*CMD, *args], input=stdin, capture_output=True, cwd=ROOT, timeout=120)
+
+
+def test_analyze_text_report_on_a_real_log():
+    proc = run("analyze", "fixtures/real/h-001-sglang-11716.log", "--width", "200")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert "Launch 1" in out and "137.34" in out and "startup-incomplete" in out
+
+
+def test_error_finding_exits_1_and_json_names_it():
+    proc = run("analyze", "fixtures/real/f-010-sglang-8974.log", "--format", "json")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert report["schema"] == "logscope/1"
+    assert [f["rule"] for f in report["findings"]] == ["nccl-error"]
+
+
+def test_stdin_paste_of_an_issue_body():
+    body = (b"### Describe the bug\n\n<details><summary>log</summary>\n\n```\n"
+            b"[2025-10-16 09:06:10 TP0] Load weight begin. avail mem=137.34 GB\r\n"
+            b"[2025-10-16 09:06:10 TP1] Load weight begin. avail mem=100.00 GB\r\n```\n</details>\n")
+    proc = run("analyze", "-", "--format", "json", stdin=body)
+    report = json.loads(proc.stdout)
+    ranks = report["launches"][0]["ranks"]
+    assert [r["phases"][0]["avail_gib"] for r in ranks] == [137.34, 100.0]
+    assert [f["rule"] for f in report["findings"]] == ["memory-imbalance", "startup-incomplete"]
+
+
+def test_gzip_directory_and_glob_inputs(tmp_path):
+    text = (ROOT / "fixtures/real/h-019-sglang-17392.log").read_bytes()
+    (tmp_path / "rank0.log.gz").write_bytes(gzip.compress(text))
+    for arg in (str(tmp_path), str(tmp_path / "*.gz")):
+        proc = run("analyze", arg, "--format", "json")
+        report = json.loads(proc.stdout)
+        assert len(report["launches"][0]["ranks"]) == 4, arg
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["analyze", "no/such/file.log"], "no/such/file.log: no such file or directory"),
+        (["analyze", "no/such/*.log"], "no/such/*.log: no file matches this pattern"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(args, needle):
+    proc = run(*args)
+    assert proc.returncode == 2
+    err = proc.stderr.decode().strip()
+    assert needle in err and "\n" not in err and "Traceback" not in err
+
+
+def test_corrupt_gzip_and_empty_directory(tmp_path):
+    bad = tmp_path / "x.log.gz"
+    bad.write_bytes(gzip.compress(b"hello\n" * 1000)[:40])
+    proc = run("analyze", str(bad))
+    assert proc.returncode == 2 and "corrupt or truncated" in proc.stderr.decode()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = run("analyze", str(empty))
+    assert proc.returncode == 2 and "directory holds no file" in proc.stderr.decode()
+
+
+def test_same_input_gives_byte_identical_json():
+    first = run("analyze", "fixtures/real/h-025-sglang-17392.log", "-f", "json").stdout
+    second = run("analyze", "fixtures/real/h-025-sglang-17392.log", "-f", "json").stdout
+    assert first == second
+
+
+def test_markdown_has_findings_table_and_gantt():
+    proc = run("analyze", "fixtures/real/h-016-sglang-40558.log", "-f", "markdown")
+    out = proc.stdout.decode()
+    assert "## logscope report" in out and "| rank |" in out and "```mermaid" in out
+
+
+def test_literals_and_rules_commands():
+    assert "Load weight end" in run("literals").stdout.decode()
+    proc = run("rules", "test")
+    assert proc.returncode == 0 and " 0 failed" in proc.stdout.decode()
+    assert "memory-imbalance" in run("rules", "list").stdout.decode()

@@ -1,0 +1,45 @@
+"""Every real paste in fixtures/real against its .expect.yaml: (launch, rank, phase, model, field, value)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from tests.helpers import analyze_paths, corpus_inputs
+
+CASES = corpus_inputs()
+
+
+def _tuples(report: dict) -> list[list]:
+    out = []
+    for launch in report["launches"]:
+        for rank in launch["ranks"]:
+            for phase in rank["phases"]:
+                for field in ("avail_gib", "usage_gib", "tokens", "kv_gib", "k_gib", "v_gib", "elapsed_s", "bs"):
+                    if field in phase:
+                        out.append([launch["id"], rank["rank"], phase["phase"], phase["model"], field, phase[field]])
+    return out
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
+def test_fixture_matches_expect_file(path):
+    expect = yaml.safe_load(path.with_name(path.stem + ".expect.yaml").read_text())
+    report = analyze_paths(f"fixtures/real/{path.name}")
+    assert len(report["launches"]) == expect["launches"]
+    ranks = {str(launch["id"]): [r["rank"] for r in launch["ranks"]] for launch in report["launches"]}
+    assert ranks == {str(k): v for k, v in expect["ranks"].items()}
+    assert _tuples(report) == expect["phases"]
+    config = {}
+    for launch in report["launches"]:
+        config.update(launch["config"])
+    assert config == expect["config"]
+    found = sorted({f"{f['rule']}:{f['severity']}" for f in report["findings"]})
+    assert found == sorted(expect["findings"]["must"])
+    if report["launches"]:
+        assert report["launches"][0]["versions"] == expect["versions"]
+
+
+@pytest.mark.parametrize("path", [p for p in CASES if p.name.startswith("h-")], ids=lambda p: p.name)
+def test_healthy_logs_get_no_error_finding(path):
+    report = analyze_paths(f"fixtures/real/{path.name}")
+    assert [f["rule"] for f in report["findings"] if f["severity"] == "error"] == []

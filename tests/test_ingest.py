@@ -1,0 +1,68 @@
+"""Paste wrappers are removed before parsing, and never fatal."""
+
+from __future__ import annotations
+
+from logscope.ingest import clean, rank_hint_from_name
+from tests.helpers import analyze_text
+
+LINE = "[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB"
+
+
+def test_wrappers_are_stripped():
+    for wrapped in (
+        f"sglang-1  | {LINE}",
+        f"2025-10-16T09:06:22.123456789Z {LINE}",
+        f"(WorkerDict pid=1234, ip=10.0.0.1) {LINE} [repeated 7x across cluster]",
+        f"> > {LINE}",
+        f"\x1b[32m{LINE}\x1b[0m",
+        f"<details>{LINE}</details>",
+        f"{LINE}\r",
+    ):
+        assert clean(wrapped) == [LINE], wrapped
+
+
+def test_carriage_returns_split_progress_bar_updates():
+    bar = "Capturing batches (bs=32 avail_mem=27.49 GB):   0%|\rCapturing batches (bs=24 avail_mem=21.80 GB):  12%|"
+    assert len(clean(bar)) == 2
+
+
+def test_log_line_glued_to_a_progress_bar_is_split():
+    glued = "Multi-thread loading shards:  94% Completed | 15/16 [00:04<00:00,  3.89it/s]" + LINE
+    assert clean(glued)[-1] == LINE
+
+
+def test_rank_from_file_name():
+    assert rank_hint_from_name("logs/rank3.log") == {"rank": 3}
+    assert rank_hint_from_name("node1_tp8.log") == {"tp": 8, "node": 1}
+
+
+def test_wrapped_terminal_line_is_rejoined_only_when_unambiguous():
+    report = analyze_text("[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.8\n7 GB\n")
+    phase = report["launches"][0]["ranks"][0]["phases"][0]
+    assert phase["avail_gib"] == 11.87 and phase["line"] == 1
+
+
+def test_several_launches_in_one_file_are_kept_apart():
+    text = (
+        "[2025-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n"
+        "[2025-01-01 10:00:09] The server is fired up and ready to roll!\n"
+        "[2025-01-01 11:00:00 TP0] Init torch distributed begin.\n"
+        "[2025-01-01 11:00:01 TP0] Load weight begin. avail mem=60.00 GB\n"
+    )
+    report = analyze_text(text)
+    assert [[p["avail_gib"] for p in launch["ranks"][0]["phases"] if "avail_gib" in p] for launch in report["launches"]] \
+        == [[70.0], [60.0]]
+
+
+def test_draft_model_phases_are_kept_apart_from_the_target():
+    text = (
+        "[2025-01-01 10:00:00 TP0] Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=40.00 GB\n"
+        "[2025-01-01 10:00:05 TP0] Capture cuda graph end. Time elapsed: 3.00 s. mem usage=1.00 GB. avail mem=9.00 GB.\n"
+        "[2025-01-01 10:00:06 TP0] Load weight begin. avail mem=9.00 GB\n"
+        "[2025-01-01 10:00:07 TP0] Load weight end. type=DeepseekV3ForCausalLMNextN, dtype=torch.bfloat16, avail mem=8.00 GB\n"
+    )
+    phases = analyze_text(text)["launches"][0]["ranks"][0]["phases"]
+    assert [(p["phase"], p["model"]) for p in phases] == [
+        ("load_weight_end", "target"), ("capture_end", "target"),
+        ("load_weight_begin", "draft"), ("load_weight_end", "draft"),
+    ]

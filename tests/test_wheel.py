@@ -1,0 +1,35 @@
+"""The wheel carries grammars/ and rules/: installed into a fresh venv and run from another folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import venv
+
+import pytest
+
+from tests.helpers import ROOT
+
+
+@pytest.mark.slow
+def test_wheel_in_a_fresh_venv_runs_from_another_folder(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+                   check=True, capture_output=True, timeout=600)
+    wheel = next(dist.glob("logscope-*.whl"))
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True,
+                   timeout=900)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    log = ROOT / "fixtures" / "real" / "f-010-sglang-8974.log"
+    proc = subprocess.run([str(env_dir / "bin" / "logscope"), "analyze", str(log), "--format", "json"],
+                          cwd=elsewhere, capture_output=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr.decode()
+    assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["nccl-error"]
+    listing = subprocess.run([str(env_dir / "bin" / "logscope"), "rules", "list"], cwd=elsewhere,
+                             capture_output=True, timeout=300)
+    assert b"capture-oom" in listing.stdout
