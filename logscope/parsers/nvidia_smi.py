@@ -1,9 +1,246 @@
-"""nvidia-smi dumps: default table, -q, CSV and topo -m (filled in by the nvidia-smi issue)."""
+"""nvidia-smi dumps: the default table, `-q` (whole or -d MEMORY) and CSV from --query-gpu /
+--query-compute-apps. Data lines go through grammars/nvidia_smi.lark; table furniture (rules, column
+headers, empty cells) is recognised here. Each reader emits smi_gpu / smi_process / smi_versions events."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from lark import Token, Tree
+from lark.exceptions import LarkError
+
+from logscope.events import Event, RankId
+from logscope.grammar_loader import parser
 from logscope.parsers.blocks import BlockReader
+
+_FURNITURE = re.compile(r"^[\s|+=\-]*$|^\|\s*(GPU\s+Name|Fan\s+Temp|GPU\s+GI|Processes:|No running processes|ID\s+ID|"
+                        r"MIG devices|\s*Usage\s*\||.*MIG M\.|\s*\|)|^\|[\s|]*(\S+[\s|]*)?\|\s*$")
+_Q_START = re.compile(r"^=+NVSMI LOG=+$")
+_Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
+_CSV_HEADER = re.compile(r"^\s*(index|name|pci\.bus_id|memory\.\w+|pid|process_name|gpu_uuid|gpu_bus_id|used_gpu_memory|"
+                         r"uuid|driver_version|temperature\.gpu|utilization\.gpu|power\.\w+)\b.*,")
+_MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB)?$")
+
+
+def _smi_parse(text: str) -> Tree | None:
+    try:
+        return parser("nvidia_smi").parse(text.strip())
+    except LarkError:
+        return None
+
+
+def _tokens(node: Tree) -> list[Token]:
+    return [t for t in node.children if isinstance(t, Token)]
+
+
+class SmiTableReader(BlockReader):
+    grammar = "nvidia_smi"
+
+    def may_start(self, physical: str) -> bool:
+        return "NVIDIA-SMI" in physical
+
+    def starts(self, text: str) -> bool:
+        return "NVIDIA-SMI" in text and "Driver Version" in text
+
+    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+        self.events: list[Event] = []
+        self.first_line = lineno
+        self.pending_gpu: dict[str, Any] | None = None
+        self.feed(lineno, text)
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        stripped = text.strip()
+        if not stripped.startswith(("|", "+")) and "NVIDIA-SMI" not in stripped:
+            return False
+        tree = _smi_parse(stripped)
+        if tree is None:
+            return bool(_FURNITURE.match(stripped)) or stripped.startswith(("|", "+"))
+        node = tree.children[0]
+        toks = _tokens(node)
+        if node.data == "header":
+            self._emit("smi_versions", lineno, stripped, {"driver": str(toks[1]), "cuda_driver_api": str(toks[2])})
+        elif node.data == "gpu_row":
+            self.pending_gpu = {"index": int(toks[0]), "name": str(toks[1]).strip(), "persistence": str(toks[2]),
+                                "bus_id": str(toks[3]), "display_active": str(toks[4]), "ecc": str(toks[5]).strip(),
+                                "line": lineno}
+        elif node.data == "usage_row" and self.pending_gpu is not None:
+            gpu = self.pending_gpu
+            cells = [str(t).strip() for t in toks if t.type == "CELL"]
+            gpu.update(fan_pct=_num(str(toks[0])), temperature_c=_num(str(toks[1])), perf_state=str(toks[2]),
+                       power_w=_num(str(toks[3])), power_cap_w=_num(str(toks[4])),
+                       memory_used_mib=int(str(toks[5])[:-3]), memory_total_mib=int(str(toks[6])[:-3]),
+                       util_pct=_num(str(toks[7])))
+            if cells:
+                gpu["compute_mode"] = cells[0].split()[-1]
+            self._emit("smi_gpu", gpu.pop("line"), stripped, gpu)
+            self.pending_gpu = None
+        elif node.data == "process_row":
+            ints = [t for t in toks if t.type == "INT"]
+            pname = next(str(t) for t in toks if t.type == "PNAME")
+            ptype = next(str(t) for t in toks if t.type == "PTYPE")
+            mib = next(str(t) for t in toks if t.type == "MIB")
+            self._emit("smi_process", lineno, stripped, {"gpu": int(ints[0]), "pid": int(ints[-1]), "type": ptype,
+                                                           "name": pname, "used_mib": int(mib[:-3])})
+        return True
+
+    def _emit(self, kind: str, line: int, text: str, data: dict[str, Any]) -> None:
+        self.events.append(Event(kind, self.source, line, text[:300], None, None, data, "nvidia_smi"))
+
+    def close(self) -> list[Event]:
+        return self.events
+
+
+class SmiQueryReader(BlockReader):
+    """`nvidia-smi -q`: sections by indentation; FB memory, processes and the driver/CUDA versions."""
+
+    grammar = "nvidia_smi"
+
+    def may_start(self, physical: str) -> bool:
+        return "NVSMI LOG" in physical
+
+    def starts(self, text: str) -> bool:
+        return bool(_Q_START.match(text.strip()))
+
+    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+        self.events: list[Event] = []
+        self.versions: dict[str, str] = {}
+        self.gpu: dict[str, Any] | None = None
+        self.section: list[tuple[int, str]] = []
+        self.process: dict[str, Any] | None = None
+        self.gpu_count = 0
+        self.first_line = lineno
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if text.lstrip().startswith("[") or not text.strip():
+            return False
+        m = _Q_GPU.match(text.strip())
+        if m and not text.startswith(" "):
+            self._finish_gpu()
+            self.gpu = {"index": self.gpu_count, "bus_id": m.group(1), "line": lineno, "processes": []}
+            self.gpu_count += 1
+            self.section = []
+            return True
+        indent = len(text) - len(text.lstrip())
+        tree = _smi_parse(text)
+        if tree is None or tree.children[0].data != "q_line":
+            if ":" in text:
+                return False
+            while self.section and self.section[-1][0] >= indent:
+                self.section.pop()
+            self.section.append((indent, text.strip()))
+            return True
+        toks = _tokens(tree.children[0])
+        key = str(toks[0]).strip()
+        value = str(toks[1]).strip() if len(toks) > 1 else ""
+        while self.section and self.section[-1][0] >= indent:
+            self.section.pop()
+        where = self.section[-1][1] if self.section else ""
+        self._assign(where, key, value, lineno)
+        return True
+
+    def _assign(self, where: str, key: str, value: str, lineno: int) -> None:
+        if self.gpu is None:
+            if key == "Driver Version":
+                self.versions["driver"] = value
+            elif key == "CUDA Version":
+                self.versions["cuda_driver_api"] = value
+            return
+        gpu = self.gpu
+        mib = _MIB.match(value.replace(" ", " "))
+        amount = float(mib.group(1)) if mib and mib.group(2) else None
+        if where == "FB Memory Usage" and amount is not None:
+            field = {"Total": "memory_total_mib", "Reserved": "driver_reserved_mib", "Used": "memory_used_mib",
+                     "Free": "memory_free_mib"}.get(key)
+            if field:
+                gpu[field] = int(amount)
+        elif where == "BAR1 Memory Usage" and amount is not None:
+            gpu[f"bar1_{key.lower()}_mib"] = int(amount)
+        elif key == "Product Name":
+            gpu["name"] = value
+        elif key == "Minor Number" and value.isdigit():
+            gpu["index"] = int(value)
+        elif key == "Process ID" and value.isdigit():
+            self.process = {"pid": int(value)}
+            gpu["processes"].append(self.process)
+        elif self.process is not None and key in ("Type", "Name", "Used GPU Memory", "Process Name"):
+            if key == "Used GPU Memory" and amount is not None:
+                self.process["used_mib"] = int(amount)
+            elif key in ("Name", "Process Name"):
+                self.process["name"] = value
+            elif key == "Type":
+                self.process["type"] = value
+
+    def _finish_gpu(self) -> None:
+        if self.gpu is not None:
+            line = self.gpu.pop("line")
+            self.events.append(Event("smi_gpu", self.source, line, f"GPU {self.gpu['bus_id']}", None, None, self.gpu,
+                                     "nvidia_smi"))
+            self.gpu = None
+            self.process = None
+
+    def close(self) -> list[Event]:
+        self._finish_gpu()
+        if self.versions:
+            self.events.insert(0, Event("smi_versions", self.source, self.first_line, "NVSMI LOG", None, None,
+                                        self.versions, "nvidia_smi"))
+        return self.events
+
+
+_CSV_FIELDS = {
+    "index": "index", "name": "name", "pci.bus_id": "bus_id", "memory.total": "memory_total_mib",
+    "memory.used": "memory_used_mib", "memory.free": "memory_free_mib", "memory.reserved": "driver_reserved_mib",
+    "temperature.gpu": "temperature_c", "utilization.gpu": "util_pct", "power.draw": "power_w",
+    "power.limit": "power_cap_w", "driver_version": "driver_version", "uuid": "uuid",
+    "pid": "pid", "process_name": "name", "used_gpu_memory": "used_mib", "used_memory": "used_mib",
+    "gpu_bus_id": "gpu_bus_id", "gpu_uuid": "gpu_uuid",
+}
+
+
+class SmiCsvReader(BlockReader):
+    """CSV with a header row (any column order; units in the header or in the values)."""
+
+    grammar = "nvidia_smi"
+
+    def may_start(self, physical: str) -> bool:
+        return bool(_CSV_HEADER.match(physical))
+
+    def starts(self, text: str) -> bool:
+        return bool(_CSV_HEADER.match(text))
+
+    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+        self.events: list[Event] = []
+        self.columns = [_CSV_FIELDS.get(c.strip().split(" [")[0].split(" ")[0], c.strip()) for c in text.split(",")]
+        self.apps = "pid" in self.columns
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        cells = [c.strip() for c in text.split(",")]
+        if len(cells) != len(self.columns) or text.lstrip().startswith("["):
+            return False
+        row: dict[str, Any] = {}
+        for column, cell in zip(self.columns, cells):
+            value: Any = cell
+            m = re.match(r"^(-?\d+(?:\.\d+)?)\s*(MiB|W|%|C)?$", cell)
+            if m:
+                value = float(m.group(1)) if "." in m.group(1) else int(m.group(1))
+            row[column] = value
+        kind = "smi_process" if self.apps else "smi_gpu"
+        self.events.append(Event(kind, self.source, lineno, text.strip()[:300], None, None, row, "nvidia_smi"))
+        return True
+
+    def close(self) -> list[Event]:
+        return self.events
+
+
+def _num(text: str) -> float | int | None:
+    m = re.match(r"^(\d+(?:\.\d+)?)", text)
+    if not m:
+        return None
+    return float(m.group(1)) if "." in m.group(1) else int(m.group(1))
 
 
 def smi_readers(source: str) -> list[BlockReader]:
-    return []
+    return [SmiTableReader(source), SmiQueryReader(source), SmiCsvReader(source)]

@@ -126,14 +126,16 @@ def _cells_table(ranks: list[dict[str, Any]]) -> Table:
 
 def _gpus(report: dict[str, Any], console: Console) -> None:
     table = Table(title="GPUs (nvidia-smi)", title_justify="left")
-    for col in ("gpu", "name", "total MiB", "reserved MiB", "used MiB", "free MiB", "processes"):
+    for col in ("gpu", "name", "total MiB", "reserved MiB", "used MiB", "free MiB", "card total GiB",
+                "outside allocator MiB", "processes"):
         table.add_column(col)
     for gpu in report["gpus"]:
         procs = ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')}MiB".strip()
                           for p in gpu.get("processes", []))
         table.add_row(str(gpu["index"]), str(gpu.get("name") or ""), fmt_gib(gpu.get("memory_total_mib")),
                       fmt_gib(gpu.get("driver_reserved_mib")), fmt_gib(gpu.get("memory_used_mib")),
-                      fmt_gib(gpu.get("memory_free_mib")), procs)
+                      fmt_gib(gpu.get("memory_free_mib")), fmt_gib(gpu.get("card_total_gib")),
+                      fmt_gib(gpu.get("outside_allocator_mib")), procs)
     console.print(table)
     links = report["topology"]["links"]
     if links:

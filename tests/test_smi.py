@@ -1,0 +1,34 @@
+"""nvidia-smi dumps (table, -q, CSV) and their join with an OOM text: the real H200 reconciliation."""
+
+from __future__ import annotations
+
+from tests.helpers import analyze_paths
+
+
+def test_h200_card_total_and_memory_outside_the_allocator():
+    report = analyze_paths("fixtures/h200/smi-busy-q.txt", "fixtures/h200/torch-oom-message.txt")
+    (gpu,) = report["gpus"]
+    assert gpu["memory_total_mib"] == 143771 and gpu["driver_reserved_mib"] == 616
+    assert gpu["card_total_gib"] == 139.80  # (143771 - 616) MiB, the OOM's "total capacity"
+    # process use 22.23 GiB - allocated 20.19 GiB - reserved-unallocated 18 MiB; the README's stages sum to 2077
+    assert abs(gpu["outside_allocator_mib"] - 2077) <= 64
+    assert gpu["processes"] == [{"pid": 416, "type": "C", "name": "python3", "used_mib": 22764}]
+    assert report["launches"][0]["versions"]["driver"] == "580.159.04"
+
+
+def test_the_three_formats_agree():
+    q = analyze_paths("fixtures/h200/smi-busy-q.txt")["gpus"][0]
+    table = analyze_paths("fixtures/h200/smi-busy-table.txt")["gpus"][0]
+    csv = analyze_paths("fixtures/h200/smi-busy-gpu.csv", "fixtures/h200/smi-busy-apps.csv")["gpus"][0]
+    for gpu in (q, table, csv):
+        assert gpu["memory_total_mib"] == 143771 and gpu["memory_used_mib"] == 22773
+        assert [p["pid"] for p in gpu["processes"]] == [416]
+    assert table["temperature_c"] == 42 and table["power_w"] == 124 and table["power_cap_w"] == 700
+    assert "card_total_gib" not in table  # the table shows Total only
+    assert csv["card_total_gib"] == 139.80
+
+
+def test_wide_table_with_two_gpus():
+    gpus = analyze_paths("fixtures/real/n-001-sglang-3196.txt")["gpus"]
+    assert [(g["index"], g["bus_id"], g["memory_used_mib"], g["memory_total_mib"]) for g in gpus] == [
+        (0, "00000000:03:00.0", 124585, 143771), (1, "00000000:23:00.0", 124729, 143771)]
