@@ -36,7 +36,7 @@ def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None) 
     join_gpus(report, launches, global_events)
     from logscope.ledger import fill_ledgers
 
-    fill_ledgers(report)
+    fill_ledgers(report, [launch.events + [e for r in launch.ranks.values() for e in r.events] for launch in launches])
     from logscope.rules.engine import run_rules
 
     report["findings"] = run_rules(report, launches, global_events, rules_dirs or [])

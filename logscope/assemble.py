@@ -227,7 +227,9 @@ def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]
     merged: list[Launch] = []
     global_events: list[Event] = []
     for source, events in per_source.items():
-        assembler = _SourceAssembler(source, hints.get(source, {}))
+        # the file name gives the rank only to a file whose lines carry no rank tag of their own
+        tagged = any(ev.rank is not None for ev in events)
+        assembler = _SourceAssembler(source, {} if tagged else hints.get(source, {}))
         for ev in events:
             assembler.add(ev)
         segments = [s for s in assembler.finish() if s.ranks or s.events]

@@ -1,9 +1,130 @@
-"""Per-rank memory ledger and communication cells (the ledger issue)."""
+"""Per-rank memory ledger: every GiB of the card from the readings SGLang printed.
+
+Items are the drops between consecutive free-memory readings (measured, +-0.01 GiB print rounding each),
+the part of the pre-existing use and of the init-distributed delta that the estimates explain (CUDA
+context, eager communication cells), the free memory left, and the `unexplained` residual, so the items
+always sum to the card total when it is known. Without a card total the ledger starts at the first
+reading and says so.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from logscope.cells import launch_cells
+from logscope.rules.facts import event_fact
 
-def fill_ledgers(report: dict[str, Any]) -> None:
-    return None
+CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe measured 527 MiB
+# GiB as torch reports it for cards whose dump gives no Reserved; assumed when used
+KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NVIDIA A100-SXM4-40GB": 39.39}
+
+# (phase, graph filter, label of the drop that ends at this reading)
+_CHAIN = (
+    ("load_weight_begin", None),
+    ("load_weight_end", None),
+    ("memory_pool_end", None),
+    ("capture_begin", "first"),
+    ("capture_end", "last"),
+    ("scheduler_summary", None),
+)
+_ITEM_FOR = {
+    "load_weight_end": "weights",
+    "memory_pool_end": "kv_pool",
+    "capture_begin": "before_capture",
+    "capture_end": "cuda_graphs",
+    "scheduler_summary": "after_capture",
+}
+
+
+def _readings(rank: dict[str, Any]) -> list[tuple[str, float, dict]]:
+    target = [p for p in rank["phases"] if p["model"] == "target" and "avail_gib" in p]
+    out: list[tuple[str, float, dict]] = []
+    for phase, which in _CHAIN:
+        hits = [p for p in target if p["phase"] == phase]
+        if not hits:
+            continue
+        pick = hits[-1] if which == "last" else hits[0]
+        out.append((phase, pick["avail_gib"], pick))
+    return out
+
+
+def _card_total(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, Any]) -> tuple[float | None, str]:
+    if rank.get("card_total_gib") is not None:
+        gpu = next((g for g in report["gpus"] if g["index"] == rank["gpu"]), {})
+        return rank["card_total_gib"], gpu.get("card_total_source", "nvidia-smi")
+    totals = [g["card_total_gib"] for g in report["gpus"] if g.get("card_total_gib")]
+    if totals and len(set(totals)) == 1:
+        return totals[0], "nvidia-smi / OOM total (same on every GPU)"
+    names = {g.get("name") for g in report["gpus"]} | set(launch.get("gpu_names", []))
+    for name in names:
+        if name in KNOWN_CAPACITY_GIB:
+            return KNOWN_CAPACITY_GIB[name], f"assumed: known capacity of {name}"
+    return None, "unknown (no nvidia-smi -q dump, OOM text or known GPU model)"
+
+
+def _item(item: str, gib: float, kind: str, **extra: Any) -> dict[str, Any]:
+    return {"item": item, "gib": round(gib, 2), "kind": kind, **extra}
+
+
+def rank_ledger(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, Any],
+                cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    readings = _readings(rank)
+    init = next((p for p in rank["phases"] if p["phase"] == "init_distributed_end" and p["model"] == "target"), None)
+    if not readings and init is None:
+        return []
+    total, total_source = _card_total(report, launch, rank)
+    rank["card_total_gib"] = total
+    rank["card_total_source"] = total_source
+    items: list[dict[str, Any]] = []
+    unexplained = 0.0
+    first_free = None
+    if readings and readings[0][0] == "load_weight_begin" and init is not None:
+        first_free = readings[0][1] + init["usage_gib"]
+    elif readings:
+        first_free = readings[0][1]
+    if total is not None and first_free is not None and (init is not None or readings[0][0] == "load_weight_begin"):
+        pre = total - first_free
+        context = min(CUDA_CONTEXT_GIB, max(pre, 0.0))
+        items.append(_item("cuda_context", context, "estimated", basis="typical CUDA context (H200 probe: 527 MiB)"))
+        unexplained += pre - context
+    if init is not None and readings and readings[0][0] == "load_weight_begin":
+        eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
+        explained = min(eager, max(init["usage_gib"], 0.0))
+        items.append(_item("comm_eager", explained, "estimated",
+                           basis="eager communication cells, capped at the measured init-distributed delta",
+                           measured_init_gib=init["usage_gib"]))
+        unexplained += init["usage_gib"] - explained
+    elif total is not None and first_free is not None and readings and readings[0][0] != "load_weight_begin":
+        items.append(_item("before_first_reading", total - first_free - sum(i["gib"] for i in items), "measured",
+                           basis=f"card total - first reading ({readings[0][0]})"))
+    order = [phase for phase, _ in _CHAIN]
+    for (prev_phase, prev_free, _), (phase, free, _) in zip(readings, readings[1:]):
+        consecutive = order.index(phase) == order.index(prev_phase) + 1
+        name = _ITEM_FOR.get(phase, phase) if consecutive else f"{prev_phase}..{phase}"
+        extra: dict[str, Any] = {"between": [prev_phase, phase]}
+        if not consecutive:
+            extra["basis"] = "the readings between these two are missing from the log"
+        kv = next((p for p in rank["phases"] if p["phase"] == "kv_cache_allocated" and p["model"] == "target"), None)
+        if phase == "memory_pool_end" and kv is not None and "kv_gib" in kv:
+            extra["reported_kv_gib"] = kv["kv_gib"]
+        items.append(_item(name, prev_free - free, "measured", **extra))
+    if readings:
+        items.append(_item("free", readings[-1][1], "measured", at=readings[-1][0]))
+    if total is not None:
+        residual = total - sum(i["gib"] for i in items)
+        items.append(_item("unexplained", residual, "measured" if not cells else "estimated",
+                           basis="card total minus every other item"))
+    else:
+        items.append(_item("unexplained", unexplained, "estimated", basis="card total unknown: init delta minus estimates"))
+    return items
+
+
+def fill_ledgers(report: dict[str, Any], launch_events: list[list[Any]] | None = None) -> None:
+    for index, launch in enumerate(report["launches"]):
+        events = [event_fact(e) for e in (launch_events[index] if launch_events else [])]
+        cells = launch_cells(launch, events)
+        for rank in launch["ranks"]:
+            rank["cells"] = [dict(c) for c in cells]
+            rank["ledger"] = rank_ledger(report, launch, rank, cells)
+            rank["eager_comm_gib"] = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "eager"), 3)
+            rank["lazy_comm_gib"] = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)

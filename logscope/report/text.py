@@ -49,12 +49,11 @@ def _launch(report: dict[str, Any], launch: dict[str, Any], console: Console) ->
     ranks = launch["ranks"]
     if ranks:
         console.print(_phase_table(ranks))
-    for rank in ranks:
-        if rank["ledger"]:
-            console.print(_ledger_table(rank))
-    cells = [(r["rank"], c) for r in ranks for c in r["cells"]]
-    if cells:
-        console.print(_cells_table(ranks))
+    with_ledger = [r for r in ranks if r["ledger"]]
+    if with_ledger:
+        console.print(_ledger_table(with_ledger[:8], len(with_ledger)))
+    if ranks and ranks[0]["cells"]:
+        console.print(_cells_table(ranks[0]))
 
 
 def _phase_table(ranks: list[dict[str, Any]]) -> Table:
@@ -102,25 +101,44 @@ def _gpu_cell(rank: dict[str, Any]) -> str:
     return f"{rank['gpu']}{'?' if rank['gpu_assumed'] else ''}"
 
 
-def _ledger_table(rank: dict[str, Any]) -> Table:
-    table = Table(title=f"ledger {rank['rank']}", title_justify="left")
+def _ledger_table(ranks: list[dict[str, Any]], count: int) -> Table:
+    totals = {r["card_total_gib"] for r in ranks}
+    total = next(iter(totals)) if len(totals) == 1 else None
+    source = ranks[0].get("card_total_source", "")
+    title = (f"ledger, GiB (card total {total:.2f} GiB: {source})" if total is not None
+             else f"ledger, GiB (card total {source})")
+    if count > len(ranks):
+        title += f"; first {len(ranks)} of {count} ranks"
+    table = Table(title=title, title_justify="left")
     table.add_column("item")
-    table.add_column("GiB", justify="right")
     table.add_column("kind")
-    for item in rank["ledger"]:
-        style = "bold yellow" if item["item"] == "unexplained" else ""
-        table.add_row(Text(item["item"], style=style), f"{item['gib']:.2f}", item["kind"])
+    for rank in ranks:
+        table.add_column(rank["rank"], justify="right")
+    names: list[str] = []
+    for rank in ranks:
+        for item in rank["ledger"]:
+            if item["item"] not in names:
+                names.append(item["item"])
+    for name in names:
+        cells = []
+        kind = ""
+        for rank in ranks:
+            item = next((i for i in rank["ledger"] if i["item"] == name), None)
+            cells.append("" if item is None else f"{item['gib']:.2f}")
+            kind = kind or ("" if item is None else item["kind"])
+        style = "bold yellow" if name == "unexplained" else ""
+        table.add_row(Text(name, style=style), kind, *cells)
     return table
 
 
-def _cells_table(ranks: list[dict[str, Any]]) -> Table:
-    table = Table(title="communication cells (group x mechanism)", title_justify="left")
-    for col in ("rank", "group", "mechanism", "GiB", "kind", "timing"):
+def _cells_table(rank: dict[str, Any]) -> Table:
+    table = Table(title=f"communication cells per rank (group x mechanism; {rank['rank']} shown, same on every rank)",
+                  title_justify="left")
+    for col in ("group", "mechanism", "GiB", "kind", "timing", "basis"):
         table.add_column(col, justify="right" if col == "GiB" else "left")
-    for rank in ranks:
-        for cell in rank["cells"]:
-            gib = "?" if cell["gib"] is None else f"{cell['gib']:.3f}"
-            table.add_row(rank["rank"], cell["group"], cell["mechanism"], gib, cell["kind"], cell["timing"])
+    for cell in rank["cells"]:
+        gib = "?" if cell["gib"] is None else f"{cell['gib']:.3f}"
+        table.add_row(cell["group"], cell["mechanism"], gib, cell["kind"], cell["timing"], cell.get("basis", ""))
     return table
 
 
