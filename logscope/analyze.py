@@ -10,17 +10,20 @@ from logscope.assemble import EXPECTED_PHASES, Launch, assemble
 from logscope.classify import Coverage, classify_sources
 from logscope.events import Event
 from logscope.ingest import Source
-from logscope.launch_facts import fill_launch_facts
+from logscope.launch_facts import apply_model_config, fill_launch_facts
 
 _PHASE_FIELDS = ("avail_gib", "usage_gib", "tokens", "k_gib", "v_gib", "kv_gib", "elapsed_s", "bs", "graph")
 
 
-def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None) -> dict[str, Any]:
+def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None,
+                    model_config: dict[str, Any] | None = None) -> dict[str, Any]:
     per_source, coverage = classify_sources(sources)
     hints = {s.name: s.rank_hint for s in sources}
     launches, global_events = assemble(per_source, hints)
     for launch in launches:
         fill_launch_facts(launch, global_events)
+        if model_config:
+            apply_model_config(launch, model_config)
     report: dict[str, Any] = {
         "schema": SCHEMA_ID,
         "logscope_version": __version__,

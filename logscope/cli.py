@@ -42,6 +42,8 @@ def analyze(
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Terminal width for the text view (0: detect)."),
+    model_config: Optional[Path] = typer.Option(None, "--model-config",
+                                                help="The model's config.json (hidden_size, experts) for estimates."),
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
     from logscope.analyze import analyze_sources
@@ -49,7 +51,7 @@ def analyze(
 
     try:
         sources = expand_inputs(inputs)
-        report = analyze_sources(sources, [str(r) for r in rules or []])
+        report = analyze_sources(sources, [str(r) for r in rules or []], _read_model_config(model_config))
     except LogscopeError as exc:
         _fail(str(exc))
         return
@@ -63,6 +65,20 @@ def analyze(
         sys.stdout.write(text)
     has_error = any(f["severity"] == "error" for f in report["findings"])
     raise typer.Exit(EXIT_FINDINGS if has_error else EXIT_OK)
+
+
+def _read_model_config(path: Optional[Path]) -> Optional[dict]:
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LogscopeError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise LogscopeError(f"{path}: not a JSON model config ({exc})") from None
+    if not isinstance(data, dict):
+        raise LogscopeError(f"{path}: a model config.json is a JSON object")
+    return data
 
 
 def render(report: dict, fmt: Format, width: int = 0) -> str:

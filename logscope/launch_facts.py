@@ -128,3 +128,26 @@ def _model(launch: Launch) -> None:
                 for key in ("quant", "dtype"):
                     if key in phase.values and phase.model == "target":
                         launch.model.setdefault(key, phase.values[key])
+
+
+_MODEL_KEYS = {
+    "hidden_size": ("hidden_size",),
+    "num_experts": ("n_routed_experts", "num_experts", "num_local_experts"),
+    "layers": ("num_hidden_layers",),
+    "heads": ("num_attention_heads",),
+    "kv_heads": ("num_key_value_heads",),
+}
+
+
+def apply_model_config(launch: Launch, config: dict[str, Any]) -> None:
+    """A Hugging Face config.json given with --model-config: it wins over the built-in model table."""
+    text_config = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    for key, names in _MODEL_KEYS.items():
+        for name in names:
+            value = config.get(name, text_config.get(name))
+            if isinstance(value, int):
+                launch.model[key] = value
+                break
+    architectures = config.get("architectures")
+    if isinstance(architectures, list) and architectures and "architecture" not in launch.model:
+        launch.model["architecture"] = str(architectures[0])

@@ -95,3 +95,25 @@ def test_literals_and_rules_commands():
     proc = run("rules", "test")
     assert proc.returncode == 0 and " 0 failed" in proc.stdout.decode()
     assert "memory-imbalance" in run("rules", "list").stdout.decode()
+
+
+def test_model_config_feeds_the_deepep_estimate(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text("[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/m/custom-moe', tp_size=8, ep_size=8, "
+                   "moe_a2a_backend='deepep', deepep_mode='low_latency')\n"
+                   "[2025-11-04 05:27:13 TP0] Load weight end. type=CustomMoeForCausalLM, avail mem=75.11 GB\n")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"architectures": ["CustomMoeForCausalLM"], "hidden_size": 6144, "num_experts": 256}))
+    report = json.loads(run("analyze", str(log), "--model-config", str(config), "-f", "json").stdout)
+    cell = next(c for c in report["launches"][0]["ranks"][0]["cells"] if c["mechanism"] == "deepep_low_latency")
+    assert cell["gib"] == round(deepep_bytes(128, 6144, 256) / 2**30, 3)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    proc = run("analyze", str(log), "--model-config", str(bad))
+    assert proc.returncode == 2 and "not a JSON model config" in proc.stderr.decode()
+
+
+def deepep_bytes(tokens: int, hidden: int, experts: int) -> int:
+    from logscope.cells import deepep_low_latency_bytes
+
+    return deepep_low_latency_bytes(tokens, hidden, experts)
