@@ -42,7 +42,7 @@ def analyze(
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Terminal width for the text view (0: detect)."),
-    model_config: Optional[Path] = typer.Option(None, "--model-config",
+    model_config: Path | None = typer.Option(None, "--model-config",
                                                 help="The model's config.json (hidden_size, experts) for estimates."),
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
@@ -67,7 +67,7 @@ def analyze(
     raise typer.Exit(EXIT_FINDINGS if has_error else EXIT_OK)
 
 
-def _read_model_config(path: Optional[Path]) -> Optional[dict]:
+def _read_model_config(path: Path | None) -> dict | None:
     if path is None:
         return None
     try:
