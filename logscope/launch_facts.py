@@ -117,6 +117,13 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
                     launch.versions.setdefault(key, ev.data[key])
 
 
+def global_versions(events: list[Event]) -> dict[str, str]:
+    """Versions found outside any launch (a check_env paste alone)."""
+    holder = Launch(id=0)
+    _versions(holder, [], events)
+    return holder.versions
+
+
 def _model(launch: Launch) -> None:
     if "model_path" in launch.config:
         launch.model["path"] = launch.config["model_path"]

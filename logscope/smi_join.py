@@ -8,9 +8,38 @@ from typing import Any
 
 from logscope.assemble import Launch
 from logscope.events import Event
+from logscope.launch_facts import global_versions
+
+
+def _check_env_gpus(events: list[Event]) -> list[Event]:
+    """check_env's "GPU 0,1,2,3: NVIDIA H100 80GB HBM3" and "... Compute Capability: 9.0" as GPU events."""
+    out: list[Event] = []
+    for ev in events:
+        if ev.kind != "check_env":
+            continue
+        capability: dict[int, str] = {}
+        names: dict[int, str] = {}
+        for key, value in ev.data["values"].items():
+            if not key.startswith("GPU "):
+                continue
+            ids_text = key[4:].replace(" Compute Capability", "")
+            ids = [int(i) for i in ids_text.split(",") if i.strip().isdigit()]
+            for index in ids:
+                if key.endswith("Compute Capability"):
+                    capability[index] = value
+                else:
+                    names[index] = value
+        for index in sorted(names):
+            data = {"index": index, "name": names[index]}
+            if index in capability:
+                data["compute_capability"] = capability[index]
+            out.append(Event("smi_gpu", ev.source, ev.line, f"check_env GPU {index}: {names[index]}", None, None, data,
+                             "check_env"))
+    return out
 
 
 def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
+    events = [e for e in events if e.kind != "check_env"] + _check_env_gpus(events)
     gpus: dict[Any, dict[str, Any]] = {}
     snapshots: dict[Any, str] = {}
     for ev in events:
@@ -26,6 +55,16 @@ def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
             gpu.setdefault(field, value)
         gpu.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
         snapshots[key] = ev.source
+    for ev in events:
+        if ev.kind == "smi_mig":
+            gpu = next((g for g in gpus.values() if g["index"] == ev.data["gpu"]), None)
+            if gpu is None:
+                gpu = gpus.setdefault(("mig", ev.data["gpu"]), {"index": ev.data["gpu"], "snapshot": ev.source,
+                                                                "processes": []})
+                gpu.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
+            entry = {k: v for k, v in ev.data.items() if k != "gpu"}
+            if entry not in gpu.setdefault("mig", []):
+                gpu["mig"].append(entry)
     ordered = sorted(gpus.values(), key=lambda g: (g["index"] is None, g["index"] or 0, g.get("bus_id") or ""))
     for ev in events:
         if ev.kind != "smi_process":
@@ -66,13 +105,19 @@ def join_gpus(report: dict[str, Any], launches: list[Launch], global_events: lis
             _oom_join(gpu, oom)
             gpus.append(gpu)
     report["gpus"] = gpus
+    report["topology"] = _merge_topology(all_events, gpus)
+    versions: dict[str, str] = {}
     for ev in all_events:
         if ev.kind == "smi_versions":
-            for entry in report["launches"]:
-                for key in ("driver", "cuda_driver_api"):
-                    if ev.data.get(key):
+            for key in ("driver", "cuda_driver_api"):
+                if ev.data.get(key):
+                    versions.setdefault(key, ev.data[key])
+                    for entry in report["launches"]:
                         entry["versions"].setdefault(key, ev.data[key])
+    versions.update({k: v for k, v in global_versions(global_events).items() if k not in versions})
+    report["versions"] = versions
     _map_ranks(report, gpus)
+    _tp_groups(report)
 
 
 def _oom_join(gpu: dict[str, Any], oom: Event) -> None:
@@ -87,21 +132,94 @@ def _oom_join(gpu: dict[str, Any], oom: Event) -> None:
                                            "reserved_unallocated_mib", "private_pools_mib") if k in data}
 
 
+def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str, Any]:
+    links: list[list[Any]] = []
+    p2p: list[list[Any]] = []
+    affinity: dict[str, dict[str, str]] = {}
+    for ev in events:
+        if ev.kind != "topology":
+            continue
+        for link in ev.data["links"]:
+            if link not in links:
+                links.append(link)
+        for link in ev.data["p2p"]:
+            if link not in p2p:
+                p2p.append(link)
+        affinity.update(ev.data["affinity"])
+    for gpu in gpus:
+        aff = affinity.get(f"GPU{gpu['index']}")
+        if aff:
+            gpu["cpu_affinity"] = aff["cpu"]
+            if "numa" in aff:
+                gpu["numa_affinity"] = aff["numa"]
+    topology: dict[str, Any] = {"links": sorted(links)}
+    if p2p:
+        topology["p2p"] = sorted(p2p)
+    if affinity:
+        topology["affinity"] = affinity
+    return topology
+
+
+def _visible_devices(entry: dict[str, Any]) -> list[int] | None:
+    value = str(entry["environment"].get("CUDA_VISIBLE_DEVICES", ""))
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if parts and all(p.isdigit() for p in parts):
+        return [int(p) for p in parts]
+    return None
+
+
 def _map_ranks(report: dict[str, Any], gpus: list[dict[str, Any]]) -> None:
-    """Local rank → GPU: (pp * tp_size + tp) modulo the GPUs per node, offset by base_gpu_id; assumed."""
-    per_node = len(gpus) or 8
+    """Rank → GPU: the local rank (DP replica, PP stage and TP rank, modulo the GPUs of a node), through
+    CUDA_VISIBLE_DEVICES or base_gpu_id / gpu_id_step when the inputs show them. Always marked assumed:
+    the log never prints the device index."""
     for entry in report["launches"]:
-        tp_size = entry["config"].get("tp_size") or 1
-        base = entry["config"].get("base_gpu_id") or 0
+        cfg = entry["config"]
+        tp_size = int(cfg.get("tp_size") or 1)
+        pp_size = int(cfg.get("pp_size") or 1)
+        nnodes = int(cfg.get("nnodes") or 1)
+        per_node = max(1, (tp_size * pp_size) // nnodes) if cfg.get("nnodes") else (len(gpus) or 8)
+        base = int(cfg.get("base_gpu_id") or 0)
+        step = int(cfg.get("gpu_id_step") or 1)
+        visible = _visible_devices(entry)
         for rank in entry["ranks"]:
             tp = rank["tp"] if rank["tp"] is not None else (0 if rank["rank"] == "TP0" else None)
             if tp is None:
                 continue
-            rank["gpu"] = base + ((rank["pp"] or 0) * tp_size + tp) % per_node
+            replica = rank["dp"] if rank["dp"] is not None and not cfg.get("enable_dp_attention") else 0
+            local = ((replica * pp_size + (rank["pp"] or 0)) * tp_size + tp) % per_node
+            index = base + local * step
+            rank["gpu"] = visible[index] if visible and index < len(visible) else index
             rank["gpu_assumed"] = True
             gpu = next((g for g in gpus if g["index"] == rank["gpu"]), None)
-            if gpu is not None:
-                if "card_total_gib" in gpu:
-                    rank["card_total_gib"] = gpu["card_total_gib"]
-                own = [p for p in gpu["processes"]]
-                rank["other_process_mib"] = sum(p.get("used_mib", 0) for p in own[1:]) if len(own) > 1 else 0
+            if gpu is None:
+                continue
+            gpu.setdefault("ranks", []).append(rank["rank"])
+            if "card_total_gib" in gpu:
+                rank["card_total_gib"] = gpu["card_total_gib"]
+            rank["gpu_processes"] = len(gpu["processes"])
+
+
+def _tp_groups(report: dict[str, Any]) -> None:
+    """Per launch: the links between the GPUs of each TP group (NVLink or PCIe / cross-socket)."""
+    kinds = {(a, b): k for a, b, k in report["topology"]["links"]}
+    for entry in report["launches"]:
+        groups: dict[tuple, list[dict[str, Any]]] = {}
+        for rank in entry["ranks"]:
+            if rank["gpu"] is None or rank["tp"] is None:
+                continue
+            key = (rank["dp"] if not entry["config"].get("enable_dp_attention") else None, rank["pp"])
+            groups.setdefault(key, []).append(rank)
+        out = []
+        for members in groups.values():
+            gpus = sorted({r["gpu"] for r in members})
+            seen = [kinds.get((a, b)) for i, a in enumerate(gpus) for b in gpus[i + 1:]]
+            seen = [k for k in seen if k]
+            if len(gpus) < 2 or not seen:
+                continue
+            counts: dict[str, int] = {}
+            for k in seen:
+                counts[k] = counts.get(k, 0) + 1
+            nvlink = all(k.startswith("NV") for k in seen)
+            path = "nvlink" if nvlink else ("cross-socket" if "SYS" in counts else "pcie")
+            out.append({"ranks": [r["rank"] for r in members], "gpus": gpus, "links": counts, "path": path})
+        entry["tp_groups"] = out

@@ -19,3 +19,12 @@ def analyze_text(text: str, name: str = "paste.log") -> dict:
 
 def corpus_inputs() -> list[Path]:
     return sorted(p for p in REAL.iterdir() if p.suffix in (".log", ".txt"))
+
+
+def dump_inputs() -> list[Path]:
+    """The real H200 dumps (nvidia-smi and the torch OOM text)."""
+    return sorted(p for p in (ROOT / "fixtures" / "h200").iterdir() if p.suffix in (".txt", ".csv"))
+
+
+def rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.helpers import analyze_paths, corpus_inputs
+from tests.helpers import analyze_paths, corpus_inputs, dump_inputs, rel
 
-CASES = corpus_inputs()
+CASES = corpus_inputs() + dump_inputs()
 
 
 def _tuples(report: dict) -> list[list]:
@@ -24,7 +24,7 @@ def _tuples(report: dict) -> list[list]:
 @pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
 def test_fixture_matches_expect_file(path):
     expect = yaml.safe_load(path.with_name(path.stem + ".expect.yaml").read_text())
-    report = analyze_paths(f"fixtures/real/{path.name}")
+    report = analyze_paths(rel(path))
     assert len(report["launches"]) == expect["launches"]
     ranks = {str(launch["id"]): [r["rank"] for r in launch["ranks"]] for launch in report["launches"]}
     assert ranks == {str(k): v for k, v in expect["ranks"].items()}
@@ -35,11 +35,21 @@ def test_fixture_matches_expect_file(path):
     assert config == expect["config"]
     found = sorted({f"{f['rule']}:{f['severity']}" for f in report["findings"]})
     assert found == sorted(expect["findings"]["must"])
-    if report["launches"]:
-        assert report["launches"][0]["versions"] == expect["versions"]
+    versions = report["launches"][0]["versions"] if report["launches"] else report["versions"]
+    assert versions == expect["versions"]
+    assert gpu_rows(report) == expect["gpus"]
+    assert report["topology"]["links"] == expect["links"]
+    assert report["topology"].get("p2p", []) == expect["p2p"]
+
+
+def gpu_rows(report: dict) -> list[list]:
+    return [[g["index"], g.get("name"), g.get("bus_id"), g.get("memory_used_mib"), g.get("memory_total_mib"),
+             g.get("driver_reserved_mib"), g.get("card_total_gib"), [p.get("pid") for p in g["processes"]],
+             [[m["gi"], m["memory_used_mib"], m["memory_total_mib"]] for m in g.get("mig", [])]]
+            for g in report["gpus"]]
 
 
 @pytest.mark.parametrize("path", [p for p in CASES if p.name.startswith("h-")], ids=lambda p: p.name)
 def test_healthy_logs_get_no_error_finding(path):
-    report = analyze_paths(f"fixtures/real/{path.name}")
+    report = analyze_paths(rel(path))
     assert [f["rule"] for f in report["findings"] if f["severity"] == "error"] == []

@@ -170,9 +170,15 @@ class CheckEnvReader(BlockReader):
 
     def close(self) -> list[Event]:
         data: dict[str, Any] = {"values": self.values, "last_line": self.last_line}
-        if self.topology is not None:
-            data["topology_lines"] = self.topology
-        return [Event("check_env", self.source, self.first_line, "check_env output", None, None, data, "check_env")]
+        events = [Event("check_env", self.source, self.first_line, "check_env output", None, None, data, "check_env")]
+        if self.topology:
+            from logscope.parsers.nvidia_topo import parse_topology
+
+            topology = parse_topology(self.topology)
+            if topology is not None:
+                events.append(Event("topology", self.source, self.first_line, "NVIDIA Topology (check_env)", None,
+                                    None, topology, "nvidia_topo"))
+        return events
 
 
 def block_readers(source: str) -> list[BlockReader]:

@@ -38,10 +38,10 @@ class SmiTableReader(BlockReader):
     grammar = "nvidia_smi"
 
     def may_start(self, physical: str) -> bool:
-        return "NVIDIA-SMI" in physical
+        return "NVIDIA-SMI" in physical or "MIG devices" in physical
 
     def starts(self, text: str) -> bool:
-        return "NVIDIA-SMI" in text and "Driver Version" in text
+        return ("NVIDIA-SMI" in text and "Driver Version" in text) or text.strip().startswith("| MIG devices")
 
     def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
         self.events: list[Event] = []
@@ -62,7 +62,7 @@ class SmiTableReader(BlockReader):
         if node.data == "header":
             self._emit("smi_versions", lineno, stripped, {"driver": str(toks[1]), "cuda_driver_api": str(toks[2])})
         elif node.data == "gpu_row":
-            self.pending_gpu = {"index": int(toks[0]), "name": str(toks[1]).strip(), "persistence": str(toks[2]),
+            self.pending_gpu = {"index": int(str(toks[0])), "name": str(toks[1]).strip(), "persistence": str(toks[2]),
                                 "bus_id": str(toks[3]), "display_active": str(toks[4]), "ecc": str(toks[5]).strip(),
                                 "line": lineno}
         elif node.data == "usage_row" and self.pending_gpu is not None:
@@ -76,8 +76,13 @@ class SmiTableReader(BlockReader):
                 gpu["compute_mode"] = cells[0].split()[-1]
             self._emit("smi_gpu", gpu.pop("line"), stripped, gpu)
             self.pending_gpu = None
+        elif node.data == "mig_row":
+            ints = [int(str(t)) if str(t).isdigit() else None for t in toks if t.type == "IDS"]
+            mibs = [int(str(t)[:-3]) for t in toks if t.type == "MIB"]
+            self._emit("smi_mig", lineno, stripped, {"gpu": ints[0], "gi": ints[1], "ci": ints[2], "mig_dev": ints[3],
+                                                       "memory_used_mib": mibs[0], "memory_total_mib": mibs[1]})
         elif node.data == "process_row":
-            ints = [t for t in toks if t.type == "INT"]
+            ints = [t for t in toks if t.type == "IDS"]
             pname = next(str(t) for t in toks if t.type == "PNAME")
             ptype = next(str(t) for t in toks if t.type == "PTYPE")
             mib = next(str(t) for t in toks if t.type == "MIB")
@@ -235,6 +240,74 @@ class SmiCsvReader(BlockReader):
         return self.events
 
 
+_GPU_NAME = re.compile(r"^(NVIDIA|Tesla|Quadro|GeForce|AMD|Instinct)\b")
+_QUERY = re.compile(r"nvidia-smi\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?")
+
+
+class SmiHeaderlessReader(BlockReader):
+    """CSV without a header: columns from a pasted `nvidia-smi --query-gpu=... --format=csv,noheader`
+    command when there is one, else by shape (a GPU name, a bus id, a device id, a UUID)."""
+
+    grammar = "nvidia_smi"
+
+    def may_start(self, physical: str) -> bool:
+        return "--query-" in physical or ("," in physical and bool(_GPU_NAME.match(physical.strip())))
+
+    def starts(self, text: str) -> bool:
+        return bool(_QUERY.search(text)) or self._shape_row(text) is not None
+
+    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+        self.events: list[Event] = []
+        m = _QUERY.search(text)
+        self.columns = [_CSV_FIELDS.get(c, c) for c in m.group(2).split(",")] if m else None
+        self.apps = bool(m and m.group(1) == "compute-apps")
+        if m is None:
+            self.feed(lineno, text)
+        return self
+
+    def _shape_row(self, text: str) -> dict[str, Any] | None:
+        cells = [c.strip() for c in text.split(",")]
+        if len(cells) < 2 or not any(_GPU_NAME.match(c) for c in cells):
+            return None
+        row: dict[str, Any] = {}
+        for cell in cells:
+            if _GPU_NAME.match(cell):
+                row["name"] = cell
+            elif re.match(r"^[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d$", cell):
+                row["bus_id"] = cell
+            elif re.match(r"^0x[0-9A-Fa-f]{8}$", cell):
+                row["pci_device_id"] = cell
+            elif cell.startswith("GPU-"):
+                row["uuid"] = cell
+            elif cell.isdigit() and "index" not in row:
+                row["index"] = int(cell)
+        return row
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if text.lstrip().startswith("["):
+            return False
+        if self.columns is None:
+            row = self._shape_row(text)
+            if row is None:
+                return False
+            row.setdefault("index", 0)
+            self.events.append(Event("smi_gpu", self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+            return True
+        cells = [c.strip() for c in text.split(",")]
+        if len(cells) != len(self.columns):
+            return False
+        row = {}
+        for column, cell in zip(self.columns, cells):
+            m = re.match(r"^(-?\d+(?:\.\d+)?)\s*(MiB|W|%|C)?$", cell)
+            row[column] = (float(m.group(1)) if "." in m.group(1) else int(m.group(1))) if m else cell
+        kind = "smi_process" if self.apps else "smi_gpu"
+        self.events.append(Event(kind, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+        return True
+
+    def close(self) -> list[Event]:
+        return self.events
+
+
 def _num(text: str) -> float | int | None:
     m = re.match(r"^(\d+(?:\.\d+)?)", text)
     if not m:
@@ -243,4 +316,7 @@ def _num(text: str) -> float | int | None:
 
 
 def smi_readers(source: str) -> list[BlockReader]:
-    return [SmiTableReader(source), SmiQueryReader(source), SmiCsvReader(source)]
+    from logscope.parsers.nvidia_topo import TopoReader
+
+    return [SmiTableReader(source), SmiQueryReader(source), SmiCsvReader(source), SmiHeaderlessReader(source),
+            TopoReader(source)]

@@ -64,6 +64,10 @@ def _launch(launch: dict[str, Any]) -> list[str]:
         out.append("**Versions:** " + ", ".join(f"{k} {v}" for k, v in launch["versions"].items()))
     if launch["model"]:
         out.append("**Model:** " + ", ".join(f"{k}={v}" for k, v in launch["model"].items()))
+    for group in launch.get("tp_groups", []):
+        links = ", ".join(f"{kind} x{count}" for kind, count in group["links"].items())
+        out.append(f"**TP group** {', '.join(group['ranks'])} on GPUs {', '.join(map(str, group['gpus']))} "
+                   f"(assumed): {group['path']} ({links})")
     out.append("")
     ranks = launch["ranks"]
     if ranks:
@@ -129,11 +133,18 @@ def _timed_tasks(rank: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def _gpus(report: dict[str, Any]) -> list[str]:
-    out = ["### GPUs", "", "| gpu | name | total MiB | reserved MiB | used MiB | processes |", "|---:|---|---:|---:|---:|---|"]
+    out = ["### GPUs", "", "| gpu | name | total MiB | reserved MiB | used MiB | card total GiB | outside allocator MiB "
+           "| processes | ranks (assumed) |", "|---:|---|---:|---:|---:|---:|---:|---|---|"]
     for gpu in report["gpus"]:
         procs = ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')} MiB" for p in gpu.get("processes", []))
         out.append(f"| {gpu['index']} | {gpu.get('name') or ''} | {fmt_gib(gpu.get('memory_total_mib'))} | "
-                   f"{fmt_gib(gpu.get('driver_reserved_mib'))} | {fmt_gib(gpu.get('memory_used_mib'))} | {_esc(procs)} |")
+                   f"{fmt_gib(gpu.get('driver_reserved_mib'))} | {fmt_gib(gpu.get('memory_used_mib'))} | "
+                   f"{fmt_gib(gpu.get('card_total_gib'))} | {fmt_gib(gpu.get('outside_allocator_mib'))} | {_esc(procs)} | "
+                   f"{', '.join(gpu.get('ranks', []))} |")
+    links = report["topology"]["links"]
+    if links:
+        out += ["", "**Topology:** " + ", ".join(f"GPU{a}-GPU{b} {k}" for a, b, k in links[:28])
+                + (f" (+{len(links) - 28} more)" if len(links) > 28 else "")]
     out.append("")
     return out
 

@@ -46,6 +46,10 @@ def _launch(report: dict[str, Any], launch: dict[str, Any], console: Console) ->
         console.print(Text("versions: ", style="bold") + Text(", ".join(f"{k} {v}" for k, v in launch["versions"].items())))
     if launch["environment"]:
         console.print(Text("environment: ", style="bold") + Text(" ".join(f"{k}={v}" for k, v in launch["environment"].items())))
+    for group in launch.get("tp_groups", []):
+        links = ", ".join(f"{kind} x{count}" for kind, count in group["links"].items())
+        console.print(Text("TP group: ", style="bold") + Text(
+            f"{', '.join(group['ranks'])} on GPUs {', '.join(map(str, group['gpus']))} (assumed): {group['path']} ({links})"))
     ranks = launch["ranks"]
     if ranks:
         console.print(_phase_table(ranks))
@@ -145,7 +149,7 @@ def _cells_table(rank: dict[str, Any]) -> Table:
 def _gpus(report: dict[str, Any], console: Console) -> None:
     table = Table(title="GPUs (nvidia-smi)", title_justify="left")
     for col in ("gpu", "name", "total MiB", "reserved MiB", "used MiB", "free MiB", "card total GiB",
-                "outside allocator MiB", "processes"):
+                "outside allocator MiB", "processes", "ranks (assumed)"):
         table.add_column(col)
     for gpu in report["gpus"]:
         procs = ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')}MiB".strip()
@@ -153,7 +157,7 @@ def _gpus(report: dict[str, Any], console: Console) -> None:
         table.add_row(str(gpu["index"]), str(gpu.get("name") or ""), fmt_gib(gpu.get("memory_total_mib")),
                       fmt_gib(gpu.get("driver_reserved_mib")), fmt_gib(gpu.get("memory_used_mib")),
                       fmt_gib(gpu.get("memory_free_mib")), fmt_gib(gpu.get("card_total_gib")),
-                      fmt_gib(gpu.get("outside_allocator_mib")), procs)
+                      fmt_gib(gpu.get("outside_allocator_mib")), procs, ", ".join(gpu.get("ranks", [])))
     console.print(table)
     links = report["topology"]["links"]
     if links:

@@ -94,6 +94,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "min2": lambda a, b: min(_values([a, b])) if _values([a, b]) else None,
     "join": lambda xs, sep=", ": sep.join(str(x) for x in xs) if isinstance(xs, list) else "",
     "unique": lambda xs: list(dict.fromkeys(xs)) if isinstance(xs, list) else [],
+    "flat": lambda xs: [y for x in xs for y in (x if isinstance(x, list) else [x])] if isinstance(xs, list) else [],
+    "str": lambda x: "" if x is None else str(x),
     "last": lambda xs: xs[-1] if isinstance(xs, list) and xs else None,
     "gib": lambda mib: round(mib / 1024, 2) if _num(mib) is not None else None,
 }

@@ -72,7 +72,7 @@ def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch) 
             "ledger": {item["item"]: item["gib"] for item in rank_entry["ledger"]},
             "ledger_items": rank_entry["ledger"],
             "cells": rank_entry["cells"],
-            **{k: v for k, v in rank_entry.items() if k.startswith(("card_", "other_process", "lazy_", "eager_"))},
+            **{k: v for k, v in rank_entry.items() if k.startswith(("card_", "gpu_processes", "lazy_", "eager_"))},
         })
     events.sort(key=lambda e: (e["source"], e["line"]))
     return {
@@ -82,6 +82,7 @@ def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch) 
         "errors": [e for e in events if e["kind"] in _ERROR_KINDS],
         "gpus": report["gpus"], "links": report["topology"]["links"],
         "tp_groups": entry.get("tp_groups", []),
+        "topology_links": report["topology"]["links"],
     }
 
 
