@@ -58,8 +58,6 @@ def _input_entry(source: Source, events: list[Event]) -> dict[str, Any]:
     else:
         kind = "unknown"
     entry = {"path": source.name, "kind": kind, "lines": source.lines, "recognized_lines": source.recognized_lines}
-    if source.cut_lines:
-        entry["cut_lines"] = source.cut_lines
     return entry
 
 

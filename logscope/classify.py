@@ -15,7 +15,7 @@ from typing import Any
 
 from logscope import prefilter
 from logscope.events import Event, RankId
-from logscope.ingest import Source, clean
+from logscope.ingest import LineChunk, Source, clean
 from logscope.parsers import other_lines, sglang_line
 from logscope.parsers.blocks import BlockReader, block_readers
 
@@ -61,18 +61,38 @@ class SourceClassifier:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
-        for lineno, physical in enumerate(self.source.physical_lines(), start=1):
-            idle = self.active is None and self.pending is None
-            if idle and not prefilter.ANY.search(physical) and not any(r.may_start(physical) for r in self.readers):
-                continue
-            for text in clean(physical):
-                self.feed(lineno, text)
+        for chunk in self.source.chunks(prefilter.PATTERN):
+            self._run_chunk(chunk)
         self._flush_pending()
         self._close_block()
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)
         return self.events
+
+    def _run_chunk(self, chunk: LineChunk) -> None:
+        """Candidate lines in order; while a block or a wrapped line is open, every line in between."""
+        candidates, texts = chunk.candidates, chunk.texts
+        next_candidate = 0
+        position = 0
+        while True:
+            if self.active is not None or self.pending is not None:
+                if position >= chunk.size:
+                    return
+                if next_candidate < len(candidates) and candidates[next_candidate] == position:
+                    text = texts[next_candidate]
+                    next_candidate += 1
+                else:
+                    text = chunk.line(position)
+            else:
+                if next_candidate >= len(candidates):
+                    return
+                position = candidates[next_candidate]
+                text = texts[next_candidate]
+                next_candidate += 1
+            for logical in clean(text):
+                self.feed(chunk.first + position, logical)
+            position += 1
 
     def feed(self, lineno: int, text: str) -> None:
         if self.active is not None:

@@ -22,8 +22,19 @@ from pathlib import Path
 
 from logscope.errors import InputError
 
-CHUNK_BYTES = 1 << 22
-MAX_LINE_BYTES = 1 << 20  # longer physical lines are cut here (and counted) so memory stays bounded
+CHUNK_BYTES = 1 << 24  # 16 MiB of complete lines per chunk: memory stays bounded whatever the input size
+# One string column per physical line. \x1f (ASCII unit separator) stands in for a column separator that
+# log text does not use; a line holding one is cut there (counted like any line, never fatal).
+_LINES_CSV = {
+    "has_header": False, "separator": "\x1f", "quote_char": None, "truncate_ragged_lines": True,
+    "encoding": "utf8-lossy", "comment_prefix": None, "extra_columns": "ignore",
+}
+
+
+def _csv_options() -> dict:
+    import polars as pl
+
+    return {**_LINES_CSV, "schema": {"line": pl.String}}
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}) ")
@@ -52,7 +63,6 @@ class Source:
     data: bytes | None = None  # stdin is read once into memory (it cannot be reopened)
     rank_hint: dict[str, int] = field(default_factory=dict)
     lines: int = 0
-    cut_lines: int = 0
     recognized_lines: int = 0
 
     def open_binary(self) -> io.BufferedIOBase:
@@ -68,34 +78,105 @@ class Source:
             return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
         return raw
 
-    def physical_lines(self) -> Iterator[str]:
-        """Decoded physical lines (split on LF only; CR handling is part of cleaning)."""
-        self.lines = 0
+    def raw_chunks(self) -> Iterator[bytes]:
+        """The input as pieces of complete lines (each ends before a newline; the last may not)."""
         stream = self.open_binary()
         try:
             pending = b""
             while True:
                 try:
-                    chunk = stream.read(CHUNK_BYTES)
+                    data = stream.read(CHUNK_BYTES)
                 except (OSError, EOFError, zlib.error) as exc:
                     raise InputError(f"{self.name}: corrupt or truncated compressed data ({exc})") from None
-                if not chunk:
+                if not data:
                     break
-                pending += chunk
-                parts = pending.split(b"\n")
-                pending = parts.pop()
-                if len(pending) > MAX_LINE_BYTES:
-                    parts.append(pending[:MAX_LINE_BYTES])
-                    pending = b""
-                    self.cut_lines += 1
-                for part in parts:
-                    self.lines += 1
-                    yield _decode(part)
+                data = pending + data
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    pending = data
+                    continue
+                pending = data[cut + 1:]
+                yield data[:cut]
             if pending:
-                self.lines += 1
-                yield _decode(pending)
+                yield pending
         finally:
             stream.close()
+
+    def chunks(self, pattern: str) -> Iterator[LineChunk]:
+        """Numbered batches of physical lines with the indices of the lines matching the prefilter.
+        Each 16 MiB read is split into lines and searched by polars (Rust; the regex crate's SIMD
+        literal search), so lines without a literal are never touched by Python. A line cut by the
+        read boundary is completed from the next read, without copying the reads."""
+        import polars as pl
+
+        self.lines = 0
+        hit = pl.col("line").str.contains(pattern).alias("hit")
+        options = _csv_options()
+        first = 1
+        tail = b""  # the unfinished last line of the previous read, as bytes (a UTF-8 sequence may straddle)
+        stream = self.open_binary()
+        try:
+            while True:
+                try:
+                    data = stream.read(CHUNK_BYTES)
+                except (OSError, EOFError, zlib.error) as exc:
+                    raise InputError(f"{self.name}: corrupt or truncated compressed data ({exc})") from None
+                if not data:
+                    break
+                first_newline = data.find(b"\n")
+                if first_newline < 0:
+                    tail += data  # one line longer than a read: keep collecting it
+                    continue
+                lines = pl.read_csv(io.BytesIO(data), **options)["line"]
+                if tail:
+                    joined = _decode(tail + data[:first_newline])
+                    lines = pl.concat([pl.Series("line", [joined]), lines.slice(1)])
+                last_newline = data.rfind(b"\n")
+                tail = data[last_newline + 1:]
+                if tail:
+                    lines = lines.slice(0, len(lines) - 1)
+                frame = pl.DataFrame({"line": lines}).with_row_index("n", offset=first).with_columns(hit)
+                first += len(frame)
+                yield self._chunk(frame)
+            if tail:
+                frame = pl.DataFrame({"line": [_decode(tail)]}).with_row_index("n", offset=first).with_columns(hit)
+                yield self._chunk(frame)
+        finally:
+            stream.close()
+
+    def _chunk(self, batch: object) -> LineChunk:
+        size = len(batch)  # type: ignore[arg-type]
+        self.lines += size
+        hits = batch.filter(batch["hit"])  # type: ignore[attr-defined]
+        first = batch["n"][0] if size else 0  # type: ignore[index]
+        candidates = [n - first for n in hits["n"].to_list()]
+        texts = [t or "" for t in hits["line"].to_list()]
+        return LineChunk(first, size, batch["line"], candidates, texts)  # type: ignore[index]
+
+    def _is_gzip(self) -> bool:
+        assert self.path is not None
+        try:
+            with open(self.path, "rb") as handle:
+                return handle.read(2) == b"\x1f\x8b"
+        except OSError as exc:
+            raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
+
+    def physical_lines(self) -> Iterator[str]:
+        """Every physical line (split on LF only; CR handling is part of cleaning)."""
+        for raw in self.raw_chunks():
+            yield from _decode(raw).split("\n")
+
+
+@dataclass(slots=True)
+class LineChunk:
+    first: int
+    size: int
+    lines: object  # polars Series of the chunk's physical lines
+    candidates: list[int]
+    texts: list[str]
+
+    def line(self, index: int) -> str:
+        return self.lines[index] or ""  # type: ignore[index]
 
 
 def _decode(raw: bytes) -> str:

@@ -29,6 +29,12 @@ LITERALS: dict[str, tuple[str, ...]] = {
         "During handling of the above", "The above exception",
     ),
     "native_log": ("NCCL WARN", ".cpp:", ".cc:"),
+    # lines that open an nvidia-smi dump (table, -q, CSV with or without header, topo -m)
+    "nvidia_smi": (
+        "NVIDIA-SMI", "MIG devices", "NVSMI LOG", "GPU0", "--query-", "memory.total", "memory.used", "memory.free",
+        "pci.bus_id", "process_name", "used_gpu_memory", "used_memory", "gpu_uuid", "gpu_bus_id", "index, name",
+        "NVIDIA ", "Tesla ", "GeForce", "Quadro", "Instinct",
+    ),
 }
 
 
@@ -40,8 +46,12 @@ def all_literals() -> list[str]:
     return list(seen)
 
 
+# nvidia_smi literals open block readers; they are not a line grammar of their own
+_LINE_GRAMMARS = {name: lits for name, lits in LITERALS.items() if name != "nvidia_smi"}
+# the same literals as one alternation for polars' regex engine (SIMD literal search)
+PATTERN = "|".join(re.escape(lit) for lit in all_literals())
 ANY = re.compile("|".join(re.escape(lit) for lit in sorted(all_literals(), key=len, reverse=True)))
-_BY_GRAMMAR = {name: re.compile("|".join(re.escape(x) for x in lits)) for name, lits in LITERALS.items()}
+_BY_GRAMMAR = {name: re.compile("|".join(re.escape(x) for x in lits)) for name, lits in _LINE_GRAMMARS.items()}
 
 
 def grammars_for(text: str) -> list[str]:

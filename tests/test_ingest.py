@@ -66,3 +66,17 @@ def test_draft_model_phases_are_kept_apart_from_the_target():
         ("load_weight_end", "target"), ("capture_end", "target"),
         ("load_weight_begin", "draft"), ("load_weight_end", "draft"),
     ]
+
+
+def test_lines_split_across_reads_are_joined_exactly(monkeypatch):
+    import logscope.ingest as ingest
+
+    monkeypatch.setattr(ingest, "CHUNK_BYTES", 7)  # tiny reads: every line straddles a boundary
+    text = ("Capturing batches (bs=8 avail_mem=9.00 GB): ██ 1/2\r\n\n"
+            "[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB\n" + "x" * 40 + "\nlast line without newline")
+    source = ingest.Source(name="t", path=None, data=text.encode())
+    got = []
+    for chunk in source.chunks("Memory pool end|Capturing"):
+        got += [(chunk.first + i, chunk.line(i)) for i in range(chunk.size)]
+    assert [t.rstrip("\r") for _, t in got] == [t.rstrip("\r") for t in text.split("\n")]
+    assert [n for n, _ in got] == list(range(1, len(text.split("\n")) + 1))

@@ -22,10 +22,6 @@ class BlockReader:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def may_start(self, physical: str) -> bool:
-        """Cheap test on a raw physical line that failed the literal prefilter."""
-        return False
-
     def starts(self, text: str) -> bool:
         raise NotImplementedError
 

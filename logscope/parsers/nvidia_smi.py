@@ -37,9 +37,6 @@ def _tokens(node: Tree) -> list[Token]:
 class SmiTableReader(BlockReader):
     grammar = "nvidia_smi"
 
-    def may_start(self, physical: str) -> bool:
-        return "NVIDIA-SMI" in physical or "MIG devices" in physical
-
     def starts(self, text: str) -> bool:
         return ("NVIDIA-SMI" in text and "Driver Version" in text) or text.strip().startswith("| MIG devices")
 
@@ -101,9 +98,6 @@ class SmiQueryReader(BlockReader):
     """`nvidia-smi -q`: sections by indentation; FB memory, processes and the driver/CUDA versions."""
 
     grammar = "nvidia_smi"
-
-    def may_start(self, physical: str) -> bool:
-        return "NVSMI LOG" in physical
 
     def starts(self, text: str) -> bool:
         return bool(_Q_START.match(text.strip()))
@@ -209,9 +203,6 @@ class SmiCsvReader(BlockReader):
 
     grammar = "nvidia_smi"
 
-    def may_start(self, physical: str) -> bool:
-        return bool(_CSV_HEADER.match(physical))
-
     def starts(self, text: str) -> bool:
         return bool(_CSV_HEADER.match(text))
 
@@ -249,9 +240,6 @@ class SmiHeaderlessReader(BlockReader):
     command when there is one, else by shape (a GPU name, a bus id, a device id, a UUID)."""
 
     grammar = "nvidia_smi"
-
-    def may_start(self, physical: str) -> bool:
-        return "--query-" in physical or ("," in physical and bool(_GPU_NAME.match(physical.strip())))
 
     def starts(self, text: str) -> bool:
         return bool(_QUERY.search(text)) or self._shape_row(text) is not None

@@ -63,9 +63,6 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
 class TopoReader(BlockReader):
     grammar = "nvidia_topo"
 
-    def may_start(self, physical: str) -> bool:
-        return "GPU0" in physical
-
     def starts(self, text: str) -> bool:
         return bool(_HEADER.match(text))
 

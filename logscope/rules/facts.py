@@ -74,6 +74,9 @@ def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch) 
             "cells": rank_entry["cells"],
             **{k: v for k, v in rank_entry.items() if k.startswith(("card_", "gpu_processes", "lazy_", "eager_"))},
         })
+    ready = {(e.source, e.line) for e in launch.events if e.kind == "server_ready"}
+    for event in events:
+        event["after_ready"] = any(source == event["source"] and event["line"] > line for source, line in ready)
     events.sort(key=lambda e: (e["source"], e["line"]))
     return {
         "launch": {"id": entry["id"], "ready": entry["ready"], "sources": entry["sources"]},
