@@ -67,3 +67,28 @@ def test_no_catastrophic_backtracking_on_100kb_lines():
         _analyze(line.encode())
         parse_line(line)
         assert time.perf_counter() - started < 2.0, piece
+
+
+def test_every_grammar_and_regex_stays_linear_on_adversarial_input():
+    # a correctness guard against exponential time, generous bound (see the standards' one exception)
+    from lark.exceptions import LarkError
+
+    from logscope.grammar_loader import parser
+    from logscope.parsers.nvidia_topo import parse_topology
+    from logscope.resources import data_dir
+
+    pieces = ("9", "9.", "a=", "[", "| ", "GPU0 ", "NV1 ", "'", "(", "{'a': ", "File \"", "1 GiB ", "x:", "--a ",
+              "Capture ", "NVIDIA-SMI ", ": ")
+    grammars = sorted(p.stem for p in data_dir("grammars").glob("*.lark") if p.stem != "common")
+    for name in grammars:
+        for piece in pieces:
+            text = (piece * (100_000 // len(piece)))[:100_000]
+            started = time.perf_counter()
+            try:
+                parser(name).parse(text)
+            except LarkError:
+                pass
+            assert time.perf_counter() - started < 2.0, (name, piece)
+    started = time.perf_counter()
+    parse_topology(["GPU0 " * 20_000, "GPU0 " + "NV18 " * 20_000])
+    assert time.perf_counter() - started < 2.0

@@ -94,3 +94,28 @@ def test_expression_semantics():
     assert Expr("config.missing + 1", "x").evaluate(env) is None
     assert Expr("1 / 0", "x").evaluate(env) is None
     assert Expr("__class__", "x").evaluate(env) is None  # names only read the facts dict
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        (GOOD.replace("severity: warning", "severity: 5"), "severity: expected a non-empty string"),
+        (GOOD + "references: just-a-string\n", "references: expected a list of strings"),
+        (GOOD + "let: [a, b]\n", "let: expected a mapping"),
+        (GOOD + "let:\n  Bad-Name: 1\n", "is not a valid name"),
+        (GOOD.replace('message: "{n_ranks} ranks"', 'message: "line one\\nline two"'), "message: must be one line"),
+        (GOOD + "scope: cluster\n", "scope should be launch or global"),
+    ],
+)
+def test_wrong_types_are_rejected(tmp_path, text, needle):
+    with pytest.raises(RuleError) as err:
+        load_rule_file(_write(tmp_path, "demo-rule.yaml", text))
+    assert needle in str(err.value)
+
+
+def test_a_rule_cannot_reach_outside_the_facts(tmp_path):
+    for expression in ("__import__('os')", "open('x')", "eval('1')", "getattr(config, 'x')"):
+        with pytest.raises(RuleError, match="unknown function"):
+            load_rule_file(_write(tmp_path, "demo-rule.yaml", GOOD.replace("count(ranks) > 0", expression)))
+    rule = load_rule_file(_write(tmp_path, "demo-rule.yaml", GOOD.replace("count(ranks) > 0", "config.__class__")))
+    assert rule.when.evaluate({"config": {"tp": 1}}) is None
