@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 
@@ -84,10 +85,8 @@ def test_every_grammar_and_regex_stays_linear_on_adversarial_input():
         for piece in pieces:
             text = (piece * (100_000 // len(piece)))[:100_000]
             started = time.perf_counter()
-            try:
+            with contextlib.suppress(LarkError):
                 parser(name).parse(text)
-            except LarkError:
-                pass
             assert time.perf_counter() - started < 2.0, (name, piece)
     started = time.perf_counter()
     parse_topology(["GPU0 " * 20_000, "GPU0 " + "NV18 " * 20_000])
