@@ -233,7 +233,7 @@ def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]
         for ev in events:
             assembler.add(ev)
         segments = [s for s in assembler.finish() if s.ranks or s.events]
-        launch_like = [s for s in segments if s.ranks or any(e.kind in _LAUNCH_KINDS for e in s.events)]
+        launch_like = [s for s in segments if s.ranks or any(e.kind not in GLOBAL_KINDS for e in s.events)]
         if not launch_like:
             for s in segments:
                 global_events.extend(s.events)
@@ -256,7 +256,5 @@ def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]
     return merged, global_events
 
 
-_LAUNCH_KINDS = {"server_args", "launch_command", "ar_config", "nccl_version", "exception", "oom", "traceback",
-                 "sigquit", "ar_failed", "ar_disabled", "native_log", "nccl_warn", "imbalance", "not_enough_memory",
-                 "process_exception", "env_export", "scheduler_died", "init_failed", "cuda_error",
-                 "pd_transfer_failed", "fatal_error", "traceback_chain", "traceback_start", "faulthandler_thread"}
+# what a dump says about the machine, not about one launch: these alone make no launch
+GLOBAL_KINDS = {"check_env", "smi_gpu", "smi_process", "smi_versions", "smi_mig", "topology"}

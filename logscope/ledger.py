@@ -84,9 +84,13 @@ def rank_ledger(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, 
         first_free = readings[0][1]
     if total is not None and first_free is not None and (init is not None or readings[0][0] == "load_weight_begin"):
         pre = total - first_free
-        context = min(CUDA_CONTEXT_GIB, max(pre, 0.0))
-        items.append(_item("cuda_context", context, "estimated", basis="typical CUDA context (H200 probe: 527 MiB)"))
-        unexplained += pre - context
+        others = min((rank.get("other_process_mib") or 0) / 1024, max(pre, 0.0))
+        if others:
+            items.append(_item("other_processes", others, "measured", basis="nvidia-smi: other processes on this GPU"))
+        context = min(CUDA_CONTEXT_GIB, max(pre - others, 0.0))
+        items.append(_item("cuda_context", context, "estimated", basis="typical CUDA context (H200 probe: 527 MiB)",
+                           measured_pre_existing_gib=round(pre, 2)))
+        unexplained += pre - others - context
     if init is not None and readings and readings[0][0] == "load_weight_begin":
         eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
         explained = min(eager, max(init["usage_gib"], 0.0))

@@ -19,7 +19,7 @@ LITERALS: dict[str, tuple[str, ...]] = {
         "cuda graph addresses", "Failed: Cuda error", "memory capacity is unbalanced", "Not enough memory",
         "Loaded weights leave no GPU memory", "Pre-allocating symmetric memory", "StagingBuffer",
         "StagingAllocator", "memory registration failed", "DeepEP", "hit an exception", "Received sigquit",
-        "scheduler died", "Initialization failed", "Reserving ",
+        "scheduler died", "Initialization failed", "Reserving ", "symmetric memory", "is larger than the profiled",
     ),
     "exception": ("Error: ", "Exception: ", "Error:", "Interrupt: "),
     "launch_command": ("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "export "),

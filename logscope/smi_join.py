@@ -197,6 +197,23 @@ def _map_ranks(report: dict[str, Any], gpus: list[dict[str, Any]]) -> None:
             if "card_total_gib" in gpu:
                 rank["card_total_gib"] = gpu["card_total_gib"]
             rank["gpu_processes"] = len(gpu["processes"])
+            others = _other_processes(gpu["processes"])
+            if others:
+                rank["other_process_mib"] = sum(p.get("used_mib") or 0 for p in others)
+            if "outside_allocator_mib" in gpu:
+                rank["outside_allocator_mib"] = gpu["outside_allocator_mib"]
+
+
+def _other_processes(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Processes on a GPU that are not this SGLang rank: those not named sglang when one is, else all but
+    the largest (the rank's own scheduler usually holds most of the card)."""
+    if len(processes) < 2:
+        return []
+    named = [p for p in processes if "sglang" in str(p.get("name", "")).lower()]
+    if named:
+        return [p for p in processes if p not in named]
+    largest = max(processes, key=lambda p: p.get("used_mib") or 0)
+    return [p for p in processes if p is not largest]
 
 
 def _tp_groups(report: dict[str, Any]) -> None:

@@ -67,3 +67,34 @@ def test_cells_for_a_deepep_launch():
     low_latency = next(c for c in cells if c["mechanism"] == "deepep_low_latency")
     assert low_latency["gib"] == round(1908410496 / 2**30, 3) and low_latency["timing"] == "lazy"
     assert [c["mechanism"] for c in cells if c["group"] == "tp"] == ["pynccl", "torch_nccl", "custom_ar"]
+
+
+def test_another_process_is_its_own_ledger_item():
+    from tests.helpers import analyze_text
+
+    text = (
+        "==============NVSMI LOG==============\n"
+        "GPU 00000000:00:06.0\n"
+        "    Product Name                                       : NVIDIA H200\n"
+        "    FB Memory Usage\n"
+        "        Total                                          : 143771 MiB\n"
+        "        Reserved                                       : 616 MiB\n"
+        "    Processes\n"
+        "        GPU instance ID                                : N/A\n"
+        "        Process ID                                     : 416\n"
+        "            Type                                       : C\n"
+        "            Name                                       : sglang::scheduler\n"
+        "            Used GPU Memory                            : 22764 MiB\n"
+        "        Process ID                                     : 999\n"
+        "            Type                                       : C\n"
+        "            Name                                       : jupyter\n"
+        "            Used GPU Memory                            : 20480 MiB\n"
+        "[2025-01-01 10:00:00] Init torch distributed ends. mem usage=0.30 GB\n"
+        "[2025-01-01 10:00:01] Load weight begin. avail mem=118.50 GB\n"
+    )
+    rank = analyze_text(text)["launches"][0]["ranks"][0]
+    items = {i["item"]: i for i in rank["ledger"]}
+    assert items["other_processes"]["gib"] == 20.0 and items["other_processes"]["kind"] == "measured"
+    # 139.80 - (118.50 + 0.30) = 21.00 before init: 20.00 jupyter + 0.50 context + 0.50 unexplained (with init rest)
+    assert items["cuda_context"]["measured_pre_existing_gib"] == 21.0
+    assert abs(sum(i["gib"] for i in rank["ledger"]) - 139.80) <= 0.02

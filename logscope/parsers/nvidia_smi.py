@@ -91,6 +91,10 @@ class SmiTableReader(BlockReader):
         self.events.append(Event(kind, self.source, line, text[:300], None, None, data, "nvidia_smi"))
 
     def close(self) -> list[Event]:
+        if self.pending_gpu is not None:  # a table cut after the GPU's first row still names the GPU
+            gpu = self.pending_gpu
+            self._emit("smi_gpu", gpu.pop("line"), f"GPU {gpu['index']} {gpu['name']}", gpu)
+            self.pending_gpu = None
         return self.events
 
 

@@ -280,6 +280,16 @@ class _ToData(Transformer):
     def symm_prealloc(self, items: list[Token]) -> tuple:
         return "symm_prealloc", {"gib": float(items[0])}
 
+    def symm_failed(self, items: list[Token]) -> tuple:
+        return "nccl_error", {"error": "NCCL symmetric memory allocation failed. " + (str(items[0]) if items else ""),
+                              "component": "symmetric memory"}
+
+    def symm_default(self, items: list[Token]) -> tuple:
+        return "symm_default", {"gib": int(items[0])}
+
+    def tokens_capped(self, items: list[Token]) -> tuple:
+        return "tokens_capped", {"requested": int(items[0]), "profiled": int(items[1])}
+
     def staging_buffer(self, items: list[Token]) -> tuple:
         return "staging_buffer", {"mib": float(items[0]), "device": str(items[1]), "detail": str(items[2])}
 

@@ -13,7 +13,7 @@ from typing import Any
 from logscope.assemble import Launch
 from logscope.events import Event
 
-_ERROR_KINDS = {"exception", "oom", "traceback", "pd_transfer_failed", "ar_failed", "nccl_warn", "scheduler_died",
+_ERROR_KINDS = {"nccl_error", "exception", "oom", "traceback", "pd_transfer_failed", "ar_failed", "nccl_warn", "scheduler_died",
                 "not_enough_memory", "cuda_error", "fatal_error"}
 
 

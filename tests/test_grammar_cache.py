@@ -1,0 +1,30 @@
+"""Compiled grammars are cached on disk under a key that changes with any grammar file."""
+
+from __future__ import annotations
+
+import shutil
+
+from logscope import grammar_loader, resources
+
+
+def test_cache_key_follows_the_grammar_text(tmp_path, monkeypatch):
+    copy = tmp_path / "grammars"
+    shutil.copytree(resources.data_dir("grammars"), copy)
+    monkeypatch.setattr(grammar_loader, "data_dir", lambda name: copy)
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    grammar_loader.grammars_digest.cache_clear()
+    grammar_loader.parser.cache_clear()
+    try:
+        before = grammar_loader.grammars_digest()
+        grammar_loader.parser("check_env")
+        assert (tmp_path / "cache" / f"check_env-{before}.lark-cache").exists()
+        (copy / "check_env.lark").write_text((copy / "check_env.lark").read_text() + "\n// edited\n")
+        grammar_loader.grammars_digest.cache_clear()
+        grammar_loader.parser.cache_clear()
+        after = grammar_loader.grammars_digest()
+        assert after != before
+        grammar_loader.parser("check_env")
+        assert (tmp_path / "cache" / f"check_env-{after}.lark-cache").exists()
+    finally:
+        grammar_loader.grammars_digest.cache_clear()
+        grammar_loader.parser.cache_clear()
