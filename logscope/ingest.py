@@ -127,7 +127,7 @@ class Source:
                 if first_newline < 0:
                     tail += data  # one line longer than a read: keep collecting it
                     continue
-                lines = pl.read_csv(io.BytesIO(data), **options)["line"]
+                lines = _split_lines(pl, data, options)
                 if tail:
                     joined = _decode(tail + data[:first_newline])
                     lines = pl.concat([pl.Series("line", [joined]), lines.slice(1)])
@@ -165,6 +165,24 @@ class Source:
         """Every physical line (split on LF only; CR handling is part of cleaning)."""
         for raw in self.raw_chunks():
             yield from _decode(raw).split("\n")
+
+
+# polars sniffs compression from the first bytes of a buffer; text that happens to start like a zlib or
+# zstd stream (the fuzzer found "x\xda...") is split in Python instead, as is anything polars rejects
+_COMPRESSION_MAGIC = (b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda", b"\x1f\x8b", b"\x28\xb5")
+
+
+def _split_lines(pl: object, data: bytes, options: dict) -> object:
+    if not data.startswith(_COMPRESSION_MAGIC):
+        try:
+            return pl.read_csv(io.BytesIO(data), **options)["line"]  # type: ignore[attr-defined]
+        except (OSError, pl.exceptions.PolarsError):  # type: ignore[attr-defined]
+            pass
+    lines = _decode(data).split("\n")
+    if lines and lines[-1] == "" and data.endswith(b"\n"):
+        lines.pop()
+    return pl.Series("line", [line.rstrip("\r") if line.endswith("\r") else line for line in lines],  # type: ignore[attr-defined]
+                     dtype=pl.String)  # type: ignore[attr-defined]
 
 
 @dataclass(slots=True)

@@ -135,3 +135,11 @@ def test_interleaving_ranks_in_another_order_gives_the_same_timeline():
 
     by_rank = sorted(tagged, key=lambda line: line.split("]")[0].split()[-1])
     assert timeline(analyze_text("\n".join(by_rank))) == timeline(analyze_text("\n".join(tagged)))
+
+
+@pytest.mark.parametrize("magic", [b"x\xda", b"x\x01", b"\x28\xb5\x2f\xfd"], ids=["zlib", "zlib-low", "zstd"])
+def test_text_that_starts_like_a_compressed_stream(magic):
+    # found by bench/fuzz.py: polars sniffed these bytes as a compressed buffer and failed
+    payload = magic + b"\x99garbage\n[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB\n"
+    report = assert_report(run("analyze", "-", "-f", "json", stdin=payload))
+    assert report["launches"][0]["ranks"][0]["phases"][0]["line"] == 2
