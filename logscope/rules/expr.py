@@ -95,6 +95,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "join": lambda xs, sep=", ": sep.join(str(x) for x in xs) if isinstance(xs, list) else "",
     "unique": lambda xs: list(dict.fromkeys(xs)) if isinstance(xs, list) else [],
     "flat": lambda xs: [y for x in xs for y in (x if isinstance(x, list) else [x])] if isinstance(xs, list) else [],
+    "fmt": lambda x, digits=2: f"{x:.{int(digits)}f}" if _num(x) is not None else "?",
     "str": lambda x: "" if x is None else str(x),
     "last": lambda xs: xs[-1] if isinstance(xs, list) and xs else None,
     "gib": lambda mib: round(mib / 1024, 2) if _num(mib) is not None else None,
