@@ -6,13 +6,13 @@ from typing import Any
 
 # (column title, phase id, graph filter, value key)
 PHASE_COLUMNS = (
-    ("init dist. (used)", "init_distributed_end", None, "usage_gib"),
+    ("init used", "init_distributed_end", None, "usage_gib"),
     ("load begin", "load_weight_begin", None, "avail_gib"),
     ("load end", "load_weight_end", None, "avail_gib"),
     ("KV pool", "kv_cache_allocated", None, "kv_gib"),
     ("pool end", "memory_pool_end", None, "avail_gib"),
-    ("capture begin", "capture_begin", "decode", "avail_gib"),
-    ("capture end", "capture_end", "decode", "avail_gib"),
+    ("cap. begin", "capture_begin", "decode", "avail_gib"),
+    ("cap. end", "capture_end", "decode", "avail_gib"),
     ("summary", "scheduler_summary", None, "avail_gib"),
 )
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}

@@ -29,6 +29,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += _findings(report["findings"])
     for launch in report["launches"]:
         out += _launch(launch)
+    if report["versions"] and not report["launches"]:
+        out += ["**Versions:** " + ", ".join(f"{k} {v}" for k, v in report["versions"].items()), ""]
     if report["gpus"]:
         out += _gpus(report)
     cov = report["coverage"]

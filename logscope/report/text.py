@@ -24,10 +24,12 @@ SPREAD_HIGHLIGHT_PCT = 10.0
 
 
 def render_text(report: dict[str, Any], console: Console) -> None:
-    if not report["launches"] and not report["gpus"]:
+    if not report["launches"] and not report["gpus"] and not report["versions"]:
         console.print("[bold]No SGLang startup found[/bold] in the inputs.")
     for launch in report["launches"]:
         _launch(report, launch, console)
+    if report["versions"] and not report["launches"]:
+        console.print(Text("versions: ", style="bold") + Text(", ".join(f"{k} {v}" for k, v in report["versions"].items())))
     if report["gpus"]:
         _gpus(report, console)
     _findings(report["findings"], console)
@@ -67,7 +69,7 @@ def _phase_table(ranks: list[dict[str, Any]]) -> Table:
     table.add_column("gpu", justify="right")
     for title, *_ in columns:
         table.add_column(title, justify="right")
-    table.add_column("last capture bs", justify="right")
+    table.add_column("last bs", justify="right")
     for rank in ranks:
         row = [rank["rank"], _gpu_cell(rank)]
         for _title, phase_id, graph, key in columns:
@@ -146,22 +148,37 @@ def _cells_table(rank: dict[str, Any]) -> Table:
     return table
 
 
+_GPU_COLUMNS = (
+    ("gpu", lambda g: str(g["index"])),
+    ("name", lambda g: g.get("name")),
+    ("cc", lambda g: g.get("compute_capability")),
+    ("total MiB", lambda g: g.get("memory_total_mib")),
+    ("reserved MiB", lambda g: g.get("driver_reserved_mib")),
+    ("used MiB", lambda g: g.get("memory_used_mib")),
+    ("free MiB", lambda g: g.get("memory_free_mib")),
+    ("card total GiB", lambda g: g.get("card_total_gib")),
+    ("outside allocator MiB", lambda g: g.get("outside_allocator_mib")),
+    ("processes", lambda g: ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')}MiB".strip()
+                                      for p in g.get("processes", [])) or None),
+    ("MIG (gi used/total MiB)", lambda g: ", ".join(f"{m['gi']}: {m['memory_used_mib']}/{m['memory_total_mib']}"
+                                                    for m in g.get("mig", [])) or None),
+    ("ranks (assumed)", lambda g: ", ".join(g.get("ranks", [])) or None),
+)
+
+
 def _gpus(report: dict[str, Any], console: Console) -> None:
-    table = Table(title="GPUs (nvidia-smi)", title_justify="left")
-    for col in ("gpu", "name", "total MiB", "reserved MiB", "used MiB", "free MiB", "card total GiB",
-                "outside allocator MiB", "processes", "ranks (assumed)"):
-        table.add_column(col)
-    for gpu in report["gpus"]:
-        procs = ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')}MiB".strip()
-                          for p in gpu.get("processes", []))
-        table.add_row(str(gpu["index"]), str(gpu.get("name") or ""), fmt_gib(gpu.get("memory_total_mib")),
-                      fmt_gib(gpu.get("driver_reserved_mib")), fmt_gib(gpu.get("memory_used_mib")),
-                      fmt_gib(gpu.get("memory_free_mib")), fmt_gib(gpu.get("card_total_gib")),
-                      fmt_gib(gpu.get("outside_allocator_mib")), procs, ", ".join(gpu.get("ranks", [])))
+    gpus = report["gpus"]
+    columns = [(title, get) for title, get in _GPU_COLUMNS if any(get(g) not in (None, "") for g in gpus)]
+    table = Table(title="GPUs (nvidia-smi / check_env)", title_justify="left")
+    for title, _get in columns:
+        table.add_column(title)
+    for gpu in gpus:
+        table.add_row(*[fmt_gib(get(gpu)) for _title, get in columns])
     console.print(table)
     links = report["topology"]["links"]
     if links:
-        console.print(Text("topology: ", style="bold") + Text(", ".join(f"{a}-{b} {k}" for a, b, k in links[:28])))
+        console.print(Text("topology: ", style="bold") + Text(", ".join(f"GPU{a}-GPU{b} {k}" for a, b, k in links[:28])
+                                                              + (f" (+{len(links) - 28} more)" if len(links) > 28 else "")))
 
 
 def _findings(findings: list[dict[str, Any]], console: Console) -> None:
