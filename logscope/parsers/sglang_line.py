@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lark import Token, Transformer, Tree, v_args
-from lark.exceptions import LarkError
+from lark.exceptions import LarkError, VisitError
 
 from logscope.events import RankId
 from logscope.grammar_loader import parser
@@ -63,6 +63,10 @@ class _ToData(Transformer):
     def custom_prefix(self, items: list[Token]) -> dict[str, Any]:
         pid = int(items[2])
         return {"time": str(items[0]), "rank": RankId(label=f"pid {pid}", dims=(("pid", pid),)), "level": str(items[1])}
+
+    def gpu_prefix(self, items: list[Token]) -> dict[str, Any]:
+        n = int(items[-1])
+        return {"time": None, "rank": RankId(label=f"gpu{n}", dims=(("gpu", n),))}
 
     # ---- phases
     def init_begin(self, _items: list) -> tuple:
@@ -145,8 +149,10 @@ class _ToData(Transformer):
         data: dict[str, Any] = {"pool": "swa"}
         keys = [t for t in items if t.type == "SWA_KEY"]
         ints = [t for t in items if t.type == "INT"]
-        for key, value in zip(keys, ints):
+        # the line ends with a bare integer that a cut would shorten without trace: keep it apart
+        for key, value in zip(keys[:-1], ints[:-1]):
             data[str(key)[:-1]] = int(value)
+        data[f"{str(keys[-1])[:-1]}_unverified"] = int(ints[-1])
         return "swa_pool", data
 
     def pool_end(self, items: list[Token]) -> tuple:
@@ -211,11 +217,17 @@ class _ToData(Transformer):
 
     def sched_summary(self, items: list) -> tuple:
         data: dict[str, Any] = {"tokens": int(items[0])}
-        for item in items[1:]:
-            if isinstance(item, tuple):
-                data[item[0]] = item[1]
-            elif item.type == "NUM2":
-                data["avail_gib"] = _f(item)
+        fields = [item for item in items[1:] if isinstance(item, tuple)]
+        avail = [item for item in items[1:] if isinstance(item, Token) and item.type == "NUM2"]
+        if not avail:
+            # the older line ends with a bare integer, which a cut paste shortens without trace: drop it,
+            # and refuse a line that holds nothing else
+            if not fields:
+                raise _CutLine()
+            fields = fields[:-1]
+        data.update(dict(fields))
+        if avail:
+            data["avail_gib"] = _f(avail[0])
         return "sched_summary", data
 
     def ready(self, _items: list) -> tuple:
@@ -258,12 +270,13 @@ class _ToData(Transformer):
 
     # ---- failures
     def imbalance_numbers(self, items: list[Token]) -> dict:
-        return {
-            "min_key": str(items[0])[:-1],
-            "min_free_gib": float(items[1]),
-            "local_free_gib": float(items[2]),
-            "threshold_gib": float(items[3]),
-        }
+        data = {"min_key": str(items[0])[:-1], "min_free_gib": float(items[1]), "local_free_gib": float(items[2])}
+        threshold = float(items[3])
+        # the last number ends the line; keep it only when it is exactly what SGLang computes (local * 0.9),
+        # so a cut repr ("27.4919") is never taken for the value
+        if threshold == data["local_free_gib"] * 0.9:  # repr round-trips: the printed value is exactly this
+            data["threshold_gib"] = threshold
+        return data
 
     def imbalance(self, items: list) -> tuple:
         return "imbalance", (items[1] if len(items) > 1 else {})
@@ -335,7 +348,11 @@ class _ToData(Transformer):
         if isinstance(body, tuple):
             kind, data = body
             return "exception", {"exception": name, "body_kind": kind, **data}
-        return "exception", {"exception": name, "body_kind": None, "message": str(body) if body is not None else ""}
+        message = str(body) if body is not None else ""
+        if "out of memory" in message.lower() or "cudaErrorMemoryAllocation" in message:
+            # an OOM from CUDA itself (NCCL, custom kernels, cudaMalloc), without the caching allocator's text
+            return "oom", {"exception": name, "message": message, "cuda_error": True}
+        return "exception", {"exception": name, "body_kind": None, "message": message}
 
     @v_args(inline=True)
     def start(self, *parts: Any) -> tuple[dict | None, str, dict]:
@@ -363,6 +380,10 @@ def _int_list(text: str) -> list[int]:
     return [int(x) for x in text.strip("[]").replace(" ", "").split(",") if x.lstrip("-").isdigit()]
 
 
+class _CutLine(Exception):
+    """A line whose only values end it, so a cut paste could have shortened them."""
+
+
 _TRANSFORMER = _ToData()
 
 
@@ -372,7 +393,10 @@ def parse_line(text: str) -> tuple[dict | None, str, dict] | None:
         tree = parser("sglang").parse(text.strip())
     except LarkError:
         return None
-    result = _TRANSFORMER.transform(tree)
+    try:
+        result = _TRANSFORMER.transform(tree)
+    except VisitError:
+        return None  # a cut line (_CutLine) or a tree no transformer method expects: unrecognised, never a crash
     if isinstance(result, Tree):  # pragma: no cover - every rule has a transformer method (tested)
         return None
     return result

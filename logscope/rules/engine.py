@@ -29,7 +29,7 @@ def run_rules(report: dict[str, Any], launches: list, global_events: list, extra
                 finding = evaluate(rule, facts, entry["id"])
                 if finding:
                     findings.append(finding)
-    facts = global_facts(report, global_events)
+    facts = global_facts(report, global_events, launches)
     for rule in rules:
         if rule.scope == "global":
             finding = evaluate(rule, facts, None)

@@ -89,8 +89,12 @@ def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch) 
     }
 
 
-def global_facts(report: dict[str, Any], global_events: list[Event]) -> dict[str, Any]:
+def global_facts(report: dict[str, Any], global_events: list[Event], launches: list[Launch]) -> dict[str, Any]:
+    every = list(global_events)
+    for launch in launches:
+        every += launch.events + [e for timeline in launch.ranks.values() for e in timeline.events]
     return {
         "gpus": report["gpus"], "links": report["topology"]["links"],
-        "events": [event_fact(e) for e in global_events], "launches": report["launches"],
+        "events": [event_fact(e) for e in global_events], "all_events": [event_fact(e) for e in every],
+        "launches": report["launches"],
     }
