@@ -60,45 +60,40 @@ class Source:
 
     name: str
     path: Path | None
-    data: bytes | None = None  # stdin is read once into memory (it cannot be reopened)
+    data: bytes | None = None  # text given in memory (rule cases, tests)
+    stream: io.BufferedIOBase | None = None  # stdin: read once, streamed like a file
     rank_hint: dict[str, int] = field(default_factory=dict)
     lines: int = 0
     recognized_lines: int = 0
 
     def open_binary(self) -> io.BufferedIOBase:
         if self.data is not None:
-            return io.BytesIO(self.data)
-        assert self.path is not None
-        try:
-            raw = open(self.path, "rb")  # noqa: SIM115 - returned to the caller, closed by it
-        except OSError as exc:
-            raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
+            raw: io.BufferedIOBase = io.BufferedReader(io.BytesIO(self.data))  # type: ignore[arg-type]
+        elif self.stream is not None:
+            raw = self.stream if hasattr(self.stream, "peek") else io.BufferedReader(self.stream)  # type: ignore[arg-type]
+        else:
+            assert self.path is not None
+            try:
+                raw = open(self.path, "rb")  # noqa: SIM115 - returned to the caller, closed by it
+            except OSError as exc:
+                raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
         head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
         if head == b"\x1f\x8b":
             return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
         return raw
 
-    def raw_chunks(self) -> Iterator[bytes]:
-        """The input as pieces of complete lines (each ends before a newline; the last may not)."""
+    def reads(self) -> Iterator[bytes]:
+        """The input in reads of CHUNK_BYTES; a corrupt compressed stream is a one-line input error."""
         stream = self.open_binary()
         try:
-            pending = b""
             while True:
                 try:
                     data = stream.read(CHUNK_BYTES)
                 except (OSError, EOFError, zlib.error) as exc:
                     raise InputError(f"{self.name}: corrupt or truncated compressed data ({exc})") from None
                 if not data:
-                    break
-                data = pending + data
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    pending = data
-                    continue
-                pending = data[cut + 1:]
-                yield data[:cut]
-            if pending:
-                yield pending
+                    return
+                yield data
         finally:
             stream.close()
 
@@ -114,35 +109,25 @@ class Source:
         options = _csv_options()
         first = 1
         tail = b""  # the unfinished last line of the previous read, as bytes (a UTF-8 sequence may straddle)
-        stream = self.open_binary()
-        try:
-            while True:
-                try:
-                    data = stream.read(CHUNK_BYTES)
-                except (OSError, EOFError, zlib.error) as exc:
-                    raise InputError(f"{self.name}: corrupt or truncated compressed data ({exc})") from None
-                if not data:
-                    break
-                first_newline = data.find(b"\n")
-                if first_newline < 0:
-                    tail += data  # one line longer than a read: keep collecting it
-                    continue
-                lines = _split_lines(pl, data, options)
-                if tail:
-                    joined = _decode(tail + data[:first_newline])
-                    lines = pl.concat([pl.Series("line", [joined]), lines.slice(1)])
-                last_newline = data.rfind(b"\n")
-                tail = data[last_newline + 1:]
-                if tail:
-                    lines = lines.slice(0, len(lines) - 1)
-                frame = pl.DataFrame({"line": lines}).with_row_index("n", offset=first).with_columns(hit)
-                first += len(frame)
-                yield self._chunk(frame)
+        for data in self.reads():
+            first_newline = data.find(b"\n")
+            if first_newline < 0:
+                tail += data  # one line longer than a read: keep collecting it
+                continue
+            lines = _split_lines(pl, data, options)
             if tail:
-                frame = pl.DataFrame({"line": [_decode(tail)]}).with_row_index("n", offset=first).with_columns(hit)
-                yield self._chunk(frame)
-        finally:
-            stream.close()
+                joined = _decode(tail + data[:first_newline])
+                lines = pl.concat([pl.Series("line", [joined]), lines.slice(1)])
+            last_newline = data.rfind(b"\n")
+            tail = data[last_newline + 1:]
+            if tail:
+                lines = lines.slice(0, len(lines) - 1)
+            frame = pl.DataFrame({"line": lines}).with_row_index("n", offset=first).with_columns(hit)
+            first += len(frame)
+            yield self._chunk(frame)
+        if tail:
+            frame = pl.DataFrame({"line": [_decode(tail)]}).with_row_index("n", offset=first).with_columns(hit)
+            yield self._chunk(frame)
 
     def _chunk(self, batch: object) -> LineChunk:
         size = len(batch)  # type: ignore[arg-type]
@@ -152,19 +137,6 @@ class Source:
         candidates = [n - first for n in hits["n"].to_list()]
         texts = [t or "" for t in hits["line"].to_list()]
         return LineChunk(first, size, batch["line"], candidates, texts)  # type: ignore[index]
-
-    def _is_gzip(self) -> bool:
-        assert self.path is not None
-        try:
-            with open(self.path, "rb") as handle:
-                return handle.read(2) == b"\x1f\x8b"
-        except OSError as exc:
-            raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
-
-    def physical_lines(self) -> Iterator[str]:
-        """Every physical line (split on LF only; CR handling is part of cleaning)."""
-        for raw in self.raw_chunks():
-            yield from _decode(raw).split("\n")
 
 
 # polars sniffs compression from the first bytes of a buffer; text that happens to start like a zlib or
@@ -218,13 +190,7 @@ def expand_inputs(args: list[str], stdin: io.BufferedIOBase | None = None) -> li
     sources: list[Source] = []
     for arg in args:
         if arg == "-":
-            data = (stdin or sys.stdin.buffer).read()
-            if data[:2] == b"\x1f\x8b":
-                try:
-                    data = gzip.decompress(data)
-                except (OSError, EOFError, zlib.error) as exc:
-                    raise InputError(f"<stdin>: corrupt or truncated gzip data ({exc})") from None
-            sources.append(Source(name="<stdin>", path=None, data=data))
+            sources.append(Source(name="<stdin>", path=None, stream=stdin or sys.stdin.buffer))
             continue
         path = Path(arg)
         if path.is_dir():

@@ -117,3 +117,11 @@ def deepep_bytes(tokens: int, hidden: int, experts: int) -> int:
     from logscope.cells import deepep_low_latency_bytes
 
     return deepep_low_latency_bytes(tokens, hidden, experts)
+
+
+def test_gzip_on_stdin_is_streamed():
+    text = (ROOT / "fixtures/real/h-019-sglang-17392.log").read_bytes()
+    report = json.loads(run("analyze", "-", "-f", "json", stdin=gzip.compress(text)).stdout)
+    assert len(report["launches"][0]["ranks"]) == 4
+    proc = run("analyze", "-", stdin=gzip.compress(text)[:50])
+    assert proc.returncode == 2 and "<stdin>: corrupt or truncated compressed data" in proc.stderr.decode()
