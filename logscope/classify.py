@@ -117,6 +117,8 @@ class SourceClassifier:
 
     # ------------------------------------------------------------------ one line
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
+        if not _looks_like_a_record(text):
+            return  # prose that mentions a literal ("... with DeepEP low latency."), not a log record
         tried: list[str] = []
         for grammar in candidates:
             if not self._shape_fits(grammar, text):
@@ -238,6 +240,21 @@ class SourceClassifier:
 
     def _append(self, event: Event) -> None:
         self.events.append(event)
+
+
+_RECORD_START = re.compile(
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |File \"|\S*[$#] |export |[A-Z_]+=|\S*python|sglang "
+    r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b"
+    r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
+)
+
+
+def _looks_like_a_record(text: str) -> bool:
+    """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
+    if _RECORD_START.match(text):
+        return True
+    stripped = text.lstrip()
+    return any(stripped.startswith(literal) for literal in prefilter.all_literals())
 
 
 def _prefix_of(text: str) -> dict | None:

@@ -81,6 +81,18 @@ def _values(items: list[Any]) -> list[float]:
     return [v for v in (_num(x) for x in items) if v is not None]
 
 
+def _parse_number(value: Any) -> float | int | None:
+    """A number from a number or a numeric string (environment values are strings)."""
+    if _num(value) is not None:
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value) if value.strip().lstrip("-").isdigit() else float(value)
+        except ValueError:
+            return None
+    return None
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "abs": lambda x: abs(x) if _num(x) is not None else None,
     "round": lambda x, n=2: round(x, int(n)) if _num(x) is not None else None,
@@ -95,6 +107,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "join": lambda xs, sep=", ": sep.join(str(x) for x in xs) if isinstance(xs, list) else "",
     "unique": lambda xs: list(dict.fromkeys(xs)) if isinstance(xs, list) else [],
     "flat": lambda xs: [y for x in xs for y in (x if isinstance(x, list) else [x])] if isinstance(xs, list) else [],
+    "num": _parse_number,
     "fmt": lambda x, digits=2: f"{x:.{int(digits)}f}" if _num(x) is not None else "?",
     "str": lambda x: "" if x is None else str(x),
     "last": lambda xs: xs[-1] if isinstance(xs, list) and xs else None,

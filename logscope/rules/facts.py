@@ -39,6 +39,7 @@ def event_fact(ev: Event) -> dict[str, Any]:
     fact = {k: v for k, v in ev.data.items() if k not in ("kind", "rank", "source", "line", "text")}
     fact.update(kind=ev.kind, rank=ev.rank.label if ev.rank else None, source=ev.source, line=ev.line, text=ev.text)
     fact["during"] = "capture" if ev.data.get("context") == "capture_failed" else during(ev.data.get("frames", []))
+    fact["frames_text"] = " ".join(ev.data.get("frames", []))
     return fact
 
 
