@@ -80,6 +80,7 @@ def _rank_entry(timeline: Any) -> dict[str, Any]:
         "rank": rank.label,
         "tp": rank.get("tp"), "dp": rank.get("dp"), "pp": rank.get("pp"), "ep": rank.get("ep"),
         "attn_cp": rank.get("attn_cp"), "moe_dp": rank.get("moe_dp"),
+        **({"rank_index": rank.get("rank")} if rank.get("rank") is not None else {}),
         "source": timeline.source,
         "gpu": None, "gpu_assumed": True,
         "phases": phases,

@@ -94,9 +94,10 @@ def rank_ledger(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, 
     if init is not None and readings and readings[0][0] == "load_weight_begin":
         eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
         explained = min(eager, max(init["usage_gib"], 0.0))
-        items.append(_item("comm_eager", explained, "estimated",
-                           basis="eager communication cells, capped at the measured init-distributed delta",
-                           measured_init_gib=init["usage_gib"]))
+        if eager > 0:
+            items.append(_item("comm_eager", explained, "estimated",
+                               basis="eager communication cells, capped at the measured init-distributed delta",
+                               measured_init_gib=init["usage_gib"]))
         unexplained += init["usage_gib"] - explained
     elif total is not None and first_free is not None and readings and readings[0][0] != "load_weight_begin":
         items.append(_item("before_first_reading", total - first_free - sum(i["gib"] for i in items), "measured",

@@ -182,7 +182,9 @@ def _map_ranks(report: dict[str, Any], gpus: list[dict[str, Any]]) -> None:
         step = int(cfg.get("gpu_id_step") or 1)
         visible = _visible_devices(entry)
         for rank in entry["ranks"]:
-            tp = rank["tp"] if rank["tp"] is not None else (0 if rank["rank"] == "TP0" else None)
+            tp = rank["tp"] if rank["tp"] is not None else rank.get("rank_index")  # rankN.log: its local rank
+            if tp is None and rank["rank"] == "TP0":
+                tp = 0
             if tp is None:
                 continue
             replica = rank["dp"] if rank["dp"] is not None and not cfg.get("enable_dp_attention") else 0
