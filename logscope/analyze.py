@@ -35,6 +35,7 @@ def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None,
         "findings": [],
         "coverage": _coverage_entry(coverage, launches),
     }
+    _timeline_numbers(report)
     from logscope.smi_join import join_gpus
 
     join_gpus(report, launches, global_events)
@@ -45,6 +46,28 @@ def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None,
 
     report["findings"] = run_rules(report, launches, global_events, rules_dirs or [])
     return report
+
+
+def _timeline_numbers(report: dict[str, Any]) -> None:
+    """From the polars timeline: each reading's drop since the previous one of its rank (measured), and
+    per phase the min / max / spread across ranks."""
+    from logscope.timeline import cross_rank_stats, timeline_frame, with_deltas
+
+    frame = timeline_frame(report["launches"])
+    drops = {(row["launch"], row["rank"], row["seq"]): (row["drop_gib"], row["prev_phase"])
+             for row in with_deltas(frame).iter_rows(named=True) if row["drop_gib"] is not None}
+    stats = cross_rank_stats(frame)
+    for launch in report["launches"]:
+        for rank in launch["ranks"]:
+            for seq, phase in enumerate(rank["phases"]):
+                found = drops.get((launch["id"], rank["rank"], seq))
+                if found is not None:
+                    phase["drop_gib"], phase["drop_since"] = found
+        launch["phase_stats"] = [
+            {k: v for k, v in row.items() if k != "launch"}
+            for row in stats.filter(stats["launch"] == launch["id"]).iter_rows(named=True)
+            if row["ranks"] >= 2
+        ]
 
 
 def _input_entry(source: Source, events: list[Event]) -> dict[str, Any]:

@@ -41,7 +41,8 @@ def with_deltas(frame: pl.DataFrame) -> pl.DataFrame:
     """drop_gib: free memory lost since the previous reading of the same rank and model (+: consumed)."""
     import polars as pl
 
-    readings = frame.filter(pl.col("avail_gib").is_not_null())
+    # tqdm progress readings sit inside a capture; the phase readings are the ones a drop is measured between
+    readings = frame.filter(pl.col("avail_gib").is_not_null() & (pl.col("phase") != "capture_progress"))
     readings = readings.with_columns(
         (pl.col("avail_gib").shift(1).over(["launch", "rank", "model"]) - pl.col("avail_gib"))
         .round(2)

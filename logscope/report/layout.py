@@ -29,19 +29,14 @@ def phase_value(rank: dict[str, Any], phase_id: str, graph: str | None, key: str
     return None
 
 
-def readings(rank: dict[str, Any], model: str = "target") -> list[tuple[str, float, dict]]:
-    return [(p["phase"], p["avail_gib"], p) for p in rank["phases"] if p["model"] == model and "avail_gib" in p]
-
-
 def drop_before(rank: dict[str, Any], phase_id: str, graph: str | None) -> float | None:
-    """Free memory lost between the previous reading and this phase's reading (measured)."""
-    previous = None
-    for name, avail, phase in readings(rank):
-        if name == "capture_progress":
+    """Free memory lost between the previous reading and this phase's reading (measured, from the timeline)."""
+    for phase in rank["phases"]:
+        if phase["phase"] != phase_id or phase["model"] != "target":
             continue
-        if name == phase_id and (graph is None or phase.get("graph") in (graph, "verify")):
-            return None if previous is None else round(previous - avail, 2)
-        previous = avail
+        if graph is not None and phase.get("graph") not in (graph, "verify"):
+            continue
+        return phase.get("drop_gib")
     return None
 
 

@@ -1,0 +1,47 @@
+"""The polars timeline: one row per reading, drops between a rank's readings, spread across ranks."""
+
+from __future__ import annotations
+
+import polars as pl
+from polars.testing import assert_frame_equal
+
+from logscope.timeline import cross_rank_stats, timeline_frame, with_deltas
+
+LAUNCHES = [{"id": 1, "ranks": [
+    {"rank": "TP0", "phases": [
+        {"phase": "load_weight_begin", "model": "target", "avail_gib": 78.0},
+        {"phase": "load_weight_end", "model": "target", "avail_gib": 40.0, "usage_gib": 38.0},
+        {"phase": "capture_progress", "model": "target", "avail_gib": 39.0, "bs": 8},
+        {"phase": "memory_pool_end", "model": "target", "avail_gib": 8.5},
+    ]},
+    {"rank": "TP1", "phases": [
+        {"phase": "load_weight_begin", "model": "target", "avail_gib": 60.0},
+    ]},
+]}]
+
+
+def test_drops_between_a_ranks_phase_readings():
+    drops = with_deltas(timeline_frame(LAUNCHES)).select("rank", "phase", "drop_gib", "prev_phase")
+    expected = pl.DataFrame({
+        "rank": ["TP0", "TP0", "TP0", "TP1"],
+        "phase": ["load_weight_begin", "load_weight_end", "memory_pool_end", "load_weight_begin"],
+        "drop_gib": [None, 38.0, 31.5, None],
+        "prev_phase": [None, "load_weight_begin", "load_weight_end", None],
+    })
+    assert_frame_equal(drops, expected)
+
+
+def test_spread_across_ranks():
+    stats = cross_rank_stats(timeline_frame(LAUNCHES)).filter(pl.col("phase") == "load_weight_begin")
+    assert stats.select("min_gib", "max_gib", "spread_gib", "spread_pct", "ranks").row(0) == (60.0, 78.0, 18.0, 23.1, 2)
+
+
+def test_the_report_carries_the_timeline_numbers():
+    from tests.helpers import analyze_paths
+
+    launch = analyze_paths("fixtures/real/h-001-sglang-11716.log")["launches"][0]
+    tp0 = launch["ranks"][0]["phases"]
+    assert [(p["phase"], p.get("drop_gib"), p.get("drop_since")) for p in tp0][-1] == (
+        "capture_begin", 125.52, "load_weight_begin")
+    begin = next(s for s in launch["phase_stats"] if s["phase"] == "load_weight_begin")
+    assert (begin["min_gib"], begin["max_gib"], begin["ranks"]) == (137.29, 137.52, 8)
