@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from logscope.events import Event, RankId
+from logscope.events import FAILURE_KINDS, Event, RankId
 
 PHASE_ORDER = {
     "init_distributed_begin": 0, "init_distributed_end": 1, "nccl_prewarm": 1,
@@ -19,14 +19,11 @@ PHASE_ORDER = {
     "memory_pool_end": 5, "capture_begin": 6, "capture_progress": 6, "capture_end": 7,
     "scheduler_summary": 8, "server_ready": 9,
 }
-PHASES = tuple(PHASE_ORDER)
 EXPECTED_PHASES = (
     "init_distributed_begin", "init_distributed_end", "load_weight_begin", "load_weight_end",
     "kv_cache_allocated", "memory_pool_end", "capture_begin", "capture_end",
 )
 _DRAFT_TYPE = re.compile(r"NextN|MTP|Eagle|Draft|Medusa", re.I)
-_ERROR_KINDS = {"exception", "oom", "traceback", "process_exception", "not_enough_memory", "pd_transfer_failed",
-                "ar_failed", "nccl_warn", "scheduler_died", "sigquit"}
 UNTAGGED = RankId(label="TP0", dims=(("tp", 0),))
 
 
@@ -130,7 +127,7 @@ class _SourceAssembler:
             return
         timeline = self.seg.rank(rank, self.source)
         timeline.events.append(ev)
-        if ev.kind in _ERROR_KINDS:
+        if ev.kind in FAILURE_KINDS:
             timeline.failed = True
 
     def _add_phase(self, rank: RankId, ev: Event, assumed: bool = False) -> None:

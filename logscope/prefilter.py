@@ -51,7 +51,6 @@ def all_literals() -> list[str]:
 _LINE_GRAMMARS = {name: lits for name, lits in LITERALS.items() if name != "nvidia_smi"}
 # the same literals as one alternation for polars' regex engine (SIMD literal search)
 PATTERN = "|".join(re.escape(lit) for lit in all_literals())
-ANY = re.compile("|".join(re.escape(lit) for lit in sorted(all_literals(), key=len, reverse=True)))
 _BY_GRAMMAR = {name: re.compile("|".join(re.escape(x) for x in lits)) for name, lits in _LINE_GRAMMARS.items()}
 
 

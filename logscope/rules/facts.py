@@ -11,11 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from logscope.assemble import Launch
-from logscope.events import Event
-
-_ERROR_KINDS = {"nccl_error", "exception", "oom", "traceback", "pd_transfer_failed", "ar_failed", "nccl_warn", "scheduler_died",
-                "not_enough_memory", "cuda_error", "fatal_error"}
-
+from logscope.events import FAILURE_KINDS, Event
 
 _DURING = (
     ("capture", ("cuda_graph", "capture", "init_cuda_graphs", "init_device_graphs")),
@@ -68,8 +64,8 @@ def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch) 
             "last_phase": target_phases[-1]["phase"] if target_phases else None,
             "last_reading": next((p for p in reversed(target_phases) if "avail_gib" in p), None),
             "last_capture": next((p for p in reversed(target_phases) if p["phase"] == "capture_progress"), None),
-            "errors": [e for e in rank_events if e["kind"] in _ERROR_KINDS],
-            "failed": any(e["kind"] in _ERROR_KINDS for e in rank_events),
+            "errors": [e for e in rank_events if e["kind"] in FAILURE_KINDS],
+            "failed": any(e["kind"] in FAILURE_KINDS for e in rank_events),
             "ledger": {item["item"]: item["gib"] for item in rank_entry["ledger"]},
             "ledger_items": rank_entry["ledger"],
             "cells": rank_entry["cells"],
@@ -83,7 +79,7 @@ def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch) 
         "launch": {"id": entry["id"], "ready": entry["ready"], "sources": entry["sources"]},
         "config": entry["config"], "config_source": entry["config_source"], "env": entry["environment"],
         "versions": entry["versions"], "model": entry["model"], "ranks": ranks, "events": events,
-        "errors": [e for e in events if e["kind"] in _ERROR_KINDS],
+        "errors": [e for e in events if e["kind"] in FAILURE_KINDS],
         "gpus": report["gpus"], "links": report["topology"]["links"],
         "tp_groups": entry.get("tp_groups", []),
         "topology_links": report["topology"]["links"],
