@@ -103,3 +103,29 @@ def test_every_grammar_and_regex_stays_linear_on_adversarial_input():
     started = time.perf_counter()
     parse_topology(["GPU0 " * 20_000, "GPU0 " + "NV18 " * 20_000])
     assert time.perf_counter() - started < 2.0
+
+
+def test_mutated_phase_lines_never_yield_a_number_that_is_not_in_the_text():
+    rng = random.Random(11)
+    lines = [line for path in corpus_inputs() for line in path.read_text(errors="replace").split("\n")
+             if parse_line(line) is not None]
+    assert len(lines) > 100
+    for line in lines:
+        for _ in range(5):
+            chars = list(line)
+            digits = [i for i, c in enumerate(chars) if c.isdigit()]
+            if digits:
+                chars[rng.choice(digits)] = str(rng.randrange(10))
+            if ", " in line and rng.random() < 0.5:  # drop one field
+                parts = "".join(chars).split(", ")
+                del parts[rng.randrange(1, len(parts))]
+                chars = list(", ".join(parts))
+            mutated = "".join(chars)
+            parsed = parse_line(mutated)
+            if parsed is None:
+                continue
+            for key, value in parsed[2].items():
+                if isinstance(value, float) and key.endswith(("_gib", "_s")) and key not in ("kv_gib", "pool_gib"):
+                    assert f"{value:.2f}" in mutated or repr(value) in mutated, (mutated, key, value)
+                elif isinstance(value, int) and not isinstance(value, bool):
+                    assert str(value) in mutated, (mutated, key, value)

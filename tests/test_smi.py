@@ -32,3 +32,27 @@ def test_wide_table_with_two_gpus():
     gpus = analyze_paths("fixtures/real/n-001-sglang-3196.txt")["gpus"]
     assert [(g["index"], g["bus_id"], g["memory_used_mib"], g["memory_total_mib"]) for g in gpus] == [
         (0, "00000000:03:00.0", 124585, 143771), (1, "00000000:23:00.0", 124729, 143771)]
+
+
+def test_logs_with_nvidia_smi_and_topology_show_the_join_in_every_format(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    log = tmp_path / "run.log"
+    log.write_text("[2025-06-12 22:41:35 TP0] Custom allreduce is disabled because it's not supported on more than two "
+                   "PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.\n"
+                   "[2025-06-12 22:41:35 TP1] Load weight begin. avail mem=120.00 GB\n"
+                   "[2025-06-12 22:41:35 TP0] Load weight begin. avail mem=122.00 GB\n")
+    args = [str(log), "fixtures/real/n-001-sglang-3196.txt", "fixtures/real/n-016-vllm-16543.txt"]
+    run = [sys.executable, "-m", "logscope", "analyze", *args]
+    report = json.loads(subprocess.run([*run, "-f", "json"], capture_output=True, cwd=ROOT, check=False).stdout)
+    assert [g["ranks"] for g in report["gpus"]] == [["TP0"], ["TP1"]]
+    assert report["launches"][0]["tp_groups"] == [
+        {"ranks": ["TP0", "TP1"], "gpus": [0, 1], "links": {"NODE": 1}, "path": "pcie"}]
+    text = subprocess.run([*run, "--width", "200"], capture_output=True, cwd=ROOT, check=False).stdout.decode()
+    assert "TP group: TP0, TP1 on GPUs 0, 1 (assumed): pcie (NODE x1)" in text and "124585" in text
+    markdown = subprocess.run([*run, "-f", "markdown"], capture_output=True, cwd=ROOT, check=False).stdout.decode()
+    assert "**TP group** TP0, TP1 on GPUs 0, 1" in markdown and "| 0 | NVIDIA H200 | 143771 |" in markdown
