@@ -36,12 +36,15 @@ def parse_oom(text: str) -> dict[str, Any] | None:
             continue
         if node.data == "tried":
             data["requested_mib"] = size_mib(node.children[0])
+            data["requested_text"] = str(node.children[0])
         elif node.data == "new_details":
             _oom_new(node, data)
         elif node.data == "old_details":
             sizes = [size_mib(t) for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
             data["gpu"] = int(node.children[0])
             data["total_mib"], data["allocated_mib"], data["free_mib"] = sizes[0], sizes[1], sizes[2]
+            texts = [str(t) for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
+            data["total_text"], data["free_text"] = texts[0], texts[2]
             data["reserved_mib"] = sizes[-1]
             data["wording"] = "old"
     return data
@@ -51,6 +54,7 @@ def _oom_new(node: Tree, data: dict[str, Any]) -> None:
     sizes = [t for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
     data["gpu"] = int(node.children[0])
     data["total_mib"], data["free_mib"] = size_mib(sizes[0]), size_mib(sizes[1])
+    data["total_text"], data["free_text"] = str(sizes[0]), str(sizes[1])
     data["wording"] = "new"
     for child in node.children:
         if not isinstance(child, Tree):

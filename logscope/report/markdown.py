@@ -96,11 +96,19 @@ def _launch(launch: dict[str, Any]) -> list[str]:
                                          else f" ({s['spread_pct']}%)"))
                 for s, hot in stats) + " | |")
         out.append("")
-    for rank in ranks[:1] if all(r["ledger"] == ranks[0]["ledger"] for r in ranks) else ranks:
-        if rank["ledger"]:
-            out += [f"**Ledger {rank['rank']}**", "", "| item | GiB | kind |", "|---|---:|---|"]
-            out += [f"| {i['item']} | {i['gib']:.2f} | {i['kind']} |" for i in rank["ledger"]]
-            out.append("")
+    with_ledger = [r for r in ranks if r["ledger"]][:8]
+    if with_ledger:
+        names = list(dict.fromkeys(i["item"] for r in with_ledger for i in r["ledger"]))
+        total = with_ledger[0].get("card_total_gib")
+        out += [f"**Ledger, GiB** (card total: {'unknown' if total is None else f'{total:.2f} GiB'}, "
+                f"{with_ledger[0].get('card_total_source', '')})", "",
+                "| item | kind | " + " | ".join(r["rank"] for r in with_ledger) + " |",
+                "|---|---|" + "---:|" * len(with_ledger)]
+        for name in names:
+            found = [next((i for i in r["ledger"] if i["item"] == name), None) for r in with_ledger]
+            kind = next((i["kind"] for i in found if i), "")
+            out.append(f"| {name} | {kind} | " + " | ".join("" if i is None else f"{i['gib']:.2f}" for i in found) + " |")
+        out.append("")
     cells = ranks[0]["cells"] if ranks else []
     if cells:
         out += [f"**Communication cells ({ranks[0]['rank']})**", "", "| group | mechanism | GiB | kind | timing |",
