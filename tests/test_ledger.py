@@ -98,3 +98,19 @@ def test_another_process_is_its_own_ledger_item():
     # 139.80 - (118.50 + 0.30) = 21.00 before init: 20.00 jupyter + 0.50 context + 0.50 unexplained (with init rest)
     assert items["cuda_context"]["measured_pre_existing_gib"] == 21.0
     assert abs(sum(i["gib"] for i in rank["ledger"]) - 139.80) <= 0.02
+
+
+def test_capture_delta_is_reconciled_with_the_lazy_cells():
+    from tests.helpers import analyze_text
+
+    text = ("[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/m/DeepSeek-R1', tp_size=8, ep_size=8, "
+            "moe_a2a_backend='deepep', deepep_mode='low_latency')\n"
+            "[2025-11-04 05:27:13 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
+            "[2025-11-04 05:27:20 TP0] Memory pool end. avail mem=9.50 GB\n"
+            "[2025-11-04 05:27:21 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=9.40 GB\n"
+            "[2025-11-04 05:28:21 TP0] Capture cuda graph end. Time elapsed: 60.00 s. mem usage=3.40 GB. avail mem=6.00 GB.\n")
+    ledger = {i["item"]: i for i in analyze_text(text)["launches"][0]["ranks"][0]["ledger"]}
+    graphs = ledger["cuda_graphs"]
+    assert graphs["gib"] == 3.40 and graphs["kind"] == "measured"
+    assert graphs["lazy_comm_estimate_gib"] == 1.78  # DeepEP low-latency, 128 tokens x 7168 x 256 experts
+    assert graphs["graph_pool_estimate_gib"] == 1.62
