@@ -151,6 +151,17 @@ def rules_test(rules: list[Path] | None = typer.Option(None, "--rules", help="Ex
     raise typer.Exit(EXIT_FINDINGS if failures else EXIT_OK)
 
 
+@rules_app.command("docs")
+def rules_docs() -> None:
+    """Print the rule reference (docs/rules.md) rendered from the rule and case files."""
+    from logscope.rules.docs import render_rules_doc
+
+    try:
+        sys.stdout.write(render_rules_doc() + "\n")
+    except LogscopeError as exc:
+        _fail(str(exc))
+
+
 def main() -> None:
     try:
         app(standalone_mode=True)
