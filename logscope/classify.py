@@ -17,9 +17,8 @@ from logscope import prefilter
 from logscope.events import Event, RankId
 from logscope.ingest import LineChunk, Source, clean
 from logscope.parsers import other_lines, sglang_line
-from logscope.parsers.blocks import BlockReader, block_readers
+from logscope.parsers.blocks import PREFIXED, BlockReader, block_readers
 
-_SGLANG_PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 _LAUNCH_SHAPE = re.compile(
@@ -199,7 +198,7 @@ class SourceClassifier:
     def _try_join(self, lineno: int, text: str) -> bool:
         """Rejoin a line a terminal wrapped, only when the continuation is no line of its own."""
         assert self.pending is not None
-        if _SGLANG_PREFIX.match(text) or prefilter.grammars_for(text):
+        if PREFIXED.match(text) or prefilter.grammars_for(text):
             return False
         first_line, first = self.pending
         result = sglang_line.parse_line(first + text)
@@ -253,8 +252,7 @@ def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
     if _RECORD_START.match(text):
         return True
-    stripped = text.lstrip()
-    return any(stripped.startswith(literal) for literal in prefilter.all_literals())
+    return text.lstrip().startswith(prefilter.all_literals())
 
 
 def _prefix_of(text: str) -> dict | None:

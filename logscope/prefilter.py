@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 # grammar → literals whose presence makes a line a candidate for it
 LITERALS: dict[str, tuple[str, ...]] = {
@@ -39,12 +40,10 @@ LITERALS: dict[str, tuple[str, ...]] = {
 }
 
 
-def all_literals() -> list[str]:
-    seen: dict[str, None] = {}
-    for literals in LITERALS.values():
-        for literal in literals:
-            seen.setdefault(literal, None)
-    return list(seen)
+@cache
+def all_literals() -> tuple[str, ...]:
+    """Every literal once, in registry order (also the set `logscope literals` prints for grep -F -f)."""
+    return tuple(dict.fromkeys(literal for literals in LITERALS.values() for literal in literals))
 
 
 # nvidia_smi literals open block readers; they are not a line grammar of their own

@@ -41,7 +41,6 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
 def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
     events = [e for e in events if e.kind != "check_env"] + _check_env_gpus(events)
     gpus: dict[Any, dict[str, Any]] = {}
-    snapshots: dict[Any, str] = {}
     for ev in events:
         if ev.kind != "smi_gpu":
             continue
@@ -54,7 +53,6 @@ def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
         for field, value in data.items():
             gpu.setdefault(field, value)
         gpu.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
-        snapshots[key] = ev.source
     for ev in events:
         if ev.kind == "smi_mig":
             gpu = next((g for g in gpus.values() if g["index"] == ev.data["gpu"]), None)
@@ -106,16 +104,9 @@ def join_gpus(report: dict[str, Any], launches: list[Launch], global_events: lis
             gpus.append(gpu)
     report["gpus"] = gpus
     report["topology"] = _merge_topology(all_events, gpus)
-    versions: dict[str, str] = {}
-    for ev in all_events:
-        if ev.kind == "smi_versions":
-            for key in ("driver", "cuda_driver_api"):
-                if ev.data.get(key):
-                    versions.setdefault(key, ev.data[key])
-                    for entry in report["launches"]:
-                        entry["versions"].setdefault(key, ev.data[key])
-    versions.update({k: v for k, v in global_versions(global_events).items() if k not in versions})
-    report["versions"] = versions
+    # a launch's own versions (smi dumps included) are filled by launch_facts; these are the ones of the inputs
+    smi = global_versions([e for e in all_events if e.kind == "smi_versions"])
+    report["versions"] = {**smi, **{k: v for k, v in global_versions(global_events).items() if k not in smi}}
     _map_ranks(report, gpus)
     _tp_groups(report)
 

@@ -10,7 +10,7 @@ from typing import Any
 from logscope.events import Event, RankId
 from logscope.parsers import other_lines, sglang_line
 
-_PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
+PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?::|$)")
 _FRAME = re.compile(r'^\s*File "')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
@@ -51,7 +51,7 @@ class TracebackReader(BlockReader):
         self.time: str | None = None
         self.exception: Event | None = None
         self.after_frame = False
-        if _PREFIXED.match(text):
+        if PREFIXED.match(text):
             parsed = sglang_line.parse_line(text)
             if parsed is not None:
                 prefix, kind, data = parsed
@@ -76,7 +76,7 @@ class TracebackReader(BlockReader):
         return True
 
     def feed(self, lineno: int, text: str) -> bool:
-        if self.exception is not None or _PREFIXED.match(text):
+        if self.exception is not None or PREFIXED.match(text):
             return False
         if self.feed_frame(lineno, text):
             return True
@@ -146,7 +146,7 @@ class CheckEnvReader(BlockReader):
 
     def feed(self, lineno: int, text: str) -> bool:
         if self.in_topology and not _AFTER_TOPOLOGY.match(text):
-            if _PREFIXED.match(text) or text.lstrip().startswith(("$", "#")):
+            if PREFIXED.match(text) or text.lstrip().startswith(("$", "#")):
                 return False
             assert self.topology is not None
             self.topology.append(text)
@@ -154,7 +154,7 @@ class CheckEnvReader(BlockReader):
             return True
         self.in_topology = False
         parsed = other_lines.parse_check_env_line(text)
-        if parsed is None or _PREFIXED.match(text):
+        if parsed is None or PREFIXED.match(text):
             return False
         key, value = parsed
         if key in _TOPOLOGY_KEYS:
