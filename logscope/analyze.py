@@ -42,10 +42,22 @@ def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None,
     from logscope.ledger import fill_ledgers
 
     fill_ledgers(report, [launch.events + [e for r in launch.ranks.values() for e in r.events] for launch in launches])
+    from logscope.failures import launch_failures
     from logscope.rules.engine import run_rules
 
-    report["findings"] = run_rules(report, launches, global_events, rules_dirs or [])
+    failures = {launch.id: launch_failures(launch) for launch in launches}
+    report["coverage"]["unmatched_failures"] = _unmatched_failures(failures, coverage)
+    report["findings"] = run_rules(report, launches, global_events, rules_dirs or [], failures)
     return report
+
+
+def _unmatched_failures(failures: dict[int, list], coverage: Coverage) -> list[dict[str, Any]]:
+    """Lines that read like a failure but that no signature names: what logscope did not understand."""
+    out = [{"source": f.event.source, "line": f.event.line, "text": f.event.text, "kind": f.event.kind}
+           for found in failures.values() for f in found if f.signature is None and f.event.kind != "native_backtrace"]
+    out += [{"source": m["source"], "line": m["line"], "text": m["text"], "kind": "unrecognized"}
+            for m in coverage.unrecognized if m["grammar"] == "failure"]
+    return sorted(out, key=lambda m: (m["source"], m["line"]))
 
 
 def _timeline_numbers(report: dict[str, Any]) -> None:
@@ -118,6 +130,7 @@ def _launch_entry(launch: Launch) -> dict[str, Any]:
         "sources": launch.sources,
         "config": launch.config,
         "config_source": launch.config_source,
+        "config_lower_bounds": launch.config_lower_bounds,
         "versions": launch.versions,
         "environment": launch.environment,
         "model": launch.model,

@@ -63,6 +63,8 @@ class Launch:
     events: list[Event] = field(default_factory=list)  # launch-level and untagged events
     config: dict[str, Any] = field(default_factory=dict)
     config_source: dict[str, str] = field(default_factory=dict)
+    # parallel sizes the rank tags imply but no input states: lower bounds, never values
+    config_lower_bounds: dict[str, dict[str, Any]] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     environment: dict[str, str] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)

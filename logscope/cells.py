@@ -58,10 +58,12 @@ def launch_cells(launch: dict[str, Any], events: list[dict[str, Any]]) -> list[d
     """The cells one rank of this launch holds (the same on every rank of a symmetric launch)."""
     cfg = launch["config"]
     env = launch["environment"]
-    tp = _int(cfg.get("tp_size"), 1)
-    dp = _int(cfg.get("dp_size"), 1)
-    ep = _int(cfg.get("ep_size"), 1)
-    pp = _int(cfg.get("pp_size"), 1)
+    bounds = launch.get("config_lower_bounds", {})
+
+    def size(key: str) -> int:  # the stated size, else the lower bound the rank tags show (enough to know a group exists)
+        return _int(cfg.get(key), _int(bounds.get(key, {}).get("at_least"), 1))
+
+    tp, dp, ep, pp = size("tp_size"), size("dp_size"), size("ep_size"), size("pp_size")
     cells: list[dict[str, Any]] = []
     if tp > 1:
         cells.append(_cell("tp", "pynccl", NCCL_EAGER_MIB / 1024, "eager",
@@ -107,6 +109,7 @@ def _custom_ar_cells(cfg: dict[str, Any], events: list[dict[str, Any]], tp: int)
 def _deepep_cells(launch: dict[str, Any], env: dict[str, Any], group: int) -> list[dict[str, Any]]:
     mode = str(launch["config"].get("deepep_mode") or "auto")
     tokens = _int(env.get("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"), 128)
+    tokens_basis = "" if "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" in env else " (the default; not set in the input)"
     model = launch["model"]
     shape = None
     if model.get("hidden_size") and model.get("num_experts"):
@@ -121,7 +124,7 @@ def _deepep_cells(launch: dict[str, Any], env: dict[str, Any], group: int) -> li
         else:
             size = deepep_low_latency_bytes(tokens, shape["hidden_size"], shape["num_experts"]) / GIB
             cells.append(_cell("moe_ep", "deepep_low_latency", size, "lazy",
-                               f"RDMA hint for {tokens} tokens/rank x hidden {shape['hidden_size']} x "
+                               f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {shape['hidden_size']} x "
                                f"{shape['num_experts']} experts ({shape['name']})"))
     if mode in ("normal", "auto"):
         cells.append(_cell("moe_ep", "deepep_normal", None, "lazy",

@@ -18,6 +18,7 @@ from logscope.events import Event, RankId
 from logscope.ingest import LineChunk, Source, clean
 from logscope.parsers import other_lines, sglang_line
 from logscope.parsers.blocks import PREFIXED, BlockReader, block_readers
+from logscope.signatures.loader import bundled_signatures
 
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
@@ -27,6 +28,10 @@ _LAUNCH_SHAPE = re.compile(
 _NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
 _UNRECOGNIZED_KEEP = 2000
 _TEXT_KEEP = 300
+_FULL_KEEP = 4000
+_CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
+# what makes an unrecognised line worth showing first: it reads like a failure
+FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
 _PHASE_KINDS = sglang_line.KINDS
 
@@ -57,6 +62,7 @@ class SourceClassifier:
         self.active: BlockReader | None = None
         self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
         self.recognized_physical: set[int] = set()
+        self.quoted = False  # classifying an inline code span from prose
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
@@ -117,7 +123,12 @@ class SourceClassifier:
     # ------------------------------------------------------------------ one line
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
         if not _looks_like_a_record(text):
-            return  # prose that mentions a literal ("... with DeepEP low latency."), not a log record
+            # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
+            # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
+            self._classify_prose(lineno, text)
+            return
+        looks_failed = "signature" in candidates
+        candidates = [g for g in candidates if g != "signature"]
         tried: list[str] = []
         for grammar in candidates:
             if not self._shape_fits(grammar, text):
@@ -128,12 +139,47 @@ class SourceClassifier:
                 self.coverage.recognized[grammar] += 1
                 self.recognized_physical.add(lineno)
                 return
+        if looks_failed and self._failure_line(lineno, text):
+            return
         if not tried:
+            if looks_failed and FAILURE_LOOK.search(text):
+                self.coverage.miss(self.source.name, lineno, "failure", text)
             return
         if tried[0] == "sglang" and self.pending is None:
             self.pending = (lineno, text)
             return
         self.coverage.miss(self.source.name, lineno, tried[0], text)
+
+    def _failure_line(self, lineno: int, text: str) -> bool:
+        """A line no grammar reads whose wording a line signature knows (torch allocator warnings, glog lines
+        of transfer engines, NCCL result names, other backends' OOM texts)."""
+        for sig in bundled_signatures().on("line"):
+            if sig.pattern.match(text) is not None:
+                self.coverage.seen["signature"] += 1
+                self.coverage.recognized["signature"] += 1
+                self.recognized_physical.add(lineno)
+                prefix = _prefix_of(text)
+                self._emit("failure_line", lineno, text, {"message": text.strip()}, prefix, "signature")
+                return True
+        return False
+
+    def _classify_prose(self, lineno: int, text: str) -> None:
+        spans = _CODE_SPAN.findall(text) or ([text] if not self.quoted else [])
+        if not spans:
+            return
+        was = self.quoted
+        self.quoted = True
+        try:
+            for span in spans:
+                candidates = prefilter.grammars_for(span)
+                if not candidates:
+                    continue
+                if span is not text and _looks_like_a_record(span):
+                    self._classify(lineno, span, candidates)
+                elif "signature" in candidates:
+                    self._failure_line(lineno, span)
+        finally:
+            self.quoted = was
 
     @staticmethod
     def _shape_fits(grammar: str, text: str) -> bool:
@@ -235,7 +281,12 @@ class SourceClassifier:
     def _emit(self, kind: str, lineno: int, text: str, data: dict, prefix: dict | None, grammar: str) -> None:
         rank = prefix.get("rank") if prefix else None
         time = prefix.get("time") if prefix else None
-        self._append(Event(kind, self.source.name, lineno, text.strip()[:_TEXT_KEEP], rank, time, data, grammar))
+        stripped = text.strip()
+        if len(stripped) > _TEXT_KEEP:
+            data["full_text"] = stripped[:_FULL_KEEP]
+        if self.quoted:
+            data["quoted"] = True
+        self._append(Event(kind, self.source.name, lineno, stripped[:_TEXT_KEEP], rank, time, data, grammar))
 
     def _append(self, event: Event) -> None:
         self.events.append(event)

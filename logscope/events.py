@@ -9,7 +9,8 @@ RANK_DIMS = ("dp", "pp", "attn_cp", "moe_dp", "tp", "ep", "cp", "dcp")
 # event kinds that mean a rank failed (its startup stops there)
 FAILURE_KINDS = frozenset({
     "exception", "oom", "traceback", "process_exception", "not_enough_memory", "pd_transfer_failed", "ar_failed",
-    "nccl_error", "nccl_warn", "scheduler_died", "sigquit", "cuda_error", "fatal_error",
+    "nccl_error", "nccl_warn", "scheduler_died", "sigquit", "cuda_error", "fatal_error", "failure_line",
+    "native_backtrace",
 })
 
 

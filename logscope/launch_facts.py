@@ -86,12 +86,13 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
 
 
 def _infer_sizes(launch: Launch) -> None:
-    """Parallel sizes implied by the rank tags seen (at least max index + 1), marked as inferred."""
+    """Parallel sizes the rank tags imply: a lower bound (TP14 alone shows tp_size >= 15), kept apart from
+    the config so that no stated value is invented."""
     for dim, key in (("tp", "tp_size"), ("dp", "dp_size"), ("ep", "ep_size"), ("pp", "pp_size")):
         values = [t.rank.get(dim) for t in launch.ranks.values() if t.rank.get(dim) is not None]
         if values and key not in launch.config and max(values) > 0:
-            launch.config[key] = max(values) + 1
-            launch.config_source[key] = "inferred"
+            launch.config_lower_bounds[key] = {"at_least": max(values) + 1,
+                                               "basis": f"highest rank tag {dim.upper()}{max(values)}"}
 
 
 def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:

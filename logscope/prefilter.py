@@ -8,6 +8,10 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from logscope.signatures.loader import bundled_signatures
+
+_SIGNATURE_LITERALS = bundled_signatures().line_literals()
+
 # grammar → literals whose presence makes a line a candidate for it
 LITERALS: dict[str, tuple[str, ...]] = {
     "torch_oom": ("CUDA out of memory",),
@@ -31,6 +35,10 @@ LITERALS: dict[str, tuple[str, ...]] = {
         "During handling of the above", "The above exception",
     ),
     "native_log": ("NCCL WARN", ".cpp:", ".cc:"),
+    # native backtraces (torch c10 "frame #N:", gdb "#N  0x... in", UCX "==== backtrace"): a block reader
+    "native_backtrace": ("frame #", "==== backtrace", "Exception raised from", "#0  0x", "#1  0x"),
+    # failure wording of the signatures (rules/signatures/*.yaml), and words that make a line look like a failure
+    "signature": (*_SIGNATURE_LITERALS, "failed", "Failed", "FAILED", "Fatal", "WARN", "Error", "ERROR"),
     # lines that open an nvidia-smi dump (table, -q, CSV with or without header, topo -m)
     "nvidia_smi": (
         "NVIDIA-SMI", "MIG devices", "NVSMI LOG", "GPU0", "--query-", "memory.total", "memory.used", "memory.free",
@@ -47,7 +55,7 @@ def all_literals() -> tuple[str, ...]:
 
 
 # nvidia_smi literals open block readers; they are not a line grammar of their own
-_LINE_GRAMMARS = {name: lits for name, lits in LITERALS.items() if name != "nvidia_smi"}
+_LINE_GRAMMARS = {name: lits for name, lits in LITERALS.items() if name not in ("nvidia_smi", "native_backtrace")}
 # the same literals as one alternation for polars' regex engine (SIMD literal search)
 PATTERN = "|".join(re.escape(lit) for lit in all_literals())
 _BY_GRAMMAR = {name: re.compile("|".join(re.escape(x) for x in lits)) for name, lits in _LINE_GRAMMARS.items()}

@@ -33,6 +33,10 @@ def test_fixture_matches_expect_file(path):
     for launch in report["launches"]:
         config.update(launch["config"])
     assert config == expect["config"]
+    bounds = {}
+    for launch in report["launches"]:
+        bounds.update({k: v["at_least"] for k, v in launch["config_lower_bounds"].items()})
+    assert bounds == expect.get("lower_bounds", {})  # sizes only the rank tags imply are lower bounds
     found = sorted({f"{f['rule']}:{f['severity']}" for f in report["findings"]})
     assert found == sorted(expect["findings"]["must"])
     versions = report["launches"][0]["versions"] if report["launches"] else report["versions"]

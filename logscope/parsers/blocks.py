@@ -13,6 +13,7 @@ from logscope.parsers import other_lines, sglang_line
 PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?::|$)")
 _FRAME = re.compile(r'^\s*File "')
+_FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
 
 
@@ -51,6 +52,7 @@ class TracebackReader(BlockReader):
         self.time: str | None = None
         self.exception: Event | None = None
         self.after_frame = False
+        self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
         if PREFIXED.match(text):
             parsed = sglang_line.parse_line(text)
             if parsed is not None:
@@ -72,6 +74,8 @@ class TracebackReader(BlockReader):
         parsed = other_lines.parse_traceback_line(text)
         if parsed and parsed[0] == "frame":
             self.frames.append(parsed[1])
+            if _FAULTHANDLER_FRAME.search(text):
+                self.innermost_first = True
         self.after_frame = True
         return True
 
@@ -85,6 +89,7 @@ class TracebackReader(BlockReader):
             ("During handling", "The above exception")
         ):
             self.after_frame = False
+            self.innermost_first = self.innermost_first or "(most recent call first)" in stripped
             return True
         if _EXC_LINE.match(text):
             self.exception = self._exception_event(lineno, text)
@@ -95,6 +100,12 @@ class TracebackReader(BlockReader):
         return False
 
     def _exception_event(self, lineno: int, text: str) -> Event:
+        event = self._exception_event_of(lineno, text)
+        if len(text.strip()) > 300:
+            event.data["full_text"] = text.strip()[:4000]
+        return event
+
+    def _exception_event_of(self, lineno: int, text: str) -> Event:
         if "CUDA out of memory" in text:
             data = other_lines.parse_oom(text) or {}
             m = re.match(r"^\s*([\w.]+):", text)
@@ -111,14 +122,18 @@ class TracebackReader(BlockReader):
                      {"exception": name, "body_kind": None, "message": text.split(":", 1)[-1].strip()}, "exception")
 
     def close(self) -> list[Event]:
+        if self.innermost_first:
+            self.frames.reverse()  # frames are kept outermost first, as a Python traceback prints them
         frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
+        paths = [f"{f['file']}:{f['lineno']} {f['func']}" for f in self.frames]
         events = list(self.events)
         if self.exception is not None:
             self.exception.data["frames"] = frames
+            self.exception.data["frame_paths"] = paths
             events.append(self.exception)
         elif frames:
             events.append(Event("traceback", self.source, self.first_line, frames[-1], self.rank, self.time,
-                                {"frames": frames, "incomplete": True}, "traceback"))
+                                {"frames": frames, "frame_paths": paths, "incomplete": True}, "traceback"))
         return events
 
 
@@ -177,7 +192,48 @@ class CheckEnvReader(BlockReader):
         return events
 
 
+# native frames: torch c10 "frame #3: ncclProxyProgress + 0x1a (0x7f.. in /usr/lib/libnccl.so.2)", gdb
+# "#3  0x00007f... in ncclProxyService (...) at proxy.cc:1234", UCX " 3  /usr/lib/libucs.so.0(ucs_x+0x2c) [0x7f..]",
+# glibc backtrace "/usr/lib/x86_64-linux-gnu/libnccl.so.2(+0x5c0de)[0x7f...]"
+_NATIVE_FRAME = re.compile(
+    r"^\s*(?:frame #\d+: (?P<torch>.+)|#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<gdb>\S.*)|\d+\s+(?P<ucx>/\S+\(.*)"
+    r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\]))\s*$"
+)
+_NATIVE_OPEN = re.compile(r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from )")
+
+
+class NativeBacktraceReader(BlockReader):
+    """A native backtrace (torch's c10 "frame #N", gdb, UCX, glibc): its frames in order, innermost first."""
+
+    grammar = "native_backtrace"
+
+    def starts(self, text: str) -> bool:
+        return bool(_NATIVE_OPEN.match(text))
+
+    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+        self.first_line = lineno
+        self.opener = text.strip()
+        self.frames: list[str] = []
+        self.feed(lineno, text)
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        m = _NATIVE_FRAME.match(text)
+        if m is not None:
+            self.frames.append(next(g for g in m.groups() if g).strip()[:300])
+            return True
+        return lineno == self.first_line
+
+    def close(self) -> list[Event]:
+        data: dict[str, Any] = {"native_frames": self.frames, "opener": self.opener}
+        m = re.match(r"^\s*Exception raised from (\S+) at (\S+)", self.opener)
+        if m:
+            data["native_frames"] = [f"{m.group(1)} at {m.group(2)}", *self.frames]
+        text = self.opener if not self.opener.startswith(("frame #", "#0")) else f"native backtrace: {self.opener}"
+        return [Event("native_backtrace", self.source, self.first_line, text[:300], None, None, data, self.grammar)]
+
+
 def block_readers(source: str) -> list[BlockReader]:
     from logscope.parsers.nvidia_smi import smi_readers  # the nvidia-smi readers live with their grammars
 
-    return [CheckEnvReader(source), TracebackReader(source), *smi_readers(source)]
+    return [CheckEnvReader(source), NativeBacktraceReader(source), TracebackReader(source), *smi_readers(source)]

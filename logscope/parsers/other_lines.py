@@ -257,6 +257,8 @@ def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     message = tokens.get("MESSAGE", "")
     if node.data == "nccl_warn":
         return "nccl_warn", {"nccl_rank": int(tokens["INT"]), "message": message}
+    if node.data == "nccl_info":
+        return "nccl_info", {"nccl_rank": int(tokens["INT"]), "message": message, "chain": " -> " in message}
     level = tokens["GLOG_HEAD"][0]
     srcloc = tokens.get("SRCLOC", "")
     component = next((name for rx, name in _COMPONENTS if rx.search(srcloc) or rx.search(message)), "native")

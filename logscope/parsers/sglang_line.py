@@ -258,7 +258,9 @@ class _ToData(Transformer):
         return "ar_disabled", {"component": str(items[0]), "reason": _ar_reason(str(items[1])), "text": str(items[1])}
 
     def ar_setup_failed(self, items: list[Token]) -> tuple:
-        return "ar_failed", {"error": str(items[0])}
+        # SGLang's fallback: it logs the error and goes on with NCCL all-reduce (custom-ar-disabled)
+        error = str(items[0]).split(". To silence", 1)[0]
+        return "ar_disabled", {"component": "Setup Custom allreduce", "reason": f"setup failed with {error}", "error": error}
 
     def ar_registering(self, items: list[Token]) -> tuple:
         return "ar_registering", {"addresses": int(items[0])}

@@ -160,4 +160,4 @@ def _gpus(report: dict[str, Any]) -> list[str]:
 
 
 def _cell_gib(cell: dict[str, Any]) -> str:
-    return "?" if cell["gib"] is None else f"{cell['gib']:.3f}"
+    return "n/a" if cell["gib"] is None else f"{cell['gib']:.3f}"

@@ -42,6 +42,9 @@ def _launch(report: dict[str, Any], launch: dict[str, Any], console: Console) ->
         parts = [f"{k}={v}" + ("" if launch["config_source"][k] == "server_args" else f" ({launch['config_source'][k]})")
                  for k, v in launch["config"].items() if k != "model_path"]
         console.print(Text("config: ", style="bold") + Text(", ".join(parts)))
+    if launch.get("config_lower_bounds"):
+        bounds = [f"{k} >= {v['at_least']} ({v['basis']})" for k, v in launch["config_lower_bounds"].items()]
+        console.print(Text("inferred from rank tags: ", style="bold") + Text(", ".join(bounds)))
     if launch["model"]:
         console.print(Text("model: ", style="bold") + Text(", ".join(f"{k}={v}" for k, v in launch["model"].items())))
     if launch["versions"]:
@@ -143,7 +146,7 @@ def _cells_table(rank: dict[str, Any]) -> Table:
     for col in ("group", "mechanism", "GiB", "kind", "timing", "basis"):
         table.add_column(col, justify="right" if col == "GiB" else "left")
     for cell in rank["cells"]:
-        gib = "?" if cell["gib"] is None else f"{cell['gib']:.3f}"
+        gib = "n/a" if cell["gib"] is None else f"{cell['gib']:.3f}"
         table.add_row(cell["group"], cell["mechanism"], gib, cell["kind"], cell["timing"], cell.get("basis", ""))
     return table
 

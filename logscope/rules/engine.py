@@ -19,11 +19,12 @@ def bundled_rules() -> tuple[Rule, ...]:
     return tuple(load_rules([]))
 
 
-def run_rules(report: dict[str, Any], launches: list, global_events: list, extra_dirs: list[str]) -> list[dict]:
+def run_rules(report: dict[str, Any], launches: list, global_events: list, extra_dirs: list[str],
+              failures: dict[int, list] | None = None) -> list[dict]:
     rules = list(bundled_rules()) if not extra_dirs else load_rules(extra_dirs)
     findings: list[dict] = []
     for entry, launch in zip(report["launches"], launches):
-        facts = launch_facts(report, entry, launch)
+        facts = launch_facts(report, entry, launch, (failures or {}).get(launch.id))
         for rule in rules:
             if rule.scope == "launch":
                 finding = evaluate(rule, facts, entry["id"])
@@ -97,7 +98,7 @@ def render_template(template: str, env: dict[str, Any]) -> str:
         value = env.get(match.group(1))
         spec = match.group(2)
         if value is None:
-            return "?"
+            return "(not in the input)"
         if isinstance(value, list):
             shown = [str(v) for v in value[:12]]
             return ", ".join(shown) + (f" (+{len(value) - 12} more)" if len(value) > 12 else "")

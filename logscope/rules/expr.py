@@ -63,8 +63,11 @@ def _check_functions(tree: Tree, origin: str) -> None:
     for node in tree.iter_subtrees():
         if node.data == "call":
             name = str(node.children[0])
-            if name not in FUNCTIONS and name not in AGGREGATES:
-                known = ", ".join(sorted([*FUNCTIONS, *AGGREGATES]))
+            if name == "if" and len([c for c in node.children[1:] if c is not None]) != 3:
+                raise RuleError(f"{origin}:{node.children[0].line}:{node.children[0].column}: if(condition, then, "
+                                f"else) takes three arguments")
+            if name not in FUNCTIONS and name not in AGGREGATES and name not in SPECIAL_FORMS:
+                known = ", ".join(sorted([*FUNCTIONS, *AGGREGATES, *SPECIAL_FORMS]))
                 raise RuleError(f"{origin}:{node.children[0].line}:{node.children[0].column}: unknown function "
                                 f"{name!r} (known: {known})")
 
@@ -108,13 +111,15 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "unique": lambda xs: list(dict.fromkeys(xs)) if isinstance(xs, list) else [],
     "flat": lambda xs: [y for x in xs for y in (x if isinstance(x, list) else [x])] if isinstance(xs, list) else [],
     "num": _parse_number,
-    "fmt": lambda x, digits=2: f"{x:.{int(digits)}f}" if _num(x) is not None else "?",
+    "fmt": lambda x, digits=2: f"{x:.{int(digits)}f}" if _num(x) is not None else "(not in the input)",
     "str": lambda x: "" if x is None else str(x),
     "last": lambda xs: xs[-1] if isinstance(xs, list) and xs else None,
     "gib": lambda mib: round(mib / 1024, 2) if _num(mib) is not None else None,
 }
 # aggregates take a collection and an expression evaluated with `it` bound to each item
 AGGREGATES = ("any", "all", "count", "min", "max", "sum", "spread", "where", "map", "first", "argmin", "argmax")
+# special forms: only the branch taken is evaluated
+SPECIAL_FORMS = ("if",)
 
 
 class _Evaluator:
@@ -225,6 +230,8 @@ class _Evaluator:
         args = [c for c in node.children[1:] if c is not None]
         if name in AGGREGATES:
             return self._aggregate(name, args)
+        if name == "if":
+            return self.eval(args[1]) if _truthy(self.eval(args[0])) else self.eval(args[2])
         return FUNCTIONS[name](*[self.eval(a) for a in args])
 
     def _aggregate(self, name: str, args: list[Any]) -> Any:

@@ -12,34 +12,26 @@ from typing import Any
 
 from logscope.assemble import Launch
 from logscope.events import FAILURE_KINDS, Event
-
-_DURING = (
-    ("capture", ("cuda_graph", "capture", "init_cuda_graphs", "init_device_graphs")),
-    ("init_distributed", ("init_torch_distributed", "initialize_model_parallel", "parallel_state", "pynccl",
-                          "init_distributed_environment", "custom_all_reduce")),
-    ("memory_pool", ("init_memory_pool", "memory_pool", "profile_max_num_token", "kv_cache_mixin")),
-    ("load_weight", ("load_model", "load_weights", "model_loader", "weight_utils")),
-)
-
-
-def during(frames: list[str]) -> str | None:
-    """The startup phase a traceback interrupted, from its innermost recognisable frame."""
-    for frame in reversed(frames):
-        for phase, needles in _DURING:
-            if any(n in frame for n in needles):
-                return phase
-    return None
+from logscope.failures import failure_fact, root_of
+from logscope.signatures.match import Failure
 
 
 def event_fact(ev: Event) -> dict[str, Any]:
     fact = {k: v for k, v in ev.data.items() if k not in ("kind", "rank", "source", "line", "text")}
     fact.update(kind=ev.kind, rank=ev.rank.label if ev.rank else None, source=ev.source, line=ev.line, text=ev.text)
-    fact["during"] = "capture" if ev.data.get("context") == "capture_failed" else during(ev.data.get("frames", []))
     fact["frames_text"] = " ".join(ev.data.get("frames", []))
     return fact
 
 
-def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch) -> dict[str, Any]:
+def failure_facts(failures: list[Failure]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    root = root_of(failures)
+    facts = [failure_fact(f, event_fact(f.event), root) for f in failures]
+    return facts, next((fact for fact in facts if fact["is_root"]), None)
+
+
+def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch,
+                 failures: list[Failure] | None = None) -> dict[str, Any]:
+    failure_list, root = failure_facts(failures or [])
     events = [event_fact(e) for e in launch.events]
     ranks = []
     for rank_entry, timeline in zip(entry["ranks"], launch.ranks.values()):
@@ -82,7 +74,7 @@ def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch) 
         "errors": [e for e in events if e["kind"] in FAILURE_KINDS],
         "gpus": report["gpus"], "links": report["topology"]["links"],
         "tp_groups": entry.get("tp_groups", []),
-        "topology_links": report["topology"]["links"],
+        "failures": failure_list, "root_failure": root,
     }
 
 

@@ -13,6 +13,7 @@ import yaml
 from logscope.errors import RuleError
 from logscope.resources import rules_dir
 from logscope.rules.expr import Expr
+from logscope.yamlfile import SAFE_LOADER, compose_file
 
 SEVERITIES = ("error", "warning", "info")
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -20,8 +21,7 @@ _REQUIRED = ("id", "title", "severity", "when", "message", "hint", "why")
 _OPTIONAL = ("escalate", "scope", "let", "ranks", "evidence", "references", "cells", "false_positives")
 _LET_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 MAX_RULE_BYTES = 64 * 1024
-# libyaml's safe loader when PyYAML has it (same safety: no Python tags), the pure one otherwise
-_SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SAFE = SAFE_LOADER
 
 
 @dataclass
@@ -67,18 +67,7 @@ def _expr(path: str, key: str, node: yaml.Node) -> Expr:
 
 def load_rule_file(path: Path) -> Rule:
     name = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise RuleError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_RULE_BYTES:
-        raise RuleError(f"{name}: rule file larger than {MAX_RULE_BYTES} bytes")
-    try:
-        root = yaml.compose(raw.decode("utf-8"), Loader=_SAFE)
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        raise RuleError(f"{name}{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    raw, root = compose_file(path, MAX_RULE_BYTES, "rule file")
     if not isinstance(root, yaml.MappingNode):
         raise RuleError(f"{name}:1:1: a rule file is a mapping of keys (id, title, severity, when, ...)")
     nodes: dict[str, yaml.Node] = {}

@@ -1,0 +1,61 @@
+"""The failure stage: after assembly, every launch's failure evidence attributed by the signatures, with the
+phase each interrupted. Rules read the result as `failures` (first in time first) and `root_failure`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from logscope.assemble import Launch
+from logscope.events import Event
+from logscope.signatures.match import Failure, failures_of
+
+
+def launch_failures(launch: Launch) -> list[Failure]:
+    events = list(launch.events) + [e for timeline in launch.ranks.values() for e in timeline.events]
+    ready = {}
+    for event in launch.events:
+        if event.kind == "server_ready":
+            ready.setdefault(event.source, event.line)
+
+    def last_phase_of(event: Event) -> str | None:
+        if event.rank is not None and event.rank.label in launch.ranks:
+            timelines = [launch.ranks[event.rank.label]]
+        else:
+            timelines = [t for t in launch.ranks.values() if any(p.source == event.source for p in t.phases)]
+        last = set()
+        for timeline in timelines:
+            before = [p for p in timeline.phases
+                      if p.source == event.source and p.line < event.line and p.model == "target"]
+            last.add(before[-1].phase if before else None)
+        # an untagged line in a file of several ranks: known only when every rank was at the same phase
+        return last.pop() if len(last) == 1 else None
+
+    found = failures_of(events, last_phase_of, ready)
+    if found and all(f.event.time for f in found):
+        found.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))
+    else:
+        found.sort(key=lambda f: (f.event.source, f.event.line))
+    return found
+
+
+def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | None) -> dict[str, Any]:
+    fact = dict(event_fact)
+    fact.update(
+        finding=failure.finding, mechanism=failure.mechanism, signature=failure.signature,
+        evidence_kind=failure.evidence, phase=failure.phase, phase_basis=failure.phase_basis,
+        phase_text=failure.phase_text, values=failure.values, quoted=failure.quoted,
+        after_ready=failure.after_ready, cause=failure.cause, is_root=failure is root,
+        rank_text=event_fact.get("rank") or "an untagged line",
+        error=(event_fact.get("error") or failure.values.get("error") or event_fact.get("message")
+               or (None if failure.event.kind == "traceback" else event_fact.get("text"))),
+    )
+    if failure.quoted:
+        fact["text"] = f"(quoted in prose) {fact['text']}"
+    return fact
+
+
+def root_of(failures: list[Failure]) -> Failure | None:
+    """The first failure in time that can stop a launch (startup only), preferring one with a mechanism."""
+    startup = [f for f in failures if f.cause and not f.after_ready]
+    named = [f for f in startup if f.mechanism is not None and f.finding != "startup-crash"]
+    return (named or startup or [None])[0]

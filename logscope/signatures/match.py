@@ -1,0 +1,164 @@
+"""Events → failures: which signature each piece of evidence matches, the mechanism and finding it
+implies, and the phase it interrupted (from evidence only: a signature or frame that locates it, else the
+rank's last phase line before it, else `unknown`).
+
+Evidence of one event is tried from the most to the least direct: the exception (class and message),
+the whole line, native frames (innermost first), Python frames (innermost first). Among signatures that
+match the same piece, the one with the most literal text wins (the most specific wording).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from logscope.events import Event
+from logscope.signatures.loader import Signature, SignatureSet, bundled_signatures
+
+# event kinds that are a crash even when no signature names their mechanism
+CRASH_KINDS = frozenset({"exception", "traceback", "fatal_error", "scheduler_died", "cuda_error", "oom",
+                         "not_enough_memory", "failure_line", "native_backtrace"})
+# event kinds that carry no failure evidence (phase lines, config, dumps)
+_NOT_EVIDENCE = frozenset({
+    "init_distributed_begin", "init_distributed_end", "nccl_prewarm", "load_weight_begin", "load_weight_end",
+    "kv_cache_allocated", "other_pool_allocated", "memory_pool_end", "capture_begin", "capture_progress",
+    "capture_end", "scheduler_summary", "server_ready", "server_args", "launch_command", "env_export", "check_env",
+    "smi_gpu", "smi_process", "smi_versions", "smi_mig", "topology", "frame", "nccl_info", "ar_config",
+    "ar_registering", "symm_prealloc", "symm_default", "staging_buffer", "staging_allocator", "nccl_version",
+})
+# the phase in progress after each phase line (SGLang's fixed order: init → load → pool → capture → warmup)
+AFTER_PHASE_LINE = {
+    "init_distributed_begin": "init_distributed", "init_distributed_end": "load_weight", "nccl_prewarm": "load_weight",
+    "load_weight_begin": "load_weight", "load_weight_end": "memory_pool", "kv_cache_allocated": "memory_pool",
+    "other_pool_allocated": "memory_pool", "memory_pool_end": "capture", "capture_begin": "capture",
+    "capture_progress": "capture", "capture_end": "warmup", "scheduler_summary": "warmup", "server_ready": "serving",
+}
+FALLBACK_FINDINGS = frozenset({"custom-ar-disabled"})
+_EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One piece of failure evidence, attributed."""
+
+    finding: str
+    mechanism: str | None
+    signature: str | None
+    evidence: str  # which evidence matched: exception | line | frame | native_frame | none
+    event: Event
+    phase: str
+    phase_basis: str
+    values: dict[str, Any] = field(default_factory=dict)
+    quoted: bool = False
+    after_ready: bool = False
+
+    @property
+    def cause(self) -> bool:
+        """An error that can stop a launch (a fallback such as custom-ar-disabled is not)."""
+        return self.finding not in FALLBACK_FINDINGS
+
+    @property
+    def phase_text(self) -> str:
+        if self.phase == "unknown":
+            return "an unknown phase (no phase line of this rank before it, and no frame that locates it)"
+        return f"{self.phase} ({self.phase_basis})"
+
+
+def _exception_of(event: Event) -> tuple[str | None, str | None]:
+    name = event.data.get("exception")
+    text = event.data.get("full_text") or event.text
+    m = _EXC_HEAD.search(text)
+    if name is None and m is None:
+        return None, None
+    if m is not None and (name is None or m.group(1).endswith(str(name).rsplit(".", 1)[-1])):
+        return name or m.group(1), text[m.end():]
+    return name, event.data.get("message") or text
+
+
+def _evidence(event: Event) -> list[tuple[str, str, str | None]]:
+    """(kind, text, exception class) in the order the evidence is trusted."""
+    out: list[tuple[str, str, str | None]] = []
+    name, message = _exception_of(event)
+    if message is not None:
+        out.append(("exception", message, name))
+    out.append(("line", event.data.get("full_text") or event.text, None))
+    out += [("native_frame", f, None) for f in event.data.get("native_frames", [])]
+    out += [("frame", f, None) for f in reversed(event.data.get("frame_paths") or event.data.get("frames", []))]
+    return out
+
+
+def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -> tuple[Signature, dict] | None:
+    best: tuple[int, Signature, dict] | None = None
+    for sig in candidates:
+        if sig.on == "exception" and not sig.matches_exception(exception):
+            continue
+        values = sig.pattern.match(text)
+        if values is None:
+            continue
+        weight = sum(len(lit) for lit in sig.pattern.literals())
+        if best is None or weight > best[0]:
+            best = (weight, sig, values)
+    return (best[1], best[2]) if best else None
+
+
+def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict, str] | None:
+    """The signature that names this event's mechanism (finding signatures only), and the evidence kind."""
+    for kind, text, exception in _evidence(event):
+        found = _best(tuple(s for s in signatures.on(kind) if s.finding), text, exception)
+        if found:
+            return found[0], found[1], kind
+    return None
+
+
+def locate(event: Event, signatures: SignatureSet, matched: Signature | None) -> tuple[str, str] | None:
+    """(phase, basis) from the event's own evidence: the matched signature, SGLang's capture wrapper, frames."""
+    if matched is not None and matched.phase:
+        return matched.phase, f"the {matched.id} signature"
+    if event.data.get("context") == "capture_failed" or event.data.get("body_kind") == "capture_failed":
+        return "capture", "Capture cuda graph failed"
+    frames = [("native_frame", f) for f in event.data.get("native_frames", [])]
+    frames += [("frame", f) for f in reversed(event.data.get("frame_paths") or event.data.get("frames", []))]
+    for kind, text in frames:
+        for sig in signatures.on(kind):
+            if sig.phase and sig.pattern.match(text) is not None:
+                return sig.phase, f"frame {text.rsplit('/', 1)[-1]}"
+    return None
+
+
+def is_candidate(event: Event) -> bool:
+    return event.kind not in _NOT_EVIDENCE
+
+
+def match_event(event: Event, signatures: SignatureSet | None = None) -> tuple[Signature, dict, str] | None:
+    return attribute(event, signatures or bundled_signatures())
+
+
+def failures_of(events: list[Event], last_phase_of: Any, ready_lines: dict[str, int],
+                signatures: SignatureSet | None = None) -> list[Failure]:
+    """Every failure among `events`, in order of time (then source and line).
+
+    `last_phase_of(event)` gives the phase id of the rank's last phase line before the event, or None.
+    """
+    sigs = signatures or bundled_signatures()
+    out: list[Failure] = []
+    for event in events:
+        if not is_candidate(event):
+            continue
+        found = attribute(event, sigs)
+        if found is None and event.kind not in CRASH_KINDS:
+            continue
+        sig, values, kind = found if found else (None, {}, "none")
+        located = locate(event, sigs, sig)
+        if located is None:
+            last = last_phase_of(event)
+            located = (AFTER_PHASE_LINE[last], f"after the rank's last phase line, {last}") if last else ("unknown", "")
+        after_ready = event.source in ready_lines and event.line > ready_lines[event.source]
+        finding = sig.finding if sig is not None and sig.finding else "startup-crash"
+        if finding == "startup-oom" and located[0] == "capture":
+            finding = "capture-oom"
+        out.append(Failure(finding=finding, mechanism=sig.mechanism if sig else None, signature=sig.id if sig else None,
+                           evidence=kind, event=event, phase=located[0], phase_basis=located[1], values=values,
+                           quoted=bool(event.data.get("quoted")), after_ready=after_ready))
+    out.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))
+    return out
