@@ -184,7 +184,7 @@ class SourceClassifier:
     @staticmethod
     def _shape_fits(grammar: str, text: str) -> bool:
         if grammar == "exception":
-            return bool(_EXC_LINE.match(text))
+            return bool(_EXC_LINE.match(_strip_prefix(text)))
         if grammar == "launch_command":
             return bool(_LAUNCH_SHAPE.match(text))
         if grammar == "native_log":

@@ -22,6 +22,9 @@ app = typer.Typer(
 )
 rules_app = typer.Typer(add_completion=False, no_args_is_help=True, help="List, check and test the YAML rules.")
 app.add_typer(rules_app, name="rules")
+signatures_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                             help="List, test and document the failure signatures (rules/signatures/).")
+app.add_typer(signatures_app, name="signatures")
 
 
 class Format(str, Enum):
@@ -158,6 +161,47 @@ def rules_docs() -> None:
 
     try:
         sys.stdout.write(render_rules_doc() + "\n")
+    except LogscopeError as exc:
+        _fail(str(exc))
+
+
+@signatures_app.command("list")
+def signatures_list() -> None:
+    """One line per signature: id, evidence kind, finding, phase, pattern."""
+    from logscope.rules.loader import load_rules
+    from logscope.signatures.loader import load_signatures
+
+    try:
+        signatures = load_signatures(finding_ids={r.id for r in load_rules()} | {"capture-oom"})
+    except LogscopeError as exc:
+        _fail(str(exc))
+    for sig in signatures.signatures:
+        sys.stdout.write(f"{sig.id:32} {sig.on:12} {sig.finding or '-':20} {sig.phase or '-':16} {sig.pattern.source}\n")
+    sys.stdout.write(f"{len(signatures.signatures)} signatures\n")
+
+
+@signatures_app.command("test")
+def signatures_test() -> None:
+    """Run every rules/signatures/*.cases.yaml case; exit 1 when one fails."""
+    from logscope.signatures.cases import run_signature_cases
+
+    try:
+        failures, total = run_signature_cases()
+    except LogscopeError as exc:
+        _fail(str(exc))
+    for failure in failures:
+        sys.stdout.write(failure + "\n")
+    sys.stdout.write(f"{total - len(failures)} passed, {len(failures)} failed\n")
+    raise typer.Exit(1 if failures else 0)
+
+
+@signatures_app.command("docs")
+def signatures_docs() -> None:
+    """Print the signature reference (docs/signatures.md)."""
+    from logscope.signatures.docs import render_signatures_doc
+
+    try:
+        sys.stdout.write(render_signatures_doc() + "\n")
     except LogscopeError as exc:
         _fail(str(exc))
 

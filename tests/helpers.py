@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from logscope.analyze import analyze_sources
@@ -28,3 +30,9 @@ def dump_inputs() -> list[Path]:
 
 def rel(path: Path) -> str:
     return str(path.relative_to(ROOT))
+
+
+def run(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess:  # noqa: A002 - as subprocess names it
+    """`python -m logscope ARGS` as a user runs it, from the checkout."""
+    return subprocess.run([sys.executable, "-m", "logscope", *args], input=input, capture_output=True, cwd=ROOT,
+                          timeout=120)

@@ -42,6 +42,8 @@ class TracebackReader(BlockReader):
     grammar = "traceback"
 
     def starts(self, text: str) -> bool:
+        if "`" in text:  # prose quoting a traceback's first line in a code span: the span is read on its own
+            return False
         return any(opener in text for opener in _TB_OPENERS) or bool(_FRAME.match(text))
 
     def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
@@ -53,7 +55,13 @@ class TracebackReader(BlockReader):
         self.exception: Event | None = None
         self.after_frame = False
         self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
-        if PREFIXED.match(text):
+        self.fatal: Event | None = None
+        if "Fatal Python error" in text:
+            parsed_tb = other_lines.parse_traceback_line(text)
+            if parsed_tb:
+                self.fatal = Event("fatal_error", self.source, lineno, text.strip()[:300], None, None, parsed_tb[1],
+                                   "traceback")
+        elif not text.lstrip().startswith(_TB_OPENERS):  # "[..TP0] Scheduler hit an exception: Traceback (...)"
             parsed = sglang_line.parse_line(text)
             if parsed is not None:
                 prefix, kind, data = parsed
@@ -61,10 +69,6 @@ class TracebackReader(BlockReader):
                     self.rank, self.time = prefix.get("rank"), prefix.get("time")
                 self.events.append(Event(sglang_line.KINDS.get(kind, kind), self.source, lineno, text.strip(),
                                          self.rank, self.time, data))
-        elif "Fatal Python error" in text:
-            parsed_tb = other_lines.parse_traceback_line(text)
-            if parsed_tb:
-                self.fatal = parsed_tb[1].get("error")
         self.feed_frame(lineno, text)
         return self
 
@@ -131,6 +135,9 @@ class TracebackReader(BlockReader):
             self.exception.data["frames"] = frames
             self.exception.data["frame_paths"] = paths
             events.append(self.exception)
+        elif self.fatal is not None:
+            self.fatal.data.update(frames=frames, frame_paths=paths)
+            events.append(self.fatal)
         elif frames:
             events.append(Event("traceback", self.source, self.first_line, frames[-1], self.rank, self.time,
                                 {"frames": frames, "frame_paths": paths, "incomplete": True}, "traceback"))

@@ -28,12 +28,17 @@ def render_markdown(report: dict[str, Any]) -> str:
     out: list[str] = ["## logscope report", ""]
     out += _findings(report["findings"])
     for launch in report["launches"]:
-        out += _launch(launch)
+        if launch["ranks"] or launch["config"] or launch["versions"] or launch["model"] or launch["environment"]:
+            out += _launch(launch)
     if report["versions"] and not report["launches"]:
         out += ["**Versions:** " + ", ".join(f"{k} {v}" for k, v in report["versions"].items()), ""]
     if report["gpus"]:
         out += _gpus(report)
     cov = report["coverage"]
+    if cov.get("unmatched_failures"):
+        out += ["**Lines that read like a failure but match no signature:**", "", "```"]
+        out += [f"{m['source'].rsplit('/', 1)[-1]}:{m['line']}: {m['text'][:160]}" for m in cov["unmatched_failures"][:8]]
+        out += ["```", ""]
     out += ["", f"<sub>logscope {report['logscope_version']} · {cov['lines']} lines read, "
                 f"{cov['recognized_lines']} recognised, {cov['unrecognized_total']} candidate lines unrecognised</sub>", ""]
     return "\n".join(out)

@@ -24,10 +24,11 @@ SPREAD_HIGHLIGHT_PCT = 10.0
 
 
 def render_text(report: dict[str, Any], console: Console) -> None:
-    if not report["launches"] and not report["gpus"] and not report["versions"]:
-        console.print("[bold]No SGLang startup found[/bold] in the inputs.")
+    if report["coverage"]["recognized_lines"] == 0 and not report["findings"]:
+        console.print("[bold]No SGLang startup found[/bold] in the inputs (no line was recognised).")
     for launch in report["launches"]:
-        _launch(report, launch, console)
+        if launch["ranks"] or launch["config"] or launch["versions"] or launch["model"] or launch["environment"]:
+            _launch(report, launch, console)
     if report["versions"] and not report["launches"]:
         console.print(Text("versions: ", style="bold") + Text(", ".join(f"{k} {v}" for k, v in report["versions"].items())))
     if report["gpus"]:
@@ -205,6 +206,11 @@ def _findings(findings: list[dict[str, Any]], console: Console) -> None:
 def _coverage(report: dict[str, Any], console: Console) -> None:
     cov = report["coverage"]
     console.rule("[bold]Coverage[/bold]")
+    unmatched = cov.get("unmatched_failures", [])
+    if unmatched:  # first: what reads like a failure but no signature names
+        console.print(Text(f"lines that read like a failure but match no signature: {len(unmatched)}", style="bold"))
+        for item in unmatched[:8]:
+            console.print(Text(f"  {item['source']}:{item['line']}: ", style="dim") + Text(item["text"][:140]))
     grammars = ", ".join(f"{name} {g['recognized']}/{g['seen']}" for name, g in cov["grammars"].items())
     console.print(f"lines read: {cov['lines']}, recognised: {cov['recognized_lines']}; candidates per grammar: "
                   f"{grammars or 'none'}")

@@ -58,7 +58,7 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
     ranks = [str(r) for r in ranks if r is not None] if isinstance(ranks, list) else []
     ranks = sorted(dict.fromkeys(ranks), key=_natural)
     env.update(launch=launch_id, ranks_list=", ".join(ranks) if ranks else "all ranks", n_ranks=len(ranks))
-    return {
+    finding = {
         "rule": rule.id,
         "severity": severity,
         "launch": launch_id,
@@ -68,6 +68,17 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
         "evidence": _evidence(evidence_items),
         "cells": rule.cells,
     }
+    failure = _first_failure(evidence_items)
+    if failure is not None:  # the attribution behind a failure finding: what the bot and triage show
+        finding.update(phase=failure["phase"], mechanism=failure["mechanism"], signature=failure["signature"])
+    return finding
+
+
+def _first_failure(items: Any) -> dict[str, Any] | None:
+    items = [items] if isinstance(items, dict) else items
+    if not isinstance(items, list):
+        return None
+    return next((i for i in items if isinstance(i, dict) and "finding" in i and "phase_text" in i), None)
 
 
 def _natural(label: str) -> list:

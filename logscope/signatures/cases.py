@@ -1,0 +1,61 @@
+"""Run rules/signatures/<mechanism>.cases.yaml: each case is a paste and the finding, phase and signature it
+implies (and findings it must not give)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from logscope.errors import RuleError
+from logscope.ingest import Source
+from logscope.resources import rules_dir
+from logscope.rules.loader import parse_yaml_file
+
+_CASE_KEYS = {"name", "log", "finding", "phase", "signature", "not"}
+
+
+def signature_case_files() -> list[Path]:
+    return sorted((rules_dir() / "signatures").glob("*.cases.yaml"))
+
+
+def load_signature_cases(path: Path) -> list[dict[str, Any]]:
+    data = parse_yaml_file(path)
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise RuleError(f"{path}: a signature case file has `mechanism: <name>` and `cases: [...]`")
+    for case in data["cases"]:
+        unknown = set(case) - _CASE_KEYS
+        if unknown or "log" not in case or "finding" not in case:
+            raise RuleError(f"{path}: case {case.get('name')!r}: needs log and finding; unknown keys {sorted(unknown)}")
+    return data["cases"]
+
+
+def check_case(case: dict[str, Any], log: str | None = None) -> list[str]:
+    """The problems with one case run on `log` (the case's own text by default); empty when it passes."""
+    from logscope.analyze import analyze_sources
+
+    text = case["log"] if log is None else log
+    report = analyze_sources([Source(name="case.log", path=None, data=text.encode())])
+    got = [f for f in report["findings"] if f["rule"] == case["finding"]]
+    problems = []
+    if not got:
+        found = ", ".join(f"{f['rule']} ({f['message']})" for f in report["findings"]) or "none"
+        return [f"expected {case['finding']}; findings: {found}"]
+    finding = got[0]
+    if "phase" in case and finding.get("phase") != case["phase"]:
+        problems.append(f"phase {finding.get('phase')!r}, expected {case['phase']!r}: {finding['message']}")
+    if "signature" in case and finding.get("signature") != case["signature"]:
+        problems.append(f"signature {finding.get('signature')!r}, expected {case['signature']!r}")
+    for rule in case.get("not", []):
+        if any(f["rule"] == rule for f in report["findings"]):
+            problems.append(f"gave {rule}, which the case rules out")
+    return problems
+
+
+def run_signature_cases() -> tuple[list[str], int]:
+    failures: list[str] = []
+    total = 0
+    for path in signature_case_files():
+        for case in load_signature_cases(path):
+            total += 1
+            failures += [f"{path.name}::{case.get('name')}: {p}" for p in check_case(case)]
+    return failures, total

@@ -1,0 +1,149 @@
+"""Failure signatures: every case file, each case re-run as people paste it (quoted, in prose, with a rank
+prefix), coverage of the finding ids, the loader's errors, the pattern language, and honest messages."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from logscope.errors import RuleError
+from logscope.signatures.cases import check_case, load_signature_cases, signature_case_files
+from logscope.signatures.docs import render_signatures_doc
+from logscope.signatures.loader import load_signature_file
+from logscope.signatures.pattern import compile_pattern
+from tests.helpers import ROOT, run
+
+CASES = [(path.name, case) for path in signature_case_files() for case in load_signature_cases(path)]
+SINGLE_LINE = [(name, case) for name, case in CASES if "\n" not in case["log"].strip()]
+FAILURE_IDS = ("capture-oom", "startup-oom", "kv-pool-too-small", "custom-ar-failed", "custom-ar-disabled",
+               "nccl-error", "deepep-buffer", "pd-transfer-failed", "memory-imbalance", "startup-crash")
+
+
+@pytest.mark.parametrize(("file", "case"), CASES, ids=[f"{f}::{c['name']}" for f, c in CASES])
+def test_signature_case(file, case):
+    assert check_case(case) == []
+
+
+def _variants(line: str) -> dict[str, str]:
+    return {
+        "quoted": f"> {line}\n",
+        "in_prose": f"The server crashed with `{line}` on startup.\n",
+        "rank_prefix": f"[2025-06-01 10:00:00 TP3] {line}\n",
+    }
+
+
+@pytest.mark.parametrize(("file", "case"), SINGLE_LINE, ids=[f"{f}::{c['name']}" for f, c in SINGLE_LINE])
+def test_signature_case_as_people_paste_it(file, case):
+    line = case["log"].strip()
+    for name, text in _variants(line).items():
+        if name == "rank_prefix" and line.startswith("["):
+            continue
+        problems = check_case(case, text)
+        assert problems == [], (name, text, problems)
+
+
+def test_each_failure_id_has_three_cases_from_different_messages():
+    by_finding: dict[str, set[str]] = defaultdict(set)
+    for _, case in CASES:
+        by_finding[case["finding"]].add(case["log"].strip().splitlines()[-1][:60])
+    for finding in FAILURE_IDS:
+        assert len(by_finding[finding]) >= 3, (finding, by_finding[finding])
+
+
+def test_a_source_message_cut_after_its_wording_still_names_the_mechanism():
+    cut = "E0605 10:48:27.885119 10136 rdma_context.cpp:203] Failed to register memory 0x7b375b400000: Inva"
+    assert check_case({"log": cut, "finding": "pd-transfer-failed"}) == []
+    cut = "RuntimeError: NCCL error: unhandled sys"
+    assert check_case({"log": cut, "finding": "nccl-error"}) == []
+    # cut inside the wording itself: no mechanism is claimed, but the failure is still reported
+    cut = "RuntimeError: NCCL err"
+    assert check_case({"log": cut, "finding": "startup-crash"}) == []
+
+
+def test_a_paste_with_only_a_quoted_error_exits_1_with_its_finding():
+    proc = run("analyze", "-", "--format", "json",
+               input=b"it crashed with `RuntimeError: CUDART error: peer access is not supported between these two devices`\n")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    finding = report["findings"][0]
+    assert finding["rule"] == "custom-ar-failed" and finding["phase"] == "unknown"
+    assert finding["evidence"][0]["text"].startswith("(quoted in prose) RuntimeError")
+
+
+def test_unmatched_failure_lines_are_listed_first_in_coverage():
+    proc = run("analyze", "-", input=b"Traceback (most recent call last):\n  File \"/x/y.py\", line 3, in f\n"
+                                       b"KeyError: 'frobnicate'\n")
+    out = proc.stdout.decode()
+    assert proc.returncode == 1
+    coverage = out[out.index("Coverage"):]
+    assert coverage.index("match no signature") < coverage.index("lines read")
+    assert "KeyError: 'frobnicate'" in coverage
+
+
+def test_the_fallback_warning_is_not_the_cause_of_a_crash_elsewhere():
+    text = ("[2026-04-14 16:08:44 TP1] Setup Custom allreduce failed with CUDART error: peer access is not supported "
+            "between these two devices. To silence this warning, specify --disable-custom-all-reduce explicitly.\n"
+            "[2026-04-14 16:09:12 TP0] RuntimeError: NCCL error: unhandled system error\n")
+    report = json.loads(run("analyze", "-", "--format", "json", input=text.encode()).stdout)
+    rules = {f["rule"]: f for f in report["findings"]}
+    assert set(rules) == {"custom-ar-disabled", "nccl-error"}
+    assert rules["custom-ar-disabled"]["severity"] == "info"
+
+
+def test_a_later_failure_names_the_first_one():
+    text = ("[2026-04-14 16:08:44 TP1] RuntimeError: NCCL error: remote process exited or there was a network error\n"
+            "[2026-04-14 16:08:50 TP0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
+            "a total capacity of 79.15 GiB of which 1.00 GiB is free.\n")
+    report = json.loads(run("analyze", "-", "--format", "json", input=text.encode()).stdout)
+    oom = next(f for f in report["findings"] if f["rule"] == "startup-oom")
+    assert "It follows an earlier nccl-error on TP1." in oom["message"]
+
+
+@pytest.mark.parametrize("golden", sorted((ROOT / "fixtures" / "golden").glob("*.json")), ids=lambda p: p.name)
+def test_no_placeholder_or_unknown_number_in_a_golden_message(golden: Path):
+    for finding in json.loads(golden.read_text())["findings"]:
+        for text in (finding["message"], finding["hint"]):
+            assert "?" not in text and "a smaller value" not in text, text
+            assert "unknown GiB" not in text and "None" not in text, text
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd', source: s, finding: nope}]\n",
+     "finding 'nope' is no rule id"),
+    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: wire, pattern: 'abcd', source: s, finding: nccl-error}]\n",
+     "on should be one of"),
+    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd *{x:int}', source: s, finding: nccl-error}]\n",
+     "a capture must follow literal text"),
+    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abc', source: s, finding: nccl-error}]\n",
+     "at least 4 characters"),
+    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd', source: s}]\n",
+     "must locate a phase"),
+    ("mechanism: x\ntitle: t\nbogus: 1\nsignatures: []\n", "unknown key 'bogus'"),
+    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd {x:float}', source: s, finding: nccl-error}]\n",
+     "unknown capture type 'float'"),
+])
+def test_signature_loader_errors_name_file_line_and_column(tmp_path, body, error):
+    path = tmp_path / "x.yaml"
+    path.write_text(body)
+    with pytest.raises(RuleError) as exc:
+        load_signature_file(path, {"nccl-error", "startup-crash"})
+    assert error in str(exc.value) and str(path) in str(exc.value)
+
+
+def test_pattern_captures_and_gaps():
+    pattern = compile_pattern("Failed: Cuda error *custom_all_reduce*'{error:text}'", "t")
+    assert pattern.match("Failed: Cuda error /w/custom_all_reduce.cuh:307 'peer access'") == {"error": "peer access"}
+    assert pattern.match("Failed: Cuda error /w/other.cuh:307 'peer access'") is None
+    sized = compile_pattern("Tried to allocate {size:size}. GPU {gpu:int}", "t")
+    assert sized.match("x Tried to allocate 448.00 MiB. GPU 7 has") == {"size": "448.00 MiB", "gpu": 7}
+    # a segment is retried at every occurrence of its first literal, never by backtracking inside it
+    many = compile_pattern("abcd {n:int} cd", "t")
+    assert many.match("abcd x " * 20000 + "abcd 5 cd") == {"n": 5}
+
+
+def test_signatures_doc_is_current():
+    committed = (ROOT / "docs" / "signatures.md").read_text(encoding="utf-8")
+    assert committed == render_signatures_doc() + "\n", "run: logscope signatures docs > docs/signatures.md"
