@@ -147,3 +147,8 @@ def test_pattern_captures_and_gaps():
 def test_signatures_doc_is_current():
     committed = (ROOT / "docs" / "signatures.md").read_text(encoding="utf-8")
     assert committed == render_signatures_doc() + "\n", "run: logscope signatures docs > docs/signatures.md"
+
+
+def test_each_failure_id_has_a_case_cut_by_the_paste():
+    cut = {case["finding"] for _, case in CASES if case["name"].startswith("cut-")}
+    assert cut >= set(FAILURE_IDS), set(FAILURE_IDS) - cut
