@@ -72,15 +72,7 @@ def _mark(node: yaml.Node) -> str:
 def load_signature_file(path: Path, finding_ids: set[str] | None = None) -> list[Signature]:
     name = str(path)
     _, root = compose_file(path, MAX_FILE_BYTES, "signature file")
-    if not isinstance(root, yaml.MappingNode):
-        raise RuleError(f"{name}:1:1: a signature file is a mapping (mechanism, finding, title, signatures)")
-    nodes = {k.value: (k, v) for k, v in root.value}
-    for key, (knode, _) in nodes.items():
-        if key not in _FILE_KEYS:
-            raise RuleError(f"{name}:{_mark(knode)}: unknown key {key!r} (allowed: {', '.join(sorted(_FILE_KEYS))})")
-    for key in ("mechanism", "title", "signatures"):
-        if key not in nodes:
-            raise RuleError(f"{name}:1:1: missing required key {key!r}")
+    nodes = _fields(name, root, _FILE_KEYS, ("mechanism", "title", "signatures"), "a signature file")
     mechanism = _scalar(name, nodes["mechanism"][1], "mechanism")
     if not _MECHANISM.match(mechanism) or path.stem != mechanism:
         raise RuleError(f"{name}:{_mark(nodes['mechanism'][1])}: mechanism {mechanism!r} must be snake_case and "
@@ -98,15 +90,7 @@ def load_signature_file(path: Path, finding_ids: set[str] | None = None) -> list
 
 def _signature(name: str, item: yaml.Node, mechanism: str, default_finding: str | None,
                finding_ids: set[str] | None) -> Signature:
-    if not isinstance(item, yaml.MappingNode):
-        raise RuleError(f"{name}:{_mark(item)}: a signature is a mapping (id, on, pattern, source, ...)")
-    fields = {k.value: (k, v) for k, v in item.value}
-    for key, (knode, _) in fields.items():
-        if key not in _SIG_KEYS:
-            raise RuleError(f"{name}:{_mark(knode)}: unknown key {key!r} (allowed: {', '.join(sorted(_SIG_KEYS))})")
-    for key in ("id", "on", "pattern", "source"):
-        if key not in fields:
-            raise RuleError(f"{name}:{_mark(item)}: signature lacks {key!r}")
+    fields = _fields(name, item, _SIG_KEYS, ("id", "on", "pattern", "source"), "a signature")
     sig_id = _scalar(name, fields["id"][1], "id")
     if not _ID.match(sig_id):
         raise RuleError(f"{name}:{_mark(fields['id'][1])}: id {sig_id!r} must be kebab-case")
@@ -133,6 +117,21 @@ def _signature(name: str, item: yaml.Node, mechanism: str, default_finding: str 
         exception = tuple(value)
     return Signature(id=sig_id, mechanism=mechanism, finding=finding, on=on, pattern=pattern,
                      source=_scalar(name, fields["source"][1], "source"), path=name, exception=exception, phase=phase)
+
+
+def _fields(name: str, node: yaml.Node, allowed: set[str], required: tuple[str, ...],
+            what: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+    """key → (key node, value node) of a mapping, with unknown and missing keys reported at their place."""
+    if not isinstance(node, yaml.MappingNode):
+        raise RuleError(f"{name}:{_mark(node)}: {what} is a mapping of {', '.join(required)}, ...")
+    fields = {k.value: (k, v) for k, v in node.value}
+    for key, (knode, _) in fields.items():
+        if key not in allowed:
+            raise RuleError(f"{name}:{_mark(knode)}: unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
+    for key in required:
+        if key not in fields:
+            raise RuleError(f"{name}:{_mark(node)}: {what} lacks the required key {key!r}")
+    return fields
 
 
 def _scalar(name: str, node: yaml.Node, key: str) -> str:
