@@ -130,13 +130,9 @@ def is_candidate(event: Event) -> bool:
     return event.kind not in _NOT_EVIDENCE
 
 
-def match_event(event: Event, signatures: SignatureSet | None = None) -> tuple[Signature, dict, str] | None:
-    return attribute(event, signatures or bundled_signatures())
-
-
 def failures_of(events: list[Event], last_phase_of: Any, ready_lines: dict[str, int],
                 signatures: SignatureSet | None = None) -> list[Failure]:
-    """Every failure among `events`, in order of time (then source and line).
+    """Every failure among `events`, in the order given (the caller orders them in time).
 
     `last_phase_of(event)` gives the phase id of the rank's last phase line before the event, or None.
     """
@@ -160,5 +156,4 @@ def failures_of(events: list[Event], last_phase_of: Any, ready_lines: dict[str, 
         out.append(Failure(finding=finding, mechanism=sig.mechanism if sig else None, signature=sig.id if sig else None,
                            evidence=kind, event=event, phase=located[0], phase_basis=located[1], values=values,
                            quoted=bool(event.data.get("quoted")), after_ready=after_ready))
-    out.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))
     return out
