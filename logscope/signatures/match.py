@@ -83,9 +83,14 @@ def _evidence(event: Event) -> list[tuple[str, str, str | None]]:
     if message is not None:
         out.append(("exception", message, name))
     out.append(("line", event.data.get("full_text") or event.text, None))
-    out += [("native_frame", f, None) for f in event.data.get("native_frames", [])]
-    out += [("frame", f, None) for f in reversed(event.data.get("frame_paths") or event.data.get("frames", []))]
+    out += [(kind, frame, None) for kind, frame in _frames(event)]
     return out
+
+
+def _frames(event: Event) -> list[tuple[str, str]]:
+    """Native frames, then Python frames, each innermost first."""
+    frames = [("native_frame", f) for f in event.data.get("native_frames", [])]
+    return frames + [("frame", f) for f in reversed(event.data.get("frame_paths") or event.data.get("frames", []))]
 
 
 def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -> tuple[Signature, dict] | None:
@@ -105,7 +110,7 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
 def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict, str] | None:
     """The signature that names this event's mechanism (finding signatures only), and the evidence kind."""
     for kind, text, exception in _evidence(event):
-        found = _best(tuple(s for s in signatures.on(kind) if s.finding), text, exception)
+        found = _best(signatures.naming(kind), text, exception)
         if found:
             return found[0], found[1], kind
     return None
@@ -117,9 +122,7 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
         return matched.phase, f"the {matched.id} signature"
     if event.data.get("context") == "capture_failed" or event.data.get("body_kind") == "capture_failed":
         return "capture", "Capture cuda graph failed"
-    frames = [("native_frame", f) for f in event.data.get("native_frames", [])]
-    frames += [("frame", f) for f in reversed(event.data.get("frame_paths") or event.data.get("frames", []))]
-    for kind, text in frames:
+    for kind, text in _frames(event):
         for sig in signatures.on(kind):
             if sig.phase and sig.pattern.match(text) is not None:
                 return sig.phase, f"frame {text.rsplit('/', 1)[-1]}"
