@@ -14,18 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import prefilter
-from logscope.events import Event, RankId
+from logscope.events import Event
 from logscope.ingest import LineChunk, Source, clean
-from logscope.parsers import other_lines, sglang_line
-from logscope.parsers.blocks import PREFIXED, BlockReader, block_readers
+from logscope.parsers import sglang_line
+from logscope.parsers.base import PREFIXED, BlockReader, prefix_of
+from logscope.parsers.registry import LINE_GRAMMARS, block_readers
 from logscope.signatures.loader import bundled_signatures
 
-_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
-_OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
-_LAUNCH_SHAPE = re.compile(
-    r"^\s*(?:\S*[$#]\s+)?(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve)"
-)
-_NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
 _UNRECOGNIZED_KEEP = 2000
 _TEXT_KEEP = 300
 _FULL_KEEP = 4000
@@ -33,7 +28,7 @@ _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 # what makes an unrecognised line worth showing first: it reads like a failure
 FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
-_PHASE_KINDS = sglang_line.KINDS
+_GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 
 
 @dataclass
@@ -109,8 +104,8 @@ class SourceClassifier:
             return
         self._flush_pending()
         for reader in self.readers:
-            if reader.starts(text):
-                self.active = reader.open(lineno, text, self._current_rank_hint())
+            if reader.accepts(text):
+                self.active = reader.open(lineno, text)
                 self.coverage.seen[reader.grammar] += 1
                 self.coverage.recognized[reader.grammar] += 1
                 self.recognized_physical.add(lineno)
@@ -130,13 +125,16 @@ class SourceClassifier:
         looks_failed = "signature" in candidates
         candidates = [g for g in candidates if g != "signature"]
         tried: list[str] = []
-        for grammar in candidates:
-            if not self._shape_fits(grammar, text):
+        for name in candidates:
+            grammar = _GRAMMARS[name]
+            if not grammar.fits(text):
                 continue
-            tried.append(grammar)
-            self.coverage.seen[grammar] += 1
-            if self._parse_with(grammar, lineno, text):
-                self.coverage.recognized[grammar] += 1
+            tried.append(name)
+            self.coverage.seen[name] += 1
+            parsed = grammar.parse(text)
+            if parsed is not None:
+                self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
+                self.coverage.recognized[name] += 1
                 self.recognized_physical.add(lineno)
                 return
         if looks_failed and self._failure_line(lineno, text):
@@ -158,8 +156,7 @@ class SourceClassifier:
                 self.coverage.seen["signature"] += 1
                 self.coverage.recognized["signature"] += 1
                 self.recognized_physical.add(lineno)
-                prefix = _prefix_of(text)
-                self._emit("failure_line", lineno, text, {"message": text.strip()}, prefix, "signature")
+                self._emit("failure_line", lineno, text, {"message": text.strip()}, prefix_of(text), "signature")
                 return True
         return False
 
@@ -181,65 +178,6 @@ class SourceClassifier:
         finally:
             self.quoted = was
 
-    @staticmethod
-    def _shape_fits(grammar: str, text: str) -> bool:
-        if grammar == "exception":
-            return bool(_EXC_LINE.match(_strip_prefix(text)))
-        if grammar == "launch_command":
-            return bool(_LAUNCH_SHAPE.match(text))
-        if grammar == "native_log":
-            return bool(_NATIVE_SHAPE.match(text))
-        return grammar != "check_env"  # check_env is read by its block reader only
-
-    def _parse_with(self, grammar: str, lineno: int, text: str) -> bool:
-        if grammar == "torch_oom":
-            data = other_lines.parse_oom(text)
-            if data is None:
-                return False
-            m = _OOM_EXC.match(_strip_prefix(text))
-            if m:
-                data["exception"] = m.group(1)
-            if "Capture cuda graph failed" in text:
-                data["context"] = "capture_failed"
-            prefix = _prefix_of(text)
-            self._emit("oom", lineno, text, data, prefix, grammar)
-            return True
-        if grammar == "server_args":
-            parsed = other_lines.parse_server_args(text)
-            if parsed is None:
-                return False
-            fields, truncated = parsed
-            self._emit("server_args", lineno, text, {"fields": fields, "truncated": truncated}, _prefix_of(text), grammar)
-            return True
-        if grammar in ("sglang", "exception"):
-            result = sglang_line.parse_line(text)
-            if result is None:
-                return False
-            prefix, kind, data = result
-            self._emit(_PHASE_KINDS.get(kind, kind), lineno, text, data, prefix, grammar)
-            return True
-        if grammar == "launch_command":
-            data = other_lines.parse_launch_command(_strip_prefix(text))
-            if data is None:
-                return False
-            self._emit("launch_command" if data["kind"] != "export" else "env_export", lineno, text, data, None, grammar)
-            return True
-        if grammar == "traceback":
-            parsed_tb = other_lines.parse_traceback_line(text)
-            if parsed_tb is None:
-                return False
-            kind, data = parsed_tb
-            self._emit(kind, lineno, text, data, None, grammar)
-            return True
-        if grammar == "native_log":
-            parsed_native = other_lines.parse_native_line(text)
-            if parsed_native is None:
-                return False
-            kind, data = parsed_native
-            self._emit(kind, lineno, text, data, None, grammar)
-            return True
-        return False
-
     # ------------------------------------------------------------------ wrapped lines
     def _try_join(self, lineno: int, text: str) -> bool:
         """Rejoin a line a terminal wrapped, only when the continuation is no line of its own."""
@@ -255,7 +193,7 @@ class SourceClassifier:
         data["joined_lines"] = [first_line, lineno]
         self.coverage.recognized["sglang"] += 1
         self.recognized_physical.update((first_line, lineno))
-        self._emit(_PHASE_KINDS.get(kind, kind), first_line, first + text, data, prefix, "sglang")
+        self._emit(sglang_line.KINDS.get(kind, kind), first_line, first + text, data, prefix, "sglang")
         return True
 
     def _flush_pending(self) -> None:
@@ -270,12 +208,6 @@ class SourceClassifier:
             for event in self.active.close():
                 self._append(event)
             self.active = None
-
-    def _current_rank_hint(self) -> RankId | None:
-        for event in reversed(self.events[-8:]):
-            if event.rank is not None:
-                return event.rank
-        return None
 
     # ------------------------------------------------------------------ output
     def _emit(self, kind: str, lineno: int, text: str, data: dict, prefix: dict | None, grammar: str) -> None:
@@ -304,19 +236,6 @@ def _looks_like_a_record(text: str) -> bool:
     if _RECORD_START.match(text):
         return True
     return text.lstrip().startswith(prefilter.all_literals())
-
-
-def _prefix_of(text: str) -> dict | None:
-    m = re.match(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]", text)
-    if not m:
-        return None
-    tags = m.group(2).split()
-    return {"time": m.group(1), "rank": RankId.from_tags(tags) if tags else None}
-
-
-def _strip_prefix(text: str) -> str:
-    m = re.match(r"^\s*\[[^\]]*\]\s*", text)
-    return text[m.end():] if m else text
 
 
 def classify_sources(sources: list[Source]) -> tuple[dict[str, list[Event]], Coverage]:

@@ -1,6 +1,5 @@
-"""Readers for records that span several lines: tracebacks and check_env output (nvidia-smi dumps join
-them in the nvidia-smi module). Each reader is driven by the classifier: `starts` on a logical line,
-then `feed` until it declines a line, then `close` returns its events."""
+"""Readers for records that span several lines: Python tracebacks, native backtraces and check_env output
+(the nvidia-smi readers live with their grammar in nvidia_smi.py and nvidia_topo.py)."""
 
 from __future__ import annotations
 
@@ -9,44 +8,27 @@ from typing import Any
 
 from logscope.events import Event, RankId
 from logscope.parsers import other_lines, sglang_line
+from logscope.parsers.base import PREFIXED, BlockReader
+from logscope.parsers.nvidia_topo import parse_topology
 
-PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?::|$)")
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
 
 
-class BlockReader:
-    grammar = "block"
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def starts(self, text: str) -> bool:
-        raise NotImplementedError
-
-    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
-        raise NotImplementedError
-
-    def feed(self, lineno: int, text: str) -> bool:
-        raise NotImplementedError
-
-    def close(self) -> list[Event]:
-        raise NotImplementedError
-
-
 class TracebackReader(BlockReader):
     """A Python traceback or faulthandler dump; the exception line that ends it carries its frames."""
 
     grammar = "traceback"
+    literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)")
 
     def starts(self, text: str) -> bool:
         if "`" in text:  # prose quoting a traceback's first line in a code span: the span is read on its own
             return False
         return any(opener in text for opener in _TB_OPENERS) or bool(_FRAME.match(text))
 
-    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+    def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
         self.frames: list[dict[str, Any]] = []
         self.first_line = lineno
@@ -153,11 +135,12 @@ class CheckEnvReader(BlockReader):
     """`python -m sglang.check_env`: key: value lines, with the topology table as one multi-line value."""
 
     grammar = "check_env"
+    literals = ("Python: ", "CUDA available: ", "ROCM available: ", "NPU available: ")
 
     def starts(self, text: str) -> bool:
         return bool(_CHECK_ENV_START.match(text))
 
-    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+    def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
         self.last_line = lineno
         self.values: dict[str, str] = {}
@@ -190,8 +173,6 @@ class CheckEnvReader(BlockReader):
         data: dict[str, Any] = {"values": self.values, "last_line": self.last_line}
         events = [Event("check_env", self.source, self.first_line, "check_env output", None, None, data, "check_env")]
         if self.topology:
-            from logscope.parsers.nvidia_topo import parse_topology
-
             topology = parse_topology(self.topology)
             if topology is not None:
                 events.append(Event("topology", self.source, self.first_line, "NVIDIA Topology (check_env)", None,
@@ -213,11 +194,12 @@ class NativeBacktraceReader(BlockReader):
     """A native backtrace (torch's c10 "frame #N", gdb, UCX, glibc): its frames in order, innermost first."""
 
     grammar = "native_backtrace"
+    literals = ("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t")
 
     def starts(self, text: str) -> bool:
         return bool(_NATIVE_OPEN.match(text))
 
-    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+    def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
         self.opener = text.strip()
         self.frames: list[str] = []
@@ -239,8 +221,3 @@ class NativeBacktraceReader(BlockReader):
         text = self.opener if not self.opener.startswith(("frame #", "#0")) else f"native backtrace: {self.opener}"
         return [Event("native_backtrace", self.source, self.first_line, text[:300], None, None, data, self.grammar)]
 
-
-def block_readers(source: str) -> list[BlockReader]:
-    from logscope.parsers.nvidia_smi import smi_readers  # the nvidia-smi readers live with their grammars
-
-    return [CheckEnvReader(source), NativeBacktraceReader(source), TracebackReader(source), *smi_readers(source)]

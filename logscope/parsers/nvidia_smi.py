@@ -10,16 +10,14 @@ from typing import Any
 from lark import Token, Tree
 from lark.exceptions import LarkError
 
-from logscope.events import Event, RankId
+from logscope.events import Event
 from logscope.grammar_loader import parser
-from logscope.parsers.blocks import BlockReader
+from logscope.parsers.base import BlockReader, csv_row
 
 _FURNITURE = re.compile(r"^[\s|+=\-]*$|^\|\s*(GPU\s+Name|Fan\s+Temp|GPU\s+GI|Processes:|No running processes|ID\s+ID|"
                         r"MIG devices|\s*Usage\s*\||.*MIG M\.|\s*\|)|^\|[\s|]*(\S+[\s|]*)?\|\s*$")
 _Q_START = re.compile(r"^=+NVSMI LOG=+$")
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
-_CSV_HEADER = re.compile(r"^\s*(index|name|pci\.bus_id|memory\.\w+|pid|process_name|gpu_uuid|gpu_bus_id|used_gpu_memory|"
-                         r"uuid|driver_version|temperature\.gpu|utilization\.gpu|power\.\w+)\b.*,")
 _MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB)?$")
 
 
@@ -36,11 +34,12 @@ def _tokens(node: Tree) -> list[Token]:
 
 class SmiTableReader(BlockReader):
     grammar = "nvidia_smi"
+    literals = ("NVIDIA-SMI", "MIG devices")
 
     def starts(self, text: str) -> bool:
         return ("NVIDIA-SMI" in text and "Driver Version" in text) or text.strip().startswith("| MIG devices")
 
-    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+    def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
         self.first_line = lineno
         self.pending_gpu: dict[str, Any] | None = None
@@ -102,11 +101,12 @@ class SmiQueryReader(BlockReader):
     """`nvidia-smi -q`: sections by indentation; FB memory, processes and the driver/CUDA versions."""
 
     grammar = "nvidia_smi"
+    literals = ("NVSMI LOG",)
 
     def starts(self, text: str) -> bool:
         return bool(_Q_START.match(text.strip()))
 
-    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+    def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
         self.versions: dict[str, str] = {}
         self.gpu: dict[str, Any] | None = None
@@ -202,31 +202,30 @@ _CSV_FIELDS = {
 }
 
 
+# a header row starts with a field nvidia-smi knows, its unit in brackets or not: "index, name, ..." or
+# "memory.used [MiB], ..."; the reader's literals come from the same table, so the prefilter keeps every header
+_CSV_HEADER = re.compile(r"^\s*(?:" + "|".join(re.escape(f) for f in _CSV_FIELDS) + r")(?: \[[^\]]*\])?,")
+
+
 class SmiCsvReader(BlockReader):
     """CSV with a header row (any column order; units in the header or in the values)."""
 
     grammar = "nvidia_smi"
+    literals = tuple(f"{name}{after}" for name in _CSV_FIELDS for after in (",", " ["))
 
     def starts(self, text: str) -> bool:
         return bool(_CSV_HEADER.match(text))
 
-    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+    def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
         self.columns = [_CSV_FIELDS.get(c.strip().split(" [")[0].split(" ")[0], c.strip()) for c in text.split(",")]
         self.apps = "pid" in self.columns
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
-        cells = [c.strip() for c in text.split(",")]
-        if len(cells) != len(self.columns) or text.lstrip().startswith("["):
+        row = None if text.lstrip().startswith("[") else csv_row(text, self.columns)
+        if row is None:
             return False
-        row: dict[str, Any] = {}
-        for column, cell in zip(self.columns, cells):
-            value: Any = cell
-            m = re.match(r"^(-?\d+(?:\.\d+)?)\s*(MiB|W|%|C)?$", cell)
-            if m:
-                value = float(m.group(1)) if "." in m.group(1) else int(m.group(1))
-            row[column] = value
         kind = "smi_process" if self.apps else "smi_gpu"
         self.events.append(Event(kind, self.source, lineno, text.strip()[:300], None, None, row, "nvidia_smi"))
         return True
@@ -235,7 +234,8 @@ class SmiCsvReader(BlockReader):
         return self.events
 
 
-_GPU_NAME = re.compile(r"^(NVIDIA|Tesla|Quadro|GeForce|AMD|Instinct)\b")
+_GPU_NAMES = ("NVIDIA", "Tesla", "Quadro", "GeForce", "AMD", "Instinct")
+_GPU_NAME = re.compile(r"^(" + "|".join(_GPU_NAMES) + r")\b")
 _QUERY = re.compile(r"nvidia-smi\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?")
 
 
@@ -244,11 +244,12 @@ class SmiHeaderlessReader(BlockReader):
     command when there is one, else by shape (a GPU name, a bus id, a device id, a UUID)."""
 
     grammar = "nvidia_smi"
+    literals = ("--query-", *_GPU_NAMES)
 
     def starts(self, text: str) -> bool:
         return bool(_QUERY.search(text)) or self._shape_row(text) is not None
 
-    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+    def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
         m = _QUERY.search(text)
         self.columns = [_CSV_FIELDS.get(c, c) for c in m.group(2).split(",")] if m else None
@@ -285,13 +286,9 @@ class SmiHeaderlessReader(BlockReader):
             row.setdefault("index", 0)
             self.events.append(Event("smi_gpu", self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
             return True
-        cells = [c.strip() for c in text.split(",")]
-        if len(cells) != len(self.columns):
+        row = csv_row(text, self.columns)
+        if row is None:
             return False
-        row = {}
-        for column, cell in zip(self.columns, cells):
-            m = re.match(r"^(-?\d+(?:\.\d+)?)\s*(MiB|W|%|C)?$", cell)
-            row[column] = (float(m.group(1)) if "." in m.group(1) else int(m.group(1))) if m else cell
         kind = "smi_process" if self.apps else "smi_gpu"
         self.events.append(Event(kind, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
         return True
@@ -306,9 +303,3 @@ def _num(text: str) -> float | int | None:
         return None
     return float(m.group(1)) if "." in m.group(1) else int(m.group(1))
 
-
-def smi_readers(source: str) -> list[BlockReader]:
-    from logscope.parsers.nvidia_topo import TopoReader
-
-    return [SmiTableReader(source), SmiQueryReader(source), SmiCsvReader(source), SmiHeaderlessReader(source),
-            TopoReader(source)]

@@ -8,9 +8,9 @@ from typing import Any
 from lark import Token
 from lark.exceptions import LarkError
 
-from logscope.events import Event, RankId
+from logscope.events import Event
 from logscope.grammar_loader import parser
-from logscope.parsers.blocks import BlockReader
+from logscope.parsers.base import BlockReader
 
 _HEADER = re.compile(r"^\s*GPU0(\s+(GPU|NIC)\d+)*\s*(CPU Affinity.*)?$")
 _P2P_STATES = {"OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}
@@ -62,11 +62,12 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
 
 class TopoReader(BlockReader):
     grammar = "nvidia_topo"
+    literals = ("GPU0",)
 
     def starts(self, text: str) -> bool:
         return bool(_HEADER.match(text))
 
-    def open(self, lineno: int, text: str, rank_hint: RankId | None) -> BlockReader:
+    def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
         self.lines = [text]
         self.results: list[dict[str, Any]] = []

@@ -1,0 +1,113 @@
+"""Every parser logscope has, in the order they are tried: the line grammars (literals, shape test, parse)
+and the block readers. The prefilter is built from the literals declared here, and the classifier loops
+over these tables: a new grammar or dump layout is one entry here plus its own module and .lark file."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from logscope.parsers import other_lines, sglang_line
+from logscope.parsers.base import BlockReader, Parsed, prefix_of, strip_prefix
+from logscope.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
+from logscope.parsers.nvidia_smi import SmiCsvReader, SmiHeaderlessReader, SmiQueryReader, SmiTableReader
+from logscope.parsers.nvidia_topo import TopoReader
+
+
+@dataclass(frozen=True, slots=True)
+class LineGrammar:
+    """A one-line grammar: a line holding one of `literals` and passing `fits` is parsed by `parse`."""
+
+    name: str
+    literals: tuple[str, ...]
+    parse: Callable[[str], Parsed | None]
+    fits: Callable[[str], bool] = lambda text: True
+
+
+_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
+_OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
+_LAUNCH_SHAPE = re.compile(
+    r"^\s*(?:\S*[$#]\s+)?(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve)"
+)
+_NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
+
+
+def _torch_oom(text: str) -> Parsed | None:
+    data = other_lines.parse_oom(text)
+    if data is None:
+        return None
+    m = _OOM_EXC.match(strip_prefix(text))
+    if m:
+        data["exception"] = m.group(1)
+    if "Capture cuda graph failed" in text:
+        data["context"] = "capture_failed"
+    return Parsed("oom", data, prefix_of(text))
+
+
+def _server_args(text: str) -> Parsed | None:
+    parsed = other_lines.parse_server_args(text)
+    if parsed is None:
+        return None
+    fields, truncated = parsed
+    return Parsed("server_args", {"fields": fields, "truncated": truncated}, prefix_of(text))
+
+
+def _sglang(text: str) -> Parsed | None:
+    result = sglang_line.parse_line(text)
+    if result is None:
+        return None
+    prefix, kind, data = result
+    return Parsed(sglang_line.KINDS.get(kind, kind), data, prefix)
+
+
+def _launch_command(text: str) -> Parsed | None:
+    data = other_lines.parse_launch_command(strip_prefix(text))
+    if data is None:
+        return None
+    return Parsed("launch_command" if data["kind"] != "export" else "env_export", data)
+
+
+def _kind_and_data(parse: Callable[[str], tuple[str, dict] | None]) -> Callable[[str], Parsed | None]:
+    def parse_line(text: str) -> Parsed | None:
+        result = parse(text)
+        return None if result is None else Parsed(result[0], result[1])
+
+    return parse_line
+
+
+LINE_GRAMMARS: tuple[LineGrammar, ...] = (
+    LineGrammar("torch_oom", ("CUDA out of memory",), _torch_oom),
+    LineGrammar("server_args", ("server_args=",), _server_args),
+    LineGrammar("sglang", (
+        "Init torch distributed", "Init nccl begin", "warmup completed", "Load weight begin", "Load weight end",
+        "Cache is allocated", "Using KV cache dtype", "sliding window memory pool", "Memory pool end",
+        "Capture ", "Capturing batches", "max_total_num_tokens=", "fired up and ready", "Engine startup timings",
+        "sglang is using nccl", "NCCL version", "All Reduce config", "llreduce", "AllReduceV2",
+        "cuda graph addresses", "Failed: Cuda error", "memory capacity is unbalanced", "Not enough memory",
+        "Loaded weights leave no GPU memory", "Pre-allocating symmetric memory", "StagingBuffer",
+        "StagingAllocator", "memory registration failed", "DeepEP", "hit an exception", "Received sigquit",
+        "scheduler died", "Initialization failed", "Reserving ", "symmetric memory", "Symmetric memory",
+        "is larger than the profiled", "Mooncake memory",
+    ), _sglang),
+    LineGrammar("exception", ("Error: ", "Exception: ", "Error:", "Interrupt: "), _sglang,
+                lambda text: bool(_EXC_LINE.match(strip_prefix(text)))),
+    LineGrammar("launch_command", ("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "export "),
+                _launch_command, lambda text: bool(_LAUNCH_SHAPE.match(text))),
+    LineGrammar("traceback", (
+        'File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)",
+        "During handling of the above", "The above exception",
+    ), _kind_and_data(other_lines.parse_traceback_line)),
+    LineGrammar("native_log", ("NCCL WARN", ".cpp:", ".cc:"), _kind_and_data(other_lines.parse_native_line),
+                lambda text: bool(_NATIVE_SHAPE.match(text))),
+)
+
+BLOCK_READERS: tuple[type[BlockReader], ...] = (
+    CheckEnvReader, NativeBacktraceReader, TracebackReader,
+    SmiTableReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, TopoReader,
+)
+
+
+def block_readers(source: str) -> list[BlockReader]:
+    """A fresh reader of each kind for one source, in the order they are tried."""
+    return [reader(source) for reader in BLOCK_READERS]
