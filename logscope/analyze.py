@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from logscope import SCHEMA_ID, __version__
-from logscope.assemble import EXPECTED_PHASES, Launch, assemble
+from logscope import SCHEMA_ID, __version__, phases
+from logscope.assemble import Launch, assemble
 from logscope.classify import Coverage, classify_sources
 from logscope.events import Event
 from logscope.ingest import Source
@@ -147,7 +147,7 @@ def _coverage_entry(coverage: Coverage, launches: list[Launch]) -> dict[str, Any
             have = {p.phase for p in timeline.phases if p.model == "target"}
             if not have:
                 continue
-            want = [p for p in EXPECTED_PHASES if p not in have]
+            want = [p for p in phases.expected_phases() if p not in have]
             if launch.config.get("disable_cuda_graph") is True:
                 want = [p for p in want if not p.startswith("capture")]
             if want:

@@ -11,18 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from logscope import phases
 from logscope.events import FAILURE_KINDS, Event, RankId
 
-PHASE_ORDER = {
-    "init_distributed_begin": 0, "init_distributed_end": 1, "nccl_prewarm": 1,
-    "load_weight_begin": 2, "load_weight_end": 3, "kv_cache_allocated": 4, "other_pool_allocated": 4,
-    "memory_pool_end": 5, "capture_begin": 6, "capture_progress": 6, "capture_end": 7,
-    "scheduler_summary": 8, "server_ready": 9,
-}
-EXPECTED_PHASES = (
-    "init_distributed_begin", "init_distributed_end", "load_weight_begin", "load_weight_end",
-    "kv_cache_allocated", "memory_pool_end", "capture_begin", "capture_end",
-)
 _DRAFT_TYPE = re.compile(r"NextN|MTP|Eagle|Draft|Medusa", re.I)
 UNTAGGED = RankId(label="TP0", dims=(("tp", 0),))
 
@@ -113,7 +104,7 @@ class _SourceAssembler:
                 self.new_segment()
             self.seg.events.append(ev)
             return
-        if ev.kind in PHASE_ORDER:
+        if phases.is_phase(ev.kind):
             if ev.kind == "server_ready":
                 self.seg.events.append(ev)
                 for timeline in self.seg.ranks.values():
@@ -139,7 +130,7 @@ class _SourceAssembler:
             self.new_segment()
             timeline = self.seg.rank(rank, self.source)
             model = "target"
-        order = PHASE_ORDER[ev.kind]
+        order = phases.order_of(ev.kind)
         if model == "draft":
             timeline.mode = "draft"
         else:
@@ -158,14 +149,15 @@ class _SourceAssembler:
         explicit = ev.data.get("model")
         if explicit == "draft" or _DRAFT_TYPE.search(str(ev.data.get("model_type", ""))):
             return "draft"
-        order = PHASE_ORDER[ev.kind]
+        order = phases.order_of(ev.kind)
         key = (ev.kind, "target", ev.data.get("graph"), None)
         goes_back = order < timeline.reached and ev.kind not in ("capture_begin", "capture_progress", "capture_end")
         repeats = key in timeline.seen and ev.kind not in ("capture_progress",)
         if ev.kind in ("capture_begin", "capture_end") and timeline.mode == "draft" and not timeline.complete:
             return "draft"
         if not (goes_back or repeats):
-            return timeline.mode if timeline.mode == "draft" and order <= 7 and not timeline.complete else "target"
+            drafting = timeline.mode == "draft" and order <= phases.order_of("capture_end") and not timeline.complete
+            return "draft" if drafting else "target"
         if timeline.complete or timeline.failed or (ev.kind, "draft", ev.data.get("graph"), None) in timeline.seen:
             return None
         if ev.kind in ("scheduler_summary",):
@@ -183,7 +175,7 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
     remaining: list[Event] = []
     tagged = [t for t in seg.ranks.values() if t.phases or t.events]
     for ev in seg.events:
-        if ev.kind not in PHASE_ORDER or ev.kind == "server_ready":
+        if not phases.is_phase(ev.kind) or ev.kind == "server_ready":
             remaining.append(ev)
             continue
         if not tagged:

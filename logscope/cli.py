@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from logscope.errors import LogscopeError
+from logscope.report.formats import RENDERERS, renderer
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -27,10 +28,7 @@ signatures_app = typer.Typer(add_completion=False, no_args_is_help=True,
 app.add_typer(signatures_app, name="signatures")
 
 
-class Format(str, Enum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
+Format = Enum("Format", {name: name for name in RENDERERS}, type=str)  # type: ignore[misc]
 
 
 def _fail(message: str) -> None:
@@ -41,7 +39,7 @@ def _fail(message: str) -> None:
 @app.command()
 def analyze(
     inputs: list[str] = typer.Argument(..., help="Log files, quoted globs, directories, .gz files, or - for stdin."),
-    fmt: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
+    fmt: Format = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Terminal width for the text view (0: detect)."),
@@ -84,25 +82,8 @@ def _read_model_config(path: Path | None) -> dict | None:
     return data
 
 
-def render(report: dict, fmt: Format, width: int = 0) -> str:
-    if fmt is Format.json:
-        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-    if fmt is Format.markdown:
-        from logscope.report.markdown import render_markdown
-
-        return render_markdown(report)
-    import io
-
-    from rich.console import Console
-
-    from logscope.report.text import render_text
-
-    buffer = io.StringIO()
-    tty = sys.stdout.isatty()
-    console = Console(file=buffer, width=width or (None if tty else 160), force_terminal=tty,
-                      color_system="auto" if tty else None, highlight=False)
-    render_text(report, console)
-    return buffer.getvalue()
+def render(report: dict, fmt: Format, width: int = 0) -> str:  # type: ignore[valid-type]
+    return renderer(fmt.value)(report, width)
 
 
 @app.command()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from logscope import phases
 from logscope.cells import launch_cells
 from logscope.rules.facts import event_fact
 
@@ -18,33 +19,17 @@ CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe m
 # GiB as torch reports it for cards whose dump gives no Reserved; assumed when used
 KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NVIDIA A100-SXM4-40GB": 39.39}
 
-# (phase, graph filter, label of the drop that ends at this reading)
-_CHAIN = (
-    ("load_weight_begin", None),
-    ("load_weight_end", None),
-    ("memory_pool_end", None),
-    ("capture_begin", "first"),
-    ("capture_end", "last"),
-    ("scheduler_summary", None),
-)
-_ITEM_FOR = {
-    "load_weight_end": "weights",
-    "memory_pool_end": "kv_pool",
-    "capture_begin": "before_capture",
-    "capture_end": "cuda_graphs",
-    "scheduler_summary": "after_capture",
-}
 
 
 def _readings(rank: dict[str, Any]) -> list[tuple[str, float, dict]]:
     target = [p for p in rank["phases"] if p["model"] == "target" and "avail_gib" in p]
     out: list[tuple[str, float, dict]] = []
-    for phase, which in _CHAIN:
-        hits = [p for p in target if p["phase"] == phase]
+    for link in phases.ledger_chain():
+        hits = [p for p in target if p["phase"] == link.id]
         if not hits:
             continue
-        pick = hits[-1] if which == "last" else hits[0]
-        out.append((phase, pick["avail_gib"], pick))
+        pick = hits[-1] if link.ledger.pick == "last" else hits[0]
+        out.append((link.id, pick["avail_gib"], pick))
     return out
 
 
@@ -114,10 +99,10 @@ def rank_ledger(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, 
     elif total is not None and first_free is not None and readings and readings[0][0] != "load_weight_begin":
         items.append(_item("before_first_reading", total - first_free - sum(i["gib"] for i in items), "measured",
                            basis=f"card total - first reading ({readings[0][0]})"))
-    order = [phase for phase, _ in _CHAIN]
+    order = [link.id for link in phases.ledger_chain()]
     for (prev_phase, prev_free, _), (phase, free, _) in zip(readings, readings[1:]):
         consecutive = order.index(phase) == order.index(prev_phase) + 1
-        name = _ITEM_FOR.get(phase, phase) if consecutive else f"{prev_phase}..{phase}"
+        name = (phases.by_id()[phase].ledger.item or phase) if consecutive else f"{prev_phase}..{phase}"
         extra: dict[str, Any] = {"between": [prev_phase, phase]}
         if not consecutive:
             extra["basis"] = "the readings between these two are missing from the log"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from logscope.phases import progress_phases
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -42,7 +44,7 @@ def with_deltas(frame: pl.DataFrame) -> pl.DataFrame:
     import polars as pl
 
     # tqdm progress readings sit inside a capture; the phase readings are the ones a drop is measured between
-    readings = frame.filter(pl.col("avail_gib").is_not_null() & (pl.col("phase") != "capture_progress"))
+    readings = frame.filter(pl.col("avail_gib").is_not_null() & ~pl.col("phase").is_in(list(progress_phases())))
     readings = readings.with_columns(
         (pl.col("avail_gib").shift(1).over(["launch", "rank", "model"]) - pl.col("avail_gib"))
         .round(2)
@@ -56,7 +58,7 @@ def cross_rank_stats(frame: pl.DataFrame) -> pl.DataFrame:
     """Per launch, phase and model: min / max / spread of the free memory over ranks (first reading each)."""
     import polars as pl
 
-    readings = frame.filter(pl.col("avail_gib").is_not_null() & (pl.col("phase") != "capture_progress"))
+    readings = frame.filter(pl.col("avail_gib").is_not_null() & ~pl.col("phase").is_in(list(progress_phases())))
     firsts = readings.group_by(["launch", "rank", "phase", "model", "graph"], maintain_order=True).first()
     stats = firsts.group_by(["launch", "phase", "model", "graph"], maintain_order=True).agg(
         pl.col("avail_gib").min().alias("min_gib"),

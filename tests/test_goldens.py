@@ -1,4 +1,5 @@
-"""Golden JSON reports of the real fixtures. Regenerate with `pytest --update-goldens`; never edit by hand."""
+"""Golden reports of the real fixtures: the JSON document, and the text and Markdown views (which pin the
+view-model and its stylings). Regenerate with `pytest --update-goldens`; never edit by hand."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 
 import pytest
 
+from logscope.cli import Format, render
 from tests.helpers import ROOT, analyze_paths, corpus_inputs
 
 GOLDEN = ROOT / "fixtures" / "golden"
@@ -14,11 +16,17 @@ CASES = [f"fixtures/real/{p.name}" for p in corpus_inputs()] + [
 ]
 
 
+VIEWS = {"json": lambda report: json.dumps(report, indent=1, ensure_ascii=False, sort_keys=False) + "\n",
+         "txt": lambda report: render(report, Format.text, 160),
+         "md": lambda report: render(report, Format.markdown)}
+
+
+@pytest.mark.parametrize("view", VIEWS)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.rsplit("/", 1)[-1])
-def test_golden_report(case, update_goldens):
+def test_golden_report(case, view, update_goldens):
     report = analyze_paths(*case.split("+"))
-    text = json.dumps(report, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
-    golden = GOLDEN / (case.split("+")[0].rsplit("/", 1)[-1] + ".json")
+    text = VIEWS[view](report)
+    golden = GOLDEN / (case.split("+")[0].rsplit("/", 1)[-1] + "." + view)
     if update_goldens:
         golden.write_text(text, encoding="utf-8")
         pytest.skip("golden regenerated")

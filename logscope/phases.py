@@ -1,0 +1,100 @@
+"""The one table of startup phases. Every consumer reads it: the assembler (order, launch splitting), the
+coverage (expected phases), the ledger (which readings chain into measured items), the timeline columns
+of the text / Markdown / HTML views and the Mermaid gantt.
+
+Adding a phase line: its grammar rule (grammars/sglang.lark), its transformer method (parsers/sglang_line.py,
+with its entry in KINDS), one row here, and its cases (tests/cases/phases or a golden)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column of the per-rank timeline table: the value `key` of this phase's reading."""
+
+    title: str
+    key: str = "avail_gib"
+    graph: str | None = None  # only readings of this CUDA-graph kind ("verify" counts as decode)
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerLink:
+    """This phase's reading is a link of the ledger chain; `item` names the drop that ends at it."""
+
+    item: str | None
+    pick: str = "first"  # which reading when there are several: "first" or "last"
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    id: str
+    order: int  # position in a startup; equal orders are alternatives at one point
+    expected: bool = False  # a complete startup prints it (coverage lists it as missing otherwise)
+    column: Column | None = None
+    ledger: LedgerLink | None = None
+    gantt: tuple[str, str] | None = None  # (segment title, the phase that starts the segment ending here)
+    progress: bool = False  # a progress reading inside another phase (tqdm), not a phase boundary
+
+
+PHASES: tuple[Phase, ...] = (
+    Phase("init_distributed_begin", 0, expected=True),
+    Phase("init_distributed_end", 1, expected=True, column=Column("init used", "usage_gib"),
+          gantt=("init distributed", "init_distributed_begin")),
+    Phase("nccl_prewarm", 1),
+    Phase("load_weight_begin", 2, expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
+    Phase("load_weight_end", 3, expected=True, column=Column("load end"), ledger=LedgerLink("weights"),
+          gantt=("load weights", "load_weight_begin")),
+    Phase("kv_cache_allocated", 4, expected=True, column=Column("KV pool", "kv_gib")),
+    Phase("other_pool_allocated", 4),
+    Phase("memory_pool_end", 5, expected=True, column=Column("pool end"), ledger=LedgerLink("kv_pool"),
+          gantt=("KV pool", "load_weight_end")),
+    Phase("capture_begin", 6, expected=True, column=Column("cap. begin", graph="decode"),
+          ledger=LedgerLink("before_capture", "first")),
+    Phase("capture_progress", 6, progress=True),
+    Phase("capture_end", 7, expected=True, column=Column("cap. end", graph="decode"),
+          ledger=LedgerLink("cuda_graphs", "last"), gantt=("CUDA graph capture", "capture_begin")),
+    Phase("scheduler_summary", 8, column=Column("summary"), ledger=LedgerLink("after_capture")),
+    Phase("server_ready", 9),
+)
+
+_index: tuple[tuple[Phase, ...], dict[str, Phase]] = ((), {})
+
+
+def by_id() -> dict[str, Phase]:
+    """The table by phase id (rebuilt when the table changes, as a test that adds a phase does)."""
+    global _index
+    if _index[0] is not PHASES:
+        _index = (PHASES, {phase.id: phase for phase in PHASES})
+    return _index[1]
+
+
+def order_of(phase_id: str) -> int:
+    return by_id()[phase_id].order
+
+
+def is_phase(kind: str) -> bool:
+    return kind in by_id()
+
+
+def expected_phases() -> tuple[str, ...]:
+    return tuple(p.id for p in PHASES if p.expected)
+
+
+def ledger_chain() -> tuple[Phase, ...]:
+    """The phases whose readings chain into ledger items, in startup order."""
+    return tuple(p for p in PHASES if p.ledger is not None)
+
+
+def columns() -> tuple[tuple[Phase, Column], ...]:
+    return tuple((p, p.column) for p in PHASES if p.column is not None)
+
+
+def gantt_segments() -> tuple[tuple[str, str, str], ...]:
+    """(title, start phase, end phase) for each segment of the startup gantt."""
+    return tuple((p.gantt[0], p.gantt[1], p.id) for p in PHASES if p.gantt is not None)
+
+
+def progress_phases() -> frozenset[str]:
+    return frozenset(p.id for p in PHASES if p.progress)

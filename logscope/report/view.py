@@ -1,0 +1,281 @@
+"""The view-model: what people's formats show, computed once from the logscope/1 document. Text, Markdown
+(and any later styling) only style these sections; none of them re-derives a number."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from logscope import phases
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+SPREAD_HIGHLIGHT_PCT = 10.0  # a free-memory spread across ranks above this is highlighted
+EVIDENCE_LINES = 4
+EVIDENCE_CHARS = 160
+LEDGER_RANKS = 8
+TOPOLOGY_LINKS = 28
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseCell:
+    value: Any = None
+    drop: float | None = None  # measured drop since the previous reading (free-memory columns)
+    tokens: int | None = None  # KV pool column: its token count
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    low: Any
+    high: Any
+    spread: float
+    pct: float
+    hot: bool  # a free-memory column whose spread is above SPREAD_HIGHLIGHT_PCT
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineRow:
+    rank: str
+    gpu: str  # "3?" when assumed, "" when unknown
+    cells: tuple[PhaseCell, ...]
+    last_capture: tuple[Any, float] | None  # (batch size or tokens, free GiB) of the last capture reading
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    titles: tuple[str, ...]
+    keys: tuple[str, ...]
+    rows: tuple[TimelineRow, ...]
+    spreads: tuple[Spread | None, ...] | None  # None with a single rank
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerView:
+    total_gib: float | None  # the card total when every shown rank has the same one
+    total_source: str
+    ranks: tuple[str, ...]
+    rank_count: int
+    rows: tuple[tuple[str, str, tuple[float | None, ...]], ...]  # (item, kind, GiB per shown rank)
+
+
+@dataclass(frozen=True, slots=True)
+class TpGroupView:
+    ranks: tuple[str, ...]
+    gpus: tuple[int, ...]
+    path: str
+    links: str  # "NV18 x6, ..."
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchView:
+    id: int
+    rank_count: int
+    config: tuple[tuple[str, Any, str], ...]  # (key, value, source)
+    lower_bounds: tuple[tuple[str, int, str], ...]
+    model: tuple[tuple[str, Any], ...]
+    versions: tuple[tuple[str, str], ...]
+    environment: tuple[tuple[str, str], ...]
+    tp_groups: tuple[TpGroupView, ...]
+    timeline: Timeline | None
+    ledger: LedgerView | None
+    cells_rank: str | None
+    cells: tuple[dict[str, Any], ...]
+    gantt: tuple[str, tuple[tuple[str, str, str], ...]] | None  # (rank, (segment, start, end) times)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    source: str
+    name: str  # the file name without its folders
+    line: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FindingView:
+    severity: str
+    rule: str
+    message: str
+    hint: str | None
+    launch: int | None
+    ranks: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportView:
+    version: str
+    nothing_recognised: bool
+    launches: tuple[LaunchView, ...]
+    versions: tuple[tuple[str, str], ...]  # of the inputs, shown when there is no launch
+    gpus: tuple[dict[str, Any], ...]
+    topology: str | None
+    findings: tuple[FindingView, ...]
+    coverage: dict[str, Any]
+    missing_phases: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = field(default=())  # (launch, ranks, phases)
+
+
+def fmt_gib(value: Any) -> str:
+    return "" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))
+
+
+# (title, value) of the GPU table; each styling picks the columns it shows
+GPU_COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
+    ("gpu", lambda g: str(g["index"])),
+    ("name", lambda g: g.get("name")),
+    ("cc", lambda g: g.get("compute_capability")),
+    ("total MiB", lambda g: g.get("memory_total_mib")),
+    ("reserved MiB", lambda g: g.get("driver_reserved_mib")),
+    ("used MiB", lambda g: g.get("memory_used_mib")),
+    ("free MiB", lambda g: g.get("memory_free_mib")),
+    ("card total GiB", lambda g: g.get("card_total_gib")),
+    ("outside allocator MiB", lambda g: g.get("outside_allocator_mib")),
+    ("processes", lambda g: ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')} MiB".strip()
+                                      for p in g.get("processes", [])) or None),
+    ("MIG (gi used/total MiB)", lambda g: ", ".join(f"{m['gi']}: {m['memory_used_mib']}/{m['memory_total_mib']}"
+                                                    for m in g.get("mig", [])) or None),
+    ("ranks (assumed)", lambda g: ", ".join(g.get("ranks", [])) or None),
+)
+
+
+def build_view(report: dict[str, Any]) -> ReportView:
+    links = report["topology"]["links"]
+    topology = None
+    if links:
+        topology = (", ".join(f"GPU{a}-GPU{b} {k}" for a, b, k in links[:TOPOLOGY_LINKS])
+                    + (f" (+{len(links) - TOPOLOGY_LINKS} more)" if len(links) > TOPOLOGY_LINKS else ""))
+    cov = report["coverage"]
+    return ReportView(
+        version=report["logscope_version"],
+        nothing_recognised=cov["recognized_lines"] == 0 and not report["findings"],
+        launches=tuple(_launch(launch) for launch in report["launches"] if _has_content(launch)),
+        versions=tuple(report["versions"].items()) if not report["launches"] else (),
+        gpus=tuple(report["gpus"]),
+        topology=topology,
+        findings=tuple(_finding(f) for f in sorted(report["findings"], key=_finding_order)),
+        coverage=cov,
+        missing_phases=_missing(cov["missing_phases"]),
+    )
+
+
+def _has_content(launch: dict[str, Any]) -> bool:
+    return bool(launch["ranks"] or launch["config"] or launch["versions"] or launch["model"] or launch["environment"])
+
+
+def _finding_order(finding: dict[str, Any]) -> tuple:
+    return SEVERITY_ORDER.get(finding["severity"], 9), finding.get("launch") or 0, finding["rule"]
+
+
+def _finding(finding: dict[str, Any]) -> FindingView:
+    evidence = tuple(Evidence(ev["source"], ev["source"].rsplit("/", 1)[-1], ev["line"], ev["text"][:EVIDENCE_CHARS])
+                     for ev in finding.get("evidence", [])[:EVIDENCE_LINES])
+    return FindingView(finding["severity"], finding["rule"], finding["message"], finding.get("hint"),
+                       finding.get("launch"), tuple(finding.get("ranks") or ()), evidence)
+
+
+def _missing(per_launch: dict[str, dict[str, list[str]]]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    out = []
+    for launch_id, per_rank in per_launch.items():
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for rank, missing in per_rank.items():
+            groups.setdefault(tuple(missing), []).append(rank)
+        out += [(launch_id, tuple(ranks), missing) for missing, ranks in groups.items()]
+    return tuple(out)
+
+
+def _launch(launch: dict[str, Any]) -> LaunchView:
+    ranks = launch["ranks"]
+    with_ledger = [r for r in ranks if r["ledger"]]
+    first_cells = ranks[0]["cells"] if ranks else []
+    return LaunchView(
+        id=launch["id"],
+        rank_count=len(ranks),
+        config=tuple((k, v, launch["config_source"][k]) for k, v in launch["config"].items()),
+        lower_bounds=tuple((k, v["at_least"], v["basis"]) for k, v in launch.get("config_lower_bounds", {}).items()),
+        model=tuple(launch["model"].items()),
+        versions=tuple(launch["versions"].items()),
+        environment=tuple(launch["environment"].items()),
+        tp_groups=tuple(TpGroupView(tuple(g["ranks"]), tuple(g["gpus"]), g["path"],
+                                    ", ".join(f"{kind} x{count}" for kind, count in g["links"].items()))
+                        for g in launch.get("tp_groups", [])),
+        timeline=_timeline(ranks) if ranks else None,
+        ledger=_ledger(with_ledger[:LEDGER_RANKS], len(with_ledger)) if with_ledger else None,
+        cells_rank=ranks[0]["rank"] if first_cells else None,
+        cells=tuple(first_cells),
+        gantt=_gantt(ranks),
+    )
+
+
+def _reading(rank: dict[str, Any], phase_id: str, graph: str | None) -> list[dict[str, Any]]:
+    return [p for p in rank["phases"] if p["phase"] == phase_id and p["model"] == "target"
+            and (graph is None or p.get("graph") in (graph, "verify"))]
+
+
+def _value(rank: dict[str, Any], phase_id: str, graph: str | None, key: str) -> Any:
+    return next((p[key] for p in _reading(rank, phase_id, graph) if key in p), None)
+
+
+def _timeline(ranks: list[dict[str, Any]]) -> Timeline:
+    shown = [(phase, column) for phase, column in phases.columns()
+             if any(_value(r, phase.id, column.graph, column.key) is not None for r in ranks)]
+    rows = []
+    for rank in ranks:
+        cells = []
+        for phase, column in shown:
+            value = _value(rank, phase.id, column.graph, column.key)
+            drop = tokens = None
+            if value is not None and column.key == "avail_gib":
+                drop = next((p.get("drop_gib") for p in _reading(rank, phase.id, column.graph)), None)
+            if value is not None and column.key == "kv_gib":
+                tokens = _value(rank, phase.id, column.graph, "tokens")
+            cells.append(PhaseCell(value, drop, tokens))
+        gpu = "" if rank["gpu"] is None else f"{rank['gpu']}{'?' if rank['gpu_assumed'] else ''}"
+        rows.append(TimelineRow(rank["rank"], gpu, tuple(cells), _last_capture(rank)))
+    spreads = None
+    if len(ranks) > 1:
+        spreads = tuple(_spread(ranks, phase.id, column.graph, column.key) for phase, column in shown)
+    return Timeline(tuple(c.title for _, c in shown), tuple(c.key for _, c in shown), tuple(rows), spreads)
+
+
+def _last_capture(rank: dict[str, Any]) -> tuple[Any, float] | None:
+    progress = [p for p in rank["phases"] if p["phase"] == "capture_progress" and p["model"] == "target"]
+    if not progress:
+        return None
+    last = progress[-1]
+    return last.get("bs") or last.get("num_tokens"), last["avail_gib"]
+
+
+def _spread(ranks: list[dict[str, Any]], phase_id: str, graph: str | None, key: str) -> Spread | None:
+    values = [v for v in (_value(r, phase_id, graph, key) for r in ranks) if isinstance(v, (int, float))]
+    if len(values) < 2:
+        return None
+    low, high = min(values), max(values)
+    spread = round(high - low, 2)
+    pct = round(spread / high * 100, 1) if high > 0 else 0.0
+    return Spread(low, high, spread, pct, key == "avail_gib" and pct > SPREAD_HIGHLIGHT_PCT)
+
+
+def _ledger(ranks: list[dict[str, Any]], count: int) -> LedgerView:
+    totals = {r.get("card_total_gib") for r in ranks}
+    total = next(iter(totals)) if len(totals) == 1 else None
+    names = list(dict.fromkeys(item["item"] for r in ranks for item in r["ledger"]))
+    rows = []
+    for name in names:
+        found = [next((i for i in r["ledger"] if i["item"] == name), None) for r in ranks]
+        kind = next((i["kind"] for i in found if i), "")
+        rows.append((name, kind, tuple(None if i is None else i["gib"] for i in found)))
+    return LedgerView(total, ranks[0].get("card_total_source", ""), tuple(r["rank"] for r in ranks), count, tuple(rows))
+
+
+def _gantt(ranks: list[dict[str, Any]]) -> tuple[str, tuple[tuple[str, str, str], ...]] | None:
+    best: tuple[str, tuple[tuple[str, str, str], ...]] | None = None
+    for rank in ranks:
+        times: dict[str, str] = {}
+        for phase in rank["phases"]:
+            if phase["model"] == "target" and phase.get("time") and len(phase["time"]) >= 19:
+                times.setdefault(phase["phase"], phase["time"][:19])
+        tasks = tuple((title, times[a], times[b]) for title, a, b in phases.gantt_segments()
+                      if a in times and b in times and times[b] >= times[a])
+        if tasks and (best is None or len(tasks) > len(best[1])):
+            best = (rank["rank"], tasks)
+    return best
