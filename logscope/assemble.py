@@ -8,67 +8,15 @@ rank that goes back before it finished is loading its draft (speculative) model.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import phases
 from logscope.events import FAILURE_KINDS, Event, RankId
+from logscope.launch_facts import apply_model_config, fill_launch_facts
+from logscope.model import Launch, PhaseReading, RankTimeline
 
 _DRAFT_TYPE = re.compile(r"NextN|MTP|Eagle|Draft|Medusa", re.I)
 UNTAGGED = RankId(label="TP0", dims=(("tp", 0),))
-
-
-@dataclass
-class Phase:
-    phase: str
-    model: str
-    source: str
-    line: int
-    time: str | None
-    values: dict[str, Any]
-    text: str
-    rank_assumed: bool = False
-
-
-@dataclass
-class RankTimeline:
-    rank: RankId
-    source: str
-    phases: list[Phase] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    # assembly state
-    reached: int = -1
-    mode: str = "target"
-    complete: bool = False
-    failed: bool = False
-    seen: set = field(default_factory=set)
-
-    def last_phase(self) -> Phase | None:
-        return self.phases[-1] if self.phases else None
-
-
-@dataclass
-class Launch:
-    id: int
-    ranks: dict[str, RankTimeline] = field(default_factory=dict)
-    events: list[Event] = field(default_factory=list)  # launch-level and untagged events
-    config: dict[str, Any] = field(default_factory=dict)
-    config_source: dict[str, str] = field(default_factory=dict)
-    # parallel sizes the rank tags imply but no input states: lower bounds, never values
-    config_lower_bounds: dict[str, dict[str, Any]] = field(default_factory=dict)
-    versions: dict[str, str] = field(default_factory=dict)
-    environment: dict[str, str] = field(default_factory=dict)
-    model: dict[str, Any] = field(default_factory=dict)
-    sources: list[str] = field(default_factory=list)
-
-    def has_phases(self) -> bool:
-        return any(r.phases for r in self.ranks.values())
-
-    def rank(self, rank: RankId, source: str) -> RankTimeline:
-        timeline = self.ranks.get(rank.label)
-        if timeline is None:
-            timeline = self.ranks[rank.label] = RankTimeline(rank=rank, source=source)
-        return timeline
 
 
 def _hint_rank(hint: dict[str, int]) -> RankId | None:
@@ -142,7 +90,7 @@ class _SourceAssembler:
             return  # tqdm repeats the reading of one batch size; the first is the reading taken
         timeline.seen.add(key)
         values = {k: v for k, v in ev.data.items() if k not in ("model",)}
-        timeline.phases.append(Phase(ev.kind, model, ev.source, ev.line, ev.time, values, ev.text, assumed))
+        timeline.phases.append(PhaseReading(ev.kind, model, ev.source, ev.line, ev.time, values, ev.text, assumed))
 
     def _model_for(self, timeline: RankTimeline, ev: Event) -> str | None:
         """target / draft for this phase, or None when the rank starts over (new launch)."""
@@ -180,7 +128,7 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
             continue
         if not tagged:
             timeline = seg.rank(UNTAGGED, source)
-            timeline.phases.append(Phase(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time,
+            timeline.phases.append(PhaseReading(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time,
                                          dict(ev.data), ev.text))
             continue
         if ev.kind == "capture_progress":
@@ -190,7 +138,7 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
                 target = min(capturing, key=lambda t: t.rank.sort_key())
                 bs = ev.data.get("bs")
                 if not any(p.phase == "capture_progress" and p.values.get("bs") == bs for p in target.phases):
-                    target.phases.append(Phase(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data),
+                    target.phases.append(PhaseReading(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data),
                                                ev.text, rank_assumed=True))
                 continue
         remaining.append(ev)
@@ -213,8 +161,10 @@ def _plain_model(ev: Event) -> str:
     return "draft" if ev.data.get("model") == "draft" else "target"
 
 
-def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]]) -> tuple[list[Launch], list[Event]]:
-    """Launch segments of every source merged by position; events that belong to no launch returned apart."""
+def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]],
+             model_config: dict[str, Any] | None = None) -> tuple[list[Launch], list[Event]]:
+    """Launch segments of every source merged by position, each with the settings the inputs state (config,
+    versions, environment, model); events that belong to no launch returned apart."""
     merged: list[Launch] = []
     global_events: list[Event] = []
     for source, events in per_source.items():
@@ -244,6 +194,9 @@ def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]
                     existing.events.extend(timeline.events)
     for launch in merged:
         launch.ranks = dict(sorted(launch.ranks.items(), key=lambda kv: kv[1].rank.sort_key()))
+        fill_launch_facts(launch, global_events)
+        if model_config:
+            apply_model_config(launch, model_config)
     return merged, global_events
 
 

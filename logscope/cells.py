@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from logscope.events import Event
+from logscope.model import Launch
 from logscope.model_table import moe_shape
 
 MIB = 1 << 20
@@ -54,11 +56,12 @@ def _int(value: Any, default: int) -> int:
         return default
 
 
-def launch_cells(launch: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def launch_cells(launch: Launch) -> list[dict[str, Any]]:
     """The cells one rank of this launch holds (the same on every rank of a symmetric launch)."""
-    cfg = launch["config"]
-    env = launch["environment"]
-    bounds = launch.get("config_lower_bounds", {})
+    cfg = launch.config
+    env = launch.environment
+    bounds = launch.config_lower_bounds
+    events = launch.all_events()
 
     def size(key: str) -> int:  # the stated size, else the lower bound the rank tags show (enough to know a group exists)
         return _int(cfg.get(key), _int(bounds.get(key, {}).get("at_least"), 1))
@@ -84,19 +87,19 @@ def launch_cells(launch: dict[str, Any], events: list[dict[str, Any]]) -> list[d
                            "P2P send/recv transport, created at the first send"))
     if cfg.get("enable_symm_mem") is True:
         size = float(env.get("SGLANG_SYMM_MEM_PREALLOC_GB_SIZE", 4) or 4)
-        prealloc = [e for e in events if e["kind"] == "symm_prealloc"]
+        prealloc = [e for e in events if e.kind == "symm_prealloc"]
         if prealloc:
-            size = prealloc[0]["gib"]
+            size = prealloc[0].data["gib"]
         cells.append(_cell("tp", "symm_mem_pool", size if size > 0 else 0.0, "lazy",
                            "symmetric-memory pool preallocated after capture (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)"))
     cells += _pd_cells(cfg, env, events)
     return cells
 
 
-def _custom_ar_cells(cfg: dict[str, Any], events: list[dict[str, Any]], tp: int) -> list[dict[str, Any]]:
-    if cfg.get("disable_custom_all_reduce") is True or any(e["kind"] == "ar_disabled" for e in events):
+def _custom_ar_cells(cfg: dict[str, Any], events: list[Event], tp: int) -> list[dict[str, Any]]:
+    if cfg.get("disable_custom_all_reduce") is True or any(e.kind == "ar_disabled" for e in events):
         return []
-    config = next((e for e in events if e["kind"] == "ar_config"), None)
+    config = next((e.data for e in events if e.kind == "ar_config"), None)
     if config is not None and "symmetric_memory_mib" in config:
         mib = config["symmetric_memory_mib"] + config.get("local_buffer_mib", 0.0)
         return [_cell("tp", "custom_ar_v2", mib / 1024, "eager", "All Reduce config line (symmetric + local buffer)")]
@@ -106,11 +109,11 @@ def _custom_ar_cells(cfg: dict[str, Any], events: list[dict[str, Any]], tp: int)
     return [_cell("tp", "custom_ar", legacy / GIB, "eager", "v1: 3 x 8 MiB + Signal (IPC buffers); v2 is similar")]
 
 
-def _deepep_cells(launch: dict[str, Any], env: dict[str, Any], group: int) -> list[dict[str, Any]]:
-    mode = str(launch["config"].get("deepep_mode") or "auto")
+def _deepep_cells(launch: Launch, env: dict[str, Any], group: int) -> list[dict[str, Any]]:
+    mode = str(launch.config.get("deepep_mode") or "auto")
     tokens = _int(env.get("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"), 128)
     tokens_basis = "" if "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" in env else " (the default; not set in the input)"
-    model = launch["model"]
+    model = launch.model
     shape = None
     if model.get("hidden_size") and model.get("num_experts"):
         shape = {"hidden_size": model["hidden_size"], "num_experts": model["num_experts"], "name": "model config"}
@@ -132,14 +135,14 @@ def _deepep_cells(launch: dict[str, Any], env: dict[str, Any], group: int) -> li
     return cells
 
 
-def _pd_cells(cfg: dict[str, Any], env: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _pd_cells(cfg: dict[str, Any], env: dict[str, Any], events: list[Event]) -> list[dict[str, Any]]:
     mode = cfg.get("disaggregation_mode")
     if mode not in ("prefill", "decode"):
         return []
     cells = [_cell("pd", "transfer_registration", 0.0, "eager", "KV pool registered with the NIC: no extra HBM")]
-    printed = [e for e in events if e["kind"] in ("staging_buffer", "staging_allocator")]
+    printed = [e for e in events if e.kind in ("staging_buffer", "staging_allocator")]
     if printed:
-        mib = sum(e["mib"] for e in printed)
+        mib = sum(e.data["mib"] for e in printed)
         cells.append(_cell("pd", "staging_buffer", mib / 1024, "eager", "StagingBuffer/StagingAllocator lines"))
     elif str(env.get("SGLANG_DISAGG_STAGING_BUFFER", "0")) == "1":
         if mode == "decode":

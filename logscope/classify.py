@@ -9,41 +9,22 @@ coverage report.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
 
 from logscope import prefilter
 from logscope.events import Event
 from logscope.ingest import LineChunk, Source, clean
+from logscope.model import TEXT_KEEP, Coverage
 from logscope.parsers import sglang_line
 from logscope.parsers.base import PREFIXED, BlockReader, prefix_of
 from logscope.parsers.registry import LINE_GRAMMARS, block_readers
 from logscope.signatures.loader import bundled_signatures
 
-_UNRECOGNIZED_KEEP = 2000
-_TEXT_KEEP = 300
 _FULL_KEEP = 4000
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 # what makes an unrecognised line worth showing first: it reads like a failure
 FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
-
-
-@dataclass
-class Coverage:
-    lines: int = 0
-    seen: Counter = field(default_factory=Counter)
-    recognized: Counter = field(default_factory=Counter)
-    recognized_lines: int = 0
-    unrecognized: list[dict[str, Any]] = field(default_factory=list)
-    unrecognized_total: int = 0
-
-    def miss(self, source: str, line: int, grammar: str, text: str) -> None:
-        self.unrecognized_total += 1
-        if len(self.unrecognized) < _UNRECOGNIZED_KEEP:
-            self.unrecognized.append({"source": source, "line": line, "grammar": grammar, "text": text[:_TEXT_KEEP]})
 
 
 class SourceClassifier:
@@ -214,11 +195,11 @@ class SourceClassifier:
         rank = prefix.get("rank") if prefix else None
         time = prefix.get("time") if prefix else None
         stripped = text.strip()
-        if len(stripped) > _TEXT_KEEP:
+        if len(stripped) > TEXT_KEEP:
             data["full_text"] = stripped[:_FULL_KEEP]
         if self.quoted:
             data["quoted"] = True
-        self._append(Event(kind, self.source.name, lineno, stripped[:_TEXT_KEEP], rank, time, data, grammar))
+        self._append(Event(kind, self.source.name, lineno, stripped[:TEXT_KEEP], rank, time, data, grammar))
 
     def _append(self, event: Event) -> None:
         self.events.append(event)

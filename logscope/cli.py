@@ -122,7 +122,7 @@ def rules_check(rules: list[Path] | None = typer.Option(None, "--rules", help="E
 @rules_app.command("test")
 def rules_test(rules: list[Path] | None = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
     """Run every rule's <id>.cases.yaml and report the cases that fail."""
-    from logscope.rules.cases import run_all_cases
+    from logscope.tooling.rule_cases import run_all_cases
 
     try:
         failures, total = run_all_cases([str(r) for r in rules or []])
@@ -138,7 +138,7 @@ def rules_test(rules: list[Path] | None = typer.Option(None, "--rules", help="Ex
 @rules_app.command("docs")
 def rules_docs() -> None:
     """Print the rule reference (docs/rules.md) rendered from the rule and case files."""
-    from logscope.rules.docs import render_rules_doc
+    from logscope.tooling.rule_docs import render_rules_doc
 
     try:
         sys.stdout.write(render_rules_doc() + "\n")
@@ -164,7 +164,7 @@ def signatures_list() -> None:
 @signatures_app.command("test")
 def signatures_test() -> None:
     """Run every rules/signatures/*.cases.yaml case; exit 1 when one fails."""
-    from logscope.signatures.cases import run_signature_cases
+    from logscope.tooling.signature_cases import run_signature_cases
 
     try:
         failures, total = run_signature_cases()
@@ -179,7 +179,7 @@ def signatures_test() -> None:
 @signatures_app.command("docs")
 def signatures_docs() -> None:
     """Print the signature reference (docs/signatures.md)."""
-    from logscope.signatures.docs import render_signatures_doc
+    from logscope.tooling.signature_docs import render_signatures_doc
 
     try:
         sys.stdout.write(render_signatures_doc() + "\n")

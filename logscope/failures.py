@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from logscope.assemble import Launch
 from logscope.events import Event
-from logscope.signatures.match import Failure, failures_of
+from logscope.model import Failure, Launch
+from logscope.signatures.match import failures_of
 
 
 def launch_failures(launch: Launch) -> list[Failure]:
-    events = list(launch.events) + [e for timeline in launch.ranks.values() for e in timeline.events]
+    events = launch.all_events()
     ready = {}
     for event in launch.events:
         if event.kind == "server_ready":

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from logscope.assemble import Launch
 from logscope.events import Event
+from logscope.model import Launch
 
 CONFIG_KEYS = (
     "model_path", "tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size",

@@ -13,7 +13,7 @@ from typing import Any
 
 from logscope import phases
 from logscope.cells import launch_cells
-from logscope.rules.facts import event_fact
+from logscope.model import GpuJoin, Launch, PhaseReading, RankLedger, RankPlacement, RankTimeline
 
 CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe measured 527 MiB
 # GiB as torch reports it for cards whose dump gives no Reserved; assumed when used
@@ -21,26 +21,30 @@ KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NV
 
 
 
-def _readings(rank: dict[str, Any]) -> list[tuple[str, float, dict]]:
-    target = [p for p in rank["phases"] if p["model"] == "target" and "avail_gib" in p]
-    out: list[tuple[str, float, dict]] = []
+def _readings(timeline: RankTimeline) -> list[tuple[str, float, PhaseReading]]:
+    target = [p for p in timeline.phases if p.model == "target" and "avail_gib" in p.values]
+    out: list[tuple[str, float, PhaseReading]] = []
     for link in phases.ledger_chain():
-        hits = [p for p in target if p["phase"] == link.id]
+        hits = [p for p in target if p.phase == link.id]
         if not hits:
             continue
-        pick = hits[-1] if link.ledger.pick == "last" else hits[0]
-        out.append((link.id, pick["avail_gib"], pick))
+        pick = hits[-1] if link.ledger is not None and link.ledger.pick == "last" else hits[0]
+        out.append((link.id, pick.values["avail_gib"], pick))
     return out
 
 
-def _card_total(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, Any]) -> tuple[float | None, str]:
-    if rank.get("card_total_gib") is not None:
-        gpu = next((g for g in report["gpus"] if g["index"] == rank["gpu"]), {})
-        return rank["card_total_gib"], gpu.get("card_total_source", "nvidia-smi")
-    totals = [g["card_total_gib"] for g in report["gpus"] if g.get("card_total_gib")]
+def _first_target(timeline: RankTimeline, phase_id: str) -> PhaseReading | None:
+    return next((p for p in timeline.phases if p.phase == phase_id and p.model == "target"), None)
+
+
+def _card_total(gpus: list[dict[str, Any]], placement: RankPlacement) -> tuple[float | None, str]:
+    if placement.card_total_gib is not None:
+        gpu = next((g for g in gpus if g["index"] == placement.gpu), {})
+        return placement.card_total_gib, gpu.get("card_total_source", "nvidia-smi")
+    totals = [g["card_total_gib"] for g in gpus if g.get("card_total_gib")]
     if totals and len(set(totals)) == 1:
         return totals[0], "nvidia-smi / OOM total (same on every GPU)"
-    names = {g.get("name") for g in report["gpus"]} | set(launch.get("gpu_names", []))
+    names = {g.get("name") for g in gpus}
     for name in names:
         if name in KNOWN_CAPACITY_GIB:
             return KNOWN_CAPACITY_GIB[name], f"assumed: known capacity of {name}"
@@ -63,15 +67,16 @@ def _capture_split(delta: float, cells: list[dict[str, Any]]) -> dict[str, Any]:
     return {"lazy_comm_estimate_gib": round(lazy, 2), "graph_pool_estimate_gib": round(delta - lazy, 2)}
 
 
-def rank_ledger(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, Any],
-                cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    readings = _readings(rank)
-    init = next((p for p in rank["phases"] if p["phase"] == "init_distributed_end" and p["model"] == "target"), None)
+def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dict[str, Any]],
+                cells: list[dict[str, Any]]) -> RankLedger:
+    eager_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "eager"), 3)
+    lazy_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)
+    readings = _readings(timeline)
+    init_reading = _first_target(timeline, "init_distributed_end")
+    init = None if init_reading is None else init_reading.values
     if not readings and init is None:
-        return []
-    total, total_source = _card_total(report, launch, rank)
-    rank["card_total_gib"] = total
-    rank["card_total_source"] = total_source
+        return RankLedger([], cells, placement.card_total_gib, None, eager_gib, lazy_gib, has_readings=False)
+    total, total_source = _card_total(gpus, placement)
     items: list[dict[str, Any]] = []
     unexplained = 0.0
     first_free = None
@@ -81,7 +86,7 @@ def rank_ledger(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, 
         first_free = readings[0][1]
     if total is not None and first_free is not None and (init is not None or readings[0][0] == "load_weight_begin"):
         pre = total - first_free
-        others = min((rank.get("other_process_mib") or 0) / 1024, max(pre, 0.0))
+        others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
         if others:
             items.append(_item("other_processes", others, "measured", basis="nvidia-smi: other processes on this GPU"))
         context = min(CUDA_CONTEXT_GIB, max(pre - others, 0.0))
@@ -106,9 +111,9 @@ def rank_ledger(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, 
         extra: dict[str, Any] = {"between": [prev_phase, phase]}
         if not consecutive:
             extra["basis"] = "the readings between these two are missing from the log"
-        kv = next((p for p in rank["phases"] if p["phase"] == "kv_cache_allocated" and p["model"] == "target"), None)
-        if phase == "memory_pool_end" and kv is not None and "kv_gib" in kv:
-            extra["reported_kv_gib"] = kv["kv_gib"]
+        kv = _first_target(timeline, "kv_cache_allocated")
+        if phase == "memory_pool_end" and kv is not None and "kv_gib" in kv.values:
+            extra["reported_kv_gib"] = kv.values["kv_gib"]
         if name == "cuda_graphs":
             extra.update(_capture_split(prev_free - free, cells))
         items.append(_item(name, prev_free - free, "measured", **extra))
@@ -120,15 +125,15 @@ def rank_ledger(report: dict[str, Any], launch: dict[str, Any], rank: dict[str, 
                            basis="card total minus every other item"))
     else:
         items.append(_item("unexplained", unexplained, "estimated", basis="card total unknown: init delta minus estimates"))
-    return items
+    return RankLedger(items, cells, total, total_source, eager_gib, lazy_gib, has_readings=True)
 
 
-def fill_ledgers(report: dict[str, Any], launch_events: list[list[Any]] | None = None) -> None:
-    for index, launch in enumerate(report["launches"]):
-        events = [event_fact(e) for e in (launch_events[index] if launch_events else [])]
-        cells = launch_cells(launch, events)
-        for rank in launch["ranks"]:
-            rank["cells"] = [dict(c) for c in cells]
-            rank["ledger"] = rank_ledger(report, launch, rank, cells)
-            rank["eager_comm_gib"] = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "eager"), 3)
-            rank["lazy_comm_gib"] = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)
+def ledgers(launches: list[Launch], join: GpuJoin) -> dict[tuple[int, str], RankLedger]:
+    """Every rank's ledger, keyed by (launch id, rank label)."""
+    out: dict[tuple[int, str], RankLedger] = {}
+    for launch in launches:
+        cells = launch_cells(launch)
+        for label, timeline in launch.ranks.items():
+            placement = join.placements.get((launch.id, label), RankPlacement())
+            out[(launch.id, label)] = rank_ledger(timeline, placement, join.gpus, cells)
+    return out

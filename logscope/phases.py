@@ -36,27 +36,28 @@ class Phase:
     ledger: LedgerLink | None = None
     gantt: tuple[str, str] | None = None  # (segment title, the phase that starts the segment ending here)
     progress: bool = False  # a progress reading inside another phase (tqdm), not a phase boundary
+    after: str = ""  # the stage in progress once this line is printed (where a later failure happened)
 
 
 PHASES: tuple[Phase, ...] = (
-    Phase("init_distributed_begin", 0, expected=True),
-    Phase("init_distributed_end", 1, expected=True, column=Column("init used", "usage_gib"),
+    Phase("init_distributed_begin", 0, after="init_distributed", expected=True),
+    Phase("init_distributed_end", 1, after="load_weight", expected=True, column=Column("init used", "usage_gib"),
           gantt=("init distributed", "init_distributed_begin")),
-    Phase("nccl_prewarm", 1),
-    Phase("load_weight_begin", 2, expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
-    Phase("load_weight_end", 3, expected=True, column=Column("load end"), ledger=LedgerLink("weights"),
+    Phase("nccl_prewarm", 1, after="load_weight"),
+    Phase("load_weight_begin", 2, after="load_weight", expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
+    Phase("load_weight_end", 3, after="memory_pool", expected=True, column=Column("load end"), ledger=LedgerLink("weights"),
           gantt=("load weights", "load_weight_begin")),
-    Phase("kv_cache_allocated", 4, expected=True, column=Column("KV pool", "kv_gib")),
-    Phase("other_pool_allocated", 4),
-    Phase("memory_pool_end", 5, expected=True, column=Column("pool end"), ledger=LedgerLink("kv_pool"),
+    Phase("kv_cache_allocated", 4, after="memory_pool", expected=True, column=Column("KV pool", "kv_gib")),
+    Phase("other_pool_allocated", 4, after="memory_pool"),
+    Phase("memory_pool_end", 5, after="capture", expected=True, column=Column("pool end"), ledger=LedgerLink("kv_pool"),
           gantt=("KV pool", "load_weight_end")),
-    Phase("capture_begin", 6, expected=True, column=Column("cap. begin", graph="decode"),
+    Phase("capture_begin", 6, after="capture", expected=True, column=Column("cap. begin", graph="decode"),
           ledger=LedgerLink("before_capture", "first")),
-    Phase("capture_progress", 6, progress=True),
-    Phase("capture_end", 7, expected=True, column=Column("cap. end", graph="decode"),
+    Phase("capture_progress", 6, after="capture", progress=True),
+    Phase("capture_end", 7, after="warmup", expected=True, column=Column("cap. end", graph="decode"),
           ledger=LedgerLink("cuda_graphs", "last"), gantt=("CUDA graph capture", "capture_begin")),
-    Phase("scheduler_summary", 8, column=Column("summary"), ledger=LedgerLink("after_capture")),
-    Phase("server_ready", 9),
+    Phase("scheduler_summary", 8, after="warmup", column=Column("summary"), ledger=LedgerLink("after_capture")),
+    Phase("server_ready", 9, after="serving"),
 )
 
 _index: tuple[tuple[Phase, ...], dict[str, Phase]] = ((), {})
@@ -94,6 +95,12 @@ def columns() -> tuple[tuple[Phase, Column], ...]:
 def gantt_segments() -> tuple[tuple[str, str, str], ...]:
     """(title, start phase, end phase) for each segment of the startup gantt."""
     return tuple((p.gantt[0], p.gantt[1], p.id) for p in PHASES if p.gantt is not None)
+
+
+def stage_after(phase_id: str) -> str:
+    """The startup stage in progress after this phase line (SGLang's fixed order: init → load → pool → capture
+    → warmup → serving)."""
+    return by_id()[phase_id].after
 
 
 def progress_phases() -> frozenset[str]:

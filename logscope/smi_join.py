@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from logscope.assemble import Launch
 from logscope.events import Event
 from logscope.launch_facts import global_versions
+from logscope.model import GpuJoin, Launch, RankPlacement
 
 
 def _check_env_gpus(events: list[Event]) -> list[Event]:
@@ -80,10 +80,10 @@ def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
     return ordered
 
 
-def join_gpus(report: dict[str, Any], launches: list[Launch], global_events: list[Event]) -> None:
+def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
     all_events = list(global_events)
     for launch in launches:
-        all_events += launch.events + [e for r in launch.ranks.values() for e in r.events]
+        all_events += launch.all_events()
     gpus = _merge_gpus(all_events)
     ooms = [e for e in all_events if e.kind == "oom" and e.data.get("gpu") is not None]
     for gpu in gpus:
@@ -102,13 +102,14 @@ def join_gpus(report: dict[str, Any], launches: list[Launch], global_events: lis
             gpu = {"index": oom.data["gpu"], "index_text": str(oom.data["gpu"]), "snapshot": oom.source, "processes": []}
             _oom_join(gpu, oom)
             gpus.append(gpu)
-    report["gpus"] = gpus
-    report["topology"] = _merge_topology(all_events, gpus)
+    topology = _merge_topology(all_events, gpus)
     # a launch's own versions (smi dumps included) are filled by launch_facts; these are the ones of the inputs
     smi = global_versions([e for e in all_events if e.kind == "smi_versions"])
-    report["versions"] = {**smi, **{k: v for k, v in global_versions(global_events).items() if k not in smi}}
-    _map_ranks(report, gpus)
-    _tp_groups(report)
+    versions = {**smi, **{k: v for k, v in global_versions(global_events).items() if k not in smi}}
+    placements = {(launch.id, label): placement for launch in launches
+                  for label, placement in _place_ranks(launch, gpus).items()}
+    tp_groups = {launch.id: _tp_groups(launch, placements, topology) for launch in launches}
+    return GpuJoin(gpus, topology, versions, placements, tp_groups)
 
 
 def _oom_join(gpu: dict[str, Any], oom: Event) -> None:
@@ -151,50 +152,50 @@ def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str
     return topology
 
 
-def _visible_devices(entry: dict[str, Any]) -> list[int] | None:
-    value = str(entry["environment"].get("CUDA_VISIBLE_DEVICES", ""))
+def _visible_devices(launch: Launch) -> list[int] | None:
+    value = str(launch.environment.get("CUDA_VISIBLE_DEVICES", ""))
     parts = [p.strip() for p in value.split(",") if p.strip()]
     if parts and all(p.isdigit() for p in parts):
         return [int(p) for p in parts]
     return None
 
 
-def _map_ranks(report: dict[str, Any], gpus: list[dict[str, Any]]) -> None:
+def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPlacement]:
     """Rank → GPU: the local rank (DP replica, PP stage and TP rank, modulo the GPUs of a node), through
     CUDA_VISIBLE_DEVICES or base_gpu_id / gpu_id_step when the inputs show them. Always marked assumed:
-    the log never prints the device index."""
-    for entry in report["launches"]:
-        cfg = entry["config"]
-        tp_size = int(cfg.get("tp_size") or 1)
-        pp_size = int(cfg.get("pp_size") or 1)
-        nnodes = int(cfg.get("nnodes") or 1)
-        per_node = max(1, (tp_size * pp_size) // nnodes) if cfg.get("nnodes") else (len(gpus) or 8)
-        base = int(cfg.get("base_gpu_id") or 0)
-        step = int(cfg.get("gpu_id_step") or 1)
-        visible = _visible_devices(entry)
-        for rank in entry["ranks"]:
-            tp = rank["tp"] if rank["tp"] is not None else rank.get("rank_index")  # rankN.log: its local rank
-            if tp is None and rank["rank"] == "TP0":
-                tp = 0
-            if tp is None:
-                continue
-            replica = rank["dp"] if rank["dp"] is not None and not cfg.get("enable_dp_attention") else 0
-            local = ((replica * pp_size + (rank["pp"] or 0)) * tp_size + tp) % per_node
-            index = base + local * step
-            rank["gpu"] = visible[index] if visible and index < len(visible) else index
-            rank["gpu_assumed"] = True
-            gpu = next((g for g in gpus if g["index"] == rank["gpu"]), None)
-            if gpu is None:
-                continue
-            gpu.setdefault("ranks", []).append(rank["rank"])
-            if "card_total_gib" in gpu:
-                rank["card_total_gib"] = gpu["card_total_gib"]
-            rank["gpu_processes"] = len(gpu["processes"])
-            others = _other_processes(gpu["processes"])
-            if others:
-                rank["other_process_mib"] = sum(p.get("used_mib") or 0 for p in others)
-            if "outside_allocator_mib" in gpu:
-                rank["outside_allocator_mib"] = gpu["outside_allocator_mib"]
+    the log never prints the device index. Each GPU record lists the ranks placed on it."""
+    cfg = launch.config
+    tp_size = int(cfg.get("tp_size") or 1)
+    pp_size = int(cfg.get("pp_size") or 1)
+    nnodes = int(cfg.get("nnodes") or 1)
+    per_node = max(1, (tp_size * pp_size) // nnodes) if cfg.get("nnodes") else (len(gpus) or 8)
+    base = int(cfg.get("base_gpu_id") or 0)
+    step = int(cfg.get("gpu_id_step") or 1)
+    visible = _visible_devices(launch)
+    placements: dict[str, RankPlacement] = {}
+    for label, timeline in launch.ranks.items():
+        rank = timeline.rank
+        tp = rank.get("tp") if rank.get("tp") is not None else rank.get("rank")  # rankN.log: its local rank
+        if tp is None and label == "TP0":
+            tp = 0
+        if tp is None:
+            continue
+        dp = rank.get("dp")
+        replica = dp if dp is not None and not cfg.get("enable_dp_attention") else 0
+        local = ((replica * pp_size + (rank.get("pp") or 0)) * tp_size + tp) % per_node
+        index = base + local * step
+        gpu_index = visible[index] if visible and index < len(visible) else index
+        gpu = next((g for g in gpus if g["index"] == gpu_index), None)
+        if gpu is None:
+            placements[label] = RankPlacement(gpu=gpu_index)
+            continue
+        gpu.setdefault("ranks", []).append(label)
+        others = _other_processes(gpu["processes"])
+        placements[label] = RankPlacement(
+            gpu=gpu_index, card_total_gib=gpu.get("card_total_gib"), gpu_processes=len(gpu["processes"]),
+            other_process_mib=sum(p.get("used_mib") or 0 for p in others) if others else None,
+            outside_allocator_mib=gpu.get("outside_allocator_mib"))
+    return placements
 
 
 def _other_processes(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -209,27 +210,29 @@ def _other_processes(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [p for p in processes if p is not largest]
 
 
-def _tp_groups(report: dict[str, Any]) -> None:
-    """Per launch: the links between the GPUs of each TP group (NVLink or PCIe / cross-socket)."""
-    kinds = {(a, b): k for a, b, k in report["topology"]["links"]}
-    for entry in report["launches"]:
-        groups: dict[tuple, list[dict[str, Any]]] = {}
-        for rank in entry["ranks"]:
-            if rank["gpu"] is None or rank["tp"] is None:
-                continue
-            key = (rank["dp"] if not entry["config"].get("enable_dp_attention") else None, rank["pp"])
-            groups.setdefault(key, []).append(rank)
-        out = []
-        for members in groups.values():
-            gpus = sorted({r["gpu"] for r in members})
-            seen = [kinds.get((a, b)) for i, a in enumerate(gpus) for b in gpus[i + 1:]]
-            seen = [k for k in seen if k]
-            if len(gpus) < 2 or not seen:
-                continue
-            counts: dict[str, int] = {}
-            for k in seen:
-                counts[k] = counts.get(k, 0) + 1
-            nvlink = all(k.startswith("NV") for k in seen)
-            path = "nvlink" if nvlink else ("cross-socket" if "SYS" in counts else "pcie")
-            out.append({"ranks": [r["rank"] for r in members], "gpus": gpus, "links": counts, "path": path})
-        entry["tp_groups"] = out
+def _tp_groups(launch: Launch, placements: dict[tuple[int, str], RankPlacement],
+               topology: dict[str, Any]) -> list[dict[str, Any]]:
+    """The links between the GPUs of each TP group (NVLink or PCIe / cross-socket)."""
+    kinds = {(a, b): k for a, b, k in topology["links"]}
+    groups: dict[tuple, list[tuple[str, int]]] = {}
+    for label, timeline in launch.ranks.items():
+        placement = placements.get((launch.id, label))
+        rank = timeline.rank
+        if placement is None or placement.gpu is None or rank.get("tp") is None:
+            continue
+        key = (rank.get("dp") if not launch.config.get("enable_dp_attention") else None, rank.get("pp"))
+        groups.setdefault(key, []).append((label, placement.gpu))
+    out = []
+    for members in groups.values():
+        gpus = sorted({gpu for _, gpu in members})
+        seen = [kinds.get((a, b)) for i, a in enumerate(gpus) for b in gpus[i + 1:]]
+        seen = [k for k in seen if k]
+        if len(gpus) < 2 or not seen:
+            continue
+        counts: dict[str, int] = {}
+        for k in seen:
+            counts[k] = counts.get(k, 0) + 1
+        nvlink = all(k.startswith("NV") for k in seen)
+        path = "nvlink" if nvlink else ("cross-socket" if "SYS" in counts else "pcie")
+        out.append({"ranks": [label for label, _ in members], "gpus": gpus, "links": counts, "path": path})
+    return out

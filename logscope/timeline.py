@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from logscope.model import Launch, TimelineNumbers
 from logscope.phases import progress_phases
 
 if TYPE_CHECKING:
@@ -22,15 +23,31 @@ COLUMNS = {
 }
 
 
-def timeline_frame(launches: list[dict[str, Any]]) -> pl.DataFrame:
+def timeline_numbers(launches: list[Launch]) -> TimelineNumbers:
+    """Each reading's drop since the previous one of its rank (measured), and per phase the min / max / spread
+    across ranks (launches of at least two ranks)."""
+    frame = timeline_frame(launches)
+    drops = {(row["launch"], row["rank"], row["seq"]): (row["drop_gib"], row["prev_phase"])
+             for row in with_deltas(frame).iter_rows(named=True) if row["drop_gib"] is not None}
+    stats = cross_rank_stats(frame)
+    per_launch = {launch.id: [{k: v for k, v in row.items() if k != "launch"}
+                              for row in stats.filter(stats["launch"] == launch.id).iter_rows(named=True)
+                              if row["ranks"] >= 2]
+                  for launch in launches}
+    return TimelineNumbers(drops, per_launch)
+
+
+def timeline_frame(launches: list[Launch]) -> pl.DataFrame:
     import polars as pl
 
     rows: list[dict[str, Any]] = []
     for launch in launches:
-        for rank in launch["ranks"]:
-            for seq, phase in enumerate(rank["phases"]):
-                row = {key: phase.get(key) for key in COLUMNS}
-                row.update(launch=launch["id"], rank=rank["rank"], seq=seq)
+        for label, timeline in launch.ranks.items():
+            for seq, reading in enumerate(timeline.phases):
+                fields = {"phase": reading.phase, "model": reading.model, "source": reading.source,
+                          "line": reading.line, "time": reading.time, **reading.values}
+                row = {key: fields.get(key) for key in COLUMNS}
+                row.update(launch=launch.id, rank=label, seq=seq)
                 if isinstance(row.get("bs"), list):
                     row["bs"] = None
                 rows.append(row)

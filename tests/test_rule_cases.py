@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from logscope.rules.cases import case_files, load_cases, run_case
+from logscope.tooling.rule_cases import case_files, load_cases, run_case
 
 CASES = [(rule, case) for path in case_files() for rule, cases in [load_cases(path)] for case in cases]
 

@@ -8,7 +8,7 @@ import pytest
 
 from logscope.errors import RuleError
 from logscope.resources import rules_dir
-from logscope.rules.cases import load_cases
+from logscope.tooling.rule_cases import load_cases
 from logscope.rules.expr import Expr
 from logscope.rules.loader import load_rule_file, load_rules
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from logscope.rules.docs import render_rules_doc
+from logscope.tooling.rule_docs import render_rules_doc
 from tests.helpers import ROOT
 
 

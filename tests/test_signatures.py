@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from logscope.errors import RuleError
-from logscope.signatures.cases import check_case, load_signature_cases, signature_case_files
-from logscope.signatures.docs import render_signatures_doc
+from logscope.tooling.signature_cases import check_case, load_signature_cases, signature_case_files
+from logscope.tooling.signature_docs import render_signatures_doc
 from logscope.signatures.loader import load_signature_file
 from logscope.signatures.pattern import compile_pattern
 from tests.helpers import ROOT, run

@@ -1,10 +1,134 @@
-"""The logscope/1 document as JSON text (the document itself is built by logscope.document)."""
+"""The one serializer: the finished model and the findings → the logscope/1 document (DESIGN.md's JSON
+contract), and that document as JSON text. Text, Markdown and later views read the document through the
+view-model; nothing else builds it."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from logscope import SCHEMA_ID, __version__, phases
+from logscope.model import Analysis, Coverage, InputFile, Launch, PhaseReading, RankPlacement, RankTimeline
+
+# the phase fields in the order the document lists them; other values follow in the order read
+_PHASE_FIELDS = ("avail_gib", "usage_gib", "tokens", "k_gib", "v_gib", "kv_gib", "elapsed_s", "bs", "graph")
+
 
 def render_json(report: dict[str, Any], width: int = 0) -> str:
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+def build_document(analysis: Analysis, findings: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA_ID,
+        "logscope_version": __version__,
+        "inputs": [_input(i) for i in analysis.inputs],
+        "launches": [_launch(analysis, launch) for launch in analysis.launches],
+        "versions": analysis.join.versions,
+        "gpus": analysis.join.gpus,
+        "topology": analysis.join.topology,
+        "findings": findings,
+        "coverage": _coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures),
+    }
+
+
+def _input(entry: InputFile) -> dict[str, Any]:
+    return {"path": entry.path, "kind": entry.kind, "lines": entry.lines, "recognized_lines": entry.recognized_lines}
+
+
+def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
+    return {
+        "id": launch.id,
+        "sources": launch.sources,
+        "config": launch.config,
+        "config_source": launch.config_source,
+        "config_lower_bounds": launch.config_lower_bounds,
+        "versions": launch.versions,
+        "environment": launch.environment,
+        "model": launch.model,
+        "ranks": [_rank(analysis, launch, label, timeline) for label, timeline in launch.ranks.items()],
+        "ready": launch.ready,
+        "phase_stats": analysis.timeline.stats.get(launch.id, []),
+        "tp_groups": analysis.join.tp_groups.get(launch.id, []),
+    }
+
+
+def _reading(reading: PhaseReading, drop: tuple[float, str] | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"phase": reading.phase, "model": reading.model, "source": reading.source,
+                             "line": reading.line, "time": reading.time}
+    for key in _PHASE_FIELDS:
+        if key in reading.values:
+            entry[key] = reading.values[key]
+    for key, value in reading.values.items():
+        if key not in entry and key != "joined_lines":
+            entry[key] = value
+    if reading.rank_assumed:
+        entry["rank_assumed"] = True
+    if drop is not None:
+        entry["drop_gib"], entry["drop_since"] = drop
+    return entry
+
+
+def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline) -> dict[str, Any]:
+    rank = timeline.rank
+    placement = analysis.join.placements.get((launch.id, label), RankPlacement())
+    ledger = analysis.ledgers[(launch.id, label)]
+    entry: dict[str, Any] = {
+        "rank": rank.label,
+        "tp": rank.get("tp"), "dp": rank.get("dp"), "pp": rank.get("pp"), "ep": rank.get("ep"),
+        "attn_cp": rank.get("attn_cp"), "moe_dp": rank.get("moe_dp"),
+        **({"rank_index": rank.get("rank")} if rank.get("rank") is not None else {}),
+        "source": timeline.source,
+        "gpu": placement.gpu, "gpu_assumed": placement.gpu_assumed,
+        "phases": [_reading(reading, analysis.timeline.drops.get((launch.id, label, seq)))
+                   for seq, reading in enumerate(timeline.phases)],
+        "ledger": ledger.items,
+        "cells": [dict(c) for c in ledger.cells],
+    }
+    if placement.card_total_gib is not None:
+        entry["card_total_gib"] = placement.card_total_gib
+    if placement.gpu_processes is not None:
+        entry["gpu_processes"] = placement.gpu_processes
+    if placement.other_process_mib is not None:
+        entry["other_process_mib"] = placement.other_process_mib
+    if placement.outside_allocator_mib is not None:
+        entry["outside_allocator_mib"] = placement.outside_allocator_mib
+    if ledger.has_readings:
+        entry["card_total_gib"] = ledger.card_total_gib
+        entry["card_total_source"] = ledger.card_total_source
+    entry["eager_comm_gib"] = ledger.eager_comm_gib
+    entry["lazy_comm_gib"] = ledger.lazy_comm_gib
+    return entry
+
+
+def _missing_phases(launches: list[Launch]) -> dict[str, dict[str, list[str]]]:
+    missing: dict[str, dict[str, list[str]]] = {}
+    for launch in launches:
+        per_rank: dict[str, list[str]] = {}
+        for label, timeline in launch.ranks.items():
+            have = {p.phase for p in timeline.phases if p.model == "target"}
+            if not have:
+                continue
+            want = [p for p in phases.expected_phases() if p not in have]
+            if launch.config.get("disable_cuda_graph") is True:
+                want = [p for p in want if not p.startswith("capture")]
+            if want:
+                per_rank[label] = want
+        if per_rank:
+            missing[str(launch.id)] = per_rank
+    return missing
+
+
+def _coverage(coverage: Coverage, launches: list[Launch], unmatched: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "lines": coverage.lines,
+        "recognized_lines": coverage.recognized_lines,
+        "grammars": {
+            name: {"seen": coverage.seen[name], "recognized": coverage.recognized[name]}
+            for name in sorted(coverage.seen)
+        },
+        "unrecognized": coverage.unrecognized,
+        "unrecognized_total": coverage.unrecognized_total,
+        "missing_phases": _missing_phases(launches),
+        "unmatched_failures": unmatched,
+    }

@@ -7,6 +7,7 @@ from functools import cache
 from typing import Any
 
 from logscope.errors import RuleError
+from logscope.model import Analysis
 from logscope.rules.facts import global_facts, launch_facts
 from logscope.rules.loader import SEVERITIES, Rule, load_rules
 
@@ -19,18 +20,18 @@ def bundled_rules() -> tuple[Rule, ...]:
     return tuple(load_rules([]))
 
 
-def run_rules(report: dict[str, Any], launches: list, global_events: list, extra_dirs: list[str],
-              failures: dict[int, list] | None = None) -> list[dict]:
+def run_rules(analysis: Analysis, extra_dirs: list[str]) -> list[dict]:
+    """The findings of every rule: launch-scope rules once per launch, global ones once."""
     rules = list(bundled_rules()) if not extra_dirs else load_rules(extra_dirs)
     findings: list[dict] = []
-    for entry, launch in zip(report["launches"], launches):
-        facts = launch_facts(report, entry, launch, (failures or {}).get(launch.id))
+    for launch in analysis.launches:
+        facts = launch_facts(analysis, launch)
         for rule in rules:
             if rule.scope == "launch":
-                finding = evaluate(rule, facts, entry["id"])
+                finding = evaluate(rule, facts, launch.id)
                 if finding:
                     findings.append(finding)
-    facts = global_facts(report, global_events, launches)
+    facts = global_facts(analysis)
     for rule in rules:
         if rule.scope == "global":
             finding = evaluate(rule, facts, None)

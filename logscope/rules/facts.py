@@ -1,19 +1,20 @@
-"""The data a rule sees: plain dicts built from the assembled launch and the report.
+"""The data a rule sees: a read-only view of the finished model, as plain dicts.
 
-Launch scope: `launch`, `config`, `env`, `versions`, `model`, `ranks` (each with `phase.<id>` = its first
-target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`, `ledger.<item>`, `cells`),
-`events` (every event of the launch), `gpus`, `links`, `card_total_gib`.
-Global scope: `gpus`, `links`, `events` (events outside any launch), `launches`.
+Launch scope: `launch`, `config`, `config_source`, `env`, `versions`, `model`, `ranks` (each with
+`phase.<id>` = its first target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`,
+`last_reading`, `last_capture`, `ledger.<item>`, `cells`, `gpu`, `card_total_gib`, `eager_comm_gib`,
+`lazy_comm_gib`), `events` (every event of the launch), `errors`, `gpus`, `tp_groups`, `failures`,
+`root_failure`.
+Global scope: `gpus`, `events` (events outside any launch), `all_events`, `launches` (id, ready, sources).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from logscope.assemble import Launch
 from logscope.events import FAILURE_KINDS, Event
 from logscope.failures import failure_fact, root_of
-from logscope.signatures.match import Failure
+from logscope.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
 
 
 def event_fact(ev: Event) -> dict[str, Any]:
@@ -29,61 +30,69 @@ def failure_facts(failures: list[Failure]) -> tuple[list[dict[str, Any]], dict[s
     return facts, next((fact for fact in facts if fact["is_root"]), None)
 
 
-def launch_facts(report: dict[str, Any], entry: dict[str, Any], launch: Launch,
-                 failures: list[Failure] | None = None) -> dict[str, Any]:
-    failure_list, root = failure_facts(failures or [])
+def _rank_fact(analysis: Analysis, launch: Launch, label: str,
+               timeline: RankTimeline) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    phase: dict[str, Any] = {}
+    draft: dict[str, Any] = {}
+    phase_list = []
+    for p in timeline.phases:
+        fact = {"phase": p.phase, "model": p.model, "source": p.source, "line": p.line, "text": p.text,
+                "rank": label, **p.values}
+        phase_list.append(fact)
+        key = p.phase
+        if p.phase in ("capture_begin", "capture_end") and p.values.get("graph") not in ("decode", "verify", None):
+            key = f"{p.phase}_{p.values['graph']}"
+        (phase if p.model == "target" else draft).setdefault(key, fact)
+    rank_events = [event_fact(e) for e in timeline.events]
+    target_phases = [p for p in phase_list if p["model"] == "target"]
+    placement = analysis.join.placements.get((launch.id, label), RankPlacement())
+    ledger = analysis.ledgers[(launch.id, label)]
+    rank = timeline.rank
+    fact = {
+        "rank": label, "tp": rank.get("tp"), "dp": rank.get("dp"), "pp": rank.get("pp"), "ep": rank.get("ep"),
+        "gpu": placement.gpu, "phase": phase, "draft": draft, "phases": phase_list,
+        "last_phase": target_phases[-1]["phase"] if target_phases else None,
+        "last_reading": next((p for p in reversed(target_phases) if "avail_gib" in p), None),
+        "last_capture": next((p for p in reversed(target_phases) if p["phase"] == "capture_progress"), None),
+        "errors": [e for e in rank_events if e["kind"] in FAILURE_KINDS],
+        "failed": any(e["kind"] in FAILURE_KINDS for e in rank_events),
+        "ledger": {item["item"]: item["gib"] for item in ledger.items},
+        "cells": ledger.cells,
+        "card_total_gib": ledger.card_total_gib, "card_total_source": ledger.card_total_source,
+        "gpu_processes": placement.gpu_processes,
+        "eager_comm_gib": ledger.eager_comm_gib, "lazy_comm_gib": ledger.lazy_comm_gib,
+    }
+    return fact, rank_events
+
+
+def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
+    failure_list, root = failure_facts(analysis.failures.get(launch.id, []))
     events = [event_fact(e) for e in launch.events]
     ranks = []
-    for rank_entry, timeline in zip(entry["ranks"], launch.ranks.values()):
-        phase: dict[str, Any] = {}
-        draft: dict[str, Any] = {}
-        phase_list = []
-        for p in timeline.phases:
-            fact = {"phase": p.phase, "model": p.model, "source": p.source, "line": p.line, "text": p.text,
-                    "rank": rank_entry["rank"], **p.values}
-            phase_list.append(fact)
-            target = phase if p.model == "target" else draft
-            key = p.phase
-            if p.phase in ("capture_begin", "capture_end") and p.values.get("graph") not in ("decode", "verify", None):
-                key = f"{p.phase}_{p.values['graph']}"
-            target.setdefault(key, fact)
-        rank_events = [event_fact(e) for e in timeline.events]
+    for label, timeline in launch.ranks.items():
+        fact, rank_events = _rank_fact(analysis, launch, label, timeline)
+        ranks.append(fact)
         events.extend(rank_events)
-        target_phases = [p for p in phase_list if p["model"] == "target"]
-        ranks.append({
-            "rank": rank_entry["rank"], "tp": rank_entry["tp"], "dp": rank_entry["dp"], "pp": rank_entry["pp"],
-            "ep": rank_entry["ep"], "gpu": rank_entry["gpu"], "phase": phase, "draft": draft, "phases": phase_list,
-            "last_phase": target_phases[-1]["phase"] if target_phases else None,
-            "last_reading": next((p for p in reversed(target_phases) if "avail_gib" in p), None),
-            "last_capture": next((p for p in reversed(target_phases) if p["phase"] == "capture_progress"), None),
-            "errors": [e for e in rank_events if e["kind"] in FAILURE_KINDS],
-            "failed": any(e["kind"] in FAILURE_KINDS for e in rank_events),
-            "ledger": {item["item"]: item["gib"] for item in rank_entry["ledger"]},
-            "ledger_items": rank_entry["ledger"],
-            "cells": rank_entry["cells"],
-            **{k: v for k, v in rank_entry.items() if k.startswith(("card_", "gpu_processes", "lazy_", "eager_"))},
-        })
     ready = {(e.source, e.line) for e in launch.events if e.kind == "server_ready"}
     for event in events:
         event["after_ready"] = any(source == event["source"] and event["line"] > line for source, line in ready)
     events.sort(key=lambda e: (e["source"], e["line"]))
     return {
-        "launch": {"id": entry["id"], "ready": entry["ready"], "sources": entry["sources"]},
-        "config": entry["config"], "config_source": entry["config_source"], "env": entry["environment"],
-        "versions": entry["versions"], "model": entry["model"], "ranks": ranks, "events": events,
+        "launch": {"id": launch.id, "ready": launch.ready, "sources": launch.sources},
+        "config": launch.config, "config_source": launch.config_source, "env": launch.environment,
+        "versions": launch.versions, "model": launch.model, "ranks": ranks, "events": events,
         "errors": [e for e in events if e["kind"] in FAILURE_KINDS],
-        "gpus": report["gpus"], "links": report["topology"]["links"],
-        "tp_groups": entry.get("tp_groups", []),
+        "gpus": analysis.join.gpus, "tp_groups": analysis.join.tp_groups.get(launch.id, []),
         "failures": failure_list, "root_failure": root,
     }
 
 
-def global_facts(report: dict[str, Any], global_events: list[Event], launches: list[Launch]) -> dict[str, Any]:
-    every = list(global_events)
-    for launch in launches:
-        every += launch.events + [e for timeline in launch.ranks.values() for e in timeline.events]
+def global_facts(analysis: Analysis) -> dict[str, Any]:
+    every = list(analysis.global_events)
+    for launch in analysis.launches:
+        every += launch.all_events()
     return {
-        "gpus": report["gpus"], "links": report["topology"]["links"],
-        "events": [event_fact(e) for e in global_events], "all_events": [event_fact(e) for e in every],
-        "launches": report["launches"],
+        "gpus": analysis.join.gpus,
+        "events": [event_fact(e) for e in analysis.global_events], "all_events": [event_fact(e) for e in every],
+        "launches": [{"id": launch.id, "ready": launch.ready, "sources": launch.sources} for launch in analysis.launches],
     }

@@ -10,59 +10,24 @@ match the same piece, the one with the most literal text wins (the most specific
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
+from logscope import phases
 from logscope.events import Event
+from logscope.model import Failure
 from logscope.signatures.loader import Signature, SignatureSet, bundled_signatures
 
 # event kinds that are a crash even when no signature names their mechanism
 CRASH_KINDS = frozenset({"exception", "traceback", "fatal_error", "scheduler_died", "cuda_error", "oom",
                          "not_enough_memory", "failure_line", "native_backtrace"})
 # event kinds that carry no failure evidence (phase lines, config, dumps)
+# (phase lines, config, dumps; phase lines are those of the phase table)
 _NOT_EVIDENCE = frozenset({
-    "init_distributed_begin", "init_distributed_end", "nccl_prewarm", "load_weight_begin", "load_weight_end",
-    "kv_cache_allocated", "other_pool_allocated", "memory_pool_end", "capture_begin", "capture_progress",
-    "capture_end", "scheduler_summary", "server_ready", "server_args", "launch_command", "env_export", "check_env",
+    "server_args", "launch_command", "env_export", "check_env",
     "smi_gpu", "smi_process", "smi_versions", "smi_mig", "topology", "frame", "nccl_info", "ar_config",
     "ar_registering", "symm_prealloc", "symm_default", "staging_buffer", "staging_allocator", "nccl_version",
 })
-# the phase in progress after each phase line (SGLang's fixed order: init → load → pool → capture → warmup)
-AFTER_PHASE_LINE = {
-    "init_distributed_begin": "init_distributed", "init_distributed_end": "load_weight", "nccl_prewarm": "load_weight",
-    "load_weight_begin": "load_weight", "load_weight_end": "memory_pool", "kv_cache_allocated": "memory_pool",
-    "other_pool_allocated": "memory_pool", "memory_pool_end": "capture", "capture_begin": "capture",
-    "capture_progress": "capture", "capture_end": "warmup", "scheduler_summary": "warmup", "server_ready": "serving",
-}
-FALLBACK_FINDINGS = frozenset({"custom-ar-disabled"})
 _EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*")
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One piece of failure evidence, attributed."""
-
-    finding: str
-    mechanism: str | None
-    signature: str | None
-    evidence: str  # which evidence matched: exception | line | frame | native_frame | none
-    event: Event
-    phase: str
-    phase_basis: str
-    values: dict[str, Any] = field(default_factory=dict)
-    quoted: bool = False
-    after_ready: bool = False
-
-    @property
-    def cause(self) -> bool:
-        """An error that can stop a launch (a fallback such as custom-ar-disabled is not)."""
-        return self.finding not in FALLBACK_FINDINGS
-
-    @property
-    def phase_text(self) -> str:
-        if self.phase == "unknown":
-            return "an unknown phase (no phase line of this rank before it, and no frame that locates it)"
-        return f"{self.phase} ({self.phase_basis})"
 
 
 def _exception_of(event: Event) -> tuple[str | None, str | None]:
@@ -130,7 +95,7 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
 
 
 def is_candidate(event: Event) -> bool:
-    return event.kind not in _NOT_EVIDENCE
+    return event.kind not in _NOT_EVIDENCE and not phases.is_phase(event.kind)
 
 
 def failures_of(events: list[Event], last_phase_of: Any, ready_lines: dict[str, int],
@@ -151,7 +116,7 @@ def failures_of(events: list[Event], last_phase_of: Any, ready_lines: dict[str, 
         located = locate(event, sigs, sig)
         if located is None:
             last = last_phase_of(event)
-            located = (AFTER_PHASE_LINE[last], f"after the rank's last phase line, {last}") if last else ("unknown", "")
+            located = (phases.stage_after(last), f"after the rank's last phase line, {last}") if last else ("unknown", "")
         after_ready = event.source in ready_lines and event.line > ready_lines[event.source]
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":

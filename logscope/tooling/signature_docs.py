@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from logscope.signatures.cases import load_signature_cases
 from logscope.signatures.loader import load_signature_file, signature_files
+from logscope.tooling.signature_cases import load_signature_cases
 
 
 def render_signatures_doc() -> str:

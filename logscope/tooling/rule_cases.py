@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from logscope.analyze import analyze_sources
 from logscope.errors import RuleError
 from logscope.ingest import Source
 from logscope.resources import rules_dir
@@ -33,8 +34,6 @@ def load_cases(path: Path) -> tuple[str, list[dict[str, Any]]]:
 
 def run_case(rule_id: str, case: dict[str, Any], extra_dirs: list[str] | None = None) -> list[str]:
     """The problems with one case (empty when it passes)."""
-    from logscope.analyze import analyze_sources
-
     files = case.get("files") or {"case.log": case.get("log", "")}
     sources = [Source(name=name, path=None, data=text.encode()) for name, text in files.items()]
     report = analyze_sources(sources, extra_dirs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from logscope.analyze import analyze_sources
 from logscope.errors import RuleError
 from logscope.ingest import Source
 from logscope.resources import rules_dir
@@ -31,8 +32,6 @@ def load_signature_cases(path: Path) -> list[dict[str, Any]]:
 
 def check_case(case: dict[str, Any], log: str | None = None) -> list[str]:
     """The problems with one case run on `log` (the case's own text by default); empty when it passes."""
-    from logscope.analyze import analyze_sources
-
     text = case["log"] if log is None else log
     report = analyze_sources([Source(name="case.log", path=None, data=text.encode())])
     got = [f for f in report["findings"] if f["rule"] == case["finding"]]

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+from logscope.analyze import analyze_sources
+from logscope.ingest import Source
 from logscope.resources import rules_dir
-from logscope.rules.cases import load_cases
 from logscope.rules.loader import load_rules
+from logscope.tooling.rule_cases import load_cases
 
 
 def _example_finding(rule_id: str, log: str) -> list[str]:
-    from logscope.analyze import analyze_sources
-    from logscope.ingest import Source
-
     report = analyze_sources([Source(name="case.log", path=None, data=log.encode())])
     finding = next(f for f in report["findings"] if f["rule"] == rule_id)
     return ["gives:", "", f"> **{finding['severity']}** `{rule_id}`: {finding['message']}", ">",
