@@ -38,6 +38,29 @@ def launch_failures(launch: Launch) -> list[Failure]:
     return found
 
 
+def _mib_to_gib(value: Any) -> float | None:
+    return None if value is None else value / 1024
+
+
+def oom_numbers(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """What every OOM message quotes, computed once: the request (as printed, else from the captured bytes),
+    and the split of the process's memory between the PyTorch allocator and the rest (GiB)."""
+    requested_mib = data.get("requested_mib")
+    if requested_mib is None and values.get("bytes") is not None:
+        requested_mib = values["bytes"] / 1048576
+    request = data.get("requested_text")
+    if request is None and values.get("bytes") is not None:
+        request = f"{values['bytes'] / 1048576:.2f} MiB"
+    held = _mib_to_gib(data.get("process_in_use_mib"))
+    allocated = _mib_to_gib(data.get("allocated_mib"))
+    pytorch = outside = None
+    if held is not None and allocated is not None:
+        pytorch = allocated + (_mib_to_gib(data.get("reserved_unallocated_mib")) or 0.0)
+        outside = round(held - pytorch, 2)
+    return {"request": request, "requested_mib": requested_mib, "held_gib": held, "pytorch_gib": pytorch,
+            "outside_gib": outside}
+
+
 def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | None) -> dict[str, Any]:
     fact = dict(event_fact)
     fact.update(
@@ -49,6 +72,12 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         error=(event_fact.get("error") or failure.values.get("error") or event_fact.get("message")
                or (None if failure.event.kind == "traceback" else event_fact.get("text"))),
     )
+    if failure.finding in ("startup-oom", "capture-oom"):
+        fact.update(oom_numbers(event_fact, failure.values))
+    fact["follows"] = ""  # the sentence a later failure of another mechanism ends with
+    if root is not None and failure is not root and root.mechanism != failure.mechanism:
+        where = root.event.rank.label if root.event.rank else "an untagged line"
+        fact["follows"] = f" It follows an earlier {root.finding} on {where}."
     if failure.quoted:
         fact["text"] = f"(quoted in prose) {fact['text']}"
     return fact

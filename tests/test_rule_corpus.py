@@ -8,9 +8,9 @@ import pytest
 
 from logscope.errors import RuleError
 from logscope.resources import rules_dir
-from logscope.tooling.rule_cases import load_cases
 from logscope.rules.expr import Expr
 from logscope.rules.loader import load_rule_file, load_rules
+from logscope.tooling.rule_cases import load_cases
 
 STABLE = {
     "capture-oom": "error", "startup-oom": "error", "kv-pool-too-small": "error", "custom-ar-failed": "error",
@@ -119,3 +119,13 @@ def test_a_rule_cannot_reach_outside_the_facts(tmp_path):
             load_rule_file(_write(tmp_path, "demo-rule.yaml", GOOD.replace("count(ranks) > 0", expression)))
     rule = load_rule_file(_write(tmp_path, "demo-rule.yaml", GOOD.replace("count(ranks) > 0", "config.__class__")))
     assert rule.when.evaluate({"config": {"tp": 1}}) is None
+
+
+def test_case_takes_the_first_true_branch_and_evaluates_only_it():
+    env = {"n": 3}
+    assert Expr('case(n > 5, "big", n > 2, "mid", "small")', "x").evaluate(env) == "mid"
+    assert Expr('case(n > 5, "big", "small")', "x").evaluate(env) == "small"
+    # the branches not taken are not evaluated
+    assert Expr('case(n > 1, n * 2, fmt(1, "y"))', "x").evaluate(env) == 6  # fmt(1, "y") would raise
+    with pytest.raises(RuleError, match="condition/value pairs and a default"):
+        Expr('case(n > 5, "big")', "x")

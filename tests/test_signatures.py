@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from logscope.errors import RuleError
-from logscope.tooling.signature_cases import check_case, load_signature_cases, signature_case_files
-from logscope.tooling.signature_docs import render_signatures_doc
 from logscope.signatures.loader import load_signature_file
 from logscope.signatures.pattern import compile_pattern
+from logscope.tooling.signature_cases import check_case, load_signature_cases, signature_case_files
+from logscope.tooling.signature_docs import render_signatures_doc
 from tests.helpers import ROOT, run
 
 CASES = [(path.name, case) for path in signature_case_files() for case in load_signature_cases(path)]

@@ -66,6 +66,9 @@ def _check_functions(tree: Tree, origin: str) -> None:
             if name == "if" and len([c for c in node.children[1:] if c is not None]) != 3:
                 raise RuleError(f"{origin}:{node.children[0].line}:{node.children[0].column}: if(condition, then, "
                                 f"else) takes three arguments")
+            if name == "case" and len([c for c in node.children[1:] if c is not None]) % 2 != 1:
+                raise RuleError(f"{origin}:{node.children[0].line}:{node.children[0].column}: case(condition, value, "
+                                f"..., default) takes condition/value pairs and a default")
             if name not in FUNCTIONS and name not in AGGREGATES and name not in SPECIAL_FORMS:
                 known = ", ".join(sorted([*FUNCTIONS, *AGGREGATES, *SPECIAL_FORMS]))
                 raise RuleError(f"{origin}:{node.children[0].line}:{node.children[0].column}: unknown function "
@@ -119,7 +122,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 # aggregates take a collection and an expression evaluated with `it` bound to each item
 AGGREGATES = ("any", "all", "count", "min", "max", "sum", "spread", "where", "map", "first", "argmin", "argmax")
 # special forms: only the branch taken is evaluated
-SPECIAL_FORMS = ("if",)
+SPECIAL_FORMS = ("if", "case")
 
 
 class _Evaluator:
@@ -232,6 +235,11 @@ class _Evaluator:
             return self._aggregate(name, args)
         if name == "if":
             return self.eval(args[1]) if _truthy(self.eval(args[0])) else self.eval(args[2])
+        if name == "case":  # case(c1, v1, c2, v2, ..., default): the value of the first true condition
+            for condition, value in zip(args[:-1:2], args[1:-1:2]):
+                if _truthy(self.eval(condition)):
+                    return self.eval(value)
+            return self.eval(args[-1])
         return FUNCTIONS[name](*[self.eval(a) for a in args])
 
     def _aggregate(self, name: str, args: list[Any]) -> Any:
