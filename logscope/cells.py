@@ -1,8 +1,9 @@
 """Communication memory as group x mechanism cells, estimated from the config found.
 
-Facts and constants: ../shared/reference/sglang-log-catalog.md (sections 4 custom all-reduce, 5 NCCL,
-6 DeepEP, 7 PD, 8 symmetric memory). NCCL communicator sizes are calibrated on the H200 probe in
-fixtures/h200 (650 MiB eager init, 388 MiB for a split communicator at world size 1); they vary with
+Constants and size formulas are SGLang's and DeepEP's own (custom all-reduce v1/v2 buffers, DeepEP's
+low-latency RDMA size hint, PD staging buffers, the symmetric-memory preallocation). NCCL communicator sizes
+are calibrated on the H200 probe in fixtures/h200 (650 MiB eager init, 388 MiB for a split communicator at
+world size 1); they vary with
 channels, peers and NCCL_BUFFSIZE, so every cell says `estimated` and how it was computed.
 """
 

@@ -25,7 +25,7 @@ CONFIG_KEYS = (
 FLAG_ALIASES = {
     "tp": "tp_size", "tensor_parallel_size": "tp_size", "dp": "dp_size", "data_parallel_size": "dp_size",
     "ep": "ep_size", "expert_parallel_size": "ep_size", "pp": "pp_size", "pipeline_parallel_size": "pp_size",
-    "model": "model_path", "enable_ep_moe": "enable_ep_moe", "cuda_graph_max_bs": "cuda_graph_max_bs",
+    "model": "model_path",
 }
 _INT_KEYS = {"tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size", "max_total_tokens",
              "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "cuda_graph_max_bs", "page_size",

@@ -18,9 +18,5 @@ def data_dir(name: str) -> Path:
     raise FileNotFoundError(f"logscope data folder {name!r} not found (looked in {installed} and {checkout})")
 
 
-def grammar_path(name: str) -> Path:
-    return data_dir("grammars") / f"{name}.lark"
-
-
 def rules_dir() -> Path:
     return data_dir("rules")

@@ -5,9 +5,10 @@ headers, empty cells) is recognised here. Each reader emits smi_gpu / smi_proces
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from lark import Token, Tree
+from lark import Token, Transformer
 from lark.exceptions import LarkError
 
 from logscope.events import Event
@@ -21,15 +22,77 @@ _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\
 _MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB)?$")
 
 
-def _smi_parse(text: str) -> Tree | None:
+@dataclass(frozen=True, slots=True)
+class SmiLine:
+    """One line of an nvidia-smi dump as the grammar read it: its rule and its values by name."""
+
+    rule: str  # header | gpu_row | usage_row | process_row | mig_row | q_line
+    values: dict[str, Any]
+
+
+def _named(items: list[Token]) -> dict[str, list[str]]:
+    """The tokens of a rule by terminal name, in order."""
+    out: dict[str, list[str]] = {}
+    for token in items:
+        out.setdefault(token.type, []).append(str(token))
+    return out
+
+
+class _SmiTransformer(Transformer):
+    """Each line rule → SmiLine with named values (terminals are told apart by type, not by position)."""
+
+    def header(self, items: list[Token]) -> SmiLine:
+        named = _named(items)
+        return SmiLine("header", {"driver": named["VERSION"][1], "cuda_driver_api": named["CUDA_VER"][0]})
+
+    def gpu_row(self, items: list[Token]) -> SmiLine:
+        named = _named(items)
+        return SmiLine("gpu_row", {"index": int(named["IDS"][0]), "name": named["GPU_NAME"][0].strip(),
+                                   "persistence": named["ONOFF"][0], "bus_id": named["BUS_ID"][0],
+                                   "display_active": named["DISP"][0], "ecc": named["CELL"][0].strip()})
+
+    def usage_row(self, items: list[Token]) -> SmiLine:
+        named = _named(items)
+        values: dict[str, Any] = {
+            "fan_pct": _num(named["FAN"][0]), "temperature_c": _num(named["TEMP"][0]), "perf_state": named["PERF"][0],
+            "power_w": _num(named["POWER"][0]), "power_cap_w": _num(named["POWER"][1]),
+            "memory_used_mib": int(named["MIB"][0][:-3]), "memory_total_mib": int(named["MIB"][1][:-3]),
+            "util_pct": _num(named["PCT"][0]),
+        }
+        if named.get("CELL"):
+            values["compute_mode"] = named["CELL"][0].strip().split()[-1]
+        return SmiLine("usage_row", values)
+
+    def process_row(self, items: list[Token]) -> SmiLine:
+        named = _named(items)
+        return SmiLine("process_row", {"gpu": int(named["IDS"][0]), "pid": int(named["IDS"][-1]),
+                                       "type": named["PTYPE"][0], "name": named["PNAME"][0],
+                                       "used_mib": int(named["MIB"][0][:-3])})
+
+    def mig_row(self, items: list[Token]) -> SmiLine:
+        named = _named(items)
+        ids = [int(t) if t.isdigit() else None for t in named["IDS"]]
+        return SmiLine("mig_row", {"gpu": ids[0], "gi": ids[1], "ci": ids[2], "mig_dev": ids[3],
+                                   "memory_used_mib": int(named["MIB"][0][:-3]),
+                                   "memory_total_mib": int(named["MIB"][1][:-3])})
+
+    def q_line(self, items: list[Token]) -> SmiLine:
+        named = _named(items)
+        return SmiLine("q_line", {"key": named["Q_KEY"][0].strip(), "value": named.get("Q_VALUE", [""])[0].strip()})
+
+    def start(self, items: list[SmiLine]) -> SmiLine:
+        return items[0]
+
+
+_TRANSFORMER = _SmiTransformer()
+
+
+def read_smi_line(text: str) -> SmiLine | None:
+    """One dump line through grammars/nvidia_smi.lark, or None when it is none of its line kinds."""
     try:
-        return parser("nvidia_smi").parse(text.strip())
+        return _TRANSFORMER.transform(parser("nvidia_smi").parse(text.strip()))
     except LarkError:
         return None
-
-
-def _tokens(node: Tree) -> list[Token]:
-    return [t for t in node.children if isinstance(t, Token)]
 
 
 class SmiTableReader(BlockReader):
@@ -50,40 +113,20 @@ class SmiTableReader(BlockReader):
         stripped = text.strip()
         if not stripped.startswith(("|", "+")) and "NVIDIA-SMI" not in stripped:
             return False
-        tree = _smi_parse(stripped)
-        if tree is None:
+        line = read_smi_line(stripped)
+        if line is None:
             return bool(_FURNITURE.match(stripped)) or stripped.startswith(("|", "+"))
-        node = tree.children[0]
-        toks = _tokens(node)
-        if node.data == "header":
-            self._emit("smi_versions", lineno, stripped, {"driver": str(toks[1]), "cuda_driver_api": str(toks[2])})
-        elif node.data == "gpu_row":
-            self.pending_gpu = {"index": int(str(toks[0])), "name": str(toks[1]).strip(), "persistence": str(toks[2]),
-                                "bus_id": str(toks[3]), "display_active": str(toks[4]), "ecc": str(toks[5]).strip(),
-                                "line": lineno}
-        elif node.data == "usage_row" and self.pending_gpu is not None:
+        if line.rule == "header":
+            self._emit("smi_versions", lineno, stripped, dict(line.values))
+        elif line.rule == "gpu_row":
+            self.pending_gpu = {**line.values, "line": lineno}
+        elif line.rule == "usage_row" and self.pending_gpu is not None:
             gpu = self.pending_gpu
-            cells = [str(t).strip() for t in toks if t.type == "CELL"]
-            gpu.update(fan_pct=_num(str(toks[0])), temperature_c=_num(str(toks[1])), perf_state=str(toks[2]),
-                       power_w=_num(str(toks[3])), power_cap_w=_num(str(toks[4])),
-                       memory_used_mib=int(str(toks[5])[:-3]), memory_total_mib=int(str(toks[6])[:-3]),
-                       util_pct=_num(str(toks[7])))
-            if cells:
-                gpu["compute_mode"] = cells[0].split()[-1]
+            gpu.update(line.values)
             self._emit("smi_gpu", gpu.pop("line"), stripped, gpu)
             self.pending_gpu = None
-        elif node.data == "mig_row":
-            ints = [int(str(t)) if str(t).isdigit() else None for t in toks if t.type == "IDS"]
-            mibs = [int(str(t)[:-3]) for t in toks if t.type == "MIB"]
-            self._emit("smi_mig", lineno, stripped, {"gpu": ints[0], "gi": ints[1], "ci": ints[2], "mig_dev": ints[3],
-                                                       "memory_used_mib": mibs[0], "memory_total_mib": mibs[1]})
-        elif node.data == "process_row":
-            ints = [t for t in toks if t.type == "IDS"]
-            pname = next(str(t) for t in toks if t.type == "PNAME")
-            ptype = next(str(t) for t in toks if t.type == "PTYPE")
-            mib = next(str(t) for t in toks if t.type == "MIB")
-            self._emit("smi_process", lineno, stripped, {"gpu": int(ints[0]), "pid": int(ints[-1]), "type": ptype,
-                                                           "name": pname, "used_mib": int(mib[:-3])})
+        elif line.rule in ("mig_row", "process_row"):
+            self._emit("smi_mig" if line.rule == "mig_row" else "smi_process", lineno, stripped, dict(line.values))
         return True
 
     def _emit(self, kind: str, line: int, text: str, data: dict[str, Any]) -> None:
@@ -127,17 +170,15 @@ class SmiQueryReader(BlockReader):
             self.section = []
             return True
         indent = len(text) - len(text.lstrip())
-        tree = _smi_parse(text)
-        if tree is None or tree.children[0].data != "q_line":
+        line = read_smi_line(text)
+        if line is None or line.rule != "q_line":
             if ":" in text:
                 return False
             while self.section and self.section[-1][0] >= indent:
                 self.section.pop()
             self.section.append((indent, text.strip()))
             return True
-        toks = _tokens(tree.children[0])
-        key = str(toks[0]).strip()
-        value = str(toks[1]).strip() if len(toks) > 1 else ""
+        key, value = line.values["key"], line.values["value"]
         while self.section and self.section[-1][0] >= indent:
             self.section.pop()
         where = self.section[-1][1] if self.section else ""
