@@ -3,7 +3,7 @@ coverage (expected phases), the ledger (which readings chain into measured items
 of the text / Markdown / HTML views and the Mermaid gantt.
 
 Adding a phase line: its grammar rule (grammars/sglang.lark), its transformer method (parsers/sglang_line.py,
-with its entry in KINDS), one row here, and its cases (tests/cases/phases or a golden)."""
+with its entry in KINDS), one row here, and a fixture or golden that shows it."""
 
 from __future__ import annotations
 
