@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from logscope.assemble import assemble
+from logscope.calibration import Calibration
 from logscope.classify import classify_sources
 from logscope.events import Event
 from logscope.failures import launch_failures
 from logscope.ingest import Source
-from logscope.ledger import ledgers
+from logscope.ledger import ledgers, probe_process_ledgers
 from logscope.model import Analysis, Coverage, Failure, InputFile
 from logscope.report.json import build_document
 from logscope.rules.engine import run_rules
@@ -26,12 +27,13 @@ _LOG_GRAMMARS = frozenset({"sglang", "exception", "torch_oom", "traceback", "ser
 
 
 def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None,
-                    model_config: dict[str, Any] | None = None) -> dict[str, Any]:
-    analysis = analyze_model(sources, model_config)
+                    model_config: dict[str, Any] | None = None, calibration: Calibration | None = None) -> dict[str, Any]:
+    analysis = analyze_model(sources, model_config, calibration)
     return build_document(analysis, run_rules(analysis, rules_dirs or []))
 
 
-def analyze_model(sources: list[Source], model_config: dict[str, Any] | None = None) -> Analysis:
+def analyze_model(sources: list[Source], model_config: dict[str, Any] | None = None,
+                  calibration: Calibration | None = None) -> Analysis:
     per_source, coverage = classify_sources(sources)
     launches, global_events = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
     join = join_gpus(launches, global_events)
@@ -43,9 +45,11 @@ def analyze_model(sources: list[Source], model_config: dict[str, Any] | None = N
         global_events=global_events,
         join=join,
         timeline=timeline_numbers(launches),
-        ledgers=ledgers(launches, join),
+        ledgers=ledgers(launches, join, calibration),
         failures=failures,
         unmatched_failures=_unmatched_failures(failures, coverage),
+        calibration=calibration.summary() if calibration is not None else None,
+        gpu_ledgers=probe_process_ledgers(join, calibration),
     )
 
 

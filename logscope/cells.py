@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from logscope.calibration import Calibration
 from logscope.events import Event
 from logscope.model import Launch
 from logscope.model_table import moe_shape
@@ -50,6 +51,47 @@ def _cell(group: str, mechanism: str, gib: float | None, timing: str, basis: str
             "kind": "estimated", "timing": timing, "basis": basis}
 
 
+# (cell group, cell mechanism) → the probe mechanisms that measure it (summed), and which group's size applies;
+# "rank": the size does not matter (a rank's own buffers)
+_PROBED = {
+    ("tp", "pynccl"): (("nccl_communicator", "nccl_first_collective"), "tp"),
+    ("tp", "torch_nccl"): (("nccl_split_communicator",), "tp"),
+    ("attention_tp", "torch_nccl"): (("nccl_split_communicator",), "attention_tp"),
+    ("moe_ep", "torch_nccl"): (("nccl_split_communicator",), "ep"),
+    ("pp", "pynccl"): (("nccl_communicator", "nccl_first_collective"), "pp"),
+    ("pp", "torch_nccl_p2p"): (("nccl_p2p",), "pp"),
+    ("tp", "custom_ar"): (("custom_ar_ipc",), "rank"),
+}
+
+
+def calibrate_cells(cells: list[dict[str, Any]], calibration: Calibration | None,
+                    sizes: dict[str, int]) -> list[dict[str, Any]]:
+    """Cells whose mechanism the calibration measured at this group size become `measured (probe)`: the
+    memory outside the PyTorch allocator that the probe's stage took. Others keep their estimate, and say why."""
+    if calibration is None:
+        return cells
+    out = []
+    for cell in cells:
+        probed = _PROBED.get((cell["group"], cell["mechanism"]))
+        if probed is None:
+            out.append(cell)
+            continue
+        mechanisms, group = probed
+        size = None if group == "rank" else sizes.get(group)
+        found = [calibration.lookup(m, size) for m in mechanisms]
+        if any(f is None for f in found):
+            at = f" at group size {size}" if size is not None else ""
+            out.append({**cell, "basis": f"{cell['basis']}; the calibration {calibration.label()} has no "
+                                         f"{'/'.join(m for m, f in zip(mechanisms, found) if f is None)}{at}"})
+            continue
+        mib = sum(f.outside_allocator_mib for f in found if f is not None)
+        stages = " + ".join(f"{f.stage} {f.outside_allocator_mib:.0f} MiB" for f in found if f is not None)
+        scope = "a rank's own buffers" if group == "rank" else f"group size {size}"
+        out.append({**cell, "gib": round(mib / 1024, 3), "kind": "measured (probe)",
+                    "basis": f"probe on {calibration.gpu or 'unknown GPU'}: {stages} ({scope}; {calibration.label()})"})
+    return out
+
+
 def _int(value: Any, default: int) -> int:
     try:
         return int(value)
@@ -57,8 +99,9 @@ def _int(value: Any, default: int) -> int:
         return default
 
 
-def launch_cells(launch: Launch) -> list[dict[str, Any]]:
-    """The cells one rank of this launch holds (the same on every rank of a symmetric launch)."""
+def launch_cells(launch: Launch, calibration: Calibration | None = None) -> list[dict[str, Any]]:
+    """The cells one rank of this launch holds (the same on every rank of a symmetric launch), measured by the
+    calibration where it covers them, else estimated."""
     cfg = launch.config
     env = launch.environment
     bounds = launch.config_lower_bounds
@@ -94,7 +137,8 @@ def launch_cells(launch: Launch) -> list[dict[str, Any]]:
         cells.append(_cell("tp", "symm_mem_pool", size if size > 0 else 0.0, "lazy",
                            "symmetric-memory pool preallocated after capture (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)"))
     cells += _pd_cells(cfg, env, events)
-    return cells
+    attention_tp = tp // dp if cfg.get("enable_dp_attention") and dp > 1 else tp
+    return calibrate_cells(cells, calibration, {"tp": tp, "ep": ep, "pp": pp, "attention_tp": attention_tp})
 
 
 def _custom_ar_cells(cfg: dict[str, Any], events: list[Event], tp: int) -> list[dict[str, Any]]:

@@ -45,14 +45,20 @@ def analyze(
     width: int = typer.Option(0, "--width", help="Terminal width for the text view (0: detect)."),
     model_config: Path | None = typer.Option(None, "--model-config",
                                                 help="The model's config.json (hidden_size, experts) for estimates."),
+    calibration: Path | None = typer.Option(None, "--calibration",
+                                               help="A calibration file from `logscope probe`: measured sizes instead "
+                                                    "of the built-in estimates where it covers the group size."),
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
     from logscope.analyze import analyze_sources
     from logscope.ingest import expand_inputs
 
     try:
+        from logscope.calibration import load_calibration
+
+        calib = load_calibration(calibration) if calibration is not None else None
         sources = expand_inputs(inputs)
-        report = analyze_sources(sources, [str(r) for r in rules or []], _read_model_config(model_config))
+        report = analyze_sources(sources, [str(r) for r in rules or []], _read_model_config(model_config), calib)
     except LogscopeError as exc:
         _fail(str(exc))
         return
@@ -84,6 +90,41 @@ def _read_model_config(path: Path | None) -> dict | None:
 
 def render(report: dict, fmt: Format, width: int = 0) -> str:  # type: ignore[valid-type]
     return renderer(fmt.value)(report, width)
+
+
+@app.command()
+def probe(
+    world_size: int = typer.Option(1, "--world-size", min=1, help="GPUs to use (0..N-1), one process each."),
+    groups: str = typer.Option("tp", "--groups", help="Named groups to create by split (comma-separated), e.g. tp,ep."),
+    out: Path = typer.Option(Path("calibration.yaml"), "--out", "-o", help="Where to write the calibration file."),
+    stage_timeout: float = typer.Option(120.0, "--stage-timeout", min=5, help="Seconds one stage may take."),
+    symm_mib: int = typer.Option(64, "--symm-mib", min=1, help="Symmetric-memory buffer to allocate (MiB)."),
+    dumps: Path | None = typer.Option(None, "--dumps", help="Also write nvidia-smi dumps and a real OOM text, "
+                                      "taken while the probe holds its memory, into this folder."),
+) -> None:
+    """Measure each communication mechanism's memory on these GPUs (needs PyTorch with CUDA and nvidia-ml-py)."""
+    import shlex
+
+    from logscope.calibration import dump_calibration
+    from logscope.probe.launcher import probe as run_probe
+
+    command = shlex.join(["logscope", "probe", *sys.argv[2:]])
+    try:
+        document = run_probe(world_size, [g for g in groups.split(",") if g], stage_timeout, symm_mib, dumps, command)
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    try:
+        out.write_text(dump_calibration(document), encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{out}: cannot write: {exc.strerror or exc}")
+    for entry in document["mechanisms"]:
+        print(f"{entry['stage']:26} {entry['group']:8} size {entry['group_size']:<3} {entry['mib']:9.2f} MiB "
+              f"({entry['outside_allocator_mib']:.2f} outside the allocator)")
+    for entry in document["skipped"]:
+        print(f"{entry['stage']:26} not measured: {entry['reason']}")
+    print(f"calibration written to {out}")
+    raise typer.Exit(EXIT_OK if document["mechanisms"] else EXIT_FINDINGS)
 
 
 @app.command()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from logscope import phases
+from logscope.calibration import Calibration
 from logscope.cells import launch_cells
 from logscope.model import GpuJoin, Launch, PhaseReading, RankLedger, RankPlacement, RankTimeline
 
@@ -67,8 +68,17 @@ def _capture_split(delta: float, cells: list[dict[str, Any]]) -> dict[str, Any]:
     return {"lazy_comm_estimate_gib": round(lazy, 2), "graph_pool_estimate_gib": round(delta - lazy, 2)}
 
 
+def _context(calibration: Calibration | None) -> tuple[float, str, str]:
+    """(GiB, kind, basis) of the CUDA context: the probe's measurement, else the typical size."""
+    measured = calibration.lookup("cuda_context") if calibration is not None else None
+    if measured is None or calibration is None:
+        return CUDA_CONTEXT_GIB, "estimated", "typical CUDA context (H200 probe: 527 MiB)"
+    return (measured.mib / 1024, "measured (probe)",
+            f"probe on {calibration.gpu or 'unknown GPU'}: cuda_context {measured.mib:.0f} MiB ({calibration.label()})")
+
+
 def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dict[str, Any]],
-                cells: list[dict[str, Any]]) -> RankLedger:
+                cells: list[dict[str, Any]], calibration: Calibration | None = None) -> RankLedger:
     eager_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "eager"), 3)
     lazy_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)
     readings = _readings(timeline)
@@ -89,15 +99,18 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
         others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
         if others:
             items.append(_item("other_processes", others, "measured", basis="nvidia-smi: other processes on this GPU"))
-        context = min(CUDA_CONTEXT_GIB, max(pre - others, 0.0))
-        items.append(_item("cuda_context", context, "estimated", basis="typical CUDA context (H200 probe: 527 MiB)",
+        context_gib, context_kind, context_basis = _context(calibration)
+        context = min(context_gib, max(pre - others, 0.0))
+        items.append(_item("cuda_context", context, context_kind, basis=context_basis,
                            measured_pre_existing_gib=round(pre, 2)))
         unexplained += pre - others - context
     if init is not None and readings and readings[0][0] == "load_weight_begin":
         eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
         explained = min(eager, max(init["usage_gib"], 0.0))
         if eager > 0:
-            items.append(_item("comm_eager", explained, "estimated",
+            eager_kinds = {c["kind"] for c in cells if c["timing"] == "eager" and c["gib"]}
+            kind = "measured (probe)" if eager_kinds == {"measured (probe)"} else "estimated"
+            items.append(_item("comm_eager", explained, kind,
                                basis="eager communication cells, capped at the measured init-distributed delta",
                                measured_init_gib=init["usage_gib"]))
         unexplained += init["usage_gib"] - explained
@@ -128,12 +141,34 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
     return RankLedger(items, cells, total, total_source, eager_gib, lazy_gib, has_readings=True)
 
 
-def ledgers(launches: list[Launch], join: GpuJoin) -> dict[tuple[int, str], RankLedger]:
+def ledgers(launches: list[Launch], join: GpuJoin,
+            calibration: Calibration | None = None) -> dict[tuple[int, str], RankLedger]:
     """Every rank's ledger, keyed by (launch id, rank label)."""
     out: dict[tuple[int, str], RankLedger] = {}
     for launch in launches:
-        cells = launch_cells(launch)
+        cells = launch_cells(launch, calibration)
         for label, timeline in launch.ranks.items():
             placement = join.placements.get((launch.id, label), RankPlacement())
-            out[(launch.id, label)] = rank_ledger(timeline, placement, join.gpus, cells)
+            out[(launch.id, label)] = rank_ledger(timeline, placement, join.gpus, cells, calibration)
+    return out
+
+
+def probe_process_ledgers(join: GpuJoin, calibration: Calibration | None) -> dict[int, list[dict[str, Any]]]:
+    """For a GPU whose dump shows one of the probe's own processes and whose OOM text splits that process's
+    memory: the memory outside the PyTorch allocator, item by item from the probe's stages, and the residual.
+    (The process is known by its PID, which the calibration records; nothing is assumed of other processes.)"""
+    if calibration is None or not calibration.pids:
+        return {}
+    out: dict[int, list[dict[str, Any]]] = {}
+    for gpu in join.gpus:
+        pids = {p.get("pid") for p in gpu.get("processes", [])}
+        outside = gpu.get("outside_allocator_mib")
+        if outside is None or not pids & calibration.pids:
+            continue
+        items = [{"item": m.stage, "mib": round(m.outside_allocator_mib, 2), "kind": "measured (probe)"}
+                 for m in calibration.measured if m.outside_allocator_mib > 0]
+        explained = sum(i["mib"] for i in items)
+        items.append({"item": "unexplained", "mib": round(outside - explained, 2), "kind": "measured",
+                      "basis": f"{outside:.2f} MiB outside the allocator (OOM text) minus the probe's stages"})
+        out[gpu["index"]] = items
     return out

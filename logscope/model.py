@@ -197,3 +197,5 @@ class Analysis:
     ledgers: dict[tuple[int, str], RankLedger]  # (launch id, rank label) → ledger
     failures: dict[int, list[Failure]]  # launch id → failures, first in time first
     unmatched_failures: list[dict[str, Any]]
+    calibration: dict[str, Any] | None = None  # the summary of the calibration file used, if any
+    gpu_ledgers: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # GPU index → outside-allocator items

@@ -25,11 +25,17 @@ def build_document(analysis: Analysis, findings: list[dict[str, Any]]) -> dict[s
         "inputs": [_input(i) for i in analysis.inputs],
         "launches": [_launch(analysis, launch) for launch in analysis.launches],
         "versions": analysis.join.versions,
-        "gpus": analysis.join.gpus,
+        "gpus": [_gpu(gpu, analysis.gpu_ledgers) for gpu in analysis.join.gpus],
         "topology": analysis.join.topology,
         "findings": findings,
         "coverage": _coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures),
+        **({"calibration": analysis.calibration} if analysis.calibration is not None else {}),
     }
+
+
+def _gpu(gpu: dict[str, Any], gpu_ledgers: dict[int, list[dict[str, Any]]]) -> dict[str, Any]:
+    ledger = gpu_ledgers.get(gpu["index"])
+    return gpu if ledger is None else {**gpu, "outside_allocator_ledger": ledger}
 
 
 def _input(entry: InputFile) -> dict[str, Any]:

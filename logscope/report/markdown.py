@@ -23,6 +23,9 @@ def render_markdown(report: dict[str, Any], width: int = 0) -> str:
         out += ["**Versions:** " + ", ".join(f"{k} {v}" for k, v in view.versions), ""]
     if view.gpus:
         out += _gpus(view)
+    out += [f"**GPU {index}:** {line}" for index, line in view.outside_ledgers] + ([""] if view.outside_ledgers else [])
+    if view.calibration:
+        out += [f"**Calibration:** {view.calibration}", ""]
     cov = view.coverage
     if cov.get("unmatched_failures"):
         out += ["**Lines that read like a failure but match no signature:**", "", "```"]

@@ -36,6 +36,10 @@ def render_text(report: dict[str, Any], console: Console) -> None:
         console.print(_labelled("versions: ", ", ".join(f"{k} {v}" for k, v in view.versions)))
     if view.gpus:
         _gpus(view, console)
+    for index, line in view.outside_ledgers:
+        console.print(_labelled(f"GPU {index}: ", line))
+    if view.calibration:
+        console.print(_labelled("calibration: ", view.calibration))
     _findings(view, console)
     _coverage(view, console)
 

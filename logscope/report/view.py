@@ -113,6 +113,8 @@ class ReportView:
     findings: tuple[FindingView, ...]
     coverage: dict[str, Any]
     missing_phases: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = field(default=())  # (launch, ranks, phases)
+    calibration: str | None = None  # "h200-ws1.yaml (NVIDIA H200, world size 1; torch ..., NCCL ...)"
+    outside_ledgers: tuple[tuple[int, str], ...] = ()  # (GPU index, "a + b + ... + unexplained x")
 
 
 def fmt_gib(value: Any) -> str:
@@ -155,7 +157,25 @@ def build_view(report: dict[str, Any]) -> ReportView:
         findings=tuple(_finding(f) for f in sorted(report["findings"], key=_finding_order)),
         coverage=cov,
         missing_phases=_missing(cov["missing_phases"]),
+        calibration=_calibration(report.get("calibration")),
+        outside_ledgers=tuple((g["index"], _outside_ledger(g)) for g in report["gpus"] if g.get("outside_allocator_ledger")),
     )
+
+
+def _calibration(summary: dict[str, Any] | None) -> str | None:
+    if summary is None:
+        return None
+    name = summary["path"].rsplit("/", 1)[-1]
+    return (f"{name} ({summary.get('gpu') or 'unknown GPU'}, world size {summary['world_size']}; "
+            f"torch {summary.get('torch') or 'unknown'}, NCCL {summary.get('nccl') or 'unknown'})")
+
+
+def _outside_ledger(gpu: dict[str, Any]) -> str:
+    items = gpu["outside_allocator_ledger"]
+    parts = " + ".join(f"{i['item']} {i['mib']:.2f}" for i in items if i["item"] != "unexplained")
+    residual = next((i["mib"] for i in items if i["item"] == "unexplained"), None)
+    return (f"{gpu['outside_allocator_mib']:.2f} MiB outside the PyTorch allocator = {parts} (probe, MiB)"
+            + ("" if residual is None else f", unexplained {residual:+.2f} MiB"))
 
 
 def _has_content(launch: dict[str, Any]) -> bool:
