@@ -16,13 +16,15 @@ import os
 import re
 import sys
 import zlib
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from logscope.errors import InputError
 
-CHUNK_BYTES = 1 << 24  # 16 MiB of complete lines per chunk: memory stays bounded whatever the input size
+CHUNK_BYTES = 1 << 22  # 16 MiB of complete lines per chunk: memory stays bounded whatever the input size
 # One string column per physical line. \x1f (ASCII unit separator) stands in for a column separator that
 # log text does not use; a line holding one is cut there (counted like any line, never fatal).
 _LINES_CSV = {
@@ -99,44 +101,53 @@ class Source:
 
     def chunks(self, pattern: str) -> Iterator[LineChunk]:
         """Numbered batches of physical lines with the indices of the lines matching the prefilter.
-        Each 16 MiB read is split into lines and searched by polars (Rust; the regex crate's SIMD
-        literal search), so lines without a literal are never touched by Python. A line cut by the
-        read boundary is completed from the next read, without copying the reads."""
-        import polars as pl
 
+        Each 16 MiB read, cut at its last newline (the unfinished line is carried to the next read), is split
+        into lines and searched by polars (Rust; the regex crate's SIMD literal search) on a worker thread,
+        so lines without a literal are never touched by Python, and two reads are searched at once while
+        this thread classifies the candidates of the one before (polars releases the GIL). Batches come
+        back in input order; at most IN_FLIGHT are pending, so memory stays flat."""
         self.lines = 0
-        hit = pl.col("line").str.contains(pattern).alias("hit")
-        options = _csv_options()
+        pending: deque[Future] = deque()
+        tail = b""  # the unfinished last line of the previous read (a UTF-8 sequence may straddle reads)
         first = 1
-        tail = b""  # the unfinished last line of the previous read, as bytes (a UTF-8 sequence may straddle)
         for data in self.reads():
-            first_newline = data.find(b"\n")
-            if first_newline < 0:
+            last_newline = data.rfind(b"\n")
+            if last_newline < 0:
                 tail += data  # one line longer than a read: keep collecting it
                 continue
-            lines = _split_lines(pl, data, options)
-            if tail:
-                joined = _decode(tail + data[:first_newline])
-                lines = pl.concat([pl.Series("line", [joined]), lines.slice(1)])
-            last_newline = data.rfind(b"\n")
+            complete = tail + data[:last_newline + 1] if tail else data[:last_newline + 1]
             tail = data[last_newline + 1:]
-            if tail:
-                lines = lines.slice(0, len(lines) - 1)
-            frame = pl.DataFrame({"line": lines}).with_row_index("n", offset=first).with_columns(hit)
-            first += len(frame)
-            yield self._chunk(frame)
+            pending.append(_POOL.submit(_search, complete, pattern))
+            while len(pending) > IN_FLIGHT:
+                chunk = self._chunk(pending.popleft().result(), first)
+                first += chunk.size
+                yield chunk
         if tail:
-            frame = pl.DataFrame({"line": [_decode(tail)]}).with_row_index("n", offset=first).with_columns(hit)
-            yield self._chunk(frame)
+            pending.append(_POOL.submit(_search, tail, pattern))
+        while pending:
+            chunk = self._chunk(pending.popleft().result(), first)
+            first += chunk.size
+            yield chunk
 
-    def _chunk(self, batch: object) -> LineChunk:
-        size = len(batch)  # type: ignore[arg-type]
+    def _chunk(self, found: tuple[object, list[int], list[str]], first: int) -> LineChunk:
+        lines, candidates, texts = found
+        size = len(lines)  # type: ignore[arg-type]
         self.lines += size
-        hits = batch.filter(batch["hit"])  # type: ignore[attr-defined]
-        first = batch["n"][0] if size else 0  # type: ignore[index]
-        candidates = [n - first for n in hits["n"].to_list()]
-        texts = [t or "" for t in hits["line"].to_list()]
-        return LineChunk(first, size, batch["line"], candidates, texts)  # type: ignore[index]
+        return LineChunk(first, size, lines, candidates, texts)
+
+
+IN_FLIGHT = 2  # reads searched ahead of the classifier; each costs about 3 x CHUNK_BYTES while in flight
+_POOL = ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 2)), thread_name_prefix="logscope-search")
+
+
+def _search(data: bytes, pattern: str) -> tuple[object, list[int], list[str]]:
+    """Complete lines → (their polars Series, the indices of the lines holding a literal, those lines' text)."""
+    import polars as pl
+
+    lines = _split_lines(pl, data, _csv_options())
+    hits = pl.DataFrame({"line": lines}).with_row_index("n").filter(pl.col("line").str.contains(pattern))
+    return lines, hits["n"].to_list(), [t or "" for t in hits["line"].to_list()]
 
 
 # polars sniffs compression from the first bytes of a buffer; text that happens to start like a zlib or

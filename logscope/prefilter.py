@@ -26,9 +26,11 @@ BLOCK_LITERALS: tuple[str, ...] = tuple(literal for reader in BLOCK_READERS for 
 
 @cache
 def all_literals() -> tuple[str, ...]:
-    """Every literal once, in registry order (also the set `logscope literals` prints for grep -F -f)."""
-    every = [literal for literals in LINE_LITERALS.values() for literal in literals]
-    return tuple(dict.fromkeys([*every, *BLOCK_LITERALS]))
+    """Every literal once, in registry order, less those that hold another literal (a line holding one holds
+    the other, so the search finds the same lines with fewer patterns). Also the set `logscope literals`
+    prints for grep -F -f."""
+    every = tuple(dict.fromkeys([*(lit for lits in LINE_LITERALS.values() for lit in lits), *BLOCK_LITERALS]))
+    return tuple(lit for lit in every if not any(other != lit and other in lit for other in every))
 
 
 # the same literals as one alternation for polars' regex engine (SIMD literal search)
