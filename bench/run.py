@@ -27,6 +27,8 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 LOGSCOPE = [sys.executable, "-m", "logscope"]
 REPEAT = 5
+# as an installed package runs: with its bytecode cached (a developer shell may set PYTHONDONTWRITEBYTECODE)
+_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def run_once(cmd: list[str]) -> tuple[float, float]:
@@ -34,7 +36,7 @@ def run_once(cmd: list[str]) -> tuple[float, float]:
     # output to a file, not /dev/null: GNU grep stops at the first match when it sees /dev/null
     with open(OUT / "stdout.txt", "wb") as sink:
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.DEVNULL, env=_ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) not in (0, 1):
