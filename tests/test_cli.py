@@ -125,3 +125,13 @@ def test_gzip_on_stdin_is_streamed():
     assert len(report["launches"][0]["ranks"]) == 4
     proc = run("analyze", "-", stdin=gzip.compress(text)[:50])
     assert proc.returncode == 2 and "<stdin>: corrupt or truncated compressed data" in proc.stderr.decode()
+
+
+def test_help_pays_for_no_parser_and_no_dataframe():
+    """`--help` imports neither polars nor lark nor a renderer (they load when a command needs them)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "logscope", "--help"], capture_output=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 0
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.decode().splitlines()
+                if line.startswith("import time:")}
+    assert not imported & {"polars", "lark", "yaml"}, imported & {"polars", "lark", "yaml"}
