@@ -42,7 +42,7 @@ def analyze(
     fmt: Format = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
-    width: int = typer.Option(0, "--width", help="Terminal width for the text view (0: detect)."),
+    width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
     model_config: Path | None = typer.Option(None, "--model-config",
                                                 help="The model's config.json (hidden_size, experts) for estimates."),
     calibration: Path | None = typer.Option(None, "--calibration",

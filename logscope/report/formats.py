@@ -12,6 +12,7 @@ RENDERERS: dict[str, str] = {
     "text": "logscope.report.text:render_terminal",
     "json": "logscope.report.json:render_json",
     "markdown": "logscope.report.markdown:render_markdown",
+    "html": "logscope.report.html:render_html",
 }
 
 

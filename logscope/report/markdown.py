@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from logscope.report.view import GPU_COLUMNS, LaunchView, ReportView, build_view, fmt_gib
+from logscope.report.view import GPU_COLUMNS, LEDGER_RANKS, LaunchView, ReportView, build_view, fmt_gib, plural
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 _GPU_TITLES = ("gpu", "name", "total MiB", "reserved MiB", "used MiB", "card total GiB", "outside allocator MiB",
@@ -15,7 +15,7 @@ _EVIDENCE_LINES = 3
 
 def render_markdown(report: dict[str, Any], width: int = 0) -> str:
     view = build_view(report)
-    out: list[str] = ["## logscope report", ""]
+    out: list[str] = ["## logscope report", "", f"**Verdict:** {_esc(view.verdict)}", ""]
     out += _findings(view)
     for launch in view.launches:
         out += _launch(launch)
@@ -56,7 +56,7 @@ def _findings(view: ReportView) -> list[str]:
 
 
 def _launch(launch: LaunchView) -> list[str]:
-    out = [f"### Launch {launch.id} ({launch.rank_count} ranks)", ""]
+    out = [f"### Launch {launch.id} ({plural(launch.rank_count, 'rank')})", ""]
     if launch.config:
         out.append("**Config:** " + ", ".join(f"`{k}={v}`" for k, v, _source in launch.config))
     if launch.versions:
@@ -88,12 +88,16 @@ def _launch(launch: LaunchView) -> list[str]:
         out.append("")
     ledger = launch.ledger
     if ledger is not None:
-        total = "unknown" if ledger.total_gib is None else f"{ledger.total_gib:.2f} GiB"
-        out += [f"**Ledger, GiB** (card total: {total}, {ledger.total_source})", "",
-                "| item | kind | " + " | ".join(ledger.ranks) + " |",
-                "|---|---|" + "---:|" * len(ledger.ranks)]
+        shown = ledger.ranks[:LEDGER_RANKS]
+        total = (f"card total {ledger.total_gib:.2f} GiB, {ledger.total_source}" if ledger.total_gib is not None
+                 else f"card total {ledger.total_source}")
+        more = f"; first {len(shown)} of {ledger.rank_count} ranks" if ledger.rank_count > len(shown) else ""
+        out += [f"**Ledger, GiB** ({total}{more})", "",
+                "| item | kind | " + " | ".join(shown) + " |",
+                "|---|---|" + "---:|" * len(shown)]
         for name, kind, values in ledger.rows:
-            out.append(f"| {name} | {kind} | " + " | ".join("" if v is None else f"{v:.2f}" for v in values) + " |")
+            out.append(f"| {name} | {kind} | "
+                       + " | ".join("" if v is None else f"{v:.2f}" for v in values[:len(shown)]) + " |")
         out.append("")
     if launch.cells:
         out += [f"**Communication cells ({launch.cells_rank})**", "", "| group | mechanism | GiB | kind | timing |",

@@ -1,26 +1,54 @@
-"""The terminal styling (rich) of the view-model: per launch, ranks x phases with drops and a cross-rank row,
-config and versions, ledger and cells, then GPUs, findings with evidence, coverage."""
+"""The terminal styling (rich) of the view-model: a verdict line, the findings, then per launch the
+ranks x phases table, config, ledger and cells, the GPUs and the coverage. Tables never cut a number:
+a table wider than the terminal is split into parts that repeat the row labels."""
 
 from __future__ import annotations
 
 import io
+import os
+import shutil
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from logscope.report.view import GPU_COLUMNS, LaunchView, LedgerView, ReportView, Timeline, build_view, fmt_gib
+from logscope.report.view import (
+    GPU_COLUMNS,
+    LEDGER_RANKS,
+    LaunchView,
+    LedgerView,
+    ReportView,
+    Timeline,
+    build_view,
+    fmt_gib,
+    plural,
+)
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+PIPED_WIDTH = 160
+_WRAPPED_MIN = 24  # a text column (basis) is wrapped, never narrower than this
+
+
+def terminal_width(width: int = 0) -> int:
+    """--width, else COLUMNS, else the terminal's width, else PIPED_WIDTH when the output is no terminal."""
+    if width > 0:
+        return width
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((PIPED_WIDTH, 24)).columns
+    return PIPED_WIDTH
 
 
 def render_terminal(report: dict[str, Any], width: int = 0) -> str:
-    """The whole text report: the terminal's width on a terminal, else `width` or 160 columns, no colour."""
+    """The whole text report, colour only on a terminal."""
     buffer = io.StringIO()
     tty = sys.stdout.isatty()
-    console = Console(file=buffer, width=width or (None if tty else 160), force_terminal=tty,
+    console = Console(file=buffer, width=terminal_width(width), force_terminal=tty,
                       color_system="auto" if tty else None, highlight=False)
     render_text(report, console)
     return buffer.getvalue()
@@ -28,8 +56,9 @@ def render_terminal(report: dict[str, Any], width: int = 0) -> str:
 
 def render_text(report: dict[str, Any], console: Console) -> None:
     view = build_view(report)
-    if view.nothing_recognised:
-        console.print("[bold]No SGLang startup found[/bold] in the inputs (no line was recognised).")
+    top = view.findings[0].severity if view.findings else None
+    console.print(Text("verdict: ", style="bold") + Text(view.verdict, style=_SEVERITY_STYLE.get(top or "", "green")))
+    _findings(view, console)
     for launch in view.launches:
         _launch(launch, console)
     if view.versions:
@@ -40,7 +69,6 @@ def render_text(report: dict[str, Any], console: Console) -> None:
         console.print(_labelled(f"GPU {index}: ", line))
     if view.calibration:
         console.print(_labelled("calibration: ", view.calibration))
-    _findings(view, console)
     _coverage(view, console)
 
 
@@ -48,11 +76,49 @@ def _labelled(label: str, text: str) -> Text:
     return Text(label, style="bold") + Text(text)
 
 
+def print_table(console: Console, title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]],
+                keep: int = 1, right: Sequence[int] = (), wrapped: Sequence[int] = ()) -> None:
+    """A table that fits the console without cutting a cell: columns are packed into parts no wider than the
+    console, each part repeating the first `keep` columns; `wrapped` columns (prose) wrap instead."""
+    cells = [[c if isinstance(c, Text) else Text(str(c)) for c in row] for row in rows]
+    widths = [max([len(headers[i])] + [row[i].cell_len for row in cells]) for i in range(len(headers))]
+    shown = [i for i in range(len(headers)) if i < keep or any(row[i].plain.strip() for row in cells)]
+
+    def need(i: int) -> int:
+        return (min(widths[i], _WRAPPED_MIN) if i in wrapped else widths[i]) + 3
+
+    base = 1 + sum(need(i) for i in range(keep))
+    parts: list[list[int]] = []
+    current: list[int] = []
+    used = base
+    for i in shown[keep:]:
+        if current and used + need(i) > console.width:
+            parts.append(current)
+            current, used = [], base
+        current.append(i)
+        used += need(i)
+    parts.append(current)
+    console.print(Text(title, style="bold"))
+    for number, part in enumerate(parts):
+        if len(parts) > 1 and number:
+            console.print(Text(f"(continued, {number + 1} of {len(parts)})", style="dim"))
+        table = Table(show_edge=True, expand=False)
+        for i in [*range(keep), *part]:
+            if i in wrapped:
+                table.add_column(headers[i], overflow="fold", min_width=_WRAPPED_MIN, ratio=1)
+            else:
+                table.add_column(headers[i], justify="right" if i in right else "left", no_wrap=True,
+                                 min_width=widths[i])
+        for row in cells:
+            table.add_row(*[row[i] for i in [*range(keep), *part]])
+        console.print(table)
+
+
 def _launch(launch: LaunchView, console: Console) -> None:
-    console.rule(f"[bold]Launch {launch.id}[/bold]  ({launch.rank_count} ranks)")
+    console.rule(f"[bold]Launch {launch.id}[/bold]  ({plural(launch.rank_count, 'rank')})")
     config = [f"{k}={v}" + ("" if source == "server_args" else f" ({source})")
               for k, v, source in launch.config if k != "model_path"]
-    if launch.config:
+    if config:
         console.print(_labelled("config: ", ", ".join(config)))
     if launch.lower_bounds:
         console.print(_labelled("inferred from rank tags: ",
@@ -67,22 +133,21 @@ def _launch(launch: LaunchView, console: Console) -> None:
         console.print(_labelled("TP group: ", f"{', '.join(group.ranks)} on GPUs {', '.join(map(str, group.gpus))} "
                                               f"(assumed): {group.path} ({group.links})"))
     if launch.timeline is not None:
-        console.print(_phase_table(launch.timeline))
+        _phase_table(launch.timeline, console)
     if launch.ledger is not None:
-        console.print(_ledger_table(launch.ledger))
+        _ledger_table(launch.ledger, console)
     if launch.cells:
-        console.print(_cells_table(launch))
+        rows = [[c["group"], c["mechanism"], "n/a" if c["gib"] is None else f"{c['gib']:.3f}", c["kind"], c["timing"],
+                 c.get("basis", "")] for c in launch.cells]
+        print_table(console, f"communication cells per rank (group x mechanism; {launch.cells_rank} shown, the same "
+                             f"on every rank)", ("group", "mechanism", "GiB", "kind", "timing", "basis"), rows,
+                    keep=2, right=(2,), wrapped=(5,))
 
 
-def _phase_table(timeline: Timeline) -> Table:
-    table = Table(title="free GiB per phase (drop since the previous reading)", title_justify="left")
-    table.add_column("rank", style="bold")
-    table.add_column("gpu", justify="right")
-    for title in timeline.titles:
-        table.add_column(title, justify="right")
-    table.add_column("last bs", justify="right")
+def _phase_table(timeline: Timeline, console: Console) -> None:
+    rows: list[list[Any]] = []
     for row in timeline.rows:
-        out: list[Any] = [row.rank, row.gpu]
+        out: list[Any] = [Text(row.rank, style="bold"), row.gpu]
         for cell in row.cells:
             text = Text(fmt_gib(cell.value))
             if cell.drop is not None:
@@ -91,70 +156,51 @@ def _phase_table(timeline: Timeline) -> Table:
                 text.append(f" [{cell.tokens} tok]", style="dim")
             out.append(text)
         out.append("" if row.last_capture is None else f"bs={row.last_capture[0]} @ {row.last_capture[1]:.2f}")
-        table.add_row(*out)
+        rows.append(out)
     if timeline.spreads is not None:
         stats: list[Any] = [Text("min/max/spread", style="italic"), ""]
         for spread in timeline.spreads:
-            if spread is None:
-                stats.append("")
-                continue
-            stats.append(Text(f"{fmt_gib(spread.low)}/{fmt_gib(spread.high)}/{spread.spread:.2f} ({spread.pct}%)",
-                              style="bold red" if spread.hot else "dim"))
-        stats.append("")
-        table.add_row(*stats)
-    return table
+            stats.append("" if spread is None else Text(
+                f"{fmt_gib(spread.low)}/{fmt_gib(spread.high)}/{spread.spread:.2f} ({spread.pct}%)",
+                style="bold red" if spread.hot else "dim"))
+        rows.append([*stats, ""])
+    headers = ("rank", "gpu", *timeline.titles, "last bs")
+    print_table(console, "free GiB per phase (in brackets: the drop since the previous reading)", headers, rows,
+                keep=1, right=tuple(range(1, len(headers))))
 
 
-def _ledger_table(ledger: LedgerView) -> Table:
-    title = (f"ledger, GiB (card total {ledger.total_gib:.2f} GiB: {ledger.total_source})" if ledger.total_gib is not None
-             else f"ledger, GiB (card total {ledger.total_source})")
-    if ledger.rank_count > len(ledger.ranks):
-        title += f"; first {len(ledger.ranks)} of {ledger.rank_count} ranks"
-    table = Table(title=title, title_justify="left")
-    table.add_column("item")
-    table.add_column("kind")
-    for rank in ledger.ranks:
-        table.add_column(rank, justify="right")
-    for name, kind, values in ledger.rows:
-        table.add_row(Text(name, style="bold yellow" if name == "unexplained" else ""), kind,
-                      *["" if v is None else f"{v:.2f}" for v in values])
-    return table
-
-
-def _cells_table(launch: LaunchView) -> Table:
-    table = Table(title=f"communication cells per rank (group x mechanism; {launch.cells_rank} shown, same on every rank)",
-                  title_justify="left")
-    for col in ("group", "mechanism", "GiB", "kind", "timing", "basis"):
-        table.add_column(col, justify="right" if col == "GiB" else "left")
-    for cell in launch.cells:
-        gib = "n/a" if cell["gib"] is None else f"{cell['gib']:.3f}"
-        table.add_row(cell["group"], cell["mechanism"], gib, cell["kind"], cell["timing"], cell.get("basis", ""))
-    return table
+def _ledger_table(ledger: LedgerView, console: Console) -> None:
+    shown = ledger.ranks[:LEDGER_RANKS]
+    total = (f"card total {ledger.total_gib:.2f} GiB: {ledger.total_source}" if ledger.total_gib is not None
+             else f"card total {ledger.total_source}")
+    title = f"ledger, GiB ({total})"
+    if ledger.rank_count > len(shown):
+        title += f"; first {len(shown)} of {ledger.rank_count} ranks"
+    rows = [[Text(name, style="bold yellow" if name == "unexplained" else ""), kind,
+             *["" if v is None else f"{v:.2f}" for v in values[:len(shown)]]] for name, kind, values in ledger.rows]
+    print_table(console, title, ("item", "kind", *shown), rows, keep=2, right=tuple(range(2, 2 + len(shown))))
 
 
 def _gpus(view: ReportView, console: Console) -> None:
     columns = [(title, get) for title, get in GPU_COLUMNS if any(get(g) not in (None, "") for g in view.gpus)]
-    table = Table(title="GPUs (nvidia-smi / check_env)", title_justify="left")
-    for title, _get in columns:
-        table.add_column(title)
-    for gpu in view.gpus:
-        table.add_row(*[fmt_gib(get(gpu)) for _title, get in columns])
-    console.print(table)
+    rows = [[fmt_gib(get(gpu)) for _title, get in columns] for gpu in view.gpus]
+    wrapped = tuple(i for i, (title, _) in enumerate(columns) if title in ("processes", "MIG (gi used/total MiB)"))
+    print_table(console, "GPUs (nvidia-smi / check_env)", [t for t, _ in columns], rows, keep=1, wrapped=wrapped)
     if view.topology:
         console.print(_labelled("topology: ", view.topology))
 
 
 def _findings(view: ReportView, console: Console) -> None:
     if not view.findings:
-        console.print(Text("findings: none", style="green"))
         return
-    console.rule("[bold]Findings[/bold]")
+    console.rule(f"[bold]{plural(len(view.findings), 'finding').capitalize()}[/bold]")
     for finding in view.findings:
         head = Text(f"{finding.severity:<7} ", style=_SEVERITY_STYLE.get(finding.severity, ""))
         head += Text(f"[{finding.rule}] ", style="bold")
         where = f"launch {finding.launch}" if finding.launch else ""
         if finding.ranks:
-            where += f" ranks {', '.join(finding.ranks[:8])}{' ...' if len(finding.ranks) > 8 else ''}"
+            where += f" {'rank' if len(finding.ranks) == 1 else 'ranks'} {', '.join(finding.ranks[:8])}"
+            where += " ..." if len(finding.ranks) > 8 else ""
         console.print(head + Text(finding.message) + Text(f"  ({where.strip()})" if where.strip() else "", style="dim"))
         if finding.hint:
             console.print(_labelled("        fix: ", finding.hint))

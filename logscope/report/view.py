@@ -81,6 +81,7 @@ class LaunchView:
     cells_rank: str | None
     cells: tuple[dict[str, Any], ...]
     gantt: tuple[str, tuple[tuple[str, str, str], ...]] | None  # (rank, (segment, start, end) times)
+    rank_segments: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = ()  # every rank's timed segments
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +115,7 @@ class ReportView:
     coverage: dict[str, Any]
     missing_phases: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = field(default=())  # (launch, ranks, phases)
     calibration: str | None = None  # "h200-ws1.yaml (NVIDIA H200, world size 1; torch ..., NCCL ...)"
+    verdict: str = ""  # one line: the top finding with its numbers, or what was read when nothing was found
     outside_ledgers: tuple[tuple[int, str], ...] = ()  # (GPU index, "a + b + ... + unexplained x")
 
 
@@ -158,8 +160,28 @@ def build_view(report: dict[str, Any]) -> ReportView:
         coverage=cov,
         missing_phases=_missing(cov["missing_phases"]),
         calibration=_calibration(report.get("calibration")),
+        verdict=_verdict(report),
         outside_ledgers=tuple((g["index"], _outside_ledger(g)) for g in report["gpus"] if g.get("outside_allocator_ledger")),
     )
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _verdict(report: dict[str, Any]) -> str:
+    findings = sorted(report["findings"], key=_finding_order)
+    if findings:
+        top = findings[0]
+        more = len(findings) - 1
+        return (f"{top['severity']} [{top['rule']}] {top['message']}"
+                + (f" (and {plural(more, 'more finding')})" if more else ""))
+    ranks = sum(len(launch["ranks"]) for launch in report["launches"])
+    cov = report["coverage"]
+    if cov["recognized_lines"] == 0:
+        return f"no SGLang startup found: none of the {plural(cov['lines'], 'line')} read was recognised"
+    return (f"no startup problem found in {plural(cov['lines'], 'line')} ({plural(len(report['launches']), 'launch')}, "
+            f"{plural(ranks, 'rank')}, {plural(len(report['gpus']), 'GPU')})")
 
 
 def _calibration(summary: dict[str, Any] | None) -> str | None:
@@ -219,10 +241,11 @@ def _launch(launch: dict[str, Any]) -> LaunchView:
                                     ", ".join(f"{kind} x{count}" for kind, count in g["links"].items()))
                         for g in launch.get("tp_groups", [])),
         timeline=_timeline(ranks) if ranks else None,
-        ledger=_ledger(with_ledger[:LEDGER_RANKS], len(with_ledger)) if with_ledger else None,
+        ledger=_ledger(with_ledger, len(with_ledger)) if with_ledger else None,
         cells_rank=ranks[0]["rank"] if first_cells else None,
         cells=tuple(first_cells),
         gantt=_gantt(ranks),
+        rank_segments=tuple((r["rank"], tasks) for r in ranks if (tasks := _segments(r))),
     )
 
 
@@ -287,15 +310,21 @@ def _ledger(ranks: list[dict[str, Any]], count: int) -> LedgerView:
     return LedgerView(total, ranks[0].get("card_total_source", ""), tuple(r["rank"] for r in ranks), count, tuple(rows))
 
 
+def _segments(rank: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
+    """(segment title, start time, end time) of the startup segments this rank's timed readings bound."""
+    times: dict[str, str] = {}
+    for phase in rank["phases"]:
+        if phase["model"] == "target" and phase.get("time") and len(phase["time"]) >= 19:
+            times.setdefault(phase["phase"], phase["time"][:19])
+    return tuple((title, times[a], times[b]) for title, a, b in phases.gantt_segments()
+                 if a in times and b in times and times[b] >= times[a])
+
+
 def _gantt(ranks: list[dict[str, Any]]) -> tuple[str, tuple[tuple[str, str, str], ...]] | None:
+    """The rank with the most timed segments (the Mermaid gantt shows one rank)."""
     best: tuple[str, tuple[tuple[str, str, str], ...]] | None = None
     for rank in ranks:
-        times: dict[str, str] = {}
-        for phase in rank["phases"]:
-            if phase["model"] == "target" and phase.get("time") and len(phase["time"]) >= 19:
-                times.setdefault(phase["phase"], phase["time"][:19])
-        tasks = tuple((title, times[a], times[b]) for title, a, b in phases.gantt_segments()
-                      if a in times and b in times and times[b] >= times[a])
+        tasks = _segments(rank)
         if tasks and (best is None or len(tasks) > len(best[1])):
             best = (rank["rank"], tasks)
     return best

@@ -1,0 +1,277 @@
+"""The HTML styling of the view-model: one self-contained page (inline CSS and SVG, no script run, no request
+other than the file itself) with the verdict, the findings, and per launch a stacked bar of every rank's
+ledger, the startup phases of every rank on a time axis, a heat map of free GiB by rank and phase, the
+group x mechanism cells, then the GPUs and the coverage. The logscope/1 document is embedded as JSON
+(escaped for HTML) so that a reader, or a test, can take the numbers from the page."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from html import escape
+from typing import Any
+
+from logscope.report.view import (
+    GPU_COLUMNS,
+    FindingView,
+    LaunchView,
+    LedgerView,
+    ReportView,
+    Timeline,
+    build_view,
+    fmt_gib,
+    plural,
+)
+
+WIDTH = 960  # every chart's viewBox width: charts in hidden or printed pages keep their geometry
+_BAR_AREA = 260
+_PALETTE = {
+    "other_processes": "#8c564b", "cuda_context": "#7f7f7f", "comm_eager": "#d62728", "before_first_reading": "#bcbd22",
+    "weights": "#1f77b4", "kv_pool": "#2ca02c", "before_capture": "#9467bd", "cuda_graphs": "#ff7f0e",
+    "after_capture": "#e377c2", "free": "#c7e9c0", "unexplained": "#fdd0a2",
+}
+_FALLBACK = ("#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#c49c94")
+_CSS = """
+:root { --bg: #ffffff; --fg: #1b1f24; --muted: #5b6470; --line: #d0d7de; --card: #f6f8fa;
+  --error: #c62828; --warning: #b26a00; --info: #0b6bcb; --ok: #1a7f37; }
+@media (prefers-color-scheme: dark) { :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9da7b3; --line: #30363d;
+  --card: #161b22; --error: #ff7b72; --warning: #e3b341; --info: #79c0ff; --ok: #56d364; } }
+body { background: var(--bg); color: var(--fg); font: 14px/1.45 system-ui, sans-serif; margin: 24px auto;
+  max-width: 1000px; padding: 0 16px; }
+h1 { font-size: 22px; margin: 0 0 8px; } h2 { font-size: 18px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 15px; margin: 18px 0 6px; }
+.verdict { font-size: 16px; font-weight: 600; padding: 10px 12px; border-left: 4px solid var(--ok); background: var(--card); }
+.verdict.error { border-color: var(--error); } .verdict.warning { border-color: var(--warning); }
+.verdict.info { border-color: var(--info); }
+.finding { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; margin: 8px 0; }
+.sev { font-weight: 700; text-transform: uppercase; font-size: 12px; margin-right: 6px; }
+.sev.error { color: var(--error); } .sev.warning { color: var(--warning); } .sev.info { color: var(--info); }
+code, pre { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
+pre { background: var(--bg); border: 1px solid var(--line); padding: 6px 8px; overflow-x: auto; white-space: pre-wrap; }
+table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
+th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.muted { color: var(--muted); }
+figure { margin: 10px 0 18px; } figcaption { color: var(--muted); font-size: 12px; margin-top: 4px; }
+svg { width: 100%; height: auto; } svg text { fill: var(--fg); font: 11px system-ui, sans-serif; }
+svg .axis { stroke: var(--line); } .legend span { display: inline-block; margin-right: 12px; font-size: 12px; }
+.legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }
+@media print { body { max-width: none; margin: 0; } .finding, pre { break-inside: avoid; } figure { break-inside: avoid; } }
+"""
+
+
+def render_html(report: dict[str, Any], width: int = 0) -> str:
+    view = build_view(report)
+    top = view.findings[0].severity if view.findings else "ok"
+    body = [f'<header><h1>logscope report</h1><p class="verdict {top}" id="verdict">{escape(view.verdict)}</p></header>']
+    body += _findings(view.findings)
+    for launch in view.launches:
+        body += _launch(launch)
+    if view.versions:
+        body.append(f"<p><b>Versions:</b> {escape(', '.join(f'{k} {v}' for k, v in view.versions))}</p>")
+    body += _gpus(view)
+    if view.calibration:
+        body.append(f'<p id="calibration"><b>Calibration:</b> {escape(view.calibration)}</p>')
+    body += _coverage(view)
+    data = _json_for_html(report)
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>logscope report</title><style>{_CSS}</style></head><body>\n" + "\n".join(body)
+            + f'\n<script type="application/json" id="logscope-data">{data}</script>\n</body></html>\n')
+
+
+def _json_for_html(report: dict[str, Any]) -> str:
+    """The document as JSON that cannot end the script element or start markup (as jinja2's htmlsafe_json_dumps)."""
+    text = json.dumps(report, ensure_ascii=False, sort_keys=False)
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e").replace("'", "\\u0027")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _findings(findings: tuple[FindingView, ...]) -> list[str]:
+    title = plural(len(findings), "finding").capitalize() if findings else "No findings"
+    out = [f'<section id="findings"><h2>{escape(title)}</h2>']
+    for f in findings:
+        where = f"launch {f.launch}" if f.launch else ""
+        if f.ranks:
+            where += f" · {'rank' if len(f.ranks) == 1 else 'ranks'} {', '.join(f.ranks[:16])}"
+        out.append(f'<div class="finding" data-rule="{escape(f.rule)}"><span class="sev {escape(f.severity)}">'
+                   f"{escape(f.severity)}</span><code>{escape(f.rule)}</code> {escape(f.message)}"
+                   + (f' <span class="muted">({escape(where.strip(" ·"))})</span>' if where else ""))
+        if f.hint:
+            out.append(f"<p><b>Fix:</b> {escape(f.hint)}</p>")
+        if f.evidence:
+            out.append("<pre>" + "\n".join(escape(f"{ev.name}:{ev.line}: {ev.text}") for ev in f.evidence) + "</pre>")
+        out.append("</div>")
+    return [*out, "</section>"]
+
+
+def _launch(launch: LaunchView) -> list[str]:
+    out = [f'<section class="launch" id="launch-{launch.id}"><h2>Launch {launch.id} '
+           f'({escape(plural(launch.rank_count, "rank"))})</h2>']
+    facts = [("Config", ", ".join(f"{k}={v}" for k, v, _ in launch.config)),
+             ("Model", ", ".join(f"{k}={v}" for k, v in launch.model)),
+             ("Versions", ", ".join(f"{k} {v}" for k, v in launch.versions)),
+             ("Inferred from rank tags", ", ".join(f"{k} >= {n}" for k, n, _ in launch.lower_bounds))]
+    out += [f"<p><b>{label}:</b> {escape(text)}</p>" for label, text in facts if text]
+    for group in launch.tp_groups:
+        out.append(f"<p><b>TP group</b> {escape(', '.join(group.ranks))} on GPUs "
+                   f"{escape(', '.join(map(str, group.gpus)))} (assumed): {escape(group.path)} ({escape(group.links)})</p>")
+    if launch.ledger is not None:
+        out += _ledger_chart(launch.id, launch.ledger)
+    if launch.rank_segments:
+        out += _timeline_chart(launch.id, launch.rank_segments)
+    if launch.timeline is not None:
+        out += _heatmap(launch.id, launch.timeline)
+    if launch.cells:
+        out.append(f"<h3>Communication cells (group x mechanism, {escape(launch.cells_rank or '')})</h3>"
+                   f'<table class="cells" id="cells-{launch.id}"><tr><th>group</th><th>mechanism</th><th>GiB</th>'
+                   "<th>measured / estimated</th><th>eager / lazy</th><th>basis</th></tr>")
+        for c in launch.cells:
+            gib = "n/a" if c["gib"] is None else f"{c['gib']:.3f}"
+            out.append(f'<tr data-mechanism="{escape(c["mechanism"])}"><td>{escape(c["group"])}</td>'
+                       f"<td>{escape(c['mechanism'])}</td><td class=\"num\">{gib}</td><td>{escape(c['kind'])}</td>"
+                       f"<td>{escape(c['timing'])}</td><td>{escape(c.get('basis', ''))}</td></tr>")
+        out.append("</table>")
+    return [*out, "</section>"]
+
+
+def _color(item: str, index: int) -> str:
+    return _PALETTE.get(item, _FALLBACK[index % len(_FALLBACK)])
+
+
+def _ledger_chart(launch_id: int, ledger: LedgerView) -> list[str]:
+    """Per rank a stacked bar of its ledger items (positive items; a negative item is listed under the chart)."""
+    names = [name for name, _, _ in ledger.rows]
+    totals = [sum(v for _, _, values in ledger.rows if (v := values[i]) is not None and v > 0)
+              for i in range(len(ledger.ranks))]
+    scale = _BAR_AREA / max(max(totals, default=0.0), 1e-9)
+    left, top = 48, 16
+    step = (WIDTH - left - 10) / max(len(ledger.ranks), 1)
+    bar = max(min(step * 0.7, 60), 2)
+    height = top + _BAR_AREA + 40
+    svg = [f'<svg viewBox="0 0 {WIDTH} {height}" role="img" aria-label="ledger per rank" data-scale="{scale:.6f}">',
+           f'<line class="axis" x1="{left}" y1="{top + _BAR_AREA}" x2="{WIDTH - 10}" y2="{top + _BAR_AREA}"/>']
+    negatives = []
+    for i, rank in enumerate(ledger.ranks):
+        x = left + i * step + (step - bar) / 2
+        y = top + _BAR_AREA
+        svg.append(f'<g class="bar" data-rank="{escape(rank)}">')
+        for index, (name, _kind, values) in enumerate(ledger.rows):
+            value = values[i]
+            if value is None:
+                continue
+            if value <= 0:
+                if value < 0:
+                    negatives.append(f"{rank} {name} {value:.2f}")
+                continue
+            h = value * scale
+            y -= h
+            svg.append(f'<rect x="{x:.2f}" y="{y:.3f}" width="{bar:.2f}" height="{h:.3f}" fill="{_color(name, index)}" '
+                       f'data-item="{escape(name)}" data-gib="{value:.2f}"><title>{escape(rank)} {escape(name)}: '
+                       f"{value:.2f} GiB</title></rect>")
+        svg.append(f'<text x="{x + bar / 2:.2f}" y="{top + _BAR_AREA + 14}" text-anchor="middle">{escape(rank)}</text>')
+        svg.append(f'<text x="{x + bar / 2:.2f}" y="{top + _BAR_AREA + 28}" text-anchor="middle">'
+                   f"{totals[i]:.2f}</text></g>")
+    svg.append(f'<text x="4" y="{top + 4}">GiB</text></svg>')
+    legend = "".join(f'<span><i style="background:{_color(n, k)}"></i>{escape(n)}</span>' for k, n in enumerate(names))
+    total = (f"card total {ledger.total_gib:.2f} GiB ({ledger.total_source})" if ledger.total_gib is not None
+             else f"card total {ledger.total_source}")
+    caption = f"Ledger per rank, GiB, bottom to top in startup order; {escape(total)}."
+    if negatives:
+        caption += " Negative items, not drawn: " + escape("; ".join(negatives)) + " GiB."
+    return [f"<h3>Where the memory went</h3><figure class=\"chart ledger-chart\" id=\"ledger-{launch_id}\">", *svg,
+            f'<div class="legend">{legend}</div><figcaption>{caption}</figcaption></figure>']
+
+
+def _seconds(text: str) -> float:
+    return _dt.datetime.fromisoformat(text.replace(" ", "T")).timestamp()
+
+
+def _timeline_chart(launch_id: int, rank_segments: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...]) -> list[str]:
+    """Each rank's startup segments on one time axis (seconds since the first segment began)."""
+    starts = [_seconds(s) for _, tasks in rank_segments for _, s, _ in tasks]
+    ends = [_seconds(e) for _, tasks in rank_segments for _, _, e in tasks]
+    origin, span = min(starts), max(max(ends) - min(starts), 1.0)
+    left, row = 60, 18
+    scale = (WIDTH - left - 10) / span
+    height = 20 + row * len(rank_segments) + 24
+    titles = list(dict.fromkeys(t for _, tasks in rank_segments for t, _, _ in tasks))
+    colors = dict(zip(titles, ("#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf")))
+    svg = [f'<svg viewBox="0 0 {WIDTH} {height}" role="img" aria-label="startup phases per rank" '
+           f'data-origin="{escape(_dt.datetime.fromtimestamp(origin).isoformat(sep=" "))}" data-scale="{scale:.6f}">']
+    for r, (rank, tasks) in enumerate(rank_segments):
+        y = 10 + r * row
+        svg.append(f'<g data-rank="{escape(rank)}"><text x="4" y="{y + 12}">{escape(rank)}</text>')
+        for title, start, end in tasks:
+            offset, seconds = _seconds(start) - origin, _seconds(end) - _seconds(start)
+            svg.append(f'<rect x="{left + offset * scale:.2f}" y="{y + 2}" width="{max(seconds * scale, 1.5):.2f}" '
+                       f'height="{row - 5}" fill="{colors.get(title, "#7f7f7f")}" data-segment="{escape(title)}" '
+                       f'data-start="{escape(start)}" data-seconds="{seconds:.0f}"><title>{escape(rank)} {escape(title)}: '
+                       f"{escape(start)} to {escape(end)} ({seconds:.0f} s)</title></rect>")
+        svg.append("</g>")
+    axis_y = 10 + row * len(rank_segments) + 12
+    svg.append(f'<text x="{left}" y="{axis_y}">0 s</text><text x="{WIDTH - 10}" y="{axis_y}" text-anchor="end">'
+               f"{span:.0f} s</text></svg>")
+    legend = "".join(f'<span><i style="background:{c}"></i>{escape(t)}</span>' for t, c in colors.items())
+    return ["<h3>Startup phases over time</h3>", f'<figure class="chart timeline-chart" id="timeline-{launch_id}">', *svg,
+            f'<div class="legend">{legend}</div><figcaption>From the log\'s timestamps (to the second); '
+            f"0 s is {escape(_dt.datetime.fromtimestamp(origin).isoformat(sep=' '))}.</figcaption></figure>"]
+
+
+def _heat(value: float, low: float, high: float) -> str:
+    """Low free memory red, high green (the same in light and dark pages)."""
+    t = 0.5 if high <= low else (value - low) / (high - low)
+    return f"hsl({int(t * 120)}, 70%, 45%)"
+
+
+def _heatmap(launch_id: int, timeline: Timeline) -> list[str]:
+    columns = [i for i, key in enumerate(timeline.keys) if key == "avail_gib"]
+    if not columns:
+        return []
+    values = [row.cells[i].value for row in timeline.rows for i in columns if row.cells[i].value is not None]
+    low, high = (min(values), max(values)) if values else (0.0, 0.0)
+    out = ["<h3>Free GiB by rank and phase</h3>",
+           f'<figure class="chart heatmap"><table class="heatmap" id="heatmap-{launch_id}"><tr><th>rank</th>'
+           + "".join(f"<th>{escape(timeline.titles[i])}</th>" for i in columns) + "</tr>"]
+    for row in timeline.rows:
+        cells = []
+        for i in columns:
+            value = row.cells[i].value
+            if value is None:
+                cells.append('<td class="num"></td>')
+            else:
+                cells.append(f'<td class="num" data-phase="{escape(timeline.titles[i])}" data-gib="{fmt_gib(value)}" '
+                             f'style="background:{_heat(value, low, high)};color:#fff">{fmt_gib(value)}</td>')
+        out.append(f'<tr data-rank="{escape(row.rank)}"><th>{escape(row.rank)}</th>{"".join(cells)}</tr>')
+    out.append(f"</table><figcaption>Free memory SGLang printed at each phase (GiB); red is the least "
+               f"({fmt_gib(low)}), green the most ({fmt_gib(high)}).</figcaption></figure>")
+    return out
+
+
+def _gpus(view: ReportView) -> list[str]:
+    if not view.gpus:
+        return []
+    columns = [(title, get) for title, get in GPU_COLUMNS if any(get(g) not in (None, "") for g in view.gpus)]
+    out = ['<section id="gpus"><h2>GPUs</h2><table><tr>' + "".join(f"<th>{escape(t)}</th>" for t, _ in columns) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td>{escape(fmt_gib(get(g)))}</td>" for _, get in columns) + "</tr>" for g in view.gpus]
+    out.append("</table>")
+    if view.topology:
+        out.append(f"<p><b>Topology:</b> {escape(view.topology)}</p>")
+    out += [f"<p><b>GPU {index}:</b> {escape(line)}</p>" for index, line in view.outside_ledgers]
+    return [*out, "</section>"]
+
+
+def _coverage(view: ReportView) -> list[str]:
+    cov = view.coverage
+    out = ['<section id="coverage"><h2>Coverage</h2>',
+           f"<p>{plural(cov['lines'], 'line')} read, {cov['recognized_lines']} recognised, "
+           f"{plural(cov['unrecognized_total'], 'candidate line')} unrecognised.</p>"]
+    unmatched = cov.get("unmatched_failures", [])
+    if unmatched:
+        out.append("<p>Lines that read like a failure but match no signature:</p><pre>"
+                   + "\n".join(escape(f"{m['source'].rsplit('/', 1)[-1]}:{m['line']}: {m['text'][:160]}")
+                               for m in unmatched[:8]) + "</pre>")
+    for launch_id, ranks, missing in view.missing_phases:
+        out.append(f"<p class=\"muted\">launch {escape(launch_id)}: {escape(', '.join(ranks))} missing: "
+                   f"{escape(', '.join(missing))}</p>")
+    return [*out, "</section>"]
