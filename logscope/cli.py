@@ -62,14 +62,7 @@ def analyze(
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    text = render(report, fmt, width)
-    if output is not None:
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            _fail(f"{output}: cannot write: {exc.strerror or exc}")
-    else:
-        sys.stdout.write(text)
+    _write(render(report, fmt, width), output)
     has_error = any(f["severity"] == "error" for f in report["findings"])
     raise typer.Exit(EXIT_FINDINGS if has_error else EXIT_OK)
 
@@ -125,6 +118,49 @@ def probe(
         print(f"{entry['stage']:26} not measured: {entry['reason']}")
     print(f"calibration written to {out}")
     raise typer.Exit(EXIT_OK if document["mechanisms"] else EXIT_FINDINGS)
+
+
+@app.command()
+def triage(
+    issue: str = typer.Argument("-", help="The issue: its Markdown body, or the GitHub REST API's issue (and "
+                                          "comments) JSON; - for stdin."),
+    fmt: Format = typer.Option("comment", "--format", "-f", help="comment: the Markdown comment to post; json: "  # type: ignore[valid-type]
+                                                                 "the analysis with the blocks' origins."),
+    keep: str = typer.Option("", "--keep", help="Kinds not to redact, comma-separated: token,email,path,ip,host."),
+    rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
+) -> None:
+    """Triage a GitHub issue: find every log, dump and command in it, analyse them, and write one comment."""
+    from logscope.triage.redact import KINDS
+    from logscope.triage.run import triage_text
+
+    skip = [k.strip() for k in keep.split(",") if k.strip()]
+    unknown = sorted(set(skip) - set(KINDS))
+    if unknown:
+        _fail(f"--keep: unknown kinds {', '.join(unknown)} (known: {', '.join(KINDS)})")
+    try:
+        raw = sys.stdin.buffer.read() if issue == "-" else Path(issue).read_bytes()
+    except OSError as exc:
+        _fail(f"{issue}: cannot read: {exc.strerror or exc}")
+        return
+    try:
+        document = triage_text(raw.decode("utf-8", errors="replace"), "<stdin>" if issue == "-" else issue, skip,
+                               [str(r) for r in rules or []])
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    _write(render(document, fmt), output)
+    raise typer.Exit(EXIT_FINDINGS if any(f["severity"] == "error" for f in document["findings"]) else EXIT_OK)
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{output}: cannot write: {exc.strerror or exc}")
 
 
 @app.command()

@@ -13,6 +13,7 @@ RENDERERS: dict[str, str] = {
     "json": "logscope.report.json:render_json",
     "markdown": "logscope.report.markdown:render_markdown",
     "html": "logscope.report.html:render_html",
+    "comment": "logscope.report.comment:render_comment",
 }
 
 
