@@ -26,6 +26,9 @@ app.add_typer(rules_app, name="rules")
 signatures_app = typer.Typer(add_completion=False, no_args_is_help=True,
                              help="List, test and document the failure signatures (rules/signatures/).")
 app.add_typer(signatures_app, name="signatures")
+bot_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                      help="The GitHub webhook bot: comments logscope's triage on issues.")
+app.add_typer(bot_app, name="bot")
 
 
 Format = Enum("Format", {name: name for name in RENDERERS}, type=str)  # type: ignore[misc]
@@ -262,6 +265,74 @@ def signatures_docs() -> None:
         sys.stdout.write(render_signatures_doc() + "\n")
     except LogscopeError as exc:
         _fail(str(exc))
+
+
+@bot_app.command("serve")
+def bot_serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8080, "--port", help="Port to listen on."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the comments it would post instead of posting."),
+    data_dir: Path = typer.Option(Path("logscope-bot-data"), "--data-dir", help="Where the job queue lives."),
+    mutation_interval: float = typer.Option(1.0, "--mutation-interval", min=0.0,
+                                            help="Seconds between two comment writes (GitHub asks for 1)."),
+    retry_wait: float = typer.Option(60.0, "--retry-wait", min=0.0,
+                                     help="Seconds to wait when GitHub fails without saying how long."),
+    max_body: int = typer.Option(1 << 20, "--max-body", min=1024, help="Largest webhook body accepted (bytes)."),
+) -> None:
+    """Serve POST /webhook (issues, issue_comment) and GET /healthz. Secret: LOGSCOPE_WEBHOOK_SECRET; token:
+    GITHUB_TOKEN; API: GITHUB_API_URL (default https://api.github.com); login: from the token or
+    LOGSCOPE_BOT_LOGIN."""
+    import os
+
+    try:
+        import uvicorn
+
+        from logscope.bot.app import Settings, create_app
+    except ImportError as exc:
+        _fail(f"the bot needs its extra: pip install 'logscope[bot]' ({exc})")
+        return
+    from logscope.bot.github import GitHub
+    from logscope.bot.queue import JobQueue
+    from logscope.bot.worker import BACKOFF, Worker
+
+    secret = os.environ.get("LOGSCOPE_WEBHOOK_SECRET", "")
+    token = os.environ.get("GITHUB_TOKEN", "")
+    if not secret:
+        _fail("LOGSCOPE_WEBHOOK_SECRET is not set: the bot verifies every delivery with it")
+    if not token and not dry_run:
+        _fail("GITHUB_TOKEN is not set (or run with --dry-run)")
+    github = GitHub(os.environ.get("GITHUB_API_URL", "https://api.github.com"), token, mutation_interval,
+                    retry_wait) if token else None
+    login = os.environ.get("LOGSCOPE_BOT_LOGIN", "")
+    if not login and github is not None:
+        try:
+            login = github.login()
+        except Exception as exc:  # noqa: BLE001 - said in one line, as every start-up problem
+            _fail(f"cannot read the token's login from {github.base}/user ({exc}); set LOGSCOPE_BOT_LOGIN")
+    try:
+        queue = JobQueue(data_dir)
+    except OSError as exc:
+        _fail(f"{data_dir}: cannot open the job queue: {exc}")
+        return
+    backoff = tuple(min(b, retry_wait) for b in BACKOFF) if retry_wait < BACKOFF[0] else BACKOFF
+    worker = Worker(queue, github, login or "logscope[bot]", dry_run=dry_run, backoff=backoff)
+    app_ = create_app(Settings(secret.encode(), login or "logscope[bot]", max_body), queue, worker)
+    uvicorn.run(app_, host=host, port=port, log_level="warning")
+
+
+@bot_app.command("status")
+def bot_status(data_dir: Path = typer.Option(Path("logscope-bot-data"), "--data-dir", help="The bot's data folder.")) -> None:
+    """Jobs by status, and the parked and failing ones with their error."""
+    from logscope.bot.queue import JobQueue
+
+    if not (data_dir / "jobs.sqlite3").exists():
+        _fail(f"{data_dir}: no job queue here")
+    queue = JobQueue(data_dir)
+    counts = queue.counts()
+    print(", ".join(f"{status} {n}" for status, n in sorted(counts.items())) or "no jobs")
+    for label, rows in (("parked", queue.parked()), ("failing, will retry", queue.failing())):
+        for delivery, repo, issue, attempts, error in rows:
+            print(f"{label}: {repo}#{issue} delivery {delivery} after {attempts} attempts: {error}")
 
 
 def main() -> None:

@@ -128,3 +128,18 @@ def test_cli_triage_reads_stdin_and_writes_the_comment():
     assert out.startswith(MARKER) and "nccl-error" in out
     bad = run("triage", "-", "--keep", "passwords", input=b"x")
     assert bad.returncode == 2 and bad.stderr.decode().count("\n") == 1
+
+
+def test_the_example_workflow_runs_triage_on_the_thread_json(tmp_path):
+    import yaml
+
+    workflow = yaml.safe_load((REAL.parent.parent / "examples" / "logscope-triage.yml").read_text())
+    assert set(workflow[True]) == {"issues", "issue_comment"}  # YAML reads the `on:` key as True
+    script = workflow["jobs"]["triage"]["steps"][-1]["run"]
+    assert "logscope triage thread.json --format comment -o comment.md" in script and MARKER in script
+    thread = {"issue": {"title": "t", "body": f"{FENCE}\nRuntimeError: NCCL error: unhandled system error\n{FENCE}\n"},
+              "comments": [{"body": "same here", "user": {"login": "x", "type": "User"}}]}
+    path = tmp_path / "thread.json"
+    path.write_text(json.dumps(thread))
+    done = run("triage", str(path), "--format", "comment", "-o", str(tmp_path / "comment.md"))
+    assert done.returncode == 1 and (tmp_path / "comment.md").read_text().startswith(MARKER)
