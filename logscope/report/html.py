@@ -11,17 +11,8 @@ import json
 from html import escape
 from typing import Any
 
-from logscope.report.view import (
-    GPU_COLUMNS,
-    FindingView,
-    LaunchView,
-    LedgerView,
-    ReportView,
-    Timeline,
-    build_view,
-    fmt_gib,
-    plural,
-)
+from logscope.report import view as v
+from logscope.report.view import GPU_COLUMNS, build_view, fmt_gib, plural
 
 WIDTH = 960  # every chart's viewBox width: charts in hidden or printed pages keep their geometry
 _BAR_AREA = 260
@@ -87,7 +78,7 @@ def _json_for_html(report: dict[str, Any]) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def _findings(findings: tuple[FindingView, ...]) -> list[str]:
+def _findings(findings: tuple[v.FindingView, ...]) -> list[str]:
     title = plural(len(findings), "finding").capitalize() if findings else "No findings"
     out = [f'<section id="findings"><h2>{escape(title)}</h2>']
     for f in findings:
@@ -105,7 +96,7 @@ def _findings(findings: tuple[FindingView, ...]) -> list[str]:
     return [*out, "</section>"]
 
 
-def _launch(launch: LaunchView) -> list[str]:
+def _launch(launch: v.LaunchView) -> list[str]:
     out = [f'<section class="launch" id="launch-{launch.id}"><h2>Launch {launch.id} '
            f'({escape(plural(launch.rank_count, "rank"))})</h2>']
     facts = [("Config", ", ".join(f"{k}={v}" for k, v, _ in launch.config)),
@@ -139,7 +130,7 @@ def _color(item: str, index: int) -> str:
     return _PALETTE.get(item, _FALLBACK[index % len(_FALLBACK)])
 
 
-def _ledger_chart(launch_id: int, ledger: LedgerView) -> list[str]:
+def _ledger_chart(launch_id: int, ledger: v.LedgerView) -> list[str]:
     """Per rank a stacked bar of its ledger items (positive items; a negative item is listed under the chart)."""
     names = [name for name, _, _ in ledger.rows]
     totals = [sum(v for _, _, values in ledger.rows if (v := values[i]) is not None and v > 0)
@@ -224,7 +215,7 @@ def _heat(value: float, low: float, high: float) -> str:
     return f"hsl({int(t * 120)}, 70%, 45%)"
 
 
-def _heatmap(launch_id: int, timeline: Timeline) -> list[str]:
+def _heatmap(launch_id: int, timeline: v.Timeline) -> list[str]:
     columns = [i for i, key in enumerate(timeline.keys) if key == "avail_gib"]
     if not columns:
         return []
@@ -248,7 +239,7 @@ def _heatmap(launch_id: int, timeline: Timeline) -> list[str]:
     return out
 
 
-def _gpus(view: ReportView) -> list[str]:
+def _gpus(view: v.ReportView) -> list[str]:
     if not view.gpus:
         return []
     columns = [(title, get) for title, get in GPU_COLUMNS if any(get(g) not in (None, "") for g in view.gpus)]
@@ -261,7 +252,7 @@ def _gpus(view: ReportView) -> list[str]:
     return [*out, "</section>"]
 
 
-def _coverage(view: ReportView) -> list[str]:
+def _coverage(view: v.ReportView) -> list[str]:
     cov = view.coverage
     out = ['<section id="coverage"><h2>Coverage</h2>',
            f"<p>{plural(cov['lines'], 'line')} read, {cov['recognized_lines']} recognised, "
