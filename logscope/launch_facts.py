@@ -41,6 +41,11 @@ VERSION_KEYS = {
 }
 
 
+# environment variables whose value is a credential: the report names them, never echoes them
+_SECRET_NAME = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|SECRET_ACCESS_KEY|CREDENTIALS?)$",
+                          re.IGNORECASE)
+
+
 def _coerce(key: str, value: Any) -> Any:
     if isinstance(value, str):
         try:
@@ -75,7 +80,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
                 _set(launch, key, value, "launch_command")
     for ev in (e for e in events + global_events if e.kind in ("launch_command", "env_export")):
         for key, value in ev.data["env"].items():
-            launch.environment.setdefault(key, value)
+            launch.environment.setdefault(key, "<redacted>" if _SECRET_NAME.search(key) else value)
     for ev in events:
         if ev.kind == "nccl_prewarm":
             for key in ("tp_size", "pp_size", "ep_size"):

@@ -13,6 +13,7 @@ from logscope.parsers.base import BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.parsers.nvidia_smi import SmiCsvReader, SmiHeaderlessReader, SmiQueryReader, SmiTableReader
 from logscope.parsers.nvidia_topo import TopoReader
+from logscope.parsers.shell import ContinuedCommandReader, parse_command
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,8 @@ class LineGrammar:
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 _LAUNCH_SHAPE = re.compile(
-    r"^\s*(?:\S*[$#]\s+)?(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve)"
+    r"^\s*(?:\S*[$#]\s+)?(?:(?:sudo|nohup|env)\s+)*(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
+    r"|sglang\s+serve|(?:docker|podman)\s+run\s|torchrun\s)"
 )
 _NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
 
@@ -62,7 +64,8 @@ def _sglang(text: str) -> Parsed | None:
 
 
 def _launch_command(text: str) -> Parsed | None:
-    data = other_lines.parse_launch_command(strip_prefix(text))
+    line = strip_prefix(text)
+    data = other_lines.parse_launch_command(line) if line.lstrip().startswith("export ") else parse_command(line)
     if data is None:
         return None
     return Parsed("launch_command" if data["kind"] != "export" else "env_export", data)
@@ -92,7 +95,8 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
     ), _sglang),
     LineGrammar("exception", ("Error: ", "Exception: ", "Error:", "Interrupt: "), _sglang,
                 lambda text: bool(_EXC_LINE.match(strip_prefix(text)))),
-    LineGrammar("launch_command", ("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "export "),
+    LineGrammar("launch_command", ("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "export ",
+                                   "docker run", "torchrun"),
                 _launch_command, lambda text: bool(_LAUNCH_SHAPE.match(text))),
     LineGrammar("traceback", (
         'File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)",
@@ -103,7 +107,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 )
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
-    CheckEnvReader, NativeBacktraceReader, TracebackReader,
+    ContinuedCommandReader, CheckEnvReader, NativeBacktraceReader, TracebackReader,
     SmiTableReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, TopoReader,
 )
 

@@ -1,0 +1,47 @@
+"""Launch commands as people paste them: continued over lines, after VAR=value lines, in docker run with -e,
+through torchrun, with a prompt; the same flags give the same config whichever way they are written."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import analyze_text
+
+FLAGS = "--model-path /models/DeepSeek-V3 --tp 4 --mem-fraction-static 0.82 --enable-dp-attention"
+CONFIG = {"model_path": "/models/DeepSeek-V3", "tp_size": 4, "mem_fraction_static": 0.82, "enable_dp_attention": True}
+
+FORMS = {
+    "one line": f"python3 -m sglang.launch_server {FLAGS}\n",
+    "continued": "python3 -m sglang.launch_server \\\n    " + " \\\n    ".join(
+        ["--model-path /models/DeepSeek-V3", "--tp 4", "--mem-fraction-static 0.82", "--enable-dp-attention"]) + "\n",
+    "env lines first": f"CUDA_VISIBLE_DEVICES=4,5,6,7 \\\nNCCL_DEBUG=INFO \\\npython3 -m sglang.launch_server \\\n  {FLAGS}\n",
+    "prompt": f"$ CUDA_VISIBLE_DEVICES=4,5,6,7 NCCL_DEBUG=INFO python -m sglang.launch_server {FLAGS}\n",
+    "docker": f"docker run --gpus all --shm-size 32g -e CUDA_VISIBLE_DEVICES=4,5,6,7 --env NCCL_DEBUG=INFO "
+              f"lmsysorg/sglang:latest python3 -m sglang.launch_server {FLAGS}\n",
+    "docker continued": f"docker run --gpus all \\\n  -e CUDA_VISIBLE_DEVICES=4,5,6,7 \\\n  -e NCCL_DEBUG=INFO \\\n"
+                        f"  lmsysorg/sglang:latest \\\n  python3 -m sglang.launch_server {FLAGS}\n",
+    "torchrun": f"torchrun --nproc_per_node 4 -m sglang.launch_server {FLAGS}\n",
+    "sglang serve": f"sglang serve {FLAGS}\n",
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_form_gives_the_config(form):
+    launch = analyze_text(FORMS[form] + "[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n")["launches"][0]
+    assert launch["config"] == CONFIG
+    assert set(launch["config_source"].values()) == {"launch_command"}
+    if form in ("env lines first", "prompt", "docker", "docker continued"):
+        assert launch["environment"] == {"CUDA_VISIBLE_DEVICES": "4,5,6,7", "NCCL_DEBUG": "INFO"}
+
+
+def test_continued_lines_count_as_recognised():
+    report = analyze_text(FORMS["env lines first"])
+    assert report["coverage"]["recognized_lines"] == 4 == report["coverage"]["lines"]
+
+
+def test_credentials_in_the_environment_are_named_not_echoed():
+    text = ("HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=256 "
+            "AWS_SECRET_ACCESS_KEY=abc/def python3 -m sglang.launch_server --tp 2\n")
+    env = analyze_text(text)["launches"][0]["environment"]
+    assert env == {"HF_TOKEN": "<redacted>", "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "256",
+                   "AWS_SECRET_ACCESS_KEY": "<redacted>"}
