@@ -223,5 +223,14 @@ def classify_sources(sources: list[Source]) -> tuple[dict[str, list[Event]], Cov
     coverage = Coverage()
     per_source: dict[str, list[Event]] = {}
     for source in sources:
-        per_source[source.name] = SourceClassifier(source, coverage).run()
+        per_source[source.name] = in_time_order(SourceClassifier(source, coverage).run())
     return per_source, coverage
+
+
+def in_time_order(events: list[Event]) -> list[Event]:
+    """A log exported newest first (cloud logging consoles do) is read oldest first: the events are reversed
+    when their timestamps mostly go back in time. Line numbers stay those of the input."""
+    times = [e.time for e in events if e.time]
+    back = sum(1 for a, b in zip(times, times[1:]) if b < a)
+    forward = sum(1 for a, b in zip(times, times[1:]) if b > a)
+    return events[::-1] if back >= 2 and back > 2 * forward else events

@@ -40,6 +40,10 @@ def _csv_options() -> dict:
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}) ")
+# cloud log exports: a severity and an RFC 3339 time before the line, in either order
+_SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|CRITICAL|ALERT|EMERGENCY)"
+_RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
+_EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+")
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
 _RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 _RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
@@ -259,9 +263,10 @@ def unwrap(text: str) -> str:
             text = _FENCE.sub("", text)
         if "<" in text:
             text = _HTML.sub("", text)
-        m = _K8S_TS.match(text)
-        if m:
-            text = text[m.end():]
+        if text[:1].isalpha() or text[:1].isdigit():
+            m = _EXPORTER.match(text) or _K8S_TS.match(text)
+            if m:
+                text = text[m.end():]
         if text.startswith("("):
             m = _RAY.match(text)
             if m:

@@ -66,16 +66,25 @@ def _set(launch: Launch, key: str, value: Any, source: str) -> None:
         launch.config_source[key] = source
 
 
+def _stated(launch: Launch, key: str, value: Any, source: str) -> None:
+    """Every argument as printed, from the most trusted source that states it."""
+    if key not in launch.server_args:
+        launch.server_args[key] = "<redacted>" if _SECRET_NAME.search(key) else value
+        launch.server_args_source[key] = source
+
+
 def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
     events = launch.events + [e for r in launch.ranks.values() for e in r.events]
     args = [e for e in events if e.kind == "server_args"]
     for ev in args[:1]:
         for key, value in ev.data["fields"].items():
+            _stated(launch, key, value, "server_args")
             if key in CONFIG_KEYS and value is not None:
                 _set(launch, key, value, "server_args")
     for ev in (e for e in events + global_events if e.kind == "launch_command"):
         for flag, value in ev.data["args"].items():
             key = FLAG_ALIASES.get(flag, flag)
+            _stated(launch, key, value, "launch_command")
             if key in CONFIG_KEYS:
                 _set(launch, key, value, "launch_command")
     for ev in (e for e in events + global_events if e.kind in ("launch_command", "env_export")):

@@ -76,6 +76,9 @@ class Launch:
     config_lower_bounds: dict[str, dict[str, Any]] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     environment: dict[str, str] = field(default_factory=dict)
+    # every server argument the inputs state, as printed (the dump's Python values, the command's words)
+    server_args: dict[str, Any] = field(default_factory=dict)
+    server_args_source: dict[str, str] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
 

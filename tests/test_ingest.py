@@ -80,3 +80,20 @@ def test_lines_split_across_reads_are_joined_exactly(monkeypatch):
         got += [(chunk.first + i, chunk.line(i)) for i in range(chunk.size)]
     assert [t.rstrip("\r") for _, t in got] == [t.rstrip("\r") for t in text.split("\n")]
     assert [n for n, _ in got] == list(range(1, len(text.split("\n")) + 1))
+
+
+def test_cloud_log_export_prefixes_are_stripped_and_newest_first_is_reversed():
+    from tests.helpers import analyze_text
+
+    lines = [
+        "[2026-01-01 10:00:01 TP0] Load weight begin. avail mem=70.00 GB",
+        "[2026-01-01 10:00:03 TP0] Load weight end. type=LlamaForCausalLM, avail mem=40.00 GB, mem usage=30.00 GB.",
+        "[2026-01-01 10:00:04 TP0] Memory pool end. avail mem=10.20 GB",
+    ]
+    severities = ("INFO", "NOTICE", "ERROR")
+    exported = [f"{sev} 2026-01-01T10:00:0{i}.123Z {line}" for i, (sev, line) in enumerate(zip(severities, lines))]
+    for text in ("\n".join(exported), "\n".join(reversed(exported)),
+                 "\n".join(f"2026-01-01T10:00:0{i}+00:00 WARNING {line}" for i, line in enumerate(lines))):
+        (rank,) = analyze_text(text + "\n")["launches"][0]["ranks"]
+        assert [(p["phase"], p.get("drop_gib")) for p in rank["phases"]] == [
+            ("load_weight_begin", None), ("load_weight_end", 30.0), ("memory_pool_end", 29.8)]

@@ -45,3 +45,23 @@ def test_credentials_in_the_environment_are_named_not_echoed():
     env = analyze_text(text)["launches"][0]["environment"]
     assert env == {"HF_TOKEN": "<redacted>", "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "256",
                    "AWS_SECRET_ACCESS_KEY": "<redacted>"}
+
+
+def test_every_server_arg_is_carried_as_printed_with_its_source():
+    text = ("python3 -m sglang.launch_server --model-path /models/x --tp 8 --port 31000 --disable-radix-cache "
+            "--served-model-name ds\n"
+            "[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/models/x', tp_size=8, port=30000, random_seed=42, "
+            "api_key='s3cret', disaggregation_mode='prefill', num_reserved_decode_tokens=512, attention_backend=None, "
+            "mem_fraction_static=0.85, enable_dp_attention=False)\n")
+    launch = analyze_text(text)["launches"][0]
+    args, source = launch["server_args"], launch["server_args_source"]
+    # the dump's fields, typed as the dump prints them, win over the command's words
+    assert args["port"] == 30000 and source["port"] == "server_args"
+    assert args["random_seed"] == 42 and args["num_reserved_decode_tokens"] == 512
+    assert args["attention_backend"] is None and args["enable_dp_attention"] is False
+    assert args["disaggregation_mode"] == "prefill"
+    assert args["api_key"] == "<redacted>"
+    # what only the command states is there too, as written
+    assert args["disable_radix_cache"] is True and source["disable_radix_cache"] == "launch_command"
+    assert args["served_model_name"] == "ds"
+    assert launch["config"]["mem_fraction_static"] == 0.85

@@ -56,6 +56,8 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "ready": launch.ready,
         "phase_stats": analysis.timeline.stats.get(launch.id, []),
         "tp_groups": analysis.join.tp_groups.get(launch.id, []),
+        "server_args": launch.server_args,
+        "server_args_source": launch.server_args_source,
     }
 
 
