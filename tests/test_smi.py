@@ -56,3 +56,31 @@ def test_logs_with_nvidia_smi_and_topology_show_the_join_in_every_format(tmp_pat
     assert "TP group: TP0, TP1 on GPUs 0, 1 (assumed): pcie (NODE x1)" in text and "124585" in text
     markdown = subprocess.run([*run, "-f", "markdown"], capture_output=True, cwd=ROOT, check=False).stdout.decode()
     assert "**TP group** TP0, TP1 on GPUs 0, 1" in markdown and "| 0 | NVIDIA H200 | 143771 |" in markdown
+
+
+def test_smi_q_per_gpu_fields_people_quote():
+    (gpu,) = analyze_paths("fixtures/h200/smi-busy-q.txt")["gpus"]
+    assert (gpu["dump_timestamp"], gpu["attached_gpus"], gpu["perf_state"], gpu["architecture"]) == (
+        "Wed Dec  2 14:13:34 2026", 1, "P0", "Hopper")
+    assert (gpu["power_w"], gpu["power_cap_w"], gpu["temperature_c"], gpu["memory_temperature_c"]) == (124.12, 700.0, 42, 39)
+    assert (gpu["clock_sm_mhz"], gpu["clock_memory_mhz"], gpu["max_clock_graphics_mhz"]) == (1980, 3201, 1980)
+    assert gpu["ecc_mode"] == "Enabled" and gpu["ecc_errors"]["volatile"]["DRAM Uncorrectable"] == 0
+    assert gpu["remapped_rows"]["Uncorrectable Error"] == 0 and gpu["remapped_rows"]["Pending"] == "No"
+    assert gpu["retired_pages"]["Double Bit ECC"] == "N/A"
+    assert gpu["throttle_reasons_active"] == []
+
+
+def test_older_smi_q_power_readings_and_active_throttle_reasons():
+    from tests.helpers import analyze_text
+
+    text = ("==============NVSMI LOG==============\n\nTimestamp : Mon Jan  6 10:00:00 2025\n"
+            "Driver Version : 535.104.05\nCUDA Version : 12.2\n\nAttached GPUs : 1\nGPU 00000000:07:00.0\n"
+            "    Product Name : NVIDIA A100-SXM4-80GB\n    Performance State : P0\n"
+            "    Clocks Throttle Reasons\n        Idle : Not Active\n        SW Power Cap : Active\n"
+            "        HW Slowdown : Not Active\n"
+            "    FB Memory Usage\n        Total : 81920 MiB\n        Reserved : 573 MiB\n        Used : 70000 MiB\n"
+            "        Free : 11346 MiB\n"
+            "    Power Readings\n        Power Draw : 312.45 W\n        Power Limit : 400.00 W\n")
+    (gpu,) = analyze_text(text, "smi.txt")["gpus"]
+    assert (gpu["power_w"], gpu["power_cap_w"], gpu["throttle_reasons_active"]) == (312.45, 400.0, ["SW Power Cap"])
+    assert gpu["card_total_gib"] == round((81920 - 573) / 1024, 2)

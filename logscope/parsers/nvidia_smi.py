@@ -20,6 +20,18 @@ _FURNITURE = re.compile(r"^[\s|+=\-]*$|^\|\s*(GPU\s+Name|Fan\s+Temp|GPU\s+GI|Pro
 _Q_START = re.compile(r"^=+NVSMI LOG=+$")
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
 _MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB)?$")
+_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:W|MHz|C|%)$")
+_Q_TOP_FIELDS = {"Performance State": "perf_state", "Product Architecture": "architecture", "GPU UUID": "uuid",
+                 "Persistence Mode": "persistence", "Compute Mode": "compute_mode", "VBIOS Version": "vbios"}
+_Q_POWER = {"Average Power Draw": "power_w", "Power Draw": "power_w", "Instantaneous Power Draw": "power_instant_w",
+            "Current Power Limit": "power_cap_w", "Power Limit": "power_cap_w", "Default Power Limit": "power_default_cap_w"}
+
+
+def _unit_value(text: str) -> float | int | None:
+    m = _UNIT.match(text.strip())
+    if not m:
+        return None
+    return float(m.group(1)) if "." in m.group(1) else int(m.group(1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +164,7 @@ class SmiQueryReader(BlockReader):
     def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
         self.versions: dict[str, str] = {}
+        self.dump: dict[str, Any] = {}  # the dump's top-level facts, given to each GPU it lists
         self.gpu: dict[str, Any] | None = None
         self.section: list[tuple[int, str]] = []
         self.process: dict[str, Any] | None = None
@@ -165,7 +178,7 @@ class SmiQueryReader(BlockReader):
         m = _Q_GPU.match(text.strip())
         if m and not text.startswith(" "):
             self._finish_gpu()
-            self.gpu = {"index": self.gpu_count, "bus_id": m.group(1), "line": lineno, "processes": []}
+            self.gpu = {"index": self.gpu_count, "bus_id": m.group(1), "line": lineno, "processes": [], **self.dump}
             self.gpu_count += 1
             self.section = []
             return True
@@ -182,7 +195,44 @@ class SmiQueryReader(BlockReader):
         while self.section and self.section[-1][0] >= indent:
             self.section.pop()
         where = self.section[-1][1] if self.section else ""
+        if self.gpu is not None and self._detail(tuple(name for _, name in self.section), key, value):
+            return True
         self._assign(where, key, value, lineno)
+        return True
+
+    def _detail(self, path: tuple[str, ...], key: str, value: str) -> bool:
+        """The per-GPU fields people quote from -q: state, power, clocks, temperatures, ECC, retired pages,
+        remapped rows, active throttle reasons. True when the line was one of them."""
+        gpu = self.gpu
+        assert gpu is not None
+        section = path[-1] if path else ""
+        top = path[0] if path else ""
+        unit = _unit_value(value)
+        if not path and key in _Q_TOP_FIELDS:
+            gpu[_Q_TOP_FIELDS[key]] = value
+        elif section in ("GPU Power Readings", "Power Readings") and key in _Q_POWER and unit is not None:
+            gpu.setdefault(_Q_POWER[key], unit)
+        elif section in ("Clocks", "Max Clocks") and unit is not None:
+            prefix = "clock" if section == "Clocks" else "max_clock"
+            gpu[f"{prefix}_{key.lower().replace(' ', '_')}_mhz"] = unit
+        elif section == "Temperature" and key in ("GPU Current Temp", "Memory Current Temp") and unit is not None:
+            gpu["temperature_c" if key.startswith("GPU") else "memory_temperature_c"] = unit
+        elif section == "Utilization" and key in ("GPU", "Memory") and unit is not None:
+            gpu["util_pct" if key == "GPU" else "memory_util_pct"] = unit
+        elif section == "ECC Mode" and key == "Current":
+            gpu["ecc_mode"] = value
+        elif top == "ECC Errors" and section in ("Volatile", "Aggregate") and value.isdigit():
+            gpu.setdefault("ecc_errors", {}).setdefault(section.lower(), {})[key] = int(value)
+        elif section in ("Retired Pages", "Remapped Rows") and top == section:
+            field = "retired_pages" if section == "Retired Pages" else "remapped_rows"
+            gpu.setdefault(field, {})[key] = int(value) if value.isdigit() else value
+        elif section in ("Clocks Event Reasons", "Clocks Throttle Reasons") or (
+                len(path) > 1 and path[-2] in ("Clocks Event Reasons", "Clocks Throttle Reasons")):
+            active = gpu.setdefault("throttle_reasons_active", [])
+            if value == "Active":
+                active.append(key)
+        else:
+            return False
         return True
 
     def _assign(self, where: str, key: str, value: str, lineno: int) -> None:
@@ -191,6 +241,10 @@ class SmiQueryReader(BlockReader):
                 self.versions["driver"] = value
             elif key == "CUDA Version":
                 self.versions["cuda_driver_api"] = value
+            elif key == "Timestamp":
+                self.dump["dump_timestamp"] = value
+            elif key == "Attached GPUs" and value.isdigit():
+                self.dump["attached_gpus"] = int(value)
             return
         gpu = self.gpu
         mib = _MIB.match(value.replace(" ", " "))
