@@ -127,7 +127,8 @@ def _oom_join(gpu: dict[str, Any], oom: Event) -> None:
 def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str, Any]:
     links: list[list[Any]] = []
     p2p: list[list[Any]] = []
-    affinity: dict[str, dict[str, str]] = {}
+    nics: list[dict[str, Any]] = []
+    affinity: dict[str, dict[str, Any]] = {}
     for ev in events:
         if ev.kind != "topology":
             continue
@@ -137,6 +138,9 @@ def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str
         for link in ev.data["p2p"]:
             if link not in p2p:
                 p2p.append(link)
+        for nic in ev.data.get("nics", []):
+            if nic not in nics:
+                nics.append(nic)
         affinity.update(ev.data["affinity"])
     for gpu in gpus:
         aff = affinity.get(f"GPU{gpu['index']}")
@@ -147,6 +151,8 @@ def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str
     topology: dict[str, Any] = {"links": sorted(links)}
     if p2p:
         topology["p2p"] = sorted(p2p)
+    if nics:
+        topology["nics"] = sorted(nics, key=lambda n: (n["gpu"], n["nic"]))
     if affinity:
         topology["affinity"] = affinity
     return topology

@@ -84,3 +84,23 @@ def test_older_smi_q_power_readings_and_active_throttle_reasons():
     (gpu,) = analyze_text(text, "smi.txt")["gpus"]
     assert (gpu["power_w"], gpu["power_cap_w"], gpu["throttle_reasons_active"]) == (312.45, 400.0, ["SW Power Cap"])
     assert gpu["card_total_gib"] == round((81920 - 573) / 1024, 2)
+
+
+def test_topology_nics_affinity_typed_and_a_damaged_row_read_up_to_the_damage():
+    from tests.helpers import analyze_text
+
+    text = ("        GPU0    GPU1    NIC0    CPU Affinity    NUMA Affinity   GPU NUMA ID\n"
+            "GPU0     X      NV18    PIX     0-47    0               N/A\n"
+            "GPU1    NV18     XSYS   0-47    1    N/A\n"  # two cells run together by the paste
+            "NIC0    PIX     SYS      X\n\nNIC Legend:\n\n  NIC0: mlx5_0\n")
+    topology = analyze_text(text, "topo.txt")["topology"]
+    assert topology["links"] == [[0, 1, "NV18"]]
+    assert topology["nics"] == [{"gpu": 0, "nic": "NIC0", "link": "PIX", "device": "mlx5_0"}]
+    assert topology["affinity"] == {"GPU0": {"cpu": "0-47", "numa": 0, "gpu_numa_id": None}}
+
+
+def test_corpus_topology_with_ten_nics():
+    topology = analyze_paths("fixtures/real/n-004-DeepEP-128.txt")["topology"]
+    assert {n["link"] for n in topology["nics"] if n["gpu"] == 4} == {"PIX", "SYS"}
+    assert next(n for n in topology["nics"] if n["gpu"] == 4 and n["link"] == "PIX")["nic"] == "NIC4"
+    assert topology["affinity"]["GPU4"] == {"cpu": "56-111,168-223", "numa": 1, "gpu_numa_id": None}

@@ -23,27 +23,55 @@ def _parse(text: str) -> Any:
         return None
 
 
+_LINK_KINDS = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)$")
+_ROW_HEAD = re.compile(r"^\s*((?:GPU|NIC|mlx5_)\d+)\s")
+_NIC_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
+
+
+def _int_or_none(text: str) -> int | None:
+    return int(text) if text.isdigit() else None
+
+
+def _row(text: str) -> tuple[str, list[str], list[str]] | None:
+    """(device, link cells, affinity tails) of a matrix row; a row damaged by the paste (two cells run
+    together) is read up to the damage."""
+    tree = _parse(text)
+    if tree is not None and tree.children[0].data == "row":
+        toks = [t for t in tree.children[0].children if isinstance(t, Token)]
+        return str(toks[0]), [str(t) for t in toks[1:] if t.type == "LINK"], [str(t) for t in toks[1:] if t.type == "TAIL"]
+    m = _ROW_HEAD.match(text)
+    if m is None:
+        return None
+    cells = []
+    for word in text.split()[1:]:
+        if not _LINK_KINDS.match(word):
+            break
+        cells.append(word)
+    return (m.group(1), cells, []) if cells else None
+
+
 def parse_topology(lines: list[str]) -> dict[str, Any] | None:
-    """Links between GPUs ([a, b, kind] with a < b), P2P status, CPU/NUMA affinity per GPU."""
+    """Links between GPUs ([a, b, kind] with a < b), P2P status, GPU-NIC links with the NIC legend, and each
+    GPU's CPU affinity, NUMA node and GPU NUMA ID (ints; None where the matrix says N/A)."""
     columns: list[str] = []
     links: list[list[Any]] = []
     p2p: list[list[Any]] = []
-    affinity: dict[str, dict[str, str]] = {}
-    nics: list[list[Any]] = []
+    affinity: dict[str, dict[str, Any]] = {}
+    nics: list[dict[str, Any]] = []
+    legend: dict[str, str] = {}
     for text in lines:
+        named = _NIC_LEGEND.match(text)
+        if named:
+            legend[named.group(1)] = named.group(2)
+            continue
         tree = _parse(text)
-        if tree is None:
+        if tree is not None and tree.children[0].data == "header":
+            columns = [str(t) for t in tree.children[0].children if isinstance(t, Token) and t.type == "DEVICE"]
             continue
-        node = tree.children[0]
-        toks = [t for t in node.children if isinstance(t, Token)]
-        if node.data == "header":
-            columns = [str(t) for t in toks if t.type == "DEVICE"]
+        row = _row(text) if columns else None
+        if row is None:
             continue
-        if node.data != "row" or not columns:
-            continue
-        device = str(toks[0])
-        cells = [str(t) for t in toks[1:] if t.type == "LINK"]
-        tails = [str(t) for t in toks[1:] if t.type == "TAIL"]
+        device, cells, tails = row
         for column, kind in zip(columns, cells):
             if kind == "X" or column == device:
                 continue
@@ -52,12 +80,20 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
                 if a < b:
                     (p2p if kind in _P2P_STATES else links).append([a, b, kind])
             elif device.startswith("GPU") and column.startswith(("NIC", "mlx5_")):
-                nics.append([int(device[3:]), column, kind])
+                nics.append({"gpu": int(device[3:]), "nic": column, "link": kind})
         if device.startswith("GPU") and tails:
-            affinity[device] = {"cpu": tails[0], **({"numa": tails[1]} if len(tails) > 1 else {})}
-    if not links and not p2p and not affinity:
+            entry: dict[str, Any] = {"cpu": tails[0]}
+            if len(tails) > 1:
+                entry["numa"] = _int_or_none(tails[1])
+            if len(tails) > 2:
+                entry["gpu_numa_id"] = _int_or_none(tails[2])
+            affinity[device] = entry
+    for nic in nics:
+        if nic["nic"] in legend:
+            nic["device"] = legend[nic["nic"]]
+    if not links and not p2p and not affinity and not nics:
         return None
-    return {"links": links, "p2p": p2p, "nic_links": nics, "affinity": affinity}
+    return {"links": links, "p2p": p2p, "nics": nics, "affinity": affinity}
 
 
 class TopoReader(BlockReader):
@@ -79,7 +115,8 @@ class TopoReader(BlockReader):
             self._flush()
             self.lines = [text]
             return True
-        if _parse(text) is not None or stripped in ("Legend:", "") or stripped.startswith(("NIC Legend", "NIC")):
+        if (_parse(text) is not None or _ROW_HEAD.match(text) or stripped in ("Legend:", "")
+                or stripped.startswith(("NIC Legend", "NIC"))):
             self.lines.append(text)
             return True
         return False
