@@ -73,6 +73,12 @@ class _SourceAssembler:
 
     def _add_phase(self, rank: RankId, ev: Event, assumed: bool = False) -> None:
         timeline = self.seg.rank(rank, self.source)
+        open_pools = _open_pools(timeline) if ev.kind == "kv_cache_allocated" else []
+        if open_pools:  # a second KV pool of the same model (hybrid full + sliding-window attention, ...)
+            values = {k: v for k, v in ev.data.items() if k != "model"}
+            timeline.phases.append(PhaseReading(ev.kind, open_pools[-1].model, ev.source, ev.line, ev.time, values,
+                                                ev.text, assumed))
+            return
         model = self._model_for(timeline, ev)
         if model is None:  # the rank restarted: a new launch
             self.new_segment()
@@ -116,6 +122,46 @@ class _SourceAssembler:
         for seg in self.segments:
             _resolve_untagged(seg, self.source)
         return self.segments
+
+
+def _open_pools(timeline: RankTimeline) -> list[PhaseReading]:
+    """The KV pools this rank allocated since its last weights finished loading and before its memory pool
+    ended: a further KV line belongs to the same model."""
+    pools: list[PhaseReading] = []
+    for reading in reversed(timeline.phases):
+        if reading.phase == "kv_cache_allocated":
+            pools.append(reading)
+        elif reading.phase != "other_pool_allocated":
+            break
+    return pools[::-1]
+
+
+def name_pools(timeline: RankTimeline) -> None:
+    """Each KV reading's `pool`: `full` / `swa` when the sliding-window line's token counts tell them apart,
+    else `kv`, `kv#2`, ... in the order printed."""
+    group: list[PhaseReading] = []
+    split: dict[str, Any] = {}
+
+    def close() -> None:
+        for index, reading in enumerate(group):
+            tokens = reading.values.get("tokens")
+            if tokens is not None and tokens == split.get("full_layer_tokens"):
+                reading.values["pool"] = "full"
+            elif tokens is not None and tokens in (split.get("swa_layer_tokens"), split.get("swa_layer_tokens_unverified")):
+                reading.values["pool"] = "swa"
+            else:
+                reading.values["pool"] = "kv" if index == 0 else f"kv#{index + 1}"
+        group.clear()
+        split.clear()
+
+    for reading in timeline.phases:
+        if reading.phase == "kv_cache_allocated":
+            group.append(reading)
+        elif reading.phase == "other_pool_allocated" and reading.values.get("pool") == "swa":
+            split.update(reading.values)
+        elif reading.phase in ("memory_pool_end", "load_weight_begin", "load_weight_end"):
+            close()
+    close()
 
 
 def _resolve_untagged(seg: Launch, source: str) -> None:
@@ -194,6 +240,8 @@ def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]
                     existing.events.extend(timeline.events)
     for launch in merged:
         launch.ranks = dict(sorted(launch.ranks.items(), key=lambda kv: kv[1].rank.sort_key()))
+        for timeline in launch.ranks.values():
+            name_pools(timeline)
         fill_launch_facts(launch, global_events)
         if model_config:
             apply_model_config(launch, model_config)

@@ -124,9 +124,13 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
         extra: dict[str, Any] = {"between": [prev_phase, phase]}
         if not consecutive:
             extra["basis"] = "the readings between these two are missing from the log"
-        kv = _first_target(timeline, "kv_cache_allocated")
-        if phase == "memory_pool_end" and kv is not None and "kv_gib" in kv.values:
-            extra["reported_kv_gib"] = kv.values["kv_gib"]
+        pools = [p for p in timeline.phases if p.phase == "kv_cache_allocated" and p.model == "target"
+                 and "kv_gib" in p.values]
+        if phase == "memory_pool_end" and pools:
+            extra["reported_kv_gib"] = round(sum(p.values["kv_gib"] for p in pools), 2)
+            if len(pools) > 1:
+                extra["reported_pools"] = [{"pool": p.values.get("pool"), "gib": p.values["kv_gib"],
+                                            "tokens": p.values.get("tokens")} for p in pools]
         if name == "cuda_graphs":
             extra.update(_capture_split(prev_free - free, cells))
         items.append(_item(name, prev_free - free, "measured", **extra))

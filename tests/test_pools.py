@@ -1,0 +1,33 @@
+"""KV pools are not one line per rank: a hybrid model prints a full-attention pool and a sliding-window pool.
+Both belong to the rank's target model, each is named, the ledger reports both, and the phases after
+them stay with the rank (a second KV line once started a draft model or a new launch)."""
+
+from __future__ import annotations
+
+from tests.helpers import analyze_paths, analyze_text
+
+LOG = "fixtures/synthetic/hybrid-swa-two-pools-tp2.log"  # written in the catalog's format strings
+
+
+def test_two_pools_named_by_the_sliding_window_line():
+    report = analyze_paths(LOG)
+    assert len(report["launches"]) == 1
+    for rank in report["launches"][0]["ranks"]:
+        pools = [(p["pool"], p["tokens"], p["kv_gib"], p["model"]) for p in rank["phases"] if p["phase"] == "kv_cache_allocated"]
+        assert pools == [("full", 1000000, 40.0, "target"), ("swa", 800000, 4.0, "target")]
+        assert [p["phase"] for p in rank["phases"]][-2:] == ["memory_pool_end", "capture_begin"]
+        kv = next(i for i in rank["ledger"] if i["item"] == "kv_pool")
+        assert kv["reported_kv_gib"] == 44.0 and [p["pool"] for p in kv["reported_pools"]] == ["full", "swa"]
+    assert report["launches"][0]["ranks"][0]["ledger"][-1]["item"] == "unexplained"
+    kv_pool = {r["rank"]: next(i["gib"] for i in r["ledger"] if i["item"] == "kv_pool") for r in report["launches"][0]["ranks"]}
+    assert kv_pool == {"TP0": 44.5, "TP1": 44.4}  # 60.00 - 15.50 and 60.00 - 15.60: measured drops
+
+
+def test_pools_without_a_naming_line_are_numbered_in_order():
+    text = ("[2026-01-01 10:00:10 TP0] Load weight end. type=X, avail mem=60.00 GB, mem usage=18.00 GB.\n"
+            "[2026-01-01 10:00:12 TP0] KV Cache is allocated. #tokens: 1000, KV size: 2.00 GB\n"
+            "[2026-01-01 10:00:12 TP0] KV Cache is allocated. #tokens: 500, KV size: 1.00 GB\n"
+            "[2026-01-01 10:00:13 TP0] Memory pool end. avail mem=56.90 GB\n")
+    (rank,) = analyze_text(text)["launches"][0]["ranks"]
+    assert [p.get("pool") for p in rank["phases"] if p["phase"] == "kv_cache_allocated"] == ["kv", "kv#2"]
+    assert rank["phases"][-1]["phase"] == "memory_pool_end" and rank["phases"][-1]["model"] == "target"
