@@ -226,9 +226,10 @@ def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]
                 global_events.extend(s.events)
             continue
         for index, seg in enumerate(segments):
-            while len(merged) <= index:
-                merged.append(Launch(id=len(merged) + 1))
-            target = merged[index]
+            target = next((m for m in merged[index:] if not _conflict(m, seg)), None)
+            if target is None:  # no launch it can be part of: a launch of its own
+                target = Launch(id=len(merged) + 1)
+                merged.append(target)
             target.sources.append(source)
             target.events.extend(seg.events)
             for label, timeline in seg.ranks.items():
@@ -246,6 +247,45 @@ def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]
         if model_config:
             apply_model_config(launch, model_config)
     return merged, global_events
+
+
+_APART_SECONDS = 12 * 3600
+
+
+def _model_path(launch: Launch) -> str | None:
+    for ev in launch.events:
+        if ev.kind == "server_args" and ev.data["fields"].get("model_path"):
+            return str(ev.data["fields"]["model_path"])
+        if ev.kind == "launch_command":
+            value = ev.data["args"].get("model_path") or ev.data["args"].get("model")
+            if value:
+                return str(value)
+    return None
+
+
+def _first_time(launch: Launch) -> float | None:
+    import datetime as dt
+
+    times = [p.time for t in launch.ranks.values() for p in t.phases if p.time and len(p.time) >= 19]
+    return dt.datetime.fromisoformat(min(times)[:19]).timestamp() if times else None
+
+
+def _phase_set(timeline: RankTimeline) -> set[tuple[str, str]]:
+    return {(p.phase, p.model) for p in timeline.phases if not phases.by_id()[p.phase].progress}
+
+
+def _conflict(launch: Launch, seg: Launch) -> bool:
+    """True when a source's segment cannot be part of this launch: the same rank printed the same phase in
+    both (two hosts, or two runs), the model paths differ, or they started more than 12 hours apart."""
+    for label, timeline in seg.ranks.items():
+        existing = launch.ranks.get(label)
+        if existing is not None and _phase_set(existing) & _phase_set(timeline):
+            return True
+    paths = (_model_path(launch), _model_path(seg))
+    if None not in paths and paths[0] != paths[1]:
+        return True
+    times = (_first_time(launch), _first_time(seg))
+    return None not in times and abs(times[0] - times[1]) > _APART_SECONDS  # type: ignore[operator]
 
 
 # what a dump says about the machine, not about one launch: these alone make no launch

@@ -31,3 +31,41 @@ def test_pools_without_a_naming_line_are_numbered_in_order():
     (rank,) = analyze_text(text)["launches"][0]["ranks"]
     assert [p.get("pool") for p in rank["phases"] if p["phase"] == "kv_cache_allocated"] == ["kv", "kv#2"]
     assert rank["phases"][-1]["phase"] == "memory_pool_end" and rank["phases"][-1]["model"] == "target"
+
+
+def _source(name: str, text: str):
+    from logscope.ingest import Source
+
+    return Source(name=name, path=None, data=text.encode())
+
+
+def _launches(*files: tuple[str, str]) -> list[dict]:
+    from logscope.analyze import analyze_sources
+
+    return analyze_sources([_source(name, text) for name, text in files])["launches"]
+
+
+START = "[{day} 10:00:0{r} TP{r}] Load weight begin. avail mem=70.00 GB\n[{day} 10:00:1{r} TP{r}] Load weight end. " \
+        "type=X, avail mem=40.00 GB, mem usage=30.00 GB.\n"
+
+
+def test_inputs_that_cannot_be_one_launch_are_separate_launches():
+    host_a = "".join(START.format(day="2026-01-01", r=r) for r in range(2))
+    host_b = "".join(START.format(day="2026-01-01", r=r) for r in range(2))
+    assert [len(launch["ranks"]) for launch in _launches(("a.log", host_a), ("b.log", host_b))] == [2, 2]
+    days_apart = "".join(START.format(day="2026-01-04", r=r) for r in range(2, 4))
+    assert len(_launches(("a.log", host_a), ("c.log", days_apart))) == 2
+    models = ("python -m sglang.launch_server --model-path /m/a --tp 2\n" + host_a,
+              "python -m sglang.launch_server --model-path /m/b --tp 2\n" + "".join(
+                  START.format(day="2026-01-01", r=r) for r in range(2, 4)))
+    assert len(_launches(("a.log", models[0]), ("b.log", models[1]))) == 2
+
+
+def test_one_log_pasted_in_two_parts_stays_one_launch():
+    first = "".join(START.format(day="2026-01-01", r=r) for r in range(2))
+    rest = "".join(f"[2026-01-01 10:00:2{r} TP{r}] Memory pool end. avail mem=10.00 GB\n" for r in range(2))
+    (launch,) = _launches(("part1", first), ("part2", rest))
+    assert [p["phase"] for p in launch["ranks"][0]["phases"]] == ["load_weight_begin", "load_weight_end", "memory_pool_end"]
+    other_ranks = "".join(START.format(day="2026-01-01", r=r) for r in range(2, 4))
+    (launch,) = _launches(("tp01.log", first), ("tp23.log", other_ranks))
+    assert len(launch["ranks"]) == 4
