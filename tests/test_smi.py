@@ -104,3 +104,11 @@ def test_corpus_topology_with_ten_nics():
     assert {n["link"] for n in topology["nics"] if n["gpu"] == 4} == {"PIX", "SYS"}
     assert next(n for n in topology["nics"] if n["gpu"] == 4 and n["link"] == "PIX")["nic"] == "NIC4"
     assert topology["affinity"]["GPU4"] == {"cpu": "56-111,168-223", "numa": 1, "gpu_numa_id": None}
+
+
+def test_mig_rows_keep_sm_count_ecc_and_bar1():
+    gpus = analyze_paths("fixtures/real/n-010-nvitop-8.txt")["gpus"]
+    first = gpus[0]["mig"][0]
+    assert (first["gi"], first["memory_used_mib"], first["sm"], first["ecc_uncorrected"]) == (3, 14366, 28, 0)
+    assert (first["bar1_used_mib"], first["bar1_total_mib"]) == (4, 32767)
+    assert "bar1_used_mib" not in gpus[1]["mig"][0]  # the paste is cut before GPU 2's BAR1 line

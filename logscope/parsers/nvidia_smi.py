@@ -20,6 +20,8 @@ _FURNITURE = re.compile(r"^[\s|+=\-]*$|^\|\s*(GPU\s+Name|Fan\s+Temp|GPU\s+GI|Pro
 _Q_START = re.compile(r"^=+NVSMI LOG=+$")
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
 _MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB)?$")
+_MIG_REST = re.compile(r"^\s*(\d+)\s+(\d+|N/A)?\s*\|")
+_MIG_BAR1 = re.compile(r"^\|\s*\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|")
 _UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:W|MHz|C|%)$")
 _Q_TOP_FIELDS = {"Performance State": "perf_state", "Product Architecture": "architecture", "GPU UUID": "uuid",
                  "Persistence Mode": "persistence", "Compute Mode": "compute_mode", "VBIOS Version": "vbios"}
@@ -84,9 +86,15 @@ class _SmiTransformer(Transformer):
     def mig_row(self, items: list[Token]) -> SmiLine:
         named = _named(items)
         ids = [int(t) if t.isdigit() else None for t in named["IDS"]]
-        return SmiLine("mig_row", {"gpu": ids[0], "gi": ids[1], "ci": ids[2], "mig_dev": ids[3],
-                                   "memory_used_mib": int(named["MIB"][0][:-3]),
-                                   "memory_total_mib": int(named["MIB"][1][:-3])})
+        values: dict[str, Any] = {"gpu": ids[0], "gi": ids[1], "ci": ids[2], "mig_dev": ids[3],
+                                  "memory_used_mib": int(named["MIB"][0][:-3]),
+                                  "memory_total_mib": int(named["MIB"][1][:-3])}
+        rest = _MIG_REST.match(named.get("MIG_REST", [""])[0])
+        if rest:  # "28      0 |  2   0    1    0    0 |": SM count, volatile uncorrected ECC, then the engines
+            values["sm"] = int(rest.group(1))
+            if rest.group(2) not in (None, "N/A"):
+                values["ecc_uncorrected"] = int(rest.group(2))
+        return SmiLine("mig_row", values)
 
     def q_line(self, items: list[Token]) -> SmiLine:
         named = _named(items)
@@ -127,6 +135,7 @@ class SmiTableReader(BlockReader):
             return False
         line = read_smi_line(stripped)
         if line is None:
+            self._mig_bar1(stripped)
             return bool(_FURNITURE.match(stripped)) or stripped.startswith(("|", "+"))
         if line.rule == "header":
             self._emit("smi_versions", lineno, stripped, dict(line.values))
@@ -139,6 +148,15 @@ class SmiTableReader(BlockReader):
             self.pending_gpu = None
         elif line.rule in ("mig_row", "process_row"):
             self._emit("smi_mig" if line.rule == "mig_row" else "smi_process", lineno, stripped, dict(line.values))
+        return True
+
+    def _mig_bar1(self, stripped: str) -> bool:
+        """The MIG row's second line holds its BAR1 usage: "|   |   4MiB / 32767MiB |   |   |"."""
+        m = _MIG_BAR1.match(stripped)
+        last = self.events[-1] if self.events else None
+        if m is None or last is None or last.kind != "smi_mig" or "bar1_used_mib" in last.data:
+            return False
+        last.data.update(bar1_used_mib=int(m.group(1)), bar1_total_mib=int(m.group(2)))
         return True
 
     def _emit(self, kind: str, line: int, text: str, data: dict[str, Any]) -> None:
