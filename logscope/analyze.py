@@ -69,7 +69,7 @@ def input_kind(events: list[Event]) -> str:
         return "unknown"
     if grammars & _LOG_GRAMMARS:
         return "log"
-    if "check_env" in grammars:
+    if grammars & {"check_env", "collect_env"}:
         return "check_env"
     if grammars & _DUMP_GRAMMARS:
         return "nvidia-smi"

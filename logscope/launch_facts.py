@@ -38,6 +38,10 @@ VERSION_KEYS = {
     "CUDA Driver Version": "driver", "CUDA Driver Versions": "driver", "flashinfer": "flashinfer",
     "flashinfer_python": "flashinfer", "triton": "triton", "transformers": "transformers", "vllm": "vllm",
     "deep_ep": "deep_ep", "ROCM Driver Version": "rocm_driver",
+    # PyTorch's / vLLM's collect_env
+    "torch": "torch", "PyTorch version": "torch", "vLLM Version": "vllm", "Nvidia driver version": "driver",
+    "sglang-kernel-cu12": "sgl_kernel", "sgl-kernel": "sgl_kernel", "flashinfer-python": "flashinfer",
+    "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl", "CUDA used to build PyTorch": "cuda",
 }
 
 

@@ -112,3 +112,15 @@ def test_mig_rows_keep_sm_count_ecc_and_bar1():
     assert (first["gi"], first["memory_used_mib"], first["sm"], first["ecc_uncorrected"]) == (3, 14366, 28, 0)
     assert (first["bar1_used_mib"], first["bar1_total_mib"]) == (4, 32767)
     assert "bar1_used_mib" not in gpus[1]["mig"][0]  # the paste is cut before GPU 2's BAR1 line
+
+
+def test_collect_env_versions_from_pip_lines_and_headers():
+    from tests.helpers import analyze_text
+
+    text = ("PyTorch version: 2.6.0+cu124\nCUDA used to build PyTorch: 12.4\nNvidia driver version: 550.54.15\n"
+            "[pip3] sgl-kernel==0.1.0\n[pip3] flashinfer-python==0.2.5\n[conda] No relevant packages\n"
+            "vLLM Version: Could not collect\n")
+    report = analyze_text(text, "collect_env.txt")
+    assert report["versions"] == {"torch": "2.6.0+cu124", "driver": "550.54.15", "sgl_kernel": "0.1.0",
+                                  "flashinfer": "0.2.5", "cuda": "12.4"}
+    assert report["inputs"][0]["kind"] == "check_env" and report["coverage"]["unrecognized_total"] == 1

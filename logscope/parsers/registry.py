@@ -71,6 +71,25 @@ def _launch_command(text: str) -> Parsed | None:
     return Parsed("launch_command" if data["kind"] != "export" else "env_export", data)
 
 
+# PyTorch's / vLLM's collect_env (pasted in SGLang issues too): "[pip3] torch==2.6.0", "vLLM Version: 0.8.3"
+_COLLECT_PIP = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+([A-Za-z0-9_.-]+)(?:==|\s+)([0-9][\w.+-]*)\s*$")
+_NO_PACKAGES = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+No relevant packages\s*$")
+_COLLECT_KEY = re.compile(r"^\s*(vLLM Version|PyTorch version|Nvidia driver version|CUDA used to build PyTorch|"
+                          r"CUDA runtime version|Python version|ROCM used to build PyTorch)\s*:\s*(\S.*?)\s*$")
+
+
+def _collect_env(text: str) -> Parsed | None:
+    if _NO_PACKAGES.match(text):
+        return Parsed("check_env", {"values": {}})
+    m = _COLLECT_PIP.match(text)
+    if m:
+        return Parsed("check_env", {"values": {m.group(1): m.group(2)}})
+    m = _COLLECT_KEY.match(text)
+    if m and not m.group(2).lower().startswith(("could not collect", "n/a")):
+        return Parsed("check_env", {"values": {m.group(1): m.group(2)}})
+    return None
+
+
 def _kind_and_data(parse: Callable[[str], tuple[str, dict] | None]) -> Callable[[str], Parsed | None]:
     def parse_line(text: str) -> Parsed | None:
         result = parse(text)
@@ -102,6 +121,9 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         'File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)",
         "During handling of the above", "The above exception",
     ), _kind_and_data(other_lines.parse_traceback_line)),
+    LineGrammar("collect_env", ("[pip3] ", "[pip] ", "[conda] ", "vLLM Version:", "PyTorch version:",
+                                "Nvidia driver version:", "CUDA used to build PyTorch:", "CUDA runtime version:",
+                                "Python version:"), _collect_env),
     LineGrammar("native_log", ("NCCL WARN", ".cpp:", ".cc:"), _kind_and_data(other_lines.parse_native_line),
                 lambda text: bool(_NATIVE_SHAPE.match(text))),
 )
