@@ -69,3 +69,16 @@ def test_one_log_pasted_in_two_parts_stays_one_launch():
     other_ranks = "".join(START.format(day="2026-01-01", r=r) for r in range(2, 4))
     (launch,) = _launches(("tp01.log", first), ("tp23.log", other_ranks))
     assert len(launch["ranks"]) == 4
+
+
+def test_memory_lines_that_are_no_phase_are_the_ranks_notes():
+    text = ("[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n"
+            "[2026-01-01 10:00:01 TP1] Load weight begin. avail mem=70.00 GB\n"
+            "[2026-01-01 10:00:05 TP1] DeepGEMM masked layout budget: 12.34 GiB from 50.00 GiB free.\n"
+            "[2026-01-01 10:00:06 TP0] Allocating 107.37 GB host memory for hierarchical KV cache.\n"
+            "[2026-01-01 10:00:07 TP0] Registering 6 cuda graph addresses\n")
+    ranks = {r["rank"]: r for r in analyze_text(text)["launches"][0]["ranks"]}
+    assert [(n["kind"], n["line"]) for n in ranks["TP0"]["notes"]] == [("hicache_host", 4), ("ar_registering", 5)]
+    assert ranks["TP0"]["notes"][0]["host_gb"] == 107.37 and ranks["TP0"]["notes"][1]["addresses"] == 6
+    (budget,) = ranks["TP1"]["notes"]
+    assert (budget["budget_gib"], budget["free_gib"]) == (12.34, 50.0)

@@ -292,6 +292,17 @@ class _ToData(Transformer):
     def no_kv_memory(self, items: list[Token]) -> tuple:
         return "not_enough_memory", {"mem_fraction_static": float(items[0]), "suggested_fraction": float(items[1])}
 
+    def deepgemm_budget(self, items: list[Token]) -> tuple:
+        nums = [_f(t) for t in items if t.type == "NUM2"]
+        return "deepgemm_budget", {"budget_gib": nums[0], "free_gib": nums[1]}
+
+    def deepgemm_warmup(self, items: list[Token]) -> tuple:
+        nums = [_f(t) for t in items if t.type == "NUM2"]
+        return "deepgemm_warmup", {"required_gib": nums[0], "available_gib": nums[1]}
+
+    def hicache_host(self, items: list[Token]) -> tuple:
+        return "hicache_host", {"host_gb": _f(items[0])}
+
     def symm_prealloc(self, items: list[Token]) -> tuple:
         return "symm_prealloc", {"gib": float(items[0])}
 

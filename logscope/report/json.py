@@ -8,8 +8,15 @@ import json
 from typing import Any
 
 from logscope import SCHEMA_ID, __version__, phases
+from logscope.events import Event
 from logscope.model import Analysis, Coverage, InputFile, Launch, PhaseReading, RankPlacement, RankTimeline
 
+# lines that state a memory figure or a setting but are no phase: listed as the rank's (or launch's) notes
+NOTE_KINDS = frozenset({
+    "deepgemm_budget", "deepgemm_warmup", "hicache_host", "nccl_version", "ar_config", "ar_registering",
+    "symm_prealloc", "symm_default", "tokens_capped", "staging_buffer", "staging_allocator", "deepep_capped",
+    "deepep_reserve", "lm_head_warmup", "startup_timings", "kv_dtype",
+})
 # the phase fields in the order the document lists them; other values follow in the order read
 _PHASE_FIELDS = ("avail_gib", "usage_gib", "tokens", "k_gib", "v_gib", "kv_gib", "elapsed_s", "bs", "graph")
 
@@ -58,7 +65,15 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "tp_groups": analysis.join.tp_groups.get(launch.id, []),
         "server_args": launch.server_args,
         "server_args_source": launch.server_args_source,
+        **_notes(launch.events),
     }
+
+
+def _notes(events: list[Event]) -> dict[str, Any]:
+    notes = [{"kind": e.kind, "source": e.source, "line": e.line, "time": e.time,
+              **{k: v for k, v in e.data.items() if k not in ("full_text", "quoted")}}
+             for e in events if e.kind in NOTE_KINDS]
+    return {"notes": notes} if notes else {}
 
 
 def _reading(reading: PhaseReading, drop: tuple[float, str] | None) -> dict[str, Any]:
@@ -106,6 +121,7 @@ def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
         entry["card_total_source"] = ledger.card_total_source
     entry["eager_comm_gib"] = ledger.eager_comm_gib
     entry["lazy_comm_gib"] = ledger.lazy_comm_gib
+    entry.update(_notes(timeline.events))
     return entry
 
 
