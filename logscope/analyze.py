@@ -21,7 +21,7 @@ from logscope.smi_join import join_gpus
 from logscope.timeline import timeline_numbers
 
 # what kind of input a source was, by the grammars that read its lines
-_DUMP_GRAMMARS = frozenset({"nvidia_smi", "nvidia_topo"})
+_DUMP_GRAMMARS = frozenset({"nvidia_smi", "nvidia_topo", "gpustat"})
 _LOG_GRAMMARS = frozenset({"sglang", "exception", "torch_oom", "traceback", "server_args", "launch_command",
                            "native_log", "native_backtrace", "signature"})
 

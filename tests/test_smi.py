@@ -124,3 +124,19 @@ def test_collect_env_versions_from_pip_lines_and_headers():
     assert report["versions"] == {"torch": "2.6.0+cu124", "driver": "550.54.15", "sgl_kernel": "0.1.0",
                                   "flashinfer": "0.2.5", "cuda": "12.4"}
     assert report["inputs"][0]["kind"] == "check_env" and report["coverage"]["unrecognized_total"] == 1
+
+
+def test_gpustat_rows():
+    from tests.helpers import analyze_text
+
+    text = ("gpu-node-3  Mon Jan  6 10:00:00 2025  550.54.15\n"
+            "[0] NVIDIA H100 80GB HBM3 | 35°C,   0 % | 75000 / 81559 MB | alice(74000M)\n"
+            "[1] NVIDIA H100 80GB HBM3 | 33°C,  45 %, 100 % | 76210 / 81559 MB | alice:python/1234(75000M) bob:python3/999(1200M)\n")
+    report = analyze_text(text, "gpustat.txt")
+    assert report["inputs"][0]["kind"] == "nvidia-smi"
+    first, second = report["gpus"]
+    assert (first["index"], first["temperature_c"], first["util_pct"], first["memory_used_mib"], first["memory_total_mib"]) == (
+        0, 35, 0, 75000, 81559)
+    assert second["util_pct"] == 100
+    assert second["processes"] == [{"used_mib": 75000, "pid": 1234, "name": "python"},
+                                   {"used_mib": 1200, "pid": 999, "name": "python3"}]

@@ -416,3 +416,31 @@ def _num(text: str) -> float | int | None:
         return None
     return float(m.group(1)) if "." in m.group(1) else int(m.group(1))
 
+
+
+# gpustat: "[0] NVIDIA H100 80GB HBM3 | 35°C,   0 % | 75000 / 81559 MB | alice(74000M) bob:python/1234(500M)"
+# (its "MB" are MiB: gpustat divides nvml's bytes by 1024 * 1024); the header names the driver
+_GPUSTAT_ROW = re.compile(r"^\s*\[(\d+)\]\s+(.+?)\s*\|\s*(-?\d+)\s*[°']?C,\s*(?:(\d+)\s*%,\s*)?(\d+)\s*%"
+                          r"(?:,\s*\d+\s*/\s*\d+\s*W)?\s*\|\s*(\d+)\s*/\s*(\d+)\s*MB\s*\|?(.*)$")
+
+
+def parse_gpustat_row(text: str) -> dict[str, Any] | None:
+    m = _GPUSTAT_ROW.match(text)
+    if m is None:
+        return None
+    row: dict[str, Any] = {"index": int(m.group(1)), "name": m.group(2).strip(), "temperature_c": int(m.group(3)),
+                           "util_pct": int(m.group(5)), "memory_used_mib": int(m.group(6)),
+                           "memory_total_mib": int(m.group(7)), "processes": []}
+    for word in m.group(8).split():
+        proc = re.match(r"^(?:([\w.-]+):)?(?:(?P<cmd>[^/()\s]+)/)?(?P<pid>\d+)?\((?P<mib>\d+)M\)$", word) or \
+            re.match(r"^(?P<user>[\w.-]+)\((?P<mib>\d+)M\)$", word)
+        if proc is None:
+            continue
+        entry: dict[str, Any] = {"used_mib": int(proc.group("mib"))}
+        groups = proc.groupdict()
+        if groups.get("pid"):
+            entry["pid"] = int(groups["pid"])
+        if groups.get("cmd"):
+            entry["name"] = groups["cmd"]
+        row["processes"].append(entry)
+    return row

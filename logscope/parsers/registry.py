@@ -11,7 +11,13 @@ from dataclasses import dataclass
 from logscope.parsers import other_lines, sglang_line
 from logscope.parsers.base import BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
-from logscope.parsers.nvidia_smi import SmiCsvReader, SmiHeaderlessReader, SmiQueryReader, SmiTableReader
+from logscope.parsers.nvidia_smi import (
+    SmiCsvReader,
+    SmiHeaderlessReader,
+    SmiQueryReader,
+    SmiTableReader,
+    parse_gpustat_row,
+)
 from logscope.parsers.nvidia_topo import TopoReader
 from logscope.parsers.shell import ContinuedCommandReader, parse_command
 
@@ -90,6 +96,14 @@ def _collect_env(text: str) -> Parsed | None:
     return None
 
 
+_GPUSTAT_SHAPE = re.compile(r"^\s*\[\d+\]\s")
+
+
+def _gpustat(text: str) -> Parsed | None:
+    row = parse_gpustat_row(text)
+    return None if row is None else Parsed("smi_gpu", row)
+
+
 def _kind_and_data(parse: Callable[[str], tuple[str, dict] | None]) -> Callable[[str], Parsed | None]:
     def parse_line(text: str) -> Parsed | None:
         result = parse(text)
@@ -125,6 +139,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
     LineGrammar("collect_env", ("[pip3] ", "[pip] ", "[conda] ", "vLLM Version:", "PyTorch version:",
                                 "Nvidia driver version:", "CUDA used to build PyTorch:", "CUDA runtime version:",
                                 "Python version:"), _collect_env),
+    LineGrammar("gpustat", (" MB |",), _gpustat, lambda text: bool(_GPUSTAT_SHAPE.match(text))),
     LineGrammar("native_log", ("NCCL WARN", ".cpp:", ".cc:"), _kind_and_data(other_lines.parse_native_line),
                 lambda text: bool(_NATIVE_SHAPE.match(text))),
 )
