@@ -23,7 +23,7 @@ from logscope.timeline import timeline_numbers
 # what kind of input a source was, by the grammars that read its lines
 _DUMP_GRAMMARS = frozenset({"nvidia_smi", "nvidia_topo", "gpustat"})
 _LOG_GRAMMARS = frozenset({"sglang", "exception", "torch_oom", "traceback", "server_args", "launch_command",
-                           "native_log", "native_backtrace", "signature"})
+                           "native_log", "native_backtrace", "signature", "progress"})
 
 
 def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None,

@@ -207,7 +207,7 @@ class SourceClassifier:
 
 _RECORD_START = re.compile(
     r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |File \"|\S*[$#] |export |[A-Z_]+=|\S*python|sglang "
-    r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b"
+    r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
 )
 

@@ -82,3 +82,9 @@ def test_memory_lines_that_are_no_phase_are_the_ranks_notes():
     assert ranks["TP0"]["notes"][0]["host_gb"] == 107.37 and ranks["TP0"]["notes"][1]["addresses"] == 6
     (budget,) = ranks["TP1"]["notes"]
     assert (budget["budget_gib"], budget["free_gib"]) == (12.34, 50.0)
+
+
+def test_weight_loading_progress_says_where_loading_stopped():
+    (launch,) = analyze_paths("fixtures/real/f-016-sglang-7212.log")["launches"]
+    (note,) = [n for n in launch["notes"] if n["kind"] == "shard_progress"]  # the bar's last reading only
+    assert (note["done"], note["total"], note["pct"], note["line"]) == (7, 13, 54, 13)

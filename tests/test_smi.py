@@ -131,7 +131,8 @@ def test_gpustat_rows():
 
     text = ("gpu-node-3  Mon Jan  6 10:00:00 2025  550.54.15\n"
             "[0] NVIDIA H100 80GB HBM3 | 35°C,   0 % | 75000 / 81559 MB | alice(74000M)\n"
-            "[1] NVIDIA H100 80GB HBM3 | 33°C,  45 %, 100 % | 76210 / 81559 MB | alice:python/1234(75000M) bob:python3/999(1200M)\n")
+            "[1] NVIDIA H100 80GB HBM3 | 33°C,  45 %, 100 % | 76210 / 81559 MB | "
+            "alice:python/1234(75000M) bob:python3/999(1200M)\n")
     report = analyze_text(text, "gpustat.txt")
     assert report["inputs"][0]["kind"] == "nvidia-smi"
     first, second = report["gpus"]

@@ -96,6 +96,18 @@ def _collect_env(text: str) -> Parsed | None:
     return None
 
 
+# tqdm's weight-loading bar: how far loading got (where a hang or a crash stopped it)
+_SHARDS = re.compile(r"^\s*Loading (\w+) checkpoint shards:\s+(\d+)% Completed \|\s*(\d+)/(\d+)\b")
+
+
+def _shards(text: str) -> Parsed | None:
+    m = _SHARDS.match(text)
+    if m is None:
+        return None
+    return Parsed("shard_progress", {"format": m.group(1), "pct": int(m.group(2)), "done": int(m.group(3)),
+                                     "total": int(m.group(4))})
+
+
 _GPUSTAT_SHAPE = re.compile(r"^\s*\[\d+\]\s")
 
 
@@ -139,6 +151,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
     LineGrammar("collect_env", ("[pip3] ", "[pip] ", "[conda] ", "vLLM Version:", "PyTorch version:",
                                 "Nvidia driver version:", "CUDA used to build PyTorch:", "CUDA runtime version:",
                                 "Python version:"), _collect_env),
+    LineGrammar("progress", ("checkpoint shards:",), _shards),
     LineGrammar("gpustat", (" MB |",), _gpustat, lambda text: bool(_GPUSTAT_SHAPE.match(text))),
     LineGrammar("native_log", ("NCCL WARN", ".cpp:", ".cc:"), _kind_and_data(other_lines.parse_native_line),
                 lambda text: bool(_NATIVE_SHAPE.match(text))),

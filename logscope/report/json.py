@@ -15,7 +15,7 @@ from logscope.model import Analysis, Coverage, InputFile, Launch, PhaseReading, 
 NOTE_KINDS = frozenset({
     "deepgemm_budget", "deepgemm_warmup", "hicache_host", "nccl_version", "ar_config", "ar_registering",
     "symm_prealloc", "symm_default", "tokens_capped", "staging_buffer", "staging_allocator", "deepep_capped",
-    "deepep_reserve", "lm_head_warmup", "startup_timings", "kv_dtype",
+    "deepep_reserve", "lm_head_warmup", "startup_timings", "kv_dtype", "shard_progress",
 })
 # the phase fields in the order the document lists them; other values follow in the order read
 _PHASE_FIELDS = ("avail_gib", "usage_gib", "tokens", "k_gib", "v_gib", "kv_gib", "elapsed_s", "bs", "graph")
@@ -70,9 +70,11 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
 
 
 def _notes(events: list[Event]) -> dict[str, Any]:
+    # a progress bar repeats itself: its last reading of each source is the one that says how far it got
+    last_progress = {e.source: e for e in events if e.kind == "shard_progress"}
     notes = [{"kind": e.kind, "source": e.source, "line": e.line, "time": e.time,
               **{k: v for k, v in e.data.items() if k not in ("full_text", "quoted")}}
-             for e in events if e.kind in NOTE_KINDS]
+             for e in events if e.kind in NOTE_KINDS and (e.kind != "shard_progress" or last_progress[e.source] is e)]
     return {"notes": notes} if notes else {}
 
 
