@@ -299,8 +299,8 @@ def bot_serve(
     token = os.environ.get("GITHUB_TOKEN", "")
     if not secret:
         _fail("LOGSCOPE_WEBHOOK_SECRET is not set: the bot verifies every delivery with it")
-    if not token and not dry_run:
-        _fail("GITHUB_TOKEN is not set (or run with --dry-run)")
+    if not token:
+        _fail("GITHUB_TOKEN is not set: the bot reads each issue with it (a read-only token will do for --dry-run)")
     github = GitHub(os.environ.get("GITHUB_API_URL", "https://api.github.com"), token, mutation_interval,
                     retry_wait) if token else None
     login = os.environ.get("LOGSCOPE_BOT_LOGIN", "")

@@ -246,3 +246,16 @@ def test_status_lists_parked_jobs(tmp_path):
                           capture_output=True, cwd=ROOT, timeout=60)
     out = done.stdout.decode()
     assert "parked 1" in out and "org/repo#7 delivery d-1 after 1 attempts: RuntimeError: 404" in out
+
+
+def test_dry_run_prints_the_comment_and_writes_nothing(standin, tmp_path):
+    issue = standin.add_issue(400, f"{FENCE}\n{LOG}{FENCE}\n")
+    dry = Bot(standin.url, tmp_path / "data", "--dry-run")
+    try:
+        assert deliver(dry, "issues", issue_event("opened", issue))[0] == 202
+        dry.idle()
+    finally:
+        dry.stop()
+    out = dry.proc.stdout.read().decode()
+    assert "--- would create the comment on org/repo#400:" in out and MARKER in out
+    assert standin.mutations() == [] and standin.comments[400] == []

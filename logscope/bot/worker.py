@@ -64,8 +64,8 @@ class Worker(threading.Thread):
         return self.backoff[min(job.attempts, len(self.backoff) - 1)]
 
     def process(self, job: Job) -> None:
-        if self.github is None:  # dry run without a token: nothing to read the issue with
-            return
+        if self.github is None:
+            raise RuntimeError("no GitHub client: the bot needs GITHUB_TOKEN to read the issue")
         issue = self.github.issue(job.repo, job.issue)
         comments = self.github.comments(job.repo, job.issue)
         people = [c for c in comments if not is_bot(c.get("user"), self.login)]
