@@ -8,8 +8,8 @@ import re
 import pytest
 
 from logscope import prefilter
-from logscope.parsers.nvidia_smi import _CSV_FIELDS
 from logscope.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
+from logscope.parsers.smi_csv import _CSV_FIELDS
 from tests.helpers import analyze_text
 
 

@@ -11,15 +11,10 @@ from dataclasses import dataclass
 from logscope.parsers import other_lines, sglang_line
 from logscope.parsers.base import BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
-from logscope.parsers.nvidia_smi import (
-    SmiCsvReader,
-    SmiHeaderlessReader,
-    SmiQueryReader,
-    SmiTableReader,
-    parse_gpustat_row,
-)
+from logscope.parsers.nvidia_smi import SmiQueryReader, SmiTableReader
 from logscope.parsers.nvidia_topo import TopoReader
 from logscope.parsers.shell import ContinuedCommandReader, parse_command
+from logscope.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, parse_gpustat_row
 
 
 @dataclass(frozen=True, slots=True)
