@@ -103,34 +103,30 @@ class Source:
         finally:
             stream.close()
 
-    def chunks(self, pattern: str) -> Iterator[LineChunk]:
-        """Numbered batches of physical lines with the indices of the lines matching the prefilter.
-
-        Each 16 MiB read, cut at its last newline (the unfinished line is carried to the next read), is split
-        into lines and searched by polars (Rust; the regex crate's SIMD literal search) on a worker thread,
-        so lines without a literal are never touched by Python, and two reads are searched at once while
-        this thread classifies the candidates of the one before (polars releases the GIL). Batches come
-        back in input order; at most IN_FLIGHT are pending, so memory stays flat."""
-        self.lines = 0
-        pending: deque[Future] = deque()
+    def complete_reads(self) -> Iterator[bytes]:
+        """The input in reads cut at their last newline (the unfinished line is carried to the next read)."""
         tail = b""  # the unfinished last line of the previous read (a UTF-8 sequence may straddle reads)
-        first = 1
         for data in self.reads():
             last_newline = data.rfind(b"\n")
             if last_newline < 0:
                 tail += data  # one line longer than a read: keep collecting it
                 continue
-            complete = tail + data[:last_newline + 1] if tail else data[:last_newline + 1]
+            yield tail + data[:last_newline + 1] if tail else data[:last_newline + 1]
             tail = data[last_newline + 1:]
-            pending.append(_POOL.submit(_search, complete, pattern))
-            while len(pending) > IN_FLIGHT:
-                chunk = self._chunk(pending.popleft().result(), first)
-                first += chunk.size
-                yield chunk
         if tail:
-            pending.append(_POOL.submit(_search, tail, pattern))
-        while pending:
-            chunk = self._chunk(pending.popleft().result(), first)
+            yield tail
+
+    def chunks(self, pattern: str, searches: Searches | None = None) -> Iterator[LineChunk]:
+        """Numbered batches of physical lines with the indices of the lines matching the prefilter.
+
+        Each read is split into lines and searched by polars (Rust; the regex crate's SIMD literal search) on a
+        worker thread, so lines without a literal are never touched by Python, and reads are searched ahead
+        while this thread classifies the candidates of the one before (polars releases the GIL). Batches come
+        back in input order; at most IN_FLIGHT + 1 reads are pending, so memory stays flat."""
+        self.lines = 0
+        first = 1
+        for found in searches or Searches(self, pattern):
+            chunk = self._chunk(found, first)
             first += chunk.size
             yield chunk
 
@@ -142,6 +138,36 @@ class Source:
 
 
 IN_FLIGHT = 2  # reads searched ahead of the classifier; each costs about 3 x CHUNK_BYTES while in flight
+
+
+class Searches:
+    """The prefilter searches of one source's reads, submitted to the worker threads ahead of their use. When
+    its reads run out, it starts the next source's first searches (`then`), so the threads never wait between
+    files."""
+
+    def __init__(self, source: Source, pattern: str, then: Searches | None = None) -> None:
+        self.reads = source.complete_reads()
+        self.pattern = pattern
+        self.pending: deque[Future] = deque()
+        self.exhausted = False
+        self.then = then
+
+    def fill(self, size: int) -> None:
+        while not self.exhausted and len(self.pending) < size:
+            data = next(self.reads, None)
+            if data is None:
+                self.exhausted = True
+                if self.then is not None:
+                    self.then.fill(IN_FLIGHT)
+                return
+            self.pending.append(_POOL.submit(_search, data, self.pattern))
+
+    def __iter__(self) -> Iterator[tuple[object, list[int], list[str]]]:
+        while True:
+            self.fill(IN_FLIGHT + 1)
+            if not self.pending:
+                return
+            yield self.pending.popleft().result()
 _POOL = ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 2)), thread_name_prefix="logscope-search")
 
 
