@@ -7,7 +7,7 @@ import ast
 import re
 from typing import Any
 
-from lark import Token, Tree
+from lark import Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput
 
 from logscope.grammar_loader import parser
@@ -173,40 +173,58 @@ def _py_value(node: Any) -> Any:
 
 
 # ------------------------------------------------------------------ launch command / env
+class _LaunchCommand(Transformer):
+    """export lines → {'env'}; commands → {'env', 'args'}: each option with the word after it, or True."""
+
+    def assignment(self, items: list[Token]) -> tuple[str, str]:
+        key, _, value = str(items[0]).partition("=")
+        return key, value.strip("'\"")
+
+    def _read(self, kind: str, items: list[Any]) -> dict[str, Any]:
+        env: dict[str, str] = {}
+        args: dict[str, Any] = {}
+        pending: str | None = None
+        for item in items:
+            if isinstance(item, tuple):
+                env[item[0]] = item[1]
+            elif isinstance(item, Tree):  # the launcher (python -m sglang..., sglang serve)
+                continue
+            elif item.type == "OPTION_EQ":
+                if pending:
+                    args[pending] = True
+                key, _, value = str(item).partition("=")
+                args[_flag(key)] = value.strip("'\"")
+                pending = None
+            elif item.type == "OPTION":
+                if pending:
+                    args[pending] = True
+                pending = _flag(str(item))
+            elif pending:
+                args.setdefault(pending, str(item).strip("'\""))
+                pending = None
+        if pending:
+            args[pending] = True
+        return {"env": env, "args": args, "kind": kind}
+
+    def export(self, items: list[Any]) -> dict[str, Any]:
+        return self._read("export", items)
+
+    def command(self, items: list[Any]) -> dict[str, Any]:
+        return self._read("command", items)
+
+    def start(self, items: list[Any]) -> dict[str, Any]:
+        return next(i for i in items if isinstance(i, dict))
+
+
+_LAUNCH = _LaunchCommand()
+
+
 def parse_launch_command(text: str) -> dict[str, Any] | None:
     """{'env': {...}, 'args': {...}} from a launch command, or {'env': {...}} from an export line."""
     try:
-        tree = parser("launch_command").parse(text.strip())
+        return _LAUNCH.transform(parser("launch_command").parse(text.strip()))
     except LarkError:
         return None
-    node = next(c for c in tree.children if isinstance(c, Tree))
-    env: dict[str, str] = {}
-    args: dict[str, Any] = {}
-    pending: str | None = None
-    for child in node.children:
-        if isinstance(child, Tree):
-            if child.data == "assignment":
-                key, _, value = str(child.children[0]).partition("=")
-                env[key] = value.strip("'\"")
-            continue
-        if child.type == "OPTION_EQ":
-            if pending:
-                args[pending] = True
-            key, _, value = str(child).partition("=")
-            args[_flag(key)] = value.strip("'\"")
-            pending = None
-        elif child.type == "OPTION":
-            if pending:
-                args[pending] = True
-            pending = _flag(str(child))
-        elif pending:
-            value = str(child).strip("'\"")
-            existing = args.get(pending)
-            args[pending] = value if existing is None else existing
-            pending = None
-    if pending:
-        args[pending] = True
-    return {"env": env, "args": args, "kind": str(node.data)}
 
 
 def _flag(option: str) -> str:
@@ -219,24 +237,40 @@ def parse_check_env_line(text: str) -> tuple[str, str] | None:
         tree = parser("check_env").parse(text.strip())
     except LarkError:
         return None
-    key = str(tree.children[0]).strip()
-    value = str(tree.children[1]).lstrip(": ").strip() if len(tree.children) > 1 else ""
-    return key, value
+    tokens = {t.type: str(t) for t in tree.children if isinstance(t, Token)}
+    return tokens["KEY"].strip(), tokens.get("VALUE", "").lstrip(": ").strip()
 
 
 # ------------------------------------------------------------------ traceback frames
+class _TracebackLine(Transformer):
+    def frame(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
+        named = {t.type: str(t) for t in items}
+        return "frame", {"file": named["PATH"].strip('"'), "lineno": int(named["INT"]), "func": named["FUNC"]}
+
+    def fatal_error(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
+        return "fatal_error", {"error": str(items[0])}
+
+    def traceback_start(self, _items: list) -> tuple[str, dict[str, Any]]:
+        return "traceback_start", {}
+
+    def traceback_chain(self, _items: list) -> tuple[str, dict[str, Any]]:
+        return "traceback_chain", {}
+
+    def faulthandler_thread(self, _items: list) -> tuple[str, dict[str, Any]]:
+        return "faulthandler_thread", {}
+
+    def start(self, items: list[Any]) -> tuple[str, dict[str, Any]]:
+        return items[0]
+
+
+_TRACEBACK = _TracebackLine()
+
+
 def parse_traceback_line(text: str) -> tuple[str, dict[str, Any]] | None:
     try:
-        tree = parser("traceback").parse(text.strip())
+        return _TRACEBACK.transform(parser("traceback").parse(text.strip()))
     except LarkError:
         return None
-    node = tree.children[0]
-    if node.data == "frame":
-        path, lineno, func = node.children
-        return "frame", {"file": str(path).strip('"'), "lineno": int(lineno), "func": str(func)}
-    if node.data == "fatal_error":
-        return "fatal_error", {"error": str(node.children[0])}
-    return str(node.data), {}
 
 
 # ------------------------------------------------------------------ native glog / NCCL WARN
