@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.helpers import analyze_paths, analyze_text
 
-LOG = "fixtures/synthetic/hybrid-swa-two-pools-tp2.log"  # written in the catalog's format strings
+LOG = "fixtures/pastes/hybrid-swa-two-pools.log"  # written in the catalog's format strings
 
 
 def test_two_pools_named_by_the_sliding_window_line():
