@@ -187,7 +187,9 @@ def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPl
         if tp is None:
             continue
         dp = rank.get("dp")
-        replica = dp if dp is not None and not cfg.get("enable_dp_attention") else 0
+        # a DP replica occupies its own TP group's GPUs only when the TP size is stated (with DP attention, or
+        # tags like "DP2 TP2 EP2", the TP index is already global)
+        replica = dp if dp is not None and not cfg.get("enable_dp_attention") and cfg.get("tp_size") else 0
         local = ((replica * pp_size + (rank.get("pp") or 0)) * tp_size + tp) % per_node
         index = base + local * step
         gpu_index = visible[index] if visible and index < len(visible) else index

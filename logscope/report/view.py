@@ -166,7 +166,9 @@ def build_view(report: dict[str, Any]) -> ReportView:
 
 
 def plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word}" + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
 
 
 def _verdict(report: dict[str, Any]) -> str:
