@@ -143,3 +143,17 @@ def test_the_example_workflow_runs_triage_on_the_thread_json(tmp_path):
     path.write_text(json.dumps(thread))
     done = run("triage", str(path), "--format", "comment", "-o", str(tmp_path / "comment.md"))
     assert done.returncode == 1 and (tmp_path / "comment.md").read_text().startswith(MARKER)
+
+
+def test_triage_renders_every_format_of_the_table():
+    from logscope.report.formats import RENDERERS
+
+    issue = f"Fails:\n\n{FENCE}\nRuntimeError: NCCL error: unhandled system error\n{FENCE}\n".encode()
+    for fmt in RENDERERS:
+        done = run("triage", "-", "--format", fmt, input=issue)
+        assert done.returncode == 1, fmt
+        out = done.stdout.decode()
+        if fmt == "html":
+            assert out.startswith("<!doctype html>") and 'id="logscope-data"' in out and "body#2" in out
+        if fmt == "json":
+            assert json.loads(out)["triage"]["blocks"][1]["name"] == "body#2"
