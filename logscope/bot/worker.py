@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import sys
 import threading
-import time
 from typing import Any, TextIO
 
 from logscope.bot.github import BodyTooLong, GitHub, RetryLater
@@ -93,13 +92,3 @@ class Worker(threading.Thread):
         else:
             self.github.create_comment(job.repo, job.issue, body)
 
-
-def wait_idle(queue: JobQueue, timeout: float) -> bool:
-    """True once no job is pending or running (tests and `bot status` use it)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        counts = queue.counts()
-        if not counts.get("pending") and not counts.get("running"):
-            return True
-        time.sleep(0.1)
-    return False

@@ -97,7 +97,7 @@ def build_calibration(records: dict[int, list[dict[str, Any]]], meta: dict[str, 
         total_mib = readings[0].total_bytes / MIB
         before = next((r for r in lines if r.get("stage") == "before_context"), {})
         records_by_order = [r for r in lines if "free_bytes" in r]
-        sizes = stage_sizes(None, readings)  # each stage after the first, from torch's readings
+        sizes = stage_sizes(readings)  # each stage after the first, from torch's readings
         first = records_by_order[0]
         if first["stage"] == "cuda_context" and before.get("nvml_used_mib") is not None and first.get("nvml_used_mib"):
             # torch cannot read memory before it creates the context: NVML's device use, before and after, can

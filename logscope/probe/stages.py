@@ -86,16 +86,11 @@ class StageSize:
     outside_mib: float  # the rest: outside the allocator
 
 
-def stage_sizes(baseline: Reading | None, readings: list[Reading]) -> list[StageSize]:
-    """Each reading against the one before it (the first against `baseline`, when given)."""
+def stage_sizes(readings: list[Reading]) -> list[StageSize]:
+    """Each reading against the one before it (the first reading has nothing to compare with)."""
     out: list[StageSize] = []
-    previous = baseline
-    for reading in readings:
-        if previous is None:
-            previous = reading
-            continue
+    for previous, reading in zip(readings, readings[1:]):
         device = (reading.used_bytes - previous.used_bytes) / MIB
         reserved = (reading.reserved_bytes - previous.reserved_bytes) / MIB
         out.append(StageSize(reading.stage, round(device, 2), round(reserved, 2), round(device - reserved, 2)))
-        previous = reading
     return out

@@ -19,15 +19,19 @@ _MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9-])")
 _ISSUE_LINK = re.compile(r"(?<![\w&`])#(?=\d)")
 
 
+def _no_links(text: str) -> str:
+    """No @mention notifies and no #123 links: a zero-width joiner after the sign."""
+    return _ISSUE_LINK.sub("#\u2060", _MENTION.sub("@\u2060", text))
+
+
 def neutral(text: Any) -> str:
     """Prose from the input, safe outside a fence: no HTML, no table break, no mention, no issue link."""
-    text = escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
-    return _ISSUE_LINK.sub("#\u2060", _MENTION.sub("@\u2060", text))
+    return _no_links(escape(str(text), quote=False).replace("|", "\\|").replace("\n", " "))
 
 
 def fenced(lines: list[str], info: str = "") -> list[str]:
     """Lines inside a fence no line can close (longer than any backtick run), mentions neutralised."""
-    lines = [_ISSUE_LINK.sub("#\u2060", _MENTION.sub("@\u2060", line)) for line in lines]
+    lines = [_no_links(line) for line in lines]
     longest = max([len(run) for line in lines for run in re.findall(r"`+", line)] + [2])
     fence = "`" * (longest + 1)
     return [f"{fence}{info}", *lines, fence]

@@ -1,5 +1,5 @@
 """Make text from an issue safe to echo: secrets, e-mail addresses, user names in home paths, IP addresses
-and host names replaced, @mentions and #123 auto-links neutralised. Applied to every block before it is
+and host names replaced (the comment styling neutralises @mentions and #123 links). Applied to every block before it is
 analysed, so nothing unredacted reaches the findings, the evidence or the JSON."""
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ _RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
      "<redacted:host>"),
 )
 KINDS = ("token", "email", "path", "ip", "host")
-_MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9-])")
-_ISSUE_LINK = re.compile(r"(?<![\w&`])#(?=\d)")
 _KEEP_HOSTS = ("github.com", "docs.sglang.ai", "pytorch.org", "docs.pytorch.org", "huggingface.co", "nvidia.com")
 
 
@@ -46,7 +44,3 @@ def redact(text: str, skip: Iterable[str] = ()) -> str:
             text = pattern.sub(replacement, text)
     return text
 
-
-def neutralise(text: str) -> str:
-    """No @mention notifies and no #123 links: a zero-width joiner after the sign."""
-    return _ISSUE_LINK.sub("#\u2060", _MENTION.sub("@\u2060", text))
