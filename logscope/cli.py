@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 
@@ -174,6 +175,22 @@ def literals() -> None:
     sys.stdout.write("\n".join(all_literals()) + "\n")
 
 
+def _case_summary(failures: list[str], total: int) -> None:
+    """The failed cases, the count line, and exit 1 when one failed (rules test, signatures test)."""
+    for failure in failures:
+        print(failure)
+    print(f"{total - len(failures)} passed, {len(failures)} failed")
+    raise typer.Exit(EXIT_FINDINGS if failures else EXIT_OK)
+
+
+def _print_doc(render: Callable[[], str]) -> None:
+    """A generated reference (rules docs, signatures docs) on stdout; a bad rule or case file is one line."""
+    try:
+        sys.stdout.write(render() + "\n")
+    except LogscopeError as exc:
+        _fail(str(exc))
+
+
 @rules_app.command("list")
 def rules_list(rules: list[Path] | None = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
     """List the rules: id, severity, title."""
@@ -209,10 +226,7 @@ def rules_test(rules: list[Path] | None = typer.Option(None, "--rules", help="Ex
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    for failure in failures:
-        print(failure)
-    print(f"{total - len(failures)} passed, {len(failures)} failed")
-    raise typer.Exit(EXIT_FINDINGS if failures else EXIT_OK)
+    _case_summary(failures, total)
 
 
 @rules_app.command("docs")
@@ -220,10 +234,7 @@ def rules_docs() -> None:
     """Print the rule reference (docs/rules.md) rendered from the rule and case files."""
     from logscope.tooling.rule_docs import render_rules_doc
 
-    try:
-        sys.stdout.write(render_rules_doc() + "\n")
-    except LogscopeError as exc:
-        _fail(str(exc))
+    _print_doc(render_rules_doc)
 
 
 @signatures_app.command("list")
@@ -250,10 +261,7 @@ def signatures_test() -> None:
         failures, total = run_signature_cases()
     except LogscopeError as exc:
         _fail(str(exc))
-    for failure in failures:
-        sys.stdout.write(failure + "\n")
-    sys.stdout.write(f"{total - len(failures)} passed, {len(failures)} failed\n")
-    raise typer.Exit(1 if failures else 0)
+    _case_summary(failures, total)
 
 
 @signatures_app.command("docs")
@@ -261,10 +269,7 @@ def signatures_docs() -> None:
     """Print the signature reference (docs/signatures.md)."""
     from logscope.tooling.signature_docs import render_signatures_doc
 
-    try:
-        sys.stdout.write(render_signatures_doc() + "\n")
-    except LogscopeError as exc:
-        _fail(str(exc))
+    _print_doc(render_signatures_doc)
 
 
 @bot_app.command("serve")

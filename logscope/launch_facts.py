@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from logscope.credentials import REDACTED, is_credential
 from logscope.events import Event
 from logscope.model import Launch
 
@@ -45,9 +46,6 @@ VERSION_KEYS = {
 }
 
 
-# environment variables whose value is a credential: the report names them, never echoes them
-_SECRET_NAME = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|SECRET_ACCESS_KEY|CREDENTIALS?)$",
-                          re.IGNORECASE)
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -73,7 +71,7 @@ def _set(launch: Launch, key: str, value: Any, source: str) -> None:
 def _stated(launch: Launch, key: str, value: Any, source: str) -> None:
     """Every argument as printed, from the most trusted source that states it."""
     if key not in launch.server_args:
-        launch.server_args[key] = "<redacted>" if _SECRET_NAME.search(key) else value
+        launch.server_args[key] = REDACTED if is_credential(key) else value
         launch.server_args_source[key] = source
 
 
@@ -93,7 +91,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
                 _set(launch, key, value, "launch_command")
     for ev in (e for e in events + global_events if e.kind in ("launch_command", "env_export")):
         for key, value in ev.data["env"].items():
-            launch.environment.setdefault(key, "<redacted>" if _SECRET_NAME.search(key) else value)
+            launch.environment.setdefault(key, REDACTED if is_credential(key) else value)
     for ev in events:
         if ev.kind == "nccl_prewarm":
             for key in ("tp_size", "pp_size", "ep_size"):

@@ -118,14 +118,13 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
         items.append(_item("before_first_reading", total - first_free - sum(i["gib"] for i in items), "measured",
                            basis=f"card total - first reading ({readings[0][0]})"))
     order = [link.id for link in phases.ledger_chain()]
+    pools = [p for p in timeline.phases if p.phase == "kv_cache_allocated" and p.model == "target" and "kv_gib" in p.values]
     for (prev_phase, prev_free, _), (phase, free, _) in zip(readings, readings[1:]):
         consecutive = order.index(phase) == order.index(prev_phase) + 1
         name = (phases.by_id()[phase].ledger.item or phase) if consecutive else f"{prev_phase}..{phase}"
         extra: dict[str, Any] = {"between": [prev_phase, phase]}
         if not consecutive:
             extra["basis"] = "the readings between these two are missing from the log"
-        pools = [p for p in timeline.phases if p.phase == "kv_cache_allocated" and p.model == "target"
-                 and "kv_gib" in p.values]
         if phase == "memory_pool_end" and pools:
             extra["reported_kv_gib"] = round(sum(p.values["kv_gib"] for p in pools), 2)
             if len(pools) > 1:

@@ -5,10 +5,12 @@ analysed, so nothing unredacted reaches the findings, the evidence or the JSON."
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+
+from logscope.credentials import REDACTED, is_credential
 
 # (kind, pattern, replacement); order matters: whole headers before the tokens inside them
-_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+_RULES: tuple[tuple[str, re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     ("token", re.compile(r"(?i)(authorization\s*[:=]\s*)(?:bearer|token|basic)?\s*\S+"), r"\1<redacted>"),
     ("token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"), "Bearer <redacted>"),
     ("token", re.compile(r"\bhf_[A-Za-z0-9]{10,}"), "<redacted:hf-token>"),
@@ -17,8 +19,9 @@ _RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("token", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}"), "<redacted:api-key>"),
     ("token", re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), "<redacted:aws-key-id>"),
     ("token", re.compile(r"(?i)(aws_secret_access_key\s*[=:]\s*)\S+"), r"\1<redacted>"),
-    ("token", re.compile(r"(?i)\b((?:[A-Z_]*(?:TOKEN|SECRET|PASSWORD|API_KEY))\s*[=:]\s*)['\"]?[^\s'\"]{6,}"),
-     r"\1<redacted>"),
+    # NAME=value where NAME is a credential's (logscope.credentials: the rule the launch facts use too)
+    ("token", re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)(\s*[=:]\s*)['\"]?[^\s'\"]{6,}"),
+     lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if is_credential(m.group(1)) else m.group(0)),
     ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"), "<redacted:email>"),
     ("path", re.compile(r"(/home/|/Users/|C:\\Users\\)[^/\\\s]+"), r"\1<user>"),
     ("ip", re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.])"),
