@@ -7,12 +7,13 @@ rank that goes back before it finished is loading its draft (speculative) model.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
 from logscope import phases
 from logscope.events import FAILURE_KINDS, Event, RankId
-from logscope.launch_facts import apply_model_config, fill_launch_facts
+from logscope.launch_facts import FLAG_ALIASES, apply_model_config, fill_launch_facts
 from logscope.model import Launch, PhaseReading, RankTimeline
 
 _DRAFT_TYPE = re.compile(r"NextN|MTP|Eagle|Draft|Medusa", re.I)
@@ -256,16 +257,14 @@ def _model_path(launch: Launch) -> str | None:
     for ev in launch.events:
         if ev.kind == "server_args" and ev.data["fields"].get("model_path"):
             return str(ev.data["fields"]["model_path"])
-        if ev.kind == "launch_command":
-            value = ev.data["args"].get("model_path") or ev.data["args"].get("model")
+        if ev.kind == "launch_command":  # the flag under any of its names (--model-path, --model)
+            value = next((v for flag, v in ev.data["args"].items() if FLAG_ALIASES.get(flag, flag) == "model_path"), None)
             if value:
                 return str(value)
     return None
 
 
 def _first_time(launch: Launch) -> float | None:
-    import datetime as dt
-
     times = [p.time for t in launch.ranks.values() for p in t.phases if p.time and len(p.time) >= 19]
     return dt.datetime.fromisoformat(min(times)[:19]).timestamp() if times else None
 
