@@ -138,12 +138,18 @@ def _open_pools(timeline: RankTimeline) -> list[PhaseReading]:
 
 
 def name_pools(timeline: RankTimeline) -> None:
-    """Each KV reading's `pool`: `full` / `swa` when the sliding-window line's token counts tell them apart,
-    else `kv`, `kv#2`, ... in the order printed."""
+    """Each KV reading's `pool`: `full` / `swa` when the token counts of the sliding-window line (before the
+    pools) or of the SWAKVPool total (after them) tell them apart, else `kv`, `kv#2`, ... in the order printed."""
     group: list[PhaseReading] = []
     split: dict[str, Any] = {}
+    totals = [ev for ev in timeline.events if ev.kind == "swa_pool_usage"]
 
     def close() -> None:
+        if group and not split:
+            last = group[-1]
+            after = next((ev for ev in totals if ev.source == last.source and ev.line >= last.line), None)
+            if after is not None:
+                split.update(full_layer_tokens=after.data["full_tokens"], swa_layer_tokens=after.data["swa_tokens"])
         for index, reading in enumerate(group):
             tokens = reading.values.get("tokens")
             if tokens is not None and tokens == split.get("full_layer_tokens"):

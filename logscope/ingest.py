@@ -53,6 +53,9 @@ _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORE
 # A log record glued after a progress bar: "...3.89it/s][2026-05-07 13:39:14 DP1 TP1 EP1] Load weight end."
 _EMBEDDED_PREFIX = re.compile(r"(?<=\S)(?=\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?(?: [A-Z_]+\d+)*\] )")
 
+# tqdm updates pasted without their carriage returns: "...2.0it/s]Capturing batches (bs=144 ..."
+_GLUED_PROGRESS = re.compile(r"(?<=\S)(?=Capturing batches \(|Loading (?:safetensors|pt) checkpoint shards:)")
+
 _RANK_FROM_NAME = [
     (re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I), "rank"),
     (re.compile(r"(?:^|[^a-z])tp[_-]?(\d+)", re.I), "tp"),
@@ -272,10 +275,12 @@ def clean(physical: str) -> list[str]:
         segment = unwrap(segment)
         if not segment.strip():
             continue
-        if "[" in segment and segment.find("[", 1) > 0:
-            out.extend(p for p in _EMBEDDED_PREFIX.split(segment) if p.strip())
-        else:
-            out.append(segment)
+        pieces = _EMBEDDED_PREFIX.split(segment) if "[" in segment and segment.find("[", 1) > 0 else [segment]
+        for piece in pieces:
+            if ("Capturing batches (" in piece or "checkpoint shards:" in piece) and _GLUED_PROGRESS.search(piece):
+                out.extend(p for p in _GLUED_PROGRESS.split(piece) if p.strip())
+            elif piece.strip():
+                out.append(piece)
     return out
 
 

@@ -170,6 +170,36 @@ class SmiTableReader(BlockReader):
         return self.events
 
 
+# nvitop draws nvidia-smi's table with box characters; read as ASCII the rows are nvidia-smi's
+_BOX = str.maketrans({"│": "|", "═": "=", "─": "-", **{c: "+" for c in "╒╕╘╛╞╡╪╤╧├┤┼┬┴┌┐└┘"}})
+# nvitop's process rows: "│   0   12345 C    alice 70000MiB  0   100.0  5.0  1:00:00  python -m sglang... │"
+_NVITOP_PROCESS = re.compile(r"^\|\s*(\d+)\s+(\d+)\s+(C\+G|C|G)\s+(\S+)\s+(\d+(?:\.\d+)?)(KiB|MiB|GiB)\s+"
+                             r"(?:\S+\s+){4}(.*?)\s*\|?\s*$")
+_TO_MIB = {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024}
+
+
+class NvitopReader(SmiTableReader):
+    """nvitop's snapshot: nvidia-smi's table in box characters, a process table of its own."""
+
+    literals = ("NVITOP",)
+
+    def starts(self, text: str) -> bool:
+        return "NVITOP" in text and "Driver Version" in text
+
+    def feed(self, lineno: int, text: str) -> bool:
+        ascii_text = text.translate(_BOX)
+        m = _NVITOP_PROCESS.match(ascii_text.strip())
+        if m is not None:
+            used = float(m.group(5)) * _TO_MIB[m.group(6)]
+            self._emit("smi_process", lineno, ascii_text.strip(), {
+                "gpu": int(m.group(1)), "pid": int(m.group(2)), "type": m.group(3), "user": m.group(4),
+                "name": m.group(7), "used_mib": round(used)})
+            return True
+        if ascii_text.strip().startswith("|") and ("GPU-MEM" in ascii_text or "Processes:" in ascii_text):
+            return True
+        return super().feed(lineno, ascii_text)
+
+
 class SmiQueryReader(BlockReader):
     """`nvidia-smi -q`: sections by indentation; FB memory, processes and the driver/CUDA versions."""
 

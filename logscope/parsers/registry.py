@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from logscope.parsers import other_lines, sglang_line
 from logscope.parsers.base import BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
-from logscope.parsers.nvidia_smi import SmiQueryReader, SmiTableReader
+from logscope.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.parsers.nvidia_topo import TopoReader
 from logscope.parsers.shell import ContinuedCommandReader, parse_command
 from logscope.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, parse_gpustat_row
@@ -132,7 +132,8 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         "StagingAllocator", "memory registration failed", "DeepEP", "hit an exception", "Received sigquit",
         "scheduler died", "Initialization failed", "Reserving ", "symmetric memory", "Symmetric memory",
         "is larger than the profiled", "Mooncake memory", "DeepGEMM masked layout", "Required memory for warmup",
-        "host memory for hierarchical",
+        "host memory for hierarchical", "SWAKVPool mem usage", "KV Cache VA upper bound", "Attention backend not",
+        "MLA optimization is turned on", "Automatically detected platform",
     ), _sglang),
     LineGrammar("exception", ("Error: ", "Exception: ", "Error:", "Interrupt: "), _sglang,
                 lambda text: bool(_EXC_LINE.match(strip_prefix(text)))),
@@ -154,7 +155,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
     ContinuedCommandReader, CheckEnvReader, NativeBacktraceReader, TracebackReader,
-    SmiTableReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, TopoReader,
+    SmiTableReader, NvitopReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, TopoReader,
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lark import Token, Transformer, Tree, v_args
@@ -27,6 +28,9 @@ KINDS = {
     "sched_summary": "scheduler_summary",
     "ready": "server_ready",
 }
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(TiB|GiB|MiB|TB|GB|MB)\b")
 
 
 def _f(tok: Token) -> float:
@@ -63,6 +67,9 @@ class _ToData(Transformer):
     def custom_prefix(self, items: list[Token]) -> dict[str, Any]:
         pid = int(items[2])
         return {"time": str(items[0]), "rank": RankId(label=f"pid {pid}", dims=(("pid", pid),)), "level": str(items[1])}
+
+    def vllm_prefix(self, items: list[Token]) -> dict[str, Any]:
+        return {"time": str(items[1]), "rank": None, "level": str(items[0])}
 
     def gpu_prefix(self, items: list[Token]) -> dict[str, Any]:
         n = int(items[-1])
@@ -302,6 +309,26 @@ class _ToData(Transformer):
 
     def hicache_host(self, items: list[Token]) -> tuple:
         return "hicache_host", {"host_gb": _f(items[0])}
+
+    def swa_pool_usage(self, items: list[Token]) -> tuple:
+        return "swa_pool_usage", {"gib": _f(items[0]), "swa_tokens": int(items[1]), "full_tokens": int(items[2])}
+
+    def kv_va_bound(self, items: list[Token]) -> tuple:
+        text = str(items[0]).lstrip(":= ").strip() if items else ""
+        values: dict[str, Any] = {"text": text}
+        size = _SIZE.search(text)
+        if size is not None:
+            values["size"], values["unit"] = float(size.group(1)), size.group(2)
+        return "kv_va_bound", values
+
+    def attention_backend(self, items: list[Token]) -> tuple:
+        return "attention_backend", {"backend": str(items[1]), "chosen_by": "default"}
+
+    def mla_backend(self, items: list[Token]) -> tuple:
+        return "attention_backend", {"backend": str(items[0]), "chosen_by": "MLA optimization"}
+
+    def platform_detected(self, items: list[Token]) -> tuple:
+        return "platform", {"platform": str(items[0])}
 
     def symm_prealloc(self, items: list[Token]) -> tuple:
         return "symm_prealloc", {"gib": float(items[0])}
