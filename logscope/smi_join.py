@@ -4,6 +4,7 @@ PyTorch allocator from an OOM text, and the assumed rank → GPU mapping."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from logscope.events import Event
@@ -94,6 +95,7 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
         oom = next((e for e in ooms if e.data["gpu"] == gpu["index"]), None)
         if oom is not None:
             _oom_join(gpu, oom)
+        _rank_evidence(gpu, ooms)
         if "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None:
             gpu["card_total_source"] = "nvidia-smi table Total only (no Reserved: add nvidia-smi -q -d MEMORY)"
     known = {g["index"] for g in gpus}
@@ -101,6 +103,7 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
         if oom.data["gpu"] not in known and oom.data.get("total_mib"):
             gpu = {"index": oom.data["gpu"], "index_text": str(oom.data["gpu"]), "snapshot": oom.source, "processes": []}
             _oom_join(gpu, oom)
+            _rank_evidence(gpu, ooms)
             gpus.append(gpu)
     topology = _merge_topology(all_events, gpus)
     # a launch's own versions (smi dumps included) are filled by launch_facts; these are the ones of the inputs
@@ -110,6 +113,32 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
                   for label, placement in _place_ranks(launch, gpus).items()}
     tp_groups = {launch.id: _tp_groups(launch, placements, topology) for launch in launches}
     return GpuJoin(gpus, topology, versions, placements, tp_groups)
+
+
+# SGLang names its scheduler processes after the rank: "sglang::scheduler_TP1", "sglang::scheduler_DP0_TP3_EP3"
+_SCHEDULER_RANK = re.compile(r"scheduler_((?:(?:DP|PP|TP|EP|CP)\d+_?)+)")
+
+
+def _rank_evidence(gpu: dict[str, Any], ooms: list[Event]) -> None:
+    """The ranks the inputs themselves put on this GPU (not the assumed placement): a scheduler process named
+    after its rank in the process list, or a rank's OOM message naming the GPU. OOMs count only within one
+    file, since ranks on other hosts also have a GPU of that index."""
+    evidence = []
+    for proc in gpu["processes"]:
+        m = _SCHEDULER_RANK.search(str(proc.get("name", "")))
+        if m:
+            evidence.append({"rank": " ".join(m.group(1).strip("_").split("_")), "basis": "process name",
+                             "pid": proc.get("pid")})
+    by_source: dict[str, list[Event]] = {}
+    for oom in ooms:
+        if oom.data["gpu"] == gpu["index"] and oom.rank is not None:
+            by_source.setdefault(oom.source, []).append(oom)
+    for source, events in by_source.items():
+        if len({e.rank.label for e in events if e.rank}) > 1:
+            evidence += [{"rank": e.rank.label, "basis": "OOM message names this GPU", "source": source,
+                          "line": e.line} for e in events if e.rank]
+    if evidence:
+        gpu["rank_evidence"] = evidence
 
 
 def _oom_join(gpu: dict[str, Any], oom: Event) -> None:
