@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from logscope.compare.formats import COMPARE_FORMATS
 from logscope.errors import LogscopeError
 from logscope.report.formats import RENDERERS, renderer
 
@@ -155,6 +156,80 @@ def triage(
         return
     _write(render(document, fmt), output)
     raise typer.Exit(EXIT_FINDINGS if any(f["severity"] == "error" for f in document["findings"]) else EXIT_OK)
+
+
+CompareFormat = Enum("CompareFormat", {name: name for name in COMPARE_FORMATS}, type=str)  # type: ignore[misc]
+
+
+@app.command()
+def diff(
+    a: str = typer.Argument(..., help="Run A: files, quoted globs or directories (comma-separated); run.log#2 "
+                                      "picks launch 2 of them."),
+    b: str = typer.Argument(..., help="Run B, the same way."),
+    fmt: CompareFormat = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
+    model_config: Path | None = typer.Option(None, "--model-config", help="The model's config.json: exact bytes "
+                                             "per token instead of those derived from the KV lines."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
+) -> None:
+    """Compare two launches: what changed (versions, settings, free memory by phase, ledgers, cells), and why
+    the KV cache capacity changed, split into budget and bytes per token."""
+    from logscope.compare.diff import diff as build_diff
+    from logscope.compare.diff import side
+    from logscope.compare.load import load
+    from logscope.compare.render import DIFF_RENDERERS, diff_document
+
+    try:
+        config = _read_model_config(model_config)
+        sides = [side(spec, *load(spec, config), config) for spec in (a, b)]
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    _write(DIFF_RENDERERS[fmt.value](diff_document(build_diff(*sides)), 0), output)
+    raise typer.Exit(EXIT_OK)
+
+
+@app.command()
+def plan(
+    run: str = typer.Option(..., "--from", help="The real run to start from (files, globs, directory; run.log#N)."),
+    tp: int | None = typer.Option(None, "--tp", min=1, help="TP size to project."),
+    dp: int | None = typer.Option(None, "--dp", min=1, help="DP size."),
+    pp: int | None = typer.Option(None, "--pp", min=1, help="PP size."),
+    ep: int | None = typer.Option(None, "--ep", min=1, help="EP size (default: follows --tp when the run had ep = tp)."),
+    dp_attention: bool | None = typer.Option(None, "--dp-attention/--no-dp-attention", help="DP attention."),
+    moe_a2a_backend: str | None = typer.Option(None, "--moe-a2a-backend", help="e.g. deepep."),
+    deepep_mode: str | None = typer.Option(None, "--deepep-mode", help="normal, low_latency or auto."),
+    mem_fraction_static: float | None = typer.Option(None, "--mem-fraction-static", min=0.01, max=0.99),
+    kv_cache_dtype: str | None = typer.Option(None, "--kv-cache-dtype", help="e.g. fp8_e4m3, bfloat16."),
+    page_size: int | None = typer.Option(None, "--page-size", min=1),
+    max_total_tokens: int | None = typer.Option(None, "--max-total-tokens", min=1),
+    max_running_requests: int | None = typer.Option(None, "--max-running-requests", min=1),
+    context_length: int | None = typer.Option(None, "--context-length", min=1),
+    model_config: Path | None = typer.Option(None, "--model-config", help="The model's config.json (heads, layers)."),
+    fmt: CompareFormat = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
+) -> None:
+    """Project a setting not yet run from a real run: per rank, the KV budget, KV tokens, max_running_requests
+    and the margin left for lazily created buffers. Exit 1 when a rank's margin is negative."""
+    from logscope.compare.load import load
+    from logscope.compare.plan import Setting
+    from logscope.compare.plan import plan as build_plan
+    from logscope.compare.render import PLAN_RENDERERS, plan_document
+    from logscope.compare.sizing import kv_sizing
+
+    setting = Setting(tp=tp, dp=dp, pp=pp, ep=ep, dp_attention=dp_attention, moe_a2a_backend=moe_a2a_backend,
+                      deepep_mode=deepep_mode, mem_fraction_static=mem_fraction_static, kv_cache_dtype=kv_cache_dtype,
+                      page_size=page_size, max_total_tokens=max_total_tokens,
+                      max_running_requests=max_running_requests, context_length=context_length)
+    try:
+        config = _read_model_config(model_config)
+        analysis, launch = load(run, config)
+        result = build_plan(run, analysis, launch, kv_sizing(analysis, launch, config), setting, config)
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    _write(PLAN_RENDERERS[fmt.value](plan_document(result), 0), output)
+    risky = any(r.margin_gib is not None and r.margin_gib < 0 for r in result.ranks)
+    raise typer.Exit(EXIT_FINDINGS if risky else EXIT_OK)
 
 
 def _write(text: str, output: Path | None) -> None:

@@ -1,0 +1,274 @@
+"""A setting not yet run, projected from a real run: the run's measured intercepts (free before weights, what
+loading took, the pool's cell size, what the pool end and capture left) are scaled by what scales with the new
+setting, with SGLang's formulas. Every figure says whether it is measured, stated, derived or estimated, and
+every assumption is listed. A layout the run cannot size is refused with the reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from logscope.cells import launch_cells
+from logscope.compare.sizing import (
+    GIB,
+    Figure,
+    KvSizing,
+    Layout,
+    config_cell,
+    dtype_bytes,
+    free_before_weights,
+    layout_of,
+)
+from logscope.errors import LogscopeError
+from logscope.model import Analysis, Launch
+
+
+class PlanRefused(LogscopeError):
+    """The run does not hold what the projection needs; the message says what."""
+
+
+@dataclass
+class Setting:
+    """What the user asks to project (None: unchanged from the run)."""
+
+    tp: int | None = None
+    dp: int | None = None
+    pp: int | None = None
+    ep: int | None = None
+    dp_attention: bool | None = None
+    moe_a2a_backend: str | None = None
+    deepep_mode: str | None = None
+    mem_fraction_static: float | None = None
+    kv_cache_dtype: str | None = None
+    page_size: int | None = None
+    max_total_tokens: int | None = None
+    max_running_requests: int | None = None
+    context_length: int | None = None
+
+
+@dataclass
+class PlanRank:
+    rank: str
+    free_before_weights_gib: float
+    free_after_pool_gib: float
+    margin_gib: float | None
+
+
+@dataclass
+class Plan:
+    run: str
+    layout_from: Layout
+    layout_to: Layout
+    figures: dict[str, Figure]
+    tokens: int
+    max_running_requests: Figure | None
+    ranks: list[PlanRank]
+    assumptions: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run": self.run, "from": self.layout_from.describe(), "to": self.layout_to.describe(),
+                "kv_tokens": self.tokens,
+                "max_running_requests": self.max_running_requests.to_json() if self.max_running_requests else None,
+                "figures": {k: v.to_json() for k, v in self.figures.items()},
+                "ranks": [{"rank": r.rank, "free_before_weights_gib": r.free_before_weights_gib,
+                           "free_after_pool_gib": r.free_after_pool_gib, "margin_gib": r.margin_gib} for r in self.ranks],
+                "assumptions": self.assumptions}
+
+
+def _eager_lazy(launch: Launch) -> tuple[float, float, list[str]]:
+    cells = launch_cells(launch)
+    eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
+    lazy = sum(c["gib"] for c in cells if c["timing"] == "lazy" and c["gib"] is not None)
+    unknown = [f"{c['group']}/{c['mechanism']}" for c in cells if c["gib"] is None]
+    return eager, lazy, unknown
+
+
+def _new_launch(run: Launch, layout: Layout, setting: Setting) -> Launch:
+    config = dict(run.config)
+    config.update(tp_size=layout.tp, dp_size=layout.dp, pp_size=layout.pp, ep_size=layout.ep,
+                  enable_dp_attention=layout.dp_attention)
+    if setting.moe_a2a_backend is not None:
+        config["moe_a2a_backend"] = setting.moe_a2a_backend
+    if setting.deepep_mode is not None:
+        config["deepep_mode"] = setting.deepep_mode
+    return Launch(id=0, config=config, environment=dict(run.environment), model=dict(run.model))
+
+
+def _layout_to(run: Layout, setting: Setting) -> Layout:
+    to = Layout(tp=setting.tp or run.tp, dp=setting.dp or run.dp, pp=setting.pp or run.pp,
+                ep=setting.ep or (setting.tp if setting.tp and run.ep == run.tp and run.ep > 1 else run.ep),
+                dp_attention=run.dp_attention if setting.dp_attention is None else setting.dp_attention)
+    to.stated = {k: True for k in ("tp", "dp", "pp", "ep", "dp_attention")}
+    return to
+
+
+def plan(label: str, analysis: Analysis, run: Launch, sizing: KvSizing, setting: Setting,
+         model_config: dict[str, Any] | None = None) -> Plan:
+    _refuse_unsizable(sizing)
+    assert sizing.pre_gib and sizing.post_gib and sizing.tokens and sizing.cell_bytes and sizing.mem_fraction_static
+    src = layout_of(run)
+    to = _layout_to(src, setting)
+    notes: list[str] = []
+    figures: dict[str, Figure] = {}
+    if not all(src.stated.get(k) for k in ("tp",)):
+        notes.append(f"the run's tp size is not stated; read as {src.tp} from its rank tags")
+    eager_a, lazy_a, _ = _eager_lazy(_new_launch(run, src, Setting()))  # the run's cells, on its inferred layout
+    new = _new_launch(run, to, setting)
+    eager_b, lazy_b, unknown_cells = _eager_lazy(new)
+    pre = sizing.pre_gib.value + eager_a - eager_b
+    figures["free_before_weights_gib"] = Figure(
+        round(pre, 2), "estimated", f"run's {sizing.pre_gib.value:.2f} GiB + its eager comm cells {eager_a:.2f} - "
+        f"the new layout's {eager_b:.2f} GiB (communicator sizes from the H200 probe)")
+    shard_a, shard_b = src.tp * src.pp, to.tp * to.pp
+    loaded = (sizing.loaded_gib or 0.0) * shard_a / shard_b
+    figures["weights_gib"] = Figure(round(loaded, 2), "estimated",
+                                    f"run's {sizing.loaded_gib:.2f} GiB x (tp x pp) {shard_a} / {shard_b}")
+    notes.append("weights per rank scale with 1 / (tp x pp): replicated parts (norms; attention under DP attention) "
+                 "are not modelled")
+    if setting.mem_fraction_static is not None:
+        mfs = Figure(setting.mem_fraction_static, "stated", "--mem-fraction-static")
+    else:
+        mfs = Figure(sizing.mem_fraction_static.value, sizing.mem_fraction_static.kind,
+                     f"the run's ({sizing.mem_fraction_static.basis}), assumed unchanged")
+        notes.append("mem_fraction_static is the run's; SGLang's default depends on the TP size and version: pass "
+                     "--mem-fraction-static to plan the value you will set")
+    figures["mem_fraction_static"] = mfs
+    reserved = sizing.reserved_gib.value if sizing.reserved_gib else 0.0
+    post = pre - loaded
+    budget = post - pre * (1 - mfs.value) - reserved
+    figures["budget_gib"] = Figure(round(budget, 2), "estimated",
+                                   f"{post:.2f} free after weights - {pre:.2f} x (1 - {mfs.value:g}) - {reserved:.2f} reserved")
+    cell, cell_fig = _cell(sizing, src, to, setting, model_config, notes)
+    figures["cell_bytes"] = cell_fig
+    page = setting.page_size or int(sizing.page_size.value if sizing.page_size else 1)
+    raw = budget * GIB / cell if budget > 0 else 0.0
+    tokens = int(raw // page) * page
+    cap = setting.max_total_tokens or (sizing.cap_tokens.value if sizing.cap_tokens else None)
+    if cap is not None and tokens > cap:
+        notes.append(f"max_total_tokens {cap} caps the profiled {tokens}")
+        tokens = int(cap)
+    figures["kv_gib"] = Figure(round(tokens * cell / GIB, 2), "estimated", "tokens x cell size")
+    if budget <= 0:
+        notes.append("no KV budget: the weights leave nothing under mem_fraction_static (SGLang refuses to start)")
+    requests = _max_running_requests(analysis, run, tokens, setting, notes)
+    ranks = _ranks(run, sizing, to, pre - sizing.pre_gib.value, loaded, tokens * cell / GIB, lazy_b - lazy_a, notes)
+    if unknown_cells:
+        notes.append("cells with no size estimate (left out of the margin): " + ", ".join(unknown_cells))
+    figures["lazy_comm_gib"] = Figure(round(lazy_b, 3), "estimated",
+                                      f"lazily created cells of the new layout (the run's: {lazy_a:.3f} GiB)")
+    return Plan(label, src, to, figures, tokens, requests, ranks, notes)
+
+
+def _refuse_unsizable(sizing: KvSizing) -> None:
+    if sizing.attention == "hybrid":
+        raise PlanRefused("the run has hybrid KV pools (sliding-window or Mamba): their split of the budget "
+                          "depends on the model's layer layout, which the log does not show")
+    needs = [(sizing.tokens, "a KV pool size (KV Cache is allocated)"), (sizing.cell_bytes, "the KV line's size"),
+             (sizing.pre_gib, "free memory before the weights (Load weight begin)"),
+             (sizing.post_gib, "free memory after the weights (Load weight end)"),
+             (sizing.mem_fraction_static, "mem_fraction_static (stated, or inferable from the pool)")]
+    missing = [what for figure, what in needs if figure is None]
+    if missing:
+        raise PlanRefused("the run does not show " + ", ".join(missing))
+
+
+def _cell(sizing: KvSizing, src: Layout, to: Layout, setting: Setting, model_config: dict[str, Any] | None,
+          notes: list[str]) -> tuple[float, Figure]:
+    assert sizing.cell_bytes is not None
+    old_bytes = dtype_bytes(sizing.kv_dtype) or 2
+    new_bytes = dtype_bytes(setting.kv_cache_dtype) if setting.kv_cache_dtype else old_bytes
+    if new_bytes is None:
+        raise PlanRefused(f"KV dtype {setting.kv_cache_dtype}: its scale tensors' layout is not modelled")
+    if model_config:
+        computed = config_cell(model_config, to, new_bytes)
+        if computed is None:
+            raise PlanRefused("the model config lacks num_hidden_layers or the head sizes")
+        target, how = computed
+        draft = (sizing.draft_cell_bytes.value * target / sizing.cell_bytes.value) if sizing.draft_cell_bytes else 0.0
+        return target + draft, Figure(target + draft, "derived", how + (" + draft pool scaled alike" if draft else ""))
+    factor = (src.pp / to.pp) * (new_bytes / old_bytes)
+    how = []
+    if sizing.attention == "MHA" and src.attention_tp != to.attention_tp:
+        factor *= src.attention_tp / to.attention_tp
+        how.append(f"x attention tp {src.attention_tp}/{to.attention_tp}")
+        notes.append(f"MHA cell scaled by attention tp {src.attention_tp}/{to.attention_tp}: assumes the model has at "
+                     f"least {to.attention_tp} KV heads (fewer are replicated and cost more); --model-config checks it")
+    if src.pp != to.pp:
+        how.append(f"x pp {src.pp}/{to.pp}")
+    if new_bytes != old_bytes:
+        how.append(f"x dtype {new_bytes:g}/{old_bytes:g} B")
+    cell = (sizing.effective_cell or sizing.cell_bytes.value) * factor
+    return cell, Figure(round(cell, 1), "estimated", f"run's {sizing.effective_cell:,.0f} B per token "
+                        + (" ".join(how) if how else "(unchanged by this setting)"))
+
+
+def _context_len(analysis: Analysis, run: Launch) -> tuple[int | None, int | None]:
+    """(context_len, max_running_requests) from the run's scheduler summary, when it printed one."""
+    for timeline in run.ranks.values():
+        for p in timeline.phases:
+            if p.phase == "scheduler_summary":
+                ctx = p.values.get("context_len")
+                req = p.values.get("max_running_requests")
+                return (int(ctx) if ctx is not None else None), (int(req) if req is not None else None)
+    return None, None
+
+
+def _max_running_requests(analysis: Analysis, run: Launch, tokens: int, setting: Setting,
+                          notes: list[str]) -> Figure | None:
+    """SGLang's default request-pool size: min(max(tokens / context_len x 512, 2048), 4096), then never above
+    the tokens; a value the user sets is only clamped by the tokens."""
+    ctx, logged = _context_len(analysis, run)
+    ctx = setting.context_length or ctx
+    if setting.max_running_requests is not None:
+        value = min(setting.max_running_requests, tokens)
+        return Figure(value, "derived", f"--max-running-requests {setting.max_running_requests}, clamped by the tokens")
+    if ctx is None:
+        notes.append("max_running_requests not projected: context length unknown (the run printed no scheduler "
+                     "summary; pass --context-length)")
+        return None
+    value = min(max(int(tokens / ctx * 512), 2048), 4096, tokens)
+    basis = f"min(max({tokens} / context_len {ctx} x 512, 2048), 4096)"
+    if logged is not None:
+        run_tokens = next((int(p.values["tokens"]) for t in run.ranks.values() for p in t.phases
+                           if p.phase == "scheduler_summary" and "tokens" in p.values), None)
+        expect = min(max(int(run_tokens / ctx * 512), 2048), 4096) if run_tokens else None
+        if expect is not None and expect != logged:
+            notes.append(f"the run logged max_running_requests={logged}, not the default rule's {expect}: set by a "
+                         "flag or another version; the projection keeps the run's value, clamped by the tokens")
+            return Figure(min(logged, tokens), "derived", f"the run's {logged}, clamped by the tokens")
+    return Figure(value, "derived", basis)
+
+
+def _ranks(run: Launch, sizing: KvSizing, to: Layout, pre_shift: float, loaded: float, kv_gib: float,
+           lazy_extra: float, notes: list[str]) -> list[PlanRank]:
+    """One row per rank of the new layout: its own free memory (the run's rank at the same TP position, else the
+    lowest), what the pool leaves, and the margin after the run's graph memory and the new lazy cells."""
+    assert sizing.pre_gib and sizing.post_gib
+    own: dict[int, float] = {}
+    for timeline in run.ranks.values():
+        reading = free_before_weights(timeline)
+        if reading is not None and timeline.rank.get("tp") is not None:
+            own[int(timeline.rank.get("tp"))] = reading[0]
+    kv_run = sizing.kv_gib.value if sizing.kv_gib else 0.0
+    other = None
+    if sizing.pool_end_gib is not None:  # what the run's pool init took besides the KV pool (req-to-token map, ...)
+        other = max(0.0, sizing.post_gib.value - kv_run - sizing.pool_end_gib.value)
+    else:
+        notes.append("the run printed no Memory pool end: the free memory after the pool leaves out the request pool")
+    graphs = sizing.graphs_gib.value if sizing.graphs_gib else None
+    if graphs is None:
+        notes.append("the run shows no finished CUDA graph capture: the margin is before graphs")
+    else:
+        notes.append(f"CUDA graphs take what they took in the run ({graphs:.2f} GiB), assumed unchanged")
+    rows = []
+    world = to.tp * to.pp
+    for index in range(world):
+        tp_rank = index % to.tp
+        free_pre = own.get(tp_rank, sizing.pre_gib.value) + pre_shift
+        after_pool = free_pre - loaded - kv_gib - (other or 0.0)
+        margin = after_pool - (graphs or 0.0) - lazy_extra
+        label = f"PP{index // to.tp} TP{tp_rank}" if to.pp > 1 else f"TP{tp_rank}"
+        rows.append(PlanRank(label, round(free_pre, 2), round(after_pool, 2), round(margin, 2)))
+    if not own:
+        notes.append("the run's per-rank free memory is unknown: every rank is given the lowest reading")
+    return rows
