@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import phases
-from logscope.compare.sizing import GIB, PRINT_HALF_STEP, KvSizing, kv_sizing
+from logscope.compare.sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, kv_sizing
 from logscope.model import Analysis, Launch, RankTimeline
 
 # settings that identify a run rather than configure it: never reported as a difference
@@ -34,10 +34,15 @@ class Part:
     gib: float | None
     kind: str  # measured | derived | inferred | unattributed
     evidence: str
+    lines: list[str] = field(default_factory=list)  # "A source:line" of the readings the part comes from
 
     def to_json(self) -> dict[str, Any]:
         return {"part": self.name, "tokens": round(self.tokens, 1), "gib": None if self.gib is None else round(self.gib, 4),
-                "kind": self.kind, "evidence": self.evidence}
+                "kind": self.kind, "evidence": self.evidence, "lines": self.lines}
+
+
+def _lines(*pairs: tuple[str, Figure | None]) -> list[str]:
+    return [f"{side} {fig.source}:{fig.line}" for side, fig in pairs if fig is not None and fig.source and fig.line]
 
 
 @dataclass
@@ -129,14 +134,19 @@ def _versions(side: Side) -> dict[str, str]:
 def provenance(a: Side, b: Side) -> list[dict[str, Any]]:
     va, vb = _versions(a), _versions(b)
     keys = [k for k in VERSION_KEYS if k in va or k in vb] + sorted((set(va) | set(vb)) - set(VERSION_KEYS))
-    rows = [{"what": k, "a": va.get(k, "unknown"), "b": vb.get(k, "unknown"),
-             "same": k in va and k in vb and va[k] == vb[k]} for k in keys]
+    rows = [{"what": k, "a": va.get(k, "unknown"), "b": vb.get(k, "unknown"), "same": _same(va.get(k), vb.get(k))}
+            for k in keys]
     head = []
     for what, key in (("model", "path"), ("architecture", "architecture")):
         x, y = a.launch.model.get(key), b.launch.model.get(key)
         if x is not None or y is not None:
-            head.append({"what": what, "a": x or "unknown", "b": y or "unknown", "same": x is not None and x == y})
+            head.append({"what": what, "a": x or "unknown", "b": y or "unknown", "same": _same(x, y)})
     return head + rows
+
+
+def _same(x: Any, y: Any) -> bool | None:
+    """True or False when both sides state it; None (unknown) when one does not."""
+    return None if x is None or y is None else x == y
 
 
 def flat_settings(launch: Launch) -> dict[str, Any]:
@@ -323,13 +333,16 @@ def attribute(a: KvSizing, b: KvSizing) -> Attribution:
             a.reserved_gib.kind if a.reserved_gib else "", b.reserved_gib.kind if b.reserved_gib else "") else "assumed",
          f"{res_a:.2f} -> {res_b:.2f} GiB reserved from the KV budget"),
     ]
-    for name, gib, kind, evidence in budget_parts:
-        out.parts.append(Part(f"budget: {name}", gib * GIB / cell_a, gib, kind, evidence))
+    lines = [_lines(("A", a.pre_gib), ("B", b.pre_gib), ("A", a.init_usage_gib), ("B", b.init_usage_gib)),
+             _lines(("A", a.post_gib), ("B", b.post_gib)), [], _lines(("A", a.reserved_gib), ("B", b.reserved_gib))]
+    for (name, gib, kind, evidence), cited in zip(budget_parts, lines, strict=True):
+        out.parts.append(Part(f"budget: {name}", gib * GIB / cell_a, gib, kind, evidence, cited))
     budget_b = b.budget_gib.value
     cell_tokens = budget_b * GIB * (1 / cell_b - 1 / cell_a)
     out.parts.append(Part("cell size", cell_tokens, None, "derived",
                           f"{cell_a:,.0f} -> {cell_b:,.0f} B per token at B's budget {budget_b:.2f} GiB"
-                          + _cell_cause(a, b)))
+                          + _cell_cause(a, b), _lines(("A", a.cell_bytes), ("B", b.cell_bytes),
+                                                      ("A", a.draft_cell_bytes), ("B", b.draft_cell_bytes))))
     implied_a, implied_b = a.implied_tokens or 0.0, b.implied_tokens or 0.0
     rest = change - (implied_b - implied_a)
     capped = [side for side, s, t, i in (("A", a, ta, implied_a), ("B", b, tb, implied_b))

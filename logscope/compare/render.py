@@ -50,7 +50,8 @@ def _diff_sections(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[
     d = doc["diff"]
     sections: list[tuple[str, list[str], list[list[str]]]] = []
     sections.append(("Provenance", ["", "A", "B", ""],
-                     [[r["what"], str(r["a"]), str(r["b"]), "" if r["same"] else "differs"] for r in d["provenance"]]))
+                     [[r["what"], str(r["a"]), str(r["b"]), {True: "", False: "differs", None: "one side unknown"}[r["same"]]]
+                      for r in d["provenance"]]))
     if d["settings"]:
         sections.append(("Settings that differ", ["setting", "A", "B"],
                          [[s["key"], str(s["a"]), str(s["b"])] for s in d["settings"]]))
@@ -71,7 +72,7 @@ def _diff_sections(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[
     kv = d["kv_tokens"]
     if kv["parts"]:
         rows = [[p["part"], _tokens(p["tokens"]), _signed(p["gib"], 3) if p["gib"] is not None else "", p["kind"],
-                 p["evidence"]] for p in kv["parts"]]
+                 p["evidence"] + (f" [{', '.join(p['lines'])}]" if p["lines"] else "")] for p in kv["parts"]]
         total = sum(p["tokens"] for p in kv["parts"])
         rows.append(["total (logged change)", _tokens(kv["change"]), "", "", f"the parts sum to {total:+,.0f}"])
         sections.append(("Why the KV tokens changed", ["part", "tokens", "GiB", "how known", "evidence"], rows))
