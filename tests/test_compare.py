@@ -187,3 +187,16 @@ def test_kv_sizing_uses_a_stated_fraction():
     assert (s.mem_fraction_static.value, s.mem_fraction_static.kind) == (0.85, "stated")
     assert s.budget_gib.value == pytest.approx(45.60 - 78.40 * 0.15)
     assert s.graphs_gib.value == 1.10 and s.pool_end_gib.value == pytest.approx(45.60 - 33.84 - 0.35, abs=0.01)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_diff_golden(fmt, update_goldens, monkeypatch):
+    """The whole diff of the constructed pair, pinned (regenerate with pytest --update-goldens)."""
+    monkeypatch.chdir(ROOT)  # the inputs' names as a user in the checkout types them
+    doc = diff_document(diff(_side("fixtures/compare/llama70b-tp4.log"), _side("fixtures/compare/llama70b-tp8.log")))
+    text = DIFF_RENDERERS[fmt](doc, 0)
+    golden = ROOT / "fixtures" / "golden" / f"diff-llama70b-tp4-tp8.{'txt' if fmt == 'text' else fmt}"
+    if update_goldens:
+        golden.write_text(text, encoding="utf-8")
+        pytest.skip("golden regenerated")
+    assert text == golden.read_text(encoding="utf-8"), f"{golden.name} differs: run pytest --update-goldens"
