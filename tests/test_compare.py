@@ -58,21 +58,41 @@ def test_constructed_pair_attribution_adds_up_to_the_logged_change():
     assert (t.tokens_a, t.tokens_b, t.change) == (443547, 1309540, 865993)
     parts = {p.name: p for p in t.parts}
     cell_a = 81920
-    # free before weights: MIN 78.40 (TP2) -> 78.10 (TP2), times mem_fraction_static 0.85
-    assert parts["budget: free before weights"].gib == pytest.approx(0.85 * (78.10 - 78.40))
+    # free before weights: MIN 78.40 (TP2) -> 78.10 (TP2), times mem_fraction_static 0.85; on TP2 init distributed
+    # took 1.60 -> 1.90 GiB, so the free memory before init is 80.00 on both sides: the communicators are the cause
+    assert parts["budget: eager communicators (init distributed)"].gib == pytest.approx(-0.85 * (1.90 - 1.60))
+    assert parts["budget: free before init (card, context, other processes)"].gib == pytest.approx(0.0)
     # weights: loading took 78.40 - 45.60 = 32.80 -> 78.10 - 61.67 = 16.43 on the limiting ranks
     assert parts["budget: weights (MIN free after loading)"].gib == pytest.approx(32.80 - 16.43)
     assert parts["budget: weights (MIN free after loading)"].tokens == pytest.approx(16.37 * GIB / cell_a)
     assert parts["budget: mem_fraction_static"].gib == pytest.approx(0.0)
     # cell: 81920 -> 40960 B at B's budget 61.67 - 78.10 x 0.15 = 49.955 GiB
     budget_b = 61.67 - 78.10 * 0.15
-    assert parts["cell size"].tokens == pytest.approx(budget_b * GIB * (1 / 40960 - 1 / 81920))
+    step = parts["cell: KV heads per rank"]
+    assert step.tokens == pytest.approx(budget_b * GIB * (1 / 40960 - 1 / 81920))
+    assert step.kind == "assumed"  # attention tp 4 -> 8 halves the heads per rank unless they are replicated
     rest = parts["page floor and print rounding"]
     implied_a, implied_b = (45.60 - 78.40 * 0.15) * GIB / 81920, budget_b * GIB / 40960
     assert rest.tokens == pytest.approx(865993 - (implied_b - implied_a))
     assert abs(rest.tokens) < t.rounding_bound_tokens
     assert sum(p.tokens for p in t.parts) == pytest.approx(865993, abs=1e-6)
     assert d.headline() == "single variable: tp_size 4 -> 8; KV tokens 443,547 -> 1,309,540 (+865,993)"
+
+
+def test_cell_steps_come_from_the_model_config_and_leave_the_rest_unexplained():
+    d = diff(_side(TP4, LLAMA), _side(TP8, LLAMA))
+    parts = {p.name: p for p in d.attribution.parts}
+    assert parts["cell: KV heads per rank"].kind == "derived"  # 8 KV heads: 2 per rank at TP 4, 1 at TP 8
+    assert "2 -> 1" in parts["cell: KV heads per rank"].evidence
+    assert "cell: not explained by the stated settings" not in parts
+    # the same pair read as fp8 on B: the dtype step halves the cell again, and what the KV line shows (the
+    # same 40960 B) is then "not explained": it adds back exactly what the dtype step took
+    a, b = _side(TP4, LLAMA).sizing, _side(TP8, LLAMA).sizing
+    b.kv_dtype = "fp8_e4m3"
+    parts = {p.name: p for p in attribute(a, b).parts}
+    budget = b.budget_gib.value * GIB
+    assert parts["cell: KV dtype"].tokens == pytest.approx(budget * (1 / 20480 - 1 / 40960))
+    assert parts["cell: not explained by the stated settings"].tokens == pytest.approx(budget * (1 / 40960 - 1 / 20480))
 
 
 def test_real_pair_without_readings_before_the_pool_is_not_attributed():

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import phases
-from logscope.compare.sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, kv_sizing
+from logscope.compare.sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing
 from logscope.model import Analysis, Launch, RankTimeline
 
 # settings that identify a run rather than configure it: never reported as a difference
@@ -312,73 +312,130 @@ def attribute(a: KvSizing, b: KvSizing) -> Attribution:
         out.unattributed_reason = "; ".join(reasons)
         out.parts.append(Part("not attributable", change, None, "unattributed", out.unattributed_reason))
         return out
-    cell_a, cell_b = a.effective_cell, b.effective_cell
+    out.parts += _budget_parts(a, b)
+    out.parts += _cell_parts(a, b)
+    out.rounding_bound_tokens = _rounding_bound(a) + _rounding_bound(b)
+    out.parts.append(_rest_part(a, b, change, out.rounding_bound_tokens))
+    return out
+
+
+def _budget_parts(a: KvSizing, b: KvSizing) -> list[Part]:
+    """budget_B - budget_A = mfs_A (pre_B - pre_A) - (loaded_B - loaded_A) + pre_B (mfs_B - mfs_A) - (res_B - res_A),
+    each converted to tokens at A's cell size. Free before weights splits further, on the limiting ranks, into
+    what init distributed took (eager communicators) and the free memory before it (card, context, others)."""
     assert a.pre_gib and b.pre_gib and a.post_gib and b.post_gib and a.mem_fraction_static and b.mem_fraction_static
+    cell_a = a.effective_cell or 1.0
     mfs_a, mfs_b = a.mem_fraction_static.value, b.mem_fraction_static.value
     pre_a, pre_b = a.pre_gib.value, b.pre_gib.value
     res_a = a.reserved_gib.value if a.reserved_gib else 0.0
     res_b = b.reserved_gib.value if b.reserved_gib else 0.0
-    mfs_kind = "inferred" if "inferred" in (a.mem_fraction_static.kind, b.mem_fraction_static.kind) else "derived"
-    budget_parts = [
-        ("free before weights", mfs_a * (pre_b - pre_a), "measured",
-         f"MIN free before weights {pre_a:.2f} -> {pre_b:.2f} GiB ({a.pre_gib.rank} -> {b.pre_gib.rank}) x "
-         f"mem_fraction_static {mfs_a:g}" + _init_note(a, b)),
-        ("weights (MIN free after loading)", -((pre_b - b.post_gib.value) - (pre_a - a.post_gib.value)), "measured",
-         f"loading took {a.loaded_gib:.2f} -> {b.loaded_gib:.2f} GiB on the limiting ranks "
-         f"(MIN free after weights {a.post_gib.value:.2f} -> {b.post_gib.value:.2f} GiB)"),
-        ("mem_fraction_static", pre_b * (mfs_b - mfs_a), mfs_kind,
-         f"{mfs_a:g} ({a.mem_fraction_static.kind}) -> {mfs_b:g} ({b.mem_fraction_static.kind}) x "
-         f"free before weights {pre_b:.2f} GiB"),
-        ("reservations", -(res_b - res_a), "measured" if "measured" in (
-            a.reserved_gib.kind if a.reserved_gib else "", b.reserved_gib.kind if b.reserved_gib else "") else "assumed",
-         f"{res_a:.2f} -> {res_b:.2f} GiB reserved from the KV budget"),
-    ]
-    lines = [_lines(("A", a.pre_gib), ("B", b.pre_gib), ("A", a.init_usage_gib), ("B", b.init_usage_gib)),
-             _lines(("A", a.post_gib), ("B", b.post_gib)), [], _lines(("A", a.reserved_gib), ("B", b.reserved_gib))]
-    for (name, gib, kind, evidence), cited in zip(budget_parts, lines, strict=True):
-        out.parts.append(Part(f"budget: {name}", gib * GIB / cell_a, gib, kind, evidence, cited))
-    budget_b = b.budget_gib.value
-    cell_tokens = budget_b * GIB * (1 / cell_b - 1 / cell_a)
-    out.parts.append(Part("cell size", cell_tokens, None, "derived",
-                          f"{cell_a:,.0f} -> {cell_b:,.0f} B per token at B's budget {budget_b:.2f} GiB"
-                          + _cell_cause(a, b), _lines(("A", a.cell_bytes), ("B", b.cell_bytes),
-                                                      ("A", a.draft_cell_bytes), ("B", b.draft_cell_bytes))))
-    implied_a, implied_b = a.implied_tokens or 0.0, b.implied_tokens or 0.0
-    rest = change - (implied_b - implied_a)
-    capped = [side for side, s, t, i in (("A", a, ta, implied_a), ("B", b, tb, implied_b))
-              if s.cap_tokens is not None and t == s.cap_tokens.value and t < i - (s.page_size.value if s.page_size else 1)]
-    out.rounding_bound_tokens = _rounding_bound(a) + _rounding_bound(b)
-    if capped:
-        out.parts.append(Part("caps", rest, None, "stated",
-                              f"max_total_tokens caps {' and '.join(capped)} below the profiled size"))
+    parts: list[tuple[str, float, str, str, list[str]]] = []
+    limiting = f"({a.pre_gib.rank} -> {b.pre_gib.rank})"
+    if a.limiting_init_gib is not None and b.limiting_init_gib is not None:
+        ua, ub = a.limiting_init_gib.value, b.limiting_init_gib.value
+        parts.append(("eager communicators (init distributed)", -mfs_a * (ub - ua), "measured",
+                      f"Init torch distributed mem usage {ua:.2f} -> {ub:.2f} GiB on the limiting ranks {limiting} x "
+                      f"mem_fraction_static {mfs_a:g}", _lines(("A", a.limiting_init_gib), ("B", b.limiting_init_gib))))
+        parts.append(("free before init (card, context, other processes)", mfs_a * ((pre_b + ub) - (pre_a + ua)),
+                      "measured", f"free before init distributed {pre_a + ua:.2f} -> {pre_b + ub:.2f} GiB (MIN free "
+                      f"before weights + init mem usage) x {mfs_a:g}", _lines(("A", a.pre_gib), ("B", b.pre_gib))))
     else:
-        within = abs(rest) <= out.rounding_bound_tokens
-        out.parts.append(Part("page floor and print rounding" if within else "unexplained", rest, None, "unattributed",
-                              f"logged minus implied tokens; the readings' rounding allows +/- "
-                              f"{out.rounding_bound_tokens:,.0f}" + ("" if within else
-                              ": beyond it (a reservation, cap or version difference the inputs do not show)")))
+        parts.append(("free before weights", mfs_a * (pre_b - pre_a), "measured",
+                      f"MIN free before weights {pre_a:.2f} -> {pre_b:.2f} GiB {limiting} x mem_fraction_static {mfs_a:g} "
+                      "(no init mem usage on both sides to split off the communicators)",
+                      _lines(("A", a.pre_gib), ("B", b.pre_gib))))
+    parts.append(("weights (MIN free after loading)", -((pre_b - b.post_gib.value) - (pre_a - a.post_gib.value)),
+                  "measured", f"loading took {a.loaded_gib:.2f} -> {b.loaded_gib:.2f} GiB on the limiting ranks "
+                  f"(MIN free after weights {a.post_gib.value:.2f} -> {b.post_gib.value:.2f} GiB)",
+                  _lines(("A", a.post_gib), ("B", b.post_gib))))
+    parts.append(("mem_fraction_static", pre_b * (mfs_b - mfs_a),
+                  "inferred" if "inferred" in (a.mem_fraction_static.kind, b.mem_fraction_static.kind) else "stated",
+                  f"{mfs_a:g} ({a.mem_fraction_static.kind}) -> {mfs_b:g} ({b.mem_fraction_static.kind}) x "
+                  f"free before weights {pre_b:.2f} GiB", []))
+    kinds = {a.reserved_gib.kind if a.reserved_gib else "assumed", b.reserved_gib.kind if b.reserved_gib else "assumed"}
+    parts.append(("reservations", -(res_b - res_a), "measured" if kinds == {"measured"} else "assumed",
+                  f"{res_a:.2f} -> {res_b:.2f} GiB reserved from the KV budget",
+                  _lines(("A", a.reserved_gib), ("B", b.reserved_gib))))
+    return [Part(f"budget: {name}", gib * GIB / cell_a, gib, kind, evidence, cited)
+            for name, gib, kind, evidence, cited in parts]
+
+
+def _cell_parts(a: KvSizing, b: KvSizing) -> list[Part]:
+    """The bytes-per-token change at B's budget, one step per cause: each step multiplies the cell by a factor the
+    stated settings give (draft pool, KV heads per rank, layers per PP stage, dtype); what the settings do not
+    explain is its own step. Step k is worth budget_B x (1 / cell_k - 1 / cell_k-1) tokens; the steps telescope
+    to budget_B x (1 / cell_B - 1 / cell_A)."""
+    assert a.cell_bytes and b.cell_bytes and a.budget_gib and b.budget_gib
+    budget = b.budget_gib.value * GIB
+    target_a, target_b = a.cell_bytes.value, b.cell_bytes.value
+    draft_a = a.draft_cell_bytes.value if a.draft_cell_bytes else 0.0
+    draft_b = b.draft_cell_bytes.value if b.draft_cell_bytes else 0.0
+    cited = _lines(("A", a.cell_bytes), ("B", b.cell_bytes), ("A", a.draft_cell_bytes), ("B", b.draft_cell_bytes))
+    steps: list[tuple[str, float, str, str]] = []  # (name, effective cell after the step, kind, evidence)
+    current = target_a + draft_a
+    if draft_a != draft_b:  # the draft pool, at A's target layout
+        scaled = draft_b * target_a / target_b
+        steps.append(("cell: draft model pool", target_a + scaled, "derived",
+                      f"draft bytes per token {draft_a:,.0f} -> {draft_b:,.0f} (draft pools share the budget)"))
+        current = target_a + scaled
+    for name, factor, kind, evidence in _cell_factors(a, b):
+        current *= factor
+        steps.append((name, current, kind, evidence))
+    final = target_b + draft_b
+    if abs(current - final) > 0.5:
+        steps.append(("cell: not explained by the stated settings", final, "unattributed",
+                      f"bytes per token {current:,.0f} after the steps above, {final:,.0f} logged (model, quantisation "
+                      "or a setting the inputs do not state)"))
+    parts = []
+    previous = target_a + draft_a
+    for name, cell, kind, evidence in steps:
+        parts.append(Part(name, budget * (1 / cell - 1 / previous), None, kind, evidence, cited))
+        previous = cell
+    if not parts:
+        parts.append(Part("cell size", 0.0, None, "derived", f"{target_a:,.0f} B per token on both sides", cited))
+    else:
+        parts[-1].tokens += budget * (1 / final - 1 / previous)  # rounding of the last step's cell to the logged one
+    return parts
+
+
+def _cell_factors(a: KvSizing, b: KvSizing) -> list[tuple[str, float, str, str]]:
+    la, lb = a.layout, b.layout
+    out = []
+    if la.attention_tp != lb.attention_tp:
+        if a.attention == "MLA":
+            pass  # MLA's latent cache is not divided by TP: no factor
+        elif a.kv_heads is not None:
+            ha, hb = max(1, a.kv_heads // la.attention_tp), max(1, a.kv_heads // lb.attention_tp)
+            out.append(("cell: KV heads per rank", hb / ha, "derived",
+                        f"max(1, {a.kv_heads} KV heads // attention tp) {ha} -> {hb} (attention tp "
+                        f"{la.attention_tp} -> {lb.attention_tp}; config.json)"))
+        else:
+            out.append(("cell: KV heads per rank", la.attention_tp / lb.attention_tp, "assumed",
+                        f"attention tp {la.attention_tp} -> {lb.attention_tp}, heads not replicated (no config.json)"))
+    if la.pp != lb.pp:
+        if a.layers is not None:
+            sa, sb = -(-a.layers // la.pp), -(-a.layers // lb.pp)
+            out.append(("cell: layers per PP stage", sb / sa, "derived",
+                        f"{sa} -> {sb} layers per stage (pp {la.pp} -> {lb.pp})"))
+        else:
+            out.append(("cell: layers per PP stage", la.pp / lb.pp, "assumed", f"pp {la.pp} -> {lb.pp}, layers split evenly"))
+    ba, bb = dtype_bytes(a.kv_dtype), dtype_bytes(b.kv_dtype)
+    if ba and bb and ba != bb:
+        out.append(("cell: KV dtype", bb / ba, "derived", f"{a.kv_dtype} -> {b.kv_dtype} ({ba:g} -> {bb:g} B per element)"))
     return out
 
 
-def _init_note(a: KvSizing, b: KvSizing) -> str:
-    if a.init_usage_gib is None or b.init_usage_gib is None:
-        return ""
-    return (f"; of it, Init torch distributed mem usage {a.init_usage_gib.value:.2f} -> {b.init_usage_gib.value:.2f} "
-            "GiB (eager communicators)")
+def _rest_part(a: KvSizing, b: KvSizing, change: int, bound: float) -> Part:
+    implied_a, implied_b = a.implied_tokens or 0.0, b.implied_tokens or 0.0
+    rest = change - (implied_b - implied_a)
+    capped = [side for side, s, t, i in (("A", a, a.tokens, implied_a), ("B", b, b.tokens, implied_b))
+              if s.cap_tokens is not None and t is not None and t.value == s.cap_tokens.value
+              and t.value < i - (s.page_size.value if s.page_size else 1)]
+    if capped:
+        return Part("caps", rest, None, "stated", f"max_total_tokens caps {' and '.join(capped)} below the profiled size")
+    within = abs(rest) <= bound
+    return Part("page floor and print rounding" if within else "unexplained", rest, None, "unattributed",
+                f"logged minus implied tokens; the readings' rounding allows +/- {bound:,.0f}"
+                + ("" if within else ": beyond it (a reservation, cap or version difference the inputs do not show)"))
 
 
-def _cell_cause(a: KvSizing, b: KvSizing) -> str:
-    causes = []
-    la, lb = a.layout, b.layout
-    if la.attention_tp != lb.attention_tp:
-        causes.append(f"attention tp {la.attention_tp} -> {lb.attention_tp}" +
-                      (" (MLA: not divided by TP)" if a.attention == "MLA" else ""))
-    if la.pp != lb.pp:
-        causes.append(f"pp {la.pp} -> {lb.pp} (layers per stage)")
-    if (a.kv_dtype or "") != (b.kv_dtype or ""):
-        causes.append(f"KV dtype {a.kv_dtype or 'unknown'} -> {b.kv_dtype or 'unknown'}")
-    if (a.draft_cell_bytes is None) != (b.draft_cell_bytes is None):
-        causes.append("draft model pool " + ("added" if b.draft_cell_bytes else "removed"))
-    if a.attention != b.attention:
-        causes.append(f"attention {a.attention} -> {b.attention}")
-    return ("; with " + ", ".join(causes)) if causes else ""

@@ -92,6 +92,9 @@ class KvSizing:
     page_size: Figure | None = None
     cap_tokens: Figure | None = None
     init_usage_gib: Figure | None = None
+    limiting_init_gib: Figure | None = None  # Init torch distributed mem usage of the rank that sets pre_gib
+    kv_heads: int | None = None  # from config.json, when given
+    layers: int | None = None
     pool_end_gib: Figure | None = None
     graphs_gib: Figure | None = None
     kv_dtype: str | None = None
@@ -266,6 +269,12 @@ def kv_sizing(analysis: Analysis, launch: Launch, model_config: dict[str, Any] |
     sizing.init_usage_gib = _lowest(
         launch, lambda t: _value(_target(t, "init_distributed_end", "usage_gib"), "usage_gib"),
         "Init torch distributed ends: mem usage")
+    if sizing.pre_gib is not None and sizing.pre_gib.rank in launch.ranks:
+        own = _target(launch.ranks[sizing.pre_gib.rank], "init_distributed_end", "usage_gib")
+        if own is not None:
+            sizing.limiting_init_gib = Figure(own.values["usage_gib"], "measured",
+                                              "Init torch distributed ends: mem usage of the limiting rank",
+                                              sizing.pre_gib.rank, own.source, own.line)
     sizing.pool_end_gib = _lowest(launch, lambda t: _value(_target(t, "memory_pool_end", "avail_gib"), "avail_gib"),
                                   "free after the KV pool (Memory pool end)")
     sizing.graphs_gib = _graphs(launch)
@@ -331,7 +340,10 @@ def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None)
         return
     sizing.kv_gib = Figure(kv, "measured", "KV Cache is allocated: K + V size" if sizing.attention == "MHA"
                            else "KV Cache is allocated: KV size", label, pool.source, pool.line)
-    sizing.kv_dtype = str(pool.values.get("dtype") or launch.config.get("kv_cache_dtype") or "") or None
+    stated = pool.values.get("dtype") or launch.config.get("kv_cache_dtype")
+    if stated in (None, "auto"):  # "auto": the model's dtype, printed by Load weight end
+        stated = launch.model.get("dtype") or stated
+    sizing.kv_dtype = str(stated) if stated else None
     page = int(sizing.page_size.value) if sizing.page_size else 1
     cell, half, snapped = derive_cell(kv, tokens, page, "MHA" if "k_gib" in pool.values else "MLA")
     how = (f"{kv:.2f} GiB / ({tokens} + page {page}) rows"
@@ -350,6 +362,11 @@ def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None)
 
 
 def _config_cell(launch: Launch, sizing: KvSizing, model_config: dict[str, Any]) -> None:
+    cfg = model_config.get("text_config") if isinstance(model_config.get("text_config"), dict) else model_config
+    if not isinstance(cfg.get("kv_lora_rank"), int):
+        heads = cfg.get("num_key_value_heads") or cfg.get("num_attention_heads")
+        sizing.kv_heads = heads if isinstance(heads, int) else None
+    sizing.layers = cfg.get("num_hidden_layers") if isinstance(cfg.get("num_hidden_layers"), int) else None
     dtype = dtype_bytes(sizing.kv_dtype) or dtype_bytes(launch.model.get("dtype")) or 2
     computed = config_cell(model_config, sizing.layout, dtype)
     if computed is None or sizing.cell_bytes is None:
