@@ -215,7 +215,7 @@ def test_diff_golden(fmt, update_goldens, monkeypatch):
     monkeypatch.chdir(ROOT)  # the inputs' names as a user in the checkout types them
     doc = diff_document(diff(_side("fixtures/compare/llama70b-tp4.log"), _side("fixtures/compare/llama70b-tp8.log")))
     text = DIFF_RENDERERS[fmt](doc, 0)
-    golden = ROOT / "fixtures" / "golden" / f"diff-llama70b-tp4-tp8.{'txt' if fmt == 'text' else fmt}"
+    golden = ROOT / "fixtures" / "golden" / "compare" / f"diff-llama70b-tp4-tp8.{'txt' if fmt == 'text' else fmt}"
     if update_goldens:
         golden.write_text(text, encoding="utf-8")
         pytest.skip("golden regenerated")
