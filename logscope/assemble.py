@@ -97,6 +97,9 @@ class _SourceAssembler:
             return  # tqdm repeats the reading of one batch size; the first is the reading taken
         timeline.seen.add(key)
         values = {k: v for k, v in ev.data.items() if k not in ("model",)}
+        if ev.kind == "kv_cache_allocated" and model == "target" and any(
+                p.phase == "capture_end" and p.model == "target" for p in timeline.phases):
+            values["sized_after_capture"] = True
         timeline.phases.append(PhaseReading(ev.kind, model, ev.source, ev.line, ev.time, values, ev.text, assumed))
 
     def _model_for(self, timeline: RankTimeline, ev: Event) -> str | None:
@@ -115,6 +118,8 @@ class _SourceAssembler:
             return "draft" if drafting else "target"
         if timeline.complete or timeline.failed or (ev.kind, "draft", ev.data.get("graph"), None) in timeline.seen:
             return None
+        if _sized_after_capture(timeline, ev):
+            return "target"
         if ev.kind in ("scheduler_summary",):
             return None
         return "draft"
@@ -123,6 +128,22 @@ class _SourceAssembler:
         for seg in self.segments:
             _resolve_untagged(seg, self.source)
         return self.segments
+
+
+def _sized_after_capture(timeline: RankTimeline, ev: Event) -> bool:
+    """SGLANG_ENABLE_POST_CAPTURE_KV_SIZING allocates the target's KV pool after its graphs are captured. A pool
+    line after the capture is that pool, not a draft model's, when no draft weights were loaded (a draft model
+    always loads its weights before its pool) and the target has no pool yet."""
+    if ev.kind not in ("kv_cache_allocated", "memory_pool_end") or not any(
+            p.phase == "capture_end" and p.model == "target" for p in timeline.phases):
+        return False
+    if any(p.model == "draft" for p in timeline.phases):
+        return False
+    if ev.kind == "kv_cache_allocated":
+        return not any(p.phase == "kv_cache_allocated" for p in timeline.phases)
+    last_pool = max((i for i, p in enumerate(timeline.phases) if p.phase == "kv_cache_allocated"), default=-1)
+    last_end = max((i for i, p in enumerate(timeline.phases) if p.phase == "memory_pool_end"), default=-1)
+    return last_pool > last_end
 
 
 def _open_pools(timeline: RankTimeline) -> list[PhaseReading]:

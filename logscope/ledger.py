@@ -22,15 +22,19 @@ KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NV
 
 
 
+def _post_capture(timeline: RankTimeline) -> bool:
+    return any(p.phase == "kv_cache_allocated" and p.values.get("sized_after_capture") for p in timeline.phases)
+
+
 def _readings(timeline: RankTimeline) -> list[tuple[str, float, PhaseReading]]:
     target = [p for p in timeline.phases if p.model == "target" and "avail_gib" in p.values]
     out: list[tuple[str, float, PhaseReading]] = []
-    for link in phases.ledger_chain():
-        hits = [p for p in target if p.phase == link.id]
+    for phase_id, _item, pick_which in phases.ledger_links(_post_capture(timeline)):
+        hits = [p for p in target if p.phase == phase_id]
         if not hits:
             continue
-        pick = hits[-1] if link.ledger is not None and link.ledger.pick == "last" else hits[0]
-        out.append((link.id, pick.values["avail_gib"], pick))
+        pick = hits[-1] if pick_which == "last" else hits[0]
+        out.append((phase_id, pick.values["avail_gib"], pick))
     return out
 
 
@@ -117,11 +121,13 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
     elif total is not None and first_free is not None and readings and readings[0][0] != "load_weight_begin":
         items.append(_item("before_first_reading", total - first_free - sum(i["gib"] for i in items), "measured",
                            basis=f"card total - first reading ({readings[0][0]})"))
-    order = [link.id for link in phases.ledger_chain()]
+    links = phases.ledger_links(_post_capture(timeline))
+    order = [phase_id for phase_id, _, _ in links]
+    item_of = {phase_id: item for phase_id, item, _ in links}
     pools = [p for p in timeline.phases if p.phase == "kv_cache_allocated" and p.model == "target" and "kv_gib" in p.values]
     for (prev_phase, prev_free, _), (phase, free, _) in zip(readings, readings[1:]):
         consecutive = order.index(phase) == order.index(prev_phase) + 1
-        name = (phases.by_id()[phase].ledger.item or phase) if consecutive else f"{prev_phase}..{phase}"
+        name = (item_of[phase] or phase) if consecutive else f"{prev_phase}..{phase}"
         extra: dict[str, Any] = {"between": [prev_phase, phase]}
         if not consecutive:
             extra["basis"] = "the readings between these two are missing from the log"

@@ -88,6 +88,22 @@ def ledger_chain() -> tuple[Phase, ...]:
     return tuple(p for p in PHASES if p.ledger is not None)
 
 
+# SGLANG_ENABLE_POST_CAPTURE_KV_SIZING: the KV pool is sized after the graphs; the chain's order and the item
+# each link ends become these (phase id, item)
+POST_CAPTURE_CHAIN: tuple[tuple[str, str | None], ...] = (
+    ("load_weight_begin", None), ("load_weight_end", "weights"), ("capture_begin", "before_capture"),
+    ("capture_end", "cuda_graphs"), ("memory_pool_end", "kv_pool"), ("scheduler_summary", "after_pool"),
+)
+
+
+def ledger_links(post_capture: bool) -> tuple[tuple[str, str | None, str], ...]:
+    """(phase id, item the drop ending at it is, which reading to take) in the order the startup prints them."""
+    if post_capture:
+        picks = {p.id: p.ledger.pick for p in ledger_chain() if p.ledger is not None}
+        return tuple((phase, item, picks[phase]) for phase, item in POST_CAPTURE_CHAIN)
+    return tuple((p.id, p.ledger.item, p.ledger.pick) for p in ledger_chain() if p.ledger is not None)
+
+
 def columns() -> tuple[tuple[Phase, Column], ...]:
     return tuple((p, p.column) for p in PHASES if p.column is not None)
 

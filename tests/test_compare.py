@@ -181,6 +181,9 @@ def test_plan_refuses_what_it_cannot_size():
         plan(hybrid, h.analysis, h.launch, h.sizing, Setting(tp=4))
     result = runner.invoke(app, ["plan", "--from", hybrid, "--tp", "4"])
     assert result.exit_code == 2 and "hybrid KV pools" in result.output
+    result = runner.invoke(app, ["plan", "--from", str(ROOT / "fixtures/pastes/post-capture-kv-sizing.log"),
+                                 "--mem-fraction-static", "0.9"])
+    assert result.exit_code == 2 and "post-capture KV sizing" in result.output
 
 
 def test_plan_exit_code_says_when_a_rank_has_no_margin():

@@ -167,6 +167,9 @@ def _refuse_unsizable(sizing: KvSizing) -> None:
              (sizing.pre_gib, "free memory before the weights (Load weight begin)"),
              (sizing.post_gib, "free memory after the weights (Load weight end)"),
              (sizing.mem_fraction_static, "mem_fraction_static (stated, or inferable from the pool)")]
+    post_capture = [m for m in sizing.missing if "post-capture" in m]
+    if post_capture:
+        raise PlanRefused(post_capture[0])
     missing = [what for figure, what in needs if figure is None]
     if missing:
         raise PlanRefused("the run does not show " + ", ".join(missing))

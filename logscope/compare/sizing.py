@@ -393,6 +393,10 @@ def _budget(launch: Launch, sizing: KvSizing) -> None:
                                             f"({launch.config_source.get('mem_fraction_static', 'config')})")
     if sizing.pre_gib is None or sizing.post_gib is None:
         return
+    if any(p.values.get("sized_after_capture") for t in launch.ranks.values() for p in t.phases):
+        sizing.missing.append("the pool was sized after the CUDA graphs (post-capture KV sizing), whose budget "
+                              "formula the catalog does not give")
+        return
     reserved = sizing.reserved_gib.value if sizing.reserved_gib else 0.0
     pre, post = sizing.pre_gib.value, sizing.post_gib.value
     if sizing.mem_fraction_static is not None:
