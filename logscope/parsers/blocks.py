@@ -92,7 +92,7 @@ class TracebackReader(BlockReader):
         return event
 
     def _exception_event_of(self, lineno: int, text: str) -> Event:
-        if "CUDA out of memory" in text:
+        if other_lines.has_oom_head(text):
             data = other_lines.parse_oom(text) or {}
             m = re.match(r"^\s*([\w.]+):", text)
             data["exception"] = m.group(1) if m else None

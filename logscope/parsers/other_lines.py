@@ -21,9 +21,17 @@ def size_mib(text: str) -> float:
 
 
 # ------------------------------------------------------------------ torch OOM
+# PyTorch's caching-allocator message, on CUDA and on ROCm (same sentences, "HIP" for "CUDA")
+OOM_HEADS = ("CUDA out of memory", "HIP out of memory")
+
+
+def has_oom_head(text: str) -> bool:
+    return any(head in text for head in OOM_HEADS)
+
+
 def parse_oom(text: str) -> dict[str, Any] | None:
     """The OOM text from "CUDA out of memory." on. A cut message keeps its complete sentences only."""
-    start = text.find("CUDA out of memory")
+    start = max(text.find(head) for head in OOM_HEADS)
     if start < 0:
         return None
     body = text[start:].strip()

@@ -120,7 +120,7 @@ def _kind_and_data(parse: Callable[[str], tuple[str, dict] | None]) -> Callable[
 
 
 LINE_GRAMMARS: tuple[LineGrammar, ...] = (
-    LineGrammar("torch_oom", ("CUDA out of memory",), _torch_oom),
+    LineGrammar("torch_oom", other_lines.OOM_HEADS, _torch_oom),
     LineGrammar("server_args", ("server_args=",), _server_args),
     LineGrammar("sglang", (
         "Init torch distributed", "Init nccl begin", "warmup completed", "Load weight begin", "Load weight end",
