@@ -33,3 +33,8 @@ def test_wheel_in_a_fresh_venv_runs_from_another_folder(tmp_path):
     listing = subprocess.run([str(env_dir / "bin" / "logscope"), "rules", "list"], cwd=elsewhere,
                              capture_output=True, timeout=300)
     assert b"capture-oom" in listing.stdout
+    compared = subprocess.run([str(env_dir / "bin" / "logscope"), "diff", str(ROOT / "fixtures/compare/llama70b-tp4.log"),
+                               str(ROOT / "fixtures/compare/llama70b-tp8.log"), "--format", "json"],
+                              cwd=elsewhere, capture_output=True, timeout=300)
+    assert compared.returncode == 0, compared.stderr.decode()
+    assert json.loads(compared.stdout)["diff"]["kv_tokens"]["change"] == 865993
