@@ -153,7 +153,8 @@ def plan(label: str, analysis: Analysis, run: Launch, sizing: KvSizing, setting:
     requests = _max_running_requests(analysis, run, tokens, setting, notes)
     ranks = _ranks(run, sizing, to, pre - sizing.pre_gib.value, loaded, tokens * cell / GIB, lazy_b - lazy_a, notes)
     if unknown_cells:
-        notes.append("cells with no size estimate (left out of the margin): " + ", ".join(unknown_cells))
+        notes.append("cells with no size estimate (left out of the margin; --model-config sizes DeepEP's): "
+                     + ", ".join(unknown_cells))
     figures["lazy_comm_gib"] = Figure(round(lazy_b, 3), "estimated",
                                       f"lazily created cells of the new layout (the run's: {lazy_a:.3f} GiB)")
     return Plan(label, src, to, figures, tokens, requests, ranks, notes)
