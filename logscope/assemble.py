@@ -97,8 +97,7 @@ class _SourceAssembler:
             return  # tqdm repeats the reading of one batch size; the first is the reading taken
         timeline.seen.add(key)
         values = {k: v for k, v in ev.data.items() if k not in ("model",)}
-        if ev.kind == "kv_cache_allocated" and model == "target" and any(
-                p.phase == "capture_end" and p.model == "target" for p in timeline.phases):
+        if ev.kind == "kv_cache_allocated" and model == "target" and _target_captured(timeline):
             values["sized_after_capture"] = True
         timeline.phases.append(PhaseReading(ev.kind, model, ev.source, ev.line, ev.time, values, ev.text, assumed))
 
@@ -130,12 +129,15 @@ class _SourceAssembler:
         return self.segments
 
 
+def _target_captured(timeline: RankTimeline) -> bool:
+    return any(p.phase == "capture_end" and p.model == "target" for p in timeline.phases)
+
+
 def _sized_after_capture(timeline: RankTimeline, ev: Event) -> bool:
     """SGLANG_ENABLE_POST_CAPTURE_KV_SIZING allocates the target's KV pool after its graphs are captured. A pool
     line after the capture is that pool, not a draft model's, when no draft weights were loaded (a draft model
     always loads its weights before its pool) and the target has no pool yet."""
-    if ev.kind not in ("kv_cache_allocated", "memory_pool_end") or not any(
-            p.phase == "capture_end" and p.model == "target" for p in timeline.phases):
+    if ev.kind not in ("kv_cache_allocated", "memory_pool_end") or not _target_captured(timeline):
         return False
     if any(p.model == "draft" for p in timeline.phases):
         return False

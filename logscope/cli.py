@@ -222,8 +222,8 @@ def plan(
                       max_running_requests=max_running_requests, context_length=context_length)
     try:
         config = _read_model_config(model_config)
-        analysis, launch = load(run, config)
-        result = build_plan(run, analysis, launch, kv_sizing(analysis, launch, config), setting, config)
+        _analysis, launch = load(run, config)
+        result = build_plan(run, launch, kv_sizing(launch, config), setting, config)
     except LogscopeError as exc:
         _fail(str(exc))
         return

@@ -26,10 +26,10 @@ def _post_capture(timeline: RankTimeline) -> bool:
     return any(p.phase == "kv_cache_allocated" and p.values.get("sized_after_capture") for p in timeline.phases)
 
 
-def _readings(timeline: RankTimeline) -> list[tuple[str, float, PhaseReading]]:
+def _readings(timeline: RankTimeline, links: tuple[tuple[str, str | None, str], ...]) -> list[tuple[str, float, PhaseReading]]:
     target = [p for p in timeline.phases if p.model == "target" and "avail_gib" in p.values]
     out: list[tuple[str, float, PhaseReading]] = []
-    for phase_id, _item, pick_which in phases.ledger_links(_post_capture(timeline)):
+    for phase_id, _item, pick_which in links:
         hits = [p for p in target if p.phase == phase_id]
         if not hits:
             continue
@@ -85,7 +85,8 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
                 cells: list[dict[str, Any]], calibration: Calibration | None = None) -> RankLedger:
     eager_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "eager"), 3)
     lazy_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)
-    readings = _readings(timeline)
+    links = phases.ledger_links(_post_capture(timeline))
+    readings = _readings(timeline, links)
     init_reading = _first_target(timeline, "init_distributed_end")
     init = None if init_reading is None else init_reading.values
     if not readings and init is None:
@@ -121,7 +122,6 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
     elif total is not None and first_free is not None and readings and readings[0][0] != "load_weight_begin":
         items.append(_item("before_first_reading", total - first_free - sum(i["gib"] for i in items), "measured",
                            basis=f"card total - first reading ({readings[0][0]})"))
-    links = phases.ledger_links(_post_capture(timeline))
     order = [phase_id for phase_id, _, _ in links]
     item_of = {phase_id: item for phase_id, item, _ in links}
     pools = [p for p in timeline.phases if p.phase == "kv_cache_allocated" and p.model == "target" and "kv_gib" in p.values]

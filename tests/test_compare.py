@@ -147,14 +147,14 @@ def test_plan_reproduces_a_real_run_of_the_same_setting():
     # The corpus holds no model at two TP sizes; h-019 and h-025 are two launches of one setting, so the plan
     # from h-019 at its own setting must give h-025's logged tokens (1029389) within 5% (it gives h-019's own).
     a = _side(H019)
-    result = plan(H019, a.analysis, a.launch, a.sizing, Setting())
+    result = plan(H019, a.launch, a.sizing, Setting())
     assert result.tokens == 1029388
     assert abs(result.tokens - 1029389) / 1029389 < 0.05
 
 
 def test_plan_from_tp4_predicts_the_tp8_run():
     a = _side(TP4, LLAMA)
-    result = plan(TP4, a.analysis, a.launch, a.sizing, Setting(tp=8), LLAMA)
+    result = plan(TP4, a.launch, a.sizing, Setting(tp=8), LLAMA)
     # eager cells are the same at TP 4 and 8 (pynccl + device group + custom AR): before weights stays 78.40;
     # weights 32.80 x 4 / 8 = 16.40; budget = 62.00 - 78.40 x 0.15 = 50.24 GiB; cell 1 KV head x 256 x 80 x 2 B
     expected = math.floor((78.40 - 16.40 - 78.40 * 0.15) * GIB / 40960)
@@ -166,7 +166,7 @@ def test_plan_from_tp4_predicts_the_tp8_run():
 
 def test_plan_flags_replicated_heads_from_the_model_config():
     a = _side(TP4, LLAMA)
-    result = plan(TP4, a.analysis, a.launch, a.sizing, Setting(tp=16), LLAMA)
+    result = plan(TP4, a.launch, a.sizing, Setting(tp=16), LLAMA)
     assert result.figures["cell_bytes"].value == 40960  # 8 KV heads at attention TP 16: one head, replicated
     assert "replicated" in result.figures["cell_bytes"].basis
 
@@ -174,11 +174,11 @@ def test_plan_flags_replicated_heads_from_the_model_config():
 def test_plan_refuses_what_it_cannot_size():
     a = _side(H025)
     with pytest.raises(PlanRefused, match="free memory before the weights"):
-        plan(H025, a.analysis, a.launch, a.sizing, Setting(tp=8))
+        plan(H025, a.launch, a.sizing, Setting(tp=8))
     hybrid = str(ROOT / "fixtures/pastes/hybrid-swa-two-pools.log")
     h = _side(hybrid)
     with pytest.raises(PlanRefused, match="hybrid KV pools"):
-        plan(hybrid, h.analysis, h.launch, h.sizing, Setting(tp=4))
+        plan(hybrid, h.launch, h.sizing, Setting(tp=4))
     result = runner.invoke(app, ["plan", "--from", hybrid, "--tp", "4"])
     assert result.exit_code == 2 and "hybrid KV pools" in result.output
     result = runner.invoke(app, ["plan", "--from", str(ROOT / "fixtures/pastes/post-capture-kv-sizing.log"),
@@ -200,13 +200,13 @@ def test_plan_exit_code_says_when_a_rank_has_no_margin():
 @pytest.mark.parametrize("fmt", list(PLAN_RENDERERS))
 def test_plan_renders_in_every_format(fmt):
     a = _side(TP4)
-    text = PLAN_RENDERERS[fmt](plan_document(plan(TP4, a.analysis, a.launch, a.sizing, Setting(tp=8))), 0)
+    text = PLAN_RENDERERS[fmt](plan_document(plan(TP4, a.launch, a.sizing, Setting(tp=8))), 0)
     assert "1,317,011" in text or "1317011" in text
 
 
 def test_kv_sizing_uses_a_stated_fraction():
     a = load(TP4)
-    s = kv_sizing(*a)
+    s = kv_sizing(a[1])
     assert (s.mem_fraction_static.value, s.mem_fraction_static.kind) == (0.85, "stated")
     assert s.budget_gib.value == pytest.approx(45.60 - 78.40 * 0.15)
     assert s.graphs_gib.value == 1.10 and s.pool_end_gib.value == pytest.approx(45.60 - 33.84 - 0.35, abs=0.01)

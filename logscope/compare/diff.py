@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import phases
-from logscope.compare.sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing
+from logscope.compare.sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
 from logscope.model import Analysis, Launch, RankTimeline
 
 # settings that identify a run rather than configure it: never reported as a difference
@@ -115,7 +115,7 @@ def _side_json(side: Side) -> dict[str, Any]:
 
 
 def side(label: str, analysis: Analysis, launch: Launch, model_config: dict[str, Any] | None = None) -> Side:
-    return Side(label, analysis, launch, kv_sizing(analysis, launch, model_config))
+    return Side(label, analysis, launch, kv_sizing(launch, model_config))
 
 
 def diff(a: Side, b: Side) -> Diff:
@@ -218,10 +218,7 @@ def match_ranks(a: Launch, b: Launch) -> tuple[list[tuple[str | None, str | None
 
 
 def _avail(timeline: RankTimeline | None, phase: str) -> float | None:
-    if timeline is None:
-        return None
-    reading = next((p for p in timeline.phases if p.phase == phase and p.model == "target"
-                    and "avail_gib" in p.values), None)
+    reading = target_reading(timeline, phase, "avail_gib") if timeline is not None else None
     return reading.values["avail_gib"] if reading is not None else None
 
 

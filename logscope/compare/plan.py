@@ -20,7 +20,7 @@ from logscope.compare.sizing import (
     layout_of,
 )
 from logscope.errors import LogscopeError
-from logscope.model import Analysis, Launch
+from logscope.model import Launch
 
 
 class PlanRefused(LogscopeError):
@@ -102,7 +102,7 @@ def _layout_to(run: Layout, setting: Setting) -> Layout:
     return to
 
 
-def plan(label: str, analysis: Analysis, run: Launch, sizing: KvSizing, setting: Setting,
+def plan(label: str, run: Launch, sizing: KvSizing, setting: Setting,
          model_config: dict[str, Any] | None = None) -> Plan:
     _refuse_unsizable(sizing)
     assert sizing.pre_gib and sizing.post_gib and sizing.tokens and sizing.cell_bytes and sizing.mem_fraction_static
@@ -150,7 +150,7 @@ def plan(label: str, analysis: Analysis, run: Launch, sizing: KvSizing, setting:
     figures["kv_gib"] = Figure(round(tokens * cell / GIB, 2), "estimated", "tokens x cell size")
     if budget <= 0:
         notes.append("no KV budget: the weights leave nothing under mem_fraction_static (SGLang refuses to start)")
-    requests = _max_running_requests(analysis, run, tokens, setting, notes)
+    requests = _max_running_requests(run, tokens, setting, notes)
     ranks = _ranks(run, sizing, to, pre - sizing.pre_gib.value, loaded, tokens * cell / GIB, lazy_b - lazy_a, notes)
     if unknown_cells:
         notes.append("cells with no size estimate (left out of the margin; --model-config sizes DeepEP's): "
@@ -206,23 +206,21 @@ def _cell(sizing: KvSizing, src: Layout, to: Layout, setting: Setting, model_con
                         + (" ".join(how) if how else "(unchanged by this setting)"))
 
 
-def _context_len(analysis: Analysis, run: Launch) -> tuple[int | None, int | None]:
-    """(context_len, max_running_requests) from the run's scheduler summary, when it printed one."""
-    for timeline in run.ranks.values():
-        for p in timeline.phases:
-            if p.phase == "scheduler_summary":
-                ctx = p.values.get("context_len")
-                req = p.values.get("max_running_requests")
-                return (int(ctx) if ctx is not None else None), (int(req) if req is not None else None)
-    return None, None
+def _scheduler_summary(run: Launch) -> dict[str, Any]:
+    """The run's first scheduler summary (max_total_num_tokens, max_running_requests, context_len), or {}."""
+    return next((p.values for t in run.ranks.values() for p in t.phases if p.phase == "scheduler_summary"), {})
 
 
-def _max_running_requests(analysis: Analysis, run: Launch, tokens: int, setting: Setting,
-                          notes: list[str]) -> Figure | None:
+def _default_requests(tokens: int, context_len: int) -> int:
+    """SGLang's default request-pool size when --max-running-requests is not set."""
+    return min(max(int(tokens / context_len * 512), 2048), 4096)
+
+
+def _max_running_requests(run: Launch, tokens: int, setting: Setting, notes: list[str]) -> Figure | None:
     """SGLang's default request-pool size: min(max(tokens / context_len x 512, 2048), 4096), then never above
     the tokens; a value the user sets is only clamped by the tokens."""
-    ctx, logged = _context_len(analysis, run)
-    ctx = setting.context_length or ctx
+    summary = _scheduler_summary(run)
+    ctx = setting.context_length or (int(summary["context_len"]) if summary.get("context_len") is not None else None)
     if setting.max_running_requests is not None:
         value = min(setting.max_running_requests, tokens)
         return Figure(value, "derived", f"--max-running-requests {setting.max_running_requests}, clamped by the tokens")
@@ -230,17 +228,15 @@ def _max_running_requests(analysis: Analysis, run: Launch, tokens: int, setting:
         notes.append("max_running_requests not projected: context length unknown (the run printed no scheduler "
                      "summary; pass --context-length)")
         return None
-    value = min(max(int(tokens / ctx * 512), 2048), 4096, tokens)
-    basis = f"min(max({tokens} / context_len {ctx} x 512, 2048), 4096)"
-    if logged is not None:
-        run_tokens = next((int(p.values["tokens"]) for t in run.ranks.values() for p in t.phases
-                           if p.phase == "scheduler_summary" and "tokens" in p.values), None)
-        expect = min(max(int(run_tokens / ctx * 512), 2048), 4096) if run_tokens else None
-        if expect is not None and expect != logged:
+    logged = summary.get("max_running_requests")
+    if logged is not None and summary.get("tokens"):
+        expect = _default_requests(int(summary["tokens"]), ctx)
+        if expect != int(logged):
             notes.append(f"the run logged max_running_requests={logged}, not the default rule's {expect}: set by a "
                          "flag or another version; the projection keeps the run's value, clamped by the tokens")
-            return Figure(min(logged, tokens), "derived", f"the run's {logged}, clamped by the tokens")
-    return Figure(value, "derived", basis)
+            return Figure(min(int(logged), tokens), "derived", f"the run's {logged}, clamped by the tokens")
+    return Figure(min(_default_requests(tokens, ctx), tokens), "derived",
+                  f"min(max({tokens} / context_len {ctx} x 512, 2048), 4096)")
 
 
 def _ranks(run: Launch, sizing: KvSizing, to: Layout, pre_shift: float, loaded: float, kv_gib: float,

@@ -12,7 +12,9 @@ from logscope import __version__
 from logscope.compare.diff import Diff
 from logscope.compare.formats import COMPARE_FORMATS
 from logscope.compare.plan import Plan
+from logscope.report.html import json_for_html
 from logscope.report.json import SCHEMA_ID
+from logscope.report.markdown import escape_cell
 
 
 def diff_document(d: Diff) -> dict[str, Any]:
@@ -98,9 +100,8 @@ def _text_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    esc = lambda c: str(c).replace("|", "\\|")  # noqa: E731
-    return ["| " + " | ".join(esc(h) or " " for h in header) + " |", "|" + "---|" * len(header),
-            *("| " + " | ".join(esc(c) for c in r) + " |" for r in rows)]
+    return ["| " + " | ".join(escape_cell(h) or " " for h in header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(escape_cell(c) for c in r) + " |" for r in rows)]
 
 
 def _diff_intro(doc: dict[str, Any]) -> list[str]:
@@ -191,7 +192,7 @@ def _html_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _page(title: str, body: str, doc: dict[str, Any]) -> str:
-    data = json.dumps(doc, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    data = json_for_html(doc)
     style = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;"
              "margin-bottom:1em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}"
              "th{background:#f2f2f2}")

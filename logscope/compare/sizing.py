@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from logscope.model import Analysis, Launch, PhaseReading, RankTimeline
+from logscope.model import Launch, PhaseReading, RankTimeline
 
 GIB = 1 << 30
 # a K or V size is printed with two decimals: each printed GiB is within 0.005 of the true size
@@ -169,7 +169,7 @@ def _tags_show_dp_attention(launch: Launch) -> bool:
     return all(tp // block == dp for dp, tp in pairs) and any(dp > 0 for dp in dps)
 
 
-def _target(timeline: RankTimeline, phase: str, key: str, model: str = "target") -> PhaseReading | None:
+def target_reading(timeline: RankTimeline, phase: str, key: str, model: str = "target") -> PhaseReading | None:
     return next((p for p in timeline.phases if p.phase == phase and p.model == model and key in p.values), None)
 
 
@@ -194,17 +194,17 @@ def _lowest(launch: Launch, pick: Any, what: str, kind: str = "measured") -> Fig
 
 
 def free_before_weights(timeline: RankTimeline) -> tuple[float, PhaseReading] | None:
-    begin = _target(timeline, "load_weight_begin", "avail_gib")
+    begin = target_reading(timeline, "load_weight_begin", "avail_gib")
     if begin is not None:
         return begin.values["avail_gib"], begin
-    end = _target(timeline, "load_weight_end", "avail_gib")
+    end = target_reading(timeline, "load_weight_end", "avail_gib")
     if end is not None and "usage_gib" in end.values:
         return end.values["avail_gib"] + end.values["usage_gib"], end
     return None
 
 
 def _post(timeline: RankTimeline) -> tuple[float, PhaseReading] | None:
-    end = _target(timeline, "load_weight_end", "avail_gib")
+    end = target_reading(timeline, "load_weight_end", "avail_gib")
     return (end.values["avail_gib"], end) if end is not None else None
 
 
@@ -260,22 +260,22 @@ def config_cell(model_config: dict[str, Any], layout: Layout, element_bytes: flo
         f"(head_dim {head_dim} + v_head_dim {v_head_dim}) x {stage_layers} layers x {element_bytes:g} B")
 
 
-def kv_sizing(analysis: Analysis, launch: Launch, model_config: dict[str, Any] | None = None) -> KvSizing:
+def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvSizing:
     layout = layout_of(launch)
     cfg = launch.config
     sizing = KvSizing(launch=launch.id, layout=layout, ranks=len(launch.ranks))
     sizing.pre_gib = _lowest(launch, free_before_weights, "free before weights (Load weight begin, or end's avail + mem usage)")
     sizing.post_gib = _lowest(launch, _post, "free after weights (Load weight end)")
     sizing.init_usage_gib = _lowest(
-        launch, lambda t: _value(_target(t, "init_distributed_end", "usage_gib"), "usage_gib"),
+        launch, lambda t: _value(target_reading(t, "init_distributed_end", "usage_gib"), "usage_gib"),
         "Init torch distributed ends: mem usage")
     if sizing.pre_gib is not None and sizing.pre_gib.rank in launch.ranks:
-        own = _target(launch.ranks[sizing.pre_gib.rank], "init_distributed_end", "usage_gib")
+        own = target_reading(launch.ranks[sizing.pre_gib.rank], "init_distributed_end", "usage_gib")
         if own is not None:
             sizing.limiting_init_gib = Figure(own.values["usage_gib"], "measured",
                                               "Init torch distributed ends: mem usage of the limiting rank",
                                               sizing.pre_gib.rank, own.source, own.line)
-    sizing.pool_end_gib = _lowest(launch, lambda t: _value(_target(t, "memory_pool_end", "avail_gib"), "avail_gib"),
+    sizing.pool_end_gib = _lowest(launch, lambda t: _value(target_reading(t, "memory_pool_end", "avail_gib"), "avail_gib"),
                                   "free after the KV pool (Memory pool end)")
     sizing.graphs_gib = _graphs(launch)
     page = cfg.get("page_size")
@@ -320,7 +320,7 @@ def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None)
     hybrid = any(p.phase == "other_pool_allocated" for t in launch.ranks.values() for p in t.phases) or any(
         p.values.get("pool") in ("full", "swa") for t in launch.ranks.values() for p in t.phases)
     if not pools:
-        summary = _lowest(launch, lambda t: _value(_target(t, "scheduler_summary", "tokens"), "tokens"),
+        summary = _lowest(launch, lambda t: _value(target_reading(t, "scheduler_summary", "tokens"), "tokens"),
                           "max_total_num_tokens (scheduler summary)")
         sizing.tokens = summary
         if summary is None:

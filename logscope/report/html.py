@@ -64,14 +64,14 @@ def render_html(report: dict[str, Any], width: int = 0) -> str:
     if view.calibration:
         body.append(f'<p id="calibration"><b>Calibration:</b> {escape(view.calibration)}</p>')
     body += _coverage(view)
-    data = _json_for_html(report)
+    data = json_for_html(report)
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>logscope report</title><style>{_CSS}</style></head><body>\n" + "\n".join(body)
             + f'\n<script type="application/json" id="logscope-data">{data}</script>\n</body></html>\n')
 
 
-def _json_for_html(report: dict[str, Any]) -> str:
+def json_for_html(report: dict[str, Any]) -> str:
     """The document as JSON that cannot end the script element or start markup (as jinja2's htmlsafe_json_dumps)."""
     text = json.dumps(report, ensure_ascii=False, sort_keys=False)
     return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e").replace("'", "\\u0027")

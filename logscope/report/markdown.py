@@ -15,7 +15,7 @@ _EVIDENCE_LINES = 3
 
 def render_markdown(report: dict[str, Any], width: int = 0) -> str:
     view = build_view(report)
-    out: list[str] = ["## logscope report", "", f"**Verdict:** {_esc(view.verdict)}", ""]
+    out: list[str] = ["## logscope report", "", f"**Verdict:** {escape_cell(view.verdict)}", ""]
     out += _findings(view)
     for launch in view.launches:
         out += _launch(launch)
@@ -36,7 +36,7 @@ def render_markdown(report: dict[str, Any], width: int = 0) -> str:
     return "\n".join(out)
 
 
-def _esc(text: Any) -> str:
+def escape_cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
@@ -46,11 +46,11 @@ def _findings(view: ReportView) -> list[str]:
     out = ["### Findings", ""]
     for f in view.findings:
         ranks = f" ({', '.join(f.ranks[:8])})" if f.ranks else ""
-        out.append(f"- {_ICON.get(f.severity, '')} **{f.severity}** `{f.rule}`{ranks}: {_esc(f.message)}")
+        out.append(f"- {_ICON.get(f.severity, '')} **{f.severity}** `{f.rule}`{ranks}: {escape_cell(f.message)}")
         if f.hint:
-            out.append(f"  - **Fix:** {_esc(f.hint)}")
+            out.append(f"  - **Fix:** {escape_cell(f.hint)}")
         for ev in f.evidence[:_EVIDENCE_LINES]:
-            out.append(f"  - `{ev.name}:{ev.line}` `{_esc(ev.text).replace('`', '')}`")
+            out.append(f"  - `{ev.name}:{ev.line}` `{escape_cell(ev.text).replace('`', '')}`")
     out.append("")
     return out
 
@@ -119,7 +119,7 @@ def _gpus(view: ReportView) -> list[str]:
     out = ["### GPUs", "", "| " + " | ".join(title for title, _ in columns) + " |",
            "|" + "|".join("---" if title in ("name", "processes", "ranks (assumed)") else "---:" for title, _ in columns) + "|"]
     for gpu in view.gpus:
-        out.append("| " + " | ".join(_esc(fmt_gib(get(gpu))) for _title, get in columns) + " |")
+        out.append("| " + " | ".join(escape_cell(fmt_gib(get(gpu))) for _title, get in columns) + " |")
     if view.topology:
         out += ["", "**Topology:** " + view.topology]
     out.append("")
