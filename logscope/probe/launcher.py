@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,16 @@ def preflight(nvml: Any, world: int) -> list[str]:
         elif used > BUSY_MIB:
             problems.append(f"GPU {index} has {used:.0f} MiB in use by a process NVML does not show")
     return problems
+
+
+# The variables that change what NCCL and the symmetric-memory pool allocate; the calibration records the
+# values the probe ran under so that a cell can pick the row measured in the input's environment.
+SIZE_ENV_PREFIXES = ("NCCL_", "TORCH_NCCL_", "TORCH_SYMM_MEM_", "NVSHMEM_")
+
+
+def probe_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    recorded = {k: v for k, v in environ.items() if k.startswith(SIZE_ENV_PREFIXES)}
+    return dict(sorted({**recorded, **NVLS_OFF}.items()))
 
 
 def child_command(rank: int, world: int, port: int, out: Path, stage_timeout: float, groups: list[str],
@@ -131,7 +142,7 @@ def build_calibration(records: dict[int, list[dict[str, Any]]], meta: dict[str, 
         "hardware": {"gpu": gpu, "memory_total_mib": None if total_mib is None else round(total_mib),
                      "gpus": world, "driver": meta.get("driver")},
         "software": software,
-        "environment": dict(NVLS_OFF),
+        "environment": probe_environment(os.environ),
         "world_size": world,
         "mechanisms": list(per_mechanism.values()),
         "skipped": [{"stage": s, "reason": r} for s, r in skipped.items()],
