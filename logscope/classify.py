@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from logscope import prefilter
+from logscope import kinds, prefilter
 from logscope.events import Event
 from logscope.ingest import LineChunk, Searches, Source, clean
 from logscope.model import TEXT_KEEP, Coverage
@@ -138,7 +138,7 @@ class SourceClassifier:
                 self.coverage.seen["signature"] += 1
                 self.coverage.recognized["signature"] += 1
                 self.recognized_physical.add(lineno)
-                self._emit("failure_line", lineno, text, {"message": text.strip()}, prefix_of(text), "signature")
+                self._emit(kinds.FAILURE_LINE, lineno, text, {"message": text.strip()}, prefix_of(text), "signature")
                 return True
         return False
 

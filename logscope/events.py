@@ -5,13 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from logscope import kinds
+
 RANK_DIMS = ("dp", "pp", "attn_cp", "moe_dp", "tp", "ep", "cp", "dcp")
 # event kinds that mean a rank failed (its startup stops there)
-FAILURE_KINDS = frozenset({
-    "exception", "oom", "traceback", "process_exception", "not_enough_memory", "pd_transfer_failed", "ar_failed",
-    "nccl_error", "nccl_warn", "scheduler_died", "sigquit", "cuda_error", "fatal_error", "failure_line",
-    "native_backtrace",
-})
+FAILURE_KINDS = kinds.of_role(kinds.FAILURE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from logscope import kinds
 from logscope.events import Event, RankId
 
 UNRECOGNIZED_KEEP = 2000
@@ -97,7 +98,7 @@ class Launch:
 
     @property
     def ready(self) -> bool:
-        return any(e.kind == "server_ready" for e in self.events)
+        return any(e.kind == kinds.SERVER_READY for e in self.events)
 
 
 @dataclass(frozen=True)

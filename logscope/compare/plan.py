@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from logscope import kinds
 from logscope.cells import launch_cells
 from logscope.compare.sizing import (
     GIB,
@@ -208,7 +209,7 @@ def _cell(sizing: KvSizing, src: Layout, to: Layout, setting: Setting, model_con
 
 def _scheduler_summary(run: Launch) -> dict[str, Any]:
     """The run's first scheduler summary (max_total_num_tokens, max_running_requests, context_len), or {}."""
-    return next((p.values for t in run.ranks.values() for p in t.phases if p.phase == "scheduler_summary"), {})
+    return next((p.values for t in run.ranks.values() for p in t.phases if p.phase == kinds.SCHEDULER_SUMMARY), {})
 
 
 def _default_requests(tokens: int, context_len: int) -> int:

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from logscope import kinds
 from logscope.model import Launch, PhaseReading, RankTimeline
 
 GIB = 1 << 30
@@ -175,7 +176,7 @@ def target_reading(timeline: RankTimeline, phase: str, key: str, model: str = "t
 
 def _main_pool(timeline: RankTimeline, model: str = "target") -> PhaseReading | None:
     """The KV pool whose tokens SGLang profiled: the full-attention pool of a hybrid model, else the first."""
-    pools = [p for p in timeline.phases if p.phase == "kv_cache_allocated" and p.model == model and "tokens" in p.values]
+    pools = [p for p in timeline.phases if p.phase == kinds.KV_CACHE_ALLOCATED and p.model == model and "tokens" in p.values]
     return next((p for p in pools if p.values.get("pool") == "full"), pools[0] if pools else None)
 
 
@@ -194,17 +195,17 @@ def _lowest(launch: Launch, pick: Any, what: str, kind: str = "measured") -> Fig
 
 
 def free_before_weights(timeline: RankTimeline) -> tuple[float, PhaseReading] | None:
-    begin = target_reading(timeline, "load_weight_begin", "avail_gib")
+    begin = target_reading(timeline, kinds.LOAD_WEIGHT_BEGIN, "avail_gib")
     if begin is not None:
         return begin.values["avail_gib"], begin
-    end = target_reading(timeline, "load_weight_end", "avail_gib")
+    end = target_reading(timeline, kinds.LOAD_WEIGHT_END, "avail_gib")
     if end is not None and "usage_gib" in end.values:
         return end.values["avail_gib"] + end.values["usage_gib"], end
     return None
 
 
 def _post(timeline: RankTimeline) -> tuple[float, PhaseReading] | None:
-    end = target_reading(timeline, "load_weight_end", "avail_gib")
+    end = target_reading(timeline, kinds.LOAD_WEIGHT_END, "avail_gib")
     return (end.values["avail_gib"], end) if end is not None else None
 
 
@@ -267,15 +268,15 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
     sizing.pre_gib = _lowest(launch, free_before_weights, "free before weights (Load weight begin, or end's avail + mem usage)")
     sizing.post_gib = _lowest(launch, _post, "free after weights (Load weight end)")
     sizing.init_usage_gib = _lowest(
-        launch, lambda t: _value(target_reading(t, "init_distributed_end", "usage_gib"), "usage_gib"),
+        launch, lambda t: _value(target_reading(t, kinds.INIT_DISTRIBUTED_END, "usage_gib"), "usage_gib"),
         "Init torch distributed ends: mem usage")
     if sizing.pre_gib is not None and sizing.pre_gib.rank in launch.ranks:
-        own = target_reading(launch.ranks[sizing.pre_gib.rank], "init_distributed_end", "usage_gib")
+        own = target_reading(launch.ranks[sizing.pre_gib.rank], kinds.INIT_DISTRIBUTED_END, "usage_gib")
         if own is not None:
             sizing.limiting_init_gib = Figure(own.values["usage_gib"], "measured",
                                               "Init torch distributed ends: mem usage of the limiting rank",
                                               sizing.pre_gib.rank, own.source, own.line)
-    sizing.pool_end_gib = _lowest(launch, lambda t: _value(target_reading(t, "memory_pool_end", "avail_gib"), "avail_gib"),
+    sizing.pool_end_gib = _lowest(launch, lambda t: _value(target_reading(t, kinds.MEMORY_POOL_END, "avail_gib"), "avail_gib"),
                                   "free after the KV pool (Memory pool end)")
     sizing.graphs_gib = _graphs(launch)
     page = cfg.get("page_size")
@@ -292,7 +293,7 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
 def _graphs(launch: Launch) -> Figure | None:
     best = None
     for label, timeline in launch.ranks.items():
-        end = next((p for p in timeline.phases if p.phase == "capture_end" and p.model == "target"
+        end = next((p for p in timeline.phases if p.phase == kinds.CAPTURE_END and p.model == "target"
                     and "usage_gib" in p.values), None)
         if end is not None and (best is None or end.values["usage_gib"] > best.value):
             best = Figure(end.values["usage_gib"], "measured", "CUDA graph capture: mem usage (highest rank)",
@@ -301,7 +302,7 @@ def _graphs(launch: Launch) -> Figure | None:
 
 
 def _reservations(launch: Launch, sizing: KvSizing) -> None:
-    lines = [e for timeline in launch.ranks.values() for e in timeline.events if e.kind == "kv_reserve"]
+    lines = [e for timeline in launch.ranks.values() for e in timeline.events if e.kind == kinds.KV_RESERVE]
     first_rank = {}
     for ev in lines:  # one rank's reservations: every rank prints the same ones
         first_rank.setdefault(ev.rank.label if ev.rank else "", []).append(ev)
@@ -317,10 +318,10 @@ def _reservations(launch: Launch, sizing: KvSizing) -> None:
 def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None) -> None:
     pools = {label: _main_pool(t) for label, t in launch.ranks.items()}
     pools = {label: p for label, p in pools.items() if p is not None}
-    hybrid = any(p.phase == "other_pool_allocated" for t in launch.ranks.values() for p in t.phases) or any(
+    hybrid = any(p.phase == kinds.OTHER_POOL_ALLOCATED for t in launch.ranks.values() for p in t.phases) or any(
         p.values.get("pool") in ("full", "swa") for t in launch.ranks.values() for p in t.phases)
     if not pools:
-        summary = _lowest(launch, lambda t: _value(target_reading(t, "scheduler_summary", "tokens"), "tokens"),
+        summary = _lowest(launch, lambda t: _value(target_reading(t, kinds.SCHEDULER_SUMMARY, "tokens"), "tokens"),
                           "max_total_num_tokens (scheduler summary)")
         sizing.tokens = summary
         if summary is None:

@@ -10,6 +10,7 @@ from typing import Any
 from lark import Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput
 
+from logscope import kinds
 from logscope.grammar_loader import parser
 
 _UNITS = {"bytes": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0, "TiB": 1024.0**2, "PiB": 1024.0**3}
@@ -109,7 +110,7 @@ def parse_server_args(text: str) -> tuple[dict[str, Any], bool] | None:
     truncated = False
     for _ in range(64):
         try:
-            tree = parser("server_args").parse(body)
+            tree = parser(kinds.SERVER_ARGS_GRAMMAR).parse(body)
             break
         except UnexpectedInput as exc:
             pos = getattr(exc, "pos_in_stream", None) or len(body)
@@ -230,7 +231,7 @@ _LAUNCH = _LaunchCommand()
 def parse_launch_command(text: str) -> dict[str, Any] | None:
     """{'env': {...}, 'args': {...}} from a launch command, or {'env': {...}} from an export line."""
     try:
-        return _LAUNCH.transform(parser("launch_command").parse(text.strip()))
+        return _LAUNCH.transform(parser(kinds.LAUNCH_COMMAND_GRAMMAR).parse(text.strip()))
     except LarkError:
         return None
 
@@ -242,7 +243,7 @@ def _flag(option: str) -> str:
 # ------------------------------------------------------------------ check_env
 def parse_check_env_line(text: str) -> tuple[str, str] | None:
     try:
-        tree = parser("check_env").parse(text.strip())
+        tree = parser(kinds.CHECK_ENV_GRAMMAR).parse(text.strip())
     except LarkError:
         return None
     tokens = {t.type: str(t) for t in tree.children if isinstance(t, Token)}
@@ -253,19 +254,19 @@ def parse_check_env_line(text: str) -> tuple[str, str] | None:
 class _TracebackLine(Transformer):
     def frame(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
         named = {t.type: str(t) for t in items}
-        return "frame", {"file": named["PATH"].strip('"'), "lineno": int(named["INT"]), "func": named["FUNC"]}
+        return kinds.FRAME, {"file": named["PATH"].strip('"'), "lineno": int(named["INT"]), "func": named["FUNC"]}
 
     def fatal_error(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
-        return "fatal_error", {"error": str(items[0])}
+        return kinds.FATAL_ERROR, {"error": str(items[0])}
 
     def traceback_start(self, _items: list) -> tuple[str, dict[str, Any]]:
-        return "traceback_start", {}
+        return kinds.TRACEBACK_START, {}
 
     def traceback_chain(self, _items: list) -> tuple[str, dict[str, Any]]:
-        return "traceback_chain", {}
+        return kinds.TRACEBACK_CHAIN, {}
 
     def faulthandler_thread(self, _items: list) -> tuple[str, dict[str, Any]]:
-        return "faulthandler_thread", {}
+        return kinds.FAULTHANDLER_THREAD, {}
 
     def start(self, items: list[Any]) -> tuple[str, dict[str, Any]]:
         return items[0]
@@ -276,7 +277,7 @@ _TRACEBACK = _TracebackLine()
 
 def parse_traceback_line(text: str) -> tuple[str, dict[str, Any]] | None:
     try:
-        return _TRACEBACK.transform(parser("traceback").parse(text.strip()))
+        return _TRACEBACK.transform(parser(kinds.TRACEBACK_GRAMMAR).parse(text.strip()))
     except LarkError:
         return None
 
@@ -291,17 +292,17 @@ _COMPONENTS = (
 
 def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     try:
-        tree = parser("native_log").parse(text.strip())
+        tree = parser(kinds.NATIVE_LOG_GRAMMAR).parse(text.strip())
     except LarkError:
         return None
     node = tree.children[0]
     tokens = {t.type: str(t) for t in node.children if isinstance(t, Token)}
     message = tokens.get("MESSAGE", "")
-    if node.data == "nccl_warn":
-        return "nccl_warn", {"nccl_rank": int(tokens["INT"]), "message": message}
-    if node.data == "nccl_info":
-        return "nccl_info", {"nccl_rank": int(tokens["INT"]), "message": message, "chain": " -> " in message}
+    if node.data == kinds.NCCL_WARN:
+        return kinds.NCCL_WARN, {"nccl_rank": int(tokens["INT"]), "message": message}
+    if node.data == kinds.NCCL_INFO:
+        return kinds.NCCL_INFO, {"nccl_rank": int(tokens["INT"]), "message": message, "chain": " -> " in message}
     level = tokens["GLOG_HEAD"][0]
     srcloc = tokens.get("SRCLOC", "")
     component = next((name for rx, name in _COMPONENTS if rx.search(srcloc) or rx.search(message)), "native")
-    return "native_log", {"level": level, "srcloc": srcloc, "component": component, "message": message}
+    return kinds.NATIVE_LOG, {"level": level, "srcloc": srcloc, "component": component, "message": message}
