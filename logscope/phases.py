@@ -2,8 +2,8 @@
 coverage (expected phases), the ledger (which readings chain into measured items), the timeline columns
 of the text / Markdown / HTML views and the Mermaid gantt.
 
-Adding a phase line: its grammar rule (grammars/sglang.lark), its transformer method (parsers/sglang_line.py,
-with its entry in KINDS), one row here, and a fixture or golden that shows it."""
+Adding a phase line: the README recipe ("How to add ..."): its kind in the catalogue (logscope/kinds.py), its
+grammar rule and transformer method, one row here, and a fixture or golden that shows it."""
 
 from __future__ import annotations
 
