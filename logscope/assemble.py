@@ -130,7 +130,7 @@ class _SourceAssembler:
 
 
 def _target_captured(timeline: RankTimeline) -> bool:
-    return any(p.phase == kinds.CAPTURE_END and p.model == "target" for p in timeline.phases)
+    return timeline.has(kinds.CAPTURE_END)
 
 
 def _sized_after_capture(timeline: RankTimeline, ev: Event) -> bool:

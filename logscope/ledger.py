@@ -23,7 +23,7 @@ KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NV
 
 
 def _post_capture(timeline: RankTimeline) -> bool:
-    return any(p.phase == kinds.KV_CACHE_ALLOCATED and p.values.get("sized_after_capture") for p in timeline.phases)
+    return any(p.values.get("sized_after_capture") for p in timeline.readings(kinds.KV_CACHE_ALLOCATED, model=None))
 
 
 def _readings(timeline: RankTimeline, links: tuple[tuple[str, str | None, str], ...]) -> list[tuple[str, float, PhaseReading]]:
@@ -39,7 +39,7 @@ def _readings(timeline: RankTimeline, links: tuple[tuple[str, str | None, str], 
 
 
 def _first_target(timeline: RankTimeline, phase_id: str) -> PhaseReading | None:
-    return next((p for p in timeline.phases if p.phase == phase_id and p.model == "target"), None)
+    return timeline.reading(phase_id)
 
 
 def _card_total(gpus: list[dict[str, Any]], placement: RankPlacement) -> tuple[float | None, str]:
@@ -124,7 +124,7 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
                            basis=f"card total - first reading ({readings[0][0]})"))
     order = [phase_id for phase_id, _, _ in links]
     item_of = {phase_id: item for phase_id, item, _ in links}
-    pools = [p for p in timeline.phases if p.phase == kinds.KV_CACHE_ALLOCATED and p.model == "target" and "kv_gib" in p.values]
+    pools = timeline.readings(kinds.KV_CACHE_ALLOCATED, "kv_gib")
     for (prev_phase, prev_free, _), (phase, free, _) in zip(readings, readings[1:]):
         consecutive = order.index(phase) == order.index(prev_phase) + 1
         name = (item_of[phase] or phase) if consecutive else f"{prev_phase}..{phase}"

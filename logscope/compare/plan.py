@@ -209,7 +209,8 @@ def _cell(sizing: KvSizing, src: Layout, to: Layout, setting: Setting, model_con
 
 def _scheduler_summary(run: Launch) -> dict[str, Any]:
     """The run's first scheduler summary (max_total_num_tokens, max_running_requests, context_len), or {}."""
-    return next((p.values for t in run.ranks.values() for p in t.phases if p.phase == kinds.SCHEDULER_SUMMARY), {})
+    summary = run.reading(kinds.SCHEDULER_SUMMARY, model=None)
+    return {} if summary is None else summary.values
 
 
 def _default_requests(tokens: int, context_len: int) -> int:

@@ -171,12 +171,12 @@ def _tags_show_dp_attention(launch: Launch) -> bool:
 
 
 def target_reading(timeline: RankTimeline, phase: str, key: str, model: str = "target") -> PhaseReading | None:
-    return next((p for p in timeline.phases if p.phase == phase and p.model == model and key in p.values), None)
+    return timeline.reading(phase, key, model)
 
 
 def _main_pool(timeline: RankTimeline, model: str = "target") -> PhaseReading | None:
     """The KV pool whose tokens SGLang profiled: the full-attention pool of a hybrid model, else the first."""
-    pools = [p for p in timeline.phases if p.phase == kinds.KV_CACHE_ALLOCATED and p.model == model and "tokens" in p.values]
+    pools = timeline.readings(kinds.KV_CACHE_ALLOCATED, "tokens", model)
     return next((p for p in pools if p.values.get("pool") == "full"), pools[0] if pools else None)
 
 
@@ -293,8 +293,7 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
 def _graphs(launch: Launch) -> Figure | None:
     best = None
     for label, timeline in launch.ranks.items():
-        end = next((p for p in timeline.phases if p.phase == kinds.CAPTURE_END and p.model == "target"
-                    and "usage_gib" in p.values), None)
+        end = timeline.reading(kinds.CAPTURE_END, "usage_gib")
         if end is not None and (best is None or end.values["usage_gib"] > best.value):
             best = Figure(end.values["usage_gib"], "measured", "CUDA graph capture: mem usage (highest rank)",
                           label, end.source, end.line)
@@ -318,7 +317,7 @@ def _reservations(launch: Launch, sizing: KvSizing) -> None:
 def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None) -> None:
     pools = {label: _main_pool(t) for label, t in launch.ranks.items()}
     pools = {label: p for label, p in pools.items() if p is not None}
-    hybrid = any(p.phase == kinds.OTHER_POOL_ALLOCATED for t in launch.ranks.values() for p in t.phases) or any(
+    hybrid = any(t.has(kinds.OTHER_POOL_ALLOCATED, model=None) for t in launch.ranks.values()) or any(
         p.values.get("pool") in ("full", "swa") for t in launch.ranks.values() for p in t.phases)
     if not pools:
         summary = _lowest(launch, lambda t: _value(target_reading(t, kinds.SCHEDULER_SUMMARY, "tokens"), "tokens"),
