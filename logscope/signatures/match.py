@@ -88,10 +88,19 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
         return matched.phase, f"the {matched.id} signature"
     if event.data.get("context") == "capture_failed" or event.data.get("body_kind") == "capture_failed":
         return "capture", "Capture cuda graph failed"
+    found = locating_frame(event, signatures)
+    if found is not None:
+        sig, text = found
+        return str(sig.phase), f"frame {text.rsplit('/', 1)[-1]}"
+    return None
+
+
+def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
+    """The first frame (innermost first) that a phase-locating signature matches, and that signature."""
     for kind, text in _frames(event):
         for sig in signatures.on(kind):
             if sig.phase and sig.pattern.match(text) is not None:
-                return sig.phase, f"frame {text.rsplit('/', 1)[-1]}"
+                return sig, text
     return None
 
 
