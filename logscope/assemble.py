@@ -220,7 +220,7 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
         remaining.append(ev)
     # de-duplicate progress readings for an untagged single rank too
     for timeline in seg.ranks.values():
-        seen: set = set()
+        seen: set[Any] = set()
         kept = []
         for p in timeline.phases:
             key = (p.phase, p.model, p.values.get("bs")) if p.phase == kinds.CAPTURE_PROGRESS else None

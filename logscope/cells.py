@@ -131,11 +131,11 @@ def launch_cells(launch: Launch, calibration: Calibration | None = None) -> list
         cells.append(_cell("pp", "torch_nccl_p2p", NCCL_SPLIT_MIB / 1024, "lazy",
                            "P2P send/recv transport, created at the first send"))
     if cfg.get("enable_symm_mem") is True:
-        size = float(env.get("SGLANG_SYMM_MEM_PREALLOC_GB_SIZE", 4) or 4)
+        pool_gib = float(env.get("SGLANG_SYMM_MEM_PREALLOC_GB_SIZE", 4) or 4)
         prealloc = [e for e in events if e.kind == kinds.SYMM_PREALLOC]
         if prealloc:
-            size = prealloc[0].data["gib"]
-        cells.append(_cell("tp", "symm_mem_pool", size if size > 0 else 0.0, "lazy",
+            pool_gib = prealloc[0].data["gib"]
+        cells.append(_cell("tp", "symm_mem_pool", pool_gib if pool_gib > 0 else 0.0, "lazy",
                            "symmetric-memory pool preallocated after capture (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)"))
     cells += _pd_cells(cfg, env, events)
     attention_tp = tp // dp if cfg.get("enable_dp_attention") and dp > 1 else tp

@@ -9,6 +9,7 @@ coverage report.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from logscope import kinds, prefilter
 from logscope.events import Event
@@ -192,7 +193,8 @@ class SourceClassifier:
             self.active = None
 
     # ------------------------------------------------------------------ output
-    def _emit(self, kind: str, lineno: int, text: str, data: dict, prefix: dict | None, grammar: str) -> None:
+    def _emit(self, kind: str, lineno: int, text: str, data: dict[str, Any], prefix: dict[str, Any] | None,
+              grammar: str) -> None:
         rank = prefix.get("rank") if prefix else None
         time = prefix.get("time") if prefix else None
         stripped = text.strip()

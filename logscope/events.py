@@ -33,7 +33,7 @@ class RankId:
             dims.append((head.lower(), int(tag[len(head):])))
         return RankId(label=" ".join(tags), dims=tuple(dims))
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         order = {d: i for i, d in enumerate(("node", "pid", *RANK_DIMS))}
         return tuple(sorted((order.get(k, 99), v) for k, v in self.dims)) + (self.label,)
 

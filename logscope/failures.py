@@ -13,7 +13,7 @@ from logscope.signatures.match import failures_of
 
 def launch_failures(launch: Launch) -> list[Failure]:
     events = launch.all_events()
-    ready = {}
+    ready: dict[str, int] = {}
     for event in launch.events:
         if event.kind == kinds.SERVER_READY:
             ready.setdefault(event.source, event.line)
@@ -88,4 +88,5 @@ def root_of(failures: list[Failure]) -> Failure | None:
     """The first failure in time that can stop a launch (startup only), preferring one with a mechanism."""
     startup = [f for f in failures if f.cause and not f.after_ready]
     named = [f for f in startup if f.mechanism is not None and f.finding != "startup-crash"]
-    return (named or startup or [None])[0]
+    found = named or startup
+    return found[0] if found else None

@@ -106,7 +106,7 @@ def _infer_sizes(launch: Launch) -> None:
     """Parallel sizes the rank tags imply: a lower bound (TP14 alone shows tp_size >= 15), kept apart from
     the config so that no stated value is invented."""
     for dim, key in (("tp", "tp_size"), ("dp", "dp_size"), ("ep", "ep_size"), ("pp", "pp_size")):
-        values = [t.rank.get(dim) for t in launch.ranks.values() if t.rank.get(dim) is not None]
+        values = [v for t in launch.ranks.values() if (v := t.rank.get(dim)) is not None]
         if values and key not in launch.config and max(values) > 0:
             launch.config_lower_bounds[key] = {"at_least": max(values) + 1,
                                                "basis": f"highest rank tag {dim.upper()}{max(values)}"}
@@ -166,7 +166,7 @@ _MODEL_KEYS = {
 
 def apply_model_config(launch: Launch, config: dict[str, Any]) -> None:
     """A Hugging Face config.json given with --model-config: it wins over the built-in model table."""
-    text_config = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    text_config: dict[str, Any] = config["text_config"] if isinstance(config.get("text_config"), dict) else {}
     for key, names in _MODEL_KEYS.items():
         for name in names:
             value = config.get(name, text_config.get(name))

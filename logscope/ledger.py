@@ -174,8 +174,9 @@ def probe_process_ledgers(join: GpuJoin, calibration: Calibration | None) -> dic
         outside = gpu.get("outside_allocator_mib")
         if outside is None or not pids & calibration.pids:
             continue
-        items = [{"item": m.stage, "mib": round(m.outside_allocator_mib, 2), "kind": "measured (probe)"}
-                 for m in calibration.measured if m.outside_allocator_mib > 0]
+        items: list[dict[str, Any]] = [{"item": m.stage, "mib": round(m.outside_allocator_mib, 2),
+                                        "kind": "measured (probe)"} for m in calibration.measured
+                                       if m.outside_allocator_mib > 0]
         explained = sum(i["mib"] for i in items)
         items.append({"item": "unexplained", "mib": round(outside - explained, 2), "kind": "measured",
                       "basis": f"{outside:.2f} MiB outside the allocator (OOM text) minus the probe's stages"})

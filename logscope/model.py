@@ -29,8 +29,8 @@ class Coverage:
     """What the classifier read: lines, candidates per grammar, and the candidates no grammar recognised."""
 
     lines: int = 0
-    seen: Counter = field(default_factory=Counter)
-    recognized: Counter = field(default_factory=Counter)
+    seen: Counter[str] = field(default_factory=Counter)
+    recognized: Counter[str] = field(default_factory=Counter)
     recognized_lines: int = 0
     unrecognized: list[dict[str, Any]] = field(default_factory=list)
     unrecognized_total: int = 0
@@ -66,7 +66,7 @@ class RankTimeline:
     mode: str = "target"
     complete: bool = False
     failed: bool = False
-    seen: set = field(default_factory=set)
+    seen: set[tuple[Any, ...]] = field(default_factory=set)
 
     # ---- the query vocabulary: a rank's readings of a phase, for the target (default) or draft model
     def readings(self, phase: str, key: str | None = None, model: str | None = TARGET) -> list[PhaseReading]:

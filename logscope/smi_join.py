@@ -57,14 +57,14 @@ def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
         gpu.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
     for ev in events:
         if ev.kind == kinds.SMI_MIG:
-            gpu = next((g for g in gpus.values() if g["index"] == ev.data["gpu"]), None)
-            if gpu is None:
-                gpu = gpus.setdefault(("mig", ev.data["gpu"]), {"index": ev.data["gpu"], "snapshot": ev.source,
-                                                                "processes": []})
-                gpu.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
+            card = next((g for g in gpus.values() if g["index"] == ev.data["gpu"]), None)
+            if card is None:
+                card = gpus.setdefault(("mig", ev.data["gpu"]), {"index": ev.data["gpu"], "snapshot": ev.source,
+                                                                 "processes": []})
+                card.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
             entry = {k: v for k, v in ev.data.items() if k != "gpu"}
-            if entry not in gpu.setdefault("mig", []):
-                gpu["mig"].append(entry)
+            if entry not in card.setdefault("mig", []):
+                card["mig"].append(entry)
     ordered = sorted(gpus.values(), key=lambda g: (g["index"] is None, g["index"] or 0, g.get("bus_id") or ""))
     for ev in events:
         if ev.kind != kinds.SMI_PROCESS:
@@ -251,7 +251,7 @@ def _other_processes(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _tp_groups(launch: Launch, placements: dict[tuple[int, str], RankPlacement],
                topology: dict[str, Any]) -> list[dict[str, Any]]:
     """The links between the GPUs of each TP group (NVLink or PCIe / cross-socket)."""
-    kinds = {(a, b): k for a, b, k in topology["links"]}
+    link_of: dict[tuple[int, int], str] = {(a, b): k for a, b, k in topology["links"]}
     groups: dict[tuple, list[tuple[str, int]]] = {}
     for label, timeline in launch.ranks.items():
         placement = placements.get((launch.id, label))
@@ -263,8 +263,7 @@ def _tp_groups(launch: Launch, placements: dict[tuple[int, str], RankPlacement],
     out = []
     for members in groups.values():
         gpus = sorted({gpu for _, gpu in members})
-        seen = [kinds.get((a, b)) for i, a in enumerate(gpus) for b in gpus[i + 1:]]
-        seen = [k for k in seen if k]
+        seen = [k for i, a in enumerate(gpus) for b in gpus[i + 1:] if (k := link_of.get((a, b)))]
         if len(gpus) < 2 or not seen:
             continue
         counts: dict[str, int] = {}

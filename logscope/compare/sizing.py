@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import kinds
+from logscope.events import Event
 from logscope.model import Launch, PhaseReading, RankTimeline
 
 GIB = 1 << 30
@@ -159,8 +160,9 @@ def layout_of(launch: Launch) -> Layout:
 def _tags_show_dp_attention(launch: Launch) -> bool:
     """SGLang tags a rank `DPd TPt`. Plain DP restarts the TP index in every replica (DP1 TP0); under DP attention
     the TP index is global and each DP rank owns a block of it (DP1 TP1 with tp 4, dp 4)."""
-    pairs = [(t.rank.get("dp"), t.rank.get("tp")) for t in launch.ranks.values()]
-    if not pairs or any(dp is None or tp is None for dp, tp in pairs):
+    tags = [(t.rank.get("dp"), t.rank.get("tp")) for t in launch.ranks.values()]
+    pairs = [(dp, tp) for dp, tp in tags if dp is not None and tp is not None]
+    if not pairs or len(pairs) != len(tags):
         return False
     dps = {dp for dp, _ in pairs}
     tp_count = max(tp for _, tp in pairs) + 1
@@ -238,7 +240,8 @@ def config_cell(model_config: dict[str, Any], layout: Layout, element_bytes: flo
     """SGLang's cell size from a Hugging Face config.json: MLA (kv_lora_rank + qk_rope_head_dim) x layers x bytes,
     not divided by TP; MHA max(1, kv_heads // attention_tp) x (head_dim + v_head_dim) x layers x bytes.
     Layers are those of one PP stage. None when the config lacks the sizes."""
-    cfg = model_config.get("text_config") if isinstance(model_config.get("text_config"), dict) else model_config
+    cfg: dict[str, Any] = (model_config["text_config"] if isinstance(model_config.get("text_config"), dict)
+                           else model_config)
     layers = cfg.get("num_hidden_layers")
     if not isinstance(layers, int):
         return None
@@ -302,10 +305,10 @@ def _graphs(launch: Launch) -> Figure | None:
 
 def _reservations(launch: Launch, sizing: KvSizing) -> None:
     lines = [e for timeline in launch.ranks.values() for e in timeline.events if e.kind == kinds.KV_RESERVE]
-    first_rank = {}
+    first_rank: dict[str, list[Event]] = {}
     for ev in lines:  # one rank's reservations: every rank prints the same ones
         first_rank.setdefault(ev.rank.label if ev.rank else "", []).append(ev)
-    own = next(iter(first_rank.values()), [])
+    own: list[Event] = next(iter(first_rank.values()), [])
     if own:
         total = sum(float(e.data.get("reserve_gib", 0.0)) for e in own)
         sizing.reserved_gib = Figure(round(total, 2), "measured", "Reserving ... GB of the KV budget line(s)",
@@ -315,8 +318,7 @@ def _reservations(launch: Launch, sizing: KvSizing) -> None:
 
 
 def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None) -> None:
-    pools = {label: _main_pool(t) for label, t in launch.ranks.items()}
-    pools = {label: p for label, p in pools.items() if p is not None}
+    pools = {label: p for label, t in launch.ranks.items() if (p := _main_pool(t)) is not None}
     hybrid = any(t.has(kinds.OTHER_POOL_ALLOCATED, model=None) for t in launch.ranks.values()) or any(
         p.values.get("pool") in ("full", "swa") for t in launch.ranks.values() for p in t.phases)
     if not pools:
@@ -362,7 +364,8 @@ def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None)
 
 
 def _config_cell(launch: Launch, sizing: KvSizing, model_config: dict[str, Any]) -> None:
-    cfg = model_config.get("text_config") if isinstance(model_config.get("text_config"), dict) else model_config
+    cfg: dict[str, Any] = (model_config["text_config"] if isinstance(model_config.get("text_config"), dict)
+                           else model_config)
     if not isinstance(cfg.get("kv_lora_rank"), int):
         heads = cfg.get("num_key_value_heads") or cfg.get("num_attention_heads")
         sizing.kv_heads = heads if isinstance(heads, int) else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from lark import Token, Transformer
 from lark.exceptions import LarkError
@@ -118,7 +118,7 @@ def read_smi_line(text: str) -> SmiLine | None:
 
 class SmiTableReader(BlockReader):
     grammar = "nvidia_smi"
-    literals = ("NVIDIA-SMI", "MIG devices")
+    literals: ClassVar[tuple[str, ...]] = ("NVIDIA-SMI", "MIG devices")
 
     def starts(self, text: str) -> bool:
         return ("NVIDIA-SMI" in text and "Driver Version" in text) or text.strip().startswith("| MIG devices")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput
@@ -44,13 +44,13 @@ def parse_oom(text: str) -> dict[str, Any] | None:
         if isinstance(node, Token):
             continue
         if node.data == "tried":
-            data["requested_mib"] = size_mib(node.children[0])
+            data["requested_mib"] = size_mib(str(node.children[0]))
             data["requested_text"] = str(node.children[0])
         elif node.data == "new_details":
             _oom_new(node, data)
         elif node.data == "old_details":
             sizes = [size_mib(t) for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
-            data["gpu"] = int(node.children[0])
+            data["gpu"] = int(str(node.children[0]))
             data["total_mib"], data["allocated_mib"], data["free_mib"] = sizes[0], sizes[1], sizes[2]
             texts = [str(t) for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
             data["total_text"], data["free_text"] = texts[0], texts[2]
@@ -61,7 +61,7 @@ def parse_oom(text: str) -> dict[str, Any] | None:
 
 def _oom_new(node: Tree, data: dict[str, Any]) -> None:
     sizes = [t for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
-    data["gpu"] = int(node.children[0])
+    data["gpu"] = int(str(node.children[0]))
     data["total_mib"], data["free_mib"] = size_mib(sizes[0]), size_mib(sizes[1])
     data["total_text"], data["free_text"] = str(sizes[0]), str(sizes[1])
     data["wording"] = "new"
@@ -69,10 +69,10 @@ def _oom_new(node: Tree, data: dict[str, Any]) -> None:
         if not isinstance(child, Tree):
             continue
         if child.data == "this_process":
-            data["process_in_use_mib"] = size_mib(child.children[0])
+            data["process_in_use_mib"] = size_mib(str(child.children[0]))
         elif child.data == "other_process":
             data.setdefault("processes", []).append(
-                {"pid": int(child.children[0]), "in_use_mib": size_mib(child.children[1])}
+                {"pid": int(str(child.children[0])), "in_use_mib": size_mib(str(child.children[1]))}
             )
         elif child.data == "allocated_part":
             part = [c for c in child.children if isinstance(c, Token)]
@@ -80,7 +80,7 @@ def _oom_new(node: Tree, data: dict[str, Any]) -> None:
             data["reserved_unallocated_mib"] = size_mib(part[-1])
             pools = [c for c in child.children if isinstance(c, Tree)]
             if pools:
-                data["private_pools_mib"] = size_mib(pools[0].children[0])
+                data["private_pools_mib"] = size_mib(str(pools[0].children[0]))
 
 
 def _parse_longest_sentences(body: str) -> tuple[Tree, bool] | None:
@@ -124,7 +124,7 @@ def parse_server_args(text: str) -> tuple[dict[str, Any], bool] | None:
             return None
     else:
         return None
-    root = tree.children[0]
+    root = cast(Tree, tree.children[0])
     fields: dict[str, Any] = {}
     if root.data == "dataclass":
         for item in root.children[1:]:
@@ -295,7 +295,7 @@ def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
         tree = parser(kinds.NATIVE_LOG_GRAMMAR).parse(text.strip())
     except LarkError:
         return None
-    node = tree.children[0]
+    node = cast(Tree, tree.children[0])
     tokens = {t.type: str(t) for t in node.children if isinstance(t, Token)}
     message = tokens.get("MESSAGE", "")
     if node.data == kinds.NCCL_WARN:

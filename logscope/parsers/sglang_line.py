@@ -265,11 +265,12 @@ class _ToData(Transformer):
 
     # ---- failures
     def imbalance_numbers(self, items: list[Token]) -> dict:
-        data = {"min_key": str(items[0])[:-1], "min_free_gib": float(items[1]), "local_free_gib": float(items[2])}
+        local = float(items[2])
+        data: dict[str, Any] = {"min_key": str(items[0])[:-1], "min_free_gib": float(items[1]), "local_free_gib": local}
         threshold = float(items[3])
         # the last number ends the line; keep it only when it is exactly what SGLang computes (local * 0.9),
         # so a cut repr ("27.4919") is never taken for the value
-        if threshold == data["local_free_gib"] * 0.9:  # repr round-trips: the printed value is exactly this
+        if threshold == local * 0.9:  # repr round-trips: the printed value is exactly this
             data["threshold_gib"] = threshold
         return data
 
