@@ -97,3 +97,83 @@ def test_without_the_recipe_the_line_is_not_read():
                             cwd=ROOT, capture_output=True, timeout=300)
     (rank,) = json.loads(result.stdout)["launches"][0]["ranks"]
     assert all(p["phase"] != "made_up_phase" for p in rank["phases"])
+
+
+@pytest.fixture(scope="module")
+def tree_with_a_rule_a_signature_and_a_format(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tree = _copy_tree(tmp_path_factory.mktemp("recipes"))
+    rules = tree / "rules"
+    # a rule: rules/<id>.yaml and rules/<id>.cases.yaml
+    (rules / "kv-dtype-stated.yaml").write_text(
+        "id: kv-dtype-stated\n"
+        "title: The log states the KV cache dtype\n"
+        "severity: info\n"
+        "let:\n"
+        '  stated: where(events, it.kind == "kv_dtype")\n'
+        "  lines: count(stated)\n"
+        "when: lines > 0\n"
+        "evidence: stated\n"
+        'message: "The KV cache dtype is stated on {lines} line(s)."\n'
+        "hint: Nothing to do.\n"
+        "why: A recipe test.\n"
+        "references: []\n", encoding="utf-8")
+    (rules / "kv-dtype-stated.cases.yaml").write_text(
+        "rule: kv-dtype-stated\n"
+        "cases:\n"
+        "  - name: fires_on_the_dtype_line\n"
+        "    log: \"[2026-05-07 13:39:14 TP0] Using KV cache dtype: torch.bfloat16\"\n"
+        "    expect:\n"
+        "      - severity: info\n"
+        "        message_contains: [\"stated on 1 line(s)\"]\n"
+        "  - name: quiet_without_it\n"
+        "    log: \"[2026-05-07 13:39:14 TP0] Load weight begin. avail mem=139.22 GB\"\n"
+        "    expect: []\n", encoding="utf-8")
+    # a failure signature: a list item in rules/signatures/<mechanism>.yaml and a case naming it
+    with (rules / "signatures" / "nccl.yaml").open("a", encoding="utf-8") as f:
+        f.write('  - id: nccl-made-up-error\n    on: line\n    pattern: "ncclMadeUpError: {error:text}"\n'
+                '    source: "a made-up NCCL error string (the recipe test)"\n')
+    with (rules / "signatures" / "nccl.cases.yaml").open("a", encoding="utf-8") as f:
+        f.write('  - name: nccl-made-up-error\n    log: "ncclMadeUpError: the proxy thread stopped"\n'
+                "    finding: nccl-error\n    signature: nccl-made-up-error\n")
+    # an output format: a module in logscope/report/ and one line in RENDERERS
+    (tree / "logscope" / "report" / "phases_csv.py").write_text(
+        '"""One CSV row per phase reading (the recipe test\'s format)."""\n\n'
+        "from __future__ import annotations\n\n"
+        "from typing import Any\n\n\n"
+        "def render_phases_csv(document: dict[str, Any], width: int = 0) -> str:\n"
+        '    rows = ["launch,rank,phase,avail_gib"]\n'
+        '    for launch in document["launches"]:\n'
+        '        for rank in launch["ranks"]:\n'
+        '            rows += [f\'{launch["id"]},{rank["rank"]},{p["phase"]},{p.get("avail_gib", "")}\' '
+        'for p in rank["phases"]]\n'
+        '    return "\\n".join(rows) + "\\n"\n', encoding="utf-8")
+    _edit(tree / "logscope" / "report" / "formats.py", '    "comment": "logscope.report.comment:render_comment",\n',
+          '    "phases_csv": "logscope.report.phases_csv:render_phases_csv",\n')
+    (tree / "paste.log").write_text(LOG.replace("Made-up phase reached. avail mem=120.50 GB",
+                                                "ncclMadeUpError: the proxy thread stopped"))
+    return tree
+
+
+def test_a_rule_added_by_the_recipe_is_checked_tested_and_fires(tree_with_a_rule_a_signature_and_a_format: Path):
+    tree = tree_with_a_rule_a_signature_and_a_format
+    for command in (("rules", "check"), ("rules", "test")):
+        result = _logscope(tree, *command)
+        assert result.returncode == 0, (command, result.stdout.decode()[-2000:], result.stderr.decode()[-2000:])
+    assert "kv-dtype-stated" in _logscope(tree, "rules", "list").stdout.decode()
+
+
+def test_a_signature_added_by_the_recipe_names_the_mechanism(tree_with_a_rule_a_signature_and_a_format: Path):
+    tree = tree_with_a_rule_a_signature_and_a_format
+    result = _logscope(tree, "signatures", "test")
+    assert result.returncode == 0, result.stdout.decode()[-2000:]
+    report = json.loads(_logscope(tree, "analyze", "paste.log", "--format", "json").stdout)
+    (finding,) = [f for f in report["findings"] if f["rule"] == "nccl-error"]
+    assert finding["signature"] == "nccl-made-up-error"
+
+
+def test_a_format_added_by_the_recipe_is_a_cli_choice(tree_with_a_rule_a_signature_and_a_format: Path):
+    result = _logscope(tree_with_a_rule_a_signature_and_a_format, "analyze", "paste.log", "--format", "phases_csv")
+    assert result.returncode == 1, result.stderr.decode()[-2000:]  # the paste holds a failure
+    lines = result.stdout.decode().splitlines()
+    assert lines[0] == "launch,rank,phase,avail_gib"
+    assert "1,TP0,load_weight_begin,139.22" in lines and "1,TP0,memory_pool_end,40.4" in lines
