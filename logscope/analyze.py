@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from logscope import kinds
 from logscope.assemble import assemble
 from logscope.calibration import Calibration
 from logscope.classify import classify_sources
@@ -21,9 +22,11 @@ from logscope.smi_join import join_gpus
 from logscope.timeline import timeline_numbers
 
 # what kind of input a source was, by the grammars that read its lines
-_DUMP_GRAMMARS = frozenset({"nvidia_smi", "nvidia_topo", "gpustat"})
-_LOG_GRAMMARS = frozenset({"sglang", "exception", "torch_oom", "traceback", "server_args", "launch_command",
-                           "native_log", "native_backtrace", "signature", "progress"})
+_DUMP_GRAMMARS = frozenset({"nvidia_smi", "nvidia_topo", kinds.GPUSTAT_GRAMMAR})
+_LOG_GRAMMARS = frozenset({
+    kinds.SGLANG, kinds.EXCEPTION_GRAMMAR, kinds.TORCH_OOM_GRAMMAR, kinds.TRACEBACK_GRAMMAR, kinds.SERVER_ARGS_GRAMMAR,
+    kinds.LAUNCH_COMMAND_GRAMMAR, kinds.NATIVE_LOG_GRAMMAR, kinds.NATIVE_BACKTRACE_GRAMMAR, "signature", kinds.PROGRESS_GRAMMAR,
+})
 
 
 def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None,
@@ -56,7 +59,7 @@ def analyze_model(sources: list[Source], model_config: dict[str, Any] | None = N
 def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage) -> list[dict[str, Any]]:
     """Lines that read like a failure but that no signature names: what logscope did not understand."""
     out = [{"source": f.event.source, "line": f.event.line, "text": f.event.text, "kind": f.event.kind}
-           for found in failures.values() for f in found if f.signature is None and f.event.kind != "native_backtrace"]
+           for found in failures.values() for f in found if f.signature is None and f.event.kind != kinds.NATIVE_BACKTRACE]
     out += [{"source": m["source"], "line": m["line"], "text": m["text"], "kind": "unrecognized"}
             for m in coverage.unrecognized if m["grammar"] == "failure"]
     return sorted(out, key=lambda m: (m["source"], m["line"]))
@@ -69,8 +72,8 @@ def input_kind(events: list[Event]) -> str:
         return "unknown"
     if grammars & _LOG_GRAMMARS:
         return "log"
-    if grammars & {"check_env", "collect_env"}:
-        return "check_env"
+    if grammars & {kinds.CHECK_ENV_GRAMMAR, kinds.COLLECT_ENV_GRAMMAR}:
+        return kinds.CHECK_ENV_GRAMMAR
     if grammars & _DUMP_GRAMMARS:
         return "nvidia-smi"
     return "log"

@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from logscope import phases
+from logscope import kinds, phases
 from logscope.events import FAILURE_KINDS, Event, RankId
 from logscope.launch_facts import FLAG_ALIASES, apply_model_config, fill_launch_facts
 from logscope.model import Launch, PhaseReading, RankTimeline
@@ -48,13 +48,13 @@ class _SourceAssembler:
 
     def add(self, ev: Event) -> None:
         rank = ev.rank or self.file_rank
-        if ev.kind in ("server_args", "launch_command"):
+        if ev.kind in (kinds.SERVER_ARGS, kinds.LAUNCH_COMMAND):
             if self.seg.has_phases():
                 self.new_segment()
             self.seg.events.append(ev)
             return
         if phases.is_phase(ev.kind):
-            if ev.kind == "server_ready":
+            if ev.kind == kinds.SERVER_READY:
                 self.seg.events.append(ev)
                 for timeline in self.seg.ranks.values():
                     timeline.complete = True
@@ -74,7 +74,7 @@ class _SourceAssembler:
 
     def _add_phase(self, rank: RankId, ev: Event, assumed: bool = False) -> None:
         timeline = self.seg.rank(rank, self.source)
-        open_pools = _open_pools(timeline) if ev.kind == "kv_cache_allocated" else []
+        open_pools = _open_pools(timeline) if ev.kind == kinds.KV_CACHE_ALLOCATED else []
         if open_pools:  # a second KV pool of the same model (hybrid full + sliding-window attention, ...)
             values = {k: v for k, v in ev.data.items() if k != "model"}
             timeline.phases.append(PhaseReading(ev.kind, open_pools[-1].model, ev.source, ev.line, ev.time, values,
@@ -90,14 +90,14 @@ class _SourceAssembler:
             timeline.mode = "draft"
         else:
             timeline.reached = max(timeline.reached, order)
-        if ev.kind == "scheduler_summary":
+        if ev.kind == kinds.SCHEDULER_SUMMARY:
             timeline.complete = True
-        key = (ev.kind, model, ev.data.get("graph"), ev.data.get("bs") if ev.kind == "capture_progress" else None)
-        if ev.kind == "capture_progress" and key in timeline.seen:
+        key = (ev.kind, model, ev.data.get("graph"), ev.data.get("bs") if ev.kind == kinds.CAPTURE_PROGRESS else None)
+        if ev.kind == kinds.CAPTURE_PROGRESS and key in timeline.seen:
             return  # tqdm repeats the reading of one batch size; the first is the reading taken
         timeline.seen.add(key)
         values = {k: v for k, v in ev.data.items() if k not in ("model",)}
-        if ev.kind == "kv_cache_allocated" and model == "target" and _target_captured(timeline):
+        if ev.kind == kinds.KV_CACHE_ALLOCATED and model == "target" and _target_captured(timeline):
             values["sized_after_capture"] = True
         timeline.phases.append(PhaseReading(ev.kind, model, ev.source, ev.line, ev.time, values, ev.text, assumed))
 
@@ -108,18 +108,18 @@ class _SourceAssembler:
             return "draft"
         order = phases.order_of(ev.kind)
         key = (ev.kind, "target", ev.data.get("graph"), None)
-        goes_back = order < timeline.reached and ev.kind not in ("capture_begin", "capture_progress", "capture_end")
-        repeats = key in timeline.seen and ev.kind not in ("capture_progress",)
-        if ev.kind in ("capture_begin", "capture_end") and timeline.mode == "draft" and not timeline.complete:
+        goes_back = order < timeline.reached and ev.kind not in (kinds.CAPTURE_BEGIN, kinds.CAPTURE_PROGRESS, kinds.CAPTURE_END)
+        repeats = key in timeline.seen and ev.kind not in (kinds.CAPTURE_PROGRESS,)
+        if ev.kind in (kinds.CAPTURE_BEGIN, kinds.CAPTURE_END) and timeline.mode == "draft" and not timeline.complete:
             return "draft"
         if not (goes_back or repeats):
-            drafting = timeline.mode == "draft" and order <= phases.order_of("capture_end") and not timeline.complete
+            drafting = timeline.mode == "draft" and order <= phases.order_of(kinds.CAPTURE_END) and not timeline.complete
             return "draft" if drafting else "target"
         if timeline.complete or timeline.failed or (ev.kind, "draft", ev.data.get("graph"), None) in timeline.seen:
             return None
         if _sized_after_capture(timeline, ev):
             return "target"
-        if ev.kind in ("scheduler_summary",):
+        if ev.kind in (kinds.SCHEDULER_SUMMARY,):
             return None
         return "draft"
 
@@ -130,21 +130,21 @@ class _SourceAssembler:
 
 
 def _target_captured(timeline: RankTimeline) -> bool:
-    return any(p.phase == "capture_end" and p.model == "target" for p in timeline.phases)
+    return timeline.has(kinds.CAPTURE_END)
 
 
 def _sized_after_capture(timeline: RankTimeline, ev: Event) -> bool:
     """SGLANG_ENABLE_POST_CAPTURE_KV_SIZING allocates the target's KV pool after its graphs are captured. A pool
     line after the capture is that pool, not a draft model's, when no draft weights were loaded (a draft model
     always loads its weights before its pool) and the target has no pool yet."""
-    if ev.kind not in ("kv_cache_allocated", "memory_pool_end") or not _target_captured(timeline):
+    if ev.kind not in (kinds.KV_CACHE_ALLOCATED, kinds.MEMORY_POOL_END) or not _target_captured(timeline):
         return False
     if any(p.model == "draft" for p in timeline.phases):
         return False
-    if ev.kind == "kv_cache_allocated":
-        return not any(p.phase == "kv_cache_allocated" for p in timeline.phases)
-    last_pool = max((i for i, p in enumerate(timeline.phases) if p.phase == "kv_cache_allocated"), default=-1)
-    last_end = max((i for i, p in enumerate(timeline.phases) if p.phase == "memory_pool_end"), default=-1)
+    if ev.kind == kinds.KV_CACHE_ALLOCATED:
+        return not any(p.phase == kinds.KV_CACHE_ALLOCATED for p in timeline.phases)
+    last_pool = max((i for i, p in enumerate(timeline.phases) if p.phase == kinds.KV_CACHE_ALLOCATED), default=-1)
+    last_end = max((i for i, p in enumerate(timeline.phases) if p.phase == kinds.MEMORY_POOL_END), default=-1)
     return last_pool > last_end
 
 
@@ -153,9 +153,9 @@ def _open_pools(timeline: RankTimeline) -> list[PhaseReading]:
     ended: a further KV line belongs to the same model."""
     pools: list[PhaseReading] = []
     for reading in reversed(timeline.phases):
-        if reading.phase == "kv_cache_allocated":
+        if reading.phase == kinds.KV_CACHE_ALLOCATED:
             pools.append(reading)
-        elif reading.phase != "other_pool_allocated":
+        elif reading.phase != kinds.OTHER_POOL_ALLOCATED:
             break
     return pools[::-1]
 
@@ -165,7 +165,7 @@ def name_pools(timeline: RankTimeline) -> None:
     pools) or of the SWAKVPool total (after them) tell them apart, else `kv`, `kv#2`, ... in the order printed."""
     group: list[PhaseReading] = []
     split: dict[str, Any] = {}
-    totals = [ev for ev in timeline.events if ev.kind == "swa_pool_usage"]
+    totals = [ev for ev in timeline.events if ev.kind == kinds.SWA_POOL_USAGE]
 
     def close() -> None:
         if group and not split:
@@ -185,11 +185,11 @@ def name_pools(timeline: RankTimeline) -> None:
         split.clear()
 
     for reading in timeline.phases:
-        if reading.phase == "kv_cache_allocated":
+        if reading.phase == kinds.KV_CACHE_ALLOCATED:
             group.append(reading)
-        elif reading.phase == "other_pool_allocated" and reading.values.get("pool") == "swa":
+        elif reading.phase == kinds.OTHER_POOL_ALLOCATED and reading.values.get("pool") == "swa":
             split.update(reading.values)
-        elif reading.phase in ("memory_pool_end", "load_weight_begin", "load_weight_end"):
+        elif reading.phase in (kinds.MEMORY_POOL_END, kinds.LOAD_WEIGHT_BEGIN, kinds.LOAD_WEIGHT_END):
             close()
     close()
 
@@ -199,7 +199,7 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
     remaining: list[Event] = []
     tagged = [t for t in seg.ranks.values() if t.phases or t.events]
     for ev in seg.events:
-        if not phases.is_phase(ev.kind) or ev.kind == "server_ready":
+        if not phases.is_phase(ev.kind) or ev.kind == kinds.SERVER_READY:
             remaining.append(ev)
             continue
         if not tagged:
@@ -207,23 +207,23 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
             timeline.phases.append(PhaseReading(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time,
                                          dict(ev.data), ev.text))
             continue
-        if ev.kind == "capture_progress":
+        if ev.kind == kinds.CAPTURE_PROGRESS:
             capturing = [t for t in seg.ranks.values()
-                         if any(p.phase == "capture_begin" for p in t.phases)]
+                         if any(p.phase == kinds.CAPTURE_BEGIN for p in t.phases)]
             if capturing:
                 target = min(capturing, key=lambda t: t.rank.sort_key())
                 bs = ev.data.get("bs")
-                if not any(p.phase == "capture_progress" and p.values.get("bs") == bs for p in target.phases):
+                if not any(p.phase == kinds.CAPTURE_PROGRESS and p.values.get("bs") == bs for p in target.phases):
                     target.phases.append(PhaseReading(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data),
                                                ev.text, rank_assumed=True))
                 continue
         remaining.append(ev)
     # de-duplicate progress readings for an untagged single rank too
     for timeline in seg.ranks.values():
-        seen: set = set()
+        seen: set[Any] = set()
         kept = []
         for p in timeline.phases:
-            key = (p.phase, p.model, p.values.get("bs")) if p.phase == "capture_progress" else None
+            key = (p.phase, p.model, p.values.get("bs")) if p.phase == kinds.CAPTURE_PROGRESS else None
             if key is not None and key in seen:
                 continue
             if key is not None:
@@ -284,9 +284,9 @@ _APART_SECONDS = 12 * 3600
 
 def _model_path(launch: Launch) -> str | None:
     for ev in launch.events:
-        if ev.kind == "server_args" and ev.data["fields"].get("model_path"):
+        if ev.kind == kinds.SERVER_ARGS and ev.data["fields"].get("model_path"):
             return str(ev.data["fields"]["model_path"])
-        if ev.kind == "launch_command":  # the flag under any of its names (--model-path, --model)
+        if ev.kind == kinds.LAUNCH_COMMAND:  # the flag under any of its names (--model-path, --model)
             value = next((v for flag, v in ev.data["args"].items() if FLAG_ALIASES.get(flag, flag) == "model_path"), None)
             if value:
                 return str(value)
@@ -317,4 +317,4 @@ def _conflict(launch: Launch, seg: Launch) -> bool:
 
 
 # what a dump says about the machine, not about one launch: these alone make no launch
-GLOBAL_KINDS = {"check_env", "smi_gpu", "smi_process", "smi_versions", "smi_mig", "topology"}
+GLOBAL_KINDS = {kinds.CHECK_ENV, kinds.SMI_GPU, kinds.SMI_PROCESS, kinds.SMI_VERSIONS, kinds.SMI_MIG, kinds.TOPOLOGY}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from logscope import kinds
 from logscope.calibration import Calibration
 from logscope.events import Event
 from logscope.model import Launch
@@ -130,11 +131,11 @@ def launch_cells(launch: Launch, calibration: Calibration | None = None) -> list
         cells.append(_cell("pp", "torch_nccl_p2p", NCCL_SPLIT_MIB / 1024, "lazy",
                            "P2P send/recv transport, created at the first send"))
     if cfg.get("enable_symm_mem") is True:
-        size = float(env.get("SGLANG_SYMM_MEM_PREALLOC_GB_SIZE", 4) or 4)
-        prealloc = [e for e in events if e.kind == "symm_prealloc"]
+        pool_gib = float(env.get("SGLANG_SYMM_MEM_PREALLOC_GB_SIZE", 4) or 4)
+        prealloc = [e for e in events if e.kind == kinds.SYMM_PREALLOC]
         if prealloc:
-            size = prealloc[0].data["gib"]
-        cells.append(_cell("tp", "symm_mem_pool", size if size > 0 else 0.0, "lazy",
+            pool_gib = prealloc[0].data["gib"]
+        cells.append(_cell("tp", "symm_mem_pool", pool_gib if pool_gib > 0 else 0.0, "lazy",
                            "symmetric-memory pool preallocated after capture (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)"))
     cells += _pd_cells(cfg, env, events)
     attention_tp = tp // dp if cfg.get("enable_dp_attention") and dp > 1 else tp
@@ -142,9 +143,9 @@ def launch_cells(launch: Launch, calibration: Calibration | None = None) -> list
 
 
 def _custom_ar_cells(cfg: dict[str, Any], events: list[Event], tp: int) -> list[dict[str, Any]]:
-    if cfg.get("disable_custom_all_reduce") is True or any(e.kind == "ar_disabled" for e in events):
+    if cfg.get("disable_custom_all_reduce") is True or any(e.kind == kinds.AR_DISABLED for e in events):
         return []
-    config = next((e.data for e in events if e.kind == "ar_config"), None)
+    config = next((e.data for e in events if e.kind == kinds.AR_CONFIG), None)
     if config is not None and "symmetric_memory_mib" in config:
         mib = config["symmetric_memory_mib"] + config.get("local_buffer_mib", 0.0)
         return [_cell("tp", "custom_ar_v2", mib / 1024, "eager", "All Reduce config line (symmetric + local buffer)")]
@@ -185,7 +186,7 @@ def _pd_cells(cfg: dict[str, Any], env: dict[str, Any], events: list[Event]) -> 
     if mode not in ("prefill", "decode"):
         return []
     cells = [_cell("pd", "transfer_registration", 0.0, "eager", "KV pool registered with the NIC: no extra HBM")]
-    printed = [e for e in events if e.kind in ("staging_buffer", "staging_allocator")]
+    printed = [e for e in events if e.kind in (kinds.STAGING_BUFFER, kinds.STAGING_ALLOCATOR)]
     if printed:
         mib = sum(e.data["mib"] for e in printed)
         cells.append(_cell("pd", "staging_buffer", mib / 1024, "eager", "StagingBuffer/StagingAllocator lines"))

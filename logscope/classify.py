@@ -9,8 +9,9 @@ coverage report.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from logscope import prefilter
+from logscope import kinds, prefilter
 from logscope.events import Event
 from logscope.ingest import LineChunk, Searches, Source, clean
 from logscope.model import TEXT_KEEP, Coverage
@@ -138,7 +139,7 @@ class SourceClassifier:
                 self.coverage.seen["signature"] += 1
                 self.coverage.recognized["signature"] += 1
                 self.recognized_physical.add(lineno)
-                self._emit("failure_line", lineno, text, {"message": text.strip()}, prefix_of(text), "signature")
+                self._emit(kinds.FAILURE_LINE, lineno, text, {"message": text.strip()}, prefix_of(text), "signature")
                 return True
         return False
 
@@ -192,7 +193,8 @@ class SourceClassifier:
             self.active = None
 
     # ------------------------------------------------------------------ output
-    def _emit(self, kind: str, lineno: int, text: str, data: dict, prefix: dict | None, grammar: str) -> None:
+    def _emit(self, kind: str, lineno: int, text: str, data: dict[str, Any], prefix: dict[str, Any] | None,
+              grammar: str) -> None:
         rank = prefix.get("rank") if prefix else None
         time = prefix.get("time") if prefix else None
         stripped = text.strip()

@@ -5,13 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from logscope import kinds
+
 RANK_DIMS = ("dp", "pp", "attn_cp", "moe_dp", "tp", "ep", "cp", "dcp")
 # event kinds that mean a rank failed (its startup stops there)
-FAILURE_KINDS = frozenset({
-    "exception", "oom", "traceback", "process_exception", "not_enough_memory", "pd_transfer_failed", "ar_failed",
-    "nccl_error", "nccl_warn", "scheduler_died", "sigquit", "cuda_error", "fatal_error", "failure_line",
-    "native_backtrace",
-})
+FAILURE_KINDS = kinds.of_role(kinds.FAILURE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +33,7 @@ class RankId:
             dims.append((head.lower(), int(tag[len(head):])))
         return RankId(label=" ".join(tags), dims=tuple(dims))
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         order = {d: i for i, d in enumerate(("node", "pid", *RANK_DIMS))}
         return tuple(sorted((order.get(k, 99), v) for k, v in self.dims)) + (self.label,)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from logscope import kinds
 from logscope.events import Event
 from logscope.model import Failure, Launch
 from logscope.signatures.match import failures_of
@@ -12,9 +13,9 @@ from logscope.signatures.match import failures_of
 
 def launch_failures(launch: Launch) -> list[Failure]:
     events = launch.all_events()
-    ready = {}
+    ready: dict[str, int] = {}
     for event in launch.events:
-        if event.kind == "server_ready":
+        if event.kind == kinds.SERVER_READY:
             ready.setdefault(event.source, event.line)
 
     def last_phase_of(event: Event) -> str | None:
@@ -70,7 +71,7 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         after_ready=failure.after_ready, cause=failure.cause, is_root=failure is root,
         rank_text=event_fact.get("rank") or "an untagged line",
         error=(event_fact.get("error") or failure.values.get("error") or event_fact.get("message")
-               or (None if failure.event.kind == "traceback" else event_fact.get("text"))),
+               or (None if failure.event.kind == kinds.TRACEBACK else event_fact.get("text"))),
     )
     if failure.finding in ("startup-oom", "capture-oom"):
         fact.update(oom_numbers(event_fact, failure.values))
@@ -87,4 +88,5 @@ def root_of(failures: list[Failure]) -> Failure | None:
     """The first failure in time that can stop a launch (startup only), preferring one with a mechanism."""
     startup = [f for f in failures if f.cause and not f.after_ready]
     named = [f for f in startup if f.mechanism is not None and f.finding != "startup-crash"]
-    return (named or startup or [None])[0]
+    found = named or startup
+    return found[0] if found else None

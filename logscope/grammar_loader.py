@@ -11,6 +11,7 @@ import hashlib
 import os
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from lark import Lark
 from lark import __version__ as lark_version
@@ -42,7 +43,7 @@ def grammars_digest() -> str:
 def parser(name: str) -> Lark:
     """The LALR parser for grammars/<name>.lark (contextual lexer)."""
     path = data_dir("grammars") / f"{name}.lark"
-    options = {"parser": "lalr", "lexer": "contextual", "maybe_placeholders": False}
+    options: dict[str, Any] = {"parser": "lalr", "lexer": "contextual", "maybe_placeholders": False}
     cache_dir = _cache_dir()
     if cache_dir is not None:
         cache_file = cache_dir / f"{name}-{grammars_digest()}.lark-cache"

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from logscope.errors import InputError
 
@@ -33,7 +34,7 @@ _LINES_CSV = {
 }
 
 
-def _csv_options() -> dict:
+def _csv_options() -> dict[str, Any]:
     import polars as pl
 
     return {**_LINES_CSV, "schema": {"line": pl.String}}
@@ -151,7 +152,7 @@ class Searches:
     def __init__(self, source: Source, pattern: str, then: Searches | None = None) -> None:
         self.reads = source.complete_reads()
         self.pattern = pattern
-        self.pending: deque[Future] = deque()
+        self.pending: deque[Future[Any]] = deque()
         self.exhausted = False
         self.then = then
 
@@ -188,7 +189,7 @@ def _search(data: bytes, pattern: str) -> tuple[object, list[int], list[str]]:
 _COMPRESSION_MAGIC = (b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda", b"\x1f\x8b", b"\x28\xb5")
 
 
-def _split_lines(pl: object, data: bytes, options: dict) -> object:
+def _split_lines(pl: object, data: bytes, options: dict[str, Any]) -> object:
     if not data.startswith(_COMPRESSION_MAGIC):
         try:
             return pl.read_csv(io.BytesIO(data), **options)["line"]  # type: ignore[attr-defined]
@@ -234,7 +235,7 @@ def expand_inputs(args: list[str], stdin: io.BufferedIOBase | None = None) -> li
     sources: list[Source] = []
     for arg in args:
         if arg == "-":
-            sources.append(Source(name="<stdin>", path=None, stream=stdin or sys.stdin.buffer))
+            sources.append(Source(name="<stdin>", path=None, stream=stdin or cast(io.BufferedIOBase, sys.stdin.buffer)))
             continue
         path = Path(arg)
         if path.is_dir():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from logscope import kinds
 from logscope.credentials import REDACTED, is_credential
 from logscope.events import Event
 from logscope.model import Launch
@@ -77,23 +78,23 @@ def _stated(launch: Launch, key: str, value: Any, source: str) -> None:
 
 def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
     events = launch.events + [e for r in launch.ranks.values() for e in r.events]
-    args = [e for e in events if e.kind == "server_args"]
+    args = [e for e in events if e.kind == kinds.SERVER_ARGS]
     for ev in args[:1]:
         for key, value in ev.data["fields"].items():
-            _stated(launch, key, value, "server_args")
+            _stated(launch, key, value, kinds.SERVER_ARGS)
             if key in CONFIG_KEYS and value is not None:
-                _set(launch, key, value, "server_args")
-    for ev in (e for e in events + global_events if e.kind == "launch_command"):
+                _set(launch, key, value, kinds.SERVER_ARGS)
+    for ev in (e for e in events + global_events if e.kind == kinds.LAUNCH_COMMAND):
         for flag, value in ev.data["args"].items():
             key = FLAG_ALIASES.get(flag, flag)
-            _stated(launch, key, value, "launch_command")
+            _stated(launch, key, value, kinds.LAUNCH_COMMAND)
             if key in CONFIG_KEYS:
-                _set(launch, key, value, "launch_command")
-    for ev in (e for e in events + global_events if e.kind in ("launch_command", "env_export")):
+                _set(launch, key, value, kinds.LAUNCH_COMMAND)
+    for ev in (e for e in events + global_events if e.kind in (kinds.LAUNCH_COMMAND, kinds.ENV_EXPORT)):
         for key, value in ev.data["env"].items():
             launch.environment.setdefault(key, REDACTED if is_credential(key) else value)
     for ev in events:
-        if ev.kind == "nccl_prewarm":
+        if ev.kind == kinds.NCCL_PREWARM:
             for key in ("tp_size", "pp_size", "ep_size"):
                 _set(launch, key, ev.data[key], "log")
     _infer_sizes(launch)
@@ -105,7 +106,7 @@ def _infer_sizes(launch: Launch) -> None:
     """Parallel sizes the rank tags imply: a lower bound (TP14 alone shows tp_size >= 15), kept apart from
     the config so that no stated value is invented."""
     for dim, key in (("tp", "tp_size"), ("dp", "dp_size"), ("ep", "ep_size"), ("pp", "pp_size")):
-        values = [t.rank.get(dim) for t in launch.ranks.values() if t.rank.get(dim) is not None]
+        values = [v for t in launch.ranks.values() if (v := t.rank.get(dim)) is not None]
         if values and key not in launch.config and max(values) > 0:
             launch.config_lower_bounds[key] = {"at_least": max(values) + 1,
                                                "basis": f"highest rank tag {dim.upper()}{max(values)}"}
@@ -113,9 +114,9 @@ def _infer_sizes(launch: Launch) -> None:
 
 def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:
     for ev in events + global_events:
-        if ev.kind == "nccl_version":
+        if ev.kind == kinds.NCCL_VERSION:
             launch.versions.setdefault("nccl", ev.data["nccl"])
-        elif ev.kind == "check_env":
+        elif ev.kind == kinds.CHECK_ENV:
             values = ev.data["values"]
             for key, name in VERSION_KEYS.items():
                 value = values.get(key)
@@ -128,7 +129,7 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
             python = values.get("Python", "")
             if python:
                 launch.versions.setdefault("python", python.split()[0])
-        elif ev.kind == "smi_versions":
+        elif ev.kind == kinds.SMI_VERSIONS:
             for key in ("driver", "cuda_driver_api"):
                 if ev.data.get(key):
                     launch.versions.setdefault(key, ev.data[key])
@@ -146,7 +147,7 @@ def _model(launch: Launch) -> None:
         launch.model["path"] = launch.config["model_path"]
     for timeline in launch.ranks.values():
         for phase in timeline.phases:
-            if phase.phase == "load_weight_end" and "model_type" in phase.values:
+            if phase.phase == kinds.LOAD_WEIGHT_END and "model_type" in phase.values:
                 slot = "architecture" if phase.model == "target" else "draft_architecture"
                 launch.model.setdefault(slot, phase.values["model_type"])
                 for key in ("quant", "dtype"):
@@ -165,7 +166,7 @@ _MODEL_KEYS = {
 
 def apply_model_config(launch: Launch, config: dict[str, Any]) -> None:
     """A Hugging Face config.json given with --model-config: it wins over the built-in model table."""
-    text_config = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    text_config: dict[str, Any] = config["text_config"] if isinstance(config.get("text_config"), dict) else {}
     for key, names in _MODEL_KEYS.items():
         for name in names:
             value = config.get(name, text_config.get(name))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from logscope import phases
+from logscope import kinds, phases
 from logscope.calibration import Calibration
 from logscope.cells import launch_cells
 from logscope.model import GpuJoin, Launch, PhaseReading, RankLedger, RankPlacement, RankTimeline
@@ -23,7 +23,7 @@ KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NV
 
 
 def _post_capture(timeline: RankTimeline) -> bool:
-    return any(p.phase == "kv_cache_allocated" and p.values.get("sized_after_capture") for p in timeline.phases)
+    return any(p.values.get("sized_after_capture") for p in timeline.readings(kinds.KV_CACHE_ALLOCATED, model=None))
 
 
 def _readings(timeline: RankTimeline, links: tuple[tuple[str, str | None, str], ...]) -> list[tuple[str, float, PhaseReading]]:
@@ -39,7 +39,7 @@ def _readings(timeline: RankTimeline, links: tuple[tuple[str, str | None, str], 
 
 
 def _first_target(timeline: RankTimeline, phase_id: str) -> PhaseReading | None:
-    return next((p for p in timeline.phases if p.phase == phase_id and p.model == "target"), None)
+    return timeline.reading(phase_id)
 
 
 def _card_total(gpus: list[dict[str, Any]], placement: RankPlacement) -> tuple[float | None, str]:
@@ -87,7 +87,7 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
     lazy_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)
     links = phases.ledger_links(_post_capture(timeline))
     readings = _readings(timeline, links)
-    init_reading = _first_target(timeline, "init_distributed_end")
+    init_reading = _first_target(timeline, kinds.INIT_DISTRIBUTED_END)
     init = None if init_reading is None else init_reading.values
     if not readings and init is None:
         return RankLedger([], cells, placement.card_total_gib, None, eager_gib, lazy_gib, has_readings=False)
@@ -95,11 +95,11 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
     items: list[dict[str, Any]] = []
     unexplained = 0.0
     first_free = None
-    if readings and readings[0][0] == "load_weight_begin" and init is not None:
+    if readings and readings[0][0] == kinds.LOAD_WEIGHT_BEGIN and init is not None:
         first_free = readings[0][1] + init["usage_gib"]
     elif readings:
         first_free = readings[0][1]
-    if total is not None and first_free is not None and (init is not None or readings[0][0] == "load_weight_begin"):
+    if total is not None and first_free is not None and (init is not None or readings[0][0] == kinds.LOAD_WEIGHT_BEGIN):
         pre = total - first_free
         others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
         if others:
@@ -109,7 +109,7 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
         items.append(_item("cuda_context", context, context_kind, basis=context_basis,
                            measured_pre_existing_gib=round(pre, 2)))
         unexplained += pre - others - context
-    if init is not None and readings and readings[0][0] == "load_weight_begin":
+    if init is not None and readings and readings[0][0] == kinds.LOAD_WEIGHT_BEGIN:
         eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
         explained = min(eager, max(init["usage_gib"], 0.0))
         if eager > 0:
@@ -119,19 +119,19 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
                                basis="eager communication cells, capped at the measured init-distributed delta",
                                measured_init_gib=init["usage_gib"]))
         unexplained += init["usage_gib"] - explained
-    elif total is not None and first_free is not None and readings and readings[0][0] != "load_weight_begin":
+    elif total is not None and first_free is not None and readings and readings[0][0] != kinds.LOAD_WEIGHT_BEGIN:
         items.append(_item("before_first_reading", total - first_free - sum(i["gib"] for i in items), "measured",
                            basis=f"card total - first reading ({readings[0][0]})"))
     order = [phase_id for phase_id, _, _ in links]
     item_of = {phase_id: item for phase_id, item, _ in links}
-    pools = [p for p in timeline.phases if p.phase == "kv_cache_allocated" and p.model == "target" and "kv_gib" in p.values]
+    pools = timeline.readings(kinds.KV_CACHE_ALLOCATED, "kv_gib")
     for (prev_phase, prev_free, _), (phase, free, _) in zip(readings, readings[1:]):
         consecutive = order.index(phase) == order.index(prev_phase) + 1
         name = (item_of[phase] or phase) if consecutive else f"{prev_phase}..{phase}"
         extra: dict[str, Any] = {"between": [prev_phase, phase]}
         if not consecutive:
             extra["basis"] = "the readings between these two are missing from the log"
-        if phase == "memory_pool_end" and pools:
+        if phase == kinds.MEMORY_POOL_END and pools:
             extra["reported_kv_gib"] = round(sum(p.values["kv_gib"] for p in pools), 2)
             if len(pools) > 1:
                 extra["reported_pools"] = [{"pool": p.values.get("pool"), "gib": p.values["kv_gib"],
@@ -174,8 +174,9 @@ def probe_process_ledgers(join: GpuJoin, calibration: Calibration | None) -> dic
         outside = gpu.get("outside_allocator_mib")
         if outside is None or not pids & calibration.pids:
             continue
-        items = [{"item": m.stage, "mib": round(m.outside_allocator_mib, 2), "kind": "measured (probe)"}
-                 for m in calibration.measured if m.outside_allocator_mib > 0]
+        items: list[dict[str, Any]] = [{"item": m.stage, "mib": round(m.outside_allocator_mib, 2),
+                                        "kind": "measured (probe)"} for m in calibration.measured
+                                       if m.outside_allocator_mib > 0]
         explained = sum(i["mib"] for i in items)
         items.append({"item": "unexplained", "mib": round(outside - explained, 2), "kind": "measured",
                       "basis": f"{outside:.2f} MiB outside the allocator (OOM text) minus the probe's stages"})

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Literal
 
+from logscope import kinds
 from logscope.events import Event, RankId
+
+# the model a phase reading belongs to (PhaseReading.model)
+TARGET: Final = "target"
+DRAFT: Final = "draft"
+Pick = Literal["first", "last"]
 
 UNRECOGNIZED_KEEP = 2000
 TEXT_KEEP = 300
@@ -23,8 +29,8 @@ class Coverage:
     """What the classifier read: lines, candidates per grammar, and the candidates no grammar recognised."""
 
     lines: int = 0
-    seen: Counter = field(default_factory=Counter)
-    recognized: Counter = field(default_factory=Counter)
+    seen: Counter[str] = field(default_factory=Counter)
+    recognized: Counter[str] = field(default_factory=Counter)
     recognized_lines: int = 0
     unrecognized: list[dict[str, Any]] = field(default_factory=list)
     unrecognized_total: int = 0
@@ -60,7 +66,29 @@ class RankTimeline:
     mode: str = "target"
     complete: bool = False
     failed: bool = False
-    seen: set = field(default_factory=set)
+    seen: set[tuple[Any, ...]] = field(default_factory=set)
+
+    # ---- the query vocabulary: a rank's readings of a phase, for the target (default) or draft model
+    def readings(self, phase: str, key: str | None = None, model: str | None = TARGET) -> list[PhaseReading]:
+        """This rank's readings of `phase` in the order printed, of `model` (None: either) and holding `key`."""
+        return [p for p in self.phases
+                if p.phase == phase and (model is None or p.model == model) and (key is None or key in p.values)]
+
+    def reading(self, phase: str, key: str | None = None, model: str | None = TARGET,
+                pick: Pick = "first") -> PhaseReading | None:
+        """The first (or last) reading of `phase` that holds `key`; None when the rank printed none."""
+        found = self.readings(phase, key, model)
+        if not found:
+            return None
+        return found[0] if pick == "first" else found[-1]
+
+    def value(self, phase: str, key: str, model: str | None = TARGET, pick: Pick = "first") -> Any:
+        """The value `key` of that reading, or None."""
+        found = self.reading(phase, key, model, pick)
+        return None if found is None else found.values[key]
+
+    def has(self, phase: str, model: str | None = TARGET) -> bool:
+        return any(p.phase == phase and (model is None or p.model == model) for p in self.phases)
 
 
 @dataclass
@@ -95,9 +123,13 @@ class Launch:
         """Launch-level events, then each rank's."""
         return self.events + [e for timeline in self.ranks.values() for e in timeline.events]
 
+    def reading(self, phase: str, key: str | None = None, model: str | None = TARGET) -> PhaseReading | None:
+        """The first rank's (in the order the ranks appeared) first reading of `phase` holding `key`."""
+        return next((r for t in self.ranks.values() if (r := t.reading(phase, key, model)) is not None), None)
+
     @property
     def ready(self) -> bool:
-        return any(e.kind == "server_ready" for e in self.events)
+        return any(e.kind == kinds.SERVER_READY for e in self.events)
 
 
 @dataclass(frozen=True)

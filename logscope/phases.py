@@ -2,12 +2,14 @@
 coverage (expected phases), the ledger (which readings chain into measured items), the timeline columns
 of the text / Markdown / HTML views and the Mermaid gantt.
 
-Adding a phase line: its grammar rule (grammars/sglang.lark), its transformer method (parsers/sglang_line.py,
-with its entry in KINDS), one row here, and a fixture or golden that shows it."""
+Adding a phase line: the README recipe ("How to add ..."): its kind in the catalogue (logscope/kinds.py), its
+grammar rule and transformer method, one row here, and a fixture or golden that shows it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from logscope import kinds
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,24 +42,24 @@ class Phase:
 
 
 PHASES: tuple[Phase, ...] = (
-    Phase("init_distributed_begin", 0, after="init_distributed", expected=True),
-    Phase("init_distributed_end", 1, after="load_weight", expected=True, column=Column("init used", "usage_gib"),
-          gantt=("init distributed", "init_distributed_begin")),
-    Phase("nccl_prewarm", 1, after="load_weight"),
-    Phase("load_weight_begin", 2, after="load_weight", expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
-    Phase("load_weight_end", 3, after="memory_pool", expected=True, column=Column("load end"), ledger=LedgerLink("weights"),
-          gantt=("load weights", "load_weight_begin")),
-    Phase("kv_cache_allocated", 4, after="memory_pool", expected=True, column=Column("KV pool", "kv_gib")),
-    Phase("other_pool_allocated", 4, after="memory_pool"),
-    Phase("memory_pool_end", 5, after="capture", expected=True, column=Column("pool end"), ledger=LedgerLink("kv_pool"),
-          gantt=("KV pool", "load_weight_end")),
-    Phase("capture_begin", 6, after="capture", expected=True, column=Column("cap. begin", graph="decode"),
+    Phase(kinds.INIT_DISTRIBUTED_BEGIN, 0, after="init_distributed", expected=True),
+    Phase(kinds.INIT_DISTRIBUTED_END, 1, after="load_weight", expected=True, column=Column("init used", "usage_gib"),
+          gantt=("init distributed", kinds.INIT_DISTRIBUTED_BEGIN)),
+    Phase(kinds.NCCL_PREWARM, 1, after="load_weight"),
+    Phase(kinds.LOAD_WEIGHT_BEGIN, 2, after="load_weight", expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
+    Phase(kinds.LOAD_WEIGHT_END, 3, after="memory_pool", expected=True, column=Column("load end"), ledger=LedgerLink("weights"),
+          gantt=("load weights", kinds.LOAD_WEIGHT_BEGIN)),
+    Phase(kinds.KV_CACHE_ALLOCATED, 4, after="memory_pool", expected=True, column=Column("KV pool", "kv_gib")),
+    Phase(kinds.OTHER_POOL_ALLOCATED, 4, after="memory_pool"),
+    Phase(kinds.MEMORY_POOL_END, 5, after="capture", expected=True, column=Column("pool end"), ledger=LedgerLink("kv_pool"),
+          gantt=("KV pool", kinds.LOAD_WEIGHT_END)),
+    Phase(kinds.CAPTURE_BEGIN, 6, after="capture", expected=True, column=Column("cap. begin", graph="decode"),
           ledger=LedgerLink("before_capture", "first")),
-    Phase("capture_progress", 6, after="capture", progress=True),
-    Phase("capture_end", 7, after="warmup", expected=True, column=Column("cap. end", graph="decode"),
-          ledger=LedgerLink("cuda_graphs", "last"), gantt=("CUDA graph capture", "capture_begin")),
-    Phase("scheduler_summary", 8, after="warmup", column=Column("summary"), ledger=LedgerLink("after_capture")),
-    Phase("server_ready", 9, after="serving"),
+    Phase(kinds.CAPTURE_PROGRESS, 6, after="capture", progress=True),
+    Phase(kinds.CAPTURE_END, 7, after="warmup", expected=True, column=Column("cap. end", graph="decode"),
+          ledger=LedgerLink("cuda_graphs", "last"), gantt=("CUDA graph capture", kinds.CAPTURE_BEGIN)),
+    Phase(kinds.SCHEDULER_SUMMARY, 8, after="warmup", column=Column("summary"), ledger=LedgerLink("after_capture")),
+    Phase(kinds.SERVER_READY, 9, after="serving"),
 )
 
 _index: tuple[tuple[Phase, ...], dict[str, Phase]] = ((), {})
@@ -91,8 +93,8 @@ def ledger_chain() -> tuple[Phase, ...]:
 # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING: the KV pool is sized after the graphs; the chain's order and the item
 # each link ends become these (phase id, item)
 POST_CAPTURE_CHAIN: tuple[tuple[str, str | None], ...] = (
-    ("load_weight_begin", None), ("load_weight_end", "weights"), ("capture_begin", "before_capture"),
-    ("capture_end", "cuda_graphs"), ("memory_pool_end", "kv_pool"), ("scheduler_summary", "after_pool"),
+    (kinds.LOAD_WEIGHT_BEGIN, None), (kinds.LOAD_WEIGHT_END, "weights"), (kinds.CAPTURE_BEGIN, "before_capture"),
+    (kinds.CAPTURE_END, "cuda_graphs"), (kinds.MEMORY_POOL_END, "kv_pool"), (kinds.SCHEDULER_SUMMARY, "after_pool"),
 )
 
 

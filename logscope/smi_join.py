@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from logscope import kinds
 from logscope.events import Event
 from logscope.launch_facts import global_versions
 from logscope.model import GpuJoin, Launch, RankPlacement
@@ -16,7 +17,7 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
     """check_env's "GPU 0,1,2,3: NVIDIA H100 80GB HBM3" and "... Compute Capability: 9.0" as GPU events."""
     out: list[Event] = []
     for ev in events:
-        if ev.kind != "check_env":
+        if ev.kind != kinds.CHECK_ENV:
             continue
         capability: dict[int, str] = {}
         names: dict[int, str] = {}
@@ -34,16 +35,16 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
             data = {"index": index, "name": names[index]}
             if index in capability:
                 data["compute_capability"] = capability[index]
-            out.append(Event("smi_gpu", ev.source, ev.line, f"check_env GPU {index}: {names[index]}", None, None, data,
-                             "check_env"))
+            out.append(Event(kinds.SMI_GPU, ev.source, ev.line, f"check_env GPU {index}: {names[index]}", None, None, data,
+                             kinds.CHECK_ENV_GRAMMAR))
     return out
 
 
 def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
-    events = [e for e in events if e.kind != "check_env"] + _check_env_gpus(events)
+    events = [e for e in events if e.kind != kinds.CHECK_ENV] + _check_env_gpus(events)
     gpus: dict[Any, dict[str, Any]] = {}
     for ev in events:
-        if ev.kind != "smi_gpu":
+        if ev.kind != kinds.SMI_GPU:
             continue
         data = dict(ev.data)
         key = data.get("bus_id") or data.get("index")
@@ -55,18 +56,18 @@ def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
             gpu.setdefault(field, value)
         gpu.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
     for ev in events:
-        if ev.kind == "smi_mig":
-            gpu = next((g for g in gpus.values() if g["index"] == ev.data["gpu"]), None)
-            if gpu is None:
-                gpu = gpus.setdefault(("mig", ev.data["gpu"]), {"index": ev.data["gpu"], "snapshot": ev.source,
-                                                                "processes": []})
-                gpu.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
+        if ev.kind == kinds.SMI_MIG:
+            card = next((g for g in gpus.values() if g["index"] == ev.data["gpu"]), None)
+            if card is None:
+                card = gpus.setdefault(("mig", ev.data["gpu"]), {"index": ev.data["gpu"], "snapshot": ev.source,
+                                                                 "processes": []})
+                card.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
             entry = {k: v for k, v in ev.data.items() if k != "gpu"}
-            if entry not in gpu.setdefault("mig", []):
-                gpu["mig"].append(entry)
+            if entry not in card.setdefault("mig", []):
+                card["mig"].append(entry)
     ordered = sorted(gpus.values(), key=lambda g: (g["index"] is None, g["index"] or 0, g.get("bus_id") or ""))
     for ev in events:
-        if ev.kind != "smi_process":
+        if ev.kind != kinds.SMI_PROCESS:
             continue
         proc = {k: ev.data[k] for k in ("pid", "type", "name", "used_mib") if k in ev.data}
         target = None
@@ -86,7 +87,7 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
     for launch in launches:
         all_events += launch.all_events()
     gpus = _merge_gpus(all_events)
-    ooms = [e for e in all_events if e.kind == "oom" and e.data.get("gpu") is not None]
+    ooms = [e for e in all_events if e.kind == kinds.OOM and e.data.get("gpu") is not None]
     for gpu in gpus:
         gpu["index_text"] = str(gpu["index"])
         if gpu.get("driver_reserved_mib") is not None and gpu.get("memory_total_mib") is not None:
@@ -107,7 +108,7 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
             gpus.append(gpu)
     topology = _merge_topology(all_events, gpus)
     # a launch's own versions (smi dumps included) are filled by launch_facts; these are the ones of the inputs
-    smi = global_versions([e for e in all_events if e.kind == "smi_versions"])
+    smi = global_versions([e for e in all_events if e.kind == kinds.SMI_VERSIONS])
     versions = {**smi, **{k: v for k, v in global_versions(global_events).items() if k not in smi}}
     placements = {(launch.id, label): placement for launch in launches
                   for label, placement in _place_ranks(launch, gpus).items()}
@@ -159,7 +160,7 @@ def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str
     nics: list[dict[str, Any]] = []
     affinity: dict[str, dict[str, Any]] = {}
     for ev in events:
-        if ev.kind != "topology":
+        if ev.kind != kinds.TOPOLOGY:
             continue
         for link in ev.data["links"]:
             if link not in links:
@@ -250,7 +251,7 @@ def _other_processes(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _tp_groups(launch: Launch, placements: dict[tuple[int, str], RankPlacement],
                topology: dict[str, Any]) -> list[dict[str, Any]]:
     """The links between the GPUs of each TP group (NVLink or PCIe / cross-socket)."""
-    kinds = {(a, b): k for a, b, k in topology["links"]}
+    link_of: dict[tuple[int, int], str] = {(a, b): k for a, b, k in topology["links"]}
     groups: dict[tuple, list[tuple[str, int]]] = {}
     for label, timeline in launch.ranks.items():
         placement = placements.get((launch.id, label))
@@ -262,8 +263,7 @@ def _tp_groups(launch: Launch, placements: dict[tuple[int, str], RankPlacement],
     out = []
     for members in groups.values():
         gpus = sorted({gpu for _, gpu in members})
-        seen = [kinds.get((a, b)) for i, a in enumerate(gpus) for b in gpus[i + 1:]]
-        seen = [k for k in seen if k]
+        seen = [k for i, a in enumerate(gpus) for b in gpus[i + 1:] if (k := link_of.get((a, b)))]
         if len(gpus) < 2 or not seen:
             continue
         counts: dict[str, int] = {}

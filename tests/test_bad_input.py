@@ -6,8 +6,11 @@ import builtins
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -81,12 +84,47 @@ def test_a_fifo_or_device_is_not_a_regular_file(tmp_path):
     assert_one_line_error(run("analyze", str(fifo)), "not a regular file")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode; see the in-process test")
-def test_unreadable_file_as_a_user(tmp_path):
-    path = tmp_path / "secret.log"
-    path.write_text("x")
-    path.chmod(0)
-    assert_one_line_error(run("analyze", str(path)), "permission denied")
+# Root reads files whatever their mode (and CI runs as root): the CLI then runs in a process that first warms
+# every import and cache on a readable paste, then gives up root for `nobody` before reading the file.
+_AS_NOBODY = """
+import contextlib, io, os, sys
+from logscope.cli import main
+
+unreadable, readable = sys.argv[1:3]
+
+
+def cli(*args):
+    sys.argv = ["logscope", *args]
+    try:
+        main()
+    except SystemExit as done:
+        return done.code
+
+
+with contextlib.redirect_stdout(io.StringIO()):  # the same command on a readable file imports what it needs
+    cli("analyze", readable)
+if os.geteuid() == 0:
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+sys.exit(cli("analyze", unreadable))
+"""
+
+
+def test_unreadable_file():
+    folder = Path(tempfile.mkdtemp(prefix="logscope-unreadable-"))  # in /tmp, which `nobody` can reach
+    try:
+        folder.chmod(0o711)
+        path = folder / "secret.log"
+        path.write_text("x")
+        path.chmod(0)
+        readable = folder / "readable.log"
+        readable.write_text("[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=139.00 GB\n")
+        proc = subprocess.run([sys.executable, "-c", _AS_NOBODY, str(path), str(readable)], capture_output=True, cwd=ROOT,
+                              timeout=120)
+    finally:
+        shutil.rmtree(folder)
+    assert_one_line_error(proc, f"{path}: permission denied")
 
 
 def test_unreadable_file_in_process(tmp_path, monkeypatch):

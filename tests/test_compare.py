@@ -16,6 +16,7 @@ from logscope.compare.load import load
 from logscope.compare.plan import PlanRefused, Setting, plan
 from logscope.compare.render import DIFF_RENDERERS, PLAN_RENDERERS, diff_document, plan_document
 from logscope.compare.sizing import GIB, derive_cell, kv_sizing
+from tests.goldens import check_golden
 from tests.helpers import ROOT
 
 H019 = str(ROOT / "fixtures/real/h-019-sglang-17392.log")
@@ -219,7 +220,4 @@ def test_diff_golden(fmt, update_goldens, monkeypatch):
     doc = diff_document(diff(_side("fixtures/compare/llama70b-tp4.log"), _side("fixtures/compare/llama70b-tp8.log")))
     text = DIFF_RENDERERS[fmt](doc, 0)
     golden = ROOT / "fixtures" / "golden" / "compare" / f"diff-llama70b-tp4-tp8.{'txt' if fmt == 'text' else fmt}"
-    if update_goldens:
-        golden.write_text(text, encoding="utf-8")
-        pytest.skip("golden regenerated")
-    assert text == golden.read_text(encoding="utf-8"), f"{golden.name} differs: run pytest --update-goldens"
+    check_golden(golden, text, ["fixtures/compare/llama70b-tp4.log", "fixtures/compare/llama70b-tp8.log"], update_goldens)

@@ -3,8 +3,6 @@ JSON, the text and the Markdown report without touching a renderer."""
 
 from __future__ import annotations
 
-import dataclasses
-
 from logscope import phases
 from logscope.cli import Format, render
 from logscope.report.formats import RENDERERS
@@ -49,7 +47,16 @@ def test_the_table_is_well_formed():
     for phase in phases.PHASES:
         if phase.gantt is not None:
             assert phase.gantt[1] in ids and phases.order_of(phase.gantt[1]) < phase.order
-    assert all(dataclasses.is_dataclass(p) for p in phases.PHASES)
+    # the stage in progress after each line follows SGLang's fixed order as the phases do
+    stages = ("init_distributed", "load_weight", "memory_pool", "capture", "warmup", "serving")
+    after = [stages.index(p.after) for p in phases.PHASES]
+    assert after == sorted(after)
+    # both ledger chains (KV pool sized before or after the graphs) link the same readings, each item once
+    for post_capture in (False, True):
+        links = phases.ledger_links(post_capture)
+        assert {p for p, _, _ in links} == {p.id for p in phases.ledger_chain()}
+        items = [item for _, item, _ in links if item is not None]
+        assert len(items) == len(set(items)) == len(links) - 1
 
 
 def test_every_format_choice_has_a_renderer():

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from logscope.errors import RuleError
-from logscope.signatures.loader import load_signature_file
+from logscope.signatures.loader import bundled_signatures, load_signature_file
 from logscope.signatures.pattern import compile_pattern
-from logscope.tooling.signature_cases import check_case, load_signature_cases, signature_case_files
+from logscope.tooling.signature_cases import check_case, load_signature_cases, pinned_signatures, signature_case_files
 from logscope.tooling.signature_docs import render_signatures_doc
 from tests.helpers import ROOT, run
 
@@ -152,3 +152,11 @@ def test_signatures_doc_is_current():
 def test_each_failure_id_has_a_case_cut_by_the_paste():
     cut = {case["finding"] for _, case in CASES if case["name"].startswith("cut-")}
     assert cut >= set(FAILURE_IDS), set(FAILURE_IDS) - cut
+
+
+def test_every_signature_is_pinned_by_a_case():
+    """Each signature id is named by a case, as the mechanism's match (`signature`) or the frame that located the
+    failure (`located_by`): deleting or shadowing a signature fails its case."""
+    ids = {sig.id for sig in bundled_signatures().signatures}
+    assert sorted(ids - pinned_signatures()) == []
+    assert pinned_signatures() <= ids

@@ -9,7 +9,7 @@ The token change is split in two parts that add up, plus what cannot be attribut
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from logscope import phases
 from logscope.compare.sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
@@ -279,7 +279,7 @@ def _cell_rows(a: Side, b: Side, pairs: list[tuple[str | None, str | None]]) -> 
                      "delta_gib": _delta(x["gib"] if x else 0.0, y["gib"] if y else 0.0)
                      if (x is None or x["gib"] is not None) and (y is None or y["gib"] is not None) else None,
                      "kind": "/".join(sorted({c["kind"] for c in (x, y) if c})),
-                     "timing": (x or y)["timing"]})
+                     "timing": cast(dict[str, Any], x or y)["timing"]})
     return rows
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from logscope import kinds
 from logscope.cells import launch_cells
 from logscope.compare.sizing import (
     GIB,
@@ -191,24 +192,25 @@ def _cell(sizing: KvSizing, src: Layout, to: Layout, setting: Setting, model_con
         draft = (sizing.draft_cell_bytes.value * target / sizing.cell_bytes.value) if sizing.draft_cell_bytes else 0.0
         return target + draft, Figure(target + draft, "derived", how + (" + draft pool scaled alike" if draft else ""))
     factor = (src.pp / to.pp) * (new_bytes / old_bytes)
-    how = []
+    steps: list[str] = []
     if sizing.attention == "MHA" and src.attention_tp != to.attention_tp:
         factor *= src.attention_tp / to.attention_tp
-        how.append(f"x attention tp {src.attention_tp}/{to.attention_tp}")
+        steps.append(f"x attention tp {src.attention_tp}/{to.attention_tp}")
         notes.append(f"MHA cell scaled by attention tp {src.attention_tp}/{to.attention_tp}: assumes the model has at "
                      f"least {to.attention_tp} KV heads (fewer are replicated and cost more); --model-config checks it")
     if src.pp != to.pp:
-        how.append(f"x pp {src.pp}/{to.pp}")
+        steps.append(f"x pp {src.pp}/{to.pp}")
     if new_bytes != old_bytes:
-        how.append(f"x dtype {new_bytes:g}/{old_bytes:g} B")
+        steps.append(f"x dtype {new_bytes:g}/{old_bytes:g} B")
     cell = (sizing.effective_cell or sizing.cell_bytes.value) * factor
     return cell, Figure(round(cell, 1), "estimated", f"run's {sizing.effective_cell:,.0f} B per token "
-                        + (" ".join(how) if how else "(unchanged by this setting)"))
+                        + (" ".join(steps) if steps else "(unchanged by this setting)"))
 
 
 def _scheduler_summary(run: Launch) -> dict[str, Any]:
     """The run's first scheduler summary (max_total_num_tokens, max_running_requests, context_len), or {}."""
-    return next((p.values for t in run.ranks.values() for p in t.phases if p.phase == "scheduler_summary"), {})
+    summary = run.reading(kinds.SCHEDULER_SUMMARY, model=None)
+    return {} if summary is None else summary.values
 
 
 def _default_requests(tokens: int, context_len: int) -> int:
@@ -247,8 +249,9 @@ def _ranks(run: Launch, sizing: KvSizing, to: Layout, pre_shift: float, loaded: 
     own: dict[int, float] = {}
     for timeline in run.ranks.values():
         reading = free_before_weights(timeline)
-        if reading is not None and timeline.rank.get("tp") is not None:
-            own[int(timeline.rank.get("tp"))] = reading[0]
+        tp = timeline.rank.get("tp")
+        if reading is not None and tp is not None:
+            own[tp] = reading[0]
     kv_run = sizing.kv_gib.value if sizing.kv_gib else 0.0
     other = None
     if sizing.pool_end_gib is not None:  # what the run's pool init took besides the KV pool (req-to-token map, ...)

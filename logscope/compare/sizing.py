@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from logscope import kinds
+from logscope.events import Event
 from logscope.model import Launch, PhaseReading, RankTimeline
 
 GIB = 1 << 30
@@ -158,8 +160,9 @@ def layout_of(launch: Launch) -> Layout:
 def _tags_show_dp_attention(launch: Launch) -> bool:
     """SGLang tags a rank `DPd TPt`. Plain DP restarts the TP index in every replica (DP1 TP0); under DP attention
     the TP index is global and each DP rank owns a block of it (DP1 TP1 with tp 4, dp 4)."""
-    pairs = [(t.rank.get("dp"), t.rank.get("tp")) for t in launch.ranks.values()]
-    if not pairs or any(dp is None or tp is None for dp, tp in pairs):
+    tags = [(t.rank.get("dp"), t.rank.get("tp")) for t in launch.ranks.values()]
+    pairs = [(dp, tp) for dp, tp in tags if dp is not None and tp is not None]
+    if not pairs or len(pairs) != len(tags):
         return False
     dps = {dp for dp, _ in pairs}
     tp_count = max(tp for _, tp in pairs) + 1
@@ -170,12 +173,12 @@ def _tags_show_dp_attention(launch: Launch) -> bool:
 
 
 def target_reading(timeline: RankTimeline, phase: str, key: str, model: str = "target") -> PhaseReading | None:
-    return next((p for p in timeline.phases if p.phase == phase and p.model == model and key in p.values), None)
+    return timeline.reading(phase, key, model)
 
 
 def _main_pool(timeline: RankTimeline, model: str = "target") -> PhaseReading | None:
     """The KV pool whose tokens SGLang profiled: the full-attention pool of a hybrid model, else the first."""
-    pools = [p for p in timeline.phases if p.phase == "kv_cache_allocated" and p.model == model and "tokens" in p.values]
+    pools = timeline.readings(kinds.KV_CACHE_ALLOCATED, "tokens", model)
     return next((p for p in pools if p.values.get("pool") == "full"), pools[0] if pools else None)
 
 
@@ -194,17 +197,17 @@ def _lowest(launch: Launch, pick: Any, what: str, kind: str = "measured") -> Fig
 
 
 def free_before_weights(timeline: RankTimeline) -> tuple[float, PhaseReading] | None:
-    begin = target_reading(timeline, "load_weight_begin", "avail_gib")
+    begin = target_reading(timeline, kinds.LOAD_WEIGHT_BEGIN, "avail_gib")
     if begin is not None:
         return begin.values["avail_gib"], begin
-    end = target_reading(timeline, "load_weight_end", "avail_gib")
+    end = target_reading(timeline, kinds.LOAD_WEIGHT_END, "avail_gib")
     if end is not None and "usage_gib" in end.values:
         return end.values["avail_gib"] + end.values["usage_gib"], end
     return None
 
 
 def _post(timeline: RankTimeline) -> tuple[float, PhaseReading] | None:
-    end = target_reading(timeline, "load_weight_end", "avail_gib")
+    end = target_reading(timeline, kinds.LOAD_WEIGHT_END, "avail_gib")
     return (end.values["avail_gib"], end) if end is not None else None
 
 
@@ -237,7 +240,8 @@ def config_cell(model_config: dict[str, Any], layout: Layout, element_bytes: flo
     """SGLang's cell size from a Hugging Face config.json: MLA (kv_lora_rank + qk_rope_head_dim) x layers x bytes,
     not divided by TP; MHA max(1, kv_heads // attention_tp) x (head_dim + v_head_dim) x layers x bytes.
     Layers are those of one PP stage. None when the config lacks the sizes."""
-    cfg = model_config.get("text_config") if isinstance(model_config.get("text_config"), dict) else model_config
+    cfg: dict[str, Any] = (model_config["text_config"] if isinstance(model_config.get("text_config"), dict)
+                           else model_config)
     layers = cfg.get("num_hidden_layers")
     if not isinstance(layers, int):
         return None
@@ -267,15 +271,15 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
     sizing.pre_gib = _lowest(launch, free_before_weights, "free before weights (Load weight begin, or end's avail + mem usage)")
     sizing.post_gib = _lowest(launch, _post, "free after weights (Load weight end)")
     sizing.init_usage_gib = _lowest(
-        launch, lambda t: _value(target_reading(t, "init_distributed_end", "usage_gib"), "usage_gib"),
+        launch, lambda t: _value(target_reading(t, kinds.INIT_DISTRIBUTED_END, "usage_gib"), "usage_gib"),
         "Init torch distributed ends: mem usage")
     if sizing.pre_gib is not None and sizing.pre_gib.rank in launch.ranks:
-        own = target_reading(launch.ranks[sizing.pre_gib.rank], "init_distributed_end", "usage_gib")
+        own = target_reading(launch.ranks[sizing.pre_gib.rank], kinds.INIT_DISTRIBUTED_END, "usage_gib")
         if own is not None:
             sizing.limiting_init_gib = Figure(own.values["usage_gib"], "measured",
                                               "Init torch distributed ends: mem usage of the limiting rank",
                                               sizing.pre_gib.rank, own.source, own.line)
-    sizing.pool_end_gib = _lowest(launch, lambda t: _value(target_reading(t, "memory_pool_end", "avail_gib"), "avail_gib"),
+    sizing.pool_end_gib = _lowest(launch, lambda t: _value(target_reading(t, kinds.MEMORY_POOL_END, "avail_gib"), "avail_gib"),
                                   "free after the KV pool (Memory pool end)")
     sizing.graphs_gib = _graphs(launch)
     page = cfg.get("page_size")
@@ -292,8 +296,7 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
 def _graphs(launch: Launch) -> Figure | None:
     best = None
     for label, timeline in launch.ranks.items():
-        end = next((p for p in timeline.phases if p.phase == "capture_end" and p.model == "target"
-                    and "usage_gib" in p.values), None)
+        end = timeline.reading(kinds.CAPTURE_END, "usage_gib")
         if end is not None and (best is None or end.values["usage_gib"] > best.value):
             best = Figure(end.values["usage_gib"], "measured", "CUDA graph capture: mem usage (highest rank)",
                           label, end.source, end.line)
@@ -301,11 +304,11 @@ def _graphs(launch: Launch) -> Figure | None:
 
 
 def _reservations(launch: Launch, sizing: KvSizing) -> None:
-    lines = [e for timeline in launch.ranks.values() for e in timeline.events if e.kind == "kv_reserve"]
-    first_rank = {}
+    lines = [e for timeline in launch.ranks.values() for e in timeline.events if e.kind == kinds.KV_RESERVE]
+    first_rank: dict[str, list[Event]] = {}
     for ev in lines:  # one rank's reservations: every rank prints the same ones
         first_rank.setdefault(ev.rank.label if ev.rank else "", []).append(ev)
-    own = next(iter(first_rank.values()), [])
+    own: list[Event] = next(iter(first_rank.values()), [])
     if own:
         total = sum(float(e.data.get("reserve_gib", 0.0)) for e in own)
         sizing.reserved_gib = Figure(round(total, 2), "measured", "Reserving ... GB of the KV budget line(s)",
@@ -315,12 +318,11 @@ def _reservations(launch: Launch, sizing: KvSizing) -> None:
 
 
 def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None) -> None:
-    pools = {label: _main_pool(t) for label, t in launch.ranks.items()}
-    pools = {label: p for label, p in pools.items() if p is not None}
-    hybrid = any(p.phase == "other_pool_allocated" for t in launch.ranks.values() for p in t.phases) or any(
+    pools = {label: p for label, t in launch.ranks.items() if (p := _main_pool(t)) is not None}
+    hybrid = any(t.has(kinds.OTHER_POOL_ALLOCATED, model=None) for t in launch.ranks.values()) or any(
         p.values.get("pool") in ("full", "swa") for t in launch.ranks.values() for p in t.phases)
     if not pools:
-        summary = _lowest(launch, lambda t: _value(target_reading(t, "scheduler_summary", "tokens"), "tokens"),
+        summary = _lowest(launch, lambda t: _value(target_reading(t, kinds.SCHEDULER_SUMMARY, "tokens"), "tokens"),
                           "max_total_num_tokens (scheduler summary)")
         sizing.tokens = summary
         if summary is None:
@@ -362,7 +364,8 @@ def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None)
 
 
 def _config_cell(launch: Launch, sizing: KvSizing, model_config: dict[str, Any]) -> None:
-    cfg = model_config.get("text_config") if isinstance(model_config.get("text_config"), dict) else model_config
+    cfg: dict[str, Any] = (model_config["text_config"] if isinstance(model_config.get("text_config"), dict)
+                           else model_config)
     if not isinstance(cfg.get("kv_lora_rank"), int):
         heads = cfg.get("num_key_value_heads") or cfg.get("num_attention_heads")
         sizing.kv_heads = heads if isinstance(heads, int) else None

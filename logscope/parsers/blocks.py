@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from logscope import kinds
 from logscope.events import Event, RankId
 from logscope.parsers import other_lines, sglang_line
 from logscope.parsers.base import PREFIXED, BlockReader
@@ -20,7 +21,7 @@ _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(mo
 class TracebackReader(BlockReader):
     """A Python traceback or faulthandler dump; the exception line that ends it carries its frames."""
 
-    grammar = "traceback"
+    grammar = kinds.TRACEBACK_GRAMMAR
     literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)")
 
     def starts(self, text: str) -> bool:
@@ -41,8 +42,8 @@ class TracebackReader(BlockReader):
         if "Fatal Python error" in text:
             parsed_tb = other_lines.parse_traceback_line(text)
             if parsed_tb:
-                self.fatal = Event("fatal_error", self.source, lineno, text.strip()[:300], None, None, parsed_tb[1],
-                                   "traceback")
+                self.fatal = Event(kinds.FATAL_ERROR, self.source, lineno, text.strip()[:300], None, None, parsed_tb[1],
+                                   kinds.TRACEBACK_GRAMMAR)
         elif not text.lstrip().startswith(_TB_OPENERS):  # "[..TP0] Scheduler hit an exception: Traceback (...)"
             parsed = sglang_line.parse_line(text)
             if parsed is not None:
@@ -58,7 +59,7 @@ class TracebackReader(BlockReader):
         if not _FRAME.match(text):
             return False
         parsed = other_lines.parse_traceback_line(text)
-        if parsed and parsed[0] == "frame":
+        if parsed and parsed[0] == kinds.FRAME:
             self.frames.append(parsed[1])
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
@@ -98,14 +99,14 @@ class TracebackReader(BlockReader):
             data["exception"] = m.group(1) if m else None
             if "Capture cuda graph failed" in text:
                 data["context"] = "capture_failed"
-            return Event("oom", self.source, lineno, text.strip()[:300], self.rank, self.time, data, "torch_oom")
+            return Event(kinds.OOM, self.source, lineno, text.strip()[:300], self.rank, self.time, data, "torch_oom")
         parsed = sglang_line.parse_line(text)
         if parsed is not None:
             _, kind, data = parsed
-            return Event(kind, self.source, lineno, text.strip()[:300], self.rank, self.time, data, "exception")
+            return Event(kind, self.source, lineno, text.strip()[:300], self.rank, self.time, data, kinds.EXCEPTION_GRAMMAR)
         name = text.split(":", 1)[0].strip()
-        return Event("exception", self.source, lineno, text.strip()[:300], self.rank, self.time,
-                     {"exception": name, "body_kind": None, "message": text.split(":", 1)[-1].strip()}, "exception")
+        return Event(kinds.EXCEPTION, self.source, lineno, text.strip()[:300], self.rank, self.time,
+                     {"exception": name, "body_kind": None, "message": text.split(":", 1)[-1].strip()}, kinds.EXCEPTION_GRAMMAR)
 
     def close(self) -> list[Event]:
         if self.innermost_first:
@@ -121,8 +122,8 @@ class TracebackReader(BlockReader):
             self.fatal.data.update(frames=frames, frame_paths=paths)
             events.append(self.fatal)
         elif frames:
-            events.append(Event("traceback", self.source, self.first_line, frames[-1], self.rank, self.time,
-                                {"frames": frames, "frame_paths": paths, "incomplete": True}, "traceback"))
+            events.append(Event(kinds.TRACEBACK, self.source, self.first_line, frames[-1], self.rank, self.time,
+                                {"frames": frames, "frame_paths": paths, "incomplete": True}, kinds.TRACEBACK_GRAMMAR))
         return events
 
 
@@ -134,7 +135,7 @@ _AFTER_TOPOLOGY = re.compile(r"^\s*(Hypervisor vendor:|ulimit soft:)")
 class CheckEnvReader(BlockReader):
     """`python -m sglang.check_env`: key: value lines, with the topology table as one multi-line value."""
 
-    grammar = "check_env"
+    grammar = kinds.CHECK_ENV_GRAMMAR
     literals = ("Python: ", "CUDA available: ", "ROCM available: ", "NPU available: ")
 
     def starts(self, text: str) -> bool:
@@ -171,11 +172,12 @@ class CheckEnvReader(BlockReader):
 
     def close(self) -> list[Event]:
         data: dict[str, Any] = {"values": self.values, "last_line": self.last_line}
-        events = [Event("check_env", self.source, self.first_line, "check_env output", None, None, data, "check_env")]
+        events = [Event(kinds.CHECK_ENV, self.source, self.first_line, "check_env output", None, None, data,
+                        kinds.CHECK_ENV_GRAMMAR)]
         if self.topology:
             topology = parse_topology(self.topology)
             if topology is not None:
-                events.append(Event("topology", self.source, self.first_line, "NVIDIA Topology (check_env)", None,
+                events.append(Event(kinds.TOPOLOGY, self.source, self.first_line, "NVIDIA Topology (check_env)", None,
                                     None, topology, "nvidia_topo"))
         return events
 
@@ -193,7 +195,7 @@ _NATIVE_OPEN = re.compile(r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception r
 class NativeBacktraceReader(BlockReader):
     """A native backtrace (torch's c10 "frame #N", gdb, UCX, glibc): its frames in order, innermost first."""
 
-    grammar = "native_backtrace"
+    grammar = kinds.NATIVE_BACKTRACE_GRAMMAR
     literals = ("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t")
 
     def starts(self, text: str) -> bool:
@@ -219,5 +221,5 @@ class NativeBacktraceReader(BlockReader):
         if m:
             data["native_frames"] = [f"{m.group(1)} at {m.group(2)}", *self.frames]
         text = self.opener if not self.opener.startswith(("frame #", "#0")) else f"native backtrace: {self.opener}"
-        return [Event("native_backtrace", self.source, self.first_line, text[:300], None, None, data, self.grammar)]
+        return [Event(kinds.NATIVE_BACKTRACE, self.source, self.first_line, text[:300], None, None, data, self.grammar)]
 

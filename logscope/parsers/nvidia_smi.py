@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from lark import Token, Transformer
 from lark.exceptions import LarkError
 
+from logscope import kinds
 from logscope.events import Event
 from logscope.grammar_loader import parser
 from logscope.parsers.base import BlockReader
@@ -117,7 +118,7 @@ def read_smi_line(text: str) -> SmiLine | None:
 
 class SmiTableReader(BlockReader):
     grammar = "nvidia_smi"
-    literals = ("NVIDIA-SMI", "MIG devices")
+    literals: ClassVar[tuple[str, ...]] = ("NVIDIA-SMI", "MIG devices")
 
     def starts(self, text: str) -> bool:
         return ("NVIDIA-SMI" in text and "Driver Version" in text) or text.strip().startswith("| MIG devices")
@@ -138,23 +139,23 @@ class SmiTableReader(BlockReader):
             self._mig_bar1(stripped)
             return bool(_FURNITURE.match(stripped)) or stripped.startswith(("|", "+"))
         if line.rule == "header":
-            self._emit("smi_versions", lineno, stripped, dict(line.values))
+            self._emit(kinds.SMI_VERSIONS, lineno, stripped, dict(line.values))
         elif line.rule == "gpu_row":
             self.pending_gpu = {**line.values, "line": lineno}
         elif line.rule == "usage_row" and self.pending_gpu is not None:
             gpu = self.pending_gpu
             gpu.update(line.values)
-            self._emit("smi_gpu", gpu.pop("line"), stripped, gpu)
+            self._emit(kinds.SMI_GPU, gpu.pop("line"), stripped, gpu)
             self.pending_gpu = None
         elif line.rule in ("mig_row", "process_row"):
-            self._emit("smi_mig" if line.rule == "mig_row" else "smi_process", lineno, stripped, dict(line.values))
+            self._emit(kinds.SMI_MIG if line.rule == "mig_row" else kinds.SMI_PROCESS, lineno, stripped, dict(line.values))
         return True
 
     def _mig_bar1(self, stripped: str) -> bool:
         """The MIG row's second line holds its BAR1 usage: "|   |   4MiB / 32767MiB |   |   |"."""
         m = _MIG_BAR1.match(stripped)
         last = self.events[-1] if self.events else None
-        if m is None or last is None or last.kind != "smi_mig" or "bar1_used_mib" in last.data:
+        if m is None or last is None or last.kind != kinds.SMI_MIG or "bar1_used_mib" in last.data:
             return False
         last.data.update(bar1_used_mib=int(m.group(1)), bar1_total_mib=int(m.group(2)))
         return True
@@ -165,7 +166,7 @@ class SmiTableReader(BlockReader):
     def close(self) -> list[Event]:
         if self.pending_gpu is not None:  # a table cut after the GPU's first row still names the GPU
             gpu = self.pending_gpu
-            self._emit("smi_gpu", gpu.pop("line"), f"GPU {gpu['index']} {gpu['name']}", gpu)
+            self._emit(kinds.SMI_GPU, gpu.pop("line"), f"GPU {gpu['index']} {gpu['name']}", gpu)
             self.pending_gpu = None
         return self.events
 
@@ -191,7 +192,7 @@ class NvitopReader(SmiTableReader):
         m = _NVITOP_PROCESS.match(ascii_text.strip())
         if m is not None:
             used = float(m.group(5)) * _TO_MIB[m.group(6)]
-            self._emit("smi_process", lineno, ascii_text.strip(), {
+            self._emit(kinds.SMI_PROCESS, lineno, ascii_text.strip(), {
                 "gpu": int(m.group(1)), "pid": int(m.group(2)), "type": m.group(3), "user": m.group(4),
                 "name": m.group(7), "used_mib": round(used)})
             return True
@@ -322,7 +323,7 @@ class SmiQueryReader(BlockReader):
     def _finish_gpu(self) -> None:
         if self.gpu is not None:
             line = self.gpu.pop("line")
-            self.events.append(Event("smi_gpu", self.source, line, f"GPU {self.gpu['bus_id']}", None, None, self.gpu,
+            self.events.append(Event(kinds.SMI_GPU, self.source, line, f"GPU {self.gpu['bus_id']}", None, None, self.gpu,
                                      "nvidia_smi"))
             self.gpu = None
             self.process = None
@@ -330,7 +331,7 @@ class SmiQueryReader(BlockReader):
     def close(self) -> list[Event]:
         self._finish_gpu()
         if self.versions:
-            self.events.insert(0, Event("smi_versions", self.source, self.first_line, "NVSMI LOG", None, None,
+            self.events.insert(0, Event(kinds.SMI_VERSIONS, self.source, self.first_line, "NVSMI LOG", None, None,
                                         self.versions, "nvidia_smi"))
         return self.events
 

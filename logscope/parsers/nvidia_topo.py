@@ -8,6 +8,7 @@ from typing import Any
 from lark import Token
 from lark.exceptions import LarkError
 
+from logscope import kinds
 from logscope.events import Event
 from logscope.grammar_loader import parser
 from logscope.parsers.base import BlockReader
@@ -128,5 +129,5 @@ class TopoReader(BlockReader):
 
     def close(self) -> list[Event]:
         self._flush()
-        return [Event("topology", self.source, self.first_line, "nvidia-smi topo -m", None, None, r, "nvidia_topo")
+        return [Event(kinds.TOPOLOGY, self.source, self.first_line, "nvidia-smi topo -m", None, None, r, "nvidia_topo")
                 for r in self.results]

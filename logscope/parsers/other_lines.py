@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput
 
+from logscope import kinds
 from logscope.grammar_loader import parser
 
 _UNITS = {"bytes": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0, "TiB": 1024.0**2, "PiB": 1024.0**3}
@@ -43,13 +44,13 @@ def parse_oom(text: str) -> dict[str, Any] | None:
         if isinstance(node, Token):
             continue
         if node.data == "tried":
-            data["requested_mib"] = size_mib(node.children[0])
+            data["requested_mib"] = size_mib(str(node.children[0]))
             data["requested_text"] = str(node.children[0])
         elif node.data == "new_details":
             _oom_new(node, data)
         elif node.data == "old_details":
             sizes = [size_mib(t) for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
-            data["gpu"] = int(node.children[0])
+            data["gpu"] = int(str(node.children[0]))
             data["total_mib"], data["allocated_mib"], data["free_mib"] = sizes[0], sizes[1], sizes[2]
             texts = [str(t) for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
             data["total_text"], data["free_text"] = texts[0], texts[2]
@@ -60,7 +61,7 @@ def parse_oom(text: str) -> dict[str, Any] | None:
 
 def _oom_new(node: Tree, data: dict[str, Any]) -> None:
     sizes = [t for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
-    data["gpu"] = int(node.children[0])
+    data["gpu"] = int(str(node.children[0]))
     data["total_mib"], data["free_mib"] = size_mib(sizes[0]), size_mib(sizes[1])
     data["total_text"], data["free_text"] = str(sizes[0]), str(sizes[1])
     data["wording"] = "new"
@@ -68,10 +69,10 @@ def _oom_new(node: Tree, data: dict[str, Any]) -> None:
         if not isinstance(child, Tree):
             continue
         if child.data == "this_process":
-            data["process_in_use_mib"] = size_mib(child.children[0])
+            data["process_in_use_mib"] = size_mib(str(child.children[0]))
         elif child.data == "other_process":
             data.setdefault("processes", []).append(
-                {"pid": int(child.children[0]), "in_use_mib": size_mib(child.children[1])}
+                {"pid": int(str(child.children[0])), "in_use_mib": size_mib(str(child.children[1]))}
             )
         elif child.data == "allocated_part":
             part = [c for c in child.children if isinstance(c, Token)]
@@ -79,7 +80,7 @@ def _oom_new(node: Tree, data: dict[str, Any]) -> None:
             data["reserved_unallocated_mib"] = size_mib(part[-1])
             pools = [c for c in child.children if isinstance(c, Tree)]
             if pools:
-                data["private_pools_mib"] = size_mib(pools[0].children[0])
+                data["private_pools_mib"] = size_mib(str(pools[0].children[0]))
 
 
 def _parse_longest_sentences(body: str) -> tuple[Tree, bool] | None:
@@ -109,7 +110,7 @@ def parse_server_args(text: str) -> tuple[dict[str, Any], bool] | None:
     truncated = False
     for _ in range(64):
         try:
-            tree = parser("server_args").parse(body)
+            tree = parser(kinds.SERVER_ARGS_GRAMMAR).parse(body)
             break
         except UnexpectedInput as exc:
             pos = getattr(exc, "pos_in_stream", None) or len(body)
@@ -123,7 +124,7 @@ def parse_server_args(text: str) -> tuple[dict[str, Any], bool] | None:
             return None
     else:
         return None
-    root = tree.children[0]
+    root = cast(Tree, tree.children[0])
     fields: dict[str, Any] = {}
     if root.data == "dataclass":
         for item in root.children[1:]:
@@ -230,7 +231,7 @@ _LAUNCH = _LaunchCommand()
 def parse_launch_command(text: str) -> dict[str, Any] | None:
     """{'env': {...}, 'args': {...}} from a launch command, or {'env': {...}} from an export line."""
     try:
-        return _LAUNCH.transform(parser("launch_command").parse(text.strip()))
+        return _LAUNCH.transform(parser(kinds.LAUNCH_COMMAND_GRAMMAR).parse(text.strip()))
     except LarkError:
         return None
 
@@ -242,7 +243,7 @@ def _flag(option: str) -> str:
 # ------------------------------------------------------------------ check_env
 def parse_check_env_line(text: str) -> tuple[str, str] | None:
     try:
-        tree = parser("check_env").parse(text.strip())
+        tree = parser(kinds.CHECK_ENV_GRAMMAR).parse(text.strip())
     except LarkError:
         return None
     tokens = {t.type: str(t) for t in tree.children if isinstance(t, Token)}
@@ -253,19 +254,19 @@ def parse_check_env_line(text: str) -> tuple[str, str] | None:
 class _TracebackLine(Transformer):
     def frame(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
         named = {t.type: str(t) for t in items}
-        return "frame", {"file": named["PATH"].strip('"'), "lineno": int(named["INT"]), "func": named["FUNC"]}
+        return kinds.FRAME, {"file": named["PATH"].strip('"'), "lineno": int(named["INT"]), "func": named["FUNC"]}
 
     def fatal_error(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
-        return "fatal_error", {"error": str(items[0])}
+        return kinds.FATAL_ERROR, {"error": str(items[0])}
 
     def traceback_start(self, _items: list) -> tuple[str, dict[str, Any]]:
-        return "traceback_start", {}
+        return kinds.TRACEBACK_START, {}
 
     def traceback_chain(self, _items: list) -> tuple[str, dict[str, Any]]:
-        return "traceback_chain", {}
+        return kinds.TRACEBACK_CHAIN, {}
 
     def faulthandler_thread(self, _items: list) -> tuple[str, dict[str, Any]]:
-        return "faulthandler_thread", {}
+        return kinds.FAULTHANDLER_THREAD, {}
 
     def start(self, items: list[Any]) -> tuple[str, dict[str, Any]]:
         return items[0]
@@ -276,7 +277,7 @@ _TRACEBACK = _TracebackLine()
 
 def parse_traceback_line(text: str) -> tuple[str, dict[str, Any]] | None:
     try:
-        return _TRACEBACK.transform(parser("traceback").parse(text.strip()))
+        return _TRACEBACK.transform(parser(kinds.TRACEBACK_GRAMMAR).parse(text.strip()))
     except LarkError:
         return None
 
@@ -291,17 +292,17 @@ _COMPONENTS = (
 
 def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     try:
-        tree = parser("native_log").parse(text.strip())
+        tree = parser(kinds.NATIVE_LOG_GRAMMAR).parse(text.strip())
     except LarkError:
         return None
-    node = tree.children[0]
+    node = cast(Tree, tree.children[0])
     tokens = {t.type: str(t) for t in node.children if isinstance(t, Token)}
     message = tokens.get("MESSAGE", "")
-    if node.data == "nccl_warn":
-        return "nccl_warn", {"nccl_rank": int(tokens["INT"]), "message": message}
-    if node.data == "nccl_info":
-        return "nccl_info", {"nccl_rank": int(tokens["INT"]), "message": message, "chain": " -> " in message}
+    if node.data == kinds.NCCL_WARN:
+        return kinds.NCCL_WARN, {"nccl_rank": int(tokens["INT"]), "message": message}
+    if node.data == kinds.NCCL_INFO:
+        return kinds.NCCL_INFO, {"nccl_rank": int(tokens["INT"]), "message": message, "chain": " -> " in message}
     level = tokens["GLOG_HEAD"][0]
     srcloc = tokens.get("SRCLOC", "")
     component = next((name for rx, name in _COMPONENTS if rx.search(srcloc) or rx.search(message)), "native")
-    return "native_log", {"level": level, "srcloc": srcloc, "component": component, "message": message}
+    return kinds.NATIVE_LOG, {"level": level, "srcloc": srcloc, "component": component, "message": message}

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from logscope import kinds
 from logscope.parsers import other_lines, sglang_line
 from logscope.parsers.base import BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
@@ -45,7 +46,7 @@ def _torch_oom(text: str) -> Parsed | None:
         data["exception"] = m.group(1)
     if "Capture cuda graph failed" in text:
         data["context"] = "capture_failed"
-    return Parsed("oom", data, prefix_of(text))
+    return Parsed(kinds.OOM, data, prefix_of(text))
 
 
 def _server_args(text: str) -> Parsed | None:
@@ -53,7 +54,7 @@ def _server_args(text: str) -> Parsed | None:
     if parsed is None:
         return None
     fields, truncated = parsed
-    return Parsed("server_args", {"fields": fields, "truncated": truncated}, prefix_of(text))
+    return Parsed(kinds.SERVER_ARGS, {"fields": fields, "truncated": truncated}, prefix_of(text))
 
 
 def _sglang(text: str) -> Parsed | None:
@@ -69,7 +70,7 @@ def _launch_command(text: str) -> Parsed | None:
     data = other_lines.parse_launch_command(line) if line.lstrip().startswith("export ") else parse_command(line)
     if data is None:
         return None
-    return Parsed("launch_command" if data["kind"] != "export" else "env_export", data)
+    return Parsed(kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT, data)
 
 
 # PyTorch's / vLLM's collect_env (pasted in SGLang issues too): "[pip3] torch==2.6.0", "vLLM Version: 0.8.3"
@@ -81,13 +82,13 @@ _COLLECT_KEY = re.compile(r"^\s*(vLLM Version|PyTorch version|Nvidia driver vers
 
 def _collect_env(text: str) -> Parsed | None:
     if _NO_PACKAGES.match(text):
-        return Parsed("check_env", {"values": {}})
+        return Parsed(kinds.CHECK_ENV, {"values": {}})
     m = _COLLECT_PIP.match(text)
     if m:
-        return Parsed("check_env", {"values": {m.group(1): m.group(2)}})
+        return Parsed(kinds.CHECK_ENV, {"values": {m.group(1): m.group(2)}})
     m = _COLLECT_KEY.match(text)
     if m and not m.group(2).lower().startswith(("could not collect", "n/a")):
-        return Parsed("check_env", {"values": {m.group(1): m.group(2)}})
+        return Parsed(kinds.CHECK_ENV, {"values": {m.group(1): m.group(2)}})
     return None
 
 
@@ -99,7 +100,7 @@ def _shards(text: str) -> Parsed | None:
     m = _SHARDS.match(text)
     if m is None:
         return None
-    return Parsed("shard_progress", {"format": m.group(1), "pct": int(m.group(2)), "done": int(m.group(3)),
+    return Parsed(kinds.SHARD_PROGRESS, {"format": m.group(1), "pct": int(m.group(2)), "done": int(m.group(3)),
                                      "total": int(m.group(4))})
 
 
@@ -108,7 +109,7 @@ _GPUSTAT_SHAPE = re.compile(r"^\s*\[\d+\]\s")
 
 def _gpustat(text: str) -> Parsed | None:
     row = parse_gpustat_row(text)
-    return None if row is None else Parsed("smi_gpu", row)
+    return None if row is None else Parsed(kinds.SMI_GPU, row)
 
 
 def _kind_and_data(parse: Callable[[str], tuple[str, dict] | None]) -> Callable[[str], Parsed | None]:
@@ -119,37 +120,23 @@ def _kind_and_data(parse: Callable[[str], tuple[str, dict] | None]) -> Callable[
     return parse_line
 
 
+# each grammar's literals are those of its kinds in the catalogue (logscope/kinds.py)
 LINE_GRAMMARS: tuple[LineGrammar, ...] = (
-    LineGrammar("torch_oom", other_lines.OOM_HEADS, _torch_oom),
-    LineGrammar("server_args", ("server_args=",), _server_args),
-    LineGrammar("sglang", (
-        "Init torch distributed", "Init nccl begin", "warmup completed", "Load weight begin", "Load weight end",
-        "Cache is allocated", "Using KV cache dtype", "sliding window memory pool", "Memory pool end",
-        "Capture ", "Capturing batches", "max_total_num_tokens=", "fired up and ready", "Engine startup timings",
-        "sglang is using nccl", "NCCL version", "All Reduce config", "llreduce", "AllReduceV2",
-        "cuda graph addresses", "Failed: Cuda error", "memory capacity is unbalanced", "Not enough memory",
-        "Loaded weights leave no GPU memory", "Pre-allocating symmetric memory", "StagingBuffer",
-        "StagingAllocator", "memory registration failed", "DeepEP", "hit an exception", "Received sigquit",
-        "scheduler died", "Initialization failed", "Reserving ", "symmetric memory", "Symmetric memory",
-        "is larger than the profiled", "Mooncake memory", "DeepGEMM masked layout", "Required memory for warmup",
-        "host memory for hierarchical", "SWAKVPool mem usage", "KV Cache VA upper bound", "Attention backend not",
-        "MLA optimization is turned on", "Automatically detected platform",
-    ), _sglang),
-    LineGrammar("exception", ("Error: ", "Exception: ", "Error:", "Interrupt: "), _sglang,
+    LineGrammar(kinds.TORCH_OOM_GRAMMAR, kinds.line_literals(kinds.TORCH_OOM_GRAMMAR), _torch_oom),
+    LineGrammar(kinds.SERVER_ARGS_GRAMMAR, kinds.line_literals(kinds.SERVER_ARGS_GRAMMAR), _server_args),
+    LineGrammar(kinds.SGLANG, kinds.line_literals(kinds.SGLANG), _sglang),
+    LineGrammar(kinds.EXCEPTION_GRAMMAR, kinds.line_literals(kinds.EXCEPTION_GRAMMAR), _sglang,
                 lambda text: bool(_EXC_LINE.match(strip_prefix(text)))),
-    LineGrammar("launch_command", ("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "export ",
-                                   "docker run", "torchrun"),
-                _launch_command, lambda text: bool(_LAUNCH_SHAPE.match(text))),
-    LineGrammar("traceback", (
-        'File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)",
-        "During handling of the above", "The above exception",
-    ), _kind_and_data(other_lines.parse_traceback_line)),
-    LineGrammar("collect_env", ("[pip3] ", "[pip] ", "[conda] ", "vLLM Version:", "PyTorch version:",
-                                "Nvidia driver version:", "CUDA used to build PyTorch:", "CUDA runtime version:",
-                                "Python version:"), _collect_env),
-    LineGrammar("progress", ("checkpoint shards:",), _shards),
-    LineGrammar("gpustat", (" MB |",), _gpustat, lambda text: bool(_GPUSTAT_SHAPE.match(text))),
-    LineGrammar("native_log", ("NCCL WARN", ".cpp:", ".cc:"), _kind_and_data(other_lines.parse_native_line),
+    LineGrammar(kinds.LAUNCH_COMMAND_GRAMMAR, kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR), _launch_command,
+                lambda text: bool(_LAUNCH_SHAPE.match(text))),
+    LineGrammar(kinds.TRACEBACK_GRAMMAR, kinds.line_literals(kinds.TRACEBACK_GRAMMAR),
+                _kind_and_data(other_lines.parse_traceback_line)),
+    LineGrammar(kinds.COLLECT_ENV_GRAMMAR, kinds.line_literals(kinds.COLLECT_ENV_GRAMMAR), _collect_env),
+    LineGrammar(kinds.PROGRESS_GRAMMAR, kinds.line_literals(kinds.PROGRESS_GRAMMAR), _shards),
+    LineGrammar(kinds.GPUSTAT_GRAMMAR, kinds.line_literals(kinds.GPUSTAT_GRAMMAR), _gpustat,
+                lambda text: bool(_GPUSTAT_SHAPE.match(text))),
+    LineGrammar(kinds.NATIVE_LOG_GRAMMAR, kinds.line_literals(kinds.NATIVE_LOG_GRAMMAR),
+                _kind_and_data(other_lines.parse_native_line),
                 lambda text: bool(_NATIVE_SHAPE.match(text))),
 )
 

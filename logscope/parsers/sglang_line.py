@@ -8,26 +8,12 @@ from typing import Any
 from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import LarkError, VisitError
 
+from logscope import kinds
 from logscope.events import RankId
 from logscope.grammar_loader import parser
 
-# message rule → event kind; phase kinds use the fixed phase ids of the JSON contract.
-KINDS = {
-    "init_begin": "init_distributed_begin",
-    "init_end": "init_distributed_end",
-    "nccl_warmup": "nccl_prewarm",
-    "load_begin": "load_weight_begin",
-    "load_end": "load_weight_end",
-    "kv_alloc": "kv_cache_allocated",
-    "mamba_alloc": "other_pool_allocated",
-    "swa_pool": "other_pool_allocated",
-    "pool_end": "memory_pool_end",
-    "capture_begin": "capture_begin",
-    "capture_end": "capture_end",
-    "capture_progress": "capture_progress",
-    "sched_summary": "scheduler_summary",
-    "ready": "server_ready",
-}
+# message rule → event kind, from the kind catalogue (a method may also return the kind itself)
+KINDS = kinds.rule_kinds()
 
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(TiB|GiB|MiB|TB|GB|MB)\b")
@@ -93,7 +79,7 @@ class _ToData(Transformer):
 
     def lm_head_warmup(self, items: list[Token]) -> tuple:
         ints = [int(t) for t in items if t.type == "INT"]
-        return "lm_head_warmup", {"elapsed_s": _f(items[0]), "tp_size": ints[0], "bytes_per_peer": ints[1]}
+        return kinds.LM_HEAD_WARMUP, {"elapsed_s": _f(items[0]), "tp_size": ints[0], "bytes_per_peer": ints[1]}
 
     def load_begin(self, items: list[Token]) -> tuple:
         return "load_begin", {"avail_gib": _f(items[0])}
@@ -140,7 +126,7 @@ class _ToData(Transformer):
         return "kv_alloc", data
 
     def kv_dtype(self, items: list[Token]) -> tuple:
-        return "kv_dtype", {"dtype": str(items[0])}
+        return kinds.KV_DTYPE, {"dtype": str(items[0])}
 
     def mamba_size(self, items: list[Token]) -> tuple[str, float]:
         return f"{items[0]}_gib", _f(items[1])
@@ -166,7 +152,7 @@ class _ToData(Transformer):
         return "pool_end", {"avail_gib": _f(items[0])}
 
     def kv_reserve(self, items: list[Token]) -> tuple:
-        return "kv_reserve", {"reserve_gib": _f(items[0]), "purpose": str(items[1])}
+        return kinds.KV_RESERVE, {"reserve_gib": _f(items[0]), "purpose": str(items[1])}
 
     # ---- CUDA graphs
     def graph_kv(self, items: list[Token]) -> tuple[str, str]:
@@ -190,7 +176,7 @@ class _ToData(Transformer):
     def capture_begin(self, items: list) -> tuple:
         words = [str(t) for t in items if isinstance(t, Token) and t.type == "GRAPH_WORD"]
         model, graph = _graph(words)
-        return "capture_begin", {"model": model, "graph": graph, **items[-1]}
+        return kinds.CAPTURE_BEGIN, {"model": model, "graph": graph, **items[-1]}
 
     def end_usage(self, items: list[Token]) -> tuple[str, float]:
         return "usage_gib", _f(items[0])
@@ -206,16 +192,16 @@ class _ToData(Transformer):
     def capture_end(self, items: list) -> tuple:
         words = [str(t) for t in items if isinstance(t, Token) and t.type == "GRAPH_WORD"]
         model, graph = _graph(words)
-        return "capture_end", {"model": model, "graph": graph, **items[-1]}
+        return kinds.CAPTURE_END, {"model": model, "graph": graph, **items[-1]}
 
     def capture_bs(self, items: list[Token]) -> tuple:
         words = [str(t) for t in items if t.type == "GRAPH_WORD"]
         model, graph = _graph(words)
-        return "capture_bs", {"model": model, "graph": graph, "bs": _int_list(str(items[-1]))}
+        return kinds.CAPTURE_BS, {"model": model, "graph": graph, "bs": _int_list(str(items[-1]))}
 
     def capture_progress(self, items: list[Token]) -> tuple:
         key = str(items[0])[:-1]
-        return "capture_progress", {key: int(items[1]), "avail_gib": _f(items[2])}
+        return kinds.CAPTURE_PROGRESS, {key: int(items[1]), "avail_gib": _f(items[2])}
 
     # ---- summary and readiness
     def sched_kv(self, items: list[Token]) -> tuple[str, Any]:
@@ -241,14 +227,14 @@ class _ToData(Transformer):
         return "ready", {}
 
     def startup_timings(self, items: list[Token]) -> tuple:
-        return "startup_timings", {"text": str(items[0])}
+        return kinds.STARTUP_TIMINGS, {"text": str(items[0])}
 
     # ---- communication
     def nccl_using(self, items: list[Token]) -> tuple:
-        return "nccl_version", {"nccl": str(items[0]), "via": "pynccl"}
+        return kinds.NCCL_VERSION, {"nccl": str(items[0]), "via": "pynccl"}
 
     def nccl_native_version(self, items: list[Token]) -> tuple:
-        return "nccl_version", {"nccl": str(items[0]).split("+")[0], "via": "nccl"}
+        return kinds.NCCL_VERSION, {"nccl": str(items[0]).split("+")[0], "via": "nccl"}
 
     def ar_item(self, items: list[Token]) -> tuple[str, Any]:
         key, value = str(items[0]), str(items[1])
@@ -259,59 +245,60 @@ class _ToData(Transformer):
         return key, value
 
     def ar_config(self, items: list) -> tuple:
-        return "ar_config", dict(items)
+        return kinds.AR_CONFIG, dict(items)
 
     def ar_disabled(self, items: list[Token]) -> tuple:
-        return "ar_disabled", {"component": str(items[0]), "reason": _ar_reason(str(items[1])), "text": str(items[1])}
+        return kinds.AR_DISABLED, {"component": str(items[0]), "reason": _ar_reason(str(items[1])), "text": str(items[1])}
 
     def ar_setup_failed(self, items: list[Token]) -> tuple:
         # SGLang's fallback: it logs the error and goes on with NCCL all-reduce (custom-ar-disabled)
         error = str(items[0]).split(". To silence", 1)[0]
-        return "ar_disabled", {"component": "Setup Custom allreduce", "reason": f"setup failed with {error}", "error": error}
+        return kinds.AR_DISABLED, {"component": "Setup Custom allreduce", "reason": f"setup failed with {error}", "error": error}
 
     def ar_registering(self, items: list[Token]) -> tuple:
-        return "ar_registering", {"addresses": int(items[0])}
+        return kinds.AR_REGISTERING, {"addresses": int(items[0])}
 
     def cuda_failed(self, items: list[Token]) -> tuple:
         text = str(items[0])
-        kind = "ar_failed" if "custom_all_reduce" in text or "all_reduce" in text else "cuda_error"
+        kind = kinds.AR_FAILED if "custom_all_reduce" in text or "all_reduce" in text else kinds.CUDA_ERROR
         return kind, {"error": text}
 
     # ---- failures
     def imbalance_numbers(self, items: list[Token]) -> dict:
-        data = {"min_key": str(items[0])[:-1], "min_free_gib": float(items[1]), "local_free_gib": float(items[2])}
+        local = float(items[2])
+        data: dict[str, Any] = {"min_key": str(items[0])[:-1], "min_free_gib": float(items[1]), "local_free_gib": local}
         threshold = float(items[3])
         # the last number ends the line; keep it only when it is exactly what SGLang computes (local * 0.9),
         # so a cut repr ("27.4919") is never taken for the value
-        if threshold == data["local_free_gib"] * 0.9:  # repr round-trips: the printed value is exactly this
+        if threshold == local * 0.9:  # repr round-trips: the printed value is exactly this
             data["threshold_gib"] = threshold
         return data
 
     def imbalance(self, items: list) -> tuple:
-        return "imbalance", (items[1] if len(items) > 1 else {})
+        return kinds.IMBALANCE, (items[1] if len(items) > 1 else {})
 
     def current_fraction(self, items: list[Token]) -> dict:
         return {"mem_fraction_static": float(items[1])}
 
     def not_enough_memory(self, items: list) -> tuple:
-        return "not_enough_memory", (items[0] if items else {})
+        return kinds.NOT_ENOUGH_MEMORY, (items[0] if items else {})
 
     def no_kv_memory(self, items: list[Token]) -> tuple:
-        return "not_enough_memory", {"mem_fraction_static": float(items[0]), "suggested_fraction": float(items[1])}
+        return kinds.NOT_ENOUGH_MEMORY, {"mem_fraction_static": float(items[0]), "suggested_fraction": float(items[1])}
 
     def deepgemm_budget(self, items: list[Token]) -> tuple:
         nums = [_f(t) for t in items if t.type == "NUM2"]
-        return "deepgemm_budget", {"budget_gib": nums[0], "free_gib": nums[1]}
+        return kinds.DEEPGEMM_BUDGET, {"budget_gib": nums[0], "free_gib": nums[1]}
 
     def deepgemm_warmup(self, items: list[Token]) -> tuple:
         nums = [_f(t) for t in items if t.type == "NUM2"]
-        return "deepgemm_warmup", {"required_gib": nums[0], "available_gib": nums[1]}
+        return kinds.DEEPGEMM_WARMUP, {"required_gib": nums[0], "available_gib": nums[1]}
 
     def hicache_host(self, items: list[Token]) -> tuple:
-        return "hicache_host", {"host_gb": _f(items[0])}
+        return kinds.HICACHE_HOST, {"host_gb": _f(items[0])}
 
     def swa_pool_usage(self, items: list[Token]) -> tuple:
-        return "swa_pool_usage", {"gib": _f(items[0]), "swa_tokens": int(items[1]), "full_tokens": int(items[2])}
+        return kinds.SWA_POOL_USAGE, {"gib": _f(items[0]), "swa_tokens": int(items[1]), "full_tokens": int(items[2])}
 
     def kv_va_bound(self, items: list[Token]) -> tuple:
         text = str(items[0]).lstrip(":= ").strip() if items else ""
@@ -319,80 +306,80 @@ class _ToData(Transformer):
         size = _SIZE.search(text)
         if size is not None:
             values["size"], values["unit"] = float(size.group(1)), size.group(2)
-        return "kv_va_bound", values
+        return kinds.KV_VA_BOUND, values
 
     def attention_backend(self, items: list[Token]) -> tuple:
-        return "attention_backend", {"backend": str(items[1]), "chosen_by": "default"}
+        return kinds.ATTENTION_BACKEND, {"backend": str(items[1]), "chosen_by": "default"}
 
     def mla_backend(self, items: list[Token]) -> tuple:
-        return "attention_backend", {"backend": str(items[0]), "chosen_by": "MLA optimization"}
+        return kinds.ATTENTION_BACKEND, {"backend": str(items[0]), "chosen_by": "MLA optimization"}
 
     def platform_detected(self, items: list[Token]) -> tuple:
-        return "platform", {"platform": str(items[0])}
+        return kinds.PLATFORM, {"platform": str(items[0])}
 
     def symm_prealloc(self, items: list[Token]) -> tuple:
-        return "symm_prealloc", {"gib": float(items[0])}
+        return kinds.SYMM_PREALLOC, {"gib": float(items[0])}
 
     def symm_failed(self, items: list[Token]) -> tuple:
-        return "nccl_error", {"error": "NCCL symmetric memory allocation failed. " + (str(items[0]) if items else ""),
+        return kinds.NCCL_ERROR, {"error": "NCCL symmetric memory allocation failed. " + (str(items[0]) if items else ""),
                               "component": "symmetric memory"}
 
     def symm_default(self, items: list[Token]) -> tuple:
-        return "symm_default", {"gib": int(items[0])}
+        return kinds.SYMM_DEFAULT, {"gib": int(items[0])}
 
     def tokens_capped(self, items: list[Token]) -> tuple:
-        return "tokens_capped", {"requested": int(items[0]), "profiled": int(items[1])}
+        return kinds.TOKENS_CAPPED, {"requested": int(items[0]), "profiled": int(items[1])}
 
     def staging_buffer(self, items: list[Token]) -> tuple:
-        return "staging_buffer", {"mib": float(items[0]), "device": str(items[1]), "detail": str(items[2])}
+        return kinds.STAGING_BUFFER, {"mib": float(items[0]), "device": str(items[1]), "detail": str(items[2])}
 
     def staging_allocator(self, items: list[Token]) -> tuple:
-        return "staging_allocator", {"mib": float(items[0]), "device": str(items[1])}
+        return kinds.STAGING_ALLOCATOR, {"mib": float(items[0]), "device": str(items[1])}
 
     def mooncake_failed(self, items: list[Token]) -> tuple:
-        return "pd_transfer_failed", {"backend": "mooncake", "error": str(items[0]) if items else ""}
+        return kinds.PD_TRANSFER_FAILED, {"backend": "mooncake", "error": str(items[0]) if items else ""}
 
     def nixl_failed(self, items: list[Token]) -> tuple:
-        return "pd_transfer_failed", {"backend": "nixl", "error": str(items[0])}
+        return kinds.PD_TRANSFER_FAILED, {"backend": "nixl", "error": str(items[0])}
 
     def deepep_capped(self, items: list[Token]) -> tuple:
-        return "deepep_capped", {"to": int(items[0]), "from": int(items[1])}
+        return kinds.DEEPEP_CAPPED, {"to": int(items[0]), "from": int(items[1])}
 
     def deepep_reserve(self, items: list[Token]) -> tuple:
-        return "deepep_reserve", {"reserve_gib": float(items[0]), "text": str(items[1])}
+        return kinds.DEEPEP_RESERVE, {"reserve_gib": float(items[0]), "text": str(items[1])}
 
     def deepep_missing(self, _items: list) -> tuple:
-        return "deepep_missing", {}
+        return kinds.DEEPEP_MISSING, {}
 
     def sched_exception(self, items: list[Token]) -> tuple:
-        return "process_exception", {"process": str(items[0]).split(" hit")[0]}
+        return kinds.PROCESS_EXCEPTION, {"process": str(items[0]).split(" hit")[0]}
 
     def sigquit(self, _items: list) -> tuple:
-        return "sigquit", {}
+        return kinds.SIGQUIT, {}
 
     def scheduler_died(self, items: list[Token]) -> tuple:
-        return "scheduler_died", {"rank": int(items[0]), "exit_code": int(items[1])}
+        return kinds.SCHEDULER_DIED, {"rank": int(items[0]), "exit_code": int(items[1])}
 
     def init_failed(self, items: list[Token]) -> tuple:
-        return "init_failed", {"text": str(items[0]) if items else ""}
+        return kinds.INIT_FAILED, {"text": str(items[0]) if items else ""}
 
     def nccl_error(self, items: list[Token]) -> tuple:
-        return "nccl_error", {"error": str(items[0])}
+        return kinds.NCCL_ERROR, {"error": str(items[0])}
 
     def capture_failed(self, items: list[Token]) -> tuple:
-        return "capture_failed", {"error": str(items[0])}
+        return kinds.BODY_CAPTURE_FAILED, {"error": str(items[0])}
 
     def exception_line(self, items: list) -> tuple:
         name = str(items[0])
         body = items[1] if len(items) > 1 else None
         if isinstance(body, tuple):
             kind, data = body
-            return "exception", {"exception": name, "body_kind": kind, **data}
+            return kinds.EXCEPTION, {"exception": name, "body_kind": kind, **data}
         message = str(body) if body is not None else ""
         if "out of memory" in message.lower() or "cudaErrorMemoryAllocation" in message:
             # an OOM from CUDA itself (NCCL, custom kernels, cudaMalloc), without the caching allocator's text
-            return "oom", {"exception": name, "message": message, "cuda_error": True}
-        return "exception", {"exception": name, "body_kind": None, "message": message}
+            return kinds.OOM, {"exception": name, "message": message, "cuda_error": True}
+        return kinds.EXCEPTION, {"exception": name, "body_kind": None, "message": message}
 
     @v_args(inline=True)
     def start(self, *parts: Any) -> tuple[dict | None, str, dict]:

@@ -9,6 +9,7 @@ import re
 import shlex
 from typing import Any
 
+from logscope import kinds
 from logscope.events import Event
 from logscope.parsers import other_lines
 from logscope.parsers.base import BlockReader
@@ -70,7 +71,7 @@ def parse_command(text: str) -> dict[str, Any] | None:
 class ContinuedCommandReader(BlockReader):
     """A command over several lines joined by trailing backslashes."""
 
-    grammar = "launch_command"
+    grammar = kinds.LAUNCH_COMMAND_GRAMMAR
     literals = (" \\",)
 
     def starts(self, text: str) -> bool:
@@ -94,6 +95,6 @@ class ContinuedCommandReader(BlockReader):
         data = parse_command(joined)
         if data is None:
             return []
-        kind = "launch_command" if data["kind"] != "export" else "env_export"
+        kind = kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT
         data["joined_lines"] = [self.first_line, self.first_line + len(self.parts) - 1]
         return [Event(kind, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from logscope import kinds
 from logscope.events import Event
 from logscope.parsers.base import BlockReader, csv_row
 
@@ -42,7 +43,7 @@ class SmiCsvReader(BlockReader):
         row = None if text.lstrip().startswith("[") else csv_row(text, self.columns)
         if row is None:
             return False
-        kind = "smi_process" if self.apps else "smi_gpu"
+        kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU
         self.events.append(Event(kind, self.source, lineno, text.strip()[:300], None, None, row, "nvidia_smi"))
         return True
 
@@ -100,12 +101,12 @@ class SmiHeaderlessReader(BlockReader):
             if row is None:
                 return False
             row.setdefault("index", 0)
-            self.events.append(Event("smi_gpu", self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+            self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
             return True
         row = csv_row(text, self.columns)
         if row is None:
             return False
-        kind = "smi_process" if self.apps else "smi_gpu"
+        kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU
         self.events.append(Event(kind, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
         return True
 

@@ -119,9 +119,9 @@ def build_calibration(records: dict[int, list[dict[str, Any]]], meta: dict[str, 
             skipped.setdefault("cuda_context", f"rank {rank}: NVML did not show the device before the context")
         for size, record in zip(sizes, records_by_order):
             group, group_size = _group_of(size.stage, record, world)
-            key = (size.stage, group)
+            stage_group = (size.stage, group)
             stage = BY_ID.get(size.stage)
-            entry = per_mechanism.setdefault(key, {
+            entry = per_mechanism.setdefault(stage_group, {
                 "mechanism": stage.mechanism if stage else size.stage, "stage": size.stage, "group": group,
                 "group_size": group_size, "mib": size.device_mib, "outside_allocator_mib": size.outside_mib,
                 "reserved_mib": size.reserved_mib, "timing": stage.timing if stage else "eager",

@@ -145,7 +145,7 @@ def _ledger_chart(launch_id: int, ledger: v.LedgerView) -> list[str]:
     negatives = []
     for i, rank in enumerate(ledger.ranks):
         x = left + i * step + (step - bar) / 2
-        y = top + _BAR_AREA
+        y = float(top + _BAR_AREA)
         svg.append(f'<g class="bar" data-rank="{escape(rank)}">')
         for index, (name, _kind, values) in enumerate(ledger.rows):
             value = values[i]

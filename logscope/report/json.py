@@ -7,17 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from logscope import SCHEMA_ID, __version__, phases
+from logscope import SCHEMA_ID, __version__, kinds, phases
 from logscope.events import Event
 from logscope.model import Analysis, Coverage, InputFile, Launch, PhaseReading, RankPlacement, RankTimeline
 
 # lines that state a memory figure or a setting but are no phase: listed as the rank's (or launch's) notes
-NOTE_KINDS = frozenset({
-    "deepgemm_budget", "deepgemm_warmup", "hicache_host", "nccl_version", "ar_config", "ar_registering",
-    "symm_prealloc", "symm_default", "tokens_capped", "staging_buffer", "staging_allocator", "deepep_capped",
-    "deepep_reserve", "lm_head_warmup", "startup_timings", "kv_dtype", "shard_progress",
-    "swa_pool_usage", "kv_va_bound", "attention_backend", "platform",
-})
+NOTE_KINDS = kinds.of_role(kinds.NOTE)
 # the phase fields in the order the document lists them; other values follow in the order read
 _PHASE_FIELDS = ("avail_gib", "usage_gib", "tokens", "k_gib", "v_gib", "kv_gib", "elapsed_s", "bs", "graph")
 
@@ -72,10 +67,10 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
 
 def _notes(events: list[Event]) -> dict[str, Any]:
     # a progress bar repeats itself: its last reading of each source is the one that says how far it got
-    last_progress = {e.source: e for e in events if e.kind == "shard_progress"}
+    last_progress = {e.source: e for e in events if e.kind == kinds.SHARD_PROGRESS}
     notes = [{"kind": e.kind, "source": e.source, "line": e.line, "time": e.time,
               **{k: v for k, v in e.data.items() if k not in ("full_text", "quoted")}}
-             for e in events if e.kind in NOTE_KINDS and (e.kind != "shard_progress" or last_progress[e.source] is e)]
+             for e in events if e.kind in NOTE_KINDS and (e.kind != kinds.SHARD_PROGRESS or last_progress[e.source] is e)]
     return {"notes": notes} if notes else {}
 
 

@@ -88,16 +88,16 @@ def _launch(launch: LaunchView) -> list[str]:
         out.append("")
     ledger = launch.ledger
     if ledger is not None:
-        shown = ledger.ranks[:LEDGER_RANKS]
+        columns = ledger.ranks[:LEDGER_RANKS]
         total = (f"card total {ledger.total_gib:.2f} GiB, {ledger.total_source}" if ledger.total_gib is not None
                  else f"card total {ledger.total_source}")
-        more = f"; first {len(shown)} of {ledger.rank_count} ranks" if ledger.rank_count > len(shown) else ""
+        more = f"; first {len(columns)} of {ledger.rank_count} ranks" if ledger.rank_count > len(columns) else ""
         out += [f"**Ledger, GiB** ({total}{more})", "",
-                "| item | kind | " + " | ".join(shown) + " |",
-                "|---|---|" + "---:|" * len(shown)]
+                "| item | kind | " + " | ".join(columns) + " |",
+                "|---|---|" + "---:|" * len(columns)]
         for name, kind, values in ledger.rows:
             out.append(f"| {name} | {kind} | "
-                       + " | ".join("" if v is None else f"{v:.2f}" for v in values[:len(shown)]) + " |")
+                       + " | ".join("" if v is None else f"{v:.2f}" for v in values[:len(columns)]) + " |")
         out.append("")
     if launch.cells:
         out += [f"**Communication cells ({launch.cells_rank})**", "", "| group | mechanism | GiB | kind | timing |",

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from logscope import kinds
 from logscope.report.view import (
     GPU_COLUMNS,
     LEDGER_RANKS,
@@ -116,7 +117,7 @@ def print_table(console: Console, title: str, headers: Sequence[str], rows: Sequ
 
 def _launch(launch: LaunchView, console: Console) -> None:
     console.rule(f"[bold]Launch {launch.id}[/bold]  ({plural(launch.rank_count, 'rank')})")
-    config = [f"{k}={v}" + ("" if source == "server_args" else f" ({source})")
+    config = [f"{k}={v}" + ("" if source == kinds.SERVER_ARGS else f" ({source})")
               for k, v, source in launch.config if k != "model_path"]
     if config:
         console.print(_labelled("config: ", ", ".join(config)))

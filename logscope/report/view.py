@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from logscope import phases
+from logscope import kinds, phases
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 SPREAD_HIGHLIGHT_PCT = 10.0  # a free-memory spread across ranks above this is highlighted
@@ -283,7 +283,7 @@ def _timeline(ranks: list[dict[str, Any]]) -> Timeline:
 
 
 def _last_capture(rank: dict[str, Any]) -> tuple[Any, float] | None:
-    progress = [p for p in rank["phases"] if p["phase"] == "capture_progress" and p["model"] == "target"]
+    progress = [p for p in rank["phases"] if p["phase"] == kinds.CAPTURE_PROGRESS and p["model"] == "target"]
     if not progress:
         return None
     last = progress[-1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
@@ -62,16 +62,17 @@ def _measure(tree: Any, depth: int = 1) -> tuple[int, int]:
 def _check_functions(tree: Tree, origin: str) -> None:
     for node in tree.iter_subtrees():
         if node.data == "call":
-            name = str(node.children[0])
+            head = cast(Token, node.children[0])
+            name = str(head)
             if name == "if" and len([c for c in node.children[1:] if c is not None]) != 3:
-                raise RuleError(f"{origin}:{node.children[0].line}:{node.children[0].column}: if(condition, then, "
+                raise RuleError(f"{origin}:{head.line}:{head.column}: if(condition, then, "
                                 f"else) takes three arguments")
             if name == "case" and len([c for c in node.children[1:] if c is not None]) % 2 != 1:
-                raise RuleError(f"{origin}:{node.children[0].line}:{node.children[0].column}: case(condition, value, "
+                raise RuleError(f"{origin}:{head.line}:{head.column}: case(condition, value, "
                                 f"..., default) takes condition/value pairs and a default")
             if name not in FUNCTIONS and name not in AGGREGATES and name not in SPECIAL_FORMS:
                 known = ", ".join(sorted([*FUNCTIONS, *AGGREGATES, *SPECIAL_FORMS]))
-                raise RuleError(f"{origin}:{node.children[0].line}:{node.children[0].column}: unknown function "
+                raise RuleError(f"{origin}:{head.line}:{head.column}: unknown function "
                                 f"{name!r} (known: {known})")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from logscope import kinds
 from logscope.events import FAILURE_KINDS, Event
 from logscope.failures import failure_fact, root_of
 from logscope.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
@@ -40,7 +41,7 @@ def _rank_fact(analysis: Analysis, launch: Launch, label: str,
                 "rank": label, **p.values}
         phase_list.append(fact)
         key = p.phase
-        if p.phase in ("capture_begin", "capture_end") and p.values.get("graph") not in ("decode", "verify", None):
+        if p.phase in (kinds.CAPTURE_BEGIN, kinds.CAPTURE_END) and p.values.get("graph") not in ("decode", "verify", None):
             key = f"{p.phase}_{p.values['graph']}"
         (phase if p.model == "target" else draft).setdefault(key, fact)
     rank_events = [event_fact(e) for e in timeline.events]
@@ -53,7 +54,7 @@ def _rank_fact(analysis: Analysis, launch: Launch, label: str,
         "gpu": placement.gpu, "phase": phase, "draft": draft, "phases": phase_list,
         "last_phase": target_phases[-1]["phase"] if target_phases else None,
         "last_reading": next((p for p in reversed(target_phases) if "avail_gib" in p), None),
-        "last_capture": next((p for p in reversed(target_phases) if p["phase"] == "capture_progress"), None),
+        "last_capture": next((p for p in reversed(target_phases) if p["phase"] == kinds.CAPTURE_PROGRESS), None),
         "errors": [e for e in rank_events if e["kind"] in FAILURE_KINDS],
         "failed": any(e["kind"] in FAILURE_KINDS for e in rank_events),
         "ledger": {item["item"]: item["gib"] for item in ledger.items},
@@ -73,7 +74,7 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         fact, rank_events = _rank_fact(analysis, launch, label, timeline)
         ranks.append(fact)
         events.extend(rank_events)
-    ready = {(e.source, e.line) for e in launch.events if e.kind == "server_ready"}
+    ready = {(e.source, e.line) for e in launch.events if e.kind == kinds.SERVER_READY}
     for event in events:
         event["after_ready"] = any(source == event["source"] and event["line"] > line for source, line in ready)
     events.sort(key=lambda e: (e["source"], e["line"]))

@@ -12,20 +12,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from logscope import phases
+from logscope import kinds, phases
 from logscope.events import Event
 from logscope.model import Failure
 from logscope.signatures.loader import Signature, SignatureSet, bundled_signatures
 
 # event kinds that are a crash even when no signature names their mechanism
-CRASH_KINDS = frozenset({"exception", "traceback", "fatal_error", "scheduler_died", "cuda_error", "oom",
-                         "not_enough_memory", "failure_line", "native_backtrace"})
+CRASH_KINDS = frozenset({kinds.EXCEPTION, kinds.TRACEBACK, kinds.FATAL_ERROR, kinds.SCHEDULER_DIED, kinds.CUDA_ERROR, kinds.OOM,
+                         kinds.NOT_ENOUGH_MEMORY, kinds.FAILURE_LINE, kinds.NATIVE_BACKTRACE})
 # event kinds that carry no failure evidence (phase lines, config, dumps)
 # (phase lines, config, dumps; phase lines are those of the phase table)
 _NOT_EVIDENCE = frozenset({
-    "server_args", "launch_command", "env_export", "check_env",
-    "smi_gpu", "smi_process", "smi_versions", "smi_mig", "topology", "frame", "nccl_info", "ar_config",
-    "ar_registering", "symm_prealloc", "symm_default", "staging_buffer", "staging_allocator", "nccl_version",
+    kinds.SERVER_ARGS, kinds.LAUNCH_COMMAND, kinds.ENV_EXPORT, kinds.CHECK_ENV,
+    kinds.SMI_GPU, kinds.SMI_PROCESS, kinds.SMI_VERSIONS, kinds.SMI_MIG, kinds.TOPOLOGY, kinds.FRAME, kinds.NCCL_INFO,
+    kinds.AR_CONFIG, kinds.AR_REGISTERING, kinds.SYMM_PREALLOC, kinds.SYMM_DEFAULT, kinds.STAGING_BUFFER,
+    kinds.STAGING_ALLOCATOR, kinds.NCCL_VERSION,
 })
 _EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*")
 
@@ -87,10 +88,19 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
         return matched.phase, f"the {matched.id} signature"
     if event.data.get("context") == "capture_failed" or event.data.get("body_kind") == "capture_failed":
         return "capture", "Capture cuda graph failed"
+    found = locating_frame(event, signatures)
+    if found is not None:
+        sig, text = found
+        return str(sig.phase), f"frame {text.rsplit('/', 1)[-1]}"
+    return None
+
+
+def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
+    """The first frame (innermost first) that a phase-locating signature matches, and that signature."""
     for kind, text in _frames(event):
         for sig in signatures.on(kind):
             if sig.phase and sig.pattern.match(text) is not None:
-                return sig.phase, f"frame {text.rsplit('/', 1)[-1]}"
+                return sig, text
     return None
 
 
