@@ -53,7 +53,12 @@ def render_terminal(report: dict[str, Any], width: int = 0) -> str:
     console = Console(file=buffer, width=terminal_width(width), force_terminal=tty,
                       color_system="auto" if tty else None, highlight=False)
     render_text(report, console)
-    return buffer.getvalue()
+    return _trimmed(buffer.getvalue())
+
+
+def _trimmed(text: str) -> str:
+    """Without the spaces rich pads wrapped lines and cropped cells with."""
+    return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
 def render_text(report: dict[str, Any], console: Console) -> None:
@@ -123,7 +128,7 @@ def print_table(console: Console, title: str, headers: Sequence[str], rows: Sequ
         table = Table(show_edge=True, expand=False)
         for i in [*range(keep), *part]:
             if i in wrapped:
-                table.add_column(headers[i], overflow="fold", min_width=_WRAPPED_MIN, ratio=1)
+                table.add_column(headers[i], overflow="fold", min_width=min(widths[i], _WRAPPED_MIN), ratio=1)
             else:
                 table.add_column(headers[i], justify="right" if i in right else "left", no_wrap=True,
                                  min_width=widths[i])
@@ -266,4 +271,4 @@ def render_compare_terminal(doc: dict[str, Any], width: int = 0) -> str:
         console.print()
     for note in view.notes:
         _hanging(console, Text(note), 2)
-    return buffer.getvalue()
+    return _trimmed(buffer.getvalue())
