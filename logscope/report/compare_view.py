@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from logscope.report.view import LedgerView
+
 
 @dataclass(frozen=True, slots=True)
 class Section:
@@ -36,6 +38,7 @@ class CompareView:
     notes: tuple[str, ...]
     waterfall: tuple[WaterfallStep, ...] | None = None  # diff only: A's KV tokens, each part, B's
     waterfall_missing: str | None = None  # why there is no waterfall
+    ledger: LedgerView | None = None  # plan only: per rank, the projected memory stacked as the ledger chart draws it
 
 
 def build_compare_view(doc: dict[str, Any]) -> CompareView:
@@ -147,4 +150,16 @@ def _plan(p: dict[str, Any]) -> CompareView:
                         right=(0,), wrapped=(1,)))
     risky = any(r["margin_gib"] is not None and r["margin_gib"] < 0 for r in p["ranks"])
     return CompareView("plan", f"KV tokens per rank: {p['kv_tokens']:,} (estimated)", "error" if risky else "ok",
-                       facts, sections, ())
+                       facts, sections, (), ledger=_plan_ledger(p["ranks"]))
+
+
+def _plan_ledger(ranks: list[dict[str, Any]]) -> LedgerView | None:
+    """free before weights = (weights and pools) + (graphs and lazy cells) + margin, per rank."""
+    shown = [r for r in ranks if None not in (r["free_before_weights_gib"], r["free_after_pool_gib"], r["margin_gib"])]
+    if not shown:
+        return None
+    rows = (("weights and pools", "estimated",
+             tuple(round(r["free_before_weights_gib"] - r["free_after_pool_gib"], 2) for r in shown)),
+            ("graphs and lazy cells", "estimated", tuple(round(r["free_after_pool_gib"] - r["margin_gib"], 2) for r in shown)),
+            ("margin", "estimated", tuple(r["margin_gib"] for r in shown)))
+    return LedgerView(None, "", tuple(r["rank"] for r in shown), len(shown), rows)

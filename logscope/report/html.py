@@ -22,6 +22,7 @@ _PALETTE = {
     "other_processes": "#8c564b", "cuda_context": "#7f7f7f", "comm_eager": "#d62728", "before_first_reading": "#bcbd22",
     "weights": "#1f77b4", "kv_pool": "#2ca02c", "before_capture": "#9467bd", "cuda_graphs": "#ff7f0e",
     "after_capture": "#e377c2", "free": "#c7e9c0", "unexplained": "#fdd0a2",
+    "weights and pools": "#1f77b4", "graphs and lazy cells": "#ff7f0e", "margin": "#c7e9c0",  # the plan's bars
 }
 _FALLBACK = ("#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#c49c94")
 _CSS = """
@@ -166,7 +167,7 @@ def _color(item: str, index: int) -> str:
     return _PALETTE.get(item, _FALLBACK[index % len(_FALLBACK)])
 
 
-def _ledger_chart(launch_id: int, ledger: v.LedgerView) -> list[str]:
+def _ledger_chart(launch_id: int | str, ledger: v.LedgerView, head: str = "", title: str = "Where the memory went") -> list[str]:
     """Per rank a stacked bar of its ledger items, bottom to top in the ledger's (startup) order, on a GiB axis
     with ticks; under each bar its rank and the sum of the items drawn (negative items are listed instead)."""
     names = [name for name, _, _ in ledger.rows]
@@ -209,11 +210,12 @@ def _ledger_chart(launch_id: int, ledger: v.LedgerView) -> list[str]:
     legend = "".join(f'<span><i style="background:{_color(n, k)}"></i>{escape(n)}</span>' for k, n in enumerate(names))
     total = (f"card total {ledger.total_gib:.2f} GiB ({ledger.total_source})" if ledger.total_gib is not None
              else f"card total {ledger.total_source}")
-    caption = (f"Ledger per rank in GiB, each bar bottom to top in startup order (the legend's order); {escape(total)}. "
-               "The number under each bar is the sum of the items drawn in it.")
+    caption = head or (f"Ledger per rank in GiB, each bar bottom to top in startup order (the legend's order); "
+                       f"{escape(total)}.")
+    caption += " The number under each bar is the sum of the items drawn in it."
     if negatives:
         caption += " Negative items, not drawn: " + escape("; ".join(negatives)) + " GiB."
-    return [f"<h3>Where the memory went</h3><figure class=\"chart ledger-chart\" id=\"ledger-{launch_id}\">", *svg,
+    return [f"<h3>{escape(title)}</h3><figure class=\"chart ledger-chart\" id=\"ledger-{launch_id}\">", *svg,
             f'<div class="legend">{legend}</div><figcaption>{caption}</figcaption></figure>']
 
 
@@ -344,6 +346,10 @@ def render_compare_html(doc: dict[str, Any], width: int = 0) -> str:
             *(f"<p>{escape(fact)}</p>" for fact in view.facts), "</section>"]
     if view.kind == "diff":
         body += _waterfall(view)
+    if view.ledger is not None:
+        body += _ledger_chart("plan", view.ledger, "Projected memory per rank in GiB, bottom to top: weights and pools "
+                              "(free before weights minus free after the KV pool), CUDA graphs and lazily created "
+                              "cells, and the margin left (estimated).", "Projected memory per rank")
     for number, section in enumerate(view.sections):
         body.append(f'<section class="table" id="section-{number}"><h2>{escape(section.title)}</h2><table><tr>'
                     + "".join(f"<th>{escape(h)}</th>" for h in section.headers) + "</tr>")
@@ -358,6 +364,10 @@ def render_compare_html(doc: dict[str, Any], width: int = 0) -> str:
 
 _NUM = ' class="num"'
 _STEP_COLOURS = {"total": "#1f77b4", "unattributed": "#7f7f7f", "inferred": "#bcbd22"}
+
+
+def _short(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:max(chars - 1, 1)] + "…"
 
 
 def _waterfall(view: CompareView) -> list[str]:
@@ -386,7 +396,7 @@ def _waterfall(view: CompareView) -> list[str]:
                    f"<title>{escape(s.name)}: {shown} tokens ({escape(s.kind)})</title></rect>"
                    f'<text x="{x + bar / 2:.2f}" y="{base + 16}" text-anchor="middle">{escape(shown)}</text>'
                    f'<text x="{x + bar / 2:.2f}" y="{base + 32}" text-anchor="middle">'
-                   f"{escape(s.name.replace('budget: ', '')[:16])}</text></g>")
+                   f"{escape(_short(s.name.replace('budget: ', ''), int(step_w / 6.5)))}</text></g>")
     svg.append("</svg>")
     return ['<h3>KV tokens, A to B</h3><figure class="chart waterfall" id="waterfall">', *svg,
             "<figcaption>A's KV tokens, each part of the change (green adds, red removes, grey unattributed), then "
