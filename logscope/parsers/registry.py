@@ -14,7 +14,7 @@ from logscope.parsers.blocks import CheckEnvReader, NativeBacktraceReader, Trace
 from logscope.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.parsers.nvidia_topo import TopoReader
 from logscope.parsers.shell import ContinuedCommandReader, parse_command
-from logscope.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, parse_gpustat_row
+from logscope.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +155,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
     ContinuedCommandReader, CheckEnvReader, NativeBacktraceReader, TracebackReader,
-    SmiTableReader, NvitopReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, TopoReader,
+    SmiTableReader, NvitopReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, TopoReader,
 )
 
 

@@ -139,6 +139,7 @@ GPU_COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
     ("used MiB", lambda g: g.get("memory_used_mib")),
     ("free MiB", lambda g: g.get("memory_free_mib")),
     ("card total GiB", lambda g: g.get("card_total_gib")),
+    ("MiB, columns not named", lambda g: ", ".join(map(str, g.get("unlabelled_mib", []))) or None),
     ("outside allocator MiB", lambda g: g.get("outside_allocator_mib")),
     ("processes", lambda g: ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')} MiB".strip()
                                       for p in g.get("processes", [])) or None),
