@@ -213,6 +213,8 @@ def _ledger_chart(launch_id: int | str, ledger: v.LedgerView, head: str = "", ti
     caption = head or (f"Ledger per rank in GiB, each bar bottom to top in startup order (the legend's order); "
                        f"{escape(total)}.")
     caption += " The number under each bar is the sum of the items drawn in it."
+    if ledger.init_note:
+        caption += f" {escape(ledger.init_note[0].upper() + ledger.init_note[1:])}."
     if negatives:
         caption += " Negative items, not drawn: " + escape("; ".join(negatives)) + " GiB."
     return [f"<h3>{escape(title)}</h3><figure class=\"chart ledger-chart\" id=\"ledger-{launch_id}\">", *svg,

@@ -99,6 +99,7 @@ def _launch(launch: LaunchView) -> list[str]:
         for name, kind, values in ledger.rows:
             out.append(f"| {name} | {kind} | "
                        + " | ".join("" if v is None else f"{v:.2f}" for v in values[:len(shown)]) + " |")
+        out += ["", f"<sub>{escape_cell(ledger.init_note)}</sub>"] if ledger.init_note else []
         out.append("")
     if launch.cells:
         out += [f"**Communication cells ({launch.cells_rank})**", "", "| group | mechanism | GiB | kind | timing |",

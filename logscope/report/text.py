@@ -203,6 +203,8 @@ def _ledger_table(ledger: LedgerView, console: Console) -> None:
     rows = [[Text(name, style="bold yellow" if name == "unexplained" else ""), kind,
              *["" if v is None else f"{v:.2f}" for v in values[:len(shown)]]] for name, kind, values in ledger.rows]
     print_table(console, title, ("item", "kind", *shown), rows, keep=2, right=tuple(range(2, 2 + len(shown))))
+    if ledger.init_note:
+        _hanging(console, Text(ledger.init_note, style="dim"), 2)
 
 
 def _gpus(view: ReportView, console: Console) -> None:

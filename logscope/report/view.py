@@ -62,6 +62,7 @@ class LedgerView:
     ranks: tuple[str, ...]
     rank_count: int
     rows: tuple[tuple[str, str, tuple[float | None, ...]], ...]  # (item, kind, GiB per shown rank)
+    init_note: str | None = None  # the measured mem usage of SGLang's init line, which no single item shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,7 +322,19 @@ def _ledger(ranks: list[dict[str, Any]], count: int) -> LedgerView:
         found = [next((i for i in r["ledger"] if i["item"] == name), None) for r in ranks]
         kind = next((i["kind"] for i in found if i), "")
         rows.append((name, kind, tuple(None if i is None else i["gib"] for i in found)))
-    return LedgerView(total, ranks[0].get("card_total_source", ""), tuple(r["rank"] for r in ranks), count, tuple(rows))
+    return LedgerView(total, ranks[0].get("card_total_source", ""), tuple(r["rank"] for r in ranks), count, tuple(rows),
+                      _init_note(ranks[:LEDGER_RANKS]))
+
+
+def _init_note(ranks: list[dict[str, Any]]) -> str | None:
+    usage = [(r["rank"], v) for r in ranks if (v := _value(r, "init_distributed_end", None, "usage_gib")) is not None]
+    if not usage:
+        return None
+    values = {v for _, v in usage}
+    shown = (f"{usage[0][1]:.2f} GiB on {'every rank' if len(usage) == len(ranks) else ', '.join(r for r, _ in usage)}"
+             if len(values) == 1 else ", ".join(f"{r} {v:.2f}" for r, v in usage) + " GiB")
+    return (f"init distributed mem usage (measured, SGLang's init line): {shown}; comm_eager is the eager cells' "
+            "estimate within it, the rest of it counts as unexplained")
 
 
 def allocates_between(since: str | None, phase_id: str) -> bool:
