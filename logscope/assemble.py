@@ -126,7 +126,23 @@ class _SourceAssembler:
     def finish(self) -> list[Launch]:
         for seg in self.segments:
             _resolve_untagged(seg, self.source)
+        self._command_after_its_log()
         return self.segments
+
+    def _command_after_its_log(self) -> None:
+        """A launch command pasted after the log it started ("Log: ... Command: python -m ..."): the last
+        segment holds only the command and the one before states no settings of its own, so it is that log's."""
+        if len(self.segments) < 2:
+            return
+        last, previous = self.segments[-1], self.segments[-2]
+        stated = ("server_args", "launch_command")
+        if (last.ranks or not any(e.kind == "launch_command" for e in last.events)
+                or any(e.kind in stated for e in previous.events)):
+            return
+        if any(phases.is_phase(e.kind) for e in last.events):
+            return
+        previous.events += last.events
+        self.segments.pop()
 
 
 def _target_captured(timeline: RankTimeline) -> bool:
