@@ -110,6 +110,8 @@ class _SourceAssembler:
         key = (ev.kind, "target", ev.data.get("graph"), None)
         goes_back = order < timeline.reached and ev.kind not in ("capture_begin", "capture_progress", "capture_end")
         repeats = key in timeline.seen and ev.kind not in ("capture_progress",)
+        if explicit == "target" and ev.kind in ("capture_begin", "capture_end") and not repeats:
+            return "target"  # "Capture target verify CUDA graph end" after the draft's load is the target's
         if ev.kind in ("capture_begin", "capture_end") and timeline.mode == "draft" and not timeline.complete:
             return "draft"
         if not (goes_back or repeats):
