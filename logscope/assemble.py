@@ -75,6 +75,8 @@ class _SourceAssembler:
     def _add_phase(self, rank: RankId, ev: Event, assumed: bool = False) -> None:
         timeline = self.seg.rank(rank, self.source)
         open_pools = _open_pools(timeline) if ev.kind == "kv_cache_allocated" else []
+        if _printed_again(open_pools, ev):
+            return
         if open_pools:  # a second KV pool of the same model (hybrid full + sliding-window attention, ...)
             values = {k: v for k, v in ev.data.items() if k != "model"}
             timeline.phases.append(PhaseReading(ev.kind, open_pools[-1].model, ev.source, ev.line, ev.time, values,
@@ -178,6 +180,17 @@ def _open_pools(timeline: RankTimeline) -> list[PhaseReading]:
     return pools[::-1]
 
 
+def _printed_again(open_pools: list[PhaseReading], ev: Event) -> bool:
+    """The same KV line again (the same figures, from a duplicated log handler or ranks that print no tag):
+    one pool printed twice, not a second pool to add. Its line is kept on the reading as `printed_again_at`."""
+    figures = {k: v for k, v in ev.data.items() if k != "model"}
+    for pool in open_pools:
+        if {k: v for k, v in pool.values.items() if k not in ("pool", "printed_again_at", "sized_after_capture")} == figures:
+            pool.values.setdefault("printed_again_at", []).append(ev.line)
+            return True
+    return False
+
+
 def name_pools(timeline: RankTimeline) -> None:
     """Each KV reading's `pool`: `full` / `swa` when the token counts of the sliding-window line (before the
     pools) or of the SWAKVPool total (after them) tell them apart, else `kv`, `kv#2`, ... in the order printed."""
@@ -222,6 +235,8 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
             continue
         if not tagged:
             timeline = seg.rank(UNTAGGED, source)
+            if ev.kind == "kv_cache_allocated" and _printed_again(_open_pools(timeline), ev):
+                continue
             timeline.phases.append(PhaseReading(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time,
                                          dict(ev.data), ev.text))
             continue
