@@ -71,12 +71,12 @@ def test_every_document_and_format_has_a_golden():
 _built: dict[str, dict[str, Any]] = {}
 
 
-@pytest.mark.parametrize(("kind", "name", "build", "fmt"), PAIRS, ids=[f"{n}.{SUFFIX[f]}" for _k, n, _b, f in PAIRS])
+@pytest.mark.parametrize(("kind", "name", "build", "fmt"), PAIRS, ids=[f"{n}.{SUFFIX.get(f, f)}" for _k, n, _b, f in PAIRS])
 def test_golden(kind, name, build, fmt, update_goldens):
     if name not in _built:
         _built[name] = build()
     text = _output(kind, fmt, _built[name])
-    golden = GOLDEN / f"{name}.{SUFFIX[fmt]}"
+    golden = GOLDEN / f"{name}.{SUFFIX.get(fmt, fmt)}"
     if update_goldens:
         golden.write_text(text, encoding="utf-8")
         pytest.skip("golden regenerated")
