@@ -75,6 +75,8 @@ class _SourceAssembler:
     def _add_phase(self, rank: RankId, ev: Event, assumed: bool = False) -> None:
         timeline = self.seg.rank(rank, self.source)
         open_pools = _open_pools(timeline) if ev.kind == kinds.KV_CACHE_ALLOCATED else []
+        if _printed_again(open_pools, ev):
+            return
         if open_pools:  # a second KV pool of the same model (hybrid full + sliding-window attention, ...)
             values = {k: v for k, v in ev.data.items() if k != "model"}
             timeline.phases.append(PhaseReading(ev.kind, open_pools[-1].model, ev.source, ev.line, ev.time, values,
@@ -110,6 +112,8 @@ class _SourceAssembler:
         key = (ev.kind, "target", ev.data.get("graph"), None)
         goes_back = order < timeline.reached and ev.kind not in (kinds.CAPTURE_BEGIN, kinds.CAPTURE_PROGRESS, kinds.CAPTURE_END)
         repeats = key in timeline.seen and ev.kind not in (kinds.CAPTURE_PROGRESS,)
+        if explicit == "target" and ev.kind in (kinds.CAPTURE_BEGIN, kinds.CAPTURE_END) and not repeats:
+            return "target"  # "Capture target verify CUDA graph end" after the draft's load is the target's
         if ev.kind in (kinds.CAPTURE_BEGIN, kinds.CAPTURE_END) and timeline.mode == "draft" and not timeline.complete:
             return "draft"
         if not (goes_back or repeats):
@@ -126,7 +130,23 @@ class _SourceAssembler:
     def finish(self) -> list[Launch]:
         for seg in self.segments:
             _resolve_untagged(seg, self.source)
+        self._command_after_its_log()
         return self.segments
+
+    def _command_after_its_log(self) -> None:
+        """A launch command pasted after the log it started ("Log: ... Command: python -m ..."): the last
+        segment holds only the command and the one before states no settings of its own, so it is that log's."""
+        if len(self.segments) < 2:
+            return
+        last, previous = self.segments[-1], self.segments[-2]
+        stated = (kinds.SERVER_ARGS, kinds.LAUNCH_COMMAND)
+        if (last.ranks or not any(e.kind == kinds.LAUNCH_COMMAND for e in last.events)
+                or any(e.kind in stated for e in previous.events)):
+            return
+        if any(phases.is_phase(e.kind) for e in last.events):
+            return
+        previous.events += last.events
+        self.segments.pop()
 
 
 def _target_captured(timeline: RankTimeline) -> bool:
@@ -158,6 +178,17 @@ def _open_pools(timeline: RankTimeline) -> list[PhaseReading]:
         elif reading.phase != kinds.OTHER_POOL_ALLOCATED:
             break
     return pools[::-1]
+
+
+def _printed_again(open_pools: list[PhaseReading], ev: Event) -> bool:
+    """The same KV line again (the same figures, from a duplicated log handler or ranks that print no tag):
+    one pool printed twice, not a second pool to add. Its line is kept on the reading as `printed_again_at`."""
+    figures = {k: v for k, v in ev.data.items() if k != "model"}
+    for pool in open_pools:
+        if {k: v for k, v in pool.values.items() if k not in ("pool", "printed_again_at", "sized_after_capture")} == figures:
+            pool.values.setdefault("printed_again_at", []).append(ev.line)
+            return True
+    return False
 
 
 def name_pools(timeline: RankTimeline) -> None:
@@ -204,6 +235,8 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
             continue
         if not tagged:
             timeline = seg.rank(UNTAGGED, source)
+            if ev.kind == kinds.KV_CACHE_ALLOCATED and _printed_again(_open_pools(timeline), ev):
+                continue
             timeline.phases.append(PhaseReading(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time,
                                          dict(ev.data), ev.text))
             continue

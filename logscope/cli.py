@@ -11,9 +11,8 @@ from pathlib import Path
 
 import typer
 
-from logscope.compare.formats import COMPARE_FORMATS
 from logscope.errors import LogscopeError
-from logscope.report.formats import RENDERERS, renderer
+from logscope.report.formats import COMPARE_FORMATS, RENDERERS, renderer
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -134,6 +133,7 @@ def triage(
     keep: str = typer.Option("", "--keep", help="Kinds not to redact, comma-separated: token,email,path,ip,host."),
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
+    width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
 ) -> None:
     """Triage a GitHub issue: find every log, dump and command in it, analyse them, and write one comment."""
     from logscope.triage.redact import KINDS
@@ -154,7 +154,7 @@ def triage(
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _write(render(document, fmt), output)
+    _write(render(document, fmt, width), output)
     raise typer.Exit(EXIT_FINDINGS if any(f["severity"] == "error" for f in document["findings"]) else EXIT_OK)
 
 
@@ -170,13 +170,14 @@ def diff(
     model_config: Path | None = typer.Option(None, "--model-config", help="The model's config.json: exact bytes "
                                              "per token instead of those derived from the KV lines."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
+    width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
 ) -> None:
     """Compare two launches: what changed (versions, settings, free memory by phase, ledgers, cells), and why
     the KV cache capacity changed, split into budget and bytes per token."""
     from logscope.compare.diff import diff as build_diff
     from logscope.compare.diff import side
+    from logscope.compare.document import diff_document
     from logscope.compare.load import load
-    from logscope.compare.render import DIFF_RENDERERS, diff_document
 
     try:
         config = _read_model_config(model_config)
@@ -184,7 +185,7 @@ def diff(
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _write(DIFF_RENDERERS[fmt.value](diff_document(build_diff(*sides)), 0), output)
+    _write(renderer(fmt.value, "diff")(diff_document(build_diff(*sides)), width), output)
     raise typer.Exit(EXIT_OK)
 
 
@@ -207,13 +208,14 @@ def plan(
     model_config: Path | None = typer.Option(None, "--model-config", help="The model's config.json (heads, layers)."),
     fmt: CompareFormat = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
+    width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
 ) -> None:
     """Project a setting not yet run from a real run: per rank, the KV budget, KV tokens, max_running_requests
     and the margin left for lazily created buffers. Exit 1 when a rank's margin is negative."""
+    from logscope.compare.document import plan_document
     from logscope.compare.load import load
     from logscope.compare.plan import Setting
     from logscope.compare.plan import plan as build_plan
-    from logscope.compare.render import PLAN_RENDERERS, plan_document
     from logscope.compare.sizing import kv_sizing
 
     setting = Setting(tp=tp, dp=dp, pp=pp, ep=ep, dp_attention=dp_attention, moe_a2a_backend=moe_a2a_backend,
@@ -227,7 +229,7 @@ def plan(
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _write(PLAN_RENDERERS[fmt.value](plan_document(result), 0), output)
+    _write(renderer(fmt.value, "plan")(plan_document(result), width), output)
     risky = any(r.margin_gib is not None and r.margin_gib < 0 for r in result.ranks)
     raise typer.Exit(EXIT_FINDINGS if risky else EXIT_OK)
 

@@ -21,4 +21,18 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """Say so when the browser tests did not run: a passing suite must not read as 'the HTML was tested'."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "test_html.py" in str(r.nodeid or r.fspath)]
+    if not skipped:
+        return
+    longrepr = skipped[0].longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    terminalreporter.write_sep("!", f"browser tests SKIPPED ({len(skipped)}): the HTML pages were NOT tested", yellow=True)
+    terminalreporter.write_line(f"  why: {reason.removeprefix('Skipped: ')}")
+    terminalreporter.write_line("  to run them: pip install -e '.[test]' (Playwright), and a Chromium binary: "
+                                "apt-get install chromium (found at /usr/bin/chromium or on PATH), "
+                                "or LOGSCOPE_CHROMIUM=/path/to/chrome")
+
+
 os.environ.setdefault("LOGSCOPE_CACHE_DIR", str(ROOT / ".pytest_cache" / "lark"))

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +33,8 @@ def rel(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
-def run(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess:  # noqa: A002 - as subprocess names it
-    """`python -m logscope ARGS` as a user runs it, from the checkout."""
+def run(*args: str, input: bytes | None = None,  # noqa: A002 - as subprocess names it
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python -m logscope ARGS` as a user runs it, from the checkout (`env`: variables added to ours)."""
     return subprocess.run([sys.executable, "-m", "logscope", *args], input=input, capture_output=True, cwd=ROOT,
-                          timeout=120)
+                          timeout=120, env=None if env is None else {**os.environ, **env})

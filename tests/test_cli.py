@@ -135,3 +135,17 @@ def test_help_pays_for_no_parser_and_no_dataframe():
     imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.decode().splitlines()
                 if line.startswith("import time:")}
     assert not imported & {"polars", "lark", "yaml"}, imported & {"polars", "lark", "yaml"}
+
+
+def test_the_test_run_says_when_the_browser_tests_are_skipped(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LOGSCOPE_CHROMIUM": str(tmp_path / "no-chromium")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_html.py"],
+                          capture_output=True, cwd=ROOT, env=env, timeout=120)
+    out = done.stdout.decode()
+    assert done.returncode == 5, out  # pytest's "no tests ran": the module skipped as a whole
+    assert "browser tests SKIPPED (1): the HTML pages were NOT tested" in out
+    assert f"why: no Chromium binary at {tmp_path / 'no-chromium'}" in out and "apt-get install chromium" in out

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 from logscope.cli import app
 from logscope.compare.diff import attribute, diff, setting_delta, side
+from logscope.compare.document import diff_document, plan_document
 from logscope.compare.load import load
 from logscope.compare.plan import PlanRefused, Setting, plan
-from logscope.compare.render import DIFF_RENDERERS, PLAN_RENDERERS, diff_document, plan_document
 from logscope.compare.sizing import GIB, derive_cell, kv_sizing
-from tests.goldens import check_golden
+from logscope.report.formats import DOCUMENTS, renderer
 from tests.helpers import ROOT
 
 H019 = str(ROOT / "fixtures/real/h-019-sglang-17392.log")
@@ -135,9 +135,9 @@ def test_launch_spec_picks_a_launch_and_refuses_an_ambiguous_input(tmp_path):
     assert result.exit_code == 2 and "no launch 7" in result.output
 
 
-@pytest.mark.parametrize("fmt", list(DIFF_RENDERERS))
+@pytest.mark.parametrize("fmt", list(DOCUMENTS["diff"]))
 def test_diff_renders_in_every_format(fmt):
-    text = DIFF_RENDERERS[fmt](diff_document(diff(_side(TP4), _side(TP8))), 0)
+    text = renderer(fmt, "diff")(diff_document(diff(_side(TP4), _side(TP8))), 0)
     assert "865,993" in text or "865993" in text
     if fmt == "html":
         embedded = text.split('id="logscope-data">')[1].split("</script>")[0]
@@ -198,10 +198,10 @@ def test_plan_exit_code_says_when_a_rank_has_no_margin():
     assert result.exit_code == 0 and "KV tokens per rank: 1,317,011 (estimated)" in result.output
 
 
-@pytest.mark.parametrize("fmt", list(PLAN_RENDERERS))
+@pytest.mark.parametrize("fmt", list(DOCUMENTS["plan"]))
 def test_plan_renders_in_every_format(fmt):
     a = _side(TP4)
-    text = PLAN_RENDERERS[fmt](plan_document(plan(TP4, a.launch, a.sizing, Setting(tp=8))), 0)
+    text = renderer(fmt, "plan")(plan_document(plan(TP4, a.launch, a.sizing, Setting(tp=8))), 0)
     assert "1,317,011" in text or "1317011" in text
 
 
@@ -211,13 +211,3 @@ def test_kv_sizing_uses_a_stated_fraction():
     assert (s.mem_fraction_static.value, s.mem_fraction_static.kind) == (0.85, "stated")
     assert s.budget_gib.value == pytest.approx(45.60 - 78.40 * 0.15)
     assert s.graphs_gib.value == 1.10 and s.pool_end_gib.value == pytest.approx(45.60 - 33.84 - 0.35, abs=0.01)
-
-
-@pytest.mark.parametrize("fmt", ["text", "json"])
-def test_diff_golden(fmt, update_goldens, monkeypatch):
-    """The whole diff of the constructed pair, pinned (regenerate with pytest --update-goldens)."""
-    monkeypatch.chdir(ROOT)  # the inputs' names as a user in the checkout types them
-    doc = diff_document(diff(_side("fixtures/compare/llama70b-tp4.log"), _side("fixtures/compare/llama70b-tp8.log")))
-    text = DIFF_RENDERERS[fmt](doc, 0)
-    golden = ROOT / "fixtures" / "golden" / "compare" / f"diff-llama70b-tp4-tp8.{'txt' if fmt == 'text' else fmt}"
-    check_golden(golden, text, ["fixtures/compare/llama70b-tp4.log", "fixtures/compare/llama70b-tp8.log"], update_goldens)

@@ -130,6 +130,9 @@ class TracebackReader(BlockReader):
 _CHECK_ENV_START = re.compile(r"^\s*(Python: \d|CUDA available: |ROCM available: |NPU available: )")
 _TOPOLOGY_KEYS = ("NVIDIA Topology", "AMD Topology", "Ascend Topology")
 _AFTER_TOPOLOGY = re.compile(r"^\s*(Hypervisor vendor:|ulimit soft:)")
+# check_env before 0.2 printed `nvidia-smi --query-gpu=driver_version --format=csv,noheader,nounits` as is:
+# "CUDA Driver Version: 535.104.05" and then the same version once more per further GPU, on bare lines
+_DRIVER_CONTINUATION = re.compile(r"^\s*\d+\.\d+(?:\.\d+)?\s*$")
 
 
 class CheckEnvReader(BlockReader):
@@ -159,6 +162,9 @@ class CheckEnvReader(BlockReader):
             self.last_line = lineno
             return True
         self.in_topology = False
+        if "CUDA Driver Version" in self.values and _DRIVER_CONTINUATION.match(text):
+            self.last_line = lineno
+            return True
         parsed = other_lines.parse_check_env_line(text)
         if parsed is None or PREFIXED.match(text):
             return False

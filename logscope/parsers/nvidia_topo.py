@@ -13,7 +13,7 @@ from logscope.events import Event
 from logscope.grammar_loader import parser
 from logscope.parsers.base import BlockReader
 
-_HEADER = re.compile(r"^\s*GPU0(\s+(GPU|NIC)\d+)*\s*(CPU Affinity.*)?$")
+_HEADER = re.compile(r"^\s*GPU0(\s+(GPU|NIC|mlx5_)\d+)*\s*(CPU Affinity.*)?$")
 _P2P_STATES = {"OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}
 
 

@@ -15,7 +15,7 @@ from logscope.parsers.blocks import CheckEnvReader, NativeBacktraceReader, Trace
 from logscope.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.parsers.nvidia_topo import TopoReader
 from logscope.parsers.shell import ContinuedCommandReader, parse_command
-from logscope.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, parse_gpustat_row
+from logscope.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,9 @@ _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Int
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 _LAUNCH_SHAPE = re.compile(
     r"^\s*(?:\S*[$#]\s+)?(?:(?:sudo|nohup|env)\s+)*(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
-    r"|sglang\s+serve|(?:docker|podman)\s+run\s|torchrun\s)"
+    r"|sglang\s+serve|(?:docker|podman)\s+run\s|torchrun\s"
+    # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
+    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s)"
 )
 _NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
 
@@ -142,7 +144,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
     ContinuedCommandReader, CheckEnvReader, NativeBacktraceReader, TracebackReader,
-    SmiTableReader, NvitopReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, TopoReader,
+    SmiTableReader, NvitopReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, TopoReader,
 )
 
 

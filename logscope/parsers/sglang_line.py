@@ -23,10 +23,11 @@ def _f(tok: Token) -> float:
     return float(str(tok))
 
 
-def _graph(words: list[str]) -> tuple[str, str]:
-    """Capture-line words ("draft extend cuda", "target verify CUDA") → (model, graph kind)."""
+def _graph(words: list[str]) -> tuple[dict[str, str], str]:
+    """Capture-line words ("draft extend cuda", "target verify CUDA") → ({"model": the role the line states}
+    or {} when it states none, graph kind)."""
     lowered = [w.lower() for w in words]
-    model = "draft" if "draft" in lowered else "target"
+    model = {"model": "draft"} if "draft" in lowered else {"model": "target"} if "target" in lowered else {}
     if "piecewise" in lowered or "prefill" in lowered:
         graph = "prefill"
     elif "extend" in lowered:
@@ -176,7 +177,7 @@ class _ToData(Transformer):
     def capture_begin(self, items: list) -> tuple:
         words = [str(t) for t in items if isinstance(t, Token) and t.type == "GRAPH_WORD"]
         model, graph = _graph(words)
-        return kinds.CAPTURE_BEGIN, {"model": model, "graph": graph, **items[-1]}
+        return kinds.CAPTURE_BEGIN, {**model, "graph": graph, **items[-1]}
 
     def end_usage(self, items: list[Token]) -> tuple[str, float]:
         return "usage_gib", _f(items[0])
@@ -192,12 +193,12 @@ class _ToData(Transformer):
     def capture_end(self, items: list) -> tuple:
         words = [str(t) for t in items if isinstance(t, Token) and t.type == "GRAPH_WORD"]
         model, graph = _graph(words)
-        return kinds.CAPTURE_END, {"model": model, "graph": graph, **items[-1]}
+        return kinds.CAPTURE_END, {**model, "graph": graph, **items[-1]}
 
     def capture_bs(self, items: list[Token]) -> tuple:
         words = [str(t) for t in items if t.type == "GRAPH_WORD"]
         model, graph = _graph(words)
-        return kinds.CAPTURE_BS, {"model": model, "graph": graph, "bs": _int_list(str(items[-1]))}
+        return kinds.CAPTURE_BS, {**model, "graph": graph, "bs": _int_list(str(items[-1]))}
 
     def capture_progress(self, items: list[Token]) -> tuple:
         key = str(items[0])[:-1]

@@ -21,6 +21,7 @@ _COMMAND_HEAD = re.compile(
     r"torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b)")
 _DOCKER = re.compile(r"^\s*(?:\S*[$#]\s+)?(?:sudo\s+)?(?:docker|podman)\s+run\s")
 _LAUNCHER = re.compile(r"(?:^|\s)((?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|$)")
+_TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
 
 
@@ -50,8 +51,15 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
                 key, _, value = word[6:].partition("=")
                 env[key] = value
         command = command[launcher.start(1):]
-    if _LAUNCHER.search(command) is None:
+    launcher = _LAUNCHER.search(command)
+    if launcher is None:
         return None
+    head = command[:launcher.start(1)]
+    if head.strip() and not _COMMAND_HEAD.match(head + "x"):
+        # other text before the launcher (a bash -x "+ ", "Running: ", nohup, a log prefix): keep the environment
+        # assignments right before it, drop the rest
+        assignments = _TRAILING_ASSIGNMENTS.search(head)
+        command = (assignments.group(0) if assignments else "") + command[launcher.start(1):]
     return command, env
 
 

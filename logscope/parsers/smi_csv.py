@@ -114,6 +114,39 @@ class SmiHeaderlessReader(BlockReader):
         return self.events
 
 
+_UNLABELLED_ROW = re.compile(r"^\s*(?:(\d+)\s*,\s*)?(\d+(?:\.\d+)?\s*MiB(?:\s*,\s*\d+(?:\.\d+)?\s*MiB)*)\s*$")
+
+
+class SmiUnlabelledReader(BlockReader):
+    """`nvidia-smi --query-gpu=index,memory.X,memory.Y --format=csv,noheader` rows pasted without the command:
+    "0, 89846 MiB, 7522 MiB". Which memory field each value is, only the command said: the values are kept in
+    order as `unlabelled_mib`, never guessed into total, used or free."""
+
+    grammar = "nvidia_smi"
+    literals = ("MiB",)
+
+    def starts(self, text: str) -> bool:
+        return bool(_UNLABELLED_ROW.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.events: list[Event] = []
+        self.feed(lineno, text)
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        m = _UNLABELLED_ROW.match(text)
+        if m is None:
+            return False
+        values = [float(v.strip().removesuffix("MiB")) for v in m.group(2).split(",")]
+        row = {"index": int(m.group(1)) if m.group(1) is not None else len(self.events),
+               "unlabelled_mib": [int(v) if v.is_integer() else v for v in values]}
+        self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+        return True
+
+    def close(self) -> list[Event]:
+        return self.events
+
+
 # gpustat: "[0] NVIDIA H100 80GB HBM3 | 35°C,   0 % | 75000 / 81559 MB | alice(74000M) bob:python/1234(500M)"
 # (its "MB" are MiB: gpustat divides nvml's bytes by 1024 * 1024); the header names the driver
 _GPUSTAT_ROW = re.compile(r"^\s*\[(\d+)\]\s+(.+?)\s*\|\s*(-?\d+)\s*[°']?C,\s*(?:(\d+)\s*%,\s*)?(\d+)\s*%"

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 from html import escape
 from typing import Any
 
 from logscope.report import view as v
+from logscope.report.compare_view import CompareView, build_compare_view
 from logscope.report.view import GPU_COLUMNS, build_view, fmt_gib, plural
 
 WIDTH = 960  # every chart's viewBox width: charts in hidden or printed pages keep their geometry
@@ -20,6 +22,7 @@ _PALETTE = {
     "other_processes": "#8c564b", "cuda_context": "#7f7f7f", "comm_eager": "#d62728", "before_first_reading": "#bcbd22",
     "weights": "#1f77b4", "kv_pool": "#2ca02c", "before_capture": "#9467bd", "cuda_graphs": "#ff7f0e",
     "after_capture": "#e377c2", "free": "#c7e9c0", "unexplained": "#fdd0a2",
+    "weights and pools": "#1f77b4", "graphs and lazy cells": "#ff7f0e", "margin": "#c7e9c0",  # the plan's bars
 }
 _FALLBACK = ("#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#c49c94")
 _CSS = """
@@ -45,7 +48,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .muted { color: var(--muted); }
 figure { margin: 10px 0 18px; } figcaption { color: var(--muted); font-size: 12px; margin-top: 4px; }
 svg { width: 100%; height: auto; } svg text { fill: var(--fg); font: 11px system-ui, sans-serif; }
-svg .axis { stroke: var(--line); } .legend span { display: inline-block; margin-right: 12px; font-size: 12px; }
+svg .axis { stroke: var(--muted); } svg .grid { stroke: var(--line); stroke-dasharray: 2 3; }
+svg .axis-title, svg .row-title { fill: var(--muted); font-weight: 600; }
+.legend span { display: inline-block; margin-right: 12px; font-size: 12px; }
 .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }
 @media print { body { max-width: none; margin: 0; } .finding, pre { break-inside: avoid; } figure { break-inside: avoid; } }
 """
@@ -64,11 +69,43 @@ def render_html(report: dict[str, Any], width: int = 0) -> str:
     if view.calibration:
         body.append(f'<p id="calibration"><b>Calibration:</b> {escape(view.calibration)}</p>')
     body += _coverage(view)
-    data = json_for_html(report)
+    return page("logscope report", body, report)
+
+
+def page(title: str, body: list[str], document: dict[str, Any]) -> str:
+    """The one page shell of every document (report, diff, plan): the same style, the document embedded."""
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>logscope report</title><style>{_CSS}</style></head><body>\n" + "\n".join(body)
-            + f'\n<script type="application/json" id="logscope-data">{data}</script>\n</body></html>\n')
+            f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(body)
+            + f'\n<script type="application/json" id="logscope-data">{json_for_html(document)}</script>\n</body></html>\n')
+
+
+def nice_ticks(high: float, count: int = 5) -> tuple[float, list[float]]:
+    """(axis maximum, tick values from 0): steps of 1, 2, 2.5 or 5 times a power of ten, the top tick >= high."""
+    if high <= 0:
+        return 1.0, [0.0, 1.0]
+    raw = high / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    top = math.ceil(high / step - 1e-9) * step
+    return top, [round(i * step, 6) for i in range(round(top / step) + 1)]
+
+
+def _y_axis(left: float, top: float, base: float, scale: float, ticks: list[float], unit: str) -> list[str]:
+    """A vertical axis at x=left from `base` (0) up, a labelled tick and a dashed grid line per tick value."""
+    out = [f'<g class="y-axis" data-unit="{escape(unit)}"><line class="axis" x1="{left}" y1="{top}" x2="{left}" '
+           f'y2="{base}"/>']
+    for value in ticks:
+        y = base - value * scale
+        out.append(f'<g class="tick" data-value="{value:g}"><line class="grid" x1="{left}" y1="{y:.3f}" '
+                   f'x2="{WIDTH - 10}" y2="{y:.3f}"/><line class="axis" x1="{left - 4}" y1="{y:.3f}" x2="{left}" '
+                   f'y2="{y:.3f}"/><text x="{left - 7}" y="{y + 4:.3f}" text-anchor="end">{tick_label(value)}</text></g>')
+    out.append(f'<text class="axis-title" x="{left}" y="{top - 10}" text-anchor="middle">{escape(unit)}</text></g>')
+    return out
+
+
+def tick_label(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
 
 
 def json_for_html(report: dict[str, Any]) -> str:
@@ -130,22 +167,28 @@ def _color(item: str, index: int) -> str:
     return _PALETTE.get(item, _FALLBACK[index % len(_FALLBACK)])
 
 
-def _ledger_chart(launch_id: int, ledger: v.LedgerView) -> list[str]:
-    """Per rank a stacked bar of its ledger items (positive items; a negative item is listed under the chart)."""
+def _ledger_chart(launch_id: int | str, ledger: v.LedgerView, head: str = "", title: str = "Where the memory went") -> list[str]:
+    """Per rank a stacked bar of its ledger items, bottom to top in the ledger's (startup) order, on a GiB axis
+    with ticks; under each bar its rank and the sum of the items drawn (negative items are listed instead)."""
     names = [name for name, _, _ in ledger.rows]
     totals = [sum(v for _, _, values in ledger.rows if (v := values[i]) is not None and v > 0)
               for i in range(len(ledger.ranks))]
-    scale = _BAR_AREA / max(max(totals, default=0.0), 1e-9)
-    left, top = 48, 16
+    axis_max, ticks = nice_ticks(max(totals, default=0.0))
+    scale = _BAR_AREA / axis_max
+    left, top = 64, 24
+    base = top + _BAR_AREA
     step = (WIDTH - left - 10) / max(len(ledger.ranks), 1)
     bar = max(min(step * 0.7, 60), 2)
-    height = top + _BAR_AREA + 40
+    height = base + 62
     svg = [f'<svg viewBox="0 0 {WIDTH} {height}" role="img" aria-label="ledger per rank" data-scale="{scale:.6f}">',
-           f'<line class="axis" x1="{left}" y1="{top + _BAR_AREA}" x2="{WIDTH - 10}" y2="{top + _BAR_AREA}"/>']
+           *_y_axis(left, top, base, scale, ticks, "GiB")]
+    svg.append(f'<line class="axis" x1="{left}" y1="{base}" x2="{WIDTH - 10}" y2="{base}"/>')
+    svg.append(f'<text class="row-title" x="{left - 7}" y="{base + 16}" text-anchor="end">rank</text>'
+               f'<text class="row-title" x="{left - 7}" y="{base + 32}" text-anchor="end">sum, GiB</text>')
     negatives = []
     for i, rank in enumerate(ledger.ranks):
         x = left + i * step + (step - bar) / 2
-        y = float(top + _BAR_AREA)
+        y = float(base)
         svg.append(f'<g class="bar" data-rank="{escape(rank)}">')
         for index, (name, _kind, values) in enumerate(ledger.rows):
             value = values[i]
@@ -160,17 +203,21 @@ def _ledger_chart(launch_id: int, ledger: v.LedgerView) -> list[str]:
             svg.append(f'<rect x="{x:.2f}" y="{y:.3f}" width="{bar:.2f}" height="{h:.3f}" fill="{_color(name, index)}" '
                        f'data-item="{escape(name)}" data-gib="{value:.2f}"><title>{escape(rank)} {escape(name)}: '
                        f"{value:.2f} GiB</title></rect>")
-        svg.append(f'<text x="{x + bar / 2:.2f}" y="{top + _BAR_AREA + 14}" text-anchor="middle">{escape(rank)}</text>')
-        svg.append(f'<text x="{x + bar / 2:.2f}" y="{top + _BAR_AREA + 28}" text-anchor="middle">'
+        svg.append(f'<text x="{x + bar / 2:.2f}" y="{base + 16}" text-anchor="middle">{escape(rank)}</text>')
+        svg.append(f'<text class="bar-sum" x="{x + bar / 2:.2f}" y="{base + 32}" text-anchor="middle">'
                    f"{totals[i]:.2f}</text></g>")
-    svg.append(f'<text x="4" y="{top + 4}">GiB</text></svg>')
+    svg.append("</svg>")
     legend = "".join(f'<span><i style="background:{_color(n, k)}"></i>{escape(n)}</span>' for k, n in enumerate(names))
     total = (f"card total {ledger.total_gib:.2f} GiB ({ledger.total_source})" if ledger.total_gib is not None
              else f"card total {ledger.total_source}")
-    caption = f"Ledger per rank, GiB, bottom to top in startup order; {escape(total)}."
+    caption = head or (f"Ledger per rank in GiB, each bar bottom to top in startup order (the legend's order); "
+                       f"{escape(total)}.")
+    caption += " The number under each bar is the sum of the items drawn in it."
+    if ledger.init_note:
+        caption += f" {escape(ledger.init_note[0].upper() + ledger.init_note[1:])}."
     if negatives:
         caption += " Negative items, not drawn: " + escape("; ".join(negatives)) + " GiB."
-    return [f"<h3>Where the memory went</h3><figure class=\"chart ledger-chart\" id=\"ledger-{launch_id}\">", *svg,
+    return [f"<h3>{escape(title)}</h3><figure class=\"chart ledger-chart\" id=\"ledger-{launch_id}\">", *svg,
             f'<div class="legend">{legend}</div><figcaption>{caption}</figcaption></figure>']
 
 
@@ -185,7 +232,7 @@ def _timeline_chart(launch_id: int, rank_segments: tuple[tuple[str, tuple[tuple[
     origin, span = min(starts), max(max(ends) - min(starts), 1.0)
     left, row = 60, 18
     scale = (WIDTH - left - 10) / span
-    height = 20 + row * len(rank_segments) + 24
+    height = 20 + row * len(rank_segments) + 20
     titles = list(dict.fromkeys(t for _, tasks in rank_segments for t, _, _ in tasks))
     colors = dict(zip(titles, ("#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf")))
     svg = [f'<svg viewBox="0 0 {WIDTH} {height}" role="img" aria-label="startup phases per rank" '
@@ -200,9 +247,18 @@ def _timeline_chart(launch_id: int, rank_segments: tuple[tuple[str, tuple[tuple[
                        f'data-start="{escape(start)}" data-seconds="{seconds:.0f}"><title>{escape(rank)} {escape(title)}: '
                        f"{escape(start)} to {escape(end)} ({seconds:.0f} s)</title></rect>")
         svg.append("</g>")
-    axis_y = 10 + row * len(rank_segments) + 12
-    svg.append(f'<text x="{left}" y="{axis_y}">0 s</text><text x="{WIDTH - 10}" y="{axis_y}" text-anchor="end">'
-               f"{span:.0f} s</text></svg>")
+    axis_y = 10 + row * len(rank_segments)
+    axis_max, ticks = nice_ticks(span)
+    svg.append(f'<g class="x-axis" data-unit="s"><line class="axis" x1="{left}" y1="{axis_y}" x2="{WIDTH - 10}" '
+               f'y2="{axis_y}"/>')
+    for value in ticks:
+        if value > span:
+            break
+        x = left + value * scale
+        svg.append(f'<g class="tick" data-value="{value:g}"><line class="axis" x1="{x:.2f}" y1="{axis_y}" x2="{x:.2f}" '
+                   f'y2="{axis_y + 4}"/><text x="{x:.2f}" y="{axis_y + 15}" text-anchor="middle">{tick_label(value)}'
+                   "</text></g>")
+    svg.append(f'<text class="axis-title" x="{left - 6}" y="{axis_y + 15}" text-anchor="end">s</text></g></svg>')
     legend = "".join(f'<span><i style="background:{c}"></i>{escape(t)}</span>' for t, c in colors.items())
     return ["<h3>Startup phases over time</h3>", f'<figure class="chart timeline-chart" id="timeline-{launch_id}">', *svg,
             f'<div class="legend">{legend}</div><figcaption>From the log\'s timestamps (to the second); '
@@ -210,9 +266,12 @@ def _timeline_chart(launch_id: int, rank_segments: tuple[tuple[str, tuple[tuple[
 
 
 def _heat(value: float, low: float, high: float) -> str:
-    """Low free memory red, high green (the same in light and dark pages)."""
+    """A neutral blue-grey scale, darker for less free memory: the amount alone is no alarm."""
     t = 0.5 if high <= low else (value - low) / (high - low)
-    return f"hsl({int(t * 120)}, 70%, 45%)"
+    return f"hsl(210, 14%, {int(34 + t * 50)}%)"
+
+
+_UNEXPECTED = "hsl(0, 72%, 44%)"
 
 
 def _heatmap(launch_id: int, timeline: v.Timeline) -> list[str]:
@@ -221,21 +280,33 @@ def _heatmap(launch_id: int, timeline: v.Timeline) -> list[str]:
         return []
     values = [row.cells[i].value for row in timeline.rows for i in columns if row.cells[i].value is not None]
     low, high = (min(values), max(values)) if values else (0.0, 0.0)
+    explained = [timeline.titles[i] for i in columns if timeline.explained and timeline.explained[i]]
     out = ["<h3>Free GiB by rank and phase</h3>",
            f'<figure class="chart heatmap"><table class="heatmap" id="heatmap-{launch_id}"><tr><th>rank</th>'
-           + "".join(f"<th>{escape(timeline.titles[i])}</th>" for i in columns) + "</tr>"]
+           + "".join(f'<th data-explained="{str(bool(timeline.explained and timeline.explained[i])).lower()}">'
+                     f"{escape(timeline.titles[i])}</th>" for i in columns) + "</tr>"]
     for row in timeline.rows:
         cells = []
         for i in columns:
-            value = row.cells[i].value
-            if value is None:
+            cell = row.cells[i]
+            if cell.value is None:
                 cells.append('<td class="num"></td>')
-            else:
-                cells.append(f'<td class="num" data-phase="{escape(timeline.titles[i])}" data-gib="{fmt_gib(value)}" '
-                             f'style="background:{_heat(value, low, high)};color:#fff">{fmt_gib(value)}</td>')
+                continue
+            t = 0.5 if high <= low else (cell.value - low) / (high - low)
+            colour = _UNEXPECTED if cell.unexpected else _heat(cell.value, low, high)
+            ink = "#fff" if cell.unexpected or t < 0.45 else "#1b1f24"
+            drop = "" if cell.drop is None else f' data-drop="{cell.drop:.2f}"'
+            note = (f' title="{cell.drop:.2f} GiB less free than at the reading before, which this phase does not '
+                    'allocate by design"') if cell.unexpected else ""
+            cells.append(f'<td class="num{" unexpected" if cell.unexpected else ""}" data-phase="{escape(timeline.titles[i])}" '
+                         f'data-gib="{fmt_gib(cell.value)}"{drop}{note} style="background:{colour};color:{ink}">'
+                         f"{fmt_gib(cell.value)}</td>")
         out.append(f'<tr data-rank="{escape(row.rank)}"><th>{escape(row.rank)}</th>{"".join(cells)}</tr>')
-    out.append(f"</table><figcaption>Free memory SGLang printed at each phase (GiB); red is the least "
-               f"({fmt_gib(low)}), green the most ({fmt_gib(high)}).</figcaption></figure>")
+    expected = (f" The drops at {escape(', '.join(explained))} are what those phases allocate (weights, KV pool, "
+                "CUDA graphs) and stay neutral." if explained else "")
+    out.append(f"</table><figcaption>Free memory SGLang printed at each phase (GiB), darker for less "
+               f"({fmt_gib(low)} to {fmt_gib(high)}). Red marks a drop of more than {v.UNEXPECTED_DROP_GIB} GiB since "
+               f"the reading before at a phase that allocates nothing by design.{expected}</figcaption></figure>")
     return out
 
 
@@ -266,3 +337,69 @@ def _coverage(view: v.ReportView) -> list[str]:
         out.append(f"<p class=\"muted\">launch {escape(launch_id)}: {escape(', '.join(ranks))} missing: "
                    f"{escape(', '.join(missing))}</p>")
     return [*out, "</section>"]
+
+
+def render_compare_html(doc: dict[str, Any], width: int = 0) -> str:
+    """A diff or plan document as a page in the analyze page's style: the headline as the verdict, the facts,
+    the KV token waterfall (diff) on a token axis, then every section as a table."""
+    view = build_compare_view(doc)
+    body = [f'<header><h1>logscope {view.kind}</h1><p class="verdict {view.severity}" id="verdict">'
+            f"{escape(view.headline)}</p></header>", '<section id="facts">',
+            *(f"<p>{escape(fact)}</p>" for fact in view.facts), "</section>"]
+    if view.kind == "diff":
+        body += _waterfall(view)
+    if view.ledger is not None:
+        body += _ledger_chart("plan", view.ledger, "Projected memory per rank in GiB, bottom to top: weights and pools "
+                              "(free before weights minus free after the KV pool), CUDA graphs and lazily created "
+                              "cells, and the margin left (estimated).", "Projected memory per rank")
+    for number, section in enumerate(view.sections):
+        body.append(f'<section class="table" id="section-{number}"><h2>{escape(section.title)}</h2><table><tr>'
+                    + "".join(f"<th>{escape(h)}</th>" for h in section.headers) + "</tr>")
+        body += ["<tr>" + "".join(f"<td{_NUM if i in section.right else ''}>{escape(c)}</td>"
+                                  for i, c in enumerate(row)) + "</tr>" for row in section.rows]
+        body.append("</table></section>")
+    if view.notes:
+        body.append('<section id="notes">' + "".join(f'<p class="muted">{escape(n)}</p>' for n in view.notes)
+                    + "</section>")
+    return page(f"logscope {view.kind}", body, doc)
+
+
+_NUM = ' class="num"'
+_STEP_COLOURS = {"total": "#1f77b4", "unattributed": "#7f7f7f", "inferred": "#bcbd22"}
+
+
+def _short(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:max(chars - 1, 1)] + "…"
+
+
+def _waterfall(view: CompareView) -> list[str]:
+    if view.waterfall is None:
+        return [f'<p id="waterfall-missing">No token waterfall: {escape(view.waterfall_missing or "")}</p>']
+    steps = view.waterfall
+    axis_max, ticks = nice_ticks(max(max(s.start, s.end) for s in steps))
+    area, left, top = 240, 80, 24
+    base = top + area
+    scale = area / axis_max
+    step_w = (WIDTH - left - 10) / len(steps)
+    bar = min(step_w * 0.7, 90)
+    svg = [f'<svg viewBox="0 0 {WIDTH} {base + 62}" role="img" aria-label="KV token change waterfall" '
+           f'data-scale="{scale:.9f}">', *_y_axis(left, top, base, scale, ticks, "KV tokens")]
+    svg.append(f'<line class="axis" x1="{left}" y1="{base}" x2="{WIDTH - 10}" y2="{base}"/>'
+               f'<text class="row-title" x="{left - 7}" y="{base + 16}" text-anchor="end">change</text>'
+               f'<text class="row-title" x="{left - 7}" y="{base + 32}" text-anchor="end">part</text>')
+    for i, s in enumerate(steps):
+        x = left + i * step_w + (step_w - bar) / 2
+        low, high = min(s.start, s.end), max(s.start, s.end)
+        colour = _STEP_COLOURS.get(s.kind, "#d62728" if s.value < 0 else "#2ca02c")
+        shown = f"{s.value:,.0f}" if s.kind == "total" else f"{s.value:+,.0f}"
+        svg.append(f'<g class="step" data-name="{escape(s.name)}" data-kind="{escape(s.kind)}">'
+                   f'<rect x="{x:.2f}" y="{base - high * scale:.3f}" width="{bar:.2f}" '
+                   f'height="{max((high - low) * scale, 1.0):.3f}" fill="{colour}" data-tokens="{s.value:.0f}">'
+                   f"<title>{escape(s.name)}: {shown} tokens ({escape(s.kind)})</title></rect>"
+                   f'<text x="{x + bar / 2:.2f}" y="{base + 16}" text-anchor="middle">{escape(shown)}</text>'
+                   f'<text x="{x + bar / 2:.2f}" y="{base + 32}" text-anchor="middle">'
+                   f"{escape(_short(s.name.replace('budget: ', ''), int(step_w / 6.5)))}</text></g>")
+    svg.append("</svg>")
+    return ['<h3>KV tokens, A to B</h3><figure class="chart waterfall" id="waterfall">', *svg,
+            "<figcaption>A's KV tokens, each part of the change (green adds, red removes, grey unattributed), then "
+            "B's; under each bar its tokens and the part's name.</figcaption></figure>"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from logscope.report.compare_view import build_compare_view
 from logscope.report.view import GPU_COLUMNS, LEDGER_RANKS, LaunchView, ReportView, build_view, fmt_gib, plural
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
@@ -98,6 +99,7 @@ def _launch(launch: LaunchView) -> list[str]:
         for name, kind, values in ledger.rows:
             out.append(f"| {name} | {kind} | "
                        + " | ".join("" if v is None else f"{v:.2f}" for v in values[:len(columns)]) + " |")
+        out += ["", f"<sub>{escape_cell(ledger.init_note)}</sub>"] if ledger.init_note else []
         out.append("")
     if launch.cells:
         out += [f"**Communication cells ({launch.cells_rank})**", "", "| group | mechanism | GiB | kind | timing |",
@@ -124,3 +126,16 @@ def _gpus(view: ReportView) -> list[str]:
         out += ["", "**Topology:** " + view.topology]
     out.append("")
     return out
+
+
+def render_compare_markdown(doc: dict[str, Any], width: int = 0) -> str:
+    """A diff or plan document for a ticket: the headline, the facts, then each section as a table."""
+    view = build_compare_view(doc)
+    out = [f"## logscope {view.kind}", "", f"**{'Verdict' if view.kind == 'plan' else 'Headline'}:** "
+           f"{escape_cell(view.headline)}", "", *(f"- {escape_cell(fact)}" for fact in view.facts), ""]
+    for section in view.sections:
+        out += [f"### {section.title}", "", "| " + " | ".join(escape_cell(h) or " " for h in section.headers) + " |",
+                "|" + "".join("---:|" if i in section.right else "---|" for i in range(len(section.headers))),
+                *("| " + " | ".join(escape_cell(c) for c in row) + " |" for row in section.rows), ""]
+    out += [f"- {escape_cell(note)}" for note in view.notes]
+    return "\n".join(out).rstrip() + "\n"

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from logscope import kinds
+from logscope.report.compare_view import build_compare_view
 from logscope.report.view import (
     GPU_COLUMNS,
     LEDGER_RANKS,
@@ -31,6 +32,7 @@ from logscope.report.view import (
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 PIPED_WIDTH = 160
 _WRAPPED_MIN = 24  # a text column (basis) is wrapped, never narrower than this
+_EVIDENCE_HANG = 10  # continuation lines of evidence start here (under the finding's text)
 
 
 def terminal_width(width: int = 0) -> int:
@@ -52,7 +54,12 @@ def render_terminal(report: dict[str, Any], width: int = 0) -> str:
     console = Console(file=buffer, width=terminal_width(width), force_terminal=tty,
                       color_system="auto" if tty else None, highlight=False)
     render_text(report, console)
-    return buffer.getvalue()
+    return _trimmed(buffer.getvalue())
+
+
+def _trimmed(text: str) -> str:
+    """Without the spaces rich pads wrapped lines and cropped cells with."""
+    return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
 def render_text(report: dict[str, Any], console: Console) -> None:
@@ -71,6 +78,22 @@ def render_text(report: dict[str, Any], console: Console) -> None:
     if view.calibration:
         console.print(_labelled("calibration: ", view.calibration))
     _coverage(view, console)
+
+
+def _hanging(console: Console, first: Text, indent: int) -> None:
+    """`first` wrapped to the console, its continuation lines starting at column `indent` (a hanging indent)."""
+    indent = min(indent, console.width // 2)
+    lines = first.wrap(console, console.width)
+    for line in lines:
+        line.rstrip()
+    console.print(lines[0], soft_wrap=True)
+    if len(lines) == 1:
+        return
+    rest = first[len(lines[0].plain.rstrip()):]
+    rest = rest[len(rest.plain) - len(rest.plain.lstrip()):]
+    for line in rest.wrap(console, console.width - indent):
+        line.rstrip()
+        console.print(Text(" " * indent) + line, soft_wrap=True)
 
 
 def _labelled(label: str, text: str) -> Text:
@@ -106,7 +129,7 @@ def print_table(console: Console, title: str, headers: Sequence[str], rows: Sequ
         table = Table(show_edge=True, expand=False)
         for i in [*range(keep), *part]:
             if i in wrapped:
-                table.add_column(headers[i], overflow="fold", min_width=_WRAPPED_MIN, ratio=1)
+                table.add_column(headers[i], overflow="fold", min_width=min(widths[i], _WRAPPED_MIN), ratio=1)
             else:
                 table.add_column(headers[i], justify="right" if i in right else "left", no_wrap=True,
                                  min_width=widths[i])
@@ -152,7 +175,8 @@ def _phase_table(timeline: Timeline, console: Console) -> None:
         for cell in row.cells:
             text = Text(fmt_gib(cell.value))
             if cell.drop is not None:
-                text.append(f" (-{cell.drop:.2f})" if cell.drop >= 0 else f" (+{-cell.drop:.2f})", style="dim")
+                text.append(f" (-{cell.drop:.2f})" if cell.drop >= 0 else f" (+{-cell.drop:.2f})",
+                            style="bold red" if cell.unexpected else "dim")
             if cell.tokens is not None:
                 text.append(f" [{cell.tokens} tok]", style="dim")
             out.append(text)
@@ -180,6 +204,8 @@ def _ledger_table(ledger: LedgerView, console: Console) -> None:
     rows = [[Text(name, style="bold yellow" if name == "unexplained" else ""), kind,
              *["" if v is None else f"{v:.2f}" for v in values[:len(shown)]]] for name, kind, values in ledger.rows]
     print_table(console, title, ("item", "kind", *shown), rows, keep=2, right=tuple(range(2, 2 + len(shown))))
+    if ledger.init_note:
+        _hanging(console, Text(ledger.init_note, style="dim"), 2)
 
 
 def _gpus(view: ReportView, console: Console) -> None:
@@ -202,11 +228,12 @@ def _findings(view: ReportView, console: Console) -> None:
         if finding.ranks:
             where += f" {'rank' if len(finding.ranks) == 1 else 'ranks'} {', '.join(finding.ranks[:8])}"
             where += " ..." if len(finding.ranks) > 8 else ""
-        console.print(head + Text(finding.message) + Text(f"  ({where.strip()})" if where.strip() else "", style="dim"))
+        _hanging(console, head + Text(finding.message) + Text(f"  ({where.strip()})" if where.strip() else "",
+                                                            style="dim"), 8)
         if finding.hint:
-            console.print(_labelled("        fix: ", finding.hint))
+            _hanging(console, _labelled("        fix: ", finding.hint), len("        fix: "))
         for ev in finding.evidence:
-            console.print(Text(f"        {ev.source}:{ev.line}: ", style="dim") + Text(ev.text))
+            _hanging(console, Text(f"        {ev.source}:{ev.line}: ", style="dim") + Text(ev.text), _EVIDENCE_HANG)
 
 
 def _coverage(view: ReportView, console: Console) -> None:
@@ -226,3 +253,25 @@ def _coverage(view: ReportView, console: Console) -> None:
             console.print(Text(f"  {item['source']}:{item['line']}: ", style="dim") + Text(item["text"][:140]))
     for launch_id, ranks, missing in view.missing_phases:
         console.print(Text(f"launch {launch_id}: {', '.join(ranks)} missing: {', '.join(missing)}", style="dim"))
+
+
+def render_compare_terminal(doc: dict[str, Any], width: int = 0) -> str:
+    """A diff or plan document in the terminal: the same tables as the analyze report, fitted to the width."""
+    view = build_compare_view(doc)
+    buffer = io.StringIO()
+    tty = sys.stdout.isatty()
+    console = Console(file=buffer, width=terminal_width(width), force_terminal=tty,
+                      color_system="auto" if tty else None, highlight=False)
+    _hanging(console, Text(f"logscope {view.kind}: ", style="bold")
+             + Text(view.headline, style="bold red" if view.severity == "error" else ""), 2)
+    for fact in view.facts:
+        _hanging(console, Text(fact), 2)
+    for section in view.sections:
+        console.print()
+        print_table(console, section.title, section.headers, section.rows, keep=1, right=section.right,
+                    wrapped=section.wrapped)
+    if view.notes:
+        console.print()
+    for note in view.notes:
+        _hanging(console, Text(note), 2)
+    return _trimmed(buffer.getvalue())

@@ -15,6 +15,10 @@ EVIDENCE_LINES = 4
 EVIDENCE_CHARS = 160
 LEDGER_RANKS = 8
 TOPOLOGY_LINKS = 28
+# the ledger items a phase allocates by design: a drop of free memory at their phase is expected
+EXPECTED_DROPS = frozenset({"weights", "kv_pool", "cuda_graphs"})
+# a drop above this at a phase that allocates nothing by design is unexpected (the unexplained-memory rule's floor)
+UNEXPECTED_DROP_GIB = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +26,7 @@ class PhaseCell:
     value: Any = None
     drop: float | None = None  # measured drop since the previous reading (free-memory columns)
     tokens: int | None = None  # KV pool column: its token count
+    unexpected: bool = False  # a drop above UNEXPECTED_DROP_GIB that the phase does not explain
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +52,7 @@ class Timeline:
     keys: tuple[str, ...]
     rows: tuple[TimelineRow, ...]
     spreads: tuple[Spread | None, ...] | None  # None with a single rank
+    explained: tuple[bool, ...] = ()  # per column: the phase allocates by design, so its drop is expected
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +62,7 @@ class LedgerView:
     ranks: tuple[str, ...]
     rank_count: int
     rows: tuple[tuple[str, str, tuple[float | None, ...]], ...]  # (item, kind, GiB per shown rank)
+    init_note: str | None = None  # the measured mem usage of SGLang's init line, which no single item shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +140,7 @@ GPU_COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
     ("used MiB", lambda g: g.get("memory_used_mib")),
     ("free MiB", lambda g: g.get("memory_free_mib")),
     ("card total GiB", lambda g: g.get("card_total_gib")),
+    ("MiB, columns not named", lambda g: ", ".join(map(str, g.get("unlabelled_mib", []))) or None),
     ("outside allocator MiB", lambda g: g.get("outside_allocator_mib")),
     ("processes", lambda g: ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')} MiB".strip()
                                       for p in g.get("processes", [])) or None),
@@ -211,7 +219,8 @@ def _finding_order(finding: dict[str, Any]) -> tuple:
 
 
 def _finding(finding: dict[str, Any]) -> FindingView:
-    evidence = tuple(Evidence(ev["source"], ev["source"].rsplit("/", 1)[-1], ev["line"], ev["text"][:EVIDENCE_CHARS])
+    evidence = tuple(Evidence(ev["source"], ev["source"].rsplit("/", 1)[-1], ev["line"],
+                              ev["text"][:EVIDENCE_CHARS].rstrip())
                      for ev in finding.get("evidence", [])[:EVIDENCE_LINES])
     return FindingView(finding["severity"], finding["rule"], finding["message"], finding.get("hint"),
                        finding.get("launch"), tuple(finding.get("ranks") or ()), evidence)
@@ -263,23 +272,27 @@ def _value(rank: dict[str, Any], phase_id: str, graph: str | None, key: str) -> 
 def _timeline(ranks: list[dict[str, Any]]) -> Timeline:
     shown = [(phase, column) for phase, column in phases.columns()
              if any(_value(r, phase.id, column.graph, column.key) is not None for r in ranks)]
+    explained = tuple(phase.ledger is not None and phase.ledger.item in EXPECTED_DROPS for phase, _ in shown)
     rows = []
     for rank in ranks:
         cells = []
-        for phase, column in shown:
+        for (phase, column), expected in zip(shown, explained, strict=True):
             value = _value(rank, phase.id, column.graph, column.key)
-            drop = tokens = None
+            drop = tokens = since = None
             if value is not None and column.key == "avail_gib":
-                drop = next((p.get("drop_gib") for p in _reading(rank, phase.id, column.graph)), None)
+                reading = next(iter(_reading(rank, phase.id, column.graph)), {})
+                drop, since = reading.get("drop_gib"), reading.get("drop_since")
             if value is not None and column.key == "kv_gib":
                 tokens = _value(rank, phase.id, column.graph, "tokens")
-            cells.append(PhaseCell(value, drop, tokens))
+            unexpected = (drop is not None and drop > UNEXPECTED_DROP_GIB and not expected
+                          and not allocates_between(since, phase.id))
+            cells.append(PhaseCell(value, drop, tokens, unexpected))
         gpu = "" if rank["gpu"] is None else f"{rank['gpu']}{'?' if rank['gpu_assumed'] else ''}"
         rows.append(TimelineRow(rank["rank"], gpu, tuple(cells), _last_capture(rank)))
     spreads = None
     if len(ranks) > 1:
         spreads = tuple(_spread(ranks, phase.id, column.graph, column.key) for phase, column in shown)
-    return Timeline(tuple(c.title for _, c in shown), tuple(c.key for _, c in shown), tuple(rows), spreads)
+    return Timeline(tuple(c.title for _, c in shown), tuple(c.key for _, c in shown), tuple(rows), spreads, explained)
 
 
 def _last_capture(rank: dict[str, Any]) -> tuple[Any, float] | None:
@@ -303,13 +316,48 @@ def _spread(ranks: list[dict[str, Any]], phase_id: str, graph: str | None, key: 
 def _ledger(ranks: list[dict[str, Any]], count: int) -> LedgerView:
     totals = {r.get("card_total_gib") for r in ranks}
     total = next(iter(totals)) if len(totals) == 1 else None
-    names = list(dict.fromkeys(item["item"] for r in ranks for item in r["ledger"]))
+    names = merged_order([[item["item"] for item in r["ledger"]] for r in ranks])
     rows = []
     for name in names:
         found = [next((i for i in r["ledger"] if i["item"] == name), None) for r in ranks]
         kind = next((i["kind"] for i in found if i), "")
         rows.append((name, kind, tuple(None if i is None else i["gib"] for i in found)))
-    return LedgerView(total, ranks[0].get("card_total_source", ""), tuple(r["rank"] for r in ranks), count, tuple(rows))
+    return LedgerView(total, ranks[0].get("card_total_source", ""), tuple(r["rank"] for r in ranks), count, tuple(rows),
+                      _init_note(ranks[:LEDGER_RANKS]))
+
+
+def _init_note(ranks: list[dict[str, Any]]) -> str | None:
+    usage = [(r["rank"], v) for r in ranks if (v := _value(r, kinds.INIT_DISTRIBUTED_END, None, "usage_gib")) is not None]
+    if not usage:
+        return None
+    values = {v for _, v in usage}
+    shown = (f"{usage[0][1]:.2f} GiB on {'every rank' if len(usage) == len(ranks) else ', '.join(r for r, _ in usage)}"
+             if len(values) == 1 else ", ".join(f"{r} {v:.2f}" for r, v in usage) + " GiB")
+    return (f"init distributed mem usage (measured, SGLang's init line): {shown}; comm_eager is the eager cells' "
+            "estimate within it, the rest of it counts as unexplained")
+
+
+def allocates_between(since: str | None, phase_id: str) -> bool:
+    """A phase after `since` and up to `phase_id` allocates by design (a drop spanning unprinted phases, such as
+    load begin to capture begin, holds the weights and the KV pool)."""
+    if since is None or since not in phases.by_id():
+        return False
+    low, high = phases.order_of(since), phases.order_of(phase_id)
+    return any(p.ledger is not None and p.ledger.item in EXPECTED_DROPS and low < p.order <= high
+               for p in phases.PHASES)
+
+
+def merged_order(orders: list[list[str]]) -> list[str]:
+    """One order of every item that keeps each rank's own order (startup order): an item a rank has and an
+    earlier rank lacks goes before the next item of that rank already placed, not after `free`."""
+    merged: list[str] = []
+    for order in orders:
+        for index, item in enumerate(order):
+            if item in merged:
+                continue
+            following = next((merged.index(n) for n in order[index + 1:] if n in merged), len(merged))
+            merged.insert(following, item)
+    return merged
 
 
 def _segments(rank: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:

@@ -52,7 +52,9 @@ def _rank_fact(analysis: Analysis, launch: Launch, label: str,
     fact = {
         "rank": label, "tp": rank.get("tp"), "dp": rank.get("dp"), "pp": rank.get("pp"), "ep": rank.get("ep"),
         "gpu": placement.gpu, "phase": phase, "draft": draft, "phases": phase_list,
-        "last_phase": target_phases[-1]["phase"] if target_phases else None,
+        # the last phase line the rank printed, of either model (the draft's capture can be the last thing seen)
+        "last_phase": (phase_list[-1]["phase"] + (" (draft)" if phase_list[-1]["model"] == "draft" else "")
+                       if phase_list else None),
         "last_reading": next((p for p in reversed(target_phases) if "avail_gib" in p), None),
         "last_capture": next((p for p in reversed(target_phases) if p["phase"] == kinds.CAPTURE_PROGRESS), None),
         "errors": [e for e in rank_events if e["kind"] in FAILURE_KINDS],
