@@ -15,6 +15,7 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -30,7 +31,8 @@ def _unb64(text: str) -> bytes:
 
 class StandIn:
     def __init__(self, app_key: Any = None, token_lifetime: float = 3600.0,
-                 installations: dict[str, int] | None = None) -> None:
+                 installations: dict[str, int] | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock  # GitHub's clock: JWT times and token expiry are read against it
         self.app_key = app_key  # the app's private key (cryptography); its public half verifies the JWTs
         self.token_lifetime = token_lifetime
         self.installations = installations or {}  # repository full name -> installation id
@@ -79,7 +81,7 @@ class StandIn:
 
     def revoke(self) -> None:
         with self.lock:
-            self.tokens = {token: (inst, min(expiry, time.time())) for token, (inst, expiry) in self.tokens.items()}
+            self.tokens = {token: (inst, min(expiry, self.clock())) for token, (inst, expiry) in self.tokens.items()}
 
     def _jwt_error(self, authorization: str) -> str | None:
         from cryptography.exceptions import InvalidSignature
@@ -97,7 +99,7 @@ class StandIn:
                                              hashes.SHA256())
         except InvalidSignature:
             return "bad signature"
-        now = time.time()
+        now = self.clock()
         if claims.get("iss") != APP_ID or not claims["iat"] <= now < claims["exp"] or claims["exp"] - claims["iat"] > 660:
             return f"claims {claims}"
         return None
@@ -106,7 +108,7 @@ class StandIn:
         token = authorization.removeprefix("Bearer ")
         with self.lock:
             installation, expiry = self.tokens.get(token, (0, 0.0))
-        if not installation or time.time() >= expiry:
+        if not installation or self.clock() >= expiry:
             return 401, "Bad credentials" + (" (expired)" if installation else "")
         if self.installations.get(repo) != installation:
             return 404, "Not Found"
@@ -114,10 +116,10 @@ class StandIn:
 
     def _issue_token(self, installation: int) -> dict[str, str]:
         token = "ghs_" + secrets.token_hex(18)
-        expiry = time.time() + self.token_lifetime
+        expiry = self.clock() + self.token_lifetime
         with self.lock:
             self.tokens[token] = (installation, expiry)
-            self.issued.append((installation, time.time()))
+            self.issued.append((installation, self.clock()))
         stamp = datetime.fromtimestamp(expiry, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         return {"token": token, "expires_at": stamp}
 

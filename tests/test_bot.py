@@ -440,3 +440,82 @@ def test_allowlist_refuses_other_repositories_and_the_label_filter_ignores_unlab
     assert samples['logscope_deliveries_total{result="refused"}'] == 1
     assert samples['logscope_deliveries_total{result="ignored"}'] == 1
     assert standin.bot_comments(801) == [] and len(standin.bot_comments(800)) == 1
+
+
+@pytest.fixture(scope="module")
+def app_key():
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def _key_file(key, path: Path) -> Path:
+    from cryptography.hazmat.primitives import serialization
+
+    # GitHub's download is PKCS#1 ("BEGIN RSA PRIVATE KEY")
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                       serialization.NoEncryption()))
+    return path
+
+
+def test_app_tokens_are_cached_per_installation_and_refreshed_before_expiry(app_key, tmp_path):
+    from logscope.bot.auth import AppAuth, load_private_key
+    from logscope.bot.github import GitHub
+    from tests.github_standin import APP_ID
+
+    now = [time.time()]
+    with StandIn(app_key=app_key, token_lifetime=3600, installations={"org/repo": 11, "team/other": 22},
+                 clock=lambda: now[0]) as api:
+        api.add_issue(1, "body")
+        auth = AppAuth(api.url, APP_ID, load_private_key(_key_file(app_key, tmp_path / "app.pem")), clock=lambda: now[0])
+        github = GitHub(api.url, auth, min_interval=0)
+        assert auth.slug() == "logscope-triage"
+        assert github.issue("org/repo", 1, 11)["number"] == 1
+        assert github.issue("org/repo", 1, 11)["number"] == 1
+        assert github.issue("team/other", 1, 22)["number"] == 1
+        assert [inst for inst, _ in api.issued] == [11, 22]  # one token per installation, reused
+        now[0] += 3600 - 300 - 1  # just before the refresh point (5 minutes before expiry)
+        github.issue("org/repo", 1, 11)
+        assert len(api.issued) == 2
+        now[0] += 2
+        github.issue("org/repo", 1, 11)
+        assert [inst for inst, _ in api.issued] == [11, 22, 11]
+        api.revoke()  # expired early on GitHub's side (a clock off, a revoked token): 401, a fresh token, done
+        assert github.issue("org/repo", 1, 11)["number"] == 1
+        assert [inst for inst, _ in api.issued] == [11, 22, 11, 11]
+        assert api.refused == ["GET /repos/org/repo/issues/1: Bad credentials (expired)"]
+        # another installation's token is never used for a repository: a wrong one would be a 404
+        with pytest.raises(Exception, match="404"):
+            github.issue("org/repo", 1, 22)
+
+
+def test_app_bot_survives_tokens_expiring_mid_queue(app_key, tmp_path):
+    """Tokens that live 2 s, writes 0.25 s apart, 12 issues in two installations, and every token revoked
+    in the middle: each issue gets its one comment, with the token of its own installation."""
+    from tests.github_standin import APP_ID
+
+    installations = {"org/repo": 11, "team/other": 22}
+    with StandIn(app_key=app_key, token_lifetime=2.0, installations=installations) as api:
+        key = _key_file(app_key, tmp_path / "app.pem")
+        bot = Bot(api.url, tmp_path / "data", "--app-id", APP_ID, "--app-key", str(key), "--mutation-interval", "0.25",
+                  env={"GITHUB_TOKEN": ""})
+        try:
+            issues = [api.add_issue(900 + i, f"{FENCE}\n{LOG}{FENCE}\n") for i in range(12)]
+            no_installation = issue_event("opened", issues[0])
+            assert deliver(bot, "issues", no_installation)[0] == 400
+            for i, issue in enumerate(issues):
+                repo = "org/repo" if i % 3 else "team/other"
+                event = issue_event("opened", issue, repo={"full_name": repo}, installation=installations[repo])
+                assert deliver(bot, "issues", event)[0] == 202
+            deadline = time.monotonic() + 30
+            while len(api.mutations()) < 4 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            api.revoke()
+            bot.idle(timeout=60)
+        finally:
+            bot.stop()
+    assert [len(api.bot_comments(i["number"])) for i in issues] == [1] * 12
+    assert {inst for inst, _ in api.issued} == {11, 22}
+    assert len(api.issued) >= 3  # a second token for at least one installation: expiry or the revoke
+    assert all("Bad credentials (expired)" in why for why in api.refused), api.refused  # never a wrong installation
+    assert _jobs_in(tmp_path / "data") == {"done": 12}
