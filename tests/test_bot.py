@@ -297,6 +297,7 @@ def test_dry_run_needs_no_token_nor_network_and_writes_each_comment_to_a_folder(
 
 def test_healthz_says_only_ok_and_each_delivery_gets_an_access_log_line(standin, bot):
     assert urllib.request.urlopen(bot.url + "/healthz", timeout=5).read() == b"ok"
+    assert b'<form method="post" action="/"' in urllib.request.urlopen(bot.url + "/", timeout=5).read()  # the paste page
     issue = standin.add_issue(500, f"{FENCE}\n{LOG}{FENCE}\n")
     assert deliver(bot, "issues", issue_event("opened", issue), delivery="d-access-1")[0] == 202
     assert deliver(bot, "issues", issue_event("opened", issue), secret="wrong", delivery="d-access-2")[0] == 403

@@ -32,6 +32,10 @@ fieldset{border:1px solid #c9d1d9;border-radius:6px;margin:1rem 0;padding:.75rem
 button{font-size:1rem;padding:.4rem 1.2rem}.note{color:#57606a;font-size:.9rem}.error{color:#b42318}"""
 
 
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):g} MiB" if n >= 1 << 20 else f"{n / 1024:g} KiB"
+
+
 def _style_hashes(html: str) -> str:
     """The CSP source for every <style> element of the page: its sha256, so no other style applies."""
     hashes = (hashlib.sha256(m.group(1).encode()).digest() for m in re.finditer(r"<style>(.*?)</style>", html, re.S))
@@ -58,7 +62,7 @@ def form_page(max_bytes: int, error: str = "") -> str:
             '<fieldset><legend>or upload</legend><input type="file" id="files" name="files" multiple>'
             ' <span class="note">one file per rank is fine (rank0.log, rank1.log, ...)</span></fieldset>\n'
             '<button type="submit" id="analyze">Analyze</button>\n</form>\n'
-            f'<p class="note">At most {max_bytes // (1 << 20)} MiB. Secrets, e-mail addresses, user names, IP '
+            f'<p class="note">At most {_size(max_bytes)}. Secrets, e-mail addresses, user names, IP '
             "addresses and host names are redacted before anything is read; nothing is stored: the report is made "
             "in memory and sent back.</p>\n</body></html>\n")
 
@@ -94,7 +98,7 @@ def routes(max_bytes: int = MAX_PASTE) -> list[Route]:
 
     async def submit(request: Request) -> HTMLResponse:
         declared = request.headers.get("content-length", "")
-        too_large = f"more than {max_bytes // (1 << 20)} MiB sent: paste less (the failing rank's log is enough)"
+        too_large = f"more than {_size(max_bytes)} sent: paste less (the failing rank's log is enough)"
         if declared.isdigit() and int(declared) > max_bytes:
             return _page(form_page(max_bytes, too_large), 413)
         body = b""
