@@ -17,7 +17,7 @@ def test_wheel_in_a_fresh_venv_runs_from_another_folder(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
                    check=True, capture_output=True, timeout=600)
-    wheel = next(dist.glob("logscope-*.whl"))
+    wheel = next(dist.glob("sglang_logscope-*.whl"))
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
