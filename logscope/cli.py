@@ -398,7 +398,7 @@ def bot_serve(
         from logscope.bot.auth import AppAuth, load_private_key
         from logscope.paste.page import routes
     except ImportError as exc:
-        _fail(f"the bot needs its extra: pip install 'sglang-logscope[bot]' ({exc})")
+        _fail(f"the bot needs its extra: from a logscope clone, pip install '.[bot]' ({exc})")
         return
     from logscope.bot.github import GitHub, StaticToken
     from logscope.bot.metrics import Metrics
@@ -470,7 +470,7 @@ def serve(
 
         from logscope.paste.page import routes
     except ImportError as exc:
-        _fail(f"the paste page needs the bot extra: pip install 'sglang-logscope[bot]' ({exc})")
+        _fail(f"the paste page needs the bot extra: from a logscope clone, pip install '.[bot]' ({exc})")
         return
     uvicorn.run(Starlette(routes=routes(max_paste)), host=host, port=port, log_level="warning")
 
