@@ -520,3 +520,26 @@ def test_app_bot_survives_tokens_expiring_mid_queue(app_key, tmp_path):
     assert len(api.issued) >= 3  # a second token for at least one installation: expiry or the revoke
     assert all("Bad credentials (expired)" in why for why in api.refused), api.refused  # never a wrong installation
     assert _jobs_in(tmp_path / "data") == {"done": 12}
+
+
+def test_start_up_refusals_are_one_line(tmp_path):
+    def serve(*args: str, **env: str) -> subprocess.CompletedProcess:
+        base = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "LOGSCOPE_APP_ID", "LOGSCOPE_APP_KEY_FILE")}
+        return subprocess.run([sys.executable, "-m", "logscope", "bot", "serve", "--data-dir", str(tmp_path / "d"),
+                               "--port", str(_free_port()), *args], env={**base, **env}, cwd=ROOT,
+                              capture_output=True, timeout=60)
+
+    cases = [
+        ((), {}, "LOGSCOPE_WEBHOOK_SECRET is not set"),
+        ((), {"LOGSCOPE_WEBHOOK_SECRET": "s"}, "no GitHub credentials: set LOGSCOPE_APP_ID and LOGSCOPE_APP_KEY_FILE"),
+        (("--app-id", "1"), {"LOGSCOPE_WEBHOOK_SECRET": "s"}, "a GitHub App needs both --app-id"),
+        (("--app-id", "1", "--app-key", str(tmp_path / "missing.pem")), {"LOGSCOPE_WEBHOOK_SECRET": "s"},
+         "--app-key: [Errno 2] No such file or directory"),
+        (("--app-id", "1", "--app-key", str(ROOT / "README.md")), {"LOGSCOPE_WEBHOOK_SECRET": "s"},
+         "README.md: not an unencrypted PEM private key"),
+        (("--dry-run", "--allow-repo", "../etc"), {"LOGSCOPE_WEBHOOK_SECRET": "s"}, "--allow-repo '../etc': not owner/name"),
+    ]
+    for args, env, message in cases:
+        done = serve(*args, **env)
+        err = done.stderr.decode()
+        assert done.returncode == 2 and err.count("\n") == 1 and message in err, (args, err)
