@@ -8,6 +8,7 @@ ENV LOGSCOPE_VENV=/opt/logscope \
     LOGSCOPE_HOST=0.0.0.0 \
     LOGSCOPE_PORT=8080 \
     PIP_NO_CACHE_DIR=1 \
+    XDG_CACHE_HOME=/tmp/cache \
     PYTHONUNBUFFERED=1
 
 RUN ["useradd", "--system", "--uid", "10001", "--no-create-home", "--shell", "/usr/sbin/nologin", "logscope"]

@@ -43,8 +43,9 @@ def _style_hashes(html: str) -> str:
 
 
 def _page(html: str, status: int = 200) -> HTMLResponse:
-    csp = (f"default-src 'none'; style-src {_style_hashes(html) or chr(39) + 'none' + chr(39)}; img-src data:; "
-           "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+    styles = _style_hashes(html) or "'none'"
+    csp = (f"default-src 'none'; style-src {styles}; img-src data:; form-action 'self'; base-uri 'none'; "
+           "frame-ancestors 'none'")
     return HTMLResponse(html, status_code=status, headers={
         "Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
         "Cache-Control": "no-store", "X-Frame-Options": "DENY"})
