@@ -84,8 +84,8 @@ def read_form(content_type: str, body: bytes) -> list[Source]:
     sources: list[Source] = []
     for part in list(message.iter_parts())[:MAX_PARTS]:
         field_name = part.get_param("name", header="content-disposition")
-        data = part.get_payload(decode=True) or b""
-        if field_name not in ("text", "files") or not data.strip():
+        data = part.get_payload(decode=True)
+        if field_name not in ("text", "files") or not isinstance(data, bytes) or not data.strip():
             continue
         name = "pasted" if field_name == "text" else re.sub(r"[^\w.+-]", "_", part.get_filename() or "upload")[:100]
         text = _redacted(data.decode("utf-8", errors="replace"))
