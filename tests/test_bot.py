@@ -543,3 +543,21 @@ def test_start_up_refusals_are_one_line(tmp_path):
         done = serve(*args, **env)
         err = done.stderr.decode()
         assert done.returncode == 2 and err.count("\n") == 1 and message in err, (args, err)
+
+
+def test_a_jwt_signed_with_another_key_or_for_another_app_is_refused(app_key, tmp_path):
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from logscope.bot.auth import AppAuth
+    from logscope.bot.github import Unauthorized
+    from tests.github_standin import APP_ID
+
+    other_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    with StandIn(app_key=app_key, installations={"org/repo": 11}) as api:
+        with pytest.raises(Unauthorized):
+            AppAuth(api.url, APP_ID, other_key).slug()
+        with pytest.raises(Unauthorized):
+            AppAuth(api.url, "999", app_key).slug()
+        assert AppAuth(api.url, APP_ID, app_key).slug() == "logscope-triage"
+    assert len(api.refused) == 2 and api.refused[0] == "JWT: bad signature"
+    assert api.refused[1].startswith("JWT: claims") and "'iss': '999'" in api.refused[1]

@@ -44,7 +44,7 @@ def _style_hashes(html: str) -> str:
 
 def _page(html: str, status: int = 200) -> HTMLResponse:
     styles = _style_hashes(html) or "'none'"
-    csp = (f"default-src 'none'; style-src {styles}; img-src data:; form-action 'self'; base-uri 'none'; "
+    csp = (f"default-src 'none'; style-src {styles}; form-action 'self'; base-uri 'none'; "
            "frame-ancestors 'none'")
     return HTMLResponse(html, status_code=status, headers={
         "Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
