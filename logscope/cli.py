@@ -349,57 +349,132 @@ def signatures_docs() -> None:
     _print_doc(render_signatures_doc)
 
 
+def _access_log() -> None:
+    """One line per delivery on stderr (logscope.bot.access); uvicorn's own log stays at warnings."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S%z"))
+    access = logging.getLogger("logscope.bot.access")
+    access.addHandler(handler)
+    access.setLevel(logging.INFO)
+    access.propagate = False
+
+
 @bot_app.command("serve")
 def bot_serve(
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    port: int = typer.Option(8080, "--port", help="Port to listen on."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print the comments it would post instead of posting."),
-    data_dir: Path = typer.Option(Path("logscope-bot-data"), "--data-dir", help="Where the job queue lives."),
+    host: str = typer.Option("127.0.0.1", "--host", envvar="LOGSCOPE_HOST", help="Address to listen on."),
+    port: int = typer.Option(8080, "--port", envvar="LOGSCOPE_PORT", help="Port to listen on."),
+    dry_run: bool = typer.Option(False, "--dry-run", envvar="LOGSCOPE_DRY_RUN",
+                                 help="Post nothing and need no token: triage the text each delivery carries and "
+                                      "write the would-be comment under --dry-run-dir."),
+    dry_run_dir: Path | None = typer.Option(None, "--dry-run-dir", envvar="LOGSCOPE_DRY_RUN_DIR",
+                                            help="Where a dry run writes comments (default: DATA_DIR/dry-run)."),
+    data_dir: Path = typer.Option(Path("logscope-bot-data"), "--data-dir", envvar="LOGSCOPE_DATA_DIR",
+                                  help="Where the job queue lives."),
+    allow_repo: list[str] = typer.Option([], "--allow-repo", envvar="LOGSCOPE_ALLOW_REPOS",
+                                         help="Act only for these repositories (owner/name or owner/*; repeat, or "
+                                              "space-separated in the variable). Default: any."),
+    label: list[str] = typer.Option([], "--label", envvar="LOGSCOPE_LABELS",
+                                    help="Act only on issues carrying one of these labels (repeat). Default: any."),
+    app_id: str = typer.Option("", "--app-id", envvar="LOGSCOPE_APP_ID", help="GitHub App id (or client id)."),
+    app_key: Path | None = typer.Option(None, "--app-key", envvar="LOGSCOPE_APP_KEY_FILE",
+                                        help="The GitHub App's private key (.pem)."),
     mutation_interval: float = typer.Option(1.0, "--mutation-interval", min=0.0,
                                             help="Seconds between two comment writes (GitHub asks for 1)."),
     retry_wait: float = typer.Option(60.0, "--retry-wait", min=0.0,
                                      help="Seconds to wait when GitHub fails without saying how long."),
     max_body: int = typer.Option(1 << 20, "--max-body", min=1024, help="Largest webhook body accepted (bytes)."),
+    max_paste: int = typer.Option(8 << 20, "--max-paste", min=1024, help="Largest paste page submission (bytes)."),
 ) -> None:
-    """Serve POST /webhook (issues, issue_comment) and GET /healthz. Secret: LOGSCOPE_WEBHOOK_SECRET; token:
-    GITHUB_TOKEN; API: GITHUB_API_URL (default https://api.github.com); login: from the token or
-    LOGSCOPE_BOT_LOGIN."""
+    """Serve POST /webhook (issues, issue_comment), the paste page (GET /), GET /metrics and GET /healthz.
+    Secret: LOGSCOPE_WEBHOOK_SECRET; auth: a GitHub App (--app-id and --app-key) or GITHUB_TOKEN; API:
+    GITHUB_API_URL (default https://api.github.com); login: LOGSCOPE_BOT_LOGIN, else read from GitHub."""
     import os
+    import sqlite3
 
     try:
         import uvicorn
 
         from logscope.bot.app import Settings, create_app
+        from logscope.bot.auth import AppAuth, load_private_key
+        from logscope.paste.page import routes
     except ImportError as exc:
-        _fail(f"the bot needs its extra: pip install 'logscope[bot]' ({exc})")
+        _fail(f"the bot needs its extra: from a logscope clone, pip install '.[bot]' ({exc})")
         return
-    from logscope.bot.github import GitHub
+    from logscope.bot.github import GitHub, StaticToken
+    from logscope.bot.metrics import Metrics
+    from logscope.bot.payload import REPO_NAME
     from logscope.bot.queue import JobQueue
     from logscope.bot.worker import BACKOFF, Worker
 
     secret = os.environ.get("LOGSCOPE_WEBHOOK_SECRET", "")
     token = os.environ.get("GITHUB_TOKEN", "")
+    api = os.environ.get("GITHUB_API_URL", "https://api.github.com")
+    login = os.environ.get("LOGSCOPE_BOT_LOGIN", "")
     if not secret:
         _fail("LOGSCOPE_WEBHOOK_SECRET is not set: the bot verifies every delivery with it")
-    if not token:
-        _fail("GITHUB_TOKEN is not set: the bot reads each issue with it (a read-only token will do for --dry-run)")
-    github = GitHub(os.environ.get("GITHUB_API_URL", "https://api.github.com"), token, mutation_interval,
-                    retry_wait) if token else None
-    login = os.environ.get("LOGSCOPE_BOT_LOGIN", "")
-    if not login and github is not None:
-        try:
-            login = github.login()
-        except Exception as exc:  # noqa: BLE001 - said in one line, as every start-up problem
-            _fail(f"cannot read the token's login from {github.base}/user ({exc}); set LOGSCOPE_BOT_LOGIN")
+    for pattern in allow_repo:
+        if not (REPO_NAME.fullmatch(pattern) or REPO_NAME.fullmatch(pattern.replace("/*", "/x"))):
+            _fail(f"--allow-repo {pattern!r}: not owner/name or owner/*")
+    if bool(app_id) != bool(app_key):
+        _fail("a GitHub App needs both --app-id (LOGSCOPE_APP_ID) and --app-key (LOGSCOPE_APP_KEY_FILE)")
+    github = None
+    if not dry_run:
+        if app_id and app_key:
+            try:
+                auth = AppAuth(api, app_id, load_private_key(app_key), default_wait=retry_wait)
+            except (OSError, ValueError) as exc:
+                _fail(f"--app-key: {exc}")
+                return
+            github = GitHub(api, auth, mutation_interval, retry_wait)
+            if not login:
+                try:
+                    login = f"{auth.slug()}[bot]"
+                except Exception as exc:  # noqa: BLE001 - said in one line, as every start-up problem
+                    _fail(f"cannot read the app's slug from {api}/app ({exc}); set LOGSCOPE_BOT_LOGIN")
+        elif token:
+            github = GitHub(api, StaticToken(token), mutation_interval, retry_wait)
+            if not login:
+                try:
+                    login = github.login()
+                except Exception as exc:  # noqa: BLE001 - said in one line, as every start-up problem
+                    _fail(f"cannot read the token's login from {api}/user ({exc}); set LOGSCOPE_BOT_LOGIN")
+        else:
+            _fail("no GitHub credentials: set LOGSCOPE_APP_ID and LOGSCOPE_APP_KEY_FILE (a GitHub App) or "
+                  "GITHUB_TOKEN, or run with --dry-run, which needs neither")
     try:
         queue = JobQueue(data_dir)
-    except OSError as exc:
+    except (OSError, sqlite3.Error) as exc:
         _fail(f"{data_dir}: cannot open the job queue: {exc}")
         return
     backoff = tuple(min(b, retry_wait) for b in BACKOFF) if retry_wait < BACKOFF[0] else BACKOFF
-    worker = Worker(queue, github, login or "logscope[bot]", dry_run=dry_run, backoff=backoff)
-    app_ = create_app(Settings(secret.encode(), login or "logscope[bot]", max_body), queue, worker)
-    uvicorn.run(app_, host=host, port=port, log_level="warning")
+    metrics = Metrics()
+    login = login or "logscope[bot]"
+    worker = Worker(queue, github, login, dry_run_dir=(dry_run_dir or data_dir / "dry-run") if dry_run else None,
+                    backoff=backoff, metrics=metrics)
+    settings = Settings(secret.encode(), login, max_body, tuple(allow_repo), tuple(label),
+                        needs_installation=bool(app_id) and not dry_run, metrics=metrics)
+    _access_log()
+    uvicorn.run(create_app(settings, queue, worker, routes(max_paste)), host=host, port=port, log_level="warning")
+
+
+@app.command("serve")
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", envvar="LOGSCOPE_HOST", help="Address to listen on."),
+    port: int = typer.Option(8080, "--port", envvar="LOGSCOPE_PORT", help="Port to listen on."),
+    max_paste: int = typer.Option(8 << 20, "--max-paste", min=1024, help="Largest submission accepted (bytes)."),
+) -> None:
+    """The paste page alone (no bot): GET / is a form, POST / answers with the redacted HTML report."""
+    try:
+        import uvicorn
+        from starlette.applications import Starlette
+
+        from logscope.paste.page import routes
+    except ImportError as exc:
+        _fail(f"the paste page needs the bot extra: from a logscope clone, pip install '.[bot]' ({exc})")
+        return
+    uvicorn.run(Starlette(routes=routes(max_paste)), host=host, port=port, log_level="warning")
 
 
 @bot_app.command("status")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import subprocess
 import sys
 import venv
 
 import pytest
+import yaml
 
 from tests.helpers import ROOT
 
@@ -17,7 +19,11 @@ def test_wheel_in_a_fresh_venv_runs_from_another_folder(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
                    check=True, capture_output=True, timeout=600)
-    wheel = next(dist.glob("logscope-*.whl"))
+    wheel = next(dist.glob("sglang_logscope-*.whl"))
+    # the Actions example installs the wheel built this way, committed under .github/logscope/
+    workflow = yaml.safe_load((ROOT / "examples" / "logscope-triage.yml").read_text(encoding="utf-8"))
+    install = next(step["run"] for step in workflow["jobs"]["triage"]["steps"] if step.get("name") == "Install logscope")
+    assert fnmatch.fnmatch(wheel.name, install.split()[-1].rsplit("/", 1)[1])
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"

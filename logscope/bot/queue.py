@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 _SCHEMA = """
@@ -22,7 +22,9 @@ CREATE TABLE IF NOT EXISTS jobs (
   attempts INTEGER NOT NULL DEFAULT 0,
   next_at REAL NOT NULL DEFAULT 0,
   error TEXT,
-  received REAL NOT NULL
+  received REAL NOT NULL,
+  installation INTEGER,  -- the GitHub App installation the delivery came from (NULL with a plain token)
+  thread TEXT  -- the issue and comment as delivered (JSON): what a dry run triages
 );
 CREATE INDEX IF NOT EXISTS jobs_pending ON jobs (status, next_at, id);
 """
@@ -37,6 +39,9 @@ class Job:
     repo: str
     issue: int
     attempts: int
+    installation: int | None = None
+    thread: str | None = None
+    received: float = 0.0
 
 
 class JobQueue:
@@ -47,26 +52,36 @@ class JobQueue:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")  # a stored delivery survives a crash right after the 2xx
         self.db.executescript(_SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(jobs)")}
+        for column, kind in (("installation", "INTEGER"), ("thread", "TEXT")):
+            if column not in columns:  # a queue written by an older bot
+                self.db.execute(f"ALTER TABLE jobs ADD COLUMN {column} {kind}")
         self.lock = threading.Lock()
         self.db.execute("UPDATE jobs SET status='pending' WHERE status='running'")  # resume what a kill interrupted
 
-    def enqueue(self, delivery: str, event: str, action: str, repo: str, issue: int) -> bool:
+    def enqueue(self, delivery: str, event: str, action: str, repo: str, issue: int, installation: int | None = None,
+                thread: str | None = None) -> bool:
         """Store a delivery; False when this delivery id was stored before (a redelivery)."""
         with self.lock:
             cursor = self.db.execute(
-                "INSERT OR IGNORE INTO jobs (delivery, event, action, repo, issue, received) VALUES (?, ?, ?, ?, ?, ?)",
-                (delivery, event, action, repo, issue, time.time()))
+                "INSERT OR IGNORE INTO jobs (delivery, event, action, repo, issue, received, installation, thread) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (delivery, event, action, repo, issue, time.time(), installation, thread))
             return cursor.rowcount == 1
 
     def claim(self) -> Job | None:
         """The oldest due job, now running; other pending jobs of the same issue are superseded by it (the
         worker reads the issue as it is now, so one run covers every delivery received before it)."""
         with self.lock:
-            row = self.db.execute("SELECT id, delivery, event, action, repo, issue, attempts FROM jobs "
+            row = self.db.execute("SELECT id, delivery, event, action, repo, issue, attempts, installation, thread, "
+                                  "received FROM jobs "
                                   "WHERE status='pending' AND next_at <= ? ORDER BY id LIMIT 1", (time.time(),)).fetchone()
             if row is None:
                 return None
             job = Job(*row)
+            latest = self.db.execute("SELECT thread FROM jobs WHERE status='pending' AND repo=? AND issue=? "
+                                     "ORDER BY id DESC LIMIT 1", (job.repo, job.issue)).fetchone()
+            if latest is not None and latest[0] is not None:  # the newest text delivered covers the older ones
+                job = replace(job, thread=latest[0])
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("UPDATE jobs SET status='running' WHERE id=?", (job.id,))
             self.db.execute("UPDATE jobs SET status='superseded' WHERE status='pending' AND repo=? AND issue=? AND id<>?",

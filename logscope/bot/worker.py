@@ -1,16 +1,21 @@
 """The worker: one job at a time, in order. It reads the issue and its comments as they are now, triages
 them (the bot's own and other bots' comments left out), and creates or updates the one comment that carries
 the marker and the bot's login; it does nothing when that comment already says the same, and posts nothing
-on an issue where logscope recognised nothing."""
+on an issue where logscope recognised nothing. A dry run needs no token and no network: it triages the
+text the delivery carried and writes the would-be comment to `<dry-run dir>/<owner>/<name>/<issue>.md`."""
 
 from __future__ import annotations
 
 import json
 import sys
 import threading
+import time
+from pathlib import Path
 from typing import Any, TextIO
 
-from logscope.bot.github import BodyTooLong, GitHub, RetryLater
+from logscope.bot.github import BodyTooLong, GitHub, Permanent, RetryLater
+from logscope.bot.metrics import Metrics
+from logscope.bot.payload import REPO_NAME
 from logscope.bot.queue import Job, JobQueue
 from logscope.report.comment import MARKER, render_comment
 from logscope.triage.run import triage_text
@@ -25,16 +30,18 @@ def is_bot(user: dict[str, Any] | None, login: str) -> bool:
 
 
 class Worker(threading.Thread):
-    def __init__(self, queue: JobQueue, github: GitHub | None, login: str, dry_run: bool = False,
-                 out: TextIO = sys.stdout, poll: float = 0.2, backoff: tuple[float, ...] = BACKOFF) -> None:
+    def __init__(self, queue: JobQueue, github: GitHub | None, login: str, dry_run_dir: Path | None = None,
+                 out: TextIO = sys.stdout, poll: float = 0.2, backoff: tuple[float, ...] = BACKOFF,
+                 metrics: Metrics | None = None) -> None:
         super().__init__(name="logscope-worker", daemon=True)
         self.queue = queue
         self.github = github
         self.login = login
-        self.dry_run = dry_run
+        self.dry_run_dir = dry_run_dir
         self.out = out
         self.poll = poll
         self.backoff = backoff
+        self.metrics = metrics or Metrics()
         self.stopping = threading.Event()
 
     def run(self) -> None:
@@ -46,27 +53,39 @@ class Worker(threading.Thread):
             self.handle(job)
 
     def handle(self, job: Job) -> None:
+        outcome = "retry"
         try:
             self.process(job)
         except RetryLater as exc:
             self.queue.retry(job, str(exc), max(exc.delay, self._delay(job)) if job.attempts else exc.delay)
-        except Exception as exc:  # noqa: BLE001 - any failure is retried, then parked with its error
+        except Permanent as exc:  # GitHub will answer the same however often it is asked
+            self.queue.park(job, f"{type(exc).__name__}: {exc}")
+            outcome = "parked"
+        except Exception as exc:  # noqa: BLE001 - any other failure is retried, then parked with its error
             error = f"{type(exc).__name__}: {exc}"
             if job.attempts + 1 >= MAX_ATTEMPTS:
                 self.queue.park(job, error)
+                outcome = "parked"
             else:
                 self.queue.retry(job, error, self._delay(job))
         else:
             self.queue.done(job)
+            outcome = "done"
+        self.metrics.job_ended(outcome, time.time() - job.received)
 
     def _delay(self, job: Job) -> float:
         return self.backoff[min(job.attempts, len(self.backoff) - 1)]
 
     def process(self, job: Job) -> None:
+        if not REPO_NAME.fullmatch(job.repo):  # the webhook refuses these; a queue from an older bot may hold one
+            raise Permanent(f"repository {job.repo!r} is not owner/name")
+        if self.dry_run_dir is not None:
+            self._dry_run(job)
+            return
         if self.github is None:
-            raise RuntimeError("no GitHub client: the bot needs GITHUB_TOKEN to read the issue")
-        issue = self.github.issue(job.repo, job.issue)
-        comments = self.github.comments(job.repo, job.issue)
+            raise RuntimeError("no GitHub client: the bot needs a token or a GitHub App to read the issue")
+        issue = self.github.issue(job.repo, job.issue, job.installation)
+        comments = self.github.comments(job.repo, job.issue, job.installation)
         people = [c for c in comments if not is_bot(c.get("user"), self.login)]
         document = triage_text(json.dumps([issue, *people]), f"{job.repo}#{job.issue}")
         if document["coverage"]["recognized_lines"] == 0 and not document["findings"]:
@@ -76,19 +95,30 @@ class Worker(threading.Thread):
                      and str(c.get("body", "")).startswith(MARKER)), None)
         if mine is not None and mine.get("body") == body:
             return
-        if self.dry_run:
-            self.out.write(f"--- would {'update' if mine else 'create'} the comment on {job.repo}#{job.issue}:\n{body}\n")
-            self.out.flush()
-            return
         try:
             self._post(job, mine, body)
         except BodyTooLong:
             self._post(job, mine, render_comment(document, max_chars=len(body) // 2))
 
+    def _dry_run(self, job: Job) -> None:
+        assert self.dry_run_dir is not None
+        thread = json.loads(job.thread) if job.thread else None
+        if not thread:
+            raise Permanent("a dry run triages the text the delivery carried, and this job has none")
+        thread["comments"] = [c for c in thread["comments"] if not is_bot(c.get("user"), self.login)]
+        document = triage_text(json.dumps(thread), f"{job.repo}#{job.issue}")
+        if document["coverage"]["recognized_lines"] == 0 and not document["findings"]:
+            return
+        owner, name = job.repo.split("/")
+        path = self.dry_run_dir / owner / name / f"{job.issue}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render_comment(document), encoding="utf-8")
+        self.out.write(f"dry run: the comment for {job.repo}#{job.issue} is in {path}\n")
+        self.out.flush()
+
     def _post(self, job: Job, mine: dict[str, Any] | None, body: str) -> None:
         assert self.github is not None
         if mine is not None:
-            self.github.update_comment(job.repo, int(mine["id"]), body)
+            self.github.update_comment(job.repo, int(mine["id"]), body, job.installation)
         else:
-            self.github.create_comment(job.repo, job.issue, body)
-
+            self.github.create_comment(job.repo, job.issue, body, job.installation)

@@ -164,11 +164,12 @@ def probe(world: int, groups: list[str], stage_timeout: float, symm_mib: int, du
     try:
         import pynvml
     except ImportError:
-        raise ProbeError("needs nvidia-ml-py to check that the GPUs are free: pip install 'logscope[probe]'") from None
+        raise ProbeError("needs nvidia-ml-py to check that the GPUs are free: from a logscope clone, "
+                         "pip install '.[probe]'") from None
     try:
         import torch
     except ImportError:
-        raise ProbeError("needs PyTorch with CUDA: pip install 'logscope[probe]'") from None
+        raise ProbeError("needs PyTorch with CUDA: from a logscope clone, pip install '.[probe]'") from None
     if not torch.cuda.is_available():
         raise ProbeError("PyTorch sees no CUDA GPU")
     try:

@@ -1,0 +1,124 @@
+"""The paste page (`logscope serve`, on 127.0.0.1) in headless Chromium: a real log pasted into the form
+and an uploaded file give the report with the verdict `analyze` gives on the same (redacted) text; no
+request leaves the server, the Content Security Policy blocks nothing the page needs (a blocked style or
+script would be a console error), planted secrets never reach the page, and a submission over the cap is
+refused with a message."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from logscope.report.view import build_view
+from logscope.triage.redact import redact
+from tests.helpers import REAL, ROOT, analyze_text
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SECRETS = ["hf_AbCdEfGhIjKlMnOpQrStUv", "alice@example.com", "/home/alice/models", "ghp_" + "x1" * 12]
+PLANTED = ("HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUv python -m sglang.launch_server --model-path /home/alice/models/llama\n"
+           "contact: alice@example.com, GITHUB_TOKEN=ghp_" + "x1" * 12 + "\n")
+LOG = REAL / "f-004-sglang-5285.log"
+CAP = 64 << 10
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "logscope", "serve", "--port", str(port), "--max-paste", str(CAP)],
+                            cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            urllib.request.urlopen(url + "/", timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        raise AssertionError(f"logscope serve did not start: {proc.stderr.read().decode()[-2000:]}")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def _verdict_of(text: str, name: str) -> str:
+    return build_view(analyze_text(redact(text), name)).verdict
+
+
+def test_form_page_headers_and_the_size_cap(server):
+    with urllib.request.urlopen(server + "/", timeout=10) as response:
+        csp = response.headers["Content-Security-Policy"]
+        page = response.read().decode()
+    assert csp.startswith("default-src 'none'; style-src 'sha256-") and "script-src" not in csp
+    assert "form-action 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert '<form method="post" action="/" enctype="multipart/form-data">' in page and "<script" not in page
+    port = int(server.rsplit(":", 1)[1])
+    body = b"--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\n" + b"x" * (CAP + 1) + b"\r\n--b--\r\n"
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("POST", "/", body=body, headers={"Content-Type": "multipart/form-data; boundary=b"})
+    response = connection.getresponse()
+    answer = response.read().decode()
+    connection.close()
+    assert response.status == 413 and "more than 64 KiB sent: paste less" in answer
+
+
+def test_paste_and_upload_in_chromium(server, tmp_path):
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is a test extra")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no chromium binary")
+    pasted = PLANTED + LOG.read_text(encoding="utf-8")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            requests, errors = [], []
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(server + "/")
+            page.fill("#text", pasted)
+            with page.expect_navigation():
+                page.click("#analyze")
+            verdict = page.inner_text("#verdict").strip()
+            assert verdict == _verdict_of(pasted, "pasted")
+            assert verdict.startswith("error [capture-oom]")
+            content = page.content()
+            assert not [s for s in SECRETS if s in content]
+            embedded = json.dumps(json.loads(page.eval_on_selector("#logscope-data", "e => e.textContent")))
+            assert '"HF_TOKEN": "<redacted>"' in embedded and "/home/<user>/models/llama" in embedded
+            # an uploaded file, read under its own name
+            upload = tmp_path / "rank0.log"
+            upload.write_text(LOG.read_text(encoding="utf-8"), encoding="utf-8")
+            page.goto(server + "/")
+            page.set_input_files("#files", str(upload))
+            with page.expect_navigation():
+                page.click("#analyze")
+            assert page.inner_text("#verdict").strip() == _verdict_of(LOG.read_text(encoding="utf-8"), "rank0.log")
+            assert "rank0.log" in page.content()
+            assert errors == []  # (the 400 below is logged as a console error by Chromium)
+            # nothing pasted: the form again, with why
+            page.goto(server + "/")
+            with page.expect_navigation():
+                page.click("#analyze")
+            assert page.inner_text("#error") == "nothing was pasted or uploaded"
+        finally:
+            browser.close()
+    assert requests and all(re.match(rf"{re.escape(server)}/", url) for url in requests), requests
