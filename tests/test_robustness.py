@@ -76,14 +76,15 @@ def test_no_catastrophic_backtracking_on_100kb_lines():
     # a correctness guard against exponential time (the one timed test the standards allow), generous bound
     for piece in ("avail mem=1", "[2025-01-01 00:00:00 TP0] ", "Capture cuda ", "a=b, ", "9" * 10, "File \"x\", "):
         line = (piece * (100_000 // len(piece)))[:100_000]
-        started = time.perf_counter()
+        started = time.process_time()
         _analyze(line.encode())
         parse_line(line)
-        assert time.perf_counter() - started < 2.0, piece
+        assert time.process_time() - started < 2.0, piece
 
 
 def test_every_grammar_and_regex_stays_linear_on_adversarial_input():
-    # a correctness guard against exponential time, generous bound (see the standards' one exception)
+    # a correctness guard against exponential time, generous bound; CPU time of this process, so that a loaded
+    # machine (other processes on the cores) does not fail it
     from lark.exceptions import LarkError
 
     from logscope.grammar_loader import parser
@@ -96,13 +97,13 @@ def test_every_grammar_and_regex_stays_linear_on_adversarial_input():
     for name in grammars:
         for piece in pieces:
             text = (piece * (100_000 // len(piece)))[:100_000]
-            started = time.perf_counter()
+            started = time.process_time()
             with contextlib.suppress(LarkError):
                 parser(name).parse(text)
-            assert time.perf_counter() - started < 2.0, (name, piece)
-    started = time.perf_counter()
+            assert time.process_time() - started < 2.0, (name, piece)
+    started = time.process_time()
     parse_topology(["GPU0 " * 20_000, "GPU0 " + "NV18 " * 20_000])
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 def test_mutated_phase_lines_never_yield_a_number_that_is_not_in_the_text():
