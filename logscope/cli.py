@@ -214,7 +214,7 @@ def plan(
     from logscope.compare.plan import Setting
     from logscope.compare.plan import plan as build_plan
     from logscope.compare.render import PLAN_RENDERERS, plan_document
-    from logscope.compare.sizing import kv_sizing
+    from logscope.kv_sizing import kv_sizing
 
     setting = Setting(tp=tp, dp=dp, pp=pp, ep=ep, dp_attention=dp_attention, moe_a2a_backend=moe_a2a_backend,
                       deepep_mode=deepep_mode, mem_fraction_static=mem_fraction_static, kv_cache_dtype=kv_cache_dtype,

@@ -15,7 +15,7 @@ from logscope.compare.diff import attribute, diff, setting_delta, side
 from logscope.compare.load import load
 from logscope.compare.plan import PlanRefused, Setting, plan
 from logscope.compare.render import DIFF_RENDERERS, PLAN_RENDERERS, diff_document, plan_document
-from logscope.compare.sizing import GIB, derive_cell, kv_sizing
+from logscope.kv_sizing import GIB, derive_cell, kv_sizing
 from tests.helpers import ROOT
 
 H019 = str(ROOT / "fixtures/real/h-019-sglang-17392.log")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import phases
-from logscope.compare.sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
+from logscope.kv_sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
 from logscope.model import Analysis, Launch, RankTimeline
 
 # settings that identify a run rather than configure it: never reported as a difference

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope.cells import launch_cells
-from logscope.compare.sizing import (
+from logscope.errors import LogscopeError
+from logscope.kv_sizing import (
     GIB,
     Figure,
     KvSizing,
@@ -19,7 +20,6 @@ from logscope.compare.sizing import (
     free_before_weights,
     layout_of,
 )
-from logscope.errors import LogscopeError
 from logscope.model import Launch
 
 

@@ -3,7 +3,7 @@
 Launch scope: `launch`, `config`, `config_source`, `env`, `versions`, `model`, `ranks` (each with
 `phase.<id>` = its first target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`,
 `last_reading`, `last_capture`, `ledger.<item>`, `cells`, `gpu`, `card_total_gib`, `eager_comm_gib`,
-`lazy_comm_gib`), `events` (every event of the launch), `errors`, `gpus`, `tp_groups`, `failures`,
+`lazy_comm_gib`), `kv` (the KV sizing stage's figures), `events` (every event of the launch), `errors`, `gpus`, `tp_groups`, `failures`,
 `root_failure`.
 Global scope: `gpus`, `events` (events outside any launch), `all_events`, `launches` (id, ready, sources).
 """
@@ -84,6 +84,7 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "errors": [e for e in events if e["kind"] in FAILURE_KINDS],
         "gpus": analysis.join.gpus, "tp_groups": analysis.join.tp_groups.get(launch.id, []),
         "failures": failure_list, "root_failure": root,
+        "kv": analysis.kv_sizing[launch.id].to_json() if launch.id in analysis.kv_sizing else None,
     }
 
 

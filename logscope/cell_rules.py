@@ -1,0 +1,137 @@
+"""The rules the communication cells and KV sizing follow, per SGLang release and NCCL environment.
+
+Constants come from `data/cell_constants.yaml` (generated from the released wheels by
+tools/upstream/cell_constants.py, each with its file:line) and NCCL sizes from measured rows keyed by
+environment (`data/nccl_h200.yaml`, or a probe calibration). A release's row covers it and every later
+version before the next release read; an unknown version takes the newest row and says so."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+_DATA = Path(__file__).parent / "data"
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+
+
+@cache
+def _constants() -> dict[str, Any]:
+    return yaml.safe_load((_DATA / "cell_constants.yaml").read_text(encoding="utf-8"))["versions"]
+
+
+@cache
+def nccl_table() -> dict[str, Any]:
+    return yaml.safe_load((_DATA / "nccl_h200.yaml").read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Release:
+    """The release row a launch follows and how it was chosen."""
+
+    version: str  # the release read
+    row: dict[str, Any]
+    span: str  # "SGLang 0.5.20-0.5.22", ">= 0.5.23"
+    known: bool  # the input states a version
+    note: str  # why this row
+
+    def value(self, section: str, name: str) -> Any:
+        entry = self.row.get(section, {}).get(name)
+        return entry.get("value") if isinstance(entry, dict) else entry
+
+    def at(self, section: str, name: str) -> str | None:
+        entry = self.row.get(section, {}).get(name)
+        return entry.get("at") if isinstance(entry, dict) else None
+
+
+def releases() -> list[str]:
+    return list(_constants())
+
+
+def release_for(version: str | None) -> Release:
+    rows = _constants()
+    ordered = sorted(rows, key=_key)
+    newest = ordered[-1]
+
+    def span(v: str) -> str:
+        later = [o for o in ordered if _key(o) > _key(v)]
+        return f"SGLang {v} to before {later[0]}" if later else f"SGLang >= {v}"
+
+    if not version or not re.match(r"\d+\.\d+", version):
+        return Release(newest, rows[newest], span(newest), False,
+                       f"SGLang version not in the input: the newest release read ({newest}) is assumed")
+    fit = [v for v in ordered if _key(v) <= _key(version)]
+    if not fit:
+        oldest = ordered[0]
+        return Release(oldest, rows[oldest], span(oldest), True,
+                       f"SGLang {version} is older than every release read; {oldest}'s rule is used")
+    chosen = fit[-1]
+    return Release(chosen, rows[chosen], span(chosen), True, f"SGLang {version}: {span(chosen)}")
+
+
+def older_release(release: Release) -> Release | None:
+    """The release before this one (the alternative shown beside an assumed newest row)."""
+    ordered = sorted(_constants(), key=_key)
+    before = [v for v in ordered if _key(v) < _key(release.version)]
+    return release_for(before[0]) if before else None
+
+
+def _flag(value: Any) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class NcclEnv:
+    """The NCCL environment the server's processes ran with, and where each value came from."""
+
+    cumem: str
+    cumem_source: str
+    buffsize: str | None  # None: NCCL's default
+
+    def key(self) -> tuple[str, str | None]:
+        return self.cumem, self.buffsize
+
+    def describe(self) -> str:
+        text = f"NCCL_CUMEM_ENABLE={self.cumem} ({self.cumem_source})"
+        return text + (f", NCCL_BUFFSIZE={self.buffsize}" if self.buffsize else "")
+
+
+def nccl_env(environment: dict[str, Any], config: dict[str, Any], release: Release) -> NcclEnv:
+    """SGLang's rule (engine._set_envs_and_config): a NCCL_CUMEM_ENABLE the user set is kept unless symmetric
+    memory is on; otherwise it is set to int(enable_symm_mem)."""
+    symm = config.get("enable_symm_mem") is True
+    at = release.at("nccl", "cumem_set_to") or "engine.py"
+    given = environment.get("NCCL_CUMEM_ENABLE")
+    if given is not None and not symm:
+        cumem, source = ("1" if _flag(given) else "0"), "set in the input"
+    else:
+        cumem = "1" if symm else "0"
+        source = f"set by SGLang: {release.value('nccl', 'cumem_set_to')} ({at})"
+    buff = environment.get("NCCL_BUFFSIZE")
+    return NcclEnv(cumem, source, str(buff) if buff not in (None, "") else None)
+
+
+@dataclass(frozen=True)
+class NcclSizes:
+    first_mib: float
+    further_mib: tuple[float, float]
+    basis: str
+
+
+def nccl_sizes(env: NcclEnv) -> NcclSizes | None:
+    """The measured row for this environment (None: no row measured under it)."""
+    table = nccl_table()
+    for row in table["rows"]:
+        want = row["env"]
+        if str(want.get("NCCL_CUMEM_ENABLE")) == env.cumem and want.get("NCCL_BUFFSIZE") == env.buffsize:
+            further = tuple(float(x) for x in row["further_communicator_mib"])
+            return NcclSizes(float(row["first_communicator_mib"]), (further[0], further[-1]),
+                             f"{table['source']} under {env.describe()}")
+    return None
