@@ -80,7 +80,7 @@ def older_release(release: Release) -> Release | None:
     """The release before this one (the alternative shown beside an assumed newest row)."""
     ordered = sorted(_constants(), key=_key)
     before = [v for v in ordered if _key(v) < _key(release.version)]
-    return release_for(before[0]) if before else None
+    return release_for(before[-1]) if before else None
 
 
 def _flag(value: Any) -> bool:

@@ -254,14 +254,20 @@ def _custom_ar_cells(group: str, cfg: dict[str, Any], env: dict[str, Any], event
     if cell is None:
         return []
     if not release.known:
-        older = older_release(release)
-        if older is not None:
+        alt, older = None, older_release(release)
+        while older is not None:  # the newest older release whose figure differs
             alt = _custom_ar_estimate(group, env, world, older, arch, arch_basis)
-            cell["alternative"] = ({"sglang": older.span, "mechanism": alt["mechanism"], "gib": alt["gib"],
-                                    "basis": alt["basis"]} if alt else {"sglang": older.span, "gib": 0.0,
-                                                                        "basis": "no custom all-reduce at this size"})
-            cell["basis"] += f"; {release.note} (older: {cell['alternative']['mechanism'] if alt else 'none'} " \
-                             f"{cell['alternative']['gib']} GiB)"
+            if alt is None or (alt["mechanism"], alt["gib"]) != (cell["mechanism"], cell["gib"]):
+                break
+            older = older_release(older)
+        if older is None:
+            cell["basis"] += f"; {release.note} (every release read gives the same)"
+        else:
+            cell["alternative"] = {"sglang": older.span, "mechanism": alt["mechanism"] if alt else None,
+                                   "gib": alt["gib"] if alt else 0.0,
+                                   "basis": alt["basis"] if alt else "no custom all-reduce at this size"}
+            cell["basis"] += (f"; {release.note}; {older.span}: "
+                              + (f"{alt['mechanism']} {alt['gib']} GiB" if alt else "none"))
     return [cell]
 
 
@@ -329,7 +335,8 @@ def _custom_ar_v2(group: str, env: dict[str, Any], world: int, release: Release,
     total = slots * push + pull + semaphores + graph_params
     sem_text = (f"{blocks} x {v2['semaphore_bytes']['value']} B semaphores" if isinstance(blocks, int)
                 else f"semaphores ({blocks} blocks x {v2['semaphore_bytes']['value']} B, not counted)")
-    basis = (f"v2, estimated{assumed}: {total / MIB:.1f} MiB = {slots} push slots x {push / MIB:g} MiB (max of graph/eager push sizes, capped "
+    basis = (f"v2, estimated{assumed}: {total / MIB:.1f} MiB = {slots} push slots x {push / MIB:g} MiB "
+             "(max of graph/eager push sizes, capped "
              f"at max_size {max_size / MIB:g} MiB) + pull {pull / MIB:g} MiB + {sem_text} (symmetric memory) + "
              f"graph_params {v2['max_graph_inputs']['value']} x {world} x 8 B = {graph_params / MIB:g} MiB "
              f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}")

@@ -222,8 +222,9 @@ def plan(
                       max_running_requests=max_running_requests, context_length=context_length)
     try:
         config = _read_model_config(model_config)
-        _analysis, launch = load(run, config)
-        result = build_plan(run, launch, kv_sizing(launch, config), setting, config)
+        analysis, launch = load(run, config)
+        totals = [g["memory_total_mib"] for g in analysis.join.gpus if g.get("memory_total_mib")]
+        result = build_plan(run, launch, kv_sizing(launch, config), setting, config, min(totals) if totals else None)
     except LogscopeError as exc:
         _fail(str(exc))
         return

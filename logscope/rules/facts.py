@@ -3,8 +3,8 @@
 Launch scope: `launch`, `config`, `config_source`, `env`, `versions`, `model`, `ranks` (each with
 `phase.<id>` = its first target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`,
 `last_reading`, `last_capture`, `ledger.<item>`, `cells`, `gpu`, `card_total_gib`, `eager_comm_gib`,
-`lazy_comm_gib`), `kv` (the KV sizing stage's figures), `events` (every event of the launch), `errors`, `gpus`, `tp_groups`, `failures`,
-`root_failure`.
+`lazy_comm_gib`), `kv` (the KV sizing stage's figures), `events` (every event of the launch), `errors`,
+`gpus`, `tp_groups`, `failures`, `root_failure`.
 Global scope: `gpus`, `events` (events outside any launch), `all_events`, `launches` (id, ready, sources).
 """
 
