@@ -99,26 +99,42 @@ def probe(
     symm_mib: int = typer.Option(64, "--symm-mib", min=1, help="Symmetric-memory buffer to allocate (MiB)."),
     dumps: Path | None = typer.Option(None, "--dumps", help="Also write nvidia-smi dumps and a real OOM text, "
                                       "taken while the probe holds its memory, into this folder."),
+    nccl_env: str = typer.Option("sglang", "--nccl-env", help="The NCCL environment to measure under: sglang "
+                                 "(NCCL_CUMEM_ENABLE=0, what SGLang sets), nccl-default (NCCL_CUMEM_ENABLE=1) or "
+                                 "sglang-buffsize-1mib (NCCL_CUMEM_ENABLE=0, NCCL_BUFFSIZE=1 MiB)."),
+    env_matrix: bool = typer.Option(False, "--env-matrix", help="Measure under every --nccl-env one after the other "
+                                    "and write one calibration whose rows carry their environment."),
 ) -> None:
     """Measure each communication mechanism's memory on these GPUs (needs PyTorch with CUDA and nvidia-ml-py)."""
     import shlex
 
     from logscope.calibration import dump_calibration
+    from logscope.probe.launcher import merge_calibrations
     from logscope.probe.launcher import probe as run_probe
+    from logscope.probe.stages import NCCL_ENVIRONMENTS
 
+    if nccl_env not in NCCL_ENVIRONMENTS:
+        _fail(f"--nccl-env {nccl_env}: expected one of {', '.join(NCCL_ENVIRONMENTS)}")
+        return
     command = shlex.join(["logscope", "probe", *sys.argv[2:]])
+    names = list(NCCL_ENVIRONMENTS) if env_matrix else [nccl_env]
     try:
-        document = run_probe(world_size, [g for g in groups.split(",") if g], stage_timeout, symm_mib, dumps, command)
+        runs = {name: run_probe(world_size, [g for g in groups.split(",") if g], stage_timeout, symm_mib,
+                                dumps if index == 0 else None, command, NCCL_ENVIRONMENTS[name])
+                for index, name in enumerate(names)}
     except LogscopeError as exc:
         _fail(str(exc))
         return
+    document = merge_calibrations(runs) if env_matrix else runs[nccl_env]
     try:
         out.write_text(dump_calibration(document), encoding="utf-8")
     except OSError as exc:
         _fail(f"{out}: cannot write: {exc.strerror or exc}")
     for entry in document["mechanisms"]:
+        under = " ".join(f"{k}={v}" for k, v in entry.get("environment", {}).items() if k.startswith("NCCL_")
+                         and k != "NCCL_NVLS_ENABLE")
         print(f"{entry['stage']:26} {entry['group']:8} size {entry['group_size']:<3} {entry['mib']:9.2f} MiB "
-              f"({entry['outside_allocator_mib']:.2f} outside the allocator)")
+              f"({entry['outside_allocator_mib']:.2f} outside the allocator){'  ' + under if under else ''}")
     for entry in document["skipped"]:
         print(f"{entry['stage']:26} not measured: {entry['reason']}")
     print(f"calibration written to {out}")

@@ -214,3 +214,35 @@ def test_probe_without_torch_or_nvml_is_a_clear_error():
         assert done.stderr.decode().startswith("logscope: error: needs ") and "Traceback" not in done.stderr.decode()
     else:  # a machine with both: it ran or refused, in one line either way
         assert done.returncode in (0, 1, 2)
+
+
+def test_children_run_under_sglangs_nccl_environment_unless_told_otherwise(tmp_path, monkeypatch):
+    from logscope.probe.stages import NCCL_ENVIRONMENTS
+
+    monkeypatch.setenv("NCCL_BUFFSIZE", "2097152")  # inherited: dropped, a row must mean what it says
+    monkeypatch.setenv("NCCL_CUMEM_ENABLE", "1")
+    _, env = child_command(0, 1, 29500, tmp_path / "r0.jsonl", 60.0, ["tp"], 64, None, None)
+    assert env["NCCL_CUMEM_ENABLE"] == "0" and "NCCL_BUFFSIZE" not in env
+    _, env = child_command(0, 1, 29500, tmp_path / "r0.jsonl", 60.0, ["tp"], 64, None, None,
+                           NCCL_ENVIRONMENTS["sglang-buffsize-1mib"])
+    assert (env["NCCL_CUMEM_ENABLE"], env["NCCL_BUFFSIZE"]) == ("0", "1048576")
+
+
+def test_an_env_matrix_calibration_keys_its_rows_by_environment():
+    from logscope.probe.launcher import merge_calibrations
+    from logscope.probe.stages import NCCL_ENVIRONMENTS
+
+    document = _recorded()
+    records = {int(name[4:]): lines for name, lines in document["readings"].items()}
+    runs = {}
+    for name, scale in (("sglang", 1.0), ("nccl-default", 0.5), ("sglang-buffsize-1mib", 0.25)):
+        run = build_calibration(records, {"environment": NCCL_ENVIRONMENTS[name]})
+        for m in run["mechanisms"]:  # stand-in readings: each environment its own size
+            m["outside_allocator_mib"] = round(m["outside_allocator_mib"] * scale, 2)
+        assert run["environment"] == {**NVLS_OFF, **NCCL_ENVIRONMENTS[name]}
+        runs[name] = run
+    merged = parse_calibration(merge_calibrations(runs), "matrix.yaml")
+    assert merged.lookup("nccl_communicator", 1, ("0", None)).outside_allocator_mib == 650.0
+    assert merged.lookup("nccl_communicator", 1, ("1", None)).outside_allocator_mib == 325.0
+    assert merged.lookup("nccl_communicator", 1, ("0", "1048576")).outside_allocator_mib == 162.5
+    assert len(merged.environments()) == 3
