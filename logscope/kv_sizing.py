@@ -108,6 +108,13 @@ class KvSizing:
         return self.pre_gib.value - self.post_gib.value
 
     @property
+    def min_fraction_static(self) -> float | None:
+        """The mem_fraction_static below which the profile formula leaves no KV budget: 1 - post / pre."""
+        if self.pre_gib is None or self.post_gib is None or self.pre_gib.value <= 0:
+            return None
+        return round(1 - self.post_gib.value / self.pre_gib.value, 3)
+
+    @property
     def effective_cell(self) -> float | None:
         """Bytes one token costs the budget: the target's cell, plus the draft model's when it has a pool."""
         if self.cell_bytes is None:
@@ -130,6 +137,8 @@ class KvSizing:
             out[name] = figure.to_json() if figure is not None else None
         if self.loaded_gib is not None:
             out["loaded_gib"] = round(self.loaded_gib, 2)
+        if self.min_fraction_static is not None:
+            out["min_fraction_static"] = self.min_fraction_static
         if self.implied_tokens is not None:
             out["implied_tokens"] = round(self.implied_tokens, 1)
         out["missing"] = list(self.missing)
