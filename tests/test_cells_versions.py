@@ -282,3 +282,13 @@ def test_the_extractor_reads_a_wheel(tmp_path):
     assert v2["arch"]["sm90"]["num_pull_blocks"] == 32
     assert row["deepep"]["num_max_dispatch_tokens_per_rank"]["value"] == 64
     assert row["deepep"]["reserve_mib"]["value"] is None and "absent" in row["deepep"]["reserve_mib"]
+
+
+def test_deepseek_v3_2_indexer_adds_to_the_cell():
+    from logscope.kv_sizing import Layout, config_cell
+
+    v3 = {"kv_lora_rank": 512, "qk_rope_head_dim": 64, "num_hidden_layers": 61}
+    assert config_cell(v3, Layout(tp=8), 2)[0] == 576 * 61 * 2
+    # + (index_head_dim 128 + 128 // 128 x 4 B scale) x 61 layers, one byte each (DSATokenToKVPool)
+    cell, how = config_cell({**v3, "index_head_dim": 128}, Layout(tp=8), 2, release_for("0.5.23"))
+    assert cell == 576 * 61 * 2 + (128 + 4) * 61 and "indexer" in how

@@ -137,7 +137,7 @@ def plan(label: str, run: Launch, sizing: KvSizing, setting: Setting,
     budget = post - pre * (1 - mfs.value) - reserved
     figures["budget_gib"] = Figure(round(budget, 2), "estimated",
                                    f"{post:.2f} free after weights - {pre:.2f} x (1 - {mfs.value:g}) - {reserved:.2f} reserved")
-    cell, cell_fig = _cell(sizing, src, to, setting, model_config, notes)
+    cell, cell_fig = _cell(sizing, src, to, setting, model_config, notes, release)
     figures["cell_bytes"] = cell_fig
     page = setting.page_size or int(sizing.page_size.value if sizing.page_size else 1)
     raw = budget * GIB / cell if budget > 0 else 0.0
@@ -176,14 +176,14 @@ def _refuse_unsizable(sizing: KvSizing) -> None:
 
 
 def _cell(sizing: KvSizing, src: Layout, to: Layout, setting: Setting, model_config: dict[str, Any] | None,
-          notes: list[str]) -> tuple[float, Figure]:
+          notes: list[str], release: Release) -> tuple[float, Figure]:
     assert sizing.cell_bytes is not None
     old_bytes = dtype_bytes(sizing.kv_dtype) or 2
     new_bytes = dtype_bytes(setting.kv_cache_dtype) if setting.kv_cache_dtype else old_bytes
     if new_bytes is None:
         raise PlanRefused(f"KV dtype {setting.kv_cache_dtype}: its scale tensors' layout is not modelled")
     if model_config:
-        computed = config_cell(model_config, to, new_bytes)
+        computed = config_cell(model_config, to, new_bytes, release)
         if computed is None:
             raise PlanRefused("the model config lacks num_hidden_layers or the head sizes")
         target, how = computed

@@ -228,12 +228,19 @@ def disaggregation(wheel: Wheel) -> dict[str, Any]:
             "staging_buffer": _env(wheel, "SGLANG_DISAGG_STAGING_BUFFER")}
 
 
+def dsa_indexer(wheel: Wheel) -> dict[str, Any]:
+    """DeepSeek V3.2 (DSA/NSA) indexer keys in the KV pool: index_head_dim + index_head_dim // block x scale bytes."""
+    cells = ("sglang/srt/model_executor/pool_configurator.py", "sglang/srt/model_executor/model_runner_kv_cache_mixin.py")
+    return {"quant_block_size": wheel.find("sglang/srt/mem_cache/memory_pool.py", r"^    quant_block_size = (\d+)$"),
+            "scale_bytes": wheel.find(cells, r"index_head_dim // \w+\.quant_block_size \* (\d+)")}
+
+
 def extract(wheel: Wheel) -> dict[str, Any]:
     v1 = custom_ar_v1(wheel)
     _list(v1["world_sizes"])
     return {"wheel": wheel.path.name, "custom_ar_v2": custom_ar_v2(wheel), "custom_ar_v1": v1, "nccl": nccl(wheel),
             "deepep": deepep(wheel), "mem_fraction": mem_fraction(wheel), "max_running_requests": requests(wheel),
-            "disaggregation": disaggregation(wheel)}
+            "disaggregation": disaggregation(wheel), "dsa_indexer": dsa_indexer(wheel)}
 
 
 def _key(version: str) -> tuple[int, ...]:
