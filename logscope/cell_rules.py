@@ -23,8 +23,17 @@ def _key(version: str) -> tuple[int, ...]:
 
 
 @cache
+def _catalogue() -> dict[str, Any]:
+    return yaml.safe_load((_DATA / "cell_constants.yaml").read_text(encoding="utf-8"))
+
+
 def _constants() -> dict[str, Any]:
-    return yaml.safe_load((_DATA / "cell_constants.yaml").read_text(encoding="utf-8"))["versions"]
+    return _catalogue()["versions"]
+
+
+def deepep_source() -> dict[str, Any] | None:
+    """DeepEP's normal-mode buffer constants (default configs, size-hint constants), with their commit."""
+    return _catalogue().get("deepep_source")
 
 
 @cache

@@ -20,7 +20,16 @@ import re
 from typing import Any
 
 from logscope.calibration import Calibration
-from logscope.cell_rules import NcclEnv, NcclSizes, Release, nccl_env, nccl_sizes, older_release, release_for
+from logscope.cell_rules import (
+    NcclEnv,
+    NcclSizes,
+    Release,
+    deepep_source,
+    nccl_env,
+    nccl_sizes,
+    older_release,
+    release_for,
+)
 from logscope.events import Event
 from logscope.model import Launch
 from logscope.model_table import moe_shape
@@ -42,6 +51,33 @@ def deepep_low_latency_bytes(num_max_tokens: int, hidden: int, num_experts: int)
     signaling = -(-(4 * num_experts) // 128) * 128
     total = 2 * send + 2 * recv + 2 * signaling
     return (total // 128 + 1) * 128
+
+
+def deepep_normal_bytes(hidden_bytes: int, ranks: int, source: dict[str, Any]) -> tuple[int, int]:
+    """(NVL bytes, RDMA bytes) of DeepEP's normal mode for SGLang's call: the larger of the default dispatch and
+    combine configs' get_nvl_buffer_size_hint / get_rdma_buffer_size_hint (csrc/legacy/config.hpp)."""
+    def v(name: str) -> int:
+        return int(source[name]["value"])
+
+    peers, topk, scales, meta = v("max_nvl_peers"), v("max_topk"), v("max_scales"), v("source_meta_bytes")
+    idx = v("topk_idx_bits") // 8
+    channels = v("num_sms") // 2
+    nvl_bytes = rdma_bytes = 0
+    for table in (source["dispatch_config"], source["combine_config"]):
+        row = table["ranks"].get(ranks)
+        if row is None:
+            raise KeyError(ranks)
+        _nvl_send, nvl_recv, rdma_send, rdma_recv = row
+        rdma_ranks, nvl_ranks = max(ranks // peers, 1), min(ranks, peers)
+        per_token = hidden_bytes + meta + topk * idx + topk * 4 + scales * 4
+        nvl = channels * nvl_ranks * (2 * rdma_ranks + 3) * 4 + channels * nvl_ranks * nvl_recv * per_token
+        nvl_bytes = max(nvl_bytes, -(-nvl // 128) * 128)
+        if ranks > peers:
+            recv = -(-rdma_recv // rdma_send) * rdma_send  # Config aligns rdma recv tokens up to the send chunk
+            rdma = (channels * rdma_ranks * (peers * 2 + 2) * 2 * 4
+                    + channels * rdma_ranks * recv * (per_token + 16) * 2)
+            rdma_bytes = max(rdma_bytes, -(-rdma // 128) * 128)
+    return nvl_bytes, rdma_bytes
 
 
 def _cell(group: str, mechanism: str, gib: float | None, timing: str, basis: str, kind: str = "estimated",
@@ -391,10 +427,34 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
                                f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} "
                                f"experts ({how})", rule=rule))
     if mode in ("normal", "auto"):
-        cells.append(_cell("moe_ep", "deepep_normal", None, "lazy",
-                           "NVL buffer from DeepEP's default dispatch/combine configs: its closed form needs native "
-                           "constants (source-meta bytes, top-k index width) not read yet", rule=rule))
+        ll_bytes = next((c["gib"] * GIB for c in cells if c["gib"] is not None), 0.0) if mode == "auto" else 0.0
+        cells.append(_deepep_normal(hidden, group, release, rule, ll_bytes))
     return cells
+
+
+def _deepep_normal(hidden: int | None, ranks: int, release: Release, rule: dict[str, Any],
+                   low_latency_bytes: float) -> dict[str, Any]:
+    """The NVL buffer, plus the normal-mode RDMA size beyond the low-latency one (one RDMA buffer serves both:
+    get_deepep_buffer takes the max of the two)."""
+    source = deepep_source()
+    param = release.value("deepep", "param_bytes")
+    if hidden is None or source is None or param is None:
+        return _cell("moe_ep", "deepep_normal", None, "lazy",
+                     "cannot estimate: hidden_size unknown (pass --model-config config.json)", rule=rule)
+    try:
+        nvl, rdma = deepep_normal_bytes(hidden * param, ranks, source)
+    except KeyError:
+        return _cell("moe_ep", "deepep_normal", None, "lazy", f"DeepEP has no default config for {ranks} ranks",
+                     rule=rule)
+    rdma = max(0, int(rdma - low_latency_bytes))
+    rdma_text = (f" + RDMA {rdma / MIB:.1f} MiB (internode"
+                 + (", beyond the low-latency RDMA buffer)" if low_latency_bytes else ")") if rdma else "")
+    return _cell("moe_ep", "deepep_normal", (nvl + rdma) / GIB, "lazy",
+                 f"NVL buffer {nvl / MIB:.1f} MiB{rdma_text}: DeepEP's default dispatch/combine configs for {ranks} "
+                 f"ranks ({source['num_sms']['value']} SMs) x hidden {hidden} x {param} B (DeepEP "
+                 f"{source['commit'][:10]}, csrc/legacy/config.hpp)",
+                 rule={**rule, "source": rule.get("source", []) + [source["dispatch_config"]["at"],
+                                                                    source["max_topk"]["at"]]})
 
 
 def _pd_cells(cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: Release,

@@ -292,3 +292,14 @@ def test_deepseek_v3_2_indexer_adds_to_the_cell():
     # + (index_head_dim 128 + 128 // 128 x 4 B scale) x 61 layers, one byte each (DSATokenToKVPool)
     cell, how = config_cell({**v3, "index_head_dim": 128}, Layout(tp=8), 2, release_for("0.5.23"))
     assert cell == 576 * 61 * 2 + (128 + 4) * 61 and "indexer" in how
+
+
+def test_deepep_normal_mode_closed_form():
+    # DeepEP's default configs at 8 ranks: 20 SMs (10 channels), 256 NVL recv tokens (dispatch and combine);
+    # bytes per token 7168 x 2 + 8 (SourceMeta) + 128 x 8 (top-k idx) + 128 x 4 (weights) + 128 x 4 (scales) = 16392
+    text = _log("tp_size=8, ep_size=8, moe_a2a_backend='deepep', deepep_mode='normal'").replace(
+        "/m/x", "/m/DeepSeek-V3") + "[2026-11-20 10:00:41 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
+    cell = _cells(text)["moe_ep/deepep_normal"]
+    nvl = 10 * 8 * (2 * 1 + 3) * 4 + 10 * 8 * 256 * 16392
+    assert cell["gib"] == round(-(-nvl // 128) * 128 / GIB, 3) == 0.313 and cell["timing"] == "lazy"
+    assert "csrc/legacy/config.hpp" in cell["basis"]
