@@ -127,9 +127,14 @@ def diff(a: Side, b: Side) -> Diff:
     pairs, matching = match_ranks(a.launch, b.launch)
     settings, one_side = setting_delta(a.launch, b.launch)
     _explain_fraction(a, b, settings)
+    attribution = attribute(a.sizing, b.sizing)
+    cause = next((s["cause"] for s in settings if s["key"] == "mem_fraction_static" and s.get("cause")), None)
+    for part in attribution.parts:
+        if cause and part.name == "budget: mem_fraction_static":
+            part.evidence += f"; {cause}"
     return Diff(a, b, provenance(a, b), settings, one_side, matching, pairs,
                 _phase_rows(a.launch, b.launch, pairs), _ledger_rows(a, b, pairs), _cell_rows(a, b, pairs),
-                attribute(a.sizing, b.sizing))
+                attribution)
 
 
 # ---------------------------------------------------------------- provenance and settings
