@@ -116,13 +116,12 @@ def nccl_env(environment: dict[str, Any], config: dict[str, Any], release: Relea
     """SGLang's rule (engine._set_envs_and_config): a NCCL_CUMEM_ENABLE the user set is kept unless symmetric
     memory is on; otherwise it is set to int(enable_symm_mem)."""
     symm = config.get("enable_symm_mem") is True
-    at = release.at("nccl", "cumem_set_to") or "engine.py"
     given = environment.get("NCCL_CUMEM_ENABLE")
     if given is not None and not symm:
         cumem, source = ("1" if _flag(given) else "0"), "set in the input"
     else:
         cumem = "1" if symm else "0"
-        source = f"set by SGLang: {release.value('nccl', 'cumem_set_to')} ({at})"
+        source = "SGLang sets it" + (" (symmetric memory on)" if symm else "")
     buff = environment.get("NCCL_BUFFSIZE")
     return NcclEnv(cumem, source, str(buff) if buff not in (None, "") else None)
 
@@ -142,5 +141,5 @@ def nccl_sizes(env: NcclEnv) -> NcclSizes | None:
         if str(want.get("NCCL_CUMEM_ENABLE")) == env.cumem and want.get("NCCL_BUFFSIZE") == env.buffsize:
             further = tuple(float(x) for x in row["further_communicator_mib"])
             return NcclSizes(float(row["first_communicator_mib"]), (further[0], further[-1]),
-                             f"{table['source']} under {env.describe()}")
+                             f"{table['gpu']}, {env.describe()}; {table['source']}")
     return None
