@@ -15,7 +15,12 @@ from typing import Any
 
 import yaml
 
+from logscope.calibration import Calibration, load_calibration
+
 _DATA = Path(__file__).parent / "data"
+# the probe's env-matrix calibration on one H200 (`logscope probe --world-size 1 --env-matrix`), when committed;
+# until then the issue 27 table (nccl_h200.yaml)
+SHIPPED_CALIBRATION = _DATA / "h200-nccl-calibration.yaml"
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -133,8 +138,34 @@ class NcclSizes:
     basis: str
 
 
-def nccl_sizes(env: NcclEnv) -> NcclSizes | None:
-    """The measured row for this environment (None: no row measured under it)."""
+@cache
+def shipped_calibration() -> Calibration | None:
+    return load_calibration(SHIPPED_CALIBRATION) if SHIPPED_CALIBRATION.exists() else None
+
+
+def _from_calibration(env: NcclEnv, calibration: Calibration) -> NcclSizes | None:
+    """First communicator = the eager init + its first collective, further = a split communicator with its
+    first all-reduce: the memory outside the PyTorch allocator, at world size 1, under this environment."""
+    key = env.key()
+    init = calibration.lookup("nccl_communicator", None, key)
+    first = calibration.lookup("nccl_first_collective", None, key)
+    split = calibration.lookup("nccl_split_communicator", None, key)
+    if init is None or split is None:
+        return None
+    first_mib = init.outside_allocator_mib + (first.outside_allocator_mib if first else 0.0)
+    return NcclSizes(first_mib, (split.outside_allocator_mib, split.outside_allocator_mib),
+                     f"{calibration.gpu or 'unknown GPU'}, {env.describe()}; logscope probe "
+                     f"{Path(calibration.path).name}, NCCL {calibration.software.get('nccl', '?')}")
+
+
+def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None) -> NcclSizes | None:
+    """The measured row for this environment: the probe calibration shipped with logscope (or the one given),
+    else the issue 27 table; None when neither measured it."""
+    chosen = calibration if calibration is not None else shipped_calibration()
+    if chosen is not None:
+        found = _from_calibration(env, chosen)
+        if found is not None:
+            return found
     table = nccl_table()
     for row in table["rows"]:
         want = row["env"]

@@ -161,16 +161,17 @@ def _flag(value: Any) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
-def gpu_arch(launch: Launch, gpu_name: str | None = None) -> tuple[str | None, str]:
-    """The custom all-reduce v2 table key (sm90 / sm100 / sm107 / other) from check_env's compute capability,
-    else the GPU name; None when neither is in the input. The mapping is configs/custom_all_reduce_v2.py's
+def gpu_arch(gpu: dict[str, Any] | None) -> tuple[str | None, str]:
+    """The custom all-reduce v2 table key (sm90 / sm100 / sm107 / other) from the GPU's compute capability
+    (check_env), else its name; None when the input shows neither. The mapping is configs/custom_all_reduce_v2.py's
     `_get_all_reduce_configs` (major 9: SM90; major 10: SM107 from minor 7, else SM100; others: default)."""
-    capability = launch.versions.get("compute_capability")
-    if capability and re.match(r"\d+\.\d+", capability):
+    gpu = gpu or {}
+    capability = str(gpu.get("compute_capability") or "")
+    if re.match(r"\d+\.\d+", capability):
         major, minor = (int(x) for x in capability.split(".")[:2])
         arch = "sm90" if major == 9 else ("sm107" if minor >= 7 else "sm100") if major == 10 else "other"
         return arch, f"compute capability {capability} (check_env)"
-    name = gpu_name or launch.versions.get("gpu")
+    name = gpu.get("name")
     if name:
         if re.search(r"\b(GH|H)(100|200|800|20)\b", name):
             return "sm90", f"{name} (Hopper)"
@@ -180,10 +181,11 @@ def gpu_arch(launch: Launch, gpu_name: str | None = None) -> tuple[str | None, s
     return None, "GPU not in the input"
 
 
-def launch_cells(launch: Launch, calibration: Calibration | None = None, gpu_name: str | None = None,
+def launch_cells(launch: Launch, calibration: Calibration | None = None, gpu: dict[str, Any] | None = None,
                  kv_cell_bytes: float | None = None) -> list[dict[str, Any]]:
     """The cells one rank of this launch holds (the same on every rank of a symmetric launch), measured by the
-    calibration where it covers them, else estimated. `kv_cell_bytes` (from KV sizing) sizes PD staging."""
+    calibration where it covers them, else estimated. `gpu` (nvidia-smi / check_env: name, compute capability)
+    picks the custom all-reduce table; `kv_cell_bytes` (from KV sizing) sizes PD staging."""
     cfg = launch.config
     env = launch.environment
     bounds = launch.config_lower_bounds
@@ -197,7 +199,7 @@ def launch_cells(launch: Launch, calibration: Calibration | None = None, gpu_nam
     attention_tp = max(1, tp // dp) if cfg.get("enable_dp_attention") and dp > 1 else tp
     nccl = nccl_env(env, cfg, release)
     measured = nccl_sizes(nccl)
-    arch, arch_basis = gpu_arch(launch, gpu_name)
+    arch, arch_basis = gpu_arch(gpu)
     communicators = _Communicators(release, nccl, measured)
     cells: list[dict[str, Any]] = []
     if tp > 1:

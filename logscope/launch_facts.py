@@ -125,11 +125,6 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
             m = re.search(r"release ([\d.]+)", nvcc)
             if m:
                 launch.versions.setdefault("cuda", m.group(1))
-            for key, value in values.items():  # "GPU 0,1: NVIDIA H200", "GPU 0,1 Compute Capability: 9.0"
-                if re.fullmatch(r"GPU [\d,]+ Compute Capability", key) and value:
-                    launch.versions.setdefault("compute_capability", value.strip())
-                elif re.fullmatch(r"GPU [\d,]+", key) and value:
-                    launch.versions.setdefault("gpu", value.strip())
             python = values.get("Python", "")
             if python:
                 launch.versions.setdefault("python", python.split()[0])

@@ -152,11 +152,11 @@ def ledgers(launches: list[Launch], join: GpuJoin, calibration: Calibration | No
     """Every rank's ledger, keyed by (launch id, rank label); the KV sizing stage gives the cell size that
     sizes PD staging."""
     out: dict[tuple[int, str], RankLedger] = {}
-    names = [g.get("name") for g in join.gpus if g.get("name")]
+    named = [g for g in join.gpus if g.get("name")]
     for launch in launches:
         kv = (sizing or {}).get(launch.id)
         cell = kv.effective_cell if kv is not None else None
-        cells = launch_cells(launch, calibration, names[0] if names else None, cell)
+        cells = launch_cells(launch, calibration, named[0] if named else None, cell)
         for label, timeline in launch.ranks.items():
             placement = join.placements.get((launch.id, label), RankPlacement())
             out[(launch.id, label)] = rank_ledger(timeline, placement, join.gpus, cells, calibration)

@@ -305,3 +305,24 @@ def test_deepep_normal_mode_closed_form():
     nvl = 10 * 8 * (2 * 1 + 3) * 4 + 10 * 8 * 256 * 16392
     assert cell["gib"] == round(-(-nvl // 128) * 128 / GIB, 3) == 0.313 and cell["timing"] == "lazy"
     assert "csrc/legacy/config.hpp" in cell["basis"]
+
+
+def test_a_shipped_probe_calibration_replaces_the_table_row_for_its_environment():
+    from logscope.calibration import parse_calibration
+    from logscope.cell_rules import nccl_sizes
+
+    rows = []
+    for env, init, split in (({"NCCL_CUMEM_ENABLE": "0"}, 680.0, 510.0), ({"NCCL_CUMEM_ENABLE": "1"}, 556.0, 386.0)):
+        rows += [{"mechanism": "nccl_communicator", "stage": "nccl_eager_init", "group_size": 1, "mib": init,
+                  "outside_allocator_mib": init, "environment": env},
+                 {"mechanism": "nccl_first_collective", "stage": "nccl_first_collective", "group_size": 1, "mib": 2,
+                  "outside_allocator_mib": 0.0, "environment": env},
+                 {"mechanism": "nccl_split_communicator", "stage": "nccl_split", "group_size": 1, "mib": split,
+                  "outside_allocator_mib": split, "environment": env}]
+    calibration = parse_calibration({"logscope_calibration": 1, "world_size": 1, "hardware": {"gpu": "NVIDIA H200"},
+                                     "software": {"nccl": "2.28.9"}, "mechanisms": rows}, "h200-nccl-calibration.yaml")
+    sglang = nccl_sizes(NcclEnv("0", "SGLang sets it", None), calibration)
+    assert (sglang.first_mib, sglang.further_mib) == (680.0, (510.0, 510.0)) and "logscope probe" in sglang.basis
+    # BUFFSIZE=1 MiB was not in this calibration: the issue 27 table's row stays
+    small = nccl_sizes(NcclEnv("0", "SGLang sets it", "1048576"), calibration)
+    assert (small.first_mib, small.further_mib) == (300.0, (128.0, 130.0))

@@ -55,8 +55,10 @@ def _diff_sections(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[
                      [[r["what"], str(r["a"]), str(r["b"]), {True: "", False: "differs", None: "one side unknown"}[r["same"]]]
                       for r in d["provenance"]]))
     if d["settings"]:
-        sections.append(("Settings that differ", ["setting", "A", "B", "cause"],
-                         [[s["key"], str(s["a"]), str(s["b"]), s.get("cause", "")] for s in d["settings"]]))
+        caused = any(s.get("cause") for s in d["settings"])
+        sections.append(("Settings that differ", ["setting", "A", "B"] + (["cause"] if caused else []),
+                         [[s["key"], str(s["a"]), str(s["b"])] + ([s.get("cause", "")] if caused else [])
+                          for s in d["settings"]]))
     if d["settings_one_side"]:
         sections.append(("Settings stated on one side only", ["setting", "A", "B"],
                          [[s["key"], str(s["a"]), str(s["b"])] for s in d["settings_one_side"][:40]]))
