@@ -425,9 +425,19 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
         else:
             experts, how = count
             size = deepep_low_latency_bytes(tokens, hidden, experts) / GIB
-            cells.append(_cell("moe_ep", "deepep_low_latency", size, "lazy",
-                               f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} "
-                               f"experts ({how})", rule=rule))
+            cell = _cell("moe_ep", "deepep_low_latency", size, "lazy",
+                         f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} "
+                         f"experts ({how})", rule=rule)
+            older = older_release(release) if not release.known else None
+            while older is not None and deepep_expert_count(launch, older, group) == count:
+                older = older_release(older)
+            other = deepep_expert_count(launch, older, group) if older is not None else None
+            if older is not None and other is not None:
+                alt = deepep_low_latency_bytes(tokens, hidden, other[0]) / GIB
+                cell["alternative"] = {"sglang": older.span, "mechanism": "deepep_low_latency", "gib": round(alt, 3),
+                                       "basis": f"{other[0]} experts ({other[1]})"}
+                cell["basis"] += f"; {release.note}; {older.span}: {round(alt, 3)} GiB ({other[0]} experts)"
+            cells.append(cell)
     if mode in ("normal", "auto"):
         ll_bytes = next((c["gib"] * GIB for c in cells if c["gib"] is not None), 0.0) if mode == "auto" else 0.0
         cells.append(_deepep_normal(hidden, group, release, rule, ll_bytes))

@@ -77,6 +77,8 @@ def test_cells_for_a_deepep_launch(check_env, experts, ar_mechanism):
     expected = ((4 * experts * 128 * 14560 + 2 * signalling) // 128 + 1) * 128
     assert low_latency["gib"] == round(expected / 2**30, 3) and low_latency["timing"] == "lazy"
     assert f"x {experts} experts" in low_latency["basis"]
+    if not check_env:  # the older releases' count beside the assumed newest one
+        assert low_latency["alternative"]["gib"] == round(1908410496 / 2**30, 3)
     assert [c["mechanism"] for c in cells if c["group"] == "tp"] == ["pynccl", "torch_nccl", ar_mechanism]
 
 
