@@ -24,6 +24,15 @@ MIB, GIB = 1 << 20, 1 << 30
 runner = CliRunner()
 
 
+@pytest.fixture(autouse=True)
+def _issue_table_only(monkeypatch):
+    """These tests pin the issue 27 table's NCCL rows: a probe calibration committed later as
+    logscope/data/h200-nccl-calibration.yaml (which cells prefer) is set aside here."""
+    import logscope.cell_rules
+
+    monkeypatch.setattr(logscope.cell_rules, "shipped_calibration", lambda: None)
+
+
 def _cells(text: str) -> dict[str, dict]:
     rank = analyze_text(text)["launches"][0]["ranks"][0]
     return {f"{c['group']}/{c['mechanism']}": c for c in rank["cells"]}
