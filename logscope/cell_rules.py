@@ -108,13 +108,16 @@ class NcclEnv:
     cumem: str
     cumem_source: str
     buffsize: str | None  # None: NCCL's default
+    nvls: str = "0"  # NCCL_NVLS_ENABLE as SGLang leaves it
 
     def key(self) -> tuple[str, str | None]:
         return self.cumem, self.buffsize
 
     def describe(self) -> str:
         text = f"NCCL_CUMEM_ENABLE={self.cumem} ({self.cumem_source})"
-        return text + (f", NCCL_BUFFSIZE={self.buffsize}" if self.buffsize else "")
+        text += f", NCCL_BUFFSIZE={self.buffsize}" if self.buffsize else ""
+        return text + (", NCCL_NVLS_ENABLE=1 (NVLS buffers are not in rows measured with NVLS off: a lower bound)"
+                       if self.nvls == "1" else "")
 
 
 def nccl_env(environment: dict[str, Any], config: dict[str, Any], release: Release) -> NcclEnv:
@@ -128,7 +131,11 @@ def nccl_env(environment: dict[str, Any], config: dict[str, Any], release: Relea
         cumem = "1" if symm else "0"
         source = "SGLang sets it" + (" (symmetric memory on)" if symm else "")
     buff = environment.get("NCCL_BUFFSIZE")
-    return NcclEnv(cumem, source, str(buff) if buff not in (None, "") else None)
+    # NCCL_NVLS_ENABLE: int(enable_nccl_nvls or enable_symm_mem) unless the user set it and neither flag is on
+    nvls_flag = config.get("enable_nccl_nvls") is True or symm
+    given_nvls = environment.get("NCCL_NVLS_ENABLE")
+    nvls = "1" if nvls_flag else ("1" if given_nvls is not None and _flag(given_nvls) else "0")
+    return NcclEnv(cumem, source, str(buff) if buff not in (None, "") else None, nvls)
 
 
 @dataclass(frozen=True)

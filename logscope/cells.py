@@ -239,7 +239,8 @@ class _Communicators:
 
     def rule(self) -> dict[str, Any]:
         return _rule(self.release, env=self.env.describe(),
-                     at=[self.release.at("nccl", "cumem_set_to"), self.release.at("nccl", "pre_warm_nccl")])
+                     at=[self.release.at("nccl", "cumem_set_to"), self.release.at("nccl", "pre_warm_nccl")]
+                     + ([self.release.at("nccl", "nvls_set_to")] if self.env.nvls == "1" else []))
 
     def further_gib(self) -> float | None:
         return None if self.sizes is None else self.sizes.further_mib[1] / 1024

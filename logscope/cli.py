@@ -240,7 +240,8 @@ def plan(
         config = _read_model_config(model_config)
         analysis, launch = load(run, config)
         totals = [g["memory_total_mib"] for g in analysis.join.gpus if g.get("memory_total_mib")]
-        result = build_plan(run, launch, kv_sizing(launch, config), setting, config, min(totals) if totals else None)
+        sizing = analysis.kv_sizing.get(launch.id) or kv_sizing(launch, config)  # the pipeline's KV sizing stage
+        result = build_plan(run, launch, sizing, setting, config, min(totals) if totals else None)
     except LogscopeError as exc:
         _fail(str(exc))
         return

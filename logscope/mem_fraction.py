@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope.cell_rules import Release
+from logscope.launch_facts import FLAG_ALIASES
+from logscope.model import Launch
 
 
 @dataclass
@@ -41,6 +43,13 @@ def _num(config: dict[str, Any], key: str) -> float | None:
         return None if value is None or value == "None" else float(value)
     except (TypeError, ValueError):
         return None
+
+
+def fraction_on_command(launch: Launch) -> bool:
+    """Whether a launch command in the input gives --mem-fraction-static (then SGLang's automatic rule did not
+    run). The server_args dump prints the resolved value either way, so it cannot tell."""
+    return any(FLAG_ALIASES.get(flag, flag) == "mem_fraction_static"
+               for e in launch.all_events() if e.kind == "launch_command" for flag in e.data.get("args", {}))
 
 
 def deepep_reserve_applies(config: dict[str, Any], release: Release) -> tuple[bool, str]:

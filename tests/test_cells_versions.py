@@ -335,3 +335,24 @@ def test_a_shipped_probe_calibration_replaces_the_table_row_for_its_environment(
     # BUFFSIZE=1 MiB was not in this calibration: the issue 27 table's row stays
     small = nccl_sizes(NcclEnv("0", "SGLang sets it", "1048576"), calibration)
     assert (small.first_mib, small.further_mib) == (300.0, (128.0, 130.0))
+
+
+def test_nvls_on_makes_the_nccl_rows_a_lower_bound():
+    cells = _cells(_log("tp_size=2, enable_nccl_nvls=True"))
+    assert "NCCL_NVLS_ENABLE=1" in cells["tp/pynccl"]["basis"] and "lower bound" in cells["tp/pynccl"]["basis"]
+    assert any(s.startswith("sglang/srt/entrypoints/engine.py:") for s in cells["tp/pynccl"]["rule"]["source"])
+    assert "NCCL_NVLS_ENABLE" not in _cells(_log("tp_size=2"))["tp/pynccl"]["basis"]
+
+
+def test_plan_keeps_a_fraction_the_launch_command_gave():
+    text = ("$ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2 --mem-fraction-static 0.906\n"
+            + (CELLS / "moe-tp2-h200-0.5.23-deepep-off.log").read_text(encoding="utf-8"))
+    from logscope.analyze import analyze_model
+    from logscope.compare.plan import Setting, plan
+    from logscope.ingest import Source
+
+    analysis = analyze_model([Source(name="run.log", path=None, data=text.encode())])
+    launch = analysis.launches[0]
+    result = plan("run.log", launch, analysis.kv_sizing[launch.id], Setting(moe_a2a_backend="deepep"), None, 143771)
+    assert result.figures["mem_fraction_static"].value == 0.906  # the automatic rule did not run
+    assert any("launch command gives --mem-fraction-static" in note for note in result.assumptions)

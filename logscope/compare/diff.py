@@ -120,7 +120,9 @@ def _side_json(side: Side) -> dict[str, Any]:
 
 
 def side(label: str, analysis: Analysis, launch: Launch, model_config: dict[str, Any] | None = None) -> Side:
-    return Side(label, analysis, launch, kv_sizing(launch, model_config))
+    """The KV sizing is the pipeline's (the analysis ran the stage with the same model config)."""
+    sizing = analysis.kv_sizing.get(launch.id)
+    return Side(label, analysis, launch, sizing if sizing is not None else kv_sizing(launch, model_config))
 
 
 def diff(a: Side, b: Side) -> Diff:

@@ -21,7 +21,7 @@ from logscope.kv_sizing import (
     free_before_weights,
     layout_of,
 )
-from logscope.mem_fraction import auto_fraction, default_requests, user_requests
+from logscope.mem_fraction import auto_fraction, default_requests, fraction_on_command, user_requests
 from logscope.model import Launch
 
 
@@ -220,6 +220,10 @@ def _fraction(run: Launch, new: Launch, sizing: KvSizing, setting: Setting, rele
         return Figure(setting.mem_fraction_static, "stated", "--mem-fraction-static")
     run_mfs = sizing.mem_fraction_static.value
     kept = Figure(run_mfs, sizing.mem_fraction_static.kind, f"the run's ({sizing.mem_fraction_static.basis}), kept")
+    if fraction_on_command(run):
+        notes.append("mem_fraction_static is the run's: its launch command gives --mem-fraction-static, so SGLang's "
+                     "automatic rule did not run; pass --mem-fraction-static to plan another value")
+        return kept
     if gpu_mem_mib is None:
         notes.append(f"mem_fraction_static is the run's: SGLang {release.version}'s automatic rule divides by the "
                      "card's memory.total, which the run's inputs do not show (add its nvidia-smi output); pass "

@@ -15,8 +15,7 @@ from typing import Any
 from logscope.cell_rules import release_for
 from logscope.events import FAILURE_KINDS, Event
 from logscope.failures import failure_fact, root_of
-from logscope.launch_facts import FLAG_ALIASES
-from logscope.mem_fraction import deepep_reserve_applies
+from logscope.mem_fraction import deepep_reserve_applies, fraction_on_command
 from logscope.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
 
 
@@ -97,8 +96,7 @@ def _deepep_reserve(launch: Launch) -> dict[str, Any]:
     launch command gave --mem-fraction-static (the server_args dump prints the resolved value either way)."""
     release = release_for(launch.versions.get("sglang"))
     applies, why = deepep_reserve_applies(launch.config, release)
-    on_command = any(FLAG_ALIASES.get(flag, flag) == "mem_fraction_static"
-                     for e in launch.all_events() if e.kind == "launch_command" for flag in e.data.get("args", {}))
+    on_command = fraction_on_command(launch)
     return {"release": release.version, "version_known": release.known,
             "in_release": release.value("deepep", "reserve_mib") is not None,
             "gib": (release.value("deepep", "reserve_mib") or 0) / 1024, "applies_if_automatic": applies,

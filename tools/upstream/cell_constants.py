@@ -177,6 +177,7 @@ def _list(entry: dict[str, Any]) -> dict[str, Any]:
 def nccl(wheel: Wheel) -> dict[str, Any]:
     return {
         "cumem_set_to": wheel.find(_ENGINE, r"(int\((?:cfg|server_args)\.enable_symm_mem\b[^)]*\))"),
+        "nvls_set_to": wheel.find(_ENGINE, r"(int\((?:cfg|server_args|self)\.enable_nccl_nvls or \w+\.enable_symm_mem\))"),
         "cumem_guard": wheel.find(_ENGINE, r'if ("NCCL_CUMEM_ENABLE" not in os\.environ or .*):'),
         "pre_warm_nccl": wheel.find(_EXEC_FIELDS, r'"Pre-warm NCCL.*(Default: [^"]*)"'),
         "world_group_device_id": wheel.find(_PARALLEL, r"init_process_group\(.*(device_id)="),
