@@ -82,7 +82,7 @@ def deepep_normal_bytes(hidden_bytes: int, ranks: int, source: dict[str, Any]) -
 
 def _cell(group: str, mechanism: str, gib: float | None, timing: str, basis: str, kind: str = "estimated",
           rule: dict[str, Any] | None = None) -> dict[str, Any]:
-    out = {"group": group, "mechanism": mechanism, "gib": None if gib is None else round(gib, 3),
+    out: dict[str, Any] = {"group": group, "mechanism": mechanism, "gib": None if gib is None else round(gib, 3),
            "kind": kind, "timing": timing, "basis": basis}
     if rule is not None:
         out["rule"] = rule
