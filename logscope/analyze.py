@@ -1,6 +1,6 @@
 """The pipeline, one stage after the other, each returning its product:
 
-    sources → classify → assemble → join_gpus · timeline_numbers · ledgers · launch_failures → Analysis
+    sources → classify → assemble → join_gpus · timeline_numbers · kv_sizing → ledgers · launch_failures → Analysis
     → run_rules → build_document (schema logscope/1), which every renderer reads."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from logscope.classify import classify_sources
 from logscope.events import Event
 from logscope.failures import launch_failures
 from logscope.ingest import Source
+from logscope.kv_sizing import kv_sizing
 from logscope.ledger import ledgers, probe_process_ledgers
 from logscope.model import Analysis, Coverage, Failure, InputFile
 from logscope.report.json import build_document
@@ -41,6 +42,7 @@ def analyze_model(sources: list[Source], model_config: dict[str, Any] | None = N
     launches, global_events = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
     join = join_gpus(launches, global_events)
     failures = {launch.id: launch_failures(launch) for launch in launches}
+    sizing = {launch.id: kv_sizing(launch, model_config) for launch in launches}
     return Analysis(
         inputs=[_input(s, per_source.get(s.name, [])) for s in sources],
         coverage=coverage,
@@ -48,11 +50,12 @@ def analyze_model(sources: list[Source], model_config: dict[str, Any] | None = N
         global_events=global_events,
         join=join,
         timeline=timeline_numbers(launches),
-        ledgers=ledgers(launches, join, calibration),
+        ledgers=ledgers(launches, join, calibration, sizing),
         failures=failures,
         unmatched_failures=_unmatched_failures(failures, coverage),
         calibration=calibration.summary() if calibration is not None else None,
         gpu_ledgers=probe_process_ledgers(join, calibration),
+        kv_sizing=sizing,
     )
 
 

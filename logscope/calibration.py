@@ -16,7 +16,8 @@ FORMAT = 1
 _TOP_KEYS = {"logscope_calibration", "command", "measured_at", "hardware", "software", "environment", "world_size",
              "mechanisms", "skipped", "readings", "processes"}
 _MECHANISM_KEYS = {"mechanism", "stage", "group", "group_size", "mib", "outside_allocator_mib", "reserved_mib",
-                   "timing", "per_rank_mib", "what", "requested_mib"}
+                   "timing", "per_rank_mib", "what", "requested_mib", "environment"}
+NCCL_DEFAULT_CUMEM = "1"  # NCCL's own default when NCCL_CUMEM_ENABLE is unset
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +32,13 @@ class Measured:
     outside_allocator_mib: float
     timing: str
     requested_mib: float | None = None
+    environment: tuple[tuple[str, str], ...] = ()  # the NCCL/SGLang variables the probe ran under
+
+    def env_key(self) -> tuple[str, str | None]:
+        """(effective NCCL_CUMEM_ENABLE, NCCL_BUFFSIZE or None for NCCL's default)."""
+        env = dict(self.environment)
+        cumem = env.get("NCCL_CUMEM_ENABLE")
+        return (NCCL_DEFAULT_CUMEM if cumem in (None, "") else str(cumem)), (env.get("NCCL_BUFFSIZE") or None)
 
 
 @dataclass(frozen=True)
@@ -42,12 +50,18 @@ class Calibration:
     measured: tuple[Measured, ...]
     pids: frozenset[int] = field(default_factory=frozenset)  # the probe's processes (they appear in its dumps)
 
-    def lookup(self, mechanism: str, group_size: int | None = None) -> Measured | None:
-        """The measurement of `mechanism` at exactly this group size (any size when None): never extrapolated."""
+    def lookup(self, mechanism: str, group_size: int | None = None,
+               env_key: tuple[str, str | None] | None = None) -> Measured | None:
+        """The measurement of `mechanism` at exactly this group size (any size when None) and, when `env_key` is
+        given, under that NCCL environment: never extrapolated."""
         for entry in self.measured:
-            if entry.mechanism == mechanism and (group_size is None or entry.group_size == group_size):
+            if entry.mechanism == mechanism and (group_size is None or entry.group_size == group_size) \
+                    and (env_key is None or entry.env_key() == env_key):
                 return entry
         return None
+
+    def environments(self) -> list[tuple[str, str | None]]:
+        return sorted({m.env_key() for m in self.measured}, key=lambda k: (k[0], k[1] or ""))
 
     def label(self) -> str:
         return f"{Path(self.path).name} ({self.gpu or 'unknown GPU'}, world size {self.world_size})"
@@ -56,7 +70,9 @@ class Calibration:
         """What the report says about the calibration it used."""
         return {"path": self.path, "gpu": self.gpu, "world_size": self.world_size,
                 "torch": self.software.get("torch"), "nccl": self.software.get("nccl"),
-                "mechanisms": sorted({m.mechanism for m in self.measured})}
+                "mechanisms": sorted({m.mechanism for m in self.measured}),
+                "environments": [f"NCCL_CUMEM_ENABLE={c}" + (f", NCCL_BUFFSIZE={b}" if b else "")
+                                 for c, b in self.environments()]}
 
 
 def _fail(path: str, message: str) -> InputError:
@@ -88,6 +104,7 @@ def parse_calibration(data: Any, name: str = "calibration") -> Calibration:
     if not isinstance(world, int) or world < 1:
         raise _fail(name, "world_size must be a positive integer")
     measured = []
+    top_env = data.get("environment") if isinstance(data.get("environment"), dict) else {}
     for index, entry in enumerate(data.get("mechanisms") or []):
         if not isinstance(entry, dict) or set(entry) - _MECHANISM_KEYS:
             raise _fail(name, f"mechanisms[{index}] has unknown keys {sorted(set(entry) - _MECHANISM_KEYS)}"
@@ -96,13 +113,20 @@ def parse_calibration(data: Any, name: str = "calibration") -> Calibration:
             measured.append(Measured(str(entry["mechanism"]), str(entry["stage"]), str(entry.get("group", "world")),
                                      int(entry["group_size"]), float(entry["mib"]),
                                      float(entry["outside_allocator_mib"]), str(entry.get("timing", "eager")),
-                                     None if entry.get("requested_mib") is None else float(entry["requested_mib"])))
+                                     None if entry.get("requested_mib") is None else float(entry["requested_mib"]),
+                                     _env_items(entry.get("environment", top_env), name, index)))
         except (KeyError, TypeError, ValueError) as exc:
             raise _fail(name, f"mechanisms[{index}]: {type(exc).__name__} {exc}") from None
     hardware = data.get("hardware") or {}
     pids = frozenset(int(p["pid"]) for p in data.get("processes") or [] if isinstance(p, dict) and "pid" in p)
     return Calibration(name, hardware.get("gpu") if isinstance(hardware, dict) else None, world,
                        dict(data.get("software") or {}), tuple(measured), pids)
+
+
+def _env_items(env: Any, name: str, index: int) -> tuple[tuple[str, str], ...]:
+    if not isinstance(env, dict):
+        raise _fail(name, f"mechanisms[{index}]: environment must be a mapping")
+    return tuple(sorted((str(k), str(v)) for k, v in env.items()))
 
 
 def dump_calibration(data: dict[str, Any]) -> str:

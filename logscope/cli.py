@@ -98,26 +98,42 @@ def probe(
     symm_mib: int = typer.Option(64, "--symm-mib", min=1, help="Symmetric-memory buffer to allocate (MiB)."),
     dumps: Path | None = typer.Option(None, "--dumps", help="Also write nvidia-smi dumps and a real OOM text, "
                                       "taken while the probe holds its memory, into this folder."),
+    nccl_env: str = typer.Option("sglang", "--nccl-env", help="The NCCL environment to measure under: sglang "
+                                 "(NCCL_CUMEM_ENABLE=0, what SGLang sets), nccl-default (NCCL_CUMEM_ENABLE=1) or "
+                                 "sglang-buffsize-1mib (NCCL_CUMEM_ENABLE=0, NCCL_BUFFSIZE=1 MiB)."),
+    env_matrix: bool = typer.Option(False, "--env-matrix", help="Measure under every --nccl-env one after the other "
+                                    "and write one calibration whose rows carry their environment."),
 ) -> None:
     """Measure each communication mechanism's memory on these GPUs (needs PyTorch with CUDA and nvidia-ml-py)."""
     import shlex
 
     from logscope.calibration import dump_calibration
+    from logscope.probe.launcher import merge_calibrations
     from logscope.probe.launcher import probe as run_probe
+    from logscope.probe.stages import NCCL_ENVIRONMENTS
 
+    if nccl_env not in NCCL_ENVIRONMENTS:
+        _fail(f"--nccl-env {nccl_env}: expected one of {', '.join(NCCL_ENVIRONMENTS)}")
+        return
     command = shlex.join(["logscope", "probe", *sys.argv[2:]])
+    names = list(NCCL_ENVIRONMENTS) if env_matrix else [nccl_env]
     try:
-        document = run_probe(world_size, [g for g in groups.split(",") if g], stage_timeout, symm_mib, dumps, command)
+        runs = {name: run_probe(world_size, [g for g in groups.split(",") if g], stage_timeout, symm_mib,
+                                dumps if index == 0 else None, command, NCCL_ENVIRONMENTS[name])
+                for index, name in enumerate(names)}
     except LogscopeError as exc:
         _fail(str(exc))
         return
+    document = merge_calibrations(runs) if env_matrix else runs[nccl_env]
     try:
         out.write_text(dump_calibration(document), encoding="utf-8")
     except OSError as exc:
         _fail(f"{out}: cannot write: {exc.strerror or exc}")
     for entry in document["mechanisms"]:
+        under = " ".join(f"{k}={v}" for k, v in entry.get("environment", {}).items() if k.startswith("NCCL_")
+                         and k != "NCCL_NVLS_ENABLE")
         print(f"{entry['stage']:26} {entry['group']:8} size {entry['group_size']:<3} {entry['mib']:9.2f} MiB "
-              f"({entry['outside_allocator_mib']:.2f} outside the allocator)")
+              f"({entry['outside_allocator_mib']:.2f} outside the allocator){'  ' + under if under else ''}")
     for entry in document["skipped"]:
         print(f"{entry['stage']:26} not measured: {entry['reason']}")
     print(f"calibration written to {out}")
@@ -216,7 +232,7 @@ def plan(
     from logscope.compare.load import load
     from logscope.compare.plan import Setting
     from logscope.compare.plan import plan as build_plan
-    from logscope.compare.sizing import kv_sizing
+    from logscope.kv_sizing import kv_sizing
 
     setting = Setting(tp=tp, dp=dp, pp=pp, ep=ep, dp_attention=dp_attention, moe_a2a_backend=moe_a2a_backend,
                       deepep_mode=deepep_mode, mem_fraction_static=mem_fraction_static, kv_cache_dtype=kv_cache_dtype,
@@ -224,8 +240,10 @@ def plan(
                       max_running_requests=max_running_requests, context_length=context_length)
     try:
         config = _read_model_config(model_config)
-        _analysis, launch = load(run, config)
-        result = build_plan(run, launch, kv_sizing(launch, config), setting, config)
+        analysis, launch = load(run, config)
+        totals = [g["memory_total_mib"] for g in analysis.join.gpus if g.get("memory_total_mib")]
+        sizing = analysis.kv_sizing.get(launch.id) or kv_sizing(launch, config)  # the pipeline's KV sizing stage
+        result = build_plan(run, launch, sizing, setting, config, min(totals) if totals else None)
     except LogscopeError as exc:
         _fail(str(exc))
         return

@@ -14,6 +14,7 @@ from typing import Any
 from logscope import kinds, phases
 from logscope.calibration import Calibration
 from logscope.cells import launch_cells
+from logscope.kv_sizing import KvSizing, target_reading
 from logscope.model import GpuJoin, Launch, PhaseReading, RankLedger, RankPlacement, RankTimeline
 
 CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe measured 527 MiB
@@ -36,10 +37,6 @@ def _readings(timeline: RankTimeline, links: tuple[tuple[str, str | None, str], 
         pick = hits[-1] if pick_which == "last" else hits[0]
         out.append((phase_id, pick.values["avail_gib"], pick))
     return out
-
-
-def _first_target(timeline: RankTimeline, phase_id: str) -> PhaseReading | None:
-    return timeline.reading(phase_id)
 
 
 def _card_total(gpus: list[dict[str, Any]], placement: RankPlacement) -> tuple[float | None, str]:
@@ -87,7 +84,7 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
     lazy_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)
     links = phases.ledger_links(_post_capture(timeline))
     readings = _readings(timeline, links)
-    init_reading = _first_target(timeline, kinds.INIT_DISTRIBUTED_END)
+    init_reading = target_reading(timeline, kinds.INIT_DISTRIBUTED_END, "usage_gib")
     init = None if init_reading is None else init_reading.values
     if not readings and init is None:
         return RankLedger([], cells, placement.card_total_gib, None, eager_gib, lazy_gib, has_readings=False)
@@ -150,12 +147,16 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
     return RankLedger(items, cells, total, total_source, eager_gib, lazy_gib, has_readings=True)
 
 
-def ledgers(launches: list[Launch], join: GpuJoin,
-            calibration: Calibration | None = None) -> dict[tuple[int, str], RankLedger]:
-    """Every rank's ledger, keyed by (launch id, rank label)."""
+def ledgers(launches: list[Launch], join: GpuJoin, calibration: Calibration | None = None,
+            sizing: dict[int, KvSizing] | None = None) -> dict[tuple[int, str], RankLedger]:
+    """Every rank's ledger, keyed by (launch id, rank label); the KV sizing stage gives the cell size that
+    sizes PD staging."""
     out: dict[tuple[int, str], RankLedger] = {}
+    named = [g for g in join.gpus if g.get("name")]
     for launch in launches:
-        cells = launch_cells(launch, calibration)
+        kv = (sizing or {}).get(launch.id)
+        cell = kv.effective_cell if kv is not None else None
+        cells = launch_cells(launch, calibration, named[0] if named else None, cell)
         for label, timeline in launch.ranks.items():
             placement = join.placements.get((launch.id, label), RankPlacement())
             out[(launch.id, label)] = rank_ledger(timeline, placement, join.gpus, cells, calibration)

@@ -234,3 +234,4 @@ class Analysis:
     unmatched_failures: list[dict[str, Any]]
     calibration: dict[str, Any] | None = None  # the summary of the calibration file used, if any
     gpu_ledgers: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # GPU index → outside-allocator items
+    kv_sizing: dict[int, Any] = field(default_factory=dict)  # launch id → kv_sizing.KvSizing (the KV sizing stage)

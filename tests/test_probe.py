@@ -159,7 +159,8 @@ def test_cells_and_context_measured_where_the_calibration_covers_them():
     context = next(i for i in calibrated["ledger"] if i["item"] == "cuda_context")
     assert (context["gib"], context["kind"]) == (round(523.56 / 1024, 2), "measured (probe)")
     cells = {c["mechanism"]: c for c in calibrated["cells"]}
-    assert cells["custom_ar"]["kind"] == "measured (probe)" and cells["custom_ar"]["gib"] == round(26 / 1024, 3)
+    # no version in the log: the newest release's custom all-reduce v2, which the probe (v1 IPC buffers) does not measure
+    assert cells["custom_ar_v2"]["kind"] == "estimated" and "custom_ar" not in cells
     # TP=2: the world-size-1 calibration has no group of 2, so the NCCL cells keep their estimate and say why
     assert cells["pynccl"]["kind"] == "estimated" and "has no" in cells["pynccl"]["basis"]
     assert cells["pynccl"]["gib"] == next(c for c in plain["cells"] if c["mechanism"] == "pynccl")["gib"]
@@ -173,8 +174,14 @@ def test_a_group_size_the_calibration_has_is_used():
     for entry in document["mechanisms"]:
         if entry["group"] != "rank" and entry["group"] != "device":
             entry["group_size"] = 2
-    calibration = parse_calibration(document, "ws2.yaml")
-    report = analyze_sources(expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"]), calibration=calibration)
+    # the recorded run was in NCCL's default environment (cuMem on): SGLang sets NCCL_CUMEM_ENABLE=0, so no row fits
+    report = analyze_sources(expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"]),
+                             calibration=parse_calibration(document, "ws2.yaml"))
+    cells = {c["mechanism"]: c for c in report["launches"][0]["ranks"][0]["cells"]}
+    assert cells["pynccl"]["kind"] == "estimated" and "under NCCL_CUMEM_ENABLE=0" in cells["pynccl"]["basis"]
+    document["environment"]["NCCL_CUMEM_ENABLE"] = "0"
+    report = analyze_sources(expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"]),
+                             calibration=parse_calibration(document, "ws2.yaml"))
     cells = {c["mechanism"]: c for c in report["launches"][0]["ranks"][0]["cells"]}
     assert cells["pynccl"]["kind"] == "measured (probe)" and cells["pynccl"]["gib"] == round(650 / 1024, 3)
     assert cells["torch_nccl"]["gib"] == round(388 / 1024, 3)
@@ -219,3 +226,35 @@ def test_probe_without_nvml_torch_or_a_gpu_is_one_line(tmp_path, pynvml, torch, 
     assert done.returncode == 2
     assert done.stderr.decode() == f"logscope: error: {message}\n"
     assert not out.exists()
+
+
+def test_children_run_under_sglangs_nccl_environment_unless_told_otherwise(tmp_path, monkeypatch):
+    from logscope.probe.stages import NCCL_ENVIRONMENTS
+
+    monkeypatch.setenv("NCCL_BUFFSIZE", "2097152")  # inherited: dropped, a row must mean what it says
+    monkeypatch.setenv("NCCL_CUMEM_ENABLE", "1")
+    _, env = child_command(0, 1, 29500, tmp_path / "r0.jsonl", 60.0, ["tp"], 64, None, None)
+    assert env["NCCL_CUMEM_ENABLE"] == "0" and "NCCL_BUFFSIZE" not in env
+    _, env = child_command(0, 1, 29500, tmp_path / "r0.jsonl", 60.0, ["tp"], 64, None, None,
+                           NCCL_ENVIRONMENTS["sglang-buffsize-1mib"])
+    assert (env["NCCL_CUMEM_ENABLE"], env["NCCL_BUFFSIZE"]) == ("0", "1048576")
+
+
+def test_an_env_matrix_calibration_keys_its_rows_by_environment():
+    from logscope.probe.launcher import merge_calibrations
+    from logscope.probe.stages import NCCL_ENVIRONMENTS
+
+    document = _recorded()
+    records = {int(name[4:]): lines for name, lines in document["readings"].items()}
+    runs = {}
+    for name, scale in (("sglang", 1.0), ("nccl-default", 0.5), ("sglang-buffsize-1mib", 0.25)):
+        run = build_calibration(records, {"environment": NCCL_ENVIRONMENTS[name]})
+        for m in run["mechanisms"]:  # stand-in readings: each environment its own size
+            m["outside_allocator_mib"] = round(m["outside_allocator_mib"] * scale, 2)
+        assert run["environment"] == {**NVLS_OFF, **NCCL_ENVIRONMENTS[name]}
+        runs[name] = run
+    merged = parse_calibration(merge_calibrations(runs), "matrix.yaml")
+    assert merged.lookup("nccl_communicator", 1, ("0", None)).outside_allocator_mib == 650.0
+    assert merged.lookup("nccl_communicator", 1, ("1", None)).outside_allocator_mib == 325.0
+    assert merged.lookup("nccl_communicator", 1, ("0", "1048576")).outside_allocator_mib == 162.5
+    assert len(merged.environments()) == 3

@@ -1,4 +1,4 @@
-"""The wheel carries grammars/ and rules/: installed into a fresh venv and run from another folder."""
+"""The wheel carries grammars/, rules/ and the data catalogues: installed into a fresh venv and run from another folder."""
 
 from __future__ import annotations
 
@@ -44,3 +44,7 @@ def test_wheel_in_a_fresh_venv_runs_from_another_folder(tmp_path):
                               cwd=elsewhere, capture_output=True, timeout=300)
     assert compared.returncode == 0, compared.stderr.decode()
     assert json.loads(compared.stdout)["diff"]["kv_tokens"]["change"] == 865993
+    cells = subprocess.run([str(env_dir / "bin" / "logscope"), "analyze", str(ROOT / "fixtures/cells/tp2-h200-0.5.23.log"),
+                            "--format", "json"], cwd=elsewhere, capture_output=True, timeout=300)
+    rank = json.loads(cells.stdout)["launches"][0]["ranks"][0]  # the cell catalogue (logscope/data) ships too
+    assert {c["mechanism"]: c["gib"] for c in rank["cells"]}["custom_ar_v2"] == 0.08

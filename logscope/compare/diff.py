@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from logscope import phases
-from logscope.compare.sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
+from logscope import kinds, phases
+from logscope.cell_rules import release_for
+from logscope.kv_sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
+from logscope.mem_fraction import auto_fraction
 from logscope.model import Analysis, Launch, RankTimeline
 
 # settings that identify a run rather than configure it: never reported as a difference
@@ -95,6 +97,9 @@ class Diff:
             changed = f"single variable: {s['key']} {s['a']} -> {s['b']}"
         else:
             changed = f"{n} settings differ"
+        causes = [f"{s['key']}: {s['cause']}" for s in self.settings if s.get("cause")]
+        if causes:
+            changed += " (" + "; ".join(causes) + ")"
         t = self.attribution
         if t.change is None:
             return f"{changed}; KV tokens not comparable ({t.unattributed_reason})"
@@ -115,15 +120,23 @@ def _side_json(side: Side) -> dict[str, Any]:
 
 
 def side(label: str, analysis: Analysis, launch: Launch, model_config: dict[str, Any] | None = None) -> Side:
-    return Side(label, analysis, launch, kv_sizing(launch, model_config))
+    """The KV sizing is the pipeline's (the analysis ran the stage with the same model config)."""
+    sizing = analysis.kv_sizing.get(launch.id)
+    return Side(label, analysis, launch, sizing if sizing is not None else kv_sizing(launch, model_config))
 
 
 def diff(a: Side, b: Side) -> Diff:
     pairs, matching = match_ranks(a.launch, b.launch)
     settings, one_side = setting_delta(a.launch, b.launch)
+    _explain_fraction(a, b, settings)
+    attribution = attribute(a.sizing, b.sizing)
+    cause = next((s["cause"] for s in settings if s["key"] == "mem_fraction_static" and s.get("cause")), None)
+    for part in attribution.parts:
+        if cause and part.name == "budget: mem_fraction_static":
+            part.evidence += f"; {cause}"
     return Diff(a, b, provenance(a, b), settings, one_side, matching, pairs,
                 _phase_rows(a.launch, b.launch, pairs), _ledger_rows(a, b, pairs), _cell_rows(a, b, pairs),
-                attribute(a.sizing, b.sizing))
+                attribution)
 
 
 # ---------------------------------------------------------------- provenance and settings
@@ -194,6 +207,39 @@ def setting_delta(a: Launch, b: Launch) -> tuple[list[dict[str, Any]], list[dict
             one_side.append({"key": key, "a": _norm(fa[key]) if key in fa else "not stated",
                              "b": _norm(fb[key]) if key in fb else "not stated"})
     return differ, one_side
+
+
+def _card_mib(side: Side) -> float | None:
+    totals = [g["memory_total_mib"] for g in side.analysis.join.gpus if g.get("memory_total_mib")]
+    return min(totals) if totals else None
+
+
+def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
+    """A mem_fraction_static change that the release's automatic rule explains: name the term that moved (the
+    DeepEP reserve when one side runs DeepEP), when each side's value is that rule's for its own config."""
+    row = next((s for s in settings if s["key"] == "mem_fraction_static"), None)
+    if row is None:
+        return
+    rules = []
+    for side in (a, b):
+        release = release_for(side.launch.versions.get("sglang"))
+        rules.append((release, auto_fraction(side.launch.config, release, _card_mib(side))))
+    (ra, fa), (rb, fb) = rules
+    reserve_a, reserve_b = fa.part(kinds.DEEPEP_RESERVE), fb.part(kinds.DEEPEP_RESERVE)
+    if reserve_a == reserve_b:
+        return
+    deepep_side = "B" if reserve_b > reserve_a else "A"
+    release = rb if reserve_b > reserve_a else ra
+    text = (f"the DeepEP reserve: SGLang {release.version}'s automatic rule reserves "
+            f"{abs(reserve_b - reserve_a):g} MiB more on {deepep_side} (moe_a2a_backend deepep, decode graphs on, not "
+            f"a prefill node; {release.at('deepep', 'reserve_mib')})")
+    if fa.value is not None and fb.value is not None:
+        matches = abs(fa.value - float(row["a"])) <= 0.0005 and abs(fb.value - float(row["b"])) <= 0.0005
+        text += (f"; the rule gives {fa.value:g} -> {fb.value:g}" + (", as logged" if matches else
+                 ", not the logged values: a fraction was given by hand"))
+    else:
+        text += "; the card's memory.total is not in the input, so the rule's values are not checked"
+    row["cause"] = text
 
 
 # ---------------------------------------------------------------- ranks, phases, ledgers, cells

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import kinds
+from logscope.cell_rules import Release, release_for
 from logscope.cells import launch_cells
-from logscope.compare.sizing import (
+from logscope.errors import LogscopeError
+from logscope.kv_sizing import (
     GIB,
     Figure,
     KvSizing,
@@ -20,7 +22,7 @@ from logscope.compare.sizing import (
     free_before_weights,
     layout_of,
 )
-from logscope.errors import LogscopeError
+from logscope.mem_fraction import auto_fraction, default_requests, fraction_on_command, user_requests
 from logscope.model import Launch
 
 
@@ -92,7 +94,8 @@ def _new_launch(run: Launch, layout: Layout, setting: Setting) -> Launch:
         config["moe_a2a_backend"] = setting.moe_a2a_backend
     if setting.deepep_mode is not None:
         config["deepep_mode"] = setting.deepep_mode
-    return Launch(id=0, config=config, environment=dict(run.environment), model=dict(run.model))
+    return Launch(id=0, config=config, environment=dict(run.environment), model=dict(run.model),
+                  versions=dict(run.versions))
 
 
 def _layout_to(run: Layout, setting: Setting) -> Layout:
@@ -104,7 +107,8 @@ def _layout_to(run: Layout, setting: Setting) -> Layout:
 
 
 def plan(label: str, run: Launch, sizing: KvSizing, setting: Setting,
-         model_config: dict[str, Any] | None = None) -> Plan:
+         model_config: dict[str, Any] | None = None, gpu_mem_mib: float | None = None) -> Plan:
+    """`gpu_mem_mib`: the card's nvidia-smi memory.total, which SGLang's automatic fraction rule divides by."""
     _refuse_unsizable(sizing)
     assert sizing.pre_gib and sizing.post_gib and sizing.tokens and sizing.cell_bytes and sizing.mem_fraction_static
     src = layout_of(run)
@@ -126,20 +130,15 @@ def plan(label: str, run: Launch, sizing: KvSizing, setting: Setting,
                                     f"run's {sizing.loaded_gib:.2f} GiB x (tp x pp) {shard_a} / {shard_b}")
     notes.append("weights per rank scale with 1 / (tp x pp): replicated parts (norms; attention under DP attention) "
                  "are not modelled")
-    if setting.mem_fraction_static is not None:
-        mfs = Figure(setting.mem_fraction_static, "stated", "--mem-fraction-static")
-    else:
-        mfs = Figure(sizing.mem_fraction_static.value, sizing.mem_fraction_static.kind,
-                     f"the run's ({sizing.mem_fraction_static.basis}), assumed unchanged")
-        notes.append("mem_fraction_static is the run's; SGLang's default depends on the TP size and version: pass "
-                     "--mem-fraction-static to plan the value you will set")
+    release = release_for(run.versions.get("sglang"))
+    mfs = _fraction(run, new, sizing, setting, release, gpu_mem_mib, notes)
     figures["mem_fraction_static"] = mfs
     reserved = sizing.reserved_gib.value if sizing.reserved_gib else 0.0
     post = pre - loaded
     budget = post - pre * (1 - mfs.value) - reserved
     figures["budget_gib"] = Figure(round(budget, 2), "estimated",
                                    f"{post:.2f} free after weights - {pre:.2f} x (1 - {mfs.value:g}) - {reserved:.2f} reserved")
-    cell, cell_fig = _cell(sizing, src, to, setting, model_config, notes)
+    cell, cell_fig = _cell(sizing, src, to, setting, model_config, notes, release)
     figures["cell_bytes"] = cell_fig
     page = setting.page_size or int(sizing.page_size.value if sizing.page_size else 1)
     raw = budget * GIB / cell if budget > 0 else 0.0
@@ -151,7 +150,7 @@ def plan(label: str, run: Launch, sizing: KvSizing, setting: Setting,
     figures["kv_gib"] = Figure(round(tokens * cell / GIB, 2), "estimated", "tokens x cell size")
     if budget <= 0:
         notes.append("no KV budget: the weights leave nothing under mem_fraction_static (SGLang refuses to start)")
-    requests = _max_running_requests(run, tokens, setting, notes)
+    requests = _max_running_requests(run, tokens, setting, to, release, notes)
     ranks = _ranks(run, sizing, to, pre - sizing.pre_gib.value, loaded, tokens * cell / GIB, lazy_b - lazy_a, notes)
     if unknown_cells:
         notes.append("cells with no size estimate (left out of the margin; --model-config sizes DeepEP's): "
@@ -178,14 +177,14 @@ def _refuse_unsizable(sizing: KvSizing) -> None:
 
 
 def _cell(sizing: KvSizing, src: Layout, to: Layout, setting: Setting, model_config: dict[str, Any] | None,
-          notes: list[str]) -> tuple[float, Figure]:
+          notes: list[str], release: Release) -> tuple[float, Figure]:
     assert sizing.cell_bytes is not None
     old_bytes = dtype_bytes(sizing.kv_dtype) or 2
     new_bytes = dtype_bytes(setting.kv_cache_dtype) if setting.kv_cache_dtype else old_bytes
     if new_bytes is None:
         raise PlanRefused(f"KV dtype {setting.kv_cache_dtype}: its scale tensors' layout is not modelled")
     if model_config:
-        computed = config_cell(model_config, to, new_bytes)
+        computed = config_cell(model_config, to, new_bytes, release)
         if computed is None:
             raise PlanRefused("the model config lacks num_hidden_layers or the head sizes")
         target, how = computed
@@ -213,32 +212,67 @@ def _scheduler_summary(run: Launch) -> dict[str, Any]:
     return {} if summary is None else summary.values
 
 
-def _default_requests(tokens: int, context_len: int) -> int:
-    """SGLang's default request-pool size when --max-running-requests is not set."""
-    return min(max(int(tokens / context_len * 512), 2048), 4096)
+def _fraction(run: Launch, new: Launch, sizing: KvSizing, setting: Setting, release: Release,
+              gpu_mem_mib: float | None, notes: list[str]) -> Figure:
+    """The new setting's mem_fraction_static: the one asked for; else, when the run's value is what the release's
+    automatic rule gives for the run, the rule applied to the new setting (DeepEP reserve included); else the
+    run's (a value the user gave is kept)."""
+    assert sizing.mem_fraction_static is not None
+    if setting.mem_fraction_static is not None:
+        return Figure(setting.mem_fraction_static, "stated", "--mem-fraction-static")
+    run_mfs = sizing.mem_fraction_static.value
+    kept = Figure(run_mfs, sizing.mem_fraction_static.kind, f"the run's ({sizing.mem_fraction_static.basis}), kept")
+    if fraction_on_command(run):
+        notes.append("mem_fraction_static is the run's: its launch command gives --mem-fraction-static, so SGLang's "
+                     "automatic rule did not run; pass --mem-fraction-static to plan another value")
+        return kept
+    if gpu_mem_mib is None:
+        notes.append(f"mem_fraction_static is the run's: SGLang {release.version}'s automatic rule divides by the "
+                     "card's memory.total, which the run's inputs do not show (add its nvidia-smi output); pass "
+                     "--mem-fraction-static to plan the value you will set")
+        return kept
+    before = auto_fraction(run.config, release, gpu_mem_mib)
+    after = auto_fraction(new.config, release, gpu_mem_mib)
+    if before.missing or after.missing:
+        notes.append(f"mem_fraction_static is the run's: the automatic rule needs {', '.join(before.missing + after.missing)}"
+                     ", which the run does not state")
+        return kept
+    rule = f"SGLang {release.version} automatic rule ({release.span}): round(({gpu_mem_mib:g} - reserved) / {gpu_mem_mib:g}, 3)"
+    if before.value is None or abs(before.value - run_mfs) > 0.0005:
+        notes.append(f"the run's mem_fraction_static {run_mfs:g} is not the automatic rule's {before.value:g} for the run "
+                     f"({before.describe()}): taken as given by the user and kept")
+        return kept
+    notes.append(f"the run's mem_fraction_static {run_mfs:g} is the automatic rule's value for the run ({before.describe()}): "
+                 "the rule is applied to the new setting (the server_args dump cannot show whether it was given)")
+    deepep = after.part(kinds.DEEPEP_RESERVE) - before.part(kinds.DEEPEP_RESERVE)
+    extra = f"; DeepEP reserve {deepep:+g} MiB" if deepep else ""
+    return Figure(after.value, "derived", f"{rule}, {after.describe()}{extra}")
 
 
-def _max_running_requests(run: Launch, tokens: int, setting: Setting, notes: list[str]) -> Figure | None:
-    """SGLang's default request-pool size: min(max(tokens / context_len x 512, 2048), 4096), then never above
-    the tokens; a value the user sets is only clamped by the tokens."""
+def _max_running_requests(run: Launch, tokens: int, setting: Setting, to: Layout, release: Release,
+                          notes: list[str]) -> Figure | None:
+    """SGLang's request cap: min(min(max(tokens / context_len x 512, 2048), 4096), tokens // 2); a value the user
+    sets is divided by the (attention) DP size and clamped by the rule's pool."""
     summary = _scheduler_summary(run)
     ctx = setting.context_length or (int(summary["context_len"]) if summary.get("context_len") is not None else None)
+    by = release.value("max_running_requests", "user_divided_by")
+    dp = to.dp if by == "dp_size" or to.dp_attention else 1
     if setting.max_running_requests is not None:
-        value = min(setting.max_running_requests, tokens)
-        return Figure(value, "derived", f"--max-running-requests {setting.max_running_requests}, clamped by the tokens")
+        value, how = user_requests(setting.max_running_requests, dp, release)
+        return Figure(min(value, tokens // 2), "derived", f"{how}, clamped by tokens // 2")
     if ctx is None:
         notes.append("max_running_requests not projected: context length unknown (the run printed no scheduler "
                      "summary; pass --context-length)")
         return None
     logged = summary.get("max_running_requests")
     if logged is not None and summary.get("tokens"):
-        expect = _default_requests(int(summary["tokens"]), ctx)
+        expect, _ = default_requests(int(summary["tokens"]), ctx, release)
         if expect != int(logged):
             notes.append(f"the run logged max_running_requests={logged}, not the default rule's {expect}: set by a "
-                         "flag or another version; the projection keeps the run's value, clamped by the tokens")
-            return Figure(min(int(logged), tokens), "derived", f"the run's {logged}, clamped by the tokens")
-    return Figure(min(_default_requests(tokens, ctx), tokens), "derived",
-                  f"min(max({tokens} / context_len {ctx} x 512, 2048), 4096)")
+                         "flag or another version; the projection keeps the run's value, clamped by tokens // 2")
+            return Figure(min(int(logged), tokens // 2), "derived", f"the run's {logged}, clamped by tokens // 2")
+    value, how = default_requests(tokens, ctx, release)
+    return Figure(value, "derived", f"SGLang {release.version}: {how}")
 
 
 def _ranks(run: Launch, sizing: KvSizing, to: Layout, pre_shift: float, loaded: float, kv_gib: float,

@@ -20,7 +20,7 @@ from typing import Any
 
 from logscope.calibration import FORMAT
 from logscope.errors import LogscopeError
-from logscope.probe.stages import BY_ID, MIB, NVLS_OFF, Reading, StageSize, stage_sizes
+from logscope.probe.stages import BY_ID, MIB, NCCL_ENV_KEYS, NCCL_ENVIRONMENTS, NVLS_OFF, Reading, StageSize, stage_sizes
 
 BUSY_MIB = 1024  # a GPU with more than this in use is taken to be someone else's
 
@@ -59,13 +59,18 @@ def probe_environment(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def child_command(rank: int, world: int, port: int, out: Path, stage_timeout: float, groups: list[str],
-                  symm_mib: int, oom_text: Path | None, hold: Path | None) -> tuple[list[str], dict[str, str]]:
+                  symm_mib: int, oom_text: Path | None, hold: Path | None,
+                  nccl_env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The worker's argv and environment: NVLink multicast off, and exactly the NCCL variables of `nccl_env`
+    (SGLang's by default; inherited NCCL_CUMEM_ENABLE / NCCL_BUFFSIZE are dropped so a row means what it says)."""
     argv = [sys.executable, "-m", "logscope.probe.worker", "--rank", str(rank), "--world-size", str(world),
             "--port", str(port), "--out", str(out), "--stage-timeout", str(stage_timeout), "--groups", ",".join(groups),
             "--symm-mib", str(symm_mib)]
     if oom_text is not None:
         argv += ["--oom-text", str(oom_text)]
-    env = {**os.environ, **NVLS_OFF, "PYTHONUNBUFFERED": "1"}
+    inherited = {k: v for k, v in os.environ.items() if k not in NCCL_ENV_KEYS}
+    chosen = NCCL_ENVIRONMENTS["sglang"] if nccl_env is None else nccl_env
+    env = {**inherited, **NVLS_OFF, **chosen, "PYTHONUNBUFFERED": "1"}
     if hold is not None:
         env["LOGSCOPE_PROBE_HOLD"] = str(hold)
     return argv, env
@@ -142,7 +147,7 @@ def build_calibration(records: dict[int, list[dict[str, Any]]], meta: dict[str, 
         "hardware": {"gpu": gpu, "memory_total_mib": None if total_mib is None else round(total_mib),
                      "gpus": world, "driver": meta.get("driver")},
         "software": software,
-        "environment": probe_environment(os.environ),
+        "environment": {**NVLS_OFF, **meta.get("environment", {})},
         "world_size": world,
         "mechanisms": list(per_mechanism.values()),
         "skipped": [{"stage": s, "reason": r} for s, r in skipped.items()],
@@ -158,9 +163,23 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def merge_calibrations(documents: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One calibration from runs under several NCCL environments: every mechanism row carries its run's
+    environment (rows are looked up by it); readings, skips and processes are kept per run."""
+    first = next(iter(documents.values()))
+    merged = {**first, "environment": dict(NVLS_OFF), "mechanisms": [], "skipped": [], "processes": [], "readings": {}}
+    for name, doc in documents.items():
+        merged["mechanisms"] += [{**m, "environment": dict(doc["environment"])} for m in doc["mechanisms"]]
+        merged["skipped"] += [{**s, "reason": f"{name}: {s['reason']}"} for s in doc["skipped"]]
+        merged["processes"] += doc["processes"]
+        merged["readings"].update({f"{name}/{rank}": lines for rank, lines in doc["readings"].items()})
+    return merged
+
+
 def probe(world: int, groups: list[str], stage_timeout: float, symm_mib: int, dumps: Path | None,
-          command: str) -> dict[str, Any]:
-    """Run the probe on GPUs 0..world-1 and return the calibration document."""
+          command: str, nccl_env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run the probe on GPUs 0..world-1 under `nccl_env` (SGLang's by default) and return the calibration."""
+    chosen = NCCL_ENVIRONMENTS["sglang"] if nccl_env is None else nccl_env
     try:
         import pynvml
     except ImportError:
@@ -192,7 +211,7 @@ def probe(world: int, groups: list[str], stage_timeout: float, symm_mib: int, du
     children = []
     for rank in range(world):
         argv, env = child_command(rank, world, port, work / f"rank{rank}.jsonl", stage_timeout, groups, symm_mib,
-                                  oom_text, hold)
+                                  oom_text, hold, chosen)
         children.append(subprocess.Popen(argv, env=env))
     limit = time.monotonic() + stage_timeout * (len(BY_ID) + 3)
     if hold is not None and dumps is not None:
@@ -203,7 +222,7 @@ def probe(world: int, groups: list[str], stage_timeout: float, symm_mib: int, du
         except subprocess.TimeoutExpired:
             child.kill()
     records = {rank: _read_lines(work / f"rank{rank}.jsonl") for rank in range(world)}
-    meta = {"command": command, "driver": driver, "deep_ep": deep_ep_version,
+    meta = {"command": command, "driver": driver, "deep_ep": deep_ep_version, "environment": dict(chosen),
             "measured_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
     return build_calibration(records, meta)
 

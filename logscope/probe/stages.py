@@ -10,6 +10,15 @@ from typing import Any
 MIB = 1 << 20
 # NVLink SHARP / multicast off in this process and every child: it can take shared GPUs out of service
 NVLS_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+# The NCCL environments the probe measures under (`--env-matrix` runs all; the default is "sglang"). SGLang sets
+# NCCL_CUMEM_ENABLE to int(enable_symm_mem) unless the user set it (engine._set_envs_and_config; the catalogue's
+# nccl.cumem_set_to): 0 without symmetric memory. Each calibration row records the one it ran under.
+NCCL_ENVIRONMENTS: dict[str, dict[str, str]] = {
+    "sglang": {"NCCL_CUMEM_ENABLE": "0"},
+    "nccl-default": {"NCCL_CUMEM_ENABLE": "1"},
+    "sglang-buffsize-1mib": {"NCCL_CUMEM_ENABLE": "0", "NCCL_BUFFSIZE": str(1 << 20)},
+}
+NCCL_ENV_KEYS = ("NCCL_CUMEM_ENABLE", "NCCL_BUFFSIZE")
 # SGLang's custom all-reduce v1 buffers per rank (catalog: 3 x max_size 8 MiB, plus the Signal struct)
 CUSTOM_AR_V1_BYTES = (8 * MIB, 8 * MIB, 8 * MIB, 8448)
 

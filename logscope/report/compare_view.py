@@ -80,8 +80,10 @@ def _diff(d: dict[str, Any]) -> CompareView:
                         tuple((r["what"], str(r["a"]), str(r["b"]), _SAME[r["same"]]) for r in d["provenance"]),
                         wrapped=(1, 2))]
     if d["settings"]:
-        sections.append(Section("Settings that differ", ("setting", "A", "B"),
-                                tuple((s["key"], str(s["a"]), str(s["b"])) for s in d["settings"]), wrapped=(1, 2)))
+        caused = any(s.get("cause") for s in d["settings"])  # a setting SGLang changed because of another
+        sections.append(Section("Settings that differ", ("setting", "A", "B") + (("cause",) if caused else ()),
+                                tuple((s["key"], str(s["a"]), str(s["b"])) + ((s.get("cause", ""),) if caused else ())
+                                      for s in d["settings"]), wrapped=(1, 2, 3) if caused else (1, 2)))
     if d["settings_one_side"]:
         sections.append(Section("Settings stated on one side only", ("setting", "A", "B"),
                                 tuple((s["key"], str(s["a"]), str(s["b"])) for s in d["settings_one_side"][:40]),

@@ -3,8 +3,8 @@
 Launch scope: `launch`, `config`, `config_source`, `env`, `versions`, `model`, `ranks` (each with
 `phase.<id>` = its first target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`,
 `last_reading`, `last_capture`, `ledger.<item>`, `cells`, `gpu`, `card_total_gib`, `eager_comm_gib`,
-`lazy_comm_gib`), `events` (every event of the launch), `errors`, `gpus`, `tp_groups`, `failures`,
-`root_failure`.
+`lazy_comm_gib`), `kv` (the KV sizing stage's figures), `deepep_reserve`, `events` (every event of the launch), `errors`,
+`gpus`, `tp_groups`, `failures`, `root_failure`.
 Global scope: `gpus`, `events` (events outside any launch), `all_events`, `launches` (id, ready, sources).
 """
 
@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from logscope import kinds
+from logscope.cell_rules import release_for
 from logscope.events import FAILURE_KINDS, Event
 from logscope.failures import failure_fact, root_of
+from logscope.mem_fraction import deepep_reserve_applies, fraction_on_command
 from logscope.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
 
 
@@ -87,7 +89,22 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "errors": [e for e in events if e["kind"] in FAILURE_KINDS],
         "gpus": analysis.join.gpus, "tp_groups": analysis.join.tp_groups.get(launch.id, []),
         "failures": failure_list, "root_failure": root,
+        "kv": analysis.kv_sizing[launch.id].to_json() if launch.id in analysis.kv_sizing else None,
+        "deepep_reserve": _deepep_reserve(launch),
     }
+
+
+def _deepep_reserve(launch: Launch) -> dict[str, Any]:
+    """Whether the release's automatic fraction rule holds the DeepEP reserve for this launch, and whether the
+    launch command gave --mem-fraction-static (the server_args dump prints the resolved value either way)."""
+    release = release_for(launch.versions.get("sglang"))
+    applies, why = deepep_reserve_applies(launch.config, release)
+    on_command = fraction_on_command(launch)
+    return {"release": release.version, "version_known": release.known,
+            "in_release": release.value("deepep", "reserve_mib") is not None,
+            "gib": (release.value("deepep", "reserve_mib") or 0) / 1024, "applies_if_automatic": applies,
+            "why": why, "fraction_on_command": on_command,
+            "default_tokens": release.value("deepep", "num_max_dispatch_tokens_per_rank")}
 
 
 def global_facts(analysis: Analysis) -> dict[str, Any]:

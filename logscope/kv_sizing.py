@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import kinds
+from logscope.cell_rules import Release, release_for
 from logscope.events import Event
 from logscope.model import Launch, PhaseReading, RankTimeline
 
@@ -110,6 +111,13 @@ class KvSizing:
         return self.pre_gib.value - self.post_gib.value
 
     @property
+    def min_fraction_static(self) -> float | None:
+        """The mem_fraction_static below which the profile formula leaves no KV budget: 1 - post / pre."""
+        if self.pre_gib is None or self.post_gib is None or self.pre_gib.value <= 0:
+            return None
+        return round(1 - self.post_gib.value / self.pre_gib.value, 3)
+
+    @property
     def effective_cell(self) -> float | None:
         """Bytes one token costs the budget: the target's cell, plus the draft model's when it has a pool."""
         if self.cell_bytes is None:
@@ -132,6 +140,8 @@ class KvSizing:
             out[name] = figure.to_json() if figure is not None else None
         if self.loaded_gib is not None:
             out["loaded_gib"] = round(self.loaded_gib, 2)
+        if self.min_fraction_static is not None:
+            out["min_fraction_static"] = self.min_fraction_static
         if self.implied_tokens is not None:
             out["implied_tokens"] = round(self.implied_tokens, 1)
         out["missing"] = list(self.missing)
@@ -236,9 +246,11 @@ def derive_cell(kv_gib: float, tokens: int, page: int, attention: str) -> tuple[
     return kv_gib * GIB / rows, (high - low) / 2, False
 
 
-def config_cell(model_config: dict[str, Any], layout: Layout, element_bytes: float) -> tuple[int, str] | None:
+def config_cell(model_config: dict[str, Any], layout: Layout, element_bytes: float,
+                release: Release | None = None) -> tuple[int, str] | None:
     """SGLang's cell size from a Hugging Face config.json: MLA (kv_lora_rank + qk_rope_head_dim) x layers x bytes,
-    not divided by TP; MHA max(1, kv_heads // attention_tp) x (head_dim + v_head_dim) x layers x bytes.
+    not divided by TP, plus DeepSeek V3.2's indexer keys (index_head_dim + index_head_dim // block x scale bytes,
+    one byte each, per layer); MHA max(1, kv_heads // attention_tp) x (head_dim + v_head_dim) x layers x bytes.
     Layers are those of one PP stage. None when the config lacks the sizes."""
     cfg: dict[str, Any] = (model_config["text_config"] if isinstance(model_config.get("text_config"), dict)
                            else model_config)
@@ -248,9 +260,18 @@ def config_cell(model_config: dict[str, Any], layout: Layout, element_bytes: flo
     stage_layers = math.ceil(layers / layout.pp)
     if isinstance(cfg.get("kv_lora_rank"), int):
         width = cfg["kv_lora_rank"] + int(cfg.get("qk_rope_head_dim") or 0)
-        return int(width * stage_layers * element_bytes), (
-            f"MLA: (kv_lora_rank {cfg['kv_lora_rank']} + qk_rope_head_dim {cfg.get('qk_rope_head_dim') or 0}) x "
-            f"{stage_layers} layers x {element_bytes:g} B")
+        cell = int(width * stage_layers * element_bytes)
+        how = (f"MLA: (kv_lora_rank {cfg['kv_lora_rank']} + qk_rope_head_dim {cfg.get('qk_rope_head_dim') or 0}) x "
+               f"{stage_layers} layers x {element_bytes:g} B")
+        index = cfg.get("index_head_dim")
+        if isinstance(index, int):
+            rules = release or release_for(None)
+            block, scale = rules.value("dsa_indexer", "quant_block_size"), rules.value("dsa_indexer", "scale_bytes")
+            per_layer = index + index // block * scale
+            cell += per_layer * stage_layers
+            how += (f" + indexer (index_head_dim {index} + {index} // {block} x {scale} B) x {stage_layers} layers "
+                    f"({rules.at('dsa_indexer', 'scale_bytes')})")
+        return cell, how
     heads = cfg.get("num_attention_heads")
     kv_heads = cfg.get("num_key_value_heads") or heads
     head_dim = cfg.get("head_dim") or (cfg.get("hidden_size") // heads if cfg.get("hidden_size") and heads else None)
@@ -371,7 +392,7 @@ def _config_cell(launch: Launch, sizing: KvSizing, model_config: dict[str, Any])
         sizing.kv_heads = heads if isinstance(heads, int) else None
     sizing.layers = cfg.get("num_hidden_layers") if isinstance(cfg.get("num_hidden_layers"), int) else None
     dtype = dtype_bytes(sizing.kv_dtype) or dtype_bytes(launch.model.get("dtype")) or 2
-    computed = config_cell(model_config, sizing.layout, dtype)
+    computed = config_cell(model_config, sizing.layout, dtype, release_for(launch.versions.get("sglang")))
     if computed is None or sizing.cell_bytes is None:
         return
     bytes_, how = computed

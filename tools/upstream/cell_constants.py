@@ -1,0 +1,339 @@
+"""Extract the constants logscope's communication cells and KV sizing rules use from released SGLang wheels.
+
+    python tools/upstream/cell_constants.py WHEEL [WHEEL ...] -o logscope/data/cell_constants.yaml
+
+Each wheel is read as a zip (nothing is imported or installed); each constant is found in its source file
+(a line located by a pattern, its value computed from the Python expression with `ast`, never eval) and
+written with its file:line, per version. A constant a release does not have is written as null with the
+reason, so the cells can say "this version has no such rule". The output is a generated file: do not edit it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+KB, MB = 1024, 1024 * 1024
+_NAMES = {"KB": KB, "MB": MB, "True": True, "False": False, "None": None}
+_V2_CONFIGS = "sglang/srt/distributed/device_communicators/configs/custom_all_reduce_v2.py"
+_V2 = "sglang/srt/distributed/device_communicators/custom_all_reduce_v2.py"
+_V1 = "sglang/srt/distributed/device_communicators/custom_all_reduce.py"
+_ENVIRON = "sglang/srt/environ.py"
+_PARALLEL = "sglang/srt/distributed/parallel_state.py"
+_ENGINE = "sglang/srt/entrypoints/engine.py"
+_MEMORY_HOOK = ("sglang/srt/arg_groups/memory_hook.py", "sglang/srt/server_args.py")
+_DEEPSEEK = "sglang/srt/models/deepseek_v2.py"
+_REQS = ("sglang/srt/model_executor/pool_configurator.py", "sglang/srt/model_executor/model_runner.py")
+_EXEC_FIELDS = ("sglang/srt/arg_groups/fields/exec_.py", "sglang/srt/server_args.py")
+
+
+class Missing(Exception):
+    pass
+
+
+def arith(node: ast.AST) -> Any:
+    """The value of a constant arithmetic expression (numbers, KB/MB, + - * / //, unary minus)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in _NAMES:
+        return _NAMES[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -arith(node.operand)
+    if isinstance(node, ast.BinOp):
+        left, right = arith(node.left), arith(node.right)
+        ops = {ast.Add: lambda: left + right, ast.Sub: lambda: left - right, ast.Mult: lambda: left * right,
+               ast.Div: lambda: left / right, ast.FloorDiv: lambda: left // right}
+        if type(node.op) in ops:
+            return ops[type(node.op)]()
+    raise Missing(f"not a constant expression: {ast.unparse(node)}")
+
+
+def _number(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+class Wheel:
+    def __init__(self, path: Path):
+        self.path = path
+        self.zip = zipfile.ZipFile(path)
+        self.names = set(self.zip.namelist())
+        m = re.match(r"sglang-([^-]+)-", path.name)
+        if not m:
+            raise SystemExit(f"{path}: not an sglang wheel name")
+        self.version = m.group(1)
+
+    def source(self, name: str) -> str | None:
+        return self.zip.read(name).decode("utf-8") if name in self.names else None
+
+    def find(self, files: str | tuple[str, ...], pattern: str, group: int = 1) -> dict[str, Any]:
+        """The first line of the first file that matches `pattern`; the group is a Python expression."""
+        for name in (files,) if isinstance(files, str) else files:
+            text = self.source(name)
+            if text is None:
+                continue
+            for lineno, line in enumerate(text.splitlines(), 1):
+                m = re.search(pattern, line)
+                if m:
+                    expr = m.group(group).strip()
+                    try:
+                        value = _number(arith(ast.parse(expr, mode="eval").body))
+                    except (Missing, SyntaxError):
+                        value = expr
+                    return {"value": value, "at": f"{name}:{lineno}"}
+        where = files if isinstance(files, str) else " / ".join(files)
+        return {"value": None, "at": None, "absent": f"no line matching /{pattern}/ in {where}"}
+
+
+def _env(wheel: Wheel, name: str) -> dict[str, Any]:
+    return wheel.find(_ENVIRON, rf"^\s+{name} = Env\w+\((.*)\)\s*$")
+
+
+def _heuristic(node: ast.AST) -> dict[str, Any]:
+    items = node.elts if isinstance(node, ast.Tuple) else node.args  # a table row, or Heuristic(...)
+    values = []
+    mc = [0, 0]
+    for item in items:
+        if isinstance(item, ast.Call) and getattr(item.func, "id", "") == "Range":
+            mc = [_number(arith(a)) for a in item.args]
+        else:
+            values.append(int(arith(item)))  # _pack_heuristic: int(p) for floats
+    return {"one_shot_push": values[0], "one_shot_pull": values[1], "two_shot_pull": values[2], "mc": mc}
+
+
+def _arch_table(tree: ast.Module, function: str) -> dict[str, Any] | None:
+    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function), None)
+    if fn is None:
+        return None
+    pull_blocks: Any = None
+    for call in ast.walk(fn):
+        if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "AllReduceConfig":
+            kw = {k.arg: k.value for k in call.keywords}
+            try:
+                pull_blocks = _number(arith(kw["num_pull_blocks"]))
+            except Missing:
+                pull_blocks = ast.unparse(kw["num_pull_blocks"])
+    ret = next(n for n in ast.walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict))
+    worlds = {}
+    for key, value in zip(ret.value.keys, ret.value.values):
+        kw = {k.arg: k.value for k in value.keywords}
+        worlds[int(arith(key))] = {"graph": _heuristic(kw["graph"]), "eager": _heuristic(kw["eager"]),
+                                   "two_shot_push": _number(arith(kw["two_shot_push"])) if "two_shot_push" in kw else 0,
+                                   "line": value.lineno}
+    return {"num_pull_blocks": pull_blocks, "at": f"{_V2_CONFIGS}:{fn.lineno}", "worlds": worlds}
+
+
+def _default_table(tree: ast.Module) -> dict[str, Any] | None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "_get_all_reduce_configs":
+            for call in ast.walk(node):
+                if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "AllReduceConfig":
+                    kw = {k.arg: k.value for k in call.keywords}
+                    row = {"graph": _heuristic(kw["graph"]), "eager": _heuristic(kw["eager"]), "two_shot_push": 0}
+                    return {"num_pull_blocks": ast.unparse(kw["num_pull_blocks"]), "at": f"{_V2_CONFIGS}:{call.lineno}",
+                            "row": row}
+    return None
+
+
+def custom_ar_v2(wheel: Wheel) -> dict[str, Any]:
+    configs = wheel.source(_V2_CONFIGS)
+    if configs is None or wheel.source(_V2) is None:
+        return {"present": False, "absent": f"{_V2} is not in this release"}
+    tree = ast.parse(configs)
+    return {
+        "present": True,
+        "default_on": _env(wheel, "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2"),
+        "dispatch": wheel.find(_V1, r"if (_is_cuda and envs\.SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2\.get\(\)):"),
+        "max_size_kb": _env(wheel, "SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"),
+        "align_bytes": wheel.find(_V2, r"^_ALIGN_BYTES = (.+)$"),
+        "semaphore_bytes": wheel.find(_V2, r"^_SEMAPHORE_BYTES = (.+)$"),
+        "max_graph_inputs": wheel.find(_V2, r"^_MAX_GRAPH_INPUTS = (.+)$"),
+        "graph_params_dtype": wheel.find(_V2, r"dtype=torch\.(uint64|int64)", 1),
+        "push_slots_per_peer": wheel.find(_V2, r"push_num_slots = (\d+) \* self\.world_size"),
+        "two_shot_push_slot_rule": wheel.find(_V2_CONFIGS, r"return (32 \* -\(-nbytes // \(16 \* world_size\)\))"),
+        "arch": {"sm90": _arch_table(tree, "_sm90_configs"), "sm100": _arch_table(tree, "_sm100_configs"),
+                 "sm107": _arch_table(tree, "_sm107_configs")},
+        "other_arch": _default_table(tree),
+    }
+
+
+def custom_ar_v1(wheel: Wheel) -> dict[str, Any]:
+    return {"max_size": wheel.find(_V1, r"^\s+_MAX_CAR_SIZE = (\d[\d *]*)$"),
+            "world_sizes": wheel.find(_V1, r"_SUPPORTED_WORLD_SIZES = (\[[\d, ]+\])")}
+
+
+def _list(entry: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(entry.get("value"), str) and entry["value"].startswith("["):
+        entry["value"] = [int(x) for x in re.findall(r"\d+", entry["value"])]
+    return entry
+
+
+def nccl(wheel: Wheel) -> dict[str, Any]:
+    return {
+        "cumem_set_to": wheel.find(_ENGINE, r"(int\((?:cfg|server_args)\.enable_symm_mem\b[^)]*\))"),
+        "nvls_set_to": wheel.find(_ENGINE, r"(int\((?:cfg|server_args|self)\.enable_nccl_nvls or \w+\.enable_symm_mem\))"),
+        "cumem_guard": wheel.find(_ENGINE, r'if ("NCCL_CUMEM_ENABLE" not in os\.environ or .*):'),
+        "pre_warm_nccl": wheel.find(_EXEC_FIELDS, r'"Pre-warm NCCL.*(Default: [^"]*)"'),
+        "world_group_device_id": wheel.find(_PARALLEL, r"init_process_group\(.*(device_id)="),
+        "attention_tp_custom_ar": wheel.find(
+            _PARALLEL, r"^            use_custom_allreduce=(None|False|True),\s*$"),
+        "sync_token_ids_across_tp": _env(wheel, "SGLANG_SYNC_TOKEN_IDS_ACROSS_TP"),
+    }
+
+
+def deepep(wheel: Wheel) -> dict[str, Any]:
+    return {
+        "num_max_dispatch_tokens_per_rank": _env(wheel, "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"),
+        "expert_count_per_rank_shared_slots": wheel.find(
+            _DEEPSEEK, r"num_experts_for_moe = (config\.n_routed_experts \+ self\.moe_ep_size)"),
+        "reserve_mib": wheel.find(_MEMORY_HOOK, r"^        return (2 \* 1024)$"),
+        "reserve_function": wheel.find(_MEMORY_HOOK, r"^def (reserve_for_deepep_a2a_mb)\("),
+        "param_bytes": wheel.find("sglang/srt/layers/moe/token_dispatcher/deepep.py", r"self\.params_bytes = (\d+)"),
+    }
+
+
+def mem_fraction(wheel: Wheel) -> dict[str, Any]:
+    return {
+        "base_mib": wheel.find(_MEMORY_HOOK, r"^\s+reserved_mem = (512)$"),
+        "activation_mib_per_token": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= .*(?:activation_tokens|, 2048\)) \* ([\d.]+)$"),
+        "activation_floor_tokens": wheel.find(_MEMORY_HOOK, r"max\((?:self|cfg)\.chunked_prefill_size, (\d+)\)"),
+        "graph_mib_per_bs": wheel.find(
+            _MEMORY_HOOK, r"reserved_mem \+= (?:self\.cuda_graph_max_bs|decode_cuda_graph_config\.max_bs) \* (\d+)$"),
+        "parallel_mib_per_8_ranks": wheel.find(
+            _MEMORY_HOOK, r"reserved_mem \+= (?:self|cfg)\.tp_size \* (?:self|cfg)\.pp_size / 8 \* (\d+)$"),
+        "floor_mib": wheel.find(_MEMORY_HOOK, r"reserved_mem = max\(reserved_mem, (10 \* 1024)\)"),
+        "floor_above_mib": wheel.find(_MEMORY_HOOK, r"gpu_mem > (60 \* 1024)"),
+        "dp_attention_mib_per_bs_dp": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= \S+max_bs \* \S+dp_size \* (\d+)$"),
+        "rounding_digits": wheel.find(_MEMORY_HOOK, r"round\(\(gpu_mem - reserved_mem\) / gpu_mem, (\d+)\)"),
+    }
+
+
+def requests(wheel: Wheel) -> dict[str, Any]:
+    return {
+        "tokens_divisor": wheel.find(_REQS, r"(?:min\(estimated, full_token|self\.max_total_num_tokens) // (\d+)"),
+        "per_context_factor": wheel.find(
+            (*_REQS, "sglang/srt/model_executor/model_runner_kv_cache_mixin.py"),
+            r"(?:full_token / self\.context_len|self\.model_config\.context_len) \* (\d+)"),
+        "user_divided_by": wheel.find(_REQS, r"max_running_requests // \(?(?:kvc\.(?:ps\.)?|self\.)?(attn_dp_size|dp_size)"),
+    }
+
+
+def disaggregation(wheel: Wheel) -> dict[str, Any]:
+    return {"queue_size": _env(wheel, "SGLANG_DISAGGREGATION_QUEUE_SIZE"),
+            "staging_pool_size_mb": _env(wheel, "SGLANG_DISAGG_STAGING_POOL_SIZE_MB"),
+            "staging_buffer": _env(wheel, "SGLANG_DISAGG_STAGING_BUFFER")}
+
+
+def dsa_indexer(wheel: Wheel) -> dict[str, Any]:
+    """DeepSeek V3.2 (DSA/NSA) indexer keys in the KV pool: index_head_dim + index_head_dim // block x scale bytes."""
+    cells = ("sglang/srt/model_executor/pool_configurator.py", "sglang/srt/model_executor/model_runner_kv_cache_mixin.py")
+    return {"quant_block_size": wheel.find("sglang/srt/mem_cache/memory_pool.py", r"^    quant_block_size = (\d+)$"),
+            "scale_bytes": wheel.find(cells, r"index_head_dim // \w+\.quant_block_size \* (\d+)")}
+
+
+def extract(wheel: Wheel) -> dict[str, Any]:
+    v1 = custom_ar_v1(wheel)
+    _list(v1["world_sizes"])
+    return {"wheel": wheel.path.name, "custom_ar_v2": custom_ar_v2(wheel), "custom_ar_v1": v1, "nccl": nccl(wheel),
+            "deepep": deepep(wheel), "mem_fraction": mem_fraction(wheel), "max_running_requests": requests(wheel),
+            "disaggregation": disaggregation(wheel), "dsa_indexer": dsa_indexer(wheel)}
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version))
+
+
+def _git_show(repo: Path, path: str) -> str:
+    import subprocess
+
+    done = subprocess.run(["git", "--git-dir", str(repo), "show", f"HEAD:{path}"], capture_output=True, text=True,
+                          check=True)
+    return done.stdout
+
+
+def _line_of(text: str, pattern: str) -> tuple[str, int]:
+    for lineno, line in enumerate(text.splitlines(), 1):
+        m = re.search(pattern, line)
+        if m:
+            return m.group(1), lineno
+    raise SystemExit(f"DeepEP source: no line matching /{pattern}/")
+
+
+def deepep_source(repo: Path) -> dict[str, Any]:
+    """DeepEP's normal-mode buffer constants: the default dispatch/combine configs per rank count (Buffer.num_sms
+    and Config(num_sms, nvl send, nvl recv, rdma send, rdma recv)), and the size-hint constants of
+    csrc/legacy/config.hpp."""
+    import subprocess
+
+    commit = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    legacy_py = "deep_ep/buffers/legacy.py"
+    tree = ast.parse(_git_show(repo, legacy_py))
+    num_sms = None
+    configs: dict[str, Any] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "num_sms" and node.value is not None:
+            num_sms = {"value": arith(node.value), "at": f"{legacy_py}:{node.lineno}"}
+        if isinstance(node, ast.FunctionDef) and node.name in ("get_dispatch_config", "get_combine_config"):
+            table = next(n for n in ast.walk(node) if isinstance(n, ast.Dict))
+            configs[node.name] = {"at": f"{legacy_py}:{table.lineno}", "ranks": {
+                int(arith(k)): [int(arith(a)) for a in v.args[1:]] for k, v in zip(table.keys, table.values)}}
+    config_hpp = "csrc/legacy/config.hpp"
+    hpp = _git_show(repo, config_hpp)
+    compiled = "csrc/kernels/legacy/compiled.cuh"
+    compiled_text = _git_show(repo, compiled)
+    common = "deep_ep/include/deep_ep/common/compiled.cuh"
+    internode = "csrc/kernels/legacy/internode.cu"
+
+    def found(text: str, path: str, pattern: str) -> dict[str, Any]:
+        value, line = _line_of(text, pattern)
+        return {"value": int(value), "at": f"{path}:{line}"}
+
+    fields, meta_line = _line_of(_git_show(repo, internode), r"^\s+int ([\w, ]+);")
+    return {
+        "repository": "github.com/deepseek-ai/DeepEP", "commit": commit, "num_sms": num_sms,
+        "dispatch_config": configs["get_dispatch_config"], "combine_config": configs["get_combine_config"],
+        "max_topk": found(hpp, config_hpp, r"constexpr int kNumMaxTopK = (\d+);"),
+        "max_scales": found(hpp, config_hpp, r"constexpr int kNumMaxScales = (\d+);"),
+        "max_nvl_peers": found(compiled_text, compiled, r"#define LEGACY_NUM_MAX_NVL_PEERS (\d+)"),
+        "topk_idx_bits": found(_git_show(repo, common), common, r"#define EP_NUM_TOPK_IDX_BITS (\d+)"),
+        "source_meta_bytes": {"value": 4 * len(fields.split(",")), "at": f"{internode}:{meta_line}",
+                              "how": f"struct SourceMeta {{ int {fields}; }}"},
+    }
+
+
+HEADER = ("# GENERATED by tools/upstream/cell_constants.py from the released SGLang wheels named in each row; do not edit.\n"
+          "# Regenerate: pip download --no-deps sglang==X -d DIR (one version per call), then\n"
+          "#   python tools/upstream/cell_constants.py DIR/sglang-*.whl --deepep-repo DEEPEP_GIT_DIR \\\n"
+          "#     -o logscope/data/cell_constants.yaml\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("wheels", nargs="+", type=Path)
+    parser.add_argument("-o", "--output", type=Path, required=True)
+    parser.add_argument("--deepep-repo", type=Path, help="A git directory of github.com/deepseek-ai/DeepEP "
+                        "(normal-mode buffer constants)")
+    args = parser.parse_args(argv)
+    rows = {}
+    for path in args.wheels:
+        wheel = Wheel(path)
+        rows[wheel.version] = extract(wheel)
+    ordered = {v: rows[v] for v in sorted(rows, key=_key)}
+    document: dict[str, Any] = {"format": 1, "versions": ordered}
+    if args.deepep_repo is not None:
+        document["deepep_source"] = deepep_source(args.deepep_repo)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(HEADER + yaml.safe_dump(document, sort_keys=False, width=120), encoding="utf-8")
+    print(f"{args.output}: {len(ordered)} release(s): {', '.join(ordered)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
