@@ -106,4 +106,4 @@ def parse_calibration(data: Any, name: str = "calibration") -> Calibration:
 
 
 def dump_calibration(data: dict[str, Any]) -> str:
-    return yaml.safe_dump(data, sort_keys=False, width=110)
+    return str(yaml.safe_dump(data, sort_keys=False, width=110))

@@ -8,12 +8,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from logscope import __version__
+from logscope import SCHEMA_ID, __version__
 from logscope.compare.diff import Diff
 from logscope.compare.formats import COMPARE_FORMATS
 from logscope.compare.plan import Plan
 from logscope.report.html import json_for_html
-from logscope.report.json import SCHEMA_ID
 from logscope.report.markdown import escape_cell
 
 
