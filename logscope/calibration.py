@@ -130,4 +130,4 @@ def _env_items(env: Any, name: str, index: int) -> tuple[tuple[str, str], ...]:
 
 
 def dump_calibration(data: dict[str, Any]) -> str:
-    return yaml.safe_dump(data, sort_keys=False, width=110)
+    return str(yaml.safe_dump(data, sort_keys=False, width=110))

@@ -252,7 +252,7 @@ def _tp_groups(launch: Launch, placements: dict[tuple[int, str], RankPlacement],
                topology: dict[str, Any]) -> list[dict[str, Any]]:
     """The links between the GPUs of each TP group (NVLink or PCIe / cross-socket)."""
     link_of: dict[tuple[int, int], str] = {(a, b): k for a, b, k in topology["links"]}
-    groups: dict[tuple, list[tuple[str, int]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[str, int]]] = {}
     for label, timeline in launch.ranks.items():
         placement = placements.get((launch.id, label))
         rank = timeline.rank

@@ -36,7 +36,7 @@ def header(golden: Path, inputs: list[str]) -> str:
     template = _HEADERS.get(golden.suffix)
     if template is None:
         return ""
-    note = (f"generated from {'+'.join(inputs)} (sha256 {input_digest(inputs)}) by {REGENERATE}; never edit")
+    note = f"generated from {'+'.join(inputs)} (sha256 {input_digest(inputs)}) by {REGENERATE}; never edit"
     return template.format(note=note)
 
 

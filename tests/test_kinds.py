@@ -72,7 +72,8 @@ def test_the_registry_literals_are_the_catalogue_literals():
     for name, grammar in GRAMMARS.items():
         assert grammar.literals == kinds.line_literals(name)
     assert set(prefilter.LINE_LITERALS[kinds.SGLANG]) == {
-        lit for kind in kinds.CATALOGUE if kind.grammar == kinds.SGLANG for lit in kind.literals}
+        lit for kind in kinds.CATALOGUE if kind.grammar == kinds.SGLANG for lit in kind.literals
+    }
 
 
 def test_derived_sets_come_from_the_catalogue():
@@ -88,9 +89,12 @@ def test_derived_sets_come_from_the_catalogue():
 # Strings spelled like a kind that mean something else where they stand: a signature's `on:` evidence kind
 # (exception, frame), a communication cell's name, a server argument.
 _OTHER_MEANING = {
-    ("logscope/signatures/loader.py", kinds.EXCEPTION), ("logscope/signatures/loader.py", kinds.FRAME),
-    ("logscope/signatures/match.py", kinds.EXCEPTION), ("logscope/signatures/match.py", kinds.FRAME),
-    ("logscope/cells.py", kinds.STAGING_BUFFER), ("logscope/launch_facts.py", kinds.ATTENTION_BACKEND),
+    ("logscope/signatures/loader.py", kinds.EXCEPTION),
+    ("logscope/signatures/loader.py", kinds.FRAME),
+    ("logscope/signatures/match.py", kinds.EXCEPTION),
+    ("logscope/signatures/match.py", kinds.FRAME),
+    ("logscope/cells.py", kinds.STAGING_BUFFER),
+    ("logscope/launch_facts.py", kinds.ATTENTION_BACKEND),
 }
 
 
@@ -103,12 +107,22 @@ def _spelled_ids(source: str, rel: str, ids: set[str]) -> list[str]:
             keys.add(id(node.slice))
         elif isinstance(node, ast.Dict):
             keys.update(id(k) for k in node.keys if k is not None)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in ("get", "pop", "setdefault") and node.args):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("get", "pop", "setdefault")
+            and node.args
+        ):
             keys.add(id(node.args[0]))
-    return [f"{rel}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in ids
-            and id(node) not in keys and (rel, node.value) not in _OTHER_MEANING]
+    return [
+        f"{rel}:{node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value in ids
+        and id(node) not in keys
+        and (rel, node.value) not in _OTHER_MEANING
+    ]
 
 
 def test_kind_and_phase_ids_are_spelled_only_in_the_catalogue():

@@ -43,8 +43,7 @@ def _copy_tree(tmp: Path) -> Path:
 
 def _logscope(tree: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    return subprocess.run([sys.executable, "-m", "logscope", *args], cwd=tree, env=env, capture_output=True,
-                          timeout=300)
+    return subprocess.run([sys.executable, "-m", "logscope", *args], cwd=tree, env=env, capture_output=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -53,21 +52,35 @@ def tree_with_a_new_phase(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # 1. logscope/kinds.py: the kind's constant, and its row in CATALOGUE (role, rule, literal, a sample line)
     kinds_py = tree / "logscope" / "kinds.py"
     _edit(kinds_py, "CATALOGUE: tuple[Kind, ...] = (\n", 'MADE_UP_PHASE: Final = "made_up_phase"\n\n\n', before=True)
-    _edit(kinds_py, "CATALOGUE: tuple[Kind, ...] = (\n",
-          '    Kind(MADE_UP_PHASE, PHASE, rules=("made_up_phase",), literals=("Made-up phase reached",),\n'
-          '         samples=("[2026-05-07 13:38:41 TP0] Made-up phase reached. avail mem=120.50 GB",)),\n')
+    _edit(
+        kinds_py,
+        "CATALOGUE: tuple[Kind, ...] = (\n",
+        '    Kind(MADE_UP_PHASE, PHASE, rules=("made_up_phase",), literals=("Made-up phase reached",),\n'
+        '         samples=("[2026-05-07 13:38:41 TP0] Made-up phase reached. avail mem=120.50 GB",)),\n',
+    )
     # 2. grammars/sglang.lark: the rule, named after the kind id, and its name in ?message
     lark = tree / "grammars" / "sglang.lark"
     _edit(lark, "?message: ", "made_up_phase | ")
-    _edit(lark, "// ---------------------------------------------------------------- generic pieces\n",
-          'made_up_phase: "Made-up phase reached." "avail mem=" NUM2 "GB"\n\n', before=True)
+    _edit(
+        lark,
+        "// ---------------------------------------------------------------- generic pieces\n",
+        'made_up_phase: "Made-up phase reached." "avail mem=" NUM2 "GB"\n\n',
+        before=True,
+    )
     # 3. logscope/parsers/sglang_line.py: the transformer method, returning the kind's constant and its numbers
-    _edit(tree / "logscope" / "parsers" / "sglang_line.py", "    # ---- phases\n",
-          "    def made_up_phase(self, items: list[Token]) -> tuple:\n"
-          '        return kinds.MADE_UP_PHASE, {"avail_gib": _f(items[0])}\n\n')
+    _edit(
+        tree / "logscope" / "parsers" / "sglang_line.py",
+        "    # ---- phases\n",
+        "    def made_up_phase(self, items: list[Token]) -> tuple:\n"
+        '        return kinds.MADE_UP_PHASE, {"avail_gib": _f(items[0])}\n\n',
+    )
     # 4. logscope/phases.py: its row (order, the stage after it, a timeline column)
-    _edit(tree / "logscope" / "phases.py", "    Phase(kinds.KV_CACHE_ALLOCATED,",
-          '    Phase(kinds.MADE_UP_PHASE, 3, after="memory_pool", column=Column("made up")),\n', before=True)
+    _edit(
+        tree / "logscope" / "phases.py",
+        "    Phase(kinds.KV_CACHE_ALLOCATED,",
+        '    Phase(kinds.MADE_UP_PHASE, 3, after="memory_pool", column=Column("made up")),\n',
+        before=True,
+    )
     (tree / "paste.log").write_text(LOG)
     return tree
 
@@ -85,16 +98,36 @@ def test_a_phase_added_by_the_recipe_shows_in_analyze(tree_with_a_new_phase: Pat
 
 def test_the_catalogue_tests_pass_on_the_tree_with_the_new_phase(tree_with_a_new_phase: Path):
     env = {**os.environ, "PYTHONPATH": str(tree_with_a_new_phase)}
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_kinds.py",
-                             "tests/test_phase_table.py", "-k", "not classifier_emits"],
-                            cwd=tree_with_a_new_phase, env=env, capture_output=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_kinds.py",
+            "tests/test_phase_table.py",
+            "-k",
+            "not classifier_emits",
+        ],
+        cwd=tree_with_a_new_phase,
+        env=env,
+        capture_output=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout.decode()[-3000:]
     assert "made_up_phase" in (tree_with_a_new_phase / "logscope" / "kinds.py").read_text()
 
 
 def test_without_the_recipe_the_line_is_not_read():
-    result = subprocess.run([sys.executable, "-m", "logscope", "analyze", "-", "--format", "json"], input=LOG.encode(),
-                            cwd=ROOT, capture_output=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "logscope", "analyze", "-", "--format", "json"],
+        input=LOG.encode(),
+        cwd=ROOT,
+        capture_output=True,
+        timeout=300,
+    )
     (rank,) = json.loads(result.stdout)["launches"][0]["ranks"]
     assert all(p["phase"] != "made_up_phase" for p in rank["phases"])
 
@@ -116,25 +149,33 @@ def tree_with_a_rule_a_signature_and_a_format(tmp_path_factory: pytest.TempPathF
         'message: "The KV cache dtype is stated on {lines} line(s)."\n'
         "hint: Nothing to do.\n"
         "why: A recipe test.\n"
-        "references: []\n", encoding="utf-8")
+        "references: []\n",
+        encoding="utf-8",
+    )
     (rules / "kv-dtype-stated.cases.yaml").write_text(
         "rule: kv-dtype-stated\n"
         "cases:\n"
         "  - name: fires_on_the_dtype_line\n"
-        "    log: \"[2026-05-07 13:39:14 TP0] Using KV cache dtype: torch.bfloat16\"\n"
+        '    log: "[2026-05-07 13:39:14 TP0] Using KV cache dtype: torch.bfloat16"\n'
         "    expect:\n"
         "      - severity: info\n"
-        "        message_contains: [\"stated on 1 line(s)\"]\n"
+        '        message_contains: ["stated on 1 line(s)"]\n'
         "  - name: quiet_without_it\n"
-        "    log: \"[2026-05-07 13:39:14 TP0] Load weight begin. avail mem=139.22 GB\"\n"
-        "    expect: []\n", encoding="utf-8")
+        '    log: "[2026-05-07 13:39:14 TP0] Load weight begin. avail mem=139.22 GB"\n'
+        "    expect: []\n",
+        encoding="utf-8",
+    )
     # a failure signature: a list item in rules/signatures/<mechanism>.yaml and a case naming it
     with (rules / "signatures" / "nccl.yaml").open("a", encoding="utf-8") as f:
-        f.write('  - id: nccl-made-up-error\n    on: line\n    pattern: "ncclMadeUpError: {error:text}"\n'
-                '    source: "a made-up NCCL error string (the recipe test)"\n')
+        f.write(
+            '  - id: nccl-made-up-error\n    on: line\n    pattern: "ncclMadeUpError: {error:text}"\n'
+            '    source: "a made-up NCCL error string (the recipe test)"\n'
+        )
     with (rules / "signatures" / "nccl.cases.yaml").open("a", encoding="utf-8") as f:
-        f.write('  - name: nccl-made-up-error\n    log: "ncclMadeUpError: the proxy thread stopped"\n'
-                "    finding: nccl-error\n    signature: nccl-made-up-error\n")
+        f.write(
+            '  - name: nccl-made-up-error\n    log: "ncclMadeUpError: the proxy thread stopped"\n'
+            "    finding: nccl-error\n    signature: nccl-made-up-error\n"
+        )
     # an output format: a module in logscope/report/ and one line in RENDERERS
     (tree / "logscope" / "report" / "phases_csv.py").write_text(
         '"""One CSV row per phase reading (the recipe test\'s format)."""\n\n'
@@ -146,11 +187,17 @@ def tree_with_a_rule_a_signature_and_a_format(tmp_path_factory: pytest.TempPathF
         '        for rank in launch["ranks"]:\n'
         '            rows += [f\'{launch["id"]},{rank["rank"]},{p["phase"]},{p.get("avail_gib", "")}\' '
         'for p in rank["phases"]]\n'
-        '    return "\\n".join(rows) + "\\n"\n', encoding="utf-8")
-    _edit(tree / "logscope" / "report" / "formats.py", '    "comment": "logscope.report.comment:render_comment",\n',
-          '    "phases_csv": "logscope.report.phases_csv:render_phases_csv",\n')
-    (tree / "paste.log").write_text(LOG.replace("Made-up phase reached. avail mem=120.50 GB",
-                                                "ncclMadeUpError: the proxy thread stopped"))
+        '    return "\\n".join(rows) + "\\n"\n',
+        encoding="utf-8",
+    )
+    _edit(
+        tree / "logscope" / "report" / "formats.py",
+        '    "comment": "logscope.report.comment:render_comment",\n',
+        '    "phases_csv": "logscope.report.phases_csv:render_phases_csv",\n',
+    )
+    (tree / "paste.log").write_text(
+        LOG.replace("Made-up phase reached. avail mem=120.50 GB", "ncclMadeUpError: the proxy thread stopped")
+    )
     return tree
 
 

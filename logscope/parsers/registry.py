@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from logscope import kinds
 from logscope.parsers import other_lines, sglang_line
@@ -114,7 +115,7 @@ def _gpustat(text: str) -> Parsed | None:
     return None if row is None else Parsed(kinds.SMI_GPU, row)
 
 
-def _kind_and_data(parse: Callable[[str], tuple[str, dict] | None]) -> Callable[[str], Parsed | None]:
+def _kind_and_data(parse: Callable[[str], tuple[str, dict[str, Any]] | None]) -> Callable[[str], Parsed | None]:
     def parse_line(text: str) -> Parsed | None:
         result = parse(text)
         return None if result is None else Parsed(result[0], result[1])

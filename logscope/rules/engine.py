@@ -20,10 +20,10 @@ def bundled_rules() -> tuple[Rule, ...]:
     return tuple(load_rules([]))
 
 
-def run_rules(analysis: Analysis, extra_dirs: list[str]) -> list[dict]:
+def run_rules(analysis: Analysis, extra_dirs: list[str]) -> list[dict[str, Any]]:
     """The findings of every rule: launch-scope rules once per launch, global ones once."""
     rules = list(bundled_rules()) if not extra_dirs else load_rules(extra_dirs)
-    findings: list[dict] = []
+    findings: list[dict[str, Any]] = []
     for launch in analysis.launches:
         facts = launch_facts(analysis, launch)
         for rule in rules:
@@ -82,7 +82,7 @@ def _first_failure(items: Any) -> dict[str, Any] | None:
     return next((i for i in items if isinstance(i, dict) and "finding" in i and "phase_text" in i), None)
 
 
-def _natural(label: str) -> list:
+def _natural(label: str) -> list[int | str]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", label)]
 
 
@@ -91,7 +91,7 @@ def _evidence(items: Any) -> list[dict[str, Any]]:
         items = [items]
     if not isinstance(items, list):
         return []
-    seen: set = set()
+    seen: set[Any] = set()
     out = []
     for item in items:
         if not isinstance(item, dict) or "source" not in item or "line" not in item:
@@ -106,7 +106,7 @@ def _evidence(items: Any) -> list[dict[str, Any]]:
 
 
 def render_template(template: str, env: dict[str, Any]) -> str:
-    def substitute(match: re.Match) -> str:
+    def substitute(match: re.Match[str]) -> str:
         value = env.get(match.group(1))
         spec = match.group(2)
         if value is None:

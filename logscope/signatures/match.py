@@ -59,8 +59,9 @@ def _frames(event: Event) -> list[tuple[str, str]]:
     return frames + [("frame", f) for f in reversed(event.data.get("frame_paths") or event.data.get("frames", []))]
 
 
-def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -> tuple[Signature, dict] | None:
-    best: tuple[int, Signature, dict] | None = None
+def _best(candidates: tuple[Signature, ...], text: str,
+          exception: str | None) -> tuple[Signature, dict[str, Any]] | None:
+    best: tuple[int, Signature, dict[str, Any]] | None = None
     for sig in candidates:
         if sig.on == "exception" and not sig.matches_exception(exception):
             continue
@@ -73,7 +74,7 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
     return (best[1], best[2]) if best else None
 
 
-def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict, str] | None:
+def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[str, Any], str] | None:
     """The signature that names this event's mechanism (finding signatures only), and the evidence kind."""
     for kind, text, exception in _evidence(event):
         found = _best(signatures.naming(kind), text, exception)
