@@ -212,8 +212,8 @@ _NO_CUDA = "class cuda:\n    @staticmethod\n    def is_available():\n        ret
 
 
 @pytest.mark.parametrize(("pynvml", "torch", "message"), [
-    (_MISSING, _MISSING, "needs nvidia-ml-py to check that the GPUs are free: pip install 'logscope[probe]'"),
-    (_NVML, _MISSING, "needs PyTorch with CUDA: pip install 'logscope[probe]'"),
+    (_MISSING, _MISSING, "needs nvidia-ml-py to check that the GPUs are free: from a logscope clone, pip install '.[probe]'"),
+    (_NVML, _MISSING, "needs PyTorch with CUDA: from a logscope clone, pip install '.[probe]'"),
     (_NVML, _NO_CUDA, "PyTorch sees no CUDA GPU"),
 ])
 def test_probe_without_nvml_torch_or_a_gpu_is_one_line(tmp_path, pynvml, torch, message):

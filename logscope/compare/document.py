@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from logscope import __version__
+from logscope import SCHEMA_ID, __version__
 from logscope.compare.diff import Diff
 from logscope.compare.plan import Plan
-from logscope.report.json import SCHEMA_ID
 
 
 def diff_document(d: Diff) -> dict[str, Any]:
