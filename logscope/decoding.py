@@ -79,8 +79,8 @@ def _utf16_without_mark(head: bytes) -> Encoding | None:
     units = len(sample) // 2
     if units < 16:
         return None
-    even_zero = sample[0:units * 2:2].count(0)
-    odd_zero = sample[1:units * 2:2].count(0)
+    even_zero = sample[0 : units * 2 : 2].count(0)
+    odd_zero = sample[1 : units * 2 : 2].count(0)
     if odd_zero >= 0.9 * units and even_zero <= 0.05 * units:
         return Encoding("utf-16-le", 0, False)
     if even_zero >= 0.9 * units and odd_zero <= 0.05 * units:
@@ -117,7 +117,7 @@ def decode_stream(name: str, reads: Iterator[bytes]) -> tuple[Encoding, Iterator
             break
     first = b"".join(head)
     encoding = sniff_encoding(first)
-    sample = first[encoding.mark:encoding.mark + SNIFF_BYTES]
+    sample = first[encoding.mark : encoding.mark + SNIFF_BYTES]
     if encoding.name != "utf-8":
         sample = sample.decode(encoding.name, errors="replace").encode("utf-8", errors="replace")
     reason = binary_reason(sample)
@@ -132,7 +132,7 @@ def utf8_reads(reads: Iterator[bytes], encoding: Encoding, bare_cr: bool) -> Ite
     decoder = codecs.getincrementaldecoder(encoding.name)(errors="replace") if encoding.name != "utf-8" else None
     for data in reads:
         if first and encoding.mark:
-            data = data[encoding.mark:]
+            data = data[encoding.mark :]
         first = False
         if decoder is not None:
             data = decoder.decode(data).encode("utf-8", errors="replace")
@@ -154,7 +154,7 @@ def has_bare_cr(head: bytes) -> bool:
 def decode_text(name: str, data: bytes) -> str:
     """A whole input held in memory (an issue for triage) → text, by the same rules; binary is refused."""
     encoding = sniff_encoding(data)
-    text = data[encoding.mark:].decode(encoding.name, errors="replace")
+    text = data[encoding.mark :].decode(encoding.name, errors="replace")
     reason = binary_reason(text[:SNIFF_BYTES].encode("utf-8", errors="replace"))
     if reason is not None:
         raise InputError(f"{name}: binary data, not a text issue: {reason}")

@@ -60,14 +60,17 @@ def expanded(name: str, raw: Iterator[bytes], block: int, notes: ReadNotes, cap:
         raise InputError(f"{name}: corrupt or truncated compressed data ({exc})") from None
 
 
-def _decompressed(make: Callable[[], object], pending: bytes, raw: Iterator[bytes], block: int, notes: ReadNotes,
-                  cap: int) -> Iterator[bytes]:
+def _decompressed(
+    make: Callable[[], object], pending: bytes, raw: Iterator[bytes], block: int, notes: ReadNotes, cap: int
+) -> Iterator[bytes]:
     out = 0
     decompressor: object = make()
     while True:
         if out >= cap:
-            notes.stopped = (f"stopped after {size(cap)} of decompressed data (the cap on compressed inputs); the "
-                             f"report covers that part (to read it all, decompress it and pipe it in)")
+            notes.stopped = (
+                f"stopped after {size(cap)} of decompressed data (the cap on compressed inputs); the "
+                f"report covers that part (to read it all, decompress it and pipe it in)"
+            )
             return
         # zlib keeps unread input in unconsumed_tail; bz2 and lzma keep it inside and say needs_input, so new
         # input is given only when they ask for it (else the compressed input would pile up inside them)
@@ -91,7 +94,7 @@ def _decompressed(make: Callable[[], object], pending: bytes, raw: Iterator[byte
     if hasattr(decompressor, "flush"):  # zlib: the output still inside it (the end of a match)
         data = decompressor.flush()
         if data:
-            yield data[:cap - out]
+            yield data[: cap - out]
     if not decompressor.eof:  # type: ignore[attr-defined]
         raise EOFError("the stream ends before its end marker")
 
@@ -106,18 +109,18 @@ def cut_long_lines(reads: Iterator[bytes], notes: ReadNotes, cap: int = LINE_CAP
             newline = data.find(b"\n")
             if newline < 0:
                 continue
-            data = data[newline + 1:]
+            data = data[newline + 1 :]
             skipping = False
         last_newline = data.rfind(b"\n")
         if last_newline < 0:
-            tail += data[:cap + 1 - len(tail)] if len(tail) <= cap else b""
+            tail += data[: cap + 1 - len(tail)] if len(tail) <= cap else b""
             if len(tail) > cap:
                 notes.cut_lines += 1
                 yield tail[:cap] + b"\n"
                 tail, skipping = b"", True
             continue
-        complete = tail + data[:last_newline + 1] if tail else data[:last_newline + 1]
-        tail = data[last_newline + 1:]
+        complete = tail + data[: last_newline + 1] if tail else data[: last_newline + 1]
+        tail = data[last_newline + 1 :]
         yield _cut_inside(complete, notes, cap) if len(complete) > cap else complete
         if len(tail) > cap:
             notes.cut_lines += 1
@@ -141,7 +144,7 @@ def _cut_inside(data: bytes, notes: ReadNotes, cap: int) -> bytes:
             continue
         # the line at pos runs past cap: keep its first cap bytes, skip to its end
         line_end = data.find(b"\n", pos + cap)
-        pieces.append(data[start:pos + cap])
+        pieces.append(data[start : pos + cap])
         pieces.append(b"\n")
         notes.cut_lines += 1
         pos = start = line_end + 1

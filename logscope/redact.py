@@ -27,8 +27,11 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
     ("token", re.compile(r"(?i)(authorization\s*[:=]\s*)(?:bearer|token|basic)?\s*\S+"), r"\1<redacted>"),
     ("token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"), "Bearer <redacted>"),
     ("token", re.compile(r"\bhf_[A-Za-z0-9]{10,}"), "<redacted:hf-token>"),
-    ("token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"),
-     "<redacted:github-token>"),
+    (
+        "token",
+        re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"),
+        "<redacted:github-token>",
+    ),
     ("token", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-[A-Za-z0-9-]{10,}"), "<redacted:slack-token>"),
     ("token", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}"), "<redacted:api-key>"),
     ("token", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"), "<redacted:aws-key-id>"),
@@ -36,25 +39,37 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
     # scheme://user:password@host
     ("token", re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@]+:)[^\s/@]+@"), r"\1<redacted>@"),
     # password=..., DB_PASSWORD: ..., "pwd": "..." whatever the value's length
-    ("token", re.compile(r"(?i)\b([A-Za-z0-9_]*(?:password|passwd|pwd)['\"]?\s*[=:]\s*['\"]?)[^\s'\"&,;]+"),
-     r"\1<redacted>"),
+    ("token", re.compile(r"(?i)\b([A-Za-z0-9_]*(?:password|passwd|pwd)['\"]?\s*[=:]\s*['\"]?)[^\s'\"&,;]+"), r"\1<redacted>"),
     # NAME=value where NAME is a credential's (logscope.credentials: the rule the launch facts use too)
-    ("token", re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)(\s*[=:]\s*)['\"]?[^\s'\"]{6,}"),
-     lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if is_credential(m.group(1)) else m.group(0)),
+    (
+        "token",
+        re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)(\s*[=:]\s*)['\"]?[^\s'\"]{6,}"),
+        lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if is_credential(m.group(1)) else m.group(0),
+    ),
     ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"), "<redacted:email>"),
     ("path", re.compile(r"(/home/|/Users/|C:\\Users\\)[^/\\\s]+"), r"\1<user>"),
-    ("ip", re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.])"),
-     "<redacted:ip>"),
+    ("ip", re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.])"), "<redacted:ip>"),
     ("ip", re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?![\w:])"), "<redacted:ip>"),
-    ("host", re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ai|dev|cloud|internal|local"
-                        r"|lan|corp|cluster\.local)\b(?![\w/.-]*\.(?:py|cpp|cc|cu|h|so|log|txt|json|yaml))"),
-     lambda m: m.group(0) if m.group(0).endswith(_KEEP_HOSTS) else "<redacted:host>"),
+    (
+        "host",
+        re.compile(
+            r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ai|dev|cloud|internal|local"
+            r"|lan|corp|cluster\.local)\b(?![\w/.-]*\.(?:py|cpp|cc|cu|h|so|log|txt|json|yaml))"
+        ),
+        lambda m: m.group(0) if m.group(0).endswith(_KEEP_HOSTS) else "<redacted:host>",
+    ),
 )
 # A string the model cut to a length (evidence keeps 300 characters of a line) may end inside a secret that is
 # then too short for its rule: the start of a known token, or of an address, at the very end is removed too.
 _CUT: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("token", re.compile(r"(?i)(?:\b(?:hf_|gh[pousr]_|github_pat_|xox[abposre]-|xapp-|sk-)|(?<![A-Z0-9])(?:AKIA|ASIA)"
-                         r"|\bbearer\s+)\S*\Z"), "<redacted:cut>"),
+    (
+        "token",
+        re.compile(
+            r"(?i)(?:\b(?:hf_|gh[pousr]_|github_pat_|xox[abposre]-|xapp-|sk-)|(?<![A-Z0-9])(?:AKIA|ASIA)"
+            r"|\bbearer\s+)\S*\Z"
+        ),
+        "<redacted:cut>",
+    ),
     ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]*\Z"), "<redacted:cut>"),
 )
 _KEEP_HOSTS = ("github.com", "docs.sglang.ai", "pytorch.org", "docs.pytorch.org", "huggingface.co", "nvidia.com")
@@ -87,8 +102,10 @@ def _walk(value: Any, skip: frozenset[str], key: str | None) -> Any:
             return REDACTED
         return redact(value, skip)
     if isinstance(value, dict):
-        return {(redact(k, skip) if isinstance(k, str) else k): _walk(v, skip, k if isinstance(k, str) else None)
-                for k, v in value.items()}
+        return {
+            (redact(k, skip) if isinstance(k, str) else k): _walk(v, skip, k if isinstance(k, str) else None)
+            for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [_walk(v, skip, None) for v in value]
     return value
