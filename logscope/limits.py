@@ -30,14 +30,17 @@ class ReadNotes:
 
 
 def size(count: int) -> str:
-    return f"{count // (1 << 30)} GiB" if count % (1 << 30) == 0 else f"{count / _MiB:.0f} MiB"
+    if count < _MiB:
+        return f"{count} bytes"
+    return f"{count >> 30} GiB" if count % (1 << 30) == 0 else f"{count / _MiB:.0f} MiB"
 
 
 def _decompressor(head: bytes) -> Callable[[], object] | None:
     """A factory of decompressors for the format the first bytes name (gzip, bzip2, xz), or None."""
     if head.startswith(b"\x1f\x8b"):
         return lambda: zlib.decompressobj(16 + zlib.MAX_WBITS)
-    if head.startswith(b"BZh") and head[4:10] == b"1AY&SY":
+    # "BZh" and the block size, then a block's magic (pi) or the end-of-stream one (sqrt(pi)) of an empty stream
+    if head[:3] == b"BZh" and head[3:4].isdigit() and (len(head) < 10 or head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
         return bz2.BZ2Decompressor
     if head.startswith(b"\xfd7zXZ\x00"):
         return lzma.LZMADecompressor

@@ -54,7 +54,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
         "host",
         re.compile(
             r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ai|dev|cloud|internal|local"
-            r"|lan|corp|cluster\.local)\b(?![\w/.-]*\.(?:py|cpp|cc|cu|h|so|log|txt|json|yaml))"
+            r"|lan|corp|cluster\.local)\b(?![\w/.-]*\.(?:py|cpp|cc|cu|h|so|json|yaml))"
         ),
         lambda m: m.group(0) if m.group(0).endswith(_KEEP_HOSTS) else "<redacted:host>",
     ),
@@ -65,8 +65,8 @@ _CUT: tuple[tuple[str, re.Pattern[str], str], ...] = (
     (
         "token",
         re.compile(
-            r"(?i)(?:\b(?:hf_|gh[pousr]_|github_pat_|xox[abposre]-|xapp-|sk-)|(?<![A-Z0-9])(?:AKIA|ASIA)"
-            r"|\bbearer\s+)\S*\Z"
+            r"(?:\b(?:hf_|gh[pousr]_|github_pat_|xox[abposre]-|xapp-|sk-)|(?<![A-Z0-9])(?:AKIA|ASIA)"
+            r"|\b(?i:bearer)\s+)\S*\Z"
         ),
         "<redacted:cut>",
     ),
@@ -88,24 +88,19 @@ def redact(text: str, skip: Iterable[str] = ()) -> str:
 
 
 def redact_document(document: Any, skip: Iterable[str] = ()) -> Any:
-    """A copy of a document (dicts, lists, strings, numbers) with every string redacted, keys too; a string
-    under a credential's name (HF_TOKEN, api_key, password) is replaced whole. Numbers are left as they are."""
+    """A copy of a document (dicts, lists, strings, numbers) with every string redacted, keys too. Numbers are
+    left as they are. Values under a credential's name were never kept (launch_facts replaces them)."""
     skipped = frozenset(skip)
     if skipped >= set(KINDS):
         return document
-    return _walk(document, skipped, None)
+    return _walk(document, skipped)
 
 
-def _walk(value: Any, skip: frozenset[str], key: str | None) -> Any:
+def _walk(value: Any, skip: frozenset[str]) -> Any:
     if isinstance(value, str):
-        if key is not None and "token" not in skip and value and value != REDACTED and is_credential(key):
-            return REDACTED
         return redact(value, skip)
     if isinstance(value, dict):
-        return {
-            (redact(k, skip) if isinstance(k, str) else k): _walk(v, skip, k if isinstance(k, str) else None)
-            for k, v in value.items()
-        }
+        return {(redact(k, skip) if isinstance(k, str) else k): _walk(v, skip) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_walk(v, skip, None) for v in value]
+        return [_walk(v, skip) for v in value]
     return value
