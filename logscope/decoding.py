@@ -105,7 +105,7 @@ def binary_reason(head: bytes) -> str | None:
     return what or f"{share:.0%} of the characters in its first {len(sample)} bytes are control characters"
 
 
-def decode_stream(name: str, reads: Iterator[bytes]) -> tuple[Encoding, Iterator[bytes]]:
+def decode_stream(name: str, reads: Iterator[bytes], refuse_binary: bool = True) -> tuple[Encoding, Iterator[bytes]]:
     """An input's (decompressed) reads → its encoding and the reads as UTF-8. Reads its first SNIFF_BYTES now
     to judge them; binary data is a one-line input error naming the input."""
     head: list[bytes] = []
@@ -120,7 +120,7 @@ def decode_stream(name: str, reads: Iterator[bytes]) -> tuple[Encoding, Iterator
     sample = first[encoding.mark : encoding.mark + SNIFF_BYTES]
     if encoding.name != "utf-8":
         sample = sample.decode(encoding.name, errors="replace").encode("utf-8", errors="replace")
-    reason = binary_reason(sample)
+    reason = binary_reason(sample) if refuse_binary else None
     if reason is not None:
         raise InputError(f"{name}: binary data, not a text log: {reason}")
     return encoding, utf8_reads(chain(head, reads), encoding, has_bare_cr(sample))

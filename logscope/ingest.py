@@ -103,8 +103,9 @@ class Source:
         (logscope/limits.py, logscope/decoding.py); a corrupt compressed stream is a one-line input error."""
         stream = self.open_binary()
         try:
-            encoding, texts = decode_stream(self.name, expanded(self.name, self.raw_reads(stream), CHUNK_BYTES,
-                                                                self.notes))
+            # text given in memory (a triage block, a rule case) was text to its caller: never refused as binary
+            raw = expanded(self.name, self.raw_reads(stream), CHUNK_BYTES, self.notes)
+            encoding, texts = decode_stream(self.name, raw, refuse_binary=self.data is None)
             if encoding != UTF8:
                 self.notes.encoding = encoding.label
             yield from texts
