@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import Enum
 from pathlib import Path
 
@@ -69,7 +69,7 @@ def analyze(
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _warn_read_limits(report)
+    _warn_read_limits((i["path"], i.get("stopped")) for i in report["inputs"])
     _write(render(_redacted(report, no_redact), fmt, width), output)
     has_error = any(f["severity"] == "error" for f in report["findings"])
     raise typer.Exit(EXIT_FINDINGS if has_error else EXIT_OK)
@@ -82,11 +82,11 @@ def _redacted(document: dict, no_redact: bool) -> dict:
     return redact_document(document, KINDS if no_redact else ())
 
 
-def _warn_read_limits(document: dict) -> None:
-    """An input that was not read to its end is said on stderr too, not only in the report."""
-    for entry in document["inputs"]:
-        if entry.get("stopped"):
-            print(f"logscope: warning: {entry['path']}: {entry['stopped']}", file=sys.stderr)
+def _warn_read_limits(inputs: Iterable[tuple[str, str | None]]) -> None:
+    """An input that was not read to its end (path, why) is said on stderr too, not only in the report."""
+    for path, stopped in inputs:
+        if stopped:
+            print(f"logscope: warning: {path}: {stopped}", file=sys.stderr)
 
 
 def _read_model_config(path: Path | None) -> dict | None:
@@ -222,10 +222,12 @@ def diff(
         _fail("-: stdin is named for both runs (it can be read only once)")
     try:
         config = _read_model_config(model_config)
-        sides = [side(spec, *load(spec, config), config) for spec in (a, b)]
+        loaded = [load(spec, config) for spec in (a, b)]
+        sides = [side(spec, analysis, launch, config) for spec, (analysis, launch) in zip((a, b), loaded)]
     except LogscopeError as exc:
         _fail(str(exc))
         return
+    _warn_read_limits((i.path, i.stopped) for analysis, _launch in loaded for i in analysis.inputs)
     _write(DIFF_RENDERERS[fmt.value](_redacted(diff_document(build_diff(*sides)), no_redact), 0), output)
     raise typer.Exit(EXIT_OK)
 
@@ -266,11 +268,12 @@ def plan(
                       max_running_requests=max_running_requests, context_length=context_length)
     try:
         config = _read_model_config(model_config)
-        _analysis, launch = load(run, config)
+        analysis, launch = load(run, config)
         result = build_plan(run, launch, kv_sizing(launch, config), setting, config)
     except LogscopeError as exc:
         _fail(str(exc))
         return
+    _warn_read_limits((i.path, i.stopped) for i in analysis.inputs)
     _write(PLAN_RENDERERS[fmt.value](_redacted(plan_document(result), no_redact), 0), output)
     risky = any(r.margin_gib is not None and r.margin_gib < 0 for r in result.ranks)
     raise typer.Exit(EXIT_FINDINGS if risky else EXIT_OK)

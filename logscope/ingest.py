@@ -271,7 +271,7 @@ def stdin_stream() -> io.BufferedIOBase:
         raise InputError("-: stdin is closed (pipe a log into it, or name the files)") from None
     if stream.isatty():
         raise InputError("-: stdin is a terminal with nothing piped in (pipe the input into it, or name a file)")
-    return stream.buffer
+    return stream.buffer  # type: ignore[return-value]
 
 
 def _is_pipe(path: Path) -> bool:

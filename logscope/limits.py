@@ -47,9 +47,10 @@ def _decompressor(head: bytes) -> Callable[[], object] | None:
     return None
 
 
-def expanded(name: str, raw: Iterator[bytes], block: int, notes: ReadNotes, cap: int = DECOMPRESSED_CAP) -> Iterator[bytes]:
+def expanded(name: str, raw: Iterator[bytes], block: int, notes: ReadNotes, cap: int | None = None) -> Iterator[bytes]:
     """The input's bytes, decompressed when they start like gzip, bzip2 or xz (concatenated members too), in
     pieces of at most `block` bytes; a compressed input stops after `cap` bytes of output (notes.stopped)."""
+    cap = DECOMPRESSED_CAP if cap is None else cap  # read when called: a test lowers it
     first = next(raw, b"")
     make = _decompressor(first)
     if make is None:

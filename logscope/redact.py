@@ -21,6 +21,7 @@ from logscope.credentials import REDACTED, is_credential
 KINDS = ("token", "email", "path", "ip", "host")
 _Replacement = str | Callable[[re.Match[str]], str]
 
+_KEEP_HOSTS = ("github.com", "docs.sglang.ai", "pytorch.org", "docs.pytorch.org", "huggingface.co", "nvidia.com")
 # (kind, pattern, replacement); order matters: whole headers before the tokens inside them, a URL's password
 # before the e-mail rule would take `user:pass@host` for an address
 _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
@@ -72,7 +73,6 @@ _CUT: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ),
     ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]*\Z"), "<redacted:cut>"),
 )
-_KEEP_HOSTS = ("github.com", "docs.sglang.ai", "pytorch.org", "docs.pytorch.org", "huggingface.co", "nvidia.com")
 
 
 def redact(text: str, skip: Iterable[str] = ()) -> str:

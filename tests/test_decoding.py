@@ -157,3 +157,24 @@ def test_a_whole_issue_is_decoded_by_the_same_rules():
     with pytest.raises(InputError, match="issue.md: binary data, not a text issue: an ELF executable"):
         decode_text("issue.md", b"\x7fELF" + bytes(range(32)) * 50)
     assert limits.ISSUE_CAP == 32 << 20
+
+
+def test_a_capped_input_is_said_in_the_verdict_and_on_stderr_by_analyze_and_diff(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from logscope.cli import app
+
+    log = (ROOT / "fixtures/synthetic/full-startup-tp2-with-smi.log").read_bytes()
+    capped = tmp_path / "run.log.gz"
+    capped.write_bytes(gzip.compress(log + b"[2025-10-16 09:06:22 TP0] more lines\n" * 1000))
+    monkeypatch.setattr(limits, "DECOMPRESSED_CAP", len(log) + 100)
+    runner = CliRunner()
+    done = runner.invoke(app, ["analyze", str(capped), "-f", "markdown"])
+    warning = f"logscope: warning: {capped}: stopped after {len(log) + 100} bytes of decompressed data"
+    assert done.exit_code == 0 and done.stderr.startswith(warning), done.stderr
+    verdict = next(line for line in done.stdout.split("\n") if line.startswith("**Verdict:**"))
+    assert f"; read limits: {capped} stopped after {len(log) + 100} bytes" in verdict
+    other = tmp_path / "b.log"
+    other.write_bytes(log)
+    done = runner.invoke(app, ["diff", str(capped), str(other)])
+    assert done.exit_code == 0 and done.stderr.startswith(warning), done.stderr
