@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from logscope.cli import app
 from logscope.redact import redact, redact_document
+from logscope.report.comment import render_comment
+from logscope.triage.run import triage_text
 from tests.helpers import ROOT
 
 # kind → the secret as planted; the line that plants it is in PLANTED
@@ -43,7 +45,8 @@ PLANTED = (
     f"{S['bearer']}) from {S['private-ip']}\n"
     f"ERROR: upload failed for {S['email']} with {S['slack']} and {S['github-pat']} password={S['password-value']} "
     f"on {S['host']} under /Users/{S['mac-home-user']}/cache\n"
-    f"ValueError: AWS_SECRET_ACCESS_KEY={S['aws-secret']} and {S['github-token']} rejected in /home/{S['home-user']}\n"
+    f"ValueError: AWS_SECRET_ACCESS_KEY={S['aws-secret']} of {S['aws-key-id']} and {S['github-token']} rejected "
+    f"in /home/{S['home-user']}\n"
     f"OSError: You are trying to access a gated repo with token {S['hf-token']} and key {S['api-key']}\n"
 )
 LOG = (ROOT / "fixtures/synthetic/full-startup-tp2-with-smi.log").read_text()
@@ -91,6 +94,9 @@ def test_triage_redacts_every_format(paste, tmp_path):
     issue.write_text(json.dumps(thread))
     formats = ("comment", *FORMATS)
     assert leaks(outputs("triage", str(issue), formats=formats)) == []
+    # the bot's comment: what its worker renders of the thread it reads from the API
+    bot = render_comment(triage_text(json.dumps(thread), "owner/repo#1"))
+    assert leaks({"bot": bot}) == [] and "<redacted:" in bot
     assert shown(outputs("triage", str(issue), formats=formats, extra=("--no-redact",))) == set(SECRETS)
 
 
