@@ -178,3 +178,13 @@ def test_a_capped_input_is_said_in_the_verdict_and_on_stderr_by_analyze_and_diff
     other.write_bytes(log)
     done = runner.invoke(app, ["diff", str(capped), str(other)])
     assert done.exit_code == 0 and done.stderr.startswith(warning), done.stderr
+
+
+def test_stdin_without_a_descriptor_is_read_in_process():
+    from typer.testing import CliRunner
+
+    from logscope.cli import app
+
+    done = CliRunner().invoke(app, ["analyze", "-", "-f", "json"], input=LOG.encode())
+    assert done.exit_code == 0, done.output
+    assert {r["rank"] for r in json.loads(done.stdout)["launches"][0]["ranks"]} == {"TP5", "TP6"}
