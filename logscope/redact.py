@@ -66,8 +66,8 @@ _CUT: tuple[tuple[str, re.Pattern[str], str], ...] = (
     (
         "token",
         re.compile(
-            r"(?:\b(?:hf_|gh[pousr]_|github_pat_|xox[abposre]-|xapp-|sk-)|(?<![A-Z0-9])(?:AKIA|ASIA)"
-            r"|\b(?i:bearer)\s+)\S*\Z"
+            r"(?:\b(?:hf_|gh[pousr]_|github_pat_|xox[abposre]-|xapp-|sk-)\S+|(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]+"
+            r"|\b(?i:bearer)\s+\S+)\Z"
         ),
         "<redacted:cut>",
     ),
