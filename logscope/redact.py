@@ -101,6 +101,8 @@ def _walk(value: Any, skip: frozenset[str]) -> Any:
         return redact(value, skip)
     if isinstance(value, dict):
         return {(redact(k, skip) if isinstance(k, str) else k): _walk(v, skip) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list):
         return [_walk(v, skip) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_walk(v, skip) for v in value)
     return value
