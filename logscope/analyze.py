@@ -83,4 +83,6 @@ def input_kind(events: list[Event]) -> str:
 
 
 def _input(source: Source, events: list[Event]) -> InputFile:
-    return InputFile(source.name, input_kind(events), source.lines, source.recognized_lines)
+    notes = source.notes
+    return InputFile(source.name, input_kind(events), source.lines, source.recognized_lines, notes.cut_lines,
+                     notes.encoding, notes.stopped)

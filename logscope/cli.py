@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import Enum
 from pathlib import Path
 
 import typer
 
-from logscope.errors import LogscopeError
+from logscope.errors import InputError, LogscopeError
 from logscope.report.formats import COMPARE_FORMATS, RENDERERS, renderer
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -52,6 +52,8 @@ def analyze(
     calibration: Path | None = typer.Option(None, "--calibration",
                                                help="A calibration file from `logscope probe`: measured sizes instead "
                                                     "of the built-in estimates where it covers the group size."),
+    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets, e-mails, home-directory user names, IPs "
+                                   "and host names in the output (for local use; never for a post)."),
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
     from logscope.analyze import analyze_sources
@@ -66,9 +68,24 @@ def analyze(
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _write(render(report, fmt, width), output)
+    _warn_read_limits((i["path"], i.get("stopped")) for i in report["inputs"])
+    _write(render(_redacted(report, no_redact), fmt, width), output)
     has_error = any(f["severity"] == "error" for f in report["findings"])
     raise typer.Exit(EXIT_FINDINGS if has_error else EXIT_OK)
+
+
+def _redacted(document: dict, no_redact: bool) -> dict:
+    """Every command's document passes here on its way to a format (logscope/redact.py says why there)."""
+    from logscope.redact import KINDS, redact_document
+
+    return redact_document(document, KINDS if no_redact else ())
+
+
+def _warn_read_limits(inputs: Iterable[tuple[str, str | None]]) -> None:
+    """An input that was not read to its end (path, why) is said on stderr too, not only in the report."""
+    for path, stopped in inputs:
+        if stopped:
+            print(f"logscope: warning: {path}: {stopped}", file=sys.stderr)
 
 
 def _read_model_config(path: Path | None) -> dict | None:
@@ -150,9 +167,11 @@ def triage(
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
+    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets, e-mails, home-directory user names, IPs "
+                                   "and host names in the output (for local use; never for a post)."),
 ) -> None:
     """Triage a GitHub issue: find every log, dump and command in it, analyse them, and write one comment."""
-    from logscope.triage.redact import KINDS
+    from logscope.redact import KINDS
     from logscope.triage.run import triage_text
 
     skip = [k.strip() for k in keep.split(",") if k.strip()]
@@ -160,18 +179,37 @@ def triage(
     if unknown:
         _fail(f"--keep: unknown kinds {', '.join(unknown)} (known: {', '.join(KINDS)})")
     try:
-        raw = sys.stdin.buffer.read() if issue == "-" else Path(issue).read_bytes()
-    except OSError as exc:
-        _fail(f"{issue}: cannot read: {exc.strerror or exc}")
-        return
-    try:
-        document = triage_text(raw.decode("utf-8", errors="replace"), "<stdin>" if issue == "-" else issue, skip,
+        text = _read_issue(issue)
+        document = triage_text(text, "<stdin>" if issue == "-" else issue, KINDS if no_redact else skip,
                                [str(r) for r in rules or []])
     except LogscopeError as exc:
         _fail(str(exc))
         return
     _write(render(document, fmt, width), output)
     raise typer.Exit(EXIT_FINDINGS if any(f["severity"] == "error" for f in document["findings"]) else EXIT_OK)
+
+
+def _read_issue(issue: str) -> str:
+    """The issue's text, read whole (it is split into blocks) but never more than limits.ISSUE_CAP bytes."""
+    from logscope.decoding import decode_text
+    from logscope.ingest import stdin_stream
+    from logscope.limits import ISSUE_CAP, size
+
+    name = "<stdin>" if issue == "-" else issue
+    try:
+        if issue == "-":
+            raw = stdin_stream().read(ISSUE_CAP + 1)
+        else:
+            with open(issue, "rb") as handle:
+                raw = handle.read(ISSUE_CAP + 1)
+    except IsADirectoryError:
+        raise InputError(f"{issue}: is a directory (triage reads one issue)") from None
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > ISSUE_CAP:
+        raise InputError(f"{name}: larger than {size(ISSUE_CAP)}; triage reads one issue thread (GitHub caps a body "
+                         f"or a comment at 65536 characters): give the logs to logscope analyze instead")
+    return decode_text(name, raw)
 
 
 CompareFormat = Enum("CompareFormat", {name: name for name in COMPARE_FORMATS}, type=str)  # type: ignore[misc]
@@ -187,21 +225,27 @@ def diff(
                                              "per token instead of those derived from the KV lines."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
+    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets, e-mails, home-directory user names, IPs "
+                                   "and host names in the output (for local use; never for a post)."),
 ) -> None:
     """Compare two launches: what changed (versions, settings, free memory by phase, ledgers, cells), and why
     the KV cache capacity changed, split into budget and bytes per token."""
     from logscope.compare.diff import diff as build_diff
     from logscope.compare.diff import side
     from logscope.compare.document import diff_document
-    from logscope.compare.load import load
+    from logscope.compare.load import load, split_spec
 
+    if all("-" in split_spec(spec)[0] for spec in (a, b)):
+        _fail("-: stdin is named for both runs (it can be read only once)")
     try:
         config = _read_model_config(model_config)
-        sides = [side(spec, *load(spec, config), config) for spec in (a, b)]
+        loaded = [load(spec, config) for spec in (a, b)]
+        sides = [side(spec, analysis, launch, config) for spec, (analysis, launch) in zip((a, b), loaded)]
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _write(renderer(fmt.value, "diff")(diff_document(build_diff(*sides)), width), output)
+    _warn_read_limits((i.path, i.stopped) for analysis, _launch in loaded for i in analysis.inputs)
+    _write(renderer(fmt.value, "diff")(_redacted(diff_document(build_diff(*sides)), no_redact), width), output)
     raise typer.Exit(EXIT_OK)
 
 
@@ -225,6 +269,8 @@ def plan(
     fmt: CompareFormat = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
+    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets, e-mails, home-directory user names, IPs "
+                                   "and host names in the output (for local use; never for a post)."),
 ) -> None:
     """Project a setting not yet run from a real run: per rank, the KV budget, KV tokens, max_running_requests
     and the margin left for lazily created buffers. Exit 1 when a rank's margin is negative."""
@@ -247,7 +293,8 @@ def plan(
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _write(renderer(fmt.value, "plan")(plan_document(result), width), output)
+    _warn_read_limits((i.path, i.stopped) for i in analysis.inputs)
+    _write(renderer(fmt.value, "plan")(_redacted(plan_document(result), no_redact), width), output)
     risky = any(r.margin_gib is not None and r.margin_gib < 0 for r in result.ranks)
     raise typer.Exit(EXIT_FINDINGS if risky else EXIT_OK)
 

@@ -10,20 +10,21 @@ glued to the end of a progress bar split off.
 from __future__ import annotations
 
 import glob
-import gzip
 import io
 import os
 import re
+import stat
 import sys
-import zlib
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
+from logscope.decoding import UTF8, decode_stream
 from logscope.errors import InputError
+from logscope.limits import ReadNotes, cut_long_lines, expanded
 
 CHUNK_BYTES = 1 << 22  # 16 MiB of complete lines per chunk: memory stays bounded whatever the input size
 # One string column per physical line. \x1f (ASCII unit separator) stands in for a column separator that
@@ -75,50 +76,47 @@ class Source:
     rank_hint: dict[str, int] = field(default_factory=dict)
     lines: int = 0
     recognized_lines: int = 0
+    notes: ReadNotes = field(default_factory=ReadNotes)  # encoding, lines cut, where reading stopped
 
     def open_binary(self) -> io.BufferedIOBase:
         if self.data is not None:
-            raw: io.BufferedIOBase = io.BufferedReader(io.BytesIO(self.data))  # type: ignore[arg-type]
-        elif self.stream is not None:
-            raw = self.stream if hasattr(self.stream, "peek") else io.BufferedReader(self.stream)  # type: ignore[arg-type]
-        else:
-            assert self.path is not None
+            return io.BufferedReader(io.BytesIO(self.data))  # type: ignore[arg-type]
+        if self.stream is not None:
+            return self.stream
+        assert self.path is not None
+        try:
+            return open(self.path, "rb")  # noqa: SIM115 - returned to the caller, closed by it
+        except OSError as exc:
+            raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
+
+    def raw_reads(self, stream: io.BufferedIOBase) -> Iterator[bytes]:
+        while True:
             try:
-                raw = open(self.path, "rb")  # noqa: SIM115 - returned to the caller, closed by it
+                data = stream.read(CHUNK_BYTES)
             except OSError as exc:
                 raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
-        head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
-        if head == b"\x1f\x8b":
-            return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
-        return raw
+            if not data:
+                return
+            yield data
 
     def reads(self) -> Iterator[bytes]:
-        """The input in reads of CHUNK_BYTES; a corrupt compressed stream is a one-line input error."""
+        """The input as UTF-8 in reads of at most CHUNK_BYTES: decompressed with a cap, decoded, binary refused
+        (logscope/limits.py, logscope/decoding.py); a corrupt compressed stream is a one-line input error."""
         stream = self.open_binary()
         try:
-            while True:
-                try:
-                    data = stream.read(CHUNK_BYTES)
-                except (OSError, EOFError, zlib.error) as exc:
-                    raise InputError(f"{self.name}: corrupt or truncated compressed data ({exc})") from None
-                if not data:
-                    return
-                yield data
+            # text given in memory (a triage block, a rule case) was text to its caller: never refused as binary
+            raw = expanded(self.name, self.raw_reads(stream), CHUNK_BYTES, self.notes)
+            encoding, texts = decode_stream(self.name, raw, refuse_binary=self.data is None)
+            if encoding != UTF8:
+                self.notes.encoding = encoding.label
+            yield from texts
         finally:
             stream.close()
 
     def complete_reads(self) -> Iterator[bytes]:
-        """The input in reads cut at their last newline (the unfinished line is carried to the next read)."""
-        tail = b""  # the unfinished last line of the previous read (a UTF-8 sequence may straddle reads)
-        for data in self.reads():
-            last_newline = data.rfind(b"\n")
-            if last_newline < 0:
-                tail += data  # one line longer than a read: keep collecting it
-                continue
-            yield tail + data[:last_newline + 1] if tail else data[:last_newline + 1]
-            tail = data[last_newline + 1:]
-        if tail:
-            yield tail
+        """The input in reads cut at their last newline (the unfinished line is carried to the next read),
+        each line longer than limits.LINE_CAP cut there and counted in notes.cut_lines."""
+        return cut_long_lines(self.reads(), self.notes)
 
     def chunks(self, pattern: str, searches: Searches | None = None) -> Iterator[LineChunk]:
         """Numbered batches of physical lines with the indices of the lines matching the prefilter.
@@ -233,9 +231,11 @@ def rank_hint_from_name(name: str) -> dict[str, int]:
 def expand_inputs(args: list[str], stdin: io.BufferedIOBase | None = None) -> list[Source]:
     """Files, quoted globs, directories (their regular files, sorted) and '-' for stdin."""
     sources: list[Source] = []
+    if args.count("-") > 1:
+        raise InputError("-: stdin is named more than once (it can be read only once)")
     for arg in args:
         if arg == "-":
-            sources.append(Source(name="<stdin>", path=None, stream=stdin or cast(io.BufferedIOBase, sys.stdin.buffer)))
+            sources.append(Source(name="<stdin>", path=None, stream=stdin or stdin_stream()))
             continue
         path = Path(arg)
         if path.is_dir():
@@ -253,12 +253,37 @@ def expand_inputs(args: list[str], stdin: io.BufferedIOBase | None = None) -> li
             continue
         if not path.exists():
             raise InputError(f"{arg}: no such file or directory")
-        if not path.is_file():
-            raise InputError(f"{arg}: not a regular file")
+        if not path.is_file() and not _is_pipe(path):
+            raise InputError(f"{arg}: not a regular file or a pipe")
         if not os.access(path, os.R_OK):
             raise InputError(f"{arg}: permission denied")
         sources.append(_file_source(path))
     return sources
+
+
+def stdin_stream() -> io.BufferedIOBase:
+    """stdin for '-': closed, or a terminal nobody pipes into, is a one-line input error."""
+    stream = sys.stdin
+    try:
+        if stream is None or stream.closed:
+            raise OSError
+        os.fstat(stream.fileno())
+    except io.UnsupportedOperation:
+        pass  # no descriptor behind it (an in-process test's stand-in): read it as it is
+    except (OSError, ValueError):
+        raise InputError("-: stdin is closed (pipe a log into it, or name the files)") from None
+    if stream.isatty():
+        raise InputError("-: stdin is a terminal with nothing piped in (pipe the input into it, or name a file)")
+    return stream.buffer  # type: ignore[return-value]
+
+
+def _is_pipe(path: Path) -> bool:
+    """A FIFO or socket: a named pipe, or a process substitution (<(cat x.log) is /dev/fd/N), read once."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _file_source(path: Path) -> Source:

@@ -217,6 +217,9 @@ class InputFile:
     kind: str  # log | nvidia-smi | check_env | unknown
     lines: int
     recognized_lines: int
+    cut_lines: int = 0  # lines longer than limits.LINE_CAP, cut there
+    encoding: str | None = None  # when not UTF-8 without a byte-order mark
+    stopped: str | None = None  # why reading stopped before the end (the cap on compressed inputs)
 
 
 @dataclass

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from logscope.redact import redact
 from logscope.report.view import build_view
-from logscope.triage.redact import redact
 from tests.helpers import REAL, ROOT, analyze_text
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

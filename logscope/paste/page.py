@@ -20,8 +20,8 @@ from starlette.routing import Route
 from logscope.analyze import analyze_sources
 from logscope.errors import LogscopeError
 from logscope.ingest import Source, rank_hint_from_name
+from logscope.redact import redact
 from logscope.report.html import render_html
-from logscope.triage.redact import redact
 
 MAX_PASTE = 8 << 20  # bytes of one submission, files and text together
 MAX_PARTS = 32

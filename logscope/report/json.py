@@ -9,6 +9,7 @@ from typing import Any
 
 from logscope import SCHEMA_ID, __version__, kinds, phases
 from logscope.events import Event
+from logscope.limits import LINE_CAP
 from logscope.model import Analysis, Coverage, InputFile, Launch, PhaseReading, RankPlacement, RankTimeline
 
 # lines that state a memory figure or a setting but are no phase: listed as the rank's (or launch's) notes
@@ -31,7 +32,8 @@ def build_document(analysis: Analysis, findings: list[dict[str, Any]]) -> dict[s
         "gpus": [_gpu(gpu, analysis.gpu_ledgers) for gpu in analysis.join.gpus],
         "topology": analysis.join.topology,
         "findings": findings,
-        "coverage": _coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures),
+        "coverage": {**_coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures),
+                     **_cuts(analysis.inputs)},
         **({"calibration": analysis.calibration} if analysis.calibration is not None else {}),
     }
 
@@ -42,7 +44,10 @@ def _gpu(gpu: dict[str, Any], gpu_ledgers: dict[int, list[dict[str, Any]]]) -> d
 
 
 def _input(entry: InputFile) -> dict[str, Any]:
-    return {"path": entry.path, "kind": entry.kind, "lines": entry.lines, "recognized_lines": entry.recognized_lines}
+    return {"path": entry.path, "kind": entry.kind, "lines": entry.lines, "recognized_lines": entry.recognized_lines,
+            **({"cut_lines": entry.cut_lines} if entry.cut_lines else {}),
+            **({"encoding": entry.encoding} if entry.encoding else {}),
+            **({"stopped": entry.stopped} if entry.stopped else {})}
 
 
 def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
@@ -121,6 +126,12 @@ def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
     entry["lazy_comm_gib"] = ledger.lazy_comm_gib
     entry.update(_notes(timeline.events))
     return entry
+
+
+def _cuts(inputs: list[InputFile]) -> dict[str, Any]:
+    """Lines cut at the line cap, counted in the coverage (only when there were some)."""
+    cut = sum(i.cut_lines for i in inputs)
+    return {"cut_lines": cut, "line_cap_bytes": LINE_CAP} if cut else {}
 
 
 def _missing_phases(launches: list[Launch]) -> dict[str, dict[str, list[str]]]:

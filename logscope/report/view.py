@@ -168,7 +168,7 @@ def build_view(report: dict[str, Any]) -> ReportView:
         coverage=cov,
         missing_phases=_missing(cov["missing_phases"]),
         calibration=_calibration(report.get("calibration")),
-        verdict=_verdict(report),
+        verdict=_verdict(report) + _read_limits(report),
         outside_ledgers=tuple((g["index"], _outside_ledger(g)) for g in report["gpus"] if g.get("outside_allocator_ledger")),
     )
 
@@ -192,6 +192,15 @@ def _verdict(report: dict[str, Any]) -> str:
         return f"no SGLang startup found: none of the {plural(cov['lines'], 'line')} read was recognised"
     return (f"no startup problem found in {plural(cov['lines'], 'line')} ({plural(len(report['launches']), 'launch')}, "
             f"{plural(ranks, 'rank')}, {plural(len(report['gpus']), 'GPU')})")
+
+
+def _read_limits(report: dict[str, Any]) -> str:
+    """What the bounds on reading left out (logscope/limits.py), said with the verdict so no format hides it."""
+    parts = [f"{i['path']} {i['stopped']}" for i in report["inputs"] if i.get("stopped")]
+    cov = report["coverage"]
+    if cov.get("cut_lines"):
+        parts.append(f"{plural(cov['cut_lines'], 'line')} longer than {cov['line_cap_bytes'] >> 20} MiB cut there")
+    return f"; read limits: {'; '.join(parts)}" if parts else ""
 
 
 def _calibration(summary: dict[str, Any] | None) -> str | None:
