@@ -11,11 +11,13 @@ from pathlib import Path
 
 import typer
 
+from logscope import cli_params
 from logscope.compare.formats import COMPARE_FORMATS
 from logscope.errors import LogscopeError
 from logscope.report.formats import RENDERERS, renderer
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+cli_params.install()  # option values coerced without importing pydantic
 
 app = typer.Typer(
     add_completion=False,
