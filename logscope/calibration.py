@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from logscope.errors import InputError
 
 FORMAT = 1
@@ -71,6 +69,8 @@ def load_calibration(path: str | Path) -> Calibration:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise _fail(name, "not UTF-8 text") from None
+    import yaml  # only with --calibration: an analysis without one does not pay for it
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -106,4 +106,6 @@ def parse_calibration(data: Any, name: str = "calibration") -> Calibration:
 
 
 def dump_calibration(data: dict[str, Any]) -> str:
+    import yaml
+
     return yaml.safe_dump(data, sort_keys=False, width=110)

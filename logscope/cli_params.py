@@ -63,8 +63,13 @@ def coerce(annotation: Any, info: Any, value: Any) -> Any:
         (item,) = get_args(annotation)
         items = [coerce(item, info, v) for v in (value if isinstance(value, (list, tuple)) else [value])]
         return _NO_MATCH if any(i is _NO_MATCH for i in items) else items
-    if not isinstance(value, str) or getattr(info, "parser", None) is not None:
+    if getattr(info, "parser", None) is not None:
         return _NO_MATCH
+    if not isinstance(value, str):  # a default: kept as declared when it already has the type
+        typed = ((annotation in (str, int, float) and type(value) is annotation)
+                 or (annotation is Path and isinstance(value, Path)) or (_is_enum(annotation) and isinstance(value, annotation)))
+        limited = any(getattr(info, name, None) not in (None, False) for name in ("min", "max", "clamp"))
+        return value if typed and not limited else _NO_MATCH
     if annotation is str:
         return value
     if annotation in (int, float):
@@ -79,6 +84,10 @@ def coerce(annotation: Any, info: Any, value: Any) -> Any:
         if getattr(info, "readable", True) and os.path.exists(value) and not os.access(value, os.R_OK):
             return _NO_MATCH  # typer says it is not readable
         return Path(value)
-    if isinstance(annotation, type) and issubclass(annotation, Enum) and getattr(info, "case_sensitive", True):
+    if _is_enum(annotation) and getattr(info, "case_sensitive", True):
         return next((member for member in annotation if member.value == value), _NO_MATCH)
     return _NO_MATCH
+
+
+def _is_enum(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, Enum)

@@ -10,12 +10,14 @@ fallback hold the GIL.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from types import TracebackType
 
 from logscope.errors import InputError
 from logscope.linescan import Candidate, LiteralScan
@@ -48,7 +50,12 @@ class RangeScanner:
     def __init__(self, literals: tuple[str, ...], enabled: bool) -> None:
         self.literals = literals
         self.pool: ProcessPoolExecutor | None = None
-        if enabled and workers() >= 2 and "fork" in multiprocessing.get_all_start_methods():
+        if not enabled or workers() < 2:
+            return
+        import multiprocessing  # only for large files: a paste does not pay for the import
+        from concurrent.futures import ProcessPoolExecutor
+
+        if "fork" in multiprocessing.get_all_start_methods():
             self.pool = ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("fork"),
                                             initializer=_init_worker, initargs=(literals,))
 

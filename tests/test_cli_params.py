@@ -28,6 +28,8 @@ def _typer(annotation, info, value):
     (float, OptionInfo(), "5"), (float, OptionInfo(), ".5"), (Path, OptionInfo(), "out/report.html"),
     (Path | None, OptionInfo(), "rules"), (list[Path], OptionInfo(), ["a", "b"]), (list[str], ArgumentInfo(), ["-", "x.log"]),
     (Fmt, OptionInfo(), "json"), (int | None, OptionInfo(), "8"),
+    # defaults arrive typed
+    (int, OptionInfo(), 0), (float, OptionInfo(), 120.0), (Path, OptionInfo(), Path("x.yaml")), (Fmt, OptionInfo(), Fmt.json),
 ])
 def test_a_plain_value_is_what_typer_gives(annotation, info, value):
     ours = coerce(annotation, info, value)
@@ -38,7 +40,8 @@ def test_a_plain_value_is_what_typer_gives(annotation, info, value):
 @pytest.mark.parametrize(("annotation", "info", "value"), [
     (int, OptionInfo(), "abc"), (int, OptionInfo(), "1.5"), (int, OptionInfo(min=1), "0"), (int, OptionInfo(min=1), "3"),
     (float, OptionInfo(), "1e3"), (float, OptionInfo(max=0.99), "0.5"), (Fmt, OptionInfo(), "yaml"), (Fmt, OptionInfo(), "JSON"),
-    (Path, OptionInfo(exists=True), "x"), (Path, OptionInfo(resolve_path=True), "x"),
+    (Path, OptionInfo(exists=True), "x"), (Path, OptionInfo(resolve_path=True), "x"), (float, OptionInfo(), 5),
+    (int, OptionInfo(min=1), 1),
 ])
 def test_anything_else_is_left_to_typer(annotation, info, value):
     assert coerce(annotation, info, value) is _NO_MATCH
@@ -47,7 +50,7 @@ def test_anything_else_is_left_to_typer(annotation, info, value):
 def test_a_small_paste_imports_neither_pydantic_nor_polars(tmp_path):
     paste = tmp_path / "paste.log"
     paste.write_bytes((ROOT / "fixtures/real/h-001-sglang-11716.log").read_bytes()[:2048])
-    probe = (f"import runpy, sys\nsys.argv = ['logscope', 'analyze', {str(paste)!r}, '--width', '100', '-f', 'json']\n"
+    probe = (f"import runpy, sys\nsys.argv = ['logscope', 'analyze', {str(paste)!r}]\n"
              "try:\n    runpy.run_module('logscope', run_name='__main__')\nexcept SystemExit:\n    pass\n"
              "print('LOADED', sorted(m for m in ('pydantic', 'polars', 'hyperscan') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
