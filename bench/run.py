@@ -56,8 +56,10 @@ class Runs:
 
 def run_once(cmd: list[str], stdin: Path | None = None) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + sys, children included) and peak RSS (MiB) of one run of `cmd`."""
-    # output to a file, not /dev/null: GNU grep stops at the first match when it sees /dev/null
-    with open(OUT / "stdout.txt", "wb") as sink, open(stdin or os.devnull, "rb") as source:
+    # grep's output to a file, not /dev/null (GNU grep stops at the first match when it sees /dev/null); cat's
+    # to /dev/null, so that it measures reading, not writing a copy
+    sink_path = os.devnull if cmd[0] == "cat" else OUT / "stdout.txt"
+    with open(sink_path, "wb") as sink, open(stdin or os.devnull, "rb") as source:
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, stdin=source, stdout=sink, stderr=subprocess.DEVNULL, env=_ENV, cwd=HERE.parent)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -131,8 +133,9 @@ def report(label: str, runs: dict[str, Runs]) -> None:
              f"CPU {cpu:6.3f} s = {100 * cpu / ours.median:4.0f}%, RSS {ours.rss_mib:4.0f} MiB"]
     for name, base in runs.items():
         if name != "logscope":
+            base_cpu = max(statistics.median(base.cpu), 1e-3)
             parts.append(f"    {name:<14} {base.median:6.3f} s (CPU {statistics.median(base.cpu):6.3f} s): "
-                         f"logscope {ours.median / base.median:6.2f}x wall, {cpu / max(statistics.median(base.cpu), 1e-3):6.2f}x CPU")
+                         f"logscope {ours.median / base.median:6.2f}x wall, {cpu / base_cpu:6.2f}x CPU")
     print("\n".join(parts), flush=True)
 
 

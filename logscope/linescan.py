@@ -116,7 +116,7 @@ def _hyperscan_search(literals: tuple[str, ...]) -> Callable[[Buffer, int, int],
     return search
 
 
-WINDOW_BYTES = 1 << 20  # how much of a file a chunk reads back at once for the lines between candidates
+WINDOW_BYTES = 1 << 16  # how much of a file a chunk reads back at once for the lines after a candidate (grows as needed)
 
 
 @dataclass(slots=True)
