@@ -44,8 +44,8 @@ def workers() -> int:
 
 
 class RangeScanner:
-    """A pool of worker processes (one per core, fork start) for the duration of one analysis; `parallel` is
-    False where there is one core or no fork, and the caller then reads every source itself."""
+    """A pool of worker processes (one per core) for the duration of one analysis; `parallel` is False where
+    there is one core, and the caller then reads every source itself."""
 
     def __init__(self, literals: tuple[str, ...], enabled: bool) -> None:
         self.literals = literals
@@ -53,11 +53,14 @@ class RangeScanner:
         if not enabled or workers() < 2:
             return
         import multiprocessing  # only for large files: a paste does not pay for the import
+        import threading
         from concurrent.futures import ProcessPoolExecutor
 
-        if "fork" in multiprocessing.get_all_start_methods():
-            self.pool = ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("fork"),
-                                            initializer=_init_worker, initargs=(literals,))
+        # fork is cheapest (the worker inherits the imported modules), but only safe in a single-threaded process
+        # (a thread could hold a lock at the fork); the bot's server has threads, so there the workers spawn
+        fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+        self.pool = ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+                                        initializer=_init_worker, initargs=(literals,))
 
     @property
     def parallel(self) -> bool:

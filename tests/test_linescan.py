@@ -3,6 +3,7 @@ whichever path reads an input."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,8 @@ def _read(chunks):
     return out
 
 
-def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch):
+@pytest.mark.parametrize("threaded", [False, True], ids=["fork", "spawn-from-a-thread"])
+def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, threaded):
     body = b"".join(p.read_bytes() for p in FIXTURES[:12]) + b"\n\nlong " + b"x" * 5000 + b" WARN\nlast ERROR"
     path = tmp_path / "rank3.log"
     path.write_bytes(body)
@@ -74,9 +76,20 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch):
     if ranges.workers() < 2:
         pytest.skip("one core: no worker processes")
     parallel = Source(name=str(path), path=path)
-    with scan_sources([parallel, Source(name="mem", path=None, data=body)], literals) as (chunks, in_memory):
-        got = _read(chunks)
-        assert _read(in_memory) == expected
+    results: dict[str, object] = {}
+
+    def scan() -> None:
+        with scan_sources([parallel, Source(name="mem", path=None, data=body)], literals) as (chunks, in_memory):
+            results["got"], results["in_memory"] = _read(chunks), _read(in_memory)
+
+    if threaded:  # a process with threads (the bot's server) spawns its workers instead of forking
+        worker = threading.Thread(target=scan)
+        worker.start()
+        worker.join()
+    else:
+        scan()
+    got = results["got"]
+    assert results["in_memory"] == expected
     flat = lambda parts, kind: [x for k, xs in parts if k == kind for x in xs]  # noqa: E731
     assert flat(got, "candidates") == flat(expected, "candidates")
     assert flat(got, "lines") == flat(expected, "lines")
