@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -80,6 +79,8 @@ def analyze(
 def _read_model_config(path: Path | None) -> dict | None:
     if path is None:
         return None
+    import json  # only with --model-config: --help and a plain analysis do not pay for it
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
