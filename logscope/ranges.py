@@ -83,6 +83,9 @@ class RangeScanner:
 
 def _init_worker(literals: tuple[str, ...]) -> None:
     global _scan
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (exit 130, no tracebacks)
     _scan = LiteralScan(literals)
 
 
