@@ -11,6 +11,7 @@ fallback hold the GIL.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -56,9 +57,9 @@ class RangeScanner:
         import threading
         from concurrent.futures import ProcessPoolExecutor
 
-        # fork is cheapest (the worker inherits the imported modules), but only safe in a single-threaded process
-        # (a thread could hold a lock at the fork); the bot's server has threads, so there the workers spawn
-        fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+        # fork is cheapest (the worker inherits the imported modules), but only safe on Linux in a single-threaded
+        # process (a thread could hold a lock at the fork); the bot's server has threads, so there the workers spawn
+        fork = sys.platform == "linux" and threading.active_count() == 1
         self.pool = ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
                                         initializer=_init_worker, initargs=(literals,))
 
