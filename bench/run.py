@@ -1,13 +1,17 @@
-"""Benchmark, run by hand: logscope against `LC_ALL=C grep -c -F -f <logscope's literals>` on the same input.
+"""Benchmark, run by hand: logscope against baselines measured in the same run, on the same input.
 
-Warm page cache; each pair of commands runs REPEAT times interleaved (grep, logscope, grep, logscope, ...);
-the table gives min / median / max wall time of each, the ratio of the medians, and the peak RSS of
-logscope's process. Cases: 64 MiB, 256 MiB and 1 GiB of realistic log, a 256 MiB .gz against
-`zcat | grep`, 8 rank files of 128 MiB as `logscope analyze rank*.log` against grep over the same 8 files,
-and the start-up: `--help` and a 2 KB paste.
+Baselines: `LC_ALL=C grep -c -F -f bench/literals-14.txt` (a fixed set of 14 literals kept here, so the
+baseline does not move when logscope's own literal set grows), ripgrep with the same 14 literals where `rg`
+is installed, `cat` (reading the bytes), and the venv's `python -c pass` (starting the interpreter). Each case
+runs its commands round-robin REPEAT times (logscope, then each baseline, then again), page cache warm; the
+table gives the median wall time, the median CPU time (user + sys of the process and its children: the
+worker processes), logscope's CPU use (CPU / wall) and peak RSS (the largest of the process and its waited-for
+children), and the ratio of logscope's median to each baseline's median. Inputs are generated into bench/out/
+(gitignored); `--clean` removes the large ones afterwards.
 
-    python bench/run.py                 # everything (inputs generated into bench/out/ on first use)
-    python bench/run.py --sizes 64 256  # a subset of the single-file sizes
+    python bench/run.py                         # every case
+    python bench/run.py --cases paste help 1g   # a subset
+    python bench/run.py --clean                 # then delete bench/out/*.log*, bench/out/ranks
 """
 
 from __future__ import annotations
@@ -17,47 +21,74 @@ import contextlib
 import datetime
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
+LITERALS_14 = HERE / "literals-14.txt"
 LOGSCOPE = [sys.executable, "-m", "logscope"]
 REPEAT = 5
 # as an installed package runs: with its bytecode cached (a developer shell may set PYTHONDONTWRITEBYTECODE)
 _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def run_once(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one run of `cmd`."""
-    # output to a file, not /dev/null: GNU grep stops at the first match when it sees /dev/null
-    with open(OUT / "stdout.txt", "wb") as sink:
+@dataclass
+class Runs:
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    rss_mib: float = 0.0
+
+    def add(self, wall: float, cpu: float, rss: float) -> None:
+        self.wall.append(wall)
+        self.cpu.append(cpu)
+        self.rss_mib = max(self.rss_mib, rss)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.wall)
+
+
+def run_once(cmd: list[str], stdin: Path | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + sys, children included) and peak RSS (MiB) of one run of `cmd`."""
+    # grep's output to a file, not /dev/null (GNU grep stops at the first match when it sees /dev/null); cat's
+    # to /dev/null, so that it measures reading, not writing a copy
+    sink_path = os.devnull if cmd[0] == "cat" else OUT / "stdout.txt"
+    with open(sink_path, "wb") as sink, open(stdin or os.devnull, "rb") as source:
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.DEVNULL, env=_ENV)
+        proc = subprocess.Popen(cmd, stdin=source, stdout=sink, stderr=subprocess.DEVNULL, env=_ENV, cwd=HERE.parent)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise SystemExit(f"failed: {' '.join(cmd)}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def interleaved(baseline: list[str], ours: list[str], repeat: int) -> tuple[list[float], list[float], float]:
-    base_times, our_times, peak = [], [], 0.0
+def measure(commands: dict[str, list[str]], repeat: int, stdin: Path | None = None) -> dict[str, Runs]:
+    runs = {name: Runs() for name in commands}
     for _ in range(repeat):
-        base_times.append(run_once(baseline)[0])
-        elapsed, rss = run_once(ours)
-        our_times.append(elapsed)
-        peak = max(peak, rss)
-    return base_times, our_times, peak
+        for name, cmd in commands.items():
+            runs[name].add(*run_once(cmd, stdin))
+    return runs
 
 
 def generated(size_mib: int) -> Path:
     path = OUT / f"log-{size_mib}.log"
-    if not path.exists():
-        subprocess.run([sys.executable, str(HERE / "generate.py"), str(size_mib), str(path)], check=True)
+    if path.exists():
+        return path
+    if size_mib > 1024 and size_mib % 1024 == 0:  # the 1 GiB log repeated: the same lines, numbered on
+        one = generated(1024)
+        with open(path, "wb") as handle:
+            for _ in range(size_mib // 1024):
+                with open(one, "rb") as part:
+                    shutil.copyfileobj(part, handle, 1 << 24)
+        return path
+    subprocess.run([sys.executable, str(HERE / "generate.py"), str(size_mib), str(path)], check=True)
     return path
 
 
@@ -86,10 +117,26 @@ def warm(paths: list[Path]) -> None:
         subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)
 
 
-def row(label: str, base: list[float], ours: list[float], rss: float) -> str:
-    ratio = statistics.median(ours) / statistics.median(base)
-    return (f"{label:<22} {min(base):6.2f} {statistics.median(base):6.2f} {max(base):6.2f}   "
-            f"{min(ours):6.2f} {statistics.median(ours):6.2f} {max(ours):6.2f}   {ratio:5.2f}x  {rss:7.0f}")
+def baselines(paths: list[Path]) -> dict[str, list[str]]:
+    files = [str(p) for p in paths]
+    out = {"grep -F 14": ["env", "LC_ALL=C", "grep", "-c", "-F", "-f", str(LITERALS_14), *files]}
+    if shutil.which("rg"):
+        out["rg -F 14"] = ["rg", "-c", "-F", "--no-config", "-j", "1", "-f", str(LITERALS_14), *files]
+    out["cat"] = ["cat", *files]
+    return out
+
+
+def report(label: str, runs: dict[str, Runs]) -> None:
+    ours = runs["logscope"]
+    cpu = statistics.median(ours.cpu)
+    parts = [f"{label:<16} logscope {ours.median:6.3f} s (min {min(ours.wall):.3f}, max {max(ours.wall):.3f}), "
+             f"CPU {cpu:6.3f} s = {100 * cpu / ours.median:4.0f}%, RSS {ours.rss_mib:4.0f} MiB"]
+    for name, base in runs.items():
+        if name != "logscope":
+            base_cpu = max(statistics.median(base.cpu), 1e-3)
+            parts.append(f"    {name:<14} {base.median:6.3f} s (CPU {statistics.median(base.cpu):6.3f} s): "
+                         f"logscope {ours.median / base.median:6.2f}x wall, {cpu / base_cpu:6.2f}x CPU")
+    print("\n".join(parts), flush=True)
 
 
 def machine() -> str:
@@ -97,47 +144,53 @@ def machine() -> str:
     with contextlib.suppress(OSError, StopIteration):
         model = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                      if line.startswith("model name"))
-    return f"{datetime.date.today()}, {os.cpu_count()} cores ({model or platform.machine()}), Python {platform.python_version()}"
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores "
+            f"({model or platform.machine()}), Python {platform.python_version()}, load average {load}")
+
+
+CASES = ("paste", "help", "64m", "1g", "4g", "ranks", "gz")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", type=int, nargs="*", default=[64, 256, 1024])
+    parser.add_argument("--cases", nargs="*", default=list(CASES), choices=CASES)
     parser.add_argument("--repeat", type=int, default=REPEAT)
-    parser.add_argument("--skip", nargs="*", default=[], choices=["gz", "ranks", "startup"])
+    parser.add_argument("--clean", action="store_true", help="delete the generated logs at the end")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
-    literals = OUT / "literals.txt"
-    literals.write_text(subprocess.run([*LOGSCOPE, "literals"], capture_output=True, text=True, check=True).stdout)
-    report = OUT / "report.json"
-    print(f"machine: {machine()}; {len(literals.read_text().splitlines())} literals; {args.repeat} runs each, interleaved")
-    print(f"{'input':<22} {'grep -F: min   med    max':>26}   {'logscope: min   med    max':>26}   {'ratio':>6}  {'RSS MiB':>7}")
-    grep = ["env", "LC_ALL=C", "grep", "-c", "-F", "-f", str(literals)]
-    for size in args.sizes:
-        path = generated(size)
-        warm([path])
-        base, ours, rss = interleaved([*grep, str(path)], [*LOGSCOPE, "analyze", str(path), "-f", "json", "-o", str(report)],
-                                      args.repeat)
-        print(row(f"{size} MiB", base, ours, rss), flush=True)
-    if "gz" not in args.skip:
-        gz = gzipped(256)
-        warm([gz])
-        base, ours, rss = interleaved(["bash", "-c", f"zcat {gz} | LC_ALL=C grep -c -F -f {literals}"],
-                                      [*LOGSCOPE, "analyze", str(gz), "-f", "json", "-o", str(report)], args.repeat)
-        print(row("256 MiB .gz (zcat|grep)", base, ours, rss), flush=True)
-    if "ranks" not in args.skip:
+    report_json = str(OUT / "report.json")
+    python_pass = [sys.executable, "-c", "pass"]
+    print(f"machine: {machine()}; medians of {args.repeat} runs, round-robin")
+    if "paste" in args.cases:
+        paste = OUT / "paste-2k.log"
+        paste.write_bytes((HERE.parent / "fixtures/real/h-001-sglang-11716.log").read_bytes()[:2048])
+        report("2 KB paste stdin", measure({"logscope": [*LOGSCOPE, "analyze", "-"], "python -c pass": python_pass},
+                                           args.repeat, stdin=paste))
+    if "help" in args.cases:
+        report("--help", measure({"logscope": [*LOGSCOPE, "--help"], "python -c pass": python_pass}, args.repeat))
+    for case, size in (("64m", 64), ("1g", 1024), ("4g", 4096)):
+        if case in args.cases:
+            path = generated(size)
+            warm([path])
+            ours = [*LOGSCOPE, "analyze", str(path), "-f", "json", "-o", report_json]
+            report(f"{size} MiB" if size < 1024 else f"{size // 1024} GiB",
+                   measure({"logscope": ours, **baselines([path])}, args.repeat))
+    if "ranks" in args.cases:
         files = rank_files()
         warm(files)
-        base, ours, rss = interleaved([*grep, *map(str, files)],
-                                      [*LOGSCOPE, "analyze", *map(str, files), "-f", "json", "-o", str(report)], args.repeat)
-        print(row("8 x 128 MiB files", base, ours, rss), flush=True)
-    if "startup" not in args.skip:
-        paste = OUT / "paste-2k.log"
-        paste.write_text((HERE.parent / "fixtures/real/h-001-sglang-11716.log").read_text()[:2048])
-        for label, cmd in (("--help", [*LOGSCOPE, "--help"]), ("2 KB paste", [*LOGSCOPE, "analyze", str(paste)])):
-            _, ours, rss = interleaved(["true"], cmd, args.repeat)
-            print(f"{label:<22} {'':>26}   {min(ours):6.2f} {statistics.median(ours):6.2f} {max(ours):6.2f}   "
-                  f"{'':>6}  {rss:7.0f}")
+        ours = [*LOGSCOPE, "analyze", *map(str, files), "-f", "json", "-o", report_json]
+        report("8 x 128 MiB", measure({"logscope": ours, **baselines(files)}, args.repeat))
+    if "gz" in args.cases:
+        gz = gzipped(256)
+        warm([gz])
+        ours = [*LOGSCOPE, "analyze", str(gz), "-f", "json", "-o", report_json]
+        zgrep = ["bash", "-c", f"zcat {gz} | LC_ALL=C grep -c -F -f {LITERALS_14}"]
+        report("256 MiB .gz", measure({"logscope": ours, "zcat | grep -F 14": zgrep}, args.repeat))
+    if args.clean:
+        for path in [*OUT.glob("log-*.log"), *OUT.glob("log-*.log.gz")]:
+            path.unlink()
+        shutil.rmtree(OUT / "ranks", ignore_errors=True)
 
 
 if __name__ == "__main__":

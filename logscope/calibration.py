@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from logscope.errors import InputError
 
 FORMAT = 1
@@ -87,6 +85,8 @@ def load_calibration(path: str | Path) -> Calibration:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise _fail(name, "not UTF-8 text") from None
+    import yaml  # only with --calibration: an analysis without one does not pay for it
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -130,4 +130,6 @@ def _env_items(env: Any, name: str, index: int) -> tuple[tuple[str, str], ...]:
 
 
 def dump_calibration(data: dict[str, Any]) -> str:
+    import yaml
+
     return str(yaml.safe_dump(data, sort_keys=False, width=110))

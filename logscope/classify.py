@@ -9,11 +9,12 @@ coverage report.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from logscope import kinds, prefilter
 from logscope.events import Event
-from logscope.ingest import LineChunk, Searches, Source, clean
+from logscope.ingest import LineChunk, Source, clean, scan_sources
 from logscope.model import TEXT_KEEP, Coverage
 from logscope.parsers import sglang_line
 from logscope.parsers.base import PREFIXED, BlockReader, prefix_of
@@ -31,9 +32,9 @@ _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 class SourceClassifier:
     """Drives the grammars over one source's logical lines and returns its events."""
 
-    def __init__(self, source: Source, coverage: Coverage, searches: Searches | None = None) -> None:
+    def __init__(self, source: Source, coverage: Coverage, chunks: Iterable[LineChunk] | None = None) -> None:
         self.source = source
-        self.searches = searches
+        self.chunks = chunks
         self.coverage = coverage
         self.events: list[Event] = []
         self.readers: list[BlockReader] = block_readers(source.name)
@@ -44,7 +45,7 @@ class SourceClassifier:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
-        for chunk in self.source.chunks(prefilter.PATTERN, self.searches):
+        for chunk in self.chunks if self.chunks is not None else self.source.chunks(prefilter.all_literals()):
             self._run_chunk(chunk)
         self._flush_pending()
         self._close_block()
@@ -226,11 +227,9 @@ def _looks_like_a_record(text: str) -> bool:
 def classify_sources(sources: list[Source]) -> tuple[dict[str, list[Event]], Coverage]:
     coverage = Coverage()
     per_source: dict[str, list[Event]] = {}
-    searches: list[Searches] = []
-    for source in reversed(sources):  # each source's searches start the next one's when its reads run out
-        searches.insert(0, Searches(source, prefilter.PATTERN, searches[0] if searches else None))
-    for source, ahead in zip(sources, searches):
-        per_source[source.name] = in_time_order(SourceClassifier(source, coverage, ahead).run())
+    with scan_sources(sources, prefilter.all_literals()) as chunks:
+        for source, source_chunks in zip(sources, chunks):
+            per_source[source.name] = in_time_order(SourceClassifier(source, coverage, source_chunks).run())
     return per_source, coverage
 
 

@@ -3,31 +3,36 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterable
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from logscope import cli_params
 from logscope.errors import InputError, LogscopeError
 from logscope.report.formats import COMPARE_FORMATS, RENDERERS, renderer
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+cli_params.install()  # option values coerced without importing pydantic
 
+# help and usage errors in plain text: typer's rich formatting imported rich and markdown-it on every --help
+PLAIN: dict[str, Any] = {"rich_markup_mode": None}
 app = typer.Typer(
+    **PLAIN,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Diagnose GPU memory at SGLang server startup from logs, nvidia-smi dumps and check_env output.",
 )
-rules_app = typer.Typer(add_completion=False, no_args_is_help=True, help="List, check and test the YAML rules.")
+rules_app = typer.Typer(**PLAIN, add_completion=False, no_args_is_help=True, help="List, check and test the YAML rules.")
 app.add_typer(rules_app, name="rules")
-signatures_app = typer.Typer(add_completion=False, no_args_is_help=True,
+signatures_app = typer.Typer(**PLAIN, add_completion=False, no_args_is_help=True,
                              help="List, test and document the failure signatures (rules/signatures/).")
 app.add_typer(signatures_app, name="signatures")
-bot_app = typer.Typer(add_completion=False, no_args_is_help=True,
+bot_app = typer.Typer(**PLAIN, add_completion=False, no_args_is_help=True,
                       help="The GitHub webhook bot: comments logscope's triage on issues.")
 app.add_typer(bot_app, name="bot")
 
@@ -91,6 +96,8 @@ def _warn_read_limits(inputs: Iterable[tuple[str, str | None]]) -> None:
 def _read_model_config(path: Path | None) -> dict | None:
     if path is None:
         return None
+    import json  # only with --model-config: --help and a plain analysis do not pay for it
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

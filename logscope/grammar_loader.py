@@ -8,26 +8,14 @@ home, sandbox) only costs the compile time.
 from __future__ import annotations
 
 import hashlib
-import os
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from lark import Lark
 from lark import __version__ as lark_version
 
 from logscope.resources import data_dir
-
-
-def _cache_dir() -> Path | None:
-    base = os.environ.get("LOGSCOPE_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "logscope"
-    )
-    try:
-        os.makedirs(base, exist_ok=True)
-    except OSError:
-        return None
-    return Path(base) if os.access(base, os.W_OK) else None
+from logscope.user_cache import cache_dir as _cache_dir
 
 
 @cache

@@ -15,30 +15,20 @@ import os
 import re
 import stat
 import sys
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from logscope.decoding import UTF8, decode_stream
+from logscope import ranges
+from logscope.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
 from logscope.errors import InputError
-from logscope.limits import ReadNotes, cut_long_lines, expanded
+from logscope.limits import ReadNotes, cut_long_lines, expanded, is_compressed
+from logscope.linescan import LineChunk, LiteralScan
 
-CHUNK_BYTES = 1 << 22  # 16 MiB of complete lines per chunk: memory stays bounded whatever the input size
-# One string column per physical line. \x1f (ASCII unit separator) stands in for a column separator that
-# log text does not use; a line holding one is cut there (counted like any line, never fatal).
-_LINES_CSV = {
-    "has_header": False, "separator": "\x1f", "quote_char": None, "truncate_ragged_lines": True,
-    "encoding": "utf8-lossy", "comment_prefix": None, "extra_columns": "ignore",
-}
+__all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
 
-
-def _csv_options() -> dict[str, Any]:
-    import polars as pl
-
-    return {**_LINES_CSV, "schema": {"line": pl.String}}
+CHUNK_BYTES = 1 << 22  # 4 MiB of complete lines per read of a stream (stdin, .gz, a small file)
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}) ")
@@ -118,104 +108,61 @@ class Source:
         each line longer than limits.LINE_CAP cut there and counted in notes.cut_lines."""
         return cut_long_lines(self.reads(), self.notes)
 
-    def chunks(self, pattern: str, searches: Searches | None = None) -> Iterator[LineChunk]:
-        """Numbered batches of physical lines with the indices of the lines matching the prefilter.
-
-        Each read is split into lines and searched by polars (Rust; the regex crate's SIMD literal search) on a
-        worker thread, so lines without a literal are never touched by Python, and reads are searched ahead
-        while this thread classifies the candidates of the one before (polars releases the GIL). Batches come
-        back in input order; at most IN_FLIGHT + 1 reads are pending, so memory stays flat."""
+    def chunks(self, literals: tuple[str, ...], scan: LiteralScan | None = None) -> Iterator[LineChunk]:
+        """Numbered batches of physical lines with the indices and texts of the lines holding a literal, read
+        on this thread (stdin, .gz, small files; large files go to `scan_sources`' worker processes)."""
+        scan = scan or LiteralScan(literals)
         self.lines = 0
-        first = 1
-        for found in searches or Searches(self, pattern):
-            chunk = self._chunk(found, first)
-            first += chunk.size
-            yield chunk
+        for data in self.complete_reads():
+            size, found = scan.candidates(data, 0, len(data))
+            yield LineChunk.in_memory(self.lines + 1, size, found, data)
+            self.lines += size
 
-    def _chunk(self, found: tuple[object, list[int], list[str]], first: int) -> LineChunk:
-        lines, candidates, texts = found
-        size = len(lines)  # type: ignore[arg-type]
-        self.lines += size
-        return LineChunk(first, size, lines, candidates, texts)
+    def range_chunks(self, scanned: Iterator[ranges.RangeScan]) -> Iterator[LineChunk]:
+        """The chunks of a file whose byte ranges worker processes scanned (in order); a line between
+        candidates is read back from the file only when the classifier asks for it."""
+        assert self.path is not None
+        self.lines = 0
+        for part in scanned:
+            yield LineChunk.in_file(self.lines + 1, part.lines, part.found, str(self.path), part.start, part.end)
+            self.lines += part.lines
+            self.notes.cut_lines += part.cut_lines
 
-
-IN_FLIGHT = 2  # reads searched ahead of the classifier; each costs about 3 x CHUNK_BYTES while in flight
-
-
-class Searches:
-    """The prefilter searches of one source's reads, submitted to the worker threads ahead of their use. When
-    its reads run out, it starts the next source's first searches (`then`), so the threads never wait between
-    files."""
-
-    def __init__(self, source: Source, pattern: str, then: Searches | None = None) -> None:
-        self.reads = source.complete_reads()
-        self.pattern = pattern
-        self.pending: deque[Future[Any]] = deque()
-        self.exhausted = False
-        self.then = then
-
-    def fill(self, size: int) -> None:
-        while not self.exhausted and len(self.pending) < size:
-            data = next(self.reads, None)
-            if data is None:
-                self.exhausted = True
-                if self.then is not None:
-                    self.then.fill(IN_FLIGHT)
-                return
-            self.pending.append(_POOL.submit(_search, data, self.pattern))
-
-    def __iter__(self) -> Iterator[tuple[object, list[int], list[str]]]:
-        while True:
-            self.fill(IN_FLIGHT + 1)
-            if not self.pending:
-                return
-            yield self.pending.popleft().result()
-_POOL = ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 2)), thread_name_prefix="logscope-search")
-
-
-def _search(data: bytes, pattern: str) -> tuple[object, list[int], list[str]]:
-    """Complete lines → (their polars Series, the indices of the lines holding a literal, those lines' text)."""
-    import polars as pl
-
-    lines = _split_lines(pl, data, _csv_options())
-    hits = pl.DataFrame({"line": lines}).with_row_index("n").filter(pl.col("line").str.contains(pattern))
-    return lines, hits["n"].to_list(), [t or "" for t in hits["line"].to_list()]
-
-
-# polars sniffs compression from the first bytes of a buffer; text that happens to start like a zlib or
-# zstd stream (the fuzzer found "x\xda...") is split in Python instead, as is anything polars rejects
-_COMPRESSION_MAGIC = (b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda", b"\x1f\x8b", b"\x28\xb5")
-
-
-def _split_lines(pl: object, data: bytes, options: dict[str, Any]) -> object:
-    if not data.startswith(_COMPRESSION_MAGIC):
+    def is_plain_file(self) -> bool:
+        """A regular file of UTF-8 text with LF line ends: one that workers can read by byte ranges as it is.
+        Compressed, marked or UTF-16/32, bare-CR and binary inputs are read on this thread, where they are
+        decoded, expanded under the cap, or refused."""
+        if self.path is None or self.data is not None or self.stream is not None:
+            return False
         try:
-            return pl.read_csv(io.BytesIO(data), **options)["line"]  # type: ignore[attr-defined]
-        except (OSError, pl.exceptions.PolarsError):  # type: ignore[attr-defined]
-            pass
-    lines = _decode(data).split("\n")
-    if lines and lines[-1] == "" and data.endswith(b"\n"):
-        lines.pop()
-    return pl.Series("line", [line.rstrip("\r") if line.endswith("\r") else line for line in lines],  # type: ignore[attr-defined]
-                     dtype=pl.String)  # type: ignore[attr-defined]
+            with open(self.path, "rb") as handle:
+                head = handle.read(SNIFF_BYTES)
+        except OSError:
+            return False  # the sequential read reports it with the input's name
+        return (not is_compressed(head) and sniff_encoding(head) == UTF8 and not has_bare_cr(head)
+                and binary_reason(head) is None)
 
 
-@dataclass(slots=True)
-class LineChunk:
-    first: int
-    size: int
-    lines: object  # polars Series of the chunk's physical lines
-    candidates: list[int]
-    texts: list[str]
+@contextmanager
+def scan_sources(sources: list[Source], literals: tuple[str, ...]) -> Iterator[list[Iterator[LineChunk]]]:
+    """Each source's line chunks. Plain files of RANGE_MIN_BYTES or more are cut into byte ranges that worker
+    processes (one per core) scan in parallel, every file's ranges queued at once so the cores stay busy across
+    files; the rest are read on this thread when their turn comes."""
+    scan = LiteralScan(literals)
+    sizes = {id(s): _size(s) for s in sources}
+    large = [s for s in sources if sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
+    with ranges.RangeScanner(literals, enabled=bool(large)) as scanner:
+        queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
+        yield [s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan) for s in sources]
 
-    def line(self, index: int) -> str:
-        return self.lines[index] or ""  # type: ignore[index]
 
-
-def _decode(raw: bytes) -> str:
-    if b"\x00" in raw:
-        raw = raw.replace(b"\x00", b"")
-    return raw.decode("utf-8", errors="replace")
+def _size(source: Source) -> int:
+    if source.path is None or source.data is not None or source.stream is not None:
+        return 0
+    try:
+        return os.stat(source.path).st_size
+    except OSError:
+        return 0
 
 
 def rank_hint_from_name(name: str) -> dict[str, int]:

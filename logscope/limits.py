@@ -47,6 +47,11 @@ def _decompressor(head: bytes) -> Callable[[], object] | None:
     return None
 
 
+def is_compressed(head: bytes) -> bool:
+    """Whether the first bytes name a compression format that `expanded` decompresses (gzip, bzip2, xz)."""
+    return _decompressor(head) is not None
+
+
 def expanded(name: str, raw: Iterator[bytes], block: int, notes: ReadNotes, cap: int | None = None) -> Iterator[bytes]:
     """The input's bytes, decompressed when they start like gzip, bzip2 or xz (concatenated members too), in
     pieces of at most `block` bytes; a compressed input stops after `cap` bytes of output (notes.stopped)."""

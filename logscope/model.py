@@ -159,7 +159,7 @@ class GpuJoin:
 
 @dataclass(frozen=True)
 class TimelineNumbers:
-    """Derived from the polars timeline: each reading's measured drop since the previous reading of its rank,
+    """Derived from the timeline: each reading's measured drop since the previous reading of its rank,
     and per phase the min / max / spread across ranks."""
 
     drops: dict[tuple[int, str, int], tuple[float, str]]  # (launch, rank, reading index) → (GiB, previous phase)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from logscope.linescan import LiteralScan
 from logscope.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
 from logscope.signatures.loader import bundled_signatures
 
@@ -33,7 +34,13 @@ def all_literals() -> tuple[str, ...]:
     return tuple(lit for lit in every if not any(other != lit and other in lit for other in every))
 
 
-# the same literals as one alternation for polars' regex engine (SIMD literal search)
+@cache
+def literal_scan() -> LiteralScan:
+    """The literals compiled for the raw-bytes pass over an input and the exact test of a line's text."""
+    return LiteralScan(all_literals())
+
+
+# the same literals as one alternation (the exact test a candidate line passes)
 PATTERN = "|".join(re.escape(lit) for lit in all_literals())
 _BY_GRAMMAR = {name: re.compile("|".join(re.escape(x) for x in lits)) for name, lits in LINE_LITERALS.items()}
 

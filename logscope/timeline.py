@@ -1,91 +1,96 @@
-"""The assembled timeline as a polars DataFrame, and the numbers derived from it.
+"""The assembled timeline as rows, and the numbers derived from it.
 
-One row per phase reading: launch, rank, phase, model, line, time, avail_gib, usage_gib and the
-phase-specific numbers. Derived: each reading's drop from the previous reading of the same rank and
-model (a measured delta), and per phase the min / max / spread across ranks.
+One row per phase reading (launch, rank, phase, model, graph, free GiB), in launch, rank and reading order.
+Derived: each reading's drop from the previous reading of the same rank and model (a measured delta), and per
+phase the min / max / spread across ranks. A few hundred rows even for a gigabyte of log, so plain Python:
+importing a data-frame library cost more than the whole small-paste analysis. Rounding is half to even on the
+scaled value (`round(x * 100, 0) / 100`), the rounding of the polars frame this replaced, so the numbers are
+the same to the last digit.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from logscope.model import Launch, TimelineNumbers
 from logscope.phases import progress_phases
 
-if TYPE_CHECKING:
-    import polars as pl
 
-COLUMNS = {
-    "launch": "Int64", "rank": "Utf8", "phase": "Utf8", "model": "Utf8", "graph": "Utf8", "source": "Utf8",
-    "line": "Int64", "time": "Utf8", "avail_gib": "Float64", "usage_gib": "Float64", "tokens": "Int64",
-    "k_gib": "Float64", "v_gib": "Float64", "kv_gib": "Float64", "elapsed_s": "Float64", "bs": "Int64",
-    "seq": "Int64",
-}
+@dataclass(frozen=True, slots=True)
+class Row:
+    launch: int
+    rank: str
+    seq: int  # the reading's index in its rank's timeline
+    phase: str
+    model: str | None
+    graph: str | None
+    avail_gib: float
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    row: Row
+    drop_gib: float | None  # None: the first reading of its rank and model
+    prev_phase: str | None
 
 
 def timeline_numbers(launches: list[Launch]) -> TimelineNumbers:
     """Each reading's drop since the previous one of its rank (measured), and per phase the min / max / spread
     across ranks (launches of at least two ranks)."""
-    frame = timeline_frame(launches)
-    drops = {(row["launch"], row["rank"], row["seq"]): (row["drop_gib"], row["prev_phase"])
-             for row in with_deltas(frame).iter_rows(named=True) if row["drop_gib"] is not None}
-    stats = cross_rank_stats(frame)
-    per_launch = {launch.id: [{k: v for k, v in row.items() if k != "launch"}
-                              for row in stats.filter(stats["launch"] == launch.id).iter_rows(named=True)
-                              if row["ranks"] >= 2]
+    rows = timeline_rows(launches)
+    drops = {(d.row.launch, d.row.rank, d.row.seq): (d.drop_gib, d.prev_phase) for d in with_deltas(rows)
+             if d.drop_gib is not None}
+    stats = cross_rank_stats(rows)
+    per_launch = {launch.id: [{k: v for k, v in row.items() if k != "launch"} for row in stats
+                              if row["launch"] == launch.id and row["ranks"] >= 2]
                   for launch in launches}
-    return TimelineNumbers(drops, per_launch)
+    return TimelineNumbers(drops, per_launch)  # type: ignore[arg-type]
 
 
-def timeline_frame(launches: list[Launch]) -> pl.DataFrame:
-    import polars as pl
-
-    rows: list[dict[str, Any]] = []
-    for launch in launches:
-        for label, timeline in launch.ranks.items():
-            for seq, reading in enumerate(timeline.phases):
-                fields = {"phase": reading.phase, "model": reading.model, "source": reading.source,
-                          "line": reading.line, "time": reading.time, **reading.values}
-                row = {key: fields.get(key) for key in COLUMNS}
-                row.update(launch=launch.id, rank=label, seq=seq)
-                if isinstance(row.get("bs"), list):
-                    row["bs"] = None
-                rows.append(row)
-    schema = {name: getattr(pl, dtype) for name, dtype in COLUMNS.items()}
-    frame = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
-    return frame.sort(["launch", "rank", "seq"])
+def timeline_rows(launches: list[Launch]) -> list[Row]:
+    """The phase readings with a free-memory figure (tqdm progress readings inside a capture left out: drops are
+    measured between phase readings), sorted by launch, rank and reading."""
+    progress = progress_phases()
+    rows = [Row(launch.id, label, seq, reading.phase, reading.model, reading.values.get("graph"),
+                float(reading.values["avail_gib"]))
+            for launch in launches for label, timeline in launch.ranks.items()
+            for seq, reading in enumerate(timeline.phases)
+            if reading.values.get("avail_gib") is not None and reading.phase not in progress]
+    return sorted(rows, key=lambda r: (r.launch, r.rank, r.seq))
 
 
-def with_deltas(frame: pl.DataFrame) -> pl.DataFrame:
+def with_deltas(rows: list[Row]) -> list[Drop]:
     """drop_gib: free memory lost since the previous reading of the same rank and model (+: consumed)."""
-    import polars as pl
-
-    # tqdm progress readings sit inside a capture; the phase readings are the ones a drop is measured between
-    readings = frame.filter(pl.col("avail_gib").is_not_null() & ~pl.col("phase").is_in(list(progress_phases())))
-    readings = readings.with_columns(
-        (pl.col("avail_gib").shift(1).over(["launch", "rank", "model"]) - pl.col("avail_gib"))
-        .round(2)
-        .alias("drop_gib"),
-        pl.col("phase").shift(1).over(["launch", "rank", "model"]).alias("prev_phase"),
-    )
-    return readings
+    previous: dict[tuple[int, str, str | None], Row] = {}
+    out = []
+    for row in rows:
+        key = (row.launch, row.rank, row.model)
+        before = previous.get(key)
+        previous[key] = row
+        out.append(Drop(row, None if before is None else _round(before.avail_gib - row.avail_gib, 2),
+                        None if before is None else before.phase))
+    return out
 
 
-def cross_rank_stats(frame: pl.DataFrame) -> pl.DataFrame:
-    """Per launch, phase and model: min / max / spread of the free memory over ranks (first reading each)."""
-    import polars as pl
+def cross_rank_stats(rows: list[Row]) -> list[dict[str, Any]]:
+    """Per launch, phase, model and graph: min / max / spread of the free memory over ranks (each rank's first
+    reading), in the order the groups first appear."""
+    firsts: dict[tuple[object, ...], Row] = {}
+    for row in rows:
+        firsts.setdefault((row.launch, row.rank, row.phase, row.model, row.graph), row)
+    groups: dict[tuple[object, ...], list[Row]] = {}
+    for row in firsts.values():
+        groups.setdefault((row.launch, row.phase, row.model, row.graph), []).append(row)
+    stats = []
+    for (launch, phase, model, graph), members in groups.items():
+        low, high = min(r.avail_gib for r in members), max(r.avail_gib for r in members)
+        stats.append({"launch": launch, "phase": phase, "model": model, "graph": graph, "min_gib": low,
+                      "max_gib": high, "ranks": len(members), "spread_gib": _round(high - low, 2),
+                      "spread_pct": _round((high - low) / high * 100, 1) if high > 0 else None})
+    return stats
 
-    readings = frame.filter(pl.col("avail_gib").is_not_null() & ~pl.col("phase").is_in(list(progress_phases())))
-    firsts = readings.group_by(["launch", "rank", "phase", "model", "graph"], maintain_order=True).first()
-    stats = firsts.group_by(["launch", "phase", "model", "graph"], maintain_order=True).agg(
-        pl.col("avail_gib").min().alias("min_gib"),
-        pl.col("avail_gib").max().alias("max_gib"),
-        pl.col("rank").count().alias("ranks"),
-    )
-    return stats.with_columns(
-        (pl.col("max_gib") - pl.col("min_gib")).round(2).alias("spread_gib"),
-        pl.when(pl.col("max_gib") > 0)
-        .then(((pl.col("max_gib") - pl.col("min_gib")) / pl.col("max_gib") * 100).round(1))
-        .otherwise(None)
-        .alias("spread_pct"),
-    )
+
+def _round(value: float, digits: int) -> float:
+    scale = 10.0 ** digits
+    return round(value * scale, 0) / scale

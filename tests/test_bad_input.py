@@ -151,7 +151,7 @@ def test_unreadable_file_in_process(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "access", lambda *_a, **_k: True)
     sources = expand_inputs([str(path)])
     with pytest.raises(InputError, match="secret.log: cannot read: Permission denied"):
-        list(sources[0].chunks("x"))
+        list(sources[0].chunks(("x",)))
 
 
 def test_bad_option_is_a_usage_error():

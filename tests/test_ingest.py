@@ -76,7 +76,7 @@ def test_lines_split_across_reads_are_joined_exactly(monkeypatch):
             "[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB\n" + "x" * 40 + "\nlast line without newline")
     source = ingest.Source(name="t", path=None, data=text.encode())
     got = []
-    for chunk in source.chunks("Memory pool end|Capturing"):
+    for chunk in source.chunks(("Memory pool end", "Capturing")):
         got += [(chunk.first + i, chunk.line(i)) for i in range(chunk.size)]
     assert [t.rstrip("\r") for _, t in got] == [t.rstrip("\r") for t in text.split("\n")]
     assert [n for n, _ in got] == list(range(1, len(text.split("\n")) + 1))

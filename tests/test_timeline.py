@@ -1,13 +1,12 @@
-"""The polars timeline: one row per reading, drops between a rank's readings, spread across ranks."""
+"""The timeline: one row per reading, drops between a rank's readings, spread across ranks."""
 
 from __future__ import annotations
 
-import polars as pl
-from polars.testing import assert_frame_equal
+import pytest
 
 from logscope.events import RankId
 from logscope.model import Launch, PhaseReading
-from logscope.timeline import cross_rank_stats, timeline_frame, timeline_numbers, with_deltas
+from logscope.timeline import _round, cross_rank_stats, timeline_numbers, timeline_rows, with_deltas
 
 
 def _launch() -> Launch:
@@ -28,19 +27,27 @@ LAUNCHES = [_launch()]
 
 
 def test_drops_between_a_ranks_phase_readings():
-    drops = with_deltas(timeline_frame(LAUNCHES)).select("rank", "phase", "drop_gib", "prev_phase")
-    expected = pl.DataFrame({
-        "rank": ["TP0", "TP0", "TP0", "TP1"],
-        "phase": ["load_weight_begin", "load_weight_end", "memory_pool_end", "load_weight_begin"],
-        "drop_gib": [None, 38.0, 31.5, None],
-        "prev_phase": [None, "load_weight_begin", "load_weight_end", None],
-    })
-    assert_frame_equal(drops, expected)
+    drops = [(d.row.rank, d.row.phase, d.drop_gib, d.prev_phase) for d in with_deltas(timeline_rows(LAUNCHES))]
+    assert drops == [
+        ("TP0", "load_weight_begin", None, None),
+        ("TP0", "load_weight_end", 38.0, "load_weight_begin"),
+        ("TP0", "memory_pool_end", 31.5, "load_weight_end"),
+        ("TP1", "load_weight_begin", None, None),
+    ]
 
 
 def test_spread_across_ranks():
-    stats = cross_rank_stats(timeline_frame(LAUNCHES)).filter(pl.col("phase") == "load_weight_begin")
-    assert stats.select("min_gib", "max_gib", "spread_gib", "spread_pct", "ranks").row(0) == (60.0, 78.0, 18.0, 23.1, 2)
+    (stats,) = [s for s in cross_rank_stats(timeline_rows(LAUNCHES)) if s["phase"] == "load_weight_begin"]
+    assert [stats[k] for k in ("min_gib", "max_gib", "spread_gib", "spread_pct", "ranks")] == [60.0, 78.0, 18.0, 23.1, 2]
+
+
+# the polars frame this replaced rounded half to even on the scaled value; these are its results
+@pytest.mark.parametrize(("value", "digits", "rounded"), [
+    (0.125, 2, 0.12), (0.375, 2, 0.38), (2.675, 2, 2.68), (1.005, 2, 1.0), (-0.125, 2, -0.12), (137.52 - 137.29, 2, 0.23),
+    (2.5, 0, 2.0), (-0.5, 0, -0.0),
+])
+def test_rounding_is_half_to_even_on_the_scaled_value(value, digits, rounded):
+    assert _round(value, digits) == rounded and str(_round(value, digits)) == str(rounded)
 
 
 def test_the_report_carries_the_timeline_numbers():

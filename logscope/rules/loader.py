@@ -10,8 +10,11 @@ from typing import Any
 
 import yaml
 
+from logscope import user_cache
 from logscope.errors import RuleError
+from logscope.grammar_loader import grammars_digest
 from logscope.resources import rules_dir
+from logscope.rules import expr as expr_module
 from logscope.rules.expr import Expr
 from logscope.yamlfile import SAFE_LOADER, compose_file
 
@@ -167,11 +170,20 @@ def rule_files(extra_dirs: list[str]) -> list[Path]:
 
 
 def load_rules(extra_dirs: list[str] | None = None) -> list[Rule]:
-    rules: dict[str, Rule] = {}
-    for path in rule_files(extra_dirs or []):
-        rule = load_rule_file(path)
-        rules[rule.id] = rule  # a user folder may override a bundled rule of the same id
-    return list(rules.values())
+    """The rules of the bundled folder and the extra ones; parsed once per content of the files (and of the
+    code and grammar that parse them), then read from the user cache: parsing the expressions with lark was
+    most of a small paste's rule time."""
+    files = rule_files(extra_dirs or [])
+
+    def parse() -> list[Rule]:
+        rules: dict[str, Rule] = {}
+        for path in files:
+            rule = load_rule_file(path)
+            rules[rule.id] = rule  # a user folder may override a bundled rule of the same id
+        return list(rules.values())
+
+    key = user_cache.content_key(files, (__file__, expr_module.__file__), grammars_digest())  # type: ignore[arg-type]
+    return user_cache.cached("rules", key, parse, lambda v: isinstance(v, list) and all(isinstance(r, Rule) for r in v))
 
 
 def parse_yaml_file(path: Path) -> Any:

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from logscope import user_cache
 from logscope.errors import RuleError
 from logscope.resources import rules_dir
 from logscope.signatures.pattern import Pattern, compile_pattern
@@ -174,7 +175,11 @@ def load_signatures(folder: Path | None = None, finding_ids: set[str] | None = N
 
 @cache
 def bundled_signatures() -> SignatureSet:
-    return load_signatures()
+    """The bundled set, read from the user cache while the files and this code are unchanged."""
+    from logscope.signatures import pattern
+
+    key = user_cache.content_key(signature_files(), (__file__, pattern.__file__))  # type: ignore[arg-type]
+    return user_cache.cached("signatures", key, load_signatures, lambda v: isinstance(v, SignatureSet))
 
 
 def describe(sig: Signature) -> dict[str, Any]:

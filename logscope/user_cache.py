@@ -1,0 +1,82 @@
+"""The user cache folder (compiled grammars, parsed rules), keyed by content hashes so a stale entry is never
+used. A folder that cannot be created or written (read-only home, sandbox) only costs the work it would have
+saved."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def cache_dir() -> Path | None:
+    base = os.environ.get("LOGSCOPE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "logscope"
+    )
+    try:
+        os.makedirs(base, exist_ok=True)
+    except OSError:
+        return None
+    return Path(base) if os.access(base, os.W_OK) else None
+
+
+def load(name: str) -> Any | None:
+    """The object stored under `name` (its key is part of the name), or None."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        with open(folder / name, "rb") as handle:
+            return pickle.load(handle)  # noqa: S301 - the user's own cache folder, like lark's grammar cache
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+        return None
+
+
+def store(name: str, value: Any) -> None:
+    """Write atomically (a concurrent reader sees the old entry or the whole new one)."""
+    folder = cache_dir()
+    if folder is None:
+        return
+    with contextlib.suppress(OSError, pickle.PicklingError, TypeError, AttributeError):
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temp, folder / name)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def content_key(files: list[Path], code: tuple[str, ...], salt: str = "") -> str | None:
+    """A hash of the files' names and bytes and of the code that reads them; None if a file cannot be read
+    (the uncached load then reports it)."""
+    digest = hashlib.sha256(salt.encode())
+    try:
+        for module in code:
+            digest.update(Path(module).read_bytes())
+        for path in files:
+            digest.update(f"{path}\0{path.stat().st_size}\0".encode() + path.read_bytes())
+    except OSError:
+        return None
+    return digest.hexdigest()[:24]
+
+
+def cached(kind: str, key: str | None, build: Callable[[], T], valid: Callable[[Any], bool]) -> T:
+    """build(), or what an earlier build() with the same key stored (when `valid` accepts it)."""
+    name = f"{kind}-{key}.pickle"
+    if key is not None:
+        value = load(name)
+        if value is not None and valid(value):
+            return value  # type: ignore[no-any-return]
+    value = build()
+    if key is not None:
+        store(name, value)
+    return value

@@ -1,0 +1,96 @@
+"""The raw-bytes literal scan (linescan) and the parallel byte ranges (ranges): same lines, numbers and texts
+whichever path reads an input."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from logscope import prefilter, ranges
+from logscope.ingest import Source, scan_sources
+from logscope.linescan import LiteralScan, decode_line
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = sorted(p for d in ("real", "pastes", "synthetic", "h200") for p in (ROOT / "fixtures" / d).glob("*")
+                  if p.suffix in (".log", ".txt"))
+EDGES = (b"a\n\nb\n", b"a\nb", b"\n", b"\n\n", b"a\r\nb\r\n", b"a\rb\n", b"x\x00y\n", b"p\x1fq\n", b"  \n", b"a\n\r\n",
+         b"\xff\xfeWARN\xc3\n", b"ok\nERROR\x1f in the cut part\nWA\x00RN\n", b"")
+
+
+@pytest.mark.parametrize(("raw", "text"), [
+    (b"a\r", "a"), (b"a\rb", "a\rb"), (b"p\x1fq", "p"), (b"x\x00y", "x\x00y"), (b"\xff\xfeab\xc3", "\ufffd\ufffdab\ufffd"),
+    (b"", ""),
+])
+def test_a_line_is_decoded_lossily_without_its_cr_and_what_follows_a_unit_separator(raw, text):
+    assert decode_line(raw) == text
+
+
+@pytest.mark.parametrize("data", EDGES)
+def test_line_counts_and_candidates_of_edge_cases(data):
+    lines, found = LiteralScan(("WARN", "ERROR", "a")).candidates(data, 0, len(data))
+    physical = data.split(b"\n")
+    if data.endswith(b"\n") or not data:
+        physical.pop()
+    assert lines == len(physical)
+    assert found == [(i, sum(len(p) + 1 for p in physical[:i]), decode_line(p)) for i, p in enumerate(physical)
+                     if any(lit in decode_line(p) for lit in ("WARN", "ERROR", "a"))]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_the_native_pass_finds_the_same_lines_as_re(path, monkeypatch):
+    pytest.importorskip("hyperscan")
+    data = path.read_bytes()
+    scan = LiteralScan(prefilter.all_literals())
+    by_re = scan.candidates(data, 0, len(data))
+    monkeypatch.setattr("logscope.linescan.NATIVE_MIN_BYTES", 0)
+    assert scan.native() is not None
+    assert scan.candidates(data, 0, len(data)) == by_re
+    assert [i for i, _, text in by_re[1]] == [i for i, line in enumerate(data.decode("utf-8", "replace").split("\n"))
+                                              if prefilter.literal_scan().text_rx.search(line.split("\x1f")[0])]
+
+
+def _read(chunks):
+    out = []
+    for chunk in chunks:
+        out.append(("candidates", [(chunk.first + i, t) for i, t in zip(chunk.candidates, chunk.texts)]))
+        # every line, walked forward from each candidate and from the start, as the classifier does
+        forward = [chunk.line(i) for i in range(chunk.size)]
+        out.append(("lines", [(chunk.first + i, text) for i, text in enumerate(forward)]))
+        assert [chunk.line(i) for i in range(chunk.size - 1, -1, -7)] == forward[::-1][::7]  # walking back
+    return out
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["fork", "spawn-from-a-thread"])
+def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, threaded):
+    body = b"".join(p.read_bytes() for p in FIXTURES[:12]) + b"\n\nlong " + b"x" * 5000 + b" WARN\nlast ERROR"
+    path = tmp_path / "rank3.log"
+    path.write_bytes(body)
+    literals = prefilter.all_literals()
+    sequential = Source(name=str(path), path=path)
+    expected = _read(sequential.chunks(literals))
+    monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 3001)  # ranges start and end inside lines
+    monkeypatch.setattr(ranges, "READ_BYTES", 512)  # reads end inside lines; one line is longer than a read
+    if ranges.workers() < 2:
+        pytest.skip("one core: no worker processes")
+    parallel = Source(name=str(path), path=path)
+    results: dict[str, object] = {}
+
+    def scan() -> None:
+        with scan_sources([parallel, Source(name="mem", path=None, data=body)], literals) as (chunks, in_memory):
+            results["got"], results["in_memory"] = _read(chunks), _read(in_memory)
+
+    if threaded:  # a process with threads (the bot's server) spawns its workers instead of forking
+        worker = threading.Thread(target=scan)
+        worker.start()
+        worker.join()
+    else:
+        scan()
+    got = results["got"]
+    assert results["in_memory"] == expected
+    flat = lambda parts, kind: [x for k, xs in parts if k == kind for x in xs]  # noqa: E731
+    assert flat(got, "candidates") == flat(expected, "candidates")
+    assert flat(got, "lines") == flat(expected, "lines")
+    assert parallel.lines == sequential.lines == body.count(b"\n") + 1
