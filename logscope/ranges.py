@@ -26,7 +26,7 @@ from logscope.linescan import Candidate, LiteralScan
 
 RANGE_MIN_BYTES = 16 << 20  # a smaller file is read on the main thread: starting workers costs more
 RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one file, large enough to amortise
-READ_BYTES = 4 << 20  # a worker's buffer (it grows only for a line longer than that)
+READ_BYTES = 4 << 20  # a worker's buffer (it grows only for a line longer than that, up to LINE_CAP)
 _PROBE_BYTES = 1 << 16
 
 _scan: LiteralScan | None = None  # the worker process's compiled literals
@@ -133,8 +133,11 @@ def _scan_lines(handle: object, start: int, end: int, scan: LiteralScan) -> tupl
         read_at = position  # the file offset of buf[held] for this read
         if position < end:
             if held == len(buf) and not cutting:
-                held, cutting = LINE_CAP, True  # memory stays bounded whatever the line's length
-                cuts += 1
+                if len(buf) <= LINE_CAP:
+                    buf.extend(bytes(len(buf)))  # one line longer than the buffer, not yet over the cap
+                else:
+                    held, cutting = LINE_CAP, True  # memory stays bounded whatever the line's length
+                    cuts += 1
             got = handle.readinto(memoryview(buf)[held:held + min(len(buf) - held, end - position)])  # type: ignore[attr-defined]
             position += got
         if cutting:

@@ -94,3 +94,18 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
     assert flat(got, "candidates") == flat(expected, "candidates")
     assert flat(got, "lines") == flat(expected, "lines")
     assert parallel.lines == sequential.lines == body.count(b"\n") + 1
+
+
+def test_a_worker_cuts_a_line_longer_than_its_buffer_and_keeps_the_offsets_after_it(tmp_path, monkeypatch):
+    # a 10,000-byte line with a 4,096-byte buffer and a 1,024-byte cap: its first 1,024 bytes are read, the
+    # rest skipped and counted; the candidate after it keeps its true file offset
+    monkeypatch.setattr(ranges, "READ_BYTES", 4096)
+    monkeypatch.setattr(ranges, "LINE_CAP", 1024)
+    lines = [b"a avail mem=1 GB\n", b"avail " + b"x" * 10_000 + b"\n", b"b\n", b"c avail mem=2 GB\n", b"d\n"]
+    path = tmp_path / "long.log"
+    path.write_bytes(b"".join(lines))
+    with open(path, "rb", buffering=0) as handle:
+        count, found, cuts = ranges._scan_lines(handle, 0, path.stat().st_size, LiteralScan(("avail mem",)))
+    assert (count, cuts) == (5, 1)
+    assert [(index, offset) for index, offset, _text in found] == [(0, 0), (3, sum(map(len, lines[:3])))]
+    assert found[1][2] == "c avail mem=2 GB"
