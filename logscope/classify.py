@@ -17,6 +17,7 @@ from logscope.model import TEXT_KEEP, Coverage
 from logscope.parsers import sglang_line
 from logscope.parsers.base import PREFIXED, BlockReader, prefix_of
 from logscope.parsers.registry import LINE_GRAMMARS, block_readers
+from logscope.serving import SERVING_MARK, first_serving_line
 from logscope.signatures.loader import bundled_signatures
 
 _FULL_KEEP = 4000
@@ -45,6 +46,7 @@ class SourceClassifier:
     def run(self) -> list[Event]:
         for chunk in self.source.chunks(prefilter.PATTERN, self.searches):
             self._run_chunk(chunk)
+            self._mark_serving(chunk)
         self._flush_pending()
         self._close_block()
         self.coverage.lines += self.source.lines
@@ -75,6 +77,20 @@ class SourceClassifier:
             for logical in clean(text):
                 self.feed(chunk.first + position, logical)
             position += 1
+
+    def _mark_serving(self, chunk: LineChunk) -> None:
+        """The chunk's first line that shows the server serving (a served request, a batch line): failures after
+        it are runtime failures. One vectorised search per chunk, so batch lines never reach Python."""
+        found = first_serving_line(chunk.lines)
+        if found is None:
+            return
+        index, text = found
+        lineno = chunk.first + index
+        event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, {}, "serving")
+        at = len(self.events)
+        while at > 0 and self.events[at - 1].line > lineno:
+            at -= 1
+        self.events.insert(at, event)
 
     def feed(self, lineno: int, text: str) -> None:
         if self.active is not None:

@@ -7,15 +7,16 @@ from typing import Any
 
 from logscope.events import Event
 from logscope.model import Failure, Launch
+from logscope.serving import READY_KINDS
 from logscope.signatures.match import failures_of
 
 
 def launch_failures(launch: Launch) -> list[Failure]:
     events = launch.all_events()
-    ready = {}
-    for event in launch.events:
-        if event.kind == "server_ready":
-            ready.setdefault(event.source, event.line)
+    ready: dict[str, Event] = {}  # source → its first line showing the server ready or serving
+    for event in events:
+        if event.kind in READY_KINDS and (event.source not in ready or event.line < ready[event.source].line):
+            ready[event.source] = event
 
     def last_phase_of(event: Event) -> str | None:
         if event.rank is not None and event.rank.label in launch.ranks:
@@ -72,7 +73,7 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         error=(event_fact.get("error") or failure.values.get("error") or event_fact.get("message")
                or (None if failure.event.kind == "traceback" else event_fact.get("text"))),
     )
-    if failure.finding in ("startup-oom", "capture-oom"):
+    if failure.finding in ("startup-oom", "capture-oom", "runtime-oom"):
         fact.update(oom_numbers(event_fact, failure.values))
     fact["follows"] = ""  # the sentence a later failure of another mechanism ends with
     if root is not None and failure is not root and root.mechanism != failure.mechanism:

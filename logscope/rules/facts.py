@@ -14,6 +14,7 @@ from typing import Any
 
 from logscope.events import FAILURE_KINDS, Event
 from logscope.failures import failure_fact, root_of
+from logscope.serving import READY_KINDS
 from logscope.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
 
 
@@ -73,7 +74,7 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         fact, rank_events = _rank_fact(analysis, launch, label, timeline)
         ranks.append(fact)
         events.extend(rank_events)
-    ready = {(e.source, e.line) for e in launch.events if e.kind == "server_ready"}
+    ready = {(e.source, e.line) for e in launch.all_events() if e.kind in READY_KINDS}
     for event in events:
         event["after_ready"] = any(source == event["source"] and event["line"] > line for source, line in ready)
     events.sort(key=lambda e: (e["source"], e["line"]))

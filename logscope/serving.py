@@ -1,0 +1,38 @@
+"""The serving stage: which lines show that a server was serving (after startup), so that a failure after
+them is a runtime failure, never a startup failure (DESIGN: a crash while serving is no startup failure).
+
+Markers: SGLang's ready line (an event of its own, `server_ready`), a served request in the uvicorn access log
+(`"POST /v1/chat/completions HTTP/1.1" 200 OK`), and the scheduler's decode batch line. Not markers: the
+requests SGLang's own warmup sends before the ready line (`/get_model_info`, `/model_info`, `/generate`,
+`/health`) and prefill batch lines, which the warmup request prints too.
+"""
+
+from __future__ import annotations
+
+import re
+
+SERVING_MARK = "serving_begin"  # the event kind of the first serving line of a chunk of input
+READY_KINDS = frozenset({"server_ready", SERVING_MARK})
+
+# uvicorn's access log: '10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK' (a 2xx answer),
+# or the shorter 'POST /v1/chat/completions 200 OK' people paste; SGLang's decode log line
+_WARMUP_PATHS = r"/(?:get_model_info|model_info|generate|health|health_generate|get_server_info|server_info)\b"
+# the broad form polars searches (its regex engine has no look-ahead); each hit is then checked in Python
+_BROAD = r"\b(?:POST|GET) /[^ \"]*(?: HTTP/[0-9.]+\"?)? 2[0-9][0-9]\b|Decode batch[.,] #running-req"
+_SERVING = re.compile(r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"]*(?: HTTP/[0-9.]+\"?)? 2\d\d\b"
+                      r"|Decode batch[.,] #running-req")
+
+
+def is_serving_line(text: str) -> bool:
+    return _SERVING.search(text) is not None
+
+
+def first_serving_line(lines: object) -> tuple[int, str] | None:
+    """(index, text) of the first serving line among a polars Series of lines, or None."""
+    import polars as pl
+
+    hits = pl.DataFrame({"line": lines}).with_row_index("n").filter(pl.col("line").str.contains(_BROAD))
+    for index, text in zip(hits["n"], hits["line"]):
+        if text and is_serving_line(text):
+            return int(index), text
+    return None
