@@ -19,6 +19,7 @@ from logscope.parsers.base import PREFIXED, BlockReader, prefix_of
 from logscope.parsers.registry import LINE_GRAMMARS, block_readers
 from logscope.serving import SERVING_MARK, first_serving_line
 from logscope.signatures.loader import bundled_signatures
+from logscope.unwrap import REWRAPPED, Rewrap, expand, needs_more, quoted_spans
 
 _FULL_KEEP = 4000
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
@@ -41,12 +42,15 @@ class SourceClassifier:
         self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
         self.recognized_physical: set[int] = set()
         self.quoted = False  # classifying an inline code span from prose
+        self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
+        self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
         for chunk in self.source.chunks(prefilter.PATTERN, self.searches):
             self._run_chunk(chunk)
             self._mark_serving(chunk)
+        self._release_rewrap()
         self._flush_pending()
         self._close_block()
         self.coverage.lines += self.source.lines
@@ -60,7 +64,7 @@ class SourceClassifier:
         next_candidate = 0
         position = 0
         while True:
-            if self.active is not None or self.pending is not None:
+            if self.active is not None or self.pending is not None or self.rewrap is not None:
                 if position >= chunk.size:
                     return
                 if next_candidate < len(candidates) and candidates[next_candidate] == position:
@@ -75,7 +79,10 @@ class SourceClassifier:
                 text = texts[next_candidate]
                 next_candidate += 1
             for logical in clean(text):
-                self.feed(chunk.first + position, logical)
+                for piece in expand(logical):
+                    if piece.how is not None:
+                        self.unwrapped.setdefault(chunk.first + position, piece.how)
+                    self.feed(chunk.first + position, piece.text)
             position += 1
 
     def _mark_serving(self, chunk: LineChunk) -> None:
@@ -93,6 +100,34 @@ class SourceClassifier:
         self.events.insert(at, event)
 
     def feed(self, lineno: int, text: str) -> None:
+        if self.rewrap is not None:
+            if self._continues(text):
+                self.rewrap.add(text)
+                self.recognized_physical.add(lineno)
+                if self.rewrap.complete():
+                    self._release_rewrap()
+                return
+            self._release_rewrap()
+        elif needs_more(text):
+            self.rewrap = Rewrap(lineno, text, len(text))
+            return
+        self._feed_line(lineno, text)
+
+    def _continues(self, text: str) -> bool:
+        """A line that carries on a wrapped message: no record, traceback line or blank line of its own."""
+        stripped = text.strip()
+        return bool(stripped) and not PREFIXED.match(text) and not _looks_like_a_record(text) \
+            and not stripped.startswith(("File \"", "Traceback", "```", "#"))
+
+    def _release_rewrap(self) -> None:
+        if self.rewrap is None:
+            return
+        held, self.rewrap = self.rewrap, None
+        if held.lines > 1:
+            self.unwrapped.setdefault(held.first, REWRAPPED)
+        self._feed_line(held.first, held.text)
+
+    def _feed_line(self, lineno: int, text: str) -> None:
         if self.active is not None:
             if self.active.feed(lineno, text):
                 self.recognized_physical.add(lineno)
@@ -159,13 +194,20 @@ class SourceClassifier:
         return False
 
     def _classify_prose(self, lineno: int, text: str) -> None:
-        spans = _CODE_SPAN.findall(text) or ([text] if not self.quoted else [])
+        spans = _CODE_SPAN.findall(text) or quoted_spans(text)
+        if not spans and not self.quoted:
+            spans = [text]
         if not spans:
             return
         was = self.quoted
         self.quoted = True
+        before = len(self.events)
         try:
+            if spans[0] is not text and not _CODE_SPAN.search(text):
+                spans.append(text)  # quoted spans first; the whole sentence only when none of them was read
             for span in spans:
+                if span is text and len(spans) > 1 and len(self.events) > before:
+                    break
                 candidates = prefilter.grammars_for(span)
                 if not candidates:
                     continue
@@ -219,6 +261,9 @@ class SourceClassifier:
         self._append(Event(kind, self.source.name, lineno, stripped[:TEXT_KEEP], rank, time, data, grammar))
 
     def _append(self, event: Event) -> None:
+        how = self.unwrapped.get(event.line)
+        if how is not None:
+            event.data.setdefault("unwrapped", how)
         self.events.append(event)
 
 

@@ -81,6 +81,8 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         fact["follows"] = f" It follows an earlier {root.finding} on {where}."
     if failure.quoted:
         fact["text"] = f"(quoted in prose) {fact['text']}"
+    if failure.event.data.get("unwrapped"):
+        fact["text"] = f"(from {failure.event.data['unwrapped']}) {fact['text']}"
     return fact
 
 

@@ -193,7 +193,9 @@ _NATIVE_FRAME = re.compile(
     r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\])"
     r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:\(unknown\)|\d+)\s+(?P<absl>\S.*))\s*$"
 )
-_NATIVE_OPEN = re.compile(r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )")
+_NATIVE_OPEN = re.compile(
+    r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+)
 
 
 class NativeBacktraceReader(BlockReader):

@@ -14,8 +14,8 @@ from typing import Any
 
 from logscope.events import FAILURE_KINDS, Event
 from logscope.failures import failure_fact, root_of
-from logscope.serving import READY_KINDS
 from logscope.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
+from logscope.serving import READY_KINDS
 
 
 def event_fact(ev: Event) -> dict[str, Any]:
