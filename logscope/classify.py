@@ -172,14 +172,15 @@ class SourceClassifier:
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
+        failure_look = looks_failed and FAILURE_LOOK.search(text) is not None
         if not tried:
-            if looks_failed and FAILURE_LOOK.search(text):
+            if failure_look:
                 self.coverage.miss(self.source.name, lineno, "failure", text)
             return
         if tried[0] == "sglang" and self.pending is None:
             self.pending = (lineno, text)
             return
-        self.coverage.miss(self.source.name, lineno, tried[0], text)
+        self.coverage.miss(self.source.name, lineno, "failure" if failure_look else tried[0], text)
 
     def _failure_line(self, lineno: int, text: str) -> bool:
         """A line no grammar reads whose wording a line signature knows (torch allocator warnings, glog lines
@@ -239,7 +240,8 @@ class SourceClassifier:
     def _flush_pending(self) -> None:
         if self.pending is not None:
             lineno, text = self.pending
-            self.coverage.miss(self.source.name, lineno, "sglang", text)
+            failure_look = "signature" in prefilter.grammars_for(text) and FAILURE_LOOK.search(text) is not None
+            self.coverage.miss(self.source.name, lineno, "failure" if failure_look else "sglang", text)
             self.pending = None
 
     # ------------------------------------------------------------------ blocks

@@ -16,6 +16,12 @@ from logscope.errors import LogscopeError
 from logscope.report.formats import RENDERERS, renderer
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+# warnings that still exit 1: an input that holds a failure logscope could not name never exits 0
+_FAILING_WARNINGS = frozenset({"unrecognized-failure"})
+
+
+def _fails(findings: list[dict]) -> bool:
+    return any(f["severity"] == "error" or f["rule"] in _FAILING_WARNINGS for f in findings)
 
 app = typer.Typer(
     add_completion=False,
@@ -68,8 +74,7 @@ def analyze(
         _fail(str(exc))
         return
     _write(render(report, fmt, width), output)
-    has_error = any(f["severity"] == "error" for f in report["findings"])
-    raise typer.Exit(EXIT_FINDINGS if has_error else EXIT_OK)
+    raise typer.Exit(EXIT_FINDINGS if _fails(report["findings"]) else EXIT_OK)
 
 
 def _read_model_config(path: Path | None) -> dict | None:
@@ -155,7 +160,7 @@ def triage(
         _fail(str(exc))
         return
     _write(render(document, fmt), output)
-    raise typer.Exit(EXIT_FINDINGS if any(f["severity"] == "error" for f in document["findings"]) else EXIT_OK)
+    raise typer.Exit(EXIT_FINDINGS if _fails(document["findings"]) else EXIT_OK)
 
 
 CompareFormat = Enum("CompareFormat", {name: name for name in COMPARE_FORMATS}, type=str)  # type: ignore[misc]

@@ -90,7 +90,7 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
     for kind, text in _frames(event):
         for sig in signatures.on(kind):
             if sig.phase and sig.pattern.match(text) is not None:
-                return sig.phase, f"frame {text.rsplit('/', 1)[-1]}"
+                return sig.phase, f"frame {text.split(': ', 1)[0].rsplit('/', 1)[-1]}"  # without the call it makes
     return None
 
 
