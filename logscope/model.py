@@ -32,7 +32,8 @@ class Coverage:
     def miss(self, source: str, line: int, grammar: str, text: str) -> None:
         self.unrecognized_total += 1
         # lines that read like a failure are kept past the cap: each may become a finding
-        if len(self.unrecognized) < UNRECOGNIZED_KEEP or (grammar == "failure" and len(self.unrecognized) < 2 * UNRECOGNIZED_KEEP):
+        keep = 2 * UNRECOGNIZED_KEEP if grammar == "failure" else UNRECOGNIZED_KEEP
+        if len(self.unrecognized) < keep:
             self.unrecognized.append({"source": source, "line": line, "grammar": grammar, "text": text[:TEXT_KEEP]})
 
 
