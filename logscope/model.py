@@ -166,6 +166,7 @@ class Failure:
     values: dict[str, Any] = field(default_factory=dict)
     quoted: bool = False
     after_ready: bool = False
+    focus: tuple[str, ...] = ()  # the parts of the evidence line a cut must keep (what the signature matched)
 
     @property
     def cause(self) -> bool:

@@ -136,7 +136,8 @@ def failures_of(events: list[Event], last_phase_of: Any, ready: dict[str, Event]
             finding = "capture-oom"
         if located[0] == "serving":
             finding = RUNTIME_FINDING.get(finding, finding)
+        focus = (sig.pattern.longest_literal(),) if sig is not None and kind in ("line", "exception") else ()
         out.append(Failure(finding=finding, mechanism=sig.mechanism if sig else None, signature=sig.id if sig else None,
                            evidence=kind, event=event, phase=located[0], phase_basis=located[1], values=values,
-                           quoted=bool(event.data.get("quoted")), after_ready=after_ready))
+                           quoted=bool(event.data.get("quoted")), after_ready=after_ready, focus=focus))
     return out
