@@ -19,7 +19,7 @@ from logscope.parsers.base import PREFIXED, BlockReader, prefix_of
 from logscope.parsers.registry import LINE_GRAMMARS, block_readers
 from logscope.serving import SERVING_MARK, first_serving_line
 from logscope.signatures.loader import bundled_signatures
-from logscope.unwrap import REWRAPPED, Rewrap, expand, needs_more, quoted_spans
+from logscope.unwrap import REWRAPPED, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 
 _FULL_KEEP = 4000
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
@@ -61,6 +61,12 @@ class SourceClassifier:
     def _run_chunk(self, chunk: LineChunk) -> None:
         """Candidate lines in order; while a block or a wrapped line is open, every line in between."""
         candidates, texts = chunk.candidates, chunk.texts
+        wraps = terminal_wraps(chunk.lines, prefilter.PATTERN, _starts_a_record)
+        if wraps:  # a line a terminal cut is read whole, as a candidate where its first piece is
+            merged = dict(zip(candidates, texts))
+            for index, (joined, _) in wraps.items():
+                merged[index] = joined
+            candidates, texts = sorted(merged), [merged[i] for i in sorted(merged)]
         next_candidate = 0
         position = 0
         while True:
@@ -78,12 +84,17 @@ class SourceClassifier:
                 position = candidates[next_candidate]
                 text = texts[next_candidate]
                 next_candidate += 1
+            if position in wraps:
+                text, span = wraps[position]
+                self.unwrapped.setdefault(chunk.first + position, REWRAPPED)
+                while next_candidate < len(candidates) and candidates[next_candidate] < position + span:
+                    next_candidate += 1
             for logical in clean(text):
                 for piece in expand(logical):
                     if piece.how is not None:
                         self.unwrapped.setdefault(chunk.first + position, piece.how)
                     self.feed(chunk.first + position, piece.text)
-            position += 1
+            position += wraps[position][1] if position in wraps else 1
 
     def _mark_serving(self, chunk: LineChunk) -> None:
         """The chunk's first line that shows the server serving (a served request, a batch line): failures after
@@ -195,7 +206,7 @@ class SourceClassifier:
         return False
 
     def _classify_prose(self, lineno: int, text: str) -> None:
-        spans = _CODE_SPAN.findall(text) or quoted_spans(text)
+        spans = quoted_spans(text) + _CODE_SPAN.findall(text)
         if not spans and not self.quoted:
             spans = [text]
         if not spans:
@@ -274,6 +285,12 @@ _RECORD_START = re.compile(
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
 )
+
+
+def _starts_a_record(text: str) -> bool:
+    """A line that begins a record of its own (a log prefix, a traceback line, a shell line): never the rest of
+    a line a terminal cut."""
+    return bool(PREFIXED.match(text) or _RECORD_START.match(text))
 
 
 def _looks_like_a_record(text: str) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 JSON_STRING = "a JSON string"
@@ -84,6 +85,39 @@ MAX_REWRAP_LINES = 8
 def needs_more(text: str) -> bool:
     """A known long message whose last sentence is not on this line: its next lines may hold the rest."""
     return any(head in text for head in _LONG_HEADS) and not _COMPLETE.search(text)
+
+
+def terminal_wraps(lines: object, pattern: str, is_record: Callable[[str], bool]) -> dict[int, tuple[str, int]]:
+    """Lines a terminal cut at its width, joined again: index of the first piece → (joined text, pieces).
+
+    A physical line of exactly 80, 100, 120, ... characters followed by lines that are no record of their own
+    is one line cut by the terminal; only joins whose text holds a prefilter literal (`pattern`) are kept, so
+    the classifier reads them where it would have read the uncut line."""
+    import polars as pl
+
+    series = lines if isinstance(lines, pl.Series) else pl.Series("line", lines)
+    full = series.str.len_chars().is_in(sorted(_WRAP_WIDTHS)).arg_true().to_list()
+    literal = re.compile(pattern)
+    out: dict[int, tuple[str, int]] = {}
+    taken = -1
+    for index in full:
+        if index <= taken:
+            continue
+        text, end = series[index] or "", index + 1
+        if 'File "' in text:
+            continue
+        while end < len(series) and end - index < MAX_REWRAP_LINES:
+            piece = series[end] or ""
+            if not piece.strip() or is_record(piece):
+                break
+            text += piece
+            end += 1
+            if len(piece) not in _WRAP_WIDTHS:
+                break
+        if end > index + 1 and literal.search(text):
+            out[index] = (text, end - index)
+            taken = end - 1
+    return out
 
 
 @dataclass

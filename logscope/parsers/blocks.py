@@ -17,6 +17,9 @@ _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
 
 
+_QUOTED_OPENER = re.compile(r'"[^"]*Traceback \(most recent')
+
+
 class TracebackReader(BlockReader):
     """A Python traceback or faulthandler dump; the exception line that ends it carries its frames."""
 
@@ -24,8 +27,8 @@ class TracebackReader(BlockReader):
     literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)")
 
     def starts(self, text: str) -> bool:
-        if "`" in text:  # prose quoting a traceback's first line in a code span: the span is read on its own
-            return False
+        if "`" in text or _QUOTED_OPENER.search(text):  # prose quoting a traceback's first line in a code span or
+            return False  # in "...": the quoted part is read on its own
         return any(opener in text for opener in _TB_OPENERS) or bool(_FRAME.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
