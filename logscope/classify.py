@@ -12,7 +12,7 @@ import re
 
 from logscope import prefilter
 from logscope.events import Event
-from logscope.ingest import LineChunk, Searches, Source, clean
+from logscope.ingest import LineChunk, Searches, Source, clean, unwrap
 from logscope.model import TEXT_KEEP, Coverage
 from logscope.parsers import sglang_line
 from logscope.parsers.base import PREFIXED, BlockReader, prefix_of
@@ -89,11 +89,10 @@ class SourceClassifier:
                 self.unwrapped.setdefault(chunk.first + position, REWRAPPED)
                 while next_candidate < len(candidates) and candidates[next_candidate] < position + span:
                     next_candidate += 1
-            for logical in clean(text):
-                for piece in expand(logical):
-                    if piece.how is not None:
-                        self.unwrapped.setdefault(chunk.first + position, piece.how)
-                    self.feed(chunk.first + position, piece.text)
+            for logical, how in _logical_lines(text):
+                if how is not None:
+                    self.unwrapped.setdefault(chunk.first + position, how)
+                self.feed(chunk.first + position, logical)
             position += wraps[position][1] if position in wraps else 1
 
     def _mark_serving(self, chunk: LineChunk) -> None:
@@ -285,6 +284,16 @@ _RECORD_START = re.compile(
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
 )
+
+
+def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
+    """The logical lines of a physical line, and how each was unwrapped: a JSON body or a flattened traceback is
+    opened before ingest's cleaning splits at the log prefixes inside it."""
+    if '"' in physical or "\\n" in physical:
+        inner = expand(unwrap(physical))
+        if inner[0].how is not None:
+            return [(line, piece.how) for piece in inner for line in clean(piece.text)]
+    return [(piece.text, piece.how) for line in clean(physical) for piece in expand(line)]
 
 
 def _starts_a_record(text: str) -> bool:

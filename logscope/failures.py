@@ -25,8 +25,9 @@ def launch_failures(launch: Launch) -> list[Failure]:
             timelines = [t for t in launch.ranks.values() if any(p.source == event.source for p in t.phases)]
         last = set()
         for timeline in timelines:
+            # <=: a phase line and a failure unwrapped from one physical line (a flattened log) share its number
             before = [p for p in timeline.phases
-                      if p.source == event.source and p.line < event.line and p.model == "target"]
+                      if p.source == event.source and p.line <= event.line and p.model == "target"]
             last.add(before[-1].phase if before else None)
         # an untagged line in a file of several ranks: known only when every rank was at the same phase
         return last.pop() if len(last) == 1 else None

@@ -18,8 +18,8 @@ READY_KINDS = frozenset({"server_ready", SERVING_MARK})
 # or the shorter 'POST /v1/chat/completions 200 OK' people paste; SGLang's decode log line
 _WARMUP_PATHS = r"/(?:get_model_info|model_info|generate|health|health_generate|get_server_info|server_info)\b"
 # the broad form polars searches (its regex engine has no look-ahead); each hit is then checked in Python
-_BROAD = r"\b(?:POST|GET) /[^ \"]*(?: HTTP/[0-9.]+\"?)? 2[0-9][0-9]\b|Decode batch[.,] #running-req"
-_SERVING = re.compile(r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"]*(?: HTTP/[0-9.]+\"?)? 2\d\d\b"
+_BROAD = r"\b(?:POST|GET) /[^ \"]*(?: HTTP/[0-9.]+\\?\"?)? 2[0-9][0-9]\b|Decode batch[.,] #running-req"
+_SERVING = re.compile(r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
                       r"|Decode batch[.,] #running-req")
 
 

@@ -25,7 +25,9 @@ REWRAPPED = "lines re-wrapped"
 _JSON_STRING = re.compile(r'"((?:[^"\\]|\\.){24,})"')
 _JSON_SHAPE = re.compile(r'[{,\[]\s*"[\w.-]+"\s*:\s*[{"\[]')
 _LITERAL_NEWLINES = re.compile(r"(?:\\r)?\\n")
-_FLAT_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\\n|\\n\s*File \"")
+# a traceback or native backtrace on one line: one of its openers or frames right after a literal \n
+_FLAT_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\\n|\\n\s*(?:File \"|frame #\d|#\d+\s|==== backtrace"
+                             r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:)")
 _QUOTED = re.compile(r'"([^"]{16,2000})"|\u201c([^\u201d]{16,2000})\u201d')
 
 

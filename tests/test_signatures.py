@@ -67,6 +67,19 @@ def test_signature_case_in_every_wrapping(file, case):
     assert {name: problems for name, problems in failed.items() if problems} == {}
 
 
+MULTI_LINE = [(name, case) for name, case in CASES if "\n" in case["log"].strip()]
+
+
+@pytest.mark.parametrize(("file", "case"), MULTI_LINE, ids=[f"{f}::{c['name']}" for f, c in MULTI_LINE])
+def test_multi_line_case_flattened_onto_one_line(file, case):
+    """A traceback or backtrace that a log shipper put on one line: in a JSON body, or with literal \\n."""
+    log = case["log"].strip()
+    forms = {"json_body": json.dumps({"level": "ERROR", "msg": log}) + "\n",
+             "literal_newlines": log.replace("\n", "\\n") + "\n"}
+    failed = {name: check_case(case, text) for name, text in forms.items()}
+    assert {name: problems for name, problems in failed.items() if problems} == {}
+
+
 def test_each_failure_id_has_three_cases_from_different_messages():
     by_finding: dict[str, set[str]] = defaultdict(set)
     for _, case in CASES:

@@ -126,7 +126,7 @@ def failures_of(events: list[Event], last_phase_of: Any, ready: dict[str, Event]
             continue
         sig, values, kind = found if found else (None, {}, "none")
         marker = ready.get(event.source)
-        after_ready = marker is not None and event.line > marker.line
+        after_ready = marker is not None and event is not marker and event.line >= marker.line
         located = ("serving", _serving_basis(marker)) if after_ready and marker else locate(event, sigs, sig)
         if located is None:
             last = last_phase_of(event)
