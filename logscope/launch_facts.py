@@ -83,7 +83,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
             _stated(launch, key, value, "server_args")
             if key in CONFIG_KEYS and value is not None:
                 _set(launch, key, value, "server_args")
-    for ev in (e for e in events + global_events if e.kind == "launch_command"):
+    for ev in (e for e in events + global_events if e.kind in ("launch_command", "launch_flags")):
         for flag, value in ev.data["args"].items():
             key = FLAG_ALIASES.get(flag, flag)
             _stated(launch, key, value, "launch_command")

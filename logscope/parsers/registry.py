@@ -72,6 +72,19 @@ def _launch_command(text: str) -> Parsed | None:
     return Parsed("launch_command" if data["kind"] != "export" else "env_export", data)
 
 
+# a Markdown list item that gives launch flags as code spans: "- `--tp-size 8`", "* `--moe-a2a-backend deepep`"
+_FLAG_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+`--[\w-]")
+_FLAG_SPAN = re.compile(r"`(--[\w-][^`]*)`")
+
+
+def _flag_list(text: str) -> Parsed | None:
+    spans = _FLAG_SPAN.findall(text)
+    data = parse_command("python -m sglang.launch_server " + " ".join(spans)) if spans else None
+    if data is None or not data.get("args"):
+        return None
+    return Parsed("launch_flags", data)
+
+
 # PyTorch's / vLLM's collect_env (pasted in SGLang issues too): "[pip3] torch==2.6.0", "vLLM Version: 0.8.3"
 _COLLECT_PIP = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+([A-Za-z0-9_.-]+)(?:==|\s+)([0-9][\w.+-]*)\s*$")
 _NO_PACKAGES = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+No relevant packages\s*$")
@@ -140,6 +153,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
     LineGrammar("launch_command", ("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "export ",
                                    "docker run", "torchrun"),
                 _launch_command, lambda text: bool(_LAUNCH_SHAPE.match(text))),
+    LineGrammar("flag_list", ("- `--", "* `--", "+ `--"), _flag_list, lambda text: bool(_FLAG_ITEM.match(text))),
     LineGrammar("traceback", (
         'File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)",
         "During handling of the above", "The above exception",
