@@ -62,7 +62,7 @@ class TracebackReader(BlockReader):
             return False
         parsed = other_lines.parse_traceback_line(text)
         if parsed and parsed[0] == "frame":
-            self.frames.append(parsed[1])
+            self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno})
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
         self.after_frame = True
@@ -126,8 +126,9 @@ class TracebackReader(BlockReader):
         elif self.fatal is not None:
             self.fatal.data.update(frames=frames, frame_paths=paths)
             events.append(self.fatal)
-        elif frames:
-            events.append(Event("traceback", self.source, self.first_line, frames[-1], self.rank, self.time,
+        elif frames:  # cut before its exception line: the evidence is the innermost frame line, as printed
+            innermost = self.frames[-1]
+            events.append(Event("traceback", self.source, innermost["at"], innermost["raw"], self.rank, self.time,
                                 {"frames": frames, "frame_paths": paths, "incomplete": True}, "traceback"))
         return events
 
