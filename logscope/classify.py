@@ -27,6 +27,12 @@ _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
+# a JSON string or flattened piece worth reading holds a prefilter literal, or several lines
+_LITERAL = re.compile(prefilter.PATTERN)
+
+
+def _WANTED(value: str) -> bool:  # noqa: N802 - a predicate handed to unwrap.expand
+    return "\n" in value or _LITERAL.search(value) is not None
 
 
 class SourceClassifier:
@@ -43,7 +49,8 @@ class SourceClassifier:
         self.recognized_physical: set[int] = set()
         self.quoted = False  # classifying an inline code span from prose
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
-        self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
+        self.unwrapped: dict[int, str] = {}
+        self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose  # line → how its text was unwrapped (JSON string, flattened, ...)
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
@@ -92,7 +99,9 @@ class SourceClassifier:
             for logical, how in _logical_lines(text):
                 if how is not None:
                     self.unwrapped.setdefault(chunk.first + position, how)
+                self.opened = how is not None and how != REWRAPPED  # a message taken out of JSON or a flat line
                 self.feed(chunk.first + position, logical)
+            self.opened = False
             position += wraps[position][1] if position in wraps else 1
 
     def _mark_serving(self, chunk: LineChunk) -> None:
@@ -160,7 +169,7 @@ class SourceClassifier:
 
     # ------------------------------------------------------------------ one line
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
-        if not _looks_like_a_record(text):
+        if not self.opened and not _looks_like_a_record(text):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
             self._classify_prose(lineno, text)
@@ -290,10 +299,10 @@ def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
     """The logical lines of a physical line, and how each was unwrapped: a JSON body or a flattened traceback is
     opened before ingest's cleaning splits at the log prefixes inside it."""
     if '"' in physical or "\\n" in physical:
-        inner = expand(unwrap(physical))
+        inner = expand(unwrap(physical), _WANTED)
         if inner[0].how is not None:
             return [(line, piece.how) for piece in inner for line in clean(piece.text)]
-    return [(piece.text, piece.how) for line in clean(physical) for piece in expand(line)]
+    return [(piece.text, piece.how) for line in clean(physical) for piece in expand(line, _WANTED)]
 
 
 def _starts_a_record(text: str) -> bool:

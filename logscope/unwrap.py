@@ -37,10 +37,11 @@ class Piece:
     how: str | None = None  # None: the line as it came
 
 
-def expand(line: str) -> list[Piece]:
-    """The lines a logical line holds (itself when it holds none)."""
+def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Piece]:
+    """The lines a logical line holds (itself when it holds none). `wanted` tells a JSON string worth reading
+    (the classifier passes its prefilter); without it, one that reads like a failure."""
     if '"' in line and _JSON_SHAPE.search(line):
-        pieces = _json_pieces(line)
+        pieces = _json_pieces(line, wanted or _reads_like_a_failure)
         if pieces:
             return pieces
     if "\\n" in line and _FLAT_TRACEBACK.search(line):
@@ -48,22 +49,21 @@ def expand(line: str) -> list[Piece]:
     return [Piece(line)]
 
 
-def _json_pieces(line: str) -> list[Piece]:
+def _json_pieces(line: str, wanted: Callable[[str], object]) -> list[Piece]:
     out: list[Piece] = []
     for m in _JSON_STRING.finditer(line):
         try:
             value = json.loads(f'"{m.group(1)}"')
         except ValueError:
             continue
-        if not _worth_reading(value):
+        if " " not in value or not wanted(value):
             continue
         out += [Piece(p, JSON_STRING) for p in value.splitlines() if p.strip()]
     return out
 
 
-def _worth_reading(value: str) -> bool:
-    """A decoded string that reads like a log message or a failure (not an id, a path or a model name)."""
-    return " " in value and bool(re.search(r"[Ee]rror|[Ee]xception|[Ff]ailed|out of memory|Traceback|\n", value))
+def _reads_like_a_failure(value: str) -> bool:
+    return bool(re.search(r"[Ee]rror|[Ee]xception|[Ff]ailed|out of memory|Traceback|\n", value))
 
 
 def _split_flat(line: str) -> list[str]:
