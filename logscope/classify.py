@@ -49,8 +49,8 @@ class SourceClassifier:
         self.recognized_physical: set[int] = set()
         self.quoted = False  # classifying an inline code span from prose
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
-        self.unwrapped: dict[int, str] = {}
-        self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose  # line → how its text was unwrapped (JSON string, flattened, ...)
+        self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
+        self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
