@@ -123,9 +123,9 @@ def test_a_json_oom_names_the_other_process_and_shows_it_in_the_evidence():
     from tests.helpers import run
 
     body = json.dumps({"object": "error", "message": OOM, "code": 400}).encode() + b"\n"
-    proc = run("analyze", "-", "--width", "100", input=body)
+    proc = run("analyze", "-", "--width", "200", input=body)
     out = proc.stdout.decode()
     assert proc.returncode == 1
     assert out.splitlines()[0].startswith("verdict: error [startup-oom] Out of memory during an unknown phase: tried")
     assert "OOM text processes: 5403 (21.69 GiB)" in out
-    assert "(from a JSON string) [...]GiB of which 1.02 GiB is free. Process 5403 has 21.69" in out
+    assert "(from a JSON string) [...]GiB of which 1.02 GiB is free. Process 5403 has 21.69 GiB memory in use." in out
