@@ -308,6 +308,7 @@ def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
 def _starts_a_record(text: str) -> bool:
     """A line that begins a record of its own (a log prefix, a traceback line, a shell line): never the rest of
     a line a terminal cut."""
+    text = unwrap(text)  # behind a compose / kubectl / Ray prefix, as the classifier will see it
     return bool(PREFIXED.match(text) or _RECORD_START.match(text))
 
 

@@ -129,3 +129,16 @@ def test_a_json_oom_names_the_other_process_and_shows_it_in_the_evidence():
     assert out.splitlines()[0].startswith("verdict: error [startup-oom] Out of memory during an unknown phase: tried")
     assert "OOM text processes: 5403 (21.69 GiB)" in out
     assert "(from a JSON string) [...]GiB of which 1.02 GiB is free. Process 5403 has 21.69 GiB memory in use." in out
+
+
+def test_a_full_width_line_followed_by_a_prefixed_record_is_not_joined():
+    from logscope.analyze import analyze_sources
+    from logscope.ingest import Source
+
+    head = "worker-0  | [2026-04-01 12:00:09 TP1] Scheduler hit an exception: Traceback (most recent call last):"
+    head = head.replace("Scheduler", "Scheduler" + " " * (100 - len(head)), 1) if len(head) < 100 else head[:100]
+    assert len(head) == 100
+    log = (head + "\nworker-0  | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 1 has a "
+           "total capacity of 79.15 GiB of which 1.01 GiB is free.\n")
+    report = analyze_sources([Source(name="compose.log", path=None, data=log.encode())])
+    assert [f["rule"] for f in report["findings"]] == ["startup-oom"]
