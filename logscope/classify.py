@@ -50,6 +50,7 @@ class SourceClassifier:
         self.quoted = False  # classifying an inline code span from prose
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
+        self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
 
     # ------------------------------------------------------------------ driver
@@ -105,12 +106,15 @@ class SourceClassifier:
             position += wraps[position][1] if position in wraps else 1
 
     def _mark_serving(self, chunk: LineChunk) -> None:
-        """The chunk's first line that shows the server serving (a served request, a batch line): failures after
-        it are runtime failures. One vectorised search per chunk, so batch lines never reach Python."""
+        """The source's first line that shows the server serving (a served request, a batch line): failures after
+        it are runtime failures. One vectorised search per chunk until found, so batch lines never reach Python."""
+        if self.serving_seen:
+            return
         found = first_serving_line(chunk.lines)
         if found is None:
             return
         index, text = found
+        self.serving_seen = True
         lineno = chunk.first + index
         event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, {}, "serving")
         at = len(self.events)

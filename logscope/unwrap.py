@@ -98,7 +98,13 @@ def terminal_wraps(lines: object, pattern: str, is_record: Callable[[str], bool]
     import polars as pl
 
     series = lines if isinstance(lines, pl.Series) else pl.Series("line", lines)
-    full = series.str.len_chars().is_in(sorted(_WRAP_WIDTHS)).arg_true().to_list()
+    # full-width lines whose next line is no prefixed log record (most are: checked vectorised, on those only)
+    wide = series.str.len_chars().is_in(sorted(_WRAP_WIDTHS)).arg_true()
+    wide = wide.filter(wide < len(series) - 1)
+    if len(wide) == 0:
+        return {}
+    nexts = series.gather(wide + 1).str.contains(r"^\s*\[\d").fill_null(True)
+    full = wide.filter(~nexts).to_list()
     literal = re.compile(pattern)
     out: dict[int, tuple[str, int]] = {}
     taken = -1
