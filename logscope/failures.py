@@ -80,9 +80,9 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
     if root is not None and failure is not root and root.mechanism != failure.mechanism:
         where = root.event.rank.label if root.event.rank else "an untagged line"
         fact["follows"] = f" It follows an earlier {root.finding} on {where}."
-    fact["text"] = failure.event.data.get("full_text") or fact["text"]  # cut later, around the focus
+    fact["text"] = failure.event.data.get("full_text") or failure.event.text  # cut later, around the focus
     # another process named in an OOM text is what its evidence must show first
-    fact["focus"] = [*(f"Process {p['pid']} has" for p in event_fact.get("processes") or []), *failure.focus]
+    fact["focus"] = [*(f"Process {p.get('pid')} has" for p in event_fact.get("processes") or []), *failure.focus]
     if failure.quoted:
         fact["text"] = f"(quoted in prose) {fact['text']}"
     if failure.event.data.get("unwrapped"):

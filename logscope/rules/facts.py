@@ -21,6 +21,10 @@ from logscope.serving import READY_KINDS
 def event_fact(ev: Event) -> dict[str, Any]:
     fact = {k: v for k, v in ev.data.items() if k not in ("kind", "rank", "source", "line", "text")}
     fact.update(kind=ev.kind, rank=ev.rank.label if ev.rank else None, source=ev.source, line=ev.line, text=ev.text)
+    if ev.data.get("unwrapped"):  # evidence says how the line was read
+        fact["text"] = f"(from {ev.data['unwrapped']}) {ev.text}"
+    if ev.kind == "oom" and ev.data.get("processes"):  # an OOM text's other processes: its evidence shows them
+        fact["focus"] = [f"Process {p.get('pid')} has" for p in ev.data["processes"]]
     fact["frames_text"] = " ".join(ev.data.get("frames", []))
     return fact
 
