@@ -14,12 +14,14 @@ from typing import Any
 
 from logscope import kinds, prefilter
 from logscope.events import Event
-from logscope.ingest import LineChunk, Source, clean, scan_sources
+from logscope.ingest import LineChunk, Source, clean, scan_sources, unwrap
 from logscope.model import TEXT_KEEP, Coverage
 from logscope.parsers import sglang_line
 from logscope.parsers.base import PREFIXED, BlockReader, prefix_of
 from logscope.parsers.registry import LINE_GRAMMARS, block_readers
+from logscope.serving import SERVING_MARK, first_serving_line
 from logscope.signatures.loader import bundled_signatures
+from logscope.unwrap import REWRAPPED, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 
 _FULL_KEEP = 4000
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
@@ -27,6 +29,12 @@ _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
+# a JSON string or flattened piece worth reading holds a prefilter literal, or several lines
+_LITERAL = re.compile(prefilter.PATTERN)
+
+
+def _WANTED(value: str) -> bool:  # noqa: N802 - a predicate handed to unwrap.expand
+    return "\n" in value or _LITERAL.search(value) is not None
 
 
 class SourceClassifier:
@@ -42,11 +50,17 @@ class SourceClassifier:
         self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
         self.recognized_physical: set[int] = set()
         self.quoted = False  # classifying an inline code span from prose
+        self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
+        self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
+        self.serving_seen = False  # the source's first serving line was found (only the first one is used)
+        self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
         for chunk in self.chunks if self.chunks is not None else self.source.chunks(prefilter.all_literals()):
             self._run_chunk(chunk)
+            self._mark_serving(chunk)
+        self._release_rewrap()
         self._flush_pending()
         self._close_block()
         self.coverage.lines += self.source.lines
@@ -57,10 +71,17 @@ class SourceClassifier:
     def _run_chunk(self, chunk: LineChunk) -> None:
         """Candidate lines in order; while a block or a wrapped line is open, every line in between."""
         candidates, texts = chunk.candidates, chunk.texts
+        # a terminal cuts what people paste, not a log file big enough for the range workers
+        wraps = terminal_wraps(chunk.all_lines(), prefilter.PATTERN, _starts_a_record) if chunk.path is None else {}
+        if wraps:  # a line a terminal cut is read whole, as a candidate where its first piece is
+            merged = dict(zip(candidates, texts))
+            for index, (joined, _) in wraps.items():
+                merged[index] = joined
+            candidates, texts = sorted(merged), [merged[i] for i in sorted(merged)]
         next_candidate = 0
         position = 0
         while True:
-            if self.active is not None or self.pending is not None:
+            if self.active is not None or self.pending is not None or self.rewrap is not None:
                 if position >= chunk.size:
                     return
                 if next_candidate < len(candidates) and candidates[next_candidate] == position:
@@ -74,11 +95,65 @@ class SourceClassifier:
                 position = candidates[next_candidate]
                 text = texts[next_candidate]
                 next_candidate += 1
-            for logical in clean(text):
+            if position in wraps:
+                text, span = wraps[position]
+                self.unwrapped.setdefault(chunk.first + position, REWRAPPED)
+                while next_candidate < len(candidates) and candidates[next_candidate] < position + span:
+                    next_candidate += 1
+            for logical, how in _logical_lines(text):
+                if how is not None:
+                    self.unwrapped.setdefault(chunk.first + position, how)
+                self.opened = how is not None and how != REWRAPPED  # a message taken out of JSON or a flat line
                 self.feed(chunk.first + position, logical)
-            position += 1
+            self.opened = False
+            position += wraps[position][1] if position in wraps else 1
+
+    def _mark_serving(self, chunk: LineChunk) -> None:
+        """The source's first line that shows the server serving (a served request, a batch line): failures after
+        it are runtime failures. One vectorised search per chunk until found, so batch lines never reach Python."""
+        if self.serving_seen:
+            return
+        found = first_serving_line(chunk.all_bytes())
+        if found is None:
+            return
+        index, text = found
+        self.serving_seen = True
+        lineno = chunk.first + index
+        event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, {}, "serving")
+        at = len(self.events)
+        while at > 0 and self.events[at - 1].line > lineno:
+            at -= 1
+        self.events.insert(at, event)
 
     def feed(self, lineno: int, text: str) -> None:
+        if self.rewrap is not None:
+            if self._continues(text):
+                self.rewrap.add(text)
+                self.recognized_physical.add(lineno)
+                if self.rewrap.complete():
+                    self._release_rewrap()
+                return
+            self._release_rewrap()
+        elif needs_more(text):
+            self.rewrap = Rewrap(lineno, text, len(text))
+            return
+        self._feed_line(lineno, text)
+
+    def _continues(self, text: str) -> bool:
+        """A line that carries on a wrapped message: no record, traceback line or blank line of its own."""
+        stripped = text.strip()
+        return bool(stripped) and not PREFIXED.match(text) and not _looks_like_a_record(text) \
+            and not stripped.startswith(("File \"", "Traceback", "```", "#"))
+
+    def _release_rewrap(self) -> None:
+        if self.rewrap is None:
+            return
+        held, self.rewrap = self.rewrap, None
+        if held.lines > 1:
+            self.unwrapped.setdefault(held.first, REWRAPPED)
+        self._feed_line(held.first, held.text)
+
+    def _feed_line(self, lineno: int, text: str) -> None:
         if self.active is not None:
             if self.active.feed(lineno, text):
                 self.recognized_physical.add(lineno)
@@ -101,7 +176,7 @@ class SourceClassifier:
 
     # ------------------------------------------------------------------ one line
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
-        if not _looks_like_a_record(text):
+        if not self.opened and not _looks_like_a_record(text):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
             self._classify_prose(lineno, text)
@@ -123,14 +198,15 @@ class SourceClassifier:
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
+        failure_look = looks_failed and FAILURE_LOOK.search(text) is not None
         if not tried:
-            if looks_failed and FAILURE_LOOK.search(text):
+            if failure_look:
                 self.coverage.miss(self.source.name, lineno, "failure", text)
             return
         if tried[0] == "sglang" and self.pending is None:
             self.pending = (lineno, text)
             return
-        self.coverage.miss(self.source.name, lineno, tried[0], text)
+        self.coverage.miss(self.source.name, lineno, "failure" if failure_look else tried[0], text)
 
     def _failure_line(self, lineno: int, text: str) -> bool:
         """A line no grammar reads whose wording a line signature knows (torch allocator warnings, glog lines
@@ -145,13 +221,20 @@ class SourceClassifier:
         return False
 
     def _classify_prose(self, lineno: int, text: str) -> None:
-        spans = _CODE_SPAN.findall(text) or ([text] if not self.quoted else [])
+        spans = quoted_spans(text) + _CODE_SPAN.findall(text)
+        if not spans and not self.quoted:
+            spans = [text]
         if not spans:
             return
         was = self.quoted
         self.quoted = True
+        before = len(self.events)
         try:
+            if spans[0] is not text and not _CODE_SPAN.search(text):
+                spans.append(text)  # quoted spans first; the whole sentence only when none of them was read
             for span in spans:
+                if span is text and len(spans) > 1 and len(self.events) > before:
+                    break
                 candidates = prefilter.grammars_for(span)
                 if not candidates:
                     continue
@@ -183,7 +266,8 @@ class SourceClassifier:
     def _flush_pending(self) -> None:
         if self.pending is not None:
             lineno, text = self.pending
-            self.coverage.miss(self.source.name, lineno, "sglang", text)
+            failure_look = "signature" in prefilter.grammars_for(text) and FAILURE_LOOK.search(text) is not None
+            self.coverage.miss(self.source.name, lineno, "failure" if failure_look else "sglang", text)
             self.pending = None
 
     # ------------------------------------------------------------------ blocks
@@ -206,6 +290,9 @@ class SourceClassifier:
         self._append(Event(kind, self.source.name, lineno, stripped[:TEXT_KEEP], rank, time, data, grammar))
 
     def _append(self, event: Event) -> None:
+        how = self.unwrapped.get(event.line)
+        if how is not None:
+            event.data.setdefault("unwrapped", how)
         self.events.append(event)
 
 
@@ -215,6 +302,23 @@ _RECORD_START = re.compile(
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
 )
+
+
+def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
+    """The logical lines of a physical line, and how each was unwrapped: a JSON body or a flattened traceback is
+    opened before ingest's cleaning splits at the log prefixes inside it."""
+    if '"' in physical or "\\n" in physical:
+        inner = expand(unwrap(physical), _WANTED)
+        if inner[0].how is not None:
+            return [(line, piece.how) for piece in inner for line in clean(piece.text)]
+    return [(piece.text, piece.how) for line in clean(physical) for piece in expand(line, _WANTED)]
+
+
+def _starts_a_record(text: str) -> bool:
+    """A line that begins a record of its own (a log prefix, a traceback line, a shell line): never the rest of
+    a line a terminal cut."""
+    text = unwrap(text)  # behind a compose / kubectl / Ray prefix, as the classifier will see it
+    return bool(PREFIXED.match(text) or _RECORD_START.match(text))
 
 
 def _looks_like_a_record(text: str) -> bool:

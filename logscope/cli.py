@@ -18,6 +18,13 @@ from logscope.report.formats import COMPARE_FORMATS, RENDERERS, renderer
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 cli_params.install()  # option values coerced without importing pydantic
 
+# warnings that still exit 1: an input that holds a failure logscope could not name never exits 0
+_FAILING_WARNINGS = frozenset({"unrecognized-failure"})
+
+
+def _fails(findings: list[dict]) -> bool:
+    return any(f["severity"] == "error" or f["rule"] in _FAILING_WARNINGS for f in findings)
+
 # help and usage errors in plain text: typer's rich formatting imported rich and markdown-it on every --help
 PLAIN: dict[str, Any] = {"rich_markup_mode": None}
 app = typer.Typer(
@@ -75,8 +82,7 @@ def analyze(
         return
     _warn_read_limits((i["path"], i.get("stopped")) for i in report["inputs"])
     _write(render(_redacted(report, no_redact), fmt, width), output)
-    has_error = any(f["severity"] == "error" for f in report["findings"])
-    raise typer.Exit(EXIT_FINDINGS if has_error else EXIT_OK)
+    raise typer.Exit(EXIT_FINDINGS if _fails(report["findings"]) else EXIT_OK)
 
 
 def _redacted(document: dict, no_redact: bool) -> dict:
@@ -193,7 +199,7 @@ def triage(
         _fail(str(exc))
         return
     _write(render(document, fmt, width), output)
-    raise typer.Exit(EXIT_FINDINGS if any(f["severity"] == "error" for f in document["findings"]) else EXIT_OK)
+    raise typer.Exit(EXIT_FINDINGS if _fails(document["findings"]) else EXIT_OK)
 
 
 def _read_issue(issue: str) -> str:

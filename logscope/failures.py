@@ -8,15 +8,16 @@ from typing import Any
 from logscope import kinds
 from logscope.events import Event
 from logscope.model import Failure, Launch
+from logscope.serving import READY_KINDS
 from logscope.signatures.match import failures_of
 
 
 def launch_failures(launch: Launch) -> list[Failure]:
     events = launch.all_events()
-    ready: dict[str, int] = {}
-    for event in launch.events:
-        if event.kind == kinds.SERVER_READY:
-            ready.setdefault(event.source, event.line)
+    ready: dict[str, Event] = {}  # source → its first line showing the server ready or serving
+    for event in events:
+        if event.kind in READY_KINDS and (event.source not in ready or event.line < ready[event.source].line):
+            ready[event.source] = event
 
     def last_phase_of(event: Event) -> str | None:
         if event.rank is not None and event.rank.label in launch.ranks:
@@ -25,8 +26,9 @@ def launch_failures(launch: Launch) -> list[Failure]:
             timelines = [t for t in launch.ranks.values() if any(p.source == event.source for p in t.phases)]
         last = set()
         for timeline in timelines:
+            # <=: a phase line and a failure unwrapped from one physical line (a flattened log) share its number
             before = [p for p in timeline.phases
-                      if p.source == event.source and p.line < event.line and p.model == "target"]
+                      if p.source == event.source and p.line <= event.line and p.model == "target"]
             last.add(before[-1].phase if before else None)
         # an untagged line in a file of several ranks: known only when every rank was at the same phase
         return last.pop() if len(last) == 1 else None
@@ -73,14 +75,19 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         error=(event_fact.get("error") or failure.values.get("error") or event_fact.get("message")
                or (None if failure.event.kind == kinds.TRACEBACK else event_fact.get("text"))),
     )
-    if failure.finding in ("startup-oom", "capture-oom"):
+    if failure.finding in ("startup-oom", "capture-oom", "runtime-oom"):
         fact.update(oom_numbers(event_fact, failure.values))
     fact["follows"] = ""  # the sentence a later failure of another mechanism ends with
     if root is not None and failure is not root and root.mechanism != failure.mechanism:
         where = root.event.rank.label if root.event.rank else "an untagged line"
         fact["follows"] = f" It follows an earlier {root.finding} on {where}."
+    fact["text"] = failure.event.data.get("full_text") or failure.event.text  # cut later, around the focus
+    # another process named in an OOM text is what its evidence must show first
+    fact["focus"] = [*(f"Process {p.get('pid')} has" for p in event_fact.get("processes") or []), *failure.focus]
     if failure.quoted:
         fact["text"] = f"(quoted in prose) {fact['text']}"
+    if failure.event.data.get("unwrapped"):
+        fact["text"] = f"(from {failure.event.data['unwrapped']}) {fact['text']}"
     return fact
 
 

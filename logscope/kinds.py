@@ -92,6 +92,7 @@ INIT_FAILED: Final = "init_failed"
 SERVER_ARGS: Final = "server_args"
 LAUNCH_COMMAND: Final = "launch_command"
 ENV_EXPORT: Final = "env_export"
+LAUNCH_FLAGS: Final = "launch_flags"  # flags given as code spans in a Markdown list
 CHECK_ENV: Final = "check_env"
 SMI_GPU: Final = "smi_gpu"
 SMI_PROCESS: Final = "smi_process"
@@ -104,6 +105,7 @@ NATIVE_LOG: Final = "native_log"
 TRACEBACK_START: Final = "traceback_start"
 TRACEBACK_CHAIN: Final = "traceback_chain"
 FAULTHANDLER_THREAD: Final = "faulthandler_thread"
+SERVING_BEGIN: Final = "serving_begin"  # the first line of an input that shows the server serving (serving.py)
 
 # the body kinds of an exception line ("RuntimeError: NCCL error: ..."): data["body_kind"], never an event kind
 BODY_CAPTURE_FAILED: Final = "capture_failed"
@@ -116,6 +118,7 @@ TRACEBACK_GRAMMAR: Final = "traceback"
 TORCH_OOM_GRAMMAR: Final = "torch_oom"
 SERVER_ARGS_GRAMMAR: Final = "server_args"
 LAUNCH_COMMAND_GRAMMAR: Final = "launch_command"
+FLAG_LIST_GRAMMAR: Final = "flag_list"
 COLLECT_ENV_GRAMMAR: Final = "collect_env"
 PROGRESS_GRAMMAR: Final = "progress"
 GPUSTAT_GRAMMAR: Final = "gpustat"
@@ -563,6 +566,8 @@ CATALOGUE: tuple[Kind, ...] = (
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),
     Kind(ENV_EXPORT, FACT, LAUNCH_COMMAND_GRAMMAR, literals=("export ",), samples=("export NCCL_DEBUG=INFO",)),
+    Kind(LAUNCH_FLAGS, FACT, FLAG_LIST_GRAMMAR, literals=("- `--", "* `--", "+ `--"),
+         samples=("- `--tp-size 8`, `--moe-a2a-backend deepep`",)),
     Kind(
         CHECK_ENV,
         FACT,
@@ -630,6 +635,7 @@ CATALOGUE: tuple[Kind, ...] = (
         samples=("node1:1234:1300 [0] NCCL INFO init.cc:1460 Cuda Host Alloc Size 4 pointer 0x7f0c2a000000",),
     ),
     Kind(SMI_PROCESS, FACT, BLOCK),
+    Kind(SERVING_BEGIN, FACT, BLOCK),
     Kind(SMI_VERSIONS, FACT, BLOCK),
     Kind(SMI_MIG, FACT, BLOCK),
     Kind(TOPOLOGY, FACT, BLOCK),

@@ -84,7 +84,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
             _stated(launch, key, value, kinds.SERVER_ARGS)
             if key in CONFIG_KEYS and value is not None:
                 _set(launch, key, value, kinds.SERVER_ARGS)
-    for ev in (e for e in events + global_events if e.kind == kinds.LAUNCH_COMMAND):
+    for ev in (e for e in events + global_events if e.kind in (kinds.LAUNCH_COMMAND, kinds.LAUNCH_FLAGS)):
         for flag, value in ev.data["args"].items():
             key = FLAG_ALIASES.get(flag, flag)
             _stated(launch, key, value, kinds.LAUNCH_COMMAND)

@@ -163,6 +163,15 @@ class LineChunk:
         self.cursor = (index, offset)
         return decode_line(self._bytes(offset, end))
 
+    def all_bytes(self) -> bytes:
+        """The whole chunk (read back from the file for a range scanned by a worker)."""
+        return bytes(self._bytes(self.start, self.end))
+
+    def all_lines(self) -> list[str]:
+        """Every physical line of the chunk, as `line` gives them (for the scans that need each line's width)."""
+        lines = [decode_line(raw) for raw in self.all_bytes().split(b"\n")]
+        return lines[:self.size]
+
     def _newline(self, offset: int) -> int:
         """Offset of the newline that ends the line starting at `offset` (the chunk's end for an unfinished line)."""
         size = WINDOW_BYTES

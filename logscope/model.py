@@ -37,7 +37,9 @@ class Coverage:
 
     def miss(self, source: str, line: int, grammar: str, text: str) -> None:
         self.unrecognized_total += 1
-        if len(self.unrecognized) < UNRECOGNIZED_KEEP:
+        # lines that read like a failure are kept past the cap: each may become a finding
+        keep = 2 * UNRECOGNIZED_KEEP if grammar == "failure" else UNRECOGNIZED_KEEP
+        if len(self.unrecognized) < keep:
             self.unrecognized.append({"source": source, "line": line, "grammar": grammar, "text": text[:TEXT_KEEP]})
 
 
@@ -196,6 +198,7 @@ class Failure:
     values: dict[str, Any] = field(default_factory=dict)
     quoted: bool = False
     after_ready: bool = False
+    focus: tuple[str, ...] = ()  # the parts of the evidence line a cut must keep (what the signature matched)
 
     @property
     def cause(self) -> bool:

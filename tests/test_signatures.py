@@ -45,6 +45,41 @@ def test_signature_case_as_people_paste_it(file, case):
         assert problems == [], (name, text, problems)
 
 
+def _wrappings(line: str) -> dict[str, str]:
+    """The same line as other tools and people wrap it (the unwrapping step reads each back)."""
+    forms = {
+        "compose_prefix": f"sglang-1  | {line}\n",
+        "kubectl_timestamp": f"2026-05-01T10:00:00.123456789Z {line}\n",
+        "ray_prefix": f"(SGLangWorker pid=4411, ip=10.1.2.3) {line}\n",
+        "json_body": json.dumps({"level": "ERROR", "message": line}) + "\n",
+    }
+    if '"' not in line:
+        forms["quoted_in_a_sentence"] = f'A minute later SGLang logs "{line}" and then nothing.\n'
+    if len(line) > 80:  # a terminal cut it at 80 columns
+        forms["rewrapped_at_80"] = "".join(line[i:i + 80] + "\n" for i in range(0, len(line), 80))
+    return forms
+
+
+@pytest.mark.parametrize(("file", "case"), SINGLE_LINE, ids=[f"{f}::{c['name']}" for f, c in SINGLE_LINE])
+def test_signature_case_in_every_wrapping(file, case):
+    line = case["log"].strip()
+    failed = {name: check_case(case, text) for name, text in _wrappings(line).items()}
+    assert {name: problems for name, problems in failed.items() if problems} == {}
+
+
+MULTI_LINE = [(name, case) for name, case in CASES if "\n" in case["log"].strip()]
+
+
+@pytest.mark.parametrize(("file", "case"), MULTI_LINE, ids=[f"{f}::{c['name']}" for f, c in MULTI_LINE])
+def test_multi_line_case_flattened_onto_one_line(file, case):
+    """A traceback or backtrace that a log shipper put on one line: in a JSON body, or with literal \\n."""
+    log = case["log"].strip()
+    forms = {"json_body": json.dumps({"level": "ERROR", "msg": log}) + "\n",
+             "literal_newlines": log.replace("\n", "\\n") + "\n"}
+    failed = {name: check_case(case, text) for name, text in forms.items()}
+    assert {name: problems for name, problems in failed.items() if problems} == {}
+
+
 def test_each_failure_id_has_three_cases_from_different_messages():
     by_finding: dict[str, set[str]] = defaultdict(set)
     for _, case in CASES:

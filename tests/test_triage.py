@@ -157,3 +157,15 @@ def test_triage_renders_every_format_of_the_table():
             assert out.startswith("<!doctype html>") and 'id="logscope-data"' in out and "body#2" in out
         if fmt == "json":
             assert json.loads(out)["triage"]["blocks"][1]["name"] == "body#2"
+
+
+def test_a_comment_with_no_finding_shows_what_was_read_and_what_to_paste_next():
+    issue = ("### Describe the bug\nServer hangs on a 4-node cluster.\n\n"
+             "- `--tp-size 32`\n- `--dp-size 32`\n- `--ep-size 32`\n- `--moe-a2a-backend deepep`\n")
+    comment = render_comment(triage_text(issue))
+    assert "### What was read" in comment
+    assert "layout tp 32, dp 32, ep 32, moe_a2a_backend deepep" in comment
+    assert "- GPUs: 0 GPUs" in comment
+    assert "the server log from its start to the failure" in comment
+    assert "`python3 -m sglang.check_env`" in comment
+    assert "the launch command" not in comment  # the flags were read

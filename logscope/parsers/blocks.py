@@ -18,6 +18,9 @@ _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
 
 
+_QUOTED_OPENER = re.compile(r'"[^"]*Traceback \(most recent')
+
+
 class TracebackReader(BlockReader):
     """A Python traceback or faulthandler dump; the exception line that ends it carries its frames."""
 
@@ -25,8 +28,8 @@ class TracebackReader(BlockReader):
     literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)")
 
     def starts(self, text: str) -> bool:
-        if "`" in text:  # prose quoting a traceback's first line in a code span: the span is read on its own
-            return False
+        if "`" in text or _QUOTED_OPENER.search(text):  # prose quoting a traceback's first line in a code span or
+            return False  # in "...": the quoted part is read on its own
         return any(opener in text for opener in _TB_OPENERS) or bool(_FRAME.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
@@ -60,7 +63,7 @@ class TracebackReader(BlockReader):
             return False
         parsed = other_lines.parse_traceback_line(text)
         if parsed and parsed[0] == kinds.FRAME:
-            self.frames.append(parsed[1])
+            self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno})
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
         self.after_frame = True
@@ -82,6 +85,8 @@ class TracebackReader(BlockReader):
             self.exception = self._exception_event(lineno, text)
             return True
         if self.after_frame or set(stripped) <= set("^~ "):
+            if self.after_frame and self.frames and stripped and "code" not in self.frames[-1]:
+                self.frames[-1]["code"] = stripped[:200]  # the call a frame makes is evidence too
             self.after_frame = False  # the source line shown under a frame, or its ^^^ marker
             return True
         return False
@@ -112,7 +117,8 @@ class TracebackReader(BlockReader):
         if self.innermost_first:
             self.frames.reverse()  # frames are kept outermost first, as a Python traceback prints them
         frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
-        paths = [f"{f['file']}:{f['lineno']} {f['func']}" for f in self.frames]
+        paths = [f"{f['file']}:{f['lineno']} {f['func']}" + (f": {f['code']}" if f.get("code") else "")
+                 for f in self.frames]
         events = list(self.events)
         if self.exception is not None:
             self.exception.data["frames"] = frames
@@ -121,8 +127,9 @@ class TracebackReader(BlockReader):
         elif self.fatal is not None:
             self.fatal.data.update(frames=frames, frame_paths=paths)
             events.append(self.fatal)
-        elif frames:
-            events.append(Event(kinds.TRACEBACK, self.source, self.first_line, frames[-1], self.rank, self.time,
+        elif frames:  # cut before its exception line: the evidence is the innermost frame line, as printed
+            innermost = self.frames[-1]
+            events.append(Event(kinds.TRACEBACK, self.source, innermost["at"], innermost["raw"], self.rank, self.time,
                                 {"frames": frames, "frame_paths": paths, "incomplete": True}, kinds.TRACEBACK_GRAMMAR))
         return events
 
@@ -191,18 +198,23 @@ class CheckEnvReader(BlockReader):
 # native frames: torch c10 "frame #3: ncclProxyProgress + 0x1a (0x7f.. in /usr/lib/libnccl.so.2)", gdb
 # "#3  0x00007f... in ncclProxyService (...) at proxy.cc:1234", UCX " 3  /usr/lib/libucs.so.0(ucs_x+0x2c) [0x7f..]",
 # glibc backtrace "/usr/lib/x86_64-linux-gnu/libnccl.so.2(+0x5c0de)[0x7f...]"
+# Abseil's / glog's failure signal handler: "PC: @     0x7f3a1c2d4e10  (unknown)  SaveProxy()" and
+# "    @     0x7f3a1c2d5a21        112  ncclProxySaveOp()" (address, frame size or "(unknown)", symbol)
 _NATIVE_FRAME = re.compile(
     r"^\s*(?:frame #\d+: (?P<torch>.+)|#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<gdb>\S.*)|\d+\s+(?P<ucx>/\S+\(.*)"
-    r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\]))\s*$"
+    r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\])"
+    r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:\(unknown\)|\d+)\s+(?P<absl>\S.*))\s*$"
 )
-_NATIVE_OPEN = re.compile(r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from )")
+_NATIVE_OPEN = re.compile(
+    r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+)
 
 
 class NativeBacktraceReader(BlockReader):
     """A native backtrace (torch's c10 "frame #N", gdb, UCX, glibc): its frames in order, innermost first."""
 
     grammar = kinds.NATIVE_BACKTRACE_GRAMMAR
-    literals = ("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t")
+    literals = ("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at")
 
     def starts(self, text: str) -> bool:
         return bool(_NATIVE_OPEN.match(text))

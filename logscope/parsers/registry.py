@@ -76,6 +76,19 @@ def _launch_command(text: str) -> Parsed | None:
     return Parsed(kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT, data)
 
 
+# a Markdown list item that gives launch flags as code spans: "- `--tp-size 8`", "* `--moe-a2a-backend deepep`"
+_FLAG_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+`--[\w-]")
+_FLAG_SPAN = re.compile(r"`(--[\w-][^`]*)`")
+
+
+def _flag_list(text: str) -> Parsed | None:
+    spans = _FLAG_SPAN.findall(text)
+    data = parse_command("python -m sglang.launch_server " + " ".join(spans)) if spans else None
+    if data is None or not data.get("args"):
+        return None
+    return Parsed(kinds.LAUNCH_FLAGS, data)
+
+
 # PyTorch's / vLLM's collect_env (pasted in SGLang issues too): "[pip3] torch==2.6.0", "vLLM Version: 0.8.3"
 _COLLECT_PIP = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+([A-Za-z0-9_.-]+)(?:==|\s+)([0-9][\w.+-]*)\s*$")
 _NO_PACKAGES = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+No relevant packages\s*$")
@@ -132,6 +145,8 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
                 lambda text: bool(_EXC_LINE.match(strip_prefix(text)))),
     LineGrammar(kinds.LAUNCH_COMMAND_GRAMMAR, kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR), _launch_command,
                 lambda text: bool(_LAUNCH_SHAPE.match(text))),
+    LineGrammar(kinds.FLAG_LIST_GRAMMAR, kinds.line_literals(kinds.FLAG_LIST_GRAMMAR), _flag_list,
+                lambda text: bool(_FLAG_ITEM.match(text))),
     LineGrammar(kinds.TRACEBACK_GRAMMAR, kinds.line_literals(kinds.TRACEBACK_GRAMMAR),
                 _kind_and_data(other_lines.parse_traceback_line)),
     LineGrammar(kinds.COLLECT_ENV_GRAMMAR, kinds.line_literals(kinds.COLLECT_ENV_GRAMMAR), _collect_env),

@@ -40,7 +40,7 @@ def fenced(lines: list[str], info: str = "") -> list[str]:
 def render_comment(report: dict[str, Any], width: int = 0, max_chars: int = MAX_CHARS) -> str:
     view = build_view(report)
     head = [MARKER, f"**logscope** · {neutral(view.verdict)}", ""]
-    sections: list[tuple[str, list[str]]] = [("findings", _findings(view))]
+    sections: list[tuple[str, list[str]]] = [("findings", _findings(view) or _what_was_read(view))]
     for launch in view.launches:
         sections.append((f"launch {launch.id} table", _table(launch)))
         if launch.gantt is not None:
@@ -73,6 +73,45 @@ def _findings(view: ReportView) -> list[str]:
         if f.hint:
             out.append(f"  - **Fix:** {neutral(f.hint)}")
     return [*out, ""]
+
+
+_LAYOUT = ("tp_size", "dp_size", "ep_size", "pp_size", "moe_a2a_backend", "deepep_mode", "disaggregation_mode")
+
+
+def _what_was_read(view: ReportView) -> list[str]:
+    """With no finding: what the comment could read (layout, flags, versions, GPUs), and what to paste next."""
+    out = ["### What was read", ""]
+    for launch in view.launches:
+        config = dict((key, value) for key, value, _ in launch.config)
+        layout = ", ".join(f"{key.removesuffix('_size')} {config[key]}" for key in _LAYOUT if key in config)
+        others = [f"{key}={value}" for key, value, _ in launch.config if key not in _LAYOUT][:12]
+        out.append(f"- Launch {launch.id}: {plural(launch.rank_count, 'rank')} with phase lines"
+                   + (f"; layout {neutral(layout)}" if layout else "; no parallel layout given")
+                   + (f"; flags {neutral(', '.join(others))}" if others else ""))
+        if launch.versions:
+            out.append("  - versions: " + neutral(", ".join(f"{k} {v}" for k, v in launch.versions)))
+    if view.versions:
+        out.append("- Versions: " + neutral(", ".join(f"{k} {v}" for k, v in view.versions)))
+    names = sorted({str(g.get("name")) for g in view.gpus if g.get("name")})
+    out.append(f"- GPUs: {plural(len(view.gpus), 'GPU')}" + (f" ({neutral(', '.join(names))})" if names else ""))
+    out += ["", "**To find a startup or runtime problem, paste next:**", ""]
+    out += [f"- {item}" for item in _paste_next(view)]
+    return [*out, ""]
+
+
+def _paste_next(view: ReportView) -> list[str]:
+    ranks = sum(launch.rank_count for launch in view.launches)
+    wants = []
+    if ranks == 0:
+        wants.append("the server log from its start to the failure, with its `[time TPn]` prefixes (every rank, or "
+                     "the first one that failed), including any traceback")
+    if not any(launch.config for launch in view.launches):
+        wants.append("the launch command (`python -m sglang.launch_server ...`) or the `server_args=` line")
+    if not view.gpus:
+        wants.append("`nvidia-smi` (better `nvidia-smi -q`) from the machine, and `nvidia-smi topo -m` for TP > 1")
+    if not view.versions and not any(launch.versions for launch in view.launches):
+        wants.append("`python3 -m sglang.check_env` (SGLang, torch, CUDA, NCCL and driver versions)")
+    return wants or ["the lines around the moment it failed, if it did: this input holds no failure logscope knows"]
 
 
 def _table(launch: LaunchView) -> list[str]:

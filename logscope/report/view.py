@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from logscope import kinds, phases
+from logscope.excerpt import cut_around
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 SPREAD_HIGHLIGHT_PCT = 10.0  # a free-memory spread across ranks above this is highlighted
@@ -179,13 +181,20 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
 
 
+VERDICT_CHARS = 150  # two lines of 80 columns, less what word wrapping loses
+# how a message places its failure, which the finding below the verdict says in full
+_BASIS = re.compile(r" \((?:no phase line of this rank[^)]*|after the [^)]*|after line \d+[^)]*|frame [^)]*|the [\w-]+ signature"
+                    r"|Capture cuda graph failed)\)")
+
+
 def _verdict(report: dict[str, Any]) -> str:
     findings = sorted(report["findings"], key=_finding_order)
     if findings:
         top = findings[0]
         more = len(findings) - 1
-        return (f"{top['severity']} [{top['rule']}] {top['message']}"
-                + (f" (and {plural(more, 'more finding')})" if more else ""))
+        head = f"{top['severity']} [{top['rule']}] "
+        tail = f" (+{plural(more, 'more finding')})" if more else ""
+        return head + short_sentence(top["message"], VERDICT_CHARS - len(head) - len(tail)) + tail
     ranks = sum(len(launch["ranks"]) for launch in report["launches"])
     cov = report["coverage"]
     if cov["recognized_lines"] == 0:
@@ -201,6 +210,21 @@ def _read_limits(report: dict[str, Any]) -> str:
     if cov.get("cut_lines"):
         parts.append(f"{plural(cov['cut_lines'], 'line')} longer than {cov['line_cap_bytes'] >> 20} MiB cut there")
     return f"; read limits: {'; '.join(parts)}" if parts else ""
+
+
+def short_sentence(message: str, budget: int) -> str:
+    """A finding's message for the verdict: its own words with their numbers, less the phase basis, cut at a
+    clause boundary (then a word) when longer than `budget`."""
+    text = _BASIS.sub("", message)
+    if len(text) <= budget:
+        return text
+    budget -= len("[...]")
+    for mark in ("; ", ": ", ", "):
+        cut = text.rfind(mark, budget // 2, budget - 1)
+        if cut > 0:
+            return text[:cut] + "[...]"
+    cut = text.rfind(" ", budget // 2, budget - 1)
+    return text[:cut if cut > 0 else budget - 1] + "[...]"
 
 
 def _calibration(summary: dict[str, Any] | None) -> str | None:
@@ -229,7 +253,7 @@ def _finding_order(finding: dict[str, Any]) -> tuple:
 
 def _finding(finding: dict[str, Any]) -> FindingView:
     evidence = tuple(Evidence(ev["source"], ev["source"].rsplit("/", 1)[-1], ev["line"],
-                              ev["text"][:EVIDENCE_CHARS].rstrip())
+                              cut_around(ev["text"], ev.get("focus"), EVIDENCE_CHARS).rstrip())
                      for ev in finding.get("evidence", [])[:EVIDENCE_LINES])
     return FindingView(finding["severity"], finding["rule"], finding["message"], finding.get("hint"),
                        finding.get("launch"), tuple(finding.get("ranks") or ()), evidence)

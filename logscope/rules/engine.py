@@ -7,6 +7,7 @@ from functools import cache
 from typing import Any
 
 from logscope.errors import RuleError
+from logscope.excerpt import cut_around
 from logscope.model import Analysis
 from logscope.rules.facts import global_facts, launch_facts
 from logscope.rules.loader import SEVERITIES, Rule, load_rules
@@ -100,7 +101,11 @@ def _evidence(items: Any) -> list[dict[str, Any]]:
         if key in seen:
             continue
         seen.add(key)
-        out.append({"source": item["source"], "line": item["line"], "text": str(item.get("text", ""))[:300]})
+        focus = item.get("focus") or []
+        entry = {"source": item["source"], "line": item["line"], "text": cut_around(str(item.get("text", "")), focus, 300)}
+        if focus:
+            entry["focus"] = focus
+        out.append(entry)
     out.sort(key=lambda e: (e["source"], e["line"]))
     return out[:MAX_EVIDENCE]
 

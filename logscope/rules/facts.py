@@ -18,11 +18,16 @@ from logscope.events import FAILURE_KINDS, Event
 from logscope.failures import failure_fact, root_of
 from logscope.mem_fraction import deepep_reserve_applies, fraction_on_command
 from logscope.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
+from logscope.serving import READY_KINDS
 
 
 def event_fact(ev: Event) -> dict[str, Any]:
     fact = {k: v for k, v in ev.data.items() if k not in ("kind", "rank", "source", "line", "text")}
     fact.update(kind=ev.kind, rank=ev.rank.label if ev.rank else None, source=ev.source, line=ev.line, text=ev.text)
+    if ev.data.get("unwrapped"):  # evidence says how the line was read
+        fact["text"] = f"(from {ev.data['unwrapped']}) {ev.text}"
+    if ev.kind == kinds.OOM and ev.data.get("processes"):  # an OOM text's other processes: its evidence shows them
+        fact["focus"] = [f"Process {p.get('pid')} has" for p in ev.data["processes"]]
     fact["frames_text"] = " ".join(ev.data.get("frames", []))
     return fact
 
@@ -78,7 +83,7 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         fact, rank_events = _rank_fact(analysis, launch, label, timeline)
         ranks.append(fact)
         events.extend(rank_events)
-    ready = {(e.source, e.line) for e in launch.events if e.kind == kinds.SERVER_READY}
+    ready = {(e.source, e.line) for e in launch.all_events() if e.kind in READY_KINDS}
     for event in events:
         event["after_ready"] = any(source == event["source"] and event["line"] > line for source, line in ready)
     events.sort(key=lambda e: (e["source"], e["line"]))
@@ -115,4 +120,7 @@ def global_facts(analysis: Analysis) -> dict[str, Any]:
         "gpus": analysis.join.gpus,
         "events": [event_fact(e) for e in analysis.global_events], "all_events": [event_fact(e) for e in every],
         "launches": [{"id": launch.id, "ready": launch.ready, "sources": launch.sources} for launch in analysis.launches],
+        # lines that read like a failure but that no grammar or signature read, and the failures that were read
+        "unread_failures": [m for m in analysis.unmatched_failures if m["kind"] == "unrecognized"],
+        "failure_count": sum(1 for found in analysis.failures.values() for f in found if f.cause),
     }

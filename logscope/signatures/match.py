@@ -92,7 +92,7 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
     found = locating_frame(event, signatures)
     if found is not None:
         sig, text = found
-        return str(sig.phase), f"frame {text.rsplit('/', 1)[-1]}"
+        return str(sig.phase), f"frame {text.split(': ', 1)[0].rsplit('/', 1)[-1]}"  # without the call it makes
     return None
 
 
@@ -109,11 +109,23 @@ def is_candidate(event: Event) -> bool:
     return event.kind not in _NOT_EVIDENCE and not phases.is_phase(event.kind)
 
 
-def failures_of(events: list[Event], last_phase_of: Any, ready_lines: dict[str, int],
+# a startup finding and the finding the same failure gives while serving
+RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
+
+
+def _serving_basis(marker: Event) -> str:
+    if marker.kind == kinds.SERVER_READY:
+        return f"after the ready line at line {marker.line}"
+    return f"after line {marker.line} showed it serving"
+
+
+def failures_of(events: list[Event], last_phase_of: Any, ready: dict[str, Event],
                 signatures: SignatureSet | None = None) -> list[Failure]:
     """Every failure among `events`, in the order given (the caller orders them in time).
 
-    `last_phase_of(event)` gives the phase id of the rank's last phase line before the event, or None.
+    `last_phase_of(event)` gives the phase id of the rank's last phase line before the event, or None;
+    `ready` the first line per source that shows the server ready or serving: a failure after it is a
+    runtime failure, in the `serving` stage, whatever its signature locates.
     """
     sigs = signatures or bundled_signatures()
     out: list[Failure] = []
@@ -124,15 +136,19 @@ def failures_of(events: list[Event], last_phase_of: Any, ready_lines: dict[str, 
         if found is None and event.kind not in CRASH_KINDS:
             continue
         sig, values, kind = found if found else (None, {}, "none")
-        located = locate(event, sigs, sig)
+        marker = ready.get(event.source)
+        after_ready = marker is not None and event is not marker and event.line >= marker.line
+        located = ("serving", _serving_basis(marker)) if after_ready and marker else locate(event, sigs, sig)
         if located is None:
             last = last_phase_of(event)
             located = (phases.stage_after(last), f"after the rank's last phase line, {last}") if last else ("unknown", "")
-        after_ready = event.source in ready_lines and event.line > ready_lines[event.source]
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
             finding = "capture-oom"
+        if located[0] == "serving":
+            finding = RUNTIME_FINDING.get(finding, finding)
+        focus = (sig.pattern.longest_literal(),) if sig is not None and kind in ("line", "exception") else ()
         out.append(Failure(finding=finding, mechanism=sig.mechanism if sig else None, signature=sig.id if sig else None,
                            evidence=kind, event=event, phase=located[0], phase_basis=located[1], values=values,
-                           quoted=bool(event.data.get("quoted")), after_ready=after_ready))
+                           quoted=bool(event.data.get("quoted")), after_ready=after_ready, focus=focus))
     return out

@@ -1,0 +1,142 @@
+"""Unwrapping before classification: a logical line that holds other lines, or a message someone wrapped, is
+read as the lines inside it, and each event says how it was unwrapped (the evidence shows it).
+
+- JSON string bodies: `{"error":{"message":"CUDA out of memory. ..."}}` is read as the decoded string, a
+  traceback inside one (escaped newlines) as its lines.
+- Tracebacks flattened onto one line with literal `\\n` (a repr in a log record, a one-line log shipper).
+- Terminal or hand re-wraps of a known long message (PyTorch's OOM text broken over lines): the pieces are
+  joined again (`Rewrap`), so the numbers of its later sentences are read.
+- Quoted prose: a message quoted with "..." inside a sentence of an issue.
+Paste wrappers (docker compose, kubectl, Ray, cloud exporters, Markdown quotes) are removed by ingest first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+JSON_STRING = "a JSON string"
+FLATTENED = "a line flattened with \\n"
+REWRAPPED = "lines re-wrapped"
+
+# a JSON string literal long enough to hold a message (escapes kept; decoded by json.loads)
+_JSON_STRING = re.compile(r'"((?:[^"\\]|\\.){24,})"')
+_JSON_SHAPE = re.compile(r'[{,\[]\s*"[\w.-]+"\s*:\s*[{"\[]')
+_LITERAL_NEWLINES = re.compile(r"(?:\\r)?\\n")
+# a traceback or native backtrace on one line: one of its openers or frames right after a literal \n
+_FLAT_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\\n|\\n\s*(?:File \"|frame #\d|#\d+\s|==== backtrace"
+                             r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:)")
+_QUOTED = re.compile(r'"([^"]{16,2000})"|\u201c([^\u201d]{16,2000})\u201d')
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    text: str
+    how: str | None = None  # None: the line as it came
+
+
+def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Piece]:
+    """The lines a logical line holds (itself when it holds none). `wanted` tells a JSON string worth reading
+    (the classifier passes its prefilter); without it, one that reads like a failure."""
+    if '"' in line and _JSON_SHAPE.search(line):
+        pieces = _json_pieces(line, wanted or _reads_like_a_failure)
+        if pieces:
+            return pieces
+    if "\\n" in line and _FLAT_TRACEBACK.search(line):
+        return [Piece(p, FLATTENED) for p in _split_flat(line) if p.strip()]
+    return [Piece(line)]
+
+
+def _json_pieces(line: str, wanted: Callable[[str], object]) -> list[Piece]:
+    out: list[Piece] = []
+    for m in _JSON_STRING.finditer(line):
+        try:
+            value = json.loads(f'"{m.group(1)}"')
+        except ValueError:
+            continue
+        if " " not in value or not wanted(value):
+            continue
+        out += [Piece(p, JSON_STRING) for p in value.splitlines() if p.strip()]
+    return out
+
+
+def _reads_like_a_failure(value: str) -> bool:
+    return bool(re.search(r"[Ee]rror|[Ee]xception|[Ff]ailed|out of memory|Traceback|\n", value))
+
+
+def _split_flat(line: str) -> list[str]:
+    return [p.replace('\\"', '"').replace("\\'", "'") for p in _LITERAL_NEWLINES.split(line)]
+
+
+def quoted_spans(text: str) -> list[str]:
+    """Messages quoted with double quotes (straight or curly) inside a sentence."""
+    return [a or b for a, b in _QUOTED.findall(text)]
+
+
+# ------------------------------------------------------------------ re-wrapped messages
+# the head of a message that is long enough to be wrapped, and the words its last sentence holds
+_LONG_HEADS = ("out of memory. Tried to allocate",)
+_COMPLETE = re.compile(r"but unallocated|reserved in total by PyTorch\)|expandable_segments|Environment Variables\)"
+                       r"|\bis free\.\s*$")
+_WRAP_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})  # a line cut at exactly these widths was cut mid-word
+_RECORD_START = re.compile(r"^\s*\[\d")  # a prefixed log record starts a line of its own
+MAX_REWRAP_LINES = 8
+
+
+def needs_more(text: str) -> bool:
+    """A known long message whose last sentence is not on this line: its next lines may hold the rest."""
+    return any(head in text for head in _LONG_HEADS) and not _COMPLETE.search(text)
+
+
+def terminal_wraps(lines: list[str], pattern: str, is_record: Callable[[str], bool]) -> dict[int, tuple[str, int]]:
+    """Lines a terminal cut at its width, joined again: index of the first piece → (joined text, pieces).
+
+    A physical line of exactly 80, 100, 120, ... characters followed by lines that are no record of their own
+    is one line cut by the terminal; only joins whose text holds a prefilter literal (`pattern`) are kept, so
+    the classifier reads them where it would have read the uncut line."""
+    wide = [i for i in range(len(lines) - 1) if len(lines[i]) in _WRAP_WIDTHS]
+    if not wide:
+        return {}
+    full = [i for i in wide if not _RECORD_START.match(lines[i + 1])]
+    literal = re.compile(pattern)
+    out: dict[int, tuple[str, int]] = {}
+    taken = -1
+    for index in full:
+        if index <= taken:
+            continue
+        text, end = lines[index], index + 1
+        if 'File "' in text:
+            continue
+        while end < len(lines) and end - index < MAX_REWRAP_LINES:
+            piece = lines[end]
+            if not piece.strip() or is_record(piece):
+                break
+            text += piece
+            end += 1
+            if len(piece) not in _WRAP_WIDTHS:
+                break
+        if end > index + 1 and literal.search(text):
+            out[index] = (text, end - index)
+            taken = end - 1
+    return out
+
+
+@dataclass
+class Rewrap:
+    """A message being joined back from the lines it was broken into."""
+
+    first: int
+    text: str
+    last_width: int
+    lines: int = 1
+
+    def add(self, text: str) -> None:
+        glue = "" if self.last_width in _WRAP_WIDTHS and not self.text.endswith(" ") else " "
+        self.text = self.text.rstrip() + glue + text.strip() if glue else self.text + text.lstrip()
+        self.last_width = len(text)
+        self.lines += 1
+
+    def complete(self) -> bool:
+        return self.lines >= MAX_REWRAP_LINES or not needs_more(self.text)

@@ -1,0 +1,144 @@
+"""The unwrapping step (logscope/unwrap.py), the serving markers (logscope/serving.py) and the evidence cut
+(logscope/excerpt.py), on the wordings people paste."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from logscope.excerpt import cut_around
+from logscope.report.view import short_sentence
+from logscope.serving import first_serving_line, is_serving_line
+from logscope.unwrap import FLATTENED, JSON_STRING, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
+
+OOM = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB "
+       "is free. Process 5403 has 21.69 GiB memory in use. Including non-PyTorch memory, this process has 56.10 GiB "
+       "memory in use. Of the allocated memory 50.00 GiB is allocated by PyTorch, and 2.00 GiB is reserved by PyTorch "
+       "but unallocated.")
+
+
+def test_a_json_error_body_is_read_as_its_message():
+    line = json.dumps({"error": {"message": OOM, "type": "BadRequestError", "code": 400}})
+    pieces = expand(line)
+    assert [(p.text, p.how) for p in pieces] == [(OOM, JSON_STRING)]
+
+
+def test_a_traceback_in_a_json_string_is_read_as_its_lines():
+    msg = 'Traceback (most recent call last):\n  File "/x/scheduler.py", line 9, in run\nRuntimeError: boom'
+    pieces = expand(json.dumps({"level": "ERROR", "msg": msg}))
+    assert [p.text for p in pieces] == msg.splitlines()
+
+
+def test_a_flattened_traceback_is_split_at_its_literal_newlines():
+    line = r'ERROR worker: Traceback (most recent call last):\n  File \"/x/y.py\", line 3, in f\nKeyError: 1'
+    pieces = expand(line)
+    assert [p.text for p in pieces] == ["ERROR worker: Traceback (most recent call last):",
+                                        '  File "/x/y.py", line 3, in f', "KeyError: 1"]
+    assert {p.how for p in pieces} == {FLATTENED}
+
+
+@pytest.mark.parametrize("line", ["plain log line with no wrapping", '{"model": "meta-llama/Llama-3.1-8B"}',
+                                  r"a path C:\new\file that is no traceback"])
+def test_a_line_that_holds_no_other_line_is_itself(line):
+    assert [(p.text, p.how) for p in expand(line)] == [(line, None)]
+
+
+def test_an_oom_broken_over_lines_is_joined_until_its_last_sentence():
+    pieces = [OOM[:90], OOM[90:170], OOM[170:]]
+    assert needs_more(pieces[0]) and not needs_more(OOM)
+    held = Rewrap(1, pieces[0], len(pieces[0]))
+    for piece in pieces[1:]:
+        held.add(piece)
+    assert held.complete()
+    assert "Process 5403 has 21.69 GiB memory in use." in held.text
+
+
+def test_lines_a_terminal_cut_at_80_columns_are_joined():
+    line = "E0602 10:16:02.301002   512 transfer_metadata.cpp:612] Failed to retrieve segment descriptor, name 10.0.0.5:1"
+    lines = pl.Series("line", [line[:80], line[80:], "[2026-01-01 00:00:00 TP0] next record"])
+    assert terminal_wraps(lines, "segment descriptor", lambda t: t.startswith("[")) == {0: (line, 2)}
+    # a line of another width, or continued by a record, is no cut
+    assert terminal_wraps(pl.Series("line", [line[:79], line[79:]]), "segment", lambda t: False) == {}
+
+
+def test_quoted_prose_gives_the_quoted_message():
+    text = ('a minute later SGLang logs "Setup Custom allreduce failed with CUDA error: peer access is not supported '
+            'between these two devices. To silence this warning, ..." and goes on')
+    assert quoted_spans(text)[0].startswith("Setup Custom allreduce failed with CUDA error")
+
+
+@pytest.mark.parametrize(("line", "serving"), [
+    ('INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK', True),
+    ("POST /v1/chat/completions 200 OK", True),
+    ("[2026-01-01 00:00:00 TP0] Decode batch. #running-req: 4, #token: 812, token usage: 0.01", True),
+    ('INFO:     127.0.0.1:40000 - "GET /get_model_info HTTP/1.1" 200 OK', False),  # SGLang's own warmup
+    ('INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK', False),
+    ("[2026-01-01 00:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 6", False),
+    ('INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request', False),
+])
+def test_serving_markers(line, serving):
+    assert is_serving_line(line) is serving
+
+
+def test_the_first_serving_line_of_a_chunk():
+    lines = pl.Series("line", ['"GET /get_model_info HTTP/1.1" 200 OK', "x", "POST /v1/completions 200 OK"])
+    assert first_serving_line(lines) == (2, "POST /v1/completions 200 OK")
+
+
+def test_evidence_is_cut_around_its_focus_between_words():
+    text = "(from a JSON string) " + OOM
+    cut = cut_around(text, ["Process 5403 has", "CUDA out of memory"], 120)
+    assert cut.startswith("(from a JSON string) [...]") and cut.endswith("[...]")
+    assert "Process 5403 has 21.69 GiB memory in use." in cut
+    assert len(cut) <= 120
+    for piece in cut.removeprefix("(from a JSON string) [...]").removesuffix("[...]").split():
+        assert piece in OOM.split()  # whole words of the input only
+    assert cut_around("short line", ["x"], 80) == "short line"
+
+
+def test_the_verdict_sentence_drops_the_phase_basis_and_fits_two_lines():
+    message = ("Out of memory during an unknown phase (no phase line of this rank before it, and no frame that locates "
+               "it): tried to allocate 1.00 GiB with 300.00 MiB free of 79.15 GiB; this process held 57.10 GiB, of "
+               "which PyTorch held 52.00 GiB and 5.10 GiB was outside the allocator.")
+    short = short_sentence(message, 130)
+    assert short == "Out of memory during an unknown phase: tried to allocate 1.00 GiB with 300.00 MiB free of 79.15 GiB[...]"
+    assert short_sentence("NCCL failed during serving (after the ready line at line 4): boom", 130) == \
+        "NCCL failed during serving: boom"
+
+
+def test_an_unknown_failure_line_is_quoted_as_a_finding_and_exits_1():
+    from tests.helpers import run
+
+    proc = run("analyze", "-", "--format", "json",
+               input=b"[2026-01-05 09:00:07 TP0] ERROR: Failed to open tokenizer cache /data/tok.bin: I/O error\n")
+    assert proc.returncode == 1
+    finding = json.loads(proc.stdout)["findings"][0]
+    assert finding["rule"] == "unrecognized-failure" and finding["severity"] == "warning"
+    assert "Failed to open tokenizer cache /data/tok.bin: I/O error" in finding["message"]
+
+
+def test_a_json_oom_names_the_other_process_and_shows_it_in_the_evidence():
+    from tests.helpers import run
+
+    body = json.dumps({"object": "error", "message": OOM, "code": 400}).encode() + b"\n"
+    proc = run("analyze", "-", "--width", "200", input=body)
+    out = proc.stdout.decode()
+    assert proc.returncode == 1
+    assert out.splitlines()[0].startswith("verdict: error [startup-oom] Out of memory during an unknown phase: tried")
+    assert "OOM text processes: 5403 (21.69 GiB)" in out
+    assert "(from a JSON string) [...]GiB of which 1.02 GiB is free. Process 5403 has 21.69 GiB memory in use." in out
+
+
+def test_a_full_width_line_followed_by_a_prefixed_record_is_not_joined():
+    from logscope.analyze import analyze_sources
+    from logscope.ingest import Source
+
+    head = "worker-0  | [2026-04-01 12:00:09 TP1] Scheduler hit an exception: Traceback (most recent call last):"
+    head = head.replace("Scheduler", "Scheduler" + " " * (100 - len(head)), 1) if len(head) < 100 else head[:100]
+    assert len(head) == 100
+    log = (head + "\nworker-0  | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 1 has a "
+           "total capacity of 79.15 GiB of which 1.01 GiB is free.\n")
+    report = analyze_sources([Source(name="compose.log", path=None, data=log.encode())])
+    assert [f["rule"] for f in report["findings"]] == ["startup-oom"]
