@@ -72,7 +72,7 @@ class SourceClassifier:
         """Candidate lines in order; while a block or a wrapped line is open, every line in between."""
         candidates, texts = chunk.candidates, chunk.texts
         # a terminal cuts what people paste, not a log file big enough for the range workers
-        wraps = terminal_wraps(chunk.all_lines(), prefilter.PATTERN, _starts_a_record) if chunk.path is None else {}
+        wraps = self._terminal_wraps(chunk)
         if wraps:  # a line a terminal cut is read whole, as a candidate where its first piece is
             merged = dict(zip(candidates, texts))
             for index, (joined, _) in wraps.items():
@@ -107,6 +107,18 @@ class SourceClassifier:
                 self.feed(chunk.first + position, logical)
             self.opened = False
             position += wraps[position][1] if position in wraps else 1
+
+    @staticmethod
+    def _terminal_wraps(chunk: LineChunk) -> dict[int, tuple[str, int]]:
+        """Lines a terminal cut, joined again. A line that a grammar reads whole, followed by a "Key: value" line,
+        was not cut (a 120-column launch command, then check_env's "Python: 3.12.3"). A file big enough for the
+        range workers is no terminal paste."""
+        if chunk.path is not None:
+            return {}
+        lines = chunk.all_lines()
+        wraps = terminal_wraps(lines, prefilter.PATTERN, _starts_a_record)
+        return {index: wrap for index, wrap in wraps.items()
+                if not (_KEY_VALUE.match(lines[index + 1]) and _reads_whole(lines[index]))}
 
     def _mark_serving(self, chunk: LineChunk) -> None:
         """The source's first line that shows the server serving (a served request, a batch line): failures after
@@ -319,6 +331,16 @@ def _starts_a_record(text: str) -> bool:
     a line a terminal cut."""
     text = unwrap(text)  # behind a compose / kubectl / Ray prefix, as the classifier will see it
     return bool(PREFIXED.match(text) or _RECORD_START.match(text))
+
+
+_KEY_VALUE = re.compile(r"[A-Za-z][\w ]{0,30}: \S")  # check_env's "Python: 3.12.3", "CUDA available: True"
+
+
+def _reads_whole(text: str) -> bool:
+    """Whether a line grammar reads the line as it stands."""
+    text = unwrap(text)
+    return any(name != "signature" and _GRAMMARS[name].fits(text) and _GRAMMARS[name].parse(text) is not None
+               for name in prefilter.grammars_for(text))
 
 
 def _looks_like_a_record(text: str) -> bool:

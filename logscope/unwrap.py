@@ -27,7 +27,8 @@ _JSON_SHAPE = re.compile(r'[{,\[]\s*"[\w.-]+"\s*:\s*[{"\[]')
 _LITERAL_NEWLINES = re.compile(r"(?:\\r)?\\n")
 # a traceback or native backtrace on one line: one of its openers or frames right after a literal \n
 _FLAT_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\\n|\\n\s*(?:File \"|frame #\d|#\d+\s|==== backtrace"
-                             r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:)")
+                             r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:"
+                             r"|Last error:|Cuda failure ')")  # torch's NCCL exception: "...Last error:\nCuda failure '...'"
 _QUOTED = re.compile(r'"([^"]{16,2000})"|\u201c([^\u201d]{16,2000})\u201d')
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import polars as pl
 import pytest
 
 from logscope.excerpt import cut_around
@@ -57,10 +56,10 @@ def test_an_oom_broken_over_lines_is_joined_until_its_last_sentence():
 
 def test_lines_a_terminal_cut_at_80_columns_are_joined():
     line = "E0602 10:16:02.301002   512 transfer_metadata.cpp:612] Failed to retrieve segment descriptor, name 10.0.0.5:1"
-    lines = pl.Series("line", [line[:80], line[80:], "[2026-01-01 00:00:00 TP0] next record"])
+    lines = [line[:80], line[80:], "[2026-01-01 00:00:00 TP0] next record"]
     assert terminal_wraps(lines, "segment descriptor", lambda t: t.startswith("[")) == {0: (line, 2)}
     # a line of another width, or continued by a record, is no cut
-    assert terminal_wraps(pl.Series("line", [line[:79], line[79:]]), "segment", lambda t: False) == {}
+    assert terminal_wraps([line[:79], line[79:]], "segment", lambda t: False) == {}
 
 
 def test_quoted_prose_gives_the_quoted_message():
@@ -83,8 +82,9 @@ def test_serving_markers(line, serving):
 
 
 def test_the_first_serving_line_of_a_chunk():
-    lines = pl.Series("line", ['"GET /get_model_info HTTP/1.1" 200 OK', "x", "POST /v1/completions 200 OK"])
-    assert first_serving_line(lines) == (2, "POST /v1/completions 200 OK")
+    data = b'"GET /get_model_info HTTP/1.1" 200 OK\nx\nPOST /v1/completions 200 OK\r\nDecode batch. #running-req: 1\n'
+    assert first_serving_line(data) == (2, "POST /v1/completions 200 OK")
+    assert first_serving_line(b'"GET /health HTTP/1.1" 200 OK\n') is None
 
 
 def test_evidence_is_cut_around_its_focus_between_words():
