@@ -9,6 +9,7 @@ from typing import Any
 from logscope.credentials import REDACTED, is_credential
 from logscope.events import Event
 from logscope.model import Launch
+from logscope.sglang_version import lines_of, sglang_version
 
 CONFIG_KEYS = (
     "model_path", "tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size",
@@ -98,6 +99,10 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
                 _set(launch, key, ev.data[key], "log")
     _infer_sizes(launch)
     _versions(launch, events, global_events)
+    stated_by = next((e.grammar for e in events + global_events if e.kind == "check_env"
+                      and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])), None)
+    phase_lines = [(p.source, p.line, p.text) for r in launch.ranks.values() for p in r.phases]
+    launch.sglang_version = sglang_version(lines_of(events, phase_lines), launch.versions.get("sglang"), stated_by)
     _model(launch)
 
 

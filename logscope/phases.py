@@ -43,6 +43,8 @@ PHASES: tuple[Phase, ...] = (
     Phase("init_distributed_begin", 0, after="init_distributed", expected=True),
     Phase("init_distributed_end", 1, after="load_weight", expected=True, column=Column("init used", "usage_gib"),
           gantt=("init distributed", "init_distributed_begin")),
+    # 0.5.22+: "Init parallel ends. elapsed=" (no reading); the reading follows as "Memory baseline taken"
+    Phase("init_parallel_end", 1, after="load_weight"),
     Phase("nccl_prewarm", 1, after="load_weight"),
     Phase("load_weight_begin", 2, after="load_weight", expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
     Phase("load_weight_end", 3, after="memory_pool", expected=True, column=Column("load end"), ledger=LedgerLink("weights"),

@@ -105,6 +105,16 @@ def _shards(text: str) -> Parsed | None:
 
 _GPUSTAT_SHAPE = re.compile(r"^\s*\[\d+\]\s")
 
+# a line that names an amount of memory ("avail mem=13.20 GB", "KV size: 45.78 GB", "reserved 512 MiB"): no grammar
+# reads it unless another grammar above did, so a new wording of a new release is listed as unrecognised
+# instead of vanishing before any grammar sees it
+_MEMORY_AMOUNT = re.compile(r"\d(?:\.\d+)?\s*(?:GB|GiB|MiB|MB|TiB|TB)\b")
+_MEMORY_WORD = re.compile(r"(?i)avail|usage|size|free|total|mem|reserv|alloc|budget|capacity|pool|buffer")
+
+
+def _names_memory(text: str) -> bool:
+    return bool(_MEMORY_AMOUNT.search(text) and _MEMORY_WORD.search(text))
+
 
 def _gpustat(text: str) -> Parsed | None:
     row = parse_gpustat_row(text)
@@ -133,7 +143,8 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         "scheduler died", "Initialization failed", "Reserving ", "symmetric memory", "Symmetric memory",
         "is larger than the profiled", "Mooncake memory", "DeepGEMM masked layout", "Required memory for warmup",
         "host memory for hierarchical", "SWAKVPool mem usage", "KV Cache VA upper bound", "Attention backend not",
-        "MLA optimization is turned on", "Automatically detected platform",
+        "MLA optimization is turned on", "Automatically detected platform", "Init parallel", "Memory baseline taken",
+        "DSV4 memory calculation:", "Post-capture KV sizing",
     ), _sglang),
     LineGrammar("exception", ("Error: ", "Exception: ", "Error:", "Interrupt: "), _sglang,
                 lambda text: bool(_EXC_LINE.match(strip_prefix(text)))),
@@ -151,6 +162,8 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
     LineGrammar("gpustat", (" MB |",), _gpustat, lambda text: bool(_GPUSTAT_SHAPE.match(text))),
     LineGrammar("native_log", ("NCCL WARN", ".cpp:", ".cc:"), _kind_and_data(other_lines.parse_native_line),
                 lambda text: bool(_NATIVE_SHAPE.match(text))),
+    # reads nothing: a line naming memory that no grammar above read is counted as unrecognised
+    LineGrammar("memory_line", ("GB", "GiB", "MiB", "MB"), lambda text: None, _names_memory),
 )
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
