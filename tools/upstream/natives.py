@@ -16,8 +16,9 @@ from tools.upstream import sources
 
 # (package, version or None for the newest, the library files to read (a substring of the member name))
 PACKAGES: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
-    ("mooncake-transfer-engine", None, (".so",)),
-    ("nixl-cu12", None, (".so",)),  # "nixl" itself is a meta package naming nixl-cu12 / nixl-cu13
+    ("mooncake-transfer-engine", None, ("engine.so", "store.so", "_ep.", "nvlink_allocator.so")),
+    # "nixl" itself is a meta package naming nixl-cu12 / nixl-cu13
+    ("nixl-cu12", None, ("libnixl", "libplugin_UCX", "libplugin_LIBFABRIC", "nixl_ep_cpp")),
     ("nvidia-nccl-cu12", None, ("libnccl.so",)),
     ("nvidia-nccl-cu13", None, ("libnccl.so",)),
     ("nvidia-nvshmem-cu12", None, ("libnvshmem_host.so",)),
@@ -33,8 +34,12 @@ _WORDS = re.compile(
     r"(?i)out of memory|memory|alloc|register|\bOOM\b|failed|failure|error|insufficient|exceed|"
     r"buffer|heap|symmetric|NCCL WARN|not enough|cudaMalloc|cuMem|Tried to"
 )
+_MEMORY = re.compile(r"(?i)out of memory|memory|alloc|regist|\bOOM\b|insufficient|exceed|buffer|heap|symmetric|"
+                     r"not enough|cudaMalloc|cuMem|Tried to|bytes|size")
+# libraries a wheel vendors (auditwheel renames them "libfoo-<hash>.so"): not the package's own messages
+_VENDORED = re.compile(r"-[0-9a-f]{8}\.so")
 _NOISE = re.compile(r"^[_A-Za-z][\w:<>,*&\s]*\(|^_Z|\.(?:cpp|cu|h|hpp|cc)$|^[\w./-]+$")
-_KEEP_MAX = 400
+_KEEP_MAX = 150  # per library, in sorted order (the figure is kept: `kept`, `found`)
 
 
 def strings_of(data: bytes) -> list[str]:
@@ -43,21 +48,23 @@ def strings_of(data: bytes) -> list[str]:
         text = m.group(0).decode("ascii").strip()
         if len(text) < 12 or _NOISE.search(text):
             continue
-        if _WORDS.search(text) and (_FORMAT.search(text) or " " in text):
+        if _WORDS.search(text) and _MEMORY.search(text) and (_FORMAT.search(text) or " " in text):
             out.append(text)
     return out
 
 
 def _scan(wheel: Path, libs: tuple[str, ...]) -> dict[str, Any]:
     found: dict[str, list[str]] = {}
+    counts: dict[str, int] = {}
     with zipfile.ZipFile(wheel) as zf:
         for name in zf.namelist():
             base = name.rsplit("/", 1)[-1]
-            if any(lib in base for lib in libs) and ".so" in base:
+            if any(lib in base for lib in libs) and ".so" in base and not _VENDORED.search(base):
                 texts = sorted(set(strings_of(zf.read(name))))
                 if texts:
                     found[base] = texts[:_KEEP_MAX]
-    return {"wheel": wheel.name, "libraries": found}
+                    counts[base] = len(texts)
+    return {"wheel": wheel.name, "libraries": found, "found": counts}
 
 
 def extract() -> dict[str, Any]:
