@@ -81,10 +81,7 @@ def sglang_version(lines: list[tuple[str, int, str]], stated: str | None, stated
         out["range"] = _span(narrowed)
     if out["range"]:
         low, high = out["range"]
-        out["how"] = (
-            f"inferred from {len(evidence)} wording(s) seen, through the upstream catalogue "
-            f"({catalogued[0]}..{catalogued[-1]}): a range, not a stated version"
-        )
+        out["how"] = f"inferred from {len(evidence)} wording(s) via the upstream catalogue, not stated"
         if low == high:
             out["version"] = None  # one catalogued release fits, but patch releases in between are not catalogued
     else:
