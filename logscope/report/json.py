@@ -16,7 +16,7 @@ NOTE_KINDS = frozenset({
     "deepgemm_budget", "deepgemm_warmup", "hicache_host", "nccl_version", "ar_config", "ar_registering",
     "symm_prealloc", "symm_default", "tokens_capped", "staging_buffer", "staging_allocator", "deepep_capped",
     "deepep_reserve", "lm_head_warmup", "startup_timings", "kv_dtype", "shard_progress",
-    "swa_pool_usage", "kv_va_bound", "attention_backend", "platform",
+    "swa_pool_usage", "kv_va_bound", "attention_backend", "platform", "dsv4_memory", "post_capture_kv",
 })
 # the phase fields in the order the document lists them; other values follow in the order read
 _PHASE_FIELDS = ("avail_gib", "usage_gib", "tokens", "k_gib", "v_gib", "kv_gib", "elapsed_s", "bs", "graph")
