@@ -5,7 +5,8 @@ Read with `ast` and evaluated only as arithmetic over literals and names bound e
 "kwargs": {...}} with its arguments evaluated the same way, so per-architecture tables
 (`_sm100_configs(...)` returning `{2: config(2, graph=(8.000 * MB, ...))}`) come out as data. What cannot be
 evaluated this way keeps its source text under "expr". Each constant says where it is assigned and under
-which enclosing `if` conditions (a class body that picks a size per platform gives one row per branch)."""
+which enclosing `if` conditions (a class body that picks a size per platform gives one row per branch); a
+name used later (a default argument, a table) takes its unconditional value."""
 
 from __future__ import annotations
 
@@ -151,7 +152,9 @@ class _Visitor(ast.NodeVisitor):
             return
         name = node.targets[0].id
         value = _value(node.value, self.names)
-        if not (isinstance(value, dict) and "expr" in value):
+        # a later name refers to the unconditional binding: a value assigned under an `if` (one platform's
+        # size) is a row of its own, never what a default argument or a table reads
+        if not (isinstance(value, dict) and "expr" in value) and (not self.conditions or name not in self.names):
             self.names[name] = value
         if _UPPER.match(name):
             qual = ".".join([*self.scope, name])
