@@ -50,9 +50,10 @@ def literal_parts(template: str, style: str) -> list[str]:
 
 
 def template_regex(template: str, style: str) -> re.Pattern[str]:
-    """A template as a regex over one printed line: literals exact, each placeholder any non-empty text."""
+    """A template as a regex over one printed line: literals exact, each placeholder any text (an f-string
+    branch may print nothing)."""
     parts = literal_parts(template, style)
-    body = "(.+?)".join(re.escape(p.strip("\n")) for p in parts)
+    body = "(.*?)".join(re.escape(p.strip("\n")) for p in parts)
     return re.compile(r"\s*" + body.strip() + r"\s*\Z", re.DOTALL)
 
 
