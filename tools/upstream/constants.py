@@ -6,7 +6,8 @@ Read with `ast` and evaluated only as arithmetic over literals and names bound e
 (`_sm100_configs(...)` returning `{2: config(2, graph=(8.000 * MB, ...))}`) come out as data. What cannot be
 evaluated this way keeps its source text under "expr". Each constant says where it is assigned and under
 which enclosing `if` conditions (a class body that picks a size per platform gives one row per branch); a
-name used later (a default argument, a table) takes its unconditional value."""
+name used later (a default argument, a table) takes its unconditional value. The reserve rules of the
+memory settings come as `rule:<name>@<function>` rows: each assignment's source text and operator."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ from typing import Any
 
 _UPPER = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 _TABLE_FUNC = re.compile(r"_configs?$|_CONFIGS?$|_table$|_TABLE$")
+# the reserve rules of server args' memory settings: every assignment to one of these names inside a function
+# (`reserved_mem = 1536`, `reserved_mem += cfg.tp_size * cfg.pp_size / 8 * 1024`) with its if-conditions
+_RULE_TARGET = re.compile(r"^(reserved_mem|mem_fraction_static|reserve\w*|\w*_reserve\w*)$")
+_RULE_MODULES = ("sglang.srt.server_args", "sglang.srt.arg_groups.memory_hook", "sglang.srt.model_executor.model_runner")
 _SIZE_PARAM = re.compile(r"size|bytes|tokens|mem|reserve|buffer|gb|mb", re.IGNORECASE)
 
 
@@ -138,7 +143,21 @@ class _Visitor(ast.NodeVisitor):
             self.visit(stmt)
         self.conditions.pop()
 
+    def _rule(self, target: ast.AST, value: ast.AST, op: str, line: int) -> None:
+        name = ast.unparse(target).rsplit(".", 1)[-1]
+        if self.module.startswith(_RULE_MODULES) and _RULE_TARGET.match(name):
+            qual = ".".join(self.scope)
+            rule = {"op": op, "expr": ast.unparse(value)}
+            self.found.append(Constant(f"rule:{name}@{qual}", rule, " and ".join(self.conditions), self.module, line))
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if self.in_function:
+            op = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/="}.get(type(node.op), "op=")
+            self._rule(node.target, node.value, op, node.lineno)
+
     def visit_Assign(self, node: ast.Assign) -> None:
+        if self.in_function and len(node.targets) == 1:
+            self._rule(node.targets[0], node.value, "=", node.lineno)
         if self.in_function or len(node.targets) != 1:
             return
         target = node.targets[0]

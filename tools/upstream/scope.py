@@ -15,6 +15,7 @@ AREAS: tuple[tuple[str, str, str | None], ...] = (
     ("moe_dispatcher", "sglang.srt.layers.moe.ep_moe.token_dispatcher", None),
     ("disaggregation", "sglang.srt.disaggregation", None),
     ("speculative", "sglang.srt.speculative", None),
+    ("server_args_memory", "sglang.srt.arg_groups.memory_hook", None),  # 0.5.2x: server args' memory settings
     (
         "server_args_memory",
         "sglang.srt.server_args",

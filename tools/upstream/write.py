@@ -37,8 +37,10 @@ def write(catalogue: dict[str, Any], natives: dict[str, Any] | None) -> Path:
     messages = [r for r in catalogue["messages"] if keep_message(r)]
     constants_doc = (
         "constants: one row per (module, name, condition, value): `name` is Class.ATTR, a module-level NAME, "
-        "`func()` for the table a *_configs function returns, or `param:NAME@function` for a size-like "
-        "default argument; `value` is evaluated arithmetic over literals (a call kept as "
+        "`func()` for the table a *_configs function returns, `param:NAME@function` for a size-like "
+        "default argument, or `rule:NAME@function` for an assignment of a memory reserve rule (server args' "
+        "reserved_mem / mem_fraction_static: {op, expr} as source text); "
+        "`value` is evaluated arithmetic over literals (a call kept as "
         "{call, args, kwargs}; what cannot be evaluated as {expr}); `condition` the enclosing if-tests; "
         "`first`/`last` the releases that assign it (`missing` the releases in between that do not); "
         "`module`/`line` where the newest of them assigns it."
