@@ -35,6 +35,8 @@ _INT_KEYS = {"tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "a
              "ep_num_redundant_experts", "max_mamba_cache_size"}
 _FLOAT_KEYS = {"mem_fraction_static"}
 _BOOL_FLAGS = {k for k in CONFIG_KEYS if k.startswith(("enable_", "disable_"))} | {"trust_remote_code"}
+# the official image's release tags: lmsysorg/sglang:v0.5.23, v0.4.2.post2-rocm630, v0.5.2rc0-cu126 (not latest/nightly)
+_SGLANG_IMAGE = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 VERSION_KEYS = {
     "sglang": "sglang", "sgl_kernel": "sgl_kernel", "sglang-kernel": "sgl_kernel", "PyTorch": "torch",
     "CUDA Driver Version": "driver", "CUDA Driver Versions": "driver", "flashinfer": "flashinfer",
@@ -101,8 +103,14 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
     _versions(launch, events, global_events)
     stated_by = next((e.grammar for e in events + global_events if e.kind == "check_env"
                       and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])), None)
+    stated = launch.versions.get("sglang")
+    if stated is None:  # the release tag of the docker image the pasted launch command runs
+        image = next((m for e in events + global_events if e.kind == "launch_command"
+                      and (m := _SGLANG_IMAGE.search(e.data.get("full_text", e.text)))), None)
+        if image is not None:
+            stated, stated_by = image.group(1), "docker_image"
     phase_lines = [(p.source, p.line, p.text) for r in launch.ranks.values() for p in r.phases]
-    launch.sglang_version = sglang_version(lines_of(events, phase_lines), launch.versions.get("sglang"), stated_by)
+    launch.sglang_version = sglang_version(lines_of(events, phase_lines), stated, stated_by)
     _model(launch)
 
 

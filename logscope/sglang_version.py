@@ -10,7 +10,11 @@ from logscope import upstream
 from logscope.events import Event
 from logscope.parsers.base import strip_prefix
 
-_STATED_BY = {"check_env": "stated by check_env (python3 -m sglang.check_env)", "collect_env": "stated by a pip list"}
+_STATED_BY = {
+    "check_env": "stated by check_env (python3 -m sglang.check_env)",
+    "collect_env": "stated by a pip list",
+    "docker_image": "stated by the release tag of the launch command's docker image (lmsysorg/sglang:vX)",
+}
 _MAX_LINES = 400  # distinct messages looked up (a long log repeats the same startup lines)
 _MAX_EVIDENCE = 4
 
