@@ -110,3 +110,17 @@ def releases_printing(message: str) -> tuple[frozenset[str], list[Wording]] | No
     if not matched:
         return None
     return frozenset().union(*(w.releases for w in matched)), matched
+
+
+def env_default(name: str, version: str) -> dict[str, Any] | None:
+    """The declaration of an environment variable that `version` makes (its default as source text), or None
+    when that release reads no such variable by a literal name."""
+    rows = [r for r in catalog()["env"] if r["name"] == name and version in present_in(r)]
+    declared = [r for r in rows if r["declared_by"].startswith("environ.py")]
+    return (declared or rows or [None])[0]
+
+
+def constants_named(name: str, version: str) -> list[dict[str, Any]]:
+    """Every row of a constant (one per module and if-condition) that `version` assigns: e.g.
+    "CustomAllreduce._MAX_CAR_SIZE" gives the plain size and the per-platform ones with their conditions."""
+    return [r for r in catalog()["constants"] if r["name"] == name and version in present_in(r)]

@@ -62,3 +62,14 @@ def test_rendered_capture_end_line_is_read_as_a_phase():
         "module": "m",
     }
     assert wording_coverage.read_by(row) == "sglang → capture_end"
+
+
+def test_cells_read_constants_and_env_defaults_per_release():
+    rows = {r["condition"]: r["value"] for r in upstream.constants_named("CustomAllreduce._MAX_CAR_SIZE", "0.5.23")}
+    assert rows[""] == 8192 * 1024 and rows["_is_hip"] == 2 * 8192 * 1024
+    assert upstream.constants_named("CustomAllreduce._MAX_CAR_SIZE", "0.3.0") == []  # vLLM's custom AR then
+    deepep = upstream.env_default("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "0.5.23")
+    assert (deepep["default"], deepep["declared_by"]) == ("128", "environ.py EnvInt")
+    older = upstream.env_default("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "0.4.10.post2")
+    assert (older["default"], older["declared_by"]) == ("128", "get_int_env_var")
+    assert upstream.env_default("SGLANG_DISAGG_STAGING_POOL_SIZE_MB", "0.5.23")["default"] == "4096"
