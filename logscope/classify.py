@@ -261,7 +261,8 @@ class SourceClassifier:
     def _try_join(self, lineno: int, text: str) -> bool:
         """Rejoin a line a terminal wrapped, only when the continuation is no line of its own."""
         assert self.pending is not None
-        if PREFIXED.match(text) or prefilter.grammars_for(text):
+        if PREFIXED.match(text) or any(_GRAMMARS[g].fits(text) if g == kinds.MEMORY_LINE_GRAMMAR else True
+                                       for g in prefilter.grammars_for(text)):
             return False
         first_line, first = self.pending
         result = sglang_line.parse_line(first + text)

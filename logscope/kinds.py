@@ -30,6 +30,7 @@ ROLES: Final = (PHASE, FAILURE, NOTE, FACT)
 # ---------------------------------------------------------------- phase kinds (the fixed phase ids of the JSON contract)
 INIT_DISTRIBUTED_BEGIN: Final = "init_distributed_begin"
 INIT_DISTRIBUTED_END: Final = "init_distributed_end"
+INIT_PARALLEL_END: Final = "init_parallel_end"  # 0.5.21+: "Init parallel ends." (no reading)
 NCCL_PREWARM: Final = "nccl_prewarm"
 LOAD_WEIGHT_BEGIN: Final = "load_weight_begin"
 LOAD_WEIGHT_END: Final = "load_weight_end"
@@ -105,6 +106,9 @@ NATIVE_LOG: Final = "native_log"
 TRACEBACK_START: Final = "traceback_start"
 TRACEBACK_CHAIN: Final = "traceback_chain"
 FAULTHANDLER_THREAD: Final = "faulthandler_thread"
+DSV4_MEMORY: Final = "dsv4_memory"
+POST_CAPTURE_KV: Final = "post_capture_kv"
+MEMORY_LINE: Final = "memory_line"  # never emitted: a line naming memory that no grammar read, for the coverage
 SERVING_BEGIN: Final = "serving_begin"  # the first line of an input that shows the server serving (serving.py)
 
 # the body kinds of an exception line ("RuntimeError: NCCL error: ..."): data["body_kind"], never an event kind
@@ -125,6 +129,7 @@ GPUSTAT_GRAMMAR: Final = "gpustat"
 NATIVE_LOG_GRAMMAR: Final = "native_log"
 CHECK_ENV_GRAMMAR: Final = "check_env"
 NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
+MEMORY_LINE_GRAMMAR: Final = "memory_line"
 BLOCK: Final = ""  # read by a block reader (its literals are the reader's), or made by a stage
 
 
@@ -148,15 +153,24 @@ CATALOGUE: tuple[Kind, ...] = (
         INIT_DISTRIBUTED_BEGIN,
         PHASE,
         rules=("init_begin",),
-        literals=("Init torch distributed", "Init nccl begin"),
-        samples=("[2025-01-01 10:00:00 TP0] Init torch distributed begin.", "[19:01:01 TP0] Init nccl begin."),
+        literals=("Init torch distributed", "Init nccl begin", "Init parallel"),
+        samples=("[2025-01-01 10:00:00 TP0] Init torch distributed begin.", "[19:01:01 TP0] Init nccl begin.",
+                 "[2026-10-01 10:00:00 TP0] Init parallel begin."),
     ),
     Kind(
         INIT_DISTRIBUTED_END,
         PHASE,
-        rules=("init_end",),
-        literals=("Init torch distributed",),
-        samples=("[2025-01-01 10:00:00] Init torch distributed ends. mem usage=0.30 GB",),
+        rules=("init_end", "memory_baseline"),  # 0.5.21+ prints the reading as "Memory baseline taken"
+        literals=("Init torch distributed", "Memory baseline taken"),
+        samples=("[2025-01-01 10:00:00] Init torch distributed ends. mem usage=0.30 GB",
+                 "[2026-10-01 10:00:01 TP0] Memory baseline taken. mem usage=1.53 GB"),
+    ),
+    Kind(
+        INIT_PARALLEL_END,
+        PHASE,
+        rules=("init_parallel_end",),
+        literals=("Init parallel",),
+        samples=("[2026-10-01 10:00:01 TP0] Init parallel ends. elapsed=1.25 s",),
     ),
     Kind(
         NCCL_PREWARM,
@@ -389,6 +403,23 @@ CATALOGUE: tuple[Kind, ...] = (
             "to keep the all-to-all dispatch buffer within the FINISHED_SUM_TAG bound.",
         ),
     ),
+    Kind(
+        DSV4_MEMORY,
+        NOTE,
+        rules=("dsv4_memory",),
+        literals=("DSV4 memory calculation:",),
+        samples=("[2026-10-01 10:00:05 TP0] DSV4 memory calculation: unified=True, unified_fp8=False, "
+                 "bytes_per_full_token=1234.50, available_bytes=100.25 GB, swa_fixed=2.00 GB, full_token=123456",),
+    ),
+    Kind(
+        POST_CAPTURE_KV,
+        NOTE,
+        rules=("post_capture_kv",),
+        literals=("Post-capture KV sizing",),
+        samples=("[2026-10-01 10:05:00 TP0] Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, "
+                 "#tokens: 1000000, KV size: 45.78 GB, avail mem=10.20 GB",),
+    ),
+    Kind(MEMORY_LINE, NOTE, MEMORY_LINE_GRAMMAR, literals=("GB", "GiB", "MiB", "MB")),
     Kind(
         DEEPEP_RESERVE,
         NOTE,

@@ -10,6 +10,7 @@ from logscope import kinds
 from logscope.credentials import REDACTED, is_credential
 from logscope.events import Event
 from logscope.model import Launch
+from logscope.sglang_version import lines_of, sglang_version
 
 CONFIG_KEYS = (
     "model_path", "tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size",
@@ -35,6 +36,8 @@ _INT_KEYS = {"tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "a
              "ep_num_redundant_experts", "max_mamba_cache_size"}
 _FLOAT_KEYS = {"mem_fraction_static"}
 _BOOL_FLAGS = {k for k in CONFIG_KEYS if k.startswith(("enable_", "disable_"))} | {"trust_remote_code"}
+# the official image's release tags: lmsysorg/sglang:v0.5.23, v0.4.2.post2-rocm630, v0.5.2rc0-cu126 (not latest/nightly)
+_SGLANG_IMAGE = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 VERSION_KEYS = {
     "sglang": "sglang", "sgl_kernel": "sgl_kernel", "sglang-kernel": "sgl_kernel", "PyTorch": "torch",
     "CUDA Driver Version": "driver", "CUDA Driver Versions": "driver", "flashinfer": "flashinfer",
@@ -99,6 +102,16 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
                 _set(launch, key, ev.data[key], "log")
     _infer_sizes(launch)
     _versions(launch, events, global_events)
+    stated_by = next((e.grammar for e in events + global_events if e.kind == kinds.CHECK_ENV
+                      and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])), None)
+    stated = launch.versions.get("sglang")
+    if stated is None:  # the release tag of the docker image the pasted launch command runs
+        image = next((m for e in events + global_events if e.kind == kinds.LAUNCH_COMMAND
+                      and (m := _SGLANG_IMAGE.search(e.data.get("full_text", e.text)))), None)
+        if image is not None:
+            stated, stated_by = image.group(1), "docker_image"
+    phase_lines = [(p.source, p.line, p.text) for r in launch.ranks.values() for p in r.phases]
+    launch.sglang_version = sglang_version(lines_of(events, phase_lines), stated, stated_by)
     _model(launch)
 
 

@@ -105,6 +105,8 @@ class Launch:
     # parallel sizes the rank tags imply but no input states: lower bounds, never values
     config_lower_bounds: dict[str, dict[str, Any]] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
+    # the SGLang release: stated (check_env / pip) or a range inferred from the wordings (sglang_version.py)
+    sglang_version: dict[str, Any] = field(default_factory=dict)
     environment: dict[str, str] = field(default_factory=dict)
     # every server argument the inputs state, as printed (the dump's Python values, the command's words)
     server_args: dict[str, Any] = field(default_factory=dict)

@@ -45,6 +45,8 @@ PHASES: tuple[Phase, ...] = (
     Phase(kinds.INIT_DISTRIBUTED_BEGIN, 0, after="init_distributed", expected=True),
     Phase(kinds.INIT_DISTRIBUTED_END, 1, after="load_weight", expected=True, column=Column("init used", "usage_gib"),
           gantt=("init distributed", kinds.INIT_DISTRIBUTED_BEGIN)),
+    # 0.5.21+: "Init parallel ends. elapsed=" (no reading); the reading follows as "Memory baseline taken"
+    Phase(kinds.INIT_PARALLEL_END, 1, after="load_weight"),
     Phase(kinds.NCCL_PREWARM, 1, after="load_weight"),
     Phase(kinds.LOAD_WEIGHT_BEGIN, 2, after="load_weight", expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
     Phase(kinds.LOAD_WEIGHT_END, 3, after="memory_pool", expected=True, column=Column("load end"), ledger=LedgerLink("weights"),

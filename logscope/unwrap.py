@@ -91,6 +91,14 @@ def needs_more(text: str) -> bool:
     return any(head in text for head in _LONG_HEADS) and not _COMPLETE.search(text)
 
 
+# table borders: a row of a drawn table (nvidia-smi, nvitop) that fills the width ends at its border; it was not cut
+_BORDERS = frozenset("|│┃║╕╛┐┘┤╡╣╗╝+╒╘┌└├╞╠╔╚─═━")
+
+
+def _table_row(line: str, following: str) -> bool:
+    return line.rstrip()[-1:] in _BORDERS or following.lstrip()[:1] in _BORDERS
+
+
 def terminal_wraps(lines: list[str], pattern: str, is_record: Callable[[str], bool]) -> dict[int, tuple[str, int]]:
     """Lines a terminal cut at its width, joined again: index of the first piece → (joined text, pieces).
 
@@ -100,7 +108,7 @@ def terminal_wraps(lines: list[str], pattern: str, is_record: Callable[[str], bo
     wide = [i for i in range(len(lines) - 1) if len(lines[i]) in _WRAP_WIDTHS]
     if not wide:
         return {}
-    full = [i for i in wide if not _RECORD_START.match(lines[i + 1])]
+    full = [i for i in wide if not _RECORD_START.match(lines[i + 1]) and not _table_row(lines[i], lines[i + 1])]
     literal = re.compile(pattern)
     out: dict[int, tuple[str, int]] = {}
     taken = -1

@@ -30,7 +30,7 @@ def _message_rules() -> set[str]:
     text = (data_dir("grammars") / "sglang.lark").read_text()
     block = re.search(r"^\?message:(.*?)^\s*$", text, re.M | re.S)
     assert block is not None
-    return set(re.findall(r"[a-z_]+", block.group(1)))
+    return set(re.findall(r"[a-z_][a-z0-9_]*", block.group(1)))
 
 
 def test_every_sglang_message_rule_has_a_row_and_every_row_rule_exists():
@@ -46,6 +46,8 @@ def test_rows_are_well_formed():
         assert kind.role in kinds.ROLES, kind.id
         if kind.grammar == kinds.BLOCK:
             assert not kind.literals and not kind.samples, kind.id
+        elif kind.id == kinds.MEMORY_LINE:  # reads nothing by design: its lines are counted as unrecognised
+            assert kind.grammar in GRAMMARS and not kind.samples and not kind.rules
         else:
             assert kind.grammar in GRAMMARS and kind.samples, kind.id
         if kind.rules:
@@ -95,6 +97,8 @@ _OTHER_MEANING = {
     ("logscope/signatures/match.py", kinds.FRAME),
     ("logscope/cells.py", kinds.STAGING_BUFFER),
     ("logscope/launch_facts.py", kinds.ATTENTION_BACKEND),
+    ("logscope/tooling/wording_coverage.py", kinds.CAPTURE_BS),  # a format placeholder of SGLang's source
+    ("logscope/tooling/wording_coverage.py", kinds.EXCEPTION),  # a signature's `on: exception`
 }
 
 

@@ -35,7 +35,7 @@ def _edit(path: Path, anchor: str, text: str, before: bool = False) -> None:
 def _copy_tree(tmp: Path) -> Path:
     tree = tmp / "tree"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("logscope", "grammars", "rules", "tests", "fixtures"):
+    for name in ("logscope", "grammars", "rules", "catalog", "tests", "fixtures"):
         shutil.copytree(ROOT / name, tree / name, ignore=ignore)
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
     return tree

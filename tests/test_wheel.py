@@ -36,6 +36,11 @@ def test_wheel_in_a_fresh_venv_runs_from_another_folder(tmp_path):
                           cwd=elsewhere, capture_output=True, timeout=300)
     assert proc.returncode == 1, proc.stderr.decode()
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["nccl-error"]
+    # the upstream catalogue ships too (logscope/_data/catalog): the version range comes from it
+    newest = ROOT / "fixtures/upstream/sglang-0.5.23-tp2.log"
+    upstream = subprocess.run([str(env_dir / "bin" / "logscope"), "analyze", str(newest), "--format", "json"],
+                              cwd=elsewhere, capture_output=True, timeout=300)
+    assert json.loads(upstream.stdout)["launches"][0]["sglang_version"]["range"] == ["0.5.22", "0.5.23"]
     listing = subprocess.run([str(env_dir / "bin" / "logscope"), "rules", "list"], cwd=elsewhere,
                              capture_output=True, timeout=300)
     assert b"capture-oom" in listing.stdout

@@ -122,6 +122,16 @@ def _shards(text: str) -> Parsed | None:
 
 _GPUSTAT_SHAPE = re.compile(r"^\s*\[\d+\]\s")
 
+# a line that names an amount of memory ("avail mem=13.20 GB", "KV size: 45.78 GB", "reserved 512 MiB"): no grammar
+# reads it unless another grammar above did, so a new wording of a new release is listed as unrecognised
+# instead of vanishing before any grammar sees it
+_MEMORY_AMOUNT = re.compile(r"\d(?:\.\d+)?\s*(?:GB|GiB|MiB|MB|TiB|TB)\b")
+_MEMORY_WORD = re.compile(r"(?i)avail|usage|size|free|total|mem|reserv|alloc|budget|capacity|pool|buffer")
+
+
+def _names_memory(text: str) -> bool:
+    return bool(_MEMORY_AMOUNT.search(text) and _MEMORY_WORD.search(text))
+
 
 def _gpustat(text: str) -> Parsed | None:
     row = parse_gpustat_row(text)
@@ -156,6 +166,9 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
     LineGrammar(kinds.NATIVE_LOG_GRAMMAR, kinds.line_literals(kinds.NATIVE_LOG_GRAMMAR),
                 _kind_and_data(other_lines.parse_native_line),
                 lambda text: bool(_NATIVE_SHAPE.match(text))),
+    # reads nothing: a line naming memory that no grammar above read is counted as unrecognised
+    LineGrammar(kinds.MEMORY_LINE_GRAMMAR, kinds.line_literals(kinds.MEMORY_LINE_GRAMMAR), lambda text: None,
+                _names_memory),
 )
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (

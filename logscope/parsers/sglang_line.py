@@ -16,6 +16,7 @@ from logscope.grammar_loader import parser
 KINDS = kinds.rule_kinds()
 
 
+_TWO_DECIMALS = re.compile(r"-?\d+\.\d\d")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(TiB|GiB|MiB|TB|GB|MB)\b")
 
 
@@ -73,6 +74,13 @@ class _ToData(Transformer):
             data["elapsed_s"] = nums[0]
         return "init_end", data
 
+    def init_parallel_end(self, items: list[Token]) -> tuple:
+        return kinds.INIT_PARALLEL_END, {"elapsed_s": _f(items[0])}
+
+    def memory_baseline(self, items: list[Token]) -> tuple:
+        # the pre-model-load baseline: memory used since the process started (context, eager communicators)
+        return "memory_baseline", {"usage_gib": _f(items[0]), "reading": "memory baseline"}
+
     def nccl_warmup(self, items: list[Token]) -> tuple:
         ints = [int(t) for t in items if t.type == "INT"]
         nums = [_f(t) for t in items if t.type == "NUM3"]
@@ -120,6 +128,8 @@ class _ToData(Transformer):
         for item in items:
             if isinstance(item, dict):
                 data.update(item)
+            elif item.type == "POOL_LABEL":
+                data["pool_label"] = str(item)
             elif item.type == "DTYPE":
                 data["dtype"] = str(item)
             elif item.type == "INT":
@@ -148,6 +158,33 @@ class _ToData(Transformer):
             data[str(key)[:-1]] = int(value)
         data[f"{str(keys[-1])[:-1]}_unverified"] = int(ints[-1])
         return "swa_pool", data
+
+    def prof_item(self, items: list[Token]) -> tuple[str, Any, bool]:
+        return str(items[0])[:-1], str(items[1]), len(items) > 2
+
+    def _budget(self, items: list) -> dict[str, Any]:
+        """key=value items of a budget line: sizes in GB only in SGLang's exact %.2f form; a bare integer
+        that ends the line is kept apart (a cut paste shortens it without trace)."""
+        data: dict[str, Any] = {}
+        fields = [item for item in items if isinstance(item, tuple)]
+        for index, (key, value, sized) in enumerate(fields):
+            if sized:
+                if _TWO_DECIMALS.fullmatch(value):
+                    data[f"{key}_gib"] = float(value)
+            elif value.lstrip("-").isdigit():
+                data[key if index < len(fields) - 1 else f"{key}_unverified"] = int(value)
+            elif _TWO_DECIMALS.fullmatch(value) or value.replace(".", "", 1).isdigit():
+                data[key] = float(value)
+            else:
+                data[key] = value
+        return data
+
+    def dsv4_memory(self, items: list) -> tuple:
+        return kinds.DSV4_MEMORY, self._budget(items[1:])
+
+    def post_capture_kv(self, items: list[Token]) -> tuple:
+        return kinds.POST_CAPTURE_KV, {"dtype": str(items[0]), "tokens": int(items[1]), "kv_gib": _f(items[2]),
+                                   "avail_gib": _f(items[3])}
 
     def pool_end(self, items: list[Token]) -> tuple:
         return "pool_end", {"avail_gib": _f(items[0])}
@@ -188,7 +225,14 @@ class _ToData(Transformer):
     def end_old(self, items: list) -> dict:
         return {"elapsed_s": _f(items[0]), **dict(items[1:])}
 
-    end_new = end_old
+    def end_kv(self, items: list[Token]) -> tuple[str, Any]:
+        key, value = str(items[0])[:-1], str(items[1])
+        return key, _int_list(value) if key in ("bs", "num_tokens") and value.startswith("[") else value
+
+    def end_new(self, items: list) -> dict:
+        lead = [item for item in items if isinstance(item, tuple) and not isinstance(item[1], float)]
+        rest = [item for item in items if not (isinstance(item, tuple) and not isinstance(item[1], float))]
+        return {**dict(lead), "elapsed_s": _f(rest[0]), **dict(rest[1:])}
 
     def capture_end(self, items: list) -> tuple:
         words = [str(t) for t in items if isinstance(t, Token) and t.type == "GRAPH_WORD"]
@@ -302,8 +346,12 @@ class _ToData(Transformer):
         return kinds.SWA_POOL_USAGE, {"gib": _f(items[0]), "swa_tokens": int(items[1]), "full_tokens": int(items[2])}
 
     def kv_va_bound(self, items: list[Token]) -> tuple:
-        text = str(items[0]).lstrip(":= ").strip() if items else ""
+        label = [str(t) for t in items if t.type == "POOL_LABEL"]
+        rest = [t for t in items if t.type != "POOL_LABEL"]
+        text = str(rest[0]).lstrip(":= ").strip() if rest else ""
         values: dict[str, Any] = {"text": text}
+        if label:
+            values["pool_label"] = label[0]
         size = _SIZE.search(text)
         if size is not None:
             values["size"], values["unit"] = float(size.group(1)), size.group(2)
@@ -337,8 +385,17 @@ class _ToData(Transformer):
     def staging_allocator(self, items: list[Token]) -> tuple:
         return kinds.STAGING_ALLOCATOR, {"mib": float(items[0]), "device": str(items[1])}
 
-    def mooncake_failed(self, items: list[Token]) -> tuple:
-        return kinds.PD_TRANSFER_FAILED, {"backend": "mooncake", "error": str(items[0]) if items else ""}
+    def mooncake_ret(self, items: list[Token]) -> int:
+        return int(items[0])
+
+    def mooncake_failed(self, items: list[Any]) -> tuple[str, dict[str, Any]]:
+        data: dict[str, Any] = {"backend": "mooncake", "error": ""}
+        for item in items[1:]:
+            if isinstance(item, int):
+                data["ret"] = item
+            else:
+                data["error"] = str(item)
+        return kinds.PD_TRANSFER_FAILED, data
 
     def nixl_failed(self, items: list[Token]) -> tuple:
         return kinds.PD_TRANSFER_FAILED, {"backend": "nixl", "error": str(items[0])}

@@ -58,6 +58,7 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "config_source": launch.config_source,
         "config_lower_bounds": launch.config_lower_bounds,
         "versions": launch.versions,
+        "sglang_version": launch.sglang_version,
         "environment": launch.environment,
         "model": launch.model,
         "ranks": [_rank(analysis, launch, label, timeline) for label, timeline in launch.ranks.items()],

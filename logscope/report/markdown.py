@@ -62,6 +62,8 @@ def _launch(launch: LaunchView) -> list[str]:
         out.append("**Config:** " + ", ".join(f"`{k}={v}`" for k, v, _source in launch.config))
     if launch.versions:
         out.append("**Versions:** " + ", ".join(f"{k} {v}" for k, v in launch.versions))
+    if launch.sglang:
+        out.append("**SGLang:** " + launch.sglang)
     if launch.model:
         out.append("**Model:** " + ", ".join(f"{k}={v}" for k, v in launch.model))
     for group in launch.tp_groups:

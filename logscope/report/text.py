@@ -151,6 +151,8 @@ def _launch(launch: LaunchView, console: Console) -> None:
         console.print(_labelled("model: ", ", ".join(f"{k}={v}" for k, v in launch.model)))
     if launch.versions:
         console.print(_labelled("versions: ", ", ".join(f"{k} {v}" for k, v in launch.versions)))
+    if launch.sglang:
+        console.print(_labelled("SGLang: ", launch.sglang))
     if launch.environment:
         console.print(_labelled("environment: ", " ".join(f"{k}={v}" for k, v in launch.environment)))
     for group in launch.tp_groups:

@@ -83,6 +83,7 @@ class LaunchView:
     lower_bounds: tuple[tuple[str, int, str], ...]
     model: tuple[tuple[str, Any], ...]
     versions: tuple[tuple[str, str], ...]
+    sglang: str  # the SGLang release and how it is known ("" when neither stated nor inferable)
     environment: tuple[tuple[str, str], ...]
     tp_groups: tuple[TpGroupView, ...]
     timeline: Timeline | None
@@ -269,6 +270,20 @@ def _missing(per_launch: dict[str, dict[str, list[str]]]) -> tuple[tuple[str, tu
     return tuple(out)
 
 
+def sglang_statement(found: dict[str, Any]) -> str:
+    """"0.5.23 (stated by check_env ...)" / "0.5.22 to 0.5.23 (inferred from ...)"; "" when unknown."""
+    if found.get("version"):
+        text = f"{found['version']} ({found['how']})"
+        if found.get("disagrees"):
+            text += f"; {found['disagrees']}"
+        return text
+    if found.get("range"):
+        low, high = found["range"]
+        span = low if low == high else f"{low} to {high}"
+        return f"{span} among the catalogued releases ({found['how']})"
+    return ""
+
+
 def _launch(launch: dict[str, Any]) -> LaunchView:
     ranks = launch["ranks"]
     with_ledger = [r for r in ranks if r["ledger"]]
@@ -280,6 +295,7 @@ def _launch(launch: dict[str, Any]) -> LaunchView:
         lower_bounds=tuple((k, v["at_least"], v["basis"]) for k, v in launch.get("config_lower_bounds", {}).items()),
         model=tuple(launch["model"].items()),
         versions=tuple(launch["versions"].items()),
+        sglang=sglang_statement(launch.get("sglang_version", {})),
         environment=tuple(launch["environment"].items()),
         tp_groups=tuple(TpGroupView(tuple(g["ranks"]), tuple(g["gpus"]), g["path"],
                                     ", ".join(f"{kind} x{count}" for kind, count in g["links"].items()))

@@ -1,0 +1,78 @@
+"""The extractor's readers (tools/upstream) on small sources written like SGLang's: no network, no wheels."""
+
+from __future__ import annotations
+
+from tools.upstream import constants, envvars, messages, write
+
+SOURCE = """
+import logging, os
+logger = logging.getLogger(__name__)
+GB = 1 << 30
+KB, MB = 1024, 1024 * 1024
+
+class CustomAllreduce:
+    _MAX_CAR_SIZE = 8192 * 1024
+    if _is_hip:
+        _MAX_CAR_SIZE = 2 * 8192 * 1024
+
+    def __init__(self, group, max_size=_MAX_CAR_SIZE):
+        logger.info(f"Memory baseline taken. mem usage={before - after:.2f} GB")
+        logger.warning("Setup Custom allreduce failed with %s. To silence", e)
+        log_info_on_rank0(logger, "Load weight begin. avail mem=" + f"{mem:.2f} GB")
+        if bad:
+            raise RuntimeError(f"Mooncake memory registration failed (ret={ret})")
+        print(msg)
+
+def _sm90_configs(num_sm):
+    def config(world_size, *, graph, eager):
+        return None
+    return {2: config(2, graph=(16.0 * MB, 128 * KB), eager=(32.0 * MB, 1))}
+
+x = get_int_env_var("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", 128)
+y = os.environ.get("SGLANG_NUM_RESERVED_DECODE_TOKENS", "512")
+"""
+
+ENVIRON = """
+class Envs:
+    SGLANG_DISAGG_STAGING_POOL_SIZE_MB = EnvInt(4096)
+    SGLANG_ENABLE_X = EnvBool(False)
+"""
+
+
+def test_messages_keep_their_format_strings_module_and_function():
+    found, dynamic = messages.extract("sglang.srt.x", SOURCE)
+    got = {(m.kind, m.level, m.function, m.template, m.style) for m in found}
+    assert ("log", "info", "CustomAllreduce.__init__", "Memory baseline taken. mem usage={before - after:.2f} GB", "f") in got
+    assert ("log", "warning", "CustomAllreduce.__init__", "Setup Custom allreduce failed with %s. To silence", "plain") in got
+    assert ("log", "info", "CustomAllreduce.__init__", "Load weight begin. avail mem={mem:.2f} GB", "f") in got
+    assert ("raise", "RuntimeError", "CustomAllreduce.__init__", "Mooncake memory registration failed (ret={ret})", "f") in got
+    assert dynamic == 1  # print(msg): no literal text, counted not catalogued
+
+
+def test_env_defaults_from_environ_declarations_and_older_reads():
+    old = {(e.name, e.default, e.declared_by) for e in envvars.extract("sglang.srt.utils", SOURCE)}
+    assert ("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "128", "get_int_env_var") in old
+    assert ("SGLANG_NUM_RESERVED_DECODE_TOKENS", "'512'", "os.environ.get") in old
+    new = {(e.name, e.default, e.declared_by) for e in envvars.extract("sglang.srt.environ", ENVIRON)}
+    assert new == {
+        ("SGLANG_DISAGG_STAGING_POOL_SIZE_MB", "4096", "environ.py EnvInt"),
+        ("SGLANG_ENABLE_X", "False", "environ.py EnvBool"),
+    }
+
+
+def test_constants_are_evaluated_with_their_conditions_and_tables():
+    found = {(c.name, c.condition): c.value for c in constants.extract("sglang.srt.distributed.x", SOURCE)}
+    assert found[("CustomAllreduce._MAX_CAR_SIZE", "")] == 8 * 1024 * 1024
+    assert found[("CustomAllreduce._MAX_CAR_SIZE", "_is_hip")] == 16 * 1024 * 1024
+    assert found[("param:max_size@CustomAllreduce.__init__", "")] == 8 * 1024 * 1024
+    table = found[("_sm90_configs()", "")]
+    assert table["2"]["kwargs"]["graph"] == [16.0 * 1024 * 1024, 128 * 1024]
+
+
+def test_catalogue_keeps_memory_areas_and_server_log_lines_only():
+    assert write.keep_message({"module": "sglang.srt.mem_cache.x", "kind": "raise", "level": "ValueError", "area": "memory_pool"})
+    assert not write.keep_message(
+        {"module": "sglang.srt.mem_cache.x", "kind": "assert", "level": "AssertionError", "area": "memory_pool"}
+    )
+    assert not write.keep_message({"module": "sglang.test.runner", "kind": "log", "level": "info"})
+    assert not write.keep_message({"module": "sglang.srt.managers.x", "kind": "log", "level": "debug"})

@@ -1,0 +1,44 @@
+"""python -m tools.upstream refresh   download the wheels (cached in ~/.cache/logscope-upstream), extract, write
+                                    catalog/sglang.json and docs/upstream-coverage.md
+                                    and fixtures/upstream/sglang-<version>-tp2.log
+python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
+
+A developer tool, run by hand (never by CI: CI has neither network nor wheels). Adding a release: append its
+version to tools/upstream/versions.txt, run `refresh`, commit catalog/ and docs/."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tools.upstream import build, coverage_doc, fixtures, sources, write
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.upstream")
+    sub = parser.add_subparsers(dest="command", required=True)
+    refresh = sub.add_parser("refresh", help="download, extract, write catalog/sglang.json and the coverage doc")
+    refresh.add_argument("--no-natives", action="store_true", help="skip the native libraries (large downloads)")
+    refresh.add_argument("--workers", type=int, default=2)
+    sub.add_parser("docs", help="rewrite docs/upstream-coverage.md and fixtures/upstream/ from the committed catalogue")
+    args = parser.parse_args(argv)
+    if args.command == "refresh":
+        catalogue = build.build(sources.sglang_versions(), workers=args.workers)
+        natives = None
+        if not args.no_natives:
+            from tools.upstream import natives as native_libs
+
+            natives = native_libs.extract()
+        elif write.CATALOG.is_file():  # keep what the last full refresh read
+            natives = json.loads(write.CATALOG.read_text()).get("natives")
+        path = write.write(catalogue, natives)
+        print(f"wrote {path.relative_to(write.ROOT)}")
+    doc = coverage_doc.write()
+    print(f"wrote {doc.relative_to(write.ROOT)}")
+    print(f"wrote {len(fixtures.write_all())} fixtures under {fixtures.OUT.relative_to(write.ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
