@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from logscope.calibration import Calibration, load_calibration
+from logscope.yamlfile import SAFE_LOADER
 
 _DATA = Path(__file__).parent / "data"
 # the probe's env-matrix calibration on one H200 (`logscope probe --world-size 1 --env-matrix`), when committed;
@@ -29,7 +30,7 @@ def _key(version: str) -> tuple[int, ...]:
 
 @cache
 def _catalogue() -> dict[str, Any]:
-    return yaml.safe_load((_DATA / "cell_constants.yaml").read_text(encoding="utf-8"))
+    return yaml.load((_DATA / "cell_constants.yaml").read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506
 
 
 def _constants() -> dict[str, Any]:
@@ -43,7 +44,7 @@ def deepep_source() -> dict[str, Any] | None:
 
 @cache
 def nccl_table() -> dict[str, Any]:
-    return yaml.safe_load((_DATA / "nccl_h200.yaml").read_text(encoding="utf-8"))
+    return yaml.load((_DATA / "nccl_h200.yaml").read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from logscope import user_cache
 from logscope.resources import data_dir
 
 CATALOG_FILE = "sglang.json"
@@ -62,11 +63,19 @@ class Wording:
     template: str
     style: str
     module: str
-    releases: frozenset[str]
+    mask: int  # bit i: versions()[i] prints it (small to keep in the cache and quick to load)
+    anchor: str  # its longest literal piece: a line without it cannot match, and its regex is never compiled
+
+    @property
+    def releases(self) -> frozenset[str]:
+        return frozenset(v for i, v in enumerate(_indexed()[0]) if self.mask >> i & 1)
 
     @property
     def regex(self) -> re.Pattern[str]:
         return _compiled(self.template, self.style)
+
+    def fits(self, message: str) -> bool:
+        return self.anchor in message and self.regex.match(message) is not None
 
 
 @cache
@@ -74,8 +83,24 @@ def _compiled(template: str, style: str) -> re.Pattern[str]:
     return template_regex(template, style)
 
 
+WordingIndex = tuple[dict[str, tuple[Wording, ...]], tuple[tuple[str, Wording], ...]]
+
+
+def wording_index() -> WordingIndex:
+    return _indexed()[1]
+
+
 @cache
-def wording_index() -> tuple[dict[str, tuple[Wording, ...]], tuple[tuple[str, Wording], ...]]:
+def _indexed() -> tuple[tuple[str, ...], WordingIndex]:
+    """(the catalogued releases, the index below), built once per catalogue and kept in the user cache (keyed by
+    the catalogue's and this module's bytes): reading the 4 MB catalogue and indexing it would cost a paste more
+    than the rest of its analysis."""
+    key = user_cache.content_key([data_dir("catalog") / CATALOG_FILE], (__file__,))
+    return user_cache.cached("wordings", key, lambda: (versions(), _build_wording_index()),
+                             lambda v: isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], tuple))
+
+
+def _build_wording_index() -> WordingIndex:
     """Every log / print / raise wording (not debug) the catalogue holds: by the first word of the text it
     starts with, and apart (with its longest literal piece) the ones that start with a placeholder. All of
     them, also those every release prints: a line that one of them prints tells nothing, and must not be
@@ -89,7 +114,10 @@ def wording_index() -> tuple[dict[str, tuple[Wording, ...]], tuple[tuple[str, Wo
         parts = literal_parts(row["template"], row["style"])
         if sum(len(p.strip()) for p in parts) < _MIN_LITERAL_ANY:
             continue
-        wording = Wording(row["template"], row["style"], row["module"], present_in(row))
+        present = present_in(row)
+        mask = sum(1 << i for i, v in enumerate(versions()) if v in present)
+        anchor = max((p.strip("\n") for p in parts), key=len).strip()
+        wording = Wording(row["template"], row["style"], row["module"], mask, anchor)
         head = parts[0].split()
         if head and parts[0][:1].strip():
             by_word.setdefault(head[0], []).append(wording)
@@ -105,8 +133,8 @@ def releases_printing(message: str) -> tuple[frozenset[str], list[Wording]] | No
     if not words:
         return None
     by_word, floating = wording_index()
-    matched = [w for w in by_word.get(words[0], ()) if w.regex.match(message)]
-    matched += [w for anchor, w in floating if anchor in message and w.regex.match(message)]
+    matched = [w for w in by_word.get(words[0], ()) if w.fits(message)]
+    matched += [w for anchor, w in floating if anchor in message and w.fits(message)]
     if not matched:
         return None
     return frozenset().union(*(w.releases for w in matched)), matched
