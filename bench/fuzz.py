@@ -16,10 +16,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from logscope.analyze import analyze_sources  # noqa: E402
-from logscope.errors import InputError  # noqa: E402
-from logscope.ingest import Source  # noqa: E402
-from logscope.parsers.sglang_line import parse_line  # noqa: E402
+from logscope.core.errors import InputError  # noqa: E402
+from logscope.pipeline.analyze import analyze_sources  # noqa: E402
+from logscope.pipeline.ingest.ingest import Source  # noqa: E402
+from logscope.pipeline.parse.parsers.sglang_line import parse_line  # noqa: E402
 
 ALPHABET = "0123456789.[]:=, GBTPDEe\r\n\x1b|\x00\x1f█"
 

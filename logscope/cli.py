@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from logscope import cli_params
-from logscope.errors import InputError, LogscopeError
+from logscope.core.errors import InputError, LogscopeError
 from logscope.report.formats import COMPARE_FORMATS, RENDERERS, renderer
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -68,11 +68,11 @@ def analyze(
                                    "and host names in the output (for local use; never for a post)."),
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
-    from logscope.analyze import analyze_sources
-    from logscope.ingest import expand_inputs
+    from logscope.pipeline.analyze import analyze_sources
+    from logscope.pipeline.ingest.ingest import expand_inputs
 
     try:
-        from logscope.calibration import load_calibration
+        from logscope.pipeline.sizing.calibration import load_calibration
 
         calib = load_calibration(calibration) if calibration is not None else None
         sources = expand_inputs(inputs)
@@ -86,8 +86,8 @@ def analyze(
 
 
 def _redacted(document: dict, no_redact: bool) -> dict:
-    """Every command's document passes here on its way to a format (logscope/redact.py says why there)."""
-    from logscope.redact import KINDS, redact_document
+    """Every command's document passes here on its way to a format (logscope/core/redact.py says why there)."""
+    from logscope.core.redact import KINDS, redact_document
 
     return redact_document(document, KINDS if no_redact else ())
 
@@ -137,7 +137,7 @@ def probe(
     """Measure each communication mechanism's memory on these GPUs (needs PyTorch with CUDA and nvidia-ml-py)."""
     import shlex
 
-    from logscope.calibration import dump_calibration
+    from logscope.pipeline.sizing.calibration import dump_calibration
     from logscope.probe.launcher import merge_calibrations
     from logscope.probe.launcher import probe as run_probe
     from logscope.probe.stages import NCCL_ENVIRONMENTS
@@ -184,7 +184,7 @@ def triage(
                                    "and host names in the output (for local use; never for a post)."),
 ) -> None:
     """Triage a GitHub issue: find every log, dump and command in it, analyse them, and write one comment."""
-    from logscope.redact import KINDS
+    from logscope.core.redact import KINDS
     from logscope.triage.run import triage_text
 
     skip = [k.strip() for k in keep.split(",") if k.strip()]
@@ -204,9 +204,9 @@ def triage(
 
 def _read_issue(issue: str) -> str:
     """The issue's text, read whole (it is split into blocks) but never more than limits.ISSUE_CAP bytes."""
-    from logscope.decoding import decode_text
-    from logscope.ingest import stdin_stream
-    from logscope.limits import ISSUE_CAP, size
+    from logscope.core.limits import ISSUE_CAP, size
+    from logscope.pipeline.ingest.decoding import decode_text
+    from logscope.pipeline.ingest.ingest import stdin_stream
 
     name = "<stdin>" if issue == "-" else issue
     try:
@@ -291,7 +291,7 @@ def plan(
     from logscope.compare.load import load
     from logscope.compare.plan import Setting
     from logscope.compare.plan import plan as build_plan
-    from logscope.kv_sizing import kv_sizing
+    from logscope.pipeline.sizing.kv_sizing import kv_sizing
 
     setting = Setting(tp=tp, dp=dp, pp=pp, ep=ep, dp_attention=dp_attention, moe_a2a_backend=moe_a2a_backend,
                       deepep_mode=deepep_mode, mem_fraction_static=mem_fraction_static, kv_cache_dtype=kv_cache_dtype,
@@ -325,7 +325,7 @@ def _write(text: str, output: Path | None) -> None:
 @app.command()
 def literals() -> None:
     """Print the prefilter's literals, one per line (for `grep -F -f`)."""
-    from logscope.prefilter import all_literals
+    from logscope.pipeline.parse.prefilter import all_literals
 
     sys.stdout.write("\n".join(all_literals()) + "\n")
 
@@ -349,7 +349,7 @@ def _print_doc(render: Callable[[], str]) -> None:
 @rules_app.command("list")
 def rules_list(rules: list[Path] | None = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
     """List the rules: id, severity, title."""
-    from logscope.rules.loader import load_rules
+    from logscope.pipeline.rule_engine.loader import load_rules
 
     try:
         for rule in load_rules([str(r) for r in rules or []]):
@@ -361,7 +361,7 @@ def rules_list(rules: list[Path] | None = typer.Option(None, "--rules", help="Ex
 @rules_app.command("check")
 def rules_check(rules: list[Path] | None = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
     """Validate every rule file (schema and condition syntax); errors carry file:line:col."""
-    from logscope.rules.loader import load_rules
+    from logscope.pipeline.rule_engine.loader import load_rules
 
     try:
         loaded = load_rules([str(r) for r in rules or []])
@@ -395,8 +395,8 @@ def rules_docs() -> None:
 @signatures_app.command("list")
 def signatures_list() -> None:
     """One line per signature: id, evidence kind, finding, phase, pattern."""
-    from logscope.rules.loader import load_rules
-    from logscope.signatures.loader import load_signatures
+    from logscope.pipeline.parse.signatures.loader import load_signatures
+    from logscope.pipeline.rule_engine.loader import load_rules
 
     try:
         signatures = load_signatures(finding_ids={r.id for r in load_rules()} | {"capture-oom"})

@@ -5,8 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from logscope.analyze import analyze_sources
-from logscope.ingest import Source, expand_inputs
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source, expand_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "real"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from logscope.errors import InputError
-from logscope.ingest import expand_inputs
+from logscope.core.errors import InputError
+from logscope.pipeline.ingest.ingest import expand_inputs
 from tests.helpers import ROOT, analyze_text
 
 CMD = [sys.executable, "-m", "logscope"]

@@ -13,9 +13,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from logscope.cell_rules import NcclEnv, release_for
 from logscope.cli import app
-from logscope.mem_fraction import auto_fraction, default_requests, user_requests
+from logscope.pipeline.sizing.cell_rules import NcclEnv, release_for
+from logscope.pipeline.sizing.mem_fraction import auto_fraction, default_requests, user_requests
 from tests.helpers import analyze_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,9 +28,9 @@ runner = CliRunner()
 def _issue_table_only(monkeypatch):
     """These tests pin the issue 27 table's NCCL rows: a probe calibration committed later as
     logscope/data/h200-nccl-calibration.yaml (which cells prefer) is set aside here."""
-    import logscope.cell_rules
+    import logscope.pipeline.sizing.cell_rules
 
-    monkeypatch.setattr(logscope.cell_rules, "shipped_calibration", lambda: None)
+    monkeypatch.setattr(logscope.pipeline.sizing.cell_rules, "shipped_calibration", lambda: None)
 
 
 def _cells(text: str) -> dict[str, dict]:
@@ -127,7 +127,7 @@ def test_symmetric_memory_forces_cumem_on():
 
 
 def test_a_calibration_row_is_used_only_under_its_environment():
-    from logscope.calibration import parse_calibration
+    from logscope.pipeline.sizing.calibration import parse_calibration
 
     def doc(env: dict[str, str]) -> dict:
         return {"logscope_calibration": 1, "world_size": 2, "environment": env, "mechanisms": [
@@ -227,10 +227,10 @@ def test_plan_applies_the_automatic_rule_with_the_deepep_reserve():
 def test_plan_keeps_a_fraction_that_is_not_the_rule():
     text = (CELLS / "moe-tp2-h200-0.5.23-deepep-off.log").read_text(encoding="utf-8").replace(
         "mem_fraction_static=0.906", "mem_fraction_static=0.85")
-    from logscope.analyze import analyze_model
     from logscope.compare.plan import Setting, plan
-    from logscope.ingest import Source
-    from logscope.kv_sizing import kv_sizing
+    from logscope.pipeline.analyze import analyze_model
+    from logscope.pipeline.ingest.ingest import Source
+    from logscope.pipeline.sizing.kv_sizing import kv_sizing
 
     analysis = analyze_model([Source(name="run.log", path=None, data=text.encode())])
     launch = analysis.launches[0]
@@ -296,7 +296,7 @@ def test_the_extractor_reads_a_wheel(tmp_path):
 
 
 def test_deepseek_v3_2_indexer_adds_to_the_cell():
-    from logscope.kv_sizing import Layout, config_cell
+    from logscope.pipeline.sizing.kv_sizing import Layout, config_cell
 
     v3 = {"kv_lora_rank": 512, "qk_rope_head_dim": 64, "num_hidden_layers": 61}
     assert config_cell(v3, Layout(tp=8), 2)[0] == 576 * 61 * 2
@@ -317,8 +317,8 @@ def test_deepep_normal_mode_closed_form():
 
 
 def test_a_shipped_probe_calibration_replaces_the_table_row_for_its_environment():
-    from logscope.calibration import parse_calibration
-    from logscope.cell_rules import nccl_sizes
+    from logscope.pipeline.sizing.calibration import parse_calibration
+    from logscope.pipeline.sizing.cell_rules import nccl_sizes
 
     rows = []
     for env, init, split in (({"NCCL_CUMEM_ENABLE": "0"}, 680.0, 510.0), ({"NCCL_CUMEM_ENABLE": "1"}, 556.0, 386.0)):
@@ -347,9 +347,9 @@ def test_nvls_on_makes_the_nccl_rows_a_lower_bound():
 def test_plan_keeps_a_fraction_the_launch_command_gave():
     text = ("$ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2 --mem-fraction-static 0.906\n"
             + (CELLS / "moe-tp2-h200-0.5.23-deepep-off.log").read_text(encoding="utf-8"))
-    from logscope.analyze import analyze_model
     from logscope.compare.plan import Setting, plan
-    from logscope.ingest import Source
+    from logscope.pipeline.analyze import analyze_model
+    from logscope.pipeline.ingest.ingest import Source
 
     analysis = analyze_model([Source(name="run.log", path=None, data=text.encode())])
     launch = analysis.launches[0]

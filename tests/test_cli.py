@@ -114,7 +114,7 @@ def test_model_config_feeds_the_deepep_estimate(tmp_path):
 
 
 def deepep_bytes(tokens: int, hidden: int, experts: int) -> int:
-    from logscope.cells import deepep_low_latency_bytes
+    from logscope.pipeline.sizing.cells import deepep_low_latency_bytes
 
     return deepep_low_latency_bytes(tokens, hidden, experts)
 

@@ -16,10 +16,10 @@ import threading
 
 import pytest
 
-from logscope import limits
-from logscope.decoding import decode_text, sniff_encoding
-from logscope.errors import InputError
-from logscope.limits import ReadNotes, cut_long_lines, expanded
+from logscope.core import limits
+from logscope.core.errors import InputError
+from logscope.core.limits import ReadNotes, cut_long_lines, expanded
+from logscope.pipeline.ingest.decoding import decode_text, sniff_encoding
 from tests.helpers import ROOT
 
 CMD = [sys.executable, "-m", "logscope"]

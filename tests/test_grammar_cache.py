@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from logscope import grammar_loader, resources
+from logscope.core import grammar_loader, resources
 
 
 def test_cache_key_follows_the_grammar_text(tmp_path, monkeypatch):

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from logscope.grammar_loader import parser
-from logscope.parsers.sglang_line import _ToData, parse_line
-from logscope.resources import data_dir
+from logscope.core.grammar_loader import parser
+from logscope.core.resources import data_dir
+from logscope.pipeline.parse.parsers.sglang_line import _ToData, parse_line
 
 GRAMMARS = sorted(p.stem for p in data_dir("grammars").glob("*.lark") if p.stem != "common")
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from logscope import phases
 from logscope.cli import Format, render
+from logscope.core import phases
 from tests.helpers import ROOT, analyze_paths
 
 CHROMIUM = os.environ.get("LOGSCOPE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -228,7 +228,7 @@ def _compare_documents() -> dict[str, tuple[str, dict]]:
     from logscope.compare.document import diff_document, plan_document
     from logscope.compare.load import load
     from logscope.compare.plan import Setting, plan
-    from logscope.kv_sizing import kv_sizing
+    from logscope.pipeline.sizing.kv_sizing import kv_sizing
 
     tp4, tp8 = "fixtures/compare/llama70b-tp4.log", "fixtures/compare/llama70b-tp8.log"
     _analysis, launch = load(tp4, None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from logscope.ingest import clean, rank_hint_from_name
+from logscope.pipeline.ingest.ingest import clean, rank_hint_from_name
 from tests.helpers import analyze_text
 
 LINE = "[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB"
@@ -69,7 +69,7 @@ def test_draft_model_phases_are_kept_apart_from_the_target():
 
 
 def test_lines_split_across_reads_are_joined_exactly(monkeypatch):
-    import logscope.ingest as ingest
+    import logscope.pipeline.ingest.ingest as ingest
 
     monkeypatch.setattr(ingest, "CHUNK_BYTES", 7)  # tiny reads: every line straddles a boundary
     text = ("Capturing batches (bs=8 avail_mem=9.00 GB): ██ 1/2\r\n\n"

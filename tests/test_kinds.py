@@ -1,4 +1,4 @@
-"""The kind catalogue (logscope/kinds.py) is the one table of event kinds: every sglang.lark message rule has a
+"""The kind catalogue (logscope/core/kinds.py) is the one table of event kinds: every sglang.lark message rule has a
 row, every row's sample lines pass the prefilter and parse as that kind, the derived sets are the catalogue's,
 and no module outside the catalogue spells a kind or phase id as a string."""
 
@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from logscope import kinds, phases, prefilter
-from logscope.classify import SourceClassifier
-from logscope.events import FAILURE_KINDS
-from logscope.ingest import Source
-from logscope.model import Coverage
-from logscope.parsers.registry import LINE_GRAMMARS
-from logscope.parsers.sglang_line import KINDS
+from logscope.core import kinds, phases
+from logscope.core.events import FAILURE_KINDS
+from logscope.core.model import Coverage
+from logscope.core.resources import data_dir
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse.classify import SourceClassifier
+from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS
+from logscope.pipeline.parse.parsers.sglang_line import KINDS
 from logscope.report.json import NOTE_KINDS
-from logscope.resources import data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
@@ -91,12 +92,12 @@ def test_derived_sets_come_from_the_catalogue():
 # Strings spelled like a kind that mean something else where they stand: a signature's `on:` evidence kind
 # (exception, frame), a communication cell's name, a server argument.
 _OTHER_MEANING = {
-    ("logscope/signatures/loader.py", kinds.EXCEPTION),
-    ("logscope/signatures/loader.py", kinds.FRAME),
-    ("logscope/signatures/match.py", kinds.EXCEPTION),
-    ("logscope/signatures/match.py", kinds.FRAME),
-    ("logscope/cells.py", kinds.STAGING_BUFFER),
-    ("logscope/launch_facts.py", kinds.ATTENTION_BACKEND),
+    ("logscope/pipeline/parse/signatures/loader.py", kinds.EXCEPTION),
+    ("logscope/pipeline/parse/signatures/loader.py", kinds.FRAME),
+    ("logscope/pipeline/parse/signatures/match.py", kinds.EXCEPTION),
+    ("logscope/pipeline/parse/signatures/match.py", kinds.FRAME),
+    ("logscope/pipeline/sizing/cells.py", kinds.STAGING_BUFFER),
+    ("logscope/pipeline/assemble/launch_facts.py", kinds.ATTENTION_BACKEND),
     ("logscope/tooling/wording_coverage.py", kinds.CAPTURE_BS),  # a format placeholder of SGLang's source
     ("logscope/tooling/wording_coverage.py", kinds.EXCEPTION),  # a signature's `on: exception`
 }

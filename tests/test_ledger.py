@@ -114,10 +114,10 @@ def test_another_process_is_its_own_ledger_item():
 
 
 def test_capture_delta_is_reconciled_with_the_lazy_cells(monkeypatch):
-    import logscope.cell_rules
+    import logscope.pipeline.sizing.cell_rules
     from tests.helpers import analyze_text
 
-    monkeypatch.setattr(logscope.cell_rules, "shipped_calibration", lambda: None)  # pin the issue 27 table's rows
+    monkeypatch.setattr(logscope.pipeline.sizing.cell_rules, "shipped_calibration", lambda: None)  # pin the issue 27 table's rows
 
     text = ("[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/m/DeepSeek-R1', tp_size=8, ep_size=8, "
             "moe_a2a_backend='deepep', deepep_mode='low_latency')\n"

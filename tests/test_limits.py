@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from logscope.limits import DECOMPRESSED_CAP, LINE_CAP
+from logscope.core.limits import DECOMPRESSED_CAP, LINE_CAP
 from tests.helpers import ROOT
 
 PEAK_MIB = 250

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from logscope import prefilter, ranges
-from logscope.ingest import Source, scan_sources
-from logscope.linescan import LiteralScan, decode_line
+from logscope.pipeline.ingest import ranges
+from logscope.pipeline.ingest.ingest import Source, scan_sources
+from logscope.pipeline.ingest.linescan import LiteralScan, decode_line
+from logscope.pipeline.parse import prefilter
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted(p for d in ("real", "pastes", "synthetic", "h200") for p in (ROOT / "fixtures" / d).glob("*")
@@ -44,7 +45,7 @@ def test_the_native_pass_finds_the_same_lines_as_re(path, monkeypatch):
     data = path.read_bytes()
     scan = LiteralScan(prefilter.all_literals())
     by_re = scan.candidates(data, 0, len(data))
-    monkeypatch.setattr("logscope.linescan.NATIVE_MIN_BYTES", 0)
+    monkeypatch.setattr("logscope.pipeline.ingest.linescan.NATIVE_MIN_BYTES", 0)
     assert scan.native() is not None
     assert scan.candidates(data, 0, len(data)) == by_re
     assert [i for i, _, text in by_re[1]] == [i for i, line in enumerate(data.decode("utf-8", "replace").split("\n"))

@@ -3,9 +3,9 @@ last (what the ledger, the sizing and the plan ask instead of searching the read
 
 from __future__ import annotations
 
-from logscope import kinds
-from logscope.events import RankId
-from logscope.model import DRAFT, TARGET, Launch, PhaseReading, RankTimeline
+from logscope.core import kinds
+from logscope.core.events import RankId
+from logscope.core.model import DRAFT, TARGET, Launch, PhaseReading, RankTimeline
 
 
 def _reading(phase: str, model: str, line: int, **values: float) -> PhaseReading:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from logscope.parsers.sglang_line import parse_line
+from logscope.pipeline.parse.parsers.sglang_line import parse_line
 from tests.helpers import analyze_text
 
 P = "[2026-10-20 09:00:03 TP0] "

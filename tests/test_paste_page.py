@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from logscope.redact import redact
+from logscope.core.redact import redact
 from logscope.report.view import build_view
 from tests.helpers import REAL, ROOT, analyze_text
 

@@ -3,8 +3,8 @@ JSON, the text and the Markdown report without touching a renderer."""
 
 from __future__ import annotations
 
-from logscope import phases
 from logscope.cli import Format, render
+from logscope.core import phases
 from logscope.report.formats import RENDERERS
 from tests.helpers import analyze_text
 

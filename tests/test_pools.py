@@ -34,13 +34,13 @@ def test_pools_without_a_naming_line_are_numbered_in_order():
 
 
 def _source(name: str, text: str):
-    from logscope.ingest import Source
+    from logscope.pipeline.ingest.ingest import Source
 
     return Source(name=name, path=None, data=text.encode())
 
 
 def _launches(*files: tuple[str, str]) -> list[dict]:
-    from logscope.analyze import analyze_sources
+    from logscope.pipeline.analyze import analyze_sources
 
     return analyze_sources([_source(name, text) for name, text in files])["launches"]
 

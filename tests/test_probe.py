@@ -13,10 +13,10 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from logscope.analyze import analyze_sources
-from logscope.calibration import load_calibration, parse_calibration
-from logscope.errors import InputError
-from logscope.ingest import expand_inputs
+from logscope.core.errors import InputError
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import expand_inputs
+from logscope.pipeline.sizing.calibration import load_calibration, parse_calibration
 from logscope.probe.launcher import build_calibration, child_command, preflight
 from logscope.probe.stages import NVLS_OFF, STAGES
 from tests.helpers import ROOT, run

@@ -49,8 +49,8 @@ def _logscope(tree: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def tree_with_a_new_phase(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tree = _copy_tree(tmp_path_factory.mktemp("recipe"))
-    # 1. logscope/kinds.py: the kind's constant, and its row in CATALOGUE (role, rule, literal, a sample line)
-    kinds_py = tree / "logscope" / "kinds.py"
+    # 1. logscope/core/kinds.py: the kind's constant, and its row in CATALOGUE (role, rule, literal, a sample line)
+    kinds_py = tree / "logscope" / "core" / "kinds.py"
     _edit(kinds_py, "CATALOGUE: tuple[Kind, ...] = (\n", 'MADE_UP_PHASE: Final = "made_up_phase"\n\n\n', before=True)
     _edit(
         kinds_py,
@@ -67,16 +67,16 @@ def tree_with_a_new_phase(tmp_path_factory: pytest.TempPathFactory) -> Path:
         'made_up_phase: "Made-up phase reached." "avail mem=" NUM2 "GB"\n\n',
         before=True,
     )
-    # 3. logscope/parsers/sglang_line.py: the transformer method, returning the kind's constant and its numbers
+    # 3. logscope/pipeline/parse/parsers/sglang_line.py: the transformer method, returning the kind's constant and its numbers
     _edit(
-        tree / "logscope" / "parsers" / "sglang_line.py",
+        tree / "logscope" / "pipeline" / "parse" / "parsers" / "sglang_line.py",
         "    # ---- phases\n",
         "    def made_up_phase(self, items: list[Token]) -> tuple:\n"
         '        return kinds.MADE_UP_PHASE, {"avail_gib": _f(items[0])}\n\n',
     )
-    # 4. logscope/phases.py: its row (order, the stage after it, a timeline column)
+    # 4. logscope/core/phases.py: its row (order, the stage after it, a timeline column)
     _edit(
-        tree / "logscope" / "phases.py",
+        tree / "logscope" / "core" / "phases.py",
         "    Phase(kinds.KV_CACHE_ALLOCATED,",
         '    Phase(kinds.MADE_UP_PHASE, 3, after="memory_pool", column=Column("made up")),\n',
         before=True,
@@ -117,7 +117,7 @@ def test_the_catalogue_tests_pass_on_the_tree_with_the_new_phase(tree_with_a_new
         timeout=300,
     )
     assert result.returncode == 0, result.stdout.decode()[-3000:]
-    assert "made_up_phase" in (tree_with_a_new_phase / "logscope" / "kinds.py").read_text()
+    assert "made_up_phase" in (tree_with_a_new_phase / "logscope" / "core" / "kinds.py").read_text()
 
 
 def test_without_the_recipe_the_line_is_not_read():

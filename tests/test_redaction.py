@@ -1,4 +1,4 @@
-"""One redaction for every output (logscope/redact.py): every kind of secret planted in a paste, none found in
+"""One redaction for every output (logscope/core/redact.py): every kind of secret planted in a paste, none found in
 any format of analyze, triage, diff or plan (the CLI run in-process: 40 runs); the same outputs with --no-redact hold
 every one, so the check can fail; and redaction changes no figure of a document."""
 
@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from logscope.cli import app
-from logscope.redact import redact, redact_document
+from logscope.core.redact import redact, redact_document
 from logscope.report.comment import render_comment
 from logscope.triage.run import triage_text
 from tests.helpers import ROOT

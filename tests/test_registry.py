@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from logscope import prefilter
-from logscope.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
-from logscope.parsers.smi_csv import _CSV_FIELDS
+from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
+from logscope.pipeline.parse.parsers.smi_csv import _CSV_FIELDS
 from tests.helpers import analyze_text
 
 

@@ -9,10 +9,10 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from logscope.analyze import analyze_sources
-from logscope.errors import InputError
-from logscope.ingest import Source
-from logscope.parsers.sglang_line import parse_line
+from logscope.core.errors import InputError
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.parsers.sglang_line import parse_line
 from tests.helpers import corpus_inputs
 
 
@@ -87,9 +87,9 @@ def test_every_grammar_and_regex_stays_linear_on_adversarial_input():
     # machine (other processes on the cores) does not fail it
     from lark.exceptions import LarkError
 
-    from logscope.grammar_loader import parser
-    from logscope.parsers.nvidia_topo import parse_topology
-    from logscope.resources import data_dir
+    from logscope.core.grammar_loader import parser
+    from logscope.core.resources import data_dir
+    from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology
 
     pieces = ("9", "9.", "a=", "[", "| ", "GPU0 ", "NV1 ", "'", "(", "{'a': ", "File \"", "1 GiB ", "x:", "--a ",
               "Capture ", "NVIDIA-SMI ", ": ")

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import shutil
 
-from logscope import resources
-from logscope.rules.loader import load_rules
-from logscope.signatures.loader import bundled_signatures as bundled
-from logscope.signatures.loader import load_signatures
-from logscope.user_cache import cached, content_key
+from logscope.core import resources
+from logscope.core.user_cache import cached, content_key
+from logscope.pipeline.parse.signatures.loader import bundled_signatures as bundled
+from logscope.pipeline.parse.signatures.loader import load_signatures
+from logscope.pipeline.rule_engine.loader import load_rules
 
 
 def _summary(rules):

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from logscope.errors import RuleError
-from logscope.resources import rules_dir
-from logscope.rules.expr import Expr
-from logscope.rules.loader import load_rule_file, load_rules
+from logscope.core.errors import RuleError
+from logscope.core.resources import rules_dir
+from logscope.pipeline.rule_engine.expr import Expr
+from logscope.pipeline.rule_engine.loader import load_rule_file, load_rules
 from logscope.tooling.rule_cases import load_cases
 
 STABLE = {

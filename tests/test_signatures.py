@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from logscope.errors import RuleError
-from logscope.signatures.loader import bundled_signatures, load_signature_file
-from logscope.signatures.pattern import compile_pattern
+from logscope.core.errors import RuleError
+from logscope.pipeline.parse.signatures.loader import bundled_signatures, load_signature_file
+from logscope.pipeline.parse.signatures.pattern import compile_pattern
 from logscope.tooling.signature_cases import check_case, load_signature_cases, pinned_signatures, signature_case_files
 from logscope.tooling.signature_docs import render_signatures_doc
 from tests.helpers import ROOT, run

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from logscope.events import RankId
-from logscope.model import Launch, PhaseReading
-from logscope.timeline import _round, cross_rank_stats, timeline_numbers, timeline_rows, with_deltas
+from logscope.core.events import RankId
+from logscope.core.model import Launch, PhaseReading
+from logscope.pipeline.ledger.timeline import _round, cross_rank_stats, timeline_numbers, timeline_rows, with_deltas
 
 
 def _launch() -> Launch:

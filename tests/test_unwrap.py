@@ -1,5 +1,5 @@
-"""The unwrapping step (logscope/unwrap.py), the serving markers (logscope/serving.py) and the evidence cut
-(logscope/excerpt.py), on the wordings people paste."""
+"""The unwrapping step (logscope/pipeline/ingest/unwrap.py), the serving markers
+(logscope/pipeline/parse/serving.py) and the evidence cut (logscope/core/excerpt.py), on the wordings people paste."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from logscope.excerpt import cut_around
+from logscope.core.excerpt import cut_around
+from logscope.pipeline.ingest.unwrap import FLATTENED, JSON_STRING, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
+from logscope.pipeline.parse.serving import first_serving_line, is_serving_line
 from logscope.report.view import short_sentence
-from logscope.serving import first_serving_line, is_serving_line
-from logscope.unwrap import FLATTENED, JSON_STRING, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 
 OOM = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB "
        "is free. Process 5403 has 21.69 GiB memory in use. Including non-PyTorch memory, this process has 56.10 GiB "
@@ -132,8 +132,8 @@ def test_a_json_oom_names_the_other_process_and_shows_it_in_the_evidence():
 
 
 def test_a_full_width_line_followed_by_a_prefixed_record_is_not_joined():
-    from logscope.analyze import analyze_sources
-    from logscope.ingest import Source
+    from logscope.pipeline.analyze import analyze_sources
+    from logscope.pipeline.ingest.ingest import Source
 
     head = "worker-0  | [2026-04-01 12:00:09 TP1] Scheduler hit an exception: Traceback (most recent call last):"
     head = head.replace("Scheduler", "Scheduler" + " " * (100 - len(head)), 1) if len(head) < 100 else head[:100]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logscope import upstream
+from logscope.core import upstream
 from logscope.tooling import wording_coverage
 
 

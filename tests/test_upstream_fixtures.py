@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from logscope import phases, upstream
+from logscope.core import phases, upstream
 from tests.helpers import analyze_paths
 
 VERSIONS = upstream.versions()

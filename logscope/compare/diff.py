@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from logscope import kinds, phases
-from logscope.cell_rules import release_for
-from logscope.kv_sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
-from logscope.mem_fraction import auto_fraction
-from logscope.model import Analysis, Launch, RankTimeline
+from logscope.core import kinds, phases
+from logscope.core.model import Analysis, Launch, RankTimeline
+from logscope.pipeline.sizing.cell_rules import release_for
+from logscope.pipeline.sizing.kv_sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
+from logscope.pipeline.sizing.mem_fraction import auto_fraction
 
 # settings that identify a run rather than configure it: never reported as a difference
 RUN_IDENTITY = frozenset({

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from logscope.analyze import analyze_model
-from logscope.errors import InputError
-from logscope.ingest import expand_inputs
-from logscope.model import Analysis, Launch
+from logscope.core.errors import InputError
+from logscope.core.model import Analysis, Launch
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import expand_inputs
 
 _LAUNCH_SUFFIX = re.compile(r"^(?P<inputs>.+)#(?P<launch>\d+)$")
 

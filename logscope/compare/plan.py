@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from logscope import kinds
-from logscope.cell_rules import Release, release_for
-from logscope.cells import launch_cells
-from logscope.errors import LogscopeError
-from logscope.kv_sizing import (
+from logscope.core import kinds
+from logscope.core.errors import LogscopeError
+from logscope.core.model import Launch
+from logscope.pipeline.sizing.cell_rules import Release, release_for
+from logscope.pipeline.sizing.cells import launch_cells
+from logscope.pipeline.sizing.kv_sizing import (
     GIB,
     Figure,
     KvSizing,
@@ -22,8 +23,7 @@ from logscope.kv_sizing import (
     free_before_weights,
     layout_of,
 )
-from logscope.mem_fraction import auto_fraction, default_requests, fraction_on_command, user_requests
-from logscope.model import Launch
+from logscope.pipeline.sizing.mem_fraction import auto_fraction, default_requests, fraction_on_command, user_requests
 
 
 class PlanRefused(LogscopeError):

@@ -17,10 +17,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from logscope.analyze import analyze_sources
-from logscope.errors import LogscopeError
-from logscope.ingest import Source, rank_hint_from_name
-from logscope.redact import redact
+from logscope.core.errors import LogscopeError
+from logscope.core.redact import redact
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source, rank_hint_from_name
 from logscope.report.html import render_html
 
 MAX_PASTE = 8 << 20  # bytes of one submission, files and text together

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from logscope.calibration import FORMAT
-from logscope.errors import LogscopeError
+from logscope.core.errors import LogscopeError
+from logscope.pipeline.sizing.calibration import FORMAT
 from logscope.probe.stages import BY_ID, MIB, NCCL_ENV_KEYS, NCCL_ENVIRONMENTS, NVLS_OFF, Reading, StageSize, stage_sizes
 
 BUSY_MIB = 1024  # a GPU with more than this in use is taken to be someone else's

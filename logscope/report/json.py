@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from logscope import SCHEMA_ID, __version__, kinds, phases
-from logscope.events import Event
-from logscope.limits import LINE_CAP
-from logscope.model import Analysis, Coverage, InputFile, Launch, PhaseReading, RankPlacement, RankTimeline
+from logscope import SCHEMA_ID, __version__
+from logscope.core import kinds, phases
+from logscope.core.events import Event
+from logscope.core.limits import LINE_CAP
+from logscope.core.model import Analysis, Coverage, InputFile, Launch, PhaseReading, RankPlacement, RankTimeline
 
 # lines that state a memory figure or a setting but are no phase: listed as the rank's (or launch's) notes
 NOTE_KINDS = kinds.of_role(kinds.NOTE)

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from logscope import kinds
+from logscope.core import kinds
 from logscope.report.compare_view import build_compare_view
 from logscope.report.view import (
     GPU_COLUMNS,

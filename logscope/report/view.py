@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from logscope import kinds, phases
-from logscope.excerpt import cut_around
+from logscope.core import kinds, phases
+from logscope.core.excerpt import cut_around
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 SPREAD_HIGHLIGHT_PCT = 10.0  # a free-memory spread across ranks above this is highlighted
@@ -205,7 +205,7 @@ def _verdict(report: dict[str, Any]) -> str:
 
 
 def _read_limits(report: dict[str, Any]) -> str:
-    """What the bounds on reading left out (logscope/limits.py), said with the verdict so no format hides it."""
+    """What the bounds on reading left out (logscope/core/limits.py), said with the verdict so no format hides it."""
     parts = [f"{i['path']} {i['stopped']}" for i in report["inputs"] if i.get("stopped")]
     cov = report["coverage"]
     if cov.get("cut_lines"):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from logscope.analyze import analyze_sources
-from logscope.errors import RuleError
-from logscope.ingest import Source
-from logscope.resources import rules_dir
-from logscope.rules.loader import parse_yaml_file
+from logscope.core.errors import RuleError
+from logscope.core.resources import rules_dir
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.rule_engine.loader import parse_yaml_file
 
 _CASE_KEYS = {"name", "log", "expect", "files"}
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from logscope.analyze import analyze_sources
-from logscope.ingest import Source
-from logscope.resources import rules_dir
-from logscope.rules.loader import load_rules
+from logscope.core.resources import rules_dir
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.rule_engine.loader import load_rules
 from logscope.tooling.rule_cases import load_cases
 
 

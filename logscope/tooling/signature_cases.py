@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from logscope.analyze import analyze_model, analyze_sources
-from logscope.errors import RuleError
-from logscope.ingest import Source
-from logscope.resources import rules_dir
-from logscope.rules.loader import parse_yaml_file
-from logscope.signatures.loader import bundled_signatures
-from logscope.signatures.match import locating_frame
+from logscope.core.errors import RuleError
+from logscope.core.resources import rules_dir
+from logscope.pipeline.analyze import analyze_model, analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.signatures.loader import bundled_signatures
+from logscope.pipeline.parse.signatures.match import locating_frame
+from logscope.pipeline.rule_engine.loader import parse_yaml_file
 
 _CASE_KEYS = {"name", "log", "finding", "phase", "signature", "located_by", "not"}
 

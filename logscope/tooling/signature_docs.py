@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from logscope.signatures.loader import load_signature_file, signature_files
+from logscope.pipeline.parse.signatures.loader import load_signature_file, signature_files
 from logscope.tooling.signature_cases import load_signature_cases
 
 

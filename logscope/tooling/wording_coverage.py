@@ -17,10 +17,11 @@ from typing import Any
 
 import yaml
 
-from logscope import kinds, prefilter, upstream
-from logscope.parsers.registry import LINE_GRAMMARS
-from logscope.resources import data_dir
-from logscope.signatures.loader import bundled_signatures
+from logscope.core import kinds, upstream
+from logscope.core.resources import data_dir
+from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS
+from logscope.pipeline.parse.signatures.loader import bundled_signatures
 
 PREFIX = "[2026-10-01 12:00:00 TP0] "
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
@@ -90,7 +91,7 @@ def render(template: str, style: str) -> str:
 
 def _exception_read(line: str, message: str, level: str) -> str | None:
     """How the exception line is read: a grammar's specific kind, or an exception signature."""
-    from logscope.parsers.sglang_line import parse_line
+    from logscope.pipeline.parse.parsers.sglang_line import parse_line
 
     parsed = parse_line(line)
     if parsed is not None:

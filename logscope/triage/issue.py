@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from logscope.errors import InputError
+from logscope.core.errors import InputError
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _QUOTED = re.compile(r"^\s{0,3}>")

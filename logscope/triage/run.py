@@ -1,5 +1,5 @@
 """Triage one issue: its posts split into blocks, all analysed together; the document gains a `triage` section
-(title, the blocks with their origin) that the comment styling reads, and is redacted whole (logscope/redact.py)
+(title, the blocks with their origin) that the comment styling reads, and is redacted whole (logscope/core/redact.py)
 before anyone renders it: the comment, the JSON and the bot's comment all come from it."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from logscope.analyze import analyze_sources
-from logscope.ingest import Source
-from logscope.redact import KINDS, redact_document
+from logscope.core.redact import KINDS, redact_document
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
 from logscope.triage.issue import read_issue, split_blocks
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from logscope import upstream
+from logscope.core import upstream
 from logscope.tooling import wording_coverage
 from tools.upstream.write import ROOT
 

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from logscope import upstream
+from logscope.core import upstream
 from tools.upstream.write import ROOT
 
 OUT = ROOT / "fixtures" / "upstream"

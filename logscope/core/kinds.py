@@ -1,0 +1,696 @@
+"""The one catalogue of event kinds: one row per kind, and one name per kind id for the code to import.
+
+A row says what a kind is (its role), which line grammar reads it, which `grammars/sglang.lark` rules emit it
+(a new rule is named after its kind id), the prefilter literals a line of it holds, and sample lines. From
+these rows come the rule → kind map of the SGLang transformer, the failure and note kind sets, and every line
+grammar's literals in the parser registry (so a line of a catalogued kind can never be dropped by the
+prefilter). Phase kinds also have a row in the phase table (logscope/core/phases.py), which says where they sit
+in a startup.
+
+Kind ids and phase ids are written as strings only here (and in data files); code uses the names below,
+whose values are the very same strings, so the JSON output does not change.
+
+Adding a kind (README "How to add ..."): its constant below, its row in CATALOGUE (role, grammar, rules,
+literals, a sample line), its rule in the grammar named after the kind id and its transformer method
+returning the constant; a phase also gets its row in phases.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+# ---------------------------------------------------------------- roles
+PHASE: Final = "phase"  # a startup phase line of a rank (its place in a startup: phases.py)
+FAILURE: Final = "failure"  # the rank failed: its startup stops there
+NOTE: Final = "note"  # states a memory figure or a setting; listed as the rank's (or launch's) notes
+FACT: Final = "fact"  # anything else the stages read (settings, dumps, frames, fallbacks)
+ROLES: Final = (PHASE, FAILURE, NOTE, FACT)
+
+# ---------------------------------------------------------------- phase kinds (the fixed phase ids of the JSON contract)
+INIT_DISTRIBUTED_BEGIN: Final = "init_distributed_begin"
+INIT_DISTRIBUTED_END: Final = "init_distributed_end"
+INIT_PARALLEL_END: Final = "init_parallel_end"  # 0.5.21+: "Init parallel ends." (no reading)
+NCCL_PREWARM: Final = "nccl_prewarm"
+LOAD_WEIGHT_BEGIN: Final = "load_weight_begin"
+LOAD_WEIGHT_END: Final = "load_weight_end"
+KV_CACHE_ALLOCATED: Final = "kv_cache_allocated"
+OTHER_POOL_ALLOCATED: Final = "other_pool_allocated"
+MEMORY_POOL_END: Final = "memory_pool_end"
+CAPTURE_BEGIN: Final = "capture_begin"
+CAPTURE_PROGRESS: Final = "capture_progress"
+CAPTURE_END: Final = "capture_end"
+SCHEDULER_SUMMARY: Final = "scheduler_summary"
+SERVER_READY: Final = "server_ready"
+
+# ---------------------------------------------------------------- failure kinds
+EXCEPTION: Final = "exception"
+OOM: Final = "oom"
+TRACEBACK: Final = "traceback"
+PROCESS_EXCEPTION: Final = "process_exception"
+NOT_ENOUGH_MEMORY: Final = "not_enough_memory"
+PD_TRANSFER_FAILED: Final = "pd_transfer_failed"
+AR_FAILED: Final = "ar_failed"
+NCCL_ERROR: Final = "nccl_error"
+NCCL_WARN: Final = "nccl_warn"
+SCHEDULER_DIED: Final = "scheduler_died"
+SIGQUIT: Final = "sigquit"
+CUDA_ERROR: Final = "cuda_error"
+FATAL_ERROR: Final = "fatal_error"
+FAILURE_LINE: Final = "failure_line"
+NATIVE_BACKTRACE: Final = "native_backtrace"
+
+# ---------------------------------------------------------------- note kinds
+DEEPGEMM_BUDGET: Final = "deepgemm_budget"
+DEEPGEMM_WARMUP: Final = "deepgemm_warmup"
+HICACHE_HOST: Final = "hicache_host"
+NCCL_VERSION: Final = "nccl_version"
+AR_CONFIG: Final = "ar_config"
+AR_REGISTERING: Final = "ar_registering"
+SYMM_PREALLOC: Final = "symm_prealloc"
+SYMM_DEFAULT: Final = "symm_default"
+TOKENS_CAPPED: Final = "tokens_capped"
+STAGING_BUFFER: Final = "staging_buffer"
+STAGING_ALLOCATOR: Final = "staging_allocator"
+DEEPEP_CAPPED: Final = "deepep_capped"
+DEEPEP_RESERVE: Final = "deepep_reserve"
+LM_HEAD_WARMUP: Final = "lm_head_warmup"
+STARTUP_TIMINGS: Final = "startup_timings"
+KV_DTYPE: Final = "kv_dtype"
+SHARD_PROGRESS: Final = "shard_progress"
+SWA_POOL_USAGE: Final = "swa_pool_usage"
+KV_VA_BOUND: Final = "kv_va_bound"
+ATTENTION_BACKEND: Final = "attention_backend"
+PLATFORM: Final = "platform"
+
+# ---------------------------------------------------------------- fact kinds
+CAPTURE_BS: Final = "capture_bs"
+KV_RESERVE: Final = "kv_reserve"
+AR_DISABLED: Final = "ar_disabled"
+IMBALANCE: Final = "imbalance"
+DEEPEP_MISSING: Final = "deepep_missing"
+INIT_FAILED: Final = "init_failed"
+SERVER_ARGS: Final = "server_args"
+LAUNCH_COMMAND: Final = "launch_command"
+ENV_EXPORT: Final = "env_export"
+LAUNCH_FLAGS: Final = "launch_flags"  # flags given as code spans in a Markdown list
+CHECK_ENV: Final = "check_env"
+SMI_GPU: Final = "smi_gpu"
+SMI_PROCESS: Final = "smi_process"
+SMI_VERSIONS: Final = "smi_versions"
+SMI_MIG: Final = "smi_mig"
+TOPOLOGY: Final = "topology"
+FRAME: Final = "frame"
+NCCL_INFO: Final = "nccl_info"
+NATIVE_LOG: Final = "native_log"
+TRACEBACK_START: Final = "traceback_start"
+TRACEBACK_CHAIN: Final = "traceback_chain"
+FAULTHANDLER_THREAD: Final = "faulthandler_thread"
+DSV4_MEMORY: Final = "dsv4_memory"
+POST_CAPTURE_KV: Final = "post_capture_kv"
+MEMORY_LINE: Final = "memory_line"  # never emitted: a line naming memory that no grammar read, for the coverage
+SERVING_BEGIN: Final = "serving_begin"  # the first line of an input that shows the server serving (serving.py)
+
+# the body kinds of an exception line ("RuntimeError: NCCL error: ..."): data["body_kind"], never an event kind
+BODY_CAPTURE_FAILED: Final = "capture_failed"
+
+# grammar names (pipeline/parse/parsers/registry.py, the block readers, Event.grammar, the coverage counts); some are spelled
+# like a kind they read
+SGLANG: Final = "sglang"
+EXCEPTION_GRAMMAR: Final = "exception"
+TRACEBACK_GRAMMAR: Final = "traceback"
+TORCH_OOM_GRAMMAR: Final = "torch_oom"
+SERVER_ARGS_GRAMMAR: Final = "server_args"
+LAUNCH_COMMAND_GRAMMAR: Final = "launch_command"
+FLAG_LIST_GRAMMAR: Final = "flag_list"
+COLLECT_ENV_GRAMMAR: Final = "collect_env"
+PROGRESS_GRAMMAR: Final = "progress"
+GPUSTAT_GRAMMAR: Final = "gpustat"
+NATIVE_LOG_GRAMMAR: Final = "native_log"
+CHECK_ENV_GRAMMAR: Final = "check_env"
+NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
+MEMORY_LINE_GRAMMAR: Final = "memory_line"
+BLOCK: Final = ""  # read by a block reader (its literals are the reader's), or made by a stage
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One event kind. `rules` are the grammars/sglang.lark rules whose transformer method emits it (named after
+    the kind id for new kinds); `literals` go to `grammar`'s prefilter literals; every sample is a line of this
+    kind that the classifier reads as it (a test parses each)."""
+
+    id: str
+    role: str
+    grammar: str = SGLANG
+    rules: tuple[str, ...] = ()
+    literals: tuple[str, ...] = ()
+    samples: tuple[str, ...] = ()
+
+
+CATALOGUE: tuple[Kind, ...] = (
+    # ---- phases, in startup order
+    Kind(
+        INIT_DISTRIBUTED_BEGIN,
+        PHASE,
+        rules=("init_begin",),
+        literals=("Init torch distributed", "Init nccl begin", "Init parallel"),
+        samples=("[2025-01-01 10:00:00 TP0] Init torch distributed begin.", "[19:01:01 TP0] Init nccl begin.",
+                 "[2026-10-01 10:00:00 TP0] Init parallel begin."),
+    ),
+    Kind(
+        INIT_DISTRIBUTED_END,
+        PHASE,
+        rules=("init_end", "memory_baseline"),  # 0.5.21+ prints the reading as "Memory baseline taken"
+        literals=("Init torch distributed", "Memory baseline taken"),
+        samples=("[2025-01-01 10:00:00] Init torch distributed ends. mem usage=0.30 GB",
+                 "[2026-10-01 10:00:01 TP0] Memory baseline taken. mem usage=1.53 GB"),
+    ),
+    Kind(
+        INIT_PARALLEL_END,
+        PHASE,
+        rules=("init_parallel_end",),
+        literals=("Init parallel",),
+        samples=("[2026-10-01 10:00:01 TP0] Init parallel ends. elapsed=1.25 s",),
+    ),
+    Kind(
+        NCCL_PREWARM,
+        PHASE,
+        rules=("nccl_warmup",),
+        literals=("warmup completed",),
+        samples=("[2026-01-01 10:00:02 TP0] NCCL/RCCL warmup completed in 0.512s (tp_size=8, pp_size=1, ep_size=1)",),
+    ),
+    Kind(
+        LOAD_WEIGHT_BEGIN,
+        PHASE,
+        rules=("load_begin",),
+        literals=("Load weight begin",),
+        samples=("[2025-01-01 10:00:01] Load weight begin. avail mem=130.00 GB",),
+    ),
+    Kind(
+        LOAD_WEIGHT_END,
+        PHASE,
+        rules=("load_end",),
+        literals=("Load weight end",),
+        samples=("[2026-01-01 10:00:10 TP0] Load weight end. type=GptOssForCausalLM, avail mem=60.00 GB, mem usage=18.00 GB.",),
+    ),
+    Kind(
+        KV_CACHE_ALLOCATED,
+        PHASE,
+        rules=("kv_alloc",),
+        literals=("Cache is allocated",),
+        samples=("[2025-10-16 09:06:20 TP5] KV Cache is allocated. #tokens: 1029388, K size: 47.12 GB, V size: 47.12 GB",),
+    ),
+    Kind(
+        OTHER_POOL_ALLOCATED,
+        PHASE,
+        rules=("mamba_alloc", "swa_pool"),
+        literals=("Cache is allocated", "sliding window memory pool"),
+        samples=(
+            "[2026-01-01 10:00:11 TP0] Mamba Cache is allocated. max_mamba_cache_size: 512, conv_state size: 1.20GB, "
+            "ssm_state size: 3.40GB",
+            "[2026-01-01 10:00:11 TP0] Use sliding window memory pool. full_layer_tokens=1000000, swa_layer_tokens=800000",
+        ),
+    ),
+    Kind(
+        MEMORY_POOL_END,
+        PHASE,
+        rules=("pool_end",),
+        literals=("Memory pool end",),
+        samples=("[2025-11-04 05:27:20 TP0] Memory pool end. avail mem=9.50 GB",),
+    ),
+    Kind(
+        CAPTURE_BEGIN,
+        PHASE,
+        rules=("capture_begin",),
+        literals=("Capture ",),
+        samples=("[2025-04-11 16:20:00 TP7] Capture cuda graph begin. This can take up to several minutes. avail mem=3.10 GB",),
+    ),
+    Kind(
+        CAPTURE_PROGRESS,
+        PHASE,
+        rules=("capture_progress",),
+        literals=("Capturing batches",),
+        samples=("Capturing batches (bs=512 avail_mem=11.47 GB):   0%|",),
+    ),
+    Kind(
+        CAPTURE_END,
+        PHASE,
+        rules=("capture_end",),
+        literals=("Capture ",),
+        samples=("[2025-03-09 14:40:46 TP4] Capture cuda graph end. Time elapsed: 1334.38 s",),
+    ),
+    Kind(
+        SCHEDULER_SUMMARY,
+        PHASE,
+        rules=("sched_summary",),
+        literals=("max_total_num_tokens=",),
+        samples=(
+            "max_total_num_tokens=2261377, chunked_prefill_size=16384, max_prefill_tokens=16384, "
+            "max_running_requests=4096, context_len=128000, available_gpu_mem=37.06 GB",
+        ),
+    ),
+    Kind(
+        SERVER_READY,
+        PHASE,
+        rules=("ready",),
+        literals=("fired up and ready",),
+        samples=("[2025-10-01 12:01:05] The server is fired up and ready to roll!",),
+    ),
+    # ---- notes read by the sglang grammar
+    Kind(
+        LM_HEAD_WARMUP,
+        NOTE,
+        rules=("lm_head_warmup",),
+        literals=("warmup completed",),
+        samples=(
+            "[2026-05-07 13:38:02 TP0] TP LM-head PyNCCL all-to-all warmup completed in 0.125s (tp_size=1, bytes_per_peer=4096)",
+        ),
+    ),
+    Kind(
+        KV_DTYPE,
+        NOTE,
+        rules=("kv_dtype",),
+        literals=("Using KV cache dtype",),
+        samples=("[2026-05-07 13:39:14 DP0 TP0 EP0] Using KV cache dtype: torch.bfloat16",),
+    ),
+    Kind(
+        STARTUP_TIMINGS,
+        NOTE,
+        rules=("startup_timings",),
+        literals=("Engine startup timings",),
+        samples=("[2026-01-01 10:01:00] Engine startup timings (s): load=10.2, capture=30.1",),
+    ),
+    Kind(
+        NCCL_VERSION,
+        NOTE,
+        rules=("nccl_using", "nccl_native_version"),
+        literals=("sglang is using nccl", "NCCL version"),
+        samples=("[2026-01-01 10:00:01 TP0] sglang is using nccl==2.27.3", "NCCL version 2.20.5+cuda12.4"),
+    ),
+    Kind(
+        AR_CONFIG,
+        NOTE,
+        rules=("ar_config",),
+        literals=("All Reduce config",),
+        samples=("[2026-01-01 10:00:01 TP0] All Reduce config: custom_ar=True, max_size=8 MB",),
+    ),
+    Kind(
+        AR_REGISTERING,
+        NOTE,
+        rules=("ar_registering",),
+        literals=("cuda graph addresses",),
+        samples=("[2026-01-01 10:00:20 TP0] Registering 2760 cuda graph addresses",),
+    ),
+    Kind(
+        DEEPGEMM_BUDGET,
+        NOTE,
+        rules=("deepgemm_budget",),
+        literals=("DeepGEMM masked layout",),
+        samples=("[2026-01-01 10:00:05 TP0] DeepGEMM masked layout budget: 12.34 GiB from 50.00 GiB free.",),
+    ),
+    Kind(
+        DEEPGEMM_WARMUP,
+        NOTE,
+        rules=("deepgemm_warmup",),
+        literals=("Required memory for warmup",),
+        samples=("[2026-01-01 10:00:05 TP0] Required memory for warmup: 8.00 GB, Available memory: 10.25 GB",),
+    ),
+    Kind(
+        HICACHE_HOST,
+        NOTE,
+        rules=("hicache_host",),
+        literals=("host memory for hierarchical",),
+        samples=("[2026-01-01 10:00:07 TP0] Allocating 107.37 GB host memory for hierarchical KV cache.",),
+    ),
+    Kind(
+        SWA_POOL_USAGE,
+        NOTE,
+        rules=("swa_pool_usage",),
+        literals=("SWAKVPool mem usage",),
+        samples=("[2026-01-01 10:00:11 TP0] SWAKVPool mem usage: 43.00 GB, swa size: 700000, full size: 900000",),
+    ),
+    Kind(
+        KV_VA_BOUND,
+        NOTE,
+        rules=("kv_va_bound",),
+        literals=("KV Cache VA upper bound",),
+        samples=("[2026-01-01 10:00:11 TP0] KV Cache VA upper bound: 256.00 GB",),
+    ),
+    Kind(
+        ATTENTION_BACKEND,
+        NOTE,
+        rules=("attention_backend", "mla_backend"),
+        literals=("Attention backend not", "MLA optimization is turned on"),
+        samples=(
+            "[2026-01-01 10:00:00] Attention backend not explicitly specified. Use fa3 backend by default.",
+            "[2025-03-09 14:40:47 TP4] MLA optimization is turned on. Use triton backend.",
+        ),
+    ),
+    Kind(
+        PLATFORM,
+        NOTE,
+        rules=("platform_detected",),
+        literals=("Automatically detected platform",),
+        samples=("INFO 01-01 09:59:58 [__init__.py:239] Automatically detected platform cuda.",),
+    ),
+    Kind(
+        SYMM_PREALLOC,
+        NOTE,
+        rules=("symm_prealloc",),
+        literals=("Pre-allocating symmetric memory",),
+        samples=("[2026-01-01 10:00:03 TP0] Pre-allocating symmetric memory pool with 4.0 GiB",),
+    ),
+    Kind(
+        SYMM_DEFAULT,
+        NOTE,
+        rules=("symm_default",),
+        literals=("Symmetric memory",),
+        samples=(
+            "[2026-01-01 10:00:00] Symmetric memory is enabled, setting symmetric memory prealloc size to 4 GB as default.",
+        ),
+    ),
+    Kind(
+        TOKENS_CAPPED,
+        NOTE,
+        rules=("tokens_capped",),
+        literals=("is larger than the profiled",),
+        samples=(
+            "[2026-01-01 10:00:08 TP0] max_total_tokens=500000 is larger than the profiled value -1234. Use the "
+            "profiled value instead.",
+        ),
+    ),
+    Kind(
+        STAGING_BUFFER,
+        NOTE,
+        rules=("staging_buffer",),
+        literals=("StagingBuffer",),
+        samples=("[2026-01-01 10:00:09 TP0] StagingBuffer allocated: 256.0 MB on cuda:0, for PD transfer",),
+    ),
+    Kind(
+        STAGING_ALLOCATOR,
+        NOTE,
+        rules=("staging_allocator",),
+        literals=("StagingAllocator",),
+        samples=("[2026-01-01 10:00:09 TP0] StagingAllocator (ring+overcommit): 512.0 MB on cuda:0, ring of 4",),
+    ),
+    Kind(
+        DEEPEP_CAPPED,
+        NOTE,
+        rules=("deepep_capped",),
+        literals=("DeepEP",),
+        samples=(
+            "[2026-03-01 10:00:00 DP0 TP0 EP0] DeepEP low_latency capped per-rank decode concurrency to 128 (from 256) "
+            "to keep the all-to-all dispatch buffer within the FINISHED_SUM_TAG bound.",
+        ),
+    ),
+    Kind(
+        DSV4_MEMORY,
+        NOTE,
+        rules=("dsv4_memory",),
+        literals=("DSV4 memory calculation:",),
+        samples=("[2026-10-01 10:00:05 TP0] DSV4 memory calculation: unified=True, unified_fp8=False, "
+                 "bytes_per_full_token=1234.50, available_bytes=100.25 GB, swa_fixed=2.00 GB, full_token=123456",),
+    ),
+    Kind(
+        POST_CAPTURE_KV,
+        NOTE,
+        rules=("post_capture_kv",),
+        literals=("Post-capture KV sizing",),
+        samples=("[2026-10-01 10:05:00 TP0] Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, "
+                 "#tokens: 1000000, KV size: 45.78 GB, avail mem=10.20 GB",),
+    ),
+    Kind(MEMORY_LINE, NOTE, MEMORY_LINE_GRAMMAR, literals=("GB", "GiB", "MiB", "MB")),
+    Kind(
+        DEEPEP_RESERVE,
+        NOTE,
+        rules=("deepep_reserve",),
+        literals=("DeepEP",),
+        samples=("[2026-03-01 10:00:00 TP0] DeepEP auto mem reserve 3.5 GiB exceeds the free memory after weights",),
+    ),
+    Kind(
+        SHARD_PROGRESS,
+        NOTE,
+        grammar=PROGRESS_GRAMMAR,
+        literals=("checkpoint shards:",),
+        samples=("Loading safetensors checkpoint shards:  50% Completed | 4/8 [00:10<00:10,  2.50s/it]",),
+    ),
+    # ---- facts read by the sglang grammar
+    Kind(CAPTURE_BS, FACT, rules=("capture_bs",), literals=("Capture ",), samples=("Capture cuda graph bs [1, 2, 4, 8, 10]",)),
+    Kind(
+        KV_RESERVE,
+        FACT,
+        rules=("kv_reserve",),
+        literals=("Reserving ",),
+        samples=("Reserving 0.10 GB of the KV budget for post-sizing multimodal allocations",),
+    ),
+    Kind(
+        AR_DISABLED,
+        FACT,
+        rules=("ar_disabled", "ar_setup_failed"),
+        literals=("llreduce", "AllReduceV2"),
+        samples=(
+            "[2026-01-01 10:00:00 TP4] CustomAllReduceV2 is disabled because this process group spans across nodes.",
+            "[2026-04-14 16:08:44 TP1] Setup Custom allreduce failed with CUDART error: peer access is not supported "
+            "between these two devices. To silence this warning, specify --disable-custom-all-reduce explicitly.",
+        ),
+    ),
+    Kind(
+        IMBALANCE,
+        FACT,
+        rules=("imbalance",),
+        literals=("memory capacity is unbalanced",),
+        samples=("[2026-01-01 10:00:00 TP1] The memory capacity is unbalanced. Some GPUs may be occupied by other processes.",),
+    ),
+    Kind(
+        DEEPEP_MISSING,
+        FACT,
+        rules=("deepep_missing",),
+        literals=("DeepEP",),
+        samples=(
+            "[2025-06-01 10:00:00 TP0] DeepEP is not installed. Please install DeepEP package from "
+            "https://github.com/deepseek-ai/deepep.",
+        ),
+    ),
+    Kind(
+        INIT_FAILED,
+        FACT,
+        rules=("init_failed",),
+        literals=("Initialization failed",),
+        samples=("[2025-06-01 10:00:00] Initialization failed. warmup error: see the log",),
+    ),
+    # ---- failures read by the sglang grammar
+    Kind(
+        NOT_ENOUGH_MEMORY,
+        FAILURE,
+        rules=("not_enough_memory", "no_kv_memory"),
+        literals=("Not enough memory", "Loaded weights leave no GPU memory"),
+        samples=(
+            "[2026-01-01 10:00:00 TP0] Not enough memory. Please try to increase --mem-fraction-static.",
+            "[2026-01-01 10:00:00 TP1] Loaded weights leave no GPU memory for the KV cache under "
+            "--mem-fraction-static=0.7. Raise --mem-fraction-static above 0.812 (minimum viable = 0.8011).",
+        ),
+    ),
+    Kind(
+        AR_FAILED,
+        FAILURE,
+        rules=("cuda_failed",),
+        literals=("Failed: Cuda error",),
+        samples=(
+            "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 'peer access is not supported between "
+            "these two devices'",
+        ),
+    ),
+    Kind(
+        CUDA_ERROR,
+        FAILURE,
+        rules=("cuda_failed",),
+        literals=("Failed: Cuda error",),
+        samples=("[2026-01-01 10:00:00 TP0] Failed: Cuda error /workspace/csrc/moe_kernels.cu:88 'invalid argument'",),
+    ),
+    Kind(
+        NCCL_ERROR,
+        FAILURE,
+        rules=("symm_failed",),
+        literals=("symmetric memory",),
+        samples=("ERROR: NCCL symmetric memory allocation failed. Most likely out of device memory.",),
+    ),
+    Kind(
+        PD_TRANSFER_FAILED,
+        FAILURE,
+        rules=("mooncake_failed", "nixl_failed"),
+        literals=("Mooncake memory", "memory registration failed"),
+        samples=(
+            "[2025-06-05 10:48:27 TP7] Mooncake memory registration failed.",
+            "[2025-11-04 06:35:19 TP0] NIXL memory registration failed for kv tensors",
+        ),
+    ),
+    Kind(
+        PROCESS_EXCEPTION,
+        FAILURE,
+        rules=("sched_exception",),
+        literals=("hit an exception",),
+        samples=("[2025-06-11 14:04:30 TP0] Scheduler hit an exception: Traceback (most recent call last):",),
+    ),
+    Kind(
+        SIGQUIT,
+        FAILURE,
+        rules=("sigquit",),
+        literals=("Received sigquit",),
+        samples=("[2025-08-08 09:09:09] Received sigquit from a child process. It usually means the child failed.",),
+    ),
+    Kind(
+        SCHEDULER_DIED,
+        FAILURE,
+        rules=("scheduler_died",),
+        literals=("scheduler died",),
+        samples=(
+            "[2026-01-01 10:00:30] Rank 0 scheduler died during initialization (exit code: -9). If a failure "
+            "happened, check the log.",
+        ),
+    ),
+    Kind(
+        EXCEPTION,
+        FAILURE,
+        EXCEPTION_GRAMMAR,
+        rules=("exception_line",),
+        literals=("Error: ", "Exception: ", "Error:", "Interrupt: "),
+        samples=("RuntimeError: CUDA error: invalid argument",),
+    ),
+    Kind(
+        OOM,
+        FAILURE,
+        TORCH_OOM_GRAMMAR,
+        rules=("exception_line",),
+        literals=("CUDA out of memory", "HIP out of memory"),
+        samples=("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",),
+    ),
+    Kind(
+        NCCL_WARN,
+        FAILURE,
+        NATIVE_LOG_GRAMMAR,
+        literals=("NCCL WARN",),
+        samples=("node1:1234:1300 [0] NCCL WARN Cuda failure 'out of memory'",),
+    ),
+    Kind(
+        FATAL_ERROR,
+        FAILURE,
+        TRACEBACK_GRAMMAR,
+        literals=("Fatal Python error",),
+        samples=("Fatal Python error: Segmentation fault",),
+    ),
+    Kind(TRACEBACK, FAILURE, BLOCK),
+    Kind(FAILURE_LINE, FAILURE, BLOCK),
+    Kind(NATIVE_BACKTRACE, FAILURE, BLOCK),
+    # ---- facts read by the other line grammars and the block readers
+    Kind(
+        SERVER_ARGS,
+        FACT,
+        SERVER_ARGS_GRAMMAR,
+        literals=("server_args=",),
+        samples=("[2026-01-01 10:00:00] server_args=ServerArgs(model_path='m', tp_size=2)",),
+    ),
+    Kind(
+        LAUNCH_COMMAND,
+        FACT,
+        LAUNCH_COMMAND_GRAMMAR,
+        literals=("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "docker run", "torchrun"),
+        samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
+    ),
+    Kind(ENV_EXPORT, FACT, LAUNCH_COMMAND_GRAMMAR, literals=("export ",), samples=("export NCCL_DEBUG=INFO",)),
+    Kind(LAUNCH_FLAGS, FACT, FLAG_LIST_GRAMMAR, literals=("- `--", "* `--", "+ `--"),
+         samples=("- `--tp-size 8`, `--moe-a2a-backend deepep`",)),
+    Kind(
+        CHECK_ENV,
+        FACT,
+        COLLECT_ENV_GRAMMAR,
+        literals=(
+            "[pip3] ",
+            "[pip] ",
+            "[conda] ",
+            "vLLM Version:",
+            "PyTorch version:",
+            "Nvidia driver version:",
+            "CUDA used to build PyTorch:",
+            "CUDA runtime version:",
+            "Python version:",
+        ),
+        samples=("[pip3] torch==2.6.0", "PyTorch version: 2.6.0+cu124"),
+    ),
+    Kind(
+        SMI_GPU,
+        FACT,
+        GPUSTAT_GRAMMAR,
+        literals=(" MB |",),
+        samples=("[0] NVIDIA H200 | 35°C,   0 % |  1024 / 143771 MB | python(1000M)",),
+    ),
+    Kind(
+        FRAME,
+        FACT,
+        TRACEBACK_GRAMMAR,
+        literals=('File "',),
+        samples=('  File "/sgl/python/sglang/srt/managers/scheduler.py", line 1748, in run_scheduler_process',),
+    ),
+    Kind(
+        TRACEBACK_START,
+        FACT,
+        TRACEBACK_GRAMMAR,
+        literals=("Traceback (most recent",),
+        samples=("Traceback (most recent call last):",),
+    ),
+    Kind(
+        FAULTHANDLER_THREAD,
+        FACT,
+        TRACEBACK_GRAMMAR,
+        literals=("(most recent call first)",),
+        samples=("Thread 0x00007f1c2effd640 (most recent call first):",),
+    ),
+    Kind(
+        TRACEBACK_CHAIN,
+        FACT,
+        TRACEBACK_GRAMMAR,
+        literals=("During handling of the above", "The above exception"),
+        samples=("During handling of the above exception, another exception occurred:",),
+    ),
+    Kind(
+        NATIVE_LOG,
+        FACT,
+        NATIVE_LOG_GRAMMAR,
+        literals=(".cpp:", ".cc:"),
+        samples=("E0101 10:00:00.123456 1234 transfer_engine.cpp:120] Failed to register memory",),
+    ),
+    # no literal of its own (NCCL_DEBUG=INFO prints thousands): read when the line holds another, as a source file
+    Kind(
+        NCCL_INFO,
+        FACT,
+        NATIVE_LOG_GRAMMAR,
+        samples=("node1:1234:1300 [0] NCCL INFO init.cc:1460 Cuda Host Alloc Size 4 pointer 0x7f0c2a000000",),
+    ),
+    Kind(SMI_PROCESS, FACT, BLOCK),
+    Kind(SERVING_BEGIN, FACT, BLOCK),
+    Kind(SMI_VERSIONS, FACT, BLOCK),
+    Kind(SMI_MIG, FACT, BLOCK),
+    Kind(TOPOLOGY, FACT, BLOCK),
+)
+
+
+def by_id() -> dict[str, Kind]:
+    return {kind.id: kind for kind in CATALOGUE}
+
+
+def of_role(role: str) -> frozenset[str]:
+    return frozenset(kind.id for kind in CATALOGUE if kind.role == role)
+
+
+def rule_kinds() -> dict[str, str]:
+    """sglang.lark rule → the kind it emits, for rules that emit one kind only (a rule listed by several rows,
+    such as `cuda_failed`, has its transformer method return the kind)."""
+    rows: dict[str, list[str]] = {}
+    for kind in CATALOGUE:
+        for rule in kind.rules:
+            rows.setdefault(rule, []).append(kind.id)
+    return {rule: ids[0] for rule, ids in rows.items() if len(ids) == 1}
+
+
+def line_literals(grammar: str) -> tuple[str, ...]:
+    """The prefilter literals of one line grammar: every literal its rows declare, once, in catalogue order."""
+    return tuple(dict.fromkeys(lit for kind in CATALOGUE if kind.grammar == grammar for lit in kind.literals))

@@ -1,0 +1,245 @@
+"""The typed model every stage returns and the next one reads. Data flows one way:
+
+    ingest (Source) → classify (events, Coverage) → assemble (Launch: ranks, readings, settings)
+    → join_gpus (GpuJoin) · timeline_numbers (TimelineNumbers) · ledgers (RankLedger) · failures (Failure)
+    → Analysis → rules (findings) → the logscope/1 document (report/json.py) → views.
+
+No stage writes into another stage's product; the document is built once, at the end."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from logscope.core import kinds
+from logscope.core.events import Event, RankId
+
+# the model a phase reading belongs to (PhaseReading.model)
+TARGET: Final = "target"
+DRAFT: Final = "draft"
+Pick = Literal["first", "last"]
+
+UNRECOGNIZED_KEEP = 2000
+TEXT_KEEP = 300
+
+
+@dataclass
+class Coverage:
+    """What the classifier read: lines, candidates per grammar, and the candidates no grammar recognised."""
+
+    lines: int = 0
+    seen: Counter[str] = field(default_factory=Counter)
+    recognized: Counter[str] = field(default_factory=Counter)
+    recognized_lines: int = 0
+    unrecognized: list[dict[str, Any]] = field(default_factory=list)
+    unrecognized_total: int = 0
+
+    def miss(self, source: str, line: int, grammar: str, text: str) -> None:
+        self.unrecognized_total += 1
+        # lines that read like a failure are kept past the cap: each may become a finding
+        keep = 2 * UNRECOGNIZED_KEEP if grammar == "failure" else UNRECOGNIZED_KEEP
+        if len(self.unrecognized) < keep:
+            self.unrecognized.append({"source": source, "line": line, "grammar": grammar, "text": text[:TEXT_KEEP]})
+
+
+@dataclass
+class PhaseReading:
+    """One phase line of one rank: its phase id (phases.py), target or draft model, and its numbers."""
+
+    phase: str
+    model: str
+    source: str
+    line: int
+    time: str | None
+    values: dict[str, Any]
+    text: str
+    rank_assumed: bool = False
+
+
+@dataclass
+class RankTimeline:
+    rank: RankId
+    source: str
+    phases: list[PhaseReading] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    # assembly state (the assembler's bookkeeping while it reads the rank's lines)
+    reached: int = -1
+    mode: str = "target"
+    complete: bool = False
+    failed: bool = False
+    seen: set[tuple[Any, ...]] = field(default_factory=set)
+
+    # ---- the query vocabulary: a rank's readings of a phase, for the target (default) or draft model
+    def readings(self, phase: str, key: str | None = None, model: str | None = TARGET) -> list[PhaseReading]:
+        """This rank's readings of `phase` in the order printed, of `model` (None: either) and holding `key`."""
+        return [p for p in self.phases
+                if p.phase == phase and (model is None or p.model == model) and (key is None or key in p.values)]
+
+    def reading(self, phase: str, key: str | None = None, model: str | None = TARGET,
+                pick: Pick = "first") -> PhaseReading | None:
+        """The first (or last) reading of `phase` that holds `key`; None when the rank printed none."""
+        found = self.readings(phase, key, model)
+        if not found:
+            return None
+        return found[0] if pick == "first" else found[-1]
+
+    def value(self, phase: str, key: str, model: str | None = TARGET, pick: Pick = "first") -> Any:
+        """The value `key` of that reading, or None."""
+        found = self.reading(phase, key, model, pick)
+        return None if found is None else found.values[key]
+
+    def has(self, phase: str, model: str | None = TARGET) -> bool:
+        return any(p.phase == phase and (model is None or p.model == model) for p in self.phases)
+
+
+@dataclass
+class Launch:
+    """One server start: its ranks' timelines, its launch-level events, and the settings the inputs state."""
+
+    id: int
+    ranks: dict[str, RankTimeline] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)  # launch-level and untagged events
+    config: dict[str, Any] = field(default_factory=dict)
+    config_source: dict[str, str] = field(default_factory=dict)
+    # parallel sizes the rank tags imply but no input states: lower bounds, never values
+    config_lower_bounds: dict[str, dict[str, Any]] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    # the SGLang release: stated (check_env / pip) or a range inferred from the wordings (sglang_version.py)
+    sglang_version: dict[str, Any] = field(default_factory=dict)
+    environment: dict[str, str] = field(default_factory=dict)
+    # every server argument the inputs state, as printed (the dump's Python values, the command's words)
+    server_args: dict[str, Any] = field(default_factory=dict)
+    server_args_source: dict[str, str] = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)
+
+    def has_phases(self) -> bool:
+        return any(r.phases for r in self.ranks.values())
+
+    def rank(self, rank: RankId, source: str) -> RankTimeline:
+        timeline = self.ranks.get(rank.label)
+        if timeline is None:
+            timeline = self.ranks[rank.label] = RankTimeline(rank=rank, source=source)
+        return timeline
+
+    def all_events(self) -> list[Event]:
+        """Launch-level events, then each rank's."""
+        return self.events + [e for timeline in self.ranks.values() for e in timeline.events]
+
+    def reading(self, phase: str, key: str | None = None, model: str | None = TARGET) -> PhaseReading | None:
+        """The first rank's (in the order the ranks appeared) first reading of `phase` holding `key`."""
+        return next((r for t in self.ranks.values() if (r := t.reading(phase, key, model)) is not None), None)
+
+    @property
+    def ready(self) -> bool:
+        return any(e.kind == kinds.SERVER_READY for e in self.events)
+
+
+@dataclass(frozen=True)
+class RankPlacement:
+    """Where a rank runs: its GPU (always an assumption: the log never prints the device) and what the dumps
+    say about that GPU."""
+
+    gpu: int | None = None
+    gpu_assumed: bool = True
+    card_total_gib: float | None = None
+    gpu_processes: int | None = None
+    other_process_mib: float | None = None
+    outside_allocator_mib: float | None = None
+
+
+@dataclass
+class GpuJoin:
+    """The dumps joined with the launches. `gpus` are records of the dump fields as read (open-ended: each
+    nvidia-smi form prints other fields), merged by index or bus id."""
+
+    gpus: list[dict[str, Any]]
+    topology: dict[str, Any]
+    versions: dict[str, str]
+    placements: dict[tuple[int, str], RankPlacement]  # (launch id, rank label) → placement
+    tp_groups: dict[int, list[dict[str, Any]]]  # launch id → the links inside each TP group
+
+
+@dataclass(frozen=True)
+class TimelineNumbers:
+    """Derived from the timeline: each reading's measured drop since the previous reading of its rank,
+    and per phase the min / max / spread across ranks."""
+
+    drops: dict[tuple[int, str, int], tuple[float, str]]  # (launch, rank, reading index) → (GiB, previous phase)
+    stats: dict[int, list[dict[str, Any]]]  # launch id → phase stats rows
+
+
+@dataclass(frozen=True)
+class RankLedger:
+    """Every GiB of one rank's card: the items, the cells they draw on, and the card total they close on."""
+
+    items: list[dict[str, Any]]
+    cells: list[dict[str, Any]]
+    card_total_gib: float | None
+    card_total_source: str | None
+    eager_comm_gib: float
+    lazy_comm_gib: float
+    has_readings: bool  # False: no reading to build a ledger from (items empty, card total not looked up)
+
+
+FALLBACK_FINDINGS = frozenset({"custom-ar-disabled"})
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One piece of failure evidence, attributed by a signature (or by none: a crash of unknown mechanism)."""
+
+    finding: str
+    mechanism: str | None
+    signature: str | None
+    evidence: str  # which evidence matched: exception | line | frame | native_frame | none
+    event: Event
+    phase: str
+    phase_basis: str
+    values: dict[str, Any] = field(default_factory=dict)
+    quoted: bool = False
+    after_ready: bool = False
+    focus: tuple[str, ...] = ()  # the parts of the evidence line a cut must keep (what the signature matched)
+
+    @property
+    def cause(self) -> bool:
+        """An error that can stop a launch (a fallback such as custom-ar-disabled is not)."""
+        return self.finding not in FALLBACK_FINDINGS
+
+    @property
+    def phase_text(self) -> str:
+        if self.phase == "unknown":
+            return "an unknown phase (no phase line of this rank before it, and no frame that locates it)"
+        return f"{self.phase} ({self.phase_basis})"
+
+
+@dataclass
+class InputFile:
+    """One input as the document lists it."""
+
+    path: str
+    kind: str  # log | nvidia-smi | check_env | unknown
+    lines: int
+    recognized_lines: int
+    cut_lines: int = 0  # lines longer than limits.LINE_CAP, cut there
+    encoding: str | None = None  # when not UTF-8 without a byte-order mark
+    stopped: str | None = None  # why reading stopped before the end (the cap on compressed inputs)
+
+
+@dataclass
+class Analysis:
+    """Everything the pipeline found, before the rules: what the rules see (as facts) and the document shows."""
+
+    inputs: list[InputFile]
+    coverage: Coverage
+    launches: list[Launch]
+    global_events: list[Event]
+    join: GpuJoin
+    timeline: TimelineNumbers
+    ledgers: dict[tuple[int, str], RankLedger]  # (launch id, rank label) → ledger
+    failures: dict[int, list[Failure]]  # launch id → failures, first in time first
+    unmatched_failures: list[dict[str, Any]]
+    calibration: dict[str, Any] | None = None  # the summary of the calibration file used, if any
+    gpu_ledgers: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # GPU index → outside-allocator items
+    kv_sizing: dict[int, Any] = field(default_factory=dict)  # launch id → kv_sizing.KvSizing (the KV sizing stage)

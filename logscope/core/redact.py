@@ -1,0 +1,108 @@
+"""The one redaction of every output: secrets, e-mail addresses, user names in home paths, IP addresses and
+host names replaced, in every command's document (analyze, triage, diff, plan; the bot's comment is triage's)
+unless `--no-redact` (or triage's `--keep`) says otherwise.
+
+Where it is applied: on the finished document (the dict every format renders), once, just before rendering.
+Not at ingest, on the line text: there it would change what the grammars read (a `NAME=value` or an address
+is part of a line's shape) and it would miss what does not come from a line (the input paths the user typed,
+an issue's title). Not on the rendered text: the terminal view wraps a long cell across lines and HTML escapes
+quotes, either of which can split a secret so that no pattern sees it whole. On the document every figure is
+already a number (never touched: only strings are rewritten), and each string is whole when redacted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from logscope.core.credentials import REDACTED, is_credential
+
+KINDS = ("token", "email", "path", "ip", "host")
+_Replacement = str | Callable[[re.Match[str]], str]
+
+_KEEP_HOSTS = ("github.com", "docs.sglang.ai", "pytorch.org", "docs.pytorch.org", "huggingface.co", "nvidia.com")
+# (kind, pattern, replacement); order matters: whole headers before the tokens inside them, a URL's password
+# before the e-mail rule would take `user:pass@host` for an address
+_RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
+    ("token", re.compile(r"(?i)(authorization\s*[:=]\s*)(?:bearer|token|basic)?\s*\S+"), r"\1<redacted>"),
+    ("token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"), "Bearer <redacted>"),
+    ("token", re.compile(r"\bhf_[A-Za-z0-9]{10,}"), "<redacted:hf-token>"),
+    (
+        "token",
+        re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"),
+        "<redacted:github-token>",
+    ),
+    ("token", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-[A-Za-z0-9-]{10,}"), "<redacted:slack-token>"),
+    ("token", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}"), "<redacted:api-key>"),
+    ("token", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"), "<redacted:aws-key-id>"),
+    ("token", re.compile(r"(?i)(aws_secret_access_key\s*[=:]\s*)\S+"), r"\1<redacted>"),
+    # scheme://user:password@host
+    ("token", re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@]+:)[^\s/@]+@"), r"\1<redacted>@"),
+    # password=..., DB_PASSWORD: ..., "pwd": "..." whatever the value's length
+    ("token", re.compile(r"(?i)\b([A-Za-z0-9_]*(?:password|passwd|pwd)['\"]?\s*[=:]\s*['\"]?)[^\s'\"&,;]+"), r"\1<redacted>"),
+    # NAME=value where NAME is a credential's (logscope.core.credentials: the rule the launch facts use too)
+    (
+        "token",
+        re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)(\s*[=:]\s*)['\"]?[^\s'\"]{6,}"),
+        lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if is_credential(m.group(1)) else m.group(0),
+    ),
+    ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"), "<redacted:email>"),
+    ("path", re.compile(r"(/home/|/Users/|C:\\Users\\)[^/\\\s]+"), r"\1<user>"),
+    ("ip", re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.])"), "<redacted:ip>"),
+    ("ip", re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?![\w:])"), "<redacted:ip>"),
+    (
+        "host",
+        re.compile(
+            r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ai|dev|cloud|internal|local"
+            r"|lan|corp|cluster\.local)\b(?![\w/.-]*\.(?:py|cpp|cc|cu|h|so|json|yaml))"
+        ),
+        lambda m: m.group(0) if m.group(0).endswith(_KEEP_HOSTS) else "<redacted:host>",
+    ),
+)
+# A string the model cut to a length (evidence keeps 300 characters of a line) may end inside a secret that is
+# then too short for its rule: the start of a known token, or of an address, at the very end is removed too.
+_CUT: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    (
+        "token",
+        re.compile(
+            r"(?:\b(?:hf_|gh[pousr]_|github_pat_|xox[abposre]-|xapp-|sk-)\S+|(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]+"
+            r"|\b(?i:bearer)\s+\S+)\Z"
+        ),
+        "<redacted:cut>",
+    ),
+    ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]*\Z"), "<redacted:cut>"),
+)
+
+
+def redact(text: str, skip: Iterable[str] = ()) -> str:
+    """`text` with every secret and personal detail of the kinds not in `skip` replaced."""
+    skipped = set(skip)
+    for kind, pattern, replacement in _RULES:
+        if kind not in skipped:
+            text = pattern.sub(replacement, text)
+    for kind, pattern, replacement in _CUT:
+        if kind not in skipped:
+            text = pattern.sub(replacement, text)
+    return text
+
+
+def redact_document(document: Any, skip: Iterable[str] = ()) -> Any:
+    """A copy of a document (dicts, lists, strings, numbers) with every string redacted, keys too. Numbers are
+    left as they are. Values under a credential's name were never kept (launch_facts replaces them)."""
+    skipped = frozenset(skip)
+    if skipped >= set(KINDS):
+        return document
+    return _walk(document, skipped)
+
+
+def _walk(value: Any, skip: frozenset[str]) -> Any:
+    if isinstance(value, str):
+        return redact(value, skip)
+    if isinstance(value, dict):
+        return {(redact(k, skip) if isinstance(k, str) else k): _walk(v, skip) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_walk(v, skip) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_walk(v, skip) for v in value)
+    return value

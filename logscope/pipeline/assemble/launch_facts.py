@@ -1,0 +1,191 @@
+"""Launch config, versions, environment and model, from the events found (DESIGN: sources in order of
+trust: the server_args dump, the launch command pasted with the log, check_env, then the log lines)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.credentials import REDACTED, is_credential
+from logscope.core.events import Event
+from logscope.core.model import Launch
+from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
+
+CONFIG_KEYS = (
+    "model_path", "tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size",
+    "enable_dp_attention", "moe_a2a_backend", "deepep_mode", "enable_deepep_moe", "mem_fraction_static",
+    "max_total_tokens", "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "cuda_graph_max_bs",
+    "disable_cuda_graph", "disable_custom_all_reduce", "enable_symm_mem", "enable_nccl_nvls",
+    "enable_torch_symm_mem", "enable_mscclpp", "disaggregation_mode", "disaggregation_transfer_backend",
+    "kv_cache_dtype", "dtype", "quantization", "page_size", "speculative_algorithm", "speculative_num_steps",
+    "speculative_draft_model_path", "nnodes", "node_rank", "base_gpu_id", "gpu_id_step", "dist_init_addr",
+    "enable_piecewise_cuda_graph", "pre_warm_nccl", "context_length", "attention_backend", "device",
+    "enable_eplb", "ep_num_redundant_experts", "enable_memory_saver", "moe_runner_backend",
+    "max_mamba_cache_size", "enable_two_batch_overlap", "enable_tp_lm_head_all_to_all", "trust_remote_code",
+)
+# launch_server flags whose name differs from the ServerArgs field
+FLAG_ALIASES = {
+    "tp": "tp_size", "tensor_parallel_size": "tp_size", "dp": "dp_size", "data_parallel_size": "dp_size",
+    "ep": "ep_size", "expert_parallel_size": "ep_size", "pp": "pp_size", "pipeline_parallel_size": "pp_size",
+    "model": "model_path",
+}
+_INT_KEYS = {"tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size", "max_total_tokens",
+             "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "cuda_graph_max_bs", "page_size",
+             "speculative_num_steps", "nnodes", "node_rank", "base_gpu_id", "gpu_id_step", "context_length",
+             "ep_num_redundant_experts", "max_mamba_cache_size"}
+_FLOAT_KEYS = {"mem_fraction_static"}
+_BOOL_FLAGS = {k for k in CONFIG_KEYS if k.startswith(("enable_", "disable_"))} | {"trust_remote_code"}
+# the official image's release tags: lmsysorg/sglang:v0.5.23, v0.4.2.post2-rocm630, v0.5.2rc0-cu126 (not latest/nightly)
+_SGLANG_IMAGE = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+VERSION_KEYS = {
+    "sglang": "sglang", "sgl_kernel": "sgl_kernel", "sglang-kernel": "sgl_kernel", "PyTorch": "torch",
+    "CUDA Driver Version": "driver", "CUDA Driver Versions": "driver", "flashinfer": "flashinfer",
+    "flashinfer_python": "flashinfer", "triton": "triton", "transformers": "transformers", "vllm": "vllm",
+    "deep_ep": "deep_ep", "ROCM Driver Version": "rocm_driver",
+    # PyTorch's / vLLM's collect_env
+    "torch": "torch", "PyTorch version": "torch", "vLLM Version": "vllm", "Nvidia driver version": "driver",
+    "sglang-kernel-cu12": "sgl_kernel", "sgl-kernel": "sgl_kernel", "flashinfer-python": "flashinfer",
+    "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl", "CUDA used to build PyTorch": "cuda",
+}
+
+
+
+
+def _coerce(key: str, value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            if key in _INT_KEYS:
+                return int(value)
+            if key in _FLOAT_KEYS:
+                return float(value)
+        except ValueError:
+            return value
+        if key in _BOOL_FLAGS and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+    return value
+
+
+def _set(launch: Launch, key: str, value: Any, source: str) -> None:
+    if key not in launch.config:
+        launch.config[key] = _coerce(key, value)
+        launch.config_source[key] = source
+
+
+def _stated(launch: Launch, key: str, value: Any, source: str) -> None:
+    """Every argument as printed, from the most trusted source that states it."""
+    if key not in launch.server_args:
+        launch.server_args[key] = REDACTED if is_credential(key) else value
+        launch.server_args_source[key] = source
+
+
+def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
+    events = launch.events + [e for r in launch.ranks.values() for e in r.events]
+    args = [e for e in events if e.kind == kinds.SERVER_ARGS]
+    for ev in args[:1]:
+        for key, value in ev.data["fields"].items():
+            _stated(launch, key, value, kinds.SERVER_ARGS)
+            if key in CONFIG_KEYS and value is not None:
+                _set(launch, key, value, kinds.SERVER_ARGS)
+    for ev in (e for e in events + global_events if e.kind in (kinds.LAUNCH_COMMAND, kinds.LAUNCH_FLAGS)):
+        for flag, value in ev.data["args"].items():
+            key = FLAG_ALIASES.get(flag, flag)
+            _stated(launch, key, value, kinds.LAUNCH_COMMAND)
+            if key in CONFIG_KEYS:
+                _set(launch, key, value, kinds.LAUNCH_COMMAND)
+    for ev in (e for e in events + global_events if e.kind in (kinds.LAUNCH_COMMAND, kinds.ENV_EXPORT)):
+        for key, value in ev.data["env"].items():
+            launch.environment.setdefault(key, REDACTED if is_credential(key) else value)
+    for ev in events:
+        if ev.kind == kinds.NCCL_PREWARM:
+            for key in ("tp_size", "pp_size", "ep_size"):
+                _set(launch, key, ev.data[key], "log")
+    _infer_sizes(launch)
+    _versions(launch, events, global_events)
+    stated_by = next((e.grammar for e in events + global_events if e.kind == kinds.CHECK_ENV
+                      and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])), None)
+    stated = launch.versions.get("sglang")
+    if stated is None:  # the release tag of the docker image the pasted launch command runs
+        image = next((m for e in events + global_events if e.kind == kinds.LAUNCH_COMMAND
+                      and (m := _SGLANG_IMAGE.search(e.data.get("full_text", e.text)))), None)
+        if image is not None:
+            stated, stated_by = image.group(1), "docker_image"
+    phase_lines = [(p.source, p.line, p.text) for r in launch.ranks.values() for p in r.phases]
+    launch.sglang_version = sglang_version(lines_of(events, phase_lines), stated, stated_by)
+    _model(launch)
+
+
+def _infer_sizes(launch: Launch) -> None:
+    """Parallel sizes the rank tags imply: a lower bound (TP14 alone shows tp_size >= 15), kept apart from
+    the config so that no stated value is invented."""
+    for dim, key in (("tp", "tp_size"), ("dp", "dp_size"), ("ep", "ep_size"), ("pp", "pp_size")):
+        values = [v for t in launch.ranks.values() if (v := t.rank.get(dim)) is not None]
+        if values and key not in launch.config and max(values) > 0:
+            launch.config_lower_bounds[key] = {"at_least": max(values) + 1,
+                                               "basis": f"highest rank tag {dim.upper()}{max(values)}"}
+
+
+def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:
+    for ev in events + global_events:
+        if ev.kind == kinds.NCCL_VERSION:
+            launch.versions.setdefault("nccl", ev.data["nccl"])
+        elif ev.kind == kinds.CHECK_ENV:
+            values = ev.data["values"]
+            for key, name in VERSION_KEYS.items():
+                value = values.get(key)
+                if value and value != "Module Not Found":
+                    launch.versions.setdefault(name, value.split(",")[0].strip())
+            nvcc = values.get("NVCC", "")
+            m = re.search(r"release ([\d.]+)", nvcc)
+            if m:
+                launch.versions.setdefault("cuda", m.group(1))
+            python = values.get("Python", "")
+            if python:
+                launch.versions.setdefault("python", python.split()[0])
+        elif ev.kind == kinds.SMI_VERSIONS:
+            for key in ("driver", "cuda_driver_api"):
+                if ev.data.get(key):
+                    launch.versions.setdefault(key, ev.data[key])
+
+
+def global_versions(events: list[Event]) -> dict[str, str]:
+    """Versions found outside any launch (a check_env paste alone)."""
+    holder = Launch(id=0)
+    _versions(holder, [], events)
+    return holder.versions
+
+
+def _model(launch: Launch) -> None:
+    if "model_path" in launch.config:
+        launch.model["path"] = launch.config["model_path"]
+    for timeline in launch.ranks.values():
+        for phase in timeline.phases:
+            if phase.phase == kinds.LOAD_WEIGHT_END and "model_type" in phase.values:
+                slot = "architecture" if phase.model == "target" else "draft_architecture"
+                launch.model.setdefault(slot, phase.values["model_type"])
+                for key in ("quant", "dtype"):
+                    if key in phase.values and phase.model == "target":
+                        launch.model.setdefault(key, phase.values[key])
+
+
+_MODEL_KEYS = {
+    "hidden_size": ("hidden_size",),
+    "num_experts": ("n_routed_experts", "num_experts", "num_local_experts"),
+    "layers": ("num_hidden_layers",),
+    "heads": ("num_attention_heads",),
+    "kv_heads": ("num_key_value_heads",),
+}
+
+
+def apply_model_config(launch: Launch, config: dict[str, Any]) -> None:
+    """A Hugging Face config.json given with --model-config: it wins over the built-in model table."""
+    text_config: dict[str, Any] = config["text_config"] if isinstance(config.get("text_config"), dict) else {}
+    for key, names in _MODEL_KEYS.items():
+        for name in names:
+            value = config.get(name, text_config.get(name))
+            if isinstance(value, int):
+                launch.model[key] = value
+                break
+    architectures = config.get("architectures")
+    if isinstance(architectures, list) and architectures and "architecture" not in launch.model:
+        launch.model["architecture"] = str(architectures[0])

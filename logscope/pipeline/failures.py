@@ -1,0 +1,99 @@
+"""The failure stage: after assembly, every launch's failure evidence attributed by the signatures, with the
+phase each interrupted. Rules read the result as `failures` (first in time first) and `root_failure`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.model import Failure, Launch
+from logscope.pipeline.parse.serving import READY_KINDS
+from logscope.pipeline.parse.signatures.match import failures_of
+
+
+def launch_failures(launch: Launch) -> list[Failure]:
+    events = launch.all_events()
+    ready: dict[str, Event] = {}  # source → its first line showing the server ready or serving
+    for event in events:
+        if event.kind in READY_KINDS and (event.source not in ready or event.line < ready[event.source].line):
+            ready[event.source] = event
+
+    def last_phase_of(event: Event) -> str | None:
+        if event.rank is not None and event.rank.label in launch.ranks:
+            timelines = [launch.ranks[event.rank.label]]
+        else:
+            timelines = [t for t in launch.ranks.values() if any(p.source == event.source for p in t.phases)]
+        last = set()
+        for timeline in timelines:
+            # <=: a phase line and a failure unwrapped from one physical line (a flattened log) share its number
+            before = [p for p in timeline.phases
+                      if p.source == event.source and p.line <= event.line and p.model == "target"]
+            last.add(before[-1].phase if before else None)
+        # an untagged line in a file of several ranks: known only when every rank was at the same phase
+        return last.pop() if len(last) == 1 else None
+
+    found = failures_of(events, last_phase_of, ready)
+    if found and all(f.event.time for f in found):
+        found.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))
+    else:
+        found.sort(key=lambda f: (f.event.source, f.event.line))
+    return found
+
+
+def _mib_to_gib(value: Any) -> float | None:
+    return None if value is None else value / 1024
+
+
+def oom_numbers(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """What every OOM message quotes, computed once: the request (as printed, else from the captured bytes),
+    and the split of the process's memory between the PyTorch allocator and the rest (GiB)."""
+    requested_mib = data.get("requested_mib")
+    if requested_mib is None and values.get("bytes") is not None:
+        requested_mib = values["bytes"] / 1048576
+    request = data.get("requested_text")
+    if request is None and values.get("bytes") is not None:
+        request = f"{values['bytes'] / 1048576:.2f} MiB"
+    held = _mib_to_gib(data.get("process_in_use_mib"))
+    allocated = _mib_to_gib(data.get("allocated_mib"))
+    pytorch = outside = None
+    if held is not None and allocated is not None:
+        pytorch = allocated + (_mib_to_gib(data.get("reserved_unallocated_mib")) or 0.0)
+        outside = round(held - pytorch, 2)
+    return {"request": request, "requested_mib": requested_mib, "held_gib": held, "pytorch_gib": pytorch,
+            "outside_gib": outside}
+
+
+def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | None) -> dict[str, Any]:
+    fact = dict(event_fact)
+    fact.update(
+        finding=failure.finding, mechanism=failure.mechanism, signature=failure.signature,
+        evidence_kind=failure.evidence, phase=failure.phase, phase_basis=failure.phase_basis,
+        phase_text=failure.phase_text, values=failure.values, quoted=failure.quoted,
+        after_ready=failure.after_ready, cause=failure.cause, is_root=failure is root,
+        rank_text=event_fact.get("rank") or "an untagged line",
+        error=(event_fact.get("error") or failure.values.get("error") or event_fact.get("message")
+               or (None if failure.event.kind == kinds.TRACEBACK else event_fact.get("text"))),
+    )
+    if failure.finding in ("startup-oom", "capture-oom", "runtime-oom"):
+        fact.update(oom_numbers(event_fact, failure.values))
+    fact["follows"] = ""  # the sentence a later failure of another mechanism ends with
+    if root is not None and failure is not root and root.mechanism != failure.mechanism:
+        where = root.event.rank.label if root.event.rank else "an untagged line"
+        fact["follows"] = f" It follows an earlier {root.finding} on {where}."
+    fact["text"] = failure.event.data.get("full_text") or failure.event.text  # cut later, around the focus
+    # another process named in an OOM text is what its evidence must show first
+    fact["focus"] = [*(f"Process {p.get('pid')} has" for p in event_fact.get("processes") or []), *failure.focus]
+    if failure.quoted:
+        fact["text"] = f"(quoted in prose) {fact['text']}"
+    if failure.event.data.get("unwrapped"):
+        fact["text"] = f"(from {failure.event.data['unwrapped']}) {fact['text']}"
+    return fact
+
+
+def root_of(failures: list[Failure]) -> Failure | None:
+    """The first failure in time that can stop a launch (startup only), preferring one with a mechanism."""
+    startup = [f for f in failures if f.cause and not f.after_ready]
+    named = [f for f in startup if f.mechanism is not None and f.finding != "startup-crash"]
+    found = named or startup
+    return found[0] if found else None

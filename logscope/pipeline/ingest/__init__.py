@@ -1,0 +1,2 @@
+"""Ingest: read inputs into sources (decoding, bounded reading, wrapper removal, byte ranges, the literal scan)
+and unwrap lines that hold other lines."""

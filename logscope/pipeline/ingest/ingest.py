@@ -1,0 +1,284 @@
+"""Inputs → numbered physical lines, and the paste-wrapper cleaning of one physical line.
+
+Every input (file, glob, directory, .gz, stdin) becomes a ``Source``; its physical lines keep the
+1-based number they have in the file, so evidence points at what the user sees in an editor.
+Cleaning turns one physical line into the logical lines it holds: ANSI codes removed, a lone CR is
+a line break (tqdm), docker-compose / Ray / kubectl / Markdown wrappers stripped, and a log line
+glued to the end of a progress bar split off.
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from logscope.core.errors import InputError
+from logscope.core.limits import ReadNotes, cut_long_lines, expanded, is_compressed
+from logscope.pipeline.ingest import ranges
+from logscope.pipeline.ingest.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
+from logscope.pipeline.ingest.linescan import LineChunk, LiteralScan
+
+__all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
+
+CHUNK_BYTES = 1 << 22  # 4 MiB of complete lines per read of a stream (stdin, .gz, a small file)
+
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}) ")
+# cloud log exports: a severity and an RFC 3339 time before the line, in either order
+_SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|CRITICAL|ALERT|EMERGENCY)"
+_RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
+_EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+")
+_COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
+_RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
+_RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
+_QUOTE = re.compile(r"^(?:>[ \t]?)+")
+_FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
+_HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
+# A log record glued after a progress bar: "...3.89it/s][2026-05-07 13:39:14 DP1 TP1 EP1] Load weight end."
+_EMBEDDED_PREFIX = re.compile(r"(?<=\S)(?=\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?(?: [A-Z_]+\d+)*\] )")
+
+# tqdm updates pasted without their carriage returns: "...2.0it/s]Capturing batches (bs=144 ..."
+_GLUED_PROGRESS = re.compile(r"(?<=\S)(?=Capturing batches \(|Loading (?:safetensors|pt) checkpoint shards:)")
+
+_RANK_FROM_NAME = [
+    (re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I), "rank"),
+    (re.compile(r"(?:^|[^a-z])tp[_-]?(\d+)", re.I), "tp"),
+    (re.compile(r"(?:^|[^a-z])node[_-]?(\d+)", re.I), "node"),
+]
+
+
+@dataclass(slots=True)
+class Source:
+    """One input: a file, a member of a glob or directory, or stdin."""
+
+    name: str
+    path: Path | None
+    data: bytes | None = None  # text given in memory (rule cases, tests)
+    stream: io.BufferedIOBase | None = None  # stdin: read once, streamed like a file
+    rank_hint: dict[str, int] = field(default_factory=dict)
+    lines: int = 0
+    recognized_lines: int = 0
+    notes: ReadNotes = field(default_factory=ReadNotes)  # encoding, lines cut, where reading stopped
+
+    def open_binary(self) -> io.BufferedIOBase:
+        if self.data is not None:
+            return io.BufferedReader(io.BytesIO(self.data))  # type: ignore[arg-type]
+        if self.stream is not None:
+            return self.stream
+        assert self.path is not None
+        try:
+            return open(self.path, "rb")  # noqa: SIM115 - returned to the caller, closed by it
+        except OSError as exc:
+            raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
+
+    def raw_reads(self, stream: io.BufferedIOBase) -> Iterator[bytes]:
+        while True:
+            try:
+                data = stream.read(CHUNK_BYTES)
+            except OSError as exc:
+                raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
+            if not data:
+                return
+            yield data
+
+    def reads(self) -> Iterator[bytes]:
+        """The input as UTF-8 in reads of at most CHUNK_BYTES: decompressed with a cap, decoded, binary refused
+        (logscope/core/limits.py, logscope/pipeline/ingest/decoding.py); a corrupt compressed stream is a one-line input error."""
+        stream = self.open_binary()
+        try:
+            # text given in memory (a triage block, a rule case) was text to its caller: never refused as binary
+            raw = expanded(self.name, self.raw_reads(stream), CHUNK_BYTES, self.notes)
+            encoding, texts = decode_stream(self.name, raw, refuse_binary=self.data is None)
+            if encoding != UTF8:
+                self.notes.encoding = encoding.label
+            yield from texts
+        finally:
+            stream.close()
+
+    def complete_reads(self) -> Iterator[bytes]:
+        """The input in reads cut at their last newline (the unfinished line is carried to the next read),
+        each line longer than limits.LINE_CAP cut there and counted in notes.cut_lines."""
+        return cut_long_lines(self.reads(), self.notes)
+
+    def chunks(self, literals: tuple[str, ...], scan: LiteralScan | None = None) -> Iterator[LineChunk]:
+        """Numbered batches of physical lines with the indices and texts of the lines holding a literal, read
+        on this thread (stdin, .gz, small files; large files go to `scan_sources`' worker processes)."""
+        scan = scan or LiteralScan(literals)
+        self.lines = 0
+        for data in self.complete_reads():
+            size, found = scan.candidates(data, 0, len(data))
+            yield LineChunk.in_memory(self.lines + 1, size, found, data)
+            self.lines += size
+
+    def range_chunks(self, scanned: Iterator[ranges.RangeScan]) -> Iterator[LineChunk]:
+        """The chunks of a file whose byte ranges worker processes scanned (in order); a line between
+        candidates is read back from the file only when the classifier asks for it."""
+        assert self.path is not None
+        self.lines = 0
+        for part in scanned:
+            yield LineChunk.in_file(self.lines + 1, part.lines, part.found, str(self.path), part.start, part.end)
+            self.lines += part.lines
+            self.notes.cut_lines += part.cut_lines
+
+    def is_plain_file(self) -> bool:
+        """A regular file of UTF-8 text with LF line ends: one that workers can read by byte ranges as it is.
+        Compressed, marked or UTF-16/32, bare-CR and binary inputs are read on this thread, where they are
+        decoded, expanded under the cap, or refused."""
+        if self.path is None or self.data is not None or self.stream is not None:
+            return False
+        try:
+            with open(self.path, "rb") as handle:
+                head = handle.read(SNIFF_BYTES)
+        except OSError:
+            return False  # the sequential read reports it with the input's name
+        return (not is_compressed(head) and sniff_encoding(head) == UTF8 and not has_bare_cr(head)
+                and binary_reason(head) is None)
+
+
+@contextmanager
+def scan_sources(sources: list[Source], literals: tuple[str, ...]) -> Iterator[list[Iterator[LineChunk]]]:
+    """Each source's line chunks. Plain files of RANGE_MIN_BYTES or more are cut into byte ranges that worker
+    processes (one per core) scan in parallel, every file's ranges queued at once so the cores stay busy across
+    files; the rest are read on this thread when their turn comes."""
+    scan = LiteralScan(literals)
+    sizes = {id(s): _size(s) for s in sources}
+    large = [s for s in sources if sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
+    with ranges.RangeScanner(literals, enabled=bool(large)) as scanner:
+        queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
+        yield [s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan) for s in sources]
+
+
+def _size(source: Source) -> int:
+    if source.path is None or source.data is not None or source.stream is not None:
+        return 0
+    try:
+        return os.stat(source.path).st_size
+    except OSError:
+        return 0
+
+
+def rank_hint_from_name(name: str) -> dict[str, int]:
+    stem = Path(name).name
+    hint: dict[str, int] = {}
+    for pattern, key in _RANK_FROM_NAME:
+        m = pattern.search(stem)
+        if m:
+            hint[key] = int(m.group(1))
+    return hint
+
+
+def expand_inputs(args: list[str], stdin: io.BufferedIOBase | None = None) -> list[Source]:
+    """Files, quoted globs, directories (their regular files, sorted) and '-' for stdin."""
+    sources: list[Source] = []
+    if args.count("-") > 1:
+        raise InputError("-: stdin is named more than once (it can be read only once)")
+    for arg in args:
+        if arg == "-":
+            sources.append(Source(name="<stdin>", path=None, stream=stdin or stdin_stream()))
+            continue
+        path = Path(arg)
+        if path.is_dir():
+            members = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+            if not members:
+                raise InputError(f"{arg}: directory holds no file to read")
+            sources.extend(_file_source(p) for p in members)
+            continue
+        if not path.exists() and any(ch in arg for ch in "*?["):
+            matches = sorted(glob.glob(arg, recursive=True))
+            files = [Path(m) for m in matches if Path(m).is_file()]
+            if not files:
+                raise InputError(f"{arg}: no file matches this pattern")
+            sources.extend(_file_source(p) for p in files)
+            continue
+        if not path.exists():
+            raise InputError(f"{arg}: no such file or directory")
+        if not path.is_file() and not _is_pipe(path):
+            raise InputError(f"{arg}: not a regular file or a pipe")
+        if not os.access(path, os.R_OK):
+            raise InputError(f"{arg}: permission denied")
+        sources.append(_file_source(path))
+    return sources
+
+
+def stdin_stream() -> io.BufferedIOBase:
+    """stdin for '-': closed, or a terminal nobody pipes into, is a one-line input error."""
+    stream = sys.stdin
+    try:
+        if stream is None or stream.closed:
+            raise OSError
+        os.fstat(stream.fileno())
+    except io.UnsupportedOperation:
+        pass  # no descriptor behind it (an in-process test's stand-in): read it as it is
+    except (OSError, ValueError):
+        raise InputError("-: stdin is closed (pipe a log into it, or name the files)") from None
+    if stream.isatty():
+        raise InputError("-: stdin is a terminal with nothing piped in (pipe the input into it, or name a file)")
+    return stream.buffer  # type: ignore[return-value]
+
+
+def _is_pipe(path: Path) -> bool:
+    """A FIFO or socket: a named pipe, or a process substitution (<(cat x.log) is /dev/fd/N), read once."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _file_source(path: Path) -> Source:
+    return Source(name=str(path), path=path, rank_hint=rank_hint_from_name(str(path)))
+
+
+def clean(physical: str) -> list[str]:
+    """One physical line → the logical lines it holds, wrappers removed. Empty results are dropped."""
+    if "\x1b" in physical:
+        physical = _ANSI.sub("", physical)
+    if physical.endswith("\r"):
+        physical = physical[:-1]
+    out: list[str] = []
+    for segment in physical.split("\r") if "\r" in physical else (physical,):
+        segment = unwrap(segment)
+        if not segment.strip():
+            continue
+        pieces = _EMBEDDED_PREFIX.split(segment) if "[" in segment and segment.find("[", 1) > 0 else [segment]
+        for piece in pieces:
+            if ("Capturing batches (" in piece or "checkpoint shards:" in piece) and _GLUED_PROGRESS.search(piece):
+                out.extend(p for p in _GLUED_PROGRESS.split(piece) if p.strip())
+            elif piece.strip():
+                out.append(piece)
+    return out
+
+
+def unwrap(text: str) -> str:
+    """Remove paste wrappers; repeated because they nest (a quoted docker-compose paste)."""
+    for _ in range(4):
+        before = text
+        if text.startswith(">"):
+            text = _QUOTE.sub("", text)
+        if "`" in text[:8] or "~~~" in text[:8]:
+            text = _FENCE.sub("", text)
+        if "<" in text:
+            text = _HTML.sub("", text)
+        if text[:1].isalpha() or text[:1].isdigit():
+            m = _EXPORTER.match(text) or _K8S_TS.match(text)
+            if m:
+                text = text[m.end():]
+        if text.startswith("("):
+            m = _RAY.match(text)
+            if m:
+                text = _RAY_REPEAT.sub("", text[m.end():])
+        if "|" in text[:64] and not text.startswith(("|", "+")):
+            m = _COMPOSE.match(text)
+            if m:
+                text = text[m.end():]
+        if text == before:
+            break
+    return text

@@ -1,0 +1,170 @@
+"""Large plain files scanned in parallel by worker processes, each reading its own byte ranges.
+
+A range owns the lines that start inside it: a worker moves its start and its end to the next line start with
+a small read at each, so neighbouring ranges meet at the same newline without talking to each other. It reads
+its range into one reusable buffer, cuts each read after its last newline (only the unfinished line is moved
+to the front for the next read), and returns just the line count and the candidate lines (number, offset,
+text), so nothing else crosses the process boundary. Processes, not threads: counting newlines and the `re`
+fallback hold the GIL.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from types import TracebackType
+
+from logscope.core.errors import InputError
+from logscope.core.limits import LINE_CAP
+from logscope.pipeline.ingest.linescan import Candidate, LiteralScan
+
+RANGE_MIN_BYTES = 16 << 20  # a smaller file is read on the main thread: starting workers costs more
+RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one file, large enough to amortise
+READ_BYTES = 4 << 20  # a worker's buffer (it grows only for a line longer than that, up to LINE_CAP)
+_PROBE_BYTES = 1 << 16
+
+_scan: LiteralScan | None = None  # the worker process's compiled literals
+
+
+@dataclass(frozen=True, slots=True)
+class RangeScan:
+    start: int  # offset of the range's first line
+    end: int  # offset just past its last line
+    lines: int
+    found: list[Candidate]  # line index within the range, absolute offset, text
+    cut_lines: int = 0  # lines longer than the buffer: their first LINE_CAP bytes were read, the rest skipped
+
+
+def workers() -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, cores)
+
+
+class RangeScanner:
+    """A pool of worker processes (one per core) for the duration of one analysis; `parallel` is False where
+    there is one core, and the caller then reads every source itself."""
+
+    def __init__(self, literals: tuple[str, ...], enabled: bool) -> None:
+        self.literals = literals
+        self.pool: ProcessPoolExecutor | None = None
+        if not enabled or workers() < 2:
+            return
+        import multiprocessing  # only for large files: a paste does not pay for the import
+        import threading
+        from concurrent.futures import ProcessPoolExecutor
+
+        # fork is cheapest (the worker inherits the imported modules), but only safe on Linux in a single-threaded
+        # process (a thread could hold a lock at the fork); the bot's server has threads, so there the workers spawn
+        fork = sys.platform == "linux" and threading.active_count() == 1
+        self.pool = ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+                                        initializer=_init_worker, initargs=(literals,))
+
+    @property
+    def parallel(self) -> bool:
+        return self.pool is not None
+
+    def submit(self, name: str, path: str, size: int) -> Iterator[RangeScan]:
+        """Queue the file's ranges now; the iterator gives their results in file order."""
+        assert self.pool is not None
+        futures: list[Future[RangeScan]] = [self.pool.submit(_scan_range, name, path, start, min(start + RANGE_BYTES, size))
+                                            for start in range(0, size, RANGE_BYTES)]
+        return (future.result() for future in futures)
+
+    def __enter__(self) -> RangeScanner:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _init_worker(literals: tuple[str, ...]) -> None:
+    global _scan
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (exit 130, no tracebacks)
+    _scan = LiteralScan(literals)
+
+
+def _scan_range(name: str, path: str, start: int, end: int) -> RangeScan:
+    assert _scan is not None
+    try:
+        with open(path, "rb", buffering=0) as handle:
+            own_start, own_end = _line_start(handle, start), _line_start(handle, end)
+            lines, found, cut = _scan_lines(handle, own_start, own_end, _scan)
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    return RangeScan(own_start, own_end, lines, found, cut)
+
+
+def _line_start(handle: object, offset: int) -> int:
+    """The first line start at or after `offset`: 0, or just past a newline (the file's end if none)."""
+    if offset <= 0:
+        return 0
+    fd = handle.fileno()  # type: ignore[attr-defined]
+    at = offset - 1
+    while True:
+        block = os.pread(fd, _PROBE_BYTES, at)
+        if not block:
+            return at
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return at + newline + 1
+        at += len(block)
+
+
+def _scan_lines(handle: object, start: int, end: int, scan: LiteralScan) -> tuple[int, list[Candidate], int]:
+    buf = bytearray(READ_BYTES)
+    held = 0  # bytes of an unfinished line at the front of buf
+    offset = start  # file offset of buf[0]
+    position = start  # next file offset to read
+    lines = cuts = 0
+    cutting = False  # inside a line longer than the buffer: its first LINE_CAP bytes are held, the rest dropped
+    found: list[Candidate] = []
+    handle.seek(start)  # type: ignore[attr-defined]
+    while True:
+        got = 0
+        read_at = position  # the file offset of buf[held] for this read
+        if position < end:
+            if held == len(buf) and not cutting:
+                if len(buf) <= LINE_CAP:
+                    buf.extend(bytes(len(buf)))  # one line longer than the buffer, not yet over the cap
+                else:
+                    held, cutting = LINE_CAP, True  # memory stays bounded whatever the line's length
+                    cuts += 1
+            got = handle.readinto(memoryview(buf)[held:held + min(len(buf) - held, end - position)])  # type: ignore[attr-defined]
+            position += got
+        if cutting:
+            newline = buf.find(b"\n", held, held + got) if got else -1
+            if newline < 0 and got and position < end:
+                continue  # still inside the over-long line
+            rest_from = newline + 1 if newline >= 0 else held + got
+            rest = bytes(buf[rest_from:held + got])
+            buf[held] = 0x0A  # the cut line, ended where the cap cut it
+            count, hits = scan.candidates(buf, 0, held + 1)
+            found.extend((lines + index, offset + at, text) for index, at, text in hits)
+            lines += count
+            offset = read_at + (rest_from - held)
+            buf[:len(rest)] = rest
+            held, cutting = len(rest), False
+            continue
+        filled = held + got
+        finished = position >= end or got == 0
+        complete = filled if finished else buf.rfind(b"\n", 0, filled) + 1
+        if complete:
+            count, hits = scan.candidates(buf, 0, complete)
+            found.extend((lines + index, offset + at, text) for index, at, text in hits)
+            lines += count
+            held = filled - complete
+            buf[:held] = buf[complete:filled]
+            offset += complete
+        else:
+            held = filled
+        if finished:
+            return lines, found, cuts

@@ -1,0 +1,185 @@
+"""Per-rank memory ledger: every GiB of the card from the readings SGLang printed.
+
+Items are the drops between consecutive free-memory readings (measured, +-0.01 GiB print rounding each),
+the part of the pre-existing use and of the init-distributed delta that the estimates explain (CUDA
+context, eager communication cells), the free memory left, and the `unexplained` residual, so the items
+always sum to the card total when it is known. Without a card total the ledger starts at the first
+reading and says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from logscope.core import kinds, phases
+from logscope.core.model import GpuJoin, Launch, PhaseReading, RankLedger, RankPlacement, RankTimeline
+from logscope.pipeline.sizing.calibration import Calibration
+from logscope.pipeline.sizing.cells import launch_cells
+from logscope.pipeline.sizing.kv_sizing import KvSizing, target_reading
+
+CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe measured 527 MiB
+# GiB as torch reports it for cards whose dump gives no Reserved; assumed when used
+KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NVIDIA A100-SXM4-40GB": 39.39}
+
+
+
+def _post_capture(timeline: RankTimeline) -> bool:
+    return any(p.values.get("sized_after_capture") for p in timeline.readings(kinds.KV_CACHE_ALLOCATED, model=None))
+
+
+def _readings(timeline: RankTimeline, links: tuple[tuple[str, str | None, str], ...]) -> list[tuple[str, float, PhaseReading]]:
+    target = [p for p in timeline.phases if p.model == "target" and "avail_gib" in p.values]
+    out: list[tuple[str, float, PhaseReading]] = []
+    for phase_id, _item, pick_which in links:
+        hits = [p for p in target if p.phase == phase_id]
+        if not hits:
+            continue
+        pick = hits[-1] if pick_which == "last" else hits[0]
+        out.append((phase_id, pick.values["avail_gib"], pick))
+    return out
+
+
+def _card_total(gpus: list[dict[str, Any]], placement: RankPlacement) -> tuple[float | None, str]:
+    if placement.card_total_gib is not None:
+        gpu = next((g for g in gpus if g["index"] == placement.gpu), {})
+        return placement.card_total_gib, gpu.get("card_total_source", "nvidia-smi")
+    totals = [g["card_total_gib"] for g in gpus if g.get("card_total_gib")]
+    if totals and len(set(totals)) == 1:
+        return totals[0], "nvidia-smi / OOM total (same on every GPU)"
+    names = {g.get("name") for g in gpus}
+    for name in names:
+        if name in KNOWN_CAPACITY_GIB:
+            return KNOWN_CAPACITY_GIB[name], f"assumed: known capacity of {name}"
+    return None, "unknown (no nvidia-smi -q dump, OOM text or known GPU model)"
+
+
+def _item(item: str, gib: float, kind: str, **extra: Any) -> dict[str, Any]:
+    return {"item": item, "gib": round(gib, 2), "kind": kind, **extra}
+
+
+def _capture_split(delta: float, cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """Reconcile the capture delta with the lazily created cells (DeepEP, NCCL P2P, symmetric memory are
+    allocated at the first dispatch, i.e. inside capture): the rest is the graph pool and its buffers."""
+    lazy = sum(c["gib"] for c in cells if c["timing"] == "lazy" and c["gib"] is not None)
+    if lazy <= 0:
+        return {}
+    if lazy > delta + 0.01:
+        return {"lazy_comm_estimate_gib": round(lazy, 2),
+                "note": "the capture delta is smaller than the lazy cells: they were not (all) allocated during capture"}
+    return {"lazy_comm_estimate_gib": round(lazy, 2), "graph_pool_estimate_gib": round(delta - lazy, 2)}
+
+
+def _context(calibration: Calibration | None) -> tuple[float, str, str]:
+    """(GiB, kind, basis) of the CUDA context: the probe's measurement, else the typical size."""
+    measured = calibration.lookup("cuda_context") if calibration is not None else None
+    if measured is None or calibration is None:
+        return CUDA_CONTEXT_GIB, "estimated", "typical CUDA context (H200 probe: 527 MiB)"
+    return (measured.mib / 1024, "measured (probe)",
+            f"probe on {calibration.gpu or 'unknown GPU'}: cuda_context {measured.mib:.0f} MiB ({calibration.label()})")
+
+
+def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dict[str, Any]],
+                cells: list[dict[str, Any]], calibration: Calibration | None = None) -> RankLedger:
+    eager_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "eager"), 3)
+    lazy_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)
+    links = phases.ledger_links(_post_capture(timeline))
+    readings = _readings(timeline, links)
+    init_reading = target_reading(timeline, kinds.INIT_DISTRIBUTED_END, "usage_gib")
+    init = None if init_reading is None else init_reading.values
+    if not readings and init is None:
+        return RankLedger([], cells, placement.card_total_gib, None, eager_gib, lazy_gib, has_readings=False)
+    total, total_source = _card_total(gpus, placement)
+    items: list[dict[str, Any]] = []
+    unexplained = 0.0
+    first_free = None
+    if readings and readings[0][0] == kinds.LOAD_WEIGHT_BEGIN and init is not None:
+        first_free = readings[0][1] + init["usage_gib"]
+    elif readings:
+        first_free = readings[0][1]
+    if total is not None and first_free is not None and (init is not None or readings[0][0] == kinds.LOAD_WEIGHT_BEGIN):
+        pre = total - first_free
+        others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
+        if others:
+            items.append(_item("other_processes", others, "measured", basis="nvidia-smi: other processes on this GPU"))
+        context_gib, context_kind, context_basis = _context(calibration)
+        context = min(context_gib, max(pre - others, 0.0))
+        items.append(_item("cuda_context", context, context_kind, basis=context_basis,
+                           measured_pre_existing_gib=round(pre, 2)))
+        unexplained += pre - others - context
+    if init is not None and readings and readings[0][0] == kinds.LOAD_WEIGHT_BEGIN:
+        eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
+        explained = min(eager, max(init["usage_gib"], 0.0))
+        if eager > 0:
+            eager_kinds = {c["kind"] for c in cells if c["timing"] == "eager" and c["gib"]}
+            kind = "measured (probe)" if eager_kinds == {"measured (probe)"} else "estimated"
+            items.append(_item("comm_eager", explained, kind,
+                               basis="eager communication cells, capped at the measured init-distributed delta",
+                               measured_init_gib=init["usage_gib"]))
+        unexplained += init["usage_gib"] - explained
+    elif total is not None and first_free is not None and readings and readings[0][0] != kinds.LOAD_WEIGHT_BEGIN:
+        items.append(_item("before_first_reading", total - first_free - sum(i["gib"] for i in items), "measured",
+                           basis=f"card total - first reading ({readings[0][0]})"))
+    order = [phase_id for phase_id, _, _ in links]
+    item_of = {phase_id: item for phase_id, item, _ in links}
+    pools = timeline.readings(kinds.KV_CACHE_ALLOCATED, "kv_gib")
+    for (prev_phase, prev_free, _), (phase, free, _) in zip(readings, readings[1:]):
+        consecutive = order.index(phase) == order.index(prev_phase) + 1
+        name = (item_of[phase] or phase) if consecutive else f"{prev_phase}..{phase}"
+        extra: dict[str, Any] = {"between": [prev_phase, phase]}
+        if not consecutive:
+            extra["basis"] = "the readings between these two are missing from the log"
+        if phase == kinds.MEMORY_POOL_END and pools:
+            extra["reported_kv_gib"] = round(sum(p.values["kv_gib"] for p in pools), 2)
+            if len(pools) > 1:
+                extra["reported_pools"] = [{"pool": p.values.get("pool"), "gib": p.values["kv_gib"],
+                                            "tokens": p.values.get("tokens")} for p in pools]
+        if name == "cuda_graphs":
+            extra.update(_capture_split(prev_free - free, cells))
+        items.append(_item(name, prev_free - free, "measured", **extra))
+    if readings:
+        items.append(_item("free", readings[-1][1], "measured", at=readings[-1][0]))
+    if total is not None:
+        residual = total - sum(i["gib"] for i in items)
+        items.append(_item("unexplained", residual, "measured" if not cells else "estimated",
+                           basis="card total minus every other item"))
+    else:
+        items.append(_item("unexplained", unexplained, "estimated", basis="card total unknown: init delta minus estimates"))
+    return RankLedger(items, cells, total, total_source, eager_gib, lazy_gib, has_readings=True)
+
+
+def ledgers(launches: list[Launch], join: GpuJoin, calibration: Calibration | None = None,
+            sizing: dict[int, KvSizing] | None = None) -> dict[tuple[int, str], RankLedger]:
+    """Every rank's ledger, keyed by (launch id, rank label); the KV sizing stage gives the cell size that
+    sizes PD staging."""
+    out: dict[tuple[int, str], RankLedger] = {}
+    named = [g for g in join.gpus if g.get("name")]
+    for launch in launches:
+        kv = (sizing or {}).get(launch.id)
+        cell = kv.effective_cell if kv is not None else None
+        cells = launch_cells(launch, calibration, named[0] if named else None, cell)
+        for label, timeline in launch.ranks.items():
+            placement = join.placements.get((launch.id, label), RankPlacement())
+            out[(launch.id, label)] = rank_ledger(timeline, placement, join.gpus, cells, calibration)
+    return out
+
+
+def probe_process_ledgers(join: GpuJoin, calibration: Calibration | None) -> dict[int, list[dict[str, Any]]]:
+    """For a GPU whose dump shows one of the probe's own processes and whose OOM text splits that process's
+    memory: the memory outside the PyTorch allocator, item by item from the probe's stages, and the residual.
+    (The process is known by its PID, which the calibration records; nothing is assumed of other processes.)"""
+    if calibration is None or not calibration.pids:
+        return {}
+    out: dict[int, list[dict[str, Any]]] = {}
+    for gpu in join.gpus:
+        pids = {p.get("pid") for p in gpu.get("processes", [])}
+        outside = gpu.get("outside_allocator_mib")
+        if outside is None or not pids & calibration.pids:
+            continue
+        items: list[dict[str, Any]] = [{"item": m.stage, "mib": round(m.outside_allocator_mib, 2),
+                                        "kind": "measured (probe)"} for m in calibration.measured
+                                       if m.outside_allocator_mib > 0]
+        explained = sum(i["mib"] for i in items)
+        items.append({"item": "unexplained", "mib": round(outside - explained, 2), "kind": "measured",
+                      "basis": f"{outside:.2f} MiB outside the allocator (OOM text) minus the probe's stages"})
+        out[gpu["index"]] = items
+    return out

@@ -1,0 +1,275 @@
+"""nvidia-smi dumps joined with the launches: gpus[] (merged by index / bus id, processes attached), the
+card total as DESIGN.md defines it (Total - Reserved, else the OOM's total capacity), memory outside the
+PyTorch allocator from an OOM text, and the assumed rank → GPU mapping."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.model import GpuJoin, Launch, RankPlacement
+from logscope.pipeline.assemble.launch_facts import global_versions
+
+
+def _check_env_gpus(events: list[Event]) -> list[Event]:
+    """check_env's "GPU 0,1,2,3: NVIDIA H100 80GB HBM3" and "... Compute Capability: 9.0" as GPU events."""
+    out: list[Event] = []
+    for ev in events:
+        if ev.kind != kinds.CHECK_ENV:
+            continue
+        capability: dict[int, str] = {}
+        names: dict[int, str] = {}
+        for key, value in ev.data["values"].items():
+            if not key.startswith("GPU "):
+                continue
+            ids_text = key[4:].replace(" Compute Capability", "")
+            ids = [int(i) for i in ids_text.split(",") if i.strip().isdigit()]
+            for index in ids:
+                if key.endswith("Compute Capability"):
+                    capability[index] = value
+                else:
+                    names[index] = value
+        for index in sorted(names):
+            data = {"index": index, "name": names[index]}
+            if index in capability:
+                data["compute_capability"] = capability[index]
+            out.append(Event(kinds.SMI_GPU, ev.source, ev.line, f"check_env GPU {index}: {names[index]}", None, None, data,
+                             kinds.CHECK_ENV_GRAMMAR))
+    return out
+
+
+def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
+    events = [e for e in events if e.kind != kinds.CHECK_ENV] + _check_env_gpus(events)
+    gpus: dict[Any, dict[str, Any]] = {}
+    for ev in events:
+        if ev.kind != kinds.SMI_GPU:
+            continue
+        data = dict(ev.data)
+        key = data.get("bus_id") or data.get("index")
+        gpu = gpus.setdefault(key, {"index": data.get("index"), "snapshot": ev.source, "processes": []})
+        for proc in data.pop("processes", []):
+            if proc not in gpu["processes"]:
+                gpu["processes"].append(proc)
+        for field, value in data.items():
+            gpu.setdefault(field, value)
+        gpu.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
+    for ev in events:
+        if ev.kind == kinds.SMI_MIG:
+            card = next((g for g in gpus.values() if g["index"] == ev.data["gpu"]), None)
+            if card is None:
+                card = gpus.setdefault(("mig", ev.data["gpu"]), {"index": ev.data["gpu"], "snapshot": ev.source,
+                                                                 "processes": []})
+                card.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
+            entry = {k: v for k, v in ev.data.items() if k != "gpu"}
+            if entry not in card.setdefault("mig", []):
+                card["mig"].append(entry)
+    ordered = sorted(gpus.values(), key=lambda g: (g["index"] is None, g["index"] or 0, g.get("bus_id") or ""))
+    for ev in events:
+        if ev.kind != kinds.SMI_PROCESS:
+            continue
+        proc = {k: ev.data[k] for k in ("pid", "type", "name", "used_mib") if k in ev.data}
+        target = None
+        if "gpu" in ev.data:
+            target = next((g for g in ordered if g["index"] == ev.data["gpu"]), None)
+        elif ev.data.get("gpu_bus_id"):
+            target = next((g for g in ordered if g.get("bus_id") == ev.data["gpu_bus_id"]), None)
+        elif len(ordered) == 1:
+            target = ordered[0]
+        if target is not None and not any(p.get("pid") == proc.get("pid") for p in target["processes"]):
+            target["processes"].append(proc)
+    return ordered
+
+
+def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
+    all_events = list(global_events)
+    for launch in launches:
+        all_events += launch.all_events()
+    gpus = _merge_gpus(all_events)
+    ooms = [e for e in all_events if e.kind == kinds.OOM and e.data.get("gpu") is not None]
+    for gpu in gpus:
+        gpu["index_text"] = str(gpu["index"])
+        if gpu.get("driver_reserved_mib") is not None and gpu.get("memory_total_mib") is not None:
+            gpu["card_total_gib"] = round((gpu["memory_total_mib"] - gpu["driver_reserved_mib"]) / 1024, 2)
+            gpu["card_total_source"] = "nvidia-smi Total - Reserved"
+        oom = next((e for e in ooms if e.data["gpu"] == gpu["index"]), None)
+        if oom is not None:
+            _oom_join(gpu, oom)
+        _rank_evidence(gpu, ooms)
+        if "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None:
+            gpu["card_total_source"] = "nvidia-smi table Total only (no Reserved: add nvidia-smi -q -d MEMORY)"
+    known = {g["index"] for g in gpus}
+    for oom in ooms:
+        if oom.data["gpu"] not in known and oom.data.get("total_mib"):
+            gpu = {"index": oom.data["gpu"], "index_text": str(oom.data["gpu"]), "snapshot": oom.source, "processes": []}
+            _oom_join(gpu, oom)
+            _rank_evidence(gpu, ooms)
+            gpus.append(gpu)
+    topology = _merge_topology(all_events, gpus)
+    # a launch's own versions (smi dumps included) are filled by launch_facts; these are the ones of the inputs
+    smi = global_versions([e for e in all_events if e.kind == kinds.SMI_VERSIONS])
+    versions = {**smi, **{k: v for k, v in global_versions(global_events).items() if k not in smi}}
+    placements = {(launch.id, label): placement for launch in launches
+                  for label, placement in _place_ranks(launch, gpus).items()}
+    tp_groups = {launch.id: _tp_groups(launch, placements, topology) for launch in launches}
+    return GpuJoin(gpus, topology, versions, placements, tp_groups)
+
+
+# SGLang names its scheduler processes after the rank: "sglang::scheduler_TP1", "sglang::scheduler_DP0_TP3_EP3"
+_SCHEDULER_RANK = re.compile(r"scheduler_((?:(?:DP|PP|TP|EP|CP)\d+_?)+)")
+
+
+def _rank_evidence(gpu: dict[str, Any], ooms: list[Event]) -> None:
+    """The ranks the inputs themselves put on this GPU (not the assumed placement): a scheduler process named
+    after its rank in the process list, or a rank's OOM message naming the GPU. OOMs count only within one
+    file, since ranks on other hosts also have a GPU of that index."""
+    evidence = []
+    for proc in gpu["processes"]:
+        m = _SCHEDULER_RANK.search(str(proc.get("name", "")))
+        if m:
+            evidence.append({"rank": " ".join(m.group(1).strip("_").split("_")), "basis": "process name",
+                             "pid": proc.get("pid")})
+    by_source: dict[str, list[Event]] = {}
+    for oom in ooms:
+        if oom.data["gpu"] == gpu["index"] and oom.rank is not None:
+            by_source.setdefault(oom.source, []).append(oom)
+    for source, events in by_source.items():
+        if len({e.rank.label for e in events if e.rank}) > 1:
+            evidence += [{"rank": e.rank.label, "basis": "OOM message names this GPU", "source": source,
+                          "line": e.line} for e in events if e.rank]
+    if evidence:
+        gpu["rank_evidence"] = evidence
+
+
+def _oom_join(gpu: dict[str, Any], oom: Event) -> None:
+    data = oom.data
+    if "card_total_gib" not in gpu and data.get("total_mib"):
+        gpu["card_total_gib"] = round(data["total_mib"] / 1024, 2)
+        gpu["card_total_source"] = "torch OOM total capacity"
+    if data.get("process_in_use_mib") is not None and data.get("allocated_mib") is not None:
+        outside = data["process_in_use_mib"] - data["allocated_mib"] - data.get("reserved_unallocated_mib", 0.0)
+        gpu["outside_allocator_mib"] = round(outside, 2)
+        gpu["oom"] = {k: data[k] for k in ("requested_mib", "free_mib", "process_in_use_mib", "allocated_mib",
+                                           "reserved_unallocated_mib", "private_pools_mib") if k in data}
+
+
+def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str, Any]:
+    links: list[list[Any]] = []
+    p2p: list[list[Any]] = []
+    nics: list[dict[str, Any]] = []
+    affinity: dict[str, dict[str, Any]] = {}
+    for ev in events:
+        if ev.kind != kinds.TOPOLOGY:
+            continue
+        for link in ev.data["links"]:
+            if link not in links:
+                links.append(link)
+        for link in ev.data["p2p"]:
+            if link not in p2p:
+                p2p.append(link)
+        for nic in ev.data.get("nics", []):
+            if nic not in nics:
+                nics.append(nic)
+        affinity.update(ev.data["affinity"])
+    for gpu in gpus:
+        aff = affinity.get(f"GPU{gpu['index']}")
+        if aff:
+            gpu["cpu_affinity"] = aff["cpu"]
+            if "numa" in aff:
+                gpu["numa_affinity"] = aff["numa"]
+    topology: dict[str, Any] = {"links": sorted(links)}
+    if p2p:
+        topology["p2p"] = sorted(p2p)
+    if nics:
+        topology["nics"] = sorted(nics, key=lambda n: (n["gpu"], n["nic"]))
+    if affinity:
+        topology["affinity"] = affinity
+    return topology
+
+
+def _visible_devices(launch: Launch) -> list[int] | None:
+    value = str(launch.environment.get("CUDA_VISIBLE_DEVICES", ""))
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if parts and all(p.isdigit() for p in parts):
+        return [int(p) for p in parts]
+    return None
+
+
+def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPlacement]:
+    """Rank → GPU: the local rank (DP replica, PP stage and TP rank, modulo the GPUs of a node), through
+    CUDA_VISIBLE_DEVICES or base_gpu_id / gpu_id_step when the inputs show them. Always marked assumed:
+    the log never prints the device index. Each GPU record lists the ranks placed on it."""
+    cfg = launch.config
+    tp_size = int(cfg.get("tp_size") or 1)
+    pp_size = int(cfg.get("pp_size") or 1)
+    nnodes = int(cfg.get("nnodes") or 1)
+    per_node = max(1, (tp_size * pp_size) // nnodes) if cfg.get("nnodes") else (len(gpus) or 8)
+    base = int(cfg.get("base_gpu_id") or 0)
+    step = int(cfg.get("gpu_id_step") or 1)
+    visible = _visible_devices(launch)
+    placements: dict[str, RankPlacement] = {}
+    for label, timeline in launch.ranks.items():
+        rank = timeline.rank
+        tp = rank.get("tp") if rank.get("tp") is not None else rank.get("rank")  # rankN.log: its local rank
+        if tp is None and label == "TP0":
+            tp = 0
+        if tp is None:
+            continue
+        dp = rank.get("dp")
+        # a DP replica occupies its own TP group's GPUs only when the TP size is stated (with DP attention, or
+        # tags like "DP2 TP2 EP2", the TP index is already global)
+        replica = dp if dp is not None and not cfg.get("enable_dp_attention") and cfg.get("tp_size") else 0
+        local = ((replica * pp_size + (rank.get("pp") or 0)) * tp_size + tp) % per_node
+        index = base + local * step
+        gpu_index = visible[index] if visible and index < len(visible) else index
+        gpu = next((g for g in gpus if g["index"] == gpu_index), None)
+        if gpu is None:
+            placements[label] = RankPlacement(gpu=gpu_index)
+            continue
+        gpu.setdefault("ranks", []).append(label)
+        others = _other_processes(gpu["processes"])
+        placements[label] = RankPlacement(
+            gpu=gpu_index, card_total_gib=gpu.get("card_total_gib"), gpu_processes=len(gpu["processes"]),
+            other_process_mib=sum(p.get("used_mib") or 0 for p in others) if others else None,
+            outside_allocator_mib=gpu.get("outside_allocator_mib"))
+    return placements
+
+
+def _other_processes(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Processes on a GPU that are not this SGLang rank: those not named sglang when one is, else all but
+    the largest (the rank's own scheduler usually holds most of the card)."""
+    if len(processes) < 2:
+        return []
+    named = [p for p in processes if "sglang" in str(p.get("name", "")).lower()]
+    if named:
+        return [p for p in processes if p not in named]
+    largest = max(processes, key=lambda p: p.get("used_mib") or 0)
+    return [p for p in processes if p is not largest]
+
+
+def _tp_groups(launch: Launch, placements: dict[tuple[int, str], RankPlacement],
+               topology: dict[str, Any]) -> list[dict[str, Any]]:
+    """The links between the GPUs of each TP group (NVLink or PCIe / cross-socket)."""
+    link_of: dict[tuple[int, int], str] = {(a, b): k for a, b, k in topology["links"]}
+    groups: dict[tuple[Any, ...], list[tuple[str, int]]] = {}
+    for label, timeline in launch.ranks.items():
+        placement = placements.get((launch.id, label))
+        rank = timeline.rank
+        if placement is None or placement.gpu is None or rank.get("tp") is None:
+            continue
+        key = (rank.get("dp") if not launch.config.get("enable_dp_attention") else None, rank.get("pp"))
+        groups.setdefault(key, []).append((label, placement.gpu))
+    out = []
+    for members in groups.values():
+        gpus = sorted({gpu for _, gpu in members})
+        seen = [k for i, a in enumerate(gpus) for b in gpus[i + 1:] if (k := link_of.get((a, b)))]
+        if len(gpus) < 2 or not seen:
+            continue
+        counts: dict[str, int] = {}
+        for k in seen:
+            counts[k] = counts.get(k, 0) + 1
+        nvlink = all(k.startswith("NV") for k in seen)
+        path = "nvlink" if nvlink else ("cross-socket" if "SYS" in counts else "pcie")
+        out.append({"ranks": [label for label, _ in members], "gpus": gpus, "links": counts, "path": path})
+    return out

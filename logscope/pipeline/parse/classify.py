@@ -1,0 +1,370 @@
+"""Logical lines → events, one source at a time.
+
+A line reaches a lark grammar only when it holds one of the prefilter literals and has that grammar's
+shape. Multi-line records (check_env output, tracebacks, nvidia-smi dumps) are read by small block
+readers that the same loop drives. Every candidate line that no grammar recognises is kept for the
+coverage report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.model import TEXT_KEEP, Coverage
+from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, scan_sources, unwrap
+from logscope.pipeline.ingest.unwrap import REWRAPPED, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
+from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse.parsers import sglang_line
+from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader, prefix_of
+from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
+from logscope.pipeline.parse.serving import SERVING_MARK, first_serving_line
+from logscope.pipeline.parse.signatures.loader import bundled_signatures
+
+_FULL_KEEP = 4000
+_CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
+# what makes an unrecognised line worth showing first: it reads like a failure
+FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
+
+_GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
+# a JSON string or flattened piece worth reading holds a prefilter literal, or several lines
+_LITERAL = re.compile(prefilter.PATTERN)
+
+
+def _WANTED(value: str) -> bool:  # noqa: N802 - a predicate handed to unwrap.expand
+    return "\n" in value or _LITERAL.search(value) is not None
+
+
+class SourceClassifier:
+    """Drives the grammars over one source's logical lines and returns its events."""
+
+    def __init__(self, source: Source, coverage: Coverage, chunks: Iterable[LineChunk] | None = None) -> None:
+        self.source = source
+        self.chunks = chunks
+        self.coverage = coverage
+        self.events: list[Event] = []
+        self.readers: list[BlockReader] = block_readers(source.name)
+        self.active: BlockReader | None = None
+        self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
+        self.recognized_physical: set[int] = set()
+        self.quoted = False  # classifying an inline code span from prose
+        self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
+        self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
+        self.serving_seen = False  # the source's first serving line was found (only the first one is used)
+        self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> list[Event]:
+        for chunk in self.chunks if self.chunks is not None else self.source.chunks(prefilter.all_literals()):
+            self._run_chunk(chunk)
+            self._mark_serving(chunk)
+        self._release_rewrap()
+        self._flush_pending()
+        self._close_block()
+        self.coverage.lines += self.source.lines
+        self.coverage.recognized_lines += len(self.recognized_physical)
+        self.source.recognized_lines = len(self.recognized_physical)
+        return self.events
+
+    def _run_chunk(self, chunk: LineChunk) -> None:
+        """Candidate lines in order; while a block or a wrapped line is open, every line in between."""
+        candidates, texts = chunk.candidates, chunk.texts
+        # a terminal cuts what people paste, not a log file big enough for the range workers
+        wraps = self._terminal_wraps(chunk)
+        if wraps:  # a line a terminal cut is read whole, as a candidate where its first piece is
+            merged = dict(zip(candidates, texts))
+            for index, (joined, _) in wraps.items():
+                merged[index] = joined
+            candidates, texts = sorted(merged), [merged[i] for i in sorted(merged)]
+        next_candidate = 0
+        position = 0
+        while True:
+            if self.active is not None or self.pending is not None or self.rewrap is not None:
+                if position >= chunk.size:
+                    return
+                if next_candidate < len(candidates) and candidates[next_candidate] == position:
+                    text = texts[next_candidate]
+                    next_candidate += 1
+                else:
+                    text = chunk.line(position)
+            else:
+                if next_candidate >= len(candidates):
+                    return
+                position = candidates[next_candidate]
+                text = texts[next_candidate]
+                next_candidate += 1
+            if position in wraps:
+                text, span = wraps[position]
+                self.unwrapped.setdefault(chunk.first + position, REWRAPPED)
+                while next_candidate < len(candidates) and candidates[next_candidate] < position + span:
+                    next_candidate += 1
+            for logical, how in _logical_lines(text):
+                if how is not None:
+                    self.unwrapped.setdefault(chunk.first + position, how)
+                self.opened = how is not None and how != REWRAPPED  # a message taken out of JSON or a flat line
+                self.feed(chunk.first + position, logical)
+            self.opened = False
+            position += wraps[position][1] if position in wraps else 1
+
+    @staticmethod
+    def _terminal_wraps(chunk: LineChunk) -> dict[int, tuple[str, int]]:
+        """Lines a terminal cut, joined again. A line that a grammar reads whole, followed by a "Key: value" line,
+        was not cut (a 120-column launch command, then check_env's "Python: 3.12.3"). A file big enough for the
+        range workers is no terminal paste."""
+        if chunk.path is not None:
+            return {}
+        lines = chunk.all_lines()
+        wraps = terminal_wraps(lines, prefilter.PATTERN, _starts_a_record)
+        return {index: wrap for index, wrap in wraps.items()
+                if not (_KEY_VALUE.match(lines[index + 1]) and _reads_whole(lines[index]))}
+
+    def _mark_serving(self, chunk: LineChunk) -> None:
+        """The source's first line that shows the server serving (a served request, a batch line): failures after
+        it are runtime failures. One vectorised search per chunk until found, so batch lines never reach Python."""
+        if self.serving_seen:
+            return
+        found = first_serving_line(chunk.all_bytes())
+        if found is None:
+            return
+        index, text = found
+        self.serving_seen = True
+        lineno = chunk.first + index
+        event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, {}, "serving")
+        at = len(self.events)
+        while at > 0 and self.events[at - 1].line > lineno:
+            at -= 1
+        self.events.insert(at, event)
+
+    def feed(self, lineno: int, text: str) -> None:
+        if self.rewrap is not None:
+            if self._continues(text):
+                self.rewrap.add(text)
+                self.recognized_physical.add(lineno)
+                if self.rewrap.complete():
+                    self._release_rewrap()
+                return
+            self._release_rewrap()
+        elif needs_more(text):
+            self.rewrap = Rewrap(lineno, text, len(text))
+            return
+        self._feed_line(lineno, text)
+
+    def _continues(self, text: str) -> bool:
+        """A line that carries on a wrapped message: no record, traceback line or blank line of its own."""
+        stripped = text.strip()
+        return bool(stripped) and not PREFIXED.match(text) and not _looks_like_a_record(text) \
+            and not stripped.startswith(("File \"", "Traceback", "```", "#"))
+
+    def _release_rewrap(self) -> None:
+        if self.rewrap is None:
+            return
+        held, self.rewrap = self.rewrap, None
+        if held.lines > 1:
+            self.unwrapped.setdefault(held.first, REWRAPPED)
+        self._feed_line(held.first, held.text)
+
+    def _feed_line(self, lineno: int, text: str) -> None:
+        if self.active is not None:
+            if self.active.feed(lineno, text):
+                self.recognized_physical.add(lineno)
+                return
+            self._close_block()
+        if self.pending is not None and self._try_join(lineno, text):
+            return
+        self._flush_pending()
+        for reader in self.readers:
+            if reader.accepts(text):
+                self.active = reader.open(lineno, text)
+                self.coverage.seen[reader.grammar] += 1
+                self.coverage.recognized[reader.grammar] += 1
+                self.recognized_physical.add(lineno)
+                return
+        candidates = prefilter.grammars_for(text)
+        if not candidates:
+            return
+        self._classify(lineno, text, candidates)
+
+    # ------------------------------------------------------------------ one line
+    def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
+        if not self.opened and not _looks_like_a_record(text):
+            # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
+            # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
+            self._classify_prose(lineno, text)
+            return
+        looks_failed = "signature" in candidates
+        candidates = [g for g in candidates if g != "signature"]
+        tried: list[str] = []
+        for name in candidates:
+            grammar = _GRAMMARS[name]
+            if not grammar.fits(text):
+                continue
+            tried.append(name)
+            self.coverage.seen[name] += 1
+            parsed = grammar.parse(text)
+            if parsed is not None:
+                self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
+                self.coverage.recognized[name] += 1
+                self.recognized_physical.add(lineno)
+                return
+        if looks_failed and self._failure_line(lineno, text):
+            return
+        failure_look = looks_failed and FAILURE_LOOK.search(text) is not None
+        if not tried:
+            if failure_look:
+                self.coverage.miss(self.source.name, lineno, "failure", text)
+            return
+        if tried[0] == "sglang" and self.pending is None:
+            self.pending = (lineno, text)
+            return
+        self.coverage.miss(self.source.name, lineno, "failure" if failure_look else tried[0], text)
+
+    def _failure_line(self, lineno: int, text: str) -> bool:
+        """A line no grammar reads whose wording a line signature knows (torch allocator warnings, glog lines
+        of transfer engines, NCCL result names, other backends' OOM texts)."""
+        for sig in bundled_signatures().on("line"):
+            if sig.pattern.match(text) is not None:
+                self.coverage.seen["signature"] += 1
+                self.coverage.recognized["signature"] += 1
+                self.recognized_physical.add(lineno)
+                self._emit(kinds.FAILURE_LINE, lineno, text, {"message": text.strip()}, prefix_of(text), "signature")
+                return True
+        return False
+
+    def _classify_prose(self, lineno: int, text: str) -> None:
+        spans = quoted_spans(text) + _CODE_SPAN.findall(text)
+        if not spans and not self.quoted:
+            spans = [text]
+        if not spans:
+            return
+        was = self.quoted
+        self.quoted = True
+        before = len(self.events)
+        try:
+            if spans[0] is not text and not _CODE_SPAN.search(text):
+                spans.append(text)  # quoted spans first; the whole sentence only when none of them was read
+            for span in spans:
+                if span is text and len(spans) > 1 and len(self.events) > before:
+                    break
+                candidates = prefilter.grammars_for(span)
+                if not candidates:
+                    continue
+                if span is not text and _looks_like_a_record(span):
+                    self._classify(lineno, span, candidates)
+                elif "signature" in candidates:
+                    self._failure_line(lineno, span)
+        finally:
+            self.quoted = was
+
+    # ------------------------------------------------------------------ wrapped lines
+    def _try_join(self, lineno: int, text: str) -> bool:
+        """Rejoin a line a terminal wrapped, only when the continuation is no line of its own."""
+        assert self.pending is not None
+        if PREFIXED.match(text) or any(_GRAMMARS[g].fits(text) if g == kinds.MEMORY_LINE_GRAMMAR else True
+                                       for g in prefilter.grammars_for(text)):
+            return False
+        first_line, first = self.pending
+        result = sglang_line.parse_line(first + text)
+        if result is None:
+            return False
+        self.pending = None
+        prefix, kind, data = result
+        data["joined_lines"] = [first_line, lineno]
+        self.coverage.recognized["sglang"] += 1
+        self.recognized_physical.update((first_line, lineno))
+        self._emit(sglang_line.KINDS.get(kind, kind), first_line, first + text, data, prefix, "sglang")
+        return True
+
+    def _flush_pending(self) -> None:
+        if self.pending is not None:
+            lineno, text = self.pending
+            failure_look = "signature" in prefilter.grammars_for(text) and FAILURE_LOOK.search(text) is not None
+            self.coverage.miss(self.source.name, lineno, "failure" if failure_look else "sglang", text)
+            self.pending = None
+
+    # ------------------------------------------------------------------ blocks
+    def _close_block(self) -> None:
+        if self.active is not None:
+            for event in self.active.close():
+                self._append(event)
+            self.active = None
+
+    # ------------------------------------------------------------------ output
+    def _emit(self, kind: str, lineno: int, text: str, data: dict[str, Any], prefix: dict[str, Any] | None,
+              grammar: str) -> None:
+        rank = prefix.get("rank") if prefix else None
+        time = prefix.get("time") if prefix else None
+        stripped = text.strip()
+        if len(stripped) > TEXT_KEEP:
+            data["full_text"] = stripped[:_FULL_KEEP]
+        if self.quoted:
+            data["quoted"] = True
+        self._append(Event(kind, self.source.name, lineno, stripped[:TEXT_KEEP], rank, time, data, grammar))
+
+    def _append(self, event: Event) -> None:
+        how = self.unwrapped.get(event.line)
+        if how is not None:
+            event.data.setdefault("unwrapped", how)
+        self.events.append(event)
+
+
+_RECORD_START = re.compile(
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |File \"|\S*[$#] |export |[A-Z_]+=|\S*python|sglang "
+    r"|\++ |(?:sudo|nohup|env|time|exec) "  # a bash -x trace line, a command run under a wrapper
+    r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
+    r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
+)
+
+
+def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
+    """The logical lines of a physical line, and how each was unwrapped: a JSON body or a flattened traceback is
+    opened before ingest's cleaning splits at the log prefixes inside it."""
+    if '"' in physical or "\\n" in physical:
+        inner = expand(unwrap(physical), _WANTED)
+        if inner[0].how is not None:
+            return [(line, piece.how) for piece in inner for line in clean(piece.text)]
+    return [(piece.text, piece.how) for line in clean(physical) for piece in expand(line, _WANTED)]
+
+
+def _starts_a_record(text: str) -> bool:
+    """A line that begins a record of its own (a log prefix, a traceback line, a shell line): never the rest of
+    a line a terminal cut."""
+    text = unwrap(text)  # behind a compose / kubectl / Ray prefix, as the classifier will see it
+    return bool(PREFIXED.match(text) or _RECORD_START.match(text))
+
+
+_KEY_VALUE = re.compile(r"[A-Za-z][\w ]{0,30}: \S")  # check_env's "Python: 3.12.3", "CUDA available: True"
+
+
+def _reads_whole(text: str) -> bool:
+    """Whether a line grammar reads the line as it stands."""
+    text = unwrap(text)
+    return any(name != "signature" and _GRAMMARS[name].fits(text) and _GRAMMARS[name].parse(text) is not None
+               for name in prefilter.grammars_for(text))
+
+
+def _looks_like_a_record(text: str) -> bool:
+    """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
+    if _RECORD_START.match(text):
+        return True
+    return text.lstrip().startswith(prefilter.all_literals())
+
+
+def classify_sources(sources: list[Source]) -> tuple[dict[str, list[Event]], Coverage]:
+    coverage = Coverage()
+    per_source: dict[str, list[Event]] = {}
+    with scan_sources(sources, prefilter.all_literals()) as chunks:
+        for source, source_chunks in zip(sources, chunks):
+            per_source[source.name] = in_time_order(SourceClassifier(source, coverage, source_chunks).run())
+    return per_source, coverage
+
+
+def in_time_order(events: list[Event]) -> list[Event]:
+    """A log exported newest first (cloud logging consoles do) is read oldest first: the events are reversed
+    when their timestamps mostly go back in time. Line numbers stay those of the input."""
+    times = [e.time for e in events if e.time]
+    back = sum(1 for a, b in zip(times, times[1:]) if b < a)
+    forward = sum(1 for a, b in zip(times, times[1:]) if b > a)
+    return events[::-1] if back >= 2 and back > 2 * forward else events

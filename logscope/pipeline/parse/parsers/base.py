@@ -1,0 +1,87 @@
+"""What every parser shares: the SGLang line-prefix rule, the block-reader protocol, and the reading of one
+CSV row. The registry (parsers/registry.py) lists the parsers; nothing here knows any of them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from logscope.core.events import Event, RankId
+
+# "[2026-05-07 13:39:14 DP1 TP1 EP1] ..." (date optional in older versions): the one owner of the prefix rule
+PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
+_PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]")
+_ANY_BRACKET = re.compile(r"^\s*\[[^\]]*\]\s*")
+
+
+def prefix_of(text: str) -> dict[str, Any] | None:
+    """{'time', 'rank'} of a line with SGLang's prefix, else None."""
+    m = _PREFIX.match(text)
+    if not m:
+        return None
+    tags = m.group(2).split()
+    return {"time": m.group(1), "rank": RankId.from_tags(tags) if tags else None}
+
+
+def strip_prefix(text: str) -> str:
+    """The message after a leading bracketed prefix (SGLang's, or any other logger's)."""
+    m = _ANY_BRACKET.match(text)
+    return text[m.end():] if m else text
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """One line grammar's reading of a line: the event kind, its numbers, and the prefix when the line has one."""
+
+    kind: str
+    data: dict[str, Any]
+    prefix: dict[str, Any] | None = None
+
+
+class BlockReader:
+    """A reader of records spanning several lines. The classifier calls `accepts` on a candidate line, then
+    `feed` on every following line until it declines one, then `close` for the events.
+
+    `literals`: one of them is in every line `starts` accepts. The prefilter is built from them, so a
+    reader can never accept a line the prefilter dropped (`accepts` checks it)."""
+
+    grammar: ClassVar[str] = "block"
+    literals: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def accepts(self, text: str) -> bool:
+        return any(literal in text for literal in self.literals) and self.starts(text)
+
+    def starts(self, text: str) -> bool:
+        raise NotImplementedError
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        raise NotImplementedError
+
+    def feed(self, lineno: int, text: str) -> bool:
+        raise NotImplementedError
+
+    def close(self) -> list[Event]:
+        raise NotImplementedError
+
+
+_NUMBER_WITH_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(MiB|W|%|C)?$")
+
+
+def csv_value(cell: str) -> Any:
+    """One CSV cell as printed by nvidia-smi: a number (its unit dropped) or the text."""
+    m = _NUMBER_WITH_UNIT.match(cell)
+    if not m:
+        return cell
+    return float(m.group(1)) if "." in m.group(1) else int(m.group(1))
+
+
+def csv_row(text: str, columns: list[str]) -> dict[str, Any] | None:
+    """A CSV line read against its columns, or None when the cell count differs (not a row of this table)."""
+    cells = [c.strip() for c in text.split(",")]
+    if len(cells) != len(columns):
+        return None
+    return {column: csv_value(cell) for column, cell in zip(columns, cells)}

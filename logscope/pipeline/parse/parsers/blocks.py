@@ -1,0 +1,243 @@
+"""Readers for records that span several lines: Python tracebacks, native backtraces and check_env output
+(the nvidia-smi readers live with their grammar in nvidia_smi.py and nvidia_topo.py)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.events import Event, RankId
+from logscope.pipeline.parse.parsers import other_lines, sglang_line
+from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader
+from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology
+
+_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?::|$)")
+_FRAME = re.compile(r'^\s*File "')
+_FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
+_TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
+
+
+_QUOTED_OPENER = re.compile(r'"[^"]*Traceback \(most recent')
+
+
+class TracebackReader(BlockReader):
+    """A Python traceback or faulthandler dump; the exception line that ends it carries its frames."""
+
+    grammar = kinds.TRACEBACK_GRAMMAR
+    literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)")
+
+    def starts(self, text: str) -> bool:
+        if "`" in text or _QUOTED_OPENER.search(text):  # prose quoting a traceback's first line in a code span or
+            return False  # in "...": the quoted part is read on its own
+        return any(opener in text for opener in _TB_OPENERS) or bool(_FRAME.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.events: list[Event] = []
+        self.frames: list[dict[str, Any]] = []
+        self.first_line = lineno
+        self.rank: RankId | None = None
+        self.time: str | None = None
+        self.exception: Event | None = None
+        self.after_frame = False
+        self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
+        self.fatal: Event | None = None
+        if "Fatal Python error" in text:
+            parsed_tb = other_lines.parse_traceback_line(text)
+            if parsed_tb:
+                self.fatal = Event(kinds.FATAL_ERROR, self.source, lineno, text.strip()[:300], None, None, parsed_tb[1],
+                                   kinds.TRACEBACK_GRAMMAR)
+        elif not text.lstrip().startswith(_TB_OPENERS):  # "[..TP0] Scheduler hit an exception: Traceback (...)"
+            parsed = sglang_line.parse_line(text)
+            if parsed is not None:
+                prefix, kind, data = parsed
+                if prefix:
+                    self.rank, self.time = prefix.get("rank"), prefix.get("time")
+                self.events.append(Event(sglang_line.KINDS.get(kind, kind), self.source, lineno, text.strip(),
+                                         self.rank, self.time, data))
+        self.feed_frame(lineno, text)
+        return self
+
+    def feed_frame(self, lineno: int, text: str) -> bool:
+        if not _FRAME.match(text):
+            return False
+        parsed = other_lines.parse_traceback_line(text)
+        if parsed and parsed[0] == kinds.FRAME:
+            self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno})
+            if _FAULTHANDLER_FRAME.search(text):
+                self.innermost_first = True
+        self.after_frame = True
+        return True
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if self.exception is not None or PREFIXED.match(text):
+            return False
+        if self.feed_frame(lineno, text):
+            return True
+        stripped = text.strip()
+        if any(opener in stripped for opener in _TB_OPENERS) or stripped.startswith(
+            ("During handling", "The above exception")
+        ):
+            self.after_frame = False
+            self.innermost_first = self.innermost_first or "(most recent call first)" in stripped
+            return True
+        if _EXC_LINE.match(text):
+            self.exception = self._exception_event(lineno, text)
+            return True
+        if self.after_frame or set(stripped) <= set("^~ "):
+            if self.after_frame and self.frames and stripped and "code" not in self.frames[-1]:
+                self.frames[-1]["code"] = stripped[:200]  # the call a frame makes is evidence too
+            self.after_frame = False  # the source line shown under a frame, or its ^^^ marker
+            return True
+        return False
+
+    def _exception_event(self, lineno: int, text: str) -> Event:
+        event = self._exception_event_of(lineno, text)
+        if len(text.strip()) > 300:
+            event.data["full_text"] = text.strip()[:4000]
+        return event
+
+    def _exception_event_of(self, lineno: int, text: str) -> Event:
+        if other_lines.has_oom_head(text):
+            data = other_lines.parse_oom(text) or {}
+            m = re.match(r"^\s*([\w.]+):", text)
+            data["exception"] = m.group(1) if m else None
+            if "Capture cuda graph failed" in text:
+                data["context"] = "capture_failed"
+            return Event(kinds.OOM, self.source, lineno, text.strip()[:300], self.rank, self.time, data, "torch_oom")
+        parsed = sglang_line.parse_line(text)
+        if parsed is not None:
+            _, kind, data = parsed
+            return Event(kind, self.source, lineno, text.strip()[:300], self.rank, self.time, data, kinds.EXCEPTION_GRAMMAR)
+        name = text.split(":", 1)[0].strip()
+        return Event(kinds.EXCEPTION, self.source, lineno, text.strip()[:300], self.rank, self.time,
+                     {"exception": name, "body_kind": None, "message": text.split(":", 1)[-1].strip()}, kinds.EXCEPTION_GRAMMAR)
+
+    def close(self) -> list[Event]:
+        if self.innermost_first:
+            self.frames.reverse()  # frames are kept outermost first, as a Python traceback prints them
+        frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
+        paths = [f"{f['file']}:{f['lineno']} {f['func']}" + (f": {f['code']}" if f.get("code") else "")
+                 for f in self.frames]
+        events = list(self.events)
+        if self.exception is not None:
+            self.exception.data["frames"] = frames
+            self.exception.data["frame_paths"] = paths
+            events.append(self.exception)
+        elif self.fatal is not None:
+            self.fatal.data.update(frames=frames, frame_paths=paths)
+            events.append(self.fatal)
+        elif frames:  # cut before its exception line: the evidence is the innermost frame line, as printed
+            innermost = self.frames[-1]
+            events.append(Event(kinds.TRACEBACK, self.source, innermost["at"], innermost["raw"], self.rank, self.time,
+                                {"frames": frames, "frame_paths": paths, "incomplete": True}, kinds.TRACEBACK_GRAMMAR))
+        return events
+
+
+_CHECK_ENV_START = re.compile(r"^\s*(Python: \d|CUDA available: |ROCM available: |NPU available: )")
+_TOPOLOGY_KEYS = ("NVIDIA Topology", "AMD Topology", "Ascend Topology")
+_AFTER_TOPOLOGY = re.compile(r"^\s*(Hypervisor vendor:|ulimit soft:)")
+# check_env before 0.2 printed `nvidia-smi --query-gpu=driver_version --format=csv,noheader,nounits` as is:
+# "CUDA Driver Version: 535.104.05" and then the same version once more per further GPU, on bare lines
+_DRIVER_CONTINUATION = re.compile(r"^\s*\d+\.\d+(?:\.\d+)?\s*$")
+
+
+class CheckEnvReader(BlockReader):
+    """`python -m sglang.check_env`: key: value lines, with the topology table as one multi-line value."""
+
+    grammar = kinds.CHECK_ENV_GRAMMAR
+    literals = ("Python: ", "CUDA available: ", "ROCM available: ", "NPU available: ")
+
+    def starts(self, text: str) -> bool:
+        return bool(_CHECK_ENV_START.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line = lineno
+        self.last_line = lineno
+        self.values: dict[str, str] = {}
+        self.topology: list[str] | None = None
+        self.in_topology = False
+        self.feed(lineno, text)
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if self.in_topology and not _AFTER_TOPOLOGY.match(text):
+            if PREFIXED.match(text) or text.lstrip().startswith(("$", "#")):
+                return False
+            assert self.topology is not None
+            self.topology.append(text)
+            self.last_line = lineno
+            return True
+        self.in_topology = False
+        if "CUDA Driver Version" in self.values and _DRIVER_CONTINUATION.match(text):
+            self.last_line = lineno
+            return True
+        parsed = other_lines.parse_check_env_line(text)
+        if parsed is None or PREFIXED.match(text):
+            return False
+        key, value = parsed
+        if key in _TOPOLOGY_KEYS:
+            self.in_topology = True
+            self.topology = []
+        self.values[key] = value
+        self.last_line = lineno
+        return True
+
+    def close(self) -> list[Event]:
+        data: dict[str, Any] = {"values": self.values, "last_line": self.last_line}
+        events = [Event(kinds.CHECK_ENV, self.source, self.first_line, "check_env output", None, None, data,
+                        kinds.CHECK_ENV_GRAMMAR)]
+        if self.topology:
+            topology = parse_topology(self.topology)
+            if topology is not None:
+                events.append(Event(kinds.TOPOLOGY, self.source, self.first_line, "NVIDIA Topology (check_env)", None,
+                                    None, topology, "nvidia_topo"))
+        return events
+
+
+# native frames: torch c10 "frame #3: ncclProxyProgress + 0x1a (0x7f.. in /usr/lib/libnccl.so.2)", gdb
+# "#3  0x00007f... in ncclProxyService (...) at proxy.cc:1234", UCX " 3  /usr/lib/libucs.so.0(ucs_x+0x2c) [0x7f..]",
+# glibc backtrace "/usr/lib/x86_64-linux-gnu/libnccl.so.2(+0x5c0de)[0x7f...]"
+# Abseil's / glog's failure signal handler: "PC: @     0x7f3a1c2d4e10  (unknown)  SaveProxy()" and
+# "    @     0x7f3a1c2d5a21        112  ncclProxySaveOp()" (address, frame size or "(unknown)", symbol)
+_NATIVE_FRAME = re.compile(
+    r"^\s*(?:frame #\d+: (?P<torch>.+)|#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<gdb>\S.*)|\d+\s+(?P<ucx>/\S+\(.*)"
+    r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\])"
+    r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:\(unknown\)|\d+)\s+(?P<absl>\S.*))\s*$"
+)
+_NATIVE_OPEN = re.compile(
+    r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+)
+
+
+class NativeBacktraceReader(BlockReader):
+    """A native backtrace (torch's c10 "frame #N", gdb, UCX, glibc): its frames in order, innermost first."""
+
+    grammar = kinds.NATIVE_BACKTRACE_GRAMMAR
+    literals = ("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at")
+
+    def starts(self, text: str) -> bool:
+        return bool(_NATIVE_OPEN.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line = lineno
+        self.opener = text.strip()
+        self.frames: list[str] = []
+        self.feed(lineno, text)
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        m = _NATIVE_FRAME.match(text)
+        if m is not None:
+            self.frames.append(next(g for g in m.groups() if g).strip()[:300])
+            return True
+        return lineno == self.first_line
+
+    def close(self) -> list[Event]:
+        data: dict[str, Any] = {"native_frames": self.frames, "opener": self.opener}
+        m = re.match(r"^\s*Exception raised from (\S+) at (\S+)", self.opener)
+        if m:
+            data["native_frames"] = [f"{m.group(1)} at {m.group(2)}", *self.frames]
+        text = self.opener if not self.opener.startswith(("frame #", "#0")) else f"native backtrace: {self.opener}"
+        return [Event(kinds.NATIVE_BACKTRACE, self.source, self.first_line, text[:300], None, None, data, self.grammar)]
+

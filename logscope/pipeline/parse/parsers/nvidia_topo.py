@@ -1,0 +1,133 @@
+"""`nvidia-smi topo -m` / `topo -p2p` matrices (stand-alone or inside check_env) → topology events."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lark import Token
+from lark.exceptions import LarkError
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.grammar_loader import parser
+from logscope.pipeline.parse.parsers.base import BlockReader
+
+_HEADER = re.compile(r"^\s*GPU0(\s+(GPU|NIC|mlx5_)\d+)*\s*(CPU Affinity.*)?$")
+_P2P_STATES = {"OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}
+
+
+def _parse(text: str) -> Any:
+    try:
+        return parser("nvidia_topo").parse(text.strip())
+    except LarkError:
+        return None
+
+
+_LINK_KINDS = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)$")
+_ROW_HEAD = re.compile(r"^\s*((?:GPU|NIC|mlx5_)\d+)\s")
+_NIC_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
+
+
+def _int_or_none(text: str) -> int | None:
+    return int(text) if text.isdigit() else None
+
+
+def _row(text: str) -> tuple[str, list[str], list[str]] | None:
+    """(device, link cells, affinity tails) of a matrix row; a row damaged by the paste (two cells run
+    together) is read up to the damage."""
+    tree = _parse(text)
+    if tree is not None and tree.children[0].data == "row":
+        toks = [t for t in tree.children[0].children if isinstance(t, Token)]
+        return str(toks[0]), [str(t) for t in toks[1:] if t.type == "LINK"], [str(t) for t in toks[1:] if t.type == "TAIL"]
+    m = _ROW_HEAD.match(text)
+    if m is None:
+        return None
+    cells = []
+    for word in text.split()[1:]:
+        if not _LINK_KINDS.match(word):
+            break
+        cells.append(word)
+    return (m.group(1), cells, []) if cells else None
+
+
+def parse_topology(lines: list[str]) -> dict[str, Any] | None:
+    """Links between GPUs ([a, b, kind] with a < b), P2P status, GPU-NIC links with the NIC legend, and each
+    GPU's CPU affinity, NUMA node and GPU NUMA ID (ints; None where the matrix says N/A)."""
+    columns: list[str] = []
+    links: list[list[Any]] = []
+    p2p: list[list[Any]] = []
+    affinity: dict[str, dict[str, Any]] = {}
+    nics: list[dict[str, Any]] = []
+    legend: dict[str, str] = {}
+    for text in lines:
+        named = _NIC_LEGEND.match(text)
+        if named:
+            legend[named.group(1)] = named.group(2)
+            continue
+        tree = _parse(text)
+        if tree is not None and tree.children[0].data == "header":
+            columns = [str(t) for t in tree.children[0].children if isinstance(t, Token) and t.type == "DEVICE"]
+            continue
+        row = _row(text) if columns else None
+        if row is None:
+            continue
+        device, cells, tails = row
+        for column, kind in zip(columns, cells):
+            if kind == "X" or column == device:
+                continue
+            if device.startswith("GPU") and column.startswith("GPU"):
+                a, b = int(device[3:]), int(column[3:])
+                if a < b:
+                    (p2p if kind in _P2P_STATES else links).append([a, b, kind])
+            elif device.startswith("GPU") and column.startswith(("NIC", "mlx5_")):
+                nics.append({"gpu": int(device[3:]), "nic": column, "link": kind})
+        if device.startswith("GPU") and tails:
+            entry: dict[str, Any] = {"cpu": tails[0]}
+            if len(tails) > 1:
+                entry["numa"] = _int_or_none(tails[1])
+            if len(tails) > 2:
+                entry["gpu_numa_id"] = _int_or_none(tails[2])
+            affinity[device] = entry
+    for nic in nics:
+        if nic["nic"] in legend:
+            nic["device"] = legend[nic["nic"]]
+    if not links and not p2p and not affinity and not nics:
+        return None
+    return {"links": links, "p2p": p2p, "nics": nics, "affinity": affinity}
+
+
+class TopoReader(BlockReader):
+    grammar = "nvidia_topo"
+    literals = ("GPU0",)
+
+    def starts(self, text: str) -> bool:
+        return bool(_HEADER.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line = lineno
+        self.lines = [text]
+        self.results: list[dict[str, Any]] = []
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        stripped = text.strip()
+        if _HEADER.match(text):
+            self._flush()
+            self.lines = [text]
+            return True
+        if (_parse(text) is not None or _ROW_HEAD.match(text) or stripped in ("Legend:", "")
+                or stripped.startswith(("NIC Legend", "NIC"))):
+            self.lines.append(text)
+            return True
+        return False
+
+    def _flush(self) -> None:
+        result = parse_topology(self.lines)
+        if result is not None:
+            self.results.append(result)
+
+    def close(self) -> list[Event]:
+        self._flush()
+        return [Event(kinds.TOPOLOGY, self.source, self.first_line, "nvidia-smi topo -m", None, None, r, "nvidia_topo")
+                for r in self.results]

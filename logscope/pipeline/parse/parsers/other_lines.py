@@ -1,0 +1,308 @@
+"""Transformers for the small line grammars: torch OOM, server_args, launch command, check_env,
+traceback frames and native (glog / NCCL) lines."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, cast
+
+from lark import Token, Transformer, Tree
+from lark.exceptions import LarkError, UnexpectedInput
+
+from logscope.core import kinds
+from logscope.core.grammar_loader import parser
+
+_UNITS = {"bytes": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0, "TiB": 1024.0**2, "PiB": 1024.0**3}
+
+
+def size_mib(text: str) -> float:
+    value, unit = str(text).split()
+    return round(float(value) * _UNITS[unit], 4)
+
+
+# ------------------------------------------------------------------ torch OOM
+# PyTorch's caching-allocator message, on CUDA and on ROCm (same sentences, "HIP" for "CUDA")
+OOM_HEADS = ("CUDA out of memory", "HIP out of memory")
+
+
+def has_oom_head(text: str) -> bool:
+    return any(head in text for head in OOM_HEADS)
+
+
+def parse_oom(text: str) -> dict[str, Any] | None:
+    """The OOM text from "CUDA out of memory." on. A cut message keeps its complete sentences only."""
+    start = max(text.find(head) for head in OOM_HEADS)
+    if start < 0:
+        return None
+    body = text[start:].strip()
+    tree = _parse_longest_sentences(body)
+    if tree is None:
+        return None
+    data: dict[str, Any] = {"truncated": tree[1]}
+    for node in tree[0].children:
+        if isinstance(node, Token):
+            continue
+        if node.data == "tried":
+            data["requested_mib"] = size_mib(str(node.children[0]))
+            data["requested_text"] = str(node.children[0])
+        elif node.data == "new_details":
+            _oom_new(node, data)
+        elif node.data == "old_details":
+            sizes = [size_mib(t) for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
+            data["gpu"] = int(str(node.children[0]))
+            data["total_mib"], data["allocated_mib"], data["free_mib"] = sizes[0], sizes[1], sizes[2]
+            texts = [str(t) for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
+            data["total_text"], data["free_text"] = texts[0], texts[2]
+            data["reserved_mib"] = sizes[-1]
+            data["wording"] = "old"
+    return data
+
+
+def _oom_new(node: Tree, data: dict[str, Any]) -> None:
+    sizes = [t for t in node.children if isinstance(t, Token) and t.type == "SIZE"]
+    data["gpu"] = int(str(node.children[0]))
+    data["total_mib"], data["free_mib"] = size_mib(sizes[0]), size_mib(sizes[1])
+    data["total_text"], data["free_text"] = str(sizes[0]), str(sizes[1])
+    data["wording"] = "new"
+    for child in node.children:
+        if not isinstance(child, Tree):
+            continue
+        if child.data == "this_process":
+            data["process_in_use_mib"] = size_mib(str(child.children[0]))
+        elif child.data == "other_process":
+            data.setdefault("processes", []).append(
+                {"pid": int(str(child.children[0])), "in_use_mib": size_mib(str(child.children[1]))}
+            )
+        elif child.data == "allocated_part":
+            part = [c for c in child.children if isinstance(c, Token)]
+            data["allocated_mib"] = size_mib(part[0])
+            data["reserved_unallocated_mib"] = size_mib(part[-1])
+            pools = [c for c in child.children if isinstance(c, Tree)]
+            if pools:
+                data["private_pools_mib"] = size_mib(str(pools[0].children[0]))
+
+
+def _parse_longest_sentences(body: str) -> tuple[Tree, bool] | None:
+    try:
+        return parser("torch_oom").parse(body), False
+    except LarkError:
+        pass
+    cut = body
+    while True:
+        end = cut.rfind(". ", 0, len(cut) - 1)
+        if end < 0:
+            return None
+        cut = cut[: end + 1]
+        try:
+            return parser("torch_oom").parse(cut), True
+        except LarkError:
+            continue
+
+
+# ------------------------------------------------------------------ server_args
+def parse_server_args(text: str) -> tuple[dict[str, Any], bool] | None:
+    """Fields of the dump; a cut dump keeps the complete fields before the cut (second item True)."""
+    start = text.find("server_args=")
+    if start < 0:
+        return None
+    body = text[start:].rstrip()
+    truncated = False
+    for _ in range(64):
+        try:
+            tree = parser(kinds.SERVER_ARGS_GRAMMAR).parse(body)
+            break
+        except UnexpectedInput as exc:
+            pos = getattr(exc, "pos_in_stream", None) or len(body)
+            closer = "}" if body.startswith("server_args={") else ")"
+            cut = _last_top_level_comma(body, pos)
+            if cut is None:
+                return None
+            body = body[:cut] + closer
+            truncated = True
+        except LarkError:
+            return None
+    else:
+        return None
+    root = cast(Tree, tree.children[0])
+    fields: dict[str, Any] = {}
+    if root.data == "dataclass":
+        for item in root.children[1:]:
+            if isinstance(item, Tree) and item.data == "field":
+                fields[str(item.children[0])] = _py_value(item.children[1])
+    else:
+        for pair in root.children:
+            if isinstance(pair, Tree):
+                key = _py_value(pair.children[0])
+                fields[str(key)] = _py_value(pair.children[1])
+    return fields, truncated
+
+
+def _last_top_level_comma(body: str, before: int) -> int | None:
+    depth = 0
+    quote = ""
+    last = None
+    for i, ch in enumerate(body[:before]):
+        if quote:
+            if ch == quote and body[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 1:
+            last = i
+    return last
+
+
+def _py_value(node: Any) -> Any:
+    if isinstance(node, Token):
+        if node.type == "STRING":
+            try:
+                return ast.literal_eval(str(node))
+            except (ValueError, SyntaxError):
+                return str(node)[1:-1]
+        if node.type == "NUMBER":
+            text = str(node)
+            return float(text) if any(c in text for c in ".eE") else int(text)
+        if node.type == "CONST":
+            return {"None": None, "True": True, "False": False}.get(str(node), str(node))
+        return str(node)
+    if node is None:
+        return None
+    if node.data in ("list", "tuple", "set"):
+        return [_py_value(c) for c in node.children if c is not None]
+    if node.data == "dict":
+        return {str(_py_value(p.children[0])): _py_value(p.children[1]) for p in node.children if p is not None}
+    if node.data == "call":
+        return f"{node.children[0]}(...)"
+    return str(node)
+
+
+# ------------------------------------------------------------------ launch command / env
+class _LaunchCommand(Transformer):
+    """export lines → {'env'}; commands → {'env', 'args'}: each option with the word after it, or True."""
+
+    def assignment(self, items: list[Token]) -> tuple[str, str]:
+        key, _, value = str(items[0]).partition("=")
+        return key, value.strip("'\"")
+
+    def _read(self, kind: str, items: list[Any]) -> dict[str, Any]:
+        env: dict[str, str] = {}
+        args: dict[str, Any] = {}
+        pending: str | None = None
+        for item in items:
+            if isinstance(item, tuple):
+                env[item[0]] = item[1]
+            elif isinstance(item, Tree):  # the launcher (python -m sglang..., sglang serve)
+                continue
+            elif item.type == "OPTION_EQ":
+                if pending:
+                    args[pending] = True
+                key, _, value = str(item).partition("=")
+                args[_flag(key)] = value.strip("'\"")
+                pending = None
+            elif item.type == "OPTION":
+                if pending:
+                    args[pending] = True
+                pending = _flag(str(item))
+            elif pending:
+                args.setdefault(pending, str(item).strip("'\""))
+                pending = None
+        if pending:
+            args[pending] = True
+        return {"env": env, "args": args, "kind": kind}
+
+    def export(self, items: list[Any]) -> dict[str, Any]:
+        return self._read("export", items)
+
+    def command(self, items: list[Any]) -> dict[str, Any]:
+        return self._read("command", items)
+
+    def start(self, items: list[Any]) -> dict[str, Any]:
+        return next(i for i in items if isinstance(i, dict))
+
+
+_LAUNCH = _LaunchCommand()
+
+
+def parse_launch_command(text: str) -> dict[str, Any] | None:
+    """{'env': {...}, 'args': {...}} from a launch command, or {'env': {...}} from an export line."""
+    try:
+        return _LAUNCH.transform(parser(kinds.LAUNCH_COMMAND_GRAMMAR).parse(text.strip()))
+    except LarkError:
+        return None
+
+
+def _flag(option: str) -> str:
+    return option.lstrip("-").replace("-", "_")
+
+
+# ------------------------------------------------------------------ check_env
+def parse_check_env_line(text: str) -> tuple[str, str] | None:
+    try:
+        tree = parser(kinds.CHECK_ENV_GRAMMAR).parse(text.strip())
+    except LarkError:
+        return None
+    tokens = {t.type: str(t) for t in tree.children if isinstance(t, Token)}
+    return tokens["KEY"].strip(), tokens.get("VALUE", "").lstrip(": ").strip()
+
+
+# ------------------------------------------------------------------ traceback frames
+class _TracebackLine(Transformer):
+    def frame(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
+        named = {t.type: str(t) for t in items}
+        return kinds.FRAME, {"file": named["PATH"].strip('"'), "lineno": int(named["INT"]), "func": named["FUNC"]}
+
+    def fatal_error(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
+        return kinds.FATAL_ERROR, {"error": str(items[0])}
+
+    def traceback_start(self, _items: list) -> tuple[str, dict[str, Any]]:
+        return kinds.TRACEBACK_START, {}
+
+    def traceback_chain(self, _items: list) -> tuple[str, dict[str, Any]]:
+        return kinds.TRACEBACK_CHAIN, {}
+
+    def faulthandler_thread(self, _items: list) -> tuple[str, dict[str, Any]]:
+        return kinds.FAULTHANDLER_THREAD, {}
+
+    def start(self, items: list[Any]) -> tuple[str, dict[str, Any]]:
+        return items[0]
+
+
+_TRACEBACK = _TracebackLine()
+
+
+def parse_traceback_line(text: str) -> tuple[str, dict[str, Any]] | None:
+    try:
+        return _TRACEBACK.transform(parser(kinds.TRACEBACK_GRAMMAR).parse(text.strip()))
+    except LarkError:
+        return None
+
+
+# ------------------------------------------------------------------ native glog / NCCL WARN
+_COMPONENTS = (
+    (re.compile(r"nixl|gpunetio|ucx", re.I), "nixl"),
+    (re.compile(r"rdma|transfer_engine|mooncake|tcp_transport|nvlink_transport", re.I), "mooncake"),
+    (re.compile(r"nvshmem|deep_?ep", re.I), "deepep"),
+)
+
+
+def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
+    try:
+        tree = parser(kinds.NATIVE_LOG_GRAMMAR).parse(text.strip())
+    except LarkError:
+        return None
+    node = cast(Tree, tree.children[0])
+    tokens = {t.type: str(t) for t in node.children if isinstance(t, Token)}
+    message = tokens.get("MESSAGE", "")
+    if node.data == kinds.NCCL_WARN:
+        return kinds.NCCL_WARN, {"nccl_rank": int(tokens["INT"]), "message": message}
+    if node.data == kinds.NCCL_INFO:
+        return kinds.NCCL_INFO, {"nccl_rank": int(tokens["INT"]), "message": message, "chain": " -> " in message}
+    level = tokens["GLOG_HEAD"][0]
+    srcloc = tokens.get("SRCLOC", "")
+    component = next((name for rx, name in _COMPONENTS if rx.search(srcloc) or rx.search(message)), "native")
+    return kinds.NATIVE_LOG, {"level": level, "srcloc": srcloc, "component": component, "message": message}

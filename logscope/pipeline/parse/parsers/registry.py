@@ -1,0 +1,182 @@
+"""Every parser logscope has, in the order they are tried: the line grammars (literals, shape test, parse)
+and the block readers. The prefilter is built from the literals declared here, and the classifier loops
+over these tables: a new grammar or dump layout is one entry here plus its own module and .lark file."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from logscope.core import kinds
+from logscope.pipeline.parse.parsers import other_lines, sglang_line
+from logscope.pipeline.parse.parsers.base import BlockReader, Parsed, prefix_of, strip_prefix
+from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
+from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
+from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
+from logscope.pipeline.parse.parsers.shell import ContinuedCommandReader, parse_command
+from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
+
+
+@dataclass(frozen=True, slots=True)
+class LineGrammar:
+    """A one-line grammar: a line holding one of `literals` and passing `fits` is parsed by `parse`."""
+
+    name: str
+    literals: tuple[str, ...]
+    parse: Callable[[str], Parsed | None]
+    fits: Callable[[str], bool] = lambda text: True
+
+
+_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
+_OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
+_LAUNCH_SHAPE = re.compile(
+    r"^\s*(?:\S*[$#]\s+)?(?:(?:sudo|nohup|env)\s+)*(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
+    r"|sglang\s+serve|(?:docker|podman)\s+run\s|torchrun\s"
+    # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
+    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s)"
+)
+_NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
+
+
+def _torch_oom(text: str) -> Parsed | None:
+    data = other_lines.parse_oom(text)
+    if data is None:
+        return None
+    m = _OOM_EXC.match(strip_prefix(text))
+    if m:
+        data["exception"] = m.group(1)
+    if "Capture cuda graph failed" in text:
+        data["context"] = "capture_failed"
+    return Parsed(kinds.OOM, data, prefix_of(text))
+
+
+def _server_args(text: str) -> Parsed | None:
+    parsed = other_lines.parse_server_args(text)
+    if parsed is None:
+        return None
+    fields, truncated = parsed
+    return Parsed(kinds.SERVER_ARGS, {"fields": fields, "truncated": truncated}, prefix_of(text))
+
+
+def _sglang(text: str) -> Parsed | None:
+    result = sglang_line.parse_line(text)
+    if result is None:
+        return None
+    prefix, kind, data = result
+    return Parsed(sglang_line.KINDS.get(kind, kind), data, prefix)
+
+
+def _launch_command(text: str) -> Parsed | None:
+    line = strip_prefix(text)
+    data = other_lines.parse_launch_command(line) if line.lstrip().startswith("export ") else parse_command(line)
+    if data is None:
+        return None
+    return Parsed(kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT, data)
+
+
+# a Markdown list item that gives launch flags as code spans: "- `--tp-size 8`", "* `--moe-a2a-backend deepep`"
+_FLAG_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+`--[\w-]")
+_FLAG_SPAN = re.compile(r"`(--[\w-][^`]*)`")
+
+
+def _flag_list(text: str) -> Parsed | None:
+    spans = _FLAG_SPAN.findall(text)
+    data = parse_command("python -m sglang.launch_server " + " ".join(spans)) if spans else None
+    if data is None or not data.get("args"):
+        return None
+    return Parsed(kinds.LAUNCH_FLAGS, data)
+
+
+# PyTorch's / vLLM's collect_env (pasted in SGLang issues too): "[pip3] torch==2.6.0", "vLLM Version: 0.8.3"
+_COLLECT_PIP = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+([A-Za-z0-9_.-]+)(?:==|\s+)([0-9][\w.+-]*)\s*$")
+_NO_PACKAGES = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+No relevant packages\s*$")
+_COLLECT_KEY = re.compile(r"^\s*(vLLM Version|PyTorch version|Nvidia driver version|CUDA used to build PyTorch|"
+                          r"CUDA runtime version|Python version|ROCM used to build PyTorch)\s*:\s*(\S.*?)\s*$")
+
+
+def _collect_env(text: str) -> Parsed | None:
+    if _NO_PACKAGES.match(text):
+        return Parsed(kinds.CHECK_ENV, {"values": {}})
+    m = _COLLECT_PIP.match(text)
+    if m:
+        return Parsed(kinds.CHECK_ENV, {"values": {m.group(1): m.group(2)}})
+    m = _COLLECT_KEY.match(text)
+    if m and not m.group(2).lower().startswith(("could not collect", "n/a")):
+        return Parsed(kinds.CHECK_ENV, {"values": {m.group(1): m.group(2)}})
+    return None
+
+
+# tqdm's weight-loading bar: how far loading got (where a hang or a crash stopped it)
+_SHARDS = re.compile(r"^\s*Loading (\w+) checkpoint shards:\s+(\d+)% Completed \|\s*(\d+)/(\d+)\b")
+
+
+def _shards(text: str) -> Parsed | None:
+    m = _SHARDS.match(text)
+    if m is None:
+        return None
+    return Parsed(kinds.SHARD_PROGRESS, {"format": m.group(1), "pct": int(m.group(2)), "done": int(m.group(3)),
+                                     "total": int(m.group(4))})
+
+
+_GPUSTAT_SHAPE = re.compile(r"^\s*\[\d+\]\s")
+
+# a line that names an amount of memory ("avail mem=13.20 GB", "KV size: 45.78 GB", "reserved 512 MiB"): no grammar
+# reads it unless another grammar above did, so a new wording of a new release is listed as unrecognised
+# instead of vanishing before any grammar sees it
+_MEMORY_AMOUNT = re.compile(r"\d(?:\.\d+)?\s*(?:GB|GiB|MiB|MB|TiB|TB)\b")
+_MEMORY_WORD = re.compile(r"(?i)avail|usage|size|free|total|mem|reserv|alloc|budget|capacity|pool|buffer")
+
+
+def _names_memory(text: str) -> bool:
+    return bool(_MEMORY_AMOUNT.search(text) and _MEMORY_WORD.search(text))
+
+
+def _gpustat(text: str) -> Parsed | None:
+    row = parse_gpustat_row(text)
+    return None if row is None else Parsed(kinds.SMI_GPU, row)
+
+
+def _kind_and_data(parse: Callable[[str], tuple[str, dict[str, Any]] | None]) -> Callable[[str], Parsed | None]:
+    def parse_line(text: str) -> Parsed | None:
+        result = parse(text)
+        return None if result is None else Parsed(result[0], result[1])
+
+    return parse_line
+
+
+# each grammar's literals are those of its kinds in the catalogue (logscope/core/kinds.py)
+LINE_GRAMMARS: tuple[LineGrammar, ...] = (
+    LineGrammar(kinds.TORCH_OOM_GRAMMAR, kinds.line_literals(kinds.TORCH_OOM_GRAMMAR), _torch_oom),
+    LineGrammar(kinds.SERVER_ARGS_GRAMMAR, kinds.line_literals(kinds.SERVER_ARGS_GRAMMAR), _server_args),
+    LineGrammar(kinds.SGLANG, kinds.line_literals(kinds.SGLANG), _sglang),
+    LineGrammar(kinds.EXCEPTION_GRAMMAR, kinds.line_literals(kinds.EXCEPTION_GRAMMAR), _sglang,
+                lambda text: bool(_EXC_LINE.match(strip_prefix(text)))),
+    LineGrammar(kinds.LAUNCH_COMMAND_GRAMMAR, kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR), _launch_command,
+                lambda text: bool(_LAUNCH_SHAPE.match(text))),
+    LineGrammar(kinds.FLAG_LIST_GRAMMAR, kinds.line_literals(kinds.FLAG_LIST_GRAMMAR), _flag_list,
+                lambda text: bool(_FLAG_ITEM.match(text))),
+    LineGrammar(kinds.TRACEBACK_GRAMMAR, kinds.line_literals(kinds.TRACEBACK_GRAMMAR),
+                _kind_and_data(other_lines.parse_traceback_line)),
+    LineGrammar(kinds.COLLECT_ENV_GRAMMAR, kinds.line_literals(kinds.COLLECT_ENV_GRAMMAR), _collect_env),
+    LineGrammar(kinds.PROGRESS_GRAMMAR, kinds.line_literals(kinds.PROGRESS_GRAMMAR), _shards),
+    LineGrammar(kinds.GPUSTAT_GRAMMAR, kinds.line_literals(kinds.GPUSTAT_GRAMMAR), _gpustat,
+                lambda text: bool(_GPUSTAT_SHAPE.match(text))),
+    LineGrammar(kinds.NATIVE_LOG_GRAMMAR, kinds.line_literals(kinds.NATIVE_LOG_GRAMMAR),
+                _kind_and_data(other_lines.parse_native_line),
+                lambda text: bool(_NATIVE_SHAPE.match(text))),
+    # reads nothing: a line naming memory that no grammar above read is counted as unrecognised
+    LineGrammar(kinds.MEMORY_LINE_GRAMMAR, kinds.line_literals(kinds.MEMORY_LINE_GRAMMAR), lambda text: None,
+                _names_memory),
+)
+
+BLOCK_READERS: tuple[type[BlockReader], ...] = (
+    ContinuedCommandReader, CheckEnvReader, NativeBacktraceReader, TracebackReader,
+    SmiTableReader, NvitopReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, TopoReader,
+)
+
+
+def block_readers(source: str) -> list[BlockReader]:
+    """A fresh reader of each kind for one source, in the order they are tried."""
+    return [reader(source) for reader in BLOCK_READERS]

@@ -1,0 +1,175 @@
+"""nvidia-smi CSV (--query-gpu / --query-compute-apps, with or without a header) and gpustat rows."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.pipeline.parse.parsers.base import BlockReader, csv_row
+
+_CSV_FIELDS = {
+    "index": "index", "name": "name", "pci.bus_id": "bus_id", "memory.total": "memory_total_mib",
+    "memory.used": "memory_used_mib", "memory.free": "memory_free_mib", "memory.reserved": "driver_reserved_mib",
+    "temperature.gpu": "temperature_c", "utilization.gpu": "util_pct", "power.draw": "power_w",
+    "power.limit": "power_cap_w", "driver_version": "driver_version", "uuid": "uuid",
+    "pid": "pid", "process_name": "name", "used_gpu_memory": "used_mib", "used_memory": "used_mib",
+    "gpu_bus_id": "gpu_bus_id", "gpu_uuid": "gpu_uuid",
+}
+
+
+# a header row starts with a field nvidia-smi knows, its unit in brackets or not: "index, name, ..." or
+# "memory.used [MiB], ..."; the reader's literals come from the same table, so the prefilter keeps every header
+_CSV_HEADER = re.compile(r"^\s*(?:" + "|".join(re.escape(f) for f in _CSV_FIELDS) + r")(?: \[[^\]]*\])?,")
+
+
+class SmiCsvReader(BlockReader):
+    """CSV with a header row (any column order; units in the header or in the values)."""
+
+    grammar = "nvidia_smi"
+    literals = tuple(f"{name}{after}" for name in _CSV_FIELDS for after in (",", " ["))
+
+    def starts(self, text: str) -> bool:
+        return bool(_CSV_HEADER.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.events: list[Event] = []
+        self.columns = [_CSV_FIELDS.get(c.strip().split(" [")[0].split(" ")[0], c.strip()) for c in text.split(",")]
+        self.apps = "pid" in self.columns
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        row = None if text.lstrip().startswith("[") else csv_row(text, self.columns)
+        if row is None:
+            return False
+        kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU
+        self.events.append(Event(kind, self.source, lineno, text.strip()[:300], None, None, row, "nvidia_smi"))
+        return True
+
+    def close(self) -> list[Event]:
+        return self.events
+
+
+_GPU_NAMES = ("NVIDIA", "Tesla", "Quadro", "GeForce", "AMD", "Instinct")
+_GPU_NAME = re.compile(r"^(" + "|".join(_GPU_NAMES) + r")\b")
+_QUERY = re.compile(r"nvidia-smi\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?")
+
+
+class SmiHeaderlessReader(BlockReader):
+    """CSV without a header: columns from a pasted `nvidia-smi --query-gpu=... --format=csv,noheader`
+    command when there is one, else by shape (a GPU name, a bus id, a device id, a UUID)."""
+
+    grammar = "nvidia_smi"
+    literals = ("--query-", *_GPU_NAMES)
+
+    def starts(self, text: str) -> bool:
+        return bool(_QUERY.search(text)) or self._shape_row(text) is not None
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.events: list[Event] = []
+        m = _QUERY.search(text)
+        self.columns = [_CSV_FIELDS.get(c, c) for c in m.group(2).split(",")] if m else None
+        self.apps = bool(m and m.group(1) == "compute-apps")
+        if m is None:
+            self.feed(lineno, text)
+        return self
+
+    def _shape_row(self, text: str) -> dict[str, Any] | None:
+        cells = [c.strip() for c in text.split(",")]
+        if len(cells) < 2 or not any(_GPU_NAME.match(c) for c in cells):
+            return None
+        row: dict[str, Any] = {}
+        for cell in cells:
+            if _GPU_NAME.match(cell):
+                row["name"] = cell
+            elif re.match(r"^[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d$", cell):
+                row["bus_id"] = cell
+            elif re.match(r"^0x[0-9A-Fa-f]{8}$", cell):
+                row["pci_device_id"] = cell
+            elif cell.startswith("GPU-"):
+                row["uuid"] = cell
+            elif cell.isdigit() and "index" not in row:
+                row["index"] = int(cell)
+        return row
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if text.lstrip().startswith("["):
+            return False
+        if self.columns is None:
+            row = self._shape_row(text)
+            if row is None:
+                return False
+            row.setdefault("index", 0)
+            self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+            return True
+        row = csv_row(text, self.columns)
+        if row is None:
+            return False
+        kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU
+        self.events.append(Event(kind, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+        return True
+
+    def close(self) -> list[Event]:
+        return self.events
+
+
+_UNLABELLED_ROW = re.compile(r"^\s*(?:(\d+)\s*,\s*)?(\d+(?:\.\d+)?\s*MiB(?:\s*,\s*\d+(?:\.\d+)?\s*MiB)*)\s*$")
+
+
+class SmiUnlabelledReader(BlockReader):
+    """`nvidia-smi --query-gpu=index,memory.X,memory.Y --format=csv,noheader` rows pasted without the command:
+    "0, 89846 MiB, 7522 MiB". Which memory field each value is, only the command said: the values are kept in
+    order as `unlabelled_mib`, never guessed into total, used or free."""
+
+    grammar = "nvidia_smi"
+    literals = ("MiB",)
+
+    def starts(self, text: str) -> bool:
+        return bool(_UNLABELLED_ROW.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.events: list[Event] = []
+        self.feed(lineno, text)
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        m = _UNLABELLED_ROW.match(text)
+        if m is None:
+            return False
+        values = [float(v.strip().removesuffix("MiB")) for v in m.group(2).split(",")]
+        row = {"index": int(m.group(1)) if m.group(1) is not None else len(self.events),
+               "unlabelled_mib": [int(v) if v.is_integer() else v for v in values]}
+        self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+        return True
+
+    def close(self) -> list[Event]:
+        return self.events
+
+
+# gpustat: "[0] NVIDIA H100 80GB HBM3 | 35°C,   0 % | 75000 / 81559 MB | alice(74000M) bob:python/1234(500M)"
+# (its "MB" are MiB: gpustat divides nvml's bytes by 1024 * 1024); the header names the driver
+_GPUSTAT_ROW = re.compile(r"^\s*\[(\d+)\]\s+(.+?)\s*\|\s*(-?\d+)\s*[°']?C,\s*(?:(\d+)\s*%,\s*)?(\d+)\s*%"
+                          r"(?:,\s*\d+\s*/\s*\d+\s*W)?\s*\|\s*(\d+)\s*/\s*(\d+)\s*MB\s*\|?(.*)$")
+
+
+def parse_gpustat_row(text: str) -> dict[str, Any] | None:
+    m = _GPUSTAT_ROW.match(text)
+    if m is None:
+        return None
+    row: dict[str, Any] = {"index": int(m.group(1)), "name": m.group(2).strip(), "temperature_c": int(m.group(3)),
+                           "util_pct": int(m.group(5)), "memory_used_mib": int(m.group(6)),
+                           "memory_total_mib": int(m.group(7)), "processes": []}
+    for word in m.group(8).split():
+        proc = re.match(r"^(?:([\w.-]+):)?(?:(?P<cmd>[^/()\s]+)/)?(?P<pid>\d+)?\((?P<mib>\d+)M\)$", word) or \
+            re.match(r"^(?P<user>[\w.-]+)\((?P<mib>\d+)M\)$", word)
+        if proc is None:
+            continue
+        entry: dict[str, Any] = {"used_mib": int(proc.group("mib"))}
+        groups = proc.groupdict()
+        if groups.get("pid"):
+            entry["pid"] = int(groups["pid"])
+        if groups.get("cmd"):
+            entry["name"] = groups["cmd"]
+        row["processes"].append(entry)
+    return row

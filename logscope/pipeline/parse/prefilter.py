@@ -1,0 +1,50 @@
+"""The cheap literal prefilter: only lines holding one of these literals reach a grammar or a block reader.
+
+Built from the parser registry (each grammar and reader declares its literals) and the failure signatures,
+so a parser can never accept a line the prefilter dropped. `logscope literals` prints the list so the
+benchmark can run `grep -F -f` with exactly the same set.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from logscope.pipeline.ingest.linescan import LiteralScan
+from logscope.pipeline.parse.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
+from logscope.pipeline.parse.signatures.loader import bundled_signatures
+
+# failure wording of the signatures (rules/signatures/*.yaml), and words that make a line look like a failure
+SIGNATURE_LITERALS = (*bundled_signatures().line_literals(), "failed", "Failed", "FAILED", "Fatal", "WARN", "Error", "ERROR")
+
+# line grammar → literals whose presence makes a line a candidate for it ("signature": the failure-line matcher)
+LINE_LITERALS: dict[str, tuple[str, ...]] = {
+    **{grammar.name: grammar.literals for grammar in LINE_GRAMMARS},
+    "signature": SIGNATURE_LITERALS,
+}
+BLOCK_LITERALS: tuple[str, ...] = tuple(literal for reader in BLOCK_READERS for literal in reader.literals)
+
+
+@cache
+def all_literals() -> tuple[str, ...]:
+    """Every literal once, in registry order, less those that hold another literal (a line holding one holds
+    the other, so the search finds the same lines with fewer patterns). Also the set `logscope literals`
+    prints for grep -F -f."""
+    every = tuple(dict.fromkeys([*(lit for lits in LINE_LITERALS.values() for lit in lits), *BLOCK_LITERALS]))
+    return tuple(lit for lit in every if not any(other != lit and other in lit for other in every))
+
+
+@cache
+def literal_scan() -> LiteralScan:
+    """The literals compiled for the raw-bytes pass over an input and the exact test of a line's text."""
+    return LiteralScan(all_literals())
+
+
+# the same literals as one alternation (the exact test a candidate line passes)
+PATTERN = "|".join(re.escape(lit) for lit in all_literals())
+_BY_GRAMMAR = {name: re.compile("|".join(re.escape(x) for x in lits)) for name, lits in LINE_LITERALS.items()}
+
+
+def grammars_for(text: str) -> list[str]:
+    """The line grammars whose literals the line holds, in the order they should be tried."""
+    return [name for name, rx in _BY_GRAMMAR.items() if rx.search(text)]

@@ -1,0 +1,40 @@
+"""The serving stage: which lines show that a server was serving (after startup), so that a failure after
+them is a runtime failure, never a startup failure (DESIGN: a crash while serving is no startup failure).
+
+Markers: SGLang's ready line (an event of its own, `server_ready`), a served request in the uvicorn access log
+(`"POST /v1/chat/completions HTTP/1.1" 200 OK`), and the scheduler's decode batch line. Not markers: the
+requests SGLang's own warmup sends before the ready line (`/get_model_info`, `/model_info`, `/generate`,
+`/health`) and prefill batch lines, which the warmup request prints too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from logscope.core import kinds
+
+SERVING_MARK = kinds.SERVING_BEGIN  # the event kind of the first serving line of a chunk of input
+READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
+
+# uvicorn's access log: '10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK' (a 2xx answer),
+# or the shorter 'POST /v1/chat/completions 200 OK' people paste; SGLang's decode log line
+_WARMUP_PATHS = r"/(?:get_model_info|model_info|generate|health|health_generate|get_server_info|server_info)\b"
+_SERVING = re.compile(r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
+                      r"|Decode batch[.,] #running-req")
+_SERVING_BYTES = re.compile(_SERVING.pattern.encode())
+
+
+def is_serving_line(text: str) -> bool:
+    return _SERVING.search(text) is not None
+
+
+def first_serving_line(data: bytes) -> tuple[int, str] | None:
+    """(index, text) of the first serving line among a chunk's bytes, or None: one search over the raw bytes, so
+    batch lines never become Python strings."""
+    found = _SERVING_BYTES.search(data)
+    if found is None:
+        return None
+    start = data.rfind(b"\n", 0, found.start()) + 1
+    end = data.find(b"\n", found.end())
+    line = data[start:end if end >= 0 else len(data)].rstrip(b"\r")
+    return data.count(b"\n", 0, start), line.decode("utf-8", errors="replace")

@@ -1,0 +1,187 @@
+"""rules/signatures/<mechanism>.yaml → Signature objects, validated like the rules (file:line:col).
+
+A file names one mechanism and the finding its signatures imply; each signature names the evidence it
+reads (`on`), a pattern (logscope.pipeline.parse.signatures.pattern), the source whose wording it copies, and optionally
+the phase the evidence locates or a finding of its own (a fallback, say). `phases.yaml` holds frame
+patterns that only locate a phase.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from logscope.core import user_cache
+from logscope.core.errors import RuleError
+from logscope.core.resources import rules_dir
+from logscope.core.yamlfile import SAFE_LOADER, compose_file
+from logscope.pipeline.parse.signatures.pattern import Pattern, compile_pattern
+
+EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame")
+# phases a failure can be located in (messages use these words)
+PHASES = ("init_distributed", "load_weight", "memory_pool", "capture", "warmup", "disaggregation", "serving")
+_ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+_MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
+_FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
+_SIG_KEYS = {"id", "on", "pattern", "exception", "phase", "finding", "source"}
+MAX_FILE_BYTES = 128 * 1024
+_SAFE = SAFE_LOADER
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    mechanism: str
+    finding: str | None  # None: a phase locator only
+    on: str
+    pattern: Pattern
+    source: str
+    path: str
+    exception: tuple[str, ...] = ()
+    phase: str | None = None
+
+    def matches_exception(self, name: str | None) -> bool:
+        if not self.exception:
+            return True
+        if not name:
+            return False
+        short = name.rsplit(".", 1)[-1]
+        return name in self.exception or short in self.exception
+
+
+@dataclass(frozen=True)
+class SignatureSet:
+    signatures: tuple[Signature, ...] = field(default_factory=tuple)
+    # grouped once: the classifier asks for the line signatures on every candidate line
+    _by_kind: dict[str, tuple[Signature, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_kind = {kind: tuple(s for s in self.signatures if s.on == kind) for kind in EVIDENCE_KINDS}
+        object.__setattr__(self, "_by_kind", by_kind)
+
+    def on(self, kind: str) -> tuple[Signature, ...]:
+        return self._by_kind.get(kind, ())
+
+    def naming(self, kind: str) -> tuple[Signature, ...]:
+        """The signatures of this evidence kind that name a finding (not the phase locators)."""
+        return tuple(s for s in self.on(kind) if s.finding)
+
+    def line_literals(self) -> tuple[str, ...]:
+        """One literal per line signature: a line without any of them cannot match (the prefilter's share)."""
+        return tuple(dict.fromkeys(s.pattern.longest_literal() for s in self.signatures if s.on == "line"))
+
+
+def _mark(node: yaml.Node) -> str:
+    return f"{node.start_mark.line + 1}:{node.start_mark.column + 1}"
+
+
+def load_signature_file(path: Path, finding_ids: set[str] | None = None) -> list[Signature]:
+    name = str(path)
+    _, root = compose_file(path, MAX_FILE_BYTES, "signature file")
+    nodes = _fields(name, root, _FILE_KEYS, ("mechanism", "title", "signatures"), "a signature file")
+    mechanism = _scalar(name, nodes["mechanism"][1], "mechanism")
+    if not _MECHANISM.match(mechanism) or path.stem != mechanism:
+        raise RuleError(f"{name}:{_mark(nodes['mechanism'][1])}: mechanism {mechanism!r} must be snake_case and "
+                        f"match the file name {path.name!r}")
+    default_finding = _scalar(name, nodes["finding"][1], "finding") if "finding" in nodes else None
+    _check_finding(name, nodes["finding"][1] if "finding" in nodes else root, default_finding, finding_ids)
+    items = nodes["signatures"][1]
+    if not isinstance(items, yaml.SequenceNode) or not items.value:
+        raise RuleError(f"{name}:{_mark(items)}: signatures: expected a non-empty list")
+    out = []
+    for item in items.value:
+        out.append(_signature(name, item, mechanism, default_finding, finding_ids))
+    return out
+
+
+def _signature(name: str, item: yaml.Node, mechanism: str, default_finding: str | None,
+               finding_ids: set[str] | None) -> Signature:
+    fields = _fields(name, item, _SIG_KEYS, ("id", "on", "pattern", "source"), "a signature")
+    sig_id = _scalar(name, fields["id"][1], "id")
+    if not _ID.match(sig_id):
+        raise RuleError(f"{name}:{_mark(fields['id'][1])}: id {sig_id!r} must be kebab-case")
+    on = _scalar(name, fields["on"][1], "on")
+    if on not in EVIDENCE_KINDS:
+        raise RuleError(f"{name}:{_mark(fields['on'][1])}: on should be one of {', '.join(EVIDENCE_KINDS)}")
+    pattern = compile_pattern(_scalar(name, fields["pattern"][1], "pattern"), f"{name}:{_mark(fields['pattern'][1])}")
+    finding = _scalar(name, fields["finding"][1], "finding") if "finding" in fields else default_finding
+    if "finding" in fields:
+        _check_finding(name, fields["finding"][1], finding, finding_ids)
+    phase = _scalar(name, fields["phase"][1], "phase") if "phase" in fields else None
+    if phase is not None and phase not in PHASES:
+        raise RuleError(f"{name}:{_mark(fields['phase'][1])}: phase {phase!r} is not one of {', '.join(PHASES)}")
+    if finding is None and phase is None:
+        raise RuleError(f"{name}:{_mark(item)}: a signature with no finding must locate a phase")
+    exception: tuple[str, ...] = ()
+    if "exception" in fields:
+        node = fields["exception"][1]
+        if on != "exception":
+            raise RuleError(f"{name}:{_mark(node)}: exception: only with on: exception")
+        value = yaml.load(yaml.serialize(node), Loader=_SAFE)  # noqa: S506 - a safe loader
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise RuleError(f"{name}:{_mark(node)}: exception: expected a list of exception class names")
+        exception = tuple(value)
+    return Signature(id=sig_id, mechanism=mechanism, finding=finding, on=on, pattern=pattern,
+                     source=_scalar(name, fields["source"][1], "source"), path=name, exception=exception, phase=phase)
+
+
+def _fields(name: str, node: yaml.Node, allowed: set[str], required: tuple[str, ...],
+            what: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+    """key → (key node, value node) of a mapping, with unknown and missing keys reported at their place."""
+    if not isinstance(node, yaml.MappingNode):
+        raise RuleError(f"{name}:{_mark(node)}: {what} is a mapping of {', '.join(required)}, ...")
+    fields = {k.value: (k, v) for k, v in node.value}
+    for key, (knode, _) in fields.items():
+        if key not in allowed:
+            raise RuleError(f"{name}:{_mark(knode)}: unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
+    for key in required:
+        if key not in fields:
+            raise RuleError(f"{name}:{_mark(node)}: {what} lacks the required key {key!r}")
+    return fields
+
+
+def _scalar(name: str, node: yaml.Node, key: str) -> str:
+    if not isinstance(node, yaml.ScalarNode) or not str(node.value).strip():
+        raise RuleError(f"{name}:{_mark(node)}: {key}: expected a non-empty string")
+    return str(node.value).strip()
+
+
+def _check_finding(name: str, node: yaml.Node, finding: str | None, finding_ids: set[str] | None) -> None:
+    if finding is not None and finding_ids is not None and finding not in finding_ids:
+        raise RuleError(f"{name}:{_mark(node)}: finding {finding!r} is no rule id (known: {', '.join(sorted(finding_ids))})")
+
+
+def signature_files(folder: Path | None = None) -> list[Path]:
+    base = folder or rules_dir() / "signatures"
+    return sorted(p for p in base.glob("*.yaml") if not p.name.endswith(".cases.yaml"))
+
+
+def load_signatures(folder: Path | None = None, finding_ids: set[str] | None = None) -> SignatureSet:
+    seen: dict[str, str] = {}
+    out: list[Signature] = []
+    for path in signature_files(folder):
+        for sig in load_signature_file(path, finding_ids):
+            if sig.id in seen:
+                raise RuleError(f"{path}: signature id {sig.id!r} is also used in {seen[sig.id]}")
+            seen[sig.id] = str(path)
+            out.append(sig)
+    return SignatureSet(tuple(out))
+
+
+@cache
+def bundled_signatures() -> SignatureSet:
+    """The bundled set, read from the user cache while the files and this code are unchanged."""
+    from logscope.pipeline.parse.signatures import pattern
+
+    key = user_cache.content_key(signature_files(), (__file__, pattern.__file__))  # type: ignore[arg-type]
+    return user_cache.cached("signatures", key, load_signatures, lambda v: isinstance(v, SignatureSet))
+
+
+def describe(sig: Signature) -> dict[str, Any]:
+    return {"id": sig.id, "mechanism": sig.mechanism, "finding": sig.finding, "on": sig.on,
+            "pattern": sig.pattern.source, "phase": sig.phase, "source": sig.source}

@@ -1,0 +1,154 @@
+"""Events → failures: which signature each piece of evidence matches, the mechanism and finding it
+implies, and the phase it interrupted (from evidence only: a signature or frame that locates it, else the
+rank's last phase line before it, else `unknown`).
+
+Evidence of one event is tried from the most to the least direct: the exception (class and message),
+the whole line, native frames (innermost first), Python frames (innermost first). Among signatures that
+match the same piece, the one with the most literal text wins (the most specific wording).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from logscope.core import kinds, phases
+from logscope.core.events import Event
+from logscope.core.model import Failure
+from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
+
+# event kinds that are a crash even when no signature names their mechanism
+CRASH_KINDS = frozenset({kinds.EXCEPTION, kinds.TRACEBACK, kinds.FATAL_ERROR, kinds.SCHEDULER_DIED, kinds.CUDA_ERROR, kinds.OOM,
+                         kinds.NOT_ENOUGH_MEMORY, kinds.FAILURE_LINE, kinds.NATIVE_BACKTRACE})
+# event kinds that carry no failure evidence (phase lines, config, dumps)
+# (phase lines, config, dumps; phase lines are those of the phase table)
+_NOT_EVIDENCE = frozenset({
+    kinds.SERVER_ARGS, kinds.LAUNCH_COMMAND, kinds.ENV_EXPORT, kinds.CHECK_ENV,
+    kinds.SMI_GPU, kinds.SMI_PROCESS, kinds.SMI_VERSIONS, kinds.SMI_MIG, kinds.TOPOLOGY, kinds.FRAME, kinds.NCCL_INFO,
+    kinds.AR_CONFIG, kinds.AR_REGISTERING, kinds.SYMM_PREALLOC, kinds.SYMM_DEFAULT, kinds.STAGING_BUFFER,
+    kinds.STAGING_ALLOCATOR, kinds.NCCL_VERSION,
+})
+_EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*")
+
+
+def _exception_of(event: Event) -> tuple[str | None, str | None]:
+    name = event.data.get("exception")
+    text = event.data.get("full_text") or event.text
+    m = _EXC_HEAD.search(text)
+    if name is None and m is None:
+        return None, None
+    if m is not None and (name is None or m.group(1).endswith(str(name).rsplit(".", 1)[-1])):
+        return name or m.group(1), text[m.end():]
+    return name, event.data.get("message") or text
+
+
+def _evidence(event: Event) -> list[tuple[str, str, str | None]]:
+    """(kind, text, exception class) in the order the evidence is trusted."""
+    out: list[tuple[str, str, str | None]] = []
+    name, message = _exception_of(event)
+    if message is not None:
+        out.append(("exception", message, name))
+    out.append(("line", event.data.get("full_text") or event.text, None))
+    out += [(kind, frame, None) for kind, frame in _frames(event)]
+    return out
+
+
+def _frames(event: Event) -> list[tuple[str, str]]:
+    """Native frames, then Python frames, each innermost first."""
+    frames = [("native_frame", f) for f in event.data.get("native_frames", [])]
+    return frames + [("frame", f) for f in reversed(event.data.get("frame_paths") or event.data.get("frames", []))]
+
+
+def _best(candidates: tuple[Signature, ...], text: str,
+          exception: str | None) -> tuple[Signature, dict[str, Any]] | None:
+    best: tuple[int, Signature, dict[str, Any]] | None = None
+    for sig in candidates:
+        if sig.on == "exception" and not sig.matches_exception(exception):
+            continue
+        values = sig.pattern.match(text)
+        if values is None:
+            continue
+        weight = sum(len(lit) for lit in sig.pattern.literals())
+        if best is None or weight > best[0]:
+            best = (weight, sig, values)
+    return (best[1], best[2]) if best else None
+
+
+def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[str, Any], str] | None:
+    """The signature that names this event's mechanism (finding signatures only), and the evidence kind."""
+    for kind, text, exception in _evidence(event):
+        found = _best(signatures.naming(kind), text, exception)
+        if found:
+            return found[0], found[1], kind
+    return None
+
+
+def locate(event: Event, signatures: SignatureSet, matched: Signature | None) -> tuple[str, str] | None:
+    """(phase, basis) from the event's own evidence: the matched signature, SGLang's capture wrapper, frames."""
+    if matched is not None and matched.phase:
+        return matched.phase, f"the {matched.id} signature"
+    if event.data.get("context") == "capture_failed" or event.data.get("body_kind") == "capture_failed":
+        return "capture", "Capture cuda graph failed"
+    found = locating_frame(event, signatures)
+    if found is not None:
+        sig, text = found
+        return str(sig.phase), f"frame {text.split(': ', 1)[0].rsplit('/', 1)[-1]}"  # without the call it makes
+    return None
+
+
+def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
+    """The first frame (innermost first) that a phase-locating signature matches, and that signature."""
+    for kind, text in _frames(event):
+        for sig in signatures.on(kind):
+            if sig.phase and sig.pattern.match(text) is not None:
+                return sig, text
+    return None
+
+
+def is_candidate(event: Event) -> bool:
+    return event.kind not in _NOT_EVIDENCE and not phases.is_phase(event.kind)
+
+
+# a startup finding and the finding the same failure gives while serving
+RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
+
+
+def _serving_basis(marker: Event) -> str:
+    if marker.kind == kinds.SERVER_READY:
+        return f"after the ready line at line {marker.line}"
+    return f"after line {marker.line} showed it serving"
+
+
+def failures_of(events: list[Event], last_phase_of: Any, ready: dict[str, Event],
+                signatures: SignatureSet | None = None) -> list[Failure]:
+    """Every failure among `events`, in the order given (the caller orders them in time).
+
+    `last_phase_of(event)` gives the phase id of the rank's last phase line before the event, or None;
+    `ready` the first line per source that shows the server ready or serving: a failure after it is a
+    runtime failure, in the `serving` stage, whatever its signature locates.
+    """
+    sigs = signatures or bundled_signatures()
+    out: list[Failure] = []
+    for event in events:
+        if not is_candidate(event):
+            continue
+        found = attribute(event, sigs)
+        if found is None and event.kind not in CRASH_KINDS:
+            continue
+        sig, values, kind = found if found else (None, {}, "none")
+        marker = ready.get(event.source)
+        after_ready = marker is not None and event is not marker and event.line >= marker.line
+        located = ("serving", _serving_basis(marker)) if after_ready and marker else locate(event, sigs, sig)
+        if located is None:
+            last = last_phase_of(event)
+            located = (phases.stage_after(last), f"after the rank's last phase line, {last}") if last else ("unknown", "")
+        finding = sig.finding if sig is not None and sig.finding else "startup-crash"
+        if finding == "startup-oom" and located[0] == "capture":
+            finding = "capture-oom"
+        if located[0] == "serving":
+            finding = RUNTIME_FINDING.get(finding, finding)
+        focus = (sig.pattern.longest_literal(),) if sig is not None and kind in ("line", "exception") else ()
+        out.append(Failure(finding=finding, mechanism=sig.mechanism if sig else None, signature=sig.id if sig else None,
+                           evidence=kind, event=event, phase=located[0], phase_basis=located[1], values=values,
+                           quoted=bool(event.data.get("quoted")), after_ready=after_ready, focus=focus))
+    return out

@@ -1,0 +1,155 @@
+"""The signature pattern language: literal text, `*` gaps and typed `{name:type}` captures.
+
+Matching never backtracks over more than one segment (the text between two gaps), and each segment is
+tried at each occurrence of its leading literal only, so a match costs O(len(text) x len(segment)) at
+worst: no pattern can be written that takes super-linear time on a long line (unlike a regex).
+
+    Setup Custom allreduce failed with {error:text}. To silence
+    *memory allocation failed with OOM on device {device:int} while trying to allocate {bytes:int} bytes
+    ^Failed: Cuda error {file:word}:{line:int} '{error:text}'
+
+`^` anchors the first segment at the start of the text; otherwise a pattern may match anywhere.
+`\\*`, `\\{` and `\\^` are the literal characters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from logscope.core.errors import RuleError
+
+# capture type → (regex anchored at the position, converter); none of these backtracks
+_TYPES: dict[str, tuple[re.Pattern[str], Any]] = {
+    "int": (re.compile(r"-?\d+"), int),
+    "num": (re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), float),
+    "hex": (re.compile(r"0x[0-9a-fA-F]+"), str),
+    "word": (re.compile(r"[^\s,;:()\[\]'\"]+"), str),
+    "size": (re.compile(r"\d+(?:\.\d+)? ?(?:bytes|[KMGTP]i?B)\b"), str),
+}
+_LAZY = ("text",)  # runs to the next literal of its segment, or to the end of the text
+_TOKEN = re.compile(r"\\[*{^]|\*|\{([a-z_][a-z0-9_]*)(?::([a-z]+))?\}|[^\\*{]+|\\|\{")
+
+
+@dataclass(frozen=True)
+class Piece:
+    literal: str | None = None
+    name: str | None = None
+    kind: str | None = None
+
+
+@dataclass(frozen=True)
+class Pattern:
+    source: str
+    anchored: bool
+    segments: tuple[tuple[Piece, ...], ...]
+    nocase: bool = False
+
+    def literals(self) -> list[str]:
+        return [p.literal for segment in self.segments for p in segment if p.literal]
+
+    def longest_literal(self) -> str:
+        return max(self.literals(), key=len)
+
+    def match(self, text: str) -> dict[str, Any] | None:
+        """The captures when the pattern matches `text`, else None."""
+        haystack = text.lower() if self.nocase else text
+        pos = 0
+        values: dict[str, Any] = {}
+        for index, segment in enumerate(self.segments):
+            first = segment[0].literal
+            if index == 0 and self.anchored:
+                end = _match_segment(segment, haystack, text, 0, values)
+                if end is None:
+                    return None
+                pos = end
+                continue
+            assert first is not None
+            start = haystack.find(first, pos)
+            while start >= 0:
+                trial: dict[str, Any] = {}
+                end = _match_segment(segment, haystack, text, start, trial)
+                if end is not None:
+                    values.update(trial)
+                    pos = end
+                    break
+                start = haystack.find(first, start + 1)
+            else:
+                return None
+        return values
+
+
+def _match_segment(segment: tuple[Piece, ...], haystack: str, text: str, pos: int, values: dict[str, Any]) -> int | None:
+    for i, piece in enumerate(segment):
+        if piece.literal is not None:
+            if not haystack.startswith(piece.literal, pos):
+                return None
+            pos += len(piece.literal)
+            continue
+        if piece.kind in _LAZY:
+            following = segment[i + 1].literal if i + 1 < len(segment) else None
+            end = len(haystack) if following is None else haystack.find(following, pos)
+            if end < 0 or end == pos:
+                return None
+            values[piece.name or ""] = text[pos:end].strip()
+            pos = end
+            continue
+        regex, convert = _TYPES[piece.kind or "word"]
+        m = regex.match(text, pos)
+        if m is None:
+            return None
+        try:
+            values[piece.name or ""] = convert(m.group(0))
+        except ValueError:
+            return None
+        pos = m.end()
+    return pos
+
+
+def compile_pattern(source: str, where: str, nocase: bool = False) -> Pattern:
+    """Parse a pattern; errors name `where` (file:line:col) and what is wrong."""
+    if not isinstance(source, str) or not source.strip():
+        raise RuleError(f"{where}: pattern: expected a non-empty string")
+    if len(source) > 500:
+        raise RuleError(f"{where}: pattern: longer than 500 characters")
+    anchored = source.startswith("^")
+    body = source[1:] if anchored else source
+    segments: list[list[Piece]] = [[]]
+    for m in _TOKEN.finditer(body):
+        token = m.group(0)
+        if token == "*":
+            segments.append([])
+        elif token.startswith("\\") and len(token) == 2:
+            _add_literal(segments[-1], token[1])
+        elif m.group(1):
+            kind = m.group(2) or "word"
+            if kind not in _TYPES and kind not in _LAZY:
+                raise RuleError(f"{where}: pattern: unknown capture type {kind!r} "
+                                f"(known: {', '.join([*_TYPES, *_LAZY])})")
+            segments[-1].append(Piece(name=m.group(1), kind=kind))
+        elif token == "{":
+            raise RuleError(f"{where}: pattern: '{{' starts a capture {{name}} or {{name:type}}; write \\{{ for the character")
+        else:
+            _add_literal(segments[-1], token.lower() if nocase else token)
+    segments = [s for s in segments if s]
+    if not segments:
+        raise RuleError(f"{where}: pattern: no literal text")
+    for index, segment in enumerate(segments):
+        if segment[0].literal is None and not (index == 0 and anchored):
+            raise RuleError(f"{where}: pattern: a capture must follow literal text, not a gap or the start "
+                            f"(add the words before it, or anchor with ^)")
+        for a, b in zip(segment, segment[1:]):
+            if a.literal is None and b.literal is None:
+                raise RuleError(f"{where}: pattern: two captures in a row ({{{a.name}}}{{{b.name}}}) need text between them")
+    pattern = Pattern(source=source, anchored=anchored, segments=tuple(tuple(s) for s in segments), nocase=nocase)
+    if len(pattern.longest_literal().strip()) < 4:
+        raise RuleError(f"{where}: pattern: needs a literal of at least 4 characters (it selects candidate lines)")
+    return pattern
+
+
+def _add_literal(segment: list[Piece], text: str) -> None:
+    if segment and segment[-1].literal is not None:
+        segment[-1] = Piece(literal=segment[-1].literal + text)
+    else:
+        segment.append(Piece(literal=text))

@@ -1,0 +1,131 @@
+"""Evaluate the YAML rules over the facts of each launch (and once over the global facts)."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from logscope.core.errors import RuleError
+from logscope.core.excerpt import cut_around
+from logscope.core.model import Analysis
+from logscope.pipeline.rule_engine.facts import global_facts, launch_facts
+from logscope.pipeline.rule_engine.loader import SEVERITIES, Rule, load_rules
+
+MAX_EVIDENCE = 12
+_PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)(?::([^{}]*))?\}")
+
+
+@cache
+def bundled_rules() -> tuple[Rule, ...]:
+    return tuple(load_rules([]))
+
+
+def run_rules(analysis: Analysis, extra_dirs: list[str]) -> list[dict[str, Any]]:
+    """The findings of every rule: launch-scope rules once per launch, global ones once."""
+    rules = list(bundled_rules()) if not extra_dirs else load_rules(extra_dirs)
+    findings: list[dict[str, Any]] = []
+    for launch in analysis.launches:
+        facts = launch_facts(analysis, launch)
+        for rule in rules:
+            if rule.scope == "launch":
+                finding = evaluate(rule, facts, launch.id)
+                if finding:
+                    findings.append(finding)
+    facts = global_facts(analysis)
+    for rule in rules:
+        if rule.scope == "global":
+            finding = evaluate(rule, facts, None)
+            if finding:
+                findings.append(finding)
+    return findings
+
+
+def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[str, Any] | None:
+    env = dict(facts)
+    try:
+        for name, expr in rule.let:
+            env[name] = expr.evaluate(env)
+        if not rule.when.evaluate(env):
+            return None
+        severity = rule.severity
+        for level in SEVERITIES:
+            if level in rule.escalate and rule.escalate[level].evaluate(env):
+                severity = level
+                break
+        ranks = rule.ranks.evaluate(env) if rule.ranks else []
+        evidence_items = rule.evidence.evaluate(env) if rule.evidence else []
+    except RuleError as exc:
+        raise RuleError(f"{rule.path}: evaluation failed: {exc}") from None
+    ranks = [str(r) for r in ranks if r is not None] if isinstance(ranks, list) else []
+    ranks = sorted(dict.fromkeys(ranks), key=_natural)
+    env.update(launch=launch_id, ranks_list=", ".join(ranks) if ranks else "all ranks", n_ranks=len(ranks))
+    finding = {
+        "rule": rule.id,
+        "severity": severity,
+        "launch": launch_id,
+        "ranks": ranks,
+        "message": render_template(rule.message, env),
+        "hint": render_template(rule.hint, env),
+        "evidence": _evidence(evidence_items),
+        "cells": rule.cells,
+    }
+    failure = _first_failure(evidence_items)
+    if failure is not None:  # the attribution behind a failure finding: what the bot and triage show
+        finding.update(phase=failure["phase"], mechanism=failure["mechanism"], signature=failure["signature"])
+    return finding
+
+
+def _first_failure(items: Any) -> dict[str, Any] | None:
+    items = [items] if isinstance(items, dict) else items
+    if not isinstance(items, list):
+        return None
+    return next((i for i in items if isinstance(i, dict) and "finding" in i and "phase_text" in i), None)
+
+
+def _natural(label: str) -> list[int | str]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", label)]
+
+
+def _evidence(items: Any) -> list[dict[str, Any]]:
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list):
+        return []
+    seen: set[Any] = set()
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or "source" not in item or "line" not in item:
+            continue
+        key = (item["source"], item["line"])
+        if key in seen:
+            continue
+        seen.add(key)
+        focus = item.get("focus") or []
+        entry = {"source": item["source"], "line": item["line"], "text": cut_around(str(item.get("text", "")), focus, 300)}
+        if focus:
+            entry["focus"] = focus
+        out.append(entry)
+    out.sort(key=lambda e: (e["source"], e["line"]))
+    return out[:MAX_EVIDENCE]
+
+
+def render_template(template: str, env: dict[str, Any]) -> str:
+    def substitute(match: re.Match[str]) -> str:
+        value = env.get(match.group(1))
+        spec = match.group(2)
+        if value is None:
+            return "(not in the input)"
+        if isinstance(value, list):
+            shown = [str(v) for v in value[:12]]
+            return ", ".join(shown) + (f" (+{len(value) - 12} more)" if len(value) > 12 else "")
+        if spec and isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                return format(value, spec)
+            except ValueError:
+                return str(value)
+        if isinstance(value, float):
+            return f"{value:.2f}"
+        return str(value)
+
+    return " ".join(_PLACEHOLDER.sub(substitute, template).split())

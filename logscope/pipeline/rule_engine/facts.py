@@ -1,0 +1,126 @@
+"""The data a rule sees: a read-only view of the finished model, as plain dicts.
+
+Launch scope: `launch`, `config`, `config_source`, `env`, `versions`, `model`, `ranks` (each with
+`phase.<id>` = its first target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`,
+`last_reading`, `last_capture`, `ledger.<item>`, `cells`, `gpu`, `card_total_gib`, `eager_comm_gib`,
+`lazy_comm_gib`), `kv` (the KV sizing stage's figures), `deepep_reserve`, `events` (every event of the launch), `errors`,
+`gpus`, `tp_groups`, `failures`, `root_failure`.
+Global scope: `gpus`, `events` (events outside any launch), `all_events`, `launches` (id, ready, sources).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.events import FAILURE_KINDS, Event
+from logscope.core.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
+from logscope.pipeline.failures import failure_fact, root_of
+from logscope.pipeline.parse.serving import READY_KINDS
+from logscope.pipeline.sizing.cell_rules import release_for
+from logscope.pipeline.sizing.mem_fraction import deepep_reserve_applies, fraction_on_command
+
+
+def event_fact(ev: Event) -> dict[str, Any]:
+    fact = {k: v for k, v in ev.data.items() if k not in ("kind", "rank", "source", "line", "text")}
+    fact.update(kind=ev.kind, rank=ev.rank.label if ev.rank else None, source=ev.source, line=ev.line, text=ev.text)
+    if ev.data.get("unwrapped"):  # evidence says how the line was read
+        fact["text"] = f"(from {ev.data['unwrapped']}) {ev.text}"
+    if ev.kind == kinds.OOM and ev.data.get("processes"):  # an OOM text's other processes: its evidence shows them
+        fact["focus"] = [f"Process {p.get('pid')} has" for p in ev.data["processes"]]
+    fact["frames_text"] = " ".join(ev.data.get("frames", []))
+    return fact
+
+
+def failure_facts(failures: list[Failure]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    root = root_of(failures)
+    facts = [failure_fact(f, event_fact(f.event), root) for f in failures]
+    return facts, next((fact for fact in facts if fact["is_root"]), None)
+
+
+def _rank_fact(analysis: Analysis, launch: Launch, label: str,
+               timeline: RankTimeline) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    phase: dict[str, Any] = {}
+    draft: dict[str, Any] = {}
+    phase_list = []
+    for p in timeline.phases:
+        fact = {"phase": p.phase, "model": p.model, "source": p.source, "line": p.line, "text": p.text,
+                "rank": label, **p.values}
+        phase_list.append(fact)
+        key = p.phase
+        if p.phase in (kinds.CAPTURE_BEGIN, kinds.CAPTURE_END) and p.values.get("graph") not in ("decode", "verify", None):
+            key = f"{p.phase}_{p.values['graph']}"
+        (phase if p.model == "target" else draft).setdefault(key, fact)
+    rank_events = [event_fact(e) for e in timeline.events]
+    target_phases = [p for p in phase_list if p["model"] == "target"]
+    placement = analysis.join.placements.get((launch.id, label), RankPlacement())
+    ledger = analysis.ledgers[(launch.id, label)]
+    rank = timeline.rank
+    fact = {
+        "rank": label, "tp": rank.get("tp"), "dp": rank.get("dp"), "pp": rank.get("pp"), "ep": rank.get("ep"),
+        "gpu": placement.gpu, "phase": phase, "draft": draft, "phases": phase_list,
+        # the last phase line the rank printed, of either model (the draft's capture can be the last thing seen)
+        "last_phase": (phase_list[-1]["phase"] + (" (draft)" if phase_list[-1]["model"] == "draft" else "")
+                       if phase_list else None),
+        "last_reading": next((p for p in reversed(target_phases) if "avail_gib" in p), None),
+        "last_capture": next((p for p in reversed(target_phases) if p["phase"] == kinds.CAPTURE_PROGRESS), None),
+        "errors": [e for e in rank_events if e["kind"] in FAILURE_KINDS],
+        "failed": any(e["kind"] in FAILURE_KINDS for e in rank_events),
+        "ledger": {item["item"]: item["gib"] for item in ledger.items},
+        "cells": ledger.cells,
+        "card_total_gib": ledger.card_total_gib, "card_total_source": ledger.card_total_source,
+        "gpu_processes": placement.gpu_processes,
+        "eager_comm_gib": ledger.eager_comm_gib, "lazy_comm_gib": ledger.lazy_comm_gib,
+    }
+    return fact, rank_events
+
+
+def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
+    failure_list, root = failure_facts(analysis.failures.get(launch.id, []))
+    events = [event_fact(e) for e in launch.events]
+    ranks = []
+    for label, timeline in launch.ranks.items():
+        fact, rank_events = _rank_fact(analysis, launch, label, timeline)
+        ranks.append(fact)
+        events.extend(rank_events)
+    ready = {(e.source, e.line) for e in launch.all_events() if e.kind in READY_KINDS}
+    for event in events:
+        event["after_ready"] = any(source == event["source"] and event["line"] > line for source, line in ready)
+    events.sort(key=lambda e: (e["source"], e["line"]))
+    return {
+        "launch": {"id": launch.id, "ready": launch.ready, "sources": launch.sources},
+        "config": launch.config, "config_source": launch.config_source, "env": launch.environment,
+        "versions": launch.versions, "model": launch.model, "ranks": ranks, "events": events,
+        "errors": [e for e in events if e["kind"] in FAILURE_KINDS],
+        "gpus": analysis.join.gpus, "tp_groups": analysis.join.tp_groups.get(launch.id, []),
+        "failures": failure_list, "root_failure": root,
+        "kv": analysis.kv_sizing[launch.id].to_json() if launch.id in analysis.kv_sizing else None,
+        "deepep_reserve": _deepep_reserve(launch),
+    }
+
+
+def _deepep_reserve(launch: Launch) -> dict[str, Any]:
+    """Whether the release's automatic fraction rule holds the DeepEP reserve for this launch, and whether the
+    launch command gave --mem-fraction-static (the server_args dump prints the resolved value either way)."""
+    release = release_for(launch.versions.get("sglang"))
+    applies, why = deepep_reserve_applies(launch.config, release)
+    on_command = fraction_on_command(launch)
+    return {"release": release.version, "version_known": release.known,
+            "in_release": release.value("deepep", "reserve_mib") is not None,
+            "gib": (release.value("deepep", "reserve_mib") or 0) / 1024, "applies_if_automatic": applies,
+            "why": why, "fraction_on_command": on_command,
+            "default_tokens": release.value("deepep", "num_max_dispatch_tokens_per_rank")}
+
+
+def global_facts(analysis: Analysis) -> dict[str, Any]:
+    every = list(analysis.global_events)
+    for launch in analysis.launches:
+        every += launch.all_events()
+    return {
+        "gpus": analysis.join.gpus,
+        "events": [event_fact(e) for e in analysis.global_events], "all_events": [event_fact(e) for e in every],
+        "launches": [{"id": launch.id, "ready": launch.ready, "sources": launch.sources} for launch in analysis.launches],
+        # lines that read like a failure but that no grammar or signature read, and the failures that were read
+        "unread_failures": [m for m in analysis.unmatched_failures if m["kind"] == "unrecognized"],
+        "failure_count": sum(1 for found in analysis.failures.values() for f in found if f.cause),
+    }

@@ -1,0 +1,1 @@
+"""Sizing: KV sizing and the communication cells, per release and calibration."""

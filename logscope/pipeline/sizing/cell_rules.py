@@ -1,0 +1,185 @@
+"""The rules the communication cells and KV sizing follow, per SGLang release and NCCL environment.
+
+Constants come from `data/cell_constants.yaml` (generated from the released wheels by
+tools/upstream/cell_constants.py, each with its file:line) and NCCL sizes from measured rows keyed by
+environment (`data/nccl_h200.yaml`, or a probe calibration). A release's row covers it and every later
+version before the next release read; an unknown version takes the newest row and says so."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from logscope.core.resources import PACKAGE_DATA
+from logscope.core.yamlfile import SAFE_LOADER
+from logscope.pipeline.sizing.calibration import Calibration, load_calibration
+
+_DATA = PACKAGE_DATA
+# the probe's env-matrix calibration on one H200 (`logscope probe --world-size 1 --env-matrix`), when committed;
+# until then the issue 27 table (nccl_h200.yaml)
+SHIPPED_CALIBRATION = _DATA / "h200-nccl-calibration.yaml"
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+
+
+@cache
+def _catalogue() -> dict[str, Any]:
+    return yaml.load((_DATA / "cell_constants.yaml").read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506
+
+
+def _constants() -> dict[str, Any]:
+    return _catalogue()["versions"]
+
+
+def deepep_source() -> dict[str, Any] | None:
+    """DeepEP's normal-mode buffer constants (default configs, size-hint constants), with their commit."""
+    return _catalogue().get("deepep_source")
+
+
+@cache
+def nccl_table() -> dict[str, Any]:
+    return yaml.load((_DATA / "nccl_h200.yaml").read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506
+
+
+@dataclass(frozen=True)
+class Release:
+    """The release row a launch follows and how it was chosen."""
+
+    version: str  # the release read
+    row: dict[str, Any]
+    span: str  # "SGLang 0.5.20-0.5.22", ">= 0.5.23"
+    known: bool  # the input states a version
+    note: str  # why this row
+
+    def value(self, section: str, name: str) -> Any:
+        entry = self.row.get(section, {}).get(name)
+        return entry.get("value") if isinstance(entry, dict) else entry
+
+    def at(self, section: str, name: str) -> str | None:
+        entry = self.row.get(section, {}).get(name)
+        return entry.get("at") if isinstance(entry, dict) else None
+
+
+def releases() -> list[str]:
+    return list(_constants())
+
+
+def release_for(version: str | None) -> Release:
+    rows = _constants()
+    ordered = sorted(rows, key=_key)
+    newest = ordered[-1]
+
+    def span(v: str) -> str:
+        later = [o for o in ordered if _key(o) > _key(v)]
+        return f"SGLang {v} to before {later[0]}" if later else f"SGLang >= {v}"
+
+    if not version or not re.match(r"\d+\.\d+", version):
+        return Release(newest, rows[newest], span(newest), False,
+                       f"SGLang version not in the input: the newest release read ({newest}) is assumed")
+    fit = [v for v in ordered if _key(v) <= _key(version)]
+    if not fit:
+        oldest = ordered[0]
+        return Release(oldest, rows[oldest], span(oldest), True,
+                       f"SGLang {version} is older than every release read; {oldest}'s rule is used")
+    chosen = fit[-1]
+    return Release(chosen, rows[chosen], span(chosen), True, f"SGLang {version}: {span(chosen)}")
+
+
+def older_release(release: Release) -> Release | None:
+    """The release before this one (the alternative shown beside an assumed newest row)."""
+    ordered = sorted(_constants(), key=_key)
+    before = [v for v in ordered if _key(v) < _key(release.version)]
+    return release_for(before[-1]) if before else None
+
+
+def _flag(value: Any) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class NcclEnv:
+    """The NCCL environment the server's processes ran with, and where each value came from."""
+
+    cumem: str
+    cumem_source: str
+    buffsize: str | None  # None: NCCL's default
+    nvls: str = "0"  # NCCL_NVLS_ENABLE as SGLang leaves it
+
+    def key(self) -> tuple[str, str | None]:
+        return self.cumem, self.buffsize
+
+    def describe(self) -> str:
+        text = f"NCCL_CUMEM_ENABLE={self.cumem} ({self.cumem_source})"
+        text += f", NCCL_BUFFSIZE={self.buffsize}" if self.buffsize else ""
+        return text + (", NCCL_NVLS_ENABLE=1 (NVLS buffers are not in rows measured with NVLS off: a lower bound)"
+                       if self.nvls == "1" else "")
+
+
+def nccl_env(environment: dict[str, Any], config: dict[str, Any], release: Release) -> NcclEnv:
+    """SGLang's rule (engine._set_envs_and_config): a NCCL_CUMEM_ENABLE the user set is kept unless symmetric
+    memory is on; otherwise it is set to int(enable_symm_mem)."""
+    symm = config.get("enable_symm_mem") is True
+    given = environment.get("NCCL_CUMEM_ENABLE")
+    if given is not None and not symm:
+        cumem, source = ("1" if _flag(given) else "0"), "set in the input"
+    else:
+        cumem = "1" if symm else "0"
+        source = "SGLang sets it" + (" (symmetric memory on)" if symm else "")
+    buff = environment.get("NCCL_BUFFSIZE")
+    # NCCL_NVLS_ENABLE: int(enable_nccl_nvls or enable_symm_mem) unless the user set it and neither flag is on
+    nvls_flag = config.get("enable_nccl_nvls") is True or symm
+    given_nvls = environment.get("NCCL_NVLS_ENABLE")
+    nvls = "1" if nvls_flag else ("1" if given_nvls is not None and _flag(given_nvls) else "0")
+    return NcclEnv(cumem, source, str(buff) if buff not in (None, "") else None, nvls)
+
+
+@dataclass(frozen=True)
+class NcclSizes:
+    first_mib: float
+    further_mib: tuple[float, float]
+    basis: str
+
+
+@cache
+def shipped_calibration() -> Calibration | None:
+    return load_calibration(SHIPPED_CALIBRATION) if SHIPPED_CALIBRATION.exists() else None
+
+
+def _from_calibration(env: NcclEnv, calibration: Calibration) -> NcclSizes | None:
+    """First communicator = the eager init + its first collective, further = a split communicator with its
+    first all-reduce: the memory outside the PyTorch allocator, at world size 1, under this environment."""
+    key = env.key()
+    init = calibration.lookup("nccl_communicator", None, key)
+    first = calibration.lookup("nccl_first_collective", None, key)
+    split = calibration.lookup("nccl_split_communicator", None, key)
+    if init is None or split is None:
+        return None
+    first_mib = init.outside_allocator_mib + (first.outside_allocator_mib if first else 0.0)
+    return NcclSizes(first_mib, (split.outside_allocator_mib, split.outside_allocator_mib),
+                     f"{calibration.gpu or 'unknown GPU'}, {env.describe()}; logscope probe "
+                     f"{Path(calibration.path).name}, NCCL {calibration.software.get('nccl', '?')}")
+
+
+def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None) -> NcclSizes | None:
+    """The measured row for this environment: the probe calibration shipped with logscope (or the one given),
+    else the issue 27 table; None when neither measured it."""
+    chosen = calibration if calibration is not None else shipped_calibration()
+    if chosen is not None:
+        found = _from_calibration(env, chosen)
+        if found is not None:
+            return found
+    table = nccl_table()
+    for row in table["rows"]:
+        want = row["env"]
+        if str(want.get("NCCL_CUMEM_ENABLE")) == env.cumem and want.get("NCCL_BUFFSIZE") == env.buffsize:
+            further = tuple(float(x) for x in row["further_communicator_mib"])
+            return NcclSizes(float(row["first_communicator_mib"]), (further[0], further[-1]),
+                             f"{table['gpu']}, {env.describe()}; {table['source']}")
+    return None

@@ -1,0 +1,514 @@
+"""Communication memory as group x mechanism cells, per SGLang release, NCCL environment and GPU arch.
+
+Each cell says which rule it used (`rule`: release span, environment, arch, group size W, source lines) and
+whether its size is read from a log line, measured by a probe, or estimated. Constants come from the
+generated `data/cell_constants.yaml`; NCCL communicator sizes from rows measured per environment
+(`data/nccl_h200.yaml`, or a probe calibration with a row for the input's environment). Formulas:
+- custom all-reduce v2 (CUDA default where SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 defaults true): one symmetric
+  workspace of 2W push slots x max push size + the pull buffer + semaphores, plus `graph_params`
+  (max graph inputs x W x 8 B) in the PyTorch allocator; sizes from the arch's tuned table, capped at max_size;
+- custom all-reduce v1: meta + buffer (IPC) and rank_data, each max_size, plus the native Signal struct;
+- DeepEP low latency: DeepEP's get_low_latency_rdma_size_hint (csrc/legacy/config.hpp) for the expert count
+  the release's DeepSeek code passes;
+- PD prefill staging: queue count x max(1, chunked_prefill_size // page_size) pages x bytes per page.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.model import Launch
+from logscope.core.model_table import moe_shape
+from logscope.pipeline.sizing.calibration import Calibration
+from logscope.pipeline.sizing.cell_rules import (
+    NcclEnv,
+    NcclSizes,
+    Release,
+    deepep_source,
+    nccl_env,
+    nccl_sizes,
+    older_release,
+    release_for,
+)
+
+MIB = 1 << 20
+GIB = 1 << 30
+_UINT64_BYTES = 8  # graph_params is torch.uint64
+
+
+def deepep_low_latency_bytes(num_max_tokens: int, hidden: int, num_experts: int) -> int:
+    """DeepEP's get_low_latency_rdma_size_hint (csrc/legacy/config.hpp LowLatencyLayout): BF16 messages of
+    int4 + max(2 x hidden, hidden + 4 x hidden/128) bytes (dispatch) and 4 x hidden/128 + 2 x hidden (combine);
+    2 send + 2 receive buffers + 2 signalling buffers, then aligned to 128 bytes."""
+    scales = hidden // 128
+    dispatch = 16 + max(2 * hidden, hidden + 4 * scales)
+    combine = 4 * scales + 2 * hidden
+    send = max(num_max_tokens * dispatch, num_experts * num_max_tokens * combine)
+    recv = max(num_experts * num_max_tokens * dispatch, num_experts * num_max_tokens * combine)
+    signaling = -(-(4 * num_experts) // 128) * 128
+    total = 2 * send + 2 * recv + 2 * signaling
+    return (total // 128 + 1) * 128
+
+
+def deepep_normal_bytes(hidden_bytes: int, ranks: int, source: dict[str, Any]) -> tuple[int, int]:
+    """(NVL bytes, RDMA bytes) of DeepEP's normal mode for SGLang's call: the larger of the default dispatch and
+    combine configs' get_nvl_buffer_size_hint / get_rdma_buffer_size_hint (csrc/legacy/config.hpp)."""
+    def v(name: str) -> int:
+        return int(source[name]["value"])
+
+    peers, topk, scales, meta = v("max_nvl_peers"), v("max_topk"), v("max_scales"), v("source_meta_bytes")
+    idx = v("topk_idx_bits") // 8
+    channels = v("num_sms") // 2
+    nvl_bytes = rdma_bytes = 0
+    for table in (source["dispatch_config"], source["combine_config"]):
+        row = table["ranks"].get(ranks)
+        if row is None:
+            raise KeyError(ranks)
+        _nvl_send, nvl_recv, rdma_send, rdma_recv = row
+        rdma_ranks, nvl_ranks = max(ranks // peers, 1), min(ranks, peers)
+        per_token = hidden_bytes + meta + topk * idx + topk * 4 + scales * 4
+        nvl = channels * nvl_ranks * (2 * rdma_ranks + 3) * 4 + channels * nvl_ranks * nvl_recv * per_token
+        nvl_bytes = max(nvl_bytes, -(-nvl // 128) * 128)
+        if ranks > peers:
+            recv = -(-rdma_recv // rdma_send) * rdma_send  # Config aligns rdma recv tokens up to the send chunk
+            rdma = (channels * rdma_ranks * (peers * 2 + 2) * 2 * 4
+                    + channels * rdma_ranks * recv * (per_token + 16) * 2)
+            rdma_bytes = max(rdma_bytes, -(-rdma // 128) * 128)
+    return nvl_bytes, rdma_bytes
+
+
+def _cell(group: str, mechanism: str, gib: float | None, timing: str, basis: str, kind: str = "estimated",
+          rule: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"group": group, "mechanism": mechanism, "gib": None if gib is None else round(gib, 3),
+           "kind": kind, "timing": timing, "basis": basis}
+    if rule is not None:
+        out["rule"] = rule
+    return out
+
+
+def _rule(release: Release, *, env: str | None = None, arch: str | None = None, world: int | None = None,
+          at: list[str | None] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"sglang": release.span, "version_known": release.known}
+    if not release.known:
+        out["note"] = release.note
+    for key, value in (("env", env), ("arch", arch), ("world", world)):
+        if value is not None:
+            out[key] = value
+    sources = [a for a in at or [] if a]
+    if sources:
+        out["source"] = sources
+    return out
+
+
+# (cell group, cell mechanism) → the probe mechanisms that measure it (summed), and which group's size applies;
+# "rank": the size does not matter (a rank's own buffers)
+_PROBED = {
+    ("tp", "pynccl"): (("nccl_communicator", "nccl_first_collective"), "tp"),
+    ("tp", "torch_nccl"): (("nccl_split_communicator",), "tp"),
+    ("attention_tp", "torch_nccl"): (("nccl_split_communicator",), "attention_tp"),
+    ("moe_ep", "torch_nccl"): (("nccl_split_communicator",), "ep"),
+    ("pp", "pynccl"): (("nccl_communicator", "nccl_first_collective"), "pp"),
+    ("pp", "torch_nccl_p2p"): (("nccl_p2p",), "pp"),
+    ("tp", "custom_ar"): (("custom_ar_ipc",), "rank"),
+}
+_NCCL_MECHANISMS = {"nccl_communicator", "nccl_first_collective", "nccl_split_communicator", "nccl_p2p"}
+
+
+def calibrate_cells(cells: list[dict[str, Any]], calibration: Calibration | None, sizes: dict[str, int],
+                    env: NcclEnv | None = None) -> list[dict[str, Any]]:
+    """Cells whose mechanism the calibration measured at this group size, under the input's NCCL environment,
+    become `measured (probe)`: the memory outside the PyTorch allocator that the probe's stage took. Others
+    keep their estimate, and say why."""
+    if calibration is None:
+        return cells
+    out = []
+    for cell in cells:
+        probed = _PROBED.get((cell["group"], cell["mechanism"]))
+        if probed is None:
+            out.append(cell)
+            continue
+        mechanisms, group = probed
+        size = None if group == "rank" else sizes.get(group)
+        keyed = env is not None and any(m in _NCCL_MECHANISMS for m in mechanisms)
+        found = [calibration.lookup(m, size, env.key() if keyed and env is not None else None) for m in mechanisms]
+        if any(f is None for f in found):
+            at = f" at group size {size}" if size is not None else ""
+            under = f" under {env.describe()}" if keyed and env is not None else ""
+            out.append({**cell, "basis": f"{cell['basis']}; the calibration {calibration.label()} has no "
+                                         f"{'/'.join(m for m, f in zip(mechanisms, found) if f is None)}{at}{under}"})
+            continue
+        mib = sum(f.outside_allocator_mib for f in found if f is not None)
+        stages = " + ".join(f"{f.stage} {f.outside_allocator_mib:.0f} MiB" for f in found if f is not None)
+        scope = "a rank's own buffers" if group == "rank" else f"group size {size}"
+        under = f"; {env.describe()}" if keyed and env is not None else ""
+        out.append({**cell, "gib": round(mib / 1024, 3), "kind": "measured (probe)",
+                    "basis": f"probe on {calibration.gpu or 'unknown GPU'}: {stages} ({scope}; {calibration.label()}"
+                             f"{under})"})
+    return out
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _flag(value: Any) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def gpu_arch(gpu: dict[str, Any] | None) -> tuple[str | None, str]:
+    """The custom all-reduce v2 table key (sm90 / sm100 / sm107 / other) from the GPU's compute capability
+    (check_env), else its name; None when the input shows neither. The mapping is configs/custom_all_reduce_v2.py's
+    `_get_all_reduce_configs` (major 9: SM90; major 10: SM107 from minor 7, else SM100; others: default)."""
+    gpu = gpu or {}
+    capability = str(gpu.get("compute_capability") or "")
+    if re.match(r"\d+\.\d+", capability):
+        major, minor = (int(x) for x in capability.split(".")[:2])
+        arch = "sm90" if major == 9 else ("sm107" if minor >= 7 else "sm100") if major == 10 else "other"
+        return arch, f"compute capability {capability} (check_env)"
+    name = gpu.get("name")
+    if name:
+        if re.search(r"\b(GH|H)(100|200|800|20)\b", name):
+            return "sm90", f"{name} (Hopper)"
+        if re.search(r"\b(GB|B)(200|300)\b", name):
+            return "sm100", f"{name} (Blackwell)"
+        return "other", f"{name} (no tuned table)"
+    return None, "GPU not in the input"
+
+
+def launch_cells(launch: Launch, calibration: Calibration | None = None, gpu: dict[str, Any] | None = None,
+                 kv_cell_bytes: float | None = None) -> list[dict[str, Any]]:
+    """The cells one rank of this launch holds (the same on every rank of a symmetric launch), measured by the
+    calibration where it covers them, else estimated. `gpu` (nvidia-smi / check_env: name, compute capability)
+    picks the custom all-reduce table; `kv_cell_bytes` (from KV sizing) sizes PD staging."""
+    cfg = launch.config
+    env = launch.environment
+    bounds = launch.config_lower_bounds
+    events = launch.all_events()
+    release = release_for(launch.versions.get("sglang"))
+
+    def size(key: str) -> int:  # the stated size, else the lower bound the rank tags show (enough to know a group exists)
+        return _int(cfg.get(key), _int(bounds.get(key, {}).get("at_least"), 1))
+
+    tp, dp, ep, pp = size("tp_size"), size("dp_size"), size("ep_size"), size("pp_size")
+    attention_tp = max(1, tp // dp) if cfg.get("enable_dp_attention") and dp > 1 else tp
+    nccl = nccl_env(env, cfg, release)
+    measured = nccl_sizes(nccl)
+    arch, arch_basis = gpu_arch(gpu)
+    communicators = _Communicators(release, nccl, measured)
+    cells: list[dict[str, Any]] = []
+    if tp > 1:
+        cells.append(communicators.pynccl("tp", "TP group"))
+        cells.append(communicators.torch_group("tp", "TP device group", cfg))
+        cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis)
+    if attention_tp > 1 and attention_tp != tp:
+        cells.append(communicators.torch_group("attention_tp", f"attention-TP group (size {attention_tp})", cfg))
+        if release.value("nccl", "attention_tp_custom_ar") is None and release.at("nccl", "attention_tp_custom_ar"):
+            cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis)
+    if ep > 1 and ep != tp:
+        cells.append(communicators.torch_group("moe_ep", "MoE-EP group", cfg))
+    if cfg.get("moe_a2a_backend") == "deepep" or cfg.get("enable_deepep_moe") is True:
+        cells += _deepep_cells(launch, env, max(ep, tp), release)
+    if pp > 1:
+        cells.append(communicators.pynccl("pp", "PP group"))
+        cells.append(_cell("pp", "torch_nccl_p2p", communicators.further_gib(), "lazy",
+                           f"P2P send/recv transport, created at the first send; {communicators.further_basis()}",
+                           rule=communicators.rule()))
+    if cfg.get("enable_symm_mem") is True:
+        gb = float(env.get("SGLANG_SYMM_MEM_PREALLOC_GB_SIZE", 4) or 4)
+        prealloc = [e for e in events if e.kind == kinds.SYMM_PREALLOC]
+        if prealloc:
+            gb = prealloc[0].data["gib"]
+        cells.append(_cell("tp", "symm_mem_pool", gb if gb > 0 else 0.0, "lazy",
+                           "symmetric-memory pool preallocated after capture (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)"))
+    cells += _pd_cells(cfg, env, events, release, kv_cell_bytes)
+    return calibrate_cells(cells, calibration, {"tp": tp, "ep": ep, "pp": pp, "attention_tp": attention_tp}, nccl)
+
+
+class _Communicators:
+    """NCCL communicator cells: the first one a process creates costs more than the ones after it."""
+
+    def __init__(self, release: Release, env: NcclEnv, sizes: NcclSizes | None):
+        self.release, self.env, self.sizes = release, env, sizes
+        self.first_taken = False
+
+    def rule(self) -> dict[str, Any]:
+        return _rule(self.release, env=self.env.describe(),
+                     at=[self.release.at("nccl", "cumem_set_to"), self.release.at("nccl", "pre_warm_nccl")]
+                     + ([self.release.at("nccl", "nvls_set_to")] if self.env.nvls == "1" else []))
+
+    def further_gib(self) -> float | None:
+        return None if self.sizes is None else self.sizes.further_mib[1] / 1024
+
+    def further_basis(self) -> str:
+        if self.sizes is None:
+            return f"no measured row for {self.env.describe()}"
+        low, high = self.sizes.further_mib
+        return f"a further communicator {low:.0f}-{high:.0f} MiB ({self.sizes.basis})"
+
+    def pynccl(self, group: str, what: str) -> dict[str, Any]:
+        """pynccl: ncclCommInitRank and a warm-up all-reduce when the group is built (eager)."""
+        if self.sizes is None:
+            return _cell(group, "pynccl", None, "eager", f"{what} pynccl communicator (init + warm-up all-reduce); "
+                         f"{self.further_basis()}", rule=self.rule())
+        if not self.first_taken:
+            self.first_taken = True
+            mib = self.sizes.first_mib
+            how = f"the process's first NCCL communicator {mib:.0f} MiB ({self.sizes.basis})"
+        else:
+            mib = self.sizes.further_mib[1]
+            how = self.further_basis()
+        return _cell(group, "pynccl", mib / 1024, "eager",
+                     f"{what} pynccl communicator, created with the group (init + warm-up all-reduce): {how}",
+                     rule=self.rule())
+
+    def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> dict[str, Any]:
+        """torch ProcessGroupNCCL made by new_group without a device id: its communicator is created at the first
+        collective, unless --pre-warm-nccl runs one at startup (releases that have the flag)."""
+        has_flag = self.release.at("nccl", "pre_warm_nccl") is not None
+        prewarm = has_flag and cfg.get("pre_warm_nccl") is True and group in ("tp", "moe_ep", "pp")
+        timing = "eager" if prewarm else "lazy"
+        when = ("created at startup by --pre-warm-nccl" if prewarm else
+                "created at its first collective (no device id; "
+                + ("--pre-warm-nccl not set)" if has_flag else "this release has no --pre-warm-nccl)"))
+        return _cell(group, "torch_nccl", self.further_gib(), timing, f"{what} torch NCCL communicator, {when}; "
+                     f"{self.further_basis()}", rule=self.rule())
+
+
+def _custom_ar_cells(group: str, cfg: dict[str, Any], env: dict[str, Any], events: list[Event], world: int,
+                     release: Release, arch: str | None, arch_basis: str) -> list[dict[str, Any]]:
+    if cfg.get("disable_custom_all_reduce") is True or any(e.kind == kinds.AR_DISABLED for e in events):
+        return []
+    config = next((e.data for e in events if e.kind == kinds.AR_CONFIG), None)
+    if config is not None and "symmetric_memory_mib" in config:
+        mib = config["symmetric_memory_mib"] + config.get("local_buffer_mib", 0.0)
+        return [_cell(group, "custom_ar_v2", mib / 1024, "eager", "All Reduce config line (symmetric + local buffer)",
+                      kind="read", rule=_rule(release, world=world))]
+    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis)
+    if cell is None:
+        return []
+    if not release.known:
+        alt, older = None, older_release(release)
+        while older is not None:  # the newest older release whose figure differs
+            alt = _custom_ar_estimate(group, env, world, older, arch, arch_basis)
+            if alt is None or (alt["mechanism"], alt["gib"]) != (cell["mechanism"], cell["gib"]):
+                break
+            older = older_release(older)
+        if older is None:
+            cell["basis"] += f"; {release.note} (every release read gives the same)"
+        else:
+            cell["alternative"] = {"sglang": older.span, "mechanism": alt["mechanism"] if alt else None,
+                                   "gib": alt["gib"] if alt else 0.0,
+                                   "basis": alt["basis"] if alt else "no custom all-reduce at this size"}
+            cell["basis"] += (f"; {release.note}; {older.span}: "
+                              + (f"{alt['mechanism']} {alt['gib']} GiB" if alt else "none"))
+    return [cell]
+
+
+def _custom_ar_estimate(group: str, env: dict[str, Any], world: int, release: Release, arch: str | None,
+                        arch_basis: str) -> dict[str, Any] | None:
+    v2 = release.row.get("custom_ar_v2", {})
+    v2_on = v2.get("present") and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2["default_on"]["value"]))
+    if v2_on:
+        return _custom_ar_v2(group, env, world, release, arch, arch_basis)
+    v1 = release.row["custom_ar_v1"]
+    if world not in v1["world_sizes"]["value"]:
+        return None
+    max_size = v1["max_size"]["value"]
+    why = ("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 in the input" if v2.get("present") else "this release has no v2")
+    return _cell(group, "custom_ar", 3 * max_size / GIB, "eager",
+                 f"v1 ({why}): meta + buffer (IPC) + rank_data, each max_size {max_size / MIB:g} MiB, plus the "
+                 "native Signal struct (meta_size(), not counted)",
+                 rule=_rule(release, world=world, env=why, at=[v1["max_size"]["at"]]))
+
+
+def _v2_push(row: dict[str, Any], world: int, slot_rule: bool) -> int:
+    """Heuristic.max_push_bytes: max(one-shot push threshold, the 2-shot push slot for its threshold)."""
+    def one(h: dict[str, Any]) -> int:
+        two = row.get("two_shot_push", 0)
+        slot = 32 * -(-two // (16 * world)) if slot_rule and two else 0
+        return int(max(h["one_shot_push"], slot))
+    return max(one(row["graph"]), one(row["eager"]))
+
+
+def _v2_pull(row: dict[str, Any]) -> int:
+    return int(max(max(h["one_shot_pull"], h["two_shot_pull"], h["mc"][1]) for h in (row["graph"], row["eager"])))
+
+
+def _custom_ar_v2(group: str, env: dict[str, Any], world: int, release: Release, arch: str | None,
+                  arch_basis: str) -> dict[str, Any] | None:
+    v2 = release.row["custom_ar_v2"]
+    table_arch = arch or "sm90"
+    assumed = "" if arch else " (arch not in the input: SM90's table assumed)"
+    if table_arch == "other":
+        table = v2["other_arch"]
+        row, blocks = table["row"], None
+    else:
+        table = v2["arch"][table_arch]
+        if world not in table["worlds"]:
+            return None  # get_supported_world_sizes: no v2 communicator at this size
+        row, blocks = table["worlds"][world], table["num_pull_blocks"]
+    max_size = _int(env.get("SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"), v2["max_size_kb"]["value"]) * 1024
+    align = v2["align_bytes"]["value"]
+    push = min(_v2_push(row, world, v2["two_shot_push_slot_rule"]["value"] is not None), max_size)
+    pull = min(_v2_pull(row), max_size)
+    forced = []
+    for name, which in (("SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PUSH_SIZE_KB", "push"),
+                        ("SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB", "pull")):
+        if env.get(name) not in (None, ""):
+            forced.append(f"{name}={env[name]}")
+            if which == "push":
+                push = _int(env[name], 0) * 1024
+            else:
+                pull = _int(env[name], 0) * 1024
+    push = math.ceil(max(push, align) / align) * align
+    pull = math.ceil(max(pull, align) / align) * align if pull > 0 else 0
+    slots = v2["push_slots_per_peer"]["value"] * world
+    semaphores = v2["semaphore_bytes"]["value"] * blocks if isinstance(blocks, int) else 0
+    graph_params = v2["max_graph_inputs"]["value"] * world * _UINT64_BYTES
+    total = slots * push + pull + semaphores + graph_params
+    sem_text = (f"{blocks} x {v2['semaphore_bytes']['value']} B semaphores" if isinstance(blocks, int)
+                else f"semaphores ({blocks} blocks x {v2['semaphore_bytes']['value']} B, not counted)")
+    basis = (f"v2, estimated{assumed}: {total / MIB:.1f} MiB = {slots} push slots x {push / MIB:g} MiB "
+             "(max of graph/eager push sizes, capped "
+             f"at max_size {max_size / MIB:g} MiB) + pull {pull / MIB:g} MiB + {sem_text} (symmetric memory) + "
+             f"graph_params {v2['max_graph_inputs']['value']} x {world} x 8 B = {graph_params / MIB:g} MiB "
+             f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}")
+    env_text = ", ".join(forced) if forced else "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true"
+    return _cell(group, "custom_ar_v2", total / GIB, "eager", basis,
+                 rule=_rule(release, env=env_text, arch=table_arch, world=world,
+                            at=[v2["default_on"]["at"], v2["max_size_kb"]["at"], table["at"]]))
+
+
+def deepep_expert_count(launch: Launch, release: Release, ep: int) -> tuple[int, str] | None:
+    """The expert count the release's DeepSeek code passes to the dispatcher: n_routed_experts, + ep_size
+    per-rank shared slots (releases with them, models with shared experts), + redundant experts."""
+    model = launch.model
+    routed = model.get("num_experts")
+    if routed is None:
+        shape = moe_shape(model.get("architecture"), model.get("path"))
+        routed = shape["num_experts"] if shape else None
+    if routed is None:
+        return None
+    redundant = _int(launch.config.get("ep_num_redundant_experts"), 0)
+    named = str(model.get("architecture", model.get("path", ""))).lower()
+    shared = _int(model.get("n_shared_experts"), 1 if "deepseek" in named else 0)
+    slots = ep if shared and release.value("deepep", "expert_count_per_rank_shared_slots") else 0
+    parts = [f"{routed} routed"] + ([f"{slots} per-rank shared slots (ep {ep})"] if slots else []) + \
+        ([f"{redundant} redundant"] if redundant else [])
+    return routed + slots + redundant, " + ".join(parts)
+
+
+def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Release) -> list[dict[str, Any]]:
+    mode = str(launch.config.get("deepep_mode") or "auto")
+    default_tokens = release.value("deepep", "num_max_dispatch_tokens_per_rank")
+    tokens = _int(env.get("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"), default_tokens)
+    tokens_basis = "" if "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" in env else " (the default; not set in the input)"
+    model = launch.model
+    hidden = model.get("hidden_size")
+    if hidden is None:
+        shape = moe_shape(model.get("architecture"), model.get("path"))
+        hidden = shape["hidden_size"] if shape else None
+    rule = _rule(release, world=group, at=[release.at("deepep", "num_max_dispatch_tokens_per_rank"),
+                                           release.at("deepep", "expert_count_per_rank_shared_slots")])
+    cells = []
+    if mode in ("low_latency", "auto"):
+        count = deepep_expert_count(launch, release, group)
+        if hidden is None or count is None:
+            cells.append(_cell("moe_ep", "deepep_low_latency", None, "lazy",
+                               "cannot estimate: hidden_size and num_experts unknown (pass --model-config config.json)",
+                               rule=rule))
+        else:
+            experts, how = count
+            size = deepep_low_latency_bytes(tokens, hidden, experts) / GIB
+            cell = _cell("moe_ep", "deepep_low_latency", size, "lazy",
+                         f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} "
+                         f"experts ({how})", rule=rule)
+            older = older_release(release) if not release.known else None
+            while older is not None and deepep_expert_count(launch, older, group) == count:
+                older = older_release(older)
+            other = deepep_expert_count(launch, older, group) if older is not None else None
+            if older is not None and other is not None:
+                alt = deepep_low_latency_bytes(tokens, hidden, other[0]) / GIB
+                cell["alternative"] = {"sglang": older.span, "mechanism": "deepep_low_latency", "gib": round(alt, 3),
+                                       "basis": f"{other[0]} experts ({other[1]})"}
+                cell["basis"] += f"; {release.note}; {older.span}: {round(alt, 3)} GiB ({other[0]} experts)"
+            cells.append(cell)
+    if mode in ("normal", "auto"):
+        ll_bytes = next((c["gib"] * GIB for c in cells if c["gib"] is not None), 0.0) if mode == "auto" else 0.0
+        cells.append(_deepep_normal(hidden, group, release, rule, ll_bytes))
+    return cells
+
+
+def _deepep_normal(hidden: int | None, ranks: int, release: Release, rule: dict[str, Any],
+                   low_latency_bytes: float) -> dict[str, Any]:
+    """The NVL buffer, plus the normal-mode RDMA size beyond the low-latency one (one RDMA buffer serves both:
+    get_deepep_buffer takes the max of the two)."""
+    source = deepep_source()
+    param = release.value("deepep", "param_bytes")
+    if hidden is None or source is None or param is None:
+        return _cell("moe_ep", "deepep_normal", None, "lazy",
+                     "cannot estimate: hidden_size unknown (pass --model-config config.json)", rule=rule)
+    try:
+        nvl, rdma = deepep_normal_bytes(hidden * param, ranks, source)
+    except KeyError:
+        return _cell("moe_ep", "deepep_normal", None, "lazy", f"DeepEP has no default config for {ranks} ranks",
+                     rule=rule)
+    rdma = max(0, int(rdma - low_latency_bytes))
+    rdma_text = (f" + RDMA {rdma / MIB:.1f} MiB (internode"
+                 + (", beyond the low-latency RDMA buffer)" if low_latency_bytes else ")") if rdma else "")
+    return _cell("moe_ep", "deepep_normal", (nvl + rdma) / GIB, "lazy",
+                 f"NVL buffer {nvl / MIB:.1f} MiB{rdma_text}: DeepEP's default dispatch/combine configs for {ranks} "
+                 f"ranks ({source['num_sms']['value']} SMs) x hidden {hidden} x {param} B (DeepEP "
+                 f"{source['commit'][:10]}, csrc/legacy/config.hpp)",
+                 rule={**rule, "source": rule.get("source", []) + [source["dispatch_config"]["at"],
+                                                                    source["max_topk"]["at"]]})
+
+
+def _pd_cells(cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: Release,
+              kv_cell_bytes: float | None) -> list[dict[str, Any]]:
+    """PD buffers are lazy: the KV manager is built after the model and the KV pool."""
+    mode = cfg.get("disaggregation_mode")
+    if mode not in ("prefill", "decode"):
+        return []
+    rule = _rule(release, at=[release.at("disaggregation", "queue_size"),
+                              release.at("disaggregation", "staging_pool_size_mb")])
+    cells = [_cell("pd", "transfer_registration", 0.0, "lazy",
+                   "KV pool registered with the NIC by the KV manager (built after the pool): no extra HBM", rule=rule)]
+    printed = [e for e in events if e.kind in (kinds.STAGING_BUFFER, kinds.STAGING_ALLOCATOR)]
+    staging_on = _flag(env.get("SGLANG_DISAGG_STAGING_BUFFER", release.value("disaggregation", kinds.STAGING_BUFFER)))
+    if printed:
+        mib = sum(e.data["mib"] for e in printed)
+        cells.append(_cell("pd", "staging_buffer", mib / 1024, "lazy", "StagingBuffer/StagingAllocator lines",
+                           kind="read", rule=rule))
+    elif staging_on and release.value("disaggregation", "staging_pool_size_mb") is not None:
+        if mode == "decode":
+            mib = _int(env.get("SGLANG_DISAGG_STAGING_POOL_SIZE_MB"), release.value("disaggregation", "staging_pool_size_mb"))
+            cells.append(_cell("pd", "staging_buffer", mib / 1024, "lazy",
+                               f"decode ring SGLANG_DISAGG_STAGING_POOL_SIZE_MB {mib}", rule=rule))
+        else:
+            queues = _int(env.get("SGLANG_DISAGGREGATION_QUEUE_SIZE"), release.value("disaggregation", "queue_size"))
+            page = _int(cfg.get("page_size"), 1)
+            chunk = cfg.get("chunked_prefill_size")
+            if kv_cell_bytes is None or chunk is None:
+                cells.append(_cell("pd", "staging_buffer", None, "lazy",
+                                   f"prefill: {queues} queues x max(1, chunked_prefill_size // page_size) pages x bytes "
+                                   "per page; " + ("the KV line is missing" if kv_cell_bytes is None else
+                                                   "chunked_prefill_size not in the input"), rule=rule))
+            else:
+                pages = max(1, int(chunk) // page)
+                size = queues * pages * kv_cell_bytes * page
+                cells.append(_cell("pd", "staging_buffer", size / GIB, "lazy",
+                                   f"prefill: {queues} queues (SGLANG_DISAGGREGATION_QUEUE_SIZE) x {pages} pages "
+                                   f"(chunked_prefill_size {chunk} // page {page}) x {kv_cell_bytes * page:,.0f} B per "
+                                   "page (KV line)", rule=rule))
+    if env.get("SGLANG_MOONCAKE_CUSTOM_MEM_POOL"):
+        cells.append(_cell("pd", "custom_mempool", 0.0, "lazy", "KV pool allocated from the Mooncake NVLink mempool",
+                           rule=rule))
+    return cells
