@@ -213,19 +213,26 @@ def _read_limits(report: dict[str, Any]) -> str:
     return f"; read limits: {'; '.join(parts)}" if parts else ""
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z(])")  # a sentence ends before a capital, not inside "0.5.23" or "e.g. x"
+
+
 def short_sentence(message: str, budget: int) -> str:
-    """A finding's message for the verdict: its own words with their numbers, less the phase basis, cut at a
-    clause boundary (then a word) when longer than `budget`."""
+    """A finding's message for the verdict: its own words with their numbers, less the phase basis; when longer
+    than `budget`, its first sentences that fit, else the first sentence cut at a clause boundary (then a word).
+    Never at a colon: what a colon introduces (the phases seen, the error text) is the point of the sentence."""
     text = _BASIS.sub("", message)
     if len(text) <= budget:
         return text
-    budget -= len("[...]")
-    for mark in ("; ", ": ", ", "):
+    budget -= len(" [...]")
+    ends = [m.end() for m in _SENTENCE_END.finditer(text) if m.end() <= budget]
+    if ends:
+        return text[:ends[-1]].rstrip() + " [...]"
+    for mark in ("; ", ", "):
         cut = text.rfind(mark, budget // 2, budget - 1)
         if cut > 0:
-            return text[:cut] + "[...]"
+            return text[:cut] + " [...]"
     cut = text.rfind(" ", budget // 2, budget - 1)
-    return text[:cut if cut > 0 else budget - 1] + "[...]"
+    return text[:cut if cut > 0 else budget - 1] + " [...]"
 
 
 def _calibration(summary: dict[str, Any] | None) -> str | None:

@@ -250,7 +250,8 @@ class _Communicators:
         if self.sizes is None:
             return f"no measured row for {self.env.describe()}"
         low, high = self.sizes.further_mib
-        return f"a further communicator {low:.0f}-{high:.0f} MiB ({self.sizes.basis})"
+        size = f"{high:.0f}" if round(low) == round(high) else f"{low:.0f}-{high:.0f}"
+        return f"a further communicator {size} MiB ({self.sizes.basis})"
 
     def pynccl(self, group: str, what: str) -> dict[str, Any]:
         """pynccl: ncclCommInitRank and a warm-up all-reduce when the group is built (eager)."""
