@@ -42,8 +42,9 @@ def main() -> None:
     args.add_argument("--seed", type=int, default=2026)
     opts = args.parse_args()
     rng = random.Random(opts.seed)
-    corpus = [p.read_text(errors="replace") for p in sorted((ROOT / "fixtures" / "real").iterdir())
-              if p.suffix in (".log", ".txt")]
+    corpus = [
+        p.read_text(errors="replace") for p in sorted((ROOT / "fixtures" / "real").iterdir()) if p.suffix in (".log", ".txt")
+    ]
     failures: list[str] = []
     counts = {"random bytes": 0, "cut+mutated pastes": 0, "line prefixes": 0}
     started = time.perf_counter()

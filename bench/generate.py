@@ -11,28 +11,37 @@ RANKS = [f"TP{i}" for i in range(8)]
 
 def startup(day: int, second: int) -> list[str]:
     ts = f"2025-10-{day:02d} 09:{second // 60 % 60:02d}:{second % 60:02d}"
-    out = [f"[{ts}] server_args=ServerArgs(model_path='/models/DeepSeek-V3', tp_size=8, mem_fraction_static=0.85, "
-           f"chunked_prefill_size=8192, cuda_graph_max_bs=160, disable_custom_all_reduce=False)"]
+    out = [
+        f"[{ts}] server_args=ServerArgs(model_path='/models/DeepSeek-V3', tp_size=8, mem_fraction_static=0.85, "
+        f"chunked_prefill_size=8192, cuda_graph_max_bs=160, disable_custom_all_reduce=False)"
+    ]
     for r in RANKS:
         out.append(f"[{ts} {r}] Init torch distributed begin.")
     for r in RANKS:
         out.append(f"[{ts} {r}] Init torch distributed ends. elapsed=2.31 s, mem usage=1.96 GB")
         out.append(f"[{ts} {r}] Load weight begin. avail mem=137.34 GB")
-    out += [f"Loading safetensors checkpoint shards:  {p}% Completed | {p // 10}/10 [00:0{p // 20}<00:05,  2.28it/s]"
-            for p in range(0, 101, 10)]
+    out += [
+        f"Loading safetensors checkpoint shards:  {p}% Completed | {p // 10}/10 [00:0{p // 20}<00:05,  2.28it/s]"
+        for p in range(0, 101, 10)
+    ]
     for r in RANKS:
-        out.append(f"[{ts} {r}] Load weight end. elapsed=41.20 s, type=DeepseekV3ForCausalLM, avail mem=53.11 GB, "
-                   f"mem usage=84.23 GB.")
+        out.append(
+            f"[{ts} {r}] Load weight end. elapsed=41.20 s, type=DeepseekV3ForCausalLM, avail mem=53.11 GB, mem usage=84.23 GB."
+        )
         out.append(f"[{ts} {r}] KV Cache is allocated. #tokens: 524288, KV size: 34.32 GB")
         out.append(f"[{ts} {r}] Memory pool end. avail mem=18.20 GB")
         out.append(f"[{ts} {r}] Capture cuda graph begin. This can take up to several minutes. avail mem=18.01 GB")
-    bars = "".join(f"Capturing batches (bs={bs} avail_mem={18.0 - i * 0.05:.2f} GB):  {i * 3}%|##  | {i}/35 "
-                   f"[00:0{i % 10}<00:30,  1.2it/s]\r" for i, bs in enumerate((160, 152, 144, 136, 128)))
+    bars = "".join(
+        f"Capturing batches (bs={bs} avail_mem={18.0 - i * 0.05:.2f} GB):  {i * 3}%|##  | {i}/35 [00:0{i % 10}<00:30,  1.2it/s]\r"
+        for i, bs in enumerate((160, 152, 144, 136, 128))
+    )
     out.append(bars)
     for r in RANKS:
         out.append(f"[{ts} {r}] Capture cuda graph end. Time elapsed: 30.12 s. mem usage=1.44 GB. avail mem=16.57 GB.")
-    out.append(f"[{ts} TP0] max_total_num_tokens=524288, chunked_prefill_size=8192, max_prefill_tokens=16384, "
-               f"max_running_requests=4096, context_len=163840, available_gpu_mem=16.57 GB")
+    out.append(
+        f"[{ts} TP0] max_total_num_tokens=524288, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+        f"max_running_requests=4096, context_len=163840, available_gpu_mem=16.57 GB"
+    )
     out.append(f"[{ts}] The server is fired up and ready to roll!")
     return out
 
@@ -42,13 +51,17 @@ def runtime(rng: random.Random, second: int) -> str:
     kind = rng.random()
     rank = rng.choice(RANKS)
     if kind < 0.6:
-        return (f"[{ts} {rank}] Decode batch. #running-req: {rng.randint(1, 256)}, #token: {rng.randint(1000, 500000)}, "
-                f"token usage: {rng.random():.2f}, cuda graph: True, gen throughput (token/s): {rng.uniform(100, 9000):.2f}, "
-                f"#queue-req: {rng.randint(0, 40)}, ")
+        return (
+            f"[{ts} {rank}] Decode batch. #running-req: {rng.randint(1, 256)}, #token: {rng.randint(1000, 500000)}, "
+            f"token usage: {rng.random():.2f}, cuda graph: True, gen throughput (token/s): {rng.uniform(100, 9000):.2f}, "
+            f"#queue-req: {rng.randint(0, 40)}, "
+        )
     if kind < 0.9:
-        return (f"[{ts} {rank}] Prefill batch. #new-seq: {rng.randint(1, 16)}, #new-token: {rng.randint(16, 8192)}, "
-                f"#cached-token: {rng.randint(0, 8192)}, token usage: {rng.random():.2f}, #running-req: "
-                f"{rng.randint(0, 256)}, #queue-req: {rng.randint(0, 40)}, ")
+        return (
+            f"[{ts} {rank}] Prefill batch. #new-seq: {rng.randint(1, 16)}, #new-token: {rng.randint(16, 8192)}, "
+            f"#cached-token: {rng.randint(0, 8192)}, token usage: {rng.random():.2f}, #running-req: "
+            f"{rng.randint(0, 256)}, #queue-req: {rng.randint(0, 40)}, "
+        )
     client = f"10.0.{rng.randint(0, 255)}.{rng.randint(1, 254)}:{rng.randint(1024, 65535)}"
     return f'[{ts}] INFO:     {client} - "POST /generate HTTP/1.1" 200 OK'
 

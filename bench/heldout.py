@@ -18,8 +18,13 @@ FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "heldout"
 
 
 def judge(name: str, want: dict) -> tuple[bool, str]:
-    run = subprocess.run([sys.executable, "-m", "logscope", "analyze", "--format", "json", str(FOLDER / name)],
-                         capture_output=True, text=True, check=False, cwd=FOLDER.parent.parent)
+    run = subprocess.run(
+        [sys.executable, "-m", "logscope", "analyze", "--format", "json", str(FOLDER / name)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=FOLDER.parent.parent,
+    )
     try:
         report = json.loads(run.stdout)
     except json.JSONDecodeError:

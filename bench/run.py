@@ -106,8 +106,9 @@ def rank_files() -> list[Path]:
     files = sorted(folder.glob("rank*.log"))
     if len(files) != 8:
         folder.mkdir(exist_ok=True)
-        subprocess.run(["split", "-n", "l/8", "-d", "--additional-suffix=.log", str(generated(1024)),
-                        str(folder / "rank")], check=True)
+        subprocess.run(
+            ["split", "-n", "l/8", "-d", "--additional-suffix=.log", str(generated(1024)), str(folder / "rank")], check=True
+        )
         files = sorted(folder.glob("rank*.log"))
     return files
 
@@ -129,24 +130,33 @@ def baselines(paths: list[Path]) -> dict[str, list[str]]:
 def report(label: str, runs: dict[str, Runs]) -> None:
     ours = runs["logscope"]
     cpu = statistics.median(ours.cpu)
-    parts = [f"{label:<16} logscope {ours.median:6.3f} s (min {min(ours.wall):.3f}, max {max(ours.wall):.3f}), "
-             f"CPU {cpu:6.3f} s = {100 * cpu / ours.median:4.0f}%, RSS {ours.rss_mib:4.0f} MiB"]
+    parts = [
+        f"{label:<16} logscope {ours.median:6.3f} s (min {min(ours.wall):.3f}, max {max(ours.wall):.3f}), "
+        f"CPU {cpu:6.3f} s = {100 * cpu / ours.median:4.0f}%, RSS {ours.rss_mib:4.0f} MiB"
+    ]
     for name, base in runs.items():
         if name != "logscope":
             base_cpu = max(statistics.median(base.cpu), 1e-3)
-            parts.append(f"    {name:<14} {base.median:6.3f} s (CPU {statistics.median(base.cpu):6.3f} s): "
-                         f"logscope {ours.median / base.median:6.2f}x wall, {cpu / base_cpu:6.2f}x CPU")
+            parts.append(
+                f"    {name:<14} {base.median:6.3f} s (CPU {statistics.median(base.cpu):6.3f} s): "
+                f"logscope {ours.median / base.median:6.2f}x wall, {cpu / base_cpu:6.2f}x CPU"
+            )
     print("\n".join(parts), flush=True)
 
 
 def machine() -> str:
     model = ""
     with contextlib.suppress(OSError, StopIteration):
-        model = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                     if line.startswith("model name"))
+        model = next(
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        )
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores "
-            f"({model or platform.machine()}), Python {platform.python_version()}, load average {load}")
+    return (
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores "
+        f"({model or platform.machine()}), Python {platform.python_version()}, load average {load}"
+    )
 
 
 CASES = ("paste", "help", "64m", "1g", "4g", "ranks", "gz")
@@ -165,8 +175,10 @@ def main() -> None:
     if "paste" in args.cases:
         paste = OUT / "paste-2k.log"
         paste.write_bytes((HERE.parent / "fixtures/real/h-001-sglang-11716.log").read_bytes()[:2048])
-        report("2 KB paste stdin", measure({"logscope": [*LOGSCOPE, "analyze", "-"], "python -c pass": python_pass},
-                                           args.repeat, stdin=paste))
+        report(
+            "2 KB paste stdin",
+            measure({"logscope": [*LOGSCOPE, "analyze", "-"], "python -c pass": python_pass}, args.repeat, stdin=paste),
+        )
     if "help" in args.cases:
         report("--help", measure({"logscope": [*LOGSCOPE, "--help"], "python -c pass": python_pass}, args.repeat))
     for case, size in (("64m", 64), ("1g", 1024), ("4g", 4096)):
@@ -174,8 +186,10 @@ def main() -> None:
             path = generated(size)
             warm([path])
             ours = [*LOGSCOPE, "analyze", str(path), "-f", "json", "-o", report_json]
-            report(f"{size} MiB" if size < 1024 else f"{size // 1024} GiB",
-                   measure({"logscope": ours, **baselines([path])}, args.repeat))
+            report(
+                f"{size} MiB" if size < 1024 else f"{size // 1024} GiB",
+                measure({"logscope": ours, **baselines([path])}, args.repeat),
+            )
     if "ranks" in args.cases:
         files = rank_files()
         warm(files)

@@ -25,6 +25,7 @@ _FAILING_WARNINGS = frozenset({"unrecognized-failure"})
 def _fails(findings: list[dict]) -> bool:
     return any(f["severity"] == "error" or f["rule"] in _FAILING_WARNINGS for f in findings)
 
+
 # help and usage errors in plain text: typer's rich formatting imported rich and markdown-it on every --help
 PLAIN: dict[str, Any] = {"rich_markup_mode": None}
 app = typer.Typer(
@@ -36,11 +37,16 @@ app = typer.Typer(
 )
 rules_app = typer.Typer(**PLAIN, add_completion=False, no_args_is_help=True, help="List, check and test the YAML rules.")
 app.add_typer(rules_app, name="rules")
-signatures_app = typer.Typer(**PLAIN, add_completion=False, no_args_is_help=True,
-                             help="List, test and document the failure signatures (rules/signatures/).")
+signatures_app = typer.Typer(
+    **PLAIN,
+    add_completion=False,
+    no_args_is_help=True,
+    help="List, test and document the failure signatures (rules/signatures/).",
+)
 app.add_typer(signatures_app, name="signatures")
-bot_app = typer.Typer(**PLAIN, add_completion=False, no_args_is_help=True,
-                      help="The GitHub webhook bot: comments logscope's triage on issues.")
+bot_app = typer.Typer(
+    **PLAIN, add_completion=False, no_args_is_help=True, help="The GitHub webhook bot: comments logscope's triage on issues."
+)
 app.add_typer(bot_app, name="bot")
 
 
@@ -59,13 +65,21 @@ def analyze(
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
-    model_config: Path | None = typer.Option(None, "--model-config",
-                                                help="The model's config.json (hidden_size, experts) for estimates."),
-    calibration: Path | None = typer.Option(None, "--calibration",
-                                               help="A calibration file from `logscope probe`: measured sizes instead "
-                                                    "of the built-in estimates where it covers the group size."),
-    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets, e-mails, home-directory user names, IPs "
-                                   "and host names in the output (for local use; never for a post)."),
+    model_config: Path | None = typer.Option(
+        None, "--model-config", help="The model's config.json (hidden_size, experts) for estimates."
+    ),
+    calibration: Path | None = typer.Option(
+        None,
+        "--calibration",
+        help="A calibration file from `logscope probe`: measured sizes instead "
+        "of the built-in estimates where it covers the group size.",
+    ),
+    no_redact: bool = typer.Option(
+        False,
+        "--no-redact",
+        help="Keep secrets, e-mails, home-directory user names, IPs "
+        "and host names in the output (for local use; never for a post).",
+    ),
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
     from logscope.pipeline.analyze import analyze_sources
@@ -126,13 +140,23 @@ def probe(
     out: Path = typer.Option(Path("calibration.yaml"), "--out", "-o", help="Where to write the calibration file."),
     stage_timeout: float = typer.Option(120.0, "--stage-timeout", min=5, help="Seconds one stage may take."),
     symm_mib: int = typer.Option(64, "--symm-mib", min=1, help="Symmetric-memory buffer to allocate (MiB)."),
-    dumps: Path | None = typer.Option(None, "--dumps", help="Also write nvidia-smi dumps and a real OOM text, "
-                                      "taken while the probe holds its memory, into this folder."),
-    nccl_env: str = typer.Option("sglang", "--nccl-env", help="The NCCL environment to measure under: sglang "
-                                 "(NCCL_CUMEM_ENABLE=0, what SGLang sets), nccl-default (NCCL_CUMEM_ENABLE=1) or "
-                                 "sglang-buffsize-1mib (NCCL_CUMEM_ENABLE=0, NCCL_BUFFSIZE=1 MiB)."),
-    env_matrix: bool = typer.Option(False, "--env-matrix", help="Measure under every --nccl-env one after the other "
-                                    "and write one calibration whose rows carry their environment."),
+    dumps: Path | None = typer.Option(
+        None,
+        "--dumps",
+        help="Also write nvidia-smi dumps and a real OOM text, taken while the probe holds its memory, into this folder.",
+    ),
+    nccl_env: str = typer.Option(
+        "sglang",
+        "--nccl-env",
+        help="The NCCL environment to measure under: sglang "
+        "(NCCL_CUMEM_ENABLE=0, what SGLang sets), nccl-default (NCCL_CUMEM_ENABLE=1) or "
+        "sglang-buffsize-1mib (NCCL_CUMEM_ENABLE=0, NCCL_BUFFSIZE=1 MiB).",
+    ),
+    env_matrix: bool = typer.Option(
+        False,
+        "--env-matrix",
+        help="Measure under every --nccl-env one after the other and write one calibration whose rows carry their environment.",
+    ),
 ) -> None:
     """Measure each communication mechanism's memory on these GPUs (needs PyTorch with CUDA and nvidia-ml-py)."""
     import shlex
@@ -148,9 +172,18 @@ def probe(
     command = shlex.join(["logscope", "probe", *sys.argv[2:]])
     names = list(NCCL_ENVIRONMENTS) if env_matrix else [nccl_env]
     try:
-        runs = {name: run_probe(world_size, [g for g in groups.split(",") if g], stage_timeout, symm_mib,
-                                dumps if index == 0 else None, command, NCCL_ENVIRONMENTS[name])
-                for index, name in enumerate(names)}
+        runs = {
+            name: run_probe(
+                world_size,
+                [g for g in groups.split(",") if g],
+                stage_timeout,
+                symm_mib,
+                dumps if index == 0 else None,
+                command,
+                NCCL_ENVIRONMENTS[name],
+            )
+            for index, name in enumerate(names)
+        }
     except LogscopeError as exc:
         _fail(str(exc))
         return
@@ -160,10 +193,13 @@ def probe(
     except OSError as exc:
         _fail(f"{out}: cannot write: {exc.strerror or exc}")
     for entry in document["mechanisms"]:
-        under = " ".join(f"{k}={v}" for k, v in entry.get("environment", {}).items() if k.startswith("NCCL_")
-                         and k != "NCCL_NVLS_ENABLE")
-        print(f"{entry['stage']:26} {entry['group']:8} size {entry['group_size']:<3} {entry['mib']:9.2f} MiB "
-              f"({entry['outside_allocator_mib']:.2f} outside the allocator){'  ' + under if under else ''}")
+        under = " ".join(
+            f"{k}={v}" for k, v in entry.get("environment", {}).items() if k.startswith("NCCL_") and k != "NCCL_NVLS_ENABLE"
+        )
+        print(
+            f"{entry['stage']:26} {entry['group']:8} size {entry['group_size']:<3} {entry['mib']:9.2f} MiB "
+            f"({entry['outside_allocator_mib']:.2f} outside the allocator){'  ' + under if under else ''}"
+        )
     for entry in document["skipped"]:
         print(f"{entry['stage']:26} not measured: {entry['reason']}")
     print(f"calibration written to {out}")
@@ -172,16 +208,26 @@ def probe(
 
 @app.command()
 def triage(
-    issue: str = typer.Argument("-", help="The issue: its Markdown body, or the GitHub REST API's issue (and "
-                                          "comments) JSON; - for stdin."),
-    fmt: Format = typer.Option("comment", "--format", "-f", help="comment: the Markdown comment to post; json: "  # type: ignore[valid-type]
-                                                                 "the analysis with the blocks' origins."),
+    issue: str = typer.Argument(
+        "-", help="The issue: its Markdown body, or the GitHub REST API's issue (and comments) JSON; - for stdin."
+    ),
+    fmt: Format = typer.Option(
+        "comment",
+        "--format",
+        "-f",
+        help="comment: the Markdown comment to post; json: "  # type: ignore[valid-type]
+        "the analysis with the blocks' origins.",
+    ),
     keep: str = typer.Option("", "--keep", help="Kinds not to redact, comma-separated: token,email,path,ip,host."),
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
-    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets, e-mails, home-directory user names, IPs "
-                                   "and host names in the output (for local use; never for a post)."),
+    no_redact: bool = typer.Option(
+        False,
+        "--no-redact",
+        help="Keep secrets, e-mails, home-directory user names, IPs "
+        "and host names in the output (for local use; never for a post).",
+    ),
 ) -> None:
     """Triage a GitHub issue: find every log, dump and command in it, analyse them, and write one comment."""
     from logscope.core.redact import KINDS
@@ -193,8 +239,9 @@ def triage(
         _fail(f"--keep: unknown kinds {', '.join(unknown)} (known: {', '.join(KINDS)})")
     try:
         text = _read_issue(issue)
-        document = triage_text(text, "<stdin>" if issue == "-" else issue, KINDS if no_redact else skip,
-                               [str(r) for r in rules or []])
+        document = triage_text(
+            text, "<stdin>" if issue == "-" else issue, KINDS if no_redact else skip, [str(r) for r in rules or []]
+        )
     except LogscopeError as exc:
         _fail(str(exc))
         return
@@ -220,8 +267,10 @@ def _read_issue(issue: str) -> str:
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
     if len(raw) > ISSUE_CAP:
-        raise InputError(f"{name}: larger than {size(ISSUE_CAP)}; triage reads one issue thread (GitHub caps a body "
-                         f"or a comment at 65536 characters): give the logs to logscope analyze instead")
+        raise InputError(
+            f"{name}: larger than {size(ISSUE_CAP)}; triage reads one issue thread (GitHub caps a body "
+            f"or a comment at 65536 characters): give the logs to logscope analyze instead"
+        )
     return decode_text(name, raw)
 
 
@@ -230,16 +279,22 @@ CompareFormat = Enum("CompareFormat", {name: name for name in COMPARE_FORMATS}, 
 
 @app.command()
 def diff(
-    a: str = typer.Argument(..., help="Run A: files, quoted globs or directories (comma-separated); run.log#2 "
-                                      "picks launch 2 of them."),
+    a: str = typer.Argument(
+        ..., help="Run A: files, quoted globs or directories (comma-separated); run.log#2 picks launch 2 of them."
+    ),
     b: str = typer.Argument(..., help="Run B, the same way."),
     fmt: CompareFormat = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
-    model_config: Path | None = typer.Option(None, "--model-config", help="The model's config.json: exact bytes "
-                                             "per token instead of those derived from the KV lines."),
+    model_config: Path | None = typer.Option(
+        None, "--model-config", help="The model's config.json: exact bytes per token instead of those derived from the KV lines."
+    ),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
-    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets, e-mails, home-directory user names, IPs "
-                                   "and host names in the output (for local use; never for a post)."),
+    no_redact: bool = typer.Option(
+        False,
+        "--no-redact",
+        help="Keep secrets, e-mails, home-directory user names, IPs "
+        "and host names in the output (for local use; never for a post).",
+    ),
 ) -> None:
     """Compare two launches: what changed (versions, settings, free memory by phase, ledgers, cells), and why
     the KV cache capacity changed, split into budget and bytes per token."""
@@ -282,8 +337,12 @@ def plan(
     fmt: CompareFormat = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
-    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets, e-mails, home-directory user names, IPs "
-                                   "and host names in the output (for local use; never for a post)."),
+    no_redact: bool = typer.Option(
+        False,
+        "--no-redact",
+        help="Keep secrets, e-mails, home-directory user names, IPs "
+        "and host names in the output (for local use; never for a post).",
+    ),
 ) -> None:
     """Project a setting not yet run from a real run: per rank, the KV budget, KV tokens, max_running_requests
     and the margin left for lazily created buffers. Exit 1 when a rank's margin is negative."""
@@ -293,10 +352,21 @@ def plan(
     from logscope.compare.plan import plan as build_plan
     from logscope.pipeline.sizing.kv_sizing import kv_sizing
 
-    setting = Setting(tp=tp, dp=dp, pp=pp, ep=ep, dp_attention=dp_attention, moe_a2a_backend=moe_a2a_backend,
-                      deepep_mode=deepep_mode, mem_fraction_static=mem_fraction_static, kv_cache_dtype=kv_cache_dtype,
-                      page_size=page_size, max_total_tokens=max_total_tokens,
-                      max_running_requests=max_running_requests, context_length=context_length)
+    setting = Setting(
+        tp=tp,
+        dp=dp,
+        pp=pp,
+        ep=ep,
+        dp_attention=dp_attention,
+        moe_a2a_backend=moe_a2a_backend,
+        deepep_mode=deepep_mode,
+        mem_fraction_static=mem_fraction_static,
+        kv_cache_dtype=kv_cache_dtype,
+        page_size=page_size,
+        max_total_tokens=max_total_tokens,
+        max_running_requests=max_running_requests,
+        context_length=context_length,
+    )
     try:
         config = _read_model_config(model_config)
         analysis, launch = load(run, config)
@@ -443,25 +513,38 @@ def _access_log() -> None:
 def bot_serve(
     host: str = typer.Option("127.0.0.1", "--host", envvar="LOGSCOPE_HOST", help="Address to listen on."),
     port: int = typer.Option(8080, "--port", envvar="LOGSCOPE_PORT", help="Port to listen on."),
-    dry_run: bool = typer.Option(False, "--dry-run", envvar="LOGSCOPE_DRY_RUN",
-                                 help="Post nothing and need no token: triage the text each delivery carries and "
-                                      "write the would-be comment under --dry-run-dir."),
-    dry_run_dir: Path | None = typer.Option(None, "--dry-run-dir", envvar="LOGSCOPE_DRY_RUN_DIR",
-                                            help="Where a dry run writes comments (default: DATA_DIR/dry-run)."),
-    data_dir: Path = typer.Option(Path("logscope-bot-data"), "--data-dir", envvar="LOGSCOPE_DATA_DIR",
-                                  help="Where the job queue lives."),
-    allow_repo: list[str] = typer.Option([], "--allow-repo", envvar="LOGSCOPE_ALLOW_REPOS",
-                                         help="Act only for these repositories (owner/name or owner/*; repeat, or "
-                                              "space-separated in the variable). Default: any."),
-    label: list[str] = typer.Option([], "--label", envvar="LOGSCOPE_LABELS",
-                                    help="Act only on issues carrying one of these labels (repeat). Default: any."),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        envvar="LOGSCOPE_DRY_RUN",
+        help="Post nothing and need no token: triage the text each delivery carries and "
+        "write the would-be comment under --dry-run-dir.",
+    ),
+    dry_run_dir: Path | None = typer.Option(
+        None, "--dry-run-dir", envvar="LOGSCOPE_DRY_RUN_DIR", help="Where a dry run writes comments (default: DATA_DIR/dry-run)."
+    ),
+    data_dir: Path = typer.Option(
+        Path("logscope-bot-data"), "--data-dir", envvar="LOGSCOPE_DATA_DIR", help="Where the job queue lives."
+    ),
+    allow_repo: list[str] = typer.Option(
+        [],
+        "--allow-repo",
+        envvar="LOGSCOPE_ALLOW_REPOS",
+        help="Act only for these repositories (owner/name or owner/*; repeat, or space-separated in the variable). Default: any.",
+    ),
+    label: list[str] = typer.Option(
+        [], "--label", envvar="LOGSCOPE_LABELS", help="Act only on issues carrying one of these labels (repeat). Default: any."
+    ),
     app_id: str = typer.Option("", "--app-id", envvar="LOGSCOPE_APP_ID", help="GitHub App id (or client id)."),
-    app_key: Path | None = typer.Option(None, "--app-key", envvar="LOGSCOPE_APP_KEY_FILE",
-                                        help="The GitHub App's private key (.pem)."),
-    mutation_interval: float = typer.Option(1.0, "--mutation-interval", min=0.0,
-                                            help="Seconds between two comment writes (GitHub asks for 1)."),
-    retry_wait: float = typer.Option(60.0, "--retry-wait", min=0.0,
-                                     help="Seconds to wait when GitHub fails without saying how long."),
+    app_key: Path | None = typer.Option(
+        None, "--app-key", envvar="LOGSCOPE_APP_KEY_FILE", help="The GitHub App's private key (.pem)."
+    ),
+    mutation_interval: float = typer.Option(
+        1.0, "--mutation-interval", min=0.0, help="Seconds between two comment writes (GitHub asks for 1)."
+    ),
+    retry_wait: float = typer.Option(
+        60.0, "--retry-wait", min=0.0, help="Seconds to wait when GitHub fails without saying how long."
+    ),
     max_body: int = typer.Option(1 << 20, "--max-body", min=1024, help="Largest webhook body accepted (bytes)."),
     max_paste: int = typer.Option(8 << 20, "--max-paste", min=1024, help="Largest paste page submission (bytes)."),
 ) -> None:
@@ -519,8 +602,10 @@ def bot_serve(
                 except Exception as exc:  # noqa: BLE001 - said in one line, as every start-up problem
                     _fail(f"cannot read the token's login from {api}/user ({exc}); set LOGSCOPE_BOT_LOGIN")
         else:
-            _fail("no GitHub credentials: set LOGSCOPE_APP_ID and LOGSCOPE_APP_KEY_FILE (a GitHub App) or "
-                  "GITHUB_TOKEN, or run with --dry-run, which needs neither")
+            _fail(
+                "no GitHub credentials: set LOGSCOPE_APP_ID and LOGSCOPE_APP_KEY_FILE (a GitHub App) or "
+                "GITHUB_TOKEN, or run with --dry-run, which needs neither"
+            )
     try:
         queue = JobQueue(data_dir)
     except (OSError, sqlite3.Error) as exc:
@@ -529,10 +614,23 @@ def bot_serve(
     backoff = tuple(min(b, retry_wait) for b in BACKOFF) if retry_wait < BACKOFF[0] else BACKOFF
     metrics = Metrics()
     login = login or "logscope[bot]"
-    worker = Worker(queue, github, login, dry_run_dir=(dry_run_dir or data_dir / "dry-run") if dry_run else None,
-                    backoff=backoff, metrics=metrics)
-    settings = Settings(secret.encode(), login, max_body, tuple(allow_repo), tuple(label),
-                        needs_installation=bool(app_id) and not dry_run, metrics=metrics)
+    worker = Worker(
+        queue,
+        github,
+        login,
+        dry_run_dir=(dry_run_dir or data_dir / "dry-run") if dry_run else None,
+        backoff=backoff,
+        metrics=metrics,
+    )
+    settings = Settings(
+        secret.encode(),
+        login,
+        max_body,
+        tuple(allow_repo),
+        tuple(label),
+        needs_installation=bool(app_id) and not dry_run,
+        metrics=metrics,
+    )
     _access_log()
     uvicorn.run(create_app(settings, queue, worker, routes(max_paste)), host=host, port=port, log_level="warning")
 
@@ -580,6 +678,5 @@ def main() -> None:
     except BrokenPipeError:
         sys.exit(0)
     except Exception as exc:  # noqa: BLE001 - a last guard: one line, never a traceback
-        print(f"logscope: internal error: {type(exc).__name__}: {exc} (please report this with the input)",
-              file=sys.stderr)
+        print(f"logscope: internal error: {type(exc).__name__}: {exc} (please report this with the input)", file=sys.stderr)
         sys.exit(EXIT_USAGE)

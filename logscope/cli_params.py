@@ -66,8 +66,11 @@ def coerce(annotation: Any, info: Any, value: Any) -> Any:
     if getattr(info, "parser", None) is not None:
         return _NO_MATCH
     if not isinstance(value, str):  # a default: kept as declared when it already has the type
-        typed = ((annotation in (str, int, float) and type(value) is annotation)
-                 or (annotation is Path and isinstance(value, Path)) or (_is_enum(annotation) and isinstance(value, annotation)))
+        typed = (
+            (annotation in (str, int, float) and type(value) is annotation)
+            or (annotation is Path and isinstance(value, Path))
+            or (_is_enum(annotation) and isinstance(value, annotation))
+        )
         limited = any(getattr(info, name, None) not in (None, False) for name in ("min", "max", "clamp"))
         return value if typed and not limited else _NO_MATCH
     if annotation is str:

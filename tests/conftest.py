@@ -30,9 +30,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
     terminalreporter.write_sep("!", f"browser tests SKIPPED ({len(skipped)}): the HTML pages were NOT tested", yellow=True)
     terminalreporter.write_line(f"  why: {reason.removeprefix('Skipped: ')}")
-    terminalreporter.write_line("  to run them: pip install -e '.[test]' (Playwright), and a Chromium binary: "
-                                "apt-get install chromium (found at /usr/bin/chromium or on PATH), "
-                                "or LOGSCOPE_CHROMIUM=/path/to/chrome")
+    terminalreporter.write_line(
+        "  to run them: pip install -e '.[test]' (Playwright), and a Chromium binary: "
+        "apt-get install chromium (found at /usr/bin/chromium or on PATH), "
+        "or LOGSCOPE_CHROMIUM=/path/to/chrome"
+    )
 
 
 os.environ.setdefault("LOGSCOPE_CACHE_DIR", str(ROOT / ".pytest_cache" / "lark"))

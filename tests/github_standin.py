@@ -30,8 +30,13 @@ def _unb64(text: str) -> bytes:
 
 
 class StandIn:
-    def __init__(self, app_key: Any = None, token_lifetime: float = 3600.0,
-                 installations: dict[str, int] | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        app_key: Any = None,
+        token_lifetime: float = 3600.0,
+        installations: dict[str, int] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.clock = clock  # GitHub's clock: JWT times and token expiry are read against it
         self.app_key = app_key  # the app's private key (cryptography); its public half verifies the JWTs
         self.token_lifetime = token_lifetime
@@ -95,8 +100,9 @@ class StandIn:
         if header != {"alg": "RS256", "typ": "JWT"}:
             return f"header {header}"
         try:
-            self.app_key.public_key().verify(_unb64(parts[2]), f"{parts[0]}.{parts[1]}".encode(), padding.PKCS1v15(),
-                                             hashes.SHA256())
+            self.app_key.public_key().verify(
+                _unb64(parts[2]), f"{parts[0]}.{parts[1]}".encode(), padding.PKCS1v15(), hashes.SHA256()
+            )
         except InvalidSignature:
             return "bad signature"
         now = self.clock()
@@ -149,8 +155,9 @@ class StandIn:
                 payload = json.loads(self.rfile.read(length)) if length else None
                 with standin.lock:
                     standin.requests.append((method, self.path, time.monotonic()))
-                    fault = (standin.faults.pop(0) if method != "GET" and standin.faults and self.path.startswith("/repos/")
-                             else None)
+                    fault = (
+                        standin.faults.pop(0) if method != "GET" and standin.faults and self.path.startswith("/repos/") else None
+                    )
                 if fault is not None:
                     self._send(fault[0], {"message": fault[2]}, fault[1])
                     return
@@ -184,7 +191,7 @@ class StandIn:
                 if m and method == "GET":
                     page = int(m_page.group(1)) if (m_page := re.search(r"[?&]page=(\d+)", self.path)) else 1
                     with standin.lock:
-                        return self._send(200, standin.comments.get(int(m.group(1)), [])[(page - 1) * 100:page * 100])
+                        return self._send(200, standin.comments.get(int(m.group(1)), [])[(page - 1) * 100 : page * 100])
                 if m and method == "POST":
                     return self._send(201, standin.add_comment(int(m.group(1)), payload["body"], login, "Bot"))
                 m = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/comments/(\d+)", path)

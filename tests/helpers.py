@@ -33,8 +33,17 @@ def rel(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
-def run(*args: str, input: bytes | None = None,  # noqa: A002 - as subprocess names it
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def run(
+    *args: str,
+    input: bytes | None = None,  # noqa: A002 - as subprocess names it
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
     """`python -m logscope ARGS` as a user runs it, from the checkout (`env`: variables added to ours)."""
-    return subprocess.run([sys.executable, "-m", "logscope", *args], input=input, capture_output=True, cwd=ROOT,
-                          timeout=120, env=None if env is None else {**os.environ, **env})
+    return subprocess.run(
+        [sys.executable, "-m", "logscope", *args],
+        input=input,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        env=None if env is None else {**os.environ, **env},
+    )

@@ -130,8 +130,9 @@ def test_unreadable_file():
         path.chmod(0)
         readable = folder / "readable.log"
         readable.write_text("[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=139.00 GB\n")
-        proc = subprocess.run([sys.executable, "-c", _AS_NOBODY, str(path), str(readable)], capture_output=True, cwd=ROOT,
-                              timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-c", _AS_NOBODY, str(path), str(readable)], capture_output=True, cwd=ROOT, timeout=120
+        )
     finally:
         shutil.rmtree(folder)
     assert_one_line_error(proc, f"{path}: permission denied")
@@ -163,14 +164,19 @@ def test_truncated_multi_rank_log_keeps_every_complete_phase():
     text = (ROOT / "fixtures/real/h-025-sglang-17392.log").read_text()
     lines = text.split("\n")
     full = analyze_text(text)
-    full_phases = {(r["rank"], p["phase"], p.get("bs"), p.get("avail_gib"))
-                   for r in full["launches"][0]["ranks"] for p in r["phases"]}
+    full_phases = {
+        (r["rank"], p["phase"], p.get("bs"), p.get("avail_gib")) for r in full["launches"][0]["ranks"] for p in r["phases"]
+    }
     for cut in range(1, len(lines)):
         report = analyze_text("\n".join(lines[:cut]))
         ranks = [r["rank"] for launch in report["launches"] for r in launch["ranks"]]
         assert len(ranks) == len(set(ranks))  # no rank merged or invented twice
-        phases = {(r["rank"], p["phase"], p.get("bs"), p.get("avail_gib"))
-                  for launch in report["launches"] for r in launch["ranks"] for p in r["phases"]}
+        phases = {
+            (r["rank"], p["phase"], p.get("bs"), p.get("avail_gib"))
+            for launch in report["launches"]
+            for r in launch["ranks"]
+            for p in r["phases"]
+        }
         assert phases <= full_phases
 
 

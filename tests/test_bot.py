@@ -44,12 +44,36 @@ class Bot:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
-        env = {**os.environ, "LOGSCOPE_WEBHOOK_SECRET": SECRET, "GITHUB_TOKEN": "test-token", "GITHUB_API_URL": api,
-               **(env or {})}
+        env = {
+            **os.environ,
+            "LOGSCOPE_WEBHOOK_SECRET": SECRET,
+            "GITHUB_TOKEN": "test-token",
+            "GITHUB_API_URL": api,
+            **(env or {}),
+        }
         env = {k: v for k, v in env.items() if v}  # an empty value in `env` removes the variable
-        self.proc = subprocess.Popen([sys.executable, "-m", "logscope", "bot", "serve", "--port", str(self.port),
-                                      "--data-dir", str(data_dir), "--mutation-interval", "0.01", "--retry-wait",
-                                      "0.5", *extra], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "logscope",
+                "bot",
+                "serve",
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(data_dir),
+                "--mutation-interval",
+                "0.01",
+                "--retry-wait",
+                "0.5",
+                *extra,
+            ],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and self.proc.poll() is None:
             try:
@@ -71,12 +95,16 @@ class Bot:
     def metrics(self) -> dict[str, float]:
         """The /metrics samples by name with labels, e.g. 'logscope_jobs{state="done"}'."""
         text = urllib.request.urlopen(self.url + "/metrics", timeout=5).read().decode()
-        return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                if line and not line.startswith("#")}
+        return {
+            line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line and not line.startswith("#")
+        }
 
     def jobs(self) -> dict[str, int]:
-        states = {k[len('logscope_jobs{state="'):-2]: int(v) for k, v in self.metrics().items()
-                  if k.startswith("logscope_jobs{")}
+        states = {
+            k[len('logscope_jobs{state="') : -2]: int(v) for k, v in self.metrics().items() if k.startswith("logscope_jobs{")
+        }
         return {state: n for state, n in states.items() if n}
 
     def idle(self, timeout: float = 30) -> None:
@@ -89,9 +117,16 @@ class Bot:
         raise AssertionError(f"jobs still open: {self.jobs()}")
 
 
-def deliver(bot: Bot, event: str, payload: object, delivery: str | None = None, secret: str = SECRET,
-            headers: dict[str, str] | None = None, body: bytes | None = None,
-            content_type: str = "application/json") -> tuple[int, float]:
+def deliver(
+    bot: Bot,
+    event: str,
+    payload: object,
+    delivery: str | None = None,
+    secret: str = SECRET,
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+    content_type: str = "application/json",
+) -> tuple[int, float]:
     data = body if body is not None else json.dumps(payload).encode()
     sign = {"X-Hub-Signature-256": "sha256=" + hmac.new(secret.encode(), data, hashlib.sha256).hexdigest()}
     started = time.monotonic()
@@ -99,9 +134,17 @@ def deliver(bot: Bot, event: str, payload: object, delivery: str | None = None, 
     try:
         # the server may answer (413) and close before the whole body was sent
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            connection.request("POST", "/webhook", body=data, headers={
-                "Content-Type": content_type, "X-GitHub-Event": event,
-                "X-GitHub-Delivery": delivery or str(uuid.uuid4()), **(sign if headers is None else headers)})
+            connection.request(
+                "POST",
+                "/webhook",
+                body=data,
+                headers={
+                    "Content-Type": content_type,
+                    "X-GitHub-Event": event,
+                    "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+                    **(sign if headers is None else headers),
+                },
+            )
         response = connection.getresponse()
         response.read()
         return response.status, time.monotonic() - started
@@ -191,8 +234,7 @@ def test_an_issue_without_a_log_gets_no_comment(standin, bot):
 
 def test_load_200_deliveries_for_50_issues(standin, bot):
     logs = sorted(REAL.glob("*.log"))
-    issues = [standin.add_issue(100 + i, f"Run {i}:\n\n{FENCE}\n{logs[i % len(logs)].read_text()}{FENCE}\n")
-              for i in range(50)]
+    issues = [standin.add_issue(100 + i, f"Run {i}:\n\n{FENCE}\n{logs[i % len(logs)].read_text()}{FENCE}\n") for i in range(50)]
     events = [issue_event("opened" if k == 0 else "edited", issue) for k in range(4) for issue in issues]
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=16) as pool:
@@ -209,8 +251,10 @@ def test_load_200_deliveries_for_50_issues(standin, bot):
     assert set(jobs) <= {"done", "superseded"} and jobs["done"] == samples['logscope_job_runs_total{outcome="done"}']
     assert samples["logscope_job_seconds_count"] == jobs["done"]
     assert samples["logscope_job_seconds_sum"] > 0
-    print(f"\nload: 200 deliveries sent in {sent:.2f} s, slowest answer {max(s for _, s in answers):.3f} s, "
-          f"all comments written {time.monotonic() - started:.2f} s after the first delivery; jobs {bot.jobs()}")
+    print(
+        f"\nload: 200 deliveries sent in {sent:.2f} s, slowest answer {max(s for _, s in answers):.3f} s, "
+        f"all comments written {time.monotonic() - started:.2f} s after the first delivery; jobs {bot.jobs()}"
+    )
     for issue in issues:
         comments = standin.bot_comments(issue["number"])
         expected = expected_comment(standin, issue["number"])
@@ -242,9 +286,12 @@ def test_killed_with_jobs_queued_every_job_completes_once(standin, tmp_path):
 
 def test_api_failures_are_waited_out_without_duplicates(standin, bot):
     reset = str(int(time.time()) + 1)
-    standin.faults = [(502, {}, "Bad Gateway"), (502, {}, "Bad Gateway"),
-                      (403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset}, "API rate limit exceeded"),
-                      (429, {"Retry-After": "1"}, "secondary rate limit")]
+    standin.faults = [
+        (502, {}, "Bad Gateway"),
+        (502, {}, "Bad Gateway"),
+        (403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset}, "API rate limit exceeded"),
+        (429, {"Retry-After": "1"}, "secondary rate limit"),
+    ]
     issues = [standin.add_issue(300 + i, f"{FENCE}\n{LOG}{FENCE}\n") for i in range(3)]
     for issue in issues:
         assert deliver(bot, "issues", issue_event("opened", issue))[0] == 202
@@ -263,8 +310,12 @@ def test_status_lists_parked_jobs(tmp_path):
     queue.enqueue("d-1", "issues", "opened", "org/repo", 7)
     job = queue.claim()
     queue.park(job, "RuntimeError: 404 from the API")
-    done = subprocess.run([sys.executable, "-m", "logscope", "bot", "status", "--data-dir", str(tmp_path / "data")],
-                          capture_output=True, cwd=ROOT, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "logscope", "bot", "status", "--data-dir", str(tmp_path / "data")],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     out = done.stdout.decode()
     assert "parked 1" in out and "org/repo#7 delivery d-1 after 1 attempts: RuntimeError: 404" in out
 
@@ -287,8 +338,9 @@ def test_dry_run_needs_no_token_nor_network_and_writes_each_comment_to_a_folder(
     assert standin.requests == [] and standin.comments[400] == []
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md")) == ["org/repo/400.md", "org/repo/401.md"]
     written = (folder / "org/repo/400.md").read_text(encoding="utf-8")
-    assert written == render_comment(triage_text(json.dumps({"issue": {**issue, "user": issue["user"]},
-                                                             "comments": []}), "org/repo#400"))
+    assert written == render_comment(
+        triage_text(json.dumps({"issue": {**issue, "user": issue["user"]}, "comments": []}), "org/repo#400")
+    )
     assert written.startswith(MARKER) and "capture-oom" in written
     # the comment event's thread is the issue and that comment, as delivered
     assert "capture-oom" in (folder / "org/repo/401.md").read_text(encoding="utf-8")
@@ -321,45 +373,124 @@ ISSUE = {"number": 9, "title": "t", "body": "b", "user": {"login": "reporter", "
 # (name, payload, content type, status, what the answer says): every shape the bot cannot act on
 BAD_PAYLOADS = [
     ("array", [ISSUE], "application/json", 400, "the payload is an array, not an object"),
-    ("issue a string", {"action": "opened", "issue": "a string", "repository": REPO}, "application/json", 400,
-     "issue is a string, not an object"),
-    ("number not an integer", {"action": "opened", "issue": {**ISSUE, "number": 9.5}, "repository": REPO},
-     "application/json", 400, "issue.number is a non-integer number, not a positive integer"),
-    ("number a string", {"action": "opened", "issue": {**ISSUE, "number": "9"}, "repository": REPO},
-     "application/json", 400, "issue.number is a string, not a positive integer"),
-    ("number a boolean", {"action": "opened", "issue": {**ISSUE, "number": True}, "repository": REPO},
-     "application/json", 400, "issue.number is a boolean, not a positive integer"),
-    ("number too large", {"action": "opened", "issue": {**ISSUE, "number": 1 << 70}, "repository": REPO},
-     "application/json", 400, "issue.number is an integer out of range, not a positive integer"),
-    ("number zero", {"action": "opened", "issue": {**ISSUE, "number": 0}, "repository": REPO},
-     "application/json", 400, "issue.number is the integer 0, not a positive integer"),
+    (
+        "issue a string",
+        {"action": "opened", "issue": "a string", "repository": REPO},
+        "application/json",
+        400,
+        "issue is a string, not an object",
+    ),
+    (
+        "number not an integer",
+        {"action": "opened", "issue": {**ISSUE, "number": 9.5}, "repository": REPO},
+        "application/json",
+        400,
+        "issue.number is a non-integer number, not a positive integer",
+    ),
+    (
+        "number a string",
+        {"action": "opened", "issue": {**ISSUE, "number": "9"}, "repository": REPO},
+        "application/json",
+        400,
+        "issue.number is a string, not a positive integer",
+    ),
+    (
+        "number a boolean",
+        {"action": "opened", "issue": {**ISSUE, "number": True}, "repository": REPO},
+        "application/json",
+        400,
+        "issue.number is a boolean, not a positive integer",
+    ),
+    (
+        "number too large",
+        {"action": "opened", "issue": {**ISSUE, "number": 1 << 70}, "repository": REPO},
+        "application/json",
+        400,
+        "issue.number is an integer out of range, not a positive integer",
+    ),
+    (
+        "number zero",
+        {"action": "opened", "issue": {**ISSUE, "number": 0}, "repository": REPO},
+        "application/json",
+        400,
+        "issue.number is the integer 0, not a positive integer",
+    ),
     ("no repository", {"action": "opened", "issue": ISSUE}, "application/json", 400, "repository is null, not an object"),
-    ("repository ../../etc", {"action": "opened", "issue": ISSUE, "repository": {"full_name": "../../etc"}},
-     "application/json", 400, "repository.full_name '../../etc' is not owner/name"),
-    ("repository owner/..", {"action": "opened", "issue": ISSUE, "repository": {"full_name": "org/.."}},
-     "application/json", 400, "repository.full_name 'org/..' is not owner/name"),
-    ("repository with three parts", {"action": "opened", "issue": ISSUE, "repository": {"full_name": "a/b/c"}},
-     "application/json", 400, "repository.full_name 'a/b/c' is not owner/name"),
-    ("repository a number", {"action": "opened", "issue": ISSUE, "repository": {"full_name": 5}},
-     "application/json", 400, "repository.full_name is the integer 5, not a string"),
-    ("labels an object", {"action": "opened", "issue": {**ISSUE, "labels": {}}, "repository": REPO},
-     "application/json", 400, "issue.labels is an object, not an array"),
-    ("body a number", {"action": "opened", "issue": {**ISSUE, "body": 3}, "repository": REPO},
-     "application/json", 400, "issue.body is the integer 3, not a string"),
-    ("comment missing", {"action": "created", "issue": ISSUE, "repository": REPO}, "application/json", 400,
-     "comment is null, not an object"),
-    ("installation id a string", {"action": "opened", "issue": ISSUE, "repository": REPO, "installation": {"id": "1"}},
-     "application/json", 400, "installation.id is a string, not a positive integer"),
-    ("action a number", {"action": 1, "issue": ISSUE, "repository": REPO}, "application/json", 400,
-     "action is the integer 1, not a string"),
+    (
+        "repository ../../etc",
+        {"action": "opened", "issue": ISSUE, "repository": {"full_name": "../../etc"}},
+        "application/json",
+        400,
+        "repository.full_name '../../etc' is not owner/name",
+    ),
+    (
+        "repository owner/..",
+        {"action": "opened", "issue": ISSUE, "repository": {"full_name": "org/.."}},
+        "application/json",
+        400,
+        "repository.full_name 'org/..' is not owner/name",
+    ),
+    (
+        "repository with three parts",
+        {"action": "opened", "issue": ISSUE, "repository": {"full_name": "a/b/c"}},
+        "application/json",
+        400,
+        "repository.full_name 'a/b/c' is not owner/name",
+    ),
+    (
+        "repository a number",
+        {"action": "opened", "issue": ISSUE, "repository": {"full_name": 5}},
+        "application/json",
+        400,
+        "repository.full_name is the integer 5, not a string",
+    ),
+    (
+        "labels an object",
+        {"action": "opened", "issue": {**ISSUE, "labels": {}}, "repository": REPO},
+        "application/json",
+        400,
+        "issue.labels is an object, not an array",
+    ),
+    (
+        "body a number",
+        {"action": "opened", "issue": {**ISSUE, "body": 3}, "repository": REPO},
+        "application/json",
+        400,
+        "issue.body is the integer 3, not a string",
+    ),
+    (
+        "comment missing",
+        {"action": "created", "issue": ISSUE, "repository": REPO},
+        "application/json",
+        400,
+        "comment is null, not an object",
+    ),
+    (
+        "installation id a string",
+        {"action": "opened", "issue": ISSUE, "repository": REPO, "installation": {"id": "1"}},
+        "application/json",
+        400,
+        "installation.id is a string, not a positive integer",
+    ),
+    (
+        "action a number",
+        {"action": 1, "issue": ISSUE, "repository": REPO},
+        "application/json",
+        400,
+        "action is the integer 1, not a string",
+    ),
     ("NaN", None, "application/json", 400, "body is not JSON (NaN is not JSON"),
     ("not JSON", None, "application/json", 400, "body is not JSON"),
     ("deep nesting", None, "application/json", 400, "body is nested too deeply"),
     ("form without payload", None, "application/x-www-form-urlencoded", 400, "form body needs exactly one field, payload"),
     ("other content type", {"action": "opened"}, "text/plain", 400, "content type text/plain is neither"),
 ]
-RAW = {"NaN": b'{"action": NaN}', "not JSON": b"{", "deep nesting": b"[" * 100000 + b"]" * 100000,
-       "form without payload": b"other=1"}
+RAW = {
+    "NaN": b'{"action": NaN}',
+    "not JSON": b"{",
+    "deep nesting": b"[" * 100000 + b"]" * 100000,
+    "form without payload": b"other=1",
+}
 
 
 def test_each_bad_payload_is_a_400_with_its_reason_and_queues_nothing(standin, bot):
@@ -368,9 +499,17 @@ def test_each_bad_payload_is_a_400_with_its_reason_and_queues_nothing(standin, b
         data = RAW.get(name, json.dumps(payload).encode())
         sign = "sha256=" + hmac.new(SECRET.encode(), data, hashlib.sha256).hexdigest()
         connection = http.client.HTTPConnection("127.0.0.1", bot.port, timeout=15)
-        connection.request("POST", "/webhook", body=data, headers={
-            "Content-Type": content_type, "X-GitHub-Event": event, "X-GitHub-Delivery": f"bad-{name}",
-            "X-Hub-Signature-256": sign})
+        connection.request(
+            "POST",
+            "/webhook",
+            body=data,
+            headers={
+                "Content-Type": content_type,
+                "X-GitHub-Event": event,
+                "X-GitHub-Delivery": f"bad-{name}",
+                "X-Hub-Signature-256": sign,
+            },
+        )
         response = connection.getresponse()
         answer = json.loads(response.read())
         connection.close()
@@ -391,10 +530,20 @@ def test_form_encoded_delivery_is_accepted_with_the_signature_over_the_raw_body(
     (comment,) = standin.bot_comments(600)
     assert comment["body"] == expected_comment(standin, 600)
     # a signature over the decoded JSON instead of the raw form body does not match
-    signed_json = "sha256=" + hmac.new(SECRET.encode(), json.dumps(issue_event("opened", issue)).encode(),
-                                       hashlib.sha256).hexdigest()
-    assert deliver(bot, "issues", None, body=body, content_type="application/x-www-form-urlencoded",
-                   headers={"X-Hub-Signature-256": signed_json})[0] == 403
+    signed_json = (
+        "sha256=" + hmac.new(SECRET.encode(), json.dumps(issue_event("opened", issue)).encode(), hashlib.sha256).hexdigest()
+    )
+    assert (
+        deliver(
+            bot,
+            "issues",
+            None,
+            body=body,
+            content_type="application/x-www-form-urlencoded",
+            headers={"X-Hub-Signature-256": signed_json},
+        )[0]
+        == 403
+    )
 
 
 def test_answers_that_will_not_change_are_parked_at_once(standin, bot):
@@ -409,8 +558,11 @@ def test_answers_that_will_not_change_are_parked_at_once(standin, bot):
     from logscope.bot.queue import JobQueue
 
     parked = JobQueue(bot.data_dir).parked()
-    assert [(d, issue, attempts) for d, _, issue, attempts, _ in parked] == [("d-404", 700, 1), ("d-410", 701, 1),
-                                                                           ("d-422", 702, 1)]
+    assert [(d, issue, attempts) for d, _, issue, attempts, _ in parked] == [
+        ("d-404", 700, 1),
+        ("d-410", 701, 1),
+        ("d-422", 702, 1),
+    ]
     assert [error.split(" from ")[0] for *_, error in parked] == ["Permanent: 404", "Permanent: 410", "Permanent: 422"]
     assert bot.jobs() == {"parked": 3}
     # a 422 that says "too long" is not parked: the comment is cut and written
@@ -422,8 +574,18 @@ def test_answers_that_will_not_change_are_parked_at_once(standin, bot):
 
 
 def test_allowlist_refuses_other_repositories_and_the_label_filter_ignores_unlabelled_issues(standin, tmp_path):
-    filtered = Bot(standin.url, tmp_path / "data", "--allow-repo", "org/repo", "--allow-repo", "team/*",
-                   "--label", "bug", "--label", "startup")
+    filtered = Bot(
+        standin.url,
+        tmp_path / "data",
+        "--allow-repo",
+        "org/repo",
+        "--allow-repo",
+        "team/*",
+        "--label",
+        "bug",
+        "--label",
+        "startup",
+    )
     try:
         labelled = standin.add_issue(800, f"{FENCE}\n{LOG}{FENCE}\n")
         labelled["labels"] = [{"name": "startup"}]
@@ -454,8 +616,11 @@ def _key_file(key, path: Path) -> Path:
     from cryptography.hazmat.primitives import serialization
 
     # GitHub's download is PKCS#1 ("BEGIN RSA PRIVATE KEY")
-    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                                       serialization.NoEncryption()))
+    path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
+        )
+    )
     return path
 
 
@@ -465,8 +630,9 @@ def test_app_tokens_are_cached_per_installation_and_refreshed_before_expiry(app_
     from tests.github_standin import APP_ID
 
     now = [time.time()]
-    with StandIn(app_key=app_key, token_lifetime=3600, installations={"org/repo": 11, "team/other": 22},
-                 clock=lambda: now[0]) as api:
+    with StandIn(
+        app_key=app_key, token_lifetime=3600, installations={"org/repo": 11, "team/other": 22}, clock=lambda: now[0]
+    ) as api:
         api.add_issue(1, "body")
         auth = AppAuth(api.url, APP_ID, load_private_key(_key_file(app_key, tmp_path / "app.pem")), clock=lambda: now[0])
         github = GitHub(api.url, auth, min_interval=0)
@@ -498,8 +664,17 @@ def test_app_bot_survives_tokens_expiring_mid_queue(app_key, tmp_path):
     installations = {"org/repo": 11, "team/other": 22}
     with StandIn(app_key=app_key, token_lifetime=2.0, installations=installations) as api:
         key = _key_file(app_key, tmp_path / "app.pem")
-        bot = Bot(api.url, tmp_path / "data", "--app-id", APP_ID, "--app-key", str(key), "--mutation-interval", "0.25",
-                  env={"GITHUB_TOKEN": ""})
+        bot = Bot(
+            api.url,
+            tmp_path / "data",
+            "--app-id",
+            APP_ID,
+            "--app-key",
+            str(key),
+            "--mutation-interval",
+            "0.25",
+            env={"GITHUB_TOKEN": ""},
+        )
         try:
             issues = [api.add_issue(900 + i, f"{FENCE}\n{LOG}{FENCE}\n") for i in range(12)]
             no_installation = issue_event("opened", issues[0])
@@ -525,18 +700,39 @@ def test_app_bot_survives_tokens_expiring_mid_queue(app_key, tmp_path):
 def test_start_up_refusals_are_one_line(tmp_path):
     def serve(*args: str, **env: str) -> subprocess.CompletedProcess:
         base = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "LOGSCOPE_APP_ID", "LOGSCOPE_APP_KEY_FILE")}
-        return subprocess.run([sys.executable, "-m", "logscope", "bot", "serve", "--data-dir", str(tmp_path / "d"),
-                               "--port", str(_free_port()), *args], env={**base, **env}, cwd=ROOT,
-                              capture_output=True, timeout=60)
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "logscope",
+                "bot",
+                "serve",
+                "--data-dir",
+                str(tmp_path / "d"),
+                "--port",
+                str(_free_port()),
+                *args,
+            ],
+            env={**base, **env},
+            cwd=ROOT,
+            capture_output=True,
+            timeout=60,
+        )
 
     cases = [
         ((), {}, "LOGSCOPE_WEBHOOK_SECRET is not set"),
         ((), {"LOGSCOPE_WEBHOOK_SECRET": "s"}, "no GitHub credentials: set LOGSCOPE_APP_ID and LOGSCOPE_APP_KEY_FILE"),
         (("--app-id", "1"), {"LOGSCOPE_WEBHOOK_SECRET": "s"}, "a GitHub App needs both --app-id"),
-        (("--app-id", "1", "--app-key", str(tmp_path / "missing.pem")), {"LOGSCOPE_WEBHOOK_SECRET": "s"},
-         "--app-key: [Errno 2] No such file or directory"),
-        (("--app-id", "1", "--app-key", str(ROOT / "README.md")), {"LOGSCOPE_WEBHOOK_SECRET": "s"},
-         "README.md: not an unencrypted PEM private key"),
+        (
+            ("--app-id", "1", "--app-key", str(tmp_path / "missing.pem")),
+            {"LOGSCOPE_WEBHOOK_SECRET": "s"},
+            "--app-key: [Errno 2] No such file or directory",
+        ),
+        (
+            ("--app-id", "1", "--app-key", str(ROOT / "README.md")),
+            {"LOGSCOPE_WEBHOOK_SECRET": "s"},
+            "README.md: not an unencrypted PEM private key",
+        ),
         (("--dry-run", "--allow-repo", "../etc"), {"LOGSCOPE_WEBHOOK_SECRET": "s"}, "--allow-repo '../etc': not owner/name"),
     ]
     for args, env, message in cases:

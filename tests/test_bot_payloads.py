@@ -23,10 +23,16 @@ SECRET = b"property"
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
-    max_leaves=20)
+    max_leaves=20,
+)
 ISSUE = {"number": 5, "title": "t", "body": "b", "labels": [{"name": "bug"}], "user": {"login": "u", "type": "User"}}
-TEMPLATE = {"action": "opened", "issue": ISSUE, "repository": {"full_name": "org/repo"}, "installation": {"id": 3},
-            "comment": {"body": "c", "user": {"login": "u", "type": "User"}}}
+TEMPLATE = {
+    "action": "opened",
+    "issue": ISSUE,
+    "repository": {"full_name": "org/repo"},
+    "installation": {"id": 3},
+    "comment": {"body": "c", "user": {"login": "u", "type": "User"}},
+}
 
 
 @st.composite
@@ -34,9 +40,24 @@ def near_valid(draw: st.DrawFn) -> dict:
     """A payload of the right shape with some fields, at any depth, replaced by any JSON value."""
     payload = json.loads(json.dumps(TEMPLATE))
     for _ in range(draw(st.integers(0, 3))):
-        path = draw(st.sampled_from([("action",), ("issue",), ("issue", "number"), ("issue", "labels"),
-                                     ("issue", "body"), ("issue", "user"), ("repository",), ("repository", "full_name"),
-                                     ("installation",), ("installation", "id"), ("comment",), ("comment", "user")]))
+        path = draw(
+            st.sampled_from(
+                [
+                    ("action",),
+                    ("issue",),
+                    ("issue", "number"),
+                    ("issue", "labels"),
+                    ("issue", "body"),
+                    ("issue", "user"),
+                    ("repository",),
+                    ("repository", "full_name"),
+                    ("installation",),
+                    ("installation", "id"),
+                    ("comment",),
+                    ("comment", "user"),
+                ]
+            )
+        )
         target = payload
         for key in path[:-1]:
             target = target[key] if isinstance(target.get(key), dict) else target.setdefault(key, {})
@@ -58,10 +79,20 @@ def _call(app, body: bytes, headers: dict[str, str]) -> tuple[int, dict]:
         async def send(message: dict) -> None:
             sent.append(message)
 
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-                 "path": "/webhook", "raw_path": b"/webhook", "query_string": b"", "root_path": "", "scheme": "http",
-                 "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
-                 "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1)}
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "path": "/webhook",
+            "raw_path": b"/webhook",
+            "query_string": b"",
+            "root_path": "",
+            "scheme": "http",
+            "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+            "server": ("127.0.0.1", 80),
+            "client": ("127.0.0.1", 1),
+        }
         await app(scope, receive, send)
         return sent[0]["status"], json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
 
@@ -69,8 +100,12 @@ def _call(app, body: bytes, headers: dict[str, str]) -> tuple[int, dict]:
 
 
 def _signed(body: bytes, event: str, delivery: str, content_type: str) -> dict[str, str]:
-    return {"Content-Type": content_type, "X-GitHub-Event": event, "X-GitHub-Delivery": delivery,
-            "X-Hub-Signature-256": "sha256=" + hmac.new(SECRET, body, hashlib.sha256).hexdigest()}
+    return {
+        "Content-Type": content_type,
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery,
+        "X-Hub-Signature-256": "sha256=" + hmac.new(SECRET, body, hashlib.sha256).hexdigest(),
+    }
 
 
 class Harness:
@@ -95,8 +130,7 @@ def harness(tmp_path_factory) -> Harness:
 
 
 @settings(max_examples=300, deadline=None)
-@given(payload=json_values | near_valid(), event=st.sampled_from(["issues", "issue_comment", "ping", "push"]),
-       form=st.booleans())
+@given(payload=json_values | near_valid(), event=st.sampled_from(["issues", "issue_comment", "ping", "push"]), form=st.booleans())
 def test_any_signed_payload_is_answered_with_a_reason_never_a_500(harness, payload, event, form):
     before = sum(harness.queue.counts().values())
     status, answer = harness.post(payload, event, form)
@@ -126,8 +160,12 @@ def test_read_delivery_returns_a_delivery_an_ignored_or_raises_payload_error(pay
 
 
 @settings(max_examples=300, deadline=None)
-@given(body=st.binary(max_size=200), content_type=st.sampled_from(
-    ["application/json", "application/x-www-form-urlencoded", "", "text/plain", "application/json; charset=utf-8"]))
+@given(
+    body=st.binary(max_size=200),
+    content_type=st.sampled_from(
+        ["application/json", "application/x-www-form-urlencoded", "", "text/plain", "application/json; charset=utf-8"]
+    ),
+)
 def test_any_bytes_decode_to_json_or_raise_payload_error(body, content_type):
     try:
         decode_body(content_type, body)

@@ -38,15 +38,17 @@ def _cells(text: str) -> dict[str, dict]:
     return {f"{c['group']}/{c['mechanism']}": c for c in rank["cells"]}
 
 
-def _log(args: str, version: str | None = "0.5.23", gpu: str = "NVIDIA H200", capability: str = "9.0",
-         command: str = "") -> str:
+def _log(args: str, version: str | None = "0.5.23", gpu: str = "NVIDIA H200", capability: str = "9.0", command: str = "") -> str:
     head = ""
     if version is not None:
-        head = (f"Python: 3.12.3\nCUDA available: True\nGPU 0,1: {gpu}\nGPU 0,1 Compute Capability: {capability}\n"
-                f"sglang: {version}\n")
-    return (head + command + f"[2026-11-20 10:00:00] server_args=ServerArgs(model_path='/m/x', {args})\n"
-            "[2026-11-20 10:00:05 TP0] Init torch distributed ends. elapsed=2.90 s, mem usage=0.88 GB\n"
-            "[2026-11-20 10:00:05 TP0] Load weight begin. avail mem=138.39 GB\n")
+        head = (
+            f"Python: 3.12.3\nCUDA available: True\nGPU 0,1: {gpu}\nGPU 0,1 Compute Capability: {capability}\nsglang: {version}\n"
+        )
+    return (
+        head + command + f"[2026-11-20 10:00:00] server_args=ServerArgs(model_path='/m/x', {args})\n"
+        "[2026-11-20 10:00:05 TP0] Init torch distributed ends. elapsed=2.90 s, mem usage=0.88 GB\n"
+        "[2026-11-20 10:00:05 TP0] Load weight begin. avail mem=138.39 GB\n"
+    )
 
 
 def _v2_sm90(world: int, push: int) -> float:
@@ -75,10 +77,13 @@ def test_tp2_h200_0_5_23_without_the_all_reduce_config_line():
     assert torch_group["gib"] == round(514 / 1024, 3)
 
 
-@pytest.mark.parametrize("world, push, mib", [
-    (4, 896 * 1024, 27),  # push max(graph 384 KiB, eager 896 KiB): 8 x 896 KiB = 7 MiB + 16 + 4 MiB graph_params
-    (8, 128 * 1024, 26),  # push 128 KiB: 16 x 128 KiB = 2 MiB + 16 + 8 MiB graph_params
-])
+@pytest.mark.parametrize(
+    "world, push, mib",
+    [
+        (4, 896 * 1024, 27),  # push max(graph 384 KiB, eager 896 KiB): 8 x 896 KiB = 7 MiB + 16 + 4 MiB graph_params
+        (8, 128 * 1024, 26),  # push 128 KiB: 16 x 128 KiB = 2 MiB + 16 + 8 MiB graph_params
+    ],
+)
 def test_v2_workspace_at_larger_groups(world, push, mib):
     cells = _cells(_log(f"tp_size={world}"))
     assert cells["tp/custom_ar_v2"]["gib"] == round(_v2_sm90(world, push), 3)
@@ -90,8 +95,12 @@ def test_v1_where_the_release_has_no_v2_or_the_env_turns_it_off():
     assert "tp/custom_ar_v2" not in cells
     assert cells["tp/custom_ar"]["gib"] == round(3 * 8 * MIB / GIB, 3)  # meta + buffer + rank_data, 8 MiB each
     assert "this release has no --pre-warm-nccl" in cells["tp/torch_nccl"]["basis"]
-    off = _cells(_log("tp_size=2", command="$ SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 python -m sglang.launch_server "
-                                           "--model-path /m/x --tp 2\n"))
+    off = _cells(
+        _log(
+            "tp_size=2",
+            command="$ SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 python -m sglang.launch_server --model-path /m/x --tp 2\n",
+        )
+    )
     assert "tp/custom_ar_v2" not in off and "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0" in off["tp/custom_ar"]["basis"]
 
 
@@ -108,11 +117,14 @@ def test_pre_warm_nccl_makes_the_device_group_eager():
 
 
 # ------------------------------------------------------------------------------------------------- NCCL env
-@pytest.mark.parametrize("exports, first, further", [
-    ("NCCL_CUMEM_ENABLE=1 ", 558, 390),
-    ("NCCL_CUMEM_ENABLE=0 NCCL_BUFFSIZE=1048576 ", 300, 130),
-    ("", 684, 514),
-])
+@pytest.mark.parametrize(
+    "exports, first, further",
+    [
+        ("NCCL_CUMEM_ENABLE=1 ", 558, 390),
+        ("NCCL_CUMEM_ENABLE=0 NCCL_BUFFSIZE=1048576 ", 300, 130),
+        ("", 684, 514),
+    ],
+)
 def test_nccl_sizes_follow_the_environment_in_the_input(exports, first, further):
     command = f"$ {exports}python -m sglang.launch_server --model-path /m/x --tp 2\n"
     cells = _cells(_log("tp_size=2", command=command))
@@ -121,8 +133,12 @@ def test_nccl_sizes_follow_the_environment_in_the_input(exports, first, further)
 
 
 def test_symmetric_memory_forces_cumem_on():
-    cells = _cells(_log("tp_size=2, enable_symm_mem=True",
-                        command="$ NCCL_CUMEM_ENABLE=0 python -m sglang.launch_server --model-path /m/x --tp 2\n"))
+    cells = _cells(
+        _log(
+            "tp_size=2, enable_symm_mem=True",
+            command="$ NCCL_CUMEM_ENABLE=0 python -m sglang.launch_server --model-path /m/x --tp 2\n",
+        )
+    )
     assert cells["tp/pynccl"]["gib"] == round(558 / 1024, 3)
 
 
@@ -130,15 +146,38 @@ def test_a_calibration_row_is_used_only_under_its_environment():
     from logscope.pipeline.sizing.calibration import parse_calibration
 
     def doc(env: dict[str, str]) -> dict:
-        return {"logscope_calibration": 1, "world_size": 2, "environment": env, "mechanisms": [
-            {"mechanism": "nccl_communicator", "stage": "nccl_eager_init", "group_size": 2, "mib": 600,
-             "outside_allocator_mib": 600},
-            {"mechanism": "nccl_first_collective", "stage": "nccl_first_collective", "group_size": 2, "mib": 2,
-             "outside_allocator_mib": 2}]}
+        return {
+            "logscope_calibration": 1,
+            "world_size": 2,
+            "environment": env,
+            "mechanisms": [
+                {
+                    "mechanism": "nccl_communicator",
+                    "stage": "nccl_eager_init",
+                    "group_size": 2,
+                    "mib": 600,
+                    "outside_allocator_mib": 600,
+                },
+                {
+                    "mechanism": "nccl_first_collective",
+                    "stage": "nccl_first_collective",
+                    "group_size": 2,
+                    "mib": 2,
+                    "outside_allocator_mib": 2,
+                },
+            ],
+        }
 
     matrix = doc({})
-    matrix["mechanisms"] += [{**m, "mib": 700, "outside_allocator_mib": 700 if m["stage"] == "nccl_eager_init" else 4,
-                              "environment": {"NCCL_CUMEM_ENABLE": "0"}} for m in doc({})["mechanisms"]]
+    matrix["mechanisms"] += [
+        {
+            **m,
+            "mib": 700,
+            "outside_allocator_mib": 700 if m["stage"] == "nccl_eager_init" else 4,
+            "environment": {"NCCL_CUMEM_ENABLE": "0"},
+        }
+        for m in doc({})["mechanisms"]
+    ]
     calibration = parse_calibration(matrix, "matrix.yaml")
     assert calibration.lookup("nccl_communicator", 2, ("0", None)).outside_allocator_mib == 700
     assert calibration.lookup("nccl_communicator", 2, ("1", None)).outside_allocator_mib == 600  # unset = NCCL's 1
@@ -159,8 +198,10 @@ def test_attention_tp_cells_only_for_a_group_larger_than_one():
 # ------------------------------------------------------------------------------------------------------ DeepEP
 @pytest.mark.parametrize("ep, gib", [(8, 1.833), (16, 1.888), (32, 2.000)])
 def test_deepep_low_latency_expert_count_follows_the_ep_size(ep, gib):
-    text = _log(f"tp_size={ep}, ep_size={ep}, moe_a2a_backend='deepep', deepep_mode='low_latency'").replace(
-        "/m/x", "/m/DeepSeek-V3") + "[2026-11-20 10:00:41 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
+    text = (
+        _log(f"tp_size={ep}, ep_size={ep}, moe_a2a_backend='deepep', deepep_mode='low_latency'").replace("/m/x", "/m/DeepSeek-V3")
+        + "[2026-11-20 10:00:41 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
+    )
     cell = _cells(text)["moe_ep/deepep_low_latency"]
     experts = 256 + ep
     signalling = -(-4 * experts // 128) * 128
@@ -171,11 +212,14 @@ def test_deepep_low_latency_expert_count_follows_the_ep_size(ep, gib):
 
 # ---------------------------------------------------------------------------------------------------------- PD
 def test_pd_buffers_are_lazy_and_prefill_staging_is_sized():
-    text = ("$ SGLANG_DISAGG_STAGING_BUFFER=1 python -m sglang.launch_server --model-path /m/x --tp 2\n"
-            + (CELLS / "tp2-h200-0.5.23.log").read_text(encoding="utf-8").replace(
-                "page_size=1)", "page_size=1, disaggregation_mode='prefill')")
-            + "[2026-11-20 10:00:42 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1000000, "
-              "K size: 61.04 GB, V size: 61.04 GB\n")
+    text = (
+        "$ SGLANG_DISAGG_STAGING_BUFFER=1 python -m sglang.launch_server --model-path /m/x --tp 2\n"
+        + (CELLS / "tp2-h200-0.5.23.log")
+        .read_text(encoding="utf-8")
+        .replace("page_size=1)", "page_size=1, disaggregation_mode='prefill')")
+        + "[2026-11-20 10:00:42 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1000000, "
+        "K size: 61.04 GB, V size: 61.04 GB\n"
+    )
     cells = _cells(text)
     assert {c["timing"] for k, c in cells.items() if k.startswith("pd/")} == {"lazy"}
     staging = cells["pd/staging_buffer"]
@@ -209,8 +253,20 @@ def test_request_cap_rules():
 
 
 def test_plan_applies_the_automatic_rule_with_the_deepep_reserve():
-    result = runner.invoke(app, ["plan", "--from", str(CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"),
-                                 "--moe-a2a-backend", "deepep", "--ep", "2", "--format", "json"])
+    result = runner.invoke(
+        app,
+        [
+            "plan",
+            "--from",
+            str(CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"),
+            "--moe-a2a-backend",
+            "deepep",
+            "--ep",
+            "2",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     plan = json.loads(result.output)["plan"]
     assert plan["figures"]["mem_fraction_static"]["value"] == 0.891
@@ -218,15 +274,21 @@ def test_plan_applies_the_automatic_rule_with_the_deepep_reserve():
     # budget 109.89 - 138.39 x (1 - 0.891) GiB over 49,152 B per token: the DeepEP-on run's logged pool
     assert plan["kv_tokens"] == math.floor((109.89 - 138.39 * (1 - 0.891)) * GIB / 49152) == 2071057
     assert plan["max_running_requests"]["value"] == min(4096, 2071057 // 2)
-    tp4 = json.loads(runner.invoke(app, ["plan", "--from", str(CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"),
-                                         "--tp", "4", "--format", "json"]).output)["plan"]
+    tp4 = json.loads(
+        runner.invoke(
+            app, ["plan", "--from", str(CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"), "--tp", "4", "--format", "json"]
+        ).output
+    )["plan"]
     # parallel term 4 / 8 x 1024 = 512: reserved 13824 MiB
     assert tp4["figures"]["mem_fraction_static"]["value"] == round((143771 - 13824) / 143771, 3)
 
 
 def test_plan_keeps_a_fraction_that_is_not_the_rule():
-    text = (CELLS / "moe-tp2-h200-0.5.23-deepep-off.log").read_text(encoding="utf-8").replace(
-        "mem_fraction_static=0.906", "mem_fraction_static=0.85")
+    text = (
+        (CELLS / "moe-tp2-h200-0.5.23-deepep-off.log")
+        .read_text(encoding="utf-8")
+        .replace("mem_fraction_static=0.906", "mem_fraction_static=0.85")
+    )
     from logscope.compare.plan import Setting, plan
     from logscope.pipeline.analyze import analyze_model
     from logscope.pipeline.ingest.ingest import Source
@@ -240,8 +302,16 @@ def test_plan_keeps_a_fraction_that_is_not_the_rule():
 
 
 def test_diff_of_a_deepep_pair_names_the_reserve():
-    result = runner.invoke(app, ["diff", str(CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"),
-                                 str(CELLS / "moe-tp2-h200-0.5.23-deepep-on.log"), "--width", "240"])
+    result = runner.invoke(
+        app,
+        [
+            "diff",
+            str(CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"),
+            str(CELLS / "moe-tp2-h200-0.5.23-deepep-on.log"),
+            "--width",
+            "240",
+        ],
+    )
     assert "mem_fraction_static: the DeepEP reserve" in result.output.splitlines()[0]
     assert "2048 MiB more on B" in result.output and "0.906 -> 0.891, as logged" in result.output
     part = next(line for line in result.output.splitlines() if "budget: mem_fraction_static" in line)
@@ -273,17 +343,22 @@ def test_the_extractor_reads_a_wheel(tmp_path):
 
     wheel = tmp_path / "sglang-9.9.9-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as z:
-        z.writestr("sglang/srt/environ.py", "class Envs:\n    SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK = EnvInt(64)\n"
-                                            "    SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB = EnvInt(8 * 1024)\n"
-                                            "    SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 = EnvBool(False)\n")
+        z.writestr(
+            "sglang/srt/environ.py",
+            "class Envs:\n    SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK = EnvInt(64)\n"
+            "    SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB = EnvInt(8 * 1024)\n"
+            "    SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 = EnvBool(False)\n",
+        )
         z.writestr("sglang/srt/distributed/device_communicators/custom_all_reduce_v2.py", "_MAX_GRAPH_INPUTS = 1024\n")
-        z.writestr("sglang/srt/distributed/device_communicators/configs/custom_all_reduce_v2.py",
-                   "KB, MB = 1024, 1024 * 1024\n"
-                   "def _sm90_configs(num_sm):\n"
-                   "    def config(world_size, *, graph, eager):\n"
-                   "        return AllReduceConfig(graph=graph, eager=eager, num_push_blocks=num_sm, num_pull_blocks=32)\n"
-                   "    return {2: config(2, graph=(1.5 * MB, 2 * MB, 4 * MB),\n"
-                   "                      eager=(256 * KB, 1 * MB, 8 * MB, Range(0, 8 * MB)))}\n")
+        z.writestr(
+            "sglang/srt/distributed/device_communicators/configs/custom_all_reduce_v2.py",
+            "KB, MB = 1024, 1024 * 1024\n"
+            "def _sm90_configs(num_sm):\n"
+            "    def config(world_size, *, graph, eager):\n"
+            "        return AllReduceConfig(graph=graph, eager=eager, num_push_blocks=num_sm, num_pull_blocks=32)\n"
+            "    return {2: config(2, graph=(1.5 * MB, 2 * MB, 4 * MB),\n"
+            "                      eager=(256 * KB, 1 * MB, 8 * MB, Range(0, 8 * MB)))}\n",
+        )
     row = extract(Wheel(wheel))
     v2 = row["custom_ar_v2"]
     assert v2["default_on"] == {"value": False, "at": "sglang/srt/environ.py:4"}
@@ -308,8 +383,10 @@ def test_deepseek_v3_2_indexer_adds_to_the_cell():
 def test_deepep_normal_mode_closed_form():
     # DeepEP's default configs at 8 ranks: 20 SMs (10 channels), 256 NVL recv tokens (dispatch and combine);
     # bytes per token 7168 x 2 + 8 (SourceMeta) + 128 x 8 (top-k idx) + 128 x 4 (weights) + 128 x 4 (scales) = 16392
-    text = _log("tp_size=8, ep_size=8, moe_a2a_backend='deepep', deepep_mode='normal'").replace(
-        "/m/x", "/m/DeepSeek-V3") + "[2026-11-20 10:00:41 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
+    text = (
+        _log("tp_size=8, ep_size=8, moe_a2a_backend='deepep', deepep_mode='normal'").replace("/m/x", "/m/DeepSeek-V3")
+        + "[2026-11-20 10:00:41 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
+    )
     cell = _cells(text)["moe_ep/deepep_normal"]
     nvl = 10 * 8 * (2 * 1 + 3) * 4 + 10 * 8 * 256 * 16392
     assert cell["gib"] == round(-(-nvl // 128) * 128 / GIB, 3) == 0.313 and cell["timing"] == "lazy"
@@ -322,14 +399,42 @@ def test_a_shipped_probe_calibration_replaces_the_table_row_for_its_environment(
 
     rows = []
     for env, init, split in (({"NCCL_CUMEM_ENABLE": "0"}, 680.0, 510.0), ({"NCCL_CUMEM_ENABLE": "1"}, 556.0, 386.0)):
-        rows += [{"mechanism": "nccl_communicator", "stage": "nccl_eager_init", "group_size": 1, "mib": init,
-                  "outside_allocator_mib": init, "environment": env},
-                 {"mechanism": "nccl_first_collective", "stage": "nccl_first_collective", "group_size": 1, "mib": 2,
-                  "outside_allocator_mib": 0.0, "environment": env},
-                 {"mechanism": "nccl_split_communicator", "stage": "nccl_split", "group_size": 1, "mib": split,
-                  "outside_allocator_mib": split, "environment": env}]
-    calibration = parse_calibration({"logscope_calibration": 1, "world_size": 1, "hardware": {"gpu": "NVIDIA H200"},
-                                     "software": {"nccl": "2.28.9"}, "mechanisms": rows}, "h200-nccl-calibration.yaml")
+        rows += [
+            {
+                "mechanism": "nccl_communicator",
+                "stage": "nccl_eager_init",
+                "group_size": 1,
+                "mib": init,
+                "outside_allocator_mib": init,
+                "environment": env,
+            },
+            {
+                "mechanism": "nccl_first_collective",
+                "stage": "nccl_first_collective",
+                "group_size": 1,
+                "mib": 2,
+                "outside_allocator_mib": 0.0,
+                "environment": env,
+            },
+            {
+                "mechanism": "nccl_split_communicator",
+                "stage": "nccl_split",
+                "group_size": 1,
+                "mib": split,
+                "outside_allocator_mib": split,
+                "environment": env,
+            },
+        ]
+    calibration = parse_calibration(
+        {
+            "logscope_calibration": 1,
+            "world_size": 1,
+            "hardware": {"gpu": "NVIDIA H200"},
+            "software": {"nccl": "2.28.9"},
+            "mechanisms": rows,
+        },
+        "h200-nccl-calibration.yaml",
+    )
     sglang = nccl_sizes(NcclEnv("0", "SGLang sets it", None), calibration)
     assert (sglang.first_mib, sglang.further_mib) == (680.0, (510.0, 510.0)) and "logscope probe" in sglang.basis
     # BUFFSIZE=1 MiB was not in this calibration: the issue 27 table's row stays
@@ -345,8 +450,9 @@ def test_nvls_on_makes_the_nccl_rows_a_lower_bound():
 
 
 def test_plan_keeps_a_fraction_the_launch_command_gave():
-    text = ("$ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2 --mem-fraction-static 0.906\n"
-            + (CELLS / "moe-tp2-h200-0.5.23-deepep-off.log").read_text(encoding="utf-8"))
+    text = "$ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2 --mem-fraction-static 0.906\n" + (
+        CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"
+    ).read_text(encoding="utf-8")
     from logscope.compare.plan import Setting, plan
     from logscope.pipeline.analyze import analyze_model
     from logscope.pipeline.ingest.ingest import Source

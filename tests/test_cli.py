@@ -34,9 +34,11 @@ def test_error_finding_exits_1_and_json_names_it():
 
 
 def test_stdin_paste_of_an_issue_body():
-    body = (b"### Describe the bug\n\n<details><summary>log</summary>\n\n```\n"
-            b"[2025-10-16 09:06:10 TP0] Load weight begin. avail mem=137.34 GB\r\n"
-            b"[2025-10-16 09:06:10 TP1] Load weight begin. avail mem=100.00 GB\r\n```\n</details>\n")
+    body = (
+        b"### Describe the bug\n\n<details><summary>log</summary>\n\n```\n"
+        b"[2025-10-16 09:06:10 TP0] Load weight begin. avail mem=137.34 GB\r\n"
+        b"[2025-10-16 09:06:10 TP1] Load weight begin. avail mem=100.00 GB\r\n```\n</details>\n"
+    )
     proc = run("analyze", "-", "--format", "json", stdin=body)
     report = json.loads(proc.stdout)
     ranks = report["launches"][0]["ranks"]
@@ -99,9 +101,11 @@ def test_literals_and_rules_commands():
 
 def test_model_config_feeds_the_deepep_estimate(tmp_path):
     log = tmp_path / "run.log"
-    log.write_text("[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/m/custom-moe', tp_size=8, ep_size=8, "
-                   "moe_a2a_backend='deepep', deepep_mode='low_latency')\n"
-                   "[2025-11-04 05:27:13 TP0] Load weight end. type=CustomMoeForCausalLM, avail mem=75.11 GB\n")
+    log.write_text(
+        "[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/m/custom-moe', tp_size=8, ep_size=8, "
+        "moe_a2a_backend='deepep', deepep_mode='low_latency')\n"
+        "[2025-11-04 05:27:13 TP0] Load weight end. type=CustomMoeForCausalLM, avail mem=75.11 GB\n"
+    )
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"architectures": ["CustomMoeForCausalLM"], "hidden_size": 6144, "num_experts": 256}))
     report = json.loads(run("analyze", str(log), "--model-config", str(config), "-f", "json").stdout)
@@ -129,11 +133,13 @@ def test_gzip_on_stdin_is_streamed():
 
 def test_help_pays_for_no_parser_and_no_dataframe():
     """`--help` imports neither polars nor lark nor a renderer (they load when a command needs them)."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "logscope", "--help"], capture_output=True,
-                          cwd=ROOT, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "logscope", "--help"], capture_output=True, cwd=ROOT, timeout=60
+    )
     assert done.returncode == 0
-    imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.decode().splitlines()
-                if line.startswith("import time:")}
+    imported = {
+        line.split("|")[-1].strip().split(".")[0] for line in done.stderr.decode().splitlines() if line.startswith("import time:")
+    }
     assert not imported & {"polars", "lark", "yaml"}, imported & {"polars", "lark", "yaml"}
 
 
@@ -143,8 +149,13 @@ def test_the_test_run_says_when_the_browser_tests_are_skipped(tmp_path):
     import sys
 
     env = {**os.environ, "LOGSCOPE_CHROMIUM": str(tmp_path / "no-chromium")}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_html.py"],
-                          capture_output=True, cwd=ROOT, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_html.py"],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
     out = done.stdout.decode()
     assert done.returncode == 5, out  # pytest's "no tests ran": the module skipped as a whole
     assert "browser tests SKIPPED (1): the HTML pages were NOT tested" in out

@@ -124,8 +124,9 @@ def test_attribution_needs_both_pools():
 
 def test_launch_spec_picks_a_launch_and_refuses_an_ambiguous_input(tmp_path):
     both = tmp_path / "two.log"
-    both.write_text((ROOT / "fixtures/compare/llama70b-tp4.log").read_text()
-                    + (ROOT / "fixtures/compare/llama70b-tp8.log").read_text())
+    both.write_text(
+        (ROOT / "fixtures/compare/llama70b-tp4.log").read_text() + (ROOT / "fixtures/compare/llama70b-tp8.log").read_text()
+    )
     result = runner.invoke(app, ["diff", f"{both}#1", f"{both}#2", "--format", "json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["diff"]["kv_tokens"]["change"] == 865993
@@ -185,8 +186,9 @@ def test_plan_refuses_what_it_cannot_size():
         plan(hybrid, h.launch, h.sizing, Setting(tp=4))
     result = runner.invoke(app, ["plan", "--from", hybrid, "--tp", "4"])
     assert result.exit_code == 2 and "hybrid KV pools" in result.output
-    result = runner.invoke(app, ["plan", "--from", str(ROOT / "fixtures/pastes/post-capture-kv-sizing.log"),
-                                 "--mem-fraction-static", "0.9"])
+    result = runner.invoke(
+        app, ["plan", "--from", str(ROOT / "fixtures/pastes/post-capture-kv-sizing.log"), "--mem-fraction-static", "0.9"]
+    )
     assert result.exit_code == 2 and "post-capture KV sizing" in result.output
 
 

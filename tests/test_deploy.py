@@ -80,8 +80,12 @@ def test_dockerfile_install_and_start_steps_in_a_fresh_venv(tmp_path):
     env_line = dict(steps)["ENV"]
     env = {k: v for k, v in (kv.split("=", 1) for kv in shlex.split(env_line)) if k != "PIP_NO_CACHE_DIR"}  # reuse pip's cache
     port = _free_port()
-    env.update(LOGSCOPE_VENV=str(tmp_path / "venv"), LOGSCOPE_DATA_DIR=str(tmp_path / "data"),
-               LOGSCOPE_HOST="127.0.0.1", LOGSCOPE_PORT=str(port))
+    env.update(
+        LOGSCOPE_VENV=str(tmp_path / "venv"),
+        LOGSCOPE_DATA_DIR=str(tmp_path / "data"),
+        LOGSCOPE_HOST="127.0.0.1",
+        LOGSCOPE_PORT=str(port),
+    )
     run_env = {**os.environ, **env}
     run_env.pop("VIRTUAL_ENV", None)
     ran = []
@@ -97,12 +101,17 @@ def test_dockerfile_install_and_start_steps_in_a_fresh_venv(tmp_path):
     assert ran == [["sh", "deploy/install.sh"]]
     assert (tmp_path / "venv/bin/logscope").exists()
     secret = "deploy-test"
-    service_env = {**run_env, "LOGSCOPE_WEBHOOK_SECRET": secret, "LOGSCOPE_DRY_RUN": "1",
-                   "LOGSCOPE_ALLOW_REPOS": "org/repo team/*"}
+    service_env = {
+        **run_env,
+        "LOGSCOPE_WEBHOOK_SECRET": secret,
+        "LOGSCOPE_DRY_RUN": "1",
+        "LOGSCOPE_ALLOW_REPOS": "org/repo team/*",
+    }
     service_env.pop("GITHUB_TOKEN", None)
     healthcheck = _exec_form(dict(steps)["HEALTHCHECK"].split(" CMD ", 1)[1])
-    server = subprocess.Popen(_exec_form(dict(steps)["CMD"]), cwd=ROOT, env=service_env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        _exec_form(dict(steps)["CMD"]), cwd=ROOT, env=service_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 60
         while subprocess.run(healthcheck, cwd=ROOT, env=service_env, capture_output=True, timeout=30).returncode:
@@ -114,9 +123,17 @@ def test_dockerfile_install_and_start_steps_in_a_fresh_venv(tmp_path):
         answers = []
         for repo in ("org/repo", "someone/else"):
             body = json.dumps({"action": "opened", "issue": issue, "repository": {"full_name": repo}}).encode()
-            request = urllib.request.Request(f"http://127.0.0.1:{port}/webhook", data=body, method="POST", headers={
-                "Content-Type": "application/json", "X-GitHub-Event": "issues", "X-GitHub-Delivery": f"deploy-{repo}",
-                "X-Hub-Signature-256": "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()})
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/webhook",
+                data=body,
+                method="POST",
+                headers={
+                    "Content-Type": "application/json",
+                    "X-GitHub-Event": "issues",
+                    "X-GitHub-Delivery": f"deploy-{repo}",
+                    "X-Hub-Signature-256": "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest(),
+                },
+            )
             try:
                 answers.append(urllib.request.urlopen(request, timeout=10).status)
             except urllib.error.HTTPError as exc:

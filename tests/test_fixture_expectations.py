@@ -47,10 +47,20 @@ def test_fixture_matches_expect_file(path):
 
 
 def gpu_rows(report: dict) -> list[list]:
-    return [[g["index"], g.get("name"), g.get("bus_id"), g.get("memory_used_mib"), g.get("memory_total_mib"),
-             g.get("driver_reserved_mib"), g.get("card_total_gib"), [p.get("pid") for p in g["processes"]],
-             [[m["gi"], m["memory_used_mib"], m["memory_total_mib"]] for m in g.get("mig", [])]]
-            for g in report["gpus"]]
+    return [
+        [
+            g["index"],
+            g.get("name"),
+            g.get("bus_id"),
+            g.get("memory_used_mib"),
+            g.get("memory_total_mib"),
+            g.get("driver_reserved_mib"),
+            g.get("card_total_gib"),
+            [p.get("pid") for p in g["processes"]],
+            [[m["gi"], m["memory_used_mib"], m["memory_total_mib"]] for m in g.get("mig", [])],
+        ]
+        for g in report["gpus"]
+    ]
 
 
 @pytest.mark.parametrize("path", [p for p in CASES if p.name.startswith("h-")], ids=lambda p: p.name)

@@ -20,8 +20,11 @@ from tests.helpers import analyze_paths, corpus_inputs
 CASES = [f"fixtures/real/{p.name}" for p in corpus_inputs()] + [
     "fixtures/h200/smi-busy-q.txt+fixtures/h200/torch-oom-message.txt",
 ]
-PAGE_CASES = ["fixtures/real/h-001-sglang-11716.log", "fixtures/real/f-025-sglang-5770.log",
-              "fixtures/synthetic/full-startup-tp2-with-smi.log"]  # html and comment: pages, a few suffice
+PAGE_CASES = [
+    "fixtures/real/h-001-sglang-11716.log",
+    "fixtures/real/f-025-sglang-5770.log",
+    "fixtures/synthetic/full-startup-tp2-with-smi.log",
+]  # html and comment: pages, a few suffice
 SUFFIX = {"json": "json", "text": "txt", "markdown": "md", "html": "html", "comment": "comment.md"}
 TEXT_WIDTH = 160
 DIFF_INPUTS = ["fixtures/compare/llama70b-tp4.log", "fixtures/compare/llama70b-tp8.log"]
@@ -50,11 +53,21 @@ def _plan() -> dict[str, Any]:
 
 # (document kind, golden name, its inputs, how to build the document, the formats pinned)
 GOLDENS: list[tuple[str, str, list[str], Callable[[], dict[str, Any]], tuple[str, ...]]] = [
-    *(("report", case.split("+")[0].rsplit("/", 1)[-1], case.split("+"),
-       lambda case=case: analyze_paths(*case.split("+")),
-       ("json", "text", "markdown") + (("html", "comment") if case in PAGE_CASES else ())) for case in CASES),
-    *(("report", case.rsplit("/", 1)[-1], [case], lambda case=case: analyze_paths(case), ("html", "comment"))
-      for case in PAGE_CASES if case not in CASES),
+    *(
+        (
+            "report",
+            case.split("+")[0].rsplit("/", 1)[-1],
+            case.split("+"),
+            lambda case=case: analyze_paths(*case.split("+")),
+            ("json", "text", "markdown") + (("html", "comment") if case in PAGE_CASES else ()),
+        )
+        for case in CASES
+    ),
+    *(
+        ("report", case.rsplit("/", 1)[-1], [case], lambda case=case: analyze_paths(case), ("html", "comment"))
+        for case in PAGE_CASES
+        if case not in CASES
+    ),
     ("diff", "compare/diff-llama70b-tp4-tp8", DIFF_INPUTS, _diff, tuple(DOCUMENTS["diff"])),
     ("plan", "compare/plan-llama70b-tp4-to-tp8", PLAN_INPUTS, _plan, tuple(DOCUMENTS["plan"])),
 ]
@@ -75,8 +88,9 @@ def test_every_document_and_format_has_a_golden():
 _built: dict[str, dict[str, Any]] = {}
 
 
-@pytest.mark.parametrize(("kind", "name", "inputs", "build", "fmt"), PAIRS,
-                         ids=[f"{n}.{SUFFIX.get(f, f)}" for _k, n, _i, _b, f in PAIRS])
+@pytest.mark.parametrize(
+    ("kind", "name", "inputs", "build", "fmt"), PAIRS, ids=[f"{n}.{SUFFIX.get(f, f)}" for _k, n, _i, _b, f in PAIRS]
+)
 def test_golden(kind, name, inputs, build, fmt, update_goldens, monkeypatch):
     monkeypatch.chdir(goldens.ROOT)  # the inputs' names as a user in the checkout types them
     if name not in _built:

@@ -61,13 +61,17 @@ def test_every_prefix_variant():
 def test_older_and_rarer_variants():
     prefix, kind, data = parse_line("[gpu=0] KV Cache is allocated. K size: 0.21 GB, V size: 0.21 GB.")
     assert prefix["rank"].label == "gpu0" and kind == "kv_alloc" and data["kv_gib"] == 0.42 and "tokens" not in data
-    _, kind, data = parse_line("[2024-09-01 10:00:00 TP0] max_total_num_tokens=350257, max_prefill_tokens=16384, "
-                               "max_running_requests=4096, context_len=131072")
+    _, kind, data = parse_line(
+        "[2024-09-01 10:00:00 TP0] max_total_num_tokens=350257, max_prefill_tokens=16384, "
+        "max_running_requests=4096, context_len=131072"
+    )
     assert kind == "sched_summary" and data["tokens"] == 350257 and "avail_gib" not in data
     assert "context_len" not in data  # a bare integer ending the line may have been cut
     assert parse_line("[2024-09-01 10:00:00 TP0] max_total_num_tokens=35") is None
-    _, kind, data = parse_line("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, "
-                               "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5")
+    _, kind, data = parse_line(
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, "
+        "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5"
+    )
     assert kind == "exception" and data["exception"] == "torch.distributed.DistBackendError"
     _, kind, data = parse_line("RuntimeError: CUDA error: out of memory")
     assert kind == "oom" and data["cuda_error"] is True

@@ -41,8 +41,12 @@ def browser():
 def _reading(rank: dict, title: str) -> float | None:
     phase, column = next((p, c) for p, c in phases.columns() if c.title == title)
     for reading in rank["phases"]:
-        if reading["phase"] == phase.id and reading["model"] == "target" and column.key in reading and (
-                column.graph is None or reading.get("graph") in (column.graph, "verify")):
+        if (
+            reading["phase"] == phase.id
+            and reading["model"] == "target"
+            and column.key in reading
+            and (column.graph is None or reading.get("graph") in (column.graph, "verify"))
+        ):
             return reading[column.key]
     return None
 
@@ -109,8 +113,10 @@ def test_the_timeline_places_each_phase_at_its_time(browser, tmp_path):
 
 
 def test_a_hostile_paste_cannot_inject_markup(tmp_path):
-    text = ('[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n'
-            'RuntimeError: </script><script>alert(1)</script><img src=x onerror=alert(2)> & \u2028\n')
+    text = (
+        "[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n"
+        "RuntimeError: </script><script>alert(1)</script><img src=x onerror=alert(2)> & \u2028\n"
+    )
     from tests.helpers import analyze_text
 
     html = render(analyze_text(text), Format.html)
@@ -120,9 +126,13 @@ def test_a_hostile_paste_cannot_inject_markup(tmp_path):
 
 
 # ---------------------------------------------------------------- charts: axes, stacking order, heat-map colours
-STACK_CASES = ["fixtures/real/h-001-sglang-11716.log", "fixtures/real/h-004-sglang-15909.log",
-               "fixtures/real/h-025-sglang-17392.log", "fixtures/real/h-019-sglang-17392.log",
-               "fixtures/synthetic/full-startup-tp2-with-smi.log"]
+STACK_CASES = [
+    "fixtures/real/h-001-sglang-11716.log",
+    "fixtures/real/h-004-sglang-15909.log",
+    "fixtures/real/h-025-sglang-17392.log",
+    "fixtures/real/h-019-sglang-17392.log",
+    "fixtures/synthetic/full-startup-tp2-with-smi.log",
+]
 EXPECTED_DROPS = {"weights", "kv_pool", "cuda_graphs"}  # what a phase allocates by design
 
 
@@ -136,7 +146,7 @@ def _open(browser, tmp_path, html: str, name: str = "page.html"):
 
 def _rgb(page, handle) -> tuple[int, int, int]:
     text = handle.evaluate("e => getComputedStyle(e).backgroundColor")
-    r, g, b = (int(float(x)) for x in text[text.index("(") + 1:text.index(")")].split(",")[:3])
+    r, g, b = (int(float(x)) for x in text[text.index("(") + 1 : text.index(")")].split(",")[:3])
     return r, g, b
 
 
@@ -171,7 +181,7 @@ def test_ledger_bars_stack_in_each_ranks_ledger_order_on_a_ticked_axis(browser, 
         assert "number under each bar is the sum of the items drawn" in page.inner_text(f"{chart} figcaption")
         legend = [s.inner_text() for s in page.query_selector_all(f"{chart} .legend span")]
         bars = page.query_selector_all(f"{chart} g.bar")
-        assert [b.get_attribute("data-rank") for b in bars] == list(ranks)[:len(bars)]
+        assert [b.get_attribute("data-rank") for b in bars] == list(ranks)[: len(bars)]
         for bar in bars:
             rank = ranks[bar.get_attribute("data-rank")]
             expected = [i["item"] for i in rank["ledger"] if i["gib"] > 0]
@@ -192,8 +202,14 @@ def _unexpected(rank: dict, title: str) -> bool:
     """The oracle, from the document and the phase table: a drop above 0.5 GiB since a reading after which no
     phase up to this one allocates by design (weights, KV pool, CUDA graphs)."""
     phase, column = next((p, c) for p, c in phases.columns() if c.title == title)
-    reading = next(r for r in rank["phases"] if r["phase"] == phase.id and r["model"] == "target" and "avail_gib" in r
-                   and (column.graph is None or r.get("graph") in (column.graph, "verify")))
+    reading = next(
+        r
+        for r in rank["phases"]
+        if r["phase"] == phase.id
+        and r["model"] == "target"
+        and "avail_gib" in r
+        and (column.graph is None or r.get("graph") in (column.graph, "verify"))
+    )
     if (reading.get("drop_gib") or 0) <= 0.5:
         return False
     low = phases.order_of(reading["drop_since"])
@@ -232,8 +248,10 @@ def _compare_documents() -> dict[str, tuple[str, dict]]:
 
     tp4, tp8 = "fixtures/compare/llama70b-tp4.log", "fixtures/compare/llama70b-tp8.log"
     _analysis, launch = load(tp4, None)
-    return {"diff": ("diff", diff_document(diff(*(side(s, *load(s, None), None) for s in (tp4, tp8))))),
-            "plan": ("plan", plan_document(plan(tp4, launch, kv_sizing(launch, None), Setting(tp=8), None)))}
+    return {
+        "diff": ("diff", diff_document(diff(*(side(s, *load(s, None), None) for s in (tp4, tp8))))),
+        "plan": ("plan", plan_document(plan(tp4, launch, kv_sizing(launch, None), Setting(tp=8), None))),
+    }
 
 
 def test_diff_and_plan_pages_share_the_analyze_pages_style_and_draw_axes(browser, tmp_path):
@@ -241,8 +259,11 @@ def test_diff_and_plan_pages_share_the_analyze_pages_style_and_draw_axes(browser
 
     analyze_page = _open(browser, tmp_path, render(analyze_paths(STACK_CASES[0]), Format.html), "analyze.html")
     style = "e => { const s = getComputedStyle(e); return [s.fontFamily, s.fontSize, s.borderLeftWidth, s.padding]; }"
-    reference = (analyze_page.eval_on_selector("#verdict", style), analyze_page.eval_on_selector("body", style),
-                 analyze_page.eval_on_selector("h1", style))
+    reference = (
+        analyze_page.eval_on_selector("#verdict", style),
+        analyze_page.eval_on_selector("body", style),
+        analyze_page.eval_on_selector("h1", style),
+    )
     analyze_page.close()
     ARTIFACTS.mkdir(exist_ok=True)
     for name, (kind, document) in _compare_documents().items():
@@ -250,8 +271,11 @@ def test_diff_and_plan_pages_share_the_analyze_pages_style_and_draw_axes(browser
         errors: list[str] = []
         page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-        assert (page.eval_on_selector("#verdict", style), page.eval_on_selector("body", style),
-                page.eval_on_selector("h1", style)) == reference
+        assert (
+            page.eval_on_selector("#verdict", style),
+            page.eval_on_selector("body", style),
+            page.eval_on_selector("h1", style),
+        ) == reference
         assert json.loads(page.eval_on_selector("#logscope-data", "e => e.textContent")) == document
         if kind == "diff":
             kv = document["diff"]["kv_tokens"]
@@ -259,8 +283,7 @@ def test_diff_and_plan_pages_share_the_analyze_pages_style_and_draw_axes(browser
             steps = page.query_selector_all("#waterfall g.step")
             assert [s.get_attribute("data-name") for s in steps] == ["A", *(p["part"] for p in kv["parts"]), "B"]
             scale = float(page.get_attribute("#waterfall svg", "data-scale"))
-            for step, tokens in zip(steps, [kv["tokens_a"], *(p["tokens"] for p in kv["parts"]), kv["tokens_b"]],
-                                    strict=True):
+            for step, tokens in zip(steps, [kv["tokens_a"], *(p["tokens"] for p in kv["parts"]), kv["tokens_b"]], strict=True):
                 rect = step.query_selector("rect")
                 assert float(rect.get_attribute("height")) == pytest.approx(max(abs(tokens) * scale, 1.0), abs=0.002)
             b = steps[-1].query_selector("rect")
@@ -270,8 +293,12 @@ def test_diff_and_plan_pages_share_the_analyze_pages_style_and_draw_axes(browser
             base, _top = _check_y_axis(page, "#ledger-plan", "GiB")
             for bar, rank in zip(page.query_selector_all("#ledger-plan g.bar"), document["plan"]["ranks"], strict=True):
                 assert [r.get_attribute("data-item") for r in bar.query_selector_all("rect")] == [
-                    "weights and pools", "graphs and lazy cells", "margin"]
+                    "weights and pools",
+                    "graphs and lazy cells",
+                    "margin",
+                ]
                 assert float(bar.query_selector(".bar-sum").text_content()) == pytest.approx(
-                    rank["free_before_weights_gib"], abs=0.011)
+                    rank["free_before_weights_gib"], abs=0.011
+                )
         assert errors == []
         page.close()

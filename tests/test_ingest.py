@@ -50,8 +50,10 @@ def test_several_launches_in_one_file_are_kept_apart():
         "[2025-01-01 11:00:01 TP0] Load weight begin. avail mem=60.00 GB\n"
     )
     report = analyze_text(text)
-    assert [[p["avail_gib"] for p in launch["ranks"][0]["phases"] if "avail_gib" in p] for launch in report["launches"]] \
-        == [[70.0], [60.0]]
+    assert [[p["avail_gib"] for p in launch["ranks"][0]["phases"] if "avail_gib" in p] for launch in report["launches"]] == [
+        [70.0],
+        [60.0],
+    ]
 
 
 def test_draft_model_phases_are_kept_apart_from_the_target():
@@ -63,8 +65,10 @@ def test_draft_model_phases_are_kept_apart_from_the_target():
     )
     phases = analyze_text(text)["launches"][0]["ranks"][0]["phases"]
     assert [(p["phase"], p["model"]) for p in phases] == [
-        ("load_weight_end", "target"), ("capture_end", "target"),
-        ("load_weight_begin", "draft"), ("load_weight_end", "draft"),
+        ("load_weight_end", "target"),
+        ("capture_end", "target"),
+        ("load_weight_begin", "draft"),
+        ("load_weight_end", "draft"),
     ]
 
 
@@ -72,8 +76,10 @@ def test_lines_split_across_reads_are_joined_exactly(monkeypatch):
     import logscope.pipeline.ingest.ingest as ingest
 
     monkeypatch.setattr(ingest, "CHUNK_BYTES", 7)  # tiny reads: every line straddles a boundary
-    text = ("Capturing batches (bs=8 avail_mem=9.00 GB): ██ 1/2\r\n\n"
-            "[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB\n" + "x" * 40 + "\nlast line without newline")
+    text = (
+        "Capturing batches (bs=8 avail_mem=9.00 GB): ██ 1/2\r\n\n"
+        "[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB\n" + "x" * 40 + "\nlast line without newline"
+    )
     source = ingest.Source(name="t", path=None, data=text.encode())
     got = []
     for chunk in source.chunks(("Memory pool end", "Capturing")):
@@ -92,8 +98,14 @@ def test_cloud_log_export_prefixes_are_stripped_and_newest_first_is_reversed():
     ]
     severities = ("INFO", "NOTICE", "ERROR")
     exported = [f"{sev} 2026-01-01T10:00:0{i}.123Z {line}" for i, (sev, line) in enumerate(zip(severities, lines))]
-    for text in ("\n".join(exported), "\n".join(reversed(exported)),
-                 "\n".join(f"2026-01-01T10:00:0{i}+00:00 WARNING {line}" for i, line in enumerate(lines))):
+    for text in (
+        "\n".join(exported),
+        "\n".join(reversed(exported)),
+        "\n".join(f"2026-01-01T10:00:0{i}+00:00 WARNING {line}" for i, line in enumerate(lines)),
+    ):
         (rank,) = analyze_text(text + "\n")["launches"][0]["ranks"]
         assert [(p["phase"], p.get("drop_gib")) for p in rank["phases"]] == [
-            ("load_weight_begin", None), ("load_weight_end", 30.0), ("memory_pool_end", 29.8)]
+            ("load_weight_begin", None),
+            ("load_weight_end", 30.0),
+            ("memory_pool_end", 29.8),
+        ]

@@ -12,14 +12,15 @@ CONFIG = {"model_path": "/models/DeepSeek-V3", "tp_size": 4, "mem_fraction_stati
 
 FORMS = {
     "one line": f"python3 -m sglang.launch_server {FLAGS}\n",
-    "continued": "python3 -m sglang.launch_server \\\n    " + " \\\n    ".join(
-        ["--model-path /models/DeepSeek-V3", "--tp 4", "--mem-fraction-static 0.82", "--enable-dp-attention"]) + "\n",
+    "continued": "python3 -m sglang.launch_server \\\n    "
+    + " \\\n    ".join(["--model-path /models/DeepSeek-V3", "--tp 4", "--mem-fraction-static 0.82", "--enable-dp-attention"])
+    + "\n",
     "env lines first": f"CUDA_VISIBLE_DEVICES=4,5,6,7 \\\nNCCL_DEBUG=INFO \\\npython3 -m sglang.launch_server \\\n  {FLAGS}\n",
     "prompt": f"$ CUDA_VISIBLE_DEVICES=4,5,6,7 NCCL_DEBUG=INFO python -m sglang.launch_server {FLAGS}\n",
     "docker": f"docker run --gpus all --shm-size 32g -e CUDA_VISIBLE_DEVICES=4,5,6,7 --env NCCL_DEBUG=INFO "
-              f"lmsysorg/sglang:latest python3 -m sglang.launch_server {FLAGS}\n",
+    f"lmsysorg/sglang:latest python3 -m sglang.launch_server {FLAGS}\n",
     "docker continued": f"docker run --gpus all \\\n  -e CUDA_VISIBLE_DEVICES=4,5,6,7 \\\n  -e NCCL_DEBUG=INFO \\\n"
-                        f"  lmsysorg/sglang:latest \\\n  python3 -m sglang.launch_server {FLAGS}\n",
+    f"  lmsysorg/sglang:latest \\\n  python3 -m sglang.launch_server {FLAGS}\n",
     "torchrun": f"torchrun --nproc_per_node 4 -m sglang.launch_server {FLAGS}\n",
     "sglang serve": f"sglang serve {FLAGS}\n",
 }
@@ -40,19 +41,26 @@ def test_continued_lines_count_as_recognised():
 
 
 def test_credentials_in_the_environment_are_named_not_echoed():
-    text = ("HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=256 "
-            "AWS_SECRET_ACCESS_KEY=abc/def python3 -m sglang.launch_server --tp 2\n")
+    text = (
+        "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=256 "
+        "AWS_SECRET_ACCESS_KEY=abc/def python3 -m sglang.launch_server --tp 2\n"
+    )
     env = analyze_text(text)["launches"][0]["environment"]
-    assert env == {"HF_TOKEN": "<redacted>", "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "256",
-                   "AWS_SECRET_ACCESS_KEY": "<redacted>"}
+    assert env == {
+        "HF_TOKEN": "<redacted>",
+        "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "256",
+        "AWS_SECRET_ACCESS_KEY": "<redacted>",
+    }
 
 
 def test_every_server_arg_is_carried_as_printed_with_its_source():
-    text = ("python3 -m sglang.launch_server --model-path /models/x --tp 8 --port 31000 --disable-radix-cache "
-            "--served-model-name ds\n"
-            "[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/models/x', tp_size=8, port=30000, random_seed=42, "
-            "api_key='s3cret', disaggregation_mode='prefill', num_reserved_decode_tokens=512, attention_backend=None, "
-            "mem_fraction_static=0.85, enable_dp_attention=False)\n")
+    text = (
+        "python3 -m sglang.launch_server --model-path /models/x --tp 8 --port 31000 --disable-radix-cache "
+        "--served-model-name ds\n"
+        "[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/models/x', tp_size=8, port=30000, random_seed=42, "
+        "api_key='s3cret', disaggregation_mode='prefill', num_reserved_decode_tokens=512, attention_backend=None, "
+        "mem_fraction_static=0.85, enable_dp_attention=False)\n"
+    )
     launch = analyze_text(text)["launches"][0]
     args, source = launch["server_args"], launch["server_args_source"]
     # the dump's fields, typed as the dump prints them, win over the command's words

@@ -60,15 +60,20 @@ def test_measured_items_match_the_text(path):
 # hand-worked from DeepEP's LowLatencyLayout (hidden 7168, 128 tokens): dispatch msg 16 + 14336 = 14352 B,
 # combine msg 224 + 14336 = 14560 B; send = recv = E x 128 x 14560; signalling ceil(4E / 128) x 128;
 # total 4 x E x 128 x 14560 + 2 x signalling, then (total // 128 + 1) x 128
-@pytest.mark.parametrize("check_env, experts, ar_mechanism", [
-    ("", 256 + 8, "custom_ar_v2"),  # version unknown: the newest release's DeepSeek code adds ep_size shared slots
-    ("sglang: 0.5.9\n", 256, "custom_ar"),  # 0.5.9 passes n_routed_experts; custom all-reduce v1
-])
+@pytest.mark.parametrize(
+    "check_env, experts, ar_mechanism",
+    [
+        ("", 256 + 8, "custom_ar_v2"),  # version unknown: the newest release's DeepSeek code adds ep_size shared slots
+        ("sglang: 0.5.9\n", 256, "custom_ar"),  # 0.5.9 passes n_routed_experts; custom all-reduce v1
+    ],
+)
 def test_cells_for_a_deepep_launch(check_env, experts, ar_mechanism):
-    text = (("Python: 3.12.3\n" + check_env if check_env else "")
-            + "[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/m/DeepSeek-R1', tp_size=8, ep_size=8, "
-            "moe_a2a_backend='deepep', deepep_mode='low_latency')\n"
-            "[2025-11-04 05:27:13 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n")
+    text = (
+        ("Python: 3.12.3\n" + check_env if check_env else "")
+        + "[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/m/DeepSeek-R1', tp_size=8, ep_size=8, "
+        "moe_a2a_backend='deepep', deepep_mode='low_latency')\n"
+        "[2025-11-04 05:27:13 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
+    )
     from tests.helpers import analyze_text
 
     cells = analyze_text(text)["launches"][0]["ranks"][0]["cells"]
@@ -119,12 +124,14 @@ def test_capture_delta_is_reconciled_with_the_lazy_cells(monkeypatch):
 
     monkeypatch.setattr(logscope.pipeline.sizing.cell_rules, "shipped_calibration", lambda: None)  # pin the issue 27 table's rows
 
-    text = ("[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/m/DeepSeek-R1', tp_size=8, ep_size=8, "
-            "moe_a2a_backend='deepep', deepep_mode='low_latency')\n"
-            "[2025-11-04 05:27:13 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
-            "[2025-11-04 05:27:20 TP0] Memory pool end. avail mem=9.50 GB\n"
-            "[2025-11-04 05:27:21 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=9.40 GB\n"
-            "[2025-11-04 05:28:21 TP0] Capture cuda graph end. Time elapsed: 60.00 s. mem usage=3.40 GB. avail mem=6.00 GB.\n")
+    text = (
+        "[2025-11-04 05:20:00] server_args=ServerArgs(model_path='/m/DeepSeek-R1', tp_size=8, ep_size=8, "
+        "moe_a2a_backend='deepep', deepep_mode='low_latency')\n"
+        "[2025-11-04 05:27:13 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
+        "[2025-11-04 05:27:20 TP0] Memory pool end. avail mem=9.50 GB\n"
+        "[2025-11-04 05:27:21 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=9.40 GB\n"
+        "[2025-11-04 05:28:21 TP0] Capture cuda graph end. Time elapsed: 60.00 s. mem usage=3.40 GB. avail mem=6.00 GB.\n"
+    )
     ledger = {i["item"]: i for i in analyze_text(text)["launches"][0]["ranks"][0]["ledger"]}
     graphs = ledger["cuda_graphs"]
     assert graphs["gib"] == 3.40 and graphs["kind"] == "measured"
@@ -149,5 +156,6 @@ def test_the_init_lines_mem_usage_is_shown_with_the_ledger():
     for fmt in (Format.text, Format.markdown, Format.html):
         text = " ".join(html.unescape(render(report, fmt, 200)).split())
         assert "init distributed mem usage (measured, SGLang's init line): TP0 1.96, TP1 2.01" in text.replace(
-            "Init distributed", "init distributed"), fmt
+            "Init distributed", "init distributed"
+        ), fmt
         assert "TP7 1.77 GiB" in text, fmt

@@ -14,16 +14,37 @@ from logscope.pipeline.ingest.linescan import LiteralScan, decode_line
 from logscope.pipeline.parse import prefilter
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = sorted(p for d in ("real", "pastes", "synthetic", "h200") for p in (ROOT / "fixtures" / d).glob("*")
-                  if p.suffix in (".log", ".txt"))
-EDGES = (b"a\n\nb\n", b"a\nb", b"\n", b"\n\n", b"a\r\nb\r\n", b"a\rb\n", b"x\x00y\n", b"p\x1fq\n", b"  \n", b"a\n\r\n",
-         b"\xff\xfeWARN\xc3\n", b"ok\nERROR\x1f in the cut part\nWA\x00RN\n", b"")
+FIXTURES = sorted(
+    p for d in ("real", "pastes", "synthetic", "h200") for p in (ROOT / "fixtures" / d).glob("*") if p.suffix in (".log", ".txt")
+)
+EDGES = (
+    b"a\n\nb\n",
+    b"a\nb",
+    b"\n",
+    b"\n\n",
+    b"a\r\nb\r\n",
+    b"a\rb\n",
+    b"x\x00y\n",
+    b"p\x1fq\n",
+    b"  \n",
+    b"a\n\r\n",
+    b"\xff\xfeWARN\xc3\n",
+    b"ok\nERROR\x1f in the cut part\nWA\x00RN\n",
+    b"",
+)
 
 
-@pytest.mark.parametrize(("raw", "text"), [
-    (b"a\r", "a"), (b"a\rb", "a\rb"), (b"p\x1fq", "p"), (b"x\x00y", "x\x00y"), (b"\xff\xfeab\xc3", "\ufffd\ufffdab\ufffd"),
-    (b"", ""),
-])
+@pytest.mark.parametrize(
+    ("raw", "text"),
+    [
+        (b"a\r", "a"),
+        (b"a\rb", "a\rb"),
+        (b"p\x1fq", "p"),
+        (b"x\x00y", "x\x00y"),
+        (b"\xff\xfeab\xc3", "\ufffd\ufffdab\ufffd"),
+        (b"", ""),
+    ],
+)
 def test_a_line_is_decoded_lossily_without_its_cr_and_what_follows_a_unit_separator(raw, text):
     assert decode_line(raw) == text
 
@@ -35,8 +56,11 @@ def test_line_counts_and_candidates_of_edge_cases(data):
     if data.endswith(b"\n") or not data:
         physical.pop()
     assert lines == len(physical)
-    assert found == [(i, sum(len(p) + 1 for p in physical[:i]), decode_line(p)) for i, p in enumerate(physical)
-                     if any(lit in decode_line(p) for lit in ("WARN", "ERROR", "a"))]
+    assert found == [
+        (i, sum(len(p) + 1 for p in physical[:i]), decode_line(p))
+        for i, p in enumerate(physical)
+        if any(lit in decode_line(p) for lit in ("WARN", "ERROR", "a"))
+    ]
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
@@ -48,8 +72,11 @@ def test_the_native_pass_finds_the_same_lines_as_re(path, monkeypatch):
     monkeypatch.setattr("logscope.pipeline.ingest.linescan.NATIVE_MIN_BYTES", 0)
     assert scan.native() is not None
     assert scan.candidates(data, 0, len(data)) == by_re
-    assert [i for i, _, text in by_re[1]] == [i for i, line in enumerate(data.decode("utf-8", "replace").split("\n"))
-                                              if prefilter.literal_scan().text_rx.search(line.split("\x1f")[0])]
+    assert [i for i, _, text in by_re[1]] == [
+        i
+        for i, line in enumerate(data.decode("utf-8", "replace").split("\n"))
+        if prefilter.literal_scan().text_rx.search(line.split("\x1f")[0])
+    ]
 
 
 def _read(chunks):

@@ -26,8 +26,10 @@ from tests.helpers import REAL, ROOT, analyze_text
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SECRETS = ["hf_AbCdEfGhIjKlMnOpQrStUv", "alice@example.com", "/home/alice/models", "ghp_" + "x1" * 12]
-PLANTED = ("HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUv python -m sglang.launch_server --model-path /home/alice/models/llama\n"
-           "contact: alice@example.com, GITHUB_TOKEN=ghp_" + "x1" * 12 + "\n")
+PLANTED = (
+    "HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUv python -m sglang.launch_server --model-path /home/alice/models/llama\n"
+    "contact: alice@example.com, GITHUB_TOKEN=ghp_" + "x1" * 12 + "\n"
+)
 LOG = REAL / "f-004-sglang-5285.log"
 CAP = 64 << 10
 
@@ -41,8 +43,13 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server():
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "logscope", "serve", "--port", str(port), "--max-paste", str(CAP)],
-                            cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "logscope", "serve", "--port", str(port), "--max-paste", str(CAP)],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and proc.poll() is None:
@@ -71,7 +78,7 @@ def test_form_page_headers_and_the_size_cap(server):
     assert "form-action 'self'" in csp and "frame-ancestors 'none'" in csp
     assert '<form method="post" action="/" enctype="multipart/form-data">' in page and "<script" not in page
     port = int(server.rsplit(":", 1)[1])
-    body = b"--b\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\n" + b"x" * (CAP + 1) + b"\r\n--b--\r\n"
+    body = b'--b\r\nContent-Disposition: form-data; name="text"\r\n\r\n' + b"x" * (CAP + 1) + b"\r\n--b--\r\n"
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request("POST", "/", body=body, headers={"Content-Type": "multipart/form-data; boundary=b"})
     response = connection.getresponse()

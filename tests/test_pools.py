@@ -24,10 +24,12 @@ def test_two_pools_named_by_the_sliding_window_line():
 
 
 def test_pools_without_a_naming_line_are_numbered_in_order():
-    text = ("[2026-01-01 10:00:10 TP0] Load weight end. type=X, avail mem=60.00 GB, mem usage=18.00 GB.\n"
-            "[2026-01-01 10:00:12 TP0] KV Cache is allocated. #tokens: 1000, KV size: 2.00 GB\n"
-            "[2026-01-01 10:00:12 TP0] KV Cache is allocated. #tokens: 500, KV size: 1.00 GB\n"
-            "[2026-01-01 10:00:13 TP0] Memory pool end. avail mem=56.90 GB\n")
+    text = (
+        "[2026-01-01 10:00:10 TP0] Load weight end. type=X, avail mem=60.00 GB, mem usage=18.00 GB.\n"
+        "[2026-01-01 10:00:12 TP0] KV Cache is allocated. #tokens: 1000, KV size: 2.00 GB\n"
+        "[2026-01-01 10:00:12 TP0] KV Cache is allocated. #tokens: 500, KV size: 1.00 GB\n"
+        "[2026-01-01 10:00:13 TP0] Memory pool end. avail mem=56.90 GB\n"
+    )
     (rank,) = analyze_text(text)["launches"][0]["ranks"]
     assert [p.get("pool") for p in rank["phases"] if p["phase"] == "kv_cache_allocated"] == ["kv", "kv#2"]
     assert rank["phases"][-1]["phase"] == "memory_pool_end" and rank["phases"][-1]["model"] == "target"
@@ -45,8 +47,10 @@ def _launches(*files: tuple[str, str]) -> list[dict]:
     return analyze_sources([_source(name, text) for name, text in files])["launches"]
 
 
-START = "[{day} 10:00:0{r} TP{r}] Load weight begin. avail mem=70.00 GB\n[{day} 10:00:1{r} TP{r}] Load weight end. " \
-        "type=X, avail mem=40.00 GB, mem usage=30.00 GB.\n"
+START = (
+    "[{day} 10:00:0{r} TP{r}] Load weight begin. avail mem=70.00 GB\n[{day} 10:00:1{r} TP{r}] Load weight end. "
+    "type=X, avail mem=40.00 GB, mem usage=30.00 GB.\n"
+)
 
 
 def test_inputs_that_cannot_be_one_launch_are_separate_launches():
@@ -55,9 +59,11 @@ def test_inputs_that_cannot_be_one_launch_are_separate_launches():
     assert [len(launch["ranks"]) for launch in _launches(("a.log", host_a), ("b.log", host_b))] == [2, 2]
     days_apart = "".join(START.format(day="2026-01-04", r=r) for r in range(2, 4))
     assert len(_launches(("a.log", host_a), ("c.log", days_apart))) == 2
-    models = ("python -m sglang.launch_server --model-path /m/a --tp 2\n" + host_a,
-              "python -m sglang.launch_server --model-path /m/b --tp 2\n" + "".join(
-                  START.format(day="2026-01-01", r=r) for r in range(2, 4)))
+    models = (
+        "python -m sglang.launch_server --model-path /m/a --tp 2\n" + host_a,
+        "python -m sglang.launch_server --model-path /m/b --tp 2\n"
+        + "".join(START.format(day="2026-01-01", r=r) for r in range(2, 4)),
+    )
     assert len(_launches(("a.log", models[0]), ("b.log", models[1]))) == 2
 
 
@@ -72,11 +78,13 @@ def test_one_log_pasted_in_two_parts_stays_one_launch():
 
 
 def test_memory_lines_that_are_no_phase_are_the_ranks_notes():
-    text = ("[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n"
-            "[2026-01-01 10:00:01 TP1] Load weight begin. avail mem=70.00 GB\n"
-            "[2026-01-01 10:00:05 TP1] DeepGEMM masked layout budget: 12.34 GiB from 50.00 GiB free.\n"
-            "[2026-01-01 10:00:06 TP0] Allocating 107.37 GB host memory for hierarchical KV cache.\n"
-            "[2026-01-01 10:00:07 TP0] Registering 6 cuda graph addresses\n")
+    text = (
+        "[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n"
+        "[2026-01-01 10:00:01 TP1] Load weight begin. avail mem=70.00 GB\n"
+        "[2026-01-01 10:00:05 TP1] DeepGEMM masked layout budget: 12.34 GiB from 50.00 GiB free.\n"
+        "[2026-01-01 10:00:06 TP0] Allocating 107.37 GB host memory for hierarchical KV cache.\n"
+        "[2026-01-01 10:00:07 TP0] Registering 6 cuda graph addresses\n"
+    )
     ranks = {r["rank"]: r for r in analyze_text(text)["launches"][0]["ranks"]}
     assert [(n["kind"], n["line"]) for n in ranks["TP0"]["notes"]] == [("hicache_host", 4), ("ar_registering", 5)]
     assert ranks["TP0"]["notes"][0]["host_gb"] == 107.37 and ranks["TP0"]["notes"][1]["addresses"] == 6

@@ -32,8 +32,10 @@ def _recorded() -> dict:
 def test_the_committed_calibration_is_what_its_readings_give():
     document = _recorded()
     records = {int(name[4:]): lines for name, lines in document["readings"].items()}
-    rebuilt = build_calibration(records, {"command": document["command"], "driver": document["hardware"]["driver"],
-                                          "measured_at": document["measured_at"]})
+    rebuilt = build_calibration(
+        records,
+        {"command": document["command"], "driver": document["hardware"]["driver"], "measured_at": document["measured_at"]},
+    )
     assert rebuilt["mechanisms"] == document["mechanisms"]
     sizes = {m["stage"]: (m["mib"], m["outside_allocator_mib"]) for m in document["mechanisms"]}
     # NVML's device use before and after the context; torch's free memory around every later stage
@@ -48,12 +50,24 @@ def test_the_committed_calibration_is_what_its_readings_give():
 
 def test_stage_deltas_from_recorded_readings():
     def reading(stage, free_mib, reserved_mib):
-        return {"stage": stage, "free_bytes": free_mib << 20, "total_bytes": 1000 << 20, "allocated_bytes": 0,
-                "reserved_bytes": reserved_mib << 20, "nvml_used_mib": 1000 - free_mib + 10}
+        return {
+            "stage": stage,
+            "free_bytes": free_mib << 20,
+            "total_bytes": 1000 << 20,
+            "allocated_bytes": 0,
+            "reserved_bytes": reserved_mib << 20,
+            "nvml_used_mib": 1000 - free_mib + 10,
+        }
 
-    ranks = {r: [{"stage": "before_context", "pid": 10 + r, "nvml_used_mib": 10.0},
-                 reading("cuda_context", 500, 0), reading("nccl_eager_init", 400 - r * 10, 0),
-                 reading("nccl_first_collective", 390 - r * 10, 6)] for r in range(2)}
+    ranks = {
+        r: [
+            {"stage": "before_context", "pid": 10 + r, "nvml_used_mib": 10.0},
+            reading("cuda_context", 500, 0),
+            reading("nccl_eager_init", 400 - r * 10, 0),
+            reading("nccl_first_collective", 390 - r * 10, 6),
+        ]
+        for r in range(2)
+    }
     document = build_calibration(ranks, {})
     by_stage = {m["stage"]: m for m in document["mechanisms"]}
     assert by_stage["cuda_context"]["mib"] == 500.0  # 510 - 10 MiB used on the device, from NVML
@@ -65,10 +79,18 @@ def test_stage_deltas_from_recorded_readings():
 
 
 def test_a_stage_that_failed_or_timed_out_is_listed_not_measured():
-    lines = [{"stage": "before_context", "pid": 1, "nvml_used_mib": 0.0},
-             {"stage": "cuda_context", "free_bytes": 900 << 20, "total_bytes": 1000 << 20, "allocated_bytes": 0,
-              "reserved_bytes": 0, "nvml_used_mib": 100.0},
-             {"stage": "nccl_eager_init", "error": "timed out after 5 s"}]
+    lines = [
+        {"stage": "before_context", "pid": 1, "nvml_used_mib": 0.0},
+        {
+            "stage": "cuda_context",
+            "free_bytes": 900 << 20,
+            "total_bytes": 1000 << 20,
+            "allocated_bytes": 0,
+            "reserved_bytes": 0,
+            "nvml_used_mib": 100.0,
+        },
+        {"stage": "nccl_eager_init", "error": "timed out after 5 s"},
+    ]
     document = build_calibration({0: lines}, {})
     assert [m["stage"] for m in document["mechanisms"]] == ["cuda_context"]
     assert document["skipped"] == [{"stage": "nccl_eager_init", "reason": "rank 0: timed out after 5 s"}]
@@ -118,11 +140,13 @@ def test_children_run_with_nvlink_multicast_off(tmp_path):
 
 def test_the_watchdog_ends_a_stage_that_hangs(tmp_path):
     out = tmp_path / "rank0.jsonl"
-    code = ("import time, pathlib\n"
-            "from logscope.probe.worker import _Results, _Watchdog\n"
-            f"w = _Watchdog(_Results(pathlib.Path({str(out)!r})), 1.0)\n"
-            "w.begin('nccl_eager_init')\n"
-            "time.sleep(30)\n")
+    code = (
+        "import time, pathlib\n"
+        "from logscope.probe.worker import _Results, _Watchdog\n"
+        f"w = _Watchdog(_Results(pathlib.Path({str(out)!r})), 1.0)\n"
+        "w.begin('nccl_eager_init')\n"
+        "time.sleep(30)\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=20)
     assert done.returncode == 3
     assert json.loads(out.read_text().splitlines()[-1]) == {"stage": "nccl_eager_init", "error": "timed out after 1 s"}
@@ -146,16 +170,19 @@ def test_analyze_with_the_calibration_reconciles_the_probes_own_dumps():
 
 def test_another_process_is_not_explained_by_the_probe():
     # the corpus H200 dump is of another process (PID 416): the calibration says nothing about it
-    report = analyze_sources(expand_inputs(["fixtures/h200/smi-busy-q.txt", "fixtures/h200/torch-oom-message.txt"]),
-                             calibration=load_calibration(CALIBRATION))
+    report = analyze_sources(
+        expand_inputs(["fixtures/h200/smi-busy-q.txt", "fixtures/h200/torch-oom-message.txt"]),
+        calibration=load_calibration(CALIBRATION),
+    )
     assert "outside_allocator_ledger" not in report["gpus"][0]
 
 
 def test_cells_and_context_measured_where_the_calibration_covers_them():
     sources = expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"])
     plain = analyze_sources(sources)["launches"][0]["ranks"][0]
-    calibrated = analyze_sources(expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"]),
-                                 calibration=load_calibration(CALIBRATION))["launches"][0]["ranks"][0]
+    calibrated = analyze_sources(
+        expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"]), calibration=load_calibration(CALIBRATION)
+    )["launches"][0]["ranks"][0]
     context = next(i for i in calibrated["ledger"] if i["item"] == "cuda_context")
     assert (context["gib"], context["kind"]) == (round(523.56 / 1024, 2), "measured (probe)")
     cells = {c["mechanism"]: c for c in calibrated["cells"]}
@@ -164,8 +191,10 @@ def test_cells_and_context_measured_where_the_calibration_covers_them():
     # TP=2: the world-size-1 calibration has no group of 2, so the NCCL cells keep their estimate and say why
     assert cells["pynccl"]["kind"] == "estimated" and "has no" in cells["pynccl"]["basis"]
     assert cells["pynccl"]["gib"] == next(c for c in plain["cells"] if c["mechanism"] == "pynccl")["gib"]
-    unexplained = {r: next(i["gib"] for i in r_["ledger"] if i["item"] == "unexplained")
-                   for r, r_ in (("plain", plain), ("calibrated", calibrated))}
+    unexplained = {
+        r: next(i["gib"] for i in r_["ledger"] if i["item"] == "unexplained")
+        for r, r_ in (("plain", plain), ("calibrated", calibrated))
+    }
     assert unexplained["calibrated"] != unexplained["plain"]
 
 
@@ -175,25 +204,30 @@ def test_a_group_size_the_calibration_has_is_used():
         if entry["group"] != "rank" and entry["group"] != "device":
             entry["group_size"] = 2
     # the recorded run was in NCCL's default environment (cuMem on): SGLang sets NCCL_CUMEM_ENABLE=0, so no row fits
-    report = analyze_sources(expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"]),
-                             calibration=parse_calibration(document, "ws2.yaml"))
+    report = analyze_sources(
+        expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"]), calibration=parse_calibration(document, "ws2.yaml")
+    )
     cells = {c["mechanism"]: c for c in report["launches"][0]["ranks"][0]["cells"]}
     assert cells["pynccl"]["kind"] == "estimated" and "under NCCL_CUMEM_ENABLE=0" in cells["pynccl"]["basis"]
     document["environment"]["NCCL_CUMEM_ENABLE"] = "0"
-    report = analyze_sources(expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"]),
-                             calibration=parse_calibration(document, "ws2.yaml"))
+    report = analyze_sources(
+        expand_inputs(["fixtures/synthetic/full-startup-tp2-with-smi.log"]), calibration=parse_calibration(document, "ws2.yaml")
+    )
     cells = {c["mechanism"]: c for c in report["launches"][0]["ranks"][0]["cells"]}
     assert cells["pynccl"]["kind"] == "measured (probe)" and cells["pynccl"]["gib"] == round(650 / 1024, 3)
     assert cells["torch_nccl"]["gib"] == round(388 / 1024, 3)
 
 
-@pytest.mark.parametrize(("text", "needle"), [
-    ("just: text\n", "expected a mapping with logscope_calibration: 1"),
-    ("logscope_calibration: 1\nworld_size: 0\n", "world_size must be a positive integer"),
-    ("logscope_calibration: 1\nworld_size: 1\nmechanisms: [{mechanism: x}]\n", "mechanisms[0]"),
-    ("logscope_calibration: 1\nworld_size: 1\nsurprise: 1\n", "unknown keys ['surprise']"),
-    ("logscope_calibration: [\n", "invalid YAML"),
-])
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("just: text\n", "expected a mapping with logscope_calibration: 1"),
+        ("logscope_calibration: 1\nworld_size: 0\n", "world_size must be a positive integer"),
+        ("logscope_calibration: 1\nworld_size: 1\nmechanisms: [{mechanism: x}]\n", "mechanisms[0]"),
+        ("logscope_calibration: 1\nworld_size: 1\nsurprise: 1\n", "unknown keys ['surprise']"),
+        ("logscope_calibration: [\n", "invalid YAML"),
+    ],
+)
 def test_a_bad_calibration_file_is_one_line_naming_it(tmp_path, text, needle):
     path = tmp_path / "calib.yaml"
     path.write_text(text, encoding="utf-8")
@@ -211,18 +245,26 @@ _NVML = "class NVMLError(Exception):\n    pass\n"
 _NO_CUDA = "class cuda:\n    @staticmethod\n    def is_available():\n        return False\n"
 
 
-@pytest.mark.parametrize(("pynvml", "torch", "message"), [
-    (_MISSING, _MISSING, "needs nvidia-ml-py to check that the GPUs are free: from a logscope clone, pip install '.[probe]'"),
-    (_NVML, _MISSING, "needs PyTorch with CUDA: from a logscope clone, pip install '.[probe]'"),
-    (_NVML, _NO_CUDA, "PyTorch sees no CUDA GPU"),
-])
+@pytest.mark.parametrize(
+    ("pynvml", "torch", "message"),
+    [
+        (_MISSING, _MISSING, "needs nvidia-ml-py to check that the GPUs are free: from a logscope clone, pip install '.[probe]'"),
+        (_NVML, _MISSING, "needs PyTorch with CUDA: from a logscope clone, pip install '.[probe]'"),
+        (_NVML, _NO_CUDA, "PyTorch sees no CUDA GPU"),
+    ],
+)
 def test_probe_without_nvml_torch_or_a_gpu_is_one_line(tmp_path, pynvml, torch, message):
     (tmp_path / "pynvml.py").write_text(pynvml)
     (tmp_path / "torch.py").write_text(torch)
     out = tmp_path / "never-written.yaml"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-m", "logscope", "probe", "--world-size", "1", "--out", str(out)],
-                          capture_output=True, cwd=ROOT, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "logscope", "probe", "--world-size", "1", "--out", str(out)],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert done.stderr.decode() == f"logscope: error: {message}\n"
     assert not out.exists()
@@ -235,8 +277,9 @@ def test_children_run_under_sglangs_nccl_environment_unless_told_otherwise(tmp_p
     monkeypatch.setenv("NCCL_CUMEM_ENABLE", "1")
     _, env = child_command(0, 1, 29500, tmp_path / "r0.jsonl", 60.0, ["tp"], 64, None, None)
     assert env["NCCL_CUMEM_ENABLE"] == "0" and "NCCL_BUFFSIZE" not in env
-    _, env = child_command(0, 1, 29500, tmp_path / "r0.jsonl", 60.0, ["tp"], 64, None, None,
-                           NCCL_ENVIRONMENTS["sglang-buffsize-1mib"])
+    _, env = child_command(
+        0, 1, 29500, tmp_path / "r0.jsonl", 60.0, ["tp"], 64, None, None, NCCL_ENVIRONMENTS["sglang-buffsize-1mib"]
+    )
     assert (env["NCCL_CUMEM_ENABLE"], env["NCCL_BUFFSIZE"]) == ("0", "1048576")
 
 

@@ -57,8 +57,26 @@ PHASE_LINES = [
     "RuntimeError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
     "pre_model_load_memory=19.2269287109375, local_gpu_memory=30.54656982421875, local_gpu_memory * 0.9=27.491912841796875",
 ]
-TRUE_NUMBERS = {121.90, 16.39, 5.05, 2795207, 53.31, 106.62, 5.92, 1.44, 37.06, 2261377, 16384, 4096, 128000,
-                350257, 100000, 19.2269287109375, 30.54656982421875, 27.491912841796875}
+TRUE_NUMBERS = {
+    121.90,
+    16.39,
+    5.05,
+    2795207,
+    53.31,
+    106.62,
+    5.92,
+    1.44,
+    37.06,
+    2261377,
+    16384,
+    4096,
+    128000,
+    350257,
+    100000,
+    19.2269287109375,
+    30.54656982421875,
+    27.491912841796875,
+}
 
 
 def test_a_phase_line_cut_anywhere_is_read_right_or_not_at_all():
@@ -67,14 +85,17 @@ def test_a_phase_line_cut_anywhere_is_read_right_or_not_at_all():
             parsed = parse_line(line[:end])
             if parsed is None:
                 continue
-            numbers = [v for k, v in parsed[2].items()
-                       if isinstance(v, (int, float)) and not isinstance(v, bool) and not k.endswith("_unverified")]
+            numbers = [
+                v
+                for k, v in parsed[2].items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and not k.endswith("_unverified")
+            ]
             assert set(numbers) <= TRUE_NUMBERS, (line[:end], parsed[2])
 
 
 def test_no_catastrophic_backtracking_on_100kb_lines():
     # a correctness guard against exponential time (the one timed test the standards allow), generous bound
-    for piece in ("avail mem=1", "[2025-01-01 00:00:00 TP0] ", "Capture cuda ", "a=b, ", "9" * 10, "File \"x\", "):
+    for piece in ("avail mem=1", "[2025-01-01 00:00:00 TP0] ", "Capture cuda ", "a=b, ", "9" * 10, 'File "x", '):
         line = (piece * (100_000 // len(piece)))[:100_000]
         started = time.process_time()
         _analyze(line.encode())
@@ -91,8 +112,25 @@ def test_every_grammar_and_regex_stays_linear_on_adversarial_input():
     from logscope.core.resources import data_dir
     from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology
 
-    pieces = ("9", "9.", "a=", "[", "| ", "GPU0 ", "NV1 ", "'", "(", "{'a': ", "File \"", "1 GiB ", "x:", "--a ",
-              "Capture ", "NVIDIA-SMI ", ": ")
+    pieces = (
+        "9",
+        "9.",
+        "a=",
+        "[",
+        "| ",
+        "GPU0 ",
+        "NV1 ",
+        "'",
+        "(",
+        "{'a': ",
+        'File "',
+        "1 GiB ",
+        "x:",
+        "--a ",
+        "Capture ",
+        "NVIDIA-SMI ",
+        ": ",
+    )
     grammars = sorted(p.stem for p in data_dir("grammars").glob("*.lark") if p.stem != "common")
     for name in grammars:
         for piece in pieces:
@@ -108,8 +146,9 @@ def test_every_grammar_and_regex_stays_linear_on_adversarial_input():
 
 def test_mutated_phase_lines_never_yield_a_number_that_is_not_in_the_text():
     rng = random.Random(11)
-    lines = [line for path in corpus_inputs() for line in path.read_text(errors="replace").split("\n")
-             if parse_line(line) is not None]
+    lines = [
+        line for path in corpus_inputs() for line in path.read_text(errors="replace").split("\n") if parse_line(line) is not None
+    ]
     assert len(lines) > 100
     for line in lines:
         for _ in range(5):

@@ -13,9 +13,16 @@ from logscope.pipeline.rule_engine.loader import load_rule_file, load_rules
 from logscope.tooling.rule_cases import load_cases
 
 STABLE = {
-    "capture-oom": "error", "startup-oom": "error", "kv-pool-too-small": "error", "custom-ar-failed": "error",
-    "nccl-error": "error", "pd-transfer-failed": "error", "memory-imbalance": "warning",
-    "startup-incomplete": "warning", "deepep-buffer": "warning", "custom-ar-disabled": "info",
+    "capture-oom": "error",
+    "startup-oom": "error",
+    "kv-pool-too-small": "error",
+    "custom-ar-failed": "error",
+    "nccl-error": "error",
+    "pd-transfer-failed": "error",
+    "memory-imbalance": "warning",
+    "startup-incomplete": "warning",
+    "deepep-buffer": "warning",
+    "custom-ar-disabled": "info",
 }
 
 

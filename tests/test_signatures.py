@@ -18,8 +18,18 @@ from tests.helpers import ROOT, run
 
 CASES = [(path.name, case) for path in signature_case_files() for case in load_signature_cases(path)]
 SINGLE_LINE = [(name, case) for name, case in CASES if "\n" not in case["log"].strip()]
-FAILURE_IDS = ("capture-oom", "startup-oom", "kv-pool-too-small", "custom-ar-failed", "custom-ar-disabled",
-               "nccl-error", "deepep-buffer", "pd-transfer-failed", "memory-imbalance", "startup-crash")
+FAILURE_IDS = (
+    "capture-oom",
+    "startup-oom",
+    "kv-pool-too-small",
+    "custom-ar-failed",
+    "custom-ar-disabled",
+    "nccl-error",
+    "deepep-buffer",
+    "pd-transfer-failed",
+    "memory-imbalance",
+    "startup-crash",
+)
 
 
 @pytest.mark.parametrize(("file", "case"), CASES, ids=[f"{f}::{c['name']}" for f, c in CASES])
@@ -56,7 +66,7 @@ def _wrappings(line: str) -> dict[str, str]:
     if '"' not in line:
         forms["quoted_in_a_sentence"] = f'A minute later SGLang logs "{line}" and then nothing.\n'
     if len(line) > 80:  # a terminal cut it at 80 columns
-        forms["rewrapped_at_80"] = "".join(line[i:i + 80] + "\n" for i in range(0, len(line), 80))
+        forms["rewrapped_at_80"] = "".join(line[i : i + 80] + "\n" for i in range(0, len(line), 80))
     return forms
 
 
@@ -74,8 +84,7 @@ MULTI_LINE = [(name, case) for name, case in CASES if "\n" in case["log"].strip(
 def test_multi_line_case_flattened_onto_one_line(file, case):
     """A traceback or backtrace that a log shipper put on one line: in a JSON body, or with literal \\n."""
     log = case["log"].strip()
-    forms = {"json_body": json.dumps({"level": "ERROR", "msg": log}) + "\n",
-             "literal_newlines": log.replace("\n", "\\n") + "\n"}
+    forms = {"json_body": json.dumps({"level": "ERROR", "msg": log}) + "\n", "literal_newlines": log.replace("\n", "\\n") + "\n"}
     failed = {name: check_case(case, text) for name, text in forms.items()}
     assert {name: problems for name, problems in failed.items() if problems} == {}
 
@@ -99,8 +108,13 @@ def test_a_source_message_cut_after_its_wording_still_names_the_mechanism():
 
 
 def test_a_paste_with_only_a_quoted_error_exits_1_with_its_finding():
-    proc = run("analyze", "-", "--format", "json",
-               input=b"it crashed with `RuntimeError: CUDART error: peer access is not supported between these two devices`\n")
+    proc = run(
+        "analyze",
+        "-",
+        "--format",
+        "json",
+        input=b"it crashed with `RuntimeError: CUDART error: peer access is not supported between these two devices`\n",
+    )
     assert proc.returncode == 1
     report = json.loads(proc.stdout)
     finding = report["findings"][0]
@@ -109,19 +123,22 @@ def test_a_paste_with_only_a_quoted_error_exits_1_with_its_finding():
 
 
 def test_unmatched_failure_lines_are_listed_first_in_coverage():
-    proc = run("analyze", "-", input=b"Traceback (most recent call last):\n  File \"/x/y.py\", line 3, in f\n"
-                                       b"KeyError: 'frobnicate'\n")
+    proc = run(
+        "analyze", "-", input=b"Traceback (most recent call last):\n  File \"/x/y.py\", line 3, in f\nKeyError: 'frobnicate'\n"
+    )
     out = proc.stdout.decode()
     assert proc.returncode == 1
-    coverage = out[out.index("Coverage"):]
+    coverage = out[out.index("Coverage") :]
     assert coverage.index("match no signature") < coverage.index("lines read")
     assert "KeyError: 'frobnicate'" in coverage
 
 
 def test_the_fallback_warning_is_not_the_cause_of_a_crash_elsewhere():
-    text = ("[2026-04-14 16:08:44 TP1] Setup Custom allreduce failed with CUDART error: peer access is not supported "
-            "between these two devices. To silence this warning, specify --disable-custom-all-reduce explicitly.\n"
-            "[2026-04-14 16:09:12 TP0] RuntimeError: NCCL error: unhandled system error\n")
+    text = (
+        "[2026-04-14 16:08:44 TP1] Setup Custom allreduce failed with CUDART error: peer access is not supported "
+        "between these two devices. To silence this warning, specify --disable-custom-all-reduce explicitly.\n"
+        "[2026-04-14 16:09:12 TP0] RuntimeError: NCCL error: unhandled system error\n"
+    )
     report = json.loads(run("analyze", "-", "--format", "json", input=text.encode()).stdout)
     rules = {f["rule"]: f for f in report["findings"]}
     assert set(rules) == {"custom-ar-disabled", "nccl-error"}
@@ -129,9 +146,11 @@ def test_the_fallback_warning_is_not_the_cause_of_a_crash_elsewhere():
 
 
 def test_a_later_failure_names_the_first_one():
-    text = ("[2026-04-14 16:08:44 TP1] RuntimeError: NCCL error: remote process exited or there was a network error\n"
-            "[2026-04-14 16:08:50 TP0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
-            "a total capacity of 79.15 GiB of which 1.00 GiB is free.\n")
+    text = (
+        "[2026-04-14 16:08:44 TP1] RuntimeError: NCCL error: remote process exited or there was a network error\n"
+        "[2026-04-14 16:08:50 TP0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
+        "a total capacity of 79.15 GiB of which 1.00 GiB is free.\n"
+    )
     report = json.loads(run("analyze", "-", "--format", "json", input=text.encode()).stdout)
     oom = next(f for f in report["findings"] if f["rule"] == "startup-oom")
     assert "It follows an earlier nccl-error on TP1." in oom["message"]
@@ -145,21 +164,35 @@ def test_no_placeholder_or_unknown_number_in_a_golden_message(golden: Path):
             assert "unknown GiB" not in text and "None" not in text, text
 
 
-@pytest.mark.parametrize(("body", "error"), [
-    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd', source: s, finding: nope}]\n",
-     "finding 'nope' is no rule id"),
-    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: wire, pattern: 'abcd', source: s, finding: nccl-error}]\n",
-     "on should be one of"),
-    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd *{x:int}', source: s, finding: nccl-error}]\n",
-     "a capture must follow literal text"),
-    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abc', source: s, finding: nccl-error}]\n",
-     "at least 4 characters"),
-    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd', source: s}]\n",
-     "must locate a phase"),
-    ("mechanism: x\ntitle: t\nbogus: 1\nsignatures: []\n", "unknown key 'bogus'"),
-    ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd {x:float}', source: s, finding: nccl-error}]\n",
-     "unknown capture type 'float'"),
-])
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        (
+            "mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd', source: s, finding: nope}]\n",
+            "finding 'nope' is no rule id",
+        ),
+        (
+            "mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: wire, pattern: 'abcd', source: s, finding: nccl-error}]\n",
+            "on should be one of",
+        ),
+        (
+            "mechanism: x\ntitle: t\n"
+            "signatures: [{id: a-b, on: line, pattern: 'abcd *{x:int}', source: s, finding: nccl-error}]\n",
+            "a capture must follow literal text",
+        ),
+        (
+            "mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abc', source: s, finding: nccl-error}]\n",
+            "at least 4 characters",
+        ),
+        ("mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'abcd', source: s}]\n", "must locate a phase"),
+        ("mechanism: x\ntitle: t\nbogus: 1\nsignatures: []\n", "unknown key 'bogus'"),
+        (
+            "mechanism: x\ntitle: t\n"
+            "signatures: [{id: a-b, on: line, pattern: 'abcd {x:float}', source: s, finding: nccl-error}]\n",
+            "unknown capture type 'float'",
+        ),
+    ],
+)
 def test_signature_loader_errors_name_file_line_and_column(tmp_path, body, error):
     path = tmp_path / "x.yaml"
     path.write_text(body)

@@ -138,19 +138,22 @@ def test_findings_hang_their_continuation_lines():
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("error   [memory-imbalance]"))
     fix = next(i for i in range(start, len(lines)) if lines[i].startswith("        fix: "))
-    assert all(line.startswith(" " * 8) and line.strip() for line in lines[start + 1:fix])  # the message hangs at 8
+    assert all(line.startswith(" " * 8) and line.strip() for line in lines[start + 1 : fix])  # the message hangs at 8
     after = lines[fix + 1]
     assert after.startswith(" " * 13) and not after.startswith(" " * 14)  # the fix's text hangs under its start
     evidence = next(i for i in range(fix, len(lines)) if lines[i].startswith("        fixtures/real/f-001"))
     assert lines[evidence + 1].startswith(" " * 10) and not lines[evidence + 1].startswith(" " * 11)
 
 
-@pytest.mark.parametrize("command", [
-    ["analyze", "fixtures/real/f-001-sglang-4233.log"],
-    ["diff", "fixtures/compare/llama70b-tp4.log", "fixtures/compare/llama70b-tp8.log"],
-    ["plan", "--from", "fixtures/compare/llama70b-tp4.log", "--tp", "8"],
-    ["triage", "fixtures/real/f-001-sglang-4233.log", "--format", "text"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["analyze", "fixtures/real/f-001-sglang-4233.log"],
+        ["diff", "fixtures/compare/llama70b-tp4.log", "fixtures/compare/llama70b-tp8.log"],
+        ["plan", "--from", "fixtures/compare/llama70b-tp4.log", "--tp", "8"],
+        ["triage", "fixtures/real/f-001-sglang-4233.log", "--format", "text"],
+    ],
+)
 def test_every_text_command_takes_width_and_columns(command):
     for args, env in ((["--width", "72"], {}), ([], {"COLUMNS": "72"})):
         done = run(*command, *args, env=env)

@@ -15,10 +15,12 @@ def _launch() -> Launch:
 
     launch = Launch(id=1)
     tp0 = launch.rank(RankId("TP0", (("tp", 0),)), "x.log")
-    tp0.phases = [reading("load_weight_begin", avail_gib=78.0),
-                  reading("load_weight_end", avail_gib=40.0, usage_gib=38.0),
-                  reading("capture_progress", avail_gib=39.0, bs=8),
-                  reading("memory_pool_end", avail_gib=8.5)]
+    tp0.phases = [
+        reading("load_weight_begin", avail_gib=78.0),
+        reading("load_weight_end", avail_gib=40.0, usage_gib=38.0),
+        reading("capture_progress", avail_gib=39.0, bs=8),
+        reading("memory_pool_end", avail_gib=8.5),
+    ]
     launch.rank(RankId("TP1", (("tp", 1),)), "x.log").phases = [reading("load_weight_begin", avail_gib=60.0)]
     return launch
 
@@ -42,10 +44,19 @@ def test_spread_across_ranks():
 
 
 # the polars frame this replaced rounded half to even on the scaled value; these are its results
-@pytest.mark.parametrize(("value", "digits", "rounded"), [
-    (0.125, 2, 0.12), (0.375, 2, 0.38), (2.675, 2, 2.68), (1.005, 2, 1.0), (-0.125, 2, -0.12), (137.52 - 137.29, 2, 0.23),
-    (2.5, 0, 2.0), (-0.5, 0, -0.0),
-])
+@pytest.mark.parametrize(
+    ("value", "digits", "rounded"),
+    [
+        (0.125, 2, 0.12),
+        (0.375, 2, 0.38),
+        (2.675, 2, 2.68),
+        (1.005, 2, 1.0),
+        (-0.125, 2, -0.12),
+        (137.52 - 137.29, 2, 0.23),
+        (2.5, 0, 2.0),
+        (-0.5, 0, -0.0),
+    ],
+)
 def test_rounding_is_half_to_even_on_the_scaled_value(value, digits, rounded):
     assert _round(value, digits) == rounded and str(_round(value, digits)) == str(rounded)
 
@@ -56,7 +67,10 @@ def test_the_report_carries_the_timeline_numbers():
     launch = analyze_paths("fixtures/real/h-001-sglang-11716.log")["launches"][0]
     tp0 = launch["ranks"][0]["phases"]
     assert [(p["phase"], p.get("drop_gib"), p.get("drop_since")) for p in tp0][-1] == (
-        "capture_begin", 125.52, "load_weight_begin")
+        "capture_begin",
+        125.52,
+        "load_weight_begin",
+    )
     begin = next(s for s in launch["phase_stats"] if s["phase"] == "load_weight_begin")
     assert (begin["min_gib"], begin["max_gib"], begin["ranks"]) == (137.29, 137.52, 8)
 

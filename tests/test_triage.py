@@ -16,27 +16,33 @@ FENCE = "`" * 3
 
 
 def test_blocks_and_their_origins():
-    body = "\n".join([
-        "Startup fails on 8 GPUs:",                     # 1 prose
-        "",
-        FENCE + "text",                                  # 3
-        "[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB",
-        FENCE,
-        "<details><summary>nvidia-smi</summary>",         # 6
-        "",
-        "~~~",
-        "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |",
-        "~~~",
-        "</details>",
-        "> [2026-01-01 10:00:05 TP0] Load weight end. avail mem=40.00 GB, mem usage=30.00 GB.",  # 12
-        "",
-        "    RuntimeError: boom",                         # 14 indented
-    ])
+    body = "\n".join(
+        [
+            "Startup fails on 8 GPUs:",  # 1 prose
+            "",
+            FENCE + "text",  # 3
+            "[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB",
+            FENCE,
+            "<details><summary>nvidia-smi</summary>",  # 6
+            "",
+            "~~~",
+            "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |",
+            "~~~",
+            "</details>",
+            "> [2026-01-01 10:00:05 TP0] Load weight end. avail mem=40.00 GB, mem usage=30.00 GB.",  # 12
+            "",
+            "    RuntimeError: boom",  # 14 indented
+        ]
+    )
     blocks = split_blocks(Post("body", None, body))
     # <details>/<summary> lines hold no text of their own once their tags are read: no block of their own
     assert [(b.name, b.kind, b.first_line) for b in blocks] == [
-        ("body#1", "prose", 1), ("body#2", "fenced", 4), ("body#3", "fenced", 9), ("body#4", "quoted", 12),
-        ("body#5", "indented", 14)]
+        ("body#1", "prose", 1),
+        ("body#2", "fenced", 4),
+        ("body#3", "fenced", 9),
+        ("body#4", "quoted", 12),
+        ("body#5", "indented", 14),
+    ]
     assert blocks[3].text.startswith("[2026-01-01 10:00:05 TP0]") and blocks[4].text == "RuntimeError: boom"
 
 
@@ -53,8 +59,13 @@ def _wrapped(log: str) -> list[str]:
     """The ways people post a log: prose and a fence, a <details> block, quoted in the second comment."""
     details = f"Here is what happened.\n\n<details>\n<summary>log</summary>\n\n{FENCE}\n{log}\n{FENCE}\n</details>\n"
     quoted = "\n".join("> " + line for line in log.splitlines())
-    api = json.dumps([{"title": "startup fails", "body": "Any idea?", "user": {"login": "u"}},
-                      {"body": "Which version?", "user": {"login": "m"}}, {"body": f"Log:\n\n{quoted}\n"}])
+    api = json.dumps(
+        [
+            {"title": "startup fails", "body": "Any idea?", "user": {"login": "u"}},
+            {"body": "Which version?", "user": {"login": "m"}},
+            {"body": f"Log:\n\n{quoted}\n"},
+        ]
+    )
     return [f"Startup fails:\n\n{FENCE}log\n{log}\n{FENCE}\n\nThanks!\n", details, api]
 
 
@@ -85,12 +96,14 @@ SECRETS = {
 
 
 def test_no_planted_secret_survives_into_the_comment_or_the_json():
-    log = (f"[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n"
-           f"Traceback (most recent call last):\n"
-           f'  File "/home/{SECRETS["user"]}/sglang/srt/distributed/parallel_state.py", line 10, in init\n'
-           f"RuntimeError: NCCL error: unhandled system error, remote process exited: connect to "
-           f"{SECRETS['host']} ({SECRETS['ip']}) failed; HF_TOKEN={SECRETS['hf']} {SECRETS['ghp']} {SECRETS['pat']} "
-           f"{SECRETS['sk']} {SECRETS['aws']} Authorization: Bearer {SECRETS['bearer']} {SECRETS['email']}\n")
+    log = (
+        f"[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n"
+        f"Traceback (most recent call last):\n"
+        f'  File "/home/{SECRETS["user"]}/sglang/srt/distributed/parallel_state.py", line 10, in init\n'
+        f"RuntimeError: NCCL error: unhandled system error, remote process exited: connect to "
+        f"{SECRETS['host']} ({SECRETS['ip']}) failed; HF_TOKEN={SECRETS['hf']} {SECRETS['ghp']} {SECRETS['pat']} "
+        f"{SECRETS['sk']} {SECRETS['aws']} Authorization: Bearer {SECRETS['bearer']} {SECRETS['email']}\n"
+    )
     text = f"cc @maintainer, see #4242 and `{SECRETS['hf']}`\n\n{FENCE}\n{log}{FENCE}\n"
     document = triage_text(text)
     assert document["findings"], "the NCCL error is found"
@@ -109,8 +122,7 @@ def test_quoted_text_cannot_close_its_fence_or_mention_anyone():
 
 
 def test_the_comment_stays_under_the_limit_and_keeps_the_verdict():
-    lines = [f"[2026-01-01 10:00:{i % 60:02d} TP{i % 8}] Load weight begin. avail mem={70 + i % 9}.00 GB"
-             for i in range(4000)]
+    lines = [f"[2026-01-01 10:00:{i % 60:02d} TP{i % 8}] Load weight begin. avail mem={70 + i % 9}.00 GB" for i in range(4000)]
     lines += [f"RuntimeError: NCCL error {i}: unhandled cuda error, NCCL version 2.21.5" for i in range(400)]
     document = triage_text(FENCE + "\n" + "\n".join(lines) + "\n" + FENCE + "\n")
     comment = render_comment(document, max_chars=6000)
@@ -137,8 +149,10 @@ def test_the_example_workflow_runs_triage_on_the_thread_json(tmp_path):
     assert set(workflow[True]) == {"issues", "issue_comment"}  # YAML reads the `on:` key as True
     script = workflow["jobs"]["triage"]["steps"][-1]["run"]
     assert "logscope triage thread.json --format comment -o comment.md" in script and MARKER in script
-    thread = {"issue": {"title": "t", "body": f"{FENCE}\nRuntimeError: NCCL error: unhandled system error\n{FENCE}\n"},
-              "comments": [{"body": "same here", "user": {"login": "x", "type": "User"}}]}
+    thread = {
+        "issue": {"title": "t", "body": f"{FENCE}\nRuntimeError: NCCL error: unhandled system error\n{FENCE}\n"},
+        "comments": [{"body": "same here", "user": {"login": "x", "type": "User"}}],
+    }
     path = tmp_path / "thread.json"
     path.write_text(json.dumps(thread))
     done = run("triage", str(path), "--format", "comment", "-o", str(tmp_path / "comment.md"))
@@ -160,8 +174,10 @@ def test_triage_renders_every_format_of_the_table():
 
 
 def test_a_comment_with_no_finding_shows_what_was_read_and_what_to_paste_next():
-    issue = ("### Describe the bug\nServer hangs on a 4-node cluster.\n\n"
-             "- `--tp-size 32`\n- `--dp-size 32`\n- `--ep-size 32`\n- `--moe-a2a-backend deepep`\n")
+    issue = (
+        "### Describe the bug\nServer hangs on a 4-node cluster.\n\n"
+        "- `--tp-size 32`\n- `--dp-size 32`\n- `--ep-size 32`\n- `--moe-a2a-backend deepep`\n"
+    )
     comment = render_comment(triage_text(issue))
     assert "### What was read" in comment
     assert "layout tp 32, dp 32, ep 32, moe_a2a_backend deepep" in comment

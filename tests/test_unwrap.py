@@ -12,10 +12,12 @@ from logscope.pipeline.ingest.unwrap import FLATTENED, JSON_STRING, Rewrap, expa
 from logscope.pipeline.parse.serving import first_serving_line, is_serving_line
 from logscope.report.view import short_sentence
 
-OOM = ("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB "
-       "is free. Process 5403 has 21.69 GiB memory in use. Including non-PyTorch memory, this process has 56.10 GiB "
-       "memory in use. Of the allocated memory 50.00 GiB is allocated by PyTorch, and 2.00 GiB is reserved by PyTorch "
-       "but unallocated.")
+OOM = (
+    "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB "
+    "is free. Process 5403 has 21.69 GiB memory in use. Including non-PyTorch memory, this process has 56.10 GiB "
+    "memory in use. Of the allocated memory 50.00 GiB is allocated by PyTorch, and 2.00 GiB is reserved by PyTorch "
+    "but unallocated."
+)
 
 
 def test_a_json_error_body_is_read_as_its_message():
@@ -31,15 +33,20 @@ def test_a_traceback_in_a_json_string_is_read_as_its_lines():
 
 
 def test_a_flattened_traceback_is_split_at_its_literal_newlines():
-    line = r'ERROR worker: Traceback (most recent call last):\n  File \"/x/y.py\", line 3, in f\nKeyError: 1'
+    line = r"ERROR worker: Traceback (most recent call last):\n  File \"/x/y.py\", line 3, in f\nKeyError: 1"
     pieces = expand(line)
-    assert [p.text for p in pieces] == ["ERROR worker: Traceback (most recent call last):",
-                                        '  File "/x/y.py", line 3, in f', "KeyError: 1"]
+    assert [p.text for p in pieces] == [
+        "ERROR worker: Traceback (most recent call last):",
+        '  File "/x/y.py", line 3, in f',
+        "KeyError: 1",
+    ]
     assert {p.how for p in pieces} == {FLATTENED}
 
 
-@pytest.mark.parametrize("line", ["plain log line with no wrapping", '{"model": "meta-llama/Llama-3.1-8B"}',
-                                  r"a path C:\new\file that is no traceback"])
+@pytest.mark.parametrize(
+    "line",
+    ["plain log line with no wrapping", '{"model": "meta-llama/Llama-3.1-8B"}', r"a path C:\new\file that is no traceback"],
+)
 def test_a_line_that_holds_no_other_line_is_itself(line):
     assert [(p.text, p.how) for p in expand(line)] == [(line, None)]
 
@@ -63,20 +70,25 @@ def test_lines_a_terminal_cut_at_80_columns_are_joined():
 
 
 def test_quoted_prose_gives_the_quoted_message():
-    text = ('a minute later SGLang logs "Setup Custom allreduce failed with CUDA error: peer access is not supported '
-            'between these two devices. To silence this warning, ..." and goes on')
+    text = (
+        'a minute later SGLang logs "Setup Custom allreduce failed with CUDA error: peer access is not supported '
+        'between these two devices. To silence this warning, ..." and goes on'
+    )
     assert quoted_spans(text)[0].startswith("Setup Custom allreduce failed with CUDA error")
 
 
-@pytest.mark.parametrize(("line", "serving"), [
-    ('INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK', True),
-    ("POST /v1/chat/completions 200 OK", True),
-    ("[2026-01-01 00:00:00 TP0] Decode batch. #running-req: 4, #token: 812, token usage: 0.01", True),
-    ('INFO:     127.0.0.1:40000 - "GET /get_model_info HTTP/1.1" 200 OK', False),  # SGLang's own warmup
-    ('INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK', False),
-    ("[2026-01-01 00:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 6", False),
-    ('INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request', False),
-])
+@pytest.mark.parametrize(
+    ("line", "serving"),
+    [
+        ('INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK', True),
+        ("POST /v1/chat/completions 200 OK", True),
+        ("[2026-01-01 00:00:00 TP0] Decode batch. #running-req: 4, #token: 812, token usage: 0.01", True),
+        ('INFO:     127.0.0.1:40000 - "GET /get_model_info HTTP/1.1" 200 OK', False),  # SGLang's own warmup
+        ('INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK', False),
+        ("[2026-01-01 00:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 6", False),
+        ('INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request', False),
+    ],
+)
 def test_serving_markers(line, serving):
     assert is_serving_line(line) is serving
 
@@ -99,20 +111,35 @@ def test_evidence_is_cut_around_its_focus_between_words():
 
 
 def test_the_verdict_sentence_drops_the_phase_basis_and_fits_two_lines():
-    message = ("Out of memory during an unknown phase (no phase line of this rank before it, and no frame that locates "
-               "it): tried to allocate 1.00 GiB with 300.00 MiB free of 79.15 GiB; this process held 57.10 GiB, of "
-               "which PyTorch held 52.00 GiB and 5.10 GiB was outside the allocator.")
+    message = (
+        "Out of memory during an unknown phase (no phase line of this rank before it, and no frame that locates "
+        "it): tried to allocate 1.00 GiB with 300.00 MiB free of 79.15 GiB; this process held 57.10 GiB, of "
+        "which PyTorch held 52.00 GiB and 5.10 GiB was outside the allocator."
+    )
     short = short_sentence(message, 130)
-    assert short == "Out of memory during an unknown phase: tried to allocate 1.00 GiB with 300.00 MiB free of 79.15 GiB[...]"
-    assert short_sentence("NCCL failed during serving (after the ready line at line 4): boom", 130) == \
-        "NCCL failed during serving: boom"
+    assert short == "Out of memory during an unknown phase: tried to allocate 1.00 GiB with 300.00 MiB free of 79.15 GiB [...]"
+    # whole sentences first, and never a cut at the colon that introduces the point (h-001's phases seen)
+    incomplete = (
+        "The log stops before the server was ready; last phases seen: capture_begin, memory_pool_end, "
+        "load_weight_begin. Weight loading had reached shard 7 of 13 (54%)."
+    )
+    assert short_sentence(incomplete, 120) == incomplete[: incomplete.index(" Weight")] + " [...]"
+    assert (
+        short_sentence("NCCL failed during serving (after the ready line at line 4): boom", 130)
+        == "NCCL failed during serving: boom"
+    )
 
 
 def test_an_unknown_failure_line_is_quoted_as_a_finding_and_exits_1():
     from tests.helpers import run
 
-    proc = run("analyze", "-", "--format", "json",
-               input=b"[2026-01-05 09:00:07 TP0] ERROR: Failed to open tokenizer cache /data/tok.bin: I/O error\n")
+    proc = run(
+        "analyze",
+        "-",
+        "--format",
+        "json",
+        input=b"[2026-01-05 09:00:07 TP0] ERROR: Failed to open tokenizer cache /data/tok.bin: I/O error\n",
+    )
     assert proc.returncode == 1
     finding = json.loads(proc.stdout)["findings"][0]
     assert finding["rule"] == "unrecognized-failure" and finding["severity"] == "warning"
@@ -138,7 +165,9 @@ def test_a_full_width_line_followed_by_a_prefixed_record_is_not_joined():
     head = "worker-0  | [2026-04-01 12:00:09 TP1] Scheduler hit an exception: Traceback (most recent call last):"
     head = head.replace("Scheduler", "Scheduler" + " " * (100 - len(head)), 1) if len(head) < 100 else head[:100]
     assert len(head) == 100
-    log = (head + "\nworker-0  | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 1 has a "
-           "total capacity of 79.15 GiB of which 1.01 GiB is free.\n")
+    log = (
+        head + "\nworker-0  | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 1 has a "
+        "total capacity of 79.15 GiB of which 1.01 GiB is free.\n"
+    )
     report = analyze_sources([Source(name="compose.log", path=None, data=log.encode())])
     assert [f["rule"] for f in report["findings"]] == ["startup-oom"]

@@ -64,11 +64,18 @@ def create_app(settings: Settings, queue: JobQueue, worker: Worker | None, extra
         elapsed = time.monotonic() - started
         metrics.delivery(result, elapsed)
         where = f" repo={delivery.repo} issue={delivery.issue}" if delivery else ""
-        ACCESS.info("delivery=%s event=%s%s status=%d result=%s%s ms=%.1f",
-                    _printable(request.headers.get("x-github-delivery", "")),
-                    _printable(request.headers.get("x-github-event", "")), where, status, result,
-                    f" reason={json.dumps(answer.get('error') or answer.get('ignored'))}"
-                    if "error" in answer or "ignored" in answer else "", elapsed * 1000)
+        ACCESS.info(
+            "delivery=%s event=%s%s status=%d result=%s%s ms=%.1f",
+            _printable(request.headers.get("x-github-delivery", "")),
+            _printable(request.headers.get("x-github-event", "")),
+            where,
+            status,
+            result,
+            f" reason={json.dumps(answer.get('error') or answer.get('ignored'))}"
+            if "error" in answer or "ignored" in answer
+            else "",
+            elapsed * 1000,
+        )
         return JSONResponse(answer, status_code=status)
 
     async def _handle(request: Request) -> tuple[int, str, dict, Delivery | None]:
@@ -107,8 +114,9 @@ def create_app(settings: Settings, queue: JobQueue, worker: Worker | None, extra
             return 202, "ignored", {"ignored": f"no label of {', '.join(settings.labels)}"}, read
         if read.event == "issue_comment" and is_bot(read.comment_user, settings.login):
             return 202, "ignored", {"ignored": "a bot's comment"}, read
-        stored = await run_in_threadpool(queue.enqueue, delivery_id, read.event, read.action, read.repo, read.issue,
-                                         read.installation, json.dumps(read.thread))
+        stored = await run_in_threadpool(
+            queue.enqueue, delivery_id, read.event, read.action, read.repo, read.issue, read.installation, json.dumps(read.thread)
+        )
         if stored:
             return 202, "queued", {"queued": True, "duplicate": False}, read
         return 200, "duplicate", {"queued": False, "duplicate": True}, read
@@ -128,5 +136,12 @@ def create_app(settings: Settings, queue: JobQueue, worker: Worker | None, extra
         if worker is not None:
             worker.stopping.set()
 
-    return Starlette(routes=[Route("/webhook", webhook, methods=["POST"]), Route("/healthz", healthz),
-                             Route("/metrics", metrics_page), *extra_routes], lifespan=lifespan)
+    return Starlette(
+        routes=[
+            Route("/webhook", webhook, methods=["POST"]),
+            Route("/healthz", healthz),
+            Route("/metrics", metrics_page),
+            *extra_routes,
+        ],
+        lifespan=lifespan,
+    )

@@ -43,8 +43,9 @@ def _b64(data: bytes) -> str:
 
 def app_jwt(app_id: str, key: rsa.RSAPrivateKey, now: float) -> str:
     header = _b64(json.dumps({"alg": "RS256", "typ": "JWT"}, separators=(",", ":")).encode())
-    claims = _b64(json.dumps({"iat": int(now) - CLOCK_SKEW, "exp": int(now) + JWT_LIFETIME, "iss": app_id},
-                             separators=(",", ":")).encode())
+    claims = _b64(
+        json.dumps({"iat": int(now) - CLOCK_SKEW, "exp": int(now) + JWT_LIFETIME, "iss": app_id}, separators=(",", ":")).encode()
+    )
     signature = key.sign(f"{header}.{claims}".encode(), padding.PKCS1v15(), hashes.SHA256())
     return f"{header}.{claims}.{_b64(signature)}"
 
@@ -54,8 +55,15 @@ def _expiry(text: str) -> float:
 
 
 class AppAuth:
-    def __init__(self, base_url: str, app_id: str, key: rsa.RSAPrivateKey, timeout: float = 30.0,
-                 default_wait: float = DEFAULT_WAIT, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        app_id: str,
+        key: rsa.RSAPrivateKey,
+        timeout: float = 30.0,
+        default_wait: float = DEFAULT_WAIT,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.base = base_url.rstrip("/")
         self.app_id = app_id
         self.key = key
@@ -81,8 +89,14 @@ class AppAuth:
             now = self.clock()
             if cached is not None and now < cached[1]:
                 return cached[0]
-            answer = call_json("POST", f"{self.base}/app/installations/{installation}/access_tokens", self.jwt(),
-                               None, self.timeout, self.default_wait)
+            answer = call_json(
+                "POST",
+                f"{self.base}/app/installations/{installation}/access_tokens",
+                self.jwt(),
+                None,
+                self.timeout,
+                self.default_wait,
+            )
             expires = _expiry(str(answer["expires_at"]))
             margin = min(MAX_MARGIN, max(expires - now, 0.0) / 4)
             self.tokens[installation] = (str(answer["token"]), expires - margin)

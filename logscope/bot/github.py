@@ -55,14 +55,28 @@ class StaticToken:
         pass
 
 
-def call_json(method: str, url: str, token: str, body: dict[str, Any] | None = None, timeout: float = 30.0,
-              default_wait: float = DEFAULT_WAIT) -> Any:
+def call_json(
+    method: str,
+    url: str,
+    token: str,
+    body: dict[str, Any] | None = None,
+    timeout: float = 30.0,
+    default_wait: float = DEFAULT_WAIT,
+) -> Any:
     """One REST call; the answer's JSON, or one of the exceptions above."""
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={
-        "Accept": "application/vnd.github+json", "Authorization": f"Bearer {token}",
-        "X-GitHub-Api-Version": "2022-11-28", "User-Agent": USER_AGENT,
-        **({"Content-Type": "application/json"} if data is not None else {})})
+    request = urllib.request.Request(
+        url,
+        data=data,
+        method=method,
+        headers={
+            "Accept": "application/vnd.github+json",
+            "Authorization": f"Bearer {token}",
+            "X-GitHub-Api-Version": "2022-11-28",
+            "User-Agent": USER_AGENT,
+            **({"Content-Type": "application/json"} if data is not None else {}),
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             text = response.read()
@@ -96,8 +110,9 @@ def _raise_for(exc: urllib.error.HTTPError, default_wait: float) -> None:
 
 
 class GitHub:
-    def __init__(self, base_url: str, auth: Auth, min_interval: float = 1.0, default_wait: float = DEFAULT_WAIT,
-                 timeout: float = 30.0) -> None:
+    def __init__(
+        self, base_url: str, auth: Auth, min_interval: float = 1.0, default_wait: float = DEFAULT_WAIT, timeout: float = 30.0
+    ) -> None:
         self.base = base_url.rstrip("/")
         self.auth = auth
         self.min_interval = min_interval
@@ -115,8 +130,7 @@ class GitHub:
                 self.last_mutation = time.monotonic()
         for attempt in range(2):
             try:
-                return call_json(method, self.base + path, self.auth.token(installation), body, self.timeout,
-                                 self.default_wait)
+                return call_json(method, self.base + path, self.auth.token(installation), body, self.timeout, self.default_wait)
             except Unauthorized as exc:
                 self.auth.invalidate(installation)  # expired or revoked: one more try with a fresh token
                 if attempt:
@@ -133,8 +147,7 @@ class GitHub:
         out: list[dict[str, Any]] = []
         page = 1
         while True:
-            batch = self._call("GET", f"/repos/{repo}/issues/{number}/comments?per_page=100&page={page}",
-                               installation) or []
+            batch = self._call("GET", f"/repos/{repo}/issues/{number}/comments?per_page=100&page={page}", installation) or []
             out += batch
             if len(batch) < 100:
                 return out

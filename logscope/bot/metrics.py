@@ -52,16 +52,26 @@ class Metrics:
 
     def render(self, jobs: dict[str, int]) -> str:
         with self.lock:
-            lines = ["# HELP logscope_deliveries_total Webhook deliveries answered, by result.",
-                     "# TYPE logscope_deliveries_total counter"]
+            lines = [
+                "# HELP logscope_deliveries_total Webhook deliveries answered, by result.",
+                "# TYPE logscope_deliveries_total counter",
+            ]
             lines += [f'logscope_deliveries_total{{result="{r}"}} {self.deliveries[r]}' for r in RESULTS]
             lines += ["# HELP logscope_jobs Jobs in the durable queue, by state.", "# TYPE logscope_jobs gauge"]
             lines += [f'logscope_jobs{{state="{s}"}} {jobs.get(s, 0)}' for s in STATES]
-            lines += ["# HELP logscope_job_runs_total Job runs since the start, by outcome.",
-                      "# TYPE logscope_job_runs_total counter"]
+            lines += [
+                "# HELP logscope_job_runs_total Job runs since the start, by outcome.",
+                "# TYPE logscope_job_runs_total counter",
+            ]
             lines += [f'logscope_job_runs_total{{outcome="{o}"}} {self.outcomes[o]}' for o in OUTCOMES]
-            lines += ["# HELP logscope_webhook_answer_seconds Time to answer a delivery.",
-                      "# TYPE logscope_webhook_answer_seconds histogram", *self.answer.lines("logscope_webhook_answer_seconds")]
-            lines += ["# HELP logscope_job_seconds From a delivery to the end of its job (done or parked).",
-                      "# TYPE logscope_job_seconds histogram", *self.job.lines("logscope_job_seconds")]
+            lines += [
+                "# HELP logscope_webhook_answer_seconds Time to answer a delivery.",
+                "# TYPE logscope_webhook_answer_seconds histogram",
+                *self.answer.lines("logscope_webhook_answer_seconds"),
+            ]
+            lines += [
+                "# HELP logscope_job_seconds From a delivery to the end of its job (done or parked).",
+                "# TYPE logscope_job_seconds histogram",
+                *self.job.lines("logscope_job_seconds"),
+            ]
         return "\n".join(lines) + "\n"

@@ -123,14 +123,16 @@ def read_delivery(event: str, payload: Any) -> Delivery | Ignored:
     installation = None
     if data.get("installation") is not None:
         installation = _id(_object(data["installation"], "installation").get("id"), "installation.id")
-    thread_issue = {"number": number, "title": _text(issue.get("title"), "issue.title"),
-                    "body": _text(issue.get("body"), "issue.body"),
-                    "user": _user(issue["user"], "issue.user") if issue.get("user") is not None else None}
+    thread_issue = {
+        "number": number,
+        "title": _text(issue.get("title"), "issue.title"),
+        "body": _text(issue.get("body"), "issue.body"),
+        "user": _user(issue["user"], "issue.user") if issue.get("user") is not None else None,
+    }
     comments: list[dict[str, Any]] = []
     comment_user = None
     if event == "issue_comment":
         comment = _object(data.get("comment"), "comment")
         comment_user = _user(comment.get("user"), "comment.user")
         comments.append({"body": _text(comment.get("body"), "comment.body"), "user": comment_user})
-    return Delivery(event, action, repo, number, installation, names, comment_user,
-                    {"issue": thread_issue, "comments": comments})
+    return Delivery(event, action, repo, number, installation, names, comment_user, {"issue": thread_issue, "comments": comments})

@@ -59,33 +59,50 @@ class JobQueue:
         self.lock = threading.Lock()
         self.db.execute("UPDATE jobs SET status='pending' WHERE status='running'")  # resume what a kill interrupted
 
-    def enqueue(self, delivery: str, event: str, action: str, repo: str, issue: int, installation: int | None = None,
-                thread: str | None = None) -> bool:
+    def enqueue(
+        self,
+        delivery: str,
+        event: str,
+        action: str,
+        repo: str,
+        issue: int,
+        installation: int | None = None,
+        thread: str | None = None,
+    ) -> bool:
         """Store a delivery; False when this delivery id was stored before (a redelivery)."""
         with self.lock:
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO jobs (delivery, event, action, repo, issue, received, installation, thread) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (delivery, event, action, repo, issue, time.time(), installation, thread))
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (delivery, event, action, repo, issue, time.time(), installation, thread),
+            )
             return cursor.rowcount == 1
 
     def claim(self) -> Job | None:
         """The oldest due job, now running; other pending jobs of the same issue are superseded by it (the
         worker reads the issue as it is now, so one run covers every delivery received before it)."""
         with self.lock:
-            row = self.db.execute("SELECT id, delivery, event, action, repo, issue, attempts, installation, thread, "
-                                  "received FROM jobs "
-                                  "WHERE status='pending' AND next_at <= ? ORDER BY id LIMIT 1", (time.time(),)).fetchone()
+            row = self.db.execute(
+                "SELECT id, delivery, event, action, repo, issue, attempts, installation, thread, "
+                "received FROM jobs "
+                "WHERE status='pending' AND next_at <= ? ORDER BY id LIMIT 1",
+                (time.time(),),
+            ).fetchone()
             if row is None:
                 return None
             job = Job(*row)
-            latest = self.db.execute("SELECT thread FROM jobs WHERE status='pending' AND repo=? AND issue=? "
-                                     "ORDER BY id DESC LIMIT 1", (job.repo, job.issue)).fetchone()
+            latest = self.db.execute(
+                "SELECT thread FROM jobs WHERE status='pending' AND repo=? AND issue=? ORDER BY id DESC LIMIT 1",
+                (job.repo, job.issue),
+            ).fetchone()
             if latest is not None and latest[0] is not None:  # the newest text delivered covers the older ones
                 job = replace(job, thread=latest[0])
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("UPDATE jobs SET status='running' WHERE id=?", (job.id,))
-            self.db.execute("UPDATE jobs SET status='superseded' WHERE status='pending' AND repo=? AND issue=? AND id<>?",
-                            (job.repo, job.issue, job.id))
+            self.db.execute(
+                "UPDATE jobs SET status='superseded' WHERE status='pending' AND repo=? AND issue=? AND id<>?",
+                (job.repo, job.issue, job.id),
+            )
             self.db.execute("COMMIT")
             return job
 
@@ -95,8 +112,10 @@ class JobQueue:
 
     def retry(self, job: Job, error: str, delay: float) -> None:
         with self.lock:
-            self.db.execute("UPDATE jobs SET status='pending', attempts=attempts+1, next_at=?, error=? WHERE id=?",
-                            (time.time() + delay, error, job.id))
+            self.db.execute(
+                "UPDATE jobs SET status='pending', attempts=attempts+1, next_at=?, error=? WHERE id=?",
+                (time.time() + delay, error, job.id),
+            )
 
     def park(self, job: Job, error: str) -> None:
         with self.lock:
@@ -108,11 +127,13 @@ class JobQueue:
 
     def parked(self) -> list[tuple[str, str, int, int, str]]:
         with self.lock:
-            return self.db.execute("SELECT delivery, repo, issue, attempts, error FROM jobs WHERE status='parked' "
-                                   "ORDER BY id").fetchall()
+            return self.db.execute(
+                "SELECT delivery, repo, issue, attempts, error FROM jobs WHERE status='parked' ORDER BY id"
+            ).fetchall()
 
     def failing(self) -> list[tuple[str, str, int, int, str]]:
         """Pending jobs that failed at least once (waiting for their retry)."""
         with self.lock:
-            return self.db.execute("SELECT delivery, repo, issue, attempts, error FROM jobs WHERE status='pending' "
-                                   "AND attempts > 0 ORDER BY id").fetchall()
+            return self.db.execute(
+                "SELECT delivery, repo, issue, attempts, error FROM jobs WHERE status='pending' AND attempts > 0 ORDER BY id"
+            ).fetchall()

@@ -30,9 +30,17 @@ def is_bot(user: dict[str, Any] | None, login: str) -> bool:
 
 
 class Worker(threading.Thread):
-    def __init__(self, queue: JobQueue, github: GitHub | None, login: str, dry_run_dir: Path | None = None,
-                 out: TextIO = sys.stdout, poll: float = 0.2, backoff: tuple[float, ...] = BACKOFF,
-                 metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        queue: JobQueue,
+        github: GitHub | None,
+        login: str,
+        dry_run_dir: Path | None = None,
+        out: TextIO = sys.stdout,
+        poll: float = 0.2,
+        backoff: tuple[float, ...] = BACKOFF,
+        metrics: Metrics | None = None,
+    ) -> None:
         super().__init__(name="logscope-worker", daemon=True)
         self.queue = queue
         self.github = github
@@ -91,8 +99,14 @@ class Worker(threading.Thread):
         if document["coverage"]["recognized_lines"] == 0 and not document["findings"]:
             return  # nothing logscope reads: no comment
         body = render_comment(document)
-        mine = next((c for c in comments if (c.get("user") or {}).get("login") == self.login
-                     and str(c.get("body", "")).startswith(MARKER)), None)
+        mine = next(
+            (
+                c
+                for c in comments
+                if (c.get("user") or {}).get("login") == self.login and str(c.get("body", "")).startswith(MARKER)
+            ),
+            None,
+        )
         if mine is not None and mine.get("body") == body:
             return
         try:

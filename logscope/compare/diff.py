@@ -18,12 +18,31 @@ from logscope.pipeline.sizing.kv_sizing import GIB, PRINT_HALF_STEP, Figure, KvS
 from logscope.pipeline.sizing.mem_fraction import auto_fraction
 
 # settings that identify a run rather than configure it: never reported as a difference
-RUN_IDENTITY = frozenset({
-    "port", "host", "nccl_port", "random_seed", "dist_init_addr", "file_storage_path", "served_model_name",
-    "log_requests", "log_level", "log_level_http", "api_key", "admin_api_key", "decrypted_config_file",
-    "decrypted_draft_config_file", "metrics_http_port", "bootstrap_port", "disaggregation_bootstrap_port",
-    "node_rank", "model_loader_extra_config", "download_dir", "tokenizer_path",
-})
+RUN_IDENTITY = frozenset(
+    {
+        "port",
+        "host",
+        "nccl_port",
+        "random_seed",
+        "dist_init_addr",
+        "file_storage_path",
+        "served_model_name",
+        "log_requests",
+        "log_level",
+        "log_level_http",
+        "api_key",
+        "admin_api_key",
+        "decrypted_config_file",
+        "decrypted_draft_config_file",
+        "metrics_http_port",
+        "bootstrap_port",
+        "disaggregation_bootstrap_port",
+        "node_rank",
+        "model_loader_extra_config",
+        "download_dir",
+        "tokenizer_path",
+    }
+)
 VERSION_KEYS = ("sglang", "torch", "nccl", "cuda", "driver", "flashinfer", "transformers", "sgl_kernel", "triton")
 
 
@@ -39,8 +58,14 @@ class Part:
     lines: list[str] = field(default_factory=list)  # "A source:line" of the readings the part comes from
 
     def to_json(self) -> dict[str, Any]:
-        return {"part": self.name, "tokens": round(self.tokens, 1), "gib": None if self.gib is None else round(self.gib, 4),
-                "kind": self.kind, "evidence": self.evidence, "lines": self.lines}
+        return {
+            "part": self.name,
+            "tokens": round(self.tokens, 1),
+            "gib": None if self.gib is None else round(self.gib, 4),
+            "kind": self.kind,
+            "evidence": self.evidence,
+            "lines": self.lines,
+        }
 
 
 def _lines(*pairs: tuple[str, Figure | None]) -> list[str]:
@@ -60,10 +85,14 @@ class Attribution:
         return None if self.tokens_a is None or self.tokens_b is None else self.tokens_b - self.tokens_a
 
     def to_json(self) -> dict[str, Any]:
-        return {"tokens_a": self.tokens_a, "tokens_b": self.tokens_b, "change": self.change,
-                "parts": [p.to_json() for p in self.parts], "unattributed_reason": self.unattributed_reason,
-                "rounding_bound_tokens": None if self.rounding_bound_tokens is None
-                else round(self.rounding_bound_tokens, 1)}
+        return {
+            "tokens_a": self.tokens_a,
+            "tokens_b": self.tokens_b,
+            "change": self.change,
+            "parts": [p.to_json() for p in self.parts],
+            "unattributed_reason": self.unattributed_reason,
+            "rounding_bound_tokens": None if self.rounding_bound_tokens is None else round(self.rounding_bound_tokens, 1),
+        }
 
 
 @dataclass
@@ -107,16 +136,23 @@ class Diff:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "a": _side_json(self.a), "b": _side_json(self.b), "headline": self.headline(),
-            "provenance": self.provenance, "settings": self.settings, "settings_one_side": self.settings_one_side,
-            "matching": self.matching, "pairs": [list(p) for p in self.pairs], "phases": self.phases,
-            "ledger": self.ledger, "cells": self.cells, "kv_tokens": self.attribution.to_json(),
+            "a": _side_json(self.a),
+            "b": _side_json(self.b),
+            "headline": self.headline(),
+            "provenance": self.provenance,
+            "settings": self.settings,
+            "settings_one_side": self.settings_one_side,
+            "matching": self.matching,
+            "pairs": [list(p) for p in self.pairs],
+            "phases": self.phases,
+            "ledger": self.ledger,
+            "cells": self.cells,
+            "kv_tokens": self.attribution.to_json(),
         }
 
 
 def _side_json(side: Side) -> dict[str, Any]:
-    return {"inputs": side.label, "launch": side.launch.id, "ranks": sorted(side.launch.ranks),
-            "sizing": side.sizing.to_json()}
+    return {"inputs": side.label, "launch": side.launch.id, "ranks": sorted(side.launch.ranks), "sizing": side.sizing.to_json()}
 
 
 def side(label: str, analysis: Analysis, launch: Launch, model_config: dict[str, Any] | None = None) -> Side:
@@ -134,9 +170,19 @@ def diff(a: Side, b: Side) -> Diff:
     for part in attribution.parts:
         if cause and part.name == "budget: mem_fraction_static":
             part.evidence += f"; {cause}"
-    return Diff(a, b, provenance(a, b), settings, one_side, matching, pairs,
-                _phase_rows(a.launch, b.launch, pairs), _ledger_rows(a, b, pairs), _cell_rows(a, b, pairs),
-                attribution)
+    return Diff(
+        a,
+        b,
+        provenance(a, b),
+        settings,
+        one_side,
+        matching,
+        pairs,
+        _phase_rows(a.launch, b.launch, pairs),
+        _ledger_rows(a, b, pairs),
+        _cell_rows(a, b, pairs),
+        attribution,
+    )
 
 
 # ---------------------------------------------------------------- provenance and settings
@@ -147,8 +193,7 @@ def _versions(side: Side) -> dict[str, str]:
 def provenance(a: Side, b: Side) -> list[dict[str, Any]]:
     va, vb = _versions(a), _versions(b)
     keys = [k for k in VERSION_KEYS if k in va or k in vb] + sorted((set(va) | set(vb)) - set(VERSION_KEYS))
-    rows = [{"what": k, "a": va.get(k, "unknown"), "b": vb.get(k, "unknown"), "same": _same(va.get(k), vb.get(k))}
-            for k in keys]
+    rows = [{"what": k, "a": va.get(k, "unknown"), "b": vb.get(k, "unknown"), "same": _same(va.get(k), vb.get(k))} for k in keys]
     head = []
     for what, key in (("model", "path"), ("architecture", "architecture")):
         x, y = a.launch.model.get(key), b.launch.model.get(key)
@@ -204,8 +249,13 @@ def setting_delta(a: Launch, b: Launch) -> tuple[list[dict[str, Any]], list[dict
             if _norm(fa[key]) != _norm(fb[key]):
                 differ.append({"key": key, "a": _norm(fa[key]), "b": _norm(fb[key])})
         else:
-            one_side.append({"key": key, "a": _norm(fa[key]) if key in fa else "not stated",
-                             "b": _norm(fb[key]) if key in fb else "not stated"})
+            one_side.append(
+                {
+                    "key": key,
+                    "a": _norm(fa[key]) if key in fa else "not stated",
+                    "b": _norm(fb[key]) if key in fb else "not stated",
+                }
+            )
     return differ, one_side
 
 
@@ -230,13 +280,16 @@ def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
         return
     deepep_side = "B" if reserve_b > reserve_a else "A"
     release = rb if reserve_b > reserve_a else ra
-    text = (f"the DeepEP reserve: SGLang {release.version}'s automatic rule reserves "
-            f"{abs(reserve_b - reserve_a):g} MiB more on {deepep_side} (moe_a2a_backend deepep, decode graphs on, not "
-            f"a prefill node; {release.at('deepep', 'reserve_mib')})")
+    text = (
+        f"the DeepEP reserve: SGLang {release.version}'s automatic rule reserves "
+        f"{abs(reserve_b - reserve_a):g} MiB more on {deepep_side} (moe_a2a_backend deepep, decode graphs on, not "
+        f"a prefill node; {release.at('deepep', 'reserve_mib')})"
+    )
     if fa.value is not None and fb.value is not None:
         matches = abs(fa.value - float(row["a"])) <= 0.0005 and abs(fb.value - float(row["b"])) <= 0.0005
-        text += (f"; the rule gives {fa.value:g} -> {fb.value:g}" + (", as logged" if matches else
-                 ", not the logged values: a fraction was given by hand"))
+        text += f"; the rule gives {fa.value:g} -> {fb.value:g}" + (
+            ", as logged" if matches else ", not the logged values: a fraction was given by hand"
+        )
     else:
         text += "; the card's memory.total is not in the input, so the rule's values are not checked"
     row["cause"] = text
@@ -245,8 +298,13 @@ def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
 # ---------------------------------------------------------------- ranks, phases, ledgers, cells
 def _position(timeline: RankTimeline, label: str) -> tuple:
     rank = timeline.rank
-    return (rank.get("pp") or 0, rank.get("dp") or 0, rank.get("tp") if rank.get("tp") is not None
-            else rank.get("rank") or 0, rank.get("ep") or 0, label)
+    return (
+        rank.get("pp") or 0,
+        rank.get("dp") or 0,
+        rank.get("tp") if rank.get("tp") is not None else rank.get("rank") or 0,
+        rank.get("ep") or 0,
+        label,
+    )
 
 
 def match_ranks(a: Launch, b: Launch) -> tuple[list[tuple[str | None, str | None]], str]:
@@ -258,8 +316,10 @@ def match_ranks(a: Launch, b: Launch) -> tuple[list[tuple[str | None, str | None
     if len(ra) == len(rb):
         how = f"{len(ra)} rank(s) on each side, paired by position (PP stage, DP replica, TP rank)"
     else:
-        how = (f"A has {len(ra)} rank(s), B has {len(rb)}: paired by position (PP stage, DP replica, TP rank); "
-               f"the {abs(len(ra) - len(rb))} extra rank(s) of {'A' if len(ra) > len(rb) else 'B'} have no partner")
+        how = (
+            f"A has {len(ra)} rank(s), B has {len(rb)}: paired by position (PP stage, DP replica, TP rank); "
+            f"the {abs(len(ra) - len(rb))} extra rank(s) of {'A' if len(ra) > len(rb) else 'B'} have no partner"
+        )
     return pairs, how
 
 
@@ -281,8 +341,7 @@ def _phase_rows(a: Launch, b: Launch, pairs: list[tuple[str | None, str | None]]
             x = _avail(a.ranks.get(ra) if ra else None, phase.id)
             y = _avail(b.ranks.get(rb) if rb else None, phase.id)
             if x is not None or y is not None:
-                rows.append({"phase": phase.id, "rank_a": ra, "rank_b": rb, "a_gib": x, "b_gib": y,
-                             "delta_gib": _delta(x, y)})
+                rows.append({"phase": phase.id, "rank_a": ra, "rank_b": rb, "a_gib": x, "b_gib": y, "delta_gib": _delta(x, y)})
     return rows
 
 
@@ -297,8 +356,17 @@ def _ledger_rows(a: Side, b: Side, pairs: list[tuple[str | None, str | None]]) -
             x = ia[item]["gib"] if item in ia else None
             y = ib[item]["gib"] if item in ib else None
             kinds = {i["kind"] for i in (ia.get(item), ib.get(item)) if i}
-            rows.append({"item": item, "rank_a": ra, "rank_b": rb, "a_gib": x, "b_gib": y, "delta_gib": _delta(x, y),
-                         "kind": "measured" if kinds == {"measured"} else "/".join(sorted(kinds))})
+            rows.append(
+                {
+                    "item": item,
+                    "rank_a": ra,
+                    "rank_b": rb,
+                    "a_gib": x,
+                    "b_gib": y,
+                    "delta_gib": _delta(x, y),
+                    "kind": "measured" if kinds == {"measured"} else "/".join(sorted(kinds)),
+                }
+            )
     return rows
 
 
@@ -321,11 +389,19 @@ def _cell_rows(a: Side, b: Side, pairs: list[tuple[str | None, str | None]]) -> 
     rows = []
     for k in list(dict.fromkeys([*ma, *mb])):
         x, y = ma.get(k), mb.get(k)
-        rows.append({"group": k[0], "mechanism": k[1], "a_gib": x["gib"] if x else None, "b_gib": y["gib"] if y else None,
-                     "delta_gib": _delta(x["gib"] if x else 0.0, y["gib"] if y else 0.0)
-                     if (x is None or x["gib"] is not None) and (y is None or y["gib"] is not None) else None,
-                     "kind": "/".join(sorted({c["kind"] for c in (x, y) if c})),
-                     "timing": cast(dict[str, Any], x or y)["timing"]})
+        rows.append(
+            {
+                "group": k[0],
+                "mechanism": k[1],
+                "a_gib": x["gib"] if x else None,
+                "b_gib": y["gib"] if y else None,
+                "delta_gib": _delta(x["gib"] if x else 0.0, y["gib"] if y else 0.0)
+                if (x is None or x["gib"] is not None) and (y is None or y["gib"] is not None)
+                else None,
+                "kind": "/".join(sorted({c["kind"] for c in (x, y) if c})),
+                "timing": cast(dict[str, Any], x or y)["timing"],
+            }
+        )
     return rows
 
 
@@ -345,13 +421,17 @@ def attribute(a: KvSizing, b: KvSizing) -> Attribution:
     tb = int(b.tokens.value) if b.tokens else None
     out = Attribution(ta, tb)
     if ta is None or tb is None:
-        out.unattributed_reason = "; ".join(f"{side}: {m}" for side, s in (("A", a), ("B", b)) for m in s.missing[:1]) \
-            or "a KV pool size is missing"
+        out.unattributed_reason = (
+            "; ".join(f"{side}: {m}" for side, s in (("A", a), ("B", b)) for m in s.missing[:1]) or "a KV pool size is missing"
+        )
         return out
     change = tb - ta
     if a.budget_gib is None or b.budget_gib is None or a.effective_cell is None or b.effective_cell is None:
-        reasons = [f"{side}: {'; '.join(s.missing) or 'budget unknown'}" for side, s in (("A", a), ("B", b))
-                   if s.budget_gib is None or s.effective_cell is None]
+        reasons = [
+            f"{side}: {'; '.join(s.missing) or 'budget unknown'}"
+            for side, s in (("A", a), ("B", b))
+            if s.budget_gib is None or s.effective_cell is None
+        ]
         out.unattributed_reason = "; ".join(reasons)
         out.parts.append(Part("not attributable", change, None, "unattributed", out.unattributed_reason))
         return out
@@ -376,31 +456,68 @@ def _budget_parts(a: KvSizing, b: KvSizing) -> list[Part]:
     limiting = f"({a.pre_gib.rank} -> {b.pre_gib.rank})"
     if a.limiting_init_gib is not None and b.limiting_init_gib is not None:
         ua, ub = a.limiting_init_gib.value, b.limiting_init_gib.value
-        parts.append(("eager communicators (init distributed)", -mfs_a * (ub - ua), "measured",
-                      f"Init torch distributed mem usage {ua:.2f} -> {ub:.2f} GiB on the limiting ranks {limiting} x "
-                      f"mem_fraction_static {mfs_a:g}", _lines(("A", a.limiting_init_gib), ("B", b.limiting_init_gib))))
-        parts.append(("free before init (card, context, other processes)", mfs_a * ((pre_b + ub) - (pre_a + ua)),
-                      "measured", f"free before init distributed {pre_a + ua:.2f} -> {pre_b + ub:.2f} GiB (MIN free "
-                      f"before weights + init mem usage) x {mfs_a:g}", _lines(("A", a.pre_gib), ("B", b.pre_gib))))
+        parts.append(
+            (
+                "eager communicators (init distributed)",
+                -mfs_a * (ub - ua),
+                "measured",
+                f"Init torch distributed mem usage {ua:.2f} -> {ub:.2f} GiB on the limiting ranks {limiting} x "
+                f"mem_fraction_static {mfs_a:g}",
+                _lines(("A", a.limiting_init_gib), ("B", b.limiting_init_gib)),
+            )
+        )
+        parts.append(
+            (
+                "free before init (card, context, other processes)",
+                mfs_a * ((pre_b + ub) - (pre_a + ua)),
+                "measured",
+                f"free before init distributed {pre_a + ua:.2f} -> {pre_b + ub:.2f} GiB (MIN free "
+                f"before weights + init mem usage) x {mfs_a:g}",
+                _lines(("A", a.pre_gib), ("B", b.pre_gib)),
+            )
+        )
     else:
-        parts.append(("free before weights", mfs_a * (pre_b - pre_a), "measured",
-                      f"MIN free before weights {pre_a:.2f} -> {pre_b:.2f} GiB {limiting} x mem_fraction_static {mfs_a:g} "
-                      "(no init mem usage on both sides to split off the communicators)",
-                      _lines(("A", a.pre_gib), ("B", b.pre_gib))))
-    parts.append(("weights (MIN free after loading)", -((pre_b - b.post_gib.value) - (pre_a - a.post_gib.value)),
-                  "measured", f"loading took {a.loaded_gib:.2f} -> {b.loaded_gib:.2f} GiB on the limiting ranks "
-                  f"(MIN free after weights {a.post_gib.value:.2f} -> {b.post_gib.value:.2f} GiB)",
-                  _lines(("A", a.post_gib), ("B", b.post_gib))))
-    parts.append(("mem_fraction_static", pre_b * (mfs_b - mfs_a),
-                  "inferred" if "inferred" in (a.mem_fraction_static.kind, b.mem_fraction_static.kind) else "stated",
-                  f"{mfs_a:g} ({a.mem_fraction_static.kind}) -> {mfs_b:g} ({b.mem_fraction_static.kind}) x "
-                  f"free before weights {pre_b:.2f} GiB", []))
+        parts.append(
+            (
+                "free before weights",
+                mfs_a * (pre_b - pre_a),
+                "measured",
+                f"MIN free before weights {pre_a:.2f} -> {pre_b:.2f} GiB {limiting} x mem_fraction_static {mfs_a:g} "
+                "(no init mem usage on both sides to split off the communicators)",
+                _lines(("A", a.pre_gib), ("B", b.pre_gib)),
+            )
+        )
+    parts.append(
+        (
+            "weights (MIN free after loading)",
+            -((pre_b - b.post_gib.value) - (pre_a - a.post_gib.value)),
+            "measured",
+            f"loading took {a.loaded_gib:.2f} -> {b.loaded_gib:.2f} GiB on the limiting ranks "
+            f"(MIN free after weights {a.post_gib.value:.2f} -> {b.post_gib.value:.2f} GiB)",
+            _lines(("A", a.post_gib), ("B", b.post_gib)),
+        )
+    )
+    parts.append(
+        (
+            "mem_fraction_static",
+            pre_b * (mfs_b - mfs_a),
+            "inferred" if "inferred" in (a.mem_fraction_static.kind, b.mem_fraction_static.kind) else "stated",
+            f"{mfs_a:g} ({a.mem_fraction_static.kind}) -> {mfs_b:g} ({b.mem_fraction_static.kind}) x "
+            f"free before weights {pre_b:.2f} GiB",
+            [],
+        )
+    )
     kinds = {a.reserved_gib.kind if a.reserved_gib else "assumed", b.reserved_gib.kind if b.reserved_gib else "assumed"}
-    parts.append(("reservations", -(res_b - res_a), "measured" if kinds == {"measured"} else "assumed",
-                  f"{res_a:.2f} -> {res_b:.2f} GiB reserved from the KV budget",
-                  _lines(("A", a.reserved_gib), ("B", b.reserved_gib))))
-    return [Part(f"budget: {name}", gib * GIB / cell_a, gib, kind, evidence, cited)
-            for name, gib, kind, evidence, cited in parts]
+    parts.append(
+        (
+            "reservations",
+            -(res_b - res_a),
+            "measured" if kinds == {"measured"} else "assumed",
+            f"{res_a:.2f} -> {res_b:.2f} GiB reserved from the KV budget",
+            _lines(("A", a.reserved_gib), ("B", b.reserved_gib)),
+        )
+    )
+    return [Part(f"budget: {name}", gib * GIB / cell_a, gib, kind, evidence, cited) for name, gib, kind, evidence, cited in parts]
 
 
 def _cell_parts(a: KvSizing, b: KvSizing) -> list[Part]:
@@ -418,17 +535,29 @@ def _cell_parts(a: KvSizing, b: KvSizing) -> list[Part]:
     current = target_a + draft_a
     if draft_a != draft_b:  # the draft pool, at A's target layout
         scaled = draft_b * target_a / target_b
-        steps.append(("cell: draft model pool", target_a + scaled, "derived",
-                      f"draft bytes per token {draft_a:,.0f} -> {draft_b:,.0f} (draft pools share the budget)"))
+        steps.append(
+            (
+                "cell: draft model pool",
+                target_a + scaled,
+                "derived",
+                f"draft bytes per token {draft_a:,.0f} -> {draft_b:,.0f} (draft pools share the budget)",
+            )
+        )
         current = target_a + scaled
     for name, factor, kind, evidence in _cell_factors(a, b):
         current *= factor
         steps.append((name, current, kind, evidence))
     final = target_b + draft_b
     if abs(current - final) > 0.5:
-        steps.append(("cell: not explained by the stated settings", final, "unattributed",
-                      f"bytes per token {current:,.0f} after the steps above, {final:,.0f} logged (model, quantisation "
-                      "or a setting the inputs do not state)"))
+        steps.append(
+            (
+                "cell: not explained by the stated settings",
+                final,
+                "unattributed",
+                f"bytes per token {current:,.0f} after the steps above, {final:,.0f} logged (model, quantisation "
+                "or a setting the inputs do not state)",
+            )
+        )
     parts = []
     previous = target_a + draft_a
     for name, cell, kind, evidence in steps:
@@ -449,17 +578,30 @@ def _cell_factors(a: KvSizing, b: KvSizing) -> list[tuple[str, float, str, str]]
             pass  # MLA's latent cache is not divided by TP: no factor
         elif a.kv_heads is not None:
             ha, hb = max(1, a.kv_heads // la.attention_tp), max(1, a.kv_heads // lb.attention_tp)
-            out.append(("cell: KV heads per rank", hb / ha, "derived",
-                        f"max(1, {a.kv_heads} KV heads // attention tp) {ha} -> {hb} (attention tp "
-                        f"{la.attention_tp} -> {lb.attention_tp}; config.json)"))
+            out.append(
+                (
+                    "cell: KV heads per rank",
+                    hb / ha,
+                    "derived",
+                    f"max(1, {a.kv_heads} KV heads // attention tp) {ha} -> {hb} (attention tp "
+                    f"{la.attention_tp} -> {lb.attention_tp}; config.json)",
+                )
+            )
         else:
-            out.append(("cell: KV heads per rank", la.attention_tp / lb.attention_tp, "assumed",
-                        f"attention tp {la.attention_tp} -> {lb.attention_tp}, heads not replicated (no config.json)"))
+            out.append(
+                (
+                    "cell: KV heads per rank",
+                    la.attention_tp / lb.attention_tp,
+                    "assumed",
+                    f"attention tp {la.attention_tp} -> {lb.attention_tp}, heads not replicated (no config.json)",
+                )
+            )
     if la.pp != lb.pp:
         if a.layers is not None:
             sa, sb = -(-a.layers // la.pp), -(-a.layers // lb.pp)
-            out.append(("cell: layers per PP stage", sb / sa, "derived",
-                        f"{sa} -> {sb} layers per stage (pp {la.pp} -> {lb.pp})"))
+            out.append(
+                ("cell: layers per PP stage", sb / sa, "derived", f"{sa} -> {sb} layers per stage (pp {la.pp} -> {lb.pp})")
+            )
         else:
             out.append(("cell: layers per PP stage", la.pp / lb.pp, "assumed", f"pp {la.pp} -> {lb.pp}, layers split evenly"))
     ba, bb = dtype_bytes(a.kv_dtype), dtype_bytes(b.kv_dtype)
@@ -471,14 +613,22 @@ def _cell_factors(a: KvSizing, b: KvSizing) -> list[tuple[str, float, str, str]]
 def _rest_part(a: KvSizing, b: KvSizing, change: int, bound: float) -> Part:
     implied_a, implied_b = a.implied_tokens or 0.0, b.implied_tokens or 0.0
     rest = change - (implied_b - implied_a)
-    capped = [side for side, s, t, i in (("A", a, a.tokens, implied_a), ("B", b, b.tokens, implied_b))
-              if s.cap_tokens is not None and t is not None and t.value == s.cap_tokens.value
-              and t.value < i - (s.page_size.value if s.page_size else 1)]
+    capped = [
+        side
+        for side, s, t, i in (("A", a, a.tokens, implied_a), ("B", b, b.tokens, implied_b))
+        if s.cap_tokens is not None
+        and t is not None
+        and t.value == s.cap_tokens.value
+        and t.value < i - (s.page_size.value if s.page_size else 1)
+    ]
     if capped:
         return Part("caps", rest, None, "stated", f"max_total_tokens caps {' and '.join(capped)} below the profiled size")
     within = abs(rest) <= bound
-    return Part("page floor and print rounding" if within else "unexplained", rest, None, "unattributed",
-                f"logged minus implied tokens; the readings' rounding allows +/- {bound:,.0f}"
-                + ("" if within else ": beyond it (a reservation, cap or version difference the inputs do not show)"))
-
-
+    return Part(
+        "page floor and print rounding" if within else "unexplained",
+        rest,
+        None,
+        "unattributed",
+        f"logged minus implied tokens; the readings' rounding allows +/- {bound:,.0f}"
+        + ("" if within else ": beyond it (a reservation, cap or version difference the inputs do not show)"),
+    )

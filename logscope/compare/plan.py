@@ -69,13 +69,24 @@ class Plan:
     assumptions: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"run": self.run, "from": self.layout_from.describe(), "to": self.layout_to.describe(),
-                "kv_tokens": self.tokens,
-                "max_running_requests": self.max_running_requests.to_json() if self.max_running_requests else None,
-                "figures": {k: v.to_json() for k, v in self.figures.items()},
-                "ranks": [{"rank": r.rank, "free_before_weights_gib": r.free_before_weights_gib,
-                           "free_after_pool_gib": r.free_after_pool_gib, "margin_gib": r.margin_gib} for r in self.ranks],
-                "assumptions": self.assumptions}
+        return {
+            "run": self.run,
+            "from": self.layout_from.describe(),
+            "to": self.layout_to.describe(),
+            "kv_tokens": self.tokens,
+            "max_running_requests": self.max_running_requests.to_json() if self.max_running_requests else None,
+            "figures": {k: v.to_json() for k, v in self.figures.items()},
+            "ranks": [
+                {
+                    "rank": r.rank,
+                    "free_before_weights_gib": r.free_before_weights_gib,
+                    "free_after_pool_gib": r.free_after_pool_gib,
+                    "margin_gib": r.margin_gib,
+                }
+                for r in self.ranks
+            ],
+            "assumptions": self.assumptions,
+        }
 
 
 def _eager_lazy(launch: Launch) -> tuple[float, float, list[str]]:
@@ -88,26 +99,36 @@ def _eager_lazy(launch: Launch) -> tuple[float, float, list[str]]:
 
 def _new_launch(run: Launch, layout: Layout, setting: Setting) -> Launch:
     config = dict(run.config)
-    config.update(tp_size=layout.tp, dp_size=layout.dp, pp_size=layout.pp, ep_size=layout.ep,
-                  enable_dp_attention=layout.dp_attention)
+    config.update(
+        tp_size=layout.tp, dp_size=layout.dp, pp_size=layout.pp, ep_size=layout.ep, enable_dp_attention=layout.dp_attention
+    )
     if setting.moe_a2a_backend is not None:
         config["moe_a2a_backend"] = setting.moe_a2a_backend
     if setting.deepep_mode is not None:
         config["deepep_mode"] = setting.deepep_mode
-    return Launch(id=0, config=config, environment=dict(run.environment), model=dict(run.model),
-                  versions=dict(run.versions))
+    return Launch(id=0, config=config, environment=dict(run.environment), model=dict(run.model), versions=dict(run.versions))
 
 
 def _layout_to(run: Layout, setting: Setting) -> Layout:
-    to = Layout(tp=setting.tp or run.tp, dp=setting.dp or run.dp, pp=setting.pp or run.pp,
-                ep=setting.ep or (setting.tp if setting.tp and run.ep == run.tp and run.ep > 1 else run.ep),
-                dp_attention=run.dp_attention if setting.dp_attention is None else setting.dp_attention)
+    to = Layout(
+        tp=setting.tp or run.tp,
+        dp=setting.dp or run.dp,
+        pp=setting.pp or run.pp,
+        ep=setting.ep or (setting.tp if setting.tp and run.ep == run.tp and run.ep > 1 else run.ep),
+        dp_attention=run.dp_attention if setting.dp_attention is None else setting.dp_attention,
+    )
     to.stated = {k: True for k in ("tp", "dp", "pp", "ep", "dp_attention")}
     return to
 
 
-def plan(label: str, run: Launch, sizing: KvSizing, setting: Setting,
-         model_config: dict[str, Any] | None = None, gpu_mem_mib: float | None = None) -> Plan:
+def plan(
+    label: str,
+    run: Launch,
+    sizing: KvSizing,
+    setting: Setting,
+    model_config: dict[str, Any] | None = None,
+    gpu_mem_mib: float | None = None,
+) -> Plan:
     """`gpu_mem_mib`: the card's nvidia-smi memory.total, which SGLang's automatic fraction rule divides by."""
     _refuse_unsizable(sizing)
     assert sizing.pre_gib and sizing.post_gib and sizing.tokens and sizing.cell_bytes and sizing.mem_fraction_static
@@ -122,22 +143,30 @@ def plan(label: str, run: Launch, sizing: KvSizing, setting: Setting,
     eager_b, lazy_b, unknown_cells = _eager_lazy(new)
     pre = sizing.pre_gib.value + eager_a - eager_b
     figures["free_before_weights_gib"] = Figure(
-        round(pre, 2), "estimated", f"run's {sizing.pre_gib.value:.2f} GiB + its eager comm cells {eager_a:.2f} - "
-        f"the new layout's {eager_b:.2f} GiB (communicator sizes from the H200 probe)")
+        round(pre, 2),
+        "estimated",
+        f"run's {sizing.pre_gib.value:.2f} GiB + its eager comm cells {eager_a:.2f} - "
+        f"the new layout's {eager_b:.2f} GiB (communicator sizes from the H200 probe)",
+    )
     shard_a, shard_b = src.tp * src.pp, to.tp * to.pp
     loaded = (sizing.loaded_gib or 0.0) * shard_a / shard_b
-    figures["weights_gib"] = Figure(round(loaded, 2), "estimated",
-                                    f"run's {sizing.loaded_gib:.2f} GiB x (tp x pp) {shard_a} / {shard_b}")
-    notes.append("weights per rank scale with 1 / (tp x pp): replicated parts (norms; attention under DP attention) "
-                 "are not modelled")
+    figures["weights_gib"] = Figure(
+        round(loaded, 2), "estimated", f"run's {sizing.loaded_gib:.2f} GiB x (tp x pp) {shard_a} / {shard_b}"
+    )
+    notes.append(
+        "weights per rank scale with 1 / (tp x pp): replicated parts (norms; attention under DP attention) are not modelled"
+    )
     release = release_for(run.versions.get("sglang"))
     mfs = _fraction(run, new, sizing, setting, release, gpu_mem_mib, notes)
     figures["mem_fraction_static"] = mfs
     reserved = sizing.reserved_gib.value if sizing.reserved_gib else 0.0
     post = pre - loaded
     budget = post - pre * (1 - mfs.value) - reserved
-    figures["budget_gib"] = Figure(round(budget, 2), "estimated",
-                                   f"{post:.2f} free after weights - {pre:.2f} x (1 - {mfs.value:g}) - {reserved:.2f} reserved")
+    figures["budget_gib"] = Figure(
+        round(budget, 2),
+        "estimated",
+        f"{post:.2f} free after weights - {pre:.2f} x (1 - {mfs.value:g}) - {reserved:.2f} reserved",
+    )
     cell, cell_fig = _cell(sizing, src, to, setting, model_config, notes, release)
     figures["cell_bytes"] = cell_fig
     page = setting.page_size or int(sizing.page_size.value if sizing.page_size else 1)
@@ -153,21 +182,28 @@ def plan(label: str, run: Launch, sizing: KvSizing, setting: Setting,
     requests = _max_running_requests(run, tokens, setting, to, release, notes)
     ranks = _ranks(run, sizing, to, pre - sizing.pre_gib.value, loaded, tokens * cell / GIB, lazy_b - lazy_a, notes)
     if unknown_cells:
-        notes.append("cells with no size estimate (left out of the margin; --model-config sizes DeepEP's): "
-                     + ", ".join(unknown_cells))
-    figures["lazy_comm_gib"] = Figure(round(lazy_b, 3), "estimated",
-                                      f"lazily created cells of the new layout (the run's: {lazy_a:.3f} GiB)")
+        notes.append(
+            "cells with no size estimate (left out of the margin; --model-config sizes DeepEP's): " + ", ".join(unknown_cells)
+        )
+    figures["lazy_comm_gib"] = Figure(
+        round(lazy_b, 3), "estimated", f"lazily created cells of the new layout (the run's: {lazy_a:.3f} GiB)"
+    )
     return Plan(label, src, to, figures, tokens, requests, ranks, notes)
 
 
 def _refuse_unsizable(sizing: KvSizing) -> None:
     if sizing.attention == "hybrid":
-        raise PlanRefused("the run has hybrid KV pools (sliding-window or Mamba): their split of the budget "
-                          "depends on the model's layer layout, which the log does not show")
-    needs = [(sizing.tokens, "a KV pool size (KV Cache is allocated)"), (sizing.cell_bytes, "the KV line's size"),
-             (sizing.pre_gib, "free memory before the weights (Load weight begin)"),
-             (sizing.post_gib, "free memory after the weights (Load weight end)"),
-             (sizing.mem_fraction_static, "mem_fraction_static (stated, or inferable from the pool)")]
+        raise PlanRefused(
+            "the run has hybrid KV pools (sliding-window or Mamba): their split of the budget "
+            "depends on the model's layer layout, which the log does not show"
+        )
+    needs = [
+        (sizing.tokens, "a KV pool size (KV Cache is allocated)"),
+        (sizing.cell_bytes, "the KV line's size"),
+        (sizing.pre_gib, "free memory before the weights (Load weight begin)"),
+        (sizing.post_gib, "free memory after the weights (Load weight end)"),
+        (sizing.mem_fraction_static, "mem_fraction_static (stated, or inferable from the pool)"),
+    ]
     post_capture = [m for m in sizing.missing if "post-capture" in m]
     if post_capture:
         raise PlanRefused(post_capture[0])
@@ -176,8 +212,15 @@ def _refuse_unsizable(sizing: KvSizing) -> None:
         raise PlanRefused("the run does not show " + ", ".join(missing))
 
 
-def _cell(sizing: KvSizing, src: Layout, to: Layout, setting: Setting, model_config: dict[str, Any] | None,
-          notes: list[str], release: Release) -> tuple[float, Figure]:
+def _cell(
+    sizing: KvSizing,
+    src: Layout,
+    to: Layout,
+    setting: Setting,
+    model_config: dict[str, Any] | None,
+    notes: list[str],
+    release: Release,
+) -> tuple[float, Figure]:
     assert sizing.cell_bytes is not None
     old_bytes = dtype_bytes(sizing.kv_dtype) or 2
     new_bytes = dtype_bytes(setting.kv_cache_dtype) if setting.kv_cache_dtype else old_bytes
@@ -195,15 +238,20 @@ def _cell(sizing: KvSizing, src: Layout, to: Layout, setting: Setting, model_con
     if sizing.attention == "MHA" and src.attention_tp != to.attention_tp:
         factor *= src.attention_tp / to.attention_tp
         steps.append(f"x attention tp {src.attention_tp}/{to.attention_tp}")
-        notes.append(f"MHA cell scaled by attention tp {src.attention_tp}/{to.attention_tp}: assumes the model has at "
-                     f"least {to.attention_tp} KV heads (fewer are replicated and cost more); --model-config checks it")
+        notes.append(
+            f"MHA cell scaled by attention tp {src.attention_tp}/{to.attention_tp}: assumes the model has at "
+            f"least {to.attention_tp} KV heads (fewer are replicated and cost more); --model-config checks it"
+        )
     if src.pp != to.pp:
         steps.append(f"x pp {src.pp}/{to.pp}")
     if new_bytes != old_bytes:
         steps.append(f"x dtype {new_bytes:g}/{old_bytes:g} B")
     cell = (sizing.effective_cell or sizing.cell_bytes.value) * factor
-    return cell, Figure(round(cell, 1), "estimated", f"run's {sizing.effective_cell:,.0f} B per token "
-                        + (" ".join(steps) if steps else "(unchanged by this setting)"))
+    return cell, Figure(
+        round(cell, 1),
+        "estimated",
+        f"run's {sizing.effective_cell:,.0f} B per token " + (" ".join(steps) if steps else "(unchanged by this setting)"),
+    )
 
 
 def _scheduler_summary(run: Launch) -> dict[str, Any]:
@@ -212,8 +260,9 @@ def _scheduler_summary(run: Launch) -> dict[str, Any]:
     return {} if summary is None else summary.values
 
 
-def _fraction(run: Launch, new: Launch, sizing: KvSizing, setting: Setting, release: Release,
-              gpu_mem_mib: float | None, notes: list[str]) -> Figure:
+def _fraction(
+    run: Launch, new: Launch, sizing: KvSizing, setting: Setting, release: Release, gpu_mem_mib: float | None, notes: list[str]
+) -> Figure:
     """The new setting's mem_fraction_static: the one asked for; else, when the run's value is what the release's
     automatic rule gives for the run, the rule applied to the new setting (DeepEP reserve included); else the
     run's (a value the user gave is kept)."""
@@ -223,34 +272,45 @@ def _fraction(run: Launch, new: Launch, sizing: KvSizing, setting: Setting, rele
     run_mfs = sizing.mem_fraction_static.value
     kept = Figure(run_mfs, sizing.mem_fraction_static.kind, f"the run's ({sizing.mem_fraction_static.basis}), kept")
     if fraction_on_command(run):
-        notes.append("mem_fraction_static is the run's: its launch command gives --mem-fraction-static, so SGLang's "
-                     "automatic rule did not run; pass --mem-fraction-static to plan another value")
+        notes.append(
+            "mem_fraction_static is the run's: its launch command gives --mem-fraction-static, so SGLang's "
+            "automatic rule did not run; pass --mem-fraction-static to plan another value"
+        )
         return kept
     if gpu_mem_mib is None:
-        notes.append(f"mem_fraction_static is the run's: SGLang {release.version}'s automatic rule divides by the "
-                     "card's memory.total, which the run's inputs do not show (add its nvidia-smi output); pass "
-                     "--mem-fraction-static to plan the value you will set")
+        notes.append(
+            f"mem_fraction_static is the run's: SGLang {release.version}'s automatic rule divides by the "
+            "card's memory.total, which the run's inputs do not show (add its nvidia-smi output); pass "
+            "--mem-fraction-static to plan the value you will set"
+        )
         return kept
     before = auto_fraction(run.config, release, gpu_mem_mib)
     after = auto_fraction(new.config, release, gpu_mem_mib)
     if before.missing or after.missing:
-        notes.append(f"mem_fraction_static is the run's: the automatic rule needs {', '.join(before.missing + after.missing)}"
-                     ", which the run does not state")
+        notes.append(
+            f"mem_fraction_static is the run's: the automatic rule needs {', '.join(before.missing + after.missing)}"
+            ", which the run does not state"
+        )
         return kept
     rule = f"SGLang {release.version} automatic rule ({release.span}): round(({gpu_mem_mib:g} - reserved) / {gpu_mem_mib:g}, 3)"
     if before.value is None or abs(before.value - run_mfs) > 0.0005:
-        notes.append(f"the run's mem_fraction_static {run_mfs:g} is not the automatic rule's {before.value:g} for the run "
-                     f"({before.describe()}): taken as given by the user and kept")
+        notes.append(
+            f"the run's mem_fraction_static {run_mfs:g} is not the automatic rule's {before.value:g} for the run "
+            f"({before.describe()}): taken as given by the user and kept"
+        )
         return kept
-    notes.append(f"the run's mem_fraction_static {run_mfs:g} is the automatic rule's value for the run ({before.describe()}): "
-                 "the rule is applied to the new setting (the server_args dump cannot show whether it was given)")
+    notes.append(
+        f"the run's mem_fraction_static {run_mfs:g} is the automatic rule's value for the run ({before.describe()}): "
+        "the rule is applied to the new setting (the server_args dump cannot show whether it was given)"
+    )
     deepep = after.part(kinds.DEEPEP_RESERVE) - before.part(kinds.DEEPEP_RESERVE)
     extra = f"; DeepEP reserve {deepep:+g} MiB" if deepep else ""
     return Figure(after.value, "derived", f"{rule}, {after.describe()}{extra}")
 
 
-def _max_running_requests(run: Launch, tokens: int, setting: Setting, to: Layout, release: Release,
-                          notes: list[str]) -> Figure | None:
+def _max_running_requests(
+    run: Launch, tokens: int, setting: Setting, to: Layout, release: Release, notes: list[str]
+) -> Figure | None:
     """SGLang's request cap: min(min(max(tokens / context_len x 512, 2048), 4096), tokens // 2); a value the user
     sets is divided by the (attention) DP size and clamped by the rule's pool."""
     summary = _scheduler_summary(run)
@@ -261,22 +321,27 @@ def _max_running_requests(run: Launch, tokens: int, setting: Setting, to: Layout
         value, how = user_requests(setting.max_running_requests, dp, release)
         return Figure(min(value, tokens // 2), "derived", f"{how}, clamped by tokens // 2")
     if ctx is None:
-        notes.append("max_running_requests not projected: context length unknown (the run printed no scheduler "
-                     "summary; pass --context-length)")
+        notes.append(
+            "max_running_requests not projected: context length unknown (the run printed no scheduler "
+            "summary; pass --context-length)"
+        )
         return None
     logged = summary.get("max_running_requests")
     if logged is not None and summary.get("tokens"):
         expect, _ = default_requests(int(summary["tokens"]), ctx, release)
         if expect != int(logged):
-            notes.append(f"the run logged max_running_requests={logged}, not the default rule's {expect}: set by a "
-                         "flag or another version; the projection keeps the run's value, clamped by tokens // 2")
+            notes.append(
+                f"the run logged max_running_requests={logged}, not the default rule's {expect}: set by a "
+                "flag or another version; the projection keeps the run's value, clamped by tokens // 2"
+            )
             return Figure(min(int(logged), tokens // 2), "derived", f"the run's {logged}, clamped by tokens // 2")
     value, how = default_requests(tokens, ctx, release)
     return Figure(value, "derived", f"SGLang {release.version}: {how}")
 
 
-def _ranks(run: Launch, sizing: KvSizing, to: Layout, pre_shift: float, loaded: float, kv_gib: float,
-           lazy_extra: float, notes: list[str]) -> list[PlanRank]:
+def _ranks(
+    run: Launch, sizing: KvSizing, to: Layout, pre_shift: float, loaded: float, kv_gib: float, lazy_extra: float, notes: list[str]
+) -> list[PlanRank]:
     """One row per rank of the new layout: its own free memory (the run's rank at the same TP position, else the
     lowest), what the pool leaves, and the margin after the run's graph memory and the new lazy cells."""
     assert sizing.pre_gib and sizing.post_gib

@@ -30,7 +30,7 @@ class RankId:
         dims: list[tuple[str, int]] = []
         for tag in tags:
             head = tag.rstrip("0123456789")
-            dims.append((head.lower(), int(tag[len(head):])))
+            dims.append((head.lower(), int(tag[len(head) :])))
         return RankId(label=" ".join(tags), dims=tuple(dims))
 
     def sort_key(self) -> tuple[Any, ...]:

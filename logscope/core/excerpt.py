@@ -18,7 +18,7 @@ def cut_around(text: str, focus: list[str] | tuple[str, ...] | None, width: int)
         return text
     label = _LABELS.match(text)
     if label is not None:
-        return label.group(0) + cut_around(text[label.end():], focus, max(width - label.end(), 20))
+        return label.group(0) + cut_around(text[label.end() :], focus, max(width - label.end(), 20))
     found = [(text.find(f), len(f)) for f in (focus or ()) if f and text.find(f) >= 0]
     if not found:
         return _cut_end(text, 0, width)

@@ -154,16 +154,21 @@ CATALOGUE: tuple[Kind, ...] = (
         PHASE,
         rules=("init_begin",),
         literals=("Init torch distributed", "Init nccl begin", "Init parallel"),
-        samples=("[2025-01-01 10:00:00 TP0] Init torch distributed begin.", "[19:01:01 TP0] Init nccl begin.",
-                 "[2026-10-01 10:00:00 TP0] Init parallel begin."),
+        samples=(
+            "[2025-01-01 10:00:00 TP0] Init torch distributed begin.",
+            "[19:01:01 TP0] Init nccl begin.",
+            "[2026-10-01 10:00:00 TP0] Init parallel begin.",
+        ),
     ),
     Kind(
         INIT_DISTRIBUTED_END,
         PHASE,
         rules=("init_end", "memory_baseline"),  # 0.5.21+ prints the reading as "Memory baseline taken"
         literals=("Init torch distributed", "Memory baseline taken"),
-        samples=("[2025-01-01 10:00:00] Init torch distributed ends. mem usage=0.30 GB",
-                 "[2026-10-01 10:00:01 TP0] Memory baseline taken. mem usage=1.53 GB"),
+        samples=(
+            "[2025-01-01 10:00:00] Init torch distributed ends. mem usage=0.30 GB",
+            "[2026-10-01 10:00:01 TP0] Memory baseline taken. mem usage=1.53 GB",
+        ),
     ),
     Kind(
         INIT_PARALLEL_END,
@@ -408,16 +413,20 @@ CATALOGUE: tuple[Kind, ...] = (
         NOTE,
         rules=("dsv4_memory",),
         literals=("DSV4 memory calculation:",),
-        samples=("[2026-10-01 10:00:05 TP0] DSV4 memory calculation: unified=True, unified_fp8=False, "
-                 "bytes_per_full_token=1234.50, available_bytes=100.25 GB, swa_fixed=2.00 GB, full_token=123456",),
+        samples=(
+            "[2026-10-01 10:00:05 TP0] DSV4 memory calculation: unified=True, unified_fp8=False, "
+            "bytes_per_full_token=1234.50, available_bytes=100.25 GB, swa_fixed=2.00 GB, full_token=123456",
+        ),
     ),
     Kind(
         POST_CAPTURE_KV,
         NOTE,
         rules=("post_capture_kv",),
         literals=("Post-capture KV sizing",),
-        samples=("[2026-10-01 10:05:00 TP0] Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, "
-                 "#tokens: 1000000, KV size: 45.78 GB, avail mem=10.20 GB",),
+        samples=(
+            "[2026-10-01 10:05:00 TP0] Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, "
+            "#tokens: 1000000, KV size: 45.78 GB, avail mem=10.20 GB",
+        ),
     ),
     Kind(MEMORY_LINE, NOTE, MEMORY_LINE_GRAMMAR, literals=("GB", "GiB", "MiB", "MB")),
     Kind(
@@ -597,8 +606,13 @@ CATALOGUE: tuple[Kind, ...] = (
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),
     Kind(ENV_EXPORT, FACT, LAUNCH_COMMAND_GRAMMAR, literals=("export ",), samples=("export NCCL_DEBUG=INFO",)),
-    Kind(LAUNCH_FLAGS, FACT, FLAG_LIST_GRAMMAR, literals=("- `--", "* `--", "+ `--"),
-         samples=("- `--tp-size 8`, `--moe-a2a-backend deepep`",)),
+    Kind(
+        LAUNCH_FLAGS,
+        FACT,
+        FLAG_LIST_GRAMMAR,
+        literals=("- `--", "* `--", "+ `--"),
+        samples=("- `--tp-size 8`, `--moe-a2a-backend deepep`",),
+    ),
     Kind(
         CHECK_ENV,
         FACT,

@@ -73,11 +73,15 @@ class RankTimeline:
     # ---- the query vocabulary: a rank's readings of a phase, for the target (default) or draft model
     def readings(self, phase: str, key: str | None = None, model: str | None = TARGET) -> list[PhaseReading]:
         """This rank's readings of `phase` in the order printed, of `model` (None: either) and holding `key`."""
-        return [p for p in self.phases
-                if p.phase == phase and (model is None or p.model == model) and (key is None or key in p.values)]
+        return [
+            p
+            for p in self.phases
+            if p.phase == phase and (model is None or p.model == model) and (key is None or key in p.values)
+        ]
 
-    def reading(self, phase: str, key: str | None = None, model: str | None = TARGET,
-                pick: Pick = "first") -> PhaseReading | None:
+    def reading(
+        self, phase: str, key: str | None = None, model: str | None = TARGET, pick: Pick = "first"
+    ) -> PhaseReading | None:
         """The first (or last) reading of `phase` that holds `key`; None when the rank printed none."""
         found = self.readings(phase, key, model)
         if not found:

@@ -43,23 +43,56 @@ class Phase:
 
 PHASES: tuple[Phase, ...] = (
     Phase(kinds.INIT_DISTRIBUTED_BEGIN, 0, after="init_distributed", expected=True),
-    Phase(kinds.INIT_DISTRIBUTED_END, 1, after="load_weight", expected=True, column=Column("init used", "usage_gib"),
-          gantt=("init distributed", kinds.INIT_DISTRIBUTED_BEGIN)),
+    Phase(
+        kinds.INIT_DISTRIBUTED_END,
+        1,
+        after="load_weight",
+        expected=True,
+        column=Column("init used", "usage_gib"),
+        gantt=("init distributed", kinds.INIT_DISTRIBUTED_BEGIN),
+    ),
     # 0.5.21+: "Init parallel ends. elapsed=" (no reading); the reading follows as "Memory baseline taken"
     Phase(kinds.INIT_PARALLEL_END, 1, after="load_weight"),
     Phase(kinds.NCCL_PREWARM, 1, after="load_weight"),
     Phase(kinds.LOAD_WEIGHT_BEGIN, 2, after="load_weight", expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
-    Phase(kinds.LOAD_WEIGHT_END, 3, after="memory_pool", expected=True, column=Column("load end"), ledger=LedgerLink("weights"),
-          gantt=("load weights", kinds.LOAD_WEIGHT_BEGIN)),
+    Phase(
+        kinds.LOAD_WEIGHT_END,
+        3,
+        after="memory_pool",
+        expected=True,
+        column=Column("load end"),
+        ledger=LedgerLink("weights"),
+        gantt=("load weights", kinds.LOAD_WEIGHT_BEGIN),
+    ),
     Phase(kinds.KV_CACHE_ALLOCATED, 4, after="memory_pool", expected=True, column=Column("KV pool", "kv_gib")),
     Phase(kinds.OTHER_POOL_ALLOCATED, 4, after="memory_pool"),
-    Phase(kinds.MEMORY_POOL_END, 5, after="capture", expected=True, column=Column("pool end"), ledger=LedgerLink("kv_pool"),
-          gantt=("KV pool", kinds.LOAD_WEIGHT_END)),
-    Phase(kinds.CAPTURE_BEGIN, 6, after="capture", expected=True, column=Column("cap. begin", graph="decode"),
-          ledger=LedgerLink("before_capture", "first")),
+    Phase(
+        kinds.MEMORY_POOL_END,
+        5,
+        after="capture",
+        expected=True,
+        column=Column("pool end"),
+        ledger=LedgerLink("kv_pool"),
+        gantt=("KV pool", kinds.LOAD_WEIGHT_END),
+    ),
+    Phase(
+        kinds.CAPTURE_BEGIN,
+        6,
+        after="capture",
+        expected=True,
+        column=Column("cap. begin", graph="decode"),
+        ledger=LedgerLink("before_capture", "first"),
+    ),
     Phase(kinds.CAPTURE_PROGRESS, 6, after="capture", progress=True),
-    Phase(kinds.CAPTURE_END, 7, after="warmup", expected=True, column=Column("cap. end", graph="decode"),
-          ledger=LedgerLink("cuda_graphs", "last"), gantt=("CUDA graph capture", kinds.CAPTURE_BEGIN)),
+    Phase(
+        kinds.CAPTURE_END,
+        7,
+        after="warmup",
+        expected=True,
+        column=Column("cap. end", graph="decode"),
+        ledger=LedgerLink("cuda_graphs", "last"),
+        gantt=("CUDA graph capture", kinds.CAPTURE_BEGIN),
+    ),
     Phase(kinds.SCHEDULER_SUMMARY, 8, after="warmup", column=Column("summary"), ledger=LedgerLink("after_capture")),
     Phase(kinds.SERVER_READY, 9, after="serving"),
 )
@@ -95,8 +128,12 @@ def ledger_chain() -> tuple[Phase, ...]:
 # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING: the KV pool is sized after the graphs; the chain's order and the item
 # each link ends become these (phase id, item)
 POST_CAPTURE_CHAIN: tuple[tuple[str, str | None], ...] = (
-    (kinds.LOAD_WEIGHT_BEGIN, None), (kinds.LOAD_WEIGHT_END, "weights"), (kinds.CAPTURE_BEGIN, "before_capture"),
-    (kinds.CAPTURE_END, "cuda_graphs"), (kinds.MEMORY_POOL_END, "kv_pool"), (kinds.SCHEDULER_SUMMARY, "after_pool"),
+    (kinds.LOAD_WEIGHT_BEGIN, None),
+    (kinds.LOAD_WEIGHT_END, "weights"),
+    (kinds.CAPTURE_BEGIN, "before_capture"),
+    (kinds.CAPTURE_END, "cuda_graphs"),
+    (kinds.MEMORY_POOL_END, "kv_pool"),
+    (kinds.SCHEDULER_SUMMARY, "after_pool"),
 )
 
 

@@ -96,8 +96,12 @@ def _indexed() -> tuple[tuple[str, ...], WordingIndex]:
     the catalogue's and this module's bytes): reading the 4 MB catalogue and indexing it would cost a paste more
     than the rest of its analysis."""
     key = user_cache.content_key([data_dir("catalog") / CATALOG_FILE], (__file__,))
-    return user_cache.cached("wordings", key, lambda: (versions(), _build_wording_index()),
-                             lambda v: isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], tuple))
+    return user_cache.cached(
+        "wordings",
+        key,
+        lambda: (versions(), _build_wording_index()),
+        lambda v: isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], tuple),
+    )
 
 
 def _build_wording_index() -> WordingIndex:

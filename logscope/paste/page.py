@@ -44,28 +44,38 @@ def _style_hashes(html: str) -> str:
 
 def _page(html: str, status: int = 200) -> HTMLResponse:
     styles = _style_hashes(html) or "'none'"
-    csp = (f"default-src 'none'; style-src {styles}; form-action 'self'; base-uri 'none'; "
-           "frame-ancestors 'none'")
-    return HTMLResponse(html, status_code=status, headers={
-        "Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-        "Cache-Control": "no-store", "X-Frame-Options": "DENY"})
+    csp = f"default-src 'none'; style-src {styles}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    return HTMLResponse(
+        html,
+        status_code=status,
+        headers={
+            "Content-Security-Policy": csp,
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer",
+            "Cache-Control": "no-store",
+            "X-Frame-Options": "DENY",
+        },
+    )
 
 
 def form_page(max_bytes: int, error: str = "") -> str:
     message = f'<p class="error" id="error">{escape(error)}</p>' if error else ""
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>logscope: paste a log</title><style>{_CSS}</style></head><body>\n"
-            "<h1>logscope: what happened to the GPU memory at SGLang start-up?</h1>\n" + message +
-            '<form method="post" action="/" enctype="multipart/form-data">\n'
-            '<fieldset><legend>Paste</legend><label for="text">A server log, an issue body, nvidia-smi output, '
-            'a launch command:</label>\n<textarea id="text" name="text" spellcheck="false"></textarea></fieldset>\n'
-            '<fieldset><legend>or upload</legend><input type="file" id="files" name="files" multiple>'
-            ' <span class="note">one file per rank is fine (rank0.log, rank1.log, ...)</span></fieldset>\n'
-            '<button type="submit" id="analyze">Analyze</button>\n</form>\n'
-            f'<p class="note">At most {_size(max_bytes)}. Secrets, e-mail addresses, user names, IP '
-            "addresses and host names are redacted before anything is read; nothing is stored: the report is made "
-            "in memory and sent back.</p>\n</body></html>\n")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>logscope: paste a log</title><style>{_CSS}</style></head><body>\n"
+        "<h1>logscope: what happened to the GPU memory at SGLang start-up?</h1>\n"
+        + message
+        + '<form method="post" action="/" enctype="multipart/form-data">\n'
+        '<fieldset><legend>Paste</legend><label for="text">A server log, an issue body, nvidia-smi output, '
+        'a launch command:</label>\n<textarea id="text" name="text" spellcheck="false"></textarea></fieldset>\n'
+        '<fieldset><legend>or upload</legend><input type="file" id="files" name="files" multiple>'
+        ' <span class="note">one file per rank is fine (rank0.log, rank1.log, ...)</span></fieldset>\n'
+        '<button type="submit" id="analyze">Analyze</button>\n</form>\n'
+        f'<p class="note">At most {_size(max_bytes)}. Secrets, e-mail addresses, user names, IP '
+        "addresses and host names are redacted before anything is read; nothing is stored: the report is made "
+        "in memory and sent back.</p>\n</body></html>\n"
+    )
 
 
 def _redacted(text: str) -> str:
@@ -77,8 +87,7 @@ def read_form(content_type: str, body: bytes) -> list[Source]:
     """The submission's non-empty parts as redacted sources: the pasted text, then each uploaded file."""
     if not content_type.lower().startswith("multipart/form-data"):
         raise ValueError("the form is sent as multipart/form-data")
-    message = BytesParser(policy=policy.HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") +
-                                                         b"\r\n\r\n" + body)
+    message = BytesParser(policy=policy.HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body)
     if not message.is_multipart():
         raise ValueError("the body is not multipart")
     sources: list[Source] = []

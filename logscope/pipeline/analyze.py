@@ -1,7 +1,7 @@
 """The pipeline, one stage after the other, each returning its product:
 
-    sources → classify → assemble → join_gpus · timeline_numbers · kv_sizing → ledgers · launch_failures → Analysis
-    → run_rules → build_document (schema logscope/1), which every renderer reads."""
+sources → classify → assemble → join_gpus · timeline_numbers · kv_sizing → ledgers · launch_failures → Analysis
+→ run_rules → build_document (schema logscope/1), which every renderer reads."""
 
 from __future__ import annotations
 
@@ -24,20 +24,35 @@ from logscope.report.json import build_document
 
 # what kind of input a source was, by the grammars that read its lines
 _DUMP_GRAMMARS = frozenset({"nvidia_smi", "nvidia_topo", kinds.GPUSTAT_GRAMMAR})
-_LOG_GRAMMARS = frozenset({
-    kinds.SGLANG, kinds.EXCEPTION_GRAMMAR, kinds.TORCH_OOM_GRAMMAR, kinds.TRACEBACK_GRAMMAR, kinds.SERVER_ARGS_GRAMMAR,
-    kinds.LAUNCH_COMMAND_GRAMMAR, kinds.NATIVE_LOG_GRAMMAR, kinds.NATIVE_BACKTRACE_GRAMMAR, "signature", kinds.PROGRESS_GRAMMAR,
-})
+_LOG_GRAMMARS = frozenset(
+    {
+        kinds.SGLANG,
+        kinds.EXCEPTION_GRAMMAR,
+        kinds.TORCH_OOM_GRAMMAR,
+        kinds.TRACEBACK_GRAMMAR,
+        kinds.SERVER_ARGS_GRAMMAR,
+        kinds.LAUNCH_COMMAND_GRAMMAR,
+        kinds.NATIVE_LOG_GRAMMAR,
+        kinds.NATIVE_BACKTRACE_GRAMMAR,
+        "signature",
+        kinds.PROGRESS_GRAMMAR,
+    }
+)
 
 
-def analyze_sources(sources: list[Source], rules_dirs: list[str] | None = None,
-                    model_config: dict[str, Any] | None = None, calibration: Calibration | None = None) -> dict[str, Any]:
+def analyze_sources(
+    sources: list[Source],
+    rules_dirs: list[str] | None = None,
+    model_config: dict[str, Any] | None = None,
+    calibration: Calibration | None = None,
+) -> dict[str, Any]:
     analysis = analyze_model(sources, model_config, calibration)
     return build_document(analysis, run_rules(analysis, rules_dirs or []))
 
 
-def analyze_model(sources: list[Source], model_config: dict[str, Any] | None = None,
-                  calibration: Calibration | None = None) -> Analysis:
+def analyze_model(
+    sources: list[Source], model_config: dict[str, Any] | None = None, calibration: Calibration | None = None
+) -> Analysis:
     per_source, coverage = classify_sources(sources)
     launches, global_events = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
     join = join_gpus(launches, global_events)
@@ -61,10 +76,17 @@ def analyze_model(sources: list[Source], model_config: dict[str, Any] | None = N
 
 def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage) -> list[dict[str, Any]]:
     """Lines that read like a failure but that no signature names: what logscope did not understand."""
-    out = [{"source": f.event.source, "line": f.event.line, "text": f.event.text, "kind": f.event.kind}
-           for found in failures.values() for f in found if f.signature is None and f.event.kind != kinds.NATIVE_BACKTRACE]
-    out += [{"source": m["source"], "line": m["line"], "text": m["text"], "kind": "unrecognized"}
-            for m in coverage.unrecognized if m["grammar"] == "failure"]
+    out = [
+        {"source": f.event.source, "line": f.event.line, "text": f.event.text, "kind": f.event.kind}
+        for found in failures.values()
+        for f in found
+        if f.signature is None and f.event.kind != kinds.NATIVE_BACKTRACE
+    ]
+    out += [
+        {"source": m["source"], "line": m["line"], "text": m["text"], "kind": "unrecognized"}
+        for m in coverage.unrecognized
+        if m["grammar"] == "failure"
+    ]
     return sorted(out, key=lambda m: (m["source"], m["line"]))
 
 
@@ -84,5 +106,6 @@ def input_kind(events: list[Event]) -> str:
 
 def _input(source: Source, events: list[Event]) -> InputFile:
     notes = source.notes
-    return InputFile(source.name, input_kind(events), source.lines, source.recognized_lines, notes.cut_lines,
-                     notes.encoding, notes.stopped)
+    return InputFile(
+        source.name, input_kind(events), source.lines, source.recognized_lines, notes.cut_lines, notes.encoding, notes.stopped
+    )

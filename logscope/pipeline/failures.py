@@ -27,8 +27,7 @@ def launch_failures(launch: Launch) -> list[Failure]:
         last = set()
         for timeline in timelines:
             # <=: a phase line and a failure unwrapped from one physical line (a flattened log) share its number
-            before = [p for p in timeline.phases
-                      if p.source == event.source and p.line <= event.line and p.model == "target"]
+            before = [p for p in timeline.phases if p.source == event.source and p.line <= event.line and p.model == "target"]
             last.add(before[-1].phase if before else None)
         # an untagged line in a file of several ranks: known only when every rank was at the same phase
         return last.pop() if len(last) == 1 else None
@@ -60,20 +59,31 @@ def oom_numbers(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     if held is not None and allocated is not None:
         pytorch = allocated + (_mib_to_gib(data.get("reserved_unallocated_mib")) or 0.0)
         outside = round(held - pytorch, 2)
-    return {"request": request, "requested_mib": requested_mib, "held_gib": held, "pytorch_gib": pytorch,
-            "outside_gib": outside}
+    return {"request": request, "requested_mib": requested_mib, "held_gib": held, "pytorch_gib": pytorch, "outside_gib": outside}
 
 
 def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | None) -> dict[str, Any]:
     fact = dict(event_fact)
     fact.update(
-        finding=failure.finding, mechanism=failure.mechanism, signature=failure.signature,
-        evidence_kind=failure.evidence, phase=failure.phase, phase_basis=failure.phase_basis,
-        phase_text=failure.phase_text, values=failure.values, quoted=failure.quoted,
-        after_ready=failure.after_ready, cause=failure.cause, is_root=failure is root,
+        finding=failure.finding,
+        mechanism=failure.mechanism,
+        signature=failure.signature,
+        evidence_kind=failure.evidence,
+        phase=failure.phase,
+        phase_basis=failure.phase_basis,
+        phase_text=failure.phase_text,
+        values=failure.values,
+        quoted=failure.quoted,
+        after_ready=failure.after_ready,
+        cause=failure.cause,
+        is_root=failure is root,
         rank_text=event_fact.get("rank") or "an untagged line",
-        error=(event_fact.get("error") or failure.values.get("error") or event_fact.get("message")
-               or (None if failure.event.kind == kinds.TRACEBACK else event_fact.get("text"))),
+        error=(
+            event_fact.get("error")
+            or failure.values.get("error")
+            or event_fact.get("message")
+            or (None if failure.event.kind == kinds.TRACEBACK else event_fact.get("text"))
+        ),
     )
     if failure.finding in ("startup-oom", "capture-oom", "runtime-oom"):
         fact.update(oom_numbers(event_fact, failure.values))

@@ -38,8 +38,10 @@ def preflight(nvml: Any, world: int) -> list[str]:
     problems = []
     for index in range(world):
         handle = nvml.nvmlDeviceGetHandleByIndex(index)
-        pids = sorted({p.pid for p in nvml.nvmlDeviceGetComputeRunningProcesses(handle)}
-                      | {p.pid for p in nvml.nvmlDeviceGetGraphicsRunningProcesses(handle)})
+        pids = sorted(
+            {p.pid for p in nvml.nvmlDeviceGetComputeRunningProcesses(handle)}
+            | {p.pid for p in nvml.nvmlDeviceGetGraphicsRunningProcesses(handle)}
+        )
         used = nvml.nvmlDeviceGetMemoryInfo(handle).used / MIB
         if pids:
             problems.append(f"GPU {index} is in use by process {', '.join(map(str, pids))}")
@@ -58,14 +60,39 @@ def probe_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return dict(sorted({**recorded, **NVLS_OFF}.items()))
 
 
-def child_command(rank: int, world: int, port: int, out: Path, stage_timeout: float, groups: list[str],
-                  symm_mib: int, oom_text: Path | None, hold: Path | None,
-                  nccl_env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+def child_command(
+    rank: int,
+    world: int,
+    port: int,
+    out: Path,
+    stage_timeout: float,
+    groups: list[str],
+    symm_mib: int,
+    oom_text: Path | None,
+    hold: Path | None,
+    nccl_env: dict[str, str] | None = None,
+) -> tuple[list[str], dict[str, str]]:
     """The worker's argv and environment: NVLink multicast off, and exactly the NCCL variables of `nccl_env`
     (SGLang's by default; inherited NCCL_CUMEM_ENABLE / NCCL_BUFFSIZE are dropped so a row means what it says)."""
-    argv = [sys.executable, "-m", "logscope.probe.worker", "--rank", str(rank), "--world-size", str(world),
-            "--port", str(port), "--out", str(out), "--stage-timeout", str(stage_timeout), "--groups", ",".join(groups),
-            "--symm-mib", str(symm_mib)]
+    argv = [
+        sys.executable,
+        "-m",
+        "logscope.probe.worker",
+        "--rank",
+        str(rank),
+        "--world-size",
+        str(world),
+        "--port",
+        str(port),
+        "--out",
+        str(out),
+        "--stage-timeout",
+        str(stage_timeout),
+        "--groups",
+        ",".join(groups),
+        "--symm-mib",
+        str(symm_mib),
+    ]
     if oom_text is not None:
         argv += ["--oom-text", str(oom_text)]
     inherited = {k: v for k, v in os.environ.items() if k not in NCCL_ENV_KEYS}
@@ -126,11 +153,21 @@ def build_calibration(records: dict[int, list[dict[str, Any]]], meta: dict[str, 
             group, group_size = _group_of(size.stage, record, world)
             stage_group = (size.stage, group)
             stage = BY_ID.get(size.stage)
-            entry = per_mechanism.setdefault(stage_group, {
-                "mechanism": stage.mechanism if stage else size.stage, "stage": size.stage, "group": group,
-                "group_size": group_size, "mib": size.device_mib, "outside_allocator_mib": size.outside_mib,
-                "reserved_mib": size.reserved_mib, "timing": stage.timing if stage else "eager",
-                "per_rank_mib": [], "what": stage.what if stage else ""})
+            entry = per_mechanism.setdefault(
+                stage_group,
+                {
+                    "mechanism": stage.mechanism if stage else size.stage,
+                    "stage": size.stage,
+                    "group": group,
+                    "group_size": group_size,
+                    "mib": size.device_mib,
+                    "outside_allocator_mib": size.outside_mib,
+                    "reserved_mib": size.reserved_mib,
+                    "timing": stage.timing if stage else "eager",
+                    "per_rank_mib": [],
+                    "what": stage.what if stage else "",
+                },
+            )
             requested = record.get("detail", {}).get("requested_bytes")
             if requested is not None:
                 entry["requested_mib"] = round(requested / MIB, 3)
@@ -144,15 +181,20 @@ def build_calibration(records: dict[int, list[dict[str, Any]]], meta: dict[str, 
         "logscope_calibration": FORMAT,
         "command": meta.get("command", ""),
         "measured_at": meta.get("measured_at", ""),
-        "hardware": {"gpu": gpu, "memory_total_mib": None if total_mib is None else round(total_mib),
-                     "gpus": world, "driver": meta.get("driver")},
+        "hardware": {
+            "gpu": gpu,
+            "memory_total_mib": None if total_mib is None else round(total_mib),
+            "gpus": world,
+            "driver": meta.get("driver"),
+        },
         "software": software,
         "environment": {**NVLS_OFF, **meta.get("environment", {})},
         "world_size": world,
         "mechanisms": list(per_mechanism.values()),
         "skipped": [{"stage": s, "reason": r} for s, r in skipped.items()],
-        "processes": [{"rank": rank, "pid": next((r["pid"] for r in lines if "pid" in r), None)}
-                      for rank, lines in sorted(records.items())],
+        "processes": [
+            {"rank": rank, "pid": next((r["pid"] for r in lines if "pid" in r), None)} for rank, lines in sorted(records.items())
+        ],
         "readings": {f"rank{rank}": lines for rank, lines in sorted(records.items())},
     }
 
@@ -176,15 +218,23 @@ def merge_calibrations(documents: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def probe(world: int, groups: list[str], stage_timeout: float, symm_mib: int, dumps: Path | None,
-          command: str, nccl_env: dict[str, str] | None = None) -> dict[str, Any]:
+def probe(
+    world: int,
+    groups: list[str],
+    stage_timeout: float,
+    symm_mib: int,
+    dumps: Path | None,
+    command: str,
+    nccl_env: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """Run the probe on GPUs 0..world-1 under `nccl_env` (SGLang's by default) and return the calibration."""
     chosen = NCCL_ENVIRONMENTS["sglang"] if nccl_env is None else nccl_env
     try:
         import pynvml
     except ImportError:
-        raise ProbeError("needs nvidia-ml-py to check that the GPUs are free: from a logscope clone, "
-                         "pip install '.[probe]'") from None
+        raise ProbeError(
+            "needs nvidia-ml-py to check that the GPUs are free: from a logscope clone, pip install '.[probe]'"
+        ) from None
     try:
         import torch
     except ImportError:
@@ -210,8 +260,9 @@ def probe(world: int, groups: list[str], stage_timeout: float, symm_mib: int, du
     port = _free_port()
     children = []
     for rank in range(world):
-        argv, env = child_command(rank, world, port, work / f"rank{rank}.jsonl", stage_timeout, groups, symm_mib,
-                                  oom_text, hold, chosen)
+        argv, env = child_command(
+            rank, world, port, work / f"rank{rank}.jsonl", stage_timeout, groups, symm_mib, oom_text, hold, chosen
+        )
         children.append(subprocess.Popen(argv, env=env))
     limit = time.monotonic() + stage_timeout * (len(BY_ID) + 3)
     if hold is not None and dumps is not None:
@@ -222,8 +273,13 @@ def probe(world: int, groups: list[str], stage_timeout: float, symm_mib: int, du
         except subprocess.TimeoutExpired:
             child.kill()
     records = {rank: _read_lines(work / f"rank{rank}.jsonl") for rank in range(world)}
-    meta = {"command": command, "driver": driver, "deep_ep": deep_ep_version, "environment": dict(chosen),
-            "measured_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+    meta = {
+        "command": command,
+        "driver": driver,
+        "deep_ep": deep_ep_version,
+        "environment": dict(chosen),
+        "measured_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
     return build_calibration(records, meta)
 
 

@@ -34,18 +34,35 @@ class Stage:
 
 STAGES: tuple[Stage, ...] = (
     Stage("cuda_context", "cuda_context", "eager", what="torch.cuda.init on the rank's GPU (the CUDA context)"),
-    Stage("nccl_eager_init", "nccl_communicator", "eager",
-          what="init_process_group('nccl', device_id=...): ncclCommInitRank at once"),
-    Stage("nccl_first_collective", "nccl_first_collective", "lazy",
-          what="first all_reduce on the default group (NCCL connects lazily)"),
-    Stage("nccl_split", "nccl_split_communicator", "lazy",
-          what="new_group over the ranks (ncclCommSplit) and its first all_reduce"),
+    Stage(
+        "nccl_eager_init",
+        "nccl_communicator",
+        "eager",
+        what="init_process_group('nccl', device_id=...): ncclCommInitRank at once",
+    ),
+    Stage(
+        "nccl_first_collective",
+        "nccl_first_collective",
+        "lazy",
+        what="first all_reduce on the default group (NCCL connects lazily)",
+    ),
+    Stage(
+        "nccl_split", "nccl_split_communicator", "lazy", what="new_group over the ranks (ncclCommSplit) and its first all_reduce"
+    ),
     Stage("p2p_transport", "nccl_p2p", "lazy", min_world=2, what="first send/recv between rank pairs"),
-    Stage("custom_ar_ipc_buffers", "custom_ar_ipc", "eager",
-          what="raw cudaMalloc of SGLang's custom all-reduce v1 buffers (3 x 8 MiB + 8448 B), IPC-shared"),
+    Stage(
+        "custom_ar_ipc_buffers",
+        "custom_ar_ipc",
+        "eager",
+        what="raw cudaMalloc of SGLang's custom all-reduce v1 buffers (3 x 8 MiB + 8448 B), IPC-shared",
+    ),
     Stage("symmetric_memory", "symm_mem", "lazy", what="torch symmetric memory: empty() + rendezvous()"),
-    Stage("graph_capture_collective", "graph_capture_collective", "lazy",
-          what="CUDA graph capture of an all_reduce on the default group"),
+    Stage(
+        "graph_capture_collective",
+        "graph_capture_collective",
+        "lazy",
+        what="CUDA graph capture of an all_reduce on the default group",
+    ),
     Stage("deepep_buffer", "deepep_buffer", "lazy", what="deep_ep.Buffer on the world group (when deep_ep imports)"),
 )
 BY_ID = {stage.id: stage for stage in STAGES}
@@ -70,19 +87,33 @@ class Reading:
         return self.total_bytes - self.free_bytes
 
     def as_dict(self) -> dict[str, Any]:
-        out = {"stage": self.stage, "free_bytes": self.free_bytes, "total_bytes": self.total_bytes,
-               "allocated_bytes": self.allocated_bytes, "reserved_bytes": self.reserved_bytes,
-               "nvml_used_mib": self.nvml_used_mib, "nvml_process_mib": self.nvml_process_mib,
-               "seconds": round(self.seconds, 3)}
+        out = {
+            "stage": self.stage,
+            "free_bytes": self.free_bytes,
+            "total_bytes": self.total_bytes,
+            "allocated_bytes": self.allocated_bytes,
+            "reserved_bytes": self.reserved_bytes,
+            "nvml_used_mib": self.nvml_used_mib,
+            "nvml_process_mib": self.nvml_process_mib,
+            "seconds": round(self.seconds, 3),
+        }
         if self.detail:
             out["detail"] = self.detail
         return out
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> Reading:
-        return Reading(data["stage"], int(data["free_bytes"]), int(data["total_bytes"]), int(data["allocated_bytes"]),
-                       int(data["reserved_bytes"]), data.get("nvml_used_mib"), data.get("nvml_process_mib"),
-                       float(data.get("seconds", 0.0)), dict(data.get("detail") or {}))
+        return Reading(
+            data["stage"],
+            int(data["free_bytes"]),
+            int(data["total_bytes"]),
+            int(data["allocated_bytes"]),
+            int(data["reserved_bytes"]),
+            data.get("nvml_used_mib"),
+            data.get("nvml_process_mib"),
+            float(data.get("seconds", 0.0)),
+            dict(data.get("detail") or {}),
+        )
 
 
 @dataclass(frozen=True, slots=True)

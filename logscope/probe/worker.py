@@ -83,8 +83,9 @@ class _RawCuda:
     def _load() -> ctypes.CDLL:
         import torch
 
-        candidates = [p for root in sys.path for p in glob.glob(os.path.join(root, "nvidia", "**", "libcudart.so*"),
-                                                                  recursive=True)]
+        candidates = [
+            p for root in sys.path for p in glob.glob(os.path.join(root, "nvidia", "**", "libcudart.so*"), recursive=True)
+        ]
         candidates += glob.glob(os.path.join(os.path.dirname(torch.__file__), "lib", "libcudart*.so*"))
         candidates += ["libcudart.so", "libcudart.so.13", "libcudart.so.12"]
         for name in candidates:
@@ -109,8 +110,9 @@ class _RawCuda:
         return bytes(handle)
 
 
-def run(rank: int, world: int, port: int, out: Path, stage_timeout: float, groups: list[str], symm_mib: int,
-        oom_text: Path | None) -> int:
+def run(
+    rank: int, world: int, port: int, out: Path, stage_timeout: float, groups: list[str], symm_mib: int, oom_text: Path | None
+) -> int:
     os.environ.update(NVLS_OFF)
     results = _Results(out)
     watchdog = _Watchdog(results, stage_timeout)
@@ -125,8 +127,19 @@ def run(rank: int, world: int, port: int, out: Path, stage_timeout: float, group
         torch.cuda.synchronize()
         free, total = torch.cuda.mem_get_info()
         device_used, process = _nvml(gpu)
-        results.write(Reading(stage, free, total, torch.cuda.memory_allocated(), torch.cuda.memory_reserved(),
-                              device_used, process, time.monotonic() - started, detail).as_dict())
+        results.write(
+            Reading(
+                stage,
+                free,
+                total,
+                torch.cuda.memory_allocated(),
+                torch.cuda.memory_reserved(),
+                device_used,
+                process,
+                time.monotonic() - started,
+                detail,
+            ).as_dict()
+        )
         watchdog.end()
 
     def stage(name: str, body: Any) -> None:
@@ -150,8 +163,7 @@ def run(rank: int, world: int, port: int, out: Path, stage_timeout: float, group
     device = torch.device("cuda", gpu)
 
     def eager_init() -> dict[str, Any]:
-        dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
-                                device_id=device)
+        dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world, device_id=device)
         version = torch.cuda.nccl.version()
         return {"nccl": ".".join(map(str, version)) if isinstance(version, tuple) else str(version)}
 
@@ -166,6 +178,7 @@ def run(rank: int, world: int, port: int, out: Path, stage_timeout: float, group
 
     stage("nccl_first_collective", first_collective)
     for name in groups:
+
         def split(name: str = name) -> dict[str, Any]:
             group = dist.new_group(list(range(world)))
             tensor = torch.ones(1, device=device)
@@ -174,6 +187,7 @@ def run(rank: int, world: int, port: int, out: Path, stage_timeout: float, group
 
         stage("nccl_split", split)
     if world >= 2:
+
         def p2p() -> None:
             tensor = torch.ones(1024, device=device)
             peer = rank ^ 1
@@ -227,6 +241,7 @@ def run(rank: int, world: int, port: int, out: Path, stage_timeout: float, group
     except ImportError:
         results.write({"stage": "deepep_buffer", "skipped": "deep_ep is not importable here"})
     else:
+
         def deepep() -> dict[str, Any]:
 
             buffer = deep_ep.Buffer(dist.group.WORLD, int(1e9), 0)

@@ -58,8 +58,15 @@ def render_comment(report: dict[str, Any], width: int = 0, max_chars: int = MAX_
             continue
         kept += lines
         size += length
-    note = [f"<sub>Cut to stay under {max_chars} characters: {', '.join(cut)}. Run `logscope triage` on the issue "
-            f"for the whole report.</sub>", ""] if cut else []
+    note = (
+        [
+            f"<sub>Cut to stay under {max_chars} characters: {', '.join(cut)}. Run `logscope triage` on the issue "
+            f"for the whole report.</sub>",
+            "",
+        ]
+        if cut
+        else []
+    )
     return "\n".join(head + kept + note + foot)
 
 
@@ -85,9 +92,11 @@ def _what_was_read(view: ReportView) -> list[str]:
         config = dict((key, value) for key, value, _ in launch.config)
         layout = ", ".join(f"{key.removesuffix('_size')} {config[key]}" for key in _LAYOUT if key in config)
         others = [f"{key}={value}" for key, value, _ in launch.config if key not in _LAYOUT][:12]
-        out.append(f"- Launch {launch.id}: {plural(launch.rank_count, 'rank')} with phase lines"
-                   + (f"; layout {neutral(layout)}" if layout else "; no parallel layout given")
-                   + (f"; flags {neutral(', '.join(others))}" if others else ""))
+        out.append(
+            f"- Launch {launch.id}: {plural(launch.rank_count, 'rank')} with phase lines"
+            + (f"; layout {neutral(layout)}" if layout else "; no parallel layout given")
+            + (f"; flags {neutral(', '.join(others))}" if others else "")
+        )
         if launch.versions:
             out.append("  - versions: " + neutral(", ".join(f"{k} {v}" for k, v in launch.versions)))
     if view.versions:
@@ -103,8 +112,10 @@ def _paste_next(view: ReportView) -> list[str]:
     ranks = sum(launch.rank_count for launch in view.launches)
     wants = []
     if ranks == 0:
-        wants.append("the server log from its start to the failure, with its `[time TPn]` prefixes (every rank, or "
-                     "the first one that failed), including any traceback")
+        wants.append(
+            "the server log from its start to the failure, with its `[time TPn]` prefixes (every rank, or "
+            "the first one that failed), including any traceback"
+        )
     if not any(launch.config for launch in view.launches):
         wants.append("the launch command (`python -m sglang.launch_server ...`) or the `server_args=` line")
     if not view.gpus:
@@ -118,12 +129,18 @@ def _table(launch: LaunchView) -> list[str]:
     timeline = launch.timeline
     if timeline is None:
         return []
-    out = [f"**Launch {launch.id}** ({plural(launch.rank_count, 'rank')}): free GiB per phase (drop since the "
-           f"previous reading)", "", "| rank | " + " | ".join(timeline.titles) + " |",
-           "|---|" + "---:|" * len(timeline.titles)]
+    out = [
+        f"**Launch {launch.id}** ({plural(launch.rank_count, 'rank')}): free GiB per phase (drop since the previous reading)",
+        "",
+        "| rank | " + " | ".join(timeline.titles) + " |",
+        "|---|" + "---:|" * len(timeline.titles),
+    ]
     for row in timeline.rows:
-        cells = [fmt_gib(c.value) + (f" (−{c.drop:.2f})" if c.drop is not None and c.drop >= 0 else
-                                     f" (+{-c.drop:.2f})" if c.drop is not None else "") for c in row.cells]
+        cells = [
+            fmt_gib(c.value)
+            + (f" (−{c.drop:.2f})" if c.drop is not None and c.drop >= 0 else f" (+{-c.drop:.2f})" if c.drop is not None else "")
+            for c in row.cells
+        ]
         out.append(f"| {neutral(row.rank)} | " + " | ".join(cells) + " |")
     return [*out, ""]
 
@@ -131,16 +148,30 @@ def _table(launch: LaunchView) -> list[str]:
 def _gantt(launch: LaunchView) -> list[str]:
     assert launch.gantt is not None
     rank, tasks = launch.gantt
-    return ["```mermaid", "gantt", f"  title Startup phases ({rank})", "  dateFormat YYYY-MM-DD HH:mm:ss",
-            "  axisFormat %H:%M:%S", *[f"  {name} : {start}, {end}" for name, start, end in tasks], "```", ""]
+    return [
+        "```mermaid",
+        "gantt",
+        f"  title Startup phases ({rank})",
+        "  dateFormat YYYY-MM-DD HH:mm:ss",
+        "  axisFormat %H:%M:%S",
+        *[f"  {name} : {start}, {end}" for name, start, end in tasks],
+        "```",
+        "",
+    ]
 
 
 def _evidence(view: ReportView) -> list[str]:
     lines = list(dict.fromkeys(f"{ev.source}:{ev.line}: {ev.text}" for f in view.findings for ev in f.evidence))
     if not lines:
         return []
-    return [f"<details><summary>Evidence ({plural(len(lines), 'line')}, as block:line)</summary>", "",
-            *fenced(lines), "", "</details>", ""]
+    return [
+        f"<details><summary>Evidence ({plural(len(lines), 'line')}, as block:line)</summary>",
+        "",
+        *fenced(lines),
+        "",
+        "</details>",
+        "",
+    ]
 
 
 def _unrecognised(view: ReportView) -> list[str]:
@@ -149,14 +180,27 @@ def _unrecognised(view: ReportView) -> list[str]:
     items += [f"{m['source']}:{m['line']}: {m['text'][:160]}" for m in cov["unrecognized"][:8]]
     if not items:
         return []
-    return ["<details><summary>Not recognised: lines that look like a failure or a startup line but that no "
-            "signature or grammar reads</summary>", "", *fenced(items), "", "</details>", ""]
+    return [
+        "<details><summary>Not recognised: lines that look like a failure or a startup line but that no "
+        "signature or grammar reads</summary>",
+        "",
+        *fenced(items),
+        "",
+        "</details>",
+        "",
+    ]
 
 
 def _footer(view: ReportView, report: dict[str, Any]) -> list[str]:
     blocks = (report.get("triage") or {}).get("blocks") or []
-    read = ", ".join(f"{b['name']} ({b['kind']}, {plural(b['lines'], 'line')}, {b['recognized_lines']} recognised)"
-                     for b in blocks if b["recognized_lines"]) or "no block with a recognised line"
+    read = (
+        ", ".join(
+            f"{b['name']} ({b['kind']}, {plural(b['lines'], 'line')}, {b['recognized_lines']} recognised)"
+            for b in blocks
+            if b["recognized_lines"]
+        )
+        or "no block with a recognised line"
+    )
     cov = view.coverage
     what = f"blocks read: {read}" if blocks else f"{plural(cov['lines'], 'line')} read, {cov['recognized_lines']} recognised"
     return [f"<sub>logscope {view.version} · {neutral(what)}</sub>", ""]

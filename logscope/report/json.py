@@ -33,8 +33,7 @@ def build_document(analysis: Analysis, findings: list[dict[str, Any]]) -> dict[s
         "gpus": [_gpu(gpu, analysis.gpu_ledgers) for gpu in analysis.join.gpus],
         "topology": analysis.join.topology,
         "findings": findings,
-        "coverage": {**_coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures),
-                     **_cuts(analysis.inputs)},
+        "coverage": {**_coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures), **_cuts(analysis.inputs)},
         **({"calibration": analysis.calibration} if analysis.calibration is not None else {}),
     }
 
@@ -45,10 +44,15 @@ def _gpu(gpu: dict[str, Any], gpu_ledgers: dict[int, list[dict[str, Any]]]) -> d
 
 
 def _input(entry: InputFile) -> dict[str, Any]:
-    return {"path": entry.path, "kind": entry.kind, "lines": entry.lines, "recognized_lines": entry.recognized_lines,
-            **({"cut_lines": entry.cut_lines} if entry.cut_lines else {}),
-            **({"encoding": entry.encoding} if entry.encoding else {}),
-            **({"stopped": entry.stopped} if entry.stopped else {})}
+    return {
+        "path": entry.path,
+        "kind": entry.kind,
+        "lines": entry.lines,
+        "recognized_lines": entry.recognized_lines,
+        **({"cut_lines": entry.cut_lines} if entry.cut_lines else {}),
+        **({"encoding": entry.encoding} if entry.encoding else {}),
+        **({"stopped": entry.stopped} if entry.stopped else {}),
+    }
 
 
 def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
@@ -75,15 +79,28 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
 def _notes(events: list[Event]) -> dict[str, Any]:
     # a progress bar repeats itself: its last reading of each source is the one that says how far it got
     last_progress = {e.source: e for e in events if e.kind == kinds.SHARD_PROGRESS}
-    notes = [{"kind": e.kind, "source": e.source, "line": e.line, "time": e.time,
-              **{k: v for k, v in e.data.items() if k not in ("full_text", "quoted")}}
-             for e in events if e.kind in NOTE_KINDS and (e.kind != kinds.SHARD_PROGRESS or last_progress[e.source] is e)]
+    notes = [
+        {
+            "kind": e.kind,
+            "source": e.source,
+            "line": e.line,
+            "time": e.time,
+            **{k: v for k, v in e.data.items() if k not in ("full_text", "quoted")},
+        }
+        for e in events
+        if e.kind in NOTE_KINDS and (e.kind != kinds.SHARD_PROGRESS or last_progress[e.source] is e)
+    ]
     return {"notes": notes} if notes else {}
 
 
 def _reading(reading: PhaseReading, drop: tuple[float, str] | None) -> dict[str, Any]:
-    entry: dict[str, Any] = {"phase": reading.phase, "model": reading.model, "source": reading.source,
-                             "line": reading.line, "time": reading.time}
+    entry: dict[str, Any] = {
+        "phase": reading.phase,
+        "model": reading.model,
+        "source": reading.source,
+        "line": reading.line,
+        "time": reading.time,
+    }
     for key in _PHASE_FIELDS:
         if key in reading.values:
             entry[key] = reading.values[key]
@@ -103,13 +120,19 @@ def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
     ledger = analysis.ledgers[(launch.id, label)]
     entry: dict[str, Any] = {
         "rank": rank.label,
-        "tp": rank.get("tp"), "dp": rank.get("dp"), "pp": rank.get("pp"), "ep": rank.get("ep"),
-        "attn_cp": rank.get("attn_cp"), "moe_dp": rank.get("moe_dp"),
+        "tp": rank.get("tp"),
+        "dp": rank.get("dp"),
+        "pp": rank.get("pp"),
+        "ep": rank.get("ep"),
+        "attn_cp": rank.get("attn_cp"),
+        "moe_dp": rank.get("moe_dp"),
         **({"rank_index": rank.get("rank")} if rank.get("rank") is not None else {}),
         "source": timeline.source,
-        "gpu": placement.gpu, "gpu_assumed": placement.gpu_assumed,
-        "phases": [_reading(reading, analysis.timeline.drops.get((launch.id, label, seq)))
-                   for seq, reading in enumerate(timeline.phases)],
+        "gpu": placement.gpu,
+        "gpu_assumed": placement.gpu_assumed,
+        "phases": [
+            _reading(reading, analysis.timeline.drops.get((launch.id, label, seq))) for seq, reading in enumerate(timeline.phases)
+        ],
         "ledger": ledger.items,
         "cells": [dict(c) for c in ledger.cells],
     }
@@ -159,8 +182,7 @@ def _coverage(coverage: Coverage, launches: list[Launch], unmatched: list[dict[s
         "lines": coverage.lines,
         "recognized_lines": coverage.recognized_lines,
         "grammars": {
-            name: {"seen": coverage.seen[name], "recognized": coverage.recognized[name]}
-            for name in sorted(coverage.seen)
+            name: {"seen": coverage.seen[name], "recognized": coverage.recognized[name]} for name in sorted(coverage.seen)
         },
         "unrecognized": coverage.unrecognized,
         "unrecognized_total": coverage.unrecognized_total,

@@ -9,8 +9,17 @@ from logscope.report.compare_view import build_compare_view
 from logscope.report.view import GPU_COLUMNS, LEDGER_RANKS, LaunchView, ReportView, build_view, fmt_gib, plural
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
-_GPU_TITLES = ("gpu", "name", "total MiB", "reserved MiB", "used MiB", "card total GiB", "outside allocator MiB",
-               "processes", "ranks (assumed)")
+_GPU_TITLES = (
+    "gpu",
+    "name",
+    "total MiB",
+    "reserved MiB",
+    "used MiB",
+    "card total GiB",
+    "outside allocator MiB",
+    "processes",
+    "ranks (assumed)",
+)
 _EVIDENCE_LINES = 3
 
 
@@ -32,8 +41,12 @@ def render_markdown(report: dict[str, Any], width: int = 0) -> str:
         out += ["**Lines that read like a failure but match no signature:**", "", "```"]
         out += [f"{m['source'].rsplit('/', 1)[-1]}:{m['line']}: {m['text'][:160]}" for m in cov["unmatched_failures"][:8]]
         out += ["```", ""]
-    out += ["", f"<sub>logscope {view.version} · {cov['lines']} lines read, "
-                f"{cov['recognized_lines']} recognised, {cov['unrecognized_total']} candidate lines unrecognised</sub>", ""]
+    out += [
+        "",
+        f"<sub>logscope {view.version} · {cov['lines']} lines read, "
+        f"{cov['recognized_lines']} recognised, {cov['unrecognized_total']} candidate lines unrecognised</sub>",
+        "",
+    ]
     return "\n".join(out)
 
 
@@ -67,8 +80,10 @@ def _launch(launch: LaunchView) -> list[str]:
     if launch.model:
         out.append("**Model:** " + ", ".join(f"{k}={v}" for k, v in launch.model))
     for group in launch.tp_groups:
-        out.append(f"**TP group** {', '.join(group.ranks)} on GPUs {', '.join(map(str, group.gpus))} "
-                   f"(assumed): {group.path} ({group.links})")
+        out.append(
+            f"**TP group** {', '.join(group.ranks)} on GPUs {', '.join(map(str, group.gpus))} "
+            f"(assumed): {group.path} ({group.links})"
+        )
     out.append("")
     timeline = launch.timeline
     if timeline is not None:
@@ -84,35 +99,62 @@ def _launch(launch: LaunchView) -> list[str]:
             shown = "" if row.last_capture is None else f"bs={row.last_capture[0]} @ {row.last_capture[1]:.2f}"
             out.append(f"| {row.rank} | " + " | ".join(cells) + f" | {shown} |")
         if timeline.spreads is not None:
-            out.append("| *min/max/spread* | " + " | ".join(
-                "" if s is None else (f"{fmt_gib(s.low)}/{fmt_gib(s.high)}/{s.spread:.2f}"
-                                      + (f" **({s.pct}%)**" if s.hot else f" ({s.pct}%)"))
-                for s in timeline.spreads) + " | |")
+            out.append(
+                "| *min/max/spread* | "
+                + " | ".join(
+                    ""
+                    if s is None
+                    else (
+                        f"{fmt_gib(s.low)}/{fmt_gib(s.high)}/{s.spread:.2f}" + (f" **({s.pct}%)**" if s.hot else f" ({s.pct}%)")
+                    )
+                    for s in timeline.spreads
+                )
+                + " | |"
+            )
         out.append("")
     ledger = launch.ledger
     if ledger is not None:
         columns = ledger.ranks[:LEDGER_RANKS]
-        total = (f"card total {ledger.total_gib:.2f} GiB, {ledger.total_source}" if ledger.total_gib is not None
-                 else f"card total {ledger.total_source}")
+        total = (
+            f"card total {ledger.total_gib:.2f} GiB, {ledger.total_source}"
+            if ledger.total_gib is not None
+            else f"card total {ledger.total_source}"
+        )
         more = f"; first {len(columns)} of {ledger.rank_count} ranks" if ledger.rank_count > len(columns) else ""
-        out += [f"**Ledger, GiB** ({total}{more})", "",
-                "| item | kind | " + " | ".join(columns) + " |",
-                "|---|---|" + "---:|" * len(columns)]
+        out += [
+            f"**Ledger, GiB** ({total}{more})",
+            "",
+            "| item | kind | " + " | ".join(columns) + " |",
+            "|---|---|" + "---:|" * len(columns),
+        ]
         for name, kind, values in ledger.rows:
-            out.append(f"| {name} | {kind} | "
-                       + " | ".join("" if v is None else f"{v:.2f}" for v in values[:len(columns)]) + " |")
+            out.append(
+                f"| {name} | {kind} | " + " | ".join("" if v is None else f"{v:.2f}" for v in values[: len(columns)]) + " |"
+            )
         out += ["", f"<sub>{escape_cell(ledger.init_note)}</sub>"] if ledger.init_note else []
         out.append("")
     if launch.cells:
-        out += [f"**Communication cells ({launch.cells_rank})**", "", "| group | mechanism | GiB | kind | timing |",
-                "|---|---|---:|---|---|"]
-        out += [f"| {c['group']} | {c['mechanism']} | {'n/a' if c['gib'] is None else format(c['gib'], '.3f')} "
-                f"| {c['kind']} | {c['timing']} |" for c in launch.cells]
+        out += [
+            f"**Communication cells ({launch.cells_rank})**",
+            "",
+            "| group | mechanism | GiB | kind | timing |",
+            "|---|---|---:|---|---|",
+        ]
+        out += [
+            f"| {c['group']} | {c['mechanism']} | {'n/a' if c['gib'] is None else format(c['gib'], '.3f')} "
+            f"| {c['kind']} | {c['timing']} |"
+            for c in launch.cells
+        ]
         out.append("")
     if launch.gantt is not None:
         rank, tasks = launch.gantt
-        out += ["```mermaid", "gantt", f"  title Startup phases ({rank})", "  dateFormat YYYY-MM-DD HH:mm:ss",
-                "  axisFormat %H:%M:%S"]
+        out += [
+            "```mermaid",
+            "gantt",
+            f"  title Startup phases ({rank})",
+            "  dateFormat YYYY-MM-DD HH:mm:ss",
+            "  axisFormat %H:%M:%S",
+        ]
         out += [f"  {name} : {start}, {end}" for name, start, end in tasks]
         out += ["```", ""]
     return out
@@ -120,8 +162,12 @@ def _launch(launch: LaunchView) -> list[str]:
 
 def _gpus(view: ReportView) -> list[str]:
     columns = [(title, get) for title, get in GPU_COLUMNS if title in _GPU_TITLES]
-    out = ["### GPUs", "", "| " + " | ".join(title for title, _ in columns) + " |",
-           "|" + "|".join("---" if title in ("name", "processes", "ranks (assumed)") else "---:" for title, _ in columns) + "|"]
+    out = [
+        "### GPUs",
+        "",
+        "| " + " | ".join(title for title, _ in columns) + " |",
+        "|" + "|".join("---" if title in ("name", "processes", "ranks (assumed)") else "---:" for title, _ in columns) + "|",
+    ]
     for gpu in view.gpus:
         out.append("| " + " | ".join(escape_cell(fmt_gib(get(gpu))) for _title, get in columns) + " |")
     if view.topology:
@@ -133,11 +179,22 @@ def _gpus(view: ReportView) -> list[str]:
 def render_compare_markdown(doc: dict[str, Any], width: int = 0) -> str:
     """A diff or plan document for a ticket: the headline, the facts, then each section as a table."""
     view = build_compare_view(doc)
-    out = [f"## logscope {view.kind}", "", f"**{'Verdict' if view.kind == 'plan' else 'Headline'}:** "
-           f"{escape_cell(view.headline)}", "", *(f"- {escape_cell(fact)}" for fact in view.facts), ""]
+    out = [
+        f"## logscope {view.kind}",
+        "",
+        f"**{'Verdict' if view.kind == 'plan' else 'Headline'}:** {escape_cell(view.headline)}",
+        "",
+        *(f"- {escape_cell(fact)}" for fact in view.facts),
+        "",
+    ]
     for section in view.sections:
-        out += [f"### {section.title}", "", "| " + " | ".join(escape_cell(h) or " " for h in section.headers) + " |",
-                "|" + "".join("---:|" if i in section.right else "---|" for i in range(len(section.headers))),
-                *("| " + " | ".join(escape_cell(c) for c in row) + " |" for row in section.rows), ""]
+        out += [
+            f"### {section.title}",
+            "",
+            "| " + " | ".join(escape_cell(h) or " " for h in section.headers) + " |",
+            "|" + "".join("---:|" if i in section.right else "---|" for i in range(len(section.headers))),
+            *("| " + " | ".join(escape_cell(c) for c in row) + " |" for row in section.rows),
+            "",
+        ]
     out += [f"- {escape_cell(note)}" for note in view.notes]
     return "\n".join(out).rstrip() + "\n"

@@ -51,8 +51,9 @@ def render_terminal(report: dict[str, Any], width: int = 0) -> str:
     """The whole text report, colour only on a terminal."""
     buffer = io.StringIO()
     tty = sys.stdout.isatty()
-    console = Console(file=buffer, width=terminal_width(width), force_terminal=tty,
-                      color_system="auto" if tty else None, highlight=False)
+    console = Console(
+        file=buffer, width=terminal_width(width), force_terminal=tty, color_system="auto" if tty else None, highlight=False
+    )
     render_text(report, console)
     return _trimmed(buffer.getvalue())
 
@@ -89,8 +90,8 @@ def _hanging(console: Console, first: Text, indent: int) -> None:
     console.print(lines[0], soft_wrap=True)
     if len(lines) == 1:
         return
-    rest = first[len(lines[0].plain.rstrip()):]
-    rest = rest[len(rest.plain) - len(rest.plain.lstrip()):]
+    rest = first[len(lines[0].plain.rstrip()) :]
+    rest = rest[len(rest.plain) - len(rest.plain.lstrip()) :]
     for line in rest.wrap(console, console.width - indent):
         line.rstrip()
         console.print(Text(" " * indent) + line, soft_wrap=True)
@@ -100,8 +101,15 @@ def _labelled(label: str, text: str) -> Text:
     return Text(label, style="bold") + Text(text)
 
 
-def print_table(console: Console, title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]],
-                keep: int = 1, right: Sequence[int] = (), wrapped: Sequence[int] = ()) -> None:
+def print_table(
+    console: Console,
+    title: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    keep: int = 1,
+    right: Sequence[int] = (),
+    wrapped: Sequence[int] = (),
+) -> None:
     """A table that fits the console without cutting a cell: columns are packed into parts no wider than the
     console, each part repeating the first `keep` columns; `wrapped` columns (prose) wrap instead."""
     cells = [[c if isinstance(c, Text) else Text(str(c)) for c in row] for row in rows]
@@ -131,8 +139,7 @@ def print_table(console: Console, title: str, headers: Sequence[str], rows: Sequ
             if i in wrapped:
                 table.add_column(headers[i], overflow="fold", min_width=min(widths[i], _WRAPPED_MIN), ratio=1)
             else:
-                table.add_column(headers[i], justify="right" if i in right else "left", no_wrap=True,
-                                 min_width=widths[i])
+                table.add_column(headers[i], justify="right" if i in right else "left", no_wrap=True, min_width=widths[i])
         for row in cells:
             table.add_row(*[row[i] for i in [*range(keep), *part]])
         console.print(table)
@@ -140,13 +147,20 @@ def print_table(console: Console, title: str, headers: Sequence[str], rows: Sequ
 
 def _launch(launch: LaunchView, console: Console) -> None:
     console.rule(f"[bold]Launch {launch.id}[/bold]  ({plural(launch.rank_count, 'rank')})")
-    config = [f"{k}={v}" + ("" if source == kinds.SERVER_ARGS else f" ({source})")
-              for k, v, source in launch.config if k != "model_path"]
+    config = [
+        f"{k}={v}" + ("" if source == kinds.SERVER_ARGS else f" ({source})")
+        for k, v, source in launch.config
+        if k != "model_path"
+    ]
     if config:
         console.print(_labelled("config: ", ", ".join(config)))
     if launch.lower_bounds:
-        console.print(_labelled("inferred from rank tags: ",
-                                ", ".join(f"{k} >= {at_least} ({basis})" for k, at_least, basis in launch.lower_bounds)))
+        console.print(
+            _labelled(
+                "inferred from rank tags: ",
+                ", ".join(f"{k} >= {at_least} ({basis})" for k, at_least, basis in launch.lower_bounds),
+            )
+        )
     if launch.model:
         console.print(_labelled("model: ", ", ".join(f"{k}={v}" for k, v in launch.model)))
     if launch.versions:
@@ -156,18 +170,37 @@ def _launch(launch: LaunchView, console: Console) -> None:
     if launch.environment:
         console.print(_labelled("environment: ", " ".join(f"{k}={v}" for k, v in launch.environment)))
     for group in launch.tp_groups:
-        console.print(_labelled("TP group: ", f"{', '.join(group.ranks)} on GPUs {', '.join(map(str, group.gpus))} "
-                                              f"(assumed): {group.path} ({group.links})"))
+        console.print(
+            _labelled(
+                "TP group: ",
+                f"{', '.join(group.ranks)} on GPUs {', '.join(map(str, group.gpus))} (assumed): {group.path} ({group.links})",
+            )
+        )
     if launch.timeline is not None:
         _phase_table(launch.timeline, console)
     if launch.ledger is not None:
         _ledger_table(launch.ledger, console)
     if launch.cells:
-        rows = [[c["group"], c["mechanism"], "n/a" if c["gib"] is None else f"{c['gib']:.3f}", c["kind"], c["timing"],
-                 c.get("basis", "")] for c in launch.cells]
-        print_table(console, f"communication cells per rank (group x mechanism; {launch.cells_rank} shown, the same "
-                             f"on every rank)", ("group", "mechanism", "GiB", "kind", "timing", "basis"), rows,
-                    keep=2, right=(2,), wrapped=(5,))
+        rows = [
+            [
+                c["group"],
+                c["mechanism"],
+                "n/a" if c["gib"] is None else f"{c['gib']:.3f}",
+                c["kind"],
+                c["timing"],
+                c.get("basis", ""),
+            ]
+            for c in launch.cells
+        ]
+        print_table(
+            console,
+            f"communication cells per rank (group x mechanism; {launch.cells_rank} shown, the same on every rank)",
+            ("group", "mechanism", "GiB", "kind", "timing", "basis"),
+            rows,
+            keep=2,
+            right=(2,),
+            wrapped=(5,),
+        )
 
 
 def _phase_table(timeline: Timeline, console: Console) -> None:
@@ -177,8 +210,10 @@ def _phase_table(timeline: Timeline, console: Console) -> None:
         for cell in row.cells:
             text = Text(fmt_gib(cell.value))
             if cell.drop is not None:
-                text.append(f" (-{cell.drop:.2f})" if cell.drop >= 0 else f" (+{-cell.drop:.2f})",
-                            style="bold red" if cell.unexpected else "dim")
+                text.append(
+                    f" (-{cell.drop:.2f})" if cell.drop >= 0 else f" (+{-cell.drop:.2f})",
+                    style="bold red" if cell.unexpected else "dim",
+                )
             if cell.tokens is not None:
                 text.append(f" [{cell.tokens} tok]", style="dim")
             out.append(text)
@@ -187,24 +222,44 @@ def _phase_table(timeline: Timeline, console: Console) -> None:
     if timeline.spreads is not None:
         stats: list[Any] = [Text("min/max/spread", style="italic"), ""]
         for spread in timeline.spreads:
-            stats.append("" if spread is None else Text(
-                f"{fmt_gib(spread.low)}/{fmt_gib(spread.high)}/{spread.spread:.2f} ({spread.pct}%)",
-                style="bold red" if spread.hot else "dim"))
+            stats.append(
+                ""
+                if spread is None
+                else Text(
+                    f"{fmt_gib(spread.low)}/{fmt_gib(spread.high)}/{spread.spread:.2f} ({spread.pct}%)",
+                    style="bold red" if spread.hot else "dim",
+                )
+            )
         rows.append([*stats, ""])
     headers = ("rank", "gpu", *timeline.titles, "last bs")
-    print_table(console, "free GiB per phase (in brackets: the drop since the previous reading)", headers, rows,
-                keep=1, right=tuple(range(1, len(headers))))
+    print_table(
+        console,
+        "free GiB per phase (in brackets: the drop since the previous reading)",
+        headers,
+        rows,
+        keep=1,
+        right=tuple(range(1, len(headers))),
+    )
 
 
 def _ledger_table(ledger: LedgerView, console: Console) -> None:
     shown = ledger.ranks[:LEDGER_RANKS]
-    total = (f"card total {ledger.total_gib:.2f} GiB: {ledger.total_source}" if ledger.total_gib is not None
-             else f"card total {ledger.total_source}")
+    total = (
+        f"card total {ledger.total_gib:.2f} GiB: {ledger.total_source}"
+        if ledger.total_gib is not None
+        else f"card total {ledger.total_source}"
+    )
     title = f"ledger, GiB ({total})"
     if ledger.rank_count > len(shown):
         title += f"; first {len(shown)} of {ledger.rank_count} ranks"
-    rows = [[Text(name, style="bold yellow" if name == "unexplained" else ""), kind,
-             *["" if v is None else f"{v:.2f}" for v in values[:len(shown)]]] for name, kind, values in ledger.rows]
+    rows = [
+        [
+            Text(name, style="bold yellow" if name == "unexplained" else ""),
+            kind,
+            *["" if v is None else f"{v:.2f}" for v in values[: len(shown)]],
+        ]
+        for name, kind, values in ledger.rows
+    ]
     print_table(console, title, ("item", "kind", *shown), rows, keep=2, right=tuple(range(2, 2 + len(shown))))
     if ledger.init_note:
         _hanging(console, Text(ledger.init_note, style="dim"), 2)
@@ -230,8 +285,7 @@ def _findings(view: ReportView, console: Console) -> None:
         if finding.ranks:
             where += f" {'rank' if len(finding.ranks) == 1 else 'ranks'} {', '.join(finding.ranks[:8])}"
             where += " ..." if len(finding.ranks) > 8 else ""
-        _hanging(console, head + Text(finding.message) + Text(f"  ({where.strip()})" if where.strip() else "",
-                                                            style="dim"), 8)
+        _hanging(console, head + Text(finding.message) + Text(f"  ({where.strip()})" if where.strip() else "", style="dim"), 8)
         if finding.hint:
             _hanging(console, _labelled("        fix: ", finding.hint), len("        fix: "))
         for ev in finding.evidence:
@@ -247,8 +301,9 @@ def _coverage(view: ReportView, console: Console) -> None:
         for item in unmatched[:8]:
             console.print(Text(f"  {item['source']}:{item['line']}: ", style="dim") + Text(item["text"][:140]))
     grammars = ", ".join(f"{name} {g['recognized']}/{g['seen']}" for name, g in cov["grammars"].items())
-    console.print(f"lines read: {cov['lines']}, recognised: {cov['recognized_lines']}; candidates per grammar: "
-                  f"{grammars or 'none'}")
+    console.print(
+        f"lines read: {cov['lines']}, recognised: {cov['recognized_lines']}; candidates per grammar: {grammars or 'none'}"
+    )
     if cov["unrecognized_total"]:
         console.print(f"unrecognised candidate lines: {cov['unrecognized_total']} (cut or unknown variants)")
         for item in cov["unrecognized"][:6]:
@@ -262,16 +317,19 @@ def render_compare_terminal(doc: dict[str, Any], width: int = 0) -> str:
     view = build_compare_view(doc)
     buffer = io.StringIO()
     tty = sys.stdout.isatty()
-    console = Console(file=buffer, width=terminal_width(width), force_terminal=tty,
-                      color_system="auto" if tty else None, highlight=False)
-    _hanging(console, Text(f"logscope {view.kind}: ", style="bold")
-             + Text(view.headline, style="bold red" if view.severity == "error" else ""), 2)
+    console = Console(
+        file=buffer, width=terminal_width(width), force_terminal=tty, color_system="auto" if tty else None, highlight=False
+    )
+    _hanging(
+        console,
+        Text(f"logscope {view.kind}: ", style="bold") + Text(view.headline, style="bold red" if view.severity == "error" else ""),
+        2,
+    )
     for fact in view.facts:
         _hanging(console, Text(fact), 2)
     for section in view.sections:
         console.print()
-        print_table(console, section.title, section.headers, section.rows, keep=1, right=section.right,
-                    wrapped=section.wrapped)
+        print_table(console, section.title, section.headers, section.rows, keep=1, right=section.right, wrapped=section.wrapped)
     if view.notes:
         console.print()
     for note in view.notes:

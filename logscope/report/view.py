@@ -145,10 +145,17 @@ GPU_COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
     ("card total GiB", lambda g: g.get("card_total_gib")),
     ("MiB, columns not named", lambda g: ", ".join(map(str, g.get("unlabelled_mib", []))) or None),
     ("outside allocator MiB", lambda g: g.get("outside_allocator_mib")),
-    ("processes", lambda g: ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')} MiB".strip()
-                                      for p in g.get("processes", [])) or None),
-    ("MIG (gi used/total MiB)", lambda g: ", ".join(f"{m['gi']}: {m['memory_used_mib']}/{m['memory_total_mib']}"
-                                                    for m in g.get("mig", [])) or None),
+    (
+        "processes",
+        lambda g: (
+            ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')} MiB".strip() for p in g.get("processes", []))
+            or None
+        ),
+    ),
+    (
+        "MIG (gi used/total MiB)",
+        lambda g: ", ".join(f"{m['gi']}: {m['memory_used_mib']}/{m['memory_total_mib']}" for m in g.get("mig", [])) or None,
+    ),
     ("ranks (assumed)", lambda g: ", ".join(g.get("ranks", [])) or None),
 )
 
@@ -157,8 +164,9 @@ def build_view(report: dict[str, Any]) -> ReportView:
     links = report["topology"]["links"]
     topology = None
     if links:
-        topology = (", ".join(f"GPU{a}-GPU{b} {k}" for a, b, k in links[:TOPOLOGY_LINKS])
-                    + (f" (+{len(links) - TOPOLOGY_LINKS} more)" if len(links) > TOPOLOGY_LINKS else ""))
+        topology = ", ".join(f"GPU{a}-GPU{b} {k}" for a, b, k in links[:TOPOLOGY_LINKS]) + (
+            f" (+{len(links) - TOPOLOGY_LINKS} more)" if len(links) > TOPOLOGY_LINKS else ""
+        )
     cov = report["coverage"]
     return ReportView(
         version=report["logscope_version"],
@@ -184,8 +192,10 @@ def plural(count: int, word: str) -> str:
 
 VERDICT_CHARS = 150  # two lines of 80 columns, less what word wrapping loses
 # how a message places its failure, which the finding below the verdict says in full
-_BASIS = re.compile(r" \((?:no phase line of this rank[^)]*|after the [^)]*|after line \d+[^)]*|frame [^)]*|the [\w-]+ signature"
-                    r"|Capture cuda graph failed)\)")
+_BASIS = re.compile(
+    r" \((?:no phase line of this rank[^)]*|after the [^)]*|after line \d+[^)]*|frame [^)]*|the [\w-]+ signature"
+    r"|Capture cuda graph failed)\)"
+)
 
 
 def _verdict(report: dict[str, Any]) -> str:
@@ -200,8 +210,10 @@ def _verdict(report: dict[str, Any]) -> str:
     cov = report["coverage"]
     if cov["recognized_lines"] == 0:
         return f"no SGLang startup found: none of the {plural(cov['lines'], 'line')} read was recognised"
-    return (f"no startup problem found in {plural(cov['lines'], 'line')} ({plural(len(report['launches']), 'launch')}, "
-            f"{plural(ranks, 'rank')}, {plural(len(report['gpus']), 'GPU')})")
+    return (
+        f"no startup problem found in {plural(cov['lines'], 'line')} ({plural(len(report['launches']), 'launch')}, "
+        f"{plural(ranks, 'rank')}, {plural(len(report['gpus']), 'GPU')})"
+    )
 
 
 def _read_limits(report: dict[str, Any]) -> str:
@@ -226,29 +238,32 @@ def short_sentence(message: str, budget: int) -> str:
     budget -= len(" [...]")
     ends = [m.end() for m in _SENTENCE_END.finditer(text) if m.end() <= budget]
     if ends:
-        return text[:ends[-1]].rstrip() + " [...]"
+        return text[: ends[-1]].rstrip() + " [...]"
     for mark in ("; ", ", "):
         cut = text.rfind(mark, budget // 2, budget - 1)
         if cut > 0:
             return text[:cut] + " [...]"
     cut = text.rfind(" ", budget // 2, budget - 1)
-    return text[:cut if cut > 0 else budget - 1] + " [...]"
+    return text[: cut if cut > 0 else budget - 1] + " [...]"
 
 
 def _calibration(summary: dict[str, Any] | None) -> str | None:
     if summary is None:
         return None
     name = summary["path"].rsplit("/", 1)[-1]
-    return (f"{name} ({summary.get('gpu') or 'unknown GPU'}, world size {summary['world_size']}; "
-            f"torch {summary.get('torch') or 'unknown'}, NCCL {summary.get('nccl') or 'unknown'})")
+    return (
+        f"{name} ({summary.get('gpu') or 'unknown GPU'}, world size {summary['world_size']}; "
+        f"torch {summary.get('torch') or 'unknown'}, NCCL {summary.get('nccl') or 'unknown'})"
+    )
 
 
 def _outside_ledger(gpu: dict[str, Any]) -> str:
     items = gpu["outside_allocator_ledger"]
     parts = " + ".join(f"{i['item']} {i['mib']:.2f}" for i in items if i["item"] != "unexplained")
     residual = next((i["mib"] for i in items if i["item"] == "unexplained"), None)
-    return (f"{gpu['outside_allocator_mib']:.2f} MiB outside the PyTorch allocator = {parts} (probe, MiB)"
-            + ("" if residual is None else f", unexplained {residual:+.2f} MiB"))
+    return f"{gpu['outside_allocator_mib']:.2f} MiB outside the PyTorch allocator = {parts} (probe, MiB)" + (
+        "" if residual is None else f", unexplained {residual:+.2f} MiB"
+    )
 
 
 def _has_content(launch: dict[str, Any]) -> bool:
@@ -260,11 +275,24 @@ def _finding_order(finding: dict[str, Any]) -> tuple:
 
 
 def _finding(finding: dict[str, Any]) -> FindingView:
-    evidence = tuple(Evidence(ev["source"], ev["source"].rsplit("/", 1)[-1], ev["line"],
-                              cut_around(ev["text"], ev.get("focus"), EVIDENCE_CHARS).rstrip())
-                     for ev in finding.get("evidence", [])[:EVIDENCE_LINES])
-    return FindingView(finding["severity"], finding["rule"], finding["message"], finding.get("hint"),
-                       finding.get("launch"), tuple(finding.get("ranks") or ()), evidence)
+    evidence = tuple(
+        Evidence(
+            ev["source"],
+            ev["source"].rsplit("/", 1)[-1],
+            ev["line"],
+            cut_around(ev["text"], ev.get("focus"), EVIDENCE_CHARS).rstrip(),
+        )
+        for ev in finding.get("evidence", [])[:EVIDENCE_LINES]
+    )
+    return FindingView(
+        finding["severity"],
+        finding["rule"],
+        finding["message"],
+        finding.get("hint"),
+        finding.get("launch"),
+        tuple(finding.get("ranks") or ()),
+        evidence,
+    )
 
 
 def _missing(per_launch: dict[str, dict[str, list[str]]]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
@@ -278,7 +306,7 @@ def _missing(per_launch: dict[str, dict[str, list[str]]]) -> tuple[tuple[str, tu
 
 
 def sglang_statement(found: dict[str, Any]) -> str:
-    """"0.5.23 (stated by check_env ...)" / "0.5.22 to 0.5.23 (inferred from ...)"; "" when unknown."""
+    """ "0.5.23 (stated by check_env ...)" / "0.5.22 to 0.5.23 (inferred from ...)"; "" when unknown."""
     if found.get("version"):
         text = f"{found['version']} ({found['how']})"
         if found.get("disagrees"):
@@ -304,9 +332,15 @@ def _launch(launch: dict[str, Any]) -> LaunchView:
         versions=tuple(launch["versions"].items()),
         sglang=sglang_statement(launch.get("sglang_version", {})),
         environment=tuple(launch["environment"].items()),
-        tp_groups=tuple(TpGroupView(tuple(g["ranks"]), tuple(g["gpus"]), g["path"],
-                                    ", ".join(f"{kind} x{count}" for kind, count in g["links"].items()))
-                        for g in launch.get("tp_groups", [])),
+        tp_groups=tuple(
+            TpGroupView(
+                tuple(g["ranks"]),
+                tuple(g["gpus"]),
+                g["path"],
+                ", ".join(f"{kind} x{count}" for kind, count in g["links"].items()),
+            )
+            for g in launch.get("tp_groups", [])
+        ),
         timeline=_timeline(ranks) if ranks else None,
         ledger=_ledger(with_ledger, len(with_ledger)) if with_ledger else None,
         cells_rank=ranks[0]["rank"] if first_cells else None,
@@ -317,8 +351,11 @@ def _launch(launch: dict[str, Any]) -> LaunchView:
 
 
 def _reading(rank: dict[str, Any], phase_id: str, graph: str | None) -> list[dict[str, Any]]:
-    return [p for p in rank["phases"] if p["phase"] == phase_id and p["model"] == "target"
-            and (graph is None or p.get("graph") in (graph, "verify"))]
+    return [
+        p
+        for p in rank["phases"]
+        if p["phase"] == phase_id and p["model"] == "target" and (graph is None or p.get("graph") in (graph, "verify"))
+    ]
 
 
 def _value(rank: dict[str, Any], phase_id: str, graph: str | None, key: str) -> Any:
@@ -326,8 +363,11 @@ def _value(rank: dict[str, Any], phase_id: str, graph: str | None, key: str) -> 
 
 
 def _timeline(ranks: list[dict[str, Any]]) -> Timeline:
-    shown = [(phase, column) for phase, column in phases.columns()
-             if any(_value(r, phase.id, column.graph, column.key) is not None for r in ranks)]
+    shown = [
+        (phase, column)
+        for phase, column in phases.columns()
+        if any(_value(r, phase.id, column.graph, column.key) is not None for r in ranks)
+    ]
     explained = tuple(phase.ledger is not None and phase.ledger.item in EXPECTED_DROPS for phase, _ in shown)
     rows = []
     for rank in ranks:
@@ -340,8 +380,9 @@ def _timeline(ranks: list[dict[str, Any]]) -> Timeline:
                 drop, since = reading.get("drop_gib"), reading.get("drop_since")
             if value is not None and column.key == "kv_gib":
                 tokens = _value(rank, phase.id, column.graph, "tokens")
-            unexpected = (drop is not None and drop > UNEXPECTED_DROP_GIB and not expected
-                          and not allocates_between(since, phase.id))
+            unexpected = (
+                drop is not None and drop > UNEXPECTED_DROP_GIB and not expected and not allocates_between(since, phase.id)
+            )
             cells.append(PhaseCell(value, drop, tokens, unexpected))
         gpu = "" if rank["gpu"] is None else f"{rank['gpu']}{'?' if rank['gpu_assumed'] else ''}"
         rows.append(TimelineRow(rank["rank"], gpu, tuple(cells), _last_capture(rank)))
@@ -378,8 +419,14 @@ def _ledger(ranks: list[dict[str, Any]], count: int) -> LedgerView:
         found = [next((i for i in r["ledger"] if i["item"] == name), None) for r in ranks]
         kind = next((i["kind"] for i in found if i), "")
         rows.append((name, kind, tuple(None if i is None else i["gib"] for i in found)))
-    return LedgerView(total, ranks[0].get("card_total_source", ""), tuple(r["rank"] for r in ranks), count, tuple(rows),
-                      _init_note(ranks[:LEDGER_RANKS]))
+    return LedgerView(
+        total,
+        ranks[0].get("card_total_source", ""),
+        tuple(r["rank"] for r in ranks),
+        count,
+        tuple(rows),
+        _init_note(ranks[:LEDGER_RANKS]),
+    )
 
 
 def _init_note(ranks: list[dict[str, Any]]) -> str | None:
@@ -387,10 +434,15 @@ def _init_note(ranks: list[dict[str, Any]]) -> str | None:
     if not usage:
         return None
     values = {v for _, v in usage}
-    shown = (f"{usage[0][1]:.2f} GiB on {'every rank' if len(usage) == len(ranks) else ', '.join(r for r, _ in usage)}"
-             if len(values) == 1 else ", ".join(f"{r} {v:.2f}" for r, v in usage) + " GiB")
-    return (f"init distributed mem usage (measured, SGLang's init line): {shown}; comm_eager is the eager cells' "
-            "estimate within it, the rest of it counts as unexplained")
+    shown = (
+        f"{usage[0][1]:.2f} GiB on {'every rank' if len(usage) == len(ranks) else ', '.join(r for r, _ in usage)}"
+        if len(values) == 1
+        else ", ".join(f"{r} {v:.2f}" for r, v in usage) + " GiB"
+    )
+    return (
+        f"init distributed mem usage (measured, SGLang's init line): {shown}; comm_eager is the eager cells' "
+        "estimate within it, the rest of it counts as unexplained"
+    )
 
 
 def allocates_between(since: str | None, phase_id: str) -> bool:
@@ -399,8 +451,7 @@ def allocates_between(since: str | None, phase_id: str) -> bool:
     if since is None or since not in phases.by_id():
         return False
     low, high = phases.order_of(since), phases.order_of(phase_id)
-    return any(p.ledger is not None and p.ledger.item in EXPECTED_DROPS and low < p.order <= high
-               for p in phases.PHASES)
+    return any(p.ledger is not None and p.ledger.item in EXPECTED_DROPS and low < p.order <= high for p in phases.PHASES)
 
 
 def merged_order(orders: list[list[str]]) -> list[str]:
@@ -411,7 +462,7 @@ def merged_order(orders: list[list[str]]) -> list[str]:
         for index, item in enumerate(order):
             if item in merged:
                 continue
-            following = next((merged.index(n) for n in order[index + 1:] if n in merged), len(merged))
+            following = next((merged.index(n) for n in order[index + 1 :] if n in merged), len(merged))
             merged.insert(following, item)
     return merged
 
@@ -422,8 +473,11 @@ def _segments(rank: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
     for phase in rank["phases"]:
         if phase["model"] == "target" and phase.get("time") and len(phase["time"]) >= 19:
             times.setdefault(phase["phase"], phase["time"][:19])
-    return tuple((title, times[a], times[b]) for title, a, b in phases.gantt_segments()
-                 if a in times and b in times and times[b] >= times[a])
+    return tuple(
+        (title, times[a], times[b])
+        for title, a, b in phases.gantt_segments()
+        if a in times and b in times and times[b] >= times[a]
+    )
 
 
 def _gantt(ranks: list[dict[str, Any]]) -> tuple[str, tuple[tuple[str, str, str], ...]] | None:

@@ -41,8 +41,10 @@ def run_case(rule_id: str, case: dict[str, Any], extra_dirs: list[str] | None = 
     expected = case.get("expect") or []
     problems = []
     if len(got) != len(expected):
-        problems.append(f"expected {len(expected)} finding(s) of {rule_id}, got {len(got)}: "
-                        + "; ".join(f"{f['severity']} {f['ranks']} {f['message']}" for f in got))
+        problems.append(
+            f"expected {len(expected)} finding(s) of {rule_id}, got {len(got)}: "
+            + "; ".join(f"{f['severity']} {f['ranks']} {f['message']}" for f in got)
+        )
         return problems
     for want, have in zip(expected, got):
         if "severity" in want and want["severity"] != have["severity"]:

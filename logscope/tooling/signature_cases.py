@@ -44,8 +44,11 @@ def check_case(case: dict[str, Any], log: str | None = None) -> list[str]:
     finding = got[0]
     if "phase" in case and finding.get("phase") != case["phase"]:
         problems.append(f"phase {finding.get('phase')!r}, expected {case['phase']!r}: {finding['message']}")
-    if "signature" in case and finding.get("signature") != case["signature"] and (
-            finding.get("signature") is not None or case["signature"] not in _attributing_signatures(text, case["finding"])):
+    if (
+        "signature" in case
+        and finding.get("signature") != case["signature"]
+        and (finding.get("signature") is not None or case["signature"] not in _attributing_signatures(text, case["finding"]))
+    ):
         # a finding a rule builds from facts (memory-imbalance) names no signature: the failure stage's does
         problems.append(f"signature {finding.get('signature')!r}, expected {case['signature']!r}")
     if "located_by" in case and case["located_by"] not in _locating_signatures(text):
@@ -72,8 +75,13 @@ def _locating_signatures(text: str) -> set[str]:
 def pinned_signatures() -> set[str]:
     """The signature ids some case names, as the mechanism that matched (`signature`) or the frame that located
     the failure (`located_by`)."""
-    return {case[key] for path in signature_case_files() for case in load_signature_cases(path)
-            for key in ("signature", "located_by") if key in case}
+    return {
+        case[key]
+        for path in signature_case_files()
+        for case in load_signature_cases(path)
+        for key in ("signature", "located_by")
+        if key in case
+    }
 
 
 def run_signature_cases() -> tuple[list[str], int]:

@@ -69,8 +69,7 @@ def _from_json(data: Any, source: str) -> tuple[str | None, list[Post]]:
     if not isinstance(issue, dict) or not isinstance(comments, list):
         raise InputError(f"{source}: JSON that is neither a GitHub issue nor an issue with its comments")
     posts = [Post("body", _login(issue), str(issue.get("body") or ""))]
-    posts += [Post(f"comment {i}", _login(c), str(c.get("body") or "")) for i, c in enumerate(comments, 1)
-              if isinstance(c, dict)]
+    posts += [Post(f"comment {i}", _login(c), str(c.get("body") or "")) for i, c in enumerate(comments, 1) if isinstance(c, dict)]
     return (str(issue["title"]) if issue.get("title") else None), posts
 
 
@@ -109,7 +108,14 @@ def split_blocks(post: Post) -> list[Block]:
         if kind != run_kind:
             flush()
             run_kind, run_start = kind, number
-        run.append(re.sub(r"^\s{0,3}>\s?", "", line) if kind == "quoted" else line[4:] if kind == "indented" and
-                   line.startswith("    ") else line[1:] if kind == "indented" else line)
+        run.append(
+            re.sub(r"^\s{0,3}>\s?", "", line)
+            if kind == "quoted"
+            else line[4:]
+            if kind == "indented" and line.startswith("    ")
+            else line[1:]
+            if kind == "indented"
+            else line
+        )
     flush()
     return blocks

@@ -13,8 +13,9 @@ from logscope.pipeline.ingest.ingest import Source
 from logscope.triage.issue import read_issue, split_blocks
 
 
-def triage_text(text: str, source: str = "<stdin>", skip: Iterable[str] = (),
-                rules_dirs: list[str] | None = None) -> dict[str, Any]:
+def triage_text(
+    text: str, source: str = "<stdin>", skip: Iterable[str] = (), rules_dirs: list[str] | None = None
+) -> dict[str, Any]:
     skipped = set(skip)
     title, posts = read_issue(text, source)
     blocks = [block for post in posts for block in split_blocks(post)]
@@ -24,9 +25,19 @@ def triage_text(text: str, source: str = "<stdin>", skip: Iterable[str] = (),
     document["triage"] = {
         "title": title or None,
         "posts": [{"origin": p.origin, "author": p.author} for p in posts],
-        "blocks": [{"name": b.name, "origin": b.origin, "number": b.number, "kind": b.kind, "first_line": b.first_line,
-                    "lines": read[b.name]["lines"], "recognized_lines": read[b.name]["recognized_lines"],
-                    "input_kind": read[b.name]["kind"]} for b in blocks],
+        "blocks": [
+            {
+                "name": b.name,
+                "origin": b.origin,
+                "number": b.number,
+                "kind": b.kind,
+                "first_line": b.first_line,
+                "lines": read[b.name]["lines"],
+                "recognized_lines": read[b.name]["recognized_lines"],
+                "input_kind": read[b.name]["kind"],
+            }
+            for b in blocks
+        ],
         "redacted": [kind for kind in KINDS if kind not in skipped],
     }
     return redact_document(document, skipped)

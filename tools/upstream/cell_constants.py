@@ -48,8 +48,13 @@ def arith(node: ast.AST) -> Any:
         return -arith(node.operand)
     if isinstance(node, ast.BinOp):
         left, right = arith(node.left), arith(node.right)
-        ops = {ast.Add: lambda: left + right, ast.Sub: lambda: left - right, ast.Mult: lambda: left * right,
-               ast.Div: lambda: left / right, ast.FloorDiv: lambda: left // right}
+        ops = {
+            ast.Add: lambda: left + right,
+            ast.Sub: lambda: left - right,
+            ast.Mult: lambda: left * right,
+            ast.Div: lambda: left / right,
+            ast.FloorDiv: lambda: left // right,
+        }
         if type(node.op) in ops:
             return ops[type(node.op)]()
     raise Missing(f"not a constant expression: {ast.unparse(node)}")
@@ -123,9 +128,12 @@ def _arch_table(tree: ast.Module, function: str) -> dict[str, Any] | None:
     worlds = {}
     for key, value in zip(ret.value.keys, ret.value.values):
         kw = {k.arg: k.value for k in value.keywords}
-        worlds[int(arith(key))] = {"graph": _heuristic(kw["graph"]), "eager": _heuristic(kw["eager"]),
-                                   "two_shot_push": _number(arith(kw["two_shot_push"])) if "two_shot_push" in kw else 0,
-                                   "line": value.lineno}
+        worlds[int(arith(key))] = {
+            "graph": _heuristic(kw["graph"]),
+            "eager": _heuristic(kw["eager"]),
+            "two_shot_push": _number(arith(kw["two_shot_push"])) if "two_shot_push" in kw else 0,
+            "line": value.lineno,
+        }
     return {"num_pull_blocks": pull_blocks, "at": f"{_V2_CONFIGS}:{fn.lineno}", "worlds": worlds}
 
 
@@ -136,8 +144,11 @@ def _default_table(tree: ast.Module) -> dict[str, Any] | None:
                 if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "AllReduceConfig":
                     kw = {k.arg: k.value for k in call.keywords}
                     row = {"graph": _heuristic(kw["graph"]), "eager": _heuristic(kw["eager"]), "two_shot_push": 0}
-                    return {"num_pull_blocks": ast.unparse(kw["num_pull_blocks"]), "at": f"{_V2_CONFIGS}:{call.lineno}",
-                            "row": row}
+                    return {
+                        "num_pull_blocks": ast.unparse(kw["num_pull_blocks"]),
+                        "at": f"{_V2_CONFIGS}:{call.lineno}",
+                        "row": row,
+                    }
     return None
 
 
@@ -157,15 +168,20 @@ def custom_ar_v2(wheel: Wheel) -> dict[str, Any]:
         "graph_params_dtype": wheel.find(_V2, r"dtype=torch\.(uint64|int64)", 1),
         "push_slots_per_peer": wheel.find(_V2, r"push_num_slots = (\d+) \* self\.world_size"),
         "two_shot_push_slot_rule": wheel.find(_V2_CONFIGS, r"return (32 \* -\(-nbytes // \(16 \* world_size\)\))"),
-        "arch": {"sm90": _arch_table(tree, "_sm90_configs"), "sm100": _arch_table(tree, "_sm100_configs"),
-                 "sm107": _arch_table(tree, "_sm107_configs")},
+        "arch": {
+            "sm90": _arch_table(tree, "_sm90_configs"),
+            "sm100": _arch_table(tree, "_sm100_configs"),
+            "sm107": _arch_table(tree, "_sm107_configs"),
+        },
         "other_arch": _default_table(tree),
     }
 
 
 def custom_ar_v1(wheel: Wheel) -> dict[str, Any]:
-    return {"max_size": wheel.find(_V1, r"^\s+_MAX_CAR_SIZE = (\d[\d *]*)$"),
-            "world_sizes": wheel.find(_V1, r"_SUPPORTED_WORLD_SIZES = (\[[\d, ]+\])")}
+    return {
+        "max_size": wheel.find(_V1, r"^\s+_MAX_CAR_SIZE = (\d[\d *]*)$"),
+        "world_sizes": wheel.find(_V1, r"_SUPPORTED_WORLD_SIZES = (\[[\d, ]+\])"),
+    }
 
 
 def _list(entry: dict[str, Any]) -> dict[str, Any]:
@@ -181,8 +197,7 @@ def nccl(wheel: Wheel) -> dict[str, Any]:
         "cumem_guard": wheel.find(_ENGINE, r'if ("NCCL_CUMEM_ENABLE" not in os\.environ or .*):'),
         "pre_warm_nccl": wheel.find(_EXEC_FIELDS, r'"Pre-warm NCCL.*(Default: [^"]*)"'),
         "world_group_device_id": wheel.find(_PARALLEL, r"init_process_group\(.*(device_id)="),
-        "attention_tp_custom_ar": wheel.find(
-            _PARALLEL, r"^            use_custom_allreduce=(None|False|True),\s*$"),
+        "attention_tp_custom_ar": wheel.find(_PARALLEL, r"^            use_custom_allreduce=(None|False|True),\s*$"),
         "sync_token_ids_across_tp": _env(wheel, "SGLANG_SYNC_TOKEN_IDS_ACROSS_TP"),
     }
 
@@ -191,7 +206,8 @@ def deepep(wheel: Wheel) -> dict[str, Any]:
     return {
         "num_max_dispatch_tokens_per_rank": _env(wheel, "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"),
         "expert_count_per_rank_shared_slots": wheel.find(
-            _DEEPSEEK, r"num_experts_for_moe = (config\.n_routed_experts \+ self\.moe_ep_size)"),
+            _DEEPSEEK, r"num_experts_for_moe = (config\.n_routed_experts \+ self\.moe_ep_size)"
+        ),
         "reserve_mib": wheel.find(_MEMORY_HOOK, r"^        return (2 \* 1024)$"),
         "reserve_function": wheel.find(_MEMORY_HOOK, r"^def (reserve_for_deepep_a2a_mb)\("),
         "param_bytes": wheel.find("sglang/srt/layers/moe/token_dispatcher/deepep.py", r"self\.params_bytes = (\d+)"),
@@ -204,9 +220,11 @@ def mem_fraction(wheel: Wheel) -> dict[str, Any]:
         "activation_mib_per_token": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= .*(?:activation_tokens|, 2048\)) \* ([\d.]+)$"),
         "activation_floor_tokens": wheel.find(_MEMORY_HOOK, r"max\((?:self|cfg)\.chunked_prefill_size, (\d+)\)"),
         "graph_mib_per_bs": wheel.find(
-            _MEMORY_HOOK, r"reserved_mem \+= (?:self\.cuda_graph_max_bs|decode_cuda_graph_config\.max_bs) \* (\d+)$"),
+            _MEMORY_HOOK, r"reserved_mem \+= (?:self\.cuda_graph_max_bs|decode_cuda_graph_config\.max_bs) \* (\d+)$"
+        ),
         "parallel_mib_per_8_ranks": wheel.find(
-            _MEMORY_HOOK, r"reserved_mem \+= (?:self|cfg)\.tp_size \* (?:self|cfg)\.pp_size / 8 \* (\d+)$"),
+            _MEMORY_HOOK, r"reserved_mem \+= (?:self|cfg)\.tp_size \* (?:self|cfg)\.pp_size / 8 \* (\d+)$"
+        ),
         "floor_mib": wheel.find(_MEMORY_HOOK, r"reserved_mem = max\(reserved_mem, (10 \* 1024)\)"),
         "floor_above_mib": wheel.find(_MEMORY_HOOK, r"gpu_mem > (60 \* 1024)"),
         "dp_attention_mib_per_bs_dp": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= \S+max_bs \* \S+dp_size \* (\d+)$"),
@@ -219,30 +237,43 @@ def requests(wheel: Wheel) -> dict[str, Any]:
         "tokens_divisor": wheel.find(_REQS, r"(?:min\(estimated, full_token|self\.max_total_num_tokens) // (\d+)"),
         "per_context_factor": wheel.find(
             (*_REQS, "sglang/srt/model_executor/model_runner_kv_cache_mixin.py"),
-            r"(?:full_token / self\.context_len|self\.model_config\.context_len) \* (\d+)"),
+            r"(?:full_token / self\.context_len|self\.model_config\.context_len) \* (\d+)",
+        ),
         "user_divided_by": wheel.find(_REQS, r"max_running_requests // \(?(?:kvc\.(?:ps\.)?|self\.)?(attn_dp_size|dp_size)"),
     }
 
 
 def disaggregation(wheel: Wheel) -> dict[str, Any]:
-    return {"queue_size": _env(wheel, "SGLANG_DISAGGREGATION_QUEUE_SIZE"),
-            "staging_pool_size_mb": _env(wheel, "SGLANG_DISAGG_STAGING_POOL_SIZE_MB"),
-            "staging_buffer": _env(wheel, "SGLANG_DISAGG_STAGING_BUFFER")}
+    return {
+        "queue_size": _env(wheel, "SGLANG_DISAGGREGATION_QUEUE_SIZE"),
+        "staging_pool_size_mb": _env(wheel, "SGLANG_DISAGG_STAGING_POOL_SIZE_MB"),
+        "staging_buffer": _env(wheel, "SGLANG_DISAGG_STAGING_BUFFER"),
+    }
 
 
 def dsa_indexer(wheel: Wheel) -> dict[str, Any]:
     """DeepSeek V3.2 (DSA/NSA) indexer keys in the KV pool: index_head_dim + index_head_dim // block x scale bytes."""
     cells = ("sglang/srt/model_executor/pool_configurator.py", "sglang/srt/model_executor/model_runner_kv_cache_mixin.py")
-    return {"quant_block_size": wheel.find("sglang/srt/mem_cache/memory_pool.py", r"^    quant_block_size = (\d+)$"),
-            "scale_bytes": wheel.find(cells, r"index_head_dim // \w+\.quant_block_size \* (\d+)")}
+    return {
+        "quant_block_size": wheel.find("sglang/srt/mem_cache/memory_pool.py", r"^    quant_block_size = (\d+)$"),
+        "scale_bytes": wheel.find(cells, r"index_head_dim // \w+\.quant_block_size \* (\d+)"),
+    }
 
 
 def extract(wheel: Wheel) -> dict[str, Any]:
     v1 = custom_ar_v1(wheel)
     _list(v1["world_sizes"])
-    return {"wheel": wheel.path.name, "custom_ar_v2": custom_ar_v2(wheel), "custom_ar_v1": v1, "nccl": nccl(wheel),
-            "deepep": deepep(wheel), "mem_fraction": mem_fraction(wheel), "max_running_requests": requests(wheel),
-            "disaggregation": disaggregation(wheel), "dsa_indexer": dsa_indexer(wheel)}
+    return {
+        "wheel": wheel.path.name,
+        "custom_ar_v2": custom_ar_v2(wheel),
+        "custom_ar_v1": v1,
+        "nccl": nccl(wheel),
+        "deepep": deepep(wheel),
+        "mem_fraction": mem_fraction(wheel),
+        "max_running_requests": requests(wheel),
+        "disaggregation": disaggregation(wheel),
+        "dsa_indexer": dsa_indexer(wheel),
+    }
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -252,8 +283,7 @@ def _key(version: str) -> tuple[int, ...]:
 def _git_show(repo: Path, path: str) -> str:
     import subprocess
 
-    done = subprocess.run(["git", "--git-dir", str(repo), "show", f"HEAD:{path}"], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(["git", "--git-dir", str(repo), "show", f"HEAD:{path}"], capture_output=True, text=True, check=True)
     return done.stdout
 
 
@@ -271,8 +301,9 @@ def deepep_source(repo: Path) -> dict[str, Any]:
     csrc/legacy/config.hpp."""
     import subprocess
 
-    commit = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     legacy_py = "deep_ep/buffers/legacy.py"
     tree = ast.parse(_git_show(repo, legacy_py))
     num_sms = None
@@ -282,8 +313,10 @@ def deepep_source(repo: Path) -> dict[str, Any]:
             num_sms = {"value": arith(node.value), "at": f"{legacy_py}:{node.lineno}"}
         if isinstance(node, ast.FunctionDef) and node.name in ("get_dispatch_config", "get_combine_config"):
             table = next(n for n in ast.walk(node) if isinstance(n, ast.Dict))
-            configs[node.name] = {"at": f"{legacy_py}:{table.lineno}", "ranks": {
-                int(arith(k)): [int(arith(a)) for a in v.args[1:]] for k, v in zip(table.keys, table.values)}}
+            configs[node.name] = {
+                "at": f"{legacy_py}:{table.lineno}",
+                "ranks": {int(arith(k)): [int(arith(a)) for a in v.args[1:]] for k, v in zip(table.keys, table.values)},
+            }
     config_hpp = "csrc/legacy/config.hpp"
     hpp = _git_show(repo, config_hpp)
     compiled = "csrc/kernels/legacy/compiled.cuh"
@@ -297,29 +330,38 @@ def deepep_source(repo: Path) -> dict[str, Any]:
 
     fields, meta_line = _line_of(_git_show(repo, internode), r"^\s+int ([\w, ]+);")
     return {
-        "repository": "github.com/deepseek-ai/DeepEP", "commit": commit, "num_sms": num_sms,
-        "dispatch_config": configs["get_dispatch_config"], "combine_config": configs["get_combine_config"],
+        "repository": "github.com/deepseek-ai/DeepEP",
+        "commit": commit,
+        "num_sms": num_sms,
+        "dispatch_config": configs["get_dispatch_config"],
+        "combine_config": configs["get_combine_config"],
         "max_topk": found(hpp, config_hpp, r"constexpr int kNumMaxTopK = (\d+);"),
         "max_scales": found(hpp, config_hpp, r"constexpr int kNumMaxScales = (\d+);"),
         "max_nvl_peers": found(compiled_text, compiled, r"#define LEGACY_NUM_MAX_NVL_PEERS (\d+)"),
         "topk_idx_bits": found(_git_show(repo, common), common, r"#define EP_NUM_TOPK_IDX_BITS (\d+)"),
-        "source_meta_bytes": {"value": 4 * len(fields.split(",")), "at": f"{internode}:{meta_line}",
-                              "how": f"struct SourceMeta {{ int {fields}; }}"},
+        "source_meta_bytes": {
+            "value": 4 * len(fields.split(",")),
+            "at": f"{internode}:{meta_line}",
+            "how": f"struct SourceMeta {{ int {fields}; }}",
+        },
     }
 
 
-HEADER = ("# GENERATED by tools/upstream/cell_constants.py from the released SGLang wheels named in each row; do not edit.\n"
-          "# Regenerate: pip download --no-deps sglang==X -d DIR (one version per call), then\n"
-          "#   python tools/upstream/cell_constants.py DIR/sglang-*.whl --deepep-repo DEEPEP_GIT_DIR \\\n"
-          "#     -o logscope/data/cell_constants.yaml\n")
+HEADER = (
+    "# GENERATED by tools/upstream/cell_constants.py from the released SGLang wheels named in each row; do not edit.\n"
+    "# Regenerate: pip download --no-deps sglang==X -d DIR (one version per call), then\n"
+    "#   python tools/upstream/cell_constants.py DIR/sglang-*.whl --deepep-repo DEEPEP_GIT_DIR \\\n"
+    "#     -o logscope/data/cell_constants.yaml\n"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("wheels", nargs="+", type=Path)
     parser.add_argument("-o", "--output", type=Path, required=True)
-    parser.add_argument("--deepep-repo", type=Path, help="A git directory of github.com/deepseek-ai/DeepEP "
-                        "(normal-mode buffer constants)")
+    parser.add_argument(
+        "--deepep-repo", type=Path, help="A git directory of github.com/deepseek-ai/DeepEP (normal-mode buffer constants)"
+    )
     args = parser.parse_args(argv)
     rows = {}
     for path in args.wheels:

@@ -34,8 +34,10 @@ _WORDS = re.compile(
     r"(?i)out of memory|memory|alloc|register|\bOOM\b|failed|failure|error|insufficient|exceed|"
     r"buffer|heap|symmetric|NCCL WARN|not enough|cudaMalloc|cuMem|Tried to"
 )
-_MEMORY = re.compile(r"(?i)out of memory|memory|alloc|regist|\bOOM\b|insufficient|exceed|buffer|heap|symmetric|"
-                     r"not enough|cudaMalloc|cuMem|Tried to|bytes|size")
+_MEMORY = re.compile(
+    r"(?i)out of memory|memory|alloc|regist|\bOOM\b|insufficient|exceed|buffer|heap|symmetric|"
+    r"not enough|cudaMalloc|cuMem|Tried to|bytes|size"
+)
 # libraries a wheel vendors (auditwheel renames them "libfoo-<hash>.so"): not the package's own messages
 _VENDORED = re.compile(r"-[0-9a-f]{8}\.so")
 _NOISE = re.compile(r"^[_A-Za-z][\w:<>,*&\s]*\(|^_Z|\.(?:cpp|cu|h|hpp|cc)$|^[\w./-]+$")

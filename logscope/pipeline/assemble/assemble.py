@@ -79,8 +79,9 @@ class _SourceAssembler:
             return
         if open_pools:  # a second KV pool of the same model (hybrid full + sliding-window attention, ...)
             values = {k: v for k, v in ev.data.items() if k != "model"}
-            timeline.phases.append(PhaseReading(ev.kind, open_pools[-1].model, ev.source, ev.line, ev.time, values,
-                                                ev.text, assumed))
+            timeline.phases.append(
+                PhaseReading(ev.kind, open_pools[-1].model, ev.source, ev.line, ev.time, values, ev.text, assumed)
+            )
             return
         model = self._model_for(timeline, ev)
         if model is None:  # the rank restarted: a new launch
@@ -140,8 +141,11 @@ class _SourceAssembler:
             return
         last, previous = self.segments[-1], self.segments[-2]
         stated = (kinds.SERVER_ARGS, kinds.LAUNCH_COMMAND)
-        if (last.ranks or not any(e.kind == kinds.LAUNCH_COMMAND for e in last.events)
-                or any(e.kind in stated for e in previous.events)):
+        if (
+            last.ranks
+            or not any(e.kind == kinds.LAUNCH_COMMAND for e in last.events)
+            or any(e.kind in stated for e in previous.events)
+        ):
             return
         if any(phases.is_phase(e.kind) for e in last.events):
             return
@@ -237,18 +241,17 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
             timeline = seg.rank(UNTAGGED, source)
             if ev.kind == kinds.KV_CACHE_ALLOCATED and _printed_again(_open_pools(timeline), ev):
                 continue
-            timeline.phases.append(PhaseReading(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time,
-                                         dict(ev.data), ev.text))
+            timeline.phases.append(PhaseReading(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time, dict(ev.data), ev.text))
             continue
         if ev.kind == kinds.CAPTURE_PROGRESS:
-            capturing = [t for t in seg.ranks.values()
-                         if any(p.phase == kinds.CAPTURE_BEGIN for p in t.phases)]
+            capturing = [t for t in seg.ranks.values() if any(p.phase == kinds.CAPTURE_BEGIN for p in t.phases)]
             if capturing:
                 target = min(capturing, key=lambda t: t.rank.sort_key())
                 bs = ev.data.get("bs")
                 if not any(p.phase == kinds.CAPTURE_PROGRESS and p.values.get("bs") == bs for p in target.phases):
-                    target.phases.append(PhaseReading(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data),
-                                               ev.text, rank_assumed=True))
+                    target.phases.append(
+                        PhaseReading(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data), ev.text, rank_assumed=True)
+                    )
                 continue
         remaining.append(ev)
     # de-duplicate progress readings for an untagged single rank too
@@ -270,8 +273,9 @@ def _plain_model(ev: Event) -> str:
     return "draft" if ev.data.get("model") == "draft" else "target"
 
 
-def assemble(per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]],
-             model_config: dict[str, Any] | None = None) -> tuple[list[Launch], list[Event]]:
+def assemble(
+    per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]], model_config: dict[str, Any] | None = None
+) -> tuple[list[Launch], list[Event]]:
     """Launch segments of every source merged by position, each with the settings the inputs state (config,
     versions, environment, model); events that belong to no launch returned apart."""
     merged: list[Launch] = []

@@ -13,43 +13,121 @@ from logscope.core.model import Launch
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
 
 CONFIG_KEYS = (
-    "model_path", "tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size",
-    "enable_dp_attention", "moe_a2a_backend", "deepep_mode", "enable_deepep_moe", "mem_fraction_static",
-    "max_total_tokens", "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "cuda_graph_max_bs",
-    "disable_cuda_graph", "disable_custom_all_reduce", "enable_symm_mem", "enable_nccl_nvls",
-    "enable_torch_symm_mem", "enable_mscclpp", "disaggregation_mode", "disaggregation_transfer_backend",
-    "kv_cache_dtype", "dtype", "quantization", "page_size", "speculative_algorithm", "speculative_num_steps",
-    "speculative_draft_model_path", "nnodes", "node_rank", "base_gpu_id", "gpu_id_step", "dist_init_addr",
-    "enable_piecewise_cuda_graph", "pre_warm_nccl", "context_length", "attention_backend", "device",
-    "enable_eplb", "ep_num_redundant_experts", "enable_memory_saver", "moe_runner_backend",
-    "max_mamba_cache_size", "enable_two_batch_overlap", "enable_tp_lm_head_all_to_all", "trust_remote_code",
+    "model_path",
+    "tp_size",
+    "dp_size",
+    "ep_size",
+    "pp_size",
+    "moe_dense_tp_size",
+    "attn_cp_size",
+    "enable_dp_attention",
+    "moe_a2a_backend",
+    "deepep_mode",
+    "enable_deepep_moe",
+    "mem_fraction_static",
+    "max_total_tokens",
+    "chunked_prefill_size",
+    "max_prefill_tokens",
+    "max_running_requests",
+    "cuda_graph_max_bs",
+    "disable_cuda_graph",
+    "disable_custom_all_reduce",
+    "enable_symm_mem",
+    "enable_nccl_nvls",
+    "enable_torch_symm_mem",
+    "enable_mscclpp",
+    "disaggregation_mode",
+    "disaggregation_transfer_backend",
+    "kv_cache_dtype",
+    "dtype",
+    "quantization",
+    "page_size",
+    "speculative_algorithm",
+    "speculative_num_steps",
+    "speculative_draft_model_path",
+    "nnodes",
+    "node_rank",
+    "base_gpu_id",
+    "gpu_id_step",
+    "dist_init_addr",
+    "enable_piecewise_cuda_graph",
+    "pre_warm_nccl",
+    "context_length",
+    "attention_backend",
+    "device",
+    "enable_eplb",
+    "ep_num_redundant_experts",
+    "enable_memory_saver",
+    "moe_runner_backend",
+    "max_mamba_cache_size",
+    "enable_two_batch_overlap",
+    "enable_tp_lm_head_all_to_all",
+    "trust_remote_code",
 )
 # launch_server flags whose name differs from the ServerArgs field
 FLAG_ALIASES = {
-    "tp": "tp_size", "tensor_parallel_size": "tp_size", "dp": "dp_size", "data_parallel_size": "dp_size",
-    "ep": "ep_size", "expert_parallel_size": "ep_size", "pp": "pp_size", "pipeline_parallel_size": "pp_size",
+    "tp": "tp_size",
+    "tensor_parallel_size": "tp_size",
+    "dp": "dp_size",
+    "data_parallel_size": "dp_size",
+    "ep": "ep_size",
+    "expert_parallel_size": "ep_size",
+    "pp": "pp_size",
+    "pipeline_parallel_size": "pp_size",
     "model": "model_path",
 }
-_INT_KEYS = {"tp_size", "dp_size", "ep_size", "pp_size", "moe_dense_tp_size", "attn_cp_size", "max_total_tokens",
-             "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "cuda_graph_max_bs", "page_size",
-             "speculative_num_steps", "nnodes", "node_rank", "base_gpu_id", "gpu_id_step", "context_length",
-             "ep_num_redundant_experts", "max_mamba_cache_size"}
+_INT_KEYS = {
+    "tp_size",
+    "dp_size",
+    "ep_size",
+    "pp_size",
+    "moe_dense_tp_size",
+    "attn_cp_size",
+    "max_total_tokens",
+    "chunked_prefill_size",
+    "max_prefill_tokens",
+    "max_running_requests",
+    "cuda_graph_max_bs",
+    "page_size",
+    "speculative_num_steps",
+    "nnodes",
+    "node_rank",
+    "base_gpu_id",
+    "gpu_id_step",
+    "context_length",
+    "ep_num_redundant_experts",
+    "max_mamba_cache_size",
+}
 _FLOAT_KEYS = {"mem_fraction_static"}
 _BOOL_FLAGS = {k for k in CONFIG_KEYS if k.startswith(("enable_", "disable_"))} | {"trust_remote_code"}
 # the official image's release tags: lmsysorg/sglang:v0.5.23, v0.4.2.post2-rocm630, v0.5.2rc0-cu126 (not latest/nightly)
 _SGLANG_IMAGE = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 VERSION_KEYS = {
-    "sglang": "sglang", "sgl_kernel": "sgl_kernel", "sglang-kernel": "sgl_kernel", "PyTorch": "torch",
-    "CUDA Driver Version": "driver", "CUDA Driver Versions": "driver", "flashinfer": "flashinfer",
-    "flashinfer_python": "flashinfer", "triton": "triton", "transformers": "transformers", "vllm": "vllm",
-    "deep_ep": "deep_ep", "ROCM Driver Version": "rocm_driver",
+    "sglang": "sglang",
+    "sgl_kernel": "sgl_kernel",
+    "sglang-kernel": "sgl_kernel",
+    "PyTorch": "torch",
+    "CUDA Driver Version": "driver",
+    "CUDA Driver Versions": "driver",
+    "flashinfer": "flashinfer",
+    "flashinfer_python": "flashinfer",
+    "triton": "triton",
+    "transformers": "transformers",
+    "vllm": "vllm",
+    "deep_ep": "deep_ep",
+    "ROCM Driver Version": "rocm_driver",
     # PyTorch's / vLLM's collect_env
-    "torch": "torch", "PyTorch version": "torch", "vLLM Version": "vllm", "Nvidia driver version": "driver",
-    "sglang-kernel-cu12": "sgl_kernel", "sgl-kernel": "sgl_kernel", "flashinfer-python": "flashinfer",
-    "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl", "CUDA used to build PyTorch": "cuda",
+    "torch": "torch",
+    "PyTorch version": "torch",
+    "vLLM Version": "vllm",
+    "Nvidia driver version": "driver",
+    "sglang-kernel-cu12": "sgl_kernel",
+    "sgl-kernel": "sgl_kernel",
+    "flashinfer-python": "flashinfer",
+    "nvidia-nccl-cu12": "nccl",
+    "nvidia-nccl-cu13": "nccl",
+    "CUDA used to build PyTorch": "cuda",
 }
-
-
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -102,12 +180,24 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
                 _set(launch, key, ev.data[key], "log")
     _infer_sizes(launch)
     _versions(launch, events, global_events)
-    stated_by = next((e.grammar for e in events + global_events if e.kind == kinds.CHECK_ENV
-                      and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])), None)
+    stated_by = next(
+        (
+            e.grammar
+            for e in events + global_events
+            if e.kind == kinds.CHECK_ENV and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])
+        ),
+        None,
+    )
     stated = launch.versions.get("sglang")
     if stated is None:  # the release tag of the docker image the pasted launch command runs
-        image = next((m for e in events + global_events if e.kind == kinds.LAUNCH_COMMAND
-                      and (m := _SGLANG_IMAGE.search(e.data.get("full_text", e.text)))), None)
+        image = next(
+            (
+                m
+                for e in events + global_events
+                if e.kind == kinds.LAUNCH_COMMAND and (m := _SGLANG_IMAGE.search(e.data.get("full_text", e.text)))
+            ),
+            None,
+        )
         if image is not None:
             stated, stated_by = image.group(1), "docker_image"
     phase_lines = [(p.source, p.line, p.text) for r in launch.ranks.values() for p in r.phases]
@@ -121,8 +211,10 @@ def _infer_sizes(launch: Launch) -> None:
     for dim, key in (("tp", "tp_size"), ("dp", "dp_size"), ("ep", "ep_size"), ("pp", "pp_size")):
         values = [v for t in launch.ranks.values() if (v := t.rank.get(dim)) is not None]
         if values and key not in launch.config and max(values) > 0:
-            launch.config_lower_bounds[key] = {"at_least": max(values) + 1,
-                                               "basis": f"highest rank tag {dim.upper()}{max(values)}"}
+            launch.config_lower_bounds[key] = {
+                "at_least": max(values) + 1,
+                "basis": f"highest rank tag {dim.upper()}{max(values)}",
+            }
 
 
 def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:

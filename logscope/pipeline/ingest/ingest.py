@@ -139,8 +139,7 @@ class Source:
                 head = handle.read(SNIFF_BYTES)
         except OSError:
             return False  # the sequential read reports it with the input's name
-        return (not is_compressed(head) and sniff_encoding(head) == UTF8 and not has_bare_cr(head)
-                and binary_reason(head) is None)
+        return not is_compressed(head) and sniff_encoding(head) == UTF8 and not has_bare_cr(head) and binary_reason(head) is None
 
 
 @contextmanager
@@ -270,15 +269,15 @@ def unwrap(text: str) -> str:
         if text[:1].isalpha() or text[:1].isdigit():
             m = _EXPORTER.match(text) or _K8S_TS.match(text)
             if m:
-                text = text[m.end():]
+                text = text[m.end() :]
         if text.startswith("("):
             m = _RAY.match(text)
             if m:
-                text = _RAY_REPEAT.sub("", text[m.end():])
+                text = _RAY_REPEAT.sub("", text[m.end() :])
         if "|" in text[:64] and not text.startswith(("|", "+")):
             m = _COMPOSE.match(text)
             if m:
-                text = text[m.end():]
+                text = text[m.end() :]
         if text == before:
             break
     return text

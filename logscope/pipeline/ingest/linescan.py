@@ -99,8 +99,9 @@ def _hyperscan_search(literals: tuple[str, ...]) -> Callable[[Buffer, int, int],
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     expressions = [re.escape(lit.encode()) for lit in literals]
     try:
-        database.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
-                         flags=[0] * len(expressions))
+        database.compile(
+            expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions), flags=[0] * len(expressions)
+        )
     except hyperscan.HyperscanError:  # a CPU it does not support
         return None
 
@@ -140,13 +141,25 @@ class LineChunk:
 
     @classmethod
     def in_memory(cls, first: int, size: int, found: list[Candidate], data: Buffer) -> LineChunk:
-        return cls(first, size, [c[0] for c in found], [c[2] for c in found], [c[1] for c in found], 0,
-                   len(data), None, data, 0, (0, 0))
+        return cls(
+            first, size, [c[0] for c in found], [c[2] for c in found], [c[1] for c in found], 0, len(data), None, data, 0, (0, 0)
+        )
 
     @classmethod
     def in_file(cls, first: int, size: int, found: list[Candidate], path: str, start: int, end: int) -> LineChunk:
-        return cls(first, size, [c[0] for c in found], [c[2] for c in found], [c[1] for c in found], start,
-                   end, path, b"", start, (0, start))
+        return cls(
+            first,
+            size,
+            [c[0] for c in found],
+            [c[2] for c in found],
+            [c[1] for c in found],
+            start,
+            end,
+            path,
+            b"",
+            start,
+            (0, start),
+        )
 
     def line(self, index: int) -> str:
         """The text of the chunk's line `index` (0-based)."""
@@ -170,7 +183,7 @@ class LineChunk:
     def all_lines(self) -> list[str]:
         """Every physical line of the chunk, as `line` gives them (for the scans that need each line's width)."""
         lines = [decode_line(raw) for raw in self.all_bytes().split(b"\n")]
-        return lines[:self.size]
+        return lines[: self.size]
 
     def _newline(self, offset: int) -> int:
         """Offset of the newline that ends the line starting at `offset` (the chunk's end for an unfinished line)."""
@@ -192,7 +205,7 @@ class LineChunk:
         if rel < 0 or end - self.window_start > len(self.window):
             self._load(start, end - start)
             rel = 0
-        return self.window[rel:rel + end - start]
+        return self.window[rel : rel + end - start]
 
     def _load(self, offset: int, size: int) -> bool:
         assert self.path is not None

@@ -62,8 +62,12 @@ class RangeScanner:
         # fork is cheapest (the worker inherits the imported modules), but only safe on Linux in a single-threaded
         # process (a thread could hold a lock at the fork); the bot's server has threads, so there the workers spawn
         fork = sys.platform == "linux" and threading.active_count() == 1
-        self.pool = ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
-                                        initializer=_init_worker, initargs=(literals,))
+        self.pool = ProcessPoolExecutor(
+            workers(),
+            mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+            initializer=_init_worker,
+            initargs=(literals,),
+        )
 
     @property
     def parallel(self) -> bool:
@@ -72,8 +76,10 @@ class RangeScanner:
     def submit(self, name: str, path: str, size: int) -> Iterator[RangeScan]:
         """Queue the file's ranges now; the iterator gives their results in file order."""
         assert self.pool is not None
-        futures: list[Future[RangeScan]] = [self.pool.submit(_scan_range, name, path, start, min(start + RANGE_BYTES, size))
-                                            for start in range(0, size, RANGE_BYTES)]
+        futures: list[Future[RangeScan]] = [
+            self.pool.submit(_scan_range, name, path, start, min(start + RANGE_BYTES, size))
+            for start in range(0, size, RANGE_BYTES)
+        ]
         return (future.result() for future in futures)
 
     def __enter__(self) -> RangeScanner:
@@ -138,20 +144,20 @@ def _scan_lines(handle: object, start: int, end: int, scan: LiteralScan) -> tupl
                 else:
                     held, cutting = LINE_CAP, True  # memory stays bounded whatever the line's length
                     cuts += 1
-            got = handle.readinto(memoryview(buf)[held:held + min(len(buf) - held, end - position)])  # type: ignore[attr-defined]
+            got = handle.readinto(memoryview(buf)[held : held + min(len(buf) - held, end - position)])  # type: ignore[attr-defined]
             position += got
         if cutting:
             newline = buf.find(b"\n", held, held + got) if got else -1
             if newline < 0 and got and position < end:
                 continue  # still inside the over-long line
             rest_from = newline + 1 if newline >= 0 else held + got
-            rest = bytes(buf[rest_from:held + got])
+            rest = bytes(buf[rest_from : held + got])
             buf[held] = 0x0A  # the cut line, ended where the cap cut it
             count, hits = scan.candidates(buf, 0, held + 1)
             found.extend((lines + index, offset + at, text) for index, at, text in hits)
             lines += count
             offset = read_at + (rest_from - held)
-            buf[:len(rest)] = rest
+            buf[: len(rest)] = rest
             held, cutting = len(rest), False
             continue
         filled = held + got

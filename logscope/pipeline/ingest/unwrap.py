@@ -26,9 +26,11 @@ _JSON_STRING = re.compile(r'"((?:[^"\\]|\\.){24,})"')
 _JSON_SHAPE = re.compile(r'[{,\[]\s*"[\w.-]+"\s*:\s*[{"\[]')
 _LITERAL_NEWLINES = re.compile(r"(?:\\r)?\\n")
 # a traceback or native backtrace on one line: one of its openers or frames right after a literal \n
-_FLAT_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\\n|\\n\s*(?:File \"|frame #\d|#\d+\s|==== backtrace"
-                             r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:"
-                             r"|Last error:|Cuda failure ')")  # torch's NCCL exception: "...Last error:\nCuda failure '...'"
+_FLAT_TRACEBACK = re.compile(
+    r"Traceback \(most recent call last\):\\n|\\n\s*(?:File \"|frame #\d|#\d+\s|==== backtrace"
+    r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:"
+    r"|Last error:|Cuda failure ')"
+)  # torch's NCCL exception: "...Last error:\nCuda failure '...'"
 _QUOTED = re.compile(r'"([^"]{16,2000})"|\u201c([^\u201d]{16,2000})\u201d')
 
 
@@ -79,8 +81,10 @@ def quoted_spans(text: str) -> list[str]:
 # ------------------------------------------------------------------ re-wrapped messages
 # the head of a message that is long enough to be wrapped, and the words its last sentence holds
 _LONG_HEADS = ("out of memory. Tried to allocate",)
-_COMPLETE = re.compile(r"but unallocated|reserved in total by PyTorch\)|expandable_segments|Environment Variables\)"
-                       r"|\bis free\.\s*$")
+_COMPLETE = re.compile(
+    r"but unallocated|reserved in total by PyTorch\)|expandable_segments|Environment Variables\)"
+    r"|\bis free\.\s*$"
+)
 _WRAP_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})  # a line cut at exactly these widths was cut mid-word
 _RECORD_START = re.compile(r"^\s*\[\d")  # a prefixed log record starts a line of its own
 MAX_REWRAP_LINES = 8

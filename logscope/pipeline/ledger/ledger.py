@@ -22,7 +22,6 @@ CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe m
 KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NVIDIA A100-SXM4-40GB": 39.39}
 
 
-
 def _post_capture(timeline: RankTimeline) -> bool:
     return any(p.values.get("sized_after_capture") for p in timeline.readings(kinds.KV_CACHE_ALLOCATED, model=None))
 
@@ -64,8 +63,10 @@ def _capture_split(delta: float, cells: list[dict[str, Any]]) -> dict[str, Any]:
     if lazy <= 0:
         return {}
     if lazy > delta + 0.01:
-        return {"lazy_comm_estimate_gib": round(lazy, 2),
-                "note": "the capture delta is smaller than the lazy cells: they were not (all) allocated during capture"}
+        return {
+            "lazy_comm_estimate_gib": round(lazy, 2),
+            "note": "the capture delta is smaller than the lazy cells: they were not (all) allocated during capture",
+        }
     return {"lazy_comm_estimate_gib": round(lazy, 2), "graph_pool_estimate_gib": round(delta - lazy, 2)}
 
 
@@ -74,12 +75,20 @@ def _context(calibration: Calibration | None) -> tuple[float, str, str]:
     measured = calibration.lookup("cuda_context") if calibration is not None else None
     if measured is None or calibration is None:
         return CUDA_CONTEXT_GIB, "estimated", "typical CUDA context (H200 probe: 527 MiB)"
-    return (measured.mib / 1024, "measured (probe)",
-            f"probe on {calibration.gpu or 'unknown GPU'}: cuda_context {measured.mib:.0f} MiB ({calibration.label()})")
+    return (
+        measured.mib / 1024,
+        "measured (probe)",
+        f"probe on {calibration.gpu or 'unknown GPU'}: cuda_context {measured.mib:.0f} MiB ({calibration.label()})",
+    )
 
 
-def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dict[str, Any]],
-                cells: list[dict[str, Any]], calibration: Calibration | None = None) -> RankLedger:
+def rank_ledger(
+    timeline: RankTimeline,
+    placement: RankPlacement,
+    gpus: list[dict[str, Any]],
+    cells: list[dict[str, Any]],
+    calibration: Calibration | None = None,
+) -> RankLedger:
     eager_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "eager"), 3)
     lazy_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)
     links = phases.ledger_links(_post_capture(timeline))
@@ -103,8 +112,7 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
             items.append(_item("other_processes", others, "measured", basis="nvidia-smi: other processes on this GPU"))
         context_gib, context_kind, context_basis = _context(calibration)
         context = min(context_gib, max(pre - others, 0.0))
-        items.append(_item("cuda_context", context, context_kind, basis=context_basis,
-                           measured_pre_existing_gib=round(pre, 2)))
+        items.append(_item("cuda_context", context, context_kind, basis=context_basis, measured_pre_existing_gib=round(pre, 2)))
         unexplained += pre - others - context
     if init is not None and readings and readings[0][0] == kinds.LOAD_WEIGHT_BEGIN:
         eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
@@ -112,13 +120,25 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
         if eager > 0:
             eager_kinds = {c["kind"] for c in cells if c["timing"] == "eager" and c["gib"]}
             kind = "measured (probe)" if eager_kinds == {"measured (probe)"} else "estimated"
-            items.append(_item("comm_eager", explained, kind,
-                               basis="eager communication cells, capped at the measured init-distributed delta",
-                               measured_init_gib=init["usage_gib"]))
+            items.append(
+                _item(
+                    "comm_eager",
+                    explained,
+                    kind,
+                    basis="eager communication cells, capped at the measured init-distributed delta",
+                    measured_init_gib=init["usage_gib"],
+                )
+            )
         unexplained += init["usage_gib"] - explained
     elif total is not None and first_free is not None and readings and readings[0][0] != kinds.LOAD_WEIGHT_BEGIN:
-        items.append(_item("before_first_reading", total - first_free - sum(i["gib"] for i in items), "measured",
-                           basis=f"card total - first reading ({readings[0][0]})"))
+        items.append(
+            _item(
+                "before_first_reading",
+                total - first_free - sum(i["gib"] for i in items),
+                "measured",
+                basis=f"card total - first reading ({readings[0][0]})",
+            )
+        )
     order = [phase_id for phase_id, _, _ in links]
     item_of = {phase_id: item for phase_id, item, _ in links}
     pools = timeline.readings(kinds.KV_CACHE_ALLOCATED, "kv_gib")
@@ -131,8 +151,9 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
         if phase == kinds.MEMORY_POOL_END and pools:
             extra["reported_kv_gib"] = round(sum(p.values["kv_gib"] for p in pools), 2)
             if len(pools) > 1:
-                extra["reported_pools"] = [{"pool": p.values.get("pool"), "gib": p.values["kv_gib"],
-                                            "tokens": p.values.get("tokens")} for p in pools]
+                extra["reported_pools"] = [
+                    {"pool": p.values.get("pool"), "gib": p.values["kv_gib"], "tokens": p.values.get("tokens")} for p in pools
+                ]
         if name == "cuda_graphs":
             extra.update(_capture_split(prev_free - free, cells))
         items.append(_item(name, prev_free - free, "measured", **extra))
@@ -140,15 +161,17 @@ def rank_ledger(timeline: RankTimeline, placement: RankPlacement, gpus: list[dic
         items.append(_item("free", readings[-1][1], "measured", at=readings[-1][0]))
     if total is not None:
         residual = total - sum(i["gib"] for i in items)
-        items.append(_item("unexplained", residual, "measured" if not cells else "estimated",
-                           basis="card total minus every other item"))
+        items.append(
+            _item("unexplained", residual, "measured" if not cells else "estimated", basis="card total minus every other item")
+        )
     else:
         items.append(_item("unexplained", unexplained, "estimated", basis="card total unknown: init delta minus estimates"))
     return RankLedger(items, cells, total, total_source, eager_gib, lazy_gib, has_readings=True)
 
 
-def ledgers(launches: list[Launch], join: GpuJoin, calibration: Calibration | None = None,
-            sizing: dict[int, KvSizing] | None = None) -> dict[tuple[int, str], RankLedger]:
+def ledgers(
+    launches: list[Launch], join: GpuJoin, calibration: Calibration | None = None, sizing: dict[int, KvSizing] | None = None
+) -> dict[tuple[int, str], RankLedger]:
     """Every rank's ledger, keyed by (launch id, rank label); the KV sizing stage gives the cell size that
     sizes PD staging."""
     out: dict[tuple[int, str], RankLedger] = {}
@@ -175,11 +198,19 @@ def probe_process_ledgers(join: GpuJoin, calibration: Calibration | None) -> dic
         outside = gpu.get("outside_allocator_mib")
         if outside is None or not pids & calibration.pids:
             continue
-        items: list[dict[str, Any]] = [{"item": m.stage, "mib": round(m.outside_allocator_mib, 2),
-                                        "kind": "measured (probe)"} for m in calibration.measured
-                                       if m.outside_allocator_mib > 0]
+        items: list[dict[str, Any]] = [
+            {"item": m.stage, "mib": round(m.outside_allocator_mib, 2), "kind": "measured (probe)"}
+            for m in calibration.measured
+            if m.outside_allocator_mib > 0
+        ]
         explained = sum(i["mib"] for i in items)
-        items.append({"item": "unexplained", "mib": round(outside - explained, 2), "kind": "measured",
-                      "basis": f"{outside:.2f} MiB outside the allocator (OOM text) minus the probe's stages"})
+        items.append(
+            {
+                "item": "unexplained",
+                "mib": round(outside - explained, 2),
+                "kind": "measured",
+                "basis": f"{outside:.2f} MiB outside the allocator (OOM text) minus the probe's stages",
+            }
+        )
         out[gpu["index"]] = items
     return out

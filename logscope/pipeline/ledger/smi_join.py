@@ -35,8 +35,18 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
             data = {"index": index, "name": names[index]}
             if index in capability:
                 data["compute_capability"] = capability[index]
-            out.append(Event(kinds.SMI_GPU, ev.source, ev.line, f"check_env GPU {index}: {names[index]}", None, None, data,
-                             kinds.CHECK_ENV_GRAMMAR))
+            out.append(
+                Event(
+                    kinds.SMI_GPU,
+                    ev.source,
+                    ev.line,
+                    f"check_env GPU {index}: {names[index]}",
+                    None,
+                    None,
+                    data,
+                    kinds.CHECK_ENV_GRAMMAR,
+                )
+            )
     return out
 
 
@@ -59,8 +69,7 @@ def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
         if ev.kind == kinds.SMI_MIG:
             card = next((g for g in gpus.values() if g["index"] == ev.data["gpu"]), None)
             if card is None:
-                card = gpus.setdefault(("mig", ev.data["gpu"]), {"index": ev.data["gpu"], "snapshot": ev.source,
-                                                                 "processes": []})
+                card = gpus.setdefault(("mig", ev.data["gpu"]), {"index": ev.data["gpu"], "snapshot": ev.source, "processes": []})
                 card.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
             entry = {k: v for k, v in ev.data.items() if k != "gpu"}
             if entry not in card.setdefault("mig", []):
@@ -110,8 +119,7 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
     # a launch's own versions (smi dumps included) are filled by launch_facts; these are the ones of the inputs
     smi = global_versions([e for e in all_events if e.kind == kinds.SMI_VERSIONS])
     versions = {**smi, **{k: v for k, v in global_versions(global_events).items() if k not in smi}}
-    placements = {(launch.id, label): placement for launch in launches
-                  for label, placement in _place_ranks(launch, gpus).items()}
+    placements = {(launch.id, label): placement for launch in launches for label, placement in _place_ranks(launch, gpus).items()}
     tp_groups = {launch.id: _tp_groups(launch, placements, topology) for launch in launches}
     return GpuJoin(gpus, topology, versions, placements, tp_groups)
 
@@ -128,16 +136,18 @@ def _rank_evidence(gpu: dict[str, Any], ooms: list[Event]) -> None:
     for proc in gpu["processes"]:
         m = _SCHEDULER_RANK.search(str(proc.get("name", "")))
         if m:
-            evidence.append({"rank": " ".join(m.group(1).strip("_").split("_")), "basis": "process name",
-                             "pid": proc.get("pid")})
+            evidence.append({"rank": " ".join(m.group(1).strip("_").split("_")), "basis": "process name", "pid": proc.get("pid")})
     by_source: dict[str, list[Event]] = {}
     for oom in ooms:
         if oom.data["gpu"] == gpu["index"] and oom.rank is not None:
             by_source.setdefault(oom.source, []).append(oom)
     for source, events in by_source.items():
         if len({e.rank.label for e in events if e.rank}) > 1:
-            evidence += [{"rank": e.rank.label, "basis": "OOM message names this GPU", "source": source,
-                          "line": e.line} for e in events if e.rank]
+            evidence += [
+                {"rank": e.rank.label, "basis": "OOM message names this GPU", "source": source, "line": e.line}
+                for e in events
+                if e.rank
+            ]
     if evidence:
         gpu["rank_evidence"] = evidence
 
@@ -150,8 +160,18 @@ def _oom_join(gpu: dict[str, Any], oom: Event) -> None:
     if data.get("process_in_use_mib") is not None and data.get("allocated_mib") is not None:
         outside = data["process_in_use_mib"] - data["allocated_mib"] - data.get("reserved_unallocated_mib", 0.0)
         gpu["outside_allocator_mib"] = round(outside, 2)
-        gpu["oom"] = {k: data[k] for k in ("requested_mib", "free_mib", "process_in_use_mib", "allocated_mib",
-                                           "reserved_unallocated_mib", "private_pools_mib") if k in data}
+        gpu["oom"] = {
+            k: data[k]
+            for k in (
+                "requested_mib",
+                "free_mib",
+                "process_in_use_mib",
+                "allocated_mib",
+                "reserved_unallocated_mib",
+                "private_pools_mib",
+            )
+            if k in data
+        }
 
 
 def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str, Any]:
@@ -230,9 +250,12 @@ def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPl
         gpu.setdefault("ranks", []).append(label)
         others = _other_processes(gpu["processes"])
         placements[label] = RankPlacement(
-            gpu=gpu_index, card_total_gib=gpu.get("card_total_gib"), gpu_processes=len(gpu["processes"]),
+            gpu=gpu_index,
+            card_total_gib=gpu.get("card_total_gib"),
+            gpu_processes=len(gpu["processes"]),
             other_process_mib=sum(p.get("used_mib") or 0 for p in others) if others else None,
-            outside_allocator_mib=gpu.get("outside_allocator_mib"))
+            outside_allocator_mib=gpu.get("outside_allocator_mib"),
+        )
     return placements
 
 
@@ -248,8 +271,9 @@ def _other_processes(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [p for p in processes if p is not largest]
 
 
-def _tp_groups(launch: Launch, placements: dict[tuple[int, str], RankPlacement],
-               topology: dict[str, Any]) -> list[dict[str, Any]]:
+def _tp_groups(
+    launch: Launch, placements: dict[tuple[int, str], RankPlacement], topology: dict[str, Any]
+) -> list[dict[str, Any]]:
     """The links between the GPUs of each TP group (NVLink or PCIe / cross-socket)."""
     link_of: dict[tuple[int, int], str] = {(a, b): k for a, b, k in topology["links"]}
     groups: dict[tuple[Any, ...], list[tuple[str, int]]] = {}
@@ -263,7 +287,7 @@ def _tp_groups(launch: Launch, placements: dict[tuple[int, str], RankPlacement],
     out = []
     for members in groups.values():
         gpus = sorted({gpu for _, gpu in members})
-        seen = [k for i, a in enumerate(gpus) for b in gpus[i + 1:] if (k := link_of.get((a, b)))]
+        seen = [k for i, a in enumerate(gpus) for b in gpus[i + 1 :] if (k := link_of.get((a, b)))]
         if len(gpus) < 2 or not seen:
             continue
         counts: dict[str, int] = {}

@@ -39,12 +39,16 @@ def timeline_numbers(launches: list[Launch]) -> TimelineNumbers:
     """Each reading's drop since the previous one of its rank (measured), and per phase the min / max / spread
     across ranks (launches of at least two ranks)."""
     rows = timeline_rows(launches)
-    drops = {(d.row.launch, d.row.rank, d.row.seq): (d.drop_gib, d.prev_phase) for d in with_deltas(rows)
-             if d.drop_gib is not None}
+    drops = {
+        (d.row.launch, d.row.rank, d.row.seq): (d.drop_gib, d.prev_phase) for d in with_deltas(rows) if d.drop_gib is not None
+    }
     stats = cross_rank_stats(rows)
-    per_launch = {launch.id: [{k: v for k, v in row.items() if k != "launch"} for row in stats
-                              if row["launch"] == launch.id and row["ranks"] >= 2]
-                  for launch in launches}
+    per_launch = {
+        launch.id: [
+            {k: v for k, v in row.items() if k != "launch"} for row in stats if row["launch"] == launch.id and row["ranks"] >= 2
+        ]
+        for launch in launches
+    }
     return TimelineNumbers(drops, per_launch)  # type: ignore[arg-type]
 
 
@@ -52,11 +56,13 @@ def timeline_rows(launches: list[Launch]) -> list[Row]:
     """The phase readings with a free-memory figure (tqdm progress readings inside a capture left out: drops are
     measured between phase readings), sorted by launch, rank and reading."""
     progress = progress_phases()
-    rows = [Row(launch.id, label, seq, reading.phase, reading.model, reading.values.get("graph"),
-                float(reading.values["avail_gib"]))
-            for launch in launches for label, timeline in launch.ranks.items()
-            for seq, reading in enumerate(timeline.phases)
-            if reading.values.get("avail_gib") is not None and reading.phase not in progress]
+    rows = [
+        Row(launch.id, label, seq, reading.phase, reading.model, reading.values.get("graph"), float(reading.values["avail_gib"]))
+        for launch in launches
+        for label, timeline in launch.ranks.items()
+        for seq, reading in enumerate(timeline.phases)
+        if reading.values.get("avail_gib") is not None and reading.phase not in progress
+    ]
     return sorted(rows, key=lambda r: (r.launch, r.rank, r.seq))
 
 
@@ -68,8 +74,13 @@ def with_deltas(rows: list[Row]) -> list[Drop]:
         key = (row.launch, row.rank, row.model)
         before = previous.get(key)
         previous[key] = row
-        out.append(Drop(row, None if before is None else _round(before.avail_gib - row.avail_gib, 2),
-                        None if before is None else before.phase))
+        out.append(
+            Drop(
+                row,
+                None if before is None else _round(before.avail_gib - row.avail_gib, 2),
+                None if before is None else before.phase,
+            )
+        )
     return out
 
 
@@ -85,12 +96,22 @@ def cross_rank_stats(rows: list[Row]) -> list[dict[str, Any]]:
     stats = []
     for (launch, phase, model, graph), members in groups.items():
         low, high = min(r.avail_gib for r in members), max(r.avail_gib for r in members)
-        stats.append({"launch": launch, "phase": phase, "model": model, "graph": graph, "min_gib": low,
-                      "max_gib": high, "ranks": len(members), "spread_gib": _round(high - low, 2),
-                      "spread_pct": _round((high - low) / high * 100, 1) if high > 0 else None})
+        stats.append(
+            {
+                "launch": launch,
+                "phase": phase,
+                "model": model,
+                "graph": graph,
+                "min_gib": low,
+                "max_gib": high,
+                "ranks": len(members),
+                "spread_gib": _round(high - low, 2),
+                "spread_pct": _round((high - low) / high * 100, 1) if high > 0 else None,
+            }
+        )
     return stats
 
 
 def _round(value: float, digits: int) -> float:
-    scale = 10.0 ** digits
+    scale = 10.0**digits
     return round(value * scale, 0) / scale

@@ -118,8 +118,11 @@ class SourceClassifier:
             return {}
         lines = chunk.all_lines()
         wraps = terminal_wraps(lines, prefilter.PATTERN, _starts_a_record)
-        return {index: wrap for index, wrap in wraps.items()
-                if not (_KEY_VALUE.match(lines[index + 1]) and _reads_whole(lines[index]))}
+        return {
+            index: wrap
+            for index, wrap in wraps.items()
+            if not (_KEY_VALUE.match(lines[index + 1]) and _reads_whole(lines[index]))
+        }
 
     def _mark_serving(self, chunk: LineChunk) -> None:
         """The source's first line that shows the server serving (a served request, a batch line): failures after
@@ -155,8 +158,12 @@ class SourceClassifier:
     def _continues(self, text: str) -> bool:
         """A line that carries on a wrapped message: no record, traceback line or blank line of its own."""
         stripped = text.strip()
-        return bool(stripped) and not PREFIXED.match(text) and not _looks_like_a_record(text) \
-            and not stripped.startswith(("File \"", "Traceback", "```", "#"))
+        return (
+            bool(stripped)
+            and not PREFIXED.match(text)
+            and not _looks_like_a_record(text)
+            and not stripped.startswith(('File "', "Traceback", "```", "#"))
+        )
 
     def _release_rewrap(self) -> None:
         if self.rewrap is None:
@@ -262,8 +269,9 @@ class SourceClassifier:
     def _try_join(self, lineno: int, text: str) -> bool:
         """Rejoin a line a terminal wrapped, only when the continuation is no line of its own."""
         assert self.pending is not None
-        if PREFIXED.match(text) or any(_GRAMMARS[g].fits(text) if g == kinds.MEMORY_LINE_GRAMMAR else True
-                                       for g in prefilter.grammars_for(text)):
+        if PREFIXED.match(text) or any(
+            _GRAMMARS[g].fits(text) if g == kinds.MEMORY_LINE_GRAMMAR else True for g in prefilter.grammars_for(text)
+        ):
             return False
         first_line, first = self.pending
         result = sglang_line.parse_line(first + text)
@@ -292,8 +300,7 @@ class SourceClassifier:
             self.active = None
 
     # ------------------------------------------------------------------ output
-    def _emit(self, kind: str, lineno: int, text: str, data: dict[str, Any], prefix: dict[str, Any] | None,
-              grammar: str) -> None:
+    def _emit(self, kind: str, lineno: int, text: str, data: dict[str, Any], prefix: dict[str, Any] | None, grammar: str) -> None:
         rank = prefix.get("rank") if prefix else None
         time = prefix.get("time") if prefix else None
         stripped = text.strip()
@@ -341,8 +348,10 @@ _KEY_VALUE = re.compile(r"[A-Za-z][\w ]{0,30}: \S")  # check_env's "Python: 3.12
 def _reads_whole(text: str) -> bool:
     """Whether a line grammar reads the line as it stands."""
     text = unwrap(text)
-    return any(name != "signature" and _GRAMMARS[name].fits(text) and _GRAMMARS[name].parse(text) is not None
-               for name in prefilter.grammars_for(text))
+    return any(
+        name != "signature" and _GRAMMARS[name].fits(text) and _GRAMMARS[name].parse(text) is not None
+        for name in prefilter.grammars_for(text)
+    )
 
 
 def _looks_like_a_record(text: str) -> bool:

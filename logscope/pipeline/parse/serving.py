@@ -19,8 +19,10 @@ READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
 # uvicorn's access log: '10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK' (a 2xx answer),
 # or the shorter 'POST /v1/chat/completions 200 OK' people paste; SGLang's decode log line
 _WARMUP_PATHS = r"/(?:get_model_info|model_info|generate|health|health_generate|get_server_info|server_info)\b"
-_SERVING = re.compile(r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
-                      r"|Decode batch[.,] #running-req")
+_SERVING = re.compile(
+    r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
+    r"|Decode batch[.,] #running-req"
+)
 _SERVING_BYTES = re.compile(_SERVING.pattern.encode())
 
 
@@ -36,5 +38,5 @@ def first_serving_line(data: bytes) -> tuple[int, str] | None:
         return None
     start = data.rfind(b"\n", 0, found.start()) + 1
     end = data.find(b"\n", found.end())
-    line = data[start:end if end >= 0 else len(data)].rstrip(b"\r")
+    line = data[start : end if end >= 0 else len(data)].rstrip(b"\r")
     return data.count(b"\n", 0, start), line.decode("utf-8", errors="replace")

@@ -34,14 +34,14 @@ class Expr:
         try:
             self.tree = parser("rule_expr").parse(text)
         except UnexpectedInput as exc:
-            raise RuleError(f"{origin}:{exc.line}:{exc.column}: syntax error in expression: "
-                            f"{exc.get_context(text).splitlines()[0].strip()!r}") from None
+            raise RuleError(
+                f"{origin}:{exc.line}:{exc.column}: syntax error in expression: {exc.get_context(text).splitlines()[0].strip()!r}"
+            ) from None
         self.text = text
         self.origin = origin
         nodes, depth = _measure(self.tree)
         if nodes > MAX_NODES or depth > MAX_DEPTH:
-            raise RuleError(f"{origin}: expression too large ({nodes} nodes, depth {depth}; limits "
-                            f"{MAX_NODES}, {MAX_DEPTH})")
+            raise RuleError(f"{origin}: expression too large ({nodes} nodes, depth {depth}; limits {MAX_NODES}, {MAX_DEPTH})")
         _check_functions(self.tree, origin)
 
     def evaluate(self, env: dict[str, Any]) -> Any:
@@ -65,15 +65,15 @@ def _check_functions(tree: Tree, origin: str) -> None:
             head = cast(Token, node.children[0])
             name = str(head)
             if name == "if" and len([c for c in node.children[1:] if c is not None]) != 3:
-                raise RuleError(f"{origin}:{head.line}:{head.column}: if(condition, then, "
-                                f"else) takes three arguments")
+                raise RuleError(f"{origin}:{head.line}:{head.column}: if(condition, then, else) takes three arguments")
             if name == "case" and len([c for c in node.children[1:] if c is not None]) % 2 != 1:
-                raise RuleError(f"{origin}:{head.line}:{head.column}: case(condition, value, "
-                                f"..., default) takes condition/value pairs and a default")
+                raise RuleError(
+                    f"{origin}:{head.line}:{head.column}: case(condition, value, "
+                    f"..., default) takes condition/value pairs and a default"
+                )
             if name not in FUNCTIONS and name not in AGGREGATES and name not in SPECIAL_FORMS:
                 known = ", ".join(sorted([*FUNCTIONS, *AGGREGATES, *SPECIAL_FORMS]))
-                raise RuleError(f"{origin}:{head.line}:{head.column}: unknown function "
-                                f"{name!r} (known: {known})")
+                raise RuleError(f"{origin}:{head.line}:{head.column}: unknown function {name!r} (known: {known})")
 
 
 def _num(value: Any) -> float | None:
@@ -200,11 +200,18 @@ class _Evaluator:
         if op == "!=":
             return left != right
         if op in ("in", "not in"):
-            inside = isinstance(right, (list, dict, str)) and left is not None and (
-                (left in right) if not isinstance(right, str) or isinstance(left, str) else False)
+            inside = (
+                isinstance(right, (list, dict, str))
+                and left is not None
+                and ((left in right) if not isinstance(right, str) or isinstance(left, str) else False)
+            )
             return inside if op == "in" else not inside
-        if _num(left) is None and not isinstance(left, str) or type(left) is not type(right) and (
-                _num(left) is None or _num(right) is None):
+        if (
+            _num(left) is None
+            and not isinstance(left, str)
+            or type(left) is not type(right)
+            and (_num(left) is None or _num(right) is None)
+        ):
             return False
         return {"<": left < right, ">": left > right, "<=": left <= right, ">=": left >= right}[op]
 
@@ -220,8 +227,13 @@ class _Evaluator:
                 return None
             if op in ("/", "%") and right == 0:
                 return None
-            value = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-                     "/": lambda a, b: a / b, "%": lambda a, b: a % b}[op](value, right)
+            value = {
+                "+": lambda a, b: a + b,
+                "-": lambda a, b: a - b,
+                "*": lambda a, b: a * b,
+                "/": lambda a, b: a / b,
+                "%": lambda a, b: a % b,
+            }[op](value, right)
         return value
 
     def _neg(self, node: Tree) -> Any:

@@ -38,14 +38,14 @@ def failure_facts(failures: list[Failure]) -> tuple[list[dict[str, Any]], dict[s
     return facts, next((fact for fact in facts if fact["is_root"]), None)
 
 
-def _rank_fact(analysis: Analysis, launch: Launch, label: str,
-               timeline: RankTimeline) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _rank_fact(
+    analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     phase: dict[str, Any] = {}
     draft: dict[str, Any] = {}
     phase_list = []
     for p in timeline.phases:
-        fact = {"phase": p.phase, "model": p.model, "source": p.source, "line": p.line, "text": p.text,
-                "rank": label, **p.values}
+        fact = {"phase": p.phase, "model": p.model, "source": p.source, "line": p.line, "text": p.text, "rank": label, **p.values}
         phase_list.append(fact)
         key = p.phase
         if p.phase in (kinds.CAPTURE_BEGIN, kinds.CAPTURE_END) and p.values.get("graph") not in ("decode", "verify", None):
@@ -57,20 +57,30 @@ def _rank_fact(analysis: Analysis, launch: Launch, label: str,
     ledger = analysis.ledgers[(launch.id, label)]
     rank = timeline.rank
     fact = {
-        "rank": label, "tp": rank.get("tp"), "dp": rank.get("dp"), "pp": rank.get("pp"), "ep": rank.get("ep"),
-        "gpu": placement.gpu, "phase": phase, "draft": draft, "phases": phase_list,
+        "rank": label,
+        "tp": rank.get("tp"),
+        "dp": rank.get("dp"),
+        "pp": rank.get("pp"),
+        "ep": rank.get("ep"),
+        "gpu": placement.gpu,
+        "phase": phase,
+        "draft": draft,
+        "phases": phase_list,
         # the last phase line the rank printed, of either model (the draft's capture can be the last thing seen)
-        "last_phase": (phase_list[-1]["phase"] + (" (draft)" if phase_list[-1]["model"] == "draft" else "")
-                       if phase_list else None),
+        "last_phase": (
+            phase_list[-1]["phase"] + (" (draft)" if phase_list[-1]["model"] == "draft" else "") if phase_list else None
+        ),
         "last_reading": next((p for p in reversed(target_phases) if "avail_gib" in p), None),
         "last_capture": next((p for p in reversed(target_phases) if p["phase"] == kinds.CAPTURE_PROGRESS), None),
         "errors": [e for e in rank_events if e["kind"] in FAILURE_KINDS],
         "failed": any(e["kind"] in FAILURE_KINDS for e in rank_events),
         "ledger": {item["item"]: item["gib"] for item in ledger.items},
         "cells": ledger.cells,
-        "card_total_gib": ledger.card_total_gib, "card_total_source": ledger.card_total_source,
+        "card_total_gib": ledger.card_total_gib,
+        "card_total_source": ledger.card_total_source,
         "gpu_processes": placement.gpu_processes,
-        "eager_comm_gib": ledger.eager_comm_gib, "lazy_comm_gib": ledger.lazy_comm_gib,
+        "eager_comm_gib": ledger.eager_comm_gib,
+        "lazy_comm_gib": ledger.lazy_comm_gib,
     }
     return fact, rank_events
 
@@ -89,11 +99,18 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
     events.sort(key=lambda e: (e["source"], e["line"]))
     return {
         "launch": {"id": launch.id, "ready": launch.ready, "sources": launch.sources},
-        "config": launch.config, "config_source": launch.config_source, "env": launch.environment,
-        "versions": launch.versions, "model": launch.model, "ranks": ranks, "events": events,
+        "config": launch.config,
+        "config_source": launch.config_source,
+        "env": launch.environment,
+        "versions": launch.versions,
+        "model": launch.model,
+        "ranks": ranks,
+        "events": events,
         "errors": [e for e in events if e["kind"] in FAILURE_KINDS],
-        "gpus": analysis.join.gpus, "tp_groups": analysis.join.tp_groups.get(launch.id, []),
-        "failures": failure_list, "root_failure": root,
+        "gpus": analysis.join.gpus,
+        "tp_groups": analysis.join.tp_groups.get(launch.id, []),
+        "failures": failure_list,
+        "root_failure": root,
         "kv": analysis.kv_sizing[launch.id].to_json() if launch.id in analysis.kv_sizing else None,
         "deepep_reserve": _deepep_reserve(launch),
     }
@@ -105,11 +122,16 @@ def _deepep_reserve(launch: Launch) -> dict[str, Any]:
     release = release_for(launch.versions.get("sglang"))
     applies, why = deepep_reserve_applies(launch.config, release)
     on_command = fraction_on_command(launch)
-    return {"release": release.version, "version_known": release.known,
-            "in_release": release.value("deepep", "reserve_mib") is not None,
-            "gib": (release.value("deepep", "reserve_mib") or 0) / 1024, "applies_if_automatic": applies,
-            "why": why, "fraction_on_command": on_command,
-            "default_tokens": release.value("deepep", "num_max_dispatch_tokens_per_rank")}
+    return {
+        "release": release.version,
+        "version_known": release.known,
+        "in_release": release.value("deepep", "reserve_mib") is not None,
+        "gib": (release.value("deepep", "reserve_mib") or 0) / 1024,
+        "applies_if_automatic": applies,
+        "why": why,
+        "fraction_on_command": on_command,
+        "default_tokens": release.value("deepep", "num_max_dispatch_tokens_per_rank"),
+    }
 
 
 def global_facts(analysis: Analysis) -> dict[str, Any]:
@@ -118,7 +140,8 @@ def global_facts(analysis: Analysis) -> dict[str, Any]:
         every += launch.all_events()
     return {
         "gpus": analysis.join.gpus,
-        "events": [event_fact(e) for e in analysis.global_events], "all_events": [event_fact(e) for e in every],
+        "events": [event_fact(e) for e in analysis.global_events],
+        "all_events": [event_fact(e) for e in every],
         "launches": [{"id": launch.id, "ready": launch.ready, "sources": launch.sources} for launch in analysis.launches],
         # lines that read like a failure but that no grammar or signature read, and the failures that were read
         "unread_failures": [m for m in analysis.unmatched_failures if m["kind"] == "unrecognized"],

@@ -112,8 +112,17 @@ def load_rule_file(path: Path) -> Rule:
     if scope not in ("launch", "global"):
         line, col = _mark(nodes["scope"])
         raise RuleError(f"{name}:{line}:{col}: scope should be launch or global")
-    rule = Rule(id=rule_id, title=text("title", True), severity=severity, when=_expr(name, "when", nodes["when"]),
-                message=text("message", True), hint=text("hint"), why=text("why"), path=name, scope=scope)
+    rule = Rule(
+        id=rule_id,
+        title=text("title", True),
+        severity=severity,
+        when=_expr(name, "when", nodes["when"]),
+        message=text("message", True),
+        hint=text("hint"),
+        why=text("why"),
+        path=name,
+        scope=scope,
+    )
     if "let" in nodes:
         if not isinstance(nodes["let"], yaml.MappingNode):
             line, col = _mark(nodes["let"])
@@ -155,8 +164,10 @@ def _check_template(rule: Rule, name: str, nodes: dict[str, yaml.Node]) -> None:
         for placeholder in _PLACEHOLDER.findall(getattr(rule, key)):
             if placeholder not in known:
                 line, col = _mark(nodes[key])
-                raise RuleError(f"{name}:{line}:{col}: {key}: placeholder {{{placeholder}}} is not defined in let "
-                                f"(defined: {', '.join(sorted(known))})")
+                raise RuleError(
+                    f"{name}:{line}:{col}: {key}: placeholder {{{placeholder}}} is not defined in let "
+                    f"(defined: {', '.join(sorted(known))})"
+                )
 
 
 def rule_files(extra_dirs: list[str]) -> list[Path]:

@@ -11,10 +11,33 @@ from typing import Any
 from logscope.core.errors import InputError
 
 FORMAT = 1
-_TOP_KEYS = {"logscope_calibration", "command", "measured_at", "hardware", "software", "environment", "world_size",
-             "mechanisms", "skipped", "readings", "processes"}
-_MECHANISM_KEYS = {"mechanism", "stage", "group", "group_size", "mib", "outside_allocator_mib", "reserved_mib",
-                   "timing", "per_rank_mib", "what", "requested_mib", "environment"}
+_TOP_KEYS = {
+    "logscope_calibration",
+    "command",
+    "measured_at",
+    "hardware",
+    "software",
+    "environment",
+    "world_size",
+    "mechanisms",
+    "skipped",
+    "readings",
+    "processes",
+}
+_MECHANISM_KEYS = {
+    "mechanism",
+    "stage",
+    "group",
+    "group_size",
+    "mib",
+    "outside_allocator_mib",
+    "reserved_mib",
+    "timing",
+    "per_rank_mib",
+    "what",
+    "requested_mib",
+    "environment",
+}
 NCCL_DEFAULT_CUMEM = "1"  # NCCL's own default when NCCL_CUMEM_ENABLE is unset
 
 
@@ -48,13 +71,17 @@ class Calibration:
     measured: tuple[Measured, ...]
     pids: frozenset[int] = field(default_factory=frozenset)  # the probe's processes (they appear in its dumps)
 
-    def lookup(self, mechanism: str, group_size: int | None = None,
-               env_key: tuple[str, str | None] | None = None) -> Measured | None:
+    def lookup(
+        self, mechanism: str, group_size: int | None = None, env_key: tuple[str, str | None] | None = None
+    ) -> Measured | None:
         """The measurement of `mechanism` at exactly this group size (any size when None) and, when `env_key` is
         given, under that NCCL environment: never extrapolated."""
         for entry in self.measured:
-            if entry.mechanism == mechanism and (group_size is None or entry.group_size == group_size) \
-                    and (env_key is None or entry.env_key() == env_key):
+            if (
+                entry.mechanism == mechanism
+                and (group_size is None or entry.group_size == group_size)
+                and (env_key is None or entry.env_key() == env_key)
+            ):
                 return entry
         return None
 
@@ -66,11 +93,15 @@ class Calibration:
 
     def summary(self) -> dict[str, Any]:
         """What the report says about the calibration it used."""
-        return {"path": self.path, "gpu": self.gpu, "world_size": self.world_size,
-                "torch": self.software.get("torch"), "nccl": self.software.get("nccl"),
-                "mechanisms": sorted({m.mechanism for m in self.measured}),
-                "environments": [f"NCCL_CUMEM_ENABLE={c}" + (f", NCCL_BUFFSIZE={b}" if b else "")
-                                 for c, b in self.environments()]}
+        return {
+            "path": self.path,
+            "gpu": self.gpu,
+            "world_size": self.world_size,
+            "torch": self.software.get("torch"),
+            "nccl": self.software.get("nccl"),
+            "mechanisms": sorted({m.mechanism for m in self.measured}),
+            "environments": [f"NCCL_CUMEM_ENABLE={c}" + (f", NCCL_BUFFSIZE={b}" if b else "") for c, b in self.environments()],
+        }
 
 
 def _fail(path: str, message: str) -> InputError:
@@ -109,20 +140,38 @@ def parse_calibration(data: Any, name: str = "calibration") -> Calibration:
     top_env = data.get("environment") if isinstance(data.get("environment"), dict) else {}
     for index, entry in enumerate(data.get("mechanisms") or []):
         if not isinstance(entry, dict) or set(entry) - _MECHANISM_KEYS:
-            raise _fail(name, f"mechanisms[{index}] has unknown keys {sorted(set(entry) - _MECHANISM_KEYS)}"
-                        if isinstance(entry, dict) else f"mechanisms[{index}] is not a mapping")
+            raise _fail(
+                name,
+                f"mechanisms[{index}] has unknown keys {sorted(set(entry) - _MECHANISM_KEYS)}"
+                if isinstance(entry, dict)
+                else f"mechanisms[{index}] is not a mapping",
+            )
         try:
-            measured.append(Measured(str(entry["mechanism"]), str(entry["stage"]), str(entry.get("group", "world")),
-                                     int(entry["group_size"]), float(entry["mib"]),
-                                     float(entry["outside_allocator_mib"]), str(entry.get("timing", "eager")),
-                                     None if entry.get("requested_mib") is None else float(entry["requested_mib"]),
-                                     _env_items(entry.get("environment", top_env), name, index)))
+            measured.append(
+                Measured(
+                    str(entry["mechanism"]),
+                    str(entry["stage"]),
+                    str(entry.get("group", "world")),
+                    int(entry["group_size"]),
+                    float(entry["mib"]),
+                    float(entry["outside_allocator_mib"]),
+                    str(entry.get("timing", "eager")),
+                    None if entry.get("requested_mib") is None else float(entry["requested_mib"]),
+                    _env_items(entry.get("environment", top_env), name, index),
+                )
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise _fail(name, f"mechanisms[{index}]: {type(exc).__name__} {exc}") from None
     hardware = data.get("hardware") or {}
     pids = frozenset(int(p["pid"]) for p in data.get("processes") or [] if isinstance(p, dict) and "pid" in p)
-    return Calibration(name, hardware.get("gpu") if isinstance(hardware, dict) else None, world,
-                       dict(data.get("software") or {}), tuple(measured), pids)
+    return Calibration(
+        name,
+        hardware.get("gpu") if isinstance(hardware, dict) else None,
+        world,
+        dict(data.get("software") or {}),
+        tuple(measured),
+        pids,
+    )
 
 
 def _env_items(env: Any, name: str, index: int) -> tuple[tuple[str, str], ...]:

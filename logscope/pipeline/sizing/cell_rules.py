@@ -81,13 +81,23 @@ def release_for(version: str | None) -> Release:
         return f"SGLang {v} to before {later[0]}" if later else f"SGLang >= {v}"
 
     if not version or not re.match(r"\d+\.\d+", version):
-        return Release(newest, rows[newest], span(newest), False,
-                       f"SGLang version not in the input: the newest release read ({newest}) is assumed")
+        return Release(
+            newest,
+            rows[newest],
+            span(newest),
+            False,
+            f"SGLang version not in the input: the newest release read ({newest}) is assumed",
+        )
     fit = [v for v in ordered if _key(v) <= _key(version)]
     if not fit:
         oldest = ordered[0]
-        return Release(oldest, rows[oldest], span(oldest), True,
-                       f"SGLang {version} is older than every release read; {oldest}'s rule is used")
+        return Release(
+            oldest,
+            rows[oldest],
+            span(oldest),
+            True,
+            f"SGLang {version} is older than every release read; {oldest}'s rule is used",
+        )
     chosen = fit[-1]
     return Release(chosen, rows[chosen], span(chosen), True, f"SGLang {version}: {span(chosen)}")
 
@@ -118,8 +128,11 @@ class NcclEnv:
     def describe(self) -> str:
         text = f"NCCL_CUMEM_ENABLE={self.cumem} ({self.cumem_source})"
         text += f", NCCL_BUFFSIZE={self.buffsize}" if self.buffsize else ""
-        return text + (", NCCL_NVLS_ENABLE=1 (NVLS buffers are not in rows measured with NVLS off: a lower bound)"
-                       if self.nvls == "1" else "")
+        return text + (
+            ", NCCL_NVLS_ENABLE=1 (NVLS buffers are not in rows measured with NVLS off: a lower bound)"
+            if self.nvls == "1"
+            else ""
+        )
 
 
 def nccl_env(environment: dict[str, Any], config: dict[str, Any], release: Release) -> NcclEnv:
@@ -162,9 +175,12 @@ def _from_calibration(env: NcclEnv, calibration: Calibration) -> NcclSizes | Non
     if init is None or split is None:
         return None
     first_mib = init.outside_allocator_mib + (first.outside_allocator_mib if first else 0.0)
-    return NcclSizes(first_mib, (split.outside_allocator_mib, split.outside_allocator_mib),
-                     f"{calibration.gpu or 'unknown GPU'}, {env.describe()}; logscope probe "
-                     f"{Path(calibration.path).name}, NCCL {calibration.software.get('nccl', '?')}")
+    return NcclSizes(
+        first_mib,
+        (split.outside_allocator_mib, split.outside_allocator_mib),
+        f"{calibration.gpu or 'unknown GPU'}, {env.describe()}; logscope probe "
+        f"{Path(calibration.path).name}, NCCL {calibration.software.get('nccl', '?')}",
+    )
 
 
 def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None) -> NcclSizes | None:
@@ -180,6 +196,9 @@ def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None) -> NcclSize
         want = row["env"]
         if str(want.get("NCCL_CUMEM_ENABLE")) == env.cumem and want.get("NCCL_BUFFSIZE") == env.buffsize:
             further = tuple(float(x) for x in row["further_communicator_mib"])
-            return NcclSizes(float(row["first_communicator_mib"]), (further[0], further[-1]),
-                             f"{table['gpu']}, {env.describe()}; {table['source']}")
+            return NcclSizes(
+                float(row["first_communicator_mib"]),
+                (further[0], further[-1]),
+                f"{table['gpu']}, {env.describe()}; {table['source']}",
+            )
     return None

@@ -57,6 +57,7 @@ def deepep_low_latency_bytes(num_max_tokens: int, hidden: int, num_experts: int)
 def deepep_normal_bytes(hidden_bytes: int, ranks: int, source: dict[str, Any]) -> tuple[int, int]:
     """(NVL bytes, RDMA bytes) of DeepEP's normal mode for SGLang's call: the larger of the default dispatch and
     combine configs' get_nvl_buffer_size_hint / get_rdma_buffer_size_hint (csrc/legacy/config.hpp)."""
+
     def v(name: str) -> int:
         return int(source[name]["value"])
 
@@ -75,23 +76,41 @@ def deepep_normal_bytes(hidden_bytes: int, ranks: int, source: dict[str, Any]) -
         nvl_bytes = max(nvl_bytes, -(-nvl // 128) * 128)
         if ranks > peers:
             recv = -(-rdma_recv // rdma_send) * rdma_send  # Config aligns rdma recv tokens up to the send chunk
-            rdma = (channels * rdma_ranks * (peers * 2 + 2) * 2 * 4
-                    + channels * rdma_ranks * recv * (per_token + 16) * 2)
+            rdma = channels * rdma_ranks * (peers * 2 + 2) * 2 * 4 + channels * rdma_ranks * recv * (per_token + 16) * 2
             rdma_bytes = max(rdma_bytes, -(-rdma // 128) * 128)
     return nvl_bytes, rdma_bytes
 
 
-def _cell(group: str, mechanism: str, gib: float | None, timing: str, basis: str, kind: str = "estimated",
-          rule: dict[str, Any] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"group": group, "mechanism": mechanism, "gib": None if gib is None else round(gib, 3),
-           "kind": kind, "timing": timing, "basis": basis}
+def _cell(
+    group: str,
+    mechanism: str,
+    gib: float | None,
+    timing: str,
+    basis: str,
+    kind: str = "estimated",
+    rule: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "group": group,
+        "mechanism": mechanism,
+        "gib": None if gib is None else round(gib, 3),
+        "kind": kind,
+        "timing": timing,
+        "basis": basis,
+    }
     if rule is not None:
         out["rule"] = rule
     return out
 
 
-def _rule(release: Release, *, env: str | None = None, arch: str | None = None, world: int | None = None,
-          at: list[str | None] | None = None) -> dict[str, Any]:
+def _rule(
+    release: Release,
+    *,
+    env: str | None = None,
+    arch: str | None = None,
+    world: int | None = None,
+    at: list[str | None] | None = None,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"sglang": release.span, "version_known": release.known}
     if not release.known:
         out["note"] = release.note
@@ -118,8 +137,9 @@ _PROBED = {
 _NCCL_MECHANISMS = {"nccl_communicator", "nccl_first_collective", "nccl_split_communicator", "nccl_p2p"}
 
 
-def calibrate_cells(cells: list[dict[str, Any]], calibration: Calibration | None, sizes: dict[str, int],
-                    env: NcclEnv | None = None) -> list[dict[str, Any]]:
+def calibrate_cells(
+    cells: list[dict[str, Any]], calibration: Calibration | None, sizes: dict[str, int], env: NcclEnv | None = None
+) -> list[dict[str, Any]]:
     """Cells whose mechanism the calibration measured at this group size, under the input's NCCL environment,
     become `measured (probe)`: the memory outside the PyTorch allocator that the probe's stage took. Others
     keep their estimate, and say why."""
@@ -138,16 +158,26 @@ def calibrate_cells(cells: list[dict[str, Any]], calibration: Calibration | None
         if any(f is None for f in found):
             at = f" at group size {size}" if size is not None else ""
             under = f" under {env.describe()}" if keyed and env is not None else ""
-            out.append({**cell, "basis": f"{cell['basis']}; the calibration {calibration.label()} has no "
-                                         f"{'/'.join(m for m, f in zip(mechanisms, found) if f is None)}{at}{under}"})
+            out.append(
+                {
+                    **cell,
+                    "basis": f"{cell['basis']}; the calibration {calibration.label()} has no "
+                    f"{'/'.join(m for m, f in zip(mechanisms, found) if f is None)}{at}{under}",
+                }
+            )
             continue
         mib = sum(f.outside_allocator_mib for f in found if f is not None)
         stages = " + ".join(f"{f.stage} {f.outside_allocator_mib:.0f} MiB" for f in found if f is not None)
         scope = "a rank's own buffers" if group == "rank" else f"group size {size}"
         under = f"; {env.describe()}" if keyed and env is not None else ""
-        out.append({**cell, "gib": round(mib / 1024, 3), "kind": "measured (probe)",
-                    "basis": f"probe on {calibration.gpu or 'unknown GPU'}: {stages} ({scope}; {calibration.label()}"
-                             f"{under})"})
+        out.append(
+            {
+                **cell,
+                "gib": round(mib / 1024, 3),
+                "kind": "measured (probe)",
+                "basis": f"probe on {calibration.gpu or 'unknown GPU'}: {stages} ({scope}; {calibration.label()}{under})",
+            }
+        )
     return out
 
 
@@ -182,8 +212,9 @@ def gpu_arch(gpu: dict[str, Any] | None) -> tuple[str | None, str]:
     return None, "GPU not in the input"
 
 
-def launch_cells(launch: Launch, calibration: Calibration | None = None, gpu: dict[str, Any] | None = None,
-                 kv_cell_bytes: float | None = None) -> list[dict[str, Any]]:
+def launch_cells(
+    launch: Launch, calibration: Calibration | None = None, gpu: dict[str, Any] | None = None, kv_cell_bytes: float | None = None
+) -> list[dict[str, Any]]:
     """The cells one rank of this launch holds (the same on every rank of a symmetric launch), measured by the
     calibration where it covers them, else estimated. `gpu` (nvidia-smi / check_env: name, compute capability)
     picks the custom all-reduce table; `kv_cell_bytes` (from KV sizing) sizes PD staging."""
@@ -217,16 +248,30 @@ def launch_cells(launch: Launch, calibration: Calibration | None = None, gpu: di
         cells += _deepep_cells(launch, env, max(ep, tp), release)
     if pp > 1:
         cells.append(communicators.pynccl("pp", "PP group"))
-        cells.append(_cell("pp", "torch_nccl_p2p", communicators.further_gib(), "lazy",
-                           f"P2P send/recv transport, created at the first send; {communicators.further_basis()}",
-                           rule=communicators.rule()))
+        cells.append(
+            _cell(
+                "pp",
+                "torch_nccl_p2p",
+                communicators.further_gib(),
+                "lazy",
+                f"P2P send/recv transport, created at the first send; {communicators.further_basis()}",
+                rule=communicators.rule(),
+            )
+        )
     if cfg.get("enable_symm_mem") is True:
         gb = float(env.get("SGLANG_SYMM_MEM_PREALLOC_GB_SIZE", 4) or 4)
         prealloc = [e for e in events if e.kind == kinds.SYMM_PREALLOC]
         if prealloc:
             gb = prealloc[0].data["gib"]
-        cells.append(_cell("tp", "symm_mem_pool", gb if gb > 0 else 0.0, "lazy",
-                           "symmetric-memory pool preallocated after capture (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)"))
+        cells.append(
+            _cell(
+                "tp",
+                "symm_mem_pool",
+                gb if gb > 0 else 0.0,
+                "lazy",
+                "symmetric-memory pool preallocated after capture (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE)",
+            )
+        )
     cells += _pd_cells(cfg, env, events, release, kv_cell_bytes)
     return calibrate_cells(cells, calibration, {"tp": tp, "ep": ep, "pp": pp, "attention_tp": attention_tp}, nccl)
 
@@ -239,9 +284,12 @@ class _Communicators:
         self.first_taken = False
 
     def rule(self) -> dict[str, Any]:
-        return _rule(self.release, env=self.env.describe(),
-                     at=[self.release.at("nccl", "cumem_set_to"), self.release.at("nccl", "pre_warm_nccl")]
-                     + ([self.release.at("nccl", "nvls_set_to")] if self.env.nvls == "1" else []))
+        return _rule(
+            self.release,
+            env=self.env.describe(),
+            at=[self.release.at("nccl", "cumem_set_to"), self.release.at("nccl", "pre_warm_nccl")]
+            + ([self.release.at("nccl", "nvls_set_to")] if self.env.nvls == "1" else []),
+        )
 
     def further_gib(self) -> float | None:
         return None if self.sizes is None else self.sizes.further_mib[1] / 1024
@@ -256,8 +304,14 @@ class _Communicators:
     def pynccl(self, group: str, what: str) -> dict[str, Any]:
         """pynccl: ncclCommInitRank and a warm-up all-reduce when the group is built (eager)."""
         if self.sizes is None:
-            return _cell(group, "pynccl", None, "eager", f"{what} pynccl communicator (init + warm-up all-reduce); "
-                         f"{self.further_basis()}", rule=self.rule())
+            return _cell(
+                group,
+                "pynccl",
+                None,
+                "eager",
+                f"{what} pynccl communicator (init + warm-up all-reduce); {self.further_basis()}",
+                rule=self.rule(),
+            )
         if not self.first_taken:
             self.first_taken = True
             mib = self.sizes.first_mib
@@ -265,9 +319,14 @@ class _Communicators:
         else:
             mib = self.sizes.further_mib[1]
             how = self.further_basis()
-        return _cell(group, "pynccl", mib / 1024, "eager",
-                     f"{what} pynccl communicator, created with the group (init + warm-up all-reduce): {how}",
-                     rule=self.rule())
+        return _cell(
+            group,
+            "pynccl",
+            mib / 1024,
+            "eager",
+            f"{what} pynccl communicator, created with the group (init + warm-up all-reduce): {how}",
+            rule=self.rule(),
+        )
 
     def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> dict[str, Any]:
         """torch ProcessGroupNCCL made by new_group without a device id: its communicator is created at the first
@@ -275,22 +334,48 @@ class _Communicators:
         has_flag = self.release.at("nccl", "pre_warm_nccl") is not None
         prewarm = has_flag and cfg.get("pre_warm_nccl") is True and group in ("tp", "moe_ep", "pp")
         timing = "eager" if prewarm else "lazy"
-        when = ("created at startup by --pre-warm-nccl" if prewarm else
-                "created at its first collective (no device id; "
-                + ("--pre-warm-nccl not set)" if has_flag else "this release has no --pre-warm-nccl)"))
-        return _cell(group, "torch_nccl", self.further_gib(), timing, f"{what} torch NCCL communicator, {when}; "
-                     f"{self.further_basis()}", rule=self.rule())
+        when = (
+            "created at startup by --pre-warm-nccl"
+            if prewarm
+            else "created at its first collective (no device id; "
+            + ("--pre-warm-nccl not set)" if has_flag else "this release has no --pre-warm-nccl)")
+        )
+        return _cell(
+            group,
+            "torch_nccl",
+            self.further_gib(),
+            timing,
+            f"{what} torch NCCL communicator, {when}; {self.further_basis()}",
+            rule=self.rule(),
+        )
 
 
-def _custom_ar_cells(group: str, cfg: dict[str, Any], env: dict[str, Any], events: list[Event], world: int,
-                     release: Release, arch: str | None, arch_basis: str) -> list[dict[str, Any]]:
+def _custom_ar_cells(
+    group: str,
+    cfg: dict[str, Any],
+    env: dict[str, Any],
+    events: list[Event],
+    world: int,
+    release: Release,
+    arch: str | None,
+    arch_basis: str,
+) -> list[dict[str, Any]]:
     if cfg.get("disable_custom_all_reduce") is True or any(e.kind == kinds.AR_DISABLED for e in events):
         return []
     config = next((e.data for e in events if e.kind == kinds.AR_CONFIG), None)
     if config is not None and "symmetric_memory_mib" in config:
         mib = config["symmetric_memory_mib"] + config.get("local_buffer_mib", 0.0)
-        return [_cell(group, "custom_ar_v2", mib / 1024, "eager", "All Reduce config line (symmetric + local buffer)",
-                      kind="read", rule=_rule(release, world=world))]
+        return [
+            _cell(
+                group,
+                "custom_ar_v2",
+                mib / 1024,
+                "eager",
+                "All Reduce config line (symmetric + local buffer)",
+                kind="read",
+                rule=_rule(release, world=world),
+            )
+        ]
     cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis)
     if cell is None:
         return []
@@ -304,16 +389,19 @@ def _custom_ar_cells(group: str, cfg: dict[str, Any], env: dict[str, Any], event
         if older is None:
             cell["basis"] += f"; {release.note} (every release read gives the same)"
         else:
-            cell["alternative"] = {"sglang": older.span, "mechanism": alt["mechanism"] if alt else None,
-                                   "gib": alt["gib"] if alt else 0.0,
-                                   "basis": alt["basis"] if alt else "no custom all-reduce at this size"}
-            cell["basis"] += (f"; {release.note}; {older.span}: "
-                              + (f"{alt['mechanism']} {alt['gib']} GiB" if alt else "none"))
+            cell["alternative"] = {
+                "sglang": older.span,
+                "mechanism": alt["mechanism"] if alt else None,
+                "gib": alt["gib"] if alt else 0.0,
+                "basis": alt["basis"] if alt else "no custom all-reduce at this size",
+            }
+            cell["basis"] += f"; {release.note}; {older.span}: " + (f"{alt['mechanism']} {alt['gib']} GiB" if alt else "none")
     return [cell]
 
 
-def _custom_ar_estimate(group: str, env: dict[str, Any], world: int, release: Release, arch: str | None,
-                        arch_basis: str) -> dict[str, Any] | None:
+def _custom_ar_estimate(
+    group: str, env: dict[str, Any], world: int, release: Release, arch: str | None, arch_basis: str
+) -> dict[str, Any] | None:
     v2 = release.row.get("custom_ar_v2", {})
     v2_on = v2.get("present") and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2["default_on"]["value"]))
     if v2_on:
@@ -322,19 +410,26 @@ def _custom_ar_estimate(group: str, env: dict[str, Any], world: int, release: Re
     if world not in v1["world_sizes"]["value"]:
         return None
     max_size = v1["max_size"]["value"]
-    why = ("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 in the input" if v2.get("present") else "this release has no v2")
-    return _cell(group, "custom_ar", 3 * max_size / GIB, "eager",
-                 f"v1 ({why}): meta + buffer (IPC) + rank_data, each max_size {max_size / MIB:g} MiB, plus the "
-                 "native Signal struct (meta_size(), not counted)",
-                 rule=_rule(release, world=world, env=why, at=[v1["max_size"]["at"]]))
+    why = "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 in the input" if v2.get("present") else "this release has no v2"
+    return _cell(
+        group,
+        "custom_ar",
+        3 * max_size / GIB,
+        "eager",
+        f"v1 ({why}): meta + buffer (IPC) + rank_data, each max_size {max_size / MIB:g} MiB, plus the "
+        "native Signal struct (meta_size(), not counted)",
+        rule=_rule(release, world=world, env=why, at=[v1["max_size"]["at"]]),
+    )
 
 
 def _v2_push(row: dict[str, Any], world: int, slot_rule: bool) -> int:
     """Heuristic.max_push_bytes: max(one-shot push threshold, the 2-shot push slot for its threshold)."""
+
     def one(h: dict[str, Any]) -> int:
         two = row.get("two_shot_push", 0)
         slot = 32 * -(-two // (16 * world)) if slot_rule and two else 0
         return int(max(h["one_shot_push"], slot))
+
     return max(one(row["graph"]), one(row["eager"]))
 
 
@@ -342,8 +437,9 @@ def _v2_pull(row: dict[str, Any]) -> int:
     return int(max(max(h["one_shot_pull"], h["two_shot_pull"], h["mc"][1]) for h in (row["graph"], row["eager"])))
 
 
-def _custom_ar_v2(group: str, env: dict[str, Any], world: int, release: Release, arch: str | None,
-                  arch_basis: str) -> dict[str, Any] | None:
+def _custom_ar_v2(
+    group: str, env: dict[str, Any], world: int, release: Release, arch: str | None, arch_basis: str
+) -> dict[str, Any] | None:
     v2 = release.row["custom_ar_v2"]
     table_arch = arch or "sm90"
     assumed = "" if arch else " (arch not in the input: SM90's table assumed)"
@@ -360,8 +456,10 @@ def _custom_ar_v2(group: str, env: dict[str, Any], world: int, release: Release,
     push = min(_v2_push(row, world, v2["two_shot_push_slot_rule"]["value"] is not None), max_size)
     pull = min(_v2_pull(row), max_size)
     forced = []
-    for name, which in (("SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PUSH_SIZE_KB", "push"),
-                        ("SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB", "pull")):
+    for name, which in (
+        ("SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PUSH_SIZE_KB", "push"),
+        ("SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB", "pull"),
+    ):
         if env.get(name) not in (None, ""):
             forced.append(f"{name}={env[name]}")
             if which == "push":
@@ -374,17 +472,29 @@ def _custom_ar_v2(group: str, env: dict[str, Any], world: int, release: Release,
     semaphores = v2["semaphore_bytes"]["value"] * blocks if isinstance(blocks, int) else 0
     graph_params = v2["max_graph_inputs"]["value"] * world * _UINT64_BYTES
     total = slots * push + pull + semaphores + graph_params
-    sem_text = (f"{blocks} x {v2['semaphore_bytes']['value']} B semaphores" if isinstance(blocks, int)
-                else f"semaphores ({blocks} blocks x {v2['semaphore_bytes']['value']} B, not counted)")
-    basis = (f"v2, estimated{assumed}: {total / MIB:.1f} MiB = {slots} push slots x {push / MIB:g} MiB "
-             "(max of graph/eager push sizes, capped "
-             f"at max_size {max_size / MIB:g} MiB) + pull {pull / MIB:g} MiB + {sem_text} (symmetric memory) + "
-             f"graph_params {v2['max_graph_inputs']['value']} x {world} x 8 B = {graph_params / MIB:g} MiB "
-             f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}")
+    sem_text = (
+        f"{blocks} x {v2['semaphore_bytes']['value']} B semaphores"
+        if isinstance(blocks, int)
+        else f"semaphores ({blocks} blocks x {v2['semaphore_bytes']['value']} B, not counted)"
+    )
+    basis = (
+        f"v2, estimated{assumed}: {total / MIB:.1f} MiB = {slots} push slots x {push / MIB:g} MiB "
+        "(max of graph/eager push sizes, capped "
+        f"at max_size {max_size / MIB:g} MiB) + pull {pull / MIB:g} MiB + {sem_text} (symmetric memory) + "
+        f"graph_params {v2['max_graph_inputs']['value']} x {world} x 8 B = {graph_params / MIB:g} MiB "
+        f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}"
+    )
     env_text = ", ".join(forced) if forced else "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true"
-    return _cell(group, "custom_ar_v2", total / GIB, "eager", basis,
-                 rule=_rule(release, env=env_text, arch=table_arch, world=world,
-                            at=[v2["default_on"]["at"], v2["max_size_kb"]["at"], table["at"]]))
+    return _cell(
+        group,
+        "custom_ar_v2",
+        total / GIB,
+        "eager",
+        basis,
+        rule=_rule(
+            release, env=env_text, arch=table_arch, world=world, at=[v2["default_on"]["at"], v2["max_size_kb"]["at"], table["at"]]
+        ),
+    )
 
 
 def deepep_expert_count(launch: Launch, release: Release, ep: int) -> tuple[int, str] | None:
@@ -401,8 +511,11 @@ def deepep_expert_count(launch: Launch, release: Release, ep: int) -> tuple[int,
     named = str(model.get("architecture", model.get("path", ""))).lower()
     shared = _int(model.get("n_shared_experts"), 1 if "deepseek" in named else 0)
     slots = ep if shared and release.value("deepep", "expert_count_per_rank_shared_slots") else 0
-    parts = [f"{routed} routed"] + ([f"{slots} per-rank shared slots (ep {ep})"] if slots else []) + \
-        ([f"{redundant} redundant"] if redundant else [])
+    parts = (
+        [f"{routed} routed"]
+        + ([f"{slots} per-rank shared slots (ep {ep})"] if slots else [])
+        + ([f"{redundant} redundant"] if redundant else [])
+    )
     return routed + slots + redundant, " + ".join(parts)
 
 
@@ -416,29 +529,48 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
     if hidden is None:
         shape = moe_shape(model.get("architecture"), model.get("path"))
         hidden = shape["hidden_size"] if shape else None
-    rule = _rule(release, world=group, at=[release.at("deepep", "num_max_dispatch_tokens_per_rank"),
-                                           release.at("deepep", "expert_count_per_rank_shared_slots")])
+    rule = _rule(
+        release,
+        world=group,
+        at=[release.at("deepep", "num_max_dispatch_tokens_per_rank"), release.at("deepep", "expert_count_per_rank_shared_slots")],
+    )
     cells = []
     if mode in ("low_latency", "auto"):
         count = deepep_expert_count(launch, release, group)
         if hidden is None or count is None:
-            cells.append(_cell("moe_ep", "deepep_low_latency", None, "lazy",
-                               "cannot estimate: hidden_size and num_experts unknown (pass --model-config config.json)",
-                               rule=rule))
+            cells.append(
+                _cell(
+                    "moe_ep",
+                    "deepep_low_latency",
+                    None,
+                    "lazy",
+                    "cannot estimate: hidden_size and num_experts unknown (pass --model-config config.json)",
+                    rule=rule,
+                )
+            )
         else:
             experts, how = count
             size = deepep_low_latency_bytes(tokens, hidden, experts) / GIB
-            cell = _cell("moe_ep", "deepep_low_latency", size, "lazy",
-                         f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} "
-                         f"experts ({how})", rule=rule)
+            cell = _cell(
+                "moe_ep",
+                "deepep_low_latency",
+                size,
+                "lazy",
+                f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} experts ({how})",
+                rule=rule,
+            )
             older = older_release(release) if not release.known else None
             while older is not None and deepep_expert_count(launch, older, group) == count:
                 older = older_release(older)
             other = deepep_expert_count(launch, older, group) if older is not None else None
             if older is not None and other is not None:
                 alt = deepep_low_latency_bytes(tokens, hidden, other[0]) / GIB
-                cell["alternative"] = {"sglang": older.span, "mechanism": "deepep_low_latency", "gib": round(alt, 3),
-                                       "basis": f"{other[0]} experts ({other[1]})"}
+                cell["alternative"] = {
+                    "sglang": older.span,
+                    "mechanism": "deepep_low_latency",
+                    "gib": round(alt, 3),
+                    "basis": f"{other[0]} experts ({other[1]})",
+                }
                 cell["basis"] += f"; {release.note}; {older.span}: {round(alt, 3)} GiB ({other[0]} experts)"
             cells.append(cell)
     if mode in ("normal", "auto"):
@@ -447,69 +579,109 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
     return cells
 
 
-def _deepep_normal(hidden: int | None, ranks: int, release: Release, rule: dict[str, Any],
-                   low_latency_bytes: float) -> dict[str, Any]:
+def _deepep_normal(
+    hidden: int | None, ranks: int, release: Release, rule: dict[str, Any], low_latency_bytes: float
+) -> dict[str, Any]:
     """The NVL buffer, plus the normal-mode RDMA size beyond the low-latency one (one RDMA buffer serves both:
     get_deepep_buffer takes the max of the two)."""
     source = deepep_source()
     param = release.value("deepep", "param_bytes")
     if hidden is None or source is None or param is None:
-        return _cell("moe_ep", "deepep_normal", None, "lazy",
-                     "cannot estimate: hidden_size unknown (pass --model-config config.json)", rule=rule)
+        return _cell(
+            "moe_ep",
+            "deepep_normal",
+            None,
+            "lazy",
+            "cannot estimate: hidden_size unknown (pass --model-config config.json)",
+            rule=rule,
+        )
     try:
         nvl, rdma = deepep_normal_bytes(hidden * param, ranks, source)
     except KeyError:
-        return _cell("moe_ep", "deepep_normal", None, "lazy", f"DeepEP has no default config for {ranks} ranks",
-                     rule=rule)
+        return _cell("moe_ep", "deepep_normal", None, "lazy", f"DeepEP has no default config for {ranks} ranks", rule=rule)
     rdma = max(0, int(rdma - low_latency_bytes))
-    rdma_text = (f" + RDMA {rdma / MIB:.1f} MiB (internode"
-                 + (", beyond the low-latency RDMA buffer)" if low_latency_bytes else ")") if rdma else "")
-    return _cell("moe_ep", "deepep_normal", (nvl + rdma) / GIB, "lazy",
-                 f"NVL buffer {nvl / MIB:.1f} MiB{rdma_text}: DeepEP's default dispatch/combine configs for {ranks} "
-                 f"ranks ({source['num_sms']['value']} SMs) x hidden {hidden} x {param} B (DeepEP "
-                 f"{source['commit'][:10]}, csrc/legacy/config.hpp)",
-                 rule={**rule, "source": rule.get("source", []) + [source["dispatch_config"]["at"],
-                                                                    source["max_topk"]["at"]]})
+    rdma_text = (
+        f" + RDMA {rdma / MIB:.1f} MiB (internode" + (", beyond the low-latency RDMA buffer)" if low_latency_bytes else ")")
+        if rdma
+        else ""
+    )
+    return _cell(
+        "moe_ep",
+        "deepep_normal",
+        (nvl + rdma) / GIB,
+        "lazy",
+        f"NVL buffer {nvl / MIB:.1f} MiB{rdma_text}: DeepEP's default dispatch/combine configs for {ranks} "
+        f"ranks ({source['num_sms']['value']} SMs) x hidden {hidden} x {param} B (DeepEP "
+        f"{source['commit'][:10]}, csrc/legacy/config.hpp)",
+        rule={**rule, "source": rule.get("source", []) + [source["dispatch_config"]["at"], source["max_topk"]["at"]]},
+    )
 
 
-def _pd_cells(cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: Release,
-              kv_cell_bytes: float | None) -> list[dict[str, Any]]:
+def _pd_cells(
+    cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: Release, kv_cell_bytes: float | None
+) -> list[dict[str, Any]]:
     """PD buffers are lazy: the KV manager is built after the model and the KV pool."""
     mode = cfg.get("disaggregation_mode")
     if mode not in ("prefill", "decode"):
         return []
-    rule = _rule(release, at=[release.at("disaggregation", "queue_size"),
-                              release.at("disaggregation", "staging_pool_size_mb")])
-    cells = [_cell("pd", "transfer_registration", 0.0, "lazy",
-                   "KV pool registered with the NIC by the KV manager (built after the pool): no extra HBM", rule=rule)]
+    rule = _rule(release, at=[release.at("disaggregation", "queue_size"), release.at("disaggregation", "staging_pool_size_mb")])
+    cells = [
+        _cell(
+            "pd",
+            "transfer_registration",
+            0.0,
+            "lazy",
+            "KV pool registered with the NIC by the KV manager (built after the pool): no extra HBM",
+            rule=rule,
+        )
+    ]
     printed = [e for e in events if e.kind in (kinds.STAGING_BUFFER, kinds.STAGING_ALLOCATOR)]
     staging_on = _flag(env.get("SGLANG_DISAGG_STAGING_BUFFER", release.value("disaggregation", kinds.STAGING_BUFFER)))
     if printed:
         mib = sum(e.data["mib"] for e in printed)
-        cells.append(_cell("pd", "staging_buffer", mib / 1024, "lazy", "StagingBuffer/StagingAllocator lines",
-                           kind="read", rule=rule))
+        cells.append(
+            _cell("pd", "staging_buffer", mib / 1024, "lazy", "StagingBuffer/StagingAllocator lines", kind="read", rule=rule)
+        )
     elif staging_on and release.value("disaggregation", "staging_pool_size_mb") is not None:
         if mode == "decode":
             mib = _int(env.get("SGLANG_DISAGG_STAGING_POOL_SIZE_MB"), release.value("disaggregation", "staging_pool_size_mb"))
-            cells.append(_cell("pd", "staging_buffer", mib / 1024, "lazy",
-                               f"decode ring SGLANG_DISAGG_STAGING_POOL_SIZE_MB {mib}", rule=rule))
+            cells.append(
+                _cell(
+                    "pd", "staging_buffer", mib / 1024, "lazy", f"decode ring SGLANG_DISAGG_STAGING_POOL_SIZE_MB {mib}", rule=rule
+                )
+            )
         else:
             queues = _int(env.get("SGLANG_DISAGGREGATION_QUEUE_SIZE"), release.value("disaggregation", "queue_size"))
             page = _int(cfg.get("page_size"), 1)
             chunk = cfg.get("chunked_prefill_size")
             if kv_cell_bytes is None or chunk is None:
-                cells.append(_cell("pd", "staging_buffer", None, "lazy",
-                                   f"prefill: {queues} queues x max(1, chunked_prefill_size // page_size) pages x bytes "
-                                   "per page; " + ("the KV line is missing" if kv_cell_bytes is None else
-                                                   "chunked_prefill_size not in the input"), rule=rule))
+                cells.append(
+                    _cell(
+                        "pd",
+                        "staging_buffer",
+                        None,
+                        "lazy",
+                        f"prefill: {queues} queues x max(1, chunked_prefill_size // page_size) pages x bytes "
+                        "per page; "
+                        + ("the KV line is missing" if kv_cell_bytes is None else "chunked_prefill_size not in the input"),
+                        rule=rule,
+                    )
+                )
             else:
                 pages = max(1, int(chunk) // page)
                 size = queues * pages * kv_cell_bytes * page
-                cells.append(_cell("pd", "staging_buffer", size / GIB, "lazy",
-                                   f"prefill: {queues} queues (SGLANG_DISAGGREGATION_QUEUE_SIZE) x {pages} pages "
-                                   f"(chunked_prefill_size {chunk} // page {page}) x {kv_cell_bytes * page:,.0f} B per "
-                                   "page (KV line)", rule=rule))
+                cells.append(
+                    _cell(
+                        "pd",
+                        "staging_buffer",
+                        size / GIB,
+                        "lazy",
+                        f"prefill: {queues} queues (SGLANG_DISAGGREGATION_QUEUE_SIZE) x {pages} pages "
+                        f"(chunked_prefill_size {chunk} // page {page}) x {kv_cell_bytes * page:,.0f} B per "
+                        "page (KV line)",
+                        rule=rule,
+                    )
+                )
     if env.get("SGLANG_MOONCAKE_CUSTOM_MEM_POOL"):
-        cells.append(_cell("pd", "custom_mempool", 0.0, "lazy", "KV pool allocated from the Mooncake NVLink mempool",
-                           rule=rule))
+        cells.append(_cell("pd", "custom_mempool", 0.0, "lazy", "KV pool allocated from the Mooncake NVLink mempool", rule=rule))
     return cells

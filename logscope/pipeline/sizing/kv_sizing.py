@@ -23,8 +23,19 @@ PRINT_HALF_STEP = 0.005
 # cell sizes are whole multiples of this many bytes for every head size and dtype SGLang uses
 # (head_dim x bytes, (kv_lora_rank + rope) x bytes); a derived size is snapped when one multiple fits the rounding
 CELL_GRANULE = 32
-_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4, "fp8_e4m3": 1, "fp8_e5m2": 1,
-                "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1, "fp8": 1}
+_DTYPE_BYTES = {
+    "bfloat16": 2,
+    "float16": 2,
+    "half": 2,
+    "float32": 4,
+    "float": 4,
+    "fp8_e4m3": 1,
+    "fp8_e5m2": 1,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "float8_e4m3fnuz": 1,
+    "fp8": 1,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,11 +142,28 @@ class KvSizing:
         return self.budget_gib.value * GIB / self.effective_cell
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"launch": self.launch, "layout": self.layout.describe(), "ranks": self.ranks,
-                               "attention": self.attention}
-        for name in ("pre_gib", "post_gib", "mem_fraction_static", "reserved_gib", "budget_gib", "tokens", "kv_gib",
-                     "cell_bytes", "draft_cell_bytes", "page_size", "cap_tokens", "init_usage_gib", "pool_end_gib",
-                     "graphs_gib"):
+        out: dict[str, Any] = {
+            "launch": self.launch,
+            "layout": self.layout.describe(),
+            "ranks": self.ranks,
+            "attention": self.attention,
+        }
+        for name in (
+            "pre_gib",
+            "post_gib",
+            "mem_fraction_static",
+            "reserved_gib",
+            "budget_gib",
+            "tokens",
+            "kv_gib",
+            "cell_bytes",
+            "draft_cell_bytes",
+            "page_size",
+            "cap_tokens",
+            "init_usage_gib",
+            "pool_end_gib",
+            "graphs_gib",
+        ):
             figure = getattr(self, name)
             out[name] = figure.to_json() if figure is not None else None
         if self.loaded_gib is not None:
@@ -246,14 +274,14 @@ def derive_cell(kv_gib: float, tokens: int, page: int, attention: str) -> tuple[
     return kv_gib * GIB / rows, (high - low) / 2, False
 
 
-def config_cell(model_config: dict[str, Any], layout: Layout, element_bytes: float,
-                release: Release | None = None) -> tuple[int, str] | None:
+def config_cell(
+    model_config: dict[str, Any], layout: Layout, element_bytes: float, release: Release | None = None
+) -> tuple[int, str] | None:
     """SGLang's cell size from a Hugging Face config.json: MLA (kv_lora_rank + qk_rope_head_dim) x layers x bytes,
     not divided by TP, plus DeepSeek V3.2's indexer keys (index_head_dim + index_head_dim // block x scale bytes,
     one byte each, per layer); MHA max(1, kv_heads // attention_tp) x (head_dim + v_head_dim) x layers x bytes.
     Layers are those of one PP stage. None when the config lacks the sizes."""
-    cfg: dict[str, Any] = (model_config["text_config"] if isinstance(model_config.get("text_config"), dict)
-                           else model_config)
+    cfg: dict[str, Any] = model_config["text_config"] if isinstance(model_config.get("text_config"), dict) else model_config
     layers = cfg.get("num_hidden_layers")
     if not isinstance(layers, int):
         return None
@@ -261,16 +289,20 @@ def config_cell(model_config: dict[str, Any], layout: Layout, element_bytes: flo
     if isinstance(cfg.get("kv_lora_rank"), int):
         width = cfg["kv_lora_rank"] + int(cfg.get("qk_rope_head_dim") or 0)
         cell = int(width * stage_layers * element_bytes)
-        how = (f"MLA: (kv_lora_rank {cfg['kv_lora_rank']} + qk_rope_head_dim {cfg.get('qk_rope_head_dim') or 0}) x "
-               f"{stage_layers} layers x {element_bytes:g} B")
+        how = (
+            f"MLA: (kv_lora_rank {cfg['kv_lora_rank']} + qk_rope_head_dim {cfg.get('qk_rope_head_dim') or 0}) x "
+            f"{stage_layers} layers x {element_bytes:g} B"
+        )
         index = cfg.get("index_head_dim")
         if isinstance(index, int):
             rules = release or release_for(None)
             block, scale = rules.value("dsa_indexer", "quant_block_size"), rules.value("dsa_indexer", "scale_bytes")
             per_layer = index + index // block * scale
             cell += per_layer * stage_layers
-            how += (f" + indexer (index_head_dim {index} + {index} // {block} x {scale} B) x {stage_layers} layers "
-                    f"({rules.at('dsa_indexer', 'scale_bytes')})")
+            how += (
+                f" + indexer (index_head_dim {index} + {index} // {block} x {scale} B) x {stage_layers} layers "
+                f"({rules.at('dsa_indexer', 'scale_bytes')})"
+            )
         return cell, how
     heads = cfg.get("num_attention_heads")
     kv_heads = cfg.get("num_key_value_heads") or heads
@@ -282,7 +314,8 @@ def config_cell(model_config: dict[str, Any], layout: Layout, element_bytes: flo
     replicated = " (replicated: fewer KV heads than attention TP)" if kv_heads < layout.attention_tp else ""
     return int(per_rank * (head_dim + v_head_dim) * stage_layers * element_bytes), (
         f"MHA: max(1, {kv_heads} KV heads // attention tp {layout.attention_tp}) = {per_rank}{replicated} x "
-        f"(head_dim {head_dim} + v_head_dim {v_head_dim}) x {stage_layers} layers x {element_bytes:g} B")
+        f"(head_dim {head_dim} + v_head_dim {v_head_dim}) x {stage_layers} layers x {element_bytes:g} B"
+    )
 
 
 def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvSizing:
@@ -292,20 +325,33 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
     sizing.pre_gib = _lowest(launch, free_before_weights, "free before weights (Load weight begin, or end's avail + mem usage)")
     sizing.post_gib = _lowest(launch, _post, "free after weights (Load weight end)")
     sizing.init_usage_gib = _lowest(
-        launch, lambda t: _value(target_reading(t, kinds.INIT_DISTRIBUTED_END, "usage_gib"), "usage_gib"),
-        "Init torch distributed ends: mem usage")
+        launch,
+        lambda t: _value(target_reading(t, kinds.INIT_DISTRIBUTED_END, "usage_gib"), "usage_gib"),
+        "Init torch distributed ends: mem usage",
+    )
     if sizing.pre_gib is not None and sizing.pre_gib.rank in launch.ranks:
         own = target_reading(launch.ranks[sizing.pre_gib.rank], kinds.INIT_DISTRIBUTED_END, "usage_gib")
         if own is not None:
-            sizing.limiting_init_gib = Figure(own.values["usage_gib"], "measured",
-                                              "Init torch distributed ends: mem usage of the limiting rank",
-                                              sizing.pre_gib.rank, own.source, own.line)
-    sizing.pool_end_gib = _lowest(launch, lambda t: _value(target_reading(t, kinds.MEMORY_POOL_END, "avail_gib"), "avail_gib"),
-                                  "free after the KV pool (Memory pool end)")
+            sizing.limiting_init_gib = Figure(
+                own.values["usage_gib"],
+                "measured",
+                "Init torch distributed ends: mem usage of the limiting rank",
+                sizing.pre_gib.rank,
+                own.source,
+                own.line,
+            )
+    sizing.pool_end_gib = _lowest(
+        launch,
+        lambda t: _value(target_reading(t, kinds.MEMORY_POOL_END, "avail_gib"), "avail_gib"),
+        "free after the KV pool (Memory pool end)",
+    )
     sizing.graphs_gib = _graphs(launch)
     page = cfg.get("page_size")
-    sizing.page_size = (Figure(int(page), "stated", f"page_size ({launch.config_source.get('page_size', 'config')})")
-                        if page is not None else Figure(1, "assumed", "SGLang's default page_size (not in the input)"))
+    sizing.page_size = (
+        Figure(int(page), "stated", f"page_size ({launch.config_source.get('page_size', 'config')})")
+        if page is not None
+        else Figure(1, "assumed", "SGLang's default page_size (not in the input)")
+    )
     if cfg.get("max_total_tokens") is not None:
         sizing.cap_tokens = Figure(int(cfg["max_total_tokens"]), "stated", "max_total_tokens")
     _reservations(launch, sizing)
@@ -319,8 +365,9 @@ def _graphs(launch: Launch) -> Figure | None:
     for label, timeline in launch.ranks.items():
         end = timeline.reading(kinds.CAPTURE_END, "usage_gib")
         if end is not None and (best is None or end.values["usage_gib"] > best.value):
-            best = Figure(end.values["usage_gib"], "measured", "CUDA graph capture: mem usage (highest rank)",
-                          label, end.source, end.line)
+            best = Figure(
+                end.values["usage_gib"], "measured", "CUDA graph capture: mem usage (highest rank)", label, end.source, end.line
+            )
     return best
 
 
@@ -332,8 +379,14 @@ def _reservations(launch: Launch, sizing: KvSizing) -> None:
     own: list[Event] = next(iter(first_rank.values()), [])
     if own:
         total = sum(float(e.data.get("reserve_gib", 0.0)) for e in own)
-        sizing.reserved_gib = Figure(round(total, 2), "measured", "Reserving ... GB of the KV budget line(s)",
-                                     own[0].rank.label if own[0].rank else None, own[0].source, own[0].line)
+        sizing.reserved_gib = Figure(
+            round(total, 2),
+            "measured",
+            "Reserving ... GB of the KV budget line(s)",
+            own[0].rank.label if own[0].rank else None,
+            own[0].source,
+            own[0].line,
+        )
     else:
         sizing.reserved_gib = Figure(0.0, "assumed", "no 'Reserving ... of the KV budget' line in the input")
 
@@ -341,10 +394,14 @@ def _reservations(launch: Launch, sizing: KvSizing) -> None:
 def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None) -> None:
     pools = {label: p for label, t in launch.ranks.items() if (p := _main_pool(t)) is not None}
     hybrid = any(t.has(kinds.OTHER_POOL_ALLOCATED, model=None) for t in launch.ranks.values()) or any(
-        p.values.get("pool") in ("full", "swa") for t in launch.ranks.values() for p in t.phases)
+        p.values.get("pool") in ("full", "swa") for t in launch.ranks.values() for p in t.phases
+    )
     if not pools:
-        summary = _lowest(launch, lambda t: _value(target_reading(t, kinds.SCHEDULER_SUMMARY, "tokens"), "tokens"),
-                          "max_total_num_tokens (scheduler summary)")
+        summary = _lowest(
+            launch,
+            lambda t: _value(target_reading(t, kinds.SCHEDULER_SUMMARY, "tokens"), "tokens"),
+            "max_total_num_tokens (scheduler summary)",
+        )
         sizing.tokens = summary
         if summary is None:
             sizing.missing.append("no KV pool line (KV Cache is allocated / max_total_num_tokens)")
@@ -361,32 +418,40 @@ def _pool(launch: Launch, sizing: KvSizing, model_config: dict[str, Any] | None)
     if kv is None:
         sizing.missing.append("the KV line prints no size")
         return
-    sizing.kv_gib = Figure(kv, "measured", "KV Cache is allocated: K + V size" if sizing.attention == "MHA"
-                           else "KV Cache is allocated: KV size", label, pool.source, pool.line)
+    sizing.kv_gib = Figure(
+        kv,
+        "measured",
+        "KV Cache is allocated: K + V size" if sizing.attention == "MHA" else "KV Cache is allocated: KV size",
+        label,
+        pool.source,
+        pool.line,
+    )
     stated = pool.values.get("dtype") or launch.config.get("kv_cache_dtype")
     if stated in (None, "auto"):  # "auto": the model's dtype, printed by Load weight end
         stated = launch.model.get("dtype") or stated
     sizing.kv_dtype = str(stated) if stated else None
     page = int(sizing.page_size.value) if sizing.page_size else 1
     cell, half, snapped = derive_cell(kv, tokens, page, "MHA" if "k_gib" in pool.values else "MLA")
-    how = (f"{kv:.2f} GiB / ({tokens} + page {page}) rows"
-           + (f", the one multiple of {CELL_GRANULE} B within the print rounding" if snapped else f", +/- {half:.1f} B"))
+    how = f"{kv:.2f} GiB / ({tokens} + page {page}) rows" + (
+        f", the one multiple of {CELL_GRANULE} B within the print rounding" if snapped else f", +/- {half:.1f} B"
+    )
     sizing.cell_bytes = Figure(round(cell, 1), "derived", how, label, pool.source, pool.line)
     sizing.cell_half_width = half
     if model_config:
         _config_cell(launch, sizing, model_config)
     draft = next((p for p in (_main_pool(t, "draft") for t in launch.ranks.values()) if p is not None), None)
     if draft is not None and draft.values.get("kv_gib") is not None:
-        d_cell, d_half, _ = derive_cell(draft.values["kv_gib"], int(draft.values["tokens"]), page,
-                                        "MHA" if "k_gib" in draft.values else "MLA")
-        sizing.draft_cell_bytes = Figure(round(d_cell, 1), "derived", "draft model's KV line (its pool shares the budget)",
-                                         None, draft.source, draft.line)
+        d_cell, d_half, _ = derive_cell(
+            draft.values["kv_gib"], int(draft.values["tokens"]), page, "MHA" if "k_gib" in draft.values else "MLA"
+        )
+        sizing.draft_cell_bytes = Figure(
+            round(d_cell, 1), "derived", "draft model's KV line (its pool shares the budget)", None, draft.source, draft.line
+        )
         sizing.cell_half_width += d_half
 
 
 def _config_cell(launch: Launch, sizing: KvSizing, model_config: dict[str, Any]) -> None:
-    cfg: dict[str, Any] = (model_config["text_config"] if isinstance(model_config.get("text_config"), dict)
-                           else model_config)
+    cfg: dict[str, Any] = model_config["text_config"] if isinstance(model_config.get("text_config"), dict) else model_config
     if not isinstance(cfg.get("kv_lora_rank"), int):
         heads = cfg.get("num_key_value_heads") or cfg.get("num_attention_heads")
         sizing.kv_heads = heads if isinstance(heads, int) else None
@@ -398,12 +463,19 @@ def _config_cell(launch: Launch, sizing: KvSizing, model_config: dict[str, Any])
     bytes_, how = computed
     derived = sizing.cell_bytes.value
     if abs(bytes_ - derived) <= max(sizing.cell_half_width, 0.5) + 1e-6:
-        sizing.cell_bytes = Figure(float(bytes_), "derived", f"{how} (config.json; agrees with the KV line)",
-                                   sizing.cell_bytes.rank, sizing.cell_bytes.source, sizing.cell_bytes.line)
+        sizing.cell_bytes = Figure(
+            float(bytes_),
+            "derived",
+            f"{how} (config.json; agrees with the KV line)",
+            sizing.cell_bytes.rank,
+            sizing.cell_bytes.source,
+            sizing.cell_bytes.line,
+        )
         sizing.cell_half_width = 0.0
     else:
-        sizing.missing.append(f"config.json gives {bytes_} B per token ({how}) but the KV line shows {derived:.1f} B: "
-                              "the KV line is used")
+        sizing.missing.append(
+            f"config.json gives {bytes_} B per token ({how}) but the KV line shows {derived:.1f} B: the KV line is used"
+        )
 
 
 def _budget(launch: Launch, sizing: KvSizing) -> None:
@@ -413,20 +485,25 @@ def _budget(launch: Launch, sizing: KvSizing) -> None:
         sizing.missing.append("no free-memory reading after the weights (Load weight end)")
     stated = launch.config.get("mem_fraction_static")
     if stated is not None:
-        sizing.mem_fraction_static = Figure(float(stated), "stated", f"mem_fraction_static "
-                                            f"({launch.config_source.get('mem_fraction_static', 'config')})")
+        sizing.mem_fraction_static = Figure(
+            float(stated), "stated", f"mem_fraction_static ({launch.config_source.get('mem_fraction_static', 'config')})"
+        )
     if sizing.pre_gib is None or sizing.post_gib is None:
         return
     if any(p.values.get("sized_after_capture") for t in launch.ranks.values() for p in t.phases):
-        sizing.missing.append("the pool was sized after the CUDA graphs (post-capture KV sizing), whose budget "
-                              "formula the catalog does not give")
+        sizing.missing.append(
+            "the pool was sized after the CUDA graphs (post-capture KV sizing), whose budget formula the catalog does not give"
+        )
         return
     reserved = sizing.reserved_gib.value if sizing.reserved_gib else 0.0
     pre, post = sizing.pre_gib.value, sizing.post_gib.value
     if sizing.mem_fraction_static is not None:
         mfs = sizing.mem_fraction_static.value
-        sizing.budget_gib = Figure(round(post - pre * (1 - mfs) - reserved, 4), "derived",
-                                   f"{post:.2f} - {pre:.2f} x (1 - {mfs:g}) - {reserved:.2f} reserved")
+        sizing.budget_gib = Figure(
+            round(post - pre * (1 - mfs) - reserved, 4),
+            "derived",
+            f"{post:.2f} - {pre:.2f} x (1 - {mfs:g}) - {reserved:.2f} reserved",
+        )
         return
     cell = sizing.effective_cell
     if cell is None or sizing.tokens is None:
@@ -434,7 +511,10 @@ def _budget(launch: Launch, sizing: KvSizing) -> None:
         return
     used = sizing.tokens.value * cell / GIB
     mfs = 1 - (post - reserved - used) / pre
-    sizing.mem_fraction_static = Figure(mfs, "inferred",
-                                        f"1 - ({post:.2f} - {reserved:.2f} - {used:.2f} GiB pool) / {pre:.2f}: "
-                                        "the fraction that gives the logged pool (not in the input)")
+    sizing.mem_fraction_static = Figure(
+        mfs,
+        "inferred",
+        f"1 - ({post:.2f} - {reserved:.2f} - {used:.2f} GiB pool) / {pre:.2f}: "
+        "the fraction that gives the logged pool (not in the input)",
+    )
     sizing.budget_gib = Figure(round(used, 4), "inferred", "tokens x cell size (mem_fraction_static inferred)")

@@ -49,8 +49,12 @@ def _num(config: dict[str, Any], key: str) -> float | None:
 def fraction_on_command(launch: Launch) -> bool:
     """Whether a launch command in the input gives --mem-fraction-static (then SGLang's automatic rule did not
     run). The server_args dump prints the resolved value either way, so it cannot tell."""
-    return any(FLAG_ALIASES.get(flag, flag) == "mem_fraction_static"
-               for e in launch.all_events() if e.kind == kinds.LAUNCH_COMMAND for flag in e.data.get("args", {}))
+    return any(
+        FLAG_ALIASES.get(flag, flag) == "mem_fraction_static"
+        for e in launch.all_events()
+        if e.kind == kinds.LAUNCH_COMMAND
+        for flag in e.data.get("args", {})
+    )
 
 
 def deepep_reserve_applies(config: dict[str, Any], release: Release) -> tuple[bool, str]:
@@ -82,10 +86,11 @@ def auto_fraction(config: dict[str, Any], release: Release, gpu_mem_mib: float |
         chunk = 0.0
     if chunk <= 0:
         chunk = _num(config, "max_prefill_tokens") or 0.0
-    parts = [("base", float(c("base_mib")), at("base_mib")),
-             ("activation", max(chunk, c("activation_floor_tokens")) * c("activation_mib_per_token"),
-              at("activation_mib_per_token")),
-             ("parallel", tp * pp / 8 * c("parallel_mib_per_8_ranks"), at("parallel_mib_per_8_ranks"))]
+    parts = [
+        ("base", float(c("base_mib")), at("base_mib")),
+        ("activation", max(chunk, c("activation_floor_tokens")) * c("activation_mib_per_token"), at("activation_mib_per_token")),
+        ("parallel", tp * pp / 8 * c("parallel_mib_per_8_ranks"), at("parallel_mib_per_8_ranks")),
+    ]
     graphs_on = config.get("disable_cuda_graph") is not True and config.get("disaggregation_mode") != "prefill"
     if graphs_on:
         max_bs = _num(config, "cuda_graph_max_bs")
@@ -118,13 +123,16 @@ def default_requests(tokens: int, context_len: int, release: Release) -> tuple[i
     divisor = release.value("max_running_requests", "tokens_divisor")
     rule = min(max(int(tokens / context_len * factor), 2048), 4096)
     value = min(rule, tokens // divisor)
-    return value, (f"min(min(max({tokens} / context_len {context_len} x {factor}, 2048), 4096) = {rule}, "
-                   f"{tokens} // {divisor} = {tokens // divisor}) "
-                   f"({release.at('max_running_requests', 'tokens_divisor')})")
+    return value, (
+        f"min(min(max({tokens} / context_len {context_len} x {factor}, 2048), 4096) = {rule}, "
+        f"{tokens} // {divisor} = {tokens // divisor}) "
+        f"({release.at('max_running_requests', 'tokens_divisor')})"
+    )
 
 
 def user_requests(value: int, dp: int, release: Release) -> tuple[int, str]:
     """A --max-running-requests the user set, per worker: divided by the (attention) DP size."""
     by = release.value("max_running_requests", "user_divided_by") or "dp_size"
-    return max(1, value // dp), (f"--max-running-requests {value} // {by} {dp} "
-                                 f"({release.at('max_running_requests', 'user_divided_by')})")
+    return max(1, value // dp), (
+        f"--max-running-requests {value} // {by} {dp} ({release.at('max_running_requests', 'user_divided_by')})"
+    )

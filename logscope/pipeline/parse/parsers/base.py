@@ -27,7 +27,7 @@ def prefix_of(text: str) -> dict[str, Any] | None:
 def strip_prefix(text: str) -> str:
     """The message after a leading bracketed prefix (SGLang's, or any other logger's)."""
     m = _ANY_BRACKET.match(text)
-    return text[m.end():] if m else text
+    return text[m.end() :] if m else text
 
 
 @dataclass(frozen=True, slots=True)

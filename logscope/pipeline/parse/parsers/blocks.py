@@ -45,16 +45,18 @@ class TracebackReader(BlockReader):
         if "Fatal Python error" in text:
             parsed_tb = other_lines.parse_traceback_line(text)
             if parsed_tb:
-                self.fatal = Event(kinds.FATAL_ERROR, self.source, lineno, text.strip()[:300], None, None, parsed_tb[1],
-                                   kinds.TRACEBACK_GRAMMAR)
+                self.fatal = Event(
+                    kinds.FATAL_ERROR, self.source, lineno, text.strip()[:300], None, None, parsed_tb[1], kinds.TRACEBACK_GRAMMAR
+                )
         elif not text.lstrip().startswith(_TB_OPENERS):  # "[..TP0] Scheduler hit an exception: Traceback (...)"
             parsed = sglang_line.parse_line(text)
             if parsed is not None:
                 prefix, kind, data = parsed
                 if prefix:
                     self.rank, self.time = prefix.get("rank"), prefix.get("time")
-                self.events.append(Event(sglang_line.KINDS.get(kind, kind), self.source, lineno, text.strip(),
-                                         self.rank, self.time, data))
+                self.events.append(
+                    Event(sglang_line.KINDS.get(kind, kind), self.source, lineno, text.strip(), self.rank, self.time, data)
+                )
         self.feed_frame(lineno, text)
         return self
 
@@ -75,9 +77,7 @@ class TracebackReader(BlockReader):
         if self.feed_frame(lineno, text):
             return True
         stripped = text.strip()
-        if any(opener in stripped for opener in _TB_OPENERS) or stripped.startswith(
-            ("During handling", "The above exception")
-        ):
+        if any(opener in stripped for opener in _TB_OPENERS) or stripped.startswith(("During handling", "The above exception")):
             self.after_frame = False
             self.innermost_first = self.innermost_first or "(most recent call first)" in stripped
             return True
@@ -110,15 +110,22 @@ class TracebackReader(BlockReader):
             _, kind, data = parsed
             return Event(kind, self.source, lineno, text.strip()[:300], self.rank, self.time, data, kinds.EXCEPTION_GRAMMAR)
         name = text.split(":", 1)[0].strip()
-        return Event(kinds.EXCEPTION, self.source, lineno, text.strip()[:300], self.rank, self.time,
-                     {"exception": name, "body_kind": None, "message": text.split(":", 1)[-1].strip()}, kinds.EXCEPTION_GRAMMAR)
+        return Event(
+            kinds.EXCEPTION,
+            self.source,
+            lineno,
+            text.strip()[:300],
+            self.rank,
+            self.time,
+            {"exception": name, "body_kind": None, "message": text.split(":", 1)[-1].strip()},
+            kinds.EXCEPTION_GRAMMAR,
+        )
 
     def close(self) -> list[Event]:
         if self.innermost_first:
             self.frames.reverse()  # frames are kept outermost first, as a Python traceback prints them
         frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
-        paths = [f"{f['file']}:{f['lineno']} {f['func']}" + (f": {f['code']}" if f.get("code") else "")
-                 for f in self.frames]
+        paths = [f"{f['file']}:{f['lineno']} {f['func']}" + (f": {f['code']}" if f.get("code") else "") for f in self.frames]
         events = list(self.events)
         if self.exception is not None:
             self.exception.data["frames"] = frames
@@ -129,8 +136,18 @@ class TracebackReader(BlockReader):
             events.append(self.fatal)
         elif frames:  # cut before its exception line: the evidence is the innermost frame line, as printed
             innermost = self.frames[-1]
-            events.append(Event(kinds.TRACEBACK, self.source, innermost["at"], innermost["raw"], self.rank, self.time,
-                                {"frames": frames, "frame_paths": paths, "incomplete": True}, kinds.TRACEBACK_GRAMMAR))
+            events.append(
+                Event(
+                    kinds.TRACEBACK,
+                    self.source,
+                    innermost["at"],
+                    innermost["raw"],
+                    self.rank,
+                    self.time,
+                    {"frames": frames, "frame_paths": paths, "incomplete": True},
+                    kinds.TRACEBACK_GRAMMAR,
+                )
+            )
         return events
 
 
@@ -185,13 +202,24 @@ class CheckEnvReader(BlockReader):
 
     def close(self) -> list[Event]:
         data: dict[str, Any] = {"values": self.values, "last_line": self.last_line}
-        events = [Event(kinds.CHECK_ENV, self.source, self.first_line, "check_env output", None, None, data,
-                        kinds.CHECK_ENV_GRAMMAR)]
+        events = [
+            Event(kinds.CHECK_ENV, self.source, self.first_line, "check_env output", None, None, data, kinds.CHECK_ENV_GRAMMAR)
+        ]
         if self.topology:
             topology = parse_topology(self.topology)
             if topology is not None:
-                events.append(Event(kinds.TOPOLOGY, self.source, self.first_line, "NVIDIA Topology (check_env)", None,
-                                    None, topology, "nvidia_topo"))
+                events.append(
+                    Event(
+                        kinds.TOPOLOGY,
+                        self.source,
+                        self.first_line,
+                        "NVIDIA Topology (check_env)",
+                        None,
+                        None,
+                        topology,
+                        "nvidia_topo",
+                    )
+                )
         return events
 
 
@@ -240,4 +268,3 @@ class NativeBacktraceReader(BlockReader):
             data["native_frames"] = [f"{m.group(1)} at {m.group(2)}", *self.frames]
         text = self.opener if not self.opener.startswith(("frame #", "#0")) else f"native backtrace: {self.opener}"
         return [Event(kinds.NATIVE_BACKTRACE, self.source, self.first_line, text[:300], None, None, data, self.grammar)]
-

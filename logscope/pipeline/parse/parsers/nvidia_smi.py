@@ -16,18 +16,32 @@ from logscope.core.events import Event
 from logscope.core.grammar_loader import parser
 from logscope.pipeline.parse.parsers.base import BlockReader
 
-_FURNITURE = re.compile(r"^[\s|+=\-]*$|^\|\s*(GPU\s+Name|Fan\s+Temp|GPU\s+GI|Processes:|No running processes|ID\s+ID|"
-                        r"MIG devices|\s*Usage\s*\||.*MIG M\.|\s*\|)|^\|[\s|]*(\S+[\s|]*)?\|\s*$")
+_FURNITURE = re.compile(
+    r"^[\s|+=\-]*$|^\|\s*(GPU\s+Name|Fan\s+Temp|GPU\s+GI|Processes:|No running processes|ID\s+ID|"
+    r"MIG devices|\s*Usage\s*\||.*MIG M\.|\s*\|)|^\|[\s|]*(\S+[\s|]*)?\|\s*$"
+)
 _Q_START = re.compile(r"^=+NVSMI LOG=+$")
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
 _MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB)?$")
 _MIG_REST = re.compile(r"^\s*(\d+)\s+(\d+|N/A)?\s*\|")
 _MIG_BAR1 = re.compile(r"^\|\s*\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|")
 _UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:W|MHz|C|%)$")
-_Q_TOP_FIELDS = {"Performance State": "perf_state", "Product Architecture": "architecture", "GPU UUID": "uuid",
-                 "Persistence Mode": "persistence", "Compute Mode": "compute_mode", "VBIOS Version": "vbios"}
-_Q_POWER = {"Average Power Draw": "power_w", "Power Draw": "power_w", "Instantaneous Power Draw": "power_instant_w",
-            "Current Power Limit": "power_cap_w", "Power Limit": "power_cap_w", "Default Power Limit": "power_default_cap_w"}
+_Q_TOP_FIELDS = {
+    "Performance State": "perf_state",
+    "Product Architecture": "architecture",
+    "GPU UUID": "uuid",
+    "Persistence Mode": "persistence",
+    "Compute Mode": "compute_mode",
+    "VBIOS Version": "vbios",
+}
+_Q_POWER = {
+    "Average Power Draw": "power_w",
+    "Power Draw": "power_w",
+    "Instantaneous Power Draw": "power_instant_w",
+    "Current Power Limit": "power_cap_w",
+    "Power Limit": "power_cap_w",
+    "Default Power Limit": "power_default_cap_w",
+}
 
 
 def _unit_value(text: str) -> float | int | None:
@@ -62,16 +76,28 @@ class _SmiTransformer(Transformer):
 
     def gpu_row(self, items: list[Token]) -> SmiLine:
         named = _named(items)
-        return SmiLine("gpu_row", {"index": int(named["IDS"][0]), "name": named["GPU_NAME"][0].strip(),
-                                   "persistence": named["ONOFF"][0], "bus_id": named["BUS_ID"][0],
-                                   "display_active": named["DISP"][0], "ecc": named["CELL"][0].strip()})
+        return SmiLine(
+            "gpu_row",
+            {
+                "index": int(named["IDS"][0]),
+                "name": named["GPU_NAME"][0].strip(),
+                "persistence": named["ONOFF"][0],
+                "bus_id": named["BUS_ID"][0],
+                "display_active": named["DISP"][0],
+                "ecc": named["CELL"][0].strip(),
+            },
+        )
 
     def usage_row(self, items: list[Token]) -> SmiLine:
         named = _named(items)
         values: dict[str, Any] = {
-            "fan_pct": _num(named["FAN"][0]), "temperature_c": _num(named["TEMP"][0]), "perf_state": named["PERF"][0],
-            "power_w": _num(named["POWER"][0]), "power_cap_w": _num(named["POWER"][1]),
-            "memory_used_mib": int(named["MIB"][0][:-3]), "memory_total_mib": int(named["MIB"][1][:-3]),
+            "fan_pct": _num(named["FAN"][0]),
+            "temperature_c": _num(named["TEMP"][0]),
+            "perf_state": named["PERF"][0],
+            "power_w": _num(named["POWER"][0]),
+            "power_cap_w": _num(named["POWER"][1]),
+            "memory_used_mib": int(named["MIB"][0][:-3]),
+            "memory_total_mib": int(named["MIB"][1][:-3]),
             "util_pct": _num(named["PCT"][0]),
         }
         if named.get("CELL"):
@@ -80,16 +106,28 @@ class _SmiTransformer(Transformer):
 
     def process_row(self, items: list[Token]) -> SmiLine:
         named = _named(items)
-        return SmiLine("process_row", {"gpu": int(named["IDS"][0]), "pid": int(named["IDS"][-1]),
-                                       "type": named["PTYPE"][0], "name": named["PNAME"][0],
-                                       "used_mib": int(named["MIB"][0][:-3])})
+        return SmiLine(
+            "process_row",
+            {
+                "gpu": int(named["IDS"][0]),
+                "pid": int(named["IDS"][-1]),
+                "type": named["PTYPE"][0],
+                "name": named["PNAME"][0],
+                "used_mib": int(named["MIB"][0][:-3]),
+            },
+        )
 
     def mig_row(self, items: list[Token]) -> SmiLine:
         named = _named(items)
         ids = [int(t) if t.isdigit() else None for t in named["IDS"]]
-        values: dict[str, Any] = {"gpu": ids[0], "gi": ids[1], "ci": ids[2], "mig_dev": ids[3],
-                                  "memory_used_mib": int(named["MIB"][0][:-3]),
-                                  "memory_total_mib": int(named["MIB"][1][:-3])}
+        values: dict[str, Any] = {
+            "gpu": ids[0],
+            "gi": ids[1],
+            "ci": ids[2],
+            "mig_dev": ids[3],
+            "memory_used_mib": int(named["MIB"][0][:-3]),
+            "memory_total_mib": int(named["MIB"][1][:-3]),
+        }
         rest = _MIG_REST.match(named.get("MIG_REST", [""])[0])
         if rest:  # "28      0 |  2   0    1    0    0 |": SM count, volatile uncorrected ECC, then the engines
             values["sm"] = int(rest.group(1))
@@ -174,8 +212,10 @@ class SmiTableReader(BlockReader):
 # nvitop draws nvidia-smi's table with box characters; read as ASCII the rows are nvidia-smi's
 _BOX = str.maketrans({"│": "|", "═": "=", "─": "-", **{c: "+" for c in "╒╕╘╛╞╡╪╤╧├┤┼┬┴┌┐└┘"}})
 # nvitop's process rows: "│   0   12345 C    alice 70000MiB  0   100.0  5.0  1:00:00  python -m sglang... │"
-_NVITOP_PROCESS = re.compile(r"^\|\s*(\d+)\s+(\d+)\s+(C\+G|C|G)\s+(\S+)\s+(\d+(?:\.\d+)?)(KiB|MiB|GiB)\s+"
-                             r"(?:\S+\s+){4}(.*?)\s*\|?\s*$")
+_NVITOP_PROCESS = re.compile(
+    r"^\|\s*(\d+)\s+(\d+)\s+(C\+G|C|G)\s+(\S+)\s+(\d+(?:\.\d+)?)(KiB|MiB|GiB)\s+"
+    r"(?:\S+\s+){4}(.*?)\s*\|?\s*$"
+)
 _TO_MIB = {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024}
 
 
@@ -192,9 +232,19 @@ class NvitopReader(SmiTableReader):
         m = _NVITOP_PROCESS.match(ascii_text.strip())
         if m is not None:
             used = float(m.group(5)) * _TO_MIB[m.group(6)]
-            self._emit(kinds.SMI_PROCESS, lineno, ascii_text.strip(), {
-                "gpu": int(m.group(1)), "pid": int(m.group(2)), "type": m.group(3), "user": m.group(4),
-                "name": m.group(7), "used_mib": round(used)})
+            self._emit(
+                kinds.SMI_PROCESS,
+                lineno,
+                ascii_text.strip(),
+                {
+                    "gpu": int(m.group(1)),
+                    "pid": int(m.group(2)),
+                    "type": m.group(3),
+                    "user": m.group(4),
+                    "name": m.group(7),
+                    "used_mib": round(used),
+                },
+            )
             return True
         if ascii_text.strip().startswith("|") and ("GPU-MEM" in ascii_text or "Processes:" in ascii_text):
             return True
@@ -276,7 +326,8 @@ class SmiQueryReader(BlockReader):
             field = "retired_pages" if section == "Retired Pages" else "remapped_rows"
             gpu.setdefault(field, {})[key] = int(value) if value.isdigit() else value
         elif section in ("Clocks Event Reasons", "Clocks Throttle Reasons") or (
-                len(path) > 1 and path[-2] in ("Clocks Event Reasons", "Clocks Throttle Reasons")):
+            len(path) > 1 and path[-2] in ("Clocks Event Reasons", "Clocks Throttle Reasons")
+        ):
             active = gpu.setdefault("throttle_reasons_active", [])
             if value == "Active":
                 active.append(key)
@@ -299,8 +350,12 @@ class SmiQueryReader(BlockReader):
         mib = _MIB.match(value.replace(" ", " "))
         amount = float(mib.group(1)) if mib and mib.group(2) else None
         if where == "FB Memory Usage" and amount is not None:
-            field = {"Total": "memory_total_mib", "Reserved": "driver_reserved_mib", "Used": "memory_used_mib",
-                     "Free": "memory_free_mib"}.get(key)
+            field = {
+                "Total": "memory_total_mib",
+                "Reserved": "driver_reserved_mib",
+                "Used": "memory_used_mib",
+                "Free": "memory_free_mib",
+            }.get(key)
             if field:
                 gpu[field] = int(amount)
         elif where == "BAR1 Memory Usage" and amount is not None:
@@ -323,16 +378,18 @@ class SmiQueryReader(BlockReader):
     def _finish_gpu(self) -> None:
         if self.gpu is not None:
             line = self.gpu.pop("line")
-            self.events.append(Event(kinds.SMI_GPU, self.source, line, f"GPU {self.gpu['bus_id']}", None, None, self.gpu,
-                                     "nvidia_smi"))
+            self.events.append(
+                Event(kinds.SMI_GPU, self.source, line, f"GPU {self.gpu['bus_id']}", None, None, self.gpu, "nvidia_smi")
+            )
             self.gpu = None
             self.process = None
 
     def close(self) -> list[Event]:
         self._finish_gpu()
         if self.versions:
-            self.events.insert(0, Event(kinds.SMI_VERSIONS, self.source, self.first_line, "NVSMI LOG", None, None,
-                                        self.versions, "nvidia_smi"))
+            self.events.insert(
+                0, Event(kinds.SMI_VERSIONS, self.source, self.first_line, "NVSMI LOG", None, None, self.versions, "nvidia_smi")
+            )
         return self.events
 
 

@@ -116,8 +116,12 @@ class TopoReader(BlockReader):
             self._flush()
             self.lines = [text]
             return True
-        if (_parse(text) is not None or _ROW_HEAD.match(text) or stripped in ("Legend:", "")
-                or stripped.startswith(("NIC Legend", "NIC"))):
+        if (
+            _parse(text) is not None
+            or _ROW_HEAD.match(text)
+            or stripped in ("Legend:", "")
+            or stripped.startswith(("NIC Legend", "NIC"))
+        ):
             self.lines.append(text)
             return True
         return False
@@ -129,5 +133,7 @@ class TopoReader(BlockReader):
 
     def close(self) -> list[Event]:
         self._flush()
-        return [Event(kinds.TOPOLOGY, self.source, self.first_line, "nvidia-smi topo -m", None, None, r, "nvidia_topo")
-                for r in self.results]
+        return [
+            Event(kinds.TOPOLOGY, self.source, self.first_line, "nvidia-smi topo -m", None, None, r, "nvidia_topo")
+            for r in self.results
+        ]

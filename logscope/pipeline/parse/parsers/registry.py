@@ -92,8 +92,10 @@ def _flag_list(text: str) -> Parsed | None:
 # PyTorch's / vLLM's collect_env (pasted in SGLang issues too): "[pip3] torch==2.6.0", "vLLM Version: 0.8.3"
 _COLLECT_PIP = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+([A-Za-z0-9_.-]+)(?:==|\s+)([0-9][\w.+-]*)\s*$")
 _NO_PACKAGES = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+No relevant packages\s*$")
-_COLLECT_KEY = re.compile(r"^\s*(vLLM Version|PyTorch version|Nvidia driver version|CUDA used to build PyTorch|"
-                          r"CUDA runtime version|Python version|ROCM used to build PyTorch)\s*:\s*(\S.*?)\s*$")
+_COLLECT_KEY = re.compile(
+    r"^\s*(vLLM Version|PyTorch version|Nvidia driver version|CUDA used to build PyTorch|"
+    r"CUDA runtime version|Python version|ROCM used to build PyTorch)\s*:\s*(\S.*?)\s*$"
+)
 
 
 def _collect_env(text: str) -> Parsed | None:
@@ -116,8 +118,9 @@ def _shards(text: str) -> Parsed | None:
     m = _SHARDS.match(text)
     if m is None:
         return None
-    return Parsed(kinds.SHARD_PROGRESS, {"format": m.group(1), "pct": int(m.group(2)), "done": int(m.group(3)),
-                                     "total": int(m.group(4))})
+    return Parsed(
+        kinds.SHARD_PROGRESS, {"format": m.group(1), "pct": int(m.group(2)), "done": int(m.group(3)), "total": int(m.group(4))}
+    )
 
 
 _GPUSTAT_SHAPE = re.compile(r"^\s*\[\d+\]\s")
@@ -151,29 +154,54 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
     LineGrammar(kinds.TORCH_OOM_GRAMMAR, kinds.line_literals(kinds.TORCH_OOM_GRAMMAR), _torch_oom),
     LineGrammar(kinds.SERVER_ARGS_GRAMMAR, kinds.line_literals(kinds.SERVER_ARGS_GRAMMAR), _server_args),
     LineGrammar(kinds.SGLANG, kinds.line_literals(kinds.SGLANG), _sglang),
-    LineGrammar(kinds.EXCEPTION_GRAMMAR, kinds.line_literals(kinds.EXCEPTION_GRAMMAR), _sglang,
-                lambda text: bool(_EXC_LINE.match(strip_prefix(text)))),
-    LineGrammar(kinds.LAUNCH_COMMAND_GRAMMAR, kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR), _launch_command,
-                lambda text: bool(_LAUNCH_SHAPE.match(text))),
-    LineGrammar(kinds.FLAG_LIST_GRAMMAR, kinds.line_literals(kinds.FLAG_LIST_GRAMMAR), _flag_list,
-                lambda text: bool(_FLAG_ITEM.match(text))),
-    LineGrammar(kinds.TRACEBACK_GRAMMAR, kinds.line_literals(kinds.TRACEBACK_GRAMMAR),
-                _kind_and_data(other_lines.parse_traceback_line)),
+    LineGrammar(
+        kinds.EXCEPTION_GRAMMAR,
+        kinds.line_literals(kinds.EXCEPTION_GRAMMAR),
+        _sglang,
+        lambda text: bool(_EXC_LINE.match(strip_prefix(text))),
+    ),
+    LineGrammar(
+        kinds.LAUNCH_COMMAND_GRAMMAR,
+        kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR),
+        _launch_command,
+        lambda text: bool(_LAUNCH_SHAPE.match(text)),
+    ),
+    LineGrammar(
+        kinds.FLAG_LIST_GRAMMAR,
+        kinds.line_literals(kinds.FLAG_LIST_GRAMMAR),
+        _flag_list,
+        lambda text: bool(_FLAG_ITEM.match(text)),
+    ),
+    LineGrammar(
+        kinds.TRACEBACK_GRAMMAR, kinds.line_literals(kinds.TRACEBACK_GRAMMAR), _kind_and_data(other_lines.parse_traceback_line)
+    ),
     LineGrammar(kinds.COLLECT_ENV_GRAMMAR, kinds.line_literals(kinds.COLLECT_ENV_GRAMMAR), _collect_env),
     LineGrammar(kinds.PROGRESS_GRAMMAR, kinds.line_literals(kinds.PROGRESS_GRAMMAR), _shards),
-    LineGrammar(kinds.GPUSTAT_GRAMMAR, kinds.line_literals(kinds.GPUSTAT_GRAMMAR), _gpustat,
-                lambda text: bool(_GPUSTAT_SHAPE.match(text))),
-    LineGrammar(kinds.NATIVE_LOG_GRAMMAR, kinds.line_literals(kinds.NATIVE_LOG_GRAMMAR),
-                _kind_and_data(other_lines.parse_native_line),
-                lambda text: bool(_NATIVE_SHAPE.match(text))),
+    LineGrammar(
+        kinds.GPUSTAT_GRAMMAR, kinds.line_literals(kinds.GPUSTAT_GRAMMAR), _gpustat, lambda text: bool(_GPUSTAT_SHAPE.match(text))
+    ),
+    LineGrammar(
+        kinds.NATIVE_LOG_GRAMMAR,
+        kinds.line_literals(kinds.NATIVE_LOG_GRAMMAR),
+        _kind_and_data(other_lines.parse_native_line),
+        lambda text: bool(_NATIVE_SHAPE.match(text)),
+    ),
     # reads nothing: a line naming memory that no grammar above read is counted as unrecognised
-    LineGrammar(kinds.MEMORY_LINE_GRAMMAR, kinds.line_literals(kinds.MEMORY_LINE_GRAMMAR), lambda text: None,
-                _names_memory),
+    LineGrammar(kinds.MEMORY_LINE_GRAMMAR, kinds.line_literals(kinds.MEMORY_LINE_GRAMMAR), lambda text: None, _names_memory),
 )
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
-    ContinuedCommandReader, CheckEnvReader, NativeBacktraceReader, TracebackReader,
-    SmiTableReader, NvitopReader, SmiQueryReader, SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, TopoReader,
+    ContinuedCommandReader,
+    CheckEnvReader,
+    NativeBacktraceReader,
+    TracebackReader,
+    SmiTableReader,
+    NvitopReader,
+    SmiQueryReader,
+    SmiCsvReader,
+    SmiHeaderlessReader,
+    SmiUnlabelledReader,
+    TopoReader,
 )
 
 

@@ -183,8 +183,12 @@ class _ToData(Transformer):
         return kinds.DSV4_MEMORY, self._budget(items[1:])
 
     def post_capture_kv(self, items: list[Token]) -> tuple:
-        return kinds.POST_CAPTURE_KV, {"dtype": str(items[0]), "tokens": int(items[1]), "kv_gib": _f(items[2]),
-                                   "avail_gib": _f(items[3])}
+        return kinds.POST_CAPTURE_KV, {
+            "dtype": str(items[0]),
+            "tokens": int(items[1]),
+            "kv_gib": _f(items[2]),
+            "avail_gib": _f(items[3]),
+        }
 
     def pool_end(self, items: list[Token]) -> tuple:
         return "pool_end", {"avail_gib": _f(items[0])}
@@ -370,8 +374,10 @@ class _ToData(Transformer):
         return kinds.SYMM_PREALLOC, {"gib": float(items[0])}
 
     def symm_failed(self, items: list[Token]) -> tuple:
-        return kinds.NCCL_ERROR, {"error": "NCCL symmetric memory allocation failed. " + (str(items[0]) if items else ""),
-                              "component": "symmetric memory"}
+        return kinds.NCCL_ERROR, {
+            "error": "NCCL symmetric memory allocation failed. " + (str(items[0]) if items else ""),
+            "component": "symmetric memory",
+        }
 
     def symm_default(self, items: list[Token]) -> tuple:
         return kinds.SYMM_DEFAULT, {"gib": int(items[0])}

@@ -18,7 +18,8 @@ _CONTINUED = re.compile(r"\s\\\s*$")
 # a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang
 _COMMAND_HEAD = re.compile(
     r"^\s*(?:\S*[$#]\s+)?(?:(?:sudo|nohup|env|exec|time)\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|docker\s+run\b|podman\s+run\b|"
-    r"torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b)")
+    r"torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b)"
+)
 _DOCKER = re.compile(r"^\s*(?:\S*[$#]\s+)?(?:sudo\s+)?(?:docker|podman)\s+run\s")
 _LAUNCHER = re.compile(r"(?:^|\s)((?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|$)")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
@@ -32,17 +33,17 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     command = text
     torchrun = _TORCHRUN.search(command)
     if torchrun:
-        prefix = command[:torchrun.start()]
-        rest = command[torchrun.end():]
+        prefix = command[: torchrun.start()]
+        rest = command[torchrun.end() :]
         command = f"{prefix} python -m {torchrun.group(1)}{rest}"
     if _DOCKER.match(command):
         launcher = _LAUNCHER.search(command)
         if launcher is None:
             return None
         try:
-            words = shlex.split(command[:launcher.start(1)], posix=True)
+            words = shlex.split(command[: launcher.start(1)], posix=True)
         except ValueError:
-            words = command[:launcher.start(1)].split()
+            words = command[: launcher.start(1)].split()
         for i, word in enumerate(words):
             if word in ("-e", "--env") and i + 1 < len(words) and "=" in words[i + 1]:
                 key, _, value = words[i + 1].partition("=")
@@ -50,16 +51,16 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
             elif word.startswith("--env=") and "=" in word[6:]:
                 key, _, value = word[6:].partition("=")
                 env[key] = value
-        command = command[launcher.start(1):]
+        command = command[launcher.start(1) :]
     launcher = _LAUNCHER.search(command)
     if launcher is None:
         return None
-    head = command[:launcher.start(1)]
+    head = command[: launcher.start(1)]
     if head.strip() and not _COMMAND_HEAD.match(head + "x"):
         # other text before the launcher (a bash -x "+ ", "Running: ", nohup, a log prefix): keep the environment
         # assignments right before it, drop the rest
         assignments = _TRAILING_ASSIGNMENTS.search(head)
-        command = (assignments.group(0) if assignments else "") + command[launcher.start(1):]
+        command = (assignments.group(0) if assignments else "") + command[launcher.start(1) :]
     return command, env
 
 

@@ -10,12 +10,25 @@ from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import BlockReader, csv_row
 
 _CSV_FIELDS = {
-    "index": "index", "name": "name", "pci.bus_id": "bus_id", "memory.total": "memory_total_mib",
-    "memory.used": "memory_used_mib", "memory.free": "memory_free_mib", "memory.reserved": "driver_reserved_mib",
-    "temperature.gpu": "temperature_c", "utilization.gpu": "util_pct", "power.draw": "power_w",
-    "power.limit": "power_cap_w", "driver_version": "driver_version", "uuid": "uuid",
-    "pid": "pid", "process_name": "name", "used_gpu_memory": "used_mib", "used_memory": "used_mib",
-    "gpu_bus_id": "gpu_bus_id", "gpu_uuid": "gpu_uuid",
+    "index": "index",
+    "name": "name",
+    "pci.bus_id": "bus_id",
+    "memory.total": "memory_total_mib",
+    "memory.used": "memory_used_mib",
+    "memory.free": "memory_free_mib",
+    "memory.reserved": "driver_reserved_mib",
+    "temperature.gpu": "temperature_c",
+    "utilization.gpu": "util_pct",
+    "power.draw": "power_w",
+    "power.limit": "power_cap_w",
+    "driver_version": "driver_version",
+    "uuid": "uuid",
+    "pid": "pid",
+    "process_name": "name",
+    "used_gpu_memory": "used_mib",
+    "used_memory": "used_mib",
+    "gpu_bus_id": "gpu_bus_id",
+    "gpu_uuid": "gpu_uuid",
 }
 
 
@@ -138,8 +151,10 @@ class SmiUnlabelledReader(BlockReader):
         if m is None:
             return False
         values = [float(v.strip().removesuffix("MiB")) for v in m.group(2).split(",")]
-        row = {"index": int(m.group(1)) if m.group(1) is not None else len(self.events),
-               "unlabelled_mib": [int(v) if v.is_integer() else v for v in values]}
+        row = {
+            "index": int(m.group(1)) if m.group(1) is not None else len(self.events),
+            "unlabelled_mib": [int(v) if v.is_integer() else v for v in values],
+        }
         self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
         return True
 
@@ -149,20 +164,29 @@ class SmiUnlabelledReader(BlockReader):
 
 # gpustat: "[0] NVIDIA H100 80GB HBM3 | 35°C,   0 % | 75000 / 81559 MB | alice(74000M) bob:python/1234(500M)"
 # (its "MB" are MiB: gpustat divides nvml's bytes by 1024 * 1024); the header names the driver
-_GPUSTAT_ROW = re.compile(r"^\s*\[(\d+)\]\s+(.+?)\s*\|\s*(-?\d+)\s*[°']?C,\s*(?:(\d+)\s*%,\s*)?(\d+)\s*%"
-                          r"(?:,\s*\d+\s*/\s*\d+\s*W)?\s*\|\s*(\d+)\s*/\s*(\d+)\s*MB\s*\|?(.*)$")
+_GPUSTAT_ROW = re.compile(
+    r"^\s*\[(\d+)\]\s+(.+?)\s*\|\s*(-?\d+)\s*[°']?C,\s*(?:(\d+)\s*%,\s*)?(\d+)\s*%"
+    r"(?:,\s*\d+\s*/\s*\d+\s*W)?\s*\|\s*(\d+)\s*/\s*(\d+)\s*MB\s*\|?(.*)$"
+)
 
 
 def parse_gpustat_row(text: str) -> dict[str, Any] | None:
     m = _GPUSTAT_ROW.match(text)
     if m is None:
         return None
-    row: dict[str, Any] = {"index": int(m.group(1)), "name": m.group(2).strip(), "temperature_c": int(m.group(3)),
-                           "util_pct": int(m.group(5)), "memory_used_mib": int(m.group(6)),
-                           "memory_total_mib": int(m.group(7)), "processes": []}
+    row: dict[str, Any] = {
+        "index": int(m.group(1)),
+        "name": m.group(2).strip(),
+        "temperature_c": int(m.group(3)),
+        "util_pct": int(m.group(5)),
+        "memory_used_mib": int(m.group(6)),
+        "memory_total_mib": int(m.group(7)),
+        "processes": [],
+    }
     for word in m.group(8).split():
-        proc = re.match(r"^(?:([\w.-]+):)?(?:(?P<cmd>[^/()\s]+)/)?(?P<pid>\d+)?\((?P<mib>\d+)M\)$", word) or \
-            re.match(r"^(?P<user>[\w.-]+)\((?P<mib>\d+)M\)$", word)
+        proc = re.match(r"^(?:([\w.-]+):)?(?:(?P<cmd>[^/()\s]+)/)?(?P<pid>\d+)?\((?P<mib>\d+)M\)$", word) or re.match(
+            r"^(?P<user>[\w.-]+)\((?P<mib>\d+)M\)$", word
+        )
         if proc is None:
             continue
         entry: dict[str, Any] = {"used_mib": int(proc.group("mib"))}

@@ -86,8 +86,10 @@ def load_signature_file(path: Path, finding_ids: set[str] | None = None) -> list
     nodes = _fields(name, root, _FILE_KEYS, ("mechanism", "title", "signatures"), "a signature file")
     mechanism = _scalar(name, nodes["mechanism"][1], "mechanism")
     if not _MECHANISM.match(mechanism) or path.stem != mechanism:
-        raise RuleError(f"{name}:{_mark(nodes['mechanism'][1])}: mechanism {mechanism!r} must be snake_case and "
-                        f"match the file name {path.name!r}")
+        raise RuleError(
+            f"{name}:{_mark(nodes['mechanism'][1])}: mechanism {mechanism!r} must be snake_case and "
+            f"match the file name {path.name!r}"
+        )
     default_finding = _scalar(name, nodes["finding"][1], "finding") if "finding" in nodes else None
     _check_finding(name, nodes["finding"][1] if "finding" in nodes else root, default_finding, finding_ids)
     items = nodes["signatures"][1]
@@ -99,8 +101,9 @@ def load_signature_file(path: Path, finding_ids: set[str] | None = None) -> list
     return out
 
 
-def _signature(name: str, item: yaml.Node, mechanism: str, default_finding: str | None,
-               finding_ids: set[str] | None) -> Signature:
+def _signature(
+    name: str, item: yaml.Node, mechanism: str, default_finding: str | None, finding_ids: set[str] | None
+) -> Signature:
     fields = _fields(name, item, _SIG_KEYS, ("id", "on", "pattern", "source"), "a signature")
     sig_id = _scalar(name, fields["id"][1], "id")
     if not _ID.match(sig_id):
@@ -126,12 +129,22 @@ def _signature(name: str, item: yaml.Node, mechanism: str, default_finding: str 
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise RuleError(f"{name}:{_mark(node)}: exception: expected a list of exception class names")
         exception = tuple(value)
-    return Signature(id=sig_id, mechanism=mechanism, finding=finding, on=on, pattern=pattern,
-                     source=_scalar(name, fields["source"][1], "source"), path=name, exception=exception, phase=phase)
+    return Signature(
+        id=sig_id,
+        mechanism=mechanism,
+        finding=finding,
+        on=on,
+        pattern=pattern,
+        source=_scalar(name, fields["source"][1], "source"),
+        path=name,
+        exception=exception,
+        phase=phase,
+    )
 
 
-def _fields(name: str, node: yaml.Node, allowed: set[str], required: tuple[str, ...],
-            what: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+def _fields(
+    name: str, node: yaml.Node, allowed: set[str], required: tuple[str, ...], what: str
+) -> dict[str, tuple[yaml.Node, yaml.Node]]:
     """key → (key node, value node) of a mapping, with unknown and missing keys reported at their place."""
     if not isinstance(node, yaml.MappingNode):
         raise RuleError(f"{name}:{_mark(node)}: {what} is a mapping of {', '.join(required)}, ...")
@@ -183,5 +196,12 @@ def bundled_signatures() -> SignatureSet:
 
 
 def describe(sig: Signature) -> dict[str, Any]:
-    return {"id": sig.id, "mechanism": sig.mechanism, "finding": sig.finding, "on": sig.on,
-            "pattern": sig.pattern.source, "phase": sig.phase, "source": sig.source}
+    return {
+        "id": sig.id,
+        "mechanism": sig.mechanism,
+        "finding": sig.finding,
+        "on": sig.on,
+        "pattern": sig.pattern.source,
+        "phase": sig.phase,
+        "source": sig.source,
+    }

@@ -18,16 +18,43 @@ from logscope.core.model import Failure
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
 
 # event kinds that are a crash even when no signature names their mechanism
-CRASH_KINDS = frozenset({kinds.EXCEPTION, kinds.TRACEBACK, kinds.FATAL_ERROR, kinds.SCHEDULER_DIED, kinds.CUDA_ERROR, kinds.OOM,
-                         kinds.NOT_ENOUGH_MEMORY, kinds.FAILURE_LINE, kinds.NATIVE_BACKTRACE})
+CRASH_KINDS = frozenset(
+    {
+        kinds.EXCEPTION,
+        kinds.TRACEBACK,
+        kinds.FATAL_ERROR,
+        kinds.SCHEDULER_DIED,
+        kinds.CUDA_ERROR,
+        kinds.OOM,
+        kinds.NOT_ENOUGH_MEMORY,
+        kinds.FAILURE_LINE,
+        kinds.NATIVE_BACKTRACE,
+    }
+)
 # event kinds that carry no failure evidence (phase lines, config, dumps)
 # (phase lines, config, dumps; phase lines are those of the phase table)
-_NOT_EVIDENCE = frozenset({
-    kinds.SERVER_ARGS, kinds.LAUNCH_COMMAND, kinds.ENV_EXPORT, kinds.CHECK_ENV,
-    kinds.SMI_GPU, kinds.SMI_PROCESS, kinds.SMI_VERSIONS, kinds.SMI_MIG, kinds.TOPOLOGY, kinds.FRAME, kinds.NCCL_INFO,
-    kinds.AR_CONFIG, kinds.AR_REGISTERING, kinds.SYMM_PREALLOC, kinds.SYMM_DEFAULT, kinds.STAGING_BUFFER,
-    kinds.STAGING_ALLOCATOR, kinds.NCCL_VERSION,
-})
+_NOT_EVIDENCE = frozenset(
+    {
+        kinds.SERVER_ARGS,
+        kinds.LAUNCH_COMMAND,
+        kinds.ENV_EXPORT,
+        kinds.CHECK_ENV,
+        kinds.SMI_GPU,
+        kinds.SMI_PROCESS,
+        kinds.SMI_VERSIONS,
+        kinds.SMI_MIG,
+        kinds.TOPOLOGY,
+        kinds.FRAME,
+        kinds.NCCL_INFO,
+        kinds.AR_CONFIG,
+        kinds.AR_REGISTERING,
+        kinds.SYMM_PREALLOC,
+        kinds.SYMM_DEFAULT,
+        kinds.STAGING_BUFFER,
+        kinds.STAGING_ALLOCATOR,
+        kinds.NCCL_VERSION,
+    }
+)
 _EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*")
 
 
@@ -38,7 +65,7 @@ def _exception_of(event: Event) -> tuple[str | None, str | None]:
     if name is None and m is None:
         return None, None
     if m is not None and (name is None or m.group(1).endswith(str(name).rsplit(".", 1)[-1])):
-        return name or m.group(1), text[m.end():]
+        return name or m.group(1), text[m.end() :]
     return name, event.data.get("message") or text
 
 
@@ -59,8 +86,7 @@ def _frames(event: Event) -> list[tuple[str, str]]:
     return frames + [("frame", f) for f in reversed(event.data.get("frame_paths") or event.data.get("frames", []))]
 
 
-def _best(candidates: tuple[Signature, ...], text: str,
-          exception: str | None) -> tuple[Signature, dict[str, Any]] | None:
+def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -> tuple[Signature, dict[str, Any]] | None:
     best: tuple[int, Signature, dict[str, Any]] | None = None
     for sig in candidates:
         if sig.on == "exception" and not sig.matches_exception(exception):
@@ -119,8 +145,9 @@ def _serving_basis(marker: Event) -> str:
     return f"after line {marker.line} showed it serving"
 
 
-def failures_of(events: list[Event], last_phase_of: Any, ready: dict[str, Event],
-                signatures: SignatureSet | None = None) -> list[Failure]:
+def failures_of(
+    events: list[Event], last_phase_of: Any, ready: dict[str, Event], signatures: SignatureSet | None = None
+) -> list[Failure]:
     """Every failure among `events`, in the order given (the caller orders them in time).
 
     `last_phase_of(event)` gives the phase id of the rank's last phase line before the event, or None;
@@ -148,7 +175,19 @@ def failures_of(events: list[Event], last_phase_of: Any, ready: dict[str, Event]
         if located[0] == "serving":
             finding = RUNTIME_FINDING.get(finding, finding)
         focus = (sig.pattern.longest_literal(),) if sig is not None and kind in ("line", "exception") else ()
-        out.append(Failure(finding=finding, mechanism=sig.mechanism if sig else None, signature=sig.id if sig else None,
-                           evidence=kind, event=event, phase=located[0], phase_basis=located[1], values=values,
-                           quoted=bool(event.data.get("quoted")), after_ready=after_ready, focus=focus))
+        out.append(
+            Failure(
+                finding=finding,
+                mechanism=sig.mechanism if sig else None,
+                signature=sig.id if sig else None,
+                evidence=kind,
+                event=event,
+                phase=located[0],
+                phase_basis=located[1],
+                values=values,
+                quoted=bool(event.data.get("quoted")),
+                after_ready=after_ready,
+                focus=focus,
+            )
+        )
     return out

@@ -125,8 +125,7 @@ def compile_pattern(source: str, where: str, nocase: bool = False) -> Pattern:
         elif m.group(1):
             kind = m.group(2) or "word"
             if kind not in _TYPES and kind not in _LAZY:
-                raise RuleError(f"{where}: pattern: unknown capture type {kind!r} "
-                                f"(known: {', '.join([*_TYPES, *_LAZY])})")
+                raise RuleError(f"{where}: pattern: unknown capture type {kind!r} (known: {', '.join([*_TYPES, *_LAZY])})")
             segments[-1].append(Piece(name=m.group(1), kind=kind))
         elif token == "{":
             raise RuleError(f"{where}: pattern: '{{' starts a capture {{name}} or {{name:type}}; write \\{{ for the character")
@@ -137,8 +136,10 @@ def compile_pattern(source: str, where: str, nocase: bool = False) -> Pattern:
         raise RuleError(f"{where}: pattern: no literal text")
     for index, segment in enumerate(segments):
         if segment[0].literal is None and not (index == 0 and anchored):
-            raise RuleError(f"{where}: pattern: a capture must follow literal text, not a gap or the start "
-                            f"(add the words before it, or anchor with ^)")
+            raise RuleError(
+                f"{where}: pattern: a capture must follow literal text, not a gap or the start "
+                f"(add the words before it, or anchor with ^)"
+            )
         for a, b in zip(segment, segment[1:]):
             if a.literal is None and b.literal is None:
                 raise RuleError(f"{where}: pattern: two captures in a row ({{{a.name}}}{{{b.name}}}) need text between them")
