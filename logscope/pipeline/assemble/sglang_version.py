@@ -52,7 +52,7 @@ def sglang_version(lines: list[tuple[str, int, str]], stated: str | None, stated
             "how": _STATED_BY.get(stated_grammar or "", "stated by the input"),
             "evidence": [],
         }
-    catalogued = upstream.versions()
+    catalogued = upstream.catalogued_versions()
     narrowed: frozenset[str] = frozenset(catalogued)
     evidence: list[dict[str, Any]] = []
     seen: set[str] = set()

@@ -15,9 +15,10 @@ from typing import Any
 
 import yaml
 
+from logscope.core import user_cache
 from logscope.core.resources import PACKAGE_DATA
 from logscope.core.yamlfile import SAFE_LOADER
-from logscope.pipeline.sizing.calibration import Calibration, load_calibration
+from logscope.pipeline.sizing.calibration import Calibration, parse_calibration
 
 _DATA = PACKAGE_DATA
 # the probe's env-matrix calibration on one H200 (`logscope probe --world-size 1 --env-matrix`), when committed;
@@ -29,9 +30,21 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 
+def _yaml_data(name: str) -> Any:
+    """A shipped data file, parsed once per content and kept in the user cache (YAML construction in Python costs
+    a paste more than the constants are worth)."""
+    path = _DATA / name
+    return user_cache.cached(
+        "data-" + name.replace(".", "-"),
+        user_cache.content_key([path], ()),
+        lambda: yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER),  # noqa: S506 - a safe loader
+        lambda v: isinstance(v, dict),
+    )
+
+
 @cache
 def _catalogue() -> dict[str, Any]:
-    return yaml.load((_DATA / "cell_constants.yaml").read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506
+    return dict(_yaml_data("cell_constants.yaml"))
 
 
 def _constants() -> dict[str, Any]:
@@ -45,7 +58,7 @@ def deepep_source() -> dict[str, Any] | None:
 
 @cache
 def nccl_table() -> dict[str, Any]:
-    return yaml.load((_DATA / "nccl_h200.yaml").read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506
+    return dict(_yaml_data("nccl_h200.yaml"))
 
 
 @dataclass(frozen=True)
@@ -162,7 +175,9 @@ class NcclSizes:
 
 @cache
 def shipped_calibration() -> Calibration | None:
-    return load_calibration(SHIPPED_CALIBRATION) if SHIPPED_CALIBRATION.exists() else None
+    if not SHIPPED_CALIBRATION.exists():
+        return None
+    return parse_calibration(_yaml_data(SHIPPED_CALIBRATION.name), str(SHIPPED_CALIBRATION))
 
 
 def _from_calibration(env: NcclEnv, calibration: Calibration) -> NcclSizes | None:
