@@ -28,6 +28,13 @@ def _fails(findings: list[dict]) -> bool:
 
 # help and usage errors in plain text: typer's rich formatting imported rich and markdown-it on every --help
 PLAIN: dict[str, Any] = {"rich_markup_mode": None}
+# options that every command printing a document takes, declared once
+WIDTH = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160).")
+NO_REDACT = typer.Option(
+    False,
+    "--no-redact",
+    help="Keep secrets, e-mails, home-directory user names, IPs and host names in the output (for local use; never for a post).",
+)
 app = typer.Typer(
     **PLAIN,
     add_completion=False,
@@ -64,7 +71,7 @@ def analyze(
     fmt: Format = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
-    width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
+    width: int = WIDTH,
     model_config: Path | None = typer.Option(
         None, "--model-config", help="The model's config.json (hidden_size, experts) for estimates."
     ),
@@ -74,12 +81,7 @@ def analyze(
         help="A calibration file from `logscope probe`: measured sizes instead "
         "of the built-in estimates where it covers the group size.",
     ),
-    no_redact: bool = typer.Option(
-        False,
-        "--no-redact",
-        help="Keep secrets, e-mails, home-directory user names, IPs "
-        "and host names in the output (for local use; never for a post).",
-    ),
+    no_redact: bool = NO_REDACT,
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
     from logscope.pipeline.analyze import analyze_sources
@@ -221,13 +223,8 @@ def triage(
     keep: str = typer.Option("", "--keep", help="Kinds not to redact, comma-separated: token,email,path,ip,host."),
     rules: list[Path] | None = typer.Option(None, "--rules", help="An extra folder of rules/<id>.yaml files."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
-    width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
-    no_redact: bool = typer.Option(
-        False,
-        "--no-redact",
-        help="Keep secrets, e-mails, home-directory user names, IPs "
-        "and host names in the output (for local use; never for a post).",
-    ),
+    width: int = WIDTH,
+    no_redact: bool = NO_REDACT,
 ) -> None:
     """Triage a GitHub issue: find every log, dump and command in it, analyse them, and write one comment."""
     from logscope.core.redact import KINDS
@@ -288,13 +285,8 @@ def diff(
         None, "--model-config", help="The model's config.json: exact bytes per token instead of those derived from the KV lines."
     ),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
-    width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
-    no_redact: bool = typer.Option(
-        False,
-        "--no-redact",
-        help="Keep secrets, e-mails, home-directory user names, IPs "
-        "and host names in the output (for local use; never for a post).",
-    ),
+    width: int = WIDTH,
+    no_redact: bool = NO_REDACT,
 ) -> None:
     """Compare two launches: what changed (versions, settings, free memory by phase, ledgers, cells), and why
     the KV cache capacity changed, split into budget and bytes per token."""
@@ -336,13 +328,8 @@ def plan(
     model_config: Path | None = typer.Option(None, "--model-config", help="The model's config.json (heads, layers)."),
     fmt: CompareFormat = typer.Option("text", "--format", "-f", help="Output format."),  # type: ignore[valid-type]
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
-    width: int = typer.Option(0, "--width", help="Text width (0: COLUMNS, else the terminal, else 160)."),
-    no_redact: bool = typer.Option(
-        False,
-        "--no-redact",
-        help="Keep secrets, e-mails, home-directory user names, IPs "
-        "and host names in the output (for local use; never for a post).",
-    ),
+    width: int = WIDTH,
+    no_redact: bool = NO_REDACT,
 ) -> None:
     """Project a setting not yet run from a real run: per rank, the KV budget, KV tokens, max_running_requests
     and the margin left for lazily created buffers. Exit 1 when a rank's margin is negative."""
