@@ -3,6 +3,7 @@ whichever path reads an input."""
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -87,6 +88,8 @@ def _read(chunks):
         forward = [chunk.line(i) for i in range(chunk.size)]
         out.append(("lines", [(chunk.first + i, text) for i, text in enumerate(forward)]))
         assert [chunk.line(i) for i in range(chunk.size - 1, -1, -7)] == forward[::-1][::7]  # walking back
+        match = chunk.first_match
+        out.append(("first", [] if match is None else [(chunk.first + match[0], match[1])]))
     return out
 
 
@@ -96,8 +99,9 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
     path = tmp_path / "rank3.log"
     path.write_bytes(body)
     literals = prefilter.all_literals()
+    first_of = re.compile(rb" WARN\b|ERROR")  # found by the workers where they read, as the serving line is
     sequential = Source(name=str(path), path=path)
-    expected = _read(sequential.chunks(literals))
+    expected = _read(sequential.chunks(literals, None, first_of))
     monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
     monkeypatch.setattr(ranges, "RANGE_BYTES", 3001)  # ranges start and end inside lines
     monkeypatch.setattr(ranges, "READ_BYTES", 512)  # reads end inside lines; one line is longer than a read
@@ -107,7 +111,8 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
     results: dict[str, object] = {}
 
     def scan() -> None:
-        with scan_sources([parallel, Source(name="mem", path=None, data=body)], literals) as (chunks, in_memory):
+        sources = [parallel, Source(name="mem", path=None, data=body)]
+        with scan_sources(sources, literals, first_of) as (chunks, in_memory):
             results["got"], results["in_memory"] = _read(chunks), _read(in_memory)
 
     if threaded:  # a process with threads (the bot's server) spawns its workers instead of forking
@@ -121,6 +126,13 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
     flat = lambda parts, kind: [x for k, xs in parts if k == kind for x in xs]  # noqa: E731
     assert flat(got, "candidates") == flat(expected, "candidates")
     assert flat(got, "lines") == flat(expected, "lines")
+    lines = dict(flat(expected, "lines"))
+    assert (
+        flat(got, "first")[0]
+        == flat(expected, "first")[0]
+        == next((n, t) for n, t in sorted(lines.items()) if first_of.search(t.encode()))
+    )
+    assert all(first_of.search(text.encode()) and lines[n] == text for n, text in flat(got, "first"))
     assert parallel.lines == sequential.lines == body.count(b"\n") + 1
 
 
@@ -133,7 +145,7 @@ def test_a_worker_cuts_a_line_longer_than_its_buffer_and_keeps_the_offsets_after
     path = tmp_path / "long.log"
     path.write_bytes(b"".join(lines))
     with open(path, "rb", buffering=0) as handle:
-        count, found, cuts = ranges._scan_lines(handle, 0, path.stat().st_size, LiteralScan(("avail mem",)))
+        count, found, cuts, _first = ranges._scan_lines(handle, 0, path.stat().st_size, LiteralScan(("avail mem",)))
     assert (count, cuts) == (5, 1)
     assert [(index, offset) for index, offset, _text in found] == [(0, 0), (3, sum(map(len, lines[:3])))]
     assert found[1][2] == "c avail mem=2 GB"

@@ -24,7 +24,7 @@ from logscope.core.errors import InputError
 from logscope.core.limits import ReadNotes, cut_long_lines, expanded, is_compressed
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
-from logscope.pipeline.ingest.linescan import LineChunk, LiteralScan
+from logscope.pipeline.ingest.linescan import LineChunk, LiteralScan, first_line_matching
 
 __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
 
@@ -108,14 +108,22 @@ class Source:
         each line longer than limits.LINE_CAP cut there and counted in notes.cut_lines."""
         return cut_long_lines(self.reads(), self.notes)
 
-    def chunks(self, literals: tuple[str, ...], scan: LiteralScan | None = None) -> Iterator[LineChunk]:
+    def chunks(
+        self, literals: tuple[str, ...], scan: LiteralScan | None = None, first_of: re.Pattern[bytes] | None = None
+    ) -> Iterator[LineChunk]:
         """Numbered batches of physical lines with the indices and texts of the lines holding a literal, read
-        on this thread (stdin, .gz, small files; large files go to `scan_sources`' worker processes)."""
+        on this thread (stdin, .gz, small files; large files go to `scan_sources`' worker processes); the first
+        chunk holding a line that `first_of` matches carries it."""
         scan = scan or LiteralScan(literals)
         self.lines = 0
         for data in self.complete_reads():
             size, found = scan.candidates(data, 0, len(data))
-            yield LineChunk.in_memory(self.lines + 1, size, found, data)
+            chunk = LineChunk.in_memory(self.lines + 1, size, found, data)
+            if first_of is not None:
+                chunk.first_match = first_line_matching(first_of, data, 0, len(data))
+                if chunk.first_match is not None:
+                    first_of = None  # found: later chunks are not searched
+            yield chunk
             self.lines += size
 
     def range_chunks(self, scanned: Iterator[ranges.RangeScan]) -> Iterator[LineChunk]:
@@ -124,7 +132,9 @@ class Source:
         assert self.path is not None
         self.lines = 0
         for part in scanned:
-            yield LineChunk.in_file(self.lines + 1, part.lines, part.found, str(self.path), part.start, part.end)
+            chunk = LineChunk.in_file(self.lines + 1, part.lines, part.found, str(self.path), part.start, part.end)
+            chunk.first_match = part.first_match
+            yield chunk
             self.lines += part.lines
             self.notes.cut_lines += part.cut_lines
 
@@ -143,16 +153,19 @@ class Source:
 
 
 @contextmanager
-def scan_sources(sources: list[Source], literals: tuple[str, ...]) -> Iterator[list[Iterator[LineChunk]]]:
+def scan_sources(
+    sources: list[Source], literals: tuple[str, ...], first_of: re.Pattern[bytes] | None = None
+) -> Iterator[list[Iterator[LineChunk]]]:
     """Each source's line chunks. Plain files of RANGE_MIN_BYTES or more are cut into byte ranges that worker
     processes (one per core) scan in parallel, every file's ranges queued at once so the cores stay busy across
-    files; the rest are read on this thread when their turn comes."""
+    files; the rest are read on this thread when their turn comes. Each chunk carries its first line that
+    `first_of` matches, found where its bytes are read (a file is never read twice for it)."""
     scan = LiteralScan(literals)
     sizes = {id(s): _size(s) for s in sources}
     large = [s for s in sources if sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
-    with ranges.RangeScanner(literals, enabled=bool(large)) as scanner:
+    with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of) as scanner:
         queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
-        yield [s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan) for s in sources]
+        yield [s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan, first_of) for s in sources]
 
 
 def _size(source: Source) -> int:

@@ -118,6 +118,17 @@ def _hyperscan_search(literals: tuple[str, ...]) -> Callable[[Buffer, int, int],
     return search
 
 
+def first_line_matching(pattern: re.Pattern[bytes], buf: Buffer, start: int, end: int) -> tuple[int, str] | None:
+    """(index, text) of the first line of buf[start:end] (complete lines) that `pattern` matches, or None: one
+    search over the raw bytes, so the lines before it never become strings."""
+    found = pattern.search(buf, start, end)  # type: ignore[call-overload]
+    if found is None:
+        return None
+    line_start = max(buf.rfind(b"\n", start, found.start()) + 1, start)
+    line_end = buf.find(b"\n", found.end(), end)
+    return buf.count(b"\n", start, line_start), decode_line(bytes(buf[line_start : line_end if line_end >= 0 else end]))
+
+
 WINDOW_BYTES = 1 << 16  # how much of a file a chunk reads back at once for the lines after a candidate (grows as needed)
 
 
@@ -138,6 +149,7 @@ class LineChunk:
     window: Buffer
     window_start: int
     cursor: tuple[int, int]  # (line index, offset) of the last line returned, or of the chunk's start
+    first_match: tuple[int, str] | None = None  # the first line the scan's `first_of` pattern matches, if asked
 
     @classmethod
     def in_memory(cls, first: int, size: int, found: list[Candidate], data: Buffer) -> LineChunk:

@@ -11,6 +11,7 @@ fallback hold the GIL.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 from logscope.core.errors import InputError
 from logscope.core.limits import LINE_CAP
-from logscope.pipeline.ingest.linescan import Candidate, LiteralScan
+from logscope.pipeline.ingest.linescan import Candidate, LiteralScan, first_line_matching
 
 RANGE_MIN_BYTES = 16 << 20  # a smaller file is read on the main thread: starting workers costs more
 RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one file, large enough to amortise
@@ -30,6 +31,7 @@ READ_BYTES = 4 << 20  # a worker's buffer (it grows only for a line longer than 
 _PROBE_BYTES = 1 << 16
 
 _scan: LiteralScan | None = None  # the worker process's compiled literals
+_first_of: re.Pattern[bytes] | None = None  # the pattern whose first line each range reports
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,7 @@ class RangeScan:
     lines: int
     found: list[Candidate]  # line index within the range, absolute offset, text
     cut_lines: int = 0  # lines longer than the buffer: their first LINE_CAP bytes were read, the rest skipped
+    first_match: tuple[int, str] | None = None  # the range's first line that `first_of` matches (index, text)
 
 
 def workers() -> int:
@@ -50,7 +53,7 @@ class RangeScanner:
     """A pool of worker processes (one per core) for the duration of one analysis; `parallel` is False where
     there is one core, and the caller then reads every source itself."""
 
-    def __init__(self, literals: tuple[str, ...], enabled: bool) -> None:
+    def __init__(self, literals: tuple[str, ...], enabled: bool, first_of: re.Pattern[bytes] | None = None) -> None:
         self.literals = literals
         self.pool: ProcessPoolExecutor | None = None
         if not enabled or workers() < 2:
@@ -66,7 +69,7 @@ class RangeScanner:
             workers(),
             mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
             initializer=_init_worker,
-            initargs=(literals,),
+            initargs=(literals, first_of),
         )
 
     @property
@@ -90,12 +93,13 @@ class RangeScanner:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _init_worker(literals: tuple[str, ...]) -> None:
-    global _scan
+def _init_worker(literals: tuple[str, ...], first_of: re.Pattern[bytes] | None) -> None:
+    global _scan, _first_of
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (exit 130, no tracebacks)
     _scan = LiteralScan(literals)
+    _first_of = first_of
 
 
 def _scan_range(name: str, path: str, start: int, end: int) -> RangeScan:
@@ -103,10 +107,10 @@ def _scan_range(name: str, path: str, start: int, end: int) -> RangeScan:
     try:
         with open(path, "rb", buffering=0) as handle:
             own_start, own_end = _line_start(handle, start), _line_start(handle, end)
-            lines, found, cut = _scan_lines(handle, own_start, own_end, _scan)
+            lines, found, cut, first = _scan_lines(handle, own_start, own_end, _scan, _first_of)
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    return RangeScan(own_start, own_end, lines, found, cut)
+    return RangeScan(own_start, own_end, lines, found, cut, first)
 
 
 def _line_start(handle: object, offset: int) -> int:
@@ -125,7 +129,9 @@ def _line_start(handle: object, offset: int) -> int:
         at += len(block)
 
 
-def _scan_lines(handle: object, start: int, end: int, scan: LiteralScan) -> tuple[int, list[Candidate], int]:
+def _scan_lines(
+    handle: object, start: int, end: int, scan: LiteralScan, first_of: re.Pattern[bytes] | None = None
+) -> tuple[int, list[Candidate], int, tuple[int, str] | None]:
     buf = bytearray(READ_BYTES)
     held = 0  # bytes of an unfinished line at the front of buf
     offset = start  # file offset of buf[0]
@@ -133,6 +139,7 @@ def _scan_lines(handle: object, start: int, end: int, scan: LiteralScan) -> tupl
     lines = cuts = 0
     cutting = False  # inside a line longer than the buffer: its first LINE_CAP bytes are held, the rest dropped
     found: list[Candidate] = []
+    first: tuple[int, str] | None = None
     handle.seek(start)  # type: ignore[attr-defined]
     while True:
         got = 0
@@ -166,6 +173,8 @@ def _scan_lines(handle: object, start: int, end: int, scan: LiteralScan) -> tupl
         if complete:
             count, hits = scan.candidates(buf, 0, complete)
             found.extend((lines + index, offset + at, text) for index, at, text in hits)
+            if first_of is not None and first is None and (match := first_line_matching(first_of, buf, 0, complete)):
+                first = (lines + match[0], match[1])
             lines += count
             held = filled - complete
             buf[:held] = buf[complete:filled]
@@ -173,4 +182,4 @@ def _scan_lines(handle: object, start: int, end: int, scan: LiteralScan) -> tupl
         else:
             held = filled
         if finished:
-            return lines, found, cuts
+            return lines, found, cuts, first

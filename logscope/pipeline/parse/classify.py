@@ -21,7 +21,7 @@ from logscope.pipeline.parse import prefilter
 from logscope.pipeline.parse.parsers import sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader, prefix_of
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
-from logscope.pipeline.parse.serving import SERVING_MARK, first_serving_line
+from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
 
 _FULL_KEEP = 4000
@@ -58,7 +58,8 @@ class SourceClassifier:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
-        for chunk in self.chunks if self.chunks is not None else self.source.chunks(prefilter.all_literals()):
+        chunks = self.chunks if self.chunks is not None else self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES)
+        for chunk in chunks:
             self._run_chunk(chunk)
             self._mark_serving(chunk)
         self._release_rewrap()
@@ -126,10 +127,11 @@ class SourceClassifier:
 
     def _mark_serving(self, chunk: LineChunk) -> None:
         """The source's first line that shows the server serving (a served request, a batch line): failures after
-        it are runtime failures. One vectorised search per chunk until found, so batch lines never reach Python."""
+        it are runtime failures. Ingest searched the chunk's bytes for it (SERVING_BYTES) where it read them, so batch
+        lines never reach Python and a file is not read twice."""
         if self.serving_seen:
             return
-        found = first_serving_line(chunk.all_bytes())
+        found = chunk.first_match
         if found is None:
             return
         index, text = found
@@ -364,7 +366,7 @@ def _looks_like_a_record(text: str) -> bool:
 def classify_sources(sources: list[Source]) -> tuple[dict[str, list[Event]], Coverage]:
     coverage = Coverage()
     per_source: dict[str, list[Event]] = {}
-    with scan_sources(sources, prefilter.all_literals()) as chunks:
+    with scan_sources(sources, prefilter.all_literals(), SERVING_BYTES) as chunks:
         for source, source_chunks in zip(sources, chunks):
             per_source[source.name] = in_time_order(SourceClassifier(source, coverage, source_chunks).run())
     return per_source, coverage

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from logscope.core import kinds
+from logscope.pipeline.ingest.linescan import first_line_matching
 
 SERVING_MARK = kinds.SERVING_BEGIN  # the event kind of the first serving line of a chunk of input
 READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
@@ -23,7 +24,7 @@ _SERVING = re.compile(
     r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
     r"|Decode batch[.,] #running-req"
 )
-_SERVING_BYTES = re.compile(_SERVING.pattern.encode())
+SERVING_BYTES = re.compile(_SERVING.pattern.encode())  # searched where the bytes are read (ingest's chunks)
 
 
 def is_serving_line(text: str) -> bool:
@@ -31,12 +32,5 @@ def is_serving_line(text: str) -> bool:
 
 
 def first_serving_line(data: bytes) -> tuple[int, str] | None:
-    """(index, text) of the first serving line among a chunk's bytes, or None: one search over the raw bytes, so
-    batch lines never become Python strings."""
-    found = _SERVING_BYTES.search(data)
-    if found is None:
-        return None
-    start = data.rfind(b"\n", 0, found.start()) + 1
-    end = data.find(b"\n", found.end())
-    line = data[start : end if end >= 0 else len(data)].rstrip(b"\r")
-    return data.count(b"\n", 0, start), line.decode("utf-8", errors="replace")
+    """(index, text) of the first serving line among a chunk's bytes, or None."""
+    return first_line_matching(SERVING_BYTES, data, 0, len(data))
