@@ -74,9 +74,7 @@ def test_the_native_pass_finds_the_same_lines_as_re(path, monkeypatch):
     assert scan.native() is not None
     assert scan.candidates(data, 0, len(data)) == by_re
     assert [i for i, _, text in by_re[1]] == [
-        i
-        for i, line in enumerate(data.decode("utf-8", "replace").split("\n"))
-        if prefilter.literal_scan().text_rx.search(line.split("\x1f")[0])
+        i for i, line in enumerate(data.decode("utf-8", "replace").split("\n")) if prefilter.holds_literal(line.split("\x1f")[0])
     ]
 
 

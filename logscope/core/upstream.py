@@ -57,7 +57,7 @@ def template_regex(template: str, style: str) -> re.Pattern[str]:
     return re.compile(r"\s*" + body.strip() + r"\s*\Z", re.DOTALL)
 
 
-class Wording(NamedTuple):  # a tuple: ten thousand of them load from the cache fast
+class Wording(NamedTuple):
     template: str
     style: str
     module: str
@@ -73,7 +73,13 @@ class Wording(NamedTuple):  # a tuple: ten thousand of them load from the cache 
         return _compiled(self.template, self.style)
 
     def fits(self, message: str) -> bool:
-        return self.anchor in message and self.regex.match(message) is not None
+        return _fits(self, message)
+
+
+def _fits(row: tuple[str, str, str, int, str], message: str) -> bool:
+    """Whether a wording (a Wording, or the plain tuple the index keeps) prints `message`."""
+    template, style, _module, _mask, anchor = row
+    return anchor in message and _compiled(template, style).match(message) is not None
 
 
 @cache
@@ -81,7 +87,10 @@ def _compiled(template: str, style: str) -> re.Pattern[str]:
     return template_regex(template, style)
 
 
-WordingIndex = tuple[dict[str, tuple[Wording, ...]], tuple[tuple[str, Wording], ...]]
+# each wording as a plain tuple (Wording's fields): ten thousand of them load from the user cache in half the
+# time named tuples take, and only the few that fit a line become Wordings
+_Row = tuple[str, str, str, int, str]
+WordingIndex = tuple[dict[str, tuple[_Row, ...]], tuple[tuple[str, _Row], ...]]
 
 
 def wording_index() -> WordingIndex:
@@ -113,8 +122,8 @@ def _build_wording_index() -> WordingIndex:
     them, also those every release prints: a line that one of them prints tells nothing, and must not be
     taken for the narrower wording it also fits. Wordings with almost no literal text ("{msg}") are left
     out: they would fit any line."""
-    by_word: dict[str, list[Wording]] = {}
-    floating: list[tuple[str, Wording]] = []
+    by_word: dict[str, list[_Row]] = {}
+    floating: list[tuple[str, _Row]] = []
     for row in catalog()["messages"]:
         if row["kind"] not in ("log", "print", "raise") or row["level"] == "debug":
             continue
@@ -124,7 +133,7 @@ def _build_wording_index() -> WordingIndex:
         present = present_in(row)
         mask = sum(1 << i for i, v in enumerate(versions()) if v in present)
         anchor = max((p.strip("\n") for p in parts), key=len).strip()
-        wording = Wording(row["template"], row["style"], row["module"], mask, anchor)
+        wording = (row["template"], row["style"], row["module"], mask, anchor)
         head = parts[0].split()
         if head and parts[0][:1].strip():
             by_word.setdefault(head[0], []).append(wording)
@@ -140,8 +149,9 @@ def releases_printing(message: str) -> tuple[frozenset[str], list[Wording]] | No
     if not words:
         return None
     by_word, floating = wording_index()
-    matched = [w for w in by_word.get(words[0], ()) if w.fits(message)]
-    matched += [w for anchor, w in floating if anchor in message and w.fits(message)]
+    rows = [w for w in by_word.get(words[0], ()) if _fits(w, message)]
+    rows += [w for anchor, w in floating if anchor in message and _fits(w, message)]
+    matched = [Wording(*row) for row in rows]
     if not matched:
         return None
     return frozenset().union(*(w.releases for w in matched)), matched

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-import yaml
+from typing import TYPE_CHECKING
 
 from logscope.core.errors import RuleError
+from logscope.core.lazy import lazy_module
 
-# libyaml's safe loader when PyYAML has it (same safety: no Python tags), the pure one otherwise
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml as yaml  # the name the readers of data files import from here
+else:
+    yaml = lazy_module("yaml")  # imported when a data file is parsed, not when its parsed form is cached
+
+
+def safe_loader() -> type[yaml.SafeLoader]:
+    """libyaml's safe loader when PyYAML has it (same safety: no Python tags), the pure one otherwise."""
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # type: ignore[no-any-return]
 
 
 def compose_file(path: Path, max_bytes: int, what: str) -> tuple[bytes, yaml.Node]:
@@ -22,7 +29,7 @@ def compose_file(path: Path, max_bytes: int, what: str) -> tuple[bytes, yaml.Nod
     if len(raw) > max_bytes:
         raise RuleError(f"{name}: {what} larger than {max_bytes} bytes")
     try:
-        root = yaml.compose(raw.decode("utf-8"), Loader=SAFE_LOADER)
+        root = yaml.compose(raw.decode("utf-8"), Loader=safe_loader())
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""

@@ -1,12 +1,13 @@
 """Find the lines of raw bytes that hold one of a set of literals, without decoding the other lines.
 
 One multi-literal pass over the raw bytes (Hyperscan when it is installed: every literal at once with SIMD,
-about 0.45 CPU-s per GiB here; Python's `re` over bytes otherwise, and always for small buffers, where
-compiling a database would cost more than the search) finds where a literal occurs. Each hit's line is then
-cut out at its newlines, decoded the way a line is decoded (lossy UTF-8, trailing CR and everything after a
-0x1f unit separator dropped) and checked against the same alternation on its text, so the candidates are
-exactly the lines whose decoded text holds a literal. Line numbers come from counting the newlines between
-hits (bytes.count, a C loop), never from splitting the buffer.
+about 0.45 CPU-s per GiB here; Python's `re` over bytes otherwise) finds where a literal occurs; a small buffer
+(a paste) is searched one literal at a time with `bytes.find` instead, where compiling a database or an
+alternation would cost more than the search. Each hit's line is then cut out at its newlines, decoded the way
+a line is decoded (lossy UTF-8, trailing CR and everything after a 0x1f unit separator dropped) and tested
+for the same literals on its text, so the candidates are exactly the lines whose decoded text holds a literal.
+Line numbers come from counting the newlines between hits (bytes.count, a C loop), never from splitting the
+buffer.
 """
 
 from __future__ import annotations
@@ -39,25 +40,31 @@ def decode_line(raw: bytes | bytearray) -> str:
 
 @dataclass
 class LiteralScan:
-    """The prefilter's literals, compiled for the raw-bytes pass and for the exact test on a line's text."""
+    """The prefilter's literals, for the raw-bytes pass and for the exact test of a line's text."""
 
     literals: tuple[str, ...]
-    text_rx: re.Pattern[str] = field(init=False)
-    bytes_rx: re.Pattern[bytes] = field(init=False)
+    encoded: tuple[bytes, ...] = field(init=False)
+    _bytes_rx: re.Pattern[bytes] | None = field(default=None, init=False)
     _native: object | None = field(default=None, init=False)
     _native_tried: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
-        self.text_rx = re.compile("|".join(re.escape(lit) for lit in self.literals))
-        self.bytes_rx = re.compile(b"|".join(re.escape(lit.encode()) for lit in self.literals))
+        self.encoded = tuple(lit.encode() for lit in self.literals)
+
+    def holds(self, text: str) -> bool:
+        """The exact test of a line's text."""
+        return any(lit in text for lit in self.literals)
 
     def hits(self, buf: Buffer, start: int, end: int) -> list[int]:
         """Offsets inside buf[start:end] of bytes that belong to a literal occurrence, ascending."""
-        if end - start >= NATIVE_MIN_BYTES:
-            native = self.native()
-            if native is not None:
-                return native(buf, start, end)
-        return [m.start() for m in self.bytes_rx.finditer(buf, start, end)]  # type: ignore[call-overload]
+        if end - start < NATIVE_MIN_BYTES:
+            return _finds(buf, start, end, self.encoded)
+        native = self.native()
+        if native is not None:
+            return native(buf, start, end)
+        if self._bytes_rx is None:
+            self._bytes_rx = re.compile(b"|".join(re.escape(lit) for lit in self.encoded))
+        return [m.start() for m in self._bytes_rx.finditer(buf, start, end)]  # type: ignore[call-overload]
 
     def native(self) -> Callable[[Buffer, int, int], list[int]] | None:
         if not self._native_tried:
@@ -82,13 +89,25 @@ class LiteralScan:
             line_index += buf.count(b"\n", counted_to, line_start)
             counted_to = line_start
             text = decode_line(buf[line_start:line_end])
-            if self.text_rx.search(text):
+            if self.holds(text):
                 found.append((line_index, line_start, text))
             skip_to = line_end + 1
         lines = line_index + buf.count(b"\n", counted_to, end)
         if end > start and buf[end - 1] != NEWLINE:
             lines += 1  # the input's last line has no newline
         return lines, found
+
+
+def _finds(buf: Buffer, start: int, end: int, literals: tuple[bytes, ...]) -> list[int]:
+    """Where each literal starts inside buf[start:end], ascending: one `find` loop per literal."""
+    found: list[int] = []
+    for lit in literals:
+        at = buf.find(lit, start, end)
+        while at >= 0:
+            found.append(at)
+            at = buf.find(lit, at + 1, end)
+    found.sort()
+    return found
 
 
 def _hyperscan_search(literals: tuple[str, ...]) -> Callable[[Buffer, int, int], list[int]] | None:

@@ -103,17 +103,18 @@ def _table_row(line: str, following: str) -> bool:
     return line.rstrip()[-1:] in _BORDERS or following.lstrip()[:1] in _BORDERS
 
 
-def terminal_wraps(lines: list[str], pattern: str, is_record: Callable[[str], bool]) -> dict[int, tuple[str, int]]:
+def terminal_wraps(
+    lines: list[str], wanted: Callable[[str], bool], is_record: Callable[[str], bool]
+) -> dict[int, tuple[str, int]]:
     """Lines a terminal cut at its width, joined again: index of the first piece → (joined text, pieces).
 
     A physical line of exactly 80, 100, 120, ... characters followed by lines that are no record of their own
-    is one line cut by the terminal; only joins whose text holds a prefilter literal (`pattern`) are kept, so
+    is one line cut by the terminal; only joins whose text is `wanted` (holds a prefilter literal) are kept, so
     the classifier reads them where it would have read the uncut line."""
     wide = [i for i in range(len(lines) - 1) if len(lines[i]) in _WRAP_WIDTHS]
     if not wide:
         return {}
     full = [i for i in wide if not _RECORD_START.match(lines[i + 1]) and not _table_row(lines[i], lines[i + 1])]
-    literal = re.compile(pattern)
     out: dict[int, tuple[str, int]] = {}
     taken = -1
     for index in full:
@@ -130,7 +131,7 @@ def terminal_wraps(lines: list[str], pattern: str, is_record: Callable[[str], bo
             end += 1
             if len(piece) not in _WRAP_WIDTHS:
                 break
-        if end > index + 1 and literal.search(text):
+        if end > index + 1 and wanted(text):
             out[index] = (text, end - index)
             taken = end - 1
     return out

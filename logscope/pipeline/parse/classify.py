@@ -30,12 +30,11 @@ _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
-# a JSON string or flattened piece worth reading holds a prefilter literal, or several lines
-_LITERAL = re.compile(prefilter.PATTERN)
 
 
 def _WANTED(value: str) -> bool:  # noqa: N802 - a predicate handed to unwrap.expand
-    return "\n" in value or _LITERAL.search(value) is not None
+    """A JSON string or flattened piece worth reading holds a prefilter literal, or several lines."""
+    return "\n" in value or prefilter.holds_literal(value)
 
 
 class SourceClassifier:
@@ -118,7 +117,7 @@ class SourceClassifier:
         if chunk.path is not None:
             return {}
         lines = chunk.all_lines()
-        wraps = terminal_wraps(lines, prefilter.PATTERN, _starts_a_record)
+        wraps = terminal_wraps(lines, prefilter.holds_literal, _starts_a_record)
         return {
             index: wrap
             for index, wrap in wraps.items()

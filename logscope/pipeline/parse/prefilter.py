@@ -7,7 +7,6 @@ benchmark can run `grep -F -f` with exactly the same set.
 
 from __future__ import annotations
 
-import re
 from functools import cache
 
 from logscope.pipeline.ingest.linescan import LiteralScan
@@ -30,21 +29,34 @@ def all_literals() -> tuple[str, ...]:
     """Every literal once, in registry order, less those that hold another literal (a line holding one holds
     the other, so the search finds the same lines with fewer patterns). Also the set `logscope literals`
     prints for grep -F -f."""
-    every = tuple(dict.fromkeys([*(lit for lits in LINE_LITERALS.values() for lit in lits), *BLOCK_LITERALS]))
-    return tuple(lit for lit in every if not any(other != lit and other in lit for other in every))
+    return _shortest(tuple(dict.fromkeys([*(lit for lits in LINE_LITERALS.values() for lit in lits), *BLOCK_LITERALS])))
+
+
+def _shortest(literals: tuple[str, ...]) -> tuple[str, ...]:
+    """The literals that hold no other one, in their order."""
+    kept: set[str] = set()
+    for lit in sorted(literals, key=len):  # a literal can only hold a shorter one, already decided
+        if not any(other in lit for other in kept):
+            kept.add(lit)
+    return tuple(lit for lit in literals if lit in kept)
 
 
 @cache
 def literal_scan() -> LiteralScan:
-    """The literals compiled for the raw-bytes pass over an input and the exact test of a line's text."""
+    """The literals for the raw-bytes pass over an input and the exact test of a line's text."""
     return LiteralScan(all_literals())
 
 
-# the same literals as one alternation (the exact test a candidate line passes)
-PATTERN = "|".join(re.escape(lit) for lit in all_literals())
-_BY_GRAMMAR = {name: re.compile("|".join(re.escape(x) for x in lits)) for name, lits in LINE_LITERALS.items()}
+# `in` tests rather than compiled alternations: a paste tests a few dozen lines, and compiling the alternations
+# would cost it more than the tests
+_BY_GRAMMAR = {name: _shortest(tuple(dict.fromkeys(lits))) for name, lits in LINE_LITERALS.items()}
+
+
+def holds_literal(text: str) -> bool:
+    """The exact test a candidate line passes: it holds one of the literals."""
+    return literal_scan().holds(text)
 
 
 def grammars_for(text: str) -> list[str]:
     """The line grammars whose literals the line holds, in the order they should be tried."""
-    return [name for name, rx in _BY_GRAMMAR.items() if rx.search(text)]
+    return [name for name, literals in _BY_GRAMMAR.items() if any(literal in text for literal in literals)]

@@ -8,13 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from logscope.core import user_cache
 from logscope.core.errors import RuleError
 from logscope.core.grammar_loader import grammars_digest
 from logscope.core.resources import rules_dir
-from logscope.core.yamlfile import SAFE_LOADER, compose_file
+from logscope.core.yamlfile import compose_file, safe_loader, yaml
 from logscope.pipeline.rule_engine import expr as expr_module
 from logscope.pipeline.rule_engine.expr import Expr
 
@@ -24,7 +22,6 @@ _REQUIRED = ("id", "title", "severity", "when", "message", "hint", "why")
 _OPTIONAL = ("escalate", "scope", "let", "ranks", "evidence", "references", "cells", "false_positives")
 _LET_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 MAX_RULE_BYTES = 64 * 1024
-_SAFE = SAFE_LOADER
 
 
 @dataclass
@@ -84,7 +81,7 @@ def load_rule_file(path: Path) -> Rule:
         if key not in nodes:
             raise RuleError(f"{name}:1:1: missing required key {key!r}")
     try:
-        data = yaml.load(raw, Loader=_SAFE)  # noqa: S506 - a safe loader (CSafeLoader or SafeLoader)
+        data = yaml.load(raw, Loader=safe_loader())  # noqa: S506 - a safe loader (CSafeLoader or SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""

@@ -118,10 +118,10 @@ def load_calibration(path: str | Path) -> Calibration:
         raise _fail(name, "not UTF-8 text") from None
     import yaml  # only with --calibration: an analysis without one does not pay for it
 
-    from logscope.core.yamlfile import SAFE_LOADER
+    from logscope.core.yamlfile import safe_loader
 
     try:
-        data = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - libyaml's safe loader where PyYAML has it
+        data = yaml.load(text, Loader=safe_loader())  # noqa: S506 - libyaml's safe loader where PyYAML has it
     except yaml.YAMLError as exc:
         raise _fail(name, f"invalid YAML: {str(exc).splitlines()[0]}") from None
     return parse_calibration(data, name)

@@ -13,11 +13,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from logscope.core import user_cache
 from logscope.core.resources import PACKAGE_DATA
-from logscope.core.yamlfile import SAFE_LOADER
+from logscope.core.yamlfile import safe_loader, yaml
 from logscope.pipeline.sizing.calibration import Calibration, parse_calibration
 
 _DATA = PACKAGE_DATA
@@ -37,7 +35,7 @@ def _yaml_data(name: str) -> Any:
     return user_cache.cached(
         "data-" + name.replace(".", "-"),
         user_cache.content_key([path], ()),
-        lambda: yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER),  # noqa: S506 - a safe loader
+        lambda: yaml.load(path.read_text(encoding="utf-8"), Loader=safe_loader()),  # noqa: S506 - a safe loader
         lambda v: isinstance(v, dict),
     )
 

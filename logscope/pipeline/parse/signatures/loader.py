@@ -14,12 +14,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from logscope.core import user_cache
 from logscope.core.errors import RuleError
 from logscope.core.resources import rules_dir
-from logscope.core.yamlfile import SAFE_LOADER, compose_file
+from logscope.core.yamlfile import compose_file, safe_loader, yaml
 from logscope.pipeline.parse.signatures.pattern import Pattern, compile_pattern
 
 EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame")
@@ -30,7 +28,6 @@ _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
 _SIG_KEYS = {"id", "on", "pattern", "exception", "phase", "finding", "source"}
 MAX_FILE_BYTES = 128 * 1024
-_SAFE = SAFE_LOADER
 
 
 @dataclass(frozen=True)
@@ -125,7 +122,7 @@ def _signature(
         node = fields["exception"][1]
         if on != "exception":
             raise RuleError(f"{name}:{_mark(node)}: exception: only with on: exception")
-        value = yaml.load(yaml.serialize(node), Loader=_SAFE)  # noqa: S506 - a safe loader
+        value = yaml.load(yaml.serialize(node), Loader=safe_loader())  # noqa: S506 - a safe loader
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise RuleError(f"{name}:{_mark(node)}: exception: expected a list of exception class names")
         exception = tuple(value)
