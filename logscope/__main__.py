@@ -1,3 +1,3 @@
-from logscope.cli import main
+from logscope.entry import main
 
 main()

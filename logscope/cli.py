@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable, Iterable
 from enum import Enum
@@ -619,6 +620,7 @@ def bot_serve(
         metrics=metrics,
     )
     _access_log()
+    gc.enable()  # a server runs for days: the collector that a one-shot command leaves off (entry.py) is needed
     uvicorn.run(create_app(settings, queue, worker, routes(max_paste)), host=host, port=port, log_level="warning")
 
 
@@ -637,6 +639,7 @@ def serve(
     except ImportError as exc:
         _fail(f"the paste page needs the bot extra: from a logscope clone, pip install '.[bot]' ({exc})")
         return
+    gc.enable()  # as in bot serve
     uvicorn.run(Starlette(routes=routes(max_paste)), host=host, port=port, log_level="warning")
 
 
