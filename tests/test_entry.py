@@ -34,7 +34,9 @@ def test_python_dash_m_and_the_console_script_use_the_entry_point():
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert 'logscope = "logscope.entry:main"' in pyproject
     code = "import gc, runpy, sys; sys.argv = ['logscope', '--help']; runpy.run_module('logscope', run_name='__main__')"
-    probe = code.replace("runpy.run_module", "import atexit; atexit.register(lambda: print('gc', gc.isenabled())); runpy.run_module")
+    probe = code.replace(
+        "runpy.run_module", "import atexit; atexit.register(lambda: print('gc', gc.isenabled())); runpy.run_module"
+    )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("gc False")

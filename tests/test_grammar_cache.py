@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+from lark import LarkError
+
 from logscope.core import grammar_loader, resources
 
 
@@ -28,3 +31,23 @@ def test_cache_key_follows_the_grammar_text(tmp_path, monkeypatch):
     finally:
         grammar_loader.grammars_digest.cache_clear()
         grammar_loader.parser.cache_clear()
+
+
+def test_a_repeated_text_is_parsed_once_and_a_rejected_one_raises_again(monkeypatch):
+    calls = []
+    real = grammar_loader.parser("sglang")
+
+    class Counting:
+        def parse(self, text):
+            calls.append(text)
+            return real.parse(text)
+
+    monkeypatch.setattr(grammar_loader, "parser", lambda name: Counting())
+    monkeypatch.setattr(grammar_loader, "_memo", {})
+    line = "[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=78.50 GB"
+    first = grammar_loader.parse("sglang", line)
+    assert grammar_loader.parse("sglang", line) is first and calls == [line]
+    for _ in range(2):
+        with pytest.raises(LarkError):
+            grammar_loader.parse("sglang", "no SGLang line at all")
+    assert calls == [line, "no SGLang line at all"]

@@ -11,7 +11,7 @@ import pytest
 
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source, scan_sources
-from logscope.pipeline.ingest.linescan import LiteralScan, decode_line
+from logscope.pipeline.ingest.linescan import AnchoredPattern, LiteralScan, decode_line, first_line_matching
 from logscope.pipeline.parse import prefilter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +97,8 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
     path = tmp_path / "rank3.log"
     path.write_bytes(body)
     literals = prefilter.all_literals()
-    first_of = re.compile(rb" WARN\b|ERROR")  # found by the workers where they read, as the serving line is
+    # found by the workers where they read, as the serving line is
+    first_of = AnchoredPattern(re.compile(rb" WARN\b|ERROR"), (b" WARN", b"ERROR"))
     sequential = Source(name=str(path), path=path)
     expected = _read(sequential.chunks(literals, None, first_of))
     monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
@@ -128,9 +129,9 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
     assert (
         flat(got, "first")[0]
         == flat(expected, "first")[0]
-        == next((n, t) for n, t in sorted(lines.items()) if first_of.search(t.encode()))
+        == next((n, t) for n, t in sorted(lines.items()) if first_of.regex.search(t.encode()))
     )
-    assert all(first_of.search(text.encode()) and lines[n] == text for n, text in flat(got, "first"))
+    assert all(first_of.regex.search(text.encode()) and lines[n] == text for n, text in flat(got, "first"))
     assert parallel.lines == sequential.lines == body.count(b"\n") + 1
 
 
@@ -147,3 +148,28 @@ def test_a_worker_cuts_a_line_longer_than_its_buffer_and_keeps_the_offsets_after
     assert (count, cuts) == (5, 1)
     assert [(index, offset) for index, offset, _text in found] == [(0, 0), (3, sum(map(len, lines[:3])))]
     assert found[1][2] == "c avail mem=2 GB"
+
+
+SERVING_LINES = (
+    b'INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    b"[2026-01-01 10:00:00 TP0] Decode batch. #running-req: 1, #token: 90",
+    b"GET /v1/models 200 OK",
+)
+NOT_SERVING = (
+    b'INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK',  # SGLang's own warmup request
+    b'"GET /health HTTP/1.1" 200 OK and POST /x 500',
+    b"POST /v1/chat/completions\n 200 OK",  # the pattern never matches across a line's end
+    b"Decode batch #running-req",
+)
+
+
+@pytest.mark.parametrize("tail", SERVING_LINES)
+@pytest.mark.parametrize("path", FIXTURES[::5], ids=lambda p: p.name)
+def test_the_anchored_search_finds_the_first_line_a_line_by_line_search_finds(path, tail):
+    from logscope.pipeline.parse.serving import SERVING_BYTES, is_serving_line
+
+    data = path.read_bytes() + b"\n" + b"\n".join(NOT_SERVING) + b"\n" + tail + b"\nafter\n"
+    lines = data.split(b"\n")
+    expected = next((i, decode_line(line)) for i, line in enumerate(lines) if is_serving_line(decode_line(line)))
+    assert first_line_matching(SERVING_BYTES, data, 0, len(data)) == expected
+    assert first_line_matching(SERVING_BYTES, b"\n".join(NOT_SERVING), 0, len(b"\n".join(NOT_SERVING))) is None

@@ -11,7 +11,7 @@ import hashlib
 from functools import cache
 from typing import Any
 
-from lark import Lark
+from lark import Lark, LarkError, Tree
 from lark import __version__ as lark_version
 
 from logscope.core.resources import data_dir
@@ -40,3 +40,29 @@ def parser(name: str) -> Lark:
         except OSError:
             pass
     return Lark.open(str(path), **options)
+
+
+_MEMO_ENTRIES = 4096
+_MEMO_TEXT = 2000  # longer lines are parsed every time: rarely repeated, and costly to keep
+_memo: dict[tuple[str, str], Tree[Any] | LarkError] = {}
+
+
+def parse(name: str, text: str) -> Tree[Any]:
+    """parser(name).parse(text), once per distinct text: a log repeats its lines (every rank prints the same
+    startup, a traceback is printed by each rank and again by the launcher), and a lark parse costs about as
+    much as the rest of a line's classification. Trees are shared, never changed (transformers build new
+    values); a text the grammar rejects raises the same LarkError again."""
+    key = (name, text)
+    found = _memo.get(key)
+    if found is None:
+        try:
+            found = parser(name).parse(text)
+        except LarkError as exc:
+            found = exc
+        if len(text) <= _MEMO_TEXT:
+            if len(_memo) >= _MEMO_ENTRIES:
+                _memo.clear()
+            _memo[key] = found
+    if isinstance(found, LarkError):
+        raise found.with_traceback(None)
+    return found

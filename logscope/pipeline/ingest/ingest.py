@@ -24,7 +24,7 @@ from logscope.core.errors import InputError
 from logscope.core.limits import ReadNotes, cut_long_lines, expanded, is_compressed
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
-from logscope.pipeline.ingest.linescan import LineChunk, LiteralScan, first_line_matching
+from logscope.pipeline.ingest.linescan import AnchoredPattern, LineChunk, LiteralScan, first_line_matching
 
 __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
 
@@ -109,7 +109,7 @@ class Source:
         return cut_long_lines(self.reads(), self.notes)
 
     def chunks(
-        self, literals: tuple[str, ...], scan: LiteralScan | None = None, first_of: re.Pattern[bytes] | None = None
+        self, literals: tuple[str, ...], scan: LiteralScan | None = None, first_of: AnchoredPattern | None = None
     ) -> Iterator[LineChunk]:
         """Numbered batches of physical lines with the indices and texts of the lines holding a literal, read
         on this thread (stdin, .gz, small files; large files go to `scan_sources`' worker processes); the first
@@ -154,7 +154,7 @@ class Source:
 
 @contextmanager
 def scan_sources(
-    sources: list[Source], literals: tuple[str, ...], first_of: re.Pattern[bytes] | None = None
+    sources: list[Source], literals: tuple[str, ...], first_of: AnchoredPattern | None = None
 ) -> Iterator[list[Iterator[LineChunk]]]:
     """Each source's line chunks. Plain files of RANGE_MIN_BYTES or more are cut into byte ranges that worker
     processes (one per core) scan in parallel, every file's ranges queued at once so the cores stay busy across

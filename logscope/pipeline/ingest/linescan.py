@@ -137,15 +137,33 @@ def _hyperscan_search(literals: tuple[str, ...]) -> Callable[[Buffer, int, int],
     return search
 
 
-def first_line_matching(pattern: re.Pattern[bytes], buf: Buffer, start: int, end: int) -> tuple[int, str] | None:
-    """(index, text) of the first line of buf[start:end] (complete lines) that `pattern` matches, or None: one
+@dataclass(frozen=True)
+class AnchoredPattern:
+    """A pattern over one line's bytes whose every match holds one of `anchors`. It is searched by finding the
+    next anchor (`bytes.find`, a memchr-speed scan) and matching the pattern on that anchor's line only: `re`'s own
+    search of a pattern without a literal prefix costs about 20 ms per MiB, 20 s over a GiB with no match."""
+
+    regex: re.Pattern[bytes]
+    anchors: tuple[bytes, ...]
+
+
+def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> tuple[int, str] | None:
+    """(index, text) of the first line of buf[start:end] (complete lines) that `pattern` matches, or None: a
     search over the raw bytes, so the lines before it never become strings."""
-    found = pattern.search(buf, start, end)  # type: ignore[call-overload]
-    if found is None:
-        return None
-    line_start = max(buf.rfind(b"\n", start, found.start()) + 1, start)
-    line_end = buf.find(b"\n", found.end(), end)
-    return buf.count(b"\n", start, line_start), decode_line(bytes(buf[line_start : line_end if line_end >= 0 else end]))
+    at = start
+    while at < end:
+        hits = [found for anchor in pattern.anchors if (found := buf.find(anchor, at, end)) >= 0]
+        if not hits:
+            return None
+        hit = min(hits)
+        line_start = buf.rfind(b"\n", start, hit) + 1 or start
+        line_end = buf.find(b"\n", hit, end)
+        if line_end < 0:
+            line_end = end
+        if pattern.regex.search(buf, line_start, line_end):  # type: ignore[call-overload]
+            return buf.count(b"\n", start, line_start), decode_line(bytes(buf[line_start:line_end]))
+        at = line_end + 1
+    return None
 
 
 WINDOW_BYTES = 1 << 16  # how much of a file a chunk reads back at once for the lines after a candidate (grows as needed)

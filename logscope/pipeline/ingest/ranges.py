@@ -11,7 +11,6 @@ fallback hold the GIL.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 
 from logscope.core.errors import InputError
 from logscope.core.limits import LINE_CAP
-from logscope.pipeline.ingest.linescan import Candidate, LiteralScan, first_line_matching
+from logscope.pipeline.ingest.linescan import AnchoredPattern, Candidate, LiteralScan, first_line_matching
 
 RANGE_MIN_BYTES = 16 << 20  # a smaller file is read on the main thread: starting workers costs more
 RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one file, large enough to amortise
@@ -31,7 +30,7 @@ READ_BYTES = 4 << 20  # a worker's buffer (it grows only for a line longer than 
 _PROBE_BYTES = 1 << 16
 
 _scan: LiteralScan | None = None  # the worker process's compiled literals
-_first_of: re.Pattern[bytes] | None = None  # the pattern whose first line each range reports
+_first_of: AnchoredPattern | None = None  # the pattern whose first line each range reports
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +52,7 @@ class RangeScanner:
     """A pool of worker processes (one per core) for the duration of one analysis; `parallel` is False where
     there is one core, and the caller then reads every source itself."""
 
-    def __init__(self, literals: tuple[str, ...], enabled: bool, first_of: re.Pattern[bytes] | None = None) -> None:
+    def __init__(self, literals: tuple[str, ...], enabled: bool, first_of: AnchoredPattern | None = None) -> None:
         self.literals = literals
         self.pool: ProcessPoolExecutor | None = None
         if not enabled or workers() < 2:
@@ -93,7 +92,7 @@ class RangeScanner:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _init_worker(literals: tuple[str, ...], first_of: re.Pattern[bytes] | None) -> None:
+def _init_worker(literals: tuple[str, ...], first_of: AnchoredPattern | None) -> None:
     global _scan, _first_of
     import signal
 
@@ -130,7 +129,7 @@ def _line_start(handle: object, offset: int) -> int:
 
 
 def _scan_lines(
-    handle: object, start: int, end: int, scan: LiteralScan, first_of: re.Pattern[bytes] | None = None
+    handle: object, start: int, end: int, scan: LiteralScan, first_of: AnchoredPattern | None = None
 ) -> tuple[int, list[Candidate], int, tuple[int, str] | None]:
     buf = bytearray(READ_BYTES)
     held = 0  # bytes of an unfinished line at the front of buf

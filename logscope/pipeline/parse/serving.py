@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from logscope.core import kinds
-from logscope.pipeline.ingest.linescan import first_line_matching
+from logscope.pipeline.ingest.linescan import AnchoredPattern, first_line_matching
 
 SERVING_MARK = kinds.SERVING_BEGIN  # the event kind of the first serving line of a chunk of input
 READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
@@ -24,7 +24,8 @@ _SERVING = re.compile(
     r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
     r"|Decode batch[.,] #running-req"
 )
-SERVING_BYTES = re.compile(_SERVING.pattern.encode())  # searched where the bytes are read (ingest's chunks)
+# searched where the bytes are read (ingest's chunks); every match holds one of the anchors
+SERVING_BYTES = AnchoredPattern(re.compile(_SERVING.pattern.encode()), (b"POST /", b"GET /", b"Decode batch"))
 
 
 def is_serving_line(text: str) -> bool:

@@ -13,7 +13,7 @@ from lark.exceptions import LarkError
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.grammar_loader import parser
+from logscope.core.grammar_loader import parse
 from logscope.pipeline.parse.parsers.base import BlockReader
 
 _FURNITURE = re.compile(
@@ -149,7 +149,7 @@ _TRANSFORMER = _SmiTransformer()
 def read_smi_line(text: str) -> SmiLine | None:
     """One dump line through grammars/nvidia_smi.lark, or None when it is none of its line kinds."""
     try:
-        return _TRANSFORMER.transform(parser("nvidia_smi").parse(text.strip()))
+        return _TRANSFORMER.transform(parse("nvidia_smi", text.strip()))
     except LarkError:
         return None
 

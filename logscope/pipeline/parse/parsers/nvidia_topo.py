@@ -10,7 +10,7 @@ from lark.exceptions import LarkError
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.grammar_loader import parser
+from logscope.core.grammar_loader import parse
 from logscope.pipeline.parse.parsers.base import BlockReader
 
 _HEADER = re.compile(r"^\s*GPU0(\s+(GPU|NIC|mlx5_)\d+)*\s*(CPU Affinity.*)?$")
@@ -19,7 +19,7 @@ _P2P_STATES = {"OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}
 
 def _parse(text: str) -> Any:
     try:
-        return parser("nvidia_topo").parse(text.strip())
+        return parse("nvidia_topo", text.strip())
     except LarkError:
         return None
 

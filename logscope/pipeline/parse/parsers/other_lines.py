@@ -11,7 +11,7 @@ from lark import Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput
 
 from logscope.core import kinds
-from logscope.core.grammar_loader import parser
+from logscope.core.grammar_loader import parse
 
 _UNITS = {"bytes": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0, "TiB": 1024.0**2, "PiB": 1024.0**3}
 
@@ -85,7 +85,7 @@ def _oom_new(node: Tree, data: dict[str, Any]) -> None:
 
 def _parse_longest_sentences(body: str) -> tuple[Tree, bool] | None:
     try:
-        return parser("torch_oom").parse(body), False
+        return parse("torch_oom", body), False
     except LarkError:
         pass
     cut = body
@@ -95,7 +95,7 @@ def _parse_longest_sentences(body: str) -> tuple[Tree, bool] | None:
             return None
         cut = cut[: end + 1]
         try:
-            return parser("torch_oom").parse(cut), True
+            return parse("torch_oom", cut), True
         except LarkError:
             continue
 
@@ -110,7 +110,7 @@ def parse_server_args(text: str) -> tuple[dict[str, Any], bool] | None:
     truncated = False
     for _ in range(64):
         try:
-            tree = parser(kinds.SERVER_ARGS_GRAMMAR).parse(body)
+            tree = parse(kinds.SERVER_ARGS_GRAMMAR, body)
             break
         except UnexpectedInput as exc:
             pos = getattr(exc, "pos_in_stream", None) or len(body)
@@ -231,7 +231,7 @@ _LAUNCH = _LaunchCommand()
 def parse_launch_command(text: str) -> dict[str, Any] | None:
     """{'env': {...}, 'args': {...}} from a launch command, or {'env': {...}} from an export line."""
     try:
-        return _LAUNCH.transform(parser(kinds.LAUNCH_COMMAND_GRAMMAR).parse(text.strip()))
+        return _LAUNCH.transform(parse(kinds.LAUNCH_COMMAND_GRAMMAR, text.strip()))
     except LarkError:
         return None
 
@@ -243,7 +243,7 @@ def _flag(option: str) -> str:
 # ------------------------------------------------------------------ check_env
 def parse_check_env_line(text: str) -> tuple[str, str] | None:
     try:
-        tree = parser(kinds.CHECK_ENV_GRAMMAR).parse(text.strip())
+        tree = parse(kinds.CHECK_ENV_GRAMMAR, text.strip())
     except LarkError:
         return None
     tokens = {t.type: str(t) for t in tree.children if isinstance(t, Token)}
@@ -277,7 +277,7 @@ _TRACEBACK = _TracebackLine()
 
 def parse_traceback_line(text: str) -> tuple[str, dict[str, Any]] | None:
     try:
-        return _TRACEBACK.transform(parser(kinds.TRACEBACK_GRAMMAR).parse(text.strip()))
+        return _TRACEBACK.transform(parse(kinds.TRACEBACK_GRAMMAR, text.strip()))
     except LarkError:
         return None
 
@@ -292,7 +292,7 @@ _COMPONENTS = (
 
 def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     try:
-        tree = parser(kinds.NATIVE_LOG_GRAMMAR).parse(text.strip())
+        tree = parse(kinds.NATIVE_LOG_GRAMMAR, text.strip())
     except LarkError:
         return None
     node = cast(Tree, tree.children[0])

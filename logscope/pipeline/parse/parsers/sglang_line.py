@@ -10,7 +10,7 @@ from lark.exceptions import LarkError, VisitError
 
 from logscope.core import kinds
 from logscope.core.events import RankId
-from logscope.core.grammar_loader import parser
+from logscope.core.grammar_loader import parse
 
 # message rule → event kind, from the kind catalogue (a method may also return the kind itself)
 KINDS = kinds.rule_kinds()
@@ -481,7 +481,7 @@ _TRANSFORMER = _ToData()
 def parse_line(text: str) -> tuple[dict | None, str, dict] | None:
     """(prefix info, kind, data) or None when the line is not a recognised SGLang line."""
     try:
-        tree = parser("sglang").parse(text.strip())
+        tree = parse("sglang", text.strip())
     except LarkError:
         return None
     try:
