@@ -1,43 +1,20 @@
-"""The pipeline, one stage after the other, each returning its product:
+"""The pipeline's entry: the input's large files are handed to the byte-range workers first, and only then
+are the stages imported and run (logscope/pipeline/stages.py), so the workers scan while this process loads
+its grammars, signatures and rules; a paste starts no worker and pays for none of this.
 
-sources → classify → assemble → join_gpus · timeline_numbers · kv_sizing → ledgers · launch_failures → Analysis
-→ run_rules → build_document (schema logscope/1), which every renderer reads."""
+sources → scan (ingest) → the stages → Analysis → the document (schema logscope/1)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from logscope.core import kinds
-from logscope.core.events import Event
-from logscope.core.model import Analysis, Coverage, Failure, InputFile
-from logscope.pipeline.assemble.assemble import assemble
-from logscope.pipeline.failures import launch_failures
-from logscope.pipeline.ingest.ingest import Source
-from logscope.pipeline.ledger.ledger import ledgers, probe_process_ledgers
-from logscope.pipeline.ledger.smi_join import join_gpus
-from logscope.pipeline.ledger.timeline import timeline_numbers
-from logscope.pipeline.parse.classify import classify_sources
-from logscope.pipeline.rule_engine.engine import run_rules
-from logscope.pipeline.sizing.calibration import Calibration
-from logscope.pipeline.sizing.kv_sizing import kv_sizing
-from logscope.report.json import build_document
+from logscope.pipeline.ingest.ingest import Source, scan_sources
+from logscope.pipeline.parse.literal_set import cached_literals
+from logscope.pipeline.parse.serving import SERVING_BYTES
 
-# what kind of input a source was, by the grammars that read its lines
-_DUMP_GRAMMARS = frozenset({"nvidia_smi", "nvidia_topo", kinds.GPUSTAT_GRAMMAR})
-_LOG_GRAMMARS = frozenset(
-    {
-        kinds.SGLANG,
-        kinds.EXCEPTION_GRAMMAR,
-        kinds.TORCH_OOM_GRAMMAR,
-        kinds.TRACEBACK_GRAMMAR,
-        kinds.SERVER_ARGS_GRAMMAR,
-        kinds.LAUNCH_COMMAND_GRAMMAR,
-        kinds.NATIVE_LOG_GRAMMAR,
-        kinds.NATIVE_BACKTRACE_GRAMMAR,
-        "signature",
-        kinds.PROGRESS_GRAMMAR,
-    }
-)
+if TYPE_CHECKING:
+    from logscope.core.model import Analysis
+    from logscope.pipeline.sizing.calibration import Calibration
 
 
 def analyze_sources(
@@ -47,65 +24,15 @@ def analyze_sources(
     calibration: Calibration | None = None,
 ) -> dict[str, Any]:
     analysis = analyze_model(sources, model_config, calibration)
-    return build_document(analysis, run_rules(analysis, rules_dirs or []))
+    from logscope.pipeline import stages  # imported by analyze_model, once the workers started
+
+    return stages.document(analysis, rules_dirs or [])
 
 
 def analyze_model(
     sources: list[Source], model_config: dict[str, Any] | None = None, calibration: Calibration | None = None
 ) -> Analysis:
-    per_source, coverage = classify_sources(sources)
-    launches, global_events = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
-    join = join_gpus(launches, global_events)
-    failures = {launch.id: launch_failures(launch) for launch in launches}
-    sizing = {launch.id: kv_sizing(launch, model_config) for launch in launches}
-    return Analysis(
-        inputs=[_input(s, per_source.get(s.name, [])) for s in sources],
-        coverage=coverage,
-        launches=launches,
-        global_events=global_events,
-        join=join,
-        timeline=timeline_numbers(launches),
-        ledgers=ledgers(launches, join, calibration, sizing),
-        failures=failures,
-        unmatched_failures=_unmatched_failures(failures, coverage),
-        calibration=calibration.summary() if calibration is not None else None,
-        gpu_ledgers=probe_process_ledgers(join, calibration),
-        kv_sizing=sizing,
-    )
+    with scan_sources(sources, cached_literals(), SERVING_BYTES) as chunks:
+        from logscope.pipeline import stages  # after the workers started: importing the stages takes a while
 
-
-def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage) -> list[dict[str, Any]]:
-    """Lines that read like a failure but that no signature names: what logscope did not understand."""
-    out = [
-        {"source": f.event.source, "line": f.event.line, "text": f.event.text, "kind": f.event.kind}
-        for found in failures.values()
-        for f in found
-        if f.signature is None and f.event.kind != kinds.NATIVE_BACKTRACE
-    ]
-    out += [
-        {"source": m["source"], "line": m["line"], "text": m["text"], "kind": "unrecognized"}
-        for m in coverage.unrecognized
-        if m["grammar"] == "failure"
-    ]
-    return sorted(out, key=lambda m: (m["source"], m["line"]))
-
-
-def input_kind(events: list[Event]) -> str:
-    """nvidia-smi, check_env, log or unknown, from the grammars that read the source's lines."""
-    grammars = {e.grammar for e in events}
-    if not grammars:
-        return "unknown"
-    if grammars & _LOG_GRAMMARS:
-        return "log"
-    if grammars & {kinds.CHECK_ENV_GRAMMAR, kinds.COLLECT_ENV_GRAMMAR}:
-        return kinds.CHECK_ENV_GRAMMAR
-    if grammars & _DUMP_GRAMMARS:
-        return "nvidia-smi"
-    return "log"
-
-
-def _input(source: Source, events: list[Event]) -> InputFile:
-    notes = source.notes
-    return InputFile(
-        source.name, input_kind(events), source.lines, source.recognized_lines, notes.cut_lines, notes.encoding, notes.stopped
-    )
+        return stages.analysis(sources, chunks, model_config, calibration)

@@ -9,13 +9,13 @@ coverage report.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import TEXT_KEEP, Coverage
-from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, scan_sources, unwrap
+from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import REWRAPPED, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 from logscope.pipeline.parse import prefilter
 from logscope.pipeline.parse.parsers import sglang_line
@@ -362,12 +362,12 @@ def _looks_like_a_record(text: str) -> bool:
     return text.lstrip().startswith(prefilter.all_literals())
 
 
-def classify_sources(sources: list[Source]) -> tuple[dict[str, list[Event]], Coverage]:
+def classify_sources(sources: list[Source], chunks: list[Iterator[LineChunk]]) -> tuple[dict[str, list[Event]], Coverage]:
+    """Each source's events, from its line chunks (ingest.scan_sources with the prefilter's literals)."""
     coverage = Coverage()
     per_source: dict[str, list[Event]] = {}
-    with scan_sources(sources, prefilter.all_literals(), SERVING_BYTES) as chunks:
-        for source, source_chunks in zip(sources, chunks):
-            per_source[source.name] = in_time_order(SourceClassifier(source, coverage, source_chunks).run())
+    for source, source_chunks in zip(sources, chunks):
+        per_source[source.name] = in_time_order(SourceClassifier(source, coverage, source_chunks).run())
     return per_source, coverage
 
 

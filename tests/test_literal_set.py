@@ -1,0 +1,30 @@
+"""The literal set the byte-range workers start with (read from the user cache, before the parsers are imported)
+is the prefilter's, and its cache key covers every file the set is made from."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from logscope.core import kinds
+from logscope.pipeline.parse import literal_set, prefilter
+from logscope.pipeline.parse.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
+from logscope.pipeline.parse.signatures import loader
+
+
+def test_the_cached_set_is_the_prefilters(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    assert literal_set.cached_literals() == prefilter.all_literals()  # computed, then stored
+    assert list(tmp_path.glob("literals-*.pickle"))
+    assert literal_set.cached_literals() == prefilter.all_literals()  # read back
+
+
+def test_the_key_covers_every_file_the_literals_come_from():
+    files = set(literal_set.literal_files())
+    sources = {Path(inspect.getsourcefile(reader)).resolve() for reader in BLOCK_READERS}
+    sources |= {
+        Path(inspect.getsourcefile(grammar.fits)).resolve() for grammar in LINE_GRAMMARS if inspect.isfunction(grammar.fits)
+    }
+    sources |= {Path(prefilter.__file__).resolve(), Path(kinds.__file__).resolve(), Path(loader.__file__).resolve()}
+    sources |= {path.resolve() for path in loader.signature_files()}
+    assert sources <= files, sorted(map(str, sources - files))
