@@ -11,7 +11,7 @@ import pytest
 
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source, scan_sources
-from logscope.pipeline.ingest.linescan import AnchoredPattern, LiteralScan, decode_line, first_line_matching
+from logscope.pipeline.ingest.linescan import AnchoredPattern, LineChunk, LiteralScan, decode_line, first_line_matching
 from logscope.pipeline.parse import prefilter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,3 +173,17 @@ def test_the_anchored_search_finds_the_first_line_a_line_by_line_search_finds(pa
     expected = next((i, decode_line(line)) for i, line in enumerate(lines) if is_serving_line(decode_line(line)))
     assert first_line_matching(SERVING_BYTES, data, 0, len(data)) == expected
     assert first_line_matching(SERVING_BYTES, b"\n".join(NOT_SERVING), 0, len(b"\n".join(NOT_SERVING))) is None
+
+
+@pytest.mark.parametrize(
+    "extra", [b"", "\u00e9".encode() * 40 + b"\n", b"cut\x1f" + b"x" * 96 + b"\n"], ids=["ascii", "utf8", "unit-sep"]
+)
+def test_chunk_lines_of_a_width_are_those_a_full_decode_measures(extra):
+    widths = frozenset({80, 100, 120})
+    body = b"".join(p.read_bytes() for p in FIXTURES[:6]) + b"a" * 80 + b"\r\n" + b"b" * 79 + b"\r\n" + b"c" * 100 + b"\n"
+    data = extra + body + b"d" * 120
+    chunk = LineChunk.in_memory(1, data.count(b"\n") + 1, [], data)
+    lines = chunk.all_lines()
+    decoded = [decode_line(raw) for raw in data.split(b"\n")]
+    assert list(lines) == decoded
+    assert lines.of_width(widths) == [i for i in range(len(decoded) - 1) if len(decoded[i]) in widths]

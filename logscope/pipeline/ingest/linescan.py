@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 NEWLINE = 0x0A
 # below this many bytes the `re` pass (about 0.15 CPU-s per MiB) costs less than importing Hyperscan and
@@ -166,6 +167,41 @@ def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: 
     return None
 
 
+class ChunkLines(Sequence[str]):
+    """A chunk's physical lines, decoded one by one when read: a scan that looks at a few of them (the lines
+    of a given width, and their neighbours) does not decode the thousands it skips."""
+
+    def __init__(self, raws: list[bytes], plain: bool) -> None:
+        self.raws = raws
+        self.plain = plain  # ASCII without a 0x1f unit separator: a line's width is its byte length less a CR
+        self.texts: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self.raws)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self.raws)))]
+        if index < 0:
+            index += len(self.raws)
+        text = self.texts.get(index)
+        if text is None:
+            text = self.texts[index] = decode_line(self.raws[index])
+        return text
+
+    def of_width(self, widths: frozenset[int]) -> list[int]:
+        """Indices of the lines (the last one excepted) whose text is as long as one of `widths`."""
+        last = len(self.raws) - 1
+        if not self.plain:
+            return [i for i in range(last) if len(self[i]) in widths]
+        near = widths | {w + 1 for w in widths}  # a line ending in CR is one byte longer than its text
+        return [i for i, size in enumerate(map(len, self.raws[:last])) if size in near and len(self[i]) in widths]
+
+
 WINDOW_BYTES = 1 << 16  # how much of a file a chunk reads back at once for the lines after a candidate (grows as needed)
 
 
@@ -229,10 +265,11 @@ class LineChunk:
         """The whole chunk (read back from the file for a range scanned by a worker)."""
         return bytes(self._bytes(self.start, self.end))
 
-    def all_lines(self) -> list[str]:
-        """Every physical line of the chunk, as `line` gives them (for the scans that need each line's width)."""
-        lines = [decode_line(raw) for raw in self.all_bytes().split(b"\n")]
-        return lines[: self.size]
+    def all_lines(self) -> ChunkLines:
+        """Every physical line of the chunk, as `line` gives them, each decoded when first read (for the scans
+        that need each line's width)."""
+        data = self.all_bytes()
+        return ChunkLines(data.split(b"\n")[: self.size], data.isascii() and b"\x1f" not in data)
 
     def _newline(self, offset: int) -> int:
         """Offset of the newline that ends the line starting at `offset` (the chunk's end for an unfinished line)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 JSON_STRING = "a JSON string"
@@ -85,7 +85,7 @@ _COMPLETE = re.compile(
     r"but unallocated|reserved in total by PyTorch\)|expandable_segments|Environment Variables\)"
     r"|\bis free\.\s*$"
 )
-_WRAP_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})  # a line cut at exactly these widths was cut mid-word
+WRAP_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})  # a line cut at exactly these widths was cut mid-word
 _RECORD_START = re.compile(r"^\s*\[\d")  # a prefixed log record starts a line of its own
 MAX_REWRAP_LINES = 8
 
@@ -104,14 +104,16 @@ def _table_row(line: str, following: str) -> bool:
 
 
 def terminal_wraps(
-    lines: list[str], wanted: Callable[[str], bool], is_record: Callable[[str], bool]
+    lines: Sequence[str], wanted: Callable[[str], bool], is_record: Callable[[str], bool], wide: list[int] | None = None
 ) -> dict[int, tuple[str, int]]:
     """Lines a terminal cut at its width, joined again: index of the first piece → (joined text, pieces).
 
     A physical line of exactly 80, 100, 120, ... characters followed by lines that are no record of their own
     is one line cut by the terminal; only joins whose text is `wanted` (holds a prefilter literal) are kept, so
-    the classifier reads them where it would have read the uncut line."""
-    wide = [i for i in range(len(lines) - 1) if len(lines[i]) in _WRAP_WIDTHS]
+    the classifier reads them where it would have read the uncut line. `wide`: the lines of those widths, where
+    the caller found them faster than by measuring each line."""
+    if wide is None:
+        wide = [i for i in range(len(lines) - 1) if len(lines[i]) in WRAP_WIDTHS]
     if not wide:
         return {}
     full = [i for i in wide if not _RECORD_START.match(lines[i + 1]) and not _table_row(lines[i], lines[i + 1])]
@@ -129,7 +131,7 @@ def terminal_wraps(
                 break
             text += piece
             end += 1
-            if len(piece) not in _WRAP_WIDTHS:
+            if len(piece) not in WRAP_WIDTHS:
                 break
         if end > index + 1 and wanted(text):
             out[index] = (text, end - index)
@@ -147,7 +149,7 @@ class Rewrap:
     lines: int = 1
 
     def add(self, text: str) -> None:
-        glue = "" if self.last_width in _WRAP_WIDTHS and not self.text.endswith(" ") else " "
+        glue = "" if self.last_width in WRAP_WIDTHS and not self.text.endswith(" ") else " "
         self.text = self.text.rstrip() + glue + text.strip() if glue else self.text + text.lstrip()
         self.last_width = len(text)
         self.lines += 1

@@ -16,7 +16,7 @@ from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
-from logscope.pipeline.ingest.unwrap import REWRAPPED, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
+from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 from logscope.pipeline.parse import prefilter
 from logscope.pipeline.parse.parsers import sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader, prefix_of
@@ -117,7 +117,7 @@ class SourceClassifier:
         if chunk.path is not None:
             return {}
         lines = chunk.all_lines()
-        wraps = terminal_wraps(lines, prefilter.holds_literal, _starts_a_record)
+        wraps = terminal_wraps(lines, prefilter.holds_literal, _starts_a_record, lines.of_width(WRAP_WIDTHS))
         return {
             index: wrap
             for index, wrap in wraps.items()
