@@ -145,7 +145,7 @@ def test_a_worker_cuts_a_line_longer_than_its_buffer_and_keeps_the_offsets_after
     path = tmp_path / "long.log"
     path.write_bytes(b"".join(lines))
     with open(path, "rb", buffering=0) as handle:
-        count, found, cuts, _first = ranges._scan_lines(handle, 0, path.stat().st_size, LiteralScan(("avail mem",)))
+        count, found, cuts, _first, _startup = ranges._scan_lines(handle, 0, path.stat().st_size, LiteralScan(("avail mem",)))
     assert (count, cuts) == (5, 1)
     assert [(index, offset) for index, offset, _text in found] == [(0, 0), (3, sum(map(len, lines[:3])))]
     assert found[1][2] == "c avail mem=2 GB"

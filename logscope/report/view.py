@@ -216,6 +216,23 @@ def _verdict(report: dict[str, Any]) -> str:
     )
 
 
+def prefixed_statement(cov: dict[str, Any]) -> str | None:
+    """The coverage's sentence on SGLang-prefixed startup lines that no grammar reads, or None when there are none."""
+    found = cov.get("prefixed_unread")
+    if not found:
+        return None
+    ends = ", ".join(
+        f"{e['source'].rsplit('/', 1)[-1]} up to line {e['line'] - 1}"
+        + (" (judging stopped there: too many prefixed lines)" if e["why"] == "cap" else "")
+        for e in cov.get("startup_ends", [])
+    )
+    return (
+        f"startup lines with SGLang's prefix that no grammar reads: {found['lines']}: "
+        f"{plural(found['catalogued'], 'wording')} a catalogued release prints and {plural(found['uvicorn'], 'uvicorn line')} "
+        f"(explained), {plural(found['new_wording'], 'new wording')} (listed)" + (f"; startup part: {ends}" if ends else "")
+    )
+
+
 def _read_limits(report: dict[str, Any]) -> str:
     """What the bounds on reading left out (logscope/core/limits.py), said with the verdict so no format hides it."""
     parts = [f"{i['path']} {i['stopped']}" for i in report["inputs"] if i.get("stopped")]

@@ -24,7 +24,7 @@ from logscope.core.errors import InputError
 from logscope.core.limits import ReadNotes, cut_long_lines, expanded, is_compressed
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
-from logscope.pipeline.ingest.linescan import LineChunk, LiteralScan, first_line_matching
+from logscope.pipeline.ingest.linescan import LineChunk, LiteralScan, StartupScan, first_line_matching, with_startup_lines
 
 __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
 
@@ -109,16 +109,28 @@ class Source:
         return cut_long_lines(self.reads(), self.notes)
 
     def chunks(
-        self, literals: tuple[str, ...], scan: LiteralScan | None = None, first_of: re.Pattern[bytes] | None = None
+        self,
+        literals: tuple[str, ...],
+        scan: LiteralScan | None = None,
+        first_of: re.Pattern[bytes] | None = None,
+        startup: StartupScan | None = None,
     ) -> Iterator[LineChunk]:
         """Numbered batches of physical lines with the indices and texts of the lines holding a literal, read
         on this thread (stdin, .gz, small files; large files go to `scan_sources`' worker processes); the first
-        chunk holding a line that `first_of` matches carries it."""
+        chunk holding a line that `first_of` matches carries it. With `startup`, the prefixed lines of the
+        startup part are handed over too, and the chunk where it ends says where."""
         scan = scan or LiteralScan(literals)
         self.lines = 0
         for data in self.complete_reads():
             size, found = scan.candidates(data, 0, len(data))
+            until, capped = None, False
+            if startup is not None:
+                prefixed, until, capped = startup.lines(data, 0, len(data), startup.cap)
+                found = with_startup_lines(found, prefixed)
+                if until is not None:
+                    startup = None  # ended: the runtime after it is never searched for prefixes
             chunk = LineChunk.in_memory(self.lines + 1, size, found, data)
+            chunk.startup_until, chunk.startup_capped = until, capped
             if first_of is not None:
                 chunk.first_match = first_line_matching(first_of, data, 0, len(data))
                 if chunk.first_match is not None:
@@ -131,9 +143,14 @@ class Source:
         candidates is read back from the file only when the classifier asks for it."""
         assert self.path is not None
         self.lines = 0
+        in_startup = True  # each worker hands over its range's prefixed lines up to the range's own end of startup
         for part in scanned:
-            chunk = LineChunk.in_file(self.lines + 1, part.lines, part.found, str(self.path), part.start, part.end)
+            found = with_startup_lines(part.found, part.startup) if in_startup else part.found
+            chunk = LineChunk.in_file(self.lines + 1, part.lines, found, str(self.path), part.start, part.end)
             chunk.first_match = part.first_match
+            if in_startup:
+                chunk.startup_until, chunk.startup_capped = part.startup_until, part.startup_capped
+                in_startup = part.startup_until is None
             yield chunk
             self.lines += part.lines
             self.notes.cut_lines += part.cut_lines
@@ -154,18 +171,24 @@ class Source:
 
 @contextmanager
 def scan_sources(
-    sources: list[Source], literals: tuple[str, ...], first_of: re.Pattern[bytes] | None = None
+    sources: list[Source],
+    literals: tuple[str, ...],
+    first_of: re.Pattern[bytes] | None = None,
+    startup: StartupScan | None = None,
 ) -> Iterator[list[Iterator[LineChunk]]]:
     """Each source's line chunks. Plain files of RANGE_MIN_BYTES or more are cut into byte ranges that worker
     processes (one per core) scan in parallel, every file's ranges queued at once so the cores stay busy across
     files; the rest are read on this thread when their turn comes. Each chunk carries its first line that
-    `first_of` matches, found where its bytes are read (a file is never read twice for it)."""
+    `first_of` matches and, with `startup`, the prefixed lines of the startup part, found where its bytes are
+    read (a file is never read twice for them)."""
     scan = LiteralScan(literals)
     sizes = {id(s): _size(s) for s in sources}
     large = [s for s in sources if sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
-    with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of) as scanner:
+    with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of, startup=startup) as scanner:
         queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
-        yield [s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan, first_of) for s in sources]
+        yield [
+            s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan, first_of, startup) for s in sources
+        ]
 
 
 def _size(source: Source) -> int:

@@ -129,6 +129,52 @@ def first_line_matching(pattern: re.Pattern[bytes], buf: Buffer, start: int, end
     return buf.count(b"\n", start, line_start), decode_line(bytes(buf[line_start : line_end if line_end >= 0 else end]))
 
 
+@dataclass(frozen=True, slots=True)
+class StartupScan:
+    """The lines of an input's startup part that ingest hands over besides the literal ones: each line where
+    `prefixed` matches (a log prefix), up to the first line that `ends` matches (the running server's first
+    line), at most `cap` of them per chunk (a file of prefixed lines that never ends its startup costs no more)."""
+
+    prefixed: re.Pattern[bytes]
+    ends: re.Pattern[bytes]
+    cap: int
+
+    def lines(self, buf: Buffer, start: int, end: int, cap: int) -> tuple[list[Candidate], int | None, bool]:
+        """buf[start:end] holds complete lines → (its prefixed lines before the end line, at most `cap`; the
+        index of the first line left out (the end line, or the line after the cap), or None; whether the cap
+        stopped it)."""
+        stop, until = end, None
+        ended = self.ends.search(buf, start, end)  # type: ignore[call-overload]
+        if ended is not None:
+            stop = max(buf.rfind(b"\n", start, ended.start()) + 1, start)
+            until = buf.count(b"\n", start, stop)
+        found: list[Candidate] = []
+        line_index = 0
+        counted_to = skip_to = start
+        for hit in self.prefixed.finditer(buf, start, stop):  # type: ignore[call-overload]
+            if hit.start() < skip_to:
+                continue
+            line_start = max(buf.rfind(b"\n", start, hit.start()) + 1, start)
+            line_end = buf.find(b"\n", hit.start(), stop)
+            if line_end < 0:
+                line_end = stop
+            line_index += buf.count(b"\n", counted_to, line_start)
+            counted_to = line_start
+            if len(found) == cap:
+                return found, line_index, True
+            found.append((line_index, line_start, decode_line(buf[line_start:line_end])))
+            skip_to = line_end + 1
+        return found, until, False
+
+
+def with_startup_lines(found: list[Candidate], startup: list[Candidate]) -> list[Candidate]:
+    """The literal lines and the startup part's prefixed lines, once each, in line order."""
+    if not startup:
+        return found
+    have = {offset for _, offset, _ in found}
+    return sorted(found + [c for c in startup if c[1] not in have])
+
+
 WINDOW_BYTES = 1 << 16  # how much of a file a chunk reads back at once for the lines after a candidate (grows as needed)
 
 
@@ -150,6 +196,9 @@ class LineChunk:
     window_start: int
     cursor: tuple[int, int]  # (line index, offset) of the last line returned, or of the chunk's start
     first_match: tuple[int, str] | None = None  # the first line the scan's `first_of` pattern matches, if asked
+    # the first line whose prefix is not judged: the startup part's end line, or where StartupScan's cap stopped
+    startup_until: int | None = None
+    startup_capped: bool = False
 
     @classmethod
     def in_memory(cls, first: int, size: int, found: list[Candidate], data: Buffer) -> LineChunk:

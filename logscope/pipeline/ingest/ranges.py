@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 from logscope.core.errors import InputError
 from logscope.core.limits import LINE_CAP
-from logscope.pipeline.ingest.linescan import Candidate, LiteralScan, first_line_matching
+from logscope.pipeline.ingest.linescan import Candidate, LiteralScan, StartupScan, first_line_matching
 
 RANGE_MIN_BYTES = 16 << 20  # a smaller file is read on the main thread: starting workers costs more
 RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one file, large enough to amortise
@@ -32,6 +32,7 @@ _PROBE_BYTES = 1 << 16
 
 _scan: LiteralScan | None = None  # the worker process's compiled literals
 _first_of: re.Pattern[bytes] | None = None  # the pattern whose first line each range reports
+_startup: StartupScan | None = None  # the prefixed lines each range reports up to its own end of startup
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,11 @@ class RangeScan:
     found: list[Candidate]  # line index within the range, absolute offset, text
     cut_lines: int = 0  # lines longer than the buffer: their first LINE_CAP bytes were read, the rest skipped
     first_match: tuple[int, str] | None = None  # the range's first line that `first_of` matches (index, text)
+    # the range's prefixed lines (as `found`) before its first startup end line (reading it as if the startup went
+    # on at its start: the main thread drops them when an earlier range ended it), where they stop, and why
+    startup: list[Candidate] = field(default_factory=list)
+    startup_until: int | None = None
+    startup_capped: bool = False
 
 
 def workers() -> int:
@@ -53,7 +59,13 @@ class RangeScanner:
     """A pool of worker processes (one per core) for the duration of one analysis; `parallel` is False where
     there is one core, and the caller then reads every source itself."""
 
-    def __init__(self, literals: tuple[str, ...], enabled: bool, first_of: re.Pattern[bytes] | None = None) -> None:
+    def __init__(
+        self,
+        literals: tuple[str, ...],
+        enabled: bool,
+        first_of: re.Pattern[bytes] | None = None,
+        startup: StartupScan | None = None,
+    ) -> None:
         self.literals = literals
         self.pool: ProcessPoolExecutor | None = None
         if not enabled or workers() < 2:
@@ -69,7 +81,7 @@ class RangeScanner:
             workers(),
             mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
             initializer=_init_worker,
-            initargs=(literals, first_of),
+            initargs=(literals, first_of, startup),
         )
 
     @property
@@ -93,13 +105,14 @@ class RangeScanner:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _init_worker(literals: tuple[str, ...], first_of: re.Pattern[bytes] | None) -> None:
-    global _scan, _first_of
+def _init_worker(literals: tuple[str, ...], first_of: re.Pattern[bytes] | None, startup: StartupScan | None) -> None:
+    global _scan, _first_of, _startup
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (exit 130, no tracebacks)
     _scan = LiteralScan(literals)
     _first_of = first_of
+    _startup = startup
 
 
 def _scan_range(name: str, path: str, start: int, end: int) -> RangeScan:
@@ -107,10 +120,10 @@ def _scan_range(name: str, path: str, start: int, end: int) -> RangeScan:
     try:
         with open(path, "rb", buffering=0) as handle:
             own_start, own_end = _line_start(handle, start), _line_start(handle, end)
-            lines, found, cut, first = _scan_lines(handle, own_start, own_end, _scan, _first_of)
+            lines, found, cut, first, startup = _scan_lines(handle, own_start, own_end, _scan, _first_of, _startup)
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    return RangeScan(own_start, own_end, lines, found, cut, first)
+    return RangeScan(own_start, own_end, lines, found, cut, first, *startup)
 
 
 def _line_start(handle: object, offset: int) -> int:
@@ -130,8 +143,13 @@ def _line_start(handle: object, offset: int) -> int:
 
 
 def _scan_lines(
-    handle: object, start: int, end: int, scan: LiteralScan, first_of: re.Pattern[bytes] | None = None
-) -> tuple[int, list[Candidate], int, tuple[int, str] | None]:
+    handle: object,
+    start: int,
+    end: int,
+    scan: LiteralScan,
+    first_of: re.Pattern[bytes] | None = None,
+    startup: StartupScan | None = None,
+) -> tuple[int, list[Candidate], int, tuple[int, str] | None, tuple[list[Candidate], int | None, bool]]:
     buf = bytearray(READ_BYTES)
     held = 0  # bytes of an unfinished line at the front of buf
     offset = start  # file offset of buf[0]
@@ -140,6 +158,9 @@ def _scan_lines(
     cutting = False  # inside a line longer than the buffer: its first LINE_CAP bytes are held, the rest dropped
     found: list[Candidate] = []
     first: tuple[int, str] | None = None
+    prefixed: list[Candidate] = []
+    until: int | None = None
+    capped = False
     handle.seek(start)  # type: ignore[attr-defined]
     while True:
         got = 0
@@ -175,6 +196,10 @@ def _scan_lines(
             found.extend((lines + index, offset + at, text) for index, at, text in hits)
             if first_of is not None and first is None and (match := first_line_matching(first_of, buf, 0, complete)):
                 first = (lines + match[0], match[1])
+            if startup is not None and until is None:
+                more, stop, capped = startup.lines(buf, 0, complete, startup.cap - len(prefixed))
+                prefixed.extend((lines + index, offset + at, text) for index, at, text in more)
+                until = None if stop is None else lines + stop
             lines += count
             held = filled - complete
             buf[:held] = buf[complete:filled]
@@ -182,4 +207,4 @@ def _scan_lines(
         else:
             held = filled
         if finished:
-            return lines, found, cuts, first
+            return lines, found, cuts, first, (prefixed, until, capped)

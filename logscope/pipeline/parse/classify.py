@@ -14,14 +14,15 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.model import TEXT_KEEP, Coverage
+from logscope.core.model import NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, scan_sources, unwrap
+from logscope.pipeline.ingest.linescan import StartupScan
 from logscope.pipeline.ingest.unwrap import REWRAPPED, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
-from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse import prefilter, wordings
 from logscope.pipeline.parse.parsers import sglang_line
-from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader, prefix_of
+from logscope.pipeline.parse.parsers.base import PREFIX_BYTES, PREFIXED, BlockReader, message_after_prefix, prefix_of
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
-from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
+from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK, STARTUP_END_BYTES
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
 
 _FULL_KEEP = 4000
@@ -32,6 +33,14 @@ FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fata
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 # a JSON string or flattened piece worth reading holds a prefilter literal, or several lines
 _LITERAL = re.compile(prefilter.PATTERN)
+
+
+# every prefixed line of a startup part reaches the classifier (a new wording holds no literal): ingest hands them
+# over up to the running server's first line, at most STARTUP_CAP per chunk (4 MiB read, or 32 MiB range)
+STARTUP_CAP = 5000
+STARTUP = StartupScan(PREFIX_BYTES, STARTUP_END_BYTES, STARTUP_CAP)
+# a line a terminal cut is joined again when the join holds a literal or a log prefix
+_WRAP_PATTERN = prefilter.PATTERN + "|" + PREFIX_BYTES.pattern.decode()
 
 
 def _WANTED(value: str) -> bool:  # noqa: N802 - a predicate handed to unwrap.expand
@@ -55,11 +64,15 @@ class SourceClassifier:
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
+        self.startup_until: int | None = None  # the first line after the startup part (None: not seen yet)
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
-        chunks = self.chunks if self.chunks is not None else self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES)
+        chunks = self.chunks
+        if chunks is None:
+            chunks = self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES, STARTUP)
         for chunk in chunks:
+            self._mark_startup_end(chunk)
             self._run_chunk(chunk)
             self._mark_serving(chunk)
         self._release_rewrap()
@@ -118,12 +131,20 @@ class SourceClassifier:
         if chunk.path is not None:
             return {}
         lines = chunk.all_lines()
-        wraps = terminal_wraps(lines, prefilter.PATTERN, _starts_a_record)
+        wraps = terminal_wraps(lines, _WRAP_PATTERN, _starts_a_record)
         return {
             index: wrap
             for index, wrap in wraps.items()
             if not (_KEY_VALUE.match(lines[index + 1]) and _reads_whole(lines[index]))
         }
+
+    def _mark_startup_end(self, chunk: LineChunk) -> None:
+        """Where the source's startup part ends: unread prefixed lines before it are judged, none after it."""
+        if self.startup_until is not None or chunk.startup_until is None:
+            return
+        self.startup_until = chunk.first + chunk.startup_until
+        why = "cap" if chunk.startup_capped else "running"
+        self.coverage.startup_ends.append({"source": self.source.name, "line": self.startup_until, "why": why})
 
     def _mark_serving(self, chunk: LineChunk) -> None:
         """The source's first line that shows the server serving (a served request, a batch line): failures after
@@ -193,8 +214,22 @@ class SourceClassifier:
                 return
         candidates = prefilter.grammars_for(text)
         if not candidates:
+            self._judge_wording(lineno, text)
             return
         self._classify(lineno, text, candidates)
+
+    def _judge_wording(self, lineno: int, text: str) -> None:
+        """A startup line with SGLang's prefix that no grammar reads: counted by its wording's verdict, and listed
+        when no catalogued release prints that wording (parse/wordings.py)."""
+        if self.quoted or (self.startup_until is not None and lineno >= self.startup_until):
+            return
+        message = message_after_prefix(text)
+        if message is None:
+            return
+        verdict = wordings.judge(message)
+        self.coverage.prefixed[verdict] += 1
+        if verdict == NEW_WORDING:
+            self.coverage.miss(self.source.name, lineno, NEW_WORDING, text)
 
     # ------------------------------------------------------------------ one line
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
@@ -224,6 +259,8 @@ class SourceClassifier:
         if not tried:
             if failure_look:
                 self.coverage.miss(self.source.name, lineno, "failure", text)
+            else:
+                self._judge_wording(lineno, text)
             return
         if tried[0] == "sglang" and self.pending is None:
             self.pending = (lineno, text)
@@ -366,7 +403,7 @@ def _looks_like_a_record(text: str) -> bool:
 def classify_sources(sources: list[Source]) -> tuple[dict[str, list[Event]], Coverage]:
     coverage = Coverage()
     per_source: dict[str, list[Event]] = {}
-    with scan_sources(sources, prefilter.all_literals(), SERVING_BYTES) as chunks:
+    with scan_sources(sources, prefilter.all_literals(), SERVING_BYTES, STARTUP) as chunks:
         for source, source_chunks in zip(sources, chunks):
             per_source[source.name] = in_time_order(SourceClassifier(source, coverage, source_chunks).run())
     return per_source, coverage

@@ -25,6 +25,13 @@ _SERVING = re.compile(
     r"|Decode batch[.,] #running-req"
 )
 SERVING_BYTES = re.compile(_SERVING.pattern.encode())  # searched where the bytes are read (ingest's chunks)
+# where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
+# batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
+# [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after
+# it never goes through the grammars line by line.
+STARTUP_END_BYTES = re.compile(
+    (_SERVING.pattern + r"|\b(?:Prefill|Decode) batch(?:[.,(]| \[\d+\])|The server is fired up and ready to roll").encode()
+)
 
 
 def is_serving_line(text: str) -> bool:
