@@ -11,8 +11,9 @@ import pytest
 
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source, scan_sources
-from logscope.pipeline.ingest.linescan import LiteralScan, decode_line
+from logscope.pipeline.ingest.linescan import LiteralScan, StartupScan, decode_line
 from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse.classify import STARTUP
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted(
@@ -90,18 +91,24 @@ def _read(chunks):
         assert [chunk.line(i) for i in range(chunk.size - 1, -1, -7)] == forward[::-1][::7]  # walking back
         match = chunk.first_match
         out.append(("first", [] if match is None else [(chunk.first + match[0], match[1])]))
+        until = chunk.startup_until
+        out.append(("startup", [] if until is None else [(chunk.first + until, chunk.startup_capped)]))
     return out
 
 
 @pytest.mark.parametrize("threaded", [False, True], ids=["fork", "spawn-from-a-thread"])
 def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, threaded):
     body = b"".join(p.read_bytes() for p in FIXTURES[:12]) + b"\n\nlong " + b"x" * 5000 + b" WARN\nlast ERROR"
+    # prefixed lines before the startup's end (the ready line near the end of the 12 fixtures) and after it
+    body = body.replace(b"\n", b"\n[2026-01-01 00:00:00 TP0] no literal here\n", 40)
+    body += b"\n[2026-01-01 00:00:09 TP0] no literal here"
+    assert body.index(b"fired up and ready") > 10 * 3001
     path = tmp_path / "rank3.log"
     path.write_bytes(body)
     literals = prefilter.all_literals()
     first_of = re.compile(rb" WARN\b|ERROR")  # found by the workers where they read, as the serving line is
     sequential = Source(name=str(path), path=path)
-    expected = _read(sequential.chunks(literals, None, first_of))
+    expected = _read(sequential.chunks(literals, None, first_of, STARTUP))
     monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
     monkeypatch.setattr(ranges, "RANGE_BYTES", 3001)  # ranges start and end inside lines
     monkeypatch.setattr(ranges, "READ_BYTES", 512)  # reads end inside lines; one line is longer than a read
@@ -112,7 +119,7 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
 
     def scan() -> None:
         sources = [parallel, Source(name="mem", path=None, data=body)]
-        with scan_sources(sources, literals, first_of) as (chunks, in_memory):
+        with scan_sources(sources, literals, first_of, STARTUP) as (chunks, in_memory):
             results["got"], results["in_memory"] = _read(chunks), _read(in_memory)
 
     if threaded:  # a process with threads (the bot's server) spawns its workers instead of forking
@@ -133,7 +140,40 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
         == next((n, t) for n, t in sorted(lines.items()) if first_of.search(t.encode()))
     )
     assert all(first_of.search(text.encode()) and lines[n] == text for n, text in flat(got, "first"))
+    # the startup part's prefixed lines are handed over up to its end, whichever path reads the file
+    assert flat(got, "startup") == flat(expected, "startup") == [(lines_before(body, b"fired up and ready"), False)]
+    handed = [text for _, text in flat(got, "candidates") if text.endswith("no literal here")]
+    assert handed == ["[2026-01-01 00:00:00 TP0] no literal here"] * body[: body.index(b"fired up")].count(b"no literal here")
     assert parallel.lines == sequential.lines == body.count(b"\n") + 1
+
+
+def lines_before(body: bytes, needle: bytes) -> int:
+    """The 1-based number of the line holding `needle`."""
+    return body[: body.index(needle)].count(b"\n") + 1
+
+
+# (lines, cap): the prefixed lines ("[" in them) before the first "RUN" line, at most cap; where they stop and why
+STARTUP_CASES = [
+    ([b"[a", b"x", b"[b", b"RUN [c", b"[d"], 10),
+    ([b"[a", b"[b", b"[c", b"RUN"], 2),
+    ([b"[a", b"[b"], 2),
+    ([b"x", b"y [z"], 5),
+    ([b"RUN", b"[a"], 5),
+    ([], 3),
+    ([b"[a\r", b"[b\x1fcut"], 5),
+]
+
+
+@pytest.mark.parametrize(("lines", "cap"), STARTUP_CASES)
+def test_the_startup_scan_hands_over_the_prefixed_lines_before_the_end(lines, cap):
+    data = b"".join(line + b"\n" for line in lines)
+    scan = StartupScan(re.compile(rb"\["), re.compile(rb"RUN"), cap)
+    end = next((i for i, line in enumerate(lines) if b"RUN" in line), None)
+    before = [(i, sum(len(x) + 1 for x in lines[:i]), decode_line(x)) for i, x in enumerate(lines[:end]) if b"[" in x]
+    found, until, capped = scan.lines(data, 0, len(data), cap)
+    assert found == before[:cap]
+    assert capped == (len(before) > cap)
+    assert until == (before[cap][0] if capped else end)
 
 
 def test_a_worker_cuts_a_line_longer_than_its_buffer_and_keeps_the_offsets_after_it(tmp_path, monkeypatch):
