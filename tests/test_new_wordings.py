@@ -70,7 +70,10 @@ CASES = [
         id="first-line-of-a-multi-line-wording",
     ),
     pytest.param(  # uvicorn's own lines, in the format SGLang gives them
-        ["[2026-10-20 09:00:04] INFO:     Started server process [177326]", "[2026-10-20 09:00:04] INFO:     Waiting for application startup."],
+        [
+            "[2026-10-20 09:00:04] INFO:     Started server process [177326]",
+            "[2026-10-20 09:00:04] INFO:     Waiting for application startup.",
+        ],
         {"catalogued": 0, "uvicorn": 2, "new_wording": 0},
         [],
         id="uvicorn-lines",
@@ -148,7 +151,9 @@ def test_the_byte_ranges_give_the_coverage_of_the_in_memory_read(tmp_path, monke
     monkeypatch.setattr(ranges, "READ_BYTES", 256)
     by_ranges = analyze_paths(str(path))["coverage"]
     assert by_ranges == in_memory
-    assert [m["line"] for m in by_ranges["unrecognized"] if m["grammar"] == "new_wording"] == [text.splitlines().index(INVENTED) + 1]
+    assert [m["line"] for m in by_ranges["unrecognized"] if m["grammar"] == "new_wording"] == [
+        text.splitlines().index(INVENTED) + 1
+    ]
     assert by_ranges["prefixed_unread"] == {"lines": 2, "catalogued": 1, "uvicorn": 0, "new_wording": 1}
 
 

@@ -52,7 +52,7 @@ def render_markdown(report: dict[str, Any], width: int = 0) -> str:
         out += ["```", ""]
     prefixed = prefixed_statement(cov)
     if prefixed:
-        out += [prefixed, ""]
+        out.append(prefixed)
     out += [
         "",
         f"<sub>logscope {view.version} · {cov['lines']} lines read, "

@@ -226,10 +226,14 @@ def prefixed_statement(cov: dict[str, Any]) -> str | None:
         + (" (judging stopped there: too many prefixed lines)" if e["why"] == "cap" else "")
         for e in cov.get("startup_ends", [])
     )
-    return (
-        f"startup lines with SGLang's prefix that no grammar reads: {found['lines']}: "
-        f"{plural(found['catalogued'], 'wording')} a catalogued release prints and {plural(found['uvicorn'], 'uvicorn line')} "
-        f"(explained), {plural(found['new_wording'], 'new wording')} (listed)" + (f"; startup part: {ends}" if ends else "")
+    explained = [
+        plural(n, word) for n, word in ((found["catalogued"], "catalogued wording"), (found["uvicorn"], "uvicorn line")) if n
+    ]
+    parts = [f"explained: {', '.join(explained)}"] if explained else []
+    if found["new_wording"]:
+        parts.append(f"listed: {plural(found['new_wording'], 'new wording')} that no catalogued release prints")
+    return f"startup lines with SGLang's prefix that no grammar reads: {found['lines']} ({'; '.join(parts)})" + (
+        f"; startup part: {ends}" if ends else ""
     )
 
 

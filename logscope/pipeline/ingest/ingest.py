@@ -186,9 +186,7 @@ def scan_sources(
     large = [s for s in sources if sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
     with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of, startup=startup) as scanner:
         queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
-        yield [
-            s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan, first_of, startup) for s in sources
-        ]
+        yield [s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan, first_of, startup) for s in sources]
 
 
 def _size(source: Source) -> int:
