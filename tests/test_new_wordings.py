@@ -13,6 +13,7 @@ from logscope.core.model import Coverage
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse import classify, prefilter, wordings
+from logscope.report.text import render_terminal
 from tests.helpers import analyze_paths, analyze_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,3 +175,10 @@ def test_a_prefixed_line_a_terminal_cut_is_judged_whole():
     )
     report = analyze_text(_log(line[:120], line[120:]))
     assert report["coverage"]["prefixed_unread"] == {"lines": 1, "catalogued": 1, "uvicorn": 0, "new_wording": 0}
+
+
+def test_the_text_report_says_where_the_cap_stopped_the_judging(monkeypatch):
+    monkeypatch.setattr(classify, "STARTUP", classify.StartupScan(classify.PREFIX_BYTES, classify.STARTUP_END_BYTES, 3))
+    out = render_terminal(analyze_text(_log(INVENTED)), width=400)
+    said = "startup lines with SGLang's prefix that no grammar reads: 0; startup part: paste.log up to line 3 (judging stopped"
+    assert said in out

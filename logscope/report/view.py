@@ -217,9 +217,11 @@ def _verdict(report: dict[str, Any]) -> str:
 
 
 def prefixed_statement(cov: dict[str, Any]) -> str | None:
-    """The coverage's sentence on SGLang-prefixed startup lines that no grammar reads, or None when there are none."""
-    found = cov.get("prefixed_unread")
-    if not found:
+    """The coverage's sentence on SGLang-prefixed startup lines that no grammar reads (and on where the judging
+    stopped), or None when there are none and nothing stopped it early."""
+    found = cov.get("prefixed_unread") or {"lines": 0, "catalogued": 0, "uvicorn": 0, "new_wording": 0}
+    capped = any(e["why"] == "cap" for e in cov.get("startup_ends", []))
+    if not found["lines"] and not capped:
         return None
     ends = ", ".join(
         f"{e['source'].rsplit('/', 1)[-1]} up to line {e['line'] - 1}"
@@ -232,7 +234,8 @@ def prefixed_statement(cov: dict[str, Any]) -> str | None:
     parts = [f"explained: {', '.join(explained)}"] if explained else []
     if found["new_wording"]:
         parts.append(f"listed: {plural(found['new_wording'], 'new wording')} that no catalogued release prints")
-    return f"startup lines with SGLang's prefix that no grammar reads: {found['lines']} ({'; '.join(parts)})" + (
+    counts = f" ({'; '.join(parts)})" if parts else ""
+    return f"startup lines with SGLang's prefix that no grammar reads: {found['lines']}{counts}" + (
         f"; startup part: {ends}" if ends else ""
     )
 
