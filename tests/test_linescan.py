@@ -91,8 +91,8 @@ def _read(chunks):
         assert [chunk.line(i) for i in range(chunk.size - 1, -1, -7)] == forward[::-1][::7]  # walking back
         match = chunk.first_match
         out.append(("first", [] if match is None else [(chunk.first + match[0], match[1])]))
-        until = chunk.startup_until
-        out.append(("startup", [] if until is None else [(chunk.first + until, chunk.startup_capped)]))
+        parts = [(chunk.first + a, None if b is None else chunk.first + b, a == 0) for a, b in chunk.startup_parts]
+        out.append(("startup", parts))
     return out
 
 
@@ -140,11 +140,22 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
         == next((n, t) for n, t in sorted(lines.items()) if first_of.search(t.encode()))
     )
     assert all(first_of.search(text.encode()) and lines[n] == text for n, text in flat(got, "first"))
-    # the startup part's prefixed lines are handed over up to its end, whichever path reads the file
-    assert flat(got, "startup") == flat(expected, "startup") == [(lines_before(body, b"fired up and ready"), False)]
+    # the startup parts and their prefixed lines are handed over up to their ends, whichever path reads the file
+    assert joined(flat(got, "startup")) == joined(flat(expected, "startup"))
+    assert joined(flat(got, "startup"))[0] == (1, lines_before(body, b"fired up and ready"))
     handed = [text for _, text in flat(got, "candidates") if text.endswith("no literal here")]
     assert handed == ["[2026-01-01 00:00:00 TP0] no literal here"] * body[: body.index(b"fired up")].count(b"no literal here")
     assert parallel.lines == sequential.lines == body.count(b"\n") + 1
+
+
+def joined(parts: list[tuple[int, int | None, bool]]) -> list[tuple[int, int | None]]:
+    """Startup parts of consecutive chunks, a part that goes on past its chunk joined to its continuation."""
+    out: list[tuple[int, int | None]] = []
+    for first, after, at_chunk_start in parts:
+        if out and out[-1][1] is None and at_chunk_start:
+            first = out.pop()[0]
+        out.append((first, after))
+    return out
 
 
 def lines_before(body: bytes, needle: bytes) -> int:
@@ -152,28 +163,50 @@ def lines_before(body: bytes, needle: bytes) -> int:
     return body[: body.index(needle)].count(b"\n") + 1
 
 
-# (lines, cap): the prefixed lines ("[" in them) before the first "RUN" line, at most cap; where they stop and why
+# (lines, starting, cap): a startup part from the start (when starting) or from a "BEGIN" line, to a "RUN" line; its
+# lines with "[" in them, at most cap per chunk
 STARTUP_CASES = [
-    ([b"[a", b"x", b"[b", b"RUN [c", b"[d"], 10),
-    ([b"[a", b"[b", b"[c", b"RUN"], 2),
-    ([b"[a", b"[b"], 2),
-    ([b"x", b"y [z"], 5),
-    ([b"RUN", b"[a"], 5),
-    ([], 3),
-    ([b"[a\r", b"[b\x1fcut"], 5),
+    ([b"[a", b"x", b"[b", b"RUN [c", b"[d"], True, 10),
+    ([b"[a", b"[b", b"[c", b"RUN"], True, 2),
+    ([b"[a", b"[b"], True, 2),
+    ([b"x", b"y [z"], True, 5),
+    ([b"RUN", b"[a"], True, 5),
+    ([], True, 3),
+    ([b"[a\r", b"[b\x1fcut"], True, 5),
+    ([b"[a", b"RUN", b"[b", b"BEGIN [c", b"[d", b"RUN", b"[e", b"BEGIN", b"[f"], True, 10),
+    ([b"[a", b"RUN", b"BEGIN", b"[b", b"[c", b"RUN"], False, 10),
+    ([b"[a", b"BEGIN", b"[b", b"[c", b"[d", b"RUN"], False, 2),
+    ([b"[a", b"[b"], False, 5),
 ]
 
 
-@pytest.mark.parametrize(("lines", "cap"), STARTUP_CASES)
-def test_the_startup_scan_hands_over_the_prefixed_lines_before_the_end(lines, cap):
+def _reference(lines: list[bytes], starting: bool, cap: int) -> tuple[list, list, bool]:
+    out: list = []
+    parts: list = [[0, None]] if starting else []
+    offset = 0
+    inside = starting
+    for i, line in enumerate(lines):
+        if not inside and b"BEGIN" in line:
+            inside = True
+            parts.append([i, None])
+        if inside and b"RUN" in line:
+            inside = False
+            parts[-1][1] = i
+        if inside and b"[" in line:
+            if len(out) == cap:
+                parts[-1][1] = i
+                return out, [tuple(p) for p in parts], True
+            out.append((i, offset, decode_line(line)))
+        offset += len(line) + 1
+    return out, [tuple(p) for p in parts], False
+
+
+@pytest.mark.parametrize(("lines", "starting", "cap"), STARTUP_CASES)
+def test_the_startup_scan_hands_over_the_prefixed_lines_of_its_parts(lines, starting, cap):
     data = b"".join(line + b"\n" for line in lines)
-    scan = StartupScan(re.compile(rb"\["), re.compile(rb"RUN"), cap)
-    end = next((i for i, line in enumerate(lines) if b"RUN" in line), None)
-    before = [(i, sum(len(x) + 1 for x in lines[:i]), decode_line(x)) for i, x in enumerate(lines[:end]) if b"[" in x]
-    found, until, capped = scan.lines(data, 0, len(data), cap)
-    assert found == before[:cap]
-    assert capped == (len(before) > cap)
-    assert until == (before[cap][0] if capped else end)
+    scan = StartupScan(re.compile(rb"\["), re.compile(rb"RUN"), re.compile("BEGIN"), cap)
+    _, literal = LiteralScan(("BEGIN",)).candidates(data, 0, len(data))
+    assert scan.parts(data, 0, len(data), literal, starting, cap) == _reference(lines, starting, cap)
 
 
 def test_a_worker_cuts_a_line_longer_than_its_buffer_and_keeps_the_offsets_after_it(tmp_path, monkeypatch):

@@ -13,6 +13,9 @@ from logscope.core.model import Coverage
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse import classify, prefilter, wordings
+from logscope.pipeline.parse.classify import LAUNCH_BEGINS
+from logscope.pipeline.parse.parsers.base import PREFIX_BYTES
+from logscope.pipeline.parse.serving import STARTUP_END_BYTES
 from logscope.report.text import render_terminal
 from tests.helpers import analyze_paths, analyze_text
 
@@ -96,7 +99,7 @@ def test_an_unread_prefixed_startup_line_is_judged_by_its_wording(inserted, coun
     assert [text for _, text in _new(report)] == listed
     # nothing while serving is judged: the startup part ends at the warmup's prefill batch line
     end = _log(*inserted).splitlines().index(RUNNING[0]) + 1
-    assert coverage["startup_ends"] == [{"source": "paste.log", "line": end, "why": "running"}]
+    assert coverage["startup_ends"] == [{"source": "paste.log", "from": 1, "line": end, "why": "running"}]
     assert all(line < end for line, _ in _new(report))
 
 
@@ -132,30 +135,39 @@ def test_the_judge_caches_by_message_and_tells_uvicorn_from_sglang():
 
 
 def test_the_cap_stops_the_judging_and_says_where(monkeypatch):
-    monkeypatch.setattr(classify, "STARTUP", classify.StartupScan(classify.PREFIX_BYTES, classify.STARTUP_END_BYTES, 3))
+    monkeypatch.setattr(classify, "STARTUP", classify.StartupScan(PREFIX_BYTES, STARTUP_END_BYTES, LAUNCH_BEGINS, 3))
     report = analyze_text(_log(INVENTED))
-    # the first three prefixed lines that hold no literal or that a grammar reads are collected, then the cap
-    assert report["coverage"]["startup_ends"] == [{"source": "paste.log", "line": 4, "why": "cap"}]
+    # the first three prefixed lines (held a literal or not) are handed over, then the cap
+    assert report["coverage"]["startup_ends"] == [{"source": "paste.log", "from": 1, "line": 4, "why": "cap"}]
     assert _new(report) == []
 
 
-def test_the_byte_ranges_give_the_coverage_of_the_in_memory_read(tmp_path, monkeypatch):
+@pytest.mark.parametrize("range_bytes", [300, 700, 1900])  # ranges start in a startup part, in serving, anywhere
+def test_the_byte_ranges_give_the_coverage_of_the_in_memory_read(tmp_path, monkeypatch, range_bytes):
     if ranges.workers() < 2:
         pytest.skip("one core: no worker processes")
-    # two startups of ranks in one file: the second's prefixed lines come after serving and are not judged
-    text = _log(INVENTED, "[2026-10-20 09:00:04 TP0] Chunked prefix cache is turned on.") + _log(INVENTED)
+    # a restart after serving: its startup part is judged again; the serving part between them is not
+    restart = INVENTED.replace("rank 0", "rank 1")
+    text = _log(INVENTED, "[2026-10-20 09:00:04 TP0] Chunked prefix cache is turned on.") + _log(restart)
     path = tmp_path / "big.log"
     path.write_text(text)
     in_memory = analyze_text(text, name=str(path))["coverage"]
     monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
-    monkeypatch.setattr(ranges, "RANGE_BYTES", 700)  # ranges start inside the startup and inside the serving part
-    monkeypatch.setattr(ranges, "READ_BYTES", 256)
+    monkeypatch.setattr(ranges, "RANGE_BYTES", range_bytes)
+    monkeypatch.setattr(ranges, "READ_BYTES", 256)  # reads end inside lines and inside startup parts
     by_ranges = analyze_paths(str(path))["coverage"]
     assert by_ranges == in_memory
+    lines = text.splitlines()
     assert [m["line"] for m in by_ranges["unrecognized"] if m["grammar"] == "new_wording"] == [
-        text.splitlines().index(INVENTED) + 1
+        lines.index(INVENTED) + 1,
+        lines.index(restart) + 1,
     ]
-    assert by_ranges["prefixed_unread"] == {"lines": 2, "catalogued": 1, "uvicorn": 0, "new_wording": 1}
+    assert by_ranges["prefixed_unread"] == {"lines": 3, "catalogued": 1, "uvicorn": 0, "new_wording": 2}
+    second = lines.index(RUNNING[0], lines.index(restart))
+    assert [(e["from"], e["line"]) for e in by_ranges["startup_ends"]] == [
+        (1, lines.index(RUNNING[0]) + 1),
+        ([n for n, line in enumerate(lines, 1) if "server_args=" in line][1], second + 1),
+    ]
 
 
 def test_the_classifier_judges_only_lines_before_the_startup_end():
@@ -178,7 +190,7 @@ def test_a_prefixed_line_a_terminal_cut_is_judged_whole():
 
 
 def test_the_text_report_says_where_the_cap_stopped_the_judging(monkeypatch):
-    monkeypatch.setattr(classify, "STARTUP", classify.StartupScan(classify.PREFIX_BYTES, classify.STARTUP_END_BYTES, 3))
+    monkeypatch.setattr(classify, "STARTUP", classify.StartupScan(PREFIX_BYTES, STARTUP_END_BYTES, LAUNCH_BEGINS, 3))
     out = render_terminal(analyze_text(_log(INVENTED)), width=400)
-    said = "startup lines with SGLang's prefix that no grammar reads: 0; startup part: paste.log up to line 3 (judging stopped"
+    said = "startup lines with SGLang's prefix that no grammar reads: 0; startup parts: paste.log lines 1-3 (judging stopped"
     assert said in out

@@ -224,7 +224,7 @@ def prefixed_statement(cov: dict[str, Any]) -> str | None:
     if not found["lines"] and not capped:
         return None
     ends = ", ".join(
-        f"{e['source'].rsplit('/', 1)[-1]} up to line {e['line'] - 1}"
+        f"{e['source'].rsplit('/', 1)[-1]} lines {e['from']}-{e['line'] - 1}"
         + (" (judging stopped there: too many prefixed lines)" if e["why"] == "cap" else "")
         for e in cov.get("startup_ends", [])
     )
@@ -236,7 +236,7 @@ def prefixed_statement(cov: dict[str, Any]) -> str | None:
         parts.append(f"listed: {plural(found['new_wording'], 'new wording')} that no catalogued release prints")
     counts = f" ({'; '.join(parts)})" if parts else ""
     return f"startup lines with SGLang's prefix that no grammar reads: {found['lines']}{counts}" + (
-        f"; startup part: {ends}" if ends else ""
+        f"; startup parts: {ends}" if ends else ""
     )
 
 

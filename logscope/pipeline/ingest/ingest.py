@@ -24,7 +24,14 @@ from logscope.core.errors import InputError
 from logscope.core.limits import ReadNotes, cut_long_lines, expanded, is_compressed
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
-from logscope.pipeline.ingest.linescan import LineChunk, LiteralScan, StartupScan, first_line_matching, with_startup_lines
+from logscope.pipeline.ingest.linescan import (
+    LineChunk,
+    LiteralScan,
+    StartupScan,
+    first_line_matching,
+    settle_parts,
+    with_startup_lines,
+)
 
 __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
 
@@ -118,19 +125,21 @@ class Source:
         """Numbered batches of physical lines with the indices and texts of the lines holding a literal, read
         on this thread (stdin, .gz, small files; large files go to `scan_sources`' worker processes); the first
         chunk holding a line that `first_of` matches carries it. With `startup`, the prefixed lines of the
-        startup part are handed over too, and the chunk where it ends says where."""
+        startup parts are handed over too, and each chunk says where its parts are."""
         scan = scan or LiteralScan(literals)
         self.lines = 0
+        starting = True  # a startup part goes on at the start of the next chunk
         for data in self.complete_reads():
             size, found = scan.candidates(data, 0, len(data))
-            until, capped = None, False
+            parts: list[tuple[int, int | None]] = []
+            capped = False
             if startup is not None:
-                prefixed, until, capped = startup.lines(data, 0, len(data), startup.cap)
+                prefixed, parts, capped = startup.parts(data, 0, len(data), found, starting, startup.cap)
                 found = with_startup_lines(found, prefixed)
-                if until is not None:
-                    startup = None  # ended: the runtime after it is never searched for prefixes
+                if parts:
+                    starting = parts[-1][1] is None
             chunk = LineChunk.in_memory(self.lines + 1, size, found, data)
-            chunk.startup_until, chunk.startup_capped = until, capped
+            chunk.startup_parts, chunk.startup_capped = parts, capped
             if first_of is not None:
                 chunk.first_match = first_line_matching(first_of, data, 0, len(data))
                 if chunk.first_match is not None:
@@ -138,19 +147,25 @@ class Source:
             yield chunk
             self.lines += size
 
-    def range_chunks(self, scanned: Iterator[ranges.RangeScan]) -> Iterator[LineChunk]:
+    def range_chunks(self, scanned: Iterator[ranges.RangeScan], startup: StartupScan | None = None) -> Iterator[LineChunk]:
         """The chunks of a file whose byte ranges worker processes scanned (in order); a line between
-        candidates is read back from the file only when the classifier asks for it."""
+        candidates is read back from the file only when the classifier asks for it. Each worker read its range
+        as if a startup part went on at its start; where the file was not starting there, that part is settled."""
         assert self.path is not None
         self.lines = 0
-        in_startup = True  # each worker hands over its range's prefixed lines up to the range's own end of startup
+        starting = True
         for part in scanned:
-            found = with_startup_lines(part.found, part.startup) if in_startup else part.found
-            chunk = LineChunk.in_file(self.lines + 1, part.lines, found, str(self.path), part.start, part.end)
+            prefixed, parts, capped = part.startup, part.startup_parts, part.startup_capped
+            if startup is not None:
+                prefixed, parts = settle_parts(startup, starting, part.found, prefixed, parts)
+                capped = capped and bool(parts) and parts[-1][1] == part.startup_parts[-1][1]
+                if parts:
+                    starting = parts[-1][1] is None
+            chunk = LineChunk.in_file(
+                self.lines + 1, part.lines, with_startup_lines(part.found, prefixed), str(self.path), part.start, part.end
+            )
             chunk.first_match = part.first_match
-            if in_startup:
-                chunk.startup_until, chunk.startup_capped = part.startup_until, part.startup_capped
-                in_startup = part.startup_until is None
+            chunk.startup_parts, chunk.startup_capped = parts, capped
             yield chunk
             self.lines += part.lines
             self.notes.cut_lines += part.cut_lines
@@ -186,7 +201,10 @@ def scan_sources(
     large = [s for s in sources if sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
     with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of, startup=startup) as scanner:
         queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
-        yield [s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan, first_of, startup) for s in sources]
+        yield [
+            s.range_chunks(queued[id(s)], startup) if id(s) in queued else s.chunks(literals, scan, first_of, startup)
+            for s in sources
+        ]
 
 
 def _size(source: Source) -> int:

@@ -129,27 +129,60 @@ def first_line_matching(pattern: re.Pattern[bytes], buf: Buffer, start: int, end
     return buf.count(b"\n", start, line_start), decode_line(bytes(buf[line_start : line_end if line_end >= 0 else end]))
 
 
+# a startup part of a chunk: (index of its first line, index of the first line after it; None: it goes on past the
+# chunk's end)
+Part = tuple[int, int | None]
+
+
 @dataclass(frozen=True, slots=True)
 class StartupScan:
-    """The lines of an input's startup part that ingest hands over besides the literal ones: each line where
-    `prefixed` matches (a log prefix), up to the first line that `ends` matches (the running server's first
-    line), at most `cap` of them per chunk (a file of prefixed lines that never ends its startup costs no more)."""
+    """The lines of an input's startup parts that ingest hands over besides the literal ones: each line where
+    `prefixed` matches (a log prefix). A part runs from the input's start, or from a literal line that `begins`
+    matches (a new launch later in the input), to the first line that `ends` matches (the running server's first
+    line). At most `cap` lines per chunk: a file of prefixed lines that never ends its startup costs no more."""
 
     prefixed: re.Pattern[bytes]
     ends: re.Pattern[bytes]
+    begins: re.Pattern[str]
     cap: int
 
-    def lines(self, buf: Buffer, start: int, end: int, cap: int) -> tuple[list[Candidate], int | None, bool]:
-        """buf[start:end] holds complete lines → (its prefixed lines before the end line, at most `cap`; the
-        index of the first line left out (the end line, or the line after the cap), or None; whether the cap
-        stopped it)."""
-        stop, until = end, None
-        ended = self.ends.search(buf, start, end)  # type: ignore[call-overload]
-        if ended is not None:
-            stop = max(buf.rfind(b"\n", start, ended.start()) + 1, start)
-            until = buf.count(b"\n", start, stop)
+    def parts(
+        self, buf: Buffer, start: int, end: int, found: list[Candidate], starting: bool, cap: int
+    ) -> tuple[list[Candidate], list[Part], bool]:
+        """buf[start:end] holds complete lines and `found` its literal lines; `starting`: a startup part goes on at
+        its start → (the prefixed lines of its startup parts, at most `cap`; the parts; whether the cap cut the
+        last one: no part follows it). Only the lines after a part's start are searched for its end, and only the
+        literal lines for a new launch, so the runtime between parts is never read line by line."""
+        begins = [(index, offset) for index, offset, text in found if self.begins.search(text)]
+        lines: list[Candidate] = []
+        parts: list[Part] = []
+        at, at_index, k = start, 0, 0
+        while True:
+            if not starting:
+                while k < len(begins) and begins[k][1] < at:
+                    k += 1
+                if k == len(begins):
+                    return lines, parts, False
+                at_index, at = begins[k]
+            ended = self.ends.search(buf, at, end)  # type: ignore[call-overload]
+            stop = end if ended is None else max(buf.rfind(b"\n", at, ended.start()) + 1, at)
+            more, capped_at = self._prefixed(buf, at, stop, at_index, cap - len(lines))
+            lines += more
+            if capped_at is not None:
+                parts.append((at_index, capped_at))
+                return lines, parts, True
+            if ended is None:
+                parts.append((at_index, None))
+                return lines, parts, False
+            stop_index = at_index + buf.count(b"\n", at, stop)
+            parts.append((at_index, stop_index))
+            at, at_index, starting = stop, stop_index, False
+
+    def _prefixed(self, buf: Buffer, start: int, stop: int, first: int, cap: int) -> tuple[list[Candidate], int | None]:
+        """The lines of buf[start:stop] (line `first` starts at `start`) where `prefixed` matches, at most `cap`,
+        and the index of the first one the cap left out (None: none was)."""
         found: list[Candidate] = []
-        line_index = 0
+        line_index = first
         counted_to = skip_to = start
         for hit in self.prefixed.finditer(buf, start, stop):  # type: ignore[call-overload]
             if hit.start() < skip_to:
@@ -160,19 +193,33 @@ class StartupScan:
                 line_end = stop
             line_index += buf.count(b"\n", counted_to, line_start)
             counted_to = line_start
-            if len(found) == cap:
-                return found, line_index, True
+            if len(found) >= cap:
+                return found, line_index
             found.append((line_index, line_start, decode_line(buf[line_start:line_end])))
             skip_to = line_end + 1
-        return found, until, False
+        return found, None
 
 
 def with_startup_lines(found: list[Candidate], startup: list[Candidate]) -> list[Candidate]:
-    """The literal lines and the startup part's prefixed lines, once each, in line order."""
+    """The literal lines and the startup parts' prefixed lines, once each, in line order."""
     if not startup:
         return found
     have = {offset for _, offset, _ in found}
     return sorted(found + [c for c in startup if c[1] not in have])
+
+
+def settle_parts(
+    scan: StartupScan, starting: bool, found: list[Candidate], startup: list[Candidate], parts: list[Part]
+) -> tuple[list[Candidate], list[Part]]:
+    """A range worker reads its range as if a startup part went on at its start. Where the input was not starting
+    there, that first part is cut to the first new launch inside it (or dropped), and its lines with it."""
+    if starting or not parts or parts[0][0] != 0 or any(i == 0 and scan.begins.search(t) for i, _, t in found[:1]):
+        return startup, parts
+    first_end = parts[0][1]
+    launch = next((i for i, _, t in found if (first_end is None or i < first_end) and scan.begins.search(t)), None)
+    keep_from = launch if launch is not None else (first_end if first_end is not None else -1)
+    kept = [c for c in startup if keep_from >= 0 and c[0] >= keep_from]
+    return kept, ([(launch, first_end)] if launch is not None else []) + parts[1:]
 
 
 WINDOW_BYTES = 1 << 16  # how much of a file a chunk reads back at once for the lines after a candidate (grows as needed)
@@ -196,8 +243,8 @@ class LineChunk:
     window_start: int
     cursor: tuple[int, int]  # (line index, offset) of the last line returned, or of the chunk's start
     first_match: tuple[int, str] | None = None  # the first line the scan's `first_of` pattern matches, if asked
-    # the first line whose prefix is not judged: the startup part's end line, or where StartupScan's cap stopped
-    startup_until: int | None = None
+    # the chunk's startup parts (StartupScan), the last one cut by the cap when startup_capped
+    startup_parts: list[Part] = field(default_factory=list)
     startup_capped: bool = False
 
     @classmethod

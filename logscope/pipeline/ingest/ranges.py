@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 from logscope.core.errors import InputError
 from logscope.core.limits import LINE_CAP
-from logscope.pipeline.ingest.linescan import Candidate, LiteralScan, StartupScan, first_line_matching
+from logscope.pipeline.ingest.linescan import Candidate, LiteralScan, Part, StartupScan, first_line_matching
 
 RANGE_MIN_BYTES = 16 << 20  # a smaller file is read on the main thread: starting workers costs more
 RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one file, large enough to amortise
@@ -32,7 +32,7 @@ _PROBE_BYTES = 1 << 16
 
 _scan: LiteralScan | None = None  # the worker process's compiled literals
 _first_of: re.Pattern[bytes] | None = None  # the pattern whose first line each range reports
-_startup: StartupScan | None = None  # the prefixed lines each range reports up to its own end of startup
+_startup: StartupScan | None = None  # the prefixed lines each range reports of its startup parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +43,10 @@ class RangeScan:
     found: list[Candidate]  # line index within the range, absolute offset, text
     cut_lines: int = 0  # lines longer than the buffer: their first LINE_CAP bytes were read, the rest skipped
     first_match: tuple[int, str] | None = None  # the range's first line that `first_of` matches (index, text)
-    # the range's prefixed lines (as `found`) before its first startup end line (reading it as if the startup went
-    # on at its start: the main thread drops them when an earlier range ended it), where they stop, and why
+    # the prefixed lines (as `found`) of the range's startup parts, read as if a part went on at the range's start
+    # (the main thread settles that first part: linescan.settle_parts), the parts, and whether the cap cut the last
     startup: list[Candidate] = field(default_factory=list)
-    startup_until: int | None = None
+    startup_parts: list[Part] = field(default_factory=list)
     startup_capped: bool = False
 
 
@@ -149,7 +149,7 @@ def _scan_lines(
     scan: LiteralScan,
     first_of: re.Pattern[bytes] | None = None,
     startup: StartupScan | None = None,
-) -> tuple[int, list[Candidate], int, tuple[int, str] | None, tuple[list[Candidate], int | None, bool]]:
+) -> tuple[int, list[Candidate], int, tuple[int, str] | None, tuple[list[Candidate], list[Part], bool]]:
     buf = bytearray(READ_BYTES)
     held = 0  # bytes of an unfinished line at the front of buf
     offset = start  # file offset of buf[0]
@@ -159,8 +159,8 @@ def _scan_lines(
     found: list[Candidate] = []
     first: tuple[int, str] | None = None
     prefixed: list[Candidate] = []
-    until: int | None = None
-    capped = False
+    parts: list[Part] = []
+    starting, capped = True, False  # as if a startup part went on at the range's start
     handle.seek(start)  # type: ignore[attr-defined]
     while True:
         got = 0
@@ -196,10 +196,16 @@ def _scan_lines(
             found.extend((lines + index, offset + at, text) for index, at, text in hits)
             if first_of is not None and first is None and (match := first_line_matching(first_of, buf, 0, complete)):
                 first = (lines + match[0], match[1])
-            if startup is not None and until is None:
-                more, stop, capped = startup.lines(buf, 0, complete, startup.cap - len(prefixed))
+            if startup is not None and not capped:
+                more, read_parts, capped = startup.parts(buf, 0, complete, hits, starting, startup.cap - len(prefixed))
                 prefixed.extend((lines + index, offset + at, text) for index, at, text in more)
-                until = None if stop is None else lines + stop
+                for part_from, part_to in read_parts:
+                    after = None if part_to is None else lines + part_to
+                    if parts and parts[-1][1] is None and part_from == 0:
+                        parts[-1] = (parts[-1][0], after)  # the part that went on from the previous read
+                    else:
+                        parts.append((lines + part_from, after))
+                starting = parts[-1][1] is None if parts else starting
             lines += count
             held = filled - complete
             buf[:held] = buf[complete:filled]
@@ -207,4 +213,4 @@ def _scan_lines(
         else:
             held = filled
         if finished:
-            return lines, found, cuts, first, (prefixed, until, capped)
+            return lines, found, cuts, first, (prefixed, parts, capped)

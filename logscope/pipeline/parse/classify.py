@@ -38,7 +38,9 @@ _LITERAL = re.compile(prefilter.PATTERN)
 # every prefixed line of a startup part reaches the classifier (a new wording holds no literal): ingest hands them
 # over up to the running server's first line, at most STARTUP_CAP per chunk (4 MiB read, or 32 MiB range)
 STARTUP_CAP = 5000
-STARTUP = StartupScan(PREFIX_BYTES, STARTUP_END_BYTES, STARTUP_CAP)
+# a new launch's first line: its server_args dump (a literal line), after which a startup part begins again
+LAUNCH_BEGINS = re.compile(r"server_args=ServerArgs\(")
+STARTUP = StartupScan(PREFIX_BYTES, STARTUP_END_BYTES, LAUNCH_BEGINS, STARTUP_CAP)
 # a line a terminal cut is joined again when the join holds a literal or a log prefix
 _WRAP_PATTERN = prefilter.PATTERN + "|" + PREFIX_BYTES.pattern.decode()
 
@@ -64,7 +66,7 @@ class SourceClassifier:
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
-        self.startup_until: int | None = None  # the first line after the startup part (None: not seen yet)
+        self.startup_parts: list[tuple[int, int | None]] = []  # the startup parts' lines: [first, after)
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
@@ -72,7 +74,7 @@ class SourceClassifier:
         if chunks is None:
             chunks = self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES, STARTUP)
         for chunk in chunks:
-            self._mark_startup_end(chunk)
+            self._mark_startup_parts(chunk)
             self._run_chunk(chunk)
             self._mark_serving(chunk)
         self._release_rewrap()
@@ -138,13 +140,21 @@ class SourceClassifier:
             if not (_KEY_VALUE.match(lines[index + 1]) and _reads_whole(lines[index]))
         }
 
-    def _mark_startup_end(self, chunk: LineChunk) -> None:
-        """Where the source's startup part ends: unread prefixed lines before it are judged, none after it."""
-        if self.startup_until is not None or chunk.startup_until is None:
-            return
-        self.startup_until = chunk.first + chunk.startup_until
-        why = "cap" if chunk.startup_capped else "running"
-        self.coverage.startup_ends.append({"source": self.source.name, "line": self.startup_until, "why": why})
+    def _mark_startup_parts(self, chunk: LineChunk) -> None:
+        """The source's startup parts (from its start, or from a new launch, to the running server's first line):
+        unread prefixed lines inside them are judged, none outside them."""
+        last = len(chunk.startup_parts) - 1
+        for n, (first, after) in enumerate(chunk.startup_parts):
+            start, end = chunk.first + first, None if after is None else chunk.first + after
+            if first == 0 and self.startup_parts and self.startup_parts[-1][1] is None:
+                start = self.startup_parts.pop()[0]  # the part that went on from the previous chunk
+            self.startup_parts.append((start, end))
+            if end is not None:
+                why = "cap" if chunk.startup_capped and n == last else "running"
+                self.coverage.startup_ends.append({"source": self.source.name, "from": start, "line": end, "why": why})
+
+    def _in_startup(self, lineno: int) -> bool:
+        return any(first <= lineno and (end is None or lineno < end) for first, end in reversed(self.startup_parts))
 
     def _mark_serving(self, chunk: LineChunk) -> None:
         """The source's first line that shows the server serving (a served request, a batch line): failures after
@@ -221,7 +231,7 @@ class SourceClassifier:
     def _judge_wording(self, lineno: int, text: str) -> None:
         """A startup line with SGLang's prefix that no grammar reads: counted by its wording's verdict, and listed
         when no catalogued release prints that wording (parse/wordings.py)."""
-        if self.quoted or (self.startup_until is not None and lineno >= self.startup_until):
+        if self.quoted or not self._in_startup(lineno):
             return
         message = message_after_prefix(text)
         if message is None:
