@@ -223,11 +223,12 @@ def prefixed_statement(cov: dict[str, Any]) -> str | None:
     capped = any(e["why"] == "cap" for e in cov.get("startup_ends", []))
     if not found["lines"] and not capped:
         return None
-    ends = ", ".join(
-        f"{e['source'].rsplit('/', 1)[-1]} lines {e['from']}-{e['line'] - 1}"
-        + (" (judging stopped there: too many prefixed lines)" if e["why"] == "cap" else "")
-        for e in cov.get("startup_ends", [])
-    )
+    by_source: dict[str, list[str]] = {}
+    for e in cov.get("startup_ends", []):
+        by_source.setdefault(e["source"].rsplit("/", 1)[-1], []).append(
+            f"{e['from']}-{e['line'] - 1}" + (" (judging stopped there: too many prefixed lines)" if e["why"] == "cap" else "")
+        )
+    ends = ", ".join(f"{name} lines {', '.join(spans)}" for name, spans in by_source.items())
     explained = [
         plural(n, word) for n, word in ((found["catalogued"], "catalogued wording"), (found["uvicorn"], "uvicorn line")) if n
     ]
