@@ -128,10 +128,20 @@ def test_a_line_holding_a_literal_that_no_grammar_fits_is_judged_too():
     assert [text for _, text in _new(report)] == [line]
 
 
-def test_the_judge_caches_by_message_and_tells_uvicorn_from_sglang():
-    assert wordings.judge("INFO:     Application startup complete.") == "uvicorn"
-    assert wordings.judge("Chunked prefix cache is turned on.") == "catalogued"
-    assert wordings.judge("Chunked prefix cache is turned on, and more") == "new_wording"
+@pytest.mark.parametrize(
+    ("message", "verdict"),
+    [
+        ("INFO:     Application startup complete.", "uvicorn"),
+        ("WARNING:  Invalid HTTP request received.", "uvicorn"),
+        ("Chunked prefix cache is turned on.", "catalogued"),
+        ("Chunked prefix cache is turned on, and more", "new_wording"),
+        ("Saving model to " + "/m" * 800, "catalogued"),  # longer than the judge remembers: judged all the same
+        ("INFO: a sentence that only starts like uvicorn", "new_wording"),
+        ("INFO:      one space too many", "new_wording"),
+    ],
+)
+def test_the_judge_tells_uvicorn_catalogued_and_new_wordings(message, verdict):
+    assert wordings.judge(message) == verdict
 
 
 def test_the_cap_stops_the_judging_and_says_where(monkeypatch):

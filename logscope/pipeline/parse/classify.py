@@ -36,7 +36,8 @@ _LITERAL = re.compile(prefilter.PATTERN)
 
 
 # every prefixed line of a startup part reaches the classifier (a new wording holds no literal): ingest hands them
-# over up to the running server's first line, at most STARTUP_CAP per chunk (4 MiB read, or 32 MiB range)
+# over from the input's start or a new launch to the running server's first line, at most STARTUP_CAP per chunk
+# (4 MiB read, or 32 MiB range)
 STARTUP_CAP = 5000
 # a new launch's first line: its server_args dump (a literal line), after which a startup part begins again
 LAUNCH_BEGINS = re.compile(r"server_args=ServerArgs\(")

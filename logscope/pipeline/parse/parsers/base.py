@@ -14,7 +14,7 @@ PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]")
 _ANY_BRACKET = re.compile(r"^\s*\[[^\]]*\]\s*")
 # the same prefix, closed, anywhere in a line's bytes (a paste wrapper may come first): how ingest finds the startup
-# part's prefixed lines that hold no literal; the classifier reads each with PREFIXED after cleaning it
+# parts' prefixed lines that hold no literal; the classifier reads each with PREFIXED after cleaning it
 PREFIX_BYTES = re.compile(rb"\[(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?(?: [A-Z_]+\d+)*\]")
 _MESSAGE = re.compile(r"^\s*\[(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?(?: [A-Z_]+\d+)*\] ?(.*\S)")
 
