@@ -11,8 +11,16 @@ import pytest
 
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source, scan_sources
-from logscope.pipeline.ingest.linescan import AnchoredPattern, LineChunk, LiteralScan, decode_line, first_line_matching
+from logscope.pipeline.ingest.linescan import (
+    AnchoredPattern,
+    LineChunk,
+    LiteralScan,
+    StartupScan,
+    decode_line,
+    first_line_matching,
+)
 from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse.serving import STARTUP
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted(
@@ -88,19 +96,25 @@ def _read(chunks):
         assert [chunk.line(i) for i in range(chunk.size - 1, -1, -7)] == forward[::-1][::7]  # walking back
         match = chunk.first_match
         out.append(("first", [] if match is None else [(chunk.first + match[0], match[1])]))
+        parts = [(chunk.first + a, None if b is None else chunk.first + b, a == 0) for a, b in chunk.startup_parts]
+        out.append(("startup", parts))
     return out
 
 
 @pytest.mark.parametrize("threaded", [False, True], ids=["fork", "spawn-from-a-thread"])
 def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, threaded):
     body = b"".join(p.read_bytes() for p in FIXTURES[:12]) + b"\n\nlong " + b"x" * 5000 + b" WARN\nlast ERROR"
+    # prefixed lines before the startup's end (the ready line near the end of the 12 fixtures) and after it
+    body = body.replace(b"\n", b"\n[2026-01-01 00:00:00 TP0] no literal here\n", 40)
+    body += b"\n[2026-01-01 00:00:09 TP0] no literal here"
+    assert body.index(b"fired up and ready") > 10 * 3001
     path = tmp_path / "rank3.log"
     path.write_bytes(body)
     literals = prefilter.all_literals()
     # found by the workers where they read, as the serving line is
     first_of = AnchoredPattern(re.compile(rb" WARN\b|ERROR"), (b" WARN", b"ERROR"))
     sequential = Source(name=str(path), path=path)
-    expected = _read(sequential.chunks(literals, None, first_of))
+    expected = _read(sequential.chunks(literals, None, first_of, STARTUP))
     monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
     monkeypatch.setattr(ranges, "RANGE_BYTES", 3001)  # ranges start and end inside lines
     monkeypatch.setattr(ranges, "READ_BYTES", 512)  # reads end inside lines; one line is longer than a read
@@ -111,7 +125,7 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
 
     def scan() -> None:
         sources = [parallel, Source(name="mem", path=None, data=body)]
-        with scan_sources(sources, literals, first_of) as (chunks, in_memory):
+        with scan_sources(sources, literals, first_of, STARTUP) as (chunks, in_memory):
             results["got"], results["in_memory"] = _read(chunks), _read(in_memory)
 
     if threaded:  # a process with threads (the bot's server) spawns its workers instead of forking
@@ -132,7 +146,73 @@ def test_byte_ranges_give_the_lines_of_a_sequential_read(tmp_path, monkeypatch, 
         == next((n, t) for n, t in sorted(lines.items()) if first_of.regex.search(t.encode()))
     )
     assert all(first_of.regex.search(text.encode()) and lines[n] == text for n, text in flat(got, "first"))
+    # the startup parts and their prefixed lines are handed over up to their ends, whichever path reads the file
+    assert joined(flat(got, "startup")) == joined(flat(expected, "startup"))
+    assert joined(flat(got, "startup"))[0] == (1, lines_before(body, b"fired up and ready"))
+    handed = [text for _, text in flat(got, "candidates") if text.endswith("no literal here")]
+    assert handed == ["[2026-01-01 00:00:00 TP0] no literal here"] * body[: body.index(b"fired up")].count(b"no literal here")
     assert parallel.lines == sequential.lines == body.count(b"\n") + 1
+
+
+def joined(parts: list[tuple[int, int | None, bool]]) -> list[tuple[int, int | None]]:
+    """Startup parts of consecutive chunks, a part that goes on past its chunk joined to its continuation."""
+    out: list[tuple[int, int | None]] = []
+    for first, after, at_chunk_start in parts:
+        if out and out[-1][1] is None and at_chunk_start:
+            first = out.pop()[0]
+        out.append((first, after))
+    return out
+
+
+def lines_before(body: bytes, needle: bytes) -> int:
+    """The 1-based number of the line holding `needle`."""
+    return body[: body.index(needle)].count(b"\n") + 1
+
+
+# (lines, starting, cap): a startup part from the start (when starting) or from a "BEGIN" line, to a "RUN" line; its
+# lines with "[" in them, at most cap per chunk
+STARTUP_CASES = [
+    ([b"[a", b"x", b"[b", b"RUN [c", b"[d"], True, 10),
+    ([b"[a", b"[b", b"[c", b"RUN"], True, 2),
+    ([b"[a", b"[b"], True, 2),
+    ([b"x", b"y [z"], True, 5),
+    ([b"RUN", b"[a"], True, 5),
+    ([], True, 3),
+    ([b"[a\r", b"[b\x1fcut"], True, 5),
+    ([b"[a", b"RUN", b"[b", b"BEGIN [c", b"[d", b"RUN", b"[e", b"BEGIN", b"[f"], True, 10),
+    ([b"[a", b"RUN", b"BEGIN", b"[b", b"[c", b"RUN"], False, 10),
+    ([b"[a", b"BEGIN", b"[b", b"[c", b"[d", b"RUN"], False, 2),
+    ([b"[a", b"[b"], False, 5),
+]
+
+
+def _reference(lines: list[bytes], starting: bool, cap: int) -> tuple[list, list, bool]:
+    out: list = []
+    parts: list = [[0, None]] if starting else []
+    offset = 0
+    inside = starting
+    for i, line in enumerate(lines):
+        if not inside and b"BEGIN" in line:
+            inside = True
+            parts.append([i, None])
+        if inside and b"RUN" in line:
+            inside = False
+            parts[-1][1] = i
+        if inside and b"[" in line:
+            if len(out) == cap:
+                parts[-1][1] = i
+                return out, [tuple(p) for p in parts], True
+            out.append((i, offset, decode_line(line)))
+        offset += len(line) + 1
+    return out, [tuple(p) for p in parts], False
+
+
+@pytest.mark.parametrize(("lines", "starting", "cap"), STARTUP_CASES)
+def test_the_startup_scan_hands_over_the_prefixed_lines_of_its_parts(lines, starting, cap):
+    data = b"".join(line + b"\n" for line in lines)
+    scan = StartupScan(re.compile(rb"\["), AnchoredPattern(re.compile(rb"RUN"), (b"RUN",)), re.compile("BEGIN"), cap)
+    _, literal = LiteralScan(("BEGIN",)).candidates(data, 0, len(data))
+    assert scan.parts(data, 0, len(data), literal, starting, cap) == _reference(lines, starting, cap)
 
 
 def test_a_worker_cuts_a_line_longer_than_its_buffer_and_keeps_the_offsets_after_it(tmp_path, monkeypatch):
@@ -144,7 +224,7 @@ def test_a_worker_cuts_a_line_longer_than_its_buffer_and_keeps_the_offsets_after
     path = tmp_path / "long.log"
     path.write_bytes(b"".join(lines))
     with open(path, "rb", buffering=0) as handle:
-        count, found, cuts, _first = ranges._scan_lines(handle, 0, path.stat().st_size, LiteralScan(("avail mem",)))
+        count, found, cuts, _first, _startup = ranges._scan_lines(handle, 0, path.stat().st_size, LiteralScan(("avail mem",)))
     assert (count, cuts) == (5, 1)
     assert [(index, offset) for index, offset, _text in found] == [(0, 0), (3, sum(map(len, lines[:3])))]
     assert found[1][2] == "c avail mem=2 GB"

@@ -22,6 +22,11 @@ Pick = Literal["first", "last"]
 
 UNRECOGNIZED_KEEP = 2000
 TEXT_KEEP = 300
+# the verdicts on an SGLang-prefixed startup line that no grammar reads (logscope/pipeline/parse/wordings.py)
+CATALOGUED: Final = "catalogued"  # a catalogued release prints its wording: explained, not listed
+UVICORN: Final = "uvicorn"  # a line of uvicorn, SGLang's HTTP server: explained, not listed
+NEW_WORDING: Final = "new_wording"  # no catalogued release prints it: listed in `unrecognized` with this as grammar
+WORDING_VERDICTS: Final = (CATALOGUED, UVICORN, NEW_WORDING)
 
 
 @dataclass
@@ -34,6 +39,11 @@ class Coverage:
     recognized_lines: int = 0
     unrecognized: list[dict[str, Any]] = field(default_factory=list)
     unrecognized_total: int = 0
+    # SGLang-prefixed lines of the startup parts that no grammar reads, by verdict (parse/wordings.py: a catalogued
+    # wording, a uvicorn line, or a new wording, which is also listed in `unrecognized`), and per source where its
+    # startup part ended (the running server's first line) or where the per-chunk cap stopped the judging
+    prefixed: Counter[str] = field(default_factory=Counter)
+    startup_ends: list[dict[str, Any]] = field(default_factory=list)
 
     def miss(self, source: str, line: int, grammar: str, text: str) -> None:
         self.unrecognized_total += 1

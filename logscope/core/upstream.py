@@ -103,14 +103,19 @@ def catalogued_versions() -> tuple[str, ...]:
 
 
 @cache
+def _cache_key() -> str | None:
+    """The key of what is built from the catalogue: its bytes and this module's."""
+    return user_cache.content_key([data_dir("catalog") / CATALOG_FILE], (__file__,))
+
+
+@cache
 def _indexed() -> tuple[tuple[str, ...], WordingIndex]:
     """(the catalogued releases, the index below), built once per catalogue and kept in the user cache (keyed by
     the catalogue's and this module's bytes): reading the 4 MB catalogue and indexing it would cost a paste more
     than the rest of its analysis."""
-    key = user_cache.content_key([data_dir("catalog") / CATALOG_FILE], (__file__,))
     return user_cache.cached(
         "wordings",
-        key,
+        _cache_key(),
         lambda: (versions(), _build_wording_index()),
         lambda v: isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], tuple),
     )
@@ -155,6 +160,36 @@ def releases_printing(message: str) -> tuple[frozenset[str], list[Wording]] | No
     if not matched:
         return None
     return frozenset().union(*(w.releases for w in matched)), matched
+
+
+def printed_by_a_release(message: str) -> bool:
+    """Whether a catalogued release prints this message (after its prefix) as one line: a wording of the index,
+    a debug-level one (printed at --log-level debug), or the first line of one that goes on over several lines
+    (its next lines carry no prefix of their own)."""
+    if releases_printing(message) is not None:
+        return True
+    return any(anchor in message and _compiled(template, style).match(message) for anchor, template, style in _more_lines())
+
+
+@cache
+def _more_lines() -> tuple[tuple[str, str, str], ...]:
+    """(longest literal piece, template, style) of the lines the index leaves out: debug wordings, and the first
+    line of every wording that prints several; kept in the user cache like the index."""
+    return user_cache.cached("wording-lines", _cache_key(), _build_more_lines, lambda v: isinstance(v, tuple))
+
+
+def _build_more_lines() -> tuple[tuple[str, str, str], ...]:
+    out: dict[tuple[str, str], str] = {}
+    for row in catalog()["messages"]:
+        if row["kind"] not in ("log", "print", "raise"):
+            continue
+        head = row["template"].split("\n", 1)[0]
+        if head == row["template"] and row["level"] != "debug":
+            continue  # a one-line wording of the index
+        parts = literal_parts(head, row["style"])
+        if sum(len(p.strip()) for p in parts) >= _MIN_LITERAL_ANY:
+            out[(head, row["style"])] = max((p.strip() for p in parts), key=len)
+    return tuple((anchor, head, style) for (head, style), anchor in out.items())
 
 
 def env_default(name: str, version: str) -> dict[str, Any] | None:

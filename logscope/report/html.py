@@ -400,6 +400,9 @@ def _coverage(view: v.ReportView) -> list[str]:
         f"<p>{plural(cov['lines'], 'line')} read, {cov['recognized_lines']} recognised, "
         f"{plural(cov['unrecognized_total'], 'candidate line')} unrecognised.</p>",
     ]
+    prefixed = v.prefixed_statement(cov)
+    if prefixed:
+        out.append(f"<p>{escape(prefixed)}.</p>")
     unmatched = cov.get("unmatched_failures", [])
     if unmatched:
         out.append(

@@ -11,7 +11,16 @@ from logscope import SCHEMA_ID, __version__
 from logscope.core import kinds, phases
 from logscope.core.events import Event
 from logscope.core.limits import LINE_CAP
-from logscope.core.model import Analysis, Coverage, InputFile, Launch, PhaseReading, RankPlacement, RankTimeline
+from logscope.core.model import (
+    WORDING_VERDICTS,
+    Analysis,
+    Coverage,
+    InputFile,
+    Launch,
+    PhaseReading,
+    RankPlacement,
+    RankTimeline,
+)
 
 # lines that state a memory figure or a setting but are no phase: listed as the rank's (or launch's) notes
 NOTE_KINDS = kinds.of_role(kinds.NOTE)
@@ -188,4 +197,17 @@ def _coverage(coverage: Coverage, launches: list[Launch], unmatched: list[dict[s
         "unrecognized_total": coverage.unrecognized_total,
         "missing_phases": _missing_phases(launches),
         "unmatched_failures": unmatched,
+        **_prefixed(coverage),
     }
+
+
+def _prefixed(coverage: Coverage) -> dict[str, Any]:
+    """The SGLang-prefixed startup lines no grammar reads, by verdict, and where each input's startup part ended
+    (only when an input has such lines, or ended its startup part)."""
+    out: dict[str, Any] = {}
+    if coverage.prefixed:
+        counts = {verdict: coverage.prefixed[verdict] for verdict in WORDING_VERDICTS}
+        out["prefixed_unread"] = {"lines": sum(counts.values()), **counts}
+    if coverage.startup_ends:
+        out["startup_ends"] = coverage.startup_ends
+    return out

@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from logscope.report.compare_view import build_compare_view
-from logscope.report.view import GPU_COLUMNS, LEDGER_RANKS, LaunchView, ReportView, build_view, fmt_gib, plural
+from logscope.report.view import (
+    GPU_COLUMNS,
+    LEDGER_RANKS,
+    LaunchView,
+    ReportView,
+    build_view,
+    fmt_gib,
+    plural,
+    prefixed_statement,
+)
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 _GPU_TITLES = (
@@ -41,6 +50,9 @@ def render_markdown(report: dict[str, Any], width: int = 0) -> str:
         out += ["**Lines that read like a failure but match no signature:**", "", "```"]
         out += [f"{m['source'].rsplit('/', 1)[-1]}:{m['line']}: {m['text'][:160]}" for m in cov["unmatched_failures"][:8]]
         out += ["```", ""]
+    prefixed = prefixed_statement(cov)
+    if prefixed:
+        out.append(prefixed)
     out += [
         "",
         f"<sub>logscope {view.version} · {cov['lines']} lines read, "

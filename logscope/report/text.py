@@ -27,6 +27,7 @@ from logscope.report.view import (
     build_view,
     fmt_gib,
     plural,
+    prefixed_statement,
 )
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -305,9 +306,12 @@ def _coverage(view: ReportView, console: Console) -> None:
         f"lines read: {cov['lines']}, recognised: {cov['recognized_lines']}; candidates per grammar: {grammars or 'none'}"
     )
     if cov["unrecognized_total"]:
-        console.print(f"unrecognised candidate lines: {cov['unrecognized_total']} (cut or unknown variants)")
+        console.print(f"unrecognised candidate lines: {cov['unrecognized_total']} (cut, unknown variants or new wordings)")
         for item in cov["unrecognized"][:6]:
             console.print(Text(f"  {item['source']}:{item['line']}: ", style="dim") + Text(item["text"][:140]))
+    prefixed = prefixed_statement(cov)
+    if prefixed:
+        console.print(prefixed)
     for launch_id, ranks, missing in view.missing_phases:
         console.print(Text(f"launch {launch_id}: {', '.join(ranks)} missing: {', '.join(missing)}", style="dim"))
 

@@ -216,6 +216,31 @@ def _verdict(report: dict[str, Any]) -> str:
     )
 
 
+def prefixed_statement(cov: dict[str, Any]) -> str | None:
+    """The coverage's sentence on SGLang-prefixed startup lines that no grammar reads (and on where the judging
+    stopped), or None when there are none and nothing stopped it early."""
+    found = cov.get("prefixed_unread") or {"lines": 0, "catalogued": 0, "uvicorn": 0, "new_wording": 0}
+    capped = any(e["why"] == "cap" for e in cov.get("startup_ends", []))
+    if not found["lines"] and not capped:
+        return None
+    by_source: dict[str, list[str]] = {}
+    for e in cov.get("startup_ends", []):
+        by_source.setdefault(e["source"].rsplit("/", 1)[-1], []).append(
+            f"{e['from']}-{e['line'] - 1}" + (" (judging stopped there: too many prefixed lines)" if e["why"] == "cap" else "")
+        )
+    ends = ", ".join(f"{name} lines {', '.join(spans)}" for name, spans in by_source.items())
+    explained = [
+        plural(n, word) for n, word in ((found["catalogued"], "catalogued wording"), (found["uvicorn"], "uvicorn line")) if n
+    ]
+    parts = [f"explained: {', '.join(explained)}"] if explained else []
+    if found["new_wording"]:
+        parts.append(f"listed: {plural(found['new_wording'], 'new wording')} that no catalogued release prints")
+    counts = f" ({'; '.join(parts)})" if parts else ""
+    return f"startup lines with SGLang's prefix that no grammar reads: {found['lines']}{counts}" + (
+        f"; startup parts: {ends}" if ends else ""
+    )
+
+
 def _read_limits(report: dict[str, Any]) -> str:
     """What the bounds on reading left out (logscope/core/limits.py), said with the verdict so no format hides it."""
     parts = [f"{i['path']} {i['stopped']}" for i in report["inputs"] if i.get("stopped")]

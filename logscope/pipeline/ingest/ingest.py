@@ -24,7 +24,15 @@ from logscope.core.errors import InputError
 from logscope.core.limits import ReadNotes, cut_long_lines, expanded, is_compressed
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
-from logscope.pipeline.ingest.linescan import AnchoredPattern, LineChunk, LiteralScan, first_line_matching
+from logscope.pipeline.ingest.linescan import (
+    AnchoredPattern,
+    LineChunk,
+    LiteralScan,
+    StartupScan,
+    first_line_matching,
+    settle_parts,
+    with_startup_lines,
+)
 
 __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
 
@@ -109,16 +117,30 @@ class Source:
         return cut_long_lines(self.reads(), self.notes)
 
     def chunks(
-        self, literals: tuple[str, ...], scan: LiteralScan | None = None, first_of: AnchoredPattern | None = None
+        self,
+        literals: tuple[str, ...],
+        scan: LiteralScan | None = None,
+        first_of: AnchoredPattern | None = None,
+        startup: StartupScan | None = None,
     ) -> Iterator[LineChunk]:
         """Numbered batches of physical lines with the indices and texts of the lines holding a literal, read
         on this thread (stdin, .gz, small files; large files go to `scan_sources`' worker processes); the first
-        chunk holding a line that `first_of` matches carries it."""
+        chunk holding a line that `first_of` matches carries it. With `startup`, the prefixed lines of the
+        startup parts are handed over too, and each chunk says where its parts are."""
         scan = scan or LiteralScan(literals)
         self.lines = 0
+        starting = True  # a startup part goes on at the start of the next chunk
         for data in self.complete_reads():
             size, found = scan.candidates(data, 0, len(data))
+            parts: list[tuple[int, int | None]] = []
+            capped = False
+            if startup is not None:
+                prefixed, parts, capped = startup.parts(data, 0, len(data), found, starting, startup.cap)
+                found = with_startup_lines(found, prefixed)
+                if parts:
+                    starting = parts[-1][1] is None
             chunk = LineChunk.in_memory(self.lines + 1, size, found, data)
+            chunk.startup_parts, chunk.startup_capped = parts, capped
             if first_of is not None:
                 chunk.first_match = first_line_matching(first_of, data, 0, len(data))
                 if chunk.first_match is not None:
@@ -126,14 +148,25 @@ class Source:
             yield chunk
             self.lines += size
 
-    def range_chunks(self, scanned: Iterator[ranges.RangeScan]) -> Iterator[LineChunk]:
+    def range_chunks(self, scanned: Iterator[ranges.RangeScan], startup: StartupScan | None = None) -> Iterator[LineChunk]:
         """The chunks of a file whose byte ranges worker processes scanned (in order); a line between
-        candidates is read back from the file only when the classifier asks for it."""
+        candidates is read back from the file only when the classifier asks for it. Each worker read its range
+        as if a startup part went on at its start; where the file was not starting there, that part is settled."""
         assert self.path is not None
         self.lines = 0
+        starting = True
         for part in scanned:
-            chunk = LineChunk.in_file(self.lines + 1, part.lines, part.found, str(self.path), part.start, part.end)
+            prefixed, parts, capped = part.startup, part.startup_parts, part.startup_capped
+            if startup is not None:
+                prefixed, parts = settle_parts(startup, starting, part.found, prefixed, parts)
+                capped = capped and bool(parts) and parts[-1][1] == part.startup_parts[-1][1]
+                if parts:
+                    starting = parts[-1][1] is None
+            chunk = LineChunk.in_file(
+                self.lines + 1, part.lines, with_startup_lines(part.found, prefixed), str(self.path), part.start, part.end
+            )
             chunk.first_match = part.first_match
+            chunk.startup_parts, chunk.startup_capped = parts, capped
             yield chunk
             self.lines += part.lines
             self.notes.cut_lines += part.cut_lines
@@ -154,18 +187,25 @@ class Source:
 
 @contextmanager
 def scan_sources(
-    sources: list[Source], literals: tuple[str, ...], first_of: AnchoredPattern | None = None
+    sources: list[Source],
+    literals: tuple[str, ...],
+    first_of: AnchoredPattern | None = None,
+    startup: StartupScan | None = None,
 ) -> Iterator[list[Iterator[LineChunk]]]:
     """Each source's line chunks. Plain files of RANGE_MIN_BYTES or more are cut into byte ranges that worker
     processes (one per core) scan in parallel, every file's ranges queued at once so the cores stay busy across
     files; the rest are read on this thread when their turn comes. Each chunk carries its first line that
-    `first_of` matches, found where its bytes are read (a file is never read twice for it)."""
+    `first_of` matches and, with `startup`, the prefixed lines of the startup part, found where its bytes are
+    read (a file is never read twice for them)."""
     scan = LiteralScan(literals)
     sizes = {id(s): _size(s) for s in sources}
     large = [s for s in sources if sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
-    with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of) as scanner:
+    with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of, startup=startup) as scanner:
         queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
-        yield [s.range_chunks(queued[id(s)]) if id(s) in queued else s.chunks(literals, scan, first_of) for s in sources]
+        yield [
+            s.range_chunks(queued[id(s)], startup) if id(s) in queued else s.chunks(literals, scan, first_of, startup)
+            for s in sources
+        ]
 
 
 def _size(source: Source) -> int:

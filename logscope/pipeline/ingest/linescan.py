@@ -151,18 +151,27 @@ class AnchoredPattern:
 def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> tuple[int, str] | None:
     """(index, text) of the first line of buf[start:end] (complete lines) that `pattern` matches, or None: a
     search over the raw bytes, so the lines before it never become strings."""
+    found = matching_line(pattern, buf, start, end)
+    if found is None:
+        return None
+    line_start, line_end = found
+    return buf.count(b"\n", start, line_start), decode_line(bytes(buf[line_start:line_end]))
+
+
+def matching_line(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> tuple[int, int] | None:
+    """(start, end) offsets of the first line of buf[start:end] that `pattern` matches, or None."""
     at = start
     while at < end:
         hits = [found for anchor in pattern.anchors if (found := buf.find(anchor, at, end)) >= 0]
         if not hits:
             return None
         hit = min(hits)
-        line_start = buf.rfind(b"\n", start, hit) + 1 or start
+        line_start = max(buf.rfind(b"\n", at, hit) + 1, at)
         line_end = buf.find(b"\n", hit, end)
         if line_end < 0:
             line_end = end
         if pattern.regex.search(buf, line_start, line_end):  # type: ignore[call-overload]
-            return buf.count(b"\n", start, line_start), decode_line(bytes(buf[line_start:line_end]))
+            return line_start, line_end
         at = line_end + 1
     return None
 
@@ -202,6 +211,99 @@ class ChunkLines(Sequence[str]):
         return [i for i, size in enumerate(map(len, self.raws[:last])) if size in near and len(self[i]) in widths]
 
 
+# a startup part of a chunk: (index of its first line, index of the first line after it; None: it goes on past the
+# chunk's end)
+Part = tuple[int, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class StartupScan:
+    """The lines of an input's startup parts that ingest hands over besides the literal ones: each line where
+    `prefixed` matches (a log prefix). A part runs from the input's start, or from a literal line that `begins`
+    matches (a new launch later in the input), to the first line that `ends` matches (the running server's first
+    line). At most `cap` lines per chunk: a file of prefixed lines that never ends its startup costs no more."""
+
+    prefixed: re.Pattern[bytes]
+    ends: AnchoredPattern
+    begins: re.Pattern[str]
+    cap: int
+
+    def parts(
+        self, buf: Buffer, start: int, end: int, found: list[Candidate], starting: bool, cap: int
+    ) -> tuple[list[Candidate], list[Part], bool]:
+        """buf[start:end] holds complete lines and `found` its literal lines; `starting`: a startup part goes on at
+        its start → (the prefixed lines of its startup parts, at most `cap`; the parts; whether the cap cut the
+        last one: no part follows it). Only the lines after a part's start are searched for its end, and only the
+        literal lines for a new launch, so the runtime between parts is never read line by line."""
+        begins = [(index, offset) for index, offset, text in found if self.begins.search(text)]
+        lines: list[Candidate] = []
+        parts: list[Part] = []
+        at, at_index, k = start, 0, 0
+        while True:
+            if not starting:
+                while k < len(begins) and begins[k][1] < at:
+                    k += 1
+                if k == len(begins):
+                    return lines, parts, False
+                at_index, at = begins[k]
+            ended = matching_line(self.ends, buf, at, end)
+            stop = end if ended is None else ended[0]
+            more, capped_at = self._prefixed(buf, at, stop, at_index, cap - len(lines))
+            lines += more
+            if capped_at is not None:
+                parts.append((at_index, capped_at))
+                return lines, parts, True
+            if ended is None:
+                parts.append((at_index, None))
+                return lines, parts, False
+            stop_index = at_index + buf.count(b"\n", at, stop)
+            parts.append((at_index, stop_index))
+            at, at_index, starting = stop, stop_index, False
+
+    def _prefixed(self, buf: Buffer, start: int, stop: int, first: int, cap: int) -> tuple[list[Candidate], int | None]:
+        """The lines of buf[start:stop] (line `first` starts at `start`) where `prefixed` matches, at most `cap`,
+        and the index of the first one the cap left out (None: none was)."""
+        found: list[Candidate] = []
+        line_index = first
+        counted_to = skip_to = start
+        for hit in self.prefixed.finditer(buf, start, stop):  # type: ignore[call-overload]
+            if hit.start() < skip_to:
+                continue
+            line_start = max(buf.rfind(b"\n", start, hit.start()) + 1, start)
+            line_end = buf.find(b"\n", hit.start(), stop)
+            if line_end < 0:
+                line_end = stop
+            line_index += buf.count(b"\n", counted_to, line_start)
+            counted_to = line_start
+            if len(found) >= cap:
+                return found, line_index
+            found.append((line_index, line_start, decode_line(buf[line_start:line_end])))
+            skip_to = line_end + 1
+        return found, None
+
+
+def with_startup_lines(found: list[Candidate], startup: list[Candidate]) -> list[Candidate]:
+    """The literal lines and the startup parts' prefixed lines, once each, in line order."""
+    if not startup:
+        return found
+    have = {offset for _, offset, _ in found}
+    return sorted(found + [c for c in startup if c[1] not in have])
+
+
+def settle_parts(
+    scan: StartupScan, starting: bool, found: list[Candidate], startup: list[Candidate], parts: list[Part]
+) -> tuple[list[Candidate], list[Part]]:
+    """A range worker reads its range as if a startup part went on at its start. Where the input was not starting
+    there, that first part is cut to the first new launch inside it (or dropped), and its lines with it."""
+    if starting or not parts or parts[0][0] != 0 or any(i == 0 and scan.begins.search(t) for i, _, t in found[:1]):
+        return startup, parts
+    first_end = parts[0][1]
+    launch = next((i for i, _, t in found if (first_end is None or i < first_end) and scan.begins.search(t)), None)
+    keep_from = launch if launch is not None else (first_end if first_end is not None else -1)
+    kept = [c for c in startup if keep_from >= 0 and c[0] >= keep_from]
+    return kept, ([(launch, first_end)] if launch is not None else []) + parts[1:]
+
+
 WINDOW_BYTES = 1 << 16  # how much of a file a chunk reads back at once for the lines after a candidate (grows as needed)
 
 
@@ -223,6 +325,9 @@ class LineChunk:
     window_start: int
     cursor: tuple[int, int]  # (line index, offset) of the last line returned, or of the chunk's start
     first_match: tuple[int, str] | None = None  # the first line the scan's `first_of` pattern matches, if asked
+    # the chunk's startup parts (StartupScan), the last one cut by the cap when startup_capped
+    startup_parts: list[Part] = field(default_factory=list)
+    startup_capped: bool = False
 
     @classmethod
     def in_memory(cls, first: int, size: int, found: list[Candidate], data: Buffer) -> LineChunk:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 from logscope.core.errors import InputError
 from logscope.core.limits import LINE_CAP
-from logscope.pipeline.ingest.linescan import AnchoredPattern, Candidate, LiteralScan, first_line_matching
+from logscope.pipeline.ingest.linescan import AnchoredPattern, Candidate, LiteralScan, Part, StartupScan, first_line_matching
 
 RANGE_MIN_BYTES = 16 << 20  # a smaller file is read on the main thread: starting workers costs more
 RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one file, large enough to amortise
@@ -33,6 +33,7 @@ _PROBE_BYTES = 1 << 16
 
 _scan: LiteralScan | None = None  # the worker process's compiled literals
 _first_of: AnchoredPattern | None = None  # the pattern whose first line each range reports
+_startup: StartupScan | None = None  # the prefixed lines each range reports of its startup parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,11 @@ class RangeScan:
     found: list[Candidate]  # line index within the range, absolute offset, text
     cut_lines: int = 0  # lines longer than the buffer: their first LINE_CAP bytes were read, the rest skipped
     first_match: tuple[int, str] | None = None  # the range's first line that `first_of` matches (index, text)
+    # the prefixed lines (as `found`) of the range's startup parts, read as if a part went on at the range's start
+    # (the main thread settles that first part: linescan.settle_parts), the parts, and whether the cap cut the last
+    startup: list[Candidate] = field(default_factory=list)
+    startup_parts: list[Part] = field(default_factory=list)
+    startup_capped: bool = False
 
 
 def workers() -> int:
@@ -54,7 +60,13 @@ class RangeScanner:
     """A pool of worker processes (one per core) for the duration of one analysis; `parallel` is False where
     there is one core, and the caller then reads every source itself."""
 
-    def __init__(self, literals: tuple[str, ...], enabled: bool, first_of: AnchoredPattern | None = None) -> None:
+    def __init__(
+        self,
+        literals: tuple[str, ...],
+        enabled: bool,
+        first_of: AnchoredPattern | None = None,
+        startup: StartupScan | None = None,
+    ) -> None:
         self.literals = literals
         self.pool: ProcessPoolExecutor | None = None
         if not enabled or workers() < 2:
@@ -70,7 +82,7 @@ class RangeScanner:
             workers(),
             mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
             initializer=_init_worker,
-            initargs=(literals, first_of),
+            initargs=(literals, first_of, startup),
         )
 
     @property
@@ -94,13 +106,14 @@ class RangeScanner:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _init_worker(literals: tuple[str, ...], first_of: AnchoredPattern | None) -> None:
-    global _scan, _first_of
+def _init_worker(literals: tuple[str, ...], first_of: AnchoredPattern | None, startup: StartupScan | None) -> None:
+    global _scan, _first_of, _startup
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (exit 130, no tracebacks)
     _scan = LiteralScan(literals)
     _first_of = first_of
+    _startup = startup
 
 
 def _scan_range(name: str, path: str, start: int, end: int) -> RangeScan:
@@ -108,10 +121,10 @@ def _scan_range(name: str, path: str, start: int, end: int) -> RangeScan:
     try:
         with open(path, "rb", buffering=0) as handle:
             own_start, own_end = _line_start(handle, start), _line_start(handle, end)
-            lines, found, cut, first = _scan_lines(handle, own_start, own_end, _scan, _first_of)
+            lines, found, cut, first, startup = _scan_lines(handle, own_start, own_end, _scan, _first_of, _startup)
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    return RangeScan(own_start, own_end, lines, found, cut, first)
+    return RangeScan(own_start, own_end, lines, found, cut, first, *startup)
 
 
 def _line_start(handle: object, offset: int) -> int:
@@ -131,8 +144,13 @@ def _line_start(handle: object, offset: int) -> int:
 
 
 def _scan_lines(
-    handle: object, start: int, end: int, scan: LiteralScan, first_of: AnchoredPattern | None = None
-) -> tuple[int, list[Candidate], int, tuple[int, str] | None]:
+    handle: object,
+    start: int,
+    end: int,
+    scan: LiteralScan,
+    first_of: AnchoredPattern | None = None,
+    startup: StartupScan | None = None,
+) -> tuple[int, list[Candidate], int, tuple[int, str] | None, tuple[list[Candidate], list[Part], bool]]:
     buf = bytearray(READ_BYTES)
     held = 0  # bytes of an unfinished line at the front of buf
     offset = start  # file offset of buf[0]
@@ -141,6 +159,9 @@ def _scan_lines(
     cutting = False  # inside a line longer than the buffer: its first LINE_CAP bytes are held, the rest dropped
     found: list[Candidate] = []
     first: tuple[int, str] | None = None
+    prefixed: list[Candidate] = []
+    parts: list[Part] = []
+    starting, capped = True, False  # as if a startup part went on at the range's start
     handle.seek(start)  # type: ignore[attr-defined]
     while True:
         got = 0
@@ -176,6 +197,16 @@ def _scan_lines(
             found.extend((lines + index, offset + at, text) for index, at, text in hits)
             if first_of is not None and first is None and (match := first_line_matching(first_of, buf, 0, complete)):
                 first = (lines + match[0], match[1])
+            if startup is not None and not capped:
+                more, read_parts, capped = startup.parts(buf, 0, complete, hits, starting, startup.cap - len(prefixed))
+                prefixed.extend((lines + index, offset + at, text) for index, at, text in more)
+                for part_from, part_to in read_parts:
+                    after = None if part_to is None else lines + part_to
+                    if parts and parts[-1][1] is None and part_from == 0:
+                        parts[-1] = (parts[-1][0], after)  # the part that went on from the previous read
+                    else:
+                        parts.append((lines + part_from, after))
+                starting = parts[-1][1] is None if parts else starting
             lines += count
             held = filled - complete
             buf[:held] = buf[complete:filled]
@@ -183,4 +214,4 @@ def _scan_lines(
         else:
             held = filled
         if finished:
-            return lines, found, cuts, first
+            return lines, found, cuts, first, (prefixed, parts, capped)

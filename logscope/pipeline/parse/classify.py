@@ -14,12 +14,12 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.model import TEXT_KEEP, Coverage
+from logscope.core.model import NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
-from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import sglang_line
-from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader, prefix_of
+from logscope.pipeline.parse.parsers.base import PREFIX_BYTES, PREFIXED, BlockReader, message_after_prefix, prefix_of
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
@@ -30,6 +30,14 @@ _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
+
+
+_PREFIX = re.compile(PREFIX_BYTES.pattern.decode())
+
+
+def _wrap_wanted(text: str) -> bool:
+    """A line a terminal cut is joined again when the join holds a literal or a log prefix."""
+    return prefilter.holds_literal(text) or _PREFIX.search(text) is not None
 
 
 def _WANTED(value: str) -> bool:  # noqa: N802 - a predicate handed to unwrap.expand
@@ -54,11 +62,15 @@ class SourceClassifier:
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
+        self.startup_parts: list[tuple[int, int | None]] = []  # the startup parts' lines: [first, after)
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
-        chunks = self.chunks if self.chunks is not None else self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES)
+        chunks = self.chunks
+        if chunks is None:
+            chunks = self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES, serving.STARTUP)
         for chunk in chunks:
+            self._mark_startup_parts(chunk)
             self._run_chunk(chunk)
             self._mark_serving(chunk)
         self._release_rewrap()
@@ -117,12 +129,28 @@ class SourceClassifier:
         if chunk.path is not None:
             return {}
         lines = chunk.all_lines()
-        wraps = terminal_wraps(lines, prefilter.holds_literal, _starts_a_record, lines.of_width(WRAP_WIDTHS))
+        wraps = terminal_wraps(lines, _wrap_wanted, _starts_a_record, lines.of_width(WRAP_WIDTHS))
         return {
             index: wrap
             for index, wrap in wraps.items()
             if not (_KEY_VALUE.match(lines[index + 1]) and _reads_whole(lines[index]))
         }
+
+    def _mark_startup_parts(self, chunk: LineChunk) -> None:
+        """The source's startup parts (from its start, or from a new launch, to the running server's first line):
+        unread prefixed lines inside them are judged, none outside them."""
+        last = len(chunk.startup_parts) - 1
+        for n, (first, after) in enumerate(chunk.startup_parts):
+            start, end = chunk.first + first, None if after is None else chunk.first + after
+            if first == 0 and self.startup_parts and self.startup_parts[-1][1] is None:
+                start = self.startup_parts.pop()[0]  # the part that went on from the previous chunk
+            self.startup_parts.append((start, end))
+            if end is not None:
+                why = "cap" if chunk.startup_capped and n == last else "running"
+                self.coverage.startup_ends.append({"source": self.source.name, "from": start, "line": end, "why": why})
+
+    def _in_startup(self, lineno: int) -> bool:
+        return any(first <= lineno and (end is None or lineno < end) for first, end in reversed(self.startup_parts))
 
     def _mark_serving(self, chunk: LineChunk) -> None:
         """The source's first line that shows the server serving (a served request, a batch line): failures after
@@ -192,8 +220,22 @@ class SourceClassifier:
                 return
         candidates = prefilter.grammars_for(text)
         if not candidates:
+            self._judge_wording(lineno, text)
             return
         self._classify(lineno, text, candidates)
+
+    def _judge_wording(self, lineno: int, text: str) -> None:
+        """A startup line with SGLang's prefix that no grammar reads: counted by its wording's verdict, and listed
+        when no catalogued release prints that wording (parse/wordings.py)."""
+        if self.quoted or not self._in_startup(lineno):
+            return
+        message = message_after_prefix(text)
+        if message is None:
+            return
+        verdict = wordings.judge(message)
+        self.coverage.prefixed[verdict] += 1
+        if verdict == NEW_WORDING:
+            self.coverage.miss(self.source.name, lineno, NEW_WORDING, text)
 
     # ------------------------------------------------------------------ one line
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
@@ -223,6 +265,8 @@ class SourceClassifier:
         if not tried:
             if failure_look:
                 self.coverage.miss(self.source.name, lineno, "failure", text)
+            else:
+                self._judge_wording(lineno, text)
             return
         if tried[0] == "sglang" and self.pending is None:
             self.pending = (lineno, text)
@@ -363,7 +407,8 @@ def _looks_like_a_record(text: str) -> bool:
 
 
 def classify_sources(sources: list[Source], chunks: list[Iterator[LineChunk]]) -> tuple[dict[str, list[Event]], Coverage]:
-    """Each source's events, from its line chunks (ingest.scan_sources with the prefilter's literals)."""
+    """Each source's events, from its line chunks (ingest.scan_sources with the prefilter's literals, the serving
+    line's pattern and the startup scan: pipeline/analyze.py)."""
     coverage = Coverage()
     per_source: dict[str, list[Event]] = {}
     for source, source_chunks in zip(sources, chunks):

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from logscope.core import kinds
-from logscope.pipeline.ingest.linescan import AnchoredPattern, first_line_matching
+from logscope.pipeline.ingest.linescan import AnchoredPattern, StartupScan, first_line_matching
+from logscope.pipeline.parse.parsers.base import PREFIX_BYTES
 
 SERVING_MARK = kinds.SERVING_BEGIN  # the event kind of the first serving line of a chunk of input
 READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
@@ -26,6 +27,16 @@ _SERVING = re.compile(
 )
 # searched where the bytes are read (ingest's chunks); every match holds one of the anchors
 SERVING_BYTES = AnchoredPattern(re.compile(_SERVING.pattern.encode()), (b"POST /", b"GET /", b"Decode batch"))
+# where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
+# batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
+# [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after
+# it never goes through the grammars line by line.
+STARTUP_END_BYTES = AnchoredPattern(
+    re.compile(
+        (_SERVING.pattern + r"|\b(?:Prefill|Decode) batch(?:[.,(]| \[\d+\])|The server is fired up and ready to roll").encode()
+    ),
+    (b"POST /", b"GET /", b"Decode batch", b"Prefill batch", b"The server is fired up and ready to roll"),
+)
 
 
 def is_serving_line(text: str) -> bool:
@@ -35,3 +46,12 @@ def is_serving_line(text: str) -> bool:
 def first_serving_line(data: bytes) -> tuple[int, str] | None:
     """(index, text) of the first serving line among a chunk's bytes, or None."""
     return first_line_matching(SERVING_BYTES, data, 0, len(data))
+
+
+# every prefixed line of a startup part reaches the classifier (a new wording holds no literal): ingest hands them
+# over from the input's start or a new launch to the running server's first line, at most STARTUP_CAP per chunk
+# (4 MiB read, or 32 MiB range)
+STARTUP_CAP = 5000
+# a new launch's first line: its server_args dump (a literal line), after which a startup part begins again
+LAUNCH_BEGINS = re.compile(r"server_args=ServerArgs\(")
+STARTUP = StartupScan(PREFIX_BYTES, STARTUP_END_BYTES, LAUNCH_BEGINS, STARTUP_CAP)

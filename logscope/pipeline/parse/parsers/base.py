@@ -13,6 +13,10 @@ from logscope.core.events import Event, RankId
 PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]")
 _ANY_BRACKET = re.compile(r"^\s*\[[^\]]*\]\s*")
+# the same prefix, closed, anywhere in a line's bytes (a paste wrapper may come first): how ingest finds the startup
+# parts' prefixed lines that hold no literal; the classifier reads each with PREFIXED after cleaning it
+PREFIX_BYTES = re.compile(rb"\[(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?(?: [A-Z_]+\d+)*\]")
+_MESSAGE = re.compile(r"^\s*\[(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?(?: [A-Z_]+\d+)*\] ?(.*\S)")
 
 
 def prefix_of(text: str) -> dict[str, Any] | None:
@@ -22,6 +26,12 @@ def prefix_of(text: str) -> dict[str, Any] | None:
         return None
     tags = m.group(2).split()
     return {"time": m.group(1), "rank": RankId.from_tags(tags) if tags else None}
+
+
+def message_after_prefix(text: str) -> str | None:
+    """The message of a line with SGLang's whole prefix (closed, and text after it), else None."""
+    m = _MESSAGE.match(text)
+    return m.group(1) if m else None
 
 
 def strip_prefix(text: str) -> str:
