@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Callable, Iterable
 from enum import Enum
@@ -14,6 +13,7 @@ import typer
 
 from logscope import cli_params
 from logscope.core.errors import InputError, LogscopeError
+from logscope.lifetime import long_running
 from logscope.report.formats import COMPARE_FORMATS, RENDERERS, renderer
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -162,6 +162,7 @@ def probe(
     ),
 ) -> None:
     """Measure each communication mechanism's memory on these GPUs (needs PyTorch with CUDA and nvidia-ml-py)."""
+    long_running()  # child processes and minutes of GPU work: the collector and the normal exit (entry.py)
     import shlex
 
     from logscope.pipeline.sizing.calibration import dump_calibration
@@ -620,7 +621,7 @@ def bot_serve(
         metrics=metrics,
     )
     _access_log()
-    gc.enable()  # a server runs for days: the collector that a one-shot command leaves off (entry.py) is needed
+    long_running()  # a server runs for days: the collector and the normal exit a command goes without (entry.py)
     uvicorn.run(create_app(settings, queue, worker, routes(max_paste)), host=host, port=port, log_level="warning")
 
 
@@ -639,7 +640,7 @@ def serve(
     except ImportError as exc:
         _fail(f"the paste page needs the bot extra: from a logscope clone, pip install '.[bot]' ({exc})")
         return
-    gc.enable()  # as in bot serve
+    long_running()  # as in bot serve
     uvicorn.run(Starlette(routes=routes(max_paste)), host=host, port=port, log_level="warning")
 
 

@@ -76,8 +76,9 @@ def test_a_small_paste_imports_neither_pydantic_nor_polars(tmp_path):
     paste = tmp_path / "paste.log"
     paste.write_bytes((ROOT / "fixtures/real/h-001-sglang-11716.log").read_bytes()[:2048])
     probe = (
-        f"import runpy, sys\nsys.argv = ['logscope', 'analyze', {str(paste)!r}]\n"
-        "try:\n    runpy.run_module('logscope', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        # the command as the entry point runs it, but returning here (the entry point ends the process at once)
+        f"import sys\nsys.argv = ['logscope', 'analyze', {str(paste)!r}]\nfrom logscope.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('LOADED', sorted(m for m in ('pydantic', 'polars', 'hyperscan') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
