@@ -228,3 +228,18 @@ def test_every_signature_is_pinned_by_a_case():
     ids = {sig.id for sig in bundled_signatures().signatures}
     assert sorted(ids - pinned_signatures()) == []
     assert pinned_signatures() <= ids
+
+
+def test_the_attribution_memo_answers_each_signature_set_for_itself():
+    from logscope.core.events import Event
+    from logscope.pipeline.parse.signatures.loader import SignatureSet
+    from logscope.pipeline.parse.signatures.match import attribute
+
+    bundled = bundled_signatures()
+    line = "RuntimeError: NCCL error: unhandled cuda error, NCCL version 2.21.5"
+    event = Event("exception", "a.log", 1, line, None, None, {"exception": "RuntimeError", "message": line[14:]}, "exception")
+    first = attribute(event, bundled)
+    assert first is not None and attribute(event, bundled) == first  # the memo's answer is the same
+    assert attribute(event, SignatureSet(())) is None  # another set, same text: its own answer
+    first[1]["changed"] = True  # a caller's copy: the memo's values are not touched
+    assert "changed" not in attribute(event, bundled)[1]

@@ -56,17 +56,19 @@ class SignatureSet:
     signatures: tuple[Signature, ...] = field(default_factory=tuple)
     # grouped once: the classifier asks for the line signatures on every candidate line
     _by_kind: dict[str, tuple[Signature, ...]] = field(init=False, repr=False, compare=False)
+    _naming: dict[str, tuple[Signature, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_kind = {kind: tuple(s for s in self.signatures if s.on == kind) for kind in EVIDENCE_KINDS}
         object.__setattr__(self, "_by_kind", by_kind)
+        object.__setattr__(self, "_naming", {kind: tuple(s for s in found if s.finding) for kind, found in by_kind.items()})
 
     def on(self, kind: str) -> tuple[Signature, ...]:
         return self._by_kind.get(kind, ())
 
     def naming(self, kind: str) -> tuple[Signature, ...]:
         """The signatures of this evidence kind that name a finding (not the phase locators)."""
-        return tuple(s for s in self.on(kind) if s.finding)
+        return self._naming.get(kind, ())
 
     def line_literals(self) -> tuple[str, ...]:
         """One literal per line signature: a line without any of them cannot match (the prefilter's share)."""

@@ -103,10 +103,28 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
 def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[str, Any], str] | None:
     """The signature that names this event's mechanism (finding signatures only), and the evidence kind."""
     for kind, text, exception in _evidence(event):
-        found = _best(signatures.naming(kind), text, exception)
+        found = _best_of(signatures, kind, text, exception)
         if found:
-            return found[0], found[1], kind
+            return found[0], dict(found[1]), kind
     return None
+
+
+_BEST_MEMO = 4096
+_best_memo: dict[tuple[int, str, str, str | None], tuple[SignatureSet, tuple[Signature, dict[str, Any]] | None]] = {}
+
+
+def _best_of(signatures: SignatureSet, kind: str, text: str, exception: str | None) -> tuple[Signature, dict[str, Any]] | None:
+    """_best over the set's finding signatures of this kind, once per distinct evidence: a log repeats its failure
+    lines and frames on every rank (the set is kept beside its answer, so an id reused by a new set never hits)."""
+    key = (id(signatures), kind, text, exception)
+    hit = _best_memo.get(key)
+    if hit is not None and hit[0] is signatures:
+        return hit[1]
+    found = _best(signatures.naming(kind), text, exception)
+    if len(_best_memo) >= _BEST_MEMO:
+        _best_memo.clear()
+    _best_memo[key] = (signatures, found)
+    return found
 
 
 def locate(event: Event, signatures: SignatureSet, matched: Signature | None) -> tuple[str, str] | None:
