@@ -79,6 +79,12 @@ class Wording(NamedTuple):
 def _fits(row: tuple[str, str, str, int, str], message: str) -> bool:
     """Whether a wording (a Wording, or the plain tuple the index keeps) prints `message`."""
     template, style, _module, _mask, anchor = row
+    return _prints(anchor, template, style, message)
+
+
+def _prints(anchor: str, template: str, style: str, message: str) -> bool:
+    """Whether a template prints `message`: its longest literal piece first (a line without it cannot match, and
+    the template's regex is then never compiled), then the regex."""
     return anchor in message and _compiled(template, style).match(message) is not None
 
 
@@ -168,7 +174,7 @@ def printed_by_a_release(message: str) -> bool:
     (its next lines carry no prefix of their own)."""
     if releases_printing(message) is not None:
         return True
-    return any(anchor in message and _compiled(template, style).match(message) for anchor, template, style in _more_lines())
+    return any(_prints(anchor, template, style, message) for anchor, template, style in _more_lines())
 
 
 @cache

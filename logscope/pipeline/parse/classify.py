@@ -19,7 +19,7 @@ from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import sglang_line
-from logscope.pipeline.parse.parsers.base import PREFIX_BYTES, PREFIXED, BlockReader, message_after_prefix, prefix_of
+from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
@@ -32,12 +32,9 @@ FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fata
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 
 
-_PREFIX = re.compile(PREFIX_BYTES.pattern.decode())
-
-
 def _wrap_wanted(text: str) -> bool:
     """A line a terminal cut is joined again when the join holds a literal or a log prefix."""
-    return prefilter.holds_literal(text) or _PREFIX.search(text) is not None
+    return prefilter.holds_literal(text) or PREFIX_TEXT.search(text) is not None
 
 
 def _WANTED(value: str) -> bool:  # noqa: N802 - a predicate handed to unwrap.expand

@@ -12,9 +12,9 @@ from functools import lru_cache
 from logscope.core import upstream
 from logscope.core.model import CATALOGUED, NEW_WORDING, UVICORN
 
-# uvicorn's level prefix: the level name and a colon padded to 9 characters (uvicorn/logging.py ColourizedFormatter:
-# levelname + ":" + " " * (8 - len(levelname))), then one space and the message (SGLang sets uvicorn's format to
-# "[%(asctime)s] %(levelprefix)s %(message)s")
+# uvicorn's level prefix: the level name and a colon padded to 9 characters (uvicorn 0.55.0, uvicorn/logging.py
+# ColourizedFormatter: levelname + ":" + " " * (8 - len(levelname))), then one space and the message (sglang 0.5.23,
+# sglang/srt/utils/common.py sets uvicorn's format to "[%(asctime)s] %(levelprefix)s %(message)s")
 _LEVELS = ("TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _UVICORN = re.compile("(?:" + "|".join(f"{level}:{' ' * (9 - len(level))}" for level in _LEVELS) + r")(?=\S)")
 

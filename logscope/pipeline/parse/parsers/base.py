@@ -13,10 +13,13 @@ from logscope.core.events import Event, RankId
 PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]")
 _ANY_BRACKET = re.compile(r"^\s*\[[^\]]*\]\s*")
-# the same prefix, closed, anywhere in a line's bytes (a paste wrapper may come first): how ingest finds the startup
-# parts' prefixed lines that hold no literal; the classifier reads each with PREFIXED after cleaning it
-PREFIX_BYTES = re.compile(rb"\[(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?(?: [A-Z_]+\d+)*\]")
-_MESSAGE = re.compile(r"^\s*\[(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?(?: [A-Z_]+\d+)*\] ?(.*\S)")
+# the same prefix, closed, anywhere in a line (a paste wrapper may come first): over the bytes, how ingest finds the
+# startup parts' prefixed lines that hold no literal (the classifier reads each with PREFIXED after cleaning it);
+# over the text, whether a terminal join holds one; at a line's start, the message after it
+_CLOSED_PREFIX = r"\[(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?(?: [A-Z_]+\d+)*\]"
+PREFIX_BYTES = re.compile(_CLOSED_PREFIX.encode())
+PREFIX_TEXT = re.compile(_CLOSED_PREFIX)
+_MESSAGE = re.compile(r"^\s*" + _CLOSED_PREFIX + r" ?(.*\S)")
 
 
 def prefix_of(text: str) -> dict[str, Any] | None:
