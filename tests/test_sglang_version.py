@@ -37,3 +37,32 @@ def test_sglang_version_and_how_it_is_known(name, text, version, span, how):
     assert found["version"] == version
     assert found["range"] == span
     assert found["how"].startswith(how)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a logger's own prefix before the message (f-037's format, and vLLM's): the message alone is matched, so the
+        # placeholder-led wording of 0.5.10.post1+ ("{cls_name} is disabled ...") cannot take the prefix for its
+        # placeholder and exclude the older releases that print the sentence literally
+        "2025-04-13 14:53:43 WARNING 509 [custom_all_reduce.py:185] Custom allreduce is disabled because this process "
+        "group spans across nodes.",
+        "WARNING 04-13 14:53:43 [custom_all_reduce.py:185] Custom allreduce is disabled because this process group "
+        "spans across nodes.",
+    ],
+)
+def test_a_logger_prefix_is_not_read_as_part_of_the_wording(line):
+    plain = analyze_text("[2025-04-13 14:53:43 TP0] Custom allreduce is disabled because this process group spans across nodes.")
+    prefixed = analyze_text(line)
+    span = plain["launches"][0]["sglang_version"]["range"]
+    assert span is not None and span[0] != "0.5.10.post1"
+    assert prefixed["launches"][0]["sglang_version"]["range"] == span
+
+
+def test_strip_prefix_reads_the_prefixes_the_grammar_reads():
+    from logscope.pipeline.parse.parsers.base import strip_prefix
+
+    assert strip_prefix("2025-04-13 14:53:45,123 INFO 507 [model_runner.py:313] Init ends.") == "Init ends."
+    assert strip_prefix("INFO 01-01 10:00:00.123 [__init__.py:239] Automatically detected") == "Automatically detected"
+    assert strip_prefix("[2026-01-01 10:00:00 TP0] Load weight begin") == "Load weight begin"
+    assert strip_prefix("2025-04-13 a line with no logger prefix") == "2025-04-13 a line with no logger prefix"
