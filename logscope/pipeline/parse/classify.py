@@ -169,7 +169,7 @@ class SourceClassifier:
 
     def feed(self, lineno: int, text: str) -> None:
         if self.rewrap is not None:
-            if self._continues(text):
+            if self._continues(text) and self.rewrap.takes(text):
                 self.rewrap.add(text)
                 self.recognized_physical.add(lineno)
                 if self.rewrap.complete():
