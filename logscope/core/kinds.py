@@ -107,6 +107,7 @@ TRACEBACK_START: Final = "traceback_start"
 TRACEBACK_CHAIN: Final = "traceback_chain"
 FAULTHANDLER_THREAD: Final = "faulthandler_thread"
 DSV4_MEMORY: Final = "dsv4_memory"
+DSV4_POOL_SIZES: Final = "dsv4_pool_sizes"
 POST_CAPTURE_KV: Final = "post_capture_kv"
 MEMORY_LINE: Final = "memory_line"  # never emitted: a line naming memory that no grammar read, for the coverage
 SERVING_BEGIN: Final = "serving_begin"  # the first line of an input that shows the server serving (serving.py)
@@ -412,10 +413,20 @@ CATALOGUE: tuple[Kind, ...] = (
         DSV4_MEMORY,
         NOTE,
         rules=("dsv4_memory",),
-        literals=("DSV4 memory calculation:",),
+        literals=("DSV4 memory calculation:", "DSv4 memory calculation:"),
         samples=(
             "[2026-10-01 10:00:05 TP0] DSV4 memory calculation: unified=True, unified_fp8=False, "
             "bytes_per_full_token=1234.50, available_bytes=100.25 GB, swa_fixed=2.00 GB, full_token=123456",
+        ),
+    ),
+    Kind(
+        DSV4_POOL_SIZES,
+        NOTE,
+        rules=("dsv4_pool_sizes",),
+        literals=("DSV4 pool sizes:",),
+        samples=(
+            "[2026-06-02 11:20:02 TP0] DSV4 pool sizes: full=3080704, swa=385088, c4=770176, c128=24068, "
+            "c4_state=6016, c128_state=3008",
         ),
     ),
     Kind(

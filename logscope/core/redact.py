@@ -60,8 +60,9 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
         lambda m: m.group(0) if m.group(0).endswith(_KEEP_HOSTS) else "<redacted:host>",
     ),
 )
-# a count of tokens (SGLang's "full_token=1641472", "max_prefill_token: 16384"): a whole number after a name that
-# ends in "token" (lower case: an environment variable holding a token is upper case) is a count, not a token; a password or secret is redacted whatever its value
+# a count of tokens (SGLang's "full_token=1641472", "max_prefill_token: 16384"): a whole number after a snake_case
+# name that ends in "token" is a count, not a token (an environment variable holding one is upper case); a
+# password or secret is redacted whatever its value
 _TOKEN_COUNT_NAME = re.compile(r"^[a-z][a-z0-9_]*token$")  # snake_case, as SGLang prints its fields
 _WHOLE_NUMBER = re.compile(r"\d+[,;.]?")
 
