@@ -616,7 +616,15 @@ CATALOGUE: tuple[Kind, ...] = (
         literals=("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "docker run", "torchrun"),
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),
-    Kind(ENV_EXPORT, FACT, LAUNCH_COMMAND_GRAMMAR, literals=("export ",), samples=("export NCCL_DEBUG=INFO",)),
+    # an export line; assignments on a line of their own are found by the families of variables that shape GPU
+    # memory and communication (SGLang's, NCCL's, CUDA's and torch's, NVSHMEM's, the transfer engines')
+    Kind(
+        ENV_EXPORT,
+        FACT,
+        LAUNCH_COMMAND_GRAMMAR,
+        literals=("export ", "SGLANG_", "SGL_", "NCCL_", "CUDA_", "PYTORCH_", "TORCH_", "NVSHMEM_", "MC_", "UCX_", "NIXL_"),
+        samples=("export NCCL_DEBUG=INFO", "CUDA_VISIBLE_DEVICES=4,5,6,7"),
+    ),
     Kind(
         LAUNCH_FLAGS,
         FACT,

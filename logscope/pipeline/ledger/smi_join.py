@@ -170,11 +170,11 @@ def _oom_join(gpu: dict[str, Any], oom: Event) -> None:
         )
         if k in data
     }
-    if figures:
-        gpu["oom"] = figures
     if data.get("process_in_use_mib") is not None and data.get("allocated_mib") is not None:
         outside = data["process_in_use_mib"] - data["allocated_mib"] - data.get("reserved_unallocated_mib", 0.0)
         gpu["outside_allocator_mib"] = round(outside, 2)
+    if figures:
+        gpu["oom"] = figures
 
 
 def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str, Any]:

@@ -360,7 +360,8 @@ class SourceClassifier:
 
 
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |File \"|\S*[$#] |export |[A-Z_]+=|\S*python|sglang "
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |File \"|\S*[$#] |\([^()\s]+\)\s+\S*[$#] |export |[A-Z_]+="
+    r"|\S*python|sglang "
     r"|\++ |(?:sudo|nohup|env|time|exec) "  # a bash -x trace line, a command run under a wrapper
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"

@@ -11,7 +11,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.pipeline.parse.parsers import other_lines, sglang_line
-from logscope.pipeline.parse.parsers.base import BlockReader, Parsed, prefix_of, strip_prefix
+from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
@@ -32,7 +32,7 @@ class LineGrammar:
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 _LAUNCH_SHAPE = re.compile(
-    r"^\s*(?:\S*[$#]\s+)?(?:(?:sudo|nohup|env)\s+)*(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
+    r"^\s*(?:" + SHELL_PROMPT + r")?(?:(?:sudo|nohup|env)\s+)*(?:export\s|[A-Z_][A-Z0-9_]*=\S*(?:\s|$)|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
     r"|sglang\s+serve|(?:docker|podman)\s+run\s|torchrun\s"
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
     r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s)"
@@ -70,8 +70,10 @@ def _sglang(text: str) -> Parsed | None:
 
 def _launch_command(text: str) -> Parsed | None:
     line = strip_prefix(text)
-    data = other_lines.parse_launch_command(line) if line.lstrip().startswith("export ") else parse_command(line)
-    if data is None:
+    data = parse_command(line)
+    if data is None:  # no launcher: an export line, or assignments on a line of their own
+        data = other_lines.parse_launch_command(line)
+    if data is None or (data["kind"] == "export" and not data["env"]):
         return None
     return Parsed(kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT, data)
 
