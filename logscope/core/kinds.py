@@ -95,6 +95,7 @@ LAUNCH_COMMAND: Final = "launch_command"
 ENV_EXPORT: Final = "env_export"
 LAUNCH_FLAGS: Final = "launch_flags"  # flags given as code spans in a Markdown list
 CHECK_ENV: Final = "check_env"
+STATED_ENV: Final = "stated_env"  # versions / GPUs stated outside check_env (issue template, pip, __version__)
 SMI_GPU: Final = "smi_gpu"
 SMI_PROCESS: Final = "smi_process"
 SMI_VERSIONS: Final = "smi_versions"
@@ -127,6 +128,7 @@ FLAG_LIST_GRAMMAR: Final = "flag_list"
 COLLECT_ENV_GRAMMAR: Final = "collect_env"
 PROGRESS_GRAMMAR: Final = "progress"
 GPUSTAT_GRAMMAR: Final = "gpustat"
+STATED_ENV_GRAMMAR: Final = "stated_env"
 NATIVE_LOG_GRAMMAR: Final = "native_log"
 CHECK_ENV_GRAMMAR: Final = "check_env"
 NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
@@ -147,6 +149,82 @@ class Kind:
     literals: tuple[str, ...] = ()
     samples: tuple[str, ...] = ()
 
+
+# a line that starts with one of these is a record, not prose: so each head is also spelled as a Markdown list
+# item ("- ", "* ", "+ ") and in bold ("**SGLang**:")
+_BULLETS = ("- ", "* ", "+ ")
+_STATED_HEADS = (
+    "sglang==",
+    "sglang[",
+    "sgl-kernel==",
+    "sgl_kernel==",
+    "sglang-kernel==",
+    "torch==",
+    "flashinfer-python==",
+    "flashinfer_python==",
+    "nvidia-nccl-cu1",
+    "deep_ep==",
+    "deep-ep==",
+    "SGLang:",
+    "sglang:",
+    "SGLang version:",
+    "SGLang Version:",
+    "sglang version:",
+    "PyTorch:",
+    "PyTorch version:",
+    "PyTorch Version:",
+    "Torch:",
+    "torch:",
+    "Host driver:",
+    "Host Driver:",
+    "Driver:",
+    "Driver version:",
+    "Driver Version:",
+    "NVIDIA driver",
+    "NVIDIA Driver",
+    "CUDA:",
+    "CUDA version:",
+    "CUDA Version:",
+    "GPUs:",
+    "GPU:",
+)
+
+
+def _bulleted(heads: tuple[str, ...]) -> tuple[str, ...]:
+    bold = tuple(f"**{h[:-1]}**:" for h in heads if h.endswith(":"))
+    return heads + bold + tuple(b + h for b in _BULLETS for h in heads + bold)
+
+
+STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)
+# launch_server flags written as Markdown list items ("- tp-size: 4", "- `mem-fraction-static`: 0.75", "- --tp 8"):
+# the stems of the flags logscope reads, after a bullet, bare or in a code span
+_FLAG_STEMS = (
+    "tp",
+    "dp",
+    "ep",
+    "pp",
+    "model",
+    "mem-fraction",
+    "max-",
+    "chunked-prefill",
+    "cuda-graph",
+    "enable-",
+    "disable-",
+    "kv-cache",
+    "attention-backend",
+    "moe-",
+    "deepep",
+    "speculative-",
+    "context-length",
+    "page-size",
+    "quantization",
+    "dtype",
+    "nnodes",
+    "base-gpu-id",
+    "disaggregation-",
+    "trust-remote-code",
+)
+FLAG_ITEM_LITERALS = tuple(b + q + stem for b in _BULLETS for q in ("", "`", "--", "`--") for stem in _FLAG_STEMS)
 
 CATALOGUE: tuple[Kind, ...] = (
     # ---- phases, in startup order
@@ -629,8 +707,8 @@ CATALOGUE: tuple[Kind, ...] = (
         LAUNCH_FLAGS,
         FACT,
         FLAG_LIST_GRAMMAR,
-        literals=("- `--", "* `--", "+ `--"),
-        samples=("- `--tp-size 8`, `--moe-a2a-backend deepep`",),
+        literals=("- `--", "* `--", "+ `--", *FLAG_ITEM_LITERALS),
+        samples=("- `--tp-size 8`, `--moe-a2a-backend deepep`", "- mem-fraction-static: 0.75", "- `chunked-prefill-size`: 8192"),
     ),
     Kind(
         CHECK_ENV,
@@ -648,6 +726,13 @@ CATALOGUE: tuple[Kind, ...] = (
             "Python version:",
         ),
         samples=("[pip3] torch==2.6.0", "PyTorch version: 2.6.0+cu124"),
+    ),
+    Kind(
+        STATED_ENV,
+        FACT,
+        STATED_ENV_GRAMMAR,
+        literals=STATED_ENV_LITERALS,
+        samples=("- SGLang: 0.5.4.post1", "sglang==0.5.9", "- GPUs: NVIDIA H20-3e (x4)", "**PyTorch**: 2.8.0+cu129"),
     ),
     Kind(
         SMI_GPU,

@@ -354,4 +354,12 @@ def _conflict(launch: Launch, seg: Launch) -> bool:
 
 
 # what a dump says about the machine, not about one launch: these alone make no launch
-GLOBAL_KINDS = {kinds.CHECK_ENV, kinds.SMI_GPU, kinds.SMI_PROCESS, kinds.SMI_VERSIONS, kinds.SMI_MIG, kinds.TOPOLOGY}
+GLOBAL_KINDS = {
+    kinds.CHECK_ENV,
+    kinds.STATED_ENV,
+    kinds.SMI_GPU,
+    kinds.SMI_PROCESS,
+    kinds.SMI_VERSIONS,
+    kinds.SMI_MIG,
+    kinds.TOPOLOGY,
+}

@@ -14,10 +14,11 @@ from logscope.pipeline.assemble.launch_facts import global_versions
 
 
 def _check_env_gpus(events: list[Event]) -> list[Event]:
-    """check_env's "GPU 0,1,2,3: NVIDIA H100 80GB HBM3" and "... Compute Capability: 9.0" as GPU events."""
+    """check_env's "GPU 0,1,2,3: NVIDIA H100 80GB HBM3" and "... Compute Capability: 9.0" as GPU events (and the
+    same stated elsewhere: the issue template's "GPUs: NVIDIA H20-3e (x4)")."""
     out: list[Event] = []
     for ev in events:
-        if ev.kind != kinds.CHECK_ENV:
+        if ev.kind not in (kinds.CHECK_ENV, kinds.STATED_ENV):
             continue
         capability: dict[int, str] = {}
         names: dict[int, str] = {}
@@ -44,14 +45,14 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
                     None,
                     None,
                     data,
-                    kinds.CHECK_ENV_GRAMMAR,
+                    ev.grammar,
                 )
             )
     return out
 
 
 def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
-    events = [e for e in events if e.kind != kinds.CHECK_ENV] + _check_env_gpus(events)
+    events = [e for e in events if e.kind not in (kinds.CHECK_ENV, kinds.STATED_ENV)] + _check_env_gpus(events)
     gpus: dict[Any, dict[str, Any]] = {}
     for ev in events:
         if ev.kind != kinds.SMI_GPU:

@@ -401,7 +401,7 @@ def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
     if _RECORD_START.match(text):
         return True
-    return text.lstrip().startswith(prefilter.all_literals())
+    return text.lstrip().startswith(prefilter.heads())
 
 
 def classify_sources(sources: list[Source], chunks: list[Iterator[LineChunk]]) -> tuple[dict[str, list[Event]], Coverage]:
