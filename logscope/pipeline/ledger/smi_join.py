@@ -107,7 +107,9 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
         if oom is not None:
             _oom_join(gpu, oom)
         _rank_evidence(gpu, ooms)
-        if "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None:
+        if "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None and gpu.get("device") == "npu":
+            gpu["card_total_source"] = "npu-smi table total only (no reserved figure)"
+        elif "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None:
             gpu["card_total_source"] = "nvidia-smi table Total only (no Reserved: add nvidia-smi -q -d MEMORY)"
     known = {g["index"] for g in gpus}
     for oom in ooms:

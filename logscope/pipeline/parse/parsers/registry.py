@@ -14,6 +14,7 @@ from logscope.core import kinds
 from logscope.pipeline.parse.parsers import other_lines, sglang_line, stated_env
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
+from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
 from logscope.pipeline.parse.parsers.shell import ContinuedCommandReader, parse_command
@@ -219,6 +220,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     TracebackReader,
     SmiTableReader,
     NvitopReader,
+    NpuSmiReader,
     SmiQueryReader,
     SmiCsvReader,
     SmiHeaderlessReader,

@@ -97,7 +97,8 @@ class PipShowReader(BlockReader):
     def open(self, lineno: int, text: str) -> BlockReader:
         m = _PIP_NAME.match(text)
         assert m is not None
-        self.first_line, self.package, self.version = lineno, PACKAGES[m.group(1)], None
+        self.first_line, self.package = lineno, PACKAGES[m.group(1)]
+        self.version: str | None = None
         self.text = text.strip()
         return self
 
@@ -136,7 +137,8 @@ class VersionPrintReader(BlockReader):
     def open(self, lineno: int, text: str) -> BlockReader:
         m = _ASKS.search(text)
         assert m is not None
-        self.first_line, self.package, self.version = lineno, _MODULE_PACKAGE[m.group(1)], None
+        self.first_line, self.package = lineno, _MODULE_PACKAGE[m.group(1)]
+        self.version: str | None = None
         self.text = text.strip()
         return self
 
