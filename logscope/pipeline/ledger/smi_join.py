@@ -230,10 +230,13 @@ def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPl
     tp_size = int(cfg.get("tp_size") or 1)
     pp_size = int(cfg.get("pp_size") or 1)
     nnodes = int(cfg.get("nnodes") or 1)
-    per_node = max(1, (tp_size * pp_size) // nnodes) if cfg.get("nnodes") else (len(gpus) or 8)
+    visible = _visible_devices(launch)
+    # the GPUs of the node: those visible, else those a dump lists (a record made from an OOM text alone is one
+    # GPU the text names, not the node's count)
+    dumped = [g for g in gpus if g.get("name") or g.get("memory_total_mib") is not None]
+    per_node = max(1, (tp_size * pp_size) // nnodes) if cfg.get("nnodes") else (len(visible or dumped) or 8)
     base = int(cfg.get("base_gpu_id") or 0)
     step = int(cfg.get("gpu_id_step") or 1)
-    visible = _visible_devices(launch)
     placements: dict[str, RankPlacement] = {}
     for label, timeline in launch.ranks.items():
         rank = timeline.rank
