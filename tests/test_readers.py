@@ -282,3 +282,27 @@ def test_a_rank_is_placed_on_the_gpu_its_oom_names_through_visible_devices():
     ranks = {r["rank"]: r for r in analyze_text(text, "oom.log")["launches"][0]["ranks"]}
     assert (ranks["TP0"]["gpu"], ranks["TP0"]["gpu_assumed"]) == (6, False)  # torch's device 2 is the host's GPU 6
     assert (ranks["TP1"]["gpu"], ranks["TP1"]["gpu_assumed"]) == (5, True)  # local rank 1 → visible device 5, assumed
+
+
+IMAGE_TAGS = [
+    ("We pulled `lmsysorg/sglang:v0.5.12-cu130` and ran it.", "0.5.12"),
+    ("Image: lmsysorg/sglang:v0.5.9", "0.5.9"),
+    ("$ docker pull lmsysorg/sglang:v0.5.3rc0-cu126", "0.5.3rc0"),
+    ("- Docker image: lmsysorg/sglang:v0.4.2.post2-rocm630", "0.4.2.post2"),
+]
+
+
+@pytest.mark.parametrize(("line", "version"), IMAGE_TAGS)
+def test_an_image_tag_states_the_version(line, version):
+    launch = analyze_text(line + "\n- tp-size: 2\n", "issue.md")["launches"][0]
+    assert launch["sglang_version"]["version"] == version
+    assert "release tag" in launch["sglang_version"]["how"]
+
+
+MOVING_TAGS = ["Image: lmsysorg/sglang:latest", "Image: lmsysorg/sglang:dev", "Image: lmsysorg/sglang:nightly-dev-20251124"]
+
+
+@pytest.mark.parametrize("line", MOVING_TAGS)
+def test_a_moving_tag_states_no_version(line):
+    launch = analyze_text(line + "\n- tp-size: 2\n", "issue.md")["launches"][0]
+    assert launch["sglang_version"]["version"] is None

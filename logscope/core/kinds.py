@@ -187,6 +187,11 @@ _STATED_HEADS = (
     "CUDA Version:",
     "GPUs:",
     "GPU:",
+    "lmsysorg/sglang:v",
+    "docker pull ",
+    "Image:",
+    "image:",
+    "Docker image:",
 )
 
 

@@ -186,7 +186,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
     _versions(launch, events, global_events)
     stated_by = next(
         (
-            e.grammar
+            e.data.get("stated_by", e.grammar)
             for e in events + global_events
             if e.kind in _ENV_KINDS and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])
         ),

@@ -1,8 +1,9 @@
 """Versions and GPUs a paste states outside check_env: the GitHub issue template's environment block
 ("- SGLang: 0.5.4.post1", "- PyTorch: 2.8.0+cu129", "- Host driver: 570.133.20", "- GPUs: NVIDIA H20-3e (x4)"),
 a pip freeze line ("sglang==0.5.9"), `pip show sglang` (Name / Version), and the value printed by
-`print(sglang.__version__)` on the line after it. Each is a stated fact; the event's grammar names where it
-was stated (the launch's sglang_version says "stated by stated_env")."""
+`print(sglang.__version__)` on the line after it, and the official image's release tag anywhere in a line
+(lmsysorg/sglang:v0.5.12-cu130). Each is a stated fact; the event's `stated_by` says which form stated it
+(the launch's sglang_version says so)."""
 
 from __future__ import annotations
 
@@ -55,22 +56,31 @@ _GPUS = re.compile(
 MAX_GPUS = 1024
 
 
+# the official image's release tags (lmsysorg/sglang:v0.5.12-cu130, v0.4.2.post2-rocm630), not latest / nightly / dev
+IMAGE_TAG = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+# how each form states the version (the launch's sglang_version says it)
+PIN, FIELD, PIP_SHOW, PRINTED, IMAGE = "pip_pin", "issue_template", "pip_show", "version_print", "image_tag"
+
+
 def parse_line(text: str) -> Parsed | None:
-    """A pip pin, an environment field of the issue template, or its GPU field → the values check_env would
-    give (its keys, so the launch's versions and GPUs are read as check_env's are)."""
+    """A pip pin, an environment field of the issue template, its GPU field, or an image tag → the values
+    check_env would give (its keys, so the launch's versions and GPUs are read as check_env's are)."""
     m = _PIN.match(text)
     if m:
-        return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}})
+        return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}, "stated_by": PIN})
     m = _LABELLED.match(text)
     if m and m.group(1).strip().lower() in _LABELS:
-        return Parsed(kinds.STATED_ENV, {"values": {_LABELS[m.group(1).strip().lower()]: m.group(2)}})
+        return Parsed(kinds.STATED_ENV, {"values": {_LABELS[m.group(1).strip().lower()]: m.group(2)}, "stated_by": FIELD})
+    m = IMAGE_TAG.search(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
     m = _GPUS.match(text)
     if m:
         count = int(m.group(1) or m.group(4) or m.group(5))
         name = (m.group(2) or m.group(3)).strip().strip("`*")
         if 0 < count <= MAX_GPUS and name:
             indexes = ",".join(str(i) for i in range(count))  # check_env's "GPU 0,1,2,3" key; the count is stated
-            return Parsed(kinds.STATED_ENV, {"values": {f"GPU {indexes}": name}, "gpu_count": count})
+            return Parsed(kinds.STATED_ENV, {"values": {f"GPU {indexes}": name}, "gpu_count": count, "stated_by": FIELD})
     return None
 
 
@@ -78,7 +88,7 @@ def fits(text: str) -> bool:
     """The shape of a pin, a labelled version or the GPU field (a line that mentions "sglang:" in prose, an
     image tag say, is no candidate)."""
     m = _LABELLED.match(text)
-    return bool(_PIN.match(text) or (m and m.group(1).strip().lower() in _LABELS) or _GPUS.match(text))
+    return bool(_PIN.match(text) or (m and m.group(1).strip().lower() in _LABELS) or _GPUS.match(text) or IMAGE_TAG.search(text))
 
 
 _PIP_NAME = re.compile(rf"^\s*Name:\s*({_PACKAGE})\s*$")
@@ -115,7 +125,7 @@ class PipShowReader(BlockReader):
     def close(self) -> list[Event]:
         if self.version is None:
             return []
-        data: dict[str, Any] = {"values": {self.package: self.version}}
+        data: dict[str, Any] = {"values": {self.package: self.version}, "stated_by": PIP_SHOW}
         return [Event(kinds.STATED_ENV, self.source, self.first_line, self.text, None, None, data, self.grammar)]
 
 
@@ -155,5 +165,5 @@ class VersionPrintReader(BlockReader):
     def close(self) -> list[Event]:
         if self.version is None:
             return []
-        data: dict[str, Any] = {"values": {self.package: self.version}}
+        data: dict[str, Any] = {"values": {self.package: self.version}, "stated_by": PRINTED}
         return [Event(kinds.STATED_ENV, self.source, self.first_line, self.text, None, None, data, self.grammar)]
