@@ -306,3 +306,33 @@ MOVING_TAGS = ["Image: lmsysorg/sglang:latest", "Image: lmsysorg/sglang:dev", "I
 def test_a_moving_tag_states_no_version(line):
     launch = analyze_text(line + "\n- tp-size: 2\n", "issue.md")["launches"][0]
     assert launch["sglang_version"]["version"] is None
+
+
+# ---------------------------------------------------------------- pools of their own kind as ledger items
+def _ledger(text: str) -> dict[str, float]:
+    rank = analyze_text(text)["launches"][0]["ranks"][0]
+    return {item["item"]: item["gib"] for item in rank["ledger"]}
+
+
+def test_a_labelled_swa_pool_is_its_own_ledger_item():
+    text = (
+        "[2026-10-01 10:00:00 TP0] Load weight begin. avail mem=78.00 GB\n"
+        "[2026-10-01 10:00:10 TP0] Load weight end. elapsed=9.00 s, type=GptOssForCausalLM, avail mem=60.00 GB, "
+        "mem usage=18.00 GB.\n"
+        "[2026-10-01 10:00:11 TP0] Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1000000, K size: 20.00 GB, "
+        "V size: 20.00 GB\n"
+        "[2026-10-01 10:00:11 TP0] SWA KV Cache is allocated. dtype: torch.bfloat16, #tokens: 800000, K size: 2.00 GB, "
+        "V size: 2.00 GB\n"
+        "[2026-10-01 10:00:12 TP0] Memory pool end. avail mem=15.50 GB\n"
+    )
+    # 60.00 - 15.50 = 44.50 GiB of pools: the SWA pool's 4.00 read, the full pool's 40.00 in the other 40.50
+    assert _ledger(text) == {"weights": 18.0, "kv_pool": 40.5, "swa_kv_pool": 4.0, "free": 15.5, "unexplained": 0.0}
+
+
+def test_the_post_capture_draft_pool_line_is_read():
+    line = (
+        "[2026-10-01 10:00:51 TP0] Post-capture KV sizing: draft KV cache allocated. dtype: torch.bfloat16, #tokens: 1000000, "
+        "KV size: 2.16 GB"
+    )
+    _, kind, data = parse_line(line)
+    assert kind == "post_capture_draft_kv" and data == {"dtype": "torch.bfloat16", "tokens": 1000000, "kv_gib": 2.16}

@@ -110,6 +110,7 @@ FAULTHANDLER_THREAD: Final = "faulthandler_thread"
 DSV4_MEMORY: Final = "dsv4_memory"
 DSV4_POOL_SIZES: Final = "dsv4_pool_sizes"
 POST_CAPTURE_KV: Final = "post_capture_kv"
+POST_CAPTURE_DRAFT_KV: Final = "post_capture_draft_kv"
 MEMORY_LINE: Final = "memory_line"  # never emitted: a line naming memory that no grammar read, for the coverage
 SERVING_BEGIN: Final = "serving_begin"  # the first line of an input that shows the server serving (serving.py)
 
@@ -520,6 +521,16 @@ CATALOGUE: tuple[Kind, ...] = (
         samples=(
             "[2026-10-01 10:05:00 TP0] Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, "
             "#tokens: 1000000, KV size: 45.78 GB, avail mem=10.20 GB",
+        ),
+    ),
+    Kind(
+        POST_CAPTURE_DRAFT_KV,
+        NOTE,
+        rules=("post_capture_draft_kv",),
+        literals=("draft KV cache allocated",),
+        samples=(
+            "[2026-10-01 10:05:00 TP0] Post-capture KV sizing: draft KV cache allocated. dtype: torch.bfloat16, "
+            "#tokens: 1000000, KV size: 2.16 GB",
         ),
     ),
     Kind(MEMORY_LINE, NOTE, MEMORY_LINE_GRAMMAR, literals=("GB", "GiB", "MiB", "MB")),

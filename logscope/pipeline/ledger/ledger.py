@@ -184,8 +184,9 @@ def rank_ledger(
 def _pool_parts(timeline: RankTimeline) -> list[dict[str, Any]]:
     """The target's pools besides the full-attention KV pool, each with the size its own line states (read): the
     sliding-window KV pool ("KV Cache is allocated" of the pool the SWA line or SWAKVPool total names), the Mamba
-    state pool (the GB figures of "Mamba Cache is allocated"), DeepSeek V4's pools (the available_bytes budget
-    of "DSV4 memory calculation", which the configurator divides among them)."""
+    state pool (the GB figures of "Mamba Cache is allocated"), a draft's pool sized after capture (its
+    "Post-capture KV sizing: draft KV cache allocated"), DeepSeek V4's pools (the available_bytes budget of
+    "DSV4 memory calculation", which the configurator divides among them)."""
     parts = []
     swa = [p for p in timeline.readings(kinds.KV_CACHE_ALLOCATED, "kv_gib") if p.values.get("pool") == "swa"]
     if swa:
@@ -201,6 +202,12 @@ def _pool_parts(timeline: RankTimeline) -> list[dict[str, Any]]:
                 basis="Mamba Cache is allocated",
                 line=mamba[0].line,
             )
+        )
+    drafts = [e for e in timeline.events if e.kind == kinds.POST_CAPTURE_DRAFT_KV]
+    if drafts:  # sized after capture: backed before the target's reading that ends this item (kv_pool_runtime.py)
+        gib = sum(e.data["kv_gib"] for e in drafts)
+        parts.append(
+            _item("draft_kv_pool", gib, "read", basis="Post-capture KV sizing: draft KV cache allocated", line=drafts[0].line)
         )
     dsv4 = [e for e in timeline.events if e.kind == kinds.DSV4_MEMORY and e.data.get("available_bytes_gib") is not None]
     if dsv4:

@@ -184,6 +184,9 @@ class _ToData(Transformer):
     def dsv4_pool_sizes(self, items: list) -> tuple:
         return kinds.DSV4_POOL_SIZES, self._budget(items)
 
+    def post_capture_draft_kv(self, items: list[Token]) -> tuple:
+        return kinds.POST_CAPTURE_DRAFT_KV, {"dtype": str(items[0]), "tokens": int(items[1]), "kv_gib": _f(items[2])}
+
     def post_capture_kv(self, items: list[Token]) -> tuple:
         return kinds.POST_CAPTURE_KV, {
             "dtype": str(items[0]),
