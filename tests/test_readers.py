@@ -122,6 +122,8 @@ FLAG_ITEMS = [
     ("* `chunked-prefill-size`: 8192", {"chunked_prefill_size": "8192"}),
     ("- --tp 4", {"tp": "4"}),
     ("- `--tp-size 8`, `--moe-a2a-backend deepep`", {"tp_size": "8", "moe_a2a_backend": "deepep"}),
+    ("tp-size: 8", {"tp_size": "8"}),
+    ("cuda-graph-max-bs: 160", {"cuda_graph_max_bs": "160"}),
 ]
 
 
@@ -134,6 +136,7 @@ def test_flags_written_as_list_items(line, args):
 def test_a_list_item_of_prose_is_no_flag():
     assert _flag_list("- the server crashed after 10 minutes") is None
     assert _flag_list("- see https://github.com/sgl-project/sglang/issues/1") is None
+    assert _flag_list("max-tokens: the server crashed after a while") is None
 
 
 # ---------------------------------------------------------------- versions and GPUs stated outside check_env

@@ -231,6 +231,9 @@ _FLAG_STEMS = (
     "trust-remote-code",
 )
 FLAG_ITEM_LITERALS = tuple(b + q + stem for b in _BULLETS for q in ("", "`", "--", "`--") for stem in _FLAG_STEMS)
+# the same flags as "name: value" lines of their own ("tp-size: 8"): the stems that hold a dash (a bare "tp" or
+# "model" would be in most lines)
+FLAG_FIELD_LITERALS = tuple(s for s in (*_FLAG_STEMS, "tp-size", "dp-size", "ep-size", "pp-size") if "-" in s)
 
 CATALOGUE: tuple[Kind, ...] = (
     # ---- phases, in startup order
@@ -723,7 +726,7 @@ CATALOGUE: tuple[Kind, ...] = (
         LAUNCH_FLAGS,
         FACT,
         FLAG_LIST_GRAMMAR,
-        literals=("- `--", "* `--", "+ `--", *FLAG_ITEM_LITERALS),
+        literals=("- `--", "* `--", "+ `--", *FLAG_ITEM_LITERALS, *FLAG_FIELD_LITERALS),
         samples=("- `--tp-size 8`, `--moe-a2a-backend deepep`", "- mem-fraction-static: 0.75", "- `chunked-prefill-size`: 8192"),
     ),
     Kind(

@@ -83,12 +83,14 @@ def _launch_command(text: str) -> Parsed | None:
 
 
 # a Markdown list item that gives launch flags as code spans: "- `--tp-size 8`", "* `--moe-a2a-backend deepep`"
-_FLAG_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:`--[\w-]|`?(?:--)?[a-z])")
+_FLAG_ITEM = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+(?:`--[\w-]|`?(?:--)?[a-z])|[a-z][a-z0-9]*(?:-[a-z0-9]+)+\s*:)")
 _FLAG_SPAN = re.compile(r"`(--[\w-][^`]*)`")
 # the issue template's way: one flag a list item, its name without dashes and a colon ("- tp-size: 4",
 # "- `mem-fraction-static`: 0.75", "- --tp 8"); a name with a dash, or one of the short parallel flags
 _FIELD_FLAG = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])\s+`?(?:--)?([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+|tp|dp|ep|pp|model)`?\s*(?::|=|\s)\s*`?([^`\s]+)`?\s*$"
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+`?(?:--)?([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+|tp|dp|ep|pp|model)`?\s*(?::|=|\s)"
+    # or a "name: value" line of its own, the name with a dash ("tp-size: 8")
+    r"|([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\s*:)\s*`?([^`\s]+)`?\s*$"
 )
 FIELD_SOURCE = "issue_template"
 
@@ -101,8 +103,8 @@ def _flag_list(text: str) -> Parsed | None:
     m = _FIELD_FLAG.match(text)
     if m is None:
         return None
-    flag = "--" + m.group(1).replace("_", "-")
-    data = parse_command(f"python -m sglang.launch_server {flag} {shlex.quote(m.group(2))}")
+    flag = "--" + (m.group(1) or m.group(2)).replace("_", "-")
+    data = parse_command(f"python -m sglang.launch_server {flag} {shlex.quote(m.group(3))}")
     if data is None or not data.get("args"):
         return None
     data["source"] = FIELD_SOURCE
