@@ -339,3 +339,9 @@ def test_the_post_capture_draft_pool_line_is_read():
     )
     _, kind, data = parse_line(line)
     assert kind == "post_capture_draft_kv" and data == {"dtype": "torch.bfloat16", "tokens": 1000000, "kv_gib": 2.16}
+
+
+@pytest.mark.parametrize("heading", ["### Error Log", "## Error log", "# Environment", "#### Failed run"])
+def test_a_markdown_heading_is_no_failure_and_no_prompt(heading):
+    report = analyze_text(heading + "\n\n```\nsome text\n```\n", "issue.md")
+    assert report["findings"] == [] and report["coverage"]["unrecognized_total"] == 0
