@@ -243,7 +243,8 @@ def _draft_parts(timeline: RankTimeline, before: PhaseReading, after: PhaseReadi
                 "draft_weights",
                 begin.values["avail_gib"] - end.values["avail_gib"],
                 "measured",
-                between=["draft load_weight_begin", "draft load_weight_end"],
+                between=[kinds.LOAD_WEIGHT_BEGIN, kinds.LOAD_WEIGHT_END],
+                model="draft",
             )
         )
     if end is not None and pool_end is not None:
@@ -258,7 +259,8 @@ def _draft_parts(timeline: RankTimeline, before: PhaseReading, after: PhaseReadi
                 "draft_kv_pool",
                 end.values["avail_gib"] - pool_end.values["avail_gib"],
                 "measured",
-                between=["draft load_weight_end", "draft memory_pool_end"],
+                between=[kinds.LOAD_WEIGHT_END, kinds.MEMORY_POOL_END],
+                model="draft",
                 **extra,
             )
         )
