@@ -145,6 +145,7 @@ STATED = [
     ("**PyTorch**: 2.8.0+cu129", {"torch": "2.8.0+cu129"}),
     ("- Host driver: 570.133.20", {"driver": "570.133.20"}),
     ("- CUDA: 12.9", {"cuda": "12.9"}),
+    ("SGLang: v0.5.4 (installed with pip)", {"sglang": "0.5.4"}),
     ("sglang==0.5.9", {"sglang": "0.5.9"}),
     ("sglang[all]==0.4.6.post5", {"sglang": "0.4.6.post5"}),
     ("- GPUs: NVIDIA H20-3e (x4)", {"GPU 0,1,2,3": "NVIDIA H20-3e"}),

@@ -47,7 +47,10 @@ _LABELS = {
     "cuda": "cuda",
     "cuda version": "cuda",
 }
-_LABELLED = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][A-Za-z ]{1,24}?)(?:\*\*)?\s*:\s*(?:\*\*)?`?" + _VERSION + r"`?\s*$")
+# "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "SGLang: v0.5.4 (pip)": a parenthesis after it is a remark
+_LABELLED = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][A-Za-z ]{1,24}?)(?:\*\*)?\s*:\s*(?:\*\*)?`?" + _VERSION + r"`?(?:\s*\([^)]*\))?\s*$"
+)
 # "GPUs: NVIDIA H20-3e (x4)", "GPU: 8 x NVIDIA H200", "GPUs: 4x H100 80GB HBM3", "GPUs: NVIDIA H200 x 8"
 _GPUS = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*)?GPUs?(?:\*\*)?\s*:\s*(?:\*\*)?"
