@@ -198,3 +198,15 @@ _PIECES = st.sampled_from(
 @settings(max_examples=400, deadline=None)
 def test_the_quick_test_skips_only_texts_no_rule_changes(text):
     assert redact(text) == apply_rules(text, set())
+
+
+def test_a_count_of_tokens_is_kept_and_a_numeric_secret_is_not():
+    from logscope.core.redact import redact
+
+    line = "DSV4 memory calculation: bytes_per_full_token=15955.85, available_bytes=45.78 GB, full_token=1641472"
+    assert redact(line) == line
+    assert redact("max_prefill_token: 16384") == "max_prefill_token: 16384"
+    assert redact("GITHUB_TOKEN=12345678") == "GITHUB_TOKEN=<redacted>"
+    assert redact("DB_PASSWORD=12345678") == "DB_PASSWORD=<redacted>"
+    assert redact("api_token=abc123def456") == "api_token=<redacted>"
+    assert redact("full_token=hf_abcdefghijklmnop") == "full_token=<redacted>"

@@ -95,6 +95,7 @@ LAUNCH_COMMAND: Final = "launch_command"
 ENV_EXPORT: Final = "env_export"
 LAUNCH_FLAGS: Final = "launch_flags"  # flags given as code spans in a Markdown list
 CHECK_ENV: Final = "check_env"
+STATED_ENV: Final = "stated_env"  # versions / GPUs stated outside check_env (issue template, pip, __version__)
 SMI_GPU: Final = "smi_gpu"
 SMI_PROCESS: Final = "smi_process"
 SMI_VERSIONS: Final = "smi_versions"
@@ -107,7 +108,9 @@ TRACEBACK_START: Final = "traceback_start"
 TRACEBACK_CHAIN: Final = "traceback_chain"
 FAULTHANDLER_THREAD: Final = "faulthandler_thread"
 DSV4_MEMORY: Final = "dsv4_memory"
+DSV4_POOL_SIZES: Final = "dsv4_pool_sizes"
 POST_CAPTURE_KV: Final = "post_capture_kv"
+POST_CAPTURE_DRAFT_KV: Final = "post_capture_draft_kv"
 MEMORY_LINE: Final = "memory_line"  # never emitted: a line naming memory that no grammar read, for the coverage
 SERVING_BEGIN: Final = "serving_begin"  # the first line of an input that shows the server serving (serving.py)
 
@@ -126,6 +129,7 @@ FLAG_LIST_GRAMMAR: Final = "flag_list"
 COLLECT_ENV_GRAMMAR: Final = "collect_env"
 PROGRESS_GRAMMAR: Final = "progress"
 GPUSTAT_GRAMMAR: Final = "gpustat"
+STATED_ENV_GRAMMAR: Final = "stated_env"
 NATIVE_LOG_GRAMMAR: Final = "native_log"
 CHECK_ENV_GRAMMAR: Final = "check_env"
 NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
@@ -146,6 +150,90 @@ class Kind:
     literals: tuple[str, ...] = ()
     samples: tuple[str, ...] = ()
 
+
+# a line that starts with one of these is a record, not prose: so each head is also spelled as a Markdown list
+# item ("- ", "* ", "+ ") and in bold ("**SGLang**:")
+_BULLETS = ("- ", "* ", "+ ")
+_STATED_HEADS = (
+    "sglang==",
+    "sglang[",
+    "sgl-kernel==",
+    "sgl_kernel==",
+    "sglang-kernel==",
+    "torch==",
+    "flashinfer-python==",
+    "flashinfer_python==",
+    "nvidia-nccl-cu1",
+    "deep_ep==",
+    "deep-ep==",
+    "SGLang:",
+    "sglang:",
+    "SGLang version:",
+    "SGLang Version:",
+    "sglang version:",
+    "PyTorch:",
+    "PyTorch version:",
+    "PyTorch Version:",
+    "Torch:",
+    "torch:",
+    "Host driver:",
+    "Host Driver:",
+    "Driver:",
+    "Driver version:",
+    "Driver Version:",
+    "NVIDIA driver",
+    "NVIDIA Driver",
+    "CUDA:",
+    "CUDA version:",
+    "CUDA Version:",
+    "GPUs:",
+    "GPU:",
+    "lmsysorg/sglang:v",
+    "docker pull ",
+    "Image:",
+    "image:",
+    "Docker image:",
+)
+
+
+def _bulleted(heads: tuple[str, ...]) -> tuple[str, ...]:
+    bold = tuple(f"**{h[:-1]}**:" for h in heads if h.endswith(":"))
+    return heads + bold + tuple(b + h for b in _BULLETS for h in heads + bold)
+
+
+STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)
+# launch_server flags written as Markdown list items ("- tp-size: 4", "- `mem-fraction-static`: 0.75", "- --tp 8"):
+# the stems of the flags logscope reads, after a bullet, bare or in a code span
+_FLAG_STEMS = (
+    "tp",
+    "dp",
+    "ep",
+    "pp",
+    "model",
+    "mem-fraction",
+    "max-",
+    "chunked-prefill",
+    "cuda-graph",
+    "enable-",
+    "disable-",
+    "kv-cache",
+    "attention-backend",
+    "moe-",
+    "deepep",
+    "speculative-",
+    "context-length",
+    "page-size",
+    "quantization",
+    "dtype",
+    "nnodes",
+    "base-gpu-id",
+    "disaggregation-",
+    "trust-remote-code",
+)
+FLAG_ITEM_LITERALS = tuple(b + q + stem for b in _BULLETS for q in ("", "`", "--", "`--") for stem in _FLAG_STEMS)
+# the same flags as "name: value" lines of their own ("tp-size: 8"): the stems that hold a dash (a bare "tp" or
+# "model" would be in most lines)
+FLAG_FIELD_LITERALS = tuple(s for s in (*_FLAG_STEMS, "tp-size", "dp-size", "ep-size", "pp-size") if "-" in s)
 
 CATALOGUE: tuple[Kind, ...] = (
     # ---- phases, in startup order
@@ -412,10 +500,20 @@ CATALOGUE: tuple[Kind, ...] = (
         DSV4_MEMORY,
         NOTE,
         rules=("dsv4_memory",),
-        literals=("DSV4 memory calculation:",),
+        literals=("DSV4 memory calculation:", "DSv4 memory calculation:"),
         samples=(
             "[2026-10-01 10:00:05 TP0] DSV4 memory calculation: unified=True, unified_fp8=False, "
             "bytes_per_full_token=1234.50, available_bytes=100.25 GB, swa_fixed=2.00 GB, full_token=123456",
+        ),
+    ),
+    Kind(
+        DSV4_POOL_SIZES,
+        NOTE,
+        rules=("dsv4_pool_sizes",),
+        literals=("DSV4 pool sizes:",),
+        samples=(
+            "[2026-06-02 11:20:02 TP0] DSV4 pool sizes: full=3080704, swa=385088, c4=770176, c128=24068, "
+            "c4_state=6016, c128_state=3008",
         ),
     ),
     Kind(
@@ -426,6 +524,16 @@ CATALOGUE: tuple[Kind, ...] = (
         samples=(
             "[2026-10-01 10:05:00 TP0] Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, "
             "#tokens: 1000000, KV size: 45.78 GB, avail mem=10.20 GB",
+        ),
+    ),
+    Kind(
+        POST_CAPTURE_DRAFT_KV,
+        NOTE,
+        rules=("post_capture_draft_kv",),
+        literals=("draft KV cache allocated",),
+        samples=(
+            "[2026-10-01 10:05:00 TP0] Post-capture KV sizing: draft KV cache allocated. dtype: torch.bfloat16, "
+            "#tokens: 1000000, KV size: 2.16 GB",
         ),
     ),
     Kind(MEMORY_LINE, NOTE, MEMORY_LINE_GRAMMAR, literals=("GB", "GiB", "MiB", "MB")),
@@ -605,13 +713,21 @@ CATALOGUE: tuple[Kind, ...] = (
         literals=("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "docker run", "torchrun"),
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),
-    Kind(ENV_EXPORT, FACT, LAUNCH_COMMAND_GRAMMAR, literals=("export ",), samples=("export NCCL_DEBUG=INFO",)),
+    # an export line; assignments on a line of their own are found by the families of variables that shape GPU
+    # memory and communication (SGLang's, NCCL's, CUDA's and torch's, NVSHMEM's, the transfer engines')
+    Kind(
+        ENV_EXPORT,
+        FACT,
+        LAUNCH_COMMAND_GRAMMAR,
+        literals=("export ", "SGLANG_", "SGL_", "NCCL_", "CUDA_", "PYTORCH_", "TORCH_", "NVSHMEM_", "MC_", "UCX_", "NIXL_"),
+        samples=("export NCCL_DEBUG=INFO", "CUDA_VISIBLE_DEVICES=4,5,6,7"),
+    ),
     Kind(
         LAUNCH_FLAGS,
         FACT,
         FLAG_LIST_GRAMMAR,
-        literals=("- `--", "* `--", "+ `--"),
-        samples=("- `--tp-size 8`, `--moe-a2a-backend deepep`",),
+        literals=("- `--", "* `--", "+ `--", *FLAG_ITEM_LITERALS, *FLAG_FIELD_LITERALS),
+        samples=("- `--tp-size 8`, `--moe-a2a-backend deepep`", "- mem-fraction-static: 0.75", "- `chunked-prefill-size`: 8192"),
     ),
     Kind(
         CHECK_ENV,
@@ -629,6 +745,13 @@ CATALOGUE: tuple[Kind, ...] = (
             "Python version:",
         ),
         samples=("[pip3] torch==2.6.0", "PyTorch version: 2.6.0+cu124"),
+    ),
+    Kind(
+        STATED_ENV,
+        FACT,
+        STATED_ENV_GRAMMAR,
+        literals=STATED_ENV_LITERALS,
+        samples=("- SGLang: 0.5.4.post1", "sglang==0.5.9", "- GPUs: NVIDIA H20-3e (x4)", "**PyTorch**: 2.8.0+cu129"),
     ),
     Kind(
         SMI_GPU,

@@ -152,8 +152,8 @@ class Launch:
 
 @dataclass(frozen=True)
 class RankPlacement:
-    """Where a rank runs: its GPU (always an assumption: the log never prints the device) and what the dumps
-    say about that GPU."""
+    """Where a rank runs: its GPU (an assumption from the local rank, unless the rank's own messages name the
+    device) and what the dumps say about that GPU."""
 
     gpu: int | None = None
     gpu_assumed: bool = True

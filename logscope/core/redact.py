@@ -44,8 +44,8 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
     # NAME=value where NAME is a credential's (logscope.core.credentials: the rule the launch facts use too)
     (
         "token",
-        re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)(\s*[=:]\s*)['\"]?[^\s'\"]{6,}"),
-        lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if is_credential(m.group(1)) else m.group(0),
+        re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)(\s*[=:]\s*)['\"]?([^\s'\"]{6,})"),
+        lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if _secret(m.group(1), m.group(3)) else m.group(0),
     ),
     ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"), "<redacted:email>"),
     ("path", re.compile(r"(/home/|/Users/|C:\\Users\\)[^/\\\s]+"), r"\1<user>"),
@@ -60,6 +60,19 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
         lambda m: m.group(0) if m.group(0).endswith(_KEEP_HOSTS) else "<redacted:host>",
     ),
 )
+# a count of tokens (SGLang's "full_token=1641472", "max_prefill_token: 16384"): a whole number after a snake_case
+# name that ends in "token" is a count, not a token (an environment variable holding one is upper case); a
+# password or secret is redacted whatever its value
+_TOKEN_COUNT_NAME = re.compile(r"^[a-z][a-z0-9_]*token$")  # snake_case, as SGLang prints its fields
+_WHOLE_NUMBER = re.compile(r"\d+[,;.]?")
+
+
+def _secret(name: str, value: str) -> bool:
+    if not is_credential(name):
+        return False
+    return not (_TOKEN_COUNT_NAME.search(name) and _WHOLE_NUMBER.fullmatch(value))
+
+
 # A string the model cut to a length (evidence keeps 300 characters of a line) may end inside a secret that is
 # then too short for its rule: the start of a known token, or of an address, at the very end is removed too.
 _CUT: tuple[tuple[str, re.Pattern[str], str], ...] = (

@@ -147,10 +147,7 @@ GPU_COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
     ("outside allocator MiB", lambda g: g.get("outside_allocator_mib")),
     (
         "processes",
-        lambda g: (
-            ", ".join(f"{p.get('pid')} {p.get('name', '')} {p.get('used_mib', '')} MiB".strip() for p in g.get("processes", []))
-            or None
-        ),
+        lambda g: ", ".join(_process_cell(p) for p in g.get("processes", [])) or None,
     ),
     (
         "MIG (gi used/total MiB)",
@@ -513,3 +510,11 @@ def _gantt(ranks: list[dict[str, Any]]) -> tuple[str, tuple[tuple[str, str, str]
         if tasks and (best is None or len(tasks) > len(best[1])):
             best = (rank["rank"], tasks)
     return best
+
+
+def _process_cell(process: dict[str, Any]) -> str:
+    """A process as the dump shows it: only the fields it printed (gpustat may give no pid or no command)."""
+    who = process.get("name") or process.get("user_or_command") or process.get("user")
+    parts = [str(process["pid"]) if process.get("pid") is not None else None, who]
+    used = f"{process['used_mib']} MiB" if process.get("used_mib") is not None else None
+    return " ".join(p for p in (*parts, used) if p)

@@ -195,9 +195,13 @@ def _printed_again(open_pools: list[PhaseReading], ev: Event) -> bool:
     return False
 
 
+_POOL_LABELS = {"Full": "full", "SWA": "swa"}  # SWAKVPool's allocation_label of its two pools (0.5.17+)
+
+
 def name_pools(timeline: RankTimeline) -> None:
-    """Each KV reading's `pool`: `full` / `swa` when the token counts of the sliding-window line (before the
-    pools) or of the SWAKVPool total (after them) tell them apart, else `kv`, `kv#2`, ... in the order printed."""
+    """Each KV reading's `pool`: `full` / `swa` when the line's label names it, or the token counts of the
+    sliding-window line (before the pools) or of the SWAKVPool total (after them) tell them apart, else `kv`,
+    `kv#2`, ... in the order printed."""
     group: list[PhaseReading] = []
     split: dict[str, Any] = {}
     totals = [ev for ev in timeline.events if ev.kind == kinds.SWA_POOL_USAGE]
@@ -210,7 +214,10 @@ def name_pools(timeline: RankTimeline) -> None:
                 split.update(full_layer_tokens=after.data["full_tokens"], swa_layer_tokens=after.data["swa_tokens"])
         for index, reading in enumerate(group):
             tokens = reading.values.get("tokens")
-            if tokens is not None and tokens == split.get("full_layer_tokens"):
+            label = _POOL_LABELS.get(str(reading.values.get("pool_label")))
+            if label is not None:  # the line names its pool (swa_memory_pool.py: "Full KV Cache", "SWA KV Cache")
+                reading.values["pool"] = label
+            elif tokens is not None and tokens == split.get("full_layer_tokens"):
                 reading.values["pool"] = "full"
             elif tokens is not None and tokens in (split.get("swa_layer_tokens"), split.get("swa_layer_tokens_unverified")):
                 reading.values["pool"] = "swa"
@@ -354,4 +361,12 @@ def _conflict(launch: Launch, seg: Launch) -> bool:
 
 
 # what a dump says about the machine, not about one launch: these alone make no launch
-GLOBAL_KINDS = {kinds.CHECK_ENV, kinds.SMI_GPU, kinds.SMI_PROCESS, kinds.SMI_VERSIONS, kinds.SMI_MIG, kinds.TOPOLOGY}
+GLOBAL_KINDS = {
+    kinds.CHECK_ENV,
+    kinds.STATED_ENV,
+    kinds.SMI_GPU,
+    kinds.SMI_PROCESS,
+    kinds.SMI_VERSIONS,
+    kinds.SMI_MIG,
+    kinds.TOPOLOGY,
+}

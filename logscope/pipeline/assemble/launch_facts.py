@@ -127,6 +127,9 @@ VERSION_KEYS = {
     "nvidia-nccl-cu12": "nccl",
     "nvidia-nccl-cu13": "nccl",
     "CUDA used to build PyTorch": "cuda",
+    # stated_env.py's keys for the issue template's fields
+    "driver": "driver",
+    "cuda": "cuda",
 }
 
 
@@ -166,11 +169,12 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
             if key in CONFIG_KEYS and value is not None:
                 _set(launch, key, value, kinds.SERVER_ARGS)
     for ev in (e for e in events + global_events if e.kind in (kinds.LAUNCH_COMMAND, kinds.LAUNCH_FLAGS)):
+        source = ev.data.get("source", kinds.LAUNCH_COMMAND)  # a flag list item of an issue says so
         for flag, value in ev.data["args"].items():
             key = FLAG_ALIASES.get(flag, flag)
-            _stated(launch, key, value, kinds.LAUNCH_COMMAND)
+            _stated(launch, key, value, source)
             if key in CONFIG_KEYS:
-                _set(launch, key, value, kinds.LAUNCH_COMMAND)
+                _set(launch, key, value, source)
     for ev in (e for e in events + global_events if e.kind in (kinds.LAUNCH_COMMAND, kinds.ENV_EXPORT)):
         for key, value in ev.data["env"].items():
             launch.environment.setdefault(key, REDACTED if is_credential(key) else value)
@@ -182,9 +186,9 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
     _versions(launch, events, global_events)
     stated_by = next(
         (
-            e.grammar
+            e.data.get("stated_by", e.grammar)
             for e in events + global_events
-            if e.kind == kinds.CHECK_ENV and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])
+            if e.kind in _ENV_KINDS and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])
         ),
         None,
     )
@@ -217,11 +221,14 @@ def _infer_sizes(launch: Launch) -> None:
             }
 
 
+_ENV_KINDS = (kinds.CHECK_ENV, kinds.STATED_ENV)  # check_env, and the same values stated elsewhere (stated_env.py)
+
+
 def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:
     for ev in events + global_events:
         if ev.kind == kinds.NCCL_VERSION:
             launch.versions.setdefault("nccl", ev.data["nccl"])
-        elif ev.kind == kinds.CHECK_ENV:
+        elif ev.kind in _ENV_KINDS:
             values = ev.data["values"]
             for key, name in VERSION_KEYS.items():
                 value = values.get(key)

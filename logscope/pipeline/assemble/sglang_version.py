@@ -14,6 +14,12 @@ _STATED_BY = {
     "check_env": "stated by check_env (python3 -m sglang.check_env)",
     "collect_env": "stated by a pip list",
     "docker_image": "stated by the release tag of the launch command's docker image (lmsysorg/sglang:vX)",
+    # parse/parsers/stated_env.py's forms
+    "pip_pin": "stated by a pip pin (sglang==X)",
+    "issue_template": "stated by the issue's environment field (SGLang: X)",
+    "pip_show": "stated by pip show (Name / Version)",
+    "version_print": "stated by the printed sglang.__version__",
+    "image_tag": "stated by the release tag of an image the input names (lmsysorg/sglang:vX)",
 }
 _MAX_LINES = 400  # distinct messages looked up (a long log repeats the same startup lines)
 _MAX_EVIDENCE = 4

@@ -81,10 +81,11 @@ def quoted_spans(text: str) -> list[str]:
 # ------------------------------------------------------------------ re-wrapped messages
 # the head of a message that is long enough to be wrapped, and the words its last sentence holds
 _LONG_HEADS = ("out of memory. Tried to allocate",)
-_COMPLETE = re.compile(
-    r"but unallocated|reserved in total by PyTorch\)|expandable_segments|Environment Variables\)"
-    r"|\bis free\.\s*$"
-)
+_COMPLETE = re.compile(r"but unallocated|reserved in total by PyTorch\)|expandable_segments|Environment Variables\)")
+# PyTorch 2.1+ goes on after "... of which X is free." with these sentences; a line ending at "is free." is a
+# complete message unless the next line starts one of them
+_ENDS_AT_FREE = re.compile(r"\bis free\.\s*$")
+_AFTER_FREE = re.compile(r"^\s*(?:Including non-PyTorch memory|Process \d+ has|Of the allocated memory|this process has)")
 WRAP_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})  # a line cut at exactly these widths was cut mid-word
 _RECORD_START = re.compile(r"^\s*\[\d")  # a prefixed log record starts a line of its own
 MAX_REWRAP_LINES = 8
@@ -93,6 +94,12 @@ MAX_REWRAP_LINES = 8
 def needs_more(text: str) -> bool:
     """A known long message whose last sentence is not on this line: its next lines may hold the rest."""
     return any(head in text for head in _LONG_HEADS) and not _COMPLETE.search(text)
+
+
+def continues_after(text: str, following: str) -> bool:
+    """`following` carries on the message `text` (a line that needs more): any line, except after a sentence
+    that can end the message ("... is free."), where only the message's own next sentences do."""
+    return not _ENDS_AT_FREE.search(text) or bool(_AFTER_FREE.match(following))
 
 
 # table borders: a row of a drawn table (nvidia-smi, nvitop) that fills the width ends at its border; it was not cut
@@ -156,3 +163,6 @@ class Rewrap:
 
     def complete(self) -> bool:
         return self.lines >= MAX_REWRAP_LINES or not needs_more(self.text)
+
+    def takes(self, text: str) -> bool:
+        return continues_after(self.text, text)

@@ -142,7 +142,7 @@ def rank_ledger(
     order = [phase_id for phase_id, _, _ in links]
     item_of = {phase_id: item for phase_id, item, _ in links}
     pools = timeline.readings(kinds.KV_CACHE_ALLOCATED, "kv_gib")
-    for (prev_phase, prev_free, _), (phase, free, _) in zip(readings, readings[1:]):
+    for (prev_phase, prev_free, prev_reading), (phase, free, reading) in zip(readings, readings[1:]):
         consecutive = order.index(phase) == order.index(prev_phase) + 1
         name = (item_of[phase] or phase) if consecutive else f"{prev_phase}..{phase}"
         extra: dict[str, Any] = {"between": [prev_phase, phase]}
@@ -156,7 +156,19 @@ def rank_ledger(
                 ]
         if name == "cuda_graphs":
             extra.update(_capture_split(prev_free - free, cells))
-        items.append(_item(name, prev_free - free, "measured", **extra))
+        parts = _pool_parts(timeline) if name == "kv_pool" else []
+        if name == "kv_pool" and parts:
+            full = [p for p in pools if p.values.get("pool") != "swa"]
+            extra.pop("reported_kv_gib", None)
+            if full:
+                extra["reported_kv_gib"] = round(sum(p.values["kv_gib"] for p in full), 2)
+        draft = _draft_parts(timeline, prev_reading, reading) if name == "before_capture" else []
+        items += draft
+        rest = prev_free - free - sum(i["gib"] for i in parts + draft)
+        if parts or draft:
+            extra["basis"] = f"the drop between the two readings less the {', '.join(i['item'] for i in parts + draft)} item(s)"
+        items.append(_item(name, rest, "measured", **extra))
+        items += parts
     if readings:
         items.append(_item("free", readings[-1][1], "measured", at=readings[-1][0]))
     if total is not None:
@@ -167,6 +179,92 @@ def rank_ledger(
     else:
         items.append(_item("unexplained", unexplained, "estimated", basis="card total unknown: init delta minus estimates"))
     return RankLedger(items, cells, total, total_source, eager_gib, lazy_gib, has_readings=True)
+
+
+def _pool_parts(timeline: RankTimeline) -> list[dict[str, Any]]:
+    """The target's pools besides the full-attention KV pool, each with the size its own line states (read): the
+    sliding-window KV pool ("KV Cache is allocated" of the pool the SWA line or SWAKVPool total names), the Mamba
+    state pool (the GB figures of "Mamba Cache is allocated"), a draft's pool sized after capture (its
+    "Post-capture KV sizing: draft KV cache allocated"), DeepSeek V4's pools (the available_bytes budget of
+    "DSV4 memory calculation", which the configurator divides among them)."""
+    parts = []
+    swa = [p for p in timeline.readings(kinds.KV_CACHE_ALLOCATED, "kv_gib") if p.values.get("pool") == "swa"]
+    if swa:
+        gib = sum(p.values["kv_gib"] for p in swa)
+        parts.append(_item("swa_kv_pool", gib, "read", basis="KV Cache is allocated (sliding-window pool)", line=swa[0].line))
+    mamba = [p for p in timeline.readings(kinds.OTHER_POOL_ALLOCATED, "pool_gib") if p.values.get("pool") == "mamba"]
+    if mamba:
+        parts.append(
+            _item(
+                "mamba_pool",
+                sum(p.values["pool_gib"] for p in mamba),
+                "read",
+                basis="Mamba Cache is allocated",
+                line=mamba[0].line,
+            )
+        )
+    drafts = [e for e in timeline.events if e.kind == kinds.POST_CAPTURE_DRAFT_KV]
+    if drafts:  # sized after capture: backed before the target's reading that ends this item (kv_pool_runtime.py)
+        gib = sum(e.data["kv_gib"] for e in drafts)
+        parts.append(
+            _item("draft_kv_pool", gib, "read", basis="Post-capture KV sizing: draft KV cache allocated", line=drafts[0].line)
+        )
+    dsv4 = [e for e in timeline.events if e.kind == kinds.DSV4_MEMORY and e.data.get("available_bytes_gib") is not None]
+    if dsv4:
+        parts.append(
+            _item(
+                "dsv4_pools",
+                dsv4[-1].data["available_bytes_gib"],
+                "read",
+                basis="DSV4 memory calculation: available_bytes, the budget the DeepSeek V4 pools are sized to",
+                line=dsv4[-1].line,
+            )
+        )
+    return parts
+
+
+def _draft_parts(timeline: RankTimeline, before: PhaseReading, after: PhaseReading) -> list[dict[str, Any]]:
+    """A speculative draft model loaded between the target's two readings (its weights, then its KV pool): the
+    drops between the draft's own readings, as measured items, so they are not taken for the target's."""
+
+    def within(phase: str) -> PhaseReading | None:
+        found = [
+            p
+            for p in timeline.readings(phase, "avail_gib", model="draft")
+            if p.source == before.source == after.source and before.line < p.line < after.line
+        ]
+        return found[0] if found else None
+
+    begin, end, pool_end = (within(p) for p in (kinds.LOAD_WEIGHT_BEGIN, kinds.LOAD_WEIGHT_END, kinds.MEMORY_POOL_END))
+    parts = []
+    if begin is not None and end is not None:
+        parts.append(
+            _item(
+                "draft_weights",
+                begin.values["avail_gib"] - end.values["avail_gib"],
+                "measured",
+                between=[kinds.LOAD_WEIGHT_BEGIN, kinds.LOAD_WEIGHT_END],
+                model="draft",
+            )
+        )
+    if end is not None and pool_end is not None:
+        kv = [
+            p.values["kv_gib"]
+            for p in timeline.readings(kinds.KV_CACHE_ALLOCATED, "kv_gib", model="draft")
+            if end.line < p.line < pool_end.line
+        ]
+        extra: dict[str, Any] = {"reported_kv_gib": round(sum(kv), 2)} if kv else {}
+        parts.append(
+            _item(
+                "draft_kv_pool",
+                end.values["avail_gib"] - pool_end.values["avail_gib"],
+                "measured",
+                between=[kinds.LOAD_WEIGHT_END, kinds.MEMORY_POOL_END],
+                model="draft",
+                **extra,
+            )
+        )
+    return parts
 
 
 def ledgers(

@@ -9,15 +9,16 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.model import GpuJoin, Launch, RankPlacement
+from logscope.core.model import GpuJoin, Launch, RankPlacement, RankTimeline
 from logscope.pipeline.assemble.launch_facts import global_versions
 
 
 def _check_env_gpus(events: list[Event]) -> list[Event]:
-    """check_env's "GPU 0,1,2,3: NVIDIA H100 80GB HBM3" and "... Compute Capability: 9.0" as GPU events."""
+    """check_env's "GPU 0,1,2,3: NVIDIA H100 80GB HBM3" and "... Compute Capability: 9.0" as GPU events (and the
+    same stated elsewhere: the issue template's "GPUs: NVIDIA H20-3e (x4)")."""
     out: list[Event] = []
     for ev in events:
-        if ev.kind != kinds.CHECK_ENV:
+        if ev.kind not in (kinds.CHECK_ENV, kinds.STATED_ENV):
             continue
         capability: dict[int, str] = {}
         names: dict[int, str] = {}
@@ -44,14 +45,14 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
                     None,
                     None,
                     data,
-                    kinds.CHECK_ENV_GRAMMAR,
+                    ev.grammar,
                 )
             )
     return out
 
 
 def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
-    events = [e for e in events if e.kind != kinds.CHECK_ENV] + _check_env_gpus(events)
+    events = [e for e in events if e.kind not in (kinds.CHECK_ENV, kinds.STATED_ENV)] + _check_env_gpus(events)
     gpus: dict[Any, dict[str, Any]] = {}
     for ev in events:
         if ev.kind != kinds.SMI_GPU:
@@ -106,7 +107,9 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
         if oom is not None:
             _oom_join(gpu, oom)
         _rank_evidence(gpu, ooms)
-        if "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None:
+        if "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None and gpu.get("device") == "npu":
+            gpu["card_total_source"] = "npu-smi table total only (no reserved figure)"
+        elif "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None:
             gpu["card_total_source"] = "nvidia-smi table Total only (no Reserved: add nvidia-smi -q -d MEMORY)"
     known = {g["index"] for g in gpus}
     for oom in ooms:
@@ -157,21 +160,24 @@ def _oom_join(gpu: dict[str, Any], oom: Event) -> None:
     if "card_total_gib" not in gpu and data.get("total_mib"):
         gpu["card_total_gib"] = round(data["total_mib"] / 1024, 2)
         gpu["card_total_source"] = "torch OOM total capacity"
+    figures = {
+        k: data[k]
+        for k in (
+            "requested_mib",
+            "free_mib",
+            "process_in_use_mib",
+            "allocated_mib",
+            "reserved_unallocated_mib",
+            "private_pools_mib",
+            "processes",
+        )
+        if k in data
+    }
     if data.get("process_in_use_mib") is not None and data.get("allocated_mib") is not None:
         outside = data["process_in_use_mib"] - data["allocated_mib"] - data.get("reserved_unallocated_mib", 0.0)
         gpu["outside_allocator_mib"] = round(outside, 2)
-        gpu["oom"] = {
-            k: data[k]
-            for k in (
-                "requested_mib",
-                "free_mib",
-                "process_in_use_mib",
-                "allocated_mib",
-                "reserved_unallocated_mib",
-                "private_pools_mib",
-            )
-            if k in data
-        }
+    if figures:
+        gpu["oom"] = figures
 
 
 def _merge_topology(events: list[Event], gpus: list[dict[str, Any]]) -> dict[str, Any]:
@@ -218,45 +224,61 @@ def _visible_devices(launch: Launch) -> list[int] | None:
 
 def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPlacement]:
     """Rank → GPU: the local rank (DP replica, PP stage and TP rank, modulo the GPUs of a node), through
-    CUDA_VISIBLE_DEVICES or base_gpu_id / gpu_id_step when the inputs show them. Always marked assumed:
-    the log never prints the device index. Each GPU record lists the ranks placed on it."""
+    CUDA_VISIBLE_DEVICES or base_gpu_id / gpu_id_step when the inputs show them, marked assumed; or the device
+    the rank's own OOM text names, not assumed. Each GPU record lists the ranks placed on it."""
     cfg = launch.config
     tp_size = int(cfg.get("tp_size") or 1)
     pp_size = int(cfg.get("pp_size") or 1)
     nnodes = int(cfg.get("nnodes") or 1)
-    per_node = max(1, (tp_size * pp_size) // nnodes) if cfg.get("nnodes") else (len(gpus) or 8)
+    visible = _visible_devices(launch)
+    # the GPUs of the node: those visible, else those a dump lists (a record made from an OOM text alone is one
+    # GPU the text names, not the node's count)
+    dumped = [g for g in gpus if g.get("name") or g.get("memory_total_mib") is not None]
+    per_node = max(1, (tp_size * pp_size) // nnodes) if cfg.get("nnodes") else (len(visible or dumped) or 8)
     base = int(cfg.get("base_gpu_id") or 0)
     step = int(cfg.get("gpu_id_step") or 1)
-    visible = _visible_devices(launch)
     placements: dict[str, RankPlacement] = {}
     for label, timeline in launch.ranks.items():
         rank = timeline.rank
+        stated = _stated_device(timeline)
         tp = rank.get("tp") if rank.get("tp") is not None else rank.get("rank")  # rankN.log: its local rank
         if tp is None and label == "TP0":
             tp = 0
-        if tp is None:
+        if tp is None and stated is None:
             continue
-        dp = rank.get("dp")
-        # a DP replica occupies its own TP group's GPUs only when the TP size is stated (with DP attention, or
-        # tags like "DP2 TP2 EP2", the TP index is already global)
-        replica = dp if dp is not None and not cfg.get("enable_dp_attention") and cfg.get("tp_size") else 0
-        local = ((replica * pp_size + (rank.get("pp") or 0)) * tp_size + tp) % per_node
-        index = base + local * step
+        if stated is not None:
+            index = stated
+        else:
+            dp = rank.get("dp")
+            # a DP replica occupies its own TP group's GPUs only when the TP size is stated (with DP attention, or
+            # tags like "DP2 TP2 EP2", the TP index is already global)
+            replica = dp if dp is not None and not cfg.get("enable_dp_attention") and cfg.get("tp_size") else 0
+            local = ((replica * pp_size + (rank.get("pp") or 0)) * tp_size + (tp or 0)) % per_node
+            index = base + local * step
         gpu_index = visible[index] if visible and index < len(visible) else index
+        assumed = stated is None
         gpu = next((g for g in gpus if g["index"] == gpu_index), None)
         if gpu is None:
-            placements[label] = RankPlacement(gpu=gpu_index)
+            placements[label] = RankPlacement(gpu=gpu_index, gpu_assumed=assumed)
             continue
         gpu.setdefault("ranks", []).append(label)
         others = _other_processes(gpu["processes"])
         placements[label] = RankPlacement(
             gpu=gpu_index,
+            gpu_assumed=assumed,
             card_total_gib=gpu.get("card_total_gib"),
             gpu_processes=len(gpu["processes"]),
             other_process_mib=sum(p.get("used_mib") or 0 for p in others) if others else None,
             outside_allocator_mib=gpu.get("outside_allocator_mib"),
         )
     return placements
+
+
+def _stated_device(timeline: RankTimeline) -> int | None:
+    """The device the rank's own messages name (its OOM text: "GPU 1 has a total capacity ..."): the index torch
+    sees, so CUDA_VISIBLE_DEVICES still maps it. None when they name none, or more than one."""
+    named = {e.data["gpu"] for e in timeline.events if e.kind == kinds.OOM and e.data.get("gpu") is not None}
+    return named.pop() if len(named) == 1 else None
 
 
 def _other_processes(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:

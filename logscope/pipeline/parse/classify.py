@@ -169,7 +169,7 @@ class SourceClassifier:
 
     def feed(self, lineno: int, text: str) -> None:
         if self.rewrap is not None:
-            if self._continues(text):
+            if self._continues(text) and self.rewrap.takes(text):
                 self.rewrap.add(text)
                 self.recognized_physical.add(lineno)
                 if self.rewrap.complete():
@@ -359,8 +359,12 @@ class SourceClassifier:
         self.events.append(event)
 
 
+# a shell prompt: "$ ", "user@host:~$ ", "root@box:/dir# ", "(venv) ...$ "; a bare "# " only before a command
+# (lower case, a path, an assignment): "### Error Log" and "# Environment" are Markdown headings, not prompts
+_PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*# |# (?=[a-z./~]|[A-Z_][A-Z0-9_]*=)"
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |File \"|\S*[$#] |export |[A-Z_]+=|\S*python|sglang "
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |File \"|" + _PROMPT + r"|export |[A-Z_]+="
+    r"|\S*python|sglang "
     r"|\++ |(?:sudo|nohup|env|time|exec) "  # a bash -x trace line, a command run under a wrapper
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
@@ -400,7 +404,7 @@ def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
     if _RECORD_START.match(text):
         return True
-    return text.lstrip().startswith(prefilter.all_literals())
+    return text.lstrip().startswith(prefilter.heads())
 
 
 def classify_sources(sources: list[Source], chunks: list[Iterator[LineChunk]]) -> tuple[dict[str, list[Event]], Coverage]:

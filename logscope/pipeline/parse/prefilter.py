@@ -32,6 +32,13 @@ def all_literals() -> tuple[str, ...]:
     return _shortest(tuple(dict.fromkeys([*(lit for lits in LINE_LITERALS.values() for lit in lits), *BLOCK_LITERALS])))
 
 
+@cache
+def heads() -> tuple[str, ...]:
+    """Every literal once: a line that starts with one is a record (classify), whether or not a shorter literal
+    inside it made `all_literals` drop it ("- SGLang:" holds "SGLang:")."""
+    return tuple(dict.fromkeys([*(lit for lits in LINE_LITERALS.values() for lit in lits), *BLOCK_LITERALS]))
+
+
 def _shortest(literals: tuple[str, ...]) -> tuple[str, ...]:
     """The literals that hold no other one, in their order."""
     kept: set[str] = set()

@@ -10,6 +10,9 @@ from typing import Any, ClassVar
 from logscope.core.events import Event, RankId
 
 # "[2026-05-07 13:39:14 DP1 TP1 EP1] ..." (date optional in older versions): the one owner of the prefix rule
+# a shell prompt before a command ("$ ", "# ", "user@host:~/dir$ ", "(venv) user@host:~$ "), as
+# grammars/launch_command.lark's PROMPT reads it
+SHELL_PROMPT = r"(?:\([^()\s]+\)\s+)?\S*[$#]\s+"
 PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]")
 _ANY_BRACKET = re.compile(r"^\s*\[[^\]]*\]\s*")

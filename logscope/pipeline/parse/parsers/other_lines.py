@@ -218,6 +218,9 @@ class _LaunchCommand(Transformer):
     def export(self, items: list[Any]) -> dict[str, Any]:
         return self._read("export", items)
 
+    def assignments(self, items: list[Any]) -> dict[str, Any]:
+        return self._read("export", items)
+
     def command(self, items: list[Any]) -> dict[str, Any]:
         return self._read("command", items)
 

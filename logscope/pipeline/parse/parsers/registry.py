@@ -5,18 +5,21 @@ over these tables: a new grammar or dump layout is one entry here plus its own m
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from logscope.core import kinds
-from logscope.pipeline.parse.parsers import other_lines, sglang_line
-from logscope.pipeline.parse.parsers.base import BlockReader, Parsed, prefix_of, strip_prefix
+from logscope.pipeline.parse.parsers import other_lines, sglang_line, stated_env
+from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
+from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
 from logscope.pipeline.parse.parsers.shell import ContinuedCommandReader, parse_command
 from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
+from logscope.pipeline.parse.parsers.stated_env import PipShowReader, VersionPrintReader
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +35,8 @@ class LineGrammar:
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 _LAUNCH_SHAPE = re.compile(
-    r"^\s*(?:\S*[$#]\s+)?(?:(?:sudo|nohup|env)\s+)*(?:export\s|[A-Z_][A-Z0-9_]*=\S*\s|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
+    r"^\s*(?:" + SHELL_PROMPT + r")?(?:(?:sudo|nohup|env)\s+)*"
+    r"(?:export\s|[A-Z_][A-Z0-9_]*=\S*(?:\s|$)|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
     r"|sglang\s+serve|(?:docker|podman)\s+run\s|torchrun\s"
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
     r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s)"
@@ -70,22 +74,40 @@ def _sglang(text: str) -> Parsed | None:
 
 def _launch_command(text: str) -> Parsed | None:
     line = strip_prefix(text)
-    data = other_lines.parse_launch_command(line) if line.lstrip().startswith("export ") else parse_command(line)
-    if data is None:
+    data = parse_command(line)
+    if data is None:  # no launcher: an export line, or assignments on a line of their own
+        data = other_lines.parse_launch_command(line)
+    if data is None or (data["kind"] == "export" and not data["env"]):
         return None
     return Parsed(kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT, data)
 
 
 # a Markdown list item that gives launch flags as code spans: "- `--tp-size 8`", "* `--moe-a2a-backend deepep`"
-_FLAG_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+`--[\w-]")
+_FLAG_ITEM = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+(?:`--[\w-]|`?(?:--)?[a-z])|[a-z][a-z0-9]*(?:-[a-z0-9]+)+\s*:)")
 _FLAG_SPAN = re.compile(r"`(--[\w-][^`]*)`")
+# the issue template's way: one flag a list item, its name without dashes and a colon ("- tp-size: 4",
+# "- `mem-fraction-static`: 0.75", "- --tp 8"); a name with a dash, or one of the short parallel flags
+_FIELD_FLAG = re.compile(
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+`?(?:--)?([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+|tp|dp|ep|pp|model)`?\s*(?::|=|\s)"
+    # or a "name: value" line of its own, the name with a dash ("tp-size: 8")
+    r"|([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\s*:)\s*`?([^`\s]+)`?\s*$"
+)
+FIELD_SOURCE = "issue_template"
 
 
 def _flag_list(text: str) -> Parsed | None:
     spans = _FLAG_SPAN.findall(text)
-    data = parse_command("python -m sglang.launch_server " + " ".join(spans)) if spans else None
+    if spans:
+        data = parse_command("python -m sglang.launch_server " + " ".join(spans))
+        return Parsed(kinds.LAUNCH_FLAGS, data) if data is not None and data.get("args") else None
+    m = _FIELD_FLAG.match(text)
+    if m is None:
+        return None
+    flag = "--" + (m.group(1) or m.group(2)).replace("_", "-")
+    data = parse_command(f"python -m sglang.launch_server {flag} {shlex.quote(m.group(3))}")
     if data is None or not data.get("args"):
         return None
+    data["source"] = FIELD_SOURCE
     return Parsed(kinds.LAUNCH_FLAGS, data)
 
 
@@ -176,6 +198,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.TRACEBACK_GRAMMAR, kinds.line_literals(kinds.TRACEBACK_GRAMMAR), _kind_and_data(other_lines.parse_traceback_line)
     ),
     LineGrammar(kinds.COLLECT_ENV_GRAMMAR, kinds.line_literals(kinds.COLLECT_ENV_GRAMMAR), _collect_env),
+    LineGrammar(kinds.STATED_ENV_GRAMMAR, kinds.line_literals(kinds.STATED_ENV_GRAMMAR), stated_env.parse_line, stated_env.fits),
     LineGrammar(kinds.PROGRESS_GRAMMAR, kinds.line_literals(kinds.PROGRESS_GRAMMAR), _shards),
     LineGrammar(
         kinds.GPUSTAT_GRAMMAR, kinds.line_literals(kinds.GPUSTAT_GRAMMAR), _gpustat, lambda text: bool(_GPUSTAT_SHAPE.match(text))
@@ -193,10 +216,13 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
     ContinuedCommandReader,
     CheckEnvReader,
+    PipShowReader,
+    VersionPrintReader,
     NativeBacktraceReader,
     TracebackReader,
     SmiTableReader,
     NvitopReader,
+    NpuSmiReader,
     SmiQueryReader,
     SmiCsvReader,
     SmiHeaderlessReader,

@@ -96,21 +96,20 @@ class _ToData(Transformer):
     def load_kv(self, items: list[Token]) -> tuple[str, str]:
         return str(items[0])[:-1], str(items[1])
 
+    def load_elapsed(self, items: list[Token]) -> tuple[str, float]:
+        return "elapsed_s", _f(items[0])
+
+    def load_type(self, items: list[Token]) -> tuple[str, str]:
+        return "model_type", str(items[0])
+
     def load_end(self, items: list) -> tuple:
         data: dict[str, Any] = {}
         nums: list[float] = []
-        seen_type = False
         for item in items:
             if isinstance(item, tuple):
                 data[item[0]] = item[1]
-            elif item.type == "MODEL_TYPE":
-                data["model_type"] = str(item)
-                seen_type = True
             elif item.type == "NUM2":
-                if not seen_type:
-                    data["elapsed_s"] = _f(item)
-                else:
-                    nums.append(_f(item))
+                nums.append(_f(item))
         data["avail_gib"] = nums[0]
         if len(nums) > 1:
             data["usage_gib"] = nums[1]
@@ -181,6 +180,12 @@ class _ToData(Transformer):
 
     def dsv4_memory(self, items: list) -> tuple:
         return kinds.DSV4_MEMORY, self._budget(items[1:])
+
+    def dsv4_pool_sizes(self, items: list) -> tuple:
+        return kinds.DSV4_POOL_SIZES, self._budget(items)
+
+    def post_capture_draft_kv(self, items: list[Token]) -> tuple:
+        return kinds.POST_CAPTURE_DRAFT_KV, {"dtype": str(items[0]), "tokens": int(items[1]), "kv_gib": _f(items[2])}
 
     def post_capture_kv(self, items: list[Token]) -> tuple:
         return kinds.POST_CAPTURE_KV, {

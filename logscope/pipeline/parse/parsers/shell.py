@@ -12,15 +12,15 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers import other_lines
-from logscope.pipeline.parse.parsers.base import BlockReader
+from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader
 
 _CONTINUED = re.compile(r"\s\\\s*$")
 # a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang
 _COMMAND_HEAD = re.compile(
-    r"^\s*(?:\S*[$#]\s+)?(?:(?:sudo|nohup|env|exec|time)\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|docker\s+run\b|podman\s+run\b|"
+    r"^\s*(?:" + SHELL_PROMPT + r")?(?:(?:sudo|nohup|env|exec|time)\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|docker\s+run\b|podman\s+run\b|"
     r"torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b)"
 )
-_DOCKER = re.compile(r"^\s*(?:\S*[$#]\s+)?(?:sudo\s+)?(?:docker|podman)\s+run\s")
+_DOCKER = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?(?:sudo\s+)?(?:docker|podman)\s+run\s")
 _LAUNCHER = re.compile(r"(?:^|\s)((?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|$)")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")

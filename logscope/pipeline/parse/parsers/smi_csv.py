@@ -170,6 +170,32 @@ _GPUSTAT_ROW = re.compile(
 )
 
 
+# gpustat's process_repr (gpustat 1.1.1 core.py): [user][:command][/pid](NNNNM); the user alone by default, the
+# command alone with -c, both with -cu; "--" or "?" where gpustat could not read a field
+_GPUSTAT_PROCESS = re.compile(r"^(?P<head>[^\s()]*?)(?:/(?P<pid>\d+|--|\?))?\((?P<mib>\d+|\?)M\)$")
+_USER_COMMAND = re.compile(r"^(?P<user>[^:]+):(?!:)(?P<cmd>.+)$")  # "root:sglang::scheduler_TP0": the first single colon
+_UNKNOWN = ("", "--", "?")
+
+
+def _gpustat_process(word: str) -> dict[str, Any] | None:
+    m = _GPUSTAT_PROCESS.match(word)
+    if m is None:
+        return None
+    entry: dict[str, Any] = {}
+    if m.group("mib") != "?":
+        entry["used_mib"] = int(m.group("mib"))
+    if m.group("pid") not in (None, *_UNKNOWN):
+        entry["pid"] = int(m.group("pid"))
+    head = m.group("head")
+    both = _USER_COMMAND.match(head)
+    user, command = (both.group("user"), both.group("cmd")) if both else (head, None)
+    if command not in (None, *_UNKNOWN):
+        entry["name"] = command
+    elif both is None and user not in _UNKNOWN:
+        entry["user_or_command"] = user  # one field: the user (gpustat's default), or the command under -c
+    return entry
+
+
 def parse_gpustat_row(text: str) -> dict[str, Any] | None:
     m = _GPUSTAT_ROW.match(text)
     if m is None:
@@ -184,16 +210,7 @@ def parse_gpustat_row(text: str) -> dict[str, Any] | None:
         "processes": [],
     }
     for word in m.group(8).split():
-        proc = re.match(r"^(?:([\w.-]+):)?(?:(?P<cmd>[^/()\s]+)/)?(?P<pid>\d+)?\((?P<mib>\d+)M\)$", word) or re.match(
-            r"^(?P<user>[\w.-]+)\((?P<mib>\d+)M\)$", word
-        )
-        if proc is None:
-            continue
-        entry: dict[str, Any] = {"used_mib": int(proc.group("mib"))}
-        groups = proc.groupdict()
-        if groups.get("pid"):
-            entry["pid"] = int(groups["pid"])
-        if groups.get("cmd"):
-            entry["name"] = groups["cmd"]
-        row["processes"].append(entry)
+        entry = _gpustat_process(word)
+        if entry is not None:
+            row["processes"].append(entry)
     return row

@@ -1,0 +1,348 @@
+"""Case tables for the readers of issue 34: lines in their general form (any field before the reading, any shell
+prompt, the forms of each release), values stated outside check_env, npu-smi and gpustat tables, OOM texts
+re-wrapped over lines, and the GPU a rank's own OOM names. Each case asserts the numbers the line states."""
+
+from __future__ import annotations
+
+import pytest
+
+from logscope.pipeline.parse.parsers.npu_smi import read_npu_line
+from logscope.pipeline.parse.parsers.other_lines import parse_launch_command
+from logscope.pipeline.parse.parsers.registry import _flag_list, _launch_command
+from logscope.pipeline.parse.parsers.sglang_line import parse_line
+from logscope.pipeline.parse.parsers.smi_csv import parse_gpustat_row
+from logscope.pipeline.parse.parsers.stated_env import parse_line as parse_stated
+from tests.helpers import analyze_text
+
+# ---------------------------------------------------------------- Load weight end, any fields before the reading
+LOAD_END = [
+    # model_runner.py 0.5.10.post1+ with quant_str, without its prefix, elapsed and type (as pasted)
+    ("Load weight end. quant=fp8, fmt=e4m3, avail mem=12.25 GB, mem usage=125.65 GB.", 12.25, 125.65, {"quant": "fp8"}),
+    (
+        "[2026-05-01 10:00:00 TP3] Load weight end. elapsed=41.20 s, type=DeepseekV3ForCausalLM, quant=fp8, fmt=e4m3, "
+        "avail mem=61.02 GB, mem usage=78.13 GB.",
+        61.02,
+        78.13,
+        {"elapsed_s": 41.2, "model_type": "DeepseekV3ForCausalLM", "fmt": "e4m3"},
+    ),
+    ("Load weight end. type=LlamaForCausalLM, dtype=torch.float16, avail mem=60.01 GB", 60.01, None, {"dtype": "torch.float16"}),
+    ("Load weight end. quant=gptq, bits=4, avail mem=20.50 GB, mem usage=3.25 GB.", 20.5, 3.25, {"bits": "4"}),
+]
+
+
+@pytest.mark.parametrize(("line", "avail", "usage", "fields"), LOAD_END)
+def test_load_weight_end_in_general_form(line, avail, usage, fields):
+    _, kind, data = parse_line(line)
+    assert kind == "load_end" and data["avail_gib"] == avail and data.get("usage_gib") == usage
+    assert {k: data[k] for k in fields} == fields
+
+
+# ---------------------------------------------------------------- DeepSeek V4 memory lines, each release's form
+DSV4 = [
+    # 0.5.12.post1 - 0.5.14
+    (
+        "[2026-06-02 11:20:02 TP0] DSV4 memory calculation: bytes_per_full_token=15955.85, available_bytes=45.78 GB, "
+        "full_token=3080704",
+        "dsv4_memory",
+        {"bytes_per_full_token": 15955.85, "available_bytes_gib": 45.78, "full_token_unverified": 3080704},
+    ),
+    # 0.5.15.post1 - 0.5.19
+    (
+        "DSV4 memory calculation: bytes_per_full_token=15955.85, available_bytes=45.78 GB, c128_state_fixed=0.12 GB, "
+        "full_token=3080704",
+        "dsv4_memory",
+        {"available_bytes_gib": 45.78, "c128_state_fixed_gib": 0.12},
+    ),
+    # 0.5.20+
+    (
+        "DSV4 memory calculation: unified=True, unified_fp8=False, bytes_per_full_token=1234.50, available_bytes=100.25 GB, "
+        "c128_state_fixed=0.50 GB, swa_ring_fixed=2.00 GB, full_token=123456",
+        "dsv4_memory",
+        {"unified": "True", "available_bytes_gib": 100.25, "swa_ring_fixed_gib": 2.0},
+    ),
+    # the spelling of a pasted build between releases
+    (
+        "DSv4 memory calculation: bytes_per_full_token=15955.85, available_bytes=45.78 GB, full_token=1641472",
+        "dsv4_memory",
+        {"available_bytes_gib": 45.78, "full_token_unverified": 1641472},
+    ),
+    (
+        "[2026-06-02 11:20:02 TP0] DSV4 pool sizes: full=3080704, swa=385088, c4=770176, c128=24068, c4_state=6016, "
+        "c128_state=3008",
+        "dsv4_pool_sizes",
+        {"full": 3080704, "swa": 385088, "c4": 770176, "c128": 24068, "c4_state": 6016, "c128_state_unverified": 3008},
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "kind", "fields"), DSV4)
+def test_dsv4_lines_of_each_release(line, kind, fields):
+    _, got_kind, data = parse_line(line)
+    assert got_kind == kind
+    assert {k: data[k] for k in fields} == fields
+
+
+# ---------------------------------------------------------------- launch commands behind shell prompts
+PROMPTS = [
+    ("$ python3 -m sglang.launch_server --tp 2", {}, {"tp": "2"}),
+    ("# python3 -m sglang.launch_server --tp 2", {}, {"tp": "2"}),
+    ("alice@gpu-box-07:~/work$ python3 -m sglang.launch_server --tp-size 4", {}, {"tp_size": "4"}),
+    (
+        "(sglang-env) alice@gpu-box-07:~/work$ NCCL_P2P_LEVEL=NVL python3 -m sglang.launch_server --tp-size 4",
+        {"NCCL_P2P_LEVEL": "NVL"},
+        {"tp_size": "4"},
+    ),
+    (
+        "root@5f2c9a1b7d3e:/sgl-workspace# SGL_ENABLE_JIT_DEEPGEMM=1 python3 -m sglang.launch_server --tp 8",
+        {"SGL_ENABLE_JIT_DEEPGEMM": "1"},
+        {"tp": "8"},
+    ),
+    ("(base) root@node:~# export NCCL_DEBUG=INFO", {"NCCL_DEBUG": "INFO"}, {}),
+    ("CUDA_VISIBLE_DEVICES=4,5,6,7", {"CUDA_VISIBLE_DEVICES": "4,5,6,7"}, {}),
+    ("$ NCCL_IB_DISABLE=1 SGLANG_SET_CPU_AFFINITY=1", {"NCCL_IB_DISABLE": "1", "SGLANG_SET_CPU_AFFINITY": "1"}, {}),
+]
+
+
+@pytest.mark.parametrize(("line", "env", "args"), PROMPTS)
+def test_commands_and_assignments_behind_any_prompt(line, env, args):
+    parsed = _launch_command(line)
+    assert parsed is not None
+    assert parsed.data["env"] == env and parsed.data["args"] == args
+
+
+def test_a_prompt_line_without_a_command_or_assignment_is_no_command():
+    assert _launch_command("(venv) alice@box:~$ ls -la") is None
+    assert parse_launch_command("$ cd /workspace") is None
+
+
+# ---------------------------------------------------------------- flags as Markdown list items
+FLAG_ITEMS = [
+    ("- tp-size: 8", {"tp_size": "8"}),
+    ("- mem-fraction-static: 0.75", {"mem_fraction_static": "0.75"}),
+    ("* `chunked-prefill-size`: 8192", {"chunked_prefill_size": "8192"}),
+    ("- --tp 4", {"tp": "4"}),
+    ("- `--tp-size 8`, `--moe-a2a-backend deepep`", {"tp_size": "8", "moe_a2a_backend": "deepep"}),
+    ("tp-size: 8", {"tp_size": "8"}),
+    ("cuda-graph-max-bs: 160", {"cuda_graph_max_bs": "160"}),
+]
+
+
+@pytest.mark.parametrize(("line", "args"), FLAG_ITEMS)
+def test_flags_written_as_list_items(line, args):
+    parsed = _flag_list(line)
+    assert parsed is not None and parsed.data["args"] == args
+
+
+def test_a_list_item_of_prose_is_no_flag():
+    assert _flag_list("- the server crashed after 10 minutes") is None
+    assert _flag_list("- see https://github.com/sgl-project/sglang/issues/1") is None
+    assert _flag_list("max-tokens: the server crashed after a while") is None
+
+
+# ---------------------------------------------------------------- versions and GPUs stated outside check_env
+STATED = [
+    ("- SGLang: 0.5.4.post1", {"sglang": "0.5.4.post1"}),
+    ("**PyTorch**: 2.8.0+cu129", {"torch": "2.8.0+cu129"}),
+    ("- Host driver: 570.133.20", {"driver": "570.133.20"}),
+    ("- CUDA: 12.9", {"cuda": "12.9"}),
+    ("SGLang: v0.5.4 (installed with pip)", {"sglang": "0.5.4"}),
+    ("sglang==0.5.9", {"sglang": "0.5.9"}),
+    ("sglang[all]==0.4.6.post5", {"sglang": "0.4.6.post5"}),
+    ("- GPUs: NVIDIA H20-3e (x4)", {"GPU 0,1,2,3": "NVIDIA H20-3e"}),
+    ("GPU: 8 x NVIDIA H200", {"GPU 0,1,2,3,4,5,6,7": "NVIDIA H200"}),
+    ("GPUs: NVIDIA H100 80GB HBM3 x 2", {"GPU 0,1": "NVIDIA H100 80GB HBM3"}),
+]
+
+
+@pytest.mark.parametrize(("line", "values"), STATED)
+def test_stated_versions_and_gpus(line, values):
+    parsed = parse_stated(line)
+    assert parsed is not None and parsed.data["values"] == values
+
+
+@pytest.mark.parametrize("line", ["- SGLang: latest main", "GPUs: a few", "sglang: the server"])
+def test_a_field_without_a_version_or_count_states_nothing(line):
+    assert parse_stated(line) is None
+
+
+def test_pip_show_and_a_printed_version():
+    shown = analyze_text("$ pip show sglang\nName: sglang\nVersion: 0.5.9\nSummary: SGLang\n", "pip.txt")
+    assert shown["versions"]["sglang"] == "0.5.9"
+    printed = analyze_text(">>> import sglang\n>>> print(sglang.__version__)\n0.5.6.post2\n", "repl.txt")
+    assert printed["versions"]["sglang"] == "0.5.6.post2"
+    repr_form = analyze_text(">>> torch.__version__\n'2.8.0+cu128'\n", "repl.txt")
+    assert repr_form["versions"]["torch"] == "2.8.0+cu128"
+
+
+def test_the_issue_template_gives_a_launch_with_its_sources():
+    text = "### Environment\n- SGLang: 0.5.4.post1\n- GPUs: NVIDIA H20-3e (x4)\n\n### Flags\n- tp-size: 4\n"
+    launch = analyze_text(text, "issue.md")["launches"][0]
+    assert launch["config"] == {"tp_size": 4} and launch["config_source"] == {"tp_size": "issue_template"}
+    assert launch["sglang_version"]["version"] == "0.5.4.post1"
+    assert "stated" in launch["sglang_version"]["how"]
+
+
+# ---------------------------------------------------------------- npu-smi
+NPU_LINES = [
+    ("| npu-smi 23.0.6                   Version: 23.0.6                       |", "header", {"npu_driver": "23.0.6"}),
+    (
+        "| 1     910B3               | OK            | 193.1       44                0    / 0             |",
+        "npu_row",
+        {"index": 1, "name": "910B3", "health": "OK", "power_w": 193.1, "temperature_c": 44},
+    ),
+    (
+        "| 0                         | 0000:C2:00.0  | 12          0    / 0          60123/ 65536         |",
+        "usage_row",
+        {"bus_id": "0000:C2:00.0", "aicore_pct": 12, "memory_used_mib": 60123, "memory_total_mib": 65536, "memory_kind": "HBM"},
+    ),
+    (
+        "| 0                         | 0000:01:00.0  | 0           1782 / 21527                               |",
+        "usage_row",
+        {"memory_used_mib": 1782, "memory_total_mib": 21527, "memory_kind": "memory"},
+    ),
+    (
+        "| 1       0                 | 412233        | python3                  | 56760                   |",
+        "process_row",
+        {"gpu": 1, "pid": 412233, "name": "python3", "used_mib": 56760},
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "rule", "fields"), NPU_LINES)
+def test_npu_smi_lines(line, rule, fields):
+    got = read_npu_line(line)
+    assert got is not None and got[0] == rule
+    assert {k: got[1][k] for k in fields} == fields
+
+
+# ---------------------------------------------------------------- gpustat: every process form of process_repr
+GPUSTAT = "[0] NVIDIA A100-SXM4-80GB | 61°C,  97 % | 79813 / 81920 MB | "
+GPUSTAT_PROCESSES = [
+    ("bob:python3/40112(61230M)", {"used_mib": 61230, "pid": 40112, "name": "python3"}),
+    ("bob:python3(61230M)", {"used_mib": 61230, "name": "python3"}),
+    ("root:sglang::scheduler_TP0/40140(3100M)", {"used_mib": 3100, "pid": 40140, "name": "sglang::scheduler_TP0"}),
+    ("bob/40112(61230M)", {"used_mib": 61230, "pid": 40112, "user_or_command": "bob"}),
+    ("bob(61230M)", {"used_mib": 61230, "user_or_command": "bob"}),
+    ("--:--/5120(2000M)", {"used_mib": 2000, "pid": 5120}),
+    ("?/5120(?M)", {"pid": 5120}),
+]
+
+
+@pytest.mark.parametrize(("word", "process"), GPUSTAT_PROCESSES)
+def test_gpustat_process_forms(word, process):
+    row = parse_gpustat_row(GPUSTAT + word)
+    assert row is not None and row["processes"] == [process]
+
+
+def test_gpustat_keeps_every_process_of_a_row():
+    words = "bob:python3/40112(61230M) bob:python3(12407M) carol(2000M) root:sglang::scheduler/40140(3100M) dave/7733(1076M)"
+    row = parse_gpustat_row(GPUSTAT + words)
+    assert [p["used_mib"] for p in row["processes"]] == [61230, 12407, 2000, 3100, 1076]
+
+
+# ---------------------------------------------------------------- OOM text re-wrapped over lines
+REWRAPPED_OOM = (
+    "[2026-04-11 17:02:13 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.\n"
+    "GPU 0 has a total capacity of 139.80 GiB of which 512.00 MiB is free.\n"
+    "Including non-PyTorch memory, this process has 139.29 GiB memory in use.\n"
+    "Of the allocated memory 130.00 GiB is allocated by PyTorch, and 2.25 GiB\n"
+    "is reserved by PyTorch but unallocated.\n"
+)
+
+
+def test_an_oom_rewrapped_over_lines_gives_every_figure():
+    gpu = analyze_text(REWRAPPED_OOM, "oom.log")["gpus"][0]
+    assert gpu["card_total_gib"] == 139.8
+    assert gpu["oom"] == {
+        "requested_mib": 1024.0,
+        "free_mib": 512.0,
+        "process_in_use_mib": 142632.96,
+        "allocated_mib": 133120.0,
+        "reserved_unallocated_mib": 2304.0,
+    }
+    # memory outside the allocator: 139.29 GiB in use - 130.00 allocated - 2.25 reserved = 7.04 GiB
+    assert gpu["outside_allocator_mib"] == 7208.96
+
+
+def test_an_oom_ending_at_is_free_does_not_take_the_next_line():
+    text = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "79.19 GiB of which 1.06 GiB is free.\nThe server then restarted.\n"
+    )
+    gpu = analyze_text(text, "oom.log")["gpus"][0]
+    assert gpu["oom"] == {"requested_mib": 2048.0, "free_mib": 1085.44}
+
+
+# ---------------------------------------------------------------- the GPU a rank's own OOM names
+def test_a_rank_is_placed_on_the_gpu_its_oom_names_through_visible_devices():
+    text = (
+        "export CUDA_VISIBLE_DEVICES=4,5,6,7\n"
+        "[2026-04-11 17:02:00 TP0] Load weight begin. avail mem=78.50 GB\n"
+        "[2026-04-11 17:02:00 TP1] Load weight begin. avail mem=78.50 GB\n"
+        "[2026-04-11 17:02:13 TP0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 2 has a "
+        "total capacity of 79.19 GiB of which 1.06 GiB is free.\n"
+    )
+    ranks = {r["rank"]: r for r in analyze_text(text, "oom.log")["launches"][0]["ranks"]}
+    assert (ranks["TP0"]["gpu"], ranks["TP0"]["gpu_assumed"]) == (6, False)  # torch's device 2 is the host's GPU 6
+    assert (ranks["TP1"]["gpu"], ranks["TP1"]["gpu_assumed"]) == (5, True)  # local rank 1 → visible device 5, assumed
+
+
+IMAGE_TAGS = [
+    ("We pulled `lmsysorg/sglang:v0.5.12-cu130` and ran it.", "0.5.12"),
+    ("Image: lmsysorg/sglang:v0.5.9", "0.5.9"),
+    ("$ docker pull lmsysorg/sglang:v0.5.3rc0-cu126", "0.5.3rc0"),
+    ("- Docker image: lmsysorg/sglang:v0.4.2.post2-rocm630", "0.4.2.post2"),
+]
+
+
+@pytest.mark.parametrize(("line", "version"), IMAGE_TAGS)
+def test_an_image_tag_states_the_version(line, version):
+    launch = analyze_text(line + "\n- tp-size: 2\n", "issue.md")["launches"][0]
+    assert launch["sglang_version"]["version"] == version
+    assert "release tag" in launch["sglang_version"]["how"]
+
+
+MOVING_TAGS = ["Image: lmsysorg/sglang:latest", "Image: lmsysorg/sglang:dev", "Image: lmsysorg/sglang:nightly-dev-20251124"]
+
+
+@pytest.mark.parametrize("line", MOVING_TAGS)
+def test_a_moving_tag_states_no_version(line):
+    launch = analyze_text(line + "\n- tp-size: 2\n", "issue.md")["launches"][0]
+    assert launch["sglang_version"]["version"] is None
+
+
+# ---------------------------------------------------------------- pools of their own kind as ledger items
+def _ledger(text: str) -> dict[str, float]:
+    rank = analyze_text(text)["launches"][0]["ranks"][0]
+    return {item["item"]: item["gib"] for item in rank["ledger"]}
+
+
+def test_a_labelled_swa_pool_is_its_own_ledger_item():
+    text = (
+        "[2026-10-01 10:00:00 TP0] Load weight begin. avail mem=78.00 GB\n"
+        "[2026-10-01 10:00:10 TP0] Load weight end. elapsed=9.00 s, type=GptOssForCausalLM, avail mem=60.00 GB, "
+        "mem usage=18.00 GB.\n"
+        "[2026-10-01 10:00:11 TP0] Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1000000, K size: 20.00 GB, "
+        "V size: 20.00 GB\n"
+        "[2026-10-01 10:00:11 TP0] SWA KV Cache is allocated. dtype: torch.bfloat16, #tokens: 800000, K size: 2.00 GB, "
+        "V size: 2.00 GB\n"
+        "[2026-10-01 10:00:12 TP0] Memory pool end. avail mem=15.50 GB\n"
+    )
+    # 60.00 - 15.50 = 44.50 GiB of pools: the SWA pool's 4.00 read, the full pool's 40.00 in the other 40.50
+    assert _ledger(text) == {"weights": 18.0, "kv_pool": 40.5, "swa_kv_pool": 4.0, "free": 15.5, "unexplained": 0.0}
+
+
+def test_the_post_capture_draft_pool_line_is_read():
+    line = (
+        "[2026-10-01 10:00:51 TP0] Post-capture KV sizing: draft KV cache allocated. dtype: torch.bfloat16, #tokens: 1000000, "
+        "KV size: 2.16 GB"
+    )
+    _, kind, data = parse_line(line)
+    assert kind == "post_capture_draft_kv" and data == {"dtype": "torch.bfloat16", "tokens": 1000000, "kv_gib": 2.16}
+
+
+@pytest.mark.parametrize("heading", ["### Error Log", "## Error log", "# Environment", "#### Failed run"])
+def test_a_markdown_heading_is_no_failure_and_no_prompt(heading):
+    report = analyze_text(heading + "\n\n```\nsome text\n```\n", "issue.md")
+    assert report["findings"] == [] and report["coverage"]["unrecognized_total"] == 0
