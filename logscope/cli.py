@@ -381,6 +381,26 @@ def _write(text: str, output: Path | None) -> None:
         _fail(f"{output}: cannot write: {exc.strerror or exc}")
 
 
+@app.command("run", context_settings={"allow_interspersed_args": False})
+def run_cmd(
+    command: list[str] = typer.Argument(..., help="The launch command, after --: logscope run -- python -m sglang.launch_server ..."),
+    out: Path | None = typer.Option(None, "--out", help="Folder for launch.log and launch.samples.jsonl (default: ./logscope-run-<time>)."),
+    interval: float = typer.Option(0.5, "--interval", min=0.05, help="Seconds between NVML samples (besides one at every phase line)."),
+    no_analysis: bool = typer.Option(False, "--no-analysis", help="Do not print the analysis when the server is ready and at the end."),
+    fmt: Format = typer.Option("text", "--format", "-f", help="Format of the analysis printed."),  # type: ignore[valid-type]
+) -> None:
+    """Run a launch command, pass its output through, save it, and measure GPU memory (NVML) at every phase line."""
+    from logscope.measure.run import RunOptions, default_out_dir, run_launch
+
+    options = RunOptions(list(command), out or default_out_dir(), interval, not no_analysis, fmt.value)
+    try:
+        result = run_launch(options)
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    raise typer.Exit(result.exit_code)
+
+
 @app.command()
 def literals() -> None:
     """Print the prefilter's literals, one per line (for `grep -F -f`)."""
