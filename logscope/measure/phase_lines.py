@@ -29,9 +29,17 @@ class PhaseLines:
             )
         )
 
+    def candidate(self, line: bytes) -> bool:
+        """The cheap test, on the pass-through's thread: short, and holds a phase literal."""
+        return len(line) <= LONGEST and any(literal in line for literal in self.literals)
+
+    def warm(self) -> None:
+        """Loads the grammar now (a second or so), so that the first phase line is read at once."""
+        self.read(b"[2026-01-01 00:00:00 TP0] Load weight begin. avail mem=1.00 GB")
+
     def read(self, line: bytes) -> PhaseLine | None:
         """The phase a complete output line (without its newline) prints, or None."""
-        if len(line) > LONGEST or not any(literal in line for literal in self.literals):
+        if not self.candidate(line):
             return None
         from logscope.pipeline.ingest.ingest import clean  # the grammar's imports only once a candidate is seen
         from logscope.pipeline.parse.parsers import sglang_line

@@ -8,10 +8,12 @@ when a signal ended it)."""
 from __future__ import annotations
 
 import os
+import queue
 import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -104,6 +106,7 @@ class _LogWriter:
         if len(tail) > LINE_CAP:  # a very long line: to the file now, the rest of it follows
             self.handle.write(bytes(tail))
             tail.clear()
+        self.handle.flush()  # the log is readable as it grows (tail -f, the analysis at the ready line)
 
     def close(self) -> None:
         for fd, tail in self.tails.items():
@@ -175,19 +178,29 @@ def _supervise(
         sampler.start()
     detector = PhaseLines()
     ready_analysis: list[subprocess.Popen[bytes]] = []
+    candidates: queue.SimpleQueue[tuple[int, bytes] | None] = queue.SimpleQueue()
+
+    def read_phases() -> None:
+        """On its own thread: the grammar never holds up the pass-through."""
+        detector.warm()
+        while (item := candidates.get()) is not None:
+            number, line = item
+            found = detector.read(line)
+            if found is None:
+                continue
+            result.phases.append((number, found.phase))
+            taken = sampler.at_phase(number, found.text) if sampler is not None else None
+            if found.phase == kinds.SERVER_READY and options.analysis and not ready_analysis:
+                if taken is not None:
+                    taken.wait(timeout=2.0)  # the ready line's own sample, written on the sampler's thread
+                ready_analysis.append(_start_analysis(options, log_path, samples_path))
 
     def on_line(number: int, line: bytes) -> None:
-        found = detector.read(line)
-        if found is None:
-            return
-        result.phases.append((number, found.phase))
-        taken = sampler.at_phase(number, found.text) if sampler is not None else None
-        if found.phase == kinds.SERVER_READY and options.analysis and not ready_analysis:
-            log_file.flush()
-            if taken is not None:
-                taken.wait(timeout=2.0)  # the ready line's own sample, written on the sampler's thread
-            ready_analysis.append(_start_analysis(options, log_path, samples_path))
+        if detector.candidate(line):
+            candidates.put((number, line))
 
+    reader = threading.Thread(target=read_phases, name="logscope-phases", daemon=True)
+    reader.start()
     writer = _LogWriter(log_file, on_line)
     previous = {sig: signal.getsignal(sig) for sig in FORWARDED}
 
@@ -208,6 +221,8 @@ def _supervise(
             signal.signal(sig, handler)
     writer.close()
     log_file.flush()
+    candidates.put(None)
+    reader.join()
     if sampler is not None:
         sampler.stop()
         if sampler.error:
