@@ -160,3 +160,33 @@ def test_descendants_walks_the_tree(tmp_path: Path) -> None:
         (proc / str(pid)).mkdir(parents=True)
         (proc / str(pid) / "stat").write_text(f"{pid} ({name}) S {parent} 1 1 0")
     assert descendants(10, proc) == {10, 11, 12}
+
+
+def _gpu_check() -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpu_run_check", Path(__file__).parent.parent / "bench" / "gpu_run_check.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_gpu_check_comparison_on_a_fake_nvml_run(tmp_path: Path) -> None:
+    """bench/gpu_run_check.py's comparison over a real `run` under the fake NVML: the child holds 600 MiB outside
+    the allocator (context 500 + communicator 100); a program that knew 600 MiB passes, one that knew 700 fails."""
+    check = _gpu_check()
+    result, _, _ = _run(tmp_path, "ready")
+    document = _document(result)
+    phases = {p: {"torch_reserved_gib": 0.0} for p in ("load_weight_begin", "load_weight_end", "memory_pool_end", "server_ready")}
+    rows, ok = check.compare(document, {"context_mib": 500.0, "communicator_mib": 100.0, "phases": phases})  # type: ignore[attr-defined]
+    assert ok and [r["phase"] for r in rows] == ["load_weight_begin", "load_weight_end", "memory_pool_end"]  # ready: no rank tag
+    assert all(r["measured_gib"] == 0.59 for r in rows) and rows[0]["error"] < 0.01
+    rows, ok = check.compare(document, {"context_mib": 600.0, "communicator_mib": 100.0, "phases": phases})  # type: ignore[attr-defined]
+    assert not ok and rows[0]["error"] == pytest.approx(0.157, abs=0.002)
+
+
+def test_gpu_check_prints_the_0523_wordings() -> None:
+    check = _gpu_check()
+    line = check.fill(check.wordings()["Load weight end"], {"avail mem=": "120.00", "mem usage=": "8.00"})  # type: ignore[attr-defined]
+    assert line == "Load weight end. elapsed=37.00 s, type=Qwen3ForCausalLM, avail mem=120.00 GB, mem usage=8.00 GB."
