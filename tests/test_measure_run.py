@@ -183,7 +183,7 @@ def test_gpu_check_comparison_on_a_fake_nvml_run(tmp_path: Path) -> None:
     assert ok and [r["phase"] for r in rows] == ["load_weight_begin", "load_weight_end", "memory_pool_end"]  # ready: no rank tag
     assert all(r["measured_gib"] == 0.59 for r in rows) and rows[0]["error"] < 0.01
     rows, ok = check.compare(document, {"context_mib": 600.0, "communicator_mib": 100.0, "phases": phases})  # type: ignore[attr-defined]
-    assert not ok and rows[0]["error"] == pytest.approx(0.157, abs=0.002)
+    assert not ok and rows[0]["error"] == pytest.approx(1 - 0.59 / (700 / 1024), abs=1e-6)
 
 
 def test_gpu_check_prints_the_0523_wordings() -> None:
