@@ -1,17 +1,17 @@
 """The GPU acceptance check of `logscope run` (run by hand on one GPU, through bench/gpu_run_check.sh).
 
-    python bench/gpu_run_check.py launch --known K.json [--weights-gib 8 --kv-gib 16]
-        a launch-like program: prints SGLang 0.5.23's phase lines (the wordings of
-        fixtures/upstream/sglang-0.5.23-tp2.log, which tools/upstream writes from the 0.5.23 catalogue) with the
-        numbers SGLang would print (torch.cuda.mem_get_info, as get_available_gpu_memory reads it) while it really
-        allocates: the CUDA context, an NCCL communicator at world size 1 (init_process_group('nccl') and one
-        all_reduce), a weights tensor, the K and V tensors. It writes what it knows to K.json: the context's and
-        the communicator's device memory measured by NVML before/after each (as `logscope probe` measures them,
-        torch's reserved growth taken out) and torch.cuda.memory_reserved() at each phase line.
-    python bench/gpu_run_check.py compare --known K.json --document analysis.json
-        the memory outside the allocator that `logscope run` measured at each phase (the document's
-        phases[].device.outside_allocator_gib) against what the program knows is outside it (context +
-        communicator); prints a table and PASS when every phase agrees within 5%, else FAIL (exit 1).
+python bench/gpu_run_check.py launch --known K.json [--weights-gib 8 --kv-gib 16]
+    a launch-like program: prints SGLang 0.5.23's phase lines (the wordings of
+    fixtures/upstream/sglang-0.5.23-tp2.log, which tools/upstream writes from the 0.5.23 catalogue) with the
+    numbers SGLang would print (torch.cuda.mem_get_info, as get_available_gpu_memory reads it) while it really
+    allocates: the CUDA context, an NCCL communicator at world size 1 (init_process_group('nccl') and one
+    all_reduce), a weights tensor, the K and V tensors. It writes what it knows to K.json: the context's and
+    the communicator's device memory measured by NVML before/after each (as `logscope probe` measures them,
+    torch's reserved growth taken out) and torch.cuda.memory_reserved() at each phase line.
+python bench/gpu_run_check.py compare --known K.json --document analysis.json
+    the memory outside the allocator that `logscope run` measured at each phase (the document's
+    phases[].device.outside_allocator_gib) against what the program knows is outside it (context +
+    communicator); prints a table and PASS when every phase agrees within 5%, else FAIL (exit 1).
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ def compare(document: dict[str, Any], known: dict[str, Any]) -> tuple[list[dict[
 
 
 def _table(rows: list[dict[str, Any]], ok: bool) -> str:
-    lines = [f"{'phase':<22} {'logscope measured':>18} {'program knows':>14} {'process (NVML)':>15} {'torch reserved':>15} {'error':>7}"]
+    heads = ("logscope measured", "program knows", "process (NVML)", "torch reserved")
+    lines = [f"{'phase':<22} {heads[0]:>18} {heads[1]:>14} {heads[2]:>15} {heads[3]:>15} {'error':>7}"]
     for r in rows:
         lines.append(
             f"{r['phase']:<22} {r['measured_gib']:>14.3f} GiB {r['known_gib']:>10.3f} GiB {r['process_gib']:>11.3f} GiB "
@@ -118,7 +119,9 @@ def launch(args: argparse.Namespace) -> None:
     say("Init parallel begin", "init_distributed_begin")
     tic = time.perf_counter()
     before, reserved = used_mib(), torch.cuda.memory_reserved(0)
-    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{args.port}", rank=0, world_size=1, device_id=torch.device("cuda:0"))
+    dist.init_process_group(
+        "nccl", init_method=f"tcp://127.0.0.1:{args.port}", rank=0, world_size=1, device_id=torch.device("cuda:0")
+    )
     probe = torch.ones(1, device="cuda")
     dist.all_reduce(probe)
     torch.cuda.synchronize()
@@ -131,7 +134,11 @@ def launch(args: argparse.Namespace) -> None:
     weights = torch.empty(int(args.weights_gib * GIB), dtype=torch.uint8, device="cuda").fill_(1)
     torch.cuda.synchronize()
     after = avail_gib()
-    say("Load weight end", "load_weight_end", {"elapsed=": "1.00", "avail mem=": f"{after:.2f}", "mem usage=": f"{start - after:.2f}"})
+    say(
+        "Load weight end",
+        "load_weight_end",
+        {"elapsed=": "1.00", "avail mem=": f"{after:.2f}", "mem usage=": f"{start - after:.2f}"},
+    )
     half = int(args.kv_gib * GIB / 2)
     k_cache = torch.zeros(half, dtype=torch.uint8, device="cuda")
     v_cache = torch.zeros(half, dtype=torch.uint8, device="cuda")

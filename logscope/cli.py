@@ -383,10 +383,18 @@ def _write(text: str, output: Path | None) -> None:
 
 @app.command("run", context_settings={"allow_interspersed_args": False})
 def run_cmd(
-    command: list[str] = typer.Argument(..., help="The launch command, after --: logscope run -- python -m sglang.launch_server ..."),
-    out: Path | None = typer.Option(None, "--out", help="Folder for launch.log and launch.samples.jsonl (default: ./logscope-run-<time>)."),
-    interval: float = typer.Option(0.5, "--interval", min=0.05, help="Seconds between NVML samples (besides one at every phase line)."),
-    no_analysis: bool = typer.Option(False, "--no-analysis", help="Do not print the analysis when the server is ready and at the end."),
+    command: list[str] = typer.Argument(
+        ..., help="The launch command, after --: logscope run -- python -m sglang.launch_server ..."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="Folder for launch.log and launch.samples.jsonl (default: ./logscope-run-<time>)."
+    ),
+    interval: float = typer.Option(
+        0.5, "--interval", min=0.05, help="Seconds between NVML samples (besides one at every phase line)."
+    ),
+    no_analysis: bool = typer.Option(
+        False, "--no-analysis", help="Do not print the analysis when the server is ready and at the end."
+    ),
     fmt: Format = typer.Option("text", "--format", "-f", help="Format of the analysis printed."),  # type: ignore[valid-type]
 ) -> None:
     """Run a launch command, pass its output through, save it, and measure GPU memory (NVML) at every phase line."""

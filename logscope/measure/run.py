@@ -7,6 +7,7 @@ when a signal ended it)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import selectors
@@ -206,10 +207,8 @@ def _supervise(
 
     def forward(sig: int, _frame: FrameType | None) -> None:
         result.interrupted = True
-        try:
+        with contextlib.suppress(ProcessLookupError):  # already gone
             os.killpg(child.pid, sig)
-        except ProcessLookupError:
-            pass  # already gone
 
     for sig in FORWARDED:
         signal.signal(sig, forward)

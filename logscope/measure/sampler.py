@@ -39,9 +39,10 @@ def open_nvml(module: Any = None) -> Nvml:
     """NVML initialised, with each GPU's name and memory (Total and, where NVML v2 gives it, Reserved)."""
     if module is None:
         try:
-            import pynvml as module  # nvidia-ml-py
+            import pynvml  # nvidia-ml-py
         except ImportError:
             return Nvml(None, (), None, "NVML is not installed (pip install nvidia-ml-py)")
+        module = pynvml
     try:
         module.nvmlInit()
         count = module.nvmlDeviceGetCount()

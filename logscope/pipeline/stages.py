@@ -12,11 +12,11 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Analysis, Coverage, Failure, InputFile
+from logscope.core.samples import SamplesFile
 from logscope.pipeline.assemble.assemble import assemble
 from logscope.pipeline.failures import launch_failures
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.ingest.linescan import LineChunk
-from logscope.core.samples import SamplesFile
 from logscope.pipeline.ledger.device import device_readings, measured_ledger, with_device_totals
 from logscope.pipeline.ledger.ledger import ledgers, probe_process_ledgers
 from logscope.pipeline.ledger.smi_join import join_gpus

@@ -140,7 +140,10 @@ def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
         "gpu": placement.gpu,
         "gpu_assumed": placement.gpu_assumed,
         "phases": _with_device(
-            [_reading(reading, analysis.timeline.drops.get((launch.id, label, seq))) for seq, reading in enumerate(timeline.phases)],
+            [
+                _reading(reading, analysis.timeline.drops.get((launch.id, label, seq)))
+                for seq, reading in enumerate(timeline.phases)
+            ],
             analysis.devices.get((launch.id, label)),
         ),
         "ledger": ledger.items,

@@ -19,20 +19,24 @@ STEPS = (
     (600, "[2026-10-20 09:00:04 TP0] Load weight begin. avail mem=138.24 GB"),
     (
         600 + 10240,
-        "[2026-10-20 09:00:05 TP0] Load weight end. elapsed=37.00 s, type=Qwen3ForCausalLM, avail mem=128.24 GB, mem usage=10.00 GB.",
+        "[2026-10-20 09:00:05 TP0] Load weight end. elapsed=37.00 s, type=Qwen3ForCausalLM, "
+        "avail mem=128.24 GB, mem usage=10.00 GB.",
     ),
     (
         600 + 30720,
-        "[2026-10-20 09:00:06 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 400000, K size: 10.00 GB, V size: 10.00 GB",
+        "[2026-10-20 09:00:06 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 400000, "
+        "K size: 10.00 GB, V size: 10.00 GB",
     ),
     (600 + 30720, "[2026-10-20 09:00:07 TP0] Memory pool end. avail mem=108.24 GB"),
     (
         600 + 30720,
-        "[2026-10-20 09:00:08 TP0] Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, avail mem=108.24 GB",
+        "[2026-10-20 09:00:08 TP0] Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, "
+        "avail mem=108.24 GB",
     ),
     (
         600 + 31744,
-        "[2026-10-20 09:00:09 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4], elapsed=18.00 s, mem usage=1.00 GB, avail mem=107.24 GB.",
+        "[2026-10-20 09:00:09 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4], elapsed=18.00 s, "
+        "mem usage=1.00 GB, avail mem=107.24 GB.",
     ),
     (
         600 + 31744,

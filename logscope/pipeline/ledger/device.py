@@ -101,7 +101,9 @@ def rank_device(timeline: RankTimeline, placement: RankPlacement, samples: Sampl
             why = "NVML per-process memory of the launch's processes minus SGLang's stated weights, KV pools and graphs"
         elif start_used is not None:
             process = (on_gpu.used_mib - start_used) / MIB_PER_GIB
-            why = "NVML device used since the run started (NVML listed none of the launch's processes) minus SGLang's stated figures"
+            why = (
+                "NVML device used since the run started (it listed none of the launch's processes) minus SGLang's stated figures"
+            )
         else:
             process = None
             why = "NVML listed none of the launch's processes"
@@ -121,9 +123,7 @@ def rank_device(timeline: RankTimeline, placement: RankPlacement, samples: Sampl
     return RankDevice(samples.path, gpu, basis, card, others or 0.0, tuple(out))
 
 
-def device_readings(
-    launches: list[Launch], join: GpuJoin, samples: dict[str, SamplesFile]
-) -> dict[tuple[int, str], RankDevice]:
+def device_readings(launches: list[Launch], join: GpuJoin, samples: dict[str, SamplesFile]) -> dict[tuple[int, str], RankDevice]:
     """Each rank whose log has samples: the device at its phase readings."""
     out: dict[tuple[int, str], RankDevice] = {}
     if not samples:
@@ -159,9 +159,7 @@ def _gpu_record(samples: SamplesFile, index: int) -> dict[str, Any] | None:
     return record
 
 
-def with_device_totals(
-    join: GpuJoin, devices: dict[tuple[int, str], RankDevice], samples: dict[str, SamplesFile]
-) -> GpuJoin:
+def with_device_totals(join: GpuJoin, devices: dict[tuple[int, str], RankDevice], samples: dict[str, SamplesFile]) -> GpuJoin:
     """The GPUs and placements completed from NVML where the dumps said nothing: the GPU's record, the card
     total (Total - Reserved) and the other processes on the GPU."""
     gpus = list(join.gpus)
@@ -210,7 +208,9 @@ def measured_ledger(ledger: RankLedger, device: RankDevice, timeline: RankTimeli
     items = [*kept[:position], measured, *kept[position:]]
     if ledger.card_total_gib is not None:
         residual = ledger.card_total_gib - sum(i["gib"] for i in items)
-        items.append({"item": "unexplained", "gib": round(residual, 2), "kind": "measured", "basis": "card total minus every other item"})
+        items.append(
+            {"item": "unexplained", "gib": round(residual, 2), "kind": "measured", "basis": "card total minus every other item"}
+        )
     else:
         items += [i for i in ledger.items if i["item"] == "unexplained"]
     return replace(ledger, items=items)
