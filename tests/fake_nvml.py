@@ -33,19 +33,24 @@ class _Process:
 class FakeNvml:
     nvmlMemory_v2 = 2  # noqa: N815
 
-    def __init__(self, state: Path, total_mib: float = 143771.0, reserved_mib: float = 616.0, other_mib: float = 1000.0) -> None:
+    def __init__(
+        self, state: Path, total_mib: float = 143771.0, reserved_mib: float = 616.0, other_mib: float = 1000.0, count: int = 1
+    ) -> None:
         self.state, self.total_mib, self.reserved_mib, self.other_mib = state, total_mib, reserved_mib, other_mib
+        self.count = count
         self.NVMLError = NVMLError
         self.calls = 0
 
-    def _held(self) -> dict[int, float]:
+    def _held(self, gpu: int) -> dict[int, float]:
+        """pid → MiB on `gpu`: each pid's last record (records without "gpu" are on GPU 0)."""
         if not self.state.exists():
             return {}
         held: dict[int, float] = {}
         for line in self.state.read_text().splitlines():
             if line.strip():
                 record = json.loads(line)
-                held[int(record["pid"])] = float(record["mib"])
+                if int(record.get("gpu", 0)) == gpu:
+                    held[int(record["pid"])] = float(record["mib"])
         return held
 
     def nvmlInit(self) -> None:  # noqa: N802
@@ -55,10 +60,10 @@ class FakeNvml:
         pass
 
     def nvmlDeviceGetCount(self) -> int:  # noqa: N802
-        return 1
+        return self.count
 
     def nvmlDeviceGetHandleByIndex(self, index: int) -> int:  # noqa: N802
-        if index != 0:
+        if not 0 <= index < self.count:
             raise NVMLError("Invalid Argument")
         return index
 
@@ -70,14 +75,14 @@ class FakeNvml:
 
     def nvmlDeviceGetMemoryInfo(self, handle: int, version: int | None = None) -> _Memory:  # noqa: N802
         self.calls += 1
-        used = int((sum(self._held().values()) + self.other_mib) * MIB)
+        used = int((sum(self._held(handle).values()) + (self.other_mib if handle == 0 else 0)) * MIB)
         total = int(self.total_mib * MIB)
         reserved = int(self.reserved_mib * MIB) if version == self.nvmlMemory_v2 else 0
         return _Memory(total, used, total - used - reserved, reserved)
 
     def nvmlDeviceGetComputeRunningProcesses(self, handle: int) -> list[_Process]:  # noqa: N802
-        procs = [_Process(pid, int(mib * MIB)) for pid, mib in self._held().items()]
-        return [*procs, _Process(OTHER_PID, int(self.other_mib * MIB))]
+        procs = [_Process(pid, int(mib * MIB)) for pid, mib in self._held(handle).items()]
+        return [*procs, _Process(OTHER_PID, int(self.other_mib * MIB))] if handle == 0 else procs
 
 
 class BrokenNvml:
