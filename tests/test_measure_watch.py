@@ -128,3 +128,14 @@ def test_metrics_parser_reads_labels() -> None:
     gauges = parse_metrics(metrics("0.5.23"), ("sglang:graph_memory_usage_gb",))
     decode = [g for g in gauges if g.labels["phase"] == "decode"]
     assert [(g.labels["tp_rank"], g.value) for g in decode] == [("0", 1.4), ("1", 1.43)]
+
+
+def test_smi_dump_gives_the_device(tmp_path: Path) -> None:
+    """--smi: the device's use from an nvidia-smi -q dump of the server's host (here one GPU: TP1 has none)."""
+    with standin("0.5.23") as url:
+        document = read_watch(Options(url, smi="fixtures/calibration/h200-ws1-smi-q.txt"))
+    tp0, tp1 = document["ranks"]
+    assert tp0["device"]["used_gib"] == round(1683 / 1024, 3) and tp0["device"]["card_total_gib"] == 139.8
+    assert tp0["device"]["source"] == "nvidia-smi dump fixtures/calibration/h200-ws1-smi-q.txt"
+    assert tp0["residual_gib"] == round(1683 / 1024 - 30.8 - 91.56 - 1.4, 2)
+    assert "device" not in tp1 and document["device_note"] is None

@@ -11,8 +11,10 @@ JSON lines. The first line is the header; every later line is one sample:
     {"t": 3.1, "trigger": "phase", "line": 12, "text": "[... TP0] Load weight begin. avail mem=137.70 GB", "gpus": [...]}
 
 - `t`: seconds since the launch started; `trigger`: start | phase | interval | end.
-- `line`: for a phase sample, the 1-based line of the phase line in the log file (as `logscope analyze` numbers
-  physical lines); `text`: that line (cut at TEXT_KEEP characters).
+- `line`: for a phase sample, the 1-based line in the log file (as `logscope analyze` numbers physical lines) of
+  the line that holds a phase literal (taken at once, before the grammar reads it: the analysis joins a
+  sample to a phase reading by this line, so a sample of a line that is no phase line joins nothing); `text`:
+  that line (cut at TEXT_KEEP characters).
 - per GPU: `used_mib` (NVML device used), `tree_mib` (pid → MiB: NVML per-process used memory of each process of
   the launched tree on that GPU), `others_mib` (the other processes NVML lists on that GPU).
 - `nvml: false` with a `reason`: nothing was measured (no NVML, no GPU); the file then holds only the header.

@@ -26,7 +26,7 @@ from typing import IO, Any
 from logscope.core import kinds
 from logscope.core.errors import LogscopeError
 from logscope.core.limits import LINE_CAP
-from logscope.core.samples import Header, Sample, header_json, sample_json, samples_path_for
+from logscope.core.samples import TEXT_KEEP, Header, Sample, header_json, sample_json, samples_path_for
 from logscope.measure.phase_lines import PhaseLines
 from logscope.measure.sampler import Nvml, Sampler, open_nvml
 
@@ -179,18 +179,17 @@ def _supervise(
         sampler.start()
     detector = PhaseLines()
     ready_analysis: list[subprocess.Popen[bytes]] = []
-    candidates: queue.SimpleQueue[tuple[int, bytes] | None] = queue.SimpleQueue()
+    candidates: queue.SimpleQueue[tuple[int, bytes, threading.Event | None] | None] = queue.SimpleQueue()
 
     def read_phases() -> None:
         """On its own thread: the grammar never holds up the pass-through."""
         detector.warm()
         while (item := candidates.get()) is not None:
-            number, line = item
+            number, line, taken = item
             found = detector.read(line)
             if found is None:
                 continue
             result.phases.append((number, found.phase))
-            taken = sampler.at_phase(number, found.text) if sampler is not None else None
             if found.phase == kinds.SERVER_READY and options.analysis and not ready_analysis:
                 if taken is not None:
                     taken.wait(timeout=2.0)  # the ready line's own sample, written on the sampler's thread
@@ -198,7 +197,11 @@ def _supervise(
 
     def on_line(number: int, line: bytes) -> None:
         if detector.candidate(line):
-            candidates.put((number, line))
+            # sampled at once, on the literal test alone: the grammar (on its own thread) only confirms the phase,
+            # and the analysis joins a sample to a phase reading by its line
+            text = line[:TEXT_KEEP].decode("utf-8", "replace")
+            taken = sampler.at_phase(number, text) if sampler is not None else None
+            candidates.put((number, line, taken))
 
     reader = threading.Thread(target=read_phases, name="logscope-phases", daemon=True)
     reader.start()
