@@ -11,7 +11,10 @@ from logscope.pipeline.ingest.ingest import Source, rank_hint_from_name
 
 
 def _is_samples(path: Path) -> bool:
+    """A regular file that starts as a samples file (a pipe is never opened here: reading it would consume it)."""
     try:
+        if not path.is_file():
+            return False
         with open(path, "rb") as handle:
             return is_samples_head(handle.read(64))
     except OSError:
