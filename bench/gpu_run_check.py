@@ -50,13 +50,13 @@ def fill(text: str, values: dict[str, str]) -> str:
 
 def compare(document: dict[str, Any], known: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
     """One row per phase that logscope measured and the program knows: both figures, the difference, the verdict."""
-    expected = (known["context_mib"] + known["communicator_mib"]) / 1024
     rows = []
     rank = document["launches"][0]["ranks"][0]
     for phase in rank["phases"]:
         device = phase.get("device")
         if not device or device.get("outside_allocator_gib") is None or phase["phase"] not in known["phases"]:
             continue
+        expected = known["phases"][phase["phase"]]["outside_mib"] / 1024
         measured = device["outside_allocator_gib"]
         error = abs(measured - expected) / expected if expected else float("inf")
         rows.append(
@@ -104,7 +104,12 @@ def launch(args: argparse.Namespace) -> None:
 
     def say(key: str, phase: str, values: dict[str, str] | None = None) -> None:
         torch.cuda.synchronize()
-        known["phases"][phase] = {"torch_reserved_gib": torch.cuda.memory_reserved(0) / GIB, "device_used_mib": used_mib()}
+        known["phases"][phase] = {
+            "torch_reserved_gib": torch.cuda.memory_reserved(0) / GIB,
+            "device_used_mib": used_mib(),
+            # outside the allocator by now: the context, and the communicator once it exists
+            "outside_mib": known["context_mib"] + known.get("communicator_mib", 0.0),
+        }
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         tag = "" if phase == "server_ready" else " TP0"
         print(f"[{stamp}{tag}] {fill(lines[key], values or {})}", flush=True)

@@ -28,7 +28,9 @@ for name in ("torch", "pynvml", "lark", "rich", "typer", "yaml", "click"):
         print(f"{name} MISSING ({exc})")
 import torch
 print("cuda", torch.version.cuda, "available", torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else "")
-print("nccl", ".".join(map(str, torch.cuda.nccl.version())) if torch.cuda.is_available() else "n/a")
+if torch.cuda.is_available():
+    version = torch.cuda.nccl.version()
+    print("nccl", ".".join(map(str, version)) if isinstance(version, tuple) else version)
 PY
 echo "== logscope run"
 set +e
