@@ -18,19 +18,27 @@ done
 export PYTHONPATH=${PYTHONPATH:+$PYTHONPATH:}$(pwd)
 echo "== environment"
 "$PYTHON" - <<'PY'
-import importlib, platform, sys
+import importlib, importlib.metadata, platform, sys
 print("python", sys.version.split()[0], platform.machine())
 for name in ("torch", "pynvml", "lark", "rich", "typer", "yaml", "click"):
     try:
-        module = importlib.import_module(name)
-        print(f"{name} {getattr(module, '__version__', 'present')}")
+        importlib.import_module(name)
     except Exception as exc:
         print(f"{name} MISSING ({exc})")
-import torch
+        continue
+    try:
+        print(name, importlib.metadata.version({"pynvml": "nvidia-ml-py", "yaml": "pyyaml"}.get(name, name)))
+    except Exception:
+        print(name, "present (no package metadata)")
+try:
+    import torch
+except ImportError:
+    sys.exit("FAIL: torch is not importable with this python (give another with --python)")
 print("cuda", torch.version.cuda, "available", torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else "")
-if torch.cuda.is_available():
-    version = torch.cuda.nccl.version()
-    print("nccl", ".".join(map(str, version)) if isinstance(version, tuple) else version)
+if not torch.cuda.is_available():
+    sys.exit("FAIL: no CUDA device")
+version = torch.cuda.nccl.version()
+print("nccl", ".".join(map(str, version)) if isinstance(version, tuple) else version)
 PY
 echo "== logscope run"
 set +e
