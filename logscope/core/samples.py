@@ -12,7 +12,7 @@ JSON lines. The first line is the header; every later line is one sample:
 
 - `t`: seconds since the launch started; `trigger`: start | phase | interval | end.
 - `line`: for a phase sample, the 1-based line in the log file (as `logscope analyze` numbers physical lines) of
-  the line that holds a phase literal (taken at once, before the grammar reads it: the analysis joins a
+  the line that holds a phase literal (taken at once on that literal alone: the analysis joins a
   sample to a phase reading by this line, so a sample of a line that is no phase line joins nothing); `text`:
   that line (cut at TEXT_KEEP characters).
 - per GPU: `used_mib` (NVML device used), `tree_mib` (pid → MiB: NVML per-process used memory of each process of

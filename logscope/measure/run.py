@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import selectors
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,7 +51,8 @@ class RunResult:
     log: Path
     samples: Path
     measured: bool
-    phases: list[tuple[int, str]] = field(default_factory=list)  # (log line, phase id) as seen
+    # (log line, phase kind) of each line holding a phase literal, as seen (the analysis confirms the phase)
+    phases: list[tuple[int, str]] = field(default_factory=list)
     interrupted: bool = False
 
 
@@ -179,32 +178,19 @@ def _supervise(
         sampler.start()
     detector = PhaseLines()
     ready_analysis: list[subprocess.Popen[bytes]] = []
-    candidates: queue.SimpleQueue[tuple[int, bytes, threading.Event | None] | None] = queue.SimpleQueue()
-
-    def read_phases() -> None:
-        """On its own thread: the grammar never holds up the pass-through."""
-        detector.warm()
-        while (item := candidates.get()) is not None:
-            number, line, taken = item
-            found = detector.read(line)
-            if found is None:
-                continue
-            result.phases.append((number, found.phase))
-            if found.phase == kinds.SERVER_READY and options.analysis and not ready_analysis:
-                if taken is not None:
-                    taken.wait(timeout=2.0)  # the ready line's own sample, written on the sampler's thread
-                ready_analysis.append(_start_analysis(options, log_path, samples_path))
 
     def on_line(number: int, line: bytes) -> None:
-        if detector.candidate(line):
-            # sampled at once, on the literal test alone: the grammar (on its own thread) only confirms the phase,
-            # and the analysis joins a sample to a phase reading by its line
-            text = line[:TEXT_KEEP].decode("utf-8", "replace")
-            taken = sampler.at_phase(number, text) if sampler is not None else None
-            candidates.put((number, line, taken))
+        kind = detector.candidate(line)
+        if kind is None:
+            return
+        result.phases.append((number, kind))
+        taken = sampler.at_phase(number, line[:TEXT_KEEP].decode("utf-8", "replace")) if sampler is not None else None
+        if kind == kinds.SERVER_READY and options.analysis and not ready_analysis:
+            if taken is not None:
+                taken.wait(timeout=2.0)  # the ready line's own sample, written on the sampler's thread
+            log_file.flush()
+            ready_analysis.append(_start_analysis(options, log_path, samples_path))
 
-    reader = threading.Thread(target=read_phases, name="logscope-phases", daemon=True)
-    reader.start()
     writer = _LogWriter(log_file, on_line)
     previous = {sig: signal.getsignal(sig) for sig in FORWARDED}
 
@@ -223,8 +209,6 @@ def _supervise(
             signal.signal(sig, handler)
     writer.close()
     log_file.flush()
-    candidates.put(None)
-    reader.join()
     if sampler is not None:
         sampler.stop()
         if sampler.error:
