@@ -381,6 +381,79 @@ def _write(text: str, output: Path | None) -> None:
         _fail(f"{output}: cannot write: {exc.strerror or exc}")
 
 
+@app.command("run", context_settings={"allow_interspersed_args": False})
+def run_cmd(
+    command: list[str] = typer.Argument(
+        ..., help="The launch command, after --: logscope run -- python -m sglang.launch_server ..."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="Folder for launch.log and launch.samples.jsonl (default: ./logscope-run-<time>)."
+    ),
+    interval: float = typer.Option(
+        0.5, "--interval", min=0.05, help="Seconds between NVML samples (besides one at every phase line)."
+    ),
+    no_analysis: bool = typer.Option(
+        False, "--no-analysis", help="Do not print the analysis when the server is ready and at the end."
+    ),
+    fmt: Format = typer.Option("text", "--format", "-f", help="Format of the analysis printed."),  # type: ignore[valid-type]
+) -> None:
+    """Run a launch command, pass its output through, save it, and measure GPU memory (NVML) at every phase line."""
+    from logscope.measure.run import RunOptions, default_out_dir, run_launch
+
+    options = RunOptions(list(command), out or default_out_dir(), interval, not no_analysis, fmt.value)
+    try:
+        result = run_launch(options)
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    raise typer.Exit(result.exit_code)
+
+
+@app.command("watch")
+def watch_cmd(
+    url: str = typer.Argument(..., help="The server's base URL, e.g. http://127.0.0.1:30000"),
+    once: bool = typer.Option(False, "--once", help="Read once and print (the default with --format json|markdown)."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text (a view that refreshes), json or markdown."),
+    interval: float = typer.Option(2.0, "--interval", min=0.2, help="Seconds between reads of the live view."),
+    header: list[str] | None = typer.Option(None, "--header", help="An HTTP header, 'Name: value' (e.g. the API key)."),
+    timeout: float = typer.Option(5.0, "--timeout", min=0.1, help="Seconds to wait for each endpoint."),
+    smi: str | None = typer.Option(None, "--smi", help="An nvidia-smi dump of the server's host (instead of NVML here)."),
+    no_nvml: bool = typer.Option(False, "--no-nvml", help="Do not read NVML even when the server is on this host."),
+) -> None:
+    """Show the live memory ledger of a running SGLang server: its own figures, the device's, the residual."""
+    from logscope.measure.watch import Options, read_watch, render_markdown, watch_live
+
+    if fmt not in ("text", "json", "markdown"):
+        _fail(f"--format {fmt}: one of text, json, markdown")
+    headers = []
+    for item in header or []:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            _fail(f"--header {item!r}: give it as 'Name: value'")
+        headers.append((name.strip(), value.strip()))
+    options = Options(url, tuple(headers), timeout, not no_nvml, None, smi)
+    try:
+        if fmt == "text" and not once:
+            watch_live(options, interval)
+            return
+        document = read_watch(options)
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    if fmt == "json":
+        import json
+
+        print(json.dumps(document, indent=2))
+    elif fmt == "markdown":
+        print(render_markdown(document), end="")
+    else:
+        from rich.console import Console
+
+        from logscope.measure.watch import rich_view
+
+        Console().print(rich_view(document))
+
+
 @app.command()
 def literals() -> None:
     """Print the prefilter's literals, one per line (for `grep -F -f`)."""

@@ -257,3 +257,5 @@ class Analysis:
     calibration: dict[str, Any] | None = None  # the summary of the calibration file used, if any
     gpu_ledgers: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # GPU index → outside-allocator items
     kv_sizing: dict[int, Any] = field(default_factory=dict)  # launch id → kv_sizing.KvSizing (the KV sizing stage)
+    # (launch id, rank label) → ledger.device.RankDevice: the NVML samples of `logscope run` at the rank's phase lines
+    devices: dict[tuple[int, str], Any] = field(default_factory=dict)

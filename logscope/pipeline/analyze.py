@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from logscope.pipeline.ingest.ingest import Source, scan_sources
+from logscope.pipeline.ingest.samples import split_samples
 from logscope.pipeline.parse import serving
 from logscope.pipeline.parse.literal_set import cached_literals
 
@@ -32,7 +33,8 @@ def analyze_sources(
 def analyze_model(
     sources: list[Source], model_config: dict[str, Any] | None = None, calibration: Calibration | None = None
 ) -> Analysis:
+    sources, samples = split_samples(sources)
     with scan_sources(sources, cached_literals(), serving.SERVING_BYTES, serving.STARTUP) as chunks:
         from logscope.pipeline import stages  # after the workers started: importing the stages takes a while
 
-        return stages.analysis(sources, chunks, model_config, calibration)
+        return stages.analysis(sources, chunks, model_config, calibration, samples)

@@ -12,10 +12,12 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Analysis, Coverage, Failure, InputFile
+from logscope.core.samples import SamplesFile
 from logscope.pipeline.assemble.assemble import assemble
 from logscope.pipeline.failures import launch_failures
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.ingest.linescan import LineChunk
+from logscope.pipeline.ledger.device import device_readings, measured_ledger, with_device_totals
 from logscope.pipeline.ledger.ledger import ledgers, probe_process_ledgers
 from logscope.pipeline.ledger.smi_join import join_gpus
 from logscope.pipeline.ledger.timeline import timeline_numbers
@@ -52,26 +54,41 @@ def analysis(
     chunks: list[Iterator[LineChunk]],
     model_config: dict[str, Any] | None = None,
     calibration: Calibration | None = None,
+    samples: dict[str, SamplesFile] | None = None,
 ) -> Analysis:
     per_source, coverage = classify_sources(sources, chunks)
     launches, global_events = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
     join = join_gpus(launches, global_events)
+    devices = device_readings(launches, join, samples or {})
+    join = with_device_totals(join, devices, samples or {})
     failures = {launch.id: launch_failures(launch) for launch in launches}
     sizing = {launch.id: kv_sizing(launch, model_config) for launch in launches}
+    rank_ledgers = ledgers(launches, join, calibration, sizing)
+    for launch in launches:
+        for label, timeline in launch.ranks.items():
+            if (launch.id, label) in devices:
+                key = (launch.id, label)
+                rank_ledgers[key] = measured_ledger(rank_ledgers[key], devices[key], timeline)
     return Analysis(
-        inputs=[_input(s, per_source.get(s.name, [])) for s in sources],
+        inputs=[_input(s, per_source.get(s.name, [])) for s in sources] + _samples_inputs(samples or {}),
         coverage=coverage,
         launches=launches,
         global_events=global_events,
         join=join,
         timeline=timeline_numbers(launches),
-        ledgers=ledgers(launches, join, calibration, sizing),
+        ledgers=rank_ledgers,
         failures=failures,
         unmatched_failures=_unmatched_failures(failures, coverage),
         calibration=calibration.summary() if calibration is not None else None,
         gpu_ledgers=probe_process_ledgers(join, calibration),
         kv_sizing=sizing,
+        devices=devices,
     )
+
+
+def _samples_inputs(samples: dict[str, SamplesFile]) -> list[InputFile]:
+    """The samples files read, listed as inputs (header and samples are their lines)."""
+    return [InputFile(s.path, "samples", len(s.samples) + 1, len(s.samples) + 1) for s in samples.values()]
 
 
 def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage) -> list[dict[str, Any]]:

@@ -139,9 +139,13 @@ def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
         "source": timeline.source,
         "gpu": placement.gpu,
         "gpu_assumed": placement.gpu_assumed,
-        "phases": [
-            _reading(reading, analysis.timeline.drops.get((launch.id, label, seq))) for seq, reading in enumerate(timeline.phases)
-        ],
+        "phases": _with_device(
+            [
+                _reading(reading, analysis.timeline.drops.get((launch.id, label, seq)))
+                for seq, reading in enumerate(timeline.phases)
+            ],
+            analysis.devices.get((launch.id, label)),
+        ),
         "ledger": ledger.items,
         "cells": [dict(c) for c in ledger.cells],
     }
@@ -156,10 +160,21 @@ def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
     if ledger.has_readings:
         entry["card_total_gib"] = ledger.card_total_gib
         entry["card_total_source"] = ledger.card_total_source
+    device = analysis.devices.get((launch.id, label))
+    if device is not None:
+        entry["device"] = {"samples": device.samples, "gpu": device.gpu, "gpu_basis": device.gpu_basis}
     entry["eager_comm_gib"] = ledger.eager_comm_gib
     entry["lazy_comm_gib"] = ledger.lazy_comm_gib
     entry.update(_notes(timeline.events))
     return entry
+
+
+def _with_device(readings: list[dict[str, Any]], device: Any) -> list[dict[str, Any]]:
+    """Each phase reading with the device's figures at the moment it was printed (`logscope run`'s samples)."""
+    if device is not None:
+        for phase in device.phases:
+            readings[phase.reading]["device"] = phase.document()
+    return readings
 
 
 def _cuts(inputs: list[InputFile]) -> dict[str, Any]:

@@ -461,6 +461,11 @@ def _init_note(ranks: list[dict[str, Any]]) -> str | None:
         if len(values) == 1
         else ", ".join(f"{r} {v:.2f}" for r, v in usage) + " GiB"
     )
+    if any(i["item"] == "outside_allocator" for r in ranks for i in r.get("ledger", [])):
+        return (
+            f"init distributed mem usage (measured, SGLang's init line): {shown}; outside_allocator is what NVML measured "
+            "of the launch's processes before the weights (logscope run's samples)"
+        )
     return (
         f"init distributed mem usage (measured, SGLang's init line): {shown}; comm_eager is the eager cells' "
         "estimate within it, the rest of it counts as unexplained"

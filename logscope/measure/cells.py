@@ -1,0 +1,52 @@
+"""The communication cells of a running server, for splitting the residual of `logscope watch`.
+
+ONE function, so that it can be re-pointed at the typed memory library when that lands: today it asks the
+analysis pipeline, the way a log would: a check_env block naming the release and the GPU, the server's
+arguments as a ServerArgs dump, and one phase line of TP0, analysed; the rank's cells[] of the document
+(group, mechanism, gib, kind, timing, basis) are the answer."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+# the server arguments the cells depend on (DESIGN.md's launch config)
+_CELL_ARGS = (
+    "model_path",
+    "tp_size",
+    "dp_size",
+    "ep_size",
+    "pp_size",
+    "moe_a2a_backend",
+    "deepep_mode",
+    "mem_fraction_static",
+    "disable_custom_all_reduce",
+    "enable_symm_mem",
+    "enable_dp_attention",
+    "disaggregation_mode",
+    "disaggregation_transfer_backend",
+    "enable_nccl_nvls",
+    "pre_warm_nccl",
+)
+
+
+def communication_cells(server_info: dict[str, Any], version: str | None, gpu_name: str | None) -> list[dict[str, Any]]:
+    args = tuple((k, repr(server_info[k])) for k in _CELL_ARGS if k in server_info and server_info[k] is not None)
+    return [dict(c) for c in _cells(args, version, gpu_name)]
+
+
+@lru_cache(maxsize=8)
+def _cells(args: tuple[tuple[str, str], ...], version: str | None, gpu_name: str | None) -> tuple[dict[str, Any], ...]:
+    from logscope.pipeline.analyze import analyze_sources
+    from logscope.pipeline.ingest.ingest import Source
+
+    lines = ["Python: (logscope watch)", "CUDA available: True"]
+    if gpu_name:
+        lines.append(f"GPU 0: {gpu_name}")
+    if version:
+        lines.append(f"sglang: {version}")
+    lines.append("server_args=ServerArgs(" + ", ".join(f"{k}={v}" for k, v in args) + ")")
+    lines.append("[2026-01-01 00:00:00 TP0] Load weight begin. avail mem=1.00 GB")
+    document = analyze_sources([Source(name="<server_info>", path=None, data=("\n".join(lines) + "\n").encode())])
+    ranks = document["launches"][0]["ranks"] if document["launches"] else []
+    return tuple(ranks[0]["cells"]) if ranks else ()

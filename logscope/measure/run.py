@@ -1,0 +1,256 @@
+"""`logscope run -- <launch command>`: start the launch in its own process group, pass its stdout and stderr
+through unchanged (bytes as read, each stream in its order), save both to the log file, sample NVML at every
+phase line and at a fixed interval (logscope/measure/sampler.py) into the samples file beside the log
+(logscope/core/samples.py), forward SIGINT/SIGTERM to the launch's group, and print the analysis of the log
+and its samples when the server is ready and at the end. Exits with the launch's exit code (128 + the signal
+when a signal ended it)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any
+
+from logscope.core import kinds
+from logscope.core.errors import LogscopeError
+from logscope.core.limits import LINE_CAP
+from logscope.core.samples import TEXT_KEEP, Header, Sample, header_json, sample_json, samples_path_for
+from logscope.measure.phase_lines import PhaseLines
+from logscope.measure.sampler import Nvml, Sampler, open_nvml
+
+READ_BYTES = 1 << 16
+LOG_NAME = "launch.log"
+FORWARDED = (signal.SIGINT, signal.SIGTERM)
+
+
+@dataclass
+class RunOptions:
+    command: list[str]
+    out_dir: Path
+    interval_s: float = 0.5
+    analysis: bool = True
+    fmt: str = "text"
+    nvml_module: Any = None  # pynvml, or a stand-in (tests)
+    stdout_fd: int = 1
+    stderr_fd: int = 2
+
+
+@dataclass
+class RunResult:
+    exit_code: int
+    log: Path
+    samples: Path
+    measured: bool
+    # (log line, phase kind) of each line holding a phase literal, as seen (the analysis confirms the phase)
+    phases: list[tuple[int, str]] = field(default_factory=list)
+    interrupted: bool = False
+
+
+def default_out_dir() -> Path:
+    return Path(f"logscope-run-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
+
+
+def _say(fd: int, message: str) -> None:
+    _write_all(fd, f"logscope run: {message}\n".encode())
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            time.sleep(0.001)
+        except BrokenPipeError:
+            return  # the reader went away (| head): the launch keeps running and its log is still saved
+
+
+class _LogWriter:
+    """The log file, written line by line per stream so that the two streams never mix inside a line; a line
+    longer than LINE_CAP is written as it comes. Numbers each complete line as `logscope analyze` will."""
+
+    def __init__(self, handle: IO[bytes], on_line: Callable[[int, bytes], None]) -> None:
+        self.handle, self.on_line = handle, on_line
+        self.lines = 0
+        self.tails: dict[int, bytearray] = {}
+
+    def feed(self, fd: int, data: bytes) -> None:
+        tail = self.tails.setdefault(fd, bytearray())
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            if tail:
+                tail += data[start:end]
+                line = bytes(tail)
+                tail.clear()
+                self.handle.write(line + b"\n")
+            else:
+                line = data[start:end]
+                self.handle.write(data[start : end + 1])
+            self.lines += 1
+            self.on_line(self.lines, line)
+            start = end + 1
+        tail += data[start:]
+        if len(tail) > LINE_CAP:  # a very long line: to the file now, the rest of it follows
+            self.handle.write(bytes(tail))
+            tail.clear()
+        self.handle.flush()  # the log is readable as it grows (tail -f, the analysis at the ready line)
+
+    def close(self) -> None:
+        for fd, tail in self.tails.items():
+            if tail:
+                self.feed(fd, b"\n")
+        self.handle.flush()
+
+
+def run_launch(options: RunOptions) -> RunResult:
+    if not options.command:
+        raise LogscopeError("run: no command after -- (e.g. logscope run -- python -m sglang.launch_server ...)")
+    try:
+        options.out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LogscopeError(f"{options.out_dir}: cannot create the output folder: {exc.strerror or exc}") from None
+    log_path = options.out_dir / LOG_NAME
+    samples_path = samples_path_for(log_path)
+    nvml = open_nvml(options.nvml_module)
+    started = time.monotonic()
+    try:
+        child = subprocess.Popen(  # the user's own launch command
+            options.command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=os.setpgrp,  # its own process group: signals reach the whole launch
+        )
+    except OSError as exc:
+        raise LogscopeError(f"{options.command[0]}: cannot start the command: {exc.strerror or exc}") from None
+    if not nvml.available:
+        _say(options.stderr_fd, f"nothing measured ({nvml.reason}); the log is saved and analysed")
+    with open(log_path, "wb") as log_file, open(samples_path, "w", encoding="utf-8") as samples_file:
+        samples_file.write(header_json(_header(options, nvml, child.pid, log_path)) + "\n")
+        samples_file.flush()
+        return _supervise(options, child, nvml, started, log_file, samples_file, log_path, samples_path)
+
+
+def _header(options: RunOptions, nvml: Nvml, pid: int, log_path: Path) -> Header:
+    return Header(
+        log=log_path.name,
+        started=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        command=tuple(options.command),
+        root_pid=pid,
+        nvml=nvml.available,
+        reason=nvml.reason,
+        driver=nvml.driver,
+        interval_s=options.interval_s if nvml.available else None,
+        gpus=nvml.gpus,
+    )
+
+
+def _supervise(
+    options: RunOptions,
+    child: subprocess.Popen[bytes],
+    nvml: Nvml,
+    started: float,
+    log_file: IO[bytes],
+    samples_file: IO[str],
+    log_path: Path,
+    samples_path: Path,
+) -> RunResult:
+    result = RunResult(0, log_path, samples_path, nvml.available)
+
+    def write_sample(sample: Sample) -> None:
+        samples_file.write(sample_json(sample) + "\n")
+        samples_file.flush()
+
+    sampler = Sampler(nvml, child.pid, write_sample, options.interval_s, started) if nvml.available else None
+    if sampler is not None:
+        sampler.start()
+    detector = PhaseLines()
+    ready_analysis: list[subprocess.Popen[bytes]] = []
+
+    def on_line(number: int, line: bytes) -> None:
+        kind = detector.candidate(line)
+        if kind is None:
+            return
+        result.phases.append((number, kind))
+        taken = sampler.at_phase(number, line[:TEXT_KEEP].decode("utf-8", "replace")) if sampler is not None else None
+        if kind == kinds.SERVER_READY and options.analysis and not ready_analysis:
+            if taken is not None:
+                taken.wait(timeout=2.0)  # the ready line's own sample, written on the sampler's thread
+            log_file.flush()
+            ready_analysis.append(_start_analysis(options, log_path, samples_path))
+
+    writer = _LogWriter(log_file, on_line)
+    previous = {sig: signal.getsignal(sig) for sig in FORWARDED}
+
+    def forward(sig: int, _frame: FrameType | None) -> None:
+        result.interrupted = True
+        with contextlib.suppress(ProcessLookupError):  # already gone
+            os.killpg(child.pid, sig)
+
+    for sig in FORWARDED:
+        signal.signal(sig, forward)
+    try:
+        _pump(child, writer, {child.stdout.fileno(): options.stdout_fd, child.stderr.fileno(): options.stderr_fd})  # type: ignore[union-attr]
+        code = child.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    writer.close()
+    log_file.flush()
+    if sampler is not None:
+        sampler.stop()
+        if sampler.error:
+            _say(options.stderr_fd, sampler.error)
+    result.exit_code = 128 - code if code < 0 else code
+    for pending in ready_analysis:
+        pending.wait()
+    if options.analysis and (not ready_analysis or code != 0):
+        _say(options.stderr_fd, f"the launch ended with exit code {result.exit_code}; analysis of {log_path}:")
+        _start_analysis(options, log_path, samples_path).wait()
+    return result
+
+
+def _pump(child: subprocess.Popen[bytes], writer: _LogWriter, outputs: dict[int, int]) -> None:
+    """Both pipes to their outputs as the bytes arrive (os.read: no line buffering to stall on a long line or
+    binary junk), and to the log file; returns when the launch closed both."""
+    with selectors.DefaultSelector() as selector:
+        for fd in outputs:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            for key, _ in selector.select():
+                fd = key.fd
+                try:
+                    data = os.read(fd, READ_BYTES)
+                except InterruptedError:
+                    continue
+                if not data:
+                    selector.unregister(fd)
+                    continue
+                _write_all(outputs[fd], data)
+                writer.feed(fd, data)
+    for stream in (child.stdout, child.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def _start_analysis(options: RunOptions, log_path: Path, samples_path: Path) -> subprocess.Popen[bytes]:
+    """`logscope analyze` of the log and its samples, in its own process so that the launch's output keeps
+    flowing while it reads (its output goes to this command's stdout)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "logscope", "analyze", str(log_path), str(samples_path), "--format", options.fmt],
+        stdout=options.stdout_fd,
+        stderr=options.stderr_fd,
+        stdin=subprocess.DEVNULL,
+    )

@@ -1,0 +1,323 @@
+"""`logscope watch URL`: the live memory ledger of a running SGLang server, per rank: SGLang's own figures
+(internal_states[].memory_usage of /server_info, the memory gauges of /metrics; logscope/measure/server_schema.py
+says which release has which), the device's used memory (NVML when the server runs on this host, or an
+nvidia-smi dump given with --smi), and the residual (device used - SGLang's weights, KV cache and graphs)
+beside the communication cells of the server's configuration (logscope/measure/cells.py).
+Nothing is written to disk."""
+
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from logscope.measure import server_schema as schema
+from logscope.measure.cells import communication_cells
+from logscope.measure.endpoints import Client, Gauge, WatchError, check_url, parse_metrics
+from logscope.measure.sampler import open_nvml
+
+SCHEMA = "logscope-watch/1"
+MIB_PER_GIB = 1024.0
+_LOCAL = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+
+
+@dataclass
+class Options:
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    timeout_s: float = 5.0
+    nvml: bool = True  # read NVML when the server is on this host
+    nvml_module: Any = None
+    smi: str | None = None
+
+
+@dataclass
+class Device:
+    used_gib: float
+    card_total_gib: float | None
+    source: str
+
+
+@dataclass
+class RankMemory:
+    dp: int | None
+    tp: int
+    pp: int
+    figures: dict[str, Any] = field(default_factory=dict)  # SGLang's: weight_gib, kv_cache_gib, graph_gib, ...
+    sources: set[str] = field(default_factory=set)
+
+    @property
+    def label(self) -> str:
+        return " ".join(
+            p for p in (f"DP{self.dp}" if self.dp is not None else "", f"PP{self.pp}" if self.pp else "", f"TP{self.tp}") if p
+        )
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    parts = []
+    for piece in version.replace("post", ".").split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def _server_info(client: Client) -> tuple[dict[str, Any], str]:
+    info = client.json("/server_info")
+    endpoint = "/server_info"
+    if info is None:
+        info, endpoint = client.json("/get_server_info"), "/get_server_info"
+    if info is None:
+        raise WatchError(f"{client.base}: not an SGLang server (neither /server_info nor /get_server_info)")
+    if not isinstance(info, dict) or "version" not in info or not isinstance(info.get("internal_states"), list):
+        raise WatchError(f"{client.base}{endpoint}: not an SGLang server_info (no version or internal_states)")
+    return info, endpoint
+
+
+def _from_memory_usage(rank: RankMemory, usage: dict[str, Any]) -> None:
+    figures = rank.figures
+    for key, name in (("weight", "weight_gib"), ("kvcache", "kv_cache_gib"), ("startup_available", "startup_available_gib")):
+        if isinstance(usage.get(key), (int, float)):
+            figures[name] = float(usage[key])
+    if isinstance(usage.get("token_capacity"), int):
+        figures["token_capacity"] = usage["token_capacity"]
+    graph = usage.get("graph")
+    if isinstance(graph, dict):
+        figures["graph_phases"] = {k: float(v) for k, v in graph.items()}
+        figures["graph_gib"] = round(sum(float(v) for v in graph.values()), 3)
+    elif isinstance(graph, (int, float)):
+        figures["graph_gib"] = float(graph)
+    rank.sources.add("server_info")
+
+
+def _from_gauges(ranks: dict[tuple[int | None, int, int], RankMemory], gauges: list[Gauge]) -> None:
+    names = {
+        schema.GAUGE_WEIGHT: "weight_gib",
+        schema.GAUGE_KV: "kv_cache_gib",
+        schema.GAUGE_STARTUP: "startup_available_gib",
+    }
+    for gauge in gauges:
+        try:
+            tp, pp = int(gauge.labels.get("tp_rank", 0)), int(gauge.labels.get("pp_rank", 0))
+            dp = int(gauge.labels["dp_rank"]) if "dp_rank" in gauge.labels else None
+        except ValueError:
+            continue
+        rank = ranks.setdefault((dp, tp, pp), RankMemory(dp, tp, pp))
+        if gauge.name == schema.GAUGE_GRAPH:
+            phases = rank.figures.setdefault("graph_phases", {})
+            phases[gauge.labels.get("phase", "?")] = gauge.value
+            rank.figures["graph_gib"] = round(sum(phases.values()), 3)
+        else:
+            rank.figures.setdefault(names[gauge.name], gauge.value)
+        rank.sources.add("metrics")
+
+
+def _missing(version: str, info_ranks: list[dict[str, Any]], gauges: list[Gauge], metrics_served: bool) -> list[str]:
+    """One line per figure this server does not give, with the release it exists from."""
+    out = []
+    usages = [s.get("memory_usage") for s in info_ranks]
+    if not any(isinstance(u, dict) for u in usages):
+        out.append(f"{schema.MEMORY_USAGE.what}: from SGLang {schema.MEMORY_USAGE.since} (this server: {version})")
+    elif not any(isinstance(u, dict) and isinstance(u.get("graph"), dict) for u in usages):
+        out.append(f"{schema.MEMORY_USAGE_PHASES.what}: from SGLang {schema.MEMORY_USAGE_PHASES.since} (this server: {version})")
+    names = {g.name for g in gauges}
+    if not metrics_served:
+        out.append("/metrics: not served (start the server with --enable-metrics for the memory gauges)")
+    else:
+        if schema.GAUGE_WEIGHT not in names:
+            out.append(f"{schema.MEMORY_GAUGES.what}: from SGLang {schema.MEMORY_GAUGES.since} (this server: {version})")
+        if schema.GAUGE_STARTUP not in names:
+            out.append(f"{schema.STARTUP_GAUGE.what}: from SGLang {schema.STARTUP_GAUGE.since} (this server: {version})")
+    return out
+
+
+def _on_this_host(url: str) -> bool:
+    host = urlparse(url).hostname or ""
+    return host in _LOCAL or host in {socket.gethostname(), socket.getfqdn()}
+
+
+def _devices(options: Options) -> tuple[dict[int, Device], str | None, str | None]:
+    """GPU index → its used memory; the GPU's name; a note when the device is not read."""
+    if options.smi:
+        from logscope.pipeline.analyze import analyze_sources
+        from logscope.pipeline.ingest.ingest import expand_inputs
+
+        document = analyze_sources(expand_inputs([options.smi]))
+        found: dict[int, Device] = {}
+        name = None
+        for gpu in document["gpus"]:
+            if gpu.get("memory_used_mib") is not None and gpu.get("index") is not None:
+                found[gpu["index"]] = Device(
+                    gpu["memory_used_mib"] / MIB_PER_GIB, gpu.get("card_total_gib"), f"nvidia-smi dump {options.smi}"
+                )
+                name = name or gpu.get("name")
+        return found, name, None if found else f"{options.smi}: no GPU memory use read from this dump"
+    if not options.nvml:
+        return {}, None, "device not read (--no-nvml)"
+    if not _on_this_host(options.url):
+        return {}, None, "the server is on another host: the device is not read (give an nvidia-smi dump of it with --smi)"
+    nvml = open_nvml(options.nvml_module)
+    if not nvml.available:
+        return {}, None, f"device not read: {nvml.reason}"
+    out = {}
+    for gpu in nvml.gpus:
+        handle = nvml.module.nvmlDeviceGetHandleByIndex(gpu.index)
+        used = nvml.module.nvmlDeviceGetMemoryInfo(handle).used / (1 << 20)
+        out[gpu.index] = Device(used / MIB_PER_GIB, gpu.card_total_gib, "NVML (this host)")
+    return out, nvml.gpus[0].name if nvml.gpus else None, None
+
+
+def _gpu_of(rank: RankMemory, info: dict[str, Any]) -> int:
+    """SGLang's placement: base_gpu_id + (the rank's local index) * gpu_id_step (assumed: a server never states it)."""
+    tp_size = int(info.get("tp_size") or 1)
+    pp_size = int(info.get("pp_size") or 1)
+    replica = rank.dp if rank.dp is not None and not info.get("enable_dp_attention") else 0
+    local = (replica * pp_size + rank.pp) * tp_size + rank.tp
+    return int(info.get("base_gpu_id") or 0) + local * int(info.get("gpu_id_step") or 1)
+
+
+def read_watch(options: Options) -> dict[str, Any]:
+    """One reading of the server and the device: the watch document (schema logscope-watch/1)."""
+    client = Client(check_url(options.url), options.headers, options.timeout_s)
+    info, endpoint = _server_info(client)
+    version = str(info["version"])
+    states = [s for s in info["internal_states"] if isinstance(s, dict)]
+    ranks: dict[tuple[int | None, int, int], RankMemory] = {}
+    for index, state in enumerate(states):
+        usage = state.get("memory_usage")
+        if isinstance(usage, dict):
+            dp = index if len(states) > 1 or info.get("dp_size", 1) not in (1, None) else None
+            rank = ranks.setdefault((dp, 0, 0), RankMemory(dp, 0, 0))
+            _from_memory_usage(rank, usage)
+    status, body = client.get("/metrics")
+    gauges = parse_metrics(body.decode("utf-8", "replace"), schema.GAUGES) if status != 404 else []
+    _from_gauges(ranks, gauges)
+    devices, gpu_name, device_note = _devices(options)
+    cells = communication_cells(info, version, gpu_name)
+    cells_gib = round(sum(c["gib"] or 0 for c in cells), 3)
+    out_ranks = []
+    for key in sorted(ranks, key=lambda k: (k[0] if k[0] is not None else -1, k[2], k[1])):
+        rank = ranks[key]
+        gpu = _gpu_of(rank, info)
+        entry: dict[str, Any] = {
+            "rank": rank.label,
+            "dp": rank.dp,
+            "tp": rank.tp,
+            "pp": rank.pp,
+            "gpu": gpu,
+            "gpu_assumed": True,
+            "sglang": {"kind": "read", "sources": sorted(rank.sources), **rank.figures},
+        }
+        device = devices.get(gpu)
+        if device is not None:
+            stated = sum(rank.figures.get(k, 0.0) for k in ("weight_gib", "kv_cache_gib", "graph_gib"))
+            residual = device.used_gib - stated
+            entry["device"] = {
+                "used_gib": round(device.used_gib, 3),
+                "card_total_gib": device.card_total_gib,
+                "kind": "measured",
+                "source": device.source,
+            }
+            entry["residual_gib"] = round(residual, 2)
+            entry["residual_after_cells_gib"] = round(residual - cells_gib, 2)
+        out_ranks.append(entry)
+    config = {k: info[k] for k in ("tp_size", "dp_size", "ep_size", "pp_size", "mem_fraction_static", "model_path") if k in info}
+    return {
+        "schema": SCHEMA,
+        "url": options.url,
+        "endpoint": endpoint,
+        "version": version,
+        "config": config,
+        "max_total_num_tokens": info.get("max_total_num_tokens"),
+        "missing": _missing(version, states, gauges, status != 404),
+        "device_note": device_note,
+        "cells": cells,
+        "cells_gib": cells_gib,
+        "ranks": out_ranks,
+    }
+
+
+# ---- views
+
+
+def render_markdown(document: dict[str, Any]) -> str:
+    lines = [
+        f"### logscope watch: SGLang {document['version']} at {document['url']} ({document['endpoint']})",
+        "",
+        "| rank | GPU | weights GiB | KV GiB | graphs GiB | device used GiB | residual GiB | after cells GiB |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for rank in document["ranks"]:
+        s, d = rank["sglang"], rank.get("device") or {}
+        cells = [
+            rank["rank"],
+            f"{rank['gpu']}?",
+            _num(s.get("weight_gib")),
+            _num(s.get("kv_cache_gib")),
+            _num(s.get("graph_gib")),
+            _num(d.get("used_gib")),
+            _num(rank.get("residual_gib")),
+            _num(rank.get("residual_after_cells_gib")),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"Communication cells ({document['cells_gib']:.2f} GiB, estimated per rank):")
+    lines += [f"- {c['group']} {c['mechanism']}: {_num(c['gib'])} GiB ({c['kind']}, {c['timing']})" for c in document["cells"]]
+    lines += [f"- missing: {m}" for m in document["missing"]]
+    if document["device_note"]:
+        lines.append(f"- {document['device_note']}")
+    return "\n".join(lines) + "\n"
+
+
+def _num(value: Any) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def rich_view(document: dict[str, Any]) -> Any:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"SGLang {document['version']} at {document['url']}: memory per rank (GiB)", title_justify="left")
+    for head in ("rank", "GPU", "weights", "KV cache", "graphs", "device used", "residual", "after cells"):
+        table.add_column(head, justify="left" if head == "rank" else "right")
+    for rank in document["ranks"]:
+        s, d = rank["sglang"], rank.get("device") or {}
+        table.add_row(
+            rank["rank"],
+            f"{rank['gpu']}?",
+            _num(s.get("weight_gib")),
+            _num(s.get("kv_cache_gib")),
+            _num(s.get("graph_gib")),
+            _num(d.get("used_gib")),
+            _num(rank.get("residual_gib")),
+            _num(rank.get("residual_after_cells_gib")),
+        )
+    notes = [
+        Text(f"cells ({document['cells_gib']:.2f} GiB per rank, estimated): ")
+        + Text(", ".join(f"{c['group']} {c['mechanism']} {_num(c['gib'])}" for c in document["cells"]) or "none")
+    ]
+    notes += [Text(f"missing: {m}", style="yellow") for m in document["missing"]]
+    if document["device_note"]:
+        notes.append(Text(document["device_note"], style="yellow"))
+    notes.append(Text(f"read {time.strftime('%H:%M:%S')}; GPU? = assumed from the rank (base_gpu_id, gpu_id_step)", style="dim"))
+    return Group(table, *notes)
+
+
+def watch_live(options: Options, interval_s: float) -> None:
+    """The terminal view, read again every interval until Ctrl-C; a failed read shows its line and retries."""
+    from rich.live import Live
+    from rich.text import Text
+
+    document = read_watch(options)  # the first read fails as a one-line error
+    with Live(rich_view(document), auto_refresh=False) as live:
+        try:
+            while True:
+                time.sleep(interval_s)
+                try:
+                    live.update(rich_view(read_watch(options)), refresh=True)
+                except WatchError as exc:
+                    live.update(Text(f"{exc} (retrying every {interval_s:g} s)", style="red"), refresh=True)
+        except KeyboardInterrupt:
+            return
