@@ -133,7 +133,7 @@ def test_the_html_file_has_its_own_policy_and_shows_its_colours_with_no_console_
     )
     assert done.returncode in (0, 1), done.stderr.decode()
     html = path.read_text(encoding="utf-8")
-    assert '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'sha256-' in html
+    assert "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'sha256-" in html
     assert ' style="' not in html
     page = browser.new_page(viewport={"width": 1040, "height": 900})
     errors = _watch(page)

@@ -73,9 +73,7 @@ _GAIN, _LOSS = "#2ca02c", "#d62728"
 # every colour a chart or legend may use: each is a class of the one <style> element, so a page whose policy
 # admits that element by its hash (and no style attribute) shows all of them
 _SWATCHES = tuple(
-    dict.fromkeys(
-        (*_PALETTE.values(), *_FALLBACK, *_TIMELINE_COLOURS, _OTHER_SEGMENT, *_STEP_COLOURS.values(), _GAIN, _LOSS)
-    )
+    dict.fromkeys((*_PALETTE.values(), *_FALLBACK, *_TIMELINE_COLOURS, _OTHER_SEGMENT, *_STEP_COLOURS.values(), _GAIN, _LOSS))
 )
 HEAT_STEPS = 10  # the heat map's neutral scale: 11 shades, darker for less free memory
 _CSS += "".join(f".k-{c[1:]} {{ background: {c}; }}\n" for c in _SWATCHES)
@@ -93,6 +91,8 @@ def render_html(report: dict[str, Any], width: int = 0) -> str:
     view = build_view(report)
     top = view.findings[0].severity if view.findings else "ok"
     body = [f'<header><h1>logscope report</h1><p class="verdict {top}" id="verdict">{escape(view.verdict)}</p></header>']
+    if view.shown:
+        body.append(f'<p class="muted" id="shown">{escape(view.shown)}</p>')
     body += _findings(view.findings)
     for launch in view.launches:
         body += _launch(launch)
