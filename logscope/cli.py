@@ -495,8 +495,8 @@ BUDGET_SECONDS = typer.Option(
     "--budget-seconds",
     min=1.0,
     envvar="LOGSCOPE_BUDGET_SECONDS",
-    help="Seconds one analysis may take (paste page request, bot job): reading stops at 0.3 of it and the report "
-    "says where; past it the analysis is stopped.",
+    help="Seconds one analysis may take (paste page request, bot job): reading stops at a fifth of what is left "
+    "once the input is redacted, and the report says where; past the budget the analysis is stopped.",
 )
 MAX_CONCURRENT = typer.Option(
     2,

@@ -2,10 +2,10 @@
 is read), the analysis's time, what the answer draws (report/shown.py), and how many analyses run at once.
 
 Each analysis runs in a child process forked from a forkserver that preloaded the pipeline: the server's
-own memory never holds a paste's analysis (it stays near its start-up size however large the pastes), and a
-child that runs past the budget is killed. Within the budget the analysis stops reading at `read_share` of it
+own memory never holds a paste's analysis or its redaction, and a child that runs past the budget is killed.
+Within the budget the child redacts the input, then reads it for `read_share` of the time left
 (pipeline/analyze.py: ReadDeadline) and reports on the lines read by then, saying where it stopped; the
-stages after reading take about twice as long as reading, so the whole answer comes well inside the budget.
+stages after reading take two to three times as long as reading, so the answer comes inside the budget.
 The kill is the backstop for what reading alone does not bound."""
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from logscope.core.errors import LogscopeError
+from logscope.core.redact import redact
 from logscope.pipeline.analyze import ReadDeadline, analyze_sources
-from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.ingest.ingest import Source, rank_hint_from_name
 from logscope.report.comment import render_comment
 from logscope.report.html import render_html
 from logscope.report.shown import DrawLimits, within
@@ -34,19 +35,15 @@ _PRELOAD = ["logscope.paste.budget", "logscope.pipeline.stages", "logscope.pipel
 class Budget:
     max_bytes: int = MAX_PASTE
     seconds: float = 15.0  # one analysis, start to answer; its child is killed after it
-    read_share: float = 0.3  # reading stops at this share of `seconds`: the stages after it take the rest
+    read_share: float = 0.2  # reading stops at this share of what is left: the stages after it take the rest
     concurrent: int = 2  # analyses at once; one more request is answered 503 with Retry-After
     retry_after_s: int = 15
     draw: DrawLimits = field(default_factory=DrawLimits)
 
-    @property
-    def read_seconds(self) -> float:
-        return self.seconds * self.read_share
-
     def describe(self) -> str:
         return (
             f"{size(self.max_bytes)} a request, {self.seconds:g} s an analysis (reading stops at "
-            f"{self.read_seconds:g} s), {self.concurrent} at once, drawn: {self.draw.launches} launches, "
+            f"{self.read_share:g} of it), {self.concurrent} at once, drawn: {self.draw.launches} launches, "
             f"{self.draw.ranks} ranks a launch, {self.draw.findings} findings"
         )
 
@@ -59,9 +56,33 @@ class OverTime(LogscopeError):
     """The child ran past the budget and was killed: there is nothing to show."""
 
 
-def report_page(sources: list[Source], budget: Budget, started: float) -> str:
-    """(In the child) the paste page's answer: the sources analysed until the read deadline, drawn within budget."""
-    document = analyze_sources(sources, deadline=ReadDeadline.after(budget.read_seconds, budget.seconds, started))
+@dataclass(frozen=True)
+class Part:
+    """One part of a paste page submission as sent (the text field, or an uploaded file's safe name)."""
+
+    name: str
+    data: bytes
+
+
+def paste_source(part: Part) -> Source:
+    """The one place the paste page redacts (the triage redaction, also applied to issue text): before any
+    line is read."""
+    text = redact(part.data.decode("utf-8", errors="replace"))
+    return Source(name=part.name, path=None, data=text.encode(), rank_hint=rank_hint_from_name(part.name))
+
+
+def _deadline(budget: Budget, started: float) -> ReadDeadline:
+    """Reading gets `read_share` of what is left of the budget once the input is ready (redacting 8 MiB takes
+    seconds): the stages after it take the rest."""
+    now = time.monotonic()
+    return ReadDeadline(now + max(budget.seconds - (now - started), 0.0) * budget.read_share, budget.seconds)
+
+
+def report_page(parts: list[Part], budget: Budget, started: float) -> str:
+    """(In the child) the paste page's answer: the parts redacted, analysed until the read deadline, drawn
+    within the budget."""
+    sources = [paste_source(part) for part in parts]
+    document = analyze_sources(sources, deadline=_deadline(budget, started))
     return render_html(within(document, budget.draw))
 
 
@@ -75,8 +96,7 @@ class Comment:
 
 
 def thread_comment(thread_json: str, source: str, budget: Budget, started: float) -> Comment:
-    deadline = ReadDeadline.after(budget.read_seconds, budget.seconds, started)
-    document = within(triage_text(thread_json, source, deadline=deadline), budget.draw)
+    document = within(triage_text(thread_json, source, deadline=_deadline(budget, started)), budget.draw)
     recognised = document["coverage"]["recognized_lines"] > 0 or bool(document["findings"])
     body = render_comment(document)
     return Comment(recognised, body, render_comment(document, max_chars=len(body) // 2))

@@ -21,9 +21,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from logscope.core.errors import LogscopeError
-from logscope.core.redact import redact
-from logscope.paste.budget import Budget, OverTime, report_page, run_job, size
-from logscope.pipeline.ingest.ingest import Source, rank_hint_from_name
+from logscope.paste.budget import Budget, OverTime, Part, report_page, run_job, size
 
 MAX_PARTS = 32
 
@@ -77,28 +75,23 @@ def form_page(budget: Budget, error: str = "") -> str:
     )
 
 
-def _redacted(text: str) -> str:
-    """The one place the paste page redacts (the triage redaction, also applied to issue text)."""
-    return redact(text)
-
-
-def read_form(content_type: str, body: bytes) -> list[Source]:
-    """The submission's non-empty parts as redacted sources: the pasted text, then each uploaded file."""
+def read_form(content_type: str, body: bytes) -> list[Part]:
+    """The submission's non-empty parts, not yet redacted (the child redacts them: paste/budget.py): the pasted
+    text, then each uploaded file."""
     if not content_type.lower().startswith("multipart/form-data"):
         raise ValueError("the form is sent as multipart/form-data")
     message = BytesParser(policy=policy.HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body)
     if not message.is_multipart():
         raise ValueError("the body is not multipart")
-    sources: list[Source] = []
+    parts: list[Part] = []
     for part in list(message.iter_parts())[:MAX_PARTS]:
         field_name = part.get_param("name", header="content-disposition")
         data = part.get_payload(decode=True)
         if field_name not in ("text", "files") or not isinstance(data, bytes) or not data.strip():
             continue
         name = "pasted" if field_name == "text" else re.sub(r"[^\w.+-]", "_", part.get_filename() or "upload")[:100]
-        text = _redacted(data.decode("utf-8", errors="replace"))
-        sources.append(Source(name=name, path=None, data=text.encode(), rank_hint=rank_hint_from_name(name)))
-    return sources
+        parts.append(Part(name, data))
+    return parts
 
 
 def routes(budget: Budget | None = None) -> list[Route]:
@@ -127,17 +120,17 @@ def routes(budget: Budget | None = None) -> list[Route]:
             if len(body) > budget.max_bytes:
                 return _page(form_page(budget, too_large), 413)
         try:
-            sources = read_form(request.headers.get("content-type", ""), body)
+            parts = read_form(request.headers.get("content-type", ""), body)
         except ValueError as exc:
             return _page(form_page(budget, str(exc)), 400)
         del body
-        if not sources:
+        if not parts:
             return _page(form_page(budget, "nothing was pasted or uploaded"), 400)
         if running >= budget.concurrent:
             return busy()
         running += 1
         try:
-            html = await run_in_threadpool(run_job, report_page, (sources, budget, started), budget.seconds)
+            html = await run_in_threadpool(run_job, report_page, (parts, budget, started), budget.seconds)
         except OverTime as exc:
             return _page(form_page(budget, str(exc)), 504)
         except LogscopeError as exc:

@@ -27,14 +27,10 @@ DEADLINE_READ_BYTES = 1 << 18  # reads of a source under a deadline: the clock i
 class ReadDeadline:
     """When reading stops (time.monotonic()): the lines read by then are analysed, the rest is not read, and
     each source says where it stopped (notes.stopped, in the verdict of every format). The stages after
-    reading take about twice as long as it, so a caller with a budget of B seconds sets this well before B."""
+    reading take two to three times as long as it, so a caller with a budget sets this well before its end."""
 
     at: float
     budget_s: float  # the time budget it comes from, as said in the note
-
-    @classmethod
-    def after(cls, seconds: float, budget_s: float, started: float | None = None) -> ReadDeadline:
-        return cls((time.monotonic() if started is None else started) + seconds, budget_s)
 
 
 def analyze_sources(

@@ -1,5 +1,5 @@
 """What a page or a comment draws of a large document: the first launches, the first ranks of each, the
-first findings (in their order, so the verdict stays the top finding's). The document keeps its shape
+first findings in the verdict's order (so the verdict stays the top finding's). The document keeps its shape
 (schema logscope/1) and gains `shown`, the counts drawn and in all, with the findings left out counted by
 rule; every styling says it next to the verdict (view.shown_statement)."""
 
@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
+
+from logscope.report.view import finding_order
 
 
 @dataclass(frozen=True)
@@ -34,11 +36,13 @@ def within(document: dict[str, Any], limits: DrawLimits) -> dict[str, Any]:
         for launch, by_rank in missing.items()
         if launch in kept_ranks
     }
-    left_out = Counter(f["rule"] for f in findings[limits.findings :])
+    first = set(sorted(range(len(findings)), key=lambda i: finding_order(findings[i]))[: limits.findings])
+    kept_findings = [f for i, f in enumerate(findings) if i in first]  # the verdict's top finding among them
+    left_out = Counter(f["rule"] for i, f in enumerate(findings) if i not in first)
     return {
         **document,
         "launches": kept,
-        "findings": findings[: limits.findings],
+        "findings": kept_findings,
         "coverage": coverage,
         "shown": {
             "launches": len(kept),
@@ -46,7 +50,7 @@ def within(document: dict[str, Any], limits: DrawLimits) -> dict[str, Any]:
             "ranks": sum(len(launch["ranks"]) for launch in kept),
             "of_ranks": ranks,
             "ranks_per_launch": limits.ranks,
-            "findings": min(len(findings), limits.findings),
+            "findings": len(kept_findings),
             "of_findings": len(findings),
             "findings_left_out": dict(left_out.most_common()),
         },

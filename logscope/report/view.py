@@ -176,7 +176,7 @@ def build_view(report: dict[str, Any]) -> ReportView:
         versions=tuple(report["versions"].items()) if not report["launches"] else (),
         gpus=tuple(report["gpus"]),
         topology=topology,
-        findings=tuple(_finding(f) for f in sorted(report["findings"], key=_finding_order)),
+        findings=tuple(_finding(f) for f in sorted(report["findings"], key=finding_order)),
         coverage=cov,
         missing_phases=_missing(cov["missing_phases"]),
         calibration=_calibration(report.get("calibration")),
@@ -215,10 +215,10 @@ _BASIS = re.compile(
 
 
 def _verdict(report: dict[str, Any]) -> str:
-    findings = sorted(report["findings"], key=_finding_order)
+    findings = sorted(report["findings"], key=finding_order)
     if findings:
         top = findings[0]
-        more = len(findings) - 1
+        more = (report.get("shown") or {}).get("of_findings", len(findings)) - 1  # those a budget left undrawn too
         head = f"{top['severity']} [{top['rule']}] "
         tail = f" (+{plural(more, 'more finding')})" if more else ""
         return head + short_sentence(top["message"], VERDICT_CHARS - len(head) - len(tail)) + tail
@@ -311,7 +311,7 @@ def _has_content(launch: dict[str, Any]) -> bool:
     return bool(launch["ranks"] or launch["config"] or launch["versions"] or launch["model"] or launch["environment"])
 
 
-def _finding_order(finding: dict[str, Any]) -> tuple:
+def finding_order(finding: dict[str, Any]) -> tuple:
     return SEVERITY_ORDER.get(finding["severity"], 9), finding.get("launch") or 0, finding["rule"]
 
 
