@@ -2,8 +2,8 @@
 is read), the analysis's time, what the answer draws (report/shown.py), and how many analyses run at once.
 
 Each analysis runs in a child process forked from a forkserver that preloaded the pipeline: the server's
-own memory never holds a paste's analysis or its redaction, and a child that runs past the budget is killed.
-Within the budget the child redacts the input, then reads it for `read_share` of the time left
+own memory never holds a paste's analysis, and a child that runs past the budget is killed. Within the
+budget the child reads the input for `read_share` of the time left
 (pipeline/analyze.py: ReadDeadline) and reports on the lines read by then, saying where it stopped; the
 stages after reading take two to three times as long as reading, so the answer comes inside the budget.
 The kill is the backstop for what reading alone does not bound."""
@@ -18,7 +18,7 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from logscope.core.errors import LogscopeError
-from logscope.core.redact import redact
+from logscope.core.redact import redact_document
 from logscope.pipeline.analyze import ReadDeadline, analyze_sources
 from logscope.pipeline.ingest.ingest import Source, rank_hint_from_name
 from logscope.report.comment import render_comment
@@ -65,25 +65,22 @@ class Part:
 
 
 def paste_source(part: Part) -> Source:
-    """The one place the paste page redacts (the triage redaction, also applied to issue text): before any
-    line is read."""
-    text = redact(part.data.decode("utf-8", errors="replace"))
-    return Source(name=part.name, path=None, data=text.encode(), rank_hint=rank_hint_from_name(part.name))
+    return Source(name=part.name, path=None, data=part.data, rank_hint=rank_hint_from_name(part.name))
 
 
 def _deadline(budget: Budget, started: float) -> ReadDeadline:
-    """Reading gets `read_share` of what is left of the budget once the input is ready (redacting 8 MiB takes
-    seconds): the stages after it take the rest."""
+    """Reading gets `read_share` of what is left of the budget once the child runs: the stages after it take
+    the rest."""
     now = time.monotonic()
     return ReadDeadline(now + max(budget.seconds - (now - started), 0.0) * budget.read_share, budget.seconds)
 
 
 def report_page(parts: list[Part], budget: Budget, started: float) -> str:
-    """(In the child) the paste page's answer: the parts redacted, analysed until the read deadline, drawn
-    within the budget."""
-    sources = [paste_source(part) for part in parts]
-    document = analyze_sources(sources, deadline=_deadline(budget, started))
-    return render_html(within(document, budget.draw))
+    """(In the child) the paste page's answer: the parts analysed until the read deadline, drawn within the
+    budget, redacted whole as every command's document is (core/redact.py says why there and not on the
+    lines), then styled."""
+    document = analyze_sources([paste_source(part) for part in parts], deadline=_deadline(budget, started))
+    return render_html(redact_document(within(document, budget.draw)))
 
 
 @dataclass(frozen=True)

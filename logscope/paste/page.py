@@ -1,7 +1,7 @@
 """The paste page's routes. The form posts multipart/form-data (a `text` field and any number of `files`),
 read with the standard library's e-mail parser (no multipart dependency) after the body was capped; each
-part becomes one redacted source, the sources are analysed together, within the request's budget, in a child
-process (paste/budget.py), and the HTML report is the answer. At most `budget.concurrent` analyses run at
+part becomes one source, the sources are analysed together, within the request's budget, in a child
+process (paste/budget.py), and the redacted HTML report is the answer. At most `budget.concurrent` analyses run at
 once: one more is answered 503 with Retry-After. Nothing is written anywhere: the text lives in the
 request's memory and the child's, and is gone with them."""
 
@@ -69,15 +69,15 @@ def form_page(budget: Budget, error: str = "") -> str:
         ' <span class="note">one file per rank is fine (rank0.log, rank1.log, ...)</span></fieldset>\n'
         '<button type="submit" id="analyze">Analyze</button>\n</form>\n'
         f'<p class="note">At most {size(budget.max_bytes)}. Secrets, e-mail addresses, user names, IP '
-        "addresses and host names are redacted before anything is read; nothing is stored: the report is made "
+        "addresses and host names are redacted from the report; nothing is stored: the report is made "
         f"in memory and sent back. An analysis gets {budget.seconds:g} s: a paste too long to read in that time "
         "is read as far as it fits, and the report says where it stopped.</p>\n</body></html>\n"
     )
 
 
 def read_form(content_type: str, body: bytes) -> list[Part]:
-    """The submission's non-empty parts, not yet redacted (the child redacts them: paste/budget.py): the pasted
-    text, then each uploaded file."""
+    """The submission's non-empty parts (the pasted text, then each uploaded file); the child analyses them and
+    redacts the report (paste/budget.py)."""
     if not content_type.lower().startswith("multipart/form-data"):
         raise ValueError("the form is sent as multipart/form-data")
     message = BytesParser(policy=policy.HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body)
@@ -114,13 +114,13 @@ def routes(budget: Budget | None = None) -> list[Route]:
         too_large = f"more than {size(budget.max_bytes)} sent: paste less (the failing rank's log is enough)"
         if declared.isdigit() and int(declared) > budget.max_bytes:
             return _page(form_page(budget, too_large), 413)
-        body = b""
+        body = bytearray()  # appended in place: `bytes +=` copied the whole body at every chunk
         async for chunk in request.stream():
             body += chunk
             if len(body) > budget.max_bytes:
                 return _page(form_page(budget, too_large), 413)
         try:
-            parts = read_form(request.headers.get("content-type", ""), body)
+            parts = read_form(request.headers.get("content-type", ""), bytes(body))
         except ValueError as exc:
             return _page(form_page(budget, str(exc)), 400)
         del body
