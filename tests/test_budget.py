@@ -89,7 +89,7 @@ def test_the_page_and_the_comment_draw_within_the_limits_and_count_the_rest():
     assert set(drawn["coverage"]["missing_phases"]) <= {str(launch["id"]) for launch in drawn["launches"]}
     assert build_view(drawn).verdict == build_view(document).verdict  # the top finding is kept
     statement = (
-        "Drawn within this page's budget: 10 of 25 launches; 30 of 100 ranks (at most 3 a launch); 4 of 25 findings "
+        "Drawn within this report's budget: 10 of 25 launches; 30 of 100 ranks (at most 3 a launch); 4 of 25 findings "
         "(left out: startup-incomplete x21). logscope run locally on the input draws all of it."
     )
     assert f'<p class="muted" id="shown">{escape(statement)}</p>' in render_html(drawn)

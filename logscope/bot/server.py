@@ -23,7 +23,7 @@ from logscope.bot.queue import JobQueue
 from logscope.bot.worker import BACKOFF, Worker
 from logscope.core.errors import LogscopeError
 from logscope.lifetime import long_running
-from logscope.paste.budget import Budget, size
+from logscope.paste.budget import Budget, size, start_forkserver
 from logscope.paste.page import routes
 
 
@@ -161,6 +161,7 @@ def serve(options: BotOptions, env: Environment | None = None, out: TextIO = sys
     _access_log()
     out.write(start_line(options, mode) + "\n")
     out.flush()
+    start_forkserver()
     long_running()  # a server runs for days: the collector and the normal exit a command goes without (entry.py)
     app = create_app(settings, queue, worker, routes(options.budget))
     uvicorn.run(app, host=options.host, port=options.port, log_level="warning")

@@ -14,6 +14,7 @@ import multiprocessing
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing import forkserver
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
@@ -114,6 +115,12 @@ def _context() -> Any:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(_PRELOAD)
     return context
+
+
+def start_forkserver() -> None:
+    """Start the forkserver (it imports the pipeline once) before the first request, which would wait for it."""
+    _context()
+    forkserver.ensure_running()
 
 
 def run_job(job: Callable[..., T], args: tuple[Any, ...], seconds: float) -> T:

@@ -10,7 +10,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from logscope.lifetime import long_running
-from logscope.paste.budget import Budget
+from logscope.paste.budget import Budget, start_forkserver
 from logscope.paste.page import routes
 
 
@@ -25,5 +25,6 @@ def _host(host: str) -> str:
 def serve(host: str, port: int, budget: Budget, out: TextIO = sys.stderr) -> None:
     out.write(start_line(host, port, budget) + "\n")
     out.flush()
+    start_forkserver()
     long_running()  # a server runs for days: the collector and the normal exit a command goes without (entry.py)
     uvicorn.run(Starlette(routes=routes(budget)), host=host, port=port, log_level="warning")

@@ -197,7 +197,7 @@ def shown_statement(report: dict[str, Any]) -> str | None:
     if shown["findings"] < shown["of_findings"]:
         rules = ", ".join(f"{rule} x{n:,}" for rule, n in shown["findings_left_out"].items())
         parts.append(f"{shown['findings']:,} of {plural(shown['of_findings'], 'finding')} (left out: {rules})")
-    return "Drawn within this page's budget: " + "; ".join(parts) + ". logscope run locally on the input draws all of it."
+    return "Drawn within this report's budget: " + "; ".join(parts) + ". logscope run locally on the input draws all of it."
 
 
 def plural(count: int, word: str) -> str:
