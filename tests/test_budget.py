@@ -5,6 +5,8 @@ answers 503 with Retry-After past its analyses at once, and both servers say how
 from __future__ import annotations
 
 import http.client
+import io
+import json
 import os
 import socket
 import subprocess
@@ -107,7 +109,7 @@ def test_the_paste_page_job_redacts_in_the_child_and_draws_within_the_budget():
     )
     assert not [secret for secret in SECRETS if secret in html]
     assert '"HF_TOKEN": "\\u003credacted\\u003e"' in html  # the embedded document escapes < and >
-    assert 'id="shown">Drawn within this page&#x27;s budget: 20 of 25 launches;' in html
+    assert 'id="shown">Drawn within this report&#x27;s budget: 20 of 25 launches;' in html
 
 
 def _free_port() -> int:
@@ -218,3 +220,26 @@ def test_help_names_the_start_line_and_the_budget(command):
     for option in ("--max-paste", "--budget-seconds", "--max-concurrent"):
         assert option in text
     assert "answered 503 with Retry-After" in text
+
+
+def _thread(log: bytes) -> str:
+    issue = {"number": 7, "title": "startup", "body": f"```\n{log.decode()}```\n", "user": {"login": "r", "type": "User"}}
+    return json.dumps({"issue": issue, "comments": []})
+
+
+def test_the_bots_worker_comments_within_the_budget_and_parks_a_job_past_it(tmp_path: Path):
+    from logscope.bot.queue import JobQueue
+    from logscope.bot.worker import Worker
+
+    queue = JobQueue(tmp_path / "data")
+    queue.enqueue("d-1", "issues", "opened", "org/repo", 7, None, _thread(LOG * 50))
+    worker = Worker(queue, None, "logscope[bot]", dry_run_dir=tmp_path / "dry", out=io.StringIO())
+    worker.handle(queue.claim())
+    comment = (tmp_path / "dry/org/repo/7.md").read_text(encoding="utf-8")
+    assert "<sub>Drawn within this report's budget: 20 of 25 launches;" in comment
+    queue.enqueue("d-2", "issues", "opened", "org/repo", 8, None, _thread(LOG))
+    late = Worker(queue, None, "logscope[bot]", dry_run_dir=tmp_path / "dry", budget=Budget(seconds=0.001))
+    late.handle(queue.claim())
+    [(delivery, _repo, issue, _attempts, error)] = queue.parked()
+    assert (delivery, issue) == ("d-2", 8)
+    assert error == "OverTime: the analysis ran past its budget of 0.001 s and was stopped: paste less"
