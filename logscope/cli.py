@@ -559,16 +559,31 @@ def signatures_docs() -> None:
     _print_doc(render_signatures_doc)
 
 
-def _access_log() -> None:
-    """One line per delivery on stderr (logscope.bot.access); uvicorn's own log stays at warnings."""
-    import logging
+# the budget of one analysis, for `serve` and `bot serve` alike (logscope/paste/budget.py)
+MAX_PASTE = typer.Option(
+    8 << 20, "--max-paste", min=1024, envvar="LOGSCOPE_MAX_PASTE", help="Largest paste page submission (bytes)."
+)
+BUDGET_SECONDS = typer.Option(
+    15.0,
+    "--budget-seconds",
+    min=1.0,
+    envvar="LOGSCOPE_BUDGET_SECONDS",
+    help="Seconds one analysis may take (paste page request, bot job): reading stops at a fifth of what is left "
+    "once the input is redacted, and the report says where; past the budget the analysis is stopped.",
+)
+MAX_CONCURRENT = typer.Option(
+    2,
+    "--max-concurrent",
+    min=1,
+    envvar="LOGSCOPE_MAX_CONCURRENT",
+    help="Paste page analyses at once; one more is answered 503 with Retry-After.",
+)
 
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S%z"))
-    access = logging.getLogger("logscope.bot.access")
-    access.addHandler(handler)
-    access.setLevel(logging.INFO)
-    access.propagate = False
+
+def _budget(max_paste: int, seconds: float, concurrent: int) -> Any:
+    from logscope.paste.budget import Budget
+
+    return Budget(max_bytes=max_paste, seconds=seconds, concurrent=concurrent)
 
 
 @bot_app.command("serve")
@@ -608,113 +623,58 @@ def bot_serve(
         60.0, "--retry-wait", min=0.0, help="Seconds to wait when GitHub fails without saying how long."
     ),
     max_body: int = typer.Option(1 << 20, "--max-body", min=1024, help="Largest webhook body accepted (bytes)."),
-    max_paste: int = typer.Option(8 << 20, "--max-paste", min=1024, help="Largest paste page submission (bytes)."),
+    max_paste: int = MAX_PASTE,
+    budget_seconds: float = BUDGET_SECONDS,
+    max_concurrent: int = MAX_CONCURRENT,
 ) -> None:
     """Serve POST /webhook (issues, issue_comment), the paste page (GET /), GET /metrics and GET /healthz.
     Secret: LOGSCOPE_WEBHOOK_SECRET; auth: a GitHub App (--app-id and --app-key) or GITHUB_TOKEN; API:
-    GITHUB_API_URL (default https://api.github.com); login: LOGSCOPE_BOT_LOGIN, else read from GitHub."""
-    import os
-    import sqlite3
-
+    GITHUB_API_URL (default https://api.github.com); login: LOGSCOPE_BOT_LOGIN, else read from GitHub.
+    At start it prints one line on stderr: the URL, the mode (dry run, GitHub App id, or token), the data
+    folder and the limits (webhook body, paste size, seconds per analysis, analyses at once)."""
     try:
-        import uvicorn
-
-        from logscope.bot.app import Settings, create_app
-        from logscope.bot.auth import AppAuth, load_private_key
-        from logscope.paste.page import routes
+        from logscope.bot.server import BotOptions, serve
     except ImportError as exc:
         _fail(f"the bot needs its extra: from a logscope clone, pip install '.[bot]' ({exc})")
         return
-    from logscope.bot.github import GitHub, StaticToken
-    from logscope.bot.metrics import Metrics
-    from logscope.bot.payload import REPO_NAME
-    from logscope.bot.queue import JobQueue
-    from logscope.bot.worker import BACKOFF, Worker
-
-    secret = os.environ.get("LOGSCOPE_WEBHOOK_SECRET", "")
-    token = os.environ.get("GITHUB_TOKEN", "")
-    api = os.environ.get("GITHUB_API_URL", "https://api.github.com")
-    login = os.environ.get("LOGSCOPE_BOT_LOGIN", "")
-    if not secret:
-        _fail("LOGSCOPE_WEBHOOK_SECRET is not set: the bot verifies every delivery with it")
-    for pattern in allow_repo:
-        if not (REPO_NAME.fullmatch(pattern) or REPO_NAME.fullmatch(pattern.replace("/*", "/x"))):
-            _fail(f"--allow-repo {pattern!r}: not owner/name or owner/*")
-    if bool(app_id) != bool(app_key):
-        _fail("a GitHub App needs both --app-id (LOGSCOPE_APP_ID) and --app-key (LOGSCOPE_APP_KEY_FILE)")
-    github = None
-    if not dry_run:
-        if app_id and app_key:
-            try:
-                auth = AppAuth(api, app_id, load_private_key(app_key), default_wait=retry_wait)
-            except (OSError, ValueError) as exc:
-                _fail(f"--app-key: {exc}")
-                return
-            github = GitHub(api, auth, mutation_interval, retry_wait)
-            if not login:
-                try:
-                    login = f"{auth.slug()}[bot]"
-                except Exception as exc:  # noqa: BLE001 - said in one line, as every start-up problem
-                    _fail(f"cannot read the app's slug from {api}/app ({exc}); set LOGSCOPE_BOT_LOGIN")
-        elif token:
-            github = GitHub(api, StaticToken(token), mutation_interval, retry_wait)
-            if not login:
-                try:
-                    login = github.login()
-                except Exception as exc:  # noqa: BLE001 - said in one line, as every start-up problem
-                    _fail(f"cannot read the token's login from {api}/user ({exc}); set LOGSCOPE_BOT_LOGIN")
-        else:
-            _fail(
-                "no GitHub credentials: set LOGSCOPE_APP_ID and LOGSCOPE_APP_KEY_FILE (a GitHub App) or "
-                "GITHUB_TOKEN, or run with --dry-run, which needs neither"
-            )
-    try:
-        queue = JobQueue(data_dir)
-    except (OSError, sqlite3.Error) as exc:
-        _fail(f"{data_dir}: cannot open the job queue: {exc}")
-        return
-    backoff = tuple(min(b, retry_wait) for b in BACKOFF) if retry_wait < BACKOFF[0] else BACKOFF
-    metrics = Metrics()
-    login = login or "logscope[bot]"
-    worker = Worker(
-        queue,
-        github,
-        login,
-        dry_run_dir=(dry_run_dir or data_dir / "dry-run") if dry_run else None,
-        backoff=backoff,
-        metrics=metrics,
-    )
-    settings = Settings(
-        secret.encode(),
-        login,
-        max_body,
+    options = BotOptions(
+        host,
+        port,
+        dry_run,
+        dry_run_dir,
+        data_dir,
         tuple(allow_repo),
         tuple(label),
-        needs_installation=bool(app_id) and not dry_run,
-        metrics=metrics,
+        app_id,
+        app_key,
+        mutation_interval,
+        retry_wait,
+        max_body,
+        _budget(max_paste, budget_seconds, max_concurrent),
     )
-    _access_log()
-    long_running()  # a server runs for days: the collector and the normal exit a command goes without (entry.py)
-    uvicorn.run(create_app(settings, queue, worker, routes(max_paste)), host=host, port=port, log_level="warning")
+    try:
+        serve(options)
+    except LogscopeError as exc:
+        _fail(str(exc))
 
 
 @app.command("serve")
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", envvar="LOGSCOPE_HOST", help="Address to listen on."),
     port: int = typer.Option(8080, "--port", envvar="LOGSCOPE_PORT", help="Port to listen on."),
-    max_paste: int = typer.Option(8 << 20, "--max-paste", min=1024, help="Largest submission accepted (bytes)."),
+    max_paste: int = MAX_PASTE,
+    budget_seconds: float = BUDGET_SECONDS,
+    max_concurrent: int = MAX_CONCURRENT,
 ) -> None:
-    """The paste page alone (no bot): GET / is a form, POST / answers with the redacted HTML report."""
+    """The paste page alone (no bot): GET / is a form, POST / answers with the redacted HTML report.
+    At start it prints one line on stderr: the URL and the limits (paste size, seconds per analysis,
+    analyses at once, what a report draws)."""
     try:
-        import uvicorn
-        from starlette.applications import Starlette
-
-        from logscope.paste.page import routes
+        from logscope.paste.server import serve as serve_page
     except ImportError as exc:
         _fail(f"the paste page needs the bot extra: from a logscope clone, pip install '.[bot]' ({exc})")
         return
-    long_running()  # as in bot serve
-    uvicorn.run(Starlette(routes=routes(max_paste)), host=host, port=port, log_level="warning")
+    serve_page(host, port, _budget(max_paste, budget_seconds, max_concurrent))
 
 
 @bot_app.command("status")

@@ -22,7 +22,15 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    """Say so when the browser tests did not run: a passing suite must not read as 'the HTML was tested'."""
+    """Say so when the browser tests or the container build did not run: a passing suite must not read as
+    'the HTML was tested' or 'the image builds'."""
+    docker = [r for r in terminalreporter.stats.get("skipped", []) if "test_container.py" in str(r.nodeid or r.fspath)]
+    if docker:
+        longrepr = docker[0].longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        terminalreporter.write_sep("!", "container test SKIPPED: the image was NOT built (docker build)", yellow=True)
+        terminalreporter.write_line(f"  why: {reason.removeprefix('Skipped: ')}")
+        terminalreporter.write_line("  to run it: a host with a Docker daemon the test user can reach (docker info)")
     skipped = [r for r in terminalreporter.stats.get("skipped", []) if "test_html.py" in str(r.nodeid or r.fspath)]
     if not skipped:
         return

@@ -72,6 +72,9 @@ def test_the_image_is_slim_runs_as_a_user_keeps_the_queue_on_a_volume_and_checks
     assert f"ExecStart={env['LOGSCOPE_VENV']}/bin/logscope bot serve\n" in unit
     assert 'exec "${LOGSCOPE_VENV:-/opt/logscope}/bin/logscope" bot serve\n' in start
     assert "User=logscope" in unit and "LOGSCOPE_HOST=127.0.0.1" in unit
+    # the same memory and CPU limits in both (docs/serving.md: a server, its forkserver, 3 analyses at once)
+    assert {"MemoryMax=2G", "MemoryHigh=1536M", "CPUQuota=200%", "TasksMax=256"} <= set(unit.splitlines())
+    assert service["deploy"]["resources"]["limits"] == {"cpus": "2.0", "memory": "2g"} and service["pids_limit"] == 256
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
 """The paste page (`logscope serve`, on 127.0.0.1) in headless Chromium: a real log pasted into the form
-and an uploaded file give the report with the verdict `analyze` gives on the same (redacted) text; no
+and an uploaded file give the report with the verdict `analyze` gives on the same text (redacted); no
 request leaves the server, the Content Security Policy blocks nothing the page needs (a blocked style or
 script would be a console error), planted secrets never reach the page, and a submission over the cap is
 refused with a message."""
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from logscope.core.redact import redact
+from logscope.core.redact import redact_document
 from logscope.report.view import build_view
 from tests.helpers import REAL, ROOT, analyze_text
 
@@ -67,7 +67,7 @@ def server():
 
 
 def _verdict_of(text: str, name: str) -> str:
-    return build_view(analyze_text(redact(text), name)).verdict
+    return build_view(redact_document(analyze_text(text, name))).verdict
 
 
 def test_form_page_headers_and_the_size_cap(server):

@@ -2,7 +2,10 @@
 them (the bot's own and other bots' comments left out), and creates or updates the one comment that carries
 the marker and the bot's login; it does nothing when that comment already says the same, and posts nothing
 on an issue where logscope recognised nothing. A dry run needs no token and no network: it triages the
-text the delivery carried and writes the would-be comment to `<dry-run dir>/<owner>/<name>/<issue>.md`."""
+text the delivery carried and writes the would-be comment to `<dry-run dir>/<owner>/<name>/<issue>.md`.
+Each triage runs within the budget of the paste page (paste/budget.py): in a child process, reading stopped at
+the budget's read deadline (the comment says where), the comment drawn within its limits; a thread that
+runs past the whole budget is parked (it would again)."""
 
 from __future__ import annotations
 
@@ -17,8 +20,9 @@ from logscope.bot.github import BodyTooLong, GitHub, Permanent, RetryLater
 from logscope.bot.metrics import Metrics
 from logscope.bot.payload import REPO_NAME
 from logscope.bot.queue import Job, JobQueue
-from logscope.report.comment import MARKER, render_comment
-from logscope.triage.run import triage_text
+from logscope.core.errors import LogscopeError
+from logscope.paste.budget import Budget, Comment, run_job, thread_comment
+from logscope.report.comment import MARKER
 
 MAX_ATTEMPTS = 6
 BACKOFF = (5.0, 30.0, 120.0, 600.0, 1800.0)
@@ -40,6 +44,7 @@ class Worker(threading.Thread):
         poll: float = 0.2,
         backoff: tuple[float, ...] = BACKOFF,
         metrics: Metrics | None = None,
+        budget: Budget | None = None,
     ) -> None:
         super().__init__(name="logscope-worker", daemon=True)
         self.queue = queue
@@ -50,6 +55,7 @@ class Worker(threading.Thread):
         self.poll = poll
         self.backoff = backoff
         self.metrics = metrics or Metrics()
+        self.budget = budget or Budget()
         self.stopping = threading.Event()
 
     def run(self) -> None:
@@ -66,7 +72,7 @@ class Worker(threading.Thread):
             self.process(job)
         except RetryLater as exc:
             self.queue.retry(job, str(exc), max(exc.delay, self._delay(job)) if job.attempts else exc.delay)
-        except Permanent as exc:  # GitHub will answer the same however often it is asked
+        except (Permanent, LogscopeError) as exc:  # the same answer however often it is asked (GitHub; the budget)
             self.queue.park(job, f"{type(exc).__name__}: {exc}")
             outcome = "parked"
         except Exception as exc:  # noqa: BLE001 - any other failure is retried, then parked with its error
@@ -95,10 +101,10 @@ class Worker(threading.Thread):
         issue = self.github.issue(job.repo, job.issue, job.installation)
         comments = self.github.comments(job.repo, job.issue, job.installation)
         people = [c for c in comments if not is_bot(c.get("user"), self.login)]
-        document = triage_text(json.dumps([issue, *people]), f"{job.repo}#{job.issue}")
-        if document["coverage"]["recognized_lines"] == 0 and not document["findings"]:
+        comment = self._comment(json.dumps([issue, *people]), f"{job.repo}#{job.issue}")
+        if not comment.recognised:
             return  # nothing logscope reads: no comment
-        body = render_comment(document)
+        body = comment.body
         mine = next(
             (
                 c
@@ -112,7 +118,11 @@ class Worker(threading.Thread):
         try:
             self._post(job, mine, body)
         except BodyTooLong:
-            self._post(job, mine, render_comment(document, max_chars=len(body) // 2))
+            self._post(job, mine, comment.shorter)
+
+    def _comment(self, thread_json: str, source: str) -> Comment:
+        """The triage's comment, made in a child process within the budget (paste/budget.py)."""
+        return run_job(thread_comment, (thread_json, source, self.budget, time.monotonic()), self.budget.seconds)
 
     def _dry_run(self, job: Job) -> None:
         assert self.dry_run_dir is not None
@@ -120,13 +130,13 @@ class Worker(threading.Thread):
         if not thread:
             raise Permanent("a dry run triages the text the delivery carried, and this job has none")
         thread["comments"] = [c for c in thread["comments"] if not is_bot(c.get("user"), self.login)]
-        document = triage_text(json.dumps(thread), f"{job.repo}#{job.issue}")
-        if document["coverage"]["recognized_lines"] == 0 and not document["findings"]:
+        comment = self._comment(json.dumps(thread), f"{job.repo}#{job.issue}")
+        if not comment.recognised:
             return
         owner, name = job.repo.split("/")
         path = self.dry_run_dir / owner / name / f"{job.issue}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_comment(document), encoding="utf-8")
+        path.write_text(comment.body, encoding="utf-8")
         self.out.write(f"dry run: the comment for {job.repo}#{job.issue} is in {path}\n")
         self.out.flush()
 

@@ -6,9 +6,13 @@ sources → scan (ingest) → the stages → Analysis → the document (schema l
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from logscope.pipeline.ingest.ingest import Source, scan_sources
+from logscope.pipeline.ingest.linescan import LineChunk
 from logscope.pipeline.ingest.samples import split_samples
 from logscope.pipeline.parse import serving
 from logscope.pipeline.parse.literal_set import cached_literals
@@ -17,24 +21,66 @@ if TYPE_CHECKING:
     from logscope.core.model import Analysis
     from logscope.pipeline.sizing.calibration import Calibration
 
+DEADLINE_READ_BYTES = 1 << 18  # reads of a source under a deadline: the clock is looked at between them
+
+
+@dataclass(frozen=True)
+class ReadDeadline:
+    """When reading stops (time.monotonic()): the lines read by then are analysed, the rest is not read, and
+    each source says where it stopped (notes.stopped, in the verdict of every format). The stages after
+    reading take two to three times as long as it, so a caller with a budget sets this well before its end."""
+
+    at: float
+    budget_s: float  # the time budget it comes from, as said in the note
+
 
 def analyze_sources(
     sources: list[Source],
     rules_dirs: list[str] | None = None,
     model_config: dict[str, Any] | None = None,
     calibration: Calibration | None = None,
+    deadline: ReadDeadline | None = None,
 ) -> dict[str, Any]:
-    analysis = analyze_model(sources, model_config, calibration)
+    analysis = analyze_model(sources, model_config, calibration, deadline)
     from logscope.pipeline import stages  # imported by analyze_model, once the workers started
 
     return stages.document(analysis, rules_dirs or [])
 
 
 def analyze_model(
-    sources: list[Source], model_config: dict[str, Any] | None = None, calibration: Calibration | None = None
+    sources: list[Source],
+    model_config: dict[str, Any] | None = None,
+    calibration: Calibration | None = None,
+    deadline: ReadDeadline | None = None,
 ) -> Analysis:
     sources, samples = split_samples(sources)
+    if deadline is not None:
+        for source in sources:
+            source.read_bytes = min(source.read_bytes, DEADLINE_READ_BYTES)
     with scan_sources(sources, cached_literals(), serving.SERVING_BYTES, serving.STARTUP) as chunks:
         from logscope.pipeline import stages  # after the workers started: importing the stages takes a while
 
+        if deadline is not None:
+            chunks = [_until(deadline, source, each, i == 0) for i, (source, each) in enumerate(zip(sources, chunks))]
         return stages.analysis(sources, chunks, model_config, calibration, samples)
+
+
+def _until(deadline: ReadDeadline, source: Source, chunks: Iterator[LineChunk], first: bool) -> Iterator[LineChunk]:
+    """The source's chunks up to the deadline (the first source's first chunk in any case: a late start still
+    gives a report of something); where it passes, the source's note says what was read."""
+    read = 0
+    for chunk in chunks:
+        if not (first and read == 0) and time.monotonic() >= deadline.at:
+            source.notes.stopped = _stopped_note(source, read, deadline.budget_s)
+            return
+        yield chunk
+        read = chunk.first + chunk.size - 1
+
+
+def _stopped_note(source: Source, read: int, budget_s: float) -> str:
+    if not read:
+        return f"not read: the analysis's time budget ({budget_s:g} s) ran out before it"
+    total = source.data.count(b"\n") + (not source.data.endswith(b"\n")) if source.data is not None else 0
+    of = f" of {total:,}" if total else ""
+    budget = f"the analysis's time budget ({budget_s:g} s) ran out"
+    return f"stopped after line {read:,}{of}: {budget}; the report covers lines 1-{read:,}"

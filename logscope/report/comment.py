@@ -40,6 +40,8 @@ def fenced(lines: list[str], info: str = "") -> list[str]:
 def render_comment(report: dict[str, Any], width: int = 0, max_chars: int = MAX_CHARS) -> str:
     view = build_view(report)
     head = [MARKER, f"**logscope** · {neutral(view.verdict)}", ""]
+    if view.shown:
+        head += [f"<sub>{neutral(view.shown)}</sub>", ""]
     sections: list[tuple[str, list[str]]] = [("findings", _findings(view) or _what_was_read(view))]
     for launch in view.launches:
         sections.append((f"launch {launch.id} table", _table(launch)))

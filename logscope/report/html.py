@@ -6,7 +6,9 @@ group x mechanism cells, then the GPUs and the coverage. The logscope/1 document
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
+import hashlib
 import json
 import math
 from html import escape
@@ -64,12 +66,33 @@ svg .axis-title, svg .row-title { fill: var(--muted); font-weight: 600; }
 .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }
 @media print { body { max-width: none; margin: 0; } .finding, pre { break-inside: avoid; } figure { break-inside: avoid; } }
 """
+_TIMELINE_COLOURS = ("#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf")
+_OTHER_SEGMENT = "#7f7f7f"
+_STEP_COLOURS = {"total": "#1f77b4", "unattributed": "#7f7f7f", "inferred": "#bcbd22"}
+_GAIN, _LOSS = "#2ca02c", "#d62728"
+# every colour a chart or legend may use: each is a class of the one <style> element, so a page whose policy
+# admits that element by its hash (and no style attribute) shows all of them
+_SWATCHES = tuple(
+    dict.fromkeys((*_PALETTE.values(), *_FALLBACK, *_TIMELINE_COLOURS, _OTHER_SEGMENT, *_STEP_COLOURS.values(), _GAIN, _LOSS))
+)
+HEAT_STEPS = 10  # the heat map's neutral scale: 11 shades, darker for less free memory
+_CSS += "".join(f".k-{c[1:]} {{ background: {c}; }}\n" for c in _SWATCHES)
+_CSS += "".join(
+    f"td.heat-{k} {{ background: hsl(210, 14%, {34 + k * 50 // HEAT_STEPS}%); color: {'#fff' if k < 5 else '#1b1f24'}; }}\n"
+    for k in range(HEAT_STEPS + 1)
+)
+_CSS += "td.unexpected { background: hsl(0, 72%, 44%); color: #fff; }\n"
+# the policy of the file: only its own <style> element, no script, no request (the JSON data block is inert)
+STYLE_SOURCE = f"'sha256-{base64.b64encode(hashlib.sha256(_CSS.encode()).digest()).decode()}'"
+CSP = f"default-src 'none'; style-src {STYLE_SOURCE}; base-uri 'none'; form-action 'none'"
 
 
 def render_html(report: dict[str, Any], width: int = 0) -> str:
     view = build_view(report)
     top = view.findings[0].severity if view.findings else "ok"
     body = [f'<header><h1>logscope report</h1><p class="verdict {top}" id="verdict">{escape(view.verdict)}</p></header>']
+    if view.shown:
+        body.append(f'<p class="muted" id="shown">{escape(view.shown)}</p>')
     body += _findings(view.findings)
     for launch in view.launches:
         body += _launch(launch)
@@ -86,6 +109,7 @@ def page(title: str, body: list[str], document: dict[str, Any]) -> str:
     """The one page shell of every document (report, diff, plan): the same style, the document embedded."""
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>\n"
         + "\n".join(body)
@@ -199,6 +223,11 @@ def _color(item: str, index: int) -> str:
     return _PALETTE.get(item, _FALLBACK[index % len(_FALLBACK)])
 
 
+def _swatch(colour: str) -> str:
+    """The class that paints a legend swatch `colour` (one of _SWATCHES)."""
+    return f"k-{colour[1:]}"
+
+
 def _ledger_chart(launch_id: int | str, ledger: v.LedgerView, head: str = "", title: str = "Where the memory went") -> list[str]:
     """Per rank a stacked bar of its ledger items, bottom to top in the ledger's (startup) order, on a GiB axis
     with ticks; under each bar its rank and the sum of the items drawn (negative items are listed instead)."""
@@ -243,7 +272,7 @@ def _ledger_chart(launch_id: int | str, ledger: v.LedgerView, head: str = "", ti
         svg.append(f'<text x="{x + bar / 2:.2f}" y="{base + 16}" text-anchor="middle">{escape(rank)}</text>')
         svg.append(f'<text class="bar-sum" x="{x + bar / 2:.2f}" y="{base + 32}" text-anchor="middle">{totals[i]:.2f}</text></g>')
     svg.append("</svg>")
-    legend = "".join(f'<span><i style="background:{_color(n, k)}"></i>{escape(n)}</span>' for k, n in enumerate(names))
+    legend = "".join(f'<span><i class="{_swatch(_color(n, k))}"></i>{escape(n)}</span>' for k, n in enumerate(names))
     total = (
         f"card total {ledger.total_gib:.2f} GiB ({ledger.total_source})"
         if ledger.total_gib is not None
@@ -275,7 +304,7 @@ def _timeline_chart(launch_id: int, rank_segments: tuple[tuple[str, tuple[tuple[
     scale = (WIDTH - left - 10) / span
     height = 20 + row * len(rank_segments) + 20
     titles = list(dict.fromkeys(t for _, tasks in rank_segments for t, _, _ in tasks))
-    colors = dict(zip(titles, ("#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf")))
+    colors = dict(zip(titles, _TIMELINE_COLOURS))
     svg = [
         f'<svg viewBox="0 0 {WIDTH} {height}" role="img" aria-label="startup phases per rank" '
         f'data-origin="{escape(_dt.datetime.fromtimestamp(origin).isoformat(sep=" "))}" data-scale="{scale:.6f}">'
@@ -287,7 +316,7 @@ def _timeline_chart(launch_id: int, rank_segments: tuple[tuple[str, tuple[tuple[
             offset, seconds = _seconds(start) - origin, _seconds(end) - _seconds(start)
             svg.append(
                 f'<rect x="{left + offset * scale:.2f}" y="{y + 2}" width="{max(seconds * scale, 1.5):.2f}" '
-                f'height="{row - 5}" fill="{colors.get(title, "#7f7f7f")}" data-segment="{escape(title)}" '
+                f'height="{row - 5}" fill="{colors.get(title, _OTHER_SEGMENT)}" data-segment="{escape(title)}" '
                 f'data-start="{escape(start)}" data-seconds="{seconds:.0f}"><title>{escape(rank)} {escape(title)}: '
                 f"{escape(start)} to {escape(end)} ({seconds:.0f} s)</title></rect>"
             )
@@ -305,7 +334,7 @@ def _timeline_chart(launch_id: int, rank_segments: tuple[tuple[str, tuple[tuple[
             "</text></g>"
         )
     svg.append(f'<text class="axis-title" x="{left - 6}" y="{axis_y + 15}" text-anchor="end">s</text></g></svg>')
-    legend = "".join(f'<span><i style="background:{c}"></i>{escape(t)}</span>' for t, c in colors.items())
+    legend = "".join(f'<span><i class="{_swatch(c)}"></i>{escape(t)}</span>' for t, c in colors.items())
     return [
         "<h3>Startup phases over time</h3>",
         f'<figure class="chart timeline-chart" id="timeline-{launch_id}">',
@@ -315,13 +344,10 @@ def _timeline_chart(launch_id: int, rank_segments: tuple[tuple[str, tuple[tuple[
     ]
 
 
-def _heat(value: float, low: float, high: float) -> str:
+def _heat_class(value: float, low: float, high: float) -> str:
     """A neutral blue-grey scale, darker for less free memory: the amount alone is no alarm."""
     t = 0.5 if high <= low else (value - low) / (high - low)
-    return f"hsl(210, 14%, {int(34 + t * 50)}%)"
-
-
-_UNEXPECTED = "hsl(0, 72%, 44%)"
+    return f"heat-{round(t * HEAT_STEPS)}"
 
 
 def _heatmap(launch_id: int, timeline: v.Timeline) -> list[str]:
@@ -348,9 +374,7 @@ def _heatmap(launch_id: int, timeline: v.Timeline) -> list[str]:
             if cell.value is None:
                 cells.append('<td class="num"></td>')
                 continue
-            t = 0.5 if high <= low else (cell.value - low) / (high - low)
-            colour = _UNEXPECTED if cell.unexpected else _heat(cell.value, low, high)
-            ink = "#fff" if cell.unexpected or t < 0.45 else "#1b1f24"
+            shade = "unexpected" if cell.unexpected else _heat_class(cell.value, low, high)
             drop = "" if cell.drop is None else f' data-drop="{cell.drop:.2f}"'
             note = (
                 (
@@ -361,8 +385,8 @@ def _heatmap(launch_id: int, timeline: v.Timeline) -> list[str]:
                 else ""
             )
             cells.append(
-                f'<td class="num{" unexpected" if cell.unexpected else ""}" data-phase="{escape(timeline.titles[i])}" '
-                f'data-gib="{fmt_gib(cell.value)}"{drop}{note} style="background:{colour};color:{ink}">'
+                f'<td class="num {shade}" data-phase="{escape(timeline.titles[i])}" '
+                f'data-gib="{fmt_gib(cell.value)}"{drop}{note}>'
                 f"{fmt_gib(cell.value)}</td>"
             )
         out.append(f'<tr data-rank="{escape(row.rank)}"><th>{escape(row.rank)}</th>{"".join(cells)}</tr>')
@@ -456,7 +480,6 @@ def render_compare_html(doc: dict[str, Any], width: int = 0) -> str:
 
 
 _NUM = ' class="num"'
-_STEP_COLOURS = {"total": "#1f77b4", "unattributed": "#7f7f7f", "inferred": "#bcbd22"}
 
 
 def _short(text: str, chars: int) -> str:
@@ -485,7 +508,7 @@ def _waterfall(view: CompareView) -> list[str]:
     for i, s in enumerate(steps):
         x = left + i * step_w + (step_w - bar) / 2
         low, high = min(s.start, s.end), max(s.start, s.end)
-        colour = _STEP_COLOURS.get(s.kind, "#d62728" if s.value < 0 else "#2ca02c")
+        colour = _STEP_COLOURS.get(s.kind, _LOSS if s.value < 0 else _GAIN)
         shown = f"{s.value:,.0f}" if s.kind == "total" else f"{s.value:+,.0f}"
         svg.append(
             f'<g class="step" data-name="{escape(s.name)}" data-kind="{escape(s.kind)}">'

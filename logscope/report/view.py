@@ -127,6 +127,7 @@ class ReportView:
     calibration: str | None = None  # "h200-ws1.yaml (NVIDIA H200, world size 1; torch ..., NCCL ...)"
     verdict: str = ""  # one line: the top finding with its numbers, or what was read when nothing was found
     outside_ledgers: tuple[tuple[int, str], ...] = ()  # (GPU index, "a + b + ... + unexplained x")
+    shown: str | None = None  # what a budget left undrawn (report/shown.py), or None when all is drawn
 
 
 def fmt_gib(value: Any) -> str:
@@ -172,13 +173,28 @@ def build_view(report: dict[str, Any]) -> ReportView:
         versions=tuple(report["versions"].items()) if not report["launches"] else (),
         gpus=tuple(report["gpus"]),
         topology=topology,
-        findings=tuple(_finding(f) for f in sorted(report["findings"], key=_finding_order)),
+        findings=tuple(_finding(f) for f in sorted(report["findings"], key=finding_order)),
         coverage=cov,
         missing_phases=_missing(cov["missing_phases"]),
         calibration=_calibration(report.get("calibration")),
         verdict=_verdict(report) + _read_limits(report),
         outside_ledgers=tuple((g["index"], _outside_ledger(g)) for g in report["gpus"] if g.get("outside_allocator_ledger")),
+        shown=shown_statement(report),
     )
+
+
+def shown_statement(report: dict[str, Any]) -> str | None:
+    """The sentence on what a page or comment left undrawn (report/shown.py), or None when it drew it all."""
+    shown = report.get("shown")
+    if not shown:
+        return None
+    parts = [f"{shown['launches']:,} of {plural(shown['of_launches'], 'launch')}"]
+    if shown["ranks"] < shown["of_ranks"]:
+        parts.append(f"{shown['ranks']:,} of {plural(shown['of_ranks'], 'rank')} (at most {shown['ranks_per_launch']} a launch)")
+    if shown["findings"] < shown["of_findings"]:
+        rules = ", ".join(f"{rule} x{n:,}" for rule, n in shown["findings_left_out"].items())
+        parts.append(f"{shown['findings']:,} of {plural(shown['of_findings'], 'finding')} (left out: {rules})")
+    return "Drawn within this report's budget: " + "; ".join(parts) + ". logscope run locally on the input draws all of it."
 
 
 def plural(count: int, word: str) -> str:
@@ -196,10 +212,10 @@ _BASIS = re.compile(
 
 
 def _verdict(report: dict[str, Any]) -> str:
-    findings = sorted(report["findings"], key=_finding_order)
+    findings = sorted(report["findings"], key=finding_order)
     if findings:
         top = findings[0]
-        more = len(findings) - 1
+        more = (report.get("shown") or {}).get("of_findings", len(findings)) - 1  # those a budget left undrawn too
         head = f"{top['severity']} [{top['rule']}] "
         tail = f" (+{plural(more, 'more finding')})" if more else ""
         return head + short_sentence(top["message"], VERDICT_CHARS - len(head) - len(tail)) + tail
@@ -292,7 +308,7 @@ def _has_content(launch: dict[str, Any]) -> bool:
     return bool(launch["ranks"] or launch["config"] or launch["versions"] or launch["model"] or launch["environment"])
 
 
-def _finding_order(finding: dict[str, Any]) -> tuple:
+def finding_order(finding: dict[str, Any]) -> tuple:
     return SEVERITY_ORDER.get(finding["severity"], 9), finding.get("launch") or 0, finding["rule"]
 
 

@@ -8,19 +8,23 @@ from collections.abc import Iterable
 from typing import Any
 
 from logscope.core.redact import KINDS, redact_document
-from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.analyze import ReadDeadline, analyze_sources
 from logscope.pipeline.ingest.ingest import Source
 from logscope.triage.issue import read_issue, split_blocks
 
 
 def triage_text(
-    text: str, source: str = "<stdin>", skip: Iterable[str] = (), rules_dirs: list[str] | None = None
+    text: str,
+    source: str = "<stdin>",
+    skip: Iterable[str] = (),
+    rules_dirs: list[str] | None = None,
+    deadline: ReadDeadline | None = None,
 ) -> dict[str, Any]:
     skipped = set(skip)
     title, posts = read_issue(text, source)
     blocks = [block for post in posts for block in split_blocks(post)]
     sources = [Source(name=block.name, path=None, data=block.text.encode()) for block in blocks]
-    document = analyze_sources(sources, rules_dirs)
+    document = analyze_sources(sources, rules_dirs, deadline=deadline)
     read = {entry["path"]: entry for entry in document["inputs"]}
     document["triage"] = {
         "title": title or None,

@@ -75,6 +75,7 @@ class Source:
     lines: int = 0
     recognized_lines: int = 0
     notes: ReadNotes = field(default_factory=ReadNotes)  # encoding, lines cut, where reading stopped
+    read_bytes: int = CHUNK_BYTES  # per read of a stream; smaller where a deadline is checked between chunks
 
     def open_binary(self) -> io.BufferedIOBase:
         if self.data is not None:
@@ -90,7 +91,7 @@ class Source:
     def raw_reads(self, stream: io.BufferedIOBase) -> Iterator[bytes]:
         while True:
             try:
-                data = stream.read(CHUNK_BYTES)
+                data = stream.read(self.read_bytes)
             except OSError as exc:
                 raise InputError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
             if not data:
@@ -103,7 +104,7 @@ class Source:
         stream = self.open_binary()
         try:
             # text given in memory (a triage block, a rule case) was text to its caller: never refused as binary
-            raw = expanded(self.name, self.raw_reads(stream), CHUNK_BYTES, self.notes)
+            raw = expanded(self.name, self.raw_reads(stream), self.read_bytes, self.notes)
             encoding, texts = decode_stream(self.name, raw, refuse_binary=self.data is None)
             if encoding != UTF8:
                 self.notes.encoding = encoding.label
