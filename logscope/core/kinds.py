@@ -10,7 +10,7 @@ in a startup.
 Kind ids and phase ids are written as strings only here (and in data files); code uses the names below,
 whose values are the very same strings, so the JSON output does not change.
 
-Adding a kind (README "How to add ..."): its constant below, its row in CATALOGUE (role, grammar, rules,
+Adding a kind (CONTRIBUTING.md "How to add ..."): its constant below, its row in CATALOGUE (role, grammar, rules,
 literals, a sample line), its rule in the grammar named after the kind id and its transformer method
 returning the constant; a phase also gets its row in phases.py.
 """

@@ -2,7 +2,7 @@
 coverage (expected phases), the ledger (which readings chain into measured items), the timeline columns
 of the text / Markdown / HTML views and the Mermaid gantt.
 
-Adding a phase line: the README recipe ("How to add ..."): its kind in the catalogue (logscope/core/kinds.py), its
+Adding a phase line: the CONTRIBUTING.md recipe ("How to add ..."): its kind in the catalogue (logscope/core/kinds.py), its
 grammar rule and transformer method, one row here, and a fixture or golden that shows it."""
 
 from __future__ import annotations

@@ -1,0 +1,60 @@
+"""Counts in the README, CONTRIBUTING.md and docs/ are the real ones: "N signatures", "N rules" and "N literals"
+are checked against the signature files, the rule files and the prefilter's literal set. docs/performance.md
+is a dated record of measurements (its counts are those of the day it names) and is not checked; the generated
+references (docs/rules.md, docs/signatures.md, docs/upstream-coverage.md) are kept current by their own tests."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATED_OR_GENERATED = {"performance.md", "rules.md", "signatures.md", "upstream-coverage.md"}
+PAGES = [p for p in (ROOT / "README.md", ROOT / "CONTRIBUTING.md") if p.exists()] + sorted(
+    p for p in (ROOT / "docs").glob("*.md") if p.name not in DATED_OR_GENERATED
+)
+
+
+def _signatures() -> int:
+    from logscope.pipeline.parse.signatures.loader import load_signature_file, signature_files
+
+    return sum(len(load_signature_file(path)) for path in signature_files())
+
+
+def _rules() -> int:
+    from logscope.core.resources import rules_dir
+
+    return len([p for p in rules_dir().glob("*.yaml") if not p.name.endswith(".cases.yaml")])
+
+
+def _literals() -> int:
+    from logscope.pipeline.parse.prefilter import all_literals
+
+    return len(all_literals())
+
+
+COUNTERS: dict[str, Callable[[], int]] = {"signatures": _signatures, "rules": _rules, "literals": _literals}
+_COUNT = re.compile(r"\b(\d[\d,]*) (" + "|".join(COUNTERS) + r")\b")
+
+
+def _stated() -> list[tuple[str, int, str]]:
+    return [
+        (page.name, int(number.replace(",", "")), noun)
+        for page in PAGES
+        for number, noun in _COUNT.findall(page.read_text(encoding="utf-8"))
+    ]
+
+
+@pytest.mark.parametrize(("page", "number", "noun"), _stated() or [("none", 0, "")])
+def test_a_count_in_the_docs_is_the_real_one(page: str, number: int, noun: str):
+    if not noun:
+        pytest.skip("no page states a count")
+    assert number == COUNTERS[noun](), f"{page}: '{number} {noun}' is not the count now"
+
+
+@pytest.mark.parametrize("noun", list(COUNTERS))
+def test_each_counter_counts_something(noun: str):
+    assert COUNTERS[noun]() > 10
