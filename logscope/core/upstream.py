@@ -196,17 +196,3 @@ def _build_more_lines() -> tuple[tuple[str, str, str], ...]:
         if sum(len(p.strip()) for p in parts) >= _MIN_LITERAL_ANY:
             out[(head, row["style"])] = max((p.strip() for p in parts), key=len)
     return tuple((anchor, head, style) for (head, style), anchor in out.items())
-
-
-def env_default(name: str, version: str) -> dict[str, Any] | None:
-    """The declaration of an environment variable that `version` makes (its default as source text), or None
-    when that release reads no such variable by a literal name."""
-    rows = [r for r in catalog()["env"] if r["name"] == name and version in present_in(r)]
-    declared = [r for r in rows if r["declared_by"].startswith("environ.py")]
-    return (declared or rows or [None])[0]
-
-
-def constants_named(name: str, version: str) -> list[dict[str, Any]]:
-    """Every row of a constant (one per module and if-condition) that `version` assigns: e.g.
-    "CustomAllreduce._MAX_CAR_SIZE" gives the plain size and the per-platform ones with their conditions."""
-    return [r for r in catalog()["constants"] if r["name"] == name and version in present_in(r)]

@@ -116,7 +116,6 @@ class FindingView:
 @dataclass(frozen=True, slots=True)
 class ReportView:
     version: str
-    nothing_recognised: bool
     launches: tuple[LaunchView, ...]
     versions: tuple[tuple[str, str], ...]  # of the inputs, shown when there is no launch
     gpus: tuple[dict[str, Any], ...]
@@ -170,7 +169,6 @@ def build_view(report: dict[str, Any]) -> ReportView:
     cov = report["coverage"]
     return ReportView(
         version=report["logscope_version"],
-        nothing_recognised=cov["recognized_lines"] == 0 and not report["findings"],
         launches=tuple(_launch(launch) for launch in report["launches"] if _has_content(launch)),
         versions=tuple(report["versions"].items()) if not report["launches"] else (),
         gpus=tuple(report["gpus"]),
