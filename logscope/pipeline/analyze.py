@@ -6,6 +6,7 @@ sources → scan (ingest) → the stages → Analysis → the document (schema l
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from logscope.pipeline.ingest.ingest import Source, scan_sources
@@ -15,6 +16,20 @@ from logscope.pipeline.parse.literal_set import cached_literals
 if TYPE_CHECKING:
     from logscope.core.model import Analysis
     from logscope.pipeline.sizing.calibration import Calibration
+
+
+def analyze_inputs(
+    inputs: list[str], rules_dirs: list[str], model_config: Path | None = None, calibration: Path | None = None
+) -> dict[str, Any]:
+    """`logscope analyze`: the named inputs (files, quoted globs, directories, - for stdin), with the files its
+    options name (a calibration, a model's config.json) read first."""
+    from logscope.pipeline.ingest.ingest import expand_inputs
+    from logscope.pipeline.ingest.model_config import read_model_config
+    from logscope.pipeline.sizing.calibration import load_calibration
+
+    calib = load_calibration(calibration) if calibration is not None else None
+    sources = expand_inputs(inputs)
+    return analyze_sources(sources, rules_dirs, read_model_config(model_config), calib)
 
 
 def analyze_sources(
