@@ -152,7 +152,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         INIT_DISTRIBUTED_BEGIN,
         PHASE,
-        rules=("init_begin",),
+        rules=("init_distributed_begin",),
         literals=("Init torch distributed", "Init nccl begin", "Init parallel"),
         samples=(
             "[2025-01-01 10:00:00 TP0] Init torch distributed begin.",
@@ -163,7 +163,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         INIT_DISTRIBUTED_END,
         PHASE,
-        rules=("init_end", "memory_baseline"),  # 0.5.21+ prints the reading as "Memory baseline taken"
+        rules=("init_distributed_end", "memory_baseline"),  # 0.5.21+ prints the reading as "Memory baseline taken"
         literals=("Init torch distributed", "Memory baseline taken"),
         samples=(
             "[2025-01-01 10:00:00] Init torch distributed ends. mem usage=0.30 GB",
@@ -180,28 +180,28 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         NCCL_PREWARM,
         PHASE,
-        rules=("nccl_warmup",),
+        rules=("nccl_prewarm",),
         literals=("warmup completed",),
         samples=("[2026-01-01 10:00:02 TP0] NCCL/RCCL warmup completed in 0.512s (tp_size=8, pp_size=1, ep_size=1)",),
     ),
     Kind(
         LOAD_WEIGHT_BEGIN,
         PHASE,
-        rules=("load_begin",),
+        rules=("load_weight_begin",),
         literals=("Load weight begin",),
         samples=("[2025-01-01 10:00:01] Load weight begin. avail mem=130.00 GB",),
     ),
     Kind(
         LOAD_WEIGHT_END,
         PHASE,
-        rules=("load_end",),
+        rules=("load_weight_end",),
         literals=("Load weight end",),
         samples=("[2026-01-01 10:00:10 TP0] Load weight end. type=GptOssForCausalLM, avail mem=60.00 GB, mem usage=18.00 GB.",),
     ),
     Kind(
         KV_CACHE_ALLOCATED,
         PHASE,
-        rules=("kv_alloc",),
+        rules=("kv_cache_allocated",),
         literals=("Cache is allocated",),
         samples=("[2025-10-16 09:06:20 TP5] KV Cache is allocated. #tokens: 1029388, K size: 47.12 GB, V size: 47.12 GB",),
     ),
@@ -219,7 +219,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         MEMORY_POOL_END,
         PHASE,
-        rules=("pool_end",),
+        rules=("memory_pool_end",),
         literals=("Memory pool end",),
         samples=("[2025-11-04 05:27:20 TP0] Memory pool end. avail mem=9.50 GB",),
     ),
@@ -247,7 +247,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         SCHEDULER_SUMMARY,
         PHASE,
-        rules=("sched_summary",),
+        rules=("scheduler_summary",),
         literals=("max_total_num_tokens=",),
         samples=(
             "max_total_num_tokens=2261377, chunked_prefill_size=16384, max_prefill_tokens=16384, "
@@ -257,7 +257,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         SERVER_READY,
         PHASE,
-        rules=("ready",),
+        rules=("server_ready",),
         literals=("fired up and ready",),
         samples=("[2025-10-01 12:01:05] The server is fired up and ready to roll!",),
     ),
@@ -354,7 +354,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         PLATFORM,
         NOTE,
-        rules=("platform_detected",),
+        rules=("platform",),
         literals=("Automatically detected platform",),
         samples=("INFO 01-01 09:59:58 [__init__.py:239] Automatically detected platform cuda.",),
     ),
@@ -536,7 +536,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         PROCESS_EXCEPTION,
         FAILURE,
-        rules=("sched_exception",),
+        rules=("process_exception",),
         literals=("hit an exception",),
         samples=("[2025-06-11 14:04:30 TP0] Scheduler hit an exception: Traceback (most recent call last):",),
     ),
@@ -693,16 +693,6 @@ def by_id() -> dict[str, Kind]:
 
 def of_role(role: str) -> frozenset[str]:
     return frozenset(kind.id for kind in CATALOGUE if kind.role == role)
-
-
-def rule_kinds() -> dict[str, str]:
-    """sglang.lark rule → the kind it emits, for rules that emit one kind only (a rule listed by several rows,
-    such as `cuda_failed`, has its transformer method return the kind)."""
-    rows: dict[str, list[str]] = {}
-    for kind in CATALOGUE:
-        for rule in kind.rules:
-            rows.setdefault(rule, []).append(kind.id)
-    return {rule: ids[0] for rule, ids in rows.items() if len(ids) == 1}
 
 
 def line_literals(grammar: str) -> tuple[str, ...]:

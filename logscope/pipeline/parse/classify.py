@@ -324,7 +324,7 @@ class SourceClassifier:
         data["joined_lines"] = [first_line, lineno]
         self.coverage.recognized["sglang"] += 1
         self.recognized_physical.update((first_line, lineno))
-        self._emit(sglang_line.KINDS.get(kind, kind), first_line, first + text, data, prefix, "sglang")
+        self._emit(kind, first_line, first + text, data, prefix, "sglang")
         return True
 
     def _flush_pending(self) -> None:

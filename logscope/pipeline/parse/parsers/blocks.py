@@ -54,9 +54,7 @@ class TracebackReader(BlockReader):
                 prefix, kind, data = parsed
                 if prefix:
                     self.rank, self.time = prefix.get("rank"), prefix.get("time")
-                self.events.append(
-                    Event(sglang_line.KINDS.get(kind, kind), self.source, lineno, text.strip(), self.rank, self.time, data)
-                )
+                self.events.append(Event(kind, self.source, lineno, text.strip(), self.rank, self.time, data))
         self.feed_frame(lineno, text)
         return self
 
