@@ -74,11 +74,12 @@ def tree_with_a_new_phase(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "    def made_up_phase(self, items: list[Token]) -> tuple:\n"
         '        return kinds.MADE_UP_PHASE, {"avail_gib": _f(items[0])}\n\n',
     )
-    # 4. logscope/core/phases.py: its row (order, the stage after it, a timeline column)
+    # 4. logscope/core/phases.py: its row where SGLang prints it (its place is its order), the stage after it, a
+    # timeline column
     _edit(
         tree / "logscope" / "core" / "phases.py",
         "    Phase(kinds.KV_CACHE_ALLOCATED,",
-        '    Phase(kinds.MADE_UP_PHASE, 3, after="memory_pool", column=Column("made up")),\n',
+        '    Phase(kinds.MADE_UP_PHASE, after="memory_pool", column=Column("made up")),\n',
         before=True,
     )
     (tree / "paste.log").write_text(LOG)

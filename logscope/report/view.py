@@ -474,7 +474,9 @@ def allocates_between(since: str | None, phase_id: str) -> bool:
     if since is None or since not in phases.by_id():
         return False
     low, high = phases.order_of(since), phases.order_of(phase_id)
-    return any(p.ledger is not None and p.ledger.item in EXPECTED_DROPS and low < p.order <= high for p in phases.PHASES)
+    return any(
+        p.ledger is not None and p.ledger.item in EXPECTED_DROPS and low < phases.order_of(p.id) <= high for p in phases.PHASES
+    )
 
 
 def merged_order(orders: list[list[str]]) -> list[str]:
