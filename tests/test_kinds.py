@@ -150,3 +150,30 @@ def test_kind_and_phase_ids_are_spelled_only_in_the_catalogue():
 def test_the_scan_finds_a_spelled_kind():
     source = 'def f(ev):\n    return ev.kind == "server_ready" and ev.data["oom"]\n'
     assert _spelled_ids(source, "logscope/m.py", {kinds.SERVER_READY, kinds.OOM}) == ["logscope/m.py:2: 'server_ready'"]
+
+
+def _grammar_names() -> set[str]:
+    names = {value for name, value in vars(kinds).items() if name.endswith("_GRAMMAR") and isinstance(value, str)}
+    return names | {kinds.SGLANG}
+
+
+# Strings spelled like a grammar name that mean something else where they stand: SGLang the package (its version
+# key, its NCCL environment, its processes), a check_env block's origin.
+_GRAMMAR_OTHER_MEANING = {
+    ("logscope/cli.py", kinds.SGLANG),  # --nccl-env sglang: the environment SGLang sets
+    ("logscope/compare/diff.py", kinds.SGLANG),  # the version's name
+    ("logscope/pipeline/assemble/launch_facts.py", kinds.SGLANG),  # the version's name
+    ("logscope/pipeline/ledger/smi_join.py", kinds.SGLANG),  # a process name holding "sglang"
+}
+
+
+def test_grammar_names_are_spelled_only_in_the_catalogue():
+    names = _grammar_names()
+    assert {kinds.NVIDIA_SMI_GRAMMAR, kinds.TORCH_OOM_GRAMMAR, kinds.SGLANG} <= names
+    modules = sorted(p for p in (ROOT / "logscope").rglob("*.py") if p.name != "kinds.py")
+    hits = []
+    for path in modules:
+        rel = path.relative_to(ROOT).as_posix()
+        spelled = _spelled_ids(path.read_text(), rel, names)
+        hits += [hit for hit in spelled if (rel, hit.rsplit("'", 2)[1]) not in _GRAMMAR_OTHER_MEANING]
+    assert hits == []

@@ -130,6 +130,8 @@ NATIVE_LOG_GRAMMAR: Final = "native_log"
 CHECK_ENV_GRAMMAR: Final = "check_env"
 NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
 MEMORY_LINE_GRAMMAR: Final = "memory_line"
+NVIDIA_SMI_GRAMMAR: Final = "nvidia_smi"  # the dump readers' (table, -q, CSV): a block grammar
+NVIDIA_TOPO_GRAMMAR: Final = "nvidia_topo"
 BLOCK: Final = ""  # read by a block reader (its literals are the reader's), or made by a stage
 
 

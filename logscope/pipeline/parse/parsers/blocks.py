@@ -102,7 +102,7 @@ class TracebackReader(BlockReader):
             data["exception"] = m.group(1) if m else None
             if "Capture cuda graph failed" in text:
                 data["context"] = "capture_failed"
-            return Event(kinds.OOM, self.source, lineno, text.strip()[:300], self.rank, self.time, data, "torch_oom")
+            return Event(kinds.OOM, self.source, lineno, text.strip()[:300], self.rank, self.time, data, kinds.TORCH_OOM_GRAMMAR)
         parsed = sglang_line.parse_line(text)
         if parsed is not None:
             _, kind, data = parsed
@@ -215,7 +215,7 @@ class CheckEnvReader(BlockReader):
                         None,
                         None,
                         topology,
-                        "nvidia_topo",
+                        kinds.NVIDIA_TOPO_GRAMMAR,
                     )
                 )
         return events

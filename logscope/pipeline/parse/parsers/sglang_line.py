@@ -478,7 +478,7 @@ _TRANSFORMER = _ToData()
 def parse_line(text: str) -> tuple[dict | None, str, dict] | None:
     """(prefix info, kind, data) or None when the line is not a recognised SGLang line."""
     try:
-        tree = parse("sglang", text.strip())
+        tree = parse(kinds.SGLANG, text.strip())
     except LarkError:
         return None
     try:
