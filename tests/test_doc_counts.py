@@ -58,3 +58,10 @@ def test_a_count_in_the_docs_is_the_real_one(page: str, number: int, noun: str):
 @pytest.mark.parametrize("noun", list(COUNTERS))
 def test_each_counter_counts_something(noun: str):
     assert COUNTERS[noun]() > 10
+
+
+def test_the_readme_stays_a_front_door():
+    """At most 300 lines, none over 110 columns: the manual lives in docs/ and CONTRIBUTING.md."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300
+    assert [n for n, line in enumerate(lines, 1) if len(line) > 110] == []
