@@ -65,3 +65,27 @@ def test_the_readme_stays_a_front_door():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 300
     assert [n for n, line in enumerate(lines, 1) if len(line) > 110] == []
+
+
+# names in backticks that look like repository paths and are not: the schema id, where the wheel installs the
+# data folders, a file the deployment guide has the reader write
+NOT_REPO_PATHS = {"logscope/1", "logscope/_data/", "logscope/_data/catalog", "deploy/logscope-bot.env"}
+# guides that the other issues of this round write (33 memory model, 34a verdicts, 34b readers, 35 run and watch,
+# 36 fleet): linked from the README before they land
+PENDING_GUIDES = {"docs/memory-model.md", "docs/verdicts.md", "docs/reading.md", "docs/run-and-watch.md", "docs/fleet.md"}
+_TOP = ("logscope/", "tests/", "fixtures/", "rules/", "grammars/", "docs/", "bench/", "tools/", "catalog/", "deploy/")
+
+
+def test_every_path_and_link_the_pages_name_exists():
+    broken = []
+    for page in [*PAGES, ROOT / "docs" / "performance.md"]:
+        text = page.read_text(encoding="utf-8")
+        for name in re.findall(r"`([^`\s]+)`", text):
+            name = name.rstrip(".,;:)").split(":")[0]
+            if name.startswith(_TOP) and not set("*<>{}[]#") & set(name) and name not in NOT_REPO_PATHS:
+                broken += [] if (ROOT / name).exists() else [f"{page.name}: {name}"]
+        for link in re.findall(r"\]\(([^)#\s]+)", text):
+            target = (page.parent / link).resolve()
+            if not link.startswith("http") and not target.exists():
+                broken.append(f"{page.name}: link {target.relative_to(ROOT).as_posix()}")
+    assert {b for b in broken if b.split("link ")[-1] not in PENDING_GUIDES} == set()
