@@ -7,7 +7,7 @@ grammar rule and transformer method, one row here, and a fixture or golden that 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from logscope.core import kinds
 
@@ -32,6 +32,7 @@ class LedgerLink:
 @dataclass(frozen=True, slots=True)
 class Phase:
     id: str
+    _: KW_ONLY  # the rest by name: a hand-typed order (the old second argument) is refused loudly
     # printed at the same point of a startup as the row above it (another wording of that moment, or a reading
     # taken inside it): the order of a phase is its row's place in PHASES, counting such rows with the one above
     same_point: bool = False
