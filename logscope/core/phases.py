@@ -32,7 +32,7 @@ class LedgerLink:
 @dataclass(frozen=True, slots=True)
 class Phase:
     id: str
-    _: KW_ONLY  # the rest by name: a hand-typed order (the old second argument) is refused loudly
+    _: KW_ONLY  # the rest by name only: a positional second argument (a hand-typed order) is refused
     # printed at the same point of a startup as the row above it (another wording of that moment, or a reading
     # taken inside it): the order of a phase is its row's place in PHASES, counting such rows with the one above
     same_point: bool = False
