@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from logscope import cli_params
-from logscope.core.errors import InputError, LogscopeError
+from logscope.core.errors import LogscopeError
 from logscope.lifetime import long_running
 from logscope.report.formats import COMPARE_FORMATS, RENDERERS, renderer
 
@@ -66,6 +66,38 @@ def _fail(message: str) -> None:
     raise typer.Exit(EXIT_USAGE)
 
 
+def _emit(document: dict, kind: str, fmt: str, width: int, output: Path | None, no_redact: bool) -> None:
+    """A command's document, redacted (logscope/core/redact.py says why here), in its format, to stdout or a file."""
+    from logscope.core.redact import KINDS, redact_document
+
+    _write(renderer(fmt, kind)(redact_document(document, KINDS if no_redact else ()), width), output)
+
+
+def _warn_read_limits(inputs: Iterable[tuple[str, str | None]]) -> None:
+    """An input that was not read to its end (path, why) is said on stderr too, not only in the report."""
+    for path, stopped in inputs:
+        if stopped:
+            print(f"logscope: warning: {path}: {stopped}", file=sys.stderr)
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{output}: cannot write: {exc.strerror or exc}")
+
+
+def render(report: dict, fmt: Format, width: int = 0) -> str:  # type: ignore[valid-type]
+    return renderer(fmt.value)(report, width)
+
+
+def _dirs(paths: list[Path] | None) -> list[str]:
+    return [str(p) for p in paths or []]
+
+
 @app.command()
 def analyze(
     inputs: list[str] = typer.Argument(..., help="Log files, quoted globs, directories, .gz files, or - for stdin."),
@@ -85,55 +117,16 @@ def analyze(
     no_redact: bool = NO_REDACT,
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
-    from logscope.pipeline.analyze import analyze_sources
-    from logscope.pipeline.ingest.ingest import expand_inputs
+    from logscope.pipeline.analyze import analyze_inputs
 
     try:
-        from logscope.pipeline.sizing.calibration import load_calibration
-
-        calib = load_calibration(calibration) if calibration is not None else None
-        sources = expand_inputs(inputs)
-        report = analyze_sources(sources, [str(r) for r in rules or []], _read_model_config(model_config), calib)
+        report = analyze_inputs(inputs, _dirs(rules), model_config, calibration)
     except LogscopeError as exc:
         _fail(str(exc))
         return
     _warn_read_limits((i["path"], i.get("stopped")) for i in report["inputs"])
-    _write(render(_redacted(report, no_redact), fmt, width), output)
+    _emit(report, "report", fmt.value, width, output, no_redact)
     raise typer.Exit(EXIT_FINDINGS if _fails(report["findings"]) else EXIT_OK)
-
-
-def _redacted(document: dict, no_redact: bool) -> dict:
-    """Every command's document passes here on its way to a format (logscope/core/redact.py says why there)."""
-    from logscope.core.redact import KINDS, redact_document
-
-    return redact_document(document, KINDS if no_redact else ())
-
-
-def _warn_read_limits(inputs: Iterable[tuple[str, str | None]]) -> None:
-    """An input that was not read to its end (path, why) is said on stderr too, not only in the report."""
-    for path, stopped in inputs:
-        if stopped:
-            print(f"logscope: warning: {path}: {stopped}", file=sys.stderr)
-
-
-def _read_model_config(path: Path | None) -> dict | None:
-    if path is None:
-        return None
-    import json  # only with --model-config: --help and a plain analysis do not pay for it
-
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LogscopeError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise LogscopeError(f"{path}: not a JSON model config ({exc})") from None
-    if not isinstance(data, dict):
-        raise LogscopeError(f"{path}: a model config.json is a JSON object")
-    return data
-
-
-def render(report: dict, fmt: Format, width: int = 0) -> str:  # type: ignore[valid-type]
-    return renderer(fmt.value)(report, width)
 
 
 @app.command()
@@ -165,49 +158,16 @@ def probe(
     long_running()  # child processes and minutes of GPU work: the collector and the normal exit (entry.py)
     import shlex
 
-    from logscope.pipeline.sizing.calibration import dump_calibration
-    from logscope.probe.launcher import merge_calibrations
-    from logscope.probe.launcher import probe as run_probe
-    from logscope.probe.stages import NCCL_ENVIRONMENTS
+    from logscope.probe.command import calibrate
 
-    if nccl_env not in NCCL_ENVIRONMENTS:
-        _fail(f"--nccl-env {nccl_env}: expected one of {', '.join(NCCL_ENVIRONMENTS)}")
-        return
     command = shlex.join(["logscope", "probe", *sys.argv[2:]])
-    names = list(NCCL_ENVIRONMENTS) if env_matrix else [nccl_env]
     try:
-        runs = {
-            name: run_probe(
-                world_size,
-                [g for g in groups.split(",") if g],
-                stage_timeout,
-                symm_mib,
-                dumps if index == 0 else None,
-                command,
-                NCCL_ENVIRONMENTS[name],
-            )
-            for index, name in enumerate(names)
-        }
+        result = calibrate(world_size, groups, stage_timeout, symm_mib, dumps, nccl_env, env_matrix, out, command)
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    document = merge_calibrations(runs) if env_matrix else runs[nccl_env]
-    try:
-        out.write_text(dump_calibration(document), encoding="utf-8")
-    except OSError as exc:
-        _fail(f"{out}: cannot write: {exc.strerror or exc}")
-    for entry in document["mechanisms"]:
-        under = " ".join(
-            f"{k}={v}" for k, v in entry.get("environment", {}).items() if k.startswith("NCCL_") and k != "NCCL_NVLS_ENABLE"
-        )
-        print(
-            f"{entry['stage']:26} {entry['group']:8} size {entry['group_size']:<3} {entry['mib']:9.2f} MiB "
-            f"({entry['outside_allocator_mib']:.2f} outside the allocator){'  ' + under if under else ''}"
-        )
-    for entry in document["skipped"]:
-        print(f"{entry['stage']:26} not measured: {entry['reason']}")
-    print(f"calibration written to {out}")
-    raise typer.Exit(EXIT_OK if document["mechanisms"] else EXIT_FINDINGS)
+    print("\n".join(result.summary))
+    raise typer.Exit(EXIT_OK if result.document["mechanisms"] else EXIT_FINDINGS)
 
 
 @app.command()
@@ -229,48 +189,15 @@ def triage(
     no_redact: bool = NO_REDACT,
 ) -> None:
     """Triage a GitHub issue: find every log, dump and command in it, analyse them, and write one comment."""
-    from logscope.core.redact import KINDS
-    from logscope.triage.run import triage_text
+    from logscope.triage.run import triage_issue
 
-    skip = [k.strip() for k in keep.split(",") if k.strip()]
-    unknown = sorted(set(skip) - set(KINDS))
-    if unknown:
-        _fail(f"--keep: unknown kinds {', '.join(unknown)} (known: {', '.join(KINDS)})")
     try:
-        text = _read_issue(issue)
-        document = triage_text(
-            text, "<stdin>" if issue == "-" else issue, KINDS if no_redact else skip, [str(r) for r in rules or []]
-        )
+        document = triage_issue(issue, [k.strip() for k in keep.split(",") if k.strip()], no_redact, _dirs(rules))
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _write(render(document, fmt, width), output)
+    _write(render(document, fmt, width), output)  # triage redacts its document itself (the bot posts it)
     raise typer.Exit(EXIT_FINDINGS if _fails(document["findings"]) else EXIT_OK)
-
-
-def _read_issue(issue: str) -> str:
-    """The issue's text, read whole (it is split into blocks) but never more than limits.ISSUE_CAP bytes."""
-    from logscope.core.limits import ISSUE_CAP, size
-    from logscope.pipeline.ingest.decoding import decode_text
-    from logscope.pipeline.ingest.ingest import stdin_stream
-
-    name = "<stdin>" if issue == "-" else issue
-    try:
-        if issue == "-":
-            raw = stdin_stream().read(ISSUE_CAP + 1)
-        else:
-            with open(issue, "rb") as handle:
-                raw = handle.read(ISSUE_CAP + 1)
-    except IsADirectoryError:
-        raise InputError(f"{issue}: is a directory (triage reads one issue)") from None
-    except OSError as exc:
-        raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > ISSUE_CAP:
-        raise InputError(
-            f"{name}: larger than {size(ISSUE_CAP)}; triage reads one issue thread (GitHub caps a body "
-            f"or a comment at 65536 characters): give the logs to logscope analyze instead"
-        )
-    return decode_text(name, raw)
 
 
 CompareFormat = Enum("CompareFormat", {name: name for name in COMPARE_FORMATS}, type=str)  # type: ignore[misc]
@@ -292,22 +219,15 @@ def diff(
 ) -> None:
     """Compare two launches: what changed (versions, settings, free memory by phase, ledgers, cells), and why
     the KV cache capacity changed, split into budget and bytes per token."""
-    from logscope.compare.diff import diff as build_diff
-    from logscope.compare.diff import side
-    from logscope.compare.document import diff_document
-    from logscope.compare.load import load, split_spec
+    from logscope.compare.commands import diff_runs
 
-    if all("-" in split_spec(spec)[0] for spec in (a, b)):
-        _fail("-: stdin is named for both runs (it can be read only once)")
     try:
-        config = _read_model_config(model_config)
-        loaded = [load(spec, config) for spec in (a, b)]
-        sides = [side(spec, analysis, launch, config) for spec, (analysis, launch) in zip((a, b), loaded)]
+        result = diff_runs(a, b, model_config)
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _warn_read_limits((i.path, i.stopped) for analysis, _launch in loaded for i in analysis.inputs)
-    _write(renderer(fmt.value, "diff")(_redacted(diff_document(build_diff(*sides)), no_redact), width), output)
+    _warn_read_limits(result.stopped)
+    _emit(result.document, "diff", fmt.value, width, output, no_redact)
     raise typer.Exit(EXIT_OK)
 
 
@@ -335,11 +255,8 @@ def plan(
 ) -> None:
     """Project a setting not yet run from a real run: per rank, the KV budget, KV tokens, max_running_requests
     and the margin left for lazily created buffers. Exit 1 when a rank's margin is negative."""
-    from logscope.compare.document import plan_document
-    from logscope.compare.load import load
+    from logscope.compare.commands import plan_run
     from logscope.compare.plan import Setting
-    from logscope.compare.plan import plan as build_plan
-    from logscope.pipeline.sizing.kv_sizing import kv_sizing
 
     setting = Setting(
         tp=tp,
@@ -357,28 +274,13 @@ def plan(
         context_length=context_length,
     )
     try:
-        config = _read_model_config(model_config)
-        analysis, launch = load(run, config)
-        totals = [g["memory_total_mib"] for g in analysis.join.gpus if g.get("memory_total_mib")]
-        sizing = analysis.kv_sizing.get(launch.id) or kv_sizing(launch, config)  # the pipeline's KV sizing stage
-        result = build_plan(run, launch, sizing, setting, config, min(totals) if totals else None)
+        result = plan_run(run, setting, model_config)
     except LogscopeError as exc:
         _fail(str(exc))
         return
-    _warn_read_limits((i.path, i.stopped) for i in analysis.inputs)
-    _write(renderer(fmt.value, "plan")(_redacted(plan_document(result), no_redact), width), output)
-    risky = any(r.margin_gib is not None and r.margin_gib < 0 for r in result.ranks)
-    raise typer.Exit(EXIT_FINDINGS if risky else EXIT_OK)
-
-
-def _write(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        _fail(f"{output}: cannot write: {exc.strerror or exc}")
+    _warn_read_limits(result.stopped)
+    _emit(result.document, "plan", fmt.value, width, output, no_redact)
+    raise typer.Exit(EXIT_FINDINGS if result.risky else EXIT_OK)
 
 
 @app.command("run", context_settings={"allow_interspersed_args": False})
@@ -462,45 +364,43 @@ def literals() -> None:
     sys.stdout.write("\n".join(all_literals()) + "\n")
 
 
-def _case_summary(failures: list[str], total: int) -> None:
+def _print_lines(produce: Callable[[], list[str] | str]) -> None:
+    """A listing or a generated reference on stdout; a bad rule, signature or case file is one line, exit 2."""
+    try:
+        out = produce()
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    sys.stdout.write(out + "\n" if isinstance(out, str) else "".join(line + "\n" for line in out))
+
+
+def _case_summary(run: Callable[[], tuple[list[str], int]]) -> None:
     """The failed cases, the count line, and exit 1 when one failed (rules test, signatures test)."""
+    try:
+        failures, total = run()
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
     for failure in failures:
         print(failure)
     print(f"{total - len(failures)} passed, {len(failures)} failed")
     raise typer.Exit(EXIT_FINDINGS if failures else EXIT_OK)
 
 
-def _print_doc(render: Callable[[], str]) -> None:
-    """A generated reference (rules docs, signatures docs) on stdout; a bad rule or case file is one line."""
-    try:
-        sys.stdout.write(render() + "\n")
-    except LogscopeError as exc:
-        _fail(str(exc))
-
-
 @rules_app.command("list")
 def rules_list(rules: list[Path] | None = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
     """List the rules: id, severity, title."""
-    from logscope.pipeline.rule_engine.loader import load_rules
+    from logscope.tooling.listing import rule_lines
 
-    try:
-        for rule in load_rules([str(r) for r in rules or []]):
-            print(f"{rule.id:<32} {rule.severity:<8} {rule.title}")
-    except LogscopeError as exc:
-        _fail(str(exc))
+    _print_lines(lambda: rule_lines(_dirs(rules)))
 
 
 @rules_app.command("check")
 def rules_check(rules: list[Path] | None = typer.Option(None, "--rules", help="Extra rules folder.")) -> None:
     """Validate every rule file (schema and condition syntax); errors carry file:line:col."""
-    from logscope.pipeline.rule_engine.loader import load_rules
+    from logscope.tooling.listing import rules_checked
 
-    try:
-        loaded = load_rules([str(r) for r in rules or []])
-    except LogscopeError as exc:
-        _fail(str(exc))
-        return
-    print(f"{len(loaded)} rules OK")
+    _print_lines(lambda: rules_checked(_dirs(rules)))
 
 
 @rules_app.command("test")
@@ -508,12 +408,7 @@ def rules_test(rules: list[Path] | None = typer.Option(None, "--rules", help="Ex
     """Run every rule's <id>.cases.yaml and report the cases that fail."""
     from logscope.tooling.rule_cases import run_all_cases
 
-    try:
-        failures, total = run_all_cases([str(r) for r in rules or []])
-    except LogscopeError as exc:
-        _fail(str(exc))
-        return
-    _case_summary(failures, total)
+    _case_summary(lambda: run_all_cases(_dirs(rules)))
 
 
 @rules_app.command("docs")
@@ -521,22 +416,15 @@ def rules_docs() -> None:
     """Print the rule reference (docs/rules.md) rendered from the rule and case files."""
     from logscope.tooling.rule_docs import render_rules_doc
 
-    _print_doc(render_rules_doc)
+    _print_lines(render_rules_doc)
 
 
 @signatures_app.command("list")
 def signatures_list() -> None:
     """One line per signature: id, evidence kind, finding, phase, pattern."""
-    from logscope.pipeline.parse.signatures.loader import load_signatures
-    from logscope.pipeline.rule_engine.loader import load_rules
+    from logscope.tooling.listing import signature_lines
 
-    try:
-        signatures = load_signatures(finding_ids={r.id for r in load_rules()} | {"capture-oom"})
-    except LogscopeError as exc:
-        _fail(str(exc))
-    for sig in signatures.signatures:
-        sys.stdout.write(f"{sig.id:32} {sig.on:12} {sig.finding or '-':20} {sig.phase or '-':16} {sig.pattern.source}\n")
-    sys.stdout.write(f"{len(signatures.signatures)} signatures\n")
+    _print_lines(signature_lines)
 
 
 @signatures_app.command("test")
@@ -544,11 +432,7 @@ def signatures_test() -> None:
     """Run every rules/signatures/*.cases.yaml case; exit 1 when one fails."""
     from logscope.tooling.signature_cases import run_signature_cases
 
-    try:
-        failures, total = run_signature_cases()
-    except LogscopeError as exc:
-        _fail(str(exc))
-    _case_summary(failures, total)
+    _case_summary(run_signature_cases)
 
 
 @signatures_app.command("docs")
@@ -556,7 +440,7 @@ def signatures_docs() -> None:
     """Print the signature reference (docs/signatures.md)."""
     from logscope.tooling.signature_docs import render_signatures_doc
 
-    _print_doc(render_signatures_doc)
+    _print_lines(render_signatures_doc)
 
 
 # the budget of one analysis, for `serve` and `bot serve` alike (logscope/paste/budget.py)

@@ -131,7 +131,7 @@ def test_gzip_on_stdin_is_streamed():
     assert proc.returncode == 2 and "<stdin>: corrupt or truncated compressed data" in proc.stderr.decode()
 
 
-def test_help_pays_for_no_parser_and_no_dataframe():
+def test_help_imports_no_parser_renderer_or_polars():
     """`--help` imports neither polars nor lark nor a renderer (they load when a command needs them)."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "logscope", "--help"], capture_output=True, cwd=ROOT, timeout=60

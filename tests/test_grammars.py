@@ -53,19 +53,19 @@ def test_every_prefix_variant():
     }
     for line, label in cases.items():
         prefix, kind, data = parse_line(line)
-        assert prefix["rank"].label == label and kind == "pool_end" and data["avail_gib"] == 1.0
+        assert prefix["rank"].label == label and kind == "memory_pool_end" and data["avail_gib"] == 1.0
     prefix, kind, _ = parse_line("[2025-03-09 14:40:46] The server is fired up and ready to roll!")
-    assert prefix["rank"] is None and kind == "ready"
+    assert prefix["rank"] is None and kind == "server_ready"
 
 
 def test_older_and_rarer_variants():
     prefix, kind, data = parse_line("[gpu=0] KV Cache is allocated. K size: 0.21 GB, V size: 0.21 GB.")
-    assert prefix["rank"].label == "gpu0" and kind == "kv_alloc" and data["kv_gib"] == 0.42 and "tokens" not in data
+    assert prefix["rank"].label == "gpu0" and kind == "kv_cache_allocated" and data["kv_gib"] == 0.42 and "tokens" not in data
     _, kind, data = parse_line(
         "[2024-09-01 10:00:00 TP0] max_total_num_tokens=350257, max_prefill_tokens=16384, "
         "max_running_requests=4096, context_len=131072"
     )
-    assert kind == "sched_summary" and data["tokens"] == 350257 and "avail_gib" not in data
+    assert kind == "scheduler_summary" and data["tokens"] == 350257 and "avail_gib" not in data
     assert "context_len" not in data  # a bare integer ending the line may have been cut
     assert parse_line("[2024-09-01 10:00:00 TP0] max_total_num_tokens=35") is None
     _, kind, data = parse_line(

@@ -213,7 +213,10 @@ def _unexpected(rank: dict, title: str) -> bool:
     if (reading.get("drop_gib") or 0) <= 0.5:
         return False
     low = phases.order_of(reading["drop_since"])
-    return not any(p.ledger and p.ledger.item in EXPECTED_DROPS and low < p.order <= phase.order for p in phases.PHASES)
+    return not any(
+        p.ledger and p.ledger.item in EXPECTED_DROPS and low < phases.order_of(p.id) <= phases.order_of(phase.id)
+        for p in phases.PHASES
+    )
 
 
 @pytest.mark.parametrize("case", STACK_CASES, ids=lambda c: Path(c).stem)

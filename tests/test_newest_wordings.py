@@ -12,9 +12,9 @@ P = "[2026-10-20 09:00:03 TP0] "
 
 CASES = [
     # distributed/bootstrap.py, 0.5.21+
-    (P + "Init parallel begin.", "init_begin", {}),
+    (P + "Init parallel begin.", "init_distributed_begin", {}),
     (P + "Init parallel ends. elapsed=2.31 s", "init_parallel_end", {"elapsed_s": 2.31}),
-    (P + "Memory baseline taken. mem usage=1.53 GB", "memory_baseline", {"usage_gib": 1.53}),
+    (P + "Memory baseline taken. mem usage=1.53 GB", "init_distributed_end", {"usage_gib": 1.53}),
     # cuda_graph_setup.py capture_decode_graph, 0.5.16+: bs list before elapsed
     (
         P + "Capture target decode CUDA graph end. bs=[1, 2, 4], elapsed=18.00 s, mem usage=1.40 GB, avail mem=13.20 GB.",
@@ -29,7 +29,7 @@ CASES = [
     # memory_pool.py _finalize_allocation_log: "{allocation_label} KV Cache is allocated. ..."
     (
         P + "MiniMax MSA-v1 main NVFP4 KV Cache is allocated. dtype: torch.bfloat16, #tokens: 4096, KV size: 1.25 GB",
-        "kv_alloc",
+        "kv_cache_allocated",
         {"pool_label": "MiniMax MSA-v1 main NVFP4", "tokens": 4096, "kv_gib": 1.25},
     ),
     # pool_configurator.py DSV4PoolConfigurator, 0.5.21+; the bare integer that ends the line is kept apart

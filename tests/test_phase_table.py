@@ -4,7 +4,7 @@ JSON, the text and the Markdown report without touching a renderer."""
 from __future__ import annotations
 
 from logscope.cli import Format, render
-from logscope.core import phases
+from logscope.core import kinds, phases
 from logscope.report.formats import RENDERERS
 from tests.helpers import analyze_text
 
@@ -17,7 +17,7 @@ LOG = """\
 
 
 def test_a_phase_added_to_the_table_shows_in_every_format(monkeypatch):
-    row = phases.Phase("lm_head_warmup", 1, column=phases.Column("LM-head warmup s", "elapsed_s"))
+    row = phases.Phase("lm_head_warmup", same_point=True, column=phases.Column("LM-head warmup s", "elapsed_s"))
     monkeypatch.setattr(phases, "PHASES", (*phases.PHASES[:3], row, *phases.PHASES[3:]))
     report = analyze_text(LOG)
     (rank,) = report["launches"][0]["ranks"]
@@ -43,13 +43,14 @@ def test_without_the_row_it_is_no_phase():
 def test_the_table_is_well_formed():
     ids = [p.id for p in phases.PHASES]
     assert len(ids) == len(set(ids))
-    assert [p.order for p in phases.PHASES] == sorted(p.order for p in phases.PHASES)
+    orders = [phases.order_of(i) for i in ids]  # non-decreasing, one step at each row not at the same point
+    assert orders == [sum(not p.same_point for p in phases.PHASES[: n + 1]) - 1 for n in range(len(ids))]
+    assert orders == sorted(orders)
     for phase in phases.PHASES:
         if phase.gantt is not None:
-            assert phase.gantt[1] in ids and phases.order_of(phase.gantt[1]) < phase.order
+            assert phase.gantt[1] in ids and phases.order_of(phase.gantt[1]) < phases.order_of(phase.id)
     # the stage in progress after each line follows SGLang's fixed order as the phases do
-    stages = ("init_distributed", "load_weight", "memory_pool", "capture", "warmup", "serving")
-    after = [stages.index(p.after) for p in phases.PHASES]
+    after = [phases.STAGES.index(p.after) for p in phases.PHASES]
     assert after == sorted(after)
     # both ledger chains (KV pool sized before or after the graphs) link the same readings, each item once
     for post_capture in (False, True):
@@ -61,3 +62,19 @@ def test_the_table_is_well_formed():
 
 def test_every_format_choice_has_a_renderer():
     assert {f.value for f in Format} == set(RENDERERS)
+
+
+def test_a_phase_inserted_between_two_gets_an_order_between_theirs(monkeypatch):
+    load_end = [p.id for p in phases.PHASES].index(kinds.LOAD_WEIGHT_END)
+    row = phases.Phase("inserted_phase", after="memory_pool")
+    before = {p.id: phases.order_of(p.id) for p in phases.PHASES}
+    monkeypatch.setattr(phases, "PHASES", (*phases.PHASES[: load_end + 1], row, *phases.PHASES[load_end + 1 :]))
+    assert phases.order_of(kinds.LOAD_WEIGHT_END) < phases.order_of("inserted_phase") < phases.order_of(kinds.KV_CACHE_ALLOCATED)
+    after = {p.id: phases.order_of(p.id) for p in phases.PHASES if p.id != "inserted_phase"}
+    moved = {i for i in before if after[i] != before[i]}
+    assert moved == {i for i in before if before[i] > before[kinds.LOAD_WEIGHT_END]}  # only the later ones move on
+    assert all(after[i] == before[i] + 1 for i in moved)
+    # a row at the same point as the one above shares its order
+    same = phases.Phase("inserted_reading", same_point=True)
+    monkeypatch.setattr(phases, "PHASES", (*phases.PHASES[:1], same, *phases.PHASES[1:]))
+    assert phases.order_of("inserted_reading") == phases.order_of(kinds.INIT_DISTRIBUTED_BEGIN)

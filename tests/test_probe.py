@@ -1,6 +1,6 @@
 """`logscope probe` on the CPU: the stage arithmetic and calibration file rebuilt from the readings recorded on
 the H200 (fixtures/calibration), the refusals, the child processes' environment, the watchdog, and how
-`analyze --calibration` uses a calibration. The GPU run itself is by hand (README)."""
+`analyze --calibration` uses a calibration. The GPU run itself is by hand (docs/probe.md)."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.core import kinds
 from logscope.pipeline.parse.parsers.npu_smi import read_npu_line
 from logscope.pipeline.parse.parsers.other_lines import parse_launch_command
 from logscope.pipeline.parse.parsers.registry import _flag_list, _launch_command
@@ -33,7 +34,7 @@ LOAD_END = [
 @pytest.mark.parametrize(("line", "avail", "usage", "fields"), LOAD_END)
 def test_load_weight_end_in_general_form(line, avail, usage, fields):
     _, kind, data = parse_line(line)
-    assert kind == "load_end" and data["avail_gib"] == avail and data.get("usage_gib") == usage
+    assert kind == kinds.LOAD_WEIGHT_END and data["avail_gib"] == avail and data.get("usage_gib") == usage
     assert {k: data[k] for k in fields} == fields
 
 

@@ -1,4 +1,4 @@
-"""The README's "How to add ..." recipes, followed literally on a copy of the tree: each step edits the file the
+"""CONTRIBUTING.md's "How to add ..." recipes, followed literally on a copy of the tree: each step edits the file the
 recipe names, and the result is checked through the CLI (and the catalogue tests run on the copy)."""
 
 from __future__ import annotations
@@ -74,11 +74,12 @@ def tree_with_a_new_phase(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "    def made_up_phase(self, items: list[Token]) -> tuple:\n"
         '        return kinds.MADE_UP_PHASE, {"avail_gib": _f(items[0])}\n\n',
     )
-    # 4. logscope/core/phases.py: its row (order, the stage after it, a timeline column)
+    # 4. logscope/core/phases.py: its row where SGLang prints it (its place is its order), the stage after it, a
+    # timeline column
     _edit(
         tree / "logscope" / "core" / "phases.py",
         "    Phase(kinds.KV_CACHE_ALLOCATED,",
-        '    Phase(kinds.MADE_UP_PHASE, 3, after="memory_pool", column=Column("made up")),\n',
+        '    Phase(kinds.MADE_UP_PHASE, after="memory_pool", column=Column("made up")),\n',
         before=True,
     )
     (tree / "paste.log").write_text(LOG)
@@ -176,7 +177,7 @@ def tree_with_a_rule_a_signature_and_a_format(tmp_path_factory: pytest.TempPathF
             '  - name: nccl-made-up-error\n    log: "ncclMadeUpError: the proxy thread stopped"\n'
             "    finding: nccl-error\n    signature: nccl-made-up-error\n"
         )
-    # an output format: a module in logscope/report/ and one line in RENDERERS
+    # an output format: a module in logscope/report/ and one line in DOCUMENTS (report/formats.py)
     (tree / "logscope" / "report" / "phases_csv.py").write_text(
         '"""One CSV row per phase reading (the recipe test\'s format)."""\n\n'
         "from __future__ import annotations\n\n"
@@ -224,3 +225,24 @@ def test_a_format_added_by_the_recipe_is_a_cli_choice(tree_with_a_rule_a_signatu
     lines = result.stdout.decode().splitlines()
     assert lines[0] == "launch,rank,phase,avail_gib"
     assert "1,TP0,load_weight_begin,139.22" in lines and "1,TP0,memory_pool_end,40.4" in lines
+
+
+def _pytest(tree: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    return subprocess.run(command, cwd=tree, env=env, capture_output=True, timeout=600)
+
+
+def test_a_format_added_by_the_recipe_passes_the_golden_tests_once_they_are_regenerated(
+    tree_with_a_rule_a_signature_and_a_format: Path,
+):
+    tree = tree_with_a_rule_a_signature_and_a_format
+    pinned = ("tests/test_goldens.py", "-k", "phases_csv or every_document or manifest")
+    before = _pytest(tree, *pinned)
+    assert before.returncode != 0 and "missing golden" in before.stdout.decode(), before.stdout.decode()[-2000:]
+    update = _pytest(tree, "tests/test_goldens.py", "--update-goldens", "-k", "phases_csv")
+    assert update.returncode == 0, update.stdout.decode()[-2000:]
+    after = _pytest(tree, *pinned)
+    assert after.returncode == 0, after.stdout.decode()[-2000:]
+    written = sorted(p.name for p in (tree / "fixtures" / "golden").rglob("*.phases_csv"))
+    assert written and all(name.endswith(".log.phases_csv") for name in written)

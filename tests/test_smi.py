@@ -10,7 +10,7 @@ def test_h200_card_total_and_memory_outside_the_allocator():
     (gpu,) = report["gpus"]
     assert gpu["memory_total_mib"] == 143771 and gpu["driver_reserved_mib"] == 616
     assert gpu["card_total_gib"] == 139.80  # (143771 - 616) MiB, the OOM's "total capacity"
-    # process use 22.23 GiB - allocated 20.19 GiB - reserved-unallocated 18 MiB; the README's stages sum to 2077
+    # process use 22.23 GiB - allocated 20.19 GiB - reserved-unallocated 18 MiB; the probe's stages sum to 2077
     assert abs(gpu["outside_allocator_mib"] - 2077) <= 64
     assert gpu["processes"] == [{"pid": 416, "type": "C", "name": "python3", "used_mib": 22764}]
     assert report["launches"][0]["versions"]["driver"] == "580.159.04"

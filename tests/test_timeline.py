@@ -43,7 +43,7 @@ def test_spread_across_ranks():
     assert [stats[k] for k in ("min_gib", "max_gib", "spread_gib", "spread_pct", "ranks")] == [60.0, 78.0, 18.0, 23.1, 2]
 
 
-# the polars frame this replaced rounded half to even on the scaled value; these are its results
+# half to even on the scaled value
 @pytest.mark.parametrize(
     ("value", "digits", "rounded"),
     [

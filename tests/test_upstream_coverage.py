@@ -64,12 +64,22 @@ def test_rendered_capture_end_line_is_read_as_a_phase():
     assert wording_coverage.read_by(row) == "sglang → capture_end"
 
 
-def test_cells_read_constants_and_env_defaults_per_release():
-    rows = {r["condition"]: r["value"] for r in upstream.constants_named("CustomAllreduce._MAX_CAR_SIZE", "0.5.23")}
+def _constants_named(name: str, version: str) -> list[dict]:
+    return [r for r in upstream.catalog()["constants"] if r["name"] == name and version in upstream.present_in(r)]
+
+
+def _env_default(name: str, version: str) -> dict | None:
+    rows = [r for r in upstream.catalog()["env"] if r["name"] == name and version in upstream.present_in(r)]
+    declared = [r for r in rows if r["declared_by"].startswith("environ.py")]
+    return (declared or rows or [None])[0]
+
+
+def test_the_catalogue_holds_constants_and_env_defaults_per_release():
+    rows = {r["condition"]: r["value"] for r in _constants_named("CustomAllreduce._MAX_CAR_SIZE", "0.5.23")}
     assert rows[""] == 8192 * 1024 and rows["_is_hip"] == 2 * 8192 * 1024
-    assert upstream.constants_named("CustomAllreduce._MAX_CAR_SIZE", "0.3.0") == []  # vLLM's custom AR then
-    deepep = upstream.env_default("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "0.5.23")
+    assert _constants_named("CustomAllreduce._MAX_CAR_SIZE", "0.3.0") == []  # vLLM's custom AR then
+    deepep = _env_default("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "0.5.23")
     assert (deepep["default"], deepep["declared_by"]) == ("128", "environ.py EnvInt")
-    older = upstream.env_default("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "0.4.10.post2")
+    older = _env_default("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "0.4.10.post2")
     assert (older["default"], older["declared_by"]) == ("128", "get_int_env_var")
-    assert upstream.env_default("SGLANG_DISAGG_STAGING_POOL_SIZE_MB", "0.5.23")["default"] == "4096"
+    assert _env_default("SGLANG_DISAGG_STAGING_POOL_SIZE_MB", "0.5.23")["default"] == "4096"

@@ -49,4 +49,4 @@ class Event:
     rank: RankId | None = None
     time: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
-    grammar: str = "sglang"
+    grammar: str = kinds.SGLANG

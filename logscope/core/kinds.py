@@ -10,7 +10,7 @@ in a startup.
 Kind ids and phase ids are written as strings only here (and in data files); code uses the names below,
 whose values are the very same strings, so the JSON output does not change.
 
-Adding a kind (README "How to add ..."): its constant below, its row in CATALOGUE (role, grammar, rules,
+Adding a kind (CONTRIBUTING.md "How to add ..."): its constant below, its row in CATALOGUE (role, grammar, rules,
 literals, a sample line), its rule in the grammar named after the kind id and its transformer method
 returning the constant; a phase also gets its row in phases.py.
 """
@@ -134,6 +134,8 @@ NATIVE_LOG_GRAMMAR: Final = "native_log"
 CHECK_ENV_GRAMMAR: Final = "check_env"
 NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
 MEMORY_LINE_GRAMMAR: Final = "memory_line"
+NVIDIA_SMI_GRAMMAR: Final = "nvidia_smi"  # the dump readers' (table, -q, CSV): a block grammar
+NVIDIA_TOPO_GRAMMAR: Final = "nvidia_topo"
 BLOCK: Final = ""  # read by a block reader (its literals are the reader's), or made by a stage
 
 
@@ -240,7 +242,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         INIT_DISTRIBUTED_BEGIN,
         PHASE,
-        rules=("init_begin",),
+        rules=("init_distributed_begin",),
         literals=("Init torch distributed", "Init nccl begin", "Init parallel"),
         samples=(
             "[2025-01-01 10:00:00 TP0] Init torch distributed begin.",
@@ -251,7 +253,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         INIT_DISTRIBUTED_END,
         PHASE,
-        rules=("init_end", "memory_baseline"),  # 0.5.21+ prints the reading as "Memory baseline taken"
+        rules=("init_distributed_end", "memory_baseline"),  # 0.5.21+ prints the reading as "Memory baseline taken"
         literals=("Init torch distributed", "Memory baseline taken"),
         samples=(
             "[2025-01-01 10:00:00] Init torch distributed ends. mem usage=0.30 GB",
@@ -268,28 +270,28 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         NCCL_PREWARM,
         PHASE,
-        rules=("nccl_warmup",),
+        rules=("nccl_prewarm",),
         literals=("warmup completed",),
         samples=("[2026-01-01 10:00:02 TP0] NCCL/RCCL warmup completed in 0.512s (tp_size=8, pp_size=1, ep_size=1)",),
     ),
     Kind(
         LOAD_WEIGHT_BEGIN,
         PHASE,
-        rules=("load_begin",),
+        rules=("load_weight_begin",),
         literals=("Load weight begin",),
         samples=("[2025-01-01 10:00:01] Load weight begin. avail mem=130.00 GB",),
     ),
     Kind(
         LOAD_WEIGHT_END,
         PHASE,
-        rules=("load_end",),
+        rules=("load_weight_end",),
         literals=("Load weight end",),
         samples=("[2026-01-01 10:00:10 TP0] Load weight end. type=GptOssForCausalLM, avail mem=60.00 GB, mem usage=18.00 GB.",),
     ),
     Kind(
         KV_CACHE_ALLOCATED,
         PHASE,
-        rules=("kv_alloc",),
+        rules=("kv_cache_allocated",),
         literals=("Cache is allocated",),
         samples=("[2025-10-16 09:06:20 TP5] KV Cache is allocated. #tokens: 1029388, K size: 47.12 GB, V size: 47.12 GB",),
     ),
@@ -307,7 +309,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         MEMORY_POOL_END,
         PHASE,
-        rules=("pool_end",),
+        rules=("memory_pool_end",),
         literals=("Memory pool end",),
         samples=("[2025-11-04 05:27:20 TP0] Memory pool end. avail mem=9.50 GB",),
     ),
@@ -335,7 +337,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         SCHEDULER_SUMMARY,
         PHASE,
-        rules=("sched_summary",),
+        rules=("scheduler_summary",),
         literals=("max_total_num_tokens=",),
         samples=(
             "max_total_num_tokens=2261377, chunked_prefill_size=16384, max_prefill_tokens=16384, "
@@ -345,7 +347,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         SERVER_READY,
         PHASE,
-        rules=("ready",),
+        rules=("server_ready",),
         literals=("fired up and ready",),
         samples=("[2025-10-01 12:01:05] The server is fired up and ready to roll!",),
     ),
@@ -442,7 +444,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         PLATFORM,
         NOTE,
-        rules=("platform_detected",),
+        rules=("platform",),
         literals=("Automatically detected platform",),
         samples=("INFO 01-01 09:59:58 [__init__.py:239] Automatically detected platform cuda.",),
     ),
@@ -644,7 +646,7 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         PROCESS_EXCEPTION,
         FAILURE,
-        rules=("sched_exception",),
+        rules=("process_exception",),
         literals=("hit an exception",),
         samples=("[2025-06-11 14:04:30 TP0] Scheduler hit an exception: Traceback (most recent call last):",),
     ),
@@ -816,16 +818,6 @@ def by_id() -> dict[str, Kind]:
 
 def of_role(role: str) -> frozenset[str]:
     return frozenset(kind.id for kind in CATALOGUE if kind.role == role)
-
-
-def rule_kinds() -> dict[str, str]:
-    """sglang.lark rule → the kind it emits, for rules that emit one kind only (a rule listed by several rows,
-    such as `cuda_failed`, has its transformer method return the kind)."""
-    rows: dict[str, list[str]] = {}
-    for kind in CATALOGUE:
-        for rule in kind.rules:
-            rows.setdefault(rule, []).append(kind.id)
-    return {rule: ids[0] for rule, ids in rows.items() if len(ids) == 1}
 
 
 def line_literals(grammar: str) -> tuple[str, ...]:

@@ -2,12 +2,12 @@
 coverage (expected phases), the ledger (which readings chain into measured items), the timeline columns
 of the text / Markdown / HTML views and the Mermaid gantt.
 
-Adding a phase line: the README recipe ("How to add ..."): its kind in the catalogue (logscope/core/kinds.py), its
+Adding a phase line: the CONTRIBUTING.md recipe ("How to add ..."): its kind in the catalogue (logscope/core/kinds.py), its
 grammar rule and transformer method, one row here, and a fixture or golden that shows it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from logscope.core import kinds
 
@@ -32,43 +32,47 @@ class LedgerLink:
 @dataclass(frozen=True, slots=True)
 class Phase:
     id: str
-    order: int  # position in a startup; equal orders are alternatives at one point
+    _: KW_ONLY  # the rest by name only: a positional second argument (a hand-typed order) is refused
+    # printed at the same point of a startup as the row above it (another wording of that moment, or a reading
+    # taken inside it): the order of a phase is its row's place in PHASES, counting such rows with the one above
+    same_point: bool = False
     expected: bool = False  # a complete startup prints it (coverage lists it as missing otherwise)
     column: Column | None = None
     ledger: LedgerLink | None = None
     gantt: tuple[str, str] | None = None  # (segment title, the phase that starts the segment ending here)
     progress: bool = False  # a progress reading inside another phase (tqdm), not a phase boundary
-    after: str = ""  # the stage in progress once this line is printed (where a later failure happened)
+    after: str = ""  # the stage in progress once this line is printed (where a later failure happened): a STAGES word
 
+
+# The stages of a startup, then serving: a failure is placed in one (a phase line ends one stage and begins the
+# next; a signature's `phase:` and a frame locator name one). A stage is a span, a phase a line that SGLang prints.
+STAGES = ("init_distributed", "load_weight", "memory_pool", "capture", "warmup", "disaggregation", "serving")
 
 PHASES: tuple[Phase, ...] = (
-    Phase(kinds.INIT_DISTRIBUTED_BEGIN, 0, after="init_distributed", expected=True),
+    Phase(kinds.INIT_DISTRIBUTED_BEGIN, after="init_distributed", expected=True),
     Phase(
         kinds.INIT_DISTRIBUTED_END,
-        1,
         after="load_weight",
         expected=True,
         column=Column("init used", "usage_gib"),
         gantt=("init distributed", kinds.INIT_DISTRIBUTED_BEGIN),
     ),
     # 0.5.21+: "Init parallel ends. elapsed=" (no reading); the reading follows as "Memory baseline taken"
-    Phase(kinds.INIT_PARALLEL_END, 1, after="load_weight"),
-    Phase(kinds.NCCL_PREWARM, 1, after="load_weight"),
-    Phase(kinds.LOAD_WEIGHT_BEGIN, 2, after="load_weight", expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
+    Phase(kinds.INIT_PARALLEL_END, same_point=True, after="load_weight"),
+    Phase(kinds.NCCL_PREWARM, same_point=True, after="load_weight"),
+    Phase(kinds.LOAD_WEIGHT_BEGIN, after="load_weight", expected=True, column=Column("load begin"), ledger=LedgerLink(None)),
     Phase(
         kinds.LOAD_WEIGHT_END,
-        3,
         after="memory_pool",
         expected=True,
         column=Column("load end"),
         ledger=LedgerLink("weights"),
         gantt=("load weights", kinds.LOAD_WEIGHT_BEGIN),
     ),
-    Phase(kinds.KV_CACHE_ALLOCATED, 4, after="memory_pool", expected=True, column=Column("KV pool", "kv_gib")),
-    Phase(kinds.OTHER_POOL_ALLOCATED, 4, after="memory_pool"),
+    Phase(kinds.KV_CACHE_ALLOCATED, after="memory_pool", expected=True, column=Column("KV pool", "kv_gib")),
+    Phase(kinds.OTHER_POOL_ALLOCATED, same_point=True, after="memory_pool"),
     Phase(
         kinds.MEMORY_POOL_END,
-        5,
         after="capture",
         expected=True,
         column=Column("pool end"),
@@ -77,39 +81,48 @@ PHASES: tuple[Phase, ...] = (
     ),
     Phase(
         kinds.CAPTURE_BEGIN,
-        6,
         after="capture",
         expected=True,
         column=Column("cap. begin", graph="decode"),
         ledger=LedgerLink("before_capture", "first"),
     ),
-    Phase(kinds.CAPTURE_PROGRESS, 6, after="capture", progress=True),
+    Phase(kinds.CAPTURE_PROGRESS, same_point=True, after="capture", progress=True),
     Phase(
         kinds.CAPTURE_END,
-        7,
         after="warmup",
         expected=True,
         column=Column("cap. end", graph="decode"),
         ledger=LedgerLink("cuda_graphs", "last"),
         gantt=("CUDA graph capture", kinds.CAPTURE_BEGIN),
     ),
-    Phase(kinds.SCHEDULER_SUMMARY, 8, after="warmup", column=Column("summary"), ledger=LedgerLink("after_capture")),
-    Phase(kinds.SERVER_READY, 9, after="serving"),
+    Phase(kinds.SCHEDULER_SUMMARY, after="warmup", column=Column("summary"), ledger=LedgerLink("after_capture")),
+    Phase(kinds.SERVER_READY, after="serving"),
 )
 
-_index: tuple[tuple[Phase, ...], dict[str, Phase]] = ((), {})
+_index: tuple[tuple[Phase, ...], dict[str, Phase], dict[str, int]] = ((), {}, {})
+
+
+def _indexed() -> tuple[tuple[Phase, ...], dict[str, Phase], dict[str, int]]:
+    """The table by phase id and each phase's order (rebuilt when the table changes, as a test that adds a phase
+    does): a new row between two others gets an order between theirs, and the rows after it move on."""
+    global _index
+    if _index[0] is not PHASES:
+        orders: dict[str, int] = {}
+        position = -1
+        for phase in PHASES:
+            position += 0 if phase.same_point and position >= 0 else 1
+            orders[phase.id] = position
+        _index = (PHASES, {phase.id: phase for phase in PHASES}, orders)
+    return _index
 
 
 def by_id() -> dict[str, Phase]:
-    """The table by phase id (rebuilt when the table changes, as a test that adds a phase does)."""
-    global _index
-    if _index[0] is not PHASES:
-        _index = (PHASES, {phase.id: phase for phase in PHASES})
-    return _index[1]
+    return _indexed()[1]
 
 
 def order_of(phase_id: str) -> int:
-    return by_id()[phase_id].order
+    """The phase's position in a startup; phases printed at the same point share one."""
+    return _indexed()[2][phase_id]
 
 
 def is_phase(kind: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from logscope.pipeline.ingest.ingest import Source, scan_sources
@@ -32,6 +33,20 @@ class ReadDeadline:
 
     at: float
     budget_s: float  # the time budget it comes from, as said in the note
+
+
+def analyze_inputs(
+    inputs: list[str], rules_dirs: list[str], model_config: Path | None = None, calibration: Path | None = None
+) -> dict[str, Any]:
+    """`logscope analyze`: the named inputs (files, quoted globs, directories, - for stdin), with the files its
+    options name (a calibration, a model's config.json) read first."""
+    from logscope.pipeline.ingest.ingest import expand_inputs
+    from logscope.pipeline.ingest.model_config import read_model_config
+    from logscope.pipeline.sizing.calibration import load_calibration
+
+    calib = load_calibration(calibration) if calibration is not None else None
+    sources = expand_inputs(inputs)
+    return analyze_sources(sources, rules_dirs, read_model_config(model_config), calib)
 
 
 def analyze_sources(

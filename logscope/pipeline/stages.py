@@ -28,7 +28,7 @@ from logscope.pipeline.sizing.kv_sizing import kv_sizing
 from logscope.report.json import build_document
 
 # what kind of input a source was, by the grammars that read its lines
-_DUMP_GRAMMARS = frozenset({"nvidia_smi", "nvidia_topo", kinds.GPUSTAT_GRAMMAR})
+_DUMP_GRAMMARS = frozenset({kinds.NVIDIA_SMI_GRAMMAR, kinds.NVIDIA_TOPO_GRAMMAR, kinds.GPUSTAT_GRAMMAR})
 _LOG_GRAMMARS = frozenset(
     {
         kinds.SGLANG,

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,16 +47,6 @@ def preflight(nvml: Any, world: int) -> list[str]:
         elif used > BUSY_MIB:
             problems.append(f"GPU {index} has {used:.0f} MiB in use by a process NVML does not show")
     return problems
-
-
-# The variables that change what NCCL and the symmetric-memory pool allocate; the calibration records the
-# values the probe ran under so that a cell can pick the row measured in the input's environment.
-SIZE_ENV_PREFIXES = ("NCCL_", "TORCH_NCCL_", "TORCH_SYMM_MEM_", "NVSHMEM_")
-
-
-def probe_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    recorded = {k: v for k, v in environ.items() if k.startswith(SIZE_ENV_PREFIXES)}
-    return dict(sorted({**recorded, **NVLS_OFF}.items()))
 
 
 def child_command(

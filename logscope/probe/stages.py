@@ -28,7 +28,6 @@ class Stage:
     id: str
     mechanism: str  # the cell or ledger item it calibrates
     timing: str  # eager (at group creation) or lazy (at first use)
-    min_world: int = 1
     what: str = ""
 
 
@@ -49,7 +48,7 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "nccl_split", "nccl_split_communicator", "lazy", what="new_group over the ranks (ncclCommSplit) and its first all_reduce"
     ),
-    Stage("p2p_transport", "nccl_p2p", "lazy", min_world=2, what="first send/recv between rank pairs"),
+    Stage("p2p_transport", "nccl_p2p", "lazy", what="first send/recv between rank pairs"),
     Stage(
         "custom_ar_ipc_buffers",
         "custom_ar_ipc",

@@ -1,4 +1,4 @@
-"""The one serializer: the finished model and the findings → the logscope/1 document (DESIGN.md's JSON
+"""The one serializer: the finished model and the findings → the logscope/1 document (docs/design.md's JSON
 contract), and that document as JSON text. Text, Markdown and later views read the document through the
 view-model; nothing else builds it."""
 

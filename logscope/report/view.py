@@ -116,7 +116,6 @@ class FindingView:
 @dataclass(frozen=True, slots=True)
 class ReportView:
     version: str
-    nothing_recognised: bool
     launches: tuple[LaunchView, ...]
     versions: tuple[tuple[str, str], ...]  # of the inputs, shown when there is no launch
     gpus: tuple[dict[str, Any], ...]
@@ -168,7 +167,6 @@ def build_view(report: dict[str, Any]) -> ReportView:
     cov = report["coverage"]
     return ReportView(
         version=report["logscope_version"],
-        nothing_recognised=cov["recognized_lines"] == 0 and not report["findings"],
         launches=tuple(_launch(launch) for launch in report["launches"] if _has_content(launch)),
         versions=tuple(report["versions"].items()) if not report["launches"] else (),
         gpus=tuple(report["gpus"]),
@@ -494,7 +492,9 @@ def allocates_between(since: str | None, phase_id: str) -> bool:
     if since is None or since not in phases.by_id():
         return False
     low, high = phases.order_of(since), phases.order_of(phase_id)
-    return any(p.ledger is not None and p.ledger.item in EXPECTED_DROPS and low < p.order <= high for p in phases.PHASES)
+    return any(
+        p.ledger is not None and p.ledger.item in EXPECTED_DROPS and low < phases.order_of(p.id) <= high for p in phases.PHASES
+    )
 
 
 def merged_order(orders: list[list[str]]) -> list[str]:

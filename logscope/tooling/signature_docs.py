@@ -17,10 +17,15 @@ def render_signatures_doc() -> str:
         "linear time.",
         "",
     ]
+    files = []
     for path in signature_files():
-        sigs = load_signature_file(path)
         cases_path = path.with_name(f"{path.stem}.cases.yaml")
-        cases = load_signature_cases(cases_path) if cases_path.exists() else []
+        files.append((load_signature_file(path), load_signature_cases(cases_path) if cases_path.exists() else []))
+    out += [
+        f"{sum(len(sigs) for sigs, _ in files)} signatures in {len(files)} files, {sum(len(cases) for _, cases in files)} cases.",
+        "",
+    ]
+    for sigs, cases in files:
         out += [
             f"## {sigs[0].mechanism}",
             "",

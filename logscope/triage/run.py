@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from logscope.core.errors import InputError, LogscopeError
 from logscope.core.redact import KINDS, redact_document
 from logscope.pipeline.analyze import ReadDeadline, analyze_sources
 from logscope.pipeline.ingest.ingest import Source
@@ -45,3 +46,38 @@ def triage_text(
         "redacted": [kind for kind in KINDS if kind not in skipped],
     }
     return redact_document(document, skipped)
+
+
+def triage_issue(issue: str, keep: list[str], no_redact: bool, rules_dirs: list[str]) -> dict[str, Any]:
+    """`logscope triage`: the issue in a file (or `-`, stdin) read whole and triaged; `keep` names the kinds of
+    redaction to leave out (all of them with `no_redact`)."""
+    unknown = sorted(set(keep) - set(KINDS))
+    if unknown:
+        raise LogscopeError(f"--keep: unknown kinds {', '.join(unknown)} (known: {', '.join(KINDS)})")
+    text = read_issue_file(issue)
+    return triage_text(text, "<stdin>" if issue == "-" else issue, KINDS if no_redact else keep, rules_dirs)
+
+
+def read_issue_file(issue: str) -> str:
+    """The issue's text, read whole (it is split into blocks) but never more than limits.ISSUE_CAP bytes."""
+    from logscope.core.limits import ISSUE_CAP, size
+    from logscope.pipeline.ingest.decoding import decode_text
+    from logscope.pipeline.ingest.ingest import stdin_stream
+
+    name = "<stdin>" if issue == "-" else issue
+    try:
+        if issue == "-":
+            raw = stdin_stream().read(ISSUE_CAP + 1)
+        else:
+            with open(issue, "rb") as handle:
+                raw = handle.read(ISSUE_CAP + 1)
+    except IsADirectoryError:
+        raise InputError(f"{issue}: is a directory (triage reads one issue)") from None
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > ISSUE_CAP:
+        raise InputError(
+            f"{name}: larger than {size(ISSUE_CAP)}; triage reads one issue thread (GitHub caps a body "
+            f"or a comment at 65536 characters): give the logs to logscope analyze instead"
+        )
+    return decode_text(name, raw)

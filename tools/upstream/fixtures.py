@@ -21,21 +21,21 @@ _PRINTF = re.compile(r"%([-+ #0]*\d*)(\.\d+)?([sdifr])")
 # (phase, module prefixes, the template must start with one of these, and hold all of these)
 PHASES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
     (
-        "init_begin",
+        "init_distributed_begin",
         ("sglang.srt.model_executor", "sglang.srt.distributed"),
         ("Init torch distributed begin", "Init parallel begin", "Init nccl begin"),
         (),
     ),
     (
-        "init_end",
+        "init_distributed_end",
         ("sglang.srt.model_executor", "sglang.srt.distributed"),
         ("Init torch distributed ends", "Init parallel ends", "Memory baseline taken"),
         (),
     ),
-    ("load_begin", ("sglang.srt.model_executor",), ("Load weight begin",), ("avail mem",)),
-    ("load_end", ("sglang.srt.model_executor",), ("Load weight end",), ("avail mem",)),
-    ("kv", ("sglang.srt.mem_cache",), ("KV Cache is allocated", "{cache_name}"), ("K size",)),
-    ("pool_end", ("sglang.srt.model_executor", "sglang.srt.mem_cache"), ("Memory pool end",), ()),
+    ("load_weight_begin", ("sglang.srt.model_executor",), ("Load weight begin",), ("avail mem",)),
+    ("load_weight_end", ("sglang.srt.model_executor",), ("Load weight end",), ("avail mem",)),
+    ("kv_cache_allocated", ("sglang.srt.mem_cache",), ("KV Cache is allocated", "{cache_name}"), ("K size",)),
+    ("memory_pool_end", ("sglang.srt.model_executor", "sglang.srt.mem_cache"), ("Memory pool end",), ()),
     (
         "capture_begin",
         ("sglang.srt.model_executor",),
@@ -48,8 +48,8 @@ PHASES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...
         ("Capture cuda graph end", "Capture {capture_name}", "Capture {'cpu graph'", "Capture {graph_backend"),
         ("end.",),
     ),
-    ("summary", ("sglang.srt.managers",), ("max_total_num_tokens=",), ()),
-    ("ready", ("sglang.srt",), ("The server is fired up and ready to roll",), ()),
+    ("scheduler_summary", ("sglang.srt.managers",), ("max_total_num_tokens=",), ()),
+    ("server_ready", ("sglang.srt",), ("The server is fired up and ready to roll",), ()),
 )
 # the value a placeholder takes, by the text just before it
 VALUES = (
@@ -77,14 +77,14 @@ VALUES = (
 )
 # values that depend on the phase: (phase, key before the placeholder, value)
 PHASE_VALUES = {
-    ("load_end", "avail mem="): "106.90",
-    ("load_end", "mem usage="): "30.80",
-    ("load_end", "elapsed="): "37.00",
+    ("load_weight_end", "avail mem="): "106.90",
+    ("load_weight_end", "mem usage="): "30.80",
+    ("load_weight_end", "elapsed="): "37.00",
     ("capture_begin", "avail mem="): "14.60",
     ("capture_end", "avail mem="): "13.20",
     ("capture_end", "mem usage="): "1.40",
     ("capture_end", "elapsed="): "18.00",
-    ("init_end", "elapsed="): "2.31",
+    ("init_distributed_end", "elapsed="): "2.31",
 }
 
 
@@ -152,7 +152,7 @@ def log_for(version: str) -> str:
         if phase.startswith("capture"):
             rows = [r for r in rows if "prefill" not in r["function"]] or rows
         newer = [r for r in rows if r["template"].startswith(("Init parallel ends", "Memory baseline"))]
-        if phase == "init_end" and newer:
+        if phase == "init_distributed_end" and newer:
             rows = [
                 next(r for r in newer if r["template"].startswith(head))
                 for head in ("Init parallel ends", "Memory baseline")
@@ -162,8 +162,8 @@ def log_for(version: str) -> str:
             rows = rows[:1]
         for row in rows:
             text = render(row, phase).strip()
-            tags = ("",) if phase == "ready" else (" TP0", " TP1")
-            if phase == "summary":
+            tags = ("",) if phase == "server_ready" else (" TP0", " TP1")
+            if phase == "scheduler_summary":
                 tags = (" TP0",)
             for tag in tags:
                 lines.append(f"[2026-10-20 09:{clock // 60:02d}:{clock % 60:02d}{tag}] {text}")

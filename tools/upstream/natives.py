@@ -24,7 +24,7 @@ PACKAGES: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
     ("nvidia-nvshmem-cu12", None, ("libnvshmem_host.so",)),
     ("nvidia-nvshmem-cu13", None, ("libnvshmem_host.so",)),
 )
-# PyTorch: the CUDA build's wheel already on this machine (a CPU build has no CUDA allocator); see README
+# PyTorch: the CUDA build's wheel already on this machine (a CPU build has no CUDA allocator); see docs/probe.md
 TORCH_WHEELS = ("/opt/pypi-more/files/torch-2.14.1-cp311-cp311-manylinux_2_28_x86_64.whl",)
 TORCH_LIBS = ("libc10_cuda.so",)
 

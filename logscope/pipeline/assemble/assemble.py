@@ -37,7 +37,6 @@ class _SourceAssembler:
         self.source = source
         self.file_rank = _hint_rank(hint)
         self.segments: list[Launch] = [Launch(id=1)]
-        self.untagged: list[Event] = []
 
     @property
     def seg(self) -> Launch:

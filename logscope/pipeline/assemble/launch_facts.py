@@ -1,4 +1,4 @@
-"""Launch config, versions, environment and model, from the events found (DESIGN: sources in order of
+"""Launch config, versions, environment and model, from the events found (docs/design.md: sources in order of
 trust: the server_args dump, the launch command pasted with the log, check_env, then the log lines)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """nvidia-smi dumps joined with the launches: gpus[] (merged by index / bus id, processes attached), the
-card total as DESIGN.md defines it (Total - Reserved, else the OOM's total capacity), memory outside the
+card total as docs/design.md defines it (Total - Reserved, else the OOM's total capacity), memory outside the
 PyTorch allocator from an OOM text, and the assumed rank → GPU mapping."""
 
 from __future__ import annotations

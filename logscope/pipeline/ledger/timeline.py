@@ -4,8 +4,7 @@ One row per phase reading (launch, rank, phase, model, graph, free GiB), in laun
 Derived: each reading's drop from the previous reading of the same rank and model (a measured delta), and per
 phase the min / max / spread across ranks. A few hundred rows even for a gigabyte of log, so plain Python:
 importing a data-frame library cost more than the whole small-paste analysis. Rounding is half to even on the
-scaled value (`round(x * 100, 0) / 100`), the rounding of the polars frame this replaced, so the numbers are
-the same to the last digit.
+scaled value (`round(x * 100, 0) / 100`).
 """
 
 from __future__ import annotations

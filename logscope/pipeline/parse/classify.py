@@ -265,7 +265,7 @@ class SourceClassifier:
             else:
                 self._judge_wording(lineno, text)
             return
-        if tried[0] == "sglang" and self.pending is None:
+        if tried[0] == kinds.SGLANG and self.pending is None:
             self.pending = (lineno, text)
             return
         self.coverage.miss(self.source.name, lineno, "failure" if failure_look else tried[0], text)
@@ -322,16 +322,16 @@ class SourceClassifier:
         self.pending = None
         prefix, kind, data = result
         data["joined_lines"] = [first_line, lineno]
-        self.coverage.recognized["sglang"] += 1
+        self.coverage.recognized[kinds.SGLANG] += 1
         self.recognized_physical.update((first_line, lineno))
-        self._emit(sglang_line.KINDS.get(kind, kind), first_line, first + text, data, prefix, "sglang")
+        self._emit(kind, first_line, first + text, data, prefix, kinds.SGLANG)
         return True
 
     def _flush_pending(self) -> None:
         if self.pending is not None:
             lineno, text = self.pending
             failure_look = "signature" in prefilter.grammars_for(text) and FAILURE_LOOK.search(text) is not None
-            self.coverage.miss(self.source.name, lineno, "failure" if failure_look else "sglang", text)
+            self.coverage.miss(self.source.name, lineno, "failure" if failure_look else kinds.SGLANG, text)
             self.pending = None
 
     # ------------------------------------------------------------------ blocks

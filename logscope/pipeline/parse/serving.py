@@ -1,5 +1,5 @@
 """The serving stage: which lines show that a server was serving (after startup), so that a failure after
-them is a runtime failure, never a startup failure (DESIGN: a crash while serving is no startup failure).
+them is a runtime failure, never a startup failure (docs/design.md: a crash while serving is no startup failure).
 
 Markers: SGLang's ready line (an event of its own, `server_ready`), a served request in the uvicorn access log
 (`"POST /v1/chat/completions HTTP/1.1" 200 OK`), and the scheduler's decode batch line. Not markers: the

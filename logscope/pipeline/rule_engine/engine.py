@@ -42,7 +42,7 @@ def run_rules(analysis: Analysis, extra_dirs: list[str]) -> list[dict[str, Any]]
 
 
 def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[str, Any] | None:
-    env = dict(facts)
+    env = {**facts, **rule.texts, "texts": rule.texts}
     try:
         for name, expr in rule.let:
             env[name] = expr.evaluate(env)

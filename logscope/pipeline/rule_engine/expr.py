@@ -109,6 +109,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "startswith": lambda s, sub: isinstance(s, str) and isinstance(sub, str) and s.startswith(sub),
     "lower": lambda s: s.lower() if isinstance(s, str) else s,
     "exists": lambda x: x is not None,
+    "pick": lambda mapping, key: mapping.get(key) if isinstance(mapping, dict) and isinstance(key, str) else None,
     "coalesce": lambda *xs: next((x for x in xs if x is not None and x != []), None),
     "max2": lambda a, b: max(_values([a, b])) if _values([a, b]) else None,
     "min2": lambda a, b: min(_values([a, b])) if _values([a, b]) else None,

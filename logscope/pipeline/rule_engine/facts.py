@@ -3,7 +3,8 @@
 Launch scope: `launch`, `config`, `config_source`, `env`, `versions`, `model`, `ranks` (each with
 `phase.<id>` = its first target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`,
 `last_reading`, `last_capture`, `ledger.<item>`, `cells`, `gpu`, `card_total_gib`, `eager_comm_gib`,
-`lazy_comm_gib`), `kv` (the KV sizing stage's figures), `deepep_reserve`, `events` (every event of the launch), `errors`,
+`lazy_comm_gib`), `kv` (the KV sizing stage's figures), `deepep_reserve`, `imbalance` (free memory before the
+weights across ranks, SGLang's check, the cause: imbalance.py), `events` (every event of the launch), `errors`,
 `gpus`, `tp_groups`, `failures`, `root_failure`.
 Global scope: `gpus`, `events` (events outside any launch), `all_events`, `launches` (id, ready, sources).
 """
@@ -17,6 +18,7 @@ from logscope.core.events import FAILURE_KINDS, Event
 from logscope.core.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
 from logscope.pipeline.failures import failure_fact, root_of
 from logscope.pipeline.parse.serving import READY_KINDS
+from logscope.pipeline.rule_engine.imbalance import imbalance_fact
 from logscope.pipeline.sizing.cell_rules import release_for
 from logscope.pipeline.sizing.mem_fraction import deepep_reserve_applies, fraction_on_command
 
@@ -113,6 +115,7 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "root_failure": root,
         "kv": analysis.kv_sizing[launch.id].to_json() if launch.id in analysis.kv_sizing else None,
         "deepep_reserve": _deepep_reserve(launch),
+        "imbalance": imbalance_fact(events, failure_list, ranks, analysis.join.gpus, launch.config).to_fact(),
     }
 
 
@@ -122,16 +125,31 @@ def _deepep_reserve(launch: Launch) -> dict[str, Any]:
     release = release_for(launch.versions.get("sglang"))
     applies, why = deepep_reserve_applies(launch.config, release)
     on_command = fraction_on_command(launch)
+    in_release = release.value("deepep", "reserve_mib") is not None
     return {
         "release": release.version,
         "version_known": release.known,
-        "in_release": release.value("deepep", "reserve_mib") is not None,
+        "in_release": in_release,
         "gib": (release.value("deepep", "reserve_mib") or 0) / 1024,
         "applies_if_automatic": applies,
         "why": why,
         "fraction_on_command": on_command,
         "default_tokens": release.value("deepep", "num_max_dispatch_tokens_per_rank"),
+        "status": _reserve_status(in_release, applies, on_command, launch.config.get("mem_fraction_static") is not None),
     }
+
+
+def _reserve_status(in_release: bool, applies: bool, on_command: bool, fraction_shown: bool) -> str:
+    """What the input shows about the DeepEP reserve: the release has none, its rule does not hold it for this
+    launch, --mem-fraction-static on the command turned the automatic rule off, or the dump's resolved fraction
+    hides whether it was in it ("" when the fraction is not in the input at all)."""
+    if not in_release:
+        return "not_in_release"
+    if not applies:
+        return "does_not_apply"
+    if on_command:
+        return "given_on_command"
+    return "not_shown" if fraction_shown else ""
 
 
 def global_facts(analysis: Analysis) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from logscope.pipeline.rule_engine.expr import Expr
 SEVERITIES = ("error", "warning", "info")
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _REQUIRED = ("id", "title", "severity", "when", "message", "hint", "why")
-_OPTIONAL = ("escalate", "scope", "let", "ranks", "evidence", "references", "cells", "false_positives")
+_OPTIONAL = ("escalate", "scope", "texts", "let", "ranks", "evidence", "references", "cells", "false_positives")
 _LET_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 MAX_RULE_BYTES = 64 * 1024
 
@@ -36,6 +36,7 @@ class Rule:
     path: str
     scope: str = "launch"
     escalate: dict[str, Expr] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)  # named prose the lets and templates use, as written
     let: list[tuple[str, Expr]] = field(default_factory=list)
     ranks: Expr | None = None
     evidence: Expr | None = None
@@ -120,6 +121,16 @@ def load_rule_file(path: Path) -> Rule:
         path=name,
         scope=scope,
     )
+    if "texts" in nodes:
+        texts = data["texts"]
+        if not isinstance(texts, dict) or not all(isinstance(v, str) and v.strip() for v in texts.values()):
+            line, col = _mark(nodes["texts"])
+            raise RuleError(f"{name}:{line}:{col}: texts: expected a mapping of name: text")
+        for key_node, _value in nodes["texts"].value:
+            if not _LET_NAME.match(key_node.value):
+                line, col = _mark(key_node)
+                raise RuleError(f"{name}:{line}:{col}: texts: {key_node.value!r} is not a valid name")
+        rule.texts = dict(texts)
     if "let" in nodes:
         if not isinstance(nodes["let"], yaml.MappingNode):
             line, col = _mark(nodes["let"])
@@ -156,7 +167,7 @@ _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)(?::[^{}]*)?\}")
 
 
 def _check_template(rule: Rule, name: str, nodes: dict[str, yaml.Node]) -> None:
-    known = {n for n, _ in rule.let} | {"launch", "ranks_list", "n_ranks"}
+    known = {n for n, _ in rule.let} | set(rule.texts) | {"launch", "ranks_list", "n_ranks"}
     for key in ("message", "hint"):
         for placeholder in _PLACEHOLDER.findall(getattr(rule, key)):
             if placeholder not in known:

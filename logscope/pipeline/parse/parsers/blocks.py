@@ -54,9 +54,7 @@ class TracebackReader(BlockReader):
                 prefix, kind, data = parsed
                 if prefix:
                     self.rank, self.time = prefix.get("rank"), prefix.get("time")
-                self.events.append(
-                    Event(sglang_line.KINDS.get(kind, kind), self.source, lineno, text.strip(), self.rank, self.time, data)
-                )
+                self.events.append(Event(kind, self.source, lineno, text.strip(), self.rank, self.time, data))
         self.feed_frame(lineno, text)
         return self
 
@@ -104,7 +102,7 @@ class TracebackReader(BlockReader):
             data["exception"] = m.group(1) if m else None
             if "Capture cuda graph failed" in text:
                 data["context"] = "capture_failed"
-            return Event(kinds.OOM, self.source, lineno, text.strip()[:300], self.rank, self.time, data, "torch_oom")
+            return Event(kinds.OOM, self.source, lineno, text.strip()[:300], self.rank, self.time, data, kinds.TORCH_OOM_GRAMMAR)
         parsed = sglang_line.parse_line(text)
         if parsed is not None:
             _, kind, data = parsed
@@ -217,7 +215,7 @@ class CheckEnvReader(BlockReader):
                         None,
                         None,
                         topology,
-                        "nvidia_topo",
+                        kinds.NVIDIA_TOPO_GRAMMAR,
                     )
                 )
         return events

@@ -149,13 +149,13 @@ _TRANSFORMER = _SmiTransformer()
 def read_smi_line(text: str) -> SmiLine | None:
     """One dump line through grammars/nvidia_smi.lark, or None when it is none of its line kinds."""
     try:
-        return _TRANSFORMER.transform(parse("nvidia_smi", text.strip()))
+        return _TRANSFORMER.transform(parse(kinds.NVIDIA_SMI_GRAMMAR, text.strip()))
     except LarkError:
         return None
 
 
 class SmiTableReader(BlockReader):
-    grammar = "nvidia_smi"
+    grammar = kinds.NVIDIA_SMI_GRAMMAR
     literals: ClassVar[tuple[str, ...]] = ("NVIDIA-SMI", "MIG devices")
 
     def starts(self, text: str) -> bool:
@@ -199,7 +199,7 @@ class SmiTableReader(BlockReader):
         return True
 
     def _emit(self, kind: str, line: int, text: str, data: dict[str, Any]) -> None:
-        self.events.append(Event(kind, self.source, line, text[:300], None, None, data, "nvidia_smi"))
+        self.events.append(Event(kind, self.source, line, text[:300], None, None, data, kinds.NVIDIA_SMI_GRAMMAR))
 
     def close(self) -> list[Event]:
         if self.pending_gpu is not None:  # a table cut after the GPU's first row still names the GPU
@@ -254,7 +254,7 @@ class NvitopReader(SmiTableReader):
 class SmiQueryReader(BlockReader):
     """`nvidia-smi -q`: sections by indentation; FB memory, processes and the driver/CUDA versions."""
 
-    grammar = "nvidia_smi"
+    grammar = kinds.NVIDIA_SMI_GRAMMAR
     literals = ("NVSMI LOG",)
 
     def starts(self, text: str) -> bool:
@@ -379,7 +379,9 @@ class SmiQueryReader(BlockReader):
         if self.gpu is not None:
             line = self.gpu.pop("line")
             self.events.append(
-                Event(kinds.SMI_GPU, self.source, line, f"GPU {self.gpu['bus_id']}", None, None, self.gpu, "nvidia_smi")
+                Event(
+                    kinds.SMI_GPU, self.source, line, f"GPU {self.gpu['bus_id']}", None, None, self.gpu, kinds.NVIDIA_SMI_GRAMMAR
+                )
             )
             self.gpu = None
             self.process = None
@@ -388,7 +390,17 @@ class SmiQueryReader(BlockReader):
         self._finish_gpu()
         if self.versions:
             self.events.insert(
-                0, Event(kinds.SMI_VERSIONS, self.source, self.first_line, "NVSMI LOG", None, None, self.versions, "nvidia_smi")
+                0,
+                Event(
+                    kinds.SMI_VERSIONS,
+                    self.source,
+                    self.first_line,
+                    "NVSMI LOG",
+                    None,
+                    None,
+                    self.versions,
+                    kinds.NVIDIA_SMI_GRAMMAR,
+                ),
             )
         return self.events
 

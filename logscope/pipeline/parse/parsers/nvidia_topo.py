@@ -19,7 +19,7 @@ _P2P_STATES = {"OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}
 
 def _parse(text: str) -> Any:
     try:
-        return parse("nvidia_topo", text.strip())
+        return parse(kinds.NVIDIA_TOPO_GRAMMAR, text.strip())
     except LarkError:
         return None
 
@@ -98,7 +98,7 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
 
 
 class TopoReader(BlockReader):
-    grammar = "nvidia_topo"
+    grammar = kinds.NVIDIA_TOPO_GRAMMAR
     literals = ("GPU0",)
 
     def starts(self, text: str) -> bool:
@@ -134,6 +134,6 @@ class TopoReader(BlockReader):
     def close(self) -> list[Event]:
         self._flush()
         return [
-            Event(kinds.TOPOLOGY, self.source, self.first_line, "nvidia-smi topo -m", None, None, r, "nvidia_topo")
+            Event(kinds.TOPOLOGY, self.source, self.first_line, "nvidia-smi topo -m", None, None, r, kinds.NVIDIA_TOPO_GRAMMAR)
             for r in self.results
         ]

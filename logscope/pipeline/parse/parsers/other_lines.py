@@ -85,7 +85,7 @@ def _oom_new(node: Tree, data: dict[str, Any]) -> None:
 
 def _parse_longest_sentences(body: str) -> tuple[Tree, bool] | None:
     try:
-        return parse("torch_oom", body), False
+        return parse(kinds.TORCH_OOM_GRAMMAR, body), False
     except LarkError:
         pass
     cut = body
@@ -95,7 +95,7 @@ def _parse_longest_sentences(body: str) -> tuple[Tree, bool] | None:
             return None
         cut = cut[: end + 1]
         try:
-            return parse("torch_oom", cut), True
+            return parse(kinds.TORCH_OOM_GRAMMAR, cut), True
         except LarkError:
             continue
 

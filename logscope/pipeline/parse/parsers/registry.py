@@ -69,7 +69,7 @@ def _sglang(text: str) -> Parsed | None:
     if result is None:
         return None
     prefix, kind, data = result
-    return Parsed(sglang_line.KINDS.get(kind, kind), data, prefix)
+    return Parsed(kind, data, prefix)
 
 
 def _launch_command(text: str) -> Parsed | None:

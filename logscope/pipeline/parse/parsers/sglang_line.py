@@ -12,10 +12,6 @@ from logscope.core import kinds
 from logscope.core.events import RankId
 from logscope.core.grammar_loader import parse
 
-# message rule → event kind, from the kind catalogue (a method may also return the kind itself)
-KINDS = kinds.rule_kinds()
-
-
 _TWO_DECIMALS = re.compile(r"-?\d+\.\d\d")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(TiB|GiB|MiB|TB|GB|MB)\b")
 
@@ -41,7 +37,8 @@ def _graph(words: list[str]) -> tuple[dict[str, str], str]:
 
 
 class _ToData(Transformer):
-    """Each message rule returns (rule name, data dict)."""
+    """Each message rule returns (its event kind, data dict); the catalogue (core/kinds.py) lists the rules of
+    each kind, named after it where one rule reads one kind."""
 
     # ---- prefixes
     def sglang_prefix(self, items: list[Token]) -> dict[str, Any]:
@@ -64,34 +61,34 @@ class _ToData(Transformer):
         return {"time": None, "rank": RankId(label=f"gpu{n}", dims=(("gpu", n),))}
 
     # ---- phases
-    def init_begin(self, _items: list) -> tuple:
-        return "init_begin", {}
+    def init_distributed_begin(self, _items: list) -> tuple:
+        return kinds.INIT_DISTRIBUTED_BEGIN, {}
 
-    def init_end(self, items: list[Token]) -> tuple:
+    def init_distributed_end(self, items: list[Token]) -> tuple:
         nums = [_f(t) for t in items if t.type == "NUM2"]
         data = {"usage_gib": nums[-1]}
         if len(nums) == 2:
             data["elapsed_s"] = nums[0]
-        return "init_end", data
+        return kinds.INIT_DISTRIBUTED_END, data
 
     def init_parallel_end(self, items: list[Token]) -> tuple:
         return kinds.INIT_PARALLEL_END, {"elapsed_s": _f(items[0])}
 
     def memory_baseline(self, items: list[Token]) -> tuple:
         # the pre-model-load baseline: memory used since the process started (context, eager communicators)
-        return "memory_baseline", {"usage_gib": _f(items[0]), "reading": "memory baseline"}
+        return kinds.INIT_DISTRIBUTED_END, {"usage_gib": _f(items[0]), "reading": "memory baseline"}
 
-    def nccl_warmup(self, items: list[Token]) -> tuple:
+    def nccl_prewarm(self, items: list[Token]) -> tuple:
         ints = [int(t) for t in items if t.type == "INT"]
         nums = [_f(t) for t in items if t.type == "NUM3"]
-        return "nccl_warmup", {"elapsed_s": nums[0], "tp_size": ints[0], "pp_size": ints[1], "ep_size": ints[2]}
+        return kinds.NCCL_PREWARM, {"elapsed_s": nums[0], "tp_size": ints[0], "pp_size": ints[1], "ep_size": ints[2]}
 
     def lm_head_warmup(self, items: list[Token]) -> tuple:
         ints = [int(t) for t in items if t.type == "INT"]
         return kinds.LM_HEAD_WARMUP, {"elapsed_s": _f(items[0]), "tp_size": ints[0], "bytes_per_peer": ints[1]}
 
-    def load_begin(self, items: list[Token]) -> tuple:
-        return "load_begin", {"avail_gib": _f(items[0])}
+    def load_weight_begin(self, items: list[Token]) -> tuple:
+        return kinds.LOAD_WEIGHT_BEGIN, {"avail_gib": _f(items[0])}
 
     def load_kv(self, items: list[Token]) -> tuple[str, str]:
         return str(items[0])[:-1], str(items[1])
@@ -102,7 +99,7 @@ class _ToData(Transformer):
     def load_type(self, items: list[Token]) -> tuple[str, str]:
         return "model_type", str(items[0])
 
-    def load_end(self, items: list) -> tuple:
+    def load_weight_end(self, items: list) -> tuple:
         data: dict[str, Any] = {}
         nums: list[float] = []
         for item in items:
@@ -113,7 +110,7 @@ class _ToData(Transformer):
         data["avail_gib"] = nums[0]
         if len(nums) > 1:
             data["usage_gib"] = nums[1]
-        return "load_end", data
+        return kinds.LOAD_WEIGHT_END, data
 
     def kv_sizes_kv(self, items: list[Token]) -> dict:
         k, v = _f(items[0]), _f(items[1])
@@ -122,7 +119,7 @@ class _ToData(Transformer):
     def kv_sizes_mla(self, items: list[Token]) -> dict:
         return {"kv_gib": _f(items[0])}
 
-    def kv_alloc(self, items: list) -> tuple:
+    def kv_cache_allocated(self, items: list) -> tuple:
         data: dict[str, Any] = {}
         for item in items:
             if isinstance(item, dict):
@@ -133,7 +130,7 @@ class _ToData(Transformer):
                 data["dtype"] = str(item)
             elif item.type == "INT":
                 data["tokens"] = int(item)
-        return "kv_alloc", data
+        return kinds.KV_CACHE_ALLOCATED, data
 
     def kv_dtype(self, items: list[Token]) -> tuple:
         return kinds.KV_DTYPE, {"dtype": str(items[0])}
@@ -146,7 +143,7 @@ class _ToData(Transformer):
         for key, value in items[1:]:
             data[key] = value
         data["pool_gib"] = round(sum(v for k, v in data.items() if k.endswith("_gib")), 2)
-        return "mamba_alloc", data
+        return kinds.OTHER_POOL_ALLOCATED, data
 
     def swa_pool(self, items: list[Token]) -> tuple:
         data: dict[str, Any] = {"pool": "swa"}
@@ -156,7 +153,7 @@ class _ToData(Transformer):
         for key, value in zip(keys[:-1], ints[:-1]):
             data[str(key)[:-1]] = int(value)
         data[f"{str(keys[-1])[:-1]}_unverified"] = int(ints[-1])
-        return "swa_pool", data
+        return kinds.OTHER_POOL_ALLOCATED, data
 
     def prof_item(self, items: list[Token]) -> tuple[str, Any, bool]:
         return str(items[0])[:-1], str(items[1]), len(items) > 2
@@ -195,8 +192,8 @@ class _ToData(Transformer):
             "avail_gib": _f(items[3]),
         }
 
-    def pool_end(self, items: list[Token]) -> tuple:
-        return "pool_end", {"avail_gib": _f(items[0])}
+    def memory_pool_end(self, items: list[Token]) -> tuple:
+        return kinds.MEMORY_POOL_END, {"avail_gib": _f(items[0])}
 
     def kv_reserve(self, items: list[Token]) -> tuple:
         return kinds.KV_RESERVE, {"reserve_gib": _f(items[0]), "purpose": str(items[1])}
@@ -262,7 +259,7 @@ class _ToData(Transformer):
         value = str(items[1])
         return str(items[0])[:-1], int(value) if value.lstrip("-").isdigit() else value
 
-    def sched_summary(self, items: list) -> tuple:
+    def scheduler_summary(self, items: list) -> tuple:
         data: dict[str, Any] = {"tokens": int(items[0])}
         fields = [item for item in items[1:] if isinstance(item, tuple)]
         avail = [item for item in items[1:] if isinstance(item, Token) and item.type == "NUM2"]
@@ -275,10 +272,10 @@ class _ToData(Transformer):
         data.update(dict(fields))
         if avail:
             data["avail_gib"] = _f(avail[0])
-        return "sched_summary", data
+        return kinds.SCHEDULER_SUMMARY, data
 
-    def ready(self, _items: list) -> tuple:
-        return "ready", {}
+    def server_ready(self, _items: list) -> tuple:
+        return kinds.SERVER_READY, {}
 
     def startup_timings(self, items: list[Token]) -> tuple:
         return kinds.STARTUP_TIMINGS, {"text": str(items[0])}
@@ -372,7 +369,7 @@ class _ToData(Transformer):
     def mla_backend(self, items: list[Token]) -> tuple:
         return kinds.ATTENTION_BACKEND, {"backend": str(items[0]), "chosen_by": "MLA optimization"}
 
-    def platform_detected(self, items: list[Token]) -> tuple:
+    def platform(self, items: list[Token]) -> tuple:
         return kinds.PLATFORM, {"platform": str(items[0])}
 
     def symm_prealloc(self, items: list[Token]) -> tuple:
@@ -420,7 +417,7 @@ class _ToData(Transformer):
     def deepep_missing(self, _items: list) -> tuple:
         return kinds.DEEPEP_MISSING, {}
 
-    def sched_exception(self, items: list[Token]) -> tuple:
+    def process_exception(self, items: list[Token]) -> tuple:
         return kinds.PROCESS_EXCEPTION, {"process": str(items[0]).split(" hit")[0]}
 
     def sigquit(self, _items: list) -> tuple:
@@ -486,7 +483,7 @@ _TRANSFORMER = _ToData()
 def parse_line(text: str) -> tuple[dict | None, str, dict] | None:
     """(prefix info, kind, data) or None when the line is not a recognised SGLang line."""
     try:
-        tree = parse("sglang", text.strip())
+        tree = parse(kinds.SGLANG, text.strip())
     except LarkError:
         return None
     try:

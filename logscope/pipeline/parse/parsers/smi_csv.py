@@ -40,7 +40,7 @@ _CSV_HEADER = re.compile(r"^\s*(?:" + "|".join(re.escape(f) for f in _CSV_FIELDS
 class SmiCsvReader(BlockReader):
     """CSV with a header row (any column order; units in the header or in the values)."""
 
-    grammar = "nvidia_smi"
+    grammar = kinds.NVIDIA_SMI_GRAMMAR
     literals = tuple(f"{name}{after}" for name in _CSV_FIELDS for after in (",", " ["))
 
     def starts(self, text: str) -> bool:
@@ -57,7 +57,7 @@ class SmiCsvReader(BlockReader):
         if row is None:
             return False
         kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU
-        self.events.append(Event(kind, self.source, lineno, text.strip()[:300], None, None, row, "nvidia_smi"))
+        self.events.append(Event(kind, self.source, lineno, text.strip()[:300], None, None, row, kinds.NVIDIA_SMI_GRAMMAR))
         return True
 
     def close(self) -> list[Event]:
@@ -73,7 +73,7 @@ class SmiHeaderlessReader(BlockReader):
     """CSV without a header: columns from a pasted `nvidia-smi --query-gpu=... --format=csv,noheader`
     command when there is one, else by shape (a GPU name, a bus id, a device id, a UUID)."""
 
-    grammar = "nvidia_smi"
+    grammar = kinds.NVIDIA_SMI_GRAMMAR
     literals = ("--query-", *_GPU_NAMES)
 
     def starts(self, text: str) -> bool:
@@ -114,13 +114,13 @@ class SmiHeaderlessReader(BlockReader):
             if row is None:
                 return False
             row.setdefault("index", 0)
-            self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+            self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, kinds.NVIDIA_SMI_GRAMMAR))
             return True
         row = csv_row(text, self.columns)
         if row is None:
             return False
         kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU
-        self.events.append(Event(kind, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+        self.events.append(Event(kind, self.source, lineno, text.strip(), None, None, row, kinds.NVIDIA_SMI_GRAMMAR))
         return True
 
     def close(self) -> list[Event]:
@@ -135,7 +135,7 @@ class SmiUnlabelledReader(BlockReader):
     "0, 89846 MiB, 7522 MiB". Which memory field each value is, only the command said: the values are kept in
     order as `unlabelled_mib`, never guessed into total, used or free."""
 
-    grammar = "nvidia_smi"
+    grammar = kinds.NVIDIA_SMI_GRAMMAR
     literals = ("MiB",)
 
     def starts(self, text: str) -> bool:
@@ -155,7 +155,7 @@ class SmiUnlabelledReader(BlockReader):
             "index": int(m.group(1)) if m.group(1) is not None else len(self.events),
             "unlabelled_mib": [int(v) if v.is_integer() else v for v in values],
         }
-        self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, "nvidia_smi"))
+        self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, kinds.NVIDIA_SMI_GRAMMAR))
         return True
 
     def close(self) -> list[Event]:

@@ -16,13 +16,12 @@ from typing import Any
 
 from logscope.core import user_cache
 from logscope.core.errors import RuleError
+from logscope.core.phases import STAGES
 from logscope.core.resources import rules_dir
 from logscope.core.yamlfile import compose_file, safe_loader, yaml
 from logscope.pipeline.parse.signatures.pattern import Pattern, compile_pattern
 
 EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame")
-# phases a failure can be located in (messages use these words)
-PHASES = ("init_distributed", "load_weight", "memory_pool", "capture", "warmup", "disaggregation", "serving")
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
@@ -115,8 +114,8 @@ def _signature(
     if "finding" in fields:
         _check_finding(name, fields["finding"][1], finding, finding_ids)
     phase = _scalar(name, fields["phase"][1], "phase") if "phase" in fields else None
-    if phase is not None and phase not in PHASES:
-        raise RuleError(f"{name}:{_mark(fields['phase'][1])}: phase {phase!r} is not one of {', '.join(PHASES)}")
+    if phase is not None and phase not in STAGES:
+        raise RuleError(f"{name}:{_mark(fields['phase'][1])}: phase {phase!r} is not one of {', '.join(STAGES)}")
     if finding is None and phase is None:
         raise RuleError(f"{name}:{_mark(item)}: a signature with no finding must locate a phase")
     exception: tuple[str, ...] = ()
