@@ -224,7 +224,7 @@ class Failure:
     @property
     def phase_text(self) -> str:
         if self.phase == "unknown":
-            return "an unknown phase (no phase line of this rank before it, and no frame that locates it)"
+            return f"an unknown time ({self.phase_basis})" if self.phase_basis else "an unknown time"
         return f"{self.phase} ({self.phase_basis})"
 
 

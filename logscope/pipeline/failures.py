@@ -3,6 +3,7 @@ phase each interrupted. Rules read the result as `failures` (first in time first
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from logscope.core import kinds
@@ -62,6 +63,34 @@ def oom_numbers(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     return {"request": request, "requested_mib": requested_mib, "held_gib": held, "pytorch_gib": pytorch, "outside_gib": outside}
 
 
+_EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*")
+# SGLang's wrappers around the real message (sglang 0.5.x *cuda_graph_runner.py: f"Capture cuda graph failed: {e}\n...")
+_WRAPPERS = ("Capture cuda graph failed:",)
+QUOTE_MAX = 220
+
+
+def exception_quote(event: Event) -> str | None:
+    """The innermost exception's class and message as the paste prints it, cut at a sentence end near QUOTE_MAX
+    characters: what every verdict quotes instead of a bare class name."""
+    text = str(event.data.get("full_text") or event.text)
+    m = _EXC_HEAD.search(text)
+    if m is None:
+        return None
+    name, message = m.group(1).rsplit(".", 1)[-1], text[m.end() :].strip()
+    for wrapper in _WRAPPERS:
+        if message.startswith(wrapper):
+            message = message[len(wrapper) :].strip()
+    inner = _EXC_HEAD.match(message)  # "RuntimeError: OSError: [Errno 12] ..." names the inner one
+    if inner is not None:
+        name, message = inner.group(1).rsplit(".", 1)[-1], message[inner.end() :].strip()
+    if not message:
+        return f"{name} (the paste shows no message)"
+    if len(message) > QUOTE_MAX:
+        end = message.rfind(". ", 0, QUOTE_MAX)
+        message = message[: end + 1] if end > 40 else message[:QUOTE_MAX].rstrip() + " ..."
+    return f"{name}: {message}"
+
+
 def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | None) -> dict[str, Any]:
     fact = dict(event_fact)
     fact.update(
@@ -76,6 +105,7 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         quoted=failure.quoted,
         after_ready=failure.after_ready,
         cause=failure.cause,
+        quote=exception_quote(failure.event),
         is_root=failure is root,
         rank_text=event_fact.get("rank") or "an untagged line",
         error=(
@@ -104,6 +134,6 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
 def root_of(failures: list[Failure]) -> Failure | None:
     """The first failure in time that can stop a launch (startup only), preferring one with a mechanism."""
     startup = [f for f in failures if f.cause and not f.after_ready]
-    named = [f for f in startup if f.mechanism is not None and f.finding != "startup-crash"]
+    named = [f for f in startup if f.mechanism is not None and f.finding not in ("startup-crash", "failure-time-unknown")]
     found = named or startup
     return found[0] if found else None

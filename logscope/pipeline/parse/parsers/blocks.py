@@ -42,6 +42,7 @@ class TracebackReader(BlockReader):
         self.after_frame = False
         self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
         self.fatal: Event | None = None
+        self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
         if "Fatal Python error" in text:
             parsed_tb = other_lines.parse_traceback_line(text)
             if parsed_tb:
@@ -52,6 +53,7 @@ class TracebackReader(BlockReader):
             parsed = sglang_line.parse_line(text)
             if parsed is not None:
                 prefix, kind, data = parsed
+                self.header = text.strip()[:300]
                 if prefix:
                     self.rank, self.time = prefix.get("rank"), prefix.get("time")
                 self.events.append(
@@ -130,6 +132,8 @@ class TracebackReader(BlockReader):
         if self.exception is not None:
             self.exception.data["frames"] = frames
             self.exception.data["frame_paths"] = paths
+            if self.header:
+                self.exception.data["header"] = self.header
             events.append(self.exception)
         elif self.fatal is not None:
             self.fatal.data.update(frames=frames, frame_paths=paths)

@@ -137,30 +137,66 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
     if found is not None:
         sig, text = found
         return str(sig.phase), f"frame {text.split(': ', 1)[0].rsplit('/', 1)[-1]}"  # without the call it makes
+    header = str(event.data.get("header") or "")
+    for wrapper in _SERVING_HEADERS:
+        if wrapper in header:
+            return "serving", f"the header '{wrapper}': its thread runs the scheduler's batches"
     return None
 
 
 def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
-    """The first frame (innermost first) that a phase-locating signature matches, and that signature."""
+    """The first frame (innermost first) that a phase-locating signature matches, and that signature. A startup
+    frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture)."""
+    serving: tuple[Signature, str] | None = None
     for kind, text in _frames(event):
         for sig in signatures.on(kind):
             if sig.phase and sig.pattern.match(text) is not None:
-                return sig, text
-    return None
+                if sig.phase != "serving":
+                    return sig, text
+                serving = serving or (sig, text)
+    return serving
+
+
+# wrappers whose thread only runs batches the scheduler hands it (sglang 0.5.2 tp_worker_overlap_thread.py)
+_SERVING_HEADERS = ("TpModelWorkerClient hit an exception",)
 
 
 def is_candidate(event: Event) -> bool:
     return event.kind not in _NOT_EVIDENCE and not phases.is_phase(event.kind)
 
 
-# a startup finding and the finding the same failure gives while serving
+# a startup finding and the finding the same failure gives while serving, or when its time is not shown
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
+TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
+_BATCH_MARK = re.compile(r"Prefill batch|POST /generate\b")
 
 
 def _serving_basis(marker: Event) -> str:
     if marker.kind == kinds.SERVER_READY:
         return f"after the ready line at line {marker.line}"
+    if _BATCH_MARK.search(marker.text):
+        return f"after line {marker.line} showed the scheduler running a batch (SGLang's warmup request is one too)"
     return f"after line {marker.line} showed it serving"
+
+
+def _time_of(event: Event, sigs: SignatureSet, sig: Signature | None, marker: Event | None, last_phase_of: Any) -> tuple[str, str]:
+    """(stage, basis) from evidence only: the ready line or a serving line before it, the signature or a frame
+    that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason."""
+    after_ready = marker is not None and event is not marker and event.line >= marker.line
+    located = locate(event, sigs, sig)
+    if after_ready and marker is not None:
+        # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
+        if not (located and located[0] == "warmup" and _BATCH_MARK.search(marker.text)):
+            return "serving", _serving_basis(marker)
+    if located is not None:
+        return located
+    last = last_phase_of(event)
+    if not last:
+        return "unknown", "no phase line of this rank before it, and no frame, header or serving line that places it"
+    stage = phases.stage_after(last)
+    if stage == "warmup":  # startup's last step was done: warming up or already serving, the paste does not say
+        return "unknown", f"after the rank's last phase line, {last} (startup's end); nothing shows whether it was warming up or serving"
+    return stage, f"after the rank's last phase line, {last}"
 
 
 def failures_of(
@@ -182,16 +218,15 @@ def failures_of(
             continue
         sig, values, kind = found if found else (None, {}, "none")
         marker = ready.get(event.source)
-        after_ready = marker is not None and event is not marker and event.line >= marker.line
-        located = ("serving", _serving_basis(marker)) if after_ready and marker else locate(event, sigs, sig)
-        if located is None:
-            last = last_phase_of(event)
-            located = (phases.stage_after(last), f"after the rank's last phase line, {last}") if last else ("unknown", "")
+        located = _time_of(event, sigs, sig, marker, last_phase_of)
+        after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
             finding = "capture-oom"
         if located[0] == "serving":
             finding = RUNTIME_FINDING.get(finding, finding)
+        elif located[0] == "unknown":
+            finding = TIME_UNKNOWN_FINDING.get(finding, finding)
         focus = (sig.pattern.longest_literal(),) if sig is not None and kind in ("line", "exception") else ()
         out.append(
             Failure(
