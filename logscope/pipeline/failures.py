@@ -115,7 +115,7 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
             or (None if failure.event.kind == kinds.TRACEBACK else event_fact.get("text"))
         ),
     )
-    if failure.finding in ("startup-oom", "capture-oom", "runtime-oom"):
+    if failure.finding in ("startup-oom", "capture-oom", "runtime-oom", "oom-time-unknown"):
         fact.update(oom_numbers(event_fact, failure.values))
     fact["follows"] = ""  # the sentence a later failure of another mechanism ends with
     if root is not None and failure is not root and root.mechanism != failure.mechanism:

@@ -21,8 +21,8 @@ from logscope.core.yamlfile import compose_file, safe_loader, yaml
 from logscope.pipeline.parse.signatures.pattern import Pattern, compile_pattern
 
 EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame")
-# phases a failure can be located in (messages use these words)
-PHASES = ("init_distributed", "load_weight", "memory_pool", "capture", "warmup", "disaggregation", "serving")
+# phases a failure can be located in (messages use these words); "startup": the evidence says startup, not the step
+PHASES = ("init_distributed", "load_weight", "memory_pool", "capture", "warmup", "disaggregation", "startup", "serving")
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
