@@ -215,6 +215,7 @@ class Failure:
     quoted: bool = False
     after_ready: bool = False
     focus: tuple[str, ...] = ()  # the parts of the evidence line a cut must keep (what the signature matched)
+    matched: str | None = None  # the frame that named the mechanism, as a verdict quotes it (frame evidence only)
 
     @property
     def cause(self) -> bool:

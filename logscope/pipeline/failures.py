@@ -112,6 +112,7 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
             event_fact.get("error")
             or failure.values.get("error")
             or event_fact.get("message")
+            or (f"{failure.matched} (a native frame)" if failure.evidence == "native_frame" and failure.matched else None)
             or (None if failure.event.kind == kinds.TRACEBACK else event_fact.get("text"))
         ),
     )

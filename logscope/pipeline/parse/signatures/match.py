@@ -100,13 +100,25 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
     return (best[1], best[2]) if best else None
 
 
-def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[str, Any], str] | None:
-    """The signature that names this event's mechanism (finding signatures only), and the evidence kind."""
+def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[str, Any], str, str] | None:
+    """The signature that names this event's mechanism (finding signatures only), the evidence kind, and the
+    evidence text it matched (a frame, when a frame named it)."""
     for kind, text, exception in _evidence(event):
         found = _best_of(signatures, kind, text, exception)
         if found:
-            return found[0], dict(found[1]), kind
+            return found[0], dict(found[1]), kind, text
     return None
+
+
+_ADDRESS = re.compile(r"\s*\[0x[0-9a-fA-F]+\]|\(\+0x[0-9a-fA-F]+\)|\+0x[0-9a-fA-F]+")
+_PATH = re.compile(r"(?:/[^/\s()]+)+/([^/\s()]+/[^/\s()]+)")
+
+
+def frame_quote(frame: str) -> str:
+    """A frame as a verdict quotes it: without addresses, each path cut to its last two parts (the library or
+    source file and line stay: 'libnccl.so.2 SaveProxy() .../src/proxy.cc:518')."""
+    text = _ADDRESS.sub("", frame)
+    return " ".join(_PATH.sub(r".../\1", text).split())[:200]
 
 
 _BEST_MEMO = 4096
@@ -199,6 +211,21 @@ def _time_of(event: Event, sigs: SignatureSet, sig: Signature | None, marker: Ev
     return stage, f"after the rank's last phase line, {last}"
 
 
+_CHAIN_GAP = 3  # the exception line, a blank line, "During handling of the above exception ...": at most this apart
+
+
+def _from_chained(event: Event, chained: dict[tuple[str, int], Event], sigs: SignatureSet) -> tuple[str, str] | None:
+    """The location of the traceback CPython chained to this exception ("During handling of the above exception"):
+    its frames are the same call stack's outer frames."""
+    for gap in range(_CHAIN_GAP + 1):  # 0: a log shipper flattened both onto one line
+        later = chained.get((event.source, event.line + gap))
+        if later is not None and later is not event:
+            found = locate(later, sigs, None)
+            if found is not None and found[0] != "serving":
+                return found[0], f"{found[1]} of the traceback chained to it at line {later.data['chained_at']}"
+    return None
+
+
 def failures_of(
     events: list[Event], last_phase_of: Any, ready: dict[str, Event], signatures: SignatureSet | None = None
 ) -> list[Failure]:
@@ -209,6 +236,7 @@ def failures_of(
     runtime failure, in the `serving` stage, whatever its signature locates.
     """
     sigs = signatures or bundled_signatures()
+    chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
@@ -216,9 +244,11 @@ def failures_of(
         found = attribute(event, sigs)
         if found is None and event.kind not in CRASH_KINDS:
             continue
-        sig, values, kind = found if found else (None, {}, "none")
+        sig, values, kind, matched = found if found else (None, {}, "none", "")
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of)
+        if located[0] == "unknown":
+            located = _from_chained(event, chained, sigs) or located
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
@@ -241,6 +271,7 @@ def failures_of(
                 quoted=bool(event.data.get("quoted")),
                 after_ready=after_ready,
                 focus=focus,
+                matched=frame_quote(matched) if kind in ("frame", "native_frame") else None,
             )
         )
     return out
