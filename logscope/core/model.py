@@ -216,6 +216,7 @@ class Failure:
     after_ready: bool = False
     focus: tuple[str, ...] = ()  # the parts of the evidence line a cut must keep (what the signature matched)
     matched: str | None = None  # the frame that named the mechanism, as a verdict quotes it (frame evidence only)
+    said: str | None = None  # the evidence line from the signature's first words on (without its log prefix)
 
     @property
     def cause(self) -> bool:

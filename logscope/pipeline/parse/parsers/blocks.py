@@ -20,7 +20,7 @@ _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(mo
 _CHAIN_LINES = ("During handling of the above exception", "The above exception was the direct cause")
 
 
-_QUOTED_OPENER = re.compile(r'"[^"]*Traceback \(most recent')
+_QUOTED_OPENER = re.compile(r'"[^"]*(?:Traceback \(most recent|Fatal Python error)')
 
 
 class TracebackReader(BlockReader):
@@ -49,7 +49,8 @@ class TracebackReader(BlockReader):
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
         self.chained_at = lineno if text.lstrip().startswith(_CHAIN_LINES) else None
         if "Fatal Python error" in text:
-            parsed_tb = other_lines.parse_traceback_line(text)
+            # faulthandler's line, also behind a log prefix a wrapper added ("[.. TP3] Fatal Python error: ...")
+            parsed_tb = other_lines.parse_traceback_line(text[text.find("Fatal Python error") :])
             if parsed_tb:
                 self.fatal = Event(
                     kinds.FATAL_ERROR, self.source, lineno, text.strip()[:300], None, None, parsed_tb[1], kinds.TRACEBACK_GRAMMAR

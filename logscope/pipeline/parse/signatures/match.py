@@ -15,6 +15,7 @@ from typing import Any
 from logscope.core import kinds, phases
 from logscope.core.events import Event
 from logscope.core.model import Failure
+from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
 
 # event kinds that are a crash even when no signature names their mechanism
@@ -202,12 +203,14 @@ def _time_of(event: Event, sigs: SignatureSet, sig: Signature | None, marker: Ev
             return "serving", _serving_basis(marker)
     if located is not None:
         return located
+    if event.data.get("unwrapped") == API_ERROR:
+        return "serving", "inside an API error response ({\"object\":\"error\", ...}): the server answered a request with it"
     last = last_phase_of(event)
     if not last:
-        return "unknown", "no phase line of this rank before it, and no frame, header or serving line that places it"
+        return "unknown", "no phase line of this rank before it, and no frame, header, batch line or ready line that places it"
     stage = phases.stage_after(last)
     if stage == "warmup":  # startup's last step was done: warming up or already serving, the paste does not say
-        return "unknown", f"after the rank's last phase line, {last} (startup's end); nothing shows whether it was warming up or serving"
+        return "unknown", f"after the rank's last phase line, {last} (startup's end); nothing shows whether requests had begun"
     return stage, f"after the rank's last phase line, {last}"
 
 
@@ -258,6 +261,11 @@ def failures_of(
         elif located[0] == "unknown":
             finding = TIME_UNKNOWN_FINDING.get(finding, finding)
         focus = (sig.pattern.longest_literal(),) if sig is not None and kind in ("line", "exception") else ()
+        said = None
+        if sig is not None and kind in ("line", "exception"):
+            full = str(event.data.get("full_text") or event.text)
+            at = full.find(sig.pattern.literals()[0])
+            said = full[at:].strip() if at >= 0 else None
         out.append(
             Failure(
                 finding=finding,
@@ -272,6 +280,7 @@ def failures_of(
                 after_ready=after_ready,
                 focus=focus,
                 matched=frame_quote(matched) if kind in ("frame", "native_frame") else None,
+                said=said,
             )
         )
     return out
