@@ -61,8 +61,15 @@ def oom_numbers(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
         pytorch = allocated + (_mib_to_gib(data.get("reserved_unallocated_mib")) or 0.0)
         outside = round(held - pytorch, 2)
     # another process the OOM text names ("Process 4021 has 21.69 GiB memory in use"): when it holds more than
-    # half the card, it is the cause, whatever this process's settings
-    others = [p for p in data.get("processes") or [] if p.get("in_use_mib") is not None]
+    # half the card, it is the cause, whatever this process's settings. torch (c10 reportProcessMemoryInfo) lists
+    # every process NVML sees on the device, this one included, under PIDs a container may not show: a listed
+    # process is another one only when the text also states this process's use and the two differ
+    this_mib = data.get("process_in_use_mib")
+    others = [
+        p
+        for p in data.get("processes") or []
+        if p.get("in_use_mib") is not None and this_mib is not None and abs(p["in_use_mib"] - this_mib) > 10.24
+    ]
     other = max(others, key=lambda p: p["in_use_mib"], default=None)
     total = data.get("total_mib")
     other_text = None if other is None else f"Process {other.get('pid')} has {other['in_use_mib'] / 1024:.2f} GiB memory in use"
