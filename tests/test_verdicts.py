@@ -26,7 +26,8 @@ def test_a_root_prompt_with_a_command_is_still_read():
 def test_the_quote_is_the_innermost_message_without_sglangs_capture_wrapper():
     text = (
         "Exception: Capture cuda graph failed: Cannot call CUDAGeneratorImpl::current_seed during CUDA graph capture. "
-        "If you need this call to be captured, please file an issue. Current cudaStreamCaptureStatus: cudaStreamCaptureStatusActive"
+        "If you need this call to be captured, please file an issue. "
+        "Current cudaStreamCaptureStatus: cudaStreamCaptureStatusActive"
     )
     event = Event("exception", "x.log", 1, text, None, None, {})
     assert exception_quote(event) == (
@@ -36,7 +37,10 @@ def test_the_quote_is_the_innermost_message_without_sglangs_capture_wrapper():
 
 
 def test_a_bare_class_name_says_the_paste_shows_no_message():
-    assert exception_quote(Event("exception", "x.log", 1, "RuntimeError:", None, None, {})) == "RuntimeError (the paste shows no message)"
+    assert (
+        exception_quote(Event("exception", "x.log", 1, "RuntimeError:", None, None, {}))
+        == "RuntimeError (the paste shows no message)"
+    )
 
 
 def test_a_native_frame_is_quoted_without_addresses():
@@ -75,9 +79,10 @@ def test_an_oom_after_startups_last_phase_line_alone_has_an_unknown_time():
         "of which 1.10 GiB is free.\n"
     )
     assert [f["rule"] for f in found] == ["oom-time-unknown"]
-    assert "after the rank's last phase line, capture_end (startup's end); nothing shows whether requests had begun" in found[0][
-        "message"
-    ]
+    assert (
+        "after the rank's last phase line, capture_end (startup's end); nothing shows whether requests had begun"
+        in found[0]["message"]
+    )
 
 
 def test_an_oom_in_an_api_error_body_is_serving():

@@ -192,19 +192,21 @@ def _serving_basis(marker: Event) -> str:
     return f"after line {marker.line} showed it serving"
 
 
-def _time_of(event: Event, sigs: SignatureSet, sig: Signature | None, marker: Event | None, last_phase_of: Any) -> tuple[str, str]:
+def _time_of(
+    event: Event, sigs: SignatureSet, sig: Signature | None, marker: Event | None, last_phase_of: Any
+) -> tuple[str, str]:
     """(stage, basis) from evidence only: the ready line or a serving line before it, the signature or a frame
     that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason."""
     after_ready = marker is not None and event is not marker and event.line >= marker.line
     located = locate(event, sigs, sig)
-    if after_ready and marker is not None:
-        # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
-        if not (located and located[0] == "warmup" and _BATCH_MARK.search(marker.text)):
-            return "serving", _serving_basis(marker)
+    # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
+    warmup_named = located is not None and located[0] == "warmup" and marker is not None and _BATCH_MARK.search(marker.text)
+    if after_ready and marker is not None and not warmup_named:
+        return "serving", _serving_basis(marker)
     if located is not None:
         return located
     if event.data.get("unwrapped") == API_ERROR:
-        return "serving", "inside an API error response ({\"object\":\"error\", ...}): the server answered a request with it"
+        return "serving", 'inside an API error response ({"object":"error", ...}): the server answered a request with it'
     last = last_phase_of(event)
     if not last:
         return "unknown", "no phase line of this rank before it, and no frame, header, batch line or ready line that places it"
