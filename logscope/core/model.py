@@ -227,6 +227,8 @@ class Failure:
     def phase_text(self) -> str:
         if self.phase == "unknown":
             return f"an unknown time ({self.phase_basis})" if self.phase_basis else "an unknown time"
+        if self.phase == "startup":  # the evidence says startup, not which step
+            return f"an unknown startup step ({self.phase_basis})"
         return f"{self.phase} ({self.phase_basis})"
 
 
