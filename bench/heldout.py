@@ -2,7 +2,8 @@
 
 A paste counts as right when its expected finding id is among the findings (the mechanism), the finding's
 message says serving/runtime exactly when `serving` is true (the phase), the named text is in the
-output, and the exit is non-zero where asked. Run: python bench/heldout.py
+output (`mentions`) or in the verdict itself (`message_mentions`), no finding named in `not_finding`
+is given (a false finding), the finding names `rank`, and the exit is non-zero where asked. Run: python bench/heldout.py
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ def judge(name: str, want: dict) -> tuple[bool, str]:
             return False, f"serving={says} in {hit[0]['message'][:100]!r}"
     if "mentions" in want and want["mentions"] not in run.stdout:
         return False, f"does not mention {want['mentions']!r}"
+    if "not_mentions" in want and want["not_mentions"] in run.stdout:
+        return False, f"mentions {want['not_mentions']!r}"
+    if "message_mentions" in want and not any(want["message_mentions"] in f["message"] + f["hint"] for f in hit):
+        return False, f"the verdict does not quote {want['message_mentions']!r}: {hit[0]['message'][:120]!r}"
+    if "rank" in want and not any(want["rank"] in f["ranks"] for f in hit):
+        return False, f"ranks {hit[0]['ranks']}, not {want['rank']!r}"
+    if wrong := [i for i in want.get("not_finding", []) if i in ids]:
+        return False, f"false finding(s) {wrong} among {ids}"
     if want.get("exit_nonzero") and run.returncode == 0:
         return False, f"exit 0 with findings {ids}"
     return True, f"{ids}"

@@ -237,9 +237,12 @@ SERVING_LINES = (
     b'INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
     b"[2026-01-01 10:00:00 TP0] Decode batch. #running-req: 1, #token: 90",
     b"GET /v1/models 200 OK",
+    # a batch ran (issue 34: the scheduler was running; SGLang's warmup request is one, the verdict says so)
+    b'INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK',
+    b"[2026-01-01 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 6, #cached-token: 0",
 )
 NOT_SERVING = (
-    b'INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK',  # SGLang's own warmup request
+    b'INFO:     127.0.0.1:40000 - "GET /get_model_info HTTP/1.1" 200 OK',  # SGLang's warmup probe runs no batch
     b'"GET /health HTTP/1.1" 200 OK and POST /x 500',
     b"POST /v1/chat/completions\n 200 OK",  # the pattern never matches across a line's end
     b"Decode batch #running-req",

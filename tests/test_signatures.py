@@ -104,7 +104,7 @@ def test_a_source_message_cut_after_its_wording_still_names_the_mechanism():
     assert check_case({"log": cut, "finding": "nccl-error"}) == []
     # cut inside the wording itself: no mechanism is claimed, but the failure is still reported
     cut = "RuntimeError: NCCL err"
-    assert check_case({"log": cut, "finding": "startup-crash"}) == []
+    assert check_case({"log": cut, "finding": "failure-time-unknown"}) == []
 
 
 def test_a_paste_with_only_a_quoted_error_exits_1_with_its_finding():
@@ -147,6 +147,7 @@ def test_the_fallback_warning_is_not_the_cause_of_a_crash_elsewhere():
 
 def test_a_later_failure_names_the_first_one():
     text = (
+        "[2026-04-14 16:08:40 TP0] Load weight begin. avail mem=78.00 GB\n"
         "[2026-04-14 16:08:44 TP1] RuntimeError: NCCL error: remote process exited or there was a network error\n"
         "[2026-04-14 16:08:50 TP0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
         "a total capacity of 79.15 GiB of which 1.00 GiB is free.\n"

@@ -215,6 +215,8 @@ class Failure:
     quoted: bool = False
     after_ready: bool = False
     focus: tuple[str, ...] = ()  # the parts of the evidence line a cut must keep (what the signature matched)
+    matched: str | None = None  # the frame that named the mechanism, as a verdict quotes it (frame evidence only)
+    said: str | None = None  # the evidence line from the signature's first words on (without its log prefix)
 
     @property
     def cause(self) -> bool:
@@ -224,7 +226,9 @@ class Failure:
     @property
     def phase_text(self) -> str:
         if self.phase == "unknown":
-            return "an unknown phase (no phase line of this rank before it, and no frame that locates it)"
+            return f"an unknown time ({self.phase_basis})" if self.phase_basis else "an unknown time"
+        if self.phase == "startup":  # the evidence says startup, not which step
+            return f"an unknown startup step ({self.phase_basis})"
         return f"{self.phase} ({self.phase_basis})"
 
 

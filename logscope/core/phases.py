@@ -46,7 +46,8 @@ class Phase:
 
 # The stages of a startup, then serving: a failure is placed in one (a phase line ends one stage and begins the
 # next; a signature's `phase:` and a frame locator name one). A stage is a span, a phase a line that SGLang prints.
-STAGES = ("init_distributed", "load_weight", "memory_pool", "capture", "warmup", "disaggregation", "serving")
+# "startup": the evidence places a failure in startup without naming the stage.
+STAGES = ("init_distributed", "load_weight", "memory_pool", "capture", "warmup", "disaggregation", "startup", "serving")
 
 PHASES: tuple[Phase, ...] = (
     Phase(kinds.INIT_DISTRIBUTED_BEGIN, after="init_distributed", expected=True),

@@ -3,6 +3,7 @@ phase each interrupted. Rules read the result as `failures` (first in time first
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from logscope.core import kinds
@@ -59,7 +60,89 @@ def oom_numbers(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     if held is not None and allocated is not None:
         pytorch = allocated + (_mib_to_gib(data.get("reserved_unallocated_mib")) or 0.0)
         outside = round(held - pytorch, 2)
-    return {"request": request, "requested_mib": requested_mib, "held_gib": held, "pytorch_gib": pytorch, "outside_gib": outside}
+    # another process the OOM text names ("Process 4021 has 21.69 GiB memory in use"): when it holds more than
+    # half the card, it is the cause, whatever this process's settings. torch (c10 reportProcessMemoryInfo) lists
+    # every process NVML sees on the device, this one included, under PIDs a container may not show: a listed
+    # process is another one only when the text also states this process's use and the two differ
+    this_mib = data.get("process_in_use_mib")
+    others = [
+        p
+        for p in data.get("processes") or []
+        if p.get("in_use_mib") is not None and this_mib is not None and abs(p["in_use_mib"] - this_mib) > 10.24
+    ]
+    other = max(others, key=lambda p: p["in_use_mib"], default=None)
+    total = data.get("total_mib")
+    other_text = None if other is None else f"Process {other.get('pid')} has {other['in_use_mib'] / 1024:.2f} GiB memory in use"
+    owns = other is not None and total is not None and other["in_use_mib"] > total / 2
+    return {
+        "request": request,
+        "requested_mib": requested_mib,
+        "held_gib": held,
+        "pytorch_gib": pytorch,
+        "outside_gib": outside,
+        "other_text": other_text,
+        "other_pid": None if other is None else other.get("pid"),
+        "other_owns_card": owns,
+    }
+
+
+_EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*")
+# SGLang's wrappers around the real message (sglang 0.5.x *cuda_graph_runner.py: f"Capture cuda graph failed: {e}\n...")
+_WRAPPERS = ("Capture cuda graph failed:",)
+QUOTE_MAX = 220
+
+
+def exception_quote(event: Event) -> str | None:
+    """The innermost exception's class and message as the paste prints it, cut at a sentence end near QUOTE_MAX
+    characters: what every verdict quotes instead of a bare class name."""
+    text = str(event.data.get("full_text") or event.text)
+    m = _EXC_HEAD.search(text)
+    if m is None:
+        return None
+    name, message = m.group(1).rsplit(".", 1)[-1], text[m.end() :].strip()
+    for wrapper in _WRAPPERS:
+        if message.startswith(wrapper):
+            message = message[len(wrapper) :].strip()
+    inner = _EXC_HEAD.match(message)  # "RuntimeError: OSError: [Errno 12] ..." names the inner one
+    if inner is not None:
+        name, message = inner.group(1).rsplit(".", 1)[-1], message[inner.end() :].strip()
+    if not message:
+        return f"{name} (the paste shows no message)"
+    return f"{name}: {_cut(message)}"
+
+
+def _cut(message: str) -> str:
+    """At a sentence end before QUOTE_MAX characters (else at QUOTE_MAX, marked), without the final period (the
+    verdict's sentence ends it)."""
+    if len(message) > QUOTE_MAX:
+        end = message.rfind(". ", 0, QUOTE_MAX)
+        message = message[: end + 1] if end > QUOTE_MAX // 2 else message[:QUOTE_MAX].rstrip() + " ..."
+    return message.rstrip(".") if not message.endswith("...") else message
+
+
+SHORT_CAPTURE = 40  # a captured error this short ("invalid argument") is quoted with the place the message names
+
+
+def _error_of(failure: Failure, event_fact: dict[str, Any]) -> str | None:
+    """The error a verdict names: the signature's capture, else the exception's message, the frame or the line's
+    own words; a short capture is replaced by the whole message it sits in ("Failed: CUDA error
+    .../deep_ep.cpp:230 'invalid argument'", not "invalid argument")."""
+    error = (
+        event_fact.get("error")
+        or failure.values.get("error")
+        or (failure.said if failure.evidence == "line" else None)
+        or event_fact.get("message")
+        or (f"{failure.matched} (a native frame)" if failure.evidence == "native_frame" and failure.matched else None)
+        or failure.said
+        or (None if failure.event.kind == kinds.TRACEBACK else event_fact.get("text"))
+    )
+    if error is None:
+        return None
+    error = str(error)
+    quote = exception_quote(failure.event)
+    if len(error) < SHORT_CAPTURE and quote and error in quote and len(quote) > len(error) + 8:
+        return quote.split(": ", 1)[1] if ": " in quote else quote
+    return _cut(error) if len(error) > 2 * QUOTE_MAX else error
 
 
 def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | None) -> dict[str, Any]:
@@ -76,16 +159,13 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         quoted=failure.quoted,
         after_ready=failure.after_ready,
         cause=failure.cause,
+        quote=exception_quote(failure.event),
+        said=_cut(failure.said) if failure.said else None,
         is_root=failure is root,
         rank_text=event_fact.get("rank") or "an untagged line",
-        error=(
-            event_fact.get("error")
-            or failure.values.get("error")
-            or event_fact.get("message")
-            or (None if failure.event.kind == kinds.TRACEBACK else event_fact.get("text"))
-        ),
+        error=_error_of(failure, event_fact),
     )
-    if failure.finding in ("startup-oom", "capture-oom", "runtime-oom"):
+    if failure.finding in ("startup-oom", "capture-oom", "runtime-oom", "oom-time-unknown"):
         fact.update(oom_numbers(event_fact, failure.values))
     fact["follows"] = ""  # the sentence a later failure of another mechanism ends with
     if root is not None and failure is not root and root.mechanism != failure.mechanism:
@@ -104,6 +184,6 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
 def root_of(failures: list[Failure]) -> Failure | None:
     """The first failure in time that can stop a launch (startup only), preferring one with a mechanism."""
     startup = [f for f in failures if f.cause and not f.after_ready]
-    named = [f for f in startup if f.mechanism is not None and f.finding != "startup-crash"]
+    named = [f for f in startup if f.mechanism is not None and f.finding not in ("startup-crash", "failure-time-unknown")]
     found = named or startup
     return found[0] if found else None

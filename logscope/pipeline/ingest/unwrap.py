@@ -18,6 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 JSON_STRING = "a JSON string"
+# SGLang's OpenAI-compatible error body (sglang 0.5.x entrypoints/openai/protocol.py ErrorResponse: object="error",
+# message, type, param, code): a request's answer, so the server was serving when it was written
+API_ERROR = "an API error response"
+_API_ERROR = re.compile(r'"object"\s*:\s*"error"')
 FLATTENED = "a line flattened with \\n"
 REWRAPPED = "lines re-wrapped"
 
@@ -54,6 +58,7 @@ def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Pie
 
 def _json_pieces(line: str, wanted: Callable[[str], object]) -> list[Piece]:
     out: list[Piece] = []
+    how = API_ERROR if _API_ERROR.search(line) else JSON_STRING
     for m in _JSON_STRING.finditer(line):
         try:
             value = json.loads(f'"{m.group(1)}"')
@@ -61,7 +66,7 @@ def _json_pieces(line: str, wanted: Callable[[str], object]) -> list[Piece]:
             continue
         if " " not in value or not wanted(value):
             continue
-        out += [Piece(p, JSON_STRING) for p in value.splitlines() if p.strip()]
+        out += [Piece(p, how) for p in value.splitlines() if p.strip()]
     return out
 
 

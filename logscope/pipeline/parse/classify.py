@@ -27,6 +27,8 @@ from logscope.pipeline.parse.signatures.loader import bundled_signatures
 _FULL_KEEP = 4000
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 # what makes an unrecognised line worth showing first: it reads like a failure
+# a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?:#{2,6}|#(?=\s+[A-Z][a-z]+(?:\s+[A-Za-z]+)*\s*:?\s*$))\s+\S")
 FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
@@ -236,6 +238,8 @@ class SourceClassifier:
 
     # ------------------------------------------------------------------ one line
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
+        if _MARKDOWN_HEADING.match(text):
+            return  # an issue's "### Error Log" names a section; it is no failure and no record
         if not self.opened and not _looks_like_a_record(text):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)

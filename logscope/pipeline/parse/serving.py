@@ -2,9 +2,11 @@
 them is a runtime failure, never a startup failure (docs/design.md: a crash while serving is no startup failure).
 
 Markers: SGLang's ready line (an event of its own, `server_ready`), a served request in the uvicorn access log
-(`"POST /v1/chat/completions HTTP/1.1" 200 OK`), and the scheduler's decode batch line. Not markers: the
-requests SGLang's own warmup sends before the ready line (`/get_model_info`, `/model_info`, `/generate`,
-`/health`) and prefill batch lines, which the warmup request prints too.
+(`"POST /v1/chat/completions HTTP/1.1" 200 OK`, `"POST /generate HTTP/1.1" 200`), and the scheduler's batch lines
+(`Prefill batch. #new-seq`, `Decode batch. #running-req`): the scheduler's event loop was running batches, so every
+startup step (weights, pools, capture) was behind it. SGLang's warmup request is such a batch too (it runs before
+the ready line); the basis a failure's message gives names the line, so a reader can tell. Not markers: the
+warmup's probes that run no batch (`/get_model_info`, `/model_info`, `/health`, `/get_server_info`).
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
 
 # uvicorn's access log: '10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK' (a 2xx answer),
 # or the shorter 'POST /v1/chat/completions 200 OK' people paste; SGLang's decode log line
-_WARMUP_PATHS = r"/(?:get_model_info|model_info|generate|health|health_generate|get_server_info|server_info)\b"
+_WARMUP_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_server_info|server_info)\b"
 _SERVING = re.compile(
     r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
-    r"|Decode batch[.,] #running-req"
+    r"|Decode batch[.,] #running-req|Prefill batch[.,] #new-seq"
 )
 # searched where the bytes are read (ingest's chunks); every match holds one of the anchors
-SERVING_BYTES = AnchoredPattern(re.compile(_SERVING.pattern.encode()), (b"POST /", b"GET /", b"Decode batch"))
+SERVING_BYTES = AnchoredPattern(re.compile(_SERVING.pattern.encode()), (b"POST /", b"GET /", b"Decode batch", b"Prefill batch"))
 # where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
 # batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
 # [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after

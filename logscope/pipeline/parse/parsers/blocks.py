@@ -16,20 +16,24 @@ _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Int
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
+# CPython's lines between chained exceptions: the traceback after one shares the outer frames of the one before
+_CHAIN_LINES = ("During handling of the above exception", "The above exception was the direct cause")
 
 
-_QUOTED_OPENER = re.compile(r'"[^"]*Traceback \(most recent')
+_QUOTED_OPENER = re.compile(r'"[^"]*(?:Traceback \(most recent|Fatal Python error)')
 
 
 class TracebackReader(BlockReader):
     """A Python traceback or faulthandler dump; the exception line that ends it carries its frames."""
 
     grammar = kinds.TRACEBACK_GRAMMAR
-    literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)")
+    literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)", *_CHAIN_LINES)
 
     def starts(self, text: str) -> bool:
         if "`" in text or _QUOTED_OPENER.search(text):  # prose quoting a traceback's first line in a code span or
             return False  # in "...": the quoted part is read on its own
+        if text.lstrip().startswith(_CHAIN_LINES):
+            return True
         return any(opener in text for opener in _TB_OPENERS) or bool(_FRAME.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
@@ -42,8 +46,11 @@ class TracebackReader(BlockReader):
         self.after_frame = False
         self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
         self.fatal: Event | None = None
+        self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
+        self.chained_at = lineno if text.lstrip().startswith(_CHAIN_LINES) else None
         if "Fatal Python error" in text:
-            parsed_tb = other_lines.parse_traceback_line(text)
+            # faulthandler's line, also behind a log prefix a wrapper added ("[.. TP3] Fatal Python error: ...")
+            parsed_tb = other_lines.parse_traceback_line(text[text.find("Fatal Python error") :])
             if parsed_tb:
                 self.fatal = Event(
                     kinds.FATAL_ERROR, self.source, lineno, text.strip()[:300], None, None, parsed_tb[1], kinds.TRACEBACK_GRAMMAR
@@ -52,6 +59,7 @@ class TracebackReader(BlockReader):
             parsed = sglang_line.parse_line(text)
             if parsed is not None:
                 prefix, kind, data = parsed
+                self.header = text.strip()[:300]
                 if prefix:
                     self.rank, self.time = prefix.get("rank"), prefix.get("time")
                 self.events.append(Event(kind, self.source, lineno, text.strip(), self.rank, self.time, data))
@@ -128,6 +136,10 @@ class TracebackReader(BlockReader):
         if self.exception is not None:
             self.exception.data["frames"] = frames
             self.exception.data["frame_paths"] = paths
+            if self.header:
+                self.exception.data["header"] = self.header
+            if self.chained_at is not None:
+                self.exception.data["chained_at"] = self.chained_at
             events.append(self.exception)
         elif self.fatal is not None:
             self.fatal.data.update(frames=frames, frame_paths=paths)
@@ -142,7 +154,8 @@ class TracebackReader(BlockReader):
                     innermost["raw"],
                     self.rank,
                     self.time,
-                    {"frames": frames, "frame_paths": paths, "incomplete": True},
+                    {"frames": frames, "frame_paths": paths, "incomplete": True}
+                    | ({} if self.chained_at is None else {"chained_at": self.chained_at}),
                     kinds.TRACEBACK_GRAMMAR,
                 )
             )
@@ -222,12 +235,14 @@ class CheckEnvReader(BlockReader):
 
 
 # native frames: torch c10 "frame #3: ncclProxyProgress + 0x1a (0x7f.. in /usr/lib/libnccl.so.2)", gdb
-# "#3  0x00007f... in ncclProxyService (...) at proxy.cc:1234", UCX " 3  /usr/lib/libucs.so.0(ucs_x+0x2c) [0x7f..]",
+# "#3  0x00007f... in ncclProxyService (...) at proxy.cc:1234", UCX " 3  /usr/lib/libucs.so.0(ucs_x+0x2c) [0x7f..]"
+# (its frame 0 may be the process's own title, " 0 sglang::scheduler_TP1(+0x1a7e3) [0x7f..]"),
 # glibc backtrace "/usr/lib/x86_64-linux-gnu/libnccl.so.2(+0x5c0de)[0x7f...]"
 # Abseil's / glog's failure signal handler: "PC: @     0x7f3a1c2d4e10  (unknown)  SaveProxy()" and
 # "    @     0x7f3a1c2d5a21        112  ncclProxySaveOp()" (address, frame size or "(unknown)", symbol)
 _NATIVE_FRAME = re.compile(
-    r"^\s*(?:frame #\d+: (?P<torch>.+)|#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<gdb>\S.*)|\d+\s+(?P<ucx>/\S+\(.*)"
+    r"^\s*(?:frame #\d+: (?P<torch>.+)|#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<gdb>\S.*)"
+    r"|\d+\s+(?P<ucx>/\S+\(.*|\S+\([^()\s]*\)\s*\[0x[0-9a-fA-F]+\].*)"
     r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\])"
     r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:\(unknown\)|\d+)\s+(?P<absl>\S.*))\s*$"
 )

@@ -15,6 +15,7 @@ from typing import Any
 from logscope.core import kinds, phases
 from logscope.core.events import Event
 from logscope.core.model import Failure
+from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
 
 # event kinds that are a crash even when no signature names their mechanism
@@ -100,13 +101,25 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
     return (best[1], best[2]) if best else None
 
 
-def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[str, Any], str] | None:
-    """The signature that names this event's mechanism (finding signatures only), and the evidence kind."""
+def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[str, Any], str, str] | None:
+    """The signature that names this event's mechanism (finding signatures only), the evidence kind, and the
+    evidence text it matched (a frame, when a frame named it)."""
     for kind, text, exception in _evidence(event):
         found = _best_of(signatures, kind, text, exception)
         if found:
-            return found[0], dict(found[1]), kind
+            return found[0], dict(found[1]), kind, text
     return None
+
+
+_ADDRESS = re.compile(r"\s*\[0x[0-9a-fA-F]+\]|\(\+0x[0-9a-fA-F]+\)|\+0x[0-9a-fA-F]+")
+_PATH = re.compile(r"(?:/[^/\s()]+)+/([^/\s()]+/[^/\s()]+)")
+
+
+def frame_quote(frame: str) -> str:
+    """A frame as a verdict quotes it: without addresses, each path cut to its last two parts (the library or
+    source file and line stay: 'libnccl.so.2 SaveProxy() .../src/proxy.cc:518')."""
+    text = _ADDRESS.sub("", frame)
+    return " ".join(_PATH.sub(r".../\1", text).split())[:200]
 
 
 _BEST_MEMO = 4096
@@ -137,30 +150,85 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
     if found is not None:
         sig, text = found
         return str(sig.phase), f"frame {text.split(': ', 1)[0].rsplit('/', 1)[-1]}"  # without the call it makes
+    header = str(event.data.get("header") or "")
+    for wrapper in _SERVING_HEADERS:
+        if wrapper in header:
+            return "serving", f"the header '{wrapper}': its thread runs the scheduler's batches"
     return None
 
 
 def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
-    """The first frame (innermost first) that a phase-locating signature matches, and that signature."""
+    """The first frame (innermost first) that a phase-locating signature matches, and that signature. A startup
+    frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture)."""
+    serving: tuple[Signature, str] | None = None
     for kind, text in _frames(event):
         for sig in signatures.on(kind):
             if sig.phase and sig.pattern.match(text) is not None:
-                return sig, text
-    return None
+                if sig.phase != "serving":
+                    return sig, text
+                serving = serving or (sig, text)
+    return serving
+
+
+# wrappers whose thread only runs batches the scheduler hands it (sglang 0.5.2 tp_worker_overlap_thread.py)
+_SERVING_HEADERS = ("TpModelWorkerClient hit an exception",)
 
 
 def is_candidate(event: Event) -> bool:
     return event.kind not in _NOT_EVIDENCE and not phases.is_phase(event.kind)
 
 
-# a startup finding and the finding the same failure gives while serving
+# a startup finding and the finding the same failure gives while serving, or when its time is not shown
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
+TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
+_BATCH_MARK = re.compile(r"Prefill batch|POST /generate\b")
 
 
 def _serving_basis(marker: Event) -> str:
     if marker.kind == kinds.SERVER_READY:
         return f"after the ready line at line {marker.line}"
+    if _BATCH_MARK.search(marker.text):
+        return f"after line {marker.line} showed the scheduler running a batch (SGLang's warmup request is one too)"
     return f"after line {marker.line} showed it serving"
+
+
+def _time_of(
+    event: Event, sigs: SignatureSet, sig: Signature | None, marker: Event | None, last_phase_of: Any
+) -> tuple[str, str]:
+    """(stage, basis) from evidence only: the ready line or a serving line before it, the signature or a frame
+    that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason."""
+    after_ready = marker is not None and event is not marker and event.line >= marker.line
+    located = locate(event, sigs, sig)
+    # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
+    warmup_named = located is not None and located[0] == "warmup" and marker is not None and _BATCH_MARK.search(marker.text)
+    if after_ready and marker is not None and not warmup_named:
+        return "serving", _serving_basis(marker)
+    if located is not None:
+        return located
+    if event.data.get("unwrapped") == API_ERROR:
+        return "serving", 'inside an API error response ({"object":"error", ...}): the server answered a request with it'
+    last = last_phase_of(event)
+    if not last:
+        return "unknown", "no phase line of this rank before it, and no frame, header, batch line or ready line that places it"
+    stage = phases.stage_after(last)
+    if stage == "warmup":  # startup's last step was done: warming up or already serving, the paste does not say
+        return "unknown", f"after the rank's last phase line, {last} (startup's end); nothing shows whether requests had begun"
+    return stage, f"after the rank's last phase line, {last}"
+
+
+_CHAIN_GAP = 3  # the exception line, a blank line, "During handling of the above exception ...": at most this apart
+
+
+def _from_chained(event: Event, chained: dict[tuple[str, int], Event], sigs: SignatureSet) -> tuple[str, str] | None:
+    """The location of the traceback CPython chained to this exception ("During handling of the above exception"):
+    its frames are the same call stack's outer frames."""
+    for gap in range(_CHAIN_GAP + 1):  # 0: a log shipper flattened both onto one line
+        later = chained.get((event.source, event.line + gap))
+        if later is not None and later is not event:
+            found = locate(later, sigs, None)
+            if found is not None and found[0] != "serving":
+                return found[0], f"{found[1]} of the traceback chained to it at line {later.data['chained_at']}"
+    return None
 
 
 def failures_of(
@@ -173,6 +241,7 @@ def failures_of(
     runtime failure, in the `serving` stage, whatever its signature locates.
     """
     sigs = signatures or bundled_signatures()
+    chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
@@ -180,19 +249,25 @@ def failures_of(
         found = attribute(event, sigs)
         if found is None and event.kind not in CRASH_KINDS:
             continue
-        sig, values, kind = found if found else (None, {}, "none")
+        sig, values, kind, matched = found if found else (None, {}, "none", "")
         marker = ready.get(event.source)
-        after_ready = marker is not None and event is not marker and event.line >= marker.line
-        located = ("serving", _serving_basis(marker)) if after_ready and marker else locate(event, sigs, sig)
-        if located is None:
-            last = last_phase_of(event)
-            located = (phases.stage_after(last), f"after the rank's last phase line, {last}") if last else ("unknown", "")
+        located = _time_of(event, sigs, sig, marker, last_phase_of)
+        if located[0] == "unknown":
+            located = _from_chained(event, chained, sigs) or located
+        after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
             finding = "capture-oom"
         if located[0] == "serving":
             finding = RUNTIME_FINDING.get(finding, finding)
+        elif located[0] == "unknown":
+            finding = TIME_UNKNOWN_FINDING.get(finding, finding)
         focus = (sig.pattern.longest_literal(),) if sig is not None and kind in ("line", "exception") else ()
+        said = None
+        if sig is not None and kind in ("line", "exception"):
+            full = str(event.data.get("full_text") or event.text)
+            at = full.find(sig.pattern.literals()[0])
+            said = full[at:].strip() if at >= 0 else None
         out.append(
             Failure(
                 finding=finding,
@@ -206,6 +281,8 @@ def failures_of(
                 quoted=bool(event.data.get("quoted")),
                 after_ready=after_ready,
                 focus=focus,
+                matched=frame_quote(matched) if kind in ("frame", "native_frame") else None,
+                said=said,
             )
         )
     return out

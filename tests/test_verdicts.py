@@ -1,0 +1,94 @@
+"""Failure verdicts claim no more than the paste shows (issue 34): when it happened, what the exception said."""
+
+from __future__ import annotations
+
+from logscope.core.events import Event
+from logscope.pipeline.failures import exception_quote
+from logscope.pipeline.parse.signatures.match import frame_quote
+from tests.helpers import analyze_text
+
+
+def _findings(text: str) -> list[dict]:
+    return analyze_text(text)["findings"]
+
+
+def test_a_markdown_heading_is_no_unrecognised_failure():
+    report = analyze_text("### Error Log\n\nIt hangs.\n## Failed attempts\n# Error Log\n")
+    assert report["findings"] == []
+    assert report["coverage"].get("unmatched_failures", []) == []
+
+
+def test_a_root_prompt_with_a_command_is_still_read():
+    report = analyze_text("# python3 -m sglang.launch_server --model-path /m --mem-fraction-static 0.8\n")
+    assert report["launches"][0]["config"]["mem_fraction_static"] == 0.8
+
+
+def test_the_quote_is_the_innermost_message_without_sglangs_capture_wrapper():
+    text = (
+        "Exception: Capture cuda graph failed: Cannot call CUDAGeneratorImpl::current_seed during CUDA graph capture. "
+        "If you need this call to be captured, please file an issue. "
+        "Current cudaStreamCaptureStatus: cudaStreamCaptureStatusActive"
+    )
+    event = Event("exception", "x.log", 1, text, None, None, {})
+    assert exception_quote(event) == (
+        "Exception: Cannot call CUDAGeneratorImpl::current_seed during CUDA graph capture. If you need this call to be "
+        "captured, please file an issue. Current cudaStreamCaptureStatus: cudaStreamCaptureStatusActive"
+    )
+
+
+def test_a_bare_class_name_says_the_paste_shows_no_message():
+    assert (
+        exception_quote(Event("exception", "x.log", 1, "RuntimeError:", None, None, {}))
+        == "RuntimeError (the paste shows no message)"
+    )
+
+
+def test_a_native_frame_is_quoted_without_addresses():
+    frame = (
+        "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "
+        "/dvs/p4/build/sw/gpgpu/nccl/gitfusion/stable/src/proxy.cc:518"
+    )
+    assert frame_quote(frame) == ".../lib/libnccl.so.2 SaveProxy() .../src/proxy.cc:518"
+
+
+def test_a_prefill_batch_line_places_a_crash_in_serving_and_says_the_warmup_caveat():
+    found = _findings(
+        "[2026-08-14 09:31:44 TP0] Prefill batch. #new-seq: 1, #new-token: 8192, #cached-token: 0, token usage: 0.62, "
+        "#running-req: 11, #queue-req: 3\n"
+        "[2026-08-14 09:31:46 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "KeyError: 'rid'\n"
+    )
+    assert [f["rule"] for f in found] == ["runtime-crash"]
+    assert "after line 1 showed the scheduler running a batch (SGLang's warmup request is one too)" in found[0]["message"]
+
+
+def test_the_overlap_worker_header_gives_serving_and_the_rank():
+    found = _findings(
+        "[2026-08-14 09:31:46 DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (most recent call last):\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 5.25 GiB. GPU 0 has a total capacity of 139.81 GiB "
+        "of which 2.07 GiB is free.\n"
+    )
+    assert [(f["rule"], f["ranks"]) for f in found] == [("runtime-oom", ["DP0 TP0 EP0"])]
+    assert "tried to allocate 5.25 GiB with 2.07 GiB free of 139.81 GiB" in found[0]["message"]
+
+
+def test_an_oom_after_startups_last_phase_line_alone_has_an_unknown_time():
+    found = _findings(
+        "[2026-05-19 03:22:45 TP0] Capture cuda graph end. Time elapsed: 12.31 s. mem usage=1.20 GB. avail mem=8.40 GB.\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB. GPU 0 has a total capacity of 79.19 GiB "
+        "of which 1.10 GiB is free.\n"
+    )
+    assert [f["rule"] for f in found] == ["oom-time-unknown"]
+    assert (
+        "after the rank's last phase line, capture_end (startup's end); nothing shows whether requests had begun"
+        in found[0]["message"]
+    )
+
+
+def test_an_oom_in_an_api_error_body_is_serving():
+    found = _findings(
+        '{"object":"error","message":"CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of '
+        '79.15 GiB of which 1.02 GiB is free.","type":"BadRequestError","param":null,"code":400}\n'
+    )
+    assert [f["rule"] for f in found] == ["runtime-oom"]
+    assert "tried to allocate 2.00 GiB with 1.02 GiB free of 79.15 GiB" in found[0]["message"]
