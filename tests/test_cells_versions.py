@@ -14,7 +14,8 @@ import yaml
 from typer.testing import CliRunner
 
 from logscope.cli import app
-from logscope.pipeline.sizing.cell_rules import NcclEnv, release_for
+from logscope.memory_model.releases import release_for
+from logscope.pipeline.sizing.cell_rules import NcclEnv
 from logscope.pipeline.sizing.mem_fraction import auto_fraction, default_requests, user_requests
 from tests.helpers import analyze_text
 
@@ -104,11 +105,16 @@ def test_v1_where_the_release_has_no_v2_or_the_env_turns_it_off():
     assert "tp/custom_ar_v2" not in off and "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0" in off["tp/custom_ar"]["basis"]
 
 
-def test_unknown_version_takes_the_newest_rule_and_shows_the_older_beside_it():
+def test_an_inferred_range_takes_its_newest_release_and_shows_the_older_figure_inside_it():
+    """The log's wordings give SGLang 0.5.9-0.5.20: 0.5.20's v2 figure, and beside it 0.5.9's v1 (3 x 8 MiB =
+    24 MiB: custom_all_reduce.py _MAX_CAR_SIZE 8 MiB, meta + buffer + rank_data); never a release outside."""
     cells = _cells(_log("tp_size=2", version=None))
     ar = cells["tp/custom_ar_v2"]
-    assert ar["rule"]["version_known"] is False and "newest release read (0.5.23)" in ar["rule"]["note"]
+    assert ar["rule"]["version_known"] is False and "not in the input" not in ar["rule"]["note"]
+    assert ar["rule"]["sglang"] == "SGLang 0.5.9 to 0.5.20 (inferred from the wordings)"
     assert ar["alternative"]["mechanism"] == "custom_ar" and ar["alternative"]["gib"] == round(24 / 1024, 3)
+    # 0.5.11 environ.py SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 = EnvBool(False); 0.5.12.post1 EnvBool(True)
+    assert ar["alternative"]["sglang"] == "SGLang 0.5.11 to before 0.5.12.post1"
 
 
 def test_pre_warm_nccl_makes_the_device_group_eager():
@@ -196,18 +202,24 @@ def test_attention_tp_cells_only_for_a_group_larger_than_one():
 
 
 # ------------------------------------------------------------------------------------------------------ DeepEP
-@pytest.mark.parametrize("ep, gib", [(8, 1.833), (16, 1.888), (32, 2.000)])
-def test_deepep_low_latency_expert_count_follows_the_ep_size(ep, gib):
+@pytest.mark.parametrize("ep, gib", [(8, 1.777), (16, 1.777), (32, 1.777)])
+def test_deepep_low_latency_expert_count_is_the_routed_count_at_every_ep_size(ep, gib):
+    """0.5.23 models/deepseek_v2.py shared_experts_fusion_disable_reason: "DeepEP: fusion off by default", so no
+    per-rank shared slots: 256 routed experts at every EP size. get_low_latency_rdma_size_hint(128, 7168, 256):
+    dispatch msg 16 + max(14336, 7168 + 224) = 14352 B, combine 224 + 14336 = 14560 B; send = recv =
+    256 x 128 x 14560 = 477102080; signalling 1024; 2 x 2 x 477102080 + 2048 = 1908410368 -> /128 + 1 -> 1908410496
+    B = 1.777 GiB."""
     text = (
         _log(f"tp_size={ep}, ep_size={ep}, moe_a2a_backend='deepep', deepep_mode='low_latency'").replace("/m/x", "/m/DeepSeek-V3")
         + "[2026-11-20 10:00:41 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
     )
     cell = _cells(text)["moe_ep/deepep_low_latency"]
-    experts = 256 + ep
+    experts = 256
     signalling = -(-4 * experts // 128) * 128
     expected = ((4 * experts * 128 * 14560 + 2 * signalling) // 128 + 1) * 128
     assert cell["gib"] == round(expected / GIB, 3) == gib
-    assert f"{ep} per-rank shared slots" in cell["basis"]
+    assert "shared-expert fusion is off under DeepEP" in cell["basis"] and cell["inputs"]["experts"] == 256
+    assert cell["inputs"]["reserved_bytes"] == 4 * 2**29  # NVSHMEM_CUMEM_GRANULARITY 2**29 steps: 1820 MiB -> 2048
 
 
 # ---------------------------------------------------------------------------------------------------------- PD
@@ -322,7 +334,8 @@ def test_diff_of_a_deepep_pair_names_the_reserve():
 def test_every_catalogued_constant_has_its_source_line():
     data = yaml.safe_load((ROOT / "logscope" / "data" / "cell_constants.yaml").read_text(encoding="utf-8"))
     assert (ROOT / "logscope" / "data" / "cell_constants.yaml").read_text(encoding="utf-8").startswith("# GENERATED")
-    assert list(data["versions"]) == ["0.5.9", "0.5.20", "0.5.23"]
+    listed = [v.strip() for v in (ROOT / "tools/upstream/versions.txt").read_text().splitlines() if v.strip() and v[0] != "#"]
+    assert list(data["versions"]) == listed
 
     def entries(node):
         if isinstance(node, dict):

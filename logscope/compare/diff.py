@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from logscope.core import kinds, phases
 from logscope.core.model import Analysis, Launch, RankTimeline
-from logscope.pipeline.sizing.cell_rules import release_for
+from logscope.memory_model.releases import launch_release
 from logscope.pipeline.sizing.kv_sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
 from logscope.pipeline.sizing.mem_fraction import auto_fraction
 
@@ -272,7 +272,7 @@ def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
         return
     rules = []
     for side in (a, b):
-        release = release_for(side.launch.versions.get("sglang"))
+        release = launch_release(side.launch.versions, side.launch.sglang_version)
         rules.append((release, auto_fraction(side.launch.config, release, _card_mib(side))))
     (ra, fa), (rb, fb) = rules
     reserve_a, reserve_b = fa.part(kinds.DEEPEP_RESERVE), fb.part(kinds.DEEPEP_RESERVE)
@@ -283,7 +283,7 @@ def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
     text = (
         f"the DeepEP reserve: SGLang {release.version}'s automatic rule reserves "
         f"{abs(reserve_b - reserve_a):g} MiB more on {deepep_side} (moe_a2a_backend deepep, decode graphs on, not "
-        f"a prefill node; {release.at('deepep', 'reserve_mib')})"
+        f"a prefill node; {release.record.deepep.reserve_mib.at})"
     )
     if fa.value is not None and fb.value is not None:
         matches = abs(fa.value - float(row["a"])) <= 0.0005 and abs(fb.value - float(row["b"])) <= 0.0005

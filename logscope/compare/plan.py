@@ -11,7 +11,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.errors import LogscopeError
 from logscope.core.model import Launch
-from logscope.pipeline.sizing.cell_rules import Release, release_for
+from logscope.memory_model.releases import ReleaseChoice, launch_release
 from logscope.pipeline.sizing.cells import launch_cells
 from logscope.pipeline.sizing.kv_sizing import (
     GIB,
@@ -156,7 +156,7 @@ def plan(
     notes.append(
         "weights per rank scale with 1 / (tp x pp): replicated parts (norms; attention under DP attention) are not modelled"
     )
-    release = release_for(run.versions.get("sglang"))
+    release = launch_release(run.versions, run.sglang_version)
     mfs = _fraction(run, new, sizing, setting, release, gpu_mem_mib, notes)
     figures["mem_fraction_static"] = mfs
     reserved = sizing.reserved_gib.value if sizing.reserved_gib else 0.0
@@ -219,7 +219,7 @@ def _cell(
     setting: Setting,
     model_config: dict[str, Any] | None,
     notes: list[str],
-    release: Release,
+    release: ReleaseChoice,
 ) -> tuple[float, Figure]:
     assert sizing.cell_bytes is not None
     old_bytes = dtype_bytes(sizing.kv_dtype) or 2
@@ -261,7 +261,13 @@ def _scheduler_summary(run: Launch) -> dict[str, Any]:
 
 
 def _fraction(
-    run: Launch, new: Launch, sizing: KvSizing, setting: Setting, release: Release, gpu_mem_mib: float | None, notes: list[str]
+    run: Launch,
+    new: Launch,
+    sizing: KvSizing,
+    setting: Setting,
+    release: ReleaseChoice,
+    gpu_mem_mib: float | None,
+    notes: list[str],
 ) -> Figure:
     """The new setting's mem_fraction_static: the one asked for; else, when the run's value is what the release's
     automatic rule gives for the run, the rule applied to the new setting (DeepEP reserve included); else the
@@ -309,13 +315,13 @@ def _fraction(
 
 
 def _max_running_requests(
-    run: Launch, tokens: int, setting: Setting, to: Layout, release: Release, notes: list[str]
+    run: Launch, tokens: int, setting: Setting, to: Layout, release: ReleaseChoice, notes: list[str]
 ) -> Figure | None:
     """SGLang's request cap: min(min(max(tokens / context_len x 512, 2048), 4096), tokens // 2); a value the user
     sets is divided by the (attention) DP size and clamped by the rule's pool."""
     summary = _scheduler_summary(run)
     ctx = setting.context_length or (int(summary["context_len"]) if summary.get("context_len") is not None else None)
-    by = release.value("max_running_requests", "user_divided_by")
+    by = release.record.requests.user_divided_by.value
     dp = to.dp if by == "dp_size" or to.dp_attention else 1
     if setting.max_running_requests is not None:
         value, how = user_requests(setting.max_running_requests, dp, release)

@@ -54,6 +54,7 @@ def arith(node: ast.AST) -> Any:
             ast.Mult: lambda: left * right,
             ast.Div: lambda: left / right,
             ast.FloorDiv: lambda: left // right,
+            ast.Pow: lambda: left**right,
         }
         if type(node.op) in ops:
             return ops[type(node.op)]()
@@ -94,6 +95,23 @@ class Wheel:
                     return {"value": value, "at": f"{name}:{lineno}"}
         where = files if isinstance(files, str) else " / ".join(files)
         return {"value": None, "at": None, "absent": f"no line matching /{pattern}/ in {where}"}
+
+    def find_after(self, files: tuple[str, ...], anchor: str, pattern: str, within: int) -> dict[str, Any]:
+        """The first line matching `pattern` at most `within` lines after a line matching `anchor`."""
+        for name in files:
+            lines = (self.source(name) or "").splitlines()
+            for index, line in enumerate(lines):
+                if re.search(anchor, line):
+                    for offset, later in enumerate(lines[index + 1 : index + 1 + within], index + 2):
+                        m = re.search(pattern, later)
+                        if m:
+                            value = _number(arith(ast.parse(m.group(1), mode="eval").body))
+                            return {"value": value, "at": f"{name}:{offset}"}
+        return {
+            "value": None,
+            "at": None,
+            "absent": f"no /{pattern}/ within {within} lines after /{anchor}/ in {' / '.join(files)}",
+        }
 
 
 def _env(wheel: Wheel, name: str) -> dict[str, Any]:
@@ -154,11 +172,12 @@ def _default_table(tree: ast.Module) -> dict[str, Any] | None:
 
 def custom_ar_v2(wheel: Wheel) -> dict[str, Any]:
     configs = wheel.source(_V2_CONFIGS)
-    if configs is None or wheel.source(_V2) is None:
+    if wheel.source(_V2) is None:
         return {"present": False, "absent": f"{_V2} is not in this release"}
-    tree = ast.parse(configs)
+    tree = ast.parse(configs) if configs is not None else None
     return {
         "present": True,
+        "tables_absent": None if configs is not None else f"{_V2_CONFIGS} is not in this release (no tuned tables read)",
         "default_on": _env(wheel, "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2"),
         "dispatch": wheel.find(_V1, r"if (_is_cuda and envs\.SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2\.get\(\)):"),
         "max_size_kb": _env(wheel, "SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"),
@@ -168,12 +187,14 @@ def custom_ar_v2(wheel: Wheel) -> dict[str, Any]:
         "graph_params_dtype": wheel.find(_V2, r"dtype=torch\.(uint64|int64)", 1),
         "push_slots_per_peer": wheel.find(_V2, r"push_num_slots = (\d+) \* self\.world_size"),
         "two_shot_push_slot_rule": wheel.find(_V2_CONFIGS, r"return (32 \* -\(-nbytes // \(16 \* world_size\)\))"),
-        "arch": {
+        "arch": {}
+        if tree is None
+        else {
             "sm90": _arch_table(tree, "_sm90_configs"),
             "sm100": _arch_table(tree, "_sm100_configs"),
             "sm107": _arch_table(tree, "_sm107_configs"),
         },
-        "other_arch": _default_table(tree),
+        "other_arch": None if tree is None else _default_table(tree),
     }
 
 
@@ -208,10 +229,22 @@ def deepep(wheel: Wheel) -> dict[str, Any]:
         "expert_count_per_rank_shared_slots": wheel.find(
             _DEEPSEEK, r"num_experts_for_moe = (config\.n_routed_experts \+ self\.moe_ep_size)"
         ),
-        "reserve_mib": wheel.find(_MEMORY_HOOK, r"^        return (2 \* 1024)$"),
+        # 0.5.20+: memory_hook.py reserve_for_deepep_a2a_mb returns it; 0.5.15.post1-0.5.19: inline in
+        # server_args.py after the moe_a2a_backend == "deepep" condition
+        "reserve_mib": _first(
+            wheel.find(_MEMORY_HOOK[:1], r"^        return (2 \* 1024)$"),
+            wheel.find_after(
+                _MEMORY_HOOK[1:], r'moe_a2a_backend == "deepep"', r"^\s+(?:reserved_mem \+=|return) (2 \* 1024)$", 3
+            ),
+        ),
+        "shared_fusion_off_under_deepep": wheel.find(_DEEPSEEK, r'return "(DeepEP: fusion off by default[^"]*)"'),
         "reserve_function": wheel.find(_MEMORY_HOOK, r"^def (reserve_for_deepep_a2a_mb)\("),
         "param_bytes": wheel.find("sglang/srt/layers/moe/token_dispatcher/deepep.py", r"self\.params_bytes = (\d+)"),
     }
+
+
+def _first(*entries: dict[str, Any]) -> dict[str, Any]:
+    return next((e for e in entries if e["value"] is not None), entries[-1])
 
 
 def mem_fraction(wheel: Wheel) -> dict[str, Any]:
@@ -329,6 +362,7 @@ def deepep_source(repo: Path) -> dict[str, Any]:
         return {"value": int(value), "at": f"{path}:{line}"}
 
     fields, meta_line = _line_of(_git_show(repo, internode), r"^\s+int ([\w, ]+);")
+    granularity, granularity_line = _line_of(_git_show(repo, legacy_py), r"NVSHMEM_CUMEM_GRANULARITY'\] = f'\{(2 \*\* \d+)\}'")
     return {
         "repository": "github.com/deepseek-ai/DeepEP",
         "commit": commit,
@@ -339,6 +373,10 @@ def deepep_source(repo: Path) -> dict[str, Any]:
         "max_scales": found(hpp, config_hpp, r"constexpr int kNumMaxScales = (\d+);"),
         "max_nvl_peers": found(compiled_text, compiled, r"#define LEGACY_NUM_MAX_NVL_PEERS (\d+)"),
         "topk_idx_bits": found(_git_show(repo, common), common, r"#define EP_NUM_TOPK_IDX_BITS (\d+)"),
+        "nvshmem_cumem_granularity": {
+            "value": int(arith(ast.parse(granularity, mode="eval").body)),
+            "at": f"{legacy_py}:{granularity_line}",
+        },
         "source_meta_bytes": {
             "value": 4 * len(fields.split(",")),
             "at": f"{internode}:{meta_line}",

@@ -15,9 +15,9 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import FAILURE_KINDS, Event
 from logscope.core.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
+from logscope.memory_model.releases import launch_release
 from logscope.pipeline.failures import failure_fact, root_of
 from logscope.pipeline.parse.serving import READY_KINDS
-from logscope.pipeline.sizing.cell_rules import release_for
 from logscope.pipeline.sizing.mem_fraction import deepep_reserve_applies, fraction_on_command
 
 
@@ -119,18 +119,18 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
 def _deepep_reserve(launch: Launch) -> dict[str, Any]:
     """Whether the release's automatic fraction rule holds the DeepEP reserve for this launch, and whether the
     launch command gave --mem-fraction-static (the server_args dump prints the resolved value either way)."""
-    release = release_for(launch.versions.get("sglang"))
+    release = launch_release(launch.versions, launch.sglang_version)
     applies, why = deepep_reserve_applies(launch.config, release)
     on_command = fraction_on_command(launch)
     return {
         "release": release.version,
         "version_known": release.known,
-        "in_release": release.value("deepep", "reserve_mib") is not None,
-        "gib": (release.value("deepep", "reserve_mib") or 0) / 1024,
+        "in_release": release.record.deepep.reserve_mib.value is not None,
+        "gib": (release.record.deepep.reserve_mib.value or 0) / 1024,
         "applies_if_automatic": applies,
         "why": why,
         "fraction_on_command": on_command,
-        "default_tokens": release.value("deepep", "num_max_dispatch_tokens_per_rank"),
+        "default_tokens": release.record.deepep.num_max_dispatch_tokens_per_rank.value,
     }
 
 

@@ -1,13 +1,9 @@
-"""The rules the communication cells and KV sizing follow, per SGLang release and NCCL environment.
-
-Constants come from `data/cell_constants.yaml` (generated from the released wheels by
-tools/upstream/cell_constants.py, each with its file:line) and NCCL sizes from measured rows keyed by
-environment (`data/nccl_h200.yaml`, or a probe calibration). A release's row covers it and every later
-version before the next release read; an unknown version takes the newest row and says so."""
+"""The NCCL environment a launch ran with and the communicator sizes measured under it: rows keyed by
+environment (`data/nccl_h200.yaml`, or a probe calibration). The release constants live in the memory-model
+library (logscope/memory_model)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -24,10 +20,6 @@ _DATA = PACKAGE_DATA
 SHIPPED_CALIBRATION = _DATA / "h200-nccl-calibration.yaml"
 
 
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
-
-
 def _yaml_data(name: str) -> Any:
     """A shipped data file, parsed once per content and kept in the user cache (YAML construction in Python costs
     a paste more than the constants are worth)."""
@@ -41,83 +33,8 @@ def _yaml_data(name: str) -> Any:
 
 
 @cache
-def _catalogue() -> dict[str, Any]:
-    return dict(_yaml_data("cell_constants.yaml"))
-
-
-def _constants() -> dict[str, Any]:
-    return _catalogue()["versions"]
-
-
-def deepep_source() -> dict[str, Any] | None:
-    """DeepEP's normal-mode buffer constants (default configs, size-hint constants), with their commit."""
-    return _catalogue().get("deepep_source")
-
-
-@cache
 def nccl_table() -> dict[str, Any]:
     return dict(_yaml_data("nccl_h200.yaml"))
-
-
-@dataclass(frozen=True)
-class Release:
-    """The release row a launch follows and how it was chosen."""
-
-    version: str  # the release read
-    row: dict[str, Any]
-    span: str  # "SGLang 0.5.20-0.5.22", ">= 0.5.23"
-    known: bool  # the input states a version
-    note: str  # why this row
-
-    def value(self, section: str, name: str) -> Any:
-        entry = self.row.get(section, {}).get(name)
-        return entry.get("value") if isinstance(entry, dict) else entry
-
-    def at(self, section: str, name: str) -> str | None:
-        entry = self.row.get(section, {}).get(name)
-        return entry.get("at") if isinstance(entry, dict) else None
-
-
-def releases() -> list[str]:
-    return list(_constants())
-
-
-def release_for(version: str | None) -> Release:
-    rows = _constants()
-    ordered = sorted(rows, key=_key)
-    newest = ordered[-1]
-
-    def span(v: str) -> str:
-        later = [o for o in ordered if _key(o) > _key(v)]
-        return f"SGLang {v} to before {later[0]}" if later else f"SGLang >= {v}"
-
-    if not version or not re.match(r"\d+\.\d+", version):
-        return Release(
-            newest,
-            rows[newest],
-            span(newest),
-            False,
-            f"SGLang version not in the input: the newest release read ({newest}) is assumed",
-        )
-    fit = [v for v in ordered if _key(v) <= _key(version)]
-    if not fit:
-        oldest = ordered[0]
-        return Release(
-            oldest,
-            rows[oldest],
-            span(oldest),
-            True,
-            f"SGLang {version} is older than every release read; {oldest}'s rule is used",
-        )
-    chosen = fit[-1]
-    return Release(chosen, rows[chosen], span(chosen), True, f"SGLang {version}: {span(chosen)}")
-
-
-def older_release(release: Release) -> Release | None:
-    """The release before this one (the alternative shown beside an assumed newest row)."""
-    ordered = sorted(_constants(), key=_key)
-    before = [v for v in ordered if _key(v) < _key(release.version)]
-    return release_for(before[-1]) if before else None
 
 
 def _flag(value: Any) -> bool:
@@ -146,7 +63,7 @@ class NcclEnv:
         )
 
 
-def nccl_env(environment: dict[str, Any], config: dict[str, Any], release: Release) -> NcclEnv:
+def nccl_env(environment: dict[str, Any], config: dict[str, Any]) -> NcclEnv:
     """SGLang's rule (engine._set_envs_and_config): a NCCL_CUMEM_ENABLE the user set is kept unless symmetric
     memory is on; otherwise it is set to int(enable_symm_mem)."""
     symm = config.get("enable_symm_mem") is True

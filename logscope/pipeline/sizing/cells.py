@@ -23,62 +23,20 @@ from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.model_table import moe_shape
+from logscope.memory_model import deepep
+from logscope.memory_model.cell import Cell
+from logscope.memory_model.record import V2Row, V2Table
+from logscope.memory_model.releases import ReleaseChoice, launch_release
+from logscope.memory_model.releases import deepep as deepep_source
 from logscope.pipeline.sizing.calibration import Calibration
-from logscope.pipeline.sizing.cell_rules import (
-    NcclEnv,
-    NcclSizes,
-    Release,
-    deepep_source,
-    nccl_env,
-    nccl_sizes,
-    older_release,
-    release_for,
-)
+from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, nccl_env, nccl_sizes
 
 MIB = 1 << 20
 GIB = 1 << 30
 _UINT64_BYTES = 8  # graph_params is torch.uint64
 
 
-def deepep_low_latency_bytes(num_max_tokens: int, hidden: int, num_experts: int) -> int:
-    """DeepEP's get_low_latency_rdma_size_hint (csrc/legacy/config.hpp LowLatencyLayout): BF16 messages of
-    int4 + max(2 x hidden, hidden + 4 x hidden/128) bytes (dispatch) and 4 x hidden/128 + 2 x hidden (combine);
-    2 send + 2 receive buffers + 2 signalling buffers, then aligned to 128 bytes."""
-    scales = hidden // 128
-    dispatch = 16 + max(2 * hidden, hidden + 4 * scales)
-    combine = 4 * scales + 2 * hidden
-    send = max(num_max_tokens * dispatch, num_experts * num_max_tokens * combine)
-    recv = max(num_experts * num_max_tokens * dispatch, num_experts * num_max_tokens * combine)
-    signaling = -(-(4 * num_experts) // 128) * 128
-    total = 2 * send + 2 * recv + 2 * signaling
-    return (total // 128 + 1) * 128
-
-
-def deepep_normal_bytes(hidden_bytes: int, ranks: int, source: dict[str, Any]) -> tuple[int, int]:
-    """(NVL bytes, RDMA bytes) of DeepEP's normal mode for SGLang's call: the larger of the default dispatch and
-    combine configs' get_nvl_buffer_size_hint / get_rdma_buffer_size_hint (csrc/legacy/config.hpp)."""
-
-    def v(name: str) -> int:
-        return int(source[name]["value"])
-
-    peers, topk, scales, meta = v("max_nvl_peers"), v("max_topk"), v("max_scales"), v("source_meta_bytes")
-    idx = v("topk_idx_bits") // 8
-    channels = v("num_sms") // 2
-    nvl_bytes = rdma_bytes = 0
-    for table in (source["dispatch_config"], source["combine_config"]):
-        row = table["ranks"].get(ranks)
-        if row is None:
-            raise KeyError(ranks)
-        _nvl_send, nvl_recv, rdma_send, rdma_recv = row
-        rdma_ranks, nvl_ranks = max(ranks // peers, 1), min(ranks, peers)
-        per_token = hidden_bytes + meta + topk * idx + topk * 4 + scales * 4
-        nvl = channels * nvl_ranks * (2 * rdma_ranks + 3) * 4 + channels * nvl_ranks * nvl_recv * per_token
-        nvl_bytes = max(nvl_bytes, -(-nvl // 128) * 128)
-        if ranks > peers:
-            recv = -(-rdma_recv // rdma_send) * rdma_send  # Config aligns rdma recv tokens up to the send chunk
-            rdma = channels * rdma_ranks * (peers * 2 + 2) * 2 * 4 + channels * rdma_ranks * recv * (per_token + 16) * 2
-            rdma_bytes = max(rdma_bytes, -(-rdma // 128) * 128)
-    return nvl_bytes, rdma_bytes
+deepep_low_latency_bytes = deepep.low_latency_bytes
 
 
 def _cell(
@@ -89,22 +47,26 @@ def _cell(
     basis: str,
     kind: str = "estimated",
     rule: dict[str, Any] | None = None,
+    inputs: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "group": group,
-        "mechanism": mechanism,
-        "gib": None if gib is None else round(gib, 3),
-        "kind": kind,
-        "timing": timing,
-        "basis": basis,
-    }
-    if rule is not None:
-        out["rule"] = rule
-    return out
+    """The cell as the document carries it (Cell.as_json); its release range and sources come from the rule."""
+    sources = tuple(str(a) for a in (rule or {}).get("source", []))
+    return Cell(
+        group,
+        mechanism,
+        None if gib is None else round(gib * GIB),
+        kind,  # type: ignore[arg-type]
+        timing,  # type: ignore[arg-type]
+        basis,
+        inputs or {},
+        sources,
+        (rule or {}).get("sglang"),
+        rule,
+    ).as_json()
 
 
 def _rule(
-    release: Release,
+    release: ReleaseChoice,
     *,
     env: str | None = None,
     arch: str | None = None,
@@ -222,14 +184,14 @@ def launch_cells(
     env = launch.environment
     bounds = launch.config_lower_bounds
     events = launch.all_events()
-    release = release_for(launch.versions.get("sglang"))
+    release = launch_release(launch.versions, launch.sglang_version)
 
     def size(key: str) -> int:  # the stated size, else the lower bound the rank tags show (enough to know a group exists)
         return _int(cfg.get(key), _int(bounds.get(key, {}).get("at_least"), 1))
 
     tp, dp, ep, pp = size("tp_size"), size("dp_size"), size("ep_size"), size("pp_size")
     attention_tp = max(1, tp // dp) if cfg.get("enable_dp_attention") and dp > 1 else tp
-    nccl = nccl_env(env, cfg, release)
+    nccl = nccl_env(env, cfg)
     measured = nccl_sizes(nccl)
     arch, arch_basis = gpu_arch(gpu)
     communicators = _Communicators(release, nccl, measured)
@@ -240,7 +202,8 @@ def launch_cells(
         cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis)
     if attention_tp > 1 and attention_tp != tp:
         cells.append(communicators.torch_group("attention_tp", f"attention-TP group (size {attention_tp})", cfg))
-        if release.value("nccl", "attention_tp_custom_ar") is None and release.at("nccl", "attention_tp_custom_ar"):
+        inherits = release.record.nccl.attention_tp_custom_ar
+        if inherits.value is None and inherits.at:
             cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis)
     if ep > 1 and ep != tp:
         cells.append(communicators.torch_group("moe_ep", "MoE-EP group", cfg))
@@ -279,7 +242,7 @@ def launch_cells(
 class _Communicators:
     """NCCL communicator cells: the first one a process creates costs more than the ones after it."""
 
-    def __init__(self, release: Release, env: NcclEnv, sizes: NcclSizes | None):
+    def __init__(self, release: ReleaseChoice, env: NcclEnv, sizes: NcclSizes | None):
         self.release, self.env, self.sizes = release, env, sizes
         self.first_taken = False
 
@@ -287,8 +250,8 @@ class _Communicators:
         return _rule(
             self.release,
             env=self.env.describe(),
-            at=[self.release.at("nccl", "cumem_set_to"), self.release.at("nccl", "pre_warm_nccl")]
-            + ([self.release.at("nccl", "nvls_set_to")] if self.env.nvls == "1" else []),
+            at=[self.release.record.nccl.cumem_set_to.at, self.release.record.nccl.pre_warm_nccl.at]
+            + ([self.release.record.nccl.nvls_set_to.at] if self.env.nvls == "1" else []),
         )
 
     def further_gib(self) -> float | None:
@@ -330,9 +293,10 @@ class _Communicators:
 
     def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> dict[str, Any]:
         """torch ProcessGroupNCCL made by new_group without a device id: its communicator is created at the first
-        collective, unless --pre-warm-nccl runs one at startup (releases that have the flag)."""
-        has_flag = self.release.at("nccl", "pre_warm_nccl") is not None
-        prewarm = has_flag and cfg.get("pre_warm_nccl") is True and group in ("tp", "moe_ep", "pp")
+        collective, unless --pre-warm-nccl runs one at startup (releases that have the flag). The warm-up is one
+        all_reduce on the TP group's device group (distributed/bootstrap.py _prewarm_nccl): only TP is warmed."""
+        has_flag = self.release.record.nccl.pre_warm_nccl.at is not None
+        prewarm = has_flag and cfg.get("pre_warm_nccl") is True and group == "tp"
         timing = "eager" if prewarm else "lazy"
         when = (
             "created at startup by --pre-warm-nccl"
@@ -356,7 +320,7 @@ def _custom_ar_cells(
     env: dict[str, Any],
     events: list[Event],
     world: int,
-    release: Release,
+    release: ReleaseChoice,
     arch: str | None,
     arch_basis: str,
 ) -> list[dict[str, Any]]:
@@ -380,12 +344,13 @@ def _custom_ar_cells(
     if cell is None:
         return []
     if not release.known:
-        alt, older = None, older_release(release)
+        alt, older = None, release.older()
         while older is not None:  # the newest older release whose figure differs
             alt = _custom_ar_estimate(group, env, world, older, arch, arch_basis)
-            if alt is None or (alt["mechanism"], alt["gib"]) != (cell["mechanism"], cell["gib"]):
+            # a release whose size is not read (gib None) is passed over for the next one that gives a figure
+            if alt is None or (alt["gib"] is not None and (alt["mechanism"], alt["gib"]) != (cell["mechanism"], cell["gib"])):
                 break
-            older = older_release(older)
+            older = older.older()
         if older is None:
             cell["basis"] += f"; {release.note} (every release read gives the same)"
         else:
@@ -400,17 +365,22 @@ def _custom_ar_cells(
 
 
 def _custom_ar_estimate(
-    group: str, env: dict[str, Any], world: int, release: Release, arch: str | None, arch_basis: str
+    group: str, env: dict[str, Any], world: int, release: ReleaseChoice, arch: str | None, arch_basis: str
 ) -> dict[str, Any] | None:
-    v2 = release.row.get("custom_ar_v2", {})
-    v2_on = v2.get("present") and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2["default_on"]["value"]))
+    v2 = release.record.custom_ar_v2
+    v2_on = v2.present and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2.default_on.value))
     if v2_on:
         return _custom_ar_v2(group, env, world, release, arch, arch_basis)
-    v1 = release.row["custom_ar_v1"]
-    if world not in v1["world_sizes"]["value"]:
+    v1 = release.record.custom_ar_v1
+    sizes, max_size = v1.world_sizes.value, v1.max_size.value
+    if sizes is None or max_size is None or world not in sizes:
         return None
-    max_size = v1["max_size"]["value"]
-    why = "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 in the input" if v2.get("present") else "this release has no v2"
+    if not v2.present:
+        why = "this release has no v2"
+    elif "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2" in env:
+        why = "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 in the input"
+    else:
+        why = f"v2 is off by default in this release ({v2.default_on.at})"
     return _cell(
         group,
         "custom_ar",
@@ -418,42 +388,58 @@ def _custom_ar_estimate(
         "eager",
         f"v1 ({why}): meta + buffer (IPC) + rank_data, each max_size {max_size / MIB:g} MiB, plus the "
         "native Signal struct (meta_size(), not counted)",
-        rule=_rule(release, world=world, env=why, at=[v1["max_size"]["at"]]),
+        rule=_rule(release, world=world, env=why, at=[v1.max_size.at]),
+        inputs={"max_size": max_size, "world": world},
     )
 
 
-def _v2_push(row: dict[str, Any], world: int, slot_rule: bool) -> int:
+def _v2_push(row: V2Row, world: int, slot_rule: bool) -> int:
     """Heuristic.max_push_bytes: max(one-shot push threshold, the 2-shot push slot for its threshold)."""
-
-    def one(h: dict[str, Any]) -> int:
-        two = row.get("two_shot_push", 0)
-        slot = 32 * -(-two // (16 * world)) if slot_rule and two else 0
-        return int(max(h["one_shot_push"], slot))
-
-    return max(one(row["graph"]), one(row["eager"]))
+    two = row.two_shot_push
+    slot = 32 * -(-two // (16 * world)) if slot_rule and two else 0
+    return max(max(row.graph.one_shot_push, slot), max(row.eager.one_shot_push, slot))
 
 
-def _v2_pull(row: dict[str, Any]) -> int:
-    return int(max(max(h["one_shot_pull"], h["two_shot_pull"], h["mc"][1]) for h in (row["graph"], row["eager"])))
+def _v2_pull(row: V2Row) -> int:
+    return max(max(h.one_shot_pull, h.two_shot_pull, h.mc_high) for h in (row.graph, row.eager))
 
 
 def _custom_ar_v2(
-    group: str, env: dict[str, Any], world: int, release: Release, arch: str | None, arch_basis: str
+    group: str, env: dict[str, Any], world: int, release: ReleaseChoice, arch: str | None, arch_basis: str
 ) -> dict[str, Any] | None:
-    v2 = release.row["custom_ar_v2"]
+    v2 = release.record.custom_ar_v2
     table_arch = arch or "sm90"
     assumed = "" if arch else " (arch not in the input: SM90's table assumed)"
+    table: V2Table | None = v2.other_arch if table_arch == "other" else v2.arch.get(table_arch)
+    rule_at = [v2.default_on.at, v2.max_size_kb.at]
+    needed = (
+        v2.max_size_kb.value,
+        v2.align_bytes.value,
+        v2.push_slots_per_peer.value,
+        v2.semaphore_bytes.value,
+        v2.max_graph_inputs.value,
+    )
+    if table is None or None in needed:
+        return _cell(
+            group,
+            "custom_ar_v2",
+            None,
+            "eager",
+            f"v2 (SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true in this release), size not estimated: "
+            f"{v2.absent or 'its tuned tables and buffer constants are not read from this release'}",
+            rule=_rule(release, world=world, at=rule_at),
+        )
     if table_arch == "other":
-        table = v2["other_arch"]
-        row, blocks = table["row"], None
+        row, blocks = table.default_row, None
     else:
-        table = v2["arch"][table_arch]
-        if world not in table["worlds"]:
+        if world not in table.worlds:
             return None  # get_supported_world_sizes: no v2 communicator at this size
-        row, blocks = table["worlds"][world], table["num_pull_blocks"]
-    max_size = _int(env.get("SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"), v2["max_size_kb"]["value"]) * 1024
-    align = v2["align_bytes"]["value"]
-    push = min(_v2_push(row, world, v2["two_shot_push_slot_rule"]["value"] is not None), max_size)
+        row, blocks = table.worlds[world], table.num_pull_blocks
+    if row is None:
+        return None
+    max_kb, align, slots_per_peer, semaphore, graph_inputs = (int(x or 0) for x in needed)
+    max_size = _int(env.get("SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"), max_kb) * 1024
+    push = min(_v2_push(row, world, v2.two_shot_push_slot_rule.value is not None), max_size)
     pull = min(_v2_pull(row), max_size)
     forced = []
     for name, which in (
@@ -468,20 +454,20 @@ def _custom_ar_v2(
                 pull = _int(env[name], 0) * 1024
     push = math.ceil(max(push, align) / align) * align
     pull = math.ceil(max(pull, align) / align) * align if pull > 0 else 0
-    slots = v2["push_slots_per_peer"]["value"] * world
-    semaphores = v2["semaphore_bytes"]["value"] * blocks if isinstance(blocks, int) else 0
-    graph_params = v2["max_graph_inputs"]["value"] * world * _UINT64_BYTES
+    slots = slots_per_peer * world
+    semaphores = semaphore * blocks if blocks is not None else 0
+    graph_params = graph_inputs * world * _UINT64_BYTES
     total = slots * push + pull + semaphores + graph_params
     sem_text = (
-        f"{blocks} x {v2['semaphore_bytes']['value']} B semaphores"
-        if isinstance(blocks, int)
-        else f"semaphores ({blocks} blocks x {v2['semaphore_bytes']['value']} B, not counted)"
+        f"{blocks} x {semaphore} B semaphores"
+        if blocks is not None
+        else f"semaphores ({table.num_pull_blocks_text} blocks x {semaphore} B, not counted)"
     )
     basis = (
         f"v2, estimated{assumed}: {total / MIB:.1f} MiB = {slots} push slots x {push / MIB:g} MiB "
         "(max of graph/eager push sizes, capped "
         f"at max_size {max_size / MIB:g} MiB) + pull {pull / MIB:g} MiB + {sem_text} (symmetric memory) + "
-        f"graph_params {v2['max_graph_inputs']['value']} x {world} x 8 B = {graph_params / MIB:g} MiB "
+        f"graph_params {graph_inputs} x {world} x 8 B = {graph_params / MIB:g} MiB "
         f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}"
     )
     env_text = ", ".join(forced) if forced else "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true"
@@ -491,13 +477,18 @@ def _custom_ar_v2(
         total / GIB,
         "eager",
         basis,
-        rule=_rule(
-            release, env=env_text, arch=table_arch, world=world, at=[v2["default_on"]["at"], v2["max_size_kb"]["at"], table["at"]]
-        ),
+        rule=_rule(release, env=env_text, arch=table_arch, world=world, at=[*rule_at, table.at]),
+        inputs={
+            "push_slots": slots,
+            "push_bytes": push,
+            "pull_bytes": pull,
+            "semaphore_bytes": semaphores,
+            "graph_params_bytes": graph_params,
+        },
     )
 
 
-def deepep_expert_count(launch: Launch, release: Release, ep: int) -> tuple[int, str] | None:
+def deepep_expert_count(launch: Launch, release: ReleaseChoice, ep: int) -> tuple[int, str] | None:
     """The expert count the release's DeepSeek code passes to the dispatcher: n_routed_experts, + ep_size
     per-rank shared slots (releases with them, models with shared experts), + redundant experts."""
     model = launch.model
@@ -510,18 +501,15 @@ def deepep_expert_count(launch: Launch, release: Release, ep: int) -> tuple[int,
     redundant = _int(launch.config.get("ep_num_redundant_experts"), 0)
     named = str(model.get("architecture", model.get("path", ""))).lower()
     shared = _int(model.get("n_shared_experts"), 1 if "deepseek" in named else 0)
-    slots = ep if shared and release.value("deepep", "expert_count_per_rank_shared_slots") else 0
-    parts = (
-        [f"{routed} routed"]
-        + ([f"{slots} per-rank shared slots (ep {ep})"] if slots else [])
-        + ([f"{redundant} redundant"] if redundant else [])
-    )
-    return routed + slots + redundant, " + ".join(parts)
+    enforce = launch.config.get("enforce_shared_experts_fusion") is True
+    count = deepep.expert_count(release.record, int(routed), shared, ep, redundant, enforce)
+    return count.total, count.how
 
 
-def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Release) -> list[dict[str, Any]]:
+def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: ReleaseChoice) -> list[dict[str, Any]]:
     mode = str(launch.config.get("deepep_mode") or "auto")
-    default_tokens = release.value("deepep", "num_max_dispatch_tokens_per_rank")
+    rules = release.record.deepep
+    default_tokens = rules.num_max_dispatch_tokens_per_rank.value or 128
     tokens = _int(env.get("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"), default_tokens)
     tokens_basis = "" if "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" in env else " (the default; not set in the input)"
     model = launch.model
@@ -532,7 +520,11 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
     rule = _rule(
         release,
         world=group,
-        at=[release.at("deepep", "num_max_dispatch_tokens_per_rank"), release.at("deepep", "expert_count_per_rank_shared_slots")],
+        at=[
+            rules.num_max_dispatch_tokens_per_rank.at,
+            rules.per_rank_shared_slots.at,
+            rules.shared_fusion_off_under_deepep.at,
+        ],
     )
     cells = []
     if mode in ("low_latency", "auto"):
@@ -550,18 +542,35 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
             )
         else:
             experts, how = count
-            size = deepep_low_latency_bytes(tokens, hidden, experts) / GIB
+            requested = deepep.low_latency_bytes(tokens, hidden, experts)
+            source = deepep_source()
+            step = source.nvshmem_cumem_granularity.value if source is not None else None
+            reserved = deepep.reserved_bytes(requested, step)
+            step_text = (
+                f"; the NVSHMEM heap grows in NVSHMEM_CUMEM_GRANULARITY steps of {step / MIB:g} MiB "
+                f"(DeepEP {source.nvshmem_cumem_granularity.at}): {requested / MIB:.1f} MiB requested, "
+                f"{reserved / MIB:g} MiB reserved"
+                if step and source is not None
+                else ""
+            )
             cell = _cell(
                 "moe_ep",
                 "deepep_low_latency",
-                size,
+                requested / GIB,
                 "lazy",
-                f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} experts ({how})",
+                f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} experts ({how}){step_text}",
                 rule=rule,
+                inputs={
+                    "tokens_per_rank": tokens,
+                    "hidden": hidden,
+                    "experts": experts,
+                    "requested_bytes": requested,
+                    "reserved_bytes": reserved,
+                },
             )
-            older = older_release(release) if not release.known else None
+            older = release.older() if not release.known else None
             while older is not None and deepep_expert_count(launch, older, group) == count:
-                older = older_release(older)
+                older = older.older()
             other = deepep_expert_count(launch, older, group) if older is not None else None
             if older is not None and other is not None:
                 alt = deepep_low_latency_bytes(tokens, hidden, other[0]) / GIB
@@ -580,13 +589,13 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
 
 
 def _deepep_normal(
-    hidden: int | None, ranks: int, release: Release, rule: dict[str, Any], low_latency_bytes: float
+    hidden: int | None, ranks: int, release: ReleaseChoice, rule: dict[str, Any], low_latency_bytes: float
 ) -> dict[str, Any]:
     """The NVL buffer, plus the normal-mode RDMA size beyond the low-latency one (one RDMA buffer serves both:
     get_deepep_buffer takes the max of the two)."""
     source = deepep_source()
-    param = release.value("deepep", "param_bytes")
-    if hidden is None or source is None or param is None:
+    param = release.record.deepep.param_bytes.value or 2
+    if hidden is None or source is None:
         return _cell(
             "moe_ep",
             "deepep_normal",
@@ -595,10 +604,10 @@ def _deepep_normal(
             "cannot estimate: hidden_size unknown (pass --model-config config.json)",
             rule=rule,
         )
-    try:
-        nvl, rdma = deepep_normal_bytes(hidden * param, ranks, source)
-    except KeyError:
+    sizes = deepep.normal_bytes(hidden * param, ranks, source)
+    if sizes is None:
         return _cell("moe_ep", "deepep_normal", None, "lazy", f"DeepEP has no default config for {ranks} ranks", rule=rule)
+    nvl, rdma = sizes
     rdma = max(0, int(rdma - low_latency_bytes))
     rdma_text = (
         f" + RDMA {rdma / MIB:.1f} MiB (internode" + (", beyond the low-latency RDMA buffer)" if low_latency_bytes else ")")
@@ -611,20 +620,21 @@ def _deepep_normal(
         (nvl + rdma) / GIB,
         "lazy",
         f"NVL buffer {nvl / MIB:.1f} MiB{rdma_text}: DeepEP's default dispatch/combine configs for {ranks} "
-        f"ranks ({source['num_sms']['value']} SMs) x hidden {hidden} x {param} B (DeepEP "
-        f"{source['commit'][:10]}, csrc/legacy/config.hpp)",
-        rule={**rule, "source": rule.get("source", []) + [source["dispatch_config"]["at"], source["max_topk"]["at"]]},
+        f"ranks ({source.num_sms.value} SMs) x hidden {hidden} x {param} B (DeepEP "
+        f"{source.commit[:10]}, csrc/legacy/config.hpp)",
+        rule={**rule, "source": rule.get("source", []) + [source.dispatch_at, source.max_topk.at]},
     )
 
 
 def _pd_cells(
-    cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: Release, kv_cell_bytes: float | None
+    cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: ReleaseChoice, kv_cell_bytes: float | None
 ) -> list[dict[str, Any]]:
     """PD buffers are lazy: the KV manager is built after the model and the KV pool."""
     mode = cfg.get("disaggregation_mode")
     if mode not in ("prefill", "decode"):
         return []
-    rule = _rule(release, at=[release.at("disaggregation", "queue_size"), release.at("disaggregation", "staging_pool_size_mb")])
+    pd = release.record.disaggregation
+    rule = _rule(release, at=[pd.queue_size.at, pd.staging_pool_size_mb.at])
     cells = [
         _cell(
             "pd",
@@ -636,22 +646,22 @@ def _pd_cells(
         )
     ]
     printed = [e for e in events if e.kind in (kinds.STAGING_BUFFER, kinds.STAGING_ALLOCATOR)]
-    staging_on = _flag(env.get("SGLANG_DISAGG_STAGING_BUFFER", release.value("disaggregation", kinds.STAGING_BUFFER)))
+    staging_on = _flag(env.get("SGLANG_DISAGG_STAGING_BUFFER", pd.staging_buffer.value))
     if printed:
         mib = sum(e.data["mib"] for e in printed)
         cells.append(
             _cell("pd", "staging_buffer", mib / 1024, "lazy", "StagingBuffer/StagingAllocator lines", kind="read", rule=rule)
         )
-    elif staging_on and release.value("disaggregation", "staging_pool_size_mb") is not None:
+    elif staging_on and pd.staging_pool_size_mb.value is not None:
         if mode == "decode":
-            mib = _int(env.get("SGLANG_DISAGG_STAGING_POOL_SIZE_MB"), release.value("disaggregation", "staging_pool_size_mb"))
+            mib = _int(env.get("SGLANG_DISAGG_STAGING_POOL_SIZE_MB"), pd.staging_pool_size_mb.value)
             cells.append(
                 _cell(
                     "pd", "staging_buffer", mib / 1024, "lazy", f"decode ring SGLANG_DISAGG_STAGING_POOL_SIZE_MB {mib}", rule=rule
                 )
             )
         else:
-            queues = _int(env.get("SGLANG_DISAGGREGATION_QUEUE_SIZE"), release.value("disaggregation", "queue_size"))
+            queues = _int(env.get("SGLANG_DISAGGREGATION_QUEUE_SIZE"), pd.queue_size.value or 4)
             page = _int(cfg.get("page_size"), 1)
             chunk = cfg.get("chunked_prefill_size")
             if kv_cell_bytes is None or chunk is None:

@@ -18,8 +18,9 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.model import Launch
+from logscope.memory_model.record import Sourced
+from logscope.memory_model.releases import ReleaseChoice, inherited
 from logscope.pipeline.assemble.launch_facts import FLAG_ALIASES
-from logscope.pipeline.sizing.cell_rules import Release
 
 
 @dataclass
@@ -28,7 +29,7 @@ class AutoFraction:
     reserved_mib: float
     parts: list[tuple[str, float, str]] = field(default_factory=list)  # (what, MiB, source line)
     missing: list[str] = field(default_factory=list)  # settings the rule needs that the input lacks
-    release: Release | None = None
+    release: ReleaseChoice | None = None
 
     def part(self, what: str) -> float:
         return sum(mib for name, mib, _ in self.parts if name == what)
@@ -57,9 +58,9 @@ def fraction_on_command(launch: Launch) -> bool:
     )
 
 
-def deepep_reserve_applies(config: dict[str, Any], release: Release) -> tuple[bool, str]:
+def deepep_reserve_applies(config: dict[str, Any], release: ReleaseChoice) -> tuple[bool, str]:
     """Whether the release's DeepEP reserve is in the automatic rule for this config, and why (not)."""
-    mib = release.value("deepep", "reserve_mib")
+    mib = release.record.deepep.reserve_mib.value
     if mib is None:
         return False, f"SGLang {release.version} has no DeepEP reserve in its automatic rule"
     if config.get("moe_a2a_backend") != "deepep":
@@ -68,15 +69,30 @@ def deepep_reserve_applies(config: dict[str, Any], release: Release) -> tuple[bo
         return False, "a prefill node"
     if config.get("disable_cuda_graph") is True:
         return False, "decode CUDA graphs off"
-    return True, f"{mib:g} MiB ({release.at('deepep', 'reserve_mib')})"
+    return True, f"{mib:g} MiB ({release.record.deepep.reserve_mib.at})"
 
 
-def auto_fraction(config: dict[str, Any], release: Release, gpu_mem_mib: float | None) -> AutoFraction:
-    def c(name: str) -> Any:
-        return release.value("mem_fraction", name)
+def _need(field: Sourced[Any], name: str, release: ReleaseChoice) -> float:
+    if field.value is None:
+        raise MissingRule(f"SGLang {release.version} has no {name} in its automatic rule ({field.absent})")
+    return float(field.value)
+
+
+class MissingRule(ValueError):
+    """The release's source gives no value for a term of the automatic rule."""
+
+
+def auto_fraction(config: dict[str, Any], release: ReleaseChoice, gpu_mem_mib: float | None) -> AutoFraction:
+    terms = {
+        name: inherited(release.record, lambda r, name=name: getattr(r.mem_fraction, name))  # type: ignore[misc]
+        for name in release.record.mem_fraction.__dataclass_fields__
+    }
+
+    def c(name: str) -> float:
+        return _need(terms[name], name, release)
 
     def at(name: str) -> str:
-        return release.at("mem_fraction", name) or ""
+        return terms[name].at or ""
 
     out = AutoFraction(None, 0.0, release=release)
     tp, pp = _num(config, "tp_size") or 1, _num(config, "pp_size") or 1
@@ -108,8 +124,8 @@ def auto_fraction(config: dict[str, Any], release: Release, gpu_mem_mib: float |
         reserved = float(c("floor_mib"))
     applies, _why = deepep_reserve_applies(config, release)
     if applies:
-        mib = float(release.value("deepep", "reserve_mib"))
-        parts.append((kinds.DEEPEP_RESERVE, mib, release.at("deepep", "reserve_mib") or ""))
+        mib = _need(release.record.deepep.reserve_mib, "DeepEP reserve", release)
+        parts.append((kinds.DEEPEP_RESERVE, mib, release.record.deepep.reserve_mib.at or ""))
         reserved += mib
     out.parts, out.reserved_mib = parts, reserved
     if gpu_mem_mib is not None:
@@ -117,22 +133,23 @@ def auto_fraction(config: dict[str, Any], release: Release, gpu_mem_mib: float |
     return out
 
 
-def default_requests(tokens: int, context_len: int, release: Release) -> tuple[int, str]:
+def default_requests(tokens: int, context_len: int, release: ReleaseChoice) -> tuple[int, str]:
     """The request cap SGLang derives when --max-running-requests is not set."""
-    factor = release.value("max_running_requests", "per_context_factor")
-    divisor = release.value("max_running_requests", "tokens_divisor")
+    factor_rule = inherited(release.record, lambda r: r.requests.per_context_factor)
+    divisor_rule = inherited(release.record, lambda r: r.requests.tokens_divisor)
+    factor = int(_need(factor_rule, "max_running_requests per-context factor", release))
+    divisor = int(_need(divisor_rule, "max_running_requests tokens divisor", release))
     rule = min(max(int(tokens / context_len * factor), 2048), 4096)
     value = min(rule, tokens // divisor)
     return value, (
         f"min(min(max({tokens} / context_len {context_len} x {factor}, 2048), 4096) = {rule}, "
         f"{tokens} // {divisor} = {tokens // divisor}) "
-        f"({release.at('max_running_requests', 'tokens_divisor')})"
+        f"({divisor_rule.at})"
     )
 
 
-def user_requests(value: int, dp: int, release: Release) -> tuple[int, str]:
+def user_requests(value: int, dp: int, release: ReleaseChoice) -> tuple[int, str]:
     """A --max-running-requests the user set, per worker: divided by the (attention) DP size."""
-    by = release.value("max_running_requests", "user_divided_by") or "dp_size"
-    return max(1, value // dp), (
-        f"--max-running-requests {value} // {by} {dp} ({release.at('max_running_requests', 'user_divided_by')})"
-    )
+    divided = inherited(release.record, lambda r: r.requests.user_divided_by)
+    by = divided.value or "dp_size"
+    return max(1, value // dp), (f"--max-running-requests {value} // {by} {dp} ({divided.at})")
