@@ -105,16 +105,25 @@ def test_v1_where_the_release_has_no_v2_or_the_env_turns_it_off():
     assert "tp/custom_ar_v2" not in off and "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0" in off["tp/custom_ar"]["basis"]
 
 
-def test_an_inferred_range_takes_its_newest_release_and_shows_the_older_figure_inside_it():
-    """The log's wordings give SGLang 0.5.9-0.5.20: 0.5.20's v2 figure, and beside it 0.5.9's v1 (3 x 8 MiB =
-    24 MiB: custom_all_reduce.py _MAX_CAR_SIZE 8 MiB, meta + buffer + rank_data); never a release outside."""
+def test_an_inferred_range_takes_its_newest_release_and_gives_each_figure_inside_it():
+    """The log's wordings give SGLang 0.5.9-0.5.20 (TP 2, arch unknown: SM90 tables). Hand-derived per release:
+    - 0.5.16-0.5.20, v2 (configs/custom_all_reduce_v2.py _sm90_config(s) W=2: push 16 MiB, pull capped at max_size
+      16384 KiB): 2 x 2 push slots x 16 MiB + 16 MiB pull + 64 x 128 B semaphores + graph_params 131072 x 2 x 8 B
+      (2 MiB) = 82.0 MiB = 0.080 GiB;
+    - 0.5.12.post1-0.5.15.post1, the first v2 (custom_all_reduce_v2.py THRESHOLD_2_SHOT_MAP default W=2: 2 MiB push;
+      jit_kernel custom_all_reduce.cuh storage_bytes): 8 B x kMaxNumGPU 8 x (1 + 131072) = 8388672 -> 8388736 B +
+      16 MiB pull + kNumStages 2 x 2 x 2 MiB = 33554560 B = 0.031 GiB;
+    - 0.5.9-0.5.11, v1 (v2 opt-in only in 0.5.10.post1/0.5.11 via SGLANG_USE_JIT_ALL_REDUCE): 3 x _MAX_CAR_SIZE
+      8 MiB = 24 MiB = 0.023 GiB."""
     cells = _cells(_log("tp_size=2", version=None))
     ar = cells["tp/custom_ar_v2"]
     assert ar["rule"]["version_known"] is False and "not in the input" not in ar["rule"]["note"]
     assert ar["rule"]["sglang"] == "SGLang 0.5.9 to 0.5.20 (inferred from the wordings)"
-    assert ar["alternative"]["mechanism"] == "custom_ar" and ar["alternative"]["gib"] == round(24 / 1024, 3)
-    # 0.5.11 environ.py SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 = EnvBool(False); 0.5.12.post1 EnvBool(True)
-    assert ar["alternative"]["sglang"] == "SGLang 0.5.11 to before 0.5.12.post1"
+    assert ar["gib"] == 0.080
+    assert [(a["sglang"], a["mechanism"], a["gib"]) for a in ar["alternatives"]] == [
+        ("SGLang 0.5.12.post1 to 0.5.15.post1", "custom_ar_v2", 0.031),
+        ("SGLang 0.5.9 to 0.5.11", "custom_ar", 0.023),
+    ]
 
 
 def test_pre_warm_nccl_makes_the_device_group_eager():

@@ -51,6 +51,18 @@ class V2Table:
 
 
 @dataclass(frozen=True)
+class V2Early:
+    """The first v2 (0.5.12.post1-0.5.15.post1): one storage per rank sized by the jit kernel."""
+
+    push_thresholds: Mapping[str, Mapping[int, int]]  # "sm100" / "default" -> world size -> one-shot push bytes
+    at: str
+    max_pull_bytes: Sourced[int]
+    graph_input_count: Sourced[int]
+    push_stages: Sourced[int]
+    max_gpus: Sourced[int]
+
+
+@dataclass(frozen=True)
 class CustomArV2:
     present: bool
     absent: str | None
@@ -63,12 +75,15 @@ class CustomArV2:
     two_shot_push_slot_rule: Sourced[str]
     arch: Mapping[str, V2Table]  # sm90 / sm100 / sm107 (absent when the release has no such table)
     other_arch: V2Table | None
+    early: V2Early | None = None  # the first v2's sizing (releases without configs/custom_all_reduce_v2.py)
+    opt_in_env: Sourced[str] = Sourced(None, None)  # 0.5.10.post1-0.5.11: v2 only with this variable set
 
 
 @dataclass(frozen=True)
 class CustomArV1:
     max_size: Sourced[int]
     world_sizes: Sourced[tuple[int, ...]]
+    from_vllm: Sourced[str] = Sourced(None, None)  # 0.3.x: the groups and custom all-reduce are vLLM's
 
 
 @dataclass(frozen=True)
@@ -181,6 +196,21 @@ def _table(raw: Mapping[str, Any] | None) -> V2Table | None:
     return V2Table(blocks if isinstance(blocks, int) else None, str(blocks), str(raw["at"]), worlds, default)
 
 
+def _early(raw: Mapping[str, Any] | None) -> V2Early | None:
+    if not raw or not raw.get("push_thresholds"):
+        return None
+    maps = raw["push_thresholds"]
+    thresholds = {arch: {int(w): int(b) for w, b in maps[arch].items()} for arch in ("sm100", "default") if arch in maps}
+    return V2Early(
+        thresholds,
+        str(maps["at"]),
+        _sourced(raw.get("max_pull_bytes")),
+        _sourced(raw.get("graph_input_count")),
+        _sourced(raw.get("push_stages")),
+        _sourced(raw.get("max_gpus")),
+    )
+
+
 def _custom_ar_v2(raw: Mapping[str, Any]) -> CustomArV2:
     arch = {name: table for name, t in (raw.get("arch") or {}).items() if (table := _table(t)) is not None}
     return CustomArV2(
@@ -195,6 +225,8 @@ def _custom_ar_v2(raw: Mapping[str, Any]) -> CustomArV2:
         two_shot_push_slot_rule=_sourced(raw.get("two_shot_push_slot_rule")),
         arch=arch,
         other_arch=_table(raw.get("other_arch")),
+        early=_early(raw.get("early")),
+        opt_in_env=_sourced(raw.get("opt_in_env")),
     )
 
 
@@ -211,7 +243,7 @@ def record(version: str, raw: Mapping[str, Any]) -> ReleaseRecord:
         version=version,
         wheel=str(raw.get("wheel", "")),
         custom_ar_v2=_custom_ar_v2(section("custom_ar_v2")),
-        custom_ar_v1=CustomArV1(_sourced(v1.get("max_size")), _sourced(v1.get("world_sizes"))),
+        custom_ar_v1=CustomArV1(_sourced(v1.get("max_size")), _sourced(v1.get("world_sizes")), _sourced(v1.get("from_vllm"))),
         nccl=Nccl(
             _sourced(n.get("cumem_set_to")),
             _sourced(n.get("nvls_set_to")),

@@ -102,7 +102,7 @@ def release_for(version: str | None, inferred: tuple[str, str] | None = None) ->
             span = f"SGLang {inferred[0]} to {inferred[1]} (inferred from the wordings)"
             if len(inside) == 1:
                 span = f"SGLang {chosen.version} (inferred from the wordings)"
-            note = f"{span}: {chosen.version}'s rules, and where a rule changes inside the range, the older figure too"
+            note = f"{span}: {chosen.version}'s rules, and where a rule changes inside the range, each run of releases' figure"
             return ReleaseChoice(chosen, span, False, note, inside)
     return ReleaseChoice(
         newest,

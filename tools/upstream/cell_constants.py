@@ -22,6 +22,7 @@ import yaml
 
 KB, MB = 1024, 1024 * 1024
 _NAMES = {"KB": KB, "MB": MB, "True": True, "False": False, "None": None}
+_JIT_COMMON = "sglang/jit_kernel/include/sgl_kernel/distributed/common.cuh"
 _V2_CONFIGS = "sglang/srt/distributed/device_communicators/configs/custom_all_reduce_v2.py"
 _V2 = "sglang/srt/distributed/device_communicators/custom_all_reduce_v2.py"
 _V1 = "sglang/srt/distributed/device_communicators/custom_all_reduce.py"
@@ -155,6 +156,31 @@ def _arch_table(tree: ast.Module, function: str) -> dict[str, Any] | None:
     return {"num_pull_blocks": pull_blocks, "at": f"{_V2_CONFIGS}:{fn.lineno}", "worlds": worlds}
 
 
+def _map_table(tree: ast.Module, function: str) -> dict[str, Any] | None:
+    """0.5.16-0.5.18: `_sm90_config(world_size, num_sm)` holds `graph_map` and `eager_map` ({W: (push, pull, two-shot
+    pull[, Range])}) and returns AllReduceConfig(graph=..., eager=..., num_pull_blocks=...)."""
+    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function), None)
+    if fn is None:
+        return None
+    maps: dict[str, ast.Dict] = {}
+    pull_blocks: Any = None
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+            maps[getattr(node.targets[0], "id", "")] = node.value
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "AllReduceConfig":
+            kw = {k.arg: k.value for k in node.keywords}
+            try:
+                pull_blocks = _number(arith(kw["num_pull_blocks"]))
+            except Missing:
+                pull_blocks = ast.unparse(kw["num_pull_blocks"])
+    if "graph_map" not in maps or "eager_map" not in maps:
+        return None
+    graph = {int(arith(k)): _heuristic(v) for k, v in zip(maps["graph_map"].keys, maps["graph_map"].values) if k is not None}
+    eager = {int(arith(k)): _heuristic(v) for k, v in zip(maps["eager_map"].keys, maps["eager_map"].values) if k is not None}
+    worlds = {w: {"graph": graph[w], "eager": eager[w], "two_shot_push": 0, "line": fn.lineno} for w in graph if w in eager}
+    return {"num_pull_blocks": pull_blocks, "at": f"{_V2_CONFIGS}:{fn.lineno}", "worlds": worlds}
+
+
 def _default_table(tree: ast.Module) -> dict[str, Any] | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == "_get_all_reduce_configs":
@@ -167,7 +193,56 @@ def _default_table(tree: ast.Module) -> dict[str, Any] | None:
                         "at": f"{_V2_CONFIGS}:{call.lineno}",
                         "row": row,
                     }
+        if isinstance(node, ast.FunctionDef) and node.name == "get_all_reduce_config":  # 0.5.16-0.5.18
+            for stmt in ast.walk(node):
+                if isinstance(stmt, ast.Assign) and getattr(stmt.targets[0], "id", "") == "default":
+                    h = _heuristic(stmt.value)
+                    return {
+                        "num_pull_blocks": "num_sm",
+                        "at": f"{_V2_CONFIGS}:{stmt.lineno}",
+                        "row": {"graph": h, "eager": h, "two_shot_push": 0},
+                    }
     return None
+
+
+def _threshold_maps(tree: ast.Module) -> dict[str, Any] | None:
+    """0.5.12.post1-0.5.15.post1 (no configs/ module): `_init_config` assigns THRESHOLD_2_SHOT_MAP = {W:
+    ModeConfig(one_shot_push, one_shot_pull)} under `if is_sm100_supported():` (sm100) and its `else:` (default)."""
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and fn.name in ("_init_config", "_maybe_init_config")):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.If) and "is_sm100_supported" in ast.unparse(node.test):
+                out: dict[str, Any] = {"at": f"{_V2}:{node.lineno}"}
+                for arch, body in (("sm100", node.body), ("default", node.orelse)):
+                    for stmt in body:
+                        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Dict):
+                            out[arch] = {
+                                int(arith(k)): int(arith(v.args[0]))  # type: ignore[union-attr]
+                                for k, v in zip(stmt.value.keys, stmt.value.values)
+                                if k is not None
+                            }
+                if "default" in out:
+                    return out
+    return None
+
+
+def custom_ar_v2_early(wheel: Wheel) -> dict[str, Any] | None:
+    """The first v2 (0.5.12.post1-0.5.15.post1): one cudaMalloc'd storage per rank (jit_kernel
+    custom_all_reduce.cuh storage_bytes) = signals + graph params (sizeof(AllReduceData) = 8 B x kMaxNumGPU,
+    x (1 + graph_input_count)) + the pull buffer + kNumStages x W x the push buffer (the world's one-shot push
+    threshold), each aligned to 128 B."""
+    text = wheel.source(_V2)
+    if text is None or wheel.source(_V2_CONFIGS) is not None or "THRESHOLD_2_SHOT_MAP" not in text:
+        return None
+    maps = _threshold_maps(ast.parse(text))
+    return {
+        "push_thresholds": maps,
+        "max_pull_bytes": wheel.find(_V2, r"max_pull_size = (\d[\d *]*)"),
+        "graph_input_count": wheel.find(_V2, r"graph_input_count=(\d+)"),
+        "push_stages": wheel.find(_JIT_COMMON, r"static constexpr int64_t kNumStages = (\d+);"),
+        "max_gpus": wheel.find(_JIT_COMMON, r"inline constexpr uint32_t kMaxNumGPU = (\d+);"),
+    }
 
 
 def custom_ar_v2(wheel: Wheel) -> dict[str, Any]:
@@ -180,27 +255,34 @@ def custom_ar_v2(wheel: Wheel) -> dict[str, Any]:
         "tables_absent": None if configs is not None else f"{_V2_CONFIGS} is not in this release (no tuned tables read)",
         "default_on": _env(wheel, "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2"),
         "dispatch": wheel.find(_V1, r"if (_is_cuda and envs\.SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2\.get\(\)):"),
+        # 0.5.10.post1-0.5.11: v2 only when this variable is set (default false)
+        "opt_in_env": wheel.find(_V1, r'get_bool_env_var\("(SGLANG_USE_JIT_ALL_REDUCE)", default="false"\)'),
         "max_size_kb": _env(wheel, "SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"),
         "align_bytes": wheel.find(_V2, r"^_ALIGN_BYTES = (.+)$"),
         "semaphore_bytes": wheel.find(_V2, r"^_SEMAPHORE_BYTES = (.+)$"),
         "max_graph_inputs": wheel.find(_V2, r"^_MAX_GRAPH_INPUTS = (.+)$"),
         "graph_params_dtype": wheel.find(_V2, r"dtype=torch\.(uint64|int64)", 1),
-        "push_slots_per_peer": wheel.find(_V2, r"push_num_slots = (\d+) \* self\.world_size"),
+        "push_slots_per_peer": wheel.find(_V2, r"push_num_(?:slots|bufs) = (\d+) \* self\.world_size"),
         "two_shot_push_slot_rule": wheel.find(_V2_CONFIGS, r"return (32 \* -\(-nbytes // \(16 \* world_size\)\))"),
         "arch": {}
         if tree is None
         else {
-            "sm90": _arch_table(tree, "_sm90_configs"),
-            "sm100": _arch_table(tree, "_sm100_configs"),
+            "sm90": _arch_table(tree, "_sm90_configs") or _map_table(tree, "_sm90_config"),
+            "sm100": _arch_table(tree, "_sm100_configs") or _map_table(tree, "_sm100_config"),
             "sm107": _arch_table(tree, "_sm107_configs"),
         },
         "other_arch": None if tree is None else _default_table(tree),
+        "early": custom_ar_v2_early(wheel),
     }
 
 
 def custom_ar_v1(wheel: Wheel) -> dict[str, Any]:
     return {
-        "max_size": wheel.find(_V1, r"^\s+_MAX_CAR_SIZE = (\d[\d *]*)$"),
+        # 0.4.3+: the class constant; 0.4.0-0.4.2: the constructor's default
+        "max_size": _first(
+            wheel.find(_V1, r"^\s+_MAX_CAR_SIZE = (\d[\d *]*)$"), wheel.find(_V1, r"^\s+max_size=(\d[\d *]*),\s*$")
+        ),
+        "from_vllm": wheel.find("sglang/srt/model_executor/model_runner.py", r"from (vllm\.distributed)[\w.]* import"),
         "world_sizes": wheel.find(_V1, r"_SUPPORTED_WORLD_SIZES = (\[[\d, ]+\])"),
     }
 

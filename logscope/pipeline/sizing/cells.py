@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from logscope.core import kinds
@@ -344,41 +345,81 @@ def _custom_ar_cells(
     if cell is None:
         return []
     if not release.known:
-        alt, older = None, release.older()
-        while older is not None:  # the newest older release whose figure differs
-            alt = _custom_ar_estimate(group, env, world, older, arch, arch_basis)
-            # a release whose size is not read (gib None) is passed over for the next one that gives a figure
-            if alt is None or (alt["gib"] is not None and (alt["mechanism"], alt["gib"]) != (cell["mechanism"], cell["gib"])):
-                break
-            older = older.older()
-        if older is None:
-            cell["basis"] += f"; {release.note} (every release read gives the same)"
-        else:
-            cell["alternative"] = {
-                "sglang": older.span,
-                "mechanism": alt["mechanism"] if alt else None,
-                "gib": alt["gib"] if alt else 0.0,
-                "basis": alt["basis"] if alt else "no custom all-reduce at this size",
-            }
-            cell["basis"] += f"; {release.note}; {older.span}: " + (f"{alt['mechanism']} {alt['gib']} GiB" if alt else "none")
+        _range_figures(cell, release, lambda older: _custom_ar_estimate(group, env, world, older, arch, arch_basis))
     return [cell]
+
+
+def _range_figures(
+    cell: dict[str, Any], release: ReleaseChoice, estimate: Callable[[ReleaseChoice], dict[str, Any] | None]
+) -> None:
+    """Where the input allows several releases (an inferred range, or none stated): the figure each run of allowed
+    releases gives, newest first, with the releases it holds for; the other runs go in `alternatives` (the
+    nearest also as `alternative`). A release whose size is not read (gib None) joins no run."""
+    runs: list[dict[str, Any]] = [
+        {"low": release.version, "high": release.version, "mechanism": cell["mechanism"], "gib": cell["gib"]}
+    ]
+    older = release.older()
+    while older is not None:
+        alt = estimate(older)
+        if alt is None or alt["gib"] is not None:
+            figure = (alt["mechanism"], alt["gib"]) if alt is not None else (None, 0.0)
+            last = runs[-1]
+            if (last["mechanism"], last["gib"]) == figure:
+                last["low"] = older.version
+            else:
+                runs.append(
+                    {
+                        "low": older.version,
+                        "high": older.version,
+                        "mechanism": figure[0],
+                        "gib": figure[1],
+                        "basis": alt["basis"] if alt else "no such buffer at this size in this release",
+                    }
+                )
+        older = older.older()
+    if len(runs) == 1:
+        cell["basis"] += f"; {release.note} (every release it allows gives the same)"
+        return
+
+    def span(run: dict[str, Any]) -> str:
+        return f"SGLang {run['low']}" + (f" to {run['high']}" if run["low"] != run["high"] else "")
+
+    others = [{"sglang": span(r), "mechanism": r["mechanism"], "gib": r["gib"], "basis": r["basis"]} for r in runs[1:]]
+    cell["alternative"], cell["alternatives"] = others[0], others
+    cell["basis"] += f"; {release.note}: {span(runs[0])}: {cell['gib']} GiB; " + "; ".join(
+        f"{o['sglang']}: {o['mechanism'] or 'none'} {o['gib']} GiB" for o in others
+    )
 
 
 def _custom_ar_estimate(
     group: str, env: dict[str, Any], world: int, release: ReleaseChoice, arch: str | None, arch_basis: str
 ) -> dict[str, Any] | None:
     v2 = release.record.custom_ar_v2
-    v2_on = v2.present and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2.default_on.value))
+    if v2.opt_in_env.value:  # 0.5.10.post1-0.5.11: v2 only when the opt-in variable is set
+        v2_on = v2.present and _flag(env.get(v2.opt_in_env.value, "0"))
+    else:
+        v2_on = v2.present and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2.default_on.value))
     if v2_on:
         return _custom_ar_v2(group, env, world, release, arch, arch_basis)
     v1 = release.record.custom_ar_v1
     sizes, max_size = v1.world_sizes.value, v1.max_size.value
+    if (sizes is None or max_size is None) and v1.from_vllm.value:
+        return _cell(
+            group,
+            "custom_ar",
+            None,
+            "eager",
+            f"custom all-reduce is vLLM's in this release ({v1.from_vllm.at}): not sized from SGLang's source",
+            rule=_rule(release, world=world, at=[v1.from_vllm.at]),
+        )
     if sizes is None or max_size is None or world not in sizes:
         return None
     if not v2.present:
         why = "this release has no v2"
     elif "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2" in env:
         why = "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 in the input"
+    elif v2.opt_in_env.value:
+        why = f"v2 only with {v2.opt_in_env.value}=1 in this release ({v2.opt_in_env.at}), not set in the input"
     else:
         why = f"v2 is off by default in this release ({v2.default_on.at})"
     return _cell(
@@ -412,6 +453,8 @@ def _custom_ar_v2(
     assumed = "" if arch else " (arch not in the input: SM90's table assumed)"
     table: V2Table | None = v2.other_arch if table_arch == "other" else v2.arch.get(table_arch)
     rule_at = [v2.default_on.at, v2.max_size_kb.at]
+    if table is None and v2.early is not None:
+        return _custom_ar_v2_early(group, world, release, table_arch, f"{arch_basis}{assumed}")
     needed = (
         v2.max_size_kb.value,
         v2.align_bytes.value,
@@ -485,6 +528,54 @@ def _custom_ar_v2(
             "semaphore_bytes": semaphores,
             "graph_params_bytes": graph_params,
         },
+    )
+
+
+def _custom_ar_v2_early(group: str, world: int, release: ReleaseChoice, arch: str, arch_basis: str) -> dict[str, Any] | None:
+    """The first v2 (0.5.12.post1-0.5.15.post1): jit_kernel custom_all_reduce.cuh storage_bytes, one cudaMalloc per
+    rank shared by IPC: graph params sizeof(AllReduceData) (8 B x kMaxNumGPU) x (1 + graph_input_count) + pull
+    buffer + kNumStages x W x push buffer (the world's one-shot push threshold), each aligned to 128 B (the
+    signal arrays, a few KiB, not counted)."""
+    early = release.record.custom_ar_v2.early
+    if early is None:
+        return None
+    table = "sm100" if arch in ("sm100", "sm107") and "sm100" in early.push_thresholds else "default"
+    push = early.push_thresholds.get(table, {}).get(world)
+    pull, inputs, stages, gpus = (
+        early.max_pull_bytes.value,
+        early.graph_input_count.value,
+        early.push_stages.value,
+        early.max_gpus.value,
+    )
+    if push is None:
+        return None  # THRESHOLD_2_SHOT_MAP has no such world size: no v2 communicator
+    if pull is None or inputs is None or stages is None or gpus is None:
+        return None
+
+    def aligned(n: int) -> int:
+        return -(-n // 128) * 128
+
+    params = aligned(8 * gpus * (1 + inputs))
+    pushes = aligned(stages * world * push)
+    total = params + pull + pushes
+    basis = (
+        f"v2 (first form), estimated: {total / MIB:.1f} MiB = graph params 8 B x {gpus} x (1 + {inputs}) = "
+        f"{params / MIB:.2f} MiB + pull {pull / MIB:g} MiB + {stages} stages x {world} ranks x push {push / 1024:g} KiB "
+        f"(THRESHOLD_2_SHOT_MAP {table}) = {pushes / MIB:.2f} MiB, one IPC-shared cudaMalloc; {arch_basis}"
+    )
+    return _cell(
+        group,
+        "custom_ar_v2",
+        total / GIB,
+        "eager",
+        basis,
+        rule=_rule(
+            release,
+            world=world,
+            arch=table,
+            at=[release.record.custom_ar_v2.default_on.at, early.at, early.max_pull_bytes.at, early.push_stages.at],
+        ),
+        inputs={"graph_params_bytes": params, "pull_bytes": pull, "push_bytes": push, "push_stages": stages, "world": world},
     )
 
 
@@ -568,19 +659,20 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
                     "reserved_bytes": reserved,
                 },
             )
-            older = release.older() if not release.known else None
-            while older is not None and deepep_expert_count(launch, older, group) == count:
-                older = older.older()
-            other = deepep_expert_count(launch, older, group) if older is not None else None
-            if older is not None and other is not None:
-                alt = deepep_low_latency_bytes(tokens, hidden, other[0]) / GIB
-                cell["alternative"] = {
-                    "sglang": older.span,
-                    "mechanism": "deepep_low_latency",
-                    "gib": round(alt, 3),
-                    "basis": f"{other[0]} experts ({other[1]})",
-                }
-                cell["basis"] += f"; {release.note}; {older.span}: {round(alt, 3)} GiB ({other[0]} experts)"
+            if not release.known:
+
+                def figure(older: ReleaseChoice) -> dict[str, Any] | None:
+                    other = deepep_expert_count(launch, older, group)
+                    if other is None or hidden is None:
+                        return None
+                    size = deepep_low_latency_bytes(tokens, hidden, other[0])
+                    return {
+                        "mechanism": "deepep_low_latency",
+                        "gib": round(size / GIB, 3),
+                        "basis": f"{other[0]} experts ({other[1]})",
+                    }
+
+                _range_figures(cell, release, figure)
             cells.append(cell)
     if mode in ("normal", "auto"):
         ll_bytes = next((c["gib"] * GIB for c in cells if c["gib"] is not None), 0.0) if mode == "auto" else 0.0
