@@ -14,9 +14,9 @@ import yaml
 from typer.testing import CliRunner
 
 from logscope.cli import app
+from logscope.memory_model.fraction import auto_fraction, default_requests, user_requests
 from logscope.memory_model.releases import release_for
 from logscope.pipeline.sizing.cell_rules import NcclEnv
-from logscope.pipeline.sizing.mem_fraction import auto_fraction, default_requests, user_requests
 from tests.helpers import analyze_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -251,17 +251,23 @@ def test_pd_buffers_are_lazy_and_prefill_staging_is_sized():
 
 # -------------------------------------------------------------------------------- automatic fraction and requests
 def test_automatic_fraction_hand_worked_for_0_5_23():
+    """arg_groups/memory_hook.py handle_gpu_memory_settings + reserve_for_graph_mb + reserve_for_deepep_a2a_mb:
+    512 + max(8192, 2048) x 1.5 + 2 x 1 / 8 x 1024 + 256 x 2 (decode graphs) + 58 prefill buckets up to 8192
+    (cuda_graph_hook.py generate_prefill_cuda_graph_batch_sizes: 8 + 14 + 8 + 8 + 12 + 8) x 8 = 464 -> 14032 MiB,
+    above the 10 GiB floor; round((143771 - 14032) / 143771, 3) = 0.902. DeepEP (apply_deepep_adjustments: the
+    42 buckets up to 2048 rounded up to multiples of 8 -> 38 -> 304 MiB) + 1024 (breakable prefill graph with
+    DeepEP) + 2048 (reserve) -> 16944 MiB -> 0.882."""
     config = {"tp_size": 2, "pp_size": 1, "chunked_prefill_size": 8192, "cuda_graph_max_bs": 256}
     release = release_for("0.5.23")
-    # 512 + 8192 x 1.5 + 2 x 1 / 8 x 1024 + 256 x 2 = 13568 MiB (above the 10 GiB floor)
     plain = auto_fraction(config, release, 143771)
-    assert plain.reserved_mib == 13568 and plain.value == round((143771 - 13568) / 143771, 3) == 0.906
+    assert plain.reserved_mib == 14032 and plain.value == round((143771 - 14032) / 143771, 3) == 0.902
     deepep = auto_fraction({**config, "moe_a2a_backend": "deepep"}, release, 143771)
-    assert deepep.reserved_mib == 13568 + 2048 and deepep.value == 0.891
+    assert deepep.reserved_mib == 16944 and deepep.value == 0.882
     prefill = auto_fraction({**config, "moe_a2a_backend": "deepep", "disaggregation_mode": "prefill"}, release, 143771)
-    assert prefill.part("deepep_reserve") == 0
+    assert prefill.part("deepep_reserve") == 0 and prefill.part("cuda_graphs") == 0
+    # 0.5.9 server_args.py _handle_gpu_memory_settings: no DeepEP reserve, piecewise graphs opt-in (off)
     old = auto_fraction({**config, "moe_a2a_backend": "deepep"}, release_for("0.5.9"), 143771)
-    assert old.part("deepep_reserve") == 0 and old.value == 0.906  # 0.5.9 has no DeepEP reserve
+    assert old.part("deepep_reserve") == 0 and old.reserved_mib == 13568 and old.value == 0.906
 
 
 def test_request_cap_rules():
@@ -290,25 +296,25 @@ def test_plan_applies_the_automatic_rule_with_the_deepep_reserve():
     )
     assert result.exit_code == 0, result.output
     plan = json.loads(result.output)["plan"]
-    assert plan["figures"]["mem_fraction_static"]["value"] == 0.891
+    assert plan["figures"]["mem_fraction_static"]["value"] == 0.882
     assert "deepep_reserve 2048" in plan["figures"]["mem_fraction_static"]["basis"]
-    # budget 109.89 - 138.39 x (1 - 0.891) GiB over 49,152 B per token: the DeepEP-on run's logged pool
-    assert plan["kv_tokens"] == math.floor((109.89 - 138.39 * (1 - 0.891)) * GIB / 49152) == 2071057
-    assert plan["max_running_requests"]["value"] == min(4096, 2071057 // 2)
+    # budget 109.89 - 138.39 x (1 - 0.882) GiB over 49,152 B per token: the DeepEP-on run's logged pool
+    assert plan["kv_tokens"] == math.floor((109.89 - 138.39 * (1 - 0.882)) * GIB / 49152) == 2043848
+    assert plan["max_running_requests"]["value"] == min(4096, 2043848 // 2)
     tp4 = json.loads(
         runner.invoke(
             app, ["plan", "--from", str(CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"), "--tp", "4", "--format", "json"]
         ).output
     )["plan"]
-    # parallel term 4 / 8 x 1024 = 512: reserved 13824 MiB
-    assert tp4["figures"]["mem_fraction_static"]["value"] == round((143771 - 13824) / 143771, 3)
+    # parallel term 4 / 8 x 1024 = 512: reserved 14032 - 256 + 512 = 14288 MiB
+    assert tp4["figures"]["mem_fraction_static"]["value"] == round((143771 - 14288) / 143771, 3) == 0.901
 
 
 def test_plan_keeps_a_fraction_that_is_not_the_rule():
     text = (
         (CELLS / "moe-tp2-h200-0.5.23-deepep-off.log")
         .read_text(encoding="utf-8")
-        .replace("mem_fraction_static=0.906", "mem_fraction_static=0.85")
+        .replace("mem_fraction_static=0.902", "mem_fraction_static=0.85")
     )
     from logscope.compare.plan import Setting, plan
     from logscope.pipeline.analyze import analyze_model
@@ -334,9 +340,9 @@ def test_diff_of_a_deepep_pair_names_the_reserve():
         ],
     )
     assert "mem_fraction_static: the DeepEP reserve" in result.output.splitlines()[0]
-    assert "2048 MiB more on B" in result.output and "0.906 -> 0.891, as logged" in result.output
+    assert "2048 MiB more on B" in result.output and "0.902 -> 0.882, as logged" in result.output
     part = next(line for line in result.output.splitlines() if "budget: mem_fraction_static" in line)
-    assert "-45,348" in part and "the DeepEP reserve" in part  # 138.39 x (0.891 - 0.906) GiB / 49,152 B
+    assert "-60,464" in part and "the DeepEP reserve" in part  # 138.39 x (0.882 - 0.902) GiB / 49,152 B = -60463.7
 
 
 # ------------------------------------------------------------------------------------------------ the catalogue
@@ -472,7 +478,7 @@ def test_nvls_on_makes_the_nccl_rows_a_lower_bound():
 
 
 def test_plan_keeps_a_fraction_the_launch_command_gave():
-    text = "$ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2 --mem-fraction-static 0.906\n" + (
+    text = "$ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2 --mem-fraction-static 0.902\n" + (
         CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"
     ).read_text(encoding="utf-8")
     from logscope.compare.plan import Setting, plan
@@ -482,5 +488,5 @@ def test_plan_keeps_a_fraction_the_launch_command_gave():
     analysis = analyze_model([Source(name="run.log", path=None, data=text.encode())])
     launch = analysis.launches[0]
     result = plan("run.log", launch, analysis.kv_sizing[launch.id], Setting(moe_a2a_backend="deepep"), None, 143771)
-    assert result.figures["mem_fraction_static"].value == 0.906  # the automatic rule did not run
+    assert result.figures["mem_fraction_static"].value == 0.902  # the automatic rule did not run
     assert any("launch command gives --mem-fraction-static" in note for note in result.assumptions)

@@ -11,6 +11,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.errors import LogscopeError
 from logscope.core.model import Launch
+from logscope.memory_model.fraction import auto_fraction, default_requests, user_requests, uses_mla
 from logscope.memory_model.releases import ReleaseChoice, launch_release
 from logscope.pipeline.sizing.cells import launch_cells
 from logscope.pipeline.sizing.kv_sizing import (
@@ -23,7 +24,7 @@ from logscope.pipeline.sizing.kv_sizing import (
     free_before_weights,
     layout_of,
 )
-from logscope.pipeline.sizing.mem_fraction import auto_fraction, default_requests, fraction_on_command, user_requests
+from logscope.pipeline.sizing.mem_fraction import fraction_on_command
 
 
 class PlanRefused(LogscopeError):
@@ -290,8 +291,8 @@ def _fraction(
             "--mem-fraction-static to plan the value you will set"
         )
         return kept
-    before = auto_fraction(run.config, release, gpu_mem_mib)
-    after = auto_fraction(new.config, release, gpu_mem_mib)
+    before = auto_fraction(run.config, release, gpu_mem_mib, uses_mla(run.model))
+    after = auto_fraction(new.config, release, gpu_mem_mib, uses_mla(new.model))
     if before.missing or after.missing:
         notes.append(
             f"mem_fraction_static is the run's: the automatic rule needs {', '.join(before.missing + after.missing)}"
@@ -309,6 +310,8 @@ def _fraction(
         f"the run's mem_fraction_static {run_mfs:g} is the automatic rule's value for the run ({before.describe()}): "
         "the rule is applied to the new setting (the server_args dump cannot show whether it was given)"
     )
+    if after.assumed:
+        notes.append(f"the automatic rule assumed the release's defaults the input does not show: {'; '.join(after.assumed)}")
     deepep = after.part(kinds.DEEPEP_RESERVE) - before.part(kinds.DEEPEP_RESERVE)
     extra = f"; DeepEP reserve {deepep:+g} MiB" if deepep else ""
     return Figure(after.value, "derived", f"{rule}, {after.describe()}{extra}")

@@ -118,6 +118,24 @@ class MemFraction:
 
 
 @dataclass(frozen=True)
+class GraphReserve:
+    """The automatic rule's prefill / piecewise CUDA-graph and speculative-decoding terms."""
+
+    bucket_mib: Sourced[float]  # per captured token bucket (non-MLA)
+    bucket_switch: Sourced[str]  # what turns the term on (the condition's text)
+    prefill_default_backend: Sourced[str]  # 0.5.14+: the prefill graph backend by default on CUDA
+    buckets: Sourced[tuple[tuple[int, int | None, int], ...]]  # range(start, stop, step); stop None: max + 1
+    mla_mib: Sourced[float]  # the flat MLA term
+    mla_bucket_cap: Sourced[int]  # the bucket maximum for MLA models
+    deepep_breakable_mib: Sourced[float]  # + with DeepEP under a breakable prefill graph
+    deepep_buckets_from: Sourced[int]  # DeepEP re-aligns the buckets generated up to this maximum
+    deepep_bucket_multiple: Sourced[int]
+    standalone_mib: Sourced[float]
+    eagle_mib: Sourced[float]
+    decode_activation: Sourced[str]  # decode nodes size activation by running requests x draft tokens
+
+
+@dataclass(frozen=True)
 class Requests:
     tokens_divisor: Sourced[int]
     per_context_factor: Sourced[int]
@@ -148,6 +166,7 @@ class ReleaseRecord:
     nccl: Nccl
     deepep: DeepEp
     mem_fraction: MemFraction
+    graph_reserve: GraphReserve
     requests: Requests
     disaggregation: Disaggregation
     dsa_indexer: DsaIndexer
@@ -230,6 +249,15 @@ def _custom_ar_v2(raw: Mapping[str, Any]) -> CustomArV2:
     )
 
 
+def _graph_reserve(raw: Mapping[str, Any]) -> GraphReserve:
+    fields = {name: _sourced(raw.get(name)) for name in GraphReserve.__dataclass_fields__}
+    ranges = fields["buckets"]
+    if ranges.value is not None:
+        rows = tuple((int(r[0]), None if r[1] is None else int(r[1]), int(r[2])) for r in ranges.value)
+        fields["buckets"] = Sourced(rows, ranges.at, ranges.absent)
+    return GraphReserve(**fields)
+
+
 def record(version: str, raw: Mapping[str, Any]) -> ReleaseRecord:
     """The typed record of one `versions:` row of cell_constants.yaml."""
 
@@ -259,6 +287,7 @@ def record(version: str, raw: Mapping[str, Any]) -> ReleaseRecord:
             _sourced(d.get("param_bytes")),
         ),
         mem_fraction=MemFraction(*(_sourced(m.get(f)) for f in MemFraction.__dataclass_fields__)),
+        graph_reserve=_graph_reserve(section("graph_reserve")),
         requests=Requests(*(_sourced(r.get(f)) for f in Requests.__dataclass_fields__)),
         disaggregation=Disaggregation(*(_sourced(pd.get(f)) for f in Disaggregation.__dataclass_fields__)),
         dsa_indexer=DsaIndexer(*(_sourced(dsa.get(f)) for f in DsaIndexer.__dataclass_fields__)),

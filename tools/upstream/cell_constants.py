@@ -106,7 +106,10 @@ class Wheel:
                     for offset, later in enumerate(lines[index + 1 : index + 1 + within], index + 2):
                         m = re.search(pattern, later)
                         if m:
-                            value = _number(arith(ast.parse(m.group(1), mode="eval").body))
+                            try:
+                                value = _number(arith(ast.parse(m.group(1), mode="eval").body))
+                            except (Missing, SyntaxError):
+                                value = m.group(1)
                             return {"value": value, "at": f"{name}:{offset}"}
         return {
             "value": None,
@@ -347,6 +350,76 @@ def mem_fraction(wheel: Wheel) -> dict[str, Any]:
     }
 
 
+_CUDA_GRAPH_CONFIG = "sglang/srt/model_executor/cuda_graph_config.py"
+_GRAPH_FILES = ("sglang/srt/arg_groups/cuda_graph_hook.py", "sglang/srt/server_args.py")
+
+
+def _bucket_generator(wheel: Wheel) -> dict[str, Any]:
+    """The prefill / piecewise CUDA-graph token buckets (generate_prefill_cuda_graph_batch_sizes, or
+    _generate_piecewise_cuda_graph_tokens): each `range(start, stop, step)`, the stop of the last one the
+    configured maximum + 1 (null here)."""
+    for name in _GRAPH_FILES:
+        text = wheel.source(name)
+        if text is None:
+            continue
+        for fn in ast.walk(ast.parse(text)):
+            if isinstance(fn, ast.FunctionDef) and fn.name in (
+                "generate_prefill_cuda_graph_batch_sizes",
+                "_generate_prefill_cuda_graph_batch_sizes",
+                "_generate_piecewise_cuda_graph_tokens",
+            ):
+                ranges = []
+                for call in ast.walk(fn):
+                    if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "range":
+                        start, stop, step = call.args
+                        try:
+                            end: Any = int(arith(stop))
+                        except Missing:
+                            end = None
+                        ranges.append([int(arith(start)), end, int(arith(step))])
+                ranges.sort(key=lambda r: r[0])
+                return {"value": ranges, "at": f"{name}:{fn.lineno}"}
+    return {"value": None, "at": None, "absent": "no token-bucket generator in " + " / ".join(_GRAPH_FILES)}
+
+
+def graph_reserve(wheel: Wheel) -> dict[str, Any]:
+    """The automatic rule's prefill / piecewise CUDA-graph and speculative-decoding terms."""
+    hook = (_MEMORY_HOOK[0], _MEMORY_HOOK[1])
+    return {
+        "bucket_mib": _first(
+            wheel.find(hook, r"reserved_mem \+= len\(prefill_cuda_graph_config\.bs\) \* (\d+)$"),
+            wheel.find(hook, r"reserved_mem \+= len\(self\.piecewise_cuda_graph_tokens\) \* (\d+)$"),
+        ),
+        # what turns the term on: 0.5.9 opt-in, 0.5.1x on unless disabled, 0.5.15.post1+ the prefill graph backend
+        "bucket_switch": _first(
+            wheel.find(hook, r"(prefill_cuda_graph_config\.backend != Backend\.DISABLED)"),
+            wheel.find(hook, r"^\s+if (not self\.disable_piecewise_cuda_graph|self\.enable_piecewise_cuda_graph):$"),
+        ),
+        # 0.5.15.post1+: default_prefill_backend(); 0.5.14: the dataclass default
+        "prefill_default_backend": _first(
+            wheel.find(_CUDA_GRAPH_CONFIG, r"return Backend\.(\w+) if is_cuda\(\)"),
+            wheel.find_after(
+                (_CUDA_GRAPH_CONFIG,), r"^\s+prefill: PhaseConfig = field\(", r"PhaseConfig\(backend=Backend\.(\w+)\)", 2
+            ),
+        ),
+        "buckets": _bucket_generator(wheel),
+        "mla_mib": wheel.find_after(hook, r"MLA backend.*overhead", r"^\s+reserved_mem \+= (1\.5 \* 1024)$", 2),
+        "mla_bucket_cap": _first(
+            wheel.find(hook, r"max_bs = min\((\d+), cfg\.chunked_prefill_size\)"),
+            wheel.find(hook, r"^\s+prefill_cuda_graph_config\.max_bs = (\d+)$"),
+            wheel.find(hook, r"^\s+self\.piecewise_cuda_graph_max_tokens = (\d+)$"),
+        ),
+        "deepep_breakable_mib": wheel.find_after(hook, r"Prefill-BCG DeepEP delta", r"^\s+reserved_mem \+= (1 \* 1024)$", 3),
+        "deepep_buckets_from": wheel.find(_GRAPH_FILES, r"max_bs = (?:cfg|self)\.cuda_graph_config\.prefill\.max_bs or (\d+)$"),
+        "deepep_bucket_multiple": wheel.find(_GRAPH_FILES, r"aligned = sorted\(\{\(\(b \+ \d+\) // (\d+)\) \* \d+"),
+        "standalone_mib": wheel.find_after(
+            hook, r'speculative_algorithm == "STANDALONE"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3
+        ),
+        "eagle_mib": wheel.find_after(hook, r'speculative_algorithm != "NGRAM"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3),
+        "decode_activation": wheel.find(hook, r"(activation_tokens = max\(running_requests \* draft_tokens, 2048\))"),
+    }
+
+
 def requests(wheel: Wheel) -> dict[str, Any]:
     return {
         "tokens_divisor": wheel.find(_REQS, r"(?:min\(estimated, full_token|self\.max_total_num_tokens) // (\d+)"),
@@ -385,6 +458,7 @@ def extract(wheel: Wheel) -> dict[str, Any]:
         "nccl": nccl(wheel),
         "deepep": deepep(wheel),
         "mem_fraction": mem_fraction(wheel),
+        "graph_reserve": graph_reserve(wheel),
         "max_running_requests": requests(wheel),
         "disaggregation": disaggregation(wheel),
         "dsa_indexer": dsa_indexer(wheel),

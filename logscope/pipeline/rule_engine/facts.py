@@ -15,10 +15,11 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import FAILURE_KINDS, Event
 from logscope.core.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
+from logscope.memory_model.fraction import deepep_reserve_applies
 from logscope.memory_model.releases import launch_release
 from logscope.pipeline.failures import failure_fact, root_of
 from logscope.pipeline.parse.serving import READY_KINDS
-from logscope.pipeline.sizing.mem_fraction import deepep_reserve_applies, fraction_on_command
+from logscope.pipeline.sizing.mem_fraction import fraction_on_command
 
 
 def event_fact(ev: Event) -> dict[str, Any]:
