@@ -86,3 +86,23 @@ def expert_count(
         parts.append(f"{redundant} redundant")
     at = tuple(a for a in (rule.per_rank_shared_slots.at, rule.shared_fusion_off_under_deepep.at) if a)
     return ExpertCount(routed + slots + redundant, " + ".join(parts), at)
+
+
+@dataclass(frozen=True)
+class DispatchBudget:
+    """What the DeepEP rules read: the dispatch cap in force, the low-latency buffer it sizes, and the memory
+    left after the KV pool."""
+
+    tokens: int | None  # SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK as set, else the release's default
+    tokens_set: bool  # set in the input
+    default_tokens: int | None  # the release's default (environ.py)
+    release: str
+    low_latency_gib: float | None  # the buffer requested (get_low_latency_rdma_size_hint)
+    reserved_gib: float | None  # the NVSHMEM heap it takes (whole NVSHMEM_CUMEM_GRANULARITY steps)
+    room_gib: float | None  # free memory at the capture begin (or memory pool end) of the first rank that printed it
+
+    def fit_tokens(self, free_gib: float | None, headroom_gib: float = 0.5) -> int | None:
+        """The cap whose buffer fits `free_gib` less a headroom: the buffer grows linearly with the cap."""
+        if free_gib is None or not self.low_latency_gib or self.tokens is None:
+            return None
+        return int(round(max(free_gib - headroom_gib, 0.0) / self.low_latency_gib * self.tokens - 0.5))
