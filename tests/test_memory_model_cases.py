@@ -62,7 +62,9 @@ FRACTION_CASES = _cases("automatic_fraction.yaml")
 
 @pytest.mark.parametrize("case", FRACTION_CASES, ids=[c["name"] for c in FRACTION_CASES])
 def test_automatic_fraction(case):
-    found = auto_fraction(case["config"], release_for(case["version"]), case["gpu_mem_mib"], case.get("mla"))
+    found = auto_fraction(
+        case["config"], release_for(case["version"]), case["gpu_mem_mib"], case.get("mla"), case.get("environment")
+    )
     assert found.reserved_mib == case["expect"]["reserved_mib"], found.describe()
     assert found.value == case["expect"]["value"]
 

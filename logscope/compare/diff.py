@@ -273,7 +273,12 @@ def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
     rules = []
     for side in (a, b):
         release = launch_release(side.launch.versions, side.launch.sglang_version)
-        rules.append((release, auto_fraction(side.launch.config, release, _card_mib(side), uses_mla(side.launch.model))))
+        rules.append(
+            (
+                release,
+                auto_fraction(side.launch.config, release, _card_mib(side), uses_mla(side.launch.model), side.launch.environment),
+            )
+        )
     (ra, fa), (rb, fb) = rules
     reserve_a, reserve_b = fa.part(kinds.DEEPEP_RESERVE), fb.part(kinds.DEEPEP_RESERVE)
     if reserve_a == reserve_b:

@@ -291,8 +291,8 @@ def _fraction(
             "--mem-fraction-static to plan the value you will set"
         )
         return kept
-    before = auto_fraction(run.config, release, gpu_mem_mib, uses_mla(run.model))
-    after = auto_fraction(new.config, release, gpu_mem_mib, uses_mla(new.model))
+    before = auto_fraction(run.config, release, gpu_mem_mib, uses_mla(run.model), run.environment)
+    after = auto_fraction(new.config, release, gpu_mem_mib, uses_mla(new.model), new.environment)
     if before.missing or after.missing:
         notes.append(
             f"mem_fraction_static is the run's: the automatic rule needs {', '.join(before.missing + after.missing)}"

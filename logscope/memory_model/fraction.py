@@ -166,11 +166,26 @@ def _speculative(config: dict[str, Any], release: ReleaseChoice) -> tuple[str, f
     return ("speculative", float(found.value), found.at or "")
 
 
+def _post_capture(environment: dict[str, Any], release: ReleaseChoice, mla: bool | None) -> bool:
+    """SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (overrides.py post_capture_kv_sizing_planned; never for MLA)."""
+    rule = release.record.graph_reserve
+    if rule.post_capture_base_mib.value is None or mla:
+        return False
+    given = environment.get("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING")
+    on = given if given is not None else rule.post_capture_env.value
+    return str(on).strip().lower() in ("1", "true", "yes", "on")
+
+
 def auto_fraction(
-    config: dict[str, Any], release: ReleaseChoice, gpu_mem_mib: float | None, mla: bool | None = None
+    config: dict[str, Any],
+    release: ReleaseChoice,
+    gpu_mem_mib: float | None,
+    mla: bool | None = None,
+    environment: dict[str, Any] | None = None,
 ) -> AutoFraction:
     """The release's automatic mem_fraction_static for this config on a card of gpu_mem_mib (memory.total);
-    `mla`: whether the model uses MLA attention (None: not shown by the input, taken as not)."""
+    `mla`: whether the model uses MLA attention (None: not shown by the input, taken as not); `environment`:
+    the variables the input shows (post-capture KV sizing)."""
     terms = {
         name: inherited(release.record, lambda r, name=name: getattr(r.mem_fraction, name))  # type: ignore[misc]
         for name in release.record.mem_fraction.__dataclass_fields__
@@ -184,6 +199,16 @@ def auto_fraction(
 
     out = AutoFraction(None, 0.0, release=release)
     tp, pp = _num(config, "tp_size") or 1, _num(config, "pp_size") or 1
+    if _post_capture(environment or {}, release, mla):
+        base = release.record.graph_reserve.post_capture_base_mib
+        out.parts = [
+            ("post_capture_base", float(base.value or 0), base.at or ""),
+            ("parallel", tp * pp / 8 * c("parallel_mib_per_8_ranks"), at("parallel_mib_per_8_ranks")),
+        ]
+        out.reserved_mib = sum(mib for _, mib, _ in out.parts)
+        if gpu_mem_mib is not None:
+            out.value = round((gpu_mem_mib - out.reserved_mib) / gpu_mem_mib, int(c("rounding_digits")))
+        return out
     chunk = _num(config, "chunked_prefill_size")
     if chunk is None:
         out.missing.append("chunked_prefill_size")

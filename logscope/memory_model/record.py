@@ -133,6 +133,8 @@ class GraphReserve:
     standalone_mib: Sourced[float]
     eagle_mib: Sourced[float]
     decode_activation: Sourced[str]  # decode nodes size activation by running requests x draft tokens
+    post_capture_env: Sourced[bool]  # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING's default
+    post_capture_base_mib: Sourced[float]  # what the rule reserves (plus the parallel slack) when it is on
 
 
 @dataclass(frozen=True)

@@ -417,6 +417,9 @@ def graph_reserve(wheel: Wheel) -> dict[str, Any]:
         ),
         "eagle_mib": wheel.find_after(hook, r'speculative_algorithm != "NGRAM"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3),
         "decode_activation": wheel.find(hook, r"(activation_tokens = max\(running_requests \* draft_tokens, 2048\))"),
+        # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (not MLA): only the floor and the parallel slack are reserved
+        "post_capture_env": _env(wheel, "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"),
+        "post_capture_base_mib": wheel.find(hook, r"^\s+reserved_mem = (1536)$"),
     }
 
 
