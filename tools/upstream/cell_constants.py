@@ -322,7 +322,7 @@ def deepep(wheel: Wheel) -> dict[str, Any]:
                 _MEMORY_HOOK[1:], r'moe_a2a_backend == "deepep"', r"^\s+(?:reserved_mem \+=|return) (2 \* 1024)$", 3
             ),
         ),
-        "shared_fusion_off_under_deepep": wheel.find(_DEEPSEEK, r'return "(DeepEP: fusion off by default[^"]*)"'),
+        "shared_fusion_off_under_deepep": wheel.find(_DEEPSEEK, r'(?:return |disable_reason = )"(DeepEP: fusion off by default[^"]*)"'),
         "reserve_function": wheel.find(_MEMORY_HOOK, r"^def (reserve_for_deepep_a2a_mb)\("),
         "param_bytes": wheel.find("sglang/srt/layers/moe/token_dispatcher/deepep.py", r"self\.params_bytes = (\d+)"),
     }
