@@ -322,7 +322,10 @@ def deepep(wheel: Wheel) -> dict[str, Any]:
                 _MEMORY_HOOK[1:], r'moe_a2a_backend == "deepep"', r"^\s+(?:reserved_mem \+=|return) (2 \* 1024)$", 3
             ),
         ),
-        "shared_fusion_off_under_deepep": wheel.find(_DEEPSEEK, r'(?:return |disable_reason = )"(DeepEP: fusion off by default[^"]*)"'),
+        # 0.5.11-0.5.17 determine_num_fused_shared_experts, 0.5.18+ shared_experts_fusion_disable_reason
+        "shared_fusion_off_under_deepep": wheel.find(
+            _DEEPSEEK, r'(?:return |disable_reason = )"(DeepEP: fusion off by default[^"]*)"'
+        ),
         "reserve_function": wheel.find(_MEMORY_HOOK, r"^def (reserve_for_deepep_a2a_mb)\("),
         "param_bytes": wheel.find("sglang/srt/layers/moe/token_dispatcher/deepep.py", r"self\.params_bytes = (\d+)"),
     }
