@@ -26,8 +26,9 @@ def _cases(name: str) -> list[dict[str, Any]]:
 
 
 def _log(case: dict[str, Any]) -> str:
+    gpu, capability = case.get("gpu", "NVIDIA H200"), case.get("capability", "9.0")
     head = (
-        "Python: 3.12.3\nCUDA available: True\nGPU 0,1: NVIDIA H200\nGPU 0,1 Compute Capability: 9.0\n"
+        f"Python: 3.12.3\nCUDA available: True\nGPU 0,1,2,3: {gpu}\nGPU 0,1,2,3 Compute Capability: {capability}\n"
         f"sglang: {case['version']}\n"
     )
     path = case.get("model_path", "/m/x")
@@ -38,7 +39,7 @@ def _log(case: dict[str, Any]) -> str:
     return text
 
 
-CELL_CASES = [(f, c) for f in ("custom_all_reduce.yaml", "deepep.yaml") for c in _cases(f)]
+CELL_CASES = [(f, c) for f in ("custom_all_reduce.yaml", "deepep.yaml", "gpu_model.yaml") for c in _cases(f)]
 
 
 @pytest.mark.parametrize(("file", "case"), CELL_CASES, ids=[f"{f}::{c['name']}" for f, c in CELL_CASES])

@@ -77,6 +77,7 @@ class CustomArV2:
     other_arch: V2Table | None
     early: V2Early | None = None  # the first v2's sizing (releases without configs/custom_all_reduce_v2.py)
     opt_in_env: Sourced[str] = Sourced(None, None)  # 0.5.10.post1-0.5.11: v2 only with this variable set
+    fallback_gate: Sourced[str] = Sourced(None, None)  # present: without full NVLink, v1 serves instead of v2
 
 
 @dataclass(frozen=True)
@@ -248,6 +249,7 @@ def _custom_ar_v2(raw: Mapping[str, Any]) -> CustomArV2:
         other_arch=_table(raw.get("other_arch")),
         early=_early(raw.get("early")),
         opt_in_env=_sourced(raw.get("opt_in_env")),
+        fallback_gate=_sourced(raw.get("fallback_gate")),
     )
 
 

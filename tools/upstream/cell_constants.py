@@ -258,6 +258,8 @@ def custom_ar_v2(wheel: Wheel) -> dict[str, Any]:
         "tables_absent": None if configs is not None else f"{_V2_CONFIGS} is not in this release (no tuned tables read)",
         "default_on": _env(wheel, "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2"),
         "dispatch": wheel.find(_V1, r"if (_is_cuda and envs\.SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2\.get\(\)):"),
+        # where present, a group v2 cannot serve (not full NVLink) falls back to the legacy CustomAllreduce
+        "fallback_gate": wheel.find(_V1, r"if (can_use_custom_all_reduce_v2)\(group=group, device=device\):"),
         # 0.5.10.post1-0.5.11: v2 only when this variable is set (default false)
         "opt_in_env": wheel.find(_V1, r'get_bool_env_var\("(SGLANG_USE_JIT_ALL_REDUCE)", default="false"\)'),
         "max_size_kb": _env(wheel, "SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"),

@@ -113,15 +113,26 @@ def _from_calibration(env: NcclEnv, calibration: Calibration) -> NcclSizes | Non
     )
 
 
-def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None) -> NcclSizes | None:
+def same_gpu(measured_on: str | None, gpu_name: str | None) -> bool:
+    """Whether a measurement taken on `measured_on` may stand for the launch's GPU: yes when the launch's GPU is
+    not in the input (the figure is then labelled with the GPU it was measured on), else only the same model."""
+    if not gpu_name or not measured_on:
+        return True
+    return measured_on.strip().lower() == gpu_name.strip().lower()
+
+
+def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None, gpu_name: str | None = None) -> NcclSizes | None:
     """The measured row for this environment: the probe calibration shipped with logscope (or the one given),
-    else the issue 27 table; None when neither measured it."""
+    else the issue 27 table; None when neither measured it, or when they were measured on another GPU model
+    than the launch's."""
     chosen = calibration if calibration is not None else shipped_calibration()
-    if chosen is not None:
+    if chosen is not None and same_gpu(chosen.gpu, gpu_name):
         found = _from_calibration(env, chosen)
         if found is not None:
             return found
     table = nccl_table()
+    if not same_gpu(str(table.get("gpu") or ""), gpu_name):
+        return None
     for row in table["rows"]:
         want = row["env"]
         if str(want.get("NCCL_CUMEM_ENABLE")) == env.cumem and want.get("NCCL_BUFFSIZE") == env.buffsize:

@@ -26,11 +26,12 @@ from logscope.core.model import Launch
 from logscope.core.model_table import moe_shape
 from logscope.memory_model import deepep
 from logscope.memory_model.cell import Cell
+from logscope.memory_model.interconnect import Interconnect
 from logscope.memory_model.record import V2Row, V2Table
 from logscope.memory_model.releases import ReleaseChoice, launch_release
 from logscope.memory_model.releases import deepep as deepep_source
 from logscope.pipeline.sizing.calibration import Calibration
-from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, nccl_env, nccl_sizes
+from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, nccl_env, nccl_sizes, same_gpu
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -101,12 +102,16 @@ _NCCL_MECHANISMS = {"nccl_communicator", "nccl_first_collective", "nccl_split_co
 
 
 def calibrate_cells(
-    cells: list[dict[str, Any]], calibration: Calibration | None, sizes: dict[str, int], env: NcclEnv | None = None
+    cells: list[dict[str, Any]],
+    calibration: Calibration | None,
+    sizes: dict[str, int],
+    env: NcclEnv | None = None,
+    gpu_name: str | None = None,
 ) -> list[dict[str, Any]]:
     """Cells whose mechanism the calibration measured at this group size, under the input's NCCL environment,
     become `measured (probe)`: the memory outside the PyTorch allocator that the probe's stage took. Others
     keep their estimate, and say why."""
-    if calibration is None:
+    if calibration is None or not same_gpu(calibration.gpu, gpu_name):
         return cells
     out = []
     for cell in cells:
@@ -176,7 +181,11 @@ def gpu_arch(gpu: dict[str, Any] | None) -> tuple[str | None, str]:
 
 
 def launch_cells(
-    launch: Launch, calibration: Calibration | None = None, gpu: dict[str, Any] | None = None, kv_cell_bytes: float | None = None
+    launch: Launch,
+    calibration: Calibration | None = None,
+    gpu: dict[str, Any] | None = None,
+    kv_cell_bytes: float | None = None,
+    links: Interconnect | None = None,
 ) -> list[dict[str, Any]]:
     """The cells one rank of this launch holds (the same on every rank of a symmetric launch), measured by the
     calibration where it covers them, else estimated. `gpu` (nvidia-smi / check_env: name, compute capability)
@@ -193,19 +202,20 @@ def launch_cells(
     tp, dp, ep, pp = size("tp_size"), size("dp_size"), size("ep_size"), size("pp_size")
     attention_tp = max(1, tp // dp) if cfg.get("enable_dp_attention") and dp > 1 else tp
     nccl = nccl_env(env, cfg)
-    measured = nccl_sizes(nccl)
+    gpu_name = str((gpu or {}).get("name") or "") or None
+    measured = nccl_sizes(nccl, gpu_name=gpu_name)
     arch, arch_basis = gpu_arch(gpu)
-    communicators = _Communicators(release, nccl, measured)
+    communicators = _Communicators(release, nccl, measured, gpu_name)
     cells: list[dict[str, Any]] = []
     if tp > 1:
         cells.append(communicators.pynccl("tp", "TP group"))
         cells.append(communicators.torch_group("tp", "TP device group", cfg))
-        cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis)
+        cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis, links)
     if attention_tp > 1 and attention_tp != tp:
         cells.append(communicators.torch_group("attention_tp", f"attention-TP group (size {attention_tp})", cfg))
         inherits = release.record.nccl.attention_tp_custom_ar
         if inherits.value is None and inherits.at:
-            cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis)
+            cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis, links)
     if ep > 1 and ep != tp:
         cells.append(communicators.torch_group("moe_ep", "MoE-EP group", cfg))
     if cfg.get("moe_a2a_backend") == "deepep" or cfg.get("enable_deepep_moe") is True:
@@ -237,14 +247,14 @@ def launch_cells(
             )
         )
     cells += _pd_cells(cfg, env, events, release, kv_cell_bytes)
-    return calibrate_cells(cells, calibration, {"tp": tp, "ep": ep, "pp": pp, "attention_tp": attention_tp}, nccl)
+    return calibrate_cells(cells, calibration, {"tp": tp, "ep": ep, "pp": pp, "attention_tp": attention_tp}, nccl, gpu_name)
 
 
 class _Communicators:
     """NCCL communicator cells: the first one a process creates costs more than the ones after it."""
 
-    def __init__(self, release: ReleaseChoice, env: NcclEnv, sizes: NcclSizes | None):
-        self.release, self.env, self.sizes = release, env, sizes
+    def __init__(self, release: ReleaseChoice, env: NcclEnv, sizes: NcclSizes | None, gpu_name: str | None = None):
+        self.release, self.env, self.sizes, self.gpu_name = release, env, sizes, gpu_name
         self.first_taken = False
 
     def rule(self) -> dict[str, Any]:
@@ -260,7 +270,12 @@ class _Communicators:
 
     def further_basis(self) -> str:
         if self.sizes is None:
-            return f"no measured row for {self.env.describe()}"
+            on = (
+                f" on {self.gpu_name} (rows are measured on NVIDIA H200 only; none is applied to another GPU)"
+                if self.gpu_name
+                else ""
+            )
+            return f"no measured row for {self.env.describe()}{on}"
         low, high = self.sizes.further_mib
         size = f"{high:.0f}" if round(low) == round(high) else f"{low:.0f}-{high:.0f}"
         return f"a further communicator {size} MiB ({self.sizes.basis})"
@@ -324,6 +339,7 @@ def _custom_ar_cells(
     release: ReleaseChoice,
     arch: str | None,
     arch_basis: str,
+    links: Interconnect | None = None,
 ) -> list[dict[str, Any]]:
     if cfg.get("disable_custom_all_reduce") is True or any(e.kind == kinds.AR_DISABLED for e in events):
         return []
@@ -341,11 +357,13 @@ def _custom_ar_cells(
                 rule=_rule(release, world=world),
             )
         ]
-    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis)
+    nvlink = links.full_nvlink if links is not None else None
+    why = links.basis if links is not None else ""
+    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis, nvlink, why)
     if cell is None:
         return []
     if not release.known:
-        _range_figures(cell, release, lambda older: _custom_ar_estimate(group, env, world, older, arch, arch_basis))
+        _range_figures(cell, release, lambda older: _custom_ar_estimate(group, env, world, older, arch, arch_basis, nvlink, why))
     return [cell]
 
 
@@ -392,15 +410,30 @@ def _range_figures(
 
 
 def _custom_ar_estimate(
-    group: str, env: dict[str, Any], world: int, release: ReleaseChoice, arch: str | None, arch_basis: str
+    group: str,
+    env: dict[str, Any],
+    world: int,
+    release: ReleaseChoice,
+    arch: str | None,
+    arch_basis: str,
+    nvlink: bool | None = None,
+    nvlink_basis: str = "",
 ) -> dict[str, Any] | None:
+    """The custom all-reduce the release builds for a group of `world` ranks; None where it builds none. Without
+    full NVLink v2 is off (can_use_custom_all_reduce_v2 / the first v2's full_nvlink check): releases with
+    the fallback gate build the legacy one instead, which itself needs NVLink above two GPUs."""
     v2 = release.record.custom_ar_v2
     if v2.opt_in_env.value:  # 0.5.10.post1-0.5.11: v2 only when the opt-in variable is set
         v2_on = v2.present and _flag(env.get(v2.opt_in_env.value, "0"))
     else:
         v2_on = v2.present and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2.default_on.value))
-    if v2_on:
+    pcie = nvlink is False
+    if v2_on and not pcie:
         return _custom_ar_v2(group, env, world, release, arch, arch_basis)
+    if v2_on and pcie and v2.fallback_gate.value is None:
+        return None  # the v2 communicator disables itself without full NVLink, and nothing replaces it
+    if pcie and world > 2:
+        return None  # custom_all_reduce_utils.py: "not supported on more than two PCIe-only GPUs"
     v1 = release.record.custom_ar_v1
     sizes, max_size = v1.world_sizes.value, v1.max_size.value
     if (sizes is None or max_size is None) and v1.from_vllm.value:
@@ -414,7 +447,9 @@ def _custom_ar_estimate(
         )
     if sizes is None or max_size is None or world not in sizes:
         return None
-    if not v2.present:
+    if v2_on and pcie:
+        why = f"v2 needs full NVLink, so the legacy one serves ({nvlink_basis}; two PCIe GPUs also need P2P)"
+    elif not v2.present:
         why = "this release has no v2"
     elif "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2" in env:
         why = "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 in the input"
