@@ -86,7 +86,8 @@ def test_cells_for_a_deepep_launch(check_env, experts, ar_mechanism):
     assert f"x {experts} experts" in low_latency["basis"]
     if not check_env:  # every release read passes 256 by default (fusion off under DeepEP from 0.5.11, no slots before)
         assert "alternative" not in low_latency and "every release it allows gives the same" in low_latency["basis"]
-    assert [c["mechanism"] for c in cells if c["group"] == "tp"] == ["pynccl", "torch_nccl", ar_mechanism]
+    tp = [c["mechanism"] for c in cells if c["group"] == "tp"]
+    assert tp == ["pynccl", "pynccl_channels", "torch_nccl", "torch_nccl_channels", ar_mechanism]
 
 
 def test_another_process_is_its_own_ledger_item():

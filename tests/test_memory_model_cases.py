@@ -31,6 +31,7 @@ def _log(case: dict[str, Any]) -> str:
         f"Python: 3.12.3\nCUDA available: True\nGPU 0,1,2,3: {gpu}\nGPU 0,1,2,3 Compute Capability: {capability}\n"
         f"sglang: {case['version']}\n"
     )
+    head += "".join(f"export {name}={value}\n" for name, value in case.get("exports", {}).items())
     path = case.get("model_path", "/m/x")
     text = head + f"[2026-11-20 10:00:00] server_args=ServerArgs(model_path='{path}', {case['args']})\n"
     text += "[2026-11-20 10:00:05 TP0] Load weight begin. avail mem=138.39 GB\n"
@@ -39,7 +40,7 @@ def _log(case: dict[str, Any]) -> str:
     return text
 
 
-CELL_CASES = [(f, c) for f in ("custom_all_reduce.yaml", "deepep.yaml", "gpu_model.yaml") for c in _cases(f)]
+CELL_CASES = [(f, c) for f in ("custom_all_reduce.yaml", "deepep.yaml", "gpu_model.yaml", "nccl.yaml") for c in _cases(f)]
 
 
 @pytest.mark.parametrize(("file", "case"), CELL_CASES, ids=[f"{f}::{c['name']}" for f, c in CELL_CASES])
@@ -49,7 +50,7 @@ def test_cells(file, case):
     for want in case.get("expect", []):
         cell = cells.get((want["group"], want["mechanism"]))
         assert cell is not None, f"no {want['group']}/{want['mechanism']} cell: {sorted(cells)}"
-        assert cell["gib"] == want["gib"], cell["basis"]
+        assert cell["gib"] == want.get("gib"), cell["basis"]
         if "timing" in want:
             assert cell["timing"] == want["timing"]
         for key, value in want.get("inputs", {}).items():

@@ -192,7 +192,7 @@ class DeepEpSource:
     nvshmem_cumem_granularity: Sourced[int]  # the NVSHMEM heap's growth step DeepEP sets
 
 
-def _sourced(entry: Any) -> Sourced[Any]:
+def sourced(entry: Any) -> Sourced[Any]:
     if not isinstance(entry, Mapping):
         return Sourced(None, None, "not extracted for this release")
     value = entry.get("value")
@@ -226,10 +226,10 @@ def _early(raw: Mapping[str, Any] | None) -> V2Early | None:
     return V2Early(
         thresholds,
         str(maps["at"]),
-        _sourced(raw.get("max_pull_bytes")),
-        _sourced(raw.get("graph_input_count")),
-        _sourced(raw.get("push_stages")),
-        _sourced(raw.get("max_gpus")),
+        sourced(raw.get("max_pull_bytes")),
+        sourced(raw.get("graph_input_count")),
+        sourced(raw.get("push_stages")),
+        sourced(raw.get("max_gpus")),
     )
 
 
@@ -238,23 +238,23 @@ def _custom_ar_v2(raw: Mapping[str, Any]) -> CustomArV2:
     return CustomArV2(
         present=bool(raw.get("present")),
         absent=raw.get("absent"),
-        default_on=_sourced(raw.get("default_on")),
-        max_size_kb=_sourced(raw.get("max_size_kb")),
-        align_bytes=_sourced(raw.get("align_bytes")),
-        semaphore_bytes=_sourced(raw.get("semaphore_bytes")),
-        max_graph_inputs=_sourced(raw.get("max_graph_inputs")),
-        push_slots_per_peer=_sourced(raw.get("push_slots_per_peer")),
-        two_shot_push_slot_rule=_sourced(raw.get("two_shot_push_slot_rule")),
+        default_on=sourced(raw.get("default_on")),
+        max_size_kb=sourced(raw.get("max_size_kb")),
+        align_bytes=sourced(raw.get("align_bytes")),
+        semaphore_bytes=sourced(raw.get("semaphore_bytes")),
+        max_graph_inputs=sourced(raw.get("max_graph_inputs")),
+        push_slots_per_peer=sourced(raw.get("push_slots_per_peer")),
+        two_shot_push_slot_rule=sourced(raw.get("two_shot_push_slot_rule")),
         arch=arch,
         other_arch=_table(raw.get("other_arch")),
         early=_early(raw.get("early")),
-        opt_in_env=_sourced(raw.get("opt_in_env")),
-        fallback_gate=_sourced(raw.get("fallback_gate")),
+        opt_in_env=sourced(raw.get("opt_in_env")),
+        fallback_gate=sourced(raw.get("fallback_gate")),
     )
 
 
 def _graph_reserve(raw: Mapping[str, Any]) -> GraphReserve:
-    fields = {name: _sourced(raw.get(name)) for name in GraphReserve.__dataclass_fields__}
+    fields = {name: sourced(raw.get(name)) for name in GraphReserve.__dataclass_fields__}
     ranges = fields["buckets"]
     if ranges.value is not None:
         rows = tuple((int(r[0]), None if r[1] is None else int(r[1]), int(r[2])) for r in ranges.value)
@@ -275,26 +275,26 @@ def record(version: str, raw: Mapping[str, Any]) -> ReleaseRecord:
         version=version,
         wheel=str(raw.get("wheel", "")),
         custom_ar_v2=_custom_ar_v2(section("custom_ar_v2")),
-        custom_ar_v1=CustomArV1(_sourced(v1.get("max_size")), _sourced(v1.get("world_sizes")), _sourced(v1.get("from_vllm"))),
+        custom_ar_v1=CustomArV1(sourced(v1.get("max_size")), sourced(v1.get("world_sizes")), sourced(v1.get("from_vllm"))),
         nccl=Nccl(
-            _sourced(n.get("cumem_set_to")),
-            _sourced(n.get("nvls_set_to")),
-            _sourced(n.get("pre_warm_nccl")),
-            _sourced(n.get("attention_tp_custom_ar")),
-            _sourced(n.get("sync_token_ids_across_tp")),
+            sourced(n.get("cumem_set_to")),
+            sourced(n.get("nvls_set_to")),
+            sourced(n.get("pre_warm_nccl")),
+            sourced(n.get("attention_tp_custom_ar")),
+            sourced(n.get("sync_token_ids_across_tp")),
         ),
         deepep=DeepEp(
-            _sourced(d.get("num_max_dispatch_tokens_per_rank")),
-            _sourced(d.get("expert_count_per_rank_shared_slots")),
-            _sourced(d.get("shared_fusion_off_under_deepep")),
-            _sourced(d.get("reserve_mib")),
-            _sourced(d.get("param_bytes")),
+            sourced(d.get("num_max_dispatch_tokens_per_rank")),
+            sourced(d.get("expert_count_per_rank_shared_slots")),
+            sourced(d.get("shared_fusion_off_under_deepep")),
+            sourced(d.get("reserve_mib")),
+            sourced(d.get("param_bytes")),
         ),
-        mem_fraction=MemFraction(*(_sourced(m.get(f)) for f in MemFraction.__dataclass_fields__)),
+        mem_fraction=MemFraction(*(sourced(m.get(f)) for f in MemFraction.__dataclass_fields__)),
         graph_reserve=_graph_reserve(section("graph_reserve")),
-        requests=Requests(*(_sourced(r.get(f)) for f in Requests.__dataclass_fields__)),
-        disaggregation=Disaggregation(*(_sourced(pd.get(f)) for f in Disaggregation.__dataclass_fields__)),
-        dsa_indexer=DsaIndexer(*(_sourced(dsa.get(f)) for f in DsaIndexer.__dataclass_fields__)),
+        requests=Requests(*(sourced(r.get(f)) for f in Requests.__dataclass_fields__)),
+        disaggregation=Disaggregation(*(sourced(pd.get(f)) for f in Disaggregation.__dataclass_fields__)),
+        dsa_indexer=DsaIndexer(*(sourced(dsa.get(f)) for f in DsaIndexer.__dataclass_fields__)),
     )
 
 
@@ -310,14 +310,14 @@ def deepep_source(raw: Mapping[str, Any] | None) -> DeepEpSource | None:
     combine, _ = _config(raw["combine_config"])
     return DeepEpSource(
         commit=str(raw["commit"]),
-        num_sms=_sourced(raw["num_sms"]),
+        num_sms=sourced(raw["num_sms"]),
         dispatch_config=dispatch,
         dispatch_at=dispatch_at,
         combine_config=combine,
-        max_topk=_sourced(raw["max_topk"]),
-        max_scales=_sourced(raw["max_scales"]),
-        max_nvl_peers=_sourced(raw["max_nvl_peers"]),
-        topk_idx_bits=_sourced(raw["topk_idx_bits"]),
-        source_meta_bytes=_sourced(raw["source_meta_bytes"]),
-        nvshmem_cumem_granularity=_sourced(raw.get("nvshmem_cumem_granularity")),
+        max_topk=sourced(raw["max_topk"]),
+        max_scales=sourced(raw["max_scales"]),
+        max_nvl_peers=sourced(raw["max_nvl_peers"]),
+        topk_idx_bits=sourced(raw["topk_idx_bits"]),
+        source_meta_bytes=sourced(raw["source_meta_bytes"]),
+        nvshmem_cumem_granularity=sourced(raw.get("nvshmem_cumem_granularity")),
     )

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from logscope.core import user_cache
 from logscope.core.resources import PACKAGE_DATA
 from logscope.core.yamlfile import safe_loader, yaml
+from logscope.memory_model.nccl import NcclSource, nccl_source
 from logscope.memory_model.record import DeepEpSource, ReleaseRecord, Sourced, deepep_source, record
 
 T = TypeVar("T")
@@ -40,6 +41,12 @@ def records() -> tuple[ReleaseRecord, ...]:
     """Every release read, oldest first."""
     rows = _load()["versions"]
     return tuple(record(str(v), rows[v]) for v in sorted(rows, key=lambda v: version_key(str(v))))
+
+
+@cache
+def nccl() -> NcclSource | None:
+    """NCCL's connection-buffer constants, with their commit."""
+    return nccl_source(_load().get("nccl_source"))
 
 
 @cache

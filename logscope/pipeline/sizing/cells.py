@@ -27,9 +27,11 @@ from logscope.core.model_table import moe_shape
 from logscope.memory_model import deepep
 from logscope.memory_model.cell import Cell
 from logscope.memory_model.interconnect import Interconnect
+from logscope.memory_model.nccl import channel_buffers
 from logscope.memory_model.record import V2Row, V2Table
 from logscope.memory_model.releases import ReleaseChoice, launch_release
 from logscope.memory_model.releases import deepep as deepep_source
+from logscope.memory_model.releases import nccl as nccl_source
 from logscope.pipeline.sizing.calibration import Calibration
 from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, nccl_env, nccl_sizes, same_gpu
 
@@ -209,7 +211,10 @@ def launch_cells(
     cells: list[dict[str, Any]] = []
     if tp > 1:
         cells.append(communicators.pynccl("tp", "TP group"))
+        cells.append(communicators.channels("tp", "pynccl", "eager", env, "its warm-up all-reduce at init"))
         cells.append(communicators.torch_group("tp", "TP device group", cfg))
+        torch_timing = cells[-1]["timing"]
+        cells.append(communicators.channels("tp", "torch_nccl", torch_timing, env, "its first collective"))
         cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis, links)
     if attention_tp > 1 and attention_tp != tp:
         cells.append(communicators.torch_group("attention_tp", f"attention-TP group (size {attention_tp})", cfg))
@@ -305,6 +310,36 @@ class _Communicators:
             "eager",
             f"{what} pynccl communicator, created with the group (init + warm-up all-reduce): {how}",
             rule=self.rule(),
+        )
+
+    def channels(self, group: str, communicator: str, timing: str, env: dict[str, Any], when: str) -> dict[str, Any]:
+        """The ring connection buffers a communicator of two or more ranks sets up at `when` (not in the rows
+        measured at world size 1): per channel from NCCL's defaults or the environment, x the channel count."""
+        source = nccl_source()
+        found = channel_buffers(source, env) if source is not None else None
+        mechanism = f"{communicator}_channels"
+        if source is None or found is None:
+            return _cell(group, mechanism, None, timing, "NCCL's buffer constants are not in the catalogue", rule=self.rule())
+        per = found.per_channel_bytes
+        count = (
+            f"x {found.channels} channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)"
+            if found.channels is not None
+            else f"x the channel count NCCL picks for the topology (not in the input; at most {found.max_channels}: "
+            f"{found.max_channels * per / GIB:.2f} GiB)"
+        )
+        basis = (
+            f"{communicator} ring connection buffers, set up at {when}: {per / MIB:.2f} MiB per channel ({found.how}; "
+            f"NCCL {source.version} src/init.cc computeBuffSizes defaults) {count}; tree/NVLS connections not counted"
+        )
+        total = found.total_bytes
+        return _cell(
+            group,
+            mechanism,
+            None if total is None else total / GIB,
+            timing,
+            basis,
+            rule={**self.rule(), "source": [*self.rule().get("source", []), source.simple_bytes.at or "", source.steps.at or ""]},
+            inputs={"per_channel_bytes": per, "channels": found.channels, "max_channels": found.max_channels},
         )
 
     def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> dict[str, Any]:
