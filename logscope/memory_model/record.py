@@ -103,6 +103,8 @@ class DeepEp:
     shared_fusion_off_under_deepep: Sourced[str]  # deepseek_v2.py shared_experts_fusion_disable_reason's DeepEP reason
     reserve_mib: Sourced[int]  # the automatic mem_fraction_static rule's DeepEP reserve
     param_bytes: Sourced[int]
+    v2_dispatcher: Sourced[str] = Sourced(None, None)  # deepep_v2: DeepEP's ElasticBuffer
+    v2_prebuild: Sourced[str] = Sourced(None, None)  # where the release prebuilds it after the graph setup
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,8 @@ def record(version: str, raw: Mapping[str, Any]) -> ReleaseRecord:
             sourced(d.get("shared_fusion_off_under_deepep")),
             sourced(d.get("reserve_mib")),
             sourced(d.get("param_bytes")),
+            sourced(d.get("v2_dispatcher")),
+            sourced(d.get("v2_prebuild")),
         ),
         mem_fraction=MemFraction(*(sourced(m.get(f)) for f in MemFraction.__dataclass_fields__)),
         graph_reserve=_graph_reserve(section("graph_reserve")),

@@ -330,6 +330,12 @@ def deepep(wheel: Wheel) -> dict[str, Any]:
         ),
         "reserve_function": wheel.find(_MEMORY_HOOK, r"^def (reserve_for_deepep_a2a_mb)\("),
         "param_bytes": wheel.find("sglang/srt/layers/moe/token_dispatcher/deepep.py", r"self\.params_bytes = (\d+)"),
+        # --moe-a2a-backend deepep_v2: DeepEP's ElasticBuffer (token_dispatcher/deepep_v2.py), prebuilt at the end
+        # of the graph setup where model_runner.py calls prebuild_deepep_v2_buffer, else at the first dispatch
+        "v2_dispatcher": wheel.find("sglang/srt/layers/moe/token_dispatcher/deepep_v2.py", r"^\s+buffer = (ElasticBuffer)\($"),
+        "v2_prebuild": wheel.find(
+            "sglang/srt/model_executor/model_runner.py", r"^\s+(prebuild_deepep_v2_buffer)\(model=self\.model\)$"
+        ),
     }
 
 

@@ -225,6 +225,8 @@ def launch_cells(
         cells.append(communicators.torch_group("moe_ep", "MoE-EP group", cfg))
     if cfg.get("moe_a2a_backend") == "deepep" or cfg.get("enable_deepep_moe") is True:
         cells += _deepep_cells(launch, env, max(ep, tp), release)
+    if cfg.get("moe_a2a_backend") == "deepep_v2":
+        cells.append(_deepep_v2_cell(release, max(ep, tp)))
     if pp > 1:
         cells.append(communicators.pynccl("pp", "PP group"))
         cells.append(
@@ -748,6 +750,30 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
         ll_bytes = next((c["gib"] * GIB for c in cells if c["gib"] is not None), 0.0) if mode == "auto" else 0.0
         cells.append(_deepep_normal(hidden, group, release, rule, ll_bytes))
     return cells
+
+
+def _deepep_v2_cell(release: ReleaseChoice, group: int) -> dict[str, Any]:
+    """--moe-a2a-backend deepep_v2: one ElasticBuffer per process, sized by DeepEP's C++
+    ElasticBuffer::calculate_buffer_size from the NCCL topology (physical and logical domains), which the
+    input does not show; SGLang logs its num_bytes when it builds it."""
+    rules = release.record.deepep
+    if rules.v2_dispatcher.value is None:
+        basis = f"SGLang {release.version} has no deepep_v2 dispatcher ({rules.v2_dispatcher.absent})"
+        return _cell("moe_ep", "deepep_v2", None, "lazy", basis, rule=_rule(release, world=group))
+    when = (
+        "prebuilt after the CUDA graph setup (model_runner.py prebuild_deepep_v2_buffer), after KV sizing"
+        if rules.v2_prebuild.value
+        else "built at the first dispatch (inside capture), after KV sizing"
+    )
+    return _cell(
+        "moe_ep",
+        "deepep_v2",
+        None,
+        "lazy",
+        f"DeepEP v2 ElasticBuffer, {when}; its size is DeepEP's calculate_buffer_size (csrc/elastic/buffer.hpp) for "
+        "the NCCL domains, not estimated here: SGLang's 'Initialized DeepEP v2 ElasticBuffer ... num_bytes=' line states it",
+        rule=_rule(release, world=group, at=[rules.v2_dispatcher.at, rules.v2_prebuild.at]),
+    )
 
 
 def _deepep_normal(
