@@ -339,7 +339,7 @@ def plan(
     from logscope.compare.load import load
     from logscope.compare.plan import Setting
     from logscope.compare.plan import plan as build_plan
-    from logscope.pipeline.sizing.kv_sizing import kv_sizing
+    from logscope.memory_model.kv_pool import kv_sizing
 
     setting = Setting(
         tp=tp,

@@ -317,9 +317,9 @@ def test_plan_keeps_a_fraction_that_is_not_the_rule():
         .replace("mem_fraction_static=0.902", "mem_fraction_static=0.85")
     )
     from logscope.compare.plan import Setting, plan
+    from logscope.memory_model.kv_pool import kv_sizing
     from logscope.pipeline.analyze import analyze_model
     from logscope.pipeline.ingest.ingest import Source
-    from logscope.pipeline.sizing.kv_sizing import kv_sizing
 
     analysis = analyze_model([Source(name="run.log", path=None, data=text.encode())])
     launch = analysis.launches[0]
@@ -399,7 +399,7 @@ def test_the_extractor_reads_a_wheel(tmp_path):
 
 
 def test_deepseek_v3_2_indexer_adds_to_the_cell():
-    from logscope.pipeline.sizing.kv_sizing import Layout, config_cell
+    from logscope.memory_model.kv_pool import Layout, config_cell
 
     v3 = {"kv_lora_rank": 512, "qk_rope_head_dim": 64, "num_hidden_layers": 61}
     assert config_cell(v3, Layout(tp=8), 2)[0] == 576 * 61 * 2

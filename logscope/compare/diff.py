@@ -14,8 +14,8 @@ from typing import Any, cast
 from logscope.core import kinds, phases
 from logscope.core.model import Analysis, Launch, RankTimeline
 from logscope.memory_model.fraction import auto_fraction, uses_mla
+from logscope.memory_model.kv_pool import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
 from logscope.memory_model.releases import launch_release
-from logscope.pipeline.sizing.kv_sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
 
 # settings that identify a run rather than configure it: never reported as a difference
 RUN_IDENTITY = frozenset(

@@ -12,9 +12,7 @@ from logscope.core import kinds
 from logscope.core.errors import LogscopeError
 from logscope.core.model import Launch
 from logscope.memory_model.fraction import auto_fraction, default_requests, user_requests, uses_mla
-from logscope.memory_model.releases import ReleaseChoice, launch_release
-from logscope.pipeline.sizing.cells import launch_cells
-from logscope.pipeline.sizing.kv_sizing import (
+from logscope.memory_model.kv_pool import (
     GIB,
     Figure,
     KvSizing,
@@ -24,6 +22,8 @@ from logscope.pipeline.sizing.kv_sizing import (
     free_before_weights,
     layout_of,
 )
+from logscope.memory_model.releases import ReleaseChoice, launch_release
+from logscope.pipeline.sizing.cells import launch_cells
 from logscope.pipeline.sizing.mem_fraction import fraction_on_command
 
 

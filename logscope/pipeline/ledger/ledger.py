@@ -14,10 +14,10 @@ from typing import Any
 from logscope.core import kinds, phases
 from logscope.core.model import GpuJoin, Launch, PhaseReading, RankLedger, RankPlacement, RankTimeline
 from logscope.memory_model.interconnect import interconnect
+from logscope.memory_model.kv_pool import KvSizing, target_reading
 from logscope.pipeline.sizing.calibration import Calibration
 from logscope.pipeline.sizing.cell_rules import same_gpu
 from logscope.pipeline.sizing.cells import launch_cells
-from logscope.pipeline.sizing.kv_sizing import KvSizing, target_reading
 
 MEMORY_BASELINE = "memory baseline"  # the reading label sglang_line.py gives the 0.5.21+ line
 CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe measured 527 MiB
