@@ -24,10 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from logscope.core import kinds
 from logscope.memory_model.record import GraphReserve, Sourced
 from logscope.memory_model.releases import ReleaseChoice, inherited
 
-DEEPEP_RESERVE = "deepep_reserve"  # the part's name (kinds.DEEPEP_RESERVE in the document)
+DEEPEP_RESERVE = kinds.DEEPEP_RESERVE  # the part's name
 
 
 class MissingRule(ValueError):
