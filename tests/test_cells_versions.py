@@ -14,8 +14,9 @@ import yaml
 from typer.testing import CliRunner
 
 from logscope.cli import app
-from logscope.pipeline.sizing.cell_rules import NcclEnv, release_for
-from logscope.pipeline.sizing.mem_fraction import auto_fraction, default_requests, user_requests
+from logscope.memory_model.fraction import auto_fraction, default_requests, user_requests
+from logscope.memory_model.releases import release_for
+from logscope.pipeline.sizing.cell_rules import NcclEnv
 from tests.helpers import analyze_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,11 +105,25 @@ def test_v1_where_the_release_has_no_v2_or_the_env_turns_it_off():
     assert "tp/custom_ar_v2" not in off and "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0" in off["tp/custom_ar"]["basis"]
 
 
-def test_unknown_version_takes_the_newest_rule_and_shows_the_older_beside_it():
+def test_an_inferred_range_takes_its_newest_release_and_gives_each_figure_inside_it():
+    """The log's wordings give SGLang 0.5.9-0.5.20 (TP 2, arch unknown: SM90 tables). Hand-derived per release:
+    - 0.5.16-0.5.20, v2 (configs/custom_all_reduce_v2.py _sm90_config(s) W=2: push 16 MiB, pull capped at max_size
+      16384 KiB): 2 x 2 push slots x 16 MiB + 16 MiB pull + 64 x 128 B semaphores + graph_params 131072 x 2 x 8 B
+      (2 MiB) = 82.0 MiB = 0.080 GiB;
+    - 0.5.12.post1-0.5.15.post1, the first v2 (custom_all_reduce_v2.py THRESHOLD_2_SHOT_MAP default W=2: 2 MiB push;
+      jit_kernel custom_all_reduce.cuh storage_bytes): 8 B x kMaxNumGPU 8 x (1 + 131072) = 8388672 -> 8388736 B +
+      16 MiB pull + kNumStages 2 x 2 x 2 MiB = 33554560 B = 0.031 GiB;
+    - 0.5.9-0.5.11, v1 (v2 opt-in only in 0.5.10.post1/0.5.11 via SGLANG_USE_JIT_ALL_REDUCE): 3 x _MAX_CAR_SIZE
+      8 MiB = 24 MiB = 0.023 GiB."""
     cells = _cells(_log("tp_size=2", version=None))
     ar = cells["tp/custom_ar_v2"]
-    assert ar["rule"]["version_known"] is False and "newest release read (0.5.23)" in ar["rule"]["note"]
-    assert ar["alternative"]["mechanism"] == "custom_ar" and ar["alternative"]["gib"] == round(24 / 1024, 3)
+    assert ar["rule"]["version_known"] is False and "not in the input" not in ar["rule"]["note"]
+    assert ar["rule"]["sglang"] == "SGLang 0.5.9 to 0.5.20 (inferred from the wordings)"
+    assert ar["gib"] == 0.080
+    assert [(a["sglang"], a["mechanism"], a["gib"]) for a in ar["alternatives"]] == [
+        ("SGLang 0.5.12.post1 to 0.5.15.post1", "custom_ar_v2", 0.031),
+        ("SGLang 0.5.9 to 0.5.11", "custom_ar", 0.023),
+    ]
 
 
 def test_pre_warm_nccl_makes_the_device_group_eager():
@@ -196,18 +211,24 @@ def test_attention_tp_cells_only_for_a_group_larger_than_one():
 
 
 # ------------------------------------------------------------------------------------------------------ DeepEP
-@pytest.mark.parametrize("ep, gib", [(8, 1.833), (16, 1.888), (32, 2.000)])
-def test_deepep_low_latency_expert_count_follows_the_ep_size(ep, gib):
+@pytest.mark.parametrize("ep, gib", [(8, 1.777), (16, 1.777), (32, 1.777)])
+def test_deepep_low_latency_expert_count_is_the_routed_count_at_every_ep_size(ep, gib):
+    """0.5.23 models/deepseek_v2.py shared_experts_fusion_disable_reason: "DeepEP: fusion off by default", so no
+    per-rank shared slots: 256 routed experts at every EP size. get_low_latency_rdma_size_hint(128, 7168, 256):
+    dispatch msg 16 + max(14336, 7168 + 224) = 14352 B, combine 224 + 14336 = 14560 B; send = recv =
+    256 x 128 x 14560 = 477102080; signalling 1024; 2 x 2 x 477102080 + 2048 = 1908410368 -> /128 + 1 -> 1908410496
+    B = 1.777 GiB."""
     text = (
         _log(f"tp_size={ep}, ep_size={ep}, moe_a2a_backend='deepep', deepep_mode='low_latency'").replace("/m/x", "/m/DeepSeek-V3")
         + "[2026-11-20 10:00:41 TP0] Load weight end. type=DeepseekV3ForCausalLM, avail mem=75.11 GB\n"
     )
     cell = _cells(text)["moe_ep/deepep_low_latency"]
-    experts = 256 + ep
+    experts = 256
     signalling = -(-4 * experts // 128) * 128
     expected = ((4 * experts * 128 * 14560 + 2 * signalling) // 128 + 1) * 128
     assert cell["gib"] == round(expected / GIB, 3) == gib
-    assert f"{ep} per-rank shared slots" in cell["basis"]
+    assert "shared-expert fusion is off under DeepEP" in cell["basis"] and cell["inputs"]["experts"] == 256
+    assert cell["inputs"]["reserved_bytes"] == 4 * 2**29  # NVSHMEM_CUMEM_GRANULARITY 2**29 steps: 1820 MiB -> 2048
 
 
 # ---------------------------------------------------------------------------------------------------------- PD
@@ -230,17 +251,23 @@ def test_pd_buffers_are_lazy_and_prefill_staging_is_sized():
 
 # -------------------------------------------------------------------------------- automatic fraction and requests
 def test_automatic_fraction_hand_worked_for_0_5_23():
+    """arg_groups/memory_hook.py handle_gpu_memory_settings + reserve_for_graph_mb + reserve_for_deepep_a2a_mb:
+    512 + max(8192, 2048) x 1.5 + 2 x 1 / 8 x 1024 + 256 x 2 (decode graphs) + 58 prefill buckets up to 8192
+    (cuda_graph_hook.py generate_prefill_cuda_graph_batch_sizes: 8 + 14 + 8 + 8 + 12 + 8) x 8 = 464 -> 14032 MiB,
+    above the 10 GiB floor; round((143771 - 14032) / 143771, 3) = 0.902. DeepEP (apply_deepep_adjustments: the
+    42 buckets up to 2048 rounded up to multiples of 8 -> 38 -> 304 MiB) + 1024 (breakable prefill graph with
+    DeepEP) + 2048 (reserve) -> 16944 MiB -> 0.882."""
     config = {"tp_size": 2, "pp_size": 1, "chunked_prefill_size": 8192, "cuda_graph_max_bs": 256}
     release = release_for("0.5.23")
-    # 512 + 8192 x 1.5 + 2 x 1 / 8 x 1024 + 256 x 2 = 13568 MiB (above the 10 GiB floor)
     plain = auto_fraction(config, release, 143771)
-    assert plain.reserved_mib == 13568 and plain.value == round((143771 - 13568) / 143771, 3) == 0.906
+    assert plain.reserved_mib == 14032 and plain.value == round((143771 - 14032) / 143771, 3) == 0.902
     deepep = auto_fraction({**config, "moe_a2a_backend": "deepep"}, release, 143771)
-    assert deepep.reserved_mib == 13568 + 2048 and deepep.value == 0.891
+    assert deepep.reserved_mib == 16944 and deepep.value == 0.882
     prefill = auto_fraction({**config, "moe_a2a_backend": "deepep", "disaggregation_mode": "prefill"}, release, 143771)
-    assert prefill.part("deepep_reserve") == 0
+    assert prefill.part("deepep_reserve") == 0 and prefill.part("cuda_graphs") == 0
+    # 0.5.9 server_args.py _handle_gpu_memory_settings: no DeepEP reserve, piecewise graphs opt-in (off)
     old = auto_fraction({**config, "moe_a2a_backend": "deepep"}, release_for("0.5.9"), 143771)
-    assert old.part("deepep_reserve") == 0 and old.value == 0.906  # 0.5.9 has no DeepEP reserve
+    assert old.part("deepep_reserve") == 0 and old.reserved_mib == 13568 and old.value == 0.906
 
 
 def test_request_cap_rules():
@@ -269,30 +296,30 @@ def test_plan_applies_the_automatic_rule_with_the_deepep_reserve():
     )
     assert result.exit_code == 0, result.output
     plan = json.loads(result.output)["plan"]
-    assert plan["figures"]["mem_fraction_static"]["value"] == 0.891
+    assert plan["figures"]["mem_fraction_static"]["value"] == 0.882
     assert "deepep_reserve 2048" in plan["figures"]["mem_fraction_static"]["basis"]
-    # budget 109.89 - 138.39 x (1 - 0.891) GiB over 49,152 B per token: the DeepEP-on run's logged pool
-    assert plan["kv_tokens"] == math.floor((109.89 - 138.39 * (1 - 0.891)) * GIB / 49152) == 2071057
-    assert plan["max_running_requests"]["value"] == min(4096, 2071057 // 2)
+    # budget 109.89 - 138.39 x (1 - 0.882) GiB over 49,152 B per token: the DeepEP-on run's logged pool
+    assert plan["kv_tokens"] == math.floor((109.89 - 138.39 * (1 - 0.882)) * GIB / 49152) == 2043848
+    assert plan["max_running_requests"]["value"] == min(4096, 2043848 // 2)
     tp4 = json.loads(
         runner.invoke(
             app, ["plan", "--from", str(CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"), "--tp", "4", "--format", "json"]
         ).output
     )["plan"]
-    # parallel term 4 / 8 x 1024 = 512: reserved 13824 MiB
-    assert tp4["figures"]["mem_fraction_static"]["value"] == round((143771 - 13824) / 143771, 3)
+    # parallel term 4 / 8 x 1024 = 512: reserved 14032 - 256 + 512 = 14288 MiB
+    assert tp4["figures"]["mem_fraction_static"]["value"] == round((143771 - 14288) / 143771, 3) == 0.901
 
 
 def test_plan_keeps_a_fraction_that_is_not_the_rule():
     text = (
         (CELLS / "moe-tp2-h200-0.5.23-deepep-off.log")
         .read_text(encoding="utf-8")
-        .replace("mem_fraction_static=0.906", "mem_fraction_static=0.85")
+        .replace("mem_fraction_static=0.902", "mem_fraction_static=0.85")
     )
     from logscope.compare.plan import Setting, plan
+    from logscope.memory_model.kv_pool import kv_sizing
     from logscope.pipeline.analyze import analyze_model
     from logscope.pipeline.ingest.ingest import Source
-    from logscope.pipeline.sizing.kv_sizing import kv_sizing
 
     analysis = analyze_model([Source(name="run.log", path=None, data=text.encode())])
     launch = analysis.launches[0]
@@ -313,16 +340,17 @@ def test_diff_of_a_deepep_pair_names_the_reserve():
         ],
     )
     assert "mem_fraction_static: the DeepEP reserve" in result.output.splitlines()[0]
-    assert "2048 MiB more on B" in result.output and "0.906 -> 0.891, as logged" in result.output
+    assert "2048 MiB more on B" in result.output and "0.902 -> 0.882, as logged" in result.output
     part = next(line for line in result.output.splitlines() if "budget: mem_fraction_static" in line)
-    assert "-45,348" in part and "the DeepEP reserve" in part  # 138.39 x (0.891 - 0.906) GiB / 49,152 B
+    assert "-60,464" in part and "the DeepEP reserve" in part  # 138.39 x (0.882 - 0.902) GiB / 49,152 B = -60463.7
 
 
 # ------------------------------------------------------------------------------------------------ the catalogue
 def test_every_catalogued_constant_has_its_source_line():
     data = yaml.safe_load((ROOT / "logscope" / "data" / "cell_constants.yaml").read_text(encoding="utf-8"))
     assert (ROOT / "logscope" / "data" / "cell_constants.yaml").read_text(encoding="utf-8").startswith("# GENERATED")
-    assert list(data["versions"]) == ["0.5.9", "0.5.20", "0.5.23"]
+    listed = [v.strip() for v in (ROOT / "tools/upstream/versions.txt").read_text().splitlines() if v.strip() and v[0] != "#"]
+    assert list(data["versions"]) == listed
 
     def entries(node):
         if isinstance(node, dict):
@@ -371,7 +399,7 @@ def test_the_extractor_reads_a_wheel(tmp_path):
 
 
 def test_deepseek_v3_2_indexer_adds_to_the_cell():
-    from logscope.pipeline.sizing.kv_sizing import Layout, config_cell
+    from logscope.memory_model.kv_pool import Layout, config_cell
 
     v3 = {"kv_lora_rank": 512, "qk_rope_head_dim": 64, "num_hidden_layers": 61}
     assert config_cell(v3, Layout(tp=8), 2)[0] == 576 * 61 * 2
@@ -450,7 +478,7 @@ def test_nvls_on_makes_the_nccl_rows_a_lower_bound():
 
 
 def test_plan_keeps_a_fraction_the_launch_command_gave():
-    text = "$ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2 --mem-fraction-static 0.906\n" + (
+    text = "$ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 2 --mem-fraction-static 0.902\n" + (
         CELLS / "moe-tp2-h200-0.5.23-deepep-off.log"
     ).read_text(encoding="utf-8")
     from logscope.compare.plan import Setting, plan
@@ -460,5 +488,5 @@ def test_plan_keeps_a_fraction_the_launch_command_gave():
     analysis = analyze_model([Source(name="run.log", path=None, data=text.encode())])
     launch = analysis.launches[0]
     result = plan("run.log", launch, analysis.kv_sizing[launch.id], Setting(moe_a2a_backend="deepep"), None, 143771)
-    assert result.figures["mem_fraction_static"].value == 0.906  # the automatic rule did not run
+    assert result.figures["mem_fraction_static"].value == 0.902  # the automatic rule did not run
     assert any("launch command gives --mem-fraction-static" in note for note in result.assumptions)

@@ -118,7 +118,7 @@ def test_model_config_feeds_the_deepep_estimate(tmp_path):
 
 
 def deepep_bytes(tokens: int, hidden: int, experts: int) -> int:
-    from logscope.pipeline.sizing.cells import deepep_low_latency_bytes
+    from logscope.memory_model.deepep import low_latency_bytes as deepep_low_latency_bytes
 
     return deepep_low_latency_bytes(tokens, hidden, experts)
 

@@ -15,7 +15,7 @@ from logscope.compare.diff import attribute, diff, setting_delta, side
 from logscope.compare.document import diff_document, plan_document
 from logscope.compare.load import load
 from logscope.compare.plan import PlanRefused, Setting, plan
-from logscope.pipeline.sizing.kv_sizing import GIB, derive_cell, kv_sizing
+from logscope.memory_model.kv_pool import GIB, derive_cell, kv_sizing
 from logscope.report.formats import DOCUMENTS, renderer
 from tests.helpers import ROOT
 

@@ -48,7 +48,7 @@ def _plan() -> dict[str, Any]:
     from logscope.compare.document import plan_document
     from logscope.compare.load import load
     from logscope.compare.plan import Setting, plan
-    from logscope.pipeline.sizing.kv_sizing import kv_sizing
+    from logscope.memory_model.kv_pool import kv_sizing
 
     run = PLAN_INPUTS[0]
     _analysis, launch = load(run, None)

@@ -247,7 +247,7 @@ def _compare_documents() -> dict[str, tuple[str, dict]]:
     from logscope.compare.document import diff_document, plan_document
     from logscope.compare.load import load
     from logscope.compare.plan import Setting, plan
-    from logscope.pipeline.sizing.kv_sizing import kv_sizing
+    from logscope.memory_model.kv_pool import kv_sizing
 
     tp4, tp8 = "fixtures/compare/llama70b-tp4.log", "fixtures/compare/llama70b-tp8.log"
     _analysis, launch = load(tp4, None)

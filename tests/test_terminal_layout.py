@@ -77,7 +77,7 @@ def _plan(run_spec: str, **setting) -> dict:
     from logscope.compare.document import plan_document
     from logscope.compare.load import load
     from logscope.compare.plan import Setting, plan
-    from logscope.pipeline.sizing.kv_sizing import kv_sizing
+    from logscope.memory_model.kv_pool import kv_sizing
 
     _analysis, launch = load(run_spec, None)
     return plan_document(plan(run_spec, launch, kv_sizing(launch, None), Setting(**setting), None))

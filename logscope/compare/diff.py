@@ -13,9 +13,9 @@ from typing import Any, cast
 
 from logscope.core import kinds, phases
 from logscope.core.model import Analysis, Launch, RankTimeline
-from logscope.pipeline.sizing.cell_rules import release_for
-from logscope.pipeline.sizing.kv_sizing import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
-from logscope.pipeline.sizing.mem_fraction import auto_fraction
+from logscope.memory_model.fraction import auto_fraction, uses_mla
+from logscope.memory_model.kv_pool import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
+from logscope.memory_model.releases import launch_release
 
 # settings that identify a run rather than configure it: never reported as a difference
 RUN_IDENTITY = frozenset(
@@ -272,8 +272,13 @@ def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
         return
     rules = []
     for side in (a, b):
-        release = release_for(side.launch.versions.get("sglang"))
-        rules.append((release, auto_fraction(side.launch.config, release, _card_mib(side))))
+        release = launch_release(side.launch.versions, side.launch.sglang_version)
+        rules.append(
+            (
+                release,
+                auto_fraction(side.launch.config, release, _card_mib(side), uses_mla(side.launch.model), side.launch.environment),
+            )
+        )
     (ra, fa), (rb, fb) = rules
     reserve_a, reserve_b = fa.part(kinds.DEEPEP_RESERVE), fb.part(kinds.DEEPEP_RESERVE)
     if reserve_a == reserve_b:
@@ -283,8 +288,12 @@ def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
     text = (
         f"the DeepEP reserve: SGLang {release.version}'s automatic rule reserves "
         f"{abs(reserve_b - reserve_a):g} MiB more on {deepep_side} (moe_a2a_backend deepep, decode graphs on, not "
-        f"a prefill node; {release.at('deepep', 'reserve_mib')})"
+        f"a prefill node; {release.record.deepep.reserve_mib.at})"
     )
+    names = dict.fromkeys(name for name, _, _ in fa.parts + fb.parts if name != kinds.DEEPEP_RESERVE)
+    moved = [(name, fb.part(name) - fa.part(name)) for name in names if fb.part(name) != fa.part(name)]
+    if moved:
+        text += "; with it, B - A: " + ", ".join(f"{name} {mib:+g} MiB" for name, mib in moved)
     if fa.value is not None and fb.value is not None:
         matches = abs(fa.value - float(row["a"])) <= 0.0005 and abs(fb.value - float(row["b"])) <= 0.0005
         text += f"; the rule gives {fa.value:g} -> {fb.value:g}" + (

@@ -11,9 +11,8 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.errors import LogscopeError
 from logscope.core.model import Launch
-from logscope.pipeline.sizing.cell_rules import Release, release_for
-from logscope.pipeline.sizing.cells import launch_cells
-from logscope.pipeline.sizing.kv_sizing import (
+from logscope.memory_model.fraction import auto_fraction, default_requests, user_requests, uses_mla
+from logscope.memory_model.kv_pool import (
     GIB,
     Figure,
     KvSizing,
@@ -23,7 +22,9 @@ from logscope.pipeline.sizing.kv_sizing import (
     free_before_weights,
     layout_of,
 )
-from logscope.pipeline.sizing.mem_fraction import auto_fraction, default_requests, fraction_on_command, user_requests
+from logscope.memory_model.releases import ReleaseChoice, launch_release
+from logscope.pipeline.sizing.cells import launch_cells
+from logscope.pipeline.sizing.mem_fraction import fraction_on_command
 
 
 class PlanRefused(LogscopeError):
@@ -156,7 +157,7 @@ def plan(
     notes.append(
         "weights per rank scale with 1 / (tp x pp): replicated parts (norms; attention under DP attention) are not modelled"
     )
-    release = release_for(run.versions.get("sglang"))
+    release = launch_release(run.versions, run.sglang_version)
     mfs = _fraction(run, new, sizing, setting, release, gpu_mem_mib, notes)
     figures["mem_fraction_static"] = mfs
     reserved = sizing.reserved_gib.value if sizing.reserved_gib else 0.0
@@ -219,7 +220,7 @@ def _cell(
     setting: Setting,
     model_config: dict[str, Any] | None,
     notes: list[str],
-    release: Release,
+    release: ReleaseChoice,
 ) -> tuple[float, Figure]:
     assert sizing.cell_bytes is not None
     old_bytes = dtype_bytes(sizing.kv_dtype) or 2
@@ -261,7 +262,13 @@ def _scheduler_summary(run: Launch) -> dict[str, Any]:
 
 
 def _fraction(
-    run: Launch, new: Launch, sizing: KvSizing, setting: Setting, release: Release, gpu_mem_mib: float | None, notes: list[str]
+    run: Launch,
+    new: Launch,
+    sizing: KvSizing,
+    setting: Setting,
+    release: ReleaseChoice,
+    gpu_mem_mib: float | None,
+    notes: list[str],
 ) -> Figure:
     """The new setting's mem_fraction_static: the one asked for; else, when the run's value is what the release's
     automatic rule gives for the run, the rule applied to the new setting (DeepEP reserve included); else the
@@ -284,8 +291,8 @@ def _fraction(
             "--mem-fraction-static to plan the value you will set"
         )
         return kept
-    before = auto_fraction(run.config, release, gpu_mem_mib)
-    after = auto_fraction(new.config, release, gpu_mem_mib)
+    before = auto_fraction(run.config, release, gpu_mem_mib, uses_mla(run.model), run.environment)
+    after = auto_fraction(new.config, release, gpu_mem_mib, uses_mla(new.model), new.environment)
     if before.missing or after.missing:
         notes.append(
             f"mem_fraction_static is the run's: the automatic rule needs {', '.join(before.missing + after.missing)}"
@@ -303,19 +310,21 @@ def _fraction(
         f"the run's mem_fraction_static {run_mfs:g} is the automatic rule's value for the run ({before.describe()}): "
         "the rule is applied to the new setting (the server_args dump cannot show whether it was given)"
     )
+    if after.assumed:
+        notes.append(f"the automatic rule assumed the release's defaults the input does not show: {'; '.join(after.assumed)}")
     deepep = after.part(kinds.DEEPEP_RESERVE) - before.part(kinds.DEEPEP_RESERVE)
     extra = f"; DeepEP reserve {deepep:+g} MiB" if deepep else ""
     return Figure(after.value, "derived", f"{rule}, {after.describe()}{extra}")
 
 
 def _max_running_requests(
-    run: Launch, tokens: int, setting: Setting, to: Layout, release: Release, notes: list[str]
+    run: Launch, tokens: int, setting: Setting, to: Layout, release: ReleaseChoice, notes: list[str]
 ) -> Figure | None:
     """SGLang's request cap: min(min(max(tokens / context_len x 512, 2048), 4096), tokens // 2); a value the user
     sets is divided by the (attention) DP size and clamped by the rule's pool."""
     summary = _scheduler_summary(run)
     ctx = setting.context_length or (int(summary["context_len"]) if summary.get("context_len") is not None else None)
-    by = release.value("max_running_requests", "user_divided_by")
+    by = release.record.requests.user_divided_by.value
     dp = to.dp if by == "dp_size" or to.dp_attention else 1
     if setting.max_running_requests is not None:
         value, how = user_requests(setting.max_running_requests, dp, release)

@@ -253,7 +253,10 @@ CATALOGUE: tuple[Kind, ...] = (
     Kind(
         INIT_DISTRIBUTED_END,
         PHASE,
-        rules=("init_distributed_end", "memory_baseline"),  # 0.5.21+ prints the reading as "Memory baseline taken"
+        rules=(
+            "init_distributed_end",
+            "memory_baseline",
+        ),  # 0.5.21+ prints "Memory baseline taken" here (measured after the groups: ~0)
         literals=("Init torch distributed", "Memory baseline taken"),
         samples=(
             "[2025-01-01 10:00:00] Init torch distributed ends. mem usage=0.30 GB",

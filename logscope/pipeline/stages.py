@@ -13,6 +13,7 @@ from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Analysis, Coverage, Failure, InputFile
 from logscope.core.samples import SamplesFile
+from logscope.memory_model.kv_pool import kv_sizing
 from logscope.pipeline.assemble.assemble import assemble
 from logscope.pipeline.failures import launch_failures
 from logscope.pipeline.ingest.ingest import Source
@@ -24,7 +25,6 @@ from logscope.pipeline.ledger.timeline import timeline_numbers
 from logscope.pipeline.parse.classify import classify_sources
 from logscope.pipeline.rule_engine.engine import run_rules
 from logscope.pipeline.sizing.calibration import Calibration
-from logscope.pipeline.sizing.kv_sizing import kv_sizing
 from logscope.report.json import build_document
 
 # what kind of input a source was, by the grammars that read its lines

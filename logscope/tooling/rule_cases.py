@@ -57,6 +57,9 @@ def run_case(rule_id: str, case: dict[str, Any], extra_dirs: list[str] | None = 
         for needle in want.get("hint_contains", []):
             if needle not in have["hint"]:
                 problems.append(f"hint lacks {needle!r}: {have['hint']}")
+        for needle in want.get("hint_lacks", []):
+            if needle in have["hint"]:
+                problems.append(f"hint has {needle!r}: {have['hint']}")
         if "evidence_lines" in want and [e["line"] for e in have["evidence"]] != want["evidence_lines"]:
             problems.append(f"evidence lines {[e['line'] for e in have['evidence']]}, expected {want['evidence_lines']}")
     return problems

@@ -22,6 +22,7 @@ import yaml
 
 KB, MB = 1024, 1024 * 1024
 _NAMES = {"KB": KB, "MB": MB, "True": True, "False": False, "None": None}
+_JIT_COMMON = "sglang/jit_kernel/include/sgl_kernel/distributed/common.cuh"
 _V2_CONFIGS = "sglang/srt/distributed/device_communicators/configs/custom_all_reduce_v2.py"
 _V2 = "sglang/srt/distributed/device_communicators/custom_all_reduce_v2.py"
 _V1 = "sglang/srt/distributed/device_communicators/custom_all_reduce.py"
@@ -54,6 +55,7 @@ def arith(node: ast.AST) -> Any:
             ast.Mult: lambda: left * right,
             ast.Div: lambda: left / right,
             ast.FloorDiv: lambda: left // right,
+            ast.Pow: lambda: left**right,
         }
         if type(node.op) in ops:
             return ops[type(node.op)]()
@@ -94,6 +96,26 @@ class Wheel:
                     return {"value": value, "at": f"{name}:{lineno}"}
         where = files if isinstance(files, str) else " / ".join(files)
         return {"value": None, "at": None, "absent": f"no line matching /{pattern}/ in {where}"}
+
+    def find_after(self, files: tuple[str, ...], anchor: str, pattern: str, within: int) -> dict[str, Any]:
+        """The first line matching `pattern` at most `within` lines after a line matching `anchor`."""
+        for name in files:
+            lines = (self.source(name) or "").splitlines()
+            for index, line in enumerate(lines):
+                if re.search(anchor, line):
+                    for offset, later in enumerate(lines[index + 1 : index + 1 + within], index + 2):
+                        m = re.search(pattern, later)
+                        if m:
+                            try:
+                                value = _number(arith(ast.parse(m.group(1), mode="eval").body))
+                            except (Missing, SyntaxError):
+                                value = m.group(1)
+                            return {"value": value, "at": f"{name}:{offset}"}
+        return {
+            "value": None,
+            "at": None,
+            "absent": f"no /{pattern}/ within {within} lines after /{anchor}/ in {' / '.join(files)}",
+        }
 
 
 def _env(wheel: Wheel, name: str) -> dict[str, Any]:
@@ -137,6 +159,31 @@ def _arch_table(tree: ast.Module, function: str) -> dict[str, Any] | None:
     return {"num_pull_blocks": pull_blocks, "at": f"{_V2_CONFIGS}:{fn.lineno}", "worlds": worlds}
 
 
+def _map_table(tree: ast.Module, function: str) -> dict[str, Any] | None:
+    """0.5.16-0.5.18: `_sm90_config(world_size, num_sm)` holds `graph_map` and `eager_map` ({W: (push, pull, two-shot
+    pull[, Range])}) and returns AllReduceConfig(graph=..., eager=..., num_pull_blocks=...)."""
+    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function), None)
+    if fn is None:
+        return None
+    maps: dict[str, ast.Dict] = {}
+    pull_blocks: Any = None
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+            maps[getattr(node.targets[0], "id", "")] = node.value
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "AllReduceConfig":
+            kw = {k.arg: k.value for k in node.keywords}
+            try:
+                pull_blocks = _number(arith(kw["num_pull_blocks"]))
+            except Missing:
+                pull_blocks = ast.unparse(kw["num_pull_blocks"])
+    if "graph_map" not in maps or "eager_map" not in maps:
+        return None
+    graph = {int(arith(k)): _heuristic(v) for k, v in zip(maps["graph_map"].keys, maps["graph_map"].values) if k is not None}
+    eager = {int(arith(k)): _heuristic(v) for k, v in zip(maps["eager_map"].keys, maps["eager_map"].values) if k is not None}
+    worlds = {w: {"graph": graph[w], "eager": eager[w], "two_shot_push": 0, "line": fn.lineno} for w in graph if w in eager}
+    return {"num_pull_blocks": pull_blocks, "at": f"{_V2_CONFIGS}:{fn.lineno}", "worlds": worlds}
+
+
 def _default_table(tree: ast.Module) -> dict[str, Any] | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == "_get_all_reduce_configs":
@@ -149,37 +196,98 @@ def _default_table(tree: ast.Module) -> dict[str, Any] | None:
                         "at": f"{_V2_CONFIGS}:{call.lineno}",
                         "row": row,
                     }
+        if isinstance(node, ast.FunctionDef) and node.name == "get_all_reduce_config":  # 0.5.16-0.5.18
+            for stmt in ast.walk(node):
+                if isinstance(stmt, ast.Assign) and getattr(stmt.targets[0], "id", "") == "default":
+                    h = _heuristic(stmt.value)
+                    return {
+                        "num_pull_blocks": "num_sm",
+                        "at": f"{_V2_CONFIGS}:{stmt.lineno}",
+                        "row": {"graph": h, "eager": h, "two_shot_push": 0},
+                    }
     return None
+
+
+def _threshold_maps(tree: ast.Module) -> dict[str, Any] | None:
+    """0.5.12.post1-0.5.15.post1 (no configs/ module): `_init_config` assigns THRESHOLD_2_SHOT_MAP = {W:
+    ModeConfig(one_shot_push, one_shot_pull)} under `if is_sm100_supported():` (sm100) and its `else:` (default)."""
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and fn.name in ("_init_config", "_maybe_init_config")):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.If) and "is_sm100_supported" in ast.unparse(node.test):
+                out: dict[str, Any] = {"at": f"{_V2}:{node.lineno}"}
+                for arch, body in (("sm100", node.body), ("default", node.orelse)):
+                    for stmt in body:
+                        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Dict):
+                            out[arch] = {
+                                int(arith(k)): int(arith(v.args[0]))  # type: ignore[union-attr]
+                                for k, v in zip(stmt.value.keys, stmt.value.values)
+                                if k is not None
+                            }
+                if "default" in out:
+                    return out
+    return None
+
+
+def custom_ar_v2_early(wheel: Wheel) -> dict[str, Any] | None:
+    """The first v2 (0.5.12.post1-0.5.15.post1): one cudaMalloc'd storage per rank (jit_kernel
+    custom_all_reduce.cuh storage_bytes) = signals + graph params (sizeof(AllReduceData) = 8 B x kMaxNumGPU,
+    x (1 + graph_input_count)) + the pull buffer + kNumStages x W x the push buffer (the world's one-shot push
+    threshold), each aligned to 128 B."""
+    text = wheel.source(_V2)
+    if text is None or wheel.source(_V2_CONFIGS) is not None or "THRESHOLD_2_SHOT_MAP" not in text:
+        return None
+    maps = _threshold_maps(ast.parse(text))
+    return {
+        "push_thresholds": maps,
+        "max_pull_bytes": wheel.find(_V2, r"max_pull_size = (\d[\d *]*)"),
+        "graph_input_count": wheel.find(_V2, r"graph_input_count=(\d+)"),
+        "push_stages": wheel.find(_JIT_COMMON, r"static constexpr int64_t kNumStages = (\d+);"),
+        "max_gpus": wheel.find(_JIT_COMMON, r"inline constexpr uint32_t kMaxNumGPU = (\d+);"),
+    }
 
 
 def custom_ar_v2(wheel: Wheel) -> dict[str, Any]:
     configs = wheel.source(_V2_CONFIGS)
-    if configs is None or wheel.source(_V2) is None:
+    if wheel.source(_V2) is None:
         return {"present": False, "absent": f"{_V2} is not in this release"}
-    tree = ast.parse(configs)
+    tree = ast.parse(configs) if configs is not None else None
     return {
         "present": True,
+        "tables_absent": None if configs is not None else f"{_V2_CONFIGS} is not in this release (no tuned tables read)",
         "default_on": _env(wheel, "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2"),
         "dispatch": wheel.find(_V1, r"if (_is_cuda and envs\.SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2\.get\(\)):"),
+        # where present, a group v2 cannot serve (not full NVLink) falls back to the legacy CustomAllreduce
+        "fallback_gate": wheel.find(_V1, r"if (can_use_custom_all_reduce_v2)\(group=group, device=device\):"),
+        # 0.5.10.post1-0.5.11: v2 only when this variable is set (default false)
+        "opt_in_env": wheel.find(_V1, r'get_bool_env_var\("(SGLANG_USE_JIT_ALL_REDUCE)", default="false"\)'),
         "max_size_kb": _env(wheel, "SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"),
         "align_bytes": wheel.find(_V2, r"^_ALIGN_BYTES = (.+)$"),
         "semaphore_bytes": wheel.find(_V2, r"^_SEMAPHORE_BYTES = (.+)$"),
         "max_graph_inputs": wheel.find(_V2, r"^_MAX_GRAPH_INPUTS = (.+)$"),
         "graph_params_dtype": wheel.find(_V2, r"dtype=torch\.(uint64|int64)", 1),
-        "push_slots_per_peer": wheel.find(_V2, r"push_num_slots = (\d+) \* self\.world_size"),
+        "push_slots_per_peer": wheel.find(_V2, r"push_num_(?:slots|bufs) = (\d+) \* self\.world_size"),
         "two_shot_push_slot_rule": wheel.find(_V2_CONFIGS, r"return (32 \* -\(-nbytes // \(16 \* world_size\)\))"),
-        "arch": {
-            "sm90": _arch_table(tree, "_sm90_configs"),
-            "sm100": _arch_table(tree, "_sm100_configs"),
+        "arch": {}
+        if tree is None
+        else {
+            "sm90": _arch_table(tree, "_sm90_configs") or _map_table(tree, "_sm90_config"),
+            "sm100": _arch_table(tree, "_sm100_configs") or _map_table(tree, "_sm100_config"),
             "sm107": _arch_table(tree, "_sm107_configs"),
         },
-        "other_arch": _default_table(tree),
+        "other_arch": None if tree is None else _default_table(tree),
+        "early": custom_ar_v2_early(wheel),
     }
 
 
 def custom_ar_v1(wheel: Wheel) -> dict[str, Any]:
     return {
-        "max_size": wheel.find(_V1, r"^\s+_MAX_CAR_SIZE = (\d[\d *]*)$"),
+        # 0.4.3+: the class constant; 0.4.0-0.4.2: the constructor's default
+        "max_size": _first(
+            wheel.find(_V1, r"^\s+_MAX_CAR_SIZE = (\d[\d *]*)$"), wheel.find(_V1, r"^\s+max_size=(\d[\d *]*),\s*$")
+        ),
+        "from_vllm": wheel.find("sglang/srt/model_executor/model_runner.py", r"from (vllm\.distributed)[\w.]* import"),
         "world_sizes": wheel.find(_V1, r"_SUPPORTED_WORLD_SIZES = (\[[\d, ]+\])"),
     }
 
@@ -208,10 +316,31 @@ def deepep(wheel: Wheel) -> dict[str, Any]:
         "expert_count_per_rank_shared_slots": wheel.find(
             _DEEPSEEK, r"num_experts_for_moe = (config\.n_routed_experts \+ self\.moe_ep_size)"
         ),
-        "reserve_mib": wheel.find(_MEMORY_HOOK, r"^        return (2 \* 1024)$"),
+        # 0.5.20+: memory_hook.py reserve_for_deepep_a2a_mb returns it; 0.5.15.post1-0.5.19: inline in
+        # server_args.py after the moe_a2a_backend == "deepep" condition
+        "reserve_mib": _first(
+            wheel.find(_MEMORY_HOOK[:1], r"^        return (2 \* 1024)$"),
+            wheel.find_after(
+                _MEMORY_HOOK[1:], r'moe_a2a_backend == "deepep"', r"^\s+(?:reserved_mem \+=|return) (2 \* 1024)$", 3
+            ),
+        ),
+        # 0.5.11-0.5.17 determine_num_fused_shared_experts, 0.5.18+ shared_experts_fusion_disable_reason
+        "shared_fusion_off_under_deepep": wheel.find(
+            _DEEPSEEK, r'(?:return |disable_reason = )"(DeepEP: fusion off by default[^"]*)"'
+        ),
         "reserve_function": wheel.find(_MEMORY_HOOK, r"^def (reserve_for_deepep_a2a_mb)\("),
         "param_bytes": wheel.find("sglang/srt/layers/moe/token_dispatcher/deepep.py", r"self\.params_bytes = (\d+)"),
+        # --moe-a2a-backend deepep_v2: DeepEP's ElasticBuffer (token_dispatcher/deepep_v2.py), prebuilt at the end
+        # of the graph setup where model_runner.py calls prebuild_deepep_v2_buffer, else at the first dispatch
+        "v2_dispatcher": wheel.find("sglang/srt/layers/moe/token_dispatcher/deepep_v2.py", r"^\s+buffer = (ElasticBuffer)\($"),
+        "v2_prebuild": wheel.find(
+            "sglang/srt/model_executor/model_runner.py", r"^\s+(prebuild_deepep_v2_buffer)\(model=self\.model\)$"
+        ),
     }
+
+
+def _first(*entries: dict[str, Any]) -> dict[str, Any]:
+    return next((e for e in entries if e["value"] is not None), entries[-1])
 
 
 def mem_fraction(wheel: Wheel) -> dict[str, Any]:
@@ -229,6 +358,79 @@ def mem_fraction(wheel: Wheel) -> dict[str, Any]:
         "floor_above_mib": wheel.find(_MEMORY_HOOK, r"gpu_mem > (60 \* 1024)"),
         "dp_attention_mib_per_bs_dp": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= \S+max_bs \* \S+dp_size \* (\d+)$"),
         "rounding_digits": wheel.find(_MEMORY_HOOK, r"round\(\(gpu_mem - reserved_mem\) / gpu_mem, (\d+)\)"),
+    }
+
+
+_CUDA_GRAPH_CONFIG = "sglang/srt/model_executor/cuda_graph_config.py"
+_GRAPH_FILES = ("sglang/srt/arg_groups/cuda_graph_hook.py", "sglang/srt/server_args.py")
+
+
+def _bucket_generator(wheel: Wheel) -> dict[str, Any]:
+    """The prefill / piecewise CUDA-graph token buckets (generate_prefill_cuda_graph_batch_sizes, or
+    _generate_piecewise_cuda_graph_tokens): each `range(start, stop, step)`, the stop of the last one the
+    configured maximum + 1 (null here)."""
+    for name in _GRAPH_FILES:
+        text = wheel.source(name)
+        if text is None:
+            continue
+        for fn in ast.walk(ast.parse(text)):
+            if isinstance(fn, ast.FunctionDef) and fn.name in (
+                "generate_prefill_cuda_graph_batch_sizes",
+                "_generate_prefill_cuda_graph_batch_sizes",
+                "_generate_piecewise_cuda_graph_tokens",
+            ):
+                ranges = []
+                for call in ast.walk(fn):
+                    if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "range":
+                        start, stop, step = call.args
+                        try:
+                            end: Any = int(arith(stop))
+                        except Missing:
+                            end = None
+                        ranges.append([int(arith(start)), end, int(arith(step))])
+                ranges.sort(key=lambda r: r[0])
+                return {"value": ranges, "at": f"{name}:{fn.lineno}"}
+    return {"value": None, "at": None, "absent": "no token-bucket generator in " + " / ".join(_GRAPH_FILES)}
+
+
+def graph_reserve(wheel: Wheel) -> dict[str, Any]:
+    """The automatic rule's prefill / piecewise CUDA-graph and speculative-decoding terms."""
+    hook = (_MEMORY_HOOK[0], _MEMORY_HOOK[1])
+    return {
+        "bucket_mib": _first(
+            wheel.find(hook, r"reserved_mem \+= len\(prefill_cuda_graph_config\.bs\) \* (\d+)$"),
+            wheel.find(hook, r"reserved_mem \+= len\(self\.piecewise_cuda_graph_tokens\) \* (\d+)$"),
+        ),
+        # what turns the term on: 0.5.9 opt-in, 0.5.1x on unless disabled, 0.5.15.post1+ the prefill graph backend
+        "bucket_switch": _first(
+            wheel.find(hook, r"(prefill_cuda_graph_config\.backend != Backend\.DISABLED)"),
+            wheel.find(hook, r"^\s+if (not self\.disable_piecewise_cuda_graph|self\.enable_piecewise_cuda_graph):$"),
+        ),
+        # 0.5.15.post1+: default_prefill_backend(); 0.5.14: the dataclass default
+        "prefill_default_backend": _first(
+            wheel.find(_CUDA_GRAPH_CONFIG, r"return Backend\.(\w+) if is_cuda\(\)"),
+            wheel.find_after(
+                (_CUDA_GRAPH_CONFIG,), r"^\s+prefill: PhaseConfig = field\(", r"PhaseConfig\(backend=Backend\.(\w+)\)", 2
+            ),
+        ),
+        "buckets": _bucket_generator(wheel),
+        "mla_mib": wheel.find_after(hook, r"MLA backend.*overhead", r"^\s+reserved_mem \+= (1\.5 \* 1024)$", 2),
+        "mla_bucket_cap": _first(
+            wheel.find(hook, r"max_bs = min\((\d+), cfg\.chunked_prefill_size\)"),
+            wheel.find(hook, r"^\s+prefill_cuda_graph_config\.max_bs = (\d+)$"),
+            wheel.find(hook, r"^\s+self\.piecewise_cuda_graph_max_tokens = (\d+)$"),
+        ),
+        "deepep_breakable_mib": wheel.find_after(hook, r"Prefill-BCG DeepEP delta", r"^\s+reserved_mem \+= (1 \* 1024)$", 3),
+        "deepep_buckets_from": wheel.find(_GRAPH_FILES, r"max_bs = (?:cfg|self)\.cuda_graph_config\.prefill\.max_bs or (\d+)$"),
+        "deepep_bucket_multiple": wheel.find(_GRAPH_FILES, r"aligned = sorted\(\{\(\(b \+ \d+\) // (\d+)\) \* \d+"),
+        "standalone_mib": wheel.find_after(
+            hook, r'speculative_algorithm == "STANDALONE"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3
+        ),
+        "eagle_mib": wheel.find_after(hook, r'speculative_algorithm != "NGRAM"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3),
+        "decode_activation": wheel.find(hook, r"(activation_tokens = max\(running_requests \* draft_tokens, 2048\))"),
+        # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (not MLA): only the floor and the parallel slack are reserved
+        "post_capture_env": _env(wheel, "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"),
+        "post_capture_base_mib": wheel.find(hook, r"^\s+reserved_mem = (1536)$"),
     }
 
 
@@ -270,6 +472,7 @@ def extract(wheel: Wheel) -> dict[str, Any]:
         "nccl": nccl(wheel),
         "deepep": deepep(wheel),
         "mem_fraction": mem_fraction(wheel),
+        "graph_reserve": graph_reserve(wheel),
         "max_running_requests": requests(wheel),
         "disaggregation": disaggregation(wheel),
         "dsa_indexer": dsa_indexer(wheel),
@@ -329,6 +532,7 @@ def deepep_source(repo: Path) -> dict[str, Any]:
         return {"value": int(value), "at": f"{path}:{line}"}
 
     fields, meta_line = _line_of(_git_show(repo, internode), r"^\s+int ([\w, ]+);")
+    granularity, granularity_line = _line_of(_git_show(repo, legacy_py), r"NVSHMEM_CUMEM_GRANULARITY'\] = f'\{(2 \*\* \d+)\}'")
     return {
         "repository": "github.com/deepseek-ai/DeepEP",
         "commit": commit,
@@ -339,6 +543,10 @@ def deepep_source(repo: Path) -> dict[str, Any]:
         "max_scales": found(hpp, config_hpp, r"constexpr int kNumMaxScales = (\d+);"),
         "max_nvl_peers": found(compiled_text, compiled, r"#define LEGACY_NUM_MAX_NVL_PEERS (\d+)"),
         "topk_idx_bits": found(_git_show(repo, common), common, r"#define EP_NUM_TOPK_IDX_BITS (\d+)"),
+        "nvshmem_cumem_granularity": {
+            "value": int(arith(ast.parse(granularity, mode="eval").body)),
+            "at": f"{legacy_py}:{granularity_line}",
+        },
         "source_meta_bytes": {
             "value": 4 * len(fields.split(",")),
             "at": f"{internode}:{meta_line}",
@@ -347,10 +555,50 @@ def deepep_source(repo: Path) -> dict[str, Any]:
     }
 
 
+def nccl_source(repo: Path) -> dict[str, Any]:
+    """NCCL's default per-connection buffer sizes per protocol (src/init.cc computeBuffSizes: DEFAULT_LL_BUFFSIZE,
+    DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE) from the defines they are built of (src/include/device.h), and the
+    channel limit (MAXCHANNELS)."""
+    import subprocess
+
+    commit = subprocess.run(
+        ["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    device_h, init_cc, version_mk = "src/include/device.h", "src/init.cc", "makefiles/version.mk"
+    device = _git_show(repo, device_h)
+    init = _git_show(repo, init_cc)
+    version = _git_show(repo, version_mk)
+
+    def define(text: str, path: str, name: str) -> dict[str, Any]:
+        value, line = _line_of(text, rf"^#define {name} \(?([\d<\s]+)\)?")
+        text = value.strip()
+        number = 1 << int(text.split("<<")[1]) if "<<" in text else int(arith(ast.parse(text, mode="eval").body))
+        return {"value": number, "at": f"{path}:{line}"}
+
+    _, fifo_line = _line_of(device, r"^union (ncclLLFifoLine) \{")
+    major = _line_of(version, r"^NCCL_MAJOR\s+:= (\d+)")[0]
+    minor = _line_of(version, r"^NCCL_MINOR\s+:= (\d+)")[0]
+    patch = _line_of(version, r"^NCCL_PATCH\s+:= (\d+)")[0]
+    return {
+        "repository": "github.com/NVIDIA/nccl",
+        "commit": commit,
+        "version": f"{major}.{minor}.{patch}",
+        "steps": define(device, device_h, "NCCL_STEPS"),
+        "ll_max_nthreads": define(device, device_h, "NCCL_LL_MAX_NTHREADS"),
+        "ll_lines_per_thread": define(device, device_h, "NCCL_LL_LINES_PER_THREAD"),
+        # union ncclLLFifoLine's `uint64_t v[N]` member: 8 x N bytes
+        "ll_line_bytes": {"value": 8 * int(_line_of(device, r"^\s+uint64_t v\[(\d+)\];")[0]), "at": f"{device_h}:{fifo_line}"},
+        "ll128_max_nthreads": define(device, device_h, "NCCL_LL128_MAX_NTHREADS"),
+        "ll128_elems_per_thread": define(device, device_h, "NCCL_LL128_ELEMS_PER_THREAD"),
+        "simple_bytes": define(init, init_cc, "DEFAULT_BUFFSIZE"),
+        "max_channels": define(device, device_h, "MAXCHANNELS"),
+    }
+
+
 HEADER = (
     "# GENERATED by tools/upstream/cell_constants.py from the released SGLang wheels named in each row; do not edit.\n"
     "# Regenerate: pip download --no-deps sglang==X -d DIR (one version per call), then\n"
-    "#   python tools/upstream/cell_constants.py DIR/sglang-*.whl --deepep-repo DEEPEP_GIT_DIR \\\n"
+    "#   python tools/upstream/cell_constants.py DIR/sglang-*.whl --deepep-repo DEEPEP_GIT_DIR --nccl-repo NCCL_GIT_DIR \\\n"
     "#     -o logscope/data/cell_constants.yaml\n"
 )
 
@@ -362,6 +610,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--deepep-repo", type=Path, help="A git directory of github.com/deepseek-ai/DeepEP (normal-mode buffer constants)"
     )
+    parser.add_argument("--nccl-repo", type=Path, help="A git directory of github.com/NVIDIA/nccl (connection buffer sizes)")
     args = parser.parse_args(argv)
     rows = {}
     for path in args.wheels:
@@ -371,6 +620,8 @@ def main(argv: list[str] | None = None) -> int:
     document: dict[str, Any] = {"format": 1, "versions": ordered}
     if args.deepep_repo is not None:
         document["deepep_source"] = deepep_source(args.deepep_repo)
+    if args.nccl_repo is not None:
+        document["nccl_source"] = nccl_source(args.nccl_repo)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(HEADER + yaml.safe_dump(document, sort_keys=False, width=120), encoding="utf-8")
     print(f"{args.output}: {len(ordered)} release(s): {', '.join(ordered)}", file=sys.stderr)

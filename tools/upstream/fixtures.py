@@ -54,7 +54,8 @@ PHASES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...
 # the value a placeholder takes, by the text just before it
 VALUES = (
     ("Init torch distributed ends. mem usage=", "1.53"),
-    ("Memory baseline taken. mem usage=", "1.53"),
+    # 0.5.21+ measures the baseline after every group is built (bootstrap.py measure_pre_model_load_memory): ~0
+    ("Memory baseline taken. mem usage=", "0.00"),
     ("Load weight begin. avail mem=", "137.70"),
     ("Memory pool end. avail mem=", "14.80"),
     ("#tokens: ", "1500000"),

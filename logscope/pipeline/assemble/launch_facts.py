@@ -63,6 +63,14 @@ CONFIG_KEYS = (
     "enable_two_batch_overlap",
     "enable_tp_lm_head_all_to_all",
     "trust_remote_code",
+    # read by the memory model (expert count under DeepEP, the automatic fraction's graph terms)
+    "enforce_shared_experts_fusion",
+    "disable_piecewise_cuda_graph",
+    "piecewise_cuda_graph_max_tokens",
+    "disable_prefill_cuda_graph",
+    "cuda_graph_backend_prefill",
+    "cuda_graph_max_bs_prefill",
+    "speculative_num_draft_tokens",
 )
 # launch_server flags whose name differs from the ServerArgs field
 FLAG_ALIASES = {

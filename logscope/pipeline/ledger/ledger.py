@@ -13,10 +13,13 @@ from typing import Any
 
 from logscope.core import kinds, phases
 from logscope.core.model import GpuJoin, Launch, PhaseReading, RankLedger, RankPlacement, RankTimeline
+from logscope.memory_model.interconnect import interconnect
+from logscope.memory_model.kv_pool import KvSizing, target_reading
 from logscope.pipeline.sizing.calibration import Calibration
+from logscope.pipeline.sizing.cell_rules import same_gpu
 from logscope.pipeline.sizing.cells import launch_cells
-from logscope.pipeline.sizing.kv_sizing import KvSizing, target_reading
 
+MEMORY_BASELINE = "memory baseline"  # the reading label sglang_line.py gives the 0.5.21+ line
 CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe measured 527 MiB
 # GiB as torch reports it for cards whose dump gives no Reserved; assumed when used
 KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NVIDIA A100-SXM4-40GB": 39.39}
@@ -70,16 +73,63 @@ def _capture_split(delta: float, cells: list[dict[str, Any]]) -> dict[str, Any]:
     return {"lazy_comm_estimate_gib": round(lazy, 2), "graph_pool_estimate_gib": round(delta - lazy, 2)}
 
 
-def _context(calibration: Calibration | None) -> tuple[float, str, str]:
-    """(GiB, kind, basis) of the CUDA context: the probe's measurement, else the typical size."""
-    measured = calibration.lookup("cuda_context") if calibration is not None else None
+def _gpu_name(gpus: list[dict[str, Any]], placement: RankPlacement) -> str | None:
+    named = [g for g in gpus if g.get("name")]
+    mine = next((g for g in named if g.get("index") == placement.gpu), named[0] if named else None)
+    return None if mine is None else str(mine["name"])
+
+
+def _context(calibration: Calibration | None, gpu_name: str | None = None) -> tuple[float, str, str]:
+    """(GiB, kind, basis) of the CUDA context: the probe's measurement on this GPU model, else the typical size."""
+    usable = calibration is not None and same_gpu(calibration.gpu, gpu_name)
+    measured = calibration.lookup("cuda_context") if calibration is not None and usable else None
     if measured is None or calibration is None:
-        return CUDA_CONTEXT_GIB, "estimated", "typical CUDA context (H200 probe: 527 MiB)"
+        other = "" if same_gpu("NVIDIA H200", gpu_name) else f"; not measured on {gpu_name}"
+        return CUDA_CONTEXT_GIB, "estimated", f"typical CUDA context (H200 probe: 527 MiB{other})"
     return (
         measured.mib / 1024,
         "measured (probe)",
         f"probe on {calibration.gpu or 'unknown GPU'}: cuda_context {measured.mib:.0f} MiB ({calibration.label()})",
     )
+
+
+def _eager_kind(cells: list[dict[str, Any]]) -> str:
+    eager_kinds = {c["kind"] for c in cells if c["timing"] == "eager" and c["gib"]}
+    return "measured (probe)" if eager_kinds == {"measured (probe)"} else "estimated"
+
+
+def _pre_weights(
+    pre: float,
+    placement: RankPlacement,
+    cells: list[dict[str, Any]],
+    calibration: Calibration | None,
+    baseline_gib: float,
+    gpu_name: str | None,
+) -> list[dict[str, Any]]:
+    """0.5.21+: the memory taken before weights (card minus `Load weight begin`), split into other processes,
+    the CUDA context and the eager communication cells; what they leave is the residual's."""
+    items = []
+    others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
+    if others:
+        items.append(_item("other_processes", others, "measured", basis="nvidia-smi: other processes on this GPU"))
+    context_gib, context_kind, context_basis = _context(calibration, gpu_name)
+    context = min(context_gib, max(pre - others, 0.0))
+    items.append(_item("cuda_context", context, context_kind, basis=context_basis, measured_pre_existing_gib=round(pre, 2)))
+    eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
+    if eager > 0:
+        items.append(
+            _item(
+                "comm_eager",
+                min(eager, max(pre - others - context, 0.0)),
+                _eager_kind(cells),
+                basis="eager communication cells, capped at the memory taken before weights (card - Load weight begin) "
+                "less the context; 'Memory baseline taken' is measured after the groups are built (SGLang >= 0.5.21 "
+                "distributed/bootstrap.py measure_pre_model_load_memory), so it holds none of them",
+                measured_pre_weights_gib=round(pre, 2),
+                measured_baseline_gib=baseline_gib,
+            )
+        )
+    return items
 
 
 def rank_ledger(
@@ -100,37 +150,45 @@ def rank_ledger(
     total, total_source = _card_total(gpus, placement)
     items: list[dict[str, Any]] = []
     unexplained = 0.0
+    starts_at_load = bool(readings) and readings[0][0] == kinds.LOAD_WEIGHT_BEGIN
+    # 0.5.21+ (distributed/bootstrap.py measure_pre_model_load_memory): both readings behind "Memory baseline
+    # taken" come after init_parallel_runtime built every group, so it holds neither the context nor the
+    # communicators; the memory taken before weights is the card minus the first avail reading.
+    baseline = init is not None and init.get("reading") == MEMORY_BASELINE
     first_free = None
-    if readings and readings[0][0] == kinds.LOAD_WEIGHT_BEGIN and init is not None:
+    if starts_at_load and init is not None and not baseline:
         first_free = readings[0][1] + init["usage_gib"]
     elif readings:
         first_free = readings[0][1]
-    if total is not None and first_free is not None and (init is not None or readings[0][0] == kinds.LOAD_WEIGHT_BEGIN):
+    if baseline and init is not None:
+        if total is not None and first_free is not None and starts_at_load:
+            items += _pre_weights(
+                total - first_free, placement, cells, calibration, init["usage_gib"], _gpu_name(gpus, placement)
+            )
+    elif total is not None and first_free is not None and (init is not None or starts_at_load):
         pre = total - first_free
         others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
         if others:
             items.append(_item("other_processes", others, "measured", basis="nvidia-smi: other processes on this GPU"))
-        context_gib, context_kind, context_basis = _context(calibration)
+        context_gib, context_kind, context_basis = _context(calibration, _gpu_name(gpus, placement))
         context = min(context_gib, max(pre - others, 0.0))
         items.append(_item("cuda_context", context, context_kind, basis=context_basis, measured_pre_existing_gib=round(pre, 2)))
         unexplained += pre - others - context
-    if init is not None and readings and readings[0][0] == kinds.LOAD_WEIGHT_BEGIN:
+    if init is not None and starts_at_load and not baseline:
         eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
         explained = min(eager, max(init["usage_gib"], 0.0))
         if eager > 0:
-            eager_kinds = {c["kind"] for c in cells if c["timing"] == "eager" and c["gib"]}
-            kind = "measured (probe)" if eager_kinds == {"measured (probe)"} else "estimated"
             items.append(
                 _item(
                     "comm_eager",
                     explained,
-                    kind,
+                    _eager_kind(cells),
                     basis="eager communication cells, capped at the measured init-distributed delta",
                     measured_init_gib=init["usage_gib"],
                 )
             )
         unexplained += init["usage_gib"] - explained
-    elif total is not None and first_free is not None and readings and readings[0][0] != kinds.LOAD_WEIGHT_BEGIN:
+    elif total is not None and first_free is not None and readings and not starts_at_load:
         items.append(
             _item(
                 "before_first_reading",
@@ -274,10 +332,11 @@ def ledgers(
     sizes PD staging."""
     out: dict[tuple[int, str], RankLedger] = {}
     named = [g for g in join.gpus if g.get("name")]
+    links = interconnect(join.topology.get("links", []), [str(g["name"]) for g in named])
     for launch in launches:
         kv = (sizing or {}).get(launch.id)
         cell = kv.effective_cell if kv is not None else None
-        cells = launch_cells(launch, calibration, named[0] if named else None, cell)
+        cells = launch_cells(launch, calibration, named[0] if named else None, cell, links)
         for label, timeline in launch.ranks.items():
             placement = join.placements.get((launch.id, label), RankPlacement())
             out[(launch.id, label)] = rank_ledger(timeline, placement, join.gpus, cells, calibration)

@@ -3,24 +3,28 @@
 Launch scope: `launch`, `config`, `config_source`, `env`, `versions`, `model`, `ranks` (each with
 `phase.<id>` = its first target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`,
 `last_reading`, `last_capture`, `ledger.<item>`, `cells`, `gpu`, `card_total_gib`, `eager_comm_gib`,
-`lazy_comm_gib`), `kv` (the KV sizing stage's figures), `deepep_reserve`, `imbalance` (free memory before the
-weights across ranks, SGLang's check, the cause: imbalance.py), `events` (every event of the launch), `errors`,
+`lazy_comm_gib`), `kv` (the KV sizing stage's figures), `deepep_reserve`, `deepep_buffer` (the dispatch cap, the
+low-latency cell and the room after the KV pool), `imbalance` (free memory before the weights across ranks,
+SGLang's check, the cause: imbalance.py), `events` (every event of the launch), `errors`,
 `gpus`, `tp_groups`, `failures`, `root_failure`.
 Global scope: `gpus`, `events` (events outside any launch), `all_events`, `launches` (id, ready, sources).
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import FAILURE_KINDS, Event
 from logscope.core.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
+from logscope.memory_model.deepep import DispatchBudget
+from logscope.memory_model.fraction import deepep_reserve_applies
+from logscope.memory_model.releases import launch_release
 from logscope.pipeline.failures import failure_fact, root_of
 from logscope.pipeline.parse.serving import READY_KINDS
 from logscope.pipeline.rule_engine.imbalance import imbalance_fact
-from logscope.pipeline.sizing.cell_rules import release_for
-from logscope.pipeline.sizing.mem_fraction import deepep_reserve_applies, fraction_on_command
+from logscope.pipeline.sizing.mem_fraction import fraction_on_command
 
 
 def event_fact(ev: Event) -> dict[str, Any]:
@@ -37,6 +41,9 @@ def event_fact(ev: Event) -> dict[str, Any]:
 def failure_facts(failures: list[Failure]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     root = root_of(failures)
     facts = [failure_fact(f, event_fact(f.event), root) for f in failures]
+    for fact in facts:  # raised inside DeepEP: its frames, an NVSHMEM line, or an error naming DeepEP
+        frames, text, error = (str(fact.get(k) or "").lower() for k in ("frames_text", "text", "error"))
+        fact["in_deepep"] = "deepep" in frames or "deep_ep" in frames or "nvshmem" in text or "deepep" in error
     return facts, next((fact for fact in facts if fact["is_root"]), None)
 
 
@@ -116,25 +123,59 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "kv": analysis.kv_sizing[launch.id].to_json() if launch.id in analysis.kv_sizing else None,
         "deepep_reserve": _deepep_reserve(launch),
         "imbalance": imbalance_fact(events, failure_list, ranks, analysis.join.gpus, launch.config).to_fact(),
+        "deepep_buffer": _deepep_buffer(launch, ranks),
     }
+
+
+def _deepep_buffer(launch: Launch, ranks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The dispatch cap in force, the low-latency cell it sizes and the room after the KV pool (the deepep-buffer
+    rule's numbers), from the memory-model library."""
+    release = launch_release(launch.versions, launch.sglang_version)
+    default = release.record.deepep.num_max_dispatch_tokens_per_rank.value
+    given = launch.environment.get("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK")
+    try:
+        tokens = int(given) if given is not None else default
+    except (TypeError, ValueError):
+        tokens = default
+    cell = next((c for r in ranks for c in r["cells"] if c["mechanism"] == "deepep_low_latency"), None)
+    reserved = (cell or {}).get("inputs", {}).get("reserved_bytes")
+    room = next(
+        (
+            reading["avail_gib"]
+            for r in ranks
+            for reading in (r["phase"].get(kinds.CAPTURE_BEGIN), r["phase"].get(kinds.MEMORY_POOL_END))
+            if reading is not None and reading.get("avail_gib") is not None
+        ),
+        None,
+    )
+    budget = DispatchBudget(
+        tokens=tokens,
+        tokens_set=given is not None,
+        default_tokens=default,
+        release=release.version,
+        low_latency_gib=None if cell is None else cell["gib"],
+        reserved_gib=None if reserved is None else reserved / 2**30,
+        room_gib=room,
+    )
+    return {**asdict(budget), "fit_tokens_in_room": budget.fit_tokens(room)}
 
 
 def _deepep_reserve(launch: Launch) -> dict[str, Any]:
     """Whether the release's automatic fraction rule holds the DeepEP reserve for this launch, and whether the
     launch command gave --mem-fraction-static (the server_args dump prints the resolved value either way)."""
-    release = release_for(launch.versions.get("sglang"))
+    release = launch_release(launch.versions, launch.sglang_version)
     applies, why = deepep_reserve_applies(launch.config, release)
     on_command = fraction_on_command(launch)
-    in_release = release.value("deepep", "reserve_mib") is not None
+    in_release = release.record.deepep.reserve_mib.value is not None
     return {
         "release": release.version,
         "version_known": release.known,
         "in_release": in_release,
-        "gib": (release.value("deepep", "reserve_mib") or 0) / 1024,
+        "gib": (release.record.deepep.reserve_mib.value or 0) / 1024,
         "applies_if_automatic": applies,
         "why": why,
         "fraction_on_command": on_command,
-        "default_tokens": release.value("deepep", "num_max_dispatch_tokens_per_rank"),
+        "default_tokens": release.record.deepep.num_max_dispatch_tokens_per_rank.value,
         "status": _reserve_status(in_release, applies, on_command, launch.config.get("mem_fraction_static") is not None),
     }
 

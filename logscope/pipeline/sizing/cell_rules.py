@@ -1,13 +1,9 @@
-"""The rules the communication cells and KV sizing follow, per SGLang release and NCCL environment.
-
-Constants come from `data/cell_constants.yaml` (generated from the released wheels by
-tools/upstream/cell_constants.py, each with its file:line) and NCCL sizes from measured rows keyed by
-environment (`data/nccl_h200.yaml`, or a probe calibration). A release's row covers it and every later
-version before the next release read; an unknown version takes the newest row and says so."""
+"""The NCCL environment a launch ran with and the communicator sizes measured under it: rows keyed by
+environment (`data/nccl_h200.yaml`, or a probe calibration). The release constants live in the memory-model
+library (logscope/memory_model)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -24,10 +20,6 @@ _DATA = PACKAGE_DATA
 SHIPPED_CALIBRATION = _DATA / "h200-nccl-calibration.yaml"
 
 
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
-
-
 def _yaml_data(name: str) -> Any:
     """A shipped data file, parsed once per content and kept in the user cache (YAML construction in Python costs
     a paste more than the constants are worth)."""
@@ -41,83 +33,8 @@ def _yaml_data(name: str) -> Any:
 
 
 @cache
-def _catalogue() -> dict[str, Any]:
-    return dict(_yaml_data("cell_constants.yaml"))
-
-
-def _constants() -> dict[str, Any]:
-    return _catalogue()["versions"]
-
-
-def deepep_source() -> dict[str, Any] | None:
-    """DeepEP's normal-mode buffer constants (default configs, size-hint constants), with their commit."""
-    return _catalogue().get("deepep_source")
-
-
-@cache
 def nccl_table() -> dict[str, Any]:
     return dict(_yaml_data("nccl_h200.yaml"))
-
-
-@dataclass(frozen=True)
-class Release:
-    """The release row a launch follows and how it was chosen."""
-
-    version: str  # the release read
-    row: dict[str, Any]
-    span: str  # "SGLang 0.5.20-0.5.22", ">= 0.5.23"
-    known: bool  # the input states a version
-    note: str  # why this row
-
-    def value(self, section: str, name: str) -> Any:
-        entry = self.row.get(section, {}).get(name)
-        return entry.get("value") if isinstance(entry, dict) else entry
-
-    def at(self, section: str, name: str) -> str | None:
-        entry = self.row.get(section, {}).get(name)
-        return entry.get("at") if isinstance(entry, dict) else None
-
-
-def releases() -> list[str]:
-    return list(_constants())
-
-
-def release_for(version: str | None) -> Release:
-    rows = _constants()
-    ordered = sorted(rows, key=_key)
-    newest = ordered[-1]
-
-    def span(v: str) -> str:
-        later = [o for o in ordered if _key(o) > _key(v)]
-        return f"SGLang {v} to before {later[0]}" if later else f"SGLang >= {v}"
-
-    if not version or not re.match(r"\d+\.\d+", version):
-        return Release(
-            newest,
-            rows[newest],
-            span(newest),
-            False,
-            f"SGLang version not in the input: the newest release read ({newest}) is assumed",
-        )
-    fit = [v for v in ordered if _key(v) <= _key(version)]
-    if not fit:
-        oldest = ordered[0]
-        return Release(
-            oldest,
-            rows[oldest],
-            span(oldest),
-            True,
-            f"SGLang {version} is older than every release read; {oldest}'s rule is used",
-        )
-    chosen = fit[-1]
-    return Release(chosen, rows[chosen], span(chosen), True, f"SGLang {version}: {span(chosen)}")
-
-
-def older_release(release: Release) -> Release | None:
-    """The release before this one (the alternative shown beside an assumed newest row)."""
-    ordered = sorted(_constants(), key=_key)
-    before = [v for v in ordered if _key(v) < _key(release.version)]
-    return release_for(before[-1]) if before else None
 
 
 def _flag(value: Any) -> bool:
@@ -146,7 +63,7 @@ class NcclEnv:
         )
 
 
-def nccl_env(environment: dict[str, Any], config: dict[str, Any], release: Release) -> NcclEnv:
+def nccl_env(environment: dict[str, Any], config: dict[str, Any]) -> NcclEnv:
     """SGLang's rule (engine._set_envs_and_config): a NCCL_CUMEM_ENABLE the user set is kept unless symmetric
     memory is on; otherwise it is set to int(enable_symm_mem)."""
     symm = config.get("enable_symm_mem") is True
@@ -196,15 +113,26 @@ def _from_calibration(env: NcclEnv, calibration: Calibration) -> NcclSizes | Non
     )
 
 
-def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None) -> NcclSizes | None:
+def same_gpu(measured_on: str | None, gpu_name: str | None) -> bool:
+    """Whether a measurement taken on `measured_on` may stand for the launch's GPU: yes when the launch's GPU is
+    not in the input (the figure is then labelled with the GPU it was measured on), else only the same model."""
+    if not gpu_name or not measured_on:
+        return True
+    return measured_on.strip().lower() == gpu_name.strip().lower()
+
+
+def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None, gpu_name: str | None = None) -> NcclSizes | None:
     """The measured row for this environment: the probe calibration shipped with logscope (or the one given),
-    else the issue 27 table; None when neither measured it."""
+    else the issue 27 table; None when neither measured it, or when they were measured on another GPU model
+    than the launch's."""
     chosen = calibration if calibration is not None else shipped_calibration()
-    if chosen is not None:
+    if chosen is not None and same_gpu(chosen.gpu, gpu_name):
         found = _from_calibration(env, chosen)
         if found is not None:
             return found
     table = nccl_table()
+    if not same_gpu(str(table.get("gpu") or ""), gpu_name):
+        return None
     for row in table["rows"]:
         want = row["env"]
         if str(want.get("NCCL_CUMEM_ENABLE")) == env.cumem and want.get("NCCL_BUFFSIZE") == env.buffsize:

@@ -17,68 +17,30 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.model_table import moe_shape
+from logscope.memory_model import deepep
+from logscope.memory_model.cell import Cell
+from logscope.memory_model.interconnect import Interconnect
+from logscope.memory_model.nccl import channel_buffers
+from logscope.memory_model.record import V2Row, V2Table
+from logscope.memory_model.releases import ReleaseChoice, launch_release
+from logscope.memory_model.releases import deepep as deepep_source
+from logscope.memory_model.releases import nccl as nccl_source
 from logscope.pipeline.sizing.calibration import Calibration
-from logscope.pipeline.sizing.cell_rules import (
-    NcclEnv,
-    NcclSizes,
-    Release,
-    deepep_source,
-    nccl_env,
-    nccl_sizes,
-    older_release,
-    release_for,
-)
+from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, nccl_env, nccl_sizes, same_gpu
 
 MIB = 1 << 20
 GIB = 1 << 30
 _UINT64_BYTES = 8  # graph_params is torch.uint64
 
 
-def deepep_low_latency_bytes(num_max_tokens: int, hidden: int, num_experts: int) -> int:
-    """DeepEP's get_low_latency_rdma_size_hint (csrc/legacy/config.hpp LowLatencyLayout): BF16 messages of
-    int4 + max(2 x hidden, hidden + 4 x hidden/128) bytes (dispatch) and 4 x hidden/128 + 2 x hidden (combine);
-    2 send + 2 receive buffers + 2 signalling buffers, then aligned to 128 bytes."""
-    scales = hidden // 128
-    dispatch = 16 + max(2 * hidden, hidden + 4 * scales)
-    combine = 4 * scales + 2 * hidden
-    send = max(num_max_tokens * dispatch, num_experts * num_max_tokens * combine)
-    recv = max(num_experts * num_max_tokens * dispatch, num_experts * num_max_tokens * combine)
-    signaling = -(-(4 * num_experts) // 128) * 128
-    total = 2 * send + 2 * recv + 2 * signaling
-    return (total // 128 + 1) * 128
-
-
-def deepep_normal_bytes(hidden_bytes: int, ranks: int, source: dict[str, Any]) -> tuple[int, int]:
-    """(NVL bytes, RDMA bytes) of DeepEP's normal mode for SGLang's call: the larger of the default dispatch and
-    combine configs' get_nvl_buffer_size_hint / get_rdma_buffer_size_hint (csrc/legacy/config.hpp)."""
-
-    def v(name: str) -> int:
-        return int(source[name]["value"])
-
-    peers, topk, scales, meta = v("max_nvl_peers"), v("max_topk"), v("max_scales"), v("source_meta_bytes")
-    idx = v("topk_idx_bits") // 8
-    channels = v("num_sms") // 2
-    nvl_bytes = rdma_bytes = 0
-    for table in (source["dispatch_config"], source["combine_config"]):
-        row = table["ranks"].get(ranks)
-        if row is None:
-            raise KeyError(ranks)
-        _nvl_send, nvl_recv, rdma_send, rdma_recv = row
-        rdma_ranks, nvl_ranks = max(ranks // peers, 1), min(ranks, peers)
-        per_token = hidden_bytes + meta + topk * idx + topk * 4 + scales * 4
-        nvl = channels * nvl_ranks * (2 * rdma_ranks + 3) * 4 + channels * nvl_ranks * nvl_recv * per_token
-        nvl_bytes = max(nvl_bytes, -(-nvl // 128) * 128)
-        if ranks > peers:
-            recv = -(-rdma_recv // rdma_send) * rdma_send  # Config aligns rdma recv tokens up to the send chunk
-            rdma = channels * rdma_ranks * (peers * 2 + 2) * 2 * 4 + channels * rdma_ranks * recv * (per_token + 16) * 2
-            rdma_bytes = max(rdma_bytes, -(-rdma // 128) * 128)
-    return nvl_bytes, rdma_bytes
+deepep_low_latency_bytes = deepep.low_latency_bytes
 
 
 def _cell(
@@ -89,22 +51,26 @@ def _cell(
     basis: str,
     kind: str = "estimated",
     rule: dict[str, Any] | None = None,
+    inputs: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "group": group,
-        "mechanism": mechanism,
-        "gib": None if gib is None else round(gib, 3),
-        "kind": kind,
-        "timing": timing,
-        "basis": basis,
-    }
-    if rule is not None:
-        out["rule"] = rule
-    return out
+    """The cell as the document carries it (Cell.as_json); its release range and sources come from the rule."""
+    sources = tuple(str(a) for a in (rule or {}).get("source", []))
+    return Cell(
+        group,
+        mechanism,
+        None if gib is None else round(gib * GIB),
+        kind,  # type: ignore[arg-type]
+        timing,  # type: ignore[arg-type]
+        basis,
+        inputs or {},
+        sources,
+        (rule or {}).get("sglang"),
+        rule,
+    ).as_json()
 
 
 def _rule(
-    release: Release,
+    release: ReleaseChoice,
     *,
     env: str | None = None,
     arch: str | None = None,
@@ -138,12 +104,16 @@ _NCCL_MECHANISMS = {"nccl_communicator", "nccl_first_collective", "nccl_split_co
 
 
 def calibrate_cells(
-    cells: list[dict[str, Any]], calibration: Calibration | None, sizes: dict[str, int], env: NcclEnv | None = None
+    cells: list[dict[str, Any]],
+    calibration: Calibration | None,
+    sizes: dict[str, int],
+    env: NcclEnv | None = None,
+    gpu_name: str | None = None,
 ) -> list[dict[str, Any]]:
     """Cells whose mechanism the calibration measured at this group size, under the input's NCCL environment,
     become `measured (probe)`: the memory outside the PyTorch allocator that the probe's stage took. Others
     keep their estimate, and say why."""
-    if calibration is None:
+    if calibration is None or not same_gpu(calibration.gpu, gpu_name):
         return cells
     out = []
     for cell in cells:
@@ -213,7 +183,11 @@ def gpu_arch(gpu: dict[str, Any] | None) -> tuple[str | None, str]:
 
 
 def launch_cells(
-    launch: Launch, calibration: Calibration | None = None, gpu: dict[str, Any] | None = None, kv_cell_bytes: float | None = None
+    launch: Launch,
+    calibration: Calibration | None = None,
+    gpu: dict[str, Any] | None = None,
+    kv_cell_bytes: float | None = None,
+    links: Interconnect | None = None,
 ) -> list[dict[str, Any]]:
     """The cells one rank of this launch holds (the same on every rank of a symmetric launch), measured by the
     calibration where it covers them, else estimated. `gpu` (nvidia-smi / check_env: name, compute capability)
@@ -222,30 +196,37 @@ def launch_cells(
     env = launch.environment
     bounds = launch.config_lower_bounds
     events = launch.all_events()
-    release = release_for(launch.versions.get("sglang"))
+    release = launch_release(launch.versions, launch.sglang_version)
 
     def size(key: str) -> int:  # the stated size, else the lower bound the rank tags show (enough to know a group exists)
         return _int(cfg.get(key), _int(bounds.get(key, {}).get("at_least"), 1))
 
     tp, dp, ep, pp = size("tp_size"), size("dp_size"), size("ep_size"), size("pp_size")
     attention_tp = max(1, tp // dp) if cfg.get("enable_dp_attention") and dp > 1 else tp
-    nccl = nccl_env(env, cfg, release)
-    measured = nccl_sizes(nccl)
+    nccl = nccl_env(env, cfg)
+    gpu_name = str((gpu or {}).get("name") or "") or None
+    measured = nccl_sizes(nccl, gpu_name=gpu_name)
     arch, arch_basis = gpu_arch(gpu)
-    communicators = _Communicators(release, nccl, measured)
+    communicators = _Communicators(release, nccl, measured, gpu_name)
     cells: list[dict[str, Any]] = []
     if tp > 1:
         cells.append(communicators.pynccl("tp", "TP group"))
+        cells.append(communicators.channels("tp", "pynccl", "eager", env, "its warm-up all-reduce at init"))
         cells.append(communicators.torch_group("tp", "TP device group", cfg))
-        cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis)
+        torch_timing = cells[-1]["timing"]
+        cells.append(communicators.channels("tp", "torch_nccl", torch_timing, env, "its first collective"))
+        cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis, links)
     if attention_tp > 1 and attention_tp != tp:
         cells.append(communicators.torch_group("attention_tp", f"attention-TP group (size {attention_tp})", cfg))
-        if release.value("nccl", "attention_tp_custom_ar") is None and release.at("nccl", "attention_tp_custom_ar"):
-            cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis)
+        inherits = release.record.nccl.attention_tp_custom_ar
+        if inherits.value is None and inherits.at:
+            cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis, links)
     if ep > 1 and ep != tp:
         cells.append(communicators.torch_group("moe_ep", "MoE-EP group", cfg))
     if cfg.get("moe_a2a_backend") == "deepep" or cfg.get("enable_deepep_moe") is True:
         cells += _deepep_cells(launch, env, max(ep, tp), release)
+    if cfg.get("moe_a2a_backend") == "deepep_v2":
+        cells.append(_deepep_v2_cell(release, max(ep, tp)))
     if pp > 1:
         cells.append(communicators.pynccl("pp", "PP group"))
         cells.append(
@@ -273,22 +254,22 @@ def launch_cells(
             )
         )
     cells += _pd_cells(cfg, env, events, release, kv_cell_bytes)
-    return calibrate_cells(cells, calibration, {"tp": tp, "ep": ep, "pp": pp, "attention_tp": attention_tp}, nccl)
+    return calibrate_cells(cells, calibration, {"tp": tp, "ep": ep, "pp": pp, "attention_tp": attention_tp}, nccl, gpu_name)
 
 
 class _Communicators:
     """NCCL communicator cells: the first one a process creates costs more than the ones after it."""
 
-    def __init__(self, release: Release, env: NcclEnv, sizes: NcclSizes | None):
-        self.release, self.env, self.sizes = release, env, sizes
+    def __init__(self, release: ReleaseChoice, env: NcclEnv, sizes: NcclSizes | None, gpu_name: str | None = None):
+        self.release, self.env, self.sizes, self.gpu_name = release, env, sizes, gpu_name
         self.first_taken = False
 
     def rule(self) -> dict[str, Any]:
         return _rule(
             self.release,
             env=self.env.describe(),
-            at=[self.release.at("nccl", "cumem_set_to"), self.release.at("nccl", "pre_warm_nccl")]
-            + ([self.release.at("nccl", "nvls_set_to")] if self.env.nvls == "1" else []),
+            at=[self.release.record.nccl.cumem_set_to.at, self.release.record.nccl.pre_warm_nccl.at]
+            + ([self.release.record.nccl.nvls_set_to.at] if self.env.nvls == "1" else []),
         )
 
     def further_gib(self) -> float | None:
@@ -296,7 +277,12 @@ class _Communicators:
 
     def further_basis(self) -> str:
         if self.sizes is None:
-            return f"no measured row for {self.env.describe()}"
+            on = (
+                f" on {self.gpu_name} (rows are measured on NVIDIA H200 only; none is applied to another GPU)"
+                if self.gpu_name
+                else ""
+            )
+            return f"no measured row for {self.env.describe()}{on}"
         low, high = self.sizes.further_mib
         size = f"{high:.0f}" if round(low) == round(high) else f"{low:.0f}-{high:.0f}"
         return f"a further communicator {size} MiB ({self.sizes.basis})"
@@ -328,11 +314,42 @@ class _Communicators:
             rule=self.rule(),
         )
 
+    def channels(self, group: str, communicator: str, timing: str, env: dict[str, Any], when: str) -> dict[str, Any]:
+        """The ring connection buffers a communicator of two or more ranks sets up at `when` (not in the rows
+        measured at world size 1): per channel from NCCL's defaults or the environment, x the channel count."""
+        source = nccl_source()
+        found = channel_buffers(source, env) if source is not None else None
+        mechanism = f"{communicator}_channels"
+        if source is None or found is None:
+            return _cell(group, mechanism, None, timing, "NCCL's buffer constants are not in the catalogue", rule=self.rule())
+        per = found.per_channel_bytes
+        count = (
+            f"x {found.channels} channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)"
+            if found.channels is not None
+            else f"x the channel count NCCL picks for the topology (not in the input; at most {found.max_channels}: "
+            f"{found.max_channels * per / GIB:.2f} GiB)"
+        )
+        basis = (
+            f"{communicator} ring connection buffers, set up at {when}: {per / MIB:.2f} MiB per channel ({found.how}; "
+            f"NCCL {source.version} src/init.cc computeBuffSizes defaults) {count}; tree/NVLS connections not counted"
+        )
+        total = found.total_bytes
+        return _cell(
+            group,
+            mechanism,
+            None if total is None else total / GIB,
+            timing,
+            basis,
+            rule={**self.rule(), "source": [*self.rule().get("source", []), source.simple_bytes.at or "", source.steps.at or ""]},
+            inputs={"per_channel_bytes": per, "channels": found.channels, "max_channels": found.max_channels},
+        )
+
     def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> dict[str, Any]:
         """torch ProcessGroupNCCL made by new_group without a device id: its communicator is created at the first
-        collective, unless --pre-warm-nccl runs one at startup (releases that have the flag)."""
-        has_flag = self.release.at("nccl", "pre_warm_nccl") is not None
-        prewarm = has_flag and cfg.get("pre_warm_nccl") is True and group in ("tp", "moe_ep", "pp")
+        collective, unless --pre-warm-nccl runs one at startup (releases that have the flag). The warm-up is one
+        all_reduce on the TP group's device group (distributed/bootstrap.py _prewarm_nccl): only TP is warmed."""
+        has_flag = self.release.record.nccl.pre_warm_nccl.at is not None
+        prewarm = has_flag and cfg.get("pre_warm_nccl") is True and group == "tp"
         timing = "eager" if prewarm else "lazy"
         when = (
             "created at startup by --pre-warm-nccl"
@@ -356,9 +373,10 @@ def _custom_ar_cells(
     env: dict[str, Any],
     events: list[Event],
     world: int,
-    release: Release,
+    release: ReleaseChoice,
     arch: str | None,
     arch_basis: str,
+    links: Interconnect | None = None,
 ) -> list[dict[str, Any]]:
     if cfg.get("disable_custom_all_reduce") is True or any(e.kind == kinds.AR_DISABLED for e in events):
         return []
@@ -376,41 +394,106 @@ def _custom_ar_cells(
                 rule=_rule(release, world=world),
             )
         ]
-    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis)
+    nvlink = links.full_nvlink if links is not None else None
+    why = links.basis if links is not None else ""
+    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis, nvlink, why)
     if cell is None:
         return []
     if not release.known:
-        alt, older = None, older_release(release)
-        while older is not None:  # the newest older release whose figure differs
-            alt = _custom_ar_estimate(group, env, world, older, arch, arch_basis)
-            if alt is None or (alt["mechanism"], alt["gib"]) != (cell["mechanism"], cell["gib"]):
-                break
-            older = older_release(older)
-        if older is None:
-            cell["basis"] += f"; {release.note} (every release read gives the same)"
-        else:
-            cell["alternative"] = {
-                "sglang": older.span,
-                "mechanism": alt["mechanism"] if alt else None,
-                "gib": alt["gib"] if alt else 0.0,
-                "basis": alt["basis"] if alt else "no custom all-reduce at this size",
-            }
-            cell["basis"] += f"; {release.note}; {older.span}: " + (f"{alt['mechanism']} {alt['gib']} GiB" if alt else "none")
+        _range_figures(cell, release, lambda older: _custom_ar_estimate(group, env, world, older, arch, arch_basis, nvlink, why))
     return [cell]
 
 
+def _range_figures(
+    cell: dict[str, Any], release: ReleaseChoice, estimate: Callable[[ReleaseChoice], dict[str, Any] | None]
+) -> None:
+    """Where the input allows several releases (an inferred range, or none stated): the figure each run of allowed
+    releases gives, newest first, with the releases it holds for; the other runs go in `alternatives` (the
+    nearest also as `alternative`). A release whose size is not read (gib None) joins no run."""
+    runs: list[dict[str, Any]] = [
+        {"low": release.version, "high": release.version, "mechanism": cell["mechanism"], "gib": cell["gib"]}
+    ]
+    older = release.older()
+    while older is not None:
+        alt = estimate(older)
+        if alt is None or alt["gib"] is not None:
+            figure = (alt["mechanism"], alt["gib"]) if alt is not None else (None, 0.0)
+            last = runs[-1]
+            if (last["mechanism"], last["gib"]) == figure:
+                last["low"] = older.version
+            else:
+                runs.append(
+                    {
+                        "low": older.version,
+                        "high": older.version,
+                        "mechanism": figure[0],
+                        "gib": figure[1],
+                        "basis": alt["basis"] if alt else "no such buffer at this size in this release",
+                    }
+                )
+        older = older.older()
+    if len(runs) == 1:
+        cell["basis"] += f"; {release.note} (every release it allows gives the same)"
+        return
+
+    def span(run: dict[str, Any]) -> str:
+        return f"SGLang {run['low']}" + (f" to {run['high']}" if run["low"] != run["high"] else "")
+
+    others = [{"sglang": span(r), "mechanism": r["mechanism"], "gib": r["gib"], "basis": r["basis"]} for r in runs[1:]]
+    cell["alternative"], cell["alternatives"] = others[0], others
+    cell["basis"] += f"; {release.note}: {span(runs[0])}: {cell['gib']} GiB; " + "; ".join(
+        f"{o['sglang']}: {o['mechanism'] or 'none'} {o['gib']} GiB" for o in others
+    )
+
+
 def _custom_ar_estimate(
-    group: str, env: dict[str, Any], world: int, release: Release, arch: str | None, arch_basis: str
+    group: str,
+    env: dict[str, Any],
+    world: int,
+    release: ReleaseChoice,
+    arch: str | None,
+    arch_basis: str,
+    nvlink: bool | None = None,
+    nvlink_basis: str = "",
 ) -> dict[str, Any] | None:
-    v2 = release.row.get("custom_ar_v2", {})
-    v2_on = v2.get("present") and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2["default_on"]["value"]))
-    if v2_on:
+    """The custom all-reduce the release builds for a group of `world` ranks; None where it builds none. Without
+    full NVLink v2 is off (can_use_custom_all_reduce_v2 / the first v2's full_nvlink check): releases with
+    the fallback gate build the legacy one instead, which itself needs NVLink above two GPUs."""
+    v2 = release.record.custom_ar_v2
+    if v2.opt_in_env.value:  # 0.5.10.post1-0.5.11: v2 only when the opt-in variable is set
+        v2_on = v2.present and _flag(env.get(v2.opt_in_env.value, "0"))
+    else:
+        v2_on = v2.present and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2.default_on.value))
+    pcie = nvlink is False
+    if v2_on and not pcie:
         return _custom_ar_v2(group, env, world, release, arch, arch_basis)
-    v1 = release.row["custom_ar_v1"]
-    if world not in v1["world_sizes"]["value"]:
+    if v2_on and pcie and v2.fallback_gate.value is None:
+        return None  # the v2 communicator disables itself without full NVLink, and nothing replaces it
+    if pcie and world > 2:
+        return None  # custom_all_reduce_utils.py: "not supported on more than two PCIe-only GPUs"
+    v1 = release.record.custom_ar_v1
+    sizes, max_size = v1.world_sizes.value, v1.max_size.value
+    if (sizes is None or max_size is None) and v1.from_vllm.value:
+        return _cell(
+            group,
+            "custom_ar",
+            None,
+            "eager",
+            f"custom all-reduce is vLLM's in this release ({v1.from_vllm.at}): not sized from SGLang's source",
+            rule=_rule(release, world=world, at=[v1.from_vllm.at]),
+        )
+    if sizes is None or max_size is None or world not in sizes:
         return None
-    max_size = v1["max_size"]["value"]
-    why = "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 in the input" if v2.get("present") else "this release has no v2"
+    if v2_on and pcie:
+        why = f"v2 needs full NVLink, so the legacy one serves ({nvlink_basis}; two PCIe GPUs also need P2P)"
+    elif not v2.present:
+        why = "this release has no v2"
+    elif "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2" in env:
+        why = "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0 in the input"
+    elif v2.opt_in_env.value:
+        why = f"v2 only with {v2.opt_in_env.value}=1 in this release ({v2.opt_in_env.at}), not set in the input"
+    else:
+        why = f"v2 is off by default in this release ({v2.default_on.at})"
     return _cell(
         group,
         "custom_ar",
@@ -418,42 +501,60 @@ def _custom_ar_estimate(
         "eager",
         f"v1 ({why}): meta + buffer (IPC) + rank_data, each max_size {max_size / MIB:g} MiB, plus the "
         "native Signal struct (meta_size(), not counted)",
-        rule=_rule(release, world=world, env=why, at=[v1["max_size"]["at"]]),
+        rule=_rule(release, world=world, env=why, at=[v1.max_size.at]),
+        inputs={"max_size": max_size, "world": world},
     )
 
 
-def _v2_push(row: dict[str, Any], world: int, slot_rule: bool) -> int:
+def _v2_push(row: V2Row, world: int, slot_rule: bool) -> int:
     """Heuristic.max_push_bytes: max(one-shot push threshold, the 2-shot push slot for its threshold)."""
-
-    def one(h: dict[str, Any]) -> int:
-        two = row.get("two_shot_push", 0)
-        slot = 32 * -(-two // (16 * world)) if slot_rule and two else 0
-        return int(max(h["one_shot_push"], slot))
-
-    return max(one(row["graph"]), one(row["eager"]))
+    two = row.two_shot_push
+    slot = 32 * -(-two // (16 * world)) if slot_rule and two else 0
+    return max(max(row.graph.one_shot_push, slot), max(row.eager.one_shot_push, slot))
 
 
-def _v2_pull(row: dict[str, Any]) -> int:
-    return int(max(max(h["one_shot_pull"], h["two_shot_pull"], h["mc"][1]) for h in (row["graph"], row["eager"])))
+def _v2_pull(row: V2Row) -> int:
+    return max(max(h.one_shot_pull, h.two_shot_pull, h.mc_high) for h in (row.graph, row.eager))
 
 
 def _custom_ar_v2(
-    group: str, env: dict[str, Any], world: int, release: Release, arch: str | None, arch_basis: str
+    group: str, env: dict[str, Any], world: int, release: ReleaseChoice, arch: str | None, arch_basis: str
 ) -> dict[str, Any] | None:
-    v2 = release.row["custom_ar_v2"]
+    v2 = release.record.custom_ar_v2
     table_arch = arch or "sm90"
     assumed = "" if arch else " (arch not in the input: SM90's table assumed)"
+    table: V2Table | None = v2.other_arch if table_arch == "other" else v2.arch.get(table_arch)
+    rule_at = [v2.default_on.at, v2.max_size_kb.at]
+    if table is None and v2.early is not None:
+        return _custom_ar_v2_early(group, world, release, table_arch, f"{arch_basis}{assumed}")
+    needed = (
+        v2.max_size_kb.value,
+        v2.align_bytes.value,
+        v2.push_slots_per_peer.value,
+        v2.semaphore_bytes.value,
+        v2.max_graph_inputs.value,
+    )
+    if table is None or None in needed:
+        return _cell(
+            group,
+            "custom_ar_v2",
+            None,
+            "eager",
+            f"v2 (SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true in this release), size not estimated: "
+            f"{v2.absent or 'its tuned tables and buffer constants are not read from this release'}",
+            rule=_rule(release, world=world, at=rule_at),
+        )
     if table_arch == "other":
-        table = v2["other_arch"]
-        row, blocks = table["row"], None
+        row, blocks = table.default_row, None
     else:
-        table = v2["arch"][table_arch]
-        if world not in table["worlds"]:
+        if world not in table.worlds:
             return None  # get_supported_world_sizes: no v2 communicator at this size
-        row, blocks = table["worlds"][world], table["num_pull_blocks"]
-    max_size = _int(env.get("SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"), v2["max_size_kb"]["value"]) * 1024
-    align = v2["align_bytes"]["value"]
-    push = min(_v2_push(row, world, v2["two_shot_push_slot_rule"]["value"] is not None), max_size)
+        row, blocks = table.worlds[world], table.num_pull_blocks
+    if row is None:
+        return None
+    max_kb, align, slots_per_peer, semaphore, graph_inputs = (int(x or 0) for x in needed)
+    max_size = _int(env.get("SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"), max_kb) * 1024
+    push = min(_v2_push(row, world, v2.two_shot_push_slot_rule.value is not None), max_size)
     pull = min(_v2_pull(row), max_size)
     forced = []
     for name, which in (
@@ -468,20 +569,20 @@ def _custom_ar_v2(
                 pull = _int(env[name], 0) * 1024
     push = math.ceil(max(push, align) / align) * align
     pull = math.ceil(max(pull, align) / align) * align if pull > 0 else 0
-    slots = v2["push_slots_per_peer"]["value"] * world
-    semaphores = v2["semaphore_bytes"]["value"] * blocks if isinstance(blocks, int) else 0
-    graph_params = v2["max_graph_inputs"]["value"] * world * _UINT64_BYTES
+    slots = slots_per_peer * world
+    semaphores = semaphore * blocks if blocks is not None else 0
+    graph_params = graph_inputs * world * _UINT64_BYTES
     total = slots * push + pull + semaphores + graph_params
     sem_text = (
-        f"{blocks} x {v2['semaphore_bytes']['value']} B semaphores"
-        if isinstance(blocks, int)
-        else f"semaphores ({blocks} blocks x {v2['semaphore_bytes']['value']} B, not counted)"
+        f"{blocks} x {semaphore} B semaphores"
+        if blocks is not None
+        else f"semaphores ({table.num_pull_blocks_text} blocks x {semaphore} B, not counted)"
     )
     basis = (
         f"v2, estimated{assumed}: {total / MIB:.1f} MiB = {slots} push slots x {push / MIB:g} MiB "
         "(max of graph/eager push sizes, capped "
         f"at max_size {max_size / MIB:g} MiB) + pull {pull / MIB:g} MiB + {sem_text} (symmetric memory) + "
-        f"graph_params {v2['max_graph_inputs']['value']} x {world} x 8 B = {graph_params / MIB:g} MiB "
+        f"graph_params {graph_inputs} x {world} x 8 B = {graph_params / MIB:g} MiB "
         f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}"
     )
     env_text = ", ".join(forced) if forced else "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true"
@@ -491,13 +592,66 @@ def _custom_ar_v2(
         total / GIB,
         "eager",
         basis,
-        rule=_rule(
-            release, env=env_text, arch=table_arch, world=world, at=[v2["default_on"]["at"], v2["max_size_kb"]["at"], table["at"]]
-        ),
+        rule=_rule(release, env=env_text, arch=table_arch, world=world, at=[*rule_at, table.at]),
+        inputs={
+            "push_slots": slots,
+            "push_bytes": push,
+            "pull_bytes": pull,
+            "semaphore_bytes": semaphores,
+            "graph_params_bytes": graph_params,
+        },
     )
 
 
-def deepep_expert_count(launch: Launch, release: Release, ep: int) -> tuple[int, str] | None:
+def _custom_ar_v2_early(group: str, world: int, release: ReleaseChoice, arch: str, arch_basis: str) -> dict[str, Any] | None:
+    """The first v2 (0.5.12.post1-0.5.15.post1): jit_kernel custom_all_reduce.cuh storage_bytes, one cudaMalloc per
+    rank shared by IPC: graph params sizeof(AllReduceData) (8 B x kMaxNumGPU) x (1 + graph_input_count) + pull
+    buffer + kNumStages x W x push buffer (the world's one-shot push threshold), each aligned to 128 B (the
+    signal arrays, a few KiB, not counted)."""
+    early = release.record.custom_ar_v2.early
+    if early is None:
+        return None
+    table = "sm100" if arch in ("sm100", "sm107") and "sm100" in early.push_thresholds else "default"
+    push = early.push_thresholds.get(table, {}).get(world)
+    pull, inputs, stages, gpus = (
+        early.max_pull_bytes.value,
+        early.graph_input_count.value,
+        early.push_stages.value,
+        early.max_gpus.value,
+    )
+    if push is None:
+        return None  # THRESHOLD_2_SHOT_MAP has no such world size: no v2 communicator
+    if pull is None or inputs is None or stages is None or gpus is None:
+        return None
+
+    def aligned(n: int) -> int:
+        return -(-n // 128) * 128
+
+    params = aligned(8 * gpus * (1 + inputs))
+    pushes = aligned(stages * world * push)
+    total = params + pull + pushes
+    basis = (
+        f"v2 (first form), estimated: {total / MIB:.1f} MiB = graph params 8 B x {gpus} x (1 + {inputs}) = "
+        f"{params / MIB:.2f} MiB + pull {pull / MIB:g} MiB + {stages} stages x {world} ranks x push {push / 1024:g} KiB "
+        f"(THRESHOLD_2_SHOT_MAP {table}) = {pushes / MIB:.2f} MiB, one IPC-shared cudaMalloc; {arch_basis}"
+    )
+    return _cell(
+        group,
+        "custom_ar_v2",
+        total / GIB,
+        "eager",
+        basis,
+        rule=_rule(
+            release,
+            world=world,
+            arch=table,
+            at=[release.record.custom_ar_v2.default_on.at, early.at, early.max_pull_bytes.at, early.push_stages.at],
+        ),
+        inputs={"graph_params_bytes": params, "pull_bytes": pull, "push_bytes": push, "push_stages": stages, "world": world},
+    )
+
+
+def deepep_expert_count(launch: Launch, release: ReleaseChoice, ep: int) -> tuple[int, str] | None:
     """The expert count the release's DeepSeek code passes to the dispatcher: n_routed_experts, + ep_size
     per-rank shared slots (releases with them, models with shared experts), + redundant experts."""
     model = launch.model
@@ -510,18 +664,15 @@ def deepep_expert_count(launch: Launch, release: Release, ep: int) -> tuple[int,
     redundant = _int(launch.config.get("ep_num_redundant_experts"), 0)
     named = str(model.get("architecture", model.get("path", ""))).lower()
     shared = _int(model.get("n_shared_experts"), 1 if "deepseek" in named else 0)
-    slots = ep if shared and release.value("deepep", "expert_count_per_rank_shared_slots") else 0
-    parts = (
-        [f"{routed} routed"]
-        + ([f"{slots} per-rank shared slots (ep {ep})"] if slots else [])
-        + ([f"{redundant} redundant"] if redundant else [])
-    )
-    return routed + slots + redundant, " + ".join(parts)
+    enforce = launch.config.get("enforce_shared_experts_fusion") is True
+    count = deepep.expert_count(release.record, int(routed), shared, ep, redundant, enforce)
+    return count.total, count.how
 
 
-def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Release) -> list[dict[str, Any]]:
+def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: ReleaseChoice) -> list[dict[str, Any]]:
     mode = str(launch.config.get("deepep_mode") or "auto")
-    default_tokens = release.value("deepep", "num_max_dispatch_tokens_per_rank")
+    rules = release.record.deepep
+    default_tokens = rules.num_max_dispatch_tokens_per_rank.value or 128
     tokens = _int(env.get("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"), default_tokens)
     tokens_basis = "" if "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK" in env else " (the default; not set in the input)"
     model = launch.model
@@ -532,7 +683,11 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
     rule = _rule(
         release,
         world=group,
-        at=[release.at("deepep", "num_max_dispatch_tokens_per_rank"), release.at("deepep", "expert_count_per_rank_shared_slots")],
+        at=[
+            rules.num_max_dispatch_tokens_per_rank.at,
+            rules.per_rank_shared_slots.at,
+            rules.shared_fusion_off_under_deepep.at,
+        ],
     )
     cells = []
     if mode in ("low_latency", "auto"):
@@ -550,28 +705,46 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
             )
         else:
             experts, how = count
-            size = deepep_low_latency_bytes(tokens, hidden, experts) / GIB
+            requested = deepep.low_latency_bytes(tokens, hidden, experts)
+            source = deepep_source()
+            step = source.nvshmem_cumem_granularity.value if source is not None else None
+            reserved = deepep.reserved_bytes(requested, step)
+            step_text = (
+                f"; the NVSHMEM heap grows in NVSHMEM_CUMEM_GRANULARITY steps of {step / MIB:g} MiB "
+                f"(DeepEP {source.nvshmem_cumem_granularity.at}): {requested / MIB:.1f} MiB requested, "
+                f"{reserved / MIB:g} MiB reserved"
+                if step and source is not None
+                else ""
+            )
             cell = _cell(
                 "moe_ep",
                 "deepep_low_latency",
-                size,
+                requested / GIB,
                 "lazy",
-                f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} experts ({how})",
+                f"RDMA hint for {tokens} tokens/rank{tokens_basis} x hidden {hidden} x {experts} experts ({how}){step_text}",
                 rule=rule,
+                inputs={
+                    "tokens_per_rank": tokens,
+                    "hidden": hidden,
+                    "experts": experts,
+                    "requested_bytes": requested,
+                    "reserved_bytes": reserved,
+                },
             )
-            older = older_release(release) if not release.known else None
-            while older is not None and deepep_expert_count(launch, older, group) == count:
-                older = older_release(older)
-            other = deepep_expert_count(launch, older, group) if older is not None else None
-            if older is not None and other is not None:
-                alt = deepep_low_latency_bytes(tokens, hidden, other[0]) / GIB
-                cell["alternative"] = {
-                    "sglang": older.span,
-                    "mechanism": "deepep_low_latency",
-                    "gib": round(alt, 3),
-                    "basis": f"{other[0]} experts ({other[1]})",
-                }
-                cell["basis"] += f"; {release.note}; {older.span}: {round(alt, 3)} GiB ({other[0]} experts)"
+            if not release.known:
+
+                def figure(older: ReleaseChoice) -> dict[str, Any] | None:
+                    other = deepep_expert_count(launch, older, group)
+                    if other is None or hidden is None:
+                        return None
+                    size = deepep_low_latency_bytes(tokens, hidden, other[0])
+                    return {
+                        "mechanism": "deepep_low_latency",
+                        "gib": round(size / GIB, 3),
+                        "basis": f"{other[0]} experts ({other[1]})",
+                    }
+
+                _range_figures(cell, release, figure)
             cells.append(cell)
     if mode in ("normal", "auto"):
         ll_bytes = next((c["gib"] * GIB for c in cells if c["gib"] is not None), 0.0) if mode == "auto" else 0.0
@@ -579,14 +752,38 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
     return cells
 
 
+def _deepep_v2_cell(release: ReleaseChoice, group: int) -> dict[str, Any]:
+    """--moe-a2a-backend deepep_v2: one ElasticBuffer per process, sized by DeepEP's C++
+    ElasticBuffer::calculate_buffer_size from the NCCL topology (physical and logical domains), which the
+    input does not show; SGLang logs its num_bytes when it builds it."""
+    rules = release.record.deepep
+    if rules.v2_dispatcher.value is None:
+        basis = f"SGLang {release.version} has no deepep_v2 dispatcher ({rules.v2_dispatcher.absent})"
+        return _cell("moe_ep", "deepep_v2", None, "lazy", basis, rule=_rule(release, world=group))
+    when = (
+        "prebuilt after the CUDA graph setup (model_runner.py prebuild_deepep_v2_buffer), after KV sizing"
+        if rules.v2_prebuild.value
+        else "built at the first dispatch (inside capture), after KV sizing"
+    )
+    return _cell(
+        "moe_ep",
+        "deepep_v2",
+        None,
+        "lazy",
+        f"DeepEP v2 ElasticBuffer, {when}; its size is DeepEP's calculate_buffer_size (csrc/elastic/buffer.hpp) for "
+        "the NCCL domains, not estimated here: SGLang's 'Initialized DeepEP v2 ElasticBuffer ... num_bytes=' line states it",
+        rule=_rule(release, world=group, at=[rules.v2_dispatcher.at, rules.v2_prebuild.at]),
+    )
+
+
 def _deepep_normal(
-    hidden: int | None, ranks: int, release: Release, rule: dict[str, Any], low_latency_bytes: float
+    hidden: int | None, ranks: int, release: ReleaseChoice, rule: dict[str, Any], low_latency_bytes: float
 ) -> dict[str, Any]:
     """The NVL buffer, plus the normal-mode RDMA size beyond the low-latency one (one RDMA buffer serves both:
     get_deepep_buffer takes the max of the two)."""
     source = deepep_source()
-    param = release.value("deepep", "param_bytes")
-    if hidden is None or source is None or param is None:
+    param = release.record.deepep.param_bytes.value or 2
+    if hidden is None or source is None:
         return _cell(
             "moe_ep",
             "deepep_normal",
@@ -595,10 +792,10 @@ def _deepep_normal(
             "cannot estimate: hidden_size unknown (pass --model-config config.json)",
             rule=rule,
         )
-    try:
-        nvl, rdma = deepep_normal_bytes(hidden * param, ranks, source)
-    except KeyError:
+    sizes = deepep.normal_bytes(hidden * param, ranks, source)
+    if sizes is None:
         return _cell("moe_ep", "deepep_normal", None, "lazy", f"DeepEP has no default config for {ranks} ranks", rule=rule)
+    nvl, rdma = sizes
     rdma = max(0, int(rdma - low_latency_bytes))
     rdma_text = (
         f" + RDMA {rdma / MIB:.1f} MiB (internode" + (", beyond the low-latency RDMA buffer)" if low_latency_bytes else ")")
@@ -611,20 +808,21 @@ def _deepep_normal(
         (nvl + rdma) / GIB,
         "lazy",
         f"NVL buffer {nvl / MIB:.1f} MiB{rdma_text}: DeepEP's default dispatch/combine configs for {ranks} "
-        f"ranks ({source['num_sms']['value']} SMs) x hidden {hidden} x {param} B (DeepEP "
-        f"{source['commit'][:10]}, csrc/legacy/config.hpp)",
-        rule={**rule, "source": rule.get("source", []) + [source["dispatch_config"]["at"], source["max_topk"]["at"]]},
+        f"ranks ({source.num_sms.value} SMs) x hidden {hidden} x {param} B (DeepEP "
+        f"{source.commit[:10]}, csrc/legacy/config.hpp)",
+        rule={**rule, "source": rule.get("source", []) + [source.dispatch_at, source.max_topk.at]},
     )
 
 
 def _pd_cells(
-    cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: Release, kv_cell_bytes: float | None
+    cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: ReleaseChoice, kv_cell_bytes: float | None
 ) -> list[dict[str, Any]]:
     """PD buffers are lazy: the KV manager is built after the model and the KV pool."""
     mode = cfg.get("disaggregation_mode")
     if mode not in ("prefill", "decode"):
         return []
-    rule = _rule(release, at=[release.at("disaggregation", "queue_size"), release.at("disaggregation", "staging_pool_size_mb")])
+    pd = release.record.disaggregation
+    rule = _rule(release, at=[pd.queue_size.at, pd.staging_pool_size_mb.at])
     cells = [
         _cell(
             "pd",
@@ -636,22 +834,22 @@ def _pd_cells(
         )
     ]
     printed = [e for e in events if e.kind in (kinds.STAGING_BUFFER, kinds.STAGING_ALLOCATOR)]
-    staging_on = _flag(env.get("SGLANG_DISAGG_STAGING_BUFFER", release.value("disaggregation", kinds.STAGING_BUFFER)))
+    staging_on = _flag(env.get("SGLANG_DISAGG_STAGING_BUFFER", pd.staging_buffer.value))
     if printed:
         mib = sum(e.data["mib"] for e in printed)
         cells.append(
             _cell("pd", "staging_buffer", mib / 1024, "lazy", "StagingBuffer/StagingAllocator lines", kind="read", rule=rule)
         )
-    elif staging_on and release.value("disaggregation", "staging_pool_size_mb") is not None:
+    elif staging_on and pd.staging_pool_size_mb.value is not None:
         if mode == "decode":
-            mib = _int(env.get("SGLANG_DISAGG_STAGING_POOL_SIZE_MB"), release.value("disaggregation", "staging_pool_size_mb"))
+            mib = _int(env.get("SGLANG_DISAGG_STAGING_POOL_SIZE_MB"), pd.staging_pool_size_mb.value)
             cells.append(
                 _cell(
                     "pd", "staging_buffer", mib / 1024, "lazy", f"decode ring SGLANG_DISAGG_STAGING_POOL_SIZE_MB {mib}", rule=rule
                 )
             )
         else:
-            queues = _int(env.get("SGLANG_DISAGGREGATION_QUEUE_SIZE"), release.value("disaggregation", "queue_size"))
+            queues = _int(env.get("SGLANG_DISAGGREGATION_QUEUE_SIZE"), pd.queue_size.value or 4)
             page = _int(cfg.get("page_size"), 1)
             chunk = cfg.get("chunked_prefill_size")
             if kv_cell_bytes is None or chunk is None:

@@ -75,7 +75,8 @@ class _ToData(Transformer):
         return kinds.INIT_PARALLEL_END, {"elapsed_s": _f(items[0])}
 
     def memory_baseline(self, items: list[Token]) -> tuple:
-        # the pre-model-load baseline: memory used since the process started (context, eager communicators)
+        # 0.5.21+ measure_pre_model_load_memory: taken after every group is built, so about 0 (not the eager init
+        # reading of older releases; the ledger reads the pre-weights memory from the card and Load weight begin)
         return kinds.INIT_DISTRIBUTED_END, {"usage_gib": _f(items[0]), "reading": "memory baseline"}
 
     def nccl_prewarm(self, items: list[Token]) -> tuple:

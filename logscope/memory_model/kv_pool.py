@@ -15,7 +15,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Launch, PhaseReading, RankTimeline
-from logscope.pipeline.sizing.cell_rules import Release, release_for
+from logscope.memory_model.releases import ReleaseChoice, launch_release, release_for
 
 GIB = 1 << 30
 # a K or V size is printed with two decimals: each printed GiB is within 0.005 of the true size
@@ -119,27 +119,27 @@ class KvSizing:
         """MIN free before weights minus MIN free after them: what loading took on the limiting ranks."""
         if self.pre_gib is None or self.post_gib is None:
             return None
-        return self.pre_gib.value - self.post_gib.value
+        return float(self.pre_gib.value - self.post_gib.value)
 
     @property
     def min_fraction_static(self) -> float | None:
         """The mem_fraction_static below which the profile formula leaves no KV budget: 1 - post / pre."""
         if self.pre_gib is None or self.post_gib is None or self.pre_gib.value <= 0:
             return None
-        return round(1 - self.post_gib.value / self.pre_gib.value, 3)
+        return round(1 - float(self.post_gib.value) / float(self.pre_gib.value), 3)
 
     @property
     def effective_cell(self) -> float | None:
         """Bytes one token costs the budget: the target's cell, plus the draft model's when it has a pool."""
         if self.cell_bytes is None:
             return None
-        return self.cell_bytes.value + (self.draft_cell_bytes.value if self.draft_cell_bytes else 0)
+        return float(self.cell_bytes.value + (self.draft_cell_bytes.value if self.draft_cell_bytes else 0))
 
     @property
     def implied_tokens(self) -> float | None:
         if self.budget_gib is None or self.effective_cell is None:
             return None
-        return self.budget_gib.value * GIB / self.effective_cell
+        return float(self.budget_gib.value) * GIB / self.effective_cell
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -275,7 +275,7 @@ def derive_cell(kv_gib: float, tokens: int, page: int, attention: str) -> tuple[
 
 
 def config_cell(
-    model_config: dict[str, Any], layout: Layout, element_bytes: float, release: Release | None = None
+    model_config: dict[str, Any], layout: Layout, element_bytes: float, release: ReleaseChoice | None = None
 ) -> tuple[int, str] | None:
     """SGLang's cell size from a Hugging Face config.json: MLA (kv_lora_rank + qk_rope_head_dim) x layers x bytes,
     not divided by TP, plus DeepSeek V3.2's indexer keys (index_head_dim + index_head_dim // block x scale bytes,
@@ -295,13 +295,13 @@ def config_cell(
         )
         index = cfg.get("index_head_dim")
         if isinstance(index, int):
-            rules = release or release_for(None)
-            block, scale = rules.value("dsa_indexer", "quant_block_size"), rules.value("dsa_indexer", "scale_bytes")
+            dsa = (release or release_for(None)).record.dsa_indexer
+            block, scale = dsa.quant_block_size.value or 128, dsa.scale_bytes.value or 4
             per_layer = index + index // block * scale
             cell += per_layer * stage_layers
             how += (
                 f" + indexer (index_head_dim {index} + {index} // {block} x {scale} B) x {stage_layers} layers "
-                f"({rules.at('dsa_indexer', 'scale_bytes')})"
+                f"({dsa.scale_bytes.at or 'not read in this release: the newest rule'})"
             )
         return cell, how
     heads = cfg.get("num_attention_heads")
@@ -457,7 +457,7 @@ def _config_cell(launch: Launch, sizing: KvSizing, model_config: dict[str, Any])
         sizing.kv_heads = heads if isinstance(heads, int) else None
     sizing.layers = cfg.get("num_hidden_layers") if isinstance(cfg.get("num_hidden_layers"), int) else None
     dtype = dtype_bytes(sizing.kv_dtype) or dtype_bytes(launch.model.get("dtype")) or 2
-    computed = config_cell(model_config, sizing.layout, dtype, release_for(launch.versions.get("sglang")))
+    computed = config_cell(model_config, sizing.layout, dtype, launch_release(launch.versions, launch.sglang_version))
     if computed is None or sizing.cell_bytes is None:
         return
     bytes_, how = computed

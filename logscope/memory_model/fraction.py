@@ -1,0 +1,278 @@
+"""SGLang's automatic mem_fraction_static, per release, and its request cap:
+
+    reserved = base + activation x max(tokens, floor) + tp x pp / 8 x 1024
+               + decode graph reserve (max_bs x graph, + DP attention max_bs x dp x 3 (x 1.5 more above 300))
+               + prefill / piecewise graph reserve (buckets x 8 MiB, or a flat MLA term; + DeepEP under a
+                 breakable prefill graph) ; floor 10 GiB above 60 GiB
+               + DeepEP reserve (releases that have it) + speculative draft reserve (releases that have it)
+    mem_fraction_static = round((gpu_mem - reserved) / gpu_mem, 3), gpu_mem = nvidia-smi memory.total (MiB)
+    tokens: chunked_prefill_size (max_prefill_tokens when chunking is off); on a decode node of releases
+            with the rule, running requests x draft tokens
+    max_running_requests = min(min(max(tokens / context_len x 512, 2048), 4096), tokens // 2), or a user value
+                           divided by the (attention) DP size
+
+Every constant is the release's (data/cell_constants.yaml, with its file:line): server_args.py
+_handle_gpu_memory_settings up to 0.5.19, arg_groups/memory_hook.py handle_gpu_memory_settings /
+reserve_for_graph_mb / reserve_for_deepep_a2a_mb from 0.5.20, the buckets of the release's generator
+(generate_prefill_cuda_graph_batch_sizes or _generate_piecewise_cuda_graph_tokens), the DeepEP re-alignment
+of cuda_graph_hook.py apply_deepep_adjustments. The rule runs only when the user gave no --mem-fraction-static;
+the server_args dump prints the resolved value, so whether it was given cannot be read from the dump: callers
+say which they assume."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from logscope.core import kinds
+from logscope.memory_model.record import GraphReserve, Sourced
+from logscope.memory_model.releases import ReleaseChoice, inherited
+
+DEEPEP_RESERVE = kinds.DEEPEP_RESERVE  # the part's name
+
+
+class MissingRule(ValueError):
+    """The release's source gives no value for a term of the automatic rule."""
+
+
+@dataclass
+class AutoFraction:
+    value: float | None  # None: the card's memory.total is unknown
+    reserved_mib: float
+    parts: list[tuple[str, float, str]] = field(default_factory=list)  # (what, MiB, source line)
+    missing: list[str] = field(default_factory=list)  # settings the rule needs that the input lacks
+    assumed: list[str] = field(default_factory=list)  # defaults of the release the rule used, not shown by the input
+    release: ReleaseChoice | None = None
+
+    def part(self, what: str) -> float:
+        return sum(mib for name, mib, _ in self.parts if name == what)
+
+    def describe(self) -> str:
+        terms = " + ".join(f"{what} {mib:g}" for what, mib, _ in self.parts if mib)
+        return f"reserved {self.reserved_mib:g} MiB ({terms})"
+
+
+def _num(config: dict[str, Any], key: str) -> float | None:
+    value = config.get(key)
+    try:
+        return None if value is None or value == "None" else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _need(found: Sourced[Any], name: str, release: ReleaseChoice) -> float:
+    if found.value is None:
+        raise MissingRule(f"SGLang {release.version} has no {name} in its automatic rule ({found.absent})")
+    return float(found.value)
+
+
+def uses_mla(model: dict[str, Any]) -> bool | None:
+    """Whether the model's attention is MLA (use_mla_backend): a config with kv_lora_rank, or a DeepSeek
+    architecture; None when the input shows neither the config nor the architecture."""
+    if model.get("kv_lora_rank") is not None:
+        return True
+    named = str(model.get("architecture") or "")
+    if not named:
+        return None
+    return "deepseek" in named.lower()
+
+
+def deepep_reserve_applies(config: dict[str, Any], release: ReleaseChoice) -> tuple[bool, str]:
+    """Whether the release's DeepEP reserve is in the automatic rule for this config, and why (not)."""
+    mib = release.record.deepep.reserve_mib.value
+    if mib is None:
+        return False, f"SGLang {release.version} has no DeepEP reserve in its automatic rule"
+    if config.get("moe_a2a_backend") != "deepep":
+        return False, "moe_a2a_backend is not deepep"
+    if config.get("disaggregation_mode") == "prefill":
+        return False, "a prefill node"
+    if config.get("disable_cuda_graph") is True:
+        return False, "decode CUDA graphs off"
+    return True, f"{mib:g} MiB ({release.record.deepep.reserve_mib.at})"
+
+
+def token_buckets(rule: GraphReserve, max_tokens: int) -> list[int]:
+    """The release's prefill / piecewise capture sizes up to max_tokens (its generator's ranges)."""
+    ranges = rule.buckets.value or ()
+    sizes = [s for start, stop, step in ranges for s in range(start, (max_tokens + 1) if stop is None else stop, step)]
+    return [s for s in sizes if s <= max_tokens]
+
+
+def _graph_term_on(config: dict[str, Any], rule: GraphReserve, assumed: list[str]) -> bool:
+    """Whether the prefill / piecewise graph term applies: per the switch the release's rule reads."""
+    switch = rule.bucket_switch.value or ""
+    if config.get("disable_cuda_graph") is True:
+        return False
+    if "prefill_cuda_graph_config.backend" in switch:
+        if config.get("disaggregation_mode") == "decode" or config.get("disable_prefill_cuda_graph") is True:
+            return False
+        backend = config.get("cuda_graph_backend_prefill")
+        if backend is not None:
+            return str(backend).lower() != "disabled"
+        if (_num(config, "pp_size") or 1) > 1:
+            return False  # cuda_graph_hook.py apply_cuda_graph_compatibility: PP turns the breakable default off
+        default = rule.prefill_default_backend.value
+        assumed.append(f"prefill CUDA graph backend {str(default).lower()} (the release's default on CUDA)")
+        return default is not None
+    if switch == "not self.disable_piecewise_cuda_graph":
+        on = config.get("disable_piecewise_cuda_graph") is not True
+        if "disable_piecewise_cuda_graph" not in config:
+            assumed.append("piecewise CUDA graph on (the release's default)")
+        return on
+    if switch == "self.enable_piecewise_cuda_graph":
+        return config.get("enable_piecewise_cuda_graph") is True
+    return False
+
+
+def _graph_parts(
+    config: dict[str, Any], release: ReleaseChoice, chunk: float, mla: bool | None, assumed: list[str]
+) -> list[tuple[str, float, str]]:
+    rule = release.record.graph_reserve
+    if rule.bucket_mib.value is None or not _graph_term_on(config, rule, assumed):
+        return []
+    if mla is None:
+        assumed.append("not an MLA model (the input does not show the attention kind)")
+    deepep = config.get("moe_a2a_backend") == "deepep"
+    breakable = "prefill_cuda_graph_config.backend" in (rule.bucket_switch.value or "") and str(
+        config.get("cuda_graph_backend_prefill") or rule.prefill_default_backend.value or ""
+    ).lower() in ("breakable",)
+    parts: list[tuple[str, float, str]] = []
+    if mla and rule.mla_mib.value is not None:
+        parts.append(("prefill_graphs", float(rule.mla_mib.value), rule.mla_mib.at or ""))
+    else:
+        cap = rule.mla_bucket_cap.value if mla else None
+        given = _num(config, "cuda_graph_max_bs_prefill") or _num(config, "piecewise_cuda_graph_max_tokens")
+        max_tokens = int(given or (min(cap, chunk) if cap else chunk))
+        buckets = token_buckets(rule, max_tokens)
+        if deepep and breakable and rule.deepep_buckets_from.value and rule.deepep_bucket_multiple.value:
+            # apply_deepep_adjustments runs before the maximum is resolved: the default maximum's buckets,
+            # rounded up to the multiple
+            step = int(rule.deepep_bucket_multiple.value)
+            generated = token_buckets(rule, int(given or rule.deepep_buckets_from.value))
+            buckets = sorted({-(-b // step) * step for b in generated})
+        parts.append(("prefill_graphs", len(buckets) * float(rule.bucket_mib.value), rule.bucket_mib.at or ""))
+    if deepep and breakable and rule.deepep_breakable_mib.value is not None:
+        parts.append(("prefill_graphs_deepep", float(rule.deepep_breakable_mib.value), rule.deepep_breakable_mib.at or ""))
+    return parts
+
+
+def _speculative(config: dict[str, Any], release: ReleaseChoice) -> tuple[str, float, str] | None:
+    algorithm = config.get("speculative_algorithm")
+    if algorithm in (None, "None", "NGRAM"):
+        return None
+    rule = release.record.graph_reserve
+    found = rule.standalone_mib if algorithm == "STANDALONE" else rule.eagle_mib
+    if found.value is None:
+        return None
+    return ("speculative", float(found.value), found.at or "")
+
+
+def _post_capture(environment: dict[str, Any], release: ReleaseChoice, mla: bool | None) -> bool:
+    """SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (overrides.py post_capture_kv_sizing_planned; never for MLA)."""
+    rule = release.record.graph_reserve
+    if rule.post_capture_base_mib.value is None or mla:
+        return False
+    given = environment.get("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING")
+    on = given if given is not None else rule.post_capture_env.value
+    return str(on).strip().lower() in ("1", "true", "yes", "on")
+
+
+def auto_fraction(
+    config: dict[str, Any],
+    release: ReleaseChoice,
+    gpu_mem_mib: float | None,
+    mla: bool | None = None,
+    environment: dict[str, Any] | None = None,
+) -> AutoFraction:
+    """The release's automatic mem_fraction_static for this config on a card of gpu_mem_mib (memory.total);
+    `mla`: whether the model uses MLA attention (None: not shown by the input, taken as not); `environment`:
+    the variables the input shows (post-capture KV sizing)."""
+    terms = {
+        name: inherited(release.record, lambda r, name=name: getattr(r.mem_fraction, name))  # type: ignore[misc]
+        for name in release.record.mem_fraction.__dataclass_fields__
+    }
+
+    def c(name: str) -> float:
+        return _need(terms[name], name, release)
+
+    def at(name: str) -> str:
+        return terms[name].at or ""
+
+    out = AutoFraction(None, 0.0, release=release)
+    tp, pp = _num(config, "tp_size") or 1, _num(config, "pp_size") or 1
+    if _post_capture(environment or {}, release, mla):
+        base = release.record.graph_reserve.post_capture_base_mib
+        out.parts = [
+            ("post_capture_base", float(base.value or 0), base.at or ""),
+            ("parallel", tp * pp / 8 * c("parallel_mib_per_8_ranks"), at("parallel_mib_per_8_ranks")),
+        ]
+        out.reserved_mib = sum(mib for _, mib, _ in out.parts)
+        if gpu_mem_mib is not None:
+            out.value = round((gpu_mem_mib - out.reserved_mib) / gpu_mem_mib, int(c("rounding_digits")))
+        return out
+    chunk = _num(config, "chunked_prefill_size")
+    if chunk is None:
+        out.missing.append("chunked_prefill_size")
+        chunk = 0.0
+    tokens = chunk if chunk > 0 else (_num(config, "max_prefill_tokens") or 0.0)
+    activation_at = at("activation_mib_per_token")
+    if config.get("disaggregation_mode") == "decode" and release.record.graph_reserve.decode_activation.value:
+        running = _num(config, "max_running_requests") or _num(config, "cuda_graph_max_bs") or 1
+        tokens = running * (_num(config, "speculative_num_draft_tokens") or 1)
+        activation_at = release.record.graph_reserve.decode_activation.at or activation_at
+    parts = [
+        ("base", c("base_mib"), at("base_mib")),
+        ("activation", max(tokens, c("activation_floor_tokens")) * c("activation_mib_per_token"), activation_at),
+        ("parallel", tp * pp / 8 * c("parallel_mib_per_8_ranks"), at("parallel_mib_per_8_ranks")),
+    ]
+    graphs_on = config.get("disable_cuda_graph") is not True and config.get("disaggregation_mode") != "prefill"
+    if graphs_on:
+        max_bs = _num(config, "cuda_graph_max_bs")
+        if max_bs is None:
+            out.missing.append("cuda_graph_max_bs")
+        else:
+            graph = max_bs * c("graph_mib_per_bs")
+            if config.get("enable_dp_attention"):
+                dp = _num(config, "dp_size") or 1
+                graph += max_bs * dp * c("dp_attention_mib_per_bs_dp") * (1.5 if max_bs > 300 else 1.0)
+            parts.append(("cuda_graphs", graph, at("graph_mib_per_bs")))
+    parts += _graph_parts(config, release, chunk, mla, out.assumed)
+    reserved = sum(mib for _, mib, _ in parts)
+    if gpu_mem_mib is not None and gpu_mem_mib > c("floor_above_mib") and reserved < c("floor_mib"):
+        parts.append(("floor", c("floor_mib") - reserved, at("floor_mib")))
+        reserved = float(c("floor_mib"))
+    applies, _why = deepep_reserve_applies(config, release)
+    if applies:
+        mib = _need(release.record.deepep.reserve_mib, "DeepEP reserve", release)
+        parts.append((DEEPEP_RESERVE, mib, release.record.deepep.reserve_mib.at or ""))
+        reserved += mib
+    speculative = _speculative(config, release)
+    if speculative is not None:
+        parts.append(speculative)
+        reserved += speculative[1]
+    out.parts, out.reserved_mib = parts, reserved
+    if gpu_mem_mib is not None:
+        out.value = round((gpu_mem_mib - reserved) / gpu_mem_mib, int(c("rounding_digits")))
+    return out
+
+
+def default_requests(tokens: int, context_len: int, release: ReleaseChoice) -> tuple[int, str]:
+    """The request cap SGLang derives when --max-running-requests is not set."""
+    factor_rule = inherited(release.record, lambda r: r.requests.per_context_factor)
+    divisor_rule = inherited(release.record, lambda r: r.requests.tokens_divisor)
+    factor = int(_need(factor_rule, "max_running_requests per-context factor", release))
+    divisor = int(_need(divisor_rule, "max_running_requests tokens divisor", release))
+    rule = min(max(int(tokens / context_len * factor), 2048), 4096)
+    value = min(rule, tokens // divisor)
+    return value, (
+        f"min(min(max({tokens} / context_len {context_len} x {factor}, 2048), 4096) = {rule}, "
+        f"{tokens} // {divisor} = {tokens // divisor}) "
+        f"({divisor_rule.at})"
+    )
+
+
+def user_requests(value: int, dp: int, release: ReleaseChoice) -> tuple[int, str]:
+    """A --max-running-requests the user set, per worker: divided by the (attention) DP size."""
+    divided = inherited(release.record, lambda r: r.requests.user_divided_by)
+    by = divided.value or "dp_size"
+    return max(1, value // dp), (f"--max-running-requests {value} // {by} {dp} ({divided.at})")
