@@ -121,6 +121,35 @@ def test_another_process_is_its_own_ledger_item():
     assert abs(sum(i["gib"] for i in rank["ledger"]) - 139.80) <= 0.02
 
 
+def test_the_other_processes_an_oom_text_lists_are_a_ledger_item():
+    """torch prints "this process has" for its own process and "Process N has" for every other one: with both,
+    N is another process, a ledger item read from the text (no unexplained residual), and the rank pays."""
+    document = analyze_paths(ROOT / "fixtures" / "heldout" / "h29-other-process-owns-card.log")
+    rank = document["launches"][0]["ranks"][0]
+    items = {i["item"]: i for i in rank["ledger"]}
+    assert items["other_processes"]["gib"] == 21.69  # Process 4021 has 21.69 GiB memory in use
+    assert items["other_processes"]["basis"].startswith("torch OOM text")
+    assert items["free"]["gib"] == 1.83 and abs(items["unexplained"]["gib"]) <= 0.01
+    assert abs(sum(i["gib"] for i in rank["ledger"]) - 23.53) <= 0.02  # the OOM text's total capacity
+    rules = {f["rule"]: f for f in document["findings"]}
+    assert "unexplained-memory" not in rules
+    assert "rank(s) paying for it: TP0." in rules["gpu-shared-with-other-process"]["message"]
+
+
+def test_an_oom_text_without_this_process_counts_no_other_process():
+    """Without "this process has" (another PID namespace) torch's list may be the rank itself: not counted."""
+    from tests.helpers import analyze_text
+
+    text = (
+        "[2026-04-11 17:02:10 TP1] Load weight begin. avail mem=78.00 GB\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 1 has a total capacity of 79.19 GiB"
+        " of which 1.06 GiB is free. Process 88120 has 78.12 GiB memory in use. Of the allocated memory 75.40 GiB is"
+        " allocated by PyTorch, and 1.30 GiB is reserved by PyTorch but unallocated.\n"
+    )
+    rank = analyze_text(text)["launches"][0]["ranks"][0]
+    assert "other_processes" not in {i["item"] for i in rank["ledger"]}
+
+
 def test_capture_delta_is_reconciled_with_the_lazy_cells(monkeypatch):
     import logscope.pipeline.sizing.cell_rules
     from tests.helpers import analyze_text

@@ -160,6 +160,7 @@ class RankPlacement:
     card_total_gib: float | None = None
     gpu_processes: int | None = None
     other_process_mib: float | None = None
+    other_process_source: str = "nvidia-smi: other processes on this GPU"
     outside_allocator_mib: float | None = None
 
 

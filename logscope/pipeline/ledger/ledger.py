@@ -111,7 +111,7 @@ def _pre_weights(
     items = []
     others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
     if others:
-        items.append(_item("other_processes", others, "measured", basis="nvidia-smi: other processes on this GPU"))
+        items.append(_item("other_processes", others, "measured", basis=placement.other_process_source))
     context_gib, context_kind, context_basis = _context(calibration, gpu_name)
     context = min(context_gib, max(pre - others, 0.0))
     items.append(_item("cuda_context", context, context_kind, basis=context_basis, measured_pre_existing_gib=round(pre, 2)))
@@ -169,7 +169,7 @@ def rank_ledger(
         pre = total - first_free
         others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
         if others:
-            items.append(_item("other_processes", others, "measured", basis="nvidia-smi: other processes on this GPU"))
+            items.append(_item("other_processes", others, "measured", basis=placement.other_process_source))
         context_gib, context_kind, context_basis = _context(calibration, _gpu_name(gpus, placement))
         context = min(context_gib, max(pre - others, 0.0))
         items.append(_item("cuda_context", context, context_kind, basis=context_basis, measured_pre_existing_gib=round(pre, 2)))

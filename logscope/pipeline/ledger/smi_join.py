@@ -263,12 +263,18 @@ def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPl
             continue
         gpu.setdefault("ranks", []).append(label)
         others = _other_processes(gpu["processes"])
+        other_mib = sum(p.get("used_mib") or 0 for p in others) if others else None
+        source = "nvidia-smi: other processes on this GPU"
+        if other_mib is None and (oom_others := _oom_other_processes(gpu.get("oom"))):
+            other_mib = sum(p["in_use_mib"] for p in oom_others)
+            source = "torch OOM text: the other processes on this GPU when it ran out"
         placements[label] = RankPlacement(
             gpu=gpu_index,
             gpu_assumed=assumed,
             card_total_gib=gpu.get("card_total_gib"),
             gpu_processes=len(gpu["processes"]),
-            other_process_mib=sum(p.get("used_mib") or 0 for p in others) if others else None,
+            other_process_mib=other_mib,
+            other_process_source=source,
             outside_allocator_mib=gpu.get("outside_allocator_mib"),
         )
     return placements
@@ -279,6 +285,16 @@ def _stated_device(timeline: RankTimeline) -> int | None:
     sees, so CUDA_VISIBLE_DEVICES still maps it. None when they name none, or more than one."""
     named = {e.data["gpu"] for e in timeline.events if e.kind == kinds.OOM and e.data.get("gpu") is not None}
     return named.pop() if len(named) == 1 else None
+
+
+def _oom_other_processes(oom: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The processes a torch OOM text lists, when they are others: torch (2.8.0 libc10_cuda.so, CUDACachingAllocator
+    reportProcessMemoryInfo) prints "Process N has X memory in use" for every process NVML lists but its own,
+    which it prints as "this process has X"; without that sentence (another PID namespace) the list may hold
+    the rank itself, so nothing is counted."""
+    if not oom or oom.get("process_in_use_mib") is None:
+        return []
+    return [p for p in oom.get("processes") or [] if p.get("in_use_mib") is not None]
 
 
 def _other_processes(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
