@@ -109,3 +109,24 @@ def test_cloud_log_export_prefixes_are_stripped_and_newest_first_is_reversed():
             ("load_weight_end", 30.0),
             ("memory_pool_end", 29.8),
         ]
+
+
+def test_kubectl_logs_prefix_is_stripped_and_the_rank_tag_read():
+    text = (
+        "[pod/sglang-lws-0-1/sglang] [2025-12-01 02:14:55 TP9] Init torch distributed begin.\n"
+        "[pod/sglang-lws-0-1/sglang] [2025-12-01 02:14:56 TP9] Load weight begin. avail mem=70.00 GB\n"
+    )
+    assert clean("[pod/sglang-lws-0-1/sglang] [2025-12-01 02:14:55 TP9] Init torch distributed begin.") == [
+        "[2025-12-01 02:14:55 TP9] Init torch distributed begin."
+    ]
+    ranks = analyze_text(text)["launches"][0]["ranks"]
+    assert [r["rank"] for r in ranks] == ["TP9"] and ranks[0]["phases"][-1]["avail_gib"] == 70.0
+
+
+def test_an_oom_text_pasted_twice_makes_one_gpu_record():
+    oom = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.25 GiB. GPU 3 has a total capacity of 79.11 GiB"
+        " of which 1.87 GiB is free. Including non-PyTorch memory, this process has 77.22 GiB memory in use.\n"
+    )
+    gpus = analyze_text("[2026-01-01 10:00:00 TP3] Load weight begin. avail mem=70.00 GB\n" + oom + oom)["gpus"]
+    assert [(g["index"], g["card_total_gib"]) for g in gpus] == [(3, 79.11)]

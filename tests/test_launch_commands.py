@@ -73,3 +73,15 @@ def test_every_server_arg_is_carried_as_printed_with_its_source():
     assert args["disable_radix_cache"] is True and source["disable_radix_cache"] == "launch_command"
     assert args["served_model_name"] == "ds"
     assert launch["config"]["mem_fraction_static"] == 0.85
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "I start it with `python -m sglang.launch_server --model-path m --tp 2 --mem-fraction-static 0.85` on 2 GPUs.",
+        "`python3 -m sglang.launch_server --model-path m --tp 2 --mem-fraction-static 0.85`",
+    ],
+)
+def test_a_launch_command_in_a_code_span_is_read_up_to_the_span_end(prose):
+    launch = analyze_text(prose + "\n[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n")["launches"][0]
+    assert launch["config"]["tp_size"] == 2 and launch["config"]["mem_fraction_static"] == 0.85

@@ -46,6 +46,8 @@ _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})
 _EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+")
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
 _RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
+# kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
+_KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
 _RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
@@ -322,6 +324,10 @@ def unwrap(text: str) -> str:
             text = _HTML.sub("", text)
         if text[:1].isalpha() or text[:1].isdigit():
             m = _EXPORTER.match(text) or _K8S_TS.match(text)
+            if m:
+                text = text[m.end() :]
+        if text.startswith("[pod/"):
+            m = _KUBECTL_PREFIX.match(text)
             if m:
                 text = text[m.end() :]
         if text.startswith("("):

@@ -112,8 +112,10 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
         elif "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None:
             gpu["card_total_source"] = "nvidia-smi table Total only (no Reserved: add nvidia-smi -q -d MEMORY)"
     known = {g["index"] for g in gpus}
+    made: set[tuple[str, int]] = set()  # one record per GPU an input's OOM texts name (a paste repeats them)
     for oom in ooms:
-        if oom.data["gpu"] not in known and oom.data.get("total_mib"):
+        if oom.data["gpu"] not in known and oom.data.get("total_mib") and (oom.source, oom.data["gpu"]) not in made:
+            made.add((oom.source, oom.data["gpu"]))
             gpu = {"index": oom.data["gpu"], "index_text": str(oom.data["gpu"]), "snapshot": oom.source, "processes": []}
             _oom_join(gpu, oom)
             _rank_evidence(gpu, ooms)

@@ -21,7 +21,8 @@ _COMMAND_HEAD = re.compile(
     r"torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b)"
 )
 _DOCKER = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?(?:sudo\s+)?(?:docker|podman)\s+run\s")
-_LAUNCHER = re.compile(r"(?:^|\s)((?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|$)")
+# also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
+_LAUNCHER = re.compile(r"(?:^|[\s`])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
 
@@ -56,6 +57,9 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     if launcher is None:
         return None
     head = command[: launcher.start(1)]
+    if head.endswith("`"):  # a code span: the command ends where it closes
+        closing = command.find("`", launcher.start(1))
+        command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
     if head.strip() and not _COMMAND_HEAD.match(head + "x"):
         # other text before the launcher (a bash -x "+ ", "Running: ", nohup, a log prefix): keep the environment
         # assignments right before it, drop the rest
