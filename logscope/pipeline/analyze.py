@@ -22,17 +22,22 @@ def analyze_sources(
     rules_dirs: list[str] | None = None,
     model_config: dict[str, Any] | None = None,
     calibration: Calibration | None = None,
+    parallel: bool = True,
 ) -> dict[str, Any]:
-    analysis = analyze_model(sources, model_config, calibration)
+    """`parallel=False`: large files are read on this thread too (a caller that is itself one of a pool of workers)."""
+    analysis = analyze_model(sources, model_config, calibration, parallel)
     from logscope.pipeline import stages  # imported by analyze_model, once the workers started
 
     return stages.document(analysis, rules_dirs or [])
 
 
 def analyze_model(
-    sources: list[Source], model_config: dict[str, Any] | None = None, calibration: Calibration | None = None
+    sources: list[Source],
+    model_config: dict[str, Any] | None = None,
+    calibration: Calibration | None = None,
+    parallel: bool = True,
 ) -> Analysis:
-    with scan_sources(sources, cached_literals(), serving.SERVING_BYTES, serving.STARTUP) as chunks:
+    with scan_sources(sources, cached_literals(), serving.SERVING_BYTES, serving.STARTUP, parallel) as chunks:
         from logscope.pipeline import stages  # after the workers started: importing the stages takes a while
 
         return stages.analysis(sources, chunks, model_config, calibration)
