@@ -71,16 +71,17 @@ class _Walk:
         """Walk a scanned folder; symlinked folders are followed once (a loop back to a folder already seen is a
         problem of the job, not a hang)."""
         seen: set[tuple[int, int]] = set()
-        self._walk(root, root, 0, None, seen)
+        self._walk(root, root, 0, None, seen, root)
 
-    def _walk(self, root: str, folder: str, depth: int, owner: Job | None, seen: set[tuple[int, int]]) -> None:
+    def _walk(self, root: str, folder: str, depth: int, owner: Job | None, seen: set[tuple[int, int]], parent: str) -> None:
         if owner is None and self._holds_job(folder, depth):
             owner = self.job(folder)
         try:
             info = os.stat(folder)
             key = (info.st_dev, info.st_ino)
             if key in seen:
-                (owner or self.job(folder)).problems.append(f"{folder}: symlink loop or second link to a folder already walked")
+                # the link's problem, told with the folder that holds the link
+                (owner or self.job(parent)).problems.append(f"{folder}: symlink loop or second link to a folder already walked")
                 return
             seen.add(key)
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
@@ -95,7 +96,7 @@ class _Walk:
                 for entry in files:
                     self.add_file(here, entry.path)
         for entry in folders:
-            self._walk(root, entry.path, depth + 1, owner, seen)
+            self._walk(root, entry.path, depth + 1, owner, seen, folder)
 
     def _holds_job(self, folder: str, depth: int) -> bool:
         if self.grouping.depth is not None:

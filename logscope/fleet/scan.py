@@ -195,7 +195,7 @@ def _summary(console: Console, frames: dict[str, pl.DataFrame], result: ScanResu
     if unanalysed:
         line += f"; {unanalysed} not (fully) analysed: the error column of the jobs table says why"
     if result.workers_replaced:
-        line += f"; {result.workers_replaced} workers replaced"
+        line += f"; {result.workers_replaced} worker process{'es' if result.workers_replaced > 1 else ''} started again"
     console.print(line, markup=False)
     console.print(f"tables: {', '.join(result.written)}", markup=False)
     console.print(f'query them: logscope query {options.out} "SELECT verdict, count(*) FROM jobs GROUP BY verdict"', markup=False)

@@ -112,7 +112,7 @@ class LocalPool:
                     )
             return w.job, f"the worker process died while analysing it (exit status {w.process.exitcode})"
         if w.job is not None and w.started is not None and time.monotonic() - w.started > self.limits.timeout_s:
-            return w.job, f"timed out after {self.limits.timeout_s:g} s (--job-timeout); its worker was replaced"
+            return w.job, f"timed out after {self.limits.timeout_s:g} s (--job-timeout); its worker process was killed"
         return None
 
     def _receive(self, w: _Worker) -> JobRows | None:
