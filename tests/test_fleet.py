@@ -142,7 +142,9 @@ def test_tables_read_back_equal_analyze_json_for_the_same_job(fleet, name):
         for c in r["cells"]
     ]
     assert t["cells"].select("launch", "rank", "group", "mechanism", "gib", "kind", "timing").rows() == cells
-    ledger = [(r["rank"], i["item"], i["gib"], i["kind"]) for launch in doc["launches"] for r in launch["ranks"] for i in r["ledger"]]
+    ledger = [
+        (r["rank"], i["item"], i["gib"], i["kind"]) for launch in doc["launches"] for r in launch["ranks"] for i in r["ledger"]
+    ]
     assert t["ledger"].select("rank", "item", "gib", "kind").rows() == ledger
     findings = [(f["rule"], f["severity"], f["message"], f.get("mechanism")) for f in doc["findings"]]
     assert t["findings"].select("rule", "severity", "message", "mechanism").rows() == findings
@@ -190,7 +192,11 @@ def test_documented_queries(fleet):
 def test_query_errors_are_one_line(tmp_path, fleet):
     _, out, _ = fleet
     proc = run("query", str(out), "SELEC 1")
-    assert proc.returncode == 2 and proc.stderr.startswith("logscope: error: query: sql parser error") and "Traceback" not in proc.stderr
+    assert (
+        proc.returncode == 2
+        and proc.stderr.startswith("logscope: error: query: sql parser error")
+        and "Traceback" not in proc.stderr
+    )
     proc = run("query", str(tmp_path), "SELECT 1")
     assert proc.returncode == 2 and "holds no tables of `logscope scan`" in proc.stderr
 
@@ -205,7 +211,10 @@ def test_incremental_scan_reuses_unchanged_jobs_and_since_filters(tmp_path):
     before = tables(out)
     again = run("scan", str(jobs), "--out", str(out))
     assert "analysed 0 jobs" in again.stdout and "reused 2 unchanged" in again.stdout
-    assert f"ok         {jobs}/one: no startup problem found in 34 lines" in again.stdout and "(unchanged: rows reused)" in again.stdout
+    assert (
+        f"ok         {jobs}/one: no startup problem found in 34 lines" in again.stdout
+        and "(unchanged: rows reused)" in again.stdout
+    )
     for name, df in tables(out).items():
         assert df.equals(before[name]), name
     changed = jobs / "two" / "f-004-sglang-5285.log"
@@ -232,7 +241,10 @@ def test_job_grouping_by_depth_and_pattern(tmp_path):
     by_pattern, _ = find_jobs([str(tmp_path)], Grouping(pattern="job-*"))
     assert names(by_pattern) == [("week1/job-a", 2), ("week1/job-b", 1)]
     _, missing = find_jobs([str(tmp_path / "nope"), str(tmp_path / "*.gz")], Grouping())
-    assert missing == [f"{tmp_path}/nope: no such file or directory", f"{tmp_path}/*.gz: no such file or directory (no file matches this pattern)"]
+    assert missing == [
+        f"{tmp_path}/nope: no such file or directory",
+        f"{tmp_path}/*.gz: no such file or directory (no file matches this pattern)",
+    ]
 
 
 # Root reads every file (CI runs as root): the walk and the worker's analysis run in a process that warms every
