@@ -94,7 +94,8 @@ class LocalPool:
                 workers = kept
                 if pending and not workers:
                     workers.append(self._start())
-                if pending or any(w.job is not None for w in workers):
+                idle = any(w.ready and w.job is None for w in workers)
+                if (pending and not idle) or (not pending and any(w.job is not None for w in workers)):
                     wait([w.conn for w in workers] + [w.process.sentinel for w in workers], timeout=self._next_deadline(workers))
         finally:
             for w in workers:
