@@ -338,3 +338,25 @@ def test_ray_engine_rows_equal_the_local_engines(tmp_path):
     left, right = tables(tmp_path / "local"), tables(tmp_path / "ray")
     for name in TABLES:
         assert left[name].height > 0 and left[name].equals(right[name]), name
+
+
+def test_the_memory_bound_applies_to_the_workers(tmp_path):
+    """Under a 40 MiB address-space bound a worker cannot analyse a job: the job's row says it ran out of memory
+    (or, where the interpreter alone needs more, the scan says in one line that the workers die before their
+    first job, instead of starting them again and again). Either way never an analysed job, never a traceback."""
+    jobs = tmp_path / "jobs"
+    _job(jobs, "one", TP2)
+    out = tmp_path / "out"
+    proc = run("scan", str(jobs), "--out", str(out), "--job-memory", "40", "--workers", "1")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    if proc.stderr:
+        assert proc.stderr.strip() == (
+            "logscope: error: scan: the worker processes die before their first job (exit status 1); "
+            "is --job-memory too low for the pipeline to load?"
+        )
+    else:
+        row = pl.read_parquet(out / "jobs.parquet").row(0, named=True)
+        assert (row["verdict"], row["error"]) == (
+            "unanalysed",
+            "out of memory: the job needed more than the per-job bound of 40 MiB (--job-memory)",
+        )

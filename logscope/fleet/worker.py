@@ -81,7 +81,8 @@ def _analyse(paths: list[str], limits: Limits) -> dict[str, Any]:
 
     sources = [Source(name=p, path=Path(p), rank_hint=rank_hint_from_name(p)) for p in paths]
     document = analyze_sources(sources, parallel=False)
-    return redact_document(document, () if limits.redact else KINDS)
+    redacted: dict[str, Any] = redact_document(document, () if limits.redact else KINDS)
+    return redacted
 
 
 def _exit_code(document: dict[str, Any]) -> int:
