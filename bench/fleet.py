@@ -138,6 +138,7 @@ def main() -> None:
         if ray_rows:
             print(f"ray / local ({cores} workers) time: {ray_rows[0] / list(local.values())[-1]:.2f}x")
         print("peak RSS: the largest process a run started (the scan or one of its workers), from getrusage")
+        print(f"load average at the end: {os.getloadavg()[0]:.1f} on {cores} cores (other work on the host skews every figure)")
     finally:
         if not args.keep:
             shutil.rmtree(folder)
