@@ -210,6 +210,7 @@ def test_incremental_scan_reuses_unchanged_jobs_and_since_filters(tmp_path):
     assert first.returncode == 1 and "analysed 2 jobs" in first.stdout, first.stderr
     before = tables(out)
     again = run("scan", str(jobs), "--out", str(out))
+    assert again.returncode == 1  # the reused job "two" still has its error finding
     assert "analysed 0 jobs" in again.stdout and "reused 2 unchanged" in again.stdout
     assert (
         f"ok         {jobs}/one: no startup problem found in 34 lines" in again.stdout

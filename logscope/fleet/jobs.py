@@ -6,6 +6,7 @@ symlink loop, a file that cannot be stat'ed) stay with the job they belong to: t
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import glob
 import hashlib
@@ -71,9 +72,9 @@ class _Walk:
         """Walk a scanned folder; symlinked folders are followed once (a loop back to a folder already seen is a
         problem of the job, not a hang)."""
         seen: set[tuple[int, int]] = set()
-        self._walk(root, root, 0, None, seen, root)
+        self._walk(root, 0, None, seen, root)
 
-    def _walk(self, root: str, folder: str, depth: int, owner: Job | None, seen: set[tuple[int, int]], parent: str) -> None:
+    def _walk(self, folder: str, depth: int, owner: Job | None, seen: set[tuple[int, int]], parent: str) -> None:
         if owner is None and self._holds_job(folder, depth):
             owner = self.job(folder)
         try:
@@ -96,7 +97,7 @@ class _Walk:
                 for entry in files:
                     self.add_file(here, entry.path)
         for entry in folders:
-            self._walk(root, entry.path, depth + 1, owner, seen, folder)
+            self._walk(entry.path, depth + 1, owner, seen, folder)
 
     def _holds_job(self, folder: str, depth: int) -> bool:
         if self.grouping.depth is not None:
@@ -114,7 +115,7 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 
 def _why(exc: OSError) -> str:
-    if exc.errno == 40:  # ELOOP
+    if exc.errno == errno.ELOOP:
         return "symlink loop"
     return "permission denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc)).lower()
 

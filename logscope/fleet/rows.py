@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from logscope.core import kinds
 from logscope.fleet.schema import TABLE_NAMES, column_names
 from logscope.report.view import build_view
 
@@ -193,7 +194,7 @@ def _kv_tokens(launch: dict[str, Any] | None) -> int | None:
         p["tokens"]
         for rank in (launch or {}).get("ranks", [])
         for p in rank.get("phases", [])
-        if p["phase"] == "scheduler_summary" and isinstance(p.get("tokens"), int)
+        if p["phase"] == kinds.SCHEDULER_SUMMARY and isinstance(p.get("tokens"), int)
     ]
     return min(counts) if counts else None
 
@@ -203,7 +204,7 @@ def _startup_s(launch: dict[str, Any] | None) -> float | None:
         return None
     times = [(p["phase"], _time(p.get("time"))) for rank in launch["ranks"] for p in rank.get("phases", []) if p.get("time")]
     stamps = [t for _, t in times if t is not None]
-    ready = [t for phase, t in times if phase == "server_ready" and t is not None]
+    ready = [t for phase, t in times if phase == kinds.SERVER_READY and t is not None]
     if not stamps or not ready:
         return None
     return round((max(ready) - min(stamps)).total_seconds(), 3)

@@ -45,17 +45,18 @@ class ScanOptions:
 
 @dataclass(slots=True)
 class ScanResult:
-    rows: list[JobRows]
-    reused: int
+    rows: list[JobRows]  # the jobs analysed by this scan
+    reused: list[JobRows]  # the unchanged jobs, whose rows the earlier tables gave
     written: list[str]
     seconds: float
     workers_replaced: int = 0
 
     @property
     def exit_code(self) -> int:
-        if any(r.error for r in self.rows) or any(r.verdict == "unanalysed" for r in self.rows):
+        every = self.rows + self.reused
+        if any(r.error or r.verdict == "unanalysed" for r in every):
             return EXIT_UNANALYSED
-        return EXIT_FINDINGS if any(r.verdict == "error" for r in self.rows) else EXIT_OK
+        return EXIT_FINDINGS if any(r.verdict == "error" for r in every) else EXIT_OK
 
 
 def parse_since(text: str) -> int:
@@ -112,7 +113,7 @@ def run_scan(options: ScanOptions, console: Console | None = None) -> int:
         replaced = pool.replaced
     frames = tables.frames(results, kept)
     written = tables.write(options.out, frames)
-    result = ScanResult(results, len(unchanged), written, time.monotonic() - started, replaced)
+    result = ScanResult(results, list(unchanged.values()), written, time.monotonic() - started, replaced)
     _summary(console, frames, result, options)
     return result.exit_code
 
@@ -191,7 +192,7 @@ def _summary(console: Console, frames: dict[str, pl.DataFrame], result: ScanResu
     analysed = len(result.rows)
     rate = analysed / result.seconds if result.seconds else 0.0
     engine = options.engine + (f" at {options.address}" if options.address else "")
-    line = f"analysed {analysed} jobs ({rate:.1f} jobs/s, engine {engine}), reused {result.reused} unchanged"
+    line = f"analysed {analysed} jobs ({rate:.1f} jobs/s, engine {engine}), reused {len(result.reused)} unchanged"
     if unanalysed:
         line += f"; {unanalysed} not (fully) analysed: the error column of the jobs table says why"
     if result.workers_replaced:
