@@ -352,7 +352,7 @@ def test_the_memory_bound_applies_to_the_workers(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     if proc.stderr:
         assert proc.stderr.strip() == (
-            "logscope: error: scan: the worker processes die before their first job (exit status 1); "
+            "logscope: error: scan: the worker processes die before their first job (exit status 3); "
             "is --job-memory too low for the pipeline to load?"
         )
     else:
@@ -361,3 +361,17 @@ def test_the_memory_bound_applies_to_the_workers(tmp_path):
             "unanalysed",
             "out of memory: the job needed more than the per-job bound of 40 MiB (--job-memory)",
         )
+
+
+def test_workers_that_cannot_start_end_the_scan_in_one_line(tmp_path):
+    """1 MiB of address space: no worker gets as far as its first job; after a few are started again the scan
+    stops with one line (exit 2), never a hang on the dead workers' pipes."""
+    jobs = tmp_path / "jobs"
+    _job(jobs, "one", TP2)
+    _job(jobs, "two", TP2)
+    proc = run("scan", str(jobs), "--out", str(tmp_path / "out"), "--job-memory", "1", "--workers", "1", timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip() == (
+        "logscope: error: scan: the worker processes die before their first job (exit status 3); "
+        "is --job-memory too low for the pipeline to load?"
+    )

@@ -19,6 +19,7 @@ from logscope.fleet.jobs import Job
 from logscope.fleet.rows import JobRows, unanalysed_rows
 from logscope.fleet.worker import Limits
 
+_EXIT_CANNOT_LOAD = 3  # a worker's exit status when the pipeline could not be loaded under the memory bound
 _FAILED_STARTS = 3  # workers that died before their first job, after which the scan stops with an error
 
 
@@ -30,8 +31,11 @@ def _serve(conn: Connection, limits: Limits) -> None:
     """A worker's loop: jobs in, rows out, until the pool sends None."""
     from logscope.fleet.worker import analyse_job, bound_memory, warm_up
 
-    bound_memory(limits)
-    warm_up()
+    try:
+        bound_memory(limits)
+        warm_up()
+    except (MemoryError, ImportError):  # the bound is too low for the pipeline to load: the pool says so, once
+        os._exit(_EXIT_CANNOT_LOAD)
     conn.send(("ready", None))
     while True:
         job = conn.recv()
@@ -46,6 +50,7 @@ class _Worker:
     process: BaseProcess
     conn: Connection
     ready: bool = False
+    gone: bool = False  # its pipe reached its end: the process exited or is exiting
     job: Job | None = None
     started: float | None = None  # when the worker began the job (its clock starts there, not at start-up)
 
@@ -78,6 +83,8 @@ class LocalPool:
                 kept: list[_Worker] = []
                 for w in workers:
                     rows = self._receive(w)
+                    if rows is None and not w.process.is_alive():
+                        rows = self._receive(w)  # what it sent just before it ended
                     if rows is not None:
                         yield rows
                     lost = self._lost_job(w)
@@ -103,7 +110,8 @@ class LocalPool:
 
     def _lost_job(self, w: _Worker) -> tuple[Job | None, str] | None:
         """(its job, why) for a worker that died or overran the time limit; None for one that goes on."""
-        if not w.process.is_alive() and not w.conn.poll():
+        if w.gone or not w.process.is_alive():
+            w.process.join(timeout=5)
             if not w.ready:
                 self.failed_starts += 1
                 if self.failed_starts > _FAILED_STARTS:
@@ -117,7 +125,7 @@ class LocalPool:
         return None
 
     def _receive(self, w: _Worker) -> JobRows | None:
-        rows: JobRows | None = None
+        """The worker's messages so far (its rows when it finished its job); the end of its pipe marks it gone."""
         try:
             while w.conn.poll():
                 kind, value = w.conn.recv()
@@ -126,11 +134,12 @@ class LocalPool:
                 elif kind == "start":
                     w.started = time.monotonic()
                 elif kind == "done":
-                    rows, w.job, w.started = value, None, None
+                    rows: JobRows = value
+                    w.job, w.started = None, None
                     return rows
         except (EOFError, OSError):
-            pass  # the worker died: run() sees it is not alive
-        return rows
+            w.gone = True
+        return None
 
     def _next_deadline(self, workers: list[_Worker]) -> float:
         now = time.monotonic()
