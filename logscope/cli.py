@@ -130,6 +130,79 @@ def analyze(
 
 
 @app.command()
+def scan(
+    paths: list[str] = typer.Argument(..., help="Folders of jobs, job folders, files or quoted globs."),
+    out: str = typer.Option(..., "--out", help="Folder (or object-store URL) for the Parquet tables and the incremental state."),
+    engine: str = typer.Option("local", "--engine", help="local (a worker pool on this machine) or ray."),
+    address: str | None = typer.Option(None, "--address", help="The Ray cluster's address (default: a local Ray instance)."),
+    workers: int = typer.Option(
+        0, "--workers", help="Worker processes (local) or CPUs of a local Ray instance; 0: one per core."
+    ),
+    job_depth: int | None = typer.Option(None, "--job-depth", help="A job is a folder this many levels below each PATH."),
+    job_pattern: str | None = typer.Option(None, "--job-pattern", help="A job is a folder whose name matches this glob."),
+    since: str | None = typer.Option(
+        None, "--since", help="Only jobs with a file modified since: 2026-12-01[T08:00] (UTC) or 12h, 7d."
+    ),
+    job_timeout: float = typer.Option(300.0, "--job-timeout", help="Seconds one job may take; over it, a row with the error."),
+    job_memory: int = typer.Option(
+        2048, "--job-memory", help="MiB of address space per worker process (local engine); 0: no bound."
+    ),
+    max_job_bytes: int = typer.Option(
+        4096, "--max-job-bytes", help="MiB of files a job may hold; a larger job is a row with the error."
+    ),
+    full: bool = typer.Option(False, "--full", help="Analyse every job again (ignore the earlier tables in --out)."),
+    no_redact: bool = NO_REDACT,
+) -> None:
+    """Analyse every job under PATHs into Parquet tables (jobs, phases, findings, cells, ledger): docs/fleet.md.
+    Exit 2 when a job could not be analysed (its row says why), else 1 when a job has an error finding, else 0."""
+    from logscope.fleet.jobs import Grouping
+    from logscope.fleet.scan import ScanOptions, parse_since, run_scan
+    from logscope.fleet.worker import Limits
+
+    if engine not in ("local", "ray"):
+        _fail(f"--engine {engine}: local or ray")
+    if job_depth is not None and job_pattern is not None:
+        _fail("--job-depth and --job-pattern: give one of them")
+    long_running()  # a scan owns worker processes and runs for long: the collector and the normal exit
+    try:
+        options = ScanOptions(
+            paths=paths,
+            out=out,
+            grouping=Grouping(job_depth, job_pattern),
+            engine=engine,
+            address=address,
+            workers=workers,
+            limits=Limits(max_job_bytes << 20, job_memory << 20, job_timeout, not no_redact),
+            since_ns=parse_since(since) if since else None,
+            full=full,
+        )
+        code = run_scan(options)
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    raise typer.Exit(code)
+
+
+@app.command()
+def query(
+    folder: str = typer.Argument(..., help="The --out folder of `logscope scan`."),
+    sql: str = typer.Argument(..., help='SQL over the tables jobs, phases, findings, cells, ledger (quote "group").'),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json."),
+) -> None:
+    """SQL (polars) over the tables `logscope scan` wrote: docs/fleet.md has examples."""
+    from logscope.fleet.query import FORMATS, run_query
+
+    if fmt not in FORMATS:
+        _fail(f"--format {fmt}: one of {', '.join(FORMATS)}")
+    try:
+        text = run_query(folder, sql, fmt)
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    sys.stdout.write(text)
+
+
+@app.command()
 def probe(
     world_size: int = typer.Option(1, "--world-size", min=1, help="GPUs to use (0..N-1), one process each."),
     groups: str = typer.Option("tp", "--groups", help="Named groups to create by split (comma-separated), e.g. tp,ep."),

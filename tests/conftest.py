@@ -22,8 +22,9 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    """Say so when the browser tests or the container build did not run: a passing suite must not read as
-    'the HTML was tested' or 'the image builds'."""
+    """Say so when the browser tests, the Ray test or the container build did not run: a passing suite must not
+    read as 'the HTML was tested', 'Ray was tested' or 'the image builds'."""
+    _say_ray_skipped(terminalreporter)
     docker = [r for r in terminalreporter.stats.get("skipped", []) if "test_container.py" in str(r.nodeid or r.fspath)]
     if docker:
         longrepr = docker[0].longrepr
@@ -43,6 +44,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         "apt-get install chromium (found at /usr/bin/chromium or on PATH), "
         "or LOGSCOPE_CHROMIUM=/path/to/chrome"
     )
+
+
+def _say_ray_skipped(terminalreporter) -> None:
+    """Say so when `scan --engine ray` was not tested (ray is the `fleet` extra; .ci/run installs it)."""
+    if any("test_ray_engine" in str(r.nodeid) for r in terminalreporter.stats.get("skipped", [])):
+        terminalreporter.write_sep("!", "Ray test SKIPPED: `logscope scan --engine ray` was NOT tested", yellow=True)
+        terminalreporter.write_line(
+            "  to run it: pip install -e '.[test,fleet]' (LOGSCOPE_REQUIRE_RAY=1 makes its absence a failure)"
+        )
 
 
 os.environ.setdefault("LOGSCOPE_CACHE_DIR", str(ROOT / ".pytest_cache" / "lark"))

@@ -55,8 +55,10 @@ def analyze_sources(
     model_config: dict[str, Any] | None = None,
     calibration: Calibration | None = None,
     deadline: ReadDeadline | None = None,
+    parallel: bool = True,
 ) -> dict[str, Any]:
-    analysis = analyze_model(sources, model_config, calibration, deadline)
+    """`parallel=False`: large files are read on this thread too (a caller that is itself one of a pool of workers)."""
+    analysis = analyze_model(sources, model_config, calibration, deadline, parallel)
     from logscope.pipeline import stages  # imported by analyze_model, once the workers started
 
     return stages.document(analysis, rules_dirs or [])
@@ -67,12 +69,13 @@ def analyze_model(
     model_config: dict[str, Any] | None = None,
     calibration: Calibration | None = None,
     deadline: ReadDeadline | None = None,
+    parallel: bool = True,
 ) -> Analysis:
     sources, samples = split_samples(sources)
     if deadline is not None:
         for source in sources:
             source.read_bytes = min(source.read_bytes, DEADLINE_READ_BYTES)
-    with scan_sources(sources, cached_literals(), serving.SERVING_BYTES, serving.STARTUP) as chunks:
+    with scan_sources(sources, cached_literals(), serving.SERVING_BYTES, serving.STARTUP, parallel) as chunks:
         from logscope.pipeline import stages  # after the workers started: importing the stages takes a while
 
         if deadline is not None:

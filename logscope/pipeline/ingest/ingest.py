@@ -194,15 +194,16 @@ def scan_sources(
     literals: tuple[str, ...],
     first_of: AnchoredPattern | None = None,
     startup: StartupScan | None = None,
+    parallel: bool = True,
 ) -> Iterator[list[Iterator[LineChunk]]]:
     """Each source's line chunks. Plain files of RANGE_MIN_BYTES or more are cut into byte ranges that worker
     processes (one per core) scan in parallel, every file's ranges queued at once so the cores stay busy across
     files; the rest are read on this thread when their turn comes. Each chunk carries its first line that
     `first_of` matches and, with `startup`, the prefixed lines of the startup part, found where its bytes are
-    read (a file is never read twice for them)."""
+    read (a file is never read twice for them). `parallel=False` reads every source on this thread."""
     scan = LiteralScan(literals)
     sizes = {id(s): _size(s) for s in sources}
-    large = [s for s in sources if sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
+    large = [s for s in sources if parallel and sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
     with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of, startup=startup) as scanner:
         queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
         yield [
