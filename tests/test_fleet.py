@@ -186,7 +186,9 @@ def test_documented_queries(fleet):
     proc = run("query", str(out), KV_PER_TP, "--format", "csv")
     assert proc.stdout.splitlines() == ["tp_size,jobs,min_kv_tokens,max_kv_tokens", "2,2,1500000,1500000"]
     proc = run("query", str(out), BIGGEST_RESIDUAL)
-    assert proc.returncode == 0 and f"{jobs}/a-tp2" in proc.stdout and "0.76" in proc.stdout
+    assert (
+        proc.returncode == 0 and f"{jobs}/a-tp2" in proc.stdout and "0.81" in proc.stdout
+    )  # the synthetic TP2 log: unexplained 0.81 GiB per rank, as analyze gives it
 
 
 def test_query_errors_are_one_line(tmp_path, fleet):
