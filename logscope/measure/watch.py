@@ -249,18 +249,7 @@ def render_markdown(document: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for rank in document["ranks"]:
-        s, d = rank["sglang"], rank.get("device") or {}
-        cells = [
-            rank["rank"],
-            f"{rank['gpu']}?",
-            _num(s.get("weight_gib")),
-            _num(s.get("kv_cache_gib")),
-            _num(s.get("graph_gib")),
-            _num(d.get("used_gib")),
-            _num(rank.get("residual_gib")),
-            _num(rank.get("residual_after_cells_gib")),
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(_rank_row(rank)) + " |")
     lines.append("")
     lines.append(f"Communication cells ({document['cells_gib']:.2f} GiB, estimated per rank):")
     lines += [f"- {c['group']} {c['mechanism']}: {_num(c['gib'])} GiB ({c['kind']}, {c['timing']})" for c in document["cells"]]
@@ -274,6 +263,14 @@ def _num(value: Any) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _rank_row(rank: dict[str, Any]) -> list[str]:
+    """A rank's row of the Markdown and terminal tables: SGLang's figures, the device's, the residuals."""
+    s, d = rank["sglang"], rank.get("device") or {}
+    figures = (s.get("weight_gib"), s.get("kv_cache_gib"), s.get("graph_gib"), d.get("used_gib"))
+    residuals = (rank.get("residual_gib"), rank.get("residual_after_cells_gib"))
+    return [rank["rank"], f"{rank['gpu']}?", *(_num(v) for v in (*figures, *residuals))]
+
+
 def rich_view(document: dict[str, Any]) -> Any:
     from rich.console import Group
     from rich.table import Table
@@ -283,17 +280,7 @@ def rich_view(document: dict[str, Any]) -> Any:
     for head in ("rank", "GPU", "weights", "KV cache", "graphs", "device used", "residual", "after cells"):
         table.add_column(head, justify="left" if head == "rank" else "right")
     for rank in document["ranks"]:
-        s, d = rank["sglang"], rank.get("device") or {}
-        table.add_row(
-            rank["rank"],
-            f"{rank['gpu']}?",
-            _num(s.get("weight_gib")),
-            _num(s.get("kv_cache_gib")),
-            _num(s.get("graph_gib")),
-            _num(d.get("used_gib")),
-            _num(rank.get("residual_gib")),
-            _num(rank.get("residual_after_cells_gib")),
-        )
+        table.add_row(*_rank_row(rank))
     notes = [
         Text(f"cells ({document['cells_gib']:.2f} GiB per rank, estimated): ")
         + Text(", ".join(f"{c['group']} {c['mechanism']} {_num(c['gib'])}" for c in document["cells"]) or "none")

@@ -98,19 +98,23 @@ _PIP_NAME = re.compile(rf"^\s*Name:\s*({_PACKAGE})\s*$")
 _PIP_VERSION = re.compile(rf"^\s*Version:\s*{_VERSION}\s*$")
 
 
-class PipShowReader(BlockReader):
-    """`pip show sglang`: the Name line, then its Version line."""
+class _VersionLineReader(BlockReader):
+    """A line that names a package, then the next line with text, which states its version."""
 
     grammar = kinds.STATED_ENV_GRAMMAR
-    literals = ("Name: ",)
+    joiner = " / "
+    stated_by = ""
 
-    def starts(self, text: str) -> bool:
-        return bool(_PIP_NAME.match(text))
+    def package_named(self, text: str) -> str | None:
+        raise NotImplementedError
+
+    def version_in(self, text: str) -> str | None:
+        raise NotImplementedError
 
     def open(self, lineno: int, text: str) -> BlockReader:
-        m = _PIP_NAME.match(text)
-        assert m is not None
-        self.first_line, self.package = lineno, PACKAGES[m.group(1)]
+        package = self.package_named(text)
+        assert package is not None
+        self.first_line, self.package = lineno, package
         self.version: str | None = None
         self.text = text.strip()
         return self
@@ -118,18 +122,35 @@ class PipShowReader(BlockReader):
     def feed(self, lineno: int, text: str) -> bool:
         if self.version is not None:
             return False
-        m = _PIP_VERSION.match(text)
-        if m is None:
+        self.version = self.version_in(text)
+        if self.version is None:
             return False
-        self.version = m.group(1)
-        self.text += " / " + text.strip()
+        self.text += self.joiner + text.strip()
         return True
 
     def close(self) -> list[Event]:
         if self.version is None:
             return []
-        data: dict[str, Any] = {"values": {self.package: self.version}, "stated_by": PIP_SHOW}
+        data: dict[str, Any] = {"values": {self.package: self.version}, "stated_by": self.stated_by}
         return [Event(kinds.STATED_ENV, self.source, self.first_line, self.text, None, None, data, self.grammar)]
+
+
+class PipShowReader(_VersionLineReader):
+    """`pip show sglang`: the Name line, then its Version line."""
+
+    literals = ("Name: ",)
+    stated_by = PIP_SHOW
+
+    def starts(self, text: str) -> bool:
+        return bool(_PIP_NAME.match(text))
+
+    def package_named(self, text: str) -> str | None:
+        m = _PIP_NAME.match(text)
+        return PACKAGES[m.group(1)] if m else None
+
+    def version_in(self, text: str) -> str | None:
+        m = _PIP_VERSION.match(text)
+        return m.group(1) if m else None
 
 
 # `print(sglang.__version__)`, `python -c "import sglang; print(sglang.__version__)"`, `>>> sglang.__version__`
@@ -138,35 +159,20 @@ _PRINTED = re.compile(rf"^\s*(?:Out\[\d+\]:\s*)?['\"]?{_VERSION}['\"]?\s*$")
 _MODULE_PACKAGE = {"sglang": "sglang", "torch": "torch", "sgl_kernel": "sgl-kernel", "flashinfer": "flashinfer-python"}
 
 
-class VersionPrintReader(BlockReader):
+class VersionPrintReader(_VersionLineReader):
     """A line that asks a module's __version__ and, on the next line with text, the version it printed."""
 
-    grammar = kinds.STATED_ENV_GRAMMAR
     literals = ("__version__",)
+    joiner = " → "
+    stated_by = PRINTED
 
     def starts(self, text: str) -> bool:
         return bool(_ASKS.search(text)) and _PRINTED.match(text) is None
 
-    def open(self, lineno: int, text: str) -> BlockReader:
+    def package_named(self, text: str) -> str | None:
         m = _ASKS.search(text)
-        assert m is not None
-        self.first_line, self.package = lineno, _MODULE_PACKAGE[m.group(1)]
-        self.version: str | None = None
-        self.text = text.strip()
-        return self
+        return _MODULE_PACKAGE[m.group(1)] if m else None
 
-    def feed(self, lineno: int, text: str) -> bool:
-        if self.version is not None:
-            return False
+    def version_in(self, text: str) -> str | None:
         m = _PRINTED.match(text)
-        if m is None:
-            return False
-        self.version = m.group(1)
-        self.text += " → " + text.strip()
-        return True
-
-    def close(self) -> list[Event]:
-        if self.version is None:
-            return []
-        data: dict[str, Any] = {"values": {self.package: self.version}, "stated_by": PRINTED}
-        return [Event(kinds.STATED_ENV, self.source, self.first_line, self.text, None, None, data, self.grammar)]
+        return m.group(1) if m else None
