@@ -22,6 +22,7 @@ T = TypeVar("T")
 CATALOGUE = PACKAGE_DATA / "cell_constants.yaml"
 
 
+@cache  # called for every pair of releases a range's figures compare: tens of thousands of times a scan job
 def version_key(version: str) -> tuple[int, ...]:
     """0.5.12.post1 -> (0, 5, 12, 1); a release sorts after its pre-post form."""
     return tuple(int(p) for p in re.findall(r"\d+", version)[:4])

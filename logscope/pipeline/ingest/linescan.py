@@ -25,6 +25,10 @@ NEWLINE = 0x0A
 NATIVE_MIN_BYTES = 1 << 17
 
 Buffer = bytes | bytearray
+# the compiled Hyperscan search per literal set, once per process (None: Hyperscan missing or refused): a process
+# that analyses many inputs (a scan worker, the paste page's children) compiles it once, and once it is
+# compiled the find loops no longer pay for small buffers
+_NATIVE: dict[tuple[str, ...], Callable[[Buffer, int, int], list[int]] | None] = {}
 # (line index within the scanned bytes, offset of the line's first byte, the line's text)
 Candidate = tuple[int, int, str]
 
@@ -46,8 +50,6 @@ class LiteralScan:
     literals: tuple[str, ...]
     encoded: tuple[bytes, ...] = field(init=False)
     _bytes_rx: re.Pattern[bytes] | None = field(default=None, init=False)
-    _native: object | None = field(default=None, init=False)
-    _native_tried: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         self.encoded = tuple(lit.encode() for lit in self.literals)
@@ -58,7 +60,7 @@ class LiteralScan:
 
     def hits(self, buf: Buffer, start: int, end: int) -> list[int]:
         """Offsets inside buf[start:end] of bytes that belong to a literal occurrence, ascending."""
-        if end - start < NATIVE_MIN_BYTES:
+        if end - start < NATIVE_MIN_BYTES and self.literals not in _NATIVE:
             return _finds(buf, start, end, self.encoded)
         native = self.native()
         if native is not None:
@@ -68,10 +70,9 @@ class LiteralScan:
         return [m.start() for m in self._bytes_rx.finditer(buf, start, end)]  # type: ignore[call-overload]
 
     def native(self) -> Callable[[Buffer, int, int], list[int]] | None:
-        if not self._native_tried:
-            self._native_tried = True
-            self._native = _hyperscan_search(self.literals)
-        return self._native  # type: ignore[return-value]
+        if self.literals not in _NATIVE:
+            _NATIVE[self.literals] = _hyperscan_search(self.literals)
+        return _NATIVE[self.literals]
 
     def candidates(self, buf: Buffer, start: int, end: int) -> tuple[int, list[Candidate]]:
         """buf[start:end] holds complete lines (it ends after a newline or at the end of the input) →
