@@ -10,15 +10,11 @@ import yaml
 from logscope.core.resources import rules_dir
 
 LET_LIMIT = 200
-# owned by issue 33 (its DeepEP buffer facts move into the sizing library there)
-KNOWN_EXCEPTIONS: set[str] = set()
 RULE_FILES = sorted(p for p in rules_dir().glob("*.yaml") if not p.name.endswith(".cases.yaml"))
 
 
 @pytest.mark.parametrize("path", RULE_FILES, ids=[p.name for p in RULE_FILES])
 def test_no_let_is_longer_than_the_limit(path):
-    if path.name in KNOWN_EXCEPTIONS:
-        pytest.skip("owned by issue 33")
     lets = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("let") or {}
     long = {name: len(str(expr)) for name, expr in lets.items() if len(str(expr)) > LET_LIMIT}
     assert long == {}, f"{path.name}: these lets compute: move them into a fact: {long}"
