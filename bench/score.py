@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from logscope.pipeline.analyze import analyze_sources  # noqa: E402 - after the checkout is on the path
 from logscope.pipeline.ingest.ingest import expand_inputs  # noqa: E402
+from tests.helpers import gpu_rows  # noqa: E402 - the rows tests/test_fixture_expectations.py compares
 
 _MISSING = object()
 
@@ -89,24 +90,6 @@ def _phase_facts(report: dict[str, Any]) -> list[list[Any]]:
     return out
 
 
-def _gpu_rows(report: dict[str, Any]) -> list[list[Any]]:
-    return [
-        [
-            "gpu",
-            g["index"],
-            g.get("name"),
-            g.get("bus_id"),
-            g.get("memory_used_mib"),
-            g.get("memory_total_mib"),
-            g.get("driver_reserved_mib"),
-            g.get("card_total_gib"),
-            [p.get("pid") for p in g["processes"]],
-            [[m["gi"], m["memory_used_mib"], m["memory_total_mib"]] for m in g.get("mig", [])],
-        ]
-        for g in report["gpus"]
-    ]
-
-
 def real_facts(report: dict[str, Any]) -> list[list[Any]]:
     """The facts of the kinds a fixtures/real expectation lists, as logscope gives them."""
     facts = _phase_facts(report)
@@ -115,7 +98,7 @@ def real_facts(report: dict[str, Any]) -> list[list[Any]]:
         facts += [["lower_bound", k, v["at_least"]] for k, v in launch["config_lower_bounds"].items()]
     versions = report["launches"][0]["versions"] if report["launches"] else report["versions"]
     facts += [["version", k, v] for k, v in versions.items()]
-    facts += _gpu_rows(report)
+    facts += [["gpu", *row] for row in gpu_rows(report)]
     facts += [["link", *link] for link in report["topology"]["links"]]
     facts += [["p2p", *link] for link in report["topology"].get("p2p", [])]
     return facts

@@ -47,3 +47,21 @@ def run(
         timeout=120,
         env=None if env is None else {**os.environ, **env},
     )
+
+
+def gpu_rows(report: dict) -> list[list]:
+    """One row a GPU of the fields a fixtures/real expectation lists (`gpus`), as the report gives them."""
+    return [
+        [
+            g["index"],
+            g.get("name"),
+            g.get("bus_id"),
+            g.get("memory_used_mib"),
+            g.get("memory_total_mib"),
+            g.get("driver_reserved_mib"),
+            g.get("card_total_gib"),
+            [p.get("pid") for p in g["processes"]],
+            [[m["gi"], m["memory_used_mib"], m["memory_total_mib"]] for m in g.get("mig", [])],
+        ]
+        for g in report["gpus"]
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.helpers import analyze_paths, corpus_inputs, dump_inputs, rel
+from tests.helpers import analyze_paths, corpus_inputs, dump_inputs, gpu_rows, rel
 
 CASES = corpus_inputs() + dump_inputs()
 
@@ -44,23 +44,6 @@ def test_fixture_matches_expect_file(path):
     assert gpu_rows(report) == expect["gpus"]
     assert report["topology"]["links"] == expect["links"]
     assert report["topology"].get("p2p", []) == expect["p2p"]
-
-
-def gpu_rows(report: dict) -> list[list]:
-    return [
-        [
-            g["index"],
-            g.get("name"),
-            g.get("bus_id"),
-            g.get("memory_used_mib"),
-            g.get("memory_total_mib"),
-            g.get("driver_reserved_mib"),
-            g.get("card_total_gib"),
-            [p.get("pid") for p in g["processes"]],
-            [[m["gi"], m["memory_used_mib"], m["memory_total_mib"]] for m in g.get("mig", [])],
-        ]
-        for g in report["gpus"]
-    ]
 
 
 @pytest.mark.parametrize("path", [p for p in CASES if p.name.startswith("h-")], ids=lambda p: p.name)
