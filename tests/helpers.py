@@ -1,8 +1,12 @@
 from __future__ import annotations
 
 import os
+import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 from logscope.pipeline.analyze import analyze_sources
@@ -10,6 +14,9 @@ from logscope.pipeline.ingest.ingest import Source, expand_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "real"
+# the browser the HTML tests drive: .ci/run installs Debian's chromium; without it those tests skip, and
+# conftest says so
+CHROMIUM = os.environ.get("LOGSCOPE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def analyze_paths(*paths: str) -> dict:
@@ -65,3 +72,37 @@ def gpu_rows(report: dict) -> list[list]:
         ]
         for g in report["gpus"]
     ]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(args: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """`python -m logscope ARGS --port P` on 127.0.0.1, once GET / answers: (the process, its URL)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "logscope", *args, "--port", str(port)],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            urllib.request.urlopen(url + "/", timeout=1).read()
+            return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError(f"{args} did not start: {proc.communicate()[1].decode()[-2000:]}")
+
+
+def stop_server(proc: subprocess.Popen) -> tuple[str, str]:
+    proc.terminate()
+    out, err = proc.communicate(timeout=10)
+    return out.decode(), err.decode()

@@ -11,7 +11,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ import pytest
 from logscope.report.comment import MARKER, render_comment
 from logscope.triage.run import triage_text
 from tests.github_standin import BOT, StandIn
-from tests.helpers import REAL, ROOT
+from tests.helpers import REAL, ROOT, free_port
 
 SECRET = "it's a secret to everybody"
 REPO = {"full_name": "org/repo"}
@@ -33,15 +32,9 @@ LOG = (REAL / "f-004-sglang-5285.log").read_text(encoding="utf-8")
 FENCE = "`" * 3
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Bot:
     def __init__(self, api: str, data_dir: Path, *extra: str, env: dict[str, str] | None = None) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
         env = {
@@ -710,7 +703,7 @@ def test_start_up_refusals_are_one_line(tmp_path):
                 "--data-dir",
                 str(tmp_path / "d"),
                 "--port",
-                str(_free_port()),
+                str(free_port()),
                 *args,
             ],
             env={**base, **env},

@@ -8,7 +8,6 @@ import http.client
 import io
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -26,7 +25,7 @@ from logscope.report.comment import render_comment
 from logscope.report.html import render_html
 from logscope.report.shown import DrawLimits, within
 from logscope.report.view import build_view
-from tests.helpers import REAL, ROOT
+from tests.helpers import REAL, ROOT, free_port
 from tests.test_paste_page import PLANTED, SECRETS
 
 LOG = (REAL / "h-019-sglang-17392.log").read_bytes()  # one launch of 4 ranks; two copies make one restart
@@ -112,12 +111,6 @@ def test_the_paste_page_job_redacts_in_the_child_and_draws_within_the_budget():
     assert 'id="shown">Drawn within this report&#x27;s budget: 20 of 25 launches;' in html
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _post(port: int, text: bytes) -> tuple[int, str | None, str]:
     body = b'--b\r\nContent-Disposition: form-data; name="text"\r\n\r\n' + text + b"\r\n--b--\r\n"
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -143,7 +136,7 @@ def test_past_its_analyses_at_once_the_page_answers_503_with_retry_after(monkeyp
         return "<!doctype html><p>report</p>"
 
     monkeypatch.setattr(page, "run_job", held)
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(Starlette(routes=page.routes(Budget(concurrent=2, retry_after_s=7))), port=port, log_level="warning")
     )
@@ -172,7 +165,7 @@ def test_past_its_analyses_at_once_the_page_answers_503_with_retry_after(monkeyp
 
 
 def _first_line(args: list[str], env: dict[str, str] | None = None) -> str:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "logscope", *args, "--port", str(port)],
         cwd=ROOT,

@@ -6,60 +6,20 @@ come from classes of the one hashed <style> element, not from style attributes t
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import REAL, ROOT
+from tests.helpers import CHROMIUM, REAL, ROOT, start_server, stop_server
 
-CHROMIUM = os.environ.get("LOGSCOPE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright (a test extra) is not installed")
 if not Path(CHROMIUM).exists():  # .ci/run installs Debian's chromium; without it these skip, and conftest says so
     pytest.skip(f"no Chromium binary at {CHROMIUM}", allow_module_level=True)
 
 LOG = REAL / "h-019-sglang-17392.log"  # 4 ranks: a ledger chart, a timeline and a heat map
 TRANSPARENT = ("rgba(0, 0, 0, 0)", "transparent", "")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(args: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
-    """`python -m logscope ARGS --port P` on 127.0.0.1, once GET / answers: (the process, its URL)."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "logscope", *args, "--port", str(port)],
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            urllib.request.urlopen(url + "/", timeout=1).read()
-            return proc, url
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError(f"{args} did not start: {proc.communicate()[1].decode()[-2000:]}")
-
-
-def stop_server(proc: subprocess.Popen) -> tuple[str, str]:
-    proc.terminate()
-    out, err = proc.communicate(timeout=10)
-    return out.decode(), err.decode()
 
 
 @pytest.fixture(scope="module")

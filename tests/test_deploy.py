@@ -12,7 +12,6 @@ import json
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -20,7 +19,7 @@ import urllib.request
 import pytest
 import yaml
 
-from tests.helpers import REAL, ROOT
+from tests.helpers import REAL, ROOT, free_port
 
 SYSTEM_STEPS = {"useradd", "install"}  # need root and the image's file system: the container's business
 
@@ -45,12 +44,6 @@ def _exec_form(arguments: str) -> list[str]:
     command = json.loads(arguments)
     assert isinstance(command, list) and all(isinstance(a, str) for a in command), arguments
     return command
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_the_image_is_slim_runs_as_a_user_keeps_the_queue_on_a_volume_and_checks_its_health():
@@ -82,7 +75,7 @@ def test_dockerfile_install_and_start_steps_in_a_fresh_venv(tmp_path):
     steps = dockerfile()
     env_line = dict(steps)["ENV"]
     env = {k: v for k, v in (kv.split("=", 1) for kv in shlex.split(env_line)) if k != "PIP_NO_CACHE_DIR"}  # reuse pip's cache
-    port = _free_port()
+    port = free_port()
     env.update(
         LOGSCOPE_VENV=str(tmp_path / "venv"),
         LOGSCOPE_DATA_DIR=str(tmp_path / "data"),

@@ -5,17 +5,14 @@ to the JSON document. A screenshot of each page is written to .artifacts/ (kept 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from logscope.cli import Format, render
 from logscope.core import phases
-from tests.helpers import ROOT, analyze_paths
+from tests.helpers import CHROMIUM, ROOT, analyze_paths
 
-CHROMIUM = os.environ.get("LOGSCOPE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright (a test extra) is not installed")
 if not Path(CHROMIUM).exists():  # .ci/run installs Debian's chromium; without it these skip, and conftest says so
     pytest.skip(f"no Chromium binary at {CHROMIUM}", allow_module_level=True)

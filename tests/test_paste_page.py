@@ -8,13 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -22,9 +16,8 @@ import pytest
 
 from logscope.core.redact import redact_document
 from logscope.report.view import build_view
-from tests.helpers import REAL, ROOT, analyze_text
+from tests.helpers import CHROMIUM, REAL, analyze_text, start_server, stop_server
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SECRETS = ["hf_AbCdEfGhIjKlMnOpQrStUv", "alice@example.com", "/home/alice/models", "ghp_" + "x1" * 12]
 PLANTED = (
     "HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUv python -m sglang.launch_server --model-path /home/alice/models/llama\n"
@@ -34,36 +27,11 @@ LOG = REAL / "f-004-sglang-5285.log"
 CAP = 64 << 10
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "logscope", "serve", "--port", str(port), "--max-paste", str(CAP)],
-        cwd=ROOT,
-        env=os.environ.copy(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            urllib.request.urlopen(url + "/", timeout=1).read()
-            break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        raise AssertionError(f"logscope serve did not start: {proc.stderr.read().decode()[-2000:]}")
+    proc, url = start_server(["serve", "--max-paste", str(CAP)])
     yield url
-    proc.terminate()
-    proc.wait(timeout=10)
+    stop_server(proc)
 
 
 def _verdict_of(text: str, name: str) -> str:
