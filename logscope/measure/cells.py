@@ -1,9 +1,10 @@
 """The communication cells of a running server, for splitting the residual of `logscope watch`.
 
-ONE function, so that it can be re-pointed at the typed memory library when that lands: today it asks the
-analysis pipeline, the way a log would: a check_env block naming the release and the GPU, the server's
-arguments as a ServerArgs dump, and one phase line of TP0, analysed; the rank's cells[] of the document
-(group, mechanism, gib, kind, timing, basis) are the answer."""
+The cells are sized by the pipeline's sizing stage (logscope/memory_model, for the release the server
+reports), fed the way a log feeds it: a check_env block naming the release and the GPU, the server's
+arguments as a ServerArgs dump and one phase line of TP0. So the arguments are read by the same reader as a
+pasted server_args line, and the rank's cells[] of the document (group, mechanism, gib, kind, timing, basis)
+are the answer."""
 
 from __future__ import annotations
 
