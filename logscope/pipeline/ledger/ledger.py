@@ -98,6 +98,21 @@ def _eager_kind(cells: list[dict[str, Any]]) -> str:
     return "measured (probe)" if eager_kinds == {"measured (probe)"} else "estimated"
 
 
+def _others_and_context(
+    pre: float, placement: RankPlacement, calibration: Calibration | None, gpu_name: str | None
+) -> tuple[list[dict[str, Any]], float]:
+    """The memory taken before the first reading (`pre`): other processes on the GPU, then the CUDA context, each
+    capped at what is left of it; (their ledger items, what they leave of `pre`, unrounded)."""
+    items = []
+    others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
+    if others:
+        items.append(_item("other_processes", others, "measured", basis=placement.other_process_source))
+    context_gib, context_kind, context_basis = _context(calibration, gpu_name)
+    context = min(context_gib, max(pre - others, 0.0))
+    items.append(_item("cuda_context", context, context_kind, basis=context_basis, measured_pre_existing_gib=round(pre, 2)))
+    return items, pre - others - context
+
+
 def _pre_weights(
     pre: float,
     placement: RankPlacement,
@@ -108,19 +123,13 @@ def _pre_weights(
 ) -> list[dict[str, Any]]:
     """0.5.21+: the memory taken before weights (card minus `Load weight begin`), split into other processes,
     the CUDA context and the eager communication cells; what they leave is the residual's."""
-    items = []
-    others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
-    if others:
-        items.append(_item("other_processes", others, "measured", basis=placement.other_process_source))
-    context_gib, context_kind, context_basis = _context(calibration, gpu_name)
-    context = min(context_gib, max(pre - others, 0.0))
-    items.append(_item("cuda_context", context, context_kind, basis=context_basis, measured_pre_existing_gib=round(pre, 2)))
+    items, left = _others_and_context(pre, placement, calibration, gpu_name)
     eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
     if eager > 0:
         items.append(
             _item(
                 "comm_eager",
-                min(eager, max(pre - others - context, 0.0)),
+                min(eager, max(left, 0.0)),
                 _eager_kind(cells),
                 basis="eager communication cells, capped at the memory taken before weights (card - Load weight begin) "
                 "less the context; 'Memory baseline taken' is measured after the groups are built (SGLang >= 0.5.21 "
@@ -167,13 +176,9 @@ def rank_ledger(
             )
     elif total is not None and first_free is not None and (init is not None or starts_at_load):
         pre = total - first_free
-        others = min((placement.other_process_mib or 0) / 1024, max(pre, 0.0))
-        if others:
-            items.append(_item("other_processes", others, "measured", basis=placement.other_process_source))
-        context_gib, context_kind, context_basis = _context(calibration, _gpu_name(gpus, placement))
-        context = min(context_gib, max(pre - others, 0.0))
-        items.append(_item("cuda_context", context, context_kind, basis=context_basis, measured_pre_existing_gib=round(pre, 2)))
-        unexplained += pre - others - context
+        found, left = _others_and_context(pre, placement, calibration, _gpu_name(gpus, placement))
+        items += found
+        unexplained += left
     if init is not None and starts_at_load and not baseline:
         eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
         explained = min(eager, max(init["usage_gib"], 0.0))
