@@ -8,6 +8,9 @@ Three labelled sets, each read in its own schema:
 - fixtures/pastes/*.expect.yaml: `findings` (rule ids, complete) and `values` ([path in the logscope/1
   document, value]). A value is a fact; the report holding that path with another value is a false fact,
   the path missing is a miss.
+- fixtures/mined/*.yaml (beside a .txt): real pastes mined from public issues, labelled before logscope ran on them;
+  scored per class (phase lines, pools, versions, commands, dumps, failures by library) and split (`built`,
+  `heldback`) by bench/mined.py, with `--mined` (schema and rules: fixtures/mined/README.md).
 - fixtures/heldout/expect.yaml: the finding (`finding` or any of `finding_any`) each paste must give. Only
   recall is scored there (its total is kept apart): the file does not list every finding a paste may give.
 
@@ -15,11 +18,13 @@ Precision = right / given, recall = right / expected, per file and in total, for
 
     python bench/score.py            # per file and the totals
     python bench/score.py --totals   # the totals only
+    python bench/score.py --mined    # the mined corpus per class, built and heldback (--why: misses, built only)
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from collections.abc import Iterable
@@ -35,6 +40,12 @@ sys.path.insert(0, str(ROOT))
 from logscope.pipeline.analyze import analyze_sources  # noqa: E402 - after the checkout is on the path
 from logscope.pipeline.ingest.ingest import expand_inputs  # noqa: E402
 from tests.helpers import gpu_rows  # noqa: E402 - the rows tests/test_fixture_expectations.py compares
+
+_SPEC = importlib.util.spec_from_file_location("mined_bench", ROOT / "bench" / "mined.py")
+assert _SPEC is not None and _SPEC.loader is not None
+mined = importlib.util.module_from_spec(_SPEC)
+sys.modules["mined_bench"] = mined  # its dataclasses look their module up there
+_SPEC.loader.exec_module(mined)
 
 _MISSING = object()
 
@@ -172,7 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--totals", action="store_true", help="print the totals only")
     parser.add_argument("--why", action="store_true", help="list each miss and false finding or fact")
+    parser.add_argument("--mined", action="store_true", help="score the mined corpus (fixtures/mined) instead")
     args = parser.parse_args(argv)
+    if args.mined:
+        print(mined.run(_analyze, why=args.why))
+        return 0
     header = f"{'file':<44} {'findings precision':>18} {'findings recall':>18} {'facts precision':>18} {'facts recall':>18}"
     rows: list[tuple[str, str, Score | None, Score | None]] = []
     real = sorted(p for p in (ROOT / "fixtures" / "real").iterdir() if p.suffix in (".txt", ".log"))

@@ -1,0 +1,57 @@
+"""The mined corpus (fixtures/mined/) keeps its schema: every yaml valid, its split the sha1 rule, its .txt beside it,
+and no thread of the independent evaluation list among its sources."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.helpers import ROOT
+
+_SPEC = importlib.util.spec_from_file_location("mined_bench", ROOT / "bench" / "mined.py")
+assert _SPEC is not None and _SPEC.loader is not None
+mined = importlib.util.module_from_spec(_SPEC)
+sys.modules["mined_bench"] = mined
+_SPEC.loader.exec_module(mined)
+
+YAMLS = sorted(mined.FOLDER.glob("*.yaml"))
+
+
+def test_the_corpus_is_there():
+    assert len(YAMLS) >= 50
+
+
+@pytest.mark.parametrize("path", YAMLS, ids=lambda p: p.stem)
+def test_a_mined_yaml_follows_the_schema(path: Path):
+    assert mined.problems(path) == []
+
+
+def test_every_paste_has_its_yaml():
+    assert {p.stem for p in mined.FOLDER.glob("*.txt")} == {p.stem for p in YAMLS}
+
+
+def test_the_split_rule_is_sha1_mod_3():
+    assert mined.thread_split("sgl-project/sglang", 8974) == "built"
+    assert {mined.thread_split("sgl-project/sglang", n) for n in range(1, 30)} == {"built", "heldback"}
+
+
+def test_a_schema_break_is_caught(tmp_path: Path):
+    doc = yaml.safe_load(YAMLS[0].read_text(encoding="utf-8"))
+    doc["split"] = "heldback" if doc["split"] == "built" else "built"
+    doc["classes"] = [*doc["classes"], "failures:no-such-library"]
+    broken = tmp_path / YAMLS[0].name
+    broken.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    broken.with_suffix(".txt").write_text("x\n", encoding="utf-8")
+    found = " ".join(mined.problems(broken))
+    assert "sha1 rule" in found and "unknown class" in found
+
+
+@pytest.mark.skipif(not mined.HELD_OUT_LIST.is_file(), reason=f"{mined.HELD_OUT_LIST} is not on this machine")
+def test_no_source_is_kept_for_independent_evaluation():
+    held = mined.held_out_threads()
+    sources = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in YAMLS]
+    assert [d["id"] for d in sources if mined.is_held_out(d["repository"], d["number"], held)] == []
