@@ -174,6 +174,8 @@ def _dumps(report: dict[str, Any]) -> set[tuple[Any, ...]]:
     gpus: set[tuple[Any, ...]] = {
         ("gpu", g["index"], g.get("name"), _norm(g.get("memory_used_mib")), _norm(g.get("memory_total_mib")))
         for g in report["gpus"]
+        # a GPU only an OOM text names (no name, no memory column) is no dump row
+        if g.get("name") is not None or g.get("memory_total_mib") is not None or g.get("memory_used_mib") is not None
     }
     links = {("link", min(a, b), max(a, b), str(kind)) for a, b, kind in report["topology"]["links"]}
     return gpus | links
