@@ -116,11 +116,15 @@ def problems(path: Path) -> list[str]:
 
 
 def _norm(value: Any) -> Any:
+    """A value as compared: numbers (and strings that spell one, as an untyped flag's value is kept) as floats."""
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int | float):
         return float(value)
-    return str(value)
+    text = str(value)
+    if re.fullmatch(r"-?\d+(\.\d+)?", text):
+        return float(text)
+    return text
 
 
 def _phase_rows(report: dict[str, Any]) -> list[tuple[Any, ...]]:

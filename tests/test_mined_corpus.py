@@ -22,7 +22,7 @@ YAMLS = sorted(mined.FOLDER.glob("*.yaml"))
 
 
 def test_the_corpus_is_there():
-    assert len(YAMLS) >= 50
+    assert len(YAMLS) >= 200
 
 
 @pytest.mark.parametrize("path", YAMLS, ids=lambda p: p.stem)
@@ -55,3 +55,9 @@ def test_no_source_is_kept_for_independent_evaluation():
     held = mined.held_out_threads()
     sources = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in YAMLS]
     assert [d["id"] for d in sources if mined.is_held_out(d["repository"], d["number"], held)] == []
+
+
+def test_a_number_compares_whatever_its_type():
+    assert mined._norm("4") == mined._norm(4) == mined._norm(4.0)
+    assert mined._norm("10.0.0.1:5000") == "10.0.0.1:5000"
+    assert mined._norm(True) is True
