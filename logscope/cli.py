@@ -68,9 +68,13 @@ def _fail(message: str) -> None:
 
 def _emit(document: dict, kind: str, fmt: str, width: int, output: Path | None, no_redact: bool) -> None:
     """A command's document, redacted (logscope/core/redact.py says why here), in its format, to stdout or a file."""
+    from logscope.core.printable import map_strings, terminal_safe
     from logscope.core.redact import KINDS, redact_document
 
-    _write(renderer(fmt, kind)(redact_document(document, KINDS if no_redact else ()), width), output)
+    document = redact_document(document, KINDS if no_redact else ())
+    if fmt == "text" or (output is None and sys.stdout.isatty()):  # text from inputs never drives the terminal
+        document = map_strings(document, terminal_safe)
+    _write(renderer(fmt, kind)(document, width), output)
 
 
 def _warn_read_limits(inputs: Iterable[tuple[str, str | None]]) -> None:
@@ -188,14 +192,18 @@ def query(
     folder: str = typer.Argument(..., help="The --out folder of `logscope scan`."),
     sql: str = typer.Argument(..., help='SQL over the tables jobs, phases, findings, cells, ledger (quote "group").'),
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json."),
+    max_memory: float = typer.Option(4.0, "--max-memory", min=0.25, help="GiB the query may use (its process's address space)."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1, help="Seconds the query may take."),
 ) -> None:
-    """SQL (polars) over the tables `logscope scan` wrote: docs/fleet.md has examples."""
-    from logscope.fleet.query import FORMATS, run_query
+    """SQL (polars) over the tables `logscope scan` wrote, and nothing else (no file, URL or table function), within
+    a memory and a time cap: docs/fleet.md has examples."""
+    from logscope.fleet.query import FORMATS, QueryLimits, run_query
 
     if fmt not in FORMATS:
         _fail(f"--format {fmt}: one of {', '.join(FORMATS)}")
     try:
-        text = run_query(folder, sql, fmt)
+        limits = QueryLimits(int(max_memory * (1 << 30)), timeout)
+        text = run_query(folder, sql, fmt, limits, terminal=fmt == "table" or sys.stdout.isatty())
     except LogscopeError as exc:
         _fail(str(exc))
         return

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from logscope.core.credentials import REDACTED, is_credential
+from logscope.core.printable import map_strings
 
 KINDS = ("token", "email", "path", "ip", "host")
 _Replacement = str | Callable[[re.Match[str]], str]
@@ -215,29 +216,4 @@ def redact_document(document: Any, skip: Iterable[str] = ()) -> Any:
     skipped = frozenset(skip)
     if skipped >= set(KINDS):
         return document
-    return _Walk(skipped).value(document)
-
-
-class _Walk:
-    """One document's walk: a document repeats its keys and many texts, each redacted once."""
-
-    def __init__(self, skip: frozenset[str]) -> None:
-        self.skip = skip
-        self.done: dict[str, str] = {}
-
-    def text(self, text: str) -> str:
-        out = self.done.get(text)
-        if out is None:
-            out = self.done[text] = redact(text, self.skip)
-        return out
-
-    def value(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {(self.text(k) if isinstance(k, str) else k): self.value(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.value(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(self.value(v) for v in value)
-        return value
+    return map_strings(document, lambda text: redact(text, skipped))
