@@ -86,6 +86,7 @@ def form_parts(parsed: list[FormPart]) -> list[Part]:
             continue
         name = "pasted" if part.name == "text" else re.sub(r"[^\w.+-]", "_", part.filename or "upload")[:100]
         parts.append(Part(name, bytes(part.data)))
+        part.data.clear()  # freed now, before the parts are pickled for the child: one copy at a time
     return parts
 
 
