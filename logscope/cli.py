@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable
 from enum import Enum
@@ -62,7 +63,9 @@ Format = Enum("Format", {name: name for name in RENDERERS}, type=str)  # type: i
 
 
 def _fail(message: str) -> None:
-    print(f"logscope: error: {message}", file=sys.stderr)
+    from logscope.core.printable import terminal_safe
+
+    print(f"logscope: error: {terminal_safe(message)}", file=sys.stderr)  # a path or a server's text, escaped
     raise typer.Exit(EXIT_USAGE)
 
 
@@ -79,9 +82,11 @@ def _emit(document: dict, kind: str, fmt: str, width: int, output: Path | None, 
 
 def _warn_read_limits(inputs: Iterable[tuple[str, str | None]]) -> None:
     """An input that was not read to its end (path, why) is said on stderr too, not only in the report."""
+    from logscope.core.printable import terminal_safe
+
     for path, stopped in inputs:
         if stopped:
-            print(f"logscope: warning: {path}: {stopped}", file=sys.stderr)
+            print(terminal_safe(f"logscope: warning: {path}: {stopped}"), file=sys.stderr)
 
 
 def _write(text: str, output: Path | None) -> None:
@@ -657,15 +662,27 @@ def bot_status(data_dir: Path = typer.Option(Path("logscope-bot-data"), "--data-
             print(f"{label}: {repo}#{issue} delivery {delivery} after {attempts} attempts: {error}")
 
 
+_OUT_OF_MEMORY = b"logscope: error: out of memory (give it less input at once, or more memory)\n"
+
+
 def main() -> None:
     try:
         app(standalone_mode=True)
+        return
     except SystemExit:
         raise
     except KeyboardInterrupt:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except MemoryError:
+        pass  # nothing allocated here: leaving the block frees the frames that held the memory
     except Exception as exc:  # noqa: BLE001 - a last guard: one line, never a traceback
         print(f"logscope: internal error: {type(exc).__name__}: {exc} (please report this with the input)", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+    _out_of_memory()
+    sys.exit(EXIT_USAGE)
+
+
+def _out_of_memory() -> None:
+    os.write(2, _OUT_OF_MEMORY)  # a line made in advance, written without a buffer

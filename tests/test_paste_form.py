@@ -12,6 +12,8 @@ import time
 import urllib.request
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logscope.paste.multipart import MAX_PARTS, FormError, FormParser, header_params
 from tests.helpers import REAL, free_port, start_server, stop_server
@@ -197,3 +199,19 @@ def test_a_stalled_upload_is_answered_408_at_its_deadline():
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+_PIECES = st.sampled_from(
+    [b"--b", b"--b--", b"\r\n", b"\r\n\r\n", b"Content-Disposition: form-data; name=", b'"text"', b'"files"', b"; filename=",
+     b"Content-Type: multipart/mixed; boundary=c", b";", b"=", b'"', b"\\", b"x", b"\xff", b":", b" ", b"*=UTF-8''%ff"]
+)  # fmt: skip
+
+
+@given(st.lists(_PIECES, max_size=40).map(b"".join) | st.binary(max_size=200), st.integers(1, 50))
+@settings(max_examples=500, deadline=None)
+def test_any_body_is_parts_or_a_form_error(body, chunk):
+    try:
+        parts = _parse(body, chunk=chunk)
+    except FormError:
+        return
+    assert len(parts) <= MAX_PARTS and all(isinstance(p.data, bytearray) for p in parts)

@@ -24,3 +24,39 @@ def test_analyze_text_never_sends_control_characters_to_the_terminal(tmp_path):
     done = CliRunner().invoke(app, ["analyze", str(log), "--width", "200"])
     assert "\u202e" not in done.stdout and "\x07" not in done.stdout and "\x1b]" not in done.stdout
     assert "\\u202ereversed" in done.stdout
+
+
+def test_an_error_naming_a_path_escapes_it(tmp_path):
+    done = CliRunner().invoke(app, ["analyze", str(tmp_path / "no\x1b[31mfile\n.log")])
+    assert done.exit_code == 2 and "\x1b" not in done.output and "no\\x1b[31mfile\\n.log" in done.output
+
+
+class _Ballast:
+    pass
+
+
+def test_out_of_memory_is_one_line_written_after_the_memory_is_freed(monkeypatch):
+    import gc
+    import weakref
+
+    from logscope import cli
+
+    held: list[weakref.ref] = []
+    written: list[tuple[bytes, bool]] = []
+
+    def exhausted(**kwargs):
+        ballast = _Ballast()  # stands for what the command held when an allocation failed
+        held.append(weakref.ref(ballast))
+        raise MemoryError
+
+    def write():
+        gc.collect()
+        written.append((cli._OUT_OF_MEMORY, held[0]() is not None))
+
+    monkeypatch.setattr(cli, "app", exhausted)
+    monkeypatch.setattr(cli, "_out_of_memory", write)
+    try:
+        cli.main()
+    except SystemExit as exc:
+        assert exc.code == 2
+    assert written == [(b"logscope: error: out of memory (give it less input at once, or more memory)\n", False)]
