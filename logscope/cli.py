@@ -197,7 +197,7 @@ def query(
     folder: str = typer.Argument(..., help="The --out folder of `logscope scan`."),
     sql: str = typer.Argument(..., help='SQL over the tables jobs, phases, findings, cells, ledger (quote "group").'),
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json."),
-    max_memory: float = typer.Option(4.0, "--max-memory", min=0.25, help="GiB the query may use (its process's address space)."),
+    max_memory: float = typer.Option(4.0, "--max-memory", min=1, help="GiB the query may use (its process's address space)."),
     timeout: float = typer.Option(60.0, "--timeout", min=1, help="Seconds the query may take."),
 ) -> None:
     """SQL (polars) over the tables `logscope scan` wrote, and nothing else (no file, URL or table function), within

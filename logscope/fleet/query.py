@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import resource
+import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
@@ -45,13 +46,20 @@ def run_query(folder: str, sql: str, fmt: str = "table", limits: QueryLimits | N
     )
     child.start()
     send.close()
+    deadline = time.monotonic() + limits.seconds
+    kind, text = "starting", ""
     try:
-        if not receive.poll(limits.seconds):
-            raise LogscopeError(f"query: stopped after {limits.seconds:g} s, its time cap (--timeout)")
-        try:
-            kind, text = receive.recv()
-        except EOFError:
-            raise LogscopeError(f"query: ran out of its memory cap of {limits.memory_bytes / GiB:g} GiB (--max-memory)") from None
+        while kind in ("starting", "ready"):
+            if not receive.poll(max(deadline - time.monotonic(), 0.0)):
+                raise LogscopeError(f"query: stopped after {limits.seconds:g} s, its time cap (--timeout)")
+            try:
+                kind, text = receive.recv()
+            except EOFError:
+                if kind == "ready":  # the query itself ended the process: an allocation past the cap aborts it
+                    raise LogscopeError(
+                        f"query: ran out of its memory cap of {limits.memory_bytes / GiB:g} GiB (--max-memory)"
+                    ) from None
+                raise LogscopeError(f"query: the process that runs it could not start (exit code {child.exitcode})") from None
     finally:
         receive.close()
         if child.is_alive():
@@ -70,6 +78,7 @@ def _child(send: Connection, folder: str, sql: str, fmt: str, memory_bytes: int,
         resource.setrlimit(
             resource.RLIMIT_AS, (memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard), hard)
         )
+    send.send(("ready", ""))
     try:
         send.send(("ok", execute(folder, sql, fmt, terminal)))
     except LogscopeError as exc:
