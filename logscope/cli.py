@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable
 from enum import Enum
@@ -62,22 +63,30 @@ Format = Enum("Format", {name: name for name in RENDERERS}, type=str)  # type: i
 
 
 def _fail(message: str) -> None:
-    print(f"logscope: error: {message}", file=sys.stderr)
+    from logscope.core.printable import terminal_safe
+
+    print(f"logscope: error: {terminal_safe(message)}", file=sys.stderr)  # a path or a server's text, escaped
     raise typer.Exit(EXIT_USAGE)
 
 
 def _emit(document: dict, kind: str, fmt: str, width: int, output: Path | None, no_redact: bool) -> None:
     """A command's document, redacted (logscope/core/redact.py says why here), in its format, to stdout or a file."""
+    from logscope.core.printable import map_strings, terminal_safe
     from logscope.core.redact import KINDS, redact_document
 
-    _write(renderer(fmt, kind)(redact_document(document, KINDS if no_redact else ()), width), output)
+    document = redact_document(document, KINDS if no_redact else ())
+    if fmt == "text" or (output is None and sys.stdout.isatty()):  # text from inputs never drives the terminal
+        document = map_strings(document, terminal_safe)
+    _write(renderer(fmt, kind)(document, width), output)
 
 
 def _warn_read_limits(inputs: Iterable[tuple[str, str | None]]) -> None:
     """An input that was not read to its end (path, why) is said on stderr too, not only in the report."""
+    from logscope.core.printable import terminal_safe
+
     for path, stopped in inputs:
         if stopped:
-            print(f"logscope: warning: {path}: {stopped}", file=sys.stderr)
+            print(terminal_safe(f"logscope: warning: {path}: {stopped}"), file=sys.stderr)
 
 
 def _write(text: str, output: Path | None) -> None:
@@ -188,14 +197,18 @@ def query(
     folder: str = typer.Argument(..., help="The --out folder of `logscope scan`."),
     sql: str = typer.Argument(..., help='SQL over the tables jobs, phases, findings, cells, ledger (quote "group").'),
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json."),
+    max_memory: float = typer.Option(4.0, "--max-memory", min=1, help="GiB the query may use (its process's address space)."),
+    timeout: float = typer.Option(60.0, "--timeout", min=1, help="Seconds the query may take."),
 ) -> None:
-    """SQL (polars) over the tables `logscope scan` wrote: docs/fleet.md has examples."""
-    from logscope.fleet.query import FORMATS, run_query
+    """SQL (polars) over the tables `logscope scan` wrote, and nothing else (no file, URL or table function), within
+    a memory and a time cap: docs/fleet.md has examples."""
+    from logscope.fleet.query import FORMATS, QueryLimits, run_query
 
     if fmt not in FORMATS:
         _fail(f"--format {fmt}: one of {', '.join(FORMATS)}")
     try:
-        text = run_query(folder, sql, fmt)
+        limits = QueryLimits(int(max_memory * (1 << 30)), timeout)
+        text = run_query(folder, sql, fmt, limits, terminal=fmt == "table" or sys.stdout.isatty())
     except LogscopeError as exc:
         _fail(str(exc))
         return
@@ -418,7 +431,7 @@ def watch_cmd(
     if fmt == "json":
         import json
 
-        print(json.dumps(document, indent=2))
+        print(json.dumps(document, indent=2, allow_nan=False))  # valid JSON: figures are finite (measure/watch.py)
     elif fmt == "markdown":
         print(render_markdown(document), end="")
     else:
@@ -649,15 +662,27 @@ def bot_status(data_dir: Path = typer.Option(Path("logscope-bot-data"), "--data-
             print(f"{label}: {repo}#{issue} delivery {delivery} after {attempts} attempts: {error}")
 
 
+_OUT_OF_MEMORY = b"logscope: error: out of memory (give it less input at once, or more memory)\n"
+
+
 def main() -> None:
     try:
         app(standalone_mode=True)
+        return
     except SystemExit:
         raise
     except KeyboardInterrupt:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except MemoryError:
+        pass  # nothing allocated here: leaving the block frees the frames that held the memory
     except Exception as exc:  # noqa: BLE001 - a last guard: one line, never a traceback
         print(f"logscope: internal error: {type(exc).__name__}: {exc} (please report this with the input)", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+    _out_of_memory()
+    sys.exit(EXIT_USAGE)
+
+
+def _out_of_memory() -> None:
+    os.write(2, _OUT_OF_MEMORY)  # a line made in advance, written without a buffer

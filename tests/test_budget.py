@@ -152,7 +152,7 @@ def test_past_its_analyses_at_once_the_page_answers_503_with_retry_after(monkeyp
         assert entered.acquire(timeout=20) and entered.acquire(timeout=20)  # both slots taken
         status, retry_after, text = _post(port, LOG)
         assert status == 503 and retry_after == "7"
-        assert "2 analyses are running, the most this server runs at once: try again in 7 s" in text
+        assert "2 pastes are being received or analysed, the most this server takes at once: try again in 7 s" in text
         release.set()
         for t in first:
             t.join(20)

@@ -194,6 +194,8 @@ def test_documented_queries(fleet):
 def test_query_errors_are_one_line(tmp_path, fleet):
     _, out, _ = fleet
     proc = run("query", str(out), "SELEC 1")
+    assert proc.returncode == 2 and proc.stderr.startswith("logscope: error: query: only a query (SELECT")
+    proc = run("query", str(out), "SELECT * FROM jobs WHERE")
     assert (
         proc.returncode == 2
         and proc.stderr.startswith("logscope: error: query: sql parser error")

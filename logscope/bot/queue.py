@@ -1,6 +1,8 @@
 """The durable job queue: SQLite (the standard library's) in the data directory. A delivery is stored before
-the webhook is answered; a job being worked on when the bot died is pending again on restart; a job that
-keeps failing is retried with back-off, then parked with its error."""
+the webhook is answered; a job being worked on when the bot died is pending again on restart, with the newest
+text it had absorbed from later deliveries; a job that keeps failing is retried with back-off, then parked
+with its error. Once a job is done, the texts it covered are dropped, and done or superseded deliveries
+older than KEEP_DAYS are deleted (a redelivery within them is still recognised)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+KEEP_DAYS = 7.0  # done and superseded deliveries kept (ids for recognising redeliveries, for `bot status`)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -45,7 +48,8 @@ class Job:
 
 
 class JobQueue:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, keep_days: float = KEEP_DAYS) -> None:
+        self.keep_days = keep_days
         data_dir.mkdir(parents=True, exist_ok=True)
         self.path = data_dir / "jobs.sqlite3"
         self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -98,17 +102,23 @@ class JobQueue:
             if latest is not None and latest[0] is not None:  # the newest text delivered covers the older ones
                 job = replace(job, thread=latest[0])
             self.db.execute("BEGIN IMMEDIATE")
-            self.db.execute("UPDATE jobs SET status='running' WHERE id=?", (job.id,))
+            # the newest text is stored with the running job, so that a kill before it is done loses no edit
+            self.db.execute("UPDATE jobs SET status='running', thread=? WHERE id=?", (job.thread, job.id))
             self.db.execute(
-                "UPDATE jobs SET status='superseded' WHERE status='pending' AND repo=? AND issue=? AND id<>?",
+                "UPDATE jobs SET status='superseded', thread=NULL WHERE status='pending' AND repo=? AND issue=? AND id<>?",
                 (job.repo, job.issue, job.id),
             )
             self.db.execute("COMMIT")
             return job
 
     def done(self, job: Job) -> None:
+        """The job delivered: its text dropped, and deliveries done or superseded more than keep_days ago deleted."""
         with self.lock:
-            self.db.execute("UPDATE jobs SET status='done', error=NULL WHERE id=?", (job.id,))
+            self.db.execute("UPDATE jobs SET status='done', error=NULL, thread=NULL WHERE id=?", (job.id,))
+            self.db.execute(
+                "DELETE FROM jobs WHERE status IN ('done', 'superseded') AND received < ?",
+                (time.time() - self.keep_days * 86400,),
+            )
 
     def retry(self, job: Job, error: str, delay: float) -> None:
         with self.lock:

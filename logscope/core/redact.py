@@ -12,26 +12,127 @@ already a number (never touched: only strings are rewritten), and each string is
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from logscope.core.credentials import REDACTED, is_credential
+from logscope.core.printable import map_strings
 
 KINDS = ("token", "email", "path", "ip", "host")
 _Replacement = str | Callable[[re.Match[str]], str]
 
 _KEEP_HOSTS = ("github.com", "docs.sglang.ai", "pytorch.org", "docs.pytorch.org", "huggingface.co", "nvidia.com")
+
+# IPv6 in every RFC 5952 / RFC 4291 text form: eight groups, or fewer around one "::" (at most seven then), an
+# IPv4 tail (::ffff:10.0.0.1), a zone (%eth0); a port is outside the brackets ([fd00::1]:8080), which stay
+_H = r"[0-9A-Fa-f]{1,4}"
+_V4 = r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)"
+_IPV6 = re.compile(
+    rf"(?<![\w:.%])(?:(?:{_H}:){{7}}{_H}|(?:{_H}:){{6}}{_V4}"
+    rf"|(?:(?:{_H}:){{0,6}}{_H})?::(?:(?:{_H}:){{0,6}}(?:{_H}|{_V4}))?)(?:%[\w.-]+)?(?![\w:.])"
+)
+# a dotted quad that is a version, not an address: after a version word or mark, or before a release suffix
+_VERSION_BEFORE = re.compile(r"(?i)(?:version|ver|release|driver|build|v|==|>=|<=|~=|!=|[a-z]-)[\s:=]*\Z")
+_VERSION_AFTER = re.compile(r"(?i)\A(?:[-+~](?=[a-z])|\.(?:post|dev|rc|a|b)\d)")
+_IPV4 = re.compile(rf"(?<![\w.]){_V4}(?!\w|\.\w)")
+# NCCL's own line prefix: host:pid:tid [device]
+_NCCL_PREFIX = re.compile(r"(?<![\w.:-])[A-Za-z0-9][A-Za-z0-9._-]*(?=:\d+:\d+ \[\d+\])")
+# a host name: lower-case dotted labels ending in letters; kept where it is a file name, a Python module path or
+# attribute (an underscore, a capital, a known module root), or a version (numeric labels before the last)
+_DOTTED = re.compile(r"(?<![\w.-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+(?![\w-]|\.\w)")
+_HOST_LABELS = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.[a-z]{2,63}")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_FILE_ENDINGS = _words(
+    "py pyc pyi pyx so cc cpp cxx c h hh hpp cu cuh json yaml yml toml txt log md lark safetensors bin pt "
+    "pth gguf sh gz bz2 xz zst tar zip whl csv tsv html htm ini cfg conf lock out err pem key crt onnx "
+    "engine plan npz npy ckpt parquet jsonl pkl pickle sqlite db png jpg svg rs go java js ts cmake mk o "
+    "a ptx cubin fatbin"
+)
+_TWO_LABEL_ENDINGS = _words("com net org io ai dev cloud internal local lan corp edu gov mil int")
+_MODULE_ROOTS = frozenset(sys.stdlib_module_names) | _words(
+    "sglang sgl_kernel torch vllm triton transformers flashinfer deep_ep deepep deep_gemm nccl nvshmem "
+    "mooncake nixl numpy np self cls cuda pynvml safetensors accelerate xformers ray uvicorn fastapi "
+    "starlette pydantic zmq tqdm psutil requests setuptools pip einops aiohttp orjson msgspec outlines "
+    "xgrammar huggingface_hub model config args server_args logscope polars lark rich typer yaml"
+)
+
+
+def _host(match: re.Match[str]) -> str:
+    token = match.group(0)
+    stem, _, ending = token.rpartition(".")
+    if ending in _FILE_ENDINGS:  # a file name: its stem may still be a host (`node17.cluster.internal.log`)
+        return f"<redacted:host>.{ending}" if _is_host(stem) else token
+    return "<redacted:host>" if _is_host(token) else token
+
+
+def _is_host(token: str) -> bool:
+    if token.endswith(_KEEP_HOSTS) or not _HOST_LABELS.fullmatch(token):
+        return False
+    labels = token.split(".")
+    if labels[-1] in _FILE_ENDINGS or labels[0] in _MODULE_ROOTS or all(label.isdigit() for label in labels[:-1]):
+        return False
+    # two plain words (`os.path`, `x.shape`) are a name in code far more often than a host
+    return len(labels) > 2 or labels[1] in _TWO_LABEL_ENDINGS or bool(re.search(r"[\d-]", labels[0]))
+
+
+def _ipv4(match: re.Match[str]) -> str:
+    text, start, end = match.string, match.start(), match.end()
+    if _VERSION_BEFORE.search(text[max(start - 24, 0) : start]) or _VERSION_AFTER.match(text[end : end + 8]):
+        return match.group(0)
+    return "<redacted:ip>"
+
+
+def _ipv6(match: re.Match[str]) -> str:
+    address = match.group(0).split("%")[0]
+    # a C++ scope (`c10d::`, `at::b`) or a bare `::` is no address: a short one needs a digit and no dangling `::`
+    groups = [group for group in re.split(r":+", address) if group]
+    if len(groups) <= 2 and (not re.search(r"\d", address) or address.endswith("::")):
+        return match.group(0)
+    return "<redacted:ip>"
+
+
+# a secret's shape, whatever the variable holding it: a long base62-ish value mixing cases and digits, with the
+# entropy of random text (hex digests and words fall below it: they lack a case or repeat letters)
+_RANDOM_VALUE = re.compile(r"(?<=[=:\s\"'])[A-Za-z0-9+/_-]{24,}={0,2}(?=$|[\s\"',;&)])")
+
+
+def _entropy_secret(match: re.Match[str]) -> str:
+    value = match.group(0).rstrip("=")
+    if not (re.search(r"[a-z]", value) and re.search(r"[A-Z]", value) and re.search(r"\d", value)):
+        return match.group(0)
+    if "/" in value.strip("/") and value.count("/") >= 2 and not re.search(r"\d.*\d.*\d.*\d", value):
+        return match.group(0)  # a path
+    counts = [value.count(c) for c in set(value)]
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts)
+    return "<redacted:secret>" if entropy >= 4.0 else match.group(0)
+
+
 # (kind, pattern, replacement); order matters: whole headers before the tokens inside them, a URL's password
 # before the e-mail rule would take `user:pass@host` for an address
 _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
     ("token", re.compile(r"(?i)(authorization\s*[:=]\s*)(?:bearer|token|basic)?\s*\S+"), r"\1<redacted>"),
     ("token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"), "Bearer <redacted>"),
+    ("token", re.compile(r"\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*"), "<redacted:jwt>"),
     ("token", re.compile(r"\bhf_[A-Za-z0-9]{10,}"), "<redacted:hf-token>"),
     (
         "token",
         re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"),
         "<redacted:github-token>",
+    ),
+    ("token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), "<redacted:gitlab-token>"),
+    ("token", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), "<redacted:google-key>"),
+    (
+        "token",
+        re.compile(r"\b(?:npm_[A-Za-z0-9]{36}|pypi-[A-Za-z0-9_-]{50,}|[sr]k_(?:live|test)_[A-Za-z0-9]{20,})"),
+        "<redacted:api-key>",
     ),
     ("token", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-[A-Za-z0-9-]{10,}"), "<redacted:slack-token>"),
     ("token", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}"), "<redacted:api-key>"),
@@ -47,23 +148,14 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
         re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)(\s*[=:]\s*)['\"]?([^\s'\"]{6,})"),
         lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if _secret(m.group(1), m.group(3)) else m.group(0),
     ),
+    ("token", _RANDOM_VALUE, _entropy_secret),
     ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"), "<redacted:email>"),
     ("path", re.compile(r"(/home/|/Users/|C:\\Users\\)[^/\\\s]+"), r"\1<user>"),
+    ("ip", _IPV6, _ipv6),
     # an address may end a sentence ("from 192.168.1.20."); a fifth number part (a version 1.2.3.4.5) is no address
-    (
-        "ip",
-        re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?!\w|\.\w)"),
-        "<redacted:ip>",
-    ),
-    ("ip", re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?![\w:])"), "<redacted:ip>"),
-    (
-        "host",
-        re.compile(
-            r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:com|net|org|io|ai|dev|cloud|internal|local"
-            r"|lan|corp|cluster\.local)\b(?![\w/.-]*\.(?:py|cpp|cc|cu|h|so|json|yaml))"
-        ),
-        lambda m: m.group(0) if m.group(0).endswith(_KEEP_HOSTS) else "<redacted:host>",
-    ),
+    ("ip", _IPV4, _ipv4),
+    ("host", _NCCL_PREFIX, "<redacted:host>"),
+    ("host", _DOTTED, _host),
 )
 # a count of tokens (SGLang's "full_token=1641472", "max_prefill_token: 16384"): a whole number after a snake_case
 # name that ends in "token" is a count, not a token (an environment variable holding one is upper case); a
@@ -84,7 +176,7 @@ _CUT: tuple[tuple[str, re.Pattern[str], str], ...] = (
     (
         "token",
         re.compile(
-            r"(?:\b(?:hf_|gh[pousr]_|github_pat_|xox[abposre]-|xapp-|sk-)\S+|(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]+"
+            r"(?:\b(?:hf_|gh[pousr]_|github_pat_|glpat-|AIza|eyJ|xox[abposre]-|xapp-|sk-)\S+|(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]+"
             r"|\b(?i:bearer)\s+\S+)\Z"
         ),
         "<redacted:cut>",
@@ -95,7 +187,9 @@ _CUT: tuple[tuple[str, re.Pattern[str], str], ...] = (
 
 # Every rule above needs one of these in the text (a separator, an address's dot or @, a path's slash, or a
 # token's prefix): a string holding none is returned as it is, without running the rules one by one.
-_MAY_HOLD = re.compile(r"[.:=@/\\]|hf_|gh[pousr]_|github_pat_|xox[abposre]-|xapp-|sk-|AKIA|ASIA|(?i:bearer)")
+_MAY_HOLD = re.compile(
+    r"[.:=@/\\\s\"']|hf_|gh[pousr]_|github_pat_|glpat-|AIza|eyJ|npm_|pypi-|[sr]k_|xox[abposre]-|xapp-|sk-|AKIA|ASIA|(?i:bearer)"
+)
 
 
 def redact(text: str, skip: Iterable[str] = ()) -> str:
@@ -122,29 +216,4 @@ def redact_document(document: Any, skip: Iterable[str] = ()) -> Any:
     skipped = frozenset(skip)
     if skipped >= set(KINDS):
         return document
-    return _Walk(skipped).value(document)
-
-
-class _Walk:
-    """One document's walk: a document repeats its keys and many texts, each redacted once."""
-
-    def __init__(self, skip: frozenset[str]) -> None:
-        self.skip = skip
-        self.done: dict[str, str] = {}
-
-    def text(self, text: str) -> str:
-        out = self.done.get(text)
-        if out is None:
-            out = self.done[text] = redact(text, self.skip)
-        return out
-
-    def value(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {(self.text(k) if isinstance(k, str) else k): self.value(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.value(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(self.value(v) for v in value)
-        return value
+    return map_strings(document, lambda text: redact(text, skipped))

@@ -14,6 +14,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from logscope.core.printable import shown_name
 from logscope.fleet.rows import JobFiles
 
 
@@ -33,9 +34,9 @@ class Job:
     def on_disk(self) -> JobFiles:
         digest = hashlib.sha256()
         for f in sorted(self.files, key=lambda f: f.path):
-            digest.update(f"{f.path}\0{f.size}\0{f.mtime_ns}\n".encode())
+            digest.update(os.fsencode(f.path) + f"\0{f.size}\0{f.mtime_ns}\n".encode())
         for problem in sorted(self.problems):
-            digest.update(f"!{problem}\n".encode())
+            digest.update(f"!{problem}\n".encode(errors="surrogateescape"))
         return JobFiles(
             bytes=sum(f.size for f in self.files),
             newest_mtime_ns=max((f.mtime_ns for f in self.files), default=0),
@@ -53,41 +54,63 @@ class _Walk:
     def __init__(self, grouping: Grouping) -> None:
         self.grouping = grouping
         self.jobs: dict[str, Job] = {}
+        self.root: str | None = None  # the real path of the folder being walked: no link leads out of it
 
     def job(self, name: str) -> Job:
-        return self.jobs.setdefault(name, Job(name))
+        return self.jobs.setdefault(name, Job(shown_name(name)))
 
     def add_file(self, job: Job, path: str) -> None:
+        if self._leaves_root(job, path):
+            return
         try:
             info = os.stat(path)  # follows a symlink; a loop or a dangling link raises
         except OSError as exc:
-            job.problems.append(f"{path}: {_why(exc)}")
+            job.problems.append(f"{shown_name(path)}: {_why(exc)}")
             return
         if stat.S_ISREG(info.st_mode):
             job.files.append(JobFile(path, info.st_size, info.st_mtime_ns))
         elif not stat.S_ISDIR(info.st_mode):
-            job.problems.append(f"{path}: not a regular file (a pipe, socket or device is not read by a scan)")
+            job.problems.append(f"{shown_name(path)}: not a regular file (a pipe, socket or device is not read by a scan)")
+
+    def _leaves_root(self, job: Job, path: str) -> bool:
+        """A symbolic link whose target lies outside the scanned folder is not followed (told as the job's
+        problem): a link to / would walk the machine, a link to a file would put its lines in the tables."""
+        if self.root is None or not os.path.islink(path):
+            return False
+        target = os.path.realpath(path)
+        if os.path.commonpath([self.root, target]) == self.root:
+            return False
+        job.problems.append(f"{shown_name(path)}: a link out of the scanned folder (to {shown_name(target)}), not followed")
+        return True
 
     def folder(self, root: str) -> None:
-        """Walk a scanned folder; symlinked folders are followed once (a loop back to a folder already seen is a
-        problem of the job, not a hang)."""
+        """Walk a scanned folder; symlinked folders inside it are followed once (a loop back to a folder already
+        seen is a problem of the job, not a hang), links that lead out of it are not followed."""
         seen: set[tuple[int, int]] = set()
-        self._walk(root, 0, None, seen, root)
+        self.root = os.path.realpath(root)
+        try:
+            self._walk(root, 0, None, seen, root)
+        finally:
+            self.root = None
 
     def _walk(self, folder: str, depth: int, owner: Job | None, seen: set[tuple[int, int]], parent: str) -> None:
         if owner is None and self._holds_job(folder, depth):
             owner = self.job(folder)
+        if self._leaves_root(owner or self.job(parent), folder):
+            return
         try:
             info = os.stat(folder)
             key = (info.st_dev, info.st_ino)
             if key in seen:
                 # the link's problem, told with the folder that holds the link
-                (owner or self.job(parent)).problems.append(f"{folder}: symlink loop or second link to a folder already walked")
+                (owner or self.job(parent)).problems.append(
+                    f"{shown_name(folder)}: symlink loop or second link to a folder already walked"
+                )
                 return
             seen.add(key)
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
-            (owner or self.job(folder)).problems.append(f"{folder}: {_why(exc)}")
+            (owner or self.job(folder)).problems.append(f"{shown_name(folder)}: {_why(exc)}")
             return
         files = [e for e in entries if not e.name.startswith(".") and not _is_dir(e)]
         folders = [e for e in entries if not e.name.startswith(".") and _is_dir(e)]

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from logscope.core.errors import LogscopeError
+from logscope.core.printable import terminal_safe
 from logscope.fleet import tables
 from logscope.fleet.engines import local, ray_tasks
 from logscope.fleet.jobs import Grouping, Job, find_jobs, newest
@@ -145,7 +146,7 @@ def _line(rows: JobRows, reused: bool = False) -> str:
     tail = " (unchanged: rows reused)" if reused else ""
     if rows.error and rows.verdict != "unanalysed":
         tail += f" [left out: {rows.error}]"
-    return f"{rows.verdict:<10} {rows.job}: {summary}{tail}"
+    return terminal_safe(f"{rows.verdict:<10} {rows.job}: {summary}{tail}")  # names and text from the inputs
 
 
 def _progress(console: Console, total: int) -> _Bar:
@@ -187,7 +188,7 @@ def _summary(console: Console, frames: dict[str, pl.DataFrame], result: ScanResu
     mechanisms = Counter((m or "no mechanism named", v) for m, v in failing.select("top_mechanism", "verdict").iter_rows())
     if mechanisms:
         parts = [f"{n} {v} {m}" for (m, v), n in sorted(mechanisms.items(), key=lambda item: (-item[1], item[0]))]
-        console.print("by mechanism (top finding): " + ", ".join(parts), markup=False)
+        console.print(terminal_safe("by mechanism (top finding): " + ", ".join(parts)), markup=False)
     unanalysed = sum(1 for r in result.rows if r.error)
     analysed = len(result.rows)
     rate = analysed / result.seconds if result.seconds else 0.0

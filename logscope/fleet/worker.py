@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from logscope.core.errors import LogscopeError
+from logscope.core.printable import shown_name
 from logscope.fleet.jobs import Job
 from logscope.fleet.rows import JobRows, rows_from_document, unanalysed_rows
 
@@ -53,24 +54,30 @@ def analyse_job(job: Job, limits: Limits) -> JobRows:
         why = f"{_gib(files.bytes)} of files, over the scan's cap of {_gib(limits.max_job_bytes)} per job (--max-job-bytes)"
         return unanalysed_rows(job.name, files, why + "; analyse it alone with `logscope analyze`", len(job.files))
     paths = [f.path for f in job.files]
+    out_of_memory = False
     while paths:
         try:
             document = _analyse(paths, limits)
+        except MemoryError:
+            # nothing allocated here: the traceback holds the frames that hold the memory, and leaving this
+            # block frees them; the row is made after it
+            out_of_memory = True
+            break
         except LogscopeError as exc:
-            culprit = next((p for p in paths if str(exc).startswith(f"{p}:")), None)
+            culprit = next((p for p in paths if str(exc).startswith(f"{shown_name(p)}:")), None)
             if culprit is None:
                 return unanalysed_rows(job.name, files, _joined([*left_out, str(exc)]), len(job.files))
             left_out.append(str(exc))
             paths.remove(culprit)
             continue
-        except MemoryError:
-            why = f"out of memory: the job needed more than the per-job bound of {_gib(limits.memory_bytes)} (--job-memory)"
-            return unanalysed_rows(job.name, files, _joined([*left_out, why]), len(job.files))
         except Exception as exc:  # noqa: BLE001 - an internal error is one job's row, never the end of a scan
             why = f"internal error: {type(exc).__name__}: {exc} (please report this with the job's files)"
             return unanalysed_rows(job.name, files, _joined([*left_out, why]), len(job.files))
         exit_code = 2 if left_out else _exit_code(document)
         return rows_from_document(job.name, document, files, _joined(left_out) or None, exit_code, len(paths))
+    if out_of_memory:
+        why = f"out of memory: the job needed more than the per-job bound of {_gib(limits.memory_bytes)} (--job-memory)"
+        return unanalysed_rows(job.name, files, _joined([*left_out, why]), len(job.files))
     return unanalysed_rows(job.name, files, _joined(left_out) or "no file to read", len(job.files))
 
 
@@ -79,7 +86,7 @@ def _analyse(paths: list[str], limits: Limits) -> dict[str, Any]:
     from logscope.pipeline.analyze import analyze_sources
     from logscope.pipeline.ingest.ingest import Source, rank_hint_from_name
 
-    sources = [Source(name=p, path=Path(p), rank_hint=rank_hint_from_name(p)) for p in paths]
+    sources = [Source(name=shown_name(p), path=Path(p), rank_hint=rank_hint_from_name(p)) for p in paths]
     document = analyze_sources(sources, parallel=False)
     redacted: dict[str, Any] = redact_document(document, () if limits.redact else KINDS)
     return redacted

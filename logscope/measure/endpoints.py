@@ -4,7 +4,9 @@ TLS, refused (401/403), not SGLang."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import math
 import re
 import socket
 import ssl
@@ -16,6 +18,7 @@ from typing import Any
 from logscope.core.errors import LogscopeError
 
 MAX_BYTES = 16 << 20  # a server_info or metrics page is kilobytes; a larger answer is not SGLang's
+MAX_DEPTH = 32  # server_info nests a few levels; deeper is no SGLang answer (and recursion is not for strangers)
 
 
 class WatchError(LogscopeError):
@@ -49,6 +52,8 @@ class Client:
             raise WatchError(f"{url}: timed out after {self.timeout_s:g} s") from None
         except ssl.SSLError as exc:
             raise WatchError(f"{url}: TLS error: {exc.reason or exc}") from None
+        except http.client.HTTPException as exc:  # a malformed status line or header, a body cut short
+            raise WatchError(f"{url}: not a valid HTTP answer ({type(exc).__name__}): not an SGLang server") from None
         except (ConnectionError, OSError) as exc:
             raise WatchError(f"{url}: unreachable: {exc.strerror or exc}") from None
 
@@ -58,10 +63,48 @@ class Client:
             return None
         if len(body) > MAX_BYTES:
             raise WatchError(f"{self.base}{path}: answer larger than {MAX_BYTES >> 20} MiB: not an SGLang server")
-        try:
-            return json.loads(body)
-        except ValueError:
-            raise WatchError(f"{self.base}{path}: not JSON: not an SGLang server") from None
+        return parse_json(body, f"{self.base}{path}")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json(body: bytes, where: str) -> Any:
+    """JSON as a server may send it, checked: no NaN or Infinity (nor a number that overflows to one), nested at
+    most MAX_DEPTH deep; anything else is a one-line WatchError."""
+    try:
+        value = json.loads(body, parse_constant=_refuse_constant, parse_float=_finite)
+    except RecursionError:
+        raise WatchError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels: not an SGLang server") from None
+    except ValueError as exc:
+        detail = str(exc) if "JSON number" in str(exc) or "out of range" in str(exc) else "not JSON"
+        raise WatchError(f"{where}: {detail}: not an SGLang server") from None
+    if _depth(value) > MAX_DEPTH:
+        raise WatchError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels: not an SGLang server")
+    return value
+
+
+def _depth(value: Any) -> int:
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            return depth
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
 
 
 def _why(reason: object) -> str:
@@ -107,6 +150,8 @@ def parse_metrics(text: str, names: tuple[str, ...]) -> list[Gauge]:
         try:
             value = float(m.group(3))
         except ValueError:
+            continue
+        if not math.isfinite(value):  # NaN, +Inf: no memory figure (and no valid JSON)
             continue
         out.append(Gauge(m.group(1), dict(_LABEL.findall(m.group(2) or "")), value))
     return out

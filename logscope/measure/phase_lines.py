@@ -6,6 +6,7 @@ grammar here would cost the pass-through: loading it held the interpreter for up
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
 from logscope.core import kinds, phases
@@ -23,6 +24,11 @@ class PhaseLines:
                 for literal in kind.literals:
                     out.setdefault(literal.encode(), kind.id)
         return tuple(out.items())
+
+    @cached_property
+    def pattern(self) -> re.Pattern[bytes]:
+        """Any of the literals: the lines of a read worth a look are found in one search of the whole read."""
+        return re.compile(b"|".join(re.escape(literal) for literal, _ in self.literals))
 
     def candidate(self, line: bytes) -> str | None:
         """The phase kind whose literal a complete output line (without its newline) holds, or None."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -26,11 +27,13 @@ from logscope.core.errors import LogscopeError
 from logscope.core.limits import LINE_CAP
 from logscope.core.samples import TEXT_KEEP, Header, Sample, header_json, sample_json, samples_path_for
 from logscope.measure.phase_lines import PhaseLines
+from logscope.measure.proctree import Ending, LaunchTree, Terminating
 from logscope.measure.sampler import Nvml, Sampler, open_nvml
 
 READ_BYTES = 1 << 16
+MAX_PHASES = 10_000  # phase lines kept in RunResult.phases (the log and the samples file keep every one)
 LOG_NAME = "launch.log"
-FORWARDED = (signal.SIGINT, signal.SIGTERM)
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the terminal closed, the launch goes with it
 
 
 @dataclass
@@ -77,36 +80,58 @@ def _write_all(fd: int, data: bytes) -> None:
 
 class _LogWriter:
     """The log file, written line by line per stream so that the two streams never mix inside a line; a line
-    longer than LINE_CAP is written as it comes. Numbers each complete line as `logscope analyze` will."""
+    longer than LINE_CAP is written as it comes. Numbers each complete line as `logscope analyze` will, and hands
+    `on_line` the lines that hold a match of `wanted` (every line when it is None). The complete lines of a read
+    are written at once and searched as one block: 2-byte lines pass at tens of MiB/s, not line by line."""
 
-    def __init__(self, handle: IO[bytes], on_line: Callable[[int, bytes], None]) -> None:
-        self.handle, self.on_line = handle, on_line
+    def __init__(self, handle: IO[bytes], on_line: Callable[[int, bytes], None], wanted: re.Pattern[bytes] | None = None) -> None:
+        self.handle, self.on_line, self.wanted = handle, on_line, wanted
         self.lines = 0
         self.tails: dict[int, bytearray] = {}
 
     def feed(self, fd: int, data: bytes) -> None:
         tail = self.tails.setdefault(fd, bytearray())
-        start = 0
-        while True:
-            end = data.find(b"\n", start)
-            if end < 0:
-                break
-            if tail:
-                tail += data[start:end]
+        first = data.find(b"\n")
+        if first >= 0:
+            if tail:  # the line begun in an earlier read ends here
+                tail += data[:first]
                 line = bytes(tail)
                 tail.clear()
                 self.handle.write(line + b"\n")
             else:
-                line = data[start:end]
-                self.handle.write(data[start : end + 1])
+                line = data[:first]
+                self.handle.write(data[: first + 1])
             self.lines += 1
             self.on_line(self.lines, line)
-            start = end + 1
-        tail += data[start:]
+            last = data.rfind(b"\n")
+            if last > first:
+                self._block(data, first + 1, last + 1)
+            data = data[last + 1 :]
+        tail += data
         if len(tail) > LINE_CAP:  # a very long line: to the file now, the rest of it follows
             self.handle.write(bytes(tail))
             tail.clear()
         self.handle.flush()  # the log is readable as it grows (tail -f, the analysis at the ready line)
+
+    def _block(self, data: bytes, start: int, end: int) -> None:
+        """Complete lines data[start:end] (ending in a newline): written at once, the wanted ones handed over."""
+        self.handle.write(data[start:end])
+        if self.wanted is None:
+            for line in data[start : end - 1].split(b"\n"):
+                self.lines += 1
+                self.on_line(self.lines, line)
+            return
+        base, counted_to, done_to = self.lines, start, start
+        for match in self.wanted.finditer(data, start, end):
+            if match.start() < done_to:
+                continue  # a second literal on a line already handed over
+            begin = data.rfind(b"\n", start, match.start()) + 1 or start
+            stop = data.find(b"\n", match.start(), end)
+            base += data.count(b"\n", counted_to, begin)
+            counted_to = done_to = begin
+            self.on_line(base + 1, data[begin:stop])
+            done_to = stop + 1
+        self.lines += data.count(b"\n", start, end)
 
     def close(self) -> None:
         for fd, tail in self.tails.items():
@@ -183,7 +208,8 @@ def _supervise(
         kind = detector.candidate(line)
         if kind is None:
             return
-        result.phases.append((number, kind))
+        if len(result.phases) < MAX_PHASES:  # bounded: a crash loop prints phase lines without end
+            result.phases.append((number, kind))
         taken = sampler.at_phase(number, line[:TEXT_KEEP].decode("utf-8", "replace")) if sampler is not None else None
         if kind == kinds.SERVER_READY and options.analysis and not ready_analysis:
             if taken is not None:
@@ -191,7 +217,7 @@ def _supervise(
             log_file.flush()
             ready_analysis.append(_start_analysis(options, log_path, samples_path))
 
-    writer = _LogWriter(log_file, on_line)
+    writer = _LogWriter(log_file, on_line, detector.pattern)
     previous = {sig: signal.getsignal(sig) for sig in FORWARDED}
 
     def forward(sig: int, _frame: FrameType | None) -> None:
@@ -201,8 +227,12 @@ def _supervise(
 
     for sig in FORWARDED:
         signal.signal(sig, forward)
+    terminating = Terminating(forward)  # a launch that ignores SIGTERM or SIGHUP is killed after ESCALATE_S
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, terminating)
     try:
-        _pump(child, writer, {child.stdout.fileno(): options.stdout_fd, child.stderr.fileno(): options.stderr_fd})  # type: ignore[union-attr]
+        outputs = {child.stdout.fileno(): options.stdout_fd, child.stderr.fileno(): options.stderr_fd}  # type: ignore[union-attr]
+        _pump(child, writer, outputs, terminating, lambda message: _say(options.stderr_fd, message))
         code = child.wait()
     finally:
         for sig, handler in previous.items():
@@ -222,14 +252,24 @@ def _supervise(
     return result
 
 
-def _pump(child: subprocess.Popen[bytes], writer: _LogWriter, outputs: dict[int, int]) -> None:
+def _pump(
+    child: subprocess.Popen[bytes],
+    writer: _LogWriter,
+    outputs: dict[int, int],
+    terminating: Terminating | None = None,
+    say: Callable[[str], None] = lambda message: None,
+) -> None:
     """Both pipes to their outputs as the bytes arrive (os.read: no line buffering to stall on a long line or
-    binary junk), and to the log file; returns when the launch closed both."""
+    binary junk), and to the log file; returns when the launch closed both, or when its tree has ended
+    (measure/proctree.py: a grandchild left holding the pipes is ended with the launch, never waited for)."""
+    ending = Ending(LaunchTree(child.pid), say)
     with selectors.DefaultSelector() as selector:
         for fd in outputs:
             selector.register(fd, selectors.EVENT_READ)
         while selector.get_map():
-            for key, _ in selector.select():
+            if ending.step(child.poll() is not None, terminating.at if terminating else None, time.monotonic()):
+                break
+            for key, _ in selector.select(timeout=0.2):
                 fd = key.fd
                 try:
                     data = os.read(fd, READ_BYTES)

@@ -90,6 +90,9 @@ def take_sample(nvml: Nvml, root: int, t: float, trigger: str, line: int | None,
     return Sample(t, trigger, line, text, tuple(out))
 
 
+MAX_PENDING = 256  # phase sample requests waiting for the sampler's thread
+
+
 class Sampler:
     """Takes samples on a background thread: at a fixed interval, and at once when a phase line is printed
     (`at_phase`); each is handed to `write` on that thread, in the order taken."""
@@ -100,14 +103,25 @@ class Sampler:
         self.requests: queue.SimpleQueue[tuple[str, int | None, str | None, threading.Event | None]] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._loop, name="logscope-sampler", daemon=True)
         self.error: str | None = None
+        self.lock = threading.Lock()
+        self.pending = 0  # phase requests waiting
+        self.skipped = 0  # phase lines that got no sample of their own (the queue was full)
 
     def start(self) -> None:
         self.requests.put(("start", None, None, None))
         self.thread.start()
 
     def at_phase(self, line: int, text: str) -> threading.Event:
-        """Asks for a sample now; the event is set once it is written."""
+        """Asks for a sample now; the event is set once it is written. At most MAX_PENDING requests wait: past
+        them a phase line gets no sample of its own (a crash loop printing phase lines faster than NVML answers
+        would grow the queue without bound), and the event is set at once."""
         taken = threading.Event()
+        with self.lock:
+            if self.pending >= MAX_PENDING:
+                self.skipped += 1
+                taken.set()
+                return taken
+            self.pending += 1
         self.requests.put(("phase", line, text, taken))
         return taken
 
@@ -133,5 +147,7 @@ class Sampler:
                     self.error = f"NVML sampling stopped: {exc or type(exc).__name__}"
             if taken is not None:
                 taken.set()
+                with self.lock:
+                    self.pending -= 1
             if trigger == "end":
                 return

@@ -7,12 +7,15 @@ Nothing is written to disk."""
 
 from __future__ import annotations
 
+import math
+import re
 import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
+from logscope.core.printable import map_strings, terminal_safe
 from logscope.measure import server_schema as schema
 from logscope.measure.cells import communication_cells
 from logscope.measure.endpoints import Client, Gauge, WatchError, check_url, parse_metrics
@@ -72,22 +75,63 @@ def _server_info(client: Client) -> tuple[dict[str, Any], str]:
         raise WatchError(f"{client.base}: not an SGLang server (neither /server_info nor /get_server_info)")
     if not isinstance(info, dict) or "version" not in info or not isinstance(info.get("internal_states"), list):
         raise WatchError(f"{client.base}{endpoint}: not an SGLang server_info (no version or internal_states)")
+    check_server_info(info, f"{client.base}{endpoint}")
     return info, endpoint
+
+
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}")
+_COUNTS = ("tp_size", "dp_size", "ep_size", "pp_size", "base_gpu_id", "gpu_id_step", "max_total_num_tokens")
+_TEXTS = ("model_path", "moe_a2a_backend", "deepep_mode", "disaggregation_mode", "disaggregation_transfer_backend")
+
+
+def _shown(value: Any) -> str:
+    return terminal_safe(repr(value)[:40])
+
+
+def check_server_info(info: dict[str, Any], where: str) -> None:
+    """The fields watch reads, of the types SGLang gives them (JSON numbers are finite: endpoints.parse_json);
+    anything else is a one-line WatchError naming the field, never a crash further on."""
+    version = info["version"]
+    if not isinstance(version, str) or not _VERSION.fullmatch(version):
+        raise WatchError(f"{where}: version {_shown(version)} is no release number: not an SGLang server")
+    for key in _COUNTS:
+        value = info.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 40):
+            raise WatchError(f"{where}: {key} is {_shown(value)}, not a count: not an SGLang server")
+    fraction = info.get("mem_fraction_static")
+    if fraction is not None and (isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction <= 1):
+        raise WatchError(f"{where}: mem_fraction_static is {_shown(fraction)}, not a fraction: not an SGLang server")
+    for key in _TEXTS:
+        if info.get(key) is not None and not isinstance(info[key], str):
+            raise WatchError(f"{where}: {key} is {_shown(info[key])}, not text: not an SGLang server")
+    if len(info["internal_states"]) > 4096:
+        raise WatchError(f"{where}: more than 4096 internal_states: not an SGLang server")
+
+
+def _gib(value: Any) -> float | None:
+    """A figure in GiB as SGLang states it: a number, finite and of a card's order, else None (not used)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value) if abs(value) < 1e12 else math.inf
+    return number if math.isfinite(number) and abs(number) <= 1e6 else None
 
 
 def _from_memory_usage(rank: RankMemory, usage: dict[str, Any]) -> None:
     figures = rank.figures
     for key, name in (("weight", "weight_gib"), ("kvcache", "kv_cache_gib"), ("startup_available", "startup_available_gib")):
-        if isinstance(usage.get(key), (int, float)):
-            figures[name] = float(usage[key])
-    if isinstance(usage.get("token_capacity"), int):
-        figures["token_capacity"] = usage["token_capacity"]
+        value = _gib(usage.get(key))
+        if value is not None:
+            figures[name] = value
+    capacity = usage.get("token_capacity")
+    if isinstance(capacity, int) and not isinstance(capacity, bool) and 0 <= capacity < 1 << 40:
+        figures["token_capacity"] = capacity
     graph = usage.get("graph")
     if isinstance(graph, dict):
-        figures["graph_phases"] = {k: float(v) for k, v in graph.items()}
-        figures["graph_gib"] = round(sum(float(v) for v in graph.values()), 3)
-    elif isinstance(graph, (int, float)):
-        figures["graph_gib"] = float(graph)
+        phases = {str(k): v for k, v in ((k, _gib(v)) for k, v in graph.items()) if v is not None}
+        figures["graph_phases"] = phases
+        figures["graph_gib"] = round(sum(phases.values()), 3)
+    elif _gib(graph) is not None:
+        figures["graph_gib"] = _gib(graph)
     rank.sources.add("server_info")
 
 
@@ -102,6 +146,8 @@ def _from_gauges(ranks: dict[tuple[int | None, int, int], RankMemory], gauges: l
             tp, pp = int(gauge.labels.get("tp_rank", 0)), int(gauge.labels.get("pp_rank", 0))
             dp = int(gauge.labels["dp_rank"]) if "dp_rank" in gauge.labels else None
         except ValueError:
+            continue
+        if not all(0 <= n < 1 << 16 for n in (tp, pp, dp or 0)) or _gib(gauge.value) is None:
             continue
         rank = ranks.setdefault((dp, tp, pp), RankMemory(dp, tp, pp))
         if gauge.name == schema.GAUGE_GRAPH:
@@ -242,6 +288,7 @@ def read_watch(options: Options) -> dict[str, Any]:
 
 
 def render_markdown(document: dict[str, Any]) -> str:
+    document = map_strings(document, terminal_safe)  # the server's strings (version, model path) may hold escapes
     lines = [
         f"### logscope watch: SGLang {document['version']} at {document['url']} ({document['endpoint']})",
         "",
@@ -276,6 +323,7 @@ def rich_view(document: dict[str, Any]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
+    document = map_strings(document, terminal_safe)  # the server's strings (version, model path) may hold escapes
     table = Table(title=f"SGLang {document['version']} at {document['url']}: memory per rank (GiB)", title_justify="left")
     for head in ("rank", "GPU", "weights", "KV cache", "graphs", "device used", "residual", "after cells"):
         table.add_column(head, justify="left" if head == "rank" else "right")

@@ -39,6 +39,7 @@ class Budget:
     read_share: float = 0.2  # reading stops at this share of what is left: the stages after it take the rest
     concurrent: int = 2  # analyses at once; one more request is answered 503 with Retry-After
     retry_after_s: int = 15
+    upload_seconds: float = 20.0  # the whole body of one request must arrive within it (a stalled upload holds a slot)
     draw: DrawLimits = field(default_factory=DrawLimits)
 
     def describe(self) -> str:
@@ -66,7 +67,7 @@ class Part:
 
 
 def paste_source(part: Part) -> Source:
-    return Source(name=part.name, path=None, data=part.data, rank_hint=rank_hint_from_name(part.name))
+    return Source(name=part.name, path=None, data=part.data, rank_hint=rank_hint_from_name(part.name), uploaded=True)
 
 
 def _deadline(budget: Budget, started: float) -> ReadDeadline:

@@ -1,29 +1,31 @@
 """The paste page's routes. The form posts multipart/form-data (a `text` field and any number of `files`),
-read with the standard library's e-mail parser (no multipart dependency) after the body was capped; each
+parsed as it streams in by paste/multipart.py (capped, on a worker thread), under one deadline; each
 part becomes one source, the sources are analysed together, within the request's budget, in a child
-process (paste/budget.py), and the redacted HTML report is the answer. At most `budget.concurrent` analyses run at
-once: one more is answered 503 with Retry-After. Nothing is written anywhere: the text lives in the
+process (paste/budget.py), and the redacted HTML report is the answer. At most `budget.concurrent` requests are
+read or analysed at once, counted from the first byte of the body: one more is answered 503 with
+Retry-After before its body is read. Nothing is written anywhere: the text lives in the
 request's memory and the child's, and is gone with them."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import re
+import sys
 import time
-from email import policy
-from email.parser import BytesParser
 from html import escape
 
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from logscope.core.errors import LogscopeError
 from logscope.paste.budget import Budget, OverTime, Part, report_page, run_job, size
+from logscope.paste.multipart import FormError, FormParser, FormPart
 
-MAX_PARTS = 32
+_FEED_BYTES = 256 << 10  # the parser runs on a worker thread once this much arrived: the event loop only collects
 
 _CSS = """body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d232a}
 h1{font-size:1.4rem}textarea{width:100%;min-height:18rem;font:13px/1.35 ui-monospace,monospace;box-sizing:border-box}
@@ -75,70 +77,116 @@ def form_page(budget: Budget, error: str = "") -> str:
     )
 
 
-def read_form(content_type: str, body: bytes) -> list[Part]:
+def form_parts(parsed: list[FormPart]) -> list[Part]:
     """The submission's non-empty parts (the pasted text, then each uploaded file); the child analyses them and
     redacts the report (paste/budget.py)."""
-    if not content_type.lower().startswith("multipart/form-data"):
-        raise ValueError("the form is sent as multipart/form-data")
-    message = BytesParser(policy=policy.HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body)
-    if not message.is_multipart():
-        raise ValueError("the body is not multipart")
     parts: list[Part] = []
-    for part in list(message.iter_parts())[:MAX_PARTS]:
-        field_name = part.get_param("name", header="content-disposition")
-        data = part.get_payload(decode=True)
-        if field_name not in ("text", "files") or not isinstance(data, bytes) or not data.strip():
+    for part in parsed:
+        if part.name not in ("text", "files") or not part.data.strip():
             continue
-        name = "pasted" if field_name == "text" else re.sub(r"[^\w.+-]", "_", part.get_filename() or "upload")[:100]
-        parts.append(Part(name, data))
+        name = "pasted" if part.name == "text" else re.sub(r"[^\w.+-]", "_", part.filename or "upload")[:100]
+        parts.append(Part(name, bytes(part.data)))
+        part.data.clear()  # freed now, before the parts are pickled for the child: one copy at a time
     return parts
+
+
+class _Refused(Exception):
+    """A request answered before its body was read to the end (its status and one line)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def _receive_form(request: Request, budget: Budget, started: float) -> list[Part]:
+    """The body read under the request's caps and its one deadline (`budget.upload_seconds` from the first
+    byte to the last), parsed as it streams in, off the event loop (paste/multipart.py)."""
+    declared = request.headers.get("content-length", "")
+    too_large = f"more than {size(budget.max_bytes)} sent: paste less (the failing rank's log is enough)"
+    if declared.isdigit() and int(declared) > budget.max_bytes:
+        raise _Refused(413, too_large)
+    try:
+        parser = FormParser(request.headers.get("content-type", ""))
+    except FormError as exc:
+        raise _Refused(400, str(exc)) from None
+    received = 0
+    pending = bytearray()
+    chunks = request.stream().__aiter__()
+    while True:
+        left = budget.upload_seconds - (time.monotonic() - started)
+        try:
+            chunk = await asyncio.wait_for(chunks.__anext__(), timeout=max(left, 0.0))
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            raise _Refused(408, f"the upload did not arrive within {budget.upload_seconds:g} s: send it again") from None
+        received += len(chunk)
+        if received > budget.max_bytes:
+            raise _Refused(413, too_large)
+        pending += chunk
+        if len(pending) >= _FEED_BYTES:
+            await _feed(parser, bytes(pending))
+            pending.clear()
+    await _feed(parser, bytes(pending))
+    try:
+        return form_parts(parser.close())
+    except FormError as exc:
+        raise _Refused(400, str(exc)) from None
+
+
+async def _feed(parser: FormParser, data: bytes) -> None:
+    try:
+        await run_in_threadpool(parser.feed, data)
+    except FormError as exc:
+        raise _Refused(400, str(exc)) from None
+
+
+def _log(line: str) -> None:
+    sys.stderr.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} paste {line}\n")
+    sys.stderr.flush()
 
 
 def routes(budget: Budget | None = None) -> list[Route]:
     budget = budget or Budget()
-    running = 0  # analyses under way (one event loop: no lock needed between the checks and the counts)
+    running = 0  # requests being received or analysed (one event loop: no lock needed between check and count)
 
     def busy() -> HTMLResponse:
-        message = f"{running} analyses are running, the most this server runs at once: try again in {budget.retry_after_s} s"
+        message = (
+            f"{running} pastes are being received or analysed, the most this server takes at once: "
+            f"try again in {budget.retry_after_s} s"
+        )
         return _page(form_page(budget, message), 503, {"Retry-After": str(budget.retry_after_s)})
 
     async def show(request: Request) -> HTMLResponse:
         return _page(form_page(budget))
 
-    async def submit(request: Request) -> HTMLResponse:
+    async def submit(request: Request) -> Response:
         nonlocal running
         started = time.monotonic()
         if running >= budget.concurrent:  # before the body is read: a flood costs no memory
             return busy()
-        declared = request.headers.get("content-length", "")
-        too_large = f"more than {size(budget.max_bytes)} sent: paste less (the failing rank's log is enough)"
-        if declared.isdigit() and int(declared) > budget.max_bytes:
-            return _page(form_page(budget, too_large), 413)
-        body = bytearray()  # appended in place: `bytes +=` copied the whole body at every chunk
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > budget.max_bytes:
-                return _page(form_page(budget, too_large), 413)
+        running += 1  # from the first byte of the body: an upload holds its slot while it arrives
         try:
-            parts = read_form(request.headers.get("content-type", ""), bytes(body))
-        except ValueError as exc:
-            return _page(form_page(budget, str(exc)), 400)
-        del body
-        if not parts:
-            return _page(form_page(budget, "nothing was pasted or uploaded"), 400)
-        if running >= budget.concurrent:
-            return busy()
-        running += 1
-        try:
-            html = await run_in_threadpool(run_job, report_page, (parts, budget, started), budget.seconds)
-        except OverTime as exc:
-            return _page(form_page(budget, str(exc)), 504)
-        except LogscopeError as exc:
-            return _page(form_page(budget, str(exc)), 400)
-        except RuntimeError as exc:
-            return _page(form_page(budget, f"the analysis failed: {exc} (please report this with the input)"), 500)
+            try:
+                parts = await _receive_form(request, budget, started)
+            except _Refused as exc:
+                return _page(form_page(budget, str(exc)), exc.status)
+            except ClientDisconnect:
+                seconds = time.monotonic() - started
+                _log(f'status=499 reason="the client closed the connection during the upload" ms={seconds * 1000:.0f}')
+                return Response(status_code=499)
+            if not parts:
+                return _page(form_page(budget, "nothing was pasted or uploaded"), 400)
+            try:
+                html = await run_in_threadpool(run_job, report_page, (parts, budget, started), budget.seconds)
+            except OverTime as exc:
+                return _page(form_page(budget, str(exc)), 504)
+            except LogscopeError as exc:
+                return _page(form_page(budget, str(exc)), 400)
+            except RuntimeError as exc:
+                return _page(form_page(budget, f"the analysis failed: {exc} (please report this with the input)"), 500)
+            return _page(html)
         finally:
             running -= 1
-        return _page(html)
 
     return [Route("/", show, methods=["GET"]), Route("/", submit, methods=["POST"])]

@@ -78,6 +78,7 @@ class Source:
     recognized_lines: int = 0
     notes: ReadNotes = field(default_factory=ReadNotes)  # encoding, lines cut, where reading stopped
     read_bytes: int = CHUNK_BYTES  # per read of a stream; smaller where a deadline is checked between chunks
+    uploaded: bool = False  # data sent as a file (the paste page): binary refused, as the CLI refuses a file
 
     def open_binary(self) -> io.BufferedIOBase:
         if self.data is not None:
@@ -107,7 +108,7 @@ class Source:
         try:
             # text given in memory (a triage block, a rule case) was text to its caller: never refused as binary
             raw = expanded(self.name, self.raw_reads(stream), self.read_bytes, self.notes)
-            encoding, texts = decode_stream(self.name, raw, refuse_binary=self.data is None)
+            encoding, texts = decode_stream(self.name, raw, refuse_binary=self.data is None or self.uploaded)
             if encoding != UTF8:
                 self.notes.encoding = encoding.label
             yield from texts
