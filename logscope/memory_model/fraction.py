@@ -42,6 +42,7 @@ class AutoFraction:
     parts: list[tuple[str, float, str]] = field(default_factory=list)  # (what, MiB, source line)
     missing: list[str] = field(default_factory=list)  # settings the rule needs that the input lacks
     assumed: list[str] = field(default_factory=list)  # defaults of the release the rule used, not shown by the input
+    no_rule: str | None = None  # the release's source gives no such term: the rule cannot run for it
     release: ReleaseChoice | None = None
 
     def part(self, what: str) -> float:
@@ -86,9 +87,29 @@ def deepep_reserve_applies(config: dict[str, Any], release: ReleaseChoice) -> tu
         return False, "moe_a2a_backend is not deepep"
     if config.get("disaggregation_mode") == "prefill":
         return False, "a prefill node"
-    if config.get("disable_cuda_graph") is True:
+    if _decode_graphs_off(config):
         return False, "decode CUDA graphs off"
     return True, f"{mib:g} MiB ({release.record.deepep.reserve_mib.at})"
+
+
+def _decode_graphs_off(config: dict[str, Any]) -> bool:
+    backend = config.get("cuda_graph_backend_decode")
+    return config.get("disable_cuda_graph") is True or (backend is not None and str(backend).lower() == "disabled")
+
+
+def _gate_open(gate: Sourced[str], config: dict[str, Any], default: bool) -> bool:
+    """Whether a term's `if` conditions (as the release's source writes them) hold for this config: the node
+    mode and the decode graph backend; the DP attention condition is the caller's. An unextracted gate keeps
+    `default`."""
+    text = gate.value
+    if text is None:
+        return default
+    mode = config.get("disaggregation_mode")
+    if "!= 'prefill'" in text and mode == "prefill":
+        return False
+    if "!= 'decode'" in text and mode == "decode":
+        return False
+    return not ("decode_cuda_graph_config.backend != Backend.DISABLED" in text and _decode_graphs_off(config))
 
 
 def token_buckets(rule: GraphReserve, max_tokens: int) -> list[int]:
@@ -104,7 +125,9 @@ def _graph_term_on(config: dict[str, Any], rule: GraphReserve, assumed: list[str
     if config.get("disable_cuda_graph") is True:
         return False
     if "prefill_cuda_graph_config.backend" in switch:
-        if config.get("disaggregation_mode") == "decode" or config.get("disable_prefill_cuda_graph") is True:
+        if not _gate_open(rule.prefill_graph_gate, config, config.get("disaggregation_mode") != "decode"):
+            return False
+        if config.get("disable_prefill_cuda_graph") is True:
             return False
         backend = config.get("cuda_graph_backend_prefill")
         if backend is not None:
@@ -199,8 +222,48 @@ def auto_fraction(
         return terms[name].at or ""
 
     out = AutoFraction(None, 0.0, release=release)
+    try:
+        _compute(out, config, release, gpu_mem_mib, mla, environment or {}, c, at)
+    except MissingRule as exc:  # the release's source gives no such term: say so, never raise to the user
+        out.no_rule, out.value, out.parts, out.reserved_mib = str(exc), None, [], 0.0
+    return out
+
+
+def _tiered(out: AutoFraction, config: dict[str, Any], release: ReleaseChoice, gpu_mem_mib: float | None) -> None:
+    """<= 0.5.2: reserved_mem by the card's size, (a + tp x pp / b) GiB, + a flat DP-attention and draft reserve."""
+    rule = release.record.mem_fraction
+    if gpu_mem_mib is None:
+        out.missing.append("the card's memory.total (the tiered rule picks its row by it)")
+        return
+    tiers = rule.tiers.value or ()
+    row = next(t for t in tiers if t[0] is None or gpu_mem_mib < float(t[0]))
+    parallel = (_num(config, "tp_size") or 1) * (_num(config, "pp_size") or 1)
+    below = f"below {float(row[0]):g} MiB" if row[0] is not None else "the top tier"
+    parts = [(f"tier ({below})", float(row[1]) + parallel * float(row[2]), rule.tiers.at or "")]
+    speculative = _speculative(config, release)
+    if speculative is not None:
+        parts.append(speculative)
+    if config.get("enable_dp_attention") and rule.dp_attention_flat_mib.value is not None:
+        parts.append(("dp_attention", float(rule.dp_attention_flat_mib.value), rule.dp_attention_flat_mib.at or ""))
+    out.parts, out.reserved_mib = parts, sum(mib for _, mib, _ in parts)
+    out.value = round((gpu_mem_mib - out.reserved_mib) / gpu_mem_mib, 3)
+
+
+def _compute(
+    out: AutoFraction,
+    config: dict[str, Any],
+    release: ReleaseChoice,
+    gpu_mem_mib: float | None,
+    mla: bool | None,
+    environment: dict[str, Any],
+    c: Any,
+    at: Any,
+) -> None:
+    if release.record.mem_fraction.tiers.value and release.record.mem_fraction.base_mib.value is None:
+        _tiered(out, config, release, gpu_mem_mib)
+        return
     tp, pp = _num(config, "tp_size") or 1, _num(config, "pp_size") or 1
-    if _post_capture(environment or {}, release, mla):
+    if _post_capture(environment, release, mla):
         base = release.record.graph_reserve.post_capture_base_mib
         out.parts = [
             ("post_capture_base", float(base.value or 0), base.at or ""),
@@ -209,7 +272,7 @@ def auto_fraction(
         out.reserved_mib = sum(mib for _, mib, _ in out.parts)
         if gpu_mem_mib is not None:
             out.value = round((gpu_mem_mib - out.reserved_mib) / gpu_mem_mib, int(c("rounding_digits")))
-        return out
+        return
     chunk = _num(config, "chunked_prefill_size")
     if chunk is None:
         out.missing.append("chunked_prefill_size")
@@ -225,17 +288,21 @@ def auto_fraction(
         ("activation", max(tokens, c("activation_floor_tokens")) * c("activation_mib_per_token"), activation_at),
         ("parallel", tp * pp / 8 * c("parallel_mib_per_8_ranks"), at("parallel_mib_per_8_ranks")),
     ]
-    graphs_on = config.get("disable_cuda_graph") is not True and config.get("disaggregation_mode") != "prefill"
-    if graphs_on:
+    gates = release.record.graph_reserve
+    default_on = config.get("disable_cuda_graph") is not True and config.get("disaggregation_mode") != "prefill"
+    graphs_on = _gate_open(gates.decode_graph_gate, config, default_on)
+    dp_on = bool(config.get("enable_dp_attention")) and _gate_open(gates.dp_attention_gate, config, graphs_on)
+    if graphs_on or dp_on:
         max_bs = _num(config, "cuda_graph_max_bs")
         if max_bs is None:
-            out.missing.append("cuda_graph_max_bs")
+            out.missing.append("cuda_graph_max_bs (cuda_graph_config.decode.max_bs from 0.5.14)")
         else:
-            graph = max_bs * c("graph_mib_per_bs")
-            if config.get("enable_dp_attention"):
+            graph = max_bs * c("graph_mib_per_bs") if graphs_on else 0.0
+            if dp_on:
                 dp = _num(config, "dp_size") or 1
+                # memory_hook.py / server_args.py: + max_bs x dp x 3, and x 1.5 more when max_bs > 300
                 graph += max_bs * dp * c("dp_attention_mib_per_bs_dp") * (1.5 if max_bs > 300 else 1.0)
-            parts.append(("cuda_graphs", graph, at("graph_mib_per_bs")))
+            parts.append(("cuda_graphs", graph, gates.dp_attention_gate.at if not graphs_on else at("graph_mib_per_bs")))
     parts += _graph_parts(config, release, chunk, mla, out.assumed)
     reserved = sum(mib for _, mib, _ in parts)
     if gpu_mem_mib is not None and gpu_mem_mib > c("floor_above_mib") and reserved < c("floor_mib"):
@@ -253,7 +320,6 @@ def auto_fraction(
     out.parts, out.reserved_mib = parts, reserved
     if gpu_mem_mib is not None:
         out.value = round((gpu_mem_mib - reserved) / gpu_mem_mib, int(c("rounding_digits")))
-    return out
 
 
 def default_requests(tokens: int, context_len: int, release: ReleaseChoice) -> tuple[int, str]:

@@ -109,6 +109,8 @@ class DeepEp:
 
 @dataclass(frozen=True)
 class MemFraction:
+    tiers: Sourced[tuple[tuple[float | None, float, float], ...]]  # <= 0.5.2: (below MiB, MiB, MiB per rank)
+    dp_attention_flat_mib: Sourced[float]  # <= 0.5.2: + this with DP attention
     base_mib: Sourced[float]
     activation_mib_per_token: Sourced[float]
     activation_floor_tokens: Sourced[int]
@@ -138,6 +140,10 @@ class GraphReserve:
     decode_activation: Sourced[str]  # decode nodes size activation by running requests x draft tokens
     post_capture_env: Sourced[bool]  # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING's default
     post_capture_base_mib: Sourced[float]  # what the rule reserves (plus the parallel slack) when it is on
+    # the `if` conditions each graph term sits under ("always": none; <= 0.5.14 adds the decode and DP terms always)
+    decode_graph_gate: Sourced[str] = Sourced(None, None)
+    dp_attention_gate: Sourced[str] = Sourced(None, None)
+    prefill_graph_gate: Sourced[str] = Sourced(None, None)
 
 
 @dataclass(frozen=True)

@@ -343,8 +343,64 @@ def _first(*entries: dict[str, Any]) -> dict[str, Any]:
     return next((e for e in entries if e["value"] is not None), entries[-1])
 
 
+def _statement_gate(wheel: Wheel, files: tuple[str, ...], pattern: str) -> dict[str, Any]:
+    """The `if` conditions a `reserved_mem` statement of the automatic rule sits under (outermost first, the
+    `mem_fraction_static is None` guard left out), joined by " and "; "always" when it sits under none."""
+    for name in files:
+        text = wheel.source(name)
+        if text is None:
+            continue
+        tree = ast.parse(text)
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.AugAssign) and re.search(pattern, ast.unparse(node)):
+                conditions: list[str] = []
+                up = parents.get(node)
+                while up is not None and not isinstance(up, ast.FunctionDef):
+                    if isinstance(up, ast.If) and "mem_fraction_static is None" not in ast.unparse(up.test):
+                        conditions.append(ast.unparse(up.test))
+                    up = parents.get(up)
+                return {"value": " and ".join(reversed(conditions)) or "always", "at": f"{name}:{node.lineno}"}
+    return {"value": None, "at": None, "absent": f"no reserved_mem += /{pattern}/ in {' / '.join(files)}"}
+
+
+def _tiers(wheel: Wheel) -> dict[str, Any]:
+    """0.5.2 and older: reserved_mem by card size, `if gpu_mem < X * 1024: reserved_mem = (a + parallel_size / b)
+    * 1024`, as rows [upper bound MiB or null, MiB, MiB per parallel rank]."""
+    for name in _MEMORY_HOOK:
+        text = wheel.source(name)
+        if text is None:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if not (isinstance(node, ast.If) and ast.unparse(node.test).startswith("gpu_mem < ")):
+                continue
+            rows: list[list[Any]] = []
+            branch: Any = node
+            while True:
+                assign = branch.body[0] if isinstance(branch, ast.If) else branch[0]
+                if not (isinstance(assign, ast.Assign) and ast.unparse(assign.targets[0]) == "reserved_mem"):
+                    break
+                expr = ast.unparse(assign.value)
+                m = re.fullmatch(r"\(([\d.]+) \+ parallel_size / (\d+)\) \* 1024|(\d+) \* 1024", expr)
+                if m is None:
+                    break
+                upper = _number(arith(branch.test.comparators[0])) if isinstance(branch, ast.If) else None
+                if m.group(3):
+                    rows.append([upper, _number(float(m.group(3)) * 1024), 0])
+                else:
+                    rows.append([upper, _number(float(m.group(1)) * 1024), _number(1024 / float(m.group(2)))])
+                if not isinstance(branch, ast.If):
+                    return {"value": rows, "at": f"{name}:{node.lineno}"}
+                branch = branch.orelse[0] if len(branch.orelse) == 1 and isinstance(branch.orelse[0], ast.If) else branch.orelse
+    return {"value": None, "at": None, "absent": "no `if gpu_mem < X * 1024: reserved_mem = ...` tiers"}
+
+
 def mem_fraction(wheel: Wheel) -> dict[str, Any]:
     return {
+        "tiers": _tiers(wheel),
+        "dp_attention_flat_mib": wheel.find_after(
+            _MEMORY_HOOK, r"^\s+if self\.enable_dp_attention:$", r"^\s+reserved_mem \+= (4 \* 1024)$", 1
+        ),
         "base_mib": wheel.find(_MEMORY_HOOK, r"^\s+reserved_mem = (512)$"),
         "activation_mib_per_token": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= .*(?:activation_tokens|, 2048\)) \* ([\d.]+)$"),
         "activation_floor_tokens": wheel.find(_MEMORY_HOOK, r"max\((?:self|cfg)\.chunked_prefill_size, (\d+)\)"),
@@ -427,10 +483,20 @@ def graph_reserve(wheel: Wheel) -> dict[str, Any]:
             hook, r'speculative_algorithm == "STANDALONE"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3
         ),
         "eagle_mib": wheel.find_after(hook, r'speculative_algorithm != "NGRAM"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3),
-        "decode_activation": wheel.find(hook, r"(activation_tokens = max\(running_requests \* draft_tokens, 2048\))"),
+        "decode_activation": _first(
+            wheel.find(hook, r"(activation_tokens = max\(running_requests \* draft_tokens, 2048\))"),
+            wheel.find(hook, r"reserved_mem \+= (max\(running_requests \* draft_tokens, 2048\)) \* [\d.]+$"),
+        ),
+        # the conditions each graph term of the rule sits under (<= 0.5.14: none for the decode and DP terms)
+        "decode_graph_gate": _statement_gate(wheel, hook, r"max_bs \* 2$"),
+        "dp_attention_gate": _statement_gate(wheel, hook, r"max_bs \* (?:self|cfg)\.(?:attn_)?dp_size \* 3$"),
+        "prefill_graph_gate": _statement_gate(wheel, hook, r"reserved_mem \+= len\("),
         # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (not MLA): only the floor and the parallel slack are reserved
         "post_capture_env": _env(wheel, "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"),
-        "post_capture_base_mib": wheel.find(hook, r"^\s+reserved_mem = (1536)$"),
+        "post_capture_base_mib": _first(
+            wheel.find_after(hook, r"if (?:self\.)?post_capture_kv_sizing\w*(?:\(\))?:$", r"^\s+reserved_mem = (\d+)$", 4),
+            wheel.find(hook, r"^\s+reserved_mem = (1536)$"),
+        ),
     }
 
 
@@ -611,6 +677,11 @@ def main(argv: list[str] | None = None) -> int:
         "--deepep-repo", type=Path, help="A git directory of github.com/deepseek-ai/DeepEP (normal-mode buffer constants)"
     )
     parser.add_argument("--nccl-repo", type=Path, help="A git directory of github.com/NVIDIA/nccl (connection buffer sizes)")
+    parser.add_argument(
+        "--sources-from",
+        type=Path,
+        help="An earlier output whose deepep_source / nccl_source are kept where no repository is given",
+    )
     args = parser.parse_args(argv)
     rows = {}
     for path in args.wheels:
@@ -618,10 +689,15 @@ def main(argv: list[str] | None = None) -> int:
         rows[wheel.version] = extract(wheel)
     ordered = {v: rows[v] for v in sorted(rows, key=_key)}
     document: dict[str, Any] = {"format": 1, "versions": ordered}
+    earlier = yaml.safe_load(args.sources_from.read_text(encoding="utf-8")) if args.sources_from else {}
     if args.deepep_repo is not None:
         document["deepep_source"] = deepep_source(args.deepep_repo)
+    elif earlier.get("deepep_source"):
+        document["deepep_source"] = earlier["deepep_source"]
     if args.nccl_repo is not None:
         document["nccl_source"] = nccl_source(args.nccl_repo)
+    elif earlier.get("nccl_source"):
+        document["nccl_source"] = earlier["nccl_source"]
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(HEADER + yaml.safe_dump(document, sort_keys=False, width=120), encoding="utf-8")
     print(f"{args.output}: {len(ordered)} release(s): {', '.join(ordered)}", file=sys.stderr)
