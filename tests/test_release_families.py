@@ -153,3 +153,57 @@ def test_plan_on_a_tiered_release_names_what_it_lacks(tmp_path):
     assert "internal error" not in result.output and result.exit_code in (0, 1), result.output
     notes = json.loads(result.output)["plan"]["assumptions"]
     assert any("0.4.6.post5 has no" in note for note in notes), notes
+
+
+def test_plan_sums_every_capture():
+    """0.5.14+ capture the prefill graphs, then the decode graphs (cuda_graph_setup.py capture_prefill_graph /
+    capture_decode_graph, each with its begin/end line): the graphs figure is their sum, 0.46 + 0.95 = 1.41."""
+    from logscope.memory_model.kv_pool import kv_sizing
+    from logscope.pipeline.analyze import analyze_model
+    from logscope.pipeline.ingest.ingest import Source
+
+    text = deepseek_run(False) + (
+        "[2026-11-20 10:02:07 TP0] Capture target prefill CUDA graph begin. backend=breakable, num_tokens=[4, 8], "
+        "avail mem=15.70 GB\n"
+        "[2026-11-20 10:02:17 TP0] Capture target prefill CUDA graph end. elapsed=10.00 s, mem usage=0.46 GB, "
+        "avail mem=15.24 GB.\n"
+        "[2026-11-20 10:02:17 TP0] Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, "
+        "avail mem=15.24 GB\n"
+        "[2026-11-20 10:02:27 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4], elapsed=10.00 s, "
+        "mem usage=0.95 GB, avail mem=14.29 GB.\n"
+    )
+    launch = analyze_model([Source(name="run.log", path=None, data=text.encode())]).launches[0]
+    graphs = kv_sizing(launch).graphs_gib
+    assert graphs is not None and graphs.value == 1.41 and "sum of 2 captures" in graphs.basis
+
+
+def test_diff_reads_the_baseline_as_the_release_measures_it(tmp_path):
+    """0.5.21+ "Memory baseline taken" is measured after every group is built (distributed/bootstrap.py
+    measure_pre_model_load_memory): not the communicators' delta. Two runs that differ only in that reading get no
+    eager-communicator / free-before-init pair (before: -27,980 / +27,980 tokens, -/+1.28 GiB)."""
+    from typer.testing import CliRunner
+
+    from logscope.cli import app
+
+    off = ROOT / "fixtures" / "cells" / "moe-tp2-h200-0.5.23-deepep-off.log"
+    other = tmp_path / "baseline-1.42.log"
+    other.write_text(
+        off.read_text(encoding="utf-8").replace("baseline taken. mem usage=0.00 GB", "baseline taken. mem usage=1.42 GB"),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(app, ["diff", str(off), str(other), "--width", "200"])
+    assert "eager communicators" not in result.output and "free before init" not in result.output, result.output
+    assert "budget: free before weights" in result.output
+
+
+def test_release_inference_reads_the_whole_decode_capture_line():
+    """0.5.14-0.5.15.post1's decode capture-begin wording lists num_tokens_per_bs and bs: at max_bs 512 the line
+    is 600 characters, beyond the 300 an event's text keeps; it still pins the range."""
+    bs = [1, 2, 4, 8, 12, *range(16, 257, 8), *range(272, 512, 16), 512]
+    line = (
+        f"[2026-10-20 09:00:07 TP0] Capture target decode CUDA graph begin. backend=full, num_tokens_per_bs={bs}, "
+        f"bs={bs}, avail mem=14.60 GB"
+    )
+    assert len(line) > 300
+    launch = analyze_text(f"[2026-10-20 09:00:05 TP0] Load weight begin. avail mem=137.70 GB\n{line}\n")["launches"][0]
+    assert launch["sglang_version"]["range"] == ["0.5.14", "0.5.15.post1"]

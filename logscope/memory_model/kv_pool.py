@@ -325,12 +325,10 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
     sizing.pre_gib = _lowest(launch, free_before_weights, "free before weights (Load weight begin, or end's avail + mem usage)")
     sizing.post_gib = _lowest(launch, _post, "free after weights (Load weight end)")
     sizing.init_usage_gib = _lowest(
-        launch,
-        lambda t: _value(target_reading(t, kinds.INIT_DISTRIBUTED_END, "usage_gib"), "usage_gib"),
-        "Init torch distributed ends: mem usage",
+        launch, lambda t: _value(_init_delta(t), "usage_gib"), "Init torch distributed ends: mem usage"
     )
     if sizing.pre_gib is not None and sizing.pre_gib.rank in launch.ranks:
-        own = target_reading(launch.ranks[sizing.pre_gib.rank], kinds.INIT_DISTRIBUTED_END, "usage_gib")
+        own = _init_delta(launch.ranks[sizing.pre_gib.rank])
         if own is not None:
             sizing.limiting_init_gib = Figure(
                 own.values["usage_gib"],
@@ -360,14 +358,28 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
     return sizing
 
 
+def _init_delta(timeline: RankTimeline) -> PhaseReading | None:
+    """The init-distributed reading when it is the communicators' delta: 0.5.21+ print "Memory baseline taken"
+    there instead, measured after every group is built (distributed/bootstrap.py measure_pre_model_load_memory),
+    which holds none of them."""
+    found = target_reading(timeline, kinds.INIT_DISTRIBUTED_END, "usage_gib")
+    return None if found is None or found.values.get("reading") == kinds.MEMORY_BASELINE else found
+
+
 def _graphs(launch: Launch) -> Figure | None:
+    """What the target model's graph captures took on the rank that took most: the sum of every capture's mem
+    usage (0.5.14+ capture prefill graphs, then decode graphs, each with its own begin/end line)."""
     best = None
     for label, timeline in launch.ranks.items():
-        end = timeline.reading(kinds.CAPTURE_END, "usage_gib")
-        if end is not None and (best is None or end.values["usage_gib"] > best.value):
-            best = Figure(
-                end.values["usage_gib"], "measured", "CUDA graph capture: mem usage (highest rank)", label, end.source, end.line
-            )
+        ends = timeline.readings(kinds.CAPTURE_END, "usage_gib")
+        if not ends:
+            continue
+        total = round(sum(float(end.values["usage_gib"]) for end in ends), 2)
+        if best is None or total > best.value:
+            basis = "CUDA graph capture: mem usage (highest rank)"
+            if len(ends) > 1:
+                basis = f"CUDA graph capture: mem usage, the sum of {len(ends)} captures (highest rank)"
+            best = Figure(total, "measured", basis, label, ends[0].source, ends[0].line)
     return best
 
 

@@ -225,7 +225,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
         )
         if image is not None:
             stated, stated_by = image.group(1), "docker_image"
-    phase_lines = [(p.source, p.line, p.text) for r in launch.ranks.values() for p in r.phases]
+    phase_lines = [(p.source, p.line, p.full_text or p.text) for r in launch.ranks.values() for p in r.phases]
     launch.sglang_version = sglang_version(lines_of(events, phase_lines), stated, stated_by)
     _model(launch)
 

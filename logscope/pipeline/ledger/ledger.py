@@ -19,7 +19,7 @@ from logscope.pipeline.sizing.calibration import Calibration
 from logscope.pipeline.sizing.cell_rules import same_gpu
 from logscope.pipeline.sizing.cells import launch_cells
 
-MEMORY_BASELINE = "memory baseline"  # the reading label sglang_line.py gives the 0.5.21+ line
+MEMORY_BASELINE = kinds.MEMORY_BASELINE  # the reading label sglang_line.py gives the 0.5.21+ line
 CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe measured 527 MiB
 # GiB as torch reports it for cards whose dump gives no Reserved; assumed when used
 KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NVIDIA A100-SXM4-40GB": 39.39}
