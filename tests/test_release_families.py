@@ -207,3 +207,19 @@ def test_release_inference_reads_the_whole_decode_capture_line():
     assert len(line) > 300
     launch = analyze_text(f"[2026-10-20 09:00:05 TP0] Load weight begin. avail mem=137.70 GB\n{line}\n")["launches"][0]
     assert launch["sglang_version"]["range"] == ["0.5.14", "0.5.15.post1"]
+
+
+def test_gpu_placement_follows_the_release_formula():
+    """engine.py (0.5.23 line 938): base_gpu_id + (pp_rank % pp_size_per_node) x tp_size_per_node + (tp_rank %
+    tp_size_per_node) x gpu_id_step. PP 2 x TP 2 without a stated tp_size (the tags show tp >= 2): PP0 TP0 -> 0,
+    PP0 TP1 -> 1, PP1 TP0 -> 2, PP1 TP1 -> 3 (before: PP1 TP0 and PP0 TP1 both on GPU 1); gpu_id_step 2 moves
+    only the TP part: 0, 2, 2, 4."""
+    lines = "".join(
+        f"[2026-11-20 10:00:05 PP{pp} TP{tp}] Load weight begin. avail mem=78.40 GB\n" for pp in (0, 1) for tp in (0, 1)
+    )
+    head = "sglang: 0.5.23\n"
+    ranks = analyze_text(head + lines)["launches"][0]["ranks"]
+    assert {r["rank"]: r["gpu"] for r in ranks} == {"PP0 TP0": 0, "PP0 TP1": 1, "PP1 TP0": 2, "PP1 TP1": 3}
+    stepped = head + "[2026-11-20 10:00:00] server_args=ServerArgs(tp_size=2, pp_size=2, gpu_id_step=2)\n" + lines
+    ranks = analyze_text(stepped)["launches"][0]["ranks"]
+    assert {r["rank"]: r["gpu"] for r in ranks} == {"PP0 TP0": 0, "PP0 TP1": 2, "PP1 TP0": 2, "PP1 TP1": 4}

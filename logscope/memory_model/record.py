@@ -167,6 +167,15 @@ class DsaIndexer:
 
 
 @dataclass(frozen=True)
+class Placement:
+    """engine.py's GPU of a rank: base_gpu_id + pp_term + tp_term; a DP replica moves the base by dp_base_step."""
+
+    tp_term: Sourced[str] = Sourced(None, None)  # "(tp_rank % tp_size_per_node) * server_args.gpu_id_step"
+    pp_term: Sourced[str] = Sourced(None, None)  # "(pp_rank % pp_size_per_node) * tp_size_per_node"
+    dp_base_step: Sourced[str] = Sourced(None, None)  # data_parallel_controller.py: base_gpu_id += this
+
+
+@dataclass(frozen=True)
 class ReleaseRecord:
     """Every memory constant one SGLang release's source gives, read from its wheel."""
 
@@ -181,6 +190,7 @@ class ReleaseRecord:
     requests: Requests
     disaggregation: Disaggregation
     dsa_indexer: DsaIndexer
+    placement: Placement = Placement()
 
 
 @dataclass(frozen=True)
@@ -305,6 +315,7 @@ def record(version: str, raw: Mapping[str, Any]) -> ReleaseRecord:
         requests=Requests(*(sourced(r.get(f)) for f in Requests.__dataclass_fields__)),
         disaggregation=Disaggregation(*(sourced(pd.get(f)) for f in Disaggregation.__dataclass_fields__)),
         dsa_indexer=DsaIndexer(*(sourced(dsa.get(f)) for f in DsaIndexer.__dataclass_fields__)),
+        placement=Placement(*(sourced(section("placement").get(f)) for f in Placement.__dataclass_fields__)),
     )
 
 

@@ -528,6 +528,29 @@ def dsa_indexer(wheel: Wheel) -> dict[str, Any]:
     }
 
 
+def _augassign(wheel: Wheel, name: str, target: str) -> dict[str, Any]:
+    """The first `target += expr` of a file, as its source text."""
+    text = wheel.source(name)
+    for node in ast.walk(ast.parse(text or "")):
+        if isinstance(node, ast.AugAssign) and ast.unparse(node.target) == target:
+            return {"value": ast.unparse(node.value), "at": f"{name}:{node.lineno}"}
+    return {"value": None, "at": None, "absent": f"no `{target} += ...` in {name}"}
+
+
+_LAUNCHERS = ("sglang/srt/entrypoints/engine.py", "sglang/srt/managers/data_parallel_controller.py")
+
+
+def placement(wheel: Wheel) -> dict[str, Any]:
+    """Where a rank runs (engine.py's scheduler launch): gpu_id = base_gpu_id + (pp_rank % pp_size_per_node) x
+    tp_size_per_node + (tp_rank % tp_size_per_node) x gpu_id_step; a DP replica (no DP attention) moves the base
+    by the size DP's controller adds (tp_size x gpu_id_step, or tp_size x pp_size x gpu_id_step)."""
+    return {
+        "tp_term": wheel.find(_LAUNCHERS, r"\+ (\(tp_rank % tp_size_per_node\) \* \S*gpu_id_step)"),
+        "pp_term": wheel.find(_LAUNCHERS, r"\+ \(?(\(pp_rank % pp_size_per_node\) \* tp_size_per_node)\)?"),
+        "dp_base_step": _augassign(wheel, _LAUNCHERS[1], "base_gpu_id"),
+    }
+
+
 def extract(wheel: Wheel) -> dict[str, Any]:
     v1 = custom_ar_v1(wheel)
     _list(v1["world_sizes"])
@@ -542,6 +565,7 @@ def extract(wheel: Wheel) -> dict[str, Any]:
         "max_running_requests": requests(wheel),
         "disaggregation": disaggregation(wheel),
         "dsa_indexer": dsa_indexer(wheel),
+        "placement": placement(wheel),
     }
 
 
