@@ -223,3 +223,37 @@ def test_gpu_placement_follows_the_release_formula():
     stepped = head + "[2026-11-20 10:00:00] server_args=ServerArgs(tp_size=2, pp_size=2, gpu_id_step=2)\n" + lines
     ranks = analyze_text(stepped)["launches"][0]["ranks"]
     assert {r["rank"]: r["gpu"] for r in ranks} == {"PP0 TP0": 0, "PP0 TP1": 2, "PP1 TP0": 2, "PP1 TP1": 4}
+
+
+@pytest.mark.parametrize(
+    ("version", "values", "reserved", "value", "reason"),
+    [
+        # 0.5.12.post1 server_args.py:_handle_piecewise_cuda_graph "6. MoE A2A backend": piecewise off before the
+        # rule: 512 + 12288 + 256 x 2 + 2 / 8 x 1024 = 13568 (the run's 14032 less 58 buckets x 8); no DeepEP reserve
+        # in this release. round(130203 / 143771, 3) = 0.906.
+        ("0.5.12.post1", {"cuda_graph_max_bs": 256, "disable_piecewise_cuda_graph": False}, 13568, 0.906, "moe_a2a_backend"),
+        # 0.5.16 server_args.py:_disable_breakable_prefill_if_incompatible "MoE A2A backend": 13568 + the DeepEP
+        # reserve 2 x 1024 (not prefill, decode graphs on) = 15616; round(128155 / 143771, 3) = 0.891.
+        (
+            "0.5.16",
+            {
+                "cuda_graph_config": {
+                    "decode": {"backend": "full", "max_bs": 256},
+                    "prefill": {"backend": "breakable", "max_bs": 8192},
+                }
+            },
+            15616,
+            0.891,
+            "MoE A2A backend",
+        ),
+    ],
+)
+def test_plan_applies_the_release_auto_disable(version, values, reserved, value, reason):
+    """A setting the run did not have (plan --moe-a2a-backend deepep) goes through the release's own auto-disable
+    rules of the prefill / piecewise graph (extracted from its source) before the memory rule."""
+    run = {"model_path": "Qwen/Qwen3-32B", "tp_size": 2, "chunked_prefill_size": 8192, **values}
+    config = dict(analyze_text(release_log(version, run))["launches"][0]["config"])
+    config["moe_a2a_backend"] = "deepep"
+    found = auto_fraction(config, release_for(version), 143771, False)
+    assert found.reserved_mib == reserved and found.value == value, found.describe()
+    assert any(reason in note for note in found.assumed), found.assumed

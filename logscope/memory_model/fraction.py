@@ -21,7 +21,9 @@ say which they assume."""
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from logscope.core import kinds
@@ -112,6 +114,89 @@ def _gate_open(gate: Sourced[str], config: dict[str, Any], default: bool) -> boo
     return not ("decode_cuda_graph_config.backend != Backend.DISABLED" in text and _decode_graphs_off(config))
 
 
+_UNKNOWN = object()  # a value the input does not show: a condition over it neither holds nor fails
+_NOT_CUDA = ("is_hip", "is_npu", "is_cpu", "is_mps", "is_xpu")
+
+
+def _field(node: ast.expr, config: dict[str, Any], mla: bool | None) -> Any:
+    """The value a condition of the release's source reads: `self.X`, `cfg.X`, `self._resolved().X`,
+    `resolved_view(server_args).X` are the config's X; `self.use_mla_backend()` the attention kind; the
+    platform checks are CUDA's."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
+        holder = ast.unparse(node.value)
+        if holder in ("self", "cfg") or holder.endswith(("_resolved()", "resolved_view(self)", "resolved_view(server_args)")):
+            return config.get(node.attr, _UNKNOWN)
+        return _UNKNOWN
+    if isinstance(node, ast.Call):
+        called = ast.unparse(node.func)
+        if called.endswith("use_mla_backend"):
+            return _UNKNOWN if mla is None else mla
+        if called in _NOT_CUDA:
+            return False
+        if called == "is_cuda":
+            return True
+        if called == "bool" and node.args:
+            inner = _truth(node.args[0], config, mla)
+            return _UNKNOWN if inner is None else inner
+    if isinstance(node, (ast.Tuple, ast.List)):
+        items = [_field(e, config, mla) for e in node.elts]
+        return _UNKNOWN if any(i is _UNKNOWN for i in items) else tuple(items)
+    return _truth(node, config, mla) if isinstance(node, (ast.BoolOp, ast.UnaryOp, ast.Compare)) else _UNKNOWN
+
+
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def _truth(node: ast.expr, config: dict[str, Any], mla: bool | None) -> bool | None:
+    """Three-valued: whether a condition of the release's source (its text from the record, parsed, never run)
+    holds for the config; None when it reads something the input does not show."""
+    if isinstance(node, ast.BoolOp):
+        values = [_truth(v, config, mla) for v in node.values]
+        if isinstance(node.op, ast.And):
+            return False if False in values else (None if None in values else True)
+        return True if True in values else (None if None in values else False)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _truth(node.operand, config, mla)
+        return None if inner is None else not inner
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        left, right = _field(node.left, config, mla), _field(node.comparators[0], config, mla)
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return None
+        try:
+            return bool(_COMPARE[type(node.ops[0])](left, right))
+        except TypeError:
+            return None
+    value = _field(node, config, mla)
+    return None if value is _UNKNOWN else bool(value)
+
+
+def auto_disabled(rule: GraphReserve, backend: str, config: dict[str, Any], mla: bool | None) -> str | None:
+    """The release's reason to turn this prefill graph backend off before its memory rule, when one holds for the
+    config (its auto-disable rules, from the release's source); None when none does or the input cannot tell."""
+    rows = (rule.auto_disable.value or {}).get({"full": "full_prefill"}.get(backend, backend)) or ()
+    for name, condition in rows:
+        try:
+            tree = ast.parse(condition, mode="eval").body
+        except SyntaxError:
+            continue
+        if _truth(tree, config, mla) is True:
+            return f"{name or condition} ({rule.auto_disable.at})"
+    return None
+
+
 def token_buckets(rule: GraphReserve, max_tokens: int) -> list[int]:
     """The release's prefill / piecewise capture sizes up to max_tokens (its generator's ranges)."""
     ranges = rule.buckets.value or ()
@@ -119,8 +204,9 @@ def token_buckets(rule: GraphReserve, max_tokens: int) -> list[int]:
     return [s for s in sizes if s <= max_tokens]
 
 
-def _graph_term_on(config: dict[str, Any], rule: GraphReserve, assumed: list[str]) -> bool:
-    """Whether the prefill / piecewise graph term applies: per the switch the release's rule reads."""
+def _graph_term_on(config: dict[str, Any], rule: GraphReserve, assumed: list[str], mla: bool | None = None) -> bool:
+    """Whether the prefill / piecewise graph term applies: per the switch the release's rule reads, after the
+    release's own auto-disable rules (which run before the memory rule)."""
     switch = rule.bucket_switch.value or ""
     if config.get("disable_cuda_graph") is True:
         return False
@@ -131,16 +217,28 @@ def _graph_term_on(config: dict[str, Any], rule: GraphReserve, assumed: list[str
             return False
         backend = config.get("cuda_graph_backend_prefill")
         if backend is not None:
-            return str(backend).lower() != "disabled"
-        if (_num(config, "pp_size") or 1) > 1:
-            return False  # cuda_graph_hook.py apply_cuda_graph_compatibility: PP turns the breakable default off
-        default = rule.prefill_default_backend.value
-        assumed.append(f"prefill CUDA graph backend {str(default).lower()} (the release's default on CUDA)")
-        return default is not None
+            if str(backend).lower() == "disabled":
+                return False
+        else:
+            if (_num(config, "pp_size") or 1) > 1:
+                return False  # cuda_graph_hook.py apply_cuda_graph_compatibility: PP turns the breakable default off
+            backend = rule.prefill_default_backend.value
+            if backend is None:
+                return False
+            assumed.append(f"prefill CUDA graph backend {str(backend).lower()} (the release's default on CUDA)")
+        reason = auto_disabled(rule, str(backend).lower(), config, mla)
+        if reason is not None:
+            assumed.append(f"the release turns the {str(backend).lower()} prefill graph off: {reason}")
+            return False
+        return True
     if switch == "not self.disable_piecewise_cuda_graph":
         on = config.get("disable_piecewise_cuda_graph") is not True
         if "disable_piecewise_cuda_graph" not in config:
             assumed.append("piecewise CUDA graph on (the release's default)")
+        reason = auto_disabled(rule, "piecewise", config, mla) if on else None
+        if reason is not None:
+            assumed.append(f"the release turns the piecewise graph off: {reason}")
+            return False
         return on
     if switch == "self.enable_piecewise_cuda_graph":
         return config.get("enable_piecewise_cuda_graph") is True
@@ -151,7 +249,7 @@ def _graph_parts(
     config: dict[str, Any], release: ReleaseChoice, chunk: float, mla: bool | None, assumed: list[str]
 ) -> list[tuple[str, float, str]]:
     rule = release.record.graph_reserve
-    if rule.bucket_mib.value is None or not _graph_term_on(config, rule, assumed):
+    if rule.bucket_mib.value is None or not _graph_term_on(config, rule, assumed, mla):
         return []
     if mla is None:
         assumed.append("not an MLA model (the input does not show the attention kind)")

@@ -144,6 +144,8 @@ class GraphReserve:
     decode_graph_gate: Sourced[str] = Sourced(None, None)
     dp_attention_gate: Sourced[str] = Sourced(None, None)
     prefill_graph_gate: Sourced[str] = Sourced(None, None)
+    # backend -> ((name, condition source), ...): when the release turns that prefill graph off before the rule
+    auto_disable: Sourced[Mapping[str, Any]] = Sourced(None, None)
 
 
 @dataclass(frozen=True)

@@ -449,6 +449,40 @@ def _bucket_generator(wheel: Wheel) -> dict[str, Any]:
     return {"value": None, "at": None, "absent": "no token-bucket generator in " + " / ".join(_GRAPH_FILES)}
 
 
+_AUTO_DISABLE = re.compile(r"^_?(?:disable_(\w+?)_?(?:cudagraph|prefill)_if_incompatible|handle_(piecewise)_cuda_graph)$")
+
+
+def _auto_disable(wheel: Wheel) -> dict[str, Any]:
+    """The conditions under which the release turns its prefill / piecewise graph off before the memory rule, per
+    backend: each `(name, lambda: cond)` of a rules list, or each `if cond: self.disable_piecewise_cuda_graph =
+    True` (0.5.10.post1-0.5.13); {backend: [[name, condition source], ...]}."""
+    found: dict[str, list[list[str]]] = {}
+    first = None
+    for name in (*_GRAPH_FILES, *(f for f in _MEMORY_HOOK if f not in _GRAPH_FILES)):
+        text = wheel.source(name)
+        if text is None:
+            continue
+        for fn in ast.walk(ast.parse(text)):
+            m = _AUTO_DISABLE.match(fn.name) if isinstance(fn, ast.FunctionDef) else None
+            if m is None:
+                continue
+            backend = m.group(1) or m.group(2)
+            rows = found.setdefault(backend, [])
+            first = first or f"{name}:{fn.lineno}"
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Tuple) and len(node.elts) == 2 and isinstance(node.elts[1], ast.Lambda):
+                    label = node.elts[0].value if isinstance(node.elts[0], ast.Constant) else None
+                    rows.append([str(label or ""), ast.unparse(node.elts[1].body)])
+                elif isinstance(node, ast.If) and any(
+                    isinstance(b, ast.Assign) and ast.unparse(b).startswith("self.disable_piecewise_cuda_graph = True")
+                    for b in node.body
+                ):
+                    rows.append(["", ast.unparse(node.test)])
+    if not found:
+        return {"value": None, "at": None, "absent": "no prefill / piecewise graph auto-disable function"}
+    return {"value": found, "at": first}
+
+
 def graph_reserve(wheel: Wheel) -> dict[str, Any]:
     """The automatic rule's prefill / piecewise CUDA-graph and speculative-decoding terms."""
     hook = (_MEMORY_HOOK[0], _MEMORY_HOOK[1])
@@ -491,6 +525,7 @@ def graph_reserve(wheel: Wheel) -> dict[str, Any]:
         "decode_graph_gate": _statement_gate(wheel, hook, r"max_bs \* 2$"),
         "dp_attention_gate": _statement_gate(wheel, hook, r"max_bs \* (?:self|cfg)\.(?:attn_)?dp_size \* 3$"),
         "prefill_graph_gate": _statement_gate(wheel, hook, r"reserved_mem \+= len\("),
+        "auto_disable": _auto_disable(wheel),
         # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (not MLA): only the floor and the parallel slack are reserved
         "post_capture_env": _env(wheel, "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"),
         "post_capture_base_mib": _first(
