@@ -22,8 +22,8 @@ say which they assume."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from logscope.core import kinds
