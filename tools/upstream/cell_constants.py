@@ -680,6 +680,9 @@ def deepep_source(repo: Path) -> dict[str, Any]:
     }
 
 
+_P2P_ALIGN = r"ALIGN_SIZE\(({}), CUDA_IPC_MIN\)"
+
+
 def nccl_source(repo: Path) -> dict[str, Any]:
     """NCCL's default per-connection buffer sizes per protocol (src/init.cc computeBuffSizes: DEFAULT_LL_BUFFSIZE,
     DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE) from the defines they are built of (src/include/device.h), and the
@@ -690,6 +693,8 @@ def nccl_source(repo: Path) -> dict[str, Any]:
         ["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
     ).stdout.strip()
     device_h, init_cc, version_mk = "src/include/device.h", "src/init.cc", "makefiles/version.mk"
+    comm_h, p2p_cc = "src/include/comm.h", "src/transport/p2p.cc"
+    comm, p2p = _git_show(repo, comm_h), _git_show(repo, p2p_cc)
     device = _git_show(repo, device_h)
     init = _git_show(repo, init_cc)
     version = _git_show(repo, version_mk)
@@ -717,6 +722,12 @@ def nccl_source(repo: Path) -> dict[str, Any]:
         "ll128_elems_per_thread": define(device, device_h, "NCCL_LL128_ELEMS_PER_THREAD"),
         "simple_bytes": define(init, init_cc, "DEFAULT_BUFFSIZE"),
         "max_channels": define(device, device_h, "MAXCHANNELS"),
+        # p2p.cc: each ring connection's send and receive memory (ncclSendMem / ncclRecvMem, unions padded to
+        # MEM_ALIGN, + the protocol buffers they carry) is rounded up to CUDA_IPC_MIN before it is allocated
+        "cuda_ipc_min": define(comm, comm_h, "CUDA_IPC_MIN"),
+        "mem_align": define(comm, comm_h, "MEM_ALIGN"),
+        "p2p_send_align": {"value": "sendSize", "at": f"{p2p_cc}:{_line_of(p2p, _P2P_ALIGN.format('sendSize'))[1]}"},
+        "p2p_recv_align": {"value": "recvSize", "at": f"{p2p_cc}:{_line_of(p2p, _P2P_ALIGN.format('recvSize'))[1]}"},
     }
 
 

@@ -323,15 +323,18 @@ class _Communicators:
         if source is None or found is None:
             return _cell(group, mechanism, None, timing, "NCCL's buffer constants are not in the catalogue", rule=self.rule())
         per = found.per_channel_bytes
+        held = found.allocated_per_channel_bytes or per
         count = (
             f"x {found.channels} channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)"
             if found.channels is not None
             else f"x the channel count NCCL picks for the topology (not in the input; at most {found.max_channels}: "
-            f"{found.max_channels * per / GIB:.2f} GiB)"
+            f"{found.max_channels * held / GIB:.2f} GiB)"
         )
+        allocated = f", allocated {held / MIB:.2f} MiB ({found.allocated_how})" if found.allocated_per_channel_bytes else ""
         basis = (
-            f"{communicator} ring connection buffers, set up at {when}: {per / MIB:.2f} MiB per channel ({found.how}; "
-            f"NCCL {source.version} src/init.cc computeBuffSizes defaults) {count}; tree/NVLS connections not counted"
+            f"{communicator} ring connection buffers, set up at {when}: payload {per / MIB:.2f} MiB per channel "
+            f"({found.how}; NCCL {source.version} src/init.cc computeBuffSizes defaults){allocated} {count}; "
+            "tree/NVLS connections not counted"
         )
         total = found.total_bytes
         return _cell(
@@ -341,7 +344,13 @@ class _Communicators:
             timing,
             basis,
             rule={**self.rule(), "source": [*self.rule().get("source", []), source.simple_bytes.at or "", source.steps.at or ""]},
-            inputs={"per_channel_bytes": per, "channels": found.channels, "max_channels": found.max_channels},
+            inputs={
+                "per_channel_bytes": per,
+                "allocated_per_channel_bytes": found.allocated_per_channel_bytes,
+                "payload_bytes": found.payload_bytes,
+                "channels": found.channels,
+                "max_channels": found.max_channels,
+            },
         )
 
     def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> dict[str, Any]:
