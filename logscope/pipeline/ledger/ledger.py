@@ -16,7 +16,7 @@ from logscope.core.model import GpuJoin, Launch, PhaseReading, RankLedger, RankP
 from logscope.memory_model.interconnect import interconnect
 from logscope.memory_model.kv_pool import KvSizing, target_reading
 from logscope.pipeline.sizing.calibration import Calibration
-from logscope.pipeline.sizing.cell_rules import same_gpu
+from logscope.pipeline.sizing.cell_rules import measured_on, same_gpu
 from logscope.pipeline.sizing.cells import launch_cells
 
 MEMORY_BASELINE = kinds.MEMORY_BASELINE  # the reading label sglang_line.py gives the 0.5.21+ line
@@ -89,7 +89,7 @@ def _context(calibration: Calibration | None, gpu_name: str | None = None) -> tu
     return (
         measured.mib / 1024,
         "measured (probe)",
-        f"probe on {calibration.gpu or 'unknown GPU'}: cuda_context {measured.mib:.0f} MiB ({calibration.label()})",
+        f"probe on {measured_on(calibration.gpu, gpu_name)}: cuda_context {measured.mib:.0f} MiB ({calibration.label()})",
     )
 
 

@@ -33,7 +33,7 @@ from logscope.memory_model.releases import ReleaseChoice, launch_release
 from logscope.memory_model.releases import deepep as deepep_source
 from logscope.memory_model.releases import nccl as nccl_source
 from logscope.pipeline.sizing.calibration import Calibration
-from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, nccl_env, nccl_sizes, same_gpu
+from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, measured_on, nccl_env, nccl_sizes, same_gpu
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -145,7 +145,7 @@ def calibrate_cells(
                 **cell,
                 "gib": round(mib / 1024, 3),
                 "kind": "measured (probe)",
-                "basis": f"probe on {calibration.gpu or 'unknown GPU'}: {stages} ({scope}; {calibration.label()}{under})",
+                "basis": f"probe on {measured_on(calibration.gpu, gpu_name)}: {stages} ({scope}; {calibration.label()}{under})",
             }
         )
     return out
