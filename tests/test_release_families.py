@@ -257,3 +257,10 @@ def test_plan_applies_the_release_auto_disable(version, values, reserved, value,
     found = auto_fraction(config, release_for(version), 143771, False)
     assert found.reserved_mib == reserved and found.value == value, found.describe()
     assert any(reason in note for note in found.assumed), found.assumed
+
+
+def test_the_docs_table_is_generated_from_the_records():
+    """docs/memory-model.md's table of the rule by release is the records' (python -m tools.upstream.model_doc)."""
+    from tools.upstream.model_doc import DOC, rendered
+
+    assert rendered() == DOC.read_text(encoding="utf-8"), "run python -m tools.upstream.model_doc"

@@ -398,8 +398,10 @@ def _compute(
             graph = max_bs * c("graph_mib_per_bs") if graphs_on else 0.0
             if dp_on:
                 dp = _num(config, "dp_size") or 1
-                # memory_hook.py / server_args.py: + max_bs x dp x 3, and x 1.5 more when max_bs > 300
-                graph += max_bs * dp * c("dp_attention_mib_per_bs_dp") * (1.5 if max_bs > 300 else 1.0)
+                # + max_bs x dp x 3, and + max_bs x dp x 1.5 more when max_bs > 300 (both from the release)
+                graph += max_bs * dp * c("dp_attention_mib_per_bs_dp")
+                if max_bs > c("dp_attention_large_bs_over"):
+                    graph += max_bs * dp * c("dp_attention_large_bs_mib")
             parts.append(("cuda_graphs", graph, gates.dp_attention_gate.at if not graphs_on else at("graph_mib_per_bs")))
     parts += _graph_parts(config, release, chunk, mla, out.assumed)
     reserved = sum(mib for _, mib, _ in parts)

@@ -9,13 +9,15 @@ line it comes from. What the inputs do not show stays None, with the reason in `
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Launch, PhaseReading, RankTimeline
-from logscope.memory_model.releases import ReleaseChoice, launch_release, release_for
+from logscope.memory_model.record import ReleaseRecord, Sourced
+from logscope.memory_model.releases import ReleaseChoice, inherited, launch_release, records, release_for
 
 GIB = 1 << 30
 # a K or V size is printed with two decimals: each printed GiB is within 0.005 of the true size
@@ -294,14 +296,15 @@ def config_cell(
             f"{stage_layers} layers x {element_bytes:g} B"
         )
         index = cfg.get("index_head_dim")
-        if isinstance(index, int):
-            dsa = (release or release_for(None)).record.dsa_indexer
-            block, scale = dsa.quant_block_size.value or 128, dsa.scale_bytes.value or 4
-            per_layer = index + index // block * scale
+        chosen = release or release_for(None)
+        block = _dsa_constant(chosen, lambda r: r.dsa_indexer.quant_block_size)
+        scale = _dsa_constant(chosen, lambda r: r.dsa_indexer.scale_bytes)
+        if isinstance(index, int) and block.value and scale.value is not None:
+            per_layer = index + index // int(block.value) * int(scale.value)
             cell += per_layer * stage_layers
             how += (
-                f" + indexer (index_head_dim {index} + {index} // {block} x {scale} B) x {stage_layers} layers "
-                f"({dsa.scale_bytes.at or 'not read in this release: the newest rule'})"
+                f" + indexer (index_head_dim {index} + {index} // {block.value} ({block.at}) x {scale.value} B "
+                f"({scale.at})) x {stage_layers} layers"
             )
         return cell, how
     heads = cfg.get("num_attention_heads")
@@ -316,6 +319,17 @@ def config_cell(
         f"MHA: max(1, {kv_heads} KV heads // attention tp {layout.attention_tp}) = {per_rank}{replicated} x "
         f"(head_dim {head_dim} + v_head_dim {v_head_dim}) x {stage_layers} layers x {element_bytes:g} B"
     )
+
+
+def _dsa_constant(release: ReleaseChoice, field: Callable[[ReleaseRecord], Sourced[int]]) -> Sourced[int]:
+    """A DSA indexer constant of the release, else of the newest older one, else of the newest release (a release
+    without the indexer: said in `at`)."""
+    found = inherited(release.record, field)
+    if found.value is None:
+        newest = records()[-1]
+        latest = field(newest)
+        found = Sourced(latest.value, f"{latest.at} (SGLang {newest.version}; not in {release.version})", found.absent)
+    return found
 
 
 def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvSizing:

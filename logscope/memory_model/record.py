@@ -120,6 +120,8 @@ class MemFraction:
     floor_above_mib: Sourced[float]
     dp_attention_mib_per_bs_dp: Sourced[float]
     rounding_digits: Sourced[int]
+    dp_attention_large_bs_over: Sourced[int] = Sourced(None, None)  # `if max_bs > 300:` ...
+    dp_attention_large_bs_mib: Sourced[float] = Sourced(None, None)  # ... + max_bs x dp x 1.5
 
 
 @dataclass(frozen=True)

@@ -413,6 +413,9 @@ def mem_fraction(wheel: Wheel) -> dict[str, Any]:
         "floor_mib": wheel.find(_MEMORY_HOOK, r"reserved_mem = max\(reserved_mem, (10 \* 1024)\)"),
         "floor_above_mib": wheel.find(_MEMORY_HOOK, r"gpu_mem > (60 \* 1024)"),
         "dp_attention_mib_per_bs_dp": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= \S+max_bs \* \S+dp_size \* (\d+)$"),
+        # DP attention's extra padding above a decode max_bs: + max_bs x dp x this, when max_bs > the bound
+        "dp_attention_large_bs_over": wheel.find(_MEMORY_HOOK, r"^\s+if \S*max_bs > (\d+):$"),
+        "dp_attention_large_bs_mib": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= \S+max_bs \* \S+dp_size \* (\d+\.\d+)$"),
         "rounding_digits": wheel.find(_MEMORY_HOOK, r"round\(\(gpu_mem - reserved_mem\) / gpu_mem, (\d+)\)"),
     }
 
@@ -516,7 +519,12 @@ def graph_reserve(wheel: Wheel) -> dict[str, Any]:
         "standalone_mib": wheel.find_after(
             hook, r'speculative_algorithm == "STANDALONE"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3
         ),
-        "eagle_mib": wheel.find_after(hook, r'speculative_algorithm != "NGRAM"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3),
+        "eagle_mib": _first(
+            wheel.find_after(hook, r'speculative_algorithm != "NGRAM"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3),
+            # <= 0.5.2: `if STANDALONE: += 6 * 1024 / else: += 2 * 1024` under "draft model and larger cuda graph buffers"
+            wheel.find_after(hook, r"^\s+else:$", r"^\s+reserved_mem \+= (2 \* 1024)$", 1),
+            wheel.find_after(hook, r"^\s+# draft model and larger cuda graph buffers$", r"^\s+reserved_mem \+= (2 \* 1024)$", 1),
+        ),
         "decode_activation": _first(
             wheel.find(hook, r"(activation_tokens = max\(running_requests \* draft_tokens, 2048\))"),
             wheel.find(hook, r"reserved_mem \+= (max\(running_requests \* draft_tokens, 2048\)) \* [\d.]+$"),
