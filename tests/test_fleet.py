@@ -175,11 +175,21 @@ BIGGEST_RESIDUAL = (
     "ORDER BY gib DESC, job, rank LIMIT 10"
 )
 
+KV_LOST_TO_COMMUNICATION = (
+    "SELECT job, comm_eager_gib, comm_eager_kv_tokens FROM jobs ORDER BY comm_eager_kv_tokens DESC NULLS LAST, job LIMIT 10"
+)
+
 
 def test_documented_queries(fleet):
     jobs, out, _ = fleet
-    for sql in (FAILED_WITH_MECHANISM, KV_PER_TP, BIGGEST_RESIDUAL):
+    for sql in (FAILED_WITH_MECHANISM, KV_PER_TP, BIGGEST_RESIDUAL, KV_LOST_TO_COMMUNICATION):
         assert sql in DOC
+    proc = run("query", str(out), KV_LOST_TO_COMMUNICATION, "--format", "csv")
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "job,comm_eager_gib,comm_eager_kv_tokens", proc.stderr
+    # the synthetic TP2 log: eager cells 0.789 GiB at 91.56 GiB / 1,500,000 tokens = 65,543 B per token
+    assert lines[1] == f"{jobs}/a-tp2,0.789,{int(0.789 * 2**30 / (91.56 * 2**30 / 1500000))}" == f"{jobs}/a-tp2,0.789,12925"
+    assert lines[-1].endswith(",,"), lines  # the jobs with nothing sized come last, null (never 0)
     proc = run("query", str(out), FAILED_WITH_MECHANISM, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     assert [(r["job"], r["rule"], r["phase"]) for r in json.loads(proc.stdout)] == [(f"{jobs}/b-oom", "capture-oom", "capture")]

@@ -293,11 +293,15 @@ def _fraction(
         return kept
     before = auto_fraction(run.config, release, gpu_mem_mib, uses_mla(run.model), run.environment)
     after = auto_fraction(new.config, release, gpu_mem_mib, uses_mla(new.model), new.environment)
-    if before.missing or after.missing:
+    if before.no_rule or after.no_rule:
         notes.append(
-            f"mem_fraction_static is the run's: the automatic rule needs {', '.join(before.missing + after.missing)}"
-            ", which the run does not state"
+            f"mem_fraction_static is the run's: {before.no_rule or after.no_rule}; pass --mem-fraction-static to "
+            "plan the value you will set"
         )
+        return kept
+    if before.missing or after.missing:
+        needs = ", ".join(dict.fromkeys(before.missing + after.missing))
+        notes.append(f"mem_fraction_static is the run's: the automatic rule needs {needs}, which the run does not state")
         return kept
     rule = f"SGLang {release.version} automatic rule ({release.span}): round(({gpu_mem_mib:g} - reserved) / {gpu_mem_mib:g}, 3)"
     if before.value is None or abs(before.value - run_mfs) > 0.0005:

@@ -74,6 +74,9 @@ STAGING_BUFFER: Final = "staging_buffer"
 STAGING_ALLOCATOR: Final = "staging_allocator"
 DEEPEP_CAPPED: Final = "deepep_capped"
 DEEPEP_RESERVE: Final = "deepep_reserve"
+# the reading label of the 0.5.21+ "Memory baseline taken" line (an INIT_DISTRIBUTED_END reading measured after
+# every group is built: no communicator memory in it)
+MEMORY_BASELINE: Final = "memory baseline"
 LM_HEAD_WARMUP: Final = "lm_head_warmup"
 STARTUP_TIMINGS: Final = "startup_timings"
 KV_DTYPE: Final = "kv_dtype"

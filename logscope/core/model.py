@@ -65,6 +65,7 @@ class PhaseReading:
     values: dict[str, Any]
     text: str
     rank_assumed: bool = False
+    full_text: str | None = None  # the whole line when `text` was cut at TEXT_KEEP (release inference reads it)
 
 
 @dataclass

@@ -156,6 +156,7 @@ def _job_row(
         "parallel_inferred": any(sources.get(key) == "inferred" for key in _PARALLEL),
         "gpu_model": next((g["name"] for g in doc["gpus"] if g.get("name")), None),
         "kv_tokens": _kv_tokens(last),
+        **_comm_eager(last),
         "ready": bool(last.get("ready")) if last else False,
         "startup_s": _startup_s(last),
         "launches": len(doc["launches"]),
@@ -197,6 +198,29 @@ def _kv_tokens(launch: dict[str, Any] | None) -> int | None:
         if p["phase"] == kinds.SCHEDULER_SUMMARY and isinstance(p.get("tokens"), int)
     ]
     return min(counts) if counts else None
+
+
+def _comm_eager(launch: dict[str, Any] | None) -> dict[str, Any]:
+    """The eager communication cells of the launch's rank that holds most, and the KV tokens they cost at that
+    rank's bytes per token (K + V size over #tokens of its pool line); null where unknown, never 0."""
+    best: tuple[float, dict[str, Any]] | None = None
+    for rank in (launch or {}).get("ranks", []):
+        sized = [c["gib"] for c in rank.get("cells", []) if c.get("timing") == "eager" and c.get("gib") is not None]
+        if sized and (best is None or sum(sized) > best[0]):
+            best = (sum(sized), rank)
+    if best is None:
+        return {"comm_eager_gib": None, "comm_eager_kv_tokens": None}
+    gib, rank = best
+    pool = next(
+        (
+            p
+            for p in rank.get("phases", [])
+            if p["phase"] == kinds.KV_CACHE_ALLOCATED and p.get("kv_gib") and isinstance(p.get("tokens"), int) and p["tokens"]
+        ),
+        None,
+    )
+    tokens = None if pool is None else int(gib * 2**30 / (pool["kv_gib"] * 2**30 / pool["tokens"]))
+    return {"comm_eager_gib": round(gib, 3), "comm_eager_kv_tokens": tokens}
 
 
 def _startup_s(launch: dict[str, Any] | None) -> float | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 # bump when a column changes meaning or type (adding a column at the end keeps the version); an incremental
 # scan reuses earlier rows only when the version matches
-SCHEMA_VERSION = "logscope-fleet/1"
+SCHEMA_VERSION = "logscope-fleet/2"  # 2: jobs.comm_eager_gib, jobs.comm_eager_kv_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,20 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("gpu_model", "str", "the GPU name nvidia-smi or check_env shows (the first GPU), null when none"),
         _c(
             "kv_tokens", "int", "KV cache capacity of the last launch: the smallest max_total_num_tokens over its ranks", "tokens"
+        ),
+        _c(
+            "comm_eager_gib",
+            "float",
+            "last launch: the eager communication cells of its rank that holds most (taken out of the KV budget before "
+            "the pool is sized); null when no eager cell is sized",
+            "GiB",
+        ),
+        _c(
+            "comm_eager_kv_tokens",
+            "int",
+            "the KV tokens comm_eager_gib costs at that rank's bytes per token (its KV Cache is allocated line: K + V "
+            "size / #tokens, within the print rounding); null when either is unknown",
+            "tokens",
         ),
         _c("ready", "bool", "the last launch reached server_ready (the server fired up)"),
         _c("startup_s", "float", "last launch: from its first phase line to server_ready; null when not ready", "s"),

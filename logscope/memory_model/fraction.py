@@ -21,6 +21,8 @@ say which they assume."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +44,7 @@ class AutoFraction:
     parts: list[tuple[str, float, str]] = field(default_factory=list)  # (what, MiB, source line)
     missing: list[str] = field(default_factory=list)  # settings the rule needs that the input lacks
     assumed: list[str] = field(default_factory=list)  # defaults of the release the rule used, not shown by the input
+    no_rule: str | None = None  # the release's source gives no such term: the rule cannot run for it
     release: ReleaseChoice | None = None
 
     def part(self, what: str) -> float:
@@ -86,9 +89,112 @@ def deepep_reserve_applies(config: dict[str, Any], release: ReleaseChoice) -> tu
         return False, "moe_a2a_backend is not deepep"
     if config.get("disaggregation_mode") == "prefill":
         return False, "a prefill node"
-    if config.get("disable_cuda_graph") is True:
+    if _decode_graphs_off(config):
         return False, "decode CUDA graphs off"
     return True, f"{mib:g} MiB ({release.record.deepep.reserve_mib.at})"
+
+
+def _decode_graphs_off(config: dict[str, Any]) -> bool:
+    backend = config.get("cuda_graph_backend_decode")
+    return config.get("disable_cuda_graph") is True or (backend is not None and str(backend).lower() == "disabled")
+
+
+def _gate_open(gate: Sourced[str], config: dict[str, Any], default: bool) -> bool:
+    """Whether a term's `if` conditions (as the release's source writes them) hold for this config: the node
+    mode and the decode graph backend; the DP attention condition is the caller's. An unextracted gate keeps
+    `default`."""
+    text = gate.value
+    if text is None:
+        return default
+    mode = config.get("disaggregation_mode")
+    if "!= 'prefill'" in text and mode == "prefill":
+        return False
+    if "!= 'decode'" in text and mode == "decode":
+        return False
+    return not ("decode_cuda_graph_config.backend != Backend.DISABLED" in text and _decode_graphs_off(config))
+
+
+_UNKNOWN = object()  # a value the input does not show: a condition over it neither holds nor fails
+_NOT_CUDA = ("is_hip", "is_npu", "is_cpu", "is_mps", "is_xpu")
+
+
+def _field(node: ast.expr, config: dict[str, Any], mla: bool | None) -> Any:
+    """The value a condition of the release's source reads: `self.X`, `cfg.X`, `self._resolved().X`,
+    `resolved_view(server_args).X` are the config's X; `self.use_mla_backend()` the attention kind; the
+    platform checks are CUDA's."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
+        holder = ast.unparse(node.value)
+        if holder in ("self", "cfg") or holder.endswith(("_resolved()", "resolved_view(self)", "resolved_view(server_args)")):
+            return config.get(node.attr, _UNKNOWN)
+        return _UNKNOWN
+    if isinstance(node, ast.Call):
+        called = ast.unparse(node.func)
+        if called.endswith("use_mla_backend"):
+            return _UNKNOWN if mla is None else mla
+        if called in _NOT_CUDA:
+            return False
+        if called == "is_cuda":
+            return True
+        if called == "bool" and node.args:
+            inner = _truth(node.args[0], config, mla)
+            return _UNKNOWN if inner is None else inner
+    if isinstance(node, (ast.Tuple, ast.List)):
+        items = [_field(e, config, mla) for e in node.elts]
+        return _UNKNOWN if any(i is _UNKNOWN for i in items) else tuple(items)
+    return _truth(node, config, mla) if isinstance(node, (ast.BoolOp, ast.UnaryOp, ast.Compare)) else _UNKNOWN
+
+
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def _truth(node: ast.expr, config: dict[str, Any], mla: bool | None) -> bool | None:
+    """Three-valued: whether a condition of the release's source (its text from the record, parsed, never run)
+    holds for the config; None when it reads something the input does not show."""
+    if isinstance(node, ast.BoolOp):
+        values = [_truth(v, config, mla) for v in node.values]
+        if isinstance(node.op, ast.And):
+            return False if False in values else (None if None in values else True)
+        return True if True in values else (None if None in values else False)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _truth(node.operand, config, mla)
+        return None if inner is None else not inner
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        left, right = _field(node.left, config, mla), _field(node.comparators[0], config, mla)
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return None
+        try:
+            return bool(_COMPARE[type(node.ops[0])](left, right))
+        except TypeError:
+            return None
+    value = _field(node, config, mla)
+    return None if value is _UNKNOWN else bool(value)
+
+
+def auto_disabled(rule: GraphReserve, backend: str, config: dict[str, Any], mla: bool | None) -> str | None:
+    """The release's reason to turn this prefill graph backend off before its memory rule, when one holds for the
+    config (its auto-disable rules, from the release's source); None when none does or the input cannot tell."""
+    rows = (rule.auto_disable.value or {}).get({"full": "full_prefill"}.get(backend, backend)) or ()
+    for name, condition in rows:
+        try:
+            tree = ast.parse(condition, mode="eval").body
+        except SyntaxError:
+            continue
+        if _truth(tree, config, mla) is True:
+            return f"{name or condition} ({rule.auto_disable.at})"
+    return None
 
 
 def token_buckets(rule: GraphReserve, max_tokens: int) -> list[int]:
@@ -98,26 +204,41 @@ def token_buckets(rule: GraphReserve, max_tokens: int) -> list[int]:
     return [s for s in sizes if s <= max_tokens]
 
 
-def _graph_term_on(config: dict[str, Any], rule: GraphReserve, assumed: list[str]) -> bool:
-    """Whether the prefill / piecewise graph term applies: per the switch the release's rule reads."""
+def _graph_term_on(config: dict[str, Any], rule: GraphReserve, assumed: list[str], mla: bool | None = None) -> bool:
+    """Whether the prefill / piecewise graph term applies: per the switch the release's rule reads, after the
+    release's own auto-disable rules (which run before the memory rule)."""
     switch = rule.bucket_switch.value or ""
     if config.get("disable_cuda_graph") is True:
         return False
     if "prefill_cuda_graph_config.backend" in switch:
-        if config.get("disaggregation_mode") == "decode" or config.get("disable_prefill_cuda_graph") is True:
+        if not _gate_open(rule.prefill_graph_gate, config, config.get("disaggregation_mode") != "decode"):
+            return False
+        if config.get("disable_prefill_cuda_graph") is True:
             return False
         backend = config.get("cuda_graph_backend_prefill")
         if backend is not None:
-            return str(backend).lower() != "disabled"
-        if (_num(config, "pp_size") or 1) > 1:
-            return False  # cuda_graph_hook.py apply_cuda_graph_compatibility: PP turns the breakable default off
-        default = rule.prefill_default_backend.value
-        assumed.append(f"prefill CUDA graph backend {str(default).lower()} (the release's default on CUDA)")
-        return default is not None
+            if str(backend).lower() == "disabled":
+                return False
+        else:
+            if (_num(config, "pp_size") or 1) > 1:
+                return False  # cuda_graph_hook.py apply_cuda_graph_compatibility: PP turns the breakable default off
+            backend = rule.prefill_default_backend.value
+            if backend is None:
+                return False
+            assumed.append(f"prefill CUDA graph backend {str(backend).lower()} (the release's default on CUDA)")
+        reason = auto_disabled(rule, str(backend).lower(), config, mla)
+        if reason is not None:
+            assumed.append(f"the release turns the {str(backend).lower()} prefill graph off: {reason}")
+            return False
+        return True
     if switch == "not self.disable_piecewise_cuda_graph":
         on = config.get("disable_piecewise_cuda_graph") is not True
         if "disable_piecewise_cuda_graph" not in config:
             assumed.append("piecewise CUDA graph on (the release's default)")
+        reason = auto_disabled(rule, "piecewise", config, mla) if on else None
+        if reason is not None:
+            assumed.append(f"the release turns the piecewise graph off: {reason}")
+            return False
         return on
     if switch == "self.enable_piecewise_cuda_graph":
         return config.get("enable_piecewise_cuda_graph") is True
@@ -128,7 +249,7 @@ def _graph_parts(
     config: dict[str, Any], release: ReleaseChoice, chunk: float, mla: bool | None, assumed: list[str]
 ) -> list[tuple[str, float, str]]:
     rule = release.record.graph_reserve
-    if rule.bucket_mib.value is None or not _graph_term_on(config, rule, assumed):
+    if rule.bucket_mib.value is None or not _graph_term_on(config, rule, assumed, mla):
         return []
     if mla is None:
         assumed.append("not an MLA model (the input does not show the attention kind)")
@@ -199,8 +320,48 @@ def auto_fraction(
         return terms[name].at or ""
 
     out = AutoFraction(None, 0.0, release=release)
+    try:
+        _compute(out, config, release, gpu_mem_mib, mla, environment or {}, c, at)
+    except MissingRule as exc:  # the release's source gives no such term: say so, never raise to the user
+        out.no_rule, out.value, out.parts, out.reserved_mib = str(exc), None, [], 0.0
+    return out
+
+
+def _tiered(out: AutoFraction, config: dict[str, Any], release: ReleaseChoice, gpu_mem_mib: float | None) -> None:
+    """<= 0.5.2: reserved_mem by the card's size, (a + tp x pp / b) GiB, + a flat DP-attention and draft reserve."""
+    rule = release.record.mem_fraction
+    if gpu_mem_mib is None:
+        out.missing.append("the card's memory.total (the tiered rule picks its row by it)")
+        return
+    tiers = rule.tiers.value or ()
+    row = next(t for t in tiers if t[0] is None or gpu_mem_mib < float(t[0]))
+    parallel = (_num(config, "tp_size") or 1) * (_num(config, "pp_size") or 1)
+    below = f"below {float(row[0]):g} MiB" if row[0] is not None else "the top tier"
+    parts = [(f"tier ({below})", float(row[1]) + parallel * float(row[2]), rule.tiers.at or "")]
+    speculative = _speculative(config, release)
+    if speculative is not None:
+        parts.append(speculative)
+    if config.get("enable_dp_attention") and rule.dp_attention_flat_mib.value is not None:
+        parts.append(("dp_attention", float(rule.dp_attention_flat_mib.value), rule.dp_attention_flat_mib.at or ""))
+    out.parts, out.reserved_mib = parts, sum(mib for _, mib, _ in parts)
+    out.value = round((gpu_mem_mib - out.reserved_mib) / gpu_mem_mib, 3)
+
+
+def _compute(
+    out: AutoFraction,
+    config: dict[str, Any],
+    release: ReleaseChoice,
+    gpu_mem_mib: float | None,
+    mla: bool | None,
+    environment: dict[str, Any],
+    c: Any,
+    at: Any,
+) -> None:
+    if release.record.mem_fraction.tiers.value and release.record.mem_fraction.base_mib.value is None:
+        _tiered(out, config, release, gpu_mem_mib)
+        return
     tp, pp = _num(config, "tp_size") or 1, _num(config, "pp_size") or 1
-    if _post_capture(environment or {}, release, mla):
+    if _post_capture(environment, release, mla):
         base = release.record.graph_reserve.post_capture_base_mib
         out.parts = [
             ("post_capture_base", float(base.value or 0), base.at or ""),
@@ -209,7 +370,7 @@ def auto_fraction(
         out.reserved_mib = sum(mib for _, mib, _ in out.parts)
         if gpu_mem_mib is not None:
             out.value = round((gpu_mem_mib - out.reserved_mib) / gpu_mem_mib, int(c("rounding_digits")))
-        return out
+        return
     chunk = _num(config, "chunked_prefill_size")
     if chunk is None:
         out.missing.append("chunked_prefill_size")
@@ -225,17 +386,23 @@ def auto_fraction(
         ("activation", max(tokens, c("activation_floor_tokens")) * c("activation_mib_per_token"), activation_at),
         ("parallel", tp * pp / 8 * c("parallel_mib_per_8_ranks"), at("parallel_mib_per_8_ranks")),
     ]
-    graphs_on = config.get("disable_cuda_graph") is not True and config.get("disaggregation_mode") != "prefill"
-    if graphs_on:
+    gates = release.record.graph_reserve
+    default_on = config.get("disable_cuda_graph") is not True and config.get("disaggregation_mode") != "prefill"
+    graphs_on = _gate_open(gates.decode_graph_gate, config, default_on)
+    dp_on = bool(config.get("enable_dp_attention")) and _gate_open(gates.dp_attention_gate, config, graphs_on)
+    if graphs_on or dp_on:
         max_bs = _num(config, "cuda_graph_max_bs")
         if max_bs is None:
-            out.missing.append("cuda_graph_max_bs")
+            out.missing.append("cuda_graph_max_bs (cuda_graph_config.decode.max_bs from 0.5.14)")
         else:
-            graph = max_bs * c("graph_mib_per_bs")
-            if config.get("enable_dp_attention"):
+            graph = max_bs * c("graph_mib_per_bs") if graphs_on else 0.0
+            if dp_on:
                 dp = _num(config, "dp_size") or 1
-                graph += max_bs * dp * c("dp_attention_mib_per_bs_dp") * (1.5 if max_bs > 300 else 1.0)
-            parts.append(("cuda_graphs", graph, at("graph_mib_per_bs")))
+                # + max_bs x dp x 3, and + max_bs x dp x 1.5 more when max_bs > 300 (both from the release)
+                graph += max_bs * dp * c("dp_attention_mib_per_bs_dp")
+                if max_bs > c("dp_attention_large_bs_over"):
+                    graph += max_bs * dp * c("dp_attention_large_bs_mib")
+            parts.append(("cuda_graphs", graph, gates.dp_attention_gate.at if not graphs_on else at("graph_mib_per_bs")))
     parts += _graph_parts(config, release, chunk, mla, out.assumed)
     reserved = sum(mib for _, mib, _ in parts)
     if gpu_mem_mib is not None and gpu_mem_mib > c("floor_above_mib") and reserved < c("floor_mib"):
@@ -253,7 +420,6 @@ def auto_fraction(
     out.parts, out.reserved_mib = parts, reserved
     if gpu_mem_mib is not None:
         out.value = round((gpu_mem_mib - reserved) / gpu_mem_mib, int(c("rounding_digits")))
-    return out
 
 
 def default_requests(tokens: int, context_len: int, release: ReleaseChoice) -> tuple[int, str]:

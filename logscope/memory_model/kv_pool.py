@@ -9,13 +9,15 @@ line it comes from. What the inputs do not show stays None, with the reason in `
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Launch, PhaseReading, RankTimeline
-from logscope.memory_model.releases import ReleaseChoice, launch_release, release_for
+from logscope.memory_model.record import ReleaseRecord, Sourced
+from logscope.memory_model.releases import ReleaseChoice, inherited, launch_release, records, release_for
 
 GIB = 1 << 30
 # a K or V size is printed with two decimals: each printed GiB is within 0.005 of the true size
@@ -294,14 +296,15 @@ def config_cell(
             f"{stage_layers} layers x {element_bytes:g} B"
         )
         index = cfg.get("index_head_dim")
-        if isinstance(index, int):
-            dsa = (release or release_for(None)).record.dsa_indexer
-            block, scale = dsa.quant_block_size.value or 128, dsa.scale_bytes.value or 4
-            per_layer = index + index // block * scale
+        chosen = release or release_for(None)
+        block = _dsa_constant(chosen, lambda r: r.dsa_indexer.quant_block_size)
+        scale = _dsa_constant(chosen, lambda r: r.dsa_indexer.scale_bytes)
+        if isinstance(index, int) and block.value and scale.value is not None:
+            per_layer = index + index // int(block.value) * int(scale.value)
             cell += per_layer * stage_layers
             how += (
-                f" + indexer (index_head_dim {index} + {index} // {block} x {scale} B) x {stage_layers} layers "
-                f"({dsa.scale_bytes.at or 'not read in this release: the newest rule'})"
+                f" + indexer (index_head_dim {index} + {index} // {block.value} ({block.at}) x {scale.value} B "
+                f"({scale.at})) x {stage_layers} layers"
             )
         return cell, how
     heads = cfg.get("num_attention_heads")
@@ -318,6 +321,17 @@ def config_cell(
     )
 
 
+def _dsa_constant(release: ReleaseChoice, field: Callable[[ReleaseRecord], Sourced[int]]) -> Sourced[int]:
+    """A DSA indexer constant of the release, else of the newest older one, else of the newest release (a release
+    without the indexer: said in `at`)."""
+    found = inherited(release.record, field)
+    if found.value is None:
+        newest = records()[-1]
+        latest = field(newest)
+        found = Sourced(latest.value, f"{latest.at} (SGLang {newest.version}; not in {release.version})", found.absent)
+    return found
+
+
 def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvSizing:
     layout = layout_of(launch)
     cfg = launch.config
@@ -325,12 +339,10 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
     sizing.pre_gib = _lowest(launch, free_before_weights, "free before weights (Load weight begin, or end's avail + mem usage)")
     sizing.post_gib = _lowest(launch, _post, "free after weights (Load weight end)")
     sizing.init_usage_gib = _lowest(
-        launch,
-        lambda t: _value(target_reading(t, kinds.INIT_DISTRIBUTED_END, "usage_gib"), "usage_gib"),
-        "Init torch distributed ends: mem usage",
+        launch, lambda t: _value(_init_delta(t), "usage_gib"), "Init torch distributed ends: mem usage"
     )
     if sizing.pre_gib is not None and sizing.pre_gib.rank in launch.ranks:
-        own = target_reading(launch.ranks[sizing.pre_gib.rank], kinds.INIT_DISTRIBUTED_END, "usage_gib")
+        own = _init_delta(launch.ranks[sizing.pre_gib.rank])
         if own is not None:
             sizing.limiting_init_gib = Figure(
                 own.values["usage_gib"],
@@ -360,14 +372,28 @@ def kv_sizing(launch: Launch, model_config: dict[str, Any] | None = None) -> KvS
     return sizing
 
 
+def _init_delta(timeline: RankTimeline) -> PhaseReading | None:
+    """The init-distributed reading when it is the communicators' delta: 0.5.21+ print "Memory baseline taken"
+    there instead, measured after every group is built (distributed/bootstrap.py measure_pre_model_load_memory),
+    which holds none of them."""
+    found = target_reading(timeline, kinds.INIT_DISTRIBUTED_END, "usage_gib")
+    return None if found is None or found.values.get("reading") == kinds.MEMORY_BASELINE else found
+
+
 def _graphs(launch: Launch) -> Figure | None:
+    """What the target model's graph captures took on the rank that took most: the sum of every capture's mem
+    usage (0.5.14+ capture prefill graphs, then decode graphs, each with its own begin/end line)."""
     best = None
     for label, timeline in launch.ranks.items():
-        end = timeline.reading(kinds.CAPTURE_END, "usage_gib")
-        if end is not None and (best is None or end.values["usage_gib"] > best.value):
-            best = Figure(
-                end.values["usage_gib"], "measured", "CUDA graph capture: mem usage (highest rank)", label, end.source, end.line
-            )
+        ends = timeline.readings(kinds.CAPTURE_END, "usage_gib")
+        if not ends:
+            continue
+        total = round(sum(float(end.values["usage_gib"]) for end in ends), 2)
+        if best is None or total > best.value:
+            basis = "CUDA graph capture: mem usage (highest rank)"
+            if len(ends) > 1:
+                basis = f"CUDA graph capture: mem usage, the sum of {len(ends)} captures (highest rank)"
+            best = Figure(total, "measured", basis, label, ends[0].source, ends[0].line)
     return best
 
 

@@ -109,6 +109,8 @@ class DeepEp:
 
 @dataclass(frozen=True)
 class MemFraction:
+    tiers: Sourced[tuple[tuple[float | None, float, float], ...]]  # <= 0.5.2: (below MiB, MiB, MiB per rank)
+    dp_attention_flat_mib: Sourced[float]  # <= 0.5.2: + this with DP attention
     base_mib: Sourced[float]
     activation_mib_per_token: Sourced[float]
     activation_floor_tokens: Sourced[int]
@@ -118,6 +120,8 @@ class MemFraction:
     floor_above_mib: Sourced[float]
     dp_attention_mib_per_bs_dp: Sourced[float]
     rounding_digits: Sourced[int]
+    dp_attention_large_bs_over: Sourced[int] = Sourced(None, None)  # `if max_bs > 300:` ...
+    dp_attention_large_bs_mib: Sourced[float] = Sourced(None, None)  # ... + max_bs x dp x 1.5
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,12 @@ class GraphReserve:
     decode_activation: Sourced[str]  # decode nodes size activation by running requests x draft tokens
     post_capture_env: Sourced[bool]  # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING's default
     post_capture_base_mib: Sourced[float]  # what the rule reserves (plus the parallel slack) when it is on
+    # the `if` conditions each graph term sits under ("always": none; <= 0.5.14 adds the decode and DP terms always)
+    decode_graph_gate: Sourced[str] = Sourced(None, None)
+    dp_attention_gate: Sourced[str] = Sourced(None, None)
+    prefill_graph_gate: Sourced[str] = Sourced(None, None)
+    # backend -> ((name, condition source), ...): when the release turns that prefill graph off before the rule
+    auto_disable: Sourced[Mapping[str, Any]] = Sourced(None, None)
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,15 @@ class DsaIndexer:
 
 
 @dataclass(frozen=True)
+class Placement:
+    """engine.py's GPU of a rank: base_gpu_id + pp_term + tp_term; a DP replica moves the base by dp_base_step."""
+
+    tp_term: Sourced[str] = Sourced(None, None)  # "(tp_rank % tp_size_per_node) * server_args.gpu_id_step"
+    pp_term: Sourced[str] = Sourced(None, None)  # "(pp_rank % pp_size_per_node) * tp_size_per_node"
+    dp_base_step: Sourced[str] = Sourced(None, None)  # data_parallel_controller.py: base_gpu_id += this
+
+
+@dataclass(frozen=True)
 class ReleaseRecord:
     """Every memory constant one SGLang release's source gives, read from its wheel."""
 
@@ -175,6 +194,7 @@ class ReleaseRecord:
     requests: Requests
     disaggregation: Disaggregation
     dsa_indexer: DsaIndexer
+    placement: Placement = Placement()
 
 
 @dataclass(frozen=True)
@@ -299,6 +319,7 @@ def record(version: str, raw: Mapping[str, Any]) -> ReleaseRecord:
         requests=Requests(*(sourced(r.get(f)) for f in Requests.__dataclass_fields__)),
         disaggregation=Disaggregation(*(sourced(pd.get(f)) for f in Disaggregation.__dataclass_fields__)),
         dsa_indexer=DsaIndexer(*(sourced(dsa.get(f)) for f in DsaIndexer.__dataclass_fields__)),
+        placement=Placement(*(sourced(section("placement").get(f)) for f in Placement.__dataclass_fields__)),
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from logscope.core import user_cache
 from logscope.core.resources import PACKAGE_DATA
 from logscope.core.yamlfile import safe_loader, yaml
+from logscope.memory_model.allocator import TorchAllocator, torch_allocator
 from logscope.memory_model.nccl import NcclSource, nccl_source
 from logscope.memory_model.record import DeepEpSource, ReleaseRecord, Sourced, deepep_source, record
 
@@ -48,6 +49,12 @@ def records() -> tuple[ReleaseRecord, ...]:
 def nccl() -> NcclSource | None:
     """NCCL's connection-buffer constants, with their commit."""
     return nccl_source(_load().get("nccl_source"))
+
+
+@cache
+def torch_caching_allocator() -> TorchAllocator | None:
+    """PyTorch's caching allocator constants, with the torch version they were read from."""
+    return torch_allocator(_load().get("torch_allocator"))
 
 
 @cache

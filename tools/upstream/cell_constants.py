@@ -343,8 +343,64 @@ def _first(*entries: dict[str, Any]) -> dict[str, Any]:
     return next((e for e in entries if e["value"] is not None), entries[-1])
 
 
+def _statement_gate(wheel: Wheel, files: tuple[str, ...], pattern: str) -> dict[str, Any]:
+    """The `if` conditions a `reserved_mem` statement of the automatic rule sits under (outermost first, the
+    `mem_fraction_static is None` guard left out), joined by " and "; "always" when it sits under none."""
+    for name in files:
+        text = wheel.source(name)
+        if text is None:
+            continue
+        tree = ast.parse(text)
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.AugAssign) and re.search(pattern, ast.unparse(node)):
+                conditions: list[str] = []
+                up = parents.get(node)
+                while up is not None and not isinstance(up, ast.FunctionDef):
+                    if isinstance(up, ast.If) and "mem_fraction_static is None" not in ast.unparse(up.test):
+                        conditions.append(ast.unparse(up.test))
+                    up = parents.get(up)
+                return {"value": " and ".join(reversed(conditions)) or "always", "at": f"{name}:{node.lineno}"}
+    return {"value": None, "at": None, "absent": f"no reserved_mem += /{pattern}/ in {' / '.join(files)}"}
+
+
+def _tiers(wheel: Wheel) -> dict[str, Any]:
+    """0.5.2 and older: reserved_mem by card size, `if gpu_mem < X * 1024: reserved_mem = (a + parallel_size / b)
+    * 1024`, as rows [upper bound MiB or null, MiB, MiB per parallel rank]."""
+    for name in _MEMORY_HOOK:
+        text = wheel.source(name)
+        if text is None:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if not (isinstance(node, ast.If) and ast.unparse(node.test).startswith("gpu_mem < ")):
+                continue
+            rows: list[list[Any]] = []
+            branch: Any = node
+            while True:
+                assign = branch.body[0] if isinstance(branch, ast.If) else branch[0]
+                if not (isinstance(assign, ast.Assign) and ast.unparse(assign.targets[0]) == "reserved_mem"):
+                    break
+                expr = ast.unparse(assign.value)
+                m = re.fullmatch(r"\(([\d.]+) \+ parallel_size / (\d+)\) \* 1024|(\d+) \* 1024", expr)
+                if m is None:
+                    break
+                upper = _number(arith(branch.test.comparators[0])) if isinstance(branch, ast.If) else None
+                if m.group(3):
+                    rows.append([upper, _number(float(m.group(3)) * 1024), 0])
+                else:
+                    rows.append([upper, _number(float(m.group(1)) * 1024), _number(1024 / float(m.group(2)))])
+                if not isinstance(branch, ast.If):
+                    return {"value": rows, "at": f"{name}:{node.lineno}"}
+                branch = branch.orelse[0] if len(branch.orelse) == 1 and isinstance(branch.orelse[0], ast.If) else branch.orelse
+    return {"value": None, "at": None, "absent": "no `if gpu_mem < X * 1024: reserved_mem = ...` tiers"}
+
+
 def mem_fraction(wheel: Wheel) -> dict[str, Any]:
     return {
+        "tiers": _tiers(wheel),
+        "dp_attention_flat_mib": wheel.find_after(
+            _MEMORY_HOOK, r"^\s+if self\.enable_dp_attention:$", r"^\s+reserved_mem \+= (4 \* 1024)$", 1
+        ),
         "base_mib": wheel.find(_MEMORY_HOOK, r"^\s+reserved_mem = (512)$"),
         "activation_mib_per_token": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= .*(?:activation_tokens|, 2048\)) \* ([\d.]+)$"),
         "activation_floor_tokens": wheel.find(_MEMORY_HOOK, r"max\((?:self|cfg)\.chunked_prefill_size, (\d+)\)"),
@@ -357,6 +413,9 @@ def mem_fraction(wheel: Wheel) -> dict[str, Any]:
         "floor_mib": wheel.find(_MEMORY_HOOK, r"reserved_mem = max\(reserved_mem, (10 \* 1024)\)"),
         "floor_above_mib": wheel.find(_MEMORY_HOOK, r"gpu_mem > (60 \* 1024)"),
         "dp_attention_mib_per_bs_dp": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= \S+max_bs \* \S+dp_size \* (\d+)$"),
+        # DP attention's extra padding above a decode max_bs: + max_bs x dp x this, when max_bs > the bound
+        "dp_attention_large_bs_over": wheel.find(_MEMORY_HOOK, r"^\s+if \S*max_bs > (\d+):$"),
+        "dp_attention_large_bs_mib": wheel.find(_MEMORY_HOOK, r"reserved_mem \+= \S+max_bs \* \S+dp_size \* (\d+\.\d+)$"),
         "rounding_digits": wheel.find(_MEMORY_HOOK, r"round\(\(gpu_mem - reserved_mem\) / gpu_mem, (\d+)\)"),
     }
 
@@ -393,6 +452,40 @@ def _bucket_generator(wheel: Wheel) -> dict[str, Any]:
     return {"value": None, "at": None, "absent": "no token-bucket generator in " + " / ".join(_GRAPH_FILES)}
 
 
+_AUTO_DISABLE = re.compile(r"^_?(?:disable_(\w+?)_?(?:cudagraph|prefill)_if_incompatible|handle_(piecewise)_cuda_graph)$")
+
+
+def _auto_disable(wheel: Wheel) -> dict[str, Any]:
+    """The conditions under which the release turns its prefill / piecewise graph off before the memory rule, per
+    backend: each `(name, lambda: cond)` of a rules list, or each `if cond: self.disable_piecewise_cuda_graph =
+    True` (0.5.10.post1-0.5.13); {backend: [[name, condition source], ...]}."""
+    found: dict[str, list[list[str]]] = {}
+    first = None
+    for name in (*_GRAPH_FILES, *(f for f in _MEMORY_HOOK if f not in _GRAPH_FILES)):
+        text = wheel.source(name)
+        if text is None:
+            continue
+        for fn in ast.walk(ast.parse(text)):
+            m = _AUTO_DISABLE.match(fn.name) if isinstance(fn, ast.FunctionDef) else None
+            if m is None:
+                continue
+            backend = m.group(1) or m.group(2)
+            rows = found.setdefault(backend, [])
+            first = first or f"{name}:{fn.lineno}"
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Tuple) and len(node.elts) == 2 and isinstance(node.elts[1], ast.Lambda):
+                    label = node.elts[0].value if isinstance(node.elts[0], ast.Constant) else None
+                    rows.append([str(label or ""), ast.unparse(node.elts[1].body)])
+                elif isinstance(node, ast.If) and any(
+                    isinstance(b, ast.Assign) and ast.unparse(b).startswith("self.disable_piecewise_cuda_graph = True")
+                    for b in node.body
+                ):
+                    rows.append(["", ast.unparse(node.test)])
+    if not found:
+        return {"value": None, "at": None, "absent": "no prefill / piecewise graph auto-disable function"}
+    return {"value": found, "at": first}
+
+
 def graph_reserve(wheel: Wheel) -> dict[str, Any]:
     """The automatic rule's prefill / piecewise CUDA-graph and speculative-decoding terms."""
     hook = (_MEMORY_HOOK[0], _MEMORY_HOOK[1])
@@ -426,11 +519,27 @@ def graph_reserve(wheel: Wheel) -> dict[str, Any]:
         "standalone_mib": wheel.find_after(
             hook, r'speculative_algorithm == "STANDALONE"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3
         ),
-        "eagle_mib": wheel.find_after(hook, r'speculative_algorithm != "NGRAM"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3),
-        "decode_activation": wheel.find(hook, r"(activation_tokens = max\(running_requests \* draft_tokens, 2048\))"),
+        "eagle_mib": _first(
+            wheel.find_after(hook, r'speculative_algorithm != "NGRAM"', r"^\s+reserved_mem \+= (\d+ \* 1024)$", 3),
+            # <= 0.5.2: `if STANDALONE: += 6 * 1024 / else: += 2 * 1024` under "draft model and larger cuda graph buffers"
+            wheel.find_after(hook, r"^\s+else:$", r"^\s+reserved_mem \+= (2 \* 1024)$", 1),
+            wheel.find_after(hook, r"^\s+# draft model and larger cuda graph buffers$", r"^\s+reserved_mem \+= (2 \* 1024)$", 1),
+        ),
+        "decode_activation": _first(
+            wheel.find(hook, r"(activation_tokens = max\(running_requests \* draft_tokens, 2048\))"),
+            wheel.find(hook, r"reserved_mem \+= (max\(running_requests \* draft_tokens, 2048\)) \* [\d.]+$"),
+        ),
+        # the conditions each graph term of the rule sits under (<= 0.5.14: none for the decode and DP terms)
+        "decode_graph_gate": _statement_gate(wheel, hook, r"max_bs \* 2$"),
+        "dp_attention_gate": _statement_gate(wheel, hook, r"max_bs \* (?:self|cfg)\.(?:attn_)?dp_size \* 3$"),
+        "prefill_graph_gate": _statement_gate(wheel, hook, r"reserved_mem \+= len\("),
+        "auto_disable": _auto_disable(wheel),
         # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (not MLA): only the floor and the parallel slack are reserved
         "post_capture_env": _env(wheel, "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"),
-        "post_capture_base_mib": wheel.find(hook, r"^\s+reserved_mem = (1536)$"),
+        "post_capture_base_mib": _first(
+            wheel.find_after(hook, r"if (?:self\.)?post_capture_kv_sizing\w*(?:\(\))?:$", r"^\s+reserved_mem = (\d+)$", 4),
+            wheel.find(hook, r"^\s+reserved_mem = (1536)$"),
+        ),
     }
 
 
@@ -462,6 +571,29 @@ def dsa_indexer(wheel: Wheel) -> dict[str, Any]:
     }
 
 
+def _augassign(wheel: Wheel, name: str, target: str) -> dict[str, Any]:
+    """The first `target += expr` of a file, as its source text."""
+    text = wheel.source(name)
+    for node in ast.walk(ast.parse(text or "")):
+        if isinstance(node, ast.AugAssign) and ast.unparse(node.target) == target:
+            return {"value": ast.unparse(node.value), "at": f"{name}:{node.lineno}"}
+    return {"value": None, "at": None, "absent": f"no `{target} += ...` in {name}"}
+
+
+_LAUNCHERS = ("sglang/srt/entrypoints/engine.py", "sglang/srt/managers/data_parallel_controller.py")
+
+
+def placement(wheel: Wheel) -> dict[str, Any]:
+    """Where a rank runs (engine.py's scheduler launch): gpu_id = base_gpu_id + (pp_rank % pp_size_per_node) x
+    tp_size_per_node + (tp_rank % tp_size_per_node) x gpu_id_step; a DP replica (no DP attention) moves the base
+    by the size DP's controller adds (tp_size x gpu_id_step, or tp_size x pp_size x gpu_id_step)."""
+    return {
+        "tp_term": wheel.find(_LAUNCHERS, r"\+ (\(tp_rank % tp_size_per_node\) \* \S*gpu_id_step)"),
+        "pp_term": wheel.find(_LAUNCHERS, r"\+ \(?(\(pp_rank % pp_size_per_node\) \* tp_size_per_node)\)?"),
+        "dp_base_step": _augassign(wheel, _LAUNCHERS[1], "base_gpu_id"),
+    }
+
+
 def extract(wheel: Wheel) -> dict[str, Any]:
     v1 = custom_ar_v1(wheel)
     _list(v1["world_sizes"])
@@ -476,6 +608,7 @@ def extract(wheel: Wheel) -> dict[str, Any]:
         "max_running_requests": requests(wheel),
         "disaggregation": disaggregation(wheel),
         "dsa_indexer": dsa_indexer(wheel),
+        "placement": placement(wheel),
     }
 
 
@@ -555,6 +688,9 @@ def deepep_source(repo: Path) -> dict[str, Any]:
     }
 
 
+_P2P_ALIGN = r"ALIGN_SIZE\(({}), CUDA_IPC_MIN\)"
+
+
 def nccl_source(repo: Path) -> dict[str, Any]:
     """NCCL's default per-connection buffer sizes per protocol (src/init.cc computeBuffSizes: DEFAULT_LL_BUFFSIZE,
     DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE) from the defines they are built of (src/include/device.h), and the
@@ -565,6 +701,8 @@ def nccl_source(repo: Path) -> dict[str, Any]:
         ["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
     ).stdout.strip()
     device_h, init_cc, version_mk = "src/include/device.h", "src/init.cc", "makefiles/version.mk"
+    comm_h, p2p_cc = "src/include/comm.h", "src/transport/p2p.cc"
+    comm, p2p = _git_show(repo, comm_h), _git_show(repo, p2p_cc)
     device = _git_show(repo, device_h)
     init = _git_show(repo, init_cc)
     version = _git_show(repo, version_mk)
@@ -592,6 +730,35 @@ def nccl_source(repo: Path) -> dict[str, Any]:
         "ll128_elems_per_thread": define(device, device_h, "NCCL_LL128_ELEMS_PER_THREAD"),
         "simple_bytes": define(init, init_cc, "DEFAULT_BUFFSIZE"),
         "max_channels": define(device, device_h, "MAXCHANNELS"),
+        # p2p.cc: each ring connection's send and receive memory (ncclSendMem / ncclRecvMem, unions padded to
+        # MEM_ALIGN, + the protocol buffers they carry) is rounded up to CUDA_IPC_MIN before it is allocated
+        "cuda_ipc_min": define(comm, comm_h, "CUDA_IPC_MIN"),
+        "mem_align": define(comm, comm_h, "MEM_ALIGN"),
+        "p2p_send_align": {"value": "sendSize", "at": f"{p2p_cc}:{_line_of(p2p, _P2P_ALIGN.format('sendSize'))[1]}"},
+        "p2p_recv_align": {"value": "recvSize", "at": f"{p2p_cc}:{_line_of(p2p, _P2P_ALIGN.format('recvSize'))[1]}"},
+    }
+
+
+def torch_allocator(wheel: Path) -> dict[str, Any]:
+    """PyTorch's caching allocator: the segment a request gets when no cached block fits (CUDACachingAllocator's
+    get_allocation_size: <= kSmallSize -> kSmallBuffer; < kMinLargeAlloc -> the large segment size; else rounded up
+    to kRoundLarge), from the constants the wheel's header ships (c10/core/AllocatorConfig.h)."""
+    header = "torch/include/c10/core/AllocatorConfig.h"
+    with zipfile.ZipFile(wheel) as archive:
+        text = archive.read(header).decode("utf-8")
+    version = re.match(r"torch-([^-]+)-", wheel.name)
+
+    def const(pattern: str) -> dict[str, Any]:
+        value, line = _line_of(text, pattern)
+        return {"value": int(value), "at": f"{header}:{line}"}
+
+    return {
+        "version": version.group(1) if version else wheel.name,
+        "small_size": const(r"constexpr size_t kSmallSize = (\d+);"),
+        "small_buffer": const(r"constexpr size_t kSmallBuffer = (\d+);"),
+        "min_large_alloc": const(r"constexpr size_t kMinLargeAlloc = (\d+);"),
+        "round_large": const(r"constexpr size_t kRoundLarge = (\d+);"),
+        "large_segment_size": const(r"large_segment_size_\{(\d+)\}"),
     }
 
 
@@ -611,6 +778,12 @@ def main(argv: list[str] | None = None) -> int:
         "--deepep-repo", type=Path, help="A git directory of github.com/deepseek-ai/DeepEP (normal-mode buffer constants)"
     )
     parser.add_argument("--nccl-repo", type=Path, help="A git directory of github.com/NVIDIA/nccl (connection buffer sizes)")
+    parser.add_argument("--torch-wheel", type=Path, help="A torch wheel (its caching allocator's segment sizes)")
+    parser.add_argument(
+        "--sources-from",
+        type=Path,
+        help="An earlier output whose deepep_source / nccl_source are kept where no repository is given",
+    )
     args = parser.parse_args(argv)
     rows = {}
     for path in args.wheels:
@@ -618,10 +791,19 @@ def main(argv: list[str] | None = None) -> int:
         rows[wheel.version] = extract(wheel)
     ordered = {v: rows[v] for v in sorted(rows, key=_key)}
     document: dict[str, Any] = {"format": 1, "versions": ordered}
+    earlier = yaml.safe_load(args.sources_from.read_text(encoding="utf-8")) if args.sources_from else {}
     if args.deepep_repo is not None:
         document["deepep_source"] = deepep_source(args.deepep_repo)
+    elif earlier.get("deepep_source"):
+        document["deepep_source"] = earlier["deepep_source"]
     if args.nccl_repo is not None:
         document["nccl_source"] = nccl_source(args.nccl_repo)
+    elif earlier.get("nccl_source"):
+        document["nccl_source"] = earlier["nccl_source"]
+    if args.torch_wheel is not None:
+        document["torch_allocator"] = torch_allocator(args.torch_wheel)
+    elif earlier.get("torch_allocator"):
+        document["torch_allocator"] = earlier["torch_allocator"]
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(HEADER + yaml.safe_dump(document, sort_keys=False, width=120), encoding="utf-8")
     print(f"{args.output}: {len(ordered)} release(s): {', '.join(ordered)}", file=sys.stderr)

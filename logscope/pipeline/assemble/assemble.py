@@ -79,7 +79,7 @@ class _SourceAssembler:
         if open_pools:  # a second KV pool of the same model (hybrid full + sliding-window attention, ...)
             values = {k: v for k, v in ev.data.items() if k != "model"}
             timeline.phases.append(
-                PhaseReading(ev.kind, open_pools[-1].model, ev.source, ev.line, ev.time, values, ev.text, assumed)
+                PhaseReading(ev.kind, open_pools[-1].model, ev.source, ev.line, ev.time, values, ev.text, assumed, _full(ev))
             )
             return
         model = self._model_for(timeline, ev)
@@ -101,7 +101,7 @@ class _SourceAssembler:
         values = {k: v for k, v in ev.data.items() if k not in ("model",)}
         if ev.kind == kinds.KV_CACHE_ALLOCATED and model == "target" and _target_captured(timeline):
             values["sized_after_capture"] = True
-        timeline.phases.append(PhaseReading(ev.kind, model, ev.source, ev.line, ev.time, values, ev.text, assumed))
+        timeline.phases.append(PhaseReading(ev.kind, model, ev.source, ev.line, ev.time, values, ev.text, assumed, _full(ev)))
 
     def _model_for(self, timeline: RankTimeline, ev: Event) -> str | None:
         """target / draft for this phase, or None when the rank starts over (new launch)."""
@@ -247,7 +247,9 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
             timeline = seg.rank(UNTAGGED, source)
             if ev.kind == kinds.KV_CACHE_ALLOCATED and _printed_again(_open_pools(timeline), ev):
                 continue
-            timeline.phases.append(PhaseReading(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time, dict(ev.data), ev.text))
+            timeline.phases.append(
+                PhaseReading(ev.kind, _plain_model(ev), ev.source, ev.line, ev.time, dict(ev.data), ev.text, False, _full(ev))
+            )
             continue
         if ev.kind == kinds.CAPTURE_PROGRESS:
             capturing = [t for t in seg.ranks.values() if any(p.phase == kinds.CAPTURE_BEGIN for p in t.phases)]
@@ -256,7 +258,7 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
                 bs = ev.data.get("bs")
                 if not any(p.phase == kinds.CAPTURE_PROGRESS and p.values.get("bs") == bs for p in target.phases):
                     target.phases.append(
-                        PhaseReading(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data), ev.text, rank_assumed=True)
+                        PhaseReading(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data), ev.text, True, _full(ev))
                     )
                 continue
         remaining.append(ev)
@@ -369,3 +371,9 @@ GLOBAL_KINDS = {
     kinds.SMI_MIG,
     kinds.TOPOLOGY,
 }
+
+
+def _full(ev: Event) -> str | None:
+    """The whole line of a phase event whose text was cut (classify.py keeps it in data["full_text"])."""
+    full = ev.data.get("full_text")
+    return str(full) if full else None

@@ -71,7 +71,18 @@ CONFIG_KEYS = (
     "cuda_graph_backend_prefill",
     "cuda_graph_max_bs_prefill",
     "speculative_num_draft_tokens",
+    "cuda_graph_backend_decode",
 )
+# 0.5.14+ print the graph settings nested: cuda_graph_config={'decode': {'backend': 'full', 'max_bs': 512, ...},
+# 'prefill': {...}} (a dict from 0.5.19, CudaGraphConfig(decode=PhaseConfig(...), ...) before); the flat
+# convenience fields (cuda_graph_max_bs_decode, ...) are None once folded in. (phase, key) -> config key
+_GRAPH_CONFIG_KEYS = {
+    ("decode", "max_bs"): "cuda_graph_max_bs",
+    ("decode", "backend"): "cuda_graph_backend_decode",
+    ("prefill", "backend"): "cuda_graph_backend_prefill",
+    ("prefill", "max_bs"): "cuda_graph_max_bs_prefill",
+}
+_FLAT_GRAPH_KEYS = {"cuda_graph_max_bs_decode": "cuda_graph_max_bs"}
 # launch_server flags whose name differs from the ServerArgs field
 FLAG_ALIASES = {
     "tp": "tp_size",
@@ -96,6 +107,7 @@ _INT_KEYS = {
     "max_prefill_tokens",
     "max_running_requests",
     "cuda_graph_max_bs",
+    "cuda_graph_max_bs_prefill",
     "page_size",
     "speculative_num_steps",
     "nnodes",
@@ -176,6 +188,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
             _stated(launch, key, value, kinds.SERVER_ARGS)
             if key in CONFIG_KEYS and value is not None:
                 _set(launch, key, value, kinds.SERVER_ARGS)
+        _graph_config(launch, ev.data["fields"])
     for ev in (e for e in events + global_events if e.kind in (kinds.LAUNCH_COMMAND, kinds.LAUNCH_FLAGS)):
         source = ev.data.get("source", kinds.LAUNCH_COMMAND)  # a flag list item of an issue says so
         for flag, value in ev.data["args"].items():
@@ -212,9 +225,22 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
         )
         if image is not None:
             stated, stated_by = image.group(1), "docker_image"
-    phase_lines = [(p.source, p.line, p.text) for r in launch.ranks.values() for p in r.phases]
+    phase_lines = [(p.source, p.line, p.full_text or p.text) for r in launch.ranks.values() for p in r.phases]
     launch.sglang_version = sglang_version(lines_of(events, phase_lines), stated, stated_by)
     _model(launch)
+
+
+def _graph_config(launch: Launch, fields: dict[str, Any]) -> None:
+    """The CUDA graph settings of a 0.5.14+ dump, under the keys the memory model reads."""
+    nested = fields.get("cuda_graph_config")
+    if isinstance(nested, dict):
+        for (phase, key), name in _GRAPH_CONFIG_KEYS.items():
+            section = nested.get(phase)
+            if isinstance(section, dict) and section.get(key) is not None:
+                _set(launch, name, section[key], kinds.SERVER_ARGS)
+    for flat, name in _FLAT_GRAPH_KEYS.items():
+        if fields.get(flat) is not None:
+            _set(launch, name, fields[flat], kinds.SERVER_ARGS)
 
 
 def _infer_sizes(launch: Launch) -> None:

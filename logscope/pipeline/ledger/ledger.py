@@ -16,10 +16,10 @@ from logscope.core.model import GpuJoin, Launch, PhaseReading, RankLedger, RankP
 from logscope.memory_model.interconnect import interconnect
 from logscope.memory_model.kv_pool import KvSizing, target_reading
 from logscope.pipeline.sizing.calibration import Calibration
-from logscope.pipeline.sizing.cell_rules import same_gpu
+from logscope.pipeline.sizing.cell_rules import measured_on, same_gpu
 from logscope.pipeline.sizing.cells import launch_cells
 
-MEMORY_BASELINE = "memory baseline"  # the reading label sglang_line.py gives the 0.5.21+ line
+MEMORY_BASELINE = kinds.MEMORY_BASELINE  # the reading label sglang_line.py gives the 0.5.21+ line
 CUDA_CONTEXT_GIB = 0.5  # torch + CUDA 12/13 context on Hopper; the H200 probe measured 527 MiB
 # GiB as torch reports it for cards whose dump gives no Reserved; assumed when used
 KNOWN_CAPACITY_GIB = {"NVIDIA H200": 139.80, "NVIDIA A100-SXM4-80GB": 79.15, "NVIDIA A100-SXM4-40GB": 39.39}
@@ -89,7 +89,7 @@ def _context(calibration: Calibration | None, gpu_name: str | None = None) -> tu
     return (
         measured.mib / 1024,
         "measured (probe)",
-        f"probe on {calibration.gpu or 'unknown GPU'}: cuda_context {measured.mib:.0f} MiB ({calibration.label()})",
+        f"probe on {measured_on(calibration.gpu, gpu_name)}: cuda_context {measured.mib:.0f} MiB ({calibration.label()})",
     )
 
 
@@ -126,14 +126,17 @@ def _pre_weights(
     items, left = _others_and_context(pre, placement, calibration, gpu_name)
     eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
     if eager > 0:
+        capped = min(eager, max(left, 0.0))
+        cap = f"the cells sum to {eager:.3f} GiB, capped" if capped < eager else "capped"
         items.append(
             _item(
                 "comm_eager",
-                min(eager, max(left, 0.0)),
+                capped,
                 _eager_kind(cells),
-                basis="eager communication cells, capped at the memory taken before weights (card - Load weight begin) "
+                basis=f"eager communication cells, {cap} at the memory taken before weights (card - Load weight begin) "
                 "less the context; 'Memory baseline taken' is measured after the groups are built (SGLang >= 0.5.21 "
                 "distributed/bootstrap.py measure_pre_model_load_memory), so it holds none of them",
+                cells_gib=round(eager, 3),
                 measured_pre_weights_gib=round(pre, 2),
                 measured_baseline_gib=baseline_gib,
             )
@@ -159,6 +162,7 @@ def rank_ledger(
     total, total_source = _card_total(gpus, placement)
     items: list[dict[str, Any]] = []
     unexplained = 0.0
+    reconciled = False  # whether anything measured was reconciled into `unexplained` (else it is unknown)
     starts_at_load = bool(readings) and readings[0][0] == kinds.LOAD_WEIGHT_BEGIN
     # 0.5.21+ (distributed/bootstrap.py measure_pre_model_load_memory): both readings behind "Memory baseline
     # taken" come after init_parallel_runtime built every group, so it holds neither the context nor the
@@ -179,20 +183,29 @@ def rank_ledger(
         found, left = _others_and_context(pre, placement, calibration, _gpu_name(gpus, placement))
         items += found
         unexplained += left
+        reconciled = True
     if init is not None and starts_at_load and not baseline:
         eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
         explained = min(eager, max(init["usage_gib"], 0.0))
         if eager > 0:
+            basis = "eager communication cells, capped at the measured init-distributed delta"
+            if explained < eager:  # the cap binds: say by how much, never silently
+                basis = (
+                    f"eager communication cells sum to {eager:.3f} GiB; capped at the measured init-distributed delta "
+                    f"{init['usage_gib']:.2f} GiB (the rest of the cells is not in this delta)"
+                )
             items.append(
                 _item(
                     "comm_eager",
                     explained,
                     _eager_kind(cells),
-                    basis="eager communication cells, capped at the measured init-distributed delta",
+                    basis=basis,
                     measured_init_gib=init["usage_gib"],
+                    cells_gib=round(eager, 3),
                 )
             )
         unexplained += init["usage_gib"] - explained
+        reconciled = True
     elif total is not None and first_free is not None and readings and not starts_at_load:
         items.append(
             _item(
@@ -239,8 +252,17 @@ def rank_ledger(
         items.append(
             _item("unexplained", residual, "measured" if not cells else "estimated", basis="card total minus every other item")
         )
-    else:
+    elif reconciled:
         items.append(_item("unexplained", unexplained, "estimated", basis="card total unknown: init delta minus estimates"))
+    else:  # nothing to reconcile: unknown, never 0 (docs/design.md)
+        items.append(
+            {
+                "item": "unexplained",
+                "gib": None,
+                "kind": "estimated",
+                "basis": "unknown: no card total and no init-distributed reading to reconcile against",
+            }
+        )
     return RankLedger(items, cells, total, total_source, eager_gib, lazy_gib, has_readings=True)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import GpuJoin, Launch, RankPlacement, RankTimeline
+from logscope.memory_model.releases import launch_release
 from logscope.pipeline.assemble.launch_facts import global_versions
 
 
@@ -229,8 +230,9 @@ def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPl
     CUDA_VISIBLE_DEVICES or base_gpu_id / gpu_id_step when the inputs show them, marked assumed; or the device
     the rank's own OOM text names, not assumed. Each GPU record lists the ranks placed on it."""
     cfg = launch.config
-    tp_size = int(cfg.get("tp_size") or 1)
-    pp_size = int(cfg.get("pp_size") or 1)
+    # a size the input does not state: its lower bound from the rank tags (PP1 TP0 beside PP0 TP1: tp >= 2)
+    tp_size = int(cfg.get("tp_size") or launch.config_lower_bounds.get("tp_size", {}).get("at_least") or 1)
+    pp_size = int(cfg.get("pp_size") or launch.config_lower_bounds.get("pp_size", {}).get("at_least") or 1)
     nnodes = int(cfg.get("nnodes") or 1)
     visible = _visible_devices(launch)
     # the GPUs of the node: those visible, else those a dump lists (a record made from an OOM text alone is one
@@ -239,6 +241,15 @@ def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPl
     per_node = max(1, (tp_size * pp_size) // nnodes) if cfg.get("nnodes") else (len(visible or dumped) or 8)
     base = int(cfg.get("base_gpu_id") or 0)
     step = int(cfg.get("gpu_id_step") or 1)
+    # engine.py (every release from 0.4.9): base_gpu_id + (pp_rank % pp_size_per_node) x tp_size_per_node +
+    # (tp_rank % tp_size_per_node) x gpu_id_step; DP's controller moves a replica's base by tp x pp x step (tp x
+    # step up to 0.5.2): the release record's placement lines
+    dp_step = launch_release(launch.versions, launch.sglang_version).record.placement.dp_base_step.value or "pp_size"
+    replica_gpus = tp_size * (pp_size if "pp_size" in dp_step else 1) * step
+    if not cfg.get("nnodes"):  # unstated: the nodes the world needs at `per_node` GPUs each
+        nnodes = max(1, (tp_size * pp_size) // per_node)
+    pp_per_node = max(pp_size // nnodes, 1)
+    tp_per_node = max(tp_size // max(nnodes // pp_size, 1), 1)
     placements: dict[str, RankPlacement] = {}
     for label, timeline in launch.ranks.items():
         rank = timeline.rank
@@ -255,8 +266,8 @@ def _place_ranks(launch: Launch, gpus: list[dict[str, Any]]) -> dict[str, RankPl
             # a DP replica occupies its own TP group's GPUs only when the TP size is stated (with DP attention, or
             # tags like "DP2 TP2 EP2", the TP index is already global)
             replica = dp if dp is not None and not cfg.get("enable_dp_attention") and cfg.get("tp_size") else 0
-            local = ((replica * pp_size + (rank.get("pp") or 0)) * tp_size + (tp or 0)) % per_node
-            index = base + local * step
+            local = ((rank.get("pp") or 0) % pp_per_node) * tp_per_node + ((tp or 0) % tp_per_node) * step
+            index = base + replica * replica_gpus + local
         gpu_index = visible[index] if visible and index < len(visible) else index
         assumed = stated is None
         gpu = next((g for g in gpus if g["index"] == gpu_index), None)

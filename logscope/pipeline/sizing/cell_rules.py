@@ -95,7 +95,7 @@ def shipped_calibration() -> Calibration | None:
     return parse_calibration(_yaml_data(SHIPPED_CALIBRATION.name), str(SHIPPED_CALIBRATION))
 
 
-def _from_calibration(env: NcclEnv, calibration: Calibration) -> NcclSizes | None:
+def _from_calibration(env: NcclEnv, calibration: Calibration, gpu_name: str | None = None) -> NcclSizes | None:
     """First communicator = the eager init + its first collective, further = a split communicator with its
     first all-reduce: the memory outside the PyTorch allocator, at world size 1, under this environment."""
     key = env.key()
@@ -108,9 +108,16 @@ def _from_calibration(env: NcclEnv, calibration: Calibration) -> NcclSizes | Non
     return NcclSizes(
         first_mib,
         (split.outside_allocator_mib, split.outside_allocator_mib),
-        f"{calibration.gpu or 'unknown GPU'}, {env.describe()}; logscope probe "
+        f"{measured_on(calibration.gpu, gpu_name)}, {env.describe()}; logscope probe "
         f"{Path(calibration.path).name}, NCCL {calibration.software.get('nccl', '?')}",
     )
+
+
+def measured_on(gpu: str | None, gpu_name: str | None) -> str:
+    """The GPU a measurement was taken on, as a basis names it: "assumed" when the input names no GPU (the
+    figure then stands for a card the input never shows)."""
+    named = gpu or "unknown GPU"
+    return named if gpu_name else f"{named} (assumed: the input names no GPU)"
 
 
 def same_gpu(measured_on: str | None, gpu_name: str | None) -> bool:
@@ -127,7 +134,7 @@ def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None, gpu_name: s
     than the launch's."""
     chosen = calibration if calibration is not None else shipped_calibration()
     if chosen is not None and same_gpu(chosen.gpu, gpu_name):
-        found = _from_calibration(env, chosen)
+        found = _from_calibration(env, chosen, gpu_name)
         if found is not None:
             return found
     table = nccl_table()
@@ -140,6 +147,6 @@ def nccl_sizes(env: NcclEnv, calibration: Calibration | None = None, gpu_name: s
             return NcclSizes(
                 float(row["first_communicator_mib"]),
                 (further[0], further[-1]),
-                f"{table['gpu']}, {env.describe()}; {table['source']}",
+                f"{measured_on(str(table['gpu']), gpu_name)}, {env.describe()}; {table['source']}",
             )
     return None

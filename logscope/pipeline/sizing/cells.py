@@ -29,11 +29,11 @@ from logscope.memory_model.cell import Cell
 from logscope.memory_model.interconnect import Interconnect
 from logscope.memory_model.nccl import channel_buffers
 from logscope.memory_model.record import V2Row, V2Table
-from logscope.memory_model.releases import ReleaseChoice, launch_release
+from logscope.memory_model.releases import ReleaseChoice, launch_release, torch_caching_allocator
 from logscope.memory_model.releases import deepep as deepep_source
 from logscope.memory_model.releases import nccl as nccl_source
 from logscope.pipeline.sizing.calibration import Calibration
-from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, nccl_env, nccl_sizes, same_gpu
+from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, measured_on, nccl_env, nccl_sizes, same_gpu
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -145,7 +145,7 @@ def calibrate_cells(
                 **cell,
                 "gib": round(mib / 1024, 3),
                 "kind": "measured (probe)",
-                "basis": f"probe on {calibration.gpu or 'unknown GPU'}: {stages} ({scope}; {calibration.label()}{under})",
+                "basis": f"probe on {measured_on(calibration.gpu, gpu_name)}: {stages} ({scope}; {calibration.label()}{under})",
             }
         )
     return out
@@ -323,15 +323,18 @@ class _Communicators:
         if source is None or found is None:
             return _cell(group, mechanism, None, timing, "NCCL's buffer constants are not in the catalogue", rule=self.rule())
         per = found.per_channel_bytes
+        held = found.allocated_per_channel_bytes or per
         count = (
             f"x {found.channels} channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)"
             if found.channels is not None
             else f"x the channel count NCCL picks for the topology (not in the input; at most {found.max_channels}: "
-            f"{found.max_channels * per / GIB:.2f} GiB)"
+            f"{found.max_channels * held / GIB:.2f} GiB)"
         )
+        allocated = f", allocated {held / MIB:.2f} MiB ({found.allocated_how})" if found.allocated_per_channel_bytes else ""
         basis = (
-            f"{communicator} ring connection buffers, set up at {when}: {per / MIB:.2f} MiB per channel ({found.how}; "
-            f"NCCL {source.version} src/init.cc computeBuffSizes defaults) {count}; tree/NVLS connections not counted"
+            f"{communicator} ring connection buffers, set up at {when}: payload {per / MIB:.2f} MiB per channel "
+            f"({found.how}; NCCL {source.version} src/init.cc computeBuffSizes defaults){allocated} {count}; "
+            "tree/NVLS connections not counted"
         )
         total = found.total_bytes
         return _cell(
@@ -341,7 +344,13 @@ class _Communicators:
             timing,
             basis,
             rule={**self.rule(), "source": [*self.rule().get("source", []), source.simple_bytes.at or "", source.steps.at or ""]},
-            inputs={"per_channel_bytes": per, "channels": found.channels, "max_channels": found.max_channels},
+            inputs={
+                "per_channel_bytes": per,
+                "allocated_per_channel_bytes": found.allocated_per_channel_bytes,
+                "payload_bytes": found.payload_bytes,
+                "channels": found.channels,
+                "max_channels": found.max_channels,
+            },
         )
 
     def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> dict[str, Any]:
@@ -494,15 +503,35 @@ def _custom_ar_estimate(
         why = f"v2 only with {v2.opt_in_env.value}=1 in this release ({v2.opt_in_env.at}), not set in the input"
     else:
         why = f"v2 is off by default in this release ({v2.default_on.at})"
+    # rank_data is torch.empty(max_size) (custom_all_reduce.py): the PyTorch allocator's; meta and buffer cudaMalloc
+    allocated, allocated_text = _torch_segment("rank_data", max_size, 3 * max_size)
     return _cell(
         group,
         "custom_ar",
         3 * max_size / GIB,
         "eager",
         f"v1 ({why}): meta + buffer (IPC) + rank_data, each max_size {max_size / MIB:g} MiB, plus the "
-        "native Signal struct (meta_size(), not counted)",
+        f"native Signal struct (meta_size(), not counted){allocated_text}",
         rule=_rule(release, world=world, env=why, at=[v1.max_size.at]),
-        inputs={"max_size": max_size, "world": world},
+        inputs={"max_size": max_size, "world": world, **allocated},
+    )
+
+
+def _torch_segment(what: str, request: int, payload: int) -> tuple[dict[str, Any], str]:
+    """The allocated figure of a cell part that goes through PyTorch's caching allocator: the segment a fresh
+    request takes (an upper bound: the allocator carves later requests out of its rest)."""
+    allocator = torch_caching_allocator()
+    found = allocator.segment(request) if allocator is not None else None
+    if allocator is None or found is None:
+        return {}, ""
+    segment, how = found
+    if segment == request:
+        return {}, ""
+    allocated = payload - request + segment
+    return (
+        {"payload_bytes": payload, "allocated_max_bytes": allocated},
+        f"; as allocated at most {allocated / MIB:.1f} MiB: {what} {request / MIB:g} MiB takes {how} "
+        f"{segment / MIB:g} MiB in torch {allocator.version}'s caching allocator when no cached block fits",
     )
 
 
@@ -585,6 +614,8 @@ def _custom_ar_v2(
         f"graph_params {graph_inputs} x {world} x 8 B = {graph_params / MIB:g} MiB "
         f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}"
     )
+    allocated, allocated_text = _torch_segment("graph_params", graph_params, total)
+    basis += allocated_text
     env_text = ", ".join(forced) if forced else "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true"
     return _cell(
         group,
@@ -599,6 +630,7 @@ def _custom_ar_v2(
             "pull_bytes": pull,
             "semaphore_bytes": semaphores,
             "graph_params_bytes": graph_params,
+            **allocated,
         },
     )
 

@@ -176,8 +176,11 @@ def _py_value(node: Any) -> Any:
         return [_py_value(c) for c in node.children if c is not None]
     if node.data == "dict":
         return {str(_py_value(p.children[0])): _py_value(p.children[1]) for p in node.children if p is not None}
-    if node.data == "call":
-        return f"{node.children[0]}(...)"
+    if node.data == "call":  # a nested record's repr (CudaGraphConfig(decode=PhaseConfig(...))): its fields
+        named = [c for c in node.children[1:] if isinstance(c, Tree) and c.data == "field"]
+        if not named:
+            return f"{node.children[0]}(...)"
+        return {str(f.children[0]): _py_value(f.children[1]) for f in named}
     return str(node)
 
 

@@ -77,7 +77,7 @@ class _ToData(Transformer):
     def memory_baseline(self, items: list[Token]) -> tuple:
         # 0.5.21+ measure_pre_model_load_memory: taken after every group is built, so about 0 (not the eager init
         # reading of older releases; the ledger reads the pre-weights memory from the card and Load weight begin)
-        return kinds.INIT_DISTRIBUTED_END, {"usage_gib": _f(items[0]), "reading": "memory baseline"}
+        return kinds.INIT_DISTRIBUTED_END, {"usage_gib": _f(items[0]), "reading": kinds.MEMORY_BASELINE}
 
     def nccl_prewarm(self, items: list[Token]) -> tuple:
         ints = [int(t) for t in items if t.type == "INT"]
