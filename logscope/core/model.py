@@ -29,6 +29,9 @@ NEW_WORDING: Final = "new_wording"  # no catalogued release prints it: listed in
 WORDING_VERDICTS: Final = (CATALOGUED, UVICORN, NEW_WORDING)
 
 
+STARTUP_ENDS_KEEP = 20  # startup parts listed in the coverage; the others are counted
+
+
 @dataclass
 class Coverage:
     """What the classifier read: lines, candidates per grammar, and the candidates no grammar recognised."""
@@ -44,6 +47,12 @@ class Coverage:
     # startup part ended (the running server's first line) or where the per-chunk cap stopped the judging
     prefixed: Counter[str] = field(default_factory=Counter)
     startup_ends: list[dict[str, Any]] = field(default_factory=list)
+    startup_ends_total: int = 0  # past STARTUP_ENDS_KEEP (a crash loop's thousands of parts) only counted
+
+    def startup_ended(self, source: str, start: int, end: int, why: str) -> None:
+        self.startup_ends_total += 1
+        if len(self.startup_ends) < STARTUP_ENDS_KEEP or why == "cap":
+            self.startup_ends.append({"source": source, "from": start, "line": end, "why": why})
 
     def miss(self, source: str, line: int, grammar: str, text: str) -> None:
         self.unrecognized_total += 1
@@ -246,6 +255,36 @@ class InputFile:
     stopped: str | None = None  # why reading stopped before the end (the cap on compressed inputs)
 
 
+@dataclass(frozen=True)
+class RepeatedLaunches:
+    """The launches of a crash loop aggregated rather than kept in full (pipeline/assemble/crash_loop.py): how
+    many, where, how many got ready or failed, and each distinct failure line (times and numbers as N) with the
+    number of aggregated launches that printed it."""
+
+    launches: int
+    first_id: int
+    last_id: int
+    sources: list[str]
+    first_line: int | None
+    last_line: int | None
+    ready: int
+    failed: int
+    failures: dict[str, int]
+    kept: int  # the launches kept in full
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "launches": self.launches,
+            "ids": [self.first_id, self.last_id],
+            "sources": self.sources,
+            "lines": [self.first_line, self.last_line],
+            "ready": self.ready,
+            "failed": self.failed,
+            "failures": self.failures,
+            "kept_in_full": self.kept,
+        }
+
+
 @dataclass
 class Analysis:
     """Everything the pipeline found, before the rules: what the rules see (as facts) and the document shows."""
@@ -264,3 +303,4 @@ class Analysis:
     kv_sizing: dict[int, Any] = field(default_factory=dict)  # launch id → kv_sizing.KvSizing (the KV sizing stage)
     # (launch id, rank label) → ledger.device.RankDevice: the NVML samples of `logscope run` at the rank's phase lines
     devices: dict[tuple[int, str], Any] = field(default_factory=dict)
+    repeated: RepeatedLaunches | None = None  # a crash loop's launches aggregated rather than kept in full

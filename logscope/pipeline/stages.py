@@ -57,7 +57,7 @@ def analysis(
     samples: dict[str, SamplesFile] | None = None,
 ) -> Analysis:
     per_source, coverage = classify_sources(sources, chunks)
-    launches, global_events = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
+    launches, global_events, repeated = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
     join = join_gpus(launches, global_events)
     devices = device_readings(launches, join, samples or {})
     join = with_device_totals(join, devices, samples or {})
@@ -83,6 +83,7 @@ def analysis(
         gpu_ledgers=probe_process_ledgers(join, calibration),
         kv_sizing=sizing,
         devices=devices,
+        repeated=repeated,
     )
 
 

@@ -42,7 +42,11 @@ def build_document(analysis: Analysis, findings: list[dict[str, Any]]) -> dict[s
         "gpus": [_gpu(gpu, analysis.gpu_ledgers) for gpu in analysis.join.gpus],
         "topology": analysis.join.topology,
         "findings": findings,
-        "coverage": {**_coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures), **_cuts(analysis.inputs)},
+        "coverage": {
+            **_coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures),
+            **_cuts(analysis.inputs),
+            **({"repeated_launches": analysis.repeated.document()} if analysis.repeated is not None else {}),
+        },
         **({"calibration": analysis.calibration} if analysis.calibration is not None else {}),
     }
 
@@ -225,4 +229,6 @@ def _prefixed(coverage: Coverage) -> dict[str, Any]:
         out["prefixed_unread"] = {"lines": sum(counts.values()), **counts}
     if coverage.startup_ends:
         out["startup_ends"] = coverage.startup_ends
+    if coverage.startup_ends_total > len(coverage.startup_ends):
+        out["startup_ends_total"] = coverage.startup_ends_total
     return out

@@ -13,7 +13,8 @@ from typing import Any
 
 from logscope.core import kinds, phases
 from logscope.core.events import FAILURE_KINDS, Event, RankId
-from logscope.core.model import Launch, PhaseReading, RankTimeline
+from logscope.core.model import Launch, PhaseReading, RankTimeline, RepeatedLaunches
+from logscope.pipeline.assemble.crash_loop import fold_crash_loop
 from logscope.pipeline.assemble.launch_facts import FLAG_ALIASES, apply_model_config, fill_launch_facts
 
 _DRAFT_TYPE = re.compile(r"NextN|MTP|Eagle|Draft|Medusa", re.I)
@@ -281,9 +282,10 @@ def _plain_model(ev: Event) -> str:
 
 def assemble(
     per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]], model_config: dict[str, Any] | None = None
-) -> tuple[list[Launch], list[Event]]:
+) -> tuple[list[Launch], list[Event], RepeatedLaunches | None]:
     """Launch segments of every source merged by position, each with the settings the inputs state (config,
-    versions, environment, model); events that belong to no launch returned apart."""
+    versions, environment, model); events that belong to no launch returned apart; a crash loop's repeated
+    launches aggregated (crash_loop.py)."""
     merged: list[Launch] = []
     global_events: list[Event] = []
     for source, events in per_source.items():
@@ -299,7 +301,7 @@ def assemble(
                 global_events.extend(s.events)
             continue
         for index, seg in enumerate(segments):
-            target = next((m for m in merged[index:] if not _conflict(m, seg)), None)
+            target = next((merged[i] for i in range(index, len(merged)) if not _conflict(merged[i], seg)), None)
             if target is None:  # no launch it can be part of: a launch of its own
                 target = Launch(id=len(merged) + 1)
                 merged.append(target)
@@ -312,6 +314,7 @@ def assemble(
                 else:
                     existing.phases.extend(timeline.phases)
                     existing.events.extend(timeline.events)
+    merged, repeated = fold_crash_loop(merged)
     for launch in merged:
         launch.ranks = dict(sorted(launch.ranks.items(), key=lambda kv: kv[1].rank.sort_key()))
         for timeline in launch.ranks.values():
@@ -319,7 +322,7 @@ def assemble(
         fill_launch_facts(launch, global_events)
         if model_config:
             apply_model_config(launch, model_config)
-    return merged, global_events
+    return merged, global_events, repeated
 
 
 _APART_SECONDS = 12 * 3600
