@@ -9,6 +9,7 @@ read from it is replayed stale."""
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,5 +68,6 @@ class RepeatedLines:
         known = self._memo.get(key)
         if known is None:
             return None
-        prefix = known.prefix if stamp is None or known.prefix is None else {**known.prefix, "time": stamp}
+        # one string per second of the log, not one per line: a crash loop's events are most of its memory
+        prefix = known.prefix if stamp is None or known.prefix is None else {**known.prefix, "time": sys.intern(stamp)}
         return Reading(known.kind, _copy(known.data), prefix, known.grammar, known.tried)
