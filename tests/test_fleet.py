@@ -60,7 +60,8 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, subproc
     with open(huge / "rank0.log", "wb") as handle:  # sparse: 10 GiB on paper, nothing on disk
         handle.truncate(10 << 30)
     slow = _job(jobs, "c-slow")
-    (slow / "rank0.log").write_text(PHASE_LINE * 12000)  # about 8 s of analysis: over the 2 s limit
+    # distinct lines (a line read again is replayed, not parsed): about 5 s of analysis, over the 2 s limit
+    (slow / "rank0.log").write_text("".join(PHASE_LINE.replace("137.70", f"{i / 100:.2f}") for i in range(30000)))
     _job(jobs, "g-after", TP2)
     (jobs / "h-loop").mkdir()
     (jobs / "h-loop" / "again").symlink_to(jobs / "h-loop")
@@ -150,6 +151,9 @@ def test_tables_read_back_equal_analyze_json_for_the_same_job(fleet, name):
     assert t["findings"].select("rule", "severity", "message", "mechanism").rows() == findings
     if name == "a-tp2":  # the numbers themselves, as the log prints them
         assert (job["tp_size"], job["kv_tokens"], job["gpu_model"], job["verdict"]) == (2, 1500000, "NVIDIA H200", "ok")
+        # the ready line has no rank tag: 12:00:01 (TP0's first phase line) to 12:01:05 (the ready line)
+        assert (job["ready"], job["startup_s"]) == (True, 64.0)
+        assert launch["ready_at"] == {"source": str(folder / TP2.name), "line": 34, "time": "2025-10-01 12:01:05"}
         kv = t["ledger"].filter((pl.col("rank") == "TP0") & (pl.col("item") == "kv_pool"))["gib"].to_list()
         assert kv == [92.1]
 

@@ -156,7 +156,12 @@ class Launch:
 
     @property
     def ready(self) -> bool:
-        return any(e.kind == kinds.SERVER_READY for e in self.events)
+        return self.ready_event is not None
+
+    @property
+    def ready_event(self) -> Event | None:
+        """The launch's first ready line: SGLang prints it with no rank tag, so it is the launch's event."""
+        return next((e for e in self.events if e.kind == kinds.SERVER_READY), None)
 
 
 @dataclass(frozen=True)

@@ -81,12 +81,18 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "model": launch.model,
         "ranks": [_rank(analysis, launch, label, timeline) for label, timeline in launch.ranks.items()],
         "ready": launch.ready,
+        **_ready_at(launch.ready_event),
         "phase_stats": analysis.timeline.stats.get(launch.id, []),
         "tp_groups": analysis.join.tp_groups.get(launch.id, []),
         "server_args": launch.server_args,
         "server_args_source": launch.server_args_source,
         **_notes(launch.events),
     }
+
+
+def _ready_at(event: Event | None) -> dict[str, Any]:
+    """Where and when the launch's ready line stands (only for a launch that got ready)."""
+    return {} if event is None else {"ready_at": {"source": event.source, "line": event.line, "time": event.time}}
 
 
 def _notes(events: list[Event]) -> dict[str, Any]:
