@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable
 from enum import Enum
@@ -376,6 +377,7 @@ def run_cmd(
     from logscope.measure.run import RunOptions, default_out_dir, run_launch
 
     options = RunOptions(list(command), out or default_out_dir(), interval, not no_analysis, fmt.value)
+    options.report_fd = 1 if os.isatty(1) else 2  # a piped launch's stdout stays the launch's own
     try:
         result = run_launch(options)
     except LogscopeError as exc:

@@ -261,6 +261,26 @@ class InputFile:
 
 
 @dataclass(frozen=True)
+class UserStop:
+    """The user's signal (Ctrl-C: SIGINT, or SIGTERM) that `logscope run` forwarded to the launch, `t_s` seconds
+    after it started, when the log held `line` lines: the failures printed after it are the launch stopping."""
+
+    signal: str
+    t_s: float
+    source: str
+    line: int
+
+    def document(self, failures_after: int) -> dict[str, Any]:
+        return {
+            "signal": self.signal,
+            "t_s": round(self.t_s, 3),
+            "source": self.source,
+            "line": self.line,
+            "failures_after": failures_after,
+        }
+
+
+@dataclass(frozen=True)
 class RepeatedLaunches:
     """The launches of a crash loop aggregated rather than kept in full (pipeline/assemble/crash_loop.py): how
     many, where, how many got ready or failed, and each distinct failure line (times and numbers as N) with the
@@ -309,3 +329,5 @@ class Analysis:
     # (launch id, rank label) → ledger.device.RankDevice: the NVML samples of `logscope run` at the rank's phase lines
     devices: dict[tuple[int, str], Any] = field(default_factory=dict)
     repeated: RepeatedLaunches | None = None  # a crash loop's launches aggregated rather than kept in full
+    # launch id → the user's stop forwarded by `logscope run`, and how many failures followed it (set aside)
+    user_stops: dict[int, tuple[UserStop, int]] = field(default_factory=dict)

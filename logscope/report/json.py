@@ -20,6 +20,7 @@ from logscope.core.model import (
     PhaseReading,
     RankPlacement,
     RankTimeline,
+    UserStop,
 )
 
 # lines that state a memory figure or a setting but are no phase: listed as the rank's (or launch's) notes
@@ -82,6 +83,7 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "ranks": [_rank(analysis, launch, label, timeline) for label, timeline in launch.ranks.items()],
         "ready": launch.ready,
         **_ready_at(launch.ready_event),
+        **_stopped(analysis.user_stops.get(launch.id)),
         "phase_stats": analysis.timeline.stats.get(launch.id, []),
         "tp_groups": analysis.join.tp_groups.get(launch.id, []),
         "server_args": launch.server_args,
@@ -93,6 +95,11 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
 def _ready_at(event: Event | None) -> dict[str, Any]:
     """Where and when the launch's ready line stands (only for a launch that got ready)."""
     return {} if event is None else {"ready_at": {"source": event.source, "line": event.line, "time": event.time}}
+
+
+def _stopped(stop: tuple[UserStop, int] | None) -> dict[str, Any]:
+    """The user's stop that `logscope run` forwarded (only for a launch it stopped)."""
+    return {} if stop is None else {"stopped_by_user": stop[0].document(stop[1])}
 
 
 def _notes(events: list[Event]) -> dict[str, Any]:

@@ -265,7 +265,18 @@ def _read_limits(report: dict[str, Any]) -> str:
         parts.append(f"{plural(cov['cut_lines'], 'line')} longer than {cov['line_cap_bytes'] >> 20} MiB cut there")
     if cov.get("repeated_launches"):
         parts.append(repeated_statement(cov["repeated_launches"]))
-    return f"; read limits: {'; '.join(parts)}" if parts else ""
+    limits = f"; read limits: {'; '.join(parts)}" if parts else ""
+    return limits + "".join(_stopped_statement(launch) for launch in report["launches"] if launch.get("stopped_by_user"))
+
+
+def _stopped_statement(launch: dict[str, Any]) -> str:
+    """A launch that `logscope run` stopped at the user's request: what followed is its shutdown, no crash."""
+    stop = launch["stopped_by_user"]
+    after = f"; {plural(stop['failures_after'], 'failure line')} after it read as the shutdown" if stop["failures_after"] else ""
+    return (
+        f"; launch {launch['id']} stopped by the user ({stop['signal']} forwarded by logscope run "
+        f"{stop['t_s']:.1f} s after the start, after line {stop['line']:,}{after})"
+    )
 
 
 def repeated_statement(repeated: dict[str, Any]) -> str:
