@@ -265,6 +265,8 @@ def _read_limits(report: dict[str, Any]) -> str:
         parts.append(f"{plural(cov['cut_lines'], 'line')} longer than {cov['line_cap_bytes'] >> 20} MiB cut there")
     if cov.get("repeated_launches"):
         parts.append(repeated_statement(cov["repeated_launches"]))
+    if cov.get("left_out"):
+        parts.append("left out: " + "; ".join(cov["left_out"]))
     limits = f"; read limits: {'; '.join(parts)}" if parts else ""
     return limits + "".join(_stopped_statement(launch) for launch in report["launches"] if launch.get("stopped_by_user"))
 
