@@ -121,6 +121,14 @@ sys.exit(cli("analyze", unreadable))
 """
 
 
+def _analyze_as_nobody(folder: Path, unreadable: Path) -> subprocess.CompletedProcess:
+    readable = folder / "readable.log"
+    readable.write_text("[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=139.00 GB\n")
+    return subprocess.run(
+        [sys.executable, "-c", _AS_NOBODY, str(unreadable), str(readable)], capture_output=True, cwd=ROOT, timeout=120
+    )
+
+
 def test_unreadable_file():
     folder = Path(tempfile.mkdtemp(prefix="logscope-unreadable-"))  # in /tmp, which `nobody` can reach
     try:
@@ -128,11 +136,7 @@ def test_unreadable_file():
         path = folder / "secret.log"
         path.write_text("x")
         path.chmod(0)
-        readable = folder / "readable.log"
-        readable.write_text("[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=139.00 GB\n")
-        proc = subprocess.run(
-            [sys.executable, "-c", _AS_NOBODY, str(path), str(readable)], capture_output=True, cwd=ROOT, timeout=120
-        )
+        proc = _analyze_as_nobody(folder, path)
     finally:
         shutil.rmtree(folder)
     assert_one_line_error(proc, f"{path}: permission denied")
@@ -234,11 +238,7 @@ def test_an_unreadable_folder_is_permission_denied():
         (locked / "inner").mkdir(parents=True)
         (locked / "inner" / "rank0.log").write_text("x")
         locked.chmod(0)
-        readable = folder / "readable.log"
-        readable.write_text("[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=139.00 GB\n")
-        proc = subprocess.run(
-            [sys.executable, "-c", _AS_NOBODY, str(locked), str(readable)], capture_output=True, cwd=ROOT, timeout=120
-        )
+        proc = _analyze_as_nobody(folder, locked)
     finally:
         (folder / "locked").chmod(0o700)
         shutil.rmtree(folder)

@@ -23,8 +23,8 @@ from pathlib import Path
 from logscope.core.errors import InputError
 from logscope.core.limits import ReadNotes, cut_long_lines, expanded, is_compressed
 from logscope.pipeline.ingest import ranges
-from logscope.pipeline.ingest.folders import read_folder
 from logscope.pipeline.ingest.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
+from logscope.pipeline.ingest.folders import read_folder
 from logscope.pipeline.ingest.linescan import (
     AnchoredPattern,
     LineChunk,
