@@ -381,3 +381,12 @@ def test_workers_that_cannot_start_end_the_scan_in_one_line(tmp_path):
         "logscope: error: scan: the worker processes die before their first job (exit status 3); "
         "is --job-memory too low for the pipeline to load?"
     )
+
+
+@pytest.mark.skipif(not _ray_missing(), reason="ray is installed: its absence cannot be shown")
+def test_ray_missing_says_how_to_install_it_from_the_clone(tmp_path):
+    jobs = tmp_path / "jobs"
+    _job(jobs, "one", TP2)
+    proc = run("scan", str(jobs), "--out", str(tmp_path / "out"), "--engine", "ray")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "pip install '.[fleet]'" in proc.stderr and "sglang-logscope[fleet]" not in proc.stderr
