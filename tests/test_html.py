@@ -11,11 +11,11 @@ import pytest
 
 from logscope.cli import Format, render
 from logscope.core import phases
-from tests.helpers import CHROMIUM, ROOT, analyze_paths
+from tests.helpers import BROWSER_MISSING, CHROMIUM, ROOT, analyze_paths, needs_browser
 
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright (a test extra) is not installed")
-if not Path(CHROMIUM).exists():  # .ci/run installs Debian's chromium; without it these skip, and conftest says so
-    pytest.skip(f"no Chromium binary at {CHROMIUM}", allow_module_level=True)
+pytestmark = needs_browser  # .ci/run installs Debian's chromium; without it each test skips, and conftest counts them
+if BROWSER_MISSING is None:
+    from playwright import sync_api as playwright
 
 CASES = [
     ["fixtures/synthetic/full-startup-tp2-with-smi.log"],
