@@ -390,3 +390,25 @@ def test_ray_missing_says_how_to_install_it_from_the_clone(tmp_path):
     proc = run("scan", str(jobs), "--out", str(tmp_path / "out"), "--engine", "ray")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "pip install '.[fleet]'" in proc.stderr and "sglang-logscope[fleet]" not in proc.stderr
+
+
+def test_a_second_worker_starts_only_when_it_pays(monkeypatch):
+    """Many small jobs stay on the first worker (a worker's start-up costs more than it would save); long ones
+    get another worker while a core is idle, never on a machine whose cores are all taken."""
+    from logscope.fleet.engines import local
+
+    def paced(job_s: float) -> local._Pace:
+        pace = local._Pace(0.0)
+        worker = local._Worker(process=None, conn=None, born=0.0)  # type: ignore[arg-type]
+        worker.ready_at = 1.0  # a start-up of 1 s
+        for _ in range(4):
+            worker.last_start = time.monotonic() - job_s
+            pace.job_done(worker)
+        return pace
+
+    monkeypatch.setattr(local, "_idle_cores", lambda: 2.0)
+    assert not paced(0.005).worth_another(pending=200, workers=1)  # 1 s of work left: not worth a start-up
+    assert paced(0.05).worth_another(pending=200, workers=1)  # 10 s left
+    assert not paced(0.05).worth_another(pending=200, workers=6)  # 1.7 s left on each of six
+    monkeypatch.setattr(local, "_idle_cores", lambda: 0.2)
+    assert not paced(0.05).worth_another(pending=200, workers=1)
