@@ -20,8 +20,8 @@ from logscope.fleet.rows import JobRows, unanalysed_rows
 from logscope.fleet.worker import Limits
 
 _EXIT_CANNOT_LOAD = 3  # a worker's exit status when the pipeline could not be loaded under the memory bound
-_FAILED_STARTS = 3
-_TIMED_JOBS = 3  # jobs timed before the pool judges whether another worker pays  # workers that died before their first job, after which the scan stops with an error
+_FAILED_STARTS = 3  # workers that died before their first job, after which the scan stops with an error
+_TIMED_JOBS = 3  # jobs timed before the pool judges whether another worker pays
 
 
 def cores() -> int:
@@ -63,8 +63,8 @@ class _Worker:
 class _Pace:
     """When one more worker pays: a worker's start-up (the interpreter, the pipeline's imports, its grammars and
     rules) costs about a second, so a second worker only helps when the jobs left would keep the ones there busy
-    for longer than that, and when a core is idle for it. Many small jobs (a job in tens of milliseconds) stay on the first worker; large ones
-    get every core. Until the first job is timed, the first worker's start-up decides nothing: one is started."""
+    for longer than that, and when a core is idle for it. Many small jobs (a job in tens of milliseconds) stay on
+    the first worker; large ones get every idle core. Until a few jobs are timed, one worker runs."""
 
     def __init__(self, now: float) -> None:
         self.started = now
