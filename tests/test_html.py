@@ -302,3 +302,14 @@ def test_diff_and_plan_pages_share_the_analyze_pages_style_and_draw_axes(browser
                 )
         assert errors == []
         page.close()
+
+
+@pytest.mark.parametrize("inputs", CASES, ids=lambda c: Path(c[0]).stem)
+def test_the_page_fits_a_420_px_screen(browser, tmp_path, inputs):
+    """On a phone-sized screen nothing widens the page: a wide table scrolls inside itself."""
+    page_path = tmp_path / "report.html"
+    page_path.write_text(render(analyze_paths(*inputs), Format.html), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 420, "height": 900})
+    page.goto(page_path.as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= 420
+    page.close()
