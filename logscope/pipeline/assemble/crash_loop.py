@@ -40,7 +40,7 @@ class CrashLoopFolder:
         self.ready = self.failed = 0
         self.failures: Counter[str] = Counter()
         self.ids: list[int] = []  # first and last id folded
-        self.lines: list[int] = []  # first and last line folded
+        self.ends: list[Launch | None] = [None]  # the first launch folded, then also the latest
         self.sources: set[str] = set()
 
     def offer(self, launch: Launch) -> None:
@@ -62,9 +62,7 @@ class CrashLoopFolder:
         self.ready += launch.ready
         self.failures.update(key)
         self.ids[1:] = [launch.id] if self.ids else [launch.id, launch.id]
-        lines = [e.line for e in launch.all_events()] + [r.line for t in launch.ranks.values() for r in t.phases]
-        if lines:
-            self.lines = [self.lines[0] if self.lines else min(lines), max(lines)]
+        self.ends[self.ends[0] is not None :] = [launch]  # the first and the latest folded: where the folded lines span
         self.sources.update(launch.sources)
 
     def result(self) -> tuple[list[Launch], RepeatedLaunches | None]:
@@ -76,18 +74,23 @@ class CrashLoopFolder:
         kept = sorted(self.first + self.failures_kept + list(self.window), key=lambda launch: launch.id)
         if not self.folded:
             return kept, None
+        first, last = self.ends[0], self.ends[-1]
         return kept, RepeatedLaunches(
             launches=self.folded,
             first_id=self.ids[0],
             last_id=self.ids[-1],
             sources=sorted(self.sources),
-            first_line=self.lines[0] if self.lines else None,
-            last_line=self.lines[-1] if self.lines else None,
+            first_line=min(_lines(first), default=None) if first is not None else None,
+            last_line=max(_lines(last), default=None) if last is not None else None,
             ready=self.ready,
             failed=self.failed,
             failures=dict(self.failures.most_common(_FAILURES_LISTED)),
             kept=len(kept),
         )
+
+
+def _lines(launch: Launch) -> list[int]:
+    return [e.line for e in launch.all_events()] + [r.line for t in launch.ranks.values() for r in t.phases]
 
 
 def fold_crash_loop(launches: list[Launch]) -> tuple[list[Launch], RepeatedLaunches | None]:
