@@ -44,6 +44,25 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Diagnose GPU memory at SGLang server startup from logs, nvidia-smi dumps and check_env output.",
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from logscope import __version__
+
+        print(f"logscope {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version, help="Print logscope's version and exit."
+    ),
+) -> None:
+    """Diagnose GPU memory at SGLang server startup from logs, nvidia-smi dumps and check_env output."""
+
+
 rules_app = typer.Typer(**PLAIN, add_completion=False, no_args_is_help=True, help="List, check and test the YAML rules.")
 app.add_typer(rules_app, name="rules")
 signatures_app = typer.Typer(
@@ -389,6 +408,7 @@ def run_cmd(
     from logscope.measure.run import RunOptions, default_out_dir, run_launch
 
     options = RunOptions(list(command), out or default_out_dir(), interval, not no_analysis, fmt.value)
+    options.report_fd = 1 if os.isatty(1) else 2  # a piped launch's stdout stays the launch's own
     try:
         result = run_launch(options)
     except LogscopeError as exc:

@@ -3,6 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import BROWSER_SKIP
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -32,18 +34,24 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         terminalreporter.write_sep("!", "container test SKIPPED: the image was NOT built (docker build)", yellow=True)
         terminalreporter.write_line(f"  why: {reason.removeprefix('Skipped: ')}")
         terminalreporter.write_line("  to run it: a host with a Docker daemon the test user can reach (docker info)")
-    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "test_html.py" in str(r.nodeid or r.fspath)]
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if BROWSER_SKIP in _reason(r)]
     if not skipped:
         return
-    longrepr = skipped[0].longrepr
-    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
-    terminalreporter.write_sep("!", f"browser tests SKIPPED ({len(skipped)}): the HTML pages were NOT tested", yellow=True)
-    terminalreporter.write_line(f"  why: {reason.removeprefix('Skipped: ')}")
+    reason = _reason(skipped[0]).split(BROWSER_SKIP, 1)[1]
+    terminalreporter.write_sep(
+        "!", f"browser tests SKIPPED ({len(skipped)} not run): the HTML pages were NOT tested", yellow=True
+    )
+    terminalreporter.write_line(f"  why: {reason}")
     terminalreporter.write_line(
         "  to run them: pip install -e '.[test]' (Playwright), and a Chromium binary: "
         "apt-get install chromium (found at /usr/bin/chromium or on PATH), "
         "or LOGSCOPE_CHROMIUM=/path/to/chrome"
     )
+
+
+def _reason(report) -> str:
+    longrepr = report.longrepr
+    return longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
 
 
 def _say_ray_skipped(terminalreporter) -> None:

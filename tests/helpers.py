@@ -9,6 +9,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from logscope.pipeline.analyze import analyze_sources
 from logscope.pipeline.ingest.ingest import Source, expand_inputs
 
@@ -17,6 +19,20 @@ REAL = ROOT / "fixtures" / "real"
 # the browser the HTML tests drive: .ci/run installs Debian's chromium; without it those tests skip, and
 # conftest says so
 CHROMIUM = os.environ.get("LOGSCOPE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+BROWSER_SKIP = "browser test not run: "  # the start of every browser test's skip reason: conftest counts them
+
+
+def _browser_missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright (a test extra) is not installed"
+    return None if Path(CHROMIUM).exists() else f"no Chromium binary at {CHROMIUM}"
+
+
+BROWSER_MISSING = _browser_missing()
+# each browser test marked (not a module-level skip, which reports one skip for a whole module of them)
+needs_browser = pytest.mark.skipif(BROWSER_MISSING is not None, reason=f"{BROWSER_SKIP}{BROWSER_MISSING}")
 
 
 def analyze_paths(*paths: str) -> dict:

@@ -121,6 +121,14 @@ sys.exit(cli("analyze", unreadable))
 """
 
 
+def _analyze_as_nobody(folder: Path, unreadable: Path) -> subprocess.CompletedProcess:
+    readable = folder / "readable.log"
+    readable.write_text("[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=139.00 GB\n")
+    return subprocess.run(
+        [sys.executable, "-c", _AS_NOBODY, str(unreadable), str(readable)], capture_output=True, cwd=ROOT, timeout=120
+    )
+
+
 def test_unreadable_file():
     folder = Path(tempfile.mkdtemp(prefix="logscope-unreadable-"))  # in /tmp, which `nobody` can reach
     try:
@@ -128,11 +136,7 @@ def test_unreadable_file():
         path = folder / "secret.log"
         path.write_text("x")
         path.chmod(0)
-        readable = folder / "readable.log"
-        readable.write_text("[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=139.00 GB\n")
-        proc = subprocess.run(
-            [sys.executable, "-c", _AS_NOBODY, str(path), str(readable)], capture_output=True, cwd=ROOT, timeout=120
-        )
+        proc = _analyze_as_nobody(folder, path)
     finally:
         shutil.rmtree(folder)
     assert_one_line_error(proc, f"{path}: permission denied")
@@ -197,3 +201,45 @@ def test_text_that_starts_like_a_compressed_stream(magic):
     payload = magic + b"\x99garbage\n[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB\n"
     report = assert_report(run("analyze", "-", "-f", "json", stdin=payload))
     assert report["launches"][0]["ranks"][0]["phases"][0]["line"] == 2
+
+
+def test_a_job_folder_with_bad_entries_is_analysed_and_names_them(tmp_path):
+    """`analyze DIR` reads a folder as `scan` does: a core dump, a dangling link, a symlink loop and a FIFO are
+    each named in the coverage and the verdict, and the log beside them is analysed (exit 1: its NCCL error)."""
+    job = tmp_path / "job-200"
+    job.mkdir()
+    shutil.copy(ROOT / "fixtures" / "real" / "f-010-sglang-8974.log", job / "rank0.log")
+    (job / "core.1234").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(32)) * 100)
+    (job / "dangling").symlink_to(job / "gone")
+    (job / "loop1").symlink_to("loop2")
+    (job / "loop2").symlink_to("loop1")
+    os.mkfifo(job / "pipe")
+    proc = run("analyze", str(job), "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert [i["path"] for i in report["inputs"]] == [str(job / "rank0.log")]
+    assert report["coverage"]["left_out"] == [
+        f"{job}/dangling: no such file or directory",
+        f"{job}/loop1: symlink loop",
+        f"{job}/loop2: symlink loop",
+        f"{job}/pipe: not a regular file (a pipe, socket or device is not read from a folder)",
+        f"{job}/core.1234: binary data, not a text log: an ELF executable",
+    ]
+    assert {f["rule"] for f in report["findings"]} >= {"nccl-error"}
+    text = run("analyze", str(job), "--width", "300").stdout.decode()
+    assert f"left out: {job}/dangling: no such file or directory" in text.splitlines()[0]
+
+
+def test_an_unreadable_folder_is_permission_denied():
+    folder = Path(tempfile.mkdtemp(prefix="logscope-unreadable-dir-"))  # in /tmp, which `nobody` can reach
+    try:
+        folder.chmod(0o711)
+        locked = folder / "locked"
+        (locked / "inner").mkdir(parents=True)
+        (locked / "inner" / "rank0.log").write_text("x")
+        locked.chmod(0)
+        proc = _analyze_as_nobody(folder, locked)
+    finally:
+        (folder / "locked").chmod(0o700)
+        shutil.rmtree(folder)
+    assert_one_line_error(proc, f"{locked}: permission denied")

@@ -43,7 +43,7 @@ def test_reading_stops_at_the_deadline_and_the_verdict_says_where():
     assert stopped == (
         f"stopped after line {read:,} of {total:,}: the analysis's time budget (2 s) ran out; the report covers lines 1-{read:,}"
     )
-    assert build_view(document).verdict.endswith(f"read limits: pasted {stopped}")
+    assert f"read limits: pasted {stopped}" in build_view(document).verdict  # then the restarts folded, if any
     # the same input without a deadline reads every line
     assert analyze_sources([Source(name="pasted", path=None, data=data)])["coverage"]["lines"] == total
 

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from tests.helpers import CHROMIUM, REAL, ROOT, start_server, stop_server
+from tests.helpers import BROWSER_MISSING, CHROMIUM, REAL, ROOT, needs_browser, start_server, stop_server
 
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright (a test extra) is not installed")
-if not Path(CHROMIUM).exists():  # .ci/run installs Debian's chromium; without it these skip, and conftest says so
-    pytest.skip(f"no Chromium binary at {CHROMIUM}", allow_module_level=True)
+pytestmark = needs_browser  # .ci/run installs Debian's chromium; without it each test skips, and conftest counts them
+if BROWSER_MISSING is None:
+    from playwright import sync_api as playwright
 
 LOG = REAL / "h-019-sglang-17392.log"  # 4 ranks: a ledger chart, a timeline and a heat map
 TRANSPARENT = ("rgba(0, 0, 0, 0)", "transparent", "")

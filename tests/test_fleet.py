@@ -60,7 +60,8 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, subproc
     with open(huge / "rank0.log", "wb") as handle:  # sparse: 10 GiB on paper, nothing on disk
         handle.truncate(10 << 30)
     slow = _job(jobs, "c-slow")
-    (slow / "rank0.log").write_text(PHASE_LINE * 12000)  # about 8 s of analysis: over the 2 s limit
+    # distinct lines (a line read again is replayed, not parsed): about 5 s of analysis, over the 2 s limit
+    (slow / "rank0.log").write_text("".join(PHASE_LINE.replace("137.70", f"{i / 100:.2f}") for i in range(30000)))
     _job(jobs, "g-after", TP2)
     (jobs / "h-loop").mkdir()
     (jobs / "h-loop" / "again").symlink_to(jobs / "h-loop")
@@ -150,6 +151,9 @@ def test_tables_read_back_equal_analyze_json_for_the_same_job(fleet, name):
     assert t["findings"].select("rule", "severity", "message", "mechanism").rows() == findings
     if name == "a-tp2":  # the numbers themselves, as the log prints them
         assert (job["tp_size"], job["kv_tokens"], job["gpu_model"], job["verdict"]) == (2, 1500000, "NVIDIA H200", "ok")
+        # the ready line has no rank tag: 12:00:01 (TP0's first phase line) to 12:01:05 (the ready line)
+        assert (job["ready"], job["startup_s"]) == (True, 64.0)
+        assert launch["ready_at"] == {"source": str(folder / TP2.name), "line": 34, "time": "2025-10-01 12:01:05"}
         kv = t["ledger"].filter((pl.col("rank") == "TP0") & (pl.col("item") == "kv_pool"))["gib"].to_list()
         assert kv == [92.1]
 
@@ -389,3 +393,34 @@ def test_workers_that_cannot_start_end_the_scan_in_one_line(tmp_path):
         "logscope: error: scan: the worker processes die before their first job (exit status 3); "
         "is --job-memory too low for the pipeline to load?"
     )
+
+
+@pytest.mark.skipif(not _ray_missing(), reason="ray is installed: its absence cannot be shown")
+def test_ray_missing_says_how_to_install_it_from_the_clone(tmp_path):
+    jobs = tmp_path / "jobs"
+    _job(jobs, "one", TP2)
+    proc = run("scan", str(jobs), "--out", str(tmp_path / "out"), "--engine", "ray")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "pip install '.[fleet]'" in proc.stderr and "sglang-logscope[fleet]" not in proc.stderr
+
+
+def test_a_second_worker_starts_only_when_it_pays(monkeypatch):
+    """Many small jobs stay on the first worker (a worker's start-up costs more than it would save); long ones
+    get another worker while a core is idle, never on a machine whose cores are all taken."""
+    from logscope.fleet.engines import local
+
+    def paced(job_s: float) -> local._Pace:
+        pace = local._Pace(0.0)
+        worker = local._Worker(process=None, conn=None, born=0.0)  # type: ignore[arg-type]
+        worker.ready_at = 1.0  # a start-up of 1 s
+        for _ in range(4):
+            worker.last_start = time.monotonic() - job_s
+            pace.job_done(worker)
+        return pace
+
+    monkeypatch.setattr(local, "_idle_cores", lambda: 2.0)
+    assert not paced(0.005).worth_another(pending=200, workers=1)  # 1 s of work left: not worth a start-up
+    assert paced(0.05).worth_another(pending=200, workers=1)  # 10 s left
+    assert not paced(0.05).worth_another(pending=200, workers=6)  # 1.7 s left on each of six
+    monkeypatch.setattr(local, "_idle_cores", lambda: 0.2)
+    assert not paced(0.05).worth_another(pending=200, workers=1)

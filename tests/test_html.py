@@ -11,11 +11,11 @@ import pytest
 
 from logscope.cli import Format, render
 from logscope.core import phases
-from tests.helpers import CHROMIUM, ROOT, analyze_paths
+from tests.helpers import BROWSER_MISSING, CHROMIUM, ROOT, analyze_paths, needs_browser
 
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright (a test extra) is not installed")
-if not Path(CHROMIUM).exists():  # .ci/run installs Debian's chromium; without it these skip, and conftest says so
-    pytest.skip(f"no Chromium binary at {CHROMIUM}", allow_module_level=True)
+pytestmark = needs_browser  # .ci/run installs Debian's chromium; without it each test skips, and conftest counts them
+if BROWSER_MISSING is None:
+    from playwright import sync_api as playwright
 
 CASES = [
     ["fixtures/synthetic/full-startup-tp2-with-smi.log"],
@@ -302,3 +302,14 @@ def test_diff_and_plan_pages_share_the_analyze_pages_style_and_draw_axes(browser
                 )
         assert errors == []
         page.close()
+
+
+@pytest.mark.parametrize("inputs", CASES, ids=lambda c: Path(c[0]).stem)
+def test_the_page_fits_a_420_px_screen(browser, tmp_path, inputs):
+    """On a phone-sized screen nothing widens the page: a wide table scrolls inside itself."""
+    page_path = tmp_path / "report.html"
+    page_path.write_text(render(analyze_paths(*inputs), Format.html), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 420, "height": 900})
+    page.goto(page_path.as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= 420
+    page.close()

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from logscope.core.limits import DECOMPRESSED_CAP, LINE_CAP
 from tests.helpers import ROOT
 
@@ -164,3 +166,62 @@ def test_200_mb_of_random_bytes_after_a_log_head_are_reported():
     report = json.loads(run.stdout)
     assert report["launches"][0]["ranks"][0]["phases"][0]["avail_gib"] == 11.87
     assert report["inputs"][0]["lines"] > 2001 + 200 * MiB // 512  # random bytes hold a newline every 256 bytes
+
+
+STARTUP_0523 = (ROOT / "fixtures" / "upstream" / "sglang-0.5.23-tp2.log").read_bytes()
+
+
+def _compressed(fmt: str, data: bytes) -> bytes:
+    import bz2
+    import gzip
+    import lzma
+
+    return {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[fmt](data)
+
+
+@pytest.mark.parametrize("fmt", ["gz", "bz2", "xz"])
+def test_a_crash_loop_keeps_the_first_and_last_launches_and_aggregates_the_rest(tmp_path, fmt):
+    """2,000 appended copies of one startup (a crash-looping pod), in each compressed format: the first and last
+    five launches in full, the 1,990 others counted in the coverage and the verdict, memory flat."""
+    path = tmp_path / f"loop.log.{fmt}"
+    path.write_bytes(_compressed(fmt, STARTUP_0523 * 2000))
+    run = run_measured(["analyze", str(path), "-f", "json"])
+    assert run.returncode == 0, run.stderr
+    assert run.peak_mib < PEAK_MIB, f"peak RSS {run.peak_mib:.0f} MiB"
+    report = json.loads(run.stdout)
+    assert [launch["id"] for launch in report["launches"]] == [1, 2, 3, 4, 5, 1996, 1997, 1998, 1999, 2000]
+    repeated = report["coverage"]["repeated_launches"]
+    assert repeated["launches"] == 1990 and repeated["ids"] == [6, 1995]
+    assert repeated["ready"] == 1990 and repeated["failed"] == 0 and repeated["kept_in_full"] == 10
+    assert repeated["lines"] == [5 * 21 + 1, 1995 * 21]
+    text = run_cli_text(path)
+    assert "no startup problem found in 42000 lines (2000 launches, 10 launches in full" in text
+    assert "1990 repeated launches aggregated (launches 6-1,995, lines 106-41,895" in text
+
+
+def test_a_crash_loop_keeps_each_distinct_failure_in_full(tmp_path):
+    crash = b"[2026-10-20 09:00:06 TP1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    cut = STARTUP_0523.split(b"\n")[:11]
+    failing = b"\n".join(cut) + b"\n" + crash
+    path = tmp_path / "loop.log"
+    path.write_bytes(STARTUP_0523 * 30 + failing * 20 + STARTUP_0523 * 30)
+    report = json.loads(run_measured(["analyze", str(path), "-f", "json"]).stdout)
+    assert [launch["id"] for launch in report["launches"]] == [1, 2, 3, 4, 5, 31, 76, 77, 78, 79, 80]
+    repeated = report["coverage"]["repeated_launches"]
+    assert repeated["launches"] == 69 and repeated["failed"] == 19 and repeated["ready"] == 50
+    assert list(repeated["failures"].values()) == [19]
+
+
+def test_one_phase_line_repeated_is_bounded():
+    """Every line starts a launch: 40,000 of them are aggregated, never 40,000 launches in the report."""
+    run = run_measured(["analyze", "-", "-f", "json"], iter([PHASE * 40_000]))
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert len(report["launches"]) <= 10
+    assert report["coverage"]["repeated_launches"]["launches"] + len(report["launches"]) >= 20_000
+
+
+def run_cli_text(path: Path) -> str:
+    return subprocess.run(
+        [sys.executable, "-m", "logscope", "analyze", str(path), "--width", "200"], capture_output=True, cwd=ROOT, text=True
+    ).stdout

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -38,6 +39,7 @@ def _run(tmp_path: Path, mode: str, nvml: object | None = None, analysis: bool =
             nvml_module=FakeNvml(state) if nvml is None else nvml,
             stdout_fd=so.fileno(),
             stderr_fd=se.fileno(),
+            report_fd=so.fileno(),  # as on a terminal
         )
         result = run_launch(options)
     return result, (tmp_path / "stdout").read_bytes(), (tmp_path / "stderr").read_bytes()
@@ -101,7 +103,7 @@ def test_pass_through_is_byte_exact_with_junk_and_long_lines(tmp_path: Path) -> 
 def test_failing_launch_keeps_its_exit_code_and_is_analysed(tmp_path: Path) -> None:
     result, stdout, stderr = _run(tmp_path, "fail", analysis=True)
     assert result.exit_code == 3
-    assert b"the launch ended with exit code 3" in stderr
+    assert b"the launch ended with exit code 3" in stdout  # the analysis's heading, where the analysis goes
     document = json.loads(stdout[stdout.index(b'{\n  "schema"') :])
     assert document["launches"][0]["ranks"][0]["phases"][-1]["phase"] == "scheduler_summary"
     assert any(f["severity"] == "error" for f in document["findings"])
@@ -127,12 +129,24 @@ def test_sigint_is_forwarded_to_the_launch_group(tmp_path: Path) -> None:
     assert time.monotonic() - started < 20  # the child's 60 s sleep was cut
     # the root waits on the scheduler: both got SIGINT; the root died of it (Python's KeyboardInterrupt exit)
     assert result.exit_code == 128 + signal.SIGINT
+    # the KeyboardInterrupt tracebacks that follow are the launch stopping as asked: no crash, no error finding
+    assert b"KeyboardInterrupt" in result.log.read_bytes()
+    assert read_samples(result.samples).user_stop() is not None
+    document = _document(result)
+    assert [f["rule"] for f in document["findings"] if f["severity"] == "error"] == []
+    stop = document["launches"][0]["stopped_by_user"]
+    assert stop["signal"] == "SIGINT" and stop["failures_after"] >= 1
+    assert stop["line"] == result.log.read_bytes().split(b"\n").index(b"waiting for a signal") + 1
+    from logscope.report.view import build_view
+
+    assert "launch 1 stopped by the user (SIGINT forwarded by logscope run" in build_view(document).verdict
 
 
 def test_without_nvml_it_still_wraps_and_says_so_once(tmp_path: Path) -> None:
     result, stdout, stderr = _run(tmp_path, "ready", nvml=BrokenNvml())
     assert result.exit_code == 0 and not result.measured
     assert stderr.count(b"nothing measured") == 1
+    assert b"; the log is saved\n" in stderr  # --no-analysis: nothing is analysed, and it says so
     assert b"NVML failed: NVML Shared Library Not Found" in stderr
     samples = read_samples(result.samples)
     assert not samples.header.nvml and samples.samples == ()
@@ -144,6 +158,72 @@ def test_without_nvml_it_still_wraps_and_says_so_once(tmp_path: Path) -> None:
 def test_command_that_cannot_start_is_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(LogscopeError, match="no-such-launcher: cannot start the command"):
         run_launch(RunOptions(["no-such-launcher"], tmp_path / "run", nvml_module=BrokenNvml()))
+    assert not (tmp_path / "run").exists()  # no empty output folder left behind
+
+
+IGNORES_SIGNALS = (
+    "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print('waiting for a signal', flush=True); time.sleep(60)"
+)
+
+
+def test_repeated_ctrl_c_escalates_to_sigterm_then_sigkill(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+
+    def press_three_times() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (
+            (out / "launch.log").exists() and b"waiting" in (out / "launch.log").read_bytes()
+        ):
+            time.sleep(0.02)
+        for _ in range(3):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.3)
+
+    thread = threading.Thread(target=press_three_times)
+    thread.start()
+    with open(tmp_path / "stderr", "wb") as se, open(tmp_path / "stdout", "wb") as so:
+        options = RunOptions([sys.executable, "-c", IGNORES_SIGNALS], out, analysis=False, nvml_module=BrokenNvml())
+        options.stdout_fd, options.stderr_fd = so.fileno(), se.fileno()
+        started = time.monotonic()
+        result = run_launch(options)
+    thread.join()
+    assert time.monotonic() - started < 20
+    assert result.exit_code == 128 + signal.SIGKILL
+    said = (tmp_path / "stderr").read_bytes()
+    assert b"Ctrl-C x2: SIGTERM sent to the launch; Ctrl-C again sends SIGKILL" in said
+    assert b"Ctrl-C x3: SIGKILL sent to the launch" in said
+
+
+def test_the_analysis_goes_to_stderr_when_stdout_is_piped(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "logscope",
+            "run",
+            "--out",
+            str(tmp_path / "run"),
+            "--format",
+            "json",
+            "--",
+            sys.executable,
+            str(CHILD),
+            str(tmp_path / "state.jsonl"),
+            "fail",
+        ],
+        capture_output=True,
+        cwd=Path(__file__).parent.parent,
+        timeout=120,
+    )
+    assert proc.returncode == 3
+    assert b'"schema"' not in proc.stdout and b"the launch ended with exit code" not in proc.stdout
+    assert proc.stdout.endswith(
+        b"max_total_num_tokens=400000, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+        b"max_running_requests=4096, context_len=40960, available_gpu_mem=107.24 GB\n"
+    )
+    assert b"the launch ended with exit code 3" in proc.stderr and b'"schema": "logscope/1"' in proc.stderr
+    assert b"the log is saved and analysed" in proc.stderr
 
 
 def test_malformed_samples_file_is_an_input_error(tmp_path: Path) -> None:

@@ -4,10 +4,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -135,8 +138,73 @@ def test_smi_dump_gives_the_device(tmp_path: Path) -> None:
     """--smi: the device's use from an nvidia-smi -q dump of the server's host (here one GPU: TP1 has none)."""
     with standin("0.5.23") as url:
         document = read_watch(Options(url, smi="fixtures/calibration/h200-ws1-smi-q.txt"))
+    # that dump's GPU holds 1.64 GiB, not the 123.76 GiB this server states TP0 holds: another machine, flagged
+    # rather than a residual of -122 GiB
     tp0, tp1 = document["ranks"]
-    assert tp0["device"]["used_gib"] == round(1683 / 1024, 3) and tp0["device"]["card_total_gib"] == 139.8
-    assert tp0["device"]["source"] == "nvidia-smi dump fixtures/calibration/h200-ws1-smi-q.txt"
-    assert tp0["residual_gib"] == round(1683 / 1024 - 30.8 - 91.56 - 1.4, 2)
-    assert "device" not in tp1 and document["device_note"] is None
+    assert tp0["device"] is None and tp0["residual_gib"] is None and tp1["device"] is None
+    assert document["device_note"] == (
+        "nvidia-smi dump fixtures/calibration/h200-ws1-smi-q.txt: GPU 0 uses 1.64 GiB, less than the 123.76 GiB that "
+        "TP0 of this server holds on it (weights, KV cache, graphs): not this server's GPUs (another machine, or read "
+        "before the server started); no residual is computed"
+    )
+
+
+def test_smi_dump_of_the_servers_host_gives_the_device(tmp_path: Path) -> None:
+    dump = tmp_path / "smi.csv"
+    dump.write_text(
+        "index, name, memory.total [MiB], memory.used [MiB], memory.reserved [MiB]\n"
+        "0, NVIDIA H200, 143771 MiB, 128000 MiB, 616 MiB\n"
+    )
+    with standin("0.5.23") as url:
+        document = read_watch(Options(url, smi=str(dump)))
+    tp0, tp1 = document["ranks"]
+    assert tp0["device"]["used_gib"] == round(128000 / 1024, 3) and document["device_note"] is None
+    assert tp0["residual_gib"] == round(128000 / 1024 - 30.8 - 91.56 - 1.4, 2)
+    assert tp1["device"] is None and tp1["residual_gib"] is None  # the documented keys, null: no GPU 1 in the dump
+
+
+def test_json_keys_are_all_there_when_no_gpu_is_read(tmp_path: Path) -> None:
+    with standin("0.5.9") as url:
+        document = read_watch(Options(url, nvml=False))
+    for rank in document["ranks"]:
+        assert {"device", "residual_gib", "residual_after_cells_gib"} <= rank.keys() and rank["device"] is None
+        assert {"weight_gib", "kv_cache_gib", "graph_gib", "graph_phases", "startup_available_gib", "token_capacity"} <= (
+            rank["sglang"].keys()
+        )
+
+
+def test_one_deadline_bounds_the_whole_request(tmp_path: Path) -> None:
+    """A server that answers at once, then sends its body a byte every 0.2 s: --timeout 1 ends it in about 1 s."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(1)
+        stop = threading.Event()
+
+        def drip() -> None:
+            conn, _ = sock.accept()
+            with conn:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+                while not stop.wait(0.2):
+                    with contextlib.suppress(OSError):
+                        conn.sendall(b" ")
+
+        thread = threading.Thread(target=drip, daemon=True)
+        thread.start()
+        started = time.monotonic()
+        with pytest.raises(WatchError, match=r"timed out after 1 s \(connecting, headers and body together\)"):
+            _watch(tmp_path, f"http://127.0.0.1:{sock.getsockname()[1]}", timeout_s=1.0)
+        stop.set()
+    assert time.monotonic() - started < 3
+
+
+def test_a_metrics_page_over_the_cap_is_said_never_cut_silently(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from logscope.measure import watch
+
+    monkeypatch.setattr(watch, "METRICS_CAP", 600)  # the stand-in's 0.5.23 page is about 2 KB
+    with standin("0.5.23") as url:
+        document = _watch(tmp_path, url)
+    assert document["missing"] == [
+        "/metrics: the page is larger than 600 bytes; only its first 600 bytes were read, so a gauge not found "
+        "there is unknown, not missing"
+    ]
+    assert document["ranks"][0]["sglang"]["weight_gib"] == 30.8  # from server_info

@@ -10,13 +10,12 @@ import http.client
 import json
 import re
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from logscope.core.redact import redact_document
 from logscope.report.view import build_view
-from tests.helpers import CHROMIUM, REAL, analyze_text, start_server, stop_server
+from tests.helpers import CHROMIUM, REAL, analyze_text, needs_browser, start_server, stop_server
 
 SECRETS = ["hf_AbCdEfGhIjKlMnOpQrStUv", "alice@example.com", "/home/alice/models", "ghp_" + "x1" * 12]
 PLANTED = (
@@ -55,10 +54,10 @@ def test_form_page_headers_and_the_size_cap(server):
     assert response.status == 413 and "more than 64 KiB sent: paste less" in answer
 
 
+@needs_browser
 def test_paste_and_upload_in_chromium(server, tmp_path):
-    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is a test extra")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no chromium binary")
+    from playwright import sync_api as playwright
+
     pasted = PLANTED + LOG.read_text(encoding="utf-8")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

@@ -29,6 +29,9 @@ NEW_WORDING: Final = "new_wording"  # no catalogued release prints it: listed in
 WORDING_VERDICTS: Final = (CATALOGUED, UVICORN, NEW_WORDING)
 
 
+STARTUP_ENDS_KEEP = 20  # startup parts listed in the coverage; the others are counted
+
+
 @dataclass
 class Coverage:
     """What the classifier read: lines, candidates per grammar, and the candidates no grammar recognised."""
@@ -44,6 +47,12 @@ class Coverage:
     # startup part ended (the running server's first line) or where the per-chunk cap stopped the judging
     prefixed: Counter[str] = field(default_factory=Counter)
     startup_ends: list[dict[str, Any]] = field(default_factory=list)
+    startup_ends_total: int = 0  # past STARTUP_ENDS_KEEP (a crash loop's thousands of parts) only counted
+
+    def startup_ended(self, source: str, start: int, end: int, why: str) -> None:
+        self.startup_ends_total += 1
+        if len(self.startup_ends) < STARTUP_ENDS_KEEP or why == "cap":
+            self.startup_ends.append({"source": source, "from": start, "line": end, "why": why})
 
     def miss(self, source: str, line: int, grammar: str, text: str) -> None:
         self.unrecognized_total += 1
@@ -148,7 +157,12 @@ class Launch:
 
     @property
     def ready(self) -> bool:
-        return any(e.kind == kinds.SERVER_READY for e in self.events)
+        return self.ready_event is not None
+
+    @property
+    def ready_event(self) -> Event | None:
+        """The launch's first ready line: SGLang prints it with no rank tag, so it is the launch's event."""
+        return next((e for e in self.events if e.kind == kinds.SERVER_READY), None)
 
 
 @dataclass(frozen=True)
@@ -247,6 +261,56 @@ class InputFile:
     stopped: str | None = None  # why reading stopped before the end (the cap on compressed inputs)
 
 
+@dataclass(frozen=True)
+class UserStop:
+    """The user's signal (Ctrl-C: SIGINT, or SIGTERM) that `logscope run` forwarded to the launch, `t_s` seconds
+    after it started, when the log held `line` lines: the failures printed after it are the launch stopping."""
+
+    signal: str
+    t_s: float
+    source: str
+    line: int
+
+    def document(self, failures_after: int) -> dict[str, Any]:
+        return {
+            "signal": self.signal,
+            "t_s": round(self.t_s, 3),
+            "source": self.source,
+            "line": self.line,
+            "failures_after": failures_after,
+        }
+
+
+@dataclass(frozen=True)
+class RepeatedLaunches:
+    """The launches of a crash loop aggregated rather than kept in full (pipeline/assemble/crash_loop.py): how
+    many, where, how many got ready or failed, and each distinct failure line (times and numbers as N) with the
+    number of aggregated launches that printed it."""
+
+    launches: int
+    first_id: int
+    last_id: int
+    sources: list[str]
+    first_line: int | None
+    last_line: int | None
+    ready: int
+    failed: int
+    failures: dict[str, int]
+    kept: int  # the launches kept in full
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "launches": self.launches,
+            "ids": [self.first_id, self.last_id],
+            "sources": self.sources,
+            "lines": [self.first_line, self.last_line],
+            "ready": self.ready,
+            "failed": self.failed,
+            "failures": self.failures,
+            "kept_in_full": self.kept,
+        }
+
+
 @dataclass
 class Analysis:
     """Everything the pipeline found, before the rules: what the rules see (as facts) and the document shows."""
@@ -265,3 +329,6 @@ class Analysis:
     kv_sizing: dict[int, Any] = field(default_factory=dict)  # launch id → kv_sizing.KvSizing (the KV sizing stage)
     # (launch id, rank label) → ledger.device.RankDevice: the NVML samples of `logscope run` at the rank's phase lines
     devices: dict[tuple[int, str], Any] = field(default_factory=dict)
+    repeated: RepeatedLaunches | None = None  # a crash loop's launches aggregated rather than kept in full
+    # launch id → the user's stop forwarded by `logscope run`, and how many failures followed it (set aside)
+    user_stops: dict[int, tuple[UserStop, int]] = field(default_factory=dict)

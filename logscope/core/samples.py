@@ -10,7 +10,8 @@ JSON lines. The first line is the header; every later line is one sample:
      "gpus": [{"index": 0, "used_mib": 0.0, "tree_mib": {}, "others_mib": 0.0}]}
     {"t": 3.1, "trigger": "phase", "line": 12, "text": "[... TP0] Load weight begin. avail mem=137.70 GB", "gpus": [...]}
 
-- `t`: seconds since the launch started; `trigger`: start | phase | interval | end.
+- `t`: seconds since the launch started; `trigger`: start | phase | interval | end | stop (the user's signal,
+  `signal`: SIGINT or SIGTERM, forwarded to the launch when the log held `line` lines; no `gpus`).
 - `line`: for a phase sample, the 1-based line in the log file (as `logscope analyze` numbers physical lines) of
   the line that holds a phase literal (taken at once on that literal alone: the analysis joins a
   sample to a phase reading by this line, so a sample of a line that is no phase line joins nothing); `text`:
@@ -33,7 +34,7 @@ SCHEMA: Final = "logscope-samples/1"
 SUFFIX: Final = ".samples.jsonl"
 HEAD: Final = b'{"schema": "logscope-samples/'  # how a samples file starts (the header is written with this spacing)
 TEXT_KEEP: Final = 300
-TRIGGERS: Final = ("start", "phase", "interval", "end")
+TRIGGERS: Final = ("start", "phase", "interval", "end", "stop")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,7 @@ class Sample:
     line: int | None
     text: str | None
     gpus: tuple[GpuSample, ...]
+    signal: str | None = None  # a `stop` record: the user's signal that `logscope run` forwarded to the launch
 
     def gpu(self, index: int) -> GpuSample | None:
         return next((g for g in self.gpus if g.index == index), None)
@@ -103,6 +105,10 @@ class SamplesFile:
 
     def first(self) -> Sample | None:
         return self.samples[0] if self.samples else None
+
+    def user_stop(self) -> Sample | None:
+        """The record of the user's first signal forwarded to the launch (its `line`: the log's lines by then)."""
+        return next((s for s in self.samples if s.trigger == "stop"), None)
 
 
 def samples_path_for(log: Path) -> Path:
@@ -146,6 +152,7 @@ def sample_json(sample: Sample) -> str:
                 }
                 for g in sample.gpus
             ],
+            **({"signal": sample.signal} if sample.signal is not None else {}),
         }
     )
 
@@ -226,4 +233,5 @@ def _sample(data: dict[str, Any]) -> Sample:
             )
             for g in data["gpus"]
         ),
+        signal=None if data.get("signal") is None else str(data["signal"]),
     )

@@ -6,16 +6,15 @@ symlink loop, a file that cannot be stat'ed) stay with the job they belong to: t
 
 from __future__ import annotations
 
-import errno
 import fnmatch
 import glob
 import hashlib
 import os
-import stat
 from dataclasses import dataclass, field
 
 from logscope.core.printable import shown_name
 from logscope.fleet.rows import JobFiles
+from logscope.pipeline.ingest.folders import listing, regular_file
 
 
 @dataclass(slots=True)
@@ -62,15 +61,11 @@ class _Walk:
     def add_file(self, job: Job, path: str) -> None:
         if self._leaves_root(job, path):
             return
-        try:
-            info = os.stat(path)  # follows a symlink; a loop or a dangling link raises
-        except OSError as exc:
-            job.problems.append(f"{shown_name(path)}: {_why(exc)}")
-            return
-        if stat.S_ISREG(info.st_mode):
+        info, problem = regular_file(path)  # the reading `analyze DIR` makes too (pipeline/ingest/folders.py)
+        if info is not None:
             job.files.append(JobFile(path, info.st_size, info.st_mtime_ns))
-        elif not stat.S_ISDIR(info.st_mode):
-            job.problems.append(f"{shown_name(path)}: not a regular file (a pipe, socket or device is not read by a scan)")
+        elif problem is not None:
+            job.problems.append(problem)
 
     def _leaves_root(self, job: Job, path: str) -> bool:
         """A symbolic link whose target lies outside the scanned folder is not followed (told as the job's
@@ -98,22 +93,13 @@ class _Walk:
             owner = self.job(folder)
         if self._leaves_root(owner or self.job(parent), folder):
             return
-        try:
-            info = os.stat(folder)
-            key = (info.st_dev, info.st_ino)
-            if key in seen:
-                # the link's problem, told with the folder that holds the link
-                (owner or self.job(parent)).problems.append(
-                    f"{shown_name(folder)}: symlink loop or second link to a folder already walked"
-                )
-                return
-            seen.add(key)
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError as exc:
-            (owner or self.job(folder)).problems.append(f"{shown_name(folder)}: {_why(exc)}")
+        walked_before = len(seen)
+        files, folders, problem = listing(folder, seen)
+        if problem is not None:
+            # a second link: the link's problem, told with the folder that holds it; else the folder's own
+            linked = len(seen) == walked_before and "already walked" in problem
+            (owner or self.job(parent if linked else folder)).problems.append(problem)
             return
-        files = [e for e in entries if not e.name.startswith(".") and not _is_dir(e)]
-        folders = [e for e in entries if not e.name.startswith(".") and _is_dir(e)]
         if files:
             here = owner or (self.job(folder) if self.grouping.depth is None and self.grouping.pattern is None else None)
             if here is not None:
@@ -128,19 +114,6 @@ class _Walk:
         if self.grouping.pattern is not None:
             return fnmatch.fnmatch(os.path.basename(os.path.normpath(folder)), self.grouping.pattern)
         return False
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()  # follows symlinks: a symlinked job folder is walked
-    except OSError:
-        return False
-
-
-def _why(exc: OSError) -> str:
-    if exc.errno == errno.ELOOP:
-        return "symlink loop"
-    return "permission denied" if isinstance(exc, PermissionError) else (exc.strerror or str(exc)).lower()
 
 
 def find_jobs(paths: list[str], grouping: Grouping) -> tuple[list[Job], list[str]]:

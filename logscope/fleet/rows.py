@@ -229,6 +229,9 @@ def _startup_s(launch: dict[str, Any] | None) -> float | None:
     times = [(p["phase"], _time(p.get("time"))) for rank in launch["ranks"] for p in rank.get("phases", []) if p.get("time")]
     stamps = [t for _, t in times if t is not None]
     ready = [t for phase, t in times if phase == kinds.SERVER_READY and t is not None]
+    ready_at = _time((launch.get("ready_at") or {}).get("time"))  # the ready line: the launch's, no rank tag
+    if ready_at is not None:
+        ready.append(ready_at)
     if not stamps or not ready:
         return None
     return round((max(ready) - min(stamps)).total_seconds(), 3)

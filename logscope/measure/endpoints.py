@@ -10,6 +10,8 @@ import math
 import re
 import socket
 import ssl
+import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -31,13 +33,35 @@ class Client:
     headers: tuple[tuple[str, str], ...] = ()
     timeout_s: float = 5.0
 
-    def get(self, path: str) -> tuple[int, bytes]:
-        """(status, body); 404 is returned, every other failure raised as a WatchError."""
+    def get(self, path: str, cap: int = MAX_BYTES) -> tuple[int, bytes]:
+        """(status, body: at most cap + 1 bytes, so a caller can tell a larger answer); 404 is returned, every
+        other failure raised as a WatchError. One deadline, `timeout_s`, bounds the whole request: connecting,
+        the headers and the body (a server that sends a byte now and then is cut off there, not waited for)."""
         url = self.base.rstrip("/") + path
+        deadline = time.monotonic() + self.timeout_s
+        answer: list[tuple[int, bytes]] = []
+        failure: list[BaseException] = []
+
+        def fetch() -> None:
+            try:
+                answer.append(self._fetch(url, deadline, cap))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                failure.append(exc)
+
+        worker = threading.Thread(target=fetch, name="watch-request", daemon=True)
+        worker.start()
+        worker.join(self.timeout_s)
+        if worker.is_alive() or not (answer or failure):
+            raise WatchError(f"{url}: timed out after {self.timeout_s:g} s (connecting, headers and body together)")
+        if failure:
+            raise failure[0]
+        return answer[0]
+
+    def _fetch(self, url: str, deadline: float, cap: int) -> tuple[int, bytes]:
         request = urllib.request.Request(url, headers={"Accept": "application/json, text/plain", **dict(self.headers)})
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:  # noqa: S310 - http(s) only, checked
-                return response.status, response.read(MAX_BYTES + 1)
+                return response.status, _body_until(response, deadline, cap, url, self.timeout_s)
         except urllib.error.HTTPError as exc:
             if exc.code == 404:
                 return 404, b""
@@ -105,6 +129,20 @@ def _depth(value: Any) -> int:
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
     return deepest
+
+
+def _body_until(response: Any, deadline: float, cap: int, url: str, timeout_s: float) -> bytes:
+    """The body as it arrives (read1: what is there, never waiting for a full buffer), up to cap + 1 bytes, while
+    the request's deadline lasts."""
+    body = bytearray()
+    while len(body) <= cap:
+        if time.monotonic() > deadline:
+            raise WatchError(f"{url}: timed out after {timeout_s:g} s (connecting, headers and body together)")
+        chunk = response.read1(min(1 << 16, cap + 1 - len(body)))
+        if not chunk:
+            break
+        body += chunk
+    return bytes(body)
 
 
 def _why(reason: object) -> str:

@@ -34,6 +34,7 @@ READ_BYTES = 1 << 16
 MAX_PHASES = 10_000  # phase lines kept in RunResult.phases (the log and the samples file keep every one)
 LOG_NAME = "launch.log"
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the terminal closed, the launch goes with it
+_ESCALATION = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)  # what the 1st, 2nd, 3rd (and later) Ctrl-C send
 
 
 @dataclass
@@ -46,6 +47,7 @@ class RunOptions:
     nvml_module: Any = None  # pynvml, or a stand-in (tests)
     stdout_fd: int = 1
     stderr_fd: int = 2
+    report_fd: int = 1  # where the analysis goes: stdout on a terminal, else stderr (the launch's stdout stays its own)
 
 
 @dataclass
@@ -57,6 +59,8 @@ class RunResult:
     # (log line, phase kind) of each line holding a phase literal, as seen (the analysis confirms the phase)
     phases: list[tuple[int, str]] = field(default_factory=list)
     interrupted: bool = False
+    # the user's first signal forwarded: (its name, seconds since the start, the log's lines by then)
+    user_stop: tuple[str, float, int] | None = None
 
 
 def default_out_dir() -> Path:
@@ -143,10 +147,6 @@ class _LogWriter:
 def run_launch(options: RunOptions) -> RunResult:
     if not options.command:
         raise LogscopeError("run: no command after -- (e.g. logscope run -- python -m sglang.launch_server ...)")
-    try:
-        options.out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise LogscopeError(f"{options.out_dir}: cannot create the output folder: {exc.strerror or exc}") from None
     log_path = options.out_dir / LOG_NAME
     samples_path = samples_path_for(log_path)
     nvml = open_nvml(options.nvml_module)
@@ -160,12 +160,23 @@ def run_launch(options: RunOptions) -> RunResult:
         )
     except OSError as exc:
         raise LogscopeError(f"{options.command[0]}: cannot start the command: {exc.strerror or exc}") from None
+    _make_out_dir(options.out_dir, child)  # only once the launch started: a command that cannot start leaves nothing
     if not nvml.available:
-        _say(options.stderr_fd, f"nothing measured ({nvml.reason}); the log is saved and analysed")
+        _say(options.stderr_fd, f"nothing measured ({nvml.reason}); the log is saved{' and analysed' * options.analysis}")
     with open(log_path, "wb") as log_file, open(samples_path, "w", encoding="utf-8") as samples_file:
         samples_file.write(header_json(_header(options, nvml, child.pid, log_path)) + "\n")
         samples_file.flush()
         return _supervise(options, child, nvml, started, log_file, samples_file, log_path, samples_path)
+
+
+def _make_out_dir(out_dir: Path, child: subprocess.Popen[bytes]) -> None:
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        raise LogscopeError(f"{out_dir}: cannot create the output folder: {exc.strerror or exc}") from None
 
 
 def _header(options: RunOptions, nvml: Nvml, pid: int, log_path: Path) -> Header:
@@ -220,10 +231,21 @@ def _supervise(
     writer = _LogWriter(log_file, on_line, detector.pattern)
     previous = {sig: signal.getsignal(sig) for sig in FORWARDED}
 
+    presses = [0]  # Ctrl-C presses so far: the second sends SIGTERM, the third SIGKILL (a launch that ignores SIGINT)
+
     def forward(sig: int, _frame: FrameType | None) -> None:
         result.interrupted = True
+        if result.user_stop is None:
+            result.user_stop = (signal.Signals(sig).name, time.monotonic() - started, writer.lines)
+        sent = sig
+        if sig == signal.SIGINT:
+            presses[0] += 1
+            sent = _ESCALATION[min(presses[0], len(_ESCALATION)) - 1]
+            if presses[0] > 1:
+                then = "; Ctrl-C again sends SIGKILL" if sent == signal.SIGTERM else ""
+                _say(options.stderr_fd, f"Ctrl-C x{presses[0]}: {signal.Signals(sent).name} sent to the launch{then}")
         with contextlib.suppress(ProcessLookupError):  # already gone
-            os.killpg(child.pid, sig)
+            os.killpg(child.pid, sent)
 
     for sig in FORWARDED:
         signal.signal(sig, forward)
@@ -243,11 +265,14 @@ def _supervise(
         sampler.stop()
         if sampler.error:
             _say(options.stderr_fd, sampler.error)
+    if result.user_stop is not None:  # the analysis reports what follows it as the user's stop, not a crash
+        name, at, lines = result.user_stop
+        write_sample(Sample(at, "stop", lines, None, (), name))
     result.exit_code = 128 - code if code < 0 else code
     for pending in ready_analysis:
         pending.wait()
     if options.analysis and (not ready_analysis or code != 0):
-        _say(options.stderr_fd, f"the launch ended with exit code {result.exit_code}; analysis of {log_path}:")
+        _say(options.report_fd, f"the launch ended with exit code {result.exit_code}; analysis of {log_path}:")
         _start_analysis(options, log_path, samples_path).wait()
     return result
 
@@ -287,10 +312,10 @@ def _pump(
 
 def _start_analysis(options: RunOptions, log_path: Path, samples_path: Path) -> subprocess.Popen[bytes]:
     """`logscope analyze` of the log and its samples, in its own process so that the launch's output keeps
-    flowing while it reads (its output goes to this command's stdout)."""
+    flowing while it reads (its output goes to report_fd: stdout on a terminal, else stderr)."""
     return subprocess.Popen(
         [sys.executable, "-m", "logscope", "analyze", str(log_path), str(samples_path), "--format", options.fmt],
-        stdout=options.stdout_fd,
+        stdout=options.report_fd,
         stderr=options.stderr_fd,
         stdin=subprocess.DEVNULL,
     )

@@ -18,10 +18,11 @@ from urllib.parse import urlparse
 from logscope.core.printable import map_strings, terminal_safe
 from logscope.measure import server_schema as schema
 from logscope.measure.cells import communication_cells
-from logscope.measure.endpoints import Client, Gauge, WatchError, check_url, parse_metrics
+from logscope.measure.endpoints import MAX_BYTES, Client, Gauge, WatchError, check_url, parse_metrics
 from logscope.measure.sampler import open_nvml
 
 SCHEMA = "logscope-watch/1"
+METRICS_CAP = MAX_BYTES  # bytes of /metrics read; a larger page is read to its last whole line there, and said
 MIB_PER_GIB = 1024.0
 _LOCAL = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
@@ -159,9 +160,17 @@ def _from_gauges(ranks: dict[tuple[int | None, int, int], RankMemory], gauges: l
         rank.sources.add("metrics")
 
 
-def _missing(version: str, info_ranks: list[dict[str, Any]], gauges: list[Gauge], metrics_served: bool) -> list[str]:
-    """One line per figure this server does not give, with the release it exists from."""
+def _missing(
+    version: str, info_ranks: list[dict[str, Any]], gauges: list[Gauge], metrics_served: bool, metrics_cut: bool = False
+) -> list[str]:
+    """One line per figure this server does not give, with the release it exists from (a /metrics page larger
+    than the cap says so: a gauge past the cut is not known missing)."""
     out = []
+    if metrics_cut:
+        out.append(
+            f"/metrics: the page is larger than {_size(METRICS_CAP)}; only its first {_size(METRICS_CAP)} were read, "
+            "so a gauge not found there is unknown, not missing"
+        )
     usages = [s.get("memory_usage") for s in info_ranks]
     if not any(isinstance(u, dict) for u in usages):
         out.append(f"{schema.MEMORY_USAGE.what}: from SGLang {schema.MEMORY_USAGE.since} (this server: {version})")
@@ -170,7 +179,7 @@ def _missing(version: str, info_ranks: list[dict[str, Any]], gauges: list[Gauge]
     names = {g.name for g in gauges}
     if not metrics_served:
         out.append("/metrics: not served (start the server with --enable-metrics for the memory gauges)")
-    else:
+    elif not metrics_cut:
         if schema.GAUGE_WEIGHT not in names:
             out.append(f"{schema.MEMORY_GAUGES.what}: from SGLang {schema.MEMORY_GAUGES.since} (this server: {version})")
         if schema.GAUGE_STARTUP not in names:
@@ -214,6 +223,33 @@ def _devices(options: Options) -> tuple[dict[int, Device], str | None, str | Non
     return out, nvml.gpus[0].name if nvml.gpus else None, None
 
 
+def _size(count: int) -> str:
+    return f"{count >> 20} MiB" if count >= 1 << 20 else f"{count:,} bytes"
+
+
+# the documented figures of a rank's `sglang` object (docs/run-and-watch.md), null when the server does not give one
+_SGLANG_KEYS = ("weight_gib", "kv_cache_gib", "graph_gib", "graph_phases", "startup_available_gib", "token_capacity")
+_STATED_SLACK_GIB = 0.25  # SGLang's figures are printed to 0.01 GB each; a GPU holding less than them is not its
+
+
+def _devices_of_this_server(
+    devices: dict[int, Device], ranks: dict[tuple[int | None, int, int], RankMemory], info: dict[str, Any]
+) -> tuple[dict[int, Device], str | None]:
+    """The device figures, checked against the server's own: a GPU using less than SGLang says its rank holds
+    there (weights + KV cache + graphs) is not this server's (a dump of another machine, or one taken before the
+    server started). Then no device figure is used, and the note says why."""
+    for rank in ranks.values():
+        device = devices.get(_gpu_of(rank, info))
+        stated = sum(rank.figures.get(k, 0.0) for k in ("weight_gib", "kv_cache_gib", "graph_gib"))
+        if device is not None and device.used_gib + _STATED_SLACK_GIB < stated:
+            return {}, (
+                f"{device.source}: GPU {_gpu_of(rank, info)} uses {device.used_gib:.2f} GiB, less than the "
+                f"{stated:.2f} GiB that {rank.label} of this server holds on it (weights, KV cache, graphs): not this "
+                "server's GPUs (another machine, or read before the server started); no residual is computed"
+            )
+    return devices, None
+
+
 def _gpu_of(rank: RankMemory, info: dict[str, Any]) -> int:
     """SGLang's placement: base_gpu_id + (the rank's local index) * gpu_id_step (assumed: a server never states it)."""
     tp_size = int(info.get("tp_size") or 1)
@@ -236,10 +272,15 @@ def read_watch(options: Options) -> dict[str, Any]:
             dp = index if len(states) > 1 or info.get("dp_size", 1) not in (1, None) else None
             rank = ranks.setdefault((dp, 0, 0), RankMemory(dp, 0, 0))
             _from_memory_usage(rank, usage)
-    status, body = client.get("/metrics")
+    status, body = client.get("/metrics", METRICS_CAP)
+    metrics_cut = len(body) > METRICS_CAP
+    if metrics_cut:  # read what came whole: the page up to its last complete line within the cap
+        body = body[: body.rfind(b"\n", 0, METRICS_CAP) + 1]
     gauges = parse_metrics(body.decode("utf-8", "replace"), schema.GAUGES) if status != 404 else []
     _from_gauges(ranks, gauges)
     devices, gpu_name, device_note = _devices(options)
+    devices, mismatch = _devices_of_this_server(devices, ranks, info)
+    device_note = mismatch or device_note
     cells = communication_cells(info, version, gpu_name)
     cells_gib = round(sum(c["gib"] or 0 for c in cells), 3)
     out_ranks = []
@@ -253,9 +294,10 @@ def read_watch(options: Options) -> dict[str, Any]:
             "pp": rank.pp,
             "gpu": gpu,
             "gpu_assumed": True,
-            "sglang": {"kind": "read", "sources": sorted(rank.sources), **rank.figures},
+            "sglang": {"kind": "read", "sources": sorted(rank.sources), **dict.fromkeys(_SGLANG_KEYS), **rank.figures},
         }
         device = devices.get(gpu)
+        entry.update(device=None, residual_gib=None, residual_after_cells_gib=None)  # documented keys, null when unknown
         if device is not None:
             stated = sum(rank.figures.get(k, 0.0) for k in ("weight_gib", "kv_cache_gib", "graph_gib"))
             residual = device.used_gib - stated
@@ -276,7 +318,7 @@ def read_watch(options: Options) -> dict[str, Any]:
         "version": version,
         "config": config,
         "max_total_num_tokens": info.get("max_total_num_tokens"),
-        "missing": _missing(version, states, gauges, status != 404),
+        "missing": _missing(version, states, gauges, status != 404, metrics_cut),
         "device_note": device_note,
         "cells": cells,
         "cells_gib": cells_gib,

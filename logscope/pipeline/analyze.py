@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from logscope.core.errors import InputError
 from logscope.pipeline.ingest.ingest import Source, scan_sources
 from logscope.pipeline.ingest.linescan import LineChunk
 from logscope.pipeline.ingest.samples import split_samples
@@ -46,7 +47,27 @@ def analyze_inputs(
 
     calib = load_calibration(calibration) if calibration is not None else None
     sources = expand_inputs(inputs)
-    return analyze_sources(sources, rules_dirs, read_model_config(model_config), calib)
+    config = read_model_config(model_config)
+    left_out = list(sources.left_out)
+    remaining: list[Source] = list(sources)
+    while True:
+        try:
+            document = analyze_sources(remaining, rules_dirs, config, calib)
+            break
+        except InputError as exc:  # a file found in a folder that cannot be read: named, the rest analysed
+            culprit = next((s for s in remaining if s.name in sources.from_folders and str(exc).startswith(f"{s.name}:")), None)
+            if culprit is None or any(s.path is None for s in remaining) or len(remaining) == 1:
+                raise
+            left_out.append(str(exc))
+            remaining = [_fresh(s) for s in remaining if s is not culprit]
+    if left_out:
+        document["coverage"]["left_out"] = left_out
+    return document
+
+
+def _fresh(source: Source) -> Source:
+    """A file's source, unread again (a failed attempt leaves its notes and counts on the old one)."""
+    return Source(name=source.name, path=source.path, rank_hint=source.rank_hint)
 
 
 def analyze_sources(

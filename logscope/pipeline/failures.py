@@ -8,7 +8,8 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.model import Failure, Launch
+from logscope.core.model import Failure, Launch, UserStop
+from logscope.core.samples import SamplesFile
 from logscope.pipeline.parse.serving import READY_KINDS
 from logscope.pipeline.parse.signatures.match import failures_of
 
@@ -187,3 +188,27 @@ def root_of(failures: list[Failure]) -> Failure | None:
     named = [f for f in startup if f.mechanism is not None and f.finding not in ("startup-crash", "failure-time-unknown")]
     found = named or startup
     return found[0] if found else None
+
+
+def user_stop(launch: Launch, samples: dict[str, SamplesFile]) -> UserStop | None:
+    """The user's signal that `logscope run` forwarded to this launch (its samples file's `stop` record), when it
+    came while this launch's log ran: what the launch printed after it is its shutdown, not a crash."""
+    for source in launch.sources:
+        stop = samples[source].user_stop() if source in samples else None
+        if stop is not None and stop.line is not None and _runs_at(launch, source, stop.line):
+            return UserStop(stop.signal or "SIGINT", stop.t, source, stop.line)
+    return None
+
+
+def _runs_at(launch: Launch, source: str, line: int) -> bool:
+    lines = [e.line for e in launch.all_events() if e.source == source]
+    lines += [p.line for t in launch.ranks.values() for p in t.phases if p.source == source]
+    return bool(lines) and min(lines) <= line + 1
+
+
+def after_user_stop(failures: list[Failure], stop: UserStop | None) -> tuple[list[Failure], list[Failure]]:
+    """(the failures before the user's stop, those printed after it: the launch shutting down as asked)."""
+    if stop is None:
+        return failures, []
+    after = [f for f in failures if f.event.source == stop.source and f.event.line > stop.line]
+    return [f for f in failures if f not in after], after

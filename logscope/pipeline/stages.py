@@ -11,11 +11,11 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.model import Analysis, Coverage, Failure, InputFile
+from logscope.core.model import Analysis, Coverage, Failure, InputFile, UserStop
 from logscope.core.samples import SamplesFile
 from logscope.memory_model.kv_pool import kv_sizing
 from logscope.pipeline.assemble.assemble import assemble
-from logscope.pipeline.failures import launch_failures
+from logscope.pipeline.failures import after_user_stop, launch_failures, user_stop
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.ingest.linescan import LineChunk
 from logscope.pipeline.ledger.device import device_readings, measured_ledger, with_device_totals
@@ -57,11 +57,17 @@ def analysis(
     samples: dict[str, SamplesFile] | None = None,
 ) -> Analysis:
     per_source, coverage = classify_sources(sources, chunks)
-    launches, global_events = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
+    launches, global_events, repeated = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
     join = join_gpus(launches, global_events)
     devices = device_readings(launches, join, samples or {})
     join = with_device_totals(join, devices, samples or {})
-    failures = {launch.id: launch_failures(launch) for launch in launches}
+    failures: dict[int, list[Failure]] = {}
+    user_stops: dict[int, tuple[UserStop, int]] = {}
+    for launch in launches:
+        stop = user_stop(launch, samples or {})
+        failures[launch.id], after = after_user_stop(launch_failures(launch), stop)
+        if stop is not None:
+            user_stops[launch.id] = (stop, len(after))
     sizing = {launch.id: kv_sizing(launch, model_config) for launch in launches}
     rank_ledgers = ledgers(launches, join, calibration, sizing)
     for launch in launches:
@@ -83,6 +89,8 @@ def analysis(
         gpu_ledgers=probe_process_ledgers(join, calibration),
         kv_sizing=sizing,
         devices=devices,
+        repeated=repeated,
+        user_stops=user_stops,
     )
 
 

@@ -65,6 +65,9 @@ svg .axis-title, svg .row-title { fill: var(--muted); font-weight: 600; }
 .legend span { display: inline-block; margin-right: 12px; font-size: 12px; }
 .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }
 @media print { body { max-width: none; margin: 0; } .finding, pre { break-inside: avoid; } figure { break-inside: avoid; } }
+@media (max-width: 600px) { body { margin: 12px auto; padding: 0 8px; overflow-wrap: break-word; }
+  table { display: block; max-width: 100%; overflow-x: auto; } th, td { padding: 2px 4px; }
+  td:last-child { min-width: 14em; } }
 """
 _TIMELINE_COLOURS = ("#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf")
 _OTHER_SEGMENT = "#7f7f7f"

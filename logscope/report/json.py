@@ -20,6 +20,7 @@ from logscope.core.model import (
     PhaseReading,
     RankPlacement,
     RankTimeline,
+    UserStop,
 )
 
 # lines that state a memory figure or a setting but are no phase: listed as the rank's (or launch's) notes
@@ -42,7 +43,11 @@ def build_document(analysis: Analysis, findings: list[dict[str, Any]]) -> dict[s
         "gpus": [_gpu(gpu, analysis.gpu_ledgers) for gpu in analysis.join.gpus],
         "topology": analysis.join.topology,
         "findings": findings,
-        "coverage": {**_coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures), **_cuts(analysis.inputs)},
+        "coverage": {
+            **_coverage(analysis.coverage, analysis.launches, analysis.unmatched_failures),
+            **_cuts(analysis.inputs),
+            **({"repeated_launches": analysis.repeated.document()} if analysis.repeated is not None else {}),
+        },
         **({"calibration": analysis.calibration} if analysis.calibration is not None else {}),
     }
 
@@ -77,12 +82,24 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "model": launch.model,
         "ranks": [_rank(analysis, launch, label, timeline) for label, timeline in launch.ranks.items()],
         "ready": launch.ready,
+        **_ready_at(launch.ready_event),
+        **_stopped(analysis.user_stops.get(launch.id)),
         "phase_stats": analysis.timeline.stats.get(launch.id, []),
         "tp_groups": analysis.join.tp_groups.get(launch.id, []),
         "server_args": launch.server_args,
         "server_args_source": launch.server_args_source,
         **_notes(launch.events),
     }
+
+
+def _ready_at(event: Event | None) -> dict[str, Any]:
+    """Where and when the launch's ready line stands (only for a launch that got ready)."""
+    return {} if event is None else {"ready_at": {"source": event.source, "line": event.line, "time": event.time}}
+
+
+def _stopped(stop: tuple[UserStop, int] | None) -> dict[str, Any]:
+    """The user's stop that `logscope run` forwarded (only for a launch it stopped)."""
+    return {} if stop is None else {"stopped_by_user": stop[0].document(stop[1])}
 
 
 def _notes(events: list[Event]) -> dict[str, Any]:
@@ -225,4 +242,6 @@ def _prefixed(coverage: Coverage) -> dict[str, Any]:
         out["prefixed_unread"] = {"lines": sum(counts.values()), **counts}
     if coverage.startup_ends:
         out["startup_ends"] = coverage.startup_ends
+    if coverage.startup_ends_total > len(coverage.startup_ends):
+        out["startup_ends_total"] = coverage.startup_ends_total
     return out

@@ -221,8 +221,11 @@ def _verdict(report: dict[str, Any]) -> str:
     cov = report["coverage"]
     if cov["recognized_lines"] == 0:
         return f"no SGLang startup found: none of the {plural(cov['lines'], 'line')} read was recognised"
+    launches = plural(len(report["launches"]), "launch")
+    if cov.get("repeated_launches"):
+        launches = f"{plural(len(report['launches']) + cov['repeated_launches']['launches'], 'launch')}, {launches} in full"
     return (
-        f"no startup problem found in {plural(cov['lines'], 'line')} ({plural(len(report['launches']), 'launch')}, "
+        f"no startup problem found in {plural(cov['lines'], 'line')} ({launches}, "
         f"{plural(ranks, 'rank')}, {plural(len(report['gpus']), 'GPU')})"
     )
 
@@ -240,6 +243,8 @@ def prefixed_statement(cov: dict[str, Any]) -> str | None:
             f"{e['from']}-{e['line'] - 1}" + (" (judging stopped there: too many prefixed lines)" if e["why"] == "cap" else "")
         )
     ends = ", ".join(f"{name} lines {', '.join(spans)}" for name, spans in by_source.items())
+    if cov.get("startup_ends_total", 0) > len(cov.get("startup_ends", [])):
+        ends += f" (the first {len(cov['startup_ends'])} of {cov['startup_ends_total']:,} listed)"
     explained = [
         plural(n, word) for n, word in ((found["catalogued"], "catalogued wording"), (found["uvicorn"], "uvicorn line")) if n
     ]
@@ -258,7 +263,36 @@ def _read_limits(report: dict[str, Any]) -> str:
     cov = report["coverage"]
     if cov.get("cut_lines"):
         parts.append(f"{plural(cov['cut_lines'], 'line')} longer than {cov['line_cap_bytes'] >> 20} MiB cut there")
-    return f"; read limits: {'; '.join(parts)}" if parts else ""
+    if cov.get("repeated_launches"):
+        parts.append(repeated_statement(cov["repeated_launches"]))
+    if cov.get("left_out"):
+        parts.append("left out: " + "; ".join(cov["left_out"]))
+    limits = f"; read limits: {'; '.join(parts)}" if parts else ""
+    return limits + "".join(_stopped_statement(launch) for launch in report["launches"] if launch.get("stopped_by_user"))
+
+
+def _stopped_statement(launch: dict[str, Any]) -> str:
+    """A launch that `logscope run` stopped at the user's request: what followed is its shutdown, no crash."""
+    stop = launch["stopped_by_user"]
+    after = f"; {plural(stop['failures_after'], 'failure line')} after it read as the shutdown" if stop["failures_after"] else ""
+    return (
+        f"; launch {launch['id']} stopped by the user ({stop['signal']} forwarded by logscope run "
+        f"{stop['t_s']:.1f} s after the start, after line {stop['line']:,}{after})"
+    )
+
+
+def repeated_statement(repeated: dict[str, Any]) -> str:
+    """The sentence on a crash loop's launches that were aggregated rather than kept in full."""
+    first, last = repeated["ids"]
+    line_from, line_to = repeated["lines"]
+    where = f", lines {line_from:,}-{line_to:,} of {', '.join(repeated['sources'])}" if line_from is not None else ""
+    failures = "; ".join(f"{n:,}x {text}" for text, n in repeated["failures"].items())
+    return (
+        f"{plural(repeated['launches'], 'repeated launch')} aggregated (launches {first:,}-{last:,}{where}: "
+        f"{repeated['ready']:,} got ready, {repeated['failed']:,} failed{': ' + failures if failures else ''}); "
+        f"full detail for the first and last launches and the first of each distinct failure "
+        f"({plural(repeated['kept_in_full'], 'launch')})"
+    )
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z(])")  # a sentence ends before a capital, not inside "0.5.23" or "e.g. x"

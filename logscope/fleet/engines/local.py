@@ -10,7 +10,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
@@ -21,6 +21,7 @@ from logscope.fleet.worker import Limits
 
 _EXIT_CANNOT_LOAD = 3  # a worker's exit status when the pipeline could not be loaded under the memory bound
 _FAILED_STARTS = 3  # workers that died before their first job, after which the scan stops with an error
+_TIMED_JOBS = 3  # jobs timed before the pool judges whether another worker pays
 
 
 def cores() -> int:
@@ -53,6 +54,43 @@ class _Worker:
     gone: bool = False  # its pipe reached its end: the process exited or is exiting
     job: Job | None = None
     started: float | None = None  # when the worker began the job (its clock starts there, not at start-up)
+    born: float = field(default_factory=time.monotonic)
+    ready_at: float | None = None  # when it began its first job: its start-up took ready_at - born
+    last_start: float | None = None  # when it began its latest job (kept after it ends, to time it)
+    done: int = 0  # jobs it finished
+
+
+class _Pace:
+    """When one more worker pays: a worker's start-up (the interpreter, the pipeline's imports, its grammars and
+    rules) costs about a second, so a second worker only helps when the jobs left would keep the ones there busy
+    for longer than that, and when a core is idle for it. Many small jobs (a job in tens of milliseconds) stay on
+    the first worker; large ones get every idle core. Until a few jobs are timed, one worker runs."""
+
+    def __init__(self, now: float) -> None:
+        self.started = now
+        self.startup_s: float | None = None
+        self.jobs = 0
+        self.busy_s = 0.0
+
+    def job_done(self, w: _Worker) -> None:
+        if w.ready_at is not None and self.startup_s is None:
+            self.startup_s = w.ready_at - w.born
+        w.done += 1
+        if w.last_start is not None and w.done > 1:  # a worker's first job also pays for what loads on first use
+            self.jobs += 1
+            self.busy_s += time.monotonic() - w.last_start
+
+    def worth_another(self, pending: int, workers: int) -> bool:
+        if self.startup_s is None or self.jobs < _TIMED_JOBS:
+            return False
+        left_s = pending * self.busy_s / self.jobs / workers
+        return left_s > 2 * self.startup_s and _idle_cores() >= 0.5
+
+
+def _idle_cores() -> float:
+    """Cores no process wants (the cores less the load average): a worker more on a machine whose cores are all
+    taken only shares them, and pays its start-up on top."""
+    return cores() - os.getloadavg()[0] if hasattr(os, "getloadavg") else 1.0
 
 
 class LocalPool:
@@ -73,9 +111,12 @@ class LocalPool:
 
     def run(self, jobs: list[Job]) -> Iterator[JobRows]:
         pending = deque(jobs)
-        workers = [self._start() for _ in range(min(self.size, len(jobs)))]
+        pace = _Pace(time.monotonic())
+        workers = [self._start()] if jobs else []
         try:
             while pending or any(w.job is not None for w in workers):
+                if len(workers) < min(self.size, len(pending) + 1) and pace.worth_another(len(pending), len(workers)):
+                    workers.append(self._start())
                 for w in workers:
                     if w.ready and w.job is None and pending:
                         w.job, w.started = pending.popleft(), None
@@ -86,6 +127,7 @@ class LocalPool:
                     if rows is None and not w.process.is_alive():
                         rows = self._receive(w)  # what it sent just before it ended
                     if rows is not None:
+                        pace.job_done(w)
                         yield rows
                     lost = self._lost_job(w)
                     if lost is None:
@@ -132,7 +174,8 @@ class LocalPool:
                 if kind == "ready":
                     w.ready = True
                 elif kind == "start":
-                    w.started = time.monotonic()
+                    w.started = w.last_start = time.monotonic()
+                    w.ready_at = w.ready_at or w.started
                 elif kind == "done":
                     rows: JobRows = value
                     w.job, w.started = None, None

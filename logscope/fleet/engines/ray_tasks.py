@@ -32,7 +32,10 @@ def start(address: str | None, workers: int) -> Any:
     try:
         import ray
     except ImportError:
-        raise LogscopeError("--engine ray: ray is not installed (pip install 'sglang-logscope[fleet]')") from None
+        raise LogscopeError(
+            "--engine ray: ray is not installed (from the logscope clone: pip install '.[fleet]'; "
+            "sglang-logscope is not published on the package index)"
+        ) from None
     if not ray.is_initialized():
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
         if address is None:

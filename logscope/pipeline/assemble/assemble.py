@@ -7,13 +7,15 @@ rank that goes back before it finished is loading its draft (speculative) model.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from typing import Any
 
 from logscope.core import kinds, phases
 from logscope.core.events import FAILURE_KINDS, Event, RankId
-from logscope.core.model import Launch, PhaseReading, RankTimeline
+from logscope.core.model import Launch, PhaseReading, RankTimeline, RepeatedLaunches
+from logscope.pipeline.assemble.crash_loop import CrashLoopFolder, combined, fold_crash_loop
 from logscope.pipeline.assemble.launch_facts import FLAG_ALIASES, apply_model_config, fill_launch_facts
 
 _DRAFT_TYPE = re.compile(r"NextN|MTP|Eagle|Draft|Medusa", re.I)
@@ -37,13 +39,19 @@ class _SourceAssembler:
         self.source = source
         self.file_rank = _hint_rank(hint)
         self.segments: list[Launch] = [Launch(id=1)]
+        self.started = 1
+        self.folder = CrashLoopFolder()  # the segments before the last two, as they end: a crash loop's bounded
+        self.repeated: RepeatedLaunches | None = None
 
     @property
     def seg(self) -> Launch:
         return self.segments[-1]
 
     def new_segment(self) -> None:
-        self.segments.append(Launch(id=len(self.segments) + 1))
+        if len(self.segments) > 2:  # the last two stay open (a command pasted after its log joins the one before)
+            self.folder.offer(self.segments.pop(0))
+        self.started += 1
+        self.segments.append(Launch(id=self.started))
 
     def add(self, ev: Event) -> None:
         rank = ev.rank or self.file_rank
@@ -128,9 +136,12 @@ class _SourceAssembler:
         return "draft"
 
     def finish(self) -> list[Launch]:
+        self._command_after_its_log()
+        for seg in self.segments:
+            self.folder.offer(seg)
+        self.segments, self.repeated = self.folder.result()
         for seg in self.segments:
             _resolve_untagged(seg, self.source)
-        self._command_after_its_log()
         return self.segments
 
     def _command_after_its_log(self) -> None:
@@ -283,11 +294,13 @@ def _plain_model(ev: Event) -> str:
 
 def assemble(
     per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]], model_config: dict[str, Any] | None = None
-) -> tuple[list[Launch], list[Event]]:
+) -> tuple[list[Launch], list[Event], RepeatedLaunches | None]:
     """Launch segments of every source merged by position, each with the settings the inputs state (config,
-    versions, environment, model); events that belong to no launch returned apart."""
+    versions, environment, model); events that belong to no launch returned apart; a crash loop's repeated
+    launches aggregated (crash_loop.py)."""
     merged: list[Launch] = []
     global_events: list[Event] = []
+    repeated: list[RepeatedLaunches] = []
     for source, events in per_source.items():
         # the file name gives the rank only to a file whose lines carry no rank tag of their own
         tagged = any(ev.rank is not None for ev in events)
@@ -295,15 +308,17 @@ def assemble(
         for ev in events:
             assembler.add(ev)
         segments = [s for s in assembler.finish() if s.ranks or s.events]
+        if assembler.repeated is not None:
+            repeated.append(assembler.repeated)
         launch_like = [s for s in segments if s.ranks or any(e.kind not in GLOBAL_KINDS for e in s.events)]
         if not launch_like:
             for s in segments:
                 global_events.extend(s.events)
             continue
         for index, seg in enumerate(segments):
-            target = next((m for m in merged[index:] if not _conflict(m, seg)), None)
-            if target is None:  # no launch it can be part of: a launch of its own
-                target = Launch(id=len(merged) + 1)
+            target = next((merged[i] for i in range(index, len(merged)) if not _conflict(merged[i], seg)), None)
+            if target is None:  # no launch it can be part of: a launch of its own (a crash loop's keeps its id)
+                target = Launch(id=max(seg.id, max((m.id for m in merged), default=0) + 1))
                 merged.append(target)
             target.sources.append(source)
             target.events.extend(seg.events)
@@ -314,6 +329,9 @@ def assemble(
                 else:
                     existing.phases.extend(timeline.phases)
                     existing.events.extend(timeline.events)
+    merged, folded_after = fold_crash_loop(merged)
+    in_all = combined(repeated, folded_after)
+    in_all = None if in_all is None else dataclasses.replace(in_all, kept=len(merged))
     for launch in merged:
         launch.ranks = dict(sorted(launch.ranks.items(), key=lambda kv: kv[1].rank.sort_key()))
         for timeline in launch.ranks.values():
@@ -321,7 +339,7 @@ def assemble(
         fill_launch_facts(launch, global_events)
         if model_config:
             apply_model_config(launch, model_config)
-    return merged, global_events
+    return merged, global_events, in_all
 
 
 _APART_SECONDS = 12 * 3600

@@ -24,6 +24,7 @@ from logscope.core.errors import InputError
 from logscope.core.limits import ReadNotes, cut_long_lines, expanded, is_compressed
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
+from logscope.pipeline.ingest.folders import read_folder
 from logscope.pipeline.ingest.linescan import (
     AnchoredPattern,
     LineChunk,
@@ -232,9 +233,20 @@ def rank_hint_from_name(name: str) -> dict[str, int]:
     return hint
 
 
-def expand_inputs(args: list[str], stdin: io.BufferedIOBase | None = None) -> list[Source]:
-    """Files, quoted globs, directories (their regular files, sorted) and '-' for stdin."""
-    sources: list[Source] = []
+class Inputs(list[Source]):
+    """The sources named, and what a folder's reading left out (`left_out`: "path: why"); the files found in a
+    folder (`from_folders`) may be left out when read too (binary, unreadable), the rest still analysed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.left_out: list[str] = []
+        self.from_folders: set[str] = set()
+
+
+def expand_inputs(args: list[str], stdin: io.BufferedIOBase | None = None) -> Inputs:
+    """Files, quoted globs, directories (their regular files, sorted: pipeline/ingest/folders.py, the reading
+    `scan` makes) and '-' for stdin."""
+    sources = Inputs()
     if args.count("-") > 1:
         raise InputError("-: stdin is named more than once (it can be read only once)")
     for arg in args:
@@ -243,10 +255,17 @@ def expand_inputs(args: list[str], stdin: io.BufferedIOBase | None = None) -> li
             continue
         path = Path(arg)
         if path.is_dir():
-            members = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-            if not members:
-                raise InputError(f"{arg}: directory holds no file to read")
-            sources.extend(_file_source(p) for p in members)
+            reading = read_folder(arg)
+            if not reading.files:
+                problems = "; ".join(reading.problems)
+                raise InputError(
+                    problems
+                    if problems.startswith(f"{arg}: ")
+                    else f"{arg}: directory holds no file to read" + (f" ({problems})" if problems else "")
+                )
+            sources.extend(_file_source(Path(p)) for p in reading.files)
+            sources.left_out += reading.problems
+            sources.from_folders.update(reading.files)
             continue
         if not path.exists() and any(ch in arg for ch in "*?["):
             matches = sorted(glob.glob(arg, recursive=True))

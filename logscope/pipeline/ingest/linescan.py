@@ -159,11 +159,17 @@ def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: 
     return buf.count(b"\n", start, line_start), decode_line(bytes(buf[line_start:line_end]))
 
 
-def matching_line(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> tuple[int, int] | None:
-    """(start, end) offsets of the first line of buf[start:end] that `pattern` matches, or None."""
+def matching_line(
+    pattern: AnchoredPattern, buf: Buffer, start: int, end: int, next_at: dict[bytes, int] | None = None
+) -> tuple[int, int] | None:
+    """(start, end) offsets of the first line of buf[start:end] that `pattern` matches, or None. `next_at`, kept by
+    a caller that searches the same buf[:end] again from later starts, remembers where each anchor was found next
+    (-1: nowhere before `end`), so an anchor absent from the buffer is not searched for again at every start: a
+    crash loop's thousands of startup parts cost one pass, not one per part."""
     at = start
+    known = {} if next_at is None else next_at
     while at < end:
-        hits = [found for anchor in pattern.anchors if (found := buf.find(anchor, at, end)) >= 0]
+        hits = [found for anchor in pattern.anchors if (found := _next_anchor(buf, anchor, at, end, known)) >= 0]
         if not hits:
             return None
         hit = min(hits)
@@ -175,6 +181,13 @@ def matching_line(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -
             return line_start, line_end
         at = line_end + 1
     return None
+
+
+def _next_anchor(buf: Buffer, anchor: bytes, at: int, end: int, known: dict[bytes, int]) -> int:
+    found = known.get(anchor)
+    if found is None or 0 <= found < at:
+        found = known[anchor] = buf.find(anchor, at, end)
+    return found
 
 
 class ChunkLines(Sequence[str]):
@@ -239,6 +252,7 @@ class StartupScan:
         begins = [(index, offset) for index, offset, text in found if self.begins.search(text)]
         lines: list[Candidate] = []
         parts: list[Part] = []
+        next_at: dict[bytes, int] = {}
         at, at_index, k = start, 0, 0
         while True:
             if not starting:
@@ -247,7 +261,7 @@ class StartupScan:
                 if k == len(begins):
                     return lines, parts, False
                 at_index, at = begins[k]
-            ended = matching_line(self.ends, buf, at, end)
+            ended = matching_line(self.ends, buf, at, end, next_at)
             stop = end if ended is None else ended[0]
             more, capped_at = self._prefixed(buf, at, stop, at_index, cap - len(lines))
             lines += more

@@ -21,6 +21,7 @@ from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
+from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
 
@@ -62,6 +63,7 @@ class SourceClassifier:
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
         self.startup_parts: list[tuple[int, int | None]] = []  # the startup parts' lines: [first, after)
+        self.repeats = RepeatedLines()  # plain records read before, classified once (a crash loop repeats them)
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
@@ -146,7 +148,7 @@ class SourceClassifier:
             self.startup_parts.append((start, end))
             if end is not None:
                 why = "cap" if chunk.startup_capped and n == last else "running"
-                self.coverage.startup_ends.append({"source": self.source.name, "from": start, "line": end, "why": why})
+                self.coverage.startup_ended(self.source.name, start, end, why)
 
     def _in_startup(self, lineno: int) -> bool:
         return any(first <= lineno and (end is None or lineno < end) for first, end in reversed(self.startup_parts))
@@ -210,6 +212,8 @@ class SourceClassifier:
         if self.pending is not None and self._try_join(lineno, text):
             return
         self._flush_pending()
+        if self._plain() and self._replay(lineno, text):
+            return
         for reader in self.readers:
             if reader.accepts(text):
                 self.active = reader.open(lineno, text)
@@ -222,6 +226,22 @@ class SourceClassifier:
             self._judge_wording(lineno, text)
             return
         self._classify(lineno, text, candidates)
+
+    def _plain(self) -> bool:
+        """A line read on its own: no block, joined line, quoted prose or unwrapped message around it."""
+        return self.active is None and self.pending is None and not self.quoted and not self.opened
+
+    def _replay(self, lineno: int, text: str) -> bool:
+        """A line read before (at another time, in an earlier launch): the same event, counted the same way."""
+        known = self.repeats.replay(text)
+        if known is None:
+            return False
+        for name in known.tried:
+            self.coverage.seen[name] += 1
+        self.coverage.recognized[known.grammar] += 1
+        self.recognized_physical.add(lineno)
+        self._emit(known.kind, lineno, text, known.data, known.prefix, known.grammar)
+        return True
 
     def _judge_wording(self, lineno: int, text: str) -> None:
         """A startup line with SGLang's prefix that no grammar reads: counted by its wording's verdict, and listed
@@ -256,6 +276,8 @@ class SourceClassifier:
             self.coverage.seen[name] += 1
             parsed = grammar.parse(text)
             if parsed is not None:
+                if self._plain():
+                    self.repeats.remember(text, Reading(parsed.kind, parsed.data, parsed.prefix, name, tuple(tried)))
                 self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
                 self.coverage.recognized[name] += 1
                 self.recognized_physical.add(lineno)
