@@ -236,46 +236,67 @@ class CheckEnvReader(BlockReader):
 
 # native frames: torch c10 "frame #3: ncclProxyProgress + 0x1a (0x7f.. in /usr/lib/libnccl.so.2)", gdb
 # "#3  0x00007f... in ncclProxyService (...) at proxy.cc:1234", UCX " 3  /usr/lib/libucs.so.0(ucs_x+0x2c) [0x7f..]"
-# (its frame 0 may be the process's own title, " 0 sglang::scheduler_TP1(+0x1a7e3) [0x7f..]"),
+# (its frame 0 may be the process's own title, " 0 sglang::scheduler_TP1(+0x1a7e3) [0x7f..]"), UCX built with
+# debug information " 1 0x000000000006a920 SaveProxy()  /dvs/p4/.../src/proxy.cc:518" (address, symbol, file:line),
 # glibc backtrace "/usr/lib/x86_64-linux-gnu/libnccl.so.2(+0x5c0de)[0x7f...]"
 # Abseil's / glog's failure signal handler: "PC: @     0x7f3a1c2d4e10  (unknown)  SaveProxy()" and
 # "    @     0x7f3a1c2d5a21        112  ncclProxySaveOp()" (address, frame size or "(unknown)", symbol)
 _NATIVE_FRAME = re.compile(
     r"^\s*(?:frame #\d+: (?P<torch>.+)|#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<gdb>\S.*)"
+    r"|\d+\s+0x[0-9a-fA-F]+\s+(?P<ucx_debug>\S.*)"
     r"|\d+\s+(?P<ucx>/\S+\(.*|\S+\([^()\s]*\)\s*\[0x[0-9a-fA-F]+\].*)"
     r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\])"
     r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:\(unknown\)|\d+)\s+(?P<absl>\S.*))\s*$"
 )
 _NATIVE_OPEN = re.compile(
     r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+    r"|^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \("  # UCX's handler: "[host:pid:tid:tid] Caught signal 11 (...)"
+    r"|^\s*(?:Program terminated with|Thread \d+ \"[^\"]*\" received) signal SIG"  # gdb, on a core or live
 )
+_BLOCK_HEADER = re.compile(r"^\s*==== backtrace")
+_BLOCK_CLOSER = re.compile(r"^\s*={8,}\s*$")  # UCX's "=================================" under the frames
 
 
 class NativeBacktraceReader(BlockReader):
     """A native backtrace (torch's c10 "frame #N", gdb, UCX, glibc): its frames in order, innermost first."""
 
     grammar = kinds.NATIVE_BACKTRACE_GRAMMAR
-    literals = ("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at")
+    literals = (
+        *("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
+        *("Caught signal", "with signal SIG", "received signal SIG"),
+    )
 
     def starts(self, text: str) -> bool:
         return bool(_NATIVE_OPEN.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
+        self.last_line = lineno
         self.opener = text.strip()
         self.frames: list[str] = []
+        self.closed = False
         self.feed(lineno, text)
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
+        if self.closed:
+            return False
         m = _NATIVE_FRAME.match(text)
         if m is not None:
             self.frames.append(next(g for g in m.groups() if g).strip()[:300])
+            self.last_line = lineno
+            return True
+        if not self.frames and lineno != self.first_line and _BLOCK_HEADER.match(text):
+            self.last_line = lineno  # the "Caught signal" line, then the block's header
+            return True
+        if self.frames and _BLOCK_CLOSER.match(text):
+            self.closed = True
+            self.last_line = lineno
             return True
         return lineno == self.first_line
 
     def close(self) -> list[Event]:
-        data: dict[str, Any] = {"native_frames": self.frames, "opener": self.opener}
+        data: dict[str, Any] = {"native_frames": self.frames, "opener": self.opener, "last_line": self.last_line}
         m = re.match(r"^\s*Exception raised from (\S+) at (\S+)", self.opener)
         if m:
             data["native_frames"] = [f"{m.group(1)} at {m.group(2)}", *self.frames]
