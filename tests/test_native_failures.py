@@ -100,6 +100,28 @@ def test_a_gdb_core_backtrace_reads_the_signal_line_as_its_opener():
     assert finding["phase"] == "memory_pool"
 
 
+def test_a_glog_check_failure_quotes_its_check_and_the_frame_below_glogs_own():
+    text = LOAD_END + (
+        "F1104 06:35:19.118512 2368741 transfer_engine.cpp:120] Check failed: (ret) == (0) failed to install transport\n"
+        "*** Check failure stack trace: ***\n"
+        "    @     0x7f8f2c1a1b2d  google::LogMessage::Fail()\n"
+        "    @     0x7f8f2c1a9e71  google::LogMessage::SendToLog()\n"
+        "    @     0x7f8f2b801234  mooncake::TransferEngine::init()\n"
+        "Fatal Python error: Aborted\n"
+    )
+    report = analyze_text(text)
+    assert len(report["findings"]) == 1
+    message = report["findings"][0]["message"]
+    assert "Check failed: (ret) == (0) failed to install transport in mooncake::TransferEngine::init() (Mooncake)" in message
+    assert "google::" not in message
+
+
+def test_a_glog_fatal_line_alone_is_a_failure():
+    report = analyze_text("F1104 06:35:19.118512 2368741 engine.cpp:120] Check failed: ptr != nullptr\n")
+    assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]
+    assert "Check failed: ptr != nullptr" in report["findings"][0]["message"]
+
+
 def test_a_faulthandler_dump_in_pynccl_names_nccl_over_the_generic_crash():
     text = (
         "Fatal Python error: Segmentation fault\n\n"

@@ -16,6 +16,9 @@ CATALOG_FILE = "libraries.json"
 # glibc's signal trampoline as a backtrace names it (the nearest exported symbol of the sigreturn code): the frames
 # before it are the signal handler's own, the one after it is where the signal hit
 TRAMPOLINES = ("__sigaction", "__restore_rt", "killpg")
+# glog's and Abseil's own reporting path (LogMessage::Fail, the failure signal handler): it printed, the frame below
+# it failed
+REPORTERS = ("google::", "absl::")
 
 
 class NativeLibrary(NamedTuple):
@@ -136,8 +139,10 @@ def crash_frames(frames: list[str]) -> list[str]:
         if any(t in head[i] for t in TRAMPOLINES):
             return frames[i + 1 :]
     at, handler_objects = 0, set()
-    while at < len(frames) and (is_handler(frames[at]) or _object_of(frames[at]) in handler_objects):
-        handler_objects.add(_object_of(frames[at]))
+    while at < len(frames) and (
+        is_handler(frames[at]) or (_object_of(frames[at]) or "-") in handler_objects or frames[at].startswith(REPORTERS)
+    ):
+        handler_objects.add(_object_of(frames[at]) or "")
         at += 1
     if at and at < len(frames) and (_object_of(frames[at]) or "").startswith("libc.so"):
         at += 1

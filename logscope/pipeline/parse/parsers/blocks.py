@@ -240,18 +240,20 @@ class CheckEnvReader(BlockReader):
 # debug information " 1 0x000000000006a920 SaveProxy()  /dvs/p4/.../src/proxy.cc:518" (address, symbol, file:line),
 # glibc backtrace "/usr/lib/x86_64-linux-gnu/libnccl.so.2(+0x5c0de)[0x7f...]"
 # Abseil's / glog's failure signal handler: "PC: @     0x7f3a1c2d4e10  (unknown)  SaveProxy()" and
-# "    @     0x7f3a1c2d5a21        112  ncclProxySaveOp()" (address, frame size or "(unknown)", symbol)
+# "    @     0x7f3a1c2d5a21        112  ncclProxySaveOp()" (address, frame size or "(unknown)", symbol); glog's
+# "*** Check failure stack trace: ***" then "    @     0x7f8f2c1a1b2d  google::LogMessage::Fail()" (no size)
 _NATIVE_FRAME = re.compile(
     r"^\s*(?:frame #\d+: (?P<torch>.+)|#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<gdb>\S.*)"
     r"|\d+\s+0x[0-9a-fA-F]+\s+(?P<ucx_debug>\S.*)"
     r"|\d+\s+(?P<ucx>/\S+\(.*|\S+\([^()\s]*\)\s*\[0x[0-9a-fA-F]+\].*)"
     r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\])"
-    r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:\(unknown\)|\d+)\s+(?P<absl>\S.*))\s*$"
+    r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:(?:\(unknown\)|\d+)\s+)?(?P<absl>\S.*))\s*$"
 )
 _NATIVE_OPEN = re.compile(
     r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
     r"|^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \("  # UCX's handler: "[host:pid:tid:tid] Caught signal 11 (...)"
     r"|^\s*(?:Program terminated with|Thread \d+ \"[^\"]*\" received) signal SIG"  # gdb, on a core or live
+    r"|^\s*\*\*\* Check failure stack trace"  # glog's CHECK, under its "F... Check failed: ..." line
 )
 _BLOCK_HEADER = re.compile(r"^\s*==== backtrace")
 _BLOCK_CLOSER = re.compile(r"^\s*={8,}\s*$")  # UCX's "=================================" under the frames
@@ -263,7 +265,7 @@ class NativeBacktraceReader(BlockReader):
     grammar = kinds.NATIVE_BACKTRACE_GRAMMAR
     literals = (
         *("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
-        *("Caught signal", "with signal SIG", "received signal SIG"),
+        *("Caught signal", "with signal SIG", "received signal SIG", "*** Check failure stack trace"),
     )
 
     def starts(self, text: str) -> bool:

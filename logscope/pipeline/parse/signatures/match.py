@@ -17,7 +17,7 @@ from logscope.core.events import Event
 from logscope.core.model import Failure
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
-from logscope.pipeline.parse.signatures.native import merge_native, native_crash
+from logscope.pipeline.parse.signatures.native import is_glog_fatal, merge_native, native_crash
 
 # event kinds that are a crash even when no signature names their mechanism
 CRASH_KINDS = frozenset(
@@ -263,7 +263,7 @@ def failures_of(
         if not is_candidate(event):
             continue
         found = attribute(event, sigs)
-        if found is None and event.kind not in CRASH_KINDS:
+        if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event):
             continue
         sig, values, kind, matched = found if found else (None, {}, "none", "")
         marker = ready.get(event.source)

@@ -27,10 +27,22 @@ _SIGNALS = (
 def merge_native(events: list[Event]) -> list[Event]:
     """The events less each native backtrace whose faulthandler line is next to it (that line's event takes its
     frames and its signal)."""
-    fatal = {(e.source, e.line): e for e in events if e.kind == kinds.FATAL_ERROR}
-    if not fatal:
-        return events
     absorbed: set[int] = set()
+    glog_fatal = {(e.source, e.line): e for e in events if is_glog_fatal(e)}
+    for event in events:  # glog's "F... Check failed: ..." line, then its "*** Check failure stack trace: ***" block
+        if event.kind == kinds.NATIVE_BACKTRACE and "Check failure stack trace" in str(event.data.get("opener")):
+            line = next(
+                (
+                    glog_fatal[(event.source, n)]
+                    for n in range(event.line - 1, event.line - 3, -1)
+                    if (event.source, n) in glog_fatal
+                ),
+                None,
+            )
+            if line is not None:
+                event.data["native_error"] = str(line.data.get("message") or "").strip() or None
+                absorbed.add(id(line))
+    fatal = {(e.source, e.line): e for e in events if e.kind == kinds.FATAL_ERROR}
     for event in events:
         if event.kind != kinds.NATIVE_BACKTRACE:
             continue
@@ -41,12 +53,22 @@ def merge_native(events: list[Event]) -> list[Event]:
             continue
         partner.data["native_frames"] = list(event.data.get("native_frames") or [])
         partner.data["native_opener"] = event.data.get("opener")
+        partner.data["native_error"] = event.data.get("native_error")
         absorbed.add(id(event))
     return [e for e in events if id(e) not in absorbed]
 
 
+def is_glog_fatal(event: Event) -> bool:
+    """glog's FATAL line (`F1104 06:35:19.118512 2368741 transfer_engine.cpp:120] Check failed: ...`): glog aborts
+    the process after printing it."""
+    return event.kind == kinds.NATIVE_LOG and event.data.get("level") == "F"
+
+
 def signal_of(event: Event) -> str | None:
-    """The signal a crash names: the handler's line (UCX, Abseil), else faulthandler's own words."""
+    """What a crash says: glog's FATAL message, the handler's signal line (UCX, Abseil, gdb), else faulthandler's own
+    words."""
+    if event.data.get("native_error"):
+        return str(event.data["native_error"])
     for text in (event.data.get("native_opener"), event.data.get("opener")):
         for pattern in _SIGNALS:
             m = pattern.search(str(text or ""))
