@@ -203,10 +203,12 @@ def test_prefill_out_of_memory_is_placed_while_serving_from_the_released_schedul
         "    raise RuntimeError(\n"
         "RuntimeError: Prefill out of memory. Try to lower your batch size.\n"
     )
-    finding = _only(analyze_text(text), "runtime-crash")
-    assert finding["phase"] == "serving"
-    assert "only while its scheduler runs batches" in finding["message"]
-    assert "RuntimeError: Prefill out of memory. Try to lower your batch size" in finding["message"]
+    report = analyze_text(text)
+    assert [f["rule"] for f in report["findings"]] == ["runtime-oom"]
+    assert report["findings"][0]["phase"] == "serving"
+    assert (
+        "Out of memory while serving: Prefill out of memory. Try to lower your batch size." in (report["findings"][0]["message"])
+    )
 
 
 def test_a_header_less_tracebacks_last_line_is_its_message_and_places_it_while_serving():

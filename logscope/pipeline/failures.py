@@ -130,7 +130,7 @@ def _error_of(failure: Failure, event_fact: dict[str, Any]) -> str | None:
     error = (
         event_fact.get("error")
         or failure.values.get("error")
-        or (failure.said if failure.evidence == "line" else None)
+        or (failure.said.rstrip(".") if failure.said and failure.evidence == "line" else None)
         or event_fact.get("message")
         or (f"{failure.matched} (a native frame)" if failure.evidence == "native_frame" and failure.matched else None)
         or failure.said

@@ -48,6 +48,8 @@ class TracebackReader(BlockReader):
         self.fatal: Event | None = None
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
         self.chained_at = lineno if text.lstrip().startswith(_CHAIN_LINES) else None
+        # faulthandler dumps every thread; only "Current thread" is the one that crashed (None: no thread header yet)
+        self.thread: str | None = self._thread_of(text)
         if "Fatal Python error" in text:
             # faulthandler's line, also behind a log prefix a wrapper added ("[.. TP3] Fatal Python error: ...")
             parsed_tb = other_lines.parse_traceback_line(text[text.find("Fatal Python error") :])
@@ -71,7 +73,7 @@ class TracebackReader(BlockReader):
             return False
         parsed = other_lines.parse_traceback_line(text)
         if parsed and parsed[0] == kinds.FRAME:
-            self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno})
+            self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno, "thread": self.thread})
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
         self.after_frame = True
@@ -83,9 +85,12 @@ class TracebackReader(BlockReader):
         if self.feed_frame(lineno, text):
             return True
         stripped = text.strip()
+        if "Fatal Python error" in stripped and self.fatal is None:
+            return False  # faulthandler's line after frames pasted without their header: a crash of its own
         if any(opener in stripped for opener in _TB_OPENERS) or stripped.startswith(("During handling", "The above exception")):
             self.after_frame = False
             self.innermost_first = self.innermost_first or "(most recent call first)" in stripped
+            self.thread = self._thread_of(stripped) or self.thread
             return True
         if _EXC_LINE.match(text):
             self.exception = self._exception_event(lineno, text)
@@ -127,7 +132,16 @@ class TracebackReader(BlockReader):
             kinds.EXCEPTION_GRAMMAR,
         )
 
+    @staticmethod
+    def _thread_of(text: str) -> str | None:
+        if "(most recent call first)" not in text:
+            return None
+        return "current" if "Current thread" in text else "other"
+
     def close(self) -> list[Event]:
+        if self.fatal is not None and any(f["thread"] for f in self.frames):
+            # the crashed thread's frames only: another thread's frames say nothing of where the crash happened
+            self.frames = [f for f in self.frames if f["thread"] == "current"]
         if self.innermost_first:
             self.frames.reverse()  # frames are kept outermost first, as a Python traceback prints them
         frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
