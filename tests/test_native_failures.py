@@ -147,6 +147,7 @@ def test_a_cuda_check_of_a_kernel_library_is_a_failure_that_names_the_library_an
         "(FlashMLA)" in finding["message"]
     )
     assert finding["signature"] == "kernel-cuda-check"
+    assert finding["library"] == "FlashMLA"
 
 
 @pytest.mark.parametrize(

@@ -288,11 +288,11 @@ def failures_of(
                 word -= 1
             at = at if word > 0 and full[word - 1] == "\\" else word  # not into a literal "\n" before it
             said = full[at:].strip() if at >= 0 else None
-            if said and event.data.get("quoted"):  # a sentence quoting the wording: up to that sentence's end
+            if said and event.data.get("in_sentence"):  # a sentence quoting the wording: up to that sentence's end
                 said = _SENTENCE_END.split(said, 1)[0].rstrip(".")
         crash = native_crash(event, values)
         basis = located[1]
-        if event.data.get("quoted") and sig is not None:
+        if event.data.get("in_sentence") and sig is not None:
             basis = f"{basis}; {PROSE_NOTE}" if basis else PROSE_NOTE
         out.append(
             Failure(
