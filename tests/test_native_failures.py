@@ -73,6 +73,26 @@ def test_ucx_handler_frames_and_the_trampoline_are_skipped_to_the_frame_that_fau
     assert "ucs_handle_error" not in finding["message"] and "Caught signal" not in finding["message"]
 
 
+def test_every_ranks_caught_signal_line_before_one_backtrace_is_one_crash():
+    text = (
+        READY
+        + "".join(
+            f"[node2:26215{r}:0:26216{r}] Caught signal 11 (Segmentation fault: address not mapped to object at address "
+            f"0x1100007{r})\n"
+            for r in range(4)
+        )
+        + (
+            "==== backtrace (tid: 262161) ====\n"
+            "0 0x000000000003926d __GI_getenv()  :0\n"
+            "1 0x0000000000059038 ucs_sysv_alloc()  /build/ucx-v1.7.x/src/ucs/sys/sys.c:748\n"
+            "2 0x000000000000dcbf uct_mem_alloc()  /build/ucx-v1.7.x/src/uct/base/uct_mem.c:224\n"
+        )
+    )
+    report = analyze_text(text)
+    assert len(report["findings"]) == 1
+    assert "Segmentation fault in __GI_getenv() :0 (UCX: ucs_sysv_alloc() .../sys/sys.c:748)" in report["findings"][0]["message"]
+
+
 def test_an_abseil_signal_block_quotes_the_signal_the_innermost_frame_and_the_library_of_the_frame_below():
     text = READY + (
         "*** SIGSEGV received at time=1767261062 on cpu 12 ***\n"

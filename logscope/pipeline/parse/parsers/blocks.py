@@ -270,6 +270,7 @@ _NATIVE_OPEN = re.compile(
     r"|^\s*\*\*\* Check failure stack trace"  # glog's CHECK, under its "F... Check failed: ..." line
 )
 _BLOCK_HEADER = re.compile(r"^\s*==== backtrace")
+_CAUGHT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \(")
 _BLOCK_CLOSER = re.compile(r"^\s*={8,}\s*$")  # UCX's "=================================" under the frames
 
 
@@ -301,6 +302,9 @@ class NativeBacktraceReader(BlockReader):
         if m is not None:
             self.frames.append(next(g for g in m.groups() if g).strip()[:300])
             self.last_line = lineno
+            return True
+        if not self.frames and "Caught signal" in self.opener and _CAUGHT.match(text):
+            self.last_line = lineno  # every rank's handler line before the one backtrace UCX prints
             return True
         if not self.frames and lineno != self.first_line and _BLOCK_HEADER.match(text):
             self.last_line = lineno  # the "Caught signal" line, then the block's header
