@@ -19,6 +19,9 @@ TRAMPOLINES = ("__sigaction", "__restore_rt", "killpg")
 # glog's and Abseil's own reporting path (LogMessage::Fail, the failure signal handler): it printed, the frame below
 # it failed
 REPORTERS = ("google::", "absl::")
+# the interpreter itself, where CPython's faulthandler runs: its frames at the top printed, they did not fault (SGLang
+# renames its processes with setproctitle, "sglang::scheduler_TP1", so the executable shows under that name)
+EXECUTABLE = re.compile(r"^(?:sglang::[\w-]+|\S*/python[\d.]*)\(\+0x")
 
 
 class NativeLibrary(NamedTuple):
@@ -140,7 +143,10 @@ def crash_frames(frames: list[str]) -> list[str]:
             return frames[i + 1 :]
     at, handler_objects = 0, set()
     while at < len(frames) and (
-        is_handler(frames[at]) or (_object_of(frames[at]) or "-") in handler_objects or frames[at].startswith(REPORTERS)
+        is_handler(frames[at])
+        or (_object_of(frames[at]) or "-") in handler_objects
+        or frames[at].startswith(REPORTERS)
+        or EXECUTABLE.match(frames[at])
     ):
         handler_objects.add(_object_of(frames[at]) or "")
         at += 1
