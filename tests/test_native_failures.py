@@ -170,6 +170,16 @@ def test_a_cuda_check_of_a_kernel_library_is_a_failure_that_names_the_library_an
     assert finding["library"] == "FlashMLA"
 
 
+def test_flashinfers_cuda_call_check_is_a_failure_naming_flashinfer():
+    text = READY + (
+        "CUDA Error: an illegal memory access was encountered (700) /usr/local/lib/python3.12/dist-packages/flashinfer/"
+        "data/include/flashinfer/attention/prefill.cuh: line 2349 at function cudaLaunchKernel((void*)kernel, nblks)\n"
+    )
+    finding = _only(analyze_text(text), "runtime-crash")
+    assert finding["library"] == "FlashInfer"
+    assert "CUDA Error: an illegal memory access was encountered (700)" in finding["message"]
+
+
 @pytest.mark.parametrize(
     ("text", "library"),
     [
