@@ -120,6 +120,21 @@ def test_a_gdb_core_backtrace_reads_the_signal_line_as_its_opener():
     assert finding["phase"] == "memory_pool"
 
 
+def test_a_live_gdb_session_gives_its_signal_to_the_backtrace_bt_prints():
+    text = READY + (
+        'Thread 87 "python3" received signal SIGSEGV, Segmentation fault.\n'
+        "[Switching to Thread 0x7ffe8dfff640 (LWP 4121)]\n"
+        "0x00007fff2a1c2d3e in ?? () from /usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2\n"
+        "(gdb) bt\n"
+        "#0  0x00007fff2a1c2d3e in ncclProxyProgress () from /opt/venv/lib/python3.12/site-packages/nvidia/nccl/lib/"
+        "libnccl.so.2\n"
+        "#1  0x00007ffff7c94ac3 in start_thread () from /lib/x86_64-linux-gnu/libc.so.6\n"
+    )
+    finding = _only(analyze_text(text), "nccl-error")
+    assert "SIGSEGV in ncclProxyProgress () from .../lib/libnccl.so.2 (NCCL)" in finding["message"]
+    assert finding["phase"] == "serving"
+
+
 def test_a_glog_check_failure_quotes_its_check_and_the_frame_below_glogs_own():
     text = LOAD_END + (
         "F1104 06:35:19.118512 2368741 transfer_engine.cpp:120] Check failed: (ret) == (0) failed to install transport\n"

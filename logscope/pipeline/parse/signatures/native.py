@@ -42,9 +42,10 @@ def merge_native(events: list[Event]) -> list[Event]:
             if line is not None:
                 event.data["native_error"] = str(line.data.get("message") or "").strip() or None
                 absorbed.add(id(line))
+    _signal_lines_to_frames(events, absorbed)
     fatal = {(e.source, e.line): e for e in events if e.kind == kinds.FATAL_ERROR}
     for event in events:
-        if event.kind != kinds.NATIVE_BACKTRACE:
+        if event.kind != kinds.NATIVE_BACKTRACE or id(event) in absorbed:
             continue
         last = int(event.data.get("last_line") or event.line)
         near = [*range(last + 1, last + 1 + _NEAR), *range(event.line - 1, event.line - 1 - _NEAR, -1)]
@@ -52,10 +53,27 @@ def merge_native(events: list[Event]) -> list[Event]:
         if partner is None or partner.data.get("native_frames"):
             continue
         partner.data["native_frames"] = list(event.data.get("native_frames") or [])
-        partner.data["native_opener"] = event.data.get("opener")
+        partner.data["native_opener"] = event.data.get("native_opener") or event.data.get("opener")
         partner.data["native_error"] = event.data.get("native_error")
         absorbed.add(id(event))
     return [e for e in events if id(e) not in absorbed]
+
+
+_SIGNAL_GAP = 4  # lines between a signal line that opened no frames and the backtrace it announces ("(gdb) bt")
+
+
+def _signal_lines_to_frames(events: list[Event], absorbed: set[int]) -> None:
+    """A signal line whose block has no frames (gdb's "Thread 1 "python" received signal SIGSEGV", then the
+    stop location and "(gdb) bt"; UCX's handler line with other lines between it and its backtrace) gives its
+    signal to the backtrace right after it."""
+    blocks = [e for e in events if e.kind == kinds.NATIVE_BACKTRACE]
+    for event, after in zip(blocks, blocks[1:], strict=False):
+        last = int(event.data.get("last_line") or event.line)
+        if event.data.get("native_frames") or after.source != event.source or after.line - last > _SIGNAL_GAP:
+            continue
+        if any(p.search(str(event.data.get("opener") or "")) for p in _SIGNALS) and not after.data.get("native_opener"):
+            after.data["native_opener"] = event.data.get("opener")
+            absorbed.add(id(event))
 
 
 def is_glog_fatal(event: Event) -> bool:
