@@ -233,6 +233,10 @@ class Failure:
     focus: tuple[str, ...] = ()  # the parts of the evidence line a cut must keep (what the signature matched)
     matched: str | None = None  # the frame that named the mechanism, as a verdict quotes it (frame evidence only)
     said: str | None = None  # the evidence line from the signature's first words on (without its log prefix)
+    signal: str | None = None  # a native crash's signal (Segmentation fault, SIGSEGV)
+    native_frame: str | None = None  # the innermost native frame where it hit, as a verdict quotes it
+    library: str | None = None  # the native library that frame or the error's source file belongs to
+    library_frame: str | None = None  # the innermost frame of that library, when it is not native_frame
 
     @property
     def cause(self) -> bool:

@@ -131,7 +131,7 @@ def _error_of(failure: Failure, event_fact: dict[str, Any]) -> str | None:
     error = (
         event_fact.get("error")
         or failure.values.get("error")
-        or (failure.said if failure.evidence == "line" else None)
+        or (failure.said.rstrip(".") if failure.said and failure.evidence == "line" else None)
         or event_fact.get("message")
         or (f"{failure.matched} (a native frame)" if failure.evidence == "native_frame" and failure.matched else None)
         or failure.said
@@ -144,6 +144,23 @@ def _error_of(failure: Failure, event_fact: dict[str, Any]) -> str | None:
     if len(error) < SHORT_CAPTURE and quote and error in quote and len(quote) > len(error) + 8:
         return quote.split(": ", 1)[1] if ": " in quote else quote
     return _cut(error) if len(error) > 2 * QUOTE_MAX else error
+
+
+def native_error(failure: Failure, event_fact: dict[str, Any]) -> str | None:
+    """What a native crash or a library's error line says, with the library named: the signal and the innermost
+    frame where it hit ("Segmentation fault in SaveProxy() .../src/proxy.cc:518 (NCCL)"), or the error line with
+    the library its source file belongs to."""
+    library = f" ({failure.library})" if failure.library else ""
+    if failure.library and failure.library_frame:
+        library = f" ({failure.library}: {failure.library_frame})"
+    if failure.native_frame:
+        signal = failure.signal or (event_fact.get("error") if failure.event.kind == kinds.FATAL_ERROR else None)
+        if signal:
+            return f"{signal} in {failure.native_frame}{library}"
+        return f"{failure.native_frame} (a native frame{' of ' + failure.library if failure.library else ''})"
+    if failure.library and failure.said:
+        return f"{_cut(failure.said)}{library}"
+    return None
 
 
 def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | None) -> dict[str, Any]:
@@ -165,7 +182,12 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         is_root=failure is root,
         rank_text=event_fact.get("rank") or "an untagged line",
         error=_error_of(failure, event_fact),
+        library=failure.library,
+        signal=failure.signal,
+        native_error=native_error(failure, event_fact),
     )
+    if fact["native_error"]:
+        fact["error"] = fact["native_error"]
     if failure.finding in ("startup-oom", "capture-oom", "runtime-oom", "oom-time-unknown"):
         fact.update(oom_numbers(event_fact, failure.values))
     fact["follows"] = ""  # the sentence a later failure of another mechanism ends with

@@ -1,6 +1,10 @@
 """python -m tools.upstream refresh   download the wheels (cached in ~/.cache/logscope-upstream), extract, write
                                     catalog/sglang.json and docs/upstream-coverage.md
                                     and fixtures/upstream/sglang-<version>-tp2.log
+python -m tools.upstream libraries write catalog/libraries.json: what names NCCL, UCX, DeepEP, FlashMLA ... in a
+                                    frame or a CUDA check (tools/upstream/libraries.py)
+python -m tools.upstream serving   write catalog/serving_only.json: where each release prints the messages only a
+                                    running server prints (tools/upstream/serving_only.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
 
 A developer tool, run by hand (never by CI: CI has neither network nor wheels). Adding a release: append its
@@ -22,7 +26,23 @@ def main(argv: list[str] | None = None) -> int:
     refresh.add_argument("--no-natives", action="store_true", help="skip the native libraries (large downloads)")
     refresh.add_argument("--workers", type=int, default=2)
     sub.add_parser("docs", help="rewrite docs/upstream-coverage.md and fixtures/upstream/ from the committed catalogue")
+    sub.add_parser("libraries", help="write catalog/libraries.json from the native libraries' packages")
+    sub.add_parser("serving", help="write catalog/serving_only.json from the released SGLang wheels")
     args = parser.parse_args(argv)
+    if args.command == "serving":
+        from tools.upstream import serving_only
+
+        target = write.ROOT / "catalog" / "serving_only.json"
+        serving_only.write(target)
+        print(f"wrote {target.relative_to(write.ROOT)}")
+        return 0
+    if args.command == "libraries":
+        from tools.upstream import libraries
+
+        target = write.ROOT / "catalog" / "libraries.json"
+        libraries.write(target)
+        print(f"wrote {target.relative_to(write.ROOT)}")
+        return 0
     if args.command == "refresh":
         catalogue = build.build(sources.sglang_versions(), workers=args.workers)
         natives = None

@@ -58,6 +58,7 @@ class SourceClassifier:
         self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
         self.recognized_physical: set[int] = set()
         self.quoted = False  # classifying an inline code span from prose
+        self.in_sentence = False  # classifying a whole sentence of prose
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
@@ -326,12 +327,14 @@ class SourceClassifier:
                 candidates = prefilter.grammars_for(span)
                 if not candidates:
                     continue
+                self.in_sentence = span is text  # a wording in a bare sentence, not in quotes or a code span
                 if span is not text and _looks_like_a_record(span):
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates:
                     self._failure_line(lineno, span)
         finally:
             self.quoted = was
+            self.in_sentence = False
 
     # ------------------------------------------------------------------ wrapped lines
     def _try_join(self, lineno: int, text: str) -> bool:
@@ -376,6 +379,8 @@ class SourceClassifier:
             data["full_text"] = stripped[:_FULL_KEEP]
         if self.quoted:
             data["quoted"] = True
+        if self.in_sentence:  # neither quoted nor a code span: a wording inside a sentence of prose
+            data["in_sentence"] = True
         self._append(Event(kind, self.source.name, lineno, stripped[:TEXT_KEEP], rank, time, data, grammar))
 
     def _append(self, event: Event) -> None:

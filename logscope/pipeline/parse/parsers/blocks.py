@@ -48,6 +48,8 @@ class TracebackReader(BlockReader):
         self.fatal: Event | None = None
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
         self.chained_at = lineno if text.lstrip().startswith(_CHAIN_LINES) else None
+        # faulthandler dumps every thread; only "Current thread" is the one that crashed (None: no thread header yet)
+        self.thread: str | None = self._thread_of(text)
         if "Fatal Python error" in text:
             # faulthandler's line, also behind a log prefix a wrapper added ("[.. TP3] Fatal Python error: ...")
             parsed_tb = other_lines.parse_traceback_line(text[text.find("Fatal Python error") :])
@@ -71,7 +73,7 @@ class TracebackReader(BlockReader):
             return False
         parsed = other_lines.parse_traceback_line(text)
         if parsed and parsed[0] == kinds.FRAME:
-            self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno})
+            self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno, "thread": self.thread})
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
         self.after_frame = True
@@ -83,9 +85,12 @@ class TracebackReader(BlockReader):
         if self.feed_frame(lineno, text):
             return True
         stripped = text.strip()
+        if "Fatal Python error" in stripped and self.fatal is None:
+            return False  # faulthandler's line after frames pasted without their header: a crash of its own
         if any(opener in stripped for opener in _TB_OPENERS) or stripped.startswith(("During handling", "The above exception")):
             self.after_frame = False
             self.innermost_first = self.innermost_first or "(most recent call first)" in stripped
+            self.thread = self._thread_of(stripped) or self.thread
             return True
         if _EXC_LINE.match(text):
             self.exception = self._exception_event(lineno, text)
@@ -127,7 +132,16 @@ class TracebackReader(BlockReader):
             kinds.EXCEPTION_GRAMMAR,
         )
 
+    @staticmethod
+    def _thread_of(text: str) -> str | None:
+        if "(most recent call first)" not in text:
+            return None
+        return "current" if "Current thread" in text else "other"
+
     def close(self) -> list[Event]:
+        if self.fatal is not None and any(f["thread"] for f in self.frames):
+            # the crashed thread's frames only: another thread's frames say nothing of where the crash happened
+            self.frames = [f for f in self.frames if f["thread"] == "current"]
         if self.innermost_first:
             self.frames.reverse()  # frames are kept outermost first, as a Python traceback prints them
         frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
@@ -236,46 +250,73 @@ class CheckEnvReader(BlockReader):
 
 # native frames: torch c10 "frame #3: ncclProxyProgress + 0x1a (0x7f.. in /usr/lib/libnccl.so.2)", gdb
 # "#3  0x00007f... in ncclProxyService (...) at proxy.cc:1234", UCX " 3  /usr/lib/libucs.so.0(ucs_x+0x2c) [0x7f..]"
-# (its frame 0 may be the process's own title, " 0 sglang::scheduler_TP1(+0x1a7e3) [0x7f..]"),
+# (its frame 0 may be the process's own title, " 0 sglang::scheduler_TP1(+0x1a7e3) [0x7f..]"), UCX built with
+# debug information " 1 0x000000000006a920 SaveProxy()  /dvs/p4/.../src/proxy.cc:518" (address, symbol, file:line),
 # glibc backtrace "/usr/lib/x86_64-linux-gnu/libnccl.so.2(+0x5c0de)[0x7f...]"
 # Abseil's / glog's failure signal handler: "PC: @     0x7f3a1c2d4e10  (unknown)  SaveProxy()" and
-# "    @     0x7f3a1c2d5a21        112  ncclProxySaveOp()" (address, frame size or "(unknown)", symbol)
+# "    @     0x7f3a1c2d5a21        112  ncclProxySaveOp()" (address, frame size or "(unknown)", symbol); glog's
+# "*** Check failure stack trace: ***" then "    @     0x7f8f2c1a1b2d  google::LogMessage::Fail()" (no size)
 _NATIVE_FRAME = re.compile(
     r"^\s*(?:frame #\d+: (?P<torch>.+)|#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<gdb>\S.*)"
+    r"|\d+\s+0x[0-9a-fA-F]+\s+(?P<ucx_debug>\S.*)"
     r"|\d+\s+(?P<ucx>/\S+\(.*|\S+\([^()\s]*\)\s*\[0x[0-9a-fA-F]+\].*)"
     r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\])"
-    r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:\(unknown\)|\d+)\s+(?P<absl>\S.*))\s*$"
+    r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:(?:\(unknown\)|\d+)\s+)?(?P<absl>\S.*))\s*$"
 )
 _NATIVE_OPEN = re.compile(
     r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+    r"|^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \("  # UCX's handler: "[host:pid:tid:tid] Caught signal 11 (...)"
+    r"|^\s*(?:Program terminated with|Thread \d+ \"[^\"]*\" received) signal SIG"  # gdb, on a core or live
+    r"|^\s*\*\*\* Check failure stack trace"  # glog's CHECK, under its "F... Check failed: ..." line
 )
+_BLOCK_HEADER = re.compile(r"^\s*==== backtrace")
+_CAUGHT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \(")
+_BLOCK_CLOSER = re.compile(r"^\s*={8,}\s*$")  # UCX's "=================================" under the frames
 
 
 class NativeBacktraceReader(BlockReader):
     """A native backtrace (torch's c10 "frame #N", gdb, UCX, glibc): its frames in order, innermost first."""
 
     grammar = kinds.NATIVE_BACKTRACE_GRAMMAR
-    literals = ("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at")
+    literals = (
+        *("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
+        *("Caught signal", "with signal SIG", "received signal SIG", "*** Check failure stack trace"),
+    )
 
     def starts(self, text: str) -> bool:
         return bool(_NATIVE_OPEN.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
+        self.last_line = lineno
         self.opener = text.strip()
         self.frames: list[str] = []
+        self.closed = False
         self.feed(lineno, text)
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
+        if self.closed:
+            return False
         m = _NATIVE_FRAME.match(text)
         if m is not None:
             self.frames.append(next(g for g in m.groups() if g).strip()[:300])
+            self.last_line = lineno
+            return True
+        if not self.frames and "Caught signal" in self.opener and _CAUGHT.match(text):
+            self.last_line = lineno  # every rank's handler line before the one backtrace UCX prints
+            return True
+        if not self.frames and lineno != self.first_line and _BLOCK_HEADER.match(text):
+            self.last_line = lineno  # the "Caught signal" line, then the block's header
+            return True
+        if self.frames and _BLOCK_CLOSER.match(text):
+            self.closed = True
+            self.last_line = lineno
             return True
         return lineno == self.first_line
 
     def close(self) -> list[Event]:
-        data: dict[str, Any] = {"native_frames": self.frames, "opener": self.opener}
+        data: dict[str, Any] = {"native_frames": self.frames, "opener": self.opener, "last_line": self.last_line}
         m = re.match(r"^\s*Exception raised from (\S+) at (\S+)", self.opener)
         if m:
             data["native_frames"] = [f"{m.group(1)} at {m.group(2)}", *self.frames]

@@ -17,6 +17,7 @@ from logscope.core.events import Event
 from logscope.core.model import Failure
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
+from logscope.pipeline.parse.signatures.native import is_glog_fatal, merge_native, native_crash
 
 # event kinds that are a crash even when no signature names their mechanism
 CRASH_KINDS = frozenset(
@@ -104,11 +105,23 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
 def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[str, Any], str, str] | None:
     """The signature that names this event's mechanism (finding signatures only), the evidence kind, and the
     evidence text it matched (a frame, when a frame named it)."""
+    fallback = None
     for kind, text, exception in _evidence(event):
         found = _best_of(signatures, kind, text, exception)
-        if found:
+        if found and found[0].mechanism in FALLBACK_MECHANISMS:
+            fallback = fallback or (found[0], dict(found[1]), kind, text)  # a mechanism in later evidence wins
+        elif found:
             return found[0], dict(found[1]), kind, text
-    return None
+    return fallback
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+# what a finding read from a sentence says of itself: a wording quoted in prose is weaker evidence than a log line
+PROSE_NOTE = "read from a wording quoted in prose, not from a log line: lower confidence"
+
+# the generic crash signatures (a faulthandler line, a dead scheduler): any named mechanism in the same event's
+# other evidence (its native or Python frames) wins over them
+FALLBACK_MECHANISMS = frozenset({"process"})
 
 
 _ADDRESS = re.compile(r"\s*\[0x[0-9a-fA-F]+\]|\(\+0x[0-9a-fA-F]+\)|\+0x[0-9a-fA-F]+")
@@ -142,6 +155,8 @@ def _best_of(signatures: SignatureSet, kind: str, text: str, exception: str | No
 
 def locate(event: Event, signatures: SignatureSet, matched: Signature | None) -> tuple[str, str] | None:
     """(phase, basis) from the event's own evidence: the matched signature, SGLang's capture wrapper, frames."""
+    if matched is not None and matched.phase == "serving":
+        return "serving", f"SGLang prints this only while its scheduler runs batches, a warmup request's too: {matched.id}"
     if matched is not None and matched.phase:
         return matched.phase, f"the {matched.id} signature"
     if event.data.get("context") == "capture_failed" or event.data.get("body_kind") == "capture_failed":
@@ -241,13 +256,14 @@ def failures_of(
     runtime failure, in the `serving` stage, whatever its signature locates.
     """
     sigs = signatures or bundled_signatures()
+    events = merge_native(events)
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
             continue
         found = attribute(event, sigs)
-        if found is None and event.kind not in CRASH_KINDS:
+        if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event):
             continue
         sig, values, kind, matched = found if found else (None, {}, "none", "")
         marker = ready.get(event.source)
@@ -267,7 +283,17 @@ def failures_of(
         if sig is not None and kind in ("line", "exception"):
             full = str(event.data.get("full_text") or event.text)
             at = full.find(sig.pattern.literals()[0])
+            word = at
+            while word > 0 and (full[word - 1].isalnum() or full[word - 1] == "_"):  # from the start of its first word
+                word -= 1
+            at = at if word > 0 and full[word - 1] == "\\" else word  # not into a literal "\n" before it
             said = full[at:].strip() if at >= 0 else None
+            if said and event.data.get("in_sentence"):  # a sentence quoting the wording: up to that sentence's end
+                said = _SENTENCE_END.split(said, 1)[0].rstrip(".")
+        crash = native_crash(event, values)
+        basis = located[1]
+        if event.data.get("in_sentence") and sig is not None:
+            basis = f"{basis}; {PROSE_NOTE}" if basis else PROSE_NOTE
         out.append(
             Failure(
                 finding=finding,
@@ -276,13 +302,17 @@ def failures_of(
                 evidence=kind,
                 event=event,
                 phase=located[0],
-                phase_basis=located[1],
+                phase_basis=basis,
                 values=values,
                 quoted=bool(event.data.get("quoted")),
                 after_ready=after_ready,
                 focus=focus,
                 matched=frame_quote(matched) if kind in ("frame", "native_frame") else None,
                 said=said,
+                signal=crash.signal if crash else None,
+                native_frame=frame_quote(crash.frame) if crash and crash.frame else None,
+                library=crash.library if crash else None,
+                library_frame=frame_quote(crash.library_frame) if crash and crash.library_frame else None,
             )
         )
     return out

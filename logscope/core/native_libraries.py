@@ -1,0 +1,155 @@
+"""Which native library a backtrace frame or an error line's source path belongs to (NCCL, UCX, NVSHMEM, DeepEP,
+FlashInfer, FlashMLA, sgl-kernel, DeepGEMM, Mooncake, NIXL), from catalog/libraries.json: the markers
+tools/upstream/libraries.py read from the released packages (shared-object names, build folders, symbol
+prefixes, C++ namespaces, source paths, signal-handler functions). Read-only at run time."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import NamedTuple
+
+from logscope.core.resources import data_dir
+
+CATALOG_FILE = "libraries.json"
+# glibc's signal trampoline as a backtrace names it (the nearest exported symbol of the sigreturn code): the frames
+# before it are the signal handler's own, the one after it is where the signal hit
+TRAMPOLINES = ("__sigaction", "__restore_rt", "killpg")
+# glog's and Abseil's own reporting path (LogMessage::Fail, the failure signal handler): it printed, the frame below
+# it failed
+REPORTERS = ("google::", "absl::")
+# the interpreter itself, where CPython's faulthandler runs: its frames at the top printed, they did not fault (SGLang
+# renames its processes with setproctitle, "sglang::scheduler_TP1", so the executable shows under that name)
+EXECUTABLE = re.compile(r"^(?:sglang::[\w-]+|\S*/python[\d.]*)\(\+0x")
+
+
+class NativeLibrary(NamedTuple):
+    name: str
+    objects: tuple[str, ...]
+    tokens: frozenset[str]
+    prefixes: tuple[str, ...]
+    namespaces: frozenset[str]
+    handlers: frozenset[str]
+
+
+class _Table(NamedTuple):
+    libraries: tuple[NativeLibrary, ...]  # the order they are tried in
+    files: dict[str, str]  # a source path's last two or three parts -> the one library that holds it
+
+
+def _normal(token: str) -> str:
+    return re.sub(r"[-_]", "", token.lower())
+
+
+@cache
+def _table() -> _Table:
+    path = data_dir("catalog") / CATALOG_FILE
+    rows: dict[str, dict[str, list[str]]] = json.loads(path.read_text(encoding="utf-8"))["libraries"]
+    # a library built inside another's wheel or tree (FlashMLA, DeepGEMM in sgl-kernel) is tried first: its own
+    # markers are narrower than the host's
+    ordered = sorted(rows.items(), key=lambda item: (item[0] == "sgl-kernel", item[0]))
+    libs = tuple(
+        NativeLibrary(
+            name,
+            tuple(row["objects"]),
+            frozenset(row["tokens"]),
+            tuple(row["prefixes"]),
+            frozenset(row["namespaces"]),
+            frozenset(row["handlers"]),
+        )
+        for name, row in ordered
+    )
+    return _Table(libs, {f: name for name, row in ordered for f in row["files"]})
+
+
+def library_names() -> tuple[str, ...]:
+    return tuple(lib.name for lib in _table().libraries)
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_FOLDER = re.compile(r"([^/\s()\[\]'\"]+)/")
+_MANGLED = re.compile(r"_ZN(?:K)?(\d+)")
+_PATH = re.compile(r"[\w.+-]*(?:/[\w.+-]+)+\.(?:cc|cu|cpp|cuh|hpp|h|c)\b")
+
+
+def _folders(text: str) -> set[str]:
+    """Every folder name of the paths in `text`, normalised, with a build tree's `repo-X-src` / `X-src` as X."""
+    out = set()
+    for name in _FOLDER.findall(text):
+        norm = _normal(name)
+        out.add(norm)
+        if norm.endswith("src"):
+            out.add(norm.removeprefix("repo")[:-3])
+    return out
+
+
+def _namespaces(text: str) -> set[str]:
+    out = {m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)::", text)}
+    for m in _MANGLED.finditer(text):
+        out.add(text[m.end() : m.end() + int(m.group(1))])
+    return out
+
+
+def _has_prefix(ident: str, prefix: str) -> bool:
+    rest = ident[len(prefix) :]
+    return ident.startswith(prefix) and bool(rest) and (rest[0].isupper() or rest[0] == "_")
+
+
+def library_of(text: str) -> str | None:
+    """The library a frame or a source path names, or None: its shared object first, then a namespace or symbol
+    prefix, then the folders it was built in, then a source path only it holds."""
+    table = _table()
+    for lib in table.libraries:
+        if any(re.search(r"(?<![\w-])" + re.escape(o.removesuffix(".so")) + r"[.\-(]", text) for o in lib.objects):
+            return lib.name
+    names = _namespaces(text)
+    idents = _IDENT.findall(text)
+    for lib in table.libraries:
+        if names & lib.namespaces or any(_has_prefix(i, p) for i in idents for p in lib.prefixes):
+            return lib.name
+    folders = _folders(text)
+    for lib in table.libraries:
+        if folders & lib.tokens:
+            return lib.name
+    for path in _PATH.findall(text):
+        parts = path.split("/")
+        for tail in ("/".join(parts[-3:]), "/".join(parts[-2:])):
+            if tail in table.files:
+                return table.files[tail]
+    return None
+
+
+def is_handler(frame: str) -> bool:
+    """A frame of a library's own signal handler (UCX's ucs_handle_error ...): it printed the backtrace."""
+    idents = set(_IDENT.findall(frame))
+    return any(idents & lib.handlers for lib in _table().libraries)
+
+
+_OBJECT = re.compile(r"[^\s()\[\]]+\.so[.\d]*")
+
+
+def _object_of(frame: str) -> str | None:
+    m = _OBJECT.search(frame)
+    return m.group(0).rsplit("/", 1)[-1] if m else None
+
+
+def crash_frames(frames: list[str]) -> list[str]:
+    """The frames from where the signal hit, innermost first: those after glibc's trampoline, else those after
+    the handler's own leading frames (and the unnamed libc frame of the trampoline right after them)."""
+    head = frames[:8]
+    for i in range(len(head) - 1, -1, -1):
+        if any(t in head[i] for t in TRAMPOLINES):
+            return frames[i + 1 :]
+    at, handler_objects = 0, set()
+    while at < len(frames) and (
+        is_handler(frames[at])
+        or (_object_of(frames[at]) or "-") in handler_objects
+        or frames[at].startswith(REPORTERS)
+        or EXECUTABLE.match(frames[at])
+    ):
+        handler_objects.add(_object_of(frames[at]) or "")
+        at += 1
+    if at and at < len(frames) and (_object_of(frames[at]) or "").startswith("libc.so"):
+        at += 1
+    return frames[at:]

@@ -1,0 +1,228 @@
+"""What names a native library in a crash: read from the released packages, never written by hand.
+
+For each library whose frames and CUDA checks reach SGLang's logs (NCCL, UCX, NVSHMEM, DeepEP, FlashInfer,
+FlashMLA, sgl-kernel, DeepGEMM, Mooncake, NIXL) this reads its wheel's shared objects like `strings` does (or its
+sources, for a package that ships them: FlashInfer compiles at run time; DeepEP publishes no wheel, so its git
+source is read at its newest release tag) and keeps what a backtrace frame or an error line can show of it:
+
+- `objects`: its shared objects' names (`libnccl.so`, `flashmla_ops`), as a frame's path shows them;
+- `tokens`: the folder names its sources are built under (`_deps/repo-flashmla-src` -> `flashmla`; the Python
+  packages of its own wheel; its name), compared lower-case without `-` and `_`;
+- `prefixes`: the C symbol prefixes of its exported functions (`nccl`, `ucs`), kept only where an object's name
+  starts with them;
+- `namespaces`: the C++ namespaces of its mangled symbols that its tokens name (`deep_ep`, `flashinfer`);
+- `files`: source paths of two parts or more (`transport/p2p.cc`) that no other library of the table holds;
+- `handlers`: functions of its signal handler (UCX's `ucs_handle_error`): frames that print, not fail;
+- `checks`: its CUDA-check formats (`CUDA error (%s:%d): %s`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import zipfile
+from collections import Counter
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from tools.upstream import sources
+
+
+class Library(NamedTuple):
+    name: str  # as a verdict names it
+    package: str  # the wheel on the package index ("" for a git source)
+    members: tuple[str, ...]  # regexes over the wheel's member paths to read (shared objects or sources)
+    git_env: str = ""  # for a library without a wheel: the environment variable naming a git dir of its source
+
+
+LIBRARIES: tuple[Library, ...] = (
+    Library("NCCL", "nvidia-nccl-cu12", (r"/libnccl\.so\.\d+$",)),
+    Library("UCX", "libucx-cu12", (r"/libuc[smpt]\.so$", r"/ucx/libuct_[a-z_]+\.so$")),
+    Library("NVSHMEM", "nvidia-nvshmem-cu12", (r"/libnvshmem_host\.so\.\d+$",)),
+    Library("NIXL", "nixl-cu12", (r"/libnixl\.so$", r"/libnixl_common\.so$", r"/libplugin_[A-Z]+\.so$")),
+    Library("Mooncake", "mooncake-transfer-engine", (r"^mooncake/(?:engine|store)(?:\.[\w.-]+)?\.so$",)),
+    Library("FlashInfer", "flashinfer-python", (r"^flashinfer/data/(?:csrc|include)/.+\.(?:cu|cuh|h|cpp|cc)$",)),
+    Library("FlashMLA", "sgl-kernel", (r"^sgl_kernel/flashmla_ops\.[\w.]+\.so$",)),
+    Library("DeepGEMM", "sgl-kernel", (r"^deep_gemm/deep_gemm_cpp\.[\w.]+\.so$",)),
+    Library("sgl-kernel", "sgl-kernel", (r"^sgl_kernel/sm90/common_ops\.[\w.]+\.so$", r"^sgl_kernel/spatial_ops\.[\w.]+\.so$")),
+    Library("DeepEP", "", (r"^csrc/.+\.(?:cu|cuh|hpp|h|cpp)$",), git_env="LOGSCOPE_DEEPEP_GIT"),
+)
+
+_RUN = re.compile(rb"[\x20-\x7e\t]{4,}")
+_SOURCE = re.compile(r"^[\w.+/-]*\.(?:cc|cu|cpp|cuh|hpp|h|c)$")
+_FOREIGN = re.compile(r"site-packages/|dist-packages/|(?:^|\s)/usr/|/include/c\+\+/")
+_SPLIT = re.compile(r"[\s\"'():,<>\[\]]+")
+_DEPS = re.compile(r"_deps/repo-([\w-]+?)-src/")
+_MANGLED = re.compile(r"_ZN(?:K)?(\d+)")
+_IDENT = re.compile(r"^[A-Za-z_]\w{4,}$")
+_PREFIX = re.compile(r"^([a-z]{3,})(?=[A-Z_])")
+_NAMESPACE_DECL = re.compile(rb"\bnamespace\s+([A-Za-z_]\w*)\s*\{")
+_CHECK = re.compile(r"(?i)cuda error.*(?:%s|\{\})|(?:%s|\{\}).*cuda error")
+_HANDLER = re.compile(r"^\w*(?:handle_error|error_signal_handler|print_backtrace|backtrace_create)\w*$")
+_SO_NAME = re.compile(r"^(?P<stem>[\w-]+?)(?:\.cpython-[\w-]+|\.abi3)?\.so(?:\.\d+)*$")
+
+
+def normal(token: str) -> str:
+    """How a token is compared: lower case, without '-' and '_' (flash-mla, flash_mla, FlashMLA: flashmla)."""
+    return re.sub(r"[-_]", "", token.lower())
+
+
+def distribution_token(package: str) -> str:
+    """The library's name inside its distribution's name: nvidia-nccl-cu12 -> nccl, libucx-cu12 -> ucx."""
+    name = re.sub(r"-(?:cu\d+|python|transfer-engine)$", "", package)
+    return re.sub(r"^(?:nvidia-|lib)", "", name)
+
+
+def _strings(data: bytes) -> list[str]:
+    return [m.group(0).decode("ascii").strip() for m in _RUN.finditer(data)]
+
+
+def _mangled_heads(text: str) -> list[str]:
+    """The first name of each mangled symbol in a string (`_ZN7deep_ep6Buffer...` -> deep_ep)."""
+    out = []
+    for m in _MANGLED.finditer(text):
+        size = int(m.group(1))
+        out.append(text[m.end() : m.end() + size])
+    return out
+
+
+class _Scan:
+    def __init__(self) -> None:
+        self.objects: set[str] = set()
+        self.tokens: set[str] = set()
+        self.deps: set[str] = set()  # the _deps/repo-X-src folders it was built from
+        self.prefixes: Counter[str] = Counter()
+        self.heads: Counter[str] = Counter()
+        self.files: set[str] = set()
+        self.handlers: set[str] = set()
+        self.checks: set[str] = set()
+
+    def binary(self, name: str, data: bytes) -> None:
+        m = _SO_NAME.match(name.rsplit("/", 1)[-1])
+        if m and (m.group("stem").startswith("lib") or "_" in m.group("stem")):  # not a bare "engine.so"
+            self.objects.add(m.group("stem") + (".so" if m.group("stem").startswith("lib") else ""))
+        for text in _strings(data):
+            self.text(text)
+            if _IDENT.match(text):
+                p = _PREFIX.match(text)
+                if p:
+                    self.prefixes[p.group(1)] += 1
+                if _HANDLER.match(text):
+                    self.handlers.add(text)
+
+    def text(self, text: str) -> None:
+        if "_deps/" in text:
+            self.deps.update(normal(t) for t in _DEPS.findall(text))
+        if "." in text:
+            self._paths(text)
+        if "_ZN" in text:
+            self.heads.update(_mangled_heads(text))
+        if ("rror" in text or "RROR" in text) and _CHECK.search(text) and len(text) < 200:
+            self.checks.add(text.strip())
+
+    def _paths(self, text: str) -> None:
+        if len(text) > 400 or _FOREIGN.search(text):  # a mangled name; or a header of torch or the C++ library
+            return
+        for path in (t for t in _SPLIT.split(text) if _SOURCE.match(t)):
+            parts = [p for p in path.split("/") if p not in ("", ".", "..")]
+            roots = [i for i, p in enumerate(parts) if p.endswith("-src")]  # a build tree's _deps/repo-X-src/
+            parts = parts[roots[-1] + 1 :] if roots else parts
+            if len(parts) >= 2 and not parts[0].startswith("_deps"):
+                self.files.add("/".join(parts[-3:]))
+
+    def source(self, path: str, data: bytes) -> None:
+        parts = path.split("/")
+        self.files.add("/".join(parts[-3:]))
+        for m in _NAMESPACE_DECL.finditer(data):
+            self.heads[m.group(1).decode()] += 1
+        for line in data.decode("utf-8", errors="replace").splitlines():
+            if "cuda error" in line.lower() and ('"' in line):
+                for quoted in re.findall(r'"([^"]*[Cc][Uu][Dd][Aa] [Ee]rror[^"]*)"', line):
+                    self.checks.add(quoted)
+
+
+def _read_wheel(lib: Library, scan: _Scan) -> str:
+    wheel = sources.download(lib.package, None)
+    members = [re.compile(m) for m in lib.members]
+    with zipfile.ZipFile(wheel) as zf:
+        # the wheel's Python packages (a folder with __init__.py), not its lib/ or include/ folders
+        tops = {n.split("/", 1)[0] for n in zf.namelist() if n.count("/") == 1 and n.endswith("/__init__.py")}
+        for name in zf.namelist():
+            if not any(m.search(name) for m in members):
+                continue
+            if name.endswith(".so") or ".so." in name:
+                scan.binary(name, zf.read(name))
+            else:
+                scan.source(name, zf.read(name))
+    if normal(distribution_token(lib.package)) == normal(lib.name):  # the wheel is the library's own
+        scan.tokens.update(normal(t) for t in tops if not t.startswith((".", "_")) and "." not in t)
+    return wheel.name
+
+
+def _read_git(lib: Library, scan: _Scan) -> str | None:
+    git_dir = os.environ.get(lib.git_env)
+    if not git_dir:
+        return None
+    tags = subprocess.run(["git", f"--git-dir={git_dir}", "tag", "--sort=-v:refname"], capture_output=True, text=True, check=True)
+    tag = next((t for t in tags.stdout.split() if re.match(r"^v\d", t)), "HEAD")
+    names = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "ls-tree", "-r", "--name-only", tag], capture_output=True, text=True, check=True
+    ).stdout.split()
+    members = [re.compile(m) for m in lib.members]
+    for name in names:
+        if any(m.search(name) for m in members):
+            blob = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{tag}:{name}"], capture_output=True, check=True)
+            scan.source(name, blob.stdout)
+    return f"git source at tag {tag}"
+
+
+def extract(previous: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every library's markers; a library whose source cannot be read keeps its previous entry."""
+    scans: dict[str, tuple[_Scan, str]] = {}
+    for lib in LIBRARIES:
+        print(f"reading {lib.name}", flush=True)
+        scan = _Scan()
+        origin = _read_git(lib, scan) if lib.git_env else _read_wheel(lib, scan)
+        if origin is None:
+            continue
+        scan.tokens.add(normal(lib.name))
+        scan.tokens.update(d for d in scan.deps if d == normal(lib.name))  # FlashMLA's _deps/repo-flashmla-src
+        scans[lib.name] = (scan, f"{lib.package} {origin}".strip() if lib.package else origin)
+    out: dict[str, Any] = {k: v for k, v in (previous or {}).items() if k not in scans}
+    file_owners = Counter(f for scan, _ in scans.values() for f in scan.files)
+    token_owners = Counter(t for scan, _ in scans.values() for t in scan.tokens)
+    names = {normal(n) for n in scans}
+    object_owners = Counter(o for scan, _ in scans.values() for o in scan.objects)
+    for name, (scan, origin) in scans.items():
+        objects = sorted(o for o in scan.objects if object_owners[o] == 1)
+        stems = [normal(o.removeprefix("lib").split(".", 1)[0]) for o in objects]
+        prefixes = sorted(p for p, n in scan.prefixes.items() if n >= 20 and any(s.startswith(p) for s in stems))
+        namespaces = sorted(h for h in scan.heads if normal(h) in scan.tokens)
+        out[name] = {
+            "source": origin,
+            "objects": objects,
+            # a folder named after another library, or one several hold ("nvidia"), names none of them
+            "tokens": sorted(
+                t for t in scan.tokens if t == normal(name) or (len(t) >= 3 and token_owners[t] == 1 and t not in names)
+            ),
+            "prefixes": prefixes,
+            "namespaces": namespaces,
+            "files": sorted(f for f in scan.files if file_owners[f] == 1),
+            "handlers": sorted(scan.handlers),
+            "checks": sorted(scan.checks),
+        }
+    return dict(sorted(out.items()))
+
+
+def write(path: Path) -> None:
+    import json
+
+    previous = json.loads(path.read_text()) if path.is_file() else {}
+    data = extract(previous.get("libraries"))
+    doc = {
+        "doc": "Markers that name a native library in a frame or an error line, read from the released packages by "
+        "tools/upstream/libraries.py (python -m tools.upstream libraries). Generated: never edit by hand.",
+        "libraries": data,
+    }
+    path.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
