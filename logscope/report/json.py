@@ -82,7 +82,18 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "server_args": launch.server_args,
         "server_args_source": launch.server_args_source,
         **_notes(launch.events),
+        **_read_facts(launch.events),
     }
+
+
+def _read_facts(events: list[Event]) -> dict[str, Any]:
+    """The fields of the catalogued wordings no grammar reads (parse/parsers/catalogue.py), each with its line."""
+    read = [
+        {"source": e.source, "line": e.line, "time": e.time, **{k: v for k, v in e.data.items() if k != "full_text"}}
+        for e in events
+        if e.kind == kinds.CATALOGUED_LINE and e.data.get("fields")
+    ]
+    return {"read": read} if read else {}
 
 
 def _notes(events: list[Event]) -> dict[str, Any]:
