@@ -173,6 +173,8 @@ def compile_pattern(template: str, style: str) -> Pattern | None:
             body = f"(?:{_NUMBER})" + ("%" if spec.endswith("%") else "")
         elif at_end:
             body = _TRAILING
+        elif k == 1 and not str(parts[0]).strip():  # a placeholder starts the template: one word, not the prefix too
+            body = r"[^\s\[\]]+"
         else:
             body = ".*?"
         regex.append(f"({body})")

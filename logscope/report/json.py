@@ -177,6 +177,7 @@ def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
     entry["eager_comm_gib"] = ledger.eager_comm_gib
     entry["lazy_comm_gib"] = ledger.lazy_comm_gib
     entry.update(_notes(timeline.events))
+    entry.update(_read_facts(timeline.events))
     return entry
 
 

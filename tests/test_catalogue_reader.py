@@ -1,0 +1,150 @@
+"""The upstream catalogue as a reader (core/upstream.find_wordings, parse/parsers/catalogue.py): 200 templates taken at
+random from catalog/sglang.json, their placeholders filled, each line put after a log prefix and inside a sentence,
+and every field read back; the real shapes of issue 43 (a level and source prefix, an issue title, a rank tag
+with no time, a pool line of a newer model) read end to end."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from logscope.core import kinds, templates, upstream
+from logscope.core.model import Coverage
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.classify import SourceClassifier
+from logscope.pipeline.parse.wordings import judge
+
+_PREFIXES = ("[2026-10-01 12:00:00 TP3] ", "[2026-02-12 14:28:58] INFO server_args.py:1483: ", "[TP0] ")
+
+
+def _fillable(row: dict) -> bool:
+    """A one-line template whose placeholders each stand between literal text (two placeholders side by side print
+    one run of text that no reader can split)."""
+    if row["kind"] not in ("log", "print", "raise") or "\n" in row["template"].strip():
+        return False
+    parts = templates.pieces(row["template"].strip(), row["style"])
+    if len("".join(p for p in parts if isinstance(p, str)).strip()) < 6:
+        return False
+    return all(isinstance(a, str) or isinstance(b, str) and b != "" for a, b in zip(parts, parts[1:]))
+
+
+def _fill(row: dict, n: int) -> tuple[str, list[str]]:
+    """The line the template prints with distinct values, and the values in order (a choice of literal text is none)."""
+    out, values = [], []
+    for k, piece in enumerate(templates.pieces(row["template"].strip(), row["style"])):
+        if isinstance(piece, str):
+            out.append(piece)
+            continue
+        expr, _conv, spec = piece
+        choice = re.match(r"""^\s*(['"])(.*?)\1\s+if\s+.+\s+else\s+(['"])(.*?)\3\s*$""", expr)
+        if choice:
+            out.append(choice.group(4))
+            continue
+        if expr.rstrip().endswith("=") and not expr.rstrip().endswith("=="):
+            out.append(expr.strip()[:-1].strip() + "=")
+        decimals = re.search(r"\.(\d+)[fe%]", spec)
+        if decimals:
+            value = f"{1000 + n * 7 + k + 0.25:.{int(decimals.group(1))}f}"
+        elif spec[-1:] in ("d", "i", "n", "x", "g", "f", "e", "E"):
+            value = str(4000 + n * 11 + k)
+        else:
+            value = f"val{n}x{k}"
+        out.append(value + ("%" if spec.endswith("%") else ""))
+        values.append(value)
+    return "".join(out), values
+
+
+def _population() -> list[dict]:
+    return [row for row in upstream.catalog()["messages"] if _fillable(row)]
+
+
+SAMPLED = random.Random(43).sample(_population(), 200)
+
+
+def _read_back(line: str, row: dict, values: list[str]) -> bool:
+    wanted = [templates.typed(v) for v in values]
+    for match in upstream.find_wordings(line):
+        if match.template == row["template"].strip() and list(match.fields.values()) == wanted:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("n", range(len(SAMPLED)))
+def test_a_random_template_is_read_after_a_prefix_and_inside_a_sentence(n):
+    row = SAMPLED[n]
+    message, values = _fill(row, n)
+    after_prefix = _PREFIXES[n % len(_PREFIXES)] + message
+    in_sentence = f"[Bug] On H200 we see {message} and then nothing more"
+    assert _read_back(after_prefix, row, values), (row["template"], after_prefix)
+    assert _read_back(in_sentence, row, values), (row["template"], in_sentence)
+    assert judge(after_prefix.split("] ", 1)[1]) == "catalogued"
+
+
+def _events(text: str):
+    return SourceClassifier(Source(name="paste.md", path=None, data=text.encode()), Coverage()).run()
+
+
+def test_a_pool_line_of_a_newer_model_after_a_rank_tag_is_a_read_fact_with_its_releases():
+    line = (
+        "[TP0] Initialize DeepSeekV4TokenToKVPool with max_num_reqs=256 swa_size=329472 c4_size=0 c4_logical_size=0 "
+        "c128_size=2574 c4_state_pool_size=1024 c128_state_pool_size=512 unified=True unified_fp8=False"
+    )
+    (event,) = _events(line)
+    assert event.kind == kinds.CATALOGUED_LINE and event.grammar == kinds.CATALOGUE_GRAMMAR
+    assert event.data["fields"] == {
+        "max_num_reqs": 256,
+        "swa_size": 329472,
+        "c4_size": 0,
+        "c4_logical_size": 0,
+        "c128_size": 2574,
+        "c4_state_pool_size": 1024,
+        "c128_state_pool_size": 512,
+        "unified": True,
+        "unified_fp8": False,
+    }
+    assert event.data["releases"] == ["0.5.21", "0.5.23"] and event.data["rank"] == "TP0"
+
+
+def test_a_phase_line_after_a_level_and_source_prefix_is_read_by_its_grammar():
+    line = (
+        "[2026-02-12 14:28:58] INFO scheduler.py:412: max_total_num_tokens=2086558, chunked_prefill_size=8192, "
+        "max_prefill_tokens=16384, max_running_requests=4096, context_len=163840, available_gpu_mem=12.50 GB"
+    )
+    (event,) = _events(line)
+    assert event.kind == kinds.SCHEDULER_SUMMARY and event.time == "2026-02-12 14:28:58"
+    assert event.data["tokens"] == 2086558 and event.data["avail_gib"] == 12.5
+
+
+def test_a_summary_line_inside_an_issue_title_is_read():
+    line = (
+        "[Bug] [2026-06-28 15:16:45] max_total_num_tokens=2086558, chunked_prefill_size=8192, max_prefill_tokens=8192, "
+        "max_running_requests=2048, context_len=131072, available_gpu_mem=20.31 GB means the KV cache is 2M?"
+    )
+    (event,) = _events(line)
+    assert event.kind == kinds.SCHEDULER_SUMMARY
+    assert event.data["tokens"] == 2086558 and event.data["avail_gib"] == 20.31
+
+
+def test_a_catalogued_wording_after_a_level_prefix_is_never_new():
+    text = "[2026-02-12 14:28:58] INFO server_args.py:1483: Use flashinfer_trtllm as MoE runner backend on sm100 for X\n"
+    coverage = Coverage()
+    SourceClassifier(Source(name="a.log", path=None, data=text.encode()), coverage).run()
+    assert coverage.prefixed["new_wording"] == 0 and coverage.prefixed["catalogued"] == 1
+    assert not [u for u in coverage.unrecognized if u["grammar"] == "new_wording"]
+
+
+def test_the_json_lists_the_read_facts_with_their_line(tmp_path):
+    from logscope.pipeline.analyze import analyze_inputs
+
+    log = tmp_path / "rank0.log"
+    log.write_text(
+        "[2026-06-02 11:20:01 TP0] Initialize DeepSeekV4TokenToKVPool with max_num_reqs=256 swa_size=329472 "
+        "c4_size=0 c4_logical_size=0 c128_size=2574 c4_state_pool_size=1024 c128_state_pool_size=512 unified=True "
+        "unified_fp8=False\n"
+    )
+    document = json.loads(json.dumps(analyze_inputs([str(log)], []), default=str))
+    (fact,) = document["launches"][0]["ranks"][0]["read"]  # the file's rank (rank0.log)
+    assert fact["line"] == 1 and fact["fields"]["swa_size"] == 329472 and fact["releases"] == ["0.5.21", "0.5.23"]
