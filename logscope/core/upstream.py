@@ -260,6 +260,7 @@ def find_wordings(text: str) -> list[WordingMatch]:
     return out
 
 
+@cache
 def literal_text(template: str) -> str:
     return "".join(p for p in templates.pieces(template, "f" if "{" in template else "%") if isinstance(p, str))
 
