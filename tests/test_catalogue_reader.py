@@ -148,3 +148,18 @@ def test_the_json_lists_the_read_facts_with_their_line(tmp_path):
     document = json.loads(json.dumps(analyze_inputs([str(log)], []), default=str))
     (fact,) = document["launches"][0]["ranks"][0]["read"]  # the file's rank (rank0.log)
     assert fact["line"] == 1 and fact["fields"]["swa_size"] == 329472 and fact["releases"] == ["0.5.21", "0.5.23"]
+
+
+def test_a_summary_line_cut_with_an_ellipsis_in_an_issue_title_reads_the_fields_before_the_cut():
+    line = "[Bug] [2026-06-28 15:16:45] max_total_num_tokens=2086558, chunked_prefill_size=8192, ... means the KV cache is 2M?"
+    (event,) = _events(line)
+    assert event.kind == kinds.CATALOGUED_LINE and event.data["cut"] is True
+    assert event.data["fields"] == {"max_total_num_tokens": 2086558, "chunked_prefill_size": 8192}
+    # every release whose summary line starts so: 0.4.2.post4 added chunked_prefill_size, the newest still prints it
+    assert event.data["releases"] == ["0.4.2.post4", "0.5.23"]
+
+
+def test_a_wording_inside_a_sentence_reads_its_last_field_as_one_word():
+    (match, *_) = upstream.find_wordings("we got Registering 2760 cuda graph addresses twice")
+    assert match.fields == {"arg0": 2760} or list(match.fields.values()) == [2760]
+    assert not match.at_start

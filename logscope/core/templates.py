@@ -8,6 +8,7 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 _PRINTF = re.compile(r"%%|%[-+ #0]*\d*(?:\.\d+)?([sdifrxgeEu])")
@@ -39,6 +40,27 @@ class Pattern:
     regex: re.Pattern[str]
     fields: tuple[Field, ...]
     trailing: bool
+    steps: tuple[tuple[str, bool], ...]  # its regex pieces in order, True for a field's (one word each): cut_regex's
+
+    def cut_regex(self, fields: int) -> re.Pattern[str]:
+        """The template cut after its first `fields` fields where the writer put an ellipsis ("x=1, y=2, ... means"):
+        its pieces up to that field, then the ellipsis."""
+        return _cut(self.steps, fields)
+
+
+_ELLIPSIS = r"\s*,?\s*(?:\.\.\.|\u2026)"
+
+
+@lru_cache(maxsize=256)
+def _cut(steps: tuple[tuple[str, bool], ...], fields: int) -> re.Pattern[str]:
+    out: list[str] = []
+    for piece, is_field in steps:
+        out.append(piece)
+        if is_field:
+            fields -= 1
+            if not fields:
+                break
+    return re.compile("".join(out) + _ELLIPSIS)
 
 
 def pieces(template: str, style: str) -> list[str | tuple[str, str, str]]:
@@ -142,17 +164,20 @@ def compile_pattern(template: str, style: str) -> Pattern | None:
     """The search pattern of one line of a template, or None when it is nothing but placeholders."""
     parts = pieces(template.strip(), style)
     regex: list[str] = []
+    steps: list[tuple[str, bool]] = []
     fields: list[Field] = []
     names: dict[str, int] = {}
     last_field = -1
     for k, piece in enumerate(parts):
         if isinstance(piece, str):
             regex.append(_literal(piece))
+            steps.append((regex[-1], False))
             continue
         expr, _conv, spec = piece
         choice = _CHOICE.match(expr)
         if choice:  # {'available_cpu_mem' if cpu else 'available_gpu_mem'}: a choice of literal text
             regex.append("(?:" + _literal(choice.group(2)) + "|" + _literal(choice.group(4)) + ")")
+            steps.append((regex[-1], False))
             continue
         before = "".join(p if isinstance(p, str) else "" for p in parts[:k])
         after = parts[k + 1] if k + 1 < len(parts) and isinstance(parts[k + 1], str) else ""
@@ -160,6 +185,7 @@ def compile_pattern(template: str, style: str) -> Pattern | None:
         if self_doc:  # {available_size=} prints "available_size=760"
             expr = expr.rstrip()[:-1]
             regex.append(_literal(expr.strip() + "="))
+            steps.append((regex[-1], False))
             before += expr.strip() + "="
         name = _name(expr, before, len(fields))
         names[name] = names.get(name, 0) + 1
@@ -178,6 +204,7 @@ def compile_pattern(template: str, style: str) -> Pattern | None:
         else:
             body = ".*?"
         regex.append(f"({body})")
+        steps.append((regex[-1] if numeric else r"([^\s,]+)", True))
         last_field = k
     literal_text = "".join(p for p in parts if isinstance(p, str))
     if not literal_text.strip():
@@ -185,10 +212,11 @@ def compile_pattern(template: str, style: str) -> Pattern | None:
     head = template.strip()[:1]
     tail = template.strip()[-1:]
     source = ("(?<!\\w)" if head.isalnum() or head == "_" else "") + "".join(regex)
+    steps.insert(0, ("(?<!\\w)" if head.isalnum() or head == "_" else "", False))
     if isinstance(parts[-1], str) and parts[-1].strip() and (tail.isalnum() or tail == "_"):
         source += "(?!\\w)"
     trailing = last_field >= 0 and last_field >= len(parts) - 2 and not str(parts[-1]).strip()
-    return Pattern(re.compile(source), tuple(fields), trailing and not fields[-1].numeric)
+    return Pattern(re.compile(source), tuple(fields), trailing and not fields[-1].numeric, tuple(steps))
 
 
 def typed(value: str) -> Any:

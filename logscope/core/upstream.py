@@ -97,9 +97,9 @@ def _compiled(template: str, style: str) -> re.Pattern[str]:
 # time named tuples take, and only the few that fit a line become Wordings
 _Row = tuple[str, str, str, int, str]
 # the index: every line of every wording (template line, style, module, releases mask, anchor, level, kind, whole: a
-# one-line wording of a log / print / raise above debug), and which of them a word of a line can start: each wording
+# one-line wording of a log / print / raise above debug, its literal text before its first placeholder), and which of them a word of a line can start: each wording
 # under its rarest whole word (a line without that word cannot hold it), the few without one apart
-_Line = tuple[str, str, str, int, str, str, str, bool]
+_Line = tuple[str, str, str, int, str, str, str, bool, str]
 WordingIndex = tuple[tuple[_Line, ...], dict[str, tuple[int, ...]], tuple[int, ...]]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -166,7 +166,8 @@ def _build_wording_index() -> WordingIndex:
                 merged[key][7] = merged[key][7] or whole
                 continue
             anchor = max((p.strip() for p in parts), key=len)
-            merged[key] = [key[0], row["style"], row["module"], mask, anchor, row["level"], row["kind"], whole]
+            head = parts[0].strip() if len(parts) > 1 else ""
+            merged[key] = [key[0], row["style"], row["module"], mask, anchor, row["level"], row["kind"], whole, head]
     lines = tuple(tuple(v) for v in merged.values())
     words = [_key_words(line[0], line[1]) for line in lines]
     counts: dict[str, int] = {}
@@ -190,7 +191,10 @@ def _candidates(text: str) -> list[_Line]:
     ids: set[int] = set(floating)
     for word in set(_WORD.findall(text)):
         ids.update(by_word.get(word, ()))
-    return [lines[i] for i in sorted(ids) if lines[i][4] in text]
+    found = [lines[i] for i in sorted(ids) if lines[i][4] in text]
+    if "..." in text or "\u2026" in text:  # cut by its writer: the wordings whose opening text (10 characters or more) it holds
+        found += [line for line in lines if len(line[8]) >= 10 and line[8] in text and line not in found]
+    return found
 
 
 def releases_printing(message: str) -> tuple[frozenset[str], list[Wording]] | None:
@@ -226,6 +230,16 @@ class WordingMatch(NamedTuple):
     fields: dict[str, Any]
     units: dict[str, str]
     at_start: bool
+    cut: bool = False  # the writer cut it with an ellipsis after its last field read ("x=1, y=2, ... means")
+
+
+def _cut_match(pattern: templates.Pattern, text: str) -> re.Match[str] | None:
+    """The longest head of the wording, two fields or more, that an ellipsis ends."""
+    for fields in range(len(pattern.fields) - 1, 1, -1):
+        m = pattern.cut_regex(fields).search(text)
+        if m is not None:
+            return m
+    return None
 
 
 # what may stand before a message: log prefixes, levels, source locations, rank tags, an exception's class
@@ -244,18 +258,22 @@ def find_wordings(text: str) -> list[WordingMatch]:
         if pattern is None:
             continue
         m = pattern.regex.search(text)
+        cut = False
+        if m is None and len(pattern.fields) > 1 and ("..." in text or "\u2026" in text):
+            m = _cut_match(pattern, text)
+            cut = m is not None
         if m is None:
             continue
         at_start = _PREFIX_RUN.match(text, 0, m.start()) is not None
         values = list(m.groups())
         end = m.end()
-        if pattern.trailing and at_start and values:
+        if pattern.trailing and at_start and values and not cut:
             values[-1] = text[m.start(len(values)) :].rstrip()
             end = len(text.rstrip())
         fields = {f.name: templates.typed(v) for f, v in zip(pattern.fields, values)}
-        units = {f.name: f.unit for f in pattern.fields if f.unit}
+        units = {f.name: f.unit for f in pattern.fields[: len(values)] if f.unit}
         releases = frozenset(v for i, v in enumerate(catalogued_versions()) if line[3] >> i & 1)
-        out.append(WordingMatch(line[0], line[2], line[5], line[6], releases, m.start(), end, fields, units, at_start))
+        out.append(WordingMatch(line[0], line[2], line[5], line[6], releases, m.start(), end, fields, units, at_start, cut))
     out.sort(key=lambda w: (-len(literal_text(w.template)), w.start))
     return out
 

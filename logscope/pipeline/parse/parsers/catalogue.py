@@ -36,7 +36,9 @@ def parse(text: str) -> Parsed | None:
                 return Parsed(result[1], result[2], prefix)
     # its rank stays in its data: a wording is a read fact of the launch, no rank's timeline
     time = {"time": prefix.get("time"), "rank": None} if prefix else None
-    return Parsed(kinds.CATALOGUED_LINE, _data(best, prefix), time)
+    # the releases of every wording that reads the same values there (a cut line fits the older and newer wordings)
+    releases = frozenset().union(*(w.releases for w in found if w.start == best.start and w.fields == best.fields))
+    return Parsed(kinds.CATALOGUED_LINE, _data(best._replace(releases=releases), prefix), time)
 
 
 def _prefix(before: str) -> dict[str, Any] | None:
@@ -59,6 +61,8 @@ def _data(match: upstream.WordingMatch, prefix: dict[str, Any] | None) -> dict[s
         data["units"] = match.units
     if not match.at_start:
         data["in_sentence"] = True
+    if match.cut:
+        data["cut"] = True
     if prefix is not None and prefix.get("rank") is not None:
         data["rank"] = prefix["rank"].label
     return data
