@@ -68,19 +68,6 @@ class Wording(NamedTuple):
     def releases(self) -> frozenset[str]:
         return frozenset(v for i, v in enumerate(_indexed()[0]) if self.mask >> i & 1)
 
-    @property
-    def regex(self) -> re.Pattern[str]:
-        return _compiled(self.template, self.style)
-
-    def fits(self, message: str) -> bool:
-        return _fits(self, message)
-
-
-def _fits(row: tuple[str, str, str, int, str], message: str) -> bool:
-    """Whether a wording (a Wording, or the plain tuple the index keeps) prints `message`."""
-    template, style, _module, _mask, anchor = row
-    return _prints(anchor, template, style, message)
-
 
 def _prints(anchor: str, template: str, style: str, message: str) -> bool:
     """Whether a template prints `message`: its longest literal piece first (a line without it cannot match, and
@@ -93,12 +80,11 @@ def _compiled(template: str, style: str) -> re.Pattern[str]:
     return template_regex(template, style)
 
 
-# each wording as a plain tuple (Wording's fields): ten thousand of them load from the user cache in half the
-# time named tuples take, and only the few that fit a line become Wordings
-_Row = tuple[str, str, str, int, str]
-# the index: every line of every wording (template line, style, module, releases mask, anchor, level, kind, whole: a
-# one-line wording of a log / print / raise above debug, its literal text before its first placeholder), and which of them a word of a line can start: each wording
-# under its rarest whole word (a line without that word cannot hold it), the few without one apart
+# the index (plain tuples: ten thousand of them load from the user cache in half the time named tuples take, and
+# only the few that fit a line become Wordings): every line of every wording as (template line, style, module,
+# releases mask, anchor, level, kind, whole: a one-line wording of a log / print / raise above debug, head: its
+# literal text before its first placeholder), and which of them a word of a line can hold: each under its rarest
+# whole word (a line without that word cannot hold it), the few without one apart
 _Line = tuple[str, str, str, int, str, str, str, bool, str]
 WordingIndex = tuple[tuple[_Line, ...], dict[str, tuple[int, ...]], tuple[int, ...]]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
