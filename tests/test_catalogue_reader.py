@@ -163,3 +163,23 @@ def test_a_wording_inside_a_sentence_reads_its_last_field_as_one_word():
     (match, *_) = upstream.find_wordings("we got Registering 2760 cuda graph addresses twice")
     assert match.fields == {"arg0": 2760} or list(match.fields.values()) == [2760]
     assert not match.at_start
+
+
+def test_the_pools_free_tokens_after_a_failed_prefill_allocation_are_read():
+    # sglang 0.5.23 mem_cache/allocation.py: the message, then unified_radix_cache.py's lines for each pool
+    text = (
+        "[2026-09-01 10:00:00 TP0] Prefill out of memory. Try to lower your batch size.\n"
+        "Try to allocate 8192 tokens.\n"
+        "Available full tokens: 12288 (full_available_size=8192 + full_evictable_size_=4096)\n"
+        "Available mamba: 760 (available_size=760 + component_evictable_size_=0)\n"
+    )
+    events = _events(text)
+    assert [(e.line, e.kind) for e in events] == [
+        (1, kinds.CATALOGUED_LINE),
+        (2, kinds.CATALOGUED_LINE),
+        (3, kinds.POOL_AVAILABLE),
+        (4, kinds.POOL_AVAILABLE),
+    ]
+    assert events[0].data["level"] == "error" and events[1].data["fields"] == {"num_tokens": 8192}
+    assert events[3].data == {"pool": "mamba", "tokens": 760, "available": 760, "evictable": 0}
+    assert events[2].data == {"pool": "full", "tokens": 12288, "available": 8192, "evictable": 4096}

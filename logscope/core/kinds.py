@@ -79,6 +79,7 @@ STARTUP_TIMINGS: Final = "startup_timings"
 KV_DTYPE: Final = "kv_dtype"
 SHARD_PROGRESS: Final = "shard_progress"
 SWA_POOL_USAGE: Final = "swa_pool_usage"
+POOL_AVAILABLE: Final = "pool_available"  # a token pool's free and evictable tokens when an allocation failed
 KV_VA_BOUND: Final = "kv_va_bound"
 ATTENTION_BACKEND: Final = "attention_backend"
 PLATFORM: Final = "platform"
@@ -428,6 +429,24 @@ CATALOGUE: tuple[Kind, ...] = (
         rules=("swa_pool_usage",),
         literals=("SWAKVPool mem usage",),
         samples=("[2026-01-01 10:00:11 TP0] SWAKVPool mem usage: 43.00 GB, swa size: 700000, full size: 900000",),
+    ),
+    Kind(
+        POOL_AVAILABLE,
+        NOTE,
+        rules=("pool_available",),
+        literals=(
+            "Available tokens:",
+            "Available full tokens:",
+            "Available swa tokens:",
+            "Available swa:",
+            "Available mamba:",
+            "SWA available tokens:",
+        ),
+        samples=(
+            "Available mamba: 760 (available_size=760 + component_evictable_size_=0)",
+            "Available full tokens: 12288 (full_available_size=8192 + full_evictable_size_=4096)",
+            "[2025-09-01 10:00:00 TP0] Available tokens: 120 (available_size=100 + evictable_size=20)",
+        ),
     ),
     Kind(
         KV_VA_BOUND,

@@ -54,6 +54,7 @@ def _data(match: upstream.WordingMatch, prefix: dict[str, Any] | None) -> dict[s
     data: dict[str, Any] = {
         "wording": match.template,
         "module": match.module,
+        "level": match.level if match.kind != "raise" else "raise",  # an exception class's wording says "raise"
         "releases": [ordered[0], ordered[-1]],
         "fields": match.fields,
     }
