@@ -183,3 +183,12 @@ def test_the_pools_free_tokens_after_a_failed_prefill_allocation_are_read():
     assert events[0].data["level"] == "error" and events[1].data["fields"] == {"num_tokens": 8192}
     assert events[3].data == {"pool": "mamba", "tokens": 760, "available": 760, "evictable": 0}
     assert events[2].data == {"pool": "full", "tokens": 12288, "available": 8192, "evictable": 4096}
+
+
+def test_a_phase_wording_quoted_in_prose_is_a_read_fact_not_a_phase_reading():
+    # a lone quoted line is no startup that stopped there (no phase, so no startup-incomplete), yet its numbers are read
+    text = "For SGLang I saw this:\nKV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB\n"
+    (event,) = _events(text)
+    assert event.kind == kinds.CATALOGUED_LINE and event.data["quoted"] is True
+    assert event.data["fields"] == {"tokens": 367404, "k_size": 8.23, "v_size": 8.23}
+    assert event.data["units"] == {"k_size": "GB", "v_size": "GB"}

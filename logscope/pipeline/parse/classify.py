@@ -18,7 +18,7 @@ from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 from logscope.pipeline.parse import prefilter, serving, wordings
-from logscope.pipeline.parse.parsers import sglang_line
+from logscope.pipeline.parse.parsers import catalogue, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
@@ -228,10 +228,10 @@ class SourceClassifier:
         self._classify(lineno, text, candidates)
 
     def _read_catalogue(self, lineno: int, text: str, recognized: bool = True) -> bool:
-        """A line no grammar read, read through the catalogued wordings (parsers/catalogue.py)."""
+        """A line no grammar read, read through the catalogued wordings (parsers/catalogue.py); in prose, as a fact."""
         if len(text) > _CATALOGUE_CHARS:
             return False
-        parsed = _GRAMMARS[kinds.CATALOGUE_GRAMMAR].parse(text)
+        parsed = catalogue.parse_quoted(text) if self.quoted else _GRAMMARS[kinds.CATALOGUE_GRAMMAR].parse(text)
         if parsed is None:
             return False
         self.coverage.seen[kinds.CATALOGUE_GRAMMAR] += 1

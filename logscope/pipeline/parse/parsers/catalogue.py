@@ -22,6 +22,16 @@ _RANK_TAGS = re.compile(r"\[((?:(?:DP|PP|ATTN_CP|MOE_DP|TP|EP|CP|DCP)\d+ ?)+)\]"
 
 def parse(text: str) -> Parsed | None:
     """The best catalogued wording of the line (the most literal text), read; None when none is found."""
+    return _read(text, through_grammar=True)
+
+
+def parse_quoted(text: str) -> Parsed | None:
+    """A wording quoted in prose: a read fact only, never a phase reading (a line in a sentence is no log record,
+    and a lone quoted phase line would read as a startup that stopped there)."""
+    return _read(text, through_grammar=False)
+
+
+def _read(text: str, through_grammar: bool) -> Parsed | None:
     found = upstream.find_wordings(text)
     if not found:
         return None
@@ -29,7 +39,7 @@ def parse(text: str) -> Parsed | None:
     prefix = _prefix(text[: best.start])
     # a wording the SGLang grammar knows holds one of its literals (the grammar is not tried on the others: each parse
     # that fails can build the lexer of a parser state the log never needed, which costs a paste milliseconds)
-    if any(literal in text for literal in _SGLANG_LITERALS):
+    if through_grammar and any(literal in text for literal in _SGLANG_LITERALS):
         for span in (text[best.start :], text[best.start : best.end]):
             result = sglang_line.parse_line(span)
             if result is not None and result[1] != kinds.EXCEPTION:
