@@ -192,3 +192,17 @@ def test_a_phase_wording_quoted_in_prose_is_a_read_fact_not_a_phase_reading():
     assert event.kind == kinds.CATALOGUED_LINE and event.data["quoted"] is True
     assert event.data["fields"] == {"tokens": 367404, "k_size": 8.23, "v_size": 8.23}
     assert event.data["units"] == {"k_size": "GB", "v_size": "GB"}
+
+
+@pytest.mark.parametrize(
+    ("message", "catalogued"),
+    [
+        ("Loading weights to", True),  # 'Loading weights took %.2f seconds', cut (h-013's last line)
+        ("Unsupported element_size = 656 for J", True),  # cut inside the literal after a value
+        ("Load weight end. elapsed=3.05", True),  # cut inside a value
+        ("Load weight end. elapsed=3 s, and then a wording no release prints", False),
+        ("Beginning to load weights", False),  # no catalogued release prints it, whole or cut
+    ],
+)
+def test_a_cut_copy_of_a_catalogued_wording_is_never_new(message, catalogued):
+    assert (judge(message) == "catalogued") is catalogued

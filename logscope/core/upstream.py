@@ -281,4 +281,40 @@ def printed_by_a_release(message: str) -> bool:
     lines = _candidates(message)
     if any(_prints(line[4], line[0], line[1], message) for line in lines):
         return True
-    return any(w.at_start for w in find_wordings(message))
+    return any(w.at_start for w in find_wordings(message)) or _cut_copy(message.strip())
+
+
+_CUT_LITERAL = 16  # the literal text a cut copy must hold: less fits too many wordings
+
+
+def _cut_copy(message: str) -> bool:
+    """Whether the message is the start of a catalogued wording line, cut (a paste cut at a width, a copy cut short):
+    its literal pieces in order, the last one or a placeholder's value cut where the message ends."""
+    if len(message) < _CUT_LITERAL:
+        return False
+    lines, _, _ = wording_index()
+    for line in lines:
+        opening = line[8] or line[0]
+        if opening[:8] != message[:8]:
+            continue
+        if _starts(line[0], line[1], message):
+            return True
+    return False
+
+
+def _starts(template: str, style: str, message: str) -> bool:
+    pos, matched = 0, 0
+    for piece in literal_parts(template.strip(), style):
+        text = piece.strip()
+        if not text:
+            continue
+        found = message.find(text, pos) if pos else (0 if message.startswith(text) else -1)
+        if found < 0:  # the message ends inside this piece or inside the value before it (a value is any text)
+            if not pos:
+                return text.startswith(message)
+            tail = message[pos:].rstrip()
+            cut_in_piece = any(text.startswith(tail[k:]) for k in range(max(len(tail) - len(text), 0), len(tail) - 2))
+            return matched >= _CUT_LITERAL and (not tail.split(None, 1)[1:] or cut_in_piece)
+        matched += len(text)
+        pos = found + len(text)
+    return False
