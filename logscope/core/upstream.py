@@ -238,7 +238,7 @@ _PREFIX_RUN = re.compile(
 def find_wordings(text: str) -> list[WordingMatch]:
     """Every catalogued wording found anywhere in a line, longest literal text first. A wording that starts the
     message and ends with a placeholder reads that field to the line's end; inside a sentence, one word."""
-    out: list[WordingMatch] = []
+    out: list[tuple[int, WordingMatch]] = []
     for line in _candidates(text):
         pattern = _pattern(line[0], line[1])
         if pattern is None:
@@ -259,14 +259,15 @@ def find_wordings(text: str) -> list[WordingMatch]:
         fields = {f.name: templates.typed(v) for f, v in zip(pattern.fields, values)}
         units = {f.name: f.unit for f in pattern.fields[: len(values)] if f.unit}
         releases = frozenset(v for i, v in enumerate(catalogued_versions()) if line[3] >> i & 1)
-        out.append(WordingMatch(line[0], line[2], line[5], line[6], releases, m.start(), end, fields, units, at_start, cut))
-    out.sort(key=lambda w: (-len(literal_text(w.template)), w.start))
-    return out
+        found = WordingMatch(line[0], line[2], line[5], line[6], releases, m.start(), end, fields, units, at_start, cut)
+        out.append((_literal_length(line[0], line[1]), found))
+    out.sort(key=lambda pair: (-pair[0], pair[1].start))
+    return [found for _, found in out]
 
 
 @cache
-def literal_text(template: str) -> str:
-    return "".join(p for p in templates.pieces(template, "f" if "{" in template else "%") if isinstance(p, str))
+def _literal_length(template: str, style: str) -> int:
+    return sum(len(piece) for piece in templates.pieces(template, style) if isinstance(piece, str))
 
 
 @cache

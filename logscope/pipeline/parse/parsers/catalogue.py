@@ -15,8 +15,8 @@ from logscope.core.events import RankId
 from logscope.pipeline.parse.parsers import sglang_line
 from logscope.pipeline.parse.parsers.base import Parsed, prefix_of
 
-# a rank tag group without a time ("[TP0]", "[DP0 TP3 EP3]"), where SGLang's whole prefix is not there
 _SGLANG_LITERALS = kinds.line_literals(kinds.SGLANG)
+# a rank tag group without a time ("[TP0]", "[DP0 TP3 EP3]"), where SGLang's whole prefix is not there
 _RANK_TAGS = re.compile(r"\[((?:(?:DP|PP|ATTN_CP|MOE_DP|TP|EP|CP|DCP)\d+ ?)+)\]")
 
 
