@@ -206,3 +206,16 @@ def test_a_phase_wording_quoted_in_prose_is_a_read_fact_not_a_phase_reading():
 )
 def test_a_cut_copy_of_a_catalogued_wording_is_never_new(message, catalogued):
     assert (judge(message) == "catalogued") is catalogued
+
+
+def test_lines_after_a_rank_tag_with_no_time_are_read_and_never_new():
+    text = (
+        "[TP0] Using default HuggingFace chat template with detected content format: openai\n"
+        "[TP1] Load weight begin. avail mem=78.38 GB\n"
+    )
+    coverage = Coverage()
+    events = SourceClassifier(Source(name="paste.md", path=None, data=text.encode()), coverage).run()
+    assert [(e.kind, e.data.get("rank")) for e in events] == [(kinds.CATALOGUED_LINE, "TP0"), (kinds.LOAD_WEIGHT_BEGIN, None)]
+    assert events[0].data["fields"] == {"format": "openai"}
+    assert events[1].rank is not None and events[1].rank.label == "TP1" and events[1].data["avail_gib"] == 78.38
+    assert coverage.prefixed["new_wording"] == 0
