@@ -201,6 +201,8 @@ def compile_pattern(template: str, style: str) -> Pattern | None:
             body = _TRAILING
         elif k == 1 and not str(parts[0]).strip():  # a placeholder starts the template: one word, not the prefix too
             body = r"[^\s\[\]]+"
+        elif str(after).startswith("]"):  # "[{name}] started": inside its brackets (never a log prefix's bracket)
+            body = r"[^\[\]]*?"
         else:
             body = ".*?"
         regex.append(f"({body})")
