@@ -232,3 +232,17 @@ def test_nearly_every_fillable_template_of_the_catalogue_reads_back():
         if not (_read_back(after_prefix, row, values) and _read_back(f"we see {message} and then", row, values)):
             missed.append(row["template"])
     assert len(population) > 6000 and len(missed) <= len(population) // 500, missed
+
+
+def test_a_line_repeating_a_wordings_pieces_is_read_in_linear_time():
+    """A 4,000-character line that repeats a summary line's keys with a bad last value: each placeholder stops at the
+    first place its next literal stands, and the prefix run is possessive, so nothing backtracks over every split
+    (the first versions took 30 s and over a minute on it; a return is the test, never a timer)."""
+    unit = (
+        "max_total_num_tokens=1, chunked_prefill_size=2, max_prefill_tokens=3, max_running_requests=4, context_len=5, "
+        "available_gpu_mem=x "
+    )
+    for line in ((unit * 40)[:4000], "1" * 4000 + "x"):
+        assert isinstance(upstream.find_wordings(line), list)
+        assert upstream.releases_printing(line) is None or line.startswith("max_total_num_tokens=")
+        assert judge(line) in ("catalogued", "new_wording")

@@ -15,7 +15,7 @@ _PRINTF = re.compile(r"%%|%[-+ #0]*\d*(?:\.\d+)?([sdifrxgeEu])")
 # a number as Python prints one: an int, a float, an exponent, and nan / inf
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)"
 # a placeholder at the end of a template, inside a sentence: one word-like value, without the sentence's punctuation
-_TRAILING = r"[^\s]*[^\s.,;:!?'\"]"
+_TRAILING = r"[^\s]{0,200}[^\s.,;:!?'\"]"
 _CHOICE = re.compile(r"""^\s*(['"])(.*?)\1\s+if\s+.+\s+else\s+(['"])(.*?)\3\s*$""")
 # the key printed before a value: two words where they start a clause ("K size: ", ". avail mem="), else one
 _KEY_BEFORE = re.compile(r"(?:^|[,.;(\[]\s*)([A-Za-z_#][\w#]*(?: [A-Za-z_]\w*)?)\s*[=:]\s*$|([A-Za-z_#][\w#]*)\s*[=:]\s*$")
@@ -200,9 +200,12 @@ def compile_pattern(template: str, style: str) -> Pattern | None:
         elif at_end:
             body = _TRAILING
         elif k == 1 and not str(parts[0]).strip():  # a placeholder starts the template: one word, not the prefix too
-            body = r"[^\s\[\]]+"
+            body = r"[^\s\[\]]{1,200}"
         elif str(after).startswith("]"):  # "[{name}] started": inside its brackets (never a log prefix's bracket)
             body = r"[^\[\]]*?"
+        elif after:  # up to the first place the next literal text stands: never across it, so a line repeating a
+            # wording's pieces costs a search linear time per start, not a backtracking over every split
+            body = f"(?:(?!{_literal(str(after))}).)*?"
         else:
             body = ".*?"
         regex.append(f"({body})")

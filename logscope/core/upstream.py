@@ -52,8 +52,12 @@ def literal_parts(template: str, style: str) -> list[str]:
 def template_regex(template: str, style: str) -> re.Pattern[str]:
     """A template as a regex over one printed line: literals exact, each placeholder any text (an f-string
     branch may print nothing)."""
-    parts = literal_parts(template, style)
-    body = "(.*?)".join(re.escape(p.strip("\n")) for p in parts)
+    parts = [re.escape(p.strip("\n")) for p in literal_parts(template, style)]
+    body = parts[0]
+    for after in parts[1:]:
+        # a value up to the first place the next literal stands, never across it: a line repeating a wording's pieces
+        # costs linear time, not a backtracking over every split of it
+        body += (f"((?:(?!{after}).)*?)" if after else "(.*?)") + after
     return re.compile(r"\s*" + body.strip() + r"\s*\Z", re.DOTALL)
 
 
@@ -230,9 +234,9 @@ def _cut_match(pattern: templates.Pattern, text: str) -> re.Match[str] | None:
 
 # what may stand before a message: log prefixes, levels, source locations, rank tags, an exception's class
 _PREFIX_RUN = re.compile(
-    r"\s*(?:(?:\[[^\]]*\]|\(\w+ pid=\d+[^)]*\)|\d{4}-\d{2}-\d{2}[ T][\d:.,]+Z?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
-    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b|[\w.-]+\.py:\d+|[\w.]*(?:Error|Exception)|\d+|[-|:>])\s*)*\Z"
-)
+    r"\s*(?:(?>\[[^\]]*\]|\(\w+ pid=\d+[^)]*\)|\d{4}-\d{2}-\d{2}[ T][\d:.,]+Z?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b|[\w.-]+\.py:\d+|[\w.]*(?:Error|Exception)|\d+|[-|:>])\s*)*+\Z"
+)  # each piece atomic and the run possessive: a long run of digits that fails at its end fails in linear time
 
 
 def find_wordings(text: str) -> list[WordingMatch]:
