@@ -82,6 +82,7 @@ STARTUP_TIMINGS: Final = "startup_timings"
 KV_DTYPE: Final = "kv_dtype"
 SHARD_PROGRESS: Final = "shard_progress"
 SWA_POOL_USAGE: Final = "swa_pool_usage"
+POOL_AVAILABLE: Final = "pool_available"  # a token pool's free and evictable tokens when an allocation failed
 KV_VA_BOUND: Final = "kv_va_bound"
 ATTENTION_BACKEND: Final = "attention_backend"
 PLATFORM: Final = "platform"
@@ -115,6 +116,7 @@ DSV4_POOL_SIZES: Final = "dsv4_pool_sizes"
 POST_CAPTURE_KV: Final = "post_capture_kv"
 POST_CAPTURE_DRAFT_KV: Final = "post_capture_draft_kv"
 MEMORY_LINE: Final = "memory_line"  # never emitted: a line naming memory that no grammar read, for the coverage
+CATALOGUED_LINE: Final = "catalogued_line"  # a catalogued SGLang wording no grammar reads: its fields, as read facts
 SERVING_BEGIN: Final = "serving_begin"  # the first line of an input that shows the server serving (serving.py)
 
 # the body kinds of an exception line ("RuntimeError: NCCL error: ..."): data["body_kind"], never an event kind
@@ -139,6 +141,7 @@ NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
 MEMORY_LINE_GRAMMAR: Final = "memory_line"
 NVIDIA_SMI_GRAMMAR: Final = "nvidia_smi"  # the dump readers' (table, -q, CSV): a block grammar
 NVIDIA_TOPO_GRAMMAR: Final = "nvidia_topo"
+CATALOGUE_GRAMMAR: Final = "catalogue"  # the upstream catalogue's wordings, found anywhere in a line (parsers/catalogue.py)
 BLOCK: Final = ""  # read by a block reader (its literals are the reader's), or made by a stage
 
 
@@ -429,6 +432,24 @@ CATALOGUE: tuple[Kind, ...] = (
         rules=("swa_pool_usage",),
         literals=("SWAKVPool mem usage",),
         samples=("[2026-01-01 10:00:11 TP0] SWAKVPool mem usage: 43.00 GB, swa size: 700000, full size: 900000",),
+    ),
+    Kind(
+        POOL_AVAILABLE,
+        NOTE,
+        rules=("pool_available",),
+        literals=(
+            "Available tokens:",
+            "Available full tokens:",
+            "Available swa tokens:",
+            "Available swa:",
+            "Available mamba:",
+            "SWA available tokens:",
+        ),
+        samples=(
+            "Available mamba: 760 (available_size=760 + component_evictable_size_=0)",
+            "Available full tokens: 12288 (full_available_size=8192 + full_evictable_size_=4096)",
+            "[2025-09-01 10:00:00 TP0] Available tokens: 120 (available_size=100 + evictable_size=20)",
+        ),
     ),
     Kind(
         KV_VA_BOUND,
@@ -809,6 +830,17 @@ CATALOGUE: tuple[Kind, ...] = (
         FACT,
         NATIVE_LOG_GRAMMAR,
         samples=("node1:1234:1300 [0] NCCL INFO init.cc:1460 Cuda Host Alloc Size 4 pointer 0x7f0c2a000000",),
+    ),
+    Kind(
+        CATALOGUED_LINE,
+        FACT,
+        CATALOGUE_GRAMMAR,
+        # every line no grammar reads is tried too; these make the pool lines of newer models candidates
+        literals=("TokenToKVPool", "unified-memory-pool", "Try to allocate"),
+        samples=(
+            "[2026-06-02 11:20:01 TP0] Initialize DeepSeekV4TokenToKVPool with max_num_reqs=256 swa_size=329472 c4_size=0 "
+            "c4_logical_size=0 c128_size=2574 c4_state_pool_size=1024 c128_state_pool_size=512 unified=True unified_fp8=False",
+        ),
     ),
     Kind(SMI_PROCESS, FACT, BLOCK),
     Kind(SERVING_BEGIN, FACT, BLOCK),

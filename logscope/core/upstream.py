@@ -10,7 +10,7 @@ import re
 from functools import cache
 from typing import Any, NamedTuple
 
-from logscope.core import user_cache
+from logscope.core import templates, user_cache
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "sglang.json"
@@ -52,8 +52,12 @@ def literal_parts(template: str, style: str) -> list[str]:
 def template_regex(template: str, style: str) -> re.Pattern[str]:
     """A template as a regex over one printed line: literals exact, each placeholder any text (an f-string
     branch may print nothing)."""
-    parts = literal_parts(template, style)
-    body = "(.*?)".join(re.escape(p.strip("\n")) for p in parts)
+    parts = [re.escape(p.strip("\n")) for p in literal_parts(template, style)]
+    body = parts[0]
+    for after in parts[1:]:
+        # a value up to the first place the next literal stands, never across it: a line repeating a wording's pieces
+        # costs linear time, not a backtracking over every split of it
+        body += (f"((?:(?!{after}).)*?)" if after else "(.*?)") + after
     return re.compile(r"\s*" + body.strip() + r"\s*\Z", re.DOTALL)
 
 
@@ -68,19 +72,6 @@ class Wording(NamedTuple):
     def releases(self) -> frozenset[str]:
         return frozenset(v for i, v in enumerate(_indexed()[0]) if self.mask >> i & 1)
 
-    @property
-    def regex(self) -> re.Pattern[str]:
-        return _compiled(self.template, self.style)
-
-    def fits(self, message: str) -> bool:
-        return _fits(self, message)
-
-
-def _fits(row: tuple[str, str, str, int, str], message: str) -> bool:
-    """Whether a wording (a Wording, or the plain tuple the index keeps) prints `message`."""
-    template, style, _module, _mask, anchor = row
-    return _prints(anchor, template, style, message)
-
 
 def _prints(anchor: str, template: str, style: str, message: str) -> bool:
     """Whether a template prints `message`: its longest literal piece first (a line without it cannot match, and
@@ -93,10 +84,14 @@ def _compiled(template: str, style: str) -> re.Pattern[str]:
     return template_regex(template, style)
 
 
-# each wording as a plain tuple (Wording's fields): ten thousand of them load from the user cache in half the
-# time named tuples take, and only the few that fit a line become Wordings
-_Row = tuple[str, str, str, int, str]
-WordingIndex = tuple[dict[str, tuple[_Row, ...]], tuple[tuple[str, _Row], ...]]
+# the index (plain tuples: ten thousand of them load from the user cache in half the time named tuples take, and
+# only the few that fit a line become Wordings): every line of every wording as (template line, style, module,
+# releases mask, anchor, level, kind, whole: a one-line wording of a log / print / raise above debug, head: its
+# literal text before its first placeholder), and which of them a word of a line can hold: each under its rarest
+# whole word (a line without that word cannot hold it), the few without one apart
+_Line = tuple[str, str, str, int, str, str, str, bool, str]
+WordingIndex = tuple[tuple[_Line, ...], dict[str, tuple[int, ...]], tuple[int, ...]]
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def wording_index() -> WordingIndex:
@@ -110,8 +105,8 @@ def catalogued_versions() -> tuple[str, ...]:
 
 @cache
 def _cache_key() -> str | None:
-    """The key of what is built from the catalogue: its bytes and this module's."""
-    return user_cache.content_key([data_dir("catalog") / CATALOG_FILE], (__file__,))
+    """The key of what is built from the catalogue: its bytes and the bytes of the modules that index it."""
+    return user_cache.content_key([data_dir("catalog") / CATALOG_FILE], (__file__, templates.__file__))
 
 
 @cache
@@ -123,76 +118,208 @@ def _indexed() -> tuple[tuple[str, ...], WordingIndex]:
         "wordings",
         _cache_key(),
         lambda: (versions(), _build_wording_index()),
-        lambda v: isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], tuple),
+        lambda v: isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], tuple) and len(v[1]) == 3,
     )
 
 
-def _build_wording_index() -> WordingIndex:
-    """Every log / print / raise wording (not debug) the catalogue holds: by the first word of the text it
-    starts with, and apart (with its longest literal piece) the ones that start with a placeholder. All of
-    them, also those every release prints: a line that one of them prints tells nothing, and must not be
-    taken for the narrower wording it also fits. Wordings with almost no literal text ("{msg}") are left
-    out: they would fit any line."""
-    by_word: dict[str, list[_Row]] = {}
-    floating: list[tuple[str, _Row]] = []
-    for row in catalog()["messages"]:
-        if row["kind"] not in ("log", "print", "raise") or row["level"] == "debug":
+def _key_words(template: str, style: str) -> list[str]:
+    """The whole words of a template line's literal text: a word touching a placeholder may be glued to its value."""
+    parts = templates.pieces(template.strip(), style)
+    out: list[str] = []
+    for k, part in enumerate(parts):
+        if not isinstance(part, str):
             continue
-        parts = literal_parts(row["template"], row["style"])
-        if sum(len(p.strip()) for p in parts) < _MIN_LITERAL_ANY:
+        for m in _WORD.finditer(part):
+            if (m.start() > 0 or k == 0) and (m.end() < len(part) or k == len(parts) - 1):
+                out.append(m.group())
+    return out
+
+
+def _build_wording_index() -> WordingIndex:
+    """Every line of every log / print / raise wording of the catalogue (debug ones too: printed at --log-level
+    debug), each under its rarest whole word. Lines with almost no literal text ("{msg}") are left out: they would
+    fit any line."""
+    merged: dict[tuple[str, str], list[Any]] = {}
+    for row in catalog()["messages"]:
+        if row["kind"] not in ("log", "print", "raise"):
             continue
         present = present_in(row)
         mask = sum(1 << i for i, v in enumerate(versions()) if v in present)
-        anchor = max((p.strip("\n") for p in parts), key=len).strip()
-        wording = (row["template"], row["style"], row["module"], mask, anchor)
-        head = parts[0].split()
-        if head and parts[0][:1].strip():
-            by_word.setdefault(head[0], []).append(wording)
-        else:
-            floating.append((max(parts, key=len).strip(), wording))
-    return {word: tuple(found) for word, found in by_word.items()}, tuple(floating)
+        whole = "\n" not in row["template"].strip("\n") and row["level"] != "debug"
+        for segment in row["template"].split("\n"):
+            parts = literal_parts(segment, row["style"])
+            if sum(len(p.strip()) for p in parts) < _MIN_LITERAL_ANY:
+                continue
+            key = (segment.strip(), row["style"])
+            if key in merged:
+                merged[key][3] |= mask
+                merged[key][7] = merged[key][7] or whole
+                continue
+            anchor = max((p.strip() for p in parts), key=len)
+            head = parts[0].strip() if len(parts) > 1 else ""
+            merged[key] = [key[0], row["style"], row["module"], mask, anchor, row["level"], row["kind"], whole, head]
+    lines = tuple(tuple(v) for v in merged.values())
+    words = [_key_words(line[0], line[1]) for line in lines]
+    counts: dict[str, int] = {}
+    for found in words:
+        for word in set(found):
+            counts[word] = counts.get(word, 0) + 1
+    by_word: dict[str, list[int]] = {}
+    floating: list[int] = []
+    for i, found in enumerate(words):
+        if not found:
+            floating.append(i)
+            continue
+        best = min(found, key=lambda w: (counts[w], -len(w)))
+        by_word.setdefault(best, []).append(i)
+    return lines, {w: tuple(ids) for w, ids in by_word.items()}, tuple(floating)  # type: ignore[return-value]
+
+
+def _candidates(text: str) -> list[_Line]:
+    """The wording lines whose rarest word and longest literal piece the text holds."""
+    lines, by_word, floating = wording_index()
+    ids: set[int] = set(floating)
+    for word in set(_WORD.findall(text)):
+        ids.update(by_word.get(word, ()))
+    found = [lines[i] for i in sorted(ids) if lines[i][4] in text]
+    if "..." in text or "\u2026" in text:  # cut by its writer: the wordings whose opening text (10 characters or more) it holds
+        found += [line for line in lines if len(line[8]) >= 10 and line[8] in text and line not in found]
+    return found
 
 
 def releases_printing(message: str) -> tuple[frozenset[str], list[Wording]] | None:
     """The releases whose wordings print this message (after its prefix), and those wordings; None when no
-    catalogued wording fits it."""
-    words = message.split(None, 1)
-    if not words:
+    catalogued wording fits it. Only one-line wordings above debug level: a line that one of them prints
+    tells which releases print it, also when every release does (then it tells nothing, and must not be taken
+    for the narrower wording it also fits)."""
+    if not message.split(None, 1):
         return None
-    by_word, floating = wording_index()
-    rows = [w for w in by_word.get(words[0], ()) if _fits(w, message)]
-    rows += [w for anchor, w in floating if anchor in message and _fits(w, message)]
-    matched = [Wording(*row) for row in rows]
-    if not matched:
-        return None
+    rows = [line for line in _candidates(message) if line[7] and _prints(line[4], line[0], line[1], message)]
+    matched = [Wording(line[0], line[1], line[2], line[3], line[4]) for line in rows]
+    if not matched:  # after a further prefix of its own (a level and source location): the wording that fills the rest
+        end = len(message.rstrip())
+        found = [w for w in find_wordings(message) if w.at_start and w.end == end and w.level != "debug"]
+        if not found:
+            return None
+        style = {line[0]: line for line in _candidates(message)}
+        matched = [Wording(w.template, style[w.template][1], w.module, style[w.template][3], style[w.template][4]) for w in found]
     return frozenset().union(*(w.releases for w in matched)), matched
 
 
-def printed_by_a_release(message: str) -> bool:
-    """Whether a catalogued release prints this message (after its prefix) as one line: a wording of the index,
-    a debug-level one (printed at --log-level debug), or the first line of one that goes on over several lines
-    (its next lines carry no prefix of their own)."""
-    if releases_printing(message) is not None:
-        return True
-    return any(_prints(anchor, template, style, message) for anchor, template, style in _more_lines())
+class WordingMatch(NamedTuple):
+    """A catalogued wording found in a line: where, its fields (placeholder values, typed) with their units, the
+    releases that print it, and whether it starts the line's message (after nothing but a prefix)."""
+
+    template: str
+    module: str
+    level: str
+    kind: str
+    releases: frozenset[str]
+    start: int
+    end: int
+    fields: dict[str, Any]
+    units: dict[str, str]
+    at_start: bool
+    cut: bool = False  # the writer cut it with an ellipsis after its last field read ("x=1, y=2, ... means")
+
+
+def _cut_match(pattern: templates.Pattern, text: str) -> re.Match[str] | None:
+    """The longest head of the wording, two fields or more, that an ellipsis ends."""
+    for fields in range(len(pattern.fields) - 1, 1, -1):
+        m = pattern.cut_regex(fields).search(text)
+        if m is not None:
+            return m
+    return None
+
+
+# what may stand before a message: log prefixes, levels, source locations, rank tags, an exception's class
+_PREFIX_RUN = re.compile(
+    r"\s*(?:(?>\[[^\]]*\]|\(\w+ pid=\d+[^)]*\)|\d{4}-\d{2}-\d{2}[ T][\d:.,]+Z?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b|[\w.-]+\.py:\d+|[\w.]*(?:Error|Exception)|\d+|[-|:>])\s*)*+\Z"
+)  # each piece atomic and the run possessive: a long run of digits that fails at its end fails in linear time
+
+
+def find_wordings(text: str) -> list[WordingMatch]:
+    """Every catalogued wording found anywhere in a line, longest literal text first. A wording that starts the
+    message and ends with a placeholder reads that field to the line's end; inside a sentence, one word."""
+    out: list[tuple[int, WordingMatch]] = []
+    for line in _candidates(text):
+        pattern = _pattern(line[0], line[1])
+        if pattern is None:
+            continue
+        m = pattern.regex.search(text)
+        cut = False
+        if m is None and len(pattern.fields) > 1 and ("..." in text or "\u2026" in text):
+            m = _cut_match(pattern, text)
+            cut = m is not None
+        if m is None:
+            continue
+        at_start = _PREFIX_RUN.match(text, 0, m.start()) is not None
+        values = list(m.groups())
+        end = m.end()
+        if pattern.trailing and at_start and values and not cut:
+            values[-1] = text[m.start(len(values)) :].rstrip()
+            end = len(text.rstrip())
+        fields = {f.name: templates.typed(v) for f, v in zip(pattern.fields, values)}
+        units = {f.name: f.unit for f in pattern.fields[: len(values)] if f.unit}
+        releases = frozenset(v for i, v in enumerate(catalogued_versions()) if line[3] >> i & 1)
+        found = WordingMatch(line[0], line[2], line[5], line[6], releases, m.start(), end, fields, units, at_start, cut)
+        out.append((_literal_length(line[0], line[1]), found))
+    out.sort(key=lambda pair: (-pair[0], pair[1].start))
+    return [found for _, found in out]
 
 
 @cache
-def _more_lines() -> tuple[tuple[str, str, str], ...]:
-    """(longest literal piece, template, style) of the lines the index leaves out: debug wordings, and the first
-    line of every wording that prints several; kept in the user cache like the index."""
-    return user_cache.cached("wording-lines", _cache_key(), _build_more_lines, lambda v: isinstance(v, tuple))
+def _literal_length(template: str, style: str) -> int:
+    return sum(len(piece) for piece in templates.pieces(template, style) if isinstance(piece, str))
 
 
-def _build_more_lines() -> tuple[tuple[str, str, str], ...]:
-    out: dict[tuple[str, str], str] = {}
-    for row in catalog()["messages"]:
-        if row["kind"] not in ("log", "print", "raise"):
+@cache
+def _pattern(template: str, style: str) -> templates.Pattern | None:
+    return templates.compile_pattern(template, style)
+
+
+def printed_by_a_release(message: str) -> bool:
+    """Whether a catalogued release prints this message (after its prefix): a line of one of its wordings (debug
+    ones too, printed at --log-level debug; any line of one that goes on over several), whole or after a further
+    prefix of its own (a level and source location, a rank tag)."""
+    lines = _candidates(message)
+    if any(_prints(line[4], line[0], line[1], message) for line in lines):
+        return True
+    return any(w.at_start for w in find_wordings(message)) or _cut_copy(message.strip())
+
+
+_CUT_LITERAL = 16  # the literal text a cut copy must hold: less fits too many wordings
+
+
+def _cut_copy(message: str) -> bool:
+    """Whether the message is the start of a catalogued wording line, cut (a paste cut at a width, a copy cut short):
+    its literal pieces in order, the last one or a placeholder's value cut where the message ends."""
+    if len(message) < _CUT_LITERAL:
+        return False
+    lines, _, _ = wording_index()
+    for line in lines:
+        opening = line[8] or line[0]
+        if opening[:8] != message[:8]:
             continue
-        head = row["template"].split("\n", 1)[0]
-        if head == row["template"] and row["level"] != "debug":
-            continue  # a one-line wording of the index
-        parts = literal_parts(head, row["style"])
-        if sum(len(p.strip()) for p in parts) >= _MIN_LITERAL_ANY:
-            out[(head, row["style"])] = max((p.strip() for p in parts), key=len)
-    return tuple((anchor, head, style) for (head, style), anchor in out.items())
+        if _starts(line[0], line[1], message):
+            return True
+    return False
+
+
+def _starts(template: str, style: str, message: str) -> bool:
+    pos, matched = 0, 0
+    for piece in literal_parts(template.strip(), style):
+        text = piece.strip()
+        if not text:
+            continue
+        found = message.find(text, pos) if pos else (0 if message.startswith(text) else -1)
+        if found < 0:  # the message ends inside this piece or inside the value before it (a value is any text)
+            if not pos:
+                return text.startswith(message)
+            tail = message[pos:].rstrip()
+            cut_in_piece = any(text.startswith(tail[k:]) for k in range(max(len(tail) - len(text), 0), len(tail) - 2))
+            return matched >= _CUT_LITERAL and (not tail.split(None, 1)[1:] or cut_in_piece)
+        matched += len(text)
+        pos = found + len(text)
+    return False

@@ -89,6 +89,7 @@ def _launch(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "server_args": launch.server_args,
         "server_args_source": launch.server_args_source,
         **_notes(launch.events),
+        **_read_facts(launch.events),
     }
 
 
@@ -100,6 +101,16 @@ def _ready_at(event: Event | None) -> dict[str, Any]:
 def _stopped(stop: tuple[UserStop, int] | None) -> dict[str, Any]:
     """The user's stop that `logscope run` forwarded (only for a launch it stopped)."""
     return {} if stop is None else {"stopped_by_user": stop[0].document(stop[1])}
+
+
+def _read_facts(events: list[Event]) -> dict[str, Any]:
+    """The fields of the catalogued wordings no grammar reads (parse/parsers/catalogue.py), each with its line."""
+    read = [
+        {"source": e.source, "line": e.line, "time": e.time, **{k: v for k, v in e.data.items() if k != "full_text"}}
+        for e in events
+        if e.kind == kinds.CATALOGUED_LINE and e.data.get("fields")
+    ]
+    return {"read": read} if read else {}
 
 
 def _notes(events: list[Event]) -> dict[str, Any]:
@@ -183,6 +194,7 @@ def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
     entry["eager_comm_gib"] = ledger.eager_comm_gib
     entry["lazy_comm_gib"] = ledger.lazy_comm_gib
     entry.update(_notes(timeline.events))
+    entry.update(_read_facts(timeline.events))
     return entry
 
 

@@ -42,7 +42,7 @@ def lines_of(events: list[Event], phase_lines: list[tuple[str, int, str]]) -> li
     out = [
         (ev.source, ev.line, ev.data.get("full_text", ev.text))
         for ev in events
-        if ev.grammar in (kinds.SGLANG, kinds.EXCEPTION_GRAMMAR) and not ev.data.get("quoted")
+        if ev.grammar in (kinds.SGLANG, kinds.EXCEPTION_GRAMMAR, kinds.CATALOGUE_GRAMMAR) and not ev.data.get("quoted")
     ]
     return sorted(set(out + phase_lines))
 

@@ -14,11 +14,11 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.model import NEW_WORDING, TEXT_KEEP, Coverage
+from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 from logscope.pipeline.parse import prefilter, serving, wordings
-from logscope.pipeline.parse.parsers import sglang_line
+from logscope.pipeline.parse.parsers import catalogue, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
@@ -26,6 +26,7 @@ from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
 
 _FULL_KEEP = 4000
+_CATALOGUE_CHARS = 4000  # a longer line is no log record: it is not searched for wordings
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
@@ -224,7 +225,10 @@ class SourceClassifier:
                 return
         candidates = prefilter.grammars_for(text)
         if not candidates:
-            self._judge_wording(lineno, text)
+            if self._read_catalogue(lineno, text):
+                self._count_prefixed(lineno, text, CATALOGUED)
+            else:
+                self._judge_wording(lineno, text)
             return
         self._classify(lineno, text, candidates)
 
@@ -243,6 +247,24 @@ class SourceClassifier:
         self.recognized_physical.add(lineno)
         self._emit(known.kind, lineno, text, known.data, known.prefix, known.grammar)
         return True
+
+    def _read_catalogue(self, lineno: int, text: str, recognized: bool = True) -> bool:
+        """A line no grammar read, read through the catalogued wordings (parsers/catalogue.py); in prose, as a fact."""
+        if len(text) > _CATALOGUE_CHARS:
+            return False
+        parsed = catalogue.parse_quoted(text) if self.quoted else _GRAMMARS[kinds.CATALOGUE_GRAMMAR].parse(text)
+        if parsed is None:
+            return False
+        self.coverage.seen[kinds.CATALOGUE_GRAMMAR] += 1
+        if recognized:
+            self.coverage.recognized[kinds.CATALOGUE_GRAMMAR] += 1
+            self.recognized_physical.add(lineno)
+        self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, kinds.CATALOGUE_GRAMMAR)
+        return True
+
+    def _count_prefixed(self, lineno: int, text: str, verdict: str) -> None:
+        if not self.quoted and self._in_startup(lineno) and message_after_prefix(text) is not None:
+            self.coverage.prefixed[verdict] += 1
 
     def _judge_wording(self, lineno: int, text: str) -> None:
         """A startup line with SGLang's prefix that no grammar reads: counted by its wording's verdict, and listed
@@ -286,14 +308,19 @@ class SourceClassifier:
         if looks_failed and self._failure_line(lineno, text):
             return
         failure_look = looks_failed and FAILURE_LOOK.search(text) is not None
+        if tried and tried[0] == kinds.SGLANG and self.pending is None:
+            self.pending = (lineno, text)  # a terminal may have cut it: read when the next line does not complete it
+            return
+        # a failure the catalogue reads stays listed: only a signature names a failure
+        if self._read_catalogue(lineno, text, recognized=not failure_look) and not failure_look:
+            if not tried:
+                self._count_prefixed(lineno, text, CATALOGUED)
+            return
         if not tried:
             if failure_look:
                 self.coverage.miss(self.source.name, lineno, "failure", text)
             else:
                 self._judge_wording(lineno, text)
-            return
-        if tried[0] == kinds.SGLANG and self.pending is None:
-            self.pending = (lineno, text)
             return
         self.coverage.miss(self.source.name, lineno, "failure" if failure_look else tried[0], text)
 
@@ -332,6 +359,8 @@ class SourceClassifier:
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates:
                     self._failure_line(lineno, span)
+            if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
+                self._read_catalogue(lineno, text)
         finally:
             self.quoted = was
             self.in_sentence = False
@@ -359,9 +388,11 @@ class SourceClassifier:
     def _flush_pending(self) -> None:
         if self.pending is not None:
             lineno, text = self.pending
-            failure_look = "signature" in prefilter.grammars_for(text) and FAILURE_LOOK.search(text) is not None
-            self.coverage.miss(self.source.name, lineno, "failure" if failure_look else kinds.SGLANG, text)
             self.pending = None
+            failure_look = "signature" in prefilter.grammars_for(text) and FAILURE_LOOK.search(text) is not None
+            if self._read_catalogue(lineno, text, recognized=not failure_look) and not failure_look:
+                return
+            self.coverage.miss(self.source.name, lineno, "failure" if failure_look else kinds.SGLANG, text)
 
     # ------------------------------------------------------------------ blocks
     def _close_block(self) -> None:

@@ -26,7 +26,11 @@ _LOGGER_PREFIX = re.compile(
 # the same prefix, closed, anywhere in a line (a paste wrapper may come first): over the bytes, how ingest finds the
 # startup parts' prefixed lines that hold no literal (the classifier reads each with PREFIXED after cleaning it);
 # over the text, whether a terminal join holds one; at a line's start, the message after it
-_CLOSED_PREFIX = r"\[(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?(?: [A-Z_]+\d+)*\]"
+# (or its rank tags alone, "[TP0] ...", as a launcher that drops the time prints them)
+_CLOSED_PREFIX = (
+    r"\[(?:(?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?(?: [A-Z_]+\d+)*"
+    r"|(?:DP|PP|ATTN_CP|MOE_DP|TP|EP|CP|DCP)\d+(?: [A-Z_]+\d+)*)\]"
+)
 PREFIX_BYTES = re.compile(_CLOSED_PREFIX.encode())
 PREFIX_TEXT = re.compile(_CLOSED_PREFIX)
 _MESSAGE = re.compile(r"^\s*" + _CLOSED_PREFIX + r" ?(.*\S)")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from logscope.core import kinds
-from logscope.pipeline.parse.parsers import other_lines, sglang_line, stated_env
+from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
@@ -209,6 +209,8 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         _kind_and_data(other_lines.parse_native_line),
         lambda text: bool(_NATIVE_SHAPE.match(text)),
     ),
+    # the catalogued wordings of every release, anywhere in a line: also tried on every line no grammar above read
+    LineGrammar(kinds.CATALOGUE_GRAMMAR, kinds.line_literals(kinds.CATALOGUE_GRAMMAR), catalogue.parse),
     # reads nothing: a line naming memory that no grammar above read is counted as unrecognised
     LineGrammar(kinds.MEMORY_LINE_GRAMMAR, kinds.line_literals(kinds.MEMORY_LINE_GRAMMAR), lambda text: None, _names_memory),
 )

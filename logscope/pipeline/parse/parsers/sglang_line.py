@@ -352,6 +352,12 @@ class _ToData(Transformer):
     def swa_pool_usage(self, items: list[Token]) -> tuple:
         return kinds.SWA_POOL_USAGE, {"gib": _f(items[0]), "swa_tokens": int(items[1]), "full_tokens": int(items[2])}
 
+    def pool_available(self, items: list[Token]) -> tuple:
+        head, total, _available_key, available, _evictable_key, evictable = items
+        pool = str(head).replace("Available", "").replace("available", "").replace("tokens", "").strip().lower()
+        data = {"pool": pool or "kv", "tokens": int(total), "available": int(available), "evictable": int(evictable)}
+        return kinds.POOL_AVAILABLE, data
+
     def kv_va_bound(self, items: list[Token]) -> tuple:
         label = [str(t) for t in items if t.type == "POOL_LABEL"]
         rest = [t for t in items if t.type != "POOL_LABEL"]
