@@ -36,7 +36,11 @@ class ReadDeadline:
 
 
 def analyze_inputs(
-    inputs: list[str], rules_dirs: list[str], model_config: Path | None = None, calibration: Path | None = None
+    inputs: list[str],
+    rules_dirs: list[str],
+    model_config: Path | None = None,
+    calibration: Path | None = None,
+    cases: bool = True,
 ) -> dict[str, Any]:
     """`logscope analyze`: the named inputs (files, quoted globs, directories, - for stdin), with the files its
     options name (a calibration, a model's config.json) read first."""
@@ -46,7 +50,7 @@ def analyze_inputs(
 
     calib = load_calibration(calibration) if calibration is not None else None
     sources = expand_inputs(inputs)
-    return analyze_sources(sources, rules_dirs, read_model_config(model_config), calib)
+    return analyze_sources(sources, rules_dirs, read_model_config(model_config), calib, cases=cases)
 
 
 def analyze_sources(
@@ -56,12 +60,14 @@ def analyze_sources(
     calibration: Calibration | None = None,
     deadline: ReadDeadline | None = None,
     parallel: bool = True,
+    cases: bool = True,
 ) -> dict[str, Any]:
-    """`parallel=False`: large files are read on this thread too (a caller that is itself one of a pool of workers)."""
+    """`parallel=False`: large files are read on this thread too (a caller that is itself one of a pool of workers);
+    `cases=False`: no known cases are matched (the index is not opened)."""
     analysis = analyze_model(sources, model_config, calibration, deadline, parallel)
     from logscope.pipeline import stages  # imported by analyze_model, once the workers started
 
-    return stages.document(analysis, rules_dirs or [])
+    return stages.document(analysis, rules_dirs or [], cases)
 
 
 def analyze_model(
