@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any, Final
 
 from logscope.cases.key import CaseKey
-from logscope.cases.match import TOP, log_context, nearest
 
 CASES_SCHEMA: Final = "logscope-cases/1"
 SECTION: Final = "known_cases"
@@ -17,7 +16,9 @@ def known_cases_section(document: dict[str, Any], keys: list[tuple[int, CaseKey]
     """None when no finding is a failure (the index stays closed)."""
     if not keys:
         return None
-    from logscope.cases.index import bundled_index  # the first failure of the process opens the index
+    # the first failure of the process opens the index (and imports what matches it)
+    from logscope.cases.index import bundled_index
+    from logscope.cases.match import TOP, log_context, nearest
 
     index = bundled_index()
     findings = document["findings"]

@@ -15,7 +15,7 @@ MESSAGE_CHARS = 160
 
 # stripped before messages are compared: what differs between two reports of one failure
 _STRIPS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.+~-]*/)+[\w.+-]*"), "<path>"),  # a path (its file name goes with it)
+    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.+~-]*/)+[\w.+-]*(?::\d+)?"), "<path>"),  # a path (its file name goes with it)
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
     (re.compile(r"\b[0-9a-fA-F]{12,}\b"), "<hex>"),
     (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "<ip>"),

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from logscope.cases.index import CaseIndex, KnownCase
 from logscope.cases.key import CaseKey, gpu_models
 from logscope.memory_model.releases import version_key
+
+if TYPE_CHECKING:
+    from logscope.cases.index import CaseIndex, KnownCase
 
 TOP = 3
 # the weights of what two failures of one class share (the class itself is required, not scored)
@@ -89,9 +91,14 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
+def _shared(a: set[str], b: set[str]) -> float:
+    """Of the shorter stack, the share of frames the other holds too (a cut paste shows fewer frames)."""
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
 def _score(key: CaseKey, other: CaseKey, case: KnownCase, log: LogContext) -> tuple[float, float, float]:
     message = _overlap(_tokens(key.message), _tokens(other.message))
-    frames = _overlap(set(key.frames), set(other.frames))
+    frames = _shared(set(key.frames), set(other.frames))
     score = W_MESSAGE * message + W_FRAMES * frames
     score += W_MECHANISM * (key.mechanism is not None and key.mechanism == other.mechanism)
     score += W_PHASE * (key.phase is not None and key.phase not in ("unknown", "startup") and key.phase == other.phase)

@@ -52,7 +52,7 @@ def read_corpus(folder: Path) -> list[MinedPaste]:
     pastes = []
     for meta_path in sorted(folder.glob("*.yaml")):
         text_path = meta_path.with_suffix(".txt")
-        if meta_path.name == "README.yaml" or not text_path.is_file():
+        if meta_path.name == "README.yaml" or not text_path.exists():
             continue
         meta = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
         if not isinstance(meta, dict):
