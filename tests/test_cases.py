@@ -267,3 +267,26 @@ def test_logscope_cases_lists_and_searches(tmp_path):
         [sys.executable, "-m", "logscope", "cases", "--index", str(bad)], capture_output=True, text=True, cwd=ROOT, check=False
     )
     assert refused.returncode == 2 and cases_bad.stderr.strip().endswith("(schema is not logscope-known-cases/1)")
+
+
+# ---- the evaluation's bookkeeping (bench/cases_eval.py): which pairs, and leave-one-out
+
+
+def test_the_evaluation_pairs_duplicates_and_same_fixes_and_leaves_each_thread_out():
+    from bench.cases_eval import evaluate, pairs_of
+
+    nccl = _key("nccl-pynccl-error", NCCL_MESSAGE, NCCL_FRAMES)
+    index = CaseIndex(
+        "",
+        (),
+        (
+            _case(10, (nccl,), Outcome("closed", ("sgl-project/sglang#90",))),
+            _case(11, (nccl,), Outcome("closed", ("sgl-project/sglang#90",))),  # the same fix as #10
+            _case(12, (nccl,), Outcome("closed", duplicate_of="sgl-project/sglang#13")),
+            _case(13, (_key("nccl-watchdog-timeout", NCCL_MESSAGE),), Outcome("open")),  # another signature
+        ),
+    )
+    assert [(a.number, b.number, why) for a, b, why in pairs_of(index)] == [(10, 11, "same fix"), (12, 13, "duplicate")]
+    result = evaluate(index)["all"]
+    # 10 and 11 find each other; 12 and 13 have different signatures, so neither is ever offered to the other
+    assert result == {"pairs": 2, "queries": 4, "top1": 2, "top3": 2, "wrong_signature": 0}

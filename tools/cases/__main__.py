@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(
         f"{args.out}: {report.cases} cases from {report.threads} threads; {len(report.without_failure)} threads "
-        f"without a failure finding; {len(report.held_out_refused)} held-out pastes refused"
+        f"without a failure finding; {len(report.held_out_refused)} held-out pastes refused unread"
+        + (f" ({', '.join(report.held_out_refused)})" if report.held_out_refused else "")
     )
     return 0
 

@@ -110,15 +110,21 @@ def case_of(pastes: list[MinedPaste]) -> tuple[KnownCase | None, list[CaseKey]]:
     )
 
 
+def _git(folder: Path, *args: str) -> str | None:
+    out = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, check=False)
+    return out.stdout.strip() or None
+
+
 def _in_repo(folder: Path) -> str:
     """The folder as its checkout names it (fixtures/mined), whichever worktree it was read in."""
-    out = subprocess.run(["git", "rev-parse", "--show-prefix"], cwd=folder, capture_output=True, text=True, check=False)
-    return out.stdout.strip().rstrip("/") or folder.name
+    return (_git(folder, "rev-parse", "--show-prefix") or folder.name).rstrip("/")
 
 
 def corpus_commit(folder: Path) -> str | None:
-    out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True, check=False)
-    return out.stdout.strip() or None
+    """The commit the folder's checkout stands at (its files may be newer when uncommitted: the index says so)."""
+    commit = _git(folder, "rev-parse", "HEAD")
+    dirty = _git(folder, "status", "--porcelain", "--", ".")
+    return None if commit is None else commit + (" + uncommitted files" if dirty else "")
 
 
 def build_index(folders: list[Path], held_out: HeldOut, today: str | None = None) -> tuple[dict[str, Any], BuildReport]:
@@ -127,7 +133,10 @@ def build_index(folders: list[Path], held_out: HeldOut, today: str | None = None
     corpora = []
     for folder in folders:
         pastes = read_corpus(folder)
-        corpora.append({"folder": _in_repo(folder), "commit": corpus_commit(folder), "pastes": len(pastes)})
+        corpora.append(
+            {"folder": _in_repo(folder), "branch": _git(folder, "rev-parse", "--abbrev-ref", "HEAD"),
+             "commit": corpus_commit(folder), "pastes": len(pastes)}
+        )  # fmt: skip
         for paste in pastes:
             if held_out.holds(paste.repo, paste.number):
                 report.held_out_refused.append(paste.id)  # refused from its yaml: the text is never opened

@@ -51,8 +51,9 @@ def thread_of(meta: dict[str, Any], paste_id: str) -> tuple[str, int]:
 def read_corpus(folder: Path) -> list[MinedPaste]:
     pastes = []
     for meta_path in sorted(folder.glob("*.yaml")):
-        text_path = meta_path.with_suffix(".txt")
-        if meta_path.name == "README.yaml" or not text_path.exists():
+        # the paste beside its yaml: <id>.txt (fixtures/mined), or <id>.log (fixtures/real, the older corpus)
+        text_path = next((p for p in (meta_path.with_suffix(".txt"), meta_path.with_suffix(".log")) if p.exists()), None)
+        if meta_path.name == "README.yaml" or text_path is None:
             continue
         meta = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
         if not isinstance(meta, dict):
