@@ -290,3 +290,37 @@ def test_the_evaluation_pairs_duplicates_and_same_fixes_and_leaves_each_thread_o
     result = evaluate(index)["all"]
     # 10 and 11 find each other; 12 and 13 have different signatures, so neither is ever offered to the other
     assert result == {"pairs": 2, "queries": 4, "top1": 2, "top3": 2, "wrong_signature": 0}
+
+
+def test_a_thread_outcome_merges_what_each_paste_and_the_supplement_state(tmp_path):
+    from tools.cases.outcome import merged, outcome_of, read_supplement
+
+    repo = "sgl-project/sglang"
+    outcome = merged(
+        [
+            outcome_of({"state": "open"}, repo),
+            outcome_of({"state": "closed", "fixed_by": ["#5426", "https://github.com/kvcache-ai/Mooncake/pull/702"]}, repo),
+            outcome_of({"workaround": "--disable-custom-all-reduce", "duplicate_of": 4000, "fixed_in": "v0.5.17"}, repo),
+        ]
+    )
+    assert outcome == Outcome(
+        "closed",
+        ("sgl-project/sglang#5426", "kvcache-ai/Mooncake#702"),
+        "0.5.17",
+        "--disable-custom-all-reduce",
+        "sgl-project/sglang#4000",
+    )
+    bad = tmp_path / "outcomes.yaml"
+    bad.write_text("- thread: sgl-project/sglang#1\n  fixed_by: ['#2']\n")
+    with pytest.raises(ValueError, match="needs thread, source and read_on"):
+        read_supplement(bad)
+
+
+def test_the_outcome_supplement_names_its_sources_and_no_held_out_thread():
+    from tools.cases.outcome import read_supplement
+
+    supplement = read_supplement(ROOT / "tools" / "cases" / "outcomes.yaml")
+    assert supplement  # each entry was checked for its source and read date when read
+    if HELD_OUT.is_file():
+        held_out = read_held_out(HELD_OUT)
+        assert [t for t in supplement if held_out.holds(t.split("#")[0], int(t.split("#")[1]))] == []

@@ -94,9 +94,10 @@ def _frame(frame: str) -> str:
 
 
 def failure_key(finding: dict[str, Any], failure: Failure | None) -> CaseKey:
-    message = finding.get("message") or ""
+    evidence = finding.get("evidence") or []
+    message = str(evidence[0]["text"]) if evidence else str(finding.get("message") or "")  # the log's words first
     frames: tuple[str, ...] = ()
-    quote = ""
+    quote = message.strip()
     if failure is not None:
         data = failure.event.data
         text = str(data.get("full_text") or failure.event.text)
@@ -117,8 +118,9 @@ def failure_key(finding: dict[str, Any], failure: Failure | None) -> CaseKey:
 
 
 def is_failure_finding(finding: dict[str, Any]) -> bool:
-    """A finding the rule engine attributed to a failure (it carries the failure's signature, maybe None)."""
-    return "signature" in finding and finding.get("severity") in ("error", "warning")
+    """A finding the rule engine attributed to a failure (it carries the failure's signature, maybe None), or any
+    error finding (a failure SGLang raised itself, such as memory-imbalance)."""
+    return ("signature" in finding and finding.get("severity") in ("error", "warning")) or finding.get("severity") == "error"
 
 
 def finding_keys(analysis: Analysis, findings: list[dict[str, Any]]) -> list[tuple[int, CaseKey]]:
@@ -136,5 +138,5 @@ def _failure_of(analysis: Analysis, finding: dict[str, Any]) -> Failure | None:
     lines = {(e["source"], e["line"]) for e in finding.get("evidence") or []}
     same = [f for f in failures if f.signature == finding.get("signature")]
     at = [f for f in same if (f.event.source, f.event.line) in lines]
-    found = at or same
+    found = at or (same if "signature" in finding else [])  # a finding no failure stands behind: its evidence only
     return found[0] if found else None

@@ -1,5 +1,5 @@
 """python -m tools.cases build --corpus DIR [--corpus DIR ...] [--out logscope/data/known_cases.json]
-                              [--held-out ../shared/corpus/held-out-issues.txt]
+                              [--outcomes tools/cases/outcomes.yaml] [--held-out ../shared/corpus/held-out-issues.txt]
 
 A developer tool, run by hand: re-run it after the mined corpus grows, then commit the index (package data)."""
 
@@ -12,9 +12,17 @@ from pathlib import Path
 
 from tools.cases.build import build_index
 from tools.cases.corpus import read_held_out
+from tools.cases.outcome import read_supplement
+
+
+def _split_ref(ref: str) -> tuple[str, int]:
+    repo, number = ref.split("#", 1)
+    return repo, int(number)
+
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = ROOT / "logscope" / "data" / "known_cases.json"
+DEFAULT_OUTCOMES = Path(__file__).resolve().parent / "outcomes.yaml"
 DEFAULT_HELD_OUT = ROOT.parent / "shared" / "corpus" / "held-out-issues.txt"
 
 
@@ -24,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     build = sub.add_parser("build", help="analyse the mined pastes and write the known-cases index")
     build.add_argument("--corpus", action="append", type=Path, required=True, help="a folder of <id>.txt + <id>.yaml")
     build.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    build.add_argument(
+        "--outcomes", type=Path, default=DEFAULT_OUTCOMES, help="outcomes stated beside the pastes (tools/cases/outcomes.yaml)"
+    )
     build.add_argument("--held-out", type=Path, default=DEFAULT_HELD_OUT, help="threads never to index (repo#number a line)")
     args = parser.parse_args(argv)
     for folder in args.corpus:
@@ -33,7 +44,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.held_out.is_file():
         print(f"{args.held_out}: the held-out list is needed (no index is built without it)", file=sys.stderr)
         return 2
-    index, report = build_index([f.resolve() for f in args.corpus], read_held_out(args.held_out))
+    held_out = read_held_out(args.held_out)
+    supplement = read_supplement(args.outcomes)
+    refused = [thread for thread in supplement if held_out.holds(*_split_ref(thread))]
+    if refused:
+        print(f"{args.outcomes}: held-out threads listed: {', '.join(refused)}", file=sys.stderr)
+        return 2
+    index, report = build_index([f.resolve() for f in args.corpus], held_out, supplement=supplement)
     args.out.write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(
         f"{args.out}: {report.cases} cases from {report.threads} threads; {len(report.without_failure)} threads "

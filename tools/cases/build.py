@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from logscope.cases.index import INDEX_SCHEMA, KnownCase
+from logscope.cases.index import INDEX_SCHEMA, KnownCase, Outcome
 from logscope.cases.key import CaseKey, finding_keys, gpu_models
 from logscope.pipeline import stages
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
 from tools.cases.corpus import HeldOut, MinedPaste, read_corpus
-from tools.cases.outcome import outcome_of
+from tools.cases.outcome import merged, outcome_of
 
 _RELEASE = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 
@@ -82,7 +82,7 @@ def _date(value: Any) -> str | None:
     return None if value is None else str(value)[:10]
 
 
-def case_of(pastes: list[MinedPaste]) -> tuple[KnownCase | None, list[CaseKey]]:
+def case_of(pastes: list[MinedPaste], stated: list[Outcome] | None = None) -> tuple[KnownCase | None, list[CaseKey]]:
     keys: list[CaseKey] = []
     documents = []
     for paste in pastes:
@@ -103,7 +103,7 @@ def case_of(pastes: list[MinedPaste]) -> tuple[KnownCase | None, list[CaseKey]]:
             releases=_stated_releases(pastes, documents),
             hardware=_hardware(pastes, documents),
             keys=tuple(keys),
-            outcome=outcome_of(next((p.meta.get("outcome") for p in pastes if p.meta.get("outcome")), None), first.repo),
+            outcome=merged([outcome_of(p.meta.get("outcome"), first.repo) for p in pastes] + (stated or [])),
             pastes=tuple(p.id for p in pastes),
         ),
         keys,
@@ -127,7 +127,9 @@ def corpus_commit(folder: Path) -> str | None:
     return None if commit is None else commit + (" + uncommitted files" if dirty else "")
 
 
-def build_index(folders: list[Path], held_out: HeldOut, today: str | None = None) -> tuple[dict[str, Any], BuildReport]:
+def build_index(
+    folders: list[Path], held_out: HeldOut, today: str | None = None, supplement: dict[str, list[Outcome]] | None = None
+) -> tuple[dict[str, Any], BuildReport]:
     report = BuildReport()
     threads: dict[str, list[MinedPaste]] = defaultdict(list)
     corpora = []
@@ -145,7 +147,7 @@ def build_index(folders: list[Path], held_out: HeldOut, today: str | None = None
     cases = []
     for ref in sorted(threads):
         report.threads += 1
-        case, _ = case_of(sorted(threads[ref], key=lambda p: p.id))
+        case, _ = case_of(sorted(threads[ref], key=lambda p: p.id), (supplement or {}).get(ref))
         if case is None:
             report.without_failure.append(ref)
             continue
