@@ -67,7 +67,7 @@ def test_nearest_ranks_the_same_message_and_frames_first_and_never_offers_anothe
     assert all(m.key.signature == "nccl-pynccl-error" for m in found)
     best = found[0]
     assert best.same_message and best.shared_frames
-    assert best.reason == "same message and frames; phase init_distributed; H100; fixed in 0.5.17 by #9"
+    assert best.reason == "same message and frames; phase init_distributed; on H100; fixed in 0.5.17 by #9"
     assert best.release_note == "fixed in 0.5.17; this log is 0.5.16 (stated)"
     assert best.score > found[1].score
     assert found[1].release_note is None  # no fix stated
@@ -127,7 +127,7 @@ def test_every_format_shows_the_cases_linked(small_index):
     document = analyze_paths(str(NCCL_LOG))
     url = "https://github.com/sgl-project/sglang/issues/1"
     text = renderer("text")(document, 200)
-    assert "known: sgl-project/sglang#1 same message and frames; phase init_distributed; H100; fixed in 0.5.17 by #9" in text
+    assert "known: sgl-project/sglang#1 same message and frames; phase init_distributed; on H100; fixed in 0.5.17 by #9" in text
     markdown = renderer("markdown")(document, 0)
     assert f"  - **Known cases:** [sgl-project/sglang#1]({url}) same message and frames" in markdown
     html = renderer("html")(document, 0)
@@ -324,3 +324,26 @@ def test_the_outcome_supplement_names_its_sources_and_no_held_out_thread():
     if HELD_OUT.is_file():
         held_out = read_held_out(HELD_OUT)
         assert [t for t in supplement if held_out.holds(t.split("#")[0], int(t.split("#")[1]))] == []
+
+
+def _shipped_pastes() -> list[tuple[str, Path]]:
+    """(case, paste) for each shipped case whose paste is in this checkout: fixtures/real, and the built split of
+    fixtures/mined (a heldback paste is never opened by a test)."""
+    out = []
+    for case in read_index(INDEX_PATH).cases:
+        for paste_id in case.pastes:
+            real, mined = ROOT / "fixtures" / "real" / f"{paste_id}.log", ROOT / "fixtures" / "mined" / f"{paste_id}.txt"
+            if real.is_file():
+                out.append((case.ref, real))
+            elif mined.is_file() and split_of(case.repo, case.number) == "built":
+                out.append((case.ref, mined))
+    return out
+
+
+@pytest.mark.parametrize(("ref", "paste"), _shipped_pastes(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_a_shipped_case_is_found_again_from_its_own_paste(ref, paste):
+    """The tool's keys are the ones a live analysis makes: each indexed paste, analysed again, is offered its own
+    thread with the same message."""
+    section = analyze_paths(str(paste))["known_cases"]
+    offered = [(m["case"], m["reason"]) for entry in section["findings"] for m in entry["matches"]]
+    assert any(case == ref and reason.startswith("same message") for case, reason in offered), offered

@@ -172,7 +172,7 @@ def _reason(key: CaseKey, other: CaseKey, case: KnownCase, message: float, frame
     if case.releases:
         parts.append(", ".join(case.releases[:2]))
     if case.hardware:
-        parts.append("/".join(case.hardware[:2]))
+        parts.append("on " + "/".join(case.hardware[:2]))
     parts.append(outcome_text(case))
     return "; ".join(parts)
 
