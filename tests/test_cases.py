@@ -19,7 +19,7 @@ from logscope.cases.index import INDEX_PATH, CaseIndex, KnownCase, Outcome, read
 from logscope.cases.key import CaseKey, normalise_message
 from logscope.cases.match import LogContext, nearest
 from logscope.report.formats import renderer
-from tests.helpers import REAL, ROOT, analyze_paths
+from tests.helpers import REAL, ROOT, analyze_paths, analyze_text
 from tools.cases.build import build_index
 from tools.cases.corpus import read_held_out, split_of
 
@@ -347,3 +347,20 @@ def test_a_shipped_case_is_found_again_from_its_own_paste(ref, paste):
     section = analyze_paths(str(paste))["known_cases"]
     offered = [(m["case"], m["reason"]) for entry in section["findings"] for m in entry["matches"]]
     assert any(case == ref and reason.startswith("same message") for case, reason in offered), offered
+
+
+def test_a_line_prefix_and_its_time_are_no_part_of_the_message():
+    assert normalise_message("[2026-01-05 09:00:07 TP0] ERROR: Failed to mmap shard /data/m-3.safetensors: Bad address") == (
+        "error: failed to mmap shard <path>: bad address"
+    )
+    glog = "E0605 10:48:27.885119 10136 rdma_context.cpp:203] Failed to register memory 0x7b375b400000: Invalid argument [22]"
+    assert normalise_message(glog) == "failed to register memory <addr>: invalid argument [<n>]"
+
+
+def test_an_unrecognized_failure_is_matched_on_its_words(monkeypatch):
+    line = "[2026-01-05 09:00:07 TP0] ERROR: Failed to mmap shard /data/model-00003.safetensors: Bad address"
+    key = CaseKey("unrecognized-failure", None, None, normalise_message(line.replace("00003", "00007")), (), None)
+    monkeypatch.setattr(index_module, "bundled_index", lambda: CaseIndex("", (), (_case(20, (key,)),)))
+    document = analyze_text(f"[2026-01-05 09:00:05 TP0] Load weight begin. avail mem=78.50 GB\n{line}\n")
+    [entry] = document["known_cases"]["findings"]
+    assert entry["rule"] == "unrecognized-failure" and [m["case"] for m in entry["matches"]] == ["sgl-project/sglang#20"]

@@ -12,9 +12,14 @@ from logscope.core.model import Analysis, Failure
 
 FRAMES_KEPT = 8  # innermost frames compared (the outer ones are the same server start-up in every paste)
 MESSAGE_CHARS = 160
+UNRECOGNIZED = "unrecognized-failure"  # the rule of a line that reads like a failure and that no signature names
 
 # stripped before messages are compared: what differs between two reports of one failure
 _STRIPS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # a line's own prefix: SGLang's "[2025-03-09 14:40:46 TP3] ", glog's "E0605 10:48:27.885119 10136 file.cpp:203] "
+    (re.compile(r"^\s*(?:\[[^\]]{0,80}\]\s*)+"), ""),
+    (re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+\S+:\d+\]\s*"), ""),
+    (re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?"), "<time>"),
     (re.compile(r"(?:[A-Za-z]:)?(?:[\w.+~-]*/)+[\w.+-]*(?::\d+)?"), "<path>"),  # a path (its file name goes with it)
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
     (re.compile(r"\b[0-9a-fA-F]{12,}\b"), "<hex>"),
@@ -119,8 +124,10 @@ def failure_key(finding: dict[str, Any], failure: Failure | None) -> CaseKey:
 
 def is_failure_finding(finding: dict[str, Any]) -> bool:
     """A finding the rule engine attributed to a failure (it carries the failure's signature, maybe None), or any
-    error finding (a failure SGLang raised itself, such as memory-imbalance)."""
-    return ("signature" in finding and finding.get("severity") in ("error", "warning")) or finding.get("severity") == "error"
+    error finding (a failure SGLang raised itself, such as memory-imbalance), or a failure line no signature names
+    (unrecognized-failure: matched on its words alone)."""
+    attributed = "signature" in finding and finding.get("severity") in ("error", "warning")
+    return attributed or finding.get("severity") == "error" or finding.get("rule") == UNRECOGNIZED
 
 
 def finding_keys(analysis: Analysis, findings: list[dict[str, Any]]) -> list[tuple[int, CaseKey]]:
