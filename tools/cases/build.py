@@ -8,12 +8,13 @@ import datetime as dt
 import re
 import subprocess
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from logscope.cases.index import INDEX_SCHEMA, KnownCase, Outcome
 from logscope.cases.key import CaseKey, finding_keys, gpu_models
+from logscope.core.redact import redact
 from logscope.pipeline import stages
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
@@ -36,7 +37,9 @@ def analyse_paste(paste: MinedPaste) -> tuple[list[CaseKey], dict[str, Any]]:
     source = Source(name=paste.path.name, path=None, data=paste.path.read_bytes())
     analysis = analyze_model([source], parallel=False)
     document = stages.document(analysis, [], cases=False)
-    return [key for _, key in finding_keys(analysis, document["findings"])], document
+    # the quoted message is redacted as every output is (an address, a host or a user name in a public paste stays out)
+    keys = [replace(key, quote=redact(key.quote)) for _, key in finding_keys(analysis, document["findings"])]
+    return keys, document
 
 
 def _stated_releases(pastes: list[MinedPaste], documents: list[dict[str, Any]]) -> tuple[str, ...]:
