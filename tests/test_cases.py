@@ -364,3 +364,19 @@ def test_an_unrecognized_failure_is_matched_on_its_words(monkeypatch):
     document = analyze_text(f"[2026-01-05 09:00:05 TP0] Load weight begin. avail mem=78.50 GB\n{line}\n")
     [entry] = document["known_cases"]["findings"]
     assert entry["rule"] == "unrecognized-failure" and [m["case"] for m in entry["matches"]] == ["sgl-project/sglang#20"]
+
+
+def test_the_paste_page_and_the_bots_comment_show_the_cases(small_index):
+    """The paste page's answer and the bot's comment, made by their own job functions (here in-process, so the
+    index stand-in applies; the servers run the same functions in a child)."""
+    import time
+
+    from logscope.paste.budget import Budget, Part, report_page, thread_comment
+
+    url = "https://github.com/sgl-project/sglang/issues/1"
+    page = report_page([Part("rank0.log", NCCL_LOG.read_bytes())], Budget(), time.monotonic())
+    assert f'<a href="{url}" rel="noreferrer">sgl-project/sglang#1</a>' in page
+    thread = json.dumps({"issue": {"title": "NCCL fails", "body": f"```\n{NCCL_LOG.read_text()}```\n"}, "comments": []})
+    comment = thread_comment(thread, "issue.json", Budget(), time.monotonic())
+    [line] = [line for line in comment.body.splitlines() if "**Known cases:**" in line]
+    assert f"[sgl-project/sglang#1]({url})" in line
