@@ -37,7 +37,7 @@ def pairs_of(index: CaseIndex) -> list[tuple[KnownCase, KnownCase, str]]:
 
 def _context(case: KnownCase) -> LogContext:
     """What the case's own paste states, as a new paste's analysis would give it."""
-    return LogContext(case.releases[0] if case.releases else None, None, "stated", case.hardware)
+    return LogContext(case.releases[0] if case.releases else None, None, case.hardware)
 
 
 def query(index: CaseIndex, case: KnownCase, partner: KnownCase) -> tuple[int | None, int]:

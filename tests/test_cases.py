@@ -61,7 +61,7 @@ def test_the_message_is_compared_without_numbers_paths_and_addresses():
 
 
 def test_nearest_ranks_the_same_message_and_frames_first_and_never_offers_another_signature():
-    log = LogContext("0.5.16", None, "stated", ("H100",))
+    log = LogContext("0.5.16", None, ("H100",))
     found = nearest(_key("nccl-pynccl-error", NCCL_MESSAGE, NCCL_FRAMES), INDEX, log)
     assert [m.case.number for m in found] == [1, 2]
     assert all(m.key.signature == "nccl-pynccl-error" for m in found)
@@ -75,11 +75,11 @@ def test_nearest_ranks_the_same_message_and_frames_first_and_never_offers_anothe
 
 def test_the_release_note_needs_the_log_release_and_says_how_it_is_known():
     key = _key("nccl-pynccl-error", NCCL_MESSAGE, NCCL_FRAMES)
-    unknown = nearest(key, INDEX, LogContext(None, None, "", ()))[0]
+    unknown = nearest(key, INDEX, LogContext(None, None, ()))[0]
     assert unknown.release_note is None
-    inferred = nearest(key, INDEX, LogContext(None, ("0.5.10", "0.5.14"), "inferred", ()))[0]
+    inferred = nearest(key, INDEX, LogContext(None, ("0.5.10", "0.5.14"), ()))[0]
     assert inferred.release_note == "fixed in 0.5.17; this log is 0.5.10 to 0.5.14 (inferred from its wordings)"
-    newer = nearest(key, INDEX, LogContext("0.5.17", None, "stated", ()))[0]
+    newer = nearest(key, INDEX, LogContext("0.5.17", None, ()))[0]
     assert newer.release_note is None
 
 
@@ -88,11 +88,11 @@ def test_a_failure_without_a_signature_matches_only_the_same_rule_and_a_like_mes
         "", (), (_case(4, (_key(None, "ValueError: The memory capacity is unbalanced.", finding="memory-imbalance"),)),)
     )
     like = _key(None, "ValueError: The memory capacity is unbalanced. Some GPUs may be occupied", finding="memory-imbalance")
-    assert [m.case.number for m in nearest(like, index, LogContext(None, None, "", ()))] == [4]
+    assert [m.case.number for m in nearest(like, index, LogContext(None, None, ()))] == [4]
     other_rule = _key(None, "ValueError: The memory capacity is unbalanced.", finding="startup-crash")
-    assert nearest(other_rule, index, LogContext(None, None, "", ())) == []
+    assert nearest(other_rule, index, LogContext(None, None, ())) == []
     unlike = _key(None, "KeyError: 'model.layers.0.weight'", finding="memory-imbalance")
-    assert nearest(unlike, index, LogContext(None, None, "", ())) == []
+    assert nearest(unlike, index, LogContext(None, None, ())) == []
 
 
 @pytest.fixture()

@@ -30,7 +30,6 @@ class LogContext:
 
     release: str | None  # stated
     release_range: tuple[str, str] | None  # inferred
-    release_how: str
     hardware: tuple[str, ...]
 
     def release_text(self) -> str | None:
@@ -75,12 +74,7 @@ def log_context(document: dict[str, Any], launch_id: int | None) -> LogContext:
     found: dict[str, Any] = next((launch["sglang_version"] for launch in launches if launch.get("sglang_version")), {})
     names = [str(g.get("name") or "") for g in document.get("gpus", [])]
     rng = found.get("range")
-    return LogContext(
-        found.get("version"),
-        tuple(rng) if rng else None,
-        str(found.get("how") or ""),
-        gpu_models(names),  # type: ignore[arg-type]
-    )
+    return LogContext(found.get("version"), (str(rng[0]), str(rng[1])) if rng else None, gpu_models(names))
 
 
 def _tokens(text: str) -> set[str]:
