@@ -182,10 +182,11 @@ def _findings(findings: tuple[v.FindingView, ...]) -> list[str]:
 
 
 def _known_cases(f: v.FindingView) -> list[str]:
+    """The page requests and links nothing (it is self-contained): each case's address is shown as text."""
     if not f.cases and not f.cases_note:
         return []
     items = [
-        f'<li><a href="{escape(c.url)}" rel="noreferrer">{escape(c.ref)}</a> {escape(c.title)}: {escape(c.said)}</li>'
+        f'<li><b>{escape(c.ref)}</b> {escape(c.title)}: {escape(c.said)} <span class="muted">{escape(c.url)}</span></li>'
         for c in f.cases
     ]
     if f.cases_note:

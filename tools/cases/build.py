@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from logscope.cases.index import INDEX_SCHEMA, KnownCase, Outcome
-from logscope.cases.key import CaseKey, finding_keys, gpu_models
+from logscope.cases.key import MESSAGE_CHARS, CaseKey, finding_keys, gpu_models
 from logscope.core.redact import redact
 from logscope.pipeline import stages
 from logscope.pipeline.analyze import analyze_model
@@ -38,7 +38,7 @@ def analyse_paste(paste: MinedPaste) -> tuple[list[CaseKey], dict[str, Any]]:
     analysis = analyze_model([source], parallel=False)
     document = stages.document(analysis, [], cases=False)
     # the quoted message is redacted as every output is (an address, a host or a user name in a public paste stays out)
-    keys = [replace(key, quote=redact(key.quote)) for _, key in finding_keys(analysis, document["findings"])]
+    keys = [replace(k, quote=redact(k.quote)[:MESSAGE_CHARS]) for _, k in finding_keys(analysis, document["findings"])]
     return keys, document
 
 
