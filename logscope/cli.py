@@ -37,6 +37,7 @@ NO_REDACT = typer.Option(
     "--no-redact",
     help="Keep secrets, e-mails, home-directory user names, IPs and host names in the output (for local use; never for a post).",
 )
+NO_CASES = typer.Option(False, "--no-cases", help="Match no known cases (the index of public threads is not read).")
 app = typer.Typer(
     **PLAIN,
     add_completion=False,
@@ -143,12 +144,13 @@ def analyze(
         "of the built-in estimates where it covers the group size.",
     ),
     no_redact: bool = NO_REDACT,
+    no_cases: bool = NO_CASES,
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
     from logscope.pipeline.analyze import analyze_inputs
 
     try:
-        report = analyze_inputs(inputs, _dirs(rules), model_config, calibration)
+        report = analyze_inputs(inputs, _dirs(rules), model_config, calibration, cases=not no_cases)
     except LogscopeError as exc:
         _fail(str(exc))
         return
@@ -292,17 +294,51 @@ def triage(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     width: int = WIDTH,
     no_redact: bool = NO_REDACT,
+    no_cases: bool = NO_CASES,
 ) -> None:
     """Triage a GitHub issue: find every log, dump and command in it, analyse them, and write one comment."""
     from logscope.triage.run import triage_issue
 
     try:
-        document = triage_issue(issue, [k.strip() for k in keep.split(",") if k.strip()], no_redact, _dirs(rules))
+        keep_kinds = [k.strip() for k in keep.split(",") if k.strip()]
+        document = triage_issue(issue, keep_kinds, no_redact, _dirs(rules), cases=not no_cases)
     except LogscopeError as exc:
         _fail(str(exc))
         return
     _write(render(document, fmt, width), output)  # triage redacts its document itself (the bot posts it)
     raise typer.Exit(EXIT_FINDINGS if _fails(document["findings"]) else EXIT_OK)
+
+
+@app.command()
+def cases(
+    query: str | None = typer.Argument(
+        None, help="A signature or rule id, a thread (owner/name#N or #N), or words of a message or title; none lists all."
+    ),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    index: Path | None = typer.Option(None, "--index", help="Another known-cases index (default: the one shipped)."),
+) -> None:
+    """List or search the known cases: public threads whose pastes logscope analysed, and how each ended."""
+    from logscope.cases.index import bundled_index, read_index
+    from logscope.cases.listing import listing
+
+    if fmt not in ("text", "json"):
+        _fail(f"--format: {fmt!r} is not text or json")
+    try:
+        known = read_index(index) if index is not None else bundled_index()
+    except LogscopeError as exc:
+        _fail(str(exc))
+        return
+    lines, records = listing(known, query)
+    if fmt == "json":
+        import json
+
+        _write(
+            json.dumps({"schema": "logscope-known-cases/1", "generated": known.generated, "cases": records}, indent=2) + "\n",
+            None,
+        )
+    else:
+        _write("\n".join(lines) + "\n", None)
+    raise typer.Exit(EXIT_OK if records or not query else EXIT_FINDINGS)
 
 
 CompareFormat = Enum("CompareFormat", {name: name for name in COMPARE_FORMATS}, type=str)  # type: ignore[misc]

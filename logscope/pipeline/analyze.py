@@ -37,7 +37,11 @@ class ReadDeadline:
 
 
 def analyze_inputs(
-    inputs: list[str], rules_dirs: list[str], model_config: Path | None = None, calibration: Path | None = None
+    inputs: list[str],
+    rules_dirs: list[str],
+    model_config: Path | None = None,
+    calibration: Path | None = None,
+    cases: bool = True,
 ) -> dict[str, Any]:
     """`logscope analyze`: the named inputs (files, quoted globs, directories, - for stdin), with the files its
     options name (a calibration, a model's config.json) read first."""
@@ -52,7 +56,7 @@ def analyze_inputs(
     remaining: list[Source] = list(sources)
     while True:
         try:
-            document = analyze_sources(remaining, rules_dirs, config, calib)
+            document = analyze_sources(remaining, rules_dirs, config, calib, cases=cases)
             break
         except InputError as exc:  # a file found in a folder that cannot be read: named, the rest analysed
             culprit = next((s for s in remaining if s.name in sources.from_folders and str(exc).startswith(f"{s.name}:")), None)
@@ -77,12 +81,14 @@ def analyze_sources(
     calibration: Calibration | None = None,
     deadline: ReadDeadline | None = None,
     parallel: bool = True,
+    cases: bool = True,
 ) -> dict[str, Any]:
-    """`parallel=False`: large files are read on this thread too (a caller that is itself one of a pool of workers)."""
+    """`parallel=False`: large files are read on this thread too (a caller that is itself one of a pool of workers);
+    `cases=False`: no known cases are matched (the index is not opened)."""
     analysis = analyze_model(sources, model_config, calibration, deadline, parallel)
     from logscope.pipeline import stages  # imported by analyze_model, once the workers started
 
-    return stages.document(analysis, rules_dirs or [])
+    return stages.document(analysis, rules_dirs or [], cases)
 
 
 def analyze_model(

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from logscope.cases.block import SECTION, known_cases_section
+from logscope.cases.key import finding_keys
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Analysis, Coverage, Failure, InputFile, UserStop
@@ -45,8 +47,15 @@ _LOG_GRAMMARS = frozenset(
 )
 
 
-def document(analysis: Analysis, rules_dirs: list[str]) -> dict[str, Any]:
-    return build_document(analysis, run_rules(analysis, rules_dirs))
+def document(analysis: Analysis, rules_dirs: list[str], cases: bool = True) -> dict[str, Any]:
+    """The logscope/1 document; with `cases`, each failure finding's nearest known cases (logscope/cases) under the
+    additive `known_cases` key (the index is opened only when there is a failure to match)."""
+    built = build_document(analysis, run_rules(analysis, rules_dirs))
+    if cases:
+        section = known_cases_section(built, finding_keys(analysis, built["findings"]))
+        if section is not None:
+            built[SECTION] = section
+    return built
 
 
 def analysis(

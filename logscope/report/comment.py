@@ -10,7 +10,7 @@ import re
 from html import escape
 from typing import Any
 
-from logscope.report.view import LaunchView, ReportView, build_view, fmt_gib, plural
+from logscope.report.view import LaunchView, ReportView, build_view, fmt_gib, known_cases_line, plural
 
 MARKER = "<!-- logscope:report -->"
 MAX_CHARS = 60_000
@@ -81,6 +81,8 @@ def _findings(view: ReportView) -> list[str]:
         out.append(f"- {_ICON.get(f.severity, '')} **{f.severity}** `{f.rule}`{neutral(ranks)}: {neutral(f.message)}")
         if f.hint:
             out.append(f"  - **Fix:** {neutral(f.hint)}")
+        if f.cases or f.cases_note:
+            out.append("  - **Known cases:** " + known_cases_line(f, neutral))
     return [*out, ""]
 
 

@@ -49,6 +49,7 @@ h3 { font-size: 15px; margin: 18px 0 6px; }
 .verdict { font-size: 16px; font-weight: 600; padding: 10px 12px; border-left: 4px solid var(--ok); background: var(--card); }
 .verdict.error { border-color: var(--error); } .verdict.warning { border-color: var(--warning); }
 .verdict.info { border-color: var(--info); }
+.cases ul { margin: 4px 0; }
 .finding { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; margin: 8px 0; }
 .sev { font-weight: 700; text-transform: uppercase; font-size: 12px; margin-right: 6px; }
 .sev.error { color: var(--error); } .sev.warning { color: var(--warning); } .sev.info { color: var(--info); }
@@ -178,8 +179,22 @@ def _findings(findings: tuple[v.FindingView, ...]) -> list[str]:
             out.append(f"<p><b>Fix:</b> {escape(f.hint)}</p>")
         if f.evidence:
             out.append("<pre>" + "\n".join(escape(f"{ev.name}:{ev.line}: {ev.text}") for ev in f.evidence) + "</pre>")
+        out += _known_cases(f)
         out.append("</div>")
     return [*out, "</section>"]
+
+
+def _known_cases(f: v.FindingView) -> list[str]:
+    """The page requests and links nothing (it is self-contained): each case's address is shown as text."""
+    if not f.cases and not f.cases_note:
+        return []
+    items = [
+        f'<li><b>{escape(c.ref)}</b> {escape(c.title)}: {escape(c.said)} <span class="muted">{escape(c.url)}</span></li>'
+        for c in f.cases
+    ]
+    if f.cases_note:
+        items.append(f"<li>{escape(f.cases_note)}</li>")
+    return ['<div class="cases"><b>Known cases</b><ul>', *items, "</ul></div>"]
 
 
 def _launch(launch: v.LaunchView) -> list[str]:

@@ -13,6 +13,7 @@ from logscope.report.view import (
     ReportView,
     build_view,
     fmt_gib,
+    known_cases_line,
     plural,
     prefixed_statement,
 )
@@ -77,6 +78,8 @@ def _findings(view: ReportView) -> list[str]:
             out.append(f"  - **Fix:** {escape_cell(f.hint)}")
         for ev in f.evidence[:_EVIDENCE_LINES]:
             out.append(f"  - `{ev.name}:{ev.line}` `{escape_cell(ev.text).replace('`', '')}`")
+        if f.cases or f.cases_note:
+            out.append("  - **Known cases:** " + known_cases_line(f, escape_cell))
     out.append("")
     return out
 

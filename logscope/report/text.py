@@ -291,6 +291,10 @@ def _findings(view: ReportView, console: Console) -> None:
             _hanging(console, _labelled("        fix: ", finding.hint), len("        fix: "))
         for ev in finding.evidence:
             _hanging(console, Text(f"        {ev.source}:{ev.line}: ", style="dim") + Text(ev.text), _EVIDENCE_HANG)
+        for case in finding.cases:
+            _hanging(console, _labelled("        known: ", f"{case.ref} {case.said} ({case.title})"), len("        known: "))
+        if finding.cases_note:
+            _hanging(console, _labelled("        known: ", finding.cases_note), len("        known: "))
 
 
 def _coverage(view: ReportView, console: Console) -> None:

@@ -103,6 +103,22 @@ class Evidence:
 
 
 @dataclass(frozen=True, slots=True)
+class CaseLine:
+    """A known case a failure finding matched (the document's `known_cases` section)."""
+
+    ref: str  # owner/name#N
+    url: str
+    title: str
+    score: float
+    reason: str  # what it shares and how it ended
+    release_note: str | None  # "fixed in 0.5.17; this log is 0.5.16 (stated)"
+
+    @property
+    def said(self) -> str:
+        return f"{self.reason}" + (f" ({self.release_note})" if self.release_note else "") + f"; score {self.score:.2f}"
+
+
+@dataclass(frozen=True, slots=True)
 class FindingView:
     severity: str
     rule: str
@@ -111,6 +127,8 @@ class FindingView:
     launch: int | None
     ranks: tuple[str, ...]
     evidence: tuple[Evidence, ...]
+    cases: tuple[CaseLine, ...] = ()
+    cases_note: str | None = None  # "No known case with signature ..." when none matched
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +189,7 @@ def build_view(report: dict[str, Any]) -> ReportView:
         versions=tuple(report["versions"].items()) if not report["launches"] else (),
         gpus=tuple(report["gpus"]),
         topology=topology,
-        findings=tuple(_finding(f) for f in sorted(report["findings"], key=finding_order)),
+        findings=tuple(_finding(f, _cases_of(report, f)) for f in sorted(report["findings"], key=finding_order)),
         coverage=cov,
         missing_phases=_missing(cov["missing_phases"]),
         calibration=_calibration(report.get("calibration")),
@@ -344,7 +362,36 @@ def finding_order(finding: dict[str, Any]) -> tuple:
     return SEVERITY_ORDER.get(finding["severity"], 9), finding.get("launch") or 0, finding["rule"]
 
 
-def _finding(finding: dict[str, Any]) -> FindingView:
+def known_cases_line(finding: FindingView, quote: Callable[[str], str]) -> str:
+    """One line of a finding's known cases for Markdown (links; `quote` makes the prose safe for the styling)."""
+    if not finding.cases:
+        return quote(finding.cases_note or "")
+    return "; ".join(f"[{c.ref}]({c.url}) {quote(c.said)}" for c in finding.cases)
+
+
+def _cases_of(report: dict[str, Any], finding: dict[str, Any]) -> dict[str, Any] | None:
+    """The `known_cases` entry of a failure finding (same rule, launch and signature), or None."""
+    section = report.get("known_cases") or {}
+    return next(
+        (
+            e
+            for e in section.get("findings", [])
+            if (e["rule"], e.get("launch"), e.get("signature"))
+            == (finding["rule"], finding.get("launch"), finding.get("signature"))
+        ),
+        None,
+    )
+
+
+def _case_lines(entry: dict[str, Any] | None) -> tuple[CaseLine, ...]:
+    if entry is None:
+        return ()
+    return tuple(
+        CaseLine(m["case"], m["url"], m["title"], m["score"], m["reason"], m.get("release_note")) for m in entry["matches"]
+    )
+
+
+def _finding(finding: dict[str, Any], cases: dict[str, Any] | None = None) -> FindingView:
     evidence = tuple(
         Evidence(
             ev["source"],
@@ -362,6 +409,8 @@ def _finding(finding: dict[str, Any]) -> FindingView:
         finding.get("launch"),
         tuple(finding.get("ranks") or ()),
         evidence,
+        _case_lines(cases),
+        None if cases is None else cases.get("statement"),
     )
 
 

@@ -20,12 +20,13 @@ def triage_text(
     skip: Iterable[str] = (),
     rules_dirs: list[str] | None = None,
     deadline: ReadDeadline | None = None,
+    cases: bool = True,
 ) -> dict[str, Any]:
     skipped = set(skip)
     title, posts = read_issue(text, source)
     blocks = [block for post in posts for block in split_blocks(post)]
     sources = [Source(name=block.name, path=None, data=block.text.encode()) for block in blocks]
-    document = analyze_sources(sources, rules_dirs, deadline=deadline)
+    document = analyze_sources(sources, rules_dirs, deadline=deadline, cases=cases)
     read = {entry["path"]: entry for entry in document["inputs"]}
     document["triage"] = {
         "title": title or None,
@@ -48,14 +49,14 @@ def triage_text(
     return redact_document(document, skipped)
 
 
-def triage_issue(issue: str, keep: list[str], no_redact: bool, rules_dirs: list[str]) -> dict[str, Any]:
+def triage_issue(issue: str, keep: list[str], no_redact: bool, rules_dirs: list[str], cases: bool = True) -> dict[str, Any]:
     """`logscope triage`: the issue in a file (or `-`, stdin) read whole and triaged; `keep` names the kinds of
     redaction to leave out (all of them with `no_redact`)."""
     unknown = sorted(set(keep) - set(KINDS))
     if unknown:
         raise LogscopeError(f"--keep: unknown kinds {', '.join(unknown)} (known: {', '.join(KINDS)})")
     text = read_issue_file(issue)
-    return triage_text(text, "<stdin>" if issue == "-" else issue, KINDS if no_redact else keep, rules_dirs)
+    return triage_text(text, "<stdin>" if issue == "-" else issue, KINDS if no_redact else keep, rules_dirs, cases=cases)
 
 
 def read_issue_file(issue: str) -> str:
