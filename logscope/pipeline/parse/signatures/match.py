@@ -162,11 +162,12 @@ def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, s
     frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture)."""
     serving: tuple[Signature, str] | None = None
     for kind, text in _frames(event):
-        for sig in signatures.on(kind):
-            if sig.phase and sig.pattern.match(text) is not None:
-                if sig.phase != "serving":
-                    return sig, text
-                serving = serving or (sig, text)
+        sig = next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None)
+        if sig is None:
+            continue
+        if sig.phase != "serving":  # the first locator a frame holds locates it (replay before its runner's file)
+            return sig, text
+        serving = serving or (sig, text)
     return serving
 
 
