@@ -30,6 +30,8 @@ CRASH_KINDS = frozenset(
         kinds.NOT_ENOUGH_MEMORY,
         kinds.FAILURE_LINE,
         kinds.NATIVE_BACKTRACE,
+        # SGLang's "<Component> hit an exception:" header whose traceback was not read: the process logs it, then dies
+        kinds.PROCESS_EXCEPTION,
     }
 )
 # event kinds that carry no failure evidence (phase lines, config, dumps)
@@ -243,6 +245,7 @@ def failures_of(
     """
     sigs = signatures or bundled_signatures()
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
+    last_crash = {e.source: e.line for e in events if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION}
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
@@ -250,7 +253,11 @@ def failures_of(
         found = attribute(event, sigs)
         if found is None and event.kind not in CRASH_KINDS:
             continue
+        if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) > event.line:
+            continue  # its traceback (or exception line) is read after it: that is the failure, not the header
         sig, values, kind, matched = found if found else (None, {}, "none", "")
+        if found is None and event.kind == kinds.PROCESS_EXCEPTION:
+            values = {"error": f"{event.data.get('process')} hit an exception (no traceback read after it)"}
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of)
         if located[0] == "unknown":
