@@ -80,7 +80,21 @@ def _evidence(event: Event) -> list[tuple[str, str, str | None]]:
         out.append(("exception", message, name))
     out.append(("line", event.data.get("full_text") or event.text, None))
     out += [(kind, frame, None) for kind, frame in _frames(event)]
+    raiser = _raising_frame(event, name, message)
+    if raiser is not None:
+        out.append(("innermost_frame", raiser, None))
     return out
+
+
+def _raising_frame(event: Event, name: str | None, message: str | None) -> str | None:
+    """The innermost Python frame when it raised the exception the paste shows: the exception line is there (not
+    a traceback cut before it), no native frame lies under it, and it is no CUDA error (CUDA's, whoever called)."""
+    frames = event.data.get("frame_paths") or event.data.get("frames") or []
+    if not frames or name is None or event.data.get("native_frames") or event.kind == kinds.CUDA_ERROR:
+        return None
+    if "CUDA error" in (message or "") or "CUDA error" in str(event.data.get("full_text") or event.text):
+        return None
+    return str(frames[-1])
 
 
 def _frames(event: Event) -> list[tuple[str, str]]:
