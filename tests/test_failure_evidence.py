@@ -151,3 +151,28 @@ def test_a_scheduler_header_before_its_traceback_is_no_failure_of_its_own():
 def test_without_a_request_line_the_scheduler_header_time_is_unknown():
     text = "[2025-03-03 06:49:28 TP5] Scheduler hit an exception: Traceback (most recent call last):\n"
     assert [(f.finding, f.phase) for f in _failures(text)] == [("failure-time-unknown", "unknown")]
+
+
+def test_nvshmem_bootstrap_exit_is_a_deepep_transport_failure_with_transport_advice():
+    text = (
+        "/sgl-workspace/nvshmem/install/include/host/nvshmemx_api.h:63: non-zero status: 7: Connection timed out, "
+        "exiting...\naborting due to error in nvshmemi_init_thread\n"
+    )
+    found = [(f.signature, f.values) for f in _failures(text)]
+    assert found == [
+        ("deepep-transport-nvshmem-status", {"status": 7, "reason": "Connection timed out"}),
+        ("deepep-transport-nvshmem-abort", {"where": "nvshmemi_init_thread"}),
+    ]
+    [finding] = _findings(text)
+    assert (finding["rule"], finding["severity"]) == ("deepep-buffer", "error")
+    assert finding["hint"].startswith("DeepEP's transport setup failed, not its memory")
+
+
+def test_deepep_kernel_timeouts_name_deepep_and_other_timeouts_do_not():
+    line = "DeepEP dispatch forwarder timeout (RDMA meta), channel: 2, RDMA: 1, nvl: 7, src RDMA lane: 3, dst NVL: 7\n"
+    [failure] = _failures(line)
+    assert (failure.signature, failure.values) == (
+        "deepep-transport-kernel-timeout",
+        {"what": "dispatch forwarder", "channel": 2},
+    )
+    assert _failures("Using DeepEP low latency mode; NCCL timeout is 600 s\n") == []
