@@ -267,7 +267,7 @@ def failures_of(
         found = attribute(event, sigs)
         if found is None and event.kind not in CRASH_KINDS:
             continue
-        if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) > event.line:
+        if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) >= event.line:
             continue  # its traceback (or exception line) is read after it: that is the failure, not the header
         sig, values, kind, matched = found if found else (None, {}, "none", "")
         if found is None and event.kind == kinds.PROCESS_EXCEPTION:
