@@ -26,9 +26,14 @@ _WARMUP_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_serve
 _SERVING = re.compile(
     r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
     r"|Decode batch[.,] #running-req|Prefill batch[.,] #new-seq"
+    # the scheduler refusing a request too long for the pool (managers/utils.py validate_input_length, called from
+    # Scheduler.handle_generate_request / handle_embedding_request, sglang 0.4.3.post4-0.5.23): a request arrived
+    r"|Input length \(\d+ tokens\) exceeds the maximum allowed length"
 )
 # searched where the bytes are read (ingest's chunks); every match holds one of the anchors
-SERVING_BYTES = AnchoredPattern(re.compile(_SERVING.pattern.encode()), (b"POST /", b"GET /", b"Decode batch", b"Prefill batch"))
+SERVING_BYTES = AnchoredPattern(
+    re.compile(_SERVING.pattern.encode()), (b"POST /", b"GET /", b"Decode batch", b"Prefill batch", b"Input length (")
+)
 # where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
 # batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
 # [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after
@@ -37,7 +42,7 @@ STARTUP_END_BYTES = AnchoredPattern(
     re.compile(
         (_SERVING.pattern + r"|\b(?:Prefill|Decode) batch(?:[.,(]| \[\d+\])|The server is fired up and ready to roll").encode()
     ),
-    (b"POST /", b"GET /", b"Decode batch", b"Prefill batch", b"The server is fired up and ready to roll"),
+    (b"POST /", b"GET /", b"Decode batch", b"Prefill batch", b"Input length (", b"The server is fired up and ready to roll"),
 )
 
 

@@ -21,7 +21,8 @@ from logscope.core.resources import rules_dir
 from logscope.core.yamlfile import compose_file, safe_loader, yaml
 from logscope.pipeline.parse.signatures.pattern import Pattern, compile_pattern
 
-EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame")
+# innermost_frame: the Python frame that raised an exception the paste shows (no native frame under it), tried last
+EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame", "innermost_frame")
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}

@@ -31,6 +31,8 @@ CRASH_KINDS = frozenset(
         kinds.NOT_ENOUGH_MEMORY,
         kinds.FAILURE_LINE,
         kinds.NATIVE_BACKTRACE,
+        # SGLang's "<Component> hit an exception:" header whose traceback was not read: the process logs it, then dies
+        kinds.PROCESS_EXCEPTION,
     }
 )
 # event kinds that carry no failure evidence (phase lines, config, dumps)
@@ -79,7 +81,21 @@ def _evidence(event: Event) -> list[tuple[str, str, str | None]]:
         out.append(("exception", message, name))
     out.append(("line", event.data.get("full_text") or event.text, None))
     out += [(kind, frame, None) for kind, frame in _frames(event)]
+    raiser = _raising_frame(event, name, message)
+    if raiser is not None:
+        out.append(("innermost_frame", raiser, None))
     return out
+
+
+def _raising_frame(event: Event, name: str | None, message: str | None) -> str | None:
+    """The innermost Python frame when it raised the exception the paste shows: the exception line is there (not
+    a traceback cut before it), no native frame lies under it, and it is no CUDA error (CUDA's, whoever called)."""
+    frames = event.data.get("frame_paths") or event.data.get("frames") or []
+    if not frames or name is None or event.data.get("native_frames") or event.kind == kinds.CUDA_ERROR:
+        return None
+    if "CUDA error" in (message or "") or "CUDA error" in str(event.data.get("full_text") or event.text):
+        return None
+    return str(frames[-1])
 
 
 def _frames(event: Event) -> list[tuple[str, str]]:
@@ -177,11 +193,12 @@ def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, s
     frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture)."""
     serving: tuple[Signature, str] | None = None
     for kind, text in _frames(event):
-        for sig in signatures.on(kind):
-            if sig.phase and sig.pattern.match(text) is not None:
-                if sig.phase != "serving":
-                    return sig, text
-                serving = serving or (sig, text)
+        sig = next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None)
+        if sig is None:
+            continue
+        if sig.phase != "serving":  # the first locator a frame holds locates it (replay before its runner's file)
+            return sig, text
+        serving = serving or (sig, text)
     return serving
 
 
@@ -258,6 +275,7 @@ def failures_of(
     sigs = signatures or bundled_signatures()
     events = merge_native(events)
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
+    last_crash = {e.source: e.line for e in events if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION}
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
@@ -265,7 +283,11 @@ def failures_of(
         found = attribute(event, sigs)
         if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event):
             continue
+        if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) >= event.line:
+            continue  # its traceback (or exception line) is read after it: that is the failure, not the header
         sig, values, kind, matched = found if found else (None, {}, "none", "")
+        if found is None and event.kind == kinds.PROCESS_EXCEPTION:
+            values = {"error": f"{event.data.get('process')} hit an exception (no traceback read after it)"}
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of)
         if located[0] == "unknown":
