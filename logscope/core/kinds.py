@@ -156,6 +156,7 @@ class Kind:
 # a line that starts with one of these is a record, not prose: so each head is also spelled as a Markdown list
 # item ("- ", "* ", "+ ") and in bold ("**SGLang**:")
 _BULLETS = ("- ", "* ", "+ ")
+_TIED_WORDS = (" v0.", " 0.", " version", " to v", " to 0.", " (v", " release", " is v", " is 0.", " at v", " of v")
 _STATED_HEADS = (
     "sglang==",
     "sglang[",
@@ -195,6 +196,20 @@ _STATED_HEADS = (
     "Image:",
     "image:",
     "Docker image:",
+    # a hand-written block of package versions ("sgl-kernel: 0.3.21", "`flashinfer-python`: 0.6.2")
+    "sgl-kernel",
+    "sgl_kernel",
+    "sglang-kernel",
+    "flashinfer-python",
+    "flashinfer_python",
+    "flashinfer:",
+    "deep_ep",
+    "deep-ep",
+    # an official image tag without the image's name ("the v0.5.10-cu130 image")
+    "-cu1",
+    "-rocm",
+    # a version in a sentence tied to SGLang ("upgraded SGLang to v0.5.15", "sglang 0.5.9")
+    *(name + after for name in ("SGLang", "sglang", "Sglang", "SGLANG") for after in _TIED_WORDS),
 )
 
 

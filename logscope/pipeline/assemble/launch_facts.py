@@ -11,6 +11,7 @@ from logscope.core.credentials import REDACTED, is_credential
 from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
+from logscope.pipeline.parse.parsers.stated_env import WEAK
 
 CONFIG_KEYS = (
     "model_path",
@@ -195,7 +196,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
     stated_by = next(
         (
             e.data.get("stated_by", e.grammar)
-            for e in events + global_events
+            for e in _by_trust(events + global_events)
             if e.kind in _ENV_KINDS and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])
         ),
         None,
@@ -232,8 +233,14 @@ def _infer_sizes(launch: Launch) -> None:
 _ENV_KINDS = (kinds.CHECK_ENV, kinds.STATED_ENV)  # check_env, and the same values stated elsewhere (stated_env.py)
 
 
+def _by_trust(events: list[Event]) -> list[Event]:
+    """The events in input order, those that state a version only in prose (a sentence, a bare image tag) last:
+    any other statement of the same version wins over them."""
+    return sorted(events, key=lambda e: e.kind == kinds.STATED_ENV and e.data.get("stated_by") in WEAK)
+
+
 def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:
-    for ev in events + global_events:
+    for ev in _by_trust(events + global_events):
         if ev.kind == kinds.NCCL_VERSION:
             launch.versions.setdefault("nccl", ev.data["nccl"])
         elif ev.kind in _ENV_KINDS:

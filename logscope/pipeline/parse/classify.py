@@ -308,8 +308,24 @@ class SourceClassifier:
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates:
                     self._failure_line(lineno, span)
+            if len(self.events) == before:
+                self._read_prose(lineno, text)
         finally:
             self.quoted = was
+
+    def _read_prose(self, lineno: int, text: str) -> None:
+        """What a sentence states outright (a version tied to SGLang), through the grammars that read prose."""
+        for name in prefilter.grammars_for(text):
+            grammar = _GRAMMARS.get(name)
+            if grammar is None or not grammar.prose or not grammar.fits(text):
+                continue
+            parsed = grammar.parse(text)
+            if parsed is not None:
+                self.coverage.seen[name] += 1
+                self.coverage.recognized[name] += 1
+                self.recognized_physical.add(lineno)
+                self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
+                return
 
     # ------------------------------------------------------------------ wrapped lines
     def _try_join(self, lineno: int, text: str) -> bool:

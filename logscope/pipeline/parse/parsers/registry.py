@@ -30,6 +30,7 @@ class LineGrammar:
     literals: tuple[str, ...]
     parse: Callable[[str], Parsed | None]
     fits: Callable[[str], bool] = lambda text: True
+    prose: bool = False  # it reads what a sentence of prose states outright (a version tied to SGLang)
 
 
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
@@ -198,7 +199,13 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.TRACEBACK_GRAMMAR, kinds.line_literals(kinds.TRACEBACK_GRAMMAR), _kind_and_data(other_lines.parse_traceback_line)
     ),
     LineGrammar(kinds.COLLECT_ENV_GRAMMAR, kinds.line_literals(kinds.COLLECT_ENV_GRAMMAR), _collect_env),
-    LineGrammar(kinds.STATED_ENV_GRAMMAR, kinds.line_literals(kinds.STATED_ENV_GRAMMAR), stated_env.parse_line, stated_env.fits),
+    LineGrammar(
+        kinds.STATED_ENV_GRAMMAR,
+        kinds.line_literals(kinds.STATED_ENV_GRAMMAR),
+        stated_env.parse_line,
+        stated_env.fits,
+        prose=True,
+    ),
     LineGrammar(kinds.PROGRESS_GRAMMAR, kinds.line_literals(kinds.PROGRESS_GRAMMAR), _shards),
     LineGrammar(
         kinds.GPUSTAT_GRAMMAR, kinds.line_literals(kinds.GPUSTAT_GRAMMAR), _gpustat, lambda text: bool(_GPUSTAT_SHAPE.match(text))
