@@ -17,7 +17,13 @@ from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktra
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
-from logscope.pipeline.parse.parsers.shell import ContinuedCommandReader, parse_command
+from logscope.pipeline.parse.parsers.shell import (
+    ContinuedCommandReader,
+    FieldCommandReader,
+    behind_prompt,
+    parse_command,
+    without_prompt,
+)
 from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
 from logscope.pipeline.parse.parsers.stated_env import PipShowReader, VersionPrintReader
 
@@ -74,7 +80,7 @@ def _sglang(text: str) -> Parsed | None:
 
 
 def _launch_command(text: str) -> Parsed | None:
-    line = strip_prefix(text)
+    line = without_prompt(strip_prefix(text))
     data = parse_command(line)
     if data is None:  # no launcher: an export line, or assignments on a line of their own
         data = other_lines.parse_launch_command(line)
@@ -187,7 +193,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.LAUNCH_COMMAND_GRAMMAR,
         kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR),
         _launch_command,
-        lambda text: bool(_LAUNCH_SHAPE.match(text)),
+        lambda text: bool(_LAUNCH_SHAPE.match(text)) or behind_prompt(text),
     ),
     LineGrammar(
         kinds.FLAG_LIST_GRAMMAR,
@@ -222,6 +228,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
     ContinuedCommandReader,
+    FieldCommandReader,
     CheckEnvReader,
     PipShowReader,
     VersionPrintReader,
