@@ -2,6 +2,7 @@
                                     catalog/sglang.json and docs/upstream-coverage.md
                                     and fixtures/upstream/sglang-<version>-tp2.log
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
+python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
 A developer tool, run by hand (never by CI: CI has neither network nor wheels). Adding a release: append its
 version to tools/upstream/versions.txt, run `refresh`, commit catalog/ and docs/."""
@@ -12,7 +13,7 @@ import argparse
 import json
 import sys
 
-from tools.upstream import build, coverage_doc, fixtures, sources, write
+from tools.upstream import build, cli_flags, coverage_doc, fixtures, sources, write
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +23,12 @@ def main(argv: list[str] | None = None) -> int:
     refresh.add_argument("--no-natives", action="store_true", help="skip the native libraries (large downloads)")
     refresh.add_argument("--workers", type=int, default=2)
     sub.add_parser("docs", help="rewrite docs/upstream-coverage.md and fixtures/upstream/ from the committed catalogue")
+    sub.add_parser("flags", help="write catalog/server_flags.json: each release's launch_server flags and their fields")
     args = parser.parse_args(argv)
+    if args.command in ("refresh", "flags"):
+        print(f"wrote {cli_flags.write_flags(sources.sglang_versions()).relative_to(write.ROOT)}")
+        if args.command == "flags":
+            return 0
     if args.command == "refresh":
         catalogue = build.build(sources.sglang_versions(), workers=args.workers)
         natives = None

@@ -10,6 +10,7 @@ from logscope.core import kinds
 from logscope.core.credentials import REDACTED, is_credential
 from logscope.core.events import Event
 from logscope.core.model import Launch
+from logscope.pipeline.assemble.server_flags import field_of
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
 from logscope.pipeline.parse.parsers.stated_env import WEAK
 
@@ -73,18 +74,17 @@ CONFIG_KEYS = (
     "cuda_graph_max_bs_prefill",
     "speculative_num_draft_tokens",
 )
-# launch_server flags whose name differs from the ServerArgs field
-FLAG_ALIASES = {
-    "tp": "tp_size",
-    "tensor_parallel_size": "tp_size",
-    "dp": "dp_size",
-    "data_parallel_size": "dp_size",
-    "ep": "ep_size",
-    "expert_parallel_size": "ep_size",
-    "pp": "pp_size",
-    "pipeline_parallel_size": "pp_size",
-    "model": "model_path",
-}
+
+
+def flag_field(flag: str, version: str | None = None) -> str:
+    """The key a launch command's flag (as read: `tp`, `tensor_parallel_size`) gives: a config key as spelled, else
+    the ServerArgs field the release's argparse sets for it (server_flags.py: aliases and unique prefixes, from the
+    released source), else the flag itself."""
+    if flag in CONFIG_KEYS:
+        return flag
+    return field_of(flag, version) or flag
+
+
 _INT_KEYS = {
     "tp_size",
     "dp_size",
@@ -177,10 +177,11 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
             _stated(launch, key, value, kinds.SERVER_ARGS)
             if key in CONFIG_KEYS and value is not None:
                 _set(launch, key, value, kinds.SERVER_ARGS)
+    _versions(launch, events, global_events)  # the stated release decides how its argparse read the flags
     for ev in (e for e in events + global_events if e.kind in (kinds.LAUNCH_COMMAND, kinds.LAUNCH_FLAGS)):
         source = ev.data.get("source", kinds.LAUNCH_COMMAND)  # a flag list item of an issue says so
         for flag, value in ev.data["args"].items():
-            key = FLAG_ALIASES.get(flag, flag)
+            key = flag_field(flag, launch.versions.get("sglang"))
             _stated(launch, key, value, source)
             if key in CONFIG_KEYS:
                 _set(launch, key, value, source)
@@ -192,7 +193,6 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
             for key in ("tp_size", "pp_size", "ep_size"):
                 _set(launch, key, ev.data[key], "log")
     _infer_sizes(launch)
-    _versions(launch, events, global_events)
     stated_by = next(
         (
             e.data.get("stated_by", e.grammar)
