@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.core.server_flags import field_of
 from logscope.pipeline.assemble.launch_facts import flag_field
-from logscope.pipeline.assemble.server_flags import field_of
 
 
 @pytest.mark.parametrize(

@@ -205,6 +205,15 @@ _STATED_HEADS = (
     "flashinfer:",
     "deep_ep",
     "deep-ep",
+    # a Markdown table row of versions ("| SGLang | 0.2.6 |") and `pip list` rows ("torch    2.5.1")
+    *(f"| {label}" for label in ("SGLang", "sglang", "PyTorch", "Torch", "torch", "Python", "CUDA", "Driver")),
+    "torch  ",
+    "torch 1.",
+    "torch 2.",
+    "cuda 1",
+    "sglang  ",
+    "SGLang Version",
+    "sglang Version",
     # an official image tag without the image's name ("the v0.5.10-cu130 image")
     "-cu1",
     "-rocm",
@@ -730,7 +739,7 @@ CATALOGUE: tuple[Kind, ...] = (
         LAUNCH_COMMAND,
         FACT,
         LAUNCH_COMMAND_GRAMMAR,
-        literals=("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "docker run", "torchrun"),
+        literals=("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "docker run", "torchrun", "launch_server.py"),
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),
     # an export line; assignments on a line of their own are found by the families of variables that shape GPU

@@ -10,7 +10,7 @@ from logscope.core import kinds
 from logscope.core.credentials import REDACTED, is_credential
 from logscope.core.events import Event
 from logscope.core.model import Launch
-from logscope.pipeline.assemble.server_flags import field_of
+from logscope.core.server_flags import field_of
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
 from logscope.pipeline.parse.parsers.stated_env import WEAK
 

@@ -20,7 +20,7 @@ from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expa
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
-from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
+from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.shell import behind_prompt
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
@@ -423,7 +423,7 @@ def _reads_whole(text: str) -> bool:
 
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
 

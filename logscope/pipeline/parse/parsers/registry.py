@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from logscope.core import kinds
+from logscope.core.server_flags import known_option
 from logscope.pipeline.parse.parsers import other_lines, sglang_line, stated_env
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
@@ -46,7 +47,9 @@ _LAUNCH_SHAPE = re.compile(
     r"(?:export\s|[A-Z_][A-Z0-9_]*=\S*(?:\s|$)|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
     r"|sglang\s+serve|(?:docker|podman)\s+run\s|torchrun\s"
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
-    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s)"
+    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s"
+    # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string
+    r"|.*?\S*/sglang/launch_server\.py\s|\s*[\"']python3?\s+-m\s+sglang\.\w+\s)"
 )
 _NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
 
@@ -90,7 +93,11 @@ def _launch_command(text: str) -> Parsed | None:
 
 
 # a Markdown list item that gives launch flags as code spans: "- `--tp-size 8`", "* `--moe-a2a-backend deepep`"
-_FLAG_ITEM = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+(?:`--[\w-]|`?(?:--)?[a-z])|[a-z][a-z0-9]*(?:-[a-z0-9]+)+\s*:)")
+_FLAG_ITEM = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+(?:`--[\w-]|`?(?:--)?[a-z])|[a-z][a-z0-9]*(?:-[a-z0-9]+)+\s*:|--[a-z])")
+# a launch command's flags pasted without its launcher ("--tp 8 --dp-size 8 --enable-dp-attention ..."): read when
+# at least this many flags, each an option of a released ServerArgs
+_BARE_FLAGS = re.compile(r"^\s*--[a-z][\w-]*(?:[\s=]|$)")
+_BARE_FLAGS_MIN = 3
 _FLAG_SPAN = re.compile(r"`(--[\w-][^`]*)`")
 # the issue template's way: one flag a list item, its name without dashes and a colon ("- tp-size: 4",
 # "- `mem-fraction-static`: 0.75", "- --tp 8"); a name with a dash, or one of the short parallel flags
@@ -102,7 +109,18 @@ _FIELD_FLAG = re.compile(
 FIELD_SOURCE = "issue_template"
 
 
+def flag_line(text: str) -> bool:
+    """A line that starts with a long flag: a launch command's flags pasted without the launcher (a record)."""
+    return bool(_BARE_FLAGS.match(text))
+
+
 def _flag_list(text: str) -> Parsed | None:
+    if _BARE_FLAGS.match(text):
+        data = parse_command("python -m sglang.launch_server " + text.strip())
+        args = data.get("args", {}) if data is not None else {}
+        if len(args) < _BARE_FLAGS_MIN or not all(known_option(flag) for flag in args):
+            return None
+        return Parsed(kinds.LAUNCH_FLAGS, {**(data or {}), "source": kinds.LAUNCH_COMMAND, "launcher": None})
     spans = _FLAG_SPAN.findall(text)
     if spans:
         data = parse_command("python -m sglang.launch_server " + " ".join(spans))

@@ -24,7 +24,7 @@ _COMMAND_HEAD = re.compile(
 )
 _DOCKER = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?(?:sudo\s+)?(?:docker|podman)\s+run\s")
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
-_LAUNCHER = re.compile(r"(?:^|[\s`])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
+_LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
 # a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
 # PowerShell's "PS C:\\work> ", starship's "❯ " (the prompt is text up to a prompt sign, or after a leading arrow)
 _PROMPT_ANY = r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗✔]\s+)?|(?:\S+\s+){0,4}?\S*[$#%>✗❯➜»]\s+)"
@@ -34,6 +34,12 @@ _LAUNCH_WORDS = (
 _BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
+# a continued command flattened onto one line (the line ends lost in a paste): "python3 -m sglang.launch_server \ --tp 4"
+_FLAT_CONTINUATION = re.compile(r"\s\\\s+(?=\S)")
+# the module run as a script: "python3 /opt/sglang/python/sglang/launch_server.py ...", and under pm2, whose own
+# options end at "--": "pm2 start .../sglang/launch_server.py --name sgl -- --model-path ..."
+_SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?\S*/sglang/(launch_server|bench_one_batch)\.py(?=\s|$)")
+_PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
 
 
 def behind_prompt(text: str) -> bool:
@@ -51,7 +57,14 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     """(a command the launch_command grammar reads, environment from docker -e flags), or None when the text
     holds no SGLang launcher."""
     env: dict[str, str] = {}
-    command = text
+    command = _FLAT_CONTINUATION.sub(" ", text) if " \\ " in text else text
+    script = _SCRIPT.search(command)
+    if script:
+        pm2 = "pm2 " in command[: script.start()]
+        command = f"{command[: script.start()]}python -m sglang.{script.group(1)}{command[script.end() :]}"
+        if pm2:
+            at = command.find("python -m sglang.")
+            command = command[:at].replace("pm2 start ", "") + _PM2_OPTIONS.sub(r"\1", command[at:])
     torchrun = _TORCHRUN.search(command)
     if torchrun:
         prefix = command[: torchrun.start()]
@@ -77,8 +90,8 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     if launcher is None:
         return None
     head = command[: launcher.start(1)]
-    if head.endswith("`"):  # a code span: the command ends where it closes
-        closing = command.find("`", launcher.start(1))
+    if head[-1:] in ("`", '"', "'"):  # a code span or a quoted string: the command ends where it closes
+        closing = command.find(head[-1], launcher.start(1))
         command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
     if head.strip() and not _COMMAND_HEAD.match(head + "x"):
         # other text before the launcher (a bash -x "+ ", "Running: ", nohup, a log prefix): keep the environment

@@ -49,7 +49,11 @@ _LABELS = {
     # a hand-written block of package versions ("sgl-kernel: 0.3.21", "flashinfer-python: 0.6.2"), as pip names them
     **PACKAGES,
     "flashinfer": "flashinfer-python",
+    "python": "Python",
 }
+# the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
+_TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*\|")
+_LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
 # "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "SGLang: v0.5.4 (pip)": a parenthesis after it is a remark
 _LABELLED = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?([A-Za-z][\w .-]{1,24}?)`?(?:\*\*)?\s*:\s*(?:\*\*)?`?" + _VERSION + r"`?(?:\s*\([^)]*\))?\s*$"
@@ -91,9 +95,9 @@ def parse_line(text: str) -> Parsed | None:
     m = _PIN.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}, "stated_by": PIN})
-    m = _LABELLED.match(text)
-    if m and m.group(1).strip().lower() in _LABELS:
-        return Parsed(kinds.STATED_ENV, {"values": {_LABELS[m.group(1).strip().lower()]: m.group(2)}, "stated_by": FIELD})
+    label = _labelled(text)
+    if label is not None:
+        return Parsed(kinds.STATED_ENV, {"values": {_LABELS[label[0]]: label[1]}, "stated_by": FIELD})
     m = IMAGE_TAG.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
@@ -110,6 +114,15 @@ def parse_line(text: str) -> Parsed | None:
         if 0 < count <= MAX_GPUS and name:
             indexes = ",".join(str(i) for i in range(count))  # check_env's "GPU 0,1,2,3" key; the count is stated
             return Parsed(kinds.STATED_ENV, {"values": {f"GPU {indexes}": name}, "gpu_count": count, "stated_by": FIELD})
+    return None
+
+
+def _labelled(text: str) -> tuple[str, str] | None:
+    """(label, version) of a labelled version: "- SGLang: 0.5.4", "| PyTorch | 2.3.1+cu121 |", "torch    2.5.1"."""
+    for rx in (_LABELLED, _TABLE_ROW, _LISTED):
+        m = rx.match(text)
+        if m and m.group(1).strip().lower() in _LABELS:
+            return m.group(1).strip().lower(), m.group(2)
     return None
 
 
@@ -135,10 +148,9 @@ def sentence_version(text: str) -> str | None:
 def fits(text: str) -> bool:
     """The shape of a pin, a labelled version or the GPU field (a line that mentions "sglang:" in prose, an
     image tag say, is no candidate)."""
-    m = _LABELLED.match(text)
     return bool(
         _PIN.match(text)
-        or (m and m.group(1).strip().lower() in _LABELS)
+        or _labelled(text) is not None
         or _GPUS.match(text)
         or IMAGE_TAG.search(text)
         or _BARE_TAG.search(text)

@@ -60,3 +60,10 @@ def field_of(flag: str, version: str | None = None) -> str | None:
         if len(found) == 1:
             fields |= found
     return next(iter(fields)) if len(fields) == 1 else None
+
+
+@cache
+def known_option(flag: str) -> bool:
+    """Whether some catalogued release has the flag as an option or resolves it as the prefix of one."""
+    option = "--" + flag.replace("_", "-")
+    return any(len(_in_release(option, release)) == 1 for release in _by_release())
