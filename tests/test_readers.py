@@ -362,6 +362,8 @@ SENTENCES = [
     ("SGLang version: 0.5.16.post1 on H200", "0.5.16.post1"),
     ("It crashes on SGLang (v0.5.15) with DeepEP.", "0.5.15"),
     ("We run the v0.5.10-cu130 image on 8 x H200.", "0.5.10"),
+    ("我现在就想基于sglang v0.4.6.post4实现机内PD分离", "0.4.6.post4"),  # no ASCII space around name and version
+    ("it runs with vllm (0.7.3), but it fails using sglang (0.4.4.post1).", "0.4.4.post1"),  # vllm's is vllm's
     ("- `sgl-kernel`: 0.3.21", None),  # a package's own version, not SGLang's
     ("vllm 0.11.0 works fine on the same box", None),
     ("it worked in v0.5.14 but SGLang v0.5.15 fails", None),  # an unowned version beside it: which one runs?

@@ -156,7 +156,7 @@ class Kind:
 # a line that starts with one of these is a record, not prose: so each head is also spelled as a Markdown list
 # item ("- ", "* ", "+ ") and in bold ("**SGLang**:")
 _BULLETS = ("- ", "* ", "+ ")
-_TIED_WORDS = (" v0.", " 0.", " version", " to v", " to 0.", " (v", " release", " is v", " is 0.", " at v", " of v")
+_TIED_WORDS = (" v0.", " 0.", " version", " to v", " to 0.", " (v", " (0.", " release", " is v", " is 0.", " at v", " of v")
 _STATED_HEADS = (
     "sglang==",
     "sglang[",

@@ -116,9 +116,10 @@ def _table_row(line: str, following: str) -> bool:
 
 
 def _ends_whole(line: str) -> bool:
-    """A line that ends where its writer ended it, whatever its width: a shell line continued with a backslash, or a
-    line padded with spaces to the width (a dump whose every line was filled to 200 columns)."""
-    return line.endswith(("\\", "  "))
+    """A line that ends where its writer ended it, whatever its width: a shell line continued with a backslash, a
+    line padded with spaces to the width (a dump whose every line was filled to 200 columns), or a line with tabs
+    (its characters are not its columns: nvidia-smi topo's tab-aligned rows)."""
+    return line.endswith(("\\", "  ")) or "\t" in line
 
 
 def terminal_wraps(

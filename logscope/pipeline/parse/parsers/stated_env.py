@@ -80,11 +80,12 @@ WEAK = frozenset({BARE_TAG, SENTENCE})  # forms that any other statement of the 
 # a version in a sentence, tied to SGLang: "SGLang v0.5.15", "sglang 0.5.15", "upgraded SGLang to v0.5.15",
 # "SGLang version: 0.5.15", "on sglang==0.5.15". Only these words may stand between the name and the version ("from"
 # may not: "from v0.5.14 to v0.5.15" names the old one first)
-_RELEASE = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\d+(?:\+[\w.]+)?)?)(?![\w.-]*\w)"
-_TIED = re.compile(r"(?i:\bsglang)(?:\s*(?:[(:=]|==)|\s+(?:version|release|is|was|to|at|of|v))*\s*" + _RELEASE)
-_ANY_RELEASE = re.compile(r"(?<![\w.])" + _RELEASE)
+# (ASCII word edges: a sentence in Chinese runs the name and the version into the words around them)
+_RELEASE = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\d+(?:\+[\w.]+)?)?)(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
+_TIED = re.compile(r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==)|\s+(?:version|release|is|was|to|at|of|v))*\s*" + _RELEASE)
+_ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
 # a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2")
-_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s*(?:==|[:=])\s*|\s+)v?$")
+_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s*(?:==|[:=(])\s*|\s+)v?$")
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
