@@ -150,6 +150,8 @@ class ContinuedCommandReader(BlockReader):
 # 'command: ["python3", "-m", "sglang.launch_server"]', '"cmd": "python3 -m sglang.launch_server ...",', "- args:"
 _FIELD = re.compile(r"""^(\s*)(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*:(?:\s+(.*?))?\s*,?\s*$""")
 _ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
+# the first word of a launcher given as a list: the interpreter or SGLang's own command
+_STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang)$")
 # the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
 _ARGS_FIELDS = frozenset({"args", "command"})
 
@@ -215,8 +217,8 @@ class FieldCommandReader(BlockReader):
         item = _ITEM.match(text)
         if self.under and item is not None and indent >= self.indent:
             words = _value_words(item.group(2))
-            if words is None or len(words) != 1:
-                return False
+            if words is None or len(words) != 1 or (not self.words and not _STARTS_A_LAUNCHER.match(words[0])):
+                return False  # a list of something else ("- /bin/bash", "- -c"): no line of it is read
             assert self.words is not None
             self.words.append(words[0])
             return True
