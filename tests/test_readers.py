@@ -370,6 +370,8 @@ SENTENCES = [
     ("upgrading SGLang from v0.5.14 to v0.5.16 broke it", None),
     ("we use openmmlab/lmdeploy:v0.9.2-cu12 for the other job", None),
     ("v0.5.10-cu130", None),  # a bare tag on a line that names neither SGLang nor an image
+    ('$ pip install "sglang[all]==0.5.9"', "0.5.9"),  # a pip install command states the release installed
+    ("uv pip install sglang==0.5.3rc0 --prerelease=allow", "0.5.3rc0"),
 ]
 
 

@@ -74,7 +74,9 @@ _BARE_TAG = re.compile(r"(?<![\w./:-])v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)-(?:cu
 _IMAGE_WORDS = re.compile(r"(?i)\b(?:sglang|image|docker|container|tag)\b")
 # how each form states the version (the launch's sglang_version says it)
 PIN, FIELD, PIP_SHOW, PRINTED, IMAGE = "pip_pin", "issue_template", "pip_show", "version_print", "image_tag"
-BARE_TAG, SENTENCE = "bare_image_tag", "sentence"
+BARE_TAG, SENTENCE, PIP_INSTALL = "bare_image_tag", "sentence", "pip_install"
+# `pip install "sglang[all]==0.5.9"`, `uv pip install sglang==0.5.9 ...`: the release installed
+_INSTALL = re.compile(r"\bpip3?\s+install\b.*?[\s\"']sglang(?:\[[\w,-]+\])?==v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 WEAK = frozenset({BARE_TAG, SENTENCE})  # forms that any other statement of the version outranks
 
 # a version in a sentence, tied to SGLang: "SGLang v0.5.15", "sglang 0.5.15", "upgraded SGLang to v0.5.15",
@@ -105,6 +107,9 @@ def parse_line(text: str) -> Parsed | None:
     m = _BARE_TAG.search(text)
     if m and _IMAGE_WORDS.search(text):
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BARE_TAG})
+    m = _INSTALL.search(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": PIP_INSTALL})
     version = sentence_version(text)
     if version is not None:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": version}, "stated_by": SENTENCE})
@@ -155,6 +160,7 @@ def fits(text: str) -> bool:
         or _GPUS.match(text)
         or IMAGE_TAG.search(text)
         or _BARE_TAG.search(text)
+        or _INSTALL.search(text)
         or _TIED.search(text)
     )
 
