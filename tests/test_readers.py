@@ -158,6 +158,9 @@ STATED = [
     ("flashinfer-python: 0.6.2", {"flashinfer-python": "0.6.2"}),
     ("- `sgl_kernel`: 0.3.16.post3", {"sgl-kernel": "0.3.16.post3"}),
     ("deep_ep: 1.2.1", {"deep_ep": "1.2.1"}),
+    ("Flashinfer version: 0.5.0", {"flashinfer-python": "0.5.0"}),
+    ("| PyTorch | 2.3.1+cu121 |", {"torch": "2.3.1+cu121"}),
+    ("torch                     2.5.1", {"torch": "2.5.1"}),
 ]
 
 

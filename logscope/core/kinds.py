@@ -214,6 +214,12 @@ _STATED_HEADS = (
     "sglang  ",
     "SGLang Version",
     "sglang Version",
+    "Flashinfer version:",
+    "FlashInfer version:",
+    "flashinfer version:",
+    "Torch version:",
+    "torch version:",
+    "Python version:",
     # an official image tag without the image's name ("the v0.5.10-cu130 image")
     "-cu1",
     "-rocm",

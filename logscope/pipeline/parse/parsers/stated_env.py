@@ -49,7 +49,11 @@ _LABELS = {
     # a hand-written block of package versions ("sgl-kernel: 0.3.21", "flashinfer-python: 0.6.2"), as pip names them
     **PACKAGES,
     "flashinfer": "flashinfer-python",
+    "flashinfer version": "flashinfer-python",
+    "sgl-kernel version": "sgl-kernel",
+    "torch version": "torch",
     "python": "Python",
+    "python version": "Python",
 }
 # the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
 _TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*\|")
