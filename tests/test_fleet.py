@@ -424,3 +424,18 @@ def test_a_second_worker_starts_only_when_it_pays(monkeypatch):
     assert not paced(0.05).worth_another(pending=200, workers=6)  # 1.7 s left on each of six
     monkeypatch.setattr(local, "_idle_cores", lambda: 0.2)
     assert not paced(0.05).worth_another(pending=200, workers=1)
+
+
+@pytest.mark.parametrize("paste", ["check-env-padded-200.txt", "check-env-padded-glued.md"])
+def test_a_check_env_padded_to_200_columns_gives_the_gpu_model(tmp_path, paste):
+    """A check_env whose lines are padded to exactly 200 columns (on their own lines, or glued into one) is read
+    line by line: the job's gpu_model is the GPU's name, not 8 lines run together (issue 45 item 2)."""
+    from logscope.fleet.schema import column_names
+    from logscope.fleet.worker import Limits, analyse_job
+
+    _job(tmp_path / "jobs", "padded", ROOT / "fixtures" / "pastes" / paste)
+    [job], _ = find_jobs([str(tmp_path / "jobs")], Grouping())
+    [values] = analyse_job(job, Limits()).tables["jobs"]
+    row = dict(zip(column_names("jobs"), values))
+    assert row["gpu_model"] == "NVIDIA H200"
+    assert row["sglang_version"] == "0.5.4.post1"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from logscope.core import kinds
+from logscope.pipeline.assemble.launch_facts import flag_field
 from logscope.pipeline.parse.parsers.npu_smi import read_npu_line
 from logscope.pipeline.parse.parsers.other_lines import parse_launch_command
 from logscope.pipeline.parse.parsers.registry import _flag_list, _launch_command
@@ -152,6 +153,14 @@ STATED = [
     ("- GPUs: NVIDIA H20-3e (x4)", {"GPU 0,1,2,3": "NVIDIA H20-3e"}),
     ("GPU: 8 x NVIDIA H200", {"GPU 0,1,2,3,4,5,6,7": "NVIDIA H200"}),
     ("GPUs: NVIDIA H100 80GB HBM3 x 2", {"GPU 0,1": "NVIDIA H100 80GB HBM3"}),
+    # a hand-written block of package versions (issue 43)
+    ("sgl-kernel: 0.3.21", {"sgl-kernel": "0.3.21"}),
+    ("flashinfer-python: 0.6.2", {"flashinfer-python": "0.6.2"}),
+    ("- `sgl_kernel`: 0.3.16.post3", {"sgl-kernel": "0.3.16.post3"}),
+    ("deep_ep: 1.2.1", {"deep_ep": "1.2.1"}),
+    ("Flashinfer version: 0.5.0", {"flashinfer-python": "0.5.0"}),
+    ("| PyTorch | 2.3.1+cu121 |", {"torch": "2.3.1+cu121"}),
+    ("torch                     2.5.1", {"torch": "2.5.1"}),
 ]
 
 
@@ -348,3 +357,88 @@ def test_the_post_capture_draft_pool_line_is_read():
 def test_a_markdown_heading_is_no_failure_and_no_prompt(heading):
     report = analyze_text(heading + "\n\n```\nsome text\n```\n", "issue.md")
     assert report["findings"] == [] and report["coverage"]["unrecognized_total"] == 0
+
+
+# ---------------------------------------------------------------- issue 43: versions, commands and dumps in other clothes
+SENTENCES = [
+    ("After upgrading SGLang to v0.5.15 the server no longer starts.", "0.5.15"),
+    ("sglang 0.5.9 with CUDA 12.8 and torch 2.8.0", "0.5.9"),
+    ("SGLang version: 0.5.16.post1 on H200", "0.5.16.post1"),
+    ("It crashes on SGLang (v0.5.15) with DeepEP.", "0.5.15"),
+    ("We run the v0.5.10-cu130 image on 8 x H200.", "0.5.10"),
+    ("我现在就想基于sglang v0.4.6.post4实现机内PD分离", "0.4.6.post4"),  # no ASCII space around name and version
+    ("it runs with vllm (0.7.3), but it fails using sglang (0.4.4.post1).", "0.4.4.post1"),  # vllm's is vllm's
+    ("- `sgl-kernel`: 0.3.21", None),  # a package's own version, not SGLang's
+    ("vllm 0.11.0 works fine on the same box", None),
+    ("it worked in v0.5.14 but SGLang v0.5.15 fails", None),  # an unowned version beside it: which one runs?
+    ("upgrading SGLang from v0.5.14 to v0.5.16 broke it", None),
+    ("we use openmmlab/lmdeploy:v0.9.2-cu12 for the other job", None),
+    ("v0.5.10-cu130", None),  # a bare tag on a line that names neither SGLang nor an image
+    ('$ pip install "sglang[all]==0.5.9"', "0.5.9"),  # a pip install command states the release installed
+    ("uv pip install sglang==0.5.3rc0 --prerelease=allow", "0.5.3rc0"),
+]
+
+
+@pytest.mark.parametrize(("line", "version"), SENTENCES)
+def test_a_version_in_a_sentence_is_sglangs_only_where_the_sentence_ties_it(line, version):
+    parsed = parse_stated(line)
+    assert (parsed.data["values"].get("sglang") if parsed else None) == version
+
+
+def test_nvidia_smis_header_line_alone_gives_the_driver_and_its_cuda():
+    report = analyze_text("NVIDIA-SMI 580.82.07   Driver Version: 580.82.07   CUDA Version: 13.0\n", "smi.txt")
+    assert report["versions"] == {"driver": "580.82.07", "cuda_driver_api": "13.0"}
+
+
+PROMPTED = [
+    ("➜  sglang git:(main) ✗ python3 -m sglang.launch_server --tp 2", {"tp": "2"}),
+    ("➜  ~ sglang serve --model-path Qwen/Qwen3-8B --dp 2", {"model_path": "Qwen/Qwen3-8B", "dp": "2"}),
+    ("alice@box ~/work % NCCL_DEBUG=INFO python -m sglang.launch_server --tp 4", {"tp": "4"}),
+    ("[root@node01 ~]# python3 -m sglang.launch_server --ep 8", {"ep": "8"}),
+    ("❯ sglang serve --tp 8", {"tp": "8"}),
+    (
+        """$ python3 -m sglang.launch_server --json-model-override-args "{\\"rope_scaling\\": {\\"factor\\": 4}}" --tp 2""",
+        {"json_model_override_args": '{"rope_scaling": {"factor": 4}}', "tp": "2"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "args"), PROMPTED)
+def test_a_command_behind_any_prompt_with_shell_quoting(line, args):
+    parsed = _launch_command(line)
+    assert parsed is not None and parsed.data["args"] == args
+
+
+FIELDS = [
+    # compose's inline command, Kubernetes' command + args lists, compose's entrypoint + a multi-line command,
+    # a block list, a JSON spec
+    ("    command: sglang serve --model-path m --dp 2 --tp 4\n", {"model_path": "m", "dp": "2", "tp": "4"}),
+    (
+        '      command: ["python3", "-m", "sglang.launch_server"]\n      args: ["--model-path", "m", "--tp", "2"]\n      env:\n',
+        {"model_path": "m", "tp": "2"},
+    ),
+    (
+        "    entrypoint: python3 -m sglang.launch_server\n    command:\n      --model-path m\n      --tp-size 4\n    ipc: host\n",
+        {"model_path": "m", "tp_size": "4"},
+    ),
+    ("  command:\n  - python3\n  - -m\n  - sglang.launch_server\n  - --tp\n  - '8'\n  resources:\n", {"tp": "8"}),
+    ('{\n  "cmd": ["python3", "-m", "sglang.launch_server", "--tp", "2"],\n  "gpus": 2\n}\n', {"tp": "2"}),
+]
+
+
+@pytest.mark.parametrize(("text", "args"), FIELDS)
+def test_a_command_given_as_a_field(text, args):
+    launch = analyze_text(text, "spec.yaml")["launches"][0]
+    assert launch["server_args"] == {flag_field(flag): value for flag, value in args.items()}
+
+
+def test_a_field_without_a_launcher_is_no_command():
+    assert analyze_text("    command:\n    - /bin/bash\n    - -c\n    args:\n    - |\n", "spec.yaml")["launches"] == []
+
+
+def test_topo_rows_without_their_header_name_only_the_columns_the_rows_show():
+    rows = "GPU0\t X\tNV18\tPIX\t0-7\t0\t\tN/A\nGPU1\tNV18\t X\tSYS\t8-15\t1\t\tN/A\n"  # a NIC column no row or legend names
+    topology = analyze_text(rows, "topo.txt")["topology"]
+    assert topology["links"] == [[0, 1, "NV18"]]
+    assert topology.get("nics", []) == []
+    assert topology["affinity"]["GPU1"] == {"cpu": "8-15", "numa": 1, "gpu_numa_id": None}

@@ -76,3 +76,42 @@ def test_catalogue_keeps_memory_areas_and_server_log_lines_only():
     )
     assert not write.keep_message({"module": "sglang.test.runner", "kind": "log", "level": "info"})
     assert not write.keep_message({"module": "sglang.srt.managers.x", "kind": "log", "level": "debug"})
+
+
+# ServerArgs in its three shapes: add_argument calls with from_cli_args' renames (<= 0.5.13), and A[...] fields
+# with Arg(aliases=...), a bare help string, cli_name and no_cli (0.5.14+)
+SERVER_ARGS = """
+class ServerArgs:
+    tp_size: A[int, Arg(help="The tensor parallelism size.", aliases=["--tensor-parallel-size"])] = 1
+    nnodes: A[int, "The number of nodes."] = 1
+    secret: A[int, Arg(help="internal", no_cli=True)] = 0
+    renamed: A[int, Arg(help="x", cli_name="--other-name")] = 0
+    plain: int = 0
+
+    @staticmethod
+    def add_cli_args(parser):
+        parser.add_argument("--data-parallel-size", "--dp-size", type=int, default=1)
+        parser.add_argument("--model-path", "--model", type=str, dest="model_path")
+        parser.add_argument(*names, **kwargs)
+
+    @classmethod
+    def from_cli_args(cls, args):
+        args.dp_size = args.data_parallel_size
+"""
+
+
+def test_server_flags_come_with_the_field_each_sets():
+    from tools.upstream import cli_flags
+
+    found, renames = cli_flags.extract(SERVER_ARGS)
+    assert sorted(found) == [
+        ("--data-parallel-size", "data_parallel_size"),
+        ("--dp-size", "data_parallel_size"),
+        ("--model", "model_path"),
+        ("--model-path", "model_path"),
+        ("--nnodes", "nnodes"),
+        ("--other-name", "renamed"),
+        ("--tensor-parallel-size", "tp_size"),
+        ("--tp-size", "tp_size"),
+    ]
+    assert renames == {"data_parallel_size": "dp_size"}

@@ -162,6 +162,7 @@ class Kind:
 # a line that starts with one of these is a record, not prose: so each head is also spelled as a Markdown list
 # item ("- ", "* ", "+ ") and in bold ("**SGLang**:")
 _BULLETS = ("- ", "* ", "+ ")
+_TIED_WORDS = (" v0.", " 0.", " version", " to v", " to 0.", " (v", " (0.", " release", " is v", " is 0.", " at v", " of v")
 _STATED_HEADS = (
     "sglang==",
     "sglang[",
@@ -201,6 +202,35 @@ _STATED_HEADS = (
     "Image:",
     "image:",
     "Docker image:",
+    # a hand-written block of package versions ("sgl-kernel: 0.3.21", "`flashinfer-python`: 0.6.2")
+    "sgl-kernel",
+    "sgl_kernel",
+    "sglang-kernel",
+    "flashinfer-python",
+    "flashinfer_python",
+    "flashinfer:",
+    "deep_ep",
+    "deep-ep",
+    # a Markdown table row of versions ("| SGLang | 0.2.6 |") and `pip list` rows ("torch    2.5.1")
+    *(f"| {label}" for label in ("SGLang", "sglang", "PyTorch", "Torch", "torch", "Python", "CUDA", "Driver")),
+    "torch  ",
+    "torch 1.",
+    "torch 2.",
+    "cuda 1",
+    "sglang  ",
+    "SGLang Version",
+    "sglang Version",
+    "Flashinfer version:",
+    "FlashInfer version:",
+    "flashinfer version:",
+    "Torch version:",
+    "torch version:",
+    "Python version:",
+    # an official image tag without the image's name ("the v0.5.10-cu130 image")
+    "-cu1",
+    "-rocm",
+    # a version in a sentence tied to SGLang ("upgraded SGLang to v0.5.15", "sglang 0.5.9")
+    *(name + after for name in ("SGLang", "sglang", "Sglang", "SGLANG") for after in _TIED_WORDS),
 )
 
 
@@ -739,7 +769,7 @@ CATALOGUE: tuple[Kind, ...] = (
         LAUNCH_COMMAND,
         FACT,
         LAUNCH_COMMAND_GRAMMAR,
-        literals=("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "docker run", "torchrun"),
+        literals=("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "docker run", "torchrun", "launch_server.py"),
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),
     # an export line; assignments on a line of their own are found by the families of variables that shape GPU

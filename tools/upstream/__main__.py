@@ -6,6 +6,7 @@ python -m tools.upstream libraries write catalog/libraries.json: what names NCCL
 python -m tools.upstream serving   write catalog/serving_only.json: where each release prints the messages only a
                                     running server prints (tools/upstream/serving_only.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
+python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
 A developer tool, run by hand (never by CI: CI has neither network nor wheels). Adding a release: append its
 version to tools/upstream/versions.txt, run `refresh`, commit catalog/ and docs/."""
@@ -16,7 +17,7 @@ import argparse
 import json
 import sys
 
-from tools.upstream import build, coverage_doc, fixtures, sources, write
+from tools.upstream import build, cli_flags, coverage_doc, fixtures, sources, write
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("docs", help="rewrite docs/upstream-coverage.md and fixtures/upstream/ from the committed catalogue")
     sub.add_parser("libraries", help="write catalog/libraries.json from the native libraries' packages")
     sub.add_parser("serving", help="write catalog/serving_only.json from the released SGLang wheels")
+    sub.add_parser("flags", help="write catalog/server_flags.json: each release's launch_server flags and their fields")
     args = parser.parse_args(argv)
     if args.command == "serving":
         from tools.upstream import serving_only
@@ -43,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         libraries.write(target)
         print(f"wrote {target.relative_to(write.ROOT)}")
         return 0
+    if args.command in ("refresh", "flags"):
+        print(f"wrote {cli_flags.write_flags(sources.sglang_versions()).relative_to(write.ROOT)}")
+        if args.command == "flags":
+            return 0
     if args.command == "refresh":
         catalogue = build.build(sources.sglang_versions(), workers=args.workers)
         natives = None

@@ -16,7 +16,7 @@ from logscope.core import kinds, phases
 from logscope.core.events import FAILURE_KINDS, Event, RankId
 from logscope.core.model import Launch, PhaseReading, RankTimeline, RepeatedLaunches
 from logscope.pipeline.assemble.crash_loop import CrashLoopFolder, combined, fold_crash_loop
-from logscope.pipeline.assemble.launch_facts import FLAG_ALIASES, apply_model_config, fill_launch_facts
+from logscope.pipeline.assemble.launch_facts import apply_model_config, fill_launch_facts, flag_field
 
 _DRAFT_TYPE = re.compile(r"NextN|MTP|Eagle|Draft|Medusa", re.I)
 UNTAGGED = RankId(label="TP0", dims=(("tp", 0),))
@@ -350,7 +350,7 @@ def _model_path(launch: Launch) -> str | None:
         if ev.kind == kinds.SERVER_ARGS and ev.data["fields"].get("model_path"):
             return str(ev.data["fields"]["model_path"])
         if ev.kind == kinds.LAUNCH_COMMAND:  # the flag under any of its names (--model-path, --model)
-            value = next((v for flag, v in ev.data["args"].items() if FLAG_ALIASES.get(flag, flag) == "model_path"), None)
+            value = next((v for flag, v in ev.data["args"].items() if flag_field(flag) == "model_path"), None)
             if value:
                 return str(value)
     return None

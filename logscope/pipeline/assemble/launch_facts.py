@@ -10,7 +10,9 @@ from logscope.core import kinds
 from logscope.core.credentials import REDACTED, is_credential
 from logscope.core.events import Event
 from logscope.core.model import Launch
+from logscope.core.server_flags import field_of
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
+from logscope.pipeline.parse.parsers.stated_env import WEAK
 
 CONFIG_KEYS = (
     "model_path",
@@ -83,18 +85,17 @@ _GRAPH_CONFIG_KEYS = {
     ("prefill", "max_bs"): "cuda_graph_max_bs_prefill",
 }
 _FLAT_GRAPH_KEYS = {"cuda_graph_max_bs_decode": "cuda_graph_max_bs"}
-# launch_server flags whose name differs from the ServerArgs field
-FLAG_ALIASES = {
-    "tp": "tp_size",
-    "tensor_parallel_size": "tp_size",
-    "dp": "dp_size",
-    "data_parallel_size": "dp_size",
-    "ep": "ep_size",
-    "expert_parallel_size": "ep_size",
-    "pp": "pp_size",
-    "pipeline_parallel_size": "pp_size",
-    "model": "model_path",
-}
+
+
+def flag_field(flag: str, version: str | None = None) -> str:
+    """The key a launch command's flag (as read: `tp`, `tensor_parallel_size`) gives: a config key as spelled, else
+    the ServerArgs field the release's argparse sets for it (server_flags.py: aliases and unique prefixes, from the
+    released source), else the flag itself."""
+    if flag in CONFIG_KEYS:
+        return flag
+    return field_of(flag, version) or flag
+
+
 _INT_KEYS = {
     "tp_size",
     "dp_size",
@@ -189,10 +190,11 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
             if key in CONFIG_KEYS and value is not None:
                 _set(launch, key, value, kinds.SERVER_ARGS)
         _graph_config(launch, ev.data["fields"])
+    _versions(launch, events, global_events)  # the stated release decides how its argparse read the flags
     for ev in (e for e in events + global_events if e.kind in (kinds.LAUNCH_COMMAND, kinds.LAUNCH_FLAGS)):
         source = ev.data.get("source", kinds.LAUNCH_COMMAND)  # a flag list item of an issue says so
         for flag, value in ev.data["args"].items():
-            key = FLAG_ALIASES.get(flag, flag)
+            key = flag_field(flag, launch.versions.get("sglang"))
             _stated(launch, key, value, source)
             if key in CONFIG_KEYS:
                 _set(launch, key, value, source)
@@ -204,11 +206,10 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
             for key in ("tp_size", "pp_size", "ep_size"):
                 _set(launch, key, ev.data[key], "log")
     _infer_sizes(launch)
-    _versions(launch, events, global_events)
     stated_by = next(
         (
             e.data.get("stated_by", e.grammar)
-            for e in events + global_events
+            for e in _by_trust(events + global_events)
             if e.kind in _ENV_KINDS and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])
         ),
         None,
@@ -258,8 +259,14 @@ def _infer_sizes(launch: Launch) -> None:
 _ENV_KINDS = (kinds.CHECK_ENV, kinds.STATED_ENV)  # check_env, and the same values stated elsewhere (stated_env.py)
 
 
+def _by_trust(events: list[Event]) -> list[Event]:
+    """The events in input order, those that state a version only in prose (a sentence, a bare image tag) last:
+    any other statement of the same version wins over them."""
+    return sorted(events, key=lambda e: e.kind == kinds.STATED_ENV and e.data.get("stated_by") in WEAK)
+
+
 def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:
-    for ev in events + global_events:
+    for ev in _by_trust(events + global_events):
         if ev.kind == kinds.NCCL_VERSION:
             launch.versions.setdefault("nccl", ev.data["nccl"])
         elif ev.kind in _ENV_KINDS:

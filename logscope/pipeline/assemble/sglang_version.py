@@ -20,6 +20,9 @@ _STATED_BY = {
     "pip_show": "stated by pip show (Name / Version)",
     "version_print": "stated by the printed sglang.__version__",
     "image_tag": "stated by the release tag of an image the input names (lmsysorg/sglang:vX)",
+    "bare_image_tag": "stated by an official image's release tag without the image's name (vX-cuNNN)",
+    "sentence": "stated in a sentence of the input that names SGLang (SGLang vX)",
+    "pip_install": "stated by a pip install command (pip install sglang==X)",
 }
 _MAX_LINES = 400  # distinct messages looked up (a long log repeats the same startup lines)
 _MAX_EVIDENCE = 4

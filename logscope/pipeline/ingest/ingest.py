@@ -34,6 +34,7 @@ from logscope.pipeline.ingest.linescan import (
     settle_parts,
     with_startup_lines,
 )
+from logscope.pipeline.ingest.unwrap import PADDED_MIN, padded_rows
 
 __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
 
@@ -323,6 +324,10 @@ def clean(physical: str) -> list[str]:
     for segment in physical.split("\r") if "\r" in physical else (physical,):
         segment = unwrap(segment)
         if not segment.strip():
+            continue
+        rows = padded_rows(segment) if len(segment) >= PADDED_MIN else None
+        if rows is not None:  # a dump padded to a width and glued: its lines again
+            out.extend(line for row in rows for line in clean(row))
             continue
         pieces = _EMBEDDED_PREFIX.split(segment) if "[" in segment and segment.find("[", 1) > 0 else [segment]
         for piece in pieces:

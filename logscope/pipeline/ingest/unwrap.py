@@ -117,6 +117,13 @@ def _table_row(line: str, following: str) -> bool:
     return line.rstrip()[-1:] in _BORDERS or following.lstrip()[:1] in _BORDERS
 
 
+def _ends_whole(line: str) -> bool:
+    """A line that ends where its writer ended it, whatever its width: a shell line continued with a backslash, a
+    line padded with spaces to the width (a dump whose every line was filled to 200 columns), or a line with tabs
+    (its characters are not its columns: nvidia-smi topo's tab-aligned rows)."""
+    return line.endswith(("\\", "  ")) or "\t" in line
+
+
 def terminal_wraps(
     lines: Sequence[str], wanted: Callable[[str], bool], is_record: Callable[[str], bool], wide: list[int] | None = None
 ) -> dict[int, tuple[str, int]]:
@@ -130,7 +137,11 @@ def terminal_wraps(
         wide = [i for i in range(len(lines) - 1) if len(lines[i]) in WRAP_WIDTHS]
     if not wide:
         return {}
-    full = [i for i in wide if not _RECORD_START.match(lines[i + 1]) and not _table_row(lines[i], lines[i + 1])]
+    full = [
+        i
+        for i in wide
+        if not _RECORD_START.match(lines[i + 1]) and not _table_row(lines[i], lines[i + 1]) and not _ends_whole(lines[i])
+    ]
     out: dict[int, tuple[str, int]] = {}
     taken = -1
     for index in full:
@@ -151,6 +162,46 @@ def terminal_wraps(
             out[index] = (text, end - index)
             taken = end - 1
     return out
+
+
+# ------------------------------------------------------------------ lines padded to a width and glued
+PADDED_MIN = 3 * 40  # three rows of the narrowest width looked for
+_PADDED_MAX = 256 * 1024  # a longer line is no pasted dump
+_PAD_WIDTHS = range(40, 401)
+_PAD_HITS = 0.6  # rows that end in padding and start a word where the next row starts
+_PAD = " " * 8  # padding, not the gap between two aligned columns of a table (nvidia-smi topo's cells are 8 wide)
+
+
+def padded_rows(line: str) -> list[str] | None:
+    """The lines of a dump whose every line was padded with spaces to one width and glued into one (a screen or a
+    web log viewer copied without its line ends: check_env at exactly 200 columns a line), or None. The width is
+    the narrowest one at which most row boundaries fall between padding (8 spaces or more) and the start of a word;
+    a row filled to the width without padding was a longer line that went on to the next row."""
+    size = len(line)
+    if not PADDED_MIN <= size <= _PADDED_MAX or "    " not in line:
+        return None
+    for width in _PAD_WIDTHS:
+        boundaries = range(width, size, width)
+        if len(boundaries) < 2:
+            return None
+        hits = sum(1 for k in boundaries if line[k] != " " and line.startswith(_PAD, k - len(_PAD)))
+        if hits >= _PAD_HITS * len(boundaries):
+            return _rows(line, width)
+    return None
+
+
+def _rows(line: str, width: int) -> list[str]:
+    rows: list[str] = []
+    current = ""
+    for start in range(0, len(line), width):
+        piece = line[start : start + width]
+        current += piece
+        if piece.endswith(" ") or len(piece) < width:
+            rows.append(current.rstrip())
+            current = ""
+    if current:
+        rows.append(current.rstrip())
+    return [row for row in rows if row.strip()]
 
 
 @dataclass

@@ -20,7 +20,8 @@ from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expa
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import catalogue, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
-from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
+from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
+from logscope.pipeline.parse.parsers.shell import behind_prompt
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
@@ -359,11 +360,27 @@ class SourceClassifier:
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates:
                     self._failure_line(lineno, span)
+            if len(self.events) == before:
+                self._read_prose(lineno, text)
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
         finally:
             self.quoted = was
             self.in_sentence = False
+
+    def _read_prose(self, lineno: int, text: str) -> None:
+        """What a sentence states outright (a version tied to SGLang), through the grammars that read prose."""
+        for name in prefilter.grammars_for(text):
+            grammar = _GRAMMARS.get(name)
+            if grammar is None or not grammar.prose or not grammar.fits(text):
+                continue
+            parsed = grammar.parse(text)
+            if parsed is not None:
+                self.coverage.seen[name] += 1
+                self.coverage.recognized[name] += 1
+                self.recognized_physical.add(lineno)
+                self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
+                return
 
     # ------------------------------------------------------------------ wrapped lines
     def _try_join(self, lineno: int, text: str) -> bool:
@@ -464,7 +481,7 @@ def _reads_whole(text: str) -> bool:
 
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
 

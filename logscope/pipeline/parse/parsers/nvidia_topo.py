@@ -51,10 +51,35 @@ def _row(text: str) -> tuple[str, list[str], list[str]] | None:
     return (m.group(1), cells, []) if cells else None
 
 
+def _is_header(text: str) -> bool:
+    tree = _parse(text)
+    return tree is not None and tree.children[0].data == "header"
+
+
+def _columns_of_rows(lines: list[str]) -> list[str | None]:
+    """The columns of a matrix pasted without its header row: each row's X is where its own column stands (the
+    matrix is square over its devices). Columns no row names stay unnamed (their cells are not read), except NICs
+    the legend lists when they are exactly the unnamed columns after the GPUs."""
+    rows = [row for text in lines if (row := _row(text)) is not None]
+    if not rows:
+        return []
+    columns: list[str | None] = [None] * max(len(cells) for _, cells, _ in rows)
+    for device, cells, _ in rows:
+        if "X" in cells:
+            columns[cells.index("X")] = device
+    legend = [m.group(1) for text in lines if (m := _NIC_LEGEND.match(text))]
+    unnamed = [i for i, column in enumerate(columns) if column is None]
+    named_gpus = [i for i, column in enumerate(columns) if column and column.startswith("GPU")]
+    if legend and len(legend) == len(unnamed) and (not named_gpus or unnamed[0] > named_gpus[-1]):
+        for i, nic in zip(unnamed, legend):
+            columns[i] = nic
+    return columns
+
+
 def parse_topology(lines: list[str]) -> dict[str, Any] | None:
     """Links between GPUs ([a, b, kind] with a < b), P2P status, GPU-NIC links with the NIC legend, and each
     GPU's CPU affinity, NUMA node and GPU NUMA ID (ints; None where the matrix says N/A)."""
-    columns: list[str] = []
+    columns: list[str | None] = [] if any(_is_header(text) for text in lines) else _columns_of_rows(lines)
     links: list[list[Any]] = []
     p2p: list[list[Any]] = []
     affinity: dict[str, dict[str, Any]] = {}
@@ -74,7 +99,7 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
             continue
         device, cells, tails = row
         for column, kind in zip(columns, cells):
-            if kind == "X" or column == device:
+            if kind == "X" or column == device or column is None:
                 continue
             if device.startswith("GPU") and column.startswith("GPU"):
                 a, b = int(device[3:]), int(column[3:])
@@ -97,12 +122,18 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
     return {"links": links, "p2p": p2p, "nics": nics, "affinity": affinity}
 
 
+# the matrix's first row, pasted without the header row above it: "GPU0     X      NV18    NV18 ..."
+_FIRST_ROW = re.compile(r"^\s*GPU0\s+X\s+(?:NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)\s")
+
+
 class TopoReader(BlockReader):
+    """`nvidia-smi topo -m`: the header row and the rows under it, or the rows alone (pasted without the header)."""
+
     grammar = kinds.NVIDIA_TOPO_GRAMMAR
     literals = ("GPU0",)
 
     def starts(self, text: str) -> bool:
-        return bool(_HEADER.match(text))
+        return bool(_HEADER.match(text) or _FIRST_ROW.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 from typing import Any, cast
 
 from lark import Token, Transformer, Tree
@@ -190,7 +191,7 @@ class _LaunchCommand(Transformer):
 
     def assignment(self, items: list[Token]) -> tuple[str, str]:
         key, _, value = str(items[0]).partition("=")
-        return key, value.strip("'\"")
+        return key, shell_word(value)
 
     def _read(self, kind: str, items: list[Any]) -> dict[str, Any]:
         env: dict[str, str] = {}
@@ -205,14 +206,14 @@ class _LaunchCommand(Transformer):
                 if pending:
                     args[pending] = True
                 key, _, value = str(item).partition("=")
-                args[_flag(key)] = value.strip("'\"")
+                args[_flag(key)] = shell_word(value)
                 pending = None
             elif item.type == "OPTION":
                 if pending:
                     args[pending] = True
                 pending = _flag(str(item))
             elif pending:
-                args.setdefault(pending, str(item).strip("'\""))
+                args.setdefault(pending, shell_word(str(item)))
                 pending = None
         if pending:
             args[pending] = True
@@ -240,6 +241,15 @@ def parse_launch_command(text: str) -> dict[str, Any] | None:
         return _LAUNCH.transform(parse(kinds.LAUNCH_COMMAND_GRAMMAR, text.strip()))
     except LarkError:
         return None
+
+
+def shell_word(word: str) -> str:
+    """A word as the shell passes it to the program: quotes removed, escapes resolved (shlex, POSIX rules)."""
+    try:
+        parts = shlex.split(word)
+    except ValueError:  # an unclosed quote (a cut paste): the word as printed, less its outer quotes
+        return word.strip("'\"")
+    return parts[0] if len(parts) == 1 else word.strip("'\"")
 
 
 def _flag(option: str) -> str:

@@ -11,13 +11,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from logscope.core import kinds
+from logscope.core.server_flags import known_option
 from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
-from logscope.pipeline.parse.parsers.shell import ContinuedCommandReader, parse_command
+from logscope.pipeline.parse.parsers.shell import (
+    ContinuedCommandReader,
+    FieldCommandReader,
+    behind_prompt,
+    parse_command,
+    without_prompt,
+)
 from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
 from logscope.pipeline.parse.parsers.stated_env import PipShowReader, VersionPrintReader
 
@@ -30,6 +37,7 @@ class LineGrammar:
     literals: tuple[str, ...]
     parse: Callable[[str], Parsed | None]
     fits: Callable[[str], bool] = lambda text: True
+    prose: bool = False  # it reads what a sentence of prose states outright (a version tied to SGLang)
 
 
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
@@ -39,7 +47,9 @@ _LAUNCH_SHAPE = re.compile(
     r"(?:export\s|[A-Z_][A-Z0-9_]*=\S*(?:\s|$)|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
     r"|sglang\s+serve|(?:docker|podman)\s+run\s|torchrun\s"
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
-    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s)"
+    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s"
+    # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string
+    r"|.*?\S*/sglang/launch_server\.py\s|\s*[\"']python3?\s+-m\s+sglang\.\w+\s)"
 )
 _NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
 
@@ -73,7 +83,7 @@ def _sglang(text: str) -> Parsed | None:
 
 
 def _launch_command(text: str) -> Parsed | None:
-    line = strip_prefix(text)
+    line = without_prompt(strip_prefix(text))
     data = parse_command(line)
     if data is None:  # no launcher: an export line, or assignments on a line of their own
         data = other_lines.parse_launch_command(line)
@@ -83,7 +93,11 @@ def _launch_command(text: str) -> Parsed | None:
 
 
 # a Markdown list item that gives launch flags as code spans: "- `--tp-size 8`", "* `--moe-a2a-backend deepep`"
-_FLAG_ITEM = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+(?:`--[\w-]|`?(?:--)?[a-z])|[a-z][a-z0-9]*(?:-[a-z0-9]+)+\s*:)")
+_FLAG_ITEM = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+(?:`--[\w-]|`?(?:--)?[a-z])|[a-z][a-z0-9]*(?:-[a-z0-9]+)+\s*:|--[a-z])")
+# a launch command's flags pasted without its launcher ("--tp 8 --dp-size 8 --enable-dp-attention ..."): read when
+# at least this many flags, each an option of a released ServerArgs
+_BARE_FLAGS = re.compile(r"^\s*--[a-z][\w-]*(?:[\s=]|$)")
+_BARE_FLAGS_MIN = 3
 _FLAG_SPAN = re.compile(r"`(--[\w-][^`]*)`")
 # the issue template's way: one flag a list item, its name without dashes and a colon ("- tp-size: 4",
 # "- `mem-fraction-static`: 0.75", "- --tp 8"); a name with a dash, or one of the short parallel flags
@@ -95,7 +109,18 @@ _FIELD_FLAG = re.compile(
 FIELD_SOURCE = "issue_template"
 
 
+def flag_line(text: str) -> bool:
+    """A line that starts with a long flag: a launch command's flags pasted without the launcher (a record)."""
+    return bool(_BARE_FLAGS.match(text))
+
+
 def _flag_list(text: str) -> Parsed | None:
+    if _BARE_FLAGS.match(text):
+        data = parse_command("python -m sglang.launch_server " + text.strip())
+        args = data.get("args", {}) if data is not None else {}
+        if len(args) < _BARE_FLAGS_MIN or not all(known_option(flag) for flag in args):
+            return None
+        return Parsed(kinds.LAUNCH_FLAGS, {**(data or {}), "source": kinds.LAUNCH_COMMAND, "launcher": None})
     spans = _FLAG_SPAN.findall(text)
     if spans:
         data = parse_command("python -m sglang.launch_server " + " ".join(spans))
@@ -186,7 +211,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.LAUNCH_COMMAND_GRAMMAR,
         kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR),
         _launch_command,
-        lambda text: bool(_LAUNCH_SHAPE.match(text)),
+        lambda text: bool(_LAUNCH_SHAPE.match(text)) or behind_prompt(text),
     ),
     LineGrammar(
         kinds.FLAG_LIST_GRAMMAR,
@@ -198,7 +223,13 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.TRACEBACK_GRAMMAR, kinds.line_literals(kinds.TRACEBACK_GRAMMAR), _kind_and_data(other_lines.parse_traceback_line)
     ),
     LineGrammar(kinds.COLLECT_ENV_GRAMMAR, kinds.line_literals(kinds.COLLECT_ENV_GRAMMAR), _collect_env),
-    LineGrammar(kinds.STATED_ENV_GRAMMAR, kinds.line_literals(kinds.STATED_ENV_GRAMMAR), stated_env.parse_line, stated_env.fits),
+    LineGrammar(
+        kinds.STATED_ENV_GRAMMAR,
+        kinds.line_literals(kinds.STATED_ENV_GRAMMAR),
+        stated_env.parse_line,
+        stated_env.fits,
+        prose=True,
+    ),
     LineGrammar(kinds.PROGRESS_GRAMMAR, kinds.line_literals(kinds.PROGRESS_GRAMMAR), _shards),
     LineGrammar(
         kinds.GPUSTAT_GRAMMAR, kinds.line_literals(kinds.GPUSTAT_GRAMMAR), _gpustat, lambda text: bool(_GPUSTAT_SHAPE.match(text))
@@ -217,6 +248,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
     ContinuedCommandReader,
+    FieldCommandReader,
     CheckEnvReader,
     PipShowReader,
     VersionPrintReader,

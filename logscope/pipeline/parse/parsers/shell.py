@@ -9,6 +9,8 @@ import re
 import shlex
 from typing import Any
 
+import yaml
+
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers import other_lines
@@ -22,16 +24,47 @@ _COMMAND_HEAD = re.compile(
 )
 _DOCKER = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?(?:sudo\s+)?(?:docker|podman)\s+run\s")
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
-_LAUNCHER = re.compile(r"(?:^|[\s`])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
+_LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
+# a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
+# PowerShell's "PS C:\\work> ", starship's "❯ " (the prompt is text up to a prompt sign, or after a leading arrow)
+_PROMPT_ANY = r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗✔]\s+)?|(?:\S+\s+){0,4}?\S*[$#%>✗❯➜»]\s+)"
+_LAUNCH_WORDS = (
+    r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve|torchrun)(?=\s|$)"
+)
+_BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
+# a continued command flattened onto one line (the line ends lost in a paste): "python3 -m sglang.launch_server \ --tp 4"
+_FLAT_CONTINUATION = re.compile(r"\s\\\s+(?=\S)")
+# the module run as a script: "python3 /opt/sglang/python/sglang/launch_server.py ...", and under pm2, whose own
+# options end at "--": "pm2 start .../sglang/launch_server.py --name sgl -- --model-path ..."
+_SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?\S*/sglang/(launch_server|bench_one_batch)\.py(?=\s|$)")
+_PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
+
+
+def behind_prompt(text: str) -> bool:
+    """A launch command or an export behind a shell prompt of any shape (the prompt is no part of the command)."""
+    return bool(_BEHIND_PROMPT.match(text))
+
+
+def without_prompt(text: str) -> str:
+    """The command after a shell prompt of any shape; the text itself when it holds none."""
+    m = _BEHIND_PROMPT.match(text)
+    return text[m.end(1) :] if m else text
 
 
 def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     """(a command the launch_command grammar reads, environment from docker -e flags), or None when the text
     holds no SGLang launcher."""
     env: dict[str, str] = {}
-    command = text
+    command = _FLAT_CONTINUATION.sub(" ", text) if " \\ " in text else text
+    script = _SCRIPT.search(command)
+    if script:
+        pm2 = "pm2 " in command[: script.start()]
+        command = f"{command[: script.start()]}python -m sglang.{script.group(1)}{command[script.end() :]}"
+        if pm2:
+            at = command.find("python -m sglang.")
+            command = command[:at].replace("pm2 start ", "") + _PM2_OPTIONS.sub(r"\1", command[at:])
     torchrun = _TORCHRUN.search(command)
     if torchrun:
         prefix = command[: torchrun.start()]
@@ -57,8 +90,8 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     if launcher is None:
         return None
     head = command[: launcher.start(1)]
-    if head.endswith("`"):  # a code span: the command ends where it closes
-        closing = command.find("`", launcher.start(1))
+    if head[-1:] in ("`", '"', "'"):  # a code span or a quoted string: the command ends where it closes
+        closing = command.find(head[-1], launcher.start(1))
         command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
     if head.strip() and not _COMMAND_HEAD.match(head + "x"):
         # other text before the launcher (a bash -x "+ ", "Running: ", nohup, a log prefix): keep the environment
@@ -88,7 +121,7 @@ class ContinuedCommandReader(BlockReader):
     literals = (" \\",)
 
     def starts(self, text: str) -> bool:
-        return bool(_CONTINUED.search(text) and _COMMAND_HEAD.match(text))
+        return bool(_CONTINUED.search(text) and (_COMMAND_HEAD.match(text) or _BEHIND_PROMPT.match(text)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
@@ -111,3 +144,109 @@ class ContinuedCommandReader(BlockReader):
         kind = kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT
         data["joined_lines"] = [self.first_line, self.first_line + len(self.parts) - 1]
         return [Event(kind, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+
+
+# a field of a compose file, a Kubernetes manifest or a JSON spec: "command: sglang serve --tp 4",
+# 'command: ["python3", "-m", "sglang.launch_server"]', '"cmd": "python3 -m sglang.launch_server ...",', "- args:"
+_FIELD = re.compile(r"""^(\s*)(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*:(?:\s+(.*?))?\s*,?\s*$""")
+_ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
+# the first word of a launcher given as a list: the interpreter or SGLang's own command
+_STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang)$")
+# the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
+_ARGS_FIELDS = frozenset({"args", "command"})
+
+
+def _value_words(value: str) -> list[str] | None:
+    """The words of a field's value: a flow list's items, a quoted string's shell words, or a plain value's shell
+    words (None when the value is not one of these: a block scalar's `|`, a mapping)."""
+    if value.startswith(("[", '"', "'")):
+        try:
+            loaded = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return None
+        if isinstance(loaded, list):
+            return [str(item) for item in loaded if isinstance(item, str | int | float)]
+        if not isinstance(loaded, str):
+            return None
+        value = loaded
+    if value[:1] in ("|", ">", "{", "&", "*"):
+        return None
+    try:
+        return shlex.split(value)
+    except ValueError:
+        return value.split()
+
+
+def _has_launcher(words: list[str]) -> bool:
+    pairs = zip(words, words[1:])
+    return any((a == "-m" and b.startswith("sglang.")) or f"{a.rsplit('/', 1)[-1]} {b}" == "sglang serve" for a, b in pairs)
+
+
+class FieldCommandReader(BlockReader):
+    """A launch command given as the value of a field (compose, Kubernetes, a JSON spec): inline, as a flow list,
+    or as a block list of items, and carried on by its sibling `args:` / `command:` field (Kubernetes'
+    command + args, compose's entrypoint + command) or by the plain lines of a multi-line value. The words are
+    joined as the shell would quote them and read as any launch command."""
+
+    grammar = kinds.LAUNCH_COMMAND_GRAMMAR
+    literals = ("sglang.launch_server", "sglang serve", "-m sglang.", '"sglang.', "'sglang.", "command:", "entrypoint:")
+
+    def starts(self, text: str) -> bool:
+        m = _FIELD.match(text)
+        if m is None:
+            return False
+        if not m.group(3):  # "command:" with its words in the lines under it
+            return m.group(2) in ("command", "entrypoint")
+        words = _value_words(m.group(3))
+        return words is not None and _has_launcher(words)
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        m = _FIELD.match(text)
+        assert m is not None
+        self.first_line, self.text = lineno, text.strip()
+        self.indent, self.field = len(m.group(1)), m.group(2)
+        self.words = _value_words(m.group(3)) if m.group(3) else []
+        self.under = not m.group(3)  # the words go on in the lines under the field
+        self.sibling_taken = False
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if not text.strip():
+            return False
+        indent = len(text) - len(text.lstrip())
+        item = _ITEM.match(text)
+        if self.under and item is not None and indent >= self.indent:
+            words = _value_words(item.group(2))
+            if words is None or len(words) != 1 or (not self.words and not _STARTS_A_LAUNCHER.match(words[0])):
+                return False  # a list of something else ("- /bin/bash", "- -c"): no line of it is read
+            assert self.words is not None
+            self.words.append(words[0])
+            return True
+        field = _FIELD.match(text)
+        if field is not None and not text.lstrip().startswith("-") and indent <= self.indent:
+            if indent < self.indent or self.sibling_taken or field.group(2) not in _ARGS_FIELDS or self.words is None:
+                return False
+            self.sibling_taken = True
+            self.under = not field.group(3)
+            words = _value_words(field.group(3)) if field.group(3) else []
+            if words is None:
+                return False
+            self.words += words
+            return True
+        if self.under and indent > self.indent and item is None and self.words is not None:
+            try:  # a plain value over several lines: "--model-path x" then "--port 30000"
+                self.words += shlex.split(text)
+            except ValueError:
+                self.words += text.split()
+            return True
+        return False
+
+    def close(self) -> list[Event]:
+        if not self.words or not _has_launcher(self.words):
+            return []
+        joined = shlex.join(self.words)
+        data = parse_command(joined)
+        if data is None:
+            return []
+        data["field"] = self.field
+        return [Event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]

@@ -37,6 +37,19 @@ _CSV_FIELDS = {
 _CSV_HEADER = re.compile(r"^\s*(?:" + "|".join(re.escape(f) for f in _CSV_FIELDS) + r")(?: \[[^\]]*\])?,")
 
 
+def header_columns(text: str) -> list[str]:
+    """The columns of a CSV header row ("index, name, memory.total [MiB]"), as logscope names them."""
+    return [_CSV_FIELDS.get(c.strip().split(" [")[0].split(" ")[0], c.strip()) for c in text.split(",")]
+
+
+def gpu_csv_row(text: str, columns: list[str]) -> dict[str, Any] | None:
+    """A data row against its columns; a row whose index is no number (a header read as data) is none."""
+    row = csv_row(text, columns)
+    if row is None or not isinstance(row.get("index", 0), int):
+        return None
+    return row
+
+
 class SmiCsvReader(BlockReader):
     """CSV with a header row (any column order; units in the header or in the values)."""
 
@@ -48,12 +61,12 @@ class SmiCsvReader(BlockReader):
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
-        self.columns = [_CSV_FIELDS.get(c.strip().split(" [")[0].split(" ")[0], c.strip()) for c in text.split(",")]
+        self.columns = header_columns(text)
         self.apps = "pid" in self.columns
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
-        row = None if text.lstrip().startswith("[") else csv_row(text, self.columns)
+        row = None if text.lstrip().startswith("[") else gpu_csv_row(text, self.columns)
         if row is None:
             return False
         kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU
@@ -70,8 +83,9 @@ _QUERY = re.compile(r"nvidia-smi\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--form
 
 
 class SmiHeaderlessReader(BlockReader):
-    """CSV without a header: columns from a pasted `nvidia-smi --query-gpu=... --format=csv,noheader`
-    command when there is one, else by shape (a GPU name, a bus id, a device id, a UUID)."""
+    """CSV after its command line, or without a header: columns from a pasted `nvidia-smi --query-gpu=...
+    --format=csv[,noheader]` command when there is one (the header row under a `--format=csv` command names
+    them, units included), else by shape (a GPU name, a bus id, a device id, a UUID)."""
 
     grammar = kinds.NVIDIA_SMI_GRAMMAR
     literals = ("--query-", *_GPU_NAMES)
@@ -84,6 +98,7 @@ class SmiHeaderlessReader(BlockReader):
         m = _QUERY.search(text)
         self.columns = [_CSV_FIELDS.get(c, c) for c in m.group(2).split(",")] if m else None
         self.apps = bool(m and m.group(1) == "compute-apps")
+        self.header_expected = bool(m and not m.group(4))  # --format=csv prints its header row first
         if m is None:
             self.feed(lineno, text)
         return self
@@ -116,7 +131,12 @@ class SmiHeaderlessReader(BlockReader):
             row.setdefault("index", 0)
             self.events.append(Event(kinds.SMI_GPU, self.source, lineno, text.strip(), None, None, row, kinds.NVIDIA_SMI_GRAMMAR))
             return True
-        row = csv_row(text, self.columns)
+        if self.header_expected:
+            self.header_expected = False
+            if _CSV_HEADER.match(text):
+                self.columns = header_columns(text)
+                return True
+        row = gpu_csv_row(text, self.columns)
         if row is None:
             return False
         kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU

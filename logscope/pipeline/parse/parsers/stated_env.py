@@ -46,10 +46,21 @@ _LABELS = {
     "nvidia driver version": "driver",
     "cuda": "cuda",
     "cuda version": "cuda",
+    # a hand-written block of package versions ("sgl-kernel: 0.3.21", "flashinfer-python: 0.6.2"), as pip names them
+    **PACKAGES,
+    "flashinfer": "flashinfer-python",
+    "flashinfer version": "flashinfer-python",
+    "sgl-kernel version": "sgl-kernel",
+    "torch version": "torch",
+    "python": "Python",
+    "python version": "Python",
 }
+# the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
+_TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*\|")
+_LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
 # "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "SGLang: v0.5.4 (pip)": a parenthesis after it is a remark
 _LABELLED = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][A-Za-z ]{1,24}?)(?:\*\*)?\s*:\s*(?:\*\*)?`?" + _VERSION + r"`?(?:\s*\([^)]*\))?\s*$"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?([A-Za-z][\w .-]{1,24}?)`?(?:\*\*)?\s*:\s*(?:\*\*)?`?" + _VERSION + r"`?(?:\s*\([^)]*\))?\s*$"
 )
 # "GPUs: NVIDIA H20-3e (x4)", "GPU: 8 x NVIDIA H200", "GPUs: 4x H100 80GB HBM3", "GPUs: NVIDIA H200 x 8"
 _GPUS = re.compile(
@@ -61,8 +72,28 @@ MAX_GPUS = 1024
 
 # the official image's release tags (lmsysorg/sglang:v0.5.12-cu130, v0.4.2.post2-rocm630), not latest / nightly / dev
 IMAGE_TAG = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+# the same tag written without the image's name ("the v0.5.10-cu130 image"): the -cuNNN / -rocmNNN suffix of the
+# official image's tags, read only on a line that names SGLang or an image (lmdeploy's tags end in -cu12)
+_BARE_TAG = re.compile(r"(?<![\w./:-])v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)-(?:cu|rocm)\d{3}(?![\w.])")
+_IMAGE_WORDS = re.compile(r"(?i)\b(?:sglang|image|docker|container|tag)\b")
 # how each form states the version (the launch's sglang_version says it)
 PIN, FIELD, PIP_SHOW, PRINTED, IMAGE = "pip_pin", "issue_template", "pip_show", "version_print", "image_tag"
+BARE_TAG, SENTENCE, PIP_INSTALL = "bare_image_tag", "sentence", "pip_install"
+# `pip install "sglang[all]==0.5.9"`, `uv pip install sglang==0.5.9 ...`: the release installed
+_INSTALL = re.compile(r"\bpip3?\s+install\b.*?[\s\"']sglang(?:\[[\w,-]+\])?==v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+WEAK = frozenset({BARE_TAG, SENTENCE})  # forms that any other statement of the version outranks
+
+# a version in a sentence, tied to SGLang: "SGLang v0.5.15", "sglang 0.5.15", "upgraded SGLang to v0.5.15",
+# "SGLang version: 0.5.15", "on sglang==0.5.15". Only these words may stand between the name and the version ("from"
+# may not: "from v0.5.14 to v0.5.15" names the old one first)
+# (ASCII word edges: a sentence in Chinese runs the name and the version into the words around them)
+_RELEASE = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\d+(?:\+[\w.]+)?)?)(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
+_TIED = re.compile(r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==)|\s+(?:version|release|is|was|to|at|of|v))*\s*" + _RELEASE)
+_ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
+# a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2")
+_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s*(?:==|[:=(])\s*|\s+)v?$")
+_CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
 
 def parse_line(text: str) -> Parsed | None:
@@ -71,12 +102,21 @@ def parse_line(text: str) -> Parsed | None:
     m = _PIN.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}, "stated_by": PIN})
-    m = _LABELLED.match(text)
-    if m and m.group(1).strip().lower() in _LABELS:
-        return Parsed(kinds.STATED_ENV, {"values": {_LABELS[m.group(1).strip().lower()]: m.group(2)}, "stated_by": FIELD})
+    label = _labelled(text)
+    if label is not None:
+        return Parsed(kinds.STATED_ENV, {"values": {_LABELS[label[0]]: label[1]}, "stated_by": FIELD})
     m = IMAGE_TAG.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
+    m = _BARE_TAG.search(text)
+    if m and _IMAGE_WORDS.search(text):
+        return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BARE_TAG})
+    m = _INSTALL.search(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": PIP_INSTALL})
+    version = sentence_version(text)
+    if version is not None:
+        return Parsed(kinds.STATED_ENV, {"values": {"sglang": version}, "stated_by": SENTENCE})
     m = _GPUS.match(text)
     if m:
         count = int(m.group(1) or m.group(4) or m.group(5))
@@ -87,11 +127,46 @@ def parse_line(text: str) -> Parsed | None:
     return None
 
 
+def _labelled(text: str) -> tuple[str, str] | None:
+    """(label, version) of a labelled version: "- SGLang: 0.5.4", "| PyTorch | 2.3.1+cu121 |", "torch    2.5.1"."""
+    for rx in (_LABELLED, _TABLE_ROW, _LISTED):
+        m = rx.match(text)
+        if m and m.group(1).strip().lower() in _LABELS:
+            return m.group(1).strip().lower(), m.group(2)
+    return None
+
+
+def sentence_version(text: str) -> str | None:
+    """The SGLang version a sentence states, or None: one version tied to the name, and no other version in the
+    same sentence that no other name owns ("it worked in v0.5.14, SGLang v0.5.15 fails" states neither)."""
+    for sentence in _SENTENCE_END.split(text):
+        tied = {m.group(1) for m in _TIED.finditer(sentence)}
+        if len(tied) != 1:
+            continue
+        version = next(iter(tied))
+        for m in _ANY_RELEASE.finditer(sentence):
+            if m.group(1) == version:
+                continue
+            owner = _OWNED.search(sentence[: m.start()])
+            if owner is None or owner.group(0).split()[0].lower().rstrip(":=") in _CONNECTORS:
+                break
+        else:
+            return version
+    return None
+
+
 def fits(text: str) -> bool:
     """The shape of a pin, a labelled version or the GPU field (a line that mentions "sglang:" in prose, an
     image tag say, is no candidate)."""
-    m = _LABELLED.match(text)
-    return bool(_PIN.match(text) or (m and m.group(1).strip().lower() in _LABELS) or _GPUS.match(text) or IMAGE_TAG.search(text))
+    return bool(
+        _PIN.match(text)
+        or _labelled(text) is not None
+        or _GPUS.match(text)
+        or IMAGE_TAG.search(text)
+        or _BARE_TAG.search(text)
+        or _INSTALL.search(text)
+        or _TIED.search(text)
+    )
 
 
 _PIP_NAME = re.compile(rf"^\s*Name:\s*({_PACKAGE})\s*$")

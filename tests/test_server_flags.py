@@ -1,0 +1,33 @@
+"""A launch command's flags as each release's argparse reads them (catalog/server_flags.json, generated from the
+released ServerArgs by `python -m tools.upstream flags`): aliases, unique prefixes, and prefixes a release refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from logscope.core.server_flags import field_of
+from logscope.pipeline.assemble.launch_facts import flag_field
+
+
+@pytest.mark.parametrize(
+    ("flag", "version", "field"),
+    [
+        ("tp", None, "tp_size"),  # --tp: the unique prefix of --tp-size in every release
+        ("dp", None, "dp_size"),
+        ("tensor_parallel_size", "0.3.0", "tp_size"),  # an alias (from_cli_args renames its dest to tp_size)
+        ("model", "0.5.23", "model_path"),  # --model is an alias of --model-path since 0.4.8
+        ("ep", "0.5.15", "ep_size"),  # --ep is an option of its own since 0.4.10
+        ("ep", "0.3.0", None),  # 0.3.0 has no option starting with --ep
+        ("pp", "0.5.15", None),  # --pp-size, --pp-max-micro-batch-size, ...: argparse refuses it as ambiguous
+        ("pp", "0.4.6", "pp_size"),  # 0.4.6.post5: --pp-size is the only one
+        ("no_such_flag", None, None),
+    ],
+)
+def test_a_flag_is_the_field_its_release_sets(flag, version, field):
+    assert field_of(flag, version) == field
+
+
+def test_config_keys_keep_their_name_and_unknown_flags_stay_as_written():
+    assert flag_field("tp") == "tp_size"
+    assert flag_field("cuda_graph_max_bs", "0.5.15") == "cuda_graph_max_bs"  # logscope's config key, as spelled
+    assert flag_field("no_such_flag") == "no_such_flag"
