@@ -18,14 +18,15 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from logscope.core import kinds
+from logscope.core.cell import Basis, Cell, CellAlternative, Timing
 from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.model_table import moe_shape
 from logscope.memory_model import deepep
-from logscope.memory_model.cell import Cell
 from logscope.memory_model.interconnect import Interconnect
 from logscope.memory_model.nccl import channel_buffers
 from logscope.memory_model.record import V2Row, V2Table
@@ -47,26 +48,26 @@ def _cell(
     group: str,
     mechanism: str,
     gib: float | None,
-    timing: str,
+    timing: Timing,
     basis: str,
-    kind: str = "estimated",
+    kind: Basis = "estimated",
     rule: dict[str, Any] | None = None,
     inputs: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The cell as the document carries it (Cell.as_json); its release range and sources come from the rule."""
+) -> Cell:
+    """A cell of `gib` (None: unknown); its release range and sources come from the rule."""
     sources = tuple(str(a) for a in (rule or {}).get("source", []))
     return Cell(
         group,
         mechanism,
         None if gib is None else round(gib * GIB),
-        kind,  # type: ignore[arg-type]
-        timing,  # type: ignore[arg-type]
+        kind,
+        timing,
         basis,
         inputs or {},
         sources,
         (rule or {}).get("sglang"),
         rule,
-    ).as_json()
+    )
 
 
 def _rule(
@@ -104,12 +105,12 @@ _NCCL_MECHANISMS = {"nccl_communicator", "nccl_first_collective", "nccl_split_co
 
 
 def calibrate_cells(
-    cells: list[dict[str, Any]],
+    cells: list[Cell],
     calibration: Calibration | None,
     sizes: dict[str, int],
     env: NcclEnv | None = None,
     gpu_name: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Cell]:
     """Cells whose mechanism the calibration measured at this group size, under the input's NCCL environment,
     become `measured (probe)`: the memory outside the PyTorch allocator that the probe's stage took. Others
     keep their estimate, and say why."""
@@ -117,7 +118,7 @@ def calibrate_cells(
         return cells
     out = []
     for cell in cells:
-        probed = _PROBED.get((cell["group"], cell["mechanism"]))
+        probed = _PROBED.get((cell.group, cell.mechanism))
         if probed is None:
             out.append(cell)
             continue
@@ -128,25 +129,20 @@ def calibrate_cells(
         if any(f is None for f in found):
             at = f" at group size {size}" if size is not None else ""
             under = f" under {env.describe()}" if keyed and env is not None else ""
-            out.append(
-                {
-                    **cell,
-                    "basis": f"{cell['basis']}; the calibration {calibration.label()} has no "
-                    f"{'/'.join(m for m, f in zip(mechanisms, found) if f is None)}{at}{under}",
-                }
-            )
+            missing = "/".join(m for m, f in zip(mechanisms, found) if f is None)
+            out.append(replace(cell, basis=f"{cell.basis}; the calibration {calibration.label()} has no {missing}{at}{under}"))
             continue
         mib = sum(f.outside_allocator_mib for f in found if f is not None)
         stages = " + ".join(f"{f.stage} {f.outside_allocator_mib:.0f} MiB" for f in found if f is not None)
         scope = "a rank's own buffers" if group == "rank" else f"group size {size}"
         under = f"; {env.describe()}" if keyed and env is not None else ""
         out.append(
-            {
-                **cell,
-                "gib": round(mib / 1024, 3),
-                "kind": "measured (probe)",
-                "basis": f"probe on {measured_on(calibration.gpu, gpu_name)}: {stages} ({scope}; {calibration.label()}{under})",
-            }
+            replace(
+                cell,
+                measured_gib=round(mib / 1024, 3),
+                kind="measured (probe)",
+                basis=f"probe on {measured_on(calibration.gpu, gpu_name)}: {stages} ({scope}; {calibration.label()}{under})",
+            )
         )
     return out
 
@@ -188,7 +184,7 @@ def launch_cells(
     gpu: dict[str, Any] | None = None,
     kv_cell_bytes: float | None = None,
     links: Interconnect | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Cell]:
     """The cells one rank of this launch holds (the same on every rank of a symmetric launch), measured by the
     calibration where it covers them, else estimated. `gpu` (nvidia-smi / check_env: name, compute capability)
     picks the custom all-reduce table; `kv_cell_bytes` (from KV sizing) sizes PD staging."""
@@ -208,12 +204,12 @@ def launch_cells(
     measured = nccl_sizes(nccl, gpu_name=gpu_name)
     arch, arch_basis = gpu_arch(gpu)
     communicators = _Communicators(release, nccl, measured, gpu_name)
-    cells: list[dict[str, Any]] = []
+    cells: list[Cell] = []
     if tp > 1:
         cells.append(communicators.pynccl("tp", "TP group"))
         cells.append(communicators.channels("tp", "pynccl", "eager", env, "its warm-up all-reduce at init"))
         cells.append(communicators.torch_group("tp", "TP device group", cfg))
-        torch_timing = cells[-1]["timing"]
+        torch_timing = cells[-1].timing
         cells.append(communicators.channels("tp", "torch_nccl", torch_timing, env, "its first collective"))
         cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis, links)
     if attention_tp > 1 and attention_tp != tp:
@@ -287,7 +283,7 @@ class _Communicators:
         size = f"{high:.0f}" if round(low) == round(high) else f"{low:.0f}-{high:.0f}"
         return f"a further communicator {size} MiB ({self.sizes.basis})"
 
-    def pynccl(self, group: str, what: str) -> dict[str, Any]:
+    def pynccl(self, group: str, what: str) -> Cell:
         """pynccl: ncclCommInitRank and a warm-up all-reduce when the group is built (eager)."""
         if self.sizes is None:
             return _cell(
@@ -314,7 +310,7 @@ class _Communicators:
             rule=self.rule(),
         )
 
-    def channels(self, group: str, communicator: str, timing: str, env: dict[str, Any], when: str) -> dict[str, Any]:
+    def channels(self, group: str, communicator: str, timing: Timing, env: dict[str, Any], when: str) -> Cell:
         """The ring connection buffers a communicator of two or more ranks sets up at `when` (not in the rows
         measured at world size 1): per channel from NCCL's defaults or the environment, x the channel count."""
         source = nccl_source()
@@ -353,13 +349,13 @@ class _Communicators:
             },
         )
 
-    def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> Cell:
         """torch ProcessGroupNCCL made by new_group without a device id: its communicator is created at the first
         collective, unless --pre-warm-nccl runs one at startup (releases that have the flag). The warm-up is one
         all_reduce on the TP group's device group (distributed/bootstrap.py _prewarm_nccl): only TP is warmed."""
         has_flag = self.release.record.nccl.pre_warm_nccl.at is not None
         prewarm = has_flag and cfg.get("pre_warm_nccl") is True and group == "tp"
-        timing = "eager" if prewarm else "lazy"
+        timing: Timing = "eager" if prewarm else "lazy"
         when = (
             "created at startup by --pre-warm-nccl"
             if prewarm
@@ -386,7 +382,7 @@ def _custom_ar_cells(
     arch: str | None,
     arch_basis: str,
     links: Interconnect | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Cell]:
     if cfg.get("disable_custom_all_reduce") is True or any(e.kind == kinds.AR_DISABLED for e in events):
         return []
     config = next((e.data for e in events if e.kind == kinds.AR_CONFIG), None)
@@ -409,24 +405,28 @@ def _custom_ar_cells(
     if cell is None:
         return []
     if not release.known:
-        _range_figures(cell, release, lambda older: _custom_ar_estimate(group, env, world, older, arch, arch_basis, nvlink, why))
+
+        def figure(older: ReleaseChoice) -> Figure | None:
+            other = _custom_ar_estimate(group, env, world, older, arch, arch_basis, nvlink, why)
+            return None if other is None else (other.mechanism, other.gib, other.basis)
+
+        cell = _range_figures(cell, release, figure)
     return [cell]
 
 
-def _range_figures(
-    cell: dict[str, Any], release: ReleaseChoice, estimate: Callable[[ReleaseChoice], dict[str, Any] | None]
-) -> None:
+Figure = tuple[str, float | None, str]  # (mechanism, gib, basis) of a cell as another release sizes it
+
+
+def _range_figures(cell: Cell, release: ReleaseChoice, estimate: Callable[[ReleaseChoice], Figure | None]) -> Cell:
     """Where the input allows several releases (an inferred range, or none stated): the figure each run of allowed
     releases gives, newest first, with the releases it holds for; the other runs go in `alternatives` (the
     nearest also as `alternative`). A release whose size is not read (gib None) joins no run."""
-    runs: list[dict[str, Any]] = [
-        {"low": release.version, "high": release.version, "mechanism": cell["mechanism"], "gib": cell["gib"]}
-    ]
+    runs: list[dict[str, Any]] = [{"low": release.version, "high": release.version, "mechanism": cell.mechanism, "gib": cell.gib}]
     older = release.older()
     while older is not None:
         alt = estimate(older)
-        if alt is None or alt["gib"] is not None:
-            figure = (alt["mechanism"], alt["gib"]) if alt is not None else (None, 0.0)
+        if alt is None or alt[1] is not None:
+            figure = (alt[0], alt[1]) if alt is not None else (None, 0.0)
             last = runs[-1]
             if (last["mechanism"], last["gib"]) == figure:
                 last["low"] = older.version
@@ -437,22 +437,19 @@ def _range_figures(
                         "high": older.version,
                         "mechanism": figure[0],
                         "gib": figure[1],
-                        "basis": alt["basis"] if alt else "no such buffer at this size in this release",
+                        "basis": alt[2] if alt else "no such buffer at this size in this release",
                     }
                 )
         older = older.older()
     if len(runs) == 1:
-        cell["basis"] += f"; {release.note} (every release it allows gives the same)"
-        return
+        return replace(cell, basis=f"{cell.basis}; {release.note} (every release it allows gives the same)")
 
     def span(run: dict[str, Any]) -> str:
         return f"SGLang {run['low']}" + (f" to {run['high']}" if run["low"] != run["high"] else "")
 
-    others = [{"sglang": span(r), "mechanism": r["mechanism"], "gib": r["gib"], "basis": r["basis"]} for r in runs[1:]]
-    cell["alternative"], cell["alternatives"] = others[0], others
-    cell["basis"] += f"; {release.note}: {span(runs[0])}: {cell['gib']} GiB; " + "; ".join(
-        f"{o['sglang']}: {o['mechanism'] or 'none'} {o['gib']} GiB" for o in others
-    )
+    others = tuple(CellAlternative(span(r), r["mechanism"], r["gib"], r["basis"]) for r in runs[1:])
+    listed = "; ".join(f"{o.sglang}: {o.mechanism or 'none'} {o.gib} GiB" for o in others)
+    return replace(cell, alternatives=others, basis=f"{cell.basis}; {release.note}: {span(runs[0])}: {cell.gib} GiB; {listed}")
 
 
 def _custom_ar_estimate(
@@ -464,7 +461,7 @@ def _custom_ar_estimate(
     arch_basis: str,
     nvlink: bool | None = None,
     nvlink_basis: str = "",
-) -> dict[str, Any] | None:
+) -> Cell | None:
     """The custom all-reduce the release builds for a group of `world` ranks; None where it builds none. Without
     full NVLink v2 is off (can_use_custom_all_reduce_v2 / the first v2's full_nvlink check): releases with
     the fallback gate build the legacy one instead, which itself needs NVLink above two GPUs."""
@@ -548,7 +545,7 @@ def _v2_pull(row: V2Row) -> int:
 
 def _custom_ar_v2(
     group: str, env: dict[str, Any], world: int, release: ReleaseChoice, arch: str | None, arch_basis: str
-) -> dict[str, Any] | None:
+) -> Cell | None:
     v2 = release.record.custom_ar_v2
     table_arch = arch or "sm90"
     assumed = "" if arch else " (arch not in the input: SM90's table assumed)"
@@ -635,7 +632,7 @@ def _custom_ar_v2(
     )
 
 
-def _custom_ar_v2_early(group: str, world: int, release: ReleaseChoice, arch: str, arch_basis: str) -> dict[str, Any] | None:
+def _custom_ar_v2_early(group: str, world: int, release: ReleaseChoice, arch: str, arch_basis: str) -> Cell | None:
     """The first v2 (0.5.12.post1-0.5.15.post1): jit_kernel custom_all_reduce.cuh storage_bytes, one cudaMalloc per
     rank shared by IPC: graph params sizeof(AllReduceData) (8 B x kMaxNumGPU) x (1 + graph_input_count) + pull
     buffer + kNumStages x W x push buffer (the world's one-shot push threshold), each aligned to 128 B (the
@@ -701,7 +698,7 @@ def deepep_expert_count(launch: Launch, release: ReleaseChoice, ep: int) -> tupl
     return count.total, count.how
 
 
-def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: ReleaseChoice) -> list[dict[str, Any]]:
+def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: ReleaseChoice) -> list[Cell]:
     mode = str(launch.config.get("deepep_mode") or "auto")
     rules = release.record.deepep
     default_tokens = rules.num_max_dispatch_tokens_per_rank.value or 128
@@ -721,7 +718,7 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
             rules.shared_fusion_off_under_deepep.at,
         ],
     )
-    cells = []
+    cells: list[Cell] = []
     if mode in ("low_latency", "auto"):
         count = deepep_expert_count(launch, release, group)
         if hidden is None or count is None:
@@ -765,26 +762,22 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
             )
             if not release.known:
 
-                def figure(older: ReleaseChoice) -> dict[str, Any] | None:
+                def figure(older: ReleaseChoice) -> Figure | None:
                     other = deepep_expert_count(launch, older, group)
                     if other is None or hidden is None:
                         return None
                     size = deepep_low_latency_bytes(tokens, hidden, other[0])
-                    return {
-                        "mechanism": "deepep_low_latency",
-                        "gib": round(size / GIB, 3),
-                        "basis": f"{other[0]} experts ({other[1]})",
-                    }
+                    return "deepep_low_latency", round(size / GIB, 3), f"{other[0]} experts ({other[1]})"
 
-                _range_figures(cell, release, figure)
+                cell = _range_figures(cell, release, figure)
             cells.append(cell)
     if mode in ("normal", "auto"):
-        ll_bytes = next((c["gib"] * GIB for c in cells if c["gib"] is not None), 0.0) if mode == "auto" else 0.0
+        ll_bytes = next((c.gib * GIB for c in cells if c.gib is not None), 0.0) if mode == "auto" else 0.0
         cells.append(_deepep_normal(hidden, group, release, rule, ll_bytes))
     return cells
 
 
-def _deepep_v2_cell(release: ReleaseChoice, group: int) -> dict[str, Any]:
+def _deepep_v2_cell(release: ReleaseChoice, group: int) -> Cell:
     """--moe-a2a-backend deepep_v2: one ElasticBuffer per process, sized by DeepEP's C++
     ElasticBuffer::calculate_buffer_size from the NCCL topology (physical and logical domains), which the
     input does not show; SGLang logs its num_bytes when it builds it."""
@@ -810,7 +803,7 @@ def _deepep_v2_cell(release: ReleaseChoice, group: int) -> dict[str, Any]:
 
 def _deepep_normal(
     hidden: int | None, ranks: int, release: ReleaseChoice, rule: dict[str, Any], low_latency_bytes: float
-) -> dict[str, Any]:
+) -> Cell:
     """The NVL buffer, plus the normal-mode RDMA size beyond the low-latency one (one RDMA buffer serves both:
     get_deepep_buffer takes the max of the two)."""
     source = deepep_source()
@@ -848,7 +841,7 @@ def _deepep_normal(
 
 def _pd_cells(
     cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: ReleaseChoice, kv_cell_bytes: float | None
-) -> list[dict[str, Any]]:
+) -> list[Cell]:
     """PD buffers are lazy: the KV manager is built after the model and the KV pool."""
     mode = cfg.get("disaggregation_mode")
     if mode not in ("prefill", "decode"):
