@@ -306,7 +306,7 @@ def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
 
 
 # ---------------------------------------------------------------- ranks, phases, ledgers, cells
-def _position(timeline: RankTimeline, label: str) -> tuple:
+def _position(timeline: RankTimeline, label: str) -> tuple[Any, ...]:
     rank = timeline.rank
     return (
         rank.get("pp") or 0,
@@ -386,7 +386,7 @@ def _ledger_key(item: dict[str, Any]) -> str:
         return f"{item['item']} (at {item['at']})"
     if "between" in item:
         return f"{item['item']} ({item['between'][0]} -> {item['between'][1]})"
-    return item["item"]
+    return str(item["item"])
 
 
 def _cell_rows(a: Side, b: Side, pairs: list[tuple[str | None, str | None]]) -> list[dict[str, Any]]:

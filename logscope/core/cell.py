@@ -45,7 +45,8 @@ class Cell:
     source: tuple[str, ...] = ()  # the release's file:line (or file:function) each constant came from
     release_range: str | None = None  # the releases the figure holds for
     rule: Mapping[str, Any] | None = None
-    # the figure a probe calibration measured (kind "measured (probe)"); `bytes` keeps the estimate it replaces
+    # the figure a probe calibration measured (kind "measured (probe)"), which `gib` gives; `bytes` keeps the
+    # estimate it replaces
     measured_gib: float | None = None
     # where the input allows several releases: the other runs' figures, nearest first
     alternatives: tuple[CellAlternative, ...] = ()
@@ -86,7 +87,8 @@ class Cell:
         kind = str(doc.get("kind", "estimated"))
         gib = doc.get("gib")
         raw = doc.get("bytes")
-        measured = gib if kind == "measured (probe)" and gib is not None else None
+        # a figure that is not `bytes` rounded (a probe's measurement) overrides it, so the cell reads back as written
+        measured = gib if gib is not None and (raw is None or round(int(raw) / GIB, 3) != gib) else None
         return cls(
             group=str(doc["group"]),
             mechanism=str(doc["mechanism"]),
