@@ -27,6 +27,7 @@ from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.model_table import moe_shape
 from logscope.memory_model import deepep
+from logscope.memory_model.allocator import AllocatorChoice
 from logscope.memory_model.interconnect import Interconnect
 from logscope.memory_model.nccl import channel_buffers
 from logscope.memory_model.record import V2Row, V2Table
@@ -204,6 +205,7 @@ def launch_cells(
     measured = nccl_sizes(nccl, gpu_name=gpu_name)
     arch, arch_basis = gpu_arch(gpu)
     communicators = _Communicators(release, nccl, measured, gpu_name)
+    allocator = torch_caching_allocator(str(launch.versions["torch"]) if launch.versions.get("torch") else None)
     cells: list[Cell] = []
     if tp > 1:
         cells.append(communicators.pynccl("tp", "TP group"))
@@ -211,12 +213,12 @@ def launch_cells(
         cells.append(communicators.torch_group("tp", "TP device group", cfg))
         torch_timing = cells[-1].timing
         cells.append(communicators.channels("tp", "torch_nccl", torch_timing, env, "its first collective"))
-        cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis, links)
+        cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis, allocator, links)
     if attention_tp > 1 and attention_tp != tp:
         cells.append(communicators.torch_group("attention_tp", f"attention-TP group (size {attention_tp})", cfg))
         inherits = release.record.nccl.attention_tp_custom_ar
         if inherits.value is None and inherits.at:
-            cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis, links)
+            cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis, allocator, links)
     if ep > 1 and ep != tp:
         cells.append(communicators.torch_group("moe_ep", "MoE-EP group", cfg))
     if cfg.get("moe_a2a_backend") == "deepep" or cfg.get("enable_deepep_moe") is True:
@@ -381,6 +383,7 @@ def _custom_ar_cells(
     release: ReleaseChoice,
     arch: str | None,
     arch_basis: str,
+    allocator: AllocatorChoice,
     links: Interconnect | None = None,
 ) -> list[Cell]:
     if cfg.get("disable_custom_all_reduce") is True or any(e.kind == kinds.AR_DISABLED for e in events):
@@ -401,13 +404,13 @@ def _custom_ar_cells(
         ]
     nvlink = links.full_nvlink if links is not None else None
     why = links.basis if links is not None else ""
-    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis, nvlink, why)
+    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis, allocator, nvlink, why)
     if cell is None:
         return []
     if not release.known:
 
         def figure(older: ReleaseChoice) -> Figure | None:
-            other = _custom_ar_estimate(group, env, world, older, arch, arch_basis, nvlink, why)
+            other = _custom_ar_estimate(group, env, world, older, arch, arch_basis, allocator, nvlink, why)
             return None if other is None else (other.mechanism, other.gib, other.basis)
 
         cell = _range_figures(cell, release, figure)
@@ -459,6 +462,7 @@ def _custom_ar_estimate(
     release: ReleaseChoice,
     arch: str | None,
     arch_basis: str,
+    allocator: AllocatorChoice,
     nvlink: bool | None = None,
     nvlink_basis: str = "",
 ) -> Cell | None:
@@ -472,7 +476,7 @@ def _custom_ar_estimate(
         v2_on = v2.present and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2.default_on.value))
     pcie = nvlink is False
     if v2_on and not pcie:
-        return _custom_ar_v2(group, env, world, release, arch, arch_basis)
+        return _custom_ar_v2(group, env, world, release, arch, arch_basis, allocator)
     if v2_on and pcie and v2.fallback_gate.value is None:
         return None  # the v2 communicator disables itself without full NVLink, and nothing replaces it
     if pcie and world > 2:
@@ -501,7 +505,7 @@ def _custom_ar_estimate(
     else:
         why = f"v2 is off by default in this release ({v2.default_on.at})"
     # rank_data is torch.empty(max_size) (custom_all_reduce.py): the PyTorch allocator's; meta and buffer cudaMalloc
-    allocated, allocated_text = _torch_segment("rank_data", max_size, 3 * max_size)
+    allocated, allocated_text = _torch_segment("rank_data", max_size, 3 * max_size, allocator)
     return _cell(
         group,
         "custom_ar",
@@ -514,13 +518,14 @@ def _custom_ar_estimate(
     )
 
 
-def _torch_segment(what: str, request: int, payload: int) -> tuple[dict[str, Any], str]:
+def _torch_segment(what: str, request: int, payload: int, choice: AllocatorChoice) -> tuple[dict[str, Any], str]:
     """The allocated figure of a cell part that goes through PyTorch's caching allocator: the segment a fresh
-    request takes (an upper bound: the allocator carves later requests out of its rest)."""
-    allocator = torch_caching_allocator()
+    request takes (an upper bound: the allocator carves later requests out of its rest), with the constants of
+    the input's torch release."""
+    allocator = choice.allocator
     found = allocator.segment(request) if allocator is not None else None
     if allocator is None or found is None:
-        return {}, ""
+        return {}, f"; as allocated: not given ({choice.note})" if choice.note else ""
     segment, how = found
     if segment == request:
         return {}, ""
@@ -528,7 +533,8 @@ def _torch_segment(what: str, request: int, payload: int) -> tuple[dict[str, Any
     return (
         {"payload_bytes": payload, "allocated_max_bytes": allocated},
         f"; as allocated at most {allocated / MIB:.1f} MiB: {what} {request / MIB:g} MiB takes {how} "
-        f"{segment / MIB:g} MiB in torch {allocator.version}'s caching allocator when no cached block fits",
+        f"{segment / MIB:g} MiB in torch {allocator.version}'s caching allocator when no cached block fits"
+        + (f" ({choice.note})" if choice.note else ""),
     )
 
 
@@ -544,7 +550,13 @@ def _v2_pull(row: V2Row) -> int:
 
 
 def _custom_ar_v2(
-    group: str, env: dict[str, Any], world: int, release: ReleaseChoice, arch: str | None, arch_basis: str
+    group: str,
+    env: dict[str, Any],
+    world: int,
+    release: ReleaseChoice,
+    arch: str | None,
+    arch_basis: str,
+    allocator: AllocatorChoice,
 ) -> Cell | None:
     v2 = release.record.custom_ar_v2
     table_arch = arch or "sm90"
@@ -611,7 +623,7 @@ def _custom_ar_v2(
         f"graph_params {graph_inputs} x {world} x 8 B = {graph_params / MIB:g} MiB "
         f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}"
     )
-    allocated, allocated_text = _torch_segment("graph_params", graph_params, total)
+    allocated, allocated_text = _torch_segment("graph_params", graph_params, total, allocator)
     basis += allocated_text
     env_text = ", ".join(forced) if forced else "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true"
     return _cell(
