@@ -32,7 +32,7 @@ def _numbers(report: dict) -> list[str]:
                         out.append(f"{abs(cell.drop):.2f}")
         if launch.ledger is not None:
             out += [f"{v:.2f}" for _, _, values in launch.ledger.rows for v in values[:8] if v is not None]
-        out += [f"{c['gib']:.3f}" for c in launch.cells if c["gib"] is not None]
+        out += [f"{c.gib:.3f}" for c in launch.cells if c.gib is not None]
     return out
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from logscope.core import kinds, phases
+from logscope.core.cell import Cell
 from logscope.core.model import Analysis, Launch, RankTimeline
 from logscope.memory_model.fraction import auto_fraction, uses_mla
 from logscope.memory_model.kv_pool import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
@@ -305,7 +306,7 @@ def _explain_fraction(a: Side, b: Side, settings: list[dict[str, Any]]) -> None:
 
 
 # ---------------------------------------------------------------- ranks, phases, ledgers, cells
-def _position(timeline: RankTimeline, label: str) -> tuple:
+def _position(timeline: RankTimeline, label: str) -> tuple[Any, ...]:
     rank = timeline.rank
     return (
         rank.get("pp") or 0,
@@ -385,7 +386,7 @@ def _ledger_key(item: dict[str, Any]) -> str:
         return f"{item['item']} (at {item['at']})"
     if "between" in item:
         return f"{item['item']} ({item['between'][0]} -> {item['between'][1]})"
-    return item["item"]
+    return str(item["item"])
 
 
 def _cell_rows(a: Side, b: Side, pairs: list[tuple[str | None, str | None]]) -> list[dict[str, Any]]:
@@ -393,8 +394,7 @@ def _cell_rows(a: Side, b: Side, pairs: list[tuple[str | None, str | None]]) -> 
     rb = next((p[1] for p in pairs if p[1]), None)
     ca = a.analysis.ledgers[(a.launch.id, ra)].cells if ra else []
     cb = b.analysis.ledgers[(b.launch.id, rb)].cells if rb else []
-    key = lambda c: (c["group"], c["mechanism"])  # noqa: E731
-    ma, mb = {key(c): c for c in ca}, {key(c): c for c in cb}
+    ma, mb = {(c.group, c.mechanism): c for c in ca}, {(c.group, c.mechanism): c for c in cb}
     rows = []
     for k in list(dict.fromkeys([*ma, *mb])):
         x, y = ma.get(k), mb.get(k)
@@ -402,13 +402,13 @@ def _cell_rows(a: Side, b: Side, pairs: list[tuple[str | None, str | None]]) -> 
             {
                 "group": k[0],
                 "mechanism": k[1],
-                "a_gib": x["gib"] if x else None,
-                "b_gib": y["gib"] if y else None,
-                "delta_gib": _delta(x["gib"] if x else 0.0, y["gib"] if y else 0.0)
-                if (x is None or x["gib"] is not None) and (y is None or y["gib"] is not None)
+                "a_gib": x.gib if x else None,
+                "b_gib": y.gib if y else None,
+                "delta_gib": _delta(x.gib if x else 0.0, y.gib if y else 0.0)
+                if (x is None or x.gib is not None) and (y is None or y.gib is not None)
                 else None,
-                "kind": "/".join(sorted({c["kind"] for c in (x, y) if c})),
-                "timing": cast(dict[str, Any], x or y)["timing"],
+                "kind": "/".join(sorted({c.kind for c in (x, y) if c})),
+                "timing": cast(Cell, x or y).timing,
             }
         )
     return rows

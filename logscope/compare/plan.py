@@ -92,9 +92,9 @@ class Plan:
 
 def _eager_lazy(launch: Launch) -> tuple[float, float, list[str]]:
     cells = launch_cells(launch)
-    eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
-    lazy = sum(c["gib"] for c in cells if c["timing"] == "lazy" and c["gib"] is not None)
-    unknown = [f"{c['group']}/{c['mechanism']}" for c in cells if c["gib"] is None]
+    eager = sum(c.gib for c in cells if c.timing == "eager" and c.gib is not None)
+    lazy = sum(c.gib for c in cells if c.timing == "lazy" and c.gib is not None)
+    unknown = [f"{c.group}/{c.mechanism}" for c in cells if c.gib is None]
     return eager, lazy, unknown
 
 

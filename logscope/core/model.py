@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from logscope.core import kinds
+from logscope.core.cell import Cell
 from logscope.core.events import Event, RankId
 
 # the model a phase reading belongs to (PhaseReading.model)
@@ -205,7 +206,7 @@ class RankLedger:
     """Every GiB of one rank's card: the items, the cells they draw on, and the card total they close on."""
 
     items: list[dict[str, Any]]
-    cells: list[dict[str, Any]]
+    cells: list[Cell]
     card_total_gib: float | None
     card_total_source: str | None
     eager_comm_gib: float

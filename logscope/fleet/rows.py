@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from logscope.core import kinds
+from logscope.core.cell import Cell
 from logscope.fleet.schema import TABLE_NAMES, column_names
 from logscope.report.view import build_view
 
@@ -40,7 +41,7 @@ class JobRows:
 class RankMemory:
     launch: int
     rank: str
-    cells: list[dict[str, Any]]
+    cells: list[Cell]
     ledger: list[dict[str, Any]]
 
 
@@ -49,7 +50,8 @@ def rank_memory(document: dict[str, Any]) -> Iterator[RankMemory]:
     launches[].ranks[].cells and .ledger (the JSON contract) and can be pointed at the typed memory library."""
     for launch in document["launches"]:
         for rank in launch["ranks"]:
-            yield RankMemory(launch["id"], rank["rank"], rank.get("cells", []), rank.get("ledger", []))
+            cells = [Cell.from_json(c) for c in rank.get("cells", [])]
+            yield RankMemory(launch["id"], rank["rank"], cells, rank.get("ledger", []))
 
 
 def rows_from_document(
@@ -101,9 +103,7 @@ def rows_from_document(
         )
     for memory in rank_memory(document):
         for c in memory.cells:
-            rows.tables["cells"].append(
-                (job, memory.launch, memory.rank, c["group"], c["mechanism"], c["gib"], c["kind"], c.get("timing"))
-            )
+            rows.tables["cells"].append((job, memory.launch, memory.rank, c.group, c.mechanism, c.gib, c.kind, c.timing))
         for item in memory.ledger:
             rows.tables["ledger"].append((job, memory.launch, memory.rank, item["item"], item["gib"], item["kind"]))
     return rows
@@ -205,7 +205,8 @@ def _comm_eager(launch: dict[str, Any] | None) -> dict[str, Any]:
     rank's bytes per token (K + V size over #tokens of its pool line); null where unknown, never 0."""
     best: tuple[float, dict[str, Any]] | None = None
     for rank in (launch or {}).get("ranks", []):
-        sized = [c["gib"] for c in rank.get("cells", []) if c.get("timing") == "eager" and c.get("gib") is not None]
+        cells = [Cell.from_json(c) for c in rank.get("cells", [])]
+        sized = [c.gib for c in cells if c.timing == "eager" and c.gib is not None]
         if sized and (best is None or sum(sized) > best[0]):
             best = (sum(sized), rank)
     if best is None:

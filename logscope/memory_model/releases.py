@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from logscope.core import user_cache
 from logscope.core.resources import PACKAGE_DATA
 from logscope.core.yamlfile import safe_loader, yaml
-from logscope.memory_model.allocator import TorchAllocator, torch_allocator
+from logscope.memory_model.allocator import AllocatorChoice, TorchAllocator, allocator_for, torch_allocator
 from logscope.memory_model.nccl import NcclSource, nccl_source
 from logscope.memory_model.record import DeepEpSource, ReleaseRecord, Sourced, deepep_source, record
 
@@ -52,9 +52,15 @@ def nccl() -> NcclSource | None:
 
 
 @cache
-def torch_caching_allocator() -> TorchAllocator | None:
-    """PyTorch's caching allocator constants, with the torch version they were read from."""
-    return torch_allocator(_load().get("torch_allocator"))
+def torch_allocators() -> tuple[TorchAllocator, ...]:
+    """PyTorch's caching allocator constants per torch release read, oldest first."""
+    found = (torch_allocator(raw) for raw in _load().get("torch_allocators") or [])
+    return tuple(a for a in found if a is not None)
+
+
+def torch_caching_allocator(torch_version: str | None) -> AllocatorChoice:
+    """The caching allocator of the torch release the input states (the newest read, assumed, where it states none)."""
+    return allocator_for(torch_allocators(), torch_version)
 
 
 @cache

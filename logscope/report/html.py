@@ -227,11 +227,11 @@ def _launch(launch: v.LaunchView) -> list[str]:
             "<th>measured / estimated</th><th>eager / lazy</th><th>basis</th></tr>"
         )
         for c in launch.cells:
-            gib = "n/a" if c["gib"] is None else f"{c['gib']:.3f}"
+            gib = "n/a" if c.gib is None else f"{c.gib:.3f}"
             out.append(
-                f'<tr data-mechanism="{escape(c["mechanism"])}"><td>{escape(c["group"])}</td>'
-                f'<td>{escape(c["mechanism"])}</td><td class="num">{gib}</td><td>{escape(c["kind"])}</td>'
-                f"<td>{escape(c['timing'])}</td><td>{escape(c.get('basis', ''))}</td></tr>"
+                f'<tr data-mechanism="{escape(c.mechanism)}"><td>{escape(c.group)}</td>'
+                f'<td>{escape(c.mechanism)}</td><td class="num">{gib}</td><td>{escape(c.kind)}</td>'
+                f"<td>{escape(c.timing)}</td><td>{escape(c.basis)}</td></tr>"
             )
         out.append("</table>")
     return [*out, "</section>"]

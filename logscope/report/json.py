@@ -175,7 +175,7 @@ def _rank(analysis: Analysis, launch: Launch, label: str, timeline: RankTimeline
             analysis.devices.get((launch.id, label)),
         ),
         "ledger": ledger.items,
-        "cells": [dict(c) for c in ledger.cells],
+        "cells": [c.as_json() for c in ledger.cells],
     }
     if placement.card_total_gib is not None:
         entry["card_total_gib"] = placement.card_total_gib

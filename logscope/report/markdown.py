@@ -156,8 +156,7 @@ def _launch(launch: LaunchView) -> list[str]:
             "|---|---|---:|---|---|",
         ]
         out += [
-            f"| {c['group']} | {c['mechanism']} | {'n/a' if c['gib'] is None else format(c['gib'], '.3f')} "
-            f"| {c['kind']} | {c['timing']} |"
+            f"| {c.group} | {c.mechanism} | {'n/a' if c.gib is None else format(c.gib, '.3f')} | {c.kind} | {c.timing} |"
             for c in launch.cells
         ]
         out.append("")

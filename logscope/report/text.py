@@ -184,12 +184,12 @@ def _launch(launch: LaunchView, console: Console) -> None:
     if launch.cells:
         rows = [
             [
-                c["group"],
-                c["mechanism"],
-                "n/a" if c["gib"] is None else f"{c['gib']:.3f}",
-                c["kind"],
-                c["timing"],
-                c.get("basis", ""),
+                c.group,
+                c.mechanism,
+                "n/a" if c.gib is None else f"{c.gib:.3f}",
+                c.kind,
+                c.timing,
+                c.basis,
             ]
             for c in launch.cells
         ]

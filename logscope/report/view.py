@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logscope.core import kinds, phases
+from logscope.core.cell import Cell
 from logscope.core.excerpt import cut_around
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -89,7 +90,7 @@ class LaunchView:
     timeline: Timeline | None
     ledger: LedgerView | None
     cells_rank: str | None
-    cells: tuple[dict[str, Any], ...]
+    cells: tuple[Cell, ...]
     gantt: tuple[str, tuple[tuple[str, str, str], ...]] | None  # (rank, (segment, start, end) times)
     rank_segments: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = ()  # every rank's timed segments
 
@@ -358,7 +359,7 @@ def _has_content(launch: dict[str, Any]) -> bool:
     return bool(launch["ranks"] or launch["config"] or launch["versions"] or launch["model"] or launch["environment"])
 
 
-def finding_order(finding: dict[str, Any]) -> tuple:
+def finding_order(finding: dict[str, Any]) -> tuple[int, int, str]:
     return SEVERITY_ORDER.get(finding["severity"], 9), finding.get("launch") or 0, finding["rule"]
 
 
@@ -463,7 +464,7 @@ def _launch(launch: dict[str, Any]) -> LaunchView:
         timeline=_timeline(ranks) if ranks else None,
         ledger=_ledger(with_ledger, len(with_ledger)) if with_ledger else None,
         cells_rank=ranks[0]["rank"] if first_cells else None,
-        cells=tuple(first_cells),
+        cells=tuple(Cell.from_json(c) for c in first_cells),
         gantt=_gantt(ranks),
         rank_segments=tuple((r["rank"], tasks) for r in ranks if (tasks := _segments(r))),
     )

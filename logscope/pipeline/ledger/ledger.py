@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from logscope.core import kinds, phases
+from logscope.core.cell import Cell
 from logscope.core.model import GpuJoin, Launch, PhaseReading, RankLedger, RankPlacement, RankTimeline
 from logscope.memory_model.interconnect import interconnect
 from logscope.memory_model.kv_pool import KvSizing, target_reading
@@ -59,10 +60,10 @@ def _item(item: str, gib: float, kind: str, **extra: Any) -> dict[str, Any]:
     return {"item": item, "gib": round(gib, 2), "kind": kind, **extra}
 
 
-def _capture_split(delta: float, cells: list[dict[str, Any]]) -> dict[str, Any]:
+def _capture_split(delta: float, cells: list[Cell]) -> dict[str, Any]:
     """Reconcile the capture delta with the lazily created cells (DeepEP, NCCL P2P, symmetric memory are
     allocated at the first dispatch, i.e. inside capture): the rest is the graph pool and its buffers."""
-    lazy = sum(c["gib"] for c in cells if c["timing"] == "lazy" and c["gib"] is not None)
+    lazy = sum(c.gib for c in cells if c.timing == "lazy" and c.gib is not None)
     if lazy <= 0:
         return {}
     if lazy > delta + 0.01:
@@ -93,8 +94,8 @@ def _context(calibration: Calibration | None, gpu_name: str | None = None) -> tu
     )
 
 
-def _eager_kind(cells: list[dict[str, Any]]) -> str:
-    eager_kinds = {c["kind"] for c in cells if c["timing"] == "eager" and c["gib"]}
+def _eager_kind(cells: list[Cell]) -> str:
+    eager_kinds = {c.kind for c in cells if c.timing == "eager" and c.gib}
     return "measured (probe)" if eager_kinds == {"measured (probe)"} else "estimated"
 
 
@@ -116,7 +117,7 @@ def _others_and_context(
 def _pre_weights(
     pre: float,
     placement: RankPlacement,
-    cells: list[dict[str, Any]],
+    cells: list[Cell],
     calibration: Calibration | None,
     baseline_gib: float,
     gpu_name: str | None,
@@ -124,7 +125,7 @@ def _pre_weights(
     """0.5.21+: the memory taken before weights (card minus `Load weight begin`), split into other processes,
     the CUDA context and the eager communication cells; what they leave is the residual's."""
     items, left = _others_and_context(pre, placement, calibration, gpu_name)
-    eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
+    eager = sum(c.gib for c in cells if c.timing == "eager" and c.gib is not None)
     if eager > 0:
         capped = min(eager, max(left, 0.0))
         cap = f"the cells sum to {eager:.3f} GiB, capped" if capped < eager else "capped"
@@ -148,11 +149,11 @@ def rank_ledger(
     timeline: RankTimeline,
     placement: RankPlacement,
     gpus: list[dict[str, Any]],
-    cells: list[dict[str, Any]],
+    cells: list[Cell],
     calibration: Calibration | None = None,
 ) -> RankLedger:
-    eager_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "eager"), 3)
-    lazy_gib = round(sum(c["gib"] or 0 for c in cells if c["timing"] == "lazy"), 3)
+    eager_gib = round(sum(c.gib or 0 for c in cells if c.timing == "eager"), 3)
+    lazy_gib = round(sum(c.gib or 0 for c in cells if c.timing == "lazy"), 3)
     links = phases.ledger_links(_post_capture(timeline))
     readings = _readings(timeline, links)
     init_reading = target_reading(timeline, kinds.INIT_DISTRIBUTED_END, "usage_gib")
@@ -185,7 +186,7 @@ def rank_ledger(
         unexplained += left
         reconciled = True
     if init is not None and starts_at_load and not baseline:
-        eager = sum(c["gib"] for c in cells if c["timing"] == "eager" and c["gib"] is not None)
+        eager = sum(c.gib for c in cells if c.timing == "eager" and c.gib is not None)
         explained = min(eager, max(init["usage_gib"], 0.0))
         if eager > 0:
             basis = "eager communication cells, capped at the measured init-distributed delta"

@@ -17,7 +17,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import FAILURE_KINDS, Event
-from logscope.core.model import Analysis, Failure, Launch, RankPlacement, RankTimeline
+from logscope.core.model import Analysis, Failure, Launch, RankLedger, RankPlacement, RankTimeline
 from logscope.memory_model.deepep import DispatchBudget
 from logscope.memory_model.fraction import deepep_reserve_applies
 from logscope.memory_model.releases import launch_release
@@ -84,7 +84,7 @@ def _rank_fact(
         "errors": [e for e in rank_events if e["kind"] in FAILURE_KINDS],
         "failed": any(e["kind"] in FAILURE_KINDS for e in rank_events),
         "ledger": {item["item"]: item["gib"] for item in ledger.items},
-        "cells": ledger.cells,
+        "cells": [c.as_json() for c in ledger.cells],  # the rules read cells as the document carries them
         "card_total_gib": ledger.card_total_gib,
         "card_total_source": ledger.card_total_source,
         "gpu_processes": placement.gpu_processes,
@@ -123,11 +123,11 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         "kv": analysis.kv_sizing[launch.id].to_json() if launch.id in analysis.kv_sizing else None,
         "deepep_reserve": _deepep_reserve(launch),
         "imbalance": imbalance_fact(events, failure_list, ranks, analysis.join.gpus, launch.config).to_fact(),
-        "deepep_buffer": _deepep_buffer(launch, ranks),
+        "deepep_buffer": _deepep_buffer(launch, ranks, [analysis.ledgers[(launch.id, label)] for label in launch.ranks]),
     }
 
 
-def _deepep_buffer(launch: Launch, ranks: list[dict[str, Any]]) -> dict[str, Any]:
+def _deepep_buffer(launch: Launch, ranks: list[dict[str, Any]], rank_ledgers: list[RankLedger]) -> dict[str, Any]:
     """The dispatch cap in force, the low-latency cell it sizes and the room after the KV pool (the deepep-buffer
     rule's numbers), from the memory-model library."""
     release = launch_release(launch.versions, launch.sglang_version)
@@ -137,8 +137,8 @@ def _deepep_buffer(launch: Launch, ranks: list[dict[str, Any]]) -> dict[str, Any
         tokens = int(given) if given is not None else default
     except (TypeError, ValueError):
         tokens = default
-    cell = next((c for r in ranks for c in r["cells"] if c["mechanism"] == "deepep_low_latency"), None)
-    reserved = (cell or {}).get("inputs", {}).get("reserved_bytes")
+    cell = next((c for led in rank_ledgers for c in led.cells if c.mechanism == "deepep_low_latency"), None)
+    reserved = None if cell is None else cell.inputs.get("reserved_bytes")
     room = next(
         (
             reading["avail_gib"]
@@ -153,7 +153,7 @@ def _deepep_buffer(launch: Launch, ranks: list[dict[str, Any]]) -> dict[str, Any
         tokens_set=given is not None,
         default_tokens=default,
         release=release.version,
-        low_latency_gib=None if cell is None else cell["gib"],
+        low_latency_gib=None if cell is None else cell.gib,
         reserved_gib=None if reserved is None else reserved / 2**30,
         room_gib=room,
     )

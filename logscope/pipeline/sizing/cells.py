@@ -18,14 +18,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from logscope.core import kinds
+from logscope.core.cell import Basis, Cell, CellAlternative, Timing
 from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.model_table import moe_shape
 from logscope.memory_model import deepep
-from logscope.memory_model.cell import Cell
+from logscope.memory_model.allocator import AllocatorChoice
 from logscope.memory_model.interconnect import Interconnect
 from logscope.memory_model.nccl import channel_buffers
 from logscope.memory_model.record import V2Row, V2Table
@@ -47,26 +49,26 @@ def _cell(
     group: str,
     mechanism: str,
     gib: float | None,
-    timing: str,
+    timing: Timing,
     basis: str,
-    kind: str = "estimated",
+    kind: Basis = "estimated",
     rule: dict[str, Any] | None = None,
     inputs: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The cell as the document carries it (Cell.as_json); its release range and sources come from the rule."""
+) -> Cell:
+    """A cell of `gib` (None: unknown); its release range and sources come from the rule."""
     sources = tuple(str(a) for a in (rule or {}).get("source", []))
     return Cell(
         group,
         mechanism,
         None if gib is None else round(gib * GIB),
-        kind,  # type: ignore[arg-type]
-        timing,  # type: ignore[arg-type]
+        kind,
+        timing,
         basis,
         inputs or {},
         sources,
         (rule or {}).get("sglang"),
         rule,
-    ).as_json()
+    )
 
 
 def _rule(
@@ -104,12 +106,12 @@ _NCCL_MECHANISMS = {"nccl_communicator", "nccl_first_collective", "nccl_split_co
 
 
 def calibrate_cells(
-    cells: list[dict[str, Any]],
+    cells: list[Cell],
     calibration: Calibration | None,
     sizes: dict[str, int],
     env: NcclEnv | None = None,
     gpu_name: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Cell]:
     """Cells whose mechanism the calibration measured at this group size, under the input's NCCL environment,
     become `measured (probe)`: the memory outside the PyTorch allocator that the probe's stage took. Others
     keep their estimate, and say why."""
@@ -117,7 +119,7 @@ def calibrate_cells(
         return cells
     out = []
     for cell in cells:
-        probed = _PROBED.get((cell["group"], cell["mechanism"]))
+        probed = _PROBED.get((cell.group, cell.mechanism))
         if probed is None:
             out.append(cell)
             continue
@@ -128,25 +130,20 @@ def calibrate_cells(
         if any(f is None for f in found):
             at = f" at group size {size}" if size is not None else ""
             under = f" under {env.describe()}" if keyed and env is not None else ""
-            out.append(
-                {
-                    **cell,
-                    "basis": f"{cell['basis']}; the calibration {calibration.label()} has no "
-                    f"{'/'.join(m for m, f in zip(mechanisms, found) if f is None)}{at}{under}",
-                }
-            )
+            missing = "/".join(m for m, f in zip(mechanisms, found) if f is None)
+            out.append(replace(cell, basis=f"{cell.basis}; the calibration {calibration.label()} has no {missing}{at}{under}"))
             continue
         mib = sum(f.outside_allocator_mib for f in found if f is not None)
         stages = " + ".join(f"{f.stage} {f.outside_allocator_mib:.0f} MiB" for f in found if f is not None)
         scope = "a rank's own buffers" if group == "rank" else f"group size {size}"
         under = f"; {env.describe()}" if keyed and env is not None else ""
         out.append(
-            {
-                **cell,
-                "gib": round(mib / 1024, 3),
-                "kind": "measured (probe)",
-                "basis": f"probe on {measured_on(calibration.gpu, gpu_name)}: {stages} ({scope}; {calibration.label()}{under})",
-            }
+            replace(
+                cell,
+                measured_gib=round(mib / 1024, 3),
+                kind="measured (probe)",
+                basis=f"probe on {measured_on(calibration.gpu, gpu_name)}: {stages} ({scope}; {calibration.label()}{under})",
+            )
         )
     return out
 
@@ -188,7 +185,7 @@ def launch_cells(
     gpu: dict[str, Any] | None = None,
     kv_cell_bytes: float | None = None,
     links: Interconnect | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Cell]:
     """The cells one rank of this launch holds (the same on every rank of a symmetric launch), measured by the
     calibration where it covers them, else estimated. `gpu` (nvidia-smi / check_env: name, compute capability)
     picks the custom all-reduce table; `kv_cell_bytes` (from KV sizing) sizes PD staging."""
@@ -208,19 +205,20 @@ def launch_cells(
     measured = nccl_sizes(nccl, gpu_name=gpu_name)
     arch, arch_basis = gpu_arch(gpu)
     communicators = _Communicators(release, nccl, measured, gpu_name)
-    cells: list[dict[str, Any]] = []
+    allocator = torch_caching_allocator(str(launch.versions["torch"]) if launch.versions.get("torch") else None)
+    cells: list[Cell] = []
     if tp > 1:
         cells.append(communicators.pynccl("tp", "TP group"))
         cells.append(communicators.channels("tp", "pynccl", "eager", env, "its warm-up all-reduce at init"))
         cells.append(communicators.torch_group("tp", "TP device group", cfg))
-        torch_timing = cells[-1]["timing"]
+        torch_timing = cells[-1].timing
         cells.append(communicators.channels("tp", "torch_nccl", torch_timing, env, "its first collective"))
-        cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis, links)
+        cells += _custom_ar_cells("tp", cfg, env, events, tp, release, arch, arch_basis, allocator, links)
     if attention_tp > 1 and attention_tp != tp:
         cells.append(communicators.torch_group("attention_tp", f"attention-TP group (size {attention_tp})", cfg))
         inherits = release.record.nccl.attention_tp_custom_ar
         if inherits.value is None and inherits.at:
-            cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis, links)
+            cells += _custom_ar_cells("attention_tp", cfg, env, [], attention_tp, release, arch, arch_basis, allocator, links)
     if ep > 1 and ep != tp:
         cells.append(communicators.torch_group("moe_ep", "MoE-EP group", cfg))
     if cfg.get("moe_a2a_backend") == "deepep" or cfg.get("enable_deepep_moe") is True:
@@ -287,7 +285,7 @@ class _Communicators:
         size = f"{high:.0f}" if round(low) == round(high) else f"{low:.0f}-{high:.0f}"
         return f"a further communicator {size} MiB ({self.sizes.basis})"
 
-    def pynccl(self, group: str, what: str) -> dict[str, Any]:
+    def pynccl(self, group: str, what: str) -> Cell:
         """pynccl: ncclCommInitRank and a warm-up all-reduce when the group is built (eager)."""
         if self.sizes is None:
             return _cell(
@@ -314,7 +312,7 @@ class _Communicators:
             rule=self.rule(),
         )
 
-    def channels(self, group: str, communicator: str, timing: str, env: dict[str, Any], when: str) -> dict[str, Any]:
+    def channels(self, group: str, communicator: str, timing: Timing, env: dict[str, Any], when: str) -> Cell:
         """The ring connection buffers a communicator of two or more ranks sets up at `when` (not in the rows
         measured at world size 1): per channel from NCCL's defaults or the environment, x the channel count."""
         source = nccl_source()
@@ -353,13 +351,13 @@ class _Communicators:
             },
         )
 
-    def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    def torch_group(self, group: str, what: str, cfg: dict[str, Any]) -> Cell:
         """torch ProcessGroupNCCL made by new_group without a device id: its communicator is created at the first
         collective, unless --pre-warm-nccl runs one at startup (releases that have the flag). The warm-up is one
         all_reduce on the TP group's device group (distributed/bootstrap.py _prewarm_nccl): only TP is warmed."""
         has_flag = self.release.record.nccl.pre_warm_nccl.at is not None
         prewarm = has_flag and cfg.get("pre_warm_nccl") is True and group == "tp"
-        timing = "eager" if prewarm else "lazy"
+        timing: Timing = "eager" if prewarm else "lazy"
         when = (
             "created at startup by --pre-warm-nccl"
             if prewarm
@@ -385,8 +383,9 @@ def _custom_ar_cells(
     release: ReleaseChoice,
     arch: str | None,
     arch_basis: str,
+    allocator: AllocatorChoice,
     links: Interconnect | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Cell]:
     if cfg.get("disable_custom_all_reduce") is True or any(e.kind == kinds.AR_DISABLED for e in events):
         return []
     config = next((e.data for e in events if e.kind == kinds.AR_CONFIG), None)
@@ -405,28 +404,32 @@ def _custom_ar_cells(
         ]
     nvlink = links.full_nvlink if links is not None else None
     why = links.basis if links is not None else ""
-    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis, nvlink, why)
+    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis, allocator, nvlink, why)
     if cell is None:
         return []
     if not release.known:
-        _range_figures(cell, release, lambda older: _custom_ar_estimate(group, env, world, older, arch, arch_basis, nvlink, why))
+
+        def figure(older: ReleaseChoice) -> Figure | None:
+            other = _custom_ar_estimate(group, env, world, older, arch, arch_basis, allocator, nvlink, why)
+            return None if other is None else (other.mechanism, other.gib, other.basis)
+
+        cell = _range_figures(cell, release, figure)
     return [cell]
 
 
-def _range_figures(
-    cell: dict[str, Any], release: ReleaseChoice, estimate: Callable[[ReleaseChoice], dict[str, Any] | None]
-) -> None:
+Figure = tuple[str, float | None, str]  # (mechanism, gib, basis) of a cell as another release sizes it
+
+
+def _range_figures(cell: Cell, release: ReleaseChoice, estimate: Callable[[ReleaseChoice], Figure | None]) -> Cell:
     """Where the input allows several releases (an inferred range, or none stated): the figure each run of allowed
     releases gives, newest first, with the releases it holds for; the other runs go in `alternatives` (the
     nearest also as `alternative`). A release whose size is not read (gib None) joins no run."""
-    runs: list[dict[str, Any]] = [
-        {"low": release.version, "high": release.version, "mechanism": cell["mechanism"], "gib": cell["gib"]}
-    ]
+    runs: list[dict[str, Any]] = [{"low": release.version, "high": release.version, "mechanism": cell.mechanism, "gib": cell.gib}]
     older = release.older()
     while older is not None:
         alt = estimate(older)
-        if alt is None or alt["gib"] is not None:
-            figure = (alt["mechanism"], alt["gib"]) if alt is not None else (None, 0.0)
+        if alt is None or alt[1] is not None:
+            figure = (alt[0], alt[1]) if alt is not None else (None, 0.0)
             last = runs[-1]
             if (last["mechanism"], last["gib"]) == figure:
                 last["low"] = older.version
@@ -437,22 +440,19 @@ def _range_figures(
                         "high": older.version,
                         "mechanism": figure[0],
                         "gib": figure[1],
-                        "basis": alt["basis"] if alt else "no such buffer at this size in this release",
+                        "basis": alt[2] if alt else "no such buffer at this size in this release",
                     }
                 )
         older = older.older()
     if len(runs) == 1:
-        cell["basis"] += f"; {release.note} (every release it allows gives the same)"
-        return
+        return replace(cell, basis=f"{cell.basis}; {release.note} (every release it allows gives the same)")
 
     def span(run: dict[str, Any]) -> str:
         return f"SGLang {run['low']}" + (f" to {run['high']}" if run["low"] != run["high"] else "")
 
-    others = [{"sglang": span(r), "mechanism": r["mechanism"], "gib": r["gib"], "basis": r["basis"]} for r in runs[1:]]
-    cell["alternative"], cell["alternatives"] = others[0], others
-    cell["basis"] += f"; {release.note}: {span(runs[0])}: {cell['gib']} GiB; " + "; ".join(
-        f"{o['sglang']}: {o['mechanism'] or 'none'} {o['gib']} GiB" for o in others
-    )
+    others = tuple(CellAlternative(span(r), r["mechanism"], r["gib"], r["basis"]) for r in runs[1:])
+    listed = "; ".join(f"{o.sglang}: {o.mechanism or 'none'} {o.gib} GiB" for o in others)
+    return replace(cell, alternatives=others, basis=f"{cell.basis}; {release.note}: {span(runs[0])}: {cell.gib} GiB; {listed}")
 
 
 def _custom_ar_estimate(
@@ -462,9 +462,10 @@ def _custom_ar_estimate(
     release: ReleaseChoice,
     arch: str | None,
     arch_basis: str,
+    allocator: AllocatorChoice,
     nvlink: bool | None = None,
     nvlink_basis: str = "",
-) -> dict[str, Any] | None:
+) -> Cell | None:
     """The custom all-reduce the release builds for a group of `world` ranks; None where it builds none. Without
     full NVLink v2 is off (can_use_custom_all_reduce_v2 / the first v2's full_nvlink check): releases with
     the fallback gate build the legacy one instead, which itself needs NVLink above two GPUs."""
@@ -475,7 +476,7 @@ def _custom_ar_estimate(
         v2_on = v2.present and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2.default_on.value))
     pcie = nvlink is False
     if v2_on and not pcie:
-        return _custom_ar_v2(group, env, world, release, arch, arch_basis)
+        return _custom_ar_v2(group, env, world, release, arch, arch_basis, allocator)
     if v2_on and pcie and v2.fallback_gate.value is None:
         return None  # the v2 communicator disables itself without full NVLink, and nothing replaces it
     if pcie and world > 2:
@@ -504,7 +505,7 @@ def _custom_ar_estimate(
     else:
         why = f"v2 is off by default in this release ({v2.default_on.at})"
     # rank_data is torch.empty(max_size) (custom_all_reduce.py): the PyTorch allocator's; meta and buffer cudaMalloc
-    allocated, allocated_text = _torch_segment("rank_data", max_size, 3 * max_size)
+    allocated, allocated_text = _torch_segment("rank_data", max_size, 3 * max_size, allocator)
     return _cell(
         group,
         "custom_ar",
@@ -517,13 +518,14 @@ def _custom_ar_estimate(
     )
 
 
-def _torch_segment(what: str, request: int, payload: int) -> tuple[dict[str, Any], str]:
+def _torch_segment(what: str, request: int, payload: int, choice: AllocatorChoice) -> tuple[dict[str, Any], str]:
     """The allocated figure of a cell part that goes through PyTorch's caching allocator: the segment a fresh
-    request takes (an upper bound: the allocator carves later requests out of its rest)."""
-    allocator = torch_caching_allocator()
+    request takes (an upper bound: the allocator carves later requests out of its rest), with the constants of
+    the input's torch release."""
+    allocator = choice.allocator
     found = allocator.segment(request) if allocator is not None else None
     if allocator is None or found is None:
-        return {}, ""
+        return {}, f"; as allocated: not given ({choice.note})" if choice.note else ""
     segment, how = found
     if segment == request:
         return {}, ""
@@ -531,7 +533,8 @@ def _torch_segment(what: str, request: int, payload: int) -> tuple[dict[str, Any
     return (
         {"payload_bytes": payload, "allocated_max_bytes": allocated},
         f"; as allocated at most {allocated / MIB:.1f} MiB: {what} {request / MIB:g} MiB takes {how} "
-        f"{segment / MIB:g} MiB in torch {allocator.version}'s caching allocator when no cached block fits",
+        f"{segment / MIB:g} MiB in torch {allocator.version}'s caching allocator when no cached block fits"
+        + (f" ({choice.note})" if choice.note else ""),
     )
 
 
@@ -547,8 +550,14 @@ def _v2_pull(row: V2Row) -> int:
 
 
 def _custom_ar_v2(
-    group: str, env: dict[str, Any], world: int, release: ReleaseChoice, arch: str | None, arch_basis: str
-) -> dict[str, Any] | None:
+    group: str,
+    env: dict[str, Any],
+    world: int,
+    release: ReleaseChoice,
+    arch: str | None,
+    arch_basis: str,
+    allocator: AllocatorChoice,
+) -> Cell | None:
     v2 = release.record.custom_ar_v2
     table_arch = arch or "sm90"
     assumed = "" if arch else " (arch not in the input: SM90's table assumed)"
@@ -614,7 +623,7 @@ def _custom_ar_v2(
         f"graph_params {graph_inputs} x {world} x 8 B = {graph_params / MIB:g} MiB "
         f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}"
     )
-    allocated, allocated_text = _torch_segment("graph_params", graph_params, total)
+    allocated, allocated_text = _torch_segment("graph_params", graph_params, total, allocator)
     basis += allocated_text
     env_text = ", ".join(forced) if forced else "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true"
     return _cell(
@@ -635,7 +644,7 @@ def _custom_ar_v2(
     )
 
 
-def _custom_ar_v2_early(group: str, world: int, release: ReleaseChoice, arch: str, arch_basis: str) -> dict[str, Any] | None:
+def _custom_ar_v2_early(group: str, world: int, release: ReleaseChoice, arch: str, arch_basis: str) -> Cell | None:
     """The first v2 (0.5.12.post1-0.5.15.post1): jit_kernel custom_all_reduce.cuh storage_bytes, one cudaMalloc per
     rank shared by IPC: graph params sizeof(AllReduceData) (8 B x kMaxNumGPU) x (1 + graph_input_count) + pull
     buffer + kNumStages x W x push buffer (the world's one-shot push threshold), each aligned to 128 B (the
@@ -701,7 +710,7 @@ def deepep_expert_count(launch: Launch, release: ReleaseChoice, ep: int) -> tupl
     return count.total, count.how
 
 
-def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: ReleaseChoice) -> list[dict[str, Any]]:
+def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: ReleaseChoice) -> list[Cell]:
     mode = str(launch.config.get("deepep_mode") or "auto")
     rules = release.record.deepep
     default_tokens = rules.num_max_dispatch_tokens_per_rank.value or 128
@@ -721,7 +730,7 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
             rules.shared_fusion_off_under_deepep.at,
         ],
     )
-    cells = []
+    cells: list[Cell] = []
     if mode in ("low_latency", "auto"):
         count = deepep_expert_count(launch, release, group)
         if hidden is None or count is None:
@@ -765,26 +774,22 @@ def _deepep_cells(launch: Launch, env: dict[str, Any], group: int, release: Rele
             )
             if not release.known:
 
-                def figure(older: ReleaseChoice) -> dict[str, Any] | None:
+                def figure(older: ReleaseChoice) -> Figure | None:
                     other = deepep_expert_count(launch, older, group)
                     if other is None or hidden is None:
                         return None
                     size = deepep_low_latency_bytes(tokens, hidden, other[0])
-                    return {
-                        "mechanism": "deepep_low_latency",
-                        "gib": round(size / GIB, 3),
-                        "basis": f"{other[0]} experts ({other[1]})",
-                    }
+                    return "deepep_low_latency", round(size / GIB, 3), f"{other[0]} experts ({other[1]})"
 
-                _range_figures(cell, release, figure)
+                cell = _range_figures(cell, release, figure)
             cells.append(cell)
     if mode in ("normal", "auto"):
-        ll_bytes = next((c["gib"] * GIB for c in cells if c["gib"] is not None), 0.0) if mode == "auto" else 0.0
+        ll_bytes = next((c.gib * GIB for c in cells if c.gib is not None), 0.0) if mode == "auto" else 0.0
         cells.append(_deepep_normal(hidden, group, release, rule, ll_bytes))
     return cells
 
 
-def _deepep_v2_cell(release: ReleaseChoice, group: int) -> dict[str, Any]:
+def _deepep_v2_cell(release: ReleaseChoice, group: int) -> Cell:
     """--moe-a2a-backend deepep_v2: one ElasticBuffer per process, sized by DeepEP's C++
     ElasticBuffer::calculate_buffer_size from the NCCL topology (physical and logical domains), which the
     input does not show; SGLang logs its num_bytes when it builds it."""
@@ -810,7 +815,7 @@ def _deepep_v2_cell(release: ReleaseChoice, group: int) -> dict[str, Any]:
 
 def _deepep_normal(
     hidden: int | None, ranks: int, release: ReleaseChoice, rule: dict[str, Any], low_latency_bytes: float
-) -> dict[str, Any]:
+) -> Cell:
     """The NVL buffer, plus the normal-mode RDMA size beyond the low-latency one (one RDMA buffer serves both:
     get_deepep_buffer takes the max of the two)."""
     source = deepep_source()
@@ -848,7 +853,7 @@ def _deepep_normal(
 
 def _pd_cells(
     cfg: dict[str, Any], env: dict[str, Any], events: list[Event], release: ReleaseChoice, kv_cell_bytes: float | None
-) -> list[dict[str, Any]]:
+) -> list[Cell]:
     """PD buffers are lazy: the KV manager is built after the model and the KV pool."""
     mode = cfg.get("disaggregation_mode")
     if mode not in ("prefill", "decode"):
