@@ -83,3 +83,18 @@ def test_a_small_paste_imports_neither_pydantic_nor_polars(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert out.rsplit("LOADED", 1)[1].strip() == "[]"
+
+
+def test_a_small_paste_without_a_failure_imports_neither_the_case_keys_nor_yaml_nor_the_compare_view(tmp_path):
+    # the bench's paste ends before any failure: the known cases' keys, PyYAML (a flow list in a shell block) and
+    # the diff/plan view are imported only by the inputs and commands that use them
+    paste = tmp_path / "paste.log"
+    paste.write_bytes((ROOT / "fixtures/real/h-001-sglang-11716.log").read_bytes()[:2048])
+    names = ("logscope.cases.key", "logscope.cases.block", "logscope.report.compare_view", "yaml.loader")
+    probe = (
+        f"import sys\nsys.argv = ['logscope', 'analyze', {str(paste)!r}]\nfrom logscope.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"print('LOADED', sorted(m for m in {names!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.rsplit("LOADED", 1)[1].strip() == "[]"

@@ -8,11 +8,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from logscope.cases.failure import is_failure_finding
 from logscope.core.model import Analysis, Failure
 
 FRAMES_KEPT = 8  # innermost frames compared (the outer ones are the same server start-up in every paste)
 MESSAGE_CHARS = 160
-UNRECOGNIZED = "unrecognized-failure"  # the rule of a line that reads like a failure and that no signature names
 
 # stripped before messages are compared: what differs between two reports of one failure
 _STRIPS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -120,14 +120,6 @@ def failure_key(finding: dict[str, Any], failure: Failure | None) -> CaseKey:
         phase=finding.get("phase"),
         quote=quote[:MESSAGE_CHARS],
     )
-
-
-def is_failure_finding(finding: dict[str, Any]) -> bool:
-    """A finding the rule engine attributed to a failure (it carries the failure's signature, maybe None), or any
-    error finding (a failure SGLang raised itself, such as memory-imbalance), or a failure line no signature names
-    (unrecognized-failure: matched on its words alone)."""
-    attributed = "signature" in finding and finding.get("severity") in ("error", "warning")
-    return attributed or finding.get("severity") == "error" or finding.get("rule") == UNRECOGNIZED
 
 
 def finding_keys(analysis: Analysis, findings: list[dict[str, Any]]) -> list[tuple[int, CaseKey]]:

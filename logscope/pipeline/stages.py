@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from logscope.cases.block import SECTION, known_cases_section
-from logscope.cases.key import finding_keys
+from logscope.cases.failure import has_failure_finding
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Analysis, Coverage, Failure, InputFile, UserStop
@@ -51,7 +50,11 @@ def document(analysis: Analysis, rules_dirs: list[str], cases: bool = True) -> d
     """The logscope/1 document; with `cases`, each failure finding's nearest known cases (logscope/cases) under the
     additive `known_cases` key (the index is opened only when there is a failure to match)."""
     built = build_document(analysis, run_rules(analysis, rules_dirs))
-    if cases:
+    if cases and has_failure_finding(built["findings"]):
+        # the keys' patterns and the section's code are imported only for a document with a failure to match
+        from logscope.cases.block import SECTION, known_cases_section
+        from logscope.cases.key import finding_keys
+
         section = known_cases_section(built, finding_keys(analysis, built["findings"]))
         if section is not None:
             built[SECTION] = section

@@ -16,7 +16,6 @@ from rich.table import Table
 from rich.text import Text
 
 from logscope.core import kinds
-from logscope.report.compare_view import build_compare_view
 from logscope.report.view import (
     GPU_COLUMNS,
     LEDGER_RANKS,
@@ -322,6 +321,8 @@ def _coverage(view: ReportView, console: Console) -> None:
 
 def render_compare_terminal(doc: dict[str, Any], width: int = 0) -> str:
     """A diff or plan document in the terminal: the same tables as the analyze report, fitted to the width."""
+    from logscope.report.compare_view import build_compare_view  # diff and plan only, not an analysis
+
     view = build_compare_view(doc)
     buffer = io.StringIO()
     tty = sys.stdout.isatty()

@@ -9,10 +9,9 @@ import re
 import shlex
 from typing import Any
 
-import yaml
-
 from logscope.core import kinds
 from logscope.core.events import Event
+from logscope.core.lazy import lazy_module
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader
 
@@ -154,6 +153,8 @@ _ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
 _STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang)$")
 # the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
 _ARGS_FIELDS = frozenset({"args", "command"})
+# read only when a field's value is a flow list or a quoted string, which few pastes hold
+yaml = lazy_module("yaml")
 
 
 def _value_words(value: str) -> list[str] | None:
