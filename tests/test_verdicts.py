@@ -43,6 +43,22 @@ def test_a_bare_class_name_says_the_paste_shows_no_message():
     )
 
 
+def test_a_ray_task_error_is_quoted_with_its_cause_and_claims_no_gpu_oom():
+    # ray 2.40 exceptions.py: RayTaskError.as_instanceof_cause names the class f"RayTaskError({cause_cls.__name__})";
+    # OutOfMemoryError is torch's GPU OOM and Ray's own node-memory error alike, so the cause cut off says neither
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.10/site-packages/ray/_private/worker.py", line 906, in get_objects\n'
+        "    raise value.as_instanceof_cause()\n"
+        "ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() (pid=508648, ip=10.1.200.6)\n"
+        '  File "/work/verl/verl/trainer/ppo/ray_trainer.py", line 901, in fit\n'
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "RayTaskError(OutOfMemoryError): ray::main_task() (pid=508648" in finding["message"]
+    assert "cut before its exception line" not in finding["message"]
+
+
 def test_a_native_frame_is_quoted_without_addresses():
     frame = (
         "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "

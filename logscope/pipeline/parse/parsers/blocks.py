@@ -12,7 +12,8 @@ from logscope.pipeline.parse.parsers import other_lines, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader
 from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology
 
-_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?::|$)")
+# a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(OutOfMemoryError): ray::f()"
+_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?(?::|$)")
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
