@@ -59,6 +59,52 @@ def test_a_ray_task_error_is_quoted_with_its_cause_and_claims_no_gpu_oom():
     assert "cut before its exception line" not in finding["message"]
 
 
+_VIEWER_SORTED = (
+    "[2026-06-15 14:10:40] The server is fired up and ready to roll!\n"
+    "AssertionError: Committed KV cache already freed (self.kv_committed_len=1)\n"
+    "[2026-06-15 14:10:59 TP7] Scheduler hit an exception: Traceback (most recent call last):\n"
+    'File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1024, in event_loop_overlap\n'
+    "batch = self.get_next_batch_to_run()\n"
+    'File "/sgl-workspace/sglang/python/sglang/srt/mem_cache/common.py", line 412, in release_kv_cache\n'
+)
+
+
+def test_an_exception_line_printed_just_before_its_traceback_ends_it():
+    (finding,) = analyze_text(_VIEWER_SORTED + "[2026-06-15 14:11:00] Killed the scheduler.\n")["findings"]
+    assert finding["rule"] == "runtime-crash" and finding["signature"] == "sglang-raised-srt"
+    assert "AssertionError: Committed KV cache already freed (self.kv_committed_len=1)" in finding["message"]
+    assert "common.py:412 release_kv_cache" in finding["message"]
+
+
+def test_a_cut_frame_under_a_traceback_names_no_raising_frame():
+    (finding,) = analyze_text(_VIEWER_SORTED + 'File "/sgl-workspace/sglang/python/sglang\n')["findings"]
+    assert finding["rule"] == "runtime-crash" and finding.get("signature") is None
+    assert "AssertionError: Committed KV cache already freed" in finding["message"]
+
+
+def test_an_exception_line_before_a_complete_traceback_is_not_taken_into_it():
+    text = (
+        "ValueError: first failure\n"
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/managers/scheduler.py", line 10, in event_loop_overlap\n'
+        "RuntimeError: second failure\n"
+    )
+    messages = [f["message"] for f in analyze_text(text)["findings"]]
+    assert any("RuntimeError: second failure" in m for m in messages)
+    assert not any("ValueError: first failure" in m and "scheduler.py:10" in m for m in messages)
+
+
+def test_a_frame_line_with_its_source_line_glued_on_is_read():
+    text = (
+        "[2025-03-03 06:49:20] The server is fired up and ready to roll!\n"
+        "[2025-03-03 06:49:28 TP5] Scheduler hit an exception: Traceback (most recent call last):\n"
+        'File "/usr/lib/python3/site-packages/sglang/srt/managers/scheduler.py", line 1796, in run_scheduler_process schedule\n'
+    )
+    (finding,) = analyze_text(text)["findings"]
+    assert finding["rule"] == "runtime-crash"
+    assert "scheduler.py:1796 run_scheduler_process" in finding["message"]
+
+
 def test_a_native_frame_is_quoted_without_addresses():
     frame = (
         "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "

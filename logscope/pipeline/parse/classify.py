@@ -20,6 +20,7 @@ from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expa
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import catalogue, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
+from logscope.pipeline.parse.parsers.blocks import exception_printed_before_its_traceback
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
@@ -79,6 +80,7 @@ class SourceClassifier:
         self._release_rewrap()
         self._flush_pending()
         self._close_block()
+        self.events = exception_printed_before_its_traceback(self.events)
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)

@@ -45,6 +45,7 @@ class TracebackReader(BlockReader):
         self.time: str | None = None
         self.exception: Event | None = None
         self.after_frame = False
+        self.cut_frame = False
         self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
         self.fatal: Event | None = None
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
@@ -77,6 +78,8 @@ class TracebackReader(BlockReader):
             self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno, "thread": self.thread})
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
+        else:
+            self.cut_frame = True  # a frame line cut short: frames under it may be missing
         self.after_frame = True
         return True
 
@@ -169,12 +172,41 @@ class TracebackReader(BlockReader):
                     innermost["raw"],
                     self.rank,
                     self.time,
-                    {"frames": frames, "frame_paths": paths, "incomplete": True}
+                    {"frames": frames, "frame_paths": paths, "incomplete": True, "opened_at": self.first_line}
+                    | ({"cut_frame": True} if self.cut_frame else {})
                     | ({} if self.chained_at is None else {"chained_at": self.chained_at}),
                     kinds.TRACEBACK_GRAMMAR,
                 )
             )
         return events
+
+
+def exception_printed_before_its_traceback(events: list[Event]) -> list[Event]:
+    """A log viewer that sorts lines by a timestamp can print a traceback's exception line just before the
+    traceback's first line; the traceback then reads as cut. An exception line with no frames of its own on the
+    line right before a traceback that has no exception line is that traceback's: it gets the frames."""
+    out: list[Event] = []
+    for event in events:
+        opened = event.data.get("opened_at")
+        # the block's own header ("[.. TP7] Scheduler hit an exception: Traceback ...") is on its opening line
+        before = next((e for e in reversed(out) if opened is not None and e.line < opened), None)
+        if (
+            event.kind == kinds.TRACEBACK
+            and event.data.get("incomplete")
+            and before is not None
+            and before.kind in (kinds.EXCEPTION, kinds.OOM)
+            and before.source == event.source
+            and not before.data.get("frames")
+            and before.line + 1 == opened
+        ):
+            before.data.update(frames=event.data["frames"], frame_paths=event.data["frame_paths"], printed_before=True)
+            if event.data.get("cut_frame"):  # the innermost frame shown need not be the one that raised it
+                before.data["frames_cut"] = True
+            before.rank = before.rank or event.rank
+            before.time = before.time or event.time
+            continue
+        out.append(event)
+    return out
 
 
 _CHECK_ENV_START = re.compile(r"^\s*(Python: \d|CUDA available: |ROCM available: |NPU available: )")

@@ -91,7 +91,9 @@ def _raising_frame(event: Event, name: str | None, message: str | None) -> str |
     """The innermost Python frame when it raised the exception the paste shows: the exception line is there (not
     a traceback cut before it), no native frame lies under it, and it is no CUDA error (CUDA's, whoever called)."""
     frames = event.data.get("frame_paths") or event.data.get("frames") or []
-    if not frames or name is None or event.data.get("native_frames") or event.kind == kinds.CUDA_ERROR:
+    if not frames or name is None or event.data.get("native_frames") or event.data.get("frames_cut"):
+        return None
+    if event.kind == kinds.CUDA_ERROR:
         return None
     if "CUDA error" in (message or "") or "CUDA error" in str(event.data.get("full_text") or event.text):
         return None
