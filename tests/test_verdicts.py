@@ -105,6 +105,26 @@ def test_a_frame_line_with_its_source_line_glued_on_is_read():
     assert "scheduler.py:1796 run_scheduler_process" in finding["message"]
 
 
+def test_an_exception_in_parentheses_in_a_sentence_is_a_failure_quoted_in_prose():
+    text = (
+        "When launched with LMCache it crashed with assertion without sending any request (AssertionError: "
+        "Committed KV cache already freed (self.kv_committed_len=14)).\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "AssertionError: Committed KV cache already freed (self.kv_committed_len=14)" in finding["message"]
+    assert finding["evidence"][0]["text"].startswith("(quoted in prose) AssertionError: Committed KV cache")
+
+
+def test_a_sentence_cut_inside_the_parenthesis_still_names_the_exception():
+    (finding,) = _findings("It crashed right away (AssertionError: Committed KV cache\n")
+    assert "AssertionError: Committed KV cache" in finding["message"]
+
+
+def test_parentheses_without_an_exception_in_prose_are_no_failure():
+    assert _findings("It works (see the Error handling section: nothing failed) with --tp 2.\n") == []
+
+
 def test_a_native_frame_is_quoted_without_addresses():
     frame = (
         "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "
