@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from logscope.core.events import Event
+from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.failures import exception_quote
+from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.signatures.match import frame_quote
 from tests.helpers import analyze_text
 
@@ -123,6 +125,27 @@ def test_a_sentence_cut_inside_the_parenthesis_still_names_the_exception():
 
 def test_parentheses_without_an_exception_in_prose_are_no_failure():
     assert _findings("It works (see the Error handling section: nothing failed) with --tp 2.\n") == []
+
+
+def test_a_header_whose_traceback_follows_is_no_crash_of_its_own_whatever_the_rank_order():
+    # TP0's header and cut traceback come after TP7's whole traceback; the ranks are listed TP7, TP0 or TP0, TP7
+    text = (
+        "[2025-12-06 02:08:51 TP0] Init torch distributed begin.\n"
+        "[2025-12-06 02:08:52 TP7] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2656, in run_scheduler_process\n'
+        "    scheduler = Scheduler(\n"
+        '  File "/sgl/python/sglang/srt/mem_cache/mamba_radix_cache.py", line 324, in __init__\n'
+        "AssertionError\n"
+        "[2025-12-06 02:08:52 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2656, in run_scheduler_process\n'
+        "    scheduler = Scheduler(\n"
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 430, in __init__\n'
+    )
+    report = analyze_text(text)
+    assert [f["rule"] for f in report["findings"]] == ["startup-crash"]
+    analysis = analyze_model([Source(name="p.log", path=None, data=text.encode())])
+    found = [(f.finding, f.event.line) for fs in analysis.failures.values() for f in fs]
+    assert found == [("startup-crash", 6), ("startup-crash", 10)]  # TP7's exception line, TP0's innermost frame
 
 
 def test_a_native_frame_is_quoted_without_addresses():

@@ -277,7 +277,10 @@ def failures_of(
     sigs = signatures or bundled_signatures()
     events = merge_native(events)
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
-    last_crash = {e.source: e.line for e in events if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION}
+    last_crash: dict[str, int] = {}  # the events come rank by rank, not in line order: the latest line of each source
+    for e in events:
+        if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION:
+            last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
