@@ -148,6 +148,13 @@ def test_a_header_whose_traceback_follows_is_no_crash_of_its_own_whatever_the_ra
     assert found == [("startup-crash", 6), ("startup-crash", 10)]  # TP7's exception line, TP0's innermost frame
 
 
+def test_a_scheduler_header_cut_inside_traceback_is_still_a_crash():
+    text = "[2026-06-25 02:11:17 PP1 TP3] Scheduler hit an exception: Traceback (most recen\n"
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "Scheduler hit an exception (no traceback read after it)" in finding["message"]
+
+
 def test_a_native_frame_is_quoted_without_addresses():
     frame = (
         "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "
