@@ -131,6 +131,14 @@ def test_cloud_logging_severity_label_after_the_export_prefix_is_stripped():
     assert ids == ["runtime-crash"]
 
 
+def test_cri_log_file_and_tab_separated_timestamps_are_stripped():
+    line = "[2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback (most recent call last):"
+    assert clean("2025-07-25T07:53:08.21748708+08:00 stdout F " + line) == [line]
+    assert clean("2025-07-25T07:53:08.21748708+08:00 stderr P " + line) == [line]
+    assert clean("2025-07-01T00:57:53+08:00\t" + line) == [line]
+    assert clean("2025-07-01T00:57:53+08:00 stdoutF x") == ["stdoutF x"]  # no stream field: the time only
+
+
 def test_kubectl_logs_prefix_is_stripped_and_the_rank_tag_read():
     text = (
         "[pod/sglang-lws-0-1/sglang] [2025-12-01 02:14:55 TP9] Init torch distributed begin.\n"

@@ -155,6 +155,41 @@ def test_a_scheduler_header_cut_inside_traceback_is_still_a_crash():
     assert "Scheduler hit an exception (no traceback read after it)" in finding["message"]
 
 
+def test_a_traceback_exported_newest_line_first_is_read_in_order():
+    text = (
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 1645, in prepare_dp_attn_batch\n'
+        "    batch, _ = self.prepare_dp_attn_batch(batch)\n"
+        '  File "/sgl/python/sglang/srt/disaggregation/decode.py", line 592, in _prepare_idle_batch_and_run\n'
+        "    batch, result = self._prepare_idle_batch_and_run(\n"
+        '  File "/sgl/python/sglang/srt/disaggregation/decode.py", line 691, in event_loop_overlap_disagg_decode\n'
+        "    return func(*args, **kwargs)\n"
+        '  File "/usr/lib/python3/dist-packages/torch/utils/_contextlib.py", line 116, in decorate_context\n'
+        "    scheduler.event_loop_overlap_disagg_decode()\n"
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2311, in run_scheduler_process\n'
+        "[2025-06-30 16:57:53 DP7 TP7] Scheduler hit an exception: Traceback (most recent call last):\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "runtime-crash"
+    assert "(innermost frame: scheduler.py:1645 prepare_dp_attn_batch)" in finding["message"]
+
+
+def test_a_recursive_frame_in_order_is_not_taken_for_a_reversed_export():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/managers/scheduler.py", line 10, in run_scheduler_process\n'
+        "    walk(tree)\n"
+        '  File "/x/sglang/srt/mem_cache/radix_cache.py", line 20, in walk\n'
+        "    walk(child)\n"
+        '  File "/x/sglang/srt/mem_cache/radix_cache.py", line 20, in walk\n'
+        "    walk(child)\n"
+        '  File "/x/sglang/srt/mem_cache/radix_cache.py", line 22, in walk\n'
+    )
+    analysis = analyze_model([Source(name="p.log", path=None, data=text.encode())])
+    (failure,) = [f for fs in analysis.failures.values() for f in fs]
+    assert failure.event.data["frames"][-1] == "radix_cache.py:22 walk"
+    assert "lines_reversed" not in failure.event.data
+
+
 def test_a_native_frame_is_quoted_without_addresses():
     frame = (
         "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "

@@ -46,6 +46,7 @@ class TracebackReader(BlockReader):
         self.exception: Event | None = None
         self.after_frame = False
         self.cut_frame = False
+        self.reversed_lines = False
         self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
         self.fatal: Event | None = None
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
@@ -136,6 +137,17 @@ class TracebackReader(BlockReader):
             kinds.EXCEPTION_GRAMMAR,
         )
 
+    def _unreverse(self) -> None:
+        """Frames of a log exported newest line first: each source line was read under the frame inside the one
+        that runs it. Put back in order, each frame gets the line printed under the frame after it."""
+        codes = [f.pop("code", None) for f in self.frames]
+        self.frames.reverse()
+        codes.reverse()
+        for frame, code in zip(self.frames, codes[1:] + [None]):
+            if code is not None:
+                frame["code"] = code
+        self.reversed_lines = True
+
     @staticmethod
     def _thread_of(text: str) -> str | None:
         if "(most recent call first)" not in text:
@@ -148,6 +160,8 @@ class TracebackReader(BlockReader):
             self.frames = [f for f in self.frames if f["thread"] == "current"]
         if self.innermost_first:
             self.frames.reverse()  # frames are kept outermost first, as a Python traceback prints them
+        elif self.exception is None and _printed_newest_first(self.frames):
+            self._unreverse()
         frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
         paths = [f"{f['file']}:{f['lineno']} {f['func']}" + (f": {f['code']}" if f.get("code") else "") for f in self.frames]
         events = list(self.events)
@@ -174,11 +188,22 @@ class TracebackReader(BlockReader):
                     self.time,
                     {"frames": frames, "frame_paths": paths, "incomplete": True, "opened_at": self.first_line}
                     | ({"cut_frame": True} if self.cut_frame else {})
+                    | ({"lines_reversed": True} if self.reversed_lines else {})
                     | ({} if self.chained_at is None else {"chained_at": self.chained_at}),
                     kinds.TRACEBACK_GRAMMAR,
                 )
             )
         return events
+
+
+def _printed_newest_first(frames: list[dict[str, Any]]) -> bool:
+    """A traceback whose lines came newest first (a log console's export): the source line read under a frame
+    calls that frame's own function (it is the line of the frame that calls it), for half the frames or more
+    (a decorator's frame breaks the chain)."""
+    with_code = [f for f in frames if f.get("code")]
+    calls_itself = [f["func"] for f in with_code if re.search(rf"\b{re.escape(str(f['func']))}\(", str(f["code"]))]
+    # two different functions at least: one recursive function calls itself in order too
+    return len(set(calls_itself)) >= 2 and len(calls_itself) * 2 >= len(with_code)
 
 
 def exception_printed_before_its_traceback(events: list[Event]) -> list[Event]:

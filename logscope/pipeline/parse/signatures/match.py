@@ -192,16 +192,23 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
 
 def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
     """The first frame (innermost first) that a phase-locating signature matches, and that signature. A startup
-    frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture)."""
+    frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture),
+    except a disaggregation frame under a serving one: the PD event loops call disaggregation code per batch."""
     serving: tuple[Signature, str] | None = None
+    disaggregation: tuple[Signature, str] | None = None
     for kind, text in _frames(event):
         sig = next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None)
         if sig is None:
             continue
-        if sig.phase != "serving":  # the first locator a frame holds locates it (replay before its runner's file)
-            return sig, text
-        serving = serving or (sig, text)
-    return serving
+        if sig.phase == "serving":
+            if disaggregation is not None:  # PD code a serving loop runs (event_loop_*_disagg_decode) is serving
+                return sig, text
+            serving = serving or (sig, text)
+        elif sig.phase == "disaggregation":  # the disaggregation folder holds PD set-up and the PD event loops' steps
+            disaggregation = disaggregation or (sig, text)
+        else:  # the first locator a frame holds locates it (replay before its runner's file)
+            return disaggregation or (sig, text)
+    return disaggregation or serving
 
 
 # wrappers whose thread only runs batches the scheduler hands it (sglang 0.5.2 tp_worker_overlap_thread.py)
