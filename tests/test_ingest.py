@@ -111,6 +111,34 @@ def test_cloud_log_export_prefixes_are_stripped_and_newest_first_is_reversed():
         ]
 
 
+def test_cloud_logging_severity_label_after_the_export_prefix_is_stripped():
+    from tests.helpers import analyze_text
+
+    prefix = "ERROR 2026-02-18T14:43:05.821451064Z [severity: ERROR] "
+    assert clean(prefix + "[2026-02-18 14:43:05 TP1] Scheduler hit an exception: Traceback (most recent call last):") == [
+        "[2026-02-18 14:43:05 TP1] Scheduler hit an exception: Traceback (most recent call last):"
+    ]
+    text = "".join(
+        prefix + line + "\n"
+        for line in (
+            "[2026-02-18 14:43:05 TP1] Scheduler hit an exception: Traceback (most recent call last):",
+            'File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1123, in event_loop_overlap',
+            "batch_result = self.run_batch(batch)",
+            'File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2279, in run_batch',
+        )
+    )
+    ids = [f["rule"] for f in analyze_text(text)["findings"]]
+    assert ids == ["runtime-crash"]
+
+
+def test_cri_log_file_and_tab_separated_timestamps_are_stripped():
+    line = "[2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback (most recent call last):"
+    assert clean("2025-07-25T07:53:08.21748708+08:00 stdout F " + line) == [line]
+    assert clean("2025-07-25T07:53:08.21748708+08:00 stderr P " + line) == [line]
+    assert clean("2025-07-01T00:57:53+08:00\t" + line) == [line]
+    assert clean("2025-07-01T00:57:53+08:00 stdoutF x") == ["stdoutF x"]  # no stream field: the time only
+
+
 def test_kubectl_logs_prefix_is_stripped_and_the_rank_tag_read():
     text = (
         "[pod/sglang-lws-0-1/sglang] [2025-12-01 02:14:55 TP9] Init torch distributed begin.\n"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from logscope.core.events import Event
+from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.failures import exception_quote
+from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.signatures.match import frame_quote
 from tests.helpers import analyze_text
 
@@ -41,6 +43,151 @@ def test_a_bare_class_name_says_the_paste_shows_no_message():
         exception_quote(Event("exception", "x.log", 1, "RuntimeError:", None, None, {}))
         == "RuntimeError (the paste shows no message)"
     )
+
+
+def test_a_ray_task_error_is_quoted_with_its_cause_and_claims_no_gpu_oom():
+    # ray 2.40 exceptions.py: RayTaskError.as_instanceof_cause names the class f"RayTaskError({cause_cls.__name__})";
+    # OutOfMemoryError is torch's GPU OOM and Ray's own node-memory error alike, so the cause cut off says neither
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.10/site-packages/ray/_private/worker.py", line 906, in get_objects\n'
+        "    raise value.as_instanceof_cause()\n"
+        "ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() (pid=508648, ip=10.1.200.6)\n"
+        '  File "/work/verl/verl/trainer/ppo/ray_trainer.py", line 901, in fit\n'
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "RayTaskError(OutOfMemoryError): ray::main_task() (pid=508648" in finding["message"]
+    assert "cut before its exception line" not in finding["message"]
+
+
+_VIEWER_SORTED = (
+    "[2026-06-15 14:10:40] The server is fired up and ready to roll!\n"
+    "AssertionError: Committed KV cache already freed (self.kv_committed_len=1)\n"
+    "[2026-06-15 14:10:59 TP7] Scheduler hit an exception: Traceback (most recent call last):\n"
+    'File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1024, in event_loop_overlap\n'
+    "batch = self.get_next_batch_to_run()\n"
+    'File "/sgl-workspace/sglang/python/sglang/srt/mem_cache/common.py", line 412, in release_kv_cache\n'
+)
+
+
+def test_an_exception_line_printed_just_before_its_traceback_ends_it():
+    (finding,) = analyze_text(_VIEWER_SORTED + "[2026-06-15 14:11:00] Killed the scheduler.\n")["findings"]
+    assert finding["rule"] == "runtime-crash" and finding["signature"] == "sglang-raised-srt"
+    assert "AssertionError: Committed KV cache already freed (self.kv_committed_len=1)" in finding["message"]
+    assert "common.py:412 release_kv_cache" in finding["message"]
+
+
+def test_a_cut_frame_under_a_traceback_names_no_raising_frame():
+    (finding,) = analyze_text(_VIEWER_SORTED + 'File "/sgl-workspace/sglang/python/sglang\n')["findings"]
+    assert finding["rule"] == "runtime-crash" and finding.get("signature") is None
+    assert "AssertionError: Committed KV cache already freed" in finding["message"]
+
+
+def test_an_exception_line_before_a_complete_traceback_is_not_taken_into_it():
+    text = (
+        "ValueError: first failure\n"
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/managers/scheduler.py", line 10, in event_loop_overlap\n'
+        "RuntimeError: second failure\n"
+    )
+    messages = [f["message"] for f in analyze_text(text)["findings"]]
+    assert any("RuntimeError: second failure" in m for m in messages)
+    assert not any("ValueError: first failure" in m and "scheduler.py:10" in m for m in messages)
+
+
+def test_a_frame_line_with_its_source_line_glued_on_is_read():
+    text = (
+        "[2025-03-03 06:49:20] The server is fired up and ready to roll!\n"
+        "[2025-03-03 06:49:28 TP5] Scheduler hit an exception: Traceback (most recent call last):\n"
+        'File "/usr/lib/python3/site-packages/sglang/srt/managers/scheduler.py", line 1796, in run_scheduler_process schedule\n'
+    )
+    (finding,) = analyze_text(text)["findings"]
+    assert finding["rule"] == "runtime-crash"
+    assert "scheduler.py:1796 run_scheduler_process" in finding["message"]
+
+
+def test_an_exception_in_parentheses_in_a_sentence_is_a_failure_quoted_in_prose():
+    text = (
+        "When launched with LMCache it crashed with assertion without sending any request (AssertionError: "
+        "Committed KV cache already freed (self.kv_committed_len=14)).\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "AssertionError: Committed KV cache already freed (self.kv_committed_len=14)" in finding["message"]
+    assert finding["evidence"][0]["text"].startswith("(quoted in prose) AssertionError: Committed KV cache")
+
+
+def test_a_sentence_cut_inside_the_parenthesis_still_names_the_exception():
+    (finding,) = _findings("It crashed right away (AssertionError: Committed KV cache\n")
+    assert "AssertionError: Committed KV cache" in finding["message"]
+
+
+def test_parentheses_without_an_exception_in_prose_are_no_failure():
+    assert _findings("It works (see the Error handling section: nothing failed) with --tp 2.\n") == []
+
+
+def test_a_header_whose_traceback_follows_is_no_crash_of_its_own_whatever_the_rank_order():
+    # TP0's header and cut traceback come after TP7's whole traceback; the ranks are listed TP7, TP0 or TP0, TP7
+    text = (
+        "[2025-12-06 02:08:51 TP0] Init torch distributed begin.\n"
+        "[2025-12-06 02:08:52 TP7] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2656, in run_scheduler_process\n'
+        "    scheduler = Scheduler(\n"
+        '  File "/sgl/python/sglang/srt/mem_cache/mamba_radix_cache.py", line 324, in __init__\n'
+        "AssertionError\n"
+        "[2025-12-06 02:08:52 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2656, in run_scheduler_process\n'
+        "    scheduler = Scheduler(\n"
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 430, in __init__\n'
+    )
+    report = analyze_text(text)
+    assert [f["rule"] for f in report["findings"]] == ["startup-crash"]
+    analysis = analyze_model([Source(name="p.log", path=None, data=text.encode())])
+    found = [(f.finding, f.event.line) for fs in analysis.failures.values() for f in fs]
+    assert found == [("startup-crash", 6), ("startup-crash", 10)]  # TP7's exception line, TP0's innermost frame
+
+
+def test_a_scheduler_header_cut_inside_traceback_is_still_a_crash():
+    text = "[2026-06-25 02:11:17 PP1 TP3] Scheduler hit an exception: Traceback (most recen\n"
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "Scheduler hit an exception (no traceback read after it)" in finding["message"]
+
+
+def test_a_traceback_exported_newest_line_first_is_read_in_order():
+    text = (
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 1645, in prepare_dp_attn_batch\n'
+        "    batch, _ = self.prepare_dp_attn_batch(batch)\n"
+        '  File "/sgl/python/sglang/srt/disaggregation/decode.py", line 592, in _prepare_idle_batch_and_run\n'
+        "    batch, result = self._prepare_idle_batch_and_run(\n"
+        '  File "/sgl/python/sglang/srt/disaggregation/decode.py", line 691, in event_loop_overlap_disagg_decode\n'
+        "    return func(*args, **kwargs)\n"
+        '  File "/usr/lib/python3/dist-packages/torch/utils/_contextlib.py", line 116, in decorate_context\n'
+        "    scheduler.event_loop_overlap_disagg_decode()\n"
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2311, in run_scheduler_process\n'
+        "[2025-06-30 16:57:53 DP7 TP7] Scheduler hit an exception: Traceback (most recent call last):\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "runtime-crash"
+    assert "(innermost frame: scheduler.py:1645 prepare_dp_attn_batch)" in finding["message"]
+
+
+def test_a_recursive_frame_in_order_is_not_taken_for_a_reversed_export():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/managers/scheduler.py", line 10, in run_scheduler_process\n'
+        "    walk(tree)\n"
+        '  File "/x/sglang/srt/mem_cache/radix_cache.py", line 20, in walk\n'
+        "    walk(child)\n"
+        '  File "/x/sglang/srt/mem_cache/radix_cache.py", line 20, in walk\n'
+        "    walk(child)\n"
+        '  File "/x/sglang/srt/mem_cache/radix_cache.py", line 22, in walk\n'
+    )
+    analysis = analyze_model([Source(name="p.log", path=None, data=text.encode())])
+    (failure,) = [f for fs in analysis.failures.values() for f in fs]
+    assert failure.event.data["frames"][-1] == "radix_cache.py:22 walk"
+    assert "lines_reversed" not in failure.event.data
 
 
 def test_a_native_frame_is_quoted_without_addresses():

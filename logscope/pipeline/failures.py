@@ -87,7 +87,8 @@ def oom_numbers(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-_EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*")
+# a Ray task's error names its cause: "ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() ..."
+_EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Interrupt|Failure)(?:\([A-Za-z_]\w*\))?)\s*:\s*")
 # SGLang's wrappers around the real message (sglang 0.5.x *cuda_graph_runner.py: f"Capture cuda graph failed: {e}\n...")
 _WRAPPERS = ("Capture cuda graph failed:",)
 QUOTE_MAX = 220

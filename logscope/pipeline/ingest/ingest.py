@@ -41,11 +41,14 @@ __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name
 CHUNK_BYTES = 1 << 22  # 4 MiB of complete lines per read of a stream (stdin, .gz, a small file)
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-_K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}) ")
-# cloud log exports: a severity and an RFC 3339 time before the line, in either order
+# kubectl logs --timestamps (a space), a log console's export (a tab), and the CRI log files kubelet writes under
+# /var/log/pods ("<time> stdout F <line>": the stream, then F for a full line or P for a partial one)
+_K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})(?: (?:stdout|stderr) [FP])?[ \t]")
+# cloud log exports: a severity and an RFC 3339 time before the line, in either order, and Cloud Logging's
+# "[severity: ERROR]" label after them when the export renders it
 _SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|CRITICAL|ALERT|EMERGENCY)"
 _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
-_EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+")
+_EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+(?:\[severity: {_SEVERITY}\]\s+)?")
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
 _RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line

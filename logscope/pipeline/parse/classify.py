@@ -20,6 +20,7 @@ from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expa
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import catalogue, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
+from logscope.pipeline.parse.parsers.blocks import exception_printed_before_its_traceback
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.shell import behind_prompt
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
@@ -29,6 +30,9 @@ from logscope.pipeline.parse.signatures.loader import bundled_signatures
 _FULL_KEEP = 4000
 _CATALOGUE_CHARS = 4000  # a longer line is no log record: it is not searched for wordings
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
+# an exception named in parentheses in a sentence: "it crashed (AssertionError: Committed KV cache already freed
+# (self.kv_committed_len=14))", one level of parentheses inside; also when cut before the closing parenthesis
+_PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?:[^()]|\([^()]*\)){4,2000}?)\s*(?:\)|$)")
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?:#{2,6}|#(?=\s+[A-Z][a-z]+(?:\s+[A-Za-z]+)*\s*:?\s*$))\s+\S")
@@ -80,6 +84,7 @@ class SourceClassifier:
         self._release_rewrap()
         self._flush_pending()
         self._close_block()
+        self.events = exception_printed_before_its_traceback(self.events)
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)
@@ -338,7 +343,7 @@ class SourceClassifier:
         return False
 
     def _classify_prose(self, lineno: int, text: str) -> None:
-        spans = quoted_spans(text) + _CODE_SPAN.findall(text)
+        spans = quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
         if not spans and not self.quoted:
             spans = [text]
         if not spans:

@@ -12,7 +12,8 @@ from logscope.pipeline.parse.parsers import other_lines, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader
 from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology
 
-_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?::|$)")
+# a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(OutOfMemoryError): ray::f()"
+_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?(?::|$)")
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
@@ -44,6 +45,8 @@ class TracebackReader(BlockReader):
         self.time: str | None = None
         self.exception: Event | None = None
         self.after_frame = False
+        self.cut_frame = False
+        self.reversed_lines = False
         self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
         self.fatal: Event | None = None
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
@@ -76,6 +79,8 @@ class TracebackReader(BlockReader):
             self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno, "thread": self.thread})
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
+        else:
+            self.cut_frame = True  # a frame line cut short: frames under it may be missing
         self.after_frame = True
         return True
 
@@ -132,6 +137,17 @@ class TracebackReader(BlockReader):
             kinds.EXCEPTION_GRAMMAR,
         )
 
+    def _unreverse(self) -> None:
+        """Frames of a log exported newest line first: each source line was read under the frame inside the one
+        that runs it. Put back in order, each frame gets the line printed under the frame after it."""
+        codes = [f.pop("code", None) for f in self.frames]
+        self.frames.reverse()
+        codes.reverse()
+        for frame, code in zip(self.frames, codes[1:] + [None]):
+            if code is not None:
+                frame["code"] = code
+        self.reversed_lines = True
+
     @staticmethod
     def _thread_of(text: str) -> str | None:
         if "(most recent call first)" not in text:
@@ -144,6 +160,8 @@ class TracebackReader(BlockReader):
             self.frames = [f for f in self.frames if f["thread"] == "current"]
         if self.innermost_first:
             self.frames.reverse()  # frames are kept outermost first, as a Python traceback prints them
+        elif self.exception is None and _printed_newest_first(self.frames):
+            self._unreverse()
         frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
         paths = [f"{f['file']}:{f['lineno']} {f['func']}" + (f": {f['code']}" if f.get("code") else "") for f in self.frames]
         events = list(self.events)
@@ -168,12 +186,52 @@ class TracebackReader(BlockReader):
                     innermost["raw"],
                     self.rank,
                     self.time,
-                    {"frames": frames, "frame_paths": paths, "incomplete": True}
+                    {"frames": frames, "frame_paths": paths, "incomplete": True, "opened_at": self.first_line}
+                    | ({"cut_frame": True} if self.cut_frame else {})
+                    | ({"lines_reversed": True} if self.reversed_lines else {})
                     | ({} if self.chained_at is None else {"chained_at": self.chained_at}),
                     kinds.TRACEBACK_GRAMMAR,
                 )
             )
         return events
+
+
+def _printed_newest_first(frames: list[dict[str, Any]]) -> bool:
+    """A traceback whose lines came newest first (a log console's export): the source line read under a frame
+    calls that frame's own function (it is the line of the frame that calls it), for half the frames or more
+    (a decorator's frame breaks the chain)."""
+    with_code = [f for f in frames if f.get("code")]
+    calls_itself = [f["func"] for f in with_code if re.search(rf"\b{re.escape(str(f['func']))}\(", str(f["code"]))]
+    # two different functions at least: one recursive function calls itself in order too
+    return len(set(calls_itself)) >= 2 and len(calls_itself) * 2 >= len(with_code)
+
+
+def exception_printed_before_its_traceback(events: list[Event]) -> list[Event]:
+    """A log viewer that sorts lines by a timestamp can print a traceback's exception line just before the
+    traceback's first line; the traceback then reads as cut. An exception line with no frames of its own on the
+    line right before a traceback that has no exception line is that traceback's: it gets the frames."""
+    out: list[Event] = []
+    for event in events:
+        opened = event.data.get("opened_at")
+        # the block's own header ("[.. TP7] Scheduler hit an exception: Traceback ...") is on its opening line
+        before = next((e for e in reversed(out) if opened is not None and e.line < opened), None)
+        if (
+            event.kind == kinds.TRACEBACK
+            and event.data.get("incomplete")
+            and before is not None
+            and before.kind in (kinds.EXCEPTION, kinds.OOM)
+            and before.source == event.source
+            and not before.data.get("frames")
+            and before.line + 1 == opened
+        ):
+            before.data.update(frames=event.data["frames"], frame_paths=event.data["frame_paths"], printed_before=True)
+            if event.data.get("cut_frame"):  # the innermost frame shown need not be the one that raised it
+                before.data["frames_cut"] = True
+            before.rank = before.rank or event.rank
+            before.time = before.time or event.time
+            continue
+        out.append(event)
+    return out
 
 
 _CHECK_ENV_START = re.compile(r"^\s*(Python: \d|CUDA available: |ROCM available: |NPU available: )")

@@ -270,7 +270,10 @@ def parse_check_env_line(text: str) -> tuple[str, str] | None:
 class _TracebackLine(Transformer):
     def frame(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
         named = {t.type: str(t) for t in items}
-        return kinds.FRAME, {"file": named["PATH"].strip('"'), "lineno": int(named["INT"]), "func": named["FUNC"]}
+        frame: dict[str, Any] = {"file": named["PATH"].strip('"'), "lineno": int(named["INT"]), "func": named["FUNC"]}
+        if "REST" in named:  # the source line glued onto the frame line
+            frame["code"] = named["REST"].strip()[:200]
+        return kinds.FRAME, frame
 
     def fatal_error(self, items: list[Token]) -> tuple[str, dict[str, Any]]:
         return kinds.FATAL_ERROR, {"error": str(items[0])}

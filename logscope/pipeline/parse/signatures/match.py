@@ -91,7 +91,9 @@ def _raising_frame(event: Event, name: str | None, message: str | None) -> str |
     """The innermost Python frame when it raised the exception the paste shows: the exception line is there (not
     a traceback cut before it), no native frame lies under it, and it is no CUDA error (CUDA's, whoever called)."""
     frames = event.data.get("frame_paths") or event.data.get("frames") or []
-    if not frames or name is None or event.data.get("native_frames") or event.kind == kinds.CUDA_ERROR:
+    if not frames or name is None or event.data.get("native_frames") or event.data.get("frames_cut"):
+        return None
+    if event.kind == kinds.CUDA_ERROR:
         return None
     if "CUDA error" in (message or "") or "CUDA error" in str(event.data.get("full_text") or event.text):
         return None
@@ -190,16 +192,23 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
 
 def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
     """The first frame (innermost first) that a phase-locating signature matches, and that signature. A startup
-    frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture)."""
+    frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture),
+    except a disaggregation frame under a serving one: the PD event loops call disaggregation code per batch."""
     serving: tuple[Signature, str] | None = None
+    disaggregation: tuple[Signature, str] | None = None
     for kind, text in _frames(event):
         sig = next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None)
         if sig is None:
             continue
-        if sig.phase != "serving":  # the first locator a frame holds locates it (replay before its runner's file)
-            return sig, text
-        serving = serving or (sig, text)
-    return serving
+        if sig.phase == "serving":
+            if disaggregation is not None:  # PD code a serving loop runs (event_loop_*_disagg_decode) is serving
+                return sig, text
+            serving = serving or (sig, text)
+        elif sig.phase == "disaggregation":  # the disaggregation folder holds PD set-up and the PD event loops' steps
+            disaggregation = disaggregation or (sig, text)
+        else:  # the first locator a frame holds locates it (replay before its runner's file)
+            return disaggregation or (sig, text)
+    return disaggregation or serving
 
 
 # wrappers whose thread only runs batches the scheduler hands it (sglang 0.5.2 tp_worker_overlap_thread.py)
@@ -275,7 +284,10 @@ def failures_of(
     sigs = signatures or bundled_signatures()
     events = merge_native(events)
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
-    last_crash = {e.source: e.line for e in events if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION}
+    last_crash: dict[str, int] = {}  # the events come rank by rank, not in line order: the latest line of each source
+    for e in events:
+        if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION:
+            last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
