@@ -213,12 +213,13 @@ def exception_printed_before_its_traceback(events: list[Event]) -> list[Event]:
     out: list[Event] = []
     for event in events:
         opened = event.data.get("opened_at")
+        if event.kind != kinds.TRACEBACK or not event.data.get("incomplete") or opened is None:
+            out.append(event)  # only a cut traceback looks back (a look back from every event was quadratic)
+            continue
         # the block's own header ("[.. TP7] Scheduler hit an exception: Traceback ...") is on its opening line
-        before = next((e for e in reversed(out) if opened is not None and e.line < opened), None)
+        before = next((e for e in reversed(out) if e.line < opened), None)
         if (
-            event.kind == kinds.TRACEBACK
-            and event.data.get("incomplete")
-            and before is not None
+            before is not None
             and before.kind in (kinds.EXCEPTION, kinds.OOM)
             and before.source == event.source
             and not before.data.get("frames")
