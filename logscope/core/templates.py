@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -95,18 +96,7 @@ def _fstring_pieces(template: str) -> list[str | tuple[str, str, str]]:
             text.append(c)
             i += 1
             continue
-        end, depth, quote = i + 1, 1, ""
-        while end < n and depth:
-            ch = template[end]
-            if quote:
-                quote = "" if ch == quote else quote
-            elif ch in "'\"":
-                quote = ch
-            elif ch in "{[(":
-                depth += 1
-            elif ch in "}])":
-                depth -= 1
-            end += 1
+        end = next((k + 1 for k, ch, depth in _outside_quotes(template, i + 1) if depth == 0 and ch in "}])"), n)
         out.append("".join(text))
         text = []
         out.append(_split_field(template[i + 1 : end - 1]))
@@ -115,19 +105,28 @@ def _fstring_pieces(template: str) -> list[str | tuple[str, str, str]]:
     return out
 
 
-def _split_field(body: str) -> tuple[str, str, str]:
-    """{expr!conv:spec} → (expr, conv, spec), at the top level only (a slice or a dict literal keeps its colon)."""
+def _outside_quotes(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """(index, character, bracket depth before it) of each character of `text` from `start` that stands outside a
+    quoted string (the quotes themselves left out): the one scan of a field's brackets and quotes."""
     depth, quote = 0, ""
-    for k, ch in enumerate(body):
+    for k in range(start, len(text)):
+        ch = text[k]
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
-        elif ch in "[({":
-            depth += 1
-        elif ch in "])}":
-            depth -= 1
-        elif depth == 0 and ch == "!" and body[k + 1 : k + 2] in ("r", "s", "a") and body[k + 2 : k + 3] in ("", ":"):
+        else:
+            yield k, ch, depth
+            if ch in "{[(":
+                depth += 1
+            elif ch in "}])":
+                depth -= 1
+
+
+def _split_field(body: str) -> tuple[str, str, str]:
+    """{expr!conv:spec} → (expr, conv, spec), at the top level only (a slice or a dict literal keeps its colon)."""
+    for k, ch, depth in _outside_quotes(body):
+        if depth == 0 and ch == "!" and body[k + 1 : k + 2] in ("r", "s", "a") and body[k + 2 : k + 3] in ("", ":"):
             return body[:k], body[k + 1], body[k + 3 :]
         elif depth == 0 and ch == ":" and body[k + 1 : k + 2] != "=":
             return body[:k], "", body[k + 1 :]
