@@ -439,12 +439,21 @@ def run_cmd(
         False, "--no-analysis", help="Do not print the analysis when the server is ready and at the end."
     ),
     fmt: Format = typer.Option("text", "--format", "-f", help="Format of the analysis printed."),  # type: ignore[valid-type]
+    report: Path | None = typer.Option(
+        None, "--report", help="Write the analysis to this file (replaced at the end) instead of the terminal."
+    ),
 ) -> None:
     """Run a launch command, pass its output through, save it, and measure GPU memory (NVML) at every phase line."""
     from logscope.measure.run import RunOptions, default_out_dir, run_launch
 
     options = RunOptions(list(command), out or default_out_dir(), interval, not no_analysis, fmt.value)
     options.report_fd = 1 if os.isatty(1) else 2  # a piped launch's stdout stays the launch's own
+    if report is not None:
+        try:
+            report.open("ab").close()  # said now, not when the server is ready
+        except OSError as exc:
+            _fail(f"--report {report}: cannot be written ({exc.strerror or exc})")
+        options.report_path = report
     try:
         result = run_launch(options)
     except LogscopeError as exc:

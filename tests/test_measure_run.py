@@ -109,6 +109,42 @@ def test_failing_launch_keeps_its_exit_code_and_is_analysed(tmp_path: Path) -> N
     assert any(f["severity"] == "error" for f in document["findings"])
 
 
+def test_report_file_takes_the_analysis_off_the_terminal(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    state = tmp_path / "state.jsonl"
+    with open(tmp_path / "stdout", "wb") as so, open(tmp_path / "stderr", "wb") as se:
+        options = RunOptions(
+            [sys.executable, str(CHILD), str(state), "fail"],
+            tmp_path / "run",
+            interval_s=0.05,
+            fmt="json",
+            nvml_module=FakeNvml(state),
+            stdout_fd=so.fileno(),
+            stderr_fd=se.fileno(),
+            report_fd=so.fileno(),
+            report_path=report,
+        )
+        result = run_launch(options)
+    stdout = (tmp_path / "stdout").read_bytes()
+    assert result.exit_code == 3
+    assert f"the launch ended with exit code 3; analysis of {result.log}; written to {report}".encode() in stdout
+    assert b'"schema"' not in stdout
+    document = json.loads(report.read_bytes())
+    assert document["launches"][0]["ranks"][0]["phases"][-1]["phase"] == "scheduler_summary"
+
+
+def test_report_file_that_cannot_be_written_is_one_line_error(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "logscope", "run", "--report", str(tmp_path / "no" / "r.txt"), "--", "true"],
+        capture_output=True,
+        cwd=Path(__file__).parent.parent,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.decode().count("\n") == 1 and "--report" in proc.stderr.decode()
+    assert not (tmp_path / "no").exists()
+
+
 def test_sigint_is_forwarded_to_the_launch_group(tmp_path: Path) -> None:
     log = tmp_path / "run" / "launch.log"
 

@@ -48,6 +48,7 @@ class RunOptions:
     stdout_fd: int = 1
     stderr_fd: int = 2
     report_fd: int = 1  # where the analysis goes: stdout on a terminal, else stderr (the launch's stdout stays its own)
+    report_path: Path | None = None  # --report FILE: each analysis replaces the file's content instead
 
 
 @dataclass
@@ -272,7 +273,8 @@ def _supervise(
     for pending in ready_analysis:
         pending.wait()
     if options.analysis and (not ready_analysis or code != 0):
-        _say(options.report_fd, f"the launch ended with exit code {result.exit_code}; analysis of {log_path}:")
+        where = f"; written to {options.report_path}" if options.report_path is not None else ":"
+        _say(options.report_fd, f"the launch ended with exit code {result.exit_code}; analysis of {log_path}{where}")
         _start_analysis(options, log_path, samples_path).wait()
     return result
 
@@ -312,10 +314,10 @@ def _pump(
 
 def _start_analysis(options: RunOptions, log_path: Path, samples_path: Path) -> subprocess.Popen[bytes]:
     """`logscope analyze` of the log and its samples, in its own process so that the launch's output keeps
-    flowing while it reads (its output goes to report_fd: stdout on a terminal, else stderr)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "logscope", "analyze", str(log_path), str(samples_path), "--format", options.fmt],
-        stdout=options.report_fd,
-        stderr=options.stderr_fd,
-        stdin=subprocess.DEVNULL,
-    )
+    flowing while it reads (its output goes to report_fd: stdout on a terminal, else stderr; or, with --report,
+    to that file, which the end's analysis replaces the ready line's with)."""
+    command = [sys.executable, "-m", "logscope", "analyze", str(log_path), str(samples_path), "--format", options.fmt]
+    if options.report_path is None:
+        return subprocess.Popen(command, stdout=options.report_fd, stderr=options.stderr_fd, stdin=subprocess.DEVNULL)
+    with open(options.report_path, "wb") as report:  # the child holds its own copy of the descriptor
+        return subprocess.Popen(command, stdout=report, stderr=options.stderr_fd, stdin=subprocess.DEVNULL)
