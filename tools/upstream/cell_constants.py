@@ -398,9 +398,98 @@ def _tiers(wheel: Wheel) -> dict[str, Any]:
     return {"value": None, "at": None, "absent": "no `if gpu_mem < X * 1024: reserved_mem = ...` tiers"}
 
 
+_SERVER_ARGS = "sglang/srt/server_args.py"
+_BOOST = r"min\(mem_fraction \+ (\d+) \* 1024 \* \(1 - mem_fraction\) / gpu_mem, \(gpu_mem - 1024 \* (\d+)\) / gpu_mem\)"
+
+
+def _fraction_chain(node: ast.If, names: dict[str, list[str]]) -> tuple[list[str], list[list[float]], float] | None:
+    """`if self.tp_size >= 16: f = 0.79 elif ... else: f = 0.88` (or on a local such as parallel_size, whose
+    assignment `names` gives): the server arguments compared, the [at least, fraction] rows and the else branch's
+    fraction."""
+    rows: list[list[float]] = []
+    branch: Any = node
+    while isinstance(branch, ast.If):
+        test = branch.test
+        if not (isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.GtE) and isinstance(branch.body[0], ast.Assign)):
+            return None
+        rows.append([_number(arith(test.comparators[0])), _number(arith(branch.body[0].value))])
+        compared = ast.unparse(test.left)
+        by = [compared.removeprefix("self.")] if compared.startswith("self.") else names.get(compared)
+        if by is None or len(branch.orelse) != 1:
+            return None
+        branch = branch.orelse[0]
+    if not isinstance(branch, ast.Assign):
+        return None
+    return by, rows, _number(arith(branch.value))
+
+
+def _parallel_tiers(wheel: Wheel) -> dict[str, Any]:
+    """0.3.0-0.4.6: mem_fraction_static by the parallel size (`if self.tp_size >= 16: 0.79 elif ...`; tp x pp from
+    0.4.6), only on cards up to `gpu_mem <= X` (0.4.5+; larger cards: a constant or (gpu_mem - R) / gpu_mem), and
+    0.4.6's boost on cards above 96 GiB: min(f + A x (1 - f) / gpu_mem, (gpu_mem - B) / gpu_mem)."""
+    absent = {"value": None, "at": None, "absent": "no `if self.tp_size >= N: self.mem_fraction_static = F` rule"}
+    text = wheel.source(_SERVER_ARGS)
+    if text is None:
+        return absent
+    rule = next(
+        (
+            n
+            for n in ast.walk(ast.parse(text))
+            if isinstance(n, ast.If) and ast.unparse(n.test) == "self.mem_fraction_static is None"
+        ),
+        None,
+    )
+    if rule is None:
+        return absent
+    found: dict[str, Any] = {"cards_up_to_mib": None, "larger_cards": None, "large_card_boost": None}
+    names: dict[str, list[str]] = {}  # a local the rule compares: the server arguments it is the product of
+    for statement in rule.body:
+        if isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name):
+            names[statement.targets[0].id] = re.findall(r"self\.(\w+)", ast.unparse(statement.value))
+        if not isinstance(statement, ast.If):
+            continue
+        test = ast.unparse(statement.test)
+        boost = re.search(r"gpu_mem > (\d+ \* 1024)$", test)
+        gate = re.search(r"gpu_mem <= (\d+)$", test)
+        if boost:
+            m = (
+                re.fullmatch(_BOOST, ast.unparse(statement.body[-1].value))
+                if isinstance(statement.body[-1], ast.Assign)
+                else None
+            )
+            if m is None:
+                return absent
+            over = _number(arith(ast.parse(boost.group(1), mode="eval").body))
+            found["large_card_boost"] = {
+                "over_mib": over,
+                "share_mib": int(m.group(1)) * 1024,
+                "cap_reserve_mib": int(m.group(2)) * 1024,
+            }
+            continue
+        chain = _fraction_chain(statement.body[0], names) if gate else _fraction_chain(statement, names)
+        if chain is None:
+            return absent
+        found["by"], found["tiers"], found["otherwise"] = chain
+        if gate:
+            found["cards_up_to_mib"] = int(gate.group(1))
+            other = statement.orelse[0] if len(statement.orelse) == 1 else None
+            value = ast.unparse(other.value) if isinstance(other, ast.Assign) else ""
+            reserve = re.fullmatch(r"\(gpu_mem - 1024 \* (\d+)\) / gpu_mem", value)
+            if reserve:
+                found["larger_cards"] = {"reserve_mib": int(reserve.group(1)) * 1024}
+            elif isinstance(other, ast.Assign) and isinstance(other.value, ast.Constant):
+                found["larger_cards"] = {"fraction": _number(other.value.value)}
+            else:
+                return absent
+    if "tiers" not in found:
+        return absent
+    return {"value": found, "at": f"{_SERVER_ARGS}:{rule.lineno}"}
+
+
 def mem_fraction(wheel: Wheel) -> dict[str, Any]:
     return {
         "tiers": _tiers(wheel),
+        "parallel_tiers": _parallel_tiers(wheel),
         "dp_attention_flat_mib": wheel.find_after(
             _MEMORY_HOOK, r"^\s+if self\.enable_dp_attention:$", r"^\s+reserved_mem \+= (4 \* 1024)$", 1
         ),

@@ -35,8 +35,36 @@ def _tiers(value: Any) -> Any:
     return None if not value else f"{len(value)} tiers by card size, (a + tp x pp / b) GiB"
 
 
+def _by_size(value: Any) -> Any:
+    if not value:
+        return None
+    rows = ", ".join(f">= {least:g}: {fraction:g}" for least, fraction in value["tiers"])
+    return f"{' x '.join(value['by'])} {rows}, else {value['otherwise']:g}"
+
+
+def _larger_cards(value: Any) -> Any:
+    if not value or value.get("cards_up_to_mib") is None:
+        return None
+    larger = value["larger_cards"]
+    above = f"(gpu_mem - {larger['reserve_mib']}) / gpu_mem" if "reserve_mib" in larger else f"{larger['fraction']:g}"
+    return f"tiers up to {value['cards_up_to_mib']} MiB; above: {above}"
+
+
+def _boost(value: Any) -> Any:
+    boost = (value or {}).get("large_card_boost")
+    if not boost:
+        return None
+    return (
+        f"above {boost['over_mib']} MiB: min(f + {boost['share_mib']} x (1 - f) / gpu_mem, "
+        f"(gpu_mem - {boost['cap_reserve_mib']}) / gpu_mem)"
+    )
+
+
 # (term, section, field, how the value is shown)
 ROWS: tuple[tuple[str, str, str, Callable[[Any], Any]], ...] = (
+    ("fraction by parallel size", "mem_fraction", "parallel_tiers", _by_size),
+    ("fraction by parallel size: cards", "mem_fraction", "parallel_tiers", _larger_cards),
+    ("fraction by parallel size: large-card boost", "mem_fraction", "parallel_tiers", _boost),
     ("tiered rule", "mem_fraction", "tiers", _tiers),
     ("DP attention, flat (MiB)", "mem_fraction", "dp_attention_flat_mib", lambda v: v),
     ("base (MiB)", "mem_fraction", "base_mib", lambda v: v),
