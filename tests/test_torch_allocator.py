@@ -135,3 +135,22 @@ def test_the_tool_reads_a_constant_from_the_library_symbol_table():
     library = _elf("_ZN3c104cuda20CUDACachingAllocator12kLargeBufferE", 20971520)
     assert symbol_value(library, "_ZN3c104cuda20CUDACachingAllocator12kLargeBufferE") == 20971520
     assert symbol_value(library, "_ZN3c104cuda20CUDACachingAllocator10kSmallSizeE") is None
+
+
+def test_the_torch_releases_fall_in_three_ranges_and_round_a_known_request_by_theirs():
+    """2.5.1-2.8.0: kLargeBuffer only (libc10_cuda.so); 2.9.1: kLargeBuffer only (AllocatorConfig.h); 2.10.0-2.14.1:
+    all five, equal. An 8 MiB request (custom all-reduce v2's graph_params at W=8) takes a 20 MiB large segment in
+    the last range; the first two give no allocated figure (kSmallSize ... kRoundLarge are constexpr there)."""
+    read = torch_allocators()
+    complete = [a.version for a in read if a.complete]
+    assert complete == ["2.10.0", "2.11.0", "2.12.0", "2.13.0+cpu", "2.14.1"]
+    assert all(a.same_constants(read[-1]) for a in read if a.complete)
+    for allocator in read:
+        if allocator.complete:
+            assert allocator.segment(8 * MIB)[0] == 20 * MIB  # 1 MiB < 8 MiB < kMinLargeAlloc 10 MiB
+            assert allocator.segment(MIB)[0] == 2 * MIB  # <= kSmallSize: a kSmallBuffer segment
+            assert allocator.segment(11 * MIB)[0] == 12 * MIB  # >= kMinLargeAlloc: rounded up to kRoundLarge 2 MiB
+        else:
+            assert allocator.segment(8 * MIB) is None and allocator.large_segment_size.value == 20 * MIB
+            header = allocator.large_segment_size.at.startswith("torch/include/")
+            assert header == (allocator.version == "2.9.1")
