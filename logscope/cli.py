@@ -496,7 +496,7 @@ def watch_cmd(
     if fmt == "json":
         import json
 
-        print(json.dumps(document, indent=2, allow_nan=False))  # valid JSON: figures are finite (measure/watch.py)
+        print(json.dumps(document.to_json(), indent=2, allow_nan=False))  # valid JSON: figures are finite (measure/watch.py)
     elif fmt == "markdown":
         print(render_markdown(document), end="")
     else:

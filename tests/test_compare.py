@@ -80,6 +80,21 @@ def test_constructed_pair_attribution_adds_up_to_the_logged_change():
     assert d.headline() == "single variable: tp_size 4 -> 8; KV tokens 443,547 -> 1,309,540 (+865,993)"
 
 
+def test_the_diff_cell_rows_travel_typed():
+    """Diff.cells holds each side's Cell (the sizing stage's), not a dict; the document's rows come from to_json()."""
+    from logscope.compare.diff import CellRow
+    from logscope.core.cell import Cell
+
+    d = diff(_side(TP4), _side(TP8))
+    assert d.cells and all(isinstance(row, CellRow) for row in d.cells)
+    row = next(r for r in d.cells if r.mechanism == "custom_ar")
+    assert isinstance(row.a, Cell) and isinstance(row.b, Cell) and (row.a.group, row.b.group) == ("tp", "tp")
+    assert row.delta_gib == (None if None in (row.a_gib, row.b_gib) else round(row.b_gib - row.a_gib, 2))
+    sized_only_one_side = CellRow("tp", "x", None, row.b)
+    assert sized_only_one_side.a_gib is None and sized_only_one_side.timing == row.b.timing
+    assert diff_document(d)["diff"]["cells"] == [r.to_json() for r in d.cells]
+
+
 def test_cell_steps_come_from_the_model_config_and_leave_the_rest_unexplained():
     d = diff(_side(TP4, LLAMA), _side(TP8, LLAMA))
     parts = {p.name: p for p in d.attribution.parts}

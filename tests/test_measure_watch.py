@@ -11,12 +11,14 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from logscope.measure.endpoints import WatchError, parse_metrics
 from logscope.measure.watch import Options, read_watch, render_markdown
+from logscope.measure.watch_document import WatchDocument
 from tests.fake_nvml import FakeNvml
 from tests.sglang_standin import metrics, standin
 
@@ -25,11 +27,15 @@ GOLDEN = Path(__file__).parent.parent / "fixtures" / "watch"
 STATE = '{"pid": 11, "mib": 127000, "gpu": 0}\n{"pid": 12, "mib": 127100, "gpu": 1}\n'
 
 
-def _watch(tmp_path: Path, url: str, **extra: object) -> dict:
+def _read(tmp_path: Path, url: str, **extra: object) -> WatchDocument:
     state = tmp_path / "state.jsonl"
     state.write_text(STATE)
     document = read_watch(Options(url, nvml_module=FakeNvml(state, count=2), **extra))  # type: ignore[arg-type]
-    return {**document, "url": "http://127.0.0.1:PORT"}
+    return replace(document, url="http://127.0.0.1:PORT")
+
+
+def _watch(tmp_path: Path, url: str, **extra: object) -> dict:
+    return _read(tmp_path, url, **extra).to_json()
 
 
 @pytest.mark.parametrize("version", ["0.5.9", "0.5.20", "0.5.23"])
@@ -124,7 +130,7 @@ def test_cli_once_exit_codes(tmp_path: Path) -> None:
 
 def test_markdown_view(tmp_path: Path) -> None:
     with standin("0.5.9") as url:
-        text = render_markdown(_watch(tmp_path, url))
+        text = render_markdown(_read(tmp_path, url))
     assert "| TP0 | 0? | 30.80 | 91.56 | 1.40 | 125.00 | 1.24 |" in text
 
 
@@ -137,7 +143,7 @@ def test_metrics_parser_reads_labels() -> None:
 def test_smi_dump_gives_the_device(tmp_path: Path) -> None:
     """--smi: the device's use from an nvidia-smi -q dump of the server's host (here one GPU: TP1 has none)."""
     with standin("0.5.23") as url:
-        document = read_watch(Options(url, smi="fixtures/calibration/h200-ws1-smi-q.txt"))
+        document = read_watch(Options(url, smi="fixtures/calibration/h200-ws1-smi-q.txt")).to_json()
     # that dump's GPU holds 1.64 GiB, not the 123.76 GiB this server states TP0 holds: another machine, flagged
     # rather than a residual of -122 GiB
     tp0, tp1 = document["ranks"]
@@ -156,7 +162,7 @@ def test_smi_dump_of_the_servers_host_gives_the_device(tmp_path: Path) -> None:
         "0, NVIDIA H200, 143771 MiB, 128000 MiB, 616 MiB\n"
     )
     with standin("0.5.23") as url:
-        document = read_watch(Options(url, smi=str(dump)))
+        document = read_watch(Options(url, smi=str(dump))).to_json()
     tp0, tp1 = document["ranks"]
     assert tp0["device"]["used_gib"] == round(128000 / 1024, 3) and document["device_note"] is None
     assert tp0["residual_gib"] == round(128000 / 1024 - 30.8 - 91.56 - 1.4, 2)
@@ -165,7 +171,7 @@ def test_smi_dump_of_the_servers_host_gives_the_device(tmp_path: Path) -> None:
 
 def test_json_keys_are_all_there_when_no_gpu_is_read(tmp_path: Path) -> None:
     with standin("0.5.9") as url:
-        document = read_watch(Options(url, nvml=False))
+        document = read_watch(Options(url, nvml=False)).to_json()
     for rank in document["ranks"]:
         assert {"device", "residual_gib", "residual_after_cells_gib"} <= rank.keys() and rank["device"] is None
         assert {"weight_gib", "kv_cache_gib", "graph_gib", "graph_phases", "startup_available_gib", "token_capacity"} <= (
@@ -208,3 +214,19 @@ def test_a_metrics_page_over_the_cap_is_said_never_cut_silently(tmp_path: Path, 
         "there is unknown, not missing"
     ]
     assert document["ranks"][0]["sglang"]["weight_gib"] == 30.8  # from server_info
+
+
+def test_the_watch_document_travels_typed(tmp_path: Path) -> None:
+    """read_watch returns typed values (the cells as the sizing stage's Cell) that the views read; only to_json()
+    writes the dict, whose bytes the goldens above hold."""
+    from logscope.core.cell import Cell
+    from logscope.measure.watch_document import DeviceUse, SglangFigures, WatchRank
+
+    with standin("0.5.23") as url:
+        document = _read(tmp_path, url)
+    assert isinstance(document, WatchDocument) and document.cells and all(isinstance(c, Cell) for c in document.cells)
+    tp0 = document.ranks[0]
+    assert isinstance(tp0, WatchRank) and isinstance(tp0.sglang, SglangFigures) and isinstance(tp0.device, DeviceUse)
+    assert (tp0.sglang.weight_gib, tp0.sglang.kv_cache_gib, tp0.device.used_gib) == (30.8, 91.56, 125.0)
+    assert document.cells_gib == round(sum(c.gib or 0 for c in document.cells), 3)
+    assert document.to_json()["cells"] == [c.as_json() for c in document.cells]

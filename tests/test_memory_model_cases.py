@@ -32,6 +32,8 @@ def _log(case: dict[str, Any]) -> str:
         f"sglang: {case['version']}\n"
     )
     head += "".join(f"export {name}={value}\n" for name, value in case.get("exports", {}).items())
+    if case.get("nccl"):  # the NCCL INFO line NCCL prints at init (init.cc showVersion)
+        head += f"NCCL version {case['nccl']}\n"
     path = case.get("model_path", "/m/x")
     text = head + f"[2026-11-20 10:00:00] server_args=ServerArgs(model_path='{path}', {case['args']})\n"
     text += "[2026-11-20 10:00:05 TP0] Load weight begin. avail mem=138.39 GB\n"
@@ -55,6 +57,8 @@ def test_cells(file, case):
             assert cell["timing"] == want["timing"]
         for key, value in want.get("inputs", {}).items():
             assert cell["inputs"][key] == value, (key, cell["inputs"])
+        for words in want.get("basis_contains", []):
+            assert words in cell["basis"], cell["basis"]
     mechanisms = {mechanism for _, mechanism in cells}
     assert not mechanisms & set(case.get("absent", [])), sorted(mechanisms)
 

@@ -58,11 +58,26 @@ def test_each_release_prints_its_form():
 
 
 def test_a_release_without_a_term_says_so():
-    """0.4.6 has no automatic rule logscope reads: no exception, the missing term named."""
-    found = auto_fraction(
-        {"tp_size": 2, "chunked_prefill_size": 8192, "cuda_graph_max_bs": 256}, release_for("0.4.6.post5"), 143771
-    )
+    """A release whose record lacks a term of its rule: no exception, the missing term named (0.4.6.post5 without
+    its fraction-by-parallel-size rule, which it has: tests/memory_model_cases/automatic_fraction.yaml)."""
+    from dataclasses import replace
+
+    from logscope.memory_model.record import Sourced
+
+    release = release_for("0.4.6.post5")
+    lacking = replace(release.record.mem_fraction, parallel_tiers=Sourced(None, None, "not matched"))
+    release = replace(release, record=replace(release.record, mem_fraction=lacking))
+    found = auto_fraction({"tp_size": 2, "chunked_prefill_size": 8192, "cuda_graph_max_bs": 256}, release, 143771)
     assert found.value is None and found.no_rule is not None and "SGLang 0.4.6.post5 has no" in found.no_rule
+
+
+def test_the_oldest_releases_pick_the_fraction_by_parallel_size():
+    """Before this rule was read, 0.3.0-0.4.6 had no automatic fraction (no_rule); now each gives its own."""
+    config = {"tp_size": 2, "chunked_prefill_size": 8192, "cuda_graph_max_bs": 256}
+    found = auto_fraction(config, release_for("0.4.6.post5"), 143771)
+    assert found.no_rule is None and found.value == min(0.88 + 49152 * 0.12 / 143771, (143771 - 18432) / 143771)
+    assert "sglang/srt/server_args.py:247" in found.describe()
+    assert auto_fraction(config, release_for("0.3.2"), None).value == 0.87
 
 
 # --------------------------------------------------------------- the 0.5.23 DeepSeek-V3 TP 8 DeepEP off / on pair
@@ -134,7 +149,8 @@ def test_deepep_plan_from_the_off_run_gives_the_rule(tmp_path):
 
 
 def test_plan_on_a_tiered_release_names_what_it_lacks(tmp_path):
-    """<= 0.5.2 used to end in "internal error: MissingRule"."""
+    """<= 0.5.2 used to end in "internal error: MissingRule"; 0.4.6.post5 now has its own rule (the fraction by tp x
+    pp, 0.88 above 81920 MiB, then the large-card boost: 0.871796 on an H200), so a logged 0.8 is the user's."""
     from typer.testing import CliRunner
 
     from logscope.cli import app
@@ -152,7 +168,7 @@ def test_plan_on_a_tiered_release_names_what_it_lacks(tmp_path):
     result = CliRunner().invoke(app, ["plan", "--from", str(run), "--tp", "4", "--format", "json"])
     assert "internal error" not in result.output and result.exit_code in (0, 1), result.output
     notes = json.loads(result.output)["plan"]["assumptions"]
-    assert any("0.4.6.post5 has no" in note for note in notes), notes
+    assert any("the run's mem_fraction_static 0.8 is not the automatic rule's 0.871796" in note for note in notes), notes
 
 
 def test_plan_sums_every_capture():

@@ -1,7 +1,8 @@
 """The caching allocator's rounding per torch release, as each release's wheel states it (c10/core/AllocatorConfig.h,
-read by tools/upstream/cell_constants.py from the torch 2.5.1-2.14.1 wheels): 2.5-2.8 ship none of the constants
-(they live in CUDACachingAllocator.cpp), 2.9 only kLargeBuffer, 2.10+ all of them (1 MiB small size, 2 MiB small
-buffer, 10 MiB min large alloc, 2 MiB large rounding, 20 MiB large segment)."""
+read by tools/upstream/cell_constants.py from the torch 2.5.1-2.14.1 wheels): 2.5-2.8's headers state none of the
+constants (they live in CUDACachingAllocator.cpp), 2.9's only kLargeBuffer, 2.10+ all of them (1 MiB small size,
+2 MiB small buffer, 10 MiB min large alloc, 2 MiB large rounding, 20 MiB large segment). Up to 2.9 kLargeBuffer is
+an `extern const` with a symbol in libc10_cuda.so, read from there; the others are constexpr: no symbol."""
 
 from __future__ import annotations
 
@@ -31,7 +32,11 @@ def test_a_torch_whose_wheel_lacks_the_constants_gives_no_figure():
         choice = torch_caching_allocator(version)
         assert choice.allocator is None
         assert "not in the wheel's headers: defined in c10/cuda/CUDACachingAllocator.cpp" in choice.note
-        assert ("the large segment size" in choice.note) == (not version.startswith("2.9"))
+        assert "the large segment size" not in choice.note  # kLargeBuffer: from the header or libc10_cuda.so
+    so = "torch/lib/libc10_cuda.so: c10::cuda::CUDACachingAllocator::kLargeBuffer (symbol table)"
+    for version in ("2.5.1", "2.6.0", "2.7.1", "2.8.0"):
+        read = next(a for a in torch_allocators() if a.version == version)
+        assert (read.large_segment_size.value, read.large_segment_size.at) == (20 * MIB, so)
     assert torch_caching_allocator("2.4.1").note == "torch 2.4.1: no wheel of that release read"
 
 
@@ -101,3 +106,51 @@ def test_the_tool_reads_each_header_form(tmp_path):
         2097152,
         20971520,
     ]
+
+
+def _elf(symbol: str, value: int) -> bytes:
+    """A 64-bit little-endian ELF file of four sections (null, .rodata, .symtab, .strtab) with one symbol."""
+    import struct
+
+    rodata = b"\0" * 16 + value.to_bytes(8, "little")
+    strtab = b"\0" + symbol.encode() + b"\0"
+    symtab = b"\0" * 24 + struct.pack("<IBBHQQ", 1, 1, 0, 1, 0x1000 + 16, 8)
+    body = rodata + symtab + strtab
+    shoff = 64 + len(body)
+    fields = struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 4, 0)
+    header = b"\x7fELF" + bytes([2, 1, 1]) + b"\0" * 9 + fields
+    sections = [
+        (0, 0, 0, 0, 0, 0),
+        (1, 0x1000, 64, len(rodata), 0, 0),
+        (2, 0, 64 + len(rodata), len(symtab), 3, 24),
+        (3, 0, 64 + len(rodata) + len(symtab), len(strtab), 0, 0),
+    ]
+    table = b"".join(struct.pack("<IIQQQQIIQQ", 0, k, 0, a, o, n, link, 0, 0, e) for k, a, o, n, link, e in sections)
+    return header + body + table
+
+
+def test_the_tool_reads_a_constant_from_the_library_symbol_table():
+    from tools.upstream.elf_const import symbol_value
+
+    library = _elf("_ZN3c104cuda20CUDACachingAllocator12kLargeBufferE", 20971520)
+    assert symbol_value(library, "_ZN3c104cuda20CUDACachingAllocator12kLargeBufferE") == 20971520
+    assert symbol_value(library, "_ZN3c104cuda20CUDACachingAllocator10kSmallSizeE") is None
+
+
+def test_the_torch_releases_fall_in_three_ranges_and_round_a_known_request_by_theirs():
+    """2.5.1-2.8.0: kLargeBuffer only (libc10_cuda.so); 2.9.1: kLargeBuffer only (AllocatorConfig.h); 2.10.0-2.14.1:
+    all five, equal. An 8 MiB request (custom all-reduce v2's graph_params at W=8) takes a 20 MiB large segment in
+    the last range; the first two give no allocated figure (kSmallSize ... kRoundLarge are constexpr there)."""
+    read = torch_allocators()
+    complete = [a.version for a in read if a.complete]
+    assert complete == ["2.10.0", "2.11.0", "2.12.0", "2.13.0+cpu", "2.14.1"]
+    assert all(a.same_constants(read[-1]) for a in read if a.complete)
+    for allocator in read:
+        if allocator.complete:
+            assert allocator.segment(8 * MIB)[0] == 20 * MIB  # 1 MiB < 8 MiB < kMinLargeAlloc 10 MiB
+            assert allocator.segment(MIB)[0] == 2 * MIB  # <= kSmallSize: a kSmallBuffer segment
+            assert allocator.segment(11 * MIB)[0] == 12 * MIB  # >= kMinLargeAlloc: rounded up to kRoundLarge 2 MiB
+        else:
+            assert allocator.segment(8 * MIB) is None and allocator.large_segment_size.value == 20 * MIB
+            header = allocator.large_segment_size.at.startswith("torch/include/")
+            assert header == (allocator.version == "2.9.1")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from logscope.core import kinds, phases
-from logscope.core.cell import Cell
+from logscope.core.cell import Cell, Timing
 from logscope.core.model import Analysis, Launch, RankTimeline
 from logscope.memory_model.fraction import auto_fraction, uses_mla
 from logscope.memory_model.kv_pool import GIB, PRINT_HALF_STEP, Figure, KvSizing, dtype_bytes, kv_sizing, target_reading
@@ -115,7 +115,7 @@ class Diff:
     pairs: list[tuple[str | None, str | None]]
     phases: list[dict[str, Any]]
     ledger: list[dict[str, Any]]
-    cells: list[dict[str, Any]]
+    cells: list[CellRow]
     attribution: Attribution
 
     def headline(self) -> str:
@@ -147,7 +147,7 @@ class Diff:
             "pairs": [list(p) for p in self.pairs],
             "phases": self.phases,
             "ledger": self.ledger,
-            "cells": self.cells,
+            "cells": [row.to_json() for row in self.cells],
             "kv_tokens": self.attribution.to_json(),
         }
 
@@ -389,29 +389,57 @@ def _ledger_key(item: dict[str, Any]) -> str:
     return str(item["item"])
 
 
-def _cell_rows(a: Side, b: Side, pairs: list[tuple[str | None, str | None]]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class CellRow:
+    """One (group, mechanism) cell of the first matched ranks, as A and B hold it (None: that side has none)."""
+
+    group: str
+    mechanism: str
+    a: Cell | None
+    b: Cell | None
+
+    @property
+    def a_gib(self) -> float | None:
+        return self.a.gib if self.a else None
+
+    @property
+    def b_gib(self) -> float | None:
+        return self.b.gib if self.b else None
+
+    @property
+    def delta_gib(self) -> float | None:
+        """B - A, a missing cell counting 0; None where a side's cell has no size."""
+        if any(c is not None and c.gib is None for c in (self.a, self.b)):
+            return None
+        return _delta(self.a_gib or 0.0, self.b_gib or 0.0)
+
+    @property
+    def kind(self) -> str:
+        return "/".join(sorted({c.kind for c in (self.a, self.b) if c}))
+
+    @property
+    def timing(self) -> Timing:
+        return cast(Cell, self.a or self.b).timing
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "group": self.group,
+            "mechanism": self.mechanism,
+            "a_gib": self.a_gib,
+            "b_gib": self.b_gib,
+            "delta_gib": self.delta_gib,
+            "kind": self.kind,
+            "timing": self.timing,
+        }
+
+
+def _cell_rows(a: Side, b: Side, pairs: list[tuple[str | None, str | None]]) -> list[CellRow]:
     ra = next((p[0] for p in pairs if p[0]), None)
     rb = next((p[1] for p in pairs if p[1]), None)
     ca = a.analysis.ledgers[(a.launch.id, ra)].cells if ra else []
     cb = b.analysis.ledgers[(b.launch.id, rb)].cells if rb else []
     ma, mb = {(c.group, c.mechanism): c for c in ca}, {(c.group, c.mechanism): c for c in cb}
-    rows = []
-    for k in list(dict.fromkeys([*ma, *mb])):
-        x, y = ma.get(k), mb.get(k)
-        rows.append(
-            {
-                "group": k[0],
-                "mechanism": k[1],
-                "a_gib": x.gib if x else None,
-                "b_gib": y.gib if y else None,
-                "delta_gib": _delta(x.gib if x else 0.0, y.gib if y else 0.0)
-                if (x is None or x.gib is not None) and (y is None or y.gib is not None)
-                else None,
-                "kind": "/".join(sorted({c.kind for c in (x, y) if c})),
-                "timing": cast(Cell, x or y).timing,
-            }
-        )
-    return rows
+    return [CellRow(k[0], k[1], ma.get(k), mb.get(k)) for k in dict.fromkeys([*ma, *mb])]
 
 
 # ---------------------------------------------------------------- the KV token change

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from logscope.core.printable import map_strings, terminal_safe
+from logscope.core.printable import terminal_safe
 from logscope.measure import server_schema as schema
 from logscope.measure.cells import communication_cells
 from logscope.measure.endpoints import MAX_BYTES, Client, Gauge, WatchError, check_url, parse_metrics
 from logscope.measure.sampler import open_nvml
+from logscope.measure.watch_document import DeviceUse, SglangFigures, WatchDocument, WatchRank
 
-SCHEMA = "logscope-watch/1"
 METRICS_CAP = MAX_BYTES  # bytes of /metrics read; a larger page is read to its last whole line there, and said
 MIB_PER_GIB = 1024.0
 _LOCAL = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
@@ -259,7 +259,7 @@ def _gpu_of(rank: RankMemory, info: dict[str, Any]) -> int:
     return int(info.get("base_gpu_id") or 0) + local * int(info.get("gpu_id_step") or 1)
 
 
-def read_watch(options: Options) -> dict[str, Any]:
+def read_watch(options: Options) -> WatchDocument:
     """One reading of the server and the device: the watch document (schema logscope-watch/1)."""
     client = Client(check_url(options.url), options.headers, options.timeout_s)
     info, endpoint = _server_info(client)
@@ -282,102 +282,90 @@ def read_watch(options: Options) -> dict[str, Any]:
     devices, mismatch = _devices_of_this_server(devices, ranks, info)
     device_note = mismatch or device_note
     cells = communication_cells(info, version, gpu_name)
-    cells_gib = round(sum(c["gib"] or 0 for c in cells), 3)
+    cells_gib = round(sum(c.gib or 0 for c in cells), 3)
     out_ranks = []
     for key in sorted(ranks, key=lambda k: (k[0] if k[0] is not None else -1, k[2], k[1])):
         rank = ranks[key]
         gpu = _gpu_of(rank, info)
-        entry: dict[str, Any] = {
-            "rank": rank.label,
-            "dp": rank.dp,
-            "tp": rank.tp,
-            "pp": rank.pp,
-            "gpu": gpu,
-            "gpu_assumed": True,
-            "sglang": {"kind": "read", "sources": sorted(rank.sources), **dict.fromkeys(_SGLANG_KEYS), **rank.figures},
-        }
+        figures = SglangFigures(tuple(sorted(rank.sources)), **rank.figures)
         device = devices.get(gpu)
-        entry.update(device=None, residual_gib=None, residual_after_cells_gib=None)  # documented keys, null when unknown
-        if device is not None:
-            stated = sum(rank.figures.get(k, 0.0) for k in ("weight_gib", "kv_cache_gib", "graph_gib"))
-            residual = device.used_gib - stated
-            entry["device"] = {
-                "used_gib": round(device.used_gib, 3),
-                "card_total_gib": device.card_total_gib,
-                "kind": "measured",
-                "source": device.source,
-            }
-            entry["residual_gib"] = round(residual, 2)
-            entry["residual_after_cells_gib"] = round(residual - cells_gib, 2)
-        out_ranks.append(entry)
-    config = {k: info[k] for k in ("tp_size", "dp_size", "ep_size", "pp_size", "mem_fraction_static", "model_path") if k in info}
-    return {
-        "schema": SCHEMA,
-        "url": options.url,
-        "endpoint": endpoint,
-        "version": version,
-        "config": config,
-        "max_total_num_tokens": info.get("max_total_num_tokens"),
-        "missing": _missing(version, states, gauges, status != 404, metrics_cut),
-        "device_note": device_note,
-        "cells": cells,
-        "cells_gib": cells_gib,
-        "ranks": out_ranks,
+        if device is None:  # the documented keys, null when unknown
+            out_ranks.append(WatchRank(rank.label, rank.dp, rank.tp, rank.pp, gpu, figures))
+            continue
+        stated = sum(rank.figures.get(k, 0.0) for k in ("weight_gib", "kv_cache_gib", "graph_gib"))
+        residual = device.used_gib - stated
+        use = DeviceUse(round(device.used_gib, 3), device.card_total_gib, device.source)
+        residuals = (round(residual, 2), round(residual - cells_gib, 2))
+        out_ranks.append(WatchRank(rank.label, rank.dp, rank.tp, rank.pp, gpu, figures, use, *residuals))
+    config: dict[str, Any] = {
+        k: info[k] for k in ("tp_size", "dp_size", "ep_size", "pp_size", "mem_fraction_static", "model_path") if k in info
     }
+    return WatchDocument(
+        url=options.url,
+        endpoint=endpoint,
+        version=version,
+        config=config,
+        max_total_num_tokens=info.get("max_total_num_tokens"),
+        missing=tuple(_missing(version, states, gauges, status != 404, metrics_cut)),
+        device_note=device_note,
+        cells=cells,
+        ranks=tuple(out_ranks),
+    )
 
 
 # ---- views
 
 
-def render_markdown(document: dict[str, Any]) -> str:
-    document = map_strings(document, terminal_safe)  # the server's strings (version, model path) may hold escapes
+def render_markdown(document: WatchDocument) -> str:
+    safe = terminal_safe  # the server's strings (version, model path) may hold escapes
     lines = [
-        f"### logscope watch: SGLang {document['version']} at {document['url']} ({document['endpoint']})",
+        f"### logscope watch: SGLang {safe(document.version)} at {safe(document.url)} ({safe(document.endpoint)})",
         "",
         "| rank | GPU | weights GiB | KV GiB | graphs GiB | device used GiB | residual GiB | after cells GiB |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for rank in document["ranks"]:
+    for rank in document.ranks:
         lines.append("| " + " | ".join(_rank_row(rank)) + " |")
     lines.append("")
-    lines.append(f"Communication cells ({document['cells_gib']:.2f} GiB, estimated per rank):")
-    lines += [f"- {c['group']} {c['mechanism']}: {_num(c['gib'])} GiB ({c['kind']}, {c['timing']})" for c in document["cells"]]
-    lines += [f"- missing: {m}" for m in document["missing"]]
-    if document["device_note"]:
-        lines.append(f"- {document['device_note']}")
+    lines.append(f"Communication cells ({document.cells_gib:.2f} GiB, estimated per rank):")
+    lines += [f"- {safe(c.group)} {safe(c.mechanism)}: {_num(c.gib)} GiB ({c.kind}, {c.timing})" for c in document.cells]
+    lines += [f"- missing: {safe(m)}" for m in document.missing]
+    if document.device_note:
+        lines.append(f"- {safe(document.device_note)}")
     return "\n".join(lines) + "\n"
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def _rank_row(rank: dict[str, Any]) -> list[str]:
+def _rank_row(rank: WatchRank) -> list[str]:
     """A rank's row of the Markdown and terminal tables: SGLang's figures, the device's, the residuals."""
-    s, d = rank["sglang"], rank.get("device") or {}
-    figures = (s.get("weight_gib"), s.get("kv_cache_gib"), s.get("graph_gib"), d.get("used_gib"))
-    residuals = (rank.get("residual_gib"), rank.get("residual_after_cells_gib"))
-    return [rank["rank"], f"{rank['gpu']}?", *(_num(v) for v in (*figures, *residuals))]
+    s = rank.sglang
+    figures = (s.weight_gib, s.kv_cache_gib, s.graph_gib, rank.device.used_gib if rank.device else None)
+    residuals = (rank.residual_gib, rank.residual_after_cells_gib)
+    return [terminal_safe(rank.rank), f"{rank.gpu}?", *(_num(v) for v in (*figures, *residuals))]
 
 
-def rich_view(document: dict[str, Any]) -> Any:
+def rich_view(document: WatchDocument) -> Any:
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    document = map_strings(document, terminal_safe)  # the server's strings (version, model path) may hold escapes
-    table = Table(title=f"SGLang {document['version']} at {document['url']}: memory per rank (GiB)", title_justify="left")
+    safe = terminal_safe  # the server's strings (version, model path) may hold escapes
+    title = f"SGLang {safe(document.version)} at {safe(document.url)}: memory per rank (GiB)"
+    table = Table(title=title, title_justify="left")
     for head in ("rank", "GPU", "weights", "KV cache", "graphs", "device used", "residual", "after cells"):
         table.add_column(head, justify="left" if head == "rank" else "right")
-    for rank in document["ranks"]:
+    for rank in document.ranks:
         table.add_row(*_rank_row(rank))
     notes = [
-        Text(f"cells ({document['cells_gib']:.2f} GiB per rank, estimated): ")
-        + Text(", ".join(f"{c['group']} {c['mechanism']} {_num(c['gib'])}" for c in document["cells"]) or "none")
+        Text(f"cells ({document.cells_gib:.2f} GiB per rank, estimated): ")
+        + Text(", ".join(f"{safe(c.group)} {safe(c.mechanism)} {_num(c.gib)}" for c in document.cells) or "none")
     ]
-    notes += [Text(f"missing: {m}", style="yellow") for m in document["missing"]]
-    if document["device_note"]:
-        notes.append(Text(document["device_note"], style="yellow"))
+    notes += [Text(f"missing: {safe(m)}", style="yellow") for m in document.missing]
+    if document.device_note:
+        notes.append(Text(safe(document.device_note), style="yellow"))
     notes.append(Text(f"read {time.strftime('%H:%M:%S')}; GPU? = assumed from the rank (base_gpu_id, gpu_id_step)", style="dim"))
     return Group(table, *notes)
 

@@ -11,6 +11,10 @@
     max_running_requests = min(min(max(tokens / context_len x 512, 2048), 4096), tokens // 2), or a user value
                            divided by the (attention) DP size
 
+0.3.0-0.4.6 pick the fraction itself instead: by tp_size (tp x pp in 0.4.6), 0.79 / 0.8x / 0.85 / 0.87 / 0.88 from
+16 / 8 / 4 / 2 / 1 ranks, only on cards up to 81920 MiB from 0.4.5 (above: (gpu_mem - 13 GiB) / gpu_mem in 0.4.5,
+0.88 in 0.4.6), and in 0.4.6 above 96 GiB min(f + 48 GiB x (1 - f) / gpu_mem, (gpu_mem - 18 GiB) / gpu_mem).
+
 Every constant is the release's (data/cell_constants.yaml, with its file:line): server_args.py
 _handle_gpu_memory_settings up to 0.5.19, arg_groups/memory_hook.py handle_gpu_memory_settings /
 reserve_for_graph_mb / reserve_for_deepep_a2a_mb from 0.5.20, the buckets of the release's generator
@@ -22,7 +26,7 @@ say which they assume."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +50,14 @@ class AutoFraction:
     assumed: list[str] = field(default_factory=list)  # defaults of the release the rule used, not shown by the input
     no_rule: str | None = None  # the release's source gives no such term: the rule cannot run for it
     release: ReleaseChoice | None = None
+    chosen: str | None = None  # a rule that picks the fraction itself (0.3.0-0.4.6): which row, in words
 
     def part(self, what: str) -> float:
         return sum(mib for name, mib, _ in self.parts if name == what)
 
     def describe(self) -> str:
+        if self.chosen is not None:
+            return self.chosen
         terms = " + ".join(f"{what} {mib:g}" for what, mib, _ in self.parts if mib)
         return f"reserved {self.reserved_mib:g} MiB ({terms})"
 
@@ -347,6 +354,42 @@ def _tiered(out: AutoFraction, config: dict[str, Any], release: ReleaseChoice, g
     out.value = round((gpu_mem_mib - out.reserved_mib) / gpu_mem_mib, 3)
 
 
+def _by_parallel_size(out: AutoFraction, config: dict[str, Any], rule: Sourced[Any], gpu_mem_mib: float | None) -> None:
+    """0.3.0-0.4.6: the fraction by tp_size (tp x pp in 0.4.6), on cards up to cards_up_to_mib only (0.4.5+; larger
+    ones take a constant or (gpu_mem - R) / gpu_mem), then 0.4.6's boost above 96 GiB. Nothing is rounded."""
+    v: Mapping[str, Any] = rule.value or {}
+    at = rule.at or ""
+    size = 1.0
+    for name in v["by"]:
+        size *= _num(config, name) or 1
+    gate, boost = v.get("cards_up_to_mib"), v.get("large_card_boost")
+    if gpu_mem_mib is None and (gate is not None or boost):
+        out.missing.append("the card's memory.total (the rule picks its branch by it)")
+        return
+    by = " x ".join(v["by"])
+    if gate is None or (gpu_mem_mib is not None and gpu_mem_mib <= float(gate)):
+        row = next((r for r in v["tiers"] if size >= float(r[0])), None)
+        fraction = float(row[1]) if row else float(v["otherwise"])
+        how = f"{by} {size:g} >= {float(row[0]):g}: {fraction:g}" if row else f"{by} {size:g}: {fraction:g}"
+        if gate is not None:
+            how += f" (a card of {gpu_mem_mib:g} <= {float(gate):g} MiB)"
+    else:
+        larger = v["larger_cards"]
+        assert gpu_mem_mib is not None
+        if "reserve_mib" in larger:
+            reserve = float(larger["reserve_mib"])
+            fraction = (gpu_mem_mib - reserve) / gpu_mem_mib
+            how = f"a card of {gpu_mem_mib:g} > {float(gate):g} MiB: ({gpu_mem_mib:g} - {reserve:g}) / {gpu_mem_mib:g}"
+        else:
+            fraction = float(larger["fraction"])
+            how = f"a card of {gpu_mem_mib:g} > {float(gate):g} MiB: {fraction:g}"
+    if boost and gpu_mem_mib is not None and gpu_mem_mib > float(boost["over_mib"]):
+        share, cap = float(boost["share_mib"]), float(boost["cap_reserve_mib"])
+        fraction = min(fraction + share * (1 - fraction) / gpu_mem_mib, (gpu_mem_mib - cap) / gpu_mem_mib)
+        how += f"; above {float(boost['over_mib']):g} MiB: min(f + {share:g} x (1 - f) / gpu_mem, (gpu_mem - {cap:g}) / gpu_mem)"
+    out.value, out.chosen = fraction, f"{how} = {fraction:.4f} ({at})"
+
+
 def _compute(
     out: AutoFraction,
     config: dict[str, Any],
@@ -357,6 +400,9 @@ def _compute(
     c: Any,
     at: Any,
 ) -> None:
+    if release.record.mem_fraction.parallel_tiers.value:
+        _by_parallel_size(out, config, release.record.mem_fraction.parallel_tiers, gpu_mem_mib)
+        return
     if release.record.mem_fraction.tiers.value and release.record.mem_fraction.base_mib.value is None:
         _tiered(out, config, release, gpu_mem_mib)
         return

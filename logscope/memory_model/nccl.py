@@ -10,11 +10,15 @@ NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE and NCCL_BUFFSIZE replace them. The channe
 topology (between NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS, at most MAXCHANNELS): known only when the
 environment pins it. Tree and NVLS connections, set up when those algorithms first run, are not counted.
 As allocated (src/transport/p2p.cc), a connection's send and receive memory are each rounded up to CUDA_IPC_MIN
-(2 MiB): the 9.19 MiB payload of the defaults takes 12 MiB a channel."""
+(2 MiB): the 9.19 MiB payload of the defaults takes 12 MiB a channel.
+
+The constants are read per NCCL release tag (tools/upstream/nccl_constants.py) and kept as ranges of releases with
+equal values; `nccl_for` picks the range of the NCCL version the input states, or assumes the newest and says so."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,8 +27,12 @@ from logscope.memory_model.record import Sourced, sourced
 
 @dataclass(frozen=True)
 class NcclSource:
-    commit: str
-    version: str
+    """The constants of a range of NCCL releases whose values are equal; each `at` is the first release's line."""
+
+    commit: str  # of the first release's tag
+    first: str
+    last: str
+    versions: tuple[str, ...]  # every release tag of the range read
     steps: Sourced[int]
     ll_max_nthreads: Sourced[int]
     ll_lines_per_thread: Sourced[int]
@@ -32,18 +40,62 @@ class NcclSource:
     ll128_max_nthreads: Sourced[int]
     ll128_elems_per_thread: Sourced[int]
     simple_bytes: Sourced[int]
+    simple_bytes_arm: Sourced[int]  # computeBuffSizes' Simple default on an ARM CPU (up to 2.18), else absent
     max_channels: Sourced[int]
     cuda_ipc_min: Sourced[int]  # comm.h: each ring connection's memory is rounded up to this (p2p.cc)
     mem_align: Sourced[int]  # comm.h: ncclSendMem / ncclRecvMem are unions padded to this
     p2p_send_align: Sourced[str]
     p2p_recv_align: Sourced[str]
 
+    @property
+    def span(self) -> str:
+        return self.first if self.first == self.last else f"{self.first}-{self.last}"
+
+
+_IDENTITY = ("commit", "first", "last", "versions")
+
 
 def nccl_source(raw: Mapping[str, Any] | None) -> NcclSource | None:
     if not raw:
         return None
-    fields = {name: sourced(raw.get(name)) for name in NcclSource.__dataclass_fields__ if name not in ("commit", "version")}
-    return NcclSource(commit=str(raw["commit"]), version=str(raw["version"]), **fields)
+    fields = {name: sourced(raw.get(name)) for name in NcclSource.__dataclass_fields__ if name not in _IDENTITY}
+    versions = tuple(str(v) for v in raw.get("versions") or ())
+    return NcclSource(commit=str(raw["commit"]), first=str(raw["first"]), last=str(raw["last"]), versions=versions, **fields)
+
+
+@dataclass(frozen=True)
+class NcclChoice:
+    """The constants a launch's NCCL uses and, in words, for which version: `said` goes into the cell's basis."""
+
+    source: NcclSource | None
+    said: str
+
+
+def _release(version: str) -> tuple[int, int, int] | None:
+    found = re.match(r"\s*v?(\d+)\.(\d+)\.(\d+)", version)
+    return (int(found[1]), int(found[2]), int(found[3])) if found else None
+
+
+def nccl_for(ranges: Sequence[NcclSource], version: str | None) -> NcclChoice:
+    """The range holding the NCCL version the input states (a version between two releases read takes the range
+    around it); newer or older than every release read, or not stated, the nearest range, said to be assumed."""
+    if not ranges:
+        return NcclChoice(None, "NCCL's buffer constants are not in the catalogue")
+    newest = ranges[-1]
+    stated = _release(version) if version else None
+    if stated is None:
+        shown = f"NCCL {version}: not a version" if version else "not in the input"
+        return NcclChoice(newest, f"assumed NCCL {newest.last} ({shown}; {newest.span} have the same constants)")
+    below = [source for source in ranges if (_release(source.first) or stated) <= stated]
+    if not below:
+        oldest = ranges[0]
+        return NcclChoice(oldest, f"NCCL {version} in the input, older than every release read: assumed {oldest.span}'s")
+    source = below[-1]
+    if stated <= (_release(source.last) or stated):
+        return NcclChoice(source, f"NCCL {version} in the input: {source.span}'s constants")
+    if source is newest:
+        return NcclChoice(newest, f"NCCL {version} in the input, newer than every release read: assumed {newest.span}'s")
+    return NcclChoice(source, f"NCCL {version} in the input (no release tag read): {source.span}'s, the range below it")
 
 
 @dataclass(frozen=True)
@@ -54,6 +106,7 @@ class ChannelBuffers:
     how: str  # the protocols' sizes, each from the default or the environment
     allocated_per_channel_bytes: int | None = None  # as allocated: send + receive memory, each rounded (p2p.cc)
     allocated_how: str = ""
+    limited: str = ""  # a pinned channel count above the release's MAXCHANNELS, as NCCL limits it
 
     @property
     def total_bytes(self) -> int | None:
@@ -119,6 +172,16 @@ def channel_buffers(source: NcclSource, environment: Mapping[str, Any]) -> Chann
         f"{proto} {(given if given is not None else default) / 1024:g} KiB" + (f" ({name})" if given is not None else "")
         for proto, (given, default, name) in sizes.items()
     )
+    arm = source.simple_bytes_arm
+    if arm.value is not None and sizes["Simple"][0] is None:
+        how += f" (Simple {int(arm.value) / 1024:g} KiB on an ARM CPU: DEFAULT_BUFFSIZE_ARM {arm.at})"
     low, high = _env_int(environment, "NCCL_MIN_NCHANNELS"), _env_int(environment, "NCCL_MAX_NCHANNELS")
-    channels = low if low is not None and low == high else None
-    return ChannelBuffers(per_channel, channels, min(high or max_channels, max_channels), how, allocated, allocated_how)
+    pinned = low if low is not None and low == high else None
+    channels = None if pinned is None else min(pinned, max_channels)
+    limited = (
+        f"NCCL_MIN_NCHANNELS {pinned} limited to MAXCHANNELS {max_channels} ({source.max_channels.at})"
+        if pinned is not None and pinned > max_channels
+        else ""
+    )
+    limit = min(high or max_channels, max_channels)
+    return ChannelBuffers(per_channel, channels, limit, how, allocated, allocated_how, limited)

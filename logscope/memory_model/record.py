@@ -122,6 +122,9 @@ class MemFraction:
     rounding_digits: Sourced[int]
     dp_attention_large_bs_over: Sourced[int] = Sourced(None, None)  # `if max_bs > 300:` ...
     dp_attention_large_bs_mib: Sourced[float] = Sourced(None, None)  # ... + max_bs x dp x 1.5
+    # 0.3.0-0.4.6: the fraction by parallel size ({by, tiers: [[at least, fraction]], otherwise, cards_up_to_mib,
+    # larger_cards: {fraction | reserve_mib}, large_card_boost: {over_mib, share_mib, cap_reserve_mib}})
+    parallel_tiers: Sourced[Mapping[str, Any]] = Sourced(None, None)
 
 
 @dataclass(frozen=True)

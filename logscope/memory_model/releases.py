@@ -15,7 +15,7 @@ from logscope.core import user_cache
 from logscope.core.resources import PACKAGE_DATA
 from logscope.core.yamlfile import safe_loader, yaml
 from logscope.memory_model.allocator import AllocatorChoice, TorchAllocator, allocator_for, torch_allocator
-from logscope.memory_model.nccl import NcclSource, nccl_source
+from logscope.memory_model.nccl import NcclChoice, NcclSource, nccl_for, nccl_source
 from logscope.memory_model.record import DeepEpSource, ReleaseRecord, Sourced, deepep_source, record
 
 T = TypeVar("T")
@@ -46,9 +46,15 @@ def records() -> tuple[ReleaseRecord, ...]:
 
 
 @cache
-def nccl() -> NcclSource | None:
-    """NCCL's connection-buffer constants, with their commit."""
-    return nccl_source(_load().get("nccl_source"))
+def nccl_ranges() -> tuple[NcclSource, ...]:
+    """NCCL's connection-buffer constants per range of releases with equal values, oldest first."""
+    found = (nccl_source(raw) for raw in _load().get("nccl_sources") or [])
+    return tuple(s for s in found if s is not None)
+
+
+def nccl(nccl_version: str | None) -> NcclChoice:
+    """The constants of the NCCL release the input states (the newest read, assumed, where it states none)."""
+    return nccl_for(nccl_ranges(), nccl_version)
 
 
 @cache

@@ -1,6 +1,6 @@
 """Extract the constants logscope's communication cells and KV sizing rules use from released SGLang wheels.
 
-    python tools/upstream/cell_constants.py WHEEL [WHEEL ...] -o logscope/data/cell_constants.yaml
+    python -m tools.upstream.cell_constants WHEEL [WHEEL ...] -o logscope/data/cell_constants.yaml
 
 Each wheel is read as a zip (nothing is imported or installed); each constant is found in its source file
 (a line located by a pattern, its value computed from the Python expression with `ast`, never eval) and
@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tools.upstream.elf_const import symbol_value
+from tools.upstream.nccl_constants import nccl_sources
 
 KB, MB = 1024, 1024 * 1024
 _NAMES = {"KB": KB, "MB": MB, "True": True, "False": False, "None": None}
@@ -395,9 +398,98 @@ def _tiers(wheel: Wheel) -> dict[str, Any]:
     return {"value": None, "at": None, "absent": "no `if gpu_mem < X * 1024: reserved_mem = ...` tiers"}
 
 
+_SERVER_ARGS = "sglang/srt/server_args.py"
+_BOOST = r"min\(mem_fraction \+ (\d+) \* 1024 \* \(1 - mem_fraction\) / gpu_mem, \(gpu_mem - 1024 \* (\d+)\) / gpu_mem\)"
+
+
+def _fraction_chain(node: ast.If, names: dict[str, list[str]]) -> tuple[list[str], list[list[float]], float] | None:
+    """`if self.tp_size >= 16: f = 0.79 elif ... else: f = 0.88` (or on a local such as parallel_size, whose
+    assignment `names` gives): the server arguments compared, the [at least, fraction] rows and the else branch's
+    fraction."""
+    rows: list[list[float]] = []
+    branch: Any = node
+    while isinstance(branch, ast.If):
+        test = branch.test
+        if not (isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.GtE) and isinstance(branch.body[0], ast.Assign)):
+            return None
+        rows.append([_number(arith(test.comparators[0])), _number(arith(branch.body[0].value))])
+        compared = ast.unparse(test.left)
+        by = [compared.removeprefix("self.")] if compared.startswith("self.") else names.get(compared)
+        if by is None or len(branch.orelse) != 1:
+            return None
+        branch = branch.orelse[0]
+    if not isinstance(branch, ast.Assign):
+        return None
+    return by, rows, _number(arith(branch.value))
+
+
+def _parallel_tiers(wheel: Wheel) -> dict[str, Any]:
+    """0.3.0-0.4.6: mem_fraction_static by the parallel size (`if self.tp_size >= 16: 0.79 elif ...`; tp x pp from
+    0.4.6), only on cards up to `gpu_mem <= X` (0.4.5+; larger cards: a constant or (gpu_mem - R) / gpu_mem), and
+    0.4.6's boost on cards above 96 GiB: min(f + A x (1 - f) / gpu_mem, (gpu_mem - B) / gpu_mem)."""
+    absent = {"value": None, "at": None, "absent": "no `if self.tp_size >= N: self.mem_fraction_static = F` rule"}
+    text = wheel.source(_SERVER_ARGS)
+    if text is None:
+        return absent
+    rule = next(
+        (
+            n
+            for n in ast.walk(ast.parse(text))
+            if isinstance(n, ast.If) and ast.unparse(n.test) == "self.mem_fraction_static is None"
+        ),
+        None,
+    )
+    if rule is None:
+        return absent
+    found: dict[str, Any] = {"cards_up_to_mib": None, "larger_cards": None, "large_card_boost": None}
+    names: dict[str, list[str]] = {}  # a local the rule compares: the server arguments it is the product of
+    for statement in rule.body:
+        if isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name):
+            names[statement.targets[0].id] = re.findall(r"self\.(\w+)", ast.unparse(statement.value))
+        if not isinstance(statement, ast.If):
+            continue
+        test = ast.unparse(statement.test)
+        boost = re.search(r"gpu_mem > (\d+ \* 1024)$", test)
+        gate = re.search(r"gpu_mem <= (\d+)$", test)
+        if boost:
+            m = (
+                re.fullmatch(_BOOST, ast.unparse(statement.body[-1].value))
+                if isinstance(statement.body[-1], ast.Assign)
+                else None
+            )
+            if m is None:
+                return absent
+            over = _number(arith(ast.parse(boost.group(1), mode="eval").body))
+            found["large_card_boost"] = {
+                "over_mib": over,
+                "share_mib": int(m.group(1)) * 1024,
+                "cap_reserve_mib": int(m.group(2)) * 1024,
+            }
+            continue
+        chain = _fraction_chain(statement.body[0], names) if gate else _fraction_chain(statement, names)
+        if chain is None:
+            return absent
+        found["by"], found["tiers"], found["otherwise"] = chain
+        if gate:
+            found["cards_up_to_mib"] = int(gate.group(1))
+            other = statement.orelse[0] if len(statement.orelse) == 1 else None
+            value = ast.unparse(other.value) if isinstance(other, ast.Assign) else ""
+            reserve = re.fullmatch(r"\(gpu_mem - 1024 \* (\d+)\) / gpu_mem", value)
+            if reserve:
+                found["larger_cards"] = {"reserve_mib": int(reserve.group(1)) * 1024}
+            elif isinstance(other, ast.Assign) and isinstance(other.value, ast.Constant):
+                found["larger_cards"] = {"fraction": _number(other.value.value)}
+            else:
+                return absent
+    if "tiers" not in found:
+        return absent
+    return {"value": found, "at": f"{_SERVER_ARGS}:{rule.lineno}"}
+
+
 def mem_fraction(wheel: Wheel) -> dict[str, Any]:
     return {
         "tiers": _tiers(wheel),
+        "parallel_tiers": _parallel_tiers(wheel),
         "dp_attention_flat_mib": wheel.find_after(
             _MEMORY_HOOK, r"^\s+if self\.enable_dp_attention:$", r"^\s+reserved_mem \+= (4 \* 1024)$", 1
         ),
@@ -688,57 +780,6 @@ def deepep_source(repo: Path) -> dict[str, Any]:
     }
 
 
-_P2P_ALIGN = r"ALIGN_SIZE\(({}), CUDA_IPC_MIN\)"
-
-
-def nccl_source(repo: Path) -> dict[str, Any]:
-    """NCCL's default per-connection buffer sizes per protocol (src/init.cc computeBuffSizes: DEFAULT_LL_BUFFSIZE,
-    DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE) from the defines they are built of (src/include/device.h), and the
-    channel limit (MAXCHANNELS)."""
-    import subprocess
-
-    commit = subprocess.run(
-        ["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    device_h, init_cc, version_mk = "src/include/device.h", "src/init.cc", "makefiles/version.mk"
-    comm_h, p2p_cc = "src/include/comm.h", "src/transport/p2p.cc"
-    comm, p2p = _git_show(repo, comm_h), _git_show(repo, p2p_cc)
-    device = _git_show(repo, device_h)
-    init = _git_show(repo, init_cc)
-    version = _git_show(repo, version_mk)
-
-    def define(text: str, path: str, name: str) -> dict[str, Any]:
-        value, line = _line_of(text, rf"^#define {name} \(?([\d<\s]+)\)?")
-        text = value.strip()
-        number = 1 << int(text.split("<<")[1]) if "<<" in text else int(arith(ast.parse(text, mode="eval").body))
-        return {"value": number, "at": f"{path}:{line}"}
-
-    _, fifo_line = _line_of(device, r"^union (ncclLLFifoLine) \{")
-    major = _line_of(version, r"^NCCL_MAJOR\s+:= (\d+)")[0]
-    minor = _line_of(version, r"^NCCL_MINOR\s+:= (\d+)")[0]
-    patch = _line_of(version, r"^NCCL_PATCH\s+:= (\d+)")[0]
-    return {
-        "repository": "github.com/NVIDIA/nccl",
-        "commit": commit,
-        "version": f"{major}.{minor}.{patch}",
-        "steps": define(device, device_h, "NCCL_STEPS"),
-        "ll_max_nthreads": define(device, device_h, "NCCL_LL_MAX_NTHREADS"),
-        "ll_lines_per_thread": define(device, device_h, "NCCL_LL_LINES_PER_THREAD"),
-        # union ncclLLFifoLine's `uint64_t v[N]` member: 8 x N bytes
-        "ll_line_bytes": {"value": 8 * int(_line_of(device, r"^\s+uint64_t v\[(\d+)\];")[0]), "at": f"{device_h}:{fifo_line}"},
-        "ll128_max_nthreads": define(device, device_h, "NCCL_LL128_MAX_NTHREADS"),
-        "ll128_elems_per_thread": define(device, device_h, "NCCL_LL128_ELEMS_PER_THREAD"),
-        "simple_bytes": define(init, init_cc, "DEFAULT_BUFFSIZE"),
-        "max_channels": define(device, device_h, "MAXCHANNELS"),
-        # p2p.cc: each ring connection's send and receive memory (ncclSendMem / ncclRecvMem, unions padded to
-        # MEM_ALIGN, + the protocol buffers they carry) is rounded up to CUDA_IPC_MIN before it is allocated
-        "cuda_ipc_min": define(comm, comm_h, "CUDA_IPC_MIN"),
-        "mem_align": define(comm, comm_h, "MEM_ALIGN"),
-        "p2p_send_align": {"value": "sendSize", "at": f"{p2p_cc}:{_line_of(p2p, _P2P_ALIGN.format('sendSize'))[1]}"},
-        "p2p_recv_align": {"value": "recvSize", "at": f"{p2p_cc}:{_line_of(p2p, _P2P_ALIGN.format('recvSize'))[1]}"},
-    }
-
-
 _NOT_SHIPPED = "not in the wheel's headers: defined in c10/cuda/CUDACachingAllocator.cpp, which the wheel does not ship"
 
 
@@ -750,7 +791,9 @@ def torch_allocator(wheel: Path) -> dict[str, Any]:
     A constant the wheel's headers do not state is recorded absent, with where it lives instead."""
     header = "torch/include/c10/core/AllocatorConfig.h"
     with zipfile.ZipFile(wheel) as archive:
-        text = archive.read(header).decode("utf-8") if header in archive.namelist() else ""
+        names = set(archive.namelist())
+        text = archive.read(header).decode("utf-8") if header in names else ""
+        library = archive.read(_C10_CUDA) if _C10_CUDA in names else b""
     version = re.match(r"torch-([^-]+)-", wheel.name)
 
     def const(*patterns: str) -> dict[str, Any]:
@@ -767,8 +810,25 @@ def torch_allocator(wheel: Path) -> dict[str, Any]:
         "small_buffer": const(r"constexpr size_t kSmallBuffer = (\d+);"),
         "min_large_alloc": const(r"constexpr size_t kMinLargeAlloc = (\d+);"),
         "round_large": const(r"constexpr size_t kRoundLarge = (\d+);"),
-        "large_segment_size": const(r"large_segment_size_\{(\d+)\}", r"const(?:expr)? size_t kLargeBuffer = (\d+);"),
+        "large_segment_size": _from_library(
+            const(r"large_segment_size_\{(\d+)\}", r"const(?:expr)? size_t kLargeBuffer = (\d+);"), library
+        ),
     }
+
+
+_C10_CUDA = "torch/lib/libc10_cuda.so"
+_K_LARGE_BUFFER = "_ZN3c104cuda20CUDACachingAllocator12kLargeBufferE"  # c10::cuda::CUDACachingAllocator::kLargeBuffer
+
+
+def _from_library(found: dict[str, Any], library: bytes) -> dict[str, Any]:
+    """Up to 2.9 kLargeBuffer is an `extern const` of CUDACachingAllocator.cpp: where the headers do not state it,
+    its value is read from libc10_cuda.so's symbol table (the other constants are constexpr there: no symbol)."""
+    if found.get("value") is not None or not library:
+        return found
+    value = symbol_value(library, _K_LARGE_BUFFER)
+    if value is None:
+        return found
+    return {"value": value, "at": f"{_C10_CUDA}: c10::cuda::CUDACachingAllocator::kLargeBuffer (symbol table)"}
 
 
 def _torch_key(record: dict[str, Any]) -> tuple[int, ...]:
@@ -778,7 +838,7 @@ def _torch_key(record: dict[str, Any]) -> tuple[int, ...]:
 HEADER = (
     "# GENERATED by tools/upstream/cell_constants.py from the released SGLang wheels named in each row; do not edit.\n"
     "# Regenerate: pip download --no-deps sglang==X -d DIR (one version per call), then\n"
-    "#   python tools/upstream/cell_constants.py DIR/sglang-*.whl --deepep-repo DEEPEP_GIT_DIR --nccl-repo NCCL_GIT_DIR \\\n"
+    "#   python -m tools.upstream.cell_constants DIR/sglang-*.whl --deepep-repo DEEPEP_GIT_DIR --nccl-repo NCCL_GIT_DIR \\\n"
     "#     --torch-wheel TORCH_WHEEL (repeated: one per torch release) -o logscope/data/cell_constants.yaml\n"
 )
 
@@ -790,7 +850,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--deepep-repo", type=Path, help="A git directory of github.com/deepseek-ai/DeepEP (normal-mode buffer constants)"
     )
-    parser.add_argument("--nccl-repo", type=Path, help="A git directory of github.com/NVIDIA/nccl (connection buffer sizes)")
+    parser.add_argument(
+        "--nccl-repo", type=Path, help="A git directory of github.com/NVIDIA/nccl with its release tags (connection buffers)"
+    )
+    parser.add_argument(
+        "--nccl-from", default="2.18", help="The oldest NCCL minor release read (X.Y; every release tag from it on)"
+    )
     parser.add_argument(
         "--torch-wheel",
         type=Path,
@@ -800,7 +865,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sources-from",
         type=Path,
-        help="An earlier output whose deepep_source / nccl_source are kept where no repository is given",
+        help="An earlier output whose deepep_source / nccl_sources / torch_allocators are kept where not read again",
     )
     args = parser.parse_args(argv)
     rows = {}
@@ -815,13 +880,15 @@ def main(argv: list[str] | None = None) -> int:
     elif earlier.get("deepep_source"):
         document["deepep_source"] = earlier["deepep_source"]
     if args.nccl_repo is not None:
-        document["nccl_source"] = nccl_source(args.nccl_repo)
-    elif earlier.get("nccl_source"):
-        document["nccl_source"] = earlier["nccl_source"]
-    if args.torch_wheel:
-        document["torch_allocators"] = sorted((torch_allocator(w) for w in args.torch_wheel), key=_torch_key)
-    elif earlier.get("torch_allocators"):
-        document["torch_allocators"] = earlier["torch_allocators"]
+        major, minor = (int(p) for p in args.nccl_from.split(".")[:2])
+        document["nccl_sources"] = nccl_sources(args.nccl_repo, (major, minor))
+    elif earlier.get("nccl_sources"):
+        document["nccl_sources"] = earlier["nccl_sources"]
+    # a torch release read again replaces its earlier record; the others are kept
+    torch = {str(r["version"]): r for r in earlier.get("torch_allocators") or []}
+    torch.update({str(r["version"]): r for r in (torch_allocator(w) for w in args.torch_wheel or [])})
+    if torch:
+        document["torch_allocators"] = sorted(torch.values(), key=_torch_key)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(HEADER + yaml.safe_dump(document, sort_keys=False, width=120), encoding="utf-8")
     print(f"{args.output}: {len(ordered)} release(s): {', '.join(ordered)}", file=sys.stderr)

@@ -29,11 +29,11 @@ from logscope.core.model_table import moe_shape
 from logscope.memory_model import deepep
 from logscope.memory_model.allocator import AllocatorChoice
 from logscope.memory_model.interconnect import Interconnect
-from logscope.memory_model.nccl import channel_buffers
+from logscope.memory_model.nccl import NcclChoice, channel_buffers
 from logscope.memory_model.record import V2Row, V2Table
 from logscope.memory_model.releases import ReleaseChoice, launch_release, torch_caching_allocator
 from logscope.memory_model.releases import deepep as deepep_source
-from logscope.memory_model.releases import nccl as nccl_source
+from logscope.memory_model.releases import nccl as nccl_constants
 from logscope.pipeline.sizing.calibration import Calibration
 from logscope.pipeline.sizing.cell_rules import NcclEnv, NcclSizes, measured_on, nccl_env, nccl_sizes, same_gpu
 
@@ -204,7 +204,8 @@ def launch_cells(
     gpu_name = str((gpu or {}).get("name") or "") or None
     measured = nccl_sizes(nccl, gpu_name=gpu_name)
     arch, arch_basis = gpu_arch(gpu)
-    communicators = _Communicators(release, nccl, measured, gpu_name)
+    nccl_version = str(launch.versions["nccl"]) if launch.versions.get("nccl") else None
+    communicators = _Communicators(release, nccl, measured, gpu_name, nccl_constants(nccl_version))
     allocator = torch_caching_allocator(str(launch.versions["torch"]) if launch.versions.get("torch") else None)
     cells: list[Cell] = []
     if tp > 1:
@@ -258,8 +259,16 @@ def launch_cells(
 class _Communicators:
     """NCCL communicator cells: the first one a process creates costs more than the ones after it."""
 
-    def __init__(self, release: ReleaseChoice, env: NcclEnv, sizes: NcclSizes | None, gpu_name: str | None = None):
+    def __init__(
+        self,
+        release: ReleaseChoice,
+        env: NcclEnv,
+        sizes: NcclSizes | None,
+        gpu_name: str | None = None,
+        constants: NcclChoice | None = None,
+    ):
         self.release, self.env, self.sizes, self.gpu_name = release, env, sizes, gpu_name
+        self.constants = constants or nccl_constants(None)
         self.first_taken = False
 
     def rule(self) -> dict[str, Any]:
@@ -315,15 +324,16 @@ class _Communicators:
     def channels(self, group: str, communicator: str, timing: Timing, env: dict[str, Any], when: str) -> Cell:
         """The ring connection buffers a communicator of two or more ranks sets up at `when` (not in the rows
         measured at world size 1): per channel from NCCL's defaults or the environment, x the channel count."""
-        source = nccl_source()
+        source = self.constants.source
         found = channel_buffers(source, env) if source is not None else None
         mechanism = f"{communicator}_channels"
         if source is None or found is None:
-            return _cell(group, mechanism, None, timing, "NCCL's buffer constants are not in the catalogue", rule=self.rule())
+            return _cell(group, mechanism, None, timing, self.constants.said, rule=self.rule())
         per = found.per_channel_bytes
         held = found.allocated_per_channel_bytes or per
+        limited = f"; {found.limited}" if found.limited else ""
         count = (
-            f"x {found.channels} channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)"
+            f"x {found.channels} channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS{limited})"
             if found.channels is not None
             else f"x the channel count NCCL picks for the topology (not in the input; at most {found.max_channels}: "
             f"{found.max_channels * held / GIB:.2f} GiB)"
@@ -331,7 +341,7 @@ class _Communicators:
         allocated = f", allocated {held / MIB:.2f} MiB ({found.allocated_how})" if found.allocated_per_channel_bytes else ""
         basis = (
             f"{communicator} ring connection buffers, set up at {when}: payload {per / MIB:.2f} MiB per channel "
-            f"({found.how}; NCCL {source.version} src/init.cc computeBuffSizes defaults){allocated} {count}; "
+            f"({found.how}; src/init.cc computeBuffSizes defaults; {self.constants.said}){allocated} {count}; "
             "tree/NVLS connections not counted"
         )
         total = found.total_bytes
@@ -348,6 +358,7 @@ class _Communicators:
                 "payload_bytes": found.payload_bytes,
                 "channels": found.channels,
                 "max_channels": found.max_channels,
+                "nccl_constants": source.span,
             },
         )
 
