@@ -4,6 +4,7 @@ section in every format, --no-cases, `logscope cases`, the lazy load, and tools/
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -52,6 +53,22 @@ INDEX = CaseIndex(
         _case(3, (_key("nccl-watchdog-timeout", NCCL_MESSAGE, NCCL_FRAMES),), Outcome("closed", closed_without_fix=True)),
     ),
 )
+
+
+def test_among_equal_scores_the_case_quoting_the_same_line_comes_first():
+    """A traceback cut inside a frame gives many threads one normalised message; the quote (path and line number as
+    printed) tells the paste's own thread apart from older ones of the same score."""
+    message = 'File "/sgl-workspace/sglang/python/sglang/srt/managers/tp_worker.py", line 84, in __init__'
+    frames = ("tp_worker.py __init__", "scheduler.py __init__")
+
+    def cut(quote: str) -> CaseKey:
+        return CaseKey("startup-crash", None, None, normalise_message(message), frames, None, quote)
+
+    older = [_case(n, (cut(f'File "/other/path/tp_worker.py", line {n}, in __init__'),)) for n in (11, 12, 13)]
+    own = dataclasses.replace(_case(14, (cut(message),)), date="2026-09-01")  # the newest: by date it comes last
+    index = CaseIndex("2026-12-06", (), (*older, own))
+    found = nearest(cut(message), index, LogContext(None, None, ()), 3)
+    assert [m.case.number for m in found] == [14, 11, 12]
 
 
 def test_the_message_is_compared_without_numbers_paths_and_addresses():

@@ -200,5 +200,7 @@ def nearest(key: CaseKey, index: CaseIndex, log: LogContext, top: int = TOP, exc
                 release_note(case, log),
             )
         )
-    found.sort(key=lambda m: (-m.score, m.case.date or "", m.case.ref))
+    # equal scores are common for a cut traceback (its message is a bare frame line): the case whose quoted line is
+    # the failure's own (its path and line number unstripped) comes before older cases of the same score
+    found.sort(key=lambda m: (-m.score, m.key.quote != key.quote, m.case.date or "", m.case.ref))
     return found[:top]
