@@ -53,7 +53,7 @@ Traceback (most recent call last):
     kernel = self.compile(src, target=target, options=options.__dict__)
   File "/usr/local/lib/python3.12/dist-packages/triton/compiler/compiler.py", line 359, in compile
     next_module = compile_ir(module, metadata)
-triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, Hardware limit: 232448.
+triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error
 """
     assert _named(text) == [("triton", "Triton")]
     # the module alone, with no frame: a line cut out of a log
@@ -197,3 +197,23 @@ def test_the_module_table_is_read_from_the_released_wheels():
 def test_a_frame_s_package(frame, package):
     assert frame_package(frame) == package
     assert is_stdlib_frame(frame) == ("importlib" in frame or "frozen" in frame)
+
+
+@pytest.mark.parametrize(
+    ("line", "library"),
+    [
+        ("ModuleNotFoundError: No module named 'sgl_kernel'", "sgl-kernel"),
+        (
+            "ImportError: cannot import name 'top_k_renorm_prob' from 'flashinfer.sampling' "
+            "(/usr/local/lib/python3.10/dist-packages/flashinfer/sampling.py)",
+            "FlashInfer",
+        ),
+        (
+            "ImportError: /usr/local/lib/python3.10/dist-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: "
+            "_ZN3c104cuda9SetDeviceEi",
+            "sgl-kernel",
+        ),
+    ],
+)
+def test_a_failed_import_of_a_library_names_it(line, library):
+    assert [lib for _, lib in _named(line + "\n")] == [library]

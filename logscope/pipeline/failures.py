@@ -164,6 +164,14 @@ def native_error(failure: Failure, event_fact: dict[str, Any]) -> str | None:
     return None
 
 
+def _raised_by(failure: Failure) -> str | None:
+    """The sentence that names the library whose code raised it, when only library.py's attribution names it."""
+    if not failure.library_basis:
+        return None
+    frame = f": {failure.library_frame.split(': ', 1)[0]}" if failure.library_frame else ""  # without its source line
+    return f"It was raised in {failure.library} ({failure.library_basis}{frame})"
+
+
 def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | None) -> dict[str, Any]:
     fact = dict(event_fact)
     fact.update(
@@ -186,6 +194,8 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         library=failure.library,
         signal=failure.signal,
         native_error=native_error(failure, event_fact),
+        # the library whose code raised it, when only the attribution of library.py names it
+        raised_by=_raised_by(failure),
     )
     if fact["native_error"]:
         fact["error"] = fact["native_error"]

@@ -40,6 +40,10 @@ CUDA_WORDING = re.compile(
 )
 
 
+# CPython's import errors (Python/import.c, Lib/importlib/_bootstrap.py): the package whose import failed
+_IMPORT = re.compile(r"No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'")
+
+
 class Raiser(NamedTuple):
     library: str  # as a verdict names it (FlashInfer, Triton, CUDA, torch)
     basis: str  # the evidence that names it
@@ -66,9 +70,12 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     in_message = library_of(text)
     if in_message:
         return Raiser(in_message, "a source path of it in the message", None)
+    imported = _IMPORT.search(text)
+    if imported and module_library(imported.group(1) or imported.group(2)) not in (None, SGLANG):
+        return Raiser(str(module_library(imported.group(1) or imported.group(2))), "an import of its package failed", None)
     shown = _innermost_package_frame(event)
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
-        return Raiser(str(package_library(shown[1])), f"the innermost frame of an installed package: {shown[0]}", shown[0])
+        return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
     if CUDA_WORDING.search(text):
         return Raiser(CUDA, "a CUDA runtime error, and no library's frame or path under it", None)
     if TORCH_CHECK.search(text):
@@ -79,12 +86,12 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     cut = event.data.get("cut_frame_path")
     # the exception line is shown and the innermost frame, cut short, is still in SGLang's tree
     if cut and exception and event.kind != kinds.TRACEBACK and package_library(frame_package(str(cut)) or "") == SGLANG:
-        basis = f"the innermost frame shown, cut short, is SGLang's (frames under it may be missing): {cut}"
+        basis = "the innermost frame shown, cut short, is SGLang's (frames under it may be missing)"
         return Raiser(SGLANG, basis, str(cut))
     if not _raised_in_full(event, exception, message):
         return None
     if shown is not None and package_library(shown[1]) is None:  # an installed package outside the table raised it
-        return Raiser(shown[1], f"the innermost frame of an installed package: {shown[0]}", shown[0], other_package=True)
+        return Raiser(shown[1], "its frame is the innermost of an installed package", shown[0], other_package=True)
     if module and named is None and not is_stdlib_module(module):
         return Raiser(module.split(".", 1)[0], f"the exception's module ({module})", None, other_package=True)
     return None

@@ -355,6 +355,7 @@ def failures_of(
                 native_frame=frame_quote(crash.frame) if crash and crash.frame else None,
                 library=crash.library if crash and crash.library else (raiser.library if raiser else None),
                 library_frame=_library_frame(crash, raiser),
+                library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
     return out
