@@ -217,3 +217,53 @@ def test_a_frame_s_package(frame, package):
 )
 def test_a_failed_import_of_a_library_names_it(line, library):
     assert [lib for _, lib in _named(line + "\n")] == [library]
+
+
+C10_BACKTRACE = """\
+Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43 (most recent call first):
+frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f2a5c56c446 in /opt/torch/lib/libc10.so)
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "library"),
+    [
+        # the c10d watchdog's report and a C++ exception's what(): no exception line, still a failure, CUDA's
+        (
+            "[rank3]:[E1203 10:00:00.000000000 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 3] Process group "
+            "watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered\n",
+            "CUDA",
+        ),
+        (
+            "terminate called after throwing an instance of 'c10::Error'\n"
+            "  what():  CUDA error: an illegal memory access was encountered\n",
+            "CUDA",
+        ),
+        (C10_BACKTRACE, "CUDA"),
+        # Triton's launcher checks the CUDA call itself: its report is Triton's
+        ("RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered\n", "Triton"),
+        # torch's op dispatch runs the op of the library that called it
+        (
+            "Traceback (most recent call last):\n"
+            '  File "/usr/local/lib/python3.10/dist-packages/sgl_kernel/moe.py", line 78, in moe_fused_gate\n'
+            "    return torch.ops.sgl_kernel.moe_fused_gate.default(\n"
+            '  File "/usr/local/lib/python3.10/dist-packages/torch/_ops.py", line 1123, in __call__\n'
+            "    return self._op(*args, **(kwargs or {}))\n"
+            "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+            "sgl-kernel",
+        ),
+    ],
+)
+def test_cuda_errors_in_every_shape_name_cuda_or_the_library_that_checked_or_ran_it(text, library):
+    assert [lib for _, lib in _named(text)] == [library]
+
+
+def test_a_verdict_names_the_library_once():
+    from logscope.pipeline.analyze import analyze_sources
+
+    [finding] = analyze_sources(
+        [Source(name="paste.log", path=None, data=SGLANG_CUDA.format(error="an illegal memory access was encountered").encode())]
+    )["findings"]
+    assert finding["mechanism"] == "cuda" and finding["library"] == "CUDA"
+    assert "(CUDA)" not in finding["message"]
+    assert "It was raised in CUDA (a CUDA runtime error, and no library's frame or path under it)." in finding["message"]

@@ -159,7 +159,7 @@ def native_error(failure: Failure, event_fact: dict[str, Any]) -> str | None:
         if signal:
             return f"{signal} in {failure.native_frame}{library}"
         return f"{failure.native_frame} (a native frame{' of ' + failure.library if failure.library else ''})"
-    if failure.library and failure.said:
+    if failure.library and failure.said and not failure.library_basis:  # else the verdict's raised_by names it
         return f"{_cut(failure.said)}{library}"
     return None
 

@@ -37,7 +37,13 @@ TORCH_CHECK = re.compile(r"INTERNAL ASSERT FAILED at .{0,200}please report a bug
 CUDA_WORDING = re.compile(
     r"\bCUDA error\b|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\bCUBLAS_STATUS_[A-Z_]+|\bCUDNN_STATUS_[A-Z_]+"
     r"|device-side assert(?:ion)? triggered|an illegal memory access was encountered"
+    r"|\bc10_cuda_check_implementation\b"  # c10::Error's "Exception raised from c10_cuda_check_implementation at ..."
 )
+# a library's own CUDA check, the error it reports is that library's (as kernel_library.yaml's checks are): Triton's
+# launcher, triton 3.9.0 triton/backends/nvidia/driver.c gpuAssert: prefix "Triton Error [CUDA]: "
+LIBRARY_CHECKS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bTriton Error \[CUDA\]"), "Triton"),)
+# torch's operator dispatch (torch.ops.<namespace>.<op>): its frame runs the op of the library whose frame called it
+_DISPATCH = re.compile(r"(?:site|dist)-packages/torch/_ops\.py:")
 
 
 # CPython's import errors (Python/import.c, Lib/importlib/_bootstrap.py): the package whose import failed
@@ -76,6 +82,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     shown = _innermost_package_frame(event)
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
         return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
+    check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
+    if check is not None:
+        return Raiser(check, "its own CUDA check reported it", None)
     if CUDA_WORDING.search(text):
         return Raiser(CUDA, "a CUDA runtime error, and no library's frame or path under it", None)
     if TORCH_CHECK.search(text):
@@ -99,9 +108,11 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
 
 def _innermost_package_frame(event: Event) -> tuple[str, str] | None:
     """(frame, its top-level package) of the innermost frame of an installed package, skipping the standard
-    library's and unknown files' frames; None when no frame is one."""
+    library's, torch's op dispatch and unknown files' frames; None when no frame is one."""
     frames = event.data.get("frame_paths") or event.data.get("frames") or []
     for frame in reversed(frames):
+        if _DISPATCH.search(str(frame)):
+            continue
         package = frame_package(str(frame))
         if package is not None:
             return str(frame), package
