@@ -267,3 +267,16 @@ def test_a_verdict_names_the_library_once():
     assert finding["mechanism"] == "cuda" and finding["library"] == "CUDA"
     assert "(CUDA)" not in finding["message"]
     assert "It was raised in CUDA (a CUDA runtime error, and no library's frame or path under it)." in finding["message"]
+
+
+def test_an_op_of_a_library_s_namespace_names_it_not_the_sglang_frame_that_called_it():
+    text = """\
+Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/layers/quantization/fp8_kernel.py", line 912, in sglang_per_token_quant_fp8
+    torch.ops.sgl_kernel.sgl_per_token_quant_fp8.default(x, x_q, x_s)
+RuntimeError: Expected x.is_contiguous() to be true, but got false.
+"""
+    assert _named(text) == [("sgl_kernel", "sgl-kernel")]
+    line = "RuntimeError: sgl_kernel::fp8_scaled_mm() Expected a value of type 'Tensor' for 'mat_a' but found 'NoneType'.\n"
+    assert _named(line) == [("sgl_kernel", "sgl-kernel")]
+    assert _named("RuntimeError: c10::Error: bad state\n") == [(None, None)]  # c10 is no library of the table

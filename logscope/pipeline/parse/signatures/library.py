@@ -19,6 +19,7 @@ from logscope.core.native_libraries import library_of
 from logscope.core.python_libraries import (
     SGLANG,
     frame_package,
+    is_stdlib_frame,
     is_stdlib_module,
     module_library,
     package_library,
@@ -42,6 +43,9 @@ CUDA_WORDING = re.compile(
 # a library's own CUDA check, the error it reports is that library's (as kernel_library.yaml's checks are): Triton's
 # launcher, triton 3.9.0 triton/backends/nvidia/driver.c gpuAssert: prefix "Triton Error [CUDA]: "
 LIBRARY_CHECKS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bTriton Error \[CUDA\]"), "Triton"),)
+# an op of a library's namespace: `torch.ops.<namespace>.<op>` in a frame's source line or the message, or the C++
+# `<namespace>::<op>` that torch's dispatcher errors print ("sgl_kernel::fp8_scaled_mm() Expected a value of type ...")
+_OP_NAMESPACE = re.compile(r"\btorch\.ops\.([A-Za-z_]\w*)\.|(?<![\w:])([A-Za-z_]\w*)::[A-Za-z_]\w*")
 # torch's operator dispatch (torch.ops.<namespace>.<op>): its frame runs the op of the library whose frame called it
 _DISPATCH = re.compile(r"(?:site|dist)-packages/torch/_ops\.py:")
 
@@ -76,6 +80,12 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     in_message = library_of(text)
     if in_message:
         return Raiser(in_message, "a source path of it in the message", None)
+    op = op_library(text)
+    if op is not None:
+        return Raiser(op, "an op of its namespace", None)
+    innermost = _innermost_frame(event)
+    if innermost is not None and op_library(innermost) is not None:
+        return Raiser(str(op_library(innermost)), "the innermost frame calls an op of its namespace", innermost)
     imported = _IMPORT.search(text)
     if imported and module_library(imported.group(1) or imported.group(2)) not in (None, SGLANG):
         return Raiser(str(module_library(imported.group(1) or imported.group(2))), "an import of its package failed", None)
@@ -104,6 +114,21 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if module and named is None and not is_stdlib_module(module):
         return Raiser(module.split(".", 1)[0], f"the exception's module ({module})", None, other_package=True)
     return None
+
+
+def op_library(text: str) -> str | None:
+    """The library of the table (SGLang aside) whose op namespace the text names."""
+    for m in _OP_NAMESPACE.finditer(text):
+        named = module_library(m.group(1) or m.group(2))
+        if named is not None and named != SGLANG:
+            return named
+    return None
+
+
+def _innermost_frame(event: Event) -> str | None:
+    """The innermost frame that is not the standard library's or torch's op dispatch."""
+    frames = event.data.get("frame_paths") or event.data.get("frames") or []
+    return next((str(f) for f in reversed(frames) if not is_stdlib_frame(str(f)) and not _DISPATCH.search(str(f))), None)
 
 
 def _innermost_package_frame(event: Event) -> tuple[str, str] | None:

@@ -17,7 +17,7 @@ from logscope.core.events import Event
 from logscope.core.model import Failure
 from logscope.core.python_libraries import is_stdlib_frame
 from logscope.pipeline.ingest.unwrap import API_ERROR
-from logscope.pipeline.parse.signatures.library import Raiser, raising_library
+from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
 from logscope.pipeline.parse.signatures.native import NativeCrash, is_glog_fatal, merge_native, native_crash
 
@@ -100,7 +100,8 @@ def _raising_frame(event: Event, name: str | None, message: str | None) -> str |
     if "CUDA error" in (message or "") or "CUDA error" in str(event.data.get("full_text") or event.text):
         return None
     # the standard library's frames are the tools the code above them called (importlib, subprocess): that code raised
-    return next((str(f) for f in reversed(frames) if not is_stdlib_frame(str(f))), str(frames[-1]))
+    raiser = next((str(f) for f in reversed(frames) if not is_stdlib_frame(str(f))), str(frames[-1]))
+    return None if op_library(raiser) is not None else raiser  # it called a library's op, which raised inside it
 
 
 def _frames(event: Event) -> list[tuple[str, str]]:
