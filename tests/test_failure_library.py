@@ -280,3 +280,20 @@ RuntimeError: Expected x.is_contiguous() to be true, but got false.
     line = "RuntimeError: sgl_kernel::fp8_scaled_mm() Expected a value of type 'Tensor' for 'mat_a' but found 'NoneType'.\n"
     assert _named(line) == [("sgl_kernel", "sgl-kernel")]
     assert _named("RuntimeError: c10::Error: bad state\n") == [(None, None)]  # c10 is no library of the table
+
+
+def test_sglang_s_frame_outside_srt_that_raised_is_sglang_s_a_user_s_frame_under_it_is_not():
+    text = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/launch_server.py", line 14, in <module>
+    server_args = prepare_server_args(sys.argv[1:])
+  File "/usr/local/lib/python3.12/dist-packages/sglang/cli/utils.py", line 52, in get_model_path
+    raise ValueError("--model-path is required")
+ValueError: --model-path is required
+"""
+    assert _named(text) == [("sglang", "SGLang")]
+    user = text.replace(
+        "ValueError: --model-path is required",
+        '  File "/home/me/plugins/my_hook.py", line 3, in hook\n    raise ValueError("bad")\nValueError: bad',
+    )
+    assert _named(user) == [(None, None)]

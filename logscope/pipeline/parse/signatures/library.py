@@ -109,6 +109,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
         return Raiser(SGLANG, basis, str(cut))
     if not _raised_in_full(event, exception, message):
         return None
+    # SGLang's own frame raised it, outside the folders the sglang signatures name (its launcher, cli, benchmarks)
+    if innermost is not None and package_library(frame_package(innermost) or "") == SGLANG:
+        return Raiser(SGLANG, "its frame is the innermost, with no library's frame under it", innermost)
     if shown is not None and package_library(shown[1]) is None:  # an installed package outside the table raised it
         return Raiser(shown[1], "its frame is the innermost of an installed package", shown[0], other_package=True)
     if module and named is None and not is_stdlib_module(module):
