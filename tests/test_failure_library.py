@@ -7,6 +7,7 @@ constructed in the shape people paste; the quiet cases prove what is not claimed
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -297,3 +298,21 @@ ValueError: --model-path is required
         '  File "/home/me/plugins/my_hook.py", line 3, in hook\n    raise ValueError("bad")\nValueError: bad',
     )
     assert _named(user) == [(None, None)]
+
+
+def test_an_assert_message_of_sglang_s_names_sglang_with_the_releases_that_hold_it():
+    # sglang 0.5.11-0.5.23: assert ..., f"num_heads ({...}) must be divisible by attn_tp_size ({...})"
+    [failure] = _failures("AssertionError: num_heads (28) must be divisible by attn_tp_size (8)\n")
+    assert (failure.mechanism, failure.library) == ("sglang", "SGLang")
+    assert failure.library_basis is not None and "sglang 0.5.11-0.5.23" in failure.library_basis
+    assert _named("AssertionError: my plugin expected 3 shards, found 2 of them\n") == [(None, None)]
+    # the same words under another exception class are no assert of SGLang's
+    assert _named("ValueError: num_heads (28) must be divisible by attn_tp_size (8)\n") == [(None, None)]
+
+
+def test_the_assert_table_is_read_from_every_catalogued_release():
+    doc = json.loads((data_dir("catalog") / "sglang_asserts.json").read_text())
+    lines = (Path(__file__).resolve().parent.parent / "tools" / "upstream" / "versions.txt").read_text().splitlines()
+    versions = [line.split("#", 1)[0].strip() for line in lines]
+    assert doc["versions"] == [v for v in versions if v]
+    assert all(len(row["template"].replace("{}", "").strip()) >= 16 for row in doc["asserts"])

@@ -24,6 +24,7 @@ from logscope.core.python_libraries import (
     module_library,
     package_library,
 )
+from logscope.core.sglang_asserts import sglang_assert
 
 CUDA = "CUDA"
 TORCH = "torch"
@@ -102,6 +103,10 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     raised = sglang_raise(exception, message)
     if raised is not None:
         return Raiser(SGLANG, f"a message SGLang raises ({raised})", None)
+    asserted = sglang_assert(message) if message and exception and exception.endswith("AssertionError") else None
+    if asserted is not None:
+        releases = f"sglang {asserted.first}-{asserted.last}"
+        return Raiser(SGLANG, f"the message of an assert of SGLang's ({releases}: {asserted.template})", None)
     cut = event.data.get("cut_frame_path")
     # the exception line is shown and the innermost frame, cut short, is still in SGLang's tree
     if cut and exception and event.kind != kinds.TRACEBACK and package_library(frame_package(str(cut)) or "") == SGLANG:
