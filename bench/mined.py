@@ -47,7 +47,8 @@ LIBRARY_MECHANISMS: dict[str, frozenset[str]] = {
     "cuda-driver": frozenset({"cuda_driver"}),
     "host-memory": frozenset({"host_memory"}),
     "symm-mem": frozenset({"symmetric_memory"}),
-    "sglang": frozenset({"kv_budget", "process", "phases", "memory", "memory_balance", "sglang"}),
+    # serving.yaml's signatures are SGLang's own messages (its KV pool's prefill/decode OOM, leak check, watchdog)
+    "sglang": frozenset({"kv_budget", "process", "phases", "memory", "memory_balance", "sglang", "serving"}),
 }
 LABEL_KEYS = frozenset(("phases", "versions", "config", "gpus", "links", "failure", "findings", "findings_optional"))
 TOP_KEYS = ("id", "source_url", "repository", "number", "kind", "title", "date", "read_on", "split", "classes", "labels")

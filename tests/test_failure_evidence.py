@@ -84,12 +84,13 @@ def test_an_exception_raised_in_sglang_frames_names_sglang():
     assert _named(failure) == ("runtime-crash", "sglang", "sglang-raised-srt", "serving")
 
 
-def test_an_exception_raised_in_torch_under_sglang_frames_is_not_sglang():
+def test_an_exception_raised_in_torch_under_sglang_frames_is_not_sglang_but_torch_s():
     [failure] = _failures(SERVING_TRACEBACK)
-    assert (failure.finding, failure.mechanism, failure.phase) == ("runtime-crash", None, "serving")
+    assert (failure.finding, failure.mechanism, failure.phase) == ("runtime-crash", "python", "serving")
+    assert failure.library == "torch"
 
 
-def test_a_cut_traceback_or_a_cuda_error_in_sglang_frames_is_not_sglang():
+def test_a_cut_traceback_or_a_cuda_error_in_sglang_frames_is_not_sglang_a_cuda_error_is_cuda_s():
     cut = SERVING_TRACEBACK.split('  File "/usr/local')[0]
     assert [(f.finding, f.mechanism) for f in _failures(cut)] == [("runtime-crash", None)]
     cuda = SERVING_TRACEBACK.replace(
@@ -99,7 +100,7 @@ def test_a_cut_traceback_or_a_cuda_error_in_sglang_frames_is_not_sglang():
         "RuntimeError: expected scalar type BFloat16 but found Float",
         "RuntimeError: CUDA error: an illegal memory access was encountered",
     )
-    assert [f.mechanism for f in _failures(cuda)] == [None]
+    assert [f.mechanism for f in _failures(cuda)] == ["cuda"]
 
 
 REPLAY_CALL = """\

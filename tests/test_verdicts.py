@@ -45,9 +45,10 @@ def test_a_bare_class_name_says_the_paste_shows_no_message():
     )
 
 
-def test_a_ray_task_error_is_quoted_with_its_cause_and_claims_no_gpu_oom():
-    # ray 2.40 exceptions.py: RayTaskError.as_instanceof_cause names the class f"RayTaskError({cause_cls.__name__})";
-    # OutOfMemoryError is torch's GPU OOM and Ray's own node-memory error alike, so the cause cut off says neither
+def test_a_ray_task_error_is_quoted_with_its_cause_torch_s_oom():
+    # ray exceptions.py: RayTaskError.as_instanceof_cause names the class f"RayTaskError({cause_cls.__name__})" but
+    # returns Ray's own errors unwrapped ("don't try to wrap ray internal errors"): Ray's node-memory OutOfMemoryError
+    # is a RayError, so the OutOfMemoryError a task raised is torch's (the oom-ray-task-torch signature)
     text = (
         "Traceback (most recent call last):\n"
         '  File "/env/lib/python3.10/site-packages/ray/_private/worker.py", line 906, in get_objects\n'
@@ -56,7 +57,7 @@ def test_a_ray_task_error_is_quoted_with_its_cause_and_claims_no_gpu_oom():
         '  File "/work/verl/verl/trainer/ppo/ray_trainer.py", line 901, in fit\n'
     )
     (finding,) = _findings(text)
-    assert finding["rule"] == "failure-time-unknown"
+    assert (finding["rule"], finding["signature"]) == ("oom-time-unknown", "oom-ray-task-torch")
     assert "RayTaskError(OutOfMemoryError): ray::main_task() (pid=508648" in finding["message"]
     assert "cut before its exception line" not in finding["message"]
 

@@ -159,9 +159,17 @@ def native_error(failure: Failure, event_fact: dict[str, Any]) -> str | None:
         if signal:
             return f"{signal} in {failure.native_frame}{library}"
         return f"{failure.native_frame} (a native frame{' of ' + failure.library if failure.library else ''})"
-    if failure.library and failure.said:
+    if failure.library and failure.said and not failure.library_basis:  # else the verdict's raised_by names it
         return f"{_cut(failure.said)}{library}"
     return None
+
+
+def _raised_by(failure: Failure) -> str | None:
+    """The sentence that names the library whose code raised it, when only library.py's attribution names it."""
+    if not failure.library_basis:
+        return None
+    frame = f": {failure.library_frame.split(': ', 1)[0]}" if failure.library_frame else ""  # without its source line
+    return f"It was raised in {failure.library} ({failure.library_basis}{frame})"
 
 
 def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | None) -> dict[str, Any]:
@@ -186,6 +194,8 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         library=failure.library,
         signal=failure.signal,
         native_error=native_error(failure, event_fact),
+        # the library whose code raised it, when only the attribution of library.py names it
+        raised_by=_raised_by(failure),
     )
     if fact["native_error"]:
         fact["error"] = fact["native_error"]

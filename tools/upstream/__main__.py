@@ -3,6 +3,10 @@
                                     and fixtures/upstream/sglang-<version>-tp2.log
 python -m tools.upstream libraries write catalog/libraries.json: what names NCCL, UCX, DeepEP, FlashMLA ... in a
                                     frame or a CUDA check (tools/upstream/libraries.py)
+python -m tools.upstream modules   write catalog/python_modules.json: the library each top-level Python package
+                                    of the released wheels belongs to (tools/upstream/python_modules.py)
+python -m tools.upstream asserts   write catalog/sglang_asserts.json: the messages of SGLang's assert statements per
+                                    release (tools/upstream/sglang_asserts.py)
 python -m tools.upstream serving   write catalog/serving_only.json: where each release prints the messages only a
                                     running server prints (tools/upstream/serving_only.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
@@ -28,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     refresh.add_argument("--workers", type=int, default=2)
     sub.add_parser("docs", help="rewrite docs/upstream-coverage.md and fixtures/upstream/ from the committed catalogue")
     sub.add_parser("libraries", help="write catalog/libraries.json from the native libraries' packages")
+    sub.add_parser("modules", help="write catalog/python_modules.json from the released wheels' top-level packages")
+    sub.add_parser("asserts", help="write catalog/sglang_asserts.json from the released SGLang wheels")
     sub.add_parser("serving", help="write catalog/serving_only.json from the released SGLang wheels")
     sub.add_parser("flags", help="write catalog/server_flags.json: each release's launch_server flags and their fields")
     args = parser.parse_args(argv)
@@ -43,6 +49,20 @@ def main(argv: list[str] | None = None) -> int:
 
         target = write.ROOT / "catalog" / "libraries.json"
         libraries.write(target)
+        print(f"wrote {target.relative_to(write.ROOT)}")
+        return 0
+    if args.command == "asserts":
+        from tools.upstream import sglang_asserts
+
+        target = write.ROOT / "catalog" / "sglang_asserts.json"
+        sglang_asserts.write(target)
+        print(f"wrote {target.relative_to(write.ROOT)}")
+        return 0
+    if args.command == "modules":
+        from tools.upstream import python_modules
+
+        target = write.ROOT / "catalog" / "python_modules.json"
+        python_modules.write(target)
         print(f"wrote {target.relative_to(write.ROOT)}")
         return 0
     if args.command in ("refresh", "flags"):

@@ -46,6 +46,7 @@ class TracebackReader(BlockReader):
         self.exception: Event | None = None
         self.after_frame = False
         self.cut_frame = False
+        self.cut_frame_path: str | None = None
         self.reversed_lines = False
         self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
         self.fatal: Event | None = None
@@ -81,6 +82,7 @@ class TracebackReader(BlockReader):
                 self.innermost_first = True
         else:
             self.cut_frame = True  # a frame line cut short: frames under it may be missing
+            self.cut_frame_path = text.strip()[:300]  # its path, as far as it goes, still names a package
         self.after_frame = True
         return True
 
@@ -187,7 +189,7 @@ class TracebackReader(BlockReader):
                     self.rank,
                     self.time,
                     {"frames": frames, "frame_paths": paths, "incomplete": True, "opened_at": self.first_line}
-                    | ({"cut_frame": True} if self.cut_frame else {})
+                    | ({"cut_frame": True, "cut_frame_path": self.cut_frame_path} if self.cut_frame else {})
                     | ({"lines_reversed": True} if self.reversed_lines else {})
                     | ({} if self.chained_at is None else {"chained_at": self.chained_at}),
                     kinds.TRACEBACK_GRAMMAR,
@@ -227,7 +229,7 @@ def exception_printed_before_its_traceback(events: list[Event]) -> list[Event]:
         ):
             before.data.update(frames=event.data["frames"], frame_paths=event.data["frame_paths"], printed_before=True)
             if event.data.get("cut_frame"):  # the innermost frame shown need not be the one that raised it
-                before.data["frames_cut"] = True
+                before.data.update(frames_cut=True, cut_frame_path=event.data.get("cut_frame_path"))
             before.rank = before.rank or event.rank
             before.time = before.time or event.time
             continue

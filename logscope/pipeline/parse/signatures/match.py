@@ -15,9 +15,11 @@ from typing import Any
 from logscope.core import kinds, phases
 from logscope.core.events import Event
 from logscope.core.model import Failure
+from logscope.core.python_libraries import is_stdlib_frame
 from logscope.pipeline.ingest.unwrap import API_ERROR
+from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
-from logscope.pipeline.parse.signatures.native import is_glog_fatal, merge_native, native_crash
+from logscope.pipeline.parse.signatures.native import NativeCrash, is_glog_fatal, merge_native, native_crash
 
 # event kinds that are a crash even when no signature names their mechanism
 CRASH_KINDS = frozenset(
@@ -97,7 +99,9 @@ def _raising_frame(event: Event, name: str | None, message: str | None) -> str |
         return None
     if "CUDA error" in (message or "") or "CUDA error" in str(event.data.get("full_text") or event.text):
         return None
-    return str(frames[-1])
+    # the standard library's frames are the tools the code above them called (importlib, subprocess): that code raised
+    raiser = next((str(f) for f in reversed(frames) if not is_stdlib_frame(str(f))), str(frames[-1]))
+    return None if op_library(raiser) is not None else raiser  # it called a library's op, which raised inside it
 
 
 def _frames(event: Event) -> list[tuple[str, str]]:
@@ -325,13 +329,18 @@ def failures_of(
             if said and event.data.get("in_sentence"):  # a sentence quoting the wording: up to that sentence's end
                 said = _SENTENCE_END.split(said, 1)[0].rstrip(".")
         crash = native_crash(event, values)
+        mechanism = sig.mechanism if sig else None
+        raiser = None
+        if sig is None or sig.mechanism in FALLBACK_MECHANISMS:  # no signature named it: the library that raised it
+            raiser = raising_library(event, crash.library if crash else None, *_exception_of(event))
+            mechanism = raiser.mechanism if raiser else mechanism
         basis = located[1]
         if event.data.get("in_sentence") and sig is not None:
             basis = f"{basis}; {PROSE_NOTE}" if basis else PROSE_NOTE
         out.append(
             Failure(
                 finding=finding,
-                mechanism=sig.mechanism if sig else None,
+                mechanism=mechanism,
                 signature=sig.id if sig else None,
                 evidence=kind,
                 event=event,
@@ -345,8 +354,16 @@ def failures_of(
                 said=said,
                 signal=crash.signal if crash else None,
                 native_frame=frame_quote(crash.frame) if crash and crash.frame else None,
-                library=crash.library if crash else None,
-                library_frame=frame_quote(crash.library_frame) if crash and crash.library_frame else None,
+                library=crash.library if crash and crash.library else (raiser.library if raiser else None),
+                library_frame=_library_frame(crash, raiser),
+                library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
     return out
+
+
+def _library_frame(crash: NativeCrash | None, raiser: Raiser | None) -> str | None:
+    """The innermost frame of the library that raised it, as a verdict quotes it, when it is not the crash's frame."""
+    if crash is not None and crash.library_frame:
+        return frame_quote(crash.library_frame)
+    return frame_quote(raiser.frame) if raiser is not None and raiser.frame else None

@@ -1,0 +1,47 @@
+"""SGLang's own assert messages (catalog/sglang_asserts.json, read from the released wheels by
+tools/upstream/sglang_asserts.py): an `AssertionError: <message>` whose message is one of them was raised by SGLang."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import NamedTuple
+
+from logscope.core.resources import data_dir
+
+CATALOG_FILE = "sglang_asserts.json"
+_FIELD = re.compile(r"(\{\})")
+
+
+class AssertWording(NamedTuple):
+    template: str
+    first: str
+    last: str
+    anchor: str  # its longest literal piece: a message without it is not this wording
+
+
+def _literal(piece: str) -> str:
+    return piece.replace("{{", "{").replace("}}", "}")
+
+
+@cache
+def _wordings() -> tuple[AssertWording, ...]:
+    rows = json.loads((data_dir("catalog") / CATALOG_FILE).read_text(encoding="utf-8"))["asserts"]
+    out = []
+    for row in rows:
+        literals = [_literal(p) for p in _FIELD.split(row["template"]) if p != "{}"]
+        out.append(AssertWording(row["template"], row["first"], row["last"], max(literals, key=len)))
+    return tuple(out)
+
+
+@cache
+def _regex(template: str) -> re.Pattern[str]:
+    return re.compile("".join(".*?" if p == "{}" else re.escape(_literal(p)) for p in _FIELD.split(template)), re.S)
+
+
+def sglang_assert(message: str) -> AssertWording | None:
+    """The SGLang assert wording the whole message is (its fields filled), or None (compiled only for the wordings
+    whose longest literal piece the message holds)."""
+    text = message.strip()
+    return next((w for w in _wordings() if w.anchor in text and _regex(w.template).fullmatch(text)), None)

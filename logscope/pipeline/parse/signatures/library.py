@@ -1,0 +1,176 @@
+"""The library a failure is attributed to when no signature names its mechanism: the one whose code raised it.
+
+From the most to the least direct evidence: the library of the native frames where a crash hit (native.py), the
+exception's module (`triton.runtime.errors.PTXASError`), a library's source path inside the message
+(`.../flashinfer/data/csrc/...`), the innermost frame of an installed package (the standard library's frames are
+the tools it called, not the raiser). A CUDA runtime error that no library's frame or path claims is CUDA's own
+(`cuda`); an exception raised in another Python package is `python` (catalog/python_modules.json names the
+libraries; SGLang's own raise is the `sglang` signatures' job, which come first).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from logscope.core import kinds, upstream
+from logscope.core.events import Event
+from logscope.core.native_libraries import library_of
+from logscope.core.python_libraries import (
+    SGLANG,
+    frame_package,
+    is_stdlib_frame,
+    is_stdlib_module,
+    module_library,
+    package_library,
+)
+from logscope.core.sglang_asserts import sglang_assert
+
+CUDA = "CUDA"
+TORCH = "torch"
+# PyTorch's own checks (c10 TORCH_INTERNAL_ASSERT): `<cond> INTERNAL ASSERT FAILED at "<file>":<line>, please report a
+# bug to PyTorch.` (strings of torch 2.9.1 torch/lib/libc10_cuda.so and libtorch_cuda.so)
+TORCH_CHECK = re.compile(r"INTERNAL ASSERT FAILED at .{0,200}please report a bug to PyTorch")
+# what the CUDA runtime and its math libraries print through torch's checks: torch 2.9.1 libc10_cuda.so
+# (c10_cuda_check_implementation) "CUDA error: " + cudaGetErrorString; the runtime's enum names (cudaErrorXxx,
+# CUDA_ERROR_XXX); cuBLAS / cuDNN status names (CUBLAS_STATUS_..., CUDNN_STATUS_...) in torch's "CUDA error:
+# CUBLAS_STATUS_EXECUTION_FAILED when calling ..."; cudaGetErrorString's text of cudaErrorAssert and
+# cudaErrorIllegalAddress, which pastes quote without the prefix
+CUDA_WORDING = re.compile(
+    r"\bCUDA error\b|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\bCUBLAS_STATUS_[A-Z_]+|\bCUDNN_STATUS_[A-Z_]+"
+    r"|device-side assert(?:ion)? triggered|an illegal memory access was encountered"
+    r"|\bc10_cuda_check_implementation\b"  # c10::Error's "Exception raised from c10_cuda_check_implementation at ..."
+)
+# a library's own CUDA check, the error it reports is that library's (as kernel_library.yaml's checks are): Triton's
+# launcher, triton 3.9.0 triton/backends/nvidia/driver.c gpuAssert: prefix "Triton Error [CUDA]: "
+LIBRARY_CHECKS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bTriton Error \[CUDA\]"), "Triton"),)
+# an op of a library's namespace: `torch.ops.<namespace>.<op>` in a frame's source line or the message, or the C++
+# `<namespace>::<op>` that torch's dispatcher errors print ("sgl_kernel::fp8_scaled_mm() Expected a value of type ...")
+_OP_NAMESPACE = re.compile(r"\btorch\.ops\.([A-Za-z_]\w*)\.|(?<![\w:])([A-Za-z_]\w*)::[A-Za-z_]\w*")
+# torch's operator dispatch (torch.ops.<namespace>.<op>): its frame runs the op of the library whose frame called it
+_DISPATCH = re.compile(r"(?:site|dist)-packages/torch/_ops\.py:")
+
+
+# CPython's import errors (Python/import.c, Lib/importlib/_bootstrap.py): the package whose import failed
+_IMPORT = re.compile(r"No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'")
+
+
+class Raiser(NamedTuple):
+    library: str  # as a verdict names it (FlashInfer, Triton, CUDA, torch)
+    basis: str  # the evidence that names it
+    frame: str | None  # the frame that names it, when one does
+    other_package: bool = False  # a Python package outside the table: its mechanism is `python`
+
+    @property
+    def mechanism(self) -> str:
+        """The library as a failure's mechanism id (`flashinfer`, `sgl_kernel`, `cuda`, `python`)."""
+        if self.other_package:
+            return "python"
+        return re.sub(r"[^a-z0-9]+", "_", self.library.lower()).strip("_")
+
+
+def raising_library(event: Event, native_library: str | None, exception: str | None, message: str | None) -> Raiser | None:
+    """The library that raised this failure, or None when the evidence names none."""
+    if native_library:
+        return Raiser(native_library, "the native frames where it hit", None)
+    module = exception if exception and "." in exception and "(" not in exception else None  # not Ray's "X(Cause)"
+    named = module_library(module) if module else None
+    if named and named != SGLANG:
+        return Raiser(named, f"the exception's module ({module})", None)
+    text = message if message is not None else str(event.data.get("full_text") or event.text)
+    in_message = library_of(text)
+    if in_message:
+        return Raiser(in_message, "a source path of it in the message", None)
+    op = op_library(text)
+    if op is not None:
+        return Raiser(op, "an op of its namespace", None)
+    innermost = _innermost_frame(event)
+    if innermost is not None and op_library(innermost) is not None:
+        return Raiser(str(op_library(innermost)), "the innermost frame calls an op of its namespace", innermost)
+    imported = _IMPORT.search(text)
+    if imported and module_library(imported.group(1) or imported.group(2)) not in (None, SGLANG):
+        return Raiser(str(module_library(imported.group(1) or imported.group(2))), "an import of its package failed", None)
+    shown = _innermost_package_frame(event)
+    if shown is not None and package_library(shown[1]) not in (None, SGLANG):
+        return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
+    check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
+    if check is not None:
+        return Raiser(check, "its own CUDA check reported it", None)
+    if CUDA_WORDING.search(text):
+        return Raiser(CUDA, "a CUDA runtime error, and no library's frame or path under it", None)
+    if TORCH_CHECK.search(text):
+        return Raiser(TORCH, "PyTorch's own internal assert", None, other_package=True)
+    raised = sglang_raise(exception, message)
+    if raised is not None:
+        return Raiser(SGLANG, f"a message SGLang raises ({raised})", None)
+    asserted = sglang_assert(message) if message and exception and exception.endswith("AssertionError") else None
+    if asserted is not None:
+        releases = f"sglang {asserted.first}-{asserted.last}"
+        return Raiser(SGLANG, f"the message of an assert of SGLang's ({releases}: {asserted.template})", None)
+    cut = event.data.get("cut_frame_path")
+    # the exception line is shown and the innermost frame, cut short, is still in SGLang's tree
+    if cut and exception and event.kind != kinds.TRACEBACK and package_library(frame_package(str(cut)) or "") == SGLANG:
+        basis = "the innermost frame shown, cut short, is SGLang's (frames under it may be missing)"
+        return Raiser(SGLANG, basis, str(cut))
+    if not _raised_in_full(event, exception, message):
+        return None
+    # SGLang's own frame raised it, outside the folders the sglang signatures name (its launcher, cli, benchmarks)
+    if innermost is not None and package_library(frame_package(innermost) or "") == SGLANG:
+        return Raiser(SGLANG, "its frame is the innermost, with no library's frame under it", innermost)
+    if shown is not None and package_library(shown[1]) is None:  # an installed package outside the table raised it
+        return Raiser(shown[1], "its frame is the innermost of an installed package", shown[0], other_package=True)
+    if module and named is None and not is_stdlib_module(module):
+        return Raiser(module.split(".", 1)[0], f"the exception's module ({module})", None, other_package=True)
+    return None
+
+
+def op_library(text: str) -> str | None:
+    """The library of the table (SGLang aside) whose op namespace the text names."""
+    for m in _OP_NAMESPACE.finditer(text):
+        named = module_library(m.group(1) or m.group(2))
+        if named is not None and named != SGLANG:
+            return named
+    return None
+
+
+def _innermost_frame(event: Event) -> str | None:
+    """The innermost frame that is not the standard library's or torch's op dispatch."""
+    frames = event.data.get("frame_paths") or event.data.get("frames") or []
+    return next((str(f) for f in reversed(frames) if not is_stdlib_frame(str(f)) and not _DISPATCH.search(str(f))), None)
+
+
+def _innermost_package_frame(event: Event) -> tuple[str, str] | None:
+    """(frame, its top-level package) of the innermost frame of an installed package, skipping the standard
+    library's, torch's op dispatch and unknown files' frames; None when no frame is one."""
+    frames = event.data.get("frame_paths") or event.data.get("frames") or []
+    for frame in reversed(frames):
+        if _DISPATCH.search(str(frame)):
+            continue
+        package = frame_package(str(frame))
+        if package is not None:
+            return str(frame), package
+    return None
+
+
+def _raised_in_full(event: Event, exception: str | None, message: str | None) -> bool:
+    """The exception line is shown and its traceback is not cut above it: the innermost frame shown raised it."""
+    if exception is None or message is None:
+        return False
+    return event.kind != kinds.TRACEBACK and not event.data.get("frames_cut") and not event.data.get("incomplete")
+
+
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0-9.]*[a-zA-Z]")  # an f-string field or a printf conversion
+SGLANG_RAISE_LITERAL = 16  # the literal text a catalogued raise must hold to name SGLang ("{e}" names nobody)
+
+
+def sglang_raise(exception: str | None, message: str | None) -> str | None:
+    """The catalogued wording (catalog/sglang.json, kind `raise`) that this exception's message starts with, of the
+    same exception class: SGLang's own code raised it."""
+    if not message or exception is None:
+        return None
+    name = exception.rsplit(".", 1)[-1]
+    for wording in upstream.find_wordings(message.strip()):
+        literal = len(_PLACEHOLDER.sub("", wording.template).strip())
+        if wording.kind == "raise" and wording.at_start and wording.level == name and literal >= SGLANG_RAISE_LITERAL:
+            return wording.template
+    return None

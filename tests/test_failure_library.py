@@ -1,0 +1,318 @@
+"""Which library a failure is attributed to when no signature names its mechanism (issue 43): the library whose
+code raised it, from the exception's module, a source path in its message, the innermost frame of an installed
+package (catalog/python_modules.json, read from the released wheels), CUDA's runtime errors with no library under
+them, another Python package, and SGLang's own raises (its catalogued wordings, its frames). Each case is
+constructed in the shape people paste; the quiet cases prove what is not claimed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from logscope.core.model import Failure
+from logscope.core.python_libraries import frame_package, is_stdlib_frame, module_library
+from logscope.core.resources import data_dir
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source
+
+
+def _failures(text: str) -> list[Failure]:
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    return [f for fs in analysis.failures.values() for f in fs]
+
+
+def _named(text: str) -> list[tuple[str | None, str | None]]:
+    return [(f.mechanism, f.library) for f in _failures(text)]
+
+
+FLASHINFER_JIT = """\
+Traceback (most recent call last):
+  File "/opt/venv/lib/python3.11/site-packages/flashinfer/jit/core.py", line 109, in build
+    run_ninja(self.build_dir, self.ninja_path, verbose)
+  File "/opt/venv/lib/python3.11/site-packages/flashinfer/jit/cpp_ext.py", line 168, in run_ninja
+    subprocess.run(command, stdout=sys.stdout, stderr=subprocess.STDOUT, cwd=str(workdir), check=True)
+  File "/usr/lib/python3.11/subprocess.py", line 548, in run
+    with Popen(*popenargs, **kwargs) as process:
+  File "/usr/lib/python3.11/subprocess.py", line 1955, in _execute_child
+    raise child_exception_type(errno_num, err_msg, err_filename)
+FileNotFoundError: [Errno 2] No such file or directory: 'ninja'
+"""
+
+
+def test_the_innermost_installed_package_names_the_library_past_the_standard_library_frames():
+    assert _named(FLASHINFER_JIT) == [("flashinfer", "FlashInfer")]
+    [failure] = _failures(FLASHINFER_JIT)
+    assert failure.library_frame is not None and "jit/cpp_ext.py:168 run_ninja" in failure.library_frame
+
+
+def test_the_exception_s_module_names_the_library():
+    text = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/triton/runtime/jit.py", line 594, in run
+    kernel = self.compile(src, target=target, options=options.__dict__)
+  File "/usr/local/lib/python3.12/dist-packages/triton/compiler/compiler.py", line 359, in compile
+    next_module = compile_ir(module, metadata)
+triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error
+"""
+    assert _named(text) == [("triton", "Triton")]
+    # the module alone, with no frame: a line cut out of a log
+    assert _named("triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n") == [("triton", "Triton")]
+
+
+def test_a_library_s_source_path_in_the_message_names_it():
+    text = (
+        "subprocess.CalledProcessError: Command '['ninja', '-v', '-C', '/root/.cache/flashinfer/90/cached_ops', "
+        "'-f', '/root/.cache/flashinfer/90/cached_ops/build.ninja']' returned non-zero exit status 1.\n"
+    )
+    assert _named(text) == [("flashinfer", "FlashInfer")]
+
+
+SGLANG_CUDA = """\
+[2026-05-02 09:14:55 TP3] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2704, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/sgl-workspace/sglang/python/sglang/srt/layers/sampler.py", line 112, in forward
+    batch_next_token_ids = torch.multinomial(probs, num_samples=1)
+RuntimeError: CUDA error: {error}
+"""
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "an illegal memory access was encountered",
+        "device-side assert triggered",
+        "CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16BF)`",
+        "unspecified launch failure (cudaErrorLaunchFailure)",
+    ],
+)
+def test_a_cuda_error_with_no_library_frame_under_it_is_cuda_s_not_sglang_s(error):
+    assert _named(SGLANG_CUDA.format(error=error)) == [("cuda", "CUDA")]
+
+
+def test_a_cuda_error_under_a_library_s_frame_is_that_library_s():
+    text = SGLANG_CUDA.format(error="an illegal memory access was encountered").replace(
+        "/sgl-workspace/sglang/python/sglang/srt/layers/sampler.py",
+        "/usr/local/lib/python3.12/dist-packages/flashinfer/sampling.py",
+    )
+    assert _named(text) == [("flashinfer", "FlashInfer")]
+
+
+def test_an_exception_raised_in_another_python_package_is_python_s_named_by_the_package():
+    text = """\
+Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/hf_transformers_utils.py", line 143, in get_config
+    config = AutoConfig.from_pretrained(model, trust_remote_code=trust_remote_code, revision=revision, **kwargs)
+  File "/usr/local/lib/python3.10/dist-packages/transformers/models/auto/configuration_auto.py", line 1073, in from_pretrained
+    raise ValueError(
+ValueError: The checkpoint you are trying to load has model type `qwen3_next` but Transformers does not recognize this arch.
+"""
+    assert _named(text) == [("python", "transformers")]
+
+
+def test_pytorch_s_internal_assert_is_pytorch_s():
+    text = (
+        'RuntimeError: captures_underway.empty() INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":2967, '
+        "please report a bug to PyTorch.\n"
+    )
+    assert _named(text) == [("python", "torch")]
+
+
+def test_a_message_sglang_raises_names_sglang_from_the_catalogue():
+    # sglang 0.5.20-0.5.23 arg_groups/memory_hook.py handle_offload_compatibility (catalog/sglang.json, kind raise)
+    message = (
+        "--ple-offload-embedding cannot be combined with --cpu-offload-gb or --offload-group-size: generic layer offload "
+        "would stage the pinned PLE embedding back to the device."
+    )
+    assert _named(f"ValueError: {message}\n") == [("sglang", "SGLang")]
+    assert _named(f"KeyError: {message}\n") == [(None, None)]  # SGLang raises it as a ValueError only
+
+
+def test_the_standard_library_under_sglang_s_frame_leaves_sglang_the_raiser():
+    text = """\
+Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/utils/common.py", line 684, in assert_pkg_version
+    installed_version = version(pkg)
+  File "/opt/conda/lib/python3.11/importlib/metadata/__init__.py", line 563, in from_name
+    raise PackageNotFoundError(name)
+importlib.metadata.PackageNotFoundError: No package metadata was found for sgl-kernel
+"""
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.signature) == ("sglang", "sglang-raised-srt")
+
+
+CUT_IN_SGLANG = """\
+ERROR 2026-06-15T14:10:59.392125190Z AssertionError: pool already released (self.free_slots=3)
+ERROR 2026-06-15T14:10:59.392128409Z [2026-06-15 14:10:59 TP2] Scheduler hit an exception: Traceback (most recent call last):
+ERROR 2026-06-15T14:10:59.39Z File "/sgl-workspace/sglang/python/sglang/srt/managers/sched.py", line 270, in run_scheduler_process
+ERROR 2026-06-15T14:10:59.392132236Z scheduler.event_loop_overlap()
+ERROR 2026-06-15T14:10:59.39Z File "/sgl-workspace/sglang/python/sglang/srt/managers/sched.py", line 1024, in event_loop_overlap
+ERROR 2026-06-15T14:10:59.392145373Z batch = self.get_next_batch_to_run()
+ERROR 2026-06-15T14:10:59.392152816Z File "/sgl-workspace/sglang/python/sglang
+"""
+
+
+def test_an_exception_whose_innermost_frame_is_cut_inside_sglang_s_tree_is_sglang_s():
+    named = [(f.mechanism, f.library, f.phase) for f in _failures(CUT_IN_SGLANG) if f.event.kind == "exception"]
+    assert named == [("sglang", "SGLang", "serving")]
+
+
+def test_what_names_no_package_is_not_attributed():
+    user_script = """\
+Traceback (most recent call last):
+  File "/home/me/bench/run_load.py", line 41, in <module>
+    main()
+  File "/home/me/bench/run_load.py", line 37, in main
+    raise ValueError("no prompts left")
+ValueError: no prompts left
+"""
+    assert _named(user_script) == [(None, None)]
+    # a cut traceback whose innermost shown frame is SGLang's: what raised it is not shown
+    cut = "Traceback (most recent call last):\n" + SGLANG_CUDA.splitlines()[1] + "\n" + SGLANG_CUDA.splitlines()[2] + "\n"
+    assert _named(cut) == [(None, None)]
+
+
+def test_the_module_table_is_read_from_the_released_wheels():
+    doc = json.loads((data_dir("catalog") / "python_modules.json").read_text())
+    assert doc["wheels"]["Triton"].startswith("triton-")
+    assert module_library("flashinfer.jit.core") == "FlashInfer"
+    assert module_library("deep_gemm") == "DeepGEMM"  # carried by sgl-kernel's wheel, named after its own library
+    assert module_library("sgl_kernel.flash_attn") == "sgl-kernel"
+    assert module_library("torch.cuda") is None
+
+
+@pytest.mark.parametrize(
+    ("frame", "package"),
+    [
+        ("/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py:10 f", "sglang"),
+        ("/sgl-workspace/sglang/python/sglang/srt/utils.py:684 assert_pkg_version", "sglang"),
+        ("/home/u/.venv/lib/python3.12/site-packages/torch/cuda/__init__.py:300 _lazy_init", "torch"),
+        ("/opt/conda/lib/python3.11/importlib/metadata/__init__.py:563 from_name", None),
+        ("<frozen runpy>:88 _run_code", None),
+        ("python/tvm_ffi/cython/function.pxi:814 core.Function.__call__", None),
+        ("/home/me/run.py:3 main", None),
+    ],
+)
+def test_a_frame_s_package(frame, package):
+    assert frame_package(frame) == package
+    assert is_stdlib_frame(frame) == ("importlib" in frame or "frozen" in frame)
+
+
+@pytest.mark.parametrize(
+    ("line", "library"),
+    [
+        ("ModuleNotFoundError: No module named 'sgl_kernel'", "sgl-kernel"),
+        (
+            "ImportError: cannot import name 'top_k_renorm_prob' from 'flashinfer.sampling' "
+            "(/usr/local/lib/python3.10/dist-packages/flashinfer/sampling.py)",
+            "FlashInfer",
+        ),
+        (
+            "ImportError: /usr/local/lib/python3.10/dist-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: "
+            "_ZN3c104cuda9SetDeviceEi",
+            "sgl-kernel",
+        ),
+    ],
+)
+def test_a_failed_import_of_a_library_names_it(line, library):
+    assert [lib for _, lib in _named(line + "\n")] == [library]
+
+
+C10_BACKTRACE = """\
+Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43 (most recent call first):
+frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f2a5c56c446 in /opt/torch/lib/libc10.so)
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "library"),
+    [
+        # the c10d watchdog's report and a C++ exception's what(): no exception line, still a failure, CUDA's
+        (
+            "[rank3]:[E1203 10:00:00.000000000 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 3] Process group "
+            "watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered\n",
+            "CUDA",
+        ),
+        (
+            "terminate called after throwing an instance of 'c10::Error'\n"
+            "  what():  CUDA error: an illegal memory access was encountered\n",
+            "CUDA",
+        ),
+        (C10_BACKTRACE, "CUDA"),
+        # Triton's launcher checks the CUDA call itself: its report is Triton's
+        ("RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered\n", "Triton"),
+        # torch's op dispatch runs the op of the library that called it
+        (
+            "Traceback (most recent call last):\n"
+            '  File "/usr/local/lib/python3.10/dist-packages/sgl_kernel/moe.py", line 78, in moe_fused_gate\n'
+            "    return torch.ops.sgl_kernel.moe_fused_gate.default(\n"
+            '  File "/usr/local/lib/python3.10/dist-packages/torch/_ops.py", line 1123, in __call__\n'
+            "    return self._op(*args, **(kwargs or {}))\n"
+            "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+            "sgl-kernel",
+        ),
+    ],
+)
+def test_cuda_errors_in_every_shape_name_cuda_or_the_library_that_checked_or_ran_it(text, library):
+    assert [lib for _, lib in _named(text)] == [library]
+
+
+def test_a_verdict_names_the_library_once():
+    from logscope.pipeline.analyze import analyze_sources
+
+    [finding] = analyze_sources(
+        [Source(name="paste.log", path=None, data=SGLANG_CUDA.format(error="an illegal memory access was encountered").encode())]
+    )["findings"]
+    assert finding["mechanism"] == "cuda" and finding["library"] == "CUDA"
+    assert "(CUDA)" not in finding["message"]
+    assert "It was raised in CUDA (a CUDA runtime error, and no library's frame or path under it)." in finding["message"]
+
+
+def test_an_op_of_a_library_s_namespace_names_it_not_the_sglang_frame_that_called_it():
+    text = """\
+Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/layers/quantization/fp8_kernel.py", line 912, in sglang_per_token_quant_fp8
+    torch.ops.sgl_kernel.sgl_per_token_quant_fp8.default(x, x_q, x_s)
+RuntimeError: Expected x.is_contiguous() to be true, but got false.
+"""
+    assert _named(text) == [("sgl_kernel", "sgl-kernel")]
+    line = "RuntimeError: sgl_kernel::fp8_scaled_mm() Expected a value of type 'Tensor' for 'mat_a' but found 'NoneType'.\n"
+    assert _named(line) == [("sgl_kernel", "sgl-kernel")]
+    assert _named("RuntimeError: c10::Error: bad state\n") == [(None, None)]  # c10 is no library of the table
+
+
+def test_sglang_s_frame_outside_srt_that_raised_is_sglang_s_a_user_s_frame_under_it_is_not():
+    text = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/launch_server.py", line 14, in <module>
+    server_args = prepare_server_args(sys.argv[1:])
+  File "/usr/local/lib/python3.12/dist-packages/sglang/cli/utils.py", line 52, in get_model_path
+    raise ValueError("--model-path is required")
+ValueError: --model-path is required
+"""
+    assert _named(text) == [("sglang", "SGLang")]
+    user = text.replace(
+        "ValueError: --model-path is required",
+        '  File "/home/me/plugins/my_hook.py", line 3, in hook\n    raise ValueError("bad")\nValueError: bad',
+    )
+    assert _named(user) == [(None, None)]
+
+
+def test_an_assert_message_of_sglang_s_names_sglang_with_the_releases_that_hold_it():
+    # sglang 0.5.11-0.5.23: assert ..., f"num_heads ({...}) must be divisible by attn_tp_size ({...})"
+    [failure] = _failures("AssertionError: num_heads (28) must be divisible by attn_tp_size (8)\n")
+    assert (failure.mechanism, failure.library) == ("sglang", "SGLang")
+    assert failure.library_basis is not None and "sglang 0.5.11-0.5.23" in failure.library_basis
+    assert _named("AssertionError: my plugin expected 3 shards, found 2 of them\n") == [(None, None)]
+    # the same words under another exception class are no assert of SGLang's
+    assert _named("ValueError: num_heads (28) must be divisible by attn_tp_size (8)\n") == [(None, None)]
+
+
+def test_the_assert_table_is_read_from_every_catalogued_release():
+    doc = json.loads((data_dir("catalog") / "sglang_asserts.json").read_text())
+    lines = (Path(__file__).resolve().parent.parent / "tools" / "upstream" / "versions.txt").read_text().splitlines()
+    versions = [line.split("#", 1)[0].strip() for line in lines]
+    assert doc["versions"] == [v for v in versions if v]
+    assert all(len(row["template"].replace("{}", "").strip()) >= 16 for row in doc["asserts"])
