@@ -1,12 +1,17 @@
-"""Leave-one-out on the known-cases index (issue 46): the threads the index knows to be the same failure (one marked
-a duplicate of the other, or both fixed by the same pull request) are the pairs. For each thread of a pair, its own
-case is taken out of the index, its failures are matched against the rest as a new paste's would be, and the pair
-counts when its partner is among the top 3 of any of its failures. Any offered case whose signature (or, with no
+"""Leave-one-out on the known-cases index (issue 46): the threads the index knows to be the same failure are the pairs:
+one marked a duplicate of the other, both fixed by the same pull request, or joined through such links (two duplicates
+of one third thread, a duplicate of a thread whose fixing pull request also fixed a third). For each thread of a pair,
+its own case is taken out of the index, its failures are matched against the rest as a new paste's would be, and the
+pair counts when its partner is among the top 3 of any of its failures. Any offered case whose signature (or, with no
 signature, rule) differs from the failure's is counted too (it must be 0).
 
+The weaker kind of pair, an issue and the pull request that fixed it when both are indexed (the pull request's own
+text pastes the failure), is measured the same way and reported apart: it never enters the figures of the pairs.
+
 Run by hand: python bench/cases_eval.py [--index logscope/data/known_cases.json] [--verbose]
-Prints the number of pairs and queries, top-1 and top-3 rates, and wrong-signature offers, for all the pairs and
-apart for the pairs whose threads are both in the mined corpus's `built` split (the sha1 rule)."""
+Prints the number of pairs and queries, top-1 and top-3 rates, and wrong-signature offers, for all the pairs, apart
+for the pairs whose threads are both in the mined corpus's `built` split (the sha1 rule), and for the issue and
+fixing pull request pairs."""
 
 from __future__ import annotations
 
@@ -24,15 +29,60 @@ def split_of(ref: str) -> str:
     return "heldback" if int(hashlib.sha1(ref.encode()).hexdigest(), 16) % 3 == 0 else "built"
 
 
-def pairs_of(index: CaseIndex) -> list[tuple[KnownCase, KnownCase, str]]:
-    """(a, b, why) for each unordered pair of indexed threads that the index says are the same failure."""
+Pair = tuple[KnownCase, KnownCase, str]
+
+
+def _linked(index: CaseIndex) -> dict[str, str]:
+    """Each indexed thread -> the root of its group: threads joined by a duplicate link (either side stating it) or by
+    a fixing pull request they both name. A pull request is a node of its own, apart from its thread: a thread fixed
+    by an indexed pull request is not joined to that pull request's case (that is the weaker kind of pair)."""
+    parent: dict[str, str] = {}
+
+    def root(node: str) -> str:
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def join(a: str, b: str) -> None:
+        parent[root(a)] = root(b)
+
+    for case in index.cases:
+        root("thread " + case.ref)
+        if case.outcome.duplicate_of:
+            join("thread " + case.ref, "thread " + case.outcome.duplicate_of)
+        for pull in case.outcome.fixed_by:
+            join("thread " + case.ref, "fix " + pull)
+    return {case.ref: root("thread " + case.ref) for case in index.cases}
+
+
+def pairs_of(index: CaseIndex) -> list[Pair]:
+    """(a, b, why) for each unordered pair of indexed threads that the index says are the same failure: "duplicate"
+    (one names the other), "same fix" (both name one pull request), "linked" (joined through other links)."""
+    group = _linked(index)
     out = []
     for a, b in combinations(index.cases, 2):
+        if group[a.ref] != group[b.ref]:
+            continue
         if a.outcome.duplicate_of == b.ref or b.outcome.duplicate_of == a.ref:
             out.append((a, b, "duplicate"))
         elif set(a.outcome.fixed_by) & set(b.outcome.fixed_by):
             out.append((a, b, "same fix"))
+        else:
+            out.append((a, b, "linked"))
     return out
+
+
+def fix_pairs_of(index: CaseIndex) -> list[Pair]:
+    """(issue, pull request, "fixed by") for each indexed thread whose outcome names an indexed pull request that fixed
+    it: the weaker kind of pair, kept out of pairs_of."""
+    by_ref = {case.ref: case for case in index.cases}
+    return [
+        (case, by_ref[pull], "fixed by")
+        for case in index.cases
+        for pull in case.outcome.fixed_by
+        if pull in by_ref and pull != case.ref
+    ]
 
 
 def _context(case: KnownCase) -> LogContext:
@@ -52,23 +102,34 @@ def query(index: CaseIndex, case: KnownCase, partner: KnownCase) -> tuple[int | 
     return best, wrong
 
 
+def _measure(index: CaseIndex, chosen: list[Pair], verbose: bool = False) -> dict[str, float]:
+    """The figures of the chosen pairs; with `verbose`, one line per query of a pair whose threads are both built."""
+    queries = top1 = top3 = wrong = 0
+    for a, b, why in chosen:
+        for case, partner in ((a, b), (b, a)):
+            rank, bad = query(index, case, partner)
+            queries += 1
+            top1 += rank == 1
+            top3 += rank is not None
+            wrong += bad
+            if verbose and _built((a, b, why)):
+                print(f"  {case.ref} -> {partner.ref} ({why}): {'rank ' + str(rank) if rank else 'not in the top 3'}")
+    return {"pairs": len(chosen), "queries": queries, "top1": top1, "top3": top3, "wrong_signature": wrong}
+
+
+def _built(pair: Pair) -> bool:
+    return split_of(pair[0].ref) == split_of(pair[1].ref) == "built"
+
+
 def evaluate(index: CaseIndex, verbose: bool = False) -> dict[str, dict[str, float]]:
+    """The figures of all the pairs, of the built ones, and of the issue and fixing pull request pairs (apart);
+    with `verbose`, one line per query of the built ones."""
     pairs = pairs_of(index)
-    results: dict[str, dict[str, float]] = {}
-    for part in ("all", "built"):
-        chosen = [p for p in pairs if part == "all" or split_of(p[0].ref) == split_of(p[1].ref) == "built"]
-        queries = top1 = top3 = wrong = 0
-        for a, b, why in chosen:
-            for case, partner in ((a, b), (b, a)):
-                rank, bad = query(index, case, partner)
-                queries += 1
-                top1 += rank == 1
-                top3 += rank is not None
-                wrong += bad
-                if verbose and part == "built":
-                    print(f"  {case.ref} -> {partner.ref} ({why}): {'rank ' + str(rank) if rank else 'not in the top 3'}")
-        results[part] = {"pairs": len(chosen), "queries": queries, "top1": top1, "top3": top3, "wrong_signature": wrong}
-    return results
+    return {
+        "all": _measure(index, pairs),
+        "built": _measure(index, [p for p in pairs if _built(p)], verbose),
+        "issue and fixing pull request": _measure(index, fix_pairs_of(index), verbose),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -312,6 +312,39 @@ def test_the_evaluation_pairs_duplicates_and_same_fixes_and_leaves_each_thread_o
     assert result == {"pairs": 2, "queries": 4, "top1": 2, "top3": 2, "wrong_signature": 0}
 
 
+def test_threads_joined_through_other_links_are_pairs_and_a_fixing_pull_request_is_kept_apart():
+    """A link stated on one side only still makes a pair: two duplicates of one unindexed thread, or a duplicate of a
+    thread whose fixing pull request also fixed a third. An issue and its indexed fixing pull request are the weaker
+    kind of pair: never among the pairs, measured apart."""
+    from bench.cases_eval import evaluate, fix_pairs_of, pairs_of
+
+    nccl = _key("nccl-pynccl-error", NCCL_MESSAGE, NCCL_FRAMES)
+    usage = _key("nccl-pynccl-error", "RuntimeError: NCCL error: invalid usage", ())
+    index = CaseIndex(
+        "",
+        (),
+        (
+            _case(20, (nccl,), Outcome("closed", duplicate_of="sgl-project/sglang#99")),  # #99 is not indexed
+            _case(21, (nccl,), Outcome("closed", duplicate_of="sgl-project/sglang#99")),
+            _case(30, (nccl,), Outcome("closed", duplicate_of="sgl-project/sglang#31")),
+            _case(31, (nccl,), Outcome("closed", ("sgl-project/sglang#95",))),
+            _case(32, (nccl,), Outcome("closed", ("sgl-project/sglang#95",))),
+            _case(40, (usage,), Outcome("closed", ("sgl-project/sglang#41",))),
+            _case(41, (usage,), Outcome("merged")),  # the pull request that fixed #40, its own paste indexed
+        ),
+    )
+    assert [(a.number, b.number, why) for a, b, why in pairs_of(index)] == [
+        (20, 21, "linked"),
+        (30, 31, "duplicate"),
+        (30, 32, "linked"),
+        (31, 32, "same fix"),
+    ]
+    assert [(a.number, b.number, why) for a, b, why in fix_pairs_of(index)] == [(40, 41, "fixed by")]
+    result = evaluate(index)
+    assert result["all"]["pairs"] == 4 and result["all"]["queries"] == 8
+    assert result["issue and fixing pull request"] == {"pairs": 1, "queries": 2, "top1": 2, "top3": 2, "wrong_signature": 0}
+
+
 def test_a_thread_outcome_merges_what_each_paste_and_the_supplement_state(tmp_path):
     from tools.cases.outcome import merged, outcome_of, read_supplement
 
