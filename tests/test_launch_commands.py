@@ -85,3 +85,28 @@ def test_every_server_arg_is_carried_as_printed_with_its_source():
 def test_a_launch_command_in_a_code_span_is_read_up_to_the_span_end(prose):
     launch = analyze_text(prose + "\n[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n")["launches"][0]
     assert launch["config"]["tp_size"] == 2 and launch["config"]["mem_fraction_static"] == 0.85
+
+
+def test_each_launch_command_of_a_paste_is_a_launch_of_its_own():
+    """Prefill and decode (or node 0 and node 1) pasted one after the other: each command keeps its own values,
+    none is lost to the first one's."""
+    text = (
+        "Prefill:\n"
+        "python -m sglang.launch_server --model-path /models/llama --disaggregation-mode prefill --port 30000 "
+        "--base-gpu-id 0\n\n"
+        "Decode:\n"
+        "python -m sglang.launch_server --model-path /models/llama --disaggregation-mode decode --port 30001 "
+        "--base-gpu-id 1\n"
+    )
+    launches = analyze_text(text)["launches"]
+    assert [(one["config"]["disaggregation_mode"], one["config"]["base_gpu_id"]) for one in launches] == [
+        ("prefill", 0),
+        ("decode", 1),
+    ]
+    assert [one["server_args"]["port"] for one in launches] == ["30000", "30001"]
+
+
+def test_the_same_command_twice_stays_one_launch():
+    command = "python3 -m sglang.launch_server --model-path /models/x --tp 4 --enable-dp-attention\n"
+    launches = analyze_text(command + "It fails again with\n" + command)["launches"]
+    assert [launch["config"] for launch in launches] == [{"model_path": "/models/x", "tp_size": 4, "enable_dp_attention": True}]

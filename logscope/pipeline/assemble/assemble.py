@@ -56,7 +56,7 @@ class _SourceAssembler:
     def add(self, ev: Event) -> None:
         rank = ev.rank or self.file_rank
         if ev.kind in (kinds.SERVER_ARGS, kinds.LAUNCH_COMMAND):
-            if self.seg.has_phases():
+            if self.seg.has_phases() or _another_command(self.seg, ev):
                 self.new_segment()
             self.seg.events.append(ev)
             return
@@ -161,6 +161,14 @@ class _SourceAssembler:
             return
         previous.events += last.events
         self.segments.pop()
+
+
+def _another_command(seg: Launch, ev: Event) -> bool:
+    """A launch command with other arguments than one the segment already holds: a second launch pasted beside the
+    first (prefill and decode, node 0 and node 1, the run that works and the one that fails)."""
+    return ev.kind == kinds.LAUNCH_COMMAND and any(
+        e.kind == kinds.LAUNCH_COMMAND and e.data["args"] != ev.data["args"] for e in seg.events
+    )
 
 
 def _target_captured(timeline: RankTimeline) -> bool:
