@@ -10,7 +10,7 @@ from logscope.core import kinds
 from logscope.core.credentials import REDACTED, is_credential
 from logscope.core.events import Event
 from logscope.core.model import Launch
-from logscope.core.server_flags import field_of
+from logscope.core.server_flags import field_of, takes, value_type
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
 from logscope.pipeline.parse.parsers.stated_env import WEAK
 
@@ -96,31 +96,6 @@ def flag_field(flag: str, version: str | None = None) -> str:
     return field_of(flag, version) or flag
 
 
-_INT_KEYS = {
-    "tp_size",
-    "dp_size",
-    "ep_size",
-    "pp_size",
-    "moe_dense_tp_size",
-    "attn_cp_size",
-    "max_total_tokens",
-    "chunked_prefill_size",
-    "max_prefill_tokens",
-    "max_running_requests",
-    "cuda_graph_max_bs",
-    "cuda_graph_max_bs_prefill",
-    "page_size",
-    "speculative_num_steps",
-    "nnodes",
-    "node_rank",
-    "base_gpu_id",
-    "gpu_id_step",
-    "context_length",
-    "ep_num_redundant_experts",
-    "max_mamba_cache_size",
-}
-_FLOAT_KEYS = {"mem_fraction_static"}
-_BOOL_FLAGS = {k for k in CONFIG_KEYS if k.startswith(("enable_", "disable_"))} | {"trust_remote_code"}
 # the official image's release tags: lmsysorg/sglang:v0.5.23, v0.4.2.post2-rocm630, v0.5.2rc0-cu126 (not latest/nightly)
 _SGLANG_IMAGE = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 VERSION_KEYS = {
@@ -154,16 +129,20 @@ VERSION_KEYS = {
 }
 
 
+_NUMBER = {"int": int, "float": float}
+
+
 def _coerce(key: str, value: Any) -> Any:
+    """A config value as the released argparse types it (server_flags.json): an int or float flag's word as that
+    number, a store_true flag's `True`/`False` as a bool."""
     if isinstance(value, str):
-        try:
-            if key in _INT_KEYS:
-                return int(value)
-            if key in _FLOAT_KEYS:
-                return float(value)
-        except ValueError:
-            return value
-        if key in _BOOL_FLAGS and value.lower() in ("true", "false"):
+        number = _NUMBER.get(value_type(key) or "")
+        if number is not None:
+            try:
+                return number(value)
+            except ValueError:
+                return value
+        if takes(key) == "none" and value.lower() in ("true", "false"):
             return value.lower() == "true"
     return value
 
