@@ -110,3 +110,37 @@ def test_the_same_command_twice_stays_one_launch():
     command = "python3 -m sglang.launch_server --model-path /models/x --tp 4 --enable-dp-attention\n"
     launches = analyze_text(command + "It fails again with\n" + command)["launches"]
     assert [launch["config"] for launch in launches] == [{"model_path": "/models/x", "tp_size": 4, "enable_dp_attention": True}]
+
+
+def test_a_hard_wrapped_command_is_read_whole():
+    """A command an editor wrapped with no backslashes: cut after "python3 -m", after an option whose value is on
+    the next line, and with lines that go on with options."""
+    text = (
+        "my command:\n"
+        "pip3 install mooncake-transfer-engine && python3 -m\n"
+        "sglang.launch_server --nnodes 2 --model-path\n"
+        "/models/DeepSeek-V3\n"
+        " --tp 16 --trust-remote-code --disaggregation-mode decode --port\n"
+        "30000 --host 0.0.0.0\n"
+        "--mem-fraction-static 0.82 --context-length 4096\n"
+        "\n"
+        "and the nodes can reach each other.\n"
+    )
+    launch = analyze_text(text)["launches"][0]
+    assert launch["config"] == {
+        "nnodes": 2,
+        "model_path": "/models/DeepSeek-V3",
+        "tp_size": 16,
+        "trust_remote_code": True,
+        "disaggregation_mode": "decode",
+        "mem_fraction_static": 0.82,
+        "context_length": 4096,
+    }
+    assert launch["server_args"]["port"] == "30000"
+
+
+def test_a_value_the_shell_expands_is_not_read_as_the_value():
+    text = "python3 -m sglang.launch_server --nnodes $(LWS_GROUP_SIZE) --node-rank $RANK --tp 16 --model-path ${MODEL}\n"
+    launch = analyze_text(text)["launches"][0]
+    assert launch["config"] == {"tp_size": 16}
+    assert launch["server_args"]["nnodes"] == "$(LWS_GROUP_SIZE)"  # as printed

@@ -130,26 +130,32 @@ VERSION_KEYS = {
 
 
 _NUMBER = {"int": int, "float": float}
+_UNREAD = object()
+# a word the shell expands ($MODEL, ${TP}, $(LWS_LEADER_ADDRESS):5757): the paste does not show its value
+_EXPANDED = re.compile(r"\$(?:\w|\{|\()")
 
 
 def _coerce(key: str, value: Any) -> Any:
     """A config value as the released argparse types it (server_flags.json): an int or float flag's word as that
-    number, a store_true flag's `True`/`False` as a bool."""
+    number, a store_true flag's `True`/`False` as a bool; `_UNREAD` for a number flag's word that is no number (a
+    shell variable, `$(LWS_GROUP_SIZE)`: the paste does not give the value), and for any word the shell expands."""
     if isinstance(value, str):
+        if _EXPANDED.search(value):
+            return _UNREAD
         number = _NUMBER.get(value_type(key) or "")
         if number is not None:
             try:
                 return number(value)
             except ValueError:
-                return value
+                return _UNREAD
         if takes(key) == "none" and value.lower() in ("true", "false"):
             return value.lower() == "true"
     return value
 
 
 def _set(launch: Launch, key: str, value: Any, source: str) -> None:
-    if key not in launch.config:
-        launch.config[key] = _coerce(key, value)
+    if key not in launch.config and (typed := _coerce(key, value)) is not _UNREAD:
+        launch.config[key] = typed
         launch.config_source[key] = source
 
 

@@ -21,6 +21,7 @@ from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
 from logscope.pipeline.parse.parsers.shell import (
     ContinuedCommandReader,
     FieldCommandReader,
+    WrappedCommandReader,
     behind_prompt,
     parse_command,
     without_prompt,
@@ -248,6 +249,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
     ContinuedCommandReader,
+    WrappedCommandReader,
     FieldCommandReader,
     CheckEnvReader,
     PipShowReader,

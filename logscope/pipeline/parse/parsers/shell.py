@@ -12,8 +12,9 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.lazy import lazy_module
+from logscope.core.server_flags import known_option, takes
 from logscope.pipeline.parse.parsers import other_lines
-from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader
+from logscope.pipeline.parse.parsers.base import PREFIXED, SHELL_PROMPT, BlockReader
 
 _CONTINUED = re.compile(r"\s\\\s*$")
 # a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang
@@ -143,6 +144,61 @@ class ContinuedCommandReader(BlockReader):
         kind = kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT
         data["joined_lines"] = [self.first_line, self.first_line + len(self.parts) - 1]
         return [Event(kind, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+
+
+# a launcher cut after "-m" at a line's end ("pip3 install mooncake-transfer-engine && python3 -m"), its module next
+_SPLIT_LAUNCHER = re.compile(r"(?:^|[\s;&|(])(?:\S*/)?python3?(?:\.\d+)?\s+-m\s*$")
+_OPTION_AT_END = re.compile(r"(?:^|\s)(--[\w-]+)\s*$")
+_WRAPPED_MAX_LINES = 40
+
+
+def _wants_more(text: str) -> bool:
+    """A command line cut where a word must follow: after "python -m", or after an option that takes a value
+    (as the released argparse reads it) with none after it."""
+    if _SPLIT_LAUNCHER.search(text):
+        return True
+    option = _OPTION_AT_END.search(text)
+    return option is not None and takes(option.group(1)[2:].replace("-", "_")) in ("one", "many")
+
+
+class WrappedCommandReader(BlockReader):
+    """A command hard-wrapped with no backslashes (a terminal, an issue editor, a chat client): a launcher line cut
+    where a word must follow (`... --model-path` then the path on the next line, `python3 -m` then
+    `sglang.launch_server ...`) goes on over the lines that give that word or start with an option, up to a line
+    that is neither; the lines are joined with spaces and read as one command."""
+
+    grammar = kinds.LAUNCH_COMMAND_GRAMMAR
+    literals = ("sglang.", "sglang serve", " -m")
+
+    def starts(self, text: str) -> bool:
+        if _CONTINUED.search(text) or not _wants_more(text):
+            return False
+        return bool(_SPLIT_LAUNCHER.search(text) or _COMMAND_HEAD.match(text) or _BEHIND_PROMPT.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line = lineno
+        self.parts = [text.strip()]
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        stripped = text.strip()
+        if not stripped or PREFIXED.match(text) or len(self.parts) >= _WRAPPED_MAX_LINES:
+            return False
+        joined = " ".join(self.parts)
+        if _SPLIT_LAUNCHER.search(joined) and not stripped.startswith("sglang."):
+            return False
+        if not (_wants_more(joined) or (stripped.startswith("--") and known_option(stripped.split()[0][2:]))):
+            return False
+        self.parts.append(_CONTINUED.sub(" ", stripped).strip())
+        return True
+
+    def close(self) -> list[Event]:
+        joined = " ".join(self.parts)
+        data = parse_command(without_prompt(joined))
+        if data is None or data["kind"] == "export":
+            return []
+        data["joined_lines"] = [self.first_line, self.first_line + len(self.parts) - 1]
+        return [Event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
 
 
 # a field of a compose file, a Kubernetes manifest or a JSON spec: "command: sglang serve --tp 4",
