@@ -96,3 +96,13 @@ def known_option(flag: str) -> bool:
     """Whether some catalogued release has the flag as an option or resolves it as the prefix of one."""
     option = "--" + flag.replace("_", "-")
     return any(len({dest for dest, _, _ in _in_release(option, release)}) == 1 for release in _by_release())
+
+
+@cache
+def _fields() -> frozenset[str]:
+    return frozenset(dest for _, rows in _by_release().values() for dest, _, _ in rows)
+
+
+def is_field(name: str) -> bool:
+    """Whether some catalogued release has a ServerArgs field of this name with a launch flag."""
+    return name in _fields()

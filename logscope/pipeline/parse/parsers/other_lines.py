@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+from collections.abc import Iterator
 from typing import Any, cast
 
 from lark import Token, Transformer, Tree
@@ -140,13 +141,12 @@ def parse_server_args(text: str) -> tuple[dict[str, Any], bool] | None:
     return fields, truncated
 
 
-def _last_top_level_comma(body: str, before: int) -> int | None:
-    depth = 0
-    quote = ""
-    last = None
-    for i, ch in enumerate(body[:before]):
+def repr_scan(text: str, depth: int = 0, quote: str = "") -> Iterator[tuple[int, str, int, str]]:
+    """(index, character, bracket depth after it, the quote it is inside or "") of each character of a Python repr,
+    from a state carried over from the text before it (a repr cut over lines)."""
+    for i, ch in enumerate(text):
         if quote:
-            if ch == quote and body[i - 1] != "\\":
+            if ch == quote and text[i - 1 : i] != "\\":
                 quote = ""
         elif ch in "'\"":
             quote = ch
@@ -154,9 +154,12 @@ def _last_top_level_comma(body: str, before: int) -> int | None:
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif ch == "," and depth == 1:
-            last = i
-    return last
+        yield i, ch, depth, quote
+
+
+def _last_top_level_comma(body: str, before: int) -> int | None:
+    commas = [i for i, ch, depth, quote in repr_scan(body[:before]) if ch == "," and depth == 1 and not quote]
+    return commas[-1] if commas else None
 
 
 def _py_value(node: Any) -> Any:
