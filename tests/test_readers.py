@@ -175,6 +175,66 @@ def test_a_field_without_a_version_or_count_states_nothing(line):
     assert parse_stated(line) is None
 
 
+# other packages' versions where a sentence or a hand-written line names them (constructed in the shapes pasted)
+NAMED = [
+    ("Reproduced on two DGX Spark nodes (driver 580.95.05, CUDA 13.0, direct cable).", {"driver": "580.95.05", "cuda": "13.0"}),
+    (
+        "Ubuntu 24.04 LTS, python 3.11, Driver Version: 570.86.15, CUDA Version: 12.8",
+        {"Python": "3.11", "driver": "570.86.15", "cuda": "12.8"},
+    ),
+    ("My torch version: 2.6.0+cu124", {"torch": "2.6.0+cu124"}),
+    ("CUDA version: cuda_12.4", {"cuda": "12.4"}),
+    ("we run sglang+ mooncake v0.3.7 on two nodes", {"mooncake": "0.3.7"}),
+    ("- Mooncake\u2011master version: `0.3.10.post2`", {"mooncake": "0.3.10.post2"}),
+    ("mooncake-transfer-engine 0.3.8", {"mooncake": "0.3.8"}),
+    ("\u7528flashinfer-python\uff1a0.2.7\u62a5\u9519", {"flashinfer-python": "0.2.7"}),  # CJK around it, a full-width colon
+    ("Python 3.11", {"Python": "3.11"}),
+    (" - python version : 3.11.9", {"Python": "3.11.9"}),
+    ("Our torch is 2.9.1 and flashinfer 0.6.2", {"torch": "2.9.1", "flashinfer-python": "0.6.2"}),
+    # torch's NCCL error states the NCCL the process runs (its build suffix is not the version)
+    (
+        "worker-1: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+        "ProcessGroupNCCL.cpp:1970, unhandled cuda error, NCCL version 2.20.5+cuda12.4",
+        {"nccl": "2.20.5"},
+    ),
+    ("I use sglang version sglang.v0.4.6.post5 with nixl", {"sglang": "0.4.6.post5"}),
+]
+
+
+@pytest.mark.parametrize(("line", "values"), NAMED)
+def test_versions_named_in_a_sentence(line, values):
+    parsed = parse_stated(line)
+    assert parsed is not None and parsed.data["values"] == values
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "FlashInfer requires CUDA 12.4 or later",  # a requirement, not what runs
+        "it needs torch>=2.5.1",
+        "upgraded torch 2.5.1 -> 2.6.0 and it broke",  # which one runs is not said
+        '  File "/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py", line 10',  # a path
+        "RuntimeError: CUDA 12.8 driver mismatch",  # a failure line is read for its failure
+        "torch 2.5.1 on one node, torch 2.6.0 on the other",  # two versions of one package
+    ],
+)
+def test_a_version_not_stated_as_the_one_running_is_not_read(line):
+    parsed = parse_stated(line)
+    assert parsed is None or not set(parsed.data["values"]) & {"torch", "cuda", "Python"}
+
+
+def test_a_version_line_after_a_100_column_line_is_no_terminal_wrap():
+    text = "SGLang commit: https://github.com/sgl-project/sglang/commit/" + "a" * 40 + "\nFlashinfer version: 0.5.3\n"
+    assert analyze_text(text)["versions"]["flashinfer"] == "0.5.3"
+
+
+def test_redaction_keeps_a_version_with_four_numbers():
+    from logscope.core.redact import redact_document
+
+    document = {"versions": {"driver": "5.0.21.47"}, "config": {"host": "10.0.0.21"}}
+    assert redact_document(document) == {"versions": {"driver": "5.0.21.47"}, "config": {"host": "<redacted:ip>"}}
+
+
 def test_pip_show_and_a_printed_version():
     shown = analyze_text("$ pip show sglang\nName: sglang\nVersion: 0.5.9\nSummary: SGLang\n", "pip.txt")
     assert shown["versions"]["sglang"] == "0.5.9"

@@ -123,9 +123,13 @@ VERSION_KEYS = {
     "nvidia-nccl-cu12": "nccl",
     "nvidia-nccl-cu13": "nccl",
     "CUDA used to build PyTorch": "cuda",
-    # stated_env.py's keys for the issue template's fields
+    # stated_env.py's keys for the issue template's fields and the packages a sentence names
     "driver": "driver",
     "cuda": "cuda",
+    "nccl": "nccl",
+    "mooncake": "mooncake",
+    "mooncake-transfer-engine": "mooncake",
+    "nixl": "nixl",
 }
 
 
