@@ -502,3 +502,13 @@ def test_topo_rows_without_their_header_name_only_the_columns_the_rows_show():
     assert topology["links"] == [[0, 1, "NV18"]]
     assert topology.get("nics", []) == []
     assert topology["affinity"]["GPU1"] == {"cpu": "8-15", "numa": 1, "gpu_numa_id": None}
+
+
+def test_gpus_a_field_states_say_so_and_quote_the_field():
+    """ "GPU: B200x2" in an issue body is no dump: its GPU records say which form stated them, and their evidence is
+    the line itself, not a check_env line that the paste does not hold."""
+    gpus = analyze_text("Flashinfer version: 0.5.0\nGPU: B200x2\n")["gpus"]
+    assert [(g["index"], g["name"], g["stated_by"], g["evidence"]["text"]) for g in gpus] == [
+        (0, "B200", "issue_template", "GPU: B200x2"),
+        (1, "B200", "issue_template", "GPU: B200x2"),
+    ]
