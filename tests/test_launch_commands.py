@@ -144,3 +144,28 @@ def test_a_value_the_shell_expands_is_not_read_as_the_value():
     launch = analyze_text(text)["launches"][0]
     assert launch["config"] == {"tp_size": 16}
     assert launch["server_args"]["nnodes"] == "$(LWS_GROUP_SIZE)"  # as printed
+
+
+FIELD_FORMS = {
+    # Kubernetes' args alone, under an image whose entrypoint launches SGLang
+    "args list": '        args:\n          - --model-path\n          - /models/x\n          - --tp\n          - "8"\n'
+    '          - --mem-fraction-static\n          - "0.8"\n',
+    "args flow list": '        "args": ["--model-path", "/models/x", "--tp", "8", "--mem-fraction-static", "0.8"],\n',
+    # compose's folded block scalar: the command's words on the lines under it
+    "folded command": "    command: >\n      python3 -m sglang.launch_server --model-path /models/x\n"
+    "      --tp 8 --mem-fraction-static 0.8\n",
+    # a Dockerfile's exec form
+    "dockerfile": 'CMD ["python3", "-m", "sglang.launch_server", "--model-path", "/models/x", "--tp", "8", '
+    '"--mem-fraction-static", "0.8"]\n',
+}
+
+
+@pytest.mark.parametrize("form", FIELD_FORMS)
+def test_a_command_or_its_flags_as_a_field_give_the_config(form):
+    (launch,) = analyze_text(FIELD_FORMS[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
+
+
+def test_an_args_list_of_something_else_is_no_launch():
+    text = "        args:\n          - --config\n          - /etc/app.yaml\n          - --verbose\n"
+    assert analyze_text(text)["launches"] == []

@@ -234,37 +234,75 @@ def _value_words(value: str) -> list[str] | None:
         return value.split()
 
 
+# a block scalar's indicator: the value is the lines under the field ("command: >" then the command's lines)
+_BLOCK_SCALAR = re.compile(r"^[>|][-+]?$")
+# a Dockerfile's exec form: CMD ["python3", "-m", "sglang.launch_server", ...]
+_DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT)\s+(\[.*\])\s*$")
+# a list of flags with no launcher (Kubernetes' `args:` under an image whose entrypoint launches SGLang): read when
+# at least this many are options of a released ServerArgs, as a command's flags pasted without it are
+_FLAGS_MIN = 3
+
+
+def _flags_only(words: list[str]) -> bool:
+    options = [w for w in words if w.startswith("--")]
+    known = [w for w in options if known_option(w[2:].split("=", 1)[0].replace("-", "_"))]
+    return bool(words) and words[0].startswith("--") and len(known) >= _FLAGS_MIN and len(known) == len(options)
+
+
 def _has_launcher(words: list[str]) -> bool:
     pairs = zip(words, words[1:])
     return any((a == "-m" and b.startswith("sglang.")) or f"{a.rsplit('/', 1)[-1]} {b}" == "sglang serve" for a, b in pairs)
 
 
 class FieldCommandReader(BlockReader):
-    """A launch command given as the value of a field (compose, Kubernetes, a JSON spec): inline, as a flow list,
-    or as a block list of items, and carried on by its sibling `args:` / `command:` field (Kubernetes'
-    command + args, compose's entrypoint + command) or by the plain lines of a multi-line value. The words are
-    joined as the shell would quote them and read as any launch command."""
+    """A launch command given as the value of a field (compose, Kubernetes, a JSON spec, a Dockerfile's exec form):
+    inline, as a flow list, as a block list of items or a block scalar (`command: >`), and carried on by its sibling
+    `args:` / `command:` field (Kubernetes' command + args, compose's entrypoint + command) or by the plain lines of a
+    multi-line value. The words are joined as the shell would quote them and read as any launch command; an `args:`
+    list of flags alone (the image's entrypoint launches SGLang) is read as a command's flags without it."""
 
     grammar = kinds.LAUNCH_COMMAND_GRAMMAR
-    literals = ("sglang.launch_server", "sglang serve", "-m sglang.", '"sglang.', "'sglang.", "command:", "entrypoint:")
+    literals = (
+        "sglang.launch_server",
+        "sglang serve",
+        "-m sglang.",
+        '"sglang.',
+        "'sglang.",
+        "command:",
+        "entrypoint:",
+        # indented, as Kubernetes' args are: a literal with a space first is never a line's head (no record of its own)
+        " args:",
+        ' "args":',
+        "CMD [",
+        "ENTRYPOINT [",
+    )
 
     def starts(self, text: str) -> bool:
         m = _FIELD.match(text)
         if m is None:
-            return False
-        if not m.group(3):  # "command:" with its words in the lines under it
-            return m.group(2) in ("command", "entrypoint")
+            exec_form = _DOCKER_EXEC.match(text)
+            words = _value_words(exec_form.group(2)) if exec_form else None
+            return words is not None and _has_launcher(words)
+        if not m.group(3) or _BLOCK_SCALAR.match(m.group(3)):  # "command:" with its words in the lines under it
+            return m.group(2) in ("command", "entrypoint", "args")
         words = _value_words(m.group(3))
-        return words is not None and _has_launcher(words)
+        return words is not None and (_has_launcher(words) or (m.group(2) == "args" and _flags_only(words)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
-        m = _FIELD.match(text)
-        assert m is not None
         self.first_line, self.text = lineno, text.strip()
-        self.indent, self.field = len(m.group(1)), m.group(2)
-        self.words = _value_words(m.group(3)) if m.group(3) else []
-        self.under = not m.group(3)  # the words go on in the lines under the field
         self.sibling_taken = False
+        m = _FIELD.match(text)
+        if m is None:  # a Dockerfile's CMD / ENTRYPOINT
+            exec_form = _DOCKER_EXEC.match(text)
+            assert exec_form is not None
+            self.indent, self.field, self.under = 0, exec_form.group(1), False
+            self.words = _value_words(exec_form.group(2))
+            self.sibling_taken = True
+            return self
+        self.indent, self.field = len(m.group(1)), m.group(2)
+        value = m.group(3) if m.group(3) and not _BLOCK_SCALAR.match(m.group(3)) else None
+        self.words = _value_words(value) if value else []
+        self.under = not value  # the words go on in the lines under the field
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
@@ -274,7 +312,8 @@ class FieldCommandReader(BlockReader):
         item = _ITEM.match(text)
         if self.under and item is not None and indent >= self.indent:
             words = _value_words(item.group(2))
-            if words is None or len(words) != 1 or (not self.words and not _STARTS_A_LAUNCHER.match(words[0])):
+            first = not self.words and (self.field != "args" or not (words or [""])[0].startswith("--"))
+            if words is None or len(words) != 1 or (first and not _STARTS_A_LAUNCHER.match(words[0])):
                 return False  # a list of something else ("- /bin/bash", "- -c"): no line of it is read
             assert self.words is not None
             self.words.append(words[0])
@@ -299,11 +338,17 @@ class FieldCommandReader(BlockReader):
         return False
 
     def close(self) -> list[Event]:
-        if not self.words or not _has_launcher(self.words):
+        if not self.words:
+            return []
+        launched = _has_launcher(self.words)
+        if not launched and not (self.field == "args" and _flags_only(self.words)):
             return []
         joined = shlex.join(self.words)
-        data = parse_command(joined)
+        data = parse_command(joined if launched else f"python -m sglang.launch_server {joined}")
         if data is None:
             return []
         data["field"] = self.field
-        return [Event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+        if launched:
+            return [Event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+        data.update(source=kinds.LAUNCH_COMMAND, launcher=None)  # the flags of a launch whose launcher is not shown
+        return [Event(kinds.LAUNCH_FLAGS, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
