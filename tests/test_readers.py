@@ -186,7 +186,7 @@ NAMED = [
     ("CUDA version: cuda_12.4", {"cuda": "12.4"}),
     ("we run sglang+ mooncake v0.3.7 on two nodes", {"mooncake": "0.3.7"}),
     ("- Mooncake\u2011master version: `0.3.10.post2`", {"mooncake": "0.3.10.post2"}),
-    ("mooncake-transfer-engine 0.3.8", {"mooncake": "0.3.8"}),
+    ("mooncake-transfer-engine 0.3.8", {"mooncake-transfer-engine": "0.3.8"}),  # a pip row
     ("\u7528flashinfer-python\uff1a0.2.7\u62a5\u9519", {"flashinfer-python": "0.2.7"}),  # CJK around it, a full-width colon
     ("Python 3.11", {"Python": "3.11"}),
     (" - python version : 3.11.9", {"Python": "3.11.9"}),
@@ -198,6 +198,13 @@ NAMED = [
         {"nccl": "2.20.5"},
     ),
     ("I use sglang version sglang.v0.4.6.post5 with nixl", {"sglang": "0.4.6.post5"}),
+    ("python: 3.12.7", {"Python": "3.12.7"}),
+    ("mooncake-transfer-engine==0.3.6", {"mooncake-transfer-engine": "0.3.6"}),
+    ("nixl 0.6.1", {"nixl": "0.6.1"}),
+    ("transformers: 4.55.2", {"transformers": "4.55.2"}),
+    ("triton 3.3.1", {"triton": "3.3.1"}),
+    ("DeepEP 1.2.1", {"deep_ep": "1.2.1"}),
+    ("Cuda compilation tools, release 12.8, V12.8.93", {"cuda": "12.8"}),  # nvcc --version
 ]
 
 

@@ -28,6 +28,10 @@ PACKAGES = {
     "nvidia-nccl-cu13": "nvidia-nccl-cu13",
     "deep_ep": "deep_ep",
     "deep-ep": "deep_ep",
+    "mooncake-transfer-engine": "mooncake-transfer-engine",
+    "nixl": "nixl",
+    "triton": "triton",
+    "transformers": "transformers",
 }
 _PACKAGE = "|".join(re.escape(name) for name in sorted(PACKAGES, key=len, reverse=True))
 _PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}`?\s*$")
@@ -54,6 +58,8 @@ _LABELS = {
     "torch version": "torch",
     "python": "Python",
     "python version": "Python",
+    "mooncake": "mooncake",
+    "nccl": "nccl",
 }
 # the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
 _TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*\|")
@@ -121,6 +127,9 @@ _NAMED_PACKAGES = {
     "transformers": "transformers",
     "sgl-kernel": "sgl-kernel",
     "sgl_kernel": "sgl-kernel",
+    "deepep": "deep_ep",
+    "deep_ep": "deep_ep",
+    "deep-ep": "deep_ep",
 }
 _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, reverse=True))
 # name, a build qualifier ("Mooncake-master"), "version", a colon (full width too), then the version, perhaps with
@@ -144,9 +153,16 @@ _TORCH_NCCL_ERROR = re.compile(r", NCCL version (\d+\.\d+\.\d+)(?:\+\S+)?\s*$")
 _UNICODE_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-"})
 
 
+# nvcc --version: "Cuda compilation tools, release 12.4, V12.4.131" (the toolkit, as check_env's NVCC line gives it)
+_NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+)\b")
+
+
 def named_versions(text: str) -> dict[str, str]:
     """The versions of packages other than SGLang a line names, under check_env's keys (a package named with two
     different versions in the line states neither)."""
+    nvcc = _NVCC.search(text)
+    if nvcc:
+        return {"cuda": nvcc.group(1)}
     if _FAILURE_WORDS.search(text):
         m = _TORCH_NCCL_ERROR.search(text)
         return {"nccl": m.group(1)} if m else {}
