@@ -169,3 +169,9 @@ def test_a_command_or_its_flags_as_a_field_give_the_config(form):
 def test_an_args_list_of_something_else_is_no_launch():
     text = "        args:\n          - --config\n          - /etc/app.yaml\n          - --verbose\n"
     assert analyze_text(text)["launches"] == []
+
+
+def test_a_server_config_file_s_lines_give_the_config():
+    text = "model-path: /models/x\ntp-size: 8\nmem-fraction-static: 0.8\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}

@@ -311,7 +311,7 @@ _FLAG_STEMS = (
 FLAG_ITEM_LITERALS = tuple(b + q + stem for b in _BULLETS for q in ("", "`", "--", "`--") for stem in _FLAG_STEMS)
 # the same flags as "name: value" lines of their own ("tp-size: 8"): the stems that hold a dash (a bare "tp" or
 # "model" would be in most lines)
-FLAG_FIELD_LITERALS = tuple(s for s in (*_FLAG_STEMS, "tp-size", "dp-size", "ep-size", "pp-size") if "-" in s)
+FLAG_FIELD_LITERALS = tuple(s for s in (*_FLAG_STEMS, "tp-size", "dp-size", "ep-size", "pp-size", "model-path") if "-" in s)
 
 CATALOGUE: tuple[Kind, ...] = (
     # ---- phases, in startup order
