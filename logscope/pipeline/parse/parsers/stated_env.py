@@ -146,10 +146,9 @@ _REQUIREMENT = re.compile(
 _AFTER_REQUIREMENT = re.compile(
     r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d)"
 )
-# a line that reports a failure is read for its failure, not for a version it mentions; torch's NCCL errors end
-# with the NCCL version the process runs (", NCCL version 2.18.3"), which is read from them
+# a line that reports a failure is read for its failure, never for a version it mentions (torch's NCCL errors end
+# with ", NCCL version 2.18.3": read as a version, the line would no longer be listed as an unread failure)
 _FAILURE_WORDS = re.compile(r"(?:Error|Exception)\b|\berror\b|Traceback|\bWARN\b|\bfail", re.I)
-_TORCH_NCCL_ERROR = re.compile(r", NCCL version (\d+\.\d+\.\d+)(?:\+\S+)?\s*$")
 _UNICODE_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-"})
 
 
@@ -164,8 +163,7 @@ def named_versions(text: str) -> dict[str, str]:
     if nvcc:
         return {"cuda": nvcc.group(1)}
     if _FAILURE_WORDS.search(text):
-        m = _TORCH_NCCL_ERROR.search(text)
-        return {"nccl": m.group(1)} if m else {}
+        return {}
     text = text.translate(_UNICODE_HYPHENS)
     found: dict[str, set[str]] = {}
     for m in _NAMED.finditer(text):
