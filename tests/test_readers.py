@@ -516,3 +516,16 @@ def test_gpus_a_field_states_say_so_and_quote_the_field():
         (0, "B200", "issue_template", "GPU: B200x2"),
         (1, "B200", "issue_template", "GPU: B200x2"),
     ]
+
+
+def test_torch_s_nccl_error_states_the_nccl_version_and_stays_a_failure():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 3665, in barrier\n'
+        "    work = default_pg.barrier(opts=opts)\n"
+        "torch.distributed.DistBackendError: NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL"
+        ".cpp:1197, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.3+cuda12.1\n"
+    )
+    report = analyze_text(text)
+    assert report["launches"][0]["versions"] == {"nccl": "2.18.3"}
+    assert "nccl-error" in {f["rule"] for f in report["findings"]}
