@@ -4,6 +4,8 @@ them stay with the rank (a second KV line once started a draft model or a new la
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import analyze_paths, analyze_text
 
 LOG = "fixtures/pastes/hybrid-swa-two-pools.log"  # written in the catalog's format strings
@@ -112,3 +114,21 @@ def test_a_capture_bar_without_batch_sizes_and_a_prefix_after_a_nul_are_read():
     ranks = {r["rank"]: r["phases"] for r in analyze_text(text)["launches"][0]["ranks"]}
     assert [(p["phase"], p["avail_gib"]) for p in ranks["TP1"]] == [("load_weight_end", 20.62)]
     assert [(p["phase"], p["avail_gib"], p.get("bs")) for p in ranks["TP0"]] == [("capture_progress", 14.45, None)]
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ["node01: ", "worker-1: ", "123: ", "- ", "May 16 10:48:21 gpu-host python3[1234]: "],
+)
+def test_a_record_after_a_host_line_number_or_bullet_tag_is_read(tag):
+    """pdsh / mpirun --tag-output hosts, grep -n's line numbers, syslog's program tag, a Markdown bullet."""
+    line = "[2025-05-16 10:48:21 TP3] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=20.62 GB"
+    (launch,) = analyze_text(tag + line + "\n")["launches"]
+    assert [(r["rank"], p["phase"], p["avail_gib"]) for r in launch["ranks"] for p in r["phases"]] == [
+        ("TP3", "load_weight_end", 20.62)
+    ]
+
+
+def test_a_bracketed_time_in_a_sentence_is_no_record():
+    text = "It crashed at [2025-05-16 10:48:21] while loading, see below\n"
+    assert analyze_text(text)["launches"] == []
