@@ -175,3 +175,10 @@ def test_a_server_config_file_s_lines_give_the_config():
     text = "model-path: /models/x\ntp-size: 8\nmem-fraction-static: 0.8\n"
     (launch,) = analyze_text(text)["launches"]
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
+
+
+def test_a_sentence_after_a_command_cut_at_a_number_option_is_not_its_value():
+    text = "python3 -m sglang.launch_server --model-path /models/x --tp 2 --port\nand then it crashes at startup\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 2}
+    assert "port" not in launch["server_args"]

@@ -12,7 +12,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.lazy import lazy_module
-from logscope.core.server_flags import known_option, takes
+from logscope.core.server_flags import known_option, takes, value_type
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import PREFIXED, SHELL_PROMPT, BlockReader
 
@@ -152,13 +152,28 @@ _OPTION_AT_END = re.compile(r"(?:^|\s)(--[\w-]+)\s*$")
 _WRAPPED_MAX_LINES = 40
 
 
+def _option_at_end(text: str) -> str | None:
+    """The flag (as read: `port`) of an option that ends the text and takes a value it does not give."""
+    option = _OPTION_AT_END.search(text)
+    flag = option.group(1)[2:].replace("-", "_") if option else None
+    return flag if flag is not None and takes(flag) in ("one", "many") else None
+
+
 def _wants_more(text: str) -> bool:
     """A command line cut where a word must follow: after "python -m", or after an option that takes a value
     (as the released argparse reads it) with none after it."""
-    if _SPLIT_LAUNCHER.search(text):
-        return True
-    option = _OPTION_AT_END.search(text)
-    return option is not None and takes(option.group(1)[2:].replace("-", "_")) in ("one", "many")
+    return bool(_SPLIT_LAUNCHER.search(text)) or _option_at_end(text) is not None
+
+
+_NUMBER_WORD = re.compile(r"^(?:-?\d+(?:\.\d+)?|\$\S+)$")
+
+
+def _gives_the_value(text: str, line: str) -> bool:
+    """The line's first word can be the value the text's last option waits for: a number (or a shell variable) for
+    an int or float option, any word for another."""
+    flag = _option_at_end(text)
+    words = line.split()
+    return flag is None or (bool(words) and (value_type(flag) is None or bool(_NUMBER_WORD.match(words[0]))))
 
 
 class WrappedCommandReader(BlockReader):
@@ -187,7 +202,9 @@ class WrappedCommandReader(BlockReader):
         joined = " ".join(self.parts)
         if _SPLIT_LAUNCHER.search(joined) and not stripped.startswith("sglang."):
             return False
-        if not (_wants_more(joined) or (stripped.startswith("--") and known_option(stripped.split()[0][2:]))):
+        if stripped.startswith("--") and known_option(stripped.split()[0][2:].split("=")[0]):
+            pass  # an option: the command goes on
+        elif not (_wants_more(joined) and _gives_the_value(joined, stripped)):
             return False
         self.parts.append(_CONTINUED.sub(" ", stripped).strip())
         return True
