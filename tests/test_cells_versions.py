@@ -234,7 +234,7 @@ def test_deepep_low_latency_expert_count_is_the_routed_count_at_every_ep_size(ep
 # ---------------------------------------------------------------------------------------------------------- PD
 def test_pd_buffers_are_lazy_and_prefill_staging_is_sized():
     text = (
-        "$ SGLANG_DISAGG_STAGING_BUFFER=1 python -m sglang.launch_server --model-path /m/x --tp 2\n"
+        "$ export SGLANG_DISAGG_STAGING_BUFFER=1\n"  # for the launch of the log under it (its own command)
         + (CELLS / "tp2-h200-0.5.23.log")
         .read_text(encoding="utf-8")
         .replace("page_size=1)", "page_size=1, disaggregation_mode='prefill')")

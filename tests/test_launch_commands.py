@@ -85,3 +85,100 @@ def test_every_server_arg_is_carried_as_printed_with_its_source():
 def test_a_launch_command_in_a_code_span_is_read_up_to_the_span_end(prose):
     launch = analyze_text(prose + "\n[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n")["launches"][0]
     assert launch["config"]["tp_size"] == 2 and launch["config"]["mem_fraction_static"] == 0.85
+
+
+def test_each_launch_command_of_a_paste_is_a_launch_of_its_own():
+    """Prefill and decode (or node 0 and node 1) pasted one after the other: each command keeps its own values,
+    none is lost to the first one's."""
+    text = (
+        "Prefill:\n"
+        "python -m sglang.launch_server --model-path /models/llama --disaggregation-mode prefill --port 30000 "
+        "--base-gpu-id 0\n\n"
+        "Decode:\n"
+        "python -m sglang.launch_server --model-path /models/llama --disaggregation-mode decode --port 30001 "
+        "--base-gpu-id 1\n"
+    )
+    launches = analyze_text(text)["launches"]
+    assert [(one["config"]["disaggregation_mode"], one["config"]["base_gpu_id"]) for one in launches] == [
+        ("prefill", 0),
+        ("decode", 1),
+    ]
+    assert [one["server_args"]["port"] for one in launches] == ["30000", "30001"]
+
+
+def test_the_same_command_twice_stays_one_launch():
+    command = "python3 -m sglang.launch_server --model-path /models/x --tp 4 --enable-dp-attention\n"
+    launches = analyze_text(command + "It fails again with\n" + command)["launches"]
+    assert [launch["config"] for launch in launches] == [{"model_path": "/models/x", "tp_size": 4, "enable_dp_attention": True}]
+
+
+def test_a_hard_wrapped_command_is_read_whole():
+    """A command an editor wrapped with no backslashes: cut after "python3 -m", after an option whose value is on
+    the next line, and with lines that go on with options."""
+    text = (
+        "my command:\n"
+        "pip3 install mooncake-transfer-engine && python3 -m\n"
+        "sglang.launch_server --nnodes 2 --model-path\n"
+        "/models/DeepSeek-V3\n"
+        " --tp 16 --trust-remote-code --disaggregation-mode decode --port\n"
+        "30000 --host 0.0.0.0\n"
+        "--mem-fraction-static 0.82 --context-length 4096\n"
+        "\n"
+        "and the nodes can reach each other.\n"
+    )
+    launch = analyze_text(text)["launches"][0]
+    assert launch["config"] == {
+        "nnodes": 2,
+        "model_path": "/models/DeepSeek-V3",
+        "tp_size": 16,
+        "trust_remote_code": True,
+        "disaggregation_mode": "decode",
+        "mem_fraction_static": 0.82,
+        "context_length": 4096,
+    }
+    assert launch["server_args"]["port"] == "30000"
+
+
+def test_a_value_the_shell_expands_is_not_read_as_the_value():
+    text = "python3 -m sglang.launch_server --nnodes $(LWS_GROUP_SIZE) --node-rank $RANK --tp 16 --model-path ${MODEL}\n"
+    launch = analyze_text(text)["launches"][0]
+    assert launch["config"] == {"tp_size": 16}
+    assert launch["server_args"]["nnodes"] == "$(LWS_GROUP_SIZE)"  # as printed
+
+
+FIELD_FORMS = {
+    # Kubernetes' args alone, under an image whose entrypoint launches SGLang
+    "args list": '        args:\n          - --model-path\n          - /models/x\n          - --tp\n          - "8"\n'
+    '          - --mem-fraction-static\n          - "0.8"\n',
+    "args flow list": '        "args": ["--model-path", "/models/x", "--tp", "8", "--mem-fraction-static", "0.8"],\n',
+    # compose's folded block scalar: the command's words on the lines under it
+    "folded command": "    command: >\n      python3 -m sglang.launch_server --model-path /models/x\n"
+    "      --tp 8 --mem-fraction-static 0.8\n",
+    # a Dockerfile's exec form
+    "dockerfile": 'CMD ["python3", "-m", "sglang.launch_server", "--model-path", "/models/x", "--tp", "8", '
+    '"--mem-fraction-static", "0.8"]\n',
+}
+
+
+@pytest.mark.parametrize("form", FIELD_FORMS)
+def test_a_command_or_its_flags_as_a_field_give_the_config(form):
+    (launch,) = analyze_text(FIELD_FORMS[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
+
+
+def test_an_args_list_of_something_else_is_no_launch():
+    text = "        args:\n          - --config\n          - /etc/app.yaml\n          - --verbose\n"
+    assert analyze_text(text)["launches"] == []
+
+
+def test_a_server_config_file_s_lines_give_the_config():
+    text = "model-path: /models/x\ntp-size: 8\nmem-fraction-static: 0.8\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
+
+
+def test_a_sentence_after_a_command_cut_at_a_number_option_is_not_its_value():
+    text = "python3 -m sglang.launch_server --model-path /models/x --tp 2 --port\nand then it crashes at startup\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 2}
+    assert "port" not in launch["server_args"]

@@ -4,6 +4,8 @@ them stay with the rank (a second KV line once started a draft model or a new la
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import analyze_paths, analyze_text
 
 LOG = "fixtures/pastes/hybrid-swa-two-pools.log"  # written in the catalog's format strings
@@ -99,3 +101,34 @@ def test_weight_loading_progress_says_where_loading_stopped():
     (launch,) = analyze_paths("fixtures/real/f-016-sglang-7212.log")["launches"]
     (note,) = [n for n in launch["notes"] if n["kind"] == "shard_progress"]  # the bar's last reading only
     assert (note["done"], note["total"], note["pct"], note["line"]) == (7, 13, 54, 13)
+
+
+def test_a_capture_bar_without_batch_sizes_and_a_prefix_after_a_nul_are_read():
+    """Releases before 0.4.8 print the capture bar with no batch size (tqdm on TP rank 0); a rank's undated prefix
+    after a NUL shown in caret notation (a log a crashed writer left) still starts its line."""
+    text = (
+        "^@[17:43:23 TP1] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=20.62 GB\n"
+        "Capturing batches (avail_mem=14.45 GB):  29%|##        | 8/28 [00:14<00:25,  1.30s/it]"
+        "[2025-05-16 10:48:21 TP1] Scheduler hit an exception: Traceback (most recent call last):\n"
+    )
+    ranks = {r["rank"]: r["phases"] for r in analyze_text(text)["launches"][0]["ranks"]}
+    assert [(p["phase"], p["avail_gib"]) for p in ranks["TP1"]] == [("load_weight_end", 20.62)]
+    assert [(p["phase"], p["avail_gib"], p.get("bs")) for p in ranks["TP0"]] == [("capture_progress", 14.45, None)]
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ["node01: ", "worker-1: ", "123: ", "- ", "May 16 10:48:21 gpu-host python3[1234]: "],
+)
+def test_a_record_after_a_host_line_number_or_bullet_tag_is_read(tag):
+    """pdsh / mpirun --tag-output hosts, grep -n's line numbers, syslog's program tag, a Markdown bullet."""
+    line = "[2025-05-16 10:48:21 TP3] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=20.62 GB"
+    (launch,) = analyze_text(tag + line + "\n")["launches"]
+    assert [(r["rank"], p["phase"], p["avail_gib"]) for r in launch["ranks"] for p in r["phases"]] == [
+        ("TP3", "load_weight_end", 20.62)
+    ]
+
+
+def test_a_bracketed_time_in_a_sentence_is_no_record():
+    text = "It crashed at [2025-05-16 10:48:21] while loading, see below\n"
+    assert analyze_text(text)["launches"] == []

@@ -175,6 +175,70 @@ def test_a_field_without_a_version_or_count_states_nothing(line):
     assert parse_stated(line) is None
 
 
+# other packages' versions where a sentence or a hand-written line names them (constructed in the shapes pasted)
+NAMED = [
+    ("Reproduced on two DGX Spark nodes (driver 580.95.05, CUDA 13.0, direct cable).", {"driver": "580.95.05", "cuda": "13.0"}),
+    (
+        "Ubuntu 24.04 LTS, python 3.11, Driver Version: 570.86.15, CUDA Version: 12.8",
+        {"Python": "3.11", "driver": "570.86.15", "cuda": "12.8"},
+    ),
+    ("My torch version: 2.6.0+cu124", {"torch": "2.6.0+cu124"}),
+    ("CUDA version: cuda_12.4", {"cuda": "12.4"}),
+    ("we run sglang+ mooncake v0.3.7 on two nodes", {"mooncake": "0.3.7"}),
+    ("- Mooncake\u2011master version: `0.3.10.post2`", {"mooncake": "0.3.10.post2"}),
+    ("mooncake-transfer-engine 0.3.8", {"mooncake-transfer-engine": "0.3.8"}),  # a pip row
+    ("\u7528flashinfer-python\uff1a0.2.7\u62a5\u9519", {"flashinfer-python": "0.2.7"}),  # CJK around it, a full-width colon
+    ("Python 3.11", {"Python": "3.11"}),
+    (" - python version : 3.11.9", {"Python": "3.11.9"}),
+    ("Our torch is 2.9.1 and flashinfer 0.6.2", {"torch": "2.9.1", "flashinfer-python": "0.6.2"}),
+    ("NCCL version 2.20.5+cuda12.4 on both nodes", {"nccl": "2.20.5"}),  # its build suffix is not the version
+    ("I use sglang version sglang.v0.4.6.post5 with nixl", {"sglang": "0.4.6.post5"}),
+    ("python: 3.12.7", {"Python": "3.12.7"}),
+    ("mooncake-transfer-engine==0.3.6", {"mooncake-transfer-engine": "0.3.6"}),
+    ("nixl 0.6.1", {"nixl": "0.6.1"}),
+    ("transformers: 4.55.2", {"transformers": "4.55.2"}),
+    ("triton 3.3.1", {"triton": "3.3.1"}),
+    ("DeepEP 1.2.1", {"deep_ep": "1.2.1"}),
+    ("Cuda compilation tools, release 12.8, V12.8.93", {"cuda": "12.8"}),  # nvcc --version
+]
+
+
+@pytest.mark.parametrize(("line", "values"), NAMED)
+def test_versions_named_in_a_sentence(line, values):
+    parsed = parse_stated(line)
+    assert parsed is not None and parsed.data["values"] == values
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "FlashInfer requires CUDA 12.4 or later",  # a requirement, not what runs
+        "it needs torch>=2.5.1",
+        "upgraded torch 2.5.1 -> 2.6.0 and it broke",  # which one runs is not said
+        '  File "/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py", line 10',  # a path
+        "RuntimeError: CUDA 12.8 driver mismatch",  # a failure line is read for its failure
+        "worker-1: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+        "ProcessGroupNCCL.cpp:1970, unhandled cuda error, NCCL version 2.20.5+cuda12.4",
+        "torch 2.5.1 on one node, torch 2.6.0 on the other",  # two versions of one package
+    ],
+)
+def test_a_version_not_stated_as_the_one_running_is_not_read(line):
+    parsed = parse_stated(line)
+    assert parsed is None or not set(parsed.data["values"]) & {"torch", "cuda", "Python", "nccl"}
+
+
+def test_a_version_line_after_a_100_column_line_is_no_terminal_wrap():
+    text = "SGLang commit: https://github.com/sgl-project/sglang/commit/" + "a" * 40 + "\nFlashinfer version: 0.5.3\n"
+    assert analyze_text(text)["versions"]["flashinfer"] == "0.5.3"
+
+
+def test_redaction_keeps_a_version_with_four_numbers():
+    from logscope.core.redact import redact_document
+
+    document = {"versions": {"driver": "5.0.21.47"}, "config": {"host": "10.0.0.21"}}
+    assert redact_document(document) == {"versions": {"driver": "5.0.21.47"}, "config": {"host": "<redacted:ip>"}}
+
+
 def test_pip_show_and_a_printed_version():
     shown = analyze_text("$ pip show sglang\nName: sglang\nVersion: 0.5.9\nSummary: SGLang\n", "pip.txt")
     assert shown["versions"]["sglang"] == "0.5.9"
@@ -442,3 +506,26 @@ def test_topo_rows_without_their_header_name_only_the_columns_the_rows_show():
     assert topology["links"] == [[0, 1, "NV18"]]
     assert topology.get("nics", []) == []
     assert topology["affinity"]["GPU1"] == {"cpu": "8-15", "numa": 1, "gpu_numa_id": None}
+
+
+def test_gpus_a_field_states_say_so_and_quote_the_field():
+    """ "GPU: B200x2" in an issue body is no dump: its GPU records say which form stated them, and their evidence is
+    the line itself, not a check_env line that the paste does not hold."""
+    gpus = analyze_text("Flashinfer version: 0.5.0\nGPU: B200x2\n")["gpus"]
+    assert [(g["index"], g["name"], g["stated_by"], g["evidence"]["text"]) for g in gpus] == [
+        (0, "B200", "issue_template", "GPU: B200x2"),
+        (1, "B200", "issue_template", "GPU: B200x2"),
+    ]
+
+
+def test_torch_s_nccl_error_states_the_nccl_version_and_stays_a_failure():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 3665, in barrier\n'
+        "    work = default_pg.barrier(opts=opts)\n"
+        "torch.distributed.DistBackendError: NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL"
+        ".cpp:1197, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.3+cuda12.1\n"
+    )
+    report = analyze_text(text)
+    assert report["launches"][0]["versions"] == {"nccl": "2.18.3"}
+    assert "nccl-error" in {f["rule"] for f in report["findings"]}

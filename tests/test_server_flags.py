@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from logscope.core.server_flags import field_of
+from logscope.core.server_flags import field_of, takes, value_type
 from logscope.pipeline.assemble.launch_facts import flag_field
+from logscope.pipeline.parse.parsers.shell import parse_command
 
 
 @pytest.mark.parametrize(
@@ -31,3 +32,35 @@ def test_config_keys_keep_their_name_and_unknown_flags_stay_as_written():
     assert flag_field("tp") == "tp_size"
     assert flag_field("cuda_graph_max_bs", "0.5.15") == "cuda_graph_max_bs"  # logscope's config key, as spelled
     assert flag_field("no_such_flag") == "no_such_flag"
+
+
+@pytest.mark.parametrize(
+    ("flag", "taken", "kind"),
+    [
+        ("tp", "one", "int"),
+        ("port", "one", "int"),
+        ("mem_fraction_static", "one", "float"),
+        ("trust_remote_code", "none", None),  # store_true in every release
+        ("enable_dp_attention", "none", None),
+        ("lora_paths", "many", None),
+        ("no_such_flag", None, None),
+    ],
+)
+def test_what_a_flag_takes_comes_from_the_released_argparse(flag, taken, kind):
+    assert takes(flag) == taken
+    assert value_type(flag) == kind
+
+
+@pytest.mark.parametrize(
+    ("flags", "args"),
+    [
+        ("--chunked-prefill-size -1 --tp 2", {"chunked_prefill_size": "-1", "tp": "2"}),  # a negative value, not an option
+        ("--tp 2 --port", {"tp": "2"}),  # cut after an option that takes a value: no value is read for it
+        ("--port --tp 2", {"tp": "2"}),
+        ("--cuda-graph-bs 1 2 4 8 --tp 2", {"cuda_graph_bs": "1 2 4 8", "tp": "2"}),  # a list option's words
+        ("--tp 2 --trust-remote-code --tp 4", {"tp": "4", "trust_remote_code": True}),  # argparse: the last one wins
+        ("--trust-remote-code ./model --tp 2", {"trust_remote_code": True, "tp": "2"}),  # a flag takes no word
+    ],
+)
+def test_a_command_s_flags_take_what_argparse_gives_them(flags, args):
+    assert parse_command(f"python3 -m sglang.launch_server {flags}")["args"] == args

@@ -87,11 +87,18 @@ class ServerArgs:
     secret: A[int, Arg(help="internal", no_cli=True)] = 0
     renamed: A[int, Arg(help="x", cli_name="--other-name")] = 0
     plain: int = 0
+    trust_remote_code: A[bool, "Whether to allow custom models."] = False
+    cuda_graph_bs: A[Optional[List[int]], "The batch sizes to capture."] = None
+    mem_fraction_static: A[float | None, "The fraction."] = None
+    lora_paths: A[Optional[list], Arg(help="x", action=LoRAPathAction, action_kwargs={"nargs": "*"})] = None
 
     @staticmethod
     def add_cli_args(parser):
         parser.add_argument("--data-parallel-size", "--dp-size", type=int, default=1)
         parser.add_argument("--model-path", "--model", type=str, dest="model_path")
+        parser.add_argument("--enable-dp-attention", action="store_true")
+        parser.add_argument("--hybrid-kvcache-ratio", nargs="?", const=0.5, type=float)
+        parser.add_argument("--enable-old", action=DeprecatedAction)
         parser.add_argument(*names, **kwargs)
 
     @classmethod
@@ -104,14 +111,21 @@ def test_server_flags_come_with_the_field_each_sets():
     from tools.upstream import cli_flags
 
     found, renames = cli_flags.extract(SERVER_ARGS)
-    assert sorted(found) == [
-        ("--data-parallel-size", "data_parallel_size"),
-        ("--dp-size", "data_parallel_size"),
-        ("--model", "model_path"),
-        ("--model-path", "model_path"),
-        ("--nnodes", "nnodes"),
-        ("--other-name", "renamed"),
-        ("--tensor-parallel-size", "tp_size"),
-        ("--tp-size", "tp_size"),
+    assert sorted(found, key=str) == [
+        ("--cuda-graph-bs", "cuda_graph_bs", "many", None),  # a list field takes the words up to the next option
+        ("--data-parallel-size", "data_parallel_size", "one", "int"),
+        ("--dp-size", "data_parallel_size", "one", "int"),
+        ("--enable-dp-attention", "enable_dp_attention", "none", None),
+        ("--enable-old", "enable_old", "none", None),  # SGLang's deprecated flags' actions take no word
+        ("--hybrid-kvcache-ratio", "hybrid_kvcache_ratio", "optional", "float"),
+        ("--lora-paths", "lora_paths", "many", None),
+        ("--mem-fraction-static", "mem_fraction_static", "one", "float"),
+        ("--model", "model_path", "one", None),
+        ("--model-path", "model_path", "one", None),
+        ("--nnodes", "nnodes", "one", "int"),
+        ("--other-name", "renamed", "one", "int"),
+        ("--tensor-parallel-size", "tp_size", "one", "int"),
+        ("--tp-size", "tp_size", "one", "int"),
+        ("--trust-remote-code", "trust_remote_code", "none", None),  # a bool field is store_true
     ]
     assert renames == {"data_parallel_size": "dp_size"}

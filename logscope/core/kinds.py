@@ -226,6 +226,46 @@ _STATED_HEADS = (
     "Torch version:",
     "torch version:",
     "Python version:",
+    # another package's version in a sentence or a hand-written line (parsers/stated_env.py named_versions); a
+    # literal with a space first is never a line's head (classify: a line that starts with a literal is a record)
+    " version",
+    " Version",
+    "Python 3.",
+    "python 3.",
+    " python 3",
+    " driver ",
+    "(driver ",
+    "CUDA 1",
+    " cuda 1",
+    "cuda_1",
+    " torch ",
+    " PyTorch ",
+    " pytorch ",
+    " flashinfer",
+    " FlashInfer",
+    " Flashinfer",
+    " mooncake",
+    " Mooncake",
+    "mooncake-transfer-engine",
+    " nixl",
+    " NIXL",
+    # pins, hand-written blocks and pip rows of the transfer engines and the libraries under SGLang
+    "mooncake-transfer-engine==",
+    "nixl==",
+    "nixl:",
+    "nixl 0.",
+    "triton==",
+    "triton:",
+    "triton 2.",
+    "triton 3.",
+    "transformers==",
+    "transformers:",
+    "transformers 4.",
+    "transformers 5.",
+    "flashinfer 0.",
+    "python:",
+    "DeepEP ",
+    "Cuda compilation tools",
     # an official image tag without the image's name ("the v0.5.10-cu130 image")
     "-cu1",
     "-rocm",
@@ -271,7 +311,7 @@ _FLAG_STEMS = (
 FLAG_ITEM_LITERALS = tuple(b + q + stem for b in _BULLETS for q in ("", "`", "--", "`--") for stem in _FLAG_STEMS)
 # the same flags as "name: value" lines of their own ("tp-size: 8"): the stems that hold a dash (a bare "tp" or
 # "model" would be in most lines)
-FLAG_FIELD_LITERALS = tuple(s for s in (*_FLAG_STEMS, "tp-size", "dp-size", "ep-size", "pp-size") if "-" in s)
+FLAG_FIELD_LITERALS = tuple(s for s in (*_FLAG_STEMS, "tp-size", "dp-size", "ep-size", "pp-size", "model-path") if "-" in s)
 
 CATALOGUE: tuple[Kind, ...] = (
     # ---- phases, in startup order

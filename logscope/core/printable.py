@@ -35,10 +35,12 @@ def shown_name(path: str | bytes) -> str:
     return raw.decode("utf-8", errors="backslashreplace")
 
 
-def map_strings(document: Any, change: Callable[[str], str]) -> Any:
+def map_strings(document: Any, change: Callable[[str], str], under: dict[str, Callable[[str], str]] | None = None) -> Any:
     """A copy of a document (dicts, lists, tuples, strings, numbers) with `change` applied to every string, keys
-    too, each distinct string once (a document repeats its keys and many texts). Numbers are left as they are."""
+    too, each distinct string once (a document repeats its keys and many texts). Numbers are left as they are.
+    `under`: the change of the string values of a dict held under one of these keys (the document's `versions`)."""
     done: dict[str, str] = {}
+    special = under or {}
 
     def text(value: str) -> str:
         out = done.get(value)
@@ -50,11 +52,16 @@ def map_strings(document: Any, change: Callable[[str], str]) -> Any:
         if isinstance(value, str):
             return text(value)
         if isinstance(value, dict):
-            return {(text(k) if isinstance(k, str) else k): walk(v) for k, v in value.items()}
+            return {(text(k) if isinstance(k, str) else k): held(k, v) for k, v in value.items()}
         if isinstance(value, list):
             return [walk(v) for v in value]
         if isinstance(value, tuple):
             return tuple(walk(v) for v in value)
         return value
+
+    def held(key: Any, value: Any) -> Any:
+        if key in special and isinstance(value, dict):
+            return {text(k): special[key](v) if isinstance(v, str) else walk(v) for k, v in value.items()}
+        return walk(value)
 
     return walk(document)

@@ -216,4 +216,7 @@ def redact_document(document: Any, skip: Iterable[str] = ()) -> Any:
     skipped = frozenset(skip)
     if skipped >= set(KINDS):
         return document
-    return map_strings(document, lambda text: redact(text, skipped))
+    # a version stands alone in the document's `versions` ("5.0.21.47" is a dotted quad): read as the version it is
+    as_version = len("version ")
+    versions = {"versions": lambda text: redact(f"version {text}", skipped)[as_version:]}
+    return map_strings(document, lambda text: redact(text, skipped), versions)

@@ -517,7 +517,8 @@ def _last_capture(rank: dict[str, Any]) -> tuple[Any, float] | None:
     if not progress:
         return None
     last = progress[-1]
-    return last.get("bs") or last.get("num_tokens"), last["avail_gib"]
+    step = last.get("bs") or last.get("num_tokens")
+    return "?" if step is None else step, last["avail_gib"]  # 0.4.x before 0.4.8 print no batch size
 
 
 def _spread(ranks: list[dict[str, Any]], phase_id: str, graph: str | None, key: str) -> Spread | None:

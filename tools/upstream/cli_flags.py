@@ -8,9 +8,12 @@
   `Arg(no_cli=True)` none), in server_args.py or in arg_groups/fields/*.py;
 - both in one release (fields not yet moved to `A[...]` are still registered by hand).
 
-`python -m tools.upstream flags` writes catalog/server_flags.json: one row per (option, dest) with the first and
-last release that registers it. logscope resolves a flag as the release's argparse does (an exact option, else
-the one option it is a unique prefix of: `--tp` is `--tp-size`)."""
+`python -m tools.upstream flags` writes catalog/server_flags.json: one row per (option, dest, takes, type) with the
+first and last release that registers it. logscope resolves a flag as the release's argparse does (an exact option,
+else the one option it is a unique prefix of: `--tp` is `--tp-size`). `takes` is what argparse lets the option take
+after it: `none` (a store_true / store_false / store_const action, a bool field, a deprecated flag's no-argument
+action), `optional` (nargs="?"), `many` (nargs="+" / "*", a list field) or `one`; `type` is `int` or `float` when
+argparse converts the value to one, else null (a string, JSON, a list)."""
 
 from __future__ import annotations
 
@@ -39,19 +42,87 @@ def _keyword(call: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
-def _added(call: ast.Call) -> list[tuple[str, str]]:
-    """(option, dest) of a `*.add_argument("--a", "--b", ...)` call with literal option strings."""
+# (option, dest, takes, type): one option string as argparse registers it (the module docstring says what takes and
+# type hold)
+Flag = tuple[str, str, str, str | None]
+# argparse's actions that store without taking a word, and SGLang's deprecated flags' actions that take none
+# (nargs=0 in their __init__; DeprecatedStoreConstAction takes one only when given nargs=None)
+_NO_VALUE_ACTIONS = frozenset(
+    {"store_true", "store_false", "store_const", "count", "BooleanOptionalAction"}
+    | {"DeprecatedAction", "DeprecatedStoreTrueAction", "DeprecatedStoreConstAction"}
+)
+_NARGS = {"?": "optional", "+": "many", "*": "many"}
+_NUMBER_TYPES = frozenset({"int", "float"})
+# SGLang's own converters whose result is a number (human_readable_int reads "128k" too, 0.5.10-0.5.13)
+_CONVERTERS = {"human_readable_int": "int"}
+
+
+def _name(node: ast.expr | None) -> str | None:
+    """The last name of `x`, `a.b.x`, or the string of a constant."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _takes(action: ast.expr | None, nargs: ast.expr | None, nargs_given: bool) -> str | None:
+    """What an option takes from its action and nargs keywords, or None when they do not decide it."""
+    if _name(action) in _NO_VALUE_ACTIONS and not (
+        _name(action) == "DeprecatedStoreConstAction" and nargs_given and isinstance(nargs, ast.Constant) and nargs.value is None
+    ):
+        return "none"
+    if isinstance(nargs, ast.Constant):
+        if isinstance(nargs.value, str):
+            return _NARGS.get(nargs.value)
+        if isinstance(nargs.value, int):
+            return "none" if nargs.value == 0 else "many" if nargs.value > 1 else "one"
+    return None
+
+
+def _added(call: ast.Call) -> list[Flag]:
+    """(option, dest, takes, type) of a `*.add_argument("--a", "--b", ...)` call with literal option strings."""
     options = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     longs = [o for o in options if o.startswith("--")]
     if not longs or len(options) != len(call.args):
         return []
     dest = _keyword(call, "dest")
     name = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else longs[0][2:].replace("-", "_")
-    return [(option, name) for option in options if option.startswith("-")]
+    nargs = _keyword(call, "nargs")
+    takes = _takes(_keyword(call, "action"), nargs, nargs is not None) or "one"
+    kind = _name(_keyword(call, "type"))
+    kind = _CONVERTERS.get(kind or "", kind)
+    number = kind if kind in _NUMBER_TYPES and takes in ("one", "optional") else None
+    return [(option, name, takes, number) for option in options if option.startswith("-")]
 
 
-def _annotated(field: ast.AnnAssign) -> list[tuple[str, str]]:
-    """(option, dest) of a `name: A[type, "help" | Arg(...)]` field; none for a field without either, or no_cli."""
+def _field_type(annotation: ast.expr) -> tuple[str, str | None]:
+    """(takes, type) of a field's type as SGLang's Arg machinery registers it: Optional unwrapped, a bool is
+    store_true, a list takes many words, a Literal the type of its values."""
+    node = annotation
+    if isinstance(node, ast.Subscript) and _name(node.value) in ("Optional", "Union"):
+        inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        node = next((e for e in inner if not (isinstance(e, ast.Constant) and e.value is None)), node)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # int | None
+        node = node.right if isinstance(node.left, ast.Constant) and node.left.value is None else node.left
+    if isinstance(node, ast.Subscript) and _name(node.value) in ("list", "List"):
+        return "many", None
+    if isinstance(node, ast.Subscript) and _name(node.value) == "Literal":
+        values = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        first = values[0] if values else None
+        literal = type(first.value).__name__ if isinstance(first, ast.Constant) else None
+        return "one", literal if literal in _NUMBER_TYPES else None
+    kind = _name(node)
+    if kind == "bool":
+        return "none", None
+    return "one", kind if kind in _NUMBER_TYPES else None
+
+
+def _annotated(field: ast.AnnAssign) -> list[Flag]:
+    """(option, dest, takes, type) of a `name: A[type, "help" | Arg(...)]` field; none for a field without either,
+    or no_cli."""
     if not isinstance(field.target, ast.Name) or not isinstance(field.annotation, ast.Subscript):
         return []
     base = field.annotation.value
@@ -61,16 +132,29 @@ def _annotated(field: ast.AnnAssign) -> list[tuple[str, str]]:
     name = field.target.id
     flag = "--" + name.replace("_", "-")
     meta = next((p for p in parts[1:] if isinstance(p, ast.Call) and getattr(p.func, "id", "") == "Arg"), None)
+    takes, kind = _field_type(parts[0])
     if meta is None:
         helps = [p for p in parts[1:] if isinstance(p, ast.Constant) and isinstance(p.value, str)]
-        return [(flag, name)] if helps else []
+        return [(flag, name, takes, kind)] if helps else []
     no_cli = _keyword(meta, "no_cli")
     if isinstance(no_cli, ast.Constant) and no_cli.value is True:
         return []
     cli_name = _keyword(meta, "cli_name")
     if isinstance(cli_name, ast.Constant) and isinstance(cli_name.value, str):
         flag = cli_name.value
-    return [(option, name) for option in [flag, *_strings(_keyword(meta, "aliases"))]]
+    action, nargs = _keyword(meta, "action"), _keyword(meta, "nargs")
+    kwargs = _keyword(meta, "action_kwargs")
+    if isinstance(kwargs, ast.Dict):  # Arg(action=..., action_kwargs={"nargs": "*"})
+        given = {_name(k): v for k, v in zip(kwargs.keys, kwargs.values) if k is not None}
+        nargs = given.get("nargs", nargs)
+    if _keyword(meta, "type_parser") is not None and takes == "many":  # the parser reads the whole value as one word
+        takes = "one"
+    decided = _takes(action, nargs, nargs is not None)
+    if decided is not None or action is not None:
+        takes = decided or "one"
+    if takes not in ("one", "optional"):
+        kind = None
+    return [(option, name, takes, kind) for option in [flag, *_strings(_keyword(meta, "aliases"))]]
 
 
 def _renames(function: ast.FunctionDef) -> dict[str, str]:
@@ -84,13 +168,14 @@ def _renames(function: ast.FunctionDef) -> dict[str, str]:
     return out
 
 
-def extract(text: str) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """Every (option, argparse dest) one source file registers, and the dests from_cli_args renames to fields."""
+def extract(text: str) -> tuple[list[Flag], dict[str, str]]:
+    """Every (option, argparse dest, takes, type) one source file registers, and the dests from_cli_args renames to
+    fields."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return [], {}
-    found: list[tuple[str, str]] = []
+    found: list[Flag] = []
     renames: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
@@ -102,23 +187,26 @@ def extract(text: str) -> tuple[list[tuple[str, str]], dict[str, str]]:
     return found, renames
 
 
-def release_flags(version: str) -> list[dict[str, str]]:
-    """Each option of one release with the ServerArgs field it sets."""
+def release_flags(version: str) -> list[dict[str, str | None]]:
+    """Each option of one release with the ServerArgs field it sets, what it takes and its value's type."""
     wheel = sources.download("sglang", version)
-    pairs: set[tuple[str, str]] = set()
+    pairs: set[Flag] = set()
     renames: dict[str, str] = {}
     for path, text in sources.python_files(wheel):
         if sources.module_of(path).startswith(_MODULES):
             found, renamed = extract(text)
             pairs.update(found)
             renames.update(renamed)
-    return [{"option": option, "dest": renames.get(dest, dest)} for option, dest in sorted(pairs)]
+    return [
+        {"option": option, "dest": renames.get(dest, dest), "takes": takes, "type": kind}
+        for option, dest, takes, kind in sorted(pairs, key=lambda p: (p[0], p[1], p[2], p[3] or ""))
+    ]
 
 
 def write_flags(versions: list[str]) -> Path:
-    rows = build._merge([(v, release_flags(v)) for v in versions], ("option", "dest"), versions)
+    rows = build._merge([(v, release_flags(v)) for v in versions], ("option", "dest", "takes", "type"), versions)
     rows.sort(key=lambda r: (r["option"], r["dest"], r["first"]))
-    body: dict[str, Any] = {"generated": HEADER, "schema": "logscope-server-flags/1", "versions": versions}
+    body: dict[str, Any] = {"generated": HEADER, "schema": "logscope-server-flags/2", "versions": versions}
     text = json.dumps(body, indent=1)[:-2] + ',\n "flags": [\n' + ",\n".join(json.dumps(r, sort_keys=True) for r in rows)
     OUT.write_text(text + "\n ]\n}\n", encoding="utf-8")
     return OUT

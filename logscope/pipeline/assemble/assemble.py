@@ -56,7 +56,7 @@ class _SourceAssembler:
     def add(self, ev: Event) -> None:
         rank = ev.rank or self.file_rank
         if ev.kind in (kinds.SERVER_ARGS, kinds.LAUNCH_COMMAND):
-            if self.seg.has_phases():
+            if self.seg.has_phases() or _another_command(self.seg, ev):
                 self.new_segment()
             self.seg.events.append(ev)
             return
@@ -102,7 +102,7 @@ class _SourceAssembler:
             timeline.reached = max(timeline.reached, order)
         if ev.kind == kinds.SCHEDULER_SUMMARY:
             timeline.complete = True
-        key = (ev.kind, model, ev.data.get("graph"), ev.data.get("bs") if ev.kind == kinds.CAPTURE_PROGRESS else None)
+        key = (ev.kind, model, ev.data.get("graph"), _progress_step(ev) if ev.kind == kinds.CAPTURE_PROGRESS else None)
         if ev.kind == kinds.CAPTURE_PROGRESS and key in timeline.seen:
             return  # tqdm repeats the reading of one batch size; the first is the reading taken
         timeline.seen.add(key)
@@ -161,6 +161,21 @@ class _SourceAssembler:
             return
         previous.events += last.events
         self.segments.pop()
+
+
+def _progress_step(ev: Event) -> Any:
+    """What tells one capture step from another: its batch size, or, where the release prints none (before
+    0.4.8), the reading itself (tqdm repeats one step's reading on every refresh)."""
+    bs = ev.data.get("bs", ev.data.get("num_tokens"))
+    return ("bs", bs) if bs is not None else ("avail", ev.data.get("avail_gib"))
+
+
+def _another_command(seg: Launch, ev: Event) -> bool:
+    """A launch command with other arguments than one the segment already holds: a second launch pasted beside the
+    first (prefill and decode, node 0 and node 1, the run that works and the one that fails)."""
+    return ev.kind == kinds.LAUNCH_COMMAND and any(
+        e.kind == kinds.LAUNCH_COMMAND and e.data["args"] != ev.data["args"] for e in seg.events
+    )
 
 
 def _target_captured(timeline: RankTimeline) -> bool:
@@ -271,7 +286,11 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
                     target.phases.append(
                         PhaseReading(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data), ev.text, True, _full(ev))
                     )
-                continue
+            else:  # no rank says its capture began: the bar is TP rank 0's (cuda_graph_runner shows tqdm there only)
+                seg.rank(UNTAGGED, source).phases.append(
+                    PhaseReading(ev.kind, "target", ev.source, ev.line, ev.time, dict(ev.data), ev.text, True, _full(ev))
+                )
+            continue
         remaining.append(ev)
     # de-duplicate progress readings for an untagged single rank too
     for timeline in seg.ranks.values():

@@ -10,7 +10,7 @@ from logscope.core import kinds
 from logscope.core.credentials import REDACTED, is_credential
 from logscope.core.events import Event
 from logscope.core.model import Launch
-from logscope.core.server_flags import field_of
+from logscope.core.server_flags import field_of, takes, value_type
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
 from logscope.pipeline.parse.parsers.stated_env import WEAK
 
@@ -96,31 +96,6 @@ def flag_field(flag: str, version: str | None = None) -> str:
     return field_of(flag, version) or flag
 
 
-_INT_KEYS = {
-    "tp_size",
-    "dp_size",
-    "ep_size",
-    "pp_size",
-    "moe_dense_tp_size",
-    "attn_cp_size",
-    "max_total_tokens",
-    "chunked_prefill_size",
-    "max_prefill_tokens",
-    "max_running_requests",
-    "cuda_graph_max_bs",
-    "cuda_graph_max_bs_prefill",
-    "page_size",
-    "speculative_num_steps",
-    "nnodes",
-    "node_rank",
-    "base_gpu_id",
-    "gpu_id_step",
-    "context_length",
-    "ep_num_redundant_experts",
-    "max_mamba_cache_size",
-}
-_FLOAT_KEYS = {"mem_fraction_static"}
-_BOOL_FLAGS = {k for k in CONFIG_KEYS if k.startswith(("enable_", "disable_"))} | {"trust_remote_code"}
 # the official image's release tags: lmsysorg/sglang:v0.5.23, v0.4.2.post2-rocm630, v0.5.2rc0-cu126 (not latest/nightly)
 _SGLANG_IMAGE = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 VERSION_KEYS = {
@@ -148,29 +123,43 @@ VERSION_KEYS = {
     "nvidia-nccl-cu12": "nccl",
     "nvidia-nccl-cu13": "nccl",
     "CUDA used to build PyTorch": "cuda",
-    # stated_env.py's keys for the issue template's fields
+    # stated_env.py's keys for the issue template's fields and the packages a sentence names
     "driver": "driver",
     "cuda": "cuda",
+    "nccl": "nccl",
+    "mooncake": "mooncake",
+    "mooncake-transfer-engine": "mooncake",
+    "nixl": "nixl",
 }
 
 
+_NUMBER = {"int": int, "float": float}
+_UNREAD = object()
+# a word the shell expands ($MODEL, ${TP}, $(LWS_LEADER_ADDRESS):5757): the paste does not show its value
+_EXPANDED = re.compile(r"\$(?:\w|\{|\()")
+
+
 def _coerce(key: str, value: Any) -> Any:
+    """A config value as the released argparse types it (server_flags.json): an int or float flag's word as that
+    number, a store_true flag's `True`/`False` as a bool; `_UNREAD` for a number flag's word that is no number (a
+    shell variable, `$(LWS_GROUP_SIZE)`: the paste does not give the value), and for any word the shell expands."""
     if isinstance(value, str):
-        try:
-            if key in _INT_KEYS:
-                return int(value)
-            if key in _FLOAT_KEYS:
-                return float(value)
-        except ValueError:
-            return value
-        if key in _BOOL_FLAGS and value.lower() in ("true", "false"):
+        if _EXPANDED.search(value):
+            return _UNREAD
+        number = _NUMBER.get(value_type(key) or "")
+        if number is not None:
+            try:
+                return number(value)
+            except ValueError:
+                return _UNREAD
+        if takes(key) == "none" and value.lower() in ("true", "false"):
             return value.lower() == "true"
     return value
 
 
 def _set(launch: Launch, key: str, value: Any, source: str) -> None:
-    if key not in launch.config:
-        launch.config[key] = _coerce(key, value)
+    if key not in launch.config and (typed := _coerce(key, value)) is not _UNREAD:
+        launch.config[key] = typed
         launch.config_source[key] = source
 
 
@@ -265,10 +254,17 @@ def _by_trust(events: list[Event]) -> list[Event]:
     return sorted(events, key=lambda e: e.kind == kinds.STATED_ENV and e.data.get("stated_by") in WEAK)
 
 
+# torch's NCCL errors end with the NCCL the process runs: "NCCL error in: ...cpp:1197, unhandled cuda error (...),
+# NCCL version 2.18.3" (c10d's ncclGetErrorWithVersion; its build suffix, "+cuda12.4", is no part of the version)
+_TORCH_NCCL_ERROR = re.compile(r", NCCL version (\d+\.\d+\.\d+)(?:\+\S+)?\s*$")
+
+
 def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:
     for ev in _by_trust(events + global_events):
         if ev.kind == kinds.NCCL_VERSION:
             launch.versions.setdefault("nccl", ev.data["nccl"])
+        elif ev.kind == kinds.EXCEPTION and (m := _TORCH_NCCL_ERROR.search(str(ev.data.get("message", "")))):
+            launch.versions.setdefault("nccl", m.group(1))
         elif ev.kind in _ENV_KINDS:
             values = ev.data["values"]
             for key, name in VERSION_KEYS.items():

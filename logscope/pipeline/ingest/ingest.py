@@ -58,7 +58,13 @@ _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
 # A log record glued after a progress bar: "...3.89it/s][2026-05-07 13:39:14 DP1 TP1 EP1] Load weight end."
-_EMBEDDED_PREFIX = re.compile(r"(?<=\S)(?=\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?(?: [A-Z_]+\d+)*\] )")
+# (also the undated prefix of older releases, with its rank tags: "^@[17:43:23 TP6] Load weight end. ...", the NUL a
+# crashed writer left shown in caret notation), or after a tag that ends in a colon, a bar or a bullet and a space:
+# pdsh's / mpirun's host ("node01: [2026-...] ..."), grep -n's line number, syslog's "host python3[1234]: ", "- "
+_EMBEDDED_PREFIX = re.compile(
+    r"(?:(?<=\S)|(?<=[:|>*-])\s+)(?=\[(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?(?: [A-Z_]+\d+)*"
+    r"|\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?: [A-Z_]+\d+)+)\] )"
+)
 
 # tqdm updates pasted without their carriage returns: "...2.0it/s]Capturing batches (bs=144 ..."
 _GLUED_PROGRESS = re.compile(r"(?<=\S)(?=Capturing batches \(|Loading (?:safetensors|pt) checkpoint shards:)")

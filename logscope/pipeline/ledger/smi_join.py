@@ -33,16 +33,19 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
                     capability[index] = value
                 else:
                     names[index] = value
+        stated = ev.kind == kinds.STATED_ENV  # a field of an issue ("GPU: B200x2"): no dump, and the evidence says so
         for index in sorted(names):
-            data = {"index": index, "name": names[index]}
+            data: dict[str, Any] = {"index": index, "name": names[index]}
             if index in capability:
                 data["compute_capability"] = capability[index]
+            if stated:
+                data["stated_by"] = ev.data.get("stated_by", kinds.STATED_ENV)
             out.append(
                 Event(
                     kinds.SMI_GPU,
                     ev.source,
                     ev.line,
-                    f"check_env GPU {index}: {names[index]}",
+                    ev.text if stated else f"check_env GPU {index}: {names[index]}",
                     None,
                     None,
                     data,

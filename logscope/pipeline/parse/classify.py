@@ -132,9 +132,9 @@ class SourceClassifier:
 
     @staticmethod
     def _terminal_wraps(chunk: LineChunk) -> dict[int, tuple[str, int]]:
-        """Lines a terminal cut, joined again. A line that a grammar reads whole, followed by a "Key: value" line,
-        was not cut (a 120-column launch command, then check_env's "Python: 3.12.3"). A file big enough for the
-        range workers is no terminal paste."""
+        """Lines a terminal cut, joined again. A line followed by a "Key: value" line was not cut when a grammar reads
+        either whole (a 120-column launch command, then check_env's "Python: 3.12.3"; a 100-column commit URL, then
+        "Flashinfer version: 0.5.0"). A file big enough for the range workers is no terminal paste."""
         if chunk.path is not None:
             return {}
         lines = chunk.all_lines()
@@ -142,7 +142,7 @@ class SourceClassifier:
         return {
             index: wrap
             for index, wrap in wraps.items()
-            if not (_KEY_VALUE.match(lines[index + 1]) and _reads_whole(lines[index]))
+            if not (_KEY_VALUE.match(lines[index + 1]) and (_reads_whole(lines[index]) or _reads_whole(lines[index + 1])))
         }
 
     def _mark_startup_parts(self, chunk: LineChunk) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+from collections.abc import Iterator
 from typing import Any, cast
 
 from lark import Token, Transformer, Tree
@@ -13,6 +14,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 
 from logscope.core import kinds
 from logscope.core.grammar_loader import parse
+from logscope.core.server_flags import takes
 
 _UNITS = {"bytes": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0, "TiB": 1024.0**2, "PiB": 1024.0**3}
 
@@ -139,13 +141,12 @@ def parse_server_args(text: str) -> tuple[dict[str, Any], bool] | None:
     return fields, truncated
 
 
-def _last_top_level_comma(body: str, before: int) -> int | None:
-    depth = 0
-    quote = ""
-    last = None
-    for i, ch in enumerate(body[:before]):
+def repr_scan(text: str, depth: int = 0, quote: str = "") -> Iterator[tuple[int, str, int, str]]:
+    """(index, character, bracket depth after it, the quote it is inside or "") of each character of a Python repr,
+    from a state carried over from the text before it (a repr cut over lines)."""
+    for i, ch in enumerate(text):
         if quote:
-            if ch == quote and body[i - 1] != "\\":
+            if ch == quote and text[i - 1 : i] != "\\":
                 quote = ""
         elif ch in "'\"":
             quote = ch
@@ -153,9 +154,12 @@ def _last_top_level_comma(body: str, before: int) -> int | None:
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif ch == "," and depth == 1:
-            last = i
-    return last
+        yield i, ch, depth, quote
+
+
+def _last_top_level_comma(body: str, before: int) -> int | None:
+    commas = [i for i, ch, depth, quote in repr_scan(body[:before]) if ch == "," and depth == 1 and not quote]
+    return commas[-1] if commas else None
 
 
 def _py_value(node: Any) -> Any:
@@ -187,7 +191,9 @@ def _py_value(node: Any) -> Any:
 
 # ------------------------------------------------------------------ launch command / env
 class _LaunchCommand(Transformer):
-    """export lines → {'env'}; commands → {'env', 'args'}: each option with the word after it, or True."""
+    """export lines → {'env'}; commands → {'env', 'args'}: each option with its value, as the released argparse reads
+    it (server_flags.py): the word after it, the words up to the next option for a list option, True for a flag that
+    takes none; an option that takes a value with none after it (a cut or wrapped command) is not read."""
 
     def assignment(self, items: list[Token]) -> tuple[str, str]:
         key, _, value = str(items[0]).partition("=")
@@ -197,26 +203,37 @@ class _LaunchCommand(Transformer):
         env: dict[str, str] = {}
         args: dict[str, Any] = {}
         pending: str | None = None
+        words: list[str] = []
+
+        def close() -> None:
+            if pending is None:
+                return
+            if words:
+                args[pending] = " ".join(words)
+            elif takes(pending) != "one":
+                args[pending] = True
+
         for item in items:
             if isinstance(item, tuple):
                 env[item[0]] = item[1]
-            elif isinstance(item, Tree):  # the launcher (python -m sglang..., sglang serve)
                 continue
+            if isinstance(item, Tree):  # the launcher (python -m sglang..., sglang serve)
+                continue
+            value_of_pending = pending is not None and takes(pending) != "none"
+            if item.type == "OPTION" and not (value_of_pending and _NEGATIVE.fullmatch(str(item))):
+                close()
+                pending, words = _flag(str(item)), []
             elif item.type == "OPTION_EQ":
-                if pending:
-                    args[pending] = True
+                close()
                 key, _, value = str(item).partition("=")
                 args[_flag(key)] = shell_word(value)
-                pending = None
-            elif item.type == "OPTION":
-                if pending:
-                    args[pending] = True
-                pending = _flag(str(item))
-            elif pending:
-                args.setdefault(pending, shell_word(str(item)))
-                pending = None
-        if pending:
-            args[pending] = True
+                pending, words = None, []
+            elif value_of_pending and pending is not None:
+                words.append(shell_word(str(item)))
+                if takes(pending) != "many":
+                    close()
+                    pending, words = None, []
+        close()
         return {"env": env, "args": args, "kind": kind}
 
     def export(self, items: list[Any]) -> dict[str, Any]:
@@ -250,6 +267,10 @@ def shell_word(word: str) -> str:
     except ValueError:  # an unclosed quote (a cut paste): the word as printed, less its outer quotes
         return word.strip("'\"")
     return parts[0] if len(parts) == 1 else word.strip("'\"")
+
+
+# a negative number after an option that takes a value is its value, as argparse reads it ("--random-seed -1")
+_NEGATIVE = re.compile(r"-\d+(?:\.\d+)?")
 
 
 def _flag(option: str) -> str:

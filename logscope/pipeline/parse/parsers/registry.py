@@ -18,9 +18,11 @@ from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktra
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
+from logscope.pipeline.parse.parsers.server_args_dump import WrappedDumpReader
 from logscope.pipeline.parse.parsers.shell import (
     ContinuedCommandReader,
     FieldCommandReader,
+    WrappedCommandReader,
     behind_prompt,
     parse_command,
     without_prompt,
@@ -248,7 +250,9 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
     ContinuedCommandReader,
+    WrappedCommandReader,
     FieldCommandReader,
+    WrappedDumpReader,
     CheckEnvReader,
     PipShowReader,
     VersionPrintReader,

@@ -252,6 +252,8 @@ class _ToData(Transformer):
         return kinds.CAPTURE_BS, {**model, "graph": graph, "bs": _int_list(str(items[-1]))}
 
     def capture_progress(self, items: list[Token]) -> tuple:
+        if len(items) < 3:  # no batch size printed (0.4.x before 0.4.8)
+            return kinds.CAPTURE_PROGRESS, {"avail_gib": _f(items[0])}
         key = str(items[0])[:-1]
         return kinds.CAPTURE_PROGRESS, {key: int(items[1]), "avail_gib": _f(items[2])}
 

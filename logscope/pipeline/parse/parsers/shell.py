@@ -12,8 +12,9 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.lazy import lazy_module
+from logscope.core.server_flags import known_option, takes, value_type
 from logscope.pipeline.parse.parsers import other_lines
-from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader
+from logscope.pipeline.parse.parsers.base import PREFIXED, SHELL_PROMPT, BlockReader
 
 _CONTINUED = re.compile(r"\s\\\s*$")
 # a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang
@@ -145,6 +146,78 @@ class ContinuedCommandReader(BlockReader):
         return [Event(kind, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
 
 
+# a launcher cut after "-m" at a line's end ("pip3 install mooncake-transfer-engine && python3 -m"), its module next
+_SPLIT_LAUNCHER = re.compile(r"(?:^|[\s;&|(])(?:\S*/)?python3?(?:\.\d+)?\s+-m\s*$")
+_OPTION_AT_END = re.compile(r"(?:^|\s)(--[\w-]+)\s*$")
+_WRAPPED_MAX_LINES = 40
+
+
+def _option_at_end(text: str) -> str | None:
+    """The flag (as read: `port`) of an option that ends the text and takes a value it does not give."""
+    option = _OPTION_AT_END.search(text)
+    flag = option.group(1)[2:].replace("-", "_") if option else None
+    return flag if flag is not None and takes(flag) in ("one", "many") else None
+
+
+def _wants_more(text: str) -> bool:
+    """A command line cut where a word must follow: after "python -m", or after an option that takes a value
+    (as the released argparse reads it) with none after it."""
+    return bool(_SPLIT_LAUNCHER.search(text)) or _option_at_end(text) is not None
+
+
+_NUMBER_WORD = re.compile(r"^(?:-?\d+(?:\.\d+)?|\$\S+)$")
+
+
+def _gives_the_value(text: str, line: str) -> bool:
+    """The line's first word can be the value the text's last option waits for: a number (or a shell variable) for
+    an int or float option, any word for another."""
+    flag = _option_at_end(text)
+    words = line.split()
+    return flag is None or (bool(words) and (value_type(flag) is None or bool(_NUMBER_WORD.match(words[0]))))
+
+
+class WrappedCommandReader(BlockReader):
+    """A command hard-wrapped with no backslashes (a terminal, an issue editor, a chat client): a launcher line cut
+    where a word must follow (`... --model-path` then the path on the next line, `python3 -m` then
+    `sglang.launch_server ...`) goes on over the lines that give that word or start with an option, up to a line
+    that is neither; the lines are joined with spaces and read as one command."""
+
+    grammar = kinds.LAUNCH_COMMAND_GRAMMAR
+    literals = ("sglang.", "sglang serve", " -m")
+
+    def starts(self, text: str) -> bool:
+        if _CONTINUED.search(text) or not _wants_more(text):
+            return False
+        return bool(_SPLIT_LAUNCHER.search(text) or _COMMAND_HEAD.match(text) or _BEHIND_PROMPT.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line = lineno
+        self.parts = [text.strip()]
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        stripped = text.strip()
+        if not stripped or PREFIXED.match(text) or len(self.parts) >= _WRAPPED_MAX_LINES:
+            return False
+        joined = " ".join(self.parts)
+        if _SPLIT_LAUNCHER.search(joined) and not stripped.startswith("sglang."):
+            return False
+        if stripped.startswith("--") and known_option(stripped.split()[0][2:].split("=")[0]):
+            pass  # an option: the command goes on
+        elif not (_wants_more(joined) and _gives_the_value(joined, stripped)):
+            return False
+        self.parts.append(_CONTINUED.sub(" ", stripped).strip())
+        return True
+
+    def close(self) -> list[Event]:
+        joined = " ".join(self.parts)
+        data = parse_command(without_prompt(joined))
+        if data is None or data["kind"] == "export":
+            return []
+        data["joined_lines"] = [self.first_line, self.first_line + len(self.parts) - 1]
+        return [Event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+
+
 # a field of a compose file, a Kubernetes manifest or a JSON spec: "command: sglang serve --tp 4",
 # 'command: ["python3", "-m", "sglang.launch_server"]', '"cmd": "python3 -m sglang.launch_server ...",', "- args:"
 _FIELD = re.compile(r"""^(\s*)(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*:(?:\s+(.*?))?\s*,?\s*$""")
@@ -178,37 +251,75 @@ def _value_words(value: str) -> list[str] | None:
         return value.split()
 
 
+# a block scalar's indicator: the value is the lines under the field ("command: >" then the command's lines)
+_BLOCK_SCALAR = re.compile(r"^[>|][-+]?$")
+# a Dockerfile's exec form: CMD ["python3", "-m", "sglang.launch_server", ...]
+_DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT)\s+(\[.*\])\s*$")
+# a list of flags with no launcher (Kubernetes' `args:` under an image whose entrypoint launches SGLang): read when
+# at least this many are options of a released ServerArgs, as a command's flags pasted without it are
+_FLAGS_MIN = 3
+
+
+def _flags_only(words: list[str]) -> bool:
+    options = [w for w in words if w.startswith("--")]
+    known = [w for w in options if known_option(w[2:].split("=", 1)[0].replace("-", "_"))]
+    return bool(words) and words[0].startswith("--") and len(known) >= _FLAGS_MIN and len(known) == len(options)
+
+
 def _has_launcher(words: list[str]) -> bool:
     pairs = zip(words, words[1:])
     return any((a == "-m" and b.startswith("sglang.")) or f"{a.rsplit('/', 1)[-1]} {b}" == "sglang serve" for a, b in pairs)
 
 
 class FieldCommandReader(BlockReader):
-    """A launch command given as the value of a field (compose, Kubernetes, a JSON spec): inline, as a flow list,
-    or as a block list of items, and carried on by its sibling `args:` / `command:` field (Kubernetes'
-    command + args, compose's entrypoint + command) or by the plain lines of a multi-line value. The words are
-    joined as the shell would quote them and read as any launch command."""
+    """A launch command given as the value of a field (compose, Kubernetes, a JSON spec, a Dockerfile's exec form):
+    inline, as a flow list, as a block list of items or a block scalar (`command: >`), and carried on by its sibling
+    `args:` / `command:` field (Kubernetes' command + args, compose's entrypoint + command) or by the plain lines of a
+    multi-line value. The words are joined as the shell would quote them and read as any launch command; an `args:`
+    list of flags alone (the image's entrypoint launches SGLang) is read as a command's flags without it."""
 
     grammar = kinds.LAUNCH_COMMAND_GRAMMAR
-    literals = ("sglang.launch_server", "sglang serve", "-m sglang.", '"sglang.', "'sglang.", "command:", "entrypoint:")
+    literals = (
+        "sglang.launch_server",
+        "sglang serve",
+        "-m sglang.",
+        '"sglang.',
+        "'sglang.",
+        "command:",
+        "entrypoint:",
+        # indented, as Kubernetes' args are: a literal with a space first is never a line's head (no record of its own)
+        " args:",
+        ' "args":',
+        "CMD [",
+        "ENTRYPOINT [",
+    )
 
     def starts(self, text: str) -> bool:
         m = _FIELD.match(text)
         if m is None:
-            return False
-        if not m.group(3):  # "command:" with its words in the lines under it
-            return m.group(2) in ("command", "entrypoint")
+            exec_form = _DOCKER_EXEC.match(text)
+            words = _value_words(exec_form.group(2)) if exec_form else None
+            return words is not None and _has_launcher(words)
+        if not m.group(3) or _BLOCK_SCALAR.match(m.group(3)):  # "command:" with its words in the lines under it
+            return m.group(2) in ("command", "entrypoint", "args")
         words = _value_words(m.group(3))
-        return words is not None and _has_launcher(words)
+        return words is not None and (_has_launcher(words) or (m.group(2) == "args" and _flags_only(words)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
-        m = _FIELD.match(text)
-        assert m is not None
         self.first_line, self.text = lineno, text.strip()
-        self.indent, self.field = len(m.group(1)), m.group(2)
-        self.words = _value_words(m.group(3)) if m.group(3) else []
-        self.under = not m.group(3)  # the words go on in the lines under the field
         self.sibling_taken = False
+        m = _FIELD.match(text)
+        if m is None:  # a Dockerfile's CMD / ENTRYPOINT
+            exec_form = _DOCKER_EXEC.match(text)
+            assert exec_form is not None
+            self.indent, self.field, self.under = 0, exec_form.group(1), False
+            self.words = _value_words(exec_form.group(2))
+            self.sibling_taken = True
+            return self
+        self.indent, self.field = len(m.group(1)), m.group(2)
+        value = m.group(3) if m.group(3) and not _BLOCK_SCALAR.match(m.group(3)) else None
+        self.words = _value_words(value) if value else []
+        self.under = not value  # the words go on in the lines under the field
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
@@ -218,7 +329,8 @@ class FieldCommandReader(BlockReader):
         item = _ITEM.match(text)
         if self.under and item is not None and indent >= self.indent:
             words = _value_words(item.group(2))
-            if words is None or len(words) != 1 or (not self.words and not _STARTS_A_LAUNCHER.match(words[0])):
+            first = not self.words and (self.field != "args" or not (words or [""])[0].startswith("--"))
+            if words is None or len(words) != 1 or (first and not _STARTS_A_LAUNCHER.match(words[0])):
                 return False  # a list of something else ("- /bin/bash", "- -c"): no line of it is read
             assert self.words is not None
             self.words.append(words[0])
@@ -243,11 +355,17 @@ class FieldCommandReader(BlockReader):
         return False
 
     def close(self) -> list[Event]:
-        if not self.words or not _has_launcher(self.words):
+        if not self.words:
+            return []
+        launched = _has_launcher(self.words)
+        if not launched and not (self.field == "args" and _flags_only(self.words)):
             return []
         joined = shlex.join(self.words)
-        data = parse_command(joined)
+        data = parse_command(joined if launched else f"python -m sglang.launch_server {joined}")
         if data is None:
             return []
         data["field"] = self.field
-        return [Event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+        if launched:
+            return [Event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+        data.update(source=kinds.LAUNCH_COMMAND, launcher=None)  # the flags of a launch whose launcher is not shown
+        return [Event(kinds.LAUNCH_FLAGS, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]

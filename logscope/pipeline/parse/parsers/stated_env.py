@@ -28,6 +28,10 @@ PACKAGES = {
     "nvidia-nccl-cu13": "nvidia-nccl-cu13",
     "deep_ep": "deep_ep",
     "deep-ep": "deep_ep",
+    "mooncake-transfer-engine": "mooncake-transfer-engine",
+    "nixl": "nixl",
+    "triton": "triton",
+    "transformers": "transformers",
 }
 _PACKAGE = "|".join(re.escape(name) for name in sorted(PACKAGES, key=len, reverse=True))
 _PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}`?\s*$")
@@ -54,6 +58,8 @@ _LABELS = {
     "torch version": "torch",
     "python": "Python",
     "python version": "Python",
+    "mooncake": "mooncake",
+    "nccl": "nccl",
 }
 # the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
 _TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*\|")
@@ -88,12 +94,85 @@ WEAK = frozenset({BARE_TAG, SENTENCE})  # forms that any other statement of the 
 # may not: "from v0.5.14 to v0.5.15" names the old one first)
 # (ASCII word edges: a sentence in Chinese runs the name and the version into the words around them)
 _RELEASE = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\d+(?:\+[\w.]+)?)?)(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
-_TIED = re.compile(r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==)|\s+(?:version|release|is|was|to|at|of|v))*\s*" + _RELEASE)
+_TIED = re.compile(
+    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==)|\s+(?:version|release|is|was|to|at|of|v))*\s*"
+    r"(?:(?i:sglang)[._-])?" + _RELEASE
+)
 _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
 # a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2")
 _OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s*(?:==|[:=(])\s*|\s+)v?$")
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+
+# the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
+# "My torch version: 2.5.0+cu121", "CUDA version: cuda_12.1", "sglang+ mooncake v0.3.9", "python 3.12",
+# "flashinfer-python：0.2.5", torch's "..., NCCL version 2.18.3" at the end of an NCCL error. Each name → the key
+# check_env (or a pip list) gives that package
+_NAMED_PACKAGES = {
+    "pytorch": "torch",
+    "torch": "torch",
+    "cuda": "cuda",
+    "nvidia driver": "driver",
+    "driver": "driver",
+    "nccl": "nccl",
+    "python": "Python",
+    "flashinfer-python": "flashinfer-python",
+    "flashinfer_python": "flashinfer-python",
+    "flashinfer": "flashinfer-python",
+    "mooncake-transfer-engine": "mooncake",
+    "mooncake_transfer_engine": "mooncake",
+    "mooncake": "mooncake",
+    "nixl": "nixl",
+    "triton": "triton",
+    "transformers": "transformers",
+    "sgl-kernel": "sgl-kernel",
+    "sgl_kernel": "sgl-kernel",
+    "deepep": "deep_ep",
+    "deep_ep": "deep_ep",
+    "deep-ep": "deep_ep",
+}
+_NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, reverse=True))
+# name, a build qualifier ("Mooncake-master"), "version", a colon (full width too), then the version, perhaps with
+# the name again in front ("cuda_12.1", "sglang.v0.4.7"); never a path ("python3.10/site-packages": no space) and
+# never a requirement (">=", "requires torch 2.6", "CUDA 12.8 or later")
+_NAMED = re.compile(
+    rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
+    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\))?(?:\s*[:：=]\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
+    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
+)
+_REQUIREMENT = re.compile(
+    r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=)[^.;,]{0,24}$"
+)
+_AFTER_REQUIREMENT = re.compile(
+    r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d)"
+)
+# a line that reports a failure is read for its failure, never for a version it mentions (torch's NCCL errors end
+# with ", NCCL version 2.18.3": read as a version, the line would no longer be listed as an unread failure)
+_FAILURE_WORDS = re.compile(r"(?:Error|Exception)\b|\berror\b|Traceback|\bWARN\b|\bfail", re.I)
+_UNICODE_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-"})
+
+
+# nvcc --version: "Cuda compilation tools, release 12.4, V12.4.131" (the toolkit, as check_env's NVCC line gives it)
+_NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+)\b")
+
+
+def named_versions(text: str) -> dict[str, str]:
+    """The versions of packages other than SGLang a line names, under check_env's keys (a package named with two
+    different versions in the line states neither)."""
+    nvcc = _NVCC.search(text)
+    if nvcc:
+        return {"cuda": nvcc.group(1)}
+    if _FAILURE_WORDS.search(text):
+        return {}
+    text = text.translate(_UNICODE_HYPHENS)
+    found: dict[str, set[str]] = {}
+    for m in _NAMED.finditer(text):
+        if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(text[m.end() :]):
+            continue
+        key = _NAMED_PACKAGES[m.group(1).lower()]
+        version = m.group(2).split("+")[0] if key == "nccl" else m.group(2)  # NCCL's "2.21.5+cuda12.4": its build
+        found.setdefault(key, set()).add(version)
+    return {key: next(iter(versions)) for key, versions in found.items() if len(versions) == 1}
 
 
 def parse_line(text: str) -> Parsed | None:
@@ -115,8 +194,10 @@ def parse_line(text: str) -> Parsed | None:
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": PIP_INSTALL})
     version = sentence_version(text)
-    if version is not None:
-        return Parsed(kinds.STATED_ENV, {"values": {"sglang": version}, "stated_by": SENTENCE})
+    named = named_versions(text)
+    if version is not None or named:
+        values = {**named, **({"sglang": version} if version is not None else {})}
+        return Parsed(kinds.STATED_ENV, {"values": values, "stated_by": SENTENCE})
     m = _GPUS.match(text)
     if m:
         count = int(m.group(1) or m.group(4) or m.group(5))
@@ -166,6 +247,7 @@ def fits(text: str) -> bool:
         or _BARE_TAG.search(text)
         or _INSTALL.search(text)
         or _TIED.search(text)
+        or bool(named_versions(text))
     )
 
 
