@@ -182,3 +182,28 @@ def test_a_sentence_after_a_command_cut_at_a_number_option_is_not_its_value():
     (launch,) = analyze_text(text)["launches"]
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 2}
     assert "port" not in launch["server_args"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # the module's name as a command in a script's line or a code span (the shell cannot run it; the options are
+        # still the user's)
+        "`sglang.launch_server --model-path /models/m --host 0.0.0.0 --tp 2 --port 8004`",
+        "sglang.launch_server --model-path /models/m --tp 2",
+        # a command in a Python string that goes on past the line (a notebook, launch_server_cmd)
+        'cmd = """python -m sglang.launch_server --model-path /models/m --tensor-parallel-size 2 --dtype bfloat16',
+    ],
+)
+def test_a_command_without_its_launcher_or_inside_code_is_read(line):
+    launch = analyze_text(line + "\n")["launches"][0]
+    assert launch["config"]["tp_size"] == 2 and launch["config"]["model_path"] == "/models/m"
+
+
+def test_an_import_of_the_module_is_no_command():
+    assert analyze_text("from sglang.launch_server import launch_server\n")["launches"] == []
+
+
+def test_a_number_cut_at_its_point_is_not_read():
+    launch = analyze_text('cmd = """python -m sglang.launch_server --model-path /models/m --tp 2 --mem-fraction-static 0.\n')
+    assert launch["launches"][0]["config"] == {"model_path": "/models/m", "tp_size": 2}

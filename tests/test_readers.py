@@ -200,6 +200,11 @@ NAMED = [
     ("triton 3.3.1", {"triton": "3.3.1"}),
     ("DeepEP 1.2.1", {"deep_ep": "1.2.1"}),
     ("Cuda compilation tools, release 12.8, V12.8.93", {"cuda": "12.8"}),  # nvcc --version
+    # what the sentence states before it describes the failure still counts (full-width punctuation as pasted)
+    (
+        "I was running it\uff08based on sgl-kernel=0.0.9\uff0cflashinfer-python=0.2.7\uff09, and then got a cuda error saying x",
+        {"sgl-kernel": "0.0.9", "flashinfer-python": "0.2.7"},
+    ),
 ]
 
 

@@ -148,6 +148,8 @@ def _coerce(key: str, value: Any) -> Any:
             return _UNREAD
         number = _NUMBER.get(value_type(key) or "")
         if number is not None:
+            if value.endswith("."):  # "0." is a copy cut inside the number (argparse would read 0.0: no user writes it)
+                return _UNREAD
             try:
                 return number(value)
             except ValueError:

@@ -32,6 +32,9 @@ _CATALOGUE_CHARS = 4000  # a longer line is no log record: it is not searched fo
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 # an exception named in parentheses in a sentence: "it crashed (AssertionError: Committed KV cache already freed
 # (self.kv_committed_len=14))", one level of parentheses inside; also when cut before the closing parenthesis
+# a launch command in a string of code that goes on past the line (cmd = """python -m sglang.launch_server ...):
+# the rest of the line after the opening quote
+_QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])((?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s[^\"'`]{4,2000})")
 _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?:[^()]|\([^()]*\)){4,2000}?)\s*(?:\)|$)")
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
@@ -343,7 +346,7 @@ class SourceClassifier:
         return False
 
     def _classify_prose(self, lineno: int, text: str) -> None:
-        spans = quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
+        spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
         if not spans and not self.quoted:
             spans = [text]
         if not spans:

@@ -23,6 +23,7 @@ from logscope.pipeline.parse.parsers.shell import (
     ContinuedCommandReader,
     FieldCommandReader,
     WrappedCommandReader,
+    bare_module,
     behind_prompt,
     parse_command,
     without_prompt,
@@ -51,7 +52,7 @@ _LAUNCH_SHAPE = re.compile(
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
     r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s"
     # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string
-    r"|.*?\S*/sglang/launch_server\.py\s|\s*[\"']python3?\s+-m\s+sglang\.\w+\s)"
+    r"|.*?\S*/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+sglang\.\w+\s)"
 )
 _NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
 
@@ -213,7 +214,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.LAUNCH_COMMAND_GRAMMAR,
         kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR),
         _launch_command,
-        lambda text: bool(_LAUNCH_SHAPE.match(text)) or behind_prompt(text),
+        lambda text: bool(_LAUNCH_SHAPE.match(text)) or behind_prompt(text) or bare_module(text),
     ),
     LineGrammar(
         kinds.FLAG_LIST_GRAMMAR,

@@ -39,12 +39,20 @@ _FLAT_CONTINUATION = re.compile(r"\s\\\s+(?=\S)")
 # the module run as a script: "python3 /opt/sglang/python/sglang/launch_server.py ...", and under pm2, whose own
 # options end at "--": "pm2 start .../sglang/launch_server.py --name sgl -- --model-path ..."
 _SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?\S*/sglang/(launch_server|bench_one_batch)\.py(?=\s|$)")
+# the module's name run as a command ("`sglang.launch_server --model-path ... --tp 4`", as a script's line has it):
+# not a command a shell runs, but the options are the user's; read only where options follow it
+_BARE_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)sglang\.(launch_server|bench_one_batch)(?=\s+--\w)")
 _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
 
 
 def behind_prompt(text: str) -> bool:
     """A launch command or an export behind a shell prompt of any shape (the prompt is no part of the command)."""
     return bool(_BEHIND_PROMPT.match(text))
+
+
+def bare_module(text: str) -> bool:
+    """The module's name used as a command, options after it (`sglang.launch_server --tp 4`)."""
+    return bool(_BARE_MODULE.search(text))
 
 
 def without_prompt(text: str) -> str:
@@ -65,6 +73,9 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
         if pm2:
             at = command.find("python -m sglang.")
             command = command[:at].replace("pm2 start ", "") + _PM2_OPTIONS.sub(r"\1", command[at:])
+    bare = _BARE_MODULE.search(command) if not _LAUNCHER.search(command) else None
+    if bare:
+        command = f"{command[: bare.start()]}python -m sglang.{bare.group(1)}{command[bare.end() :]}"
     torchrun = _TORCHRUN.search(command)
     if torchrun:
         prefix = command[: torchrun.start()]

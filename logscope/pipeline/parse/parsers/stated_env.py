@@ -162,8 +162,9 @@ def named_versions(text: str) -> dict[str, str]:
     nvcc = _NVCC.search(text)
     if nvcc:
         return {"cuda": nvcc.group(1)}
-    if _FAILURE_WORDS.search(text):
-        return {}
+    failure = _FAILURE_WORDS.search(text)
+    if failure:  # what a failure's words say is no statement; what the line said before them still is
+        text = text[: failure.start()]
     text = text.translate(_UNICODE_HYPHENS)
     found: dict[str, set[str]] = {}
     for m in _NAMED.finditer(text):
