@@ -547,14 +547,15 @@ def _looks_like_a_record(text: str) -> bool:
 
 
 def classify_sources(
-    sources: list[Source], chunks: list[Iterator[LineChunk]], stream_after: int = STREAM_AFTER
+    sources: list[Source], chunks: list[Iterator[LineChunk]], stream_after: int | None = None
 ) -> tuple[Iterator[SourceEvents], Coverage]:
     """Each source's events, from its line chunks (ingest.scan_sources with the prefilter's literals, the serving
     line's pattern and the startup scan: pipeline/analyze.py), one source after the other as they are asked for:
     a source is read when the one before it has been (its events, when they stream, and the coverage are complete
     then)."""
     coverage = Coverage()
-    return (source_events(s, coverage, each, stream_after) for s, each in zip(sources, chunks)), coverage
+    hold = STREAM_AFTER if stream_after is None else stream_after
+    return (source_events(s, coverage, each, hold) for s, each in zip(sources, chunks)), coverage
 
 
 def source_events(source: Source, coverage: Coverage, chunks: Iterator[LineChunk], stream_after: int) -> SourceEvents:
