@@ -117,21 +117,27 @@ def test_the_events_held_do_not_grow_with_the_launches(hold):
 
 
 def test_the_workers_scan_a_few_ranges_ahead_of_the_reader(tmp_path, monkeypatch):
-    """A crash loop's range holds a candidate on every line: the ranges queued are scanned at most `ahead` past the
-    one read (all of a 200 MB loop's results were held at once), in file order, and a file read before the one
-    queued ahead of it is still scanned."""
+    """The ranges queued are scanned at most `ahead` past the one read (all of a 200 MB loop's results were held at
+    once), in file order; a file read before the one queued ahead of it is still scanned; a crash loop's ranges
+    (a candidate on every line) stay DENSE_RANGE_BYTES, a serving log's grow to RANGE_BYTES."""
     if ranges.workers() < 2:
         pytest.skip("one core: no worker processes")
-    monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
-    first, second = tmp_path / "a.log", tmp_path / "b.log"
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 16384)
+    monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
+    monkeypatch.setattr(ranges, "DENSE_FOUND", 100)  # per 16 KiB: a startup's lines hold about 140
+    first, second, sparse = tmp_path / "a.log", tmp_path / "b.log", tmp_path / "serving.log"
     first.write_text(STARTUP * 20)
     second.write_text(STARTUP * 10)
+    sparse.write_text(STARTUP + _SERVED.replace("200 OK", "200 OK " + "x" * 400) * 400)
     with ranges.RangeScanner(classify.prefilter.all_literals(), enabled=True) as scanner:
         queued = [scanner.submit(p.name, str(p), p.stat().st_size) for p in (first, second)]
-        assert len(scanner.running) == scanner.ahead < len(scanner.todo)
-        lines_second = sum(part.lines for part in queued[1])  # before the first file: given to a worker when asked
-        lines_first = 0
+        assert scanner.in_flight == scanner.ahead and len(scanner.files) == 2
+        parts_second = list(queued[1])  # before the first file: its ranges are given to a worker when asked
+        parts_first = []
         for part in queued[0]:
-            assert len(scanner.running) <= scanner.ahead
-            lines_first += part.lines
-    assert (lines_first, lines_second) == (20 * 21, 10 * 21)
+            assert scanner.in_flight <= scanner.ahead
+            parts_first.append(part)
+        parts_sparse = list(scanner.submit(sparse.name, str(sparse), sparse.stat().st_size))
+    assert sum(p.lines for p in parts_first) == 20 * 21 and sum(p.lines for p in parts_second) == 10 * 21
+    assert max(p.end - p.start for p in parts_first) < 4096 + 200
+    assert sum(p.lines for p in parts_sparse) == 21 + 400 and max(p.end - p.start for p in parts_sparse) > 12000
