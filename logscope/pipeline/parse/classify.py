@@ -9,8 +9,8 @@ coverage report.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
-from itertools import chain
 from typing import Any
 
 from logscope.core import kinds
@@ -573,12 +573,19 @@ def source_events(source: Source, coverage: Coverage, chunks: Iterator[LineChunk
         whole = in_time_order(head + list(events) if classifier.streaming else head)
         return SourceEvents(source.name, whole, any(e.rank is not None for e in whole), {e.grammar for e in whole})
     read = SourceEvents(source.name, [], any(e.rank is not None for e in head), streamed=True)
-    read.events = _noting_grammars(chain(head, events), read.grammars)
+    read.events = _streamed(head, events, read.grammars)
     return read
 
 
-def _noting_grammars(events: Iterable[Event], grammars: set[str]) -> Iterator[Event]:
-    for event in events:
+def _streamed(head: list[Event], rest: Iterator[Event], grammars: set[str]) -> Iterator[Event]:
+    """The events read to decide, each let go once handed on, then the rest as it is read; their grammars noted."""
+    held = deque(head)
+    head.clear()
+    while held:
+        event = held.popleft()
+        grammars.add(event.grammar)
+        yield event
+    for event in rest:
         grammars.add(event.grammar)
         yield event
 
