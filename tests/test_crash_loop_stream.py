@@ -20,6 +20,7 @@ from tests.helpers import ROOT
 
 STARTUP = (ROOT / "fixtures" / "upstream" / "sglang-0.5.23-tp2.log").read_text()
 _CUT = "".join(STARTUP.splitlines(keepends=True)[:11])  # up to the weights loaded
+_CUT_LESS_FREE = _CUT.replace("Load weight begin. avail mem=137.70 GB", "Load weight begin. avail mem=130.25 GB")
 # a log viewer sorted the exception line before its traceback (the classifier joins them: blocks.py)
 _SORTED_CRASH = (
     "[2026-10-20 09:00:06 TP1] RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
@@ -32,14 +33,15 @@ _SERVED = '[2026-10-20 09:00:12] INFO:     127.0.0.1:40000 - "POST /generate HTT
 
 
 def crash_loop(launches: int) -> str:
-    """`launches` startups: each 10th fails with an OOM (one wording, its size varying), launch 45 with the NCCL
-    error printed before its traceback, launch 3 serves a request; the others get ready."""
+    """`launches` startups: each 10th fails with an OOM (one wording, its size varying) with less memory free at its
+    start, launch 45 with the NCCL error printed before its traceback, launch 3 serves a request; the others get
+    ready."""
     parts = []
     for n in range(1, launches + 1):
         if n == 45:
             parts.append(_CUT + _SORTED_CRASH)
         elif n % 10 == 0:
-            parts.append(_CUT + _OOM.format(n=n % 7 + 1))
+            parts.append(_CUT_LESS_FREE + _OOM.format(n=n % 7 + 1))
         else:
             parts.append(STARTUP + (_SERVED if n == 3 else ""))
     return "".join(parts)
@@ -68,6 +70,16 @@ def test_a_streamed_crash_loop_keeps_the_first_last_and_failing_launches(monkeyp
     assert repeated["launches"] == 288 and repeated["ids"] == [6, 295] and repeated["kept_in_full"] == 12
     assert repeated["failed"] == 28 and repeated["ready"] == 260  # launches 20-290 by tens; 6-295 less those
     assert repeated["failures"] == {"[N TP0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate N.N GiB.": 28}
+    # what the 288 were: 260 startups of 21 records (19 phase readings, the server_args and ready lines), 28 of 12
+    assert repeated["records"] == 260 * 21 + 28 * 12
+    assert repeated["avail_gib"] == {
+        "load_weight_begin": [130.25, 137.7],
+        "load_weight_end": [106.9, 106.9],
+        "memory_pool_end": [14.8, 14.8],
+        "capture_begin": [14.6, 14.6],
+        "capture_end": [13.2, 13.2],
+        "scheduler_summary": [13.1, 13.1],
+    }
     first_line = 5 * 21 + 1
     assert repeated["lines"][0] == first_line + 1  # launch 3's served request adds a line before launch 6
     failures = [f for f in report["findings"] if f["severity"] == "error"]
