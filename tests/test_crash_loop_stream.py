@@ -68,6 +68,7 @@ def test_a_streamed_crash_loop_keeps_the_first_last_and_failing_launches(monkeyp
     assert ids == [1, 2, 3, 4, 5, 10, 45, 296, 297, 298, 299, 300]
     repeated = report["coverage"]["repeated_launches"]
     assert repeated["launches"] == 288 and repeated["ids"] == [6, 295] and repeated["kept_in_full"] == 12
+    assert repeated["sources"] == ["loop.log"]
     assert repeated["failed"] == 28 and repeated["ready"] == 260  # launches 20-290 by tens; 6-295 less those
     assert repeated["failures"] == {"[N TP0] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate N.N GiB.": 28}
     # what the 288 were: 260 startups of 21 records (19 phase readings, the server_args and ready lines), 28 of 12
@@ -153,3 +154,36 @@ def test_the_workers_scan_a_few_ranges_ahead_of_the_reader(tmp_path, monkeypatch
     assert sum(p.lines for p in parts_first) == 20 * 21 and sum(p.lines for p in parts_second) == 10 * 21
     assert max(p.end - p.start for p in parts_first) < 4096 + 200
     assert sum(p.lines for p in parts_sparse) == 21 + 400 and max(p.end - p.start for p in parts_sparse) > 12000
+
+
+def test_a_streamed_log_listed_newest_first_is_read_whole_and_reversed(monkeypatch):
+    """A cloud console's export lists the newest line first: past STREAM_AFTER events it is still reversed whole,
+    never streamed backwards (the report is the one of the source read whole)."""
+    text = "".join(reversed(crash_loop(60).splitlines(keepends=True)))
+    whole = _analyze(text)
+    monkeypatch.setattr(classify, "STREAM_AFTER", 100)
+    assert _analyze(text) == whole
+    assert [launch["id"] for launch in whole["launches"]][:5] == [1, 2, 3, 4, 5]
+    assert whole["coverage"]["repeated_launches"]["launches"] == 60 - len(whole["launches"])
+
+
+def test_the_rank_files_of_one_streamed_loop_count_their_launches_once(monkeypatch):
+    """Each rank's file of a 100-launch loop streams; the loop's launches are counted once, the records of both,
+    and the aggregate names the files (it named none: the per-file fold ran before the launches had sources)."""
+    lines = crash_loop(100).splitlines(keepends=True)
+    texts = {f"tp{n}.log": "".join(x for x in lines if f" TP{1 - n}]" not in x).encode() for n in (0, 1)}
+
+    def analyzed(names: list[str]) -> dict:
+        return analyze_sources([Source(name=name, path=None, data=texts[name]) for name in names], cases=False)
+
+    whole = analyzed(["tp0.log", "tp1.log"])
+    monkeypatch.setattr(classify, "STREAM_AFTER", 100)
+    streamed = analyzed(["tp0.log", "tp1.log"])
+    assert streamed == whole
+    repeated = streamed["coverage"]["repeated_launches"]
+    alone = [analyzed([name])["coverage"]["repeated_launches"] for name in texts]
+    assert [each["sources"] for each in alone] == [["tp0.log"], ["tp1.log"]]
+    assert repeated["sources"] == ["tp0.log", "tp1.log"]
+    # the loop's launches once (the larger count of the two files), the records of both (TP0's hold the OOM lines)
+    assert [each["launches"] for each in alone] == [88, 89] and repeated["launches"] == 89
+    assert [each["records"] for each in alone] == [1016, 934] and repeated["records"] == 1016 + 934

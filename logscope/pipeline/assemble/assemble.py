@@ -140,7 +140,9 @@ class _SourceAssembler:
         self._command_after_its_log()
         for seg in self.segments:
             self.folder.offer(seg)
-        self.segments, self.repeated = self.folder.result()
+        self.segments, repeated = self.folder.result()
+        # a segment's launch names its sources only once merged: the file folded is this one
+        self.repeated = None if repeated is None else dataclasses.replace(repeated, sources=[self.source])
         for seg in self.segments:
             _resolve_untagged(seg, self.source)
         return self.segments
