@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,3 +51,18 @@ class Event:
     time: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
     grammar: str = kinds.SGLANG
+
+
+@dataclass
+class SourceEvents:
+    """One source's events as the classifier hands them to the assembler, in reading order. A source of more than
+    classify.STREAM_AFTER events is an iterator that classifies as it is read, so the assembler folds a crash
+    loop's launches as they end and its events are never all held. `tagged` (some event carries a rank tag) is
+    decided over the events held before streaming; `grammars` (the grammars that read the events) is complete once
+    `events` has been read."""
+
+    name: str
+    events: Iterable[Event]
+    tagged: bool
+    grammars: set[str] = field(default_factory=set)
+    streamed: bool = False

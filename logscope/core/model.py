@@ -291,7 +291,8 @@ class UserStop:
 class RepeatedLaunches:
     """The launches of a crash loop aggregated rather than kept in full (pipeline/assemble/crash_loop.py): how
     many, where, how many got ready or failed, and each distinct failure line (times and numbers as N) with the
-    number of aggregated launches that printed it."""
+    number of aggregated launches that printed it; how many recognised records (phase readings and events) they
+    held, and per phase the lowest and highest free memory a target reading printed (GiB)."""
 
     launches: int
     first_id: int
@@ -303,6 +304,8 @@ class RepeatedLaunches:
     failed: int
     failures: dict[str, int]
     kept: int  # the launches kept in full
+    records: int = 0
+    avail_gib: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def document(self) -> dict[str, Any]:
         return {
@@ -314,6 +317,8 @@ class RepeatedLaunches:
             "failed": self.failed,
             "failures": self.failures,
             "kept_in_full": self.kept,
+            "records": self.records,
+            "avail_gib": {phase: list(span) for phase, span in self.avail_gib.items()},
         }
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from logscope.cases.failure import has_failure_finding
 from logscope.core import kinds
-from logscope.core.events import Event
+from logscope.core.events import SourceEvents
 from logscope.core.model import Analysis, Coverage, Failure, InputFile, UserStop
 from logscope.core.samples import SamplesFile
 from logscope.memory_model.kv_pool import kv_sizing
@@ -68,8 +68,9 @@ def analysis(
     calibration: Calibration | None = None,
     samples: dict[str, SamplesFile] | None = None,
 ) -> Analysis:
-    per_source, coverage = classify_sources(sources, chunks)
-    launches, global_events, repeated = assemble(per_source, {s.name: s.rank_hint for s in sources}, model_config)
+    classified, coverage = classify_sources(sources, chunks)
+    read: dict[str, SourceEvents] = {}
+    launches, global_events, repeated = assemble(_once(classified, read), {s.name: s.rank_hint for s in sources}, model_config)
     join = join_gpus(launches, global_events)
     devices = device_readings(launches, join, samples or {})
     join = with_device_totals(join, devices, samples or {})
@@ -88,7 +89,7 @@ def analysis(
                 key = (launch.id, label)
                 rank_ledgers[key] = measured_ledger(rank_ledgers[key], devices[key], timeline)
     return Analysis(
-        inputs=[_input(s, per_source.get(s.name, [])) for s in sources] + _samples_inputs(samples or {}),
+        inputs=[_input(s, read[s.name].grammars if s.name in read else set()) for s in sources] + _samples_inputs(samples or {}),
         coverage=coverage,
         launches=launches,
         global_events=global_events,
@@ -104,6 +105,18 @@ def analysis(
         repeated=repeated,
         user_stops=user_stops,
     )
+
+
+def _once(classified: Iterator[SourceEvents], read: dict[str, SourceEvents]) -> Iterator[SourceEvents]:
+    """Each source once, noted in `read` as it is assembled: an input named twice is read twice (its coverage
+    counted twice) and assembled once."""
+    for each in classified:
+        if each.name in read:
+            for _ in each.events:
+                pass
+            continue
+        read[each.name] = each
+        yield each
 
 
 def _samples_inputs(samples: dict[str, SamplesFile]) -> list[InputFile]:
@@ -127,9 +140,8 @@ def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage) 
     return sorted(out, key=lambda m: (m["source"], m["line"]))
 
 
-def input_kind(events: list[Event]) -> str:
+def input_kind(grammars: set[str]) -> str:
     """nvidia-smi, check_env, log or unknown, from the grammars that read the source's lines."""
-    grammars = {e.grammar for e in events}
     if not grammars:
         return "unknown"
     if grammars & _LOG_GRAMMARS:
@@ -141,8 +153,8 @@ def input_kind(events: list[Event]) -> str:
     return "log"
 
 
-def _input(source: Source, events: list[Event]) -> InputFile:
+def _input(source: Source, grammars: set[str]) -> InputFile:
     notes = source.notes
     return InputFile(
-        source.name, input_kind(events), source.lines, source.recognized_lines, notes.cut_lines, notes.encoding, notes.stopped
+        source.name, input_kind(grammars), source.lines, source.recognized_lines, notes.cut_lines, notes.encoding, notes.stopped
     )

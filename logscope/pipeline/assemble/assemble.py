@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from logscope.core import kinds, phases
-from logscope.core.events import FAILURE_KINDS, Event, RankId
+from logscope.core.events import FAILURE_KINDS, Event, RankId, SourceEvents
 from logscope.core.model import Launch, PhaseReading, RankTimeline, RepeatedLaunches
 from logscope.pipeline.assemble.crash_loop import CrashLoopFolder, combined, fold_crash_loop
 from logscope.pipeline.assemble.launch_facts import apply_model_config, fill_launch_facts, flag_field
@@ -139,7 +140,9 @@ class _SourceAssembler:
         self._command_after_its_log()
         for seg in self.segments:
             self.folder.offer(seg)
-        self.segments, self.repeated = self.folder.result()
+        self.segments, repeated = self.folder.result()
+        # a segment's launch names its sources only once merged: the file folded is this one
+        self.repeated = None if repeated is None else dataclasses.replace(repeated, sources=[self.source])
         for seg in self.segments:
             _resolve_untagged(seg, self.source)
         return self.segments
@@ -312,19 +315,19 @@ def _plain_model(ev: Event) -> str:
 
 
 def assemble(
-    per_source: dict[str, list[Event]], hints: dict[str, dict[str, int]], model_config: dict[str, Any] | None = None
+    per_source: Iterable[SourceEvents], hints: dict[str, dict[str, int]], model_config: dict[str, Any] | None = None
 ) -> tuple[list[Launch], list[Event], RepeatedLaunches | None]:
     """Launch segments of every source merged by position, each with the settings the inputs state (config,
     versions, environment, model); events that belong to no launch returned apart; a crash loop's repeated
-    launches aggregated (crash_loop.py)."""
+    launches aggregated as they end (crash_loop.py), while a streaming source is read."""
     merged: list[Launch] = []
     global_events: list[Event] = []
     repeated: list[RepeatedLaunches] = []
-    for source, events in per_source.items():
+    for read in per_source:
+        source = read.name
         # the file name gives the rank only to a file whose lines carry no rank tag of their own
-        tagged = any(ev.rank is not None for ev in events)
-        assembler = _SourceAssembler(source, {} if tagged else hints.get(source, {}))
-        for ev in events:
+        assembler = _SourceAssembler(source, {} if read.tagged else hints.get(source, {}))
+        for ev in read.events:
             assembler.add(ev)
         segments = [s for s in assembler.finish() if s.ranks or s.events]
         if assembler.repeated is not None:

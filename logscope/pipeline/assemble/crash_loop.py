@@ -11,12 +11,15 @@ from collections import Counter, deque
 
 from logscope.core.events import FAILURE_KINDS
 from logscope.core.model import Launch, RepeatedLaunches
+from logscope.core.phases import order_of as phase_order
 
 FULL_FIRST = 5  # launches kept in full at the start
 FULL_LAST = 5  # and at the end
 FULL_FAILURES = 20  # the first launch of each distinct failure, at most this many
 FOLD_ABOVE = FULL_FIRST + FULL_LAST + FULL_FAILURES  # fewer launches are all kept
-_FAILURES_LISTED = 20  # distinct failure lines counted in the aggregate
+_FAILURES_LISTED = 20  # distinct failure lines listed in the aggregate
+_FAILURES_COUNTED = 1000  # distinct failure lines counted; further ones are counted together
+OTHER_FAILURES = "(other failure lines)"
 _VARYING = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|0x[0-9a-fA-F]+|\b\d+\b")
 
 
@@ -42,6 +45,8 @@ class CrashLoopFolder:
         self.ids: list[int] = []  # first and last id folded
         self.ends: list[Launch | None] = [None]  # the first launch folded, then also the latest
         self.sources: set[str] = set()
+        self.records = 0  # phase readings and events of the launches folded
+        self.avail: dict[str, tuple[float, float]] = {}  # per phase, the lowest and highest free memory read
 
     def offer(self, launch: Launch) -> None:
         if len(self.first) < FULL_FIRST:
@@ -60,7 +65,15 @@ class CrashLoopFolder:
         self.folded += 1
         self.failed += bool(key)
         self.ready += launch.ready
-        self.failures.update(key)
+        self.failures.update(t if t in self.failures or len(self.failures) < _FAILURES_COUNTED else OTHER_FAILURES for t in key)
+        self.records += len(launch.all_events())
+        for timeline in launch.ranks.values():
+            self.records += len(timeline.phases)
+            for reading in timeline.phases:
+                gib = reading.values.get("avail_gib")
+                if reading.model == "target" and isinstance(gib, float):
+                    low, high = self.avail.get(reading.phase, (gib, gib))
+                    self.avail[reading.phase] = (min(low, gib), max(high, gib))
         self.ids[1:] = [launch.id] if self.ids else [launch.id, launch.id]
         self.ends[self.ends[0] is not None :] = [launch]  # the first and the latest folded: where the folded lines span
         self.sources.update(launch.sources)
@@ -86,6 +99,8 @@ class CrashLoopFolder:
             failed=self.failed,
             failures=dict(self.failures.most_common(_FAILURES_LISTED)),
             kept=len(kept),
+            records=self.records,
+            avail_gib=_in_phase_order(self.avail),
         )
 
 
@@ -107,6 +122,8 @@ def combined(seen_apart: list[RepeatedLaunches], folded_after: RepeatedLaunches 
     if not seen_apart:
         return folded_after
     widest = max(seen_apart, key=lambda r: r.launches)
+    # the rank files of one loop: each file's launches are the loop's, its records are its own (added)
+    avail = _spans(seen_apart)
     failures: Counter[str] = Counter()
     for each in seen_apart:
         failures |= Counter(each.failures)
@@ -122,6 +139,8 @@ def combined(seen_apart: list[RepeatedLaunches], folded_after: RepeatedLaunches 
         failed=max(r.failed for r in seen_apart),
         failures=dict(failures.most_common(_FAILURES_LISTED)),
         kept=widest.kept,
+        records=sum(r.records for r in seen_apart),
+        avail_gib=avail,
     )
     if folded_after is None:
         return base
@@ -137,4 +156,20 @@ def combined(seen_apart: list[RepeatedLaunches], folded_after: RepeatedLaunches 
         failed=base.failed + folded_after.failed,
         failures=dict(failures.most_common(_FAILURES_LISTED)),
         kept=folded_after.kept,
+        records=base.records + folded_after.records,
+        avail_gib=_spans([base, folded_after]),
     )
+
+
+def _spans(aggregates: list[RepeatedLaunches]) -> dict[str, tuple[float, float]]:
+    """Per phase, the lowest and highest free memory over the aggregates, in phase order."""
+    spans: dict[str, tuple[float, float]] = {}
+    for each in aggregates:
+        for phase, (low, high) in each.avail_gib.items():
+            was = spans.get(phase, (low, high))
+            spans[phase] = (min(was[0], low), max(was[1], high))
+    return _in_phase_order(spans)
+
+
+def _in_phase_order(spans: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+    return dict(sorted(spans.items(), key=lambda item: (phase_order(item[0]), item[0])))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -29,11 +30,28 @@ RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one f
 # a worker's buffer (it grows only for a line longer than that, up to LINE_CAP): small enough that the newline
 # count finds in the core's cache what the literal pass just read (about 8% less worker CPU here than 4 MiB)
 READ_BYTES = 512 << 10
+# Ranges given to the workers ahead of the one the classifier reads: one per worker and a spare (a 200 MB crash loop
+# queued whole held every range's results while the main process classified the first: 1.4 GB at 100,000
+# launches). A crash loop's range holds a candidate on every line (about 90 MB of results for 32 MiB), so a file's
+# ranges are DENSE_RANGE_BYTES until one comes back with fewer than DENSE_FOUND candidates per RANGE_BYTES
+# (a serving log's few), then RANGE_BYTES.
+AHEAD_SPARE = 1
+DENSE_RANGE_BYTES = 8 << 20
+DENSE_FOUND = 100_000
 _PROBE_BYTES = 1 << 16
 
 _scan: LiteralScan | None = None  # the worker process's compiled literals
 _first_of: AnchoredPattern | None = None  # the pattern whose first line each range reports
 _startup: StartupScan | None = None  # the prefixed lines each range reports of its startup parts
+
+
+@dataclass
+class _QueuedFile:
+    name: str
+    path: str
+    size: int
+    cut: int = 0  # where its next range starts
+    scans: deque[Future[RangeScan]] = field(default_factory=deque)  # its ranges given to a worker, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +87,10 @@ class RangeScanner:
     ) -> None:
         self.literals = literals
         self.pool: ProcessPoolExecutor | None = None
+        self.files: deque[_QueuedFile] = deque()  # files with bytes not yet given to a worker, in order
+        self.in_flight = 0  # ranges given to a worker and not yet read
+        self.ahead = workers() + AHEAD_SPARE
+        self.range_bytes = min(DENSE_RANGE_BYTES, RANGE_BYTES)
         if not enabled or workers() < 2:
             return
         import multiprocessing  # only for large files: a paste does not pay for the import
@@ -90,13 +112,38 @@ class RangeScanner:
         return self.pool is not None
 
     def submit(self, name: str, path: str, size: int) -> Iterator[RangeScan]:
-        """Queue the file's ranges now; the iterator gives their results in file order."""
+        """Queue the file after those queued before (the workers take their ranges in that order, at most `ahead`
+        not yet read at a time); the iterator gives its ranges' results in file order."""
+        queued = _QueuedFile(name, path, size)
+        if size:
+            self.files.append(queued)
+        self._fill()
+        return self._results(queued)
+
+    def _fill(self) -> None:
+        while self.files and self.in_flight < self.ahead:
+            self._cut(self.files[0])
+
+    def _cut(self, queued: _QueuedFile) -> None:
+        """The file's next range, given to a worker."""
         assert self.pool is not None
-        futures: list[Future[RangeScan]] = [
-            self.pool.submit(_scan_range, name, path, start, min(start + RANGE_BYTES, size))
-            for start in range(0, size, RANGE_BYTES)
-        ]
-        return (future.result() for future in futures)
+        start, end = queued.cut, min(queued.cut + self.range_bytes, queued.size)
+        queued.scans.append(self.pool.submit(_scan_range, queued.name, queued.path, start, end))
+        queued.cut = end
+        self.in_flight += 1
+        if end >= queued.size:
+            self.files.remove(queued)
+
+    def _results(self, queued: _QueuedFile) -> Iterator[RangeScan]:
+        while queued.scans or queued.cut < queued.size:
+            if not queued.scans:  # read before a file queued ahead of it: its range is given now
+                self._cut(queued)
+            result = queued.scans.popleft().result()
+            self.in_flight -= 1
+            sparse = len(result.found) * RANGE_BYTES < DENSE_FOUND * max(1, result.end - result.start)
+            self.range_bytes = RANGE_BYTES if sparse else min(DENSE_RANGE_BYTES, RANGE_BYTES)
+            self._fill()
+            yield result
 
     def __enter__(self) -> RangeScanner:
         return self

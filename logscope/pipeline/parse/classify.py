@@ -9,21 +9,23 @@ coverage report.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from logscope.core import kinds
-from logscope.core.events import Event
+from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import catalogue, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
-from logscope.pipeline.parse.parsers.blocks import exception_printed_before_its_traceback
+from logscope.pipeline.parse.parsers.blocks import ExceptionsBeforeTracebacks, exception_printed_before_its_traceback
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.shell import behind_prompt
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
+from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
 
@@ -42,6 +44,14 @@ _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?:#{2,6}|#(?=\s+[A-Z][a-z]+(?:\s+[A-Za
 FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
+
+# A source of more events than this streams: its settled events are handed on as it is read (the assembler folds a
+# crash loop's launches as they end), so memory stays flat whatever the number of launches. A smaller source is
+# read whole first, as it always was.
+STREAM_AFTER = 20_000
+_RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
+_JOIN_LOOKBACK = 64  # events held back for a cut traceback to find its exception line (the event before it)
+_FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later line can reach past this many
 
 
 def _wrap_wanted(text: str) -> bool:
@@ -65,7 +75,7 @@ class SourceClassifier:
         self.readers: list[BlockReader] = block_readers(source.name)
         self.active: BlockReader | None = None
         self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
-        self.recognized_physical: set[int] = set()
+        self.recognized_physical = SeenLines()
         self.quoted = False  # classifying an inline code span from prose
         self.in_sentence = False  # classifying a whole sentence of prose
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
@@ -74,26 +84,72 @@ class SourceClassifier:
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
         self.startup_parts: list[tuple[int, int | None]] = []  # the startup parts' lines: [first, after)
         self.repeats = RepeatedLines()  # plain records read before, classified once (a crash loop repeats them)
+        # streaming (stream()): past `release_at` events held, settled events are handed on as lines are read
+        self.release_at = float("inf")
+        self.streaming = False
+        self.serving_at: tuple[int, str] | None = None  # the chunk's first serving line, still to be placed
+        self.joins = ExceptionsBeforeTracebacks()
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
+        """All the source's events, read whole."""
+        return list(self.stream(None))
+
+    def stream(self, hold: int | None) -> Iterator[Event]:
+        """The source's events in reading order. Once more than `hold` are held (None: never), the source streams:
+        every _RELEASE_EVERY events, those no later line can change are handed on (a cut traceback's look back
+        keeps the last _JOIN_LOOKBACK; a chunk's serving line is placed first), and the line numbers and startup
+        parts no later line can reach are forgotten."""
+        if hold is not None:
+            self.release_at = hold + 1
         chunks = self.chunks
         if chunks is None:
             chunks = self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES, serving.STARTUP)
         for chunk in chunks:
             self._mark_startup_parts(chunk)
-            self._run_chunk(chunk)
-            self._mark_serving(chunk)
+            found = None if self.serving_seen else chunk.first_match
+            self.serving_at = None if found is None else (chunk.first + found[0], found[1])
+            for settled in self._run_chunk(chunk):
+                yield from settled
+            self._mark_serving()
         self._release_rewrap()
         self._flush_pending()
         self._close_block()
-        self.events = exception_printed_before_its_traceback(self.events)
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)
-        return self.events
+        if self.streaming:
+            yield from self.joins.settle(self.events, keep=0)
+            self.events = []
+            return
+        self.events = exception_printed_before_its_traceback(self.events)
+        yield from self.events
 
-    def _run_chunk(self, chunk: LineChunk) -> None:
+    def _settled(self, next_line: int) -> list[Event]:
+        """The events a streaming source hands on before `next_line` is read (none while it holds fewer than
+        release_at, or while the chunk's serving line waits for the lines before it)."""
+        if not self.streaming:
+            self.streaming = True
+            self.release_at = _RELEASE_EVERY
+        # the lowest line an event or a count can still come from: an open joined or rewrapped line's first
+        floor = next_line
+        if self.pending is not None:
+            floor = min(floor, self.pending[0])
+        if self.rewrap is not None:
+            floor = min(floor, self.rewrap.first)
+        if self.serving_at is not None:
+            if self.serving_at[0] >= floor or self.active is not None:
+                return []
+            self._mark_serving()
+        self.recognized_physical.forget_below(floor)
+        if len(self.startup_parts) > 1:
+            self.startup_parts = [part for part in self.startup_parts if part[1] is None or part[1] > floor]
+        if self.active is None and len(self.unwrapped) > _FORGET_ABOVE:
+            self.unwrapped = {line: how for line, how in self.unwrapped.items() if line >= floor}
+        events, self.events = self.events, []
+        return self.joins.settle(events, keep=_JOIN_LOOKBACK)
+
+    def _run_chunk(self, chunk: LineChunk) -> Iterator[list[Event]]:
         """Candidate lines in order; while a block or a wrapped line is open, every line in between."""
         candidates, texts = chunk.candidates, chunk.texts
         # a terminal cuts what people paste, not a log file big enough for the range workers
@@ -132,6 +188,8 @@ class SourceClassifier:
                 self.feed(chunk.first + position, logical)
             self.opened = False
             position += wraps[position][1] if position in wraps else 1
+            if len(self.events) >= self.release_at:
+                yield self._settled(chunk.first + position)
 
     @staticmethod
     def _terminal_wraps(chunk: LineChunk) -> dict[int, tuple[str, int]]:
@@ -164,18 +222,15 @@ class SourceClassifier:
     def _in_startup(self, lineno: int) -> bool:
         return any(first <= lineno and (end is None or lineno < end) for first, end in reversed(self.startup_parts))
 
-    def _mark_serving(self, chunk: LineChunk) -> None:
+    def _mark_serving(self) -> None:
         """The source's first line that shows the server serving (a served request, a batch line): failures after
         it are runtime failures. Ingest searched the chunk's bytes for it (SERVING_BYTES) where it read them, so batch
-        lines never reach Python and a file is not read twice."""
-        if self.serving_seen:
+        lines never reach Python and a file is not read twice. Placed after the chunk's lines (a streaming source
+        places it once no line before it can still give an event)."""
+        if self.serving_at is None:
             return
-        found = chunk.first_match
-        if found is None:
-            return
-        index, text = found
+        (lineno, text), self.serving_at = self.serving_at, None
         self.serving_seen = True
-        lineno = chunk.first + index
         event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, {}, "serving")
         at = len(self.events)
         while at > 0 and self.events[at - 1].line > lineno:
@@ -494,20 +549,58 @@ def _looks_like_a_record(text: str) -> bool:
     return text.lstrip().startswith(prefilter.heads())
 
 
-def classify_sources(sources: list[Source], chunks: list[Iterator[LineChunk]]) -> tuple[dict[str, list[Event]], Coverage]:
+def classify_sources(
+    sources: list[Source], chunks: list[Iterator[LineChunk]], stream_after: int | None = None
+) -> tuple[Iterator[SourceEvents], Coverage]:
     """Each source's events, from its line chunks (ingest.scan_sources with the prefilter's literals, the serving
-    line's pattern and the startup scan: pipeline/analyze.py)."""
+    line's pattern and the startup scan: pipeline/analyze.py), one source after the other as they are asked for:
+    a source is read when the one before it has been (its events, when they stream, and the coverage are complete
+    then)."""
     coverage = Coverage()
-    per_source: dict[str, list[Event]] = {}
-    for source, source_chunks in zip(sources, chunks):
-        per_source[source.name] = in_time_order(SourceClassifier(source, coverage, source_chunks).run())
-    return per_source, coverage
+    hold = STREAM_AFTER if stream_after is None else stream_after
+    return (source_events(s, coverage, each, hold) for s, each in zip(sources, chunks)), coverage
+
+
+def source_events(source: Source, coverage: Coverage, chunks: Iterator[LineChunk], stream_after: int) -> SourceEvents:
+    """A source's events in time order: read whole when it holds up to `stream_after`; else the first
+    `stream_after` decide the order and the rank tags, and the rest stream. A log listed newest first is read
+    whole to be reversed (streamed, it would be read backwards)."""
+    classifier = SourceClassifier(source, coverage, chunks)
+    events = classifier.stream(stream_after)
+    head: list[Event] = []
+    for event in events:
+        head.append(event)
+        if classifier.streaming and len(head) >= stream_after:
+            break
+    if not classifier.streaming or newest_first(head):
+        whole = in_time_order(head + list(events) if classifier.streaming else head)
+        return SourceEvents(source.name, whole, any(e.rank is not None for e in whole), {e.grammar for e in whole})
+    read = SourceEvents(source.name, [], any(e.rank is not None for e in head), streamed=True)
+    read.events = _streamed(head, events, read.grammars)
+    return read
+
+
+def _streamed(head: list[Event], rest: Iterator[Event], grammars: set[str]) -> Iterator[Event]:
+    """The events read to decide, each let go once handed on, then the rest as it is read; their grammars noted."""
+    held = deque(head)
+    head.clear()
+    while held:
+        event = held.popleft()
+        grammars.add(event.grammar)
+        yield event
+    for event in rest:
+        grammars.add(event.grammar)
+        yield event
 
 
 def in_time_order(events: list[Event]) -> list[Event]:
     """A log exported newest first (cloud logging consoles do) is read oldest first: the events are reversed
     when their timestamps mostly go back in time. Line numbers stay those of the input."""
+    return events[::-1] if newest_first(events) else events
+
+
+def newest_first(events: list[Event]) -> bool:
     times = [e.time for e in events if e.time]
     back = sum(1 for a, b in zip(times, times[1:]) if b < a)
     forward = sum(1 for a, b in zip(times, times[1:]) if b > a)
-    return events[::-1] if back >= 2 and back > 2 * forward else events
+    return back >= 2 and back > 2 * forward

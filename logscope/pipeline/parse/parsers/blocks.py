@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 from logscope.core import kinds
@@ -212,29 +214,44 @@ def exception_printed_before_its_traceback(events: list[Event]) -> list[Event]:
     """A log viewer that sorts lines by a timestamp can print a traceback's exception line just before the
     traceback's first line; the traceback then reads as cut. An exception line with no frames of its own on the
     line right before a traceback that has no exception line is that traceback's: it gets the frames."""
-    out: list[Event] = []
-    for event in events:
+    return ExceptionsBeforeTracebacks().settle(events, keep=0)
+
+
+class ExceptionsBeforeTracebacks:
+    """exception_printed_before_its_traceback over a stream (a crash loop's source is handed on as it is read):
+    events go out in order, the last `keep` held back, as far as a cut traceback looks back for its exception line
+    (the event just before its opening line)."""
+
+    def __init__(self) -> None:
+        self.out: deque[Event] = deque()
+
+    def settle(self, events: Iterable[Event], keep: int) -> list[Event]:
+        """The events settled: all but the last `keep` of those seen, less the tracebacks joined to their line."""
+        for event in events:
+            if not self._joined(event):
+                self.out.append(event)
+        return [self.out.popleft() for _ in range(len(self.out) - keep)]
+
+    def _joined(self, event: Event) -> bool:
         opened = event.data.get("opened_at")
         if event.kind != kinds.TRACEBACK or not event.data.get("incomplete") or opened is None:
-            out.append(event)  # only a cut traceback looks back (a look back from every event was quadratic)
-            continue
+            return False  # only a cut traceback looks back (a look back from every event was quadratic)
         # the block's own header ("[.. TP7] Scheduler hit an exception: Traceback ...") is on its opening line
-        before = next((e for e in reversed(out) if e.line < opened), None)
+        before = next((e for e in reversed(self.out) if e.line < opened), None)
         if (
-            before is not None
-            and before.kind in (kinds.EXCEPTION, kinds.OOM)
-            and before.source == event.source
-            and not before.data.get("frames")
-            and before.line + 1 == opened
+            before is None
+            or before.kind not in (kinds.EXCEPTION, kinds.OOM)
+            or before.source != event.source
+            or before.data.get("frames")
+            or before.line + 1 != opened
         ):
-            before.data.update(frames=event.data["frames"], frame_paths=event.data["frame_paths"], printed_before=True)
-            if event.data.get("cut_frame"):  # the innermost frame shown need not be the one that raised it
-                before.data.update(frames_cut=True, cut_frame_path=event.data.get("cut_frame_path"))
-            before.rank = before.rank or event.rank
-            before.time = before.time or event.time
-            continue
-        out.append(event)
-    return out
+            return False
+        before.data.update(frames=event.data["frames"], frame_paths=event.data["frame_paths"], printed_before=True)
+        if event.data.get("cut_frame"):  # the innermost frame shown need not be the one that raised it
+            before.data.update(frames_cut=True, cut_frame_path=event.data.get("cut_frame_path"))
+        before.rank = before.rank or event.rank
+        before.time = before.time or event.time
+        return True
 
 
 _CHECK_ENV_START = re.compile(r"^\s*(Python: \d|CUDA available: |ROCM available: |NPU available: )")
