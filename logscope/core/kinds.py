@@ -427,7 +427,8 @@ CATALOGUE: tuple[Kind, ...] = (
         SERVER_READY,
         PHASE,
         rules=("server_ready",),
-        literals=("fired up and ready",),
+        # the second a head: the line printed without SGLang's prefix (another logger's format stripped) is a record
+        literals=("fired up and ready", "The server is fired up"),
         samples=("[2025-10-01 12:01:05] The server is fired up and ready to roll!",),
     ),
     # ---- notes read by the sglang grammar

@@ -9,6 +9,8 @@ python -m tools.upstream asserts   write catalog/sglang_asserts.json: the messag
                                     release (tools/upstream/sglang_asserts.py)
 python -m tools.upstream serving   write catalog/serving_only.json: where each release prints the messages only a
                                     running server prints (tools/upstream/serving_only.py)
+python -m tools.upstream stages    write catalog/stages.json: which functions run only at startup (and in which step)
+                                    or only while serving, per release (tools/upstream/stages.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
 python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
@@ -35,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("modules", help="write catalog/python_modules.json from the released wheels' top-level packages")
     sub.add_parser("asserts", help="write catalog/sglang_asserts.json from the released SGLang wheels")
     sub.add_parser("serving", help="write catalog/serving_only.json from the released SGLang wheels")
+    sub.add_parser("stages", help="write catalog/stages.json: startup-only and serving-only functions per release")
     sub.add_parser("flags", help="write catalog/server_flags.json: each release's launch_server flags and their fields")
     args = parser.parse_args(argv)
     if args.command == "serving":
@@ -42,6 +45,13 @@ def main(argv: list[str] | None = None) -> int:
 
         target = write.ROOT / "catalog" / "serving_only.json"
         serving_only.write(target)
+        print(f"wrote {target.relative_to(write.ROOT)}")
+        return 0
+    if args.command == "stages":
+        from tools.upstream import stages
+
+        target = write.ROOT / "catalog" / "stages.json"
+        stages.write(target)
         print(f"wrote {target.relative_to(write.ROOT)}")
         return 0
     if args.command == "libraries":

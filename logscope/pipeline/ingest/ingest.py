@@ -53,6 +53,12 @@ _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
 _RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
 _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
+# a launcher's task label (srun --label, torchrun's "0: " node prefix) before a log record, a traceback's line or
+# an exception line (never before other text: an issue's "1: " list item stays as written)
+_TASK_LABEL = re.compile(r"^\d{1,4}: (?=[\[\s]|Traceback |(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning)\b)")
+# vLLM's logger format ("ERROR 02-09 16:43:26 tp_worker_overlap_thread.py:112] "), which SGLang processes print
+# when vLLM's logging config is in force: level, month-day, time, source file and line
+_VLLM_PREFIX = re.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? [\w.-]+\.py:\d+\] ")
 _RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
@@ -358,7 +364,7 @@ def unwrap(text: str) -> str:
         if "<" in text:
             text = _HTML.sub("", text)
         if text[:1].isalpha() or text[:1].isdigit():
-            m = _EXPORTER.match(text) or _K8S_TS.match(text)
+            m = _EXPORTER.match(text) or _K8S_TS.match(text) or _TASK_LABEL.match(text) or _VLLM_PREFIX.match(text)
             if m:
                 text = text[m.end() :]
         if text.startswith("[pod/"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from logscope.core import kinds, phases
+from logscope.core import kinds, phases, stage_functions
 from logscope.core.events import Event
 from logscope.core.model import Failure
 from logscope.core.python_libraries import is_stdlib_frame
@@ -179,6 +179,8 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
     """(phase, basis) from the event's own evidence: the matched signature, SGLang's capture wrapper, frames."""
     if matched is not None and matched.phase == "serving":
         return "serving", f"SGLang prints this only while its scheduler runs batches, a warmup request's too: {matched.id}"
+    if matched is not None and matched.phase in _VAGUE:
+        return _refined((matched.phase, f"the {matched.id} signature"), event)
     if matched is not None and matched.phase:
         return matched.phase, f"the {matched.id} signature"
     if event.data.get("context") == "capture_failed" or event.data.get("body_kind") == "capture_failed":
@@ -186,11 +188,45 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
     found = locating_frame(event, signatures)
     if found is not None:
         sig, text = found
-        return str(sig.phase), f"frame {text.split(': ', 1)[0].rsplit('/', 1)[-1]}"  # without the call it makes
+        located = str(sig.phase), f"frame {text.split(': ', 1)[0].rsplit('/', 1)[-1]}"  # without the call it makes
+        return _refined(located, event) if sig.phase in _VAGUE else located
+    by_catalogue = _placed_by_catalogue(event)
+    if by_catalogue is not None:
+        return by_catalogue
     header = str(event.data.get("header") or "")
     for wrapper in _SERVING_HEADERS:
         if wrapper in header:
             return "serving", f"the header '{wrapper}': its thread runs the scheduler's batches"
+    return None
+
+
+# the startup steps a phase line can place a failure in (not warmup: after startup's last step requests may have begun)
+_STEPS = frozenset({"init_distributed", "load_weight", "memory_pool", "capture"})
+# a locator's stage that leaves the step (startup) or the time (disaggregation: PD set-up or a request's transfer) open
+_VAGUE = frozenset({"startup", "disaggregation"})
+
+
+def _refined(located: tuple[str, str], event: Event) -> tuple[str, str]:
+    """A vague locator's stage made precise by the released source: a startup step for `startup`, the time for
+    `disaggregation`; never turned from startup to serving (the locator read the frame that says startup)."""
+    by_source = _placed_by_catalogue(event)
+    if by_source is None or by_source[0] == located[0] or (located[0] == "startup" and by_source[0] in _VAGUE | {"serving"}):
+        return located
+    return by_source[0], f"{located[1]}; {by_source[1]}"
+
+
+def _placed_by_catalogue(event: Event) -> tuple[str, str] | None:
+    """(stage, basis) from the released source (catalog/stages.json): the traceback's SGLang frames when every placed
+    frame runs only at startup or only while serving, else the message when only such code prints it."""
+    frames = event.data.get("frame_paths") or event.data.get("frames") or []
+    found = stage_functions.place_stack([str(f) for f in frames]) if frames else None
+    if found is not None:
+        placement, frame = found
+        return placement.phase or placement.stage, placement.basis(f"frame {frame.split(': ', 1)[0].rsplit('/', 1)[-1]}")
+    said = stage_functions.place_wording(str(event.data.get("full_text") or event.text))
+    if said is not None:
+        placement, literal = said
+        return placement.phase or placement.stage, placement.basis(f"the code that prints '{literal}'")
     return None
 
 
@@ -248,6 +284,11 @@ def _time_of(
     warmup_named = located is not None and located[0] == "warmup" and marker is not None and _BATCH_MARK.search(marker.text)
     if after_ready and marker is not None and not warmup_named:
         return "serving", _serving_basis(marker)
+    if located is not None and located[0] == "startup":  # the frame says startup, the rank's last phase line the step
+        last = last_phase_of(event)
+        stage = phases.stage_after(last) if last else None
+        if stage in _STEPS:
+            return str(stage), f"{located[1]}, after the rank's last phase line, {last}"
     if located is not None:
         return located
     if event.data.get("unwrapped") == API_ERROR:

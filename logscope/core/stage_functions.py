@@ -1,0 +1,149 @@
+"""Which SGLang functions run only at startup (and in which step) and which only while the server serves, per
+release (catalog/stages.json, generated from the released wheels by tools/upstream/stages.py): a traceback's
+SGLang frames, or the function that prints a wording, place a failure in time when no phase line does.
+
+A function is placed only when every catalogued release that reaches it agrees: a release where startup and serving
+code both reach it (`both`), or a stack whose frames point both ways, places nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from logscope.core import user_cache
+from logscope.core.resources import data_dir
+
+CATALOG_FILE = "stages.json"
+WORDING = "wording:"  # the key prefix of a literal's entry (tools/upstream/stages.py)
+# a frame as the traceback reader keeps it: "<path>:<line> <function>[: <code>]"
+_FRAME = re.compile(r"(?P<path>\S+?\.py):(?P<line>\d+) (?P<func>[\w<>]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a function runs: `startup` (with its step, or None) or `serving`, and the evidence said in a finding."""
+
+    stage: str
+    phase: str | None
+    qualname: str
+    releases: str  # "0.5.2-0.5.23"
+    root: str | None
+
+    def basis(self, evidence: str) -> str:
+        """What a finding says of the placement: the evidence (a frame, a wording's function), the time, the
+        releases and root the catalogue read it from."""
+        when = "at startup" if self.stage == "startup" else "while the scheduler serves, its warmup batch included"
+        step = f", in its {self.phase} step" if self.phase else ""
+        root = f", reached from {self.root}" if self.root and self.root != self.qualname else ""
+        return f"{evidence} runs only {when}{step}: {self.qualname} in sglang {self.releases}{root}, per catalog/stages.json"
+
+
+# a placement as the user cache keeps it (plain tuples load several times faster than dataclasses)
+_Row = tuple[str, str | None, str, str, str | None]
+
+
+@cache
+def _placed() -> tuple[dict[str, _Row], tuple[tuple[str, _Row], ...]]:
+    """The agreed placements: by `module:function`, and (literal head, placement) longest first (the most specific
+    wording wins). Built once per catalogue and kept in the user cache (the catalogue's JSON costs a paste more);
+    the key is the file's size and time and this module's text, not a hash of the 3 MB file."""
+    path = data_dir("catalog") / CATALOG_FILE
+    try:
+        stat = path.stat()
+        key: str | None = f"{stat.st_size}-{stat.st_mtime_ns}-{user_cache.content_key([], (__file__,))}"
+    except OSError:
+        key = None
+    return user_cache.cached("stages", key, lambda: _build(path), lambda value: isinstance(value, tuple) and len(value) == 2)
+
+
+def _build(path: Path) -> tuple[dict[str, _Row], tuple[tuple[str, _Row], ...]]:
+    runs: dict[str, list[list[Any]]] = json.loads(path.read_text(encoding="utf-8"))["functions"]
+    functions: dict[str, _Row] = {}
+    wordings: list[tuple[str, _Row]] = []
+    for key, key_runs in runs.items():
+        row = _agreed(key_runs)
+        if row is None:
+            continue
+        if key.startswith(WORDING):
+            wordings.append((key[len(WORDING) :], row))
+        else:
+            functions[key] = row
+    return functions, tuple(sorted(wordings, key=lambda pair: -len(pair[0])))
+
+
+def module_of(path: str) -> str | None:
+    """The SGLang module of a source path as a frame prints it (any install prefix), or None for another package."""
+    path = path.replace("\\", "/")
+    at = path.rfind("sglang/srt/")
+    if at < 0:
+        return "sglang.launch_server" if path.endswith("sglang/launch_server.py") else None
+    return path[at:-3].replace("/", ".").removesuffix(".__init__")
+
+
+def place_function(module: str, function: str) -> Placement | None:
+    """The placement of `module:function` when every release that places it agrees, else None."""
+    row = _placed()[0].get(f"{module}:{function}")
+    return None if row is None else Placement(*row)
+
+
+def place_wording(text: str) -> tuple[Placement, str] | None:
+    """(placement, the literal) of the longest placed literal the text holds: a message only startup code or only
+    serving code prints or raises."""
+    for literal, row in _placed()[1]:
+        if literal in text:
+            return Placement(*row), literal
+    return None
+
+
+def _agreed(runs: list[list[Any]]) -> _Row | None:
+    """One placement when every release run that places the key agrees on the time: a run where startup and serving
+    code both reach it (`both`) places nothing; a run that no root reaches (`none`: the call graph of that release
+    lost the path, as when a handler moved to another component) neither places it nor contradicts."""
+    placed = [run for run in runs if run[0] != "none"]
+    if not placed or any(run[0] == "both" for run in placed) or len({run[0] for run in placed}) != 1:
+        return None
+    newest = placed[-1]
+    phases = {run[1] for run in placed}
+    phase = phases.pop() if len(phases) == 1 else None
+    return (newest[0], phase, newest[4], f"{placed[0][2]}-{newest[3]}", newest[6])
+
+
+def place_frame(frame: str) -> Placement | None:
+    m = _FRAME.search(frame)
+    if m is None:
+        return None
+    module = module_of(m.group("path"))
+    return None if module is None else place_function(module, m.group("func"))
+
+
+# a test harness's frames: it calls SGLang's functions directly, outside any server's startup or serving
+_HARNESS = re.compile(r"/tests?/|/_pytest/|/unittest/")
+
+
+def _outside_the_server(frame: str) -> bool:
+    """A frame that shows the stack is no server's: a test harness, or an SGLang module run as a script
+    (`python -m sglang.srt...`: its `<module>` frame), the launch script excepted."""
+    m = _FRAME.search(frame)
+    if m is None:
+        return False
+    if _HARNESS.search(m.group("path")):
+        return True
+    return m.group("func") == "<module>" and module_of(m.group("path")) not in (None, "sglang.launch_server")
+
+
+def place_stack(frames: list[str]) -> tuple[Placement, str] | None:
+    """(placement, the frame that gave it) from a traceback's frames (outermost first): the innermost placed SGLang
+    frame, with the innermost startup step any placed frame names; None when placed frames disagree on the time."""
+    if any(_outside_the_server(f) for f in frames):
+        return None
+    placed = [(p, f) for f in reversed(frames) if (p := place_frame(f)) is not None]
+    if not placed or len({p.stage for p, _ in placed}) != 1:
+        return None
+    stepped = [(p, f) for p, f in placed if p.phase is not None]
+    if len({p.phase for p, _ in stepped}) > 1:  # steps that contradict each other: startup, step not told
+        return Placement("startup", None, placed[0][0].qualname, placed[0][0].releases, placed[0][0].root), placed[0][1]
+    return stepped[0] if stepped else placed[0]

@@ -1,0 +1,267 @@
+"""A failure placed in time (startup, with its step, or serving) from the released source (issue 43): the frames of
+its traceback and the message it prints, through catalog/stages.json (tools/upstream/stages.py). Each case is a
+constructed traceback in the shape SGLang prints; the quiet cases prove that a stack pointing both ways, or frames
+the catalogue cannot place, stay `unknown`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from logscope.core import stage_functions
+from logscope.core.model import Failure
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source
+from tools.upstream import stages
+
+SITE = "/usr/local/lib/python3.12/dist-packages"
+
+
+def _failure(text: str) -> Failure:
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    found = [f for fs in analysis.failures.values() for f in fs]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _traceback(
+    frames: list[tuple[str, int, str, str]], last: str, head: str = "[2026-01-05 10:00:00 TP0] Scheduler hit an exception: "
+) -> str:
+    lines = [f"{head}Traceback (most recent call last):"]
+    for path, line, func, code in frames:
+        lines += [f'  File "{path}", line {line}, in {func}', f"    {code}"]
+    return "\n".join([*lines, last]) + "\n"
+
+
+# a startup helper only the launch reaches (sglang 0.5.3.post3+ utils/common.py assert_pkg_version, called from the
+# engine's _set_envs_and_config), under importlib's frames
+PKG_CHECK = _traceback(
+    [
+        (f"{SITE}/sglang/srt/utils/common.py", 2422, "assert_pkg_version", "installed_version = version(pkg)"),
+        ("/usr/lib/python3.12/importlib/metadata/__init__.py", 889, "version", "return distribution(distribution_name).version"),
+    ],
+    "importlib.metadata.PackageNotFoundError: No package metadata was found for sgl-kernel",
+    head="",
+)
+
+
+def test_a_startup_only_frame_places_the_failure_at_startup():
+    failure = _failure(PKG_CHECK)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert "assert_pkg_version runs only at startup" in failure.phase_basis
+    assert "catalog/stages.json" in failure.phase_basis
+
+
+# the request handler of a weight-update group (the scheduler's dispatcher runs it per request: sglang 0.4.0.post2-
+# 0.5.12.post1 ModelRunner.init_weights_update_group), under torch.distributed's frames
+WEIGHT_GROUP = _traceback(
+    [
+        (f"{SITE}/sglang/srt/model_executor/model_runner.py", 1921, "init_weights_update_group", "dist.barrier(group=g)"),
+        (f"{SITE}/torch/distributed/c10d_logger.py", 83, "wrapper", "return func(*args, **kwargs)"),
+        (f"{SITE}/torch/distributed/distributed_c10d.py", 4159, "barrier", "work = group.barrier(opts=opts)"),
+    ],
+    "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:268, unhandled system error",
+)
+
+
+def test_a_serving_only_frame_places_the_failure_while_serving():
+    failure = _failure(WEIGHT_GROUP)
+    assert (failure.finding, failure.phase) == ("nccl-error", "serving")
+    assert "init_weights_update_group runs only while the scheduler serves" in failure.phase_basis
+
+
+# a frame of the pool set-up (0.3.0-0.5.6.post2 ModelRunner.init_memory_pool) under a torch allocation
+POOL_OOM = _traceback(
+    [
+        (f"{SITE}/sglang/srt/model_executor/model_runner.py", 1620, "init_memory_pool", "self.req_to_token_pool = X("),
+        (f"{SITE}/torch/cuda/memory.py", 100, "empty", "return torch.empty(size)"),
+    ],
+    "RuntimeError: something failed",
+)
+
+
+def test_a_startup_step_frame_names_the_step():
+    failure = _failure(POOL_OOM)
+    assert failure.phase == "memory_pool"
+
+
+@pytest.mark.parametrize(
+    "frames",
+    [
+        # a startup-only frame and a serving-only frame on one stack: the catalogue cannot be trusted there
+        [
+            (f"{SITE}/sglang/srt/utils/common.py", 2422, "assert_pkg_version", "check()"),
+            (f"{SITE}/sglang/srt/managers/scheduler.py", 1461, "_extend_requests_to_queue", "x = f()"),
+        ],
+        # model code runs at capture and while serving alike: no placement (a module's forward is `both` or unread)
+        [
+            (f"{SITE}/sglang/srt/models/llama.py", 300, "forward", "h = self.mlp(h)"),
+            (f"{SITE}/torch/nn/functional.py", 1, "f", "g()"),
+        ],
+    ],
+    ids=["both-ways", "unplaced"],
+)
+def test_frames_that_do_not_agree_or_are_not_placed_stay_unknown(frames):
+    assert _failure(_traceback(frames, "RuntimeError: boom", head="")).phase == "unknown"
+
+
+# the decode side's per-request transfer failure (sglang 0.4.7+ disaggregation/decode.py DecodeTransferQueue
+# .pop_transferred, reached only from the PD event loops): the wording's code runs only while serving
+DECODE_TRANSFER = (
+    "[2026-01-05 10:00:00 DP1 TP1 EP1] Decode transfer failed for request rank=1 decode_req.req.rid='abc' "
+    "decode_req.req.bootstrap_room=123 with exception KVTransferError(bootstrap_room=123): Request abc timed out\n"
+)
+
+
+def test_a_serving_only_wording_places_a_pd_transfer_failure_while_serving():
+    failure = _failure(DECODE_TRANSFER)
+    assert (failure.finding, failure.phase) == ("pd-transfer-failed", "serving")
+    assert "Decode transfer failed for request" in failure.phase_basis
+
+
+def test_place_stack_takes_the_innermost_step_and_refuses_disagreement():
+    pool = f"{SITE}/sglang/srt/model_executor/model_runner.py:1620 init_memory_pool"
+    serve = f"{SITE}/sglang/srt/managers/scheduler.py:4614 run_batch"
+    placed = stage_functions.place_stack([pool, f"{SITE}/torch/x.py:1 f"])
+    assert placed is not None and (placed[0].stage, placed[0].phase, placed[1]) == ("startup", "memory_pool", pool)
+    assert stage_functions.place_stack([serve, pool]) is None
+    assert stage_functions.place_stack([f"{SITE}/vllm/x.py:1 run_batch"]) is None  # not SGLang's
+
+
+# --- the catalogue tool, on a small package in SGLang's shape
+SCHEDULER = """
+import threading
+class Scheduler:
+    def __init__(self):
+        self.tp_worker = TpModelWorker()
+        self._request_dispatcher = TypeBasedDispatcher([(A, self.update_weights)])
+        threading.Thread(target=self.watchdog).start()
+    def event_loop_normal(self):
+        self.run_batch()
+    def run_batch(self):
+        shared_helper()
+        raise RuntimeError("Batch failed while running the scheduler loop")
+    def update_weights(self, req):
+        return 1
+    def watchdog(self):
+        pass
+def shared_helper():
+    pass
+"""
+WORKER = """
+class TpModelWorker:
+    def __init__(self):
+        self.model_runner = ModelRunner()
+"""
+RUNNER = """
+class ModelRunner:
+    def __init__(self):
+        self.initialize()
+    def initialize(self):
+        self.load_model()
+        self.init_memory_pool()
+        shared_helper()
+    def load_model(self):
+        weights_iterator()
+    def init_memory_pool(self):
+        raise ValueError("Not enough memory for the pool, lower the fraction")
+def weights_iterator():
+    pass
+"""
+
+
+def test_the_catalogue_tool_places_functions_and_wordings_by_their_roots():
+    files = [
+        ("sglang/srt/managers/scheduler.py", SCHEDULER),
+        ("sglang/srt/managers/tp_worker.py", WORKER),
+        ("sglang/srt/model_executor/model_runner.py", RUNNER),
+    ]
+    out = stages.release_stages(files)
+    stage = {key: (e["stage"], e.get("phase")) for key, e in out.items()}
+    assert stage["sglang.srt.managers.scheduler:run_batch"] == ("serving", None)
+    assert stage["sglang.srt.managers.scheduler:update_weights"] == ("serving", None)  # a dispatched request handler
+    assert stage["sglang.srt.managers.scheduler:shared_helper"] == ("both", None)
+    assert stage["sglang.srt.managers.scheduler:watchdog"] == ("none", None)  # a thread's target: no root reaches it
+    assert stage["sglang.srt.model_executor.model_runner:initialize"] == ("startup", None)
+    assert stage["sglang.srt.model_executor.model_runner:weights_iterator"] == ("startup", "load_weight")
+    assert stage["sglang.srt.model_executor.model_runner:init_memory_pool"] == ("startup", "memory_pool")
+    assert stage["wording:Batch failed while running the scheduler loop"] == ("serving", None)
+    assert stage["wording:Not enough memory for the pool, lower the fraction"] == ("startup", "memory_pool")
+    assert out["sglang.srt.managers.scheduler:run_batch"]["line"] == 10
+
+
+def test_the_catalogue_tool_folds_releases_into_runs():
+    first = {"m:f": {"stage": "startup", "phase": None, "qualname": "f", "line": 1, "root": "r"}}
+    second = {"m:f": {"stage": "startup", "phase": None, "qualname": "f", "line": 5, "root": "r"}}
+    third = {"m:f": {"stage": "both", "qualname": "f", "line": 7}}
+    folded = stages.fold([("0.1", first), ("0.2", second), ("0.3", third)])
+    assert folded["m:f"] == [["startup", None, "0.1", "0.2", "f", 5, "r"], ["both", None, "0.3", "0.3", "f", 7, None]]
+
+
+# --- readings that place serving, in the prefixed and cut shapes people paste
+CRASH = (
+    "Scheduler hit an exception: Traceback (most recent call last):\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/layers/activation.py", line 88, in forward_cuda\n'
+    "    silu_and_mul(x, out)\n"
+    "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+)
+
+
+def _prefixed(prefix: str, ready: str = "The server is fired up and ready to roll!\n") -> str:
+    return "".join(prefix + line + "\n" for line in (ready + CRASH).splitlines())
+
+
+def test_a_launcher_task_label_before_every_line_keeps_the_ready_line_and_the_traceback():
+    text = _prefixed("0: ", "[2025-03-05 03:50:00] The server is fired up and ready to roll!\n")
+    failure = _failure(text.replace("0: Scheduler hit", "0: [2025-03-05 03:55:55 TP0] Scheduler hit"))
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert failure.event.data["frames"] == ["activation.py:88 forward_cuda"]
+
+
+def test_vllm_logger_prefix_keeps_the_ready_line_and_the_traceback():
+    failure = _failure(_prefixed("ERROR 02-09 16:43:26 tp_worker_overlap_thread.py:112] "))
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+
+
+def test_a_ready_line_without_any_prefix_is_a_record_not_prose():
+    failure = _failure("The server is fired up and ready to roll!\n" + CRASH)
+    assert failure.phase == "serving"
+
+
+def test_a_task_label_before_prose_stays_prose():
+    # an issue's numbered list item is no launcher label: its sentence is not read as a log record
+    analysis = analyze_model([Source(name="paste.log", path=None, data=b"1: The server is fired up and ready to roll!\n")])
+    assert not any(p.phase == "server_ready" for r in analysis.launches for t in r.ranks.values() for p in t.phases)
+
+
+def test_a_process_header_cut_inside_its_traceback_word_is_a_failure():
+    failure = _failure("[2026-05-20 02:29:31 TP3] Scheduler hit an exception: Tra\n")
+    assert failure.event.data.get("process") == "Scheduler"
+    assert failure.finding == "failure-time-unknown"
+
+
+def test_an_sglang_module_run_as_a_script_or_a_test_places_nothing():
+    # `python -m sglang.srt.mem_cache...` (a unit test in the module's __main__): its functions run outside a server
+    script = _traceback(
+        [
+            ("<frozen runpy>", 88, "_run_code", "exec(code, run_globals)"),
+            (f"{SITE}/sglang/srt/utils/common.py", 4000, "<module>", 'assert_pkg_version("x", "1.0", "")'),
+            (f"{SITE}/sglang/srt/utils/common.py", 2422, "assert_pkg_version", "installed_version = version(pkg)"),
+        ],
+        "AttributeError: 'NoneType' object has no attribute 'get_kvcache'",
+        head="",
+    )
+    assert _failure(script).phase == "unknown"
+    pool = f"{SITE}/sglang/srt/model_executor/model_runner.py:1620 init_memory_pool"
+    assert stage_functions.place_stack(["/repo/test/srt/test_pool.py:10 test_pool", pool]) is None
+
+
+def test_the_catalogue_document_has_one_key_a_line_and_reads_back():
+    doc = {
+        "doc": "d",
+        "functions": {'wording:a list ends like this [1],"': [["serving", None, "0.1", "0.1", "f", 1, "r"]], "m:f": []},
+    }
+    text = stages.dumps(doc)
+    assert json.loads(text) == doc
+    assert len(text.splitlines()) == 4
