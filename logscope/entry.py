@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import gc
 
-from logscope import lifetime
+from logscope import lifetime, method_cache
 
 
 def main() -> None:
     gc.disable()  # before the imports below: they are where the collector spent its time
+    method_cache.install()  # before the imports below too: they create the dataclasses
     from logscope.cli import main as run
 
     try:
@@ -27,6 +28,7 @@ def main() -> None:
         code: object = 0
     except SystemExit as done:
         code = done.code
+    method_cache.save()
     if lifetime.normal_exit():
         raise SystemExit(code)
     lifetime.exit_now(code)
