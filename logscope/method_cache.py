@@ -62,8 +62,7 @@ def uninstall() -> None:
 
 def _read(path: Path) -> dict[str, CodeType]:
     try:
-        with open(path, "rb") as handle:
-            stored = marshal.load(handle)
+        stored = marshal.loads(path.read_bytes())  # marshal.load(file) reads object by object: ten times slower
     except (OSError, EOFError, ValueError, TypeError):
         return {}
     if not isinstance(stored, dict) or not all(
