@@ -9,11 +9,15 @@ A command is a short-lived process, and two of the interpreter's habits cost it 
   closed where they are written and its worker processes joined by then.
 The servers and the probe (`serve`, `bot serve`, `probe`), which run for long and own sockets, databases and
 child processes, call `lifetime.long_running()`: the collector back on and the interpreter's normal exit.
+Two start-up costs are paid once rather than per process: the methods `@dataclass` writes are compiled once per
+Python build (method_cache.py), and `analyze` on a plain argument list runs without importing typer (cli_fast.py).
 """
 
 from __future__ import annotations
 
 import gc
+import sys
+from collections.abc import Callable
 
 from logscope import lifetime, method_cache
 
@@ -21,7 +25,9 @@ from logscope import lifetime, method_cache
 def main() -> None:
     gc.disable()  # before the imports below: they are where the collector spent its time
     method_cache.install()  # before the imports below too: they create the dataclasses
-    from logscope.cli import main as run
+    from logscope import cli_fast
+
+    run = cli_fast.command(sys.argv[1:]) or _typer_main()  # `analyze` on a plain argument list: no typer
 
     try:
         run()
@@ -32,3 +38,9 @@ def main() -> None:
     if lifetime.normal_exit():
         raise SystemExit(code)
     lifetime.exit_now(code)
+
+
+def _typer_main() -> Callable[[], None]:
+    from logscope.cli import main
+
+    return main
