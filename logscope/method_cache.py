@@ -18,14 +18,12 @@ import contextlib
 import dataclasses
 import importlib.util
 import marshal
-import os
 import sys
-import tempfile
 from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from logscope.core.user_cache import cache_dir
+from logscope.core.user_cache import cache_dir, write_atomically
 
 _MAX_ENTRIES = 4000  # every dataclass of the package makes about 5: a file past this is started again
 
@@ -93,12 +91,5 @@ def save() -> None:
         return
     _added = False
     entries = _compiled if len(_compiled) <= _MAX_ENTRIES else {text: _compiled[text] for text in _used}
-    with contextlib.suppress(OSError, ValueError):
-        fd, temp = tempfile.mkstemp(dir=_path.parent, prefix=f".{_path.name}.")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                marshal.dump(entries, handle)
-            os.replace(temp, _path)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+    with contextlib.suppress(ValueError):  # a code object marshal cannot write: the file is left as it was
+        write_atomically(_path, marshal.dumps(entries))

@@ -44,12 +44,21 @@ def store(name: str, value: Any) -> None:
     folder = cache_dir()
     if folder is None:
         return
-    with contextlib.suppress(OSError, pickle.PicklingError, TypeError, AttributeError):
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return
+    write_atomically(folder / name, data)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """A concurrent reader sees the old file or the whole new one; a folder that cannot be written: nothing."""
+    with contextlib.suppress(OSError):
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         try:
             with os.fdopen(fd, "wb") as handle:
-                pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temp, folder / name)
+                handle.write(data)
+            os.replace(temp, path)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
