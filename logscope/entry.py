@@ -9,8 +9,9 @@ A command is a short-lived process, and two of the interpreter's habits cost it 
   closed where they are written and its worker processes joined by then.
 The servers and the probe (`serve`, `bot serve`, `probe`), which run for long and own sockets, databases and
 child processes, call `lifetime.long_running()`: the collector back on and the interpreter's normal exit.
-Two start-up costs are paid once rather than per process: the methods `@dataclass` writes are compiled once per
-Python build (method_cache.py), and `analyze` on a plain argument list runs without importing typer (cli_fast.py).
+Three start-up costs are paid once rather than per process: the methods `@dataclass` writes and the regular
+expressions are compiled once per Python build (method_cache.py, pattern_cache.py), and `analyze` on a plain
+argument list runs without importing typer (cli_fast.py).
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ import gc
 import sys
 from collections.abc import Callable
 
-from logscope import lifetime, method_cache
+from logscope import lifetime, method_cache, pattern_cache
 
 
 def main() -> None:
     gc.disable()  # before the imports below: they are where the collector spent its time
-    method_cache.install()  # before the imports below too: they create the dataclasses
+    method_cache.install()  # before the imports below too: they create the dataclasses and compile the patterns
+    pattern_cache.install()
     from logscope import cli_fast
 
     run = cli_fast.command(sys.argv[1:]) or _typer_main()  # `analyze` on a plain argument list: no typer
@@ -35,6 +37,7 @@ def main() -> None:
     except SystemExit as done:
         code = done.code
     method_cache.save()
+    pattern_cache.save()
     if lifetime.normal_exit():
         raise SystemExit(code)
     lifetime.exit_now(code)
