@@ -7,7 +7,11 @@ package's compiler function (`re._compiler.compile`, `sre_compile.compile` befor
 3.10 to 3.13), which keeps for each pattern and flags what `_sre.compile` is given (the code, the flags, the
 groups and their names) in a file of the user cache (compiled_store.py: named after the interpreter's build) and
 hands a pattern it has seen straight to `_sre.compile`, which checks the code it is given. A Python whose
-compiler function is not the one this module knows is left alone."""
+compiler function is not the one this module knows is left alone.
+
+Only what `re.compile` compiles is kept (the modules' constants, lark's lexers, the catalogue's templates): the
+one-off `re.search` / `re.match` / `re.sub` of a pattern made at run time may hold text of an input (a function
+name of a pasted traceback), which the cache must neither keep nor grow with."""
 
 from __future__ import annotations
 
@@ -95,10 +99,16 @@ def _compile(p: Any, flags: int = 0) -> Any:
     for name, index in groupindex.items():
         indexgroup[index] = name
     found = (int(flags | parsed.state.flags), code, dict(groupindex), tuple(indexgroup))
-    _STORE.put(key, found)
+    if _from_re_compile(sys._getframe(2)):
+        _STORE.put(key, found)
     return _from(p, found)
 
 
 def _from(p: Any, found: tuple[int, list[int], dict[str, int], tuple[str | None, ...]]) -> Any:
     final_flags, code, groupindex, indexgroup = found
     return _compiler._sre.compile(p, final_flags, code, len(indexgroup) - 1, groupindex, indexgroup)
+
+
+def _from_re_compile(frame: Any) -> bool:
+    """The frame above re._compile is re.compile (not re.search, re.match, re.sub ...)."""
+    return bool(frame.f_code.co_name == "compile" and frame.f_globals.get("__name__") == "re")

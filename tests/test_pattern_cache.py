@@ -77,3 +77,14 @@ def test_a_damaged_cache_file_or_entry_is_ignored_and_written_anew(cache, conten
     stored = marshal.loads(cache.read_bytes())
     assert {("a+", 0), (r"(\d+) GB", 0)} <= set(stored)
     assert pattern_cache._from("a+", stored[("a+", 0)]) == pattern_cache._original("a+", 0)
+
+
+def test_a_one_off_search_is_compiled_but_never_kept(cache):
+    # a pattern made at run time may hold text of an input (a function name of a pasted traceback)
+    pattern_cache.install()
+    re.purge()
+    assert re.search(r"\bload_weights_from_my_secret_model\(", "x.load_weights_from_my_secret_model(1)")
+    assert re.sub(r"secret-\d+", "", "a secret-42 b") == "a  b"
+    assert re.compile(r"kept-\d+").match("kept-1")
+    pattern_cache.save()
+    assert set(marshal.loads(cache.read_bytes())) == {(r"kept-\d+", 0)}
