@@ -56,6 +56,7 @@ class CompiledStore:
 
     def put(self, key: Hashable, value: Any) -> None:
         self.entries[key] = value
+        self.used.add(key)
         self.added = True
 
     def save(self) -> None:

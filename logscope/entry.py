@@ -25,8 +25,9 @@ from logscope import lifetime, method_cache, pattern_cache
 
 def main() -> None:
     gc.disable()  # before the imports below: they are where the collector spent its time
-    method_cache.install()  # before the imports below too: they create the dataclasses and compile the patterns
-    pattern_cache.install()
+    if _analyses(sys.argv[1:]):  # before the imports below too: they create the dataclasses and compile the patterns
+        method_cache.install()
+        pattern_cache.install()
     from logscope import cli_fast
 
     run = cli_fast.command(sys.argv[1:]) or _typer_main()  # `analyze` on a plain argument list: no typer
@@ -36,11 +37,18 @@ def main() -> None:
         code: object = 0
     except SystemExit as done:
         code = done.code
-    method_cache.save()
-    pattern_cache.save()
+    for start_up_cache in (method_cache, pattern_cache):  # what this run compiled anew kept; the stdlib as it was
+        start_up_cache.save()
+        start_up_cache.uninstall()
     if lifetime.normal_exit():
         raise SystemExit(code)
     lifetime.exit_now(code)
+
+
+def _analyses(argv: list[str]) -> bool:
+    """Whether the command will analyse something: help, the version and a bare `logscope` load no model, and
+    reading the caches' files (about 2 MB) would only slow them."""
+    return bool(argv) and not any(arg in ("--help", "-h", "--version") for arg in argv)
 
 
 def _typer_main() -> Callable[[], None]:

@@ -48,8 +48,9 @@ def _valid(key: Any, value: Any) -> bool:
     )
 
 
-# the matcher's code format is _sre's: its MAGIC is part of the file's name
-_STORE = CompiledStore("regex-code", _valid, 4000, salt=f"-sre{_compiler._sre.MAGIC}")
+# the matcher's code format is _sre's: its MAGIC is part of the file's name; a paste compiles about 280 patterns,
+# the whole test suite 900: a file past 1,500 starts again with what the command that fills it used
+_STORE = CompiledStore("regex-code", _valid, 1500, salt=f"-sre{_compiler._sre.MAGIC}")
 
 
 def install() -> None:

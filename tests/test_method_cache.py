@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from logscope import method_cache
+from logscope.compiled_store import CompiledStore
 from tests.helpers import ROOT
 
 # a module of its own, without `from __future__ import annotations`: the annotations stay objects, so a method
@@ -134,3 +135,40 @@ def test_the_command_fills_the_cache_and_reads_it_back(tmp_path):
     second = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     assert (second.returncode, second.stdout) == (first.returncode, first.stdout)
     assert files[0].stat().st_mtime_ns == stamp  # nothing new to store: not written again
+
+
+def test_a_store_past_its_cap_starts_again_with_what_the_command_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    store = CompiledStore("test-store", lambda key, value: isinstance(key, str) and isinstance(value, int), cap=3)
+    assert store.open()
+    for n in range(5):
+        store.put(f"old-{n}", n)
+    store.save()
+    store.close()
+    assert store.open() and len(store.entries) == 5  # what the filling command used: all five
+    assert store.get("old-1") == 1
+    store.put("new", 9)
+    store.save()
+    assert marshal.loads((tmp_path / store.file_name()).read_bytes()) == {"old-1": 1, "new": 9}
+
+
+def test_a_command_leaves_the_standard_library_as_it_found_it_and_help_reads_no_cache(tmp_path, monkeypatch):
+    from logscope import entry, lifetime, pattern_cache
+
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(lifetime.os, "_exit", lambda code: None)
+    compiler = pattern_cache._compiler.compile
+    opened = []
+    real_open = CompiledStore.open
+    monkeypatch.setattr(CompiledStore, "open", lambda self: opened.append(self.kind) or real_open(self))
+    for argv, reads in (
+        (["logscope", "--help"], []),
+        (["logscope", "analyze", "--help"], []),
+        (["logscope", "rules", "list"], ["dataclass-methods", "regex-code"]),
+    ):
+        opened.clear()
+        monkeypatch.setattr(sys, "argv", argv)
+        monkeypatch.setattr("logscope.cli.main", lambda: sys.exit(0))
+        entry.main()
+        assert opened == reads, argv
+        assert not hasattr(dataclasses, "exec") and pattern_cache._compiler.compile is compiler
