@@ -19,15 +19,20 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Callable
+from types import ModuleType
 
-from logscope import lifetime, method_cache, pattern_cache
+from logscope import lifetime
 
 
 def main() -> None:
     gc.disable()  # before the imports below: they are where the collector spent its time
+    caches: tuple[ModuleType, ...] = ()
     if _analyses(sys.argv[1:]):  # before the imports below too: they create the dataclasses and compile the patterns
-        method_cache.install()
-        pattern_cache.install()
+        from logscope import method_cache, pattern_cache
+
+        caches = (method_cache, pattern_cache)
+        for start_up_cache in caches:
+            start_up_cache.install()
     from logscope import cli_fast
 
     run = cli_fast.command(sys.argv[1:]) or _typer_main()  # `analyze` on a plain argument list: no typer
@@ -37,7 +42,7 @@ def main() -> None:
         code: object = 0
     except SystemExit as done:
         code = done.code
-    for start_up_cache in (method_cache, pattern_cache):  # what this run compiled anew kept; the stdlib as it was
+    for start_up_cache in caches:  # what this run compiled anew kept; the stdlib as it was
         start_up_cache.save()
         start_up_cache.uninstall()
     if lifetime.normal_exit():
