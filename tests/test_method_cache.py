@@ -4,6 +4,7 @@ without the cache, and a damaged or foreign cache file is ignored and written an
 from __future__ import annotations
 
 import dataclasses
+import gc
 import marshal
 import subprocess
 import sys
@@ -172,3 +173,23 @@ def test_a_command_leaves_the_standard_library_as_it_found_it_and_help_reads_no_
         entry.main()
         assert opened == reads, argv
         assert not hasattr(dataclasses, "exec") and pattern_cache._compiler.compile is compiler
+
+
+def test_a_long_running_command_keeps_the_start_and_puts_the_caches_away(tmp_path, monkeypatch):
+    from logscope import lifetime, pattern_cache
+
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(lifetime, "_normal_exit", False)
+    compiler = pattern_cache._compiler.compile
+    was = gc.isenabled()
+    method_cache.install()
+    pattern_cache.install()
+    try:
+        _make_classes()
+        lifetime.long_running()
+        assert not hasattr(dataclasses, "exec") and pattern_cache._compiler.compile is compiler
+        assert len(marshal.loads((tmp_path / method_cache.file_name()).read_bytes())) >= 8  # the start's methods kept
+    finally:
+        method_cache.uninstall()
+        pattern_cache.uninstall()
+        (gc.enable if was else gc.disable)()
