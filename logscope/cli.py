@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -13,19 +13,25 @@ from typing import Any
 import typer
 
 from logscope import cli_params
+from logscope.cli_shared import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    analyze_command,
+    emit,
+    fail,
+    fails,
+    guarded,
+    warn_read_limits,
+    write,
+)
+from logscope.cli_shared import OUT_OF_MEMORY as _OUT_OF_MEMORY  # noqa: F401 - the line main() writes, read by its test
+from logscope.cli_shared import out_of_memory as _out_of_memory
 from logscope.core.errors import LogscopeError
 from logscope.lifetime import long_running
 from logscope.report.formats import COMPARE_FORMATS, RENDERERS, renderer
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 cli_params.install()  # option values coerced without importing pydantic
-
-# warnings that still exit 1: an input that holds a failure logscope could not name never exits 0
-_FAILING_WARNINGS = frozenset({"unrecognized-failure"})
-
-
-def _fails(findings: list[dict]) -> bool:
-    return any(f["severity"] == "error" or f["rule"] in _FAILING_WARNINGS for f in findings)
 
 
 # help and usage errors in plain text: typer's rich formatting imported rich and markdown-it on every --help
@@ -82,43 +88,6 @@ app.add_typer(bot_app, name="bot")
 Format = Enum("Format", {name: name for name in RENDERERS}, type=str)  # type: ignore[misc]
 
 
-def _fail(message: str) -> None:
-    from logscope.core.printable import terminal_safe
-
-    print(f"logscope: error: {terminal_safe(message)}", file=sys.stderr)  # a path or a server's text, escaped
-    raise typer.Exit(EXIT_USAGE)
-
-
-def _emit(document: dict, kind: str, fmt: str, width: int, output: Path | None, no_redact: bool) -> None:
-    """A command's document, redacted (logscope/core/redact.py says why here), in its format, to stdout or a file."""
-    from logscope.core.printable import map_strings, terminal_safe
-    from logscope.core.redact import KINDS, redact_document
-
-    document = redact_document(document, KINDS if no_redact else ())
-    if fmt == "text" or (output is None and sys.stdout.isatty()):  # text from inputs never drives the terminal
-        document = map_strings(document, terminal_safe)
-    _write(renderer(fmt, kind)(document, width), output)
-
-
-def _warn_read_limits(inputs: Iterable[tuple[str, str | None]]) -> None:
-    """An input that was not read to its end (path, why) is said on stderr too, not only in the report."""
-    from logscope.core.printable import terminal_safe
-
-    for path, stopped in inputs:
-        if stopped:
-            print(terminal_safe(f"logscope: warning: {path}: {stopped}"), file=sys.stderr)
-
-
-def _write(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        _fail(f"{output}: cannot write: {exc.strerror or exc}")
-
-
 def render(report: dict, fmt: Format, width: int = 0) -> str:  # type: ignore[valid-type]
     return renderer(fmt.value)(report, width)
 
@@ -147,16 +116,7 @@ def analyze(
     no_cases: bool = NO_CASES,
 ) -> None:
     """Analyze SGLang startup logs (and nvidia-smi / check_env dumps) and report the memory per rank."""
-    from logscope.pipeline.analyze import analyze_inputs
-
-    try:
-        report = analyze_inputs(inputs, _dirs(rules), model_config, calibration, cases=not no_cases)
-    except LogscopeError as exc:
-        _fail(str(exc))
-        return
-    _warn_read_limits((i["path"], i.get("stopped")) for i in report["inputs"])
-    _emit(report, "report", fmt.value, width, output, no_redact)
-    raise typer.Exit(EXIT_FINDINGS if _fails(report["findings"]) else EXIT_OK)
+    analyze_command(inputs, fmt.value, _dirs(rules), output, width, model_config, calibration, no_redact, no_cases)
 
 
 @app.command()
@@ -190,9 +150,9 @@ def scan(
     from logscope.fleet.worker import Limits
 
     if engine not in ("local", "ray"):
-        _fail(f"--engine {engine}: local or ray")
+        fail(f"--engine {engine}: local or ray")
     if job_depth is not None and job_pattern is not None:
-        _fail("--job-depth and --job-pattern: give one of them")
+        fail("--job-depth and --job-pattern: give one of them")
     long_running()  # a scan owns worker processes and runs for long: the collector and the normal exit
     try:
         options = ScanOptions(
@@ -208,7 +168,7 @@ def scan(
         )
         code = run_scan(options)
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     raise typer.Exit(code)
 
@@ -226,12 +186,12 @@ def query(
     from logscope.fleet.query import FORMATS, QueryLimits, run_query
 
     if fmt not in FORMATS:
-        _fail(f"--format {fmt}: one of {', '.join(FORMATS)}")
+        fail(f"--format {fmt}: one of {', '.join(FORMATS)}")
     try:
         limits = QueryLimits(int(max_memory * (1 << 30)), timeout)
         text = run_query(folder, sql, fmt, limits, terminal=fmt == "table" or sys.stdout.isatty())
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     sys.stdout.write(text)
 
@@ -271,7 +231,7 @@ def probe(
     try:
         result = calibrate(world_size, groups, stage_timeout, symm_mib, dumps, nccl_env, env_matrix, out, command)
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     print("\n".join(result.summary))
     raise typer.Exit(EXIT_OK if result.document["mechanisms"] else EXIT_FINDINGS)
@@ -303,10 +263,10 @@ def triage(
         keep_kinds = [k.strip() for k in keep.split(",") if k.strip()]
         document = triage_issue(issue, keep_kinds, no_redact, _dirs(rules), cases=not no_cases)
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
-    _write(render(document, fmt, width), output)  # triage redacts its document itself (the bot posts it)
-    raise typer.Exit(EXIT_FINDINGS if _fails(document["findings"]) else EXIT_OK)
+    write(render(document, fmt, width), output)  # triage redacts its document itself (the bot posts it)
+    raise typer.Exit(EXIT_FINDINGS if fails(document["findings"]) else EXIT_OK)
 
 
 @app.command()
@@ -322,22 +282,22 @@ def cases(
     from logscope.cases.listing import listing
 
     if fmt not in ("text", "json"):
-        _fail(f"--format: {fmt!r} is not text or json")
+        fail(f"--format: {fmt!r} is not text or json")
     try:
         known = read_index(index) if index is not None else bundled_index()
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     lines, records = listing(known, query)
     if fmt == "json":
         import json
 
-        _write(
+        write(
             json.dumps({"schema": "logscope-known-cases/1", "generated": known.generated, "cases": records}, indent=2) + "\n",
             None,
         )
     else:
-        _write("\n".join(lines) + "\n", None)
+        write("\n".join(lines) + "\n", None)
     raise typer.Exit(EXIT_OK if records or not query else EXIT_FINDINGS)
 
 
@@ -365,10 +325,10 @@ def diff(
     try:
         result = diff_runs(a, b, model_config)
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
-    _warn_read_limits(result.stopped)
-    _emit(result.document, "diff", fmt.value, width, output, no_redact)
+    warn_read_limits(result.stopped)
+    emit(result.document, "diff", fmt.value, width, output, no_redact)
     raise typer.Exit(EXIT_OK)
 
 
@@ -417,10 +377,10 @@ def plan(
     try:
         result = plan_run(run, setting, model_config)
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
-    _warn_read_limits(result.stopped)
-    _emit(result.document, "plan", fmt.value, width, output, no_redact)
+    warn_read_limits(result.stopped)
+    emit(result.document, "plan", fmt.value, width, output, no_redact)
     raise typer.Exit(EXIT_FINDINGS if result.risky else EXIT_OK)
 
 
@@ -457,7 +417,7 @@ def run_cmd(
     try:
         result = run_launch(options)
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     raise typer.Exit(result.exit_code)
 
@@ -477,12 +437,12 @@ def watch_cmd(
     from logscope.measure.watch import Options, read_watch, render_markdown, watch_live
 
     if fmt not in ("text", "json", "markdown"):
-        _fail(f"--format {fmt}: one of text, json, markdown")
+        fail(f"--format {fmt}: one of text, json, markdown")
     headers = []
     for item in header or []:
         name, sep, value = item.partition(":")
         if not sep or not name.strip():
-            _fail(f"--header {item!r}: give it as 'Name: value'")
+            fail(f"--header {item!r}: give it as 'Name: value'")
         headers.append((name.strip(), value.strip()))
     options = Options(url, tuple(headers), timeout, not no_nvml, None, smi)
     try:
@@ -491,7 +451,7 @@ def watch_cmd(
             return
         document = read_watch(options)
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     if fmt == "json":
         import json
@@ -520,7 +480,7 @@ def _print_lines(produce: Callable[[], list[str] | str]) -> None:
     try:
         out = produce()
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     sys.stdout.write(out + "\n" if isinstance(out, str) else "".join(line + "\n" for line in out))
 
@@ -530,7 +490,7 @@ def _case_summary(run: Callable[[], tuple[list[str], int]]) -> None:
     try:
         failures, total = run()
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     for failure in failures:
         print(failure)
@@ -670,7 +630,7 @@ def bot_serve(
     try:
         from logscope.bot.server import BotOptions, serve
     except ImportError as exc:
-        _fail(f"the bot needs its extra: from a logscope clone, pip install '.[bot]' ({exc})")
+        fail(f"the bot needs its extra: from a logscope clone, pip install '.[bot]' ({exc})")
         return
     options = BotOptions(
         host,
@@ -690,7 +650,7 @@ def bot_serve(
     try:
         serve(options)
     except LogscopeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 @app.command("serve")
@@ -707,7 +667,7 @@ def serve(
     try:
         from logscope.paste.server import serve as serve_page
     except ImportError as exc:
-        _fail(f"the paste page needs the bot extra: from a logscope clone, pip install '.[bot]' ({exc})")
+        fail(f"the paste page needs the bot extra: from a logscope clone, pip install '.[bot]' ({exc})")
         return
     serve_page(host, port, _budget(max_paste, budget_seconds, max_concurrent))
 
@@ -718,7 +678,7 @@ def bot_status(data_dir: Path = typer.Option(Path("logscope-bot-data"), "--data-
     from logscope.bot.queue import JobQueue
 
     if not (data_dir / "jobs.sqlite3").exists():
-        _fail(f"{data_dir}: no job queue here")
+        fail(f"{data_dir}: no job queue here")
     queue = JobQueue(data_dir)
     counts = queue.counts()
     print(", ".join(f"{status} {n}" for status, n in sorted(counts.items())) or "no jobs")
@@ -727,27 +687,7 @@ def bot_status(data_dir: Path = typer.Option(Path("logscope-bot-data"), "--data-
             print(f"{label}: {repo}#{issue} delivery {delivery} after {attempts} attempts: {error}")
 
 
-_OUT_OF_MEMORY = b"logscope: error: out of memory (give it less input at once, or more memory)\n"
-
-
 def main() -> None:
-    try:
-        app(standalone_mode=True)
-        return
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(0)
-    except MemoryError:
-        pass  # nothing allocated here: leaving the block frees the frames that held the memory
-    except Exception as exc:  # noqa: BLE001 - a last guard: one line, never a traceback
-        print(f"logscope: internal error: {type(exc).__name__}: {exc} (please report this with the input)", file=sys.stderr)
+    if not guarded(lambda: app(standalone_mode=True)):
+        _out_of_memory()
         sys.exit(EXIT_USAGE)
-    _out_of_memory()
-    sys.exit(EXIT_USAGE)
-
-
-def _out_of_memory() -> None:
-    os.write(2, _OUT_OF_MEMORY)  # a line made in advance, written without a buffer

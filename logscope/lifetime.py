@@ -14,10 +14,17 @@ _normal_exit = False
 
 
 def long_running() -> None:
-    """The collector back on, and the interpreter's own exit (atexit handlers, module teardown) at the end."""
+    """The collector back on, and the interpreter's own exit (atexit handlers, module teardown) at the end; the
+    start-up caches (entry.py) keep what the start compiled and are put away: what a server compiles while it
+    serves (perhaps from what it was sent) is never stored."""
     global _normal_exit
     _normal_exit = True
     gc.enable()
+    for name in ("logscope.method_cache", "logscope.pattern_cache"):
+        start_up_cache = sys.modules.get(name)
+        if start_up_cache is not None:
+            start_up_cache.save()
+            start_up_cache.uninstall()
 
 
 def normal_exit() -> bool:

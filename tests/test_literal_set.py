@@ -28,3 +28,16 @@ def test_the_key_covers_every_file_the_literals_come_from():
     sources |= {Path(prefilter.__file__).resolve(), Path(kinds.__file__).resolve(), Path(loader.__file__).resolve()}
     sources |= {path.resolve() for path in loader.signature_files()}
     assert sources <= files, sorted(map(str, sources - files))
+
+
+def test_the_literal_groups_per_grammar_read_from_the_cache_are_the_computed_ones(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    computed = {name: prefilter._shortest(tuple(dict.fromkeys(lits))) for name, lits in prefilter.LINE_LITERALS.items()}
+    assert prefilter._shortest_of(prefilter.LINE_LITERALS) == computed  # computed, then stored
+    (stored,) = tmp_path.glob("prefilter-groups-*.pickle")
+    assert list(prefilter._shortest_of(prefilter.LINE_LITERALS).items()) == list(computed.items())  # read back, in order
+    assert computed == prefilter._BY_GRAMMAR
+    stored.write_bytes(b"damaged")
+    assert prefilter._shortest_of(prefilter.LINE_LITERALS) == computed
+    other = {"a": ("ab", "b", "abc"), "c": ("cd", "c")}
+    assert prefilter._shortest_of(other) == {"a": ("b",), "c": ("c",)}  # another set of groups, another key

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any, TypeVar
 
 from logscope.core import user_cache
@@ -29,6 +30,7 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version)[:4])
 
 
+@cache  # records, NCCL, torch and DeepEP each read it
 def _load() -> Any:
     return user_cache.cached(
         "data-cell_constants-yaml",
@@ -40,9 +42,8 @@ def _load() -> Any:
 
 @cache
 def records() -> tuple[ReleaseRecord, ...]:
-    """Every release read, oldest first."""
-    rows = _load()["versions"]
-    return tuple(record(str(v), rows[v]) for v in sorted(rows, key=lambda v: version_key(str(v))))
+    """Every release read, oldest first (typed once per catalogue and code, then read from the user cache)."""
+    return user_cache.cached("release-records", _records_key(), _typed_records, _are_records)
 
 
 @cache
@@ -160,3 +161,17 @@ def inherited(chosen: ReleaseRecord, field: Callable[[ReleaseRecord], Sourced[T]
         if found.value is not None:
             return Sourced(found.value, f"{found.at} (SGLang {older.version}; not matched in {chosen.version})", own.absent)
     return own
+
+
+def _typed_records() -> tuple[ReleaseRecord, ...]:
+    rows = _load()["versions"]
+    return tuple(record(str(v), rows[v]) for v in sorted(rows, key=lambda v: version_key(str(v))))
+
+
+def _records_key() -> str | None:
+    """The catalogue's bytes and those of the memory model's modules (the record types and how they are read)."""
+    return user_cache.content_key([CATALOGUE], tuple(str(p) for p in sorted(Path(__file__).parent.glob("*.py"))))
+
+
+def _are_records(value: Any) -> bool:
+    return isinstance(value, tuple) and bool(value) and all(isinstance(r, ReleaseRecord) for r in value)
