@@ -412,7 +412,7 @@ def run_cmd(
         try:
             report.open("ab").close()  # said now, not when the server is ready
         except OSError as exc:
-            _fail(f"--report {report}: cannot be written ({exc.strerror or exc})")
+            fail(f"--report {report}: cannot be written ({exc.strerror or exc})")
         options.report_path = report
     try:
         result = run_launch(options)
