@@ -300,3 +300,32 @@ def test_every_serving_signature_has_sites_in_the_released_code_all_in_functions
             assert sites, (sig_id, anchor)
             allowed = tuple(doc[anchor]["functions"])
             assert all(site["function"].rsplit(".", 1)[-1] in allowed for site in sites), (sig_id, anchor)
+
+
+# tvm-ffi's SIGSEGV handler (apache-tvm-ffi 0.1.15 src/ffi/backtrace.cc): its header, then native frames in Python's
+# frame form, innermost first; glibc's raise path on top (the handler re-raises the signal)
+TVM_FRAMES = (
+    '  File "<unknown>", line 0, in pthread_kill\n'
+    '  File "<unknown>", line 0, in gsignal\n'
+    '  File "<unknown>", line 0, in cuEventQuery\n'
+    '  File "<unknown>", line 0, in uct_cuda_base_iface_event_fd_arm\n'
+    '  File "<unknown>", line 0, in ucp_worker_arm\n'
+    '  File "<unknown>", line 0, in 0xffffffffffffffff\n'
+)
+
+
+@pytest.mark.parametrize("head", ["!!!!!!! Segfault encountered !!!!!!!\n", "Fatal Python error: Segmentation fault\n\n"])
+def test_tvm_ffi_s_segfault_frames_name_the_frame_that_raised_and_the_library(head):
+    report = analyze_text(head + TVM_FRAMES)
+    failures = [f for f in report["findings"] if f.get("mechanism") == "ucx"]
+    assert failures, [(f["rule"], f["message"]) for f in report["findings"]]
+    assert "in cuEventQuery (UCX: uct_cuda_base_iface_event_fd_arm)" in failures[0]["message"]
+    assert "<unknown>" not in failures[0]["message"] and "gsignal" not in failures[0]["message"]
+
+
+def test_a_python_frame_is_no_native_frame():
+    report = analyze_text(
+        'Traceback (most recent call last):\n  File "/sgl/python/sglang/srt/managers/scheduler.py", line 10, in run\n'
+        "ValueError: bad\n"
+    )
+    assert any("ValueError: bad" in f["message"] for f in report["findings"])

@@ -16,6 +16,9 @@ CATALOG_FILE = "libraries.json"
 # glibc's signal trampoline as a backtrace names it (the nearest exported symbol of the sigreturn code): the frames
 # before it are the signal handler's own, the one after it is where the signal hit
 TRAMPOLINES = ("__sigaction", "__restore_rt", "killpg")
+# glibc's raise (gsignal) and the pthread_kill it calls: a frame under them raised the signal itself (tvm-ffi's
+# handler re-raises with raise(sig); an abort path prints them too), so the frame after them is where it was raised
+RAISERS = ("gsignal", "pthread_kill")
 # glog's and Abseil's own reporting path (LogMessage::Fail, the failure signal handler): it printed, the frame below
 # it failed
 REPORTERS = ("google::", "absl::")
@@ -139,7 +142,7 @@ def crash_frames(frames: list[str]) -> list[str]:
     the handler's own leading frames (and the unnamed libc frame of the trampoline right after them)."""
     head = frames[:8]
     for i in range(len(head) - 1, -1, -1):
-        if any(t in head[i] for t in TRAMPOLINES):
+        if any(t in head[i] for t in TRAMPOLINES) or head[i].split(" ", 1)[0] in RAISERS:
             return frames[i + 1 :]
     at, handler_objects = 0, set()
     while at < len(frames) and (

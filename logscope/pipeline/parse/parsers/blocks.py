@@ -26,6 +26,15 @@ _CHAIN_LINES = ("During handling of the above exception", "The above exception w
 _QUOTED_OPENER = re.compile(r'"[^"]*(?:Traceback \(most recent|Fatal Python error)')
 
 
+# tvm-ffi's SIGSEGV handler (apache-tvm-ffi src/ffi/backtrace.cc TVMFFISegFaultHandler, loaded with FlashInfer's
+# JIT kernels): its header, then native frames in Python's frame form, innermost first ('  File "<unknown>", line 0,
+# in cuEventQuery'); such a frame of a native file also opens a block when the header was not pasted
+_TVM_SEGFAULT = re.compile(r"^\s*!{7} Segfault encountered !{7}\s*$")
+_NATIVE_PY_FRAME = re.compile(
+    r'^\s*File "(?P<file><unknown>|[^"]*\.(?:so[.\d]*|cc|cpp|cu|cuh|h|hpp|c))", line (?P<line>\d+), in (?P<func>\S.*?)\s*$'
+)
+
+
 class TracebackReader(BlockReader):
     """A Python traceback or faulthandler dump; the exception line that ends it carries its frames."""
 
@@ -33,6 +42,8 @@ class TracebackReader(BlockReader):
     literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)", *_CHAIN_LINES)
 
     def starts(self, text: str) -> bool:
+        if _NATIVE_PY_FRAME.match(text):
+            return False
         if "`" in text or _QUOTED_OPENER.search(text):  # prose quoting a traceback's first line in a code span or
             return False  # in "...": the quoted part is read on its own
         if text.lstrip().startswith(_CHAIN_LINES):
@@ -89,8 +100,8 @@ class TracebackReader(BlockReader):
         return True
 
     def feed(self, lineno: int, text: str) -> bool:
-        if self.exception is not None or PREFIXED.match(text):
-            return False
+        if self.exception is not None or PREFIXED.match(text) or _NATIVE_PY_FRAME.match(text):
+            return False  # a native frame in Python's form (tvm-ffi's handler) opens a native backtrace
         if self.feed_frame(lineno, text):
             return True
         stripped = text.strip()
@@ -359,10 +370,11 @@ class NativeBacktraceReader(BlockReader):
     literals = (
         *("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
         *("Caught signal", "with signal SIG", "received signal SIG", "*** Check failure stack trace"),
+        *("Segfault encountered", 'File "<unknown>", line'),
     )
 
     def starts(self, text: str) -> bool:
-        return bool(_NATIVE_OPEN.match(text))
+        return bool(_NATIVE_OPEN.match(text) or _TVM_SEGFAULT.match(text) or _NATIVE_PY_FRAME.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
@@ -370,12 +382,21 @@ class NativeBacktraceReader(BlockReader):
         self.opener = text.strip()
         self.frames: list[str] = []
         self.closed = False
+        self.python_form = bool(_TVM_SEGFAULT.match(text) or _NATIVE_PY_FRAME.match(text))
         self.feed(lineno, text)
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
         if self.closed:
             return False
+        if self.python_form:
+            frame = _NATIVE_PY_FRAME.match(text)
+            if frame is not None:
+                where = "" if frame["file"] == "<unknown>" else f" at {frame['file']}:{frame['line']}"
+                self.frames.append(f"{frame['func']}{where}"[:300])
+                self.last_line = lineno
+                return True
+            return lineno == self.first_line
         m = _NATIVE_FRAME.match(text)
         if m is not None:
             self.frames.append(next(g for g in m.groups() if g).strip()[:300])

@@ -21,6 +21,7 @@ _SIGNALS = (
     re.compile(r"Caught signal \d+ \((?P<name>[^:)]+)"),  # UCX ucs_handle_error
     re.compile(r"\*\*\* (?P<name>SIG[A-Z]+) (?:\(@[^)]*\) )?received"),  # Abseil / glog failure signal handler
     re.compile(r"(?:terminated with|received) signal (?P<name>SIG[A-Z]+)"),  # gdb
+    re.compile(r"!{7} (?P<name>Segfault) encountered"),  # tvm-ffi's SIGSEGV handler (src/ffi/backtrace.cc)
 )
 
 
