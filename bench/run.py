@@ -10,7 +10,7 @@ children), and the ratio of logscope's median to each baseline's median. Inputs 
 (gitignored); `--clean` removes the large ones afterwards.
 
     python bench/run.py                         # every case
-    python bench/run.py --cases paste help 1g   # a subset
+    python bench/run.py --cases paste paste-failure help 1g   # a subset
     python bench/run.py --clean                 # then delete bench/out/*.log*, bench/out/ranks
 """
 
@@ -159,7 +159,7 @@ def machine() -> str:
     )
 
 
-CASES = ("paste", "help", "64m", "1g", "4g", "ranks", "gz")
+CASES = ("paste", "paste-failure", "help", "64m", "1g", "4g", "ranks", "gz")
 
 
 def main() -> None:
@@ -178,6 +178,13 @@ def main() -> None:
         report(
             "2 KB paste stdin",
             measure({"logscope": [*LOGSCOPE, "analyze", "-"], "python -c pass": python_pass}, args.repeat, stdin=paste),
+        )
+    if "paste-failure" in args.cases:
+        # a real startup crash (a traceback cut in graph capture): the failure's placement and the known cases load
+        failure = HERE.parent / "fixtures/real/f-025-sglang-5770.log"
+        report(
+            "2 KB failure paste stdin",
+            measure({"logscope": [*LOGSCOPE, "analyze", "-"], "python -c pass": python_pass}, args.repeat, stdin=failure),
         )
     if "help" in args.cases:
         report("--help", measure({"logscope": [*LOGSCOPE, "--help"], "python -c pass": python_pass}, args.repeat))
