@@ -19,6 +19,7 @@ from logscope.core.resources import data_dir
 CATALOG_FILE = "native_stages.json"
 # NCCL's return chain: `NCCL INFO init.cc:840 -> 2` (NCCLCHECK's __FILE__:__LINE__ of its release)
 _NCCL_CHAIN = re.compile(r"\b(init\.cc|bootstrap\.cc):(\d+) -> \d+")
+_NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +72,17 @@ def place_nccl(chain: list[str], version: str | None) -> NativePlacement | None:
                 function, releases = found
                 return NativePlacement(
                     "init_distributed",
-                    f"placed at startup: NCCL's return chain passes {m.group(1)}:{m.group(2)}, in {function} (communicator"
-                    f" set-up; NCCL {releases} src/{m.group(1)}, per catalog/native_stages.json), the communicator init"
-                    " SGLang does in its init_distributed step",
+                    f"placed at startup: NCCL's return chain passes {m.group(1)}:{m.group(2)}, in {function} (NCCL"
+                    f" {releases} src/{m.group(1)}, per catalog/native_stages.json): communicator init, the"
+                    " init_distributed step",
                 )
     return None
+
+
+def nccl_version_in(text: str) -> str | None:
+    """The one NCCL release a text names (`NCCL version 2.21.5+cuda12.4`), else None."""
+    named = {m.group(1) for m in _NCCL_VERSION.finditer(text)}
+    return named.pop() if len(named) == 1 else None
 
 
 def place_nvshmem(text: str) -> NativePlacement | None:

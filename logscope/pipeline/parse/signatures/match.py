@@ -321,7 +321,13 @@ def _from_chained(event: Event, chained: dict[tuple[str, int], Event], sigs: Sig
 _NCCL_THREAD = re.compile(r":(\d+:\d+) \[\d+\]")
 _CHAIN_WINDOW = 40  # lines after a WARN where its return chain is read
 _NVSHMEM_CHAIN = "non-zero status"
+_FLATTENED = re.compile(r"\\n|\n")  # lines a log shipper joined with literal or real newlines
 _NVSHMEM_WINDOW = 10  # NVSHMEM prints its callers' status lines right after the failing one
+
+
+def _after(later: Event, event: Event, window: int) -> bool:
+    """`later` follows `event` within `window` lines (on its line too: a log shipper's one-line JSON body holds all)."""
+    return later is not event and 0 <= later.line - event.line <= window
 
 
 class _NativeContext:
@@ -341,23 +347,27 @@ class _NativeContext:
                 self.versions.setdefault(e.source, set()).add(str(e.data["nccl"]).split("+", 1)[0])
 
     def chain(self, event: Event) -> list[str]:
-        """The event's text and the return-chain lines of the same NCCL thread just after it."""
+        """The lines of the event's NCCL thread: its own (a shipper may have put several on its line) and the return
+        chain's lines just after it."""
         text = str(event.data.get("full_text") or event.text)
         thread = _NCCL_THREAD.search(text)
         if thread is None:
             return [text]
         mark = f":{thread.group(1)} ["
-        after = (e.text for e in self.chains.get(event.source, []) if 0 < e.line - event.line <= _CHAIN_WINDOW)
-        return [text, *(t for t in after if mark in t)]
+        own = [part for part in _FLATTENED.split(text) if mark in part]
+        after = (e.text for e in self.chains.get(event.source, []) if _after(e, event, _CHAIN_WINDOW))
+        return [*own, *(t for t in after if mark in t)]
 
     def nvshmem_chain(self, event: Event) -> str:
         """The event's text and the NVSHMEM lines just after it (the callers' status lines of the same error)."""
-        after = (e.text for e in self.nvshmem.get(event.source, []) if 0 < e.line - event.line <= _NVSHMEM_WINDOW)
+        after = (e.text for e in self.nvshmem.get(event.source, []) if _after(e, event, _NVSHMEM_WINDOW))
         return "\n".join([str(event.data.get("full_text") or event.text), *after])
 
     def version(self, event: Event) -> str | None:
         found = self.versions.get(event.source, set())
-        return next(iter(found)) if len(found) == 1 else None
+        if len(found) == 1:
+            return next(iter(found))
+        return native_stages.nccl_version_in(str(event.data.get("full_text") or event.text)) if not found else None
 
 
 def _native_init(event: Event, sig: Signature | None, native: _NativeContext) -> tuple[str, str] | None:
