@@ -383,6 +383,28 @@ def _native_init(event: Event, sig: Signature | None, native: _NativeContext) ->
     return (found.phase, found.basis) if found is not None else None
 
 
+# the native libraries whose log lines report a failure SGLang then raises on (the traceback printed right after)
+_NATIVE_MECHANISMS = frozenset({"nccl", "deepep", "pd_transfer"})
+_RAISED_WINDOW = 12  # lines between a library's error line and the traceback SGLang prints for it
+
+
+def _from_traceback_after(
+    event: Event, sig: Signature | None, tracebacks: dict[str, list[Event]], sigs: SignatureSet
+) -> tuple[str, str] | None:
+    """A native library's error line takes the place of the SGLang traceback printed just after it (the next one of
+    its input): the application running that library call, raising when it failed."""
+    if sig is None or sig.mechanism not in _NATIVE_MECHANISMS or event.kind in (kinds.TRACEBACK, kinds.EXCEPTION):
+        return None
+    after = (e for e in tracebacks.get(event.source, []) if e is not event and e.line >= event.line)  # a flattened log: one line
+    later = min(after, key=lambda e: e.line, default=None)
+    if later is None or later.line - event.line > _RAISED_WINDOW:
+        return None
+    found = locate(later, sigs, None)
+    if found is None or found[0] in _VAGUE:
+        return None
+    return found[0], f"{found[1]}, of the SGLang traceback at line {later.line} printed just after it"
+
+
 def failures_of(
     events: list[Event], last_phase_of: Any, ready: dict[str, Event], signatures: SignatureSet | None = None
 ) -> list[Failure]:
@@ -396,6 +418,10 @@ def failures_of(
     events = merge_native(events)
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
     native_context = _NativeContext(events)
+    tracebacks: dict[str, list[Event]] = {}
+    for e in events:
+        if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
+            tracebacks.setdefault(e.source, []).append(e)
     last_crash: dict[str, int] = {}  # the events come rank by rank, not in line order: the latest line of each source
     for e in events:
         if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION:
@@ -415,7 +441,12 @@ def failures_of(
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of)
         if located[0] == "unknown":
-            located = _from_chained(event, chained, sigs) or _native_init(event, sig, native_context) or located
+            located = (
+                _from_chained(event, chained, sigs)
+                or _native_init(event, sig, native_context)
+                or _from_traceback_after(event, sig, tracebacks, sigs)
+                or located
+            )
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
