@@ -72,3 +72,24 @@ def test_nvshmem_placement_from_function_or_init_file():
     by_file = native_stages.place_nvshmem("/opt/nvshmem/src/host/init/init.cu:327: non-zero status: 7 bootstrap failed")
     assert by_file is not None and "init.cu" in by_file.basis
     assert native_stages.place_nvshmem("/opt/nvshmem/src/host/comm/rma.cu:90: non-zero status: 7 put failed") is None
+
+
+def test_cpp_asserts_read_per_function():
+    source = (
+        "Buffer::Buffer(int rank,\n               int num_ranks)\n    : rank(rank) {\n"
+        "    EP_HOST_ASSERT(num_ranks > 0 and\n                   rank < num_ranks);\n}\n\n"
+        "std::tuple<torch::Tensor, int> Buffer::low_latency_dispatch(const torch::Tensor& x) {\n"
+        "    if (x.dim() == 2) {\n        EP_HOST_ASSERT(x.is_contiguous());\n    }\n}\n"
+    )
+    assert tool.cpp_asserts(source) == [
+        ("Buffer::Buffer", "num_ranks > 0 and rank < num_ranks"),
+        ("Buffer::low_latency_dispatch", "x.is_contiguous()"),
+    ]
+
+
+def test_deepep_constructor_assert_places_startup_dispatch_assert_nothing():
+    constructor = "Failed: Assertion error /b/DeepEP/csrc/deep_ep.cpp:41 'num_ranks > NUM_MAX_NVL_PEERS or low_latency_mode'"
+    placed = native_stages.place_deepep(constructor)
+    assert placed is not None and placed.phase == "startup" and "Buffer::Buffer / Buffer::sync" in placed.basis
+    dispatch = "Failed: Assertion error /b/DeepEP/csrc/deep_ep.cpp:1233 'x.dim() == 2 and x.is_contiguous()'"
+    assert native_stages.place_deepep(dispatch) is None

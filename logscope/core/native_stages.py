@@ -19,6 +19,8 @@ from logscope.core.resources import data_dir
 CATALOG_FILE = "native_stages.json"
 # NCCL's return chain: `NCCL INFO init.cc:840 -> 2` (NCCLCHECK's __FILE__:__LINE__ of its release)
 _NCCL_CHAIN = re.compile(r"\b(init\.cc|bootstrap\.cc):(\d+) -> \d+")
+# DeepEP's host assertion (EP_HOST_ASSERT -> EPException): "Failed: Assertion error <file>:<line> '<condition>'"
+_DEEPEP_ASSERT = re.compile(r"Assertion error \S*deep_ep\.cpp:\d+ '(?P<condition>.+)'")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 
 
@@ -96,4 +98,20 @@ def place_nvshmem(text: str) -> NativePlacement | None:
         "startup",
         f"placed at startup: {named} is NVSHMEM's init or transport set-up code ({source}, per catalog/native_stages.json):"
         " the NVSHMEM buffer is set up before any dispatch runs",
+    )
+
+
+def place_deepep(text: str) -> NativePlacement | None:
+    """Startup when DeepEP's failed host assertion is one only its buffer's construction or handshake makes."""
+    m = _DEEPEP_ASSERT.search(text)
+    if m is None:
+        return None
+    deepep = _catalog()["deepep"]
+    condition = " ".join(m.group("condition").split())
+    if condition not in deepep["init_asserts"]:
+        return None
+    return NativePlacement(
+        "startup",
+        f"placed at startup: DeepEP asserts '{condition}' only in {' / '.join(deepep['init_functions'])}, the buffer's"
+        " construction and handshake (csrc/deep_ep.cpp in every commit, per catalog/native_stages.json)",
     )

@@ -37,6 +37,16 @@ _NOT_INIT = re.compile(
 # bootstrap.cc also serves the running communicator (its send/recv/barrier): only its set-up functions are init
 _BOOTSTRAP_INIT = re.compile(r"Init|Root|Split|Create|Listen|Connect|Setup|setup")
 
+DEEPEP_GIT = Path("/work/.mirror/deepseek-ai+DeepEP/repo")
+DEEPEP_FILE = "csrc/deep_ep.cpp"
+# the buffer's construction and its peers' handshake (Buffer::sync runs internode::init, NVSHMEM's init)
+DEEPEP_INIT = frozenset({"Buffer::Buffer", "Buffer::sync"})
+# a C++ definition at column 0: `Buffer::Buffer(int rank, ...)`, `std::tuple<...> Buffer::low_latency_dispatch(`
+_CPP_DEF = re.compile(
+    r"^(?!namespace\b|return\b|if\b|for\b|while\b|switch\b)(?:[A-Za-z_][\w:<>,*& ]*[ *&])?(?P<name>[A-Za-z_][\w:]*)\s*\("
+)
+_HOST_ASSERT = re.compile(r"EP_HOST_ASSERT\(")
+
 NVSHMEM_PACKAGE = "nvidia-nvshmem-cu12"
 _RUN = re.compile(rb"[\x20-\x7e\t]{6,}")
 # a symbol's or __FUNCTION__'s function name: `_ZL10ep_connectPv...`, `_ZZ20nvshmemi_init_thread...E12__FUNCTION__`
@@ -101,6 +111,53 @@ def nccl() -> dict[str, Any]:
     return {"source": f"github:NVIDIA/nccl tags {tags[0]} .. {tags[-1]} ({len(tags)})", "init_ranges": versions}
 
 
+def cpp_asserts(text: str) -> list[tuple[str, str]]:
+    """(function, condition as the preprocessor stringifies it: whitespace runs made one space) of each
+    EP_HOST_ASSERT in a function defined at column 0."""
+    out: list[tuple[str, str]] = []
+    function: str | None = None
+    for number, line in enumerate(lines := text.splitlines()):
+        m = _CPP_DEF.match(line)
+        if m is not None and not line.rstrip().endswith(";"):
+            function = m.group("name")
+        elif line.startswith("}"):
+            function = None
+        for a in _HOST_ASSERT.finditer(line):
+            rest = line[a.end() :] + " " + " ".join(lines[number + 1 : number + 4])
+            depth, end = 1, None
+            for i, char in enumerate(rest):
+                depth += {"(": 1, ")": -1}.get(char, 0)
+                if depth == 0:
+                    end = i
+                    break
+            if function is not None and end is not None:
+                out.append((function, " ".join(rest[:end].split())))
+    return out
+
+
+def _deepep_git(*args: str) -> str:
+    return subprocess.run(["git", f"--git-dir={DEEPEP_GIT}", *args], check=True, capture_output=True, text=True).stdout
+
+
+def deepep() -> dict[str, Any]:
+    """The host assertions only the buffer's construction or handshake makes, in every commit of csrc/deep_ep.cpp."""
+    commits = _deepep_git("log", "--format=%h", "--", DEEPEP_FILE).split()
+    seen: dict[str, set[str]] = {}
+    for commit in commits:
+        try:
+            text = _deepep_git("show", f"{commit}:{DEEPEP_FILE}")
+        except subprocess.CalledProcessError:
+            continue
+        for function, condition in cpp_asserts(text):
+            seen.setdefault(condition, set()).add(function)
+    init = sorted(c for c, functions in seen.items() if functions <= DEEPEP_INIT)
+    return {
+        "source": f"github:deepseek-ai/DeepEP {DEEPEP_FILE}, {len(commits)} commits ({commits[-1]} .. {commits[0]})",
+        "init_functions": sorted(DEEPEP_INIT),
+        "init_asserts": init,
+    }
+
+
 def _strings(data: bytes) -> list[str]:
     return [m.group().decode("ascii").strip() for m in _RUN.finditer(data)]
 
@@ -137,6 +194,7 @@ def build() -> dict[str, Any]:
         ),
         "nccl": nccl(),
         "nvshmem": nvshmem(),
+        "deepep": deepep(),
     }
 
 
@@ -148,7 +206,8 @@ def write(target: Path) -> None:
     nccl_keys = "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in sorted(data["nccl"].items()))
     text = (
         f'{{\n "doc": {json.dumps(data["doc"])},\n "nccl": {{\n{nccl_keys}  "init_ranges": {{\n{rows}\n  }}\n }},\n'
-        f' "nvshmem": {json.dumps(data["nvshmem"], indent=1, sort_keys=True)}\n}}\n'
+        f' "nvshmem": {json.dumps(data["nvshmem"], indent=1, sort_keys=True)},\n'
+        f' "deepep": {json.dumps(data["deepep"], indent=1, sort_keys=True)}\n}}\n'
     )
     json.loads(text)  # the hand-laid layout is still JSON
     target.write_text(text)

@@ -378,6 +378,8 @@ def _native_init(event: Event, sig: Signature | None, native: _NativeContext) ->
     found = None
     if mechanism == "nccl" or "NCCL WARN" in text:
         found = native_stages.place_nccl(native.chain(event), native.version(event))
+    if found is None and mechanism == "deepep":
+        found = native_stages.place_deepep(text)
     if found is None and (mechanism == "deepep" or "nvshmem" in text.lower()):
         found = native_stages.place_nvshmem(native.nvshmem_chain(event))
     return (found.phase, found.basis) if found is not None else None
