@@ -5,6 +5,8 @@ their released sources, for catalog/native_stages.json:
   `src/bootstrap.cc`'s functions that create a communicator (ncclCommInitRank*, initTransportsRank, bootstrapInit ...),
   teardown and queries left out (destroy, abort, finalize, error queries). NCCL's return chain
   (`NCCL INFO init.cc:840 -> 2`) names a file and line of its release: the line says which function returned it.
+- DeepEP (the deepseek-ai/DeepEP git history): the host assertions of `csrc/deep_ep.cpp` made only in the buffer's
+  constructor or its handshake (`Buffer::Buffer`, `Buffer::sync`), in every commit of that file.
 - NVSHMEM (the nvidia-nvshmem wheel's shared libraries, as `strings` reads them): the functions that initialise it or
   connect its transports (their names, kept in the libraries by `__FUNCTION__` and the C++ symbols), its init source
   files (`src/host/init/*`), and the failure messages that name one of those functions.
@@ -16,6 +18,7 @@ runs whenever the application runs it: only the application's own evidence says 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import zipfile
@@ -24,7 +27,8 @@ from typing import Any
 
 from tools.upstream import sources
 
-NCCL_GIT = Path("/work/.mirror/NVIDIA+nccl/repo")
+# the git directories of `fetch github:NVIDIA/nccl` / `github:deepseek-ai/DeepEP` (or clones: set the variables)
+NCCL_GIT = Path(os.environ.get("LOGSCOPE_NCCL_GIT", "/work/.mirror/NVIDIA+nccl/repo"))
 NCCL_FILES = ("src/init.cc", "src/bootstrap.cc")
 _NCCL_TAG = re.compile(r"^v(2\.\d+\.\d+)-\d+$")
 # a function definition at column 0 (NCCL's style): `ncclResult_t ncclCommInitRank(` / `static ncclResult_t f(`
@@ -37,7 +41,7 @@ _NOT_INIT = re.compile(
 # bootstrap.cc also serves the running communicator (its send/recv/barrier): only its set-up functions are init
 _BOOTSTRAP_INIT = re.compile(r"Init|Root|Split|Create|Listen|Connect|Setup|setup")
 
-DEEPEP_GIT = Path("/work/.mirror/deepseek-ai+DeepEP/repo")
+DEEPEP_GIT = Path(os.environ.get("LOGSCOPE_DEEPEP_GIT", "/work/.mirror/deepseek-ai+DeepEP/repo"))
 DEEPEP_FILE = "csrc/deep_ep.cpp"
 # the buffer's construction and its peers' handshake (Buffer::sync runs internode::init, NVSHMEM's init)
 DEEPEP_INIT = frozenset({"Buffer::Buffer", "Buffer::sync"})
