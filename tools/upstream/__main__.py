@@ -11,6 +11,8 @@ python -m tools.upstream serving   write catalog/serving_only.json: where each r
                                     running server prints (tools/upstream/serving_only.py)
 python -m tools.upstream stages    write catalog/stages.json: which functions run only at startup (and in which step)
                                     or only while serving, per release (tools/upstream/stages.py)
+python -m tools.upstream native-stages  write catalog/native_stages.json: the NCCL and NVSHMEM code that sets up a
+                                    communicator or its transports, per release (tools/upstream/native_stages.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
 python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
@@ -38,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("asserts", help="write catalog/sglang_asserts.json from the released SGLang wheels")
     sub.add_parser("serving", help="write catalog/serving_only.json from the released SGLang wheels")
     sub.add_parser("stages", help="write catalog/stages.json: startup-only and serving-only functions per release")
+    sub.add_parser("native-stages", help="write catalog/native_stages.json: NCCL's and NVSHMEM's init code")
     sub.add_parser("flags", help="write catalog/server_flags.json: each release's launch_server flags and their fields")
     args = parser.parse_args(argv)
     if args.command == "serving":
@@ -52,6 +55,13 @@ def main(argv: list[str] | None = None) -> int:
 
         target = write.ROOT / "catalog" / "stages.json"
         stages.write(target)
+        print(f"wrote {target.relative_to(write.ROOT)}")
+        return 0
+    if args.command == "native-stages":
+        from tools.upstream import native_stages
+
+        target = write.ROOT / "catalog" / "native_stages.json"
+        native_stages.write(target)
         print(f"wrote {target.relative_to(write.ROOT)}")
         return 0
     if args.command == "libraries":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from logscope.core import kinds, phases, stage_functions
+from logscope.core import kinds, native_stages, phases, stage_functions
 from logscope.core.events import Event
 from logscope.core.model import Failure
 from logscope.core.python_libraries import is_stdlib_frame
@@ -317,6 +317,96 @@ def _from_chained(event: Event, chained: dict[tuple[str, int], Event], sigs: Sig
     return None
 
 
+# NCCL's line prefix `host:pid:tid [cudaDev]`: the lines of one thread (its WARN and its return chain)
+_NCCL_THREAD = re.compile(r":(\d+:\d+) \[\d+\]")
+_CHAIN_WINDOW = 40  # lines after a WARN where its return chain is read
+_NVSHMEM_CHAIN = "non-zero status"
+_FLATTENED = re.compile(r"\\n|\n")  # lines a log shipper joined with literal or real newlines
+_NVSHMEM_WINDOW = 10  # NVSHMEM prints its callers' status lines right after the failing one
+
+
+def _after(later: Event, event: Event, window: int) -> bool:
+    """`later` follows `event` within `window` lines (on its line too: a log shipper's one-line JSON body holds all)."""
+    return later is not event and 0 <= later.line - event.line <= window
+
+
+class _NativeContext:
+    """The native libraries' return-chain lines per input (NCCL's `file:line -> rc`, NVSHMEM's `file:line: non-zero
+    status`: each caller prints one as the error returns), and the NCCL release each input names."""
+
+    def __init__(self, events: list[Event]) -> None:
+        self.chains: dict[str, list[Event]] = {}
+        self.nvshmem: dict[str, list[Event]] = {}
+        self.versions: dict[str, set[str]] = {}
+        for e in events:
+            if e.kind == kinds.NCCL_INFO and e.data.get("chain"):
+                self.chains.setdefault(e.source, []).append(e)
+            elif _NVSHMEM_CHAIN in e.text or "nvshmem" in e.text.lower():
+                self.nvshmem.setdefault(e.source, []).append(e)
+            elif e.kind == kinds.NCCL_VERSION and e.data.get("nccl"):
+                self.versions.setdefault(e.source, set()).add(str(e.data["nccl"]).split("+", 1)[0])
+
+    def chain(self, event: Event) -> list[str]:
+        """The lines of the event's NCCL thread: its own (a shipper may have put several on its line) and the return
+        chain's lines just after it."""
+        text = str(event.data.get("full_text") or event.text)
+        thread = _NCCL_THREAD.search(text)
+        if thread is None:
+            return [text]
+        mark = f":{thread.group(1)} ["
+        own = [part for part in _FLATTENED.split(text) if mark in part]
+        after = (e.text for e in self.chains.get(event.source, []) if _after(e, event, _CHAIN_WINDOW))
+        return [*own, *(t for t in after if mark in t)]
+
+    def nvshmem_chain(self, event: Event) -> str:
+        """The event's text and the NVSHMEM lines just after it (the callers' status lines of the same error)."""
+        after = (e.text for e in self.nvshmem.get(event.source, []) if _after(e, event, _NVSHMEM_WINDOW))
+        return "\n".join([str(event.data.get("full_text") or event.text), *after])
+
+    def version(self, event: Event) -> str | None:
+        found = self.versions.get(event.source, set())
+        if len(found) == 1:
+            return next(iter(found))
+        return native_stages.nccl_version_in(str(event.data.get("full_text") or event.text)) if not found else None
+
+
+def _native_init(event: Event, sig: Signature | None, native: _NativeContext) -> tuple[str, str] | None:
+    """Startup when the failure's NCCL return chain or NVSHMEM wording names the library's init code (per its
+    released source): communicator or buffer set-up, which runs before anything is served."""
+    text = str(event.data.get("full_text") or event.text)
+    mechanism = sig.mechanism if sig is not None else None
+    found = None
+    if mechanism == "nccl" or "NCCL WARN" in text:
+        found = native_stages.place_nccl(native.chain(event), native.version(event))
+    if found is None and mechanism == "deepep":
+        found = native_stages.place_deepep(text)
+    if found is None and (mechanism == "deepep" or "nvshmem" in text.lower()):
+        found = native_stages.place_nvshmem(native.nvshmem_chain(event))
+    return (found.phase, found.basis) if found is not None else None
+
+
+# the native libraries whose log lines report a failure SGLang then raises on (the traceback printed right after)
+_NATIVE_MECHANISMS = frozenset({"nccl", "deepep", "pd_transfer"})
+_RAISED_WINDOW = 12  # lines between a library's error line and the traceback SGLang prints for it
+
+
+def _from_traceback_after(
+    event: Event, sig: Signature | None, tracebacks: dict[str, list[Event]], sigs: SignatureSet
+) -> tuple[str, str] | None:
+    """A native library's error line takes the place of the SGLang traceback printed just after it (the next one of
+    its input): the application running that library call, raising when it failed."""
+    if sig is None or sig.mechanism not in _NATIVE_MECHANISMS or event.kind in (kinds.TRACEBACK, kinds.EXCEPTION):
+        return None
+    after = (e for e in tracebacks.get(event.source, []) if e is not event and e.line >= event.line)  # a flattened log: one line
+    later = min(after, key=lambda e: e.line, default=None)
+    if later is None or later.line - event.line > _RAISED_WINDOW:
+        return None
+    found = locate(later, sigs, None)
+    if found is None or found[0] in _VAGUE:
+        return None
+    return found[0], f"{found[1]}, of the SGLang traceback at line {later.line} printed just after it"
+
+
 def failures_of(
     events: list[Event], last_phase_of: Any, ready: dict[str, Event], signatures: SignatureSet | None = None
 ) -> list[Failure]:
@@ -329,6 +419,11 @@ def failures_of(
     sigs = signatures or bundled_signatures()
     events = merge_native(events)
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
+    native_context = _NativeContext(events)
+    tracebacks: dict[str, list[Event]] = {}
+    for e in events:
+        if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
+            tracebacks.setdefault(e.source, []).append(e)
     last_crash: dict[str, int] = {}  # the events come rank by rank, not in line order: the latest line of each source
     for e in events:
         if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION:
@@ -348,7 +443,12 @@ def failures_of(
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of)
         if located[0] == "unknown":
-            located = _from_chained(event, chained, sigs) or located
+            located = (
+                _from_chained(event, chained, sigs)
+                or _native_init(event, sig, native_context)
+                or _from_traceback_after(event, sig, tracebacks, sigs)
+                or located
+            )
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":

@@ -1,0 +1,95 @@
+"""The native libraries' init code (tools/upstream/native_stages.py -> catalog/native_stages.json) and the placement it
+gives (logscope/core/native_stages.py): init places a failure at startup, operation and teardown place nothing."""
+
+from __future__ import annotations
+
+from logscope.core import native_stages
+from tools.upstream import native_stages as tool
+
+C_SOURCE = """\
+#include "nccl.h"
+
+static ncclResult_t fillInfo(struct ncclComm* comm, struct ncclPeerInfo* info) {
+  NCCLCHECK(ncclGpuGdrSupport(&info->gdrSupport));
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t* newcomm, int nranks, ncclUniqueId commId, int myrank) {
+  NCCLCHECK(ncclCommInitRankDev(newcomm, nranks, commId, myrank, 0));
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm);
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  NCCLCHECK(commDestroySync(comm));
+  return ncclSuccess;
+}
+"""
+
+
+def test_c_functions_reads_definitions_not_declarations():
+    assert tool.c_functions(C_SOURCE) == [(3, 6, "fillInfo"), (8, 11, "ncclCommInitRank"), (15, 18, "ncclCommDestroy")]
+
+
+def test_init_ranges_leave_teardown_out():
+    assert tool.nccl_init_ranges(C_SOURCE, "src/init.cc") == [[3, 6, "fillInfo"], [8, 11, "ncclCommInitRank"]]
+
+
+def test_bootstrap_keeps_only_its_set_up_functions():
+    source = "ncclResult_t bootstrapInit(void* handle) {\n  return ncclSuccess;\n}\nncclResult_t bootstrapSend(int peer) {\n}\n"
+    assert tool.nccl_init_ranges(source, "src/bootstrap.cc") == [[1, 3, "bootstrapInit"]]
+
+
+def test_nvshmem_init_names():
+    assert tool._is_init("nvshmemi_init_thread")
+    assert tool._is_init("nvshmemt_ibrc_connect_endpoints")
+    assert tool._is_init("ep_connect")
+    assert not tool._is_init("nvshmemi_finalize")
+    assert not tool._is_init("doca_verbs_qp_init_attr_create")  # DOCA's, not NVSHMEM's
+    assert not tool._is_init("nvshmemt_ibrc_rma")  # a transfer: operation
+
+
+def test_catalogue_places_nccl_lines_of_their_release():
+    # NCCL 2.7.8 src/init.cc: line 840 is in ncclCommInitRankSync, line 300 in fillInfo (read from the v2.7.8-1 tag)
+    assert native_stages._nccl_function("init.cc", 840, "2.7.8") == ("ncclCommInitRankSync", "2.7.8")
+    assert native_stages._nccl_function("init.cc", 300, "2.7.8") == ("fillInfo", "2.7.8")
+    assert native_stages._nccl_function("init.cc", 840, "9.9.9") is None  # a release the catalogue does not hold
+    assert native_stages._nccl_function("init.cc", 840, None) is None  # the releases disagree on that line
+
+
+def test_nccl_chain_placement_says_its_basis():
+    chain = ["node:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed", "node:1:2 [0] NCCL INFO init.cc:840 -> 2"]
+    placed = native_stages.place_nccl(chain, "2.7.8")
+    assert placed is not None and placed.phase == "init_distributed"
+    assert "init.cc:840, in ncclCommInitRankSync (NCCL 2.7.8 src/init.cc" in placed.basis
+    assert native_stages.place_nccl(["node:1:2 [0] NCCL INFO proxy.cc:894 -> 6"], "2.7.8") is None
+
+
+def test_nvshmem_placement_from_function_or_init_file():
+    by_function = native_stages.place_nvshmem("aborting due to error in nvshmemi_init_thread")
+    assert by_function is not None and by_function.phase == "startup" and "nvshmemi_init_thread" in by_function.basis
+    by_file = native_stages.place_nvshmem("/opt/nvshmem/src/host/init/init.cu:327: non-zero status: 7 bootstrap failed")
+    assert by_file is not None and "init.cu" in by_file.basis
+    assert native_stages.place_nvshmem("/opt/nvshmem/src/host/comm/rma.cu:90: non-zero status: 7 put failed") is None
+
+
+def test_cpp_asserts_read_per_function():
+    source = (
+        "Buffer::Buffer(int rank,\n               int num_ranks)\n    : rank(rank) {\n"
+        "    EP_HOST_ASSERT(num_ranks > 0 and\n                   rank < num_ranks);\n}\n\n"
+        "std::tuple<torch::Tensor, int> Buffer::low_latency_dispatch(const torch::Tensor& x) {\n"
+        "    if (x.dim() == 2) {\n        EP_HOST_ASSERT(x.is_contiguous());\n    }\n}\n"
+    )
+    assert tool.cpp_asserts(source) == [
+        ("Buffer::Buffer", "num_ranks > 0 and rank < num_ranks"),
+        ("Buffer::low_latency_dispatch", "x.is_contiguous()"),
+    ]
+
+
+def test_deepep_constructor_assert_places_startup_dispatch_assert_nothing():
+    constructor = "Failed: Assertion error /b/DeepEP/csrc/deep_ep.cpp:41 'num_ranks > NUM_MAX_NVL_PEERS or low_latency_mode'"
+    placed = native_stages.place_deepep(constructor)
+    assert placed is not None and placed.phase == "startup" and "Buffer::Buffer / Buffer::sync" in placed.basis
+    dispatch = "Failed: Assertion error /b/DeepEP/csrc/deep_ep.cpp:1233 'x.dim() == 2 and x.is_contiguous()'"
+    assert native_stages.place_deepep(dispatch) is None

@@ -1,0 +1,217 @@
+"""Which code of the native transport libraries runs when their communicator or buffer is set up (init), read from
+their released sources, for catalog/native_stages.json:
+
+- NCCL (the NVIDIA/nccl git tags, `fetch github:NVIDIA/nccl`): per release, the line ranges of `src/init.cc`'s and
+  `src/bootstrap.cc`'s functions that create a communicator (ncclCommInitRank*, initTransportsRank, bootstrapInit ...),
+  teardown and queries left out (destroy, abort, finalize, error queries). NCCL's return chain
+  (`NCCL INFO init.cc:840 -> 2`) names a file and line of its release: the line says which function returned it.
+- DeepEP (the deepseek-ai/DeepEP git history): the host assertions of `csrc/deep_ep.cpp` made only in the buffer's
+  constructor or its handshake (`Buffer::Buffer`, `Buffer::sync`), in every commit of that file.
+- NVSHMEM (the nvidia-nvshmem wheel's shared libraries, as `strings` reads them): the functions that initialise it or
+  connect its transports (their names, kept in the libraries by `__FUNCTION__` and the C++ symbols), its init source
+  files (`src/host/init/*`), and the failure messages that name one of those functions.
+
+A message or frame naming init code places a failure at startup; nothing here places one while serving (operation code
+runs whenever the application runs it: only the application's own evidence says when).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from tools.upstream import sources
+
+# the git directories of `fetch github:NVIDIA/nccl` / `github:deepseek-ai/DeepEP` (or clones: set the variables)
+NCCL_GIT = Path(os.environ.get("LOGSCOPE_NCCL_GIT", "/work/.mirror/NVIDIA+nccl/repo"))
+NCCL_FILES = ("src/init.cc", "src/bootstrap.cc")
+_NCCL_TAG = re.compile(r"^v(2\.\d+\.\d+)-\d+$")
+# a function definition at column 0 (NCCL's style): `ncclResult_t ncclCommInitRank(` / `static ncclResult_t f(`
+_C_DEF = re.compile(r"^(?:[A-Za-z_][\w:<>*&]*[ \t*&]+)+\**(?P<name>[A-Za-z_]\w*)\s*\(")
+# functions of those files that run after init: teardown, error and property queries, memory and buffer registration
+_NOT_INIT = re.compile(
+    r"Destroy|Abort|Finalize|Free|Revoke|Cleanup|Reclaim|AsyncError|ErrorString|LastError|GetVersion|Count$|CuDevice|"
+    r"UserRank|MemAlloc|Register|Close|Barrier|Send|Recv|AllGather|Intra|Proxy|GetUniqueId$|Abort|Suspend|Resume"
+)
+# bootstrap.cc also serves the running communicator (its send/recv/barrier): only its set-up functions are init
+_BOOTSTRAP_INIT = re.compile(r"Init|Root|Split|Create|Listen|Connect|Setup|setup")
+
+DEEPEP_GIT = Path(os.environ.get("LOGSCOPE_DEEPEP_GIT", "/work/.mirror/deepseek-ai+DeepEP/repo"))
+DEEPEP_FILE = "csrc/deep_ep.cpp"
+# the buffer's construction and its peers' handshake (Buffer::sync runs internode::init, NVSHMEM's init)
+DEEPEP_INIT = frozenset({"Buffer::Buffer", "Buffer::sync"})
+# a C++ definition at column 0: `Buffer::Buffer(int rank, ...)`, `std::tuple<...> Buffer::low_latency_dispatch(`
+_CPP_DEF = re.compile(
+    r"^(?!namespace\b|return\b|if\b|for\b|while\b|switch\b)(?:[A-Za-z_][\w:<>,*& ]*[ *&])?(?P<name>[A-Za-z_][\w:]*)\s*\("
+)
+_HOST_ASSERT = re.compile(r"EP_HOST_ASSERT\(")
+
+NVSHMEM_PACKAGE = "nvidia-nvshmem-cu12"
+_RUN = re.compile(rb"[\x20-\x7e\t]{6,}")
+# a symbol's or __FUNCTION__'s function name: `_ZL10ep_connectPv...`, `_ZZ20nvshmemi_init_thread...E12__FUNCTION__`
+_MANGLED = re.compile(r"_ZZ?L?(\d+)([A-Za-z_]\w*)")
+_NVSHMEM_INIT = re.compile(
+    r"(?:^|_)(?:pre)?init(?:_|$)|init_thread|setup_connections|connect_endpoints|ep_connect|bootstrap_init"
+)
+_NVSHMEM_NOT_INIT = re.compile(r"fini|finalize|destroy|loader|team_init|coll_|nccl|attr")
+# NVSHMEM's own functions (the wheel also carries DOCA's and CUDA's)
+_NVSHMEM_OWN = re.compile(r"^(?:nvshmem[ixt]?_|bootstrap_|ep_connect$)")
+_NVSHMEM_INIT_FILE = re.compile(r"src/host/init/[\w.]+\.(?:cu|cpp|cc)")
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", f"--git-dir={NCCL_GIT}", *args], check=True, capture_output=True, text=True).stdout
+
+
+def c_functions(text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, name) of each function defined at column 0 (its body ends at the next `}` at column 0)."""
+    out: list[tuple[int, int, str]] = []
+    lines = text.splitlines()
+    start: tuple[int, str] | None = None
+    for number, line in enumerate(lines, 1):
+        m = _C_DEF.match(line)
+        if start is None and m is not None and not line.rstrip().endswith(";"):
+            start = (number, m.group("name"))
+        elif start is not None and line.startswith("}"):
+            out.append((start[0], number, start[1]))
+            start = None
+    return out
+
+
+def nccl_init_ranges(text: str, path: str) -> list[list[Any]]:
+    """[first, last, function] of the file's communicator set-up functions."""
+    keep = []
+    for first, last, name in c_functions(text):
+        if path.endswith("bootstrap.cc") and not _BOOTSTRAP_INIT.search(name):
+            continue
+        if _NOT_INIT.search(name):
+            continue
+        keep.append([first, last, name])
+    return keep
+
+
+def _version_key(tag: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", tag))
+
+
+def nccl() -> dict[str, Any]:
+    tags = sorted((t for t in _git("tag").split() if _NCCL_TAG.match(t)), key=_version_key)
+    versions: dict[str, dict[str, list[list[Any]]]] = {}
+    for tag in tags:
+        version = _NCCL_TAG.match(tag).group(1)  # type: ignore[union-attr]
+        per_file = {}
+        for path in NCCL_FILES:
+            try:
+                text = _git("show", f"{tag}:{path}")
+            except subprocess.CalledProcessError:
+                continue
+            per_file[path.rsplit("/", 1)[-1]] = nccl_init_ranges(text, path)
+        versions[version] = per_file
+    return {"source": f"github:NVIDIA/nccl tags {tags[0]} .. {tags[-1]} ({len(tags)})", "init_ranges": versions}
+
+
+def cpp_asserts(text: str) -> list[tuple[str, str]]:
+    """(function, condition as the preprocessor stringifies it: whitespace runs made one space) of each
+    EP_HOST_ASSERT in a function defined at column 0."""
+    out: list[tuple[str, str]] = []
+    function: str | None = None
+    for number, line in enumerate(lines := text.splitlines()):
+        m = _CPP_DEF.match(line)
+        if m is not None and not line.rstrip().endswith(";"):
+            function = m.group("name")
+        elif line.startswith("}"):
+            function = None
+        for a in _HOST_ASSERT.finditer(line):
+            rest = line[a.end() :] + " " + " ".join(lines[number + 1 : number + 4])
+            depth, end = 1, None
+            for i, char in enumerate(rest):
+                depth += {"(": 1, ")": -1}.get(char, 0)
+                if depth == 0:
+                    end = i
+                    break
+            if function is not None and end is not None:
+                out.append((function, " ".join(rest[:end].split())))
+    return out
+
+
+def _deepep_git(*args: str) -> str:
+    return subprocess.run(["git", f"--git-dir={DEEPEP_GIT}", *args], check=True, capture_output=True, text=True).stdout
+
+
+def deepep() -> dict[str, Any]:
+    """The host assertions only the buffer's construction or handshake makes, in every commit of csrc/deep_ep.cpp."""
+    commits = _deepep_git("log", "--format=%h", "--", DEEPEP_FILE).split()
+    seen: dict[str, set[str]] = {}
+    for commit in commits:
+        try:
+            text = _deepep_git("show", f"{commit}:{DEEPEP_FILE}")
+        except subprocess.CalledProcessError:
+            continue
+        for function, condition in cpp_asserts(text):
+            seen.setdefault(condition, set()).add(function)
+    init = sorted(c for c, functions in seen.items() if functions <= DEEPEP_INIT)
+    return {
+        "source": f"github:deepseek-ai/DeepEP {DEEPEP_FILE}, {len(commits)} commits ({commits[-1]} .. {commits[0]})",
+        "init_functions": sorted(DEEPEP_INIT),
+        "init_asserts": init,
+    }
+
+
+def _strings(data: bytes) -> list[str]:
+    return [m.group().decode("ascii").strip() for m in _RUN.finditer(data)]
+
+
+def _is_init(name: str) -> bool:
+    return bool(_NVSHMEM_OWN.match(name) and _NVSHMEM_INIT.search(name) and not _NVSHMEM_NOT_INIT.search(name))
+
+
+def nvshmem() -> dict[str, Any]:
+    wheel = sources.download(NVSHMEM_PACKAGE, None)
+    texts: list[str] = []
+    with zipfile.ZipFile(wheel) as zf:
+        for name in zf.namelist():
+            if "/lib/" in name and ".so" in name:
+                texts += _strings(zf.read(name))
+    functions: set[str] = set()
+    for text in texts:
+        for m in _MANGLED.finditer(text):
+            name = m.group(2)[: int(m.group(1))]
+            if len(name) == int(m.group(1)) and _is_init(name):
+                functions.add(name)
+    files = sorted({m.group() for text in texts for m in _NVSHMEM_INIT_FILE.finditer(text)})
+    named = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, functions), key=len, reverse=True)) + r")\b")
+    wordings = sorted({t for t in texts if "failed" in t and named.search(t) and not t.startswith("_")})
+    return {"source": wheel.name, "init_functions": sorted(functions), "init_files": files, "init_wordings": wordings}
+
+
+def build() -> dict[str, Any]:
+    return {
+        "doc": (
+            "GENERATED by python -m tools.upstream native-stages (tools/upstream/native_stages.py) from the released "
+            "sources: the code of NCCL and NVSHMEM that sets up a communicator, its transports or its buffers (init). "
+            "A failure whose return chain, frame or message names such code happened at startup."
+        ),
+        "nccl": nccl(),
+        "nvshmem": nvshmem(),
+        "deepep": deepep(),
+    }
+
+
+def write(target: Path) -> None:
+    """One NCCL release a line (a new release is a one-line diff)."""
+    data = build()
+    ranges = data["nccl"].pop("init_ranges")
+    rows = ",\n".join(f"   {json.dumps(v)}: {json.dumps(r, sort_keys=True)}" for v, r in ranges.items())
+    nccl_keys = "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in sorted(data["nccl"].items()))
+    text = (
+        f'{{\n "doc": {json.dumps(data["doc"])},\n "nccl": {{\n{nccl_keys}  "init_ranges": {{\n{rows}\n  }}\n }},\n'
+        f' "nvshmem": {json.dumps(data["nvshmem"], indent=1, sort_keys=True)},\n'
+        f' "deepep": {json.dumps(data["deepep"], indent=1, sort_keys=True)}\n}}\n'
+    )
+    json.loads(text)  # the hand-laid layout is still JSON
+    target.write_text(text)
