@@ -199,22 +199,6 @@ def test_the_catalogue_tool_folds_releases_into_runs():
     assert folded["m:f"] == [["startup", None, "0.1", "0.2", "f", 5, "r"], ["both", None, "0.3", "0.3", "f", 7, None]]
 
 
-def test_a_wording_one_release_places_and_another_prints_from_shared_code_places_nothing():
-    # the newer release moved the raise into a helper that startup and the scheduler's batches both call: its entry
-    # must stand beside the older release's, or the older placement would speak for every release that prints it
-    raise_it = 'raise RuntimeError("Batch failed while running the scheduler loop")'
-    newer = SCHEDULER.replace(raise_it, "").replace("def shared_helper():\n    pass", f"def shared_helper():\n    {raise_it}")
-    runner = ("sglang/srt/model_executor/model_runner.py", RUNNER)
-    worker = ("sglang/srt/managers/tp_worker.py", WORKER)
-    old = stages.release_stages([("sglang/srt/managers/scheduler.py", SCHEDULER), worker, runner])
-    new = stages.release_stages([("sglang/srt/managers/scheduler.py", newer), worker, runner])
-    key = "wording:Batch failed while running the scheduler loop"
-    assert (old[key]["stage"], new[key]["stage"]) == ("serving", "both")
-    runs = stages.fold([("0.1", old), ("0.2", new)])[key]
-    assert [run[0] for run in runs] == ["serving", "both"]
-    assert stage_functions._agreed(runs) is None
-
-
 # --- readings that place serving, in the prefixed and cut shapes people paste
 CRASH = (
     "Scheduler hit an exception: Traceback (most recent call last):\n"

@@ -327,9 +327,7 @@ def release_stages(files: Iterable[tuple[str, str]]) -> dict[str, dict[str, Any]
             literals[literal] = _agree(literals.get(literal), entry)
         key = f"{func.module}:{func.name}"
         out[key] = _agree(out.get(key), entry)
-    # every literal's entry, placed or not: a release whose code that prints it runs both ways (or from no root) must
-    # stand beside the releases that place it, or one release's placement would speak for all that print it
-    out.update({f"{WORDING}{text}": entry for text, entry in literals.items()})
+    out.update({f"{WORDING}{text}": entry for text, entry in literals.items() if entry["stage"] in ("startup", "serving")})
     return out
 
 
