@@ -14,7 +14,7 @@ import pytest
 from logscope.core.model import Failure
 from logscope.core.python_libraries import frame_package, is_stdlib_frame, module_library
 from logscope.core.resources import data_dir
-from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.analyze import analyze_model, analyze_sources
 from logscope.pipeline.ingest.ingest import Source
 
 
@@ -260,8 +260,6 @@ def test_cuda_errors_in_every_shape_name_cuda_or_the_library_that_checked_or_ran
 
 
 def test_a_verdict_names_the_library_once():
-    from logscope.pipeline.analyze import analyze_sources
-
     [finding] = analyze_sources(
         [Source(name="paste.log", path=None, data=SGLANG_CUDA.format(error="an illegal memory access was encountered").encode())]
     )["findings"]
@@ -316,3 +314,18 @@ def test_the_assert_table_is_read_from_every_catalogued_release():
     versions = [line.split("#", 1)[0].strip() for line in lines]
     assert doc["versions"] == [v for v in versions if v]
     assert all(len(row["template"].replace("{}", "").strip()) >= 16 for row in doc["asserts"])
+
+
+def test_a_notice_below_error_carries_no_failure_mechanism_or_library():
+    # SGLang's custom all-reduce fallback is matched by a signature, yet it is no failure: the finding keeps where
+    # it was printed and what matched, never a failure's mechanism (which bots and the corpus score read as "failed")
+    from logscope.pipeline.analyze import analyze_sources
+
+    text = (
+        "[2026-02-03 08:11:40 TP0] Custom allreduce is disabled because this process group spans across nodes.\n"
+        "[2026-02-03 08:11:41 TP0] Init torch distributed ends. mem usage=0.42 GB\n"
+    )
+    report = analyze_sources([Source(name="paste.log", path=None, data=text.encode())])
+    found = [f for f in report["findings"] if f["rule"] == "custom-ar-disabled"]
+    assert len(found) == 1 and found[0]["signature"]
+    assert "mechanism" not in found[0] and "library" not in found[0]

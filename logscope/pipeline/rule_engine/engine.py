@@ -72,9 +72,13 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
     }
     failure = _first_failure(evidence_items)
     if failure is not None:  # the attribution behind a failure finding: what the bot and triage show
-        finding.update(phase=failure["phase"], mechanism=failure["mechanism"], signature=failure["signature"])
-        if failure.get("library"):  # the native library its frames or source path name (catalog/libraries.json)
-            finding["library"] = failure["library"]
+        finding.update(phase=failure["phase"], signature=failure["signature"])
+        # a notice below error (SGLang's custom all-reduce fallback) is no failure: it names no failure mechanism or
+        # library, which bots and the corpus score read as "this failed"
+        if severity == "error":
+            finding["mechanism"] = failure["mechanism"]
+            if failure.get("library"):  # the native library its frames or source path name (catalog/libraries.json)
+                finding["library"] = failure["library"]
     return finding
 
 
