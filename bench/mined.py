@@ -187,7 +187,7 @@ def _dumps(report: dict[str, Any]) -> set[tuple[Any, ...]]:
 
 
 def _failure_findings(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [f for f in report["findings"] if "mechanism" in f]
+    return [f for f in report["findings"] if "mechanism" in f and f.get("severity") != "info"]  # a notice is no failure
 
 
 def _names_library(finding: dict[str, Any], library: str) -> bool:

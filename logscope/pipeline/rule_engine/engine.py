@@ -72,10 +72,10 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
     }
     failure = _first_failure(evidence_items)
     if failure is not None:  # the attribution behind a failure finding: what the bot and triage show
-        finding.update(phase=failure["phase"], signature=failure["signature"])
-        # a notice below error (SGLang's custom all-reduce fallback) is no failure: it names no failure mechanism or
-        # library, which bots and the corpus score read as "this failed"
-        if severity == "error":
+        finding.update(phase=failure["phase"], mechanism=None, signature=failure["signature"])
+        # a notice (info: SGLang's custom all-reduce fallback) is no failure: it names no failure mechanism or library,
+        # which bots and the corpus score read as "this failed"; a warning (an unrecognised failure) still is one
+        if severity != "info":
             finding["mechanism"] = failure["mechanism"]
             if failure.get("library"):  # the native library its frames or source path name (catalog/libraries.json)
                 finding["library"] = failure["library"]
