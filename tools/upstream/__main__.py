@@ -22,10 +22,21 @@ version to tools/upstream/versions.txt, run `refresh`, commit catalog/ and docs/
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 
 from tools.upstream import build, cli_flags, coverage_doc, fixtures, sources, write
+
+# the catalogues one module writes on its own: command -> (the module under tools/upstream, its file, the help line)
+WRITERS = {
+    "libraries": ("libraries", "libraries.json", "from the native libraries' packages"),
+    "modules": ("python_modules", "python_modules.json", "from the released wheels' top-level packages"),
+    "asserts": ("sglang_asserts", "sglang_asserts.json", "from the released SGLang wheels"),
+    "serving": ("serving_only", "serving_only.json", "from the released SGLang wheels"),
+    "stages": ("stages", "stages.json", "startup-only and serving-only functions per release"),
+    "native-stages": ("native_stages", "native_stages.json", "NCCL's and NVSHMEM's init code"),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,54 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     refresh.add_argument("--no-natives", action="store_true", help="skip the native libraries (large downloads)")
     refresh.add_argument("--workers", type=int, default=2)
     sub.add_parser("docs", help="rewrite docs/upstream-coverage.md and fixtures/upstream/ from the committed catalogue")
-    sub.add_parser("libraries", help="write catalog/libraries.json from the native libraries' packages")
-    sub.add_parser("modules", help="write catalog/python_modules.json from the released wheels' top-level packages")
-    sub.add_parser("asserts", help="write catalog/sglang_asserts.json from the released SGLang wheels")
-    sub.add_parser("serving", help="write catalog/serving_only.json from the released SGLang wheels")
-    sub.add_parser("stages", help="write catalog/stages.json: startup-only and serving-only functions per release")
-    sub.add_parser("native-stages", help="write catalog/native_stages.json: NCCL's and NVSHMEM's init code")
+    for command, (_, file, what) in WRITERS.items():
+        sub.add_parser(command, help=f"write catalog/{file}: {what}")
     sub.add_parser("flags", help="write catalog/server_flags.json: each release's launch_server flags and their fields")
     args = parser.parse_args(argv)
-    if args.command == "serving":
-        from tools.upstream import serving_only
-
-        target = write.ROOT / "catalog" / "serving_only.json"
-        serving_only.write(target)
-        print(f"wrote {target.relative_to(write.ROOT)}")
-        return 0
-    if args.command == "stages":
-        from tools.upstream import stages
-
-        target = write.ROOT / "catalog" / "stages.json"
-        stages.write(target)
-        print(f"wrote {target.relative_to(write.ROOT)}")
-        return 0
-    if args.command == "native-stages":
-        from tools.upstream import native_stages
-
-        target = write.ROOT / "catalog" / "native_stages.json"
-        native_stages.write(target)
-        print(f"wrote {target.relative_to(write.ROOT)}")
-        return 0
-    if args.command == "libraries":
-        from tools.upstream import libraries
-
-        target = write.ROOT / "catalog" / "libraries.json"
-        libraries.write(target)
-        print(f"wrote {target.relative_to(write.ROOT)}")
-        return 0
-    if args.command == "asserts":
-        from tools.upstream import sglang_asserts
-
-        target = write.ROOT / "catalog" / "sglang_asserts.json"
-        sglang_asserts.write(target)
-        print(f"wrote {target.relative_to(write.ROOT)}")
-        return 0
-    if args.command == "modules":
-        from tools.upstream import python_modules
-
-        target = write.ROOT / "catalog" / "python_modules.json"
-        python_modules.write(target)
+    if args.command in WRITERS:
+        module, file, _ = WRITERS[args.command]
+        target = write.ROOT / "catalog" / file
+        importlib.import_module(f"tools.upstream.{module}").write(target)
         print(f"wrote {target.relative_to(write.ROOT)}")
         return 0
     if args.command in ("refresh", "flags"):
