@@ -12,7 +12,7 @@ from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.server_flags import field_of, takes, value_type
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
-from logscope.pipeline.parse.parsers.stated_env import WEAK
+from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, WEAK
 
 CONFIG_KEYS = (
     "model_path",
@@ -96,8 +96,6 @@ def flag_field(flag: str, version: str | None = None) -> str:
     return field_of(flag, version) or flag
 
 
-# the official image's release tags: lmsysorg/sglang:v0.5.23, v0.4.2.post2-rocm630, v0.5.2rc0-cu126 (not latest/nightly)
-_SGLANG_IMAGE = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 VERSION_KEYS = {
     "sglang": "sglang",
     "sgl_kernel": "sgl_kernel",
@@ -211,7 +209,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
             (
                 m
                 for e in events + global_events
-                if e.kind == kinds.LAUNCH_COMMAND and (m := _SGLANG_IMAGE.search(e.data.get("full_text", e.text)))
+                if e.kind == kinds.LAUNCH_COMMAND and (m := IMAGE_TAG.search(e.data.get("full_text", e.text)))
             ),
             None,
         )

@@ -23,7 +23,7 @@ from logscope.pipeline.parse.parsers import catalogue, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
 from logscope.pipeline.parse.parsers.blocks import ExceptionsBeforeTracebacks, exception_printed_before_its_traceback
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
-from logscope.pipeline.parse.parsers.shell import behind_prompt
+from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, behind_prompt
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
@@ -36,7 +36,7 @@ _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 # (self.kv_committed_len=14))", one level of parentheses inside; also when cut before the closing parenthesis
 # a launch command in a string of code that goes on past the line (cmd = """python -m sglang.launch_server ...):
 # the rest of the line after the opening quote
-_QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])((?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s[^\"'`]{4,2000})")
+_QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])(" + PYTHON_M_SGLANG + r"\s[^\"'`]{4,2000})")
 _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?:[^()]|\([^()]*\)){4,2000}?)\s*(?:\)|$)")
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command

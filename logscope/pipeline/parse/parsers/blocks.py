@@ -29,7 +29,7 @@ _QUOTED_OPENER = re.compile(r'"[^"]*(?:Traceback \(most recent|Fatal Python erro
 # tvm-ffi's SIGSEGV handler (apache-tvm-ffi src/ffi/backtrace.cc TVMFFISegFaultHandler, loaded with FlashInfer's
 # JIT kernels): its header, then native frames in Python's frame form, innermost first ('  File "<unknown>", line 0,
 # in cuEventQuery'); such a frame of a native file also opens a block when the header was not pasted
-_TVM_SEGFAULT = re.compile(r"^\s*!{7} Segfault encountered !{7}\s*$")
+TVM_SEGFAULT = re.compile(r"^\s*!{7} (?P<name>Segfault) encountered !{7}\s*$")
 _NATIVE_PY_FRAME = re.compile(
     r'^\s*File "(?P<file><unknown>|[^"]*\.(?:so[.\d]*|cc|cpp|cu|cuh|h|hpp|c))", line (?P<line>\d+), in (?P<func>\S.*?)\s*$'
 )
@@ -374,7 +374,7 @@ class NativeBacktraceReader(BlockReader):
     )
 
     def starts(self, text: str) -> bool:
-        return bool(_NATIVE_OPEN.match(text) or _TVM_SEGFAULT.match(text) or _NATIVE_PY_FRAME.match(text))
+        return bool(_NATIVE_OPEN.match(text) or TVM_SEGFAULT.match(text) or _NATIVE_PY_FRAME.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
@@ -382,7 +382,7 @@ class NativeBacktraceReader(BlockReader):
         self.opener = text.strip()
         self.frames: list[str] = []
         self.closed = False
-        self.python_form = bool(_TVM_SEGFAULT.match(text) or _NATIVE_PY_FRAME.match(text))
+        self.python_form = bool(TVM_SEGFAULT.match(text) or _NATIVE_PY_FRAME.match(text))
         self.feed(lineno, text)
         return self
 

@@ -28,9 +28,9 @@ _LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+s
 # a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
 # PowerShell's "PS C:\\work> ", starship's "❯ " (the prompt is text up to a prompt sign, or after a leading arrow)
 _PROMPT_ANY = r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗✔]\s+)?|(?:\S+\s+){0,4}?\S*[$#%>✗❯➜»]\s+)"
-_LAUNCH_WORDS = (
-    r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve|torchrun)(?=\s|$)"
-)
+# `python3 -m sglang.<module>`, a path to the interpreter allowed
+PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+"
+_LAUNCH_WORDS = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve|torchrun)(?=\s|$)"
 _BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")

@@ -15,13 +15,14 @@ from typing import Any, NamedTuple
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.native_libraries import crash_frames, library_of
+from logscope.pipeline.parse.parsers.blocks import TVM_SEGFAULT
 
 _NEAR = 3  # lines between a block's last line and the faulthandler line (a blank line, a log prefix line)
 _SIGNALS = (
     re.compile(r"Caught signal \d+ \((?P<name>[^:)]+)"),  # UCX ucs_handle_error
     re.compile(r"\*\*\* (?P<name>SIG[A-Z]+) (?:\(@[^)]*\) )?received"),  # Abseil / glog failure signal handler
     re.compile(r"(?:terminated with|received) signal (?P<name>SIG[A-Z]+)"),  # gdb
-    re.compile(r"!{7} (?P<name>Segfault) encountered"),  # tvm-ffi's SIGSEGV handler (src/ffi/backtrace.cc)
+    TVM_SEGFAULT,  # tvm-ffi's SIGSEGV handler (src/ffi/backtrace.cc): its header is the block's opener
 )
 
 
