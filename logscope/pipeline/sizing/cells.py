@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from logscope.core import kinds
@@ -413,15 +413,23 @@ def _custom_ar_cells(
                 rule=_rule(release, world=world),
             )
         ]
-    nvlink = links.full_nvlink if links is not None else None
-    why = links.basis if links is not None else ""
-    cell = _custom_ar_estimate(group, env, world, release, arch, arch_basis, allocator, nvlink, why)
+    ar_group = _ArGroup(
+        group,
+        env,
+        world,
+        arch,
+        arch_basis,
+        allocator,
+        nvlink=links.full_nvlink if links is not None else None,
+        nvlink_basis=links.basis if links is not None else "",
+    )
+    cell = _custom_ar_estimate(ar_group, release)
     if cell is None:
         return []
     if not release.known:
 
         def figure(older: ReleaseChoice) -> Figure | None:
-            other = _custom_ar_estimate(group, env, world, older, arch, arch_basis, allocator, nvlink, why)
+            other = _custom_ar_estimate(ar_group, older)
             return None if other is None else (other.mechanism, other.gib, other.basis)
 
         cell = _range_figures(cell, release, figure)
@@ -466,28 +474,33 @@ def _range_figures(cell: Cell, release: ReleaseChoice, estimate: Callable[[Relea
     return replace(cell, alternatives=others, basis=f"{cell.basis}; {release.note}: {span(runs[0])}: {cell.gib} GiB; {listed}")
 
 
-def _custom_ar_estimate(
-    group: str,
-    env: dict[str, Any],
-    world: int,
-    release: ReleaseChoice,
-    arch: str | None,
-    arch_basis: str,
-    allocator: AllocatorChoice,
-    nvlink: bool | None = None,
-    nvlink_basis: str = "",
-) -> Cell | None:
+@dataclass(frozen=True)
+class _ArGroup:
+    """What sizes a group's custom all-reduce apart from the release: the same for every release of a range."""
+
+    group: str
+    env: dict[str, Any]
+    world: int
+    arch: str | None
+    arch_basis: str
+    allocator: AllocatorChoice
+    nvlink: bool | None = None
+    nvlink_basis: str = ""
+
+
+def _custom_ar_estimate(g: _ArGroup, release: ReleaseChoice) -> Cell | None:
     """The custom all-reduce the release builds for a group of `world` ranks; None where it builds none. Without
     full NVLink v2 is off (can_use_custom_all_reduce_v2 / the first v2's full_nvlink check): releases with
     the fallback gate build the legacy one instead, which itself needs NVLink above two GPUs."""
+    group, env, world = g.group, g.env, g.world
     v2 = release.record.custom_ar_v2
     if v2.opt_in_env.value:  # 0.5.10.post1-0.5.11: v2 only when the opt-in variable is set
         v2_on = v2.present and _flag(env.get(v2.opt_in_env.value, "0"))
     else:
         v2_on = v2.present and _flag(env.get("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2", v2.default_on.value))
-    pcie = nvlink is False
+    pcie = g.nvlink is False
     if v2_on and not pcie:
-        return _custom_ar_v2(group, env, world, release, arch, arch_basis, allocator)
+        return _custom_ar_v2(g, release)
     if v2_on and pcie and v2.fallback_gate.value is None:
         return None  # the v2 communicator disables itself without full NVLink, and nothing replaces it
     if pcie and world > 2:
@@ -506,7 +519,7 @@ def _custom_ar_estimate(
     if sizes is None or max_size is None or world not in sizes:
         return None
     if v2_on and pcie:
-        why = f"v2 needs full NVLink, so the legacy one serves ({nvlink_basis}; two PCIe GPUs also need P2P)"
+        why = f"v2 needs full NVLink, so the legacy one serves ({g.nvlink_basis}; two PCIe GPUs also need P2P)"
     elif not v2.present:
         why = "this release has no v2"
     elif "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2" in env:
@@ -516,7 +529,7 @@ def _custom_ar_estimate(
     else:
         why = f"v2 is off by default in this release ({v2.default_on.at})"
     # rank_data is torch.empty(max_size) (custom_all_reduce.py): the PyTorch allocator's; meta and buffer cudaMalloc
-    allocated, allocated_text = _torch_segment("rank_data", max_size, 3 * max_size, allocator)
+    allocated, allocated_text = _torch_segment("rank_data", max_size, 3 * max_size, g.allocator)
     return _cell(
         group,
         "custom_ar",
@@ -560,15 +573,8 @@ def _v2_pull(row: V2Row) -> int:
     return max(max(h.one_shot_pull, h.two_shot_pull, h.mc_high) for h in (row.graph, row.eager))
 
 
-def _custom_ar_v2(
-    group: str,
-    env: dict[str, Any],
-    world: int,
-    release: ReleaseChoice,
-    arch: str | None,
-    arch_basis: str,
-    allocator: AllocatorChoice,
-) -> Cell | None:
+def _custom_ar_v2(g: _ArGroup, release: ReleaseChoice) -> Cell | None:
+    group, env, world, arch, arch_basis = g.group, g.env, g.world, g.arch, g.arch_basis
     v2 = release.record.custom_ar_v2
     table_arch = arch or "sm90"
     assumed = "" if arch else " (arch not in the input: SM90's table assumed)"
@@ -634,7 +640,7 @@ def _custom_ar_v2(
         f"graph_params {graph_inputs} x {world} x 8 B = {graph_params / MIB:g} MiB "
         f"(PyTorch allocator); {table_arch.upper()} table at W={world}, {arch_basis}"
     )
-    allocated, allocated_text = _torch_segment("graph_params", graph_params, total, allocator)
+    allocated, allocated_text = _torch_segment("graph_params", graph_params, total, g.allocator)
     basis += allocated_text
     env_text = ", ".join(forced) if forced else "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 default true"
     return _cell(
