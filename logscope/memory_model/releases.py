@@ -40,6 +40,12 @@ def _load() -> Any:
     )
 
 
+def _typed_section(key: str, read: Callable[[Any], T | None]) -> tuple[T, ...]:
+    """A catalogue list typed entry by entry; an entry the reader cannot type is left out."""
+    found = (read(raw) for raw in _load().get(key) or [])
+    return tuple(x for x in found if x is not None)
+
+
 @cache
 def records() -> tuple[ReleaseRecord, ...]:
     """Every release read, oldest first (typed once per catalogue and code, then read from the user cache)."""
@@ -49,8 +55,7 @@ def records() -> tuple[ReleaseRecord, ...]:
 @cache
 def nccl_ranges() -> tuple[NcclSource, ...]:
     """NCCL's connection-buffer constants per range of releases with equal values, oldest first."""
-    found = (nccl_source(raw) for raw in _load().get("nccl_sources") or [])
-    return tuple(s for s in found if s is not None)
+    return _typed_section("nccl_sources", nccl_source)
 
 
 def nccl(nccl_version: str | None) -> NcclChoice:
@@ -61,8 +66,7 @@ def nccl(nccl_version: str | None) -> NcclChoice:
 @cache
 def torch_allocators() -> tuple[TorchAllocator, ...]:
     """PyTorch's caching allocator constants per torch release read, oldest first."""
-    found = (torch_allocator(raw) for raw in _load().get("torch_allocators") or [])
-    return tuple(a for a in found if a is not None)
+    return _typed_section("torch_allocators", torch_allocator)
 
 
 def torch_caching_allocator(torch_version: str | None) -> AllocatorChoice:
