@@ -438,3 +438,20 @@ def test_the_paste_page_and_the_bots_comment_show_the_cases(small_index):
     comment = thread_comment(thread, "issue.json", Budget(), time.monotonic())
     [line] = [line for line in comment.body.splitlines() if "**Known cases:**" in line]
     assert f"[sgl-project/sglang#1]({url})" in line
+
+
+def test_one_native_crash_printed_by_two_handlers_is_one_known_case(tmp_path, monkeypatch):
+    """ai-dynamo/nixl#2102 and sglang#23499's form: the same frames under faulthandler's header and tvm-ffi's."""
+    frames = "".join(
+        f'  File "<unknown>", line 0, in {f}\n'
+        for f in ("gsignal", "cuEventQuery", "uct_cuda_base_iface_event_fd_arm", "ucp_worker_arm", "nixlUcxSharedThread::run()")
+    )
+    corpus = tmp_path / "mined"
+    corpus.mkdir()
+    _paste(corpus, "nixl-201", "ai-dynamo/nixl", 201, "Fatal Python error: Segmentation fault\n\n" + frames)
+    built, _ = build_index([corpus], read_held_out(HELD_OUT), today="2026-12-06")
+    monkeypatch.setattr(index_module, "bundled_index", lambda: CaseIndex("", (), tuple(map(KnownCase.from_json, built["cases"]))))
+    [entry] = analyze_text("!!!!!!! Segfault encountered !!!!!!!\n" + frames)["known_cases"]["findings"]
+    [match] = entry["matches"]
+    assert (match["case"], match["signature"]) == ("ai-dynamo/nixl#201", "process-native-segfault")
+    assert match["reason"].startswith("same message and frames")

@@ -116,7 +116,9 @@ def test_a_gdb_core_backtrace_reads_the_signal_line_as_its_opener():
         "/usr/local/lib/python3.12/dist-packages/deep_ep_cpp.cpython-312-x86_64-linux-gnu.so\n"
     )
     finding = _only(analyze_text(text), "deepep-buffer")
-    assert "SIGSEGV in nvshmemi_transfer_rma_nbi () from .../lib/libnvshmem_host.so.3 (NVSHMEM)" in finding["message"]
+    # DeepEP's Buffer::sync called into NVSHMEM: the library whose code ran it, with NVSHMEM where it hit
+    hit = "SIGSEGV in nvshmemi_transfer_rma_nbi () from .../lib/libnvshmem_host.so.3 (DeepEP through NVSHMEM)"
+    assert hit in finding["message"]
     assert finding["phase"] == "memory_pool"
 
 
@@ -329,3 +331,53 @@ def test_a_python_frame_is_no_native_frame():
         "ValueError: bad\n"
     )
     assert any("ValueError: bad" in f["message"] for f in report["findings"])
+
+
+# one crash of NIXL's UCX progress thread (the frames of ai-dynamo/nixl#2102 and sglang#23499) under each handler's
+# header: CPython's faulthandler, tvm-ffi's, UCX's and Abseil's
+NIXL_UCX_FRAMES = (
+    '  File "<unknown>", line 0, in gsignal\n'
+    '  File "<unknown>", line 0, in cuEventQuery\n'
+    '  File "<unknown>", line 0, in uct_cuda_base_iface_event_fd_arm\n'
+    '  File "<unknown>", line 0, in ucp_worker_arm\n'
+    '  File "<unknown>", line 0, in nixlUcxWorker::arm() const\n'
+    '  File "<unknown>", line 0, in nixlUcxSharedThread::run()\n'
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fatal Python error: Segmentation fault\n\n" + NIXL_UCX_FRAMES,
+        "!!!!!!! Segfault encountered !!!!!!!\n" + NIXL_UCX_FRAMES,
+        "[node3:5512:0:5600] Caught signal 11 (Segmentation fault: address not mapped to object at address (nil))\n"
+        "==== backtrace (tid:   5600) ====\n"
+        " 0  /usr/lib/libuct_cuda.so.0(uct_cuda_base_iface_event_fd_arm+0x2e4) [0x7f51a2c0e8a4]\n"
+        " 1  /usr/lib/libucp.so.0(ucp_worker_arm+0x5f) [0x7f51a2c0ea5f]\n"
+        "=================================\n",
+    ],
+)
+def test_a_native_segfault_has_one_signature_whichever_handler_printed_it(text):
+    failures = [f for f in analyze_text(text)["findings"] if f.get("signature")]
+    assert [f["signature"] for f in failures] == ["process-native-segfault"], [(f["rule"], f["message"]) for f in failures]
+
+
+def test_a_python_only_faulthandler_dump_keeps_its_own_signature():
+    text = (
+        "Fatal Python error: Segmentation fault\n\nThread 0x00007f1c2effd640 (most recent call first):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1748 in run_scheduler_process\n'
+    )
+    assert [f["signature"] for f in analyze_text(text)["findings"] if f.get("signature")] == ["process-fatal-python-error"]
+
+
+@pytest.mark.parametrize("head", ["!!!!!!! Segfault encountered !!!!!!!\n", "Fatal Python error: Segmentation fault\n\n"])
+def test_nixl_calling_into_ucx_is_named_nixl_with_ucx_innermost(head):
+    (finding,) = [f for f in analyze_text(head + NIXL_UCX_FRAMES)["findings"] if f.get("signature")]
+    assert (finding["mechanism"], finding["library"]) == ("nixl", "NIXL")
+    assert "in cuEventQuery (NIXL through UCX: uct_cuda_base_iface_event_fd_arm)" in finding["message"]
+
+
+def test_a_crash_inside_one_library_names_no_caller():
+    report = analyze_text("!!!!!!! Segfault encountered !!!!!!!\n" + TVM_FRAMES)
+    (finding,) = [f for f in report["findings"] if f.get("signature")]
+    assert (finding["mechanism"], finding["library"]) == ("ucx", "UCX") and "through" not in finding["message"]

@@ -10,6 +10,7 @@ from typing import Any
 
 from logscope.cases.failure import is_failure_finding
 from logscope.core.model import Analysis, Failure
+from logscope.core.signals import signal_name
 
 FRAMES_KEPT = 8  # innermost frames compared (the outer ones are the same server start-up in every paste)
 MESSAGE_CHARS = 160
@@ -107,7 +108,9 @@ def failure_key(finding: dict[str, Any], failure: Failure | None) -> CaseKey:
         data = failure.event.data
         text = str(data.get("full_text") or failure.event.text)
         quote = (failure.said or text).strip()
-        message = text
+        # a native crash is its signal and the frame where it hit, whichever handler's header printed them
+        crashed = signal_name(failure.signal) if failure.native_frame else None
+        message = f"{crashed} in {failure.native_frame}" if crashed else text
         python = [_frame(f) for f in reversed(data.get("frames") or [])]
         native = [_frame(f) for f in data.get("native_frames") or []]
         frames = tuple(dict.fromkeys(native + python))[:FRAMES_KEPT]

@@ -238,6 +238,7 @@ class Failure:
     native_frame: str | None = None  # the innermost native frame where it hit, as a verdict quotes it
     library: str | None = None  # the native library that frame or the error's source file belongs to
     library_frame: str | None = None  # the innermost frame of that library, when it is not native_frame
+    library_via: str | None = None  # the library the crash hit in, when `library`'s code called into it (UCX under NIXL)
     library_basis: str | None = None  # what names the library that raised it, when no native frame or signature did
 
     @property

@@ -151,9 +151,10 @@ def native_error(failure: Failure, event_fact: dict[str, Any]) -> str | None:
     """What a native crash or a library's error line says, with the library named: the signal and the innermost
     frame where it hit ("Segmentation fault in SaveProxy() .../src/proxy.cc:518 (NCCL)"), or the error line with
     the library its source file belongs to."""
-    library = f" ({failure.library})" if failure.library else ""
-    if failure.library and failure.library_frame:
-        library = f" ({failure.library}: {failure.library_frame})"
+    named = f"{failure.library} through {failure.library_via}" if failure.library_via else failure.library
+    library = f" ({named})" if named else ""
+    if named and failure.library_frame:
+        library = f" ({named}: {failure.library_frame})"
     if failure.native_frame:
         signal = failure.signal or (event_fact.get("error") if failure.event.kind == kinds.FATAL_ERROR else None)
         if signal:

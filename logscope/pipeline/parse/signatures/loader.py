@@ -21,8 +21,10 @@ from logscope.core.resources import rules_dir
 from logscope.core.yamlfile import compose_file, safe_loader, yaml
 from logscope.pipeline.parse.signatures.pattern import Pattern, compile_pattern
 
-# innermost_frame: the Python frame that raised an exception the paste shows (no native frame under it), tried last
-EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame", "innermost_frame")
+# innermost_frame: the Python frame that raised an exception the paste shows (no native frame under it), tried last;
+# signal: a native crash's fatal signal by its name ("fatal signal SIGSEGV"), whichever handler printed it
+# (core/signals.py), given only with the crash's native frames
+EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame", "innermost_frame", "signal")
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}

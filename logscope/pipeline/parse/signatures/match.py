@@ -16,10 +16,11 @@ from logscope.core import kinds, native_stages, phases, stage_functions
 from logscope.core.events import Event
 from logscope.core.model import Failure
 from logscope.core.python_libraries import is_stdlib_frame
+from logscope.core.signals import signal_name
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
-from logscope.pipeline.parse.signatures.native import NativeCrash, is_glog_fatal, merge_native, native_crash
+from logscope.pipeline.parse.signatures.native import NativeCrash, is_glog_fatal, merge_native, native_crash, signal_of
 
 # event kinds that are a crash even when no signature names their mechanism
 CRASH_KINDS = frozenset(
@@ -76,8 +77,12 @@ def _exception_of(event: Event) -> tuple[str | None, str | None]:
 
 
 def _evidence(event: Event) -> list[tuple[str, str, str | None]]:
-    """(kind, text, exception class) in the order the evidence is trusted."""
+    """(kind, text, exception class) in the order the evidence is trusted: a native crash's signal first (what
+    crashed, whichever handler printed it; a mechanism its frames name still wins over it)."""
     out: list[tuple[str, str, str | None]] = []
+    crashed = signal_name(signal_of(event)) if event.data.get("native_frames") else None
+    if crashed is not None:
+        out.append(("signal", f"fatal signal {crashed}", None))
     name, message = _exception_of(event)
     if message is not None:
         out.append(("exception", message, name))
@@ -497,6 +502,7 @@ def failures_of(
                 native_frame=frame_quote(crash.frame) if crash and crash.frame else None,
                 library=crash.library if crash and crash.library else (raiser.library if raiser else None),
                 library_frame=_library_frame(crash, raiser),
+                library_via=crash.via if crash else None,
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )

@@ -17,6 +17,7 @@ from logscope.core.events import Event
 from logscope.core.native_libraries import crash_frames, library_of
 from logscope.pipeline.parse.parsers.blocks import TVM_SEGFAULT
 
+_CALLER_WINDOW = 8  # the innermost frames where the crash's library and the library that called it are looked for
 _NEAR = 3  # lines between a block's last line and the faulthandler line (a blank line, a log prefix line)
 _SIGNALS = (
     re.compile(r"Caught signal \d+ \((?P<name>[^:)]+)"),  # UCX ucs_handle_error
@@ -102,8 +103,19 @@ def signal_of(event: Event) -> str | None:
 class NativeCrash(NamedTuple):
     signal: str | None
     frame: str | None  # the innermost frame where the signal hit
-    library: str | None
-    library_frame: str | None  # the innermost frame that names the library, when it is not `frame`
+    library: str | None  # the library whose code ran it: the outer one when one library called into another
+    library_frame: str | None  # the innermost frame that names a library, when it is not `frame`
+    via: str | None = None  # the library of that innermost frame, when another library's frame called into it
+
+
+def _caller_library(frames: list[str], inner: str) -> str | None:
+    """The library of the first frame outward of a library's frames that belongs to another library: the one whose
+    code called into it (NIXL's UCX backend plugin, libplugin_UCX.so / nixlUcx*, calling ucp_worker_arm)."""
+    for frame in frames:
+        library = library_of(frame)
+        if library is not None and library != inner:
+            return library
+    return None
 
 
 def native_crash(event: Event, values: dict[str, Any]) -> NativeCrash | None:
@@ -112,10 +124,15 @@ def native_crash(event: Event, values: dict[str, Any]) -> NativeCrash | None:
     frames = [str(f) for f in event.data.get("native_frames") or []]
     if frames:
         hit = crash_frames(frames) or frames
-        named = next(((f, lib) for f in hit[:8] if (lib := library_of(f))), None)
+        named = next(((f, lib) for f in hit[:_CALLER_WINDOW] if (lib := library_of(f))), None)
         if named is None:
             return NativeCrash(signal_of(event), hit[0], None, None)
-        return NativeCrash(signal_of(event), hit[0], named[1], None if named[0] == hit[0] else named[0])
+        frame, inner = named
+        caller = _caller_library(hit[hit.index(frame) + 1 : _CALLER_WINDOW], inner)
+        library_frame = None if frame == hit[0] else frame
+        if caller is not None:
+            return NativeCrash(signal_of(event), hit[0], caller, library_frame, inner)
+        return NativeCrash(signal_of(event), hit[0], inner, library_frame)
     path = values.get("file")
     if path:
         library = library_of(str(path))
