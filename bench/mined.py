@@ -150,6 +150,14 @@ def _versions(report: dict[str, Any]) -> dict[str, str]:
         stated = (launch.get("sglang_version") or {}).get("version")
         if stated:
             out.setdefault("sglang", str(stated))
+    # The labels' `cuda` covers nvidia-smi's header ("CUDA Version: 13.0", the README's schema), which logscope names
+    # more exactly as the driver's CUDA API: it answers a `cuda` label where logscope reads no toolkit CUDA.
+    driver_api = report.get("versions", {}).get("cuda_driver_api") or next(
+        (la["versions"]["cuda_driver_api"] for la in report["launches"] if la.get("versions", {}).get("cuda_driver_api")),
+        None,
+    )
+    if driver_api and "cuda" not in out:
+        out["cuda"] = str(driver_api)
     return out
 
 

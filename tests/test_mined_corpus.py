@@ -61,3 +61,12 @@ def test_a_number_compares_whatever_its_type():
     assert mined._norm("4") == mined._norm(4) == mined._norm(4.0)
     assert mined._norm("10.0.0.1:5000") == "10.0.0.1:5000"
     assert mined._norm(True) is True
+
+
+def test_nvidia_smis_cuda_version_answers_a_cuda_label_only_where_no_toolkit_cuda_is_read():
+    header_only = {"versions": {"cuda_driver_api": "13.0", "driver": "580.82.07"}, "launches": []}
+    assert mined._versions(header_only)["cuda"] == "13.0"
+    both = {"versions": {"cuda_driver_api": "13.0"}, "launches": [{"versions": {"cuda": "12.8"}}]}
+    assert mined._versions(both)["cuda"] == "12.8"
+    in_launch = {"versions": {}, "launches": [{"versions": {"cuda_driver_api": "12.9"}}]}
+    assert mined._versions(in_launch)["cuda"] == "12.9"
