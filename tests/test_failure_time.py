@@ -333,9 +333,10 @@ def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
     "prose",
     [
         "It does not fail during startup, only later.",  # said in the negative
+        "If you see out-of-memory errors during serving, please try to reduce --mem-fraction-static.",  # a condition
         "It fails during startup on one node; on the other it fails during inference.",  # the claims disagree
     ],
-    ids=["negated", "disagree"],
+    ids=["negated", "conditional", "disagree"],
 )
 def test_a_negated_or_contradicted_claim_places_nothing(prose):
     assert _failure(f"{prose}\n```\n{WATCHDOG}```\n").phase == "unknown"

@@ -259,6 +259,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.TIME_CLAIM_GRAMMAR,
         kinds.line_literals(kinds.TIME_CLAIM_GRAMMAR),
         time_claims.parse,
+        time_claims.fits,
         prose=True,
         whole_sentence=True,
     ),

@@ -27,8 +27,15 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
 )
-# a claim said in the negative ("not during initialization", "（不是初始化）" before it) places nothing
-_NEGATED = re.compile(r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$")
+# a claim said in the negative ("not during initialization", "（不是初始化）" before it) or as a condition ("If you see
+# out-of-memory errors during serving, ...": SGLang's own advice) places nothing
+_NEGATED = re.compile(r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:if|unless|whether)\b[^.;:!?]*$")
+
+
+def fits(text: str) -> bool:
+    """The line holds a claim (else the grammar is not tried: uvicorn's "Waiting for application startup." is no
+    unread line of this grammar)."""
+    return any(pattern.search(text) for _, pattern in _CLAIMS)
 
 
 def parse(text: str) -> Parsed | None:
