@@ -191,6 +191,32 @@ def test_the_catalogue_tool_places_functions_and_wordings_by_their_roots():
     assert out["sglang.srt.managers.scheduler:run_batch"]["line"] == 10
 
 
+# sglang 0.5.17's shape: get_global_server_args() reads its context's `server_args` property (another object's
+# attribute, not `self.x`), from startup and serving code alike; the property raises the wording
+CONTEXT = """
+class RuntimeContext:
+    @property
+    def server_args(self):
+        raise ValueError("Global server args is not set yet!")
+_ctx = RuntimeContext()
+def get_global_server_args():
+    return _ctx.server_args
+"""
+CONTEXT_USERS = """
+class Scheduler:
+    def __init__(self):
+        get_global_server_args()
+    def event_loop_normal(self):
+        return self.tp_worker.runner.server_args
+"""
+
+
+def test_a_property_read_on_another_object_is_reached_from_both_sides():
+    out = stages.release_stages([("sglang/srt/runtime_context.py", CONTEXT), ("sglang/srt/managers/scheduler.py", CONTEXT_USERS)])
+    assert out["sglang.srt.runtime_context:server_args"]["stage"] == "both"
+    assert "wording:Global server args is not set yet!" not in out  # printed by code of both times: no placement
+
+
 def test_the_catalogue_tool_folds_releases_into_runs():
     first = {"m:f": {"stage": "startup", "phase": None, "qualname": "f", "line": 1, "root": "r"}}
     second = {"m:f": {"stage": "startup", "phase": None, "qualname": "f", "line": 5, "root": "r"}}
