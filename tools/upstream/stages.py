@@ -251,18 +251,20 @@ class _Graph:
         return self._family[cls]
 
     def callees(self, func: _Func) -> list[_Func]:
-        out = [init for name in func.calls for init in self.by_class.get(name, {}).get("__init__", ())]
-        out += [f for name in func.calls for f in self._named(name)]
-        family = self.family(func.cls) if func.cls else set()
-        for name in func.self_calls:
+        """The functions a call of `func` may run, in a fixed order (names sorted: the root a walk reports is the same
+        every run)."""
+        out = [init for name in sorted(func.calls) for init in self.by_class.get(name, {}).get("__init__", ())]
+        out += [f for name in sorted(func.calls) for f in self._named(name)]
+        family = sorted(self.family(func.cls)) if func.cls else []
+        for name in sorted(func.self_calls):
             own = [f for c in family for f in self.by_class.get(c, {}).get(name, ())]
             out += own or self._named(name)
-        for name in func.self_reads - func.self_calls:
+        for name in sorted(func.self_reads - func.self_calls):
             out += [f for c in family for f in self.by_class.get(c, {}).get(name, ()) if f.is_property]
         # another object's property (`get_global_server_args()` reading `ctx.server_args`): every property of the name
-        out += [f for name in func.reads - func.calls for f in self._named(name) if f.is_property]
-        for name in func.super_calls:  # a base outside sglang (torch.nn.Module) runs no sglang code
-            bases = self._ancestors(func.cls) - {func.cls} if func.cls else set()
+        out += [f for name in sorted(func.reads - func.calls) for f in self._named(name) if f.is_property]
+        for name in sorted(func.super_calls):  # a base outside sglang (torch.nn.Module) runs no sglang code
+            bases = sorted(self._ancestors(func.cls) - {func.cls}) if func.cls else []
             out += [f for c in bases for f in self.by_class.get(c, {}).get(name, ())]
         return out
 
@@ -272,7 +274,10 @@ class _Graph:
         for func in self.funcs:
             if func.handlers and ".managers.scheduler" in func.module and func.cls:
                 out += [
-                    f for c in self.family(func.cls) for name in func.handlers for f in self.by_class.get(c, {}).get(name, ())
+                    f
+                    for c in sorted(self.family(func.cls))
+                    for name in sorted(func.handlers)
+                    for f in self.by_class.get(c, {}).get(name, ())
                 ]
         return out
 
