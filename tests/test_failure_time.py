@@ -191,6 +191,32 @@ def test_the_catalogue_tool_places_functions_and_wordings_by_their_roots():
     assert out["sglang.srt.managers.scheduler:run_batch"]["line"] == 10
 
 
+# sglang 0.5.17's shape: get_global_server_args() reads its context's `server_args` property (another object's
+# attribute, not `self.x`), from startup and serving code alike; the property raises the wording
+CONTEXT = """
+class RuntimeContext:
+    @property
+    def server_args(self):
+        raise ValueError("Global server args is not set yet!")
+_ctx = RuntimeContext()
+def get_global_server_args():
+    return _ctx.server_args
+"""
+CONTEXT_USERS = """
+class Scheduler:
+    def __init__(self):
+        get_global_server_args()
+    def event_loop_normal(self):
+        return self.tp_worker.runner.server_args
+"""
+
+
+def test_a_property_read_on_another_object_is_reached_from_both_sides():
+    out = stages.release_stages([("sglang/srt/runtime_context.py", CONTEXT), ("sglang/srt/managers/scheduler.py", CONTEXT_USERS)])
+    assert out["sglang.srt.runtime_context:server_args"]["stage"] == "both"
+    assert "wording:Global server args is not set yet!" not in out  # printed by code of both times: no placement
+
+
 def test_the_catalogue_tool_folds_releases_into_runs():
     first = {"m:f": {"stage": "startup", "phase": None, "qualname": "f", "line": 1, "root": "r"}}
     second = {"m:f": {"stage": "startup", "phase": None, "qualname": "f", "line": 5, "root": "r"}}
@@ -265,3 +291,107 @@ def test_the_catalogue_document_has_one_key_a_line_and_reads_back():
     text = stages.dumps(doc)
     assert json.loads(text) == doc
     assert len(text.splitlines()) == 4
+
+
+# --- the weight loader's progress bar before a failure (a paste's "Error log" starting at the bar, untagged)
+def _after_bar(bar: str) -> str:
+    return f"{bar}\n[2026-06-25 02:11:17 PP1 TP3] Scheduler hit an exception: Traceback (most recen\n"
+
+
+def test_an_unfinished_weight_loading_bar_places_the_failure_in_load_weight():
+    failure = _failure(_after_bar("Loading safetensors using Fastsafetensor loader:   0%|          | 0/9 [00:12<?, ?it/s]"))
+    assert (failure.finding, failure.phase) == ("startup-crash", "load_weight")
+    assert "weight loader's progress bar at 0/9" in failure.phase_basis
+    assert "names no rank" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    "bar",
+    [
+        "Loading safetensors checkpoint shards: 100% Completed | 8/8 [00:10<00:00,  1.20s/it]",  # loading was done
+        "Capturing batches (avail_mem=29.01 GB):  87%|████████▋ | 20/23 [00:07<00:00,  3.19it/s]",  # no loader's bar
+    ],
+    ids=["finished", "not-a-loader"],
+)
+def test_a_finished_or_other_bar_does_not_place_it(bar):
+    assert _failure(_after_bar(bar)).phase != "load_weight"
+
+
+# --- what the paste's own words say of the time: a benchmark client's command, a sentence (parsers/time_claims.py)
+CUT_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 616.00 MiB. GPU 0 has a total capaci\n"
+BENCH = (
+    "I run some workload using `sglang.bench_serving` (from my local machine):\n\n"
+    "python3 -m sglang.bench_serving --backend sglang-oai --num-prompt 5500 --base-url https://host --max-concurrency 1800\n\n"
+    "The application crashes quite early with\n\n"
+)
+WATCHDOG = (
+    "[rank14]:[E319 05:16:21.789822241 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 14] Process group watchdog "
+    "thread terminated with exception: CUDA error: an illegal memory access was encountered\n"
+)
+
+
+def test_a_benchmark_client_run_before_a_failure_places_it_while_serving_inferred():
+    failure = _failure(BENCH + CUT_OOM)
+    assert (failure.finding, failure.phase) == ("runtime-oom", "serving")
+    assert "sglang.bench_serving" in failure.phase_basis and "lower confidence" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    ("prose", "stage"),
+    [
+        ("I use tp=16 dp=16 with 2 nodes; when benching serving DeepSeekR1 the following error occurred:", "serving"),
+        ("this error happen when request server,  log from prefill node.", "serving"),
+        ("在推理过程中（不是初始化）会出现：", "serving"),
+        ("SGLang currently fails to start on a machine using the NVIDIA R610+ driver stack with CUDA UMD 13.3.", "startup"),
+        # a code span in the sentence is read too (a launch command here), and so is what the sentence says
+        ("Starting any model with `sglang serve` fails during startup because CUDA initialization returns:", "startup"),
+        ("Decode workers fail with DeepEP assertion error during kernel warmup because `X_TOKENS=1024` is too small", "warmup"),
+    ],
+    ids=["benching", "requesting", "zh-inference", "startup", "startup-code-span", "warmup-code-span"],
+)
+def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
+    failure = _failure(f"{prose}\n```\n{WATCHDOG}```\n")
+    assert failure.phase == stage
+    assert "the paste's own words" in failure.phase_basis and "lower confidence" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "It does not fail during startup, only later.",  # said in the negative
+        "If you see out-of-memory errors during serving, please try to reduce --mem-fraction-static.",  # a condition
+        "It fails during startup on one node; on the other it fails during inference.",  # the claims disagree
+    ],
+    ids=["negated", "conditional", "disagree"],
+)
+def test_a_negated_or_contradicted_claim_places_nothing(prose):
+    assert _failure(f"{prose}\n```\n{WATCHDOG}```\n").phase == "unknown"
+
+
+def test_a_claim_after_the_failure_or_against_a_phase_line_is_not_taken():
+    assert _failure(f"{WATCHDOG}\nThis happened when benching serving.\n").phase == "unknown"
+    logged = "[2026-01-05 10:00:00 TP0] Load weight begin. avail mem=78.50 GB\n" + WATCHDOG.replace(
+        "[rank14]:", "[2026-01-05 10:00:01 TP0] "
+    )
+    assert _failure(BENCH + logged).phase == "load_weight"
+
+
+# --- the released source of the releases the paste shows (stage_functions: a function placed by some releases only)
+BATCH_FRAME = "sglang/srt/managers/schedule_batch.py:1093 get_model_worker_batch"
+
+
+def test_a_frame_is_placed_by_the_releases_the_paste_shows():
+    # ScheduleBatch.get_model_worker_batch: only the scheduler's batches call it in 0.3.3.post1-0.4.0.post2; later
+    # releases reach it from startup too (the PP predictor's profiling in Scheduler.__init__)
+    assert stage_functions.place_frame(BATCH_FRAME) is None
+    placed = stage_functions.place_frame(BATCH_FRAME, ("0.4.0", "0.4.0"))
+    assert placed is not None and placed.stage == "serving"
+    assert stage_functions.place_frame(BATCH_FRAME, ("0.4.0", "0.5.12")) is None  # a range that holds both
+    assert stage_functions.place_frame(BATCH_FRAME, ("0.9.0", "0.9.0")) is None  # no catalogued release of it
+
+
+def test_a_stated_release_places_the_failure_in_the_analysis():
+    frames = [(f"{SITE}/sglang/srt/managers/schedule_batch.py", 1093, "get_model_worker_batch", "seq_lens = x.cpu()")]
+    text = _traceback(frames, "RuntimeError: CUDA error: an illegal memory access was encountered", head="")
+    assert _failure(text).phase == "unknown"
+    assert _failure("- SGLang: 0.4.0.post2\n" + text).phase == "serving"

@@ -100,6 +100,7 @@ ENV_EXPORT: Final = "env_export"
 LAUNCH_FLAGS: Final = "launch_flags"  # flags given as code spans in a Markdown list
 CHECK_ENV: Final = "check_env"
 STATED_ENV: Final = "stated_env"  # versions / GPUs stated outside check_env (issue template, pip, __version__)
+TIME_CLAIM: Final = "time_claim"  # the paste says when it failed: a benchmark client run, a sentence (time_claims.py)
 SMI_GPU: Final = "smi_gpu"
 SMI_PROCESS: Final = "smi_process"
 SMI_VERSIONS: Final = "smi_versions"
@@ -135,6 +136,7 @@ COLLECT_ENV_GRAMMAR: Final = "collect_env"
 PROGRESS_GRAMMAR: Final = "progress"
 GPUSTAT_GRAMMAR: Final = "gpustat"
 STATED_ENV_GRAMMAR: Final = "stated_env"
+TIME_CLAIM_GRAMMAR: Final = "time_claim"
 NATIVE_LOG_GRAMMAR: Final = "native_log"
 CHECK_ENV_GRAMMAR: Final = "check_env"
 NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
@@ -280,6 +282,40 @@ def _bulleted(heads: tuple[str, ...]) -> tuple[str, ...]:
 
 
 STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)
+# what a sentence or command that says when the paste failed holds (parse/parsers/time_claims.py: one in each pattern)
+TIME_CLAIM_LITERALS = (
+    "bench_serving",
+    "when bench",
+    "When bench",
+    "when I bench",
+    "testing",
+    "when request",
+    "When request",
+    "when send",
+    "when I send",
+    "when querying",
+    "during inference",
+    "During inference",
+    "while serving",
+    "during serving",
+    "推理过程中",
+    " for several ",
+    " for a few ",
+    " for many ",
+    " hours",
+    " days",
+    "kernel warm",
+    "during startup",
+    "During startup",
+    " at startup",
+    " on startup",
+    "server startup",
+    "engine startup",
+    " start-up",
+    "to start",
+    "during initiali",
+    "During initiali",
+)
 # launch_server flags written as Markdown list items ("- tp-size: 4", "- `mem-fraction-static`: 0.75", "- --tp 8"):
 # the stems of the flags logscope reads, after a bullet, bare or in a code span
 _FLAG_STEMS = (
@@ -648,8 +684,12 @@ CATALOGUE: tuple[Kind, ...] = (
         SHARD_PROGRESS,
         NOTE,
         grammar=PROGRESS_GRAMMAR,
-        literals=("checkpoint shards:",),
-        samples=("Loading safetensors checkpoint shards:  50% Completed | 4/8 [00:10<00:10,  2.50s/it]",),
+        literals=("checkpoint shards:", "Loading safetensors using ", "loading shards:"),
+        samples=(
+            "Loading safetensors checkpoint shards:  50% Completed | 4/8 [00:10<00:10,  2.50s/it]",
+            "Loading safetensors using Fastsafetensor loader:   0%|          | 0/9 [00:12<?, ?it/s]",
+            "Multi-thread loading shards:  25%|██▌       | 2/8 [00:03<00:09,  1.52s/it]",
+        ),
     ),
     # ---- facts read by the sglang grammar
     Kind(CAPTURE_BS, FACT, rules=("capture_bs",), literals=("Capture ",), samples=("Capture cuda graph bs [1, 2, 4, 8, 10]",)),
@@ -852,6 +892,17 @@ CATALOGUE: tuple[Kind, ...] = (
         STATED_ENV_GRAMMAR,
         literals=STATED_ENV_LITERALS,
         samples=("- SGLang: 0.5.4.post1", "sglang==0.5.9", "- GPUs: NVIDIA H20-3e (x4)", "**PyTorch**: 2.8.0+cu129"),
+    ),
+    Kind(
+        TIME_CLAIM,
+        FACT,
+        TIME_CLAIM_GRAMMAR,
+        literals=TIME_CLAIM_LITERALS,
+        samples=(
+            "python3 -m sglang.bench_serving --backend sglang --num-prompts 1000 --host 10.0.0.1 --port 8000",
+            "when benching serving DeepSeekR1 with request-rate = 1 or 8 the following error occurred:",
+            "Starting any model with `sglang serve` fails during startup because CUDA initialization returns:",
+        ),
     ),
     Kind(
         SMI_GPU,

@@ -3,14 +3,15 @@ release (catalog/stages.json, generated from the released wheels by tools/upstre
 SGLang frames, or the function that prints a wording, place a failure in time when no phase line does.
 
 A function is placed only when every catalogued release that reaches it agrees: a release where startup and serving
-code both reach it (`both`), or a stack whose frames point both ways, places nothing."""
+code both reach it (`both`), or a stack whose frames point both ways, places nothing. An input that shows its release
+(stated, or a range inferred from its wordings) is placed by the catalogued releases of that range alone."""
 
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +43,19 @@ class Placement:
         return f"{evidence} runs only {when}{step}: {self.qualname} in sglang {self.releases}{root}, per catalog/stages.json"
 
 
-# a placement as the user cache keeps it (plain tuples load several times faster than dataclasses)
-_Row = tuple[str, str | None, str, str, str | None]
+# a release run as the user cache keeps it (plain tuples load several times faster than dataclasses):
+# (stage, phase, first release, last release, qualname, root)
+_Run = tuple[str, str | None, str, str, str, str | None]
+_Row = tuple[str, str | None, str, str, str | None]  # a Placement's fields
+# the releases an input shows: (lowest, highest), one release stated as (it, it); None: the input shows none
+Releases = tuple[str, str] | None
 
 
 @cache
-def _placed() -> tuple[dict[str, _Row], tuple[tuple[str, _Row], ...]]:
-    """The agreed placements: by `module:function`, and (literal head, placement) longest first (the most specific
-    wording wins). Built once per catalogue and kept in the user cache (the catalogue's JSON costs a paste more);
-    the key is the file's size and time and this module's text, not a hash of the 3 MB file."""
+def _placed() -> tuple[dict[str, tuple[_Run, ...]], tuple[tuple[str, tuple[_Run, ...]], ...]]:
+    """The release runs of every key some release places: by `module:function`, and (literal head, runs) longest
+    first (the most specific wording wins). Built once per catalogue and kept in the user cache (the catalogue's JSON
+    costs a paste more); the key is the file's size and time and this module's text, not a hash of the 3 MB file."""
     path = data_dir("catalog") / CATALOG_FILE
     try:
         stat = path.stat()
@@ -60,18 +65,18 @@ def _placed() -> tuple[dict[str, _Row], tuple[tuple[str, _Row], ...]]:
     return user_cache.cached("stages", key, lambda: _build(path), lambda value: isinstance(value, tuple) and len(value) == 2)
 
 
-def _build(path: Path) -> tuple[dict[str, _Row], tuple[tuple[str, _Row], ...]]:
+def _build(path: Path) -> tuple[dict[str, tuple[_Run, ...]], tuple[tuple[str, tuple[_Run, ...]], ...]]:
     runs: dict[str, list[list[Any]]] = json.loads(path.read_text(encoding="utf-8"))["functions"]
-    functions: dict[str, _Row] = {}
-    wordings: list[tuple[str, _Row]] = []
+    functions: dict[str, tuple[_Run, ...]] = {}
+    wordings: list[tuple[str, tuple[_Run, ...]]] = []
     for key, key_runs in runs.items():
-        row = _agreed(key_runs)
-        if row is None:
+        kept = tuple((r[0], r[1], r[2], r[3], r[4], r[6]) for r in key_runs)
+        if not any(run[0] in ("startup", "serving") for run in kept):
             continue
         if key.startswith(WORDING):
-            wordings.append((key[len(WORDING) :], row))
+            wordings.append((key[len(WORDING) :], kept))
         else:
-            functions[key] = row
+            functions[key] = kept
     return functions, tuple(sorted(wordings, key=lambda pair: -len(pair[0])))
 
 
@@ -84,40 +89,53 @@ def module_of(path: str) -> str | None:
     return path[at:-3].replace("/", ".").removesuffix(".__init__")
 
 
-def place_function(module: str, function: str) -> Placement | None:
-    """The placement of `module:function` when every release that places it agrees, else None."""
-    row = _placed()[0].get(f"{module}:{function}")
+def place_function(module: str, function: str, releases: Releases = None) -> Placement | None:
+    """The placement of `module:function` when every release that places it (of `releases`, when given) agrees."""
+    runs = _placed()[0].get(f"{module}:{function}")
+    row = None if runs is None else _agreed(runs, releases)
     return None if row is None else Placement(*row)
 
 
-def place_wording(text: str) -> tuple[Placement, str] | None:
+def place_wording(text: str, releases: Releases = None) -> tuple[Placement, str] | None:
     """(placement, the literal) of the longest placed literal the text holds: a message only startup code or only
-    serving code prints or raises."""
-    for literal, row in _placed()[1]:
+    serving code prints or raises (in every release that prints it, of `releases` when given)."""
+    for literal, runs in _placed()[1]:
         if literal in text:
-            return Placement(*row), literal
+            row = _agreed(runs, releases)
+            if row is not None:
+                return Placement(*row), literal
     return None
 
 
-def _agreed(runs: list[list[Any]]) -> _Row | None:
-    """One placement when every release run that places the key agrees on the time: a run where startup and serving
-    code both reach it (`both`) places nothing; a run that no root reaches (`none`: the call graph of that release
-    lost the path, as when a handler moved to another component) neither places it nor contradicts."""
+def _base(version: str) -> tuple[int, ...]:
+    """A release's 0.X.Y (the catalogue holds the last patch of each): 0.5.3.post3 -> (0, 5, 3)."""
+    return tuple(int(part) for part in version.split(".")[:3] if part.isdigit())
+
+
+@lru_cache(maxsize=4096)
+def _agreed(runs: tuple[_Run, ...], releases: Releases) -> _Row | None:
+    """One placement when every release run that places the key (of `releases`, when given) agrees on the time: a
+    run where startup and serving code both reach it (`both`) places nothing; a run that no root reaches (`none`: the
+    call graph of that release lost the path, as when a handler moved to another component) neither places it nor
+    contradicts."""
+    if releases is not None:
+        low, high = _base(releases[0]), _base(releases[1])
+        runs = tuple(run for run in runs if _base(run[2]) <= high and low <= _base(run[3]))
     placed = [run for run in runs if run[0] != "none"]
     if not placed or any(run[0] == "both" for run in placed) or len({run[0] for run in placed}) != 1:
         return None
     newest = placed[-1]
     phases = {run[1] for run in placed}
     phase = phases.pop() if len(phases) == 1 else None
-    return (newest[0], phase, newest[4], f"{placed[0][2]}-{newest[3]}", newest[6])
+    return (newest[0], phase, newest[4], f"{placed[0][2]}-{newest[3]}", newest[5])
 
 
-def place_frame(frame: str) -> Placement | None:
+def place_frame(frame: str, releases: Releases = None) -> Placement | None:
     m = _FRAME.search(frame)
     if m is None:
         return None
     module = module_of(m.group("path"))
-    return None if module is None else place_function(module, m.group("func"))
+    return None if module is None else place_function(module, m.group("func"), releases)
 
 
 # a test harness's frames: it calls SGLang's functions directly, outside any server's startup or serving
@@ -135,12 +153,12 @@ def _outside_the_server(frame: str) -> bool:
     return m.group("func") == "<module>" and module_of(m.group("path")) not in (None, "sglang.launch_server")
 
 
-def place_stack(frames: list[str]) -> tuple[Placement, str] | None:
+def place_stack(frames: list[str], releases: Releases = None) -> tuple[Placement, str] | None:
     """(placement, the frame that gave it) from a traceback's frames (outermost first): the innermost placed SGLang
     frame, with the innermost startup step any placed frame names; None when placed frames disagree on the time."""
     if any(_outside_the_server(f) for f in frames):
         return None
-    placed = [(p, f) for f in reversed(frames) if (p := place_frame(f)) is not None]
+    placed = [(p, f) for f in reversed(frames) if (p := place_frame(f, releases)) is not None]
     if not placed or len({p.stage for p, _ in placed}) != 1:
         return None
     stepped = [(p, f) for p, f in placed if p.phase is not None]

@@ -10,6 +10,7 @@ from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import Failure, Launch, UserStop
 from logscope.core.samples import SamplesFile
+from logscope.core.stage_functions import Releases
 from logscope.pipeline.parse.serving import READY_KINDS
 from logscope.pipeline.parse.signatures.match import failures_of
 
@@ -34,12 +35,20 @@ def launch_failures(launch: Launch) -> list[Failure]:
         # an untagged line in a file of several ranks: known only when every rank was at the same phase
         return last.pop() if len(last) == 1 else None
 
-    found = failures_of(events, last_phase_of, ready)
+    found = failures_of(events, last_phase_of, ready, releases=releases_shown(launch.sglang_version))
     if found and all(f.event.time for f in found):
         found.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))
     else:
         found.sort(key=lambda f: (f.event.source, f.event.line))
     return found
+
+
+def releases_shown(version: dict[str, Any]) -> Releases:
+    """The SGLang releases a launch shows (sglang_version.py): the one stated, the range its wordings imply, or None."""
+    if version.get("version"):
+        return str(version["version"]), str(version["version"])
+    span = version.get("range")
+    return (str(span[0]), str(span[1])) if span else None
 
 
 def _mib_to_gib(value: Any) -> float | None:

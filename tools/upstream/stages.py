@@ -6,7 +6,8 @@ The question is the roots below (the functions that begin startup, or a startup 
 the scheduler's event loop runs batches); the answer comes from each release's source: a call graph over every
 function of sglang/srt (and sglang/launch_server.py), built from the names each function calls or refers to. A name
 is resolved to every function of that name (`self.x` to the methods named x of the class's hierarchy when it has
-any), so the graph over-approximates: a function any startup root may reach and any serving root may reach too is
+any; an attribute read on another object, `ctx.server_args`, to every property of that name), so the graph
+over-approximates: a function any startup root may reach and any serving root may reach too is
 `both`, and is never a placement. A function handed to a thread (`Thread(target=f)`, `executor.submit(f)`) is no
 call of the code that starts the thread: it runs concurrently, from then on, so it is reached only from a root.
 
@@ -85,6 +86,7 @@ class _Func:
     self_calls: set[str] = field(default_factory=set)  # `self.x(...)` names
     super_calls: set[str] = field(default_factory=set)  # `super().x(...)` names
     self_reads: set[str] = field(default_factory=set)  # `self.x` read without a call (a property runs)
+    reads: set[str] = field(default_factory=set)  # `obj.x` read on another object (a property of that name may run)
     handlers: set[str] = field(default_factory=set)  # `self.x` given to the scheduler's request dispatcher
     literals: set[str] = field(default_factory=set)  # the literal head of each message-like string it holds
 
@@ -169,6 +171,8 @@ class _Collector(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if self._stack and isinstance(node.value, ast.Name) and node.value.id == "self":
             self._stack[-1].self_reads.add(node.attr)
+        elif self._stack:
+            self._stack[-1].reads.add(node.attr)
         self.generic_visit(node)
 
 
@@ -247,16 +251,20 @@ class _Graph:
         return self._family[cls]
 
     def callees(self, func: _Func) -> list[_Func]:
-        out = [init for name in func.calls for init in self.by_class.get(name, {}).get("__init__", ())]
-        out += [f for name in func.calls for f in self._named(name)]
-        family = self.family(func.cls) if func.cls else set()
-        for name in func.self_calls:
+        """The functions a call of `func` may run, in a fixed order (names sorted: the root a walk reports is the same
+        every run)."""
+        out = [init for name in sorted(func.calls) for init in self.by_class.get(name, {}).get("__init__", ())]
+        out += [f for name in sorted(func.calls) for f in self._named(name)]
+        family = sorted(self.family(func.cls)) if func.cls else []
+        for name in sorted(func.self_calls):
             own = [f for c in family for f in self.by_class.get(c, {}).get(name, ())]
             out += own or self._named(name)
-        for name in func.self_reads - func.self_calls:
+        for name in sorted(func.self_reads - func.self_calls):
             out += [f for c in family for f in self.by_class.get(c, {}).get(name, ()) if f.is_property]
-        for name in func.super_calls:  # a base outside sglang (torch.nn.Module) runs no sglang code
-            bases = self._ancestors(func.cls) - {func.cls} if func.cls else set()
+        # another object's property (`get_global_server_args()` reading `ctx.server_args`): every property of the name
+        out += [f for name in sorted(func.reads - func.calls) for f in self._named(name) if f.is_property]
+        for name in sorted(func.super_calls):  # a base outside sglang (torch.nn.Module) runs no sglang code
+            bases = sorted(self._ancestors(func.cls) - {func.cls}) if func.cls else []
             out += [f for c in bases for f in self.by_class.get(c, {}).get(name, ())]
         return out
 
@@ -266,7 +274,10 @@ class _Graph:
         for func in self.funcs:
             if func.handlers and ".managers.scheduler" in func.module and func.cls:
                 out += [
-                    f for c in self.family(func.cls) for name in func.handlers for f in self.by_class.get(c, {}).get(name, ())
+                    f
+                    for c in sorted(self.family(func.cls))
+                    for name in sorted(func.handlers)
+                    for f in self.by_class.get(c, {}).get(name, ())
                 ]
         return out
 

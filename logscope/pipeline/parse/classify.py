@@ -427,15 +427,17 @@ class SourceClassifier:
                 self._read_prose(lineno, text)
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
+            self._read_prose(lineno, text, whole=True)  # what the sentence says besides (when it failed)
         finally:
             self.quoted = was
             self.in_sentence = False
 
-    def _read_prose(self, lineno: int, text: str) -> None:
-        """What a sentence states outright (a version tied to SGLang), through the grammars that read prose."""
+    def _read_prose(self, lineno: int, text: str, whole: bool = False) -> None:
+        """What a sentence states outright (a version tied to SGLang), through the grammars that read prose: those
+        read when nothing in the sentence was, or (`whole`) those that read every sentence, whatever was read in it."""
         for name in prefilter.grammars_for(text):
             grammar = _GRAMMARS.get(name)
-            if grammar is None or not grammar.prose or not grammar.fits(text):
+            if grammar is None or not grammar.prose or grammar.whole_sentence != whole or not grammar.fits(text):
                 continue
             parsed = grammar.parse(text)
             if parsed is not None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.server_flags import known_option
-from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env
+from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, time_claims
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
@@ -41,6 +41,8 @@ class LineGrammar:
     parse: Callable[[str], Parsed | None]
     fits: Callable[[str], bool] = lambda text: True
     prose: bool = False  # it reads what a sentence of prose states outright (a version tied to SGLang)
+    # a prose grammar that reads every sentence, whatever else was read in it (what the sentence says of the time)
+    whole_sentence: bool = False
 
 
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
@@ -160,16 +162,23 @@ def _collect_env(text: str) -> Parsed | None:
     return None
 
 
-# tqdm's weight-loading bar: how far loading got (where a hang or a crash stopped it)
-_SHARDS = re.compile(r"^\s*Loading (\w+) checkpoint shards:\s+(\d+)% Completed \|\s*(\d+)/(\d+)\b")
+# tqdm's weight-loading bars (the descs of sglang/srt/model_loader/weight_utils.py, 0.3.0 to 0.5.23: SGLang's own
+# "% Completed | n/N" format, or tqdm's default "%|bar| n/N"): how far loading got (where a hang or a crash stopped it)
+_SHARDS = re.compile(
+    r"^\s*(?:Loading (?P<format>\w+) checkpoint shards|Loading (?P<using>safetensors) using [\w ]+?"
+    r"|Multi-thread loading (?P<multi>pt )?(?:checkpoint )?shards):\s+(?P<pct>\d+)%(?: Completed)?\s*\|(?:[^|]*\|)?"
+    r"\s*(?P<done>\d+)/(?P<total>\d+)\b"
+)
 
 
 def _shards(text: str) -> Parsed | None:
     m = _SHARDS.match(text)
     if m is None:
         return None
+    loaded = m.group("format") or m.group("using") or ("pt" if m.group("multi") else "safetensors")
     return Parsed(
-        kinds.SHARD_PROGRESS, {"format": m.group(1), "pct": int(m.group(2)), "done": int(m.group(3)), "total": int(m.group(4))}
+        kinds.SHARD_PROGRESS,
+        {"format": loaded, "pct": int(m.group("pct")), "done": int(m.group("done")), "total": int(m.group("total"))},
     )
 
 
@@ -245,6 +254,15 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
     ),
     # the catalogued wordings of every release, anywhere in a line: also tried on every line no grammar above read
     LineGrammar(kinds.CATALOGUE_GRAMMAR, kinds.line_literals(kinds.CATALOGUE_GRAMMAR), catalogue.parse),
+    # a benchmark client's command or a sentence that says when the paste failed (after the catalogue: a wording wins)
+    LineGrammar(
+        kinds.TIME_CLAIM_GRAMMAR,
+        kinds.line_literals(kinds.TIME_CLAIM_GRAMMAR),
+        time_claims.parse,
+        time_claims.fits,
+        prose=True,
+        whole_sentence=True,
+    ),
     # reads nothing: a line naming memory that no grammar above read is counted as unrecognised
     LineGrammar(kinds.MEMORY_LINE_GRAMMAR, kinds.line_literals(kinds.MEMORY_LINE_GRAMMAR), lambda text: None, _names_memory),
 )

@@ -17,7 +17,9 @@ from logscope.core.events import Event
 from logscope.core.model import Failure
 from logscope.core.python_libraries import is_stdlib_frame
 from logscope.core.signals import signal_name
+from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
+from logscope.pipeline.parse.parsers.time_claims import at_startup
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
 from logscope.pipeline.parse.signatures.native import NativeCrash, is_glog_fatal, merge_native, native_crash, signal_of
@@ -145,6 +147,8 @@ def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[s
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # what a finding read from a sentence says of itself: a wording quoted in prose is weaker evidence than a log line
 PROSE_NOTE = "read from a wording quoted in prose, not from a log line: lower confidence"
+# what a time taken from the paste's prose or a client's command says of itself
+CLAIM_NOTE = "not a log line: lower confidence"
 
 # the generic crash signatures (a faulthandler line, a dead scheduler): any named mechanism in the same event's
 # other evidence (its native or Python frames) wins over them
@@ -180,12 +184,15 @@ def _best_of(signatures: SignatureSet, kind: str, text: str, exception: str | No
     return found
 
 
-def locate(event: Event, signatures: SignatureSet, matched: Signature | None) -> tuple[str, str] | None:
-    """(phase, basis) from the event's own evidence: the matched signature, SGLang's capture wrapper, frames."""
+def locate(
+    event: Event, signatures: SignatureSet, matched: Signature | None, releases: Releases = None
+) -> tuple[str, str] | None:
+    """(phase, basis) from the event's own evidence: the matched signature, SGLang's capture wrapper, frames (the
+    released source of `releases`, the SGLang releases the input shows, when given)."""
     if matched is not None and matched.phase == "serving":
         return "serving", f"SGLang prints this only while its scheduler runs batches, a warmup request's too: {matched.id}"
     if matched is not None and matched.phase in _VAGUE:
-        return _refined((matched.phase, f"the {matched.id} signature"), event)
+        return _refined((matched.phase, f"the {matched.id} signature"), event, releases)
     if matched is not None and matched.phase:
         return matched.phase, f"the {matched.id} signature"
     if event.data.get("context") == "capture_failed" or event.data.get("body_kind") == "capture_failed":
@@ -194,8 +201,8 @@ def locate(event: Event, signatures: SignatureSet, matched: Signature | None) ->
     if found is not None:
         sig, text = found
         located = str(sig.phase), f"frame {text.split(': ', 1)[0].rsplit('/', 1)[-1]}"  # without the call it makes
-        return _refined(located, event) if sig.phase in _VAGUE else located
-    by_catalogue = _placed_by_catalogue(event)
+        return _refined(located, event, releases) if sig.phase in _VAGUE else located
+    by_catalogue = _placed_by_catalogue(event, releases)
     if by_catalogue is not None:
         return by_catalogue
     header = str(event.data.get("header") or "")
@@ -211,24 +218,24 @@ _STEPS = frozenset({"init_distributed", "load_weight", "memory_pool", "capture"}
 _VAGUE = frozenset({"startup", "disaggregation"})
 
 
-def _refined(located: tuple[str, str], event: Event) -> tuple[str, str]:
+def _refined(located: tuple[str, str], event: Event, releases: Releases) -> tuple[str, str]:
     """A vague locator's stage made precise by the released source: a startup step for `startup`, the time for
     `disaggregation`; never turned from startup to serving (the locator read the frame that says startup)."""
-    by_source = _placed_by_catalogue(event)
+    by_source = _placed_by_catalogue(event, releases)
     if by_source is None or by_source[0] == located[0] or (located[0] == "startup" and by_source[0] in _VAGUE | {"serving"}):
         return located
     return by_source[0], f"{located[1]}; {by_source[1]}"
 
 
-def _placed_by_catalogue(event: Event) -> tuple[str, str] | None:
+def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | None:
     """(stage, basis) from the released source (catalog/stages.json): the traceback's SGLang frames when every placed
     frame runs only at startup or only while serving, else the message when only such code prints it."""
     frames = event.data.get("frame_paths") or event.data.get("frames") or []
-    found = stage_functions.place_stack([str(f) for f in frames]) if frames else None
+    found = stage_functions.place_stack([str(f) for f in frames], releases) if frames else None
     if found is not None:
         placement, frame = found
         return placement.phase or placement.stage, placement.basis(f"frame {frame.split(': ', 1)[0].rsplit('/', 1)[-1]}")
-    said = stage_functions.place_wording(str(event.data.get("full_text") or event.text))
+    said = stage_functions.place_wording(str(event.data.get("full_text") or event.text), releases)
     if said is not None:
         placement, literal = said
         return placement.phase or placement.stage, placement.basis(f"the code that prints '{literal}'")
@@ -279,12 +286,12 @@ def _serving_basis(marker: Event) -> str:
 
 
 def _time_of(
-    event: Event, sigs: SignatureSet, sig: Signature | None, marker: Event | None, last_phase_of: Any
+    event: Event, sigs: SignatureSet, sig: Signature | None, marker: Event | None, last_phase_of: Any, releases: Releases
 ) -> tuple[str, str]:
     """(stage, basis) from evidence only: the ready line or a serving line before it, the signature or a frame
     that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason."""
     after_ready = marker is not None and event is not marker and event.line >= marker.line
-    located = locate(event, sigs, sig)
+    located = locate(event, sigs, sig, releases)
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
     warmup_named = located is not None and located[0] == "warmup" and marker is not None and _BATCH_MARK.search(marker.text)
     if after_ready and marker is not None and not warmup_named:
@@ -310,13 +317,15 @@ def _time_of(
 _CHAIN_GAP = 3  # the exception line, a blank line, "During handling of the above exception ...": at most this apart
 
 
-def _from_chained(event: Event, chained: dict[tuple[str, int], Event], sigs: SignatureSet) -> tuple[str, str] | None:
+def _from_chained(
+    event: Event, chained: dict[tuple[str, int], Event], sigs: SignatureSet, releases: Releases
+) -> tuple[str, str] | None:
     """The location of the traceback CPython chained to this exception ("During handling of the above exception"):
     its frames are the same call stack's outer frames."""
     for gap in range(_CHAIN_GAP + 1):  # 0: a log shipper flattened both onto one line
         later = chained.get((event.source, event.line + gap))
         if later is not None and later is not event:
-            found = locate(later, sigs, None)
+            found = locate(later, sigs, None, releases)
             if found is not None and found[0] != "serving":
                 return found[0], f"{found[1]} of the traceback chained to it at line {later.data['chained_at']}"
     return None
@@ -396,7 +405,7 @@ _RAISED_WINDOW = 12  # lines between a library's error line and the traceback SG
 
 
 def _from_traceback_after(
-    event: Event, sig: Signature | None, tracebacks: dict[str, list[Event]], sigs: SignatureSet
+    event: Event, sig: Signature | None, tracebacks: dict[str, list[Event]], sigs: SignatureSet, releases: Releases
 ) -> tuple[str, str] | None:
     """A native library's error line takes the place of the SGLang traceback printed just after it (the next one of
     its input): the application running that library call, raising when it failed."""
@@ -406,20 +415,55 @@ def _from_traceback_after(
     later = min(after, key=lambda e: e.line, default=None)
     if later is None or later.line - event.line > _RAISED_WINDOW:
         return None
-    found = locate(later, sigs, None)
+    found = locate(later, sigs, None, releases)
     if found is None or found[0] in _VAGUE:
         return None
     return found[0], f"{found[1]}, of the SGLang traceback at line {later.line} printed just after it"
 
 
+def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of: Any) -> tuple[str, str] | None:
+    """The weight loader's progress bar printed last before the failure, not finished: the launch was loading its
+    weights (a rank whose own phase lines place it is placed by them; a bar rarely names its rank, so the step of the
+    failing rank is the one the bar shows, said so)."""
+    if last_phase_of(event) is not None:
+        return None
+    bar = max(
+        (b for b in bars.get(event.source, []) if b.line <= event.line and b is not event), key=lambda b: b.line, default=None
+    )
+    if bar is None or bar.data["done"] >= bar.data["total"]:
+        return None
+    return "load_weight", (
+        f"after line {bar.line}, the weight loader's progress bar at {bar.data['done']}/{bar.data['total']}: loading had"
+        f" not finished{'' if bar.rank else ' (the bar names no rank)'}"
+    )
+
+
+def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str] | None:
+    """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
+    command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so."""
+    before = [c for c in claims.get(event.source, []) if c.line < event.line]
+    if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
+        return None
+    claim = before[-1]
+    why = ": a benchmark client sends requests to a running server" if "bench_serving" in claim.data["said"] else ""
+    return str(claim.data["stage"]), (
+        f"inferred from line {claim.line}, the paste's own words '{claim.data['said']}'{why}; {CLAIM_NOTE}"
+    )
+
+
 def failures_of(
-    events: list[Event], last_phase_of: Any, ready: dict[str, Event], signatures: SignatureSet | None = None
+    events: list[Event],
+    last_phase_of: Any,
+    ready: dict[str, Event],
+    signatures: SignatureSet | None = None,
+    releases: Releases = None,
 ) -> list[Failure]:
     """Every failure among `events`, in the order given (the caller orders them in time).
 
     `last_phase_of(event)` gives the phase id of the rank's last phase line before the event, or None;
     `ready` the first line per source that shows the server ready or serving: a failure after it is a
-    runtime failure, in the `serving` stage, whatever its signature locates.
+    runtime failure, in the `serving` stage, whatever its signature locates; `releases` the SGLang releases the input
+    shows (its released source places a failure).
     """
     sigs = signatures or bundled_signatures()
     events = merge_native(events)
@@ -429,6 +473,13 @@ def failures_of(
     for e in events:
         if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
             tracebacks.setdefault(e.source, []).append(e)
+    bars: dict[str, list[Event]] = {}
+    claims: dict[str, list[Event]] = {}
+    for e in events:
+        if e.kind == kinds.SHARD_PROGRESS:
+            bars.setdefault(e.source, []).append(e)
+        elif e.kind == kinds.TIME_CLAIM:
+            claims.setdefault(e.source, []).append(e)
     last_crash: dict[str, int] = {}  # the events come rank by rank, not in line order: the latest line of each source
     for e in events:
         if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION:
@@ -446,12 +497,14 @@ def failures_of(
         if found is None and event.kind == kinds.PROCESS_EXCEPTION:
             values = {"error": f"{event.data.get('process')} hit an exception (no traceback read after it)"}
         marker = ready.get(event.source)
-        located = _time_of(event, sigs, sig, marker, last_phase_of)
+        located = _time_of(event, sigs, sig, marker, last_phase_of, releases)
         if located[0] == "unknown":
             located = (
-                _from_chained(event, chained, sigs)
+                _from_chained(event, chained, sigs, releases)
                 or _native_init(event, sig, native_context)
-                or _from_traceback_after(event, sig, tracebacks, sigs)
+                or _from_traceback_after(event, sig, tracebacks, sigs, releases)
+                or _from_loading_bar(event, bars, last_phase_of)
+                or _from_claim(event, claims)
                 or located
             )
         after_ready = located[0] == "serving"

@@ -1,0 +1,51 @@
+"""When a paste's own words say a failure happened: a benchmark client run against the server
+(`python3 -m sglang.bench_serving ...`: requests were being served) or a sentence ("when benching serving the
+following error occurred", "fails during startup", "during kernel warmup"). Such a claim is weaker evidence than a
+log line: it places a failure only when nothing in the log does, and the finding says it was inferred from it."""
+
+from __future__ import annotations
+
+import re
+
+from logscope.core import kinds
+from logscope.pipeline.parse.parsers.base import Parsed
+
+# (stage, pattern): the first that matches a line places it; each holds one of kinds.TIME_CLAIM_LITERALS (the prefilter's)
+_CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # SGLang's benchmark client sends requests to a running server (sglang/bench_serving.py)
+    ("serving", re.compile(r"\bsglang\.bench_serving\b")),
+    ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:bench(?:ing|marking)?|stress[- ]testing|load[- ]testing)\b")),
+    ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:request(?:ing)?|send(?:ing)? requests? to|querying) (?:the )?server\b")),
+    ("serving", re.compile(r"(?i)\b(?:during|while) (?:inference|serving)\b|推理过程中")),
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:ran|running|worked|working) (?:fine |normally |well )?for (?:\d+|several|a few|many) (?:hours|days)\b"
+        ),
+    ),
+    ("warmup", re.compile(r"(?i)\bduring (?:the )?kernel warm-?up\b")),
+    ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
+    ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
+)
+# a claim said in the negative ("not during initialization", "（不是初始化）" before it) or as a condition ("If you see
+# out-of-memory errors during serving, ...": SGLang's own advice) places nothing
+_NEGATED = re.compile(r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:if|unless|whether)\b[^.;:!?]*$")
+
+
+def fits(text: str) -> bool:
+    """The line holds a claim (else the grammar is not tried: uvicorn's "Waiting for application startup." is no
+    unread line of this grammar)."""
+    return any(pattern.search(text) for _, pattern in _CLAIMS)
+
+
+def parse(text: str) -> Parsed | None:
+    """The first claim of the line, unless the line also claims the other time (startup against serving)."""
+    found = [(stage, m) for stage, pattern in _CLAIMS if (m := pattern.search(text)) and not _NEGATED.search(text[: m.start()])]
+    if not found or len({at_startup(stage) for stage, _ in found}) > 1:
+        return None
+    stage, m = found[0]
+    return Parsed(kinds.TIME_CLAIM, {"stage": stage, "said": m.group(0)})
+
+
+def at_startup(stage: str) -> bool:
+    return stage != "serving"
