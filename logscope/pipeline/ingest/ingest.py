@@ -49,6 +49,8 @@ _K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d
 _SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|CRITICAL|ALERT|EMERGENCY)"
 _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
 _EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+(?:\[severity: {_SEVERITY}\]\s+)?")
+# a CI console's time stamp in brackets before each line (Jenkins' Timestamper, "[2025-11-06T02:10:00.702Z] ")
+_BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
 _RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
@@ -365,6 +367,10 @@ def unwrap(text: str) -> str:
             text = _HTML.sub("", text)
         if text[:1].isalpha() or text[:1].isdigit():
             m = _EXPORTER.match(text) or _K8S_TS.match(text) or _TASK_LABEL.match(text) or _VLLM_PREFIX.match(text)
+            if m:
+                text = text[m.end() :]
+        if text.startswith("[") and text[11:12] == "T":
+            m = _BRACKETED_RFC3339.match(text)
             if m:
                 text = text[m.end() :]
         if text.startswith("[pod/"):

@@ -23,6 +23,20 @@ _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(mo
 _CHAIN_LINES = ("During handling of the above exception", "The above exception was the direct cause")
 
 
+# torch.distributed's excepthook, installed by init_process_group (torch 2.5.1-2.12.0 distributed_c10d.py:
+# excepthook_prefix = f"[rank{get_rank()}]", then f"{excepthook_prefix}: {s}" before every line of the traceback)
+_TORCH_RANK = re.compile(r"^\s*\[rank(\d+)\]: ")
+
+
+def _torch_rank(text: str) -> tuple[str, RankId | None]:
+    """The line without torch's excepthook prefix, and the rank it names (None when it has none)."""
+    m = _TORCH_RANK.match(text) if "[rank" in text[:12] else None
+    if m is None:
+        return text, None
+    n = int(m.group(1))
+    return text[m.end() :], RankId(label=f"rank{n}", dims=(("rank", n),))
+
+
 _QUOTED_OPENER = re.compile(r'"[^"]*(?:Traceback \(most recent|Fatal Python error)')
 
 
@@ -42,6 +56,7 @@ class TracebackReader(BlockReader):
     literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)", *_CHAIN_LINES)
 
     def starts(self, text: str) -> bool:
+        text = _torch_rank(text)[0]
         if _NATIVE_PY_FRAME.match(text):
             return False
         if "`" in text or _QUOTED_OPENER.search(text):  # prose quoting a traceback's first line in a code span or
@@ -51,10 +66,11 @@ class TracebackReader(BlockReader):
         return any(opener in text for opener in _TB_OPENERS) or bool(_FRAME.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
+        text, torch_rank = _torch_rank(text)
         self.events: list[Event] = []
         self.frames: list[dict[str, Any]] = []
         self.first_line = lineno
-        self.rank: RankId | None = None
+        self.rank: RankId | None = torch_rank
         self.time: str | None = None
         self.exception: Event | None = None
         self.after_frame = False
@@ -100,6 +116,8 @@ class TracebackReader(BlockReader):
         return True
 
     def feed(self, lineno: int, text: str) -> bool:
+        text, torch_rank = _torch_rank(text)
+        self.rank = self.rank or torch_rank
         if self.exception is not None or PREFIXED.match(text) or _NATIVE_PY_FRAME.match(text):
             return False  # a native frame in Python's form (tvm-ffi's handler) opens a native backtrace
         if self.feed_frame(lineno, text):
@@ -352,8 +370,10 @@ _NATIVE_FRAME = re.compile(
     r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\])"
     r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:(?:\(unknown\)|\d+)\s+)?(?P<absl>\S.*))\s*$"
 )
+# c10's "Exception raised from <function> at <file>:<line> (most recent call first):" opens its frames, also with its
+# first letter lost to a paste cut ("xception raised from ..."): never faulthandler's "(most recent call first)"
 _NATIVE_OPEN = re.compile(
-    r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+    r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|E?xception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
     r"|^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \("  # UCX's handler: "[host:pid:tid:tid] Caught signal 11 (...)"
     r"|^\s*(?:Program terminated with|Thread \d+ \"[^\"]*\" received) signal SIG"  # gdb, on a core or live
     r"|^\s*\*\*\* Check failure stack trace"  # glog's CHECK, under its "F... Check failed: ..." line
@@ -368,7 +388,7 @@ class NativeBacktraceReader(BlockReader):
 
     grammar = kinds.NATIVE_BACKTRACE_GRAMMAR
     literals = (
-        *("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
+        *("frame #", "==== backtrace", "xception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
         *("Caught signal", "with signal SIG", "received signal SIG", "*** Check failure stack trace"),
         *("Segfault encountered", 'File "<unknown>", line'),
     )
@@ -416,7 +436,7 @@ class NativeBacktraceReader(BlockReader):
 
     def close(self) -> list[Event]:
         data: dict[str, Any] = {"native_frames": self.frames, "opener": self.opener, "last_line": self.last_line}
-        m = re.match(r"^\s*Exception raised from (\S+) at (\S+)", self.opener)
+        m = re.match(r"^\s*E?xception raised from (\S+) at (\S+)", self.opener)
         if m:
             data["native_frames"] = [f"{m.group(1)} at {m.group(2)}", *self.frames]
         text = self.opener if not self.opener.startswith(("frame #", "#0")) else f"native backtrace: {self.opener}"

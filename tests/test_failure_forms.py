@@ -1,0 +1,79 @@
+"""Failures pasted in forms that gave nothing or the wrong library (issue 43): a CI console's time stamp before every
+line, torch.distributed's per-rank excepthook prefix on a cut traceback, c10's frame list with the first letter of
+its opener lost, and a maintainer's advice that names a release. Each paste is written here in the real shape."""
+
+from __future__ import annotations
+
+from logscope.core.model import Failure
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source, clean
+from logscope.pipeline.parse.parsers.stated_env import sentence_version
+
+SITE = "/usr/local/lib/python3.11/site-packages"
+
+
+def _failures(text: str) -> list[Failure]:
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    return [f for fs in analysis.failures.values() for f in fs]
+
+
+# Jenkins' Timestamper before every line of a quoted container log, blank quoted lines between
+CI_STAMPED = f"""> [2026-03-14T08:21:07.118Z]   File "{SITE}/sglang/srt/models/qwen2.py", line 611, in load_weights
+>
+> [2026-03-14T08:21:07.118Z]     param = params_dict[name]
+>
+> [2026-03-14T08:21:07.119Z] KeyError: 'model.embed_tokens.weight'
+>
+> [2026-03-14T08:21:07.119Z]
+"""
+
+
+def test_a_ci_console_time_stamp_is_a_wrapper_and_the_traceback_under_it_is_read():
+    assert clean('[2026-03-14T08:21:07.118Z]   File "x.py", line 1, in f') == ['  File "x.py", line 1, in f']
+    assert clean("[2026-03-14T08:21:07.119Z]") == []
+    failure = _failures(CI_STAMPED)
+    assert [(f.finding, f.phase) for f in failure] == [("startup-crash", "load_weight")]
+    assert failure[0].event.text == "KeyError: 'model.embed_tokens.weight'"
+
+
+# torch 2.5.1-2.12.0 distributed_c10d.py: once a process group exists, every line of an uncaught exception's traceback
+# is printed behind "[rank<N>]: "; this one is cut inside its exception line
+RANK_PREFIXED = f"""[rank3]: Traceback (most recent call last):
+[rank3]:   File "/home/user/run.py", line 20, in <module>
+[rank3]:     engine.generate(prompts)
+[rank3]:   File "{SITE}/torch/cuda/streams.py", line 231, in synchronize
+[rank3]:     super().synchronize()
+[rank3]: torch.Acce
+"""
+
+
+def test_a_cut_traceback_behind_torchs_rank_prefix_is_a_failure_of_that_rank():
+    (failure,) = _failures(RANK_PREFIXED)
+    assert failure.finding == "failure-time-unknown"
+    assert failure.event.rank is not None and failure.event.rank.label == "rank3"
+    assert failure.event.data["frames"][-1] == "streams.py:231 synchronize"
+
+
+# c10's CUDA check, quoted in an issue, its opener's first letter lost to the copy
+C10_CUT_OPENER = (
+    "> xception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43 "
+    "(most recent call first):\n"
+    "> frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x98 "
+    "(0x7f11d2b785e8 in /usr/lib/python3/dist-packages/torch/lib/libc10.so)\n"
+    "> frame #1: c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool) + 0x3c2 "
+    "(0x7f11d2f3f422 in\n"
+)
+
+
+def test_c10s_frame_list_with_its_opener_cut_is_a_cuda_failure():
+    (failure,) = _failures(C10_CUT_OPENER)
+    assert failure.mechanism == "cuda"
+    assert failure.event.data["native_frames"][0] == "c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43"
+
+
+def test_a_release_recommended_in_an_answer_is_not_the_version_in_use():
+    assert sentence_version("Use the latest sglang release (0.5.4.post2) which should already include this pr.") is None
+    assert sentence_version("Please upgrade sglang to 0.5.6, this was fixed there.") is None
+    assert sentence_version("This is fixed in sglang 0.5.6.") is None
+    assert sentence_version("I run sglang 0.5.4.post1 on 8xH100.") == "0.5.4.post1"
+    assert sentence_version("After I upgraded SGLang to v0.5.15 the server fails.") == "0.5.15"
