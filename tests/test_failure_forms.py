@@ -1,13 +1,12 @@
 """Failures pasted in forms that gave nothing or the wrong library (issue 43): a CI console's time stamp before every
 line, torch.distributed's per-rank excepthook prefix on a cut traceback, c10's frame list with the first letter of
-its opener lost, and a maintainer's advice that names a release. Each paste is written here in the real shape."""
+its opener lost. Each paste is written here in the real shape."""
 
 from __future__ import annotations
 
 from logscope.core.model import Failure
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source, clean
-from logscope.pipeline.parse.parsers.stated_env import sentence_version
 
 SITE = "/usr/local/lib/python3.11/site-packages"
 
@@ -69,11 +68,3 @@ def test_c10s_frame_list_with_its_opener_cut_is_a_cuda_failure():
     (failure,) = _failures(C10_CUT_OPENER)
     assert failure.mechanism == "cuda"
     assert failure.event.data["native_frames"][0] == "c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43"
-
-
-def test_a_release_recommended_in_an_answer_is_not_the_version_in_use():
-    assert sentence_version("Use the latest sglang release (0.5.4.post2) which should already include this pr.") is None
-    assert sentence_version("Please upgrade sglang to 0.5.6, this was fixed there.") is None
-    assert sentence_version("This is fixed in sglang 0.5.6.") is None
-    assert sentence_version("I run sglang 0.5.4.post1 on 8xH100.") == "0.5.4.post1"
-    assert sentence_version("After I upgraded SGLang to v0.5.15 the server fails.") == "0.5.15"

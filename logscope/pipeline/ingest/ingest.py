@@ -58,6 +58,12 @@ _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
 # a launcher's task label (srun --label, torchrun's "0: " node prefix) before a log record, a traceback's line or
 # an exception line (never before other text: an issue's "1: " list item stays as written)
 _TASK_LABEL = re.compile(r"^\d{1,4}: (?=[\[\s]|Traceback |(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning)\b)")
+# pdsh's / mpirun --tag-output's / a pod log's host name before the same lines (a lower-case host name with a digit or
+# a hyphen, never a word of prose), or before NCCL's own "<host>:<pid>:<tid> [dev]" prefix that repeats it
+_HOST_LABEL = re.compile(
+    r"^(?P<host>[a-z0-9](?=[a-z0-9.-]*[-\d])[a-z0-9.-]*[a-z0-9]): "
+    r"(?=[\[\s]|Traceback |(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning)\b|(?P=host):\d+:\d+ \[)"
+)
 # vLLM's logger format ("ERROR 02-09 16:43:26 tp_worker_overlap_thread.py:112] "), which SGLang processes print
 # when vLLM's logging config is in force: level, month-day, time, source file and line
 _VLLM_PREFIX = re.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? [\w.-]+\.py:\d+\] ")
@@ -366,7 +372,13 @@ def unwrap(text: str) -> str:
         if "<" in text:
             text = _HTML.sub("", text)
         if text[:1].isalpha() or text[:1].isdigit():
-            m = _EXPORTER.match(text) or _K8S_TS.match(text) or _TASK_LABEL.match(text) or _VLLM_PREFIX.match(text)
+            m = (
+                _EXPORTER.match(text)
+                or _K8S_TS.match(text)
+                or _TASK_LABEL.match(text)
+                or _VLLM_PREFIX.match(text)
+                or _HOST_LABEL.match(text)
+            )
             if m:
                 text = text[m.end() :]
         if text.startswith("[") and text[11:12] == "T":

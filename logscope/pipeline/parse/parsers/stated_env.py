@@ -106,8 +106,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
 # ("Use the latest sglang release (0.5.4.post2) which should already include this pr", "fixed in sglang 0.5.6")
 _ADVICE = re.compile(
-    r"(?i)\b(?:latest|newest)\b|\bshould (?:already )?(?:include|contain|have|fix)|\bfixed (?:in|by|since)\b"
-    r"|^\W*(?:please\s+)?(?:try|upgrade|update)\b"
+    r"(?i)\bshould (?:already )?(?:include|contain|have|fix)|\bfixed (?:in|by|since)\b"
+    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install)\b"
 )
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
