@@ -44,3 +44,30 @@ def test_a_host_name_before_every_line_is_a_wrapper():
 def test_a_one_word_flag_in_a_code_span_of_a_list_is_read_when_serverargs_has_it():
     (launch,) = _launches("Decode flags:\n- `quantization: modelopt_fp4`\n- `tp-size: 16`\n- `colour: blue`\n")
     assert launch["config"] == {"quantization": "modelopt_fp4", "tp_size": 16}
+
+
+# SGLang before 0.4.8 prints no batch size in its capture bar; several engines' bars under Ray carry no rank tag
+UNTAGGED_BARS = """Capturing batches (avail_mem=40.12 GB):   0%|          | 0/23 [00:00<?, ?it/s]
+Capturing batches (avail_mem=39.87 GB):  43%|████▎     | 10/23 [00:03<00:04,  3.10it/s]
+Capturing batches (avail_mem=40.12 GB):   0%|          | 0/23 [00:00<?, ?it/s] [repeated 3x across cluster]
+Capturing batches (avail_mem=39.61 GB): 100%|██████████| 23/23 [00:07<00:00,  3.05it/s]
+"""
+
+
+def test_each_distinct_reading_of_an_untagged_capture_bar_without_a_batch_size_is_kept():
+    analysis = analyze_model([Source(name="paste.log", path=None, data=UNTAGGED_BARS.encode())])
+    readings = [p.values["avail_gib"] for launch in analysis.launches for r in launch.ranks.values() for p in r.phases]
+    assert readings == [40.12, 39.87, 39.61]
+
+
+def test_an_sglang_phase_line_pasted_without_its_prefix_is_read():
+    text = "For SGLang I saw this:\n```\nKV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB\n```\n"
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    (reading,) = [p for launch in analysis.launches for r in launch.ranks.values() for p in r.phases]
+    assert (reading.phase, reading.values["tokens"], reading.values["k_gib"], reading.values["v_gib"]) == (
+        "kv_cache_allocated",
+        367404,
+        8.23,
+        8.23,
+    )
+    assert reading.time is None

@@ -347,7 +347,7 @@ class SourceClassifier:
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
         if _MARKDOWN_HEADING.match(text):
             return  # an issue's "### Error Log" names a section; it is no failure and no record
-        if not self.opened and not _looks_like_a_record(text):
+        if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
             self._classify_prose(lineno, text)
@@ -540,6 +540,13 @@ def _reads_whole(text: str) -> bool:
         name != "signature" and _GRAMMARS[name].fits(text) and _GRAMMARS[name].parse(text) is not None
         for name in prefilter.grammars_for(text)
     )
+
+
+def _sglang_line(text: str, candidates: list[str]) -> bool:
+    """A whole line in one of SGLang's printed forms, pasted without its log prefix ("KV Cache is allocated. #tokens:
+    367404, K size: 8.23 GB, V size: 8.23 GB" on a line of its own): a record, though no message head begins it."""
+    grammar = _GRAMMARS[kinds.SGLANG]
+    return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
 def _looks_like_a_record(text: str) -> bool:
