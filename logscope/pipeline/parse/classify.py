@@ -504,8 +504,9 @@ class SourceClassifier:
 # a shell prompt: "$ ", "user@host:~$ ", "root@box:/dir# ", "(venv) ...$ "; a bare "# " only before a command
 # (lower case, a path, an assignment): "### Error Log" and "# Environment" are Markdown headings, not prompts
 _PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*# |# (?=[a-z./~]|[A-Z_][A-Z0-9_]*=)"
+# (a source path and line opening a line: a program's own message, as a device-side assert or a Python warning prints)
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |File \"|" + _PROMPT + r"|export |[A-Z_]+="
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |File \"|" + _PROMPT + r"|export |[A-Z_]+="
     r"|\S*python|sglang "
     r"|\++ |(?:sudo|nohup|env|time|exec) "  # a bash -x trace line, a command run under a wrapper
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"

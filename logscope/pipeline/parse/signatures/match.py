@@ -385,8 +385,9 @@ def _native_init(event: Event, sig: Signature | None, native: _NativeContext) ->
     return (found.phase, found.basis) if found is not None else None
 
 
-# the native libraries whose log lines report a failure SGLang then raises on (the traceback printed right after)
-_NATIVE_MECHANISMS = frozenset({"nccl", "deepep", "pd_transfer"})
+# the native libraries whose log lines report a failure SGLang then raises on (the traceback printed right after);
+# CUDA's device-side assert lines are raised at the next synchronising call, in the code running then
+_NATIVE_MECHANISMS = frozenset({"nccl", "deepep", "pd_transfer", "cuda"})
 _RAISED_WINDOW = 12  # lines between a library's error line and the traceback SGLang prints for it
 
 
