@@ -68,3 +68,33 @@ def test_c10s_frame_list_with_its_opener_cut_is_a_cuda_failure():
     (failure,) = _failures(C10_CUT_OPENER)
     assert failure.mechanism == "cuda"
     assert failure.event.data["native_frames"][0] == "c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43"
+
+
+# the CUDA error only in the issue's prose, then the scheduler's traceback cut before its exception line
+PROSE_CUDA_ERROR = f"""With --enable-dp-attention (sglang 0.4.3) the server hits a CUDA illegal memory access after a few minutes of load.
+
+[2026-02-09 16:43:26 TP2] Scheduler hit an exception: Traceback (most recent call last):
+  File "{SITE}/sglang/srt/managers/scheduler.py", line 1796, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "{SITE}/sglang/srt/managers/scheduler.py", line 522, in event_loop_overlap
+    result = self.run_batch(batch)
+  File "{SITE}/sglang/srt/managers/sch
+"""  # noqa: E501 - a sentence as written
+
+
+def test_a_cuda_error_named_in_prose_names_cuda_for_the_cut_traceback_after_it_with_lower_confidence():
+    failures = _failures(PROSE_CUDA_ERROR)
+    prose = next(f for f in failures if f.signature == "process-cuda-illegal-address")
+    assert (prose.finding, prose.mechanism, prose.phase) == ("runtime-crash", "cuda", "serving")
+    assert "lower confidence" in prose.phase_basis
+    assert "of the SGLang traceback at line 6 printed just after it" in prose.phase_basis  # its innermost frame
+    # the sentence states a version too, and is no failure of its own for it
+    analysis = analyze_model([Source(name="paste.log", path=None, data=PROSE_CUDA_ERROR.encode())])
+    assert analysis.launches[0].versions.get("sglang") == "0.4.3"
+    assert sum(1 for f in failures if f.event.line == 1) == 1
+
+
+def test_a_mechanisms_signature_wins_over_a_generic_crash_signature_on_the_same_line():
+    line = "CUDA error (/sgl-workspace/sgl-kernel/csrc/moe/moe_align_kernel.cu:301): an illegal memory access was encountered\n"
+    (failure,) = _failures(line)
+    assert (failure.signature, failure.library) == ("kernel-cuda-check", "sgl-kernel")

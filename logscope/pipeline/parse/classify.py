@@ -423,8 +423,8 @@ class SourceClassifier:
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates:
                     self._failure_line(lineno, span)
-            if len(self.events) == before:
-                self._read_prose(lineno, text)
+            if all(e.kind == kinds.FAILURE_LINE for e in self.events[before:]):
+                self._read_prose(lineno, text)  # a sentence quoting a failure may state versions too
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
         finally:
