@@ -98,3 +98,34 @@ def test_a_mechanisms_signature_wins_over_a_generic_crash_signature_on_the_same_
     line = "CUDA error (/sgl-workspace/sgl-kernel/csrc/moe/moe_align_kernel.cu:301): an illegal memory access was encountered\n"
     (failure,) = _failures(line)
     assert (failure.signature, failure.library) == ("kernel-cuda-check", "sgl-kernel")
+
+
+# sgl-kernel 0.3.21 load_utils.py raises ImportError(error_msg) whose text starts with a newline: Python prints the
+# exception line empty and the message under it
+MESSAGE_UNDER_THE_LINE = """ImportError:
+[sgl_kernel] CRITICAL: Could not load any common_ops library!
+Attempted locations:
+1. Architecture-specific pattern: /opt/venv/lib/python3.12/site-packages/sgl_kernel/sm90/common_ops.* - found files: []
+2. Fallback pattern: /opt/venv/lib/python3.12/site-packages/sgl_kernel/common_ops.* - found files: []
+GPU Info:
+- Compute capability: 90
+
+Thanks for any help.
+"""
+
+
+def test_an_exception_printed_with_its_message_under_the_line_takes_those_lines_as_its_message():
+    (failure,) = _failures(MESSAGE_UNDER_THE_LINE)
+    assert failure.library == "sgl-kernel"
+    message = failure.event.data["message"]
+    assert message.startswith("[sgl_kernel] CRITICAL: Could not load any common_ops library! Attempted locations:")
+    assert message.endswith("- Compute capability: 90")  # up to the blank line
+
+
+def test_a_line_a_grammar_reads_ends_the_message_under_an_empty_exception_line():
+    text = (
+        "torch.OutOfMemoryError:\n"
+        "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.06 GiB is free.\n"
+    )
+    kinds_read = sorted(f.finding for f in _failures(text))
+    assert "oom-time-unknown" in kinds_read  # the torch OOM text is read as one, not swallowed into the message

@@ -21,7 +21,11 @@ from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expa
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import catalogue, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
-from logscope.pipeline.parse.parsers.blocks import ExceptionsBeforeTracebacks, exception_printed_before_its_traceback
+from logscope.pipeline.parse.parsers.blocks import (
+    ExceptionsBeforeTracebacks,
+    TracebackReader,
+    exception_printed_before_its_traceback,
+)
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, behind_prompt
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
@@ -271,10 +275,13 @@ class SourceClassifier:
 
     def _feed_line(self, lineno: int, text: str) -> None:
         if self.active is not None:
-            if self.active.feed(lineno, text):
+            if _a_record_of_its_own(self.active, text):
+                self._close_block()
+            elif self.active.feed(lineno, text):
                 self.recognized_physical.add(lineno)
                 return
-            self._close_block()
+            else:
+                self._close_block()
         if self.pending is not None and self._try_join(lineno, text):
             return
         self._flush_pending()
@@ -541,6 +548,18 @@ def _reads_whole(text: str) -> bool:
         name != "signature" and _GRAMMARS[name].fits(text) and _GRAMMARS[name].parse(text) is not None
         for name in prefilter.grammars_for(text)
     )
+
+
+# the grammars that read prose as well as records: a line only they read may be a line of a message
+_PROSE_GRAMMARS = frozenset({kinds.STATED_ENV_GRAMMAR, "signature"})
+
+
+def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:
+    """A line a grammar reads, under an exception line whose message the reader is taking from the lines below it:
+    the message ended above it (a torch OOM text, a phase line, another exception are records of their own)."""
+    if not isinstance(reader, TracebackReader) or not reader.reading_message:
+        return False
+    return bool(set(prefilter.grammars_for(text)) - _PROSE_GRAMMARS)
 
 
 def _sglang_line(text: str, candidates: list[str]) -> bool:
