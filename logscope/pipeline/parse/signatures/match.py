@@ -390,8 +390,9 @@ def _native_init(event: Event, sig: Signature | None, native: _NativeContext) ->
 
 
 # the native libraries whose log lines report a failure SGLang then raises on (the traceback printed right after);
-# CUDA's device-side assert lines are raised at the next synchronising call, in the code running then
-_NATIVE_MECHANISMS = frozenset({"nccl", "deepep", "pd_transfer", "cuda"})
+# CUDA's device-side assert lines are raised at the next synchronising call, in the code running then; a kernel
+# library's CUDA check returns its error to the op, which raises it
+_NATIVE_MECHANISMS = frozenset({"nccl", "deepep", "pd_transfer", "cuda", "kernel_library"})
 _RAISED_WINDOW = 12  # lines between a library's error line and the traceback SGLang prints for it
 
 
