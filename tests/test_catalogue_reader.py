@@ -13,6 +13,7 @@ import pytest
 
 from logscope.core import kinds, templates, upstream
 from logscope.core.model import Coverage
+from logscope.pipeline.analyze import analyze_sources
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.classify import SourceClassifier
 from logscope.pipeline.parse.wordings import judge
@@ -186,13 +187,15 @@ def test_the_pools_free_tokens_after_a_failed_prefill_allocation_are_read():
     assert events[2].data == {"pool": "full", "tokens": 12288, "available": 8192, "evictable": 4096}
 
 
-def test_a_phase_wording_quoted_in_prose_is_a_read_fact_not_a_phase_reading():
-    # a lone quoted line is no startup that stopped there (no phase, so no startup-incomplete), yet its numbers are read
+def test_a_phase_line_pasted_alone_is_a_reading_yet_no_startup_that_stopped_there():
+    # a whole SGLang phase line without its prefix is the line as printed: its numbers are the pool's reading; one
+    # such line with no time is no log whose end can be read (rules/startup-incomplete.yaml stays quiet)
     text = "For SGLang I saw this:\nKV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB\n"
     (event,) = _events(text)
-    assert event.kind == kinds.CATALOGUED_LINE and event.data["quoted"] is True
-    assert event.data["fields"] == {"tokens": 367404, "k_size": 8.23, "v_size": 8.23}
-    assert event.data["units"] == {"k_size": "GB", "v_size": "GB"}
+    assert event.kind == kinds.KV_CACHE_ALLOCATED and event.time is None
+    assert (event.data["tokens"], event.data["k_gib"], event.data["v_gib"]) == (367404, 8.23, 8.23)
+    document = analyze_sources([Source(name="paste.md", path=None, data=text.encode())], cases=False)
+    assert document["findings"] == []
 
 
 @pytest.mark.parametrize(

@@ -167,10 +167,14 @@ class _SourceAssembler:
 
 
 def _progress_step(ev: Event) -> Any:
+    return _step_of(ev.data)
+
+
+def _step_of(values: dict[str, Any]) -> Any:
     """What tells one capture step from another: its batch size, or, where the release prints none (before
     0.4.8), the reading itself (tqdm repeats one step's reading on every refresh)."""
-    bs = ev.data.get("bs", ev.data.get("num_tokens"))
-    return ("bs", bs) if bs is not None else ("avail", ev.data.get("avail_gib"))
+    bs = values.get("bs", values.get("num_tokens"))
+    return ("bs", bs) if bs is not None else ("avail", values.get("avail_gib"))
 
 
 def _another_command(seg: Launch, ev: Event) -> bool:
@@ -300,7 +304,7 @@ def _resolve_untagged(seg: Launch, source: str) -> None:
         seen: set[Any] = set()
         kept = []
         for p in timeline.phases:
-            key = (p.phase, p.model, p.values.get("bs")) if p.phase == kinds.CAPTURE_PROGRESS else None
+            key = (p.phase, p.model, _step_of(p.values)) if p.phase == kinds.CAPTURE_PROGRESS else None
             if key is not None and key in seen:
                 continue
             if key is not None:

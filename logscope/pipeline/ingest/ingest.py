@@ -49,6 +49,8 @@ _K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d
 _SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|CRITICAL|ALERT|EMERGENCY)"
 _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
 _EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+(?:\[severity: {_SEVERITY}\]\s+)?")
+# a CI console's time stamp in brackets before each line (Jenkins' Timestamper, "[2025-11-06T02:10:00.702Z] ")
+_BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
 _RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
@@ -56,6 +58,12 @@ _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
 # a launcher's task label (srun --label, torchrun's "0: " node prefix) before a log record, a traceback's line or
 # an exception line (never before other text: an issue's "1: " list item stays as written)
 _TASK_LABEL = re.compile(r"^\d{1,4}: (?=[\[\s]|Traceback |(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning)\b)")
+# pdsh's / mpirun --tag-output's / a pod log's host name before the same lines (a lower-case host name with a digit or
+# a hyphen, never a word of prose), or before NCCL's own "<host>:<pid>:<tid> [dev]" prefix that repeats it
+_HOST_LABEL = re.compile(
+    r"^(?P<host>[a-z0-9](?=[a-z0-9.-]*[-\d])[a-z0-9.-]*[a-z0-9]): "
+    r"(?=[\[\s]|Traceback |(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning)\b|(?P=host):\d+:\d+ \[)"
+)
 # vLLM's logger format ("ERROR 02-09 16:43:26 tp_worker_overlap_thread.py:112] "), which SGLang processes print
 # when vLLM's logging config is in force: level, month-day, time, source file and line
 _VLLM_PREFIX = re.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? [\w.-]+\.py:\d+\] ")
@@ -364,7 +372,17 @@ def unwrap(text: str) -> str:
         if "<" in text:
             text = _HTML.sub("", text)
         if text[:1].isalpha() or text[:1].isdigit():
-            m = _EXPORTER.match(text) or _K8S_TS.match(text) or _TASK_LABEL.match(text) or _VLLM_PREFIX.match(text)
+            m = (
+                _EXPORTER.match(text)
+                or _K8S_TS.match(text)
+                or _TASK_LABEL.match(text)
+                or _VLLM_PREFIX.match(text)
+                or _HOST_LABEL.match(text)
+            )
+            if m:
+                text = text[m.end() :]
+        if text.startswith("[") and text[11:12] == "T":
+            m = _BRACKETED_RFC3339.match(text)
             if m:
                 text = text[m.end() :]
         if text.startswith("[pod/"):

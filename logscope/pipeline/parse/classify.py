@@ -21,7 +21,11 @@ from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expa
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import catalogue, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
-from logscope.pipeline.parse.parsers.blocks import ExceptionsBeforeTracebacks, exception_printed_before_its_traceback
+from logscope.pipeline.parse.parsers.blocks import (
+    ExceptionsBeforeTracebacks,
+    TracebackReader,
+    exception_printed_before_its_traceback,
+)
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, behind_prompt
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
@@ -271,10 +275,13 @@ class SourceClassifier:
 
     def _feed_line(self, lineno: int, text: str) -> None:
         if self.active is not None:
-            if self.active.feed(lineno, text):
+            if _a_record_of_its_own(self.active, text):
+                self._close_block()
+            elif self.active.feed(lineno, text):
                 self.recognized_physical.add(lineno)
                 return
-            self._close_block()
+            else:
+                self._close_block()
         if self.pending is not None and self._try_join(lineno, text):
             return
         self._flush_pending()
@@ -347,7 +354,7 @@ class SourceClassifier:
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
         if _MARKDOWN_HEADING.match(text):
             return  # an issue's "### Error Log" names a section; it is no failure and no record
-        if not self.opened and not _looks_like_a_record(text):
+        if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
             self._classify_prose(lineno, text)
@@ -423,8 +430,8 @@ class SourceClassifier:
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates:
                     self._failure_line(lineno, span)
-            if len(self.events) == before:
-                self._read_prose(lineno, text)
+            if all(e.kind == kinds.FAILURE_LINE for e in self.events[before:]):
+                self._read_prose(lineno, text)  # a sentence quoting a failure may state versions too
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
             self._read_prose(lineno, text, whole=True)  # what the sentence says besides (when it failed)
@@ -506,8 +513,9 @@ class SourceClassifier:
 # a shell prompt: "$ ", "user@host:~$ ", "root@box:/dir# ", "(venv) ...$ "; a bare "# " only before a command
 # (lower case, a path, an assignment): "### Error Log" and "# Environment" are Markdown headings, not prompts
 _PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*# |# (?=[a-z./~]|[A-Z_][A-Z0-9_]*=)"
+# (a source path and line opening a line: a program's own message, as a device-side assert or a Python warning prints)
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |File \"|" + _PROMPT + r"|export |[A-Z_]+="
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |File \"|" + _PROMPT + r"|export |[A-Z_]+="
     r"|\S*python|sglang "
     r"|\++ |(?:sudo|nohup|env|time|exec) "  # a bash -x trace line, a command run under a wrapper
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
@@ -542,6 +550,25 @@ def _reads_whole(text: str) -> bool:
         name != "signature" and _GRAMMARS[name].fits(text) and _GRAMMARS[name].parse(text) is not None
         for name in prefilter.grammars_for(text)
     )
+
+
+# the grammars that read prose as well as records: a line only they read may be a line of a message
+_PROSE_GRAMMARS = frozenset({kinds.STATED_ENV_GRAMMAR, "signature"})
+
+
+def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:
+    """A line a grammar reads, under an exception line whose message the reader is taking from the lines below it:
+    the message ended above it (a torch OOM text, a phase line, another exception are records of their own)."""
+    if not isinstance(reader, TracebackReader) or not reader.reading_message:
+        return False
+    return bool(set(prefilter.grammars_for(text)) - _PROSE_GRAMMARS)
+
+
+def _sglang_line(text: str, candidates: list[str]) -> bool:
+    """A whole line in one of SGLang's printed forms, pasted without its log prefix ("KV Cache is allocated. #tokens:
+    367404, K size: 8.23 GB, V size: 8.23 GB" on a line of its own): a record, though no message head begins it."""
+    grammar = _GRAMMARS[kinds.SGLANG]
+    return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
 def _looks_like_a_record(text: str) -> bool:

@@ -54,7 +54,10 @@ def _rank_fact(
     draft: dict[str, Any] = {}
     phase_list = []
     for p in timeline.phases:
-        fact = {"phase": p.phase, "model": p.model, "source": p.source, "line": p.line, "text": p.text, "rank": label, **p.values}
+        fact = {
+            **{"phase": p.phase, "model": p.model, "source": p.source, "line": p.line, "text": p.text, "rank": label},
+            **{"time": p.time, **p.values},
+        }
         phase_list.append(fact)
         key = p.phase
         if p.phase in (kinds.CAPTURE_BEGIN, kinds.CAPTURE_END) and p.values.get("graph") not in ("decode", "verify", None):

@@ -23,6 +23,20 @@ _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(mo
 _CHAIN_LINES = ("During handling of the above exception", "The above exception was the direct cause")
 
 
+# torch.distributed's excepthook, installed by init_process_group (torch 2.5.1-2.12.0 distributed_c10d.py:
+# excepthook_prefix = f"[rank{get_rank()}]", then f"{excepthook_prefix}: {s}" before every line of the traceback)
+_TORCH_RANK = re.compile(r"^\s*\[rank(\d+)\]: ")
+
+
+def _torch_rank(text: str) -> tuple[str, RankId | None]:
+    """The line without torch's excepthook prefix, and the rank it names (None when it has none)."""
+    m = _TORCH_RANK.match(text) if "[rank" in text[:12] else None
+    if m is None:
+        return text, None
+    n = int(m.group(1))
+    return text[m.end() :], RankId(label=f"rank{n}", dims=(("rank", n),))
+
+
 _QUOTED_OPENER = re.compile(r'"[^"]*(?:Traceback \(most recent|Fatal Python error)')
 
 
@@ -35,13 +49,29 @@ _NATIVE_PY_FRAME = re.compile(
 )
 
 
+# an exception line with an empty message: str(exc) began with a newline, so Python printed the message on the lines
+# under it (sgl-kernel 0.3.21 load_utils.py: raise ImportError(error_msg), error_msg = f"""\n[sgl_kernel] CRITICAL:
+# Could not load any common_ops library!\n...""") up to a blank line
+_EMPTY_EXCEPTION = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):\s*$")
+_BODY_MAX = 40  # lines of such a message read at most
+# a line a logger wrote (a level word, glog's "E0123 ", a date): never a line of a message
+_LOGGED = re.compile(r"^\s*(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b|[IWEF]\d{4} |\d{4}-\d{2}-\d{2}[ T])")
+
+
 class TracebackReader(BlockReader):
-    """A Python traceback or faulthandler dump; the exception line that ends it carries its frames."""
+    """A Python traceback or faulthandler dump; the exception line that ends it carries its frames. An exception line
+    with an empty message opens one too: the lines under it are its message."""
 
     grammar = kinds.TRACEBACK_GRAMMAR
-    literals = ('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)", *_CHAIN_LINES)
+    literals = (
+        *('File "', "Traceback (most recent", "Fatal Python error", "(most recent call first)", *_CHAIN_LINES),
+        *("Error:", "Exception:"),
+    )
 
     def starts(self, text: str) -> bool:
+        text = _torch_rank(text)[0]
+        if _EMPTY_EXCEPTION.match(text):
+            return True
         if _NATIVE_PY_FRAME.match(text):
             return False
         if "`" in text or _QUOTED_OPENER.search(text):  # prose quoting a traceback's first line in a code span or
@@ -51,10 +81,11 @@ class TracebackReader(BlockReader):
         return any(opener in text for opener in _TB_OPENERS) or bool(_FRAME.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
+        text, torch_rank = _torch_rank(text)
         self.events: list[Event] = []
         self.frames: list[dict[str, Any]] = []
         self.first_line = lineno
-        self.rank: RankId | None = None
+        self.rank: RankId | None = torch_rank
         self.time: str | None = None
         self.exception: Event | None = None
         self.after_frame = False
@@ -65,9 +96,14 @@ class TracebackReader(BlockReader):
         self.fatal: Event | None = None
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
         self.chained_at = lineno if text.lstrip().startswith(_CHAIN_LINES) else None
+        self.body: list[str] | None = None  # the message lines under an exception line with an empty message
+        self.body_line = lineno  # the line number of the last of them
         # faulthandler dumps every thread; only "Current thread" is the one that crashed (None: no thread header yet)
         self.thread: str | None = self._thread_of(text)
-        if "Fatal Python error" in text:
+        if _EMPTY_EXCEPTION.match(text):
+            self.exception = self._exception_event(lineno, text)
+            self.body, self.body_line = [], lineno
+        elif "Fatal Python error" in text:
             # faulthandler's line, also behind a log prefix a wrapper added ("[.. TP3] Fatal Python error: ...")
             parsed_tb = other_lines.parse_traceback_line(text[text.find("Fatal Python error") :])
             if parsed_tb:
@@ -85,6 +121,27 @@ class TracebackReader(BlockReader):
         self.feed_frame(lineno, text)
         return self
 
+    @property
+    def reading_message(self) -> bool:
+        """Whether the lines now fed are taken as the message of an exception line with an empty message."""
+        return self.body is not None
+
+    def _feed_body(self, lineno: int, text: str) -> bool:
+        """A line of the message under an exception line with an empty message, up to a blank line (ingest drops it:
+        the line numbers leave a gap) or a record."""
+        stripped = text.strip()
+        if self.body is None or not stripped or lineno > self.body_line + 1 or len(self.body) >= _BODY_MAX:
+            return False
+        if PREFIXED.match(text) or _FRAME.match(text):
+            return False
+        if any(opener in stripped for opener in _TB_OPENERS) or stripped.startswith(_CHAIN_LINES) or _EXC_LINE.match(text):
+            return False
+        if _LOGGED.match(text) or _NATIVE_OPEN.match(text) or sglang_line.parse_line(text) is not None:
+            return False  # a record of its own: a logger's line, a native backtrace, a line SGLang prints
+        self.body.append(stripped)
+        self.body_line = lineno
+        return True
+
     def feed_frame(self, lineno: int, text: str) -> bool:
         if not _FRAME.match(text):
             return False
@@ -100,7 +157,11 @@ class TracebackReader(BlockReader):
         return True
 
     def feed(self, lineno: int, text: str) -> bool:
-        if self.exception is not None or PREFIXED.match(text) or _NATIVE_PY_FRAME.match(text):
+        text, torch_rank = _torch_rank(text)
+        self.rank = self.rank or torch_rank
+        if self.exception is not None:
+            return self._feed_body(lineno, text)
+        if PREFIXED.match(text) or _NATIVE_PY_FRAME.match(text):
             return False  # a native frame in Python's form (tvm-ffi's handler) opens a native backtrace
         if self.feed_frame(lineno, text):
             return True
@@ -114,6 +175,7 @@ class TracebackReader(BlockReader):
             return True
         if _EXC_LINE.match(text):
             self.exception = self._exception_event(lineno, text)
+            self.body, self.body_line = ([] if _EMPTY_EXCEPTION.match(text) else None), lineno
             return True
         if self.after_frame or set(stripped) <= set("^~ "):
             if self.after_frame and self.frames and stripped and "code" not in self.frames[-1]:
@@ -180,6 +242,10 @@ class TracebackReader(BlockReader):
         frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
         paths = [f"{f['file']}:{f['lineno']} {f['func']}" + (f": {f['code']}" if f.get("code") else "") for f in self.frames]
         events = list(self.events)
+        if self.exception is not None and self.body:
+            message = " ".join(self.body)
+            self.exception.data["message"] = message[:4000]
+            self.exception.data["full_text"] = f"{self.exception.text.rstrip()} {message}"[:4000]
         if self.exception is not None:
             self.exception.data["frames"] = frames
             self.exception.data["frame_paths"] = paths
@@ -352,8 +418,10 @@ _NATIVE_FRAME = re.compile(
     r"|(?P<glibc>/\S+\.so[.\d]*\(.*\)\s*\[0x[0-9a-fA-F]+\])"
     r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:(?:\(unknown\)|\d+)\s+)?(?P<absl>\S.*))\s*$"
 )
+# c10's "Exception raised from <function> at <file>:<line> (most recent call first):" opens its frames, also with its
+# first letter lost to a paste cut ("xception raised from ..."): never faulthandler's "(most recent call first)"
 _NATIVE_OPEN = re.compile(
-    r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|Exception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+    r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|E?xception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
     r"|^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \("  # UCX's handler: "[host:pid:tid:tid] Caught signal 11 (...)"
     r"|^\s*(?:Program terminated with|Thread \d+ \"[^\"]*\" received) signal SIG"  # gdb, on a core or live
     r"|^\s*\*\*\* Check failure stack trace"  # glog's CHECK, under its "F... Check failed: ..." line
@@ -368,7 +436,7 @@ class NativeBacktraceReader(BlockReader):
 
     grammar = kinds.NATIVE_BACKTRACE_GRAMMAR
     literals = (
-        *("frame #", "==== backtrace", "Exception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
+        *("frame #", "==== backtrace", "xception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
         *("Caught signal", "with signal SIG", "received signal SIG", "*** Check failure stack trace"),
         *("Segfault encountered", 'File "<unknown>", line'),
     )
@@ -416,7 +484,7 @@ class NativeBacktraceReader(BlockReader):
 
     def close(self) -> list[Event]:
         data: dict[str, Any] = {"native_frames": self.frames, "opener": self.opener, "last_line": self.last_line}
-        m = re.match(r"^\s*Exception raised from (\S+) at (\S+)", self.opener)
+        m = re.match(r"^\s*E?xception raised from (\S+) at (\S+)", self.opener)
         if m:
             data["native_frames"] = [f"{m.group(1)} at {m.group(2)}", *self.frames]
         text = self.opener if not self.opener.startswith(("frame #", "#0")) else f"native backtrace: {self.opener}"

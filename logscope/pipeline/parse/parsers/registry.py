@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from logscope.core import kinds
-from logscope.core.server_flags import known_option
+from logscope.core.server_flags import is_field, known_option
 from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, time_claims
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
@@ -111,6 +111,9 @@ _FIELD_FLAG = re.compile(
     # or a "name: value" line of its own, the name with a dash ("tp-size: 8")
     r"|([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\s*:)\s*`?([^`\s]+)`?\s*$"
 )
+# a one-word flag and its value in one code span ("- `quantization: modelopt_fp4`"): read only when the word is a
+# ServerArgs field of a catalogued release ("- `model: x`" in prose is no flag)
+_SPAN_FIELD = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+`([a-z][a-z0-9]*)\s*[:=]?\s+([^`\s]+)`\s*$")
 FIELD_SOURCE = "issue_template"
 
 
@@ -131,10 +134,15 @@ def _flag_list(text: str) -> Parsed | None:
         data = parse_command("python -m sglang.launch_server " + " ".join(spans))
         return Parsed(kinds.LAUNCH_FLAGS, data) if data is not None and data.get("args") else None
     m = _FIELD_FLAG.match(text)
-    if m is None:
-        return None
-    flag = "--" + (m.group(1) or m.group(2)).replace("_", "-")
-    data = parse_command(f"python -m sglang.launch_server {flag} {shlex.quote(m.group(3))}")
+    if m is not None:
+        name, value = m.group(1) or m.group(2), m.group(3)
+    else:
+        span = _SPAN_FIELD.match(text)
+        if span is None or not is_field(span.group(1)):
+            return None
+        name, value = span.groups()
+    flag = "--" + name.replace("_", "-")
+    data = parse_command(f"python -m sglang.launch_server {flag} {shlex.quote(value)}")
     if data is None or not data.get("args"):
         return None
     data["source"] = FIELD_SOURCE

@@ -103,6 +103,12 @@ _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
 _OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s*(?:==|[:=(])\s*|\s+)v?$")
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+# a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
+# ("Use the latest sglang release (0.5.4.post2) which should already include this pr", "fixed in sglang 0.5.6")
+_ADVICE = re.compile(
+    r"(?i)\bshould (?:already )?(?:include|contain|have|fix)|\bfixed (?:in|by|since)\b"
+    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install)\b"
+)
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
 # "My torch version: 2.5.0+cu121", "CUDA version: cuda_12.1", "sglang+ mooncake v0.3.9", "python 3.12",
@@ -223,7 +229,7 @@ def sentence_version(text: str) -> str | None:
     same sentence that no other name owns ("it worked in v0.5.14, SGLang v0.5.15 fails" states neither)."""
     for sentence in _SENTENCE_END.split(text):
         tied = {m.group(1) for m in _TIED.finditer(sentence)}
-        if len(tied) != 1:
+        if len(tied) != 1 or _ADVICE.search(sentence):
             continue
         version = next(iter(tied))
         for m in _ANY_RELEASE.finditer(sentence):

@@ -35,10 +35,10 @@ TORCH_CHECK = re.compile(r"INTERNAL ASSERT FAILED at .{0,200}please report a bug
 # (c10_cuda_check_implementation) "CUDA error: " + cudaGetErrorString; the runtime's enum names (cudaErrorXxx,
 # CUDA_ERROR_XXX); cuBLAS / cuDNN status names (CUBLAS_STATUS_..., CUDNN_STATUS_...) in torch's "CUDA error:
 # CUBLAS_STATUS_EXECUTION_FAILED when calling ..."; cudaGetErrorString's text of cudaErrorAssert and
-# cudaErrorIllegalAddress, which pastes quote without the prefix
+# cudaErrorIllegalAddress, which pastes quote without the prefix (or name in a sentence: "a CUDA illegal memory access")
 CUDA_WORDING = re.compile(
     r"\bCUDA error\b|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\bCUBLAS_STATUS_[A-Z_]+|\bCUDNN_STATUS_[A-Z_]+"
-    r"|device-side assert(?:ion)? triggered|an illegal memory access was encountered"
+    r"|device-side assert(?:ion)? triggered|\billegal memory access\b"
     r"|\bc10_cuda_check_implementation\b"  # c10::Error's "Exception raised from c10_cuda_check_implementation at ..."
 )
 # a library's own CUDA check, the error it reports is that library's (as kernel_library.yaml's checks are): Triton's

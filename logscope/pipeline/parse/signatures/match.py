@@ -62,6 +62,7 @@ _NOT_EVIDENCE = frozenset(
         kinds.STAGING_BUFFER,
         kinds.STAGING_ALLOCATOR,
         kinds.NCCL_VERSION,
+        kinds.STATED_ENV,
     }
 )
 _EXC_HEAD = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*")
@@ -118,14 +119,17 @@ def _frames(event: Event) -> list[tuple[str, str]]:
 
 
 def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -> tuple[Signature, dict[str, Any]] | None:
-    best: tuple[int, Signature, dict[str, Any]] | None = None
+    """The matching signature with the most literal text; a mechanism's signature before any generic crash signature,
+    and those in their file's order (the more specific first), whatever their literals' length."""
+    best: tuple[tuple[int, int], Signature, dict[str, Any]] | None = None
     for sig in candidates:
         if sig.on == "exception" and not sig.matches_exception(exception):
             continue
         values = sig.pattern.match(text)
         if values is None:
             continue
-        weight = sum(len(lit) for lit in sig.pattern.literals())
+        generic = sig.mechanism in FALLBACK_MECHANISMS
+        weight = (0, 0) if generic else (1, sum(len(lit) for lit in sig.pattern.literals()))
         if best is None or weight > best[0]:
             best = (weight, sig, values)
     return (best[1], best[2]) if best else None
@@ -399,17 +403,20 @@ def _native_init(event: Event, sig: Signature | None, native: _NativeContext) ->
     return (found.phase, found.basis) if found is not None else None
 
 
-# the native libraries whose log lines report a failure SGLang then raises on (the traceback printed right after)
-_NATIVE_MECHANISMS = frozenset({"nccl", "deepep", "pd_transfer"})
+# the native libraries whose log lines report a failure SGLang then raises on (the traceback printed right after);
+# CUDA's device-side assert lines are raised at the next synchronising call, in the code running then; a kernel
+# library's CUDA check returns its error to the op, which raises it
+_NATIVE_MECHANISMS = frozenset({"nccl", "deepep", "pd_transfer", "cuda", "kernel_library"})
 _RAISED_WINDOW = 12  # lines between a library's error line and the traceback SGLang prints for it
 
 
 def _from_traceback_after(
-    event: Event, sig: Signature | None, tracebacks: dict[str, list[Event]], sigs: SignatureSet, releases: Releases
+    event: Event, mechanism: str | None, tracebacks: dict[str, list[Event]], sigs: SignatureSet, releases: Releases
 ) -> tuple[str, str] | None:
     """A native library's error line takes the place of the SGLang traceback printed just after it (the next one of
-    its input): the application running that library call, raising when it failed."""
-    if sig is None or sig.mechanism not in _NATIVE_MECHANISMS or event.kind in (kinds.TRACEBACK, kinds.EXCEPTION):
+    its input): the application running that library call, raising when it failed. `mechanism`: the failure's, as
+    its signature or the library that raised it names it."""
+    if mechanism not in _NATIVE_MECHANISMS or event.kind in (kinds.TRACEBACK, kinds.EXCEPTION):
         return None
     after = (e for e in tracebacks.get(event.source, []) if e is not event and e.line >= event.line)  # a flattened log: one line
     later = min(after, key=lambda e: e.line, default=None)
@@ -496,13 +503,19 @@ def failures_of(
         sig, values, kind, matched = found if found else (None, {}, "none", "")
         if found is None and event.kind == kinds.PROCESS_EXCEPTION:
             values = {"error": f"{event.data.get('process')} hit an exception (no traceback read after it)"}
+        crash = native_crash(event, values)
+        mechanism = sig.mechanism if sig else None
+        raiser = None
+        if sig is None or sig.mechanism in FALLBACK_MECHANISMS:  # no signature named it: the library that raised it
+            raiser = raising_library(event, crash.library if crash else None, *_exception_of(event))
+            mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of, releases)
         if located[0] == "unknown":
             located = (
                 _from_chained(event, chained, sigs, releases)
                 or _native_init(event, sig, native_context)
-                or _from_traceback_after(event, sig, tracebacks, sigs, releases)
+                or _from_traceback_after(event, mechanism, tracebacks, sigs, releases)
                 or _from_loading_bar(event, bars, last_phase_of)
                 or _from_claim(event, claims)
                 or located
@@ -527,12 +540,6 @@ def failures_of(
             said = full[at:].strip() if at >= 0 else None
             if said and event.data.get("in_sentence"):  # a sentence quoting the wording: up to that sentence's end
                 said = _SENTENCE_END.split(said, 1)[0].rstrip(".")
-        crash = native_crash(event, values)
-        mechanism = sig.mechanism if sig else None
-        raiser = None
-        if sig is None or sig.mechanism in FALLBACK_MECHANISMS:  # no signature named it: the library that raised it
-            raiser = raising_library(event, crash.library if crash else None, *_exception_of(event))
-            mechanism = raiser.mechanism if raiser else mechanism
         basis = located[1]
         if event.data.get("in_sentence") and sig is not None:
             basis = f"{basis}; {PROSE_NOTE}" if basis else PROSE_NOTE
