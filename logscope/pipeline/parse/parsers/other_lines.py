@@ -12,7 +12,7 @@ from typing import Any, cast
 from lark import Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput
 
-from logscope.core import kinds
+from logscope.core import kinds, nccl_demoted
 from logscope.core.grammar_loader import parse
 from logscope.core.server_flags import takes
 
@@ -339,6 +339,9 @@ def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     tokens = {t.type: str(t) for t in node.children if isinstance(t, Token)}
     message = tokens.get("MESSAGE", "")
     if node.data == kinds.NCCL_WARN:
+        demoted = nccl_demoted.demoted_since(message)
+        if demoted is not None:  # a later NCCL prints it as INFO: NCCL went on, no failure
+            return kinds.NCCL_INFO, {"nccl_rank": int(tokens["INT"]), "message": message, "chain": False, "info_from": demoted}
         return kinds.NCCL_WARN, {"nccl_rank": int(tokens["INT"]), "message": message}
     if node.data == kinds.NCCL_INFO:
         return kinds.NCCL_INFO, {"nccl_rank": int(tokens["INT"]), "message": message, "chain": " -> " in message}

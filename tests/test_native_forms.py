@@ -1,0 +1,39 @@
+"""Native libraries' own lines in the forms people paste (issue 43): what is a failure of theirs and what is not,
+from the libraries' released sources. Each paste is written here in the real shape."""
+
+from __future__ import annotations
+
+from logscope.core.model import Failure
+from logscope.core.nccl_demoted import demoted_since
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source
+
+
+def _failures(text: str) -> list[Failure]:
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    return [f for fs in analysis.failures.values() for f in fs]
+
+
+# NCCL 2.10's NCCL_DEBUG=INFO start of a rank with no IB verbs library: ibvwrap.cc WARNs, then NCCL uses sockets
+NO_IBVERBS = """gpu7:20211:20211 [0] NCCL INFO Bootstrap : Using eth0:10.1.2.3<0>
+gpu7:20211:20211 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
+gpu7:20211:20211 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]
+gpu7:20211:20211 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.2.3<0>
+gpu7:20211:20211 [0] NCCL INFO Using network Socket
+NCCL version 2.10.3+cuda11.3
+"""
+
+
+def test_a_nccl_warn_that_later_releases_print_as_info_is_no_failure():
+    # NVIDIA/nccl: WARN in src/misc/ibvwrap.cc up to v2.10.3-1, INFO(NCCL_INIT, ...) from v2.11.4-1
+    assert demoted_since("Failed to open libibverbs.so[.1]") == "v2.11.4-1"
+    assert demoted_since("Invalid NCCL_NTHREADS 1000 (maximum 512).") == "v2.27.3-1"
+    assert _failures(NO_IBVERBS) == []
+
+
+def test_a_nccl_warn_still_printed_as_warn_stays_a_failure():
+    assert demoted_since("Call to ibv_create_qp failed") is None
+    text = NO_IBVERBS + "gpu7:20211:20290 [0] transport/net_ib.cc:580 NCCL WARN Call to ibv_create_qp failed\n"
+    (failure,) = _failures(text)
+    assert failure.finding == "nccl-error"
+    assert "ibv_create_qp" in failure.event.text
