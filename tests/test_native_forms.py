@@ -37,3 +37,29 @@ def test_a_nccl_warn_still_printed_as_warn_stays_a_failure():
     (failure,) = _failures(text)
     assert failure.finding == "nccl-error"
     assert "ibv_create_qp" in failure.event.text
+
+
+# Mooncake Store under a KV-cache connector: glog ERROR lines of its store client only, no SGLang line around them
+MOONCAKE_STORE = """mooncake store keeps failing:
+E0312 08:14:51.730114  9921 master_client.cpp:192] Failed to mount segment due to rpc error
+E0312 08:14:51.730152  9921 store_py.cpp:191] Failed to mount segment: UNKNOWN_ERROR
+I0312 08:14:51.730201  9921 client.cpp:88] retrying
+"""
+
+
+def test_a_glog_error_line_is_a_failure_of_the_library_whose_released_source_file_it_names():
+    from logscope.core.native_libraries import source_path
+
+    # mooncake-transfer-engine 0.3.13.post1's strings name these paths
+    assert source_path("master_client.cpp") == "mooncake-store/src/master_client.cpp"
+    assert source_path("client.cpp") is None  # a name several catalogued paths end in says nothing
+    failures = _failures(MOONCAKE_STORE)
+    assert [(f.finding, f.mechanism, f.signature) for f in failures] == [
+        ("pd-transfer-failed", "pd_transfer", "pd-mooncake-native"),
+        ("pd-transfer-failed", "pd_transfer", "pd-mooncake-native"),
+    ]
+    assert failures[0].event.line == 2 and failures[0].matched == "mooncake-store/src/master_client.cpp:192"
+
+
+def test_a_glog_info_or_warning_line_of_a_library_is_no_failure():
+    assert _failures(MOONCAKE_STORE.replace("E0312", "W0312")) == []
