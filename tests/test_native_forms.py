@@ -63,3 +63,34 @@ def test_a_glog_error_line_is_a_failure_of_the_library_whose_released_source_fil
 
 def test_a_glog_info_or_warning_line_of_a_library_is_no_failure():
     assert _failures(MOONCAKE_STORE.replace("E0312", "W0312")) == []
+
+
+# torch_memory_saver's own lines when it maps a paused KV cache back (torch-memory-saver 0.0.10's strings), then prose
+RETRY_NOTICE = "cuMemCreate CUDA_ERROR_OUT_OF_MEMORY (may not be an issue e.g. torch allocator will free cache and retry)"
+MEMORY_SAVER = f"""[torch_memory_saver.cpp] {RETRY_NOTICE}
+[torch_memory_saver.cpp] cudaError error: 2 (out of memory)  file=csrc/core.cpp func=resume line=172
+
+Resuming the weights after the rollout fails like this although nvidia-smi shows free memory.
+"""
+
+
+def test_torch_memory_savers_cuda_check_of_an_out_of_memory_is_an_oom():
+    (failure,) = _failures(MEMORY_SAVER)
+    assert (failure.finding, failure.mechanism, failure.signature) == (
+        "oom-time-unknown",
+        "memory",
+        "oom-cuda-memory-saver-check",
+    )
+    assert failure.event.line == 2  # the retry notice before it says it may be no issue: not the failure
+
+
+# a device-side assertion of a kernel quoted in a pull request's prose, the launch above it
+DEVICE_ASSERT = """The low-latency buffer needs more QPs than channels, otherwise:
+`Assertion failed: /workspace/DeepEP/csrc/kernels/internode.cu:512, condition: ibgda_get_state()->num_rc_per_pe >= num_channels`
+"""
+
+
+def test_a_kernels_device_assertion_is_a_failure_of_the_library_whose_file_it_prints():
+    failures = _failures(DEVICE_ASSERT)
+    assert {(f.signature, f.mechanism, f.library) for f in failures} == {("process-device-assert", "deepep", "DeepEP")}
+    assert {f.finding for f in failures} == {"failure-time-unknown"}
