@@ -61,3 +61,11 @@ def test_a_number_compares_whatever_its_type():
     assert mined._norm("4") == mined._norm(4) == mined._norm(4.0)
     assert mined._norm("10.0.0.1:5000") == "10.0.0.1:5000"
     assert mined._norm(True) is True
+
+
+def test_a_failure_names_its_library_by_mechanism_signature_or_the_library_its_evidence_names():
+    # kernel_library's CUDA check is generic: the library comes from the file the check prints (logscope/1 `library`)
+    check = {"mechanism": "kernel_library", "signature": "kernel-cuda-check", "library": "FlashMLA"}
+    assert mined._names_library(check, "flashmla")
+    assert not mined._names_library({**check, "library": None}, "flashmla")
+    assert mined._names_library({"mechanism": "pd_transfer", "signature": "pd-mooncake-native"}, "mooncake")
