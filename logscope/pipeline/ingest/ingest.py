@@ -63,6 +63,9 @@ _RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
+# a log viewer's or collector's time stamp and a bar before each line, as docker compose puts a service's name
+# ("2026-06-09 12:30:47.434 | Capturing batches (bs=24 ...)")
+_VIEWER_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s+\| ?")
 # A log record glued after a progress bar: "...3.89it/s][2026-05-07 13:39:14 DP1 TP1 EP1] Load weight end."
 # (also the undated prefix of older releases, with its rank tags: "^@[17:43:23 TP6] Load weight end. ...", the NUL a
 # crashed writer left shown in caret notation), or after a tag that ends in a colon, a bar or a bullet and a space:
@@ -376,7 +379,7 @@ def unwrap(text: str) -> str:
             if m:
                 text = _RAY_REPEAT.sub("", text[m.end() :])
         if "|" in text[:64] and not text.startswith(("|", "+")):
-            m = _COMPOSE.match(text)
+            m = _COMPOSE.match(text) or _VIEWER_TIME.match(text)
             if m:
                 text = text[m.end() :]
         if text == before:

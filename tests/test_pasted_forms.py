@@ -1,0 +1,27 @@
+"""Facts pasted in forms that were not read (issue 43): a log viewer's time stamp and bar before each line, server flags
+written as a JavaScript array. Each paste is written here in the real shape."""
+
+from __future__ import annotations
+
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source, clean
+
+# a log viewer's export: its own time stamp and a bar before each line; the capture bar's first update has no
+# SGLang prefix of its own, and a library's warning is glued after it
+BEGIN = "[2026-04-02 07:12:05] Capture cuda graph begin. This can take up to several minutes. avail mem=6.81 GB"
+BAR = "Capturing batches (bs=32 avail_mem=6.40 GB):   0%|          | 0/8 [00:00<?, ?it/s]"
+VIEWER = (
+    f"2026-04-02 07:12:05.118 | {BEGIN}\n"
+    "2026-04-02 07:12:14.902 | \n"
+    f"2026-04-02 07:12:14.902 | {BAR}/usr/lib/python3/x.py:9: UserWarning: w\n"
+)
+
+
+def test_a_log_viewers_time_stamp_and_bar_are_a_wrapper():
+    assert clean("2026-04-02 07:12:14.902 | Capturing batches (bs=32 avail_mem=6.40 GB):") == [
+        "Capturing batches (bs=32 avail_mem=6.40 GB):"
+    ]
+    analysis = analyze_model([Source(name="paste.log", path=None, data=VIEWER.encode())])
+    (launch,) = analysis.launches
+    readings = [(p.phase, p.values.get("bs"), p.values.get("avail_gib")) for t in launch.ranks.values() for p in t.phases]
+    assert ("capture_progress", 32, 6.40) in readings
