@@ -25,3 +25,31 @@ def test_a_log_viewers_time_stamp_and_bar_are_a_wrapper():
     (launch,) = analysis.launches
     readings = [(p.phase, p.values.get("bs"), p.values.get("avail_gib")) for t in launch.ranks.values() for p in t.phases]
     assert ("capture_progress", 32, 6.40) in readings
+
+
+# a recipe's server flags as a JavaScript array, one "--flag value" string a line, with template placeholders
+RECIPE = """```javascript
+{
+      match: { hw: "h20", quant: "fp8", nodes: "single" },
+      env: [],
+      flags: [
+        "--model-path {{MODEL_NAME}}",
+        "--tp-size 8",
+        "--mem-fraction-static 0.88",
+        "--enable-dp-attention",
+        "--chunked-prefill-size 4096",
+        "--port {{PORT}}",
+      ],
+    },
+```
+"""
+
+
+def test_server_flags_as_a_javascript_array_are_read_as_a_launchs_flags():
+    analysis = analyze_model([Source(name="paste.md", path=None, data=RECIPE.encode())])
+    (launch,) = analysis.launches
+    config = {
+        key: launch.config.get(key) for key in ("tp_size", "mem_fraction_static", "enable_dp_attention", "chunked_prefill_size")
+    }
+    assert config == {"tp_size": 8, "mem_fraction_static": 0.88, "enable_dp_attention": True, "chunked_prefill_size": 4096}
+    assert "model_path" not in launch.config and "port" not in launch.config  # a placeholder is no value
