@@ -3,7 +3,7 @@ written as a JavaScript array. Each paste is written here in the real shape."""
 
 from __future__ import annotations
 
-from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.analyze import analyze_model, analyze_sources
 from logscope.pipeline.ingest.ingest import Source, clean
 
 # a log viewer's export: its own time stamp and a bar before each line; the capture bar's first update has no
@@ -53,3 +53,13 @@ def test_server_flags_as_a_javascript_array_are_read_as_a_launchs_flags():
     }
     assert config == {"tp_size": 8, "mem_fraction_static": 0.88, "enable_dp_attention": True, "chunked_prefill_size": 4096}
     assert "model_path" not in launch.config and "port" not in launch.config  # a placeholder is no value
+
+
+# an issue form's GPU field and an HTML table's row: a GPU named in prose, not nvidia-smi's CSV
+def test_a_gpu_named_in_a_sentence_or_a_table_row_is_no_dump_row():
+    prose = "### GPU\n\nNVIDIA RTX 5090, CUDA 12.8\n"
+    table = "Item | Value\n-- | --\nHardware | NVIDIA H200 SXM5, 8x GPUs/node, x86_64\n"
+    csv = "NVIDIA H200, 00000000:18:00.0, 143771 MiB\nNVIDIA H200, 00000000:2A:00.0, 143771 MiB\n"
+    for text, names in ((prose, []), (table, []), (csv, ["NVIDIA H200", "NVIDIA H200"])):
+        report = analyze_sources([Source(name="paste.md", path=None, data=text.encode())])
+        assert [g["name"] for g in report["gpus"]] == names, text
