@@ -63,3 +63,17 @@ def test_a_gpu_named_in_a_sentence_or_a_table_row_is_no_dump_row():
     for text, names in ((prose, []), (table, []), (csv, ["NVIDIA H200", "NVIDIA H200"])):
         report = analyze_sources([Source(name="paste.md", path=None, data=text.encode())])
         assert [g["name"] for g in report["gpus"]] == names, text
+
+
+# a Dockerfile's apt-get install of NCCL's Debian packages, pinned
+DOCKERFILE = """FROM nvidia/cuda:11.0-devel-ubuntu18.04
+RUN apt-get update && apt-get install -y --allow-downgrades --allow-change-held-packages \\
+    libnccl2=2.8.4-1+cuda11.0 \\
+    libnccl-dev=2.8.4-1+cuda11.0
+"""
+
+
+def test_an_apt_pin_of_nccls_debian_packages_states_the_nccl_version():
+    report = analyze_sources([Source(name="Dockerfile", path=None, data=DOCKERFILE.encode())])
+    versions = {**report.get("versions", {}), **{k: v for launch in report["launches"] for k, v in launch["versions"].items()}}
+    assert versions.get("nccl") == "2.8.4"
