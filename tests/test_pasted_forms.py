@@ -77,3 +77,56 @@ def test_an_apt_pin_of_nccls_debian_packages_states_the_nccl_version():
     report = analyze_sources([Source(name="Dockerfile", path=None, data=DOCKERFILE.encode())])
     versions = {**report.get("versions", {}), **{k: v for launch in report["launches"] for k, v in launch["versions"].items()}}
     assert versions.get("nccl") == "2.8.4"
+
+
+def test_mpiruns_tag_and_time_stamp_and_a_logging_format_of_ones_own_are_wrappers():
+    # mpirun --timestamp-output --tag-output: the line as the rank printed it comes after the colon, its indent kept
+    assert clean('Mon Feb  3 09:05:11 2025[1,3]<stderr>:  File "/x/scheduler.py", line 2, in f') == [
+        '  File "/x/scheduler.py", line 2, in f'
+    ]
+    assert clean("[1,0]<stdout>:[2025-02-03 09:05:11 TP0] Load weight end.") == ["[2025-02-03 09:05:11 TP0] Load weight end."]
+    # a deployment's own format: time, level, pid, [rank tags file:line]
+    head = "2025-09-02 10:11:12 ERROR 4242 [ DP3 TP3 EP3 scheduler.py:2655] "
+    assert clean(head + "Traceback (most recent call last):") == ["Traceback (most recent call last):"]
+    assert clean("2025-09-02 10:11:12 ERROR 4242 is the pid [see scheduler.py:2655]") != [""]  # prose stays
+
+
+MPI_TRACEBACK = "".join(
+    f"Mon Feb  3 09:05:11 2025[1,3]<stderr>:{line}\n"
+    for line in (
+        "Traceback (most recent call last):",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 310, in load_model',
+        "    self.model = get_model(model_config=self.model_config)",
+        "RuntimeError: shape mismatch",
+    )
+)
+
+
+def test_a_traceback_behind_mpiruns_tags_is_a_failure():
+    analysis = analyze_model([Source(name="paste.log", path=None, data=MPI_TRACEBACK.encode())])
+    failures = [f for fs in analysis.failures.values() for f in fs]
+    assert [f.event.data.get("message") for f in failures] == ["shape mismatch"]
+
+
+# a deployment's logging format, the rank tags inside its bracket: SGLang's lines keep their rank, a traceback logged
+# line by line under it is read as one
+CUSTOM_HEAD = "2025-09-02 10:11:12 ERROR 4242 [ DP3 TP3 EP3 scheduler.py:2655]"
+CUSTOM = "\n".join(
+    [
+        "2025-09-02 10:11:02 INFO 4242 [ DP3 TP3 EP3 model_runner.py:250] Load weight end. elapsed=5.05 s, "
+        "type=Qwen3MoeForCausalLM, avail mem=61.90 GB, mem usage=16.39 GB.",
+        f"{CUSTOM_HEAD} Traceback (most recent call last):",
+        f'{CUSTOM_HEAD}   File "/sgl/python/sglang/srt/managers/scheduler.py", line 2612, in run_scheduler_process',
+        f"{CUSTOM_HEAD}     scheduler = Scheduler(",
+        f"{CUSTOM_HEAD} RuntimeError: boom",
+        "",
+    ]
+)
+
+
+def test_a_logging_format_of_ones_own_keeps_the_rank_tags_and_its_traceback_is_read():
+    analysis = analyze_model([Source(name="paste.log", path=None, data=CUSTOM.encode())])
+    (launch,) = analysis.launches
+    assert list(launch.ranks) == ["DP3 TP3 EP3"]
+    failures = [f for fs in analysis.failures.values() for f in fs]
+    assert [(f.event.data.get("message"), f.phase) for f in failures] == [("boom", "memory_pool")]
