@@ -130,3 +130,13 @@ def test_a_logging_format_of_ones_own_keeps_the_rank_tags_and_its_traceback_is_r
     assert list(launch.ranks) == ["DP3 TP3 EP3"]
     failures = [f for fs in analysis.failures.values() for f in fs]
     assert [(f.event.data.get("message"), f.phase) for f in failures] == [("boom", "memory_pool")]
+
+
+def test_a_table_copied_from_a_rendered_page_is_no_compose_prefix_and_states_its_versions():
+    table = "Item | Value\n-- | --\nDeepEP | 1.3.0\nHardware | NVIDIA H200 SXM5, 8x GPUs/node\n"
+    assert clean("DeepEP | 1.3.0") == ["DeepEP | 1.3.0"]
+    assert clean("sglang-1  | [2026-01-01 10:00:00] Load weight begin.") == ["[2026-01-01 10:00:00] Load weight begin."]
+    assert clean("worker  | started") == ["started"]
+    report = analyze_sources([Source(name="issue.md", path=None, data=table.encode())])
+    versions = {k: v for launch in report["launches"] for k, v in launch["versions"].items()}
+    assert {**report.get("versions", {}), **versions}.get("deep_ep") == "1.3.0"

@@ -49,7 +49,9 @@ _K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d
 _SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|CRITICAL|ALERT|EMERGENCY)"
 _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
 _EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+(?:\[severity: {_SEVERITY}\]\s+)?")
-_COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
+# docker compose's service and replica ("sglang-1  | "), padded to the longest name: a name without a replica number
+# needs that padding (one space before the bar is a Markdown table's row: "DeepEP | 1.2.1")
+_COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+\s+|\s{2,})\| ?")
 _RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
 _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")

@@ -65,9 +65,11 @@ _LABELS = {
     "python version": "Python",
     "mooncake": "mooncake",
     "nccl": "nccl",
+    "deepep": "deep_ep",
 }
 # the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
-_TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*\|")
+# (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
+_TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
 _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
 # "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "SGLang: v0.5.4 (pip)": a parenthesis after it is a remark
 _LABELLED = re.compile(
