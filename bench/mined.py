@@ -200,7 +200,8 @@ def _failure_findings(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _names_library(finding: dict[str, Any], library: str) -> bool:
     mechanism = str(finding.get("mechanism", ""))
-    text = f"{mechanism} {finding.get('signature', '')}".lower()
+    # the finding's `library` (logscope/1): the library a generic mechanism's evidence names (kernel_library's CUDA check)
+    text = f"{mechanism} {finding.get('signature', '')} {finding.get('library') or ''}".lower()
     return mechanism in LIBRARY_MECHANISMS.get(library, frozenset()) or library.replace("-", "_") in text.replace("-", "_")
 
 

@@ -70,3 +70,11 @@ def test_nvidia_smis_cuda_version_answers_a_cuda_label_only_where_no_toolkit_cud
     assert mined._versions(both)["cuda"] == "12.8"
     in_launch = {"versions": {}, "launches": [{"versions": {"cuda_driver_api": "12.9"}}]}
     assert mined._versions(in_launch)["cuda"] == "12.9"
+
+
+def test_a_failure_names_its_library_by_mechanism_signature_or_the_library_its_evidence_names():
+    # kernel_library's CUDA check is generic: the library comes from the file the check prints (logscope/1 `library`)
+    check = {"mechanism": "kernel_library", "signature": "kernel-cuda-check", "library": "FlashMLA"}
+    assert mined._names_library(check, "flashmla")
+    assert not mined._names_library({**check, "library": None}, "flashmla")
+    assert mined._names_library({"mechanism": "pd_transfer", "signature": "pd-mooncake-native"}, "mooncake")

@@ -210,3 +210,17 @@ def test_a_count_of_tokens_is_kept_and_a_numeric_secret_is_not():
     assert redact("DB_PASSWORD=12345678") == "DB_PASSWORD=<redacted>"
     assert redact("api_token=abc123def456") == "api_token=<redacted>"
     assert redact("full_token=hf_abcdefghijklmnop") == "full_token=<redacted>"
+
+
+def test_a_loggers_dotted_module_name_in_a_log_records_head_is_no_host():
+    # Python logging's %(name)s beside %(levelname)s (Xinference: "%(asctime)s %(name)s %(process)d %(levelname)s")
+    line = "2026-03-30 03:00:34,192 xinference.core.supervisor 109 ERROR    Failed to launch replica qwen3.5-0: [pid=438]"
+    assert redact(line) == line
+    assert (
+        redact("2025-01-01 12:00:00,000 - vllm.engine.llm - INFO - started")
+        == "2025-01-01 12:00:00,000 - vllm.engine.llm - INFO - started"
+    )
+    assert redact("ERROR:xinference.api.restful_api:Failed") == "ERROR:xinference.api.restful_api:Failed"
+    # a host in the same place is still one: a hyphen or a digit-led label, or a domain suffix
+    assert redact("gpu-node-3.cluster.internal 109 ERROR x") == "<redacted:host> 109 ERROR x"
+    assert redact("mail.example.com INFO x") == "<redacted:host> INFO x"

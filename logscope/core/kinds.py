@@ -175,6 +175,7 @@ _STATED_HEADS = (
     "flashinfer-python==",
     "flashinfer_python==",
     "nvidia-nccl-cu1",
+    "libnccl",  # NCCL's Debian packages pinned for apt: "libnccl2=2.7.3-1+cuda10.1"
     "deep_ep==",
     "deep-ep==",
     "SGLang:",

@@ -123,6 +123,21 @@ def library_of(text: str) -> str | None:
     return None
 
 
+@cache
+def _by_file_name() -> dict[str, str]:
+    """A source file's name -> its path in the one library that holds a file of that name (names two hold: absent)."""
+    paths: dict[str, set[str]] = {}
+    for path in _table().files:
+        paths.setdefault(path.rsplit("/", 1)[-1], set()).add(path)
+    return {name: found.pop() for name, found in paths.items() if len(found) == 1}
+
+
+def source_path(file_name: str) -> str | None:
+    """The path a released library's own strings give a source file that a log line names by its name only (glog's
+    `transfer_task.cpp:510]`), when exactly one path of the catalogued libraries ends in it."""
+    return _by_file_name().get(file_name)
+
+
 def is_handler(frame: str) -> bool:
     """A frame of a library's own signal handler (UCX's ucs_handle_error ...): it printed the backtrace."""
     idents = set(_IDENT.findall(frame))

@@ -65,8 +65,27 @@ _MODULE_ROOTS = frozenset(sys.stdlib_module_names) | _words(
 )
 
 
+# Python logging's record head around %(name)s, the logger's dotted module name: a level (after an optional pid or
+# " - ") right after it ("xinference.core.supervisor 109 ERROR", "vllm.engine - INFO -"), or a level and a colon before
+# it ("ERROR:sglang.srt.managers:"); a host is never printed in that place
+_LEVEL = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)"
+_LOGGER_AFTER = re.compile(rf"\A\s+(?:-\s+)?(?:\d+\s+)?(?:-\s+)?{_LEVEL}\b")
+_LOGGER_BEFORE = re.compile(rf"\b{_LEVEL}:\Z")
+
+
+def _is_logger_name(match: re.Match[str]) -> bool:
+    text, start, end = match.string, match.start(), match.end()
+    labels = match.group(0).split(".")
+    # a module path's parts are identifiers, and it does not end in a domain's suffix (`.com`, `.internal`)
+    if not all(label.isidentifier() for label in labels) or labels[-1] in _TWO_LABEL_ENDINGS:
+        return False
+    return bool(_LOGGER_AFTER.match(text[end : end + 32]) or _LOGGER_BEFORE.search(text[max(start - 12, 0) : start]))
+
+
 def _host(match: re.Match[str]) -> str:
     token = match.group(0)
+    if _is_logger_name(match):
+        return token
     stem, _, ending = token.rpartition(".")
     if ending in _FILE_ENDINGS:  # a file name: its stem may still be a host (`node17.cluster.internal.log`)
         return f"<redacted:host>.{ending}" if _is_host(stem) else token

@@ -13,6 +13,8 @@ python -m tools.upstream stages    write catalog/stages.json: which functions ru
                                     or only while serving, per release (tools/upstream/stages.py)
 python -m tools.upstream native-stages  write catalog/native_stages.json: the NCCL and NVSHMEM code that sets up a
                                     communicator or its transports, per release (tools/upstream/native_stages.py)
+python -m tools.upstream nccl-demoted  write catalog/nccl_demoted.json: the NCCL WARN wordings that a later NCCL
+                                    release prints as INFO (tools/upstream/nccl_demoted.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
 python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
@@ -36,6 +38,7 @@ WRITERS = {
     "serving": ("serving_only", "serving_only.json", "from the released SGLang wheels"),
     "stages": ("stages", "stages.json", "startup-only and serving-only functions per release"),
     "native-stages": ("native_stages", "native_stages.json", "NCCL's and NVSHMEM's init code"),
+    "nccl-demoted": ("nccl_demoted", "nccl_demoted.json", "NCCL WARN wordings a later release prints as INFO"),
 }
 
 

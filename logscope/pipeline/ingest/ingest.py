@@ -51,7 +51,9 @@ _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})
 _EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+(?:\[severity: {_SEVERITY}\]\s+)?")
 # a CI console's time stamp in brackets before each line (Jenkins' Timestamper, "[2025-11-06T02:10:00.702Z] ")
 _BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
-_COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+)?\s+\| ?")
+# docker compose's service and replica ("sglang-1  | "), padded to the longest name: a name without a replica number
+# needs that padding (one space before the bar is a Markdown table's row: "DeepEP | 1.2.1")
+_COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+\s+|\s{2,})\| ?")
 _RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
 _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
@@ -71,6 +73,21 @@ _RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
+# a log viewer's or collector's time stamp and a bar before each line, as docker compose puts a service's name
+# ("2026-06-09 12:30:47.434 | Capturing batches (bs=24 ...)")
+_VIEWER_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s+\| ?")
+# a logging format of one's own before each line of a traceback logged line by line (time, level, pid, then the rank
+# tags and the source file and line in brackets: "2025-08-28 21:19:34 ERROR 125765 [ DP10 TP10 EP10 scheduler.py:2655] ");
+# its other lines keep the head, which the SGLang grammar reads (custom_prefix: the rank tags, else the pid)
+_TRACEBACK_HEAD = re.compile(
+    r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)? +(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) +\d+ +"
+    r"\[ ?(?:[A-Z_]+\d+ )*[\w.-]+:\d+\] ?"
+    r"(?=$|Traceback \(most recent call last\)|  +\S|During handling of the above|The above exception"
+    r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt): )"
+)
+# Open MPI's mpirun --tag-output ("[<jobid>,<rank>]<stdout|stderr|stddiag>:") before each line of a rank, after its
+# --timestamp-output time in ctime()'s form ("Thu Jan 23 11:55:50 2025")
+_MPI_TAG = re.compile(r"^(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})?\[\d+,\d+\]<std(?:out|err|diag)>:")
 # A log record glued after a progress bar: "...3.89it/s][2026-05-07 13:39:14 DP1 TP1 EP1] Load weight end."
 # (also the undated prefix of older releases, with its rank tags: "^@[17:43:23 TP6] Load weight end. ...", the NUL a
 # crashed writer left shown in caret notation), or after a tag that ends in a colon, a bar or a bullet and a space:
@@ -394,7 +411,15 @@ def unwrap(text: str) -> str:
             if m:
                 text = _RAY_REPEAT.sub("", text[m.end() :])
         if "|" in text[:64] and not text.startswith(("|", "+")):
-            m = _COMPOSE.match(text)
+            m = _COMPOSE.match(text) or _VIEWER_TIME.match(text)
+            if m:
+                text = text[m.end() :]
+        if "]<std" in text[:48]:
+            m = _MPI_TAG.match(text)
+            if m:
+                text = text[m.end() :]
+        if text[:1].isdigit():
+            m = _TRACEBACK_HEAD.match(text)
             if m:
                 text = text[m.end() :]
         if text == before:

@@ -17,11 +17,12 @@ PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]")
 _ANY_BRACKET = re.compile(r"^\s*\[[^\]]*\]\s*")
 # the two logger prefixes without a leading bracket that grammars/sglang.lark reads (custom_prefix, vllm_prefix):
-# "2025-04-13 14:53:43 WARNING 509 [custom_all_reduce.py:185] ..." and "INFO 01-01 10:00:00 [__init__.py:239] ..."
+# "2025-04-13 14:53:43 WARNING 509 [custom_all_reduce.py:185] ..." (rank tags may come first in the bracket:
+# "[ DP10 TP10 EP10 scheduler.py:2655]") and "INFO 01-01 10:00:00 [__init__.py:239] ..."
 _LEVEL = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)"
 _LOGGER_PREFIX = re.compile(
     r"^\s*(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d{3})? +" + _LEVEL + r" +\d+"
-    r"|" + _LEVEL + r" +\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?) +\[[\w.-]+:\d+\]\s*"
+    r"|" + _LEVEL + r" +\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?) +\[ ?(?:[A-Z_]+\d+ )*[\w.-]+:\d+\]\s*"
 )
 # the same prefix, closed, anywhere in a line (a paste wrapper may come first): over the bytes, how ingest finds the
 # startup parts' prefixed lines that hold no literal (the classifier reads each with PREFIXED after cleaning it);

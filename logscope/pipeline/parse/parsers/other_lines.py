@@ -12,7 +12,7 @@ from typing import Any, cast
 from lark import Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedInput
 
-from logscope.core import kinds
+from logscope.core import kinds, native_libraries, nccl_demoted
 from logscope.core.grammar_loader import parse
 from logscope.core.server_flags import takes
 
@@ -330,6 +330,10 @@ _COMPONENTS = (
 )
 
 
+# glog's ERROR and FATAL levels: the library reports a failure of its own (INFO and WARNING lines go on)
+_FAILING_LEVELS = frozenset("EF")
+
+
 def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     try:
         tree = parse(kinds.NATIVE_LOG_GRAMMAR, text.strip())
@@ -339,10 +343,18 @@ def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     tokens = {t.type: str(t) for t in node.children if isinstance(t, Token)}
     message = tokens.get("MESSAGE", "")
     if node.data == kinds.NCCL_WARN:
+        demoted = nccl_demoted.demoted_since(message)
+        if demoted is not None:  # a later NCCL prints it as INFO: NCCL went on, no failure
+            return kinds.NCCL_INFO, {"nccl_rank": int(tokens["INT"]), "message": message, "chain": False, "info_from": demoted}
         return kinds.NCCL_WARN, {"nccl_rank": int(tokens["INT"]), "message": message}
     if node.data == kinds.NCCL_INFO:
         return kinds.NCCL_INFO, {"nccl_rank": int(tokens["INT"]), "message": message, "chain": " -> " in message}
     level = tokens["GLOG_HEAD"][0]
     srcloc = tokens.get("SRCLOC", "")
     component = next((name for rx, name in _COMPONENTS if rx.search(srcloc) or rx.search(message)), "native")
-    return kinds.NATIVE_LOG, {"level": level, "srcloc": srcloc, "component": component, "message": message}
+    data = {"level": level, "srcloc": srcloc, "component": component, "message": message}
+    name, _, lineno = srcloc.rpartition(":")
+    path = native_libraries.source_path(name.rsplit("/", 1)[-1]) if level in _FAILING_LEVELS else None
+    if path is not None:  # the released library's own path of the file: its code reported the error
+        data["source"] = f"{path}:{lineno}"
+    return kinds.NATIVE_LOG, data

@@ -50,8 +50,9 @@ class _ToData(Transformer):
         return {"time": None, "rank": RankId(label=f"rank{n}", dims=(("rank", n),))}
 
     def custom_prefix(self, items: list[Token]) -> dict[str, Any]:
-        pid = int(items[2])
-        return {"time": str(items[0]), "rank": RankId(label=f"pid {pid}", dims=(("pid", pid),)), "level": str(items[1])}
+        pid, tags = int(items[2]), [str(t) for t in items[3:] if t.type == "TAG"]
+        rank = RankId.from_tags(tags) if tags else RankId(label=f"pid {pid}", dims=(("pid", pid),))
+        return {"time": str(items[0]), "rank": rank, "level": str(items[1])}
 
     def vllm_prefix(self, items: list[Token]) -> dict[str, Any]:
         return {"time": str(items[1]), "rank": None, "level": str(items[0])}

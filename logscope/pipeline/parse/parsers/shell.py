@@ -303,6 +303,7 @@ class FieldCommandReader(BlockReader):
         ' "args":',
         "CMD [",
         "ENTRYPOINT [",
+        ": [",  # a flow list opened at the line's end: its items in the lines under it
     )
 
     def starts(self, text: str) -> bool:
@@ -313,12 +314,15 @@ class FieldCommandReader(BlockReader):
             return words is not None and _has_launcher(words)
         if not m.group(3) or _BLOCK_SCALAR.match(m.group(3)):  # "command:" with its words in the lines under it
             return m.group(2) in ("command", "entrypoint", "args")
+        if m.group(3) == "[":  # a JSON / JavaScript array of any field, one quoted item a line: read if they are flags
+            return True
         words = _value_words(m.group(3))
         return words is not None and (_has_launcher(words) or (m.group(2) == "args" and _flags_only(words)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line, self.text = lineno, text.strip()
         self.sibling_taken = False
+        self.flow = self.listed = False  # an open flow list; the field's value was one (its name says nothing)
         m = _FIELD.match(text)
         if m is None:  # a Dockerfile's CMD / ENTRYPOINT
             exec_form = _DOCKER_EXEC.match(text)
@@ -328,6 +332,10 @@ class FieldCommandReader(BlockReader):
             self.sibling_taken = True
             return self
         self.indent, self.field = len(m.group(1)), m.group(2)
+        self.flow = self.listed = m.group(3) == "["
+        if self.flow:
+            self.words, self.under = [], False
+            return self
         value = m.group(3) if m.group(3) and not _BLOCK_SCALAR.match(m.group(3)) else None
         self.words = _value_words(value) if value else []
         self.under = not value  # the words go on in the lines under the field
@@ -336,6 +344,8 @@ class FieldCommandReader(BlockReader):
     def feed(self, lineno: int, text: str) -> bool:
         if not text.strip():
             return False
+        if self.flow:
+            return self._flow_item(text.strip())
         indent = len(text) - len(text.lstrip())
         item = _ITEM.match(text)
         if self.under and item is not None and indent >= self.indent:
@@ -365,11 +375,24 @@ class FieldCommandReader(BlockReader):
             return True
         return False
 
+    def _flow_item(self, item: str) -> bool:
+        """One line of an open flow list: a quoted item ("--mem-fraction-static 0.92",), its words as the shell
+        splits them; the closing bracket ends the list. An item holding a template's {{PLACEHOLDER}} gives no value."""
+        if item.startswith("]"):
+            self.flow = False
+            return True
+        words = _value_words(item.rstrip(",")) if item[:1] in ('"', "'") else None
+        if words is None or self.words is None:
+            return False
+        if not any("{{" in word for word in words):
+            self.words += words
+        return True
+
     def close(self) -> list[Event]:
         if not self.words:
             return []
         launched = _has_launcher(self.words)
-        if not launched and not (self.field == "args" and _flags_only(self.words)):
+        if not launched and not ((self.field == "args" or self.listed) and _flags_only(self.words)):
             return []
         joined = shlex.join(self.words)
         data = parse_command(joined if launched else f"python -m sglang.launch_server {joined}")

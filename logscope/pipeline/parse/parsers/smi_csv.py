@@ -82,6 +82,14 @@ _GPU_NAME = re.compile(r"^(" + "|".join(_GPU_NAMES) + r")\b")
 _QUERY = re.compile(r"nvidia-smi\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?")
 
 
+# what a --query-gpu CSV cell holds: an index, a bus or device id, a UUID, a number with its unit, a version, a state
+_CSV_VALUE = re.compile(
+    r"^(?:\d+|[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d|0x[0-9A-Fa-f]{8}|GPU-[0-9a-fA-F-]+|MIG-[0-9a-fA-F-]+"
+    r"|-?\d+(?:\.\d+)?(?: ?(?:MiB|W|%|MHz|C|GiB))?|\d+\.\d+(?:\.\d+)*|\[?N/A\]?|\[Not Supported\]|P\d+"
+    r"|Enabled|Disabled|Default|Exclusive_Process|Prohibited|Active|Not Active|Yes|No|On|Off)$"
+)
+
+
 class SmiHeaderlessReader(BlockReader):
     """CSV after its command line, or without a header: columns from a pasted `nvidia-smi --query-gpu=...
     --format=csv[,noheader]` command when there is one (the header row under a `--format=csv` command names
@@ -107,6 +115,8 @@ class SmiHeaderlessReader(BlockReader):
         cells = [c.strip() for c in text.split(",")]
         if len(cells) < 2 or not any(_GPU_NAME.match(c) for c in cells):
             return None
+        if not all(_GPU_NAME.match(c) or _CSV_VALUE.match(c) for c in cells):
+            return None  # a cell nvidia-smi never prints ("CUDA 12.9", "8x GPUs/node"): a sentence or a table row
         row: dict[str, Any] = {}
         for cell in cells:
             if _GPU_NAME.match(cell):

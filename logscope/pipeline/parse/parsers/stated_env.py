@@ -36,6 +36,11 @@ PACKAGES = {
 _PACKAGE = "|".join(re.escape(name) for name in sorted(PACKAGES, key=len, reverse=True))
 _PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}`?\s*$")
 
+# NCCL's Debian packages pinned for apt ("libnccl2=2.7.3-1+cuda10.1 libnccl-dev=2.7.3-1+cuda10.1"): NVIDIA/nccl
+# pkg/debian control.in names them libnccl${nccl:Major} and libnccl-dev, changelog.in versions them
+# ${nccl:Major}.${nccl:Minor}.${nccl:Patch}${nccl:Suffix}-${pkg:Revision}+cuda${cuda:Major}.${cuda:Minor}
+_APT_NCCL = re.compile(r"(?<![\w.-])libnccl(?:\d+|-dev)=(\d+\.\d+\.\d+)[a-z0-9]*-\d+\+cuda\d+\.\d+(?![\w.])")
+
 # the issue template's labels (and their usual spellings) → check_env's key for the value
 _LABELS = {
     "sglang": "sglang",
@@ -60,9 +65,11 @@ _LABELS = {
     "python version": "Python",
     "mooncake": "mooncake",
     "nccl": "nccl",
+    "deepep": "deep_ep",
 }
 # the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
-_TABLE_ROW = re.compile(r"^\s*\|\s*(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*\|")
+# (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
+_TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
 _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
 # "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "SGLang: v0.5.4 (pip)": a parenthesis after it is a remark
 _LABELLED = re.compile(
@@ -188,6 +195,9 @@ def parse_line(text: str) -> Parsed | None:
     m = _PIN.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}, "stated_by": PIN})
+    m = _APT_NCCL.search(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"nccl": m.group(1)}, "stated_by": PIN})
     label = _labelled(text)
     if label is not None:
         return Parsed(kinds.STATED_ENV, {"values": {_LABELS[label[0]]: label[1]}, "stated_by": FIELD})
@@ -248,6 +258,7 @@ def fits(text: str) -> bool:
     image tag say, is no candidate)."""
     return bool(
         _PIN.match(text)
+        or _APT_NCCL.search(text)
         or _labelled(text) is not None
         or _GPUS.match(text)
         or IMAGE_TAG.search(text)

@@ -115,6 +115,8 @@ def _raising_frame(event: Event, name: str | None, message: str | None) -> str |
 def _frames(event: Event) -> list[tuple[str, str]]:
     """Native frames, then Python frames, each innermost first."""
     frames = [("native_frame", f) for f in event.data.get("native_frames", [])]
+    if event.kind == kinds.NATIVE_LOG and event.data.get("source"):  # a glog error line's source file, as released
+        frames.append(("native_frame", str(event.data["source"])))
     return frames + [("frame", f) for f in reversed(event.data.get("frame_paths") or event.data.get("frames", []))]
 
 
@@ -566,7 +568,22 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    return out
+    return _without_cut_heads(out)
+
+
+def _without_cut_heads(found: list[Failure]) -> list[Failure]:
+    """A glog error line named only by its source file gives way to the next line when a signature names that line's
+    wording for the same mechanism: the line was cut (a terminal's width) and the wording is its rest."""
+    worded = {(f.event.source, f.event.line, f.mechanism) for f in found if f.evidence in ("line", "exception")}
+    return [
+        f
+        for f in found
+        if not (
+            f.event.kind == kinds.NATIVE_LOG
+            and f.evidence == "native_frame"
+            and (f.event.source, f.event.line + 1, f.mechanism) in worded
+        )
+    ]
 
 
 def _library_frame(crash: NativeCrash | None, raiser: Raiser | None) -> str | None:
