@@ -35,7 +35,9 @@ def _serve(conn: Connection, limits: Limits) -> None:
     try:
         bound_memory(limits)
         warm_up()
-    except (MemoryError, ImportError):  # the bound is too low for the pipeline to load: the pool says so, once
+    # the bound is too low for the pipeline to load: the pool says so, once. CPython's parser, compiling a module that
+    # has no current .pyc under the bound, reports its failed allocation as a SyntaxError
+    except (MemoryError, ImportError, SyntaxError):
         os._exit(_EXIT_CANNOT_LOAD)
     conn.send(("ready", None))
     while True:
