@@ -329,3 +329,27 @@ def test_a_notice_carries_no_failure_mechanism_or_library():
     found = [f for f in report["findings"] if f["rule"] == "custom-ar-disabled"]
     assert len(found) == 1 and found[0]["signature"]
     assert found[0]["mechanism"] is None and "library" not in found[0]
+
+
+def test_a_library_s_own_raise_inside_sglang_s_capture_wrapper_names_that_library():
+    # flashinfer-python 0.7.4 compilation_context.py:162 get_nvcc_flags_list: raise RuntimeError(f"No supported CUDA
+    # architectures found for major versions {supported_major_versions}."); SGLang's cuda_graph_runner wraps it in
+    # raise Exception(f"Capture cuda graph failed: {e}\n{CUDA_GRAPH_CAPTURE_FAILED_MSG}")
+    text = (
+        "[2026-01-09 03:14:55 TP3] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "Exception: Capture cuda graph failed: No supported CUDA architectures found for major versions [12].\n"
+        "Possible solutions:\n"
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library, failure.phase) == ("flashinfer", "FlashInfer", "capture")
+    assert failure.library_basis is not None and "compilation_context.py" in failure.library_basis
+    # the same words without a library wording are SGLang's wrapper as before; a paraphrase names no library
+    assert _named("Exception: Capture cuda graph failed: my own kernel broke down here\n") == [("sglang", "SGLang")]
+    assert _named("RuntimeError: no CUDA architectures were supported for majors [12]\n") == [(None, None)]
+
+
+def test_the_library_raise_table_is_read_from_the_released_wheels():
+    doc = json.loads((data_dir("catalog") / "library_raises.json").read_text())
+    assert set(doc["wheels"]) == {"FlashInfer", "sgl-kernel"}
+    assert all(len(row["template"].replace("{}", "").strip()) >= 24 for row in doc["raises"])
+    assert any(row["where"].startswith("flashinfer/compilation_context.py:") for row in doc["raises"])

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from logscope.core import kinds, upstream
 from logscope.core.events import Event
+from logscope.core.library_raises import library_raise
 from logscope.core.native_libraries import library_of
 from logscope.core.python_libraries import (
     SGLANG,
@@ -93,6 +94,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     shown = _innermost_package_frame(event)
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
         return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
+    wording = library_raise(text)
+    if wording is not None:
+        return Raiser(wording.library, f"a message it raises ({wording.where})", None)
     check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
     if check is not None:
         return Raiser(check, "its own CUDA check reported it", None)
