@@ -353,3 +353,35 @@ def test_the_library_raise_table_is_read_from_the_released_wheels():
     assert set(doc["wheels"]) == {"FlashInfer", "sgl-kernel"}
     assert all(len(row["template"].replace("{}", "").strip()) >= 24 for row in doc["raises"])
     assert any(row["where"].startswith("flashinfer/compilation_context.py:") for row in doc["raises"])
+
+
+TVM_FFI_JIT_BUILD = """\
+[2026-05-28 10:11:12 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/rotary_embedding.py", line 233, in forward_cuda
+    apply_rope_with_cos_sin_cache_inplace(positions, query, key, self.head_size, self.cos_sin_cache)
+  File "/usr/local/lib/python3.12/dist-packages/sglang/jit_kernel/rope.py", line 41, in _jit_fused_rope_module
+    return load_jit("fused_rope", *args, cuda_files=["elementwise/rope.cuh"])
+  File "/usr/local/lib/python3.12/dist-packages/sglang/jit_kernel/utils.py", line 208, in load_jit
+    return load_inline(
+  File "/usr/local/lib/python3.12/dist-packages/tvm_ffi/cpp/extension.py", line 823, in load_inline
+    build_ninja(str(build_dir))
+  File "/usr/local/lib/python3.12/dist-packages/tvm_ffi/cpp/extension.py", line 671, in build_ninja
+    raise RuntimeError("\\n".join(msg))
+RuntimeError: ninja exited with status 1
+"""
+
+
+def test_a_jit_kernel_build_that_failed_names_sgl_kernel_from_sglang_s_loader_or_the_module_it_builds():
+    # apache-tvm-ffi 0.1.15.post2 cpp/extension.py build_ninja: raise RuntimeError("ninja exited with status N ...")
+    # under SGLang's load_jit (sglang 0.5.11 jit_kernel/utils.py:208), whose modules are named "sgl_kernel_jit_..."
+    [failure] = _failures(TVM_FFI_JIT_BUILD)
+    assert (failure.mechanism, failure.library) == ("sgl_kernel", "sgl-kernel")
+    assert failure.library_frame is not None and "jit_kernel/utils.py:208 load_jit" in failure.library_frame
+    # sglang 0.5.23 kernels/jit/utils/compile/ninja.py: f"Failed to build JIT module {spec.module_name} in {build_dir}"
+    built = "RuntimeError: Failed to build JIT module sgl_kernel_jit_fused_rope_true_256_false_bf16_t in /root/.cache/x\n"
+    assert _named(built) == [("sgl_kernel", "sgl-kernel")]
+    # a CUDA error raised by a JIT kernel's own frame stays CUDA's: no build tool ran under the loader
+    launched = TVM_FFI_JIT_BUILD.split('  File "/usr/local/lib/python3.12/dist-packages/tvm_ffi')[0] + (
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    assert _named(launched) == [("cuda", "CUDA")]
