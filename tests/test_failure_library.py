@@ -385,3 +385,13 @@ def test_a_jit_kernel_build_that_failed_names_sgl_kernel_from_sglang_s_loader_or
         "RuntimeError: CUDA error: an illegal memory access was encountered\n"
     )
     assert _named(launched) == [("cuda", "CUDA")]
+
+
+def test_sgl_kernel_s_loader_error_behind_a_launcher_s_words_is_named_sgl_kernel():
+    # sgl-kernel 0.3.21 load_utils.py: raise ImportError(error_msg), error_msg = f"""\n[sgl_kernel] CRITICAL: ..."""; a
+    # launcher logs the exception after its own words, so the message starts on the line under them
+    text = (
+        "2026-04-11 08:12:09,551 xinference.core.worker 88 ERROR    Failed to load model qwen3-0: [pid=512] \n"
+        "[sgl_kernel] CRITICAL: Could not load any common_ops library!\n"
+    )
+    assert _named(text) == [("sgl_kernel", "sgl-kernel")]
