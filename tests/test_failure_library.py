@@ -329,3 +329,69 @@ def test_a_notice_carries_no_failure_mechanism_or_library():
     found = [f for f in report["findings"] if f["rule"] == "custom-ar-disabled"]
     assert len(found) == 1 and found[0]["signature"]
     assert found[0]["mechanism"] is None and "library" not in found[0]
+
+
+def test_a_library_s_own_raise_inside_sglang_s_capture_wrapper_names_that_library():
+    # flashinfer-python 0.7.4 compilation_context.py:162 get_nvcc_flags_list: raise RuntimeError(f"No supported CUDA
+    # architectures found for major versions {supported_major_versions}."); SGLang's cuda_graph_runner wraps it in
+    # raise Exception(f"Capture cuda graph failed: {e}\n{CUDA_GRAPH_CAPTURE_FAILED_MSG}")
+    text = (
+        "[2026-01-09 03:14:55 TP3] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "Exception: Capture cuda graph failed: No supported CUDA architectures found for major versions [12].\n"
+        "Possible solutions:\n"
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library, failure.phase) == ("flashinfer", "FlashInfer", "capture")
+    assert failure.library_basis is not None and "compilation_context.py" in failure.library_basis
+    # the same words without a library wording are SGLang's wrapper as before; a paraphrase names no library
+    assert _named("Exception: Capture cuda graph failed: my own kernel broke down here\n") == [("sglang", "SGLang")]
+    assert _named("RuntimeError: no CUDA architectures were supported for majors [12]\n") == [(None, None)]
+
+
+def test_the_library_raise_table_is_read_from_the_released_wheels():
+    doc = json.loads((data_dir("catalog") / "library_raises.json").read_text())
+    assert set(doc["wheels"]) == {"FlashInfer", "sgl-kernel"}
+    assert all(len(row["template"].replace("{}", "").strip()) >= 24 for row in doc["raises"])
+    assert any(row["where"].startswith("flashinfer/compilation_context.py:") for row in doc["raises"])
+
+
+TVM_FFI_JIT_BUILD = """\
+[2026-05-28 10:11:12 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/rotary_embedding.py", line 233, in forward_cuda
+    apply_rope_with_cos_sin_cache_inplace(positions, query, key, self.head_size, self.cos_sin_cache)
+  File "/usr/local/lib/python3.12/dist-packages/sglang/jit_kernel/rope.py", line 41, in _jit_fused_rope_module
+    return load_jit("fused_rope", *args, cuda_files=["elementwise/rope.cuh"])
+  File "/usr/local/lib/python3.12/dist-packages/sglang/jit_kernel/utils.py", line 208, in load_jit
+    return load_inline(
+  File "/usr/local/lib/python3.12/dist-packages/tvm_ffi/cpp/extension.py", line 823, in load_inline
+    build_ninja(str(build_dir))
+  File "/usr/local/lib/python3.12/dist-packages/tvm_ffi/cpp/extension.py", line 671, in build_ninja
+    raise RuntimeError("\\n".join(msg))
+RuntimeError: ninja exited with status 1
+"""
+
+
+def test_a_jit_kernel_build_that_failed_names_sgl_kernel_from_sglang_s_loader_or_the_module_it_builds():
+    # apache-tvm-ffi 0.1.15.post2 cpp/extension.py build_ninja: raise RuntimeError("ninja exited with status N ...")
+    # under SGLang's load_jit (sglang 0.5.11 jit_kernel/utils.py:208), whose modules are named "sgl_kernel_jit_..."
+    [failure] = _failures(TVM_FFI_JIT_BUILD)
+    assert (failure.mechanism, failure.library) == ("sgl_kernel", "sgl-kernel")
+    assert failure.library_frame is not None and "jit_kernel/utils.py:208 load_jit" in failure.library_frame
+    # sglang 0.5.23 kernels/jit/utils/compile/ninja.py: f"Failed to build JIT module {spec.module_name} in {build_dir}"
+    built = "RuntimeError: Failed to build JIT module sgl_kernel_jit_fused_rope_true_256_false_bf16_t in /root/.cache/x\n"
+    assert _named(built) == [("sgl_kernel", "sgl-kernel")]
+    # a CUDA error raised by a JIT kernel's own frame stays CUDA's: no build tool ran under the loader
+    launched = TVM_FFI_JIT_BUILD.split('  File "/usr/local/lib/python3.12/dist-packages/tvm_ffi')[0] + (
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    assert _named(launched) == [("cuda", "CUDA")]
+
+
+def test_sgl_kernel_s_loader_error_behind_a_launcher_s_words_is_named_sgl_kernel():
+    # sgl-kernel 0.3.21 load_utils.py: raise ImportError(error_msg), error_msg = f"""\n[sgl_kernel] CRITICAL: ..."""; a
+    # launcher logs the exception after its own words, so the message starts on the line under them
+    text = (
+        "2026-04-11 08:12:09,551 xinference.core.worker 88 ERROR    Failed to load model qwen3-0: [pid=512] \n"
+        "[sgl_kernel] CRITICAL: Could not load any common_ops library!\n"
+    )
+    assert _named(text) == [("sgl_kernel", "sgl-kernel")]

@@ -306,6 +306,7 @@ TIME_CLAIM_LITERALS = (
     " hours",
     " days",
     "kernel warm",
+    "graph captur",
     "during startup",
     "During startup",
     " at startup",

@@ -25,23 +25,25 @@ def _literal(piece: str) -> str:
     return piece.replace("{{", "{").replace("}}", "}")
 
 
+def anchor_of(template: str) -> str:
+    """The longest literal piece of a template whose fields are `{}`: a message without it is not that wording."""
+    return max((_literal(p) for p in _FIELD.split(template) if p != "{}"), key=len)
+
+
+@cache
+def wording_regex(template: str) -> re.Pattern[str]:
+    """A template whose fields are `{}` (literal braces doubled) as a pattern, each field any text."""
+    return re.compile("".join(".*?" if p == "{}" else re.escape(_literal(p)) for p in _FIELD.split(template)), re.S)
+
+
 @cache
 def _wordings() -> tuple[AssertWording, ...]:
     rows = json.loads((data_dir("catalog") / CATALOG_FILE).read_text(encoding="utf-8"))["asserts"]
-    out = []
-    for row in rows:
-        literals = [_literal(p) for p in _FIELD.split(row["template"]) if p != "{}"]
-        out.append(AssertWording(row["template"], row["first"], row["last"], max(literals, key=len)))
-    return tuple(out)
-
-
-@cache
-def _regex(template: str) -> re.Pattern[str]:
-    return re.compile("".join(".*?" if p == "{}" else re.escape(_literal(p)) for p in _FIELD.split(template)), re.S)
+    return tuple(AssertWording(r["template"], r["first"], r["last"], anchor_of(r["template"])) for r in rows)
 
 
 def sglang_assert(message: str) -> AssertWording | None:
     """The SGLang assert wording the whole message is (its fields filled), or None (compiled only for the wordings
     whose longest literal piece the message holds)."""
     text = message.strip()
-    return next((w for w in _wordings() if w.anchor in text and _regex(w.template).fullmatch(text)), None)
+    return next((w for w in _wordings() if w.anchor in text and wording_regex(w.template).fullmatch(text)), None)

@@ -12,7 +12,7 @@ from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.server_flags import field_of, takes, value_type
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
-from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, WEAK
+from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, TORCH_NCCL_ERROR, WEAK
 
 CONFIG_KEYS = (
     "model_path",
@@ -254,16 +254,11 @@ def _by_trust(events: list[Event]) -> list[Event]:
     return sorted(events, key=lambda e: e.kind == kinds.STATED_ENV and e.data.get("stated_by") in WEAK)
 
 
-# torch's NCCL errors end with the NCCL the process runs: "NCCL error in: ...cpp:1197, unhandled cuda error (...),
-# NCCL version 2.18.3" (c10d's ncclGetErrorWithVersion; its build suffix, "+cuda12.4", is no part of the version)
-_TORCH_NCCL_ERROR = re.compile(r", NCCL version (\d+\.\d+\.\d+)(?:\+\S+)?\s*$")
-
-
 def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:
     for ev in _by_trust(events + global_events):
         if ev.kind == kinds.NCCL_VERSION:
             launch.versions.setdefault("nccl", ev.data["nccl"])
-        elif ev.kind == kinds.EXCEPTION and (m := _TORCH_NCCL_ERROR.search(str(ev.data.get("message", "")))):
+        elif ev.kind == kinds.EXCEPTION and (m := TORCH_NCCL_ERROR.search(str(ev.data.get("message", "")))):
             launch.versions.setdefault("nccl", m.group(1))
         elif ev.kind in _ENV_KINDS:
             values = ev.data["values"]

@@ -25,6 +25,7 @@ from logscope.core.limits import ReadNotes, cut_long_lines, expanded, is_compres
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.decoding import SNIFF_BYTES, UTF8, binary_reason, decode_stream, has_bare_cr, sniff_encoding
 from logscope.pipeline.ingest.folders import read_folder
+from logscope.pipeline.ingest.interleaved import undoubled
 from logscope.pipeline.ingest.linescan import (
     AnchoredPattern,
     LineChunk,
@@ -365,6 +366,8 @@ def clean(physical: str) -> list[str]:
         segment = unwrap(segment)
         if not segment.strip():
             continue
+        if "File   File" in segment or "Fatal Python error: Fatal" in segment:  # two ranks' faulthandler lines at once
+            segment = undoubled(segment) or segment
         rows = padded_rows(segment) if len(segment) >= PADDED_MIN else None
         if rows is not None:  # a dump padded to a width and glued: its lines again
             out.extend(line for row in rows for line in clean(row))

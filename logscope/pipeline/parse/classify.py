@@ -28,6 +28,7 @@ from logscope.pipeline.parse.parsers.blocks import (
 )
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, behind_prompt
+from logscope.pipeline.parse.parsers.stated_env import TORCH_NCCL_ERROR
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
@@ -389,11 +390,23 @@ class SourceClassifier:
             return
         if not tried:
             if failure_look:
-                self.coverage.miss(self.source.name, lineno, "failure", text)
+                self._miss_failure(lineno, text)
             else:
                 self._judge_wording(lineno, text)
             return
-        self.coverage.miss(self.source.name, lineno, "failure" if failure_look else tried[0], text)
+        if failure_look:
+            self._miss_failure(lineno, text)
+        else:
+            self.coverage.miss(self.source.name, lineno, tried[0], text)
+
+    def _miss_failure(self, lineno: int, text: str) -> None:
+        """A line that reads like a failure and that no grammar or signature reads: listed as unread, and the NCCL
+        release that torch's NCCL error ends with is still read off it (stated_env.TORCH_NCCL_ERROR)."""
+        self.coverage.miss(self.source.name, lineno, "failure", text)
+        version = TORCH_NCCL_ERROR.search(text)
+        if version is not None:
+            data = {"nccl": version.group(1), "via": "torch"}
+            self._emit(kinds.NCCL_VERSION, lineno, text, data, prefix_of(text), kinds.SGLANG)
 
     def _failure_line(self, lineno: int, text: str) -> bool:
         """A line no grammar reads whose wording a line signature knows (torch allocator warnings, glog lines
@@ -481,7 +494,10 @@ class SourceClassifier:
             failure_look = "signature" in prefilter.grammars_for(text) and FAILURE_LOOK.search(text) is not None
             if self._read_catalogue(lineno, text, recognized=not failure_look) and not failure_look:
                 return
-            self.coverage.miss(self.source.name, lineno, "failure" if failure_look else kinds.SGLANG, text)
+            if failure_look:
+                self._miss_failure(lineno, text)
+            else:
+                self.coverage.miss(self.source.name, lineno, kinds.SGLANG, text)
 
     # ------------------------------------------------------------------ blocks
     def _close_block(self) -> None:

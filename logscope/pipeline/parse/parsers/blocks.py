@@ -227,7 +227,8 @@ class TracebackReader(BlockReader):
 
     @staticmethod
     def _thread_of(text: str) -> str | None:
-        if "(most recent call first)" not in text:
+        # a bare "(most recent call first):" names no thread: the rest of a header that another writer's line cut
+        if "(most recent call first)" not in text or text.strip().startswith("(most recent call first)"):
             return None
         return "current" if "Current thread" in text else "other"
 

@@ -159,6 +159,9 @@ _REQUIREMENT = re.compile(
 _AFTER_REQUIREMENT = re.compile(
     r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d)"
 )
+# torch's NCCL errors end with the NCCL the process runs: "NCCL error in: ...cpp:1197, unhandled cuda error (...),
+# NCCL version 2.18.3" (c10d's ncclGetErrorWithVersion; its build suffix, "+cuda12.4", is no part of the version)
+TORCH_NCCL_ERROR = re.compile(r", NCCL version (\d+\.\d+\.\d+)(?:\+\S+)?\s*$")
 # a line that reports a failure is read for its failure, never for a version it mentions (torch's NCCL errors end
 # with ", NCCL version 2.18.3": read as a version, the line would no longer be listed as an unread failure)
 _FAILURE_WORDS = re.compile(r"(?:Error|Exception)\b|\berror\b|Traceback|\bWARN\b|\bfail", re.I)

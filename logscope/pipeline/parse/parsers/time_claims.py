@@ -24,6 +24,7 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("warmup", re.compile(r"(?i)\bduring (?:the )?kernel warm-?up\b")),
+    ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
 )

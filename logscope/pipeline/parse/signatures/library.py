@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from logscope.core import kinds, upstream
 from logscope.core.events import Event
+from logscope.core.library_raises import library_raise
 from logscope.core.native_libraries import library_of
 from logscope.core.python_libraries import (
     SGLANG,
@@ -44,6 +45,12 @@ CUDA_WORDING = re.compile(
 # a library's own CUDA check, the error it reports is that library's (as kernel_library.yaml's checks are): Triton's
 # launcher, triton 3.9.0 triton/backends/nvidia/driver.c gpuAssert: prefix "Triton Error [CUDA]: "
 LIBRARY_CHECKS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bTriton Error \[CUDA\]"), "Triton"),)
+# SGLang's JIT kernels, built at first use by tvm-ffi (sglang 0.5.7-0.5.11 jit_kernel/utils.py load_jit: module_name =
+# "sgl_kernel_jit_" + ...; sglang 0.5.23 kernels/jit/utils/compile/spec.py _MODULE_NAME_PREFIX = "sgl_kernel_jit_"),
+# carry sgl-kernel's name: the module named in a failed build's message, or SGLang's JIT loader calling the build tool
+# that raised (tvm-ffi's build_ninja: its own frames are a package outside the table)
+JIT_MODULES: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bsgl_kernel_jit_\w+"), "sgl-kernel"),)
+JIT_LOADERS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"/sglang/(?:jit_kernel|kernels/jit)/"), "sgl-kernel"),)
 # an op of a library's namespace: `torch.ops.<namespace>.<op>` in a frame's source line or the message, or the C++
 # `<namespace>::<op>` that torch's dispatcher errors print ("sgl_kernel::fp8_scaled_mm() Expected a value of type ...")
 _OP_NAMESPACE = re.compile(r"\btorch\.ops\.([A-Za-z_]\w*)\.|(?<![\w:])([A-Za-z_]\w*)::[A-Za-z_]\w*")
@@ -93,6 +100,15 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     shown = _innermost_package_frame(event)
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
         return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
+    jit = next(((library, m.group(0)) for pattern, library in JIT_MODULES if (m := pattern.search(text))), None)
+    if jit is not None:
+        return Raiser(jit[0], f"the JIT kernel module it builds ({jit[1]})", None)
+    loader = _jit_loader_frame(event, shown)
+    if loader is not None:
+        return Raiser(loader[0], "SGLang's JIT kernel loader called the build that raised", loader[1])
+    wording = library_raise(text)
+    if wording is not None:
+        return Raiser(wording.library, f"a message it raises ({wording.where})", None)
     check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
     if check is not None:
         return Raiser(check, "its own CUDA check reported it", None)
@@ -149,6 +165,19 @@ def _innermost_package_frame(event: Event) -> tuple[str, str] | None:
         package = frame_package(str(frame))
         if package is not None:
             return str(frame), package
+    return None
+
+
+def _jit_loader_frame(event: Event, shown: tuple[str, str] | None) -> tuple[str, str] | None:
+    """(library, frame) of SGLang's JIT kernel loader when the frames under it are a package outside the table (the
+    build tool it called raised), else None."""
+    if shown is None or package_library(shown[1]) is not None:
+        return None
+    frames = [str(f) for f in event.data.get("frame_paths") or event.data.get("frames") or []]
+    for frame in reversed(frames[: frames.index(shown[0]) if shown[0] in frames else 0]):
+        named = next((library for pattern, library in JIT_LOADERS if pattern.search(frame)), None)
+        if named is not None:
+            return named, frame
     return None
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from logscope.core import kinds, native_stages, phases, stage_functions
 from logscope.core.events import Event
 from logscope.core.model import Failure
-from logscope.core.python_libraries import is_stdlib_frame
+from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_library
 from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
@@ -508,8 +508,13 @@ def failures_of(
         crash = native_crash(event, values)
         mechanism = sig.mechanism if sig else None
         raiser = None
-        if sig is None or sig.mechanism in FALLBACK_MECHANISMS:  # no signature named it: the library that raised it
+        # a library's own signature (sgl_kernel's loader) is named as its library; otherwise, with no signature
+        # naming it, the library that raised it
+        own = module_library(sig.mechanism) if sig is not None else None
+        own = own if own != SGLANG else None
+        if sig is None or sig.mechanism in FALLBACK_MECHANISMS or own is not None:
             raiser = raising_library(event, crash.library if crash else None, *_exception_of(event))
+            raiser = raiser if own is None or raiser is None or raiser.library == own else None
             mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of, releases)
@@ -562,7 +567,7 @@ def failures_of(
                 said=said,
                 signal=crash.signal if crash else None,
                 native_frame=frame_quote(crash.frame) if crash and crash.frame else None,
-                library=crash.library if crash and crash.library else (raiser.library if raiser else None),
+                library=crash.library if crash and crash.library else (raiser.library if raiser else own),
                 library_frame=_library_frame(crash, raiser),
                 library_via=crash.via if crash else None,
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,

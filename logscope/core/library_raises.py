@@ -1,0 +1,40 @@
+"""The messages FlashInfer's and sgl-kernel's own Python code raises (catalog/library_raises.json, read from the
+released wheels by tools/upstream/library_raises.py): a message that is one of them, also behind a wrapper's words
+(SGLang's `Capture cuda graph failed: {e}`), was raised by that library."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import NamedTuple
+
+from logscope.core.resources import data_dir
+from logscope.core.sglang_asserts import anchor_of, wording_regex
+
+CATALOG_FILE = "library_raises.json"
+_WRAPPED = re.compile(r": ")  # where a wrapper's words end and the message it wraps begins
+
+
+class LibraryRaise(NamedTuple):
+    template: str
+    library: str
+    where: str  # the wheel's file and line that raise it
+    anchor: str  # its longest literal piece: a message without it is not this wording
+
+
+@cache
+def _wordings() -> tuple[LibraryRaise, ...]:
+    rows = json.loads((data_dir("catalog") / CATALOG_FILE).read_text(encoding="utf-8"))["raises"]
+    return tuple(LibraryRaise(r["template"], r["library"], r["where"], anchor_of(r["template"])) for r in rows)
+
+
+def library_raise(message: str) -> LibraryRaise | None:
+    """The library wording the message starts with, or the message a wrapper's words hold after a `: ` (compiled
+    only for the wordings whose longest literal piece the message holds)."""
+    text = message.strip()
+    found = [w for w in _wordings() if w.anchor in text]
+    if not found:
+        return None
+    starts = (0, *(m.end() for m in _WRAPPED.finditer(text)))
+    return next((w for w in found for at in starts if wording_regex(w.template).match(text, at)), None)

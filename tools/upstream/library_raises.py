@@ -1,0 +1,69 @@
+"""The messages a library's own Python code raises (`raise RuntimeError(f"...")`), per library: a message a paste
+shows inside another one (SGLang's `Capture cuda graph failed: {e}` around it) or without its frames is that
+library's when it is one of these.
+
+Read from the newest released wheel of FlashInfer (its JIT and its target-architecture check) and of sgl-kernel
+with the catalogue's extractor (messages.py, kind `raise`), the f-string fields kept as `{}`. A message with less
+than MIN_LITERAL characters of literal text names nothing, and one that SGLang's catalogue (catalog/sglang.json)
+also holds is left out: its owner is not known from the words alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from tools.upstream import messages, sources
+from tools.upstream.write import CATALOG
+
+MIN_LITERAL = 24
+# (library as a verdict names it, the wheel on the package index, the modules read: the code a server runs to build
+# or load the library's kernels, FlashInfer's JIT and its target-architecture check, sgl-kernel's loader and ops)
+LIBRARIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("FlashInfer", "flashinfer-python", ("flashinfer/jit/", "flashinfer/compilation_context.py")),
+    ("sgl-kernel", "sgl-kernel", ("sgl_kernel/",)),
+)
+_FIELD = re.compile(r"\{[^{}]*\}|%[-#0-9.]*[a-zA-Z]")
+
+
+def _as_template(message: messages.Message) -> str | None:
+    """The message with every field as `{}` (literal braces of a plain string doubled), or None when too short."""
+    if message.style == "plain":
+        text, literal = message.template.replace("{", "{{").replace("}", "}}"), message.template
+    else:
+        text, literal = _FIELD.sub("{}", message.template), _FIELD.sub("", message.template)
+    return text if len(literal.strip()) >= MIN_LITERAL else None
+
+
+def _sglang_templates() -> set[str]:
+    return {str(row["template"]).strip() for row in json.loads(CATALOG.read_text())["messages"]}
+
+
+def extract() -> dict[str, Any]:
+    sglang = _sglang_templates()
+    wheels: dict[str, str] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    for library, package, tops in LIBRARIES:
+        wheel = sources.download(package, None)
+        wheels[library] = wheel.name
+        for path, text in (f for top in tops for f in sources.python_files(wheel, top)):
+            found, _ = messages.extract(path, text)
+            for message in found:
+                template = _as_template(message) if message.kind == "raise" else None
+                if template is None or message.template.strip() in sglang:
+                    continue
+                rows.setdefault(template, {"template": template, "library": library, "exception": message.level,
+                                           "where": f"{path}:{message.line}"})  # fmt: skip
+    return {"wheels": wheels, "raises": sorted(rows.values(), key=lambda r: (r["library"], r["template"]))}
+
+
+def write(path: Path) -> None:
+    doc = {
+        "doc": "The messages FlashInfer's and sgl-kernel's Python code raises (f-string fields as {}), with the library, "
+        "the exception class and where the newest wheel raises it, read by tools/upstream/library_raises.py "
+        "(python -m tools.upstream raises). Generated: never edit by hand.",
+        **extract(),
+    }
+    path.write_text(json.dumps(doc, indent=0) + "\n")
