@@ -177,3 +177,16 @@ def test_deepep_kernel_timeouts_name_deepep_and_other_timeouts_do_not():
         {"what": "dispatch forwarder", "channel": 2},
     )
     assert _failures("Using DeepEP low latency mode; NCCL timeout is 600 s\n") == []
+
+
+def test_nvshmem_ibgda_set_up_check_places_the_deepep_failure_at_startup():
+    # NVSHMEM 3.4.5's ibgda transport checks, printed on their own (no init function named): both lines are error
+    # checks of its endpoint set-up (catalog/native_stages.json error_sites), so the failure is at startup
+    text = (
+        "/build/nvshmem/src/modules/transport/ibgda/ibgda.cpp:2234: NULL value Unable to create ah.\n"
+        "WARN: Failed to initialize all selected devices. Perf may be limited.\n"
+        "/build/nvshmem/src/modules/transport/ibgda/ibgda.cpp:2966: non-zero status: 7 create DCT share err.\n"
+    )
+    [failure, *_] = _failures(text)
+    assert (failure.finding, failure.mechanism, failure.phase) == ("deepep-buffer", "deepep", "startup")
+    assert "error check in ibgda_create_dct_shared_objects" in failure.phase_basis

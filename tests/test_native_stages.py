@@ -74,6 +74,58 @@ def test_nvshmem_placement_from_function_or_init_file():
     assert native_stages.place_nvshmem("/opt/nvshmem/src/host/comm/rma.cu:90: non-zero status: 7 put failed") is None
 
 
+NVSHMEM_SOURCE = """\
+static int create_shared_objects(state_t *state, int portid) {
+    ah = ftable.create_ah(device->pd, &ah_attr);
+    NVSHMEMI_NULL_ERROR_JMP(ah, status, NVSHMEMX_ERROR_INTERNAL, out, "Unable to create ah.\\n");
+}
+
+static int post_send(state_t *state) {
+    NVSHMEMI_NZ_ERROR_JMP(status, NVSHMEMX_ERROR_INTERNAL, out,
+                          "ibv_post_send failed on qp %d.\\n", qp);
+}
+
+int nvshmemt_ibgda_connect_endpoints(nvshmem_transport_t t, int *selected_dev_ids) {
+    status = create_shared_objects(state, portid);
+    NVSHMEMI_NZ_ERROR_JMP(status, NVSHMEMX_ERROR_INTERNAL, out, "create DCT share err.");
+}
+
+int nvshmemt_ibgda_rma(struct nvshmem_transport *t) {
+    status = post_send(state);
+}
+"""
+
+
+def test_nvshmem_error_checks_and_the_helpers_only_init_calls():
+    assert tool.error_checks(NVSHMEM_SOURCE) == [
+        (3, 3, "Unable to create ah."),
+        (7, 8, "ibv_post_send failed on qp %d."),
+        (13, 13, "create DCT share err."),
+    ]
+    functions = tool.c_functions(NVSHMEM_SOURCE)
+    init = {name for _, _, name in functions if tool._is_init(name)}
+    # create_shared_objects is called only by the connect function; post_send by an RMA op too
+    assert tool._static_helpers(NVSHMEM_SOURCE, functions, init) == {
+        "nvshmemt_ibgda_connect_endpoints",
+        "create_shared_objects",
+    }
+
+
+def test_nvshmem_status_line_of_a_set_up_check_places_startup():
+    # NVSHMEM 3.4.5 src/modules/transport/ibgda/ibgda.cpp (the v3.4.5-0 tag): line 2234 checks ibv_create_ah in
+    # ibgda_create_dct_shared_objects, which only nvshmemt_ibgda_connect_endpoints calls; line 2966 is in that function
+    line = "/opt/build/main_nvshmem/src/modules/transport/ibgda/ibgda.cpp:2234: NULL value Unable to create ah."
+    placed = native_stages.place_nvshmem(line)
+    assert placed is not None and placed.phase == "startup"
+    assert "ibgda.cpp:2234 with its message is an error check in ibgda_create_dct_shared_objects" in placed.basis
+    assert "NVSHMEM 3.3.8, 3.4.5" in placed.basis
+    dct = native_stages.place_nvshmem("/x/ibgda.cpp:2966: non-zero status: 7 create DCT share err.")
+    assert dct is not None and "nvshmemt_ibgda_connect_endpoints" in dct.basis
+    # the same message on a line no release makes it on, or another message on that line: nothing
+    assert native_stages.place_nvshmem("/x/ibgda.cpp:2235: NULL value Unable to create ah.") is None
+    assert native_stages.place_nvshmem("/x/ibgda.cpp:2234: NULL value Unable to register memory.") is None
+
+
 def test_cpp_asserts_read_per_function():
     source = (
         "Buffer::Buffer(int rank,\n               int num_ranks)\n    : rank(rank) {\n"

@@ -22,6 +22,14 @@ _NCCL_CHAIN = re.compile(r"\b(init\.cc|bootstrap\.cc):(\d+) -> \d+")
 # DeepEP's host assertion (EP_HOST_ASSERT -> EPException): "Failed: Assertion error <file>:<line> '<condition>'"
 _DEEPEP_ASSERT = re.compile(r"Assertion error \S*deep_ep\.cpp:\d+ '(?P<condition>.+)'")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
+# NVSHMEM's error check line (src/include/non_abi/nvshmemx_error.h): `<__FILE__>:<__LINE__>: non-zero status: 7
+# <message>`, `...: NULL value <message>`, `...: error status: 3 <message>`, `...: <message>`
+_NVSHMEM_STATUS = re.compile(
+    r"(?P<file>[\w.+-]+\.(?:cpp|cu|cc|c)):(?P<line>\d+): (?:NULL value |(?:non-zero|error) status: -?\d+ )?"
+    r"(?P<message>\S.*)"
+)
+_SITE_KEY = re.compile(r"(?P<file>[^:]+):(?P<first>\d+)-(?P<last>\d+): (?P<message>.+)", re.DOTALL)
+_PRINTF = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[hlzjtL]*[diouxXfFeEgGcsp]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +95,45 @@ def nccl_version_in(text: str) -> str | None:
     return named.pop() if len(named) == 1 else None
 
 
+@cache
+def _nvshmem_sites() -> dict[tuple[str, int], list[tuple[re.Pattern[str], str, str]]]:
+    """(file, line) -> (message pattern, function, releases) of the error checks NVSHMEM's set-up code makes."""
+    sites: dict[tuple[str, int], list[tuple[re.Pattern[str], str, str]]] = {}
+    for key, (function, releases) in _catalog()["nvshmem"]["error_sites"]["sites"].items():
+        m = _SITE_KEY.fullmatch(key)
+        if m is None:
+            continue
+        pattern = re.compile(".*?".join(map(re.escape, _PRINTF.split(m.group("message")))) + r"\s*$")
+        for line in range(int(m.group("first")), int(m.group("last")) + 1):
+            sites.setdefault((m.group("file"), line), []).append((pattern, function, ", ".join(releases)))
+    return sites
+
+
+def _nvshmem_site(text: str) -> tuple[str, str, str] | None:
+    """(file:line, function, releases) of the first status line whose file, line and message are an error check of
+    NVSHMEM's set-up code in a release (the message makes the release's line its own)."""
+    for m in _NVSHMEM_STATUS.finditer(text):
+        for pattern, function, releases in _nvshmem_sites().get((m.group("file"), int(m.group("line"))), []):
+            if pattern.match(m.group("message")):
+                return f"{m.group('file')}:{m.group('line')}", function, releases
+    return None
+
+
 def place_nvshmem(text: str) -> NativePlacement | None:
-    """Init when the text names NVSHMEM's init or transport-connect code (a function or an init source file)."""
+    """Init when the text names NVSHMEM's init or transport-connect code (a function or an init source file), or holds
+    a status line of an error check that code makes."""
     m = _nvshmem_init().search(text)
     if m is None:
-        return None
+        site = _nvshmem_site(text)
+        if site is None:
+            return None
+        where, function, releases = site
+        return NativePlacement(
+            "startup",
+            f"placed at startup: {where} with its message is an error check in {function}, NVSHMEM's transport set-up"
+            f" code (NVSHMEM {releases}, per catalog/native_stages.json): the NVSHMEM buffer is set up before any"
+            " dispatch runs",
+        )
     named = m.group(1) or f"src/host/{m.group(2)}"
     source = _catalog()["nvshmem"]["source"].split("-py3", 1)[0]
     return NativePlacement(

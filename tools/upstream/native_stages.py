@@ -9,7 +9,10 @@ their released sources, for catalog/native_stages.json:
   constructor or its handshake (`Buffer::Buffer`, `Buffer::sync`), in every commit of that file.
 - NVSHMEM (the nvidia-nvshmem wheel's shared libraries, as `strings` reads them): the functions that initialise it or
   connect its transports (their names, kept in the libraries by `__FUNCTION__` and the C++ symbols), its init source
-  files (`src/host/init/*`), and the failure messages that name one of those functions.
+  files (`src/host/init/*`), and the failure messages that name one of those functions. From its released source
+  (the NVIDIA/nvshmem git history, `fetch github:NVIDIA/nvshmem`: its tags and release commits), the error checks
+  (`NVSHMEMI_NZ_ERROR_JMP(...)`, whose line prints `<file>:<line>: non-zero status: 7 <message>`) made in those
+  functions, or in a file's static helpers only they call: a status line's file, line and message name its function.
 
 A message or frame naming init code places a failure at startup; nothing here places one while serving (operation code
 runs whenever the application runs it: only the application's own evidence says when).
@@ -62,6 +65,14 @@ _NVSHMEM_NOT_INIT = re.compile(r"fini|finalize|destroy|loader|team_init|coll_|nc
 # NVSHMEM's own functions (the wheel also carries DOCA's and CUDA's)
 _NVSHMEM_OWN = re.compile(r"^(?:nvshmem[ixt]?_|bootstrap_|ep_connect$)")
 _NVSHMEM_INIT_FILE = re.compile(r"src/host/init/[\w.]+\.(?:cu|cpp|cc)")
+NVSHMEM_GIT = Path(os.environ.get("LOGSCOPE_NVSHMEM_GIT", "/work/.mirror/NVIDIA+nvshmem/repo"))
+# a release of the git history: its tag (`v3.4.5-0`) or the commit that made it (`NVSHMEM 3.5.1-0`, `Version: 3.4.5-0`,
+# `[ADMIN] Resync NVSHMEM 3.3.8 into devel`)
+_NVSHMEM_TAG = re.compile(r"^v(\d+\.\d+\.\d+)-\d+$")
+_NVSHMEM_RELEASE_COMMIT = re.compile(r"^(?:NVSHMEM |Version: |\[ADMIN\] Resync NVSHMEM )(\d+\.\d+\.\d+)\b")
+# NVSHMEM's error checks (src/include/non_abi/nvshmemx_error.h): each prints `__FILE__:__LINE__: ...` then its message
+_NVSHMEM_CHECK = re.compile(r"\bNVSHMEMI_(?:\w*ERROR_(?:JMP|PRINT|EXIT)|NZ_EXIT)\(")
+_C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 def _git(*args: str) -> str:
@@ -115,6 +126,16 @@ def nccl() -> dict[str, Any]:
     return {"source": f"github:NVIDIA/nccl tags {tags[0]} .. {tags[-1]} ({len(tags)})", "init_ranges": versions}
 
 
+def _closing_paren(rest: str) -> int | None:
+    """Where the call opened just before `rest` closes (its `)`), or None when it runs past the text."""
+    depth = 1
+    for i, char in enumerate(rest):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return i
+    return None
+
+
 def cpp_asserts(text: str) -> list[tuple[str, str]]:
     """(function, condition as the preprocessor stringifies it: whitespace runs made one space) of each
     EP_HOST_ASSERT in a function defined at column 0."""
@@ -128,12 +149,7 @@ def cpp_asserts(text: str) -> list[tuple[str, str]]:
             function = None
         for a in _HOST_ASSERT.finditer(line):
             rest = line[a.end() :] + " " + " ".join(lines[number + 1 : number + 4])
-            depth, end = 1, None
-            for i, char in enumerate(rest):
-                depth += {"(": 1, ")": -1}.get(char, 0)
-                if depth == 0:
-                    end = i
-                    break
+            end = _closing_paren(rest)
             if function is not None and end is not None:
                 out.append((function, " ".join(rest[:end].split())))
     return out
@@ -189,6 +205,99 @@ def nvshmem() -> dict[str, Any]:
     return {"source": wheel.name, "init_functions": sorted(functions), "init_files": files, "init_wordings": wordings}
 
 
+def _nvshmem_git(*args: str) -> str:
+    return subprocess.run(["git", f"--git-dir={NVSHMEM_GIT}", *args], check=True, capture_output=True, text=True).stdout
+
+
+def nvshmem_releases() -> dict[str, str]:
+    """{release: commit} of the git history: its tags, and the commits that made a release (the newest of each)."""
+    found: dict[str, str] = {}
+    for line in _nvshmem_git("log", "--format=%h %s").splitlines():
+        commit, _, subject = line.partition(" ")
+        m = _NVSHMEM_RELEASE_COMMIT.match(subject)
+        if m is not None:
+            found.setdefault(m.group(1), commit)
+    for tag in _nvshmem_git("tag").split():
+        m = _NVSHMEM_TAG.match(tag)
+        if m is not None:
+            found[m.group(1)] = tag
+    return dict(sorted(found.items(), key=lambda item: _version_key(item[0])))
+
+
+def error_checks(text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, message) of each NVSHMEM error check: the lines its call spans (`__LINE__` is one of
+    them, by compiler) and its message, the adjacent string literals of its format, `\\n` and outer blanks taken off."""
+    out: list[tuple[int, int, str]] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        for m in _NVSHMEM_CHECK.finditer(line):
+            rest = "\n".join([line[m.end() :], *lines[number + 1 : number + 8]])
+            end = _closing_paren(rest)
+            if end is None:
+                continue
+            message = "".join(_C_STRING.findall(rest[:end])).replace("\\n", "").strip()
+            if message:
+                out.append((number + 1, number + 1 + rest[:end].count("\n"), message))
+    return out
+
+
+def _static_helpers(text: str, functions: list[tuple[int, int, str]], init: set[str]) -> set[str]:
+    """The file's static functions only init code calls (each use of the name outside its own body a call inside an
+    init function or such a helper), to a fixed point."""
+    lines = text.splitlines()
+    static = {name for first, _, name in functions if lines[first - 1].startswith("static ")}
+    found = set(init)
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(static - found):
+            uses = [
+                (number, line)
+                for number, line in enumerate(lines, 1)
+                for _ in re.finditer(rf"\b{re.escape(name)}\b", line)
+                if not any(first <= number <= last and f == name for first, last, f in functions)
+            ]
+            callers = [_function_at_line(functions, number) for number, _ in uses]
+            calls = all(re.search(rf"\b{re.escape(name)}\s*\(", line) for _, line in uses)
+            if uses and calls and all(c in found for c in callers):
+                found.add(name)
+                changed = True
+    return found
+
+
+def _function_at_line(functions: list[tuple[int, int, str]], number: int) -> str | None:
+    return next((name for first, last, name in functions if first <= number <= last), None)
+
+
+def nvshmem_error_sites() -> dict[str, Any]:
+    """The error checks NVSHMEM's init or transport set-up code makes, per release: {"file:first-last: message":
+    [function, releases]}, left out where another release has the same message on those lines outside init code."""
+    init_sites: dict[tuple[str, int, int, str], tuple[str, set[str]]] = {}
+    other_sites: set[tuple[str, int, str]] = set()
+    releases = nvshmem_releases()
+    for version, commit in releases.items():
+        paths = _nvshmem_git("ls-tree", "-r", "--name-only", commit, "--", "src").split()
+        for path in paths:
+            if not path.endswith((".cpp", ".cu", ".cc", ".c")):
+                continue
+            text = _nvshmem_git("show", f"{commit}:{path}")
+            functions = c_functions(text)
+            init = _static_helpers(text, functions, {name for _, _, name in functions if _is_init(name)})
+            file = path.rsplit("/", 1)[-1]
+            for first, last, message in error_checks(text):
+                function = _function_at_line(functions, first)
+                if function in init:
+                    init_sites.setdefault((file, first, last, message), (function, set()))[1].add(version)
+                else:
+                    other_sites.update((file, number, message) for number in range(first, last + 1))
+    sites = {
+        f"{file}:{first}-{last}: {message}": [function, sorted(versions, key=_version_key)]
+        for (file, first, last, message), (function, versions) in sorted(init_sites.items())
+        if not any((file, number, message) in other_sites for number in range(first, last + 1))
+    }
+    return {"source": f"github:NVIDIA/nvshmem {', '.join(releases)}", "sites": sites}
+
+
 def build() -> dict[str, Any]:
     return {
         "doc": (
@@ -197,20 +306,24 @@ def build() -> dict[str, Any]:
             "A failure whose return chain, frame or message names such code happened at startup."
         ),
         "nccl": nccl(),
-        "nvshmem": nvshmem(),
+        "nvshmem": {**nvshmem(), "error_sites": nvshmem_error_sites()},
         "deepep": deepep(),
     }
 
 
 def write(target: Path) -> None:
-    """One NCCL release a line (a new release is a one-line diff)."""
+    """One NCCL release a line (a new release is a one-line diff), one NVSHMEM error check a line."""
     data = build()
     ranges = data["nccl"].pop("init_ranges")
     rows = ",\n".join(f"   {json.dumps(v)}: {json.dumps(r, sort_keys=True)}" for v, r in ranges.items())
     nccl_keys = "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in sorted(data["nccl"].items()))
+    errors = data["nvshmem"].pop("error_sites")
+    sites = ",\n".join(f"    {json.dumps(k)}: {json.dumps(v)}" for k, v in errors["sites"].items())
+    nvshmem = json.dumps(data["nvshmem"], indent=1, sort_keys=True)[:-2]
     text = (
         f'{{\n "doc": {json.dumps(data["doc"])},\n "nccl": {{\n{nccl_keys}  "init_ranges": {{\n{rows}\n  }}\n }},\n'
-        f' "nvshmem": {json.dumps(data["nvshmem"], indent=1, sort_keys=True)},\n'
+        f' "nvshmem": {nvshmem},\n  "error_sites": {{\n   "source": {json.dumps(errors["source"])},\n'
+        f'   "sites": {{\n{sites}\n   }}\n  }}\n }},\n'
         f' "deepep": {json.dumps(data["deepep"], indent=1, sort_keys=True)}\n}}\n'
     )
     json.loads(text)  # the hand-laid layout is still JSON
