@@ -66,6 +66,29 @@ def test_nccl_chain_placement_says_its_basis():
     assert native_stages.place_nccl(["node:1:2 [0] NCCL INFO proxy.cc:894 -> 6"], "2.7.8") is None
 
 
+def test_nccl_check_lines_are_every_line_of_a_check_call():
+    source = "ncclResult_t f() {\n  NCCLCHECK(a());\n  NCCLCHECKGOTO(b(comm,\n      x), res, fail);\n  c();\n}\n"
+    assert tool.nccl_check_lines(source) == {2, 3, 4}
+    assert tool._line_runs({2, 3, 4, 9}) == "2-4,9"
+
+
+def test_a_chain_that_fits_one_release_only_places_without_a_printed_version():
+    # NCCL 2.20.5 is the one tag whose src/init.cc has a check call on both 1010 (NCCLCHECK(ncclNvlsInit(comm)) in
+    # initTransportsRank) and 1501 (ncclCommInitRankFunc); no release agrees on line 1010 alone
+    chain = [
+        "host:44712:44746 [2] transport/nvls.cc:246 NCCL WARN Cuda failure 3 'initialization error'",
+        "host:44712:44746 [2] NCCL INFO init.cc:1010 -> 1",
+        "host:44712:44746 [2] NCCL INFO init.cc:1501 -> 1",
+    ]
+    assert native_stages.nccl_release_of_chain(chain) == "2.20.5"
+    placed = native_stages.place_nccl(chain, None)
+    assert placed is not None and placed.phase == "init_distributed"
+    assert "init.cc:1010, in initTransportsRank (NCCL 2.20.5, the one release with a check call" in placed.basis
+    assert native_stages.place_nccl(chain[:2], None) is None  # one line pins no release
+    # init.cc 1079 and 1358 are check calls in 2.18.3, 2.18.5 and 2.18.6: no one release, nothing placed
+    assert native_stages.nccl_release_of_chain(["x NCCL INFO init.cc:1079 -> 3", "x NCCL INFO init.cc:1358 -> 3"]) is None
+
+
 def test_nvshmem_placement_from_function_or_init_file():
     by_function = native_stages.place_nvshmem("aborting due to error in nvshmemi_init_thread")
     assert by_function is not None and by_function.phase == "startup" and "nvshmemi_init_thread" in by_function.basis

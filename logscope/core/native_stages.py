@@ -68,6 +68,34 @@ def _nccl_function(file: str, line: int, version: str | None) -> tuple[str, str]
     return name, version or f"{min(found)} .. {max(found)}"
 
 
+@cache
+def _nccl_checks() -> dict[str, list[tuple[frozenset[int], tuple[str, ...]]]]:
+    """file -> (the lines of its check calls, the releases with those lines)."""
+    out: dict[str, list[tuple[frozenset[int], tuple[str, ...]]]] = {}
+    for file, runs in _catalog()["nccl"]["check_lines"].items():
+        for text, releases in runs.items():
+            lines: set[int] = set()
+            for run in text.split(","):
+                first, _, last = run.partition("-")
+                lines.update(range(int(first), int(last or first) + 1))
+            out.setdefault(file, []).append((frozenset(lines), tuple(releases)))
+    return out
+
+
+def nccl_release_of_chain(chain: list[str]) -> str | None:
+    """The one catalogued release in which every `init.cc:N -> rc` / `bootstrap.cc:N -> rc` line of the chain (two at
+    least) is a check call's line (NCCLCHECK prints it from there): the chain names its release as a printed
+    `NCCL version` would. None when no release, or several, fit."""
+    named = {(m.group(1), int(m.group(2))) for text in chain for m in _NCCL_CHAIN.finditer(text)}
+    if len(named) < 2:
+        return None
+    fitting: set[str] | None = None
+    for file, line in named:
+        here = {v for lines, releases in _nccl_checks().get(file, []) if line in lines for v in releases}
+        fitting = here if fitting is None else fitting & here
+    return fitting.pop() if fitting is not None and len(fitting) == 1 else None
+
+
 def _function_at(ranges: list[list[Any]], line: int) -> str | None:
     return next((str(f) for first, last, f in ranges if first <= line <= last), None)
 
@@ -75,11 +103,14 @@ def _function_at(ranges: list[list[Any]], line: int) -> str | None:
 def place_nccl(chain: list[str], version: str | None) -> NativePlacement | None:
     """The NCCL return chain's lines (the WARN line and the `file:line -> rc` lines after it): init when a line of
     the chain lies in a communicator set-up function of the release."""
+    pinned = nccl_release_of_chain(chain) if version is None else None
     for text in chain:
         for m in _NCCL_CHAIN.finditer(text):
-            found = _nccl_function(m.group(1), int(m.group(2)), version)
+            found = _nccl_function(m.group(1), int(m.group(2)), version or pinned)
             if found is not None:
                 function, releases = found
+                if pinned is not None:
+                    releases += ", the one release with a check call on every line of the chain,"
                 return NativePlacement(
                     "init_distributed",
                     f"placed at startup: NCCL's return chain passes {m.group(1)}:{m.group(2)}, in {function} (NCCL"

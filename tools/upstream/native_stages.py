@@ -43,6 +43,9 @@ _NOT_INIT = re.compile(
 )
 # bootstrap.cc also serves the running communicator (its send/recv/barrier): only its set-up functions are init
 _BOOTSTRAP_INIT = re.compile(r"Init|Root|Split|Create|Listen|Connect|Setup|setup")
+# NCCL's check macros (src/include/checks.h: NCCLCHECK, NCCLCHECKGOTO, CUDACHECK, SYSCHECK, ...): the return chain's
+# `INFO %s:%d -> %d` is printed by them
+_NCCL_CHECK = re.compile(r"\b[A-Z]+CHECK\w*\s*\(")
 
 DEEPEP_GIT = Path(os.environ.get("LOGSCOPE_DEEPEP_GIT", "/work/.mirror/deepseek-ai+DeepEP/repo"))
 DEEPEP_FILE = "csrc/deep_ep.cpp"
@@ -113,6 +116,7 @@ def _version_key(tag: str) -> tuple[int, ...]:
 def nccl() -> dict[str, Any]:
     tags = sorted((t for t in _git("tag").split() if _NCCL_TAG.match(t)), key=_version_key)
     versions: dict[str, dict[str, list[list[Any]]]] = {}
+    checks: dict[str, dict[str, list[str]]] = {}
     for tag in tags:
         version = _NCCL_TAG.match(tag).group(1)  # type: ignore[union-attr]
         per_file = {}
@@ -121,9 +125,39 @@ def nccl() -> dict[str, Any]:
                 text = _git("show", f"{tag}:{path}")
             except subprocess.CalledProcessError:
                 continue
-            per_file[path.rsplit("/", 1)[-1]] = nccl_init_ranges(text, path)
+            file = path.rsplit("/", 1)[-1]
+            per_file[file] = nccl_init_ranges(text, path)
+            checks.setdefault(file, {}).setdefault(_line_runs(nccl_check_lines(text)), []).append(version)
         versions[version] = per_file
-    return {"source": f"github:NVIDIA/nccl tags {tags[0]} .. {tags[-1]} ({len(tags)})", "init_ranges": versions}
+    return {
+        "source": f"github:NVIDIA/nccl tags {tags[0]} .. {tags[-1]} ({len(tags)})",
+        "init_ranges": versions,
+        "check_lines": checks,
+    }
+
+
+def nccl_check_lines(text: str) -> set[int]:
+    """The lines of each check call (`NCCLCHECK(...)`, `NCCLCHECKGOTO(...)`, `CUDACHECK(...)`, ...): the lines a return
+    chain's `file:line -> rc` can name (its `__LINE__`, a line of the call by compiler)."""
+    lines = text.splitlines()
+    found: set[int] = set()
+    for number, line in enumerate(lines):
+        for m in _NCCL_CHECK.finditer(line):
+            rest = "\n".join([line[m.end() :], *lines[number + 1 : number + 8]])
+            end = _closing_paren(rest)
+            found.update(range(number + 1, number + 2 + (rest[:end].count("\n") if end is not None else 0)))
+    return found
+
+
+def _line_runs(lines: set[int]) -> str:
+    """`12,15-17,20`: the lines as runs."""
+    runs: list[list[int]] = []
+    for number in sorted(lines):
+        if runs and runs[-1][1] == number - 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def _closing_paren(rest: str) -> int | None:
@@ -316,12 +350,18 @@ def write(target: Path) -> None:
     data = build()
     ranges = data["nccl"].pop("init_ranges")
     rows = ",\n".join(f"   {json.dumps(v)}: {json.dumps(r, sort_keys=True)}" for v, r in ranges.items())
+    checks = data["nccl"].pop("check_lines")
+    check_rows = ",\n".join(
+        f"   {json.dumps(file)}: {{\n" + ",\n".join(f"    {json.dumps(k)}: {json.dumps(v)}" for k, v in runs.items()) + "\n   }"
+        for file, runs in checks.items()
+    )
     nccl_keys = "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in sorted(data["nccl"].items()))
     errors = data["nvshmem"].pop("error_sites")
     sites = ",\n".join(f"    {json.dumps(k)}: {json.dumps(v)}" for k, v in errors["sites"].items())
     nvshmem = json.dumps(data["nvshmem"], indent=1, sort_keys=True)[:-2]
     text = (
-        f'{{\n "doc": {json.dumps(data["doc"])},\n "nccl": {{\n{nccl_keys}  "init_ranges": {{\n{rows}\n  }}\n }},\n'
+        f'{{\n "doc": {json.dumps(data["doc"])},\n "nccl": {{\n{nccl_keys}  "init_ranges": {{\n{rows}\n  }},\n'
+        f'  "check_lines": {{\n{check_rows}\n  }}\n }},\n'
         f' "nvshmem": {nvshmem},\n  "error_sites": {{\n   "source": {json.dumps(errors["source"])},\n'
         f'   "sites": {{\n{sites}\n   }}\n  }}\n }},\n'
         f' "deepep": {json.dumps(data["deepep"], indent=1, sort_keys=True)}\n}}\n'
