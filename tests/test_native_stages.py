@@ -168,3 +168,40 @@ def test_deepep_constructor_assert_places_startup_dispatch_assert_nothing():
     assert placed is not None and placed.phase == "startup" and "Buffer::Buffer / Buffer::sync" in placed.basis
     dispatch = "Failed: Assertion error /b/DeepEP/csrc/deep_ep.cpp:1233 'x.dim() == 2 and x.is_contiguous()'"
     assert native_stages.place_deepep(dispatch) is None
+
+
+MOONCAKE_SOURCE = """\
+int TransferEngineImpl::init(const std::string &metadata_conn_string,
+                             const std::string &local_server_name) {
+    if (multi_transports_->installTransport("rdma", local_topology_) == nullptr) {
+        LOG(ERROR) << "Failed to install RDMA transport, type="
+                   << proto;
+        return -1;
+    }
+}
+
+Status TransferSubmitter::submit(const Replica &replica) {
+    LOG(ERROR) << "Failed to open segment for endpoint='" << endpoint << "'";
+    LOG(INFO) << "Submitted transfer for replica";
+}
+"""
+
+
+def test_glog_sites_read_function_line_and_head():
+    assert tool.glog_sites(MOONCAKE_SOURCE) == [
+        (4, "TransferEngineImpl::init", "Failed to install RDMA transport, type="),
+        (11, "TransferSubmitter::submit", "Failed to open segment for endpoint='"),
+    ]
+    assert tool._MOONCAKE_SETUP.match("init") and tool._MOONCAKE_SETUP.match("InitTransferEngine")
+    assert tool._MOONCAKE_SETUP.match("setup_internal") and not tool._MOONCAKE_SETUP.match("submit")
+
+
+def test_mooncake_set_up_glog_line_places_startup_a_transfer_nothing():
+    # Mooncake v0.3.9 mooncake-transfer-engine/src/transfer_engine_impl.cpp:293, in TransferEngineImpl::init
+    line = "E0302 09:15:07.980796     7 transfer_engine_impl.cpp:293] Failed to install RDMA transport, type=rdma"
+    placed = native_stages.place_mooncake(line)
+    assert placed is not None and placed.phase == "startup"
+    assert "printed by TransferEngineImpl::init, Mooncake's set-up code (Mooncake 0.3.9" in placed.basis
+    assert native_stages.place_mooncake(line.replace(":293]", ":294]")) is None
+    transfer = "E0116 07:02:59.408258 2594575 transfer_task.cpp:572] Failed to open segment for endpoint='10.0.0.30:15041'"
+    assert native_stages.place_mooncake(transfer) is None

@@ -28,6 +28,8 @@ _NVSHMEM_STATUS = re.compile(
     r"(?P<file>[\w.+-]+\.(?:cpp|cu|cc|c)):(?P<line>\d+): (?:NULL value |(?:non-zero|error) status: -?\d+ )?"
     r"(?P<message>\S.*)"
 )
+# a glog line: `E0302 09:15:07.980796     7 transfer_engine_impl.cpp:293] Failed to install RDMA transport, type=rdma`
+_GLOG_LINE = re.compile(r"\b[EF]\d{4} [\d:.]+\s+\d+ (?P<file>[\w.+-]+\.(?:cpp|cc|h)):(?P<line>\d+)\] (?P<message>.*)")
 _SITE_KEY = re.compile(r"(?P<file>[^:]+):(?P<first>\d+)-(?P<last>\d+): (?P<message>.+)", re.DOTALL)
 _PRINTF = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[hlzjtL]*[diouxXfFeEgGcsp]")
 
@@ -172,6 +174,32 @@ def place_nvshmem(text: str) -> NativePlacement | None:
         f"placed at startup: {named} is NVSHMEM's init or transport set-up code ({source}, per catalog/native_stages.json):"
         " the NVSHMEM buffer is set up before any dispatch runs",
     )
+
+
+@cache
+def _mooncake_logs() -> dict[tuple[str, int], list[tuple[str, str, str]]]:
+    """(file, line) -> (message head, function, releases) of the glog error lines Mooncake's set-up code prints."""
+    logs: dict[tuple[str, int], list[tuple[str, str, str]]] = {}
+    for key, (function, releases) in _catalog()["mooncake"]["setup_logs"].items():
+        where, _, head = key.partition(": ")
+        file, _, line = where.rpartition(":")
+        logs.setdefault((file, int(line)), []).append((head, function, ", ".join(releases)))
+    return logs
+
+
+def place_mooncake(text: str) -> NativePlacement | None:
+    """Startup when a glog error line's file, line and message are one Mooncake's set-up code prints in a release
+    (the transfer engine's init, a transport's install, the store client's creation)."""
+    for m in _GLOG_LINE.finditer(text):
+        for head, function, releases in _mooncake_logs().get((m.group("file"), int(m.group("line"))), []):
+            if m.group("message").startswith(head):
+                return NativePlacement(
+                    "startup",
+                    f"placed at startup: {m.group('file')}:{m.group('line')} '{head}' is printed by {function}, Mooncake's"
+                    f" set-up code (Mooncake {releases}, per catalog/native_stages.json): the transfer engine and its"
+                    " transports are set up before any transfer",
+                )
+    return None
 
 
 def place_deepep(text: str) -> NativePlacement | None:

@@ -14,6 +14,11 @@ their released sources, for catalog/native_stages.json:
   (`NVSHMEMI_NZ_ERROR_JMP(...)`, whose line prints `<file>:<line>: non-zero status: 7 <message>`) made in those
   functions, or in a file's static helpers only they call: a status line's file, line and message name its function.
 
+- Mooncake (the kvcache-ai/Mooncake git tags, `fetch github:kvcache-ai/Mooncake`): the glog error lines (`LOG(ERROR) <<
+  "..."`, printed as `E0302 09:15:07.980796 7 transfer_engine_impl.cpp:293] Failed to install RDMA transport`) that
+  its transfer engine's and store client's set-up functions print (`TransferEngineImpl::init`, `RdmaTransport::install`,
+  `Client::Create`, `RealClient::setup_internal`, ...), with file, line and the message's first words.
+
 A message or frame naming init code places a failure at startup; nothing here places one while serving (operation code
 runs whenever the application runs it: only the application's own evidence says when).
 """
@@ -79,7 +84,11 @@ _C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 def _git(*args: str) -> str:
-    return subprocess.run(["git", f"--git-dir={NCCL_GIT}", *args], check=True, capture_output=True, text=True).stdout
+    return _git_at(NCCL_GIT, *args)
+
+
+def _git_at(git_dir: Path, *args: str) -> str:
+    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True, text=True).stdout
 
 
 def c_functions(text: str) -> list[tuple[int, int, str]]:
@@ -239,19 +248,15 @@ def nvshmem() -> dict[str, Any]:
     return {"source": wheel.name, "init_functions": sorted(functions), "init_files": files, "init_wordings": wordings}
 
 
-def _nvshmem_git(*args: str) -> str:
-    return subprocess.run(["git", f"--git-dir={NVSHMEM_GIT}", *args], check=True, capture_output=True, text=True).stdout
-
-
 def nvshmem_releases() -> dict[str, str]:
     """{release: commit} of the git history: its tags, and the commits that made a release (the newest of each)."""
     found: dict[str, str] = {}
-    for line in _nvshmem_git("log", "--format=%h %s").splitlines():
+    for line in _git_at(NVSHMEM_GIT, "log", "--format=%h %s").splitlines():
         commit, _, subject = line.partition(" ")
         m = _NVSHMEM_RELEASE_COMMIT.match(subject)
         if m is not None:
             found.setdefault(m.group(1), commit)
-    for tag in _nvshmem_git("tag").split():
+    for tag in _git_at(NVSHMEM_GIT, "tag").split():
         m = _NVSHMEM_TAG.match(tag)
         if m is not None:
             found[m.group(1)] = tag
@@ -310,11 +315,11 @@ def nvshmem_error_sites() -> dict[str, Any]:
     other_sites: set[tuple[str, int, str]] = set()
     releases = nvshmem_releases()
     for version, commit in releases.items():
-        paths = _nvshmem_git("ls-tree", "-r", "--name-only", commit, "--", "src").split()
+        paths = _git_at(NVSHMEM_GIT, "ls-tree", "-r", "--name-only", commit, "--", "src").split()
         for path in paths:
             if not path.endswith((".cpp", ".cu", ".cc", ".c")):
                 continue
-            text = _nvshmem_git("show", f"{commit}:{path}")
+            text = _git_at(NVSHMEM_GIT, "show", f"{commit}:{path}")
             functions = c_functions(text)
             init = _static_helpers(text, functions, {name for _, _, name in functions if _is_init(name)})
             file = path.rsplit("/", 1)[-1]
@@ -332,6 +337,61 @@ def nvshmem_error_sites() -> dict[str, Any]:
     return {"source": f"github:NVIDIA/nvshmem {', '.join(releases)}", "sites": sites}
 
 
+MOONCAKE_GIT = Path(os.environ.get("LOGSCOPE_MOONCAKE_GIT", "/work/.mirror/kvcache-ai+Mooncake/repo"))
+MOONCAKE_SOURCES = ("mooncake-transfer-engine/src/", "mooncake-store/src/")
+_MOONCAKE_TAG = re.compile(r"^v(\d+\.\d+\.\d+(?:\.post\d+)?)$")
+# a set-up method (the name after its class): init*, Init*, install*, setup*, initialize*, Create
+_MOONCAKE_SETUP = re.compile(r"^(?:[Ii]nit(?:ialize)?|[Ii]nstall|[Ss]etup)(?:[A-Z_]\w*)?$|^[Cc]reate$")
+_GLOG_SITE = re.compile(r"\bLOG\((?:ERROR|FATAL)\)")
+
+
+def glog_sites(text: str) -> list[tuple[int, str, str]]:
+    """(line, function, message head) of each `LOG(ERROR|FATAL) << "..."` in a function defined at column 0:
+    glog prints the LOG line's number and the streamed text, whose first string literals are the head."""
+    out: list[tuple[int, str, str]] = []
+    function: str | None = None
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        m = _CPP_DEF.match(line)
+        if m is not None and not line.rstrip().endswith(";"):
+            function = m.group("name")
+        elif line.startswith("}"):
+            function = None
+        site = _GLOG_SITE.search(line)
+        if site is None or function is None:
+            continue
+        statement = " ".join([line[site.end() :], *lines[number + 1 : number + 4]]).split(";", 1)[0]
+        parts = statement.split("<<")
+        head = "".join(_C_STRING.findall(parts[1])) if len(parts) > 1 else ""
+        if sum(char.isalpha() for char in head) >= 8:
+            out.append((number + 1, function, head.strip()))
+    return out
+
+
+def mooncake() -> dict[str, Any]:
+    """The glog lines Mooncake's set-up functions print, per release: {"file:line: head": [function, releases]}, left
+    out where another release prints that head on that line outside set-up code."""
+    tags = sorted((t for t in _git_at(MOONCAKE_GIT, "tag").split() if _MOONCAKE_TAG.match(t)), key=_version_key)
+    setup: dict[tuple[str, int, str], tuple[str, set[str]]] = {}
+    other: set[tuple[str, int, str]] = set()
+    for tag in tags:
+        version = _MOONCAKE_TAG.match(tag).group(1)  # type: ignore[union-attr]
+        paths = _git_at(MOONCAKE_GIT, "ls-tree", "-r", "--name-only", tag, "--", *MOONCAKE_SOURCES).split()
+        for path in (p for p in paths if p.endswith(".cpp")):
+            file = path.rsplit("/", 1)[-1]
+            for line, function, head in glog_sites(_git_at(MOONCAKE_GIT, "show", f"{tag}:{path}")):
+                if _MOONCAKE_SETUP.match(function.rsplit("::", 1)[-1]):
+                    setup.setdefault((file, line, head), (function, set()))[1].add(version)
+                else:
+                    other.add((file, line, head))
+    sites = {
+        f"{file}:{line}: {head}": [function, sorted(versions, key=_version_key)]
+        for (file, line, head), (function, versions) in sorted(setup.items())
+        if (file, line, head) not in other
+    }
+    return {"source": f"github:kvcache-ai/Mooncake tags {tags[0]} .. {tags[-1]} ({len(tags)})", "setup_logs": sites}
+
+
 def build() -> dict[str, Any]:
     return {
         "doc": (
@@ -342,6 +402,7 @@ def build() -> dict[str, Any]:
         "nccl": nccl(),
         "nvshmem": {**nvshmem(), "error_sites": nvshmem_error_sites()},
         "deepep": deepep(),
+        "mooncake": mooncake(),
     }
 
 
@@ -359,12 +420,14 @@ def write(target: Path) -> None:
     errors = data["nvshmem"].pop("error_sites")
     sites = ",\n".join(f"    {json.dumps(k)}: {json.dumps(v)}" for k, v in errors["sites"].items())
     nvshmem = json.dumps(data["nvshmem"], indent=1, sort_keys=True)[:-2]
+    logs = ",\n".join(f"   {json.dumps(k)}: {json.dumps(v)}" for k, v in data["mooncake"]["setup_logs"].items())
     text = (
         f'{{\n "doc": {json.dumps(data["doc"])},\n "nccl": {{\n{nccl_keys}  "init_ranges": {{\n{rows}\n  }},\n'
         f'  "check_lines": {{\n{check_rows}\n  }}\n }},\n'
         f' "nvshmem": {nvshmem},\n  "error_sites": {{\n   "source": {json.dumps(errors["source"])},\n'
         f'   "sites": {{\n{sites}\n   }}\n  }}\n }},\n'
-        f' "deepep": {json.dumps(data["deepep"], indent=1, sort_keys=True)}\n}}\n'
+        f' "deepep": {json.dumps(data["deepep"], indent=1, sort_keys=True)},\n'
+        f' "mooncake": {{\n  "source": {json.dumps(data["mooncake"]["source"])},\n  "setup_logs": {{\n{logs}\n  }}\n }}\n}}\n'
     )
     json.loads(text)  # the hand-laid layout is still JSON
     target.write_text(text)
