@@ -346,8 +346,9 @@ def test_a_benchmark_client_run_before_a_failure_places_it_while_serving_inferre
         # a code span in the sentence is read too (a launch command here), and so is what the sentence says
         ("Starting any model with `sglang serve` fails during startup because CUDA initialization returns:", "startup"),
         ("Decode workers fail with DeepEP assertion error during kernel warmup because `X_TOKENS=1024` is too small", "warmup"),
+        ("- The hang is in the **scheduler process's** NCCL communicator init (not the main process):", "init_distributed"),
     ],
-    ids=["benching", "requesting", "zh-inference", "startup", "startup-code-span", "warmup-code-span"],
+    ids=["benching", "requesting", "zh-inference", "startup", "startup-code-span", "warmup-code-span", "nccl-init"],
 )
 def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
     failure = _failure(f"{prose}\n```\n{WATCHDOG}```\n")

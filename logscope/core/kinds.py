@@ -316,6 +316,8 @@ TIME_CLAIM_LITERALS = (
     "to start",
     "during initiali",
     "During initiali",
+    "NCCL init",
+    "NCCL communicator init",
 )
 # launch_server flags written as Markdown list items ("- tp-size: 4", "- `mem-fraction-static`: 0.75", "- --tp 8"):
 # the stems of the flags logscope reads, after a bullet, bare or in a code span

@@ -1,6 +1,7 @@
 """When a paste's own words say a failure happened: a benchmark client run against the server
 (`python3 -m sglang.bench_serving ...`: requests were being served) or a sentence ("when benching serving the
-following error occurred", "fails during startup", "during kernel warmup"). Such a claim is weaker evidence than a
+following error occurred", "fails during startup", "during kernel warmup", "the hang is in the NCCL communicator
+init": SGLang's init_distributed step). Such a claim is weaker evidence than a
 log line: it places a failure only when nothing in the log does, and the finding says it was inferred from it."""
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("warmup", re.compile(r"(?i)\bduring (?:the )?kernel warm-?up\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
+    # SGLang creates its NCCL communicators in the init_distributed step ("Init torch distributed begin/ends")
+    (
+        "init_distributed",
+        re.compile(
+            r"(?i)\b(?:hang|hangs|hung|stuck|freezes|froze|fails|failed)\b[^.;:!?]{0,40}?\b(?:in|at|during) (?:the )?"
+            r"(?:[\w'*]+ ){0,3}?NCCL (?:communicator )?init(?:iali[sz]ation)?\b"
+        ),
+    ),
 )
 # a claim said in the negative ("not during initialization", "（不是初始化）" before it) or as a condition ("If you see
 # out-of-memory errors during serving, ...": SGLang's own advice) places nothing
