@@ -336,6 +336,17 @@ def test_a_benchmark_client_run_before_a_failure_places_it_while_serving_inferre
     assert "sglang.bench_serving" in failure.phase_basis and "lower confidence" in failure.phase_basis
 
 
+def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferred():
+    prose = (
+        "`vllm bench serve --model deepseek-ai/DeepSeek-V3.2-Exp --dataset-name random --port 9256 --request-rate inf`\n\n"
+        "Will meet error\n\n```bash\n"
+        "CUDA error (/src/build/_deps/flashmla-src/csrc/smxx/mla_combine.cu:201): invalid configuration argument\n```\n"
+    )
+    failure = _failure(prose)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "'vllm bench serve': a benchmark client sends requests" in failure.phase_basis
+
+
 @pytest.mark.parametrize(
     ("prose", "stage"),
     [

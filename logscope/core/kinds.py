@@ -286,6 +286,7 @@ STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)
 # what a sentence or command that says when the paste failed holds (parse/parsers/time_claims.py: one in each pattern)
 TIME_CLAIM_LITERALS = (
     "bench_serving",
+    "vllm bench serve",
     "when bench",
     "When bench",
     "when I bench",

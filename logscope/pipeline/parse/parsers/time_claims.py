@@ -15,6 +15,8 @@ from logscope.pipeline.parse.parsers.base import Parsed
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # SGLang's benchmark client sends requests to a running server (sglang/bench_serving.py)
     ("serving", re.compile(r"\bsglang\.bench_serving\b")),
+    # vLLM's benchmark client likewise (`vllm bench serve --model ... --request-rate ...`, vLLM's CLI)
+    ("serving", re.compile(r"\bvllm bench serve\b")),
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:bench(?:ing|marking)?|stress[- ]testing|load[- ]testing)\b")),
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:request(?:ing)?|send(?:ing)? requests? to|querying) (?:the )?server\b")),
     ("serving", re.compile(r"(?i)\b(?:during|while) (?:inference|serving)\b|推理过程中")),

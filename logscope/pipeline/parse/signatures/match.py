@@ -457,7 +457,8 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
     claim = before[-1]
-    why = ": a benchmark client sends requests to a running server" if "bench_serving" in claim.data["said"] else ""
+    client = any(name in claim.data["said"] for name in ("bench_serving", "bench serve"))
+    why = ": a benchmark client sends requests to a running server" if client else ""
     return str(claim.data["stage"]), (
         f"inferred from line {claim.line}, the paste's own words '{claim.data['said']}'{why}; {CLAIM_NOTE}"
     )
