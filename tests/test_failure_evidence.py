@@ -177,3 +177,28 @@ def test_deepep_kernel_timeouts_name_deepep_and_other_timeouts_do_not():
         {"what": "dispatch forwarder", "channel": 2},
     )
     assert _failures("Using DeepEP low latency mode; NCCL timeout is 600 s\n") == []
+
+
+def test_nvshmem_ibgda_set_up_check_places_the_deepep_failure_at_startup():
+    # NVSHMEM 3.4.5's ibgda transport checks, printed on their own (no init function named): both lines are error
+    # checks of its endpoint set-up (catalog/native_stages.json error_sites), so the failure is at startup
+    text = (
+        "/build/nvshmem/src/modules/transport/ibgda/ibgda.cpp:2234: NULL value Unable to create ah.\n"
+        "WARN: Failed to initialize all selected devices. Perf may be limited.\n"
+        "/build/nvshmem/src/modules/transport/ibgda/ibgda.cpp:2966: non-zero status: 7 create DCT share err.\n"
+    )
+    [failure, *_] = _failures(text)
+    assert (failure.finding, failure.mechanism, failure.phase) == ("deepep-buffer", "deepep", "startup")
+    assert "error check in ibgda_create_dct_shared_objects" in failure.phase_basis
+
+
+def test_mooncake_transfer_engine_install_failure_is_at_startup():
+    # the transfer engine's start (Mooncake 0.3.9): RDMA transport install fails in TransferEngineImpl::init
+    text = (
+        "E0302 09:15:07.980793     7 rdma_transport.cpp:662] RdmaTransport: No available RNIC\n"
+        "E0302 09:15:07.980796     7 transfer_engine_impl.cpp:293] Failed to install RDMA transport, type=rdma\n"
+        "E0302 09:15:07.980798     7 client_service.cpp:288] Failed to initialize transfer engine, rc=-1\n"
+    )
+    failures = _failures(text)
+    assert {(f.finding, f.mechanism, f.phase) for f in failures} == {("pd-transfer-failed", "pd_transfer", "startup")}
+    assert any("TransferEngineImpl::init" in f.phase_basis for f in failures)

@@ -336,6 +336,17 @@ def test_a_benchmark_client_run_before_a_failure_places_it_while_serving_inferre
     assert "sglang.bench_serving" in failure.phase_basis and "lower confidence" in failure.phase_basis
 
 
+def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferred():
+    prose = (
+        "`vllm bench serve --model deepseek-ai/DeepSeek-V3.2-Exp --dataset-name random --port 9256 --request-rate inf`\n\n"
+        "Will meet error\n\n```bash\n"
+        "CUDA error (/src/build/_deps/flashmla-src/csrc/smxx/mla_combine.cu:201): invalid configuration argument\n```\n"
+    )
+    failure = _failure(prose)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "'vllm bench serve': a benchmark client sends requests" in failure.phase_basis
+
+
 @pytest.mark.parametrize(
     ("prose", "stage"),
     [
@@ -347,8 +358,9 @@ def test_a_benchmark_client_run_before_a_failure_places_it_while_serving_inferre
         ("Starting any model with `sglang serve` fails during startup because CUDA initialization returns:", "startup"),
         ("Decode workers fail with DeepEP assertion error during kernel warmup because `X_TOKENS=1024` is too small", "warmup"),
         ("On 8xH20 the server crashes during CUDA graph capture when `--cuda-graph-max-bs 512` is set:", "capture"),
+        ("- The hang is in the **scheduler process's** NCCL communicator init (not the main process):", "init_distributed"),
     ],
-    ids=["benching", "requesting", "zh-inference", "startup", "startup-code-span", "warmup-code-span", "capture"],
+    ids=["benching", "requesting", "zh-inference", "startup", "startup-code-span", "warmup-code-span", "capture", "nccl-init"],
 )
 def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
     failure = _failure(f"{prose}\n```\n{WATCHDOG}```\n")

@@ -66,12 +66,87 @@ def test_nccl_chain_placement_says_its_basis():
     assert native_stages.place_nccl(["node:1:2 [0] NCCL INFO proxy.cc:894 -> 6"], "2.7.8") is None
 
 
+def test_nccl_check_lines_are_every_line_of_a_check_call():
+    source = "ncclResult_t f() {\n  NCCLCHECK(a());\n  NCCLCHECKGOTO(b(comm,\n      x), res, fail);\n  c();\n}\n"
+    assert tool.nccl_check_lines(source) == {2, 3, 4}
+    assert tool._line_runs({2, 3, 4, 9}) == "2-4,9"
+
+
+def test_a_chain_that_fits_one_release_only_places_without_a_printed_version():
+    # NCCL 2.20.5 is the one tag whose src/init.cc has a check call on both 1010 (NCCLCHECK(ncclNvlsInit(comm)) in
+    # initTransportsRank) and 1501 (ncclCommInitRankFunc); no release agrees on line 1010 alone
+    chain = [
+        "host:44712:44746 [2] transport/nvls.cc:246 NCCL WARN Cuda failure 3 'initialization error'",
+        "host:44712:44746 [2] NCCL INFO init.cc:1010 -> 1",
+        "host:44712:44746 [2] NCCL INFO init.cc:1501 -> 1",
+    ]
+    assert native_stages.nccl_release_of_chain(chain) == "2.20.5"
+    placed = native_stages.place_nccl(chain, None)
+    assert placed is not None and placed.phase == "init_distributed"
+    assert "init.cc:1010, in initTransportsRank (NCCL 2.20.5, the one release with a check call" in placed.basis
+    assert native_stages.place_nccl(chain[:2], None) is None  # one line pins no release
+    # init.cc 1079 and 1358 are check calls in 2.18.3, 2.18.5 and 2.18.6: no one release, nothing placed
+    assert native_stages.nccl_release_of_chain(["x NCCL INFO init.cc:1079 -> 3", "x NCCL INFO init.cc:1358 -> 3"]) is None
+
+
 def test_nvshmem_placement_from_function_or_init_file():
     by_function = native_stages.place_nvshmem("aborting due to error in nvshmemi_init_thread")
     assert by_function is not None and by_function.phase == "startup" and "nvshmemi_init_thread" in by_function.basis
     by_file = native_stages.place_nvshmem("/opt/nvshmem/src/host/init/init.cu:327: non-zero status: 7 bootstrap failed")
     assert by_file is not None and "init.cu" in by_file.basis
     assert native_stages.place_nvshmem("/opt/nvshmem/src/host/comm/rma.cu:90: non-zero status: 7 put failed") is None
+
+
+NVSHMEM_SOURCE = """\
+static int create_shared_objects(state_t *state, int portid) {
+    ah = ftable.create_ah(device->pd, &ah_attr);
+    NVSHMEMI_NULL_ERROR_JMP(ah, status, NVSHMEMX_ERROR_INTERNAL, out, "Unable to create ah.\\n");
+}
+
+static int post_send(state_t *state) {
+    NVSHMEMI_NZ_ERROR_JMP(status, NVSHMEMX_ERROR_INTERNAL, out,
+                          "ibv_post_send failed on qp %d.\\n", qp);
+}
+
+int nvshmemt_ibgda_connect_endpoints(nvshmem_transport_t t, int *selected_dev_ids) {
+    status = create_shared_objects(state, portid);
+    NVSHMEMI_NZ_ERROR_JMP(status, NVSHMEMX_ERROR_INTERNAL, out, "create DCT share err.");
+}
+
+int nvshmemt_ibgda_rma(struct nvshmem_transport *t) {
+    status = post_send(state);
+}
+"""
+
+
+def test_nvshmem_error_checks_and_the_helpers_only_init_calls():
+    assert tool.error_checks(NVSHMEM_SOURCE) == [
+        (3, 3, "Unable to create ah."),
+        (7, 8, "ibv_post_send failed on qp %d."),
+        (13, 13, "create DCT share err."),
+    ]
+    functions = tool.c_functions(NVSHMEM_SOURCE)
+    init = {name for _, _, name in functions if tool._is_init(name)}
+    # create_shared_objects is called only by the connect function; post_send by an RMA op too
+    assert tool._static_helpers(NVSHMEM_SOURCE, functions, init) == {
+        "nvshmemt_ibgda_connect_endpoints",
+        "create_shared_objects",
+    }
+
+
+def test_nvshmem_status_line_of_a_set_up_check_places_startup():
+    # NVSHMEM 3.4.5 src/modules/transport/ibgda/ibgda.cpp (the v3.4.5-0 tag): line 2234 checks ibv_create_ah in
+    # ibgda_create_dct_shared_objects, which only nvshmemt_ibgda_connect_endpoints calls; line 2966 is in that function
+    line = "/opt/build/main_nvshmem/src/modules/transport/ibgda/ibgda.cpp:2234: NULL value Unable to create ah."
+    placed = native_stages.place_nvshmem(line)
+    assert placed is not None and placed.phase == "startup"
+    assert "ibgda.cpp:2234 with its message is an error check in ibgda_create_dct_shared_objects" in placed.basis
+    assert "NVSHMEM 3.3.8, 3.4.5" in placed.basis
+    dct = native_stages.place_nvshmem("/x/ibgda.cpp:2966: non-zero status: 7 create DCT share err.")
+    assert dct is not None and "nvshmemt_ibgda_connect_endpoints" in dct.basis
+    # the same message on a line no release makes it on, or another message on that line: nothing
+    assert native_stages.place_nvshmem("/x/ibgda.cpp:2235: NULL value Unable to create ah.") is None
+    assert native_stages.place_nvshmem("/x/ibgda.cpp:2234: NULL value Unable to register memory.") is None
 
 
 def test_cpp_asserts_read_per_function():
@@ -93,3 +168,40 @@ def test_deepep_constructor_assert_places_startup_dispatch_assert_nothing():
     assert placed is not None and placed.phase == "startup" and "Buffer::Buffer / Buffer::sync" in placed.basis
     dispatch = "Failed: Assertion error /b/DeepEP/csrc/deep_ep.cpp:1233 'x.dim() == 2 and x.is_contiguous()'"
     assert native_stages.place_deepep(dispatch) is None
+
+
+MOONCAKE_SOURCE = """\
+int TransferEngineImpl::init(const std::string &metadata_conn_string,
+                             const std::string &local_server_name) {
+    if (multi_transports_->installTransport("rdma", local_topology_) == nullptr) {
+        LOG(ERROR) << "Failed to install RDMA transport, type="
+                   << proto;
+        return -1;
+    }
+}
+
+Status TransferSubmitter::submit(const Replica &replica) {
+    LOG(ERROR) << "Failed to open segment for endpoint='" << endpoint << "'";
+    LOG(INFO) << "Submitted transfer for replica";
+}
+"""
+
+
+def test_glog_sites_read_function_line_and_head():
+    assert tool.glog_sites(MOONCAKE_SOURCE) == [
+        (4, "TransferEngineImpl::init", "Failed to install RDMA transport, type="),
+        (11, "TransferSubmitter::submit", "Failed to open segment for endpoint='"),
+    ]
+    assert tool._MOONCAKE_SETUP.match("init") and tool._MOONCAKE_SETUP.match("InitTransferEngine")
+    assert tool._MOONCAKE_SETUP.match("setup_internal") and not tool._MOONCAKE_SETUP.match("submit")
+
+
+def test_mooncake_set_up_glog_line_places_startup_a_transfer_nothing():
+    # Mooncake v0.3.9 mooncake-transfer-engine/src/transfer_engine_impl.cpp:293, in TransferEngineImpl::init
+    line = "E0302 09:15:07.980796     7 transfer_engine_impl.cpp:293] Failed to install RDMA transport, type=rdma"
+    placed = native_stages.place_mooncake(line)
+    assert placed is not None and placed.phase == "startup"
+    assert "printed by TransferEngineImpl::init, Mooncake's set-up code (Mooncake 0.3.9" in placed.basis
+    assert native_stages.place_mooncake(line.replace(":293]", ":294]")) is None
+    transfer = "E0116 07:02:59.408258 2594575 transfer_task.cpp:572] Failed to open segment for endpoint='10.0.0.30:15041'"
+    assert native_stages.place_mooncake(transfer) is None

@@ -286,6 +286,7 @@ STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)
 # what a sentence or command that says when the paste failed holds (parse/parsers/time_claims.py: one in each pattern)
 TIME_CLAIM_LITERALS = (
     "bench_serving",
+    "vllm bench serve",
     "when bench",
     "When bench",
     "when I bench",
@@ -317,6 +318,8 @@ TIME_CLAIM_LITERALS = (
     "to start",
     "during initiali",
     "During initiali",
+    "NCCL init",
+    "NCCL communicator init",
 )
 # launch_server flags written as Markdown list items ("- tp-size: 4", "- `mem-fraction-static`: 0.75", "- --tp 8"):
 # the stems of the flags logscope reads, after a bullet, bare or in a code span

@@ -22,6 +22,16 @@ _NCCL_CHAIN = re.compile(r"\b(init\.cc|bootstrap\.cc):(\d+) -> \d+")
 # DeepEP's host assertion (EP_HOST_ASSERT -> EPException): "Failed: Assertion error <file>:<line> '<condition>'"
 _DEEPEP_ASSERT = re.compile(r"Assertion error \S*deep_ep\.cpp:\d+ '(?P<condition>.+)'")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
+# NVSHMEM's error check line (src/include/non_abi/nvshmemx_error.h): `<__FILE__>:<__LINE__>: non-zero status: 7
+# <message>`, `...: NULL value <message>`, `...: error status: 3 <message>`, `...: <message>`
+_NVSHMEM_STATUS = re.compile(
+    r"(?P<file>[\w.+-]+\.(?:cpp|cu|cc|c)):(?P<line>\d+): (?:NULL value |(?:non-zero|error) status: -?\d+ )?"
+    r"(?P<message>\S.*)"
+)
+# a glog line: `E0302 09:15:07.980796     7 transfer_engine_impl.cpp:293] Failed to install RDMA transport, type=rdma`
+_GLOG_LINE = re.compile(r"\b[EF]\d{4} [\d:.]+\s+\d+ (?P<file>[\w.+-]+\.(?:cpp|cc|h)):(?P<line>\d+)\] (?P<message>.*)")
+_SITE_KEY = re.compile(r"(?P<file>[^:]+):(?P<first>\d+)-(?P<last>\d+): (?P<message>.+)", re.DOTALL)
+_PRINTF = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[hlzjtL]*[diouxXfFeEgGcsp]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +70,34 @@ def _nccl_function(file: str, line: int, version: str | None) -> tuple[str, str]
     return name, version or f"{min(found)} .. {max(found)}"
 
 
+@cache
+def _nccl_checks() -> dict[str, list[tuple[frozenset[int], tuple[str, ...]]]]:
+    """file -> (the lines of its check calls, the releases with those lines)."""
+    out: dict[str, list[tuple[frozenset[int], tuple[str, ...]]]] = {}
+    for file, runs in _catalog()["nccl"]["check_lines"].items():
+        for text, releases in runs.items():
+            lines: set[int] = set()
+            for run in text.split(","):
+                first, _, last = run.partition("-")
+                lines.update(range(int(first), int(last or first) + 1))
+            out.setdefault(file, []).append((frozenset(lines), tuple(releases)))
+    return out
+
+
+def nccl_release_of_chain(chain: list[str]) -> str | None:
+    """The one catalogued release in which every `init.cc:N -> rc` / `bootstrap.cc:N -> rc` line of the chain (two at
+    least) is a check call's line (NCCLCHECK prints it from there): the chain names its release as a printed
+    `NCCL version` would. None when no release, or several, fit."""
+    named = {(m.group(1), int(m.group(2))) for text in chain for m in _NCCL_CHAIN.finditer(text)}
+    if len(named) < 2:
+        return None
+    fitting: set[str] | None = None
+    for file, line in named:
+        here = {v for lines, releases in _nccl_checks().get(file, []) if line in lines for v in releases}
+        fitting = here if fitting is None else fitting & here
+    return fitting.pop() if fitting is not None and len(fitting) == 1 else None
+
+
 def _function_at(ranges: list[list[Any]], line: int) -> str | None:
     return next((str(f) for first, last, f in ranges if first <= line <= last), None)
 
@@ -67,11 +105,14 @@ def _function_at(ranges: list[list[Any]], line: int) -> str | None:
 def place_nccl(chain: list[str], version: str | None) -> NativePlacement | None:
     """The NCCL return chain's lines (the WARN line and the `file:line -> rc` lines after it): init when a line of
     the chain lies in a communicator set-up function of the release."""
+    pinned = nccl_release_of_chain(chain) if version is None else None
     for text in chain:
         for m in _NCCL_CHAIN.finditer(text):
-            found = _nccl_function(m.group(1), int(m.group(2)), version)
+            found = _nccl_function(m.group(1), int(m.group(2)), version or pinned)
             if found is not None:
                 function, releases = found
+                if pinned is not None:
+                    releases += ", the one release with a check call on every line of the chain,"
                 return NativePlacement(
                     "init_distributed",
                     f"placed at startup: NCCL's return chain passes {m.group(1)}:{m.group(2)}, in {function} (NCCL"
@@ -87,11 +128,45 @@ def nccl_version_in(text: str) -> str | None:
     return named.pop() if len(named) == 1 else None
 
 
+@cache
+def _nvshmem_sites() -> dict[tuple[str, int], list[tuple[re.Pattern[str], str, str]]]:
+    """(file, line) -> (message pattern, function, releases) of the error checks NVSHMEM's set-up code makes."""
+    sites: dict[tuple[str, int], list[tuple[re.Pattern[str], str, str]]] = {}
+    for key, (function, releases) in _catalog()["nvshmem"]["error_sites"]["sites"].items():
+        m = _SITE_KEY.fullmatch(key)
+        if m is None:
+            continue
+        pattern = re.compile(".*?".join(map(re.escape, _PRINTF.split(m.group("message")))) + r"\s*$")
+        for line in range(int(m.group("first")), int(m.group("last")) + 1):
+            sites.setdefault((m.group("file"), line), []).append((pattern, function, ", ".join(releases)))
+    return sites
+
+
+def _nvshmem_site(text: str) -> tuple[str, str, str] | None:
+    """(file:line, function, releases) of the first status line whose file, line and message are an error check of
+    NVSHMEM's set-up code in a release (the message makes the release's line its own)."""
+    for m in _NVSHMEM_STATUS.finditer(text):
+        for pattern, function, releases in _nvshmem_sites().get((m.group("file"), int(m.group("line"))), []):
+            if pattern.match(m.group("message")):
+                return f"{m.group('file')}:{m.group('line')}", function, releases
+    return None
+
+
 def place_nvshmem(text: str) -> NativePlacement | None:
-    """Init when the text names NVSHMEM's init or transport-connect code (a function or an init source file)."""
+    """Init when the text names NVSHMEM's init or transport-connect code (a function or an init source file), or holds
+    a status line of an error check that code makes."""
     m = _nvshmem_init().search(text)
     if m is None:
-        return None
+        site = _nvshmem_site(text)
+        if site is None:
+            return None
+        where, function, releases = site
+        return NativePlacement(
+            "startup",
+            f"placed at startup: {where} with its message is an error check in {function}, NVSHMEM's transport set-up"
+            f" code (NVSHMEM {releases}, per catalog/native_stages.json): the NVSHMEM buffer is set up before any"
+            " dispatch runs",
+        )
     named = m.group(1) or f"src/host/{m.group(2)}"
     source = _catalog()["nvshmem"]["source"].split("-py3", 1)[0]
     return NativePlacement(
@@ -99,6 +174,32 @@ def place_nvshmem(text: str) -> NativePlacement | None:
         f"placed at startup: {named} is NVSHMEM's init or transport set-up code ({source}, per catalog/native_stages.json):"
         " the NVSHMEM buffer is set up before any dispatch runs",
     )
+
+
+@cache
+def _mooncake_logs() -> dict[tuple[str, int], list[tuple[str, str, str]]]:
+    """(file, line) -> (message head, function, releases) of the glog error lines Mooncake's set-up code prints."""
+    logs: dict[tuple[str, int], list[tuple[str, str, str]]] = {}
+    for key, (function, releases) in _catalog()["mooncake"]["setup_logs"].items():
+        where, _, head = key.partition(": ")
+        file, _, line = where.rpartition(":")
+        logs.setdefault((file, int(line)), []).append((head, function, ", ".join(releases)))
+    return logs
+
+
+def place_mooncake(text: str) -> NativePlacement | None:
+    """Startup when a glog error line's file, line and message are one Mooncake's set-up code prints in a release
+    (the transfer engine's init, a transport's install, the store client's creation)."""
+    for m in _GLOG_LINE.finditer(text):
+        for head, function, releases in _mooncake_logs().get((m.group("file"), int(m.group("line"))), []):
+            if m.group("message").startswith(head):
+                return NativePlacement(
+                    "startup",
+                    f"placed at startup: {m.group('file')}:{m.group('line')} '{head}' is printed by {function}, Mooncake's"
+                    f" set-up code (Mooncake {releases}, per catalog/native_stages.json): the transfer engine and its"
+                    " transports are set up before any transfer",
+                )
+    return None
 
 
 def place_deepep(text: str) -> NativePlacement | None:

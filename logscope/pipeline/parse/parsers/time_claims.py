@@ -1,6 +1,7 @@
 """When a paste's own words say a failure happened: a benchmark client run against the server
 (`python3 -m sglang.bench_serving ...`: requests were being served) or a sentence ("when benching serving the
-following error occurred", "fails during startup", "during kernel warmup"). Such a claim is weaker evidence than a
+following error occurred", "fails during startup", "during kernel warmup", "the hang is in the NCCL communicator
+init": SGLang's init_distributed step). Such a claim is weaker evidence than a
 log line: it places a failure only when nothing in the log does, and the finding says it was inferred from it."""
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from logscope.pipeline.parse.parsers.base import Parsed
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # SGLang's benchmark client sends requests to a running server (sglang/bench_serving.py)
     ("serving", re.compile(r"\bsglang\.bench_serving\b")),
+    # vLLM's benchmark client likewise (`vllm bench serve --model ... --request-rate ...`, vLLM's CLI)
+    ("serving", re.compile(r"\bvllm bench serve\b")),
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:bench(?:ing|marking)?|stress[- ]testing|load[- ]testing)\b")),
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:request(?:ing)?|send(?:ing)? requests? to|querying) (?:the )?server\b")),
     ("serving", re.compile(r"(?i)\b(?:during|while) (?:inference|serving)\b|推理过程中")),
@@ -27,6 +30,14 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
+    # SGLang creates its NCCL communicators in the init_distributed step ("Init torch distributed begin/ends")
+    (
+        "init_distributed",
+        re.compile(
+            r"(?i)\b(?:hang|hangs|hung|stuck|freezes|froze|fails|failed)\b[^.;:!?]{0,40}?\b(?:in|at|during) (?:the )?"
+            r"(?:[\w'*]+ ){0,3}?NCCL (?:communicator )?init(?:iali[sz]ation)?\b"
+        ),
+    ),
 )
 # a claim said in the negative ("not during initialization", "（不是初始化）" before it) or as a condition ("If you see
 # out-of-memory errors during serving, ...": SGLang's own advice) places nothing

@@ -391,8 +391,9 @@ class _NativeContext:
 
 
 def _native_init(event: Event, sig: Signature | None, native: _NativeContext) -> tuple[str, str] | None:
-    """Startup when the failure's NCCL return chain or NVSHMEM wording names the library's init code (per its
-    released source): communicator or buffer set-up, which runs before anything is served."""
+    """Startup when the failure's NCCL return chain, NVSHMEM wording or Mooncake glog line names the library's init
+    code (per its released source): communicator, buffer or transfer engine set-up, which runs before anything is
+    served."""
     text = str(event.data.get("full_text") or event.text)
     mechanism = sig.mechanism if sig is not None else None
     found = None
@@ -402,6 +403,8 @@ def _native_init(event: Event, sig: Signature | None, native: _NativeContext) ->
         found = native_stages.place_deepep(text)
     if found is None and (mechanism == "deepep" or "nvshmem" in text.lower()):
         found = native_stages.place_nvshmem(native.nvshmem_chain(event))
+    if found is None and mechanism == "pd_transfer":
+        found = native_stages.place_mooncake(text)
     return (found.phase, found.basis) if found is not None else None
 
 
@@ -454,7 +457,8 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
     claim = before[-1]
-    why = ": a benchmark client sends requests to a running server" if "bench_serving" in claim.data["said"] else ""
+    client = any(name in claim.data["said"] for name in ("bench_serving", "bench serve"))
+    why = ": a benchmark client sends requests to a running server" if client else ""
     return str(claim.data["stage"]), (
         f"inferred from line {claim.line}, the paste's own words '{claim.data['said']}'{why}; {CLAIM_NOTE}"
     )
