@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from logscope.core.c_format import printf_regex
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "native_stages.json"
@@ -31,7 +32,6 @@ _NVSHMEM_STATUS = re.compile(
 # a glog line: `E0302 09:15:07.980796     7 transfer_engine_impl.cpp:293] Failed to install RDMA transport, type=rdma`
 _GLOG_LINE = re.compile(r"\b[EF]\d{4} [\d:.]+\s+\d+ (?P<file>[\w.+-]+\.(?:cpp|cc|h)):(?P<line>\d+)\] (?P<message>.*)")
 _SITE_KEY = re.compile(r"(?P<file>[^:]+):(?P<first>\d+)-(?P<last>\d+): (?P<message>.+)", re.DOTALL)
-_PRINTF = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[hlzjtL]*[diouxXfFeEgGcsp]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +136,7 @@ def _nvshmem_sites() -> dict[tuple[str, int], list[tuple[re.Pattern[str], str, s
         m = _SITE_KEY.fullmatch(key)
         if m is None:
             continue
-        pattern = re.compile(".*?".join(map(re.escape, _PRINTF.split(m.group("message")))) + r"\s*$")
+        pattern = re.compile(printf_regex(m.group("message"), typed=False) + r"\s*$")
         for line in range(int(m.group("first")), int(m.group("last")) + 1):
             sites.setdefault((m.group("file"), line), []).append((pattern, function, ", ".join(releases)))
     return sites

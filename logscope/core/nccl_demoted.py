@@ -8,29 +8,16 @@ import json
 import re
 from functools import cache
 
+from logscope.core.c_format import printf_regex
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "nccl_demoted.json"
-# a printf conversion of NCCL's formats: %s, %d, %ld, %zu, %p, %x, %f, %%
-_CONVERSION = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t)?([sdiuxXpfgec%])")
-_FIELD = {"s": ".*?", "p": r"(?:0x)?[0-9a-fA-F]+|\(nil\)", "x": "[0-9a-fA-F]+", "X": "[0-9a-fA-F]+", "c": ".", "%": "%"}
-_NUMBER = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
-
-
-def _pattern(fmt: str) -> str:
-    parts, end = [], 0
-    for m in _CONVERSION.finditer(fmt):
-        parts.append(re.escape(fmt[end : m.start()]))
-        parts.append("(?:" + _FIELD.get(m.group(1), _NUMBER) + ")")
-        end = m.end()
-    parts.append(re.escape(fmt[end:]))
-    return "".join(parts)
 
 
 @cache
 def _demoted() -> tuple[tuple[re.Pattern[str], str], ...]:
     data = json.loads((data_dir("catalog") / CATALOG_FILE).read_text(encoding="utf-8"))
-    return tuple((re.compile(_pattern(d["format"]) + r"\s*$"), d["info_from"]) for d in data["demoted"])
+    return tuple((re.compile(printf_regex(d["format"]) + r"\s*$"), d["info_from"]) for d in data["demoted"])
 
 
 def demoted_since(message: str) -> str | None:
