@@ -443,6 +443,7 @@ SENTENCES = [
     ("upgrading SGLang from v0.5.14 to v0.5.16 broke it", None),
     ("we use openmmlab/lmdeploy:v0.9.2-cu12 for the other job", None),
     ("v0.5.10-cu130", None),  # a bare tag on a line that names neither SGLang nor an image
+    ("image: lmsysorg/sglang:v0.5.16-cu130", "0.5.16"),  # issue 43's example: the official image with its tag
     ('$ pip install "sglang[all]==0.5.9"', "0.5.9"),  # a pip install command states the release installed
     ("uv pip install sglang==0.5.3rc0 --prerelease=allow", "0.5.3rc0"),
 ]
@@ -468,6 +469,11 @@ PROMPTED = [
     (
         """$ python3 -m sglang.launch_server --json-model-override-args "{\\"rope_scaling\\": {\\"factor\\": 4}}" --tp 2""",
         {"json_model_override_args": '{"rope_scaling": {"factor": 4}}', "tp": "2"},
+    ),
+    # issue 43's example as given: a JSON argument with spaces, in single quotes
+    (
+        """python3 -m sglang.launch_server --json-model-override-args '{"rope_scaling": {"type": "yarn", "factor": 4}}' --tp 2""",
+        {"json_model_override_args": '{"rope_scaling": {"type": "yarn", "factor": 4}}', "tp": "2"},
     ),
 ]
 
