@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -319,6 +320,23 @@ def _findings_count(labels: dict[str, Any], report: dict[str, Any]) -> Count:
     )
 
 
+def findings_by_rule(labels: dict[str, Any], report: dict[str, Any]) -> dict[str, Count]:
+    """Per expected finding (its alternatives joined by `|`): found or not; where not, the failure findings given
+    instead (`misses`), so a split's table says which rule its misses went to without naming a paste."""
+    given = {f["rule"] for f in report["findings"]}
+    out: dict[str, Count] = {}
+    for item in labels.get("findings", []):
+        wanted = {alt.split(":")[0] for alt in item.split("|")}
+        key = "|".join(sorted(wanted))
+        hit = bool(wanted & given)
+        count = out.setdefault(key, Count())
+        count.labelled += 1
+        count.found += hit
+        if not hit:
+            count.misses.append("+".join(sorted(given - wanted)) or "(nothing)")
+    return out
+
+
 # ---- the corpus
 
 
@@ -352,8 +370,13 @@ def run(analyze: Callable[[Path], dict[str, Any]], why: bool = False) -> str:
         per_class: dict[str, Count] = {}
         findings_by_class: dict[str, Count] = {}
         total_facts, total_findings = Count(), Count()
+        by_rule: dict[str, Count] = {}
         for doc in part:
-            counts = score_paste(doc, analyze(doc["_path"]))
+            report = analyze(doc["_path"])
+            counts = score_paste(doc, report)
+            for rule, count in findings_by_rule(doc["labels"] or {}, report).items():
+                by_rule.setdefault(rule, Count()).add(count)
+                by_rule[rule].misses += count.misses
             for cls in FACT_CLASSES:
                 per_class.setdefault(cls, Count()).add(counts[cls])
                 total_facts.add(counts[cls])
@@ -380,6 +403,11 @@ def run(analyze: Callable[[Path], dict[str, Any]], why: bool = False) -> str:
             f"{_ratio(total_findings.right, total_findings.given):>22}   false findings: "
             f"{total_findings.given - total_findings.right}"
         )
+        lines.append(f"{'expected finding':<28} {'recall':>22}   given instead where missed")
+        for rule in sorted(by_rule):
+            c = by_rule[rule]
+            instead = ", ".join(f"{m} x{n}" for m, n in Counter(c.misses).most_common())
+            lines.append(f"{rule:<28} {_ratio(c.found, c.labelled):>22}   {instead}")
         lines.append("")
     return "\n".join(lines)
 

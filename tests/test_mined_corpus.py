@@ -78,3 +78,15 @@ def test_a_failure_names_its_library_by_mechanism_signature_or_the_library_its_e
     assert mined._names_library(check, "flashmla")
     assert not mined._names_library({**check, "library": None}, "flashmla")
     assert mined._names_library({"mechanism": "pd_transfer", "signature": "pd-mooncake-native"}, "mooncake")
+
+
+def test_the_per_rule_table_says_what_was_given_instead_of_a_missed_finding():
+    labels = {"findings": ["runtime-crash:error", "nccl-error:error|startup-crash:error"]}
+    report = {"findings": [{"rule": "failure-time-unknown"}, {"rule": "custom-ar-disabled"}]}
+    rows = mined.findings_by_rule(labels, report)
+    assert (rows["runtime-crash"].found, rows["runtime-crash"].labelled) == (0, 1)
+    assert rows["runtime-crash"].misses == ["custom-ar-disabled+failure-time-unknown"]
+    assert rows["nccl-error|startup-crash"].misses == ["custom-ar-disabled+failure-time-unknown"]
+    hit = mined.findings_by_rule(labels, {"findings": [{"rule": "startup-crash"}]})
+    assert (hit["nccl-error|startup-crash"].found, hit["nccl-error|startup-crash"].misses) == (1, [])
+    assert mined.findings_by_rule(labels, {"findings": []})["runtime-crash"].misses == ["(nothing)"]
