@@ -354,9 +354,10 @@ def class_of_failure(doc: dict[str, Any]) -> str:
     return f"failures:{failure['library']}" if failure else "failures:(none labelled)"
 
 
-def run(analyze: Callable[[Path], dict[str, Any]], why: bool = False) -> str:
-    """The report: per split, per class, recall and precision; totals; the pastes and their dates."""
-    docs = load()
+def run(analyze: Callable[[Path], dict[str, Any]], why: bool = False, ids: set[str] | None = None) -> str:
+    """The report: per split, per class, recall and precision; totals; the pastes and their dates. `ids`: only those
+    pastes (a batch scored at first sight, before any reader is changed for it)."""
+    docs = [d for d in load() if ids is None or d["id"] in ids]
     lines = []
     for split in SPLITS:
         part = [d for d in docs if d["split"] == split]

@@ -184,9 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--totals", action="store_true", help="print the totals only")
     parser.add_argument("--why", action="store_true", help="list each miss and false finding or fact")
     parser.add_argument("--mined", action="store_true", help="score the mined corpus (fixtures/mined) instead")
+    parser.add_argument(
+        "--ids", type=Path, help="with --mined: score only the pastes whose ids this file lists (one a line), e.g. a new batch"
+    )
     args = parser.parse_args(argv)
     if args.mined:
-        print(mined.run(_analyze, why=args.why))
+        ids = set(args.ids.read_text(encoding="utf-8").split()) if args.ids else None
+        print(mined.run(_analyze, why=args.why, ids=ids))
         return 0
     header = f"{'file':<44} {'findings precision':>18} {'findings recall':>18} {'facts precision':>18} {'facts recall':>18}"
     rows: list[tuple[str, str, Score | None, Score | None]] = []
