@@ -224,3 +224,13 @@ def test_a_loggers_dotted_module_name_in_a_log_records_head_is_no_host():
     # a host in the same place is still one: a hyphen or a digit-led label, or a domain suffix
     assert redact("gpu-node-3.cluster.internal 109 ERROR x") == "<redacted:host> 109 ERROR x"
     assert redact("mail.example.com INFO x") == "<redacted:host> INFO x"
+
+
+def test_a_server_argument_that_counts_tokens_keeps_its_value_and_a_key_does_not():
+    # ktransformers' SGLang fork: `--kt-max-deferred-experts-per-token 2` is a count (ktransformers#1678's command)
+    text = "python -m sglang.launch_server --kt-max-deferred-experts-per-token 2 --api-key 12345678 --tp 2"
+    result = CliRunner().invoke(app, ["analyze", "-", "-f", "json"], input=text)
+    args = json.loads(result.stdout)["launches"][0]["server_args"]
+    assert args["kt_max_deferred_experts_per_token"] == "2"
+    assert args["api_key"] == "<redacted>"
+    assert args["tp_size"] == "2"

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from logscope.core.credentials import REDACTED, is_credential
+from logscope.core.credentials import REDACTED, hides
 from logscope.core.printable import map_strings
 
 KINDS = ("token", "email", "path", "ip", "host")
@@ -165,7 +165,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
     (
         "token",
         re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)(\s*[=:]\s*)['\"]?([^\s'\"]{6,})"),
-        lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if _secret(m.group(1), m.group(3)) else m.group(0),
+        lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if hides(m.group(1), m.group(3)) else m.group(0),
     ),
     ("token", _RANDOM_VALUE, _entropy_secret),
     ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"), "<redacted:email>"),
@@ -176,19 +176,6 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
     ("host", _NCCL_PREFIX, "<redacted:host>"),
     ("host", _DOTTED, _host),
 )
-# a count of tokens (SGLang's "full_token=1641472", "max_prefill_token: 16384"): a whole number after a snake_case
-# name that ends in "token" is a count, not a token (an environment variable holding one is upper case); a
-# password or secret is redacted whatever its value
-_TOKEN_COUNT_NAME = re.compile(r"^[a-z][a-z0-9_]*token$")  # snake_case, as SGLang prints its fields
-_WHOLE_NUMBER = re.compile(r"\d+[,;.]?")
-
-
-def _secret(name: str, value: str) -> bool:
-    if not is_credential(name):
-        return False
-    return not (_TOKEN_COUNT_NAME.search(name) and _WHOLE_NUMBER.fullmatch(value))
-
-
 # A string the model cut to a length (evidence keeps 300 characters of a line) may end inside a secret that is
 # then too short for its rule: the start of a known token, or of an address, at the very end is removed too.
 _CUT: tuple[tuple[str, re.Pattern[str], str], ...] = (

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from logscope.core import kinds
-from logscope.core.credentials import REDACTED, is_credential
+from logscope.core.credentials import REDACTED, hides, is_credential
 from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.server_flags import field_of, takes, value_type
@@ -166,7 +166,7 @@ def _set(launch: Launch, key: str, value: Any, source: str) -> None:
 def _stated(launch: Launch, key: str, value: Any, source: str) -> None:
     """Every argument as printed, from the most trusted source that states it."""
     if key not in launch.server_args:
-        launch.server_args[key] = REDACTED if is_credential(key) else value
+        launch.server_args[key] = REDACTED if hides(key, value) else value
         launch.server_args_source[key] = source
 
 
