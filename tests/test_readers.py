@@ -161,6 +161,10 @@ STATED = [
     ("Flashinfer version: 0.5.0", {"flashinfer-python": "0.5.0"}),
     ("| PyTorch | 2.3.1+cu121 |", {"torch": "2.3.1+cu121"}),
     ("torch                     2.5.1", {"torch": "2.5.1"}),
+    # a remark after a comma, the distribution before the version, verl's diagnose.py pip line (issue 43, mine3b)
+    ("- **SGLang**: 0.5.6.post2, installed from `refs/pull/20547/head` (commit `7759843`)", {"sglang": "0.5.6.post2"}),
+    ("NCCL: nvidia-nccl-cu13 2.30.4", {"nvidia-nccl-cu13": "2.30.4"}),
+    ("torch\t     : 2.9.0+cu129", {"torch": "2.9.0+cu129"}),
 ]
 
 
@@ -170,7 +174,18 @@ def test_stated_versions_and_gpus(line, values):
     assert parsed is not None and parsed.data["values"] == values
 
 
-@pytest.mark.parametrize("line", ["- SGLang: latest main", "GPUs: a few", "sglang: the server"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- SGLang: latest main",
+        "GPUs: a few",
+        "sglang: the server",
+        "NVSHMEM: nvidia-nvshmem-cu13 3.4.5",  # a distribution logscope has no key for
+        "PyTorch: nvidia-nccl-cu13 2.30.4",  # the distribution named is not the label's
+        "- SGLang: 0.5.6, 0.5.7 also",  # a remark that names another version
+        "sglang\t     : not found.",  # verl's diagnose.py for a package not installed
+    ],
+)
 def test_a_field_without_a_version_or_count_states_nothing(line):
     assert parse_stated(line) is None
 
@@ -446,6 +461,7 @@ SENTENCES = [
     ("image: lmsysorg/sglang:v0.5.16-cu130", "0.5.16"),  # issue 43's example: the official image with its tag
     ('$ pip install "sglang[all]==0.5.9"', "0.5.9"),  # a pip install command states the release installed
     ("uv pip install sglang==0.5.3rc0 --prerelease=allow", "0.5.3rc0"),
+    ("Deploy model with backend sglang0.5.6.post1 on RTX 5090", "0.5.6.post1"),  # GPUStack's backend name
 ]
 
 
