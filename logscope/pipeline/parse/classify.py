@@ -119,7 +119,7 @@ class SourceClassifier:
             self._mark_serving()
         self._release_rewrap()
         self._flush_pending()
-        self._close_block()
+        self._close_block(at_end=True)
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)
@@ -505,9 +505,9 @@ class SourceClassifier:
                 self.coverage.miss(self.source.name, lineno, kinds.SGLANG, text)
 
     # ------------------------------------------------------------------ blocks
-    def _close_block(self) -> None:
+    def _close_block(self, at_end: bool = False) -> None:
         if self.active is not None:
-            for event in self.active.close():
+            for event in self.active.close_at_end() if at_end else self.active.close():
                 self._append(event)
             self.active = None
 
