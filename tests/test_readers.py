@@ -268,6 +268,30 @@ def test_pip_show_and_a_printed_version():
     assert repr_form["versions"]["torch"] == "2.8.0+cu128"
 
 
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        ("*[pip show sglang]\nVersion: 0.4.4.post2\n", {"sglang": "0.4.4.post2"}),  # Xinference's template
+        ("root@box:~# pip show sglang | grep Version\nVersion: 0.5.9\n", {"sglang": "0.5.9"}),
+        ("$ python -m pip show torch\nName: torch\nVersion: 2.8.0\n", {"torch": "2.8.0"}),
+        ("*[pip show vllm]\nVersion: 0.7.3\n", {}),  # a package logscope has no key for
+        ("$ pip show torch sglang\nVersion: 2.8.0\n", {}),  # two packages: whose Version is it?
+        ("$ pip show sglang\nName: sglang-router\nVersion: 0.2.1\n", {}),  # another package's Name line
+        ("### SGLang Version\n\n0.5.6.post1\n", {"sglang": "0.5.6.post1"}),  # a GitHub issue form's field
+        ("### NCCL Version\n\n_No response_\n", {}),
+        ("----------verl Info-----------\nVersion      : 0.7.0.dev\n", {}),  # diagnose.py: verl's own version
+        ('*[python -c "import torch; print(torch.version.cuda)"]\n12.1\n', {"cuda": "12.1"}),
+    ],
+)
+def test_a_version_under_the_line_that_names_its_package(text, versions):
+    assert analyze_text(text, "issue.md")["versions"] == versions
+
+
+def test_a_sentence_quoting_pip_show_is_read_as_a_sentence():
+    report = analyze_text("I ran `pip show sglang` and it says sglang 0.5.6 on this box\nVersion: 0.5.7\n", "issue.md")
+    assert report["versions"] == {"sglang": "0.5.6"}
+
+
 def test_the_issue_template_gives_a_launch_with_its_sources():
     text = "### Environment\n- SGLang: 0.5.4.post1\n- GPUs: NVIDIA H20-3e (x4)\n\n### Flags\n- tp-size: 4\n"
     launch = analyze_text(text, "issue.md")["launches"][0]

@@ -12,7 +12,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.pipeline.parse.parsers.base import BlockReader, Parsed
+from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
 # packages whose version matters for the memory SGLang uses, as pip names them → check_env's key for them
@@ -291,7 +291,11 @@ _PIP_NAME = re.compile(rf"^\s*Name:\s*({_PACKAGE})\s*$")
 _PIP_VERSION = re.compile(rf"^\s*Version:\s*{_VERSION}\s*$")
 # the command itself, one package named ("$ pip show sglang", Xinference's template "*[pip show sglang]"): the paste
 # may keep only its Version line (pip/_internal/commands/show.py prints "Name: %s", then "Version: %s")
-_PIP_SHOW = re.compile(rf"\bpip3?\s+show\s+({_PACKAGE})(?=\s*(?:$|[\]`'\")|]))")
+# (the whole line: a sentence that quotes the command is read as a sentence)
+_PIP_SHOW = re.compile(
+    rf"^\s*(?:[-*+>]\s*)?\[?`?(?:{SHELL_PROMPT})?(?:python3?\s+-m\s+)?pip3?\s+show\s+({_PACKAGE})"
+    r"(?:\s*\|\s*grep\s.*?)?`?\]?\s*$"
+)
 
 
 class _VersionLineReader(BlockReader):
@@ -344,10 +348,10 @@ class PipShowReader(_VersionLineReader):
     stated_by = PIP_SHOW
 
     def starts(self, text: str) -> bool:
-        return bool(_PIP_NAME.match(text) or _PIP_SHOW.search(text))
+        return bool(_PIP_NAME.match(text) or _PIP_SHOW.match(text))
 
     def package_named(self, text: str) -> str | None:
-        m = _PIP_NAME.match(text) or _PIP_SHOW.search(text)
+        m = _PIP_NAME.match(text) or _PIP_SHOW.match(text)
         return PACKAGES[m.group(1)] if m else None
 
     def skips(self, text: str) -> bool:
