@@ -13,12 +13,18 @@ def test_wrappers_are_stripped():
         f"sglang-1  | {LINE}",
         f"2025-10-16T09:06:22.123456789Z {LINE}",
         f"(WorkerDict pid=1234, ip=10.0.0.1) {LINE} [repeated 7x across cluster]",
+        f"(model_worker/12 pid=43581, ip=10.208.16.54) {LINE}",  # an actor named by its user (areal#3)
+        f"(pid=4411) {LINE}",
         f"> > {LINE}",
         f"\x1b[32m{LINE}\x1b[0m",
         f"<details>{LINE}</details>",
         f"{LINE}\r",
     ):
         assert clean(wrapped) == [LINE], wrapped
+
+
+def test_a_parenthesis_of_prose_is_no_ray_prefix():
+    assert clean("(see the log below pid=12) x") == ["(see the log below pid=12) x"]
 
 
 def test_carriage_returns_split_progress_bar_updates():

@@ -161,6 +161,10 @@ STATED = [
     ("Flashinfer version: 0.5.0", {"flashinfer-python": "0.5.0"}),
     ("| PyTorch | 2.3.1+cu121 |", {"torch": "2.3.1+cu121"}),
     ("torch                     2.5.1", {"torch": "2.5.1"}),
+    # a remark after a comma, the distribution before the version, verl's diagnose.py pip line (issue 43, mine3b)
+    ("- **SGLang**: 0.5.6.post2, installed from `refs/pull/20547/head` (commit `7759843`)", {"sglang": "0.5.6.post2"}),
+    ("NCCL: nvidia-nccl-cu13 2.30.4", {"nvidia-nccl-cu13": "2.30.4"}),
+    ("torch\t     : 2.9.0+cu129", {"torch": "2.9.0+cu129"}),
 ]
 
 
@@ -170,7 +174,18 @@ def test_stated_versions_and_gpus(line, values):
     assert parsed is not None and parsed.data["values"] == values
 
 
-@pytest.mark.parametrize("line", ["- SGLang: latest main", "GPUs: a few", "sglang: the server"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- SGLang: latest main",
+        "GPUs: a few",
+        "sglang: the server",
+        "NVSHMEM: nvidia-nvshmem-cu13 3.4.5",  # a distribution logscope has no key for
+        "PyTorch: nvidia-nccl-cu13 2.30.4",  # the distribution named is not the label's
+        "- SGLang: 0.5.6, 0.5.7 also",  # a remark that names another version
+        "sglang\t     : not found.",  # verl's diagnose.py for a package not installed
+    ],
+)
 def test_a_field_without_a_version_or_count_states_nothing(line):
     assert parse_stated(line) is None
 
@@ -251,6 +266,30 @@ def test_pip_show_and_a_printed_version():
     assert printed["versions"]["sglang"] == "0.5.6.post2"
     repr_form = analyze_text(">>> torch.__version__\n'2.8.0+cu128'\n", "repl.txt")
     assert repr_form["versions"]["torch"] == "2.8.0+cu128"
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        ("*[pip show sglang]\nVersion: 0.4.4.post2\n", {"sglang": "0.4.4.post2"}),  # Xinference's template
+        ("root@box:~# pip show sglang | grep Version\nVersion: 0.5.9\n", {"sglang": "0.5.9"}),
+        ("$ python -m pip show torch\nName: torch\nVersion: 2.8.0\n", {"torch": "2.8.0"}),
+        ("*[pip show vllm]\nVersion: 0.7.3\n", {}),  # a package logscope has no key for
+        ("$ pip show torch sglang\nVersion: 2.8.0\n", {}),  # two packages: whose Version is it?
+        ("$ pip show sglang\nName: sglang-router\nVersion: 0.2.1\n", {}),  # another package's Name line
+        ("### SGLang Version\n\n0.5.6.post1\n", {"sglang": "0.5.6.post1"}),  # a GitHub issue form's field
+        ("### NCCL Version\n\n_No response_\n", {}),
+        ("----------verl Info-----------\nVersion      : 0.7.0.dev\n", {}),  # diagnose.py: verl's own version
+        ('*[python -c "import torch; print(torch.version.cuda)"]\n12.1\n', {"cuda": "12.1"}),
+    ],
+)
+def test_a_version_under_the_line_that_names_its_package(text, versions):
+    assert analyze_text(text, "issue.md")["versions"] == versions
+
+
+def test_a_sentence_quoting_pip_show_is_read_as_a_sentence():
+    report = analyze_text("I ran `pip show sglang` and it says sglang 0.5.6 on this box\nVersion: 0.5.7\n", "issue.md")
+    assert report["versions"] == {"sglang": "0.5.6"}
 
 
 def test_the_issue_template_gives_a_launch_with_its_sources():
@@ -446,6 +485,7 @@ SENTENCES = [
     ("image: lmsysorg/sglang:v0.5.16-cu130", "0.5.16"),  # issue 43's example: the official image with its tag
     ('$ pip install "sglang[all]==0.5.9"', "0.5.9"),  # a pip install command states the release installed
     ("uv pip install sglang==0.5.3rc0 --prerelease=allow", "0.5.3rc0"),
+    ("Deploy model with backend sglang0.5.6.post1 on RTX 5090", "0.5.6.post1"),  # GPUStack's backend name
 ]
 
 

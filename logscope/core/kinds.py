@@ -164,7 +164,7 @@ class Kind:
 # a line that starts with one of these is a record, not prose: so each head is also spelled as a Markdown list
 # item ("- ", "* ", "+ ") and in bold ("**SGLang**:")
 _BULLETS = ("- ", "* ", "+ ")
-_TIED_WORDS = (" v0.", " 0.", " version", " to v", " to 0.", " (v", " (0.", " release", " is v", " is 0.", " at v", " of v")
+_TIED_WORDS = ("0.", " v0.", " 0.", " version", " to v", " to 0.", " (v", " (0.", " release", " is v", " is 0.", " at v", " of v")
 _STATED_HEADS = (
     "sglang==",
     "sglang[",
@@ -269,6 +269,8 @@ _STATED_HEADS = (
     "python:",
     "DeepEP ",
     "Cuda compilation tools",
+    # verl's scripts/diagnose.py pip lines: print(f"{package}\t     : {version}")
+    "\t     : ",
     # an official image tag without the image's name ("the v0.5.10-cu130 image")
     "-cu1",
     "-rocm",

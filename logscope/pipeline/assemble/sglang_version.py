@@ -19,6 +19,7 @@ _STATED_BY = {
     "issue_template": "stated by the issue's environment field (SGLang: X)",
     "pip_show": "stated by pip show (Name / Version)",
     "version_print": "stated by the printed sglang.__version__",
+    "section": "stated under a heading that names SGLang (### SGLang Version)",
     "image_tag": "stated by the release tag of an image the input names (lmsysorg/sglang:vX)",
     "bare_image_tag": "stated by an official image's release tag without the image's name (vX-cuNNN)",
     "sentence": "stated in a sentence of the input that names SGLang (SGLang vX)",

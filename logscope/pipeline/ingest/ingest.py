@@ -55,7 +55,9 @@ _BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
 # docker compose's service and replica ("sglang-1  | "), padded to the longest name: a name without a replica number
 # needs that padding (one space before the bar is a Markdown table's row: "DeepEP | 1.2.1")
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+\s+|\s{2,})\| ?")
-_RAY = re.compile(r"^\((?:[\w.]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
+# Ray's driver prints each worker line as "({actor or task name} pid={pid}, ip={ip}) {line}" (ray/_private/worker.py
+# print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12")
+_RAY = re.compile(r"^\((?:[^\s()]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
 _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
 # a launcher's task label (srun --label, torchrun's "0: " node prefix) before a log record, a traceback's line or

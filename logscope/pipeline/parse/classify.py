@@ -119,7 +119,7 @@ class SourceClassifier:
             self._mark_serving()
         self._release_rewrap()
         self._flush_pending()
-        self._close_block()
+        self._close_block(at_end=True)
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)
@@ -403,7 +403,12 @@ class SourceClassifier:
         """A line that reads like a failure and that no grammar or signature reads: listed as unread, and the NCCL
         release that torch's NCCL error ends with is still read off it (stated_env.TORCH_NCCL_ERROR)."""
         self.coverage.miss(self.source.name, lineno, "failure", text)
-        version = TORCH_NCCL_ERROR.search(text)
+        self._torch_nccl_version(lineno, text)
+
+    def _torch_nccl_version(self, lineno: int, text: str) -> None:
+        """The NCCL release torch's NCCL errors end with (c10d's ncclGetErrorWithVersion: ", NCCL version 2.22.3"),
+        whatever read the rest of the line (a watchdog line that another wording matched, an unread line)."""
+        version = TORCH_NCCL_ERROR.search(text) if ", NCCL version " in text else None
         if version is not None:
             data = {"nccl": version.group(1), "via": "torch"}
             self._emit(kinds.NCCL_VERSION, lineno, text, data, prefix_of(text), kinds.SGLANG)
@@ -500,9 +505,9 @@ class SourceClassifier:
                 self.coverage.miss(self.source.name, lineno, kinds.SGLANG, text)
 
     # ------------------------------------------------------------------ blocks
-    def _close_block(self) -> None:
+    def _close_block(self, at_end: bool = False) -> None:
         if self.active is not None:
-            for event in self.active.close():
+            for event in self.active.close_at_end() if at_end else self.active.close():
                 self._append(event)
             self.active = None
 
@@ -518,6 +523,8 @@ class SourceClassifier:
         if self.in_sentence:  # neither quoted nor a code span: a wording inside a sentence of prose
             data["in_sentence"] = True
         self._append(Event(kind, self.source.name, lineno, stripped[:TEXT_KEEP], rank, time, data, grammar))
+        if kind != kinds.NCCL_VERSION and kind != kinds.EXCEPTION:  # launch_facts reads an exception's own message
+            self._torch_nccl_version(lineno, stripped)
 
     def _append(self, event: Event) -> None:
         how = self.unwrapped.get(event.line)

@@ -122,6 +122,23 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
     return {"links": links, "p2p": p2p, "nics": nics, "affinity": affinity}
 
 
+def _cut_short(before: list[str], text: str) -> bool:
+    """Whether a matrix row has fewer cells than the complete rows of its kind above it (GPU or NIC rows), or, with
+    none above, fewer link cells than the header has columns."""
+    row = _row(text)
+    if row is None:
+        return False
+    kind = row[0].rstrip("0123456789_")
+    widths = [len(t.split()) for t in before if (other := _row(t)) is not None and other[0].rstrip("0123456789_") == kind]
+    if widths:
+        return len(text.split()) < max(widths)
+    header = next((t for t in before if _is_header(t)), None)
+    return header is not None and len(row[1]) < len(_HEADER_DEVICE.findall(header))
+
+
+_HEADER_DEVICE = re.compile(r"\b(?:GPU|NIC|mlx5_)\d+\b")
+
+
 # the matrix's first row, pasted without the header row above it: "GPU0     X      NV18    NV18 ..."
 _FIRST_ROW = re.compile(r"^\s*GPU0\s+X\s+(?:NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)\s")
 
@@ -156,6 +173,16 @@ class TopoReader(BlockReader):
             self.lines.append(text)
             return True
         return False
+
+    def close_at_end(self) -> list[Event]:
+        """The copy ended inside the matrix: a last row with fewer cells than the rows of its kind above it (or, the
+        first row, than the header's columns) was cut, and its last cell may be cut too ("NV1" of "NV18"): it is
+        not read."""
+        texts = [text for text in self.lines if text.strip()]
+        if texts and _cut_short(texts[:-1], texts[-1]):
+            last = max(i for i, text in enumerate(self.lines) if text.strip())
+            self.lines[last] = self.lines[last].rstrip().rsplit(None, 1)[0]
+        return self.close()
 
     def _flush(self) -> None:
         result = parse_topology(self.lines)

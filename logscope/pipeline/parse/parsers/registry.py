@@ -29,7 +29,7 @@ from logscope.pipeline.parse.parsers.shell import (
     without_prompt,
 )
 from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
-from logscope.pipeline.parse.parsers.stated_env import PipShowReader, VersionPrintReader
+from logscope.pipeline.parse.parsers.stated_env import PipShowReader, SectionVersionReader, VersionPrintReader
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +283,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     CheckEnvReader,
     PipShowReader,
     VersionPrintReader,
+    SectionVersionReader,
     NativeBacktraceReader,
     TracebackReader,
     SmiTableReader,

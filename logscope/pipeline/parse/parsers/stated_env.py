@@ -12,7 +12,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.pipeline.parse.parsers.base import BlockReader, Parsed
+from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
 # packages whose version matters for the memory SGLang uses, as pip names them → check_env's key for them
@@ -71,9 +71,12 @@ _LABELS = {
 # (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
 _TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
 _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
-# "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "SGLang: v0.5.4 (pip)": a parenthesis after it is a remark
+# "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "SGLang: v0.5.4 (pip)", "- **SGLang**: 0.5.6.post2, installed
+# from `refs/pull/20547/head`": a parenthesis or a comma's clause after it is a remark (one that names no other
+# version); the value may name the distribution first ("NCCL: nvidia-nccl-cu13 2.30.4")
 _LABELLED = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?([A-Za-z][\w .-]{1,24}?)`?(?:\*\*)?\s*:\s*(?:\*\*)?`?" + _VERSION + r"`?(?:\s*\([^)]*\))?\s*$"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<label>[A-Za-z][\w .-]{1,24}?)`?(?:\*\*)?\s*:\s*(?:\*\*)?`?"
+    rf"(?:(?P<dist>{_PACKAGE})\s+)?" + _VERSION + r"`?(?:\s*\([^)]*\)|,\s+(?![^\d]*\d+\.\d)\S.*)?\s*$"
 )
 # "GPUs: NVIDIA H20-3e (x4)", "GPU: 8 x NVIDIA H200", "GPUs: 4x H100 80GB HBM3", "GPUs: NVIDIA H200 x 8"
 _GPUS = re.compile(
@@ -203,7 +206,7 @@ def parse_line(text: str) -> Parsed | None:
         return Parsed(kinds.STATED_ENV, {"values": {"nccl": m.group(1)}, "stated_by": PIN})
     label = _labelled(text)
     if label is not None:
-        return Parsed(kinds.STATED_ENV, {"values": {_LABELS[label[0]]: label[1]}, "stated_by": FIELD})
+        return Parsed(kinds.STATED_ENV, {"values": {label[0]: label[1]}, "stated_by": FIELD})
     m = IMAGE_TAG.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
@@ -229,12 +232,24 @@ def parse_line(text: str) -> Parsed | None:
 
 
 def _labelled(text: str) -> tuple[str, str] | None:
-    """(label, version) of a labelled version: "- SGLang: 0.5.4", "| PyTorch | 2.3.1+cu121 |", "torch    2.5.1"."""
+    """(check_env's key, version) of a labelled version: "- SGLang: 0.5.4", "| PyTorch | 2.3.1+cu121 |",
+    "torch    2.5.1", "NCCL: nvidia-nccl-cu13 2.30.4" (the distribution named is the label's, or nothing is read)."""
     for rx in (_LABELLED, _TABLE_ROW, _LISTED):
         m = rx.match(text)
-        if m and m.group(1).strip().lower() in _LABELS:
-            return m.group(1).strip().lower(), m.group(2)
+        label = m.group(1).strip().lower() if m else ""
+        if m is None or label not in _LABELS:
+            continue
+        dist = m.groupdict().get("dist")
+        if dist is None:
+            return _LABELS[label], m.group(rx.groups)
+        if _simple(label) in _simple(dist) or _LABELS[label] == PACKAGES[dist]:
+            return PACKAGES[dist], m.group(rx.groups)
+        return None
     return None
+
+
+def _simple(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 def sentence_version(text: str) -> str | None:
@@ -274,6 +289,13 @@ def fits(text: str) -> bool:
 
 _PIP_NAME = re.compile(rf"^\s*Name:\s*({_PACKAGE})\s*$")
 _PIP_VERSION = re.compile(rf"^\s*Version:\s*{_VERSION}\s*$")
+# the command itself, one package named ("$ pip show sglang", Xinference's template "*[pip show sglang]"): the paste
+# may keep only its Version line (pip/_internal/commands/show.py prints "Name: %s", then "Version: %s")
+# (the whole line: a sentence that quotes the command is read as a sentence)
+_PIP_SHOW = re.compile(
+    rf"^\s*(?:[-*+>]\s*)?\[?`?(?:{SHELL_PROMPT})?(?:python3?\s+-m\s+)?pip3?\s+show\s+({_PACKAGE})"
+    r"(?:\s*\|\s*grep\s.*?)?`?\]?\s*$"
+)
 
 
 class _VersionLineReader(BlockReader):
@@ -289,11 +311,16 @@ class _VersionLineReader(BlockReader):
     def version_in(self, text: str) -> str | None:
         raise NotImplementedError
 
+    def skips(self, text: str) -> bool:
+        """A line that may stand between the one naming the package and its version (none by default)."""
+        return False
+
     def open(self, lineno: int, text: str) -> BlockReader:
         package = self.package_named(text)
         assert package is not None
         self.first_line, self.package = lineno, package
         self.version: str | None = None
+        self.skipped = 0
         self.text = text.strip()
         return self
 
@@ -302,7 +329,8 @@ class _VersionLineReader(BlockReader):
             return False
         self.version = self.version_in(text)
         if self.version is None:
-            return False
+            self.skipped += 1
+            return self.skipped <= 2 and self.skips(text)
         self.text += self.joiner + text.strip()
         return True
 
@@ -314,33 +342,47 @@ class _VersionLineReader(BlockReader):
 
 
 class PipShowReader(_VersionLineReader):
-    """`pip show sglang`: the Name line, then its Version line."""
+    """`pip show sglang`: the Name line (or the command, one package named), then its Version line."""
 
-    literals = ("Name: ",)
+    literals = ("Name: ", "pip show ", "pip3 show ")
     stated_by = PIP_SHOW
 
     def starts(self, text: str) -> bool:
-        return bool(_PIP_NAME.match(text))
+        return bool(_PIP_NAME.match(text) or _PIP_SHOW.match(text))
 
     def package_named(self, text: str) -> str | None:
-        m = _PIP_NAME.match(text)
+        m = _PIP_NAME.match(text) or _PIP_SHOW.match(text)
         return PACKAGES[m.group(1)] if m else None
+
+    def skips(self, text: str) -> bool:
+        m = _PIP_NAME.match(text)  # the command's Name line
+        return m is not None and PACKAGES[m.group(1)] == self.package
 
     def version_in(self, text: str) -> str | None:
         m = _PIP_VERSION.match(text)
         return m.group(1) if m else None
 
 
-# `print(sglang.__version__)`, `python -c "import sglang; print(sglang.__version__)"`, `>>> sglang.__version__`
-_ASKS = re.compile(r"\b(sglang|torch|sgl_kernel|flashinfer)\.__version__")
+# `print(sglang.__version__)`, `python -c "import sglang; print(sglang.__version__)"`, `>>> sglang.__version__`, and
+# `torch.version.cuda` (the CUDA torch was built with, check_env's "CUDA used to build PyTorch")
+_MODULE_PACKAGE = {
+    "sglang.__version__": "sglang",
+    "torch.__version__": "torch",
+    "sgl_kernel.__version__": "sgl-kernel",
+    "flashinfer.__version__": "flashinfer-python",
+    "transformers.__version__": "transformers",
+    "triton.__version__": "triton",
+    "deep_ep.__version__": "deep_ep",
+    "torch.version.cuda": "cuda",
+}
+_ASKS = re.compile(r"\b(" + "|".join(re.escape(asked) for asked in _MODULE_PACKAGE) + r")(?![\w.])")
 _PRINTED = re.compile(rf"^\s*(?:Out\[\d+\]:\s*)?['\"]?{_VERSION}['\"]?\s*$")
-_MODULE_PACKAGE = {"sglang": "sglang", "torch": "torch", "sgl_kernel": "sgl-kernel", "flashinfer": "flashinfer-python"}
 
 
 class VersionPrintReader(_VersionLineReader):
     """A line that asks a module's __version__ and, on the next line with text, the version it printed."""
 
-    literals = ("__version__",)
+    literals = ("__version__", "torch.version.cuda")
     joiner = " → "
     stated_by = PRINTED
 
@@ -354,3 +396,41 @@ class VersionPrintReader(_VersionLineReader):
     def version_in(self, text: str) -> str | None:
         m = _PRINTED.match(text)
         return m.group(1) if m else None
+
+
+# a section that names a package, then its version on the next line with text: a GitHub issue form's field, rendered
+# "### NCCL Version" / blank / "2.21.5-1+cuda12.4", and verl's scripts/diagnose.py, which prints
+# "----------Python Info----------" then "Version      :", platform.python_version()
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?:\*\*)?([A-Za-z][\w .-]{0,30}?)\s+(?i:version)(?:\*\*)?\s*:?\s*$")
+_BANNER = re.compile(r"^\s*-{3,}\s*([A-Za-z][\w.-]*)\s+Info\s*-{3,}\s*$")
+_SECTION_VALUE = re.compile(rf"^\s*(?:Version\s*:\s*)?`?{_VERSION}`?\s*$")
+# NCCL's Debian package version (NVIDIA/nccl pkg/debian changelog.in: ${nccl:Major}.${nccl:Minor}.${nccl:Patch}
+# ${nccl:Suffix}-${pkg:Revision}+cuda${cuda:Major}.${cuda:Minor}): the release is its first three numbers
+_NCCL_PACKAGE_VERSION = re.compile(r"^(\d+\.\d+\.\d+)[a-z0-9]*-\d+\+cuda\d+\.\d+$")
+SECTION = "section"
+
+
+class SectionVersionReader(_VersionLineReader):
+    """A heading that names a package ("### SGLang Version", "----------Python Info----------"), then the version
+    on the next line with text (bare, or "Version : X")."""
+
+    literals = (" Version", " version", " VERSION", " Info---")
+    joiner = " / "
+    stated_by = SECTION
+
+    def starts(self, text: str) -> bool:
+        return self.package_named(text) is not None
+
+    def package_named(self, text: str) -> str | None:
+        m = _HEADING.match(text) or _BANNER.match(text)
+        return _LABELS.get(m.group(1).strip().lower()) if m else None
+
+    def skips(self, text: str) -> bool:
+        return not text.strip()
+
+    def version_in(self, text: str) -> str | None:
+        m = _SECTION_VALUE.match(text)
+        if m is None:
+            return None
+        nccl = _NCCL_PACKAGE_VERSION.match(m.group(1)) if self.package == "nccl" else None
+        return nccl.group(1) if nccl else m.group(1)
