@@ -214,6 +214,8 @@ NAMED = [
     ("transformers: 4.55.2", {"transformers": "4.55.2"}),
     ("triton 3.3.1", {"triton": "3.3.1"}),
     ("DeepEP 1.2.1", {"deep_ep": "1.2.1"}),
+    # FlashInfer's PyPI name in two words (sgl-project/sglang#33943's environment list): not Python's version
+    ("- FlashInfer Python `0.6.15.post1`", {"flashinfer-python": "0.6.15.post1"}),
     ("Cuda compilation tools, release 12.8, V12.8.93", {"cuda": "12.8"}),  # nvcc --version
     # what the sentence states before it describes the failure still counts (full-width punctuation as pasted)
     (

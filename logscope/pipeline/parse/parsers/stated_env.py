@@ -134,6 +134,7 @@ _NAMED_PACKAGES = {
     "python": "Python",
     "flashinfer-python": "flashinfer-python",
     "flashinfer_python": "flashinfer-python",
+    "flashinfer python": "flashinfer-python",  # its PyPI name in two words: "FlashInfer Python `0.6.15.post1`"
     "flashinfer": "flashinfer-python",
     "mooncake-transfer-engine": "mooncake",
     "mooncake_transfer_engine": "mooncake",
