@@ -20,6 +20,7 @@ from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import at_startup
+from logscope.pipeline.parse.serving import BEFORE_WARMUP
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
 from logscope.pipeline.parse.signatures.native import NativeCrash, is_glog_fatal, merge_native, native_crash, signal_of
@@ -281,6 +282,7 @@ def is_candidate(event: Event) -> bool:
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
 TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
 _BATCH_MARK = re.compile(r"Prefill batch|POST /generate\b")
+_BENCH_MARK = re.compile(r"Starting main benchmark run|Serving Benchmark Result")
 
 
 def _serving_basis(marker: Event) -> str:
@@ -288,7 +290,20 @@ def _serving_basis(marker: Event) -> str:
         return f"after the ready line at line {marker.line}"
     if _BATCH_MARK.search(marker.text):
         return f"after line {marker.line} showed the scheduler running a batch (SGLang's warmup request is one too)"
+    if BEFORE_WARMUP.search(marker.text):
+        return (
+            f"after line {marker.line}, uvicorn up: SGLang starts its HTTP server once every scheduler finished startup"
+            " (its warmup request comes next)"
+        )
+    if _BENCH_MARK.search(marker.text):
+        return f"after line {marker.line}, SGLang's benchmark client's output: the server had answered its requests"
     return f"after line {marker.line} showed it serving"
+
+
+def _before_warmup(marker: Event | None) -> bool:
+    """The marker comes before SGLang's own warmup request can have run: a batch line (the warmup's is one) or
+    uvicorn's start."""
+    return marker is not None and bool(_BATCH_MARK.search(marker.text) or BEFORE_WARMUP.search(marker.text))
 
 
 def _time_of(
@@ -299,7 +314,7 @@ def _time_of(
     after_ready = marker is not None and event is not marker and event.line >= marker.line
     located = locate(event, sigs, sig, releases)
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
-    warmup_named = located is not None and located[0] == "warmup" and marker is not None and _BATCH_MARK.search(marker.text)
+    warmup_named = located is not None and located[0] == "warmup" and _before_warmup(marker)
     if after_ready and marker is not None and not warmup_named:
         return "serving", _serving_basis(marker)
     if located is not None and located[0] == "startup":  # the frame says startup, the rank's last phase line the step
