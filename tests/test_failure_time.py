@@ -359,8 +359,30 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         ("Decode workers fail with DeepEP assertion error during kernel warmup because `X_TOKENS=1024` is too small", "warmup"),
         ("On 8xH20 the server crashes during CUDA graph capture when `--cuda-graph-max-bs 512` is set:", "capture"),
         ("- The hang is in the **scheduler process's** NCCL communicator init (not the main process):", "init_distributed"),
+        # issue 43: RL runs that went on before they failed (verl-project/verl#2965, THUDM/slime#1391)
+        (
+            "I encountered an error while running multi-turn RL experiments on 1-node-8GPUs A100 GRPO training setup, "
+            "after running   five steps normally.",
+            "serving",
+        ),
+        (
+            "Specifically, after long-time RL training (, like setting base model to dpsk_distill_qwen3_8b and train for "
+            "50 steps+ on 8 H20s), the error raised as below:",
+            "serving",
+        ),
     ],
-    ids=["benching", "requesting", "zh-inference", "startup", "startup-code-span", "warmup-code-span", "capture", "nccl-init"],
+    ids=[
+        "benching",
+        "requesting",
+        "zh-inference",
+        "startup",
+        "startup-code-span",
+        "warmup-code-span",
+        "capture",
+        "nccl-init",
+        "rl-steps",
+        "rl-long-time",
+    ],
 )
 def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
     failure = _failure(f"{prose}\n```\n{WATCHDOG}```\n")

@@ -26,6 +26,17 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?i)\b(?:ran|running|worked|working) (?:fine |normally |well )?for (?:\d+|several|a few|many) (?:hours|days)\b"
         ),
     ),
+    # a run that went on for a while before it failed: RL steps (each a rollout the server generated) or requests served
+    # first ("after running five steps normally", "after long-time RL training")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\bafter\s+(?:running|serving|working)(?:\s+normally|\s+fine|\s+well)?\s+(?:for\s+)?(?:\d+\+?|one|two"
+            r"|three|four|five|six|seven|eight|nine|ten|a few|several|some|many|dozens of|hundreds of)\s+(?:\w+\s+)?"
+            r"(?:steps|hours|days|iterations|requests|rounds|rollouts)\b"
+        ),
+    ),
+    ("serving", re.compile(r"(?i)\bafter (?:a )?long[- ]time (?:RL )?(?:training|running|serving)\b")),
     ("warmup", re.compile(r"(?i)\bduring (?:the )?kernel warm-?up\b")),
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
