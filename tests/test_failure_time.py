@@ -430,3 +430,30 @@ def test_a_stated_release_places_the_failure_in_the_analysis():
     text = _traceback(frames, "RuntimeError: CUDA error: an illegal memory access was encountered", head="")
     assert _failure(text).phase == "unknown"
     assert _failure("- SGLang: 0.4.0.post2\n" + text).phase == "serving"
+
+
+# --- a launcher's own line that its launch of the model raised (Xinference's wordings, time_claims.py)
+SGL_KERNEL_LOADER = (
+    "[sgl_kernel] CRITICAL: Could not load any common_ops library!\n\n"
+    "Attempted locations:\n"
+    "1. Architecture-specific pattern: /root/.xinference/virtualenv/v4/qwen3.5/sglang/3.12.13/lib/python3.12/site-packages/"
+    "sgl_kernel/sm100/common_ops.* - found files: []\n"
+)
+
+
+def test_a_launchers_failed_launch_line_places_the_failure_at_startup_inferred():
+    # xinference-4741's lines (built): Xinference logs the launch's exception after its own words
+    text = (
+        "2026-03-30 03:00:34,192 xinference.core.supervisor 109 ERROR    Failed to launch replica qwen3.5-0: "
+        "[address=0.0.0.0:43155, pid=438] \n" + SGL_KERNEL_LOADER
+    )
+    failure = _failure(text)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert "'Failed to launch replica qwen3.5-0': the launcher's line" in failure.phase_basis
+    assert "not SGLang's: lower confidence" in failure.phase_basis
+
+
+def test_sglangs_own_failed_model_config_line_places_nothing():
+    # SGLang prints "Failed to load model config: {e}" in ModelRunner.update_weights (0.3.0): no launch
+    text = "[2024-09-01 10:00:00 TP0] Failed to load model config: boom\n" + SGL_KERNEL_LOADER
+    assert _failure(text).phase == "unknown"

@@ -312,6 +312,8 @@ TIME_CLAIM_LITERALS = (
     "after working",
     "long-time",
     "long time",
+    "Failed to launch replica",
+    "Failed to load model",
     "kernel warm",
     "graph captur",
     "during startup",

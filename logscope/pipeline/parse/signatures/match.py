@@ -19,7 +19,7 @@ from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_libra
 from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
-from logscope.pipeline.parse.parsers.time_claims import at_startup
+from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup
 from logscope.pipeline.parse.serving import BEFORE_WARMUP
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
@@ -156,6 +156,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 PROSE_NOTE = "read from a wording quoted in prose, not from a log line: lower confidence"
 # what a time taken from the paste's prose or a client's command says of itself
 CLAIM_NOTE = "not a log line: lower confidence"
+LAUNCHER_NOTE = "a launcher's log line, not SGLang's: lower confidence"
+LAUNCHER = re.compile(LAUNCHER_FAILED)
 
 # the generic crash signatures (a faulthandler line, a dead scheduler): any named mechanism in the same event's
 # other evidence (its native or Python frames) wins over them
@@ -472,6 +474,11 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
     claim = before[-1]
+    if LAUNCHER.match(str(claim.data["said"])):
+        return str(claim.data["stage"]), (
+            f"inferred from line {claim.line}, '{claim.data['said']}': the launcher's line that its launch of the"
+            f" model raised; {LAUNCHER_NOTE}"
+        )
     client = any(name in claim.data["said"] for name in ("bench_serving", "bench serve"))
     why = ": a benchmark client sends requests to a running server" if client else ""
     return str(claim.data["stage"]), (
