@@ -470,7 +470,12 @@ def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of:
 def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str] | None:
     """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
     command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so."""
-    before = [c for c in claims.get(event.source, []) if c.line < event.line]
+    # a launcher's line on the failure's own line too (a shipper flattened both): it logs its words before the exception
+    before = [
+        c
+        for c in claims.get(event.source, [])
+        if c.line < event.line or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
+    ]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
     claim = before[-1]
