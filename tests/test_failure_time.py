@@ -457,3 +457,33 @@ def test_sglangs_own_failed_model_config_line_places_nothing():
     # SGLang prints "Failed to load model config: {e}" in ModelRunner.update_weights (0.3.0): no launch
     text = "[2024-09-01 10:00:00 TP0] Failed to load model config: boom\n" + SGL_KERNEL_LOADER
     assert _failure(text).phase == "unknown"
+
+
+# --- faulthandler's dump: another thread running SGLang code only a serving server runs (a KV transfer in flight)
+FAULTHANDLER_OTHER_THREAD = """Fatal Python error: Segmentation fault
+
+Thread 0x00007fb209fff640 (most recent call first):
+  File "/home/sglang_0.4.7_dea8aa7/python/sglang/srt/disaggregation/mooncake/transfer_engine.py", line 75 in transfer_sync
+  File "/home/sglang_0.4.7_dea8aa7/python/sglang/srt/disaggregation/mooncake/conn.py", line 259 in process_layer
+  File "/usr/lib/python3.10/concurrent/futures/thread.py", line 58 in run
+  File "/usr/lib/python3.10/concurrent/futures/thread.py", line 83 in _worker
+  File "/usr/lib/python3.10/threading.py", line 953 in run
+  File "/usr/lib/python3.10/threading.py", line 1016 in _bootstrap_inner
+  File "/usr/lib/python3.10/threading.py", line 973 in _bootstrap
+"""
+
+
+def test_another_threads_kv_transfer_in_flight_places_a_crash_while_serving():
+    # sglang-7338-2's dump (the second paste of sgl-project/sglang#7338, built): the crashed thread's frames not shown
+    failure = _failure(FAULTHANDLER_OTHER_THREAD)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "another thread of the dump was running SGLang code: frame .../mooncake/conn.py:259 process_layer" in failure.phase_basis
+
+
+def test_another_thread_waiting_in_a_queue_places_nothing():
+    # the same thread waiting for work (its innermost frame the standard library's): such threads start at startup
+    waiting = FAULTHANDLER_OTHER_THREAD.replace(
+        '  File "/home/sglang_0.4.7_dea8aa7/python/sglang/srt/disaggregation/mooncake/transfer_engine.py", line 75 in transfer_sync\n',
+        '  File "/usr/lib/python3.10/queue.py", line 171 in get\n',
+    )
+    assert _failure(waiting).phase == "unknown"

@@ -467,6 +467,29 @@ def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of:
     )
 
 
+def _from_other_threads(event: Event, releases: Releases) -> tuple[str, str] | None:
+    """Serving, when faulthandler's dump of a crash whose own thread's frames are not shown holds another thread that
+    was running SGLang code (its innermost frame) under a function only a serving server runs (the released source:
+    catalog/stages.json): a request's work in flight (a KV transfer, a batch). A thread waiting (its innermost frame
+    the standard library's) or in a serving loop's own function says nothing: such threads start at startup."""
+    found = []
+    for stack in event.data.get("other_threads") or []:
+        if not stack or stage_functions.module_of(stack[-1].split(":", 1)[0]) is None:
+            continue  # its innermost frame is no SGLang code: waiting (a queue, a lock, a socket)
+        innermost = stage_functions.place_frame(stack[-1], releases)
+        whole = stage_functions.place_stack(stack, releases)
+        if whole is None or whole[0].stage != "serving" or (innermost is not None and innermost.stage != "serving"):
+            continue
+        if whole[0].qualname.rsplit(".", 1)[-1] == (whole[0].root or "").rsplit(".", 1)[-1]:
+            continue  # the serving loop's own function: an idle loop
+        found.append(whole)
+    if not found:
+        return None
+    placement, frame = found[0]
+    where = frame_quote(frame.split(": ", 1)[0])
+    return "serving", f"another thread of the dump was running SGLang code: {placement.basis(f'frame {where}')}"
+
+
 def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str] | None:
     """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
     command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so."""
@@ -555,6 +578,7 @@ def failures_of(
                 or _native_init(event, sig, native_context)
                 or _from_traceback_after(event, mechanism, tracebacks, sigs, releases)
                 or _from_loading_bar(event, bars, last_phase_of)
+                or _from_other_threads(event, releases)
                 or _from_claim(event, claims)
                 or located
             )
