@@ -486,3 +486,38 @@ def test_another_thread_waiting_in_a_queue_places_nothing():
     transfer_line = FAULTHANDLER_OTHER_THREAD.splitlines()[3] + "\n"
     waiting = FAULTHANDLER_OTHER_THREAD.replace(transfer_line, '  File "/usr/lib/python3.10/queue.py", line 171 in get\n')
     assert _failure(waiting).phase == "unknown"
+
+
+# sglang 0.5.2's shape: the dummy health server of nodes >= 1 is built at startup, its routes defined inside the
+# function; a route handler runs on a request, so the function that defines it does not call it
+DUMMY_SERVER = """
+def launch_dummy_health_check_server(host, port):
+    app = FastAPI()
+
+    @app.get("/health_generate")
+    async def health_generate():
+        return Response(status_code=200)
+
+    uvicorn.run(app)
+"""
+HTTP_SERVER = """
+@app.get("/health_generate")
+async def health_generate(request):
+    logger.error("Health check failed. Server couldn't get a response from detokenizer for last 20 seconds.")
+"""
+ENGINE = """
+def _launch_subprocesses(server_args):
+    launch_dummy_health_check_server(server_args.host, server_args.port)
+"""
+
+
+def test_a_route_handler_defined_inside_a_startup_function_is_not_called_by_it():
+    files = [
+        ("sglang/srt/utils.py", DUMMY_SERVER),
+        ("sglang/srt/entrypoints/http_server.py", HTTP_SERVER),
+        ("sglang/srt/entrypoints/engine.py", ENGINE),
+    ]
+    out = stages.release_stages(files)
+    assert out["sglang.srt.utils:launch_dummy_health_check_server"]["stage"] == "startup"
+    assert out["sglang.srt.entrypoints.http_server:health_generate"]["stage"] == "none"  # no root reaches a request's handler
+    assert "wording:Health check failed. Server couldn't get a response from" not in out
