@@ -512,12 +512,8 @@ def _launch_subprocesses(server_args):
 
 
 def test_a_route_handler_defined_inside_a_startup_function_is_not_called_by_it():
-    files = [
-        ("sglang/srt/utils.py", DUMMY_SERVER),
-        ("sglang/srt/entrypoints/http_server.py", HTTP_SERVER),
-        ("sglang/srt/entrypoints/engine.py", ENGINE),
-    ]
-    out = stages.release_stages(files)
+    modules = {"utils": DUMMY_SERVER, "entrypoints/http_server": HTTP_SERVER, "entrypoints/engine": ENGINE}
+    out = stages.release_stages([(f"sglang/srt/{name}.py", text) for name, text in modules.items()])
     assert out["sglang.srt.utils:launch_dummy_health_check_server"]["stage"] == "startup"
     assert out["sglang.srt.entrypoints.http_server:health_generate"]["stage"] == "none"  # no root reaches a request's handler
     assert "wording:Health check failed. Server couldn't get a response from" not in out
