@@ -29,7 +29,7 @@ from logscope.pipeline.parse.parsers.shell import (
     without_prompt,
 )
 from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
-from logscope.pipeline.parse.parsers.stated_env import PipShowReader, VersionPrintReader
+from logscope.pipeline.parse.parsers.stated_env import PipShowCommandReader, PipShowReader, VersionPrintReader
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +282,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     WrappedDumpReader,
     CheckEnvReader,
     PipShowReader,
+    PipShowCommandReader,
     VersionPrintReader,
     NativeBacktraceReader,
     TracebackReader,

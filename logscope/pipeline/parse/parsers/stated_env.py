@@ -8,7 +8,7 @@ a pip freeze line ("sglang==0.5.9"), `pip show sglang` (Name / Version), and the
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from logscope.core import kinds
 from logscope.core.events import Event
@@ -131,6 +131,7 @@ _NAMED_PACKAGES = {
     "python": "Python",
     "flashinfer-python": "flashinfer-python",
     "flashinfer_python": "flashinfer-python",
+    "flashinfer python": "flashinfer-python",  # its PyPI name written with a space ("FlashInfer Python `0.6.15.post1`")
     "flashinfer": "flashinfer-python",
     "mooncake-transfer-engine": "mooncake",
     "mooncake_transfer_engine": "mooncake",
@@ -316,14 +317,15 @@ class _VersionLineReader(BlockReader):
 class PipShowReader(_VersionLineReader):
     """`pip show sglang`: the Name line, then its Version line."""
 
-    literals = ("Name: ",)
+    literals: ClassVar[tuple[str, ...]] = ("Name: ",)
     stated_by = PIP_SHOW
+    named = _PIP_NAME  # the line that names the package
 
     def starts(self, text: str) -> bool:
-        return bool(_PIP_NAME.match(text))
+        return bool(self.named.search(text))
 
     def package_named(self, text: str) -> str | None:
-        m = _PIP_NAME.match(text)
+        m = self.named.search(text)
         return PACKAGES[m.group(1)] if m else None
 
     def version_in(self, text: str) -> str | None:
@@ -331,16 +333,40 @@ class PipShowReader(_VersionLineReader):
         return m.group(1) if m else None
 
 
-# `print(sglang.__version__)`, `python -c "import sglang; print(sglang.__version__)"`, `>>> sglang.__version__`
-_ASKS = re.compile(r"\b(sglang|torch|sgl_kernel|flashinfer)\.__version__")
+# the command `pip show sglang` pasted above its output's Version line (an issue template's "*[pip show sglang]", its
+# Name line left out)
+_PIP_SHOW_COMMAND = re.compile(rf"\bpip3?\s+show\s+({_PACKAGE})\b(?!\S*\s+\S)")
+
+
+class PipShowCommandReader(PipShowReader):
+    """`pip show sglang`: the command, then the Version line of its output."""
+
+    literals = ("pip show ", "pip3 show ")
+    named = _PIP_SHOW_COMMAND
+
+    def version_in(self, text: str) -> str | None:
+        return None if _PIP_NAME.match(text) else super().version_in(text)  # a Name line: PipShowReader reads it
+
+
+# `print(sglang.__version__)`, `python -c "import sglang; print(sglang.__version__)"`, `>>> sglang.__version__`, and
+# torch's CUDA, `print(torch.version.cuda)` (an issue template's "*[python -c "import torch; print(torch.version.cuda)"]")
+_ASKS = re.compile(r"\b(sglang|torch|sgl_kernel|flashinfer|transformers|triton)\.__version__|\b(torch\.version\.cuda)\b")
 _PRINTED = re.compile(rf"^\s*(?:Out\[\d+\]:\s*)?['\"]?{_VERSION}['\"]?\s*$")
-_MODULE_PACKAGE = {"sglang": "sglang", "torch": "torch", "sgl_kernel": "sgl-kernel", "flashinfer": "flashinfer-python"}
+_MODULE_PACKAGE = {
+    "sglang": "sglang",
+    "torch": "torch",
+    "sgl_kernel": "sgl-kernel",
+    "flashinfer": "flashinfer-python",
+    "transformers": "transformers",
+    "triton": "triton",
+    "torch.version.cuda": "cuda",
+}
 
 
 class VersionPrintReader(_VersionLineReader):
     """A line that asks a module's __version__ and, on the next line with text, the version it printed."""
 
-    literals = ("__version__",)
+    literals = ("__version__", "torch.version.cuda")
     joiner = " → "
     stated_by = PRINTED
 
@@ -349,7 +375,7 @@ class VersionPrintReader(_VersionLineReader):
 
     def package_named(self, text: str) -> str | None:
         m = _ASKS.search(text)
-        return _MODULE_PACKAGE[m.group(1)] if m else None
+        return _MODULE_PACKAGE[m.group(1) or m.group(2)] if m else None
 
     def version_in(self, text: str) -> str | None:
         m = _PRINTED.match(text)
