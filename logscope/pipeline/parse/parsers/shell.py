@@ -143,11 +143,18 @@ class ContinuedCommandReader(BlockReader):
     def feed(self, lineno: int, text: str) -> bool:
         if self.finished:
             return False
+        if text.lstrip().startswith("#") and all(part.lstrip().startswith("#") for part in self.parts):
+            # a script's commented-out lines above its command ("# CUDA_LAUNCH_BLOCKING=1 \", "# TORCH_USE_CUDA_DSA=1
+            # \"): comments, not a root prompt's commands; the command starts after them
+            self.parts, self.first_line = [], lineno + 1
+            return True
         self.parts.append(_CONTINUED.sub(" ", text) if _CONTINUED.search(text) else text)
         self.finished = not _CONTINUED.search(text)
         return True
 
     def close(self) -> list[Event]:
+        if not self.parts:
+            return []
         joined = " ".join(part.strip() for part in self.parts)
         data = parse_command(joined)
         if data is None:
