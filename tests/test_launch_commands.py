@@ -24,8 +24,8 @@ FORMS = {
     "torchrun": f"torchrun --nproc_per_node 4 -m sglang.launch_server {FLAGS}\n",
     "sglang serve": f"sglang serve {FLAGS}\n",
     # a script's commented-out lines above the command, each ending in a backslash (sglang-11744's deploy script, built)
-    "commented lines first": f"# CUDA_LAUNCH_BLOCKING=1 \\\n# TORCH_USE_CUDA_DSA=1 \\\nCUDA_VISIBLE_DEVICES=4,5,6,7 NCCL_DEBUG=INFO \\\n"
-    f"    python3 -m sglang.launch_server \\\n    {FLAGS}\n",
+    "commented lines first": "# CUDA_LAUNCH_BLOCKING=1 \\\n# TORCH_USE_CUDA_DSA=1 \\\n"
+    f"CUDA_VISIBLE_DEVICES=4,5,6,7 NCCL_DEBUG=INFO \\\n    python3 -m sglang.launch_server \\\n    {FLAGS}\n",
 }
 
 
