@@ -109,8 +109,7 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
         command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
     if _WRAPPER_AFTER_ASSIGNMENT.search(head):
         # "SGL_ENABLE_JIT_DEEPGEMM=1 nohup python3 -m ...": the assignments are the environment nohup runs it with
-        assignments = _ASSIGNMENT.findall(head)
-        command = " ".join(assignments) + " " + command[launcher.start(1) :]
+        command = " ".join(_ASSIGNMENT.findall(head)) + " " + command[launcher.start(1) :]
     elif head.strip() and not _COMMAND_HEAD.match(head + "x"):
         # other text before the launcher (a bash -x "+ ", "Running: ", nohup, a log prefix): keep the environment
         # assignments right before it, drop the rest
