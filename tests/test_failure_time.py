@@ -359,8 +359,30 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         ("Decode workers fail with DeepEP assertion error during kernel warmup because `X_TOKENS=1024` is too small", "warmup"),
         ("On 8xH20 the server crashes during CUDA graph capture when `--cuda-graph-max-bs 512` is set:", "capture"),
         ("- The hang is in the **scheduler process's** NCCL communicator init (not the main process):", "init_distributed"),
+        # issue 43: RL runs that went on before they failed (verl-project/verl#2965, THUDM/slime#1391)
+        (
+            "I encountered an error while running multi-turn RL experiments on 1-node-8GPUs A100 GRPO training setup, "
+            "after running   five steps normally.",
+            "serving",
+        ),
+        (
+            "Specifically, after long-time RL training (, like setting base model to dpsk_distill_qwen3_8b and train for "
+            "50 steps+ on 8 H20s), the error raised as below:",
+            "serving",
+        ),
     ],
-    ids=["benching", "requesting", "zh-inference", "startup", "startup-code-span", "warmup-code-span", "capture", "nccl-init"],
+    ids=[
+        "benching",
+        "requesting",
+        "zh-inference",
+        "startup",
+        "startup-code-span",
+        "warmup-code-span",
+        "capture",
+        "nccl-init",
+        "rl-steps",
+        "rl-long-time",
+    ],
 )
 def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
     failure = _failure(f"{prose}\n```\n{WATCHDOG}```\n")
@@ -408,3 +430,90 @@ def test_a_stated_release_places_the_failure_in_the_analysis():
     text = _traceback(frames, "RuntimeError: CUDA error: an illegal memory access was encountered", head="")
     assert _failure(text).phase == "unknown"
     assert _failure("- SGLang: 0.4.0.post2\n" + text).phase == "serving"
+
+
+# --- a launcher's own line that its launch of the model raised (Xinference's wordings, time_claims.py)
+SGL_KERNEL_LOADER = (
+    "[sgl_kernel] CRITICAL: Could not load any common_ops library!\n\n"
+    "Attempted locations:\n"
+    "1. Architecture-specific pattern: /root/.xinference/virtualenv/v4/qwen3.5/sglang/3.12.13/lib/python3.12/site-packages/"
+    "sgl_kernel/sm100/common_ops.* - found files: []\n"
+)
+
+
+def test_a_launchers_failed_launch_line_places_the_failure_at_startup_inferred():
+    # xinference-4741's lines (built): Xinference logs the launch's exception after its own words
+    text = (
+        "2026-03-30 03:00:34,192 xinference.core.supervisor 109 ERROR    Failed to launch replica qwen3.5-0: "
+        "[address=0.0.0.0:43155, pid=438] \n" + SGL_KERNEL_LOADER
+    )
+    failure = _failure(text)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert "'Failed to launch replica qwen3.5-0': the launcher's line" in failure.phase_basis
+    assert "not SGLang's: lower confidence" in failure.phase_basis
+
+
+def test_sglangs_own_failed_model_config_line_places_nothing():
+    # SGLang prints "Failed to load model config: {e}" in ModelRunner.update_weights (0.3.0): no launch
+    text = "[2024-09-01 10:00:00 TP0] Failed to load model config: boom\n" + SGL_KERNEL_LOADER
+    assert _failure(text).phase == "unknown"
+
+
+# --- faulthandler's dump: another thread running SGLang code only a serving server runs (a KV transfer in flight)
+FAULTHANDLER_OTHER_THREAD = """Fatal Python error: Segmentation fault
+
+Thread 0x00007fb209fff640 (most recent call first):
+  File "/home/sglang_0.4.7_dea8aa7/python/sglang/srt/disaggregation/mooncake/transfer_engine.py", line 75 in transfer_sync
+  File "/home/sglang_0.4.7_dea8aa7/python/sglang/srt/disaggregation/mooncake/conn.py", line 259 in process_layer
+  File "/usr/lib/python3.10/concurrent/futures/thread.py", line 58 in run
+  File "/usr/lib/python3.10/concurrent/futures/thread.py", line 83 in _worker
+  File "/usr/lib/python3.10/threading.py", line 953 in run
+  File "/usr/lib/python3.10/threading.py", line 1016 in _bootstrap_inner
+  File "/usr/lib/python3.10/threading.py", line 973 in _bootstrap
+"""
+
+
+def test_another_threads_kv_transfer_in_flight_places_a_crash_while_serving():
+    # sglang-7338-2's dump (the second paste of sgl-project/sglang#7338, built): the crashed thread's frames not shown
+    failure = _failure(FAULTHANDLER_OTHER_THREAD)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    basis = failure.phase_basis
+    assert "another thread of the dump was running SGLang code: frame .../mooncake/conn.py:259 process_layer" in basis
+
+
+def test_another_thread_waiting_in_a_queue_places_nothing():
+    # the same thread waiting for work (its innermost frame the standard library's): such threads start at startup
+    transfer_line = FAULTHANDLER_OTHER_THREAD.splitlines()[3] + "\n"
+    waiting = FAULTHANDLER_OTHER_THREAD.replace(transfer_line, '  File "/usr/lib/python3.10/queue.py", line 171 in get\n')
+    assert _failure(waiting).phase == "unknown"
+
+
+# sglang 0.5.2's shape: the dummy health server of nodes >= 1 is built at startup, its routes defined inside the
+# function; a route handler runs on a request, so the function that defines it does not call it
+DUMMY_SERVER = """
+def launch_dummy_health_check_server(host, port):
+    app = FastAPI()
+
+    @app.get("/health_generate")
+    async def health_generate():
+        return Response(status_code=200)
+
+    uvicorn.run(app)
+"""
+HTTP_SERVER = """
+@app.get("/health_generate")
+async def health_generate(request):
+    logger.error("Health check failed. Server couldn't get a response from detokenizer for last 20 seconds.")
+"""
+ENGINE = """
+def _launch_subprocesses(server_args):
+    launch_dummy_health_check_server(server_args.host, server_args.port)
+"""
+
+
+def test_a_route_handler_defined_inside_a_startup_function_is_not_called_by_it():
+    modules = {"utils": DUMMY_SERVER, "entrypoints/http_server": HTTP_SERVER, "entrypoints/engine": ENGINE}
+    out = stages.release_stages([(f"sglang/srt/{name}.py", text) for name, text in modules.items()])
+    assert out["sglang.srt.utils:launch_dummy_health_check_server"]["stage"] == "startup"
+    assert out["sglang.srt.entrypoints.http_server:health_generate"]["stage"] == "none"  # no root reaches a request's handler
+    assert "wording:Health check failed. Server couldn't get a response from" not in out

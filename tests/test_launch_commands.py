@@ -23,6 +23,12 @@ FORMS = {
     f"  lmsysorg/sglang:latest \\\n  python3 -m sglang.launch_server {FLAGS}\n",
     "torchrun": f"torchrun --nproc_per_node 4 -m sglang.launch_server {FLAGS}\n",
     "sglang serve": f"sglang serve {FLAGS}\n",
+    # assignments before nohup, the command sent to the background (sglang-6854's launch lines, built)
+    "assignments before nohup": "CUDA_VISIBLE_DEVICES=4,5,6,7 NCCL_DEBUG=INFO  nohup "
+    f"python3 -m sglang.launch_server {FLAGS} 2>&1 &\n",
+    # a script's commented-out lines above the command, each ending in a backslash (sglang-11744's deploy script, built)
+    "commented lines first": "# CUDA_LAUNCH_BLOCKING=1 \\\n# TORCH_USE_CUDA_DSA=1 \\\n"
+    f"CUDA_VISIBLE_DEVICES=4,5,6,7 NCCL_DEBUG=INFO \\\n    python3 -m sglang.launch_server \\\n    {FLAGS}\n",
 }
 
 
@@ -31,7 +37,7 @@ def test_every_form_gives_the_config(form):
     launch = analyze_text(FORMS[form] + "[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n")["launches"][0]
     assert launch["config"] == CONFIG
     assert set(launch["config_source"].values()) == {"launch_command"}
-    if form in ("env lines first", "prompt", "docker", "docker continued"):
+    if form in ("env lines first", "prompt", "docker", "docker continued", "commented lines first", "assignments before nohup"):
         assert launch["environment"] == {"CUDA_VISIBLE_DEVICES": "4,5,6,7", "NCCL_DEBUG": "INFO"}
 
 

@@ -582,3 +582,28 @@ def test_torch_s_nccl_error_states_the_nccl_version_and_stays_a_failure():
     report = analyze_text(text)
     assert report["launches"][0]["versions"] == {"nccl": "2.18.3"}
     assert "nccl-error" in {f["rule"] for f in report["findings"]}
+
+
+def test_an_issue_templates_commands_above_their_output():
+    # xorbitsai/inference#3138's template (mine3b's inference-3138, built): each command in "*[...]", its output under it
+    text = (
+        '*[python -c "import transformers;print(transformers.__version__)"]\n4.50.0\n\n'
+        '*[python -c "import torch; print(torch.version.cuda)"]\n12.1\n\n'
+        "*[pip show vllm]\nVersion: 0.7.3\n\n*[pip show sglang]\nVersion: 0.4.4.post2\n"
+    )
+    versions = _versions(analyze_text(text, "issue.md"))
+    assert (versions["transformers"], versions["cuda"], versions["sglang"]) == ("4.50.0", "12.1", "0.4.4.post2")
+
+
+def test_flashinfers_pypi_name_written_with_a_space_is_flashinfers():
+    # sgl-project/sglang#33943's line (mine3a's sglang-33943, built): not Python's version
+    versions = _versions(analyze_text("- FlashInfer Python `0.6.15.post1`\n", "issue.md"))
+    assert versions == {"flashinfer": "0.6.15.post1"}
+
+
+def _versions(document: dict) -> dict:
+    """The versions a document gives: its launches' and its own (a paste of versions alone has no launch)."""
+    merged = dict(document.get("versions") or {})
+    for launch in document["launches"]:
+        merged.update(launch["versions"])
+    return merged

@@ -9,7 +9,8 @@ is resolved to every function of that name (`self.x` to the methods named x of t
 any; an attribute read on another object, `ctx.server_args`, to every property of that name), so the graph
 over-approximates: a function any startup root may reach and any serving root may reach too is
 `both`, and is never a placement. A function handed to a thread (`Thread(target=f)`, `executor.submit(f)`) is no
-call of the code that starts the thread: it runs concurrently, from then on, so it is reached only from a root.
+call of the code that starts the thread: it runs concurrently, from then on, so it is reached only from a root; nor
+is a route handler that a function defines (`@app.get(...)` over a nested def): it runs on a request.
 
 A function is `startup` when only startup roots reach it (its phase the one phased root that reaches it, and no
 other startup code outside that root does), `serving` when only serving roots reach it. Functions that no root
@@ -127,7 +128,8 @@ class _Collector(ast.NodeVisitor):
         cls = self._classes[-1] if self._classes and not self._stack else None
         if self._stack:
             qual = f"{self._stack[-1].qualname}.{node.name}"
-            self._stack[-1].calls.add(node.name)
+            if not _is_route(node):  # a route handler runs on a request, never when the function that defines it runs
+                self._stack[-1].calls.add(node.name)
             cls = self._stack[-1].cls
         else:
             qual = f"{cls}.{node.name}" if cls else node.name
@@ -174,6 +176,19 @@ class _Collector(ast.NodeVisitor):
         elif self._stack:
             self._stack[-1].reads.add(node.attr)
         self.generic_visit(node)
+
+
+# a web framework's route decorators (FastAPI's app.get / app.post / app.api_route, ...): the function runs on a request
+_ROUTE_DECORATORS = frozenset({"get", "post", "put", "delete", "patch", "api_route", "route", "websocket"})
+
+
+def _is_route(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`@app.get("/health_generate")` over the def (sglang 0.5.2 utils.launch_dummy_health_check_server defines its
+    routes inside the function that starts that server at startup)."""
+    return any(
+        isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr in _ROUTE_DECORATORS
+        for d in node.decorator_list
+    )
 
 
 def _add_literal(func: _Func, text: str) -> None:

@@ -25,15 +25,43 @@ READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
 _WARMUP_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_server_info|server_info)\b"
 _SERVING = re.compile(
     r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
-    r"|Decode batch[.,] #running-req|Prefill batch[.,] #new-seq"
+    # "Decode batch [1234], #running-req" / "Prefill batch [1234], #new-seq": the forward counter that
+    # SGLANG_LOG_FORWARD_ITERS adds (scheduler_metrics_mixin.py iter_msg, sglang 0.5.4.post3-0.5.23)
+    r"|Decode batch(?: \[\d+\])?[.,] #running-req|Prefill batch(?: \[\d+\])?[.,] #new-seq"
+    # a prefill mixed into a running decode batch (Scheduler.get_new_batch_prefill, sglang 0.3.0-0.3.4.post2)
+    r"|Prefill batch\(mixed #running-req: \d+\)\. #new-seq"
     # the scheduler refusing a request too long for the pool (managers/utils.py validate_input_length, called from
     # Scheduler.handle_generate_request / handle_embedding_request, sglang 0.4.3.post4-0.5.23): a request arrived
     r"|Input length \(\d+ tokens\) exceeds the maximum allowed length"
+    # uvicorn up, in the format SGLang gives it ("[%(asctime)s] %(levelprefix)s %(message)s", datefmt
+    # "%Y-%m-%d %H:%M:%S", uvicorn's LOGGING_CONFIG as SGLang sets it, sglang 0.3.4.post2-0.5.23): SGLang starts its HTTP server
+    # only once every scheduler reported ready (launch_server after _launch_subprocesses, which waits for the
+    # schedulers' "ready"; the dummy health server of nodes >= 1 likewise): weights, pools and capture were done,
+    # the warmup request came next. The other uvicorn servers SGLang runs log at "warning" (no such line).
+    r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] INFO: +(?:Application startup complete\.|Uvicorn running on )"
+    # SGLang's benchmark client after its first request came back (bench_serving.py: "Initial test run completed.
+    # Starting main benchmark run..." 0.3.0-0.4.3.post4, "Warmup completed with N sequences. Starting main
+    # benchmark run..." 0.4.4.post4-0.5.23, raised instead when that request failed) and its results table (" Serving Benchmark
+    # Result " centred in "=", 0.3.0-0.5.23): a server answered requests
+    r"|Starting main benchmark run\.\.\.|=+ Serving Benchmark Result =+"
 )
 # searched where the bytes are read (ingest's chunks); every match holds one of the anchors
 SERVING_BYTES = AnchoredPattern(
-    re.compile(_SERVING.pattern.encode()), (b"POST /", b"GET /", b"Decode batch", b"Prefill batch", b"Input length (")
+    re.compile(_SERVING.pattern.encode()),
+    (
+        b"POST /",
+        b"GET /",
+        b"Decode batch",
+        b"Prefill batch",
+        b"Input length (",
+        b"Application startup complete.",
+        b"Uvicorn running on ",
+        b"Starting main benchmark run",
+        b" Serving Benchmark Result ",
+    ),
 )
+# the serving lines that come before SGLang's own warmup request (a failure the warmup names stays warmup after them)
+BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on ")
 # where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
 # batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
 # [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after
@@ -42,7 +70,7 @@ STARTUP_END_BYTES = AnchoredPattern(
     re.compile(
         (_SERVING.pattern + r"|\b(?:Prefill|Decode) batch(?:[.,(]| \[\d+\])|The server is fired up and ready to roll").encode()
     ),
-    (b"POST /", b"GET /", b"Decode batch", b"Prefill batch", b"Input length (", b"The server is fired up and ready to roll"),
+    (*SERVING_BYTES.anchors, b"The server is fired up and ready to roll"),
 )
 
 

@@ -100,6 +100,7 @@ class TracebackReader(BlockReader):
         self.body_line = lineno  # the line number of the last of them
         # faulthandler dumps every thread; only "Current thread" is the one that crashed (None: no thread header yet)
         self.thread: str | None = self._thread_of(text)
+        self.threads_seen = 0 if self.thread is None else 1  # each thread header faulthandler printed
         if _EMPTY_EXCEPTION.match(text):
             self.exception = self._exception_event(lineno, text)
             self.body, self.body_line = [], lineno
@@ -147,7 +148,8 @@ class TracebackReader(BlockReader):
             return False
         parsed = other_lines.parse_traceback_line(text)
         if parsed and parsed[0] == kinds.FRAME:
-            self.frames.append({**parsed[1], "raw": text.strip()[:300], "at": lineno, "thread": self.thread})
+            frame = {**parsed[1], "raw": text.strip()[:300], "at": lineno, "thread": self.thread, "thread_no": self.threads_seen}
+            self.frames.append(frame)
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
         else:
@@ -171,7 +173,9 @@ class TracebackReader(BlockReader):
         if any(opener in stripped for opener in _TB_OPENERS) or stripped.startswith(("During handling", "The above exception")):
             self.after_frame = False
             self.innermost_first = self.innermost_first or "(most recent call first)" in stripped
-            self.thread = self._thread_of(stripped) or self.thread
+            thread = self._thread_of(stripped)
+            self.threads_seen += thread is not None
+            self.thread = thread or self.thread
             return True
         if _EXC_LINE.match(text):
             self.exception = self._exception_event(lineno, text)
@@ -233,15 +237,20 @@ class TracebackReader(BlockReader):
         return "current" if "Current thread" in text else "other"
 
     def close(self) -> list[Event]:
+        other_threads: list[list[str]] = []
         if self.fatal is not None and any(f["thread"] for f in self.frames):
-            # the crashed thread's frames only: another thread's frames say nothing of where the crash happened
+            # the crashed thread's frames only: another thread's frames say nothing of where the crash happened; they
+            # say what the process was running then (match.py places a crash in time by them), outermost first
+            for number in sorted({f["thread_no"] for f in self.frames if f["thread"] == "other"}):
+                stack = [_frame_path(f) for f in self.frames if f["thread_no"] == number and f["thread"] == "other"]
+                other_threads.append(stack[::-1] if self.innermost_first else stack)
             self.frames = [f for f in self.frames if f["thread"] == "current"]
         if self.innermost_first:
             self.frames.reverse()  # frames are kept outermost first, as a Python traceback prints them
         elif self.exception is None and _printed_newest_first(self.frames):
             self._unreverse()
         frames = [f"{f['file'].rsplit('/', 1)[-1]}:{f['lineno']} {f['func']}" for f in self.frames]
-        paths = [f"{f['file']}:{f['lineno']} {f['func']}" + (f": {f['code']}" if f.get("code") else "") for f in self.frames]
+        paths = [_frame_path(f) for f in self.frames]
         events = list(self.events)
         if self.exception is not None and self.body:
             message = " ".join(self.body)
@@ -257,6 +266,8 @@ class TracebackReader(BlockReader):
             events.append(self.exception)
         elif self.fatal is not None:
             self.fatal.data.update(frames=frames, frame_paths=paths)
+            if other_threads:
+                self.fatal.data["other_threads"] = other_threads
             events.append(self.fatal)
         elif frames:  # cut before its exception line: the evidence is the innermost frame line, as printed
             innermost = self.frames[-1]
@@ -276,6 +287,10 @@ class TracebackReader(BlockReader):
                 )
             )
         return events
+
+
+def _frame_path(frame: dict[str, Any]) -> str:
+    return f"{frame['file']}:{frame['lineno']} {frame['func']}" + (f": {frame['code']}" if frame.get("code") else "")
 
 
 def _printed_newest_first(frames: list[dict[str, Any]]) -> bool:

@@ -32,6 +32,9 @@ _PROMPT_ANY = r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗
 PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+"
 _LAUNCH_WORDS = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve|torchrun)(?=\s|$)"
 _BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
+_ASSIGNMENT = re.compile(r"(?<!\S)[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)")
+# a wrapper command after the assignments that set its environment (`VAR=1 nohup python3 -m ...`)
+_WRAPPER_AFTER_ASSIGNMENT = re.compile(r"(?<!\S)[A-Z_][A-Z0-9_]*=\S*\s+(?:\S+\s+)*?(?:nohup|exec|time|env)\s+$")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
 # a continued command flattened onto one line (the line ends lost in a paste): "python3 -m sglang.launch_server \ --tp 4"
@@ -104,7 +107,10 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     if head[-1:] in ("`", '"', "'"):  # a code span or a quoted string: the command ends where it closes
         closing = command.find(head[-1], launcher.start(1))
         command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
-    if head.strip() and not _COMMAND_HEAD.match(head + "x"):
+    if _WRAPPER_AFTER_ASSIGNMENT.search(head):
+        # "SGL_ENABLE_JIT_DEEPGEMM=1 nohup python3 -m ...": the assignments are the environment nohup runs it with
+        command = " ".join(_ASSIGNMENT.findall(head)) + " " + command[launcher.start(1) :]
+    elif head.strip() and not _COMMAND_HEAD.match(head + "x"):
         # other text before the launcher (a bash -x "+ ", "Running: ", nohup, a log prefix): keep the environment
         # assignments right before it, drop the rest
         assignments = _TRAILING_ASSIGNMENTS.search(head)
@@ -143,11 +149,18 @@ class ContinuedCommandReader(BlockReader):
     def feed(self, lineno: int, text: str) -> bool:
         if self.finished:
             return False
+        if text.lstrip().startswith("#") and all(part.lstrip().startswith("#") for part in self.parts):
+            # a script's commented-out lines above its command ("# CUDA_LAUNCH_BLOCKING=1 \", "# TORCH_USE_CUDA_DSA=1
+            # \"): comments, not a root prompt's commands; the command starts after them
+            self.parts, self.first_line = [], lineno + 1
+            return True
         self.parts.append(_CONTINUED.sub(" ", text) if _CONTINUED.search(text) else text)
         self.finished = not _CONTINUED.search(text)
         return True
 
     def close(self) -> list[Event]:
+        if not self.parts:
+            return []
         joined = " ".join(part.strip() for part in self.parts)
         data = parse_command(joined)
         if data is None:

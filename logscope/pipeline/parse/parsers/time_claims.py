@@ -11,6 +11,7 @@ import re
 from logscope.core import kinds
 from logscope.pipeline.parse.parsers.base import Parsed
 
+LAUNCHER_FAILED = r"\bFailed to (?:launch replica|load model) (?!config\b)[^\s:]+"  # SGLang's "Failed to load model config"
 # (stage, pattern): the first that matches a line places it; each holds one of kinds.TIME_CLAIM_LITERALS (the prefilter's)
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # SGLang's benchmark client sends requests to a running server (sglang/bench_serving.py)
@@ -26,6 +27,21 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?i)\b(?:ran|running|worked|working) (?:fine |normally |well )?for (?:\d+|several|a few|many) (?:hours|days)\b"
         ),
     ),
+    # a run that went on for a while before it failed: RL steps (each a rollout the server generated) or requests served
+    # first ("after running five steps normally", "after long-time RL training")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\bafter\s+(?:running|serving|working)(?:\s+normally|\s+fine|\s+well)?\s+(?:for\s+)?(?:\d+\+?|one|two"
+            r"|three|four|five|six|seven|eight|nine|ten|a few|several|some|many|dozens of|hundreds of)\s+(?:\w+\s+)?"
+            r"(?:steps|hours|days|iterations|requests|rounds|rollouts)\b"
+        ),
+    ),
+    ("serving", re.compile(r"(?i)\bafter (?:a )?long[- ]time (?:RL )?(?:training|running|serving)\b")),
+    # a launcher's own log line that its launch of the model raised (Xinference 4.1.0 core/supervisor.py
+    # SupervisorActor._launch_builtin_model: f"Failed to launch replica {rep_model_uid}: {result}", core/worker.py
+    # WorkerActor.launch_builtin_model: f"Failed to load model {model_uid}"): the model's server was starting
+    ("startup", re.compile(LAUNCHER_FAILED)),
     ("warmup", re.compile(r"(?i)\bduring (?:the )?kernel warm-?up\b")),
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),

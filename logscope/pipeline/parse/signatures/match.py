@@ -19,7 +19,8 @@ from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_libra
 from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
-from logscope.pipeline.parse.parsers.time_claims import at_startup
+from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup
+from logscope.pipeline.parse.serving import BEFORE_WARMUP
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
 from logscope.pipeline.parse.signatures.native import NativeCrash, is_glog_fatal, merge_native, native_crash, signal_of
@@ -155,6 +156,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 PROSE_NOTE = "read from a wording quoted in prose, not from a log line: lower confidence"
 # what a time taken from the paste's prose or a client's command says of itself
 CLAIM_NOTE = "not a log line: lower confidence"
+LAUNCHER_NOTE = "a launcher's log line, not SGLang's: lower confidence"
+LAUNCHER = re.compile(LAUNCHER_FAILED)
 
 # the generic crash signatures (a faulthandler line, a dead scheduler): any named mechanism in the same event's
 # other evidence (its native or Python frames) wins over them
@@ -281,6 +284,7 @@ def is_candidate(event: Event) -> bool:
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
 TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
 _BATCH_MARK = re.compile(r"Prefill batch|POST /generate\b")
+_BENCH_MARK = re.compile(r"Starting main benchmark run|Serving Benchmark Result")
 
 
 def _serving_basis(marker: Event) -> str:
@@ -288,7 +292,20 @@ def _serving_basis(marker: Event) -> str:
         return f"after the ready line at line {marker.line}"
     if _BATCH_MARK.search(marker.text):
         return f"after line {marker.line} showed the scheduler running a batch (SGLang's warmup request is one too)"
+    if BEFORE_WARMUP.search(marker.text):
+        return (
+            f"after line {marker.line}, uvicorn up: SGLang starts its HTTP server once every scheduler finished startup"
+            " (its warmup request comes next)"
+        )
+    if _BENCH_MARK.search(marker.text):
+        return f"after line {marker.line}, SGLang's benchmark client's output: the server had answered its requests"
     return f"after line {marker.line} showed it serving"
+
+
+def _before_warmup(marker: Event | None) -> bool:
+    """The marker comes before SGLang's own warmup request can have run: a batch line (the warmup's is one) or
+    uvicorn's start."""
+    return marker is not None and bool(_BATCH_MARK.search(marker.text) or BEFORE_WARMUP.search(marker.text))
 
 
 def _time_of(
@@ -299,7 +316,7 @@ def _time_of(
     after_ready = marker is not None and event is not marker and event.line >= marker.line
     located = locate(event, sigs, sig, releases)
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
-    warmup_named = located is not None and located[0] == "warmup" and marker is not None and _BATCH_MARK.search(marker.text)
+    warmup_named = located is not None and located[0] == "warmup" and _before_warmup(marker)
     if after_ready and marker is not None and not warmup_named:
         return "serving", _serving_basis(marker)
     if located is not None and located[0] == "startup":  # the frame says startup, the rank's last phase line the step
@@ -450,13 +467,46 @@ def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of:
     )
 
 
+def _from_other_threads(event: Event, releases: Releases) -> tuple[str, str] | None:
+    """Serving, when faulthandler's dump of a crash whose own thread's frames are not shown holds another thread that
+    was running SGLang code (its innermost frame) under a function only a serving server runs (the released source:
+    catalog/stages.json): a request's work in flight (a KV transfer, a batch). A thread waiting (its innermost frame
+    the standard library's) or in a serving loop's own function says nothing: such threads start at startup."""
+    found = []
+    for stack in event.data.get("other_threads") or []:
+        if not stack or stage_functions.module_of(stack[-1].split(":", 1)[0]) is None:
+            continue  # its innermost frame is no SGLang code: waiting (a queue, a lock, a socket)
+        innermost = stage_functions.place_frame(stack[-1], releases)
+        whole = stage_functions.place_stack(stack, releases)
+        if whole is None or whole[0].stage != "serving" or (innermost is not None and innermost.stage != "serving"):
+            continue
+        if whole[0].qualname.rsplit(".", 1)[-1] == (whole[0].root or "").rsplit(".", 1)[-1]:
+            continue  # the serving loop's own function: an idle loop
+        found.append(whole)
+    if not found:
+        return None
+    placement, frame = found[0]
+    where = frame_quote(frame.split(": ", 1)[0])
+    return "serving", f"another thread of the dump was running SGLang code: {placement.basis(f'frame {where}')}"
+
+
 def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str] | None:
     """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
     command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so."""
-    before = [c for c in claims.get(event.source, []) if c.line < event.line]
+    # a launcher's line on the failure's own line too (a shipper flattened both): it logs its words before the exception
+    before = [
+        c
+        for c in claims.get(event.source, [])
+        if c.line < event.line or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
+    ]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
     claim = before[-1]
+    if LAUNCHER.match(str(claim.data["said"])):
+        return str(claim.data["stage"]), (
+            f"inferred from line {claim.line}, '{claim.data['said']}': the launcher's line that its launch of the"
+            f" model raised; {LAUNCHER_NOTE}"
+        )
     client = any(name in claim.data["said"] for name in ("bench_serving", "bench serve"))
     why = ": a benchmark client sends requests to a running server" if client else ""
     return str(claim.data["stage"]), (
@@ -528,6 +578,7 @@ def failures_of(
                 or _native_init(event, sig, native_context)
                 or _from_traceback_after(event, mechanism, tracebacks, sigs, releases)
                 or _from_loading_bar(event, bars, last_phase_of)
+                or _from_other_threads(event, releases)
                 or _from_claim(event, claims)
                 or located
             )
