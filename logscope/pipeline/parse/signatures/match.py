@@ -10,6 +10,7 @@ match the same piece, the one with the most literal text wins (the most specific
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from logscope.core import kinds, native_stages, phases, stage_functions
@@ -22,7 +23,14 @@ from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import at_startup
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
-from logscope.pipeline.parse.signatures.native import NativeCrash, is_glog_fatal, merge_native, native_crash, signal_of
+from logscope.pipeline.parse.signatures.native import (
+    NativeCrash,
+    is_glog_fatal,
+    is_library_error,
+    merge_native,
+    native_crash,
+    signal_of,
+)
 
 # event kinds that are a crash even when no signature names their mechanism
 CRASH_KINDS = frozenset(
@@ -502,7 +510,7 @@ def failures_of(
         if not is_candidate(event):
             continue
         found = attribute(event, sigs)
-        if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event):
+        if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event) and not is_library_error(event):
             continue
         if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) >= event.line:
             continue  # its traceback (or exception line) is read after it: that is the failure, not the header
@@ -577,7 +585,33 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    return _without_cut_heads(out)
+    return _without_cut_heads(_placed_by_burst(out))
+
+
+def _placed_by_burst(found: list[Failure]) -> list[Failure]:
+    """A library's glog ERROR line that no wording places takes the place of the failure of the same mechanism printed
+    just after it in its input (within _RAISED_WINDOW lines) when that one is placed: the library reports one failure
+    in several lines, and its later line (a wording of its init code, SGLang's own line about the transfer) says when."""
+    placed = [f for f in found if f.phase != "unknown"]
+    out = []
+    for f in found:
+        if f.phase == "unknown" and is_library_error(f.event):
+            later = next(
+                (
+                    p
+                    for p in placed
+                    if p.mechanism == f.mechanism
+                    and p.event.source == f.event.source
+                    and _after(p.event, f.event, _RAISED_WINDOW)
+                ),
+                None,
+            )
+            if later is not None:
+                basis = f"as the {later.mechanism} failure at line {later.event.line} just after it: {later.phase_basis}"
+                finding = later.finding if f.finding == TIME_UNKNOWN_FINDING.get("startup-crash") else f.finding
+                f = replace(f, phase=later.phase, phase_basis=basis, after_ready=later.after_ready, finding=finding)
+        out.append(f)
+    return out
 
 
 def _without_cut_heads(found: list[Failure]) -> list[Failure]:
