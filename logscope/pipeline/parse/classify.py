@@ -412,7 +412,7 @@ class SourceClassifier:
         """A line no grammar reads whose wording a line signature knows (torch allocator warnings, glog lines
         of transfer engines, NCCL result names, other backends' OOM texts)."""
         for sig in bundled_signatures().on("line"):
-            if sig.pattern.match(text) is not None:
+            if sig.match(text) is not None:
                 self.coverage.seen["signature"] += 1
                 self.coverage.recognized["signature"] += 1
                 self.recognized_physical.add(lineno)
@@ -587,9 +587,14 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
+# a status line a shell or a container tool prints of a process it ran: bash 5.2.15's "%s: line %d: " (its job reports
+# and errors), docker compose v2's "<container> exited with code %d" (pkg/compose/printer.go)
+_TOOL_STATUS = re.compile(r"^\S+: line \d+: |^[\w.-]+ exited with code -?\d+")
+
+
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _TOOL_STATUS.match(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
 

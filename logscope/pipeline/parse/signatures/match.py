@@ -135,7 +135,7 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
     for sig in candidates:
         if sig.on == "exception" and not sig.matches_exception(exception):
             continue
-        values = sig.pattern.match(text)
+        values = sig.match(text)
         if values is None:
             continue
         generic = sig.mechanism in FALLBACK_MECHANISMS
@@ -585,7 +585,7 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    return _without_cut_heads(_placed_by_burst(out))
+    return _without_announcers(_without_cut_heads(_placed_by_burst(out)))
 
 
 def _placed_by_burst(found: list[Failure]) -> list[Failure]:
@@ -612,6 +612,24 @@ def _placed_by_burst(found: list[Failure]) -> list[Failure]:
                 f = replace(f, phase=later.phase, phase_basis=basis, after_ready=later.after_ready, finding=finding)
         out.append(f)
     return out
+
+
+# signatures of a line that announces the failure the next line states (libstdc++'s "terminate called after throwing an
+# instance of 'c10::Error'" before its "  what():  CUDA error: ..."): the next line's failure is the one
+_ANNOUNCERS = frozenset({"process-cpp-terminate"})
+
+
+def _without_announcers(found: list[Failure]) -> list[Failure]:
+    """An announcing line's failure gives way to the failure read from the line right after it (or after it on the
+    same physical line: a log shipper's JSON body holds both)."""
+
+    def announced(i: int, f: Failure) -> bool:
+        return any(
+            g.event.source == f.event.source and (g.event.line == f.event.line + 1 or (g.event.line == f.event.line and j > i))
+            for j, g in enumerate(found)
+        )
+
+    return [f for i, f in enumerate(found) if not (f.signature in _ANNOUNCERS and announced(i, f))]
 
 
 def _without_cut_heads(found: list[Failure]) -> list[Failure]:
