@@ -122,3 +122,18 @@ def test_vllms_bracketed_logger_prefix_is_a_wrapper():
     findings = _findings(VLLM_BRACKETED)
     assert [f["rule"] for f in findings] == ["startup-crash"]
     assert "core.py:673 run_engine_core" in findings[0]["message"]
+
+
+# sgl-project/sglang#10951: one sentence holding the launch command and, in full-width quotes, the error it gave
+LAUNCH_AND_QUOTED = (
+    "运行python -m sglang.launch_server --model-path /xxx/xxx/qwen3-0.6b 后报错"
+    "“ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory”\n"
+)
+
+
+def test_a_failure_quoted_in_the_sentence_of_a_launch_command_is_read_with_it():
+    document = analyze_sources([Source(name="paste.log", path=None, data=LAUNCH_AND_QUOTED.encode())], cases=False)
+    assert document["launches"][0]["config"]["model_path"] == "/xxx/xxx/qwen3-0.6b"
+    (finding,) = document["findings"]
+    assert finding["rule"] == "failure-time-unknown"
+    assert "ImportError: libnvrtc.so.12: cannot open shared object file" in finding["message"]

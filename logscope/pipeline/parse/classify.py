@@ -376,6 +376,8 @@ class SourceClassifier:
                 self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
                 self.coverage.recognized[name] += 1
                 self.recognized_physical.add(lineno)
+                if name == kinds.LAUNCH_COMMAND_GRAMMAR and ('"' in text or "\u201c" in text):
+                    self._read_quoted_failures(lineno, text)
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
@@ -419,6 +421,24 @@ class SourceClassifier:
                 self._emit(kinds.FAILURE_LINE, lineno, text, {"message": text.strip()}, prefix_of(text), "signature")
                 return True
         return False
+
+    def _read_quoted_failures(self, lineno: int, text: str) -> None:
+        """A failure quoted in the sentence that also holds a launch command ("ran python -m sglang.launch_server ...
+        and got “ImportError: ...”"): the command is read, and so is the failure it quotes (marked as quoted)."""
+        spans = [span for span in quoted_spans(text) if FAILURE_LOOK.search(span)]
+        if not spans:
+            return
+        was = self.quoted
+        self.quoted = True
+        try:
+            for span in spans:
+                candidates = prefilter.grammars_for(span)
+                if candidates and _looks_like_a_record(span):
+                    self._classify(lineno, span, candidates)
+                elif "signature" in candidates:
+                    self._failure_line(lineno, span)
+        finally:
+            self.quoted = was
 
     def _classify_prose(self, lineno: int, text: str) -> None:
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
