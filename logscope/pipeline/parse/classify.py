@@ -612,8 +612,11 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
 
 # a status line a shell or a container tool prints of a process it ran: bash 5.2.15's "%s: line %d: " (its job reports
 # and errors), docker compose v2's "<container> exited with code %d" (pkg/compose/printer.go), a row of kubectl get
-# pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s")
-_TOOL_STATUS = re.compile(r"^\S+: line \d+: |^[\w.-]+ exited with code -?\d+|^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b")
+# pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s"), and Rust's panic report
+# ("thread '<name>' panicked at <file>:<line>:<col>:", sgl-router)
+_TOOL_STATUS = re.compile(
+    r"^\S+: line \d+: |^[\w.-]+ exited with code -?\d+|^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b|^thread '[^']*' panicked at "
+)
 
 
 def _looks_like_a_record(text: str) -> bool:
