@@ -585,7 +585,7 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    return _without_announcers(_without_cut_heads(_placed_by_burst(out)))
+    return _without_echoes(_without_announcers(_without_cut_heads(_placed_by_burst(out))))
 
 
 def _placed_by_burst(found: list[Failure]) -> list[Failure]:
@@ -630,6 +630,17 @@ def _without_announcers(found: list[Failure]) -> list[Failure]:
         )
 
     return [f for i, f in enumerate(found) if not (f.signature in _ANNOUNCERS and announced(i, f))]
+
+
+# signatures of SGLang's parent process reporting that a child died ("Received sigquit from a child process"): the
+# failure itself when nothing else is shown, an echo of the child's own failure otherwise
+_ECHOES = frozenset({"process-child-sigquit"})
+
+
+def _without_echoes(found: list[Failure]) -> list[Failure]:
+    """The parent's report of a dead child gives way to any other failure of its input (the child's own)."""
+    sources = {f.event.source for f in found if f.signature not in _ECHOES}
+    return [f for f in found if f.signature not in _ECHOES or f.event.source not in sources]
 
 
 def _without_cut_heads(found: list[Failure]) -> list[Failure]:
