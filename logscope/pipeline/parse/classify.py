@@ -442,7 +442,6 @@ class SourceClassifier:
 
     def _classify_prose(self, lineno: int, text: str) -> None:
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
-        spans_quoted = bool(spans)
         if not spans and not self.quoted:
             spans = [text]
         if not spans:
@@ -468,8 +467,6 @@ class SourceClassifier:
                 self._read_prose(lineno, text)  # a sentence quoting a failure may state versions too
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
-            if len(self.events) == before and not spans_quoted and FAILURE_LOOK.search(text):
-                self._miss_failure(lineno, text)
             self._read_prose(lineno, text, whole=True)  # what the sentence says besides (when it failed)
         finally:
             self.quoted = was
