@@ -192,6 +192,11 @@ def test_no_placeholder_or_unknown_number_in_a_golden_message(golden: Path):
             "signatures: [{id: a-b, on: line, pattern: 'abcd {x:float}', source: s, finding: nccl-error}]\n",
             "unknown capture type 'float'",
         ),
+        (
+            "mechanism: x\ntitle: t\n"
+            "signatures: [{id: a-b, on: line, pattern: 'abcd {x:int}', unless: {y: 0}, source: s, finding: nccl-error}]\n",
+            "unless: expected a mapping of the pattern's captures",
+        ),
     ],
 )
 def test_signature_loader_errors_name_file_line_and_column(tmp_path, body, error):
@@ -211,6 +216,20 @@ def test_pattern_captures_and_gaps():
     # a segment is retried at every occurrence of its first literal, never by backtracking inside it
     many = compile_pattern("abcd {n:int} cd", "t")
     assert many.match("abcd x " * 20000 + "abcd 5 cd") == {"n": 5}
+
+
+def test_a_final_dollar_anchors_the_end_and_unless_vetoes_a_capture(tmp_path):
+    alone = compile_pattern("^Killed$", "t")
+    assert alone.match("Killed") == {} and alone.match("Killed  ") == {}
+    assert alone.match("Killed process 336943 (python)") is None
+    path = tmp_path / "x.yaml"
+    path.write_text(
+        "mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: '^{c:word} exited with code {code:int}',"
+        " unless: {code: 0}, source: s, finding: startup-crash}]\n"
+    )
+    (sig,) = load_signature_file(path, {"startup-crash"})
+    assert sig.match("sglang-1 exited with code 137") == {"c": "sglang-1", "code": 137}
+    assert sig.match("sglang-1 exited with code 0") is None
 
 
 def test_signatures_doc_is_current():

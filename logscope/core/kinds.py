@@ -825,8 +825,11 @@ CATALOGUE: tuple[Kind, ...] = (
         FAILURE,
         EXCEPTION_GRAMMAR,
         rules=("exception_line",),
-        literals=("Error: ", "Exception: ", "Error:", "Interrupt: "),
-        samples=("RuntimeError: CUDA error: invalid argument",),
+        literals=("Error: ", "Exception: ", "Error:", "Interrupt: ", "Error): "),
+        samples=(
+            "RuntimeError: CUDA error: invalid argument",
+            "[2026-03-12 11:17:34] ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=3369646)",
+        ),
     ),
     Kind(
         OOM,

@@ -171,6 +171,9 @@ def native_error(failure: Failure, event_fact: dict[str, Any]) -> str | None:
         return f"{failure.native_frame} (a native frame{' of ' + failure.library if failure.library else ''})"
     if failure.library and failure.said and not failure.library_basis:  # else the verdict's raised_by names it
         return f"{_cut(failure.said)}{library}"
+    source = failure.event.data.get("source") if failure.event.kind == kinds.NATIVE_LOG else None
+    if named and source and event_fact.get("message"):  # a glog error line of the library's own source file
+        return f"{_cut(str(event_fact['message']).strip())} ({named}: {source})"
     return None
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from logscope.cases.failure import has_failure_finding
 from logscope.core import kinds
 from logscope.core.events import SourceEvents
-from logscope.core.model import Analysis, Coverage, Failure, InputFile, UserStop
+from logscope.core.model import Analysis, Coverage, Failure, InputFile, Launch, UserStop
 from logscope.core.samples import SamplesFile
 from logscope.memory_model.kv_pool import kv_sizing
 from logscope.pipeline.assemble.assemble import assemble
@@ -97,7 +97,7 @@ def analysis(
         timeline=timeline_numbers(launches),
         ledgers=rank_ledgers,
         failures=failures,
-        unmatched_failures=_unmatched_failures(failures, coverage),
+        unmatched_failures=_unmatched_failures(failures, coverage, launches),
         calibration=calibration.summary() if calibration is not None else None,
         gpu_ledgers=probe_process_ledgers(join, calibration),
         kv_sizing=sizing,
@@ -124,9 +124,21 @@ def _samples_inputs(samples: dict[str, SamplesFile]) -> list[InputFile]:
     return [InputFile(s.path, "samples", len(s.samples) + 1, len(s.samples) + 1) for s in samples.values()]
 
 
-def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage) -> list[dict[str, Any]]:
-    """Lines that read like a failure but that no signature names: what logscope did not understand."""
+def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, launches: list[Launch]) -> list[dict[str, Any]]:
+    """Lines that read like a failure but that no signature names: what logscope did not understand (a glog ERROR
+    line of a file no catalogued library holds among them: some library reported a failure, in words no signature
+    knows; one of a catalogued library's file is that library's failure, signatures/native.py is_library_error)."""
+    failed = {(f.event.source, f.event.line) for found in failures.values() for f in found}
     out = [
+        {"source": e.source, "line": e.line, "text": e.text, "kind": "unrecognized"}
+        for launch in launches
+        for e in launch.all_events()
+        if e.kind == kinds.NATIVE_LOG
+        and e.data.get("level") == "E"
+        and not e.data.get("source")
+        and (e.source, e.line) not in failed
+    ]
+    out += [
         {"source": f.event.source, "line": f.event.line, "text": f.event.text, "kind": f.event.kind}
         for found in failures.values()
         for f in found

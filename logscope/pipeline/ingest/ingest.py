@@ -71,7 +71,17 @@ _HOST_LABEL = re.compile(
 )
 # vLLM's logger format ("ERROR 02-09 16:43:26 tp_worker_overlap_thread.py:112] "), which SGLang processes print
 # when vLLM's logging config is in force: level, month-day, time, source file and line
-_VLLM_PREFIX = re.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? [\w.-]+\.py:\d+\] ")
+# (vllm logger.py _FORMAT "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s"); later releases put the
+# file in brackets ("ERROR 08-08 17:42:35 [core.py:682] ", _FORMAT "... [%(fileinfo)s:%(lineno)d] %(message)s", fileinfo a
+# file name or, with VLLM_LOGGING_IMPORT_PACKAGE_FILE, a package path)
+_VLLM_PREFIX = re.compile(
+    r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? (?:[\w.-]+\.py:\d+\]|\[[\w./-]+\.py:\d+\]) "
+)
+# pytest's failure report: the exception's lines behind its fail marker "E" and the indent (pytest 9.2.0
+# _pytest/_code/code.py FormattedExcinfo.get_exconly: fail_marker + indentstr[1:], "E   " and more), and a short test
+# summary line's message after the test's node id (_pytest/terminal.py _get_line_with_reprcrash_message:
+# f"{word} {node}" + f" - {msg}", word FAILED or ERROR)
+_PYTEST_FAIL = re.compile(r"^E {3,}(?=\S)|^(?:FAILED|ERROR) [\w./-]+\.py(?:::\S+)? - (?=\S)")
 _RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
@@ -100,8 +110,11 @@ _EMBEDDED_PREFIX = re.compile(
     r"|\d{2}:\d{2}:\d{2}(?:\.\d{3})?(?: [A-Z_]+\d+)+)\] )"
 )
 
-# tqdm updates pasted without their carriage returns: "...2.0it/s]Capturing batches (bs=144 ..."
-_GLUED_PROGRESS = re.compile(r"(?<=\S)(?=Capturing batches \(|Loading (?:safetensors|pt) checkpoint shards:)")
+# tqdm updates pasted without their carriage returns: "...2.0it/s]Capturing batches (bs=144 ..."; and the shell's
+# "Killed" (bash's report of a job SIGKILL ended) glued after the last update: "...| 3/8 [00:02<00:03,  1.28it/s]Killed"
+_GLUED_PROGRESS = re.compile(
+    r"(?<=\S)(?=Capturing batches \(|Loading (?:safetensors|pt) checkpoint shards:)|(?<=it/s\]|s/it\])(?=Killed\s*$)"
+)
 
 _RANK_FROM_NAME = [
     (re.compile(r"(?:^|[^a-z])rank[_-]?(\d+)", re.I), "rank"),
@@ -376,7 +389,8 @@ def clean(physical: str) -> list[str]:
             continue
         pieces = _EMBEDDED_PREFIX.split(segment) if "[" in segment and segment.find("[", 1) > 0 else [segment]
         for piece in pieces:
-            if ("Capturing batches (" in piece or "checkpoint shards:" in piece) and _GLUED_PROGRESS.search(piece):
+            glued = "Capturing batches (" in piece or "checkpoint shards:" in piece or "]Killed" in piece
+            if glued and _GLUED_PROGRESS.search(piece):
                 out.extend(p for p in _GLUED_PROGRESS.split(piece) if p.strip())
             elif piece.strip():
                 out.append(piece)
@@ -400,6 +414,7 @@ def unwrap(text: str) -> str:
                 or _TASK_LABEL.match(text)
                 or _VLLM_PREFIX.match(text)
                 or _HOST_LABEL.match(text)
+                or _PYTEST_FAIL.match(text)
             )
             if m:
                 text = text[m.end() :]

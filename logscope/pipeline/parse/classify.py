@@ -376,6 +376,8 @@ class SourceClassifier:
                 self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
                 self.coverage.recognized[name] += 1
                 self.recognized_physical.add(lineno)
+                if name == kinds.LAUNCH_COMMAND_GRAMMAR and ('"' in text or "\u201c" in text):
+                    self._read_quoted_failures(lineno, text)
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
@@ -417,13 +419,31 @@ class SourceClassifier:
         """A line no grammar reads whose wording a line signature knows (torch allocator warnings, glog lines
         of transfer engines, NCCL result names, other backends' OOM texts)."""
         for sig in bundled_signatures().on("line"):
-            if sig.pattern.match(text) is not None:
+            if sig.match(text) is not None:
                 self.coverage.seen["signature"] += 1
                 self.coverage.recognized["signature"] += 1
                 self.recognized_physical.add(lineno)
                 self._emit(kinds.FAILURE_LINE, lineno, text, {"message": text.strip()}, prefix_of(text), "signature")
                 return True
         return False
+
+    def _read_quoted_failures(self, lineno: int, text: str) -> None:
+        """A failure quoted in the sentence that also holds a launch command ("ran python -m sglang.launch_server ...
+        and got “ImportError: ...”"): the command is read, and so is the failure it quotes (marked as quoted)."""
+        spans = [span for span in quoted_spans(text) if FAILURE_LOOK.search(span)]
+        if not spans:
+            return
+        was = self.quoted
+        self.quoted = True
+        try:
+            for span in spans:
+                candidates = prefilter.grammars_for(span)
+                if candidates and _looks_like_a_record(span):
+                    self._classify(lineno, span, candidates)
+                elif "signature" in candidates:
+                    self._failure_line(lineno, span)
+        finally:
+            self.quoted = was
 
     def _classify_prose(self, lineno: int, text: str) -> None:
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
@@ -594,9 +614,18 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
+# a status line a shell or a container tool prints of a process it ran: bash 5.2.15's "%s: line %d: " (its job reports
+# and errors), docker compose v2's "<container> exited with code %d" (pkg/compose/printer.go), a row of kubectl get
+# pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s"), and Rust's panic report
+# ("thread '<name>' panicked at <file>:<line>:<col>:", sgl-router)
+_TOOL_STATUS = re.compile(
+    r"^\S+: line \d+: |^[\w.-]+ exited with code -?\d+|^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b|^thread '[^']*' panicked at "
+)
+
+
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _TOOL_STATUS.match(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
 

@@ -45,7 +45,8 @@ class LineGrammar:
     whole_sentence: bool = False
 
 
-_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt): ")
+# a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(ActorDiedError): ray::f()"
+_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?: ")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 _LAUNCH_SHAPE = re.compile(
     r"^\s*(?:" + SHELL_PROMPT + r")?(?:(?:sudo|nohup|env)\s+)*"

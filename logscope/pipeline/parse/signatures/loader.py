@@ -28,7 +28,7 @@ EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame", "innermost_frame
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
-_SIG_KEYS = {"id", "on", "pattern", "exception", "phase", "finding", "source"}
+_SIG_KEYS = {"id", "on", "pattern", "exception", "unless", "phase", "finding", "source"}
 MAX_FILE_BYTES = 128 * 1024
 
 
@@ -43,6 +43,16 @@ class Signature:
     path: str
     exception: tuple[str, ...] = ()
     phase: str | None = None
+    # captures whose value, as written, vetoes the match (`unless: {code: 0}`: an exit code of 0 is no failure; a list
+    # names several values)
+    unless: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def match(self, text: str) -> dict[str, Any] | None:
+        """The pattern's captures when it matches `text` and no capture has a value `unless` names, else None."""
+        values = self.pattern.match(text)
+        if values is None or any(str(values.get(key)) in vetoed for key, vetoed in self.unless):
+            return None
+        return values
 
     def matches_exception(self, name: str | None) -> bool:
         if not self.exception:
@@ -130,6 +140,14 @@ def _signature(
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise RuleError(f"{name}:{_mark(node)}: exception: expected a list of exception class names")
         exception = tuple(value)
+    unless: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    if "unless" in fields:
+        node = fields["unless"][1]
+        value = yaml.load(yaml.serialize(node), Loader=safe_loader())  # noqa: S506 - a safe loader
+        names = {p.name for segment in pattern.segments for p in segment if p.name}
+        if not isinstance(value, dict) or not value or not set(value) <= names:
+            raise RuleError(f"{name}:{_mark(node)}: unless: expected a mapping of the pattern's captures to values")
+        unless = tuple((str(k), tuple(str(x) for x in (v if isinstance(v, list) else [v]))) for k, v in value.items())
     return Signature(
         id=sig_id,
         mechanism=mechanism,
@@ -140,6 +158,7 @@ def _signature(
         path=name,
         exception=exception,
         phase=phase,
+        unless=unless,
     )
 
 

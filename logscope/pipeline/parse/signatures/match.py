@@ -10,6 +10,7 @@ match the same piece, the one with the most literal text wins (the most specific
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from logscope.core import kinds, native_stages, phases, stage_functions
@@ -23,7 +24,14 @@ from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_star
 from logscope.pipeline.parse.serving import BEFORE_WARMUP
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
-from logscope.pipeline.parse.signatures.native import NativeCrash, is_glog_fatal, merge_native, native_crash, signal_of
+from logscope.pipeline.parse.signatures.native import (
+    NativeCrash,
+    is_glog_fatal,
+    is_library_error,
+    merge_native,
+    native_crash,
+    signal_of,
+)
 
 # event kinds that are a crash even when no signature names their mechanism
 CRASH_KINDS = frozenset(
@@ -128,7 +136,7 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
     for sig in candidates:
         if sig.on == "exception" and not sig.matches_exception(exception):
             continue
-        values = sig.pattern.match(text)
+        values = sig.match(text)
         if values is None:
             continue
         generic = sig.mechanism in FALLBACK_MECHANISMS
@@ -552,7 +560,7 @@ def failures_of(
         if not is_candidate(event):
             continue
         found = attribute(event, sigs)
-        if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event):
+        if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event) and not is_library_error(event):
             continue
         if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) >= event.line:
             continue  # its traceback (or exception line) is read after it: that is the failure, not the header
@@ -628,7 +636,62 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    return _without_cut_heads(out)
+    return _without_echoes(_without_announcers(_without_cut_heads(_placed_by_burst(out))))
+
+
+def _placed_by_burst(found: list[Failure]) -> list[Failure]:
+    """A library's glog ERROR line that no wording places takes the place of the failure of the same mechanism printed
+    just after it in its input (within _RAISED_WINDOW lines) when that one is placed: the library reports one failure
+    in several lines, and its later line (a wording of its init code, SGLang's own line about the transfer) says when."""
+    placed = [f for f in found if f.phase != "unknown"]
+    out = []
+    for f in found:
+        if f.phase == "unknown" and is_library_error(f.event):
+            later = next(
+                (
+                    p
+                    for p in placed
+                    if p.mechanism == f.mechanism
+                    and p.event.source == f.event.source
+                    and _after(p.event, f.event, _RAISED_WINDOW)
+                ),
+                None,
+            )
+            if later is not None:
+                basis = f"as the {later.mechanism} failure at line {later.event.line} just after it: {later.phase_basis}"
+                finding = later.finding if f.finding == TIME_UNKNOWN_FINDING.get("startup-crash") else f.finding
+                f = replace(f, phase=later.phase, phase_basis=basis, after_ready=later.after_ready, finding=finding)
+        out.append(f)
+    return out
+
+
+# signatures of a line that announces the failure the next line states (libstdc++'s "terminate called after throwing an
+# instance of 'c10::Error'" before its "  what():  CUDA error: ..."): the next line's failure is the one
+_ANNOUNCERS = frozenset({"process-cpp-terminate"})
+
+
+def _without_announcers(found: list[Failure]) -> list[Failure]:
+    """An announcing line's failure gives way to the failure read from the line right after it (or after it on the
+    same physical line: a log shipper's JSON body holds both)."""
+
+    def announced(i: int, f: Failure) -> bool:
+        return any(
+            g.event.source == f.event.source and (g.event.line == f.event.line + 1 or (g.event.line == f.event.line and j > i))
+            for j, g in enumerate(found)
+        )
+
+    return [f for i, f in enumerate(found) if not (f.signature in _ANNOUNCERS and announced(i, f))]
+
+
+# signatures of SGLang's parent process reporting that a child died ("Received sigquit from a child process"): the
+# failure itself when nothing else is shown, an echo of the child's own failure otherwise
+_ECHOES = frozenset({"process-child-sigquit"})
+
+
+def _without_echoes(found: list[Failure]) -> list[Failure]:
+    """The parent's report of a dead child gives way to any other failure of its input (the child's own)."""
+    sources = {f.event.source for f in found if f.signature not in _ECHOES}
+    return [f for f in found if f.signature not in _ECHOES or f.event.source not in sources]
 
 
 def _without_cut_heads(found: list[Failure]) -> list[Failure]:

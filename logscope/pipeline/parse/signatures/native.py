@@ -85,6 +85,13 @@ def is_glog_fatal(event: Event) -> bool:
     return event.kind == kinds.NATIVE_LOG and event.data.get("level") == "F"
 
 
+def is_library_error(event: Event) -> bool:
+    """glog's ERROR line whose source file a catalogued library's released source holds (`E0302 08:32:30.369483 57711
+    rdma_context.cpp:450] Failed to query GID ...`, parsers/other_lines.py sets `source`): that library's own code
+    reported a failure, whatever its wording."""
+    return event.kind == kinds.NATIVE_LOG and event.data.get("level") == "E" and bool(event.data.get("source"))
+
+
 def signal_of(event: Event) -> str | None:
     """What a crash says: glog's FATAL message, the handler's signal line (UCX, Abseil, gdb), else faulthandler's own
     words."""
@@ -133,7 +140,7 @@ def native_crash(event: Event, values: dict[str, Any]) -> NativeCrash | None:
         if caller is not None:
             return NativeCrash(signal_of(event), hit[0], caller, library_frame, inner)
         return NativeCrash(signal_of(event), hit[0], inner, library_frame)
-    path = values.get("file")
+    path = values.get("file") or (event.data.get("source") if is_library_error(event) or is_glog_fatal(event) else None)
     if path:
         library = library_of(str(path))
         return NativeCrash(None, None, library, None) if library else None

@@ -8,7 +8,8 @@ worst: no pattern can be written that takes super-linear time on a long line (un
     *memory allocation failed with OOM on device {device:int} while trying to allocate {bytes:int} bytes
     ^Failed: Cuda error {file:word}:{line:int} '{error:text}'
 
-`^` anchors the first segment at the start of the text; otherwise a pattern may match anywhere.
+`^` anchors the first segment at the start of the text; otherwise a pattern may match anywhere. A final `$`
+anchors the match at the end of the text (trailing blanks aside): `^Killed$` is a line of that word alone.
 `\\*`, `\\{` and `\\^` are the literal characters.
 """
 
@@ -45,6 +46,7 @@ class Pattern:
     anchored: bool
     segments: tuple[tuple[Piece, ...], ...]
     nocase: bool = False
+    ended: bool = False  # a final `$`: nothing but blanks may follow the match
 
     def literals(self) -> list[str]:
         return [p.literal for segment in self.segments for p in segment if p.literal]
@@ -77,6 +79,8 @@ class Pattern:
                 start = haystack.find(first, start + 1)
             else:
                 return None
+        if self.ended and text[pos:].strip():
+            return None
         return values
 
 
@@ -115,6 +119,8 @@ def compile_pattern(source: str, where: str, nocase: bool = False) -> Pattern:
         raise RuleError(f"{where}: pattern: longer than 500 characters")
     anchored = source.startswith("^")
     body = source[1:] if anchored else source
+    ended = body.endswith("$") and not body.endswith("\\$")
+    body = body[:-1] if ended else body
     segments: list[list[Piece]] = [[]]
     for m in _TOKEN.finditer(body):
         token = m.group(0)
@@ -143,7 +149,7 @@ def compile_pattern(source: str, where: str, nocase: bool = False) -> Pattern:
         for a, b in zip(segment, segment[1:]):
             if a.literal is None and b.literal is None:
                 raise RuleError(f"{where}: pattern: two captures in a row ({{{a.name}}}{{{b.name}}}) need text between them")
-    pattern = Pattern(source=source, anchored=anchored, segments=tuple(tuple(s) for s in segments), nocase=nocase)
+    pattern = Pattern(source=source, anchored=anchored, segments=tuple(tuple(s) for s in segments), nocase=nocase, ended=ended)
     if len(pattern.longest_literal().strip()) < 4:
         raise RuleError(f"{where}: pattern: needs a literal of at least 4 characters (it selects candidate lines)")
     return pattern

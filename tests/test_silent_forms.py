@@ -1,0 +1,139 @@
+"""Failures in real pastes that logscope read as nothing (issue 43, items 2-3): each form here gave no failure finding
+(or only an unrecognised line) before its reader was made generic. The pastes are excerpts of public threads, in the
+shape people paste them (the thread is named at each); the quiet cases prove what is not claimed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source, clean
+
+
+def _findings(text: str) -> list[dict[str, Any]]:
+    document = analyze_sources([Source(name="paste.log", path=None, data=text.encode())], cases=False)
+    return list(document["findings"])
+
+
+def _rules(text: str) -> list[str]:
+    return [f["rule"] for f in _findings(text)]
+
+
+# kvcache-ai/Mooncake#1592: glog ERROR lines of Mooncake's RDMA context, a wording no signature knows, cut mid-line
+MOONCAKE_GID = """\
+E0302 08:32:30.369483 57711 rdma_context.cpp:450] Failed to query GID 244 on rocep153s0/: No data available [61]
+E0302 08:32:30.369483 57716 rdma_context.cpp:450] Failed to query GID 23 on rocep233s0/: No data available [61]
+E0302 08:32:30.369490 57711 rdma_context.cpp:450] Failed to qu
+"""
+
+
+def test_a_glog_error_line_of_a_librarys_own_source_is_its_failure():
+    (finding,) = _findings(MOONCAKE_GID)
+    assert finding["rule"] == "pd-transfer-failed"
+    assert finding["severity"] == "error"
+    assert "Failed to query GID 244 on rocep153s0/: No data available [61]" in finding["message"]
+    assert finding["evidence"][0]["line"] == 1
+
+
+def test_glog_info_and_warning_lines_are_no_failure():
+    text = (
+        "W0724 03:14:20.702893 104002 worker_pool.cpp:303] Too many errors found in local RNIC 10.0.2.69:15858@mlx5_bond_2,"
+        " mark it inactive\n"
+    )
+    assert _rules(text) == []
+
+
+# sgl-project/sglang#7888: NVSHMEM's error print with no message after its status, and its not-initialized error
+# quoted in the issue's prose
+IBRC = "/sgl-workspace/nvshmem/src/modules/transport/ibrc/ibrc.cpp:1433: non-zero status: 7 "
+NVSHMEM_STATUS = (
+    "Prefill node starts successfully\n"
+    'But Decode node failed and reported "NVSHMEM API called before NVSHMEM initialization has completed" as below\n'
+    "\n"
+    "ibv_modify_qp failed \n"
+    f"{IBRC}{IBRC}\n"
+)
+
+
+def test_nvshmem_status_lines_and_its_not_initialized_error_are_deepeps_failure():
+    findings = _findings(NVSHMEM_STATUS)
+    assert [f["rule"] for f in findings] == ["deepep-buffer"]
+    assert "NVSHMEM API called before NVSHMEM initialization has completed" in findings[0]["message"]
+    assert findings[0]["evidence"][0]["line"] == 2
+    status_only = "\n".join(NVSHMEM_STATUS.splitlines()[3:]) + "\n"  # the status lines alone: NVSHMEM's failure still
+    findings = _findings(status_only)
+    assert "deepep-buffer" in [f["rule"] for f in findings]
+    assert any("1433: non-zero status: 7" in f["message"] for f in findings)
+
+
+# deepseek-ai/DeepGEMM#140: pytest's failure report, the exception behind its fail marker "E"
+PYTEST_FAIL = """\
+E       RuntimeError: Failed: Assertion error csrc/jit_kernels/impls/smxx_layout.hpp:136 'mn % 4 == 0 and num_groups == 1'
+
+../../../vllm/utils/deep_gemm.py:111: RuntimeError
+"""
+
+# vllm-project/vllm#21533: pytest's short test summary in a CI console (a time stamp in brackets, the console's bar)
+NODE = "kernels/moe/test_deepgemm.py::test_deepgemm_vs_triton"
+LAYOUT = "RuntimeError: Failed: Assertion error csrc/utils/layout.hpp:57 'Unknown recipe'"
+PYTEST_SUMMARY = (
+    f"[2025-07-30T20:52:36Z] FAILED {NODE}[32-2-mnk1] - {LAYOUT}\n"
+    "--\n"
+    f"  | [2025-07-30T20:52:36Z] FAILED {NODE}[32-2-mnk2] - {LAYOUT}\n"
+    "  | [2025-07-30T20:52:36Z] ==== 6 failed, 7292 passed, 1902 ski\n"
+)
+
+
+def test_pytests_fail_marker_and_short_summary_are_wrappers():
+    assert clean(PYTEST_FAIL.splitlines()[0]) == [
+        "RuntimeError: Failed: Assertion error csrc/jit_kernels/impls/smxx_layout.hpp:136 'mn % 4 == 0 and num_groups == 1'"
+    ]
+    assert clean(PYTEST_SUMMARY.splitlines()[0]) == [LAYOUT]
+    (finding,) = _findings(PYTEST_FAIL)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "RuntimeError: Failed: Assertion error csrc/jit_kernels/impls/smxx_layout.hpp:136" in finding["message"]
+    assert "It was raised in DeepGEMM" in finding["message"]
+    (finding,) = _findings(PYTEST_SUMMARY)
+    assert finding["rule"] == "failure-time-unknown"
+    assert LAYOUT in finding["message"]
+
+
+def test_a_passing_tests_summary_and_an_e_word_are_no_failure():
+    assert clean("PASSED kernels/moe/test_deepgemm.py::test_deepgemm_vs_triton[32-2-mnk1]") == [
+        "PASSED kernels/moe/test_deepgemm.py::test_deepgemm_vs_triton[32-2-mnk1]"
+    ]
+    assert clean("Every rank printed its line") == ["Every rank printed its line"]
+    assert _rules("==== 7292 passed, 1902 skipped in 812.31s ====\n") == []
+
+
+# vllm-project/vllm#22532: vLLM's later logger format (the file in brackets) behind Ray's process prefix, before every
+# line of a traceback cut before its exception
+VLLM = "(EngineCore_0 pid=1147865) ERROR 08-08 17:42:35 [core.py:682] "
+VLLM_BRACKETED = (
+    f"{VLLM}EngineCore failed to start.\n"
+    f"{VLLM}Traceback (most recent call last):\n"
+    f'{VLLM}  File "/home/minio/piotr/rv/vllm/vllm/v1/engine/core.py", line 673, in run_engine_core\n'
+    f"{VLLM}    engine_core = EngineCoreProc(*args, **kwargs)\n"
+)
+
+
+def test_vllms_bracketed_logger_prefix_is_a_wrapper():
+    assert clean(VLLM_BRACKETED.splitlines()[1]) == ["Traceback (most recent call last):"]
+    findings = _findings(VLLM_BRACKETED)
+    assert [f["rule"] for f in findings] == ["startup-crash"]
+    assert "core.py:673 run_engine_core" in findings[0]["message"]
+
+
+# sgl-project/sglang#10951: one sentence holding the launch command and, in full-width quotes, the error it gave
+LAUNCH_AND_QUOTED = (
+    "运行python -m sglang.launch_server --model-path /xxx/xxx/qwen3-0.6b 后报错"
+    "“ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory”\n"
+)
+
+
+def test_a_failure_quoted_in_the_sentence_of_a_launch_command_is_read_with_it():
+    document = analyze_sources([Source(name="paste.log", path=None, data=LAUNCH_AND_QUOTED.encode())], cases=False)
+    assert document["launches"][0]["config"]["model_path"] == "/xxx/xxx/qwen3-0.6b"
+    (finding,) = document["findings"]
+    assert finding["rule"] == "failure-time-unknown"
+    assert "ImportError: libnvrtc.so.12: cannot open shared object file" in finding["message"]
