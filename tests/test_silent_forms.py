@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from logscope.pipeline.analyze import analyze_sources
 from logscope.pipeline.ingest.ingest import Source, clean
 
@@ -137,3 +139,23 @@ def test_a_failure_quoted_in_the_sentence_of_a_launch_command_is_read_with_it():
     (finding,) = document["findings"]
     assert finding["rule"] == "failure-time-unknown"
     assert "ImportError: libnvrtc.so.12: cannot open shared object file" in finding["message"]
+
+
+# sgl-project/sglang#11409's first line: the release stated before the failure the sentence quotes in a code span
+@pytest.mark.parametrize(
+    ("sentence", "version"),
+    [
+        (
+            "When running the DeepSeek-V3.2-Exp model with SGLang v0.5.3, the server crashes during execution of the "
+            "GSM8K benchmark with the following assertion error: `AssertionError: assert logits.shape[0] == "
+            "len(seq_lens_expanded)`",
+            "0.5.3",
+        ),
+        ("It worked in v0.5.2, with SGLang v0.5.3 it fails: `RuntimeError: x`", None),  # which one runs: not said
+        ("Please upgrade sglang to v0.5.4, it fixes: `RuntimeError: x`", None),  # advice, not the release in use
+    ],
+)
+def test_a_sentence_quoting_a_failure_still_states_the_release_before_it(sentence, version):
+    document = analyze_sources([Source(name="paste.log", path=None, data=(sentence + "\n").encode())], cases=False)
+    assert [f["rule"] for f in document["findings"]] == ["failure-time-unknown"]
+    assert document["launches"][0]["sglang_version"]["version"] == version

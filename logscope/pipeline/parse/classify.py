@@ -28,7 +28,7 @@ from logscope.pipeline.parse.parsers.blocks import (
 )
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, behind_prompt
-from logscope.pipeline.parse.parsers.stated_env import TORCH_NCCL_ERROR
+from logscope.pipeline.parse.parsers.stated_env import SENTENCE, TORCH_NCCL_ERROR, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
@@ -406,6 +406,7 @@ class SourceClassifier:
         release that torch's NCCL error ends with is still read off it (stated_env.TORCH_NCCL_ERROR)."""
         self.coverage.miss(self.source.name, lineno, "failure", text)
         self._torch_nccl_version(lineno, text)
+        self._sglang_version_before_failure(lineno, text)
 
     def _torch_nccl_version(self, lineno: int, text: str) -> None:
         """The NCCL release torch's NCCL errors end with (c10d's ncclGetErrorWithVersion: ", NCCL version 2.22.3"),
@@ -414,6 +415,13 @@ class SourceClassifier:
         if version is not None:
             data = {"nccl": version.group(1), "via": "torch"}
             self._emit(kinds.NCCL_VERSION, lineno, text, data, prefix_of(text), kinds.SGLANG)
+
+    def _sglang_version_before_failure(self, lineno: int, text: str) -> None:
+        """The SGLang release a sentence states before the failure it describes, whatever read the failure."""
+        version = version_before_failure(text) if "sglang" in text.lower() else None
+        if version is not None:
+            data = {"values": {"sglang": version}, "stated_by": SENTENCE}
+            self._emit(kinds.STATED_ENV, lineno, text, data, prefix_of(text), kinds.STATED_ENV_GRAMMAR)
 
     def _failure_line(self, lineno: int, text: str) -> bool:
         """A line no grammar reads whose wording a line signature knows (torch allocator warnings, glog lines
@@ -470,6 +478,8 @@ class SourceClassifier:
                     self._failure_line(lineno, span)
             if all(e.kind == kinds.FAILURE_LINE for e in self.events[before:]):
                 self._read_prose(lineno, text)  # a sentence quoting a failure may state versions too
+            elif not any(e.kind == kinds.STATED_ENV for e in self.events[before:]):
+                self._sglang_version_before_failure(lineno, text)  # and the release, before the failure it quotes
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
             self._read_prose(lineno, text, whole=True)  # what the sentence says besides (when it failed)

@@ -272,6 +272,13 @@ def sentence_version(text: str) -> str | None:
     return None
 
 
+def version_before_failure(text: str) -> str | None:
+    """The SGLang version a sentence states before it describes a failure ("With SGLang v0.5.3, the server crashes
+    with `AssertionError: ...`"): a line another reader takes for its failure still states the release in use."""
+    failure = _FAILURE_WORDS.search(text)
+    return sentence_version(text[: failure.start()]) if failure and "sglang" in text[: failure.start()].lower() else None
+
+
 def fits(text: str) -> bool:
     """The shape of a pin, a labelled version or the GPU field (a line that mentions "sglang:" in prose, an
     image tag say, is no candidate)."""
