@@ -27,7 +27,7 @@ from logscope.pipeline.parse.parsers.blocks import (
     exception_printed_before_its_traceback,
 )
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
-from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, behind_prompt
+from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, after_label, behind_prompt
 from logscope.pipeline.parse.parsers.stated_env import TORCH_NCCL_ERROR
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
@@ -589,7 +589,7 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
 
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or after_label(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
 

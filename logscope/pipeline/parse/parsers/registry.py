@@ -23,6 +23,7 @@ from logscope.pipeline.parse.parsers.shell import (
     ContinuedCommandReader,
     FieldCommandReader,
     WrappedCommandReader,
+    after_label,
     bare_module,
     behind_prompt,
     parse_command,
@@ -231,7 +232,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.LAUNCH_COMMAND_GRAMMAR,
         kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR),
         _launch_command,
-        lambda text: bool(_LAUNCH_SHAPE.match(text)) or behind_prompt(text) or bare_module(text),
+        lambda text: bool(_LAUNCH_SHAPE.match(text)) or behind_prompt(text) or bare_module(text) or after_label(text),
     ),
     LineGrammar(
         kinds.FLAG_LIST_GRAMMAR,
