@@ -42,7 +42,9 @@ _LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+s
 _PROMPT_ANY = r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗✔]\s+)?|(?:\S+\s+){0,4}?\S*[$#%>✗❯➜»]\s+)"
 # `python3 -m sglang.<module>`, a path to the interpreter allowed
 PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+"
-_LAUNCH_WORDS = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve|torchrun)(?=\s|$)"
+_ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
+_SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)"
+_LAUNCH_WORDS = _ASSIGNMENTS_FIRST + r"(?:" + _SGLANG_LAUNCHER + r"|torchrun)(?=\s|$)"
 _BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
@@ -61,8 +63,12 @@ _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
 # sglang serve ...", "启动命令：python3 -m ..."), as a list item's text ("- python3 -m ..."), or run under a wrapper
 # ("numactl --cpunodebind=0 python3 -m ..."): the rest of the line is the command
 _AFTER_LABEL = re.compile(
-    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^:：`'\"]{0,120}[:：]\s*|" + _WRAPPER + r"\s+(?:\S+\s+){0,8}?)`?"
-    r"(?:" + _LAUNCH_WORDS.replace("|torchrun", "") + r")\s+-"
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^:：`'\"]{0,120}[:：]\s*|"
+    + _WRAPPER
+    + r"\s+(?:\S+\s+){0,8}?)`?"
+    + _ASSIGNMENTS_FIRST
+    + _SGLANG_LAUNCHER
+    + r"\s+-"
 )
 
 
