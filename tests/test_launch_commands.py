@@ -217,6 +217,11 @@ WRAPPED_FORMS = {
     "sudo behind a prompt": "$ sudo -E NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags} 2>/dev/null; echo --tp 9",
     "a comment after it": "NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}  # on node 0 --tp 9",
     "another command after it": "NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags} && curl localhost:30000 --tp 9",
+    "in a container": "docker exec -it -e NCCL_DEBUG=INFO sglang-box python3 -m sglang.launch_server {flags}",
+    "as a job step": "srun -N 1 --gpus-per-node 4 env NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}",
+    "after another command": "cd /workspace/sglang && NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}",
+    "after another command with its own assignment": "HF_HUB_OFFLINE=1 huggingface-cli download x; NCCL_DEBUG=INFO "
+    "python3 -m sglang.launch_server {flags}",
     "continued under a wrapper": "NCCL_DEBUG=INFO \\\n  numactl --cpunodebind=0 --membind=0 \\\n"
     "  python3 -m sglang.launch_server \\\n  {flags} \\\n  >> server.log 2>&1 &",
 }

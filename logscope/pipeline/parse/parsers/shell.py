@@ -25,6 +25,16 @@ _WRAPPERS = frozenset(
     {"nohup", "env", "time", "numactl", "taskset", "sudo", "exec", "stdbuf", "nice", "ionice", "chrt", "timeout"}
 )
 _WRAPPER = r"(?:\S*/)?(?:" + "|".join(sorted(_WRAPPERS)) + r")"
+# the programs that run a command in a container, a job or an environment, the command at the end of their words
+# ("docker exec -it c python3 -m ...", "srun -N 1 python -m ...", "kubectl exec pod -- python3 -m ...")
+_RUNNER = (
+    r"(?:(?:docker|podman|kubectl)\s+exec|ray\s+job\s+submit|srun|mpirun|(?:uv|conda|pixi)\s+run"
+    r"|(?:apptainer|singularity)\s+(?:exec|run))"
+)
+_RUNNER_FIRST_WORDS = frozenset(
+    {"docker", "podman", "kubectl", "ray", "srun", "mpirun", "uv", "conda", "pixi", "apptainer", "singularity"}
+)
+_SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&"})
 # a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang, or a
 # wrapper with its options before any of them
 _COMMAND_HEAD = re.compile(
@@ -60,12 +70,16 @@ _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
 
 
 # a launcher after a label or a lead-in that ends in a colon ("The start command is:  python3 -m ...", "Command:
-# sglang serve ...", "启动命令：python3 -m ..."), as a list item's text ("- python3 -m ..."), or run under a wrapper
-# ("numactl --cpunodebind=0 python3 -m ..."): the rest of the line is the command
+# sglang serve ...", "启动命令：python3 -m ..."), as a list item's text ("- python3 -m ..."), after another command and
+# a shell operator ("cd /work && python3 -m ...", "source .venv/bin/activate; python3 -m ..."), or run under a
+# wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ..."): the rest of the
+# line is the command
 _AFTER_LABEL = re.compile(
-    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^:：`'\"]{0,120}[:：]\s*|"
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^:：`'\"]{0,120}[:：]\s*|[^&;|`]{1,200}?(?:\s&&|\s\|\||;)\s+|(?:"
     + _WRAPPER
-    + r"\s+(?:\S+\s+){0,8}?)`?"
+    + r"|"
+    + _RUNNER
+    + r")\s+(?:\S+\s+){0,8}?)`?"
     + _ASSIGNMENTS_FIRST
     + _SGLANG_LAUNCHER
     + r"\s+-"
@@ -151,15 +165,18 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
 
 def _shell_head(head: str) -> str | None:
     """The words before a launcher as the grammar reads them (a prompt, then the environment assignments) when they
-    are a shell command's head: assignments and wrappers with their options and arguments (`X=1 nohup`,
-    `numactl -N 0 -m 0`, `env -u A B=2`); None when other text is among them."""
+    are a shell command's head: assignments and wrappers or runners with their options and arguments (`X=1 nohup`,
+    `numactl -N 0 -m 0`, `env -u A B=2`, `docker exec -e A=1 box`), after any command that ends before it
+    (`cd /x && `); None when other text is among them."""
     prompt = _PROMPT_FIRST.match(head)
     kept: list[str] = []
     wrapped = False
     for word in _HEAD_WORD.findall(head[prompt.end() if prompt else 0 :]):
-        if _ASSIGNMENT.fullmatch(word):
+        if word in _SHELL_OPERATORS or word.endswith(";"):  # another command before it: its words are not the launch's
+            kept, wrapped = [], False
+        elif _ASSIGNMENT.fullmatch(word):
             kept.append(word)
-        elif word.rsplit("/", 1)[-1] in _WRAPPERS:
+        elif word.rsplit("/", 1)[-1] in _WRAPPERS or (not wrapped and word in _RUNNER_FIRST_WORDS):
             wrapped = True
         elif not wrapped:
             return None
