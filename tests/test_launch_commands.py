@@ -288,6 +288,18 @@ def test_a_flag_cut_at_the_terminal_width_is_joined_only_into_a_released_option(
     cut = "python3 -m sglang.launch_server --model-path /models/m --nnodes 2 --node-r\nank 0 --tp-size 8 --dp-\nsize 2\n"
     (launch,) = analyze_text(cut)["launches"]
     assert launch["config"] == {"model_path": "/models/m", "nnodes": 2, "node_rank": 0, "tp_size": 8, "dp_size": 2}
+    # in a continued command, the cut line has no backslash: the command goes on after the flag's rest
+    continued = (
+        "python3 -m sglang.launch_server \\\n  --model-path /models/m --tp-size 8 --disaggregation-transfer-back\n"
+        "end mooncake \\\n  --dp-size 2\n"
+    )
+    (launch,) = analyze_text(continued)["launches"]
+    assert launch["config"] == {
+        "model_path": "/models/m",
+        "tp_size": 8,
+        "disaggregation_transfer_backend": "mooncake",
+        "dp_size": 2,
+    }
     # "--tp-size" is whole: the next line's word is not glued to it ("--tp-size8" is no option)
     (launch,) = analyze_text("python3 -m sglang.launch_server --model-path /models/m --enable-metrics\nsize 2\n")["launches"]
     assert launch["server_args"] == {"model_path": "/models/m", "enable_metrics": True}

@@ -271,12 +271,16 @@ class ContinuedCommandReader(BlockReader):
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
-        if self.finished:
+        cut = self.finished and bool(self.parts) and _flag_cut_between(self.parts[-1].rstrip(), text.strip())
+        if self.finished and not cut:
             return False
         self.last_line = lineno
         self.finished = not _CONTINUED.search(text)
-        if not _COMMENT.match(text):
-            self.parts.append(_CONTINUED.sub(" ", text) if not self.finished else text)
+        piece = _CONTINUED.sub(" ", text) if not self.finished else text
+        if cut:  # the terminal cut a flag's name at the end of the last line (no backslash there): its rest is here
+            self.parts[-1] = self.parts[-1].rstrip() + piece.strip() + " "
+        elif not _COMMENT.match(text):
+            self.parts.append(piece)
         return True
 
     def close(self) -> list[Event]:
