@@ -240,6 +240,9 @@ def test_a_many_valued_flag_ends_at_a_redirection_and_a_substitution_is_one_word
     (launch,) = analyze_text(text)["launches"]
     assert launch["server_args"] == {"cuda_graph_bs": "1 2 4 8", "nnodes": "$(cat /etc/nodes | wc -l)", "tp_size": "2"}
     assert launch["config"] == {"tp_size": 2}
+    # a redirection among the flags: the flags after it are still the command's
+    (launch,) = analyze_text('python3 -m sglang.launch_server --tp 4 &> "my log.txt" --port 30000 &\n')["launches"]
+    assert launch["server_args"] == {"tp_size": "4", "port": "30000"}
 
 
 def test_lines_commented_out_of_a_continued_command_are_no_part_of_it():

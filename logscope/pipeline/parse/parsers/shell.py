@@ -214,11 +214,11 @@ def _up_to_its_end(command: str, start: int) -> str:
             depth += 1
         elif char == ")" and depth:
             depth -= 1
-        elif depth == 0 and char in "|;&#" and (char != "#" or command[at - 1].isspace()):
-            break
         elif depth == 0 and command[at - 1].isspace() and (redirection := _REDIRECTION.match(command, at)):
             at = redirection.end()
             continue
+        elif depth == 0 and char in "|;&#" and (char != "#" or command[at - 1].isspace()):
+            break
         out.append(char)
         at += 1
     return "".join(out).rstrip()
