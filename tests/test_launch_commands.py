@@ -217,6 +217,8 @@ WRAPPED_FORMS = {
     "sudo behind a prompt": "$ sudo -E NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags} 2>/dev/null; echo --tp 9",
     "a comment after it": "NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}  # on node 0 --tp 9",
     "another command after it": "NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags} && curl localhost:30000 --tp 9",
+    "under nohup behind a zsh prompt": "➜  sglang git:(main) ✗ NCCL_DEBUG=INFO nohup python3 -m sglang.launch_server "
+    "{flags} > a.log 2>&1 &",
     "in a container": "docker exec -it -e NCCL_DEBUG=INFO sglang-box python3 -m sglang.launch_server {flags}",
     "as a job step": "srun -N 1 --gpus-per-node 4 env NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}",
     "after another command": "cd /workspace/sglang && NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}",

@@ -55,7 +55,11 @@ PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+"
 _ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
 _SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)"
 _LAUNCH_WORDS = _ASSIGNMENTS_FIRST + r"(?:" + _SGLANG_LAUNCHER + r"|torchrun)(?=\s|$)"
-_BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
+# a wrapper or a runner and its words before the launcher ("nohup ", "numactl -N 0 -m 0 ", "docker exec -it box ")
+_WRAPPED = r"(?:" + _WRAPPER + r"|" + _RUNNER + r")\s+(?:\S+\s+){0,8}?"
+# (under a wrapper or a runner too: "➜  w git:(main) ✗ nohup python3 -m ...")
+_UNDER = r"(?:" + _ASSIGNMENTS_FIRST + _WRAPPED + r")?"
+_BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _UNDER + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
 # a continued command flattened onto one line (the line ends lost in a paste): "python3 -m sglang.launch_server \ --tp 4"
@@ -75,11 +79,9 @@ _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
 # wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ..."): the rest of the
 # line is the command
 _AFTER_LABEL = re.compile(
-    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^:：`'\"]{0,120}[:：]\s*|[^&;|`]{1,200}?(?:\s&&|\s\|\||;)\s+|(?:"
-    + _WRAPPER
-    + r"|"
-    + _RUNNER
-    + r")\s+(?:\S+\s+){0,8}?)`?"
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^:：`'\"]{0,120}[:：]\s*|[^&;|`]{1,200}?(?:\s&&|\s\|\||;)\s+|"
+    + _WRAPPED
+    + r")`?"
     + _ASSIGNMENTS_FIRST
     + _SGLANG_LAUNCHER
     + r"\s+-"
