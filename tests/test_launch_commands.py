@@ -278,6 +278,12 @@ def test_a_command_after_a_label_as_a_list_item_or_as_a_shell_script_is_read(lin
     assert launch["config"] == CONFIG
 
 
+def test_a_lead_in_before_a_command_is_still_read_as_prose():
+    (launch,) = analyze_text("With SGLang 0.5.2 the start command is: python3 -m sglang.launch_server --tp 8\n")["launches"]
+    assert launch["config"] == {"tp_size": 8}
+    assert launch["sglang_version"]["version"] == "0.5.2"
+
+
 @pytest.mark.parametrize(
     "prose",
     [

@@ -27,7 +27,7 @@ from logscope.pipeline.parse.parsers.blocks import (
     exception_printed_before_its_traceback,
 )
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
-from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, after_label, behind_prompt
+from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
 from logscope.pipeline.parse.parsers.stated_env import TORCH_NCCL_ERROR
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
@@ -422,6 +422,9 @@ class SourceClassifier:
 
     def _classify_prose(self, lineno: int, text: str) -> None:
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
+        labelled = after_label(text) if not spans else None
+        if labelled is not None:  # "The start command is:  python3 -m ...": the command after the lead-in
+            spans = [labelled[1]]
         if not spans and not self.quoted:
             spans = [text]
         if not spans:
@@ -445,6 +448,8 @@ class SourceClassifier:
                     self._failure_line(lineno, span)
             if all(e.kind == kinds.FAILURE_LINE for e in self.events[before:]):
                 self._read_prose(lineno, text)  # a sentence quoting a failure may state versions too
+            elif labelled is not None:
+                self._read_prose(lineno, labelled[0])  # and the lead-in before a command
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
             self._read_prose(lineno, text, whole=True)  # what the sentence says besides (when it failed)
@@ -589,7 +594,7 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
 
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or after_label(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or command_line(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
 

@@ -73,25 +73,32 @@ _BARE_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)sglang\.(launch_server|bench_one_
 _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
 
 
-# a launcher after a label or a lead-in that ends in a colon ("The start command is:  python3 -m ...", "Command:
-# sglang serve ...", "启动命令：python3 -m ..."), as a list item's text ("- python3 -m ..."), after another command and
-# a shell operator ("cd /work && python3 -m ...", "source .venv/bin/activate; python3 -m ..."), or run under a
-# wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ..."): the rest of the
-# line is the command
-_AFTER_LABEL = re.compile(
-    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^:：`'\"]{0,120}[:：]\s*|[^&;|`]{1,200}?(?:\s&&|\s\|\||;)\s+|"
+# a launch command as a line of its own, not at its start: as a list item's text ("- python3 -m ..."), after another
+# command and a shell operator ("cd /work && python3 -m ...", "source .venv/bin/activate; python3 -m ..."), or run
+# under a wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ...")
+_COMMAND_LINE = re.compile(
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^&;|`]{1,200}?(?:\s&&|\s\|\||;)\s+|"
     + _WRAPPED
     + r")`?"
     + _ASSIGNMENTS_FIRST
     + _SGLANG_LAUNCHER
     + r"\s+-"
 )
+# a launch command after a label or a lead-in that ends in a colon: "The start command is:  python3 -m ...",
+# "Command: sglang serve ...", "启动命令：python3 -m ..." (the command is the rest of the line; the lead-in is prose)
+_AFTER_LABEL = re.compile(r"^([^:：`'\"]{0,120}[:：])\s*(" + _ASSIGNMENTS_FIRST + _SGLANG_LAUNCHER + r"\s+-.*)$")
 
 
-def after_label(text: str) -> bool:
-    """A launch command after a label or a lead-in ending in a colon, as a list item, or under a wrapper: a
-    command, not prose."""
-    return bool(_AFTER_LABEL.match(text))
+def command_line(text: str) -> bool:
+    """A launch command as a list item, after another command, or under a wrapper: a command, not prose."""
+    return bool(_COMMAND_LINE.match(text))
+
+
+def after_label(text: str) -> tuple[str, str] | None:
+    """(the lead-in, the launch command after it) when a label or a lead-in ending in a colon comes before a launch
+    command, else None."""
+    m = _AFTER_LABEL.match(text)
+    return (m.group(1), m.group(2)) if m else None
 
 
 def behind_prompt(text: str) -> bool:
