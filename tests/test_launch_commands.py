@@ -271,6 +271,9 @@ def test_lines_commented_out_of_a_continued_command_are_no_part_of_it():
         "    command:\n    - /bin/sh\n    - -c\n    args:\n    - 'python3 -m sglang.launch_server {flags} 2>&1 | tee /log/s.log'",
         '        command: ["/bin/sh", "-c", "pip install -U x && python3 -m sglang.launch_server {flags}; sleep inf"]',
         '        args: ["python3 -m sglang.launch_server {flags}"]',
+        # a script's list of words given to a name (a subprocess call's argument list)
+        'cmd = ["python3", "-m", "sglang.launch_server", "--model-path", "/models/DeepSeek-V3", "--tp", "4", '
+        '"--mem-fraction-static", "0.82", "--enable-dp-attention"]',
     ],
 )
 def test_a_command_after_a_label_as_a_list_item_or_as_a_shell_script_is_read(line):

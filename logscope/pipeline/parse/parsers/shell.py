@@ -444,8 +444,9 @@ def _item_text(value: str) -> str:
 
 # a block scalar's indicator: the value is the lines under the field ("command: >" then the command's lines)
 _BLOCK_SCALAR = re.compile(r"^[>|][-+]?$")
-# a Dockerfile's exec form: CMD ["python3", "-m", "sglang.launch_server", ...]
-_DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT)\s+(\[.*\])\s*$")
+# a Dockerfile's exec form, CMD ["python3", "-m", "sglang.launch_server", ...], and a list of a script's words
+# given to a name (cmd = ["python3", "-m", "sglang.launch_server", ...], a subprocess call's argument list)
+_DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT|[A-Za-z_]\w*(?=\s*=))\s*=?\s*(\[.*\])\s*$")
 # a list of flags with no launcher (Kubernetes' `args:` under an image whose entrypoint launches SGLang): read when
 # at least this many are options of a released ServerArgs, as a command's flags pasted without it are
 _FLAGS_MIN = 3
@@ -514,7 +515,7 @@ class FieldCommandReader(BlockReader):
         self.sibling_taken = False
         self.flow = self.listed = False  # an open flow list; the field's value was one (its name says nothing)
         m = _FIELD.match(text)
-        if m is None:  # a Dockerfile's CMD / ENTRYPOINT
+        if m is None:  # a Dockerfile's CMD / ENTRYPOINT, a script's list
             exec_form = _DOCKER_EXEC.match(text)
             assert exec_form is not None
             self.indent, self.field, self.under = 0, exec_form.group(1), False
