@@ -213,3 +213,116 @@ def test_an_import_of_the_module_is_no_command():
 def test_a_number_cut_at_its_point_is_not_read():
     launch = analyze_text('cmd = """python -m sglang.launch_server --model-path /models/m --tp 2 --mem-fraction-static 0.\n')
     assert launch["launches"][0]["config"] == {"model_path": "/models/m", "tp_size": 2}
+
+
+WRAPPED_FORMS = {
+    "nohup, redirected, in the background": "NCCL_DEBUG=INFO nohup python3 -m sglang.launch_server {flags} > server.log 2>&1 &",
+    "env with its options": "env -u http_proxy NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}",
+    "time with its option": "NCCL_DEBUG=INFO /usr/bin/time -v python3 -m sglang.launch_server {flags} |& tee run.log",
+    "numactl and taskset": "NCCL_DEBUG=INFO numactl -N 0 -m 0 taskset -c 0-31 python3 -m sglang.launch_server {flags}",
+    "sudo behind a prompt": "$ sudo -E NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags} 2>/dev/null; echo --tp 9",
+    "a comment after it": "NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}  # on node 0 --tp 9",
+    "another command after it": "NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags} && curl localhost:30000 --tp 9",
+    "under nohup behind a zsh prompt": "➜  sglang git:(main) ✗ NCCL_DEBUG=INFO nohup python3 -m sglang.launch_server "
+    "{flags} > a.log 2>&1 &",
+    "in a container": "docker exec -it -e NCCL_DEBUG=INFO sglang-box python3 -m sglang.launch_server {flags}",
+    "as a job step": "srun -N 1 --gpus-per-node 4 env NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}",
+    "after another command": "cd /workspace/sglang && NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags}",
+    "after another command with its own assignment": "HF_HUB_OFFLINE=1 huggingface-cli download x; NCCL_DEBUG=INFO "
+    "python3 -m sglang.launch_server {flags}",
+    "continued under a wrapper": "NCCL_DEBUG=INFO \\\n  numactl --cpunodebind=0 --membind=0 \\\n"
+    "  python3 -m sglang.launch_server \\\n  {flags} \\\n  >> server.log 2>&1 &",
+}
+
+
+@pytest.mark.parametrize("form", WRAPPED_FORMS)
+def test_a_command_under_a_wrapper_or_before_other_shell_words_gives_its_own_flags(form):
+    """The wrapper's words are no part of the launch, its environment is; the command ends where the shell ends it."""
+    (launch,) = analyze_text(WRAPPED_FORMS[form].format(flags=FLAGS) + "\n")["launches"]
+    assert launch["config"] == CONFIG
+    assert launch["environment"] == {"NCCL_DEBUG": "INFO"}
+
+
+def test_a_many_valued_flag_ends_at_a_redirection_and_a_substitution_is_one_word():
+    text = "python3 -m sglang.launch_server --cuda-graph-bs 1 2 4 8 > log.txt --nnodes $(cat /etc/nodes | wc -l) --tp 2\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["server_args"] == {"cuda_graph_bs": "1 2 4 8", "nnodes": "$(cat /etc/nodes | wc -l)", "tp_size": "2"}
+    assert launch["config"] == {"tp_size": 2}
+    # a redirection among the flags: the flags after it are still the command's
+    (launch,) = analyze_text('python3 -m sglang.launch_server --tp 4 &> "my log.txt" --port 30000 &\n')["launches"]
+    assert launch["server_args"] == {"tp_size": "4", "port": "30000"}
+
+
+def test_lines_commented_out_of_a_continued_command_are_no_part_of_it():
+    text = (
+        "# CUDA_LAUNCH_BLOCKING=1 \\\n"
+        "NCCL_DEBUG=INFO \\\n"
+        "python3 -m sglang.launch_server \\\n"
+        "  --model-path /models/DeepSeek-V3 \\\n"
+        "#  --tp 8 \\\n"
+        "  --tp 4 --mem-fraction-static 0.82 \\\n"
+        "  --enable-dp-attention\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == CONFIG
+    assert launch["environment"] == {"NCCL_DEBUG": "INFO"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The start command is:  python3 -m sglang.launch_server {flags}",
+        "启动命令：python3 -m sglang.launch_server {flags}",
+        "- python3 -m sglang.launch_server {flags}",
+        "    command:\n    - /bin/sh\n    - -c\n    args:\n    - 'python3 -m sglang.launch_server {flags} 2>&1 | tee /log/s.log'",
+        '        command: ["/bin/sh", "-c", "pip install -U x && python3 -m sglang.launch_server {flags}; sleep inf"]',
+        '        args: ["python3 -m sglang.launch_server {flags}"]',
+        # a script's list of words given to a name (a subprocess call's argument list)
+        'cmd = ["python3", "-m", "sglang.launch_server", "--model-path", "/models/DeepSeek-V3", "--tp", "4", '
+        '"--mem-fraction-static", "0.82", "--enable-dp-attention"]',
+    ],
+)
+def test_a_command_after_a_label_as_a_list_item_or_as_a_shell_script_is_read(line):
+    (launch,) = analyze_text(line.format(flags=FLAGS) + "\n")["launches"]
+    assert launch["config"] == CONFIG
+
+
+def test_a_lead_in_before_a_command_is_still_read_as_prose():
+    (launch,) = analyze_text("With SGLang 0.5.2 the start command is: python3 -m sglang.launch_server --tp 8\n")["launches"]
+    assert launch["config"] == {"tp_size": 8}
+    assert launch["sglang_version"]["version"] == "0.5.2"
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Does python -m sglang.launch_server --tp 8 work with DeepEP?",
+        "I wonder whether --tp 8 --dp 8 --enable-dp-attention helps here.",
+    ],
+)
+def test_a_question_that_names_flags_gives_no_launch(prose):
+    assert analyze_text(prose + "\n")["launches"] == []
+
+
+def test_a_flag_cut_at_the_terminal_width_is_joined_only_into_a_released_option():
+    cut = "python3 -m sglang.launch_server --model-path /models/m --nnodes 2 --node-r\nank 0 --tp-size 8 --dp-\nsize 2\n"
+    (launch,) = analyze_text(cut)["launches"]
+    assert launch["config"] == {"model_path": "/models/m", "nnodes": 2, "node_rank": 0, "tp_size": 8, "dp_size": 2}
+    # in a continued command, the cut line has no backslash: the command goes on after the flag's rest
+    continued = (
+        "python3 -m sglang.launch_server \\\n  --model-path /models/m --tp-size 8 --disaggregation-transfer-back\n"
+        "end mooncake \\\n  --dp-size 2\n"
+    )
+    (launch,) = analyze_text(continued)["launches"]
+    assert launch["config"] == {
+        "model_path": "/models/m",
+        "tp_size": 8,
+        "disaggregation_transfer_backend": "mooncake",
+        "dp_size": 2,
+    }
+    # "--tp-size" is whole: the next line's word is not glued to it ("--tp-size8" is no option)
+    (launch,) = analyze_text("python3 -m sglang.launch_server --model-path /models/m --enable-metrics\nsize 2\n")["launches"]
+    assert launch["server_args"] == {"model_path": "/models/m", "enable_metrics": True}
+    # pieces that make no option of any release stay apart
+    (launch,) = analyze_text("python3 -m sglang.launch_server --model-path /models/m --dp-\nfoo 2\n")["launches"]
+    assert "dp_size" not in launch["config"] and "dp_foo" not in launch["server_args"]

@@ -106,3 +106,23 @@ def _fields() -> frozenset[str]:
 def is_field(name: str) -> bool:
     """Whether some catalogued release has a ServerArgs field of this name with a launch flag."""
     return name in _fields()
+
+
+@cache
+def _every_option() -> tuple[str, ...]:
+    return tuple(sorted({option for options, _ in _by_release().values() for option in options}))
+
+
+def is_option(option: str) -> bool:
+    """Whether some catalogued release has exactly this option (`--dp-size`; an abbreviation is not one)."""
+    options = _every_option()
+    at = bisect_left(options, option)
+    return at < len(options) and options[at] == option
+
+
+def begins_an_option(text: str) -> bool:
+    """Whether the text is the start of some catalogued release's option and no option itself (`--node-r`, `--dp-`:
+    a flag a terminal cut at its width)."""
+    options = _every_option()
+    at = bisect_left(options, text)
+    return text.startswith("-") and at < len(options) and options[at] != text and options[at].startswith(text)

@@ -27,7 +27,7 @@ from logscope.pipeline.parse.parsers.blocks import (
     exception_printed_before_its_traceback,
 )
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
-from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, behind_prompt
+from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
 from logscope.pipeline.parse.parsers.stated_env import SENTENCE, TORCH_NCCL_ERROR, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
@@ -455,6 +455,9 @@ class SourceClassifier:
 
     def _classify_prose(self, lineno: int, text: str) -> None:
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
+        labelled = after_label(text) if not spans else None
+        if labelled is not None:  # "The start command is:  python3 -m ...": the command after the lead-in
+            spans = [labelled[1]]
         if not spans and not self.quoted:
             spans = [text]
         if not spans:
@@ -478,6 +481,8 @@ class SourceClassifier:
                     self._failure_line(lineno, span)
             if all(e.kind == kinds.FAILURE_LINE for e in self.events[before:]):
                 self._read_prose(lineno, text)  # a sentence quoting a failure may state versions too
+            elif labelled is not None:
+                self._read_prose(lineno, labelled[0])  # and the lead-in before a command
             elif not any(e.kind == kinds.STATED_ENV for e in self.events[before:]):
                 self._sglang_version_before_failure(lineno, text)  # and the release, before the failure it quotes
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
@@ -635,7 +640,7 @@ _TOOL_STATUS = re.compile(
 
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _TOOL_STATUS.match(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _TOOL_STATUS.match(text) or command_line(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
 

@@ -25,6 +25,7 @@ from logscope.pipeline.parse.parsers.shell import (
     WrappedCommandReader,
     bare_module,
     behind_prompt,
+    command_line,
     parse_command,
     without_prompt,
 )
@@ -232,7 +233,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.LAUNCH_COMMAND_GRAMMAR,
         kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR),
         _launch_command,
-        lambda text: bool(_LAUNCH_SHAPE.match(text)) or behind_prompt(text) or bare_module(text),
+        lambda text: bool(_LAUNCH_SHAPE.match(text)) or behind_prompt(text) or bare_module(text) or command_line(text),
     ),
     LineGrammar(
         kinds.FLAG_LIST_GRAMMAR,

@@ -12,16 +12,38 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.lazy import lazy_module
-from logscope.core.server_flags import known_option, takes, value_type
+from logscope.core.model import TEXT_KEEP
+from logscope.core.server_flags import begins_an_option, is_option, known_option, takes, value_type
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import PREFIXED, SHELL_PROMPT, BlockReader
 
 _CONTINUED = re.compile(r"\s\\\s*$")
-# a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang
-_COMMAND_HEAD = re.compile(
-    r"^\s*(?:" + SHELL_PROMPT + r")?(?:(?:sudo|nohup|env|exec|time)\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|docker\s+run\b|podman\s+run\b|"
-    r"torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b)"
+# the programs that run a command under them (their options and arguments come before it): the environment
+# assignments among their words are the launch's, the rest is theirs ("nohup", "numactl --cpunodebind=0",
+# "taskset -c 0-31", "env -u X Y=1", "/usr/bin/time -v", "sudo -E")
+_WRAPPERS = frozenset(
+    {"nohup", "env", "time", "numactl", "taskset", "sudo", "exec", "stdbuf", "nice", "ionice", "chrt", "timeout"}
 )
+_WRAPPER = r"(?:\S*/)?(?:" + "|".join(sorted(_WRAPPERS)) + r")"
+# the programs that run a command in a container, a job or an environment, the command at the end of their words
+# ("docker exec -it c python3 -m ...", "srun -N 1 python -m ...", "kubectl exec pod -- python3 -m ...")
+_RUNNER = (
+    r"(?:(?:docker|podman|kubectl)\s+exec|ray\s+job\s+submit|srun|mpirun|(?:uv|conda|pixi)\s+run"
+    r"|(?:apptainer|singularity)\s+(?:exec|run))"
+)
+_RUNNER_FIRST_WORDS = frozenset(
+    {"docker", "podman", "kubectl", "ray", "srun", "mpirun", "uv", "conda", "pixi", "apptainer", "singularity"}
+)
+_SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&"})
+# a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang, or a
+# wrapper with its options before any of them
+_COMMAND_HEAD = re.compile(
+    r"^\s*(?:" + SHELL_PROMPT + r")?(?:" + _WRAPPER + r"(?:\s+-\S+)*\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|docker\s+run\b|"
+    r"podman\s+run\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b|(?:numactl|taskset)\s)"
+)
+_ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|[^\s\"']*)+")
+_HEAD_WORD = re.compile(r"""(?:"[^"]*"|'[^']*'|[^\s"'])+""")
+_PROMPT_FIRST = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")")
 _DOCKER = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?(?:sudo\s+)?(?:docker|podman)\s+run\s")
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
 _LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
@@ -30,11 +52,14 @@ _LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+s
 _PROMPT_ANY = r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗✔]\s+)?|(?:\S+\s+){0,4}?\S*[$#%>✗❯➜»]\s+)"
 # `python3 -m sglang.<module>`, a path to the interpreter allowed
 PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+"
-_LAUNCH_WORDS = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve|torchrun)(?=\s|$)"
-_BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
-_ASSIGNMENT = re.compile(r"(?<!\S)[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)")
-# a wrapper command after the assignments that set its environment (`VAR=1 nohup python3 -m ...`)
-_WRAPPER_AFTER_ASSIGNMENT = re.compile(r"(?<!\S)[A-Z_][A-Z0-9_]*=\S*\s+(?:\S+\s+)*?(?:nohup|exec|time|env)\s+$")
+_ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
+_SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)"
+_LAUNCH_WORDS = _ASSIGNMENTS_FIRST + r"(?:" + _SGLANG_LAUNCHER + r"|torchrun)(?=\s|$)"
+# a wrapper or a runner and its words before the launcher ("nohup ", "numactl -N 0 -m 0 ", "docker exec -it box ")
+_WRAPPED = r"(?:" + _WRAPPER + r"|" + _RUNNER + r")\s+(?:\S+\s+){0,8}?"
+# (under a wrapper or a runner too: "➜  w git:(main) ✗ nohup python3 -m ...")
+_UNDER = r"(?:" + _ASSIGNMENTS_FIRST + _WRAPPED + r")?"
+_BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _UNDER + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
 _TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
 _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
 # a continued command flattened onto one line (the line ends lost in a paste): "python3 -m sglang.launch_server \ --tp 4"
@@ -46,6 +71,34 @@ _SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?\S*/sglang/(lau
 # not a command a shell runs, but the options are the user's; read only where options follow it
 _BARE_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)sglang\.(launch_server|bench_one_batch)(?=\s+--\w)")
 _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
+
+
+# a launch command as a line of its own, not at its start: as a list item's text ("- python3 -m ..."), after another
+# command and a shell operator ("cd /work && python3 -m ...", "source .venv/bin/activate; python3 -m ..."), or run
+# under a wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ...")
+_COMMAND_LINE = re.compile(
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^&;|`]{1,200}?(?:\s&&|\s\|\||;)\s+|"
+    + _WRAPPED
+    + r")`?"
+    + _ASSIGNMENTS_FIRST
+    + _SGLANG_LAUNCHER
+    + r"\s+-"
+)
+# a launch command after a label or a lead-in that ends in a colon: "The start command is:  python3 -m ...",
+# "Command: sglang serve ...", "启动命令：python3 -m ..." (the command is the rest of the line; the lead-in is prose)
+_AFTER_LABEL = re.compile(r"^([^:：`'\"]{0,120}[:：])\s*(" + _ASSIGNMENTS_FIRST + _SGLANG_LAUNCHER + r"\s+-.*)$")
+
+
+def command_line(text: str) -> bool:
+    """A launch command as a list item, after another command, or under a wrapper: a command, not prose."""
+    return bool(_COMMAND_LINE.match(text))
+
+
+def after_label(text: str) -> tuple[str, str] | None:
+    """(the lead-in, the launch command after it) when a label or a lead-in ending in a colon comes before a launch
+    command, else None."""
+    m = _AFTER_LABEL.match(text)
+    return (m.group(1), m.group(2)) if m else None
 
 
 def behind_prompt(text: str) -> bool:
@@ -107,15 +160,77 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     if head[-1:] in ("`", '"', "'"):  # a code span or a quoted string: the command ends where it closes
         closing = command.find(head[-1], launcher.start(1))
         command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
-    if _WRAPPER_AFTER_ASSIGNMENT.search(head):
-        # "SGL_ENABLE_JIT_DEEPGEMM=1 nohup python3 -m ...": the assignments are the environment nohup runs it with
-        command = " ".join(_ASSIGNMENT.findall(head)) + " " + command[launcher.start(1) :]
-    elif head.strip() and not _COMMAND_HEAD.match(head + "x"):
-        # other text before the launcher (a bash -x "+ ", "Running: ", nohup, a log prefix): keep the environment
-        # assignments right before it, drop the rest
-        assignments = _TRAILING_ASSIGNMENTS.search(head)
-        command = (assignments.group(0) if assignments else "") + command[launcher.start(1) :]
-    return command, env
+    if head.strip():
+        shell = _shell_head(head)
+        if shell is None:
+            # other text before the launcher (a bash -x "+ ", "Running: ", a log prefix): keep the environment
+            # assignments right before it, drop the rest
+            assignments = _TRAILING_ASSIGNMENTS.search(head)
+            shell = assignments.group(0) if assignments else ""
+        command = shell + command[launcher.start(1) :]
+    launcher = _LAUNCHER.search(command)
+    return (command if launcher is None else _up_to_its_end(command, launcher.end(1))), env
+
+
+def _shell_head(head: str) -> str | None:
+    """The words before a launcher as the grammar reads them (a prompt, then the environment assignments) when they
+    are a shell command's head: assignments and wrappers or runners with their options and arguments (`X=1 nohup`,
+    `numactl -N 0 -m 0`, `env -u A B=2`, `docker exec -e A=1 box`), after any command that ends before it
+    (`cd /x && `); None when other text is among them."""
+    prompt = _PROMPT_FIRST.match(head)
+    kept: list[str] = []
+    wrapped = False
+    for word in _HEAD_WORD.findall(head[prompt.end() if prompt else 0 :]):
+        if word in _SHELL_OPERATORS or word.endswith(";"):  # another command before it: its words are not the launch's
+            kept, wrapped = [], False
+        elif _ASSIGNMENT.fullmatch(word):
+            kept.append(word)
+        elif word.rsplit("/", 1)[-1] in _WRAPPERS or (not wrapped and word in _RUNNER_FIRST_WORDS):
+            wrapped = True
+        elif not wrapped:
+            return None
+    return (prompt.group(0) if prompt else "") + "".join(word + " " for word in kept)
+
+
+# a redirection at a word's start: "2>&1", ">log.txt", "> log.txt", ">> out", "&> all.log" ("<" is left alone: "<model>"
+# is how documents write a placeholder)
+_REDIRECTION = re.compile(r"(?:\d+|&)?>>?(?:&\d*-?|\s*(?:\"[^\"]*\"|'[^']*'|[^\s;&|])+)?")
+
+
+def _up_to_its_end(command: str, start: int) -> str:
+    """The command up to where the shell ends it (an unquoted `|`, `;`, `&`, `&&`, `||` or `#` comment), its output
+    redirections taken out: `... --disable-cuda-graph 2>&1 &`, `... | tee log`, `... > server.log 2>&1`. Quoted text
+    and `$(...)` are passed over whole."""
+    out = [command[:start]]
+    quote = ""
+    depth = 0
+    at = start
+    while at < len(command):
+        char = command[at]
+        if quote:
+            if char == "\\" and quote == '"':
+                out.append(command[at : at + 2])
+                at += 2
+                continue
+            quote = "" if char == quote else quote
+        elif char in "\"'`":
+            quote = char
+        elif char == "\\":
+            out.append(command[at : at + 2])
+            at += 2
+            continue
+        elif command.startswith("$(", at):
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif depth == 0 and command[at - 1].isspace() and (redirection := _REDIRECTION.match(command, at)):
+            at = redirection.end()
+            continue
+        elif depth == 0 and char in "|;&#" and (char != "#" or command[at - 1].isspace()):
+            break
+        out.append(char)
+        at += 1
+    return "".join(out).rstrip()
 
 
 def parse_command(text: str) -> dict[str, Any] | None:
@@ -131,8 +246,26 @@ def parse_command(text: str) -> dict[str, Any] | None:
     return data
 
 
+# a line of a script commented out ("# CUDA_LAUNCH_BLOCKING=1 \\", "#   --enable-foo \\"): no part of the command; at a
+# command's first line, "# " before assignments alone is a comment (before a launcher, a root shell's prompt)
+_COMMENT = re.compile(r"^\s*#")
+_COMMENTED_ASSIGNMENTS = re.compile(r"^\s*#\s*(?:[A-Z_][A-Z0-9_]*=\S*\s+)+\\\s*$")
+
+
+_FULL_KEEP = 4000
+
+
+def _event(kind: str, source: str, line: int, command: str, data: dict[str, Any]) -> Event:
+    """A command read over several lines, its text kept whole as a line's is (a docker image's tag may come after the
+    first TEXT_KEEP characters)."""
+    if len(command) > TEXT_KEEP:
+        data["full_text"] = command[:_FULL_KEEP]
+    return Event(kind, source, line, command[:TEXT_KEEP], None, None, data, kinds.LAUNCH_COMMAND_GRAMMAR)
+
+
 class ContinuedCommandReader(BlockReader):
-    """A command over several lines joined by trailing backslashes."""
+    """A command over several lines joined by trailing backslashes; lines commented out among them (a script's
+    `# CUDA_LAUNCH_BLOCKING=1 \\`) are left out, as the shell leaves them."""
 
     grammar = kinds.LAUNCH_COMMAND_GRAMMAR
     literals = (" \\",)
@@ -141,33 +274,32 @@ class ContinuedCommandReader(BlockReader):
         return bool(_CONTINUED.search(text) and (_COMMAND_HEAD.match(text) or _BEHIND_PROMPT.match(text)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
-        self.first_line = lineno
-        self.parts = [_CONTINUED.sub(" ", text)]
+        self.first_line = self.last_line = lineno
+        self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [_CONTINUED.sub(" ", text)]
         self.finished = False
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
-        if self.finished:
+        cut = self.finished and bool(self.parts) and _flag_cut_between(self.parts[-1].rstrip(), text.strip())
+        if self.finished and not cut:
             return False
-        if text.lstrip().startswith("#") and all(part.lstrip().startswith("#") for part in self.parts):
-            # a script's commented-out lines above its command ("# CUDA_LAUNCH_BLOCKING=1 \", "# TORCH_USE_CUDA_DSA=1
-            # \"): comments, not a root prompt's commands; the command starts after them
-            self.parts, self.first_line = [], lineno + 1
-            return True
-        self.parts.append(_CONTINUED.sub(" ", text) if _CONTINUED.search(text) else text)
+        self.last_line = lineno
         self.finished = not _CONTINUED.search(text)
+        piece = _CONTINUED.sub(" ", text) if not self.finished else text
+        if cut:  # the terminal cut a flag's name at the end of the last line (no backslash there): its rest is here
+            self.parts[-1] = self.parts[-1].rstrip() + piece.strip() + " "
+        elif not _COMMENT.match(text):
+            self.parts.append(piece)
         return True
 
     def close(self) -> list[Event]:
-        if not self.parts:
-            return []
         joined = " ".join(part.strip() for part in self.parts)
         data = parse_command(joined)
         if data is None:
             return []
         kind = kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT
-        data["joined_lines"] = [self.first_line, self.first_line + len(self.parts) - 1]
-        return [Event(kind, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+        data["joined_lines"] = [self.first_line, self.last_line]
+        return [_event(kind, self.source, self.first_line, joined, data)]
 
 
 # a launcher cut after "-m" at a line's end ("pip3 install mooncake-transfer-engine && python3 -m"), its module next
@@ -200,6 +332,24 @@ def _gives_the_value(text: str, line: str) -> bool:
     return flag is None or (bool(words) and (value_type(flag) is None or bool(_NUMBER_WORD.match(words[0]))))
 
 
+_LAST_WORD = re.compile(r"(?:^|\s)(-[\w-]*)$")
+
+
+def _cut_flag(text: str) -> bool:
+    """The text ends in the start of a server flag's name, not a whole one (`... --nnodes 2 --node-r`)."""
+    last = _LAST_WORD.search(text.rstrip())
+    return last is not None and begins_an_option(last.group(1))
+
+
+def _flag_cut_between(text: str, line: str) -> bool:
+    """The text's last word and the line's first word are one server flag cut in two at a terminal's width (`--dp-`
+    then `size 8`): together, and only together, they are an option of a released ServerArgs."""
+    if not _cut_flag(text):
+        return False
+    last = text.rsplit(None, 1)[-1]
+    return is_option((last + line.split(None, 1)[0]).split("=", 1)[0])
+
+
 class WrappedCommandReader(BlockReader):
     """A command hard-wrapped with no backslashes (a terminal, an issue editor, a chat client): a launcher line cut
     where a word must follow (`... --model-path` then the path on the next line, `python3 -m` then
@@ -210,12 +360,12 @@ class WrappedCommandReader(BlockReader):
     literals = ("sglang.", "sglang serve", " -m")
 
     def starts(self, text: str) -> bool:
-        if _CONTINUED.search(text) or not _wants_more(text):
+        if _CONTINUED.search(text) or not (_wants_more(text) or _cut_flag(text)):
             return False
         return bool(_SPLIT_LAUNCHER.search(text) or _COMMAND_HEAD.match(text) or _BEHIND_PROMPT.match(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
-        self.first_line = lineno
+        self.first_line = self.last_line = lineno
         self.parts = [text.strip()]
         return self
 
@@ -226,11 +376,16 @@ class WrappedCommandReader(BlockReader):
         joined = " ".join(self.parts)
         if _SPLIT_LAUNCHER.search(joined) and not stripped.startswith("sglang."):
             return False
+        if _flag_cut_between(joined, stripped):  # "--node-r" then "ank 0 ...": the terminal cut the flag's name
+            self.parts[-1] += _CONTINUED.sub(" ", stripped).strip()
+            self.last_line = lineno
+            return True
         if stripped.startswith("--") and known_option(stripped.split()[0][2:].split("=")[0]):
             pass  # an option: the command goes on
         elif not (_wants_more(joined) and _gives_the_value(joined, stripped)):
             return False
         self.parts.append(_CONTINUED.sub(" ", stripped).strip())
+        self.last_line = lineno
         return True
 
     def close(self) -> list[Event]:
@@ -238,8 +393,8 @@ class WrappedCommandReader(BlockReader):
         data = parse_command(without_prompt(joined))
         if data is None or data["kind"] == "export":
             return []
-        data["joined_lines"] = [self.first_line, self.first_line + len(self.parts) - 1]
-        return [Event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+        data["joined_lines"] = [self.first_line, self.last_line]
+        return [_event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined, data)]
 
 
 # a field of a compose file, a Kubernetes manifest or a JSON spec: "command: sglang serve --tp 4",
@@ -247,7 +402,8 @@ class WrappedCommandReader(BlockReader):
 _FIELD = re.compile(r"""^(\s*)(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*:(?:\s+(.*?))?\s*,?\s*$""")
 _ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
 # the first word of a launcher given as a list: the interpreter or SGLang's own command
-_STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang)$")
+# (or a shell whose -c script is the command: Kubernetes' `command: [bash, -c]` with the script in `args:`)
+_STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$")
 # the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
 _ARGS_FIELDS = frozenset({"args", "command"})
 # read only when a field's value is a flow list or a quoted string, which few pastes hold
@@ -275,10 +431,22 @@ def _value_words(value: str) -> list[str] | None:
         return value.split()
 
 
+def _item_text(value: str) -> str:
+    """A list item's value as one string: a quoted scalar unquoted, a plain one as written."""
+    if value[:1] in ('"', "'"):
+        try:
+            loaded = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        return loaded if isinstance(loaded, str) else value
+    return value
+
+
 # a block scalar's indicator: the value is the lines under the field ("command: >" then the command's lines)
 _BLOCK_SCALAR = re.compile(r"^[>|][-+]?$")
-# a Dockerfile's exec form: CMD ["python3", "-m", "sglang.launch_server", ...]
-_DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT)\s+(\[.*\])\s*$")
+# a Dockerfile's exec form, CMD ["python3", "-m", "sglang.launch_server", ...], and a list of a script's words
+# given to a name (cmd = ["python3", "-m", "sglang.launch_server", ...], a subprocess call's argument list)
+_DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT|[A-Za-z_]\w*(?=\s*=))\s*=?\s*(\[.*\])\s*$")
 # a list of flags with no launcher (Kubernetes' `args:` under an image whose entrypoint launches SGLang): read when
 # at least this many are options of a released ServerArgs, as a command's flags pasted without it are
 _FLAGS_MIN = 3
@@ -293,6 +461,16 @@ def _flags_only(words: list[str]) -> bool:
 def _has_launcher(words: list[str]) -> bool:
     pairs = zip(words, words[1:])
     return any((a == "-m" and b.startswith("sglang.")) or f"{a.rsplit('/', 1)[-1]} {b}" == "sglang serve" for a, b in pairs)
+
+
+def _script(words: list[str]) -> str | None:
+    """An item that is a whole launch command by itself: a shell's -c script (`[bash, -c, "python3 -m ..."]`), the
+    one string of an `args:` list."""
+    return next((word for word in words if " " in word.strip() and _LAUNCHER.search(word)), None)
+
+
+def _launches(words: list[str]) -> bool:
+    return _has_launcher(words) or _script(words) is not None
 
 
 class FieldCommandReader(BlockReader):
@@ -324,20 +502,20 @@ class FieldCommandReader(BlockReader):
         if m is None:
             exec_form = _DOCKER_EXEC.match(text)
             words = _value_words(exec_form.group(2)) if exec_form else None
-            return words is not None and _has_launcher(words)
+            return words is not None and _launches(words)
         if not m.group(3) or _BLOCK_SCALAR.match(m.group(3)):  # "command:" with its words in the lines under it
             return m.group(2) in ("command", "entrypoint", "args")
         if m.group(3) == "[":  # a JSON / JavaScript array of any field, one quoted item a line: read if they are flags
             return True
         words = _value_words(m.group(3))
-        return words is not None and (_has_launcher(words) or (m.group(2) == "args" and _flags_only(words)))
+        return words is not None and (_launches(words) or (m.group(2) == "args" and _flags_only(words)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line, self.text = lineno, text.strip()
         self.sibling_taken = False
         self.flow = self.listed = False  # an open flow list; the field's value was one (its name says nothing)
         m = _FIELD.match(text)
-        if m is None:  # a Dockerfile's CMD / ENTRYPOINT
+        if m is None:  # a Dockerfile's CMD / ENTRYPOINT, a script's list
             exec_form = _DOCKER_EXEC.match(text)
             assert exec_form is not None
             self.indent, self.field, self.under = 0, exec_form.group(1), False
@@ -364,8 +542,10 @@ class FieldCommandReader(BlockReader):
         if self.under and item is not None and indent >= self.indent:
             words = _value_words(item.group(2))
             first = not self.words and (self.field != "args" or not (words or [""])[0].startswith("--"))
-            if words is None or len(words) != 1 or (first and not _STARTS_A_LAUNCHER.match(words[0])):
-                return False  # a list of something else ("- /bin/bash", "- -c"): no line of it is read
+            if words is not None and len(words) > 1 and _script([_item_text(item.group(2))]):
+                words = [_item_text(item.group(2))]  # the shell's script, or the list's one string: a whole command
+            elif words is None or len(words) != 1 or (first and not _STARTS_A_LAUNCHER.match(words[0])):
+                return False  # a list of something else ("- /bin/app", "- --config"): no line of it is read
             assert self.words is not None
             self.words.append(words[0])
             return True
@@ -404,6 +584,13 @@ class FieldCommandReader(BlockReader):
     def close(self) -> list[Event]:
         if not self.words:
             return []
+        script = None if _has_launcher(self.words) else _script(self.words)
+        if script is not None:
+            data = parse_command(script)
+            if data is None:
+                return []
+            data["field"] = self.field
+            return [_event(kinds.LAUNCH_COMMAND, self.source, self.first_line, script, data)]
         launched = _has_launcher(self.words)
         if not launched and not ((self.field == "args" or self.listed) and _flags_only(self.words)):
             return []
@@ -413,6 +600,6 @@ class FieldCommandReader(BlockReader):
             return []
         data["field"] = self.field
         if launched:
-            return [Event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+            return [_event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined, data)]
         data.update(source=kinds.LAUNCH_COMMAND, launcher=None)  # the flags of a launch whose launcher is not shown
-        return [Event(kinds.LAUNCH_FLAGS, self.source, self.first_line, joined[:300], None, None, data, self.grammar)]
+        return [_event(kinds.LAUNCH_FLAGS, self.source, self.first_line, joined, data)]
