@@ -159,3 +159,31 @@ def test_a_sentence_quoting_a_failure_still_states_the_release_before_it(sentenc
     document = analyze_sources([Source(name="paste.log", path=None, data=(sentence + "\n").encode())], cases=False)
     assert [f["rule"] for f in document["findings"]] == ["failure-time-unknown"]
     assert document["launches"][0]["sglang_version"]["version"] == version
+
+
+# UCX's own log line (libucs of libucx-cu12 1.22.0: "[%lu.%06lu] [%s:%-5d:%s] %17s:%-4u %-4s %-5s %*s%s"), as
+# pasted in public notes of mpirun and srun runs: with its time and host, behind srun's "1: " label, or without both
+UCX_ERRORS = [
+    "1: [1653901933.475958] [gpu02:5215 :0]            sock.c:325  UCX  ERROR   connect(fd=40, "
+    "dest_addr=172.17.0.1:40703) failed: Connection refused",
+    "ib_md.c:282  UCX  ERROR ibv_reg_mr(address=0x320000000, length=1024,",
+    "[1650121445.321789] [cpn3286:242769:0]          select.c:514  UCX  ERROR   no active messages transport to "
+    "<no debug data>: posix/memory - Destination is unreachable",
+]
+
+
+@pytest.mark.parametrize("line", UCX_ERRORS)
+def test_a_ucx_error_line_is_a_failure_of_ucx_whatever_its_file(line):
+    (finding,) = _findings(line + "\n")
+    assert finding["rule"] == "failure-time-unknown"
+    assert finding["library"] == "UCX"
+    assert line.split("UCX  ERROR")[1].strip()[:20] in finding["message"]
+
+
+def test_ucx_warn_and_diag_lines_are_no_failure():
+    quiet = (
+        "UCX  WARN  transports 'cuda_copy','cuda_ipc' are not available, please use\n"
+        "[1752139321.465799] [gpu-node-3:2847 :0]          parser.c:2041 UCX  WARN  unused environment variable: "
+        "UCX_IB_GID_INDEX\n"
+    )
+    assert _findings(quiet) == []

@@ -961,8 +961,11 @@ CATALOGUE: tuple[Kind, ...] = (
         NATIVE_LOG,
         FACT,
         NATIVE_LOG_GRAMMAR,
-        literals=(".cpp:", ".cc:"),
-        samples=("E0101 10:00:00.123456 1234 transfer_engine.cpp:120] Failed to register memory",),
+        literals=(".cpp:", ".cc:", "UCX  ERROR", "UCX  FATAL", "UCX  WARN"),
+        samples=(
+            "E0101 10:00:00.123456 1234 transfer_engine.cpp:120] Failed to register memory",
+            "[1752139321.465713] [gpu-node-3:2847 :0]     ucp_worker.c:1783 UCX  ERROR   failed to create UCP worker",
+        ),
     ),
     # no literal of its own (NCCL_DEBUG=INFO prints thousands): read when the line holds another, as a source file
     Kind(

@@ -418,7 +418,7 @@ class SourceClassifier:
 
     def _sglang_version_before_failure(self, lineno: int, text: str) -> None:
         """The SGLang release a sentence states before the failure it describes, whatever read the failure."""
-        version = version_before_failure(text) if "sglang" in text.lower() else None
+        version = version_before_failure(text)
         if version is not None:
             data = {"values": {"sglang": version}, "stated_by": SENTENCE}
             self._emit(kinds.STATED_ENV, lineno, text, data, prefix_of(text), kinds.STATED_ENV_GRAMMAR)
@@ -573,7 +573,9 @@ class SourceClassifier:
 _PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*# |# (?=[a-z./~]|[A-Z_][A-Z0-9_]*=)"
 # (a source path and line opening a line: a program's own message, as a device-side assert or a Python warning prints)
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |File \"|" + _PROMPT + r"|export |[A-Z_]+="
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |(?:[\w.-]+:\d+ +)?UCX  [A-Z]|File \"|"
+    + _PROMPT
+    + r"|export |[A-Z_]+="
     r"|\S*python|sglang "
     r"|\++ |(?:sudo|nohup|env|time|exec) "  # a bash -x trace line, a command run under a wrapper
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"

@@ -332,6 +332,7 @@ _COMPONENTS = (
 
 # glog's ERROR and FATAL levels: the library reports a failure of its own (INFO and WARNING lines go on)
 _FAILING_LEVELS = frozenset("EF")
+_UCX_LEVELS = {"FATAL": "F", "ERROR": "E", "WARN": "W"}  # libucs ucs_log_level_names
 
 
 def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
@@ -349,7 +350,8 @@ def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
         return kinds.NCCL_WARN, {"nccl_rank": int(tokens["INT"]), "message": message}
     if node.data == kinds.NCCL_INFO:
         return kinds.NCCL_INFO, {"nccl_rank": int(tokens["INT"]), "message": message, "chain": " -> " in message}
-    level = tokens["GLOG_HEAD"][0]
+    # glog's level letter; UCX's level word as that letter (its FATAL and ERROR report a failure, the rest go on)
+    level = tokens["GLOG_HEAD"][0] if node.data == "glog" else _UCX_LEVELS.get(tokens["UCX_LEVEL"], "I")
     srcloc = tokens.get("SRCLOC", "")
     component = next((name for rx, name in _COMPONENTS if rx.search(srcloc) or rx.search(message)), "native")
     data = {"level": level, "srcloc": srcloc, "component": component, "message": message}
@@ -357,4 +359,6 @@ def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     path = native_libraries.source_path(name.rsplit("/", 1)[-1]) if level in _FAILING_LEVELS else None
     if path is not None:  # the released library's own path of the file: its code reported the error
         data["source"] = f"{path}:{lineno}"
+    if node.data == "ucx_log" and level in _FAILING_LEVELS:  # UCX's own logger printed it: UCX's failure, any file
+        data["printer"] = "UCX"
     return kinds.NATIVE_LOG, data

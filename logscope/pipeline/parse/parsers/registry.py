@@ -58,7 +58,10 @@ _LAUNCH_SHAPE = re.compile(
     # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string
     r"|.*?\S*/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+sglang\.\w+\s)"
 )
-_NATIVE_SHAPE = re.compile(r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\])")
+_NATIVE_SHAPE = re.compile(
+    r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\]"
+    r"|(?:\[\d+\.\d+\] \[[^\]]+\] +)?(?:[\w.-]+:\d+ +)?UCX  [A-Z])"  # UCX's own log line
+)
 
 
 def _torch_oom(text: str) -> Parsed | None:

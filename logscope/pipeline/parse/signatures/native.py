@@ -87,9 +87,10 @@ def is_glog_fatal(event: Event) -> bool:
 
 def is_library_error(event: Event) -> bool:
     """glog's ERROR line whose source file a catalogued library's released source holds (`E0302 08:32:30.369483 57711
-    rdma_context.cpp:450] Failed to query GID ...`, parsers/other_lines.py sets `source`): that library's own code
-    reported a failure, whatever its wording."""
-    return event.kind == kinds.NATIVE_LOG and event.data.get("level") == "E" and bool(event.data.get("source"))
+    rdma_context.cpp:450] Failed to query GID ...`, parsers/other_lines.py sets `source`), or UCX's own log line at
+    ERROR (`printer`): that library's own code reported a failure, whatever its wording."""
+    printed = event.data.get("source") or event.data.get("printer")  # UCX's logger names the library it belongs to
+    return event.kind == kinds.NATIVE_LOG and event.data.get("level") == "E" and bool(printed)
 
 
 def signal_of(event: Event) -> str | None:
@@ -141,7 +142,7 @@ def native_crash(event: Event, values: dict[str, Any]) -> NativeCrash | None:
             return NativeCrash(signal_of(event), hit[0], caller, library_frame, inner)
         return NativeCrash(signal_of(event), hit[0], inner, library_frame)
     path = values.get("file") or (event.data.get("source") if is_library_error(event) or is_glog_fatal(event) else None)
-    if path:
-        library = library_of(str(path))
-        return NativeCrash(None, None, library, None) if library else None
-    return None
+    library = library_of(str(path)) if path else None
+    if library is None and (is_library_error(event) or is_glog_fatal(event)):
+        library = event.data.get("printer")
+    return NativeCrash(None, None, str(library), None) if library else None
