@@ -396,8 +396,9 @@ def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
         "It does not fail during startup, only later.",  # said in the negative
         "If you see out-of-memory errors during serving, please try to reduce --mem-fraction-static.",  # a condition
         "It fails during startup on one node; on the other it fails during inference.",  # the claims disagree
+        "The server dies after running 3 warmup steps:",  # SGLang's warmup is a startup step, not serving
     ],
-    ids=["negated", "conditional", "disagree"],
+    ids=["negated", "conditional", "disagree", "warmup-steps"],
 )
 def test_a_negated_or_contradicted_claim_places_nothing(prose):
     assert _failure(f"{prose}\n```\n{WATCHDOG}```\n").phase == "unknown"

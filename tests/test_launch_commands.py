@@ -253,19 +253,32 @@ def test_a_many_valued_flag_ends_at_a_redirection_and_a_substitution_is_one_word
     assert launch["server_args"] == {"tp_size": "4", "port": "30000"}
 
 
-def test_lines_commented_out_of_a_continued_command_are_no_part_of_it():
+def test_lines_commented_out_above_a_continued_command_are_no_part_of_it():
     text = (
         "# CUDA_LAUNCH_BLOCKING=1 \\\n"
         "NCCL_DEBUG=INFO \\\n"
         "python3 -m sglang.launch_server \\\n"
         "  --model-path /models/DeepSeek-V3 \\\n"
-        "#  --tp 8 \\\n"
         "  --tp 4 --mem-fraction-static 0.82 \\\n"
         "  --enable-dp-attention\n"
     )
     (launch,) = analyze_text(text)["launches"]
     assert launch["config"] == CONFIG
     assert launch["environment"] == {"NCCL_DEBUG": "INFO"}
+
+
+def test_a_comment_inside_a_continued_command_ends_it_as_bash_does():
+    # bash runs "... --model-path /models/DeepSeek-V3" (the comment's backslash is part of the comment), then fails on
+    # "--tp: command not found": the flags after the comment are not the server's
+    text = (
+        "python3 -m sglang.launch_server \\\n"
+        "  --model-path /models/DeepSeek-V3 \\\n"
+        "#  --tp 8 \\\n"
+        "  --tp 4 --mem-fraction-static 0.82 \\\n"
+        "  --enable-dp-attention\n"
+    )
+    launch = analyze_text(text)["launches"][0]
+    assert launch["server_args"] == {"model_path": "/models/DeepSeek-V3"}
 
 
 @pytest.mark.parametrize(
@@ -326,3 +339,10 @@ def test_a_flag_cut_at_the_terminal_width_is_joined_only_into_a_released_option(
     # pieces that make no option of any release stay apart
     (launch,) = analyze_text("python3 -m sglang.launch_server --model-path /models/m --dp-\nfoo 2\n")["launches"]
     assert "dp_size" not in launch["config"] and "dp_foo" not in launch["server_args"]
+
+
+def test_a_flag_cut_at_the_width_is_not_joined_across_a_blank_line():
+    text = "python3 -m sglang.launch_server --model-path /m --nnodes 2 --dp-\n\nsize 8 is what I want.\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert "dp_size" not in launch["server_args"]
+    assert launch["server_args"]["nnodes"] == "2"

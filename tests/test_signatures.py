@@ -232,6 +232,16 @@ def test_a_final_dollar_anchors_the_end_and_unless_vetoes_a_capture(tmp_path):
     assert sig.match("sglang-1 exited with code 0") is None
 
 
+def test_a_rejected_occurrence_does_not_hide_a_later_one():
+    ended = compile_pattern("status {n:int}$", "t")
+    assert ended.match("status 1 then status 2") == {"n": 2}
+    assert ended.match("status 1 then status 2 and more") is None
+    vetoing = compile_pattern("CUDA_ERROR_{name:word}", "t")
+    assert vetoing.match("CUDA_ERROR_A then CUDA_ERROR_B", accept=lambda v: v["name"] != "A") == {"name": "B"}
+    anchored = compile_pattern("^CUDA_ERROR_{name:word}", "t")
+    assert anchored.match("CUDA_ERROR_A then CUDA_ERROR_B", accept=lambda v: v["name"] != "A") is None
+
+
 def test_signatures_doc_is_current():
     committed = (ROOT / "docs" / "signatures.md").read_text(encoding="utf-8")
     assert committed == render_signatures_doc() + "\n", "run: logscope signatures docs > docs/signatures.md"

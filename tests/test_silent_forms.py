@@ -187,3 +187,19 @@ def test_ucx_warn_and_diag_lines_are_no_failure():
         "UCX_IB_GID_INDEX\n"
     )
     assert _findings(quiet) == []
+
+
+# a glog ERROR line's file is a library's only for the libraries that log through glog (Mooncake, NIXL), and never a
+# file they vendor: "logging.cc" is FlashInfer's name too, "init.cc" NCCL's, "arg.cc" abseil's inside NIXL
+@pytest.mark.parametrize(
+    "line",
+    [
+        "E0101 10:00:00.000000 123 logging.cc:10] could not open config file, using defaults",
+        "E0000 00:00:1736790394.171548 3462 init.cc:232] grpc_wait_for_shutdown_with_timeout() timed out.",
+        "E0101 10:00:00.000000 123 arg.cc:77] bad flag value",
+    ],
+)
+def test_another_programs_glog_error_line_names_no_library(line):
+    findings = _findings(line + "\n")
+    assert [f["rule"] for f in findings] == ["unrecognized-failure"]
+    assert all(f.get("library") is None for f in findings)

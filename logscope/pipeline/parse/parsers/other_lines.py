@@ -333,6 +333,10 @@ _COMPONENTS = (
 # glog's ERROR and FATAL levels: the library reports a failure of its own (INFO and WARNING lines go on)
 _FAILING_LEVELS = frozenset("EF")
 _UCX_LEVELS = {"FATAL": "F", "ERROR": "E", "WARN": "W"}  # libucs ucs_log_level_names
+# the catalogued libraries that log through glog (Mooncake's LOG(ERROR), NIXL's absl/glog NIXL_ERROR): a glog line's
+# file name is theirs only then (NCCL, NVSHMEM and FlashInfer print otherwise; "logging.cc", "env.cc" are any program's)
+_GLOG_WRITERS = frozenset({"Mooncake", "NIXL"})
+_VENDORED = re.compile(r"(?:^|/)(?:internal|absl|third_party|thirdparty|3rdparty)/")
 
 
 def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
@@ -357,6 +361,8 @@ def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     data = {"level": level, "srcloc": srcloc, "component": component, "message": message}
     name, _, lineno = srcloc.rpartition(":")
     path = native_libraries.source_path(name.rsplit("/", 1)[-1]) if level in _FAILING_LEVELS else None
+    if path is not None and (native_libraries.library_of(path) not in _GLOG_WRITERS or _VENDORED.search(path)):
+        path = None  # a file name of a library that never logs through glog, or of code it vendors: any program's
     if path is not None:  # the released library's own path of the file: its code reported the error
         data["source"] = f"{path}:{lineno}"
     if node.data == "ucx_log" and level in _FAILING_LEVELS:  # UCX's own logger printed it: UCX's failure, any file

@@ -41,7 +41,7 @@ _COMMAND_HEAD = re.compile(
     r"^\s*(?:" + SHELL_PROMPT + r")?(?:" + _WRAPPER + r"(?:\s+-\S+)*\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|docker\s+run\b|"
     r"podman\s+run\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b|(?:numactl|taskset)\s)"
 )
-_ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|[^\s\"']*)+")
+_ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|[^\s\"'])*")  # one character a step: no backtracking
 _HEAD_WORD = re.compile(r"""(?:"[^"]*"|'[^']*'|[^\s"'])+""")
 _PROMPT_FIRST = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")")
 _DOCKER = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?(?:sudo\s+)?(?:docker|podman)\s+run\s")
@@ -280,10 +280,16 @@ class ContinuedCommandReader(BlockReader):
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
-        cut = self.finished and bool(self.parts) and _flag_cut_between(self.parts[-1].rstrip(), text.strip())
+        next_line = lineno == self.last_line + 1  # a blank line between: no terminal cut joins across it
+        cut = self.finished and bool(self.parts) and next_line and _flag_cut_between(self.parts[-1].rstrip(), text.strip())
         if self.finished and not cut:
             return False
         self.last_line = lineno
+        if self.parts and _COMMENT.match(text):
+            # a comment once the command began ends it, as bash does (its backslash is part of the comment): the
+            # lines after it are another command
+            self.finished = True
+            return True
         self.finished = not _CONTINUED.search(text)
         piece = _CONTINUED.sub(" ", text) if not self.finished else text
         if cut:  # the terminal cut a flag's name at the end of the last line (no backslash there): its rest is here
@@ -344,7 +350,7 @@ def _cut_flag(text: str) -> bool:
 def _flag_cut_between(text: str, line: str) -> bool:
     """The text's last word and the line's first word are one server flag cut in two at a terminal's width (`--dp-`
     then `size 8`): together, and only together, they are an option of a released ServerArgs."""
-    if not _cut_flag(text):
+    if not _cut_flag(text) or not line.split():
         return False
     last = text.rsplit(None, 1)[-1]
     return is_option((last + line.split(None, 1)[0]).split("=", 1)[0])
@@ -376,7 +382,7 @@ class WrappedCommandReader(BlockReader):
         joined = " ".join(self.parts)
         if _SPLIT_LAUNCHER.search(joined) and not stripped.startswith("sglang."):
             return False
-        if _flag_cut_between(joined, stripped):  # "--node-r" then "ank 0 ...": the terminal cut the flag's name
+        if lineno == self.last_line + 1 and _flag_cut_between(joined, stripped):  # "--node-r" / "ank 0": a cut name
             self.parts[-1] += _CONTINUED.sub(" ", stripped).strip()
             self.last_line = lineno
             return True

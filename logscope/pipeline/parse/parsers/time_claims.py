@@ -33,7 +33,9 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "serving",
         re.compile(
             r"(?i)\bafter\s+(?:running|serving|working)(?:\s+normally|\s+fine|\s+well)?\s+(?:for\s+)?(?:\d+\+?|one|two"
-            r"|three|four|five|six|seven|eight|nine|ten|a few|several|some|many|dozens of|hundreds of)\s+(?:\w+\s+)?"
+            r"|three|four|five|six|seven|eight|nine|ten|a few|several|some|many|dozens of|hundreds of)\s+"
+            # a word before the unit, but no startup step's ("3 warmup steps" are SGLang's startup)
+            r"(?:(?!warm-?up|capture|start|init|load|compil)\w+\s+)?"
             r"(?:steps|hours|days|iterations|requests|rounds|rollouts)\b"
         ),
     ),

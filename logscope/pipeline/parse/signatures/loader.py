@@ -48,11 +48,15 @@ class Signature:
     unless: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def match(self, text: str) -> dict[str, Any] | None:
-        """The pattern's captures when it matches `text` and no capture has a value `unless` names, else None."""
-        values = self.pattern.match(text)
-        if values is None or any(str(values.get(key)) in vetoed for key, vetoed in self.unless):
-            return None
-        return values
+        """The pattern's captures of its first match in `text` where no capture has a value `unless` names, else
+        None."""
+        if not self.unless:
+            return self.pattern.match(text)
+        return self.pattern.match(text, accept=self._not_vetoed)
+
+    def _not_vetoed(self, values: dict[str, Any]) -> bool:
+        # a value as written, without the sentence's punctuation after it ("CUDA_ERROR_OUT_OF_MEMORY.")
+        return not any(str(values.get(key)).rstrip(".,;:!?") in vetoed for key, vetoed in self.unless)
 
     def matches_exception(self, name: str | None) -> bool:
         if not self.exception:

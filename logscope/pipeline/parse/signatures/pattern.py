@@ -16,6 +16,7 @@ anchors the match at the end of the text (trailing blanks aside): `^Killed$` is 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,34 +55,47 @@ class Pattern:
     def longest_literal(self) -> str:
         return max(self.literals(), key=len)
 
-    def match(self, text: str) -> dict[str, Any] | None:
-        """The captures when the pattern matches `text`, else None."""
+    def match(self, text: str, accept: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any] | None:
+        """The captures of the first match in `text` that ends the line where the pattern says `$` and that `accept`
+        takes (a signature's `unless`), else None: a rejected occurrence does not hide a later one."""
         haystack = text.lower() if self.nocase else text
-        pos = 0
+        begin = 0
+        while (found := self._match_from(text, haystack, begin)) is not None:
+            values, first, end = found
+            if not (self.ended and text[end:].strip()) and (accept is None or accept(values)):
+                return values
+            if self.anchored:
+                return None
+            begin = first + 1
+        return None
+
+    def _match_from(self, text: str, haystack: str, begin: int) -> tuple[dict[str, Any], int, int] | None:
+        """The captures, where the first segment matched and where the match ends, searching from `begin`."""
+        pos = begin
+        first = begin
         values: dict[str, Any] = {}
         for index, segment in enumerate(self.segments):
-            first = segment[0].literal
+            literal = segment[0].literal
             if index == 0 and self.anchored:
                 end = _match_segment(segment, haystack, text, 0, values)
                 if end is None:
                     return None
                 pos = end
                 continue
-            assert first is not None
-            start = haystack.find(first, pos)
+            assert literal is not None
+            start = haystack.find(literal, pos)
             while start >= 0:
                 trial: dict[str, Any] = {}
                 end = _match_segment(segment, haystack, text, start, trial)
                 if end is not None:
                     values.update(trial)
+                    first = start if index == 0 else first
                     pos = end
                     break
-                start = haystack.find(first, start + 1)
+                start = haystack.find(literal, start + 1)
             else:
                 return None
-        if self.ended and text[pos:].strip():
-            return None
-        return values
+        return values, first, pos
 
 
 def _match_segment(segment: tuple[Piece, ...], haystack: str, text: str, pos: int, values: dict[str, Any]) -> int | None:
