@@ -26,6 +26,7 @@ from logscope.pipeline.parse.parsers.blocks import (
     TracebackReader,
     exception_printed_before_its_traceback,
 )
+from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
 from logscope.pipeline.parse.parsers.stated_env import SENTENCE, TORCH_NCCL_ERROR, version_before_failure
@@ -573,7 +574,9 @@ class SourceClassifier:
 _PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*# |# (?=[a-z./~]|[A-Z_][A-Z0-9_]*=)"
 # (a source path and line opening a line: a program's own message, as a device-side assert or a Python warning prints)
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |(?:[\w.-]+:\d+ +)?UCX  [A-Z]|File \"|"
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
+    + UCX_LINE_HEAD
+    + r"|File \"|"
     + _PROMPT
     + r"|export |[A-Z_]+="
     r"|\S*python|sglang "

@@ -333,6 +333,8 @@ _COMPONENTS = (
 # glog's ERROR and FATAL levels: the library reports a failure of its own (INFO and WARNING lines go on)
 _FAILING_LEVELS = frozenset("EF")
 _UCX_LEVELS = {"FATAL": "F", "ERROR": "E", "WARN": "W"}  # libucs ucs_log_level_names
+# the head of UCX's own log line, its time and host optional (grammars/native_log.lark ucx_log): a record, never prose
+UCX_LINE_HEAD = r"(?:\[\d+\.\d+\] \[[^\]]+\] +)?(?:[\w.-]+:\d+ +)?UCX  [A-Z]"
 # the catalogued libraries that log through glog (Mooncake's LOG(ERROR), NIXL's absl/glog NIXL_ERROR): a glog line's
 # file name is theirs only then (NCCL, NVSHMEM and FlashInfer print otherwise; "logging.cc", "env.cc" are any program's)
 _GLOG_WRITERS = frozenset({"Mooncake", "NIXL"})

@@ -60,7 +60,7 @@ _LAUNCH_SHAPE = re.compile(
 )
 _NATIVE_SHAPE = re.compile(
     r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\]"
-    r"|(?:\[\d+\.\d+\] \[[^\]]+\] +)?(?:[\w.-]+:\d+ +)?UCX  [A-Z])"  # UCX's own log line
+    r"|" + other_lines.UCX_LINE_HEAD + ")"
 )
 
 
