@@ -63,6 +63,8 @@ NOT_STATED = [
     # a noun, not an event (lm-evaluation-harness#2738, Quorra#35)
     "2. add a tip to provide solutions for OOMs.",
     "Hey! Thanks for providing crash logs.",
+    # a title (kvcached#5): the report's name, not its evidence
+    "# SGLang server crashes after benchmark client completes",
     # a template's checklist line and an HTML comment
     "- [x] 2. The bug has not been fixed in the latest version.",
     '<!-- Failed to upload "image.png" -->',

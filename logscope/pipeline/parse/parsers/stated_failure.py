@@ -61,7 +61,9 @@ _FINE = re.compile(
 # names the failure itself, in quotes ("As shown in image, it stuck here then got \"check timeout failed\" Error.")
 _POINTS = re.compile(r"(?i)\b(?:following|as follows|like this|like that|below|attached|screenshot|image)\b|[:：]\s*$")
 _NAMED = re.compile(r"\"[^\"]{3,}\"|`[^`]{3,}`|“[^”]{3,}”")
-_CHECKLIST = re.compile(r"^\s*(?:[-*+]\s+\[[ xX]\]|<!--|\d+\.\s+I have\b)")
+# a template's checklist line, an HTML comment, or a heading: a title names the report, its body shows the failure (the
+# mined labels count a failure told only in the title as not shown, nccl-875)
+_CHECKLIST = re.compile(r"^\s*(?:[-*+]\s+\[[ xX]\]|<!--|\d+\.\s+I have\b|#{1,6}\s|\*\*[^*]+\*\*:?\s*$)")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
