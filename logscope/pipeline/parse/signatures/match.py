@@ -644,7 +644,8 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    return _without_stated(_without_echoes(_without_announcers(_without_cut_heads(_placed_by_burst(out)))))
+    # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
+    return _without_echoes(_without_announcers(_without_cut_heads(_without_stated(_placed_by_burst(out)))))
 
 
 def _placed_by_burst(found: list[Failure]) -> list[Failure]:
