@@ -101,6 +101,7 @@ LAUNCH_FLAGS: Final = "launch_flags"  # flags given as code spans in a Markdown 
 CHECK_ENV: Final = "check_env"
 STATED_ENV: Final = "stated_env"  # versions / GPUs stated outside check_env (issue template, pip, __version__)
 TIME_CLAIM: Final = "time_claim"  # the paste says when it failed: a benchmark client run, a sentence (time_claims.py)
+STATED_FAILURE: Final = "stated_failure"  # a sentence of prose states that the run failed (stated_failure.py)
 SMI_GPU: Final = "smi_gpu"
 SMI_PROCESS: Final = "smi_process"
 SMI_VERSIONS: Final = "smi_versions"
@@ -137,6 +138,7 @@ PROGRESS_GRAMMAR: Final = "progress"
 GPUSTAT_GRAMMAR: Final = "gpustat"
 STATED_ENV_GRAMMAR: Final = "stated_env"
 TIME_CLAIM_GRAMMAR: Final = "time_claim"
+STATED_FAILURE_GRAMMAR: Final = "stated_failure"
 NATIVE_LOG_GRAMMAR: Final = "native_log"
 CHECK_ENV_GRAMMAR: Final = "check_env"
 NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
@@ -285,6 +287,28 @@ def _bulleted(heads: tuple[str, ...]) -> tuple[str, ...]:
 
 
 STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)
+# what a sentence that states a failure in its own words holds (parse/parsers/stated_failure.py: one in each form)
+STATED_FAILURE_LITERALS = (
+    "crash",
+    "Crash",
+    "segfault",
+    "Segfault",
+    "egmentation fault",
+    "core dumped",
+    "fails ",
+    "failed ",
+    "Fails ",
+    "Failed ",
+    "rror",
+    "xception",
+    "ailure",
+    "OOM",
+    "died",
+    "dies",
+    "dead",
+    "killed",
+    "out of memory",
+)
 # what a sentence or command that says when the paste failed holds (parse/parsers/time_claims.py: one in each pattern)
 TIME_CLAIM_LITERALS = (
     "bench_serving",
@@ -910,6 +934,16 @@ CATALOGUE: tuple[Kind, ...] = (
         STATED_ENV_GRAMMAR,
         literals=STATED_ENV_LITERALS,
         samples=("- SGLang: 0.5.4.post1", "sglang==0.5.9", "- GPUs: NVIDIA H20-3e (x4)", "**PyTorch**: 2.8.0+cu129"),
+    ),
+    Kind(
+        STATED_FAILURE,
+        FACT,
+        STATED_FAILURE_GRAMMAR,
+        literals=STATED_FAILURE_LITERALS,
+        samples=(
+            'When running the intranode test, I got "check timeout failed" Error.',
+            "The server crashes with an illegal memory access after a few minutes.",
+        ),
     ),
     Kind(
         TIME_CLAIM,

@@ -43,6 +43,15 @@ def launch_failures(launch: Launch) -> list[Failure]:
     return found
 
 
+def without_stated_beside_lines(failures: dict[int, list[Failure]], unread: list[dict[str, Any]]) -> dict[int, list[Failure]]:
+    """A failure stated only in a sentence gives way to a failure line anywhere in the input: a line some launch's
+    failures hold, or a line that reads like a failure that no signature knows (`unread`, which then speaks for itself)."""
+    lines = any(f.event.kind != kinds.STATED_FAILURE for found in failures.values() for f in found)
+    if not lines and not any(m["kind"] == "unrecognized" for m in unread):
+        return failures
+    return {launch: [f for f in found if f.event.kind != kinds.STATED_FAILURE] for launch, found in failures.items()}
+
+
 def releases_shown(version: dict[str, Any]) -> Releases:
     """The SGLang releases a launch shows (sglang_version.py): the one stated, the range its wordings imply, or None."""
     if version.get("version"):

@@ -16,7 +16,7 @@ from logscope.core.model import Analysis, Coverage, Failure, InputFile, Launch, 
 from logscope.core.samples import SamplesFile
 from logscope.memory_model.kv_pool import kv_sizing
 from logscope.pipeline.assemble.assemble import assemble
-from logscope.pipeline.failures import after_user_stop, launch_failures, user_stop
+from logscope.pipeline.failures import after_user_stop, launch_failures, user_stop, without_stated_beside_lines
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.ingest.linescan import LineChunk
 from logscope.pipeline.ledger.device import device_readings, measured_ledger, with_device_totals
@@ -82,6 +82,7 @@ def analysis(
         if stop is not None:
             user_stops[launch.id] = (stop, len(after))
     sizing = {launch.id: kv_sizing(launch, model_config) for launch in launches}
+    failures = without_stated_beside_lines(failures, _unmatched_failures(failures, coverage, launches))
     rank_ledgers = ledgers(launches, join, calibration, sizing)
     for launch in launches:
         for label, timeline in launch.ranks.items():

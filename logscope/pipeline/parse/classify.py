@@ -47,6 +47,16 @@ _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Excep
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?:#{2,6}|#(?=\s+[A-Z][a-z]+(?:\s+[A-Za-z]+)*\s*:?\s*$))\s+\S")
+# an issue's section that states what should happen or what a change does, not what this run did (a Markdown heading
+# or a line in bold alone: "### Expected behavior", "## Motivation", "**Feature request**")
+_NO_REPORT_SECTION = re.compile(
+    r"(?i)^\s*(?:#+|\*\*)\s*(?:\d+\.\s*)?\[?(?:expected|rfc|roadmap|docs?\b|fix(?:es|ed)?\b|feat|refactor|perf\b|chore|revert|motivation|modifications?|proposal|proposed|feature|checklist|"
+    r"alternatives?|related (?:resources|issues?)|benchmark|accuracy|test plan|changes?|summary of changes|solution|"
+    r"description of changes|what does this pr)"
+)
+_SENTENCE_END = re.compile(r"\w[.!。！]\s*$")
+_HEADING_LINE = re.compile(r"^\s{0,3}(?:(#{1,6})\s+\S|\*\*[^*]+\*\*:?\s*$)")
+_SECTION_LOOKBACK = 300
 FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
@@ -84,6 +94,7 @@ class SourceClassifier:
         self.recognized_physical = SeenLines()
         self.quoted = False  # classifying an inline code span from prose
         self.in_sentence = False  # classifying a whole sentence of prose
+        self.chunk: LineChunk | None = None  # the chunk being read (its other lines: the section a sentence is in)
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
@@ -158,6 +169,7 @@ class SourceClassifier:
     def _run_chunk(self, chunk: LineChunk) -> Iterator[list[Event]]:
         """Candidate lines in order; while a block or a wrapped line is open, every line in between."""
         candidates, texts = chunk.candidates, chunk.texts
+        self.chunk = chunk
         # a terminal cuts what people paste, not a log file big enough for the range workers
         wraps = self._terminal_wraps(chunk)
         if wraps:  # a line a terminal cut is read whole, as a candidate where its first piece is
@@ -366,7 +378,7 @@ class SourceClassifier:
         tried: list[str] = []
         for name in candidates:
             grammar = _GRAMMARS[name]
-            if not grammar.fits(text):
+            if grammar.only_in_prose or not grammar.fits(text):
                 continue
             tried.append(name)
             self.coverage.seen[name] += 1
@@ -493,12 +505,16 @@ class SourceClassifier:
             self.quoted = was
             self.in_sentence = False
 
-    def _read_prose(self, lineno: int, text: str, whole: bool = False) -> None:
+    def _read_prose(self, lineno: int, text: str, whole: bool = False, stated_only: bool = False) -> None:
         """What a sentence states outright (a version tied to SGLang), through the grammars that read prose: those
         read when nothing in the sentence was, or (`whole`) those that read every sentence, whatever was read in it."""
         for name in prefilter.grammars_for(text):
             grammar = _GRAMMARS.get(name)
             if grammar is None or not grammar.prose or grammar.whole_sentence != whole or not grammar.fits(text):
+                continue
+            if stated_only and not grammar.only_in_prose:
+                continue
+            if grammar.only_in_prose and not self._reporting(lineno):
                 continue
             parsed = grammar.parse(text)
             if parsed is not None:
@@ -506,7 +522,26 @@ class SourceClassifier:
                 self.coverage.recognized[name] += 1
                 self.recognized_physical.add(lineno)
                 self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
-                return
+                if not whole:
+                    return
+
+    def _reporting(self, lineno: int) -> bool:
+        """Whether the line is outside every section that states what should happen or what a change does: the
+        headings above it, each shallower than the one below it, up to _SECTION_LOOKBACK lines."""
+        chunk = self.chunk
+        if chunk is None:
+            return True
+        depth = 99
+        for index in range(lineno - chunk.first - 1, max(-1, lineno - chunk.first - 1 - _SECTION_LOOKBACK), -1):
+            heading = _HEADING_LINE.match(chunk.line(index))
+            if heading is None:
+                continue
+            level = len(heading.group(1) or "") or 7  # a line in bold alone: below every Markdown heading
+            if level < depth:
+                if _NO_REPORT_SECTION.match(chunk.line(index)):
+                    return False
+                depth = level
+        return True
 
     # ------------------------------------------------------------------ wrapped lines
     def _try_join(self, lineno: int, text: str) -> bool:
@@ -537,8 +572,11 @@ class SourceClassifier:
                 return
             if failure_look:
                 self._miss_failure(lineno, text)
-            else:
-                self.coverage.miss(self.source.name, lineno, kinds.SGLANG, text)
+                return
+            self.coverage.miss(self.source.name, lineno, kinds.SGLANG, text)
+            if not PREFIXED.match(text) and _SENTENCE_END.search(text):
+                # a sentence that only begins like one of SGLang's messages ("DeepEP V2 still fails during ...")
+                self._read_prose(lineno, text, whole=True, stated_only=True)
 
     # ------------------------------------------------------------------ blocks
     def _close_block(self, at_end: bool = False) -> None:
@@ -610,13 +648,16 @@ def _reads_whole(text: str) -> bool:
     """Whether a line grammar reads the line as it stands."""
     text = unwrap(text)
     return any(
-        name != "signature" and _GRAMMARS[name].fits(text) and _GRAMMARS[name].parse(text) is not None
+        name != "signature"
+        and not _GRAMMARS[name].only_in_prose
+        and _GRAMMARS[name].fits(text)
+        and _GRAMMARS[name].parse(text) is not None
         for name in prefilter.grammars_for(text)
     )
 
 
 # the grammars that read prose as well as records: a line only they read may be a line of a message
-_PROSE_GRAMMARS = frozenset({kinds.STATED_ENV_GRAMMAR, "signature"})
+_PROSE_GRAMMARS = frozenset({kinds.STATED_ENV_GRAMMAR, kinds.STATED_FAILURE_GRAMMAR, "signature"})
 
 
 def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:

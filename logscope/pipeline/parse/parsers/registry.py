@@ -12,7 +12,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.server_flags import is_field, known_option
-from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, time_claims
+from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, stated_failure, time_claims
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
@@ -44,6 +44,8 @@ class LineGrammar:
     prose: bool = False  # it reads what a sentence of prose states outright (a version tied to SGLang)
     # a prose grammar that reads every sentence, whatever else was read in it (what the sentence says of the time)
     whole_sentence: bool = False
+    # it reads sentences of prose only, never a log record (a failure stated in the issue's own words)
+    only_in_prose: bool = False
 
 
 # a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(ActorDiedError): ray::f()"
@@ -275,6 +277,16 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         time_claims.fits,
         prose=True,
         whole_sentence=True,
+    ),
+    # a sentence that states the run failed, in the issue's own words (after the catalogue and the time claims)
+    LineGrammar(
+        kinds.STATED_FAILURE_GRAMMAR,
+        kinds.line_literals(kinds.STATED_FAILURE_GRAMMAR),
+        stated_failure.parse,
+        stated_failure.fits,
+        prose=True,
+        whole_sentence=True,
+        only_in_prose=True,
     ),
     # reads nothing: a line naming memory that no grammar above read is counted as unrecognised
     LineGrammar(kinds.MEMORY_LINE_GRAMMAR, kinds.line_literals(kinds.MEMORY_LINE_GRAMMAR), lambda text: None, _names_memory),

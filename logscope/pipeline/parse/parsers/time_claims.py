@@ -59,7 +59,7 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # a claim said in the negative ("not during initialization", "（不是初始化）" before it) or as a condition ("If you see
 # out-of-memory errors during serving, ...": SGLang's own advice) places nothing
-_NEGATED = re.compile(r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:if|unless|whether)\b[^.;:!?]*$")
+NEGATED = re.compile(r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:if|unless|whether)\b[^.;:!?]*$")
 
 
 def fits(text: str) -> bool:
@@ -70,7 +70,7 @@ def fits(text: str) -> bool:
 
 def parse(text: str) -> Parsed | None:
     """The first claim of the line, unless the line also claims the other time (startup against serving)."""
-    found = [(stage, m) for stage, pattern in _CLAIMS if (m := pattern.search(text)) and not _NEGATED.search(text[: m.start()])]
+    found = [(stage, m) for stage, pattern in _CLAIMS if (m := pattern.search(text)) and not NEGATED.search(text[: m.start()])]
     if not found or len({at_startup(stage) for stage, _ in found}) > 1:
         return None
     stage, m = found[0]

@@ -47,6 +47,8 @@ CRASH_KINDS = frozenset(
         kinds.NATIVE_BACKTRACE,
         # SGLang's "<Component> hit an exception:" header whose traceback was not read: the process logs it, then dies
         kinds.PROCESS_EXCEPTION,
+        # a sentence that states the run failed (parsers/stated_failure.py): kept only when nothing else shows a failure
+        kinds.STATED_FAILURE,
     }
 )
 # event kinds that carry no failure evidence (phase lines, config, dumps)
@@ -164,6 +166,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 PROSE_NOTE = "read from a wording quoted in prose, not from a log line: lower confidence"
 # what a time taken from the paste's prose or a client's command says of itself
 CLAIM_NOTE = "not a log line: lower confidence"
+# what a failure stated in a sentence of the paste, and no log line, says of itself
+STATED_NOTE = "stated in the issue's own words, not a log line: lower confidence"
 LAUNCHER_NOTE = "a launcher's log line, not SGLang's: lower confidence"
 LAUNCHER = re.compile(LAUNCHER_FAILED)
 
@@ -502,10 +506,12 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
     command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so."""
     # a launcher's line on the failure's own line too (a shipper flattened both): it logs its words before the exception
+    # a sentence that states the failure may place it itself ("it fails during startup with ...")
+    stated = event.kind == kinds.STATED_FAILURE
     before = [
         c
         for c in claims.get(event.source, [])
-        if c.line < event.line or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
+        if c.line < event.line or (c.line == event.line and (stated or LAUNCHER.match(str(c.data["said"]))))
     ]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
@@ -559,7 +565,7 @@ def failures_of(
     for event in events:
         if not is_candidate(event):
             continue
-        found = attribute(event, sigs)
+        found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
         if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event) and not is_library_error(event):
             continue
         if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) >= event.line:
@@ -567,6 +573,8 @@ def failures_of(
         sig, values, kind, matched = found if found else (None, {}, "none", "")
         if found is None and event.kind == kinds.PROCESS_EXCEPTION:
             values = {"error": f"{event.data.get('process')} hit an exception (no traceback read after it)"}
+        if event.kind == kinds.STATED_FAILURE:
+            values = {"error": f'"{event.data["sentence"]}" ({STATED_NOTE})'}
         crash = native_crash(event, values)
         mechanism = sig.mechanism if sig else None
         raiser = None
@@ -636,7 +644,8 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    return _without_echoes(_without_announcers(_without_cut_heads(_placed_by_burst(out))))
+    # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
+    return _without_echoes(_without_announcers(_without_cut_heads(_without_stated(_placed_by_burst(out)))))
 
 
 def _placed_by_burst(found: list[Failure]) -> list[Failure]:
@@ -692,6 +701,15 @@ def _without_echoes(found: list[Failure]) -> list[Failure]:
     """The parent's report of a dead child gives way to any other failure of its input (the child's own)."""
     sources = {f.event.source for f in found if f.signature not in _ECHOES}
     return [f for f in found if f.signature not in _ECHOES or f.event.source not in sources]
+
+
+def _without_stated(found: list[Failure]) -> list[Failure]:
+    """A failure stated in a sentence gives way to any failure a log line shows (the prose adds nothing to it), and
+    one sentence stands for the others (an issue states its failure in several)."""
+    stated = [f for f in found if f.event.kind == kinds.STATED_FAILURE]
+    if len(stated) == len(found):
+        return stated[:1]
+    return [f for f in found if f.event.kind != kinds.STATED_FAILURE]
 
 
 def _without_cut_heads(found: list[Failure]) -> list[Failure]:

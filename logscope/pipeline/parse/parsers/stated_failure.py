@@ -1,0 +1,145 @@
+"""A failure the paste states in its own words, not in a log line: "the server crashes with ...", "it failed without
+error message", "got \"check timeout failed\" Error.", "the scheduler was killed", "it hangs at ...". Weaker evidence
+than a log line: the failure stage keeps it only when the paste shows no failure line at all (failures.py), and the
+finding says it was stated in prose. Read only from sentences of prose, never from a log record.
+
+Precision first: a sentence that denies the failure ("no error", "without crashing", "nothing failed"), asks or
+supposes it ("what if it fails?", "if the server crashes"), wants or prevents it ("should not crash", "to avoid OOM"),
+describes a change ("fix crash when ...") or says it is gone ("the crash is fixed") states no failure of this run."""
+
+from __future__ import annotations
+
+import re
+
+from logscope.core import kinds
+from logscope.pipeline.parse.parsers.base import Parsed
+from logscope.pipeline.parse.parsers.time_claims import NEGATED
+
+# what the user's run did, as issues word it (each form holds one of kinds.STATED_FAILURE_LITERALS, the prefilter's)
+_STATED = re.compile(
+    r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened)\b)"
+    r"|(?<=a |e )crash\b(?! (?:logs?|reports?|dumps?|handler|files?|traces?|course)\b)"
+    r"|segfault(?:s|ed|ing)?|segmentation fault|core dumped"
+    r"|fail(?:s|ed)\b(?:\s+\w+)?\s+(?:with|at|on|during|in|when|while|after|because|without|immediately|randomly)"
+    r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
+    r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?)"
+    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|OOM))"
+    r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
+    r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
+    r"(?! with| by (?:me|hand|the user))|killed by)"
+    r"|OOM(?:ed|'d)|(?:ran|runs?|running) out of (?:GPU |device |host )?memory"
+    r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened))\b"
+)
+# a clause ends at these: "I'm not sure why, but it crashes" states the crash
+_CLAUSE = re.compile(r"[,;:(]|\bbut\b|\bhowever\b", re.IGNORECASE)
+# before the failure word in its clause: a denial ("no error", "without crashing", "does not crash", "nothing failed")
+_DENIED = re.compile(r"(?i)\b(?:no|not|never|without|nothing|none|neither|nor|cannot|no longer)\b|n't\b")
+# before it in its sentence: a question, a supposition, a wish
+_SUPPOSED = re.compile(
+    r"(?i)\b(?:if|unless|whether|what if|in case|would|could|might|may|should|shall|must|can|expect(?:s|ed)?"
+    r"|instead of|rather than|how to|how do|why does|why do|so that|(?:try|tried|trying|attempt\w*) to reproduce"
+    r"|the reported|you reported|you mentioned)\b"
+)
+# anywhere in its sentence: a change that fixes, avoids or handles it ("sureal crashes in misc situations; this simply
+# avoids the crash", opencog#2656, a pull request's description)
+_CHANGE = re.compile(
+    r"(?i)\b(?:avoid(?:s|ed|ing)?|prevent(?:s|ed|ing)?|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|solv(?:e|es|ed|ing)"
+    r"|handl(?:e|es|ed|ing)|work(?:s|ed)? ?around|hack around|this (?:pr|pull request|change|commit|patch)"
+    r"|add(?:s|ed)? (?:a )?(?:test|check|retry|guard))\b"
+)
+# after it: the failure is gone ("the crash is fixed", "crashes no more")
+_GONE = re.compile(
+    r"(?i)^\W*(?:\w+\W+){0,3}?(?:is|are|was|were|has been|have been)?\s*(?:gone|fixed|resolved|solved)\b|^\s*no more\b"
+)
+# the whole sentence says the run is fine now, or points at another thread's failure ("I've got the same error")
+_FINE = re.compile(
+    r"(?i)\b(?:works? (?:now|fine|well|normally)|working (?:now|fine)|no longer|not any ?more|same|similar|previously"
+    r"|used to|in the past|earlier versions?)\b"
+)
+# a sentence that introduces a text ("it crashes with the following log:", "I got some error like this"): that text is
+# the evidence when the paste holds it, and is not shown when it does not (a screenshot, a cut copy); unless the sentence
+# names the failure itself, in quotes ("As shown in image, it stuck here then got \"check timeout failed\" Error.")
+_POINTS = re.compile(r"(?i)\b(?:following|as follows|like this|like that|below|attached|screenshot|image)\b|[:：]\s*$")
+_NAMED = re.compile(r"\"[^\"]{3,}\"|`[^`]{3,}`|“[^”]{3,}”")
+# a template's checklist line, an HTML comment, or a heading: a title names the report, its body shows the failure (the
+# mined labels count a failure told only in the title as not shown, nccl-875)
+_CHECKLIST = re.compile(r"^\s*(?:[-*+]\s+\[[ xX]\]|<!--|\d+\.\s+I have\b|#{1,6}\s|\*\*[^*]+\*\*:?\s*$)")
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+
+
+def fits(text: str) -> bool:
+    return _STATED.search(text) is not None
+
+
+def parse(text: str) -> Parsed | None:
+    """The first sentence of the line that states a failure of the run, with the words that state it."""
+    if _CHECKLIST.match(text):
+        return None
+    for sentence in _SENTENCE.split(text.strip()):
+        said = _stated(sentence)
+        if said is not None:
+            return Parsed(kinds.STATED_FAILURE, {"sentence": sentence.strip(), "said": said})
+    return None
+
+
+# words that name no failure: "I got an error", "got some error like this", "I get this error" point at a text
+# elsewhere (shown after the sentence, or only in a screenshot); "got \"check timeout failed\" Error" names one
+_EMPTY = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "some",
+        "same",
+        "similar",
+        "following",
+        "below",
+        "above",
+        "another",
+        "other",
+        "new",
+        "strange",
+        "weird",
+        "unknown",
+        "many",
+        "lots",
+        "of",
+        "such",
+        "any",
+        "my",
+        "an",
+        "following",
+        "also",
+        "still",
+        "again",
+        "always",
+        "an",
+        "error",
+        "errors",
+    ]
+)
+
+
+def _names_nothing(what: str) -> bool:
+    return all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what)) and not re.search(r"[\"'`“”]", what)
+
+
+def _stated(sentence: str) -> str | None:
+    body = sentence.strip()
+    if not body or body.endswith(("?", "？")) or _FINE.search(body) or _CHANGE.search(body):
+        return None
+    if _POINTS.search(body) and not _NAMED.search(body):
+        return None
+    for m in _STATED.finditer(body):
+        before = body[: m.start()]
+        clause = _CLAUSE.split(before)[-1]
+        if _DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
+            continue
+        if m.group("got") and _names_nothing(m.group("what")):
+            continue
+        return m.group(0)
+    return None

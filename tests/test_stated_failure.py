@@ -1,0 +1,121 @@
+"""A failure the issue states in its own words (parsers/stated_failure.py, issue 43 item 3): the sentences that state
+one, and those that mention failure words without a failure of this run. Each sentence is copied from a real paste
+of the mined corpus (built part) or from the probe's issue excerpts (/work/notes/probe-prose.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.parsers.stated_failure import parse
+
+STATED = [
+    # deepseek-ai/DeepEP#294: the error only quoted in a sentence
+    ('As shown in image, it stuck here then got "check timeout failed" Error.', 'got "check timeout failed" Error'),
+    # sglang-13202 (built)
+    ("it failed without error message", "failed without"),
+    # megatron-bridge-5067 (built)
+    (
+        'Running the Kimi K2 FP8-MX pretrain config with moe_flex_dispatcher_backend="deepep" in container 26.06.01 fails at'
+        " the first forward pass with a DeepEP CPU dispatch timeout during MoE token dispatch.",
+        "fails at",
+    ),
+    # ktransformers-1678 (built)
+    ("When I switch to Qwen3-235B-A22B(INT4), it crashes because of CUDA out of memory.", "crashes"),
+    # sglang-10736 (built)
+    ("But always got memory error when try to run a qwen3.", "got memory error"),
+    # sglang-27487 (built)
+    ("SGLang currently fails to start on a machine using the NVIDIA R610+ driver stack with CUDA UMD 13.3.", "fails to start"),
+    # sgl-project/sglang#4094 (probe)
+    ("But after about 2 minutes, the process is always killed automatically.", "is always killed"),
+    # sgl-project/sglang#3424 (probe)
+    (
+        "When deploying dpsk-r1 using IB communication on two H100 units, unexpected crashes frequently occur.",
+        "crashes",
+    ),
+    # mooncake-1338 (built)
+    ("And then import mooncake module, the core dumped happens.", "core dumped"),
+]
+
+NOT_STATED = [
+    # the brief's quiet case, and denials
+    "It works (I restarted the container and nothing failed).",
+    "The server starts without crashing and there is no error.",
+    "It does not crash anymore",
+    # questions and suppositions
+    "What if it fails?",
+    "If the server crashes, restart it.",
+    "This PR informs users that using CUDA graphs may lead to OOM, and it provides a solution to this.",  # vllm#2182
+    # a change that fixes or avoids it (opencog#2656, opencog#1015, sglang#26326)
+    "sureal crashes in misc situations; this simply avoids the crash; it does not fix the root cause.",
+    'Fixes one way that can crash (r2l "...") calls.',
+    "That PR fixes a segfault in `mooncake::MemcpyWorkerPool::workerThread()` that fires whenever multiple SGLang"
+    " workers run as separate processes on one node.",
+    # another thread's failure, a reproduction attempt (nccl-875, sglang-6843, Mooncake#1426)
+    "Hi, I've got the same error.",
+    "I am getting the same error.",
+    "I tried to reproduce the reported segfault using your code snippet, but I could not reproduce it on my side.",
+    # a sentence that introduces a text shown elsewhere (sglang-3416, sglang-3362, sglang-5594, verl-1049)
+    "After starting the server, it just crashes with the following log:",
+    "I got some error like this,please help",
+    "Hi, I get this error when using SGLang for rollout.",
+    # a noun, not an event (lm-evaluation-harness#2738, Quorra#35)
+    "2. add a tip to provide solutions for OOMs.",
+    "Hey! Thanks for providing crash logs.",
+    # a title (kvcached#5): the report's name, not its evidence
+    "# SGLang server crashes after benchmark client completes",
+    # a template's checklist line and an HTML comment
+    "- [x] 2. The bug has not been fixed in the latest version.",
+    '<!-- Failed to upload "image.png" -->',
+]
+
+
+@pytest.mark.parametrize(("sentence", "said"), STATED)
+def test_a_sentence_that_states_a_failure_is_read(sentence: str, said: str) -> None:
+    parsed = parse(sentence)
+    assert parsed is not None
+    assert parsed.data["said"] == said
+
+
+@pytest.mark.parametrize("sentence", NOT_STATED)
+def test_a_sentence_without_a_failure_of_this_run_is_not_read(sentence: str) -> None:
+    assert parse(sentence) is None
+
+
+def _failures(text: str) -> list[tuple[str, str | None, str]]:
+    analysis = analyze_model([Source(name="paste.md", path=None, data=text.encode())])
+    return [(f.finding, f.event.kind, f.phase) for found in analysis.failures.values() for f in found]
+
+
+def test_a_stated_failure_is_a_failure_of_unknown_time():
+    assert _failures('As shown in image, it stuck here then got "check timeout failed" Error.\n') == [
+        ("failure-time-unknown", "stated_failure", "unknown")
+    ]
+
+
+def test_the_sentence_that_states_it_may_place_it():
+    (failure,) = _failures("Starting the server fails during startup with a cryptic message.\n")
+    assert failure[2] == "startup"
+
+
+def test_a_failure_line_of_the_paste_takes_its_place():
+    text = "The server crashes with DeepEP after loading weights.\nRuntimeError: NCCL error: unhandled system error\n"
+    assert [kind for _, kind, _ in _failures(text)] == ["exception"]
+
+
+def test_one_sentence_stands_for_the_others():
+    text = "The server crashes when I send two requests.\nThe scheduler was killed by the OOM killer.\n"
+    assert len(_failures(text)) == 1
+
+
+def test_a_section_that_says_what_should_happen_or_what_a_change_does_states_no_failure():
+    expected = "### Expected behavior\n\nThe server crashes never, and it keeps serving.\nIt crashes with the fix off.\n"
+    assert _failures(expected) == []
+    pull = (
+        "## Motivation\nDuring initialization the process would block.\n\n"
+        "### How to Reproduce\nThe launcher crashes with no error.\n"
+    )
+    assert _failures(pull) == []
+    feature = "# [Feature] Prevent OOM Crashes\n\n1. I tried the batches API; the server crashes with many requests.\n"
+    assert _failures(feature) == []
