@@ -19,7 +19,7 @@ from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
 from logscope.pipeline.parse import prefilter, serving, wordings
-from logscope.pipeline.parse.parsers import catalogue, sglang_line
+from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
 from logscope.pipeline.parse.parsers.blocks import (
     ExceptionsBeforeTracebacks,
@@ -490,7 +490,8 @@ class SourceClassifier:
                 self.in_sentence = span is text  # a wording in a bare sentence, not in quotes or a code span
                 if span is not text and _looks_like_a_record(span):
                     self._classify(lineno, span, candidates)
-                elif "signature" in candidates:
+                elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
+                    # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
                     self._failure_line(lineno, span)
             if all(e.kind == kinds.FAILURE_LINE for e in self.events[before:]):
                 self._read_prose(lineno, text)  # a sentence quoting a failure may state versions too

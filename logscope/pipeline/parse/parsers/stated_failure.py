@@ -124,6 +124,21 @@ _EMPTY = frozenset(
 )
 
 
+def sentences(text: str) -> list[str]:
+    return [part for part in _SENTENCE.split(text.strip()) if part.strip()]
+
+
+_CONDITIONAL = re.compile(r"(?i)\b(?:if|unless|whether|what if|in case)\b")
+
+
+def rules_out(sentence: str) -> bool:
+    """A bare sentence that asks about a failure, supposes it, describes a change that fixes or handles it, or says
+    the run is fine: a failure's wording in it ("I fixed the CrashLoopBackOff by ...", "if the container exited with
+    code 137, ...") is no failure of this run."""
+    body = sentence.strip()
+    return body.endswith(("?", "？")) or any(p.search(body) for p in (_FINE, _CHANGE, _CONDITIONAL))
+
+
 def _names_nothing(what: str) -> bool:
     return all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what)) and not re.search(r"[\"'`“”]", what)
 
