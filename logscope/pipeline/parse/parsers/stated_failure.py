@@ -136,7 +136,11 @@ def rules_out(sentence: str) -> bool:
     the run is fine: a failure's wording in it ("I fixed the CrashLoopBackOff by ...", "if the container exited with
     code 137, ...") is no failure of this run."""
     body = sentence.strip()
-    return body.endswith(("?", "？")) or any(p.search(body) for p in (_FINE, _CHANGE, _CONDITIONAL))
+    return _asks_fixes_or_dismisses(body) or _CONDITIONAL.search(body) is not None
+
+
+def _asks_fixes_or_dismisses(body: str) -> bool:
+    return body.endswith(("?", "？")) or _FINE.search(body) is not None or _CHANGE.search(body) is not None
 
 
 def _names_nothing(what: str) -> bool:
@@ -145,7 +149,7 @@ def _names_nothing(what: str) -> bool:
 
 def _stated(sentence: str) -> str | None:
     body = sentence.strip()
-    if not body or body.endswith(("?", "？")) or _FINE.search(body) or _CHANGE.search(body):
+    if not body or _asks_fixes_or_dismisses(body):
         return None
     if _POINTS.search(body) and not _NAMED.search(body):
         return None
