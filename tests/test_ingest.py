@@ -164,3 +164,15 @@ def test_an_oom_text_pasted_twice_makes_one_gpu_record():
     )
     gpus = analyze_text("[2026-01-01 10:00:00 TP3] Load weight begin. avail mem=70.00 GB\n" + oom + oom)["gpus"]
     assert [(g["index"], g["card_total_gib"]) for g in gpus] == [(3, 79.11)]
+
+
+def test_a_tracing_formatters_target_after_the_time_and_level_is_stripped():
+    # ai-dynamo/dynamo's SGLang worker (Rust tracing's format: time, level, then the emitting function)
+    line = (
+        "2025-12-10T13:50:14.788089Z  INFO model_runner.load_model: Load weight end. type=DeepseekV3ForCausalLM, "
+        "dtype=torch.bfloat16, avail mem=36.44 GB, mem usage=41.58 GB."
+    )
+    assert clean(line) == [line.split("model_runner.load_model: ", 1)[1]]
+    # an exception's class is never taken for the target
+    error = "2025-12-10T13:50:14.788089Z ERROR torch.distributed.DistBackendError: NCCL error in: x"
+    assert clean(error) == ["torch.distributed.DistBackendError: NCCL error in: x"]

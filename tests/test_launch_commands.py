@@ -346,3 +346,12 @@ def test_a_flag_cut_at_the_width_is_not_joined_across_a_blank_line():
     (launch,) = analyze_text(text)["launches"]
     assert "dp_size" not in launch["server_args"]
     assert launch["server_args"]["nnodes"] == "2"
+
+
+def test_a_continued_command_whose_first_line_is_the_interpreter_alone():
+    # sgl-project/sglang#9780's command: "python \" then "-m sglang.launch_server \" and the flags
+    text = "python \\\n    -m sglang.launch_server \\\n    --tp-size 8 \\\n    --ep-size 8 \\\n    --enable-metrics\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["server_args"] == {"tp_size": "8", "ep_size": "8", "enable_metrics": True}
+    # another program run the same way is no launch
+    assert analyze_text("python \\\n    train.py \\\n    --tp-size 8\n")["launches"] == []

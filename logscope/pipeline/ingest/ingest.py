@@ -49,7 +49,11 @@ _K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d
 # "[severity: ERROR]" label after them when the export renders it
 _SEVERITY = r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|CRITICAL|ALERT|EMERGENCY)"
 _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
-_EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+(?:\[severity: {_SEVERITY}\]\s+)?")
+# ... and the emitting function after them, as Rust's tracing formatter prints its target (Dynamo's workers:
+# "2025-12-10T13:50:14.788089Z  INFO model_runner.load_model: Load weight end. ..."): all lower-case names, so an
+# exception's class ("torch.distributed.DistBackendError: ...") is never taken for it
+_TARGET = r"(?:[a-z_]\w*(?:(?:\.|::)[a-z_]\w*)+: )?"
+_EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+(?:\[severity: {_SEVERITY}\]\s+)?{_TARGET}")
 # a CI console's time stamp in brackets before each line (Jenkins' Timestamper, "[2025-11-06T02:10:00.702Z] ")
 _BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
 # docker compose's service and replica ("sglang-1  | "), padded to the longest name: a name without a replica number

@@ -39,7 +39,9 @@ _SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&"})
 # wrapper with its options before any of them
 _COMMAND_HEAD = re.compile(
     r"^\s*(?:" + SHELL_PROMPT + r")?(?:" + _WRAPPER + r"(?:\s+-\S+)*\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|docker\s+run\b|"
-    r"podman\s+run\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b|(?:numactl|taskset)\s)"
+    r"podman\s+run\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b|(?:numactl|taskset)\s"
+    # the interpreter alone on the first line of a continued command ("python \" then "-m sglang.launch_server \")
+    r"|\S*python3?(?:\.\d+)?\s+\\\s*$)"
 )
 _ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|[^\s\"'])*")  # one character a step: no backtracking
 _HEAD_WORD = re.compile(r"""(?:"[^"]*"|'[^']*'|[^\s"'])+""")
