@@ -90,3 +90,14 @@ def test_the_per_rule_table_says_what_was_given_instead_of_a_missed_finding():
     hit = mined.findings_by_rule(labels, {"findings": [{"rule": "startup-crash"}]})
     assert (hit["nccl-error|startup-crash"].found, hit["nccl-error|startup-crash"].misses) == (1, [])
     assert mined.findings_by_rule(labels, {"findings": []})["runtime-crash"].misses == ["(nothing)"]
+
+
+def test_no_thread_of_the_development_corpus_is_mined_again():
+    # fixtures/real holds ../shared/corpus/real's pastes: a thread there is development data, not a fresh measure
+    real = set()
+    for path in (ROOT / "fixtures" / "real").glob("*.yaml"):
+        url = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("source_url") or ""
+        if "/issues/" in url or "/pull/" in url:
+            real.add(url.rstrip("/"))
+    sources = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in YAMLS]
+    assert [d["id"] for d in sources if d["source_url"].rstrip("/") in real] == []
