@@ -397,14 +397,20 @@ def _shipped_pastes() -> list[tuple[str, Path]]:
 
 
 @pytest.mark.parametrize(("ref", "pastes"), _shipped_pastes(), ids=lambda v: v if isinstance(v, str) else v[0].name)
-def test_a_shipped_case_is_found_again_from_its_own_paste(ref, pastes):
+def test_a_shipped_case_is_found_again_from_its_own_paste(ref, pastes, monkeypatch):
     """The tool's keys are the ones a live analysis makes: each indexed thread, its pastes analysed again, is offered
-    its own thread with the same message (a thread of several pastes may hold its failure in one of them)."""
-    offered = []
+    its own thread with the same message (a thread of several pastes may hold its failure in one of them; a generic
+    message, a watchdog timeout, ties with more threads than the three a report shows, so every case is listed here).
+    The three a report shows are measured on the pairs of known duplicates (bench/cases_eval.py)."""
+    import logscope.cases.match
+
+    monkeypatch.setattr(logscope.cases.match, "TOP", 1000)
+    found = False
     for paste in pastes:
         section = analyze_paths(str(paste)).get("known_cases", {"findings": []})
-        offered += [(m["case"], m["reason"]) for entry in section["findings"] for m in entry["matches"]]
-    assert any(case == ref and reason.startswith("same message") for case, reason in offered), offered
+        for entry in section["findings"]:
+            found |= any(m["case"] == ref and m["reason"].startswith("same message") for m in entry["matches"])
+    assert found, ref
 
 
 def test_a_line_prefix_and_its_time_are_no_part_of_the_message():
