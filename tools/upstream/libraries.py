@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tools.upstream import sources
+from tools.upstream.write import write_generated
 
 
 class Library(NamedTuple):
@@ -219,10 +220,8 @@ def write(path: Path) -> None:
     import json
 
     previous = json.loads(path.read_text()) if path.is_file() else {}
-    data = extract(previous.get("libraries"))
-    doc = {
-        "doc": "Markers that name a native library in a frame or an error line, read from the released packages by "
-        "tools/upstream/libraries.py (python -m tools.upstream libraries). Generated: never edit by hand.",
-        "libraries": data,
-    }
-    path.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+    about = (
+        "Markers that name a native library in a frame or an error line, read from the released packages by "
+        "tools/upstream/libraries.py (python -m tools.upstream libraries). Generated: never edit by hand."
+    )
+    write_generated(path, about, {"libraries": extract(previous.get("libraries"))})

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.upstream import messages, sources
-from tools.upstream.write import CATALOG
+from tools.upstream.write import CATALOG, write_generated
 
 MIN_LITERAL = 24
 # (library as a verdict names it, the wheel on the package index, the modules read: the code a server runs to build
@@ -60,10 +60,9 @@ def extract() -> dict[str, Any]:
 
 
 def write(path: Path) -> None:
-    doc = {
-        "doc": "The messages FlashInfer's and sgl-kernel's Python code raises (f-string fields as {}), with the library, "
+    about = (
+        "The messages FlashInfer's and sgl-kernel's Python code raises (f-string fields as {}), with the library, "
         "the exception class and where the newest wheel raises it, read by tools/upstream/library_raises.py "
-        "(python -m tools.upstream raises). Generated: never edit by hand.",
-        **extract(),
-    }
-    path.write_text(json.dumps(doc, indent=0) + "\n")
+        "(python -m tools.upstream raises). Generated: never edit by hand."
+    )
+    write_generated(path, about, extract(), indent=0)

@@ -9,13 +9,13 @@ goes to the library whose name it spells; every other one to the wheel's own lib
 
 from __future__ import annotations
 
-import json
 import re
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from tools.upstream import sources
+from tools.upstream.write import write_generated
 
 # (library as a verdict names it, the wheel on the package index); versions: the newest in the cache
 WHEELS: tuple[tuple[str, str], ...] = (
@@ -60,9 +60,8 @@ def extract() -> dict[str, Any]:
 
 
 def write(path: Path) -> None:
-    doc = {
-        "doc": "Top-level Python package -> the library a verdict names, read from the released wheels' file lists by "
-        "tools/upstream/python_modules.py (python -m tools.upstream modules). Generated: never edit by hand.",
-        **extract(),
-    }
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    about = (
+        "Top-level Python package -> the library a verdict names, read from the released wheels' file lists by "
+        "tools/upstream/python_modules.py (python -m tools.upstream modules). Generated: never edit by hand."
+    )
+    write_generated(path, about, extract())

@@ -8,12 +8,12 @@ and that each site's function is one the reason names."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from tools.upstream import sources
+from tools.upstream.write import write_generated
 
 # (the literal text every release's wording holds, the functions it may be raised in, why only serving reaches them)
 MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -77,9 +77,8 @@ def extract() -> dict[str, Any]:
 
 
 def write(path: Path) -> None:
-    doc = {
-        "doc": "Where each SGLang release raises or logs a message only a running server prints, read from the "
-        "released wheels by tools/upstream/serving_only.py (python -m tools.upstream serving). Generated.",
-        "messages": extract(),
-    }
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    about = (
+        "Where each SGLang release raises or logs a message only a running server prints, read from the "
+        "released wheels by tools/upstream/serving_only.py (python -m tools.upstream serving). Generated."
+    )
+    write_generated(path, about, {"messages": extract()})

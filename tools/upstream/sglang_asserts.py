@@ -9,12 +9,12 @@ Read from every catalogued release's wheel (tools/upstream/versions.txt): `asser
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from tools.upstream import sources
+from tools.upstream.write import write_generated
 
 MIN_LITERAL = 16
 # the message after the condition's comma: a string literal, an f-string, implicit concatenations over lines
@@ -61,10 +61,9 @@ def extract() -> dict[str, Any]:
 
 
 def write(path: Path) -> None:
-    doc = {
-        "doc": "The messages of SGLang's assert statements (f-string fields as {}), with the first and last catalogued "
+    about = (
+        "The messages of SGLang's assert statements (f-string fields as {}), with the first and last catalogued "
         "release holding each, read from the released wheels by tools/upstream/sglang_asserts.py "
-        "(python -m tools.upstream asserts). Generated: never edit by hand.",
-        **extract(),
-    }
-    path.write_text(json.dumps(doc, indent=0) + "\n")
+        "(python -m tools.upstream asserts). Generated: never edit by hand."
+    )
+    write_generated(path, about, extract(), indent=0)

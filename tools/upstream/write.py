@@ -29,6 +29,11 @@ def keep_message(row: dict[str, Any]) -> bool:
     return row["kind"] == "log" and row["level"] != "debug"
 
 
+def write_generated(path: Path, about: str, body: dict[str, Any], indent: int = 1) -> None:
+    """A small generated catalogue: its `doc` (what it holds and the tool that reads it), then its tables."""
+    path.write_text(json.dumps({"doc": about, **body}, indent=indent) + "\n")
+
+
 def _rows(rows: list[dict[str, Any]]) -> str:
     return "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows) + "\n]"
 
