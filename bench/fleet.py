@@ -90,6 +90,7 @@ def main() -> None:
         jobs = sorted((folder / "jobs").iterdir())
         sample = jobs[: args.loop_sample]
         loop_s = loop(sample) * len(jobs) / len(sample)
+        rows: list[tuple[str, float, float | None]]  # name, seconds, peak RSS (MiB) where measured
         rows = [(f"shell loop of `logscope analyze` (measured on {len(sample)} jobs, extrapolated)", loop_s, None)]
         cores = len(os.sched_getaffinity(0))
         for workers in sorted({1, cores}):
@@ -127,8 +128,8 @@ def main() -> None:
         except ImportError:
             print("ray not installed: `scan --engine ray` not measured (pip install -e '.[fleet]')")
         print(f"\n{'run':<78} {'seconds':>8} {'jobs/s':>8} {'vs loop':>8} {'peak RSS':>9}")
-        for name, seconds, rss in rows:
-            peak = f"{rss:.0f} MiB" if rss is not None else "-"
+        for name, seconds, peak_rss in rows:
+            peak = f"{peak_rss:.0f} MiB" if peak_rss is not None else "-"
             print(f"{name:<78} {seconds:8.1f} {len(jobs) / seconds:8.1f} {loop_s / seconds:7.1f}x {peak:>9}")
         local = {name: s for name, s, _ in rows if name.startswith("scan, local")}
         if len(local) == 2:

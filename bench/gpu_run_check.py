@@ -44,7 +44,8 @@ def wordings() -> dict[str, str]:
 def fill(text: str, values: dict[str, str]) -> str:
     """The wording with its numbers replaced: each `key` followed by a number gets values[key]."""
     for key, value in values.items():
-        text = re.sub(re.escape(key) + r"[0-9.]+", lambda _m, k=key, v=value: k + v, text, count=1)
+        literal = (key + value).replace("\\", "\\\\")  # a replacement string reads backslashes as escapes
+        text = re.sub(re.escape(key) + r"[0-9.]+", literal, text, count=1)
     return text
 
 

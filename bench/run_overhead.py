@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE = "[2026-10-20 09:00:04 TP0] Load weight begin. avail mem=137.70 GB"
@@ -65,16 +66,18 @@ def cpu(seconds: float, nvml_kind: str) -> tuple[float, float, int]:
 
             state = Path(tmp) / "state.jsonl"
             state.write_text(json.dumps({"pid": os.getpid(), "mib": 600}) + "\n")
-            module = FakeNvml(state)
+            nvml: Any = FakeNvml(state)
         else:
-            import pynvml as module
+            import pynvml
+
+            nvml = pynvml
         with open(os.devnull, "wb") as null:
             options = RunOptions(
                 [sys.executable, str(child), str(int(seconds * 10)), "0.1"],
                 Path(tmp) / "out",
                 interval_s=0.5,
                 analysis=False,
-                nvml_module=module,
+                nvml_module=nvml,
                 stdout_fd=null.fileno(),
                 stderr_fd=2,
             )

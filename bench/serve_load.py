@@ -158,12 +158,12 @@ def run_scenario(name: str, port: int, pid: int, limit: float, hold: float) -> d
 
     with Probe(port, pid) as probe:
         if name in ("header", "parts", "nesting"):
-            body, boundary = {
+            make, boundary = {
                 "header": (crafted_header, b"bench"),
                 "parts": (many_parts, b"bench"),
                 "nesting": (deep_nesting, b"b0"),
             }[name]
-            one(body(), boundary)
+            one(make(), boundary)
         elif name == "burst":
             body = paste_8mib()
             threads = [threading.Thread(target=one, args=(body, b"bench")) for _ in range(20)]

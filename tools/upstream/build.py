@@ -31,7 +31,7 @@ def _one_version(version: str) -> dict[str, Any]:
 
 def _extract_version(version: str) -> dict[str, Any]:
     wheel = sources.download("sglang", version)
-    found: dict[str, list] = {"messages": [], "env": [], "constants": []}
+    found: dict[str, Any] = {"messages": [], "env": [], "constants": []}
     dynamic = 0
     for path, text in sources.python_files(wheel):
         module = sources.module_of(path)

@@ -16,7 +16,7 @@ import re
 import sys
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -125,7 +125,7 @@ def _env(wheel: Wheel, name: str) -> dict[str, Any]:
     return wheel.find(_ENVIRON, rf"^\s+{name} = Env\w+\((.*)\)\s*$")
 
 
-def _heuristic(node: ast.AST) -> dict[str, Any]:
+def _heuristic(node: Any) -> dict[str, Any]:  # an ast.Tuple row or a Heuristic(...) ast.Call
     items = node.elts if isinstance(node, ast.Tuple) else node.args  # a table row, or Heuristic(...)
     values = []
     mc = [0, 0]
@@ -149,7 +149,7 @@ def _arch_table(tree: ast.Module, function: str) -> dict[str, Any] | None:
                 pull_blocks = _number(arith(kw["num_pull_blocks"]))
             except Missing:
                 pull_blocks = ast.unparse(kw["num_pull_blocks"])
-    ret = next(n for n in ast.walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict))
+    ret: Any = next(n for n in ast.walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict))
     worlds = {}
     for key, value in zip(ret.value.keys, ret.value.values):
         kw = {k.arg: k.value for k in value.keywords}
@@ -224,7 +224,7 @@ def _threshold_maps(tree: ast.Module) -> dict[str, Any] | None:
                     for stmt in body:
                         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Dict):
                             out[arch] = {
-                                int(arith(k)): int(arith(v.args[0]))  # type: ignore[union-attr]
+                                int(arith(k)): int(arith(v.args[0]))  # type: ignore[union-attr,attr-defined]
                                 for k, v in zip(stmt.value.keys, stmt.value.values)
                                 if k is not None
                             }
@@ -387,7 +387,7 @@ def _tiers(wheel: Wheel) -> dict[str, Any]:
                 m = re.fullmatch(r"\(([\d.]+) \+ parallel_size / (\d+)\) \* 1024|(\d+) \* 1024", expr)
                 if m is None:
                     break
-                upper = _number(arith(branch.test.comparators[0])) if isinstance(branch, ast.If) else None
+                upper = _number(arith(cast(ast.Compare, branch.test).comparators[0])) if isinstance(branch, ast.If) else None
                 if m.group(3):
                     rows.append([upper, _number(float(m.group(3)) * 1024), 0])
                 else:
@@ -402,11 +402,12 @@ _SERVER_ARGS = "sglang/srt/server_args.py"
 _BOOST = r"min\(mem_fraction \+ (\d+) \* 1024 \* \(1 - mem_fraction\) / gpu_mem, \(gpu_mem - 1024 \* (\d+)\) / gpu_mem\)"
 
 
-def _fraction_chain(node: ast.If, names: dict[str, list[str]]) -> tuple[list[str], list[list[float]], float] | None:
+def _fraction_chain(node: ast.stmt, names: dict[str, list[str]]) -> tuple[list[str], list[list[float]], float] | None:
     """`if self.tp_size >= 16: f = 0.79 elif ... else: f = 0.88` (or on a local such as parallel_size, whose
     assignment `names` gives): the server arguments compared, the [at least, fraction] rows and the else branch's
     fraction."""
     rows: list[list[float]] = []
+    by: list[str] | None = None
     branch: Any = node
     while isinstance(branch, ast.If):
         test = branch.test
@@ -418,7 +419,7 @@ def _fraction_chain(node: ast.If, names: dict[str, list[str]]) -> tuple[list[str
         if by is None or len(branch.orelse) != 1:
             return None
         branch = branch.orelse[0]
-    if not isinstance(branch, ast.Assign):
+    if by is None or not isinstance(branch, ast.Assign):
         return None
     return by, rows, _number(arith(branch.value))
 
@@ -558,7 +559,9 @@ def _auto_disable(wheel: Wheel) -> dict[str, Any]:
         if text is None:
             continue
         for fn in ast.walk(ast.parse(text)):
-            m = _AUTO_DISABLE.match(fn.name) if isinstance(fn, ast.FunctionDef) else None
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            m = _AUTO_DISABLE.match(fn.name)
             if m is None:
                 continue
             backend = m.group(1) or m.group(2)
@@ -740,7 +743,7 @@ def deepep_source(repo: Path) -> dict[str, Any]:
         if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "num_sms" and node.value is not None:
             num_sms = {"value": arith(node.value), "at": f"{legacy_py}:{node.lineno}"}
         if isinstance(node, ast.FunctionDef) and node.name in ("get_dispatch_config", "get_combine_config"):
-            table = next(n for n in ast.walk(node) if isinstance(n, ast.Dict))
+            table: Any = next(n for n in ast.walk(node) if isinstance(n, ast.Dict))
             configs[node.name] = {
                 "at": f"{legacy_py}:{table.lineno}",
                 "ranks": {int(arith(k)): [int(arith(a)) for a in v.args[1:]] for k, v in zip(table.keys, table.values)},

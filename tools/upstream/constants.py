@@ -108,9 +108,9 @@ class _Visitor(ast.NodeVisitor):
         positional = [*args.posonlyargs, *args.args]
         for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults):
             self._param(arg.arg, default, qual)
-        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-            if default is not None:
-                self._param(arg.arg, default, qual)
+        for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
+            if kw_default is not None:
+                self._param(arg.arg, kw_default, qual)
         if _TABLE_FUNC.search(node.name):
             local = dict(self.names)
             for stmt in node.body:
@@ -128,7 +128,7 @@ class _Visitor(ast.NodeVisitor):
 
     visit_FunctionDef = visit_AsyncFunctionDef = _function
 
-    def _param(self, name: str, default: ast.AST, qual: str) -> None:
+    def _param(self, name: str, default: ast.expr, qual: str) -> None:
         if _SIZE_PARAM.search(name):
             value = _value(default, self.names)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -164,12 +164,12 @@ class _Visitor(ast.NodeVisitor):
         if (
             isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts)
         ):  # KB, MB = 1024, 1024 * 1024
-            for name, value in zip(target.elts, node.value.elts):
-                self.visit_Assign(ast.Assign(targets=[name], value=value, lineno=node.lineno))
+            for element, value in zip(target.elts, node.value.elts):
+                self.visit_Assign(ast.Assign(targets=[element], value=value, lineno=node.lineno))
             return
         if not isinstance(target, ast.Name):
             return
-        name = node.targets[0].id
+        name = target.id
         value = _value(node.value, self.names)
         # a later name refers to the unconditional binding: a value assigned under an `if` (one platform's
         # size) is a row of its own, never what a default argument or a table reads

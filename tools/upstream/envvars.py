@@ -27,20 +27,20 @@ def _declarations(module: str, tree: ast.Module) -> list[EnvVar]:
     found = []
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         for stmt in cls.body:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                continue
+            target, call = stmt.targets[0], stmt.value
             if (
-                isinstance(stmt, ast.Assign)
-                and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and isinstance(stmt.value, ast.Call)
-                and isinstance(stmt.value.func, ast.Name)
-                and stmt.value.func.id.startswith("Env")
+                isinstance(target, ast.Name)
+                and isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id.startswith("Env")
             ):
-                call = stmt.value
                 default = ast.unparse(call.args[0]) if call.args else ""
                 for kw in call.keywords:
                     if kw.arg == "default":
                         default = ast.unparse(kw.value)
-                found.append(EnvVar(stmt.targets[0].id, default, f"environ.py {call.func.id}", module, stmt.lineno))
+                found.append(EnvVar(target.id, default, f"environ.py {call.func.id}", module, stmt.lineno))
     return found
 
 

@@ -123,7 +123,8 @@ def render(row: dict[str, Any], phase: str) -> str:
     template = row["template"]
     if row["style"] == "%":
         return _PRINTF.sub(lambda m: _value(phase, template[: m.start()], (m.group(2) or "") + m.group(3)), template)
-    out, pos = [], 0
+    out: list[str] = []
+    pos = 0
     for m in _FSTRING.finditer(template):
         before = "".join(out) + template[pos : m.start()]  # the text as printed so far
         if m.group(1).startswith("quant_str"):
@@ -136,8 +137,8 @@ def render(row: dict[str, Any], phase: str) -> str:
             value = "CUDA graph" if "capture_name" in template else "cuda graph"
         elif m.group(1) == "capture_name":
             value = "target decode"
-        elif re.fullmatch(r"\s*'[^']*' if .+ else '([^']*)'\s*", m.group(1)):  # the CUDA branch
-            value = re.fullmatch(r"\s*'[^']*' if .+ else '([^']*)'\s*", m.group(1)).group(1)
+        elif cuda_branch := re.fullmatch(r"\s*'[^']*' if .+ else '([^']*)'\s*", m.group(1)):  # the CUDA branch
+            value = cuda_branch.group(1)
         else:
             value = _value(phase, before, m.group(3) or "")
         out.append(template[pos : m.start()] + value)

@@ -41,7 +41,7 @@ def _formats(tag: str) -> tuple[set[str], set[str]]:
 def extract() -> dict[str, Any]:
     tags = _tags()
     per_tag = {tag: _formats(tag) for tag in tags}
-    demoted = []
+    demoted: list[dict[str, Any]] = []
     every = sorted(set().union(*(w for w, _ in per_tag.values())))
     for fmt in every:
         if not _WORDY.search(fmt):

@@ -249,8 +249,8 @@ class _Graph:
             if func.cls is not None and "." not in func.qualname[len(func.cls) + 1 :]:
                 self.by_class[func.cls][func.name].append(func)
         children: dict[str, set[str]] = defaultdict(set)
-        for cls, bases in self.bases.items():
-            for base in bases:
+        for cls, ancestors in self.bases.items():
+            for base in ancestors:
                 children[base].add(cls)
         self._family: dict[str, set[str]] = {}
         self._children = children
@@ -340,6 +340,7 @@ def release_stages(files: Iterable[tuple[str, str]]) -> dict[str, dict[str, Any]
         fid = id(func)
         phases = [p for p, reached in by_phase.items() if fid in reached]
         at_startup = fid in startup_general or bool(phases)
+        entry: dict[str, Any]
         if at_startup == (fid in serving):
             entry = {"stage": "both" if at_startup else "none"}
         elif at_startup:
