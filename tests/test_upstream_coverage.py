@@ -83,3 +83,11 @@ def test_the_catalogue_holds_constants_and_env_defaults_per_release():
     older = _env_default("SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "0.4.10.post2")
     assert (older["default"], older["declared_by"]) == ("128", "get_int_env_var")
     assert _env_default("SGLANG_DISAGG_STAGING_POOL_SIZE_MB", "0.5.23")["default"] == "4096"
+
+
+def test_the_coverage_doc_is_current():
+    """docs/upstream-coverage.md is what `python -m tools.upstream docs` writes from the catalogue and today's readers:
+    a reader change that reads more wordings must rewrite it."""
+    from tools.upstream import coverage_doc
+
+    assert coverage_doc.DOC.read_text(encoding="utf-8") == coverage_doc.render(), "run `python -m tools.upstream docs`"

@@ -13,6 +13,12 @@ DOC = ROOT / "docs" / "upstream-coverage.md"
 
 
 def write() -> Path:
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    DOC.write_text(render(), encoding="utf-8")
+    return DOC
+
+
+def render() -> str:
     upstream.catalog.cache_clear()
     upstream.versions.cache_clear()
     wording_coverage.verdicts.cache_clear()
@@ -52,6 +58,4 @@ def write() -> Path:
     for row, found in sorted(read_rows, key=lambda pair: (pair[0]["module"], pair[0]["line"])):
         template = row["template"].replace("|", "\\|").replace("\n", " ")[:140]
         lines.append(f"| `{template}` | {row['first']}..{row['last']} | {found.how} |")
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return DOC
+    return "\n".join(lines) + "\n"
