@@ -371,6 +371,7 @@ def run(analyze: Callable[[Path], dict[str, Any]], why: bool = False, ids: set[s
         per_class: dict[str, Count] = {}
         findings_by_class: dict[str, Count] = {}
         total_facts, total_findings = Count(), Count()
+        false_rules: Counter[str] = Counter()  # the rules of the false findings, so a split says which without a paste
         by_rule: dict[str, Count] = {}
         for doc in part:
             report = analyze(doc["_path"])
@@ -384,6 +385,7 @@ def run(analyze: Callable[[Path], dict[str, Any]], why: bool = False, ids: set[s
             per_class.setdefault(class_of_failure(doc), Count()).add(counts["failures"])
             total_facts.add(counts["failures"])
             total_findings.add(counts["findings"])
+            false_rules.update(counts["findings"].false)
             for cls in [*doc["classes"], "(all)"]:
                 findings_by_class.setdefault(cls, Count()).add(counts["findings"])
             if why and split == "built":
@@ -403,6 +405,7 @@ def run(analyze: Callable[[Path], dict[str, Any]], why: bool = False, ids: set[s
             f"{'TOTAL findings':<28} {_ratio(total_findings.found, total_findings.labelled):>22} "
             f"{_ratio(total_findings.right, total_findings.given):>22}   false findings: "
             f"{total_findings.given - total_findings.right}"
+            + (f" ({', '.join(f'{r} x{n}' for r, n in false_rules.most_common())})" if false_rules else "")
         )
         lines.append(f"{'expected finding':<28} {'recall':>22}   given instead where missed")
         for rule in sorted(by_rule):
