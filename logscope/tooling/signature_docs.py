@@ -16,6 +16,10 @@ def render_signatures_doc() -> str:
         "literal text with `*` gaps and `{name:type}` captures (int, num, hex, word, size, text), matched in",
         "linear time.",
         "",
+        "Keys after an id: `status_line` (after_name | at_start) marks a wording that opens a status line a shell or a",
+        "container tool prints of a process it ran (after the process's name, or at the line's start): a line that",
+        "begins so is a record of its own, never prose.",
+        "",
     ]
     files = []
     for path in signature_files():
@@ -36,8 +40,9 @@ def render_signatures_doc() -> str:
         ]
         for sig in sigs:
             pattern = sig.pattern.source.replace("|", "\\|")
+            keys = f" (status_line: {sig.status_line})" if sig.status_line else ""
             out.append(
-                f"| `{sig.id}` | {sig.on} | `{pattern}` | {sig.finding or '-'} | {sig.phase or '-'} | "
+                f"| `{sig.id}`{keys} | {sig.on} | `{pattern}` | {sig.finding or '-'} | {sig.phase or '-'} | "
                 f"{sig.source.replace('|', '/')} |"
             )
         out.append("")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import Any
 
 from logscope.core import kinds
@@ -676,20 +677,28 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
-# a status line a shell or a container tool prints of a process it ran: bash 5.2.15's "%s: line %d: " (its job reports
-# and errors), docker compose v2's "<container> exited with code %d" (pkg/compose/printer.go), a row of kubectl get
-# pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s"), and Rust's panic report
-# ("thread '<name>' panicked at <file>:<line>:<col>:", sgl-router)
-_TOOL_STATUS = re.compile(
-    r"^\S+: line \d+: |^[\w.-]+ exited with code -?\d+|^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b|^thread '[^']*' panicked at "
-)
+# a row of kubectl get pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s"): a
+# status line of a process by its columns, whatever its status (the other tools' status lines open with wordings of
+# the signatures marked `status_line`: SignatureSet.status_line_start)
+_POD_ROW = re.compile(r"^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b")
 
 
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _TOOL_STATUS.match(text) or command_line(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _tool_status(text) or command_line(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
+
+
+def _tool_status(text: str) -> bool:
+    """A status line a shell or a container tool prints of a process it ran: a signature's wording marked `status_line`
+    opens it (bash's job report, docker compose's exit, Rust's panic), or a row of kubectl get pods."""
+    return bool(_status_line_start().match(text) or _POD_ROW.match(text))
+
+
+@cache
+def _status_line_start() -> re.Pattern[str]:
+    return bundled_signatures().status_line_start()
 
 
 def classify_sources(
