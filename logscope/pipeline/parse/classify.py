@@ -27,6 +27,7 @@ from logscope.pipeline.parse.parsers.blocks import (
     TracebackReader,
     exception_printed_before_its_traceback,
 )
+from logscope.pipeline.parse.parsers.command_runners import WRAPPER, alternation
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
@@ -620,7 +621,7 @@ _RECORD_START = re.compile(
     + _PROMPT
     + r"|export |[A-Z_]+="
     r"|\S*python|sglang "
-    r"|\++ |(?:sudo|nohup|env|time|exec) "  # a bash -x trace line, a command run under a wrapper
+    r"|\++ |" + alternation(WRAPPER) + " "  # a bash -x trace line, a command run under a wrapper
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
 )

@@ -16,37 +16,35 @@ from logscope.core.model import TEXT_KEEP
 from logscope.core.server_flags import begins_an_option, is_option, known_option, takes, value_type
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import PREFIXED, SHELL_PROMPT, BlockReader
+from logscope.pipeline.parse.parsers.command_runners import (
+    CONTAINER_START,
+    RUNNER,
+    RUNNER_FIRST_WORDS,
+    WRAPPER,
+    WRAPPER_NAMES,
+    alternation,
+)
 
 _CONTINUED = re.compile(r"\s\\\s*$")
-# the programs that run a command under them (their options and arguments come before it): the environment
-# assignments among their words are the launch's, the rest is theirs ("nohup", "numactl --cpunodebind=0",
-# "taskset -c 0-31", "env -u X Y=1", "/usr/bin/time -v", "sudo -E")
-_WRAPPERS = frozenset(
-    {"nohup", "env", "time", "numactl", "taskset", "sudo", "exec", "stdbuf", "nice", "ionice", "chrt", "timeout"}
-)
-_WRAPPER = r"(?:\S*/)?(?:" + "|".join(sorted(_WRAPPERS)) + r")"
-# the programs that run a command in a container, a job or an environment, the command at the end of their words
-# ("docker exec -it c python3 -m ...", "srun -N 1 python -m ...", "kubectl exec pod -- python3 -m ...")
-_RUNNER = (
-    r"(?:(?:docker|podman|kubectl)\s+exec|ray\s+job\s+submit|srun|mpirun|(?:uv|conda|pixi)\s+run"
-    r"|(?:apptainer|singularity)\s+(?:exec|run))"
-)
-_RUNNER_FIRST_WORDS = frozenset(
-    {"docker", "podman", "kubectl", "ray", "srun", "mpirun", "uv", "conda", "pixi", "apptainer", "singularity"}
-)
+_WRAPPER = r"(?:\S*/)?" + alternation(WRAPPER)
 _SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&"})
 # a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang, or a
 # wrapper with its options before any of them
 _COMMAND_HEAD = re.compile(
-    r"^\s*(?:" + SHELL_PROMPT + r")?(?:" + _WRAPPER + r"(?:\s+-\S+)*\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|docker\s+run\b|"
-    r"podman\s+run\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b|(?:numactl|taskset)\s"
+    r"^\s*(?:"
+    + SHELL_PROMPT
+    + r")?(?:"
+    + _WRAPPER
+    + r"(?:\s+-\S+)*\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|"
+    + alternation(CONTAINER_START)
+    + r"\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b|(?:numactl|taskset)\s"
     # the interpreter alone on the first line of a continued command ("python \" then "-m sglang.launch_server \")
     r"|\S*python3?(?:\.\d+)?\s+\\\s*$)"
 )
 _ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|[^\s\"'])*")  # one character a step: no backtracking
 _HEAD_WORD = re.compile(r"""(?:"[^"]*"|'[^']*'|[^\s"'])+""")
 _PROMPT_FIRST = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")")
-_DOCKER = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?(?:sudo\s+)?(?:docker|podman)\s+run\s")
+_DOCKER = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?(?:" + _WRAPPER + r"\s+)*" + alternation(CONTAINER_START) + r"\s")
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
 _LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
 # a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
@@ -58,7 +56,7 @@ _ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
 _SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)"
 _LAUNCH_WORDS = _ASSIGNMENTS_FIRST + r"(?:" + _SGLANG_LAUNCHER + r"|torchrun)(?=\s|$)"
 # a wrapper or a runner and its words before the launcher ("nohup ", "numactl -N 0 -m 0 ", "docker exec -it box ")
-_WRAPPED = r"(?:" + _WRAPPER + r"|" + _RUNNER + r")\s+(?:\S+\s+){0,8}?"
+_WRAPPED = r"(?:" + _WRAPPER + r"|" + alternation(RUNNER) + r")\s+(?:\S+\s+){0,8}?"
 # (under a wrapper or a runner too: "➜  w git:(main) ✗ nohup python3 -m ...")
 _UNDER = r"(?:" + _ASSIGNMENTS_FIRST + _WRAPPED + r")?"
 _BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _UNDER + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
@@ -187,7 +185,7 @@ def _shell_head(head: str) -> str | None:
             kept, wrapped = [], False
         elif _ASSIGNMENT.fullmatch(word):
             kept.append(word)
-        elif word.rsplit("/", 1)[-1] in _WRAPPERS or (not wrapped and word in _RUNNER_FIRST_WORDS):
+        elif word.rsplit("/", 1)[-1] in WRAPPER_NAMES or (not wrapped and word in RUNNER_FIRST_WORDS):
             wrapped = True
         elif not wrapped:
             return None
