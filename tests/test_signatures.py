@@ -202,6 +202,11 @@ def test_no_placeholder_or_unknown_number_in_a_golden_message(golden: Path):
             "signatures: [{id: a-b, on: frame, pattern: 'abcd', status_line: at_start, source: s, finding: nccl-error}]\n",
             "status_line: one of after_name, at_start, with on: line",
         ),
+        (
+            "mechanism: x\ntitle: t\n"
+            "signatures: [{id: a-b, on: line, pattern: 'abcd', gives_way: later, source: s, finding: nccl-error}]\n",
+            "gives_way: one of next_line, other_failure",
+        ),
     ],
 )
 def test_signature_loader_errors_name_file_line_and_column(tmp_path, body, error):
@@ -251,6 +256,12 @@ def test_a_status_line_opens_with_its_signature_wording_after_the_name_or_at_the
     assert start.match("sglang-1 exited with code 137") and start.match("thread 'main' panicked at src/main.rs:5:1:")
     assert not start.match("the container sglang-1 exited with code 137") and not start.match("Killed process 3 (python)")
     assert not SignatureSet().status_line_start().match("sglang-1 exited with code 137")
+
+
+def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
+    bundled = bundled_signatures()
+    assert bundled.giving_way("next_line") == {"process-cpp-terminate"}
+    assert bundled.giving_way("other_failure") == {"process-child-sigquit"}
 
 
 def test_a_rejected_occurrence_does_not_hide_a_later_one():

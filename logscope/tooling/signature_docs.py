@@ -18,7 +18,9 @@ def render_signatures_doc() -> str:
         "",
         "Keys after an id: `status_line` (after_name | at_start) marks a wording that opens a status line a shell or a",
         "container tool prints of a process it ran (after the process's name, or at the line's start): a line that",
-        "begins so is a record of its own, never prose.",
+        "begins so is a record of its own, never prose. `gives_way` (next_line | other_failure) marks a failure that",
+        "gives way to another: a line that announces the failure the next line states, to that line's failure; a",
+        "parent process's report that a child died, to any other failure of its input.",
         "",
     ]
     files = []
@@ -41,6 +43,7 @@ def render_signatures_doc() -> str:
         for sig in sigs:
             pattern = sig.pattern.source.replace("|", "\\|")
             keys = f" (status_line: {sig.status_line})" if sig.status_line else ""
+            keys += f" (gives_way: {sig.gives_way})" if sig.gives_way else ""
             out.append(
                 f"| `{sig.id}`{keys} | {sig.on} | `{pattern}` | {sig.finding or '-'} | {sig.phase or '-'} | "
                 f"{sig.source.replace('|', '/')} |"
