@@ -37,9 +37,10 @@ from logscope.pipeline.parse.parsers.blocks import (
     exception_printed_before_its_traceback,
 )
 from logscope.pipeline.parse.parsers.command_runners import WRAPPER, alternation
+from logscope.pipeline.parse.parsers.command_shapes import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
+from logscope.pipeline.parse.parsers.command_text import parse_command
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
-from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, after_label, behind_prompt, command_line, parse_command
 from logscope.pipeline.parse.parsers.stated_env import SENTENCE, TORCH_NCCL_ERROR, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines

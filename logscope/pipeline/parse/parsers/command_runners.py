@@ -1,5 +1,6 @@
-"""The programs that run a command under them, in one table: the launch command readers (shell.py), the registry's
-shape test of a launch line and the classifier's test of a line that starts a record all read it."""
+"""The programs that run a command under them, in one table: the launch command readers (command_shapes.py,
+command_text.py), the registry's shape test of a launch line and the classifier's test of a line that starts a record
+all read it."""
 
 from __future__ import annotations
 

@@ -16,20 +16,14 @@ from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line,
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, WRAPPER, alternation
+from logscope.pipeline.parse.parsers.command_shapes import bare_module, behind_prompt, command_line, without_prompt
+from logscope.pipeline.parse.parsers.command_text import parse_command
+from logscope.pipeline.parse.parsers.field_commands import FieldCommandReader
+from logscope.pipeline.parse.parsers.multiline_commands import ContinuedCommandReader, WrappedCommandReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
 from logscope.pipeline.parse.parsers.server_args_dump import WrappedDumpReader
-from logscope.pipeline.parse.parsers.shell import (
-    ContinuedCommandReader,
-    FieldCommandReader,
-    WrappedCommandReader,
-    bare_module,
-    behind_prompt,
-    command_line,
-    parse_command,
-    without_prompt,
-)
 from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
 from logscope.pipeline.parse.parsers.stated_env import PipShowReader, SectionVersionReader, VersionPrintReader
 
