@@ -38,7 +38,7 @@ from logscope.pipeline.parse.parsers.blocks import (
 )
 from logscope.pipeline.parse.parsers.command_runners import WRAPPER, alternation
 from logscope.pipeline.parse.parsers.command_shapes import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
-from logscope.pipeline.parse.parsers.command_text import parse_command
+from logscope.pipeline.parse.parsers.command_text import may_hold_a_launcher, parse_command
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import SENTENCE, TORCH_NCCL_ERROR, version_before_failure
@@ -655,7 +655,7 @@ def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
 def _command_words(pieces: list[Piece], line: str) -> bool:
     """The strings taken out of a line are words of the launch command the line is (a JSON argument's strings, an
     option's quoted value): the line is read whole, as the command."""
-    if "sglang" not in line:
+    if not may_hold_a_launcher(line):
         return False
     command = parse_command(line)
     return command is not None and all(_a_command_word(piece.text, command) for piece in pieces)
@@ -664,7 +664,7 @@ def _command_words(pieces: list[Piece], line: str) -> bool:
 def _without_command_words(spans: list[str]) -> list[str]:
     """The spans quoted in a sentence less those that are words of a launch command quoted in it too (`python3 -m
     sglang.launch_server --served-model-name "..."` in a code span): the command's, never a failure."""
-    commands = [parse_command(span) for span in spans if "sglang" in span]
+    commands = [parse_command(span) for span in spans if may_hold_a_launcher(span)]
     words = [command for command in commands if command is not None]
     if not words:
         return spans

@@ -148,6 +148,16 @@ def _up_to_its_end(command: str, start: int) -> str:
     return "".join(out).rstrip()
 
 
+# every launcher normalise_command reads holds one of these: "-m sglang.<module>" (torchrun's too), the module's name
+# alone, "sglang serve", ".../sglang/launch_server.py"
+_LAUNCHER_LITERALS = ("sglang.", "sglang serve", "sglang/")
+
+
+def may_hold_a_launcher(text: str) -> bool:
+    """A cheap test before parse_command: text without these literals holds no launch command."""
+    return any(literal in text for literal in _LAUNCHER_LITERALS)
+
+
 def parse_command(text: str) -> dict[str, Any] | None:
     """A launch command (docker and torchrun forms too) → {'env', 'args', 'kind'}."""
     normalised = normalise_command(text)
