@@ -26,6 +26,7 @@ from logscope.pipeline.parse.signatures.library import Raiser, op_library, raisi
 from logscope.pipeline.parse.signatures.loader import NEXT_LINE, OTHER_FAILURE, Signature, SignatureSet, bundled_signatures
 from logscope.pipeline.parse.signatures.native import (
     NativeCrash,
+    is_glog_error,
     is_glog_fatal,
     is_library_error,
     merge_native,
@@ -432,8 +433,8 @@ def _native_init(event: Event, sig: Signature | None, native: _NativeContext) ->
         found = native_stages.place_deepep(text)
     if found is None and (mechanism == "deepep" or "nvshmem" in text.lower()):
         found = native_stages.place_nvshmem(native.nvshmem_chain(event))
-    if found is None and mechanism == "pd_transfer":
-        found = native_stages.place_mooncake(text)
+    if found is None and mechanism == "pd_transfer" and is_glog_error(event):  # its file, line and message as parsed
+        found = native_stages.place_mooncake(str(event.data["srcloc"]), str(event.data["message"]))
     return (found.phase, found.basis) if found is not None else None
 
 
