@@ -355,3 +355,33 @@ def test_a_continued_command_whose_first_line_is_the_interpreter_alone():
     assert launch["server_args"] == {"tp_size": "8", "ep_size": "8", "enable_metrics": True}
     # another program run the same way is no launch
     assert analyze_text("python \\\n    train.py \\\n    --tp-size 8\n")["launches"] == []
+
+
+# the reviewer's issue 8: text quoted inside a launch command line is the command's words (an option's value, a JSON
+# argument's strings), never a failure the line quotes; the command in issue 43's shape (a JSON argument with spaces,
+# single-quoted), its values holding failure wordings built for the test
+QUOTED_ARGUMENTS = {
+    "a JSON argument": "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --json-model-override-args "
+    '\'{"rope_scaling": {"type": "yarn", "factor": 4}, "note": "RuntimeError: CUDA error: an illegal memory access '
+    "was encountered\"}'\n",
+    "a served model name": 'python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --served-model-name "Segmentation '
+    'fault (core dumped) repro"\n',
+    "behind a prompt": '$ python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --served-model-name "NCCL error: '
+    'unhandled system error"\n',
+}
+
+
+@pytest.mark.parametrize("form", QUOTED_ARGUMENTS)
+def test_a_quoted_argument_of_a_launch_command_is_no_failure(form):
+    report = analyze_text(QUOTED_ARGUMENTS[form])
+    assert report["findings"] == []
+    assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
+
+
+def test_a_failure_quoted_after_the_command_is_still_read():
+    report = analyze_text(
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 and got "
+        '"RuntimeError: CUDA error: an illegal memory access was encountered"\n'
+    )
+    assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
+    assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]

@@ -3,7 +3,8 @@ gives (logscope/core/native_stages.py): init places a failure at startup, operat
 
 from __future__ import annotations
 
-from logscope.core import native_stages
+from logscope.core import kinds, native_stages
+from logscope.pipeline.parse.parsers.other_lines import parse_native_line
 from tools.upstream import native_stages as tool
 
 C_SOURCE = """\
@@ -198,10 +199,17 @@ def test_glog_sites_read_function_line_and_head():
 
 def test_mooncake_set_up_glog_line_places_startup_a_transfer_nothing():
     # Mooncake v0.3.9 mooncake-transfer-engine/src/transfer_engine_impl.cpp:293, in TransferEngineImpl::init
+    # (the file, line and message of the glog line as the native-log parser reads them)
     line = "E0302 09:15:07.980796     7 transfer_engine_impl.cpp:293] Failed to install RDMA transport, type=rdma"
-    placed = native_stages.place_mooncake(line)
+    placed = native_stages.place_mooncake(*_glog_site(line))
     assert placed is not None and placed.phase == "startup"
     assert "printed by TransferEngineImpl::init, Mooncake's set-up code (Mooncake 0.3.9" in placed.basis
-    assert native_stages.place_mooncake(line.replace(":293]", ":294]")) is None
+    assert native_stages.place_mooncake(*_glog_site(line.replace(":293]", ":294]"))) is None
     transfer = "E0116 07:02:59.408258 2594575 transfer_task.cpp:572] Failed to open segment for endpoint='10.0.0.30:15041'"
-    assert native_stages.place_mooncake(transfer) is None
+    assert native_stages.place_mooncake(*_glog_site(transfer)) is None
+
+
+def _glog_site(line: str) -> tuple[str, str]:
+    parsed = parse_native_line(line)
+    assert parsed is not None and parsed[0] == kinds.NATIVE_LOG
+    return parsed[1]["srcloc"], parsed[1]["message"]

@@ -7,7 +7,7 @@ import pytest
 
 from logscope.core.server_flags import field_of, takes, value_type
 from logscope.pipeline.assemble.launch_facts import flag_field
-from logscope.pipeline.parse.parsers.shell import parse_command
+from logscope.pipeline.parse.parsers.command_text import parse_command
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from logscope.core.errors import RuleError
-from logscope.pipeline.parse.signatures.loader import bundled_signatures, load_signature_file
+from logscope.pipeline.parse.signatures.loader import SignatureSet, bundled_signatures, load_signature_file
 from logscope.pipeline.parse.signatures.pattern import compile_pattern
 from logscope.tooling.signature_cases import check_case, load_signature_cases, pinned_signatures, signature_case_files
 from logscope.tooling.signature_docs import render_signatures_doc
@@ -197,6 +197,16 @@ def test_no_placeholder_or_unknown_number_in_a_golden_message(golden: Path):
             "signatures: [{id: a-b, on: line, pattern: 'abcd {x:int}', unless: {y: 0}, source: s, finding: nccl-error}]\n",
             "unless: expected a mapping of the pattern's captures",
         ),
+        (
+            "mechanism: x\ntitle: t\n"
+            "signatures: [{id: a-b, on: frame, pattern: 'abcd', status_line: at_start, source: s, finding: nccl-error}]\n",
+            "status_line: one of after_name, at_start, with on: line",
+        ),
+        (
+            "mechanism: x\ntitle: t\n"
+            "signatures: [{id: a-b, on: line, pattern: 'abcd', gives_way: later, source: s, finding: nccl-error}]\n",
+            "gives_way: one of next_line, other_failure",
+        ),
     ],
 )
 def test_signature_loader_errors_name_file_line_and_column(tmp_path, body, error):
@@ -230,6 +240,28 @@ def test_a_final_dollar_anchors_the_end_and_unless_vetoes_a_capture(tmp_path):
     (sig,) = load_signature_file(path, {"startup-crash"})
     assert sig.match("sglang-1 exited with code 137") == {"c": "sglang-1", "code": 137}
     assert sig.match("sglang-1 exited with code 0") is None
+
+
+def test_a_status_line_opens_with_its_signature_wording_after_the_name_or_at_the_start(tmp_path):
+    path = tmp_path / "x.yaml"
+    path.write_text(
+        "mechanism: x\ntitle: t\nsignatures:\n"
+        "- {id: a-b, on: line, pattern: ' exited with code {code:int}', status_line: after_name, source: s,"
+        " finding: startup-crash}\n"
+        "- {id: a-c, on: line, pattern: \"thread '{t:text}' panicked at {w:text}\", status_line: at_start, source: s,"
+        " finding: startup-crash}\n"
+        "- {id: a-d, on: line, pattern: 'Killed process {pid:int}', source: s, finding: startup-crash}\n"
+    )
+    start = SignatureSet(tuple(load_signature_file(path, {"startup-crash"}))).status_line_start()
+    assert start.match("sglang-1 exited with code 137") and start.match("thread 'main' panicked at src/main.rs:5:1:")
+    assert not start.match("the container sglang-1 exited with code 137") and not start.match("Killed process 3 (python)")
+    assert not SignatureSet().status_line_start().match("sglang-1 exited with code 137")
+
+
+def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
+    bundled = bundled_signatures()
+    assert bundled.giving_way("next_line") == {"process-cpp-terminate"}
+    assert bundled.giving_way("other_failure") == {"process-child-sigquit"}
 
 
 def test_a_rejected_occurrence_does_not_hide_a_later_one():

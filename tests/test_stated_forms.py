@@ -83,4 +83,7 @@ def test_torch_s_nccl_error_inside_a_line_no_grammar_reads_states_the_nccl_versi
     )
     analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
     assert [dict(launch.versions) for launch in analysis.launches] == [{"nccl": "2.26.2"}]
-    assert [m["line"] for m in analysis.unmatched_failures] == [1]  # still listed as a failure no signature reads
+    assert [m.line for m in analysis.unmatched_failures] == [1]  # still listed as a failure no signature reads
+    # a typed row, written into the document as the logscope/1 contract lists its keys
+    assert list(analysis.unmatched_failures[0].document()) == ["source", "line", "text", "kind"]
+    assert analysis.unmatched_failures[0].unrecognized

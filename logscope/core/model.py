@@ -255,6 +255,28 @@ class Failure:
         return f"{self.phase} ({self.phase_basis})"
 
 
+UNRECOGNIZED = "unrecognized"  # an unmatched failure's kind when no failure was read from its line
+
+
+@dataclass(frozen=True)
+class UnmatchedFailure:
+    """A line that reads like a failure that no signature names: `kind` is UNRECOGNIZED when nothing read a failure
+    from it (a line no grammar or signature read, a glog ERROR line of no catalogued library's file), else the kind of
+    the event a failure without a signature came from."""
+
+    source: str
+    line: int
+    text: str
+    kind: str
+
+    @property
+    def unrecognized(self) -> bool:
+        return self.kind == UNRECOGNIZED
+
+    def document(self) -> dict[str, Any]:
+        return {"source": self.source, "line": self.line, "text": self.text, "kind": self.kind}
+
+
 @dataclass
 class InputFile:
     """One input as the document lists it."""
@@ -335,7 +357,7 @@ class Analysis:
     timeline: TimelineNumbers
     ledgers: dict[tuple[int, str], RankLedger]  # (launch id, rank label) → ledger
     failures: dict[int, list[Failure]]  # launch id → failures, first in time first
-    unmatched_failures: list[dict[str, Any]]
+    unmatched_failures: list[UnmatchedFailure]
     calibration: dict[str, Any] | None = None  # the summary of the calibration file used, if any
     gpu_ledgers: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # GPU index → outside-allocator items
     kv_sizing: dict[int, Any] = field(default_factory=dict)  # launch id → kv_sizing.KvSizing (the KV sizing stage)

@@ -29,8 +29,6 @@ _NVSHMEM_STATUS = re.compile(
     r"(?P<file>[\w.+-]+\.(?:cpp|cu|cc|c)):(?P<line>\d+): (?:NULL value |(?:non-zero|error) status: -?\d+ )?"
     r"(?P<message>\S.*)"
 )
-# a glog line: `E0302 09:15:07.980796     7 transfer_engine_impl.cpp:293] Failed to install RDMA transport, type=rdma`
-_GLOG_LINE = re.compile(r"\b[EF]\d{4} [\d:.]+\s+\d+ (?P<file>[\w.+-]+\.(?:cpp|cc|h)):(?P<line>\d+)\] (?P<message>.*)")
 _SITE_KEY = re.compile(r"(?P<file>[^:]+):(?P<first>\d+)-(?P<last>\d+): (?P<message>.+)", re.DOTALL)
 
 
@@ -187,18 +185,21 @@ def _mooncake_logs() -> dict[tuple[str, int], list[tuple[str, str, str]]]:
     return logs
 
 
-def place_mooncake(text: str) -> NativePlacement | None:
-    """Startup when a glog error line's file, line and message are one Mooncake's set-up code prints in a release
-    (the transfer engine's init, a transport's install, the store client's creation)."""
-    for m in _GLOG_LINE.finditer(text):
-        for head, function, releases in _mooncake_logs().get((m.group("file"), int(m.group("line"))), []):
-            if m.group("message").startswith(head):
-                return NativePlacement(
-                    "startup",
-                    f"placed at startup: {m.group('file')}:{m.group('line')} '{head}' is printed by {function}, Mooncake's"
-                    f" set-up code (Mooncake {releases}, per catalog/native_stages.json): the transfer engine and its"
-                    " transports are set up before any transfer",
-                )
+def place_mooncake(srcloc: str, message: str) -> NativePlacement | None:
+    """Startup when a glog error line's file and line (`srcloc`, `transfer_engine_impl.cpp:293`) and message, as the
+    native-log parser read them, are one Mooncake's set-up code prints in a release (the transfer engine's init, a
+    transport's install, the store client's creation)."""
+    file, _, line = srcloc.rpartition(":")
+    if not line.isdigit():
+        return None
+    for head, function, releases in _mooncake_logs().get((file, int(line)), []):
+        if message.startswith(head):
+            return NativePlacement(
+                "startup",
+                f"placed at startup: {file}:{line} '{head}' is printed by {function}, Mooncake's"
+                f" set-up code (Mooncake {releases}, per catalog/native_stages.json): the transfer engine and its"
+                " transports are set up before any transfer",
+            )
     return None
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.model import Failure, Launch, UserStop
+from logscope.core.model import Failure, Launch, UnmatchedFailure, UserStop
 from logscope.core.samples import SamplesFile
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.parse.serving import READY_KINDS
@@ -43,11 +43,11 @@ def launch_failures(launch: Launch) -> list[Failure]:
     return found
 
 
-def without_stated_beside_lines(failures: dict[int, list[Failure]], unread: list[dict[str, Any]]) -> dict[int, list[Failure]]:
+def without_stated_beside_lines(failures: dict[int, list[Failure]], unread: list[UnmatchedFailure]) -> dict[int, list[Failure]]:
     """A failure stated only in a sentence gives way to a failure line anywhere in the input: a line some launch's
     failures hold, or a line that reads like a failure that no signature knows (`unread`, which then speaks for itself)."""
     lines = any(f.event.kind != kinds.STATED_FAILURE for found in failures.values() for f in found)
-    if not lines and not any(m["kind"] == "unrecognized" for m in unread):
+    if not lines and not any(m.unrecognized for m in unread):
         return failures
     return {launch: [f for f in found if f.event.kind != kinds.STATED_FAILURE] for launch, found in failures.items()}
 

@@ -12,7 +12,7 @@ from typing import Any
 from logscope.cases.failure import has_failure_finding
 from logscope.core import kinds
 from logscope.core.events import SourceEvents
-from logscope.core.model import Analysis, Coverage, Failure, InputFile, Launch, UserStop
+from logscope.core.model import UNRECOGNIZED, Analysis, Coverage, Failure, InputFile, Launch, UnmatchedFailure, UserStop
 from logscope.core.samples import SamplesFile
 from logscope.memory_model.kv_pool import kv_sizing
 from logscope.pipeline.assemble.assemble import assemble
@@ -125,13 +125,13 @@ def _samples_inputs(samples: dict[str, SamplesFile]) -> list[InputFile]:
     return [InputFile(s.path, "samples", len(s.samples) + 1, len(s.samples) + 1) for s in samples.values()]
 
 
-def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, launches: list[Launch]) -> list[dict[str, Any]]:
+def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, launches: list[Launch]) -> list[UnmatchedFailure]:
     """Lines that read like a failure but that no signature names: what logscope did not understand (a glog ERROR
     line of a file no catalogued library holds among them: some library reported a failure, in words no signature
     knows; one of a catalogued library's file is that library's failure, signatures/native.py is_library_error)."""
     failed = {(f.event.source, f.event.line) for found in failures.values() for f in found}
     out = [
-        {"source": e.source, "line": e.line, "text": e.text, "kind": "unrecognized"}
+        UnmatchedFailure(e.source, e.line, e.text, UNRECOGNIZED)
         for launch in launches
         for e in launch.all_events()
         if e.kind == kinds.NATIVE_LOG
@@ -140,17 +140,17 @@ def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, 
         and (e.source, e.line) not in failed
     ]
     out += [
-        {"source": f.event.source, "line": f.event.line, "text": f.event.text, "kind": f.event.kind}
+        UnmatchedFailure(f.event.source, f.event.line, f.event.text, f.event.kind)
         for found in failures.values()
         for f in found
         if f.signature is None and f.event.kind != kinds.NATIVE_BACKTRACE
     ]
     out += [
-        {"source": m["source"], "line": m["line"], "text": m["text"], "kind": "unrecognized"}
+        UnmatchedFailure(m["source"], m["line"], m["text"], UNRECOGNIZED)
         for m in coverage.unrecognized
         if m["grammar"] == "failure"
     ]
-    return sorted(out, key=lambda m: (m["source"], m["line"]))
+    return sorted(out, key=lambda m: (m.source, m.line))
 
 
 def input_kind(grammars: set[str]) -> str:

@@ -20,6 +20,7 @@ from logscope.core.model import (
     PhaseReading,
     RankPlacement,
     RankTimeline,
+    UnmatchedFailure,
     UserStop,
 )
 
@@ -230,7 +231,7 @@ def _missing_phases(launches: list[Launch]) -> dict[str, dict[str, list[str]]]:
     return missing
 
 
-def _coverage(coverage: Coverage, launches: list[Launch], unmatched: list[dict[str, Any]]) -> dict[str, Any]:
+def _coverage(coverage: Coverage, launches: list[Launch], unmatched: list[UnmatchedFailure]) -> dict[str, Any]:
     return {
         "lines": coverage.lines,
         "recognized_lines": coverage.recognized_lines,
@@ -240,7 +241,7 @@ def _coverage(coverage: Coverage, launches: list[Launch], unmatched: list[dict[s
         "unrecognized": coverage.unrecognized,
         "unrecognized_total": coverage.unrecognized_total,
         "missing_phases": _missing_phases(launches),
-        "unmatched_failures": unmatched,
+        "unmatched_failures": [m.document() for m in unmatched],
         **_prefixed(coverage),
     }
 

@@ -16,6 +16,12 @@ def render_signatures_doc() -> str:
         "literal text with `*` gaps and `{name:type}` captures (int, num, hex, word, size, text), matched in",
         "linear time.",
         "",
+        "Keys after an id: `status_line` (after_name | at_start) marks a wording that opens a status line a shell or a",
+        "container tool prints of a process it ran (after the process's name, or at the line's start): a line that",
+        "begins so is a record of its own, never prose. `gives_way` (next_line | other_failure) marks a failure that",
+        "gives way to another: a line that announces the failure the next line states, to that line's failure; a",
+        "parent process's report that a child died, to any other failure of its input.",
+        "",
     ]
     files = []
     for path in signature_files():
@@ -36,8 +42,10 @@ def render_signatures_doc() -> str:
         ]
         for sig in sigs:
             pattern = sig.pattern.source.replace("|", "\\|")
+            keys = f" (status_line: {sig.status_line})" if sig.status_line else ""
+            keys += f" (gives_way: {sig.gives_way})" if sig.gives_way else ""
             out.append(
-                f"| `{sig.id}` | {sig.on} | `{pattern}` | {sig.finding or '-'} | {sig.phase or '-'} | "
+                f"| `{sig.id}`{keys} | {sig.on} | `{pattern}` | {sig.finding or '-'} | {sig.phase or '-'} | "
                 f"{sig.source.replace('|', '/')} |"
             )
         out.append("")

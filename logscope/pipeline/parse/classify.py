@@ -11,13 +11,23 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
-from logscope.pipeline.ingest.unwrap import REWRAPPED, WRAP_WIDTHS, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
+from logscope.pipeline.ingest.unwrap import (
+    REWRAPPED,
+    WRAP_WIDTHS,
+    Piece,
+    Rewrap,
+    expand,
+    needs_more,
+    quoted_spans,
+    terminal_wraps,
+)
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure
 from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
@@ -26,9 +36,11 @@ from logscope.pipeline.parse.parsers.blocks import (
     TracebackReader,
     exception_printed_before_its_traceback,
 )
+from logscope.pipeline.parse.parsers.command_runners import WRAPPER, alternation
+from logscope.pipeline.parse.parsers.command_shapes import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
+from logscope.pipeline.parse.parsers.command_text import may_hold_a_launcher, parse_command
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
-from logscope.pipeline.parse.parsers.shell import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
 from logscope.pipeline.parse.parsers.stated_env import SENTENCE, TORCH_NCCL_ERROR, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
@@ -390,7 +402,7 @@ class SourceClassifier:
                 self.coverage.recognized[name] += 1
                 self.recognized_physical.add(lineno)
                 if name == kinds.LAUNCH_COMMAND_GRAMMAR and ('"' in text or "\u201c" in text):
-                    self._read_quoted_failures(lineno, text)
+                    self._read_quoted_failures(lineno, text, parsed.data)
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
@@ -448,10 +460,12 @@ class SourceClassifier:
                 return True
         return False
 
-    def _read_quoted_failures(self, lineno: int, text: str) -> None:
+    def _read_quoted_failures(self, lineno: int, text: str, command: dict[str, Any]) -> None:
         """A failure quoted in the sentence that also holds a launch command ("ran python -m sglang.launch_server ...
-        and got “ImportError: ...”"): the command is read, and so is the failure it quotes (marked as quoted)."""
-        spans = [span for span in quoted_spans(text) if FAILURE_LOOK.search(span)]
+        and got “ImportError: ...”"): the command is read, and so is the failure it quotes (marked as quoted). Quoted
+        text that is a word of the command (`command`: its parsed options and environment) is the command's, never a
+        failure: `--served-model-name "..."`, a JSON argument's strings."""
+        spans = [span for span in quoted_spans(text) if FAILURE_LOOK.search(span) and not _a_command_word(span, command)]
         if not spans:
             return
         was = self.quoted
@@ -468,6 +482,7 @@ class SourceClassifier:
 
     def _classify_prose(self, lineno: int, text: str) -> None:
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
+        spans = _without_command_words(spans)
         labelled = after_label(text) if not spans else None
         if labelled is not None:  # "The start command is:  python3 -m ...": the command after the lead-in
             spans = [labelled[1]]
@@ -619,7 +634,7 @@ _RECORD_START = re.compile(
     + _PROMPT
     + r"|export |[A-Z_]+="
     r"|\S*python|sglang "
-    r"|\++ |(?:sudo|nohup|env|time|exec) "  # a bash -x trace line, a command run under a wrapper
+    r"|\++ |" + alternation(WRAPPER) + " "  # a bash -x trace line, a command run under a wrapper
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
 )
@@ -630,9 +645,37 @@ def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
     opened before ingest's cleaning splits at the log prefixes inside it."""
     if '"' in physical or "\\n" in physical:
         inner = expand(unwrap(physical), _WANTED)
+        if inner[0].how is not None and _command_words(inner, unwrap(physical)):
+            return [(line, None) for line in clean(physical)]  # a launch command: its strings are its words
         if inner[0].how is not None:
             return [(line, piece.how) for piece in inner for line in clean(piece.text)]
     return [(piece.text, piece.how) for line in clean(physical) for piece in expand(line, _WANTED)]
+
+
+def _command_words(pieces: list[Piece], line: str) -> bool:
+    """The strings taken out of a line are words of the launch command the line is (a JSON argument's strings, an
+    option's quoted value): the line is read whole, as the command."""
+    if not may_hold_a_launcher(line):
+        return False
+    command = parse_command(line)
+    return command is not None and all(_a_command_word(piece.text, command) for piece in pieces)
+
+
+def _without_command_words(spans: list[str]) -> list[str]:
+    """The spans quoted in a sentence less those that are words of a launch command quoted in it too (`python3 -m
+    sglang.launch_server --served-model-name "..."` in a code span): the command's, never a failure."""
+    commands = [parse_command(span) for span in spans if may_hold_a_launcher(span)]
+    words = [command for command in commands if command is not None]
+    if not words:
+        return spans
+    return [span for span in spans if not any(_a_command_word(span, command) for command in words)]
+
+
+def _a_command_word(span: str, command: dict[str, Any]) -> bool:
+    """Quoted text inside an option's value or an environment variable's value of a parsed launch command, as the
+    shell split its words (a JSON argument's strings are inside its one value)."""
+    values = [*command.get("args", {}).values(), *command.get("env", {}).values()]
+    return any(span in (" ".join(map(str, v)) if isinstance(v, list) else str(v)) for v in values)
 
 
 def _starts_a_record(text: str) -> bool:
@@ -676,20 +719,28 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
-# a status line a shell or a container tool prints of a process it ran: bash 5.2.15's "%s: line %d: " (its job reports
-# and errors), docker compose v2's "<container> exited with code %d" (pkg/compose/printer.go), a row of kubectl get
-# pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s"), and Rust's panic report
-# ("thread '<name>' panicked at <file>:<line>:<col>:", sgl-router)
-_TOOL_STATUS = re.compile(
-    r"^\S+: line \d+: |^[\w.-]+ exited with code -?\d+|^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b|^thread '[^']*' panicked at "
-)
+# a row of kubectl get pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s"): a
+# status line of a process by its columns, whatever its status (the other tools' status lines open with wordings of
+# the signatures marked `status_line`: SignatureSet.status_line_start)
+_POD_ROW = re.compile(r"^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b")
 
 
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _TOOL_STATUS.match(text) or command_line(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _tool_status(text) or command_line(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
+
+
+def _tool_status(text: str) -> bool:
+    """A status line a shell or a container tool prints of a process it ran: a signature's wording marked `status_line`
+    opens it (bash's job report, docker compose's exit, Rust's panic), or a row of kubectl get pods."""
+    return bool(_status_line_start().match(text) or _POD_ROW.match(text))
+
+
+@cache
+def _status_line_start() -> re.Pattern[str]:
+    return bundled_signatures().status_line_start()
 
 
 def classify_sources(

@@ -206,6 +206,6 @@ def global_facts(analysis: Analysis) -> dict[str, Any]:
         "all_events": [event_fact(e) for e in every],
         "launches": [{"id": launch.id, "ready": launch.ready, "sources": launch.sources} for launch in analysis.launches],
         # lines that read like a failure but that no grammar or signature read, and the failures that were read
-        "unread_failures": [m for m in analysis.unmatched_failures if m["kind"] == "unrecognized"],
+        "unread_failures": [m.document() for m in analysis.unmatched_failures if m.unrecognized],
         "failure_count": sum(1 for found in analysis.failures.values() for f in found if f.cause),
     }

@@ -15,20 +15,15 @@ from logscope.core.server_flags import is_field, known_option
 from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, stated_failure, time_claims
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
+from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, WRAPPER, alternation
+from logscope.pipeline.parse.parsers.command_shapes import bare_module, behind_prompt, command_line, without_prompt
+from logscope.pipeline.parse.parsers.command_text import parse_command
+from logscope.pipeline.parse.parsers.field_commands import FieldCommandReader
+from logscope.pipeline.parse.parsers.multiline_commands import ContinuedCommandReader, WrappedCommandReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
 from logscope.pipeline.parse.parsers.server_args_dump import WrappedDumpReader
-from logscope.pipeline.parse.parsers.shell import (
-    ContinuedCommandReader,
-    FieldCommandReader,
-    WrappedCommandReader,
-    bare_module,
-    behind_prompt,
-    command_line,
-    parse_command,
-    without_prompt,
-)
 from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
 from logscope.pipeline.parse.parsers.stated_env import PipShowReader, SectionVersionReader, VersionPrintReader
 
@@ -52,9 +47,9 @@ class LineGrammar:
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?: ")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 _LAUNCH_SHAPE = re.compile(
-    r"^\s*(?:" + SHELL_PROMPT + r")?(?:(?:sudo|nohup|env)\s+)*"
+    r"^\s*(?:" + SHELL_PROMPT + r")?(?:" + alternation(WRAPPER) + r"\s+)*"
     r"(?:export\s|[A-Z_][A-Z0-9_]*=\S*(?:\s|$)|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
-    r"|sglang\s+serve|(?:docker|podman)\s+run\s|torchrun\s"
+    r"|sglang\s+serve|" + alternation(CONTAINER_START) + r"\s|torchrun\s"
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
     r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s"
     # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string

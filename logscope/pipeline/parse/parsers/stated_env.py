@@ -433,9 +433,6 @@ class SectionVersionReader(_VersionLineReader):
         m = _HEADING.match(text) or _BANNER.match(text)
         return _LABELS.get(m.group(1).strip().lower()) if m else None
 
-    def skips(self, text: str) -> bool:
-        return not text.strip()
-
     def version_in(self, text: str) -> str | None:
         m = _SECTION_VALUE.match(text)
         if m is None:

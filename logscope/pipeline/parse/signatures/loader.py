@@ -28,7 +28,18 @@ EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame", "innermost_frame
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
-_SIG_KEYS = {"id", "on", "pattern", "exception", "unless", "phase", "finding", "source"}
+_SIG_KEYS = {"id", "on", "pattern", "exception", "unless", "phase", "finding", "source", "status_line", "gives_way"}
+# `status_line`: the signature's wording opens a status line a shell or a container tool prints of a process it ran, after
+# the process's name (`after_name`: a script's, a container's) or at the line's start (`at_start`); a line that begins
+# so is a record of its own, never prose (pipeline/parse/classify.py), whatever the status it reports
+STATUS_LINE_STARTS = {"after_name": r"^\S+\s+", "at_start": "^"}
+# `gives_way`: the signature's failure gives way to another failure (parse/signatures/match.py): `next_line`, a line that
+# announces the failure the next line states (libstdc++'s "terminate called after throwing an instance of 'c10::Error'"
+# before its "  what():  CUDA error: ..."), to the failure read from the line right after it; `other_failure`, a parent
+# process's report that a child died, to any other failure of its input (the child's own)
+NEXT_LINE = "next_line"
+OTHER_FAILURE = "other_failure"
+GIVES_WAY = (NEXT_LINE, OTHER_FAILURE)
 MAX_FILE_BYTES = 128 * 1024
 
 
@@ -46,6 +57,8 @@ class Signature:
     # captures whose value, as written, vetoes the match (`unless: {code: 0}`: an exit code of 0 is no failure; a list
     # names several values)
     unless: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    status_line: str | None = None  # a key of STATUS_LINE_STARTS
+    gives_way: str | None = None  # one of GIVES_WAY
 
     def match(self, text: str) -> dict[str, Any] | None:
         """The pattern's captures of its first match in `text` where no capture has a value `unless` names, else
@@ -85,6 +98,15 @@ class SignatureSet:
     def naming(self, kind: str) -> tuple[Signature, ...]:
         """The signatures of this evidence kind that name a finding (not the phase locators)."""
         return self._naming.get(kind, ())
+
+    def status_line_start(self) -> re.Pattern[str]:
+        """The start of a status line that a signature marked `status_line` opens (never matches when none is)."""
+        heads = (STATUS_LINE_STARTS[s.status_line] + s.pattern.head_regex() for s in self.signatures if s.status_line)
+        return re.compile("|".join(dict.fromkeys(heads)) or "(?!)")
+
+    def giving_way(self, to: str) -> frozenset[str]:
+        """The ids of the signatures whose failure gives way `to` (one of GIVES_WAY)."""
+        return frozenset(s.id for s in self.signatures if s.gives_way == to)
 
     def line_literals(self) -> tuple[str, ...]:
         """One literal per line signature: a line without any of them cannot match (the prefilter's share)."""
@@ -152,6 +174,14 @@ def _signature(
         if not isinstance(value, dict) or not value or not set(value) <= names:
             raise RuleError(f"{name}:{_mark(node)}: unless: expected a mapping of the pattern's captures to values")
         unless = tuple((str(k), tuple(str(x) for x in (v if isinstance(v, list) else [v]))) for k, v in value.items())
+    status_line = _scalar(name, fields["status_line"][1], "status_line") if "status_line" in fields else None
+    if status_line is not None and (on != "line" or status_line not in STATUS_LINE_STARTS):
+        raise RuleError(
+            f"{name}:{_mark(fields['status_line'][1])}: status_line: one of {', '.join(STATUS_LINE_STARTS)}, with on: line"
+        )
+    gives_way = _scalar(name, fields["gives_way"][1], "gives_way") if "gives_way" in fields else None
+    if gives_way is not None and gives_way not in GIVES_WAY:
+        raise RuleError(f"{name}:{_mark(fields['gives_way'][1])}: gives_way: one of {', '.join(GIVES_WAY)}")
     return Signature(
         id=sig_id,
         mechanism=mechanism,
@@ -163,6 +193,8 @@ def _signature(
         exception=exception,
         phase=phase,
         unless=unless,
+        status_line=status_line,
+        gives_way=gives_way,
     )
 
 

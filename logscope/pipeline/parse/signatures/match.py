@@ -23,9 +23,10 @@ from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup
 from logscope.pipeline.parse.serving import BEFORE_WARMUP
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
-from logscope.pipeline.parse.signatures.loader import Signature, SignatureSet, bundled_signatures
+from logscope.pipeline.parse.signatures.loader import NEXT_LINE, OTHER_FAILURE, Signature, SignatureSet, bundled_signatures
 from logscope.pipeline.parse.signatures.native import (
     NativeCrash,
+    is_glog_error,
     is_glog_fatal,
     is_library_error,
     merge_native,
@@ -432,8 +433,8 @@ def _native_init(event: Event, sig: Signature | None, native: _NativeContext) ->
         found = native_stages.place_deepep(text)
     if found is None and (mechanism == "deepep" or "nvshmem" in text.lower()):
         found = native_stages.place_nvshmem(native.nvshmem_chain(event))
-    if found is None and mechanism == "pd_transfer":
-        found = native_stages.place_mooncake(text)
+    if found is None and mechanism == "pd_transfer" and is_glog_error(event):  # its file, line and message as parsed
+        found = native_stages.place_mooncake(str(event.data["srcloc"]), str(event.data["message"]))
     return (found.phase, found.basis) if found is not None else None
 
 
@@ -645,7 +646,8 @@ def failures_of(
             )
         )
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
-    return _without_echoes(_without_announcers(_without_cut_heads(_without_stated(_placed_by_burst(out)))))
+    kept = _without_cut_heads(_without_stated(_placed_by_burst(out)))
+    return _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
 
 
 def _placed_by_burst(found: list[Failure]) -> list[Failure]:
@@ -674,14 +676,10 @@ def _placed_by_burst(found: list[Failure]) -> list[Failure]:
     return out
 
 
-# signatures of a line that announces the failure the next line states (libstdc++'s "terminate called after throwing an
-# instance of 'c10::Error'" before its "  what():  CUDA error: ..."): the next line's failure is the one
-_ANNOUNCERS = frozenset({"process-cpp-terminate"})
-
-
-def _without_announcers(found: list[Failure]) -> list[Failure]:
-    """An announcing line's failure gives way to the failure read from the line right after it (or after it on the
-    same physical line: a log shipper's JSON body holds both)."""
+def _without_announcers(found: list[Failure], announcers: frozenset[str]) -> list[Failure]:
+    """An announcing line's failure (`announcers`: its signatures, marked `gives_way: next_line`) gives way to the
+    failure read from the line right after it (or after it on the same physical line: a log shipper's JSON body holds
+    both)."""
 
     def announced(i: int, f: Failure) -> bool:
         return any(
@@ -689,18 +687,14 @@ def _without_announcers(found: list[Failure]) -> list[Failure]:
             for j, g in enumerate(found)
         )
 
-    return [f for i, f in enumerate(found) if not (f.signature in _ANNOUNCERS and announced(i, f))]
+    return [f for i, f in enumerate(found) if not (f.signature in announcers and announced(i, f))]
 
 
-# signatures of SGLang's parent process reporting that a child died ("Received sigquit from a child process"): the
-# failure itself when nothing else is shown, an echo of the child's own failure otherwise
-_ECHOES = frozenset({"process-child-sigquit"})
-
-
-def _without_echoes(found: list[Failure]) -> list[Failure]:
-    """The parent's report of a dead child gives way to any other failure of its input (the child's own)."""
-    sources = {f.event.source for f in found if f.signature not in _ECHOES}
-    return [f for f in found if f.signature not in _ECHOES or f.event.source not in sources]
+def _without_echoes(found: list[Failure], echoes: frozenset[str]) -> list[Failure]:
+    """The parent's report of a dead child (`echoes`: its signatures, marked `gives_way: other_failure`) gives way to
+    any other failure of its input (the child's own); it is the failure itself when nothing else is shown."""
+    sources = {f.event.source for f in found if f.signature not in echoes}
+    return [f for f in found if f.signature not in echoes or f.event.source not in sources]
 
 
 def _without_stated(found: list[Failure]) -> list[Failure]:

@@ -85,6 +85,12 @@ def is_glog_fatal(event: Event) -> bool:
     return event.kind == kinds.NATIVE_LOG and event.data.get("level") == "F"
 
 
+def is_glog_error(event: Event) -> bool:
+    """glog's ERROR or FATAL line as the native-log parser read it (its `srcloc` and `message`), not UCX's own logger's
+    line at those levels (`printer`)."""
+    return event.kind == kinds.NATIVE_LOG and event.data.get("level") in ("E", "F") and not event.data.get("printer")
+
+
 def is_library_error(event: Event) -> bool:
     """glog's ERROR line whose source file a catalogued library's released source holds (`E0302 08:32:30.369483 57711
     rdma_context.cpp:450] Failed to query GID ...`, parsers/other_lines.py sets `source`), or UCX's own log line at

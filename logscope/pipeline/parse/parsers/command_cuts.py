@@ -1,0 +1,54 @@
+"""Where a terminal or an editor cut a launch command, as the released ServerArgs types its options: a launcher or an
+option that waits for its word at a line's end, a line that gives that word, a flag's name cut in two."""
+
+from __future__ import annotations
+
+import re
+
+from logscope.core.server_flags import begins_an_option, is_option, takes, value_type
+
+# a launcher cut after "-m" at a line's end ("pip3 install mooncake-transfer-engine && python3 -m"), its module next
+SPLIT_LAUNCHER = re.compile(r"(?:^|[\s;&|(])(?:\S*/)?python3?(?:\.\d+)?\s+-m\s*$")
+_OPTION_AT_END = re.compile(r"(?:^|\s)(--[\w-]+)\s*$")
+
+
+def _option_at_end(text: str) -> str | None:
+    """The flag (as read: `port`) of an option that ends the text and takes a value it does not give."""
+    option = _OPTION_AT_END.search(text)
+    flag = option.group(1)[2:].replace("-", "_") if option else None
+    return flag if flag is not None and takes(flag) in ("one", "many") else None
+
+
+def wants_more(text: str) -> bool:
+    """A command line cut where a word must follow: after "python -m", or after an option that takes a value
+    (as the released argparse reads it) with none after it."""
+    return bool(SPLIT_LAUNCHER.search(text)) or _option_at_end(text) is not None
+
+
+_NUMBER_WORD = re.compile(r"^(?:-?\d+(?:\.\d+)?|\$\S+)$")
+
+
+def gives_the_value(text: str, line: str) -> bool:
+    """The line's first word can be the value the text's last option waits for: a number (or a shell variable) for
+    an int or float option, any word for another."""
+    flag = _option_at_end(text)
+    words = line.split()
+    return flag is None or (bool(words) and (value_type(flag) is None or bool(_NUMBER_WORD.match(words[0]))))
+
+
+_LAST_WORD = re.compile(r"(?:^|\s)(-[\w-]*)$")
+
+
+def cut_flag(text: str) -> bool:
+    """The text ends in the start of a server flag's name, not a whole one (`... --nnodes 2 --node-r`)."""
+    last = _LAST_WORD.search(text.rstrip())
+    return last is not None and begins_an_option(last.group(1))
+
+
+def flag_cut_between(text: str, line: str) -> bool:
+    """The text's last word and the line's first word are one server flag cut in two at a terminal's width (`--dp-`
+    then `size 8`): together, and only together, they are an option of a released ServerArgs."""
+    if not cut_flag(text) or not line.split():
+        return False
+    last = text.rsplit(None, 1)[-1]
+    return is_option((last + line.split(None, 1)[0]).split("=", 1)[0])

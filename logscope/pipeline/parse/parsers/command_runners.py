@@ -1,0 +1,47 @@
+"""The programs that run a command under them, in one table: the launch command readers (command_shapes.py,
+command_text.py), the registry's shape test of a launch line and the classifier's test of a line that starts a record
+all read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+# a wrapper runs the command after its own options and arguments, in the same process tree ("nohup", "numactl
+# --cpunodebind=0", "taskset -c 0-31", "env -u X Y=1", "/usr/bin/time -v", "sudo -E"); a runner runs it in a container,
+# a job or an environment ("docker exec -it c python3 -m ...", "srun -N 1 python -m ...", "kubectl exec pod --
+# python3 -m ..."); a container start runs an image, whose command comes after the image ("docker run ... -e VAR=value
+# image python3 -m ...", its -e flags the launch's environment)
+WRAPPER: Final = "wrapper"
+RUNNER: Final = "runner"
+CONTAINER_START: Final = "container_start"
+
+
+@dataclass(frozen=True)
+class CommandRunner:
+    words: tuple[str, ...]  # as typed, blanks between them: ("docker", "exec")
+    kind: str  # WRAPPER, RUNNER or CONTAINER_START
+
+
+COMMAND_RUNNERS: Final = (
+    *(
+        CommandRunner((name,), WRAPPER)
+        for name in ("nohup", "env", "time", "numactl", "taskset", "sudo", "exec", "stdbuf", "nice", "ionice", "chrt", "timeout")
+    ),
+    *(CommandRunner((tool, "exec"), RUNNER) for tool in ("docker", "podman", "kubectl")),
+    CommandRunner(("ray", "job", "submit"), RUNNER),
+    CommandRunner(("srun",), RUNNER),
+    CommandRunner(("mpirun",), RUNNER),
+    *(CommandRunner((tool, "run"), RUNNER) for tool in ("uv", "conda", "pixi")),
+    *(CommandRunner((tool, verb), RUNNER) for tool in ("apptainer", "singularity") for verb in ("exec", "run")),
+    *(CommandRunner((tool, "run"), CONTAINER_START) for tool in ("docker", "podman")),
+)
+
+# the wrappers' names ("/usr/bin/time" is "time"), and the first words of the runners
+WRAPPER_NAMES: Final = frozenset(r.words[0] for r in COMMAND_RUNNERS if r.kind == WRAPPER)
+RUNNER_FIRST_WORDS: Final = frozenset(r.words[0] for r in COMMAND_RUNNERS if r.kind == RUNNER)
+
+
+def alternation(kind: str) -> str:
+    """A regular expression (a non-capturing group) of the table's programs of this kind, blanks between their words."""
+    return "(?:" + "|".join(sorted(r"\s+".join(r.words) for r in COMMAND_RUNNERS if r.kind == kind)) + ")"

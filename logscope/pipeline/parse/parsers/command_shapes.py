@@ -1,0 +1,87 @@
+"""Where a launch command stands in a line, and the shapes that start one: behind a shell prompt of any shape, under a
+wrapper or a runner (parsers/command_runners.py), after another command and a shell operator, as a list item, after a
+label that ends in a colon, or as the module's name alone; the prompt and the lead-in are no part of the command."""
+
+from __future__ import annotations
+
+import re
+
+from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
+from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER, WRAPPER, alternation
+
+# a wrapper's name, a path to it allowed ("/usr/bin/time")
+WRAPPER_WORD = r"(?:\S*/)?" + alternation(WRAPPER)
+# a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang, or a
+# wrapper with its options before any of them
+COMMAND_HEAD = re.compile(
+    r"^\s*(?:"
+    + SHELL_PROMPT
+    + r")?(?:"
+    + WRAPPER_WORD
+    + r"(?:\s+-\S+)*\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|"
+    + alternation(CONTAINER_START)
+    + r"\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b|(?:numactl|taskset)\s"
+    # the interpreter alone on the first line of a continued command ("python \" then "-m sglang.launch_server \")
+    r"|\S*python3?(?:\.\d+)?\s+\\\s*$)"
+)
+# also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
+LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
+# a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
+# PowerShell's "PS C:\\work> ", starship's "❯ " (the prompt is text up to a prompt sign, or after a leading arrow)
+_PROMPT_ANY = r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗✔]\s+)?|(?:\S+\s+){0,4}?\S*[$#%>✗❯➜»]\s+)"
+# `python3 -m sglang.<module>`, a path to the interpreter allowed
+PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+"
+_ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
+_SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)"
+_LAUNCH_WORDS = _ASSIGNMENTS_FIRST + r"(?:" + _SGLANG_LAUNCHER + r"|torchrun)(?=\s|$)"
+# a wrapper or a runner and its words before the launcher ("nohup ", "numactl -N 0 -m 0 ", "docker exec -it box ")
+_WRAPPED = r"(?:" + WRAPPER_WORD + r"|" + alternation(RUNNER) + r")\s+(?:\S+\s+){0,8}?"
+# (under a wrapper or a runner too: "➜  w git:(main) ✗ nohup python3 -m ...")
+_UNDER = r"(?:" + _ASSIGNMENTS_FIRST + _WRAPPED + r")?"
+_BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _UNDER + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
+# the module's name run as a command ("`sglang.launch_server --model-path ... --tp 4`", as a script's line has it):
+# not a command a shell runs, but the options are the user's; read only where options follow it
+BARE_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)sglang\.(launch_server|bench_one_batch)(?=\s+--\w)")
+
+# a launch command as a line of its own, not at its start: as a list item's text ("- python3 -m ..."), after another
+# command and a shell operator ("cd /work && python3 -m ...", "source .venv/bin/activate; python3 -m ..."), or run
+# under a wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ...")
+_COMMAND_LINE = re.compile(
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^&;|`]{1,200}?(?:\s&&|\s\|\||;)\s+|"
+    + _WRAPPED
+    + r")`?"
+    + _ASSIGNMENTS_FIRST
+    + _SGLANG_LAUNCHER
+    + r"\s+-"
+)
+# a launch command after a label or a lead-in that ends in a colon: "The start command is:  python3 -m ...",
+# "Command: sglang serve ...", "启动命令：python3 -m ..." (the command is the rest of the line; the lead-in is prose)
+_AFTER_LABEL = re.compile(r"^([^:：`'\"]{0,120}[:：])\s*(" + _ASSIGNMENTS_FIRST + _SGLANG_LAUNCHER + r"\s+-.*)$")
+
+
+def command_line(text: str) -> bool:
+    """A launch command as a list item, after another command, or under a wrapper: a command, not prose."""
+    return bool(_COMMAND_LINE.match(text))
+
+
+def after_label(text: str) -> tuple[str, str] | None:
+    """(the lead-in, the launch command after it) when a label or a lead-in ending in a colon comes before a launch
+    command, else None."""
+    m = _AFTER_LABEL.match(text)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def behind_prompt(text: str) -> bool:
+    """A launch command or an export behind a shell prompt of any shape (the prompt is no part of the command)."""
+    return bool(_BEHIND_PROMPT.match(text))
+
+
+def bare_module(text: str) -> bool:
+    """The module's name used as a command, options after it (`sglang.launch_server --tp 4`)."""
+    return bool(BARE_MODULE.search(text))
+
+
+def without_prompt(text: str) -> str:
+    """The command after a shell prompt of any shape; the text itself when it holds none."""
+    m = _BEHIND_PROMPT.match(text)
+    return text[m.end(1) :] if m else text

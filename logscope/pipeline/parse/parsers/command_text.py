@@ -1,0 +1,182 @@
+"""A launch command's text as grammars/launch_command.lark reads it: a continued command flattened onto one line joined,
+the module run as a script, through torchrun or pm2 turned into a plain `python -m` launcher, a container's `-e`
+flags taken as environment, the shell's words before the launcher (assignments, wrappers, runners) kept or dropped, and
+the command cut where the shell ends it (an operator, a comment, a redirection)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.model import TEXT_KEEP
+from logscope.pipeline.parse.parsers import other_lines
+from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
+from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER_FIRST_WORDS, WRAPPER_NAMES, alternation
+from logscope.pipeline.parse.parsers.command_shapes import BARE_MODULE, LAUNCHER, WRAPPER_WORD
+
+_SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&"})
+_ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|[^\s\"'])*")  # one character a step: no backtracking
+_HEAD_WORD = re.compile(r"""(?:"[^"]*"|'[^']*'|[^\s"'])+""")
+_PROMPT_FIRST = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")")
+_DOCKER = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?(?:" + WRAPPER_WORD + r"\s+)*" + alternation(CONTAINER_START) + r"\s")
+_TRAILING_ASSIGNMENTS = re.compile(r"(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s+)+$")
+_TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
+# a continued command flattened onto one line (the line ends lost in a paste): "python3 -m sglang.launch_server \ --tp 4"
+_FLAT_CONTINUATION = re.compile(r"\s\\\s+(?=\S)")
+# the module run as a script: "python3 /opt/sglang/python/sglang/launch_server.py ...", and under pm2, whose own
+# options end at "--": "pm2 start .../sglang/launch_server.py --name sgl -- --model-path ..."
+_SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?\S*/sglang/(launch_server|bench_one_batch)\.py(?=\s|$)")
+_PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
+
+
+def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
+    """(a command the launch_command grammar reads, environment from docker -e flags), or None when the text
+    holds no SGLang launcher."""
+    env: dict[str, str] = {}
+    command = _FLAT_CONTINUATION.sub(" ", text) if " \\ " in text else text
+    script = _SCRIPT.search(command)
+    if script:
+        pm2 = "pm2 " in command[: script.start()]
+        command = f"{command[: script.start()]}python -m sglang.{script.group(1)}{command[script.end() :]}"
+        if pm2:
+            at = command.find("python -m sglang.")
+            command = command[:at].replace("pm2 start ", "") + _PM2_OPTIONS.sub(r"\1", command[at:])
+    bare = BARE_MODULE.search(command) if not LAUNCHER.search(command) else None
+    if bare:
+        command = f"{command[: bare.start()]}python -m sglang.{bare.group(1)}{command[bare.end() :]}"
+    torchrun = _TORCHRUN.search(command)
+    if torchrun:
+        prefix = command[: torchrun.start()]
+        rest = command[torchrun.end() :]
+        command = f"{prefix} python -m {torchrun.group(1)}{rest}"
+    if _DOCKER.match(command):
+        launcher = LAUNCHER.search(command)
+        if launcher is None:
+            return None
+        try:
+            words = shlex.split(command[: launcher.start(1)], posix=True)
+        except ValueError:
+            words = command[: launcher.start(1)].split()
+        for i, word in enumerate(words):
+            if word in ("-e", "--env") and i + 1 < len(words) and "=" in words[i + 1]:
+                key, _, value = words[i + 1].partition("=")
+                env[key] = value
+            elif word.startswith("--env=") and "=" in word[6:]:
+                key, _, value = word[6:].partition("=")
+                env[key] = value
+        command = command[launcher.start(1) :]
+    launcher = LAUNCHER.search(command)
+    if launcher is None:
+        return None
+    head = command[: launcher.start(1)]
+    if head[-1:] in ("`", '"', "'"):  # a code span or a quoted string: the command ends where it closes
+        closing = command.find(head[-1], launcher.start(1))
+        command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
+    if head.strip():
+        shell = _shell_head(head)
+        if shell is None:
+            # other text before the launcher (a bash -x "+ ", "Running: ", a log prefix): keep the environment
+            # assignments right before it, drop the rest
+            assignments = _TRAILING_ASSIGNMENTS.search(head)
+            shell = assignments.group(0) if assignments else ""
+        command = shell + command[launcher.start(1) :]
+    launcher = LAUNCHER.search(command)
+    return (command if launcher is None else _up_to_its_end(command, launcher.end(1))), env
+
+
+def _shell_head(head: str) -> str | None:
+    """The words before a launcher as the grammar reads them (a prompt, then the environment assignments) when they
+    are a shell command's head: assignments and wrappers or runners with their options and arguments (`X=1 nohup`,
+    `numactl -N 0 -m 0`, `env -u A B=2`, `docker exec -e A=1 box`), after any command that ends before it
+    (`cd /x && `); None when other text is among them."""
+    prompt = _PROMPT_FIRST.match(head)
+    kept: list[str] = []
+    wrapped = False
+    for word in _HEAD_WORD.findall(head[prompt.end() if prompt else 0 :]):
+        if word in _SHELL_OPERATORS or word.endswith(";"):  # another command before it: its words are not the launch's
+            kept, wrapped = [], False
+        elif _ASSIGNMENT.fullmatch(word):
+            kept.append(word)
+        elif word.rsplit("/", 1)[-1] in WRAPPER_NAMES or (not wrapped and word in RUNNER_FIRST_WORDS):
+            wrapped = True
+        elif not wrapped:
+            return None
+    return (prompt.group(0) if prompt else "") + "".join(word + " " for word in kept)
+
+
+# a redirection at a word's start: "2>&1", ">log.txt", "> log.txt", ">> out", "&> all.log" ("<" is left alone: "<model>"
+# is how documents write a placeholder)
+_REDIRECTION = re.compile(r"(?:\d+|&)?>>?(?:&\d*-?|\s*(?:\"[^\"]*\"|'[^']*'|[^\s;&|])+)?")
+
+
+def _up_to_its_end(command: str, start: int) -> str:
+    """The command up to where the shell ends it (an unquoted `|`, `;`, `&`, `&&`, `||` or `#` comment), its output
+    redirections taken out: `... --disable-cuda-graph 2>&1 &`, `... | tee log`, `... > server.log 2>&1`. Quoted text
+    and `$(...)` are passed over whole."""
+    out = [command[:start]]
+    quote = ""
+    depth = 0
+    at = start
+    while at < len(command):
+        char = command[at]
+        if quote:
+            if char == "\\" and quote == '"':
+                out.append(command[at : at + 2])
+                at += 2
+                continue
+            quote = "" if char == quote else quote
+        elif char in "\"'`":
+            quote = char
+        elif char == "\\":
+            out.append(command[at : at + 2])
+            at += 2
+            continue
+        elif command.startswith("$(", at):
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif depth == 0 and command[at - 1].isspace() and (redirection := _REDIRECTION.match(command, at)):
+            at = redirection.end()
+            continue
+        elif depth == 0 and char in "|;&#" and (char != "#" or command[at - 1].isspace()):
+            break
+        out.append(char)
+        at += 1
+    return "".join(out).rstrip()
+
+
+# every launcher normalise_command reads holds one of these: "-m sglang.<module>" (torchrun's too), the module's name
+# alone, "sglang serve", ".../sglang/launch_server.py"
+_LAUNCHER_LITERALS = ("sglang.", "sglang serve", "sglang/")
+
+
+def may_hold_a_launcher(text: str) -> bool:
+    """A cheap test before parse_command: text without these literals holds no launch command."""
+    return any(literal in text for literal in _LAUNCHER_LITERALS)
+
+
+def parse_command(text: str) -> dict[str, Any] | None:
+    """A launch command (docker and torchrun forms too) → {'env', 'args', 'kind'}."""
+    normalised = normalise_command(text)
+    if normalised is None:
+        return None
+    command, docker_env = normalised
+    data = other_lines.parse_launch_command(command)
+    if data is None:
+        return None
+    data["env"] = {**docker_env, **data["env"]}
+    return data
+
+
+_FULL_KEEP = 4000
+
+
+def command_event(kind: str, source: str, line: int, command: str, data: dict[str, Any]) -> Event:
+    """A command read over several lines, its text kept whole as a line's is (a docker image's tag may come after the
+    first TEXT_KEEP characters)."""
+    if len(command) > TEXT_KEEP:
+        data["full_text"] = command[:_FULL_KEEP]
+    return Event(kind, source, line, command[:TEXT_KEEP], None, None, data, kinds.LAUNCH_COMMAND_GRAMMAR)

@@ -1,0 +1,222 @@
+"""A launch command given as the value of a field: a compose file's or a Kubernetes manifest's `command:` / `args:` /
+`entrypoint:`, a JSON spec's, a Dockerfile's exec form, a script's list of words."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.lazy import lazy_module
+from logscope.core.server_flags import known_option
+from logscope.pipeline.parse.parsers.base import BlockReader
+from logscope.pipeline.parse.parsers.command_shapes import LAUNCHER
+from logscope.pipeline.parse.parsers.command_text import command_event, parse_command
+
+# a field of a compose file, a Kubernetes manifest or a JSON spec: "command: sglang serve --tp 4",
+# 'command: ["python3", "-m", "sglang.launch_server"]', '"cmd": "python3 -m sglang.launch_server ...",', "- args:"
+_FIELD = re.compile(r"""^(\s*)(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*:(?:\s+(.*?))?\s*,?\s*$""")
+_ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
+# the first word of a launcher given as a list: the interpreter or SGLang's own command
+# (or a shell whose -c script is the command: Kubernetes' `command: [bash, -c]` with the script in `args:`)
+_STARTS_ALAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$")
+# the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
+_ARGS_FIELDS = frozenset({"args", "command"})
+# read only when a field's value is a flow list or a quoted string, which few pastes hold
+yaml = lazy_module("yaml")
+
+
+def _value_words(value: str) -> list[str] | None:
+    """The words of a field's value: a flow list's items, a quoted string's shell words, or a plain value's shell
+    words (None when the value is not one of these: a block scalar's `|`, a mapping)."""
+    if value.startswith(("[", '"', "'")):
+        try:
+            loaded = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return None
+        if isinstance(loaded, list):
+            return [str(item) for item in loaded if isinstance(item, str | int | float)]
+        if not isinstance(loaded, str):
+            return None
+        value = loaded
+    if value[:1] in ("|", ">", "{", "&", "*"):
+        return None
+    try:
+        return shlex.split(value)
+    except ValueError:
+        return value.split()
+
+
+def _item_text(value: str) -> str:
+    """A list item's value as one string: a quoted scalar unquoted, a plain one as written."""
+    if value[:1] in ('"', "'"):
+        try:
+            loaded = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        return loaded if isinstance(loaded, str) else value
+    return value
+
+
+# a block scalar's indicator: the value is the lines under the field ("command: >" then the command's lines)
+_BLOCK_SCALAR = re.compile(r"^[>|][-+]?$")
+# a Dockerfile's exec form, CMD ["python3", "-m", "sglang.launch_server", ...], and a list of a script's words
+# given to a name (cmd = ["python3", "-m", "sglang.launch_server", ...], a subprocess call's argument list)
+_DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT|[A-Za-z_]\w*(?=\s*=))\s*=?\s*(\[.*\])\s*$")
+# a list of flags with no launcher (Kubernetes' `args:` under an image whose entrypoint launches SGLang): read when
+# at least this many are options of a released ServerArgs, as a command's flags pasted without it are
+_FLAGS_MIN = 3
+
+
+def _flags_only(words: list[str]) -> bool:
+    options = [w for w in words if w.startswith("--")]
+    known = [w for w in options if known_option(w[2:].split("=", 1)[0].replace("-", "_"))]
+    return bool(words) and words[0].startswith("--") and len(known) >= _FLAGS_MIN and len(known) == len(options)
+
+
+def _has_launcher(words: list[str]) -> bool:
+    pairs = zip(words, words[1:])
+    return any((a == "-m" and b.startswith("sglang.")) or f"{a.rsplit('/', 1)[-1]} {b}" == "sglang serve" for a, b in pairs)
+
+
+def _script(words: list[str]) -> str | None:
+    """An item that is a whole launch command by itself: a shell's -c script (`[bash, -c, "python3 -m ..."]`), the
+    one string of an `args:` list."""
+    return next((word for word in words if " " in word.strip() and LAUNCHER.search(word)), None)
+
+
+def _launches(words: list[str]) -> bool:
+    return _has_launcher(words) or _script(words) is not None
+
+
+class FieldCommandReader(BlockReader):
+    """A launch command given as the value of a field (compose, Kubernetes, a JSON spec, a Dockerfile's exec form):
+    inline, as a flow list, as a block list of items or a block scalar (`command: >`), and carried on by its sibling
+    `args:` / `command:` field (Kubernetes' command + args, compose's entrypoint + command) or by the plain lines of a
+    multi-line value. The words are joined as the shell would quote them and read as any launch command; an `args:`
+    list of flags alone (the image's entrypoint launches SGLang) is read as a command's flags without it."""
+
+    grammar = kinds.LAUNCH_COMMAND_GRAMMAR
+    literals = (
+        "sglang.launch_server",
+        "sglang serve",
+        "-m sglang.",
+        '"sglang.',
+        "'sglang.",
+        "command:",
+        "entrypoint:",
+        # indented, as Kubernetes' args are: a literal with a space first is never a line's head (no record of its own)
+        " args:",
+        ' "args":',
+        "CMD [",
+        "ENTRYPOINT [",
+        ": [",  # a flow list opened at the line's end: its items in the lines under it
+    )
+
+    def starts(self, text: str) -> bool:
+        m = _FIELD.match(text)
+        if m is None:
+            exec_form = _DOCKER_EXEC.match(text)
+            words = _value_words(exec_form.group(2)) if exec_form else None
+            return words is not None and _launches(words)
+        if not m.group(3) or _BLOCK_SCALAR.match(m.group(3)):  # "command:" with its words in the lines under it
+            return m.group(2) in ("command", "entrypoint", "args")
+        if m.group(3) == "[":  # a JSON / JavaScript array of any field, one quoted item a line: read if they are flags
+            return True
+        words = _value_words(m.group(3))
+        return words is not None and (_launches(words) or (m.group(2) == "args" and _flags_only(words)))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line, self.text = lineno, text.strip()
+        self.sibling_taken = False
+        self.flow = self.listed = False  # an open flow list; the field's value was one (its name says nothing)
+        m = _FIELD.match(text)
+        if m is None:  # a Dockerfile's CMD / ENTRYPOINT, a script's list
+            exec_form = _DOCKER_EXEC.match(text)
+            assert exec_form is not None
+            self.indent, self.field, self.under = 0, exec_form.group(1), False
+            self.words = _value_words(exec_form.group(2))
+            self.sibling_taken = True
+            return self
+        self.indent, self.field = len(m.group(1)), m.group(2)
+        self.flow = self.listed = m.group(3) == "["
+        if self.flow:
+            self.words, self.under = [], False
+            return self
+        value = m.group(3) if m.group(3) and not _BLOCK_SCALAR.match(m.group(3)) else None
+        self.words = _value_words(value) if value else []
+        self.under = not value  # the words go on in the lines under the field
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if not text.strip():
+            return False
+        if self.flow:
+            return self._flow_item(text.strip())
+        indent = len(text) - len(text.lstrip())
+        item = _ITEM.match(text)
+        if self.under and item is not None and indent >= self.indent:
+            words = _value_words(item.group(2))
+            first = not self.words and (self.field != "args" or not (words or [""])[0].startswith("--"))
+            if words is not None and len(words) > 1 and _script([_item_text(item.group(2))]):
+                words = [_item_text(item.group(2))]  # the shell's script, or the list's one string: a whole command
+            elif words is None or len(words) != 1 or (first and not _STARTS_ALAUNCHER.match(words[0])):
+                return False  # a list of something else ("- /bin/app", "- --config"): no line of it is read
+            assert self.words is not None
+            self.words.append(words[0])
+            return True
+        field = _FIELD.match(text)
+        if field is not None and not text.lstrip().startswith("-") and indent <= self.indent:
+            if indent < self.indent or self.sibling_taken or field.group(2) not in _ARGS_FIELDS or self.words is None:
+                return False
+            self.sibling_taken = True
+            self.under = not field.group(3)
+            words = _value_words(field.group(3)) if field.group(3) else []
+            if words is None:
+                return False
+            self.words += words
+            return True
+        if self.under and indent > self.indent and item is None and self.words is not None:
+            try:  # a plain value over several lines: "--model-path x" then "--port 30000"
+                self.words += shlex.split(text)
+            except ValueError:
+                self.words += text.split()
+            return True
+        return False
+
+    def _flow_item(self, item: str) -> bool:
+        """One line of an open flow list: a quoted item ("--mem-fraction-static 0.92",), its words as the shell
+        splits them; the closing bracket ends the list. An item holding a template's {{PLACEHOLDER}} gives no value."""
+        if item.startswith("]"):
+            self.flow = False
+            return True
+        words = _value_words(item.rstrip(",")) if item[:1] in ('"', "'") else None
+        if words is None or self.words is None:
+            return False
+        if not any("{{" in word for word in words):
+            self.words += words
+        return True
+
+    def close(self) -> list[Event]:
+        if not self.words:
+            return []
+        script = None if _has_launcher(self.words) else _script(self.words)
+        if script is not None:
+            data = parse_command(script)
+            if data is None:
+                return []
+            data["field"] = self.field
+            return [command_event(kinds.LAUNCH_COMMAND, self.source, self.first_line, script, data)]
+        launched = _has_launcher(self.words)
+        if not launched and not ((self.field == "args" or self.listed) and _flags_only(self.words)):
+            return []
+        joined = shlex.join(self.words)
+        data = parse_command(joined if launched else f"python -m sglang.launch_server {joined}")
+        if data is None:
+            return []
+        data["field"] = self.field
+        if launched:
+            return [command_event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined, data)]
+        data.update(source=kinds.LAUNCH_COMMAND, launcher=None)  # the flags of a launch whose launcher is not shown
+        return [command_event(kinds.LAUNCH_FLAGS, self.source, self.first_line, joined, data)]

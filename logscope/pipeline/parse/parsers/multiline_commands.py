@@ -1,0 +1,113 @@
+"""A launch command over several lines: continued by trailing backslashes (assignments first, flags one per line,
+lines commented out among them), or hard-wrapped with none (a terminal, an issue editor, a chat client)."""
+
+from __future__ import annotations
+
+import re
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.server_flags import known_option
+from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader
+from logscope.pipeline.parse.parsers.command_cuts import SPLIT_LAUNCHER, cut_flag, flag_cut_between, gives_the_value, wants_more
+from logscope.pipeline.parse.parsers.command_shapes import COMMAND_HEAD, behind_prompt, without_prompt
+from logscope.pipeline.parse.parsers.command_text import command_event, parse_command
+
+_CONTINUED = re.compile(r"\s\\\s*$")
+# a line of a script commented out ("# CUDA_LAUNCH_BLOCKING=1 \\", "#   --enable-foo \\"): no part of the command; at a
+# command's first line, "# " before assignments alone is a comment (before a launcher, a root shell's prompt)
+_COMMENT = re.compile(r"^\s*#")
+_COMMENTED_ASSIGNMENTS = re.compile(r"^\s*#\s*(?:[A-Z_][A-Z0-9_]*=\S*\s+)+\\\s*$")
+_WRAPPED_MAX_LINES = 40
+
+
+class ContinuedCommandReader(BlockReader):
+    """A command over several lines joined by trailing backslashes; lines commented out among them (a script's
+    `# CUDA_LAUNCH_BLOCKING=1 \\`) are left out, as the shell leaves them."""
+
+    grammar = kinds.LAUNCH_COMMAND_GRAMMAR
+    literals = (" \\",)
+
+    def starts(self, text: str) -> bool:
+        return bool(_CONTINUED.search(text) and (COMMAND_HEAD.match(text) or behind_prompt(text)))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line = self.last_line = lineno
+        self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [_CONTINUED.sub(" ", text)]
+        self.finished = False
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        next_line = lineno == self.last_line + 1  # a blank line between: no terminal cut joins across it
+        cut = self.finished and bool(self.parts) and next_line and flag_cut_between(self.parts[-1].rstrip(), text.strip())
+        if self.finished and not cut:
+            return False
+        self.last_line = lineno
+        if self.parts and _COMMENT.match(text):
+            # a comment once the command began ends it, as bash does (its backslash is part of the comment): the
+            # lines after it are another command
+            self.finished = True
+            return True
+        self.finished = not _CONTINUED.search(text)
+        piece = _CONTINUED.sub(" ", text) if not self.finished else text
+        if cut:  # the terminal cut a flag's name at the end of the last line (no backslash there): its rest is here
+            self.parts[-1] = self.parts[-1].rstrip() + piece.strip() + " "
+        elif not _COMMENT.match(text):
+            self.parts.append(piece)
+        return True
+
+    def close(self) -> list[Event]:
+        joined = " ".join(part.strip() for part in self.parts)
+        data = parse_command(joined)
+        if data is None:
+            return []
+        kind = kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT
+        data["joined_lines"] = [self.first_line, self.last_line]
+        return [command_event(kind, self.source, self.first_line, joined, data)]
+
+
+class WrappedCommandReader(BlockReader):
+    """A command hard-wrapped with no backslashes (a terminal, an issue editor, a chat client): a launcher line cut
+    where a word must follow (`... --model-path` then the path on the next line, `python3 -m` then
+    `sglang.launch_server ...`) goes on over the lines that give that word or start with an option, up to a line
+    that is neither; the lines are joined with spaces and read as one command."""
+
+    grammar = kinds.LAUNCH_COMMAND_GRAMMAR
+    literals = ("sglang.", "sglang serve", " -m")
+
+    def starts(self, text: str) -> bool:
+        if _CONTINUED.search(text) or not (wants_more(text) or cut_flag(text)):
+            return False
+        return bool(SPLIT_LAUNCHER.search(text) or COMMAND_HEAD.match(text) or behind_prompt(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line = self.last_line = lineno
+        self.parts = [text.strip()]
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        stripped = text.strip()
+        if not stripped or PREFIXED.match(text) or len(self.parts) >= _WRAPPED_MAX_LINES:
+            return False
+        joined = " ".join(self.parts)
+        if SPLIT_LAUNCHER.search(joined) and not stripped.startswith("sglang."):
+            return False
+        if lineno == self.last_line + 1 and flag_cut_between(joined, stripped):  # "--node-r" / "ank 0": a cut name
+            self.parts[-1] += _CONTINUED.sub(" ", stripped).strip()
+            self.last_line = lineno
+            return True
+        if stripped.startswith("--") and known_option(stripped.split()[0][2:].split("=")[0]):
+            pass  # an option: the command goes on
+        elif not (wants_more(joined) and gives_the_value(joined, stripped)):
+            return False
+        self.parts.append(_CONTINUED.sub(" ", stripped).strip())
+        self.last_line = lineno
+        return True
+
+    def close(self) -> list[Event]:
+        joined = " ".join(self.parts)
+        data = parse_command(without_prompt(joined))
+        if data is None or data["kind"] == "export":
+            return []
+        data["joined_lines"] = [self.first_line, self.last_line]
+        return [command_event(kinds.LAUNCH_COMMAND, self.source, self.first_line, joined, data)]
