@@ -15,6 +15,7 @@ from logscope.core.server_flags import is_field, known_option
 from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, stated_failure, time_claims
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
+from logscope.pipeline.parse.parsers.flashinfer_env import FlashInferEnvReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
@@ -298,6 +299,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     FieldCommandReader,
     WrappedDumpReader,
     CheckEnvReader,
+    FlashInferEnvReader,
     PipShowReader,
     VersionPrintReader,
     SectionVersionReader,
