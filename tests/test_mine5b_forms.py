@@ -74,3 +74,53 @@ def test_flashinfer_s_report_without_torch_gives_nvidia_smi_s_row():
     )
     (gpu,) = analyze_text(text)["gpus"]
     assert (gpu["name"], gpu["compute_capability"], gpu["memory_total_mib"]) == ("NVIDIA H100 80GB HBM3", "9.0", 81559)
+
+
+# rl-3612's runtime dependency list: versions in code spans after a label and a colon
+DEPENDENCY_LIST = """## Runtime dependencies
+
+- SGLang: `0.5.17.dev30+g3003d70f6` from pinned commit `3003d70f680d41c59d1b7acbf65cb47795dfd19e`
+- SGLang kernel: `0.4.5`
+- FlashInfer Python/cubin/CUDA-13 JIT cache: `0.6.14`
+- Transformers in the SGLang environment: `5.12.1`
+"""
+
+
+def test_a_markdown_list_of_versions_in_code_spans_with_labels_in_words():
+    versions = _versions(analyze_text(DEPENDENCY_LIST))
+    assert versions["sglang"] == "0.5.17.dev30+g3003d70f6"
+    assert versions["sgl_kernel"] == "0.4.5"
+    assert versions["flashinfer"] == "0.6.14"
+    assert versions["transformers"] == "5.12.1"
+    # a remark that names another version states neither
+    assert "sglang" not in _versions(analyze_text("- SGLang: `0.5.9` upgraded from 0.5.8\n"))
+
+
+# ktransformers-1666's system info: key and value split by a full-width colon, the keys in Chinese
+CHINESE_SYSTEM_INFO = """GPU信息
+GPU型号：8 × NVIDIA L20
+驱动版本：570.124.06
+CUDA版本：12.9
+单卡规格：
+显存：46,068 MiB (约45GB)
+"""
+
+
+def test_system_info_in_chinese_with_full_width_colons():
+    report = analyze_text(CHINESE_SYSTEM_INFO)
+    versions = _versions(report)
+    assert (versions["driver"], versions["cuda"]) == ("570.124.06", "12.9")
+    rows = [(g["index"], g["name"], g.get("memory_total_mib")) for g in report["gpus"]]
+    assert rows == [(i, "NVIDIA L20", 46068) for i in range(8)]
+
+
+# miles-300: NVSHMEM's IBGDA transport under DeepEP, its NULL-value error with the reason on the same line
+NVSHMEM_NULL_VALUE = """[2025-12-04 23:03:08 TP1 EP1] Only use 20 SMs for DeepEP communication. This may result in highly suboptimal performance. Consider using --deepep-config to change the behavior.
+/sgl-workspace/nvshmem/src/modules/transport/ibgda/ibgda.cpp:1889: NULL value cannot allocate mlx5dv_devx_uar
+"""  # noqa: E501 - the lines as printed
+
+
+def test_nvshmem_s_null_value_error_of_a_transport_is_a_deepep_buffer_failure_of_unknown_time():
+    (finding,) = [f for f in analyze_text(NVSHMEM_NULL_VALUE)["findings"] if f["rule"] == "deepep-buffer"]
+    assert finding["signature"] == "deepep-transport-nvshmem-null-value"
+    assert finding["phase"] == "unknown"
