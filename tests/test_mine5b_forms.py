@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from logscope.core.native_libraries import library_of
+from logscope.pipeline.ingest.ingest import unwrap
 from tests.helpers import analyze_text
 
 
@@ -124,3 +126,54 @@ def test_nvshmem_s_null_value_error_of_a_transport_is_a_deepep_buffer_failure_of
     (finding,) = [f for f in analyze_text(NVSHMEM_NULL_VALUE)["findings"] if f["rule"] == "deepep-buffer"]
     assert finding["signature"] == "deepep-transport-nvshmem-null-value"
     assert finding["phase"] == "unknown"
+
+
+# llm-d-1269: DeepGEMM's host assert under vLLM's process prefixes; its path keeps the build's ".." parts
+DEEPGEMM_ASSERT = """(APIServer pid=1) (EngineCore_DP0 pid=439) ERROR 04-27 19:04:27 [core.py:1100]   File "/opt/vllm-source/vllm/utils/deep_gemm.py", line 211, in fp8_gemm_nt
+(APIServer pid=1) (EngineCore_DP0 pid=439) ERROR 04-27 19:04:27 [core.py:1100]     return _fp8_gemm_nt_impl(*args, disable_ue8m0_cast=not use_ue8m0, **kwargs)
+(APIServer pid=1) (EngineCore_DP0 pid=439) ERROR 04-27 19:04:27 [core.py:1100] RuntimeError: Assertion error (csrc/apis/../jit_kernels/impls/../../jit/kernel_runtime.hpp:45): exit_code == 0
+"""  # noqa: E501 - the lines as printed
+
+
+def test_a_source_path_with_dot_dot_parts_names_its_library_as_the_catalogue_lists_it():
+    assert library_of("Assertion error (csrc/apis/../jit_kernels/impls/../../jit/kernel_runtime.hpp:45)") == "DeepGEMM"
+    (finding,) = [f for f in analyze_text(DEEPGEMM_ASSERT)["findings"] if f.get("mechanism")]
+    assert (finding["mechanism"], finding["phase"]) == ("deepgemm", "unknown")
+
+
+# verl-5567: the middle of a traceback, each line stamped before Ray's actor prefix
+STAMPED_RAY_TRACEBACK = """[2026-03-12 11:50:36] (TaskRunner pid=3483799)   File "/appdata/verl/verl/experimental/agent_loop/single_turn_agent_loop.py", line 59, in run
+[2026-03-12 11:50:36] (TaskRunner pid=3483799)     output = await self.server_manager.generate(
+[2026-03-12 11:50:36] (TaskRunner pid=3483799)              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+[2026-03-12 11:50:36] (TaskRunner pid=3483799)   File "/appdata/verl/verl/utils/rollout_trace.py", line 191, in async_wrapper
+[2026-03-12 11:50:36] (TaskRunner pid=3483799)     return await func(self, *args, **kwargs)
+[2026-03
+"""  # noqa: E501 - the lines as printed
+
+
+def test_a_time_stamp_before_ray_s_prefix_is_a_wrapper():
+    assert (
+        unwrap('[2026-03-12 11:50:36] (TaskRunner pid=3483799)   File "/a/b.py", line 5, in run')
+        == '  File "/a/b.py", line 5, in run'
+    )
+    assert unwrap("[2026-03-12 11:50:36 TP0] Load weight end.") == "[2026-03-12 11:50:36 TP0] Load weight end."
+    findings = analyze_text(STAMPED_RAY_TRACEBACK)["findings"]
+    assert [f["rule"] for f in findings] == ["failure-time-unknown"]
+    assert "rollout_trace.py:191 async_wrapper" in findings[0]["message"]
+
+
+# dynamo-3054: vLLM's NIXL connector raising, its frame's function name cut by the terminal ("in>")
+NIXL_NOT_AVAILABLE = """```
+File "/leonardo/venv/lib/python3.11/site-packages/vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py", line 426, in>
+    raise RuntimeError("NIXL is not available")
+RuntimeError: NIXL is not available
+```
+"""
+
+
+def test_vllm_s_nixl_connector_without_nixl_is_a_pd_transfer_failure_at_start():
+    (finding,) = [f for f in analyze_text(NIXL_NOT_AVAILABLE)["findings"] if f.get("mechanism")]
+    assert (finding["rule"], finding["phase"]) == ("pd-transfer-failed", "disaggregation")
+    # the import's own warning with the same words is no failure
+    warning = analyze_text("WARNING 08-20 10:00:00 [nixl_connector.py:55] NIXL is not available\n")
+    assert not [f for f in warning["findings"] if f["rule"] == "pd-transfer-failed"]
