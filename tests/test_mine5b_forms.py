@@ -177,3 +177,17 @@ def test_vllm_s_nixl_connector_without_nixl_is_a_pd_transfer_failure_at_start():
     # the import's own warning with the same words is no failure
     warning = analyze_text("WARNING 08-20 10:00:00 [nixl_connector.py:55] NIXL is not available\n")
     assert not [f for f in warning["findings"] if f["rule"] == "pd-transfer-failed"]
+
+
+# rl-3330: a framework's own failure record, an event name in capitals and key=value fields, continued and cut
+STRUCTURED_FAILURE = """```
+NRL_SGLANG_REFIT_FAILURE transfer=broadcast refit=1 \\
+    phase=prepare_or_transfer error_type=Mod
+```
+"""
+
+
+def test_a_structured_failure_record_in_capitals_is_listed_as_an_unrecognised_failure():
+    (finding,) = analyze_text(STRUCTURED_FAILURE)["findings"]
+    assert finding["rule"] == "unrecognized-failure"
+    assert "NRL_SGLANG_REFIT_FAILURE transfer=broadcast" in finding["message"]
