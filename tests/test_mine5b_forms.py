@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from logscope.core.native_libraries import library_of
 from logscope.pipeline.ingest.ingest import unwrap
+from logscope.pipeline.parse.parsers import time_claims
 from tests.helpers import analyze_text
 
 
@@ -191,3 +192,23 @@ def test_a_structured_failure_record_in_capitals_is_listed_as_an_unrecognised_fa
     (finding,) = analyze_text(STRUCTURED_FAILURE)["findings"]
     assert finding["rule"] == "unrecognized-failure"
     assert "NRL_SGLANG_REFIT_FAILURE transfer=broadcast" in finding["message"]
+
+
+# vllm-ascend-3046: the paste says in Chinese that starting SGLang reported the error (启动 "start", 报错 "reports an error")
+STARTED_IN_CHINESE = """2、启动sglang命令如下：
+python3 -m sglang.launch_server --model-path /home/model/QwQ-32B --device npu --attention-backend ascend
+启动sglang报错：
+RuntimeError: arange_out_op_api:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:36 NPU function error: call aclnnArange failed, error code is 561103
+"""  # noqa: E501 - the lines as printed
+
+
+def test_a_chinese_sentence_that_starting_failed_places_the_failure_at_startup_as_inferred():
+    assert time_claims.parse("启动sglang报错：").data == {"stage": "startup", "said": "启动sglang报错"}
+    assert time_claims.parse("启动sglang命令如下：") is None  # "the command that starts sglang is:"
+    (finding,) = [f for f in analyze_text(STARTED_IN_CHINESE)["findings"] if f["rule"] == "startup-crash"]
+    assert "inferred from line 3, the paste's own words '启动sglang报错'" in finding["message"]
+
+
+def test_stress_testing_is_serving_whatever_the_preposition():
+    assert time_claims.parse("We see this during stress testing of the server.").data["stage"] == "serving"
+    assert time_claims.parse("It failed while load-testing.").data["stage"] == "serving"
