@@ -6,6 +6,7 @@ from __future__ import annotations
 from logscope.core.native_libraries import library_of
 from logscope.pipeline.ingest.ingest import unwrap
 from logscope.pipeline.parse.parsers import time_claims
+from logscope.pipeline.parse.parsers.stated_env import named_versions
 from tests.helpers import analyze_text
 
 
@@ -212,3 +213,10 @@ def test_a_chinese_sentence_that_starting_failed_places_the_failure_at_startup_a
 def test_stress_testing_is_serving_whatever_the_preposition():
     assert time_claims.parse("We see this during stress testing of the server.").data["stage"] == "serving"
     assert time_claims.parse("It failed while load-testing.").data["stage"] == "serving"
+
+
+def test_a_pin_with_a_remark_states_the_pinned_version_and_the_remark_s():
+    # dressage-1's environment list
+    line = "- torch==2.11.0+cu130 (cuda 13.0, cudnn 91900, nccl 2.28.9)"
+    assert named_versions(line) == {"torch": "2.11.0+cu130", "cuda": "13.0", "nccl": "2.28.9"}
+    assert named_versions("requires torch==2.6.0") == {}

@@ -136,7 +136,8 @@ _ADVICE = re.compile(
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
 # "My torch version: 2.5.0+cu121", "CUDA version: cuda_12.1", "sglang+ mooncake v0.3.9", "python 3.12",
-# "flashinfer-python：0.2.5", torch's "..., NCCL version 2.18.3" at the end of an NCCL error. Each name → the key
+# "flashinfer-python：0.2.5", a pin with a remark ("- torch==2.11.0+cu130 (cuda 13.0, nccl 2.28.9)"), torch's "..., NCCL
+# version 2.18.3" at the end of an NCCL error. Each name → the key
 # check_env (or a pip list) gives that package
 _NAMED_PACKAGES = {
     "pytorch": "torch",
@@ -168,7 +169,7 @@ _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, re
 # never a requirement (">=", "requires torch 2.6", "CUDA 12.8 or later")
 _NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
-    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\))?(?:\s*[:：=]\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
+    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\))?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
 _REQUIREMENT = re.compile(
