@@ -87,6 +87,7 @@ DEPENDENCY_LIST = """## Runtime dependencies
 - SGLang kernel: `0.4.5`
 - FlashInfer Python/cubin/CUDA-13 JIT cache: `0.6.14`
 - Transformers in the SGLang environment: `5.12.1`
+- CUDA runtime reported by PyTorch: `13.0`
 """
 
 
@@ -96,6 +97,7 @@ def test_a_markdown_list_of_versions_in_code_spans_with_labels_in_words():
     assert versions["sgl_kernel"] == "0.4.5"
     assert versions["flashinfer"] == "0.6.14"
     assert versions["transformers"] == "5.12.1"
+    assert versions["cuda"] == "13.0"  # mini-sglang-102's line
     # a remark that names another version states neither
     assert "sglang" not in _versions(analyze_text("- SGLang: `0.5.9` upgraded from 0.5.8\n"))
 

@@ -280,6 +280,7 @@ _STATED_HEADS = (
     "GPU memory:",
     # a package's pip name in words, or a label qualified ("- SGLang kernel: `0.4.5`", "- Transformers in the ...: `5.12.1`")
     "SGLang kernel",
+    "CUDA runtime",
     "sglang kernel",
     "Transformers ",
     "GPU Memory:",

@@ -55,6 +55,7 @@ _LABELS = {
     "nvidia driver version": "driver",
     "cuda": "cuda",
     "cuda version": "cuda",
+    "cuda runtime": "cuda",
     # a hand-written block of package versions ("sgl-kernel: 0.3.21", "flashinfer-python: 0.6.2"), as pip names them
     **PACKAGES,
     "flashinfer": "flashinfer-python",
@@ -78,13 +79,14 @@ _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
 # comma's clause or, after a version in a code span, any words are a remark (one that names no other version); the value
 # may name the distribution first ("NCCL: nvidia-nccl-cu13 2.30.4"). The label may be a package's pip name in words
 # ("SGLang kernel"), several wheels of one version ("FlashInfer Python/cubin/CUDA-13 JIT cache"), qualified ("Transformers
-# in the SGLang environment") or in Chinese ("驱动版本：570.124.06", "CUDA版本：12.9": 版本 is "version", 驱动 "driver")
+# in the SGLang environment", "CUDA runtime reported by PyTorch") or in Chinese ("驱动版本：570.124.06", "CUDA版本：12.9":
+# 版本 is "version", 驱动 "driver")
 _REMARK = r"(?:\s*\([^)]*\)|,\s+(?![^\d]*\d+\.\d)\S.*|(?<=`)\s+(?![^\d]*\d+\.\d)\S.*)?"
 _LABELLED = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<label>[^\W\d_][\w ./-]{0,48}?)`?(?:\*\*)?\s*:\s*(?:\*\*)?`?"
     rf"(?:(?P<dist>{_PACKAGE})\s+)?" + _VERSION + r"`?" + _REMARK + r"\s*$"
 )
-_QUALIFIER = re.compile(r"\s+(?:in|for|inside|of|on)\s+.*$")
+_QUALIFIER = re.compile(r"\s+(?:in|for|inside|of|on|(?:reported|used|shown|printed|given) by)\s+.*$")
 _FULL_WIDTH_COLON = str.maketrans({"\uff1a": ":"})  # "：", as a hand-written line in Chinese separates key and value
 # "GPUs: NVIDIA H20-3e (x4)", "GPU: 8 x NVIDIA H200", "GPUs: 4x H100 80GB HBM3", "GPUs: NVIDIA H200 x 8", "GPU型号：8 × NVIDIA
 # L20" (型号 "model"; 显卡 "graphics card")
