@@ -222,3 +222,14 @@ def test_a_pin_with_a_remark_states_the_pinned_version_and_the_remark_s():
     line = "- torch==2.11.0+cu130 (cuda 13.0, cudnn 91900, nccl 2.28.9)"
     assert named_versions(line) == {"torch": "2.11.0+cu130", "cuda": "13.0", "nccl": "2.28.9"}
     assert named_versions("requires torch==2.6.0") == {}
+
+
+def test_flashinfer_s_report_gives_the_topology_matrix():
+    text = (
+        "==== GPU Topology ====\n"
+        "nvidia-smi topo -m:\n"
+        "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+        "GPU0\t X \tNV18\t0-47\t0\t\tN/A\n"
+        "GPU1\tNV18\t X \t0-47\t0\t\tN/A\n"
+    )
+    assert analyze_text(text)["topology"]["links"] == [[0, 1, "NV18"]]

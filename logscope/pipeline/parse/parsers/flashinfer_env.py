@@ -20,6 +20,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import BlockReader
+from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology
 from logscope.pipeline.parse.parsers.stated_env import PACKAGES
 
 _TITLE = "### FlashInfer environment report"
@@ -71,6 +72,7 @@ class FlashInferEnvReader(BlockReader):
         self.values: dict[str, str] = {}
         self.gpus: list[Event] = []
         self.in_value = False  # inside a value printed on lines of its own (library copies, the topology matrix)
+        self.topology: list[str] = []  # `nvidia-smi topo -m`'s matrix, its legend dropped by collect_env
         self.feed(lineno, text)
         return self
 
@@ -88,6 +90,8 @@ class FlashInferEnvReader(BlockReader):
         if stripped.startswith("```"):
             return False
         if self.in_value and (text[:1].isspace() or self.section == "GPU Topology"):
+            if self.section == "GPU Topology":
+                self.topology.append(text)
             return True
         entry = _ENTRY.match(text)
         if entry is not None and self.section:
@@ -131,4 +135,8 @@ class FlashInferEnvReader(BlockReader):
             data: dict[str, Any] = {"values": self.values}
             report = "FlashInfer collect_env report"
             events.insert(0, Event(kinds.CHECK_ENV, self.source, self.first_line, report, None, None, data, self.grammar))
+        topology = parse_topology(self.topology) if self.topology else None
+        if topology is not None:
+            text, grammar = "nvidia-smi topo -m (FlashInfer collect_env)", kinds.NVIDIA_TOPO_GRAMMAR
+            events.append(Event(kinds.TOPOLOGY, self.source, self.first_line, text, None, None, topology, grammar))
         return events
