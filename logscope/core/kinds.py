@@ -271,6 +271,20 @@ _STATED_HEADS = (
     "python:",
     "DeepEP ",
     "Cuda compilation tools",
+    # hand-written lines in Chinese ("驱动版本：570.124.06", "GPU型号：8 × NVIDIA L20", "显存：46,068 MiB") and a card's
+    # memory in English ("GPU memory: 81559 MiB")
+    "版本",
+    "GPU型号",
+    "显卡",
+    "显存",
+    "GPU memory:",
+    # a package's pip name in words, or a label qualified ("- SGLang kernel: `0.4.5`", "- Transformers in the ...: `5.12.1`")
+    "SGLang kernel",
+    "CUDA runtime",
+    "sglang kernel",
+    "Transformers ",
+    "GPU Memory:",
+    "VRAM:",
     # verl's scripts/diagnose.py pip lines: print(f"{package}\t     : {version}")
     "\t     : ",
     # an official image tag without the image's name ("the v0.5.10-cu130 image")
@@ -327,6 +341,10 @@ TIME_CLAIM_LITERALS = (
     "while serving",
     "during serving",
     "推理过程中",
+    "stress test",
+    "load test",
+    "load-test",
+    "启动",
     " for several ",
     " for a few ",
     " for many ",

@@ -116,7 +116,9 @@ def library_of(text: str) -> str | None:
         if folders & lib.tokens:
             return lib.name
     for path in _PATH.findall(text):
-        parts = path.split("/")
+        # as tools/upstream/libraries.py lists them: "." and ".." dropped (DeepGEMM's asserts print
+        # "csrc/apis/../jit_kernels/impls/../../jit/kernel_runtime.hpp", catalogued "impls/jit/kernel_runtime.hpp")
+        parts = [p for p in path.split("/") if p not in ("", ".", "..")]
         for tail in ("/".join(parts[-3:]), "/".join(parts[-2:])):
             if tail in table.files:
                 return table.files[tail]

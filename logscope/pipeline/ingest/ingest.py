@@ -62,6 +62,9 @@ _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+\s+|\s{2,})\| ?")
 # Ray's driver prints each worker line as "({actor or task name} pid={pid}, ip={ip}) {line}" (ray/_private/worker.py
 # print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12")
 _RAY = re.compile(r"^\((?:[^\s()]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
+# a time stamp in brackets before Ray's prefix ("[2026-03-12 11:50:36] (TaskRunner pid=3483799) "): Ray's driver prints
+# none, so whatever captured the driver's output stamped it (a wrapper's, never a log record's own prefix)
+_STAMPED_RAY = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\] (?=" + _RAY.pattern[1:] + ")")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
 _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
 # a launcher's task label (srun --label, torchrun's "0: " node prefix) before a log record, a traceback's line or
@@ -424,6 +427,10 @@ def unwrap(text: str) -> str:
                 text = text[m.end() :]
         if text.startswith("[") and text[11:12] == "T":
             m = _BRACKETED_RFC3339.match(text)
+            if m:
+                text = text[m.end() :]
+        if text.startswith("[") and text[11:12] == " ":
+            m = _STAMPED_RAY.match(text)
             if m:
                 text = text[m.end() :]
         if text.startswith("[pod/"):

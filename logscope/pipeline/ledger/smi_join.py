@@ -12,12 +12,15 @@ from logscope.core.events import Event
 from logscope.core.model import GpuJoin, Launch, RankPlacement, RankTimeline
 from logscope.memory_model.releases import launch_release
 from logscope.pipeline.assemble.launch_facts import global_versions
+from logscope.pipeline.parse.parsers.stated_env import CARD_MEMORY_MIB
 
 
 def _check_env_gpus(events: list[Event]) -> list[Event]:
     """check_env's "GPU 0,1,2,3: NVIDIA H100 80GB HBM3" and "... Compute Capability: 9.0" as GPU events (and the
     same stated elsewhere: the issue template's "GPUs: NVIDIA H20-3e (x4)")."""
     out: list[Event] = []
+    # one card's memory stated by hand ("显存：46,068 MiB"): each stated GPU's total, when the paste states one figure
+    stated_memory = {ev.data["values"][CARD_MEMORY_MIB] for ev in events if CARD_MEMORY_MIB in ev.data.get("values", {})}
     for ev in events:
         if ev.kind not in (kinds.CHECK_ENV, kinds.STATED_ENV):
             continue
@@ -40,6 +43,8 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
                 data["compute_capability"] = capability[index]
             if stated:
                 data["stated_by"] = ev.data.get("stated_by", kinds.STATED_ENV)
+                if len(stated_memory) == 1:
+                    data["memory_total_mib"] = int(next(iter(stated_memory)))
             out.append(
                 Event(
                     kinds.SMI_GPU,

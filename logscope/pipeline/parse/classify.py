@@ -69,7 +69,9 @@ _NO_REPORT_SECTION = re.compile(
 _SENTENCE_END = re.compile(r"\w[.!。！]\s*$")
 _HEADING_LINE = re.compile(r"^\s{0,3}(?:(#{1,6})\s+\S|\*\*[^*]+\*\*:?\s*$)")
 _SECTION_LOOKBACK = 300
-FAILURE_LOOK = re.compile(r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault")
+FAILURE_LOOK = re.compile(
+    r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|FAILURE\b|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault"
+)
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 
@@ -636,7 +638,9 @@ _RECORD_START = re.compile(
     r"|\S*python|sglang "
     r"|\++ |" + alternation(WRAPPER) + " "  # a bash -x trace line, a command run under a wrapper
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
-    r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b)"
+    r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b"
+    # a structured record: an event name in capitals, then key=value fields ("NRL_SGLANG_REFIT_FAILURE transfer=broadcast")
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S)"
 )
 
 

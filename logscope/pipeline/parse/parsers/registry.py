@@ -20,6 +20,8 @@ from logscope.pipeline.parse.parsers.command_shapes import bare_module, behind_p
 from logscope.pipeline.parse.parsers.command_text import parse_command
 from logscope.pipeline.parse.parsers.field_commands import FieldCommandReader
 from logscope.pipeline.parse.parsers.multiline_commands import ContinuedCommandReader, WrappedCommandReader
+
+from logscope.pipeline.parse.parsers.flashinfer_env import FlashInferEnvReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
@@ -293,6 +295,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     FieldCommandReader,
     WrappedDumpReader,
     CheckEnvReader,
+    FlashInferEnvReader,
     PipShowReader,
     VersionPrintReader,
     SectionVersionReader,

@@ -55,6 +55,7 @@ _LABELS = {
     "nvidia driver version": "driver",
     "cuda": "cuda",
     "cuda version": "cuda",
+    "cuda runtime": "cuda",
     # a hand-written block of package versions ("sgl-kernel: 0.3.21", "flashinfer-python: 0.6.2"), as pip names them
     **PACKAGES,
     "flashinfer": "flashinfer-python",
@@ -66,23 +67,38 @@ _LABELS = {
     "mooncake": "mooncake",
     "nccl": "nccl",
     "deepep": "deep_ep",
+    "驱动": "driver",
+    "显卡驱动": "driver",
 }
 # the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
 # (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
 _TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
 _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
 # "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "SGLang: v0.5.4 (pip)", "- **SGLang**: 0.5.6.post2, installed
-# from `refs/pull/20547/head`": a parenthesis or a comma's clause after it is a remark (one that names no other
-# version); the value may name the distribution first ("NCCL: nvidia-nccl-cu13 2.30.4")
+# from `refs/pull/20547/head`", "- SGLang: `0.5.17.dev30+g3003d70f6` from pinned commit `3003d70`": a parenthesis, a
+# comma's clause or, after a version in a code span, any words are a remark (one that names no other version); the value
+# may name the distribution first ("NCCL: nvidia-nccl-cu13 2.30.4"). The label may be a package's pip name in words
+# ("SGLang kernel"), several wheels of one version ("FlashInfer Python/cubin/CUDA-13 JIT cache"), qualified ("Transformers
+# in the SGLang environment", "CUDA runtime reported by PyTorch") or in Chinese ("驱动版本：570.124.06", "CUDA版本：12.9":
+# 版本 is "version", 驱动 "driver")
+_REMARK = r"(?:\s*\([^)]*\)|,\s+(?![^\d]*\d+\.\d)\S.*|(?<=`)\s+(?![^\d]*\d+\.\d)\S.*)?"
 _LABELLED = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<label>[A-Za-z][\w .-]{1,24}?)`?(?:\*\*)?\s*:\s*(?:\*\*)?`?"
-    rf"(?:(?P<dist>{_PACKAGE})\s+)?" + _VERSION + r"`?(?:\s*\([^)]*\)|,\s+(?![^\d]*\d+\.\d)\S.*)?\s*$"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<label>[^\W\d_][\w ./-]{0,48}?)`?(?:\*\*)?\s*:\s*(?:\*\*)?`?"
+    rf"(?:(?P<dist>{_PACKAGE})\s+)?" + _VERSION + r"`?" + _REMARK + r"\s*$"
 )
-# "GPUs: NVIDIA H20-3e (x4)", "GPU: 8 x NVIDIA H200", "GPUs: 4x H100 80GB HBM3", "GPUs: NVIDIA H200 x 8"
+_QUALIFIER = re.compile(r"\s+(?:in|for|inside|of|on|(?:reported|used|shown|printed|given) by)\s+.*$")
+_FULL_WIDTH_COLON = str.maketrans({"\uff1a": ":"})  # "：", as a hand-written line in Chinese separates key and value
+# "GPUs: NVIDIA H20-3e (x4)", "GPU: 8 x NVIDIA H200", "GPUs: 4x H100 80GB HBM3", "GPUs: NVIDIA H200 x 8", "GPU型号：8 × NVIDIA
+# L20" (型号 "model"; 显卡 "graphics card")
 _GPUS = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*)?GPUs?(?:\*\*)?\s*:\s*(?:\*\*)?"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?:GPUs?(?:\s*(?:型号|[Mm]odel))?|显卡(?:型号)?)(?:\*\*)?\s*:\s*(?:\*\*)?"
     r"(?:(\d+)\s*[x×]\s*(\S.*?)|(\S.*?)\s*(?:\(\s*[x×]\s*(\d+)\s*\)|[x×]\s*(\d+)))\s*$"
 )
+# one card's memory stated by hand as nvidia-smi prints it, in MiB ("显存：46,068 MiB (约45GB)": 显存 is "GPU memory")
+_CARD_MEMORY = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?:显存|GPU [Mm]emory|VRAM)(?:\*\*)?\s*:\s*(\d{1,3}(?:,\d{3})+|\d+)\s*MiB(?:\s*\([^)]*\))?\s*$"
+)
+CARD_MEMORY_MIB = "card_memory_mib"  # the values' key for it: each stated GPU's total
 MAX_GPUS = 1024
 
 
@@ -122,7 +138,8 @@ _ADVICE = re.compile(
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
 # "My torch version: 2.5.0+cu121", "CUDA version: cuda_12.1", "sglang+ mooncake v0.3.9", "python 3.12",
-# "flashinfer-python：0.2.5", torch's "..., NCCL version 2.18.3" at the end of an NCCL error. Each name → the key
+# "flashinfer-python：0.2.5", a pin with a remark ("- torch==2.11.0+cu130 (cuda 13.0, nccl 2.28.9)"), torch's "..., NCCL
+# version 2.18.3" at the end of an NCCL error. Each name → the key
 # check_env (or a pip list) gives that package
 _NAMED_PACKAGES = {
     "pytorch": "torch",
@@ -154,7 +171,7 @@ _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, re
 # never a requirement (">=", "requires torch 2.6", "CUDA 12.8 or later")
 _NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
-    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\))?(?:\s*[:：=]\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
+    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\))?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
 _REQUIREMENT = re.compile(
@@ -199,6 +216,7 @@ def named_versions(text: str) -> dict[str, str]:
 def parse_line(text: str) -> Parsed | None:
     """A pip pin, an environment field of the issue template, its GPU field, or an image tag → the values
     check_env would give (its keys, so the launch's versions and GPUs are read as check_env's are)."""
+    text = text.translate(_FULL_WIDTH_COLON)
     m = _PIN.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}, "stated_by": PIN})
@@ -229,6 +247,9 @@ def parse_line(text: str) -> Parsed | None:
         if 0 < count <= MAX_GPUS and name:
             indexes = ",".join(str(i) for i in range(count))  # check_env's "GPU 0,1,2,3" key; the count is stated
             return Parsed(kinds.STATED_ENV, {"values": {f"GPU {indexes}": name}, "gpu_count": count, "stated_by": FIELD})
+    m = _CARD_MEMORY.match(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {CARD_MEMORY_MIB: m.group(1).replace(",", "")}, "stated_by": FIELD})
     return None
 
 
@@ -237,15 +258,30 @@ def _labelled(text: str) -> tuple[str, str] | None:
     "torch    2.5.1", "NCCL: nvidia-nccl-cu13 2.30.4" (the distribution named is the label's, or nothing is read)."""
     for rx in (_LABELLED, _TABLE_ROW, _LISTED):
         m = rx.match(text)
-        label = m.group(1).strip().lower() if m else ""
-        if m is None or label not in _LABELS:
+        key = _label_key(m.group(1)) if m else None
+        if m is None or key is None:
             continue
         dist = m.groupdict().get("dist")
         if dist is None:
-            return _LABELS[label], m.group(rx.groups)
-        if _simple(label) in _simple(dist) or _LABELS[label] == PACKAGES[dist]:
+            return key, m.group(rx.groups)
+        label = m.group(1).strip().lower()
+        if _simple(label) in _simple(dist) or key == PACKAGES[dist]:
             return PACKAGES[dist], m.group(rx.groups)
         return None
+    return None
+
+
+def _label_key(label: str) -> str | None:
+    """check_env's key for a label: as written, its first part of several ("FlashInfer Python/cubin"), without a
+    qualifier ("Transformers in the SGLang environment") or "版本" ("version"), or a pip name in words ("SGLang kernel")."""
+    label = label.strip().lower()
+    for candidate in (label, label.split("/")[0].strip(), _QUALIFIER.sub("", label)):
+        candidate = candidate.removesuffix("版本").strip()
+        if candidate in _LABELS:
+            return _LABELS[candidate]
+        dashed = re.sub(r"\s+", "-", candidate)
+        if dashed in PACKAGES:
+            return PACKAGES[dashed]
     return None
 
 
@@ -282,11 +318,13 @@ def version_before_failure(text: str) -> str | None:
 def fits(text: str) -> bool:
     """The shape of a pin, a labelled version or the GPU field (a line that mentions "sglang:" in prose, an
     image tag say, is no candidate)."""
+    text = text.translate(_FULL_WIDTH_COLON)
     return bool(
         _PIN.match(text)
         or _APT_NCCL.search(text)
         or _labelled(text) is not None
         or _GPUS.match(text)
+        or _CARD_MEMORY.match(text)
         or IMAGE_TAG.search(text)
         or _BARE_TAG.search(text)
         or _INSTALL.search(text)

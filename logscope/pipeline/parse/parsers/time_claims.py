@@ -21,6 +21,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:bench(?:ing|marking)?|stress[- ]testing|load[- ]testing)\b")),
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:request(?:ing)?|send(?:ing)? requests? to|querying) (?:the )?server\b")),
     ("serving", re.compile(r"(?i)\b(?:during|while) (?:inference|serving)\b|推理过程中")),
+    # the same as "when stress testing": requests were being sent ("during stress testing", "while load-testing")
+    ("serving", re.compile(r"(?i)\b(?:during|while|in) (?:a |the |our )?(?:stress|load)[- ]test(?:ing|s)?\b")),
     (
         "serving",
         re.compile(
@@ -48,6 +50,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
+    # in Chinese: starting (启动) it reports an error (报错, 出错) or fails (失败): "启动sglang报错", "启动时报错", "启动失败"
+    ("startup", re.compile(r"启动[\w.-]{0,24}?(?:时|的时候)?(?:报错|出错|失败)")),
     # SGLang creates its NCCL communicators in the init_distributed step ("Init torch distributed begin/ends")
     (
         "init_distributed",
