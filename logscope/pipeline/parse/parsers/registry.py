@@ -19,9 +19,8 @@ from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, WRA
 from logscope.pipeline.parse.parsers.command_shapes import bare_module, behind_prompt, command_line, without_prompt
 from logscope.pipeline.parse.parsers.command_text import parse_command
 from logscope.pipeline.parse.parsers.field_commands import FieldCommandReader
-from logscope.pipeline.parse.parsers.multiline_commands import ContinuedCommandReader, WrappedCommandReader
-
 from logscope.pipeline.parse.parsers.flashinfer_env import FlashInferEnvReader
+from logscope.pipeline.parse.parsers.multiline_commands import ContinuedCommandReader, WrappedCommandReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
