@@ -354,6 +354,22 @@ TIME_CLAIM_LITERALS = (
     "During initiali",
     "NCCL init",
     "NCCL communicator init",
+    "under high",
+    "Under high",
+    "under heavy",
+    "Under heavy",
+    "under large",
+    "while loading",
+    "While loading",
+    "when loading",
+    "When loading",
+    "during loading",
+    "During loading",
+    "during the loading",
+    "model loading",
+    "weight loading",
+    "weights loading",
+    "checkpoint loading",
 )
 # launch_server flags written as Markdown list items ("- tp-size: 4", "- `mem-fraction-static`: 0.75", "- --tp 8"):
 # the stems of the flags logscope reads, after a bullet, bare or in a code span

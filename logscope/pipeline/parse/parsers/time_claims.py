@@ -40,6 +40,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("serving", re.compile(r"(?i)\bafter (?:a )?long[- ]time (?:RL )?(?:training|running|serving)\b")),
+    # load, concurrency and traffic are a served server's ("under high concurrency the scheduler crashes")
+    ("serving", re.compile(r"(?i)\bunder (?:high|heavy|large) (?:load|concurrency|traffic|QPS|request rates?)\b")),
     # a launcher's own log line that its launch of the model raised (Xinference 4.1.0 core/supervisor.py
     # SupervisorActor._launch_builtin_model: f"Failed to launch replica {rep_model_uid}: {result}", core/worker.py
     # WorkerActor.launch_builtin_model: f"Failed to load model {model_uid}"): the model's server was starting
@@ -48,6 +50,14 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
+    # SGLang's load_weight step ("Load weight begin" .. "Load weight end"): "while loading the model", "during weight loading"
+    (
+        "load_weight",
+        re.compile(
+            r"(?i)\b(?:during|while|when) (?:the )?(?:(?:model|weights?|checkpoint) loading"
+            r"|loading (?:the |of )?(?:model(?: weights)?|weights|checkpoints?))\b"
+        ),
+    ),
     # SGLang creates its NCCL communicators in the init_distributed step ("Init torch distributed begin/ends")
     (
         "init_distributed",
