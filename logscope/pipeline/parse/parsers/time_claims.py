@@ -40,6 +40,23 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("serving", re.compile(r"(?i)\bafter (?:a )?long[- ]time (?:RL )?(?:training|running|serving)\b")),
+    # a benchmark or a stress / load test runs requests against the server ("during the benchmark", "when running the
+    # stress test"), and requests it answered before the failure were served ("after processing 200 requests")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:during|while running|when running) (?:the |a |my |our )?(?:(?:serving |throughput |online )?"
+            r"benchmark(?:ing)?|(?:stress|load|pressure)[- ]test(?:ing|s)?)\b"
+        ),
+    ),
+    (
+        "serving",
+        re.compile(
+            r"(?i)\bafter (?:processing|handling|sending|receiving|answering) (?:about |around |over |more than |~)?"
+            r"(?:\d+|some|a few|several|many|dozens of"
+            r"|hundreds of|thousands of) (?:requests|prompts|queries)\b"
+        ),
+    ),
     # load, concurrency and traffic are a served server's ("under high concurrency the scheduler crashes")
     ("serving", re.compile(r"(?i)\bunder (?:high|heavy|large) (?:load|concurrency|traffic|QPS|request rates?)\b")),
     # a launcher's own log line that its launch of the model raised (Xinference 4.1.0 core/supervisor.py
