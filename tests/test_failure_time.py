@@ -370,6 +370,13 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
             "50 steps+ on 8 H20s), the error raised as below:",
             "serving",
         ),
+        # issue 43 item 3: load is a served server's; loading the model is startup's load_weight step
+        ("On 2 x H200 the scheduler crashes under high concurrency (about 300 requests in flight) with:", "serving"),
+        ("The process is OOM-killed while loading the model weights on a 24 GB card:", "load_weight"),
+        ("It always dies during weight loading, at about 60% of the shards:", "load_weight"),
+        ("The decode node crashes during the benchmark (random dataset, 1k input, 1k output):", "serving"),
+        ("When running the stress test against the PD router, the prefill side reports:", "serving"),
+        ("The scheduler hangs after processing about 200 requests, then the watchdog fires:", "serving"),
     ],
     ids=[
         "benching",
@@ -382,6 +389,12 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         "nccl-init",
         "rl-steps",
         "rl-long-time",
+        "high-concurrency",
+        "loading-the-model",
+        "weight-loading",
+        "during-the-benchmark",
+        "stress-test",
+        "after-requests",
     ],
 )
 def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
@@ -397,8 +410,10 @@ def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
         "If you see out-of-memory errors during serving, please try to reduce --mem-fraction-static.",  # a condition
         "It fails during startup on one node; on the other it fails during inference.",  # the claims disagree
         "The server dies after running 3 warmup steps:",  # SGLang's warmup is a startup step, not serving
+        "It does not crash while loading the model, only later:",  # said in the negative
+        "If it fails during the benchmark, lower the request rate.",  # a condition
     ],
-    ids=["negated", "conditional", "disagree", "warmup-steps"],
+    ids=["negated", "conditional", "disagree", "warmup-steps", "negated-loading", "conditional-benchmark"],
 )
 def test_a_negated_or_contradicted_claim_places_nothing(prose):
     assert _failure(f"{prose}\n```\n{WATCHDOG}```\n").phase == "unknown"

@@ -42,6 +42,25 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("serving", re.compile(r"(?i)\bafter (?:a )?long[- ]time (?:RL )?(?:training|running|serving)\b")),
+    # a benchmark or a stress / load test runs requests against the server ("during the benchmark", "when running the
+    # stress test"), and requests it answered before the failure were served ("after processing 200 requests")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:during|while running|when running) (?:the |a |my |our )?(?:(?:serving |throughput |online )?"
+            r"benchmark(?:ing)?|(?:stress|load|pressure)[- ]test(?:ing|s)?)\b"
+        ),
+    ),
+    (
+        "serving",
+        re.compile(
+            r"(?i)\bafter (?:processing|handling|sending|receiving|answering) (?:about |around |over |more than |~)?"
+            r"(?:\d+|some|a few|several|many|dozens of"
+            r"|hundreds of|thousands of) (?:requests|prompts|queries)\b"
+        ),
+    ),
+    # load, concurrency and traffic are a served server's ("under high concurrency the scheduler crashes")
+    ("serving", re.compile(r"(?i)\bunder (?:high|heavy|large) (?:load|concurrency|traffic|QPS|request rates?)\b")),
     # a launcher's own log line that its launch of the model raised (Xinference 4.1.0 core/supervisor.py
     # SupervisorActor._launch_builtin_model: f"Failed to launch replica {rep_model_uid}: {result}", core/worker.py
     # WorkerActor.launch_builtin_model: f"Failed to load model {model_uid}"): the model's server was starting
@@ -52,6 +71,14 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
     # in Chinese: starting (启动) it reports an error (报错, 出错) or fails (失败): "启动sglang报错", "启动时报错", "启动失败"
     ("startup", re.compile(r"启动[\w.-]{0,24}?(?:时|的时候)?(?:报错|出错|失败)")),
+    # SGLang's load_weight step ("Load weight begin" .. "Load weight end"): "while loading the model", "during weight loading"
+    (
+        "load_weight",
+        re.compile(
+            r"(?i)\b(?:during|while|when) (?:the )?(?:(?:model|weights?|checkpoint) loading"
+            r"|loading (?:the |of )?(?:model(?: weights)?|weights|checkpoints?))\b"
+        ),
+    ),
     # SGLang creates its NCCL communicators in the init_distributed step ("Init torch distributed begin/ends")
     (
         "init_distributed",
