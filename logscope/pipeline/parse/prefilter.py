@@ -16,7 +16,10 @@ from logscope.pipeline.parse.parsers.registry import BLOCK_READERS, LINE_GRAMMAR
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
 
 # failure wording of the signatures (rules/signatures/*.yaml), and words that make a line look like a failure
-SIGNATURE_LITERALS = (*bundled_signatures().line_literals(), "failed", "Failed", "FAILED", "Fatal", "WARN", "Error", "ERROR")
+SIGNATURE_LITERALS = (
+    *bundled_signatures().line_literals(),
+    *("failed", "Failed", "FAILED", "Fatal", "WARN", "Error", "ERROR", "CRITICAL:"),
+)
 
 # line grammar → literals whose presence makes a line a candidate for it ("signature": the failure-line matcher)
 LINE_LITERALS: dict[str, tuple[str, ...]] = {
