@@ -58,8 +58,13 @@ _OP_NAMESPACE = re.compile(r"\btorch\.ops\.([A-Za-z_]\w*)\.|(?<![\w:])([A-Za-z_]
 _DISPATCH = re.compile(r"(?:site|dist)-packages/torch/_ops\.py:")
 
 
-# CPython's import errors (Python/import.c, Lib/importlib/_bootstrap.py): the package whose import failed
-_IMPORT = re.compile(r"No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'")
+# CPython's import errors (Python/import.c, Lib/importlib/_bootstrap.py): the package whose import failed; and a
+# module without the attribute asked for (Objects/moduleobject.c: "module '%U' has no attribute '%U'", "partially
+# initialized module '%U' has no attribute '%U' ..."; strings of libpython3.11.so): an installed release of that
+# package without the name the caller needs
+_IMPORT = re.compile(
+    r"No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'|\bmodule '([\w.]+)' has no attribute '"
+)
 
 
 class Raiser(NamedTuple):
@@ -95,8 +100,10 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if innermost is not None and op_library(innermost) is not None:
         return Raiser(str(op_library(innermost)), "the innermost frame calls an op of its namespace", innermost)
     imported = _IMPORT.search(text)
-    if imported and module_library(imported.group(1) or imported.group(2)) not in (None, SGLANG):
-        return Raiser(str(module_library(imported.group(1) or imported.group(2))), "an import of its package failed", None)
+    package = next((g for g in imported.groups() if g), "") if imported else ""
+    if imported and module_library(package) not in (None, SGLANG):
+        basis = "its module lacks the name asked for" if imported.group(3) else "an import of its package failed"
+        return Raiser(str(module_library(package)), basis, None)
     shown = _innermost_package_frame(event)
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
         return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])

@@ -1,0 +1,48 @@
+"""The library a failure is named after, in shapes the mined corpus showed (issue 43 item 2): packages that publish no
+wheel or only a meta package (DeepEP's `deep_ep`, read from its git source's release tag; NIXL's `nixl`, the meta
+package SGLang imports from), a module without the attribute asked for (CPython's "module 'X' has no attribute 'Y'").
+Each case is written in the shape people paste; the quiet cases prove what is not claimed."""
+
+from __future__ import annotations
+
+from logscope.core.model import Failure
+from logscope.core.python_libraries import module_library
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source
+
+
+def _failures(text: str) -> list[Failure]:
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    return [f for fs in analysis.failures.values() for f in fs]
+
+
+def _named(text: str) -> list[tuple[str | None, str | None]]:
+    return [(f.mechanism, f.library) for f in _failures(text)]
+
+
+def test_deep_ep_and_the_nixl_meta_package_are_in_the_module_table():
+    # catalog/python_modules.json, python -m tools.upstream modules: DeepEP v1.2.1's tree, nixl 1.5.2's wheel
+    assert module_library("deep_ep") == "DeepEP"
+    assert module_library("nixl._bindings") == "NIXL"
+    assert module_library("nixl_ep") == "NIXL"
+
+
+def test_an_import_of_deep_ep_or_nixl_that_failed_names_the_library():
+    assert _named("ModuleNotFoundError: No module named 'deep_ep'\n") == [("deepep", "DeepEP")]
+    assert _named("ModuleNotFoundError: No module named 'nixl'\n") == [("nixl", "NIXL")]
+
+
+def test_a_module_without_the_attribute_asked_for_names_its_package():
+    # deepgemm-306 (built): an older DeepEP installed, without DeepEP V2's ElasticBuffer
+    text = """\
+ep_buffer = deep_ep.ElasticBuffer(
+                ^^^^^^^^^^^^^^^^^^^^^
+AttributeError: module 'deep_ep' has no attribute 'ElasticBuffer'
+"""
+    assert _named(text) == [("deepep", "DeepEP")]
+    assert _named("AttributeError: module 'sgl_kernel' has no attribute 'fp8_blockwise_scaled_mm'\n") == [
+        ("sgl_kernel", "sgl-kernel")
+    ]
+    # a module outside the table, and an object's attribute, name no library of the table
+    assert _named("AttributeError: module 'numpy' has no attribute 'float'\n") == [(None, None)]
+    assert _named("AttributeError: 'NoneType' object has no attribute 'deep_ep'\n") == [(None, None)]
