@@ -46,3 +46,18 @@ AttributeError: module 'deep_ep' has no attribute 'ElasticBuffer'
     # a module outside the table, and an object's attribute, name no library of the table
     assert _named("AttributeError: module 'numpy' has no attribute 'float'\n") == [(None, None)]
     assert _named("AttributeError: 'NoneType' object has no attribute 'deep_ep'\n") == [(None, None)]
+
+
+def test_a_glog_error_of_a_released_file_is_its_library_s_even_where_a_folder_spells_another():
+    # NIXL's UCX backend plugin: plugins/ucx/ucx_backend.cpp is a file of the NIXL wheel (catalog/libraries.json); the
+    # folder `ucx` names UCX, which never logs through glog
+    [failure] = _failures("E0604 10:21:33.123456 1234 ucx_backend.cpp:1043] Failed to load remote metadata\n")
+    assert (failure.mechanism, failure.library) == ("nixl", "NIXL")
+    assert failure.event.data["source"] == "plugins/ucx/ucx_backend.cpp:1043"
+
+
+def test_flashinfer_s_own_error_wording_names_it_without_its_source_path():
+    # cut before the issue link that names the project (a terminal's width, a copied line)
+    text = "RuntimeError: FlashInfer Internal Error: Invalid configuration : NUM_MMA_Q=1 NUM_MMA_D=8 NUM_MMA_KV=1 NUM_WAR\n"
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library, failure.library_basis) == ("flashinfer", "FlashInfer", "its own error wording")

@@ -45,6 +45,10 @@ CUDA_WORDING = re.compile(
 # a library's own CUDA check, the error it reports is that library's (as kernel_library.yaml's checks are): Triton's
 # launcher, triton 3.9.0 triton/backends/nvidia/driver.c gpuAssert: prefix "Triton Error [CUDA]: "
 LIBRARY_CHECKS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bTriton Error \[CUDA\]"), "Triton"),)
+# a library's own C++ error wording, when the message lost the source path that names it: FlashInfer 0.7.4
+# include/flashinfer/attention/{prefill,pod,batch_pod}.cuh, err_msg << "FlashInfer Internal Error: Invalid
+# configuration : NUM_MMA_Q=..." (thrown as flashinfer::Error, its what() "Error in function '...' at <file>:<line>: ...")
+LIBRARY_ERRORS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bFlashInfer Internal Error\b"), "FlashInfer"),)
 # SGLang's JIT kernels, built at first use by tvm-ffi (sglang 0.5.7-0.5.11 jit_kernel/utils.py load_jit: module_name =
 # "sgl_kernel_jit_" + ...; sglang 0.5.23 kernels/jit/utils/compile/spec.py _MODULE_NAME_PREFIX = "sgl_kernel_jit_"),
 # carry sgl-kernel's name: the module named in a failed build's message, or SGLang's JIT loader calling the build tool
@@ -116,6 +120,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     wording = library_raise(text)
     if wording is not None:
         return Raiser(wording.library, f"a message it raises ({wording.where})", None)
+    own = next((library for pattern, library in LIBRARY_ERRORS if pattern.search(text)), None)
+    if own is not None:
+        return Raiser(own, "its own error wording", None)
     check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
     if check is not None:
         return Raiser(check, "its own CUDA check reported it", None)
