@@ -61,3 +61,22 @@ def test_flashinfer_s_own_error_wording_names_it_without_its_source_path():
     text = "RuntimeError: FlashInfer Internal Error: Invalid configuration : NUM_MMA_Q=1 NUM_MMA_D=8 NUM_MMA_KV=1 NUM_WAR\n"
     [failure] = _failures(text)
     assert (failure.mechanism, failure.library, failure.library_basis) == ("flashinfer", "FlashInfer", "its own error wording")
+
+
+def test_a_module_qualified_exception_class_ends_the_traceback_with_its_message():
+    # triton 3.9.0 triton/runtime/errors.py `class OutOfResources(TritonError)`, raised by compiler.py _init_handles:
+    # CPython prints it with its module (traceback.format_exception_only), and the name says nothing of an error
+    text = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/attention/triton_ops/extend_attention.py", line 420, in extend_attention_fwd
+    _fwd_kernel[grid](
+  File "/usr/local/lib/python3.12/dist-packages/triton/compiler/compiler.py", line 449, in _init_handles
+    raise OutOfResources(self.metadata.shared, max_shared, "shared memory")
+triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 232448, Hardware limit: 232448. Reducing block sizes or `num_stages` may help.
+"""  # noqa: E501 - the traceback as printed
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("triton", "Triton")
+    assert failure.event.data["exception"] == "triton.runtime.errors.OutOfResources"
+    assert failure.event.data["message"].startswith("out of resource: shared memory, Required: 232448")
+    # a line in that form with no frames above it is no exception line of a traceback (a logger's `module.Name:`)
+    assert _failures("sglang.srt.Engine: started\n") == []
