@@ -80,3 +80,9 @@ triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 
     assert failure.event.data["message"].startswith("out of resource: shared memory, Required: 232448")
     # a line in that form with no frames above it is no exception line of a traceback (a logger's `module.Name:`)
     assert _failures("sglang.srt.Engine: started\n") == []
+
+
+def test_a_message_nixl_s_python_agent_raises_names_nixl():
+    # nixl-cu12 1.5.1 nixl_cu12/_api.py:241, catalog/library_raises.json
+    [failure] = _failures("RuntimeError: No plugins available for NIXL, cannot start transfers!\n")
+    assert (failure.mechanism, failure.library) == ("nixl", "NIXL")

@@ -2,10 +2,10 @@
 shows inside another one (SGLang's `Capture cuda graph failed: {e}` around it) or without its frames is that
 library's when it is one of these.
 
-Read from the newest released wheel of FlashInfer (its JIT and its target-architecture check) and of sgl-kernel
-with the catalogue's extractor (messages.py, kind `raise`), the f-string fields kept as `{}`. A message with less
-than MIN_LITERAL characters of literal text names nothing, and one that SGLang's catalogue (catalog/sglang.json)
-also holds is left out: its owner is not known from the words alone.
+Read from the newest released wheel of FlashInfer (its JIT and its target-architecture check), of sgl-kernel and of
+NIXL (its Python agent) with the catalogue's extractor (messages.py, kind `raise`), the f-string fields kept as `{}`.
+A message with less than MIN_LITERAL characters of literal text names nothing, and one that SGLang's catalogue
+(catalog/sglang.json) also holds is left out: its owner is not known from the words alone.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ MIN_LITERAL = 24
 LIBRARIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("FlashInfer", "flashinfer-python", ("flashinfer/jit/", "flashinfer/compilation_context.py")),
     ("sgl-kernel", "sgl-kernel", ("sgl_kernel/",)),
+    # NIXL's Python agent (nixl_cu12/_api.py), which SGLang's NIXL transfer backend calls (the meta package's
+    # nixl/_api.py is a type stub)
+    ("NIXL", "nixl-cu12", ("nixl_cu12/",)),
 )
 _FIELD = re.compile(r"\{[^{}]*\}|%[-#0-9.]*[a-zA-Z]")
 
@@ -61,7 +64,7 @@ def extract() -> dict[str, Any]:
 
 def write(path: Path) -> None:
     about = (
-        "The messages FlashInfer's and sgl-kernel's Python code raises (f-string fields as {}), with the library, "
+        "The messages FlashInfer's, sgl-kernel's and NIXL's Python code raises (f-string fields as {}), with the library, "
         "the exception class and where the newest wheel raises it, read by tools/upstream/library_raises.py "
         "(python -m tools.upstream raises). Generated: never edit by hand."
     )
