@@ -86,3 +86,22 @@ def test_a_message_nixl_s_python_agent_raises_names_nixl():
     # nixl-cu12 1.5.1 nixl_cu12/_api.py:241, catalog/library_raises.json
     [failure] = _failures("RuntimeError: No plugins available for NIXL, cannot start transfers!\n")
     assert (failure.mechanism, failure.library) == ("nixl", "NIXL")
+
+
+def test_a_torch_compile_graph_break_inside_sglang_s_words_names_torch_a_python_package():
+    # torch 2.12.0 torch/_dynamo/graph_break_registry.json GB0007 "Attempted to call function marked as skipped", in
+    # catalog/library_raises.json; sglang-23386 (built) states it in prose behind SGLang's piecewise CUDA graph words
+    text = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/model_executor/piecewise_cuda_graph_runner.py", line 301, in __init__
+    self.capture()
+  File "/usr/local/lib/python3.12/dist-packages/torch/_dynamo/variables/functions.py", line 1608, in call_function
+    unimplemented_v2(
+torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped
+"""
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("python", "torch")
+    said = "Exception: Piecewise CUDA Graph failed with error: Attempted to call function marked as skipped\n"
+    [wrapped] = _failures(said)
+    assert (wrapped.mechanism, wrapped.library) == ("python", "torch")
+    assert "graph_break_registry.json GB0007" in str(wrapped.library_basis)

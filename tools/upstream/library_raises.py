@@ -3,7 +3,8 @@ shows inside another one (SGLang's `Capture cuda graph failed: {e}` around it) o
 library's when it is one of these.
 
 Read from the newest released wheel of FlashInfer (its JIT and its target-architecture check), of sgl-kernel and of
-NIXL (its Python agent) with the catalogue's extractor (messages.py, kind `raise`), the f-string fields kept as `{}`.
+NIXL (its Python agent) with the catalogue's extractor (messages.py, kind `raise`), the f-string fields kept as `{}`;
+and torch.compile's graph-break types from Dynamo's own registry (torch 2.8.0-2.12.0, DYNAMO_RELEASES).
 A message with less than MIN_LITERAL characters of literal text names nothing, and one that SGLang's catalogue
 (catalog/sglang.json) also holds is left out: its owner is not known from the words alone.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,12 @@ LIBRARIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # nixl/_api.py is a type stub)
     ("NIXL", "nixl-cu12", ("nixl_cu12/",)),
 )
+# torch.compile's graph breaks: Dynamo's registry of them (torch/_dynamo/graph_break_registry.json, from torch 2.8), each
+# break's gb_type, the first line of the torch._dynamo.exc.Unsupported message that unimplemented_v2 raises; SGLang wraps
+# it in its own words ("Piecewise CUDA Graph failed with error: Attempted to call function marked as skipped"). The
+# releases read, oldest first (the newest registry's key wins): a paste may come from any of them
+DYNAMO_REGISTRY = "torch/_dynamo/graph_break_registry.json"
+DYNAMO_RELEASES = ("2.8.0", "2.9.1", "2.10.0", "2.12.0")
 _FIELD = re.compile(r"\{[^{}]*\}|%[-#0-9.]*[a-zA-Z]")
 
 
@@ -59,12 +67,26 @@ def extract() -> dict[str, Any]:
                     continue
                 rows.setdefault(template, {"template": template, "library": library, "exception": message.level,
                                            "where": f"{path}:{message.line}"})  # fmt: skip
+    for version in DYNAMO_RELEASES:
+        wheel = sources.download("torch", version)
+        wheels["torch"] = f"{wheels['torch']}, {wheel.name}" if "torch" in wheels else wheel.name
+        with zipfile.ZipFile(wheel) as zf:
+            registry: dict[str, list[dict[str, Any]]] = json.loads(zf.read(DYNAMO_REGISTRY))
+        for code, breaks in registry.items():
+            for one in breaks:
+                gb_type = str(one["Gb_type"]).strip()
+                if len(gb_type) < MIN_LITERAL or gb_type in sglang:
+                    continue
+                template = gb_type.replace("{", "{{").replace("}", "}}")
+                rows[template] = {"template": template, "library": "torch", "exception": "Unsupported",
+                                  "where": f"torch {version} {DYNAMO_REGISTRY} {code}"}  # fmt: skip
     return {"wheels": wheels, "raises": sorted(rows.values(), key=lambda r: (r["library"], r["template"]))}
 
 
 def write(path: Path) -> None:
     about = (
-        "The messages FlashInfer's, sgl-kernel's and NIXL's Python code raises (f-string fields as {}), with the library, "
+        "The messages FlashInfer's, sgl-kernel's and NIXL's Python code raises (f-string fields as {}) and torch.compile's "
+        "graph-break types (torch._dynamo's graph_break_registry.json), with the library, "
         "the exception class and where the newest wheel raises it, read by tools/upstream/library_raises.py "
         "(python -m tools.upstream raises). Generated: never edit by hand."
     )

@@ -118,8 +118,8 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if loader is not None:
         return Raiser(loader[0], "SGLang's JIT kernel loader called the build that raised", loader[1])
     wording = library_raise(text)
-    if wording is not None:
-        return Raiser(wording.library, f"a message it raises ({wording.where})", None)
+    if wording is not None:  # torch (a graph break of torch.compile) is a package outside the table: `python`
+        return Raiser(wording.library, f"a message it raises ({wording.where})", None, other_package=wording.library == TORCH)
     own = next((library for pattern, library in LIBRARY_ERRORS if pattern.search(text)), None)
     if own is not None:
         return Raiser(own, "its own error wording", None)
