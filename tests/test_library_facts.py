@@ -105,3 +105,33 @@ torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped
     [wrapped] = _failures(said)
     assert (wrapped.mechanism, wrapped.library) == ("python", "torch")
     assert "graph_break_registry.json GB0007" in str(wrapped.library_basis)
+
+
+SPAWNED_CHILD = """\
+Traceback (most recent call last):
+  File "/root/DeepEP/tests/test_intranode.py", line 290, in <module>
+    torch.multiprocessing.spawn(test_loop, args=(num_processes, args), nprocs=num_processes)
+  File "/usr/local/lib/python3.12/dist-packages/torch/multiprocessing/spawn.py", line 340, in spawn
+    return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")
+  File "/usr/local/lib/python3.12/dist-packages/torch/multiprocessing/spawn.py", line 215, in join
+    raise ProcessRaisedException(msg, error_index, failed_process.pid)
+torch.multiprocessing.spawn.ProcessRaisedException:
+
+-- Process 3 terminated with the following error:
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/torch/multiprocessing/spawn.py", line 90, in _wrap
+    fn(i, *args)
+  File "/root/DeepEP/tests/test_intranode.py", line 250, in test_loop
+    buffer = deep_ep.Buffer(group, int(2e9), 0, low_latency_mode=False, num_qps_per_rank=1)
+"""
+
+
+def test_torch_spawn_s_wrapper_gives_way_to_the_child_s_traceback_cut_in_a_library_call():
+    # torch 2.9.1 torch/multiprocessing/spawn.py:218-220: the parent re-raises the child's traceback as its message;
+    # the child's, cut under a frame that calls deep_ep.Buffer(...), is the failure, in DeepEP's call (deepep-133's shape)
+    [failure] = _failures(SPAWNED_CHILD)
+    assert (failure.mechanism, failure.library) == ("deepep", "DeepEP")
+    assert failure.event.line == 14
+    # a whole traceback whose innermost frame makes such a call raised in that frame: nothing is claimed of the call
+    whole = SPAWNED_CHILD.split("-- Process")[1].split("\n", 1)[1] + "ValueError: bad num_qps_per_rank\n"
+    assert "DeepEP" not in [lib for _, lib in _named(whole)]

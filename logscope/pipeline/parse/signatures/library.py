@@ -103,6 +103,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     innermost = _innermost_frame(event)
     if innermost is not None and op_library(innermost) is not None:
         return Raiser(str(op_library(innermost)), "the innermost frame calls an op of its namespace", innermost)
+    called = _called_package(innermost) if innermost is not None and event.kind == kinds.TRACEBACK else None
+    if called is not None:  # cut under that frame: the frames of the call are the ones missing
+        return Raiser(called, "the innermost frame shown, cut under it, calls into its package", innermost)
     imported = _IMPORT.search(text)
     package = next((g for g in imported.groups() if g), "") if imported else ""
     if imported and module_library(package) not in (None, SGLANG):
@@ -158,6 +161,20 @@ def op_library(text: str) -> str | None:
     """The library of the table (SGLang aside) whose op namespace the text names."""
     for m in _OP_NAMESPACE.finditer(text):
         named = module_library(m.group(1) or m.group(2))
+        if named is not None and named != SGLANG:
+            return named
+    return None
+
+
+# a frame's source line calling into a package by its module's name: `buffer = deep_ep.Buffer(group, ...`
+_MODULE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.[A-Za-z_][\w.]*\s*\(")
+
+
+def _called_package(frame: str) -> str | None:
+    """The library of the table (SGLang aside) whose module the frame's source line calls, `file:line func: code`."""
+    code = frame.split(": ", 1)[1] if ": " in frame else ""
+    for m in _MODULE_CALL.finditer(code):
+        named = module_library(m.group(1))
         if named is not None and named != SGLANG:
             return named
     return None
