@@ -135,3 +135,12 @@ def test_torch_spawn_s_wrapper_gives_way_to_the_child_s_traceback_cut_in_a_libra
     # a whole traceback whose innermost frame makes such a call raised in that frame: nothing is claimed of the call
     whole = SPAWNED_CHILD.split("-- Process")[1].split("\n", 1)[1] + "ValueError: bad num_qps_per_rank\n"
     assert "DeepEP" not in [lib for _, lib in _named(whole)]
+
+
+def test_a_failure_the_deepep_buffer_rule_reports_carries_deepep_as_its_mechanism():
+    # a failure named only by its words ("... DeepEP ..."): the rule that reports it as DeepEP's says so in `mechanism`
+    from tests.helpers import analyze_text
+
+    report = analyze_text("DeepEP low-latency mode fails with an error when the buffer is created on 16 ranks.\n")
+    found = {f["rule"]: f.get("mechanism") for f in report["findings"]}
+    assert found.get("deepep-buffer") == "deepep"
