@@ -144,3 +144,11 @@ def test_a_failure_the_deepep_buffer_rule_reports_carries_deepep_as_its_mechanis
     report = analyze_text("DeepEP low-latency mode fails with an error when the buffer is created on 16 ranks.\n")
     found = {f["rule"]: f.get("mechanism") for f in report["findings"]}
     assert found.get("deepep-buffer") == "deepep"
+
+
+def test_a_flashinfer_cpp_error_without_its_path_names_flashinfer():
+    # flashinfer-python 0.7.4 flashinfer/data/include/flashinfer/attention/scheduler.cuh: err_msg << "Number of kv splits "
+    # << ... << " exceeds max buffer size " << ... << ". Please increase the threshold." (catalog/library_raises.json)
+    [failure] = _failures("RuntimeError: Number of kv splits 96 exceeds max buffer size 64. Please increase the threshold.\n")
+    assert (failure.mechanism, failure.library) == ("flashinfer", "FlashInfer")
+    assert "scheduler.cuh" in str(failure.library_basis)
