@@ -152,3 +152,13 @@ def test_a_flashinfer_cpp_error_without_its_path_names_flashinfer():
     [failure] = _failures("RuntimeError: Number of kv splits 96 exceeds max buffer size 64. Please increase the threshold.\n")
     assert (failure.mechanism, failure.library) == ("flashinfer", "FlashInfer")
     assert "scheduler.cuh" in str(failure.library_basis)
+
+
+def test_a_mooncake_source_file_the_default_wheel_does_not_build_still_names_mooncake():
+    # mooncake-965 (built): the MNNVL transport (mooncake-transfer-engine/src/transport/nvlink_transport/
+    # nvlink_transport.cpp) is not in the default wheel's strings; catalog/libraries.json reads Mooncake's other sources
+    # from its git source's release tag
+    line = "E1024 06:51:59.688545 162143 nvlink_transport.cpp:603] NvlinkTransport: cuMemCreate failed: 800\n"
+    [failure] = _failures(line)
+    assert (failure.mechanism, failure.library) == ("pd_transfer", "Mooncake")
+    assert failure.event.data["source"] == "transport/nvlink_transport/nvlink_transport.cpp:603"
