@@ -76,9 +76,11 @@ def test_an_sglang_phase_line_pasted_without_its_prefix_is_read():
 def test_torch_s_nccl_error_inside_a_line_no_grammar_reads_states_the_nccl_version_and_stays_unread():
     # an RL trainer logging the message SGLang's init_weights_update_group returns, torch's NCCL error at its end
     # (c10d ncclGetErrorWithVersion: "..., NCCL version 2.21.5"); no traceback and no exception line of its own
+    # (NCCL's result texts with their hint, "invalid usage (run with NCCL_DEBUG=WARN for details)", are read by the
+    # nccl-result-* signatures; this one has none)
     text = (
         "[2025-09-02 11:40:07] Failed to initialize custom process group: NCCL error in: "
-        "/pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, invalid usage (run with NCCL_DEBUG=WARN for details), "
+        "/pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, "
         "NCCL version 2.26.2\n"
     )
     analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])

@@ -1,4 +1,4 @@
-"""The messages FlashInfer's and sgl-kernel's own Python code raises (catalog/library_raises.json, read from the
+"""The messages FlashInfer's, sgl-kernel's and NIXL's own Python code raises (catalog/library_raises.json, read from the
 released wheels by tools/upstream/library_raises.py): a message that is one of them, also behind a wrapper's words
 (SGLang's `Capture cuda graph failed: {e}`), was raised by that library."""
 

@@ -125,6 +125,14 @@ def library_of(text: str) -> str | None:
     return None
 
 
+def source_library(path: str) -> str | None:
+    """The library whose released files hold this source path (`path` or `path:line`, as source_path gives it), else
+    the one library_of names: a released file is its library's even where a folder of it spells another library's
+    name (NIXL's UCX backend plugin, `plugins/ucx/ucx_backend.cpp`)."""
+    file, _, line = path.rpartition(":")
+    return _table().files.get(file if line.isdigit() else path) or library_of(path)
+
+
 @cache
 def _by_file_name() -> dict[str, str]:
     """A source file's name -> its path in the one library that holds a file of that name (names two hold: absent)."""

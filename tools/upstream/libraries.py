@@ -35,6 +35,9 @@ class Library(NamedTuple):
     package: str  # the wheel on the package index ("" for a git source)
     members: tuple[str, ...]  # regexes over the wheel's member paths to read (shared objects or sources)
     git_env: str = ""  # for a library without a wheel: the environment variable naming a git dir of its source
+    # for a library whose wheel compiles some of its sources only: the sources its git source (git_env, the newest release
+    # tag) holds besides, read for their paths (a transport the default build leaves out still logs its own file)
+    git_members: tuple[str, ...] = ()
 
 
 LIBRARIES: tuple[Library, ...] = (
@@ -42,7 +45,13 @@ LIBRARIES: tuple[Library, ...] = (
     Library("UCX", "libucx-cu12", (r"/libuc[smpt]\.so$", r"/ucx/libuct_[a-z_]+\.so$")),
     Library("NVSHMEM", "nvidia-nvshmem-cu12", (r"/libnvshmem_host\.so\.\d+$",)),
     Library("NIXL", "nixl-cu12", (r"/libnixl\.so$", r"/libnixl_common\.so$", r"/libplugin_[A-Z]+\.so$")),
-    Library("Mooncake", "mooncake-transfer-engine", (r"^mooncake/(?:engine|store)(?:\.[\w.-]+)?\.so$",)),
+    Library(
+        "Mooncake",
+        "mooncake-transfer-engine",
+        (r"^mooncake/(?:engine|store)(?:\.[\w.-]+)?\.so$",),
+        git_env="LOGSCOPE_MOONCAKE_GIT",
+        git_members=(r"^mooncake-(?:transfer-engine|store)/src/.+\.(?:cpp|cc)$",),
+    ),
     Library("FlashInfer", "flashinfer-python", (r"^flashinfer/data/(?:csrc|include)/.+\.(?:cu|cuh|h|cpp|cc)$",)),
     Library("FlashMLA", "sgl-kernel", (r"^sgl_kernel/flashmla_ops\.[\w.]+\.so$",)),
     Library("DeepGEMM", "sgl-kernel", (r"^deep_gemm/deep_gemm_cpp\.[\w.]+\.so$",)),
@@ -161,7 +170,7 @@ def _read_wheel(lib: Library, scan: _Scan) -> str:
     return wheel.name
 
 
-def _read_git(lib: Library, scan: _Scan) -> str | None:
+def _read_git(lib: Library, scan: _Scan, members: tuple[str, ...] = ()) -> str | None:
     git_dir = os.environ.get(lib.git_env)
     if not git_dir:
         return None
@@ -170,9 +179,9 @@ def _read_git(lib: Library, scan: _Scan) -> str | None:
     names = subprocess.run(
         ["git", f"--git-dir={git_dir}", "ls-tree", "-r", "--name-only", tag], capture_output=True, text=True, check=True
     ).stdout.split()
-    members = [re.compile(m) for m in lib.members]
+    patterns = [re.compile(m) for m in members or lib.members]
     for name in names:
-        if any(m.search(name) for m in members):
+        if any(m.search(name) for m in patterns):
             blob = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{tag}:{name}"], capture_output=True, check=True)
             scan.source(name, blob.stdout)
     return f"git source at tag {tag}"
@@ -184,9 +193,14 @@ def extract(previous: dict[str, Any] | None = None) -> dict[str, Any]:
     for lib in LIBRARIES:
         print(f"reading {lib.name}", flush=True)
         scan = _Scan()
-        origin = _read_git(lib, scan) if lib.git_env else _read_wheel(lib, scan)
+        origin = _read_git(lib, scan) if lib.git_env and not lib.package else _read_wheel(lib, scan)
         if origin is None:
             continue
+        if lib.git_members:
+            supplement = _read_git(lib, scan, lib.git_members)
+            if supplement is None:
+                raise SystemExit(f"{lib.name}: set {lib.git_env} to a git directory of its source (its other sources)")
+            origin = f"{origin}; its other sources from the {supplement}"
         scan.tokens.add(normal(lib.name))
         scan.tokens.update(d for d in scan.deps if d == normal(lib.name))  # FlashMLA's _deps/repo-flashmla-src
         scans[lib.name] = (scan, f"{lib.package} {origin}".strip() if lib.package else origin)

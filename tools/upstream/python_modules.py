@@ -9,7 +9,9 @@ goes to the library whose name it spells; every other one to the wheel's own lib
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,12 @@ WHEELS: tuple[tuple[str, str], ...] = (
     ("Triton", "triton"),
     ("Mooncake", "mooncake-transfer-engine"),
     ("NIXL", "nixl-cu12"),
+    # the meta package SGLang imports from (`from nixl._api import nixl_agent`): it installs `nixl` and `nixl_ep`
+    ("NIXL", "nixl"),
 )
+# libraries that publish no wheel: (library, the environment variable naming a git dir of its source, as
+# tools/upstream/libraries.py reads it); their top-level packages are read from the newest release tag's tree
+GIT_SOURCES: tuple[tuple[str, str], ...] = (("DeepEP", "LOGSCOPE_DEEPEP_GIT"),)
 # libraries a wheel above carries under their own package name (the native table's names, catalog/libraries.json)
 EMBEDDED = ("DeepGEMM", "FlashMLA")
 
@@ -41,6 +48,16 @@ def top_packages(wheel: Path) -> list[str]:
     return sorted(t for t in tops if not t.startswith((".", "_")))
 
 
+def git_top_packages(git_dir: str) -> tuple[str, list[str]]:
+    """(the tag read, its top-level Python packages: a folder of the tree's root with an __init__.py)."""
+    git = ["git", f"--git-dir={git_dir}"]
+    tags = subprocess.run([*git, "tag", "--sort=-v:refname"], capture_output=True, text=True, check=True).stdout.split()
+    tag = next((t for t in tags if re.match(r"^v\d", t)), "HEAD")
+    names = subprocess.run([*git, "ls-tree", "-r", "--name-only", tag], capture_output=True, text=True, check=True).stdout
+    tops = {n.split("/", 1)[0] for n in names.split() if n.count("/") == 1 and n.endswith("/__init__.py")}
+    return tag, sorted(t for t in tops if not t.startswith((".", "_")))
+
+
 def _wheel(package: str) -> Path:
     if package == "sglang":
         return sources.download(package, sources.sglang_versions()[-1])
@@ -52,10 +69,18 @@ def extract() -> dict[str, Any]:
     read: dict[str, str] = {}
     for library, package in WHEELS:
         wheel = _wheel(package)
-        read[library] = wheel.name
+        read[library] = f"{read[library]}, {wheel.name}" if library in read else wheel.name
         for top in top_packages(wheel):
             owner = next((name for name in EMBEDDED if _normal(name) == _normal(top)), library)
             modules.setdefault(top, owner)
+    for library, env in GIT_SOURCES:
+        git_dir = os.environ.get(env)
+        if not git_dir:
+            raise SystemExit(f"{library} publishes no wheel: set {env} to a git directory of its source")
+        tag, tops = git_top_packages(git_dir)
+        read[library] = f"git source at tag {tag}"
+        for top in tops:
+            modules.setdefault(top, library)
     return {"wheels": read, "modules": dict(sorted(modules.items()))}
 
 

@@ -69,8 +69,10 @@ _NO_REPORT_SECTION = re.compile(
 _SENTENCE_END = re.compile(r"\w[.!。！]\s*$")
 _HEADING_LINE = re.compile(r"^\s{0,3}(?:(#{1,6})\s+\S|\*\*[^*]+\*\*:?\s*$)")
 _SECTION_LOOKBACK = 300
+# (a CRITICAL record of Python logging's default format, "CRITICAL:<logger>:...", base.BASIC_PREFIX, whatever its words)
 FAILURE_LOOK = re.compile(
     r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|FAILURE\b|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault"
+    r"|^\s*CRITICAL:[\w.<>-]+:"
 )
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}

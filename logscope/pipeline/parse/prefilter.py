@@ -18,14 +18,7 @@ from logscope.pipeline.parse.signatures.loader import bundled_signatures
 # failure wording of the signatures (rules/signatures/*.yaml), and words that make a line look like a failure
 SIGNATURE_LITERALS = (
     *bundled_signatures().line_literals(),
-    "failed",
-    "Failed",
-    "FAILED",
-    "FAILURE",
-    "Fatal",
-    "WARN",
-    "Error",
-    "ERROR",
+    *("failed", "Failed", "FAILED", "FAILURE", "Fatal", "WARN", "Error", "ERROR", "CRITICAL:"),
 )
 
 # line grammar → literals whose presence makes a line a candidate for it ("signature": the failure-line matcher)

@@ -44,6 +44,8 @@ def failure_facts(failures: list[Failure]) -> tuple[list[dict[str, Any]], dict[s
     for fact in facts:  # raised inside DeepEP: its frames, an NVSHMEM line, or an error naming DeepEP
         frames, text, error = (str(fact.get(k) or "").lower() for k in ("frames_text", "text", "error"))
         fact["in_deepep"] = "deepep" in frames or "deep_ep" in frames or "nvshmem" in text or "deepep" in error
+        if fact["in_deepep"] and not fact.get("mechanism"):  # what the deepep-buffer rule then reports it as
+            fact["mechanism"] = "deepep"
     return facts, next((fact for fact in facts if fact["is_root"]), None)
 
 

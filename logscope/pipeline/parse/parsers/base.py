@@ -24,6 +24,10 @@ _LOGGER_PREFIX = re.compile(
     r"^\s*(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d{3})? +" + _LEVEL + r" +\d+"
     r"|" + _LEVEL + r" +\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?) +\[ ?(?:[A-Z_]+\d+ )*[\w.-]+:\d+\]\s*"
 )
+# CPython logging's default format, logging.BASIC_FORMAT = "%(levelname)s:%(name)s:%(message)s" (Lib/logging/__init__.py;
+# what a root logger never configured, or logging.basicConfig(), prints): "ERROR:root:...", "WARNING:sglang.srt.utils:..."
+# (grammars/sglang.lark basic_prefix)
+BASIC_PREFIX = re.compile(r"^\s*(" + _LEVEL + r"):([A-Za-z_<][\w.<>-]*):")
 # the same prefix, closed, anywhere in a line (a paste wrapper may come first): over the bytes, how ingest finds the
 # startup parts' prefixed lines that hold no literal (the classifier reads each with PREFIXED after cleaning it);
 # over the text, whether a terminal join holds one; at a line's start, the message after it
@@ -54,8 +58,8 @@ def message_after_prefix(text: str) -> str | None:
 
 def strip_prefix(text: str) -> str:
     """The message after a leading bracketed prefix (SGLang's, or any other logger's), or after one of the logger
-    prefixes without a bracket that the SGLang grammar reads."""
-    m = _ANY_BRACKET.match(text) or _LOGGER_PREFIX.match(text)
+    prefixes without a bracket that the SGLang grammar reads (Python logging's default format among them)."""
+    m = _ANY_BRACKET.match(text) or _LOGGER_PREFIX.match(text) or BASIC_PREFIX.match(text)
     return text[m.end() :] if m else text
 
 

@@ -16,6 +16,11 @@ from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology
 
 # a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(OutOfMemoryError): ray::f()"
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?(?::|$)")
+# after a traceback's frames, the exception line of a class whose name says nothing of an error: CPython prints every
+# class outside builtins with its module (Lib/traceback.py TracebackException.format_exception_only: stype = smod + "."
+# + qualname, then ": " and the message): triton.runtime.errors.OutOfResources, torch._dynamo.exc.Unsupported
+# (with its colon: a name alone at the end of a paste may be cut, "torch.O")
+_QUALIFIED_EXC_LINE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*:(?:\s|$)")
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
@@ -177,7 +182,7 @@ class TracebackReader(BlockReader):
             self.threads_seen += thread is not None
             self.thread = thread or self.thread
             return True
-        if _EXC_LINE.match(text):
+        if _EXC_LINE.match(text) or (self.frames and _QUALIFIED_EXC_LINE.match(text)):
             self.exception = self._exception_event(lineno, text)
             self.body, self.body_line = ([] if _EMPTY_EXCEPTION.match(text) else None), lineno
             return True

@@ -363,7 +363,7 @@ def parse_native_line(text: str) -> tuple[str, dict[str, Any]] | None:
     data = {"level": level, "srcloc": srcloc, "component": component, "message": message}
     name, _, lineno = srcloc.rpartition(":")
     path = native_libraries.source_path(name.rsplit("/", 1)[-1]) if level in _FAILING_LEVELS else None
-    if path is not None and (native_libraries.library_of(path) not in _GLOG_WRITERS or _VENDORED.search(path)):
+    if path is not None and (native_libraries.source_library(path) not in _GLOG_WRITERS or _VENDORED.search(path)):
         path = None  # a file name of a library that never logs through glog, or of code it vendors: any program's
     if path is not None:  # the released library's own path of the file: its code reported the error
         data["source"] = f"{path}:{lineno}"

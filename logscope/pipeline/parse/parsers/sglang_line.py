@@ -57,6 +57,9 @@ class _ToData(Transformer):
     def vllm_prefix(self, items: list[Token]) -> dict[str, Any]:
         return {"time": str(items[1]), "rank": None, "level": str(items[0])}
 
+    def basic_prefix(self, items: list[Token]) -> dict[str, Any]:
+        return {"time": None, "rank": None, "level": str(items[0]), "logger": str(items[1])}
+
     def gpu_prefix(self, items: list[Token]) -> dict[str, Any]:
         n = int(items[-1])
         return {"time": None, "rank": RankId(label=f"gpu{n}", dims=(("gpu", n),))}

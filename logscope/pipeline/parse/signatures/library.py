@@ -45,6 +45,10 @@ CUDA_WORDING = re.compile(
 # a library's own CUDA check, the error it reports is that library's (as kernel_library.yaml's checks are): Triton's
 # launcher, triton 3.9.0 triton/backends/nvidia/driver.c gpuAssert: prefix "Triton Error [CUDA]: "
 LIBRARY_CHECKS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bTriton Error \[CUDA\]"), "Triton"),)
+# a library's own C++ error wording, when the message lost the source path that names it: FlashInfer 0.7.4
+# include/flashinfer/attention/{prefill,pod,batch_pod}.cuh, err_msg << "FlashInfer Internal Error: Invalid
+# configuration : NUM_MMA_Q=..." (thrown as flashinfer::Error, its what() "Error in function '...' at <file>:<line>: ...")
+LIBRARY_ERRORS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bFlashInfer Internal Error\b"), "FlashInfer"),)
 # SGLang's JIT kernels, built at first use by tvm-ffi (sglang 0.5.7-0.5.11 jit_kernel/utils.py load_jit: module_name =
 # "sgl_kernel_jit_" + ...; sglang 0.5.23 kernels/jit/utils/compile/spec.py _MODULE_NAME_PREFIX = "sgl_kernel_jit_"),
 # carry sgl-kernel's name: the module named in a failed build's message, or SGLang's JIT loader calling the build tool
@@ -58,8 +62,13 @@ _OP_NAMESPACE = re.compile(r"\btorch\.ops\.([A-Za-z_]\w*)\.|(?<![\w:])([A-Za-z_]
 _DISPATCH = re.compile(r"(?:site|dist)-packages/torch/_ops\.py:")
 
 
-# CPython's import errors (Python/import.c, Lib/importlib/_bootstrap.py): the package whose import failed
-_IMPORT = re.compile(r"No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'")
+# CPython's import errors (Python/import.c, Lib/importlib/_bootstrap.py): the package whose import failed; and a
+# module without the attribute asked for (Objects/moduleobject.c: "module '%U' has no attribute '%U'", "partially
+# initialized module '%U' has no attribute '%U' ..."; strings of libpython3.11.so): an installed release of that
+# package without the name the caller needs
+_IMPORT = re.compile(
+    r"No module named '([\w.]+)'|cannot import name '\w+' from '([\w.]+)'|\bmodule '([\w.]+)' has no attribute '"
+)
 
 
 class Raiser(NamedTuple):
@@ -94,9 +103,14 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     innermost = _innermost_frame(event)
     if innermost is not None and op_library(innermost) is not None:
         return Raiser(str(op_library(innermost)), "the innermost frame calls an op of its namespace", innermost)
+    called = _called_package(innermost) if innermost is not None and event.kind == kinds.TRACEBACK else None
+    if called is not None:  # cut under that frame: the frames of the call are the ones missing
+        return Raiser(called, "the innermost frame shown, cut under it, calls into its package", innermost)
     imported = _IMPORT.search(text)
-    if imported and module_library(imported.group(1) or imported.group(2)) not in (None, SGLANG):
-        return Raiser(str(module_library(imported.group(1) or imported.group(2))), "an import of its package failed", None)
+    package = next((g for g in imported.groups() if g), "") if imported else ""
+    if imported and module_library(package) not in (None, SGLANG):
+        basis = "its module lacks the name asked for" if imported.group(3) else "an import of its package failed"
+        return Raiser(str(module_library(package)), basis, None)
     shown = _innermost_package_frame(event)
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
         return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
@@ -107,8 +121,11 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if loader is not None:
         return Raiser(loader[0], "SGLang's JIT kernel loader called the build that raised", loader[1])
     wording = library_raise(text)
-    if wording is not None:
-        return Raiser(wording.library, f"a message it raises ({wording.where})", None)
+    if wording is not None:  # torch (a graph break of torch.compile) is a package outside the table: `python`
+        return Raiser(wording.library, f"a message it raises ({wording.where})", None, other_package=wording.library == TORCH)
+    own = next((library for pattern, library in LIBRARY_ERRORS if pattern.search(text)), None)
+    if own is not None:
+        return Raiser(own, "its own error wording", None)
     check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
     if check is not None:
         return Raiser(check, "its own CUDA check reported it", None)
@@ -144,6 +161,20 @@ def op_library(text: str) -> str | None:
     """The library of the table (SGLang aside) whose op namespace the text names."""
     for m in _OP_NAMESPACE.finditer(text):
         named = module_library(m.group(1) or m.group(2))
+        if named is not None and named != SGLANG:
+            return named
+    return None
+
+
+# a frame's source line calling into a package by its module's name: `buffer = deep_ep.Buffer(group, ...`
+_MODULE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.[A-Za-z_][\w.]*\s*\(")
+
+
+def _called_package(frame: str) -> str | None:
+    """The library of the table (SGLang aside) whose module the frame's source line calls, `file:line func: code`."""
+    code = frame.split(": ", 1)[1] if ": " in frame else ""
+    for m in _MODULE_CALL.finditer(code):
+        named = module_library(m.group(1))
         if named is not None and named != SGLANG:
             return named
     return None

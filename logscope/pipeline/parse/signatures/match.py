@@ -529,6 +529,16 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     )
 
 
+# torch.multiprocessing.spawn's ProcessContext.join (torch 2.9.1 torch/multiprocessing/spawn.py): raise
+# ProcessRaisedException(msg, ...), msg = "\n\n-- Process %d terminated with the following error:\n" + the child's
+# traceback: the parent's exception only carries the child's failure
+_CHILD_WRAPPERS = ("ProcessRaisedException",)
+
+
+def _reraises_child(event: Event) -> bool:
+    return event.kind == kinds.EXCEPTION and str(event.data.get("exception") or "").endswith(_CHILD_WRAPPERS)
+
+
 def failures_of(
     events: list[Event],
     last_phase_of: Any,
@@ -571,6 +581,8 @@ def failures_of(
             continue
         if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) >= event.line:
             continue  # its traceback (or exception line) is read after it: that is the failure, not the header
+        if found is None and _reraises_child(event) and last_crash.get(event.source, -1) > event.line:
+            continue  # the child's traceback printed under it is the failure
         sig, values, kind, matched = found if found else (None, {}, "none", "")
         if found is None and event.kind == kinds.PROCESS_EXCEPTION:
             values = {"error": f"{event.data.get('process')} hit an exception (no traceback read after it)"}

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from logscope.core import kinds
 from logscope.core.events import Event
-from logscope.core.native_libraries import crash_frames, library_of
+from logscope.core.native_libraries import crash_frames, library_of, source_library
 from logscope.pipeline.parse.parsers.blocks import TVM_SEGFAULT
 
 _CALLER_WINDOW = 8  # the innermost frames where the crash's library and the library that called it are looked for
@@ -148,7 +148,7 @@ def native_crash(event: Event, values: dict[str, Any]) -> NativeCrash | None:
             return NativeCrash(signal_of(event), hit[0], caller, library_frame, inner)
         return NativeCrash(signal_of(event), hit[0], inner, library_frame)
     path = values.get("file") or (event.data.get("source") if is_library_error(event) or is_glog_fatal(event) else None)
-    library = library_of(str(path)) if path else None
+    library = source_library(str(path)) if path else None
     if library is None and (is_library_error(event) or is_glog_fatal(event)):
         library = event.data.get("printer")
     return NativeCrash(None, None, str(library), None) if library else None
