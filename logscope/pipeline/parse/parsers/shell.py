@@ -583,6 +583,8 @@ class FieldCommandReader(BlockReader):
             self.flow = False
             return True
         words = _value_words(item.rstrip(",")) if item[:1] in ('"', "'") else None
+        if words is None and item[:1] in ('"', "'"):  # several items a line, a flag and its value: "--tp", "2",
+            words = _value_words(f"[{item.rstrip(',')}]")
         if words is None or self.words is None:
             return False
         if not any("{{" in word for word in words):
@@ -603,7 +605,10 @@ class FieldCommandReader(BlockReader):
         if not launched and not ((self.field == "args" or self.listed) and _flags_only(self.words)):
             return []
         joined = shlex.join(self.words)
-        data = parse_command(joined if launched else f"python -m sglang.launch_server {joined}")
+        # the interpreter's arguments alone: Kubernetes' `args: ["-m", "sglang.launch_server", ...]`, whose
+        # `command:` (the interpreter) is not shown
+        interpreter = "python " if self.words[0] == "-m" else ""
+        data = parse_command(f"{interpreter}{joined}" if launched else f"python -m sglang.launch_server {joined}")
         if data is None:
             return []
         data["field"] = self.field
