@@ -7,6 +7,8 @@ possibility (sglang-8654)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import ROOT, analyze_text
 
 MINED = ROOT / "fixtures" / "mined"
@@ -58,6 +60,22 @@ def test_the_paste_s_cut_args_list_gives_its_launch():
     args = _args(analyze_text((MINED / "sglang-18300.txt").read_text()))
     assert args["model_path"] == "Qwen3-Coder-Next-FP8" and args["chunked_prefill_size"] == "4096"
     assert args["max_total_tokens"] == args["max_prefill_tokens"] == "262144"
+
+
+# Kubernetes' command (the interpreter) and args (python's arguments) in each way a manifest writes a list
+INTERPRETER_ARGS = {
+    "flow list": '      command: ["python3"]\n      args: ["-m", "sglang.launch_server", "--tp", "2", "--model-path", "/m"]\n',
+    "block list": '        command: ["python3"]\n        args:\n          - -m\n          - sglang.launch_server\n'
+    '          - --tp\n          - "2"\n          - --model-path\n          - /m\n',
+    "flow list over lines": '        command: ["python3"]\n        args: [\n          "-m", "sglang.launch_server",\n'
+    '          "--tp", "2", "--model-path", "/m"\n        ]\n',
+    "json": '  "command": ["python3"],\n  "args": ["-m", "sglang.launch_server", "--tp", "2", "--model-path", "/m"],\n',
+}
+
+
+@pytest.mark.parametrize("form", INTERPRETER_ARGS)
+def test_the_interpreter_s_arguments_as_a_manifest_s_args_are_the_launch(form):
+    assert _args(analyze_text(INTERPRETER_ARGS[form])) == {"tp_size": "2", "model_path": "/m"}
 
 
 def test_an_args_list_of_another_module_is_no_launch():

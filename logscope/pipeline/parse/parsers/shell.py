@@ -410,8 +410,9 @@ class WrappedCommandReader(BlockReader):
 _FIELD = re.compile(r"""^(\s*)(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*:(?:\s+(.*?))?\s*,?\s*$""")
 _ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
 # the first word of a launcher given as a list: the interpreter or SGLang's own command
-# (or a shell whose -c script is the command: Kubernetes' `command: [bash, -c]` with the script in `args:`)
-_STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$")
+# (or a shell whose -c script is the command: Kubernetes' `command: [bash, -c]` with the script in `args:`; or the
+# interpreter's -m, Kubernetes' `args:` after `command: ["python3"]`)
+_STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$|^-m$")
 # the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
 _ARGS_FIELDS = frozenset({"args", "command"})
 # read only when a field's value is a flow list or a quoted string, which few pastes hold
