@@ -135,6 +135,19 @@ def test_an_array_no_launch_expands_gives_nothing():
     assert all(not launch["server_args"] for launch in analyze_text(text)["launches"])
 
 
+def test_an_array_cut_open_leaves_the_records_under_it_alone():
+    text = (
+        "ARGS=(\n  --tp 8\n"
+        "[2026-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n"
+        "Traceback (most recent call last):\n"
+        '  File "/x/scheduler.py", line 1, in run\n'
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    report = analyze_text(text)
+    assert [p["avail_gib"] for p in _phases(report, "load_weight_begin")] == [70.0]
+    assert report["findings"] and report["findings"][0]["rule"] == "startup-crash"
+
+
 # ------------------------------------------------------------ the older scheduler summary, ended at context_len
 
 

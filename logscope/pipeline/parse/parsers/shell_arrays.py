@@ -19,7 +19,9 @@ from logscope.pipeline.parse.parsers.shell import parse_command
 _ASSIGN = re.compile(r"^\s*(?:(?:declare|local|readonly|typeset)\s+-[aA-Za-z]*\s+)?([A-Za-z_]\w*)(\+?)=\(")
 _EXPANSION = re.compile(r"(\"?)\$\{([A-Za-z_]\w*)\[@\]\}\1")
 _CONTINUED = re.compile(r"\s\\\s*$")
-_MAX_LINES = 200  # an array left open (its ")" cut off) stops taking lines here
+_MAX_LINES = 64  # an array left open (its ")" cut off) stops taking lines here
+# a record of its own under an array left open: a log line, a traceback: the array was cut above it
+_RECORD = re.compile(r'^\s*(?:\[\d{4}-\d{2}-\d{2} |\[?\d{2}:\d{2}:\d{2}|Traceback \(|File ")')
 
 
 # one token of an array's body as bash reads it: blanks, a comment (a "#" that starts a word), the closing ")", or a
@@ -84,7 +86,7 @@ class ShellArrayReader(BlockReader):
         return not _CONTINUED.search(self.lines[-1])
 
     def feed(self, lineno: int, text: str) -> bool:
-        if self.finished or len(self.lines) >= _MAX_LINES:
+        if self.finished or len(self.lines) >= _MAX_LINES or (self.name is not None and _RECORD.match(text)):
             return False
         self.lines.append(text)
         self.last_line = lineno
