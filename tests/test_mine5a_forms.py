@@ -130,6 +130,11 @@ def test_array_words_are_read_as_bash_reads_them():
     assert launch["environment"] == {"CUDA_VISIBLE_DEVICES": "0,1"}
 
 
+def test_a_declared_array_expanded_unquoted_is_read_too():
+    text = "declare -a ARGS=(--tp 4 --model-path /m)\npython3 -m sglang.launch_server ${ARGS[@]}\n"
+    assert _args(analyze_text(text)) == {"tp_size": "4", "model_path": "/m"}
+
+
 def test_an_array_no_launch_expands_gives_nothing():
     text = 'ARGS=(\n  --model-path x\n  --tp 8\n  --port 1\n)\necho "${ARGS[@]}"\nsglang serve "${OTHER[@]}"\n'
     assert all(not launch["server_args"] for launch in analyze_text(text)["launches"])

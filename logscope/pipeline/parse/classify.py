@@ -453,7 +453,9 @@ class SourceClassifier:
         # line's event is then the message, its prefix kept as the event's rank and time
         message = message_after_prefix(text)
         for sig in bundled_signatures().on("line"):
-            read = text if sig.match(text) is not None else message if message and sig.match(message) else None
+            read = text if sig.match(text) is not None else None
+            if read is None and message is not None and sig.match(message) is not None:
+                read = message
             if read is not None:
                 self.coverage.seen["signature"] += 1
                 self.coverage.recognized["signature"] += 1

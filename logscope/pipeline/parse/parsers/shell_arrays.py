@@ -16,7 +16,7 @@ from logscope.pipeline.parse.parsers.base import BlockReader
 from logscope.pipeline.parse.parsers.shell import parse_command
 
 # "NAME=(", "NAME+=(", "declare -a NAME=(", "local -a NAME=(" with the first words after it or on the lines under it
-_ASSIGN = re.compile(r"^\s*(?:(?:declare|local|readonly|typeset)\s+-[aA-Za-z]*\s+)?([A-Za-z_]\w*)(\+?)=\(")
+_ASSIGN = re.compile(r"^\s*(?:(?:declare|local|readonly|typeset)\s+-[A-Za-z]+\s+)?([A-Za-z_]\w*)(\+?)=\(")
 _EXPANSION = re.compile(r"(\"?)\$\{([A-Za-z_]\w*)\[@\]\}\1")
 _CONTINUED = re.compile(r"\s\\\s*$")
 _MAX_LINES = 64  # an array left open (its ")" cut off) stops taking lines here
