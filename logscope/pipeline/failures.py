@@ -30,7 +30,7 @@ def launch_failures(launch: Launch) -> list[Failure]:
         last = set()
         for timeline in timelines:
             # <=: a phase line and a failure unwrapped from one physical line (a flattened log) share its number
-            before = [p for p in timeline.phases if p.source == event.source and p.line <= event.line and p.model == "target"]
+            before = [p for p in timeline.phases if p.source == event.source and p.line <= event.line]
             last.add(before[-1].phase if before else None)
         # an untagged line in a file of several ranks: known only when every rank was at the same phase
         return last.pop() if len(last) == 1 else None

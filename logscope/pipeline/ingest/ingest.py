@@ -96,6 +96,10 @@ _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORE
 # a log viewer's or collector's time stamp and a bar before each line, as docker compose puts a service's name
 # ("2026-06-09 12:30:47.434 | Capturing batches (bs=24 ...)")
 _VIEWER_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s+\| ?")
+# a log viewer's table copied row by row: the time stamp column on a line of its own (a TAB after it) before each
+# line ("2025-05-21 16:20:15<TAB>" then "Fatal Python error: ..."; a form seen in pastes only): a line holding nothing
+# else, dropped so that the records it parts are read as one block
+_TIME_ALONE = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\t\s*$")
 # a logging format of one's own before each line of a traceback logged line by line (time, level, pid, then the rank
 # tags and the source file and line in brackets: "2025-08-28 21:19:34 ERROR 125765 [ DP10 TP10 EP10 scheduler.py:2655] ");
 # its other lines keep the head, which the SGLang grammar reads (custom_prefix: the rank tags, else the pid)
@@ -453,6 +457,8 @@ def unwrap(text: str) -> str:
             m = _TRACEBACK_HEAD.match(text)
             if m:
                 text = text[m.end() :]
+            elif _TIME_ALONE.match(text):
+                return ""
         if text == before:
             break
     return text

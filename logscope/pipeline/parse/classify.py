@@ -30,7 +30,7 @@ from logscope.pipeline.ingest.unwrap import (
 )
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure
-from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, message_after_prefix, prefix_of
+from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, Parsed, message_after_prefix, prefix_of
 from logscope.pipeline.parse.parsers.blocks import (
     ExceptionsBeforeTracebacks,
     TracebackReader,
@@ -400,6 +400,9 @@ class SourceClassifier:
             self.coverage.seen[name] += 1
             parsed = grammar.parse(text)
             if parsed is not None:
+                if name == kinds.SGLANG and parsed.kind == kinds.SCHEDULER_SUMMARY and self._ends_whole(lineno):
+                    whole = sglang_line.parse_line(text, whole=True)
+                    parsed = parsed if whole is None else Parsed(whole[1], whole[2], whole[0])
                 if self._plain():
                     self.repeats.remember(text, Reading(parsed.kind, parsed.data, parsed.prefix, name, tuple(tried)))
                 self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
@@ -430,6 +433,13 @@ class SourceClassifier:
         else:
             self.coverage.miss(self.source.name, lineno, tried[0], text)
 
+    def _ends_whole(self, lineno: int) -> bool:
+        """The source's next line begins a record of its own: the line ends where its writer ended it (neither the
+        copy's end nor a terminal cut it)."""
+        chunk = self.chunk
+        index = -1 if chunk is None else lineno - chunk.first + 1
+        return chunk is not None and 0 < index < chunk.size and _starts_a_record(chunk.line(index))
+
     def _miss_failure(self, lineno: int, text: str) -> None:
         """A line that reads like a failure and that no grammar or signature reads: listed as unread, and the NCCL
         release that torch's NCCL error ends with is still read off it (stated_env.TORCH_NCCL_ERROR)."""
@@ -455,12 +465,18 @@ class SourceClassifier:
     def _failure_line(self, lineno: int, text: str) -> bool:
         """A line no grammar reads whose wording a line signature knows (torch allocator warnings, glog lines
         of transfer engines, NCCL result names, other backends' OOM texts)."""
+        # a pattern anchored at the start ("^error: ...") is anchored at the message's, after SGLang's prefix: the
+        # line's event is then the message, its prefix kept as the event's rank and time
+        message = message_after_prefix(text)
         for sig in bundled_signatures().on("line"):
-            if sig.match(text) is not None:
+            read = text if sig.match(text) is not None else None
+            if read is None and message is not None and sig.match(message) is not None:
+                read = message
+            if read is not None:
                 self.coverage.seen["signature"] += 1
                 self.coverage.recognized["signature"] += 1
                 self.recognized_physical.add(lineno)
-                self._emit(kinds.FAILURE_LINE, lineno, text, {"message": text.strip()}, prefix_of(text), "signature")
+                self._emit(kinds.FAILURE_LINE, lineno, read, {"message": read.strip()}, prefix_of(text), "signature")
                 return True
         return False
 

@@ -19,8 +19,9 @@ from logscope.pipeline.parse.parsers.command_text import command_event, parse_co
 _FIELD = re.compile(r"""^(\s*)(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*:(?:\s+(.*?))?\s*,?\s*$""")
 _ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
 # the first word of a launcher given as a list: the interpreter or SGLang's own command
-# (or a shell whose -c script is the command: Kubernetes' `command: [bash, -c]` with the script in `args:`)
-_STARTS_ALAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$")
+# (or a shell whose -c script is the command: Kubernetes' `command: [bash, -c]` with the script in `args:`; or the
+# interpreter's -m, Kubernetes' `args:` after `command: ["python3"]`)
+_STARTS_ALAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$|^-m$")
 # the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
 _ARGS_FIELDS = frozenset({"args", "command"})
 # read only when a field's value is a flow list or a quoted string, which few pastes hold
@@ -192,6 +193,8 @@ class FieldCommandReader(BlockReader):
             self.flow = False
             return True
         words = _value_words(item.rstrip(",")) if item[:1] in ('"', "'") else None
+        if words is None and item[:1] in ('"', "'"):  # several items a line, a flag and its value: "--tp", "2",
+            words = _value_words(f"[{item.rstrip(',')}]")
         if words is None or self.words is None:
             return False
         if not any("{{" in word for word in words):
@@ -212,7 +215,10 @@ class FieldCommandReader(BlockReader):
         if not launched and not ((self.field == "args" or self.listed) and _flags_only(self.words)):
             return []
         joined = shlex.join(self.words)
-        data = parse_command(joined if launched else f"python -m sglang.launch_server {joined}")
+        # the interpreter's arguments alone: Kubernetes' `args: ["-m", "sglang.launch_server", ...]`, whose
+        # `command:` (the interpreter) is not shown
+        interpreter = "python " if self.words[0] == "-m" else ""
+        data = parse_command(f"{interpreter}{joined}" if launched else f"python -m sglang.launch_server {joined}")
         if data is None:
             return []
         data["field"] = self.field

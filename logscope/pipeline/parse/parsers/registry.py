@@ -25,6 +25,7 @@ from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
 from logscope.pipeline.parse.parsers.server_args_dump import WrappedDumpReader
+from logscope.pipeline.parse.parsers.shell_arrays import ShellArrayReader
 from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
 from logscope.pipeline.parse.parsers.stated_env import PipShowReader, SectionVersionReader, VersionPrintReader
 
@@ -90,8 +91,14 @@ def _sglang(text: str) -> Parsed | None:
     return Parsed(kind, data, prefix)
 
 
+# argparse's report under SGLang's parser names its program with a colon ("sglang serve: error: ..."): no command
+_PROGRAM_LABEL = re.compile(r"^\s*sglang serve: ")
+
+
 def _launch_command(text: str) -> Parsed | None:
     line = without_prompt(strip_prefix(text))
+    if _PROGRAM_LABEL.match(line):
+        return None
     data = parse_command(line)
     if data is None:  # no launcher: an export line, or assignments on a line of their own
         data = other_lines.parse_launch_command(line)
@@ -289,6 +296,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
 )
 
 BLOCK_READERS: tuple[type[BlockReader], ...] = (
+    ShellArrayReader,
     ContinuedCommandReader,
     WrappedCommandReader,
     FieldCommandReader,

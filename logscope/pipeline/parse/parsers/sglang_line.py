@@ -40,6 +40,8 @@ class _ToData(Transformer):
     """Each message rule returns (its event kind, data dict); the catalogue (core/kinds.py) lists the rules of
     each kind, named after it where one rule reads one kind."""
 
+    keep_tail = False  # the line is known whole: a last bare integer that a cut could have shortened is read too
+
     # ---- prefixes
     def sglang_prefix(self, items: list[Token]) -> dict[str, Any]:
         tags = [str(t) for t in items[1:]]
@@ -270,9 +272,9 @@ class _ToData(Transformer):
         data: dict[str, Any] = {"tokens": int(items[0])}
         fields = [item for item in items[1:] if isinstance(item, tuple)]
         avail = [item for item in items[1:] if isinstance(item, Token) and item.type == "NUM2"]
-        if not avail:
-            # the older line ends with a bare integer, which a cut paste shortens without trace: drop it,
-            # and refuse a line that holds nothing else
+        if not avail and not self.keep_tail:
+            # the older line (0.3.0 .. 0.4.6.post5, catalog/sglang.json: it ends at context_len) ends with a bare
+            # integer, which a cut paste shortens without trace: drop it, and refuse a line that holds nothing else
             if not fields:
                 raise _CutLine()
             fields = fields[:-1]
@@ -491,16 +493,20 @@ class _CutLine(Exception):
 
 
 _TRANSFORMER = _ToData()
+_WHOLE_LINE = _ToData()
+_WHOLE_LINE.keep_tail = True
 
 
-def parse_line(text: str) -> tuple[dict | None, str, dict] | None:
-    """(prefix info, kind, data) or None when the line is not a recognised SGLang line."""
+def parse_line(text: str, whole: bool = False) -> tuple[dict | None, str, dict] | None:
+    """(prefix info, kind, data) or None when the line is not a recognised SGLang line. `whole`: the line is known
+    to end where SGLang ended it (the next line of its source begins a record of its own), so its last value is
+    read even where a cut could have shortened it."""
     try:
         tree = parse(kinds.SGLANG, text.strip())
     except LarkError:
         return None
     try:
-        result = _TRANSFORMER.transform(tree)
+        result = (_WHOLE_LINE if whole else _TRANSFORMER).transform(tree)
     except VisitError:
         return None  # a cut line (_CutLine) or a tree no transformer method expects: unrecognised, never a crash
     if isinstance(result, Tree):  # pragma: no cover - every rule has a transformer method (tested)

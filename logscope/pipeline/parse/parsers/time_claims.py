@@ -88,9 +88,13 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-# a claim said in the negative ("not during initialization", "（不是初始化）" before it) or as a condition ("If you see
-# out-of-memory errors during serving, ...": SGLang's own advice) places nothing
-NEGATED = re.compile(r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:if|unless|whether)\b[^.;:!?]*$")
+# a claim said in the negative ("not during initialization", "（不是初始化）" before it), as a condition ("If you see
+# out-of-memory errors during serving, ...": SGLang's own advice) or as a possibility ("issues may be encountered
+# during startup": what can happen, not when this failure did) places nothing
+NEGATED = re.compile(
+    r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:if|unless|whether)\b[^.;:!?]*$"
+    r"|\b(?:may|might|could)\s+(?:\w+\s+){0,2}$"
+)
 
 
 def fits(text: str) -> bool:

@@ -1,0 +1,108 @@
+"""A launch whose arguments a bash array holds: `SERVER_ARGS=( --model-path x --tp 8 )`, then
+`sglang serve "${SERVER_ARGS[@]}"` (a script's way to keep one flag a line). Read as bash reads it: the array's
+words, each one word, stand where `"${NAME[@]}"` expands them (bash 5.2 manual, "Arrays": "${name[@]} expands each
+element of name to a separate word"), and the command is read as any launch command. An array that no launch
+expands gives nothing."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.model import TEXT_KEEP
+from logscope.pipeline.parse.parsers.base import BlockReader
+from logscope.pipeline.parse.parsers.command_text import parse_command
+
+# "NAME=(", "NAME+=(", "declare -a NAME=(", "local -a NAME=(" with the first words after it or on the lines under it
+_ASSIGN = re.compile(r"^\s*(?:(?:declare|local|readonly|typeset)\s+-[A-Za-z]+\s+)?([A-Za-z_]\w*)(\+?)=\(")
+_EXPANSION = re.compile(r"(\"?)\$\{([A-Za-z_]\w*)\[@\]\}\1")
+_CONTINUED = re.compile(r"\s\\\s*$")
+_MAX_LINES = 64  # an array left open (its ")" cut off) stops taking lines here
+# a record of its own under an array left open: a log line, a traceback: the array was cut above it
+_RECORD = re.compile(r'^\s*(?:\[\d{4}-\d{2}-\d{2} |\[?\d{2}:\d{2}:\d{2}|Traceback \(|File ")')
+
+
+# one token of an array's body as bash reads it: blanks, a comment (a "#" that starts a word), the closing ")", or a
+# word: plain characters, escapes, quoted strings and $(...) substitutions (one level of parentheses inside) run together
+_TOKEN = re.compile(
+    r"""\s+|#[^\n]*|\)|(?:[^\s"'\\$)]|\\.|"(?:[^"\\]|\\.)*"|'[^']*'|\$\((?:[^()]|\([^()]*\))*\)|\$)+|.""", re.DOTALL
+)
+
+
+def _words(body: str) -> tuple[list[str], bool]:
+    """The shell words of an array's body up to its closing `)`, and whether the `)` was found."""
+    words: list[str] = []
+    for m in _TOKEN.finditer(body):
+        token = m.group(0)
+        if token == ")":
+            return words, True
+        if not token.isspace() and not token.startswith("#"):
+            words.append(_unquoted(token))
+    return words, False
+
+
+def _unquoted(word: str) -> str:
+    """A word with its quotes removed, as bash passes it on; a word with a substitution is kept as written."""
+    if "$(" in word:
+        return word
+    try:
+        split = shlex.split(word)
+    except ValueError:
+        return word
+    return split[0] if len(split) == 1 else word
+
+
+class ShellArrayReader(BlockReader):
+    """A bash array of a launch's words (kept for the rest of the source), and the launch line that expands it with
+    `"${NAME[@]}"` (continued over lines with trailing backslashes), read with the array's words in their place."""
+
+    grammar = kinds.LAUNCH_COMMAND_GRAMMAR
+    literals = ("=(", "[@]}")
+
+    def __init__(self, source: str) -> None:
+        super().__init__(source)
+        self.arrays: dict[str, list[str]] = {}
+
+    def starts(self, text: str) -> bool:
+        if _ASSIGN.match(text):
+            return True
+        names = [m.group(2) for m in _EXPANSION.finditer(text)]
+        return bool(names) and all(name in self.arrays for name in names) and parse_command(text) is not None
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line = self.last_line = lineno
+        assign = _ASSIGN.match(text)
+        self.name = assign.group(1) if assign else None
+        self.append = bool(assign and assign.group(2))
+        self.lines = [text[assign.end() :] if assign else text]
+        self.finished = self._ended()
+        return self
+
+    def _ended(self) -> bool:
+        if self.name is not None:
+            return _words("\n".join(self.lines))[1]
+        return not _CONTINUED.search(self.lines[-1])
+
+    def feed(self, lineno: int, text: str) -> bool:
+        if self.finished or len(self.lines) >= _MAX_LINES or (self.name is not None and _RECORD.match(text)):
+            return False
+        self.lines.append(text)
+        self.last_line = lineno
+        self.finished = self._ended()
+        return True
+
+    def close(self) -> list[Event]:
+        if self.name is not None:
+            words = _words("\n".join(self.lines))[0]
+            self.arrays[self.name] = [*self.arrays.get(self.name, []), *words] if self.append else words
+            return []
+        command = " ".join(_CONTINUED.sub(" ", line).strip() for line in self.lines)
+        expanded = _EXPANSION.sub(lambda m: shlex.join(self.arrays[m.group(2)]), command)
+        data = parse_command(expanded)
+        if data is None:
+            return []
+        data["joined_lines"] = [self.first_line, self.last_line]
+        kind = kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT
+        return [Event(kind, self.source, self.first_line, command[:TEXT_KEEP], None, None, data, self.grammar)]
