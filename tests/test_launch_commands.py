@@ -366,6 +366,11 @@ QUOTED_ARGUMENTS = {
     "was encountered\"}'\n",
     "a served model name": 'python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --served-model-name "Segmentation '
     'fault (core dumped) repro"\n',
+    "an --option=value word": "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 "
+    '--served-model-name="Segmentation fault (core dumped) repro"\n',
+    "a container's environment": 'docker run --gpus all -e SGLANG_NOTE="RuntimeError: CUDA error: an illegal memory access '
+    'was encountered" lmsysorg/sglang python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n',
+    # (read as the command's before the reviewer's issue 8 as well: the prompt sends the line to the launch grammar)
     "behind a prompt": '$ python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --served-model-name "NCCL error: '
     'unhandled system error"\n',
 }
@@ -378,10 +383,20 @@ def test_a_quoted_argument_of_a_launch_command_is_no_failure(form):
     assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
 
 
-def test_a_failure_quoted_after_the_command_is_still_read():
+# review 5's issue 1: the launch grammar lets a multi-value option take the prose after it ("1 2 4 and got ..."); a quoted
+# span is the command's only in the one word after an option that takes a single value, never in a list's words
+FAILURE_AFTER_THE_COMMAND = {
+    "after the options": "--tp 2 and got ",
+    "after a list option": "--tp 2 --cuda-graph-bs 1 2 4 and got ",
+}
+
+
+@pytest.mark.parametrize("form", FAILURE_AFTER_THE_COMMAND)
+def test_a_failure_quoted_after_the_command_is_still_read(form):
     report = analyze_text(
-        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 and got "
-        '"RuntimeError: CUDA error: an illegal memory access was encountered"\n'
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+        + FAILURE_AFTER_THE_COMMAND[form]
+        + '"RuntimeError: CUDA error: an illegal memory access was encountered"\n'
     )
     assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
     assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]

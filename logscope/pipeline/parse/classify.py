@@ -38,7 +38,7 @@ from logscope.pipeline.parse.parsers.blocks import (
 )
 from logscope.pipeline.parse.parsers.command_runners import WRAPPER, alternation
 from logscope.pipeline.parse.parsers.command_shapes import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
-from logscope.pipeline.parse.parsers.command_text import may_hold_a_launcher, parse_command
+from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import SENTENCE, TORCH_NCCL_ERROR, version_before_failure
@@ -404,7 +404,7 @@ class SourceClassifier:
                 self.coverage.recognized[name] += 1
                 self.recognized_physical.add(lineno)
                 if name == kinds.LAUNCH_COMMAND_GRAMMAR and ('"' in text or "\u201c" in text):
-                    self._read_quoted_failures(lineno, text, parsed.data)
+                    self._read_quoted_failures(lineno, text)
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
@@ -462,12 +462,13 @@ class SourceClassifier:
                 return True
         return False
 
-    def _read_quoted_failures(self, lineno: int, text: str, command: dict[str, Any]) -> None:
+    def _read_quoted_failures(self, lineno: int, text: str) -> None:
         """A failure quoted in the sentence that also holds a launch command ("ran python -m sglang.launch_server ...
         and got “ImportError: ...”"): the command is read, and so is the failure it quotes (marked as quoted). Quoted
-        text that is a word of the command (`command`: its parsed options and environment) is the command's, never a
-        failure: `--served-model-name "..."`, a JSON argument's strings."""
-        spans = [span for span in quoted_spans(text) if FAILURE_LOOK.search(span) and not _a_command_word(span, command)]
+        text inside a word that holds one of the command's values is the command's, never a failure: `--served-model-name
+        "..."`, a JSON argument's strings (command_text.valued_words)."""
+        words = valued_words(text) or []
+        spans = [span for span in quoted_spans(text) if FAILURE_LOOK.search(span) and not quoted_in_its_words(span, words)]
         if not spans:
             return
         was = self.quoted
@@ -659,27 +660,17 @@ def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
 def _command_words(pieces: list[Piece], line: str) -> bool:
     """The strings taken out of a line are words of the launch command the line is (a JSON argument's strings, an
     option's quoted value): the line is read whole, as the command."""
-    if not may_hold_a_launcher(line):
-        return False
-    command = parse_command(line)
-    return command is not None and all(_a_command_word(piece.text, command) for piece in pieces)
+    words = valued_words(line)
+    return words is not None and all(quoted_in_its_words(piece.text, words) for piece in pieces)
 
 
 def _without_command_words(spans: list[str]) -> list[str]:
     """The spans quoted in a sentence less those that are words of a launch command quoted in it too (`python3 -m
     sglang.launch_server --served-model-name "..."` in a code span): the command's, never a failure."""
-    commands = [parse_command(span) for span in spans if may_hold_a_launcher(span)]
-    words = [command for command in commands if command is not None]
-    if not words:
+    commands = [words for span in spans if (words := valued_words(span))]
+    if not commands:
         return spans
-    return [span for span in spans if not any(_a_command_word(span, command) for command in words)]
-
-
-def _a_command_word(span: str, command: dict[str, Any]) -> bool:
-    """Quoted text inside an option's value or an environment variable's value of a parsed launch command, as the
-    shell split its words (a JSON argument's strings are inside its one value)."""
-    values = [*command.get("args", {}).values(), *command.get("env", {}).values()]
-    return any(span in (" ".join(map(str, v)) if isinstance(v, list) else str(v)) for v in values)
+    return [span for span in spans if not any(quoted_in_its_words(span, words) for words in commands)]
 
 
 def _starts_a_record(text: str) -> bool:
