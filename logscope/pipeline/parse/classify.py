@@ -36,8 +36,13 @@ from logscope.pipeline.parse.parsers.blocks import (
     TracebackReader,
     exception_printed_before_its_traceback,
 )
-from logscope.pipeline.parse.parsers.command_runners import WRAPPER, alternation
-from logscope.pipeline.parse.parsers.command_shapes import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
+from logscope.pipeline.parse.parsers.command_shapes import (
+    PYTHON_M_SGLANG,
+    WRAPPED_COMMAND,
+    after_label,
+    behind_prompt,
+    command_line,
+)
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
@@ -637,8 +642,9 @@ _RECORD_START = re.compile(
     + _PROMPT
     + r"|export |[A-Z_]+="
     r"|\S*python|sglang "
-    r"|\++ |" + alternation(WRAPPER) + " "  # a bash -x trace line, a command run under a wrapper
-    r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
+    r"|\++ |"  # a bash -x trace line, a command run under a wrapper
+    + WRAPPED_COMMAND
+    + r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b"
     # a structured record: an event name in capitals, then key=value fields ("NRL_SGLANG_REFIT_FAILURE transfer=broadcast")
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S)"

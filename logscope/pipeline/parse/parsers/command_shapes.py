@@ -11,6 +11,14 @@ from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUN
 
 # a wrapper's name, a path to it allowed ("/usr/bin/time")
 WRAPPER_WORD = r"(?:\S*/)?" + alternation(WRAPPER)
+# a wrapper (or a chain of them) with its options and their values, then the command it runs: an assignment, an
+# interpreter, sglang, torchrun or a container tool ("nice -n 10 python3 ...", "timeout 600 python ...", "sudo -E env
+# X=1 ..."); a sentence that opens with a wrapper's name as an English word ("timeout (self.watchdog_timeout=300, ...)",
+# "timeout for dispatch CPU", "nice to see") runs nothing
+WRAPPED_COMMAND = (
+    r"(?:" + WRAPPER_WORD + r"\s+(?:(?:-\S+(?:\s+[\w.:,/=-]+)?|\d[\w.:,-]*)\s+){0,6})+"
+    r"(?:[A-Z_][A-Z0-9_]*=|\S*python|sglang\s|torchrun\s|docker\s|podman\s)"
+)
 # a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang, or a
 # wrapper with its options before any of them
 COMMAND_HEAD = re.compile(
