@@ -14,7 +14,7 @@ from logscope.pipeline.parse.signatures.loader import SignatureSet, bundled_sign
 from logscope.pipeline.parse.signatures.pattern import compile_pattern
 from logscope.tooling.signature_cases import check_case, load_signature_cases, pinned_signatures, signature_case_files
 from logscope.tooling.signature_docs import render_signatures_doc
-from tests.helpers import ROOT, run
+from tests.helpers import ROOT, analyze_text, run
 
 CASES = [(path.name, case) for path in signature_case_files() for case in load_signature_cases(path)]
 SINGLE_LINE = [(name, case) for name, case in CASES if "\n" not in case["log"].strip()]
@@ -200,7 +200,7 @@ def test_no_placeholder_or_unknown_number_in_a_golden_message(golden: Path):
         (
             "mechanism: x\ntitle: t\n"
             "signatures: [{id: a-b, on: frame, pattern: 'abcd', status_line: at_start, source: s, finding: nccl-error}]\n",
-            "status_line: one of after_name, at_start, with on: line",
+            "status_line: one of after_script, after_name, at_start, with on: line",
         ),
         (
             "mechanism: x\ntitle: t\n"
@@ -256,6 +256,21 @@ def test_a_status_line_opens_with_its_signature_wording_after_the_name_or_at_the
     assert start.match("sglang-1 exited with code 137") and start.match("thread 'main' panicked at src/main.rs:5:1:")
     assert not start.match("the container sglang-1 exited with code 137") and not start.match("Killed process 3 (python)")
     assert not SignatureSet().status_line_start().match("sglang-1 exited with code 137")
+
+
+# review 5's issue 3: bash's job report opens with the script's name and a colon ("%s: line %d: "); a sentence with one
+# word before "line 3:" is prose, and the failure it states is read from it
+@pytest.mark.parametrize(
+    ("text", "findings"),
+    [
+        ("see line 3: Segmentation fault happened\n", ["failure-time-unknown"]),
+        ("run.sh: line 4:  3319 Segmentation fault      sh -c x\n", ["failure-time-unknown"]),
+    ],
+)
+def test_a_shell_job_report_opens_with_the_script_name_and_a_colon(text, findings):
+    assert [f["rule"] for f in analyze_text(text)["findings"]] == findings
+    start = bundled_signatures().status_line_start()
+    assert bool(start.match(text)) is text.startswith("run.sh:")
 
 
 def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():

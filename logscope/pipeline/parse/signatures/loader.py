@@ -30,9 +30,10 @@ _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
 _SIG_KEYS = {"id", "on", "pattern", "exception", "unless", "phase", "finding", "source", "status_line", "gives_way"}
 # `status_line`: the signature's wording opens a status line a shell or a container tool prints of a process it ran, after
-# the process's name (`after_name`: a script's, a container's) or at the line's start (`at_start`); a line that begins
-# so is a record of its own, never prose (pipeline/parse/classify.py), whatever the status it reports
-STATUS_LINE_STARTS = {"after_name": r"^\S+\s+", "at_start": "^"}
+# a script's name and a colon (`after_script`: bash's "%s: line %d: "), after a container's name (`after_name`: docker
+# compose's "<container> exited with code %d") or at the line's start (`at_start`); a line that begins so is a record of
+# its own, never prose (pipeline/parse/classify.py), whatever the status it reports
+STATUS_LINE_STARTS = {"after_script": r"^\S+: ", "after_name": r"^\S+\s+", "at_start": "^"}
 # `gives_way`: the signature's failure gives way to another failure (parse/signatures/match.py): `next_line`, a line that
 # announces the failure the next line states (libstdc++'s "terminate called after throwing an instance of 'c10::Error'"
 # before its "  what():  CUDA error: ..."), to the failure read from the line right after it; `other_failure`, a parent
