@@ -640,9 +640,7 @@ _RECORD_START = re.compile(
     + UCX_LINE_HEAD
     + r"|File \"|"
     + _PROMPT
-    + r"|export |[A-Z_]+="
-    r"|\S*python|sglang "
-    r"|\++ |"  # a bash -x trace line, a command run under a wrapper
+    + r"|export |[A-Z_]+=|\S*python|sglang |\++ |"  # a bash -x trace line, a command run under a wrapper
     + WRAPPED_COMMAND
     + r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b"
