@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator
-from functools import cache
 from typing import Any
 
 from logscope.core import kinds
@@ -720,7 +719,7 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
 
 # a row of kubectl get pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s"): a
 # status line of a process by its columns, whatever its status (the other tools' status lines open with wordings of
-# the signatures marked `status_line`: SignatureSet.status_line_start)
+# the signatures marked `status_line`: SignatureSet.opens_a_status_line)
 _POD_ROW = re.compile(r"^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b")
 
 
@@ -734,12 +733,7 @@ def _looks_like_a_record(text: str) -> bool:
 def _tool_status(text: str) -> bool:
     """A status line a shell or a container tool prints of a process it ran: a signature's wording marked `status_line`
     opens it (bash's job report, docker compose's exit, Rust's panic), or a row of kubectl get pods."""
-    return bool(_status_line_start().match(text) or _POD_ROW.match(text))
-
-
-@cache
-def _status_line_start() -> re.Pattern[str]:
-    return bundled_signatures().status_line_start()
+    return bundled_signatures().opens_a_status_line(text) or bool(_POD_ROW.match(text))
 
 
 def classify_sources(

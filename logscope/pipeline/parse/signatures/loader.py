@@ -87,11 +87,14 @@ class SignatureSet:
     # grouped once: the classifier asks for the line signatures on every candidate line
     _by_kind: dict[str, tuple[Signature, ...]] = field(init=False, repr=False, compare=False)
     _naming: dict[str, tuple[Signature, ...]] = field(init=False, repr=False, compare=False)
+    _status_heads: tuple[tuple[re.Pattern[str], Pattern], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_kind = {kind: tuple(s for s in self.signatures if s.on == kind) for kind in EVIDENCE_KINDS}
         object.__setattr__(self, "_by_kind", by_kind)
         object.__setattr__(self, "_naming", {kind: tuple(s for s in found if s.finding) for kind, found in by_kind.items()})
+        heads = tuple((re.compile(STATUS_LINE_STARTS[s.status_line]), s.pattern) for s in self.signatures if s.status_line)
+        object.__setattr__(self, "_status_heads", heads)
 
     def on(self, kind: str) -> tuple[Signature, ...]:
         return self._by_kind.get(kind, ())
@@ -100,10 +103,14 @@ class SignatureSet:
         """The signatures of this evidence kind that name a finding (not the phase locators)."""
         return self._naming.get(kind, ())
 
-    def status_line_start(self) -> re.Pattern[str]:
-        """The start of a status line that a signature marked `status_line` opens (never matches when none is)."""
-        heads = (STATUS_LINE_STARTS[s.status_line] + s.pattern.head_regex() for s in self.signatures if s.status_line)
-        return re.compile("|".join(dict.fromkeys(heads)) or "(?!)")
+    def opens_a_status_line(self, text: str) -> bool:
+        """Whether a signature marked `status_line` opens the text after its start (STATUS_LINE_STARTS), matched by
+        the pattern engine itself (Pattern.opens: linear in the line, whatever captures the wording holds)."""
+        for start, pattern in self._status_heads:
+            found = start.match(text)
+            if found is not None and pattern.opens(text, found.end()):
+                return True
+        return False
 
     def giving_way(self, to: str) -> frozenset[str]:
         """The ids of the signatures whose failure gives way `to` (one of GIVES_WAY)."""
