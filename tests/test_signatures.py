@@ -292,6 +292,28 @@ def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
     assert bundled.giving_way("other_failure") == {"process-child-sigquit"}
 
 
+# what giving way does (review 5's issue 12): the announcer yields to the what() line after it, the parent's echo to
+# the child's own failure; each alone is still a failure
+TERMINATE = "terminate called after throwing an instance of 'c10::Error'\n"
+WHAT = "  what():  CUDA error: an illegal memory access was encountered\n"
+CHILD = "[2025-08-19 21:19:18 TP1] RuntimeError: CUDA error: an illegal memory access was encountered\n"
+SIGQUIT = "[2025-08-19 21:19:19] Received sigquit from a child process. It usually means the child failed.\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (TERMINATE + WHAT, [("failure-time-unknown", "process-cuda-error", 2)]),
+        (TERMINATE, [("failure-time-unknown", "process-cpp-terminate", 1)]),
+        (CHILD + SIGQUIT, [("failure-time-unknown", "process-cuda-error", 1)]),
+        (SIGQUIT, [("startup-crash", "process-child-sigquit", 1)]),
+    ],
+)
+def test_an_announcer_and_an_echo_give_way_to_the_failure_they_report(text, found):
+    findings = analyze_text(text)["findings"]
+    assert [(f["rule"], f["signature"], f["evidence"][0]["line"]) for f in findings] == found
+
+
 def test_a_rejected_occurrence_does_not_hide_a_later_one():
     ended = compile_pattern("status {n:int}$", "t")
     assert ended.match("status 1 then status 2") == {"n": 2}
