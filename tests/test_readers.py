@@ -291,6 +291,11 @@ def test_a_wrapper_name_as_a_word_starts_no_record(form):
         ("stdbuf -oL docker run img", True),
         ("nice to see python work", False),
         ("time to first token is 3 s", False),
+        ("sudo -u root python3 x.py", True),
+        ("timeout -s KILL 600 python3 x.py", True),
+        # each word has one reading: a line of wrapper words that runs nothing fails at once (an ambiguous
+        # reading took 1.5 s at 22 pairs, doubling with each)
+        ("nice -n " * 40 + "x", False),
     ],
 )
 def test_a_wrapper_starts_a_record_when_it_runs_a_command(line, starts):

@@ -15,10 +15,11 @@ WRAPPER_WORD = r"(?:\S*/)?" + alternation(WRAPPER)
 # interpreter, sglang, torchrun or a container tool ("nice -n 10 python3 ...", "timeout 600 python ...", "sudo -E env
 # X=1 ..."); a sentence that opens with a wrapper's name as an English word ("timeout (self.watchdog_timeout=300, ...)",
 # "timeout for dispatch CPU", "nice to see") runs nothing
-WRAPPED_COMMAND = (
-    r"(?:" + WRAPPER_WORD + r"\s+(?:(?:-\S+(?:\s+[\w.:,/=-]+)?|\d[\w.:,-]*)\s+){0,6})+"
-    r"(?:[A-Z_][A-Z0-9_]*=|\S*python|sglang\s|torchrun\s|docker\s|podman\s)"
-)
+_RUN_BY_A_WRAPPER = r"(?:[A-Z_][A-Z0-9_]*=|\S*python|sglang\s|torchrun\s|docker\s|podman\s)"
+# (each word has one reading: an option, a number, or the word after an option that is neither a wrapper nor the
+# command, so a line of wrapper words that runs nothing fails in linear time)
+_WRAPPER_ARGUMENT = r"(?:-\S+(?:\s+(?!" + WRAPPER_WORD + r"\s|" + _RUN_BY_A_WRAPPER + r")[^\s\d-]\S*)?|\d\S*)\s+"
+WRAPPED_COMMAND = r"(?:" + WRAPPER_WORD + r"\s+(?:" + _WRAPPER_ARGUMENT + r"){0,6})+" + _RUN_BY_A_WRAPPER
 # a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang, or a
 # wrapper with its options before any of them
 COMMAND_HEAD = re.compile(
