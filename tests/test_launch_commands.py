@@ -232,13 +232,20 @@ WRAPPED_FORMS = {
     "python3 -m sglang.launch_server {flags}",
     "continued under a wrapper": "NCCL_DEBUG=INFO \\\n  numactl --cpunodebind=0 --membind=0 \\\n"
     "  python3 -m sglang.launch_server \\\n  {flags} \\\n  >> server.log 2>&1 &",
+    # review 5's issue 5: any wrapper or runner takes its words before a continued launcher's first line, as numactl's
+    # and taskset's did (the last flag alone on the next line: three flags there would be read without the launcher)
+    "continued under nice": "nice -n 10 env NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags_then_one}",
+    "continued under timeout": "timeout 600 env NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags_then_one}",
+    "continued under sudo with a user": "sudo -u svc NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags_then_one}",
+    "continued in a container": "docker exec -it -e NCCL_DEBUG=INFO box \\\n  python3 -m sglang.launch_server \\\n  {flags}",
 }
 
 
 @pytest.mark.parametrize("form", WRAPPED_FORMS)
 def test_a_command_under_a_wrapper_or_before_other_shell_words_gives_its_own_flags(form):
     """The wrapper's words are no part of the launch, its environment is; the command ends where the shell ends it."""
-    (launch,) = analyze_text(WRAPPED_FORMS[form].format(flags=FLAGS) + "\n")["launches"]
+    flags_then_one = " \\\n  ".join(FLAGS.rsplit(" ", 1))
+    (launch,) = analyze_text(WRAPPED_FORMS[form].format(flags=FLAGS, flags_then_one=flags_then_one) + "\n")["launches"]
     assert launch["config"] == CONFIG
     assert launch["environment"] == {"NCCL_DEBUG": "INFO"}
 
