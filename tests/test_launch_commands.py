@@ -237,6 +237,11 @@ WRAPPED_FORMS = {
     "continued under nice": "nice -n 10 env NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags_then_one}",
     "continued under timeout": "timeout 600 env NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags_then_one}",
     "continued under sudo with a user": "sudo -u svc NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags_then_one}",
+    # review 5's issue 6: a container started under any wrapper takes its -e / --env flags as the environment, and a
+    # launch under torchrun is one under any wrapper too
+    "a container started under a wrapper": "nohup docker run --gpus all --env=NCCL_DEBUG=INFO lmsysorg/sglang "
+    "python3 -m sglang.launch_server {flags} > server.log 2>&1 &",
+    "torchrun under a wrapper": "numactl -N 0 env NCCL_DEBUG=INFO torchrun --nproc-per-node 4 -m sglang.launch_server {flags}",
     "continued in a container": "docker exec -it -e NCCL_DEBUG=INFO box \\\n  python3 -m sglang.launch_server \\\n  {flags}",
 }
 
