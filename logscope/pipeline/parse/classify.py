@@ -652,8 +652,9 @@ def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
     """The logical lines of a physical line, and how each was unwrapped: a JSON body or a flattened traceback is
     opened before ingest's cleaning splits at the log prefixes inside it."""
     if '"' in physical or "\\n" in physical:
-        inner = expand(unwrap(physical), _WANTED)
-        if inner[0].how is not None and _command_words(inner, unwrap(physical)):
+        opened = unwrap(physical)
+        inner = expand(opened, _WANTED)
+        if inner[0].how is not None and _command_words(inner, opened):
             return [(line, None) for line in clean(physical)]  # a launch command: its strings are its words
         if inner[0].how is not None:
             return [(line, piece.how) for piece in inner for line in clean(piece.text)]
