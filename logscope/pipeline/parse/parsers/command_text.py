@@ -9,9 +9,6 @@ import re
 import shlex
 from typing import Any
 
-from logscope.core import kinds
-from logscope.core.events import Event
-from logscope.core.model import TEXT_KEEP
 from logscope.core.server_flags import takes
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
@@ -200,14 +197,3 @@ def quoted_in_its_words(span: str, words: list[str]) -> bool:
     """Quoted text inside one of a launch command's valued words (valued_words): the command's, never a failure the
     line quotes."""
     return any(span in word for word in words)
-
-
-_FULL_KEEP = 4000
-
-
-def command_event(kind: str, source: str, line: int, command: str, data: dict[str, Any]) -> Event:
-    """A command read over several lines, its text kept whole as a line's is (a docker image's tag may come after the
-    first TEXT_KEEP characters)."""
-    if len(command) > TEXT_KEEP:
-        data["full_text"] = command[:_FULL_KEEP]
-    return Event(kind, source, line, command[:TEXT_KEEP], None, None, data, kinds.LAUNCH_COMMAND_GRAMMAR)

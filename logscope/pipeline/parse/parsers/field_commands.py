@@ -12,7 +12,8 @@ from logscope.core.lazy import lazy_module
 from logscope.core.server_flags import known_option
 from logscope.pipeline.parse.parsers.base import BlockReader
 from logscope.pipeline.parse.parsers.command_shapes import LAUNCHER
-from logscope.pipeline.parse.parsers.command_text import command_event, parse_command
+from logscope.pipeline.parse.parsers.command_text import parse_command
+from logscope.pipeline.parse.parsers.multiline_commands import command_event
 
 # a field of a compose file, a Kubernetes manifest or a JSON spec: "command: sglang serve --tp 4",
 # 'command: ["python3", "-m", "sglang.launch_server"]', '"cmd": "python3 -m sglang.launch_server ...",', "- args:"
