@@ -12,6 +12,7 @@ import pytest
 from logscope.core.errors import RuleError
 from logscope.pipeline.parse.signatures.loader import SignatureSet, bundled_signatures, load_signature_file
 from logscope.pipeline.parse.signatures.pattern import compile_pattern
+from logscope.pipeline.parse.status_lines import is_a_status_line
 from logscope.tooling.signature_cases import check_case, load_signature_cases, pinned_signatures, signature_case_files
 from logscope.tooling.signature_docs import render_signatures_doc
 from tests.helpers import ROOT, analyze_text, run
@@ -252,10 +253,14 @@ def test_a_status_line_opens_with_its_signature_wording_after_the_name_or_at_the
         " finding: startup-crash}\n"
         "- {id: a-d, on: line, pattern: 'Killed process {pid:int}', source: s, finding: startup-crash}\n"
     )
-    opens = SignatureSet(tuple(load_signature_file(path, {"startup-crash"}))).opens_a_status_line
+    signatures = SignatureSet(tuple(load_signature_file(path, {"startup-crash"})))
+
+    def opens(text):
+        return is_a_status_line(text, signatures)
+
     assert opens("sglang-1 exited with code 137") and opens("thread 'main' panicked at src/main.rs:5:1:")
     assert not opens("the container sglang-1 exited with code 137") and not opens("Killed process 3 (python)")
-    assert not SignatureSet().opens_a_status_line("sglang-1 exited with code 137")
+    assert not is_a_status_line("sglang-1 exited with code 137", SignatureSet())
 
 
 def test_a_status_line_head_is_matched_by_the_pattern_engine(tmp_path):
@@ -267,7 +272,11 @@ def test_a_status_line_head_is_matched_by_the_pattern_engine(tmp_path):
         "- {id: a-b, on: line, pattern: 'thread {a:text} foo {b:text} bar', status_line: at_start, source: s,"
         " finding: startup-crash}\n"
     )
-    opens = SignatureSet(tuple(load_signature_file(path, {"startup-crash"}))).opens_a_status_line
+    signatures = SignatureSet(tuple(load_signature_file(path, {"startup-crash"})))
+
+    def opens(text):
+        return is_a_status_line(text, signatures)
+
     assert opens("thread x foo y bar") and not opens("see thread x foo y bar")
     assert not opens("thread x" + " foo " * 8000)
 
@@ -283,7 +292,7 @@ def test_a_status_line_head_is_matched_by_the_pattern_engine(tmp_path):
 )
 def test_a_shell_job_report_opens_with_the_script_name_and_a_colon(text, findings):
     assert [f["rule"] for f in analyze_text(text)["findings"]] == findings
-    assert bundled_signatures().opens_a_status_line(text) is text.startswith("run.sh:")
+    assert is_a_status_line(text) is text.startswith("run.sh:")
 
 
 def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():

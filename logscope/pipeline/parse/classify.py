@@ -50,6 +50,7 @@ from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
+from logscope.pipeline.parse.status_lines import is_a_status_line
 
 _FULL_KEEP = 4000
 _CATALOGUE_CHARS = 4000  # a longer line is no log record: it is not searched for wordings
@@ -718,23 +719,11 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
-# a row of kubectl get pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s"): a
-# status line of a process by its columns, whatever its status (the other tools' status lines open with wordings of
-# the signatures marked `status_line`: SignatureSet.opens_a_status_line)
-_POD_ROW = re.compile(r"^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b")
-
-
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _tool_status(text) or command_line(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
-
-
-def _tool_status(text: str) -> bool:
-    """A status line a shell or a container tool prints of a process it ran: a signature's wording marked `status_line`
-    opens it (bash's job report, docker compose's exit, Rust's panic), or a row of kubectl get pods."""
-    return bundled_signatures().opens_a_status_line(text) or bool(_POD_ROW.match(text))
 
 
 def classify_sources(

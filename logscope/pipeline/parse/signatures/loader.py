@@ -32,9 +32,9 @@ _SIG_KEYS = {"id", "on", "pattern", "exception", "unless", "phase", "finding", "
 # `status_line`: the signature's wording opens a status line a shell or a container tool prints of a process it ran, after
 # a script's name and a colon (`after_script`: bash's "%s: line %d: "), after a container's name (`after_name`: docker
 # compose's "<container> exited with code %d") or at the line's start (`at_start`); a line that begins so is a record of
-# its own, never prose (pipeline/parse/classify.py), whatever the status it reports
+# its own, never prose, whatever the status it reports (pipeline/parse/status_lines.py)
 StatusLineStart = Literal["after_script", "after_name", "at_start"]
-STATUS_LINE_STARTS: Final[dict[StatusLineStart, str]] = {"after_script": r"^\S+: ", "after_name": r"^\S+\s+", "at_start": "^"}
+STATUS_LINE_STARTS: Final[tuple[StatusLineStart, ...]] = ("after_script", "after_name", "at_start")
 # `gives_way`: the signature's failure gives way to another failure (parse/signatures/match.py): `next_line`, a line that
 # announces the failure the next line states (libstdc++'s "terminate called after throwing an instance of 'c10::Error'"
 # before its "  what():  CUDA error: ..."), to the failure read from the line right after it; `other_failure`, a parent
@@ -89,14 +89,13 @@ class SignatureSet:
     # grouped once: the classifier asks for the line signatures on every candidate line
     _by_kind: dict[str, tuple[Signature, ...]] = field(init=False, repr=False, compare=False)
     _naming: dict[str, tuple[Signature, ...]] = field(init=False, repr=False, compare=False)
-    _status_heads: tuple[tuple[re.Pattern[str], Pattern], ...] = field(init=False, repr=False, compare=False)
+    _status_lines: tuple[tuple[StatusLineStart, Pattern], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_kind = {kind: tuple(s for s in self.signatures if s.on == kind) for kind in EVIDENCE_KINDS}
         object.__setattr__(self, "_by_kind", by_kind)
         object.__setattr__(self, "_naming", {kind: tuple(s for s in found if s.finding) for kind, found in by_kind.items()})
-        heads = tuple((re.compile(STATUS_LINE_STARTS[s.status_line]), s.pattern) for s in self.signatures if s.status_line)
-        object.__setattr__(self, "_status_heads", heads)
+        object.__setattr__(self, "_status_lines", tuple((s.status_line, s.pattern) for s in self.signatures if s.status_line))
 
     def on(self, kind: str) -> tuple[Signature, ...]:
         return self._by_kind.get(kind, ())
@@ -105,14 +104,9 @@ class SignatureSet:
         """The signatures of this evidence kind that name a finding (not the phase locators)."""
         return self._naming.get(kind, ())
 
-    def opens_a_status_line(self, text: str) -> bool:
-        """Whether a signature marked `status_line` opens the text after its start (STATUS_LINE_STARTS), matched by
-        the pattern engine itself (Pattern.opens: linear in the line, whatever captures the wording holds)."""
-        for start, pattern in self._status_heads:
-            found = start.match(text)
-            if found is not None and pattern.opens(text, found.end()):
-                return True
-        return False
+    def status_lines(self) -> tuple[tuple[StatusLineStart, Pattern], ...]:
+        """(where the wording starts, the pattern) of each signature marked `status_line`."""
+        return self._status_lines
 
     def giving_way(self, to: GivesWay) -> frozenset[str]:
         """The ids of the signatures whose failure gives way `to` (one of GIVES_WAY)."""
