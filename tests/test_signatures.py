@@ -295,6 +295,15 @@ def test_a_shell_job_report_opens_with_the_script_name_and_a_colon(text, finding
     assert is_a_status_line(text) is text.startswith("run.sh:")
 
 
+@pytest.mark.parametrize("script", ["./run.sh", "/opt/serve/run.sh"])
+def test_a_shell_job_report_of_the_launch_gives_the_launch_and_its_end(script):
+    # bash prints the command a signal ended after the job's pid: the launch is read, and so is how it ended
+    text = f"{script}: line 4:  3319 Segmentation fault      python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n"
+    report = analyze_text(text)
+    assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
+    assert [(f["rule"], f["signature"]) for f in report["findings"]] == [("failure-time-unknown", "process-shell-job-segfault")]
+
+
 def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
     bundled = bundled_signatures()
     assert bundled.giving_way("next_line") == {"process-cpp-terminate"}

@@ -410,6 +410,8 @@ class SourceClassifier:
                 self.recognized_physical.add(lineno)
                 if name == kinds.LAUNCH_COMMAND_GRAMMAR and ('"' in text or "\u201c" in text):
                     self._read_quoted_failures(lineno, text)
+                elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and is_a_status_line(text):
+                    self._failure_line(lineno, text)  # bash's report of the launch a signal ended: the command and its end
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
