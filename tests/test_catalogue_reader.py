@@ -134,7 +134,7 @@ def test_a_catalogued_wording_after_a_level_prefix_is_never_new():
     coverage = Coverage()
     SourceClassifier(Source(name="a.log", path=None, data=text.encode()), coverage).run()
     assert coverage.prefixed["new_wording"] == 0 and coverage.prefixed["catalogued"] == 1
-    assert not [u for u in coverage.unrecognized if u["grammar"] == "new_wording"]
+    assert not [u for u in coverage.unrecognized if u.grammar == "new_wording"]
 
 
 def test_the_json_lists_the_read_facts_with_their_line(tmp_path):

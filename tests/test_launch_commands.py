@@ -232,13 +232,25 @@ WRAPPED_FORMS = {
     "python3 -m sglang.launch_server {flags}",
     "continued under a wrapper": "NCCL_DEBUG=INFO \\\n  numactl --cpunodebind=0 --membind=0 \\\n"
     "  python3 -m sglang.launch_server \\\n  {flags} \\\n  >> server.log 2>&1 &",
+    # review 5's issue 5: any wrapper or runner takes its words before a continued launcher's first line, as numactl's
+    # and taskset's did (the last flag alone on the next line: three flags there would be read without the launcher)
+    "continued under nice": "nice -n 10 env NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags_then_one}",
+    "continued under timeout": "timeout 600 env NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags_then_one}",
+    "continued under sudo with a user": "sudo -u svc NCCL_DEBUG=INFO python3 -m sglang.launch_server {flags_then_one}",
+    # review 5's issue 6: a container started under any wrapper takes its -e / --env flags as the environment, and a
+    # launch under torchrun is one under any wrapper too
+    "a container started under a wrapper": "nohup docker run --gpus all --env=NCCL_DEBUG=INFO lmsysorg/sglang "
+    "python3 -m sglang.launch_server {flags} > server.log 2>&1 &",
+    "torchrun under a wrapper": "numactl -N 0 env NCCL_DEBUG=INFO torchrun --nproc-per-node 4 -m sglang.launch_server {flags}",
+    "continued in a container": "docker exec -it -e NCCL_DEBUG=INFO box \\\n  python3 -m sglang.launch_server \\\n  {flags}",
 }
 
 
 @pytest.mark.parametrize("form", WRAPPED_FORMS)
 def test_a_command_under_a_wrapper_or_before_other_shell_words_gives_its_own_flags(form):
     """The wrapper's words are no part of the launch, its environment is; the command ends where the shell ends it."""
-    (launch,) = analyze_text(WRAPPED_FORMS[form].format(flags=FLAGS) + "\n")["launches"]
+    flags_then_one = " \\\n  ".join(FLAGS.rsplit(" ", 1))
+    (launch,) = analyze_text(WRAPPED_FORMS[form].format(flags=FLAGS, flags_then_one=flags_then_one) + "\n")["launches"]
     assert launch["config"] == CONFIG
     assert launch["environment"] == {"NCCL_DEBUG": "INFO"}
 
@@ -366,6 +378,11 @@ QUOTED_ARGUMENTS = {
     "was encountered\"}'\n",
     "a served model name": 'python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --served-model-name "Segmentation '
     'fault (core dumped) repro"\n',
+    "an --option=value word": "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 "
+    '--served-model-name="Segmentation fault (core dumped) repro"\n',
+    "a container's environment": 'docker run --gpus all -e SGLANG_NOTE="RuntimeError: CUDA error: an illegal memory access '
+    'was encountered" lmsysorg/sglang python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n',
+    # (read as the command's before the reviewer's issue 8 as well: the prompt sends the line to the launch grammar)
     "behind a prompt": '$ python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --served-model-name "NCCL error: '
     'unhandled system error"\n',
 }
@@ -378,10 +395,20 @@ def test_a_quoted_argument_of_a_launch_command_is_no_failure(form):
     assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
 
 
-def test_a_failure_quoted_after_the_command_is_still_read():
+# review 5's issue 1: the launch grammar lets a multi-value option take the prose after it ("1 2 4 and got ..."); a quoted
+# span is the command's only in the one word after an option that takes a single value, never in a list's words
+FAILURE_AFTER_THE_COMMAND = {
+    "after the options": "--tp 2 and got ",
+    "after a list option": "--tp 2 --cuda-graph-bs 1 2 4 and got ",
+}
+
+
+@pytest.mark.parametrize("form", FAILURE_AFTER_THE_COMMAND)
+def test_a_failure_quoted_after_the_command_is_still_read(form):
     report = analyze_text(
-        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 and got "
-        '"RuntimeError: CUDA error: an illegal memory access was encountered"\n'
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+        + FAILURE_AFTER_THE_COMMAND[form]
+        + '"RuntimeError: CUDA error: an illegal memory access was encountered"\n'
     )
     assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
     assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]

@@ -8,6 +8,7 @@ import pytest
 
 from logscope.core import kinds
 from logscope.pipeline.assemble.launch_facts import flag_field
+from logscope.pipeline.parse.classify import _starts_a_record
 from logscope.pipeline.parse.parsers.npu_smi import read_npu_line
 from logscope.pipeline.parse.parsers.other_lines import parse_launch_command
 from logscope.pipeline.parse.parsers.registry import _flag_list, _launch_command
@@ -252,6 +253,53 @@ def test_a_version_not_stated_as_the_one_running_is_not_read(line):
 def test_a_version_line_after_a_100_column_line_is_no_terminal_wrap():
     text = "SGLang commit: https://github.com/sgl-project/sglang/commit/" + "a" * 40 + "\nFlashinfer version: 0.5.3\n"
     assert analyze_text(text)["versions"]["flashinfer"] == "0.5.3"
+
+
+# review 5's issue 2: a line that opens with a wrapper's name starts a record of its own only when the wrapper runs a
+# command; as an English word it is the rest of a line a terminal cut at 80 columns, or a sentence of prose
+WRAPPER_WORDS_AS_PROSE = {
+    "a watchdog's message cut before its timeout": (
+        "[2026-05-04 02:11:09 TP0] Scheduler " + "x" * 35 + "watchdog \ntimeout (self.watchdog_timeout=300, self.soft=False)\n",
+        ["runtime-crash"],
+    ),
+    "DeepEP's timeout cut after its name": (
+        "After ten minutes of waiting at the first batch, each of the eight ranks DeepEP \ntimeout for dispatch CPU, rank 3\n",
+        ["deepep-buffer"],
+    ),
+    "a sentence that opens with timeout": (
+        'timeout is what I see: "torch.distributed.DistBackendError: NCCL error in: '
+        '../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error"\n',
+        ["nccl-error"],
+    ),
+}
+
+
+@pytest.mark.parametrize("form", WRAPPER_WORDS_AS_PROSE)
+def test_a_wrapper_name_as_a_word_starts_no_record(form):
+    text, findings = WRAPPER_WORDS_AS_PROSE[form]
+    assert [f["rule"] for f in analyze_text(text)["findings"]] == findings
+
+
+@pytest.mark.parametrize(
+    ("line", "starts"),
+    [
+        ("nice -n 10 python3 -m sglang.launch_server --tp 2", True),
+        ("timeout 600 python3 bench.py", True),
+        ("sudo -E env NCCL_DEBUG=INFO python3 x.py", True),
+        ("taskset -c 0-31 torchrun --nproc-per-node 8 x.py", True),
+        ("/usr/bin/time -v python3 x.py", True),
+        ("stdbuf -oL docker run img", True),
+        ("nice to see python work", False),
+        ("time to first token is 3 s", False),
+        ("sudo -u root python3 x.py", True),
+        ("timeout -s KILL 600 python3 x.py", True),
+        # each word has one reading: a line of wrapper words that runs nothing fails at once (an ambiguous
+        # reading took 1.5 s at 22 pairs, doubling with each)
+        ("nice -n " * 40 + "x", False),
+    ],
+)
+def test_a_wrapper_starts_a_record_when_it_runs_a_command(line, starts):
+    assert _starts_a_record(line) is starts
 
 
 def test_redaction_keeps_a_version_with_four_numbers():

@@ -12,9 +12,10 @@ import pytest
 from logscope.core.errors import RuleError
 from logscope.pipeline.parse.signatures.loader import SignatureSet, bundled_signatures, load_signature_file
 from logscope.pipeline.parse.signatures.pattern import compile_pattern
+from logscope.pipeline.parse.status_lines import is_a_status_line
 from logscope.tooling.signature_cases import check_case, load_signature_cases, pinned_signatures, signature_case_files
 from logscope.tooling.signature_docs import render_signatures_doc
-from tests.helpers import ROOT, run
+from tests.helpers import ROOT, analyze_text, run
 
 CASES = [(path.name, case) for path in signature_case_files() for case in load_signature_cases(path)]
 SINGLE_LINE = [(name, case) for name, case in CASES if "\n" not in case["log"].strip()]
@@ -200,7 +201,7 @@ def test_no_placeholder_or_unknown_number_in_a_golden_message(golden: Path):
         (
             "mechanism: x\ntitle: t\n"
             "signatures: [{id: a-b, on: frame, pattern: 'abcd', status_line: at_start, source: s, finding: nccl-error}]\n",
-            "status_line: one of after_name, at_start, with on: line",
+            "status_line: one of after_script, after_name, at_start, with on: line",
         ),
         (
             "mechanism: x\ntitle: t\n"
@@ -252,16 +253,83 @@ def test_a_status_line_opens_with_its_signature_wording_after_the_name_or_at_the
         " finding: startup-crash}\n"
         "- {id: a-d, on: line, pattern: 'Killed process {pid:int}', source: s, finding: startup-crash}\n"
     )
-    start = SignatureSet(tuple(load_signature_file(path, {"startup-crash"}))).status_line_start()
-    assert start.match("sglang-1 exited with code 137") and start.match("thread 'main' panicked at src/main.rs:5:1:")
-    assert not start.match("the container sglang-1 exited with code 137") and not start.match("Killed process 3 (python)")
-    assert not SignatureSet().status_line_start().match("sglang-1 exited with code 137")
+    signatures = SignatureSet(tuple(load_signature_file(path, {"startup-crash"})))
+
+    def opens(text):
+        return is_a_status_line(text, signatures)
+
+    assert opens("sglang-1 exited with code 137") and opens("thread 'main' panicked at src/main.rs:5:1:")
+    assert not opens("the container sglang-1 exited with code 137") and not opens("Killed process 3 (python)")
+    assert not is_a_status_line("sglang-1 exited with code 137", SignatureSet())
+
+
+def test_a_status_line_head_is_matched_by_the_pattern_engine(tmp_path):
+    # review 5's issue 4: a head of two text captures is tried as a pattern's segment (each capture runs to the first
+    # occurrence of the literal after it), never as a backtracking regex (2.9 s a line on this one)
+    path = tmp_path / "x.yaml"
+    path.write_text(
+        "mechanism: x\ntitle: t\nsignatures:\n"
+        "- {id: a-b, on: line, pattern: 'thread {a:text} foo {b:text} bar', status_line: at_start, source: s,"
+        " finding: startup-crash}\n"
+    )
+    signatures = SignatureSet(tuple(load_signature_file(path, {"startup-crash"})))
+
+    def opens(text):
+        return is_a_status_line(text, signatures)
+
+    assert opens("thread x foo y bar") and not opens("see thread x foo y bar")
+    assert not opens("thread x" + " foo " * 8000)
+
+
+# review 5's issue 3: bash's job report opens with the script's name and a colon ("%s: line %d: "); a sentence with one
+# word before "line 3:" is prose, and the failure it states is read from it
+@pytest.mark.parametrize(
+    ("text", "findings"),
+    [
+        ("see line 3: Segmentation fault happened\n", ["failure-time-unknown"]),
+        ("run.sh: line 4:  3319 Segmentation fault      sh -c x\n", ["failure-time-unknown"]),
+    ],
+)
+def test_a_shell_job_report_opens_with_the_script_name_and_a_colon(text, findings):
+    assert [f["rule"] for f in analyze_text(text)["findings"]] == findings
+    assert is_a_status_line(text) is text.startswith("run.sh:")
+
+
+@pytest.mark.parametrize("script", ["./run.sh", "/opt/serve/run.sh"])
+def test_a_shell_job_report_of_the_launch_gives_the_launch_and_its_end(script):
+    # bash prints the command a signal ended after the job's pid: the launch is read, and so is how it ended
+    text = f"{script}: line 4:  3319 Segmentation fault      python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n"
+    report = analyze_text(text)
+    assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
+    assert [(f["rule"], f["signature"]) for f in report["findings"]] == [("failure-time-unknown", "process-shell-job-segfault")]
 
 
 def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
     bundled = bundled_signatures()
     assert bundled.giving_way("next_line") == {"process-cpp-terminate"}
     assert bundled.giving_way("other_failure") == {"process-child-sigquit"}
+
+
+# what giving way does (review 5's issue 12): the announcer yields to the what() line after it, the parent's echo to
+# the child's own failure; each alone is still a failure
+TERMINATE = "terminate called after throwing an instance of 'c10::Error'\n"
+WHAT = "  what():  CUDA error: an illegal memory access was encountered\n"
+CHILD = "[2025-08-19 21:19:18 TP1] RuntimeError: CUDA error: an illegal memory access was encountered\n"
+SIGQUIT = "[2025-08-19 21:19:19] Received sigquit from a child process. It usually means the child failed.\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (TERMINATE + WHAT, [("failure-time-unknown", "process-cuda-error", 2)]),
+        (TERMINATE, [("failure-time-unknown", "process-cpp-terminate", 1)]),
+        (CHILD + SIGQUIT, [("failure-time-unknown", "process-cuda-error", 1)]),
+        (SIGQUIT, [("startup-crash", "process-child-sigquit", 1)]),
+    ],
+)
+def test_an_announcer_and_an_echo_give_way_to_the_failure_they_report(text, found):
+    findings = analyze_text(text)["findings"]
+    assert [(f["rule"], f["signature"], f["evidence"][0]["line"]) for f in findings] == found
 
 
 def test_a_rejected_occurrence_does_not_hide_a_later_one():

@@ -33,6 +33,20 @@ WORDING_VERDICTS: Final = (CATALOGUED, UVICORN, NEW_WORDING)
 STARTUP_ENDS_KEEP = 20  # startup parts listed in the coverage; the others are counted
 
 
+@dataclass(frozen=True, slots=True)
+class UnreadLine:
+    """A candidate line that no grammar read: where it is, what it was a candidate of (a grammar, `failure` for a line
+    that reads like one, NEW_WORDING), and its text."""
+
+    source: str
+    line: int
+    grammar: str
+    text: str
+
+    def document(self) -> dict[str, Any]:
+        return {"source": self.source, "line": self.line, "grammar": self.grammar, "text": self.text}
+
+
 @dataclass
 class Coverage:
     """What the classifier read: lines, candidates per grammar, and the candidates no grammar recognised."""
@@ -41,7 +55,7 @@ class Coverage:
     seen: Counter[str] = field(default_factory=Counter)
     recognized: Counter[str] = field(default_factory=Counter)
     recognized_lines: int = 0
-    unrecognized: list[dict[str, Any]] = field(default_factory=list)
+    unrecognized: list[UnreadLine] = field(default_factory=list)
     unrecognized_total: int = 0
     # SGLang-prefixed lines of the startup parts that no grammar reads, by verdict (parse/wordings.py: a catalogued
     # wording, a uvicorn line, or a new wording, which is also listed in `unrecognized`), and per source where its
@@ -60,7 +74,7 @@ class Coverage:
         # lines that read like a failure are kept past the cap: each may become a finding
         keep = 2 * UNRECOGNIZED_KEEP if grammar == "failure" else UNRECOGNIZED_KEEP
         if len(self.unrecognized) < keep:
-            self.unrecognized.append({"source": source, "line": line, "grammar": grammar, "text": text[:TEXT_KEEP]})
+            self.unrecognized.append(UnreadLine(source, line, grammar, text[:TEXT_KEEP]))
 
 
 @dataclass

@@ -146,9 +146,9 @@ def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, 
         if f.signature is None and f.event.kind != kinds.NATIVE_BACKTRACE
     ]
     out += [
-        UnmatchedFailure(m["source"], m["line"], m["text"], UNRECOGNIZED)
-        for m in coverage.unrecognized
-        if m["grammar"] == "failure"
+        UnmatchedFailure(unread.source, unread.line, unread.text, UNRECOGNIZED)
+        for unread in coverage.unrecognized
+        if unread.grammar == "failure"
     ]
     return sorted(out, key=lambda m: (m.source, m.line))
 

@@ -238,7 +238,7 @@ def _coverage(coverage: Coverage, launches: list[Launch], unmatched: list[Unmatc
         "grammars": {
             name: {"seen": coverage.seen[name], "recognized": coverage.recognized[name]} for name in sorted(coverage.seen)
         },
-        "unrecognized": coverage.unrecognized,
+        "unrecognized": [unread.document() for unread in coverage.unrecognized],
         "unrecognized_total": coverage.unrecognized_total,
         "missing_phases": _missing_phases(launches),
         "unmatched_failures": [m.document() for m in unmatched],

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator
-from functools import cache
 from typing import Any
 
 from logscope.core import kinds
@@ -36,9 +35,14 @@ from logscope.pipeline.parse.parsers.blocks import (
     TracebackReader,
     exception_printed_before_its_traceback,
 )
-from logscope.pipeline.parse.parsers.command_runners import WRAPPER, alternation
-from logscope.pipeline.parse.parsers.command_shapes import PYTHON_M_SGLANG, after_label, behind_prompt, command_line
-from logscope.pipeline.parse.parsers.command_text import may_hold_a_launcher, parse_command
+from logscope.pipeline.parse.parsers.command_shapes import (
+    PYTHON_M_SGLANG,
+    WRAPPED_COMMAND,
+    after_label,
+    behind_prompt,
+    command_line,
+)
+from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import SENTENCE, TORCH_NCCL_ERROR, version_before_failure
@@ -46,6 +50,7 @@ from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
+from logscope.pipeline.parse.status_lines import is_a_status_line
 
 _FULL_KEEP = 4000
 _CATALOGUE_CHARS = 4000  # a longer line is no log record: it is not searched for wordings
@@ -409,7 +414,9 @@ class SourceClassifier:
                 self.coverage.recognized[name] += 1
                 self.recognized_physical.add(lineno)
                 if name == kinds.LAUNCH_COMMAND_GRAMMAR and ('"' in text or "\u201c" in text):
-                    self._read_quoted_failures(lineno, text, parsed.data)
+                    self._read_quoted_failures(lineno, text)
+                elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and is_a_status_line(text):
+                    self._failure_line(lineno, text)  # bash's report of the launch a signal ended: the command and its end
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
@@ -480,12 +487,13 @@ class SourceClassifier:
                 return True
         return False
 
-    def _read_quoted_failures(self, lineno: int, text: str, command: dict[str, Any]) -> None:
+    def _read_quoted_failures(self, lineno: int, text: str) -> None:
         """A failure quoted in the sentence that also holds a launch command ("ran python -m sglang.launch_server ...
         and got “ImportError: ...”"): the command is read, and so is the failure it quotes (marked as quoted). Quoted
-        text that is a word of the command (`command`: its parsed options and environment) is the command's, never a
-        failure: `--served-model-name "..."`, a JSON argument's strings."""
-        spans = [span for span in quoted_spans(text) if FAILURE_LOOK.search(span) and not _a_command_word(span, command)]
+        text inside a word that holds one of the command's values is the command's, never a failure: `--served-model-name
+        "..."`, a JSON argument's strings (command_text.valued_words)."""
+        words = valued_words(text) or []
+        spans = [span for span in quoted_spans(text) if FAILURE_LOOK.search(span) and not quoted_in_its_words(span, words)]
         if not spans:
             return
         was = self.quoted
@@ -652,10 +660,9 @@ _RECORD_START = re.compile(
     + UCX_LINE_HEAD
     + r"|File \"|"
     + _PROMPT
-    + r"|export |[A-Z_]+="
-    r"|\S*python|sglang "
-    r"|\++ |" + alternation(WRAPPER) + " "  # a bash -x trace line, a command run under a wrapper
-    r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
+    + r"|export |[A-Z_]+=|\S*python|sglang |\++ |"  # a bash -x trace line, a command run under a wrapper
+    + WRAPPED_COMMAND
+    + r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b"
     # a structured record: an event name in capitals, then key=value fields ("NRL_SGLANG_REFIT_FAILURE transfer=broadcast")
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S)"
@@ -666,8 +673,9 @@ def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
     """The logical lines of a physical line, and how each was unwrapped: a JSON body or a flattened traceback is
     opened before ingest's cleaning splits at the log prefixes inside it."""
     if '"' in physical or "\\n" in physical:
-        inner = expand(unwrap(physical), _WANTED)
-        if inner[0].how is not None and _command_words(inner, unwrap(physical)):
+        opened = unwrap(physical)
+        inner = expand(opened, _WANTED)
+        if inner[0].how is not None and _command_words(inner, opened):
             return [(line, None) for line in clean(physical)]  # a launch command: its strings are its words
         if inner[0].how is not None:
             return [(line, piece.how) for piece in inner for line in clean(piece.text)]
@@ -677,27 +685,17 @@ def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
 def _command_words(pieces: list[Piece], line: str) -> bool:
     """The strings taken out of a line are words of the launch command the line is (a JSON argument's strings, an
     option's quoted value): the line is read whole, as the command."""
-    if not may_hold_a_launcher(line):
-        return False
-    command = parse_command(line)
-    return command is not None and all(_a_command_word(piece.text, command) for piece in pieces)
+    words = valued_words(line)
+    return words is not None and all(quoted_in_its_words(piece.text, words) for piece in pieces)
 
 
 def _without_command_words(spans: list[str]) -> list[str]:
     """The spans quoted in a sentence less those that are words of a launch command quoted in it too (`python3 -m
     sglang.launch_server --served-model-name "..."` in a code span): the command's, never a failure."""
-    commands = [parse_command(span) for span in spans if may_hold_a_launcher(span)]
-    words = [command for command in commands if command is not None]
-    if not words:
+    commands = [words for span in spans if (words := valued_words(span))]
+    if not commands:
         return spans
-    return [span for span in spans if not any(_a_command_word(span, command) for command in words)]
-
-
-def _a_command_word(span: str, command: dict[str, Any]) -> bool:
-    """Quoted text inside an option's value or an environment variable's value of a parsed launch command, as the
-    shell split its words (a JSON argument's strings are inside its one value)."""
-    values = [*command.get("args", {}).values(), *command.get("env", {}).values()]
-    return any(span in (" ".join(map(str, v)) if isinstance(v, list) else str(v)) for v in values)
+    return [span for span in spans if not any(quoted_in_its_words(span, words) for words in commands)]
 
 
 def _starts_a_record(text: str) -> bool:
@@ -741,28 +739,11 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
-# a row of kubectl get pods (NAME READY STATUS RESTARTS AGE: "langflow-0 0/1 CrashLoopBackOff 4 (10s ago) 103s"): a
-# status line of a process by its columns, whatever its status (the other tools' status lines open with wordings of
-# the signatures marked `status_line`: SignatureSet.status_line_start)
-_POD_ROW = re.compile(r"^[\w.-]+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+\b")
-
-
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or _tool_status(text) or command_line(text):
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
         return True
     return text.lstrip().startswith(prefilter.heads())
-
-
-def _tool_status(text: str) -> bool:
-    """A status line a shell or a container tool prints of a process it ran: a signature's wording marked `status_line`
-    opens it (bash's job report, docker compose's exit, Rust's panic), or a row of kubectl get pods."""
-    return bool(_status_line_start().match(text) or _POD_ROW.match(text))
-
-
-@cache
-def _status_line_start() -> re.Pattern[str]:
-    return bundled_signatures().status_line_start()
 
 
 def classify_sources(

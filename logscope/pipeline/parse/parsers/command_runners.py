@@ -5,13 +5,14 @@ all read it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 # a wrapper runs the command after its own options and arguments, in the same process tree ("nohup", "numactl
 # --cpunodebind=0", "taskset -c 0-31", "env -u X Y=1", "/usr/bin/time -v", "sudo -E"); a runner runs it in a container,
 # a job or an environment ("docker exec -it c python3 -m ...", "srun -N 1 python -m ...", "kubectl exec pod --
 # python3 -m ..."); a container start runs an image, whose command comes after the image ("docker run ... -e VAR=value
 # image python3 -m ...", its -e flags the launch's environment)
+RunnerKind = Literal["wrapper", "runner", "container_start"]
 WRAPPER: Final = "wrapper"
 RUNNER: Final = "runner"
 CONTAINER_START: Final = "container_start"
@@ -20,7 +21,7 @@ CONTAINER_START: Final = "container_start"
 @dataclass(frozen=True)
 class CommandRunner:
     words: tuple[str, ...]  # as typed, blanks between them: ("docker", "exec")
-    kind: str  # WRAPPER, RUNNER or CONTAINER_START
+    kind: RunnerKind  # WRAPPER, RUNNER or CONTAINER_START
 
 
 COMMAND_RUNNERS: Final = (
@@ -42,6 +43,6 @@ WRAPPER_NAMES: Final = frozenset(r.words[0] for r in COMMAND_RUNNERS if r.kind =
 RUNNER_FIRST_WORDS: Final = frozenset(r.words[0] for r in COMMAND_RUNNERS if r.kind == RUNNER)
 
 
-def alternation(kind: str) -> str:
+def alternation(kind: RunnerKind) -> str:
     """A regular expression (a non-capturing group) of the table's programs of this kind, blanks between their words."""
     return "(?:" + "|".join(sorted(r"\s+".join(r.words) for r in COMMAND_RUNNERS if r.kind == kind)) + ")"

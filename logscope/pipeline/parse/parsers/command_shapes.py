@@ -11,18 +11,34 @@ from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUN
 
 # a wrapper's name, a path to it allowed ("/usr/bin/time")
 WRAPPER_WORD = r"(?:\S*/)?" + alternation(WRAPPER)
-# a shell line that starts a command logscope reads: prompt, assignments, docker/torchrun/python/sglang, or a
-# wrapper with its options before any of them
+# a wrapper (or a chain of them) with its options and their values, then the command it runs: an assignment, an
+# interpreter, sglang, torchrun or a container tool ("nice -n 10 python3 ...", "timeout 600 python ...", "sudo -E env
+# X=1 ..."); a sentence that opens with a wrapper's name as an English word ("timeout (self.watchdog_timeout=300, ...)",
+# "timeout for dispatch CPU", "nice to see") runs nothing
+_RUN_BY_A_WRAPPER = r"(?:[A-Z_][A-Z0-9_]*=|\S*python|sglang\s|torchrun\s|docker\s|podman\s)"
+_RUNS_A_COMMAND = r"(?:" + WRAPPER_WORD + r"|" + alternation(RUNNER) + r")"
+# (each word has one reading: an option, a number, or the word after an option that is neither a wrapper, a runner
+# nor the command, so a line of wrapper words that runs nothing fails in linear time)
+_WRAPPER_ARGUMENT = r"(?:-\S+(?:\s+(?!" + _RUNS_A_COMMAND + r"\s|" + _RUN_BY_A_WRAPPER + r")[^\s\d-]\S*)?|\d\S*)\s+"
+WRAPPED_COMMAND = r"(?:" + WRAPPER_WORD + r"\s+(?:" + _WRAPPER_ARGUMENT + r"){0,6})+" + _RUN_BY_A_WRAPPER
+# a wrapper or a runner and its words before the launcher ("nohup ", "numactl -N 0 -m 0 ", "docker exec -it box ")
+_WRAPPED = _RUNS_A_COMMAND + r"\s+(?:\S+\s+){0,8}?"
+# a shell line that starts a command logscope reads: after a prompt and a wrapper or a runner with its words
+# ("nice -n 10 ", "numactl -N 0 ", "uv run "), assignments, a container start, torchrun, the launcher, or the
+# interpreter alone on the first line of a continued command ("python \" then "-m sglang.launch_server \"); or
+# wrappers and runners with their options alone before the continuation ("numactl -N 0 -m 0 \")
 COMMAND_HEAD = re.compile(
     r"^\s*(?:"
     + SHELL_PROMPT
-    + r")?(?:"
-    + WRAPPER_WORD
-    + r"(?:\s+-\S+)*\s+)*(?:[A-Z_][A-Z0-9_]*=\S*\s*|"
+    + r")?(?:(?:"
+    + _WRAPPED
+    + r")?(?:[A-Z_][A-Z0-9_]*=\S*\s*|"
     + alternation(CONTAINER_START)
-    + r"\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|uv\s+run\b|(?:numactl|taskset)\s"
-    # the interpreter alone on the first line of a continued command ("python \" then "-m sglang.launch_server \")
-    r"|\S*python3?(?:\.\d+)?\s+\\\s*$)"
+    + r"\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|\S*python3?(?:\.\d+)?\s+\\\s*$)|(?:"
+    + _RUNS_A_COMMAND
+    + r"\s+(?:"
+    + _WRAPPER_ARGUMENT
+    + r"){0,6})+\\\s*$)"
 )
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
 LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
@@ -34,8 +50,6 @@ PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+"
 _ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
 _SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)"
 _LAUNCH_WORDS = _ASSIGNMENTS_FIRST + r"(?:" + _SGLANG_LAUNCHER + r"|torchrun)(?=\s|$)"
-# a wrapper or a runner and its words before the launcher ("nohup ", "numactl -N 0 -m 0 ", "docker exec -it box ")
-_WRAPPED = r"(?:" + WRAPPER_WORD + r"|" + alternation(RUNNER) + r")\s+(?:\S+\s+){0,8}?"
 # (under a wrapper or a runner too: "➜  w git:(main) ✗ nohup python3 -m ...")
 _UNDER = r"(?:" + _ASSIGNMENTS_FIRST + _WRAPPED + r")?"
 _BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _UNDER + _LAUNCH_WORDS + r"|export\s+[A-Z_])")

@@ -9,9 +9,7 @@ import re
 import shlex
 from typing import Any
 
-from logscope.core import kinds
-from logscope.core.events import Event
-from logscope.core.model import TEXT_KEEP
+from logscope.core.server_flags import takes
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER_FIRST_WORDS, WRAPPER_NAMES, alternation
@@ -171,12 +169,31 @@ def parse_command(text: str) -> dict[str, Any] | None:
     return data
 
 
-_FULL_KEEP = 4000
+# a shell word as the launch_command grammar's WORD reads it: quoted parts, escapes and plain characters, no blank
+_SHELL_WORD = re.compile(r"""(?:"(?:[^"\\]|\\.)*"|'[^']*'|\\\S|[^\s"'\\])+""")
+_OWN_VALUE = re.compile(r"--[\w-]+=|[A-Z_][A-Z0-9_]*=")  # "--served-model-name=...", "VAR=..." (a container's -e too)
+_OPTION = re.compile(r"--?[\w-]+")
+_ONE = ("one", "optional")  # what argparse lets such an option take (server_flags.takes)
 
 
-def command_event(kind: str, source: str, line: int, command: str, data: dict[str, Any]) -> Event:
-    """A command read over several lines, its text kept whole as a line's is (a docker image's tag may come after the
-    first TEXT_KEEP characters)."""
-    if len(command) > TEXT_KEEP:
-        data["full_text"] = command[:_FULL_KEEP]
-    return Event(kind, source, line, command[:TEXT_KEEP], None, None, data, kinds.LAUNCH_COMMAND_GRAMMAR)
+def valued_words(text: str) -> list[str] | None:
+    """The shell words of the launch command in `text` that hold a value of its own, as typed: the one word after an
+    option that takes a single value (`--served-model-name "..."`, a JSON argument), an `--option=value` word, an
+    environment assignment; None when the text holds no launcher. A multi-value option's words are not among them:
+    argparse takes any words up to the next option, and prose after the command ("--cuda-graph-bs 1 2 4 and got
+    \"RuntimeError: ...\"") is read as them."""
+    if not may_hold_a_launcher(text) or normalise_command(text) is None:
+        return None
+    words: list[str] = []
+    before = ""
+    for word in _SHELL_WORD.findall(text):
+        if _OWN_VALUE.match(word) or (_OPTION.fullmatch(before) and takes(before.lstrip("-").replace("-", "_")) in _ONE):
+            words.append(word)
+        before = word
+    return words
+
+
+def quoted_in_its_words(span: str, words: list[str]) -> bool:
+    """Quoted text inside one of a launch command's valued words (valued_words): the command's, never a failure the
+    line quotes."""
+    return any(span in word for word in words)

@@ -12,7 +12,8 @@ from logscope.core.lazy import lazy_module
 from logscope.core.server_flags import known_option
 from logscope.pipeline.parse.parsers.base import BlockReader
 from logscope.pipeline.parse.parsers.command_shapes import LAUNCHER
-from logscope.pipeline.parse.parsers.command_text import command_event, parse_command
+from logscope.pipeline.parse.parsers.command_text import parse_command
+from logscope.pipeline.parse.parsers.multiline_commands import command_event
 
 # a field of a compose file, a Kubernetes manifest or a JSON spec: "command: sglang serve --tp 4",
 # 'command: ["python3", "-m", "sglang.launch_server"]', '"cmd": "python3 -m sglang.launch_server ...",', "- args:"
@@ -21,7 +22,7 @@ _ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
 # the first word of a launcher given as a list: the interpreter or SGLang's own command
 # (or a shell whose -c script is the command: Kubernetes' `command: [bash, -c]` with the script in `args:`; or the
 # interpreter's -m, Kubernetes' `args:` after `command: ["python3"]`)
-_STARTS_ALAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$|^-m$")
+_STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$|^-m$")
 # the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
 _ARGS_FIELDS = frozenset({"args", "command"})
 # read only when a field's value is a flow list or a quoted string, which few pastes hold
@@ -162,7 +163,7 @@ class FieldCommandReader(BlockReader):
             first = not self.words and (self.field != "args" or not (words or [""])[0].startswith("--"))
             if words is not None and len(words) > 1 and _script([_item_text(item.group(2))]):
                 words = [_item_text(item.group(2))]  # the shell's script, or the list's one string: a whole command
-            elif words is None or len(words) != 1 or (first and not _STARTS_ALAUNCHER.match(words[0])):
+            elif words is None or len(words) != 1 or (first and not _STARTS_A_LAUNCHER.match(words[0])):
                 return False  # a list of something else ("- /bin/app", "- --config"): no line of it is read
             assert self.words is not None
             self.words.append(words[0])

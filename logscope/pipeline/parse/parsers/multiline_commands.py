@@ -4,14 +4,16 @@ lines commented out among them), or hard-wrapped with none (a terminal, an issue
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event
+from logscope.core.model import TEXT_KEEP
 from logscope.core.server_flags import known_option
 from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader
 from logscope.pipeline.parse.parsers.command_cuts import SPLIT_LAUNCHER, cut_flag, flag_cut_between, gives_the_value, wants_more
 from logscope.pipeline.parse.parsers.command_shapes import COMMAND_HEAD, behind_prompt, without_prompt
-from logscope.pipeline.parse.parsers.command_text import command_event, parse_command
+from logscope.pipeline.parse.parsers.command_text import parse_command
 
 _CONTINUED = re.compile(r"\s\\\s*$")
 # a line of a script commented out ("# CUDA_LAUNCH_BLOCKING=1 \\", "#   --enable-foo \\"): no part of the command; at a
@@ -19,6 +21,17 @@ _CONTINUED = re.compile(r"\s\\\s*$")
 _COMMENT = re.compile(r"^\s*#")
 _COMMENTED_ASSIGNMENTS = re.compile(r"^\s*#\s*(?:[A-Z_][A-Z0-9_]*=\S*\s+)+\\\s*$")
 _WRAPPED_MAX_LINES = 40
+
+
+_FULL_KEEP = 4000
+
+
+def command_event(kind: str, source: str, line: int, command: str, data: dict[str, Any]) -> Event:
+    """A command read over several lines, its text kept whole as a line's is (a docker image's tag may come after the
+    first TEXT_KEEP characters)."""
+    if len(command) > TEXT_KEEP:
+        data["full_text"] = command[:_FULL_KEEP]
+    return Event(kind, source, line, command[:TEXT_KEEP], None, None, data, kinds.LAUNCH_COMMAND_GRAMMAR)
 
 
 class ContinuedCommandReader(BlockReader):

@@ -15,8 +15,13 @@ from logscope.core.server_flags import is_field, known_option
 from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, stated_failure, time_claims
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
-from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, WRAPPER, alternation
-from logscope.pipeline.parse.parsers.command_shapes import bare_module, behind_prompt, command_line, without_prompt
+from logscope.pipeline.parse.parsers.command_shapes import (
+    COMMAND_HEAD,
+    bare_module,
+    behind_prompt,
+    command_line,
+    without_prompt,
+)
 from logscope.pipeline.parse.parsers.command_text import parse_command
 from logscope.pipeline.parse.parsers.field_commands import FieldCommandReader
 from logscope.pipeline.parse.parsers.flashinfer_env import FlashInferEnvReader
@@ -48,10 +53,9 @@ class LineGrammar:
 # a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(ActorDiedError): ray::f()"
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?: ")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
+# (besides a shell line that starts a command: command_shapes.COMMAND_HEAD)
 _LAUNCH_SHAPE = re.compile(
-    r"^\s*(?:" + SHELL_PROMPT + r")?(?:" + alternation(WRAPPER) + r"\s+)*"
-    r"(?:export\s|[A-Z_][A-Z0-9_]*=\S*(?:\s|$)|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
-    r"|sglang\s+serve|" + alternation(CONTAINER_START) + r"\s|torchrun\s"
+    r"^\s*(?:" + SHELL_PROMPT + r")?(?:export\s"
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
     r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s"
     # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string
@@ -241,7 +245,12 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.LAUNCH_COMMAND_GRAMMAR,
         kinds.line_literals(kinds.LAUNCH_COMMAND_GRAMMAR),
         _launch_command,
-        lambda text: bool(_LAUNCH_SHAPE.match(text)) or behind_prompt(text) or bare_module(text) or command_line(text),
+        lambda text: (
+            bool(COMMAND_HEAD.match(text) or _LAUNCH_SHAPE.match(text))
+            or behind_prompt(text)
+            or bare_module(text)
+            or command_line(text)
+        ),
     ),
     LineGrammar(
         kinds.FLAG_LIST_GRAMMAR,

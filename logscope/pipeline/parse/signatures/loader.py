@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 from logscope.core import user_cache
 from logscope.core.errors import RuleError
@@ -30,16 +30,19 @@ _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
 _SIG_KEYS = {"id", "on", "pattern", "exception", "unless", "phase", "finding", "source", "status_line", "gives_way"}
 # `status_line`: the signature's wording opens a status line a shell or a container tool prints of a process it ran, after
-# the process's name (`after_name`: a script's, a container's) or at the line's start (`at_start`); a line that begins
-# so is a record of its own, never prose (pipeline/parse/classify.py), whatever the status it reports
-STATUS_LINE_STARTS = {"after_name": r"^\S+\s+", "at_start": "^"}
+# a script's name and a colon (`after_script`: bash's "%s: line %d: "), after a container's name (`after_name`: docker
+# compose's "<container> exited with code %d") or at the line's start (`at_start`); a line that begins so is a record of
+# its own, never prose, whatever the status it reports (pipeline/parse/status_lines.py)
+StatusLineStart = Literal["after_script", "after_name", "at_start"]
+STATUS_LINE_STARTS: Final[tuple[StatusLineStart, ...]] = ("after_script", "after_name", "at_start")
 # `gives_way`: the signature's failure gives way to another failure (parse/signatures/match.py): `next_line`, a line that
 # announces the failure the next line states (libstdc++'s "terminate called after throwing an instance of 'c10::Error'"
 # before its "  what():  CUDA error: ..."), to the failure read from the line right after it; `other_failure`, a parent
 # process's report that a child died, to any other failure of its input (the child's own)
-NEXT_LINE = "next_line"
-OTHER_FAILURE = "other_failure"
-GIVES_WAY = (NEXT_LINE, OTHER_FAILURE)
+GivesWay = Literal["next_line", "other_failure"]
+NEXT_LINE: Final = "next_line"
+OTHER_FAILURE: Final = "other_failure"
+GIVES_WAY: Final[tuple[GivesWay, ...]] = (NEXT_LINE, OTHER_FAILURE)
 MAX_FILE_BYTES = 128 * 1024
 
 
@@ -57,8 +60,8 @@ class Signature:
     # captures whose value, as written, vetoes the match (`unless: {code: 0}`: an exit code of 0 is no failure; a list
     # names several values)
     unless: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    status_line: str | None = None  # a key of STATUS_LINE_STARTS
-    gives_way: str | None = None  # one of GIVES_WAY
+    status_line: StatusLineStart | None = None
+    gives_way: GivesWay | None = None
 
     def match(self, text: str) -> dict[str, Any] | None:
         """The pattern's captures of its first match in `text` where no capture has a value `unless` names, else
@@ -86,11 +89,13 @@ class SignatureSet:
     # grouped once: the classifier asks for the line signatures on every candidate line
     _by_kind: dict[str, tuple[Signature, ...]] = field(init=False, repr=False, compare=False)
     _naming: dict[str, tuple[Signature, ...]] = field(init=False, repr=False, compare=False)
+    _status_lines: tuple[tuple[StatusLineStart, Pattern], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_kind = {kind: tuple(s for s in self.signatures if s.on == kind) for kind in EVIDENCE_KINDS}
         object.__setattr__(self, "_by_kind", by_kind)
         object.__setattr__(self, "_naming", {kind: tuple(s for s in found if s.finding) for kind, found in by_kind.items()})
+        object.__setattr__(self, "_status_lines", tuple((s.status_line, s.pattern) for s in self.signatures if s.status_line))
 
     def on(self, kind: str) -> tuple[Signature, ...]:
         return self._by_kind.get(kind, ())
@@ -99,12 +104,11 @@ class SignatureSet:
         """The signatures of this evidence kind that name a finding (not the phase locators)."""
         return self._naming.get(kind, ())
 
-    def status_line_start(self) -> re.Pattern[str]:
-        """The start of a status line that a signature marked `status_line` opens (never matches when none is)."""
-        heads = (STATUS_LINE_STARTS[s.status_line] + s.pattern.head_regex() for s in self.signatures if s.status_line)
-        return re.compile("|".join(dict.fromkeys(heads)) or "(?!)")
+    def status_lines(self) -> tuple[tuple[StatusLineStart, Pattern], ...]:
+        """(where the wording starts, the pattern) of each signature marked `status_line`."""
+        return self._status_lines
 
-    def giving_way(self, to: str) -> frozenset[str]:
+    def giving_way(self, to: GivesWay) -> frozenset[str]:
         """The ids of the signatures whose failure gives way `to` (one of GIVES_WAY)."""
         return frozenset(s.id for s in self.signatures if s.gives_way == to)
 
@@ -174,14 +178,20 @@ def _signature(
         if not isinstance(value, dict) or not value or not set(value) <= names:
             raise RuleError(f"{name}:{_mark(node)}: unless: expected a mapping of the pattern's captures to values")
         unless = tuple((str(k), tuple(str(x) for x in (v if isinstance(v, list) else [v]))) for k, v in value.items())
-    status_line = _scalar(name, fields["status_line"][1], "status_line") if "status_line" in fields else None
-    if status_line is not None and (on != "line" or status_line not in STATUS_LINE_STARTS):
-        raise RuleError(
-            f"{name}:{_mark(fields['status_line'][1])}: status_line: one of {', '.join(STATUS_LINE_STARTS)}, with on: line"
-        )
-    gives_way = _scalar(name, fields["gives_way"][1], "gives_way") if "gives_way" in fields else None
-    if gives_way is not None and gives_way not in GIVES_WAY:
-        raise RuleError(f"{name}:{_mark(fields['gives_way'][1])}: gives_way: one of {', '.join(GIVES_WAY)}")
+    status_line: StatusLineStart | None = None
+    if "status_line" in fields:
+        written = _scalar(name, fields["status_line"][1], "status_line")
+        status_line = next((start for start in STATUS_LINE_STARTS if start == written), None)
+        if status_line is None or on != "line":
+            raise RuleError(
+                f"{name}:{_mark(fields['status_line'][1])}: status_line: one of {', '.join(STATUS_LINE_STARTS)}, with on: line"
+            )
+    gives_way: GivesWay | None = None
+    if "gives_way" in fields:
+        written = _scalar(name, fields["gives_way"][1], "gives_way")
+        gives_way = next((to for to in GIVES_WAY if to == written), None)
+        if gives_way is None:
+            raise RuleError(f"{name}:{_mark(fields['gives_way'][1])}: gives_way: one of {', '.join(GIVES_WAY)}")
     return Signature(
         id=sig_id,
         mechanism=mechanism,

@@ -55,19 +55,15 @@ class Pattern:
     def longest_literal(self) -> str:
         return max(self.literals(), key=len)
 
-    def head_regex(self) -> str:
-        """A regular expression of the pattern's first segment (what a line that opens with the pattern's wording
-        begins with): literals as written (the first without the blanks before it), each capture by its type (a `text`
-        capture: one or more characters, as few as reach the literal after it)."""
-        parts = []
-        for index, piece in enumerate(self.segments[0]):
-            if piece.literal is not None:
-                parts.append(re.escape(piece.literal.lstrip() if index == 0 else piece.literal))
-            elif piece.kind in _LAZY:
-                parts.append(".+?")
-            else:
-                parts.append(_TYPES[piece.kind or "word"][0].pattern)
-        return ("(?i)" if self.nocase else "") + "".join(parts)
+    def opens(self, text: str, at: int) -> bool:
+        """Whether the text at `at` opens with the pattern's first segment (its first literal without the blanks
+        before it): what a line that begins with the pattern's wording holds there, tried as match() tries a segment."""
+        segment = self.segments[0]
+        first = segment[0].literal
+        if first is not None and first != first.lstrip():
+            segment = (Piece(literal=first.lstrip()), *segment[1:])
+        haystack = text.lower() if self.nocase else text
+        return _match_segment(segment, haystack, text, at, {}) is not None
 
     def match(self, text: str, accept: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any] | None:
         """The captures of the first match in `text` that ends the line where the pattern says `$` and that `accept`
