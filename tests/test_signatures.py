@@ -295,7 +295,8 @@ def test_a_shell_job_report_opens_with_the_script_name_and_a_colon(text, finding
     assert is_a_status_line(text) is text.startswith("run.sh:")
 
 
-@pytest.mark.parametrize("script", ["./run.sh", "/opt/serve/run.sh"])
+# a bare script name (`bash run.sh`) is no compose/k8s field whose value is the launch: it gave "nothing found", exit 0
+@pytest.mark.parametrize("script", ["./run.sh", "/opt/serve/run.sh", "run.sh"])
 def test_a_shell_job_report_of_the_launch_gives_the_launch_and_its_end(script):
     # bash prints the command a signal ended after the job's pid: the launch is read, and so is how it ended
     text = f"{script}: line 4:  3319 Segmentation fault      python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n"

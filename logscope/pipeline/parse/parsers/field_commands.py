@@ -19,6 +19,8 @@ from logscope.pipeline.parse.parsers.multiline_commands import command_event
 # 'command: ["python3", "-m", "sglang.launch_server"]', '"cmd": "python3 -m sglang.launch_server ...",', "- args:"
 _FIELD = re.compile(r"""^(\s*)(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*:(?:\s+(.*?))?\s*,?\s*$""")
 _ITEM = re.compile(r"^(\s*)-\s+(.*?)\s*$")
+# bash reporting a job of a script ("%s: line %d: " then the job's status and command): a script name, no field
+_SHELL_JOB_REPORT = re.compile(r"line \d+: ")
 # the first word of a launcher given as a list: the interpreter or SGLang's own command
 # (or a shell whose -c script is the command: Kubernetes' `command: [bash, -c]` with the script in `args:`; or the
 # interpreter's -m, Kubernetes' `args:` after `command: ["python3"]`)
@@ -118,6 +120,8 @@ class FieldCommandReader(BlockReader):
 
     def starts(self, text: str) -> bool:
         m = _FIELD.match(text)
+        if m is not None and m.group(3) and _SHELL_JOB_REPORT.match(m.group(3)):
+            return False
         if m is None:
             exec_form = _DOCKER_EXEC.match(text)
             words = _value_words(exec_form.group(2)) if exec_form else None
