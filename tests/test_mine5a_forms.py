@@ -163,7 +163,8 @@ SUMMARY = (
 
 
 def test_the_older_summary_s_last_value_is_read_when_a_record_follows_it():
-    text = SUMMARY + "\n[2025-05-14 09:29:11] INFO:     Started server process [15955]\n"
+    # and a longer line of the paste shows that no column cut (cut -c, less -S) shortened it (review6 item 12)
+    text = SUMMARY + "\n[2025-05-14 09:29:11] INFO:     Started server process [15955]\n" + "x" * 200 + "\n"
     (summary,) = _phases(analyze_text(text), "scheduler_summary")
     assert summary["context_len"] == 8096 and summary["max_running_requests"] == 4097
 

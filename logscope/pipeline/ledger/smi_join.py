@@ -19,8 +19,9 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
     """check_env's "GPU 0,1,2,3: NVIDIA H100 80GB HBM3" and "... Compute Capability: 9.0" as GPU events (and the
     same stated elsewhere: the issue template's "GPUs: NVIDIA H20-3e (x4)")."""
     out: list[Event] = []
-    # one card's memory stated by hand ("显存：46,068 MiB"): each stated GPU's total, when the paste states one figure
-    stated_memory = {ev.data["values"][CARD_MEMORY_MIB] for ev in events if CARD_MEMORY_MIB in ev.data.get("values", {})}
+    # one card's memory stated by hand ("显存：46,068 MiB"): the total of each GPU stated in the same block (a few lines
+    # apart in the same source), when that block states one figure
+    stated_memory = [ev for ev in events if ev.kind == kinds.STATED_ENV and CARD_MEMORY_MIB in ev.data]
     for ev in events:
         if ev.kind not in (kinds.CHECK_ENV, kinds.STATED_ENV):
             continue
@@ -43,8 +44,9 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
                 data["compute_capability"] = capability[index]
             if stated:
                 data["stated_by"] = ev.data.get("stated_by", kinds.STATED_ENV)
-                if len(stated_memory) == 1:
-                    data["memory_total_mib"] = int(next(iter(stated_memory)))
+                figures = {m.data[CARD_MEMORY_MIB] for m in stated_memory if _same_block(ev, m)}
+                if len(figures) == 1:
+                    data["memory_total_mib"] = data[_STATED_TOTAL] = next(iter(figures))
             out.append(
                 Event(
                     kinds.SMI_GPU,
@@ -58,6 +60,14 @@ def _check_env_gpus(events: list[Event]) -> list[Event]:
                 )
             )
     return out
+
+
+_STATED_TOTAL = "_stated_total_mib"  # the GPU's total came from the issue text: its card_total_source says so
+_BLOCK_LINES = 8
+
+
+def _same_block(gpu: Event, memory: Event) -> bool:
+    return gpu.source == memory.source and abs(memory.line - gpu.line) <= _BLOCK_LINES
 
 
 def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
@@ -109,6 +119,7 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
     ooms = [e for e in all_events if e.kind == kinds.OOM and e.data.get("gpu") is not None]
     for gpu in gpus:
         gpu["index_text"] = str(gpu["index"])
+        stated_total = gpu.pop(_STATED_TOTAL, None)
         if gpu.get("driver_reserved_mib") is not None and gpu.get("memory_total_mib") is not None:
             gpu["card_total_gib"] = round((gpu["memory_total_mib"] - gpu["driver_reserved_mib"]) / 1024, 2)
             gpu["card_total_source"] = "nvidia-smi Total - Reserved"
@@ -118,6 +129,8 @@ def join_gpus(launches: list[Launch], global_events: list[Event]) -> GpuJoin:
         _rank_evidence(gpu, ooms)
         if "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None and gpu.get("device") == "npu":
             gpu["card_total_source"] = "npu-smi table total only (no reserved figure)"
+        elif "card_total_gib" not in gpu and stated_total is not None and stated_total == gpu.get("memory_total_mib"):
+            gpu["card_total_source"] = "stated in the issue text (a card's total, no Reserved figure)"
         elif "card_total_gib" not in gpu and gpu.get("memory_total_mib") is not None:
             gpu["card_total_source"] = "nvidia-smi table Total only (no Reserved: add nvidia-smi -q -d MEMORY)"
     known = {g["index"] for g in gpus}

@@ -116,6 +116,8 @@ class SourceClassifier:
         self.quoted = False  # classifying an inline code span from prose
         self.in_sentence = False  # classifying a whole sentence of prose
         self.chunk: LineChunk | None = None  # the chunk being read (its other lines: the section a sentence is in)
+        # a chunk, its lines' bytes and the byte length of its longest line
+        self.widest: tuple[LineChunk, list[bytes], int] | None = None
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
@@ -405,7 +407,7 @@ class SourceClassifier:
             self.coverage.seen[name] += 1
             parsed = grammar.parse(text)
             if parsed is not None:
-                if name == kinds.SGLANG and parsed.kind == kinds.SCHEDULER_SUMMARY and self._ends_whole(lineno):
+                if name == kinds.SGLANG and parsed.kind == kinds.SCHEDULER_SUMMARY and self._ends_whole(lineno, text):
                     whole = sglang_line.parse_line(text, whole=True)
                     parsed = parsed if whole is None else Parsed(whole[1], whole[2], whole[0])
                 if self._plain():
@@ -440,12 +442,22 @@ class SourceClassifier:
         else:
             self.coverage.miss(self.source.name, lineno, tried[0], text)
 
-    def _ends_whole(self, lineno: int) -> bool:
+    def _ends_whole(self, lineno: int, text: str) -> bool:
         """The source's next line begins a record of its own: the line ends where its writer ended it (neither the
-        copy's end nor a terminal cut it)."""
+        copy's end nor a terminal cut it), and a paste holds a longer line (no column cut, as `cut -c` or `less -S`
+        make, shortened every line to this one's width)."""
         chunk = self.chunk
         index = -1 if chunk is None else lineno - chunk.first + 1
-        return chunk is not None and 0 < index < chunk.size and _starts_a_record(chunk.line(index))
+        if chunk is None or not (0 < index < chunk.size and _starts_a_record(chunk.line(index))):
+            return False
+        if chunk.path is not None:  # a file big enough for the range workers is no paste a viewer cut
+            return True
+        if self.widest is None or self.widest[0] is not chunk:
+            raws = [raw.rstrip(b"\r") for raw in chunk.all_lines().raws]
+            self.widest = (chunk, raws, max(map(len, raws), default=0))
+        own = len(self.widest[1][lineno - chunk.first])
+        # longer than its physical line: joined from a terminal's wrapped pieces, which a column cut never leaves
+        return len(text.encode()) > own or self.widest[2] > own
 
     def _miss_failure(self, lineno: int, text: str) -> None:
         """A line that reads like a failure and that no grammar or signature reads: listed as unread, and the NCCL

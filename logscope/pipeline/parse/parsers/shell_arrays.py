@@ -20,8 +20,16 @@ _ASSIGN = re.compile(r"^\s*(?:(?:declare|local|readonly|typeset)\s+-[A-Za-z]+\s+
 _EXPANSION = re.compile(r"(\"?)\$\{([A-Za-z_]\w*)\[@\]\}\1")
 _CONTINUED = re.compile(r"\s\\\s*$")
 _MAX_LINES = 64  # an array left open (its ")" cut off) stops taking lines here
-# a record of its own under an array left open: a log line, a traceback: the array was cut above it
-_RECORD = re.compile(r'^\s*(?:\[\d{4}-\d{2}-\d{2} |\[?\d{2}:\d{2}:\d{2}|Traceback \(|File ")')
+# a record of its own under an array left open: a log line, a traceback, a fence, a blank line, an error: the array
+# was cut above it
+_RECORD = re.compile(
+    r'^\s*(?:\[\d{4}-\d{2}-\d{2} |\[?\d{2}:\d{2}:\d{2}|Traceback \(|File "|```|$)'
+    r"|Error\b|Exception\b|\bERROR\b|[Ff]ailed\b|FAILED|Fatal\b|[Aa]borted\b|[Ss]egmentation fault"
+)
+# the lines an array's body takes under its first: indented, or an option, a quoted word, a variable, a comment, the ")"
+_BODY_LINE = re.compile(r"^(?:\s|-|[\"'$#)])")
+# a line that prints the words rather than running them
+_PRINTS = re.compile(r"^\s*(?:echo|printf)\b")
 
 
 # one token of an array's body as bash reads it: blanks, a comment (a "#" that starts a word), the closing ")", or a
@@ -64,12 +72,15 @@ class ShellArrayReader(BlockReader):
     def __init__(self, source: str) -> None:
         super().__init__(source)
         self.arrays: dict[str, list[str]] = {}
+        # arrays assigned twice (the branches of an if or a case): the text does not show which assignment ran
+        self.ambiguous: set[str] = set()
 
     def starts(self, text: str) -> bool:
         if _ASSIGN.match(text):
             return True
         names = [m.group(2) for m in _EXPANSION.finditer(text)]
-        return bool(names) and all(name in self.arrays for name in names) and parse_command(text) is not None
+        known = bool(names) and all(name in self.arrays and name not in self.ambiguous for name in names)
+        return known and not _PRINTS.match(text) and parse_command(text) is not None
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = self.last_line = lineno
@@ -86,7 +97,9 @@ class ShellArrayReader(BlockReader):
         return not _CONTINUED.search(self.lines[-1])
 
     def feed(self, lineno: int, text: str) -> bool:
-        if self.finished or len(self.lines) >= _MAX_LINES or (self.name is not None and _RECORD.match(text)):
+        if self.finished or len(self.lines) >= _MAX_LINES:
+            return False
+        if self.name is not None and (_RECORD.search(text) or not _BODY_LINE.match(text)):
             return False
         self.lines.append(text)
         self.last_line = lineno
@@ -95,7 +108,11 @@ class ShellArrayReader(BlockReader):
 
     def close(self) -> list[Event]:
         if self.name is not None:
-            words = _words("\n".join(self.lines))[0]
+            words, closed = _words("\n".join(self.lines))
+            # cut open (its words not all there), or assigned again (which assignment ran is not shown): no launch
+            # is read with it
+            if not closed or (not self.append and self.name in self.arrays):
+                self.ambiguous.add(self.name)
             self.arrays[self.name] = [*self.arrays.get(self.name, []), *words] if self.append else words
             return []
         command = " ".join(_CONTINUED.sub(" ", line).strip() for line in self.lines)

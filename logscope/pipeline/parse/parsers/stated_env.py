@@ -86,7 +86,12 @@ _LABELLED = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<label>[^\W\d_][\w ./-]{0,48}?)`?(?:\*\*)?\s*:\s*(?:\*\*)?`?"
     rf"(?:(?P<dist>{_PACKAGE})\s+)?" + _VERSION + r"`?" + _REMARK + r"\s*$"
 )
-_QUALIFIER = re.compile(r"\s+(?:in|for|inside|of|on|(?:reported|used|shown|printed|given) by)\s+.*$")
+# a qualifier naming the run's own environment ("in the SGLang environment", "reported by PyTorch"); another scope ("on
+# the working machine", "in the old environment") is not the run's, and its label is no key
+_QUALIFIER = re.compile(
+    r"\s+(?:(?:in|inside)\s+(?:the\s+)?(?:sglang\s+|server\s+|docker\s+)?(?:environment|env|container|image)"
+    r"|(?:reported|used|shown|printed|given) by\s+\S+)$"
+)
 _FULL_WIDTH_COLON = str.maketrans({"\uff1a": ":"})  # "：", as a hand-written line in Chinese separates key and value
 # "GPUs: NVIDIA H20-3e (x4)", "GPU: 8 x NVIDIA H200", "GPUs: 4x H100 80GB HBM3", "GPUs: NVIDIA H200 x 8", "GPU型号：8 × NVIDIA
 # L20" (型号 "model"; 显卡 "graphics card")
@@ -98,7 +103,7 @@ _GPUS = re.compile(
 _CARD_MEMORY = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?:显存|GPU [Mm]emory|VRAM)(?:\*\*)?\s*:\s*(\d{1,3}(?:,\d{3})+|\d+)\s*MiB(?:\s*\([^)]*\))?\s*$"
 )
-CARD_MEMORY_MIB = "card_memory_mib"  # the values' key for it: each stated GPU's total
+CARD_MEMORY_MIB = "card_memory_mib"  # the event's key for it (an int, no check_env value): a stated GPU's total
 MAX_GPUS = 1024
 
 
@@ -168,14 +173,15 @@ _NAMED_PACKAGES = {
 _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, reverse=True))
 # name, a build qualifier ("Mooncake-master"), "version", a colon (full width too), then the version, perhaps with
 # the name again in front ("cuda_12.1", "sglang.v0.4.7"); never a path ("python3.10/site-packages": no space) and
-# never a requirement (">=", "requires torch 2.6", "CUDA 12.8 or later")
+# never a requirement or a fix (">=", "requires torch 2.6", "CUDA 12.8 or later", "pip install torch==2.7.0")
 _NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
     r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\))?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
 _REQUIREMENT = re.compile(
-    r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=)[^.;,]{0,24}$"
+    r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried)"
+    r"[^.;,]{0,24}$"
 )
 _AFTER_REQUIREMENT = re.compile(
     r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d)"
@@ -249,7 +255,7 @@ def parse_line(text: str) -> Parsed | None:
             return Parsed(kinds.STATED_ENV, {"values": {f"GPU {indexes}": name}, "gpu_count": count, "stated_by": FIELD})
     m = _CARD_MEMORY.match(text)
     if m:
-        return Parsed(kinds.STATED_ENV, {"values": {CARD_MEMORY_MIB: m.group(1).replace(",", "")}, "stated_by": FIELD})
+        return Parsed(kinds.STATED_ENV, {"values": {}, CARD_MEMORY_MIB: int(m.group(1).replace(",", "")), "stated_by": FIELD})
     return None
 
 
