@@ -16,7 +16,7 @@ from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line,
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, WRAPPER, alternation
-from logscope.pipeline.parse.parsers.command_shapes import bare_module, behind_prompt, command_line, without_prompt
+from logscope.pipeline.parse.parsers.command_shapes import SGLANG_MODULE, bare_module, behind_prompt, command_line, without_prompt
 from logscope.pipeline.parse.parsers.command_text import parse_command
 from logscope.pipeline.parse.parsers.field_commands import FieldCommandReader
 from logscope.pipeline.parse.parsers.flashinfer_env import FlashInferEnvReader
@@ -50,12 +50,12 @@ _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Int
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 _LAUNCH_SHAPE = re.compile(
     r"^\s*(?:" + SHELL_PROMPT + r")?(?:" + alternation(WRAPPER) + r"\s+)*"
-    r"(?:export\s|[A-Z_][A-Z0-9_]*=\S*(?:\s|$)|\S*python3?(?:\.\d+)?\s+-m\s+sglang"
+    r"(?:export\s|[A-Z_][A-Z0-9_]*=\S*(?:\s|$)|\S*python3?(?:\.\d+)?\s+-m\s+(?:dynamo\.)?sglang"
     r"|sglang\s+serve|" + alternation(CONTAINER_START) + r"\s|torchrun\s"
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
-    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s"
+    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE + r"\s"
     # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string
-    r"|.*?\S*/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+sglang\.\w+\s)"
+    r"|.*?\S*/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+" + SGLANG_MODULE + r"\s)"
 )
 _NATIVE_SHAPE = re.compile(
     r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\]"
