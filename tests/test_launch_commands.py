@@ -32,6 +32,7 @@ FORMS = {
     # ai-dynamo's SGLang worker takes SGLang's server arguments (dynamo/sglang/args.py of ai-dynamo 0.7.1:
     # ServerArgs.add_cli_args(parser)); continued inside a code span (dynamo-5048's launch, built)
     "ai-dynamo's SGLang worker": f"python3 -m dynamo.sglang {FLAGS}\n",
+    "ai-dynamo 0.4's decode worker": f"python3 -m dynamo.sglang.decode_worker {FLAGS}\n",
     "ai-dynamo's worker in a code span": "`python3 -m dynamo.sglang \\\n  "
     + " \\\n  ".join(["--model-path /models/DeepSeek-V3", "--tp 4", "--mem-fraction-static 0.82", "--enable-dp-attention"])
     + "\n `\n",
@@ -49,6 +50,7 @@ def test_every_form_gives_the_config(form):
 
 def test_another_module_of_ai_dynamo_is_no_sglang_launch():
     assert analyze_text("python3 -m dynamo.frontend --http-port 8000 --tp 4\n")["launches"] == []
+    assert analyze_text("python3 -m dynamo.sglang.utils.clear_namespace --tp 4\n")["launches"] == []
 
 
 def test_continued_lines_count_as_recognised():

@@ -24,9 +24,9 @@ COMMAND_HEAD = re.compile(
     # the interpreter alone on the first line of a continued command ("python \" then "-m sglang.launch_server \")
     r"|\S*python3?(?:\.\d+)?\s+\\\s*$)"
 )
-# SGLang's modules, and ai-dynamo's SGLang worker, which takes SGLang's server arguments (dynamo/sglang/args.py of
-# ai-dynamo 0.7.1: ServerArgs.add_cli_args(parser))
-SGLANG_MODULE = r"(?:sglang\.\w+|dynamo\.sglang\b)"
+# SGLang's modules, and ai-dynamo's SGLang worker, which takes SGLang's server arguments (ai-dynamo 0.7.1
+# dynamo/sglang/args.py, 0.4.0 dynamo.sglang.worker and .decode_worker: ServerArgs.add_cli_args(parser))
+SGLANG_MODULE = r"(?:sglang\.\w+|dynamo\.sglang(?:\.(?:worker|decode_worker))?(?![\w.]))"
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
 LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE + r"|sglang\s+serve)(?=\s|`|$)")
 # a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
