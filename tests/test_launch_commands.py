@@ -29,6 +29,13 @@ FORMS = {
     # a script's commented-out lines above the command, each ending in a backslash (sglang-11744's deploy script, built)
     "commented lines first": "# CUDA_LAUNCH_BLOCKING=1 \\\n# TORCH_USE_CUDA_DSA=1 \\\n"
     f"CUDA_VISIBLE_DEVICES=4,5,6,7 NCCL_DEBUG=INFO \\\n    python3 -m sglang.launch_server \\\n    {FLAGS}\n",
+    # ai-dynamo's SGLang worker takes SGLang's server arguments (dynamo/sglang/args.py of ai-dynamo 0.7.1:
+    # ServerArgs.add_cli_args(parser)); continued inside a code span (dynamo-5048's launch, built)
+    "ai-dynamo's SGLang worker": f"python3 -m dynamo.sglang {FLAGS}\n",
+    "ai-dynamo 0.4's decode worker": f"python3 -m dynamo.sglang.decode_worker {FLAGS}\n",
+    "ai-dynamo's worker in a code span": "`python3 -m dynamo.sglang \\\n  "
+    + " \\\n  ".join(["--model-path /models/DeepSeek-V3", "--tp 4", "--mem-fraction-static 0.82", "--enable-dp-attention"])
+    + "\n `\n",
 }
 
 
@@ -39,6 +46,11 @@ def test_every_form_gives_the_config(form):
     assert set(launch["config_source"].values()) == {"launch_command"}
     if form in ("env lines first", "prompt", "docker", "docker continued", "commented lines first", "assignments before nohup"):
         assert launch["environment"] == {"CUDA_VISIBLE_DEVICES": "4,5,6,7", "NCCL_DEBUG": "INFO"}
+
+
+def test_another_module_of_ai_dynamo_is_no_sglang_launch():
+    assert analyze_text("python3 -m dynamo.frontend --http-port 8000 --tp 4\n")["launches"] == []
+    assert analyze_text("python3 -m dynamo.sglang.utils.clear_namespace --tp 4\n")["launches"] == []
 
 
 def test_continued_lines_count_as_recognised():

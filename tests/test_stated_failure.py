@@ -36,6 +36,8 @@ STATED = [
     ),
     # mooncake-1338 (built)
     ("And then import mooncake module, the core dumped happens.", "core dumped"),
+    # sglang-37931 (built): the kernel's OOM killer, as people name what it did
+    ("Startup was OOM-killed during weight loading.", "OOM-killed"),
 ]
 
 NOT_STATED = [

@@ -5,6 +5,7 @@ text is written here in the real shape."""
 from __future__ import annotations
 
 from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.assemble.launch_facts import global_versions
 from logscope.pipeline.ingest.ingest import Source, clean
 from logscope.pipeline.parse.parsers.stated_env import sentence_version
 
@@ -89,3 +90,13 @@ def test_torch_s_nccl_error_inside_a_line_no_grammar_reads_states_the_nccl_versi
     # a typed row, written into the document as the logscope/1 contract lists its keys
     assert list(analysis.unmatched_failures[0].document()) == ["source", "line", "text", "kind"]
     assert analysis.unmatched_failures[0].unrecognized
+
+
+def test_a_sentence_whose_code_span_pins_a_release_still_states_the_other_versions_it_names():
+    # rl-3091's comment (built): the pin in a code span, torch and NCCL in the words of the same sentence
+    text = (
+        "I ran this PR's design on a GB200 NVL72 cluster (stock `sglang==0.5.12.post1`, torch 2.11.0 / NCCL 2.28.9 on "
+        "both sides) as part of `weight_transfer_mode: broadcast` enablement work.\n"
+    )
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    assert global_versions(analysis.global_events) == {"sglang": "0.5.12.post1", "torch": "2.11.0", "nccl": "2.28.9"}

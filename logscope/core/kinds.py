@@ -953,7 +953,15 @@ CATALOGUE: tuple[Kind, ...] = (
         LAUNCH_COMMAND,
         FACT,
         LAUNCH_COMMAND_GRAMMAR,
-        literals=("sglang.launch_server", "sglang serve", "sglang.bench_one_batch", "docker run", "torchrun", "launch_server.py"),
+        literals=(
+            "sglang.launch_server",
+            "sglang serve",
+            "sglang.bench_one_batch",
+            "docker run",
+            "torchrun",
+            "launch_server.py",
+            "dynamo.sglang",
+        ),
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),
     # an export line; assignments on a line of their own are found by the families of variables that shape GPU

@@ -548,8 +548,9 @@ class SourceClassifier:
                 elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
                     self._failure_line(lineno, span)
-            if all(e.kind == kinds.FAILURE_LINE for e in self.events[before:]):
-                self._read_prose(lineno, text)  # a sentence quoting a failure may state versions too
+            if all(e.kind in (kinds.FAILURE_LINE, kinds.STATED_ENV) for e in self.events[before:]):
+                # a sentence quoting a failure or a pin (`sglang==0.5.12.post1`) may state other versions too
+                self._read_prose(lineno, text)
             elif labelled is not None:
                 self._read_prose(lineno, labelled[0])  # and the lead-in before a command
             elif not any(e.kind == kinds.STATED_ENV for e in self.events[before:]):

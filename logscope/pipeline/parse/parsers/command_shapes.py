@@ -34,19 +34,22 @@ COMMAND_HEAD = re.compile(
     + _WRAPPED
     + r")?(?:[A-Z_][A-Z0-9_]*=\S*\s*|"
     + alternation(CONTAINER_START)
-    + r"\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve|\S*python3?(?:\.\d+)?\s+\\\s*$)|(?:"
+    + r"\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+(?:dynamo\.)?sglang|sglang\s+serve|\S*python3?(?:\.\d+)?\s+\\\s*$)|(?:"
     + _RUNS_A_COMMAND
     + r"\s+(?:"
     + _WRAPPER_ARGUMENT
     + r"){0,6})+\\\s*$)"
 )
+# SGLang's modules, and ai-dynamo's SGLang worker, which takes SGLang's server arguments (ai-dynamo 0.7.1
+# dynamo/sglang/args.py, 0.4.0 dynamo.sglang.worker and .decode_worker: ServerArgs.add_cli_args(parser))
+SGLANG_MODULE = r"(?:sglang\.\w+|dynamo\.sglang(?:\.(?:worker|decode_worker))?(?![\w.]))"
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
-LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+|sglang\s+serve)(?=\s|`|$)")
+LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE + r"|sglang\s+serve)(?=\s|`|$)")
 # a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
 # PowerShell's "PS C:\\work> ", starship's "❯ " (the prompt is text up to a prompt sign, or after a leading arrow)
 _PROMPT_ANY = r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗✔]\s+)?|(?:\S+\s+){0,4}?\S*[$#%>✗❯➜»]\s+)"
 # `python3 -m sglang.<module>`, a path to the interpreter allowed
-PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+"
+PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE
 _ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
 _SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)"
 _LAUNCH_WORDS = _ASSIGNMENTS_FIRST + r"(?:" + _SGLANG_LAUNCHER + r"|torchrun)(?=\s|$)"

@@ -147,8 +147,8 @@ def _up_to_its_end(command: str, start: int) -> str:
 
 
 # every launcher normalise_command reads holds one of these: "-m sglang.<module>" (torchrun's too), the module's name
-# alone, "sglang serve", ".../sglang/launch_server.py"
-_LAUNCHER_LITERALS = ("sglang.", "sglang serve", "sglang/")
+# alone, "sglang serve", ".../sglang/launch_server.py", ai-dynamo's "-m dynamo.sglang"
+_LAUNCHER_LITERALS = ("sglang.", "sglang serve", "sglang/", "dynamo.sglang")
 
 
 def may_hold_a_launcher(text: str) -> bool:

@@ -17,6 +17,7 @@ from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Pars
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.command_shapes import (
     COMMAND_HEAD,
+    SGLANG_MODULE,
     bare_module,
     behind_prompt,
     command_line,
@@ -57,9 +58,9 @@ _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):"
 _LAUNCH_SHAPE = re.compile(
     r"^\s*(?:" + SHELL_PROMPT + r")?(?:export\s"
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
-    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+sglang\.\w+\s"
+    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE + r"\s"
     # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string
-    r"|.*?\S*/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+sglang\.\w+\s)"
+    r"|.*?\S*/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+" + SGLANG_MODULE + r"\s)"
 )
 _NATIVE_SHAPE = re.compile(
     r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\]"

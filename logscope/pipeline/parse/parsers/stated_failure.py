@@ -27,7 +27,7 @@ _STATED = re.compile(
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
     r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
     r"(?! with| by (?:me|hand|the user))|killed by)"
-    r"|OOM(?:ed|'d)|(?:ran|runs?|running) out of (?:GPU |device |host )?memory"
+    r"|OOM(?:ed|'d|[- ]killed)|(?:ran|runs?|running) out of (?:GPU |device |host )?memory"
     r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened))\b"
 )
 # a clause ends at these: "I'm not sure why, but it crashes" states the crash
