@@ -261,7 +261,7 @@ def test_a_status_line_opens_with_its_signature_wording_after_the_name_or_at_the
 def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
     bundled = bundled_signatures()
     assert bundled.giving_way("next_line") == {"process-cpp-terminate"}
-    assert bundled.giving_way("other_failure") == {"process-child-sigquit"}
+    assert bundled.giving_way("other_failure") == {"process-child-sigquit", "nccl-socket-closed"}
 
 
 def test_a_rejected_occurrence_does_not_hide_a_later_one():
