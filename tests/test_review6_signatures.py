@@ -49,3 +49,25 @@ def test_nccl_s_result_is_quoted_whole_before_its_hint():
 def test_a_critical_record_without_words_of_a_failure_is_no_failure():
     # item 15: CRITICAL is the record's level only
     assert analyze_text("CRITICAL:root:Running in offline mode\n")["findings"] == []
+
+
+def test_a_dotted_log_line_after_a_traceback_s_frames_is_no_exception():
+    # item 15: "sglang.srt.Config: loaded 3 entries" after frames is a log line, not the exception's line: the traceback
+    # is cut before its exception
+    report = analyze_text(
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 2000, in run\n'
+        "    self.event_loop()\n"
+        "sglang.srt.Config: loaded 3 entries\n"
+    )
+    [finding] = report["findings"]
+    assert "sglang.srt.Config" not in finding["message"]
+    assert "a traceback cut before its exception line" in finding["message"]
+    # a class of an exceptions module is still one (CPython prints it with its module)
+    named = analyze_text(
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/triton/compiler/compiler.py", line 400, in compile\n'
+        "    next_module = compile_ir(module, metadata)\n"
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, Hardware limit: 232448\n"
+    )
+    assert "triton.runtime.errors.OutOfResources" in named["findings"][0]["message"]
