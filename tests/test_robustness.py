@@ -101,6 +101,11 @@ def test_no_catastrophic_backtracking_on_100kb_lines():
         _analyze(line.encode())
         parse_line(line)
         assert time.process_time() - started < 2.0, piece
+    # review 6: one word run on for 100 KB before a key=value (the launch shape's `.*?\S*/sglang/...` was quadratic)
+    line = "NCCL_" + "X" * 100_000 + " a="
+    started = time.process_time()
+    _analyze(line.encode())
+    assert time.process_time() - started < 2.0
 
 
 def test_every_grammar_and_regex_stays_linear_on_adversarial_input():

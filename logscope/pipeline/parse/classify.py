@@ -74,10 +74,12 @@ _NO_REPORT_SECTION = re.compile(
 _SENTENCE_END = re.compile(r"\w[.!。！]\s*$")
 _HEADING_LINE = re.compile(r"^\s{0,3}(?:(#{1,6})\s+\S|\*\*[^*]+\*\*:?\s*$)")
 _SECTION_LOOKBACK = 300
-# (a CRITICAL record of Python logging's default format, "CRITICAL:<logger>:...", base.BASIC_PREFIX, whatever its words)
+# (a CRITICAL record of Python logging's default format, "CRITICAL:<logger>:...", base.BASIC_PREFIX, when its words say
+# something ended badly: CRITICAL is only the record's level, "CRITICAL:root:Running in offline mode" is no failure)
 FAILURE_LOOK = re.compile(
     r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|FAILURE\b|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault"
-    r"|^\s*CRITICAL:[\w.<>-]+:"
+    r"|^\s*CRITICAL:[\w.<>-]+:.*?(?i:\b(?:died|dead|killed|crash|exit(?:ed)? (?:code|status|with)|cannot|can't|could not"
+    r"|unable|not found|no such|invalid|timed? ?out|terminat|fault|lost|refused|denied|out of memory|OOM|abort|error|fail))"
 )
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}

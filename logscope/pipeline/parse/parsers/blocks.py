@@ -20,7 +20,13 @@ _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Int
 # class outside builtins with its module (Lib/traceback.py TracebackException.format_exception_only: stype = smod + "."
 # + qualname, then ": " and the message): triton.runtime.errors.OutOfResources, torch._dynamo.exc.Unsupported
 # (with its colon: a name alone at the end of a paste may be cut, "torch.O")
-_QUALIFIED_EXC_LINE = re.compile(r"^(?:[a-z_][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*:(?:\s|$)")
+# (a class of an exceptions module, or one named as an exception: "sglang.srt.Config: loaded 3 entries" after frames
+# is a log line)
+_QUALIFIED_EXC_LINE = re.compile(
+    r"^(?:[a-z_][a-z0-9_]*\.)*(?:(?:[a-z_][a-z0-9_]*_)?(?:errors?|exc|exceptions?)\.[A-Z][A-Za-z0-9_]*"
+    r"|[a-z_][a-z0-9_]*\.[A-Z][A-Za-z0-9_]*(?:Error|Exception|Unsupported|Failure|Timeout|Abort|Fault|Exit|Interrupt|Warning))"
+    r":(?:\s|$)"
+)
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")

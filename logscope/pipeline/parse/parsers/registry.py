@@ -60,7 +60,8 @@ _LAUNCH_SHAPE = re.compile(
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
     r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE + r"\s"
     # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string
-    r"|.*?\S*/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+" + SGLANG_MODULE + r"\s)"
+    # (no \S* before the path: after .*? it only makes a long line without the path quadratic)
+    r"|.*?/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+" + SGLANG_MODULE + r"\s)"
 )
 _NATIVE_SHAPE = re.compile(
     r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\]"

@@ -70,7 +70,9 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
     # in Chinese: starting (启动) it reports an error (报错, 出错) or fails (失败): "启动sglang报错", "启动时报错", "启动失败"
-    ("startup", re.compile(r"启动[\w.-]{0,24}?(?:时|的时候)?(?:报错|出错|失败)")),
+    # the words between never say it started well or without error (成功 success, 正常 normal, 没/未/无/不 not, 后 after):
+    # "启动成功后运行一段时间报错" (started fine, failed after a while) claims the serving time, not startup
+    ("startup", re.compile(r"启动(?:(?!成功|正常|没|未|无|不|后)[\w.-]){0,24}?(?:时|的时候)?(?:报错|出错|失败)")),
     # SGLang's load_weight step ("Load weight begin" .. "Load weight end"): "while loading the model", "during weight loading"
     (
         "load_weight",
@@ -90,11 +92,20 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # a claim said in the negative ("not during initialization", "（不是初始化）" before it), as a condition ("If you see
 # out-of-memory errors during serving, ...": SGLang's own advice) or as a possibility ("issues may be encountered
-# during startup": what can happen, not when this failure did) places nothing
+# during startup", "it might fail during startup": what can happen, not when this failure did) places nothing; "I could
+# reproduce it during startup" and "the server could crash during startup, as it did here" are no possibility
 NEGATED = re.compile(
     r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:if|unless|whether)\b[^.;:!?]*$"
-    r"|\b(?:may|might|could)\s+(?:\w+\s+){0,2}$"
+    r"|\b(?:may|might|could)\s+(?:also\s+)?(?:(?:be(?:\s+(?:encountered|seen|observed|raised))?|happen|occur|appear|arise)\s+)?$"
 )
+# the same clause says the time went well ("Memory was fine while loading the model; the OOM came much later"): the
+# claim names when it did not fail
+_CONTRARY = re.compile(
+    r"(?i)\b(?:fine|ok|okay|no (?:problems?|issues?|errors?)|works?|worked|normal(?:ly)?|succeed(?:s|ed)?|successfully)"
+    r"\s+(?:\w+\s+)?$"
+)
+# a question ("Does it also crash during the benchmark?") claims nothing: the claim's sentence ends in a question mark
+_QUESTION = re.compile(r"[^.!?。！？\n]*[?？]")
 
 
 def fits(text: str) -> bool:
@@ -105,11 +116,17 @@ def fits(text: str) -> bool:
 
 def parse(text: str) -> Parsed | None:
     """The first claim of the line, unless the line also claims the other time (startup against serving)."""
-    found = [(stage, m) for stage, pattern in _CLAIMS if (m := pattern.search(text)) and not NEGATED.search(text[: m.start()])]
+    found = [(stage, m) for stage, pattern in _CLAIMS if (m := pattern.search(text)) and _asserted(text, m)]
     if not found or len({at_startup(stage) for stage, _ in found}) > 1:
         return None
     stage, m = found[0]
     return Parsed(kinds.TIME_CLAIM, {"stage": stage, "said": m.group(0)})
+
+
+def _asserted(text: str, m: re.Match[str]) -> bool:
+    """The claim is stated as what happened: not negated, conditional, a possibility, contradicted or asked."""
+    before = text[: m.start()]
+    return not (NEGATED.search(before) or _CONTRARY.search(before) or _QUESTION.match(text, m.end()))
 
 
 def at_startup(stage: str) -> bool:

@@ -623,7 +623,9 @@ def failures_of(
         said = None
         if sig is not None and kind in ("line", "exception"):
             full = str(event.data.get("full_text") or event.text)
-            at = full.find(sig.pattern.literals()[0])
+            # a pattern that opens with a capture ("^{result:text} error (run with ...)") quotes the line from its start
+            opens_with_capture = sig.pattern.anchored and sig.pattern.segments[0][0].literal is None
+            at = 0 if opens_with_capture else full.find(sig.pattern.literals()[0])
             word = at
             while word > 0 and (full[word - 1].isalnum() or full[word - 1] == "_"):  # from the start of its first word
                 word -= 1

@@ -29,6 +29,8 @@ _TYPES: dict[str, tuple[re.Pattern[str], Any]] = {
     "hex": (re.compile(r"0x[0-9a-fA-F]+"), str),
     "word": (re.compile(r"[^\s,;:()\[\]'\"]+"), str),
     "size": (re.compile(r"\d+(?:\.\d+)? ?(?:bytes|[KMGTP]i?B)\b"), str),
+    # a file's path or name with an extension ("out/a.cuda.o", "batch_prefill.cuda.o"): a word holding a / or a .
+    "path": (re.compile(r"[^\s,;:()\[\]'\"/.]*[/.][^\s,;:()\[\]'\"]+"), str),
 }
 _LAZY = ("text",)  # runs to the next literal of its segment, or to the end of the text
 _TOKEN = re.compile(r"\\[*{^]|\*|\{([a-z_][a-z0-9_]*)(?::([a-z]+))?\}|[^\\*{]+|\\|\{")

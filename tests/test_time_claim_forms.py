@@ -1,0 +1,129 @@
+"""Every form a time claim's pattern reads (parse/parsers/time_claims.py) passes the prefilter, so none is dropped
+before the grammar sees it (review 6 item 14: "When running a benchmark", "During our benchmark", "After answering"
+were read by the patterns but held none of kinds.TIME_CLAIM_LITERALS). The forms are spelled out of each pattern
+itself: every alternative of every group, each optional part with and without it, at a sentence's start capitalised
+too when the pattern ignores case."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+import pytest
+
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.parsers import time_claims
+from logscope.pipeline.parse.prefilter import literal_scan
+
+_CAP = 5000  # forms per pattern at most (the largest holds about 2,000)
+
+
+def _forms(items: list[tuple[object, object]]) -> list[str]:
+    out = [""]
+    for op, av in items:
+        out = [a + b for a, b in itertools.product(out, _node(op, av))][:_CAP]
+    return out
+
+
+def _node(op: object, av: object) -> list[str]:  # noqa: PLR0911 (one return per regex node kind)
+    if op is sre_constants.LITERAL:
+        return [chr(av)]  # type: ignore[arg-type]
+    if op is sre_constants.IN:  # a character class: one member stands for it
+        first = av[0]  # type: ignore[index]
+        if first[0] is sre_constants.NEGATE:  # "anything but ...": a blank, unless blanks are excluded too
+            blank_out = any(
+                item in ((sre_constants.LITERAL, 32), (sre_constants.CATEGORY, sre_constants.CATEGORY_SPACE)) for item in av
+            )  # type: ignore[union-attr]
+            return ["x" if blank_out else " "]
+        if first[0] is sre_constants.LITERAL:
+            return [chr(first[1])]
+        if first[0] is sre_constants.CATEGORY:
+            return [" " if first[1] is sre_constants.CATEGORY_SPACE else "a"]
+        return ["a"]
+    if op is sre_constants.ANY:
+        return ["a"]
+    if op is sre_constants.BRANCH:
+        return [form for branch in av[1] for form in _forms(list(branch))]  # type: ignore[index]
+    if op is sre_constants.SUBPATTERN:
+        return _forms(list(av[-1]))  # type: ignore[index]
+    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+        low, _high, body = av  # type: ignore[misc]
+        inner = _forms(list(body))
+        counts = sorted({low, max(low, 1)})
+        return [form for n in counts for parts in itertools.product(inner, repeat=n) for form in ["".join(parts)]]
+    return [""]  # an anchor, a boundary or a look-ahead: nothing of the text
+
+
+def _claim_forms() -> list[tuple[int, str]]:
+    out = []
+    for index, (_stage, pattern) in enumerate(time_claims._CLAIMS):
+        for form in _forms(list(sre_parse.parse(pattern.pattern, pattern.flags & ~re.UNICODE))):
+            variants = {form, form[:1].upper() + form[1:]} if pattern.flags & re.IGNORECASE else {form}
+            out += [(index, f"So it goes: {v}") for v in sorted(variants) if pattern.search(v)]
+    return out
+
+
+def test_every_claim_pattern_spells_forms():
+    assert {index for index, _ in _claim_forms()} == set(range(len(time_claims._CLAIMS)))
+
+
+def test_every_form_of_every_claim_passes_the_prefilter():
+    scan = literal_scan()
+    dropped = sorted({form for _, form in _claim_forms() if not scan.holds(form)})
+    assert dropped == []
+
+
+# --- review 6: the claims read in the reviewer's inputs (items 3, 4, 11, 14), before a failure of the paste
+WATCHDOG = (
+    "[rank14]:[E319 05:16:21.789822241 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 14] Process group watchdog "
+    "thread terminated with exception: CUDA error: an illegal memory access was encountered\n"
+)
+OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.00 GiB. GPU 0 has a total capacity of 79.10 GiB "
+    "of which 3.12 GiB is free.\n"
+)
+
+
+def _placed(prose: str, log: str) -> tuple[str, str]:
+    analysis = analyze_model([Source(name="paste.log", path=None, data=f"{prose}\n```\n{log}```\n".encode())])
+    (failure,) = [f for fs in analysis.failures.values() for f in fs]
+    return failure.finding, failure.phase
+
+
+@pytest.mark.parametrize(
+    ("prose", "log", "placed"),
+    [
+        # item 14: forms the patterns read that the prefilter dropped
+        ("It crashes when running a benchmark against it:", WATCHDOG, ("runtime-crash", "serving")),
+        ("During our benchmark the server died:", WATCHDOG, ("runtime-crash", "serving")),
+        ("After answering 300 requests the server died:", WATCHDOG, ("runtime-crash", "serving")),
+        # item 11: "could" of an ability or of what did happen is no mere possibility
+        ("I could reproduce it during startup every time, with 8 GPUs.", OOM, ("startup-oom", "startup")),
+        ("The server could crash during startup, as it did here:", OOM, ("startup-oom", "startup")),
+    ],
+    ids=["running-a-benchmark", "during-our-benchmark", "after-answering", "could-reproduce", "could-crash"],
+)
+def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
+    assert _placed(prose, log) == placed
+
+
+@pytest.mark.parametrize(
+    ("prose", "log"),
+    [
+        # item 3: started fine, failed after a while; started without error, failed on a request
+        ("启动成功后运行一段时间报错", WATCHDOG),
+        ("启动没有报错，但是请求时报错", WATCHDOG),
+        # item 4: a question, and a claim the same clause contradicts
+        ("Does it also crash during the benchmark?", OOM),
+        ("After processing 200 requests? No, it crashes at startup before any request.", OOM),
+        ("Memory was fine while loading the model; the OOM came much later.", OOM),
+        # a possibility still places nothing
+        ("Issues may be encountered during startup on some drivers.", OOM),
+    ],
+    ids=["zh-started-fine", "zh-started-no-error", "question", "question-answered", "fine-while-loading", "may-be"],
+)
+def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
+    assert _placed(prose, log)[1] == "unknown"
