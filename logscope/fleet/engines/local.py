@@ -36,8 +36,13 @@ def _serve(conn: Connection, limits: Limits) -> None:
         bound_memory(limits)
         warm_up()
     # the bound is too low for the pipeline to load: the pool says so, once. CPython's parser, compiling a module that
-    # has no current .pyc under the bound, reports its failed allocation as a SyntaxError
+    # has no current .pyc under the bound, reports its failed allocation as a SyntaxError, or as a ValueError when an
+    # AST node could not be built ("field 'target' is required for AnnAssign")
     except (MemoryError, ImportError, SyntaxError):
+        os._exit(_EXIT_CANNOT_LOAD)
+    except ValueError:
+        if not limits.memory_bytes:
+            raise
         os._exit(_EXIT_CANNOT_LOAD)
     conn.send(("ready", None))
     while True:
