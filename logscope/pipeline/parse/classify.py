@@ -29,7 +29,15 @@ from logscope.pipeline.ingest.unwrap import (
 )
 from logscope.pipeline.parse import prefilter, serving, wordings
 from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure
-from logscope.pipeline.parse.parsers.base import PREFIX_TEXT, PREFIXED, BlockReader, Parsed, message_after_prefix, prefix_of
+from logscope.pipeline.parse.parsers.base import (
+    FAILURE_WORDS,
+    PREFIX_TEXT,
+    PREFIXED,
+    BlockReader,
+    Parsed,
+    message_after_prefix,
+    prefix_of,
+)
 from logscope.pipeline.parse.parsers.blocks import (
     ExceptionsBeforeTracebacks,
     TracebackReader,
@@ -77,7 +85,7 @@ _SECTION_LOOKBACK = 300
 # (a CRITICAL record of Python logging's default format, "CRITICAL:<logger>:...", base.BASIC_PREFIX, when its words say
 # something ended badly: CRITICAL is only the record's level, "CRITICAL:root:Running in offline mode" is no failure)
 FAILURE_LOOK = re.compile(
-    r"Error\b|Exception\b|\bWARN\b|[Ff]ailed\b|FAILED|FAILURE\b|Fatal\b|\bERROR\b|[Aa]borted\b|[Ss]egmentation fault"
+    FAILURE_WORDS + r"|\bWARN\b|FAILURE\b"
     r"|^\s*CRITICAL:[\w.<>-]+:.*?(?i:\b(?:died|dead|killed|crash|exit(?:ed)? (?:code|status|with)|cannot|can't|could not"
     r"|unable|not found|no such|invalid|timed? ?out|terminat|fault|lost|refused|denied|out of memory|OOM|abort|error|fail))"
 )

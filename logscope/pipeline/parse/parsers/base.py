@@ -13,6 +13,9 @@ from logscope.core.events import Event, RankId
 # a shell prompt before a command ("$ ", "# ", "user@host:~/dir$ ", "(venv) user@host:~$ "), as
 # grammars/launch_command.lark's PROMPT reads it
 SHELL_PROMPT = r"(?:\([^()\s]+\)\s+)?\S*[$#]\s+"
+# the words that make a line read like a failure (classify.FAILURE_LOOK adds WARN, FAILURE and CRITICAL records;
+# an open bash array stops at them)
+FAILURE_WORDS = r"Error\b|Exception\b|\bERROR\b|[Ff]ailed\b|FAILED|Fatal\b|[Aa]borted\b|[Ss]egmentation fault"
 PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 _PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]")
 _ANY_BRACKET = re.compile(r"^\s*\[[^\]]*\]\s*")

@@ -12,7 +12,7 @@ import shlex
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import TEXT_KEEP
-from logscope.pipeline.parse.parsers.base import BlockReader
+from logscope.pipeline.parse.parsers.base import FAILURE_WORDS, BlockReader
 from logscope.pipeline.parse.parsers.command_text import parse_command
 
 # "NAME=(", "NAME+=(", "declare -a NAME=(", "local -a NAME=(" with the first words after it or on the lines under it
@@ -22,10 +22,7 @@ _CONTINUED = re.compile(r"\s\\\s*$")
 _MAX_LINES = 64  # an array left open (its ")" cut off) stops taking lines here
 # a record of its own under an array left open: a log line, a traceback, a fence, a blank line, an error: the array
 # was cut above it
-_RECORD = re.compile(
-    r'^\s*(?:\[\d{4}-\d{2}-\d{2} |\[?\d{2}:\d{2}:\d{2}|Traceback \(|File "|```|$)'
-    r"|Error\b|Exception\b|\bERROR\b|[Ff]ailed\b|FAILED|Fatal\b|[Aa]borted\b|[Ss]egmentation fault"
-)
+_RECORD = re.compile(r'^\s*(?:\[\d{4}-\d{2}-\d{2} |\[?\d{2}:\d{2}:\d{2}|Traceback \(|File "|```|$)|' + FAILURE_WORDS)
 # the lines an array's body takes under its first: indented, or an option, a quoted word, a variable, a comment, the ")"
 _BODY_LINE = re.compile(r"^(?:\s|-|[\"'$#)])")
 # a line that prints the words rather than running them
