@@ -126,8 +126,8 @@ class SourceClassifier:
         self.quoted = False  # classifying an inline code span from prose
         self.in_sentence = False  # classifying a whole sentence of prose
         self.chunk: LineChunk | None = None  # the chunk being read (its other lines: the section a sentence is in)
-        # a chunk, its lines' bytes and the byte length of its longest line
-        self.widest: tuple[LineChunk, list[bytes], int] | None = None
+        # a chunk, its lines' byte lengths and the longest of them
+        self.widest: tuple[LineChunk, list[int], int] | None = None
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
@@ -463,9 +463,9 @@ class SourceClassifier:
         if chunk.path is not None:  # a file big enough for the range workers is no paste a viewer cut
             return True
         if self.widest is None or self.widest[0] is not chunk:
-            raws = [raw.rstrip(b"\r") for raw in chunk.all_lines().raws]
-            self.widest = (chunk, raws, max(map(len, raws), default=0))
-        own = len(self.widest[1][lineno - chunk.first])
+            lengths = [len(raw.rstrip(b"\r")) for raw in chunk.all_lines().raws]
+            self.widest = (chunk, lengths, max(lengths, default=0))
+        own = self.widest[1][lineno - chunk.first]
         # longer than its physical line: joined from a terminal's wrapped pieces, which a column cut never leaves
         return len(text.encode()) > own or self.widest[2] > own
 
