@@ -14,6 +14,7 @@ from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER_FIRST_WORDS, WRAPPER_NAMES, alternation
 from logscope.pipeline.parse.parsers.command_shapes import BARE_MODULE, LAUNCHER, WRAPPER_WORD
+from logscope.pipeline.parse.parsers.quote_cut import before_open_quote
 
 _SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&"})
 _ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|[^\s\"'])*")  # one character a step: no backtracking
@@ -163,6 +164,8 @@ def parse_command(text: str) -> dict[str, Any] | None:
         return None
     command, docker_env = normalised
     data = other_lines.parse_launch_command(command)
+    if data is None and (whole_words := before_open_quote(command)) is not None:
+        data = other_lines.parse_launch_command(whole_words)
     if data is None:
         return None
     data["env"] = {**docker_env, **data["env"]}
