@@ -18,7 +18,8 @@ def test_a_command_cut_inside_a_quoted_json_value_keeps_the_options_before_it():
     )
     launch = analyze_text(text + _READING)["launches"][0]
     assert launch["config"] == {"model_path": "/data/deepseek-r1-awq/", "tp_size": 8}
-    assert launch["server_args"] == {"model_path": "/data/deepseek-r1-awq/", "tp_size": "8", "hicache_storage_backend": "mooncake"}
+    args = {"model_path": "/data/deepseek-r1-awq/", "tp_size": "8", "hicache_storage_backend": "mooncake"}
+    assert launch["server_args"] == args
     assert launch["environment"] == {"MOONCAKE_PROTOCOL": "ascend", "MOONCAKE_MASTER": "10.0.0.1:50051"}
 
 
@@ -34,8 +35,8 @@ def test_a_blank_line_ends_the_assignments_and_the_launch_after_it_is_read_up_to
 
 
 def test_the_word_that_opens_an_unclosed_quote_is_left_out():
-    assert before_open_quote("python -m sglang.launch_server --tp 2 --model-path \"/a/b") == (
+    assert before_open_quote('python -m sglang.launch_server --tp 2 --model-path "/a/b') == (
         "python -m sglang.launch_server --tp 2 --model-path"
     )
-    assert before_open_quote("--x '{\"a\": 1}' --y \"q\\\"r\"") is None
-    assert before_open_quote("--json-model-override-args '{\"rope\": {\"fac") == "--json-model-override-args"
+    assert before_open_quote('--x \'{"a": 1}\' --y "q\\"r"') is None
+    assert before_open_quote('--json-model-override-args \'{"rope": {"fac') == "--json-model-override-args"
