@@ -40,3 +40,30 @@ def test_the_word_that_opens_an_unclosed_quote_is_left_out():
     )
     assert before_open_quote('--x \'{"a": 1}\' --y "q\\"r"') is None
     assert before_open_quote('--json-model-override-args \'{"rope": {"fac') == "--json-model-override-args"
+
+
+def test_sglang_routers_launcher_gives_the_server_arguments_not_its_own():
+    # sglang_router/launch_server.py (sglang-router 0.1.4 .. 0.3.2): ServerArgs.add_cli_args(parser), then the
+    # router's own options under "--router-"; sglang-4160's one-line form, in a code span the copy cut
+    text = (
+        "command `python -m sglang_router.launch_server --router-worker-startup-timeout-secs 600 "
+        "--router-balance-abs-threshold 3 --model-path /models/Llama-3.1-8B --dp-size 8 --tp 1\n"
+    )
+    launch = analyze_text(text)["launches"][0]
+    assert launch["server_args"] == {"model_path": "/models/Llama-3.1-8B", "dp_size": "8", "tp_size": "1"}
+    assert launch["config"] == {"model_path": "/models/Llama-3.1-8B", "dp_size": 8, "tp_size": 1}
+
+
+def test_a_launch_in_a_code_span_cut_by_the_copy_is_read_and_a_closed_one_still_is():
+    for text in (
+        "I ran `python3 -m sglang.launch_server --model-path /models/m --tp 2\n",
+        "I ran `python3 -m sglang.launch_server --model-path /models/m --tp 2` and it hung\n",
+    ):
+        assert analyze_text(text)["launches"][0]["config"] == {"model_path": "/models/m", "tp_size": 2}
+
+
+def test_the_routers_own_launcher_is_no_server_launch():
+    assert (
+        analyze_text("python -m sglang_router.launch_router --worker-urls http://a:30000 --policy cache_aware\n")["launches"]
+        == []
+    )

@@ -930,6 +930,7 @@ CATALOGUE: tuple[Kind, ...] = (
             "torchrun",
             "launch_server.py",
             "dynamo.sglang",
+            "sglang_router.launch_server",
         ),
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),

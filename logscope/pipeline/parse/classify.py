@@ -68,6 +68,9 @@ _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 # a launch command in a string of code that goes on past the line (cmd = """python -m sglang.launch_server ...):
 # the rest of the line after the opening quote
 _QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])(" + PYTHON_M_SGLANG + r"\s[^\"'`]{4,2000})")
+# a launch command in a code span that the paste cut before it closed ("command `python -m sglang.launch_server ...
+# --trust-re" at the end of a copy): the rest of the line after the backtick (form seen in pastes: sglang-4160)
+_CUT_CODE_SPAN = re.compile(r"`(" + PYTHON_M_SGLANG + r"\s[^`]{4,2000})$")
 _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?:[^()]|\([^()]*\)){4,2000}?)\s*(?:\)|$)")
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
@@ -532,7 +535,7 @@ class SourceClassifier:
 
     def _classify_prose(self, lineno: int, text: str) -> None:
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
-        spans = _without_command_words(spans)
+        spans = _without_command_words(spans + _CUT_CODE_SPAN.findall(text))
         labelled = after_label(text) if not spans else None
         if labelled is not None:  # "The start command is:  python3 -m ...": the command after the lead-in
             spans = [labelled[1]]
