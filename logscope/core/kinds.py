@@ -508,8 +508,12 @@ CATALOGUE: tuple[Kind, ...] = (
         CAPTURE_PROGRESS,
         PHASE,
         rules=("capture_progress",),
-        literals=("Capturing batches",),
-        samples=("Capturing batches (bs=512 avail_mem=11.47 GB):   0%|",),
+        literals=("Capturing batches", "Capturing num tokens", "Capturing prefill shape"),
+        samples=(
+            "Capturing batches (bs=512 avail_mem=11.47 GB):   0%|",
+            "Capturing num tokens (num_tokens=3968 avail_mem=0.05 GB):   2%|",
+            "Capturing prefill shape (num_tokens=8192 avail_mem=20.31 GB):   0%|",
+        ),
     ),
     Kind(
         CAPTURE_END,
