@@ -39,6 +39,7 @@ def test_the_newest_prefill_shape_bar_and_glued_updates_are_readings():
 
 
 def test_the_oom_class_with_its_message_is_still_the_allocators_wording():
-    text = "Traceback (most recent call last):\n" + _FRAMES + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB.\n"
+    oom = "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB.\n"
+    text = "Traceback (most recent call last):\n" + _FRAMES + oom
     finding = analyze_text(text)["findings"][0]
     assert (finding["rule"], finding["signature"]) == ("oom-time-unknown", "oom-hip")
