@@ -365,6 +365,8 @@ TIME_CLAIM_LITERALS = (
     "graph captur",
     "Graph captur",
     "uring startup",
+    "tartup crash",
+    "tart-up crash",
     " at startup",
     " on startup",
     "server startup",
