@@ -271,6 +271,10 @@ _STATED_HEADS = (
     "python:",
     "DeepEP ",
     "Cuda compilation tools",
+    # CMake's report of a package a source build found ("-- Found Python: ... (found version ...)"), a wheel pip installs
+    "(found version",
+    "(found suitable",
+    ".whl",
     # hand-written lines in Chinese ("驱动版本：570.124.06", "GPU型号：8 × NVIDIA L20", "显存：46,068 MiB") and a card's
     # memory in English ("GPU memory: 81559 MiB")
     "版本",
