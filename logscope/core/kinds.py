@@ -271,6 +271,10 @@ _STATED_HEADS = (
     "python:",
     "DeepEP ",
     "Cuda compilation tools",
+    # CMake's report of a package a source build found ("-- Found Python: ... (found version ...)"), a wheel pip installs
+    "(found version",
+    "(found suitable",
+    ".whl",
     # hand-written lines in Chinese ("驱动版本：570.124.06", "GPU型号：8 × NVIDIA L20", "显存：46,068 MiB") and a card's
     # memory in English ("GPU memory: 81559 MiB")
     "版本",
@@ -365,6 +369,8 @@ TIME_CLAIM_LITERALS = (
     "graph captur",
     "Graph captur",
     "uring startup",
+    "tartup crash",
+    "tart-up crash",
     " at startup",
     " on startup",
     "server startup",
@@ -508,8 +514,12 @@ CATALOGUE: tuple[Kind, ...] = (
         CAPTURE_PROGRESS,
         PHASE,
         rules=("capture_progress",),
-        literals=("Capturing batches",),
-        samples=("Capturing batches (bs=512 avail_mem=11.47 GB):   0%|",),
+        literals=("Capturing batches", "Capturing num tokens", "Capturing prefill shape"),
+        samples=(
+            "Capturing batches (bs=512 avail_mem=11.47 GB):   0%|",
+            "Capturing num tokens (num_tokens=3968 avail_mem=0.05 GB):   2%|",
+            "Capturing prefill shape (num_tokens=8192 avail_mem=20.31 GB):   0%|",
+        ),
     ),
     Kind(
         CAPTURE_END,
@@ -930,6 +940,7 @@ CATALOGUE: tuple[Kind, ...] = (
             "torchrun",
             "launch_server.py",
             "dynamo.sglang",
+            "sglang_router.launch_server",
         ),
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),

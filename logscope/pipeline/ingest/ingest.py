@@ -124,7 +124,8 @@ _EMBEDDED_PREFIX = re.compile(
 # tqdm updates pasted without their carriage returns: "...2.0it/s]Capturing batches (bs=144 ..."; and the shell's
 # "Killed" (bash's report of a job SIGKILL ended) glued after the last update: "...| 3/8 [00:02<00:03,  1.28it/s]Killed"
 _GLUED_PROGRESS = re.compile(
-    r"(?<=\S)(?=Capturing batches \(|Loading (?:safetensors|pt) checkpoint shards:)|(?<=it/s\]|s/it\])(?=Killed\s*$)"
+    r"(?<=\S)(?=Capturing (?:batches|num tokens|prefill shape) \(|Loading (?:safetensors|pt) checkpoint shards:)"
+    r"|(?<=it/s\]|s/it\])(?=Killed\s*$)"
 )
 
 _RANK_FROM_NAME = [
@@ -400,7 +401,7 @@ def clean(physical: str) -> list[str]:
             continue
         pieces = _EMBEDDED_PREFIX.split(segment) if "[" in segment and segment.find("[", 1) > 0 else [segment]
         for piece in pieces:
-            glued = "Capturing batches (" in piece or "checkpoint shards:" in piece or "]Killed" in piece
+            glued = "Capturing " in piece or "checkpoint shards:" in piece or "]Killed" in piece
             if glued and _GLUED_PROGRESS.search(piece):
                 out.extend(p for p in _GLUED_PROGRESS.split(piece) if p.strip())
             elif piece.strip():

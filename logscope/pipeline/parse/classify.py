@@ -53,7 +53,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
-from logscope.pipeline.parse.parsers.stated_env import SENTENCE, TORCH_NCCL_ERROR, version_before_failure
+from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
@@ -68,6 +68,9 @@ _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 # a launch command in a string of code that goes on past the line (cmd = """python -m sglang.launch_server ...):
 # the rest of the line after the opening quote
 _QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])(" + PYTHON_M_SGLANG + r"\s[^\"'`]{4,2000})")
+# a launch command in a code span that the paste cut before it closed ("command `python -m sglang.launch_server ...
+# --trust-re" at the end of a copy): the rest of the line after the backtick (form seen in pastes: sglang-4160)
+_CUT_CODE_SPAN = re.compile(r"`(" + PYTHON_M_SGLANG + r"\s[^`]{4,2000})$")
 _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?:[^()]|\([^()]*\)){4,2000}?)\s*(?:\)|$)")
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
@@ -532,7 +535,9 @@ class SourceClassifier:
 
     def _classify_prose(self, lineno: int, text: str) -> None:
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
-        spans = _without_command_words(spans)
+        spans = _without_command_words(spans + _CUT_CODE_SPAN.findall(text))
+        if mounted_over(text):  # the image's tag in a code span is no release that runs
+            spans = [span for span in spans if not IMAGE_TAG.search(span)]
         labelled = after_label(text) if not spans else None
         if labelled is not None:  # "The start command is:  python3 -m ...": the command after the lead-in
             spans = [labelled[1]]

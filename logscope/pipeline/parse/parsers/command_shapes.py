@@ -41,8 +41,10 @@ COMMAND_HEAD = re.compile(
     + r"){0,6})+\\\s*$)"
 )
 # SGLang's modules, and ai-dynamo's SGLang worker, which takes SGLang's server arguments (ai-dynamo 0.7.1
-# dynamo/sglang/args.py, 0.4.0 dynamo.sglang.worker and .decode_worker: ServerArgs.add_cli_args(parser))
-SGLANG_MODULE = r"(?:sglang\.\w+|dynamo\.sglang(?:\.(?:worker|decode_worker))?(?![\w.]))"
+# dynamo/sglang/args.py, 0.4.0 dynamo.sglang.worker and .decode_worker: ServerArgs.add_cli_args(parser)), and
+# sglang-router's launcher of a data-parallel server with its router (sglang_router/launch_server.py of sglang-router
+# 0.1.4 .. 0.3.2: ServerArgs.add_cli_args(parser), then its own options under the "--router-" prefix)
+SGLANG_MODULE = r"(?:sglang\.\w+|dynamo\.sglang(?:\.(?:worker|decode_worker))?(?![\w.])|sglang_router\.launch_server(?![\w.]))"
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
 LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE + r"|sglang\s+serve)(?=\s|`|$)")
 # a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",

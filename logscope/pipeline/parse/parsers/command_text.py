@@ -14,6 +14,7 @@ from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER_FIRST_WORDS, WRAPPER_NAMES, alternation
 from logscope.pipeline.parse.parsers.command_shapes import BARE_MODULE, LAUNCHER, WRAPPER_WORD
+from logscope.pipeline.parse.parsers.quote_cut import before_open_quote
 
 _SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&"})
 _ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|'[^']*'|[^\s\"'])*")  # one character a step: no backtracking
@@ -147,13 +148,20 @@ def _up_to_its_end(command: str, start: int) -> str:
 
 
 # every launcher normalise_command reads holds one of these: "-m sglang.<module>" (torchrun's too), the module's name
-# alone, "sglang serve", ".../sglang/launch_server.py", ai-dynamo's "-m dynamo.sglang"
-_LAUNCHER_LITERALS = ("sglang.", "sglang serve", "sglang/", "dynamo.sglang")
+# alone, "sglang serve", ".../sglang/launch_server.py", ai-dynamo's "-m dynamo.sglang", sglang-router's launcher
+_LAUNCHER_LITERALS = ("sglang.", "sglang serve", "sglang/", "dynamo.sglang", "sglang_router.launch_server")
 
 
 def may_hold_a_launcher(text: str) -> bool:
     """A cheap test before parse_command: text without these literals holds no launch command."""
     return any(literal in text for literal in _LAUNCHER_LITERALS)
+
+
+# sglang-router's launcher takes the server's arguments and its own, all under the "--router-" prefix
+# (sglang_router/launch_server.py of 0.1.4 .. 0.3.2: RouterArgs.add_cli_args(parser, use_router_prefix=True) and
+# "--router-dp-worker-base-port"); no ServerArgs option starts with "router" (catalog/server_flags.json)
+_ROUTER_LAUNCHER = re.compile(r"-m\s+sglang_router\.launch_server(?![\w.])")
+_ROUTER_OWN = "router_"
 
 
 def parse_command(text: str) -> dict[str, Any] | None:
@@ -163,9 +171,13 @@ def parse_command(text: str) -> dict[str, Any] | None:
         return None
     command, docker_env = normalised
     data = other_lines.parse_launch_command(command)
+    if data is None and (whole_words := before_open_quote(command)) is not None:
+        data = other_lines.parse_launch_command(whole_words)
     if data is None:
         return None
     data["env"] = {**docker_env, **data["env"]}
+    if _ROUTER_LAUNCHER.search(command):
+        data["args"] = {k: v for k, v in data["args"].items() if not k.startswith(_ROUTER_OWN)}
     return data
 
 

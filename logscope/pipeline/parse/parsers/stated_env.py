@@ -13,6 +13,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
+from logscope.pipeline.parse.parsers.build_versions import cmake_found, installed_wheel
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
 # packages whose version matters for the memory SGLang uses, as pip names them → check_env's key for them
@@ -109,13 +110,16 @@ MAX_GPUS = 1024
 
 # the official image's release tags (lmsysorg/sglang:v0.5.12-cu130, v0.4.2.post2-rocm630), not latest / nightly / dev
 IMAGE_TAG = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+# a source checkout mounted over the image's code ("unmodified source at `b8a6adad` mounted read-only into the official
+# `lmsysorg/sglang:v0.5.17` image"): the tag is not the release that runs (form seen in pastes: sglang-40125)
+_MOUNTED_INTO = re.compile(r"(?i)\bmount(?:ed|ing)?\b[^.;]{0,60}\binto\b[^.;]{0,40}$")
 # the same tag written without the image's name ("the v0.5.10-cu130 image"): the -cuNNN / -rocmNNN suffix of the
 # official image's tags, read only on a line that names SGLang or an image (lmdeploy's tags end in -cu12)
 _BARE_TAG = re.compile(r"(?<![\w./:-])v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)-(?:cu|rocm)\d{3}(?![\w.])")
 _IMAGE_WORDS = re.compile(r"(?i)\b(?:sglang|image|docker|container|tag)\b")
 # how each form states the version (the launch's sglang_version says it)
 PIN, FIELD, PIP_SHOW, PRINTED, IMAGE = "pip_pin", "issue_template", "pip_show", "version_print", "image_tag"
-BARE_TAG, SENTENCE, PIP_INSTALL = "bare_image_tag", "sentence", "pip_install"
+BARE_TAG, SENTENCE, PIP_INSTALL, BUILD = "bare_image_tag", "sentence", "pip_install", "build"
 # `pip install "sglang[all]==0.5.9"`, `uv pip install sglang==0.5.9 ...`: the release installed
 _INSTALL = re.compile(r"\bpip3?\s+install\b.*?[\s\"']sglang(?:\[[\w,-]+\])?==v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 WEAK = frozenset({BARE_TAG, SENTENCE})  # forms that any other statement of the version outranks
@@ -170,6 +174,7 @@ _NAMED_PACKAGES = {
     "deep_ep": "deep_ep",
     "deep-ep": "deep_ep",
 }
+_WHEEL_KEYS = {**_NAMED_PACKAGES, "sglang": "sglang"}
 _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, reverse=True))
 # name, a build qualifier ("Mooncake-master"), "version", a colon (full width too), then the version, perhaps with
 # the name again in front ("cuda_12.1", "sglang.v0.4.7"); never a path ("python3.10/site-packages": no space) and
@@ -232,6 +237,8 @@ def parse_line(text: str) -> Parsed | None:
     label = _labelled(text)
     if label is not None:
         return Parsed(kinds.STATED_ENV, {"values": {label[0]: label[1]}, "stated_by": FIELD})
+    if mounted_over(text):  # the image's tag is no release that runs, in any form below
+        text = IMAGE_TAG.sub("lmsysorg/sglang", text)
     m = IMAGE_TAG.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
@@ -241,6 +248,9 @@ def parse_line(text: str) -> Parsed | None:
     m = _INSTALL.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": PIP_INSTALL})
+    built = cmake_found(text) or installed_wheel(text, _WHEEL_KEYS)
+    if built is not None:
+        return Parsed(kinds.STATED_ENV, {"values": built, "stated_by": PIP_INSTALL if ".whl" in text else BUILD})
     version = sentence_version(text)
     named = named_versions(text)
     if version is not None or named:
@@ -257,6 +267,13 @@ def parse_line(text: str) -> Parsed | None:
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {}, CARD_MEMORY_MIB: int(m.group(1).replace(",", "")), "stated_by": FIELD})
     return None
+
+
+def mounted_over(text: str) -> bool:
+    """The line names an official image whose code a source checkout mounted into it replaces: its tag is no release
+    that runs (a code span of the tag alone is read with the line's words)."""
+    m = IMAGE_TAG.search(text)
+    return bool(m and _MOUNTED_INTO.search(text[: m.start()]))
 
 
 def _labelled(text: str) -> tuple[str, str] | None:
@@ -334,6 +351,8 @@ def fits(text: str) -> bool:
         or IMAGE_TAG.search(text)
         or _BARE_TAG.search(text)
         or _INSTALL.search(text)
+        or cmake_found(text) is not None
+        or installed_wheel(text, _WHEEL_KEYS) is not None
         or _TIED.search(text)
         or bool(named_versions(text))
     )

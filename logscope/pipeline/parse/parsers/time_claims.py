@@ -69,6 +69,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
+    # a crash named by the step it ended ("Startup crash occurred"; form seen in pastes: sglang-7211)
+    ("startup", re.compile(r"(?i)\bstart-?up crash(?:es|ed)?\b")),
     # in Chinese: starting (启动) it reports an error (报错, 出错) or fails (失败): "启动sglang报错", "启动时报错", "启动失败"
     # the words between never say it started well or without error (成功 success, 正常 normal, 没/未/无/不 not, 后 after):
     # "启动成功后运行一段时间报错" (started fine, failed after a while) claims the serving time, not startup

@@ -1,0 +1,45 @@
+"""Versions a build or an install step states: CMake's report of a package it found (a source build of sgl-kernel or
+DeepEP configures with the Python and the CUDA toolkit of the machine), and a wheel file that pip installs (its name
+holds its exact version)."""
+
+from __future__ import annotations
+
+import re
+
+# CMake 3.25.1 Modules/FindPackageHandleStandardArgs.cmake:581 FIND_PACKAGE_MESSAGE(... "Found ${_NAME}:
+# ${<first required var>} ${VERSION_MSG} ${COMPONENT_MSG}"), VERSION_MSG "(found version \"<v>\")" or "(found suitable
+# [exact ]version \"<v>\"[, minimum required is ...])" (lines 345-365, 568); a STATUS message, printed after "-- "
+_CMAKE_FOUND = re.compile(
+    r"^\s*-- Found (Python3?|PythonInterp|CUDA|CUDAToolkit): \S.*?\(found (?:suitable )?(?:exact )?version"
+    r" \"(\d+(?:\.\d+)+)\""
+)
+# the key check_env gives each: Python's version, and the CUDA toolkit's release as nvcc's "release 12.4" gives it
+# (FindCUDAToolkit reports nvcc's full "12.4.131")
+_CMAKE_KEYS = {"Python": "Python", "Python3": "Python", "PythonInterp": "Python", "CUDA": "cuda", "CUDAToolkit": "cuda"}
+# a wheel file on pip's command line: PEP 427 names it {distribution}-{version}(-{build})?-{python}-{abi}-{platform}.whl
+# (the distribution with "_" for "-"), so the file names the exact release installed
+_WHEEL_INSTALL = re.compile(
+    r"\bpip3?\s+install\b[^|;&]*?(?<![\w.-])([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)-(\d+(?:\.\d+)+(?:(?:\.post|rc|\.dev)\d+)?"
+    r"(?:\+[A-Za-z0-9.]+)?)(?:-\d\w*)?-[\w.]+-[\w.]+-[\w.]+\.whl\b"
+)
+
+
+def cmake_found(text: str) -> dict[str, str] | None:
+    """{check_env's key: version} from CMake's "-- Found Python: ... (found version "3.10.12")", else None."""
+    m = _CMAKE_FOUND.match(text)
+    if m is None:
+        return None
+    key = _CMAKE_KEYS[m.group(1)]
+    version = ".".join(m.group(2).split(".")[:2]) if key == "cuda" else m.group(2)
+    return {key: version}
+
+
+def installed_wheel(text: str, keys: dict[str, str]) -> dict[str, str] | None:
+    """{key: version} of a wheel that `pip install` installs from its file, for a distribution `keys` names (its
+    name in lower case, "_" or "-" between words), else None."""
+    m = _WHEEL_INSTALL.search(text)
+    if m is None:
+        return None
+    name = m.group(1).lower()
+    key = keys.get(name) or keys.get(name.replace("_", "-"))
+    return {key: m.group(2)} if key else None
