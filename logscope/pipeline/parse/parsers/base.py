@@ -77,7 +77,9 @@ class Parsed:
 
 class BlockReader:
     """A reader of records spanning several lines. The classifier calls `accepts` on a candidate line, then
-    `feed` on every following line until it declines one, then `close` for the events.
+    `feed` on every following line until it declines one, then `close` for the events, then `handed_back`: the lines
+    the reader took but that turned out to be no part of its record (an array whose ")" never came), which the
+    classifier reads again, in order, as if the block had never taken them.
 
     `literals`: one of them is in every line `starts` accepts. The prefilter is built from them, so a
     reader can never accept a line the prefilter dropped (`accepts` checks it)."""
@@ -107,6 +109,10 @@ class BlockReader:
         """`close` when the source ended inside the record: a reader whose last line may have been cut by the end of
         the copy drops what the cut may have shortened."""
         return self.close()
+
+    def handed_back(self) -> list[tuple[int, str]]:
+        """(line number, text) of the lines `feed` took that are no part of the record, asked after `close`."""
+        return []
 
 
 _NUMBER_WITH_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(MiB|W|%|C)?$")

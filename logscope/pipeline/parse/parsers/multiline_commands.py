@@ -16,6 +16,10 @@ from logscope.pipeline.parse.parsers.command_shapes import COMMAND_HEAD, behind_
 from logscope.pipeline.parse.parsers.command_text import parse_command
 
 _CONTINUED = re.compile(r"\s\\\s*$")
+# inside a command, a backslash at a line's end continues it whatever stands before it (bash 5.2 manual, "Escape
+# Character": "If a \newline pair appears, and the backslash itself is not quoted, the \newline is treated as a line
+# continuation"): "--speculative-num-steps 1\" goes on; "\\" at the end is a quoted backslash
+_CONTINUED_INSIDE = re.compile(r"(?<!\\)\\\s*$")
 # a line of a script commented out ("# CUDA_LAUNCH_BLOCKING=1 \\", "#   --enable-foo \\"): no part of the command; at a
 # command's first line, "# " before assignments alone is a comment (before a launcher, a root shell's prompt)
 _COMMENT = re.compile(r"^\s*#")
@@ -61,8 +65,8 @@ class ContinuedCommandReader(BlockReader):
             # lines after it are another command
             self.finished = True
             return True
-        self.finished = not _CONTINUED.search(text)
-        piece = _CONTINUED.sub(" ", text) if not self.finished else text
+        self.finished = not _CONTINUED_INSIDE.search(text)
+        piece = _CONTINUED_INSIDE.sub(" ", text) if not self.finished else text
         if cut:  # the terminal cut a flag's name at the end of the last line (no backslash there): its rest is here
             self.parts[-1] = self.parts[-1].rstrip() + piece.strip() + " "
         elif not _COMMENT.match(text):

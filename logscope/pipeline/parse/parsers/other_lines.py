@@ -234,6 +234,10 @@ class _LaunchCommand(Transformer):
                     close()
                     pending, words = None, []
         close()
+        if kind == "command" and any(isinstance(item, Token) and str(item) in _HELP for item in items):
+            # argparse's own -h/--help (add_help=True, ServerArgs' parsers keep it) prints the usage and exits while the
+            # words are parsed: the command starts nothing, so none of its words is a setting
+            args = {}
         return {"env": env, "args": args, "kind": kind}
 
     def export(self, items: list[Any]) -> dict[str, Any]:
@@ -269,6 +273,7 @@ def shell_word(word: str) -> str:
     return parts[0] if len(parts) == 1 else word.strip("'\"")
 
 
+_HELP = frozenset({"-h", "--help"})
 # a negative number after an option that takes a value is its value, as argparse reads it ("--random-seed -1")
 _NEGATIVE = re.compile(r"-\d+(?:\.\d+)?")
 

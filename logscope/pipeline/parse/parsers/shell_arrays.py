@@ -2,7 +2,13 @@
 `sglang serve "${SERVER_ARGS[@]}"` (a script's way to keep one flag a line). Read as bash reads it: the array's
 words, each one word, stand where `"${NAME[@]}"` expands them (bash 5.2 manual, "Arrays": "${name[@]} expands each
 element of name to a separate word"), and the command is read as any launch command. An array that no launch
-expands gives nothing."""
+expands gives nothing; one cut open (its ")" never came) hands the lines under its first back to the other readers.
+
+An array assigned inside a branch of an `if` (bash 5.2 manual, "Conditional Constructs": `if test-commands; then
+consequent-commands; fi`) and expanded by a launch outside that `if` may never have been assigned: the text does not
+show which branch ran, so no launch is read with it. Where the `if` ends is read from the indentation scripts give
+their branches (a convention, not bash's grammar): an assignment indented deeper than the branch's head
+(`if ...; then`) is inside the branch, a launch at the head's indentation or less is outside it."""
 
 from __future__ import annotations
 
@@ -27,6 +33,12 @@ _RECORD = re.compile(r'^\s*(?:\[\d{4}-\d{2}-\d{2} |\[?\d{2}:\d{2}:\d{2}|Tracebac
 _BODY_LINE = re.compile(r"^(?:\s|-|[\"'$#)])")
 # a line that prints the words rather than running them
 _PRINTS = re.compile(r"^\s*(?:echo|printf)\b")
+# the head of an if's (or elif's) branch as scripts write it: "if [ -n "$X" ]; then", "elif ...; then"
+_BRANCH_HEAD = re.compile(r"^\s*(?:if|elif)\s.*; then\s*(?:#.*)?$")
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
 
 
 # one token of an array's body as bash reads it: blanks, a comment (a "#" that starts a word), the closing ")", or a
@@ -64,20 +76,31 @@ class ShellArrayReader(BlockReader):
     `"${NAME[@]}"` (continued over lines with trailing backslashes), read with the array's words in their place."""
 
     grammar = kinds.LAUNCH_COMMAND_GRAMMAR
-    literals = ("=(", "[@]}")
+    literals = ("=(", "[@]}", "; then")
 
     def __init__(self, source: str) -> None:
         super().__init__(source)
         self.arrays: dict[str, list[str]] = {}
         # arrays assigned twice (the branches of an if or a case): the text does not show which assignment ran
         self.ambiguous: set[str] = set()
+        self.branch: int | None = None  # the indentation of the if branch's head the lines are in
+        self.in_branch: dict[str, int] = {}  # an array assigned inside a branch → the indentation of its head
 
     def starts(self, text: str) -> bool:
+        if _BRANCH_HEAD.match(text):
+            self.branch = _indent(text)
+            return False
         if _ASSIGN.match(text):
             return True
         names = [m.group(2) for m in _EXPANSION.finditer(text)]
-        known = bool(names) and all(name in self.arrays and name not in self.ambiguous for name in names)
+        known = bool(names) and all(self._assigned(name, _indent(text)) for name in names)
         return known and not _PRINTS.match(text) and parse_command(text) is not None
+
+    def _assigned(self, name: str, indent: int) -> bool:
+        """The array holds its words where a line at this indentation expands it: assigned once, and not inside a
+        branch the line is outside of."""
+        head = self.in_branch.get(name)
+        return name in self.arrays and name not in self.ambiguous and (head is None or indent > head)
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = self.last_line = lineno
@@ -85,7 +108,13 @@ class ShellArrayReader(BlockReader):
         self.name = assign.group(1) if assign else None
         self.append = bool(assign and assign.group(2))
         self.lines = [text[assign.end() :] if assign else text]
+        self.numbers = [lineno]
         self.finished = self._ended()
+        if assign and self.branch is not None:
+            if _indent(text) > self.branch:
+                self.in_branch[assign.group(1)] = self.branch
+            else:  # at the head's indentation or less: past the if's fi
+                self.branch = None
         return self
 
     def _ended(self) -> bool:
@@ -99,9 +128,17 @@ class ShellArrayReader(BlockReader):
         if self.name is not None and (_RECORD.search(text) or not _BODY_LINE.match(text)):
             return False
         self.lines.append(text)
+        self.numbers.append(lineno)
         self.last_line = lineno
         self.finished = self._ended()
         return True
+
+    def handed_back(self) -> list[tuple[int, str]]:
+        """An array cut open: the lines under its first were taken as its words only because no ")" came first (an
+        indented command, a flag list): they go back to the other readers."""
+        if self.name is None or _words("\n".join(self.lines))[1]:
+            return []
+        return list(zip(self.numbers[1:], self.lines[1:]))
 
     def close(self) -> list[Event]:
         if self.name is not None:

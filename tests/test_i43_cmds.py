@@ -1,0 +1,90 @@
+"""Launch-command facts (issue 43 item 4): bash's line continuation after any character, argparse's --help, another
+engine's `name: value` settings, bash arrays cut open or assigned in one branch of an if, benchmark arguments, and
+list options that stop at the first word argparse would not take."""
+
+from __future__ import annotations
+
+from tests.helpers import ROOT, analyze_text
+
+MINED = ROOT / "fixtures" / "mined"
+
+
+def _args(text: str) -> list[dict]:
+    return [launch["server_args"] for launch in analyze_text(text)["launches"]]
+
+
+# ------------------------------------------------------------ a backslash right after a value continues the command
+
+
+def test_a_backslash_right_after_a_value_continues_the_command():
+    # the real shape of sglang-10570 (built): "--speculative-num-steps 1\" with no blank before the backslash
+    text = (MINED / "sglang-10570.txt").read_text(encoding="utf-8")
+    (args,) = [a for a in _args(text) if a]
+    assert args["speculative_num_steps"] == "1" and args["speculative_eagle_topk"] == "1"
+    assert args["tool_call_parser"] == "deepseekv31" and args["reasoning_parser"] == "deepseek-v3"
+    assert args["chat_template"] == "/sgl-workspace/sglang/examples/chat_template/tool_chat_template_deepseekv31.jinja"
+
+
+def test_a_quoted_backslash_at_the_end_ends_the_command():
+    text = "python3 -m sglang.launch_server \\\n  --tp 2 \\\n  --chat-template C:\\\\\n  --port 1\n"
+    (args,) = _args(text)
+    assert args == {"tp_size": "2", "chat_template": "C:\\"}
+
+
+# ------------------------------------------------------------ --help starts nothing
+
+
+def test_a_help_command_gives_no_setting():
+    # the real shape of sglang-27654 (built): "$ python3 -m sglang.launch_server --help" then the import's traceback
+    report = analyze_text((MINED / "sglang-27654.txt").read_text(encoding="utf-8"))
+    assert all("help" not in launch["server_args"] for launch in report["launches"])
+    assert _args("python3 -m sglang.launch_server --tp 8 -h\n") == [{}]
+
+
+# ------------------------------------------------------------ another engine's settings are no SGLang flag
+
+
+def test_a_name_value_line_of_another_engine_s_config_is_no_flag():
+    # dynamo-1492 (built): a Dynamo yaml of vLLM worker settings under the OOM
+    text = "PrefillWorker:\n  gpu-memory-utilization: 0.98\n  max-model-len: 16384\n"
+    assert all(not args for args in _args(text))
+    assert _args("- mem-fraction-static: 0.75\n- tp-size: 4\n") == [{"mem_fraction_static": "0.75", "tp_size": "4"}]
+
+
+# ------------------------------------------------------------ bash arrays
+
+
+def test_an_array_cut_open_hands_its_lines_back_to_the_other_readers():
+    text = (
+        "ARGS=(\n"
+        "    --model-path /models/x\n"
+        "    --tp 8\n"
+        "    python3 -m sglang.launch_server --model-path /models/y \\\n"
+        "        --tp 4 --mem-fraction-static 0.8\n"
+    )
+    assert _args(text) == [{"model_path": "/models/y", "tp_size": "4", "mem_fraction_static": "0.8"}]
+
+
+def test_an_array_assigned_in_one_branch_of_an_if_is_not_expanded_outside_it():
+    text = (
+        'if [ "$ROLE" = prefill ]; then\n'
+        "  ARGS=(--disaggregation-mode prefill --tp 8)\n"
+        "fi\n"
+        'python3 -m sglang.launch_server --model-path /m "${ARGS[@]}"\n'
+    )
+    assert _args(text) == [{"model_path": "/m"}]
+
+
+def test_an_array_assigned_in_a_branch_is_expanded_by_the_launch_in_that_branch():
+    text = (
+        'if [ "$ROLE" = prefill ]; then\n'
+        "  ARGS=(--disaggregation-mode prefill --tp 8)\n"
+        '  python3 -m sglang.launch_server --model-path /m "${ARGS[@]}"\n'
+        "fi\n"
+    )
+    assert _args(text) == [{"model_path": "/m", "disaggregation_mode": "prefill", "tp_size": "8"}]
+
+
+def test_an_array_assigned_after_an_if_is_expanded():
+    text = 'if [ -z "$X" ]; then\n  echo unset\nfi\nARGS=(--tp 8)\npython3 -m sglang.launch_server --model-path /m "${ARGS[@]}"\n'
+    assert _args(text) == [{"model_path": "/m", "tp_size": "8"}]
