@@ -4,6 +4,7 @@ list options that stop at the first word argparse would not take."""
 
 from __future__ import annotations
 
+from logscope.core.server_flags import may_take, takes, value_type
 from tests.helpers import ROOT, analyze_text
 
 MINED = ROOT / "fixtures" / "mined"
@@ -88,3 +89,27 @@ def test_an_array_assigned_in_a_branch_is_expanded_by_the_launch_in_that_branch(
 def test_an_array_assigned_after_an_if_is_expanded():
     text = 'if [ -z "$X" ]; then\n  echo unset\nfi\nARGS=(--tp 8)\npython3 -m sglang.launch_server --model-path /m "${ARGS[@]}"\n'
     assert _args(text) == [{"model_path": "/m", "tp_size": "8"}]
+
+
+# ------------------------------------------------------------ a list option takes only the values argparse would
+
+
+def test_the_released_argparse_types_each_value_of_a_list_option():
+    # sglang 0.4.1-0.5.13 ServerArgs.add_cli_args: parser.add_argument("--cuda-graph-bs", type=int, nargs="+", ...)
+    assert takes("cuda_graph_bs") == "many" and value_type("cuda_graph_bs") == "int"
+    assert value_type("bucket_time_to_first_token") == "float"  # type=float, nargs="+"
+    assert may_take("cuda_graph_bs", "16") and not may_take("cuda_graph_bs", "and")
+    assert may_take("attention_backend", "fa3")  # in the choices of the releases that fix them
+
+
+def test_a_list_option_stops_at_the_first_word_that_is_not_its_value():
+    text = "I ran `python3 -m sglang.launch_server --model-path /m --cuda-graph-bs 1 2 4 and got` an OOM at capture.\n"
+    (args,) = _args(text)
+    assert args == {"model_path": "/m", "cuda_graph_bs": "1 2 4"}
+    (args,) = _args("python3 -m sglang.launch_server --cuda-graph-bs 1 2 4 8 --tp 2\n")
+    assert args == {"cuda_graph_bs": "1 2 4 8", "tp_size": "2"}
+
+
+def test_a_list_option_with_no_value_of_its_type_is_not_read():
+    (args,) = _args("python3 -m sglang.launch_server --tp 2 --cuda-graph-bs all of them\n")
+    assert args == {"tp_size": "2"}

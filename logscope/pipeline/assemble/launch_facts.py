@@ -144,7 +144,7 @@ def _coerce(key: str, value: Any) -> Any:
     if isinstance(value, str):
         if _EXPANDED.search(value):
             return _UNREAD
-        number = _NUMBER.get(value_type(key) or "")
+        number = _NUMBER.get(value_type(key) or "") if takes(key) in ("one", "optional") else None
         if number is not None:
             if value.endswith("."):  # "0." is a copy cut inside the number (argparse would read 0.0: no user writes it)
                 return _UNREAD
