@@ -4,7 +4,7 @@ list options that stop at the first word argparse would not take."""
 
 from __future__ import annotations
 
-from logscope.core.server_flags import may_take, takes, value_type
+from logscope.core.server_flags import benchmark_option, may_take, takes, value_type
 from tests.helpers import ROOT, analyze_text
 
 MINED = ROOT / "fixtures" / "mined"
@@ -113,3 +113,21 @@ def test_a_list_option_stops_at_the_first_word_that_is_not_its_value():
 def test_a_list_option_with_no_value_of_its_type_is_not_read():
     (args,) = _args("python3 -m sglang.launch_server --tp 2 --cuda-graph-bs all of them\n")
     assert args == {"tp_size": "2"}
+
+
+# ------------------------------------------------------------ a benchmark's own options are no server setting
+
+
+def test_a_benchmark_s_own_options_are_no_server_setting():
+    # the real shape of sglang-3333 (built); sglang 0.4.2 bench_one_batch.py: ServerArgs.add_cli_args(parser) and
+    # BenchArgs.add_cli_args(parser) on one parser, then load_model -> ModelRunner(server_args) in the same process
+    line = (MINED / "sglang-3333.txt").read_text(encoding="utf-8").splitlines()[0]
+    (launch,) = analyze_text(line + "\n")["launches"]
+    assert launch["server_args"] == {
+        "model_path": "deepseek-ai/DeepSeek-V3",
+        "tp_size": "8",
+        "trust_remote_code": True,
+        "disable_cuda_graph": True,
+    }
+    assert benchmark_option("sglang.bench_one_batch", "input")  # the prefix of BenchArgs' --input-len
+    assert not benchmark_option("sglang.launch_server", "batch_size")

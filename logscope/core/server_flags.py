@@ -149,3 +149,20 @@ def begins_an_option(text: str) -> bool:
     options = _every_option()
     at = bisect_left(options, text)
     return text.startswith("-") and at < len(options) and options[at] != text and options[at].startswith(text)
+
+
+@cache
+def _bench_options(module: str) -> frozenset[str]:
+    data = json.loads((data_dir("catalog") / "server_flags.json").read_text(encoding="utf-8"))
+    return frozenset(row["option"] for row in data["bench_options"] if row["module"] == module)
+
+
+def benchmark_option(module: str, flag: str) -> bool:
+    """Whether a flag of `python -m <module>` is the benchmark's own (its BenchArgs, parsed by the same argparse as
+    ServerArgs: `--batch-size`, `--input` the prefix of `--input-len`), not a server setting, in some catalogued
+    release; False for a module with no options of its own."""
+    options = _bench_options(module)
+    option = "--" + flag.replace("_", "-")
+    if option in options:
+        return True
+    return not is_option(option) and any(known.startswith(option) for known in options)

@@ -9,7 +9,8 @@
 - both in one release (fields not yet moved to `A[...]` are still registered by hand).
 
 `python -m tools.upstream flags` writes catalog/server_flags.json: one row per (option, dest, takes, type, choices)
-with the first and last release that registers it. logscope resolves a flag as the release's argparse does (an exact option,
+with the first and last release that registers it, and `bench_options`: the options of the benchmarks that run the
+model in-process (BENCH_MODULES) that are their own, not ServerArgs'. logscope resolves a flag as the release's argparse does (an exact option,
 else the one option it is a unique prefix of: `--tp` is `--tp-size`). `takes` is what argparse lets the option take
 after it: `none` (a store_true / store_false / store_const action, a bool field, a deprecated flag's no-argument
 action), `optional` (nargs="?"), `many` (nargs="+" / "*", a list field) or `one`; `type` is `int` or `float` when
@@ -270,11 +271,49 @@ def release_flags(version: str) -> list[dict[str, Any]]:
     ]
 
 
+# the benchmarks that parse ServerArgs and their own BenchArgs with one parser and run the model in the same process
+# (bench_one_batch: ModelRunner(server_args); bench_offline_throughput: Engine(**server_args)): their ServerArgs options
+# are the run's settings, their BenchArgs options are not
+BENCH_MODULES = ("sglang.bench_one_batch", "sglang.bench_offline_throughput")
+
+
+def bench_options(text: str) -> list[str]:
+    """The options `BenchArgs.add_cli_args` registers in one benchmark module's source."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    return sorted(
+        {
+            flag[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef) and node.name == "BenchArgs"
+            for call in ast.walk(node)
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument"
+            for flag in _added(call, {})
+        }
+    )
+
+
+def release_bench_options(version: str) -> list[dict[str, Any]]:
+    """Each benchmark module's own options in one release."""
+    wheel = sources.download("sglang", version)
+    return [
+        {"module": module, "option": option}
+        for path, text in sources.python_files(wheel)
+        if (module := sources.module_of(path)) in BENCH_MODULES
+        for option in bench_options(text)
+    ]
+
+
 def write_flags(versions: list[str]) -> Path:
     keys = ("option", "dest", "takes", "type", "choices")
     rows = build._merge([(v, release_flags(v)) for v in versions], keys, versions)
+    bench = build._merge([(v, release_bench_options(v)) for v in versions], ("module", "option"), versions)
+    bench.sort(key=lambda r: (r["module"], r["option"], r["first"]))
     rows.sort(key=lambda r: (r["option"], r["dest"], r["first"]))
     body: dict[str, Any] = {"generated": HEADER, "schema": "logscope-server-flags/3", "versions": versions}
     text = json.dumps(body, indent=1)[:-2] + ',\n "flags": [\n' + ",\n".join(json.dumps(r, sort_keys=True) for r in rows)
+    text += '\n ],\n "bench_options": [\n' + ",\n".join(json.dumps(r, sort_keys=True) for r in bench)
     OUT.write_text(text + "\n ]\n}\n", encoding="utf-8")
     return OUT

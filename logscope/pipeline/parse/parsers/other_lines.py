@@ -14,7 +14,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 
 from logscope.core import kinds, native_libraries, nccl_demoted
 from logscope.core.grammar_loader import parse
-from logscope.core.server_flags import may_take, takes
+from logscope.core.server_flags import benchmark_option, may_take, takes
 
 _UNITS = {"bytes": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0, "TiB": 1024.0**2, "PiB": 1024.0**3}
 
@@ -215,11 +215,13 @@ class _LaunchCommand(Transformer):
             elif takes(pending) not in ("one", "many"):
                 args[pending] = True
 
+        module = ""
         for item in items:
             if isinstance(item, tuple):
                 env[item[0]] = item[1]
                 continue
             if isinstance(item, Tree):  # the launcher (python -m sglang..., sglang serve)
+                module = next((str(t) for t in item.children if isinstance(t, Token) and t.type == "MODULE"), "")
                 continue
             value_of_pending = pending is not None and takes(pending) != "none"
             if item.type == "OPTION" and not (value_of_pending and _NEGATIVE.fullmatch(str(item))):
@@ -246,6 +248,9 @@ class _LaunchCommand(Transformer):
             # argparse's own -h/--help (add_help=True, ServerArgs' parsers keep it) prints the usage and exits while the
             # words are parsed: the command starts nothing, so none of its words is a setting
             args = {}
+        # a benchmark that runs the model in-process takes the server's options and its own (batch sizes, lengths):
+        # only the server's are the run's settings (tools/upstream/cli_flags.py BENCH_MODULES)
+        args = {flag: value for flag, value in args.items() if not benchmark_option(module, flag)}
         return {"env": env, "args": args, "kind": kind}
 
     def export(self, items: list[Any]) -> dict[str, Any]:
