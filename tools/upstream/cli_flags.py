@@ -10,14 +10,14 @@
 
 `python -m tools.upstream flags` writes catalog/server_flags.json: one row per (option, dest, takes, type, choices)
 with the first and last release that registers it, and `bench_options`: the options of the benchmarks that run the
-model in-process (BENCH_MODULES) that are their own, not ServerArgs'. logscope resolves a flag as the release's argparse does (an exact option,
-else the one option it is a unique prefix of: `--tp` is `--tp-size`). `takes` is what argparse lets the option take
-after it: `none` (a store_true / store_false / store_const action, a bool field, a deprecated flag's no-argument
-action), `optional` (nargs="?"), `many` (nargs="+" / "*", a list field) or `one`; `type` is `int` or `float` when
-argparse converts each value to one (every word of a `many` option: `--cuda-graph-bs` is `type=int, nargs="+"`), else
-null (a string, JSON); `choices` the values argparse accepts (`choices=[...]`, a module constant of literals, `["auto"]
-+ NAME`, a Literal field's values) as strings, or null where the source does not fix them (no choices, a computed list,
-a constant the release extends elsewhere)."""
+model in-process (BENCH_MODULES) that are their own, not ServerArgs'. logscope resolves a flag as the release's
+argparse does (an exact option, else the one option it is a unique prefix of: `--tp` is `--tp-size`). `takes` is what
+argparse lets the option take after it: `none` (a store_true / store_false / store_const action, a bool field, a
+deprecated flag's no-argument action), `optional` (nargs="?"), `many` (nargs="+" / "*", a list field) or `one`; `type`
+is `int` or `float` when argparse converts each value to one (every word of a `many` option: `--cuda-graph-bs` is
+`type=int, nargs="+"`), else null (a string, JSON); `choices` the values argparse accepts (`choices=[...]`, a module
+constant of literals, `["auto"] + NAME`, a Literal field's values) as strings, or null where the source does not fix
+them (no choices, a computed list, a constant the release extends elsewhere)."""
 
 from __future__ import annotations
 
