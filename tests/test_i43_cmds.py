@@ -131,3 +131,21 @@ def test_a_benchmark_s_own_options_are_no_server_setting():
     }
     assert benchmark_option("sglang.bench_one_batch", "input")  # the prefix of BenchArgs' --input-len
     assert not benchmark_option("sglang.launch_server", "batch_size")
+
+
+# ------------------------------------------------------------ a copy cut inside a code block
+
+
+def test_a_command_s_last_word_is_not_read_where_the_copy_ended_inside_a_code_block():
+    # the real shapes of sglang-33740 and sglang-4767 (built): a fence opened and never closed, the command's last
+    # line the copy's last ("--model-path za" of zai-org/..., "--host 0" of 0.0.0.0)
+    cut = analyze_text((MINED / "sglang-33740.txt").read_text(encoding="utf-8"))
+    assert [launch["server_args"].get("model_path") for launch in cut["launches"]] == ["zai-org/GLM-5.2-FP8", None]
+    cut = analyze_text((MINED / "sglang-4767.txt").read_text(encoding="utf-8"))
+    assert [launch["server_args"].get("host") for launch in cut["launches"]] == ["0.0.0.0", "0.0.0.0", None]
+
+
+def test_a_command_in_a_closed_code_block_or_none_is_read_to_its_last_word():
+    command = "python3 -m sglang.launch_server \\\n  --tp 8 \\\n  --model-path zai\n"
+    assert _args("```\n" + command + "```\n") == [{"tp_size": "8", "model_path": "zai"}]
+    assert _args(command) == [{"tp_size": "8", "model_path": "zai"}]

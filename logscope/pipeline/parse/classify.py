@@ -97,6 +97,8 @@ _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 # read whole first, as it always was.
 STREAM_AFTER = 20_000
 _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
+# a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
+_FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _JOIN_LOOKBACK = 64  # events held back for a cut traceback to find its exception line (the event before it)
 _FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later line can reach past this many
 
@@ -654,13 +656,18 @@ class SourceClassifier:
         """The open block's events; the lines it hands back are read again, in order, as lines no block took."""
         while self.active is not None:
             closing, self.active = self.active, None
-            for event in closing.close_at_end() if at_end else closing.close():
+            for event in closing.close_at_end(self._in_open_fence()) if at_end else closing.close():
                 self._append(event)
             for lineno, text in closing.handed_back():
                 self.recognized_physical.discard(lineno)
                 self._feed_line(lineno, text)
             if not at_end:
                 return
+
+    def _in_open_fence(self) -> bool:
+        """The source's last chunk opens more Markdown code fences than it closes (an odd count of fence lines): the
+        copy ended inside a code block. Ingest removes the fences from the lines, so they are counted on the bytes."""
+        return self.chunk is not None and len(_FENCE_LINE.findall(self.chunk.all_bytes())) % 2 == 1
 
     # ------------------------------------------------------------------ output
     def _emit(self, kind: str, lineno: int, text: str, data: dict[str, Any], prefix: dict[str, Any] | None, grammar: str) -> None:

@@ -105,9 +105,10 @@ class BlockReader:
     def close(self) -> list[Event]:
         raise NotImplementedError
 
-    def close_at_end(self) -> list[Event]:
+    def close_at_end(self, open_fence: bool) -> list[Event]:
         """`close` when the source ended inside the record: a reader whose last line may have been cut by the end of
-        the copy drops what the cut may have shortened."""
+        the copy drops what the cut may have shortened. `open_fence`: the copy ended inside a Markdown code block
+        whose closing fence never came (the copy was cut)."""
         return self.close()
 
     def handed_back(self) -> list[tuple[int, str]]:

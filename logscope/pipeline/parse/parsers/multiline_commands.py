@@ -52,6 +52,7 @@ class ContinuedCommandReader(BlockReader):
         self.first_line = self.last_line = lineno
         self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [_CONTINUED.sub(" ", text)]
         self.finished = False
+        self.ended_on_words = False  # the command's last line gave words (no comment ended it)
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
@@ -63,8 +64,9 @@ class ContinuedCommandReader(BlockReader):
         if self.parts and _COMMENT.match(text):
             # a comment once the command began ends it, as bash does (its backslash is part of the comment): the
             # lines after it are another command
-            self.finished = True
+            self.finished, self.ended_on_words = True, False
             return True
+        self.ended_on_words = not _COMMENT.match(text)
         self.finished = not _CONTINUED_INSIDE.search(text)
         piece = _CONTINUED_INSIDE.sub(" ", text) if not self.finished else text
         if cut:  # the terminal cut a flag's name at the end of the last line (no backslash there): its rest is here
@@ -72,6 +74,13 @@ class ContinuedCommandReader(BlockReader):
         elif not _COMMENT.match(text):
             self.parts.append(piece)
         return True
+
+    def close_at_end(self, open_fence: bool) -> list[Event]:
+        """The copy was cut (it ended inside a code block never closed) right after the command's last line: that
+        line may be cut inside its last word (`--model-path za`), which is not read."""
+        if open_fence and self.finished and self.ended_on_words and len(self.parts) > 1:
+            self.parts[-1] = self.parts[-1].rstrip().rpartition(" ")[0]
+        return self.close()
 
     def close(self) -> list[Event]:
         joined = " ".join(part.strip() for part in self.parts)
