@@ -149,3 +149,10 @@ def test_a_command_in_a_closed_code_block_or_none_is_read_to_its_last_word():
     command = "python3 -m sglang.launch_server \\\n  --tp 8 \\\n  --model-path zai\n"
     assert _args("```\n" + command + "```\n") == [{"tp_size": "8", "model_path": "zai"}]
     assert _args(command) == [{"tp_size": "8", "model_path": "zai"}]
+
+
+def test_bench_offline_throughput_is_read_as_its_grammar_reads_it():
+    # sglang 0.4.2 bench_offline_throughput.py: ServerArgs.add_cli_args(parser), BenchArgs.add_cli_args(parser), then
+    # Engine(**dataclasses.asdict(server_args)) in the same process; the grammar's MODULE names it, the prefilter did not
+    (args,) = _args("python3 -m sglang.bench_offline_throughput --model-path /m --tp 2 --num-prompts 10\n")
+    assert args == {"model_path": "/m", "tp_size": "2"}
