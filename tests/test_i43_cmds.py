@@ -156,3 +156,11 @@ def test_bench_offline_throughput_is_read_as_its_grammar_reads_it():
     # Engine(**dataclasses.asdict(server_args)) in the same process; the grammar's MODULE names it, the prefilter did not
     (args,) = _args("python3 -m sglang.bench_offline_throughput --model-path /m --tp 2 --num-prompts 10\n")
     assert args == {"model_path": "/m", "tp_size": "2"}
+
+
+def test_a_word_no_release_s_choices_hold_is_printed_but_no_setting():
+    # ServerArgs.add_cli_args: parser.add_argument("--deepep-mode", type=str, choices=["normal", "low_latency", "auto"])
+    (launch,) = analyze_text("python3 -m sglang.launch_server --tp 8 --deepep-mode lowlatency\n")["launches"]
+    assert launch["server_args"]["deepep_mode"] == "lowlatency" and "deepep_mode" not in launch["config"]
+    (launch,) = analyze_text("python3 -m sglang.launch_server --tp 8 --deepep-mode low_latency\n")["launches"]
+    assert launch["config"]["deepep_mode"] == "low_latency"

@@ -107,11 +107,14 @@ def _converts(kind: str | None, word: str) -> bool:
     return True
 
 
-def may_take(flag: str, word: str, version: str | None = None) -> bool:
+def may_take(flag: str, word: str, version: str | None = None, typed: bool = True) -> bool:
     """Whether argparse could take the word as one of the flag's values in some release that knows the flag: its type
-    converts it and it is one of the choices (where the release fixes them); True for a flag no release knows."""
+    converts it (unless `typed` is False) and it is one of the choices (where the release fixes them); True for a flag
+    no release knows."""
     options = _resolved(flag, version)
-    return not options or any(_converts(kind, word) and (choices is None or word in choices) for _, _, kind, choices in options)
+    return not options or any(
+        (not typed or _converts(kind, word)) and (choices is None or word in choices) for _, _, kind, choices in options
+    )
 
 
 @cache
