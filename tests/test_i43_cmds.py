@@ -26,6 +26,11 @@ def test_a_backslash_right_after_a_value_continues_the_command():
     assert args["chat_template"] == "/sgl-workspace/sglang/examples/chat_template/tool_chat_template_deepseekv31.jinja"
 
 
+def test_a_launcher_s_line_continued_with_no_blank_before_its_backslash_goes_on():
+    text = "python3 -m sglang.launch_server --model-path /m --tp 8\\\n  --mem-fraction-static 0.8 \\\n  --port 1\n"
+    assert _args(text) == [{"model_path": "/m", "tp_size": "8", "mem_fraction_static": "0.8", "port": "1"}]
+
+
 def test_a_quoted_backslash_at_the_end_ends_the_command():
     text = "python3 -m sglang.launch_server \\\n  --tp 2 \\\n  --chat-template C:\\\\\n  --port 1\n"
     (args,) = _args(text)

@@ -43,14 +43,15 @@ class ContinuedCommandReader(BlockReader):
     `# CUDA_LAUNCH_BLOCKING=1 \\`) are left out, as the shell leaves them."""
 
     grammar = kinds.LAUNCH_COMMAND_GRAMMAR
-    literals = (" \\",)
+    # a launcher's line continued with no blank before its backslash ("... --tp 8\\") holds a launcher's literal
+    literals = (" \\", "sglang.", "sglang serve")
 
     def starts(self, text: str) -> bool:
-        return bool(_CONTINUED.search(text) and (COMMAND_HEAD.match(text) or behind_prompt(text)))
+        return bool(_CONTINUED_INSIDE.search(text) and (COMMAND_HEAD.match(text) or behind_prompt(text)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = self.last_line = lineno
-        self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [_CONTINUED.sub(" ", text)]
+        self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [_CONTINUED_INSIDE.sub(" ", text)]
         self.finished = False
         self.ended_on_words = False  # the command's last line gave words (no comment ended it)
         return self
@@ -102,7 +103,7 @@ class WrappedCommandReader(BlockReader):
     literals = ("sglang.", "sglang serve", " -m")
 
     def starts(self, text: str) -> bool:
-        if _CONTINUED.search(text) or not (wants_more(text) or cut_flag(text)):
+        if _CONTINUED_INSIDE.search(text) or not (wants_more(text) or cut_flag(text)):
             return False
         return bool(SPLIT_LAUNCHER.search(text) or COMMAND_HEAD.match(text) or behind_prompt(text))
 
