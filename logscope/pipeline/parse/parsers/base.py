@@ -75,6 +75,12 @@ class Parsed:
     prefix: dict[str, Any] | None = None
 
 
+# a shell line continued: a backslash at a line's end continues it whatever stands before it (bash 5.2 manual, "Escape
+# Character": "If a \newline pair appears, and the backslash itself is not quoted, the \newline is treated as a line
+# continuation"): "--speculative-num-steps 1\" goes on; "\\" at the end is a quoted backslash
+CONTINUED_LINE = re.compile(r"(?<!\\)\\\s*$")
+
+
 class BlockReader:
     """A reader of records spanning several lines. The classifier calls `accepts` on a candidate line, then
     `feed` on every following line until it declines one, then `close` for the events, then `handed_back`: the lines

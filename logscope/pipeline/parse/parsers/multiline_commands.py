@@ -10,16 +10,12 @@ from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import TEXT_KEEP
 from logscope.core.server_flags import known_option
-from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader
+from logscope.pipeline.parse.parsers.base import CONTINUED_LINE, PREFIXED, BlockReader
 from logscope.pipeline.parse.parsers.command_cuts import SPLIT_LAUNCHER, cut_flag, flag_cut_between, gives_the_value, wants_more
 from logscope.pipeline.parse.parsers.command_shapes import COMMAND_HEAD, behind_prompt, without_prompt
 from logscope.pipeline.parse.parsers.command_text import parse_command
 
 _CONTINUED = re.compile(r"\s\\\s*$")
-# inside a command, a backslash at a line's end continues it whatever stands before it (bash 5.2 manual, "Escape
-# Character": "If a \newline pair appears, and the backslash itself is not quoted, the \newline is treated as a line
-# continuation"): "--speculative-num-steps 1\" goes on; "\\" at the end is a quoted backslash
-_CONTINUED_INSIDE = re.compile(r"(?<!\\)\\\s*$")
 # a line of a script commented out ("# CUDA_LAUNCH_BLOCKING=1 \\", "#   --enable-foo \\"): no part of the command; at a
 # command's first line, "# " before assignments alone is a comment (before a launcher, a root shell's prompt)
 _COMMENT = re.compile(r"^\s*#")
@@ -47,11 +43,11 @@ class ContinuedCommandReader(BlockReader):
     literals = (" \\", "sglang.", "sglang serve")
 
     def starts(self, text: str) -> bool:
-        return bool(_CONTINUED_INSIDE.search(text) and (COMMAND_HEAD.match(text) or behind_prompt(text)))
+        return bool(CONTINUED_LINE.search(text) and (COMMAND_HEAD.match(text) or behind_prompt(text)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = self.last_line = lineno
-        self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [_CONTINUED_INSIDE.sub(" ", text)]
+        self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [CONTINUED_LINE.sub(" ", text)]
         self.finished = False
         self.ended_on_words = False  # the command's last line gave words (no comment ended it)
         return self
@@ -68,8 +64,8 @@ class ContinuedCommandReader(BlockReader):
             self.finished, self.ended_on_words = True, False
             return True
         self.ended_on_words = not _COMMENT.match(text)
-        self.finished = not _CONTINUED_INSIDE.search(text)
-        piece = _CONTINUED_INSIDE.sub(" ", text) if not self.finished else text
+        self.finished = not CONTINUED_LINE.search(text)
+        piece = CONTINUED_LINE.sub(" ", text) if not self.finished else text
         if cut:  # the terminal cut a flag's name at the end of the last line (no backslash there): its rest is here
             self.parts[-1] = self.parts[-1].rstrip() + piece.strip() + " "
         elif not _COMMENT.match(text):
@@ -103,7 +99,7 @@ class WrappedCommandReader(BlockReader):
     literals = ("sglang.", "sglang serve", " -m")
 
     def starts(self, text: str) -> bool:
-        if _CONTINUED_INSIDE.search(text) or not (wants_more(text) or cut_flag(text)):
+        if CONTINUED_LINE.search(text) or not (wants_more(text) or cut_flag(text)):
             return False
         return bool(SPLIT_LAUNCHER.search(text) or COMMAND_HEAD.match(text) or behind_prompt(text))
 

@@ -18,13 +18,12 @@ import shlex
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import TEXT_KEEP
-from logscope.pipeline.parse.parsers.base import FAILURE_WORDS, BlockReader
+from logscope.pipeline.parse.parsers.base import CONTINUED_LINE, FAILURE_WORDS, BlockReader
 from logscope.pipeline.parse.parsers.command_text import parse_command
 
 # "NAME=(", "NAME+=(", "declare -a NAME=(", "local -a NAME=(" with the first words after it or on the lines under it
 _ASSIGN = re.compile(r"^\s*(?:(?:declare|local|readonly|typeset)\s+-[A-Za-z]+\s+)?([A-Za-z_]\w*)(\+?)=\(")
 _EXPANSION = re.compile(r"(\"?)\$\{([A-Za-z_]\w*)\[@\]\}\1")
-_CONTINUED = re.compile(r"\s\\\s*$")
 _MAX_LINES = 64  # an array left open (its ")" cut off) stops taking lines here
 # a record of its own under an array left open: a log line, a traceback, a fence, a blank line, an error: the array
 # was cut above it
@@ -120,7 +119,7 @@ class ShellArrayReader(BlockReader):
     def _ended(self) -> bool:
         if self.name is not None:
             return _words("\n".join(self.lines))[1]
-        return not _CONTINUED.search(self.lines[-1])
+        return not CONTINUED_LINE.search(self.lines[-1])
 
     def feed(self, lineno: int, text: str) -> bool:
         if self.finished or len(self.lines) >= _MAX_LINES:
@@ -149,7 +148,7 @@ class ShellArrayReader(BlockReader):
                 self.ambiguous.add(self.name)
             self.arrays[self.name] = [*self.arrays.get(self.name, []), *words] if self.append else words
             return []
-        command = " ".join(_CONTINUED.sub(" ", line).strip() for line in self.lines)
+        command = " ".join(CONTINUED_LINE.sub(" ", line).strip() for line in self.lines)
         expanded = _EXPANSION.sub(lambda m: shlex.join(self.arrays[m.group(2)]), command)
         data = parse_command(expanded)
         if data is None:
