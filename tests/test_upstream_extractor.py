@@ -81,6 +81,11 @@ def test_catalogue_keeps_memory_areas_and_server_log_lines_only():
 # ServerArgs in its three shapes: add_argument calls with from_cli_args' renames (<= 0.5.13), and A[...] fields
 # with Arg(aliases=...), a bare help string, cli_name and no_cli (0.5.14+)
 SERVER_ARGS = """
+BACKENDS = ["fa3", "triton"]
+GROWN = ["a"]
+GROWN.append("b")
+
+
 class ServerArgs:
     tp_size: A[int, Arg(help="The tensor parallelism size.", aliases=["--tensor-parallel-size"])] = 1
     nnodes: A[int, "The number of nodes."] = 1
@@ -91,6 +96,8 @@ class ServerArgs:
     cuda_graph_bs: A[Optional[List[int]], "The batch sizes to capture."] = None
     mem_fraction_static: A[float | None, "The fraction."] = None
     lora_paths: A[Optional[list], Arg(help="x", action=LoRAPathAction, action_kwargs={"nargs": "*"})] = None
+    kv_mode: A[Literal["fp8", "auto"], "The KV mode."] = "auto"
+    gc_threshold: A[Optional[List[int]], Arg(help="x", nargs="+")] = None
 
     @staticmethod
     def add_cli_args(parser):
@@ -99,6 +106,9 @@ class ServerArgs:
         parser.add_argument("--enable-dp-attention", action="store_true")
         parser.add_argument("--hybrid-kvcache-ratio", nargs="?", const=0.5, type=float)
         parser.add_argument("--enable-old", action=DeprecatedAction)
+        parser.add_argument("--attention-backend", type=str, choices=["auto"] + BACKENDS)
+        parser.add_argument("--grown-choice", type=str, choices=GROWN)
+        parser.add_argument("--bucket-latency", type=float, nargs="+")
         parser.add_argument(*names, **kwargs)
 
     @classmethod
@@ -112,20 +122,26 @@ def test_server_flags_come_with_the_field_each_sets():
 
     found, renames = cli_flags.extract(SERVER_ARGS)
     assert sorted(found, key=str) == [
-        ("--cuda-graph-bs", "cuda_graph_bs", "many", None),  # a list field takes the words up to the next option
-        ("--data-parallel-size", "data_parallel_size", "one", "int"),
-        ("--dp-size", "data_parallel_size", "one", "int"),
-        ("--enable-dp-attention", "enable_dp_attention", "none", None),
-        ("--enable-old", "enable_old", "none", None),  # SGLang's deprecated flags' actions take no word
-        ("--hybrid-kvcache-ratio", "hybrid_kvcache_ratio", "optional", "float"),
-        ("--lora-paths", "lora_paths", "many", None),
-        ("--mem-fraction-static", "mem_fraction_static", "one", "float"),
-        ("--model", "model_path", "one", None),
-        ("--model-path", "model_path", "one", None),
-        ("--nnodes", "nnodes", "one", "int"),
-        ("--other-name", "renamed", "one", "int"),
-        ("--tensor-parallel-size", "tp_size", "one", "int"),
-        ("--tp-size", "tp_size", "one", "int"),
-        ("--trust-remote-code", "trust_remote_code", "none", None),  # a bool field is store_true
+        ("--attention-backend", "attention_backend", "one", None, ("auto", "fa3", "triton")),  # a list plus a constant
+        ("--bucket-latency", "bucket_latency", "many", "float", None),  # each word of a list option converted
+        # a list field takes the words up to the next option, each converted to its element's type
+        ("--cuda-graph-bs", "cuda_graph_bs", "many", "int", None),
+        ("--data-parallel-size", "data_parallel_size", "one", "int", None),
+        ("--dp-size", "data_parallel_size", "one", "int", None),
+        ("--enable-dp-attention", "enable_dp_attention", "none", None, None),
+        ("--enable-old", "enable_old", "none", None, None),  # SGLang's deprecated flags' actions take no word
+        ("--gc-threshold", "gc_threshold", "many", "int", None),
+        ("--grown-choice", "grown_choice", "one", None, None),  # a constant extended elsewhere: choices not fixed
+        ("--hybrid-kvcache-ratio", "hybrid_kvcache_ratio", "optional", "float", None),
+        ("--kv-mode", "kv_mode", "one", None, ("fp8", "auto")),  # a Literal field's values are its choices
+        ("--lora-paths", "lora_paths", "many", None, None),
+        ("--mem-fraction-static", "mem_fraction_static", "one", "float", None),
+        ("--model", "model_path", "one", None, None),
+        ("--model-path", "model_path", "one", None, None),
+        ("--nnodes", "nnodes", "one", "int", None),
+        ("--other-name", "renamed", "one", "int", None),
+        ("--tensor-parallel-size", "tp_size", "one", "int", None),
+        ("--tp-size", "tp_size", "one", "int", None),
+        ("--trust-remote-code", "trust_remote_code", "none", None, None),  # a bool field is store_true
     ]
     assert renames == {"data_parallel_size": "dp_size"}

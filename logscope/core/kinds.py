@@ -936,6 +936,7 @@ CATALOGUE: tuple[Kind, ...] = (
             "sglang.launch_server",
             "sglang serve",
             "sglang.bench_one_batch",
+            "sglang.bench_offline_throughput",
             "docker run",
             "torchrun",
             "launch_server.py",

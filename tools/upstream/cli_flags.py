@@ -8,12 +8,16 @@
   `Arg(no_cli=True)` none), in server_args.py or in arg_groups/fields/*.py;
 - both in one release (fields not yet moved to `A[...]` are still registered by hand).
 
-`python -m tools.upstream flags` writes catalog/server_flags.json: one row per (option, dest, takes, type) with the
-first and last release that registers it. logscope resolves a flag as the release's argparse does (an exact option,
-else the one option it is a unique prefix of: `--tp` is `--tp-size`). `takes` is what argparse lets the option take
-after it: `none` (a store_true / store_false / store_const action, a bool field, a deprecated flag's no-argument
-action), `optional` (nargs="?"), `many` (nargs="+" / "*", a list field) or `one`; `type` is `int` or `float` when
-argparse converts the value to one, else null (a string, JSON, a list)."""
+`python -m tools.upstream flags` writes catalog/server_flags.json: one row per (option, dest, takes, type, choices)
+with the first and last release that registers it, and `bench_options`: the options of the benchmarks that run the
+model in-process (BENCH_MODULES) that are their own, not ServerArgs'. logscope resolves a flag as the release's
+argparse does (an exact option, else the one option it is a unique prefix of: `--tp` is `--tp-size`). `takes` is what
+argparse lets the option take after it: `none` (a store_true / store_false / store_const action, a bool field, a
+deprecated flag's no-argument action), `optional` (nargs="?"), `many` (nargs="+" / "*", a list field) or `one`; `type`
+is `int` or `float` when argparse converts each value to one (every word of a `many` option: `--cuda-graph-bs` is
+`type=int, nargs="+"`), else null (a string, JSON); `choices` the values argparse accepts (`choices=[...]`, a module
+constant of literals, `["auto"] + NAME`, a Literal field's values) as strings, or null where the source does not fix
+them (no choices, a computed list, a constant the release extends elsewhere)."""
 
 from __future__ import annotations
 
@@ -42,9 +46,12 @@ def _keyword(call: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
-# (option, dest, takes, type): one option string as argparse registers it (the module docstring says what takes and
-# type hold)
-Flag = tuple[str, str, str, str | None]
+# (option, dest, takes, type, choices): one option string as argparse registers it (the module docstring says what
+# each holds)
+Choices = tuple[str, ...] | None
+Flag = tuple[str, str, str, str | None, Choices]
+# module-level constants of literal values (`ATTENTION_BACKEND_CHOICES = ["fa3", ...]`) a `choices=` may name
+Constants = dict[str, Choices]
 # argparse's actions that store without taking a word, and SGLang's deprecated flags' actions that take none
 # (nargs=0 in their __init__; DeprecatedStoreConstAction takes one only when given nargs=None)
 _NO_VALUE_ACTIONS = frozenset(
@@ -82,8 +89,42 @@ def _takes(action: ast.expr | None, nargs: ast.expr | None, nargs_given: bool) -
     return None
 
 
-def _added(call: ast.Call) -> list[Flag]:
-    """(option, dest, takes, type) of a `*.add_argument("--a", "--b", ...)` call with literal option strings."""
+def _literals(node: ast.expr | None, constants: Constants) -> Choices:
+    """The values of a `choices=` expression as strings: a list or tuple of literals, a constant naming one, or a sum
+    of those; None for anything else (computed, or unknown)."""
+    if isinstance(node, ast.List | ast.Tuple):
+        values = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str | int | float)]
+        return tuple(str(v) for v in values) if len(values) == len(node.elts) else None
+    if isinstance(node, ast.Name | ast.Attribute):
+        return constants.get(_name(node) or "")
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literals(node.left, constants), _literals(node.right, constants)
+        return left + right if left is not None and right is not None else None
+    return None
+
+
+def module_constants(tree: ast.Module) -> Constants:
+    """Module-level `NAME = [literals]` of one file; a name the file also extends (`NAME.append(...)`, `NAME +=`,
+    `NAME.extend(...)`) or assigns twice maps to None: its values are not all in the source."""
+    found: Constants = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            found[name] = None if name in found else _literals(node.value, found)
+    for each in ast.walk(tree):
+        grown = None
+        if isinstance(each, ast.AugAssign):
+            grown = _name(each.target)
+        elif isinstance(each, ast.Call) and isinstance(each.func, ast.Attribute) and each.func.attr in ("append", "extend"):
+            grown = _name(each.func.value)
+        if grown in found:
+            found[grown] = None
+    return found
+
+
+def _added(call: ast.Call, constants: Constants) -> list[Flag]:
+    """(option, dest, takes, type, choices) of a `*.add_argument("--a", "--b", ...)` call with literal option
+    strings."""
     options = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     longs = [o for o in options if o.startswith("--")]
     if not longs or len(options) != len(call.args):
@@ -94,13 +135,15 @@ def _added(call: ast.Call) -> list[Flag]:
     takes = _takes(_keyword(call, "action"), nargs, nargs is not None) or "one"
     kind = _name(_keyword(call, "type"))
     kind = _CONVERTERS.get(kind or "", kind)
-    number = kind if kind in _NUMBER_TYPES and takes in ("one", "optional") else None
-    return [(option, name, takes, number) for option in options if option.startswith("-")]
+    number = kind if kind in _NUMBER_TYPES and takes != "none" else None
+    choices = _literals(_keyword(call, "choices"), constants)
+    return [(option, name, takes, number, choices) for option in options if option.startswith("-")]
 
 
-def _field_type(annotation: ast.expr) -> tuple[str, str | None]:
-    """(takes, type) of a field's type as SGLang's Arg machinery registers it: Optional unwrapped, a bool is
-    store_true, a list takes many words, a Literal the type of its values."""
+def _field_type(annotation: ast.expr) -> tuple[str, str | None, Choices]:
+    """(takes, type, choices) of a field's type as SGLang's Arg machinery registers it (arg_utils.py
+    add_cli_args_from_dataclass): Optional unwrapped, a bool is store_true, a list takes many words of its element's
+    type, a Literal the type of its values and its values as the choices."""
     node = annotation
     if isinstance(node, ast.Subscript) and _name(node.value) in ("Optional", "Union"):
         inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -108,21 +151,22 @@ def _field_type(annotation: ast.expr) -> tuple[str, str | None]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # int | None
         node = node.right if isinstance(node.left, ast.Constant) and node.left.value is None else node.left
     if isinstance(node, ast.Subscript) and _name(node.value) in ("list", "List"):
-        return "many", None
+        element = _name(node.slice)
+        return "many", element if element in _NUMBER_TYPES else None, None
     if isinstance(node, ast.Subscript) and _name(node.value) == "Literal":
         values = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         first = values[0] if values else None
         literal = type(first.value).__name__ if isinstance(first, ast.Constant) else None
-        return "one", literal if literal in _NUMBER_TYPES else None
+        return "one", literal if literal in _NUMBER_TYPES else None, _literals(ast.List(elts=values), {})
     kind = _name(node)
     if kind == "bool":
-        return "none", None
-    return "one", kind if kind in _NUMBER_TYPES else None
+        return "none", None, None
+    return "one", kind if kind in _NUMBER_TYPES else None, None
 
 
-def _annotated(field: ast.AnnAssign) -> list[Flag]:
-    """(option, dest, takes, type) of a `name: A[type, "help" | Arg(...)]` field; none for a field without either,
-    or no_cli."""
+def _annotated(field: ast.AnnAssign, constants: Constants) -> list[Flag]:
+    """(option, dest, takes, type, choices) of a `name: A[type, "help" | Arg(...)]` field; none for a field without
+    either, or no_cli."""
     if not isinstance(field.target, ast.Name) or not isinstance(field.annotation, ast.Subscript):
         return []
     base = field.annotation.value
@@ -132,10 +176,10 @@ def _annotated(field: ast.AnnAssign) -> list[Flag]:
     name = field.target.id
     flag = "--" + name.replace("_", "-")
     meta = next((p for p in parts[1:] if isinstance(p, ast.Call) and getattr(p.func, "id", "") == "Arg"), None)
-    takes, kind = _field_type(parts[0])
+    takes, kind, choices = _field_type(parts[0])
     if meta is None:
         helps = [p for p in parts[1:] if isinstance(p, ast.Constant) and isinstance(p.value, str)]
-        return [(flag, name, takes, kind)] if helps else []
+        return [(flag, name, takes, kind, choices)] if helps else []
     no_cli = _keyword(meta, "no_cli")
     if isinstance(no_cli, ast.Constant) and no_cli.value is True:
         return []
@@ -148,13 +192,15 @@ def _annotated(field: ast.AnnAssign) -> list[Flag]:
         given = {_name(k): v for k, v in zip(kwargs.keys, kwargs.values) if k is not None}
         nargs = given.get("nargs", nargs)
     if _keyword(meta, "type_parser") is not None and takes == "many":  # the parser reads the whole value as one word
-        takes = "one"
+        takes, kind = "one", None
     decided = _takes(action, nargs, nargs is not None)
     if decided is not None or action is not None:
         takes = decided or "one"
-    if takes not in ("one", "optional"):
-        kind = None
-    return [(option, name, takes, kind) for option in [flag, *_strings(_keyword(meta, "aliases"))]]
+    if takes == "none":
+        kind, choices = None, None
+    if _keyword(meta, "choices") is not None:
+        choices = _literals(_keyword(meta, "choices"), constants)
+    return [(option, name, takes, kind, choices) for option in [flag, *_strings(_keyword(meta, "aliases"))]]
 
 
 def _renames(function: ast.FunctionDef) -> dict[str, str]:
@@ -168,45 +214,106 @@ def _renames(function: ast.FunctionDef) -> dict[str, str]:
     return out
 
 
-def extract(text: str) -> tuple[list[Flag], dict[str, str]]:
-    """Every (option, argparse dest, takes, type) one source file registers, and the dests from_cli_args renames to
-    fields."""
+def extract(text: str, constants: Constants | None = None) -> tuple[list[Flag], dict[str, str]]:
+    """Every (option, argparse dest, takes, type, choices) one source file registers, and the dests from_cli_args
+    renames to fields. `constants`: the release's module constants a `choices=` may name (else the file's own)."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return [], {}
+    known = module_constants(tree) if constants is None else constants
     found: list[Flag] = []
     renames: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
-            found += _added(node)
+            found += _added(node, known)
         elif isinstance(node, ast.ClassDef):
-            found += [pair for item in node.body if isinstance(item, ast.AnnAssign) for pair in _annotated(item)]
+            found += [flag for item in node.body if isinstance(item, ast.AnnAssign) for flag in _annotated(item, known)]
         elif isinstance(node, ast.FunctionDef) and node.name == "from_cli_args":
             renames.update(_renames(node))
     return found, renames
 
 
-def release_flags(version: str) -> list[dict[str, str | None]]:
-    """Each option of one release with the ServerArgs field it sets, what it takes and its value's type."""
+def _release_constants(texts: list[str]) -> Constants:
+    """The module constants of every ServerArgs file of a release (a `choices=` names one imported from another file,
+    `sglang.srt.arg_groups.choices` in 0.5.2x); a name two files give different values maps to None."""
+    merged: Constants = {}
+    for text in texts:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for name, values in module_constants(tree).items():
+            merged[name] = values if merged.get(name, values) == values else None
+    return merged
+
+
+def release_flags(version: str) -> list[dict[str, Any]]:
+    """Each option of one release with the ServerArgs field it sets, what it takes, its values' type and choices."""
     wheel = sources.download("sglang", version)
-    pairs: set[Flag] = set()
+    texts = [text for path, text in sources.python_files(wheel) if sources.module_of(path).startswith(_MODULES)]
+    constants = _release_constants(texts)
+    flags: set[Flag] = set()
     renames: dict[str, str] = {}
-    for path, text in sources.python_files(wheel):
-        if sources.module_of(path).startswith(_MODULES):
-            found, renamed = extract(text)
-            pairs.update(found)
-            renames.update(renamed)
+    for text in texts:
+        found, renamed = extract(text, constants)
+        flags.update(found)
+        renames.update(renamed)
     return [
-        {"option": option, "dest": renames.get(dest, dest), "takes": takes, "type": kind}
-        for option, dest, takes, kind in sorted(pairs, key=lambda p: (p[0], p[1], p[2], p[3] or ""))
+        {
+            "option": option,
+            "dest": renames.get(dest, dest),
+            "takes": takes,
+            "type": kind,
+            "choices": None if choices is None else list(choices),
+        }
+        for option, dest, takes, kind, choices in sorted(flags, key=lambda p: (p[0], p[1], p[2], p[3] or "", p[4] or ()))
+    ]
+
+
+# the benchmarks that parse ServerArgs and their own BenchArgs with one parser and run the model in the same process
+# (bench_one_batch: ModelRunner(server_args); bench_offline_throughput: Engine(**server_args)): their ServerArgs options
+# are the run's settings, their BenchArgs options are not
+BENCH_MODULES = ("sglang.bench_one_batch", "sglang.bench_offline_throughput")
+
+
+def bench_options(text: str) -> list[str]:
+    """The options `BenchArgs.add_cli_args` registers in one benchmark module's source."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    return sorted(
+        {
+            flag[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef) and node.name == "BenchArgs"
+            for call in ast.walk(node)
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument"
+            for flag in _added(call, {})
+        }
+    )
+
+
+def release_bench_options(version: str) -> list[dict[str, Any]]:
+    """Each benchmark module's own options in one release."""
+    wheel = sources.download("sglang", version)
+    return [
+        {"module": module, "option": option}
+        for path, text in sources.python_files(wheel)
+        if (module := sources.module_of(path)) in BENCH_MODULES
+        for option in bench_options(text)
     ]
 
 
 def write_flags(versions: list[str]) -> Path:
-    rows = build._merge([(v, release_flags(v)) for v in versions], ("option", "dest", "takes", "type"), versions)
+    keys = ("option", "dest", "takes", "type", "choices")
+    rows = build._merge([(v, release_flags(v)) for v in versions], keys, versions)
+    bench = build._merge([(v, release_bench_options(v)) for v in versions], ("module", "option"), versions)
+    bench.sort(key=lambda r: (r["module"], r["option"], r["first"]))
     rows.sort(key=lambda r: (r["option"], r["dest"], r["first"]))
-    body: dict[str, Any] = {"generated": HEADER, "schema": "logscope-server-flags/2", "versions": versions}
+    body: dict[str, Any] = {"generated": HEADER, "schema": "logscope-server-flags/3", "versions": versions}
     text = json.dumps(body, indent=1)[:-2] + ',\n "flags": [\n' + ",\n".join(json.dumps(r, sort_keys=True) for r in rows)
+    text += '\n ],\n "bench_options": [\n' + ",\n".join(json.dumps(r, sort_keys=True) for r in bench)
     OUT.write_text(text + "\n ]\n}\n", encoding="utf-8")
     return OUT

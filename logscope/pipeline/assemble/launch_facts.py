@@ -10,7 +10,7 @@ from logscope.core import kinds
 from logscope.core.credentials import REDACTED, hides, is_credential
 from logscope.core.events import Event
 from logscope.core.model import Launch
-from logscope.core.server_flags import field_of, takes, value_type
+from logscope.core.server_flags import field_of, may_take, takes, value_type
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, TORCH_NCCL_ERROR, WEAK
 
@@ -140,11 +140,12 @@ _EXPANDED = re.compile(r"\$(?:\w|\{|\()")
 def _coerce(key: str, value: Any) -> Any:
     """A config value as the released argparse types it (server_flags.json): an int or float flag's word as that
     number, a store_true flag's `True`/`False` as a bool; `_UNREAD` for a number flag's word that is no number (a
-    shell variable, `$(LWS_GROUP_SIZE)`: the paste does not give the value), and for any word the shell expands."""
+    shell variable, `$(LWS_GROUP_SIZE)`: the paste does not give the value), for a word none of the releases'
+    choices holds (argparse refuses it), and for any word the shell expands."""
     if isinstance(value, str):
         if _EXPANDED.search(value):
             return _UNREAD
-        number = _NUMBER.get(value_type(key) or "")
+        number = _NUMBER.get(value_type(key) or "") if takes(key) in ("one", "optional") else None
         if number is not None:
             if value.endswith("."):  # "0." is a copy cut inside the number (argparse would read 0.0: no user writes it)
                 return _UNREAD
@@ -154,6 +155,8 @@ def _coerce(key: str, value: Any) -> Any:
                 return _UNREAD
         if takes(key) == "none" and value.lower() in ("true", "false"):
             return value.lower() == "true"
+        if takes(key) == "one" and not may_take(key, value, typed=False):  # a word argparse refuses: no choice of it
+            return _UNREAD
     return value
 
 

@@ -100,6 +100,8 @@ _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 # read whole first, as it always was.
 STREAM_AFTER = 20_000
 _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
+# a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
+_FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _JOIN_LOOKBACK = 64  # events held back for a cut traceback to find its exception line (the event before it)
 _FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later line can reach past this many
 
@@ -124,6 +126,7 @@ class SourceClassifier:
         self.events: list[Event] = []
         self.readers: list[BlockReader] = block_readers(source.name)
         self.active: BlockReader | None = None
+        self.active_since = 0  # the open block's first line
         self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
         self.recognized_physical = SeenLines()
         self.quoted = False  # classifying an inline code span from prose
@@ -190,6 +193,8 @@ class SourceClassifier:
             floor = min(floor, self.pending[0])
         if self.rewrap is not None:
             floor = min(floor, self.rewrap.first)
+        if self.active is not None:  # its lines may be handed back: still uncounted
+            floor = min(floor, self.active_since)
         if self.serving_at is not None:
             if self.serving_at[0] >= floor or self.active is not None:
                 return []
@@ -325,13 +330,13 @@ class SourceClassifier:
 
     def _feed_line(self, lineno: int, text: str) -> None:
         if self.active is not None:
-            if _a_record_of_its_own(self.active, text):
-                self._close_block()
-            elif self.active.feed(lineno, text):
+            if not _a_record_of_its_own(self.active, text) and self.active.feed(lineno, text):
                 self.recognized_physical.add(lineno)
                 return
-            else:
-                self._close_block()
+            self._close_block()
+            if self.active is not None:  # a line the block handed back opened another: this line is offered to it
+                self._feed_line(lineno, text)
+                return
         if self.pending is not None and self._try_join(lineno, text):
             return
         self._flush_pending()
@@ -340,6 +345,7 @@ class SourceClassifier:
         for reader in self.readers:
             if reader.accepts(text):
                 self.active = reader.open(lineno, text)
+                self.active_since = lineno
                 self.coverage.seen[reader.grammar] += 1
                 self.coverage.recognized[reader.grammar] += 1
                 self.recognized_physical.add(lineno)
@@ -652,10 +658,21 @@ class SourceClassifier:
 
     # ------------------------------------------------------------------ blocks
     def _close_block(self, at_end: bool = False) -> None:
-        if self.active is not None:
-            for event in self.active.close_at_end() if at_end else self.active.close():
+        """The open block's events; the lines it hands back are read again, in order, as lines no block took."""
+        while self.active is not None:
+            closing, self.active = self.active, None
+            for event in closing.close_at_end(self._in_open_fence()) if at_end else closing.close():
                 self._append(event)
-            self.active = None
+            for lineno, text in closing.handed_back():
+                self.recognized_physical.discard(lineno)
+                self._feed_line(lineno, text)
+            if not at_end:
+                return
+
+    def _in_open_fence(self) -> bool:
+        """The source's last chunk opens more Markdown code fences than it closes (an odd count of fence lines): the
+        copy ended inside a code block. Ingest removes the fences from the lines, so they are counted on the bytes."""
+        return self.chunk is not None and len(_FENCE_LINE.findall(self.chunk.all_bytes())) % 2 == 1
 
     # ------------------------------------------------------------------ output
     def _emit(self, kind: str, lineno: int, text: str, data: dict[str, Any], prefix: dict[str, Any] | None, grammar: str) -> None:

@@ -75,9 +75,17 @@ class Parsed:
     prefix: dict[str, Any] | None = None
 
 
+# a shell line continued: a backslash at a line's end continues it whatever stands before it (bash 5.2 manual, "Escape
+# Character": "If a \newline pair appears, and the backslash itself is not quoted, the \newline is treated as a line
+# continuation"): "--speculative-num-steps 1\" goes on; "\\" at the end is a quoted backslash
+CONTINUED_LINE = re.compile(r"(?<!\\)\\\s*$")
+
+
 class BlockReader:
     """A reader of records spanning several lines. The classifier calls `accepts` on a candidate line, then
-    `feed` on every following line until it declines one, then `close` for the events.
+    `feed` on every following line until it declines one, then `close` for the events, then `handed_back`: the lines
+    the reader took but that turned out to be no part of its record (an array whose ")" never came), which the
+    classifier reads again, in order, as if the block had never taken them.
 
     `literals`: one of them is in every line `starts` accepts. The prefilter is built from them, so a
     reader can never accept a line the prefilter dropped (`accepts` checks it)."""
@@ -103,10 +111,15 @@ class BlockReader:
     def close(self) -> list[Event]:
         raise NotImplementedError
 
-    def close_at_end(self) -> list[Event]:
+    def close_at_end(self, open_fence: bool) -> list[Event]:
         """`close` when the source ended inside the record: a reader whose last line may have been cut by the end of
-        the copy drops what the cut may have shortened."""
+        the copy drops what the cut may have shortened. `open_fence`: the copy ended inside a Markdown code block
+        whose closing fence never came (the copy was cut)."""
         return self.close()
+
+    def handed_back(self) -> list[tuple[int, str]]:
+        """(line number, text) of the lines `feed` took that are no part of the record, asked after `close`."""
+        return []
 
 
 _NUMBER_WITH_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(MiB|W|%|C)?$")

@@ -192,8 +192,8 @@ def valued_words(text: str) -> list[str] | None:
     """The shell words of the launch command in `text` that hold a value of its own, as typed: the one word after an
     option that takes a single value (`--served-model-name "..."`, a JSON argument), an `--option=value` word, an
     environment assignment; None when the text holds no launcher. A multi-value option's words are not among them:
-    argparse takes any words up to the next option, and prose after the command ("--cuda-graph-bs 1 2 4 and got
-    \"RuntimeError: ...\"") is read as them."""
+    an untyped list takes any words up to the next option, so prose after the command ("--lora-paths a b and got
+    \"RuntimeError: ...\"") may be read as them (a typed list stops at the first word its type refuses)."""
     if not may_hold_a_launcher(text) or normalise_command(text) is None:
         return None
     words: list[str] = []

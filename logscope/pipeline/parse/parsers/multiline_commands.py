@@ -10,7 +10,7 @@ from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.core.model import TEXT_KEEP
 from logscope.core.server_flags import known_option
-from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader
+from logscope.pipeline.parse.parsers.base import CONTINUED_LINE, PREFIXED, BlockReader
 from logscope.pipeline.parse.parsers.command_cuts import SPLIT_LAUNCHER, cut_flag, flag_cut_between, gives_the_value, wants_more
 from logscope.pipeline.parse.parsers.command_shapes import COMMAND_HEAD, behind_prompt, without_prompt
 from logscope.pipeline.parse.parsers.command_text import parse_command
@@ -39,15 +39,17 @@ class ContinuedCommandReader(BlockReader):
     `# CUDA_LAUNCH_BLOCKING=1 \\`) are left out, as the shell leaves them."""
 
     grammar = kinds.LAUNCH_COMMAND_GRAMMAR
-    literals = (" \\",)
+    # a launcher's line continued with no blank before its backslash ("... --tp 8\\") holds a launcher's literal
+    literals = (" \\", "sglang.", "sglang serve")
 
     def starts(self, text: str) -> bool:
-        return bool(_CONTINUED.search(text) and (COMMAND_HEAD.match(text) or behind_prompt(text)))
+        return bool(CONTINUED_LINE.search(text) and (COMMAND_HEAD.match(text) or behind_prompt(text)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = self.last_line = lineno
-        self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [_CONTINUED.sub(" ", text)]
+        self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [CONTINUED_LINE.sub(" ", text)]
         self.finished = False
+        self.ended_on_words = False  # the command's last line gave words (no comment ended it)
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
@@ -59,15 +61,23 @@ class ContinuedCommandReader(BlockReader):
         if self.parts and _COMMENT.match(text):
             # a comment once the command began ends it, as bash does (its backslash is part of the comment): the
             # lines after it are another command
-            self.finished = True
+            self.finished, self.ended_on_words = True, False
             return True
-        self.finished = not _CONTINUED.search(text)
-        piece = _CONTINUED.sub(" ", text) if not self.finished else text
+        self.ended_on_words = not _COMMENT.match(text)
+        self.finished = not CONTINUED_LINE.search(text)
+        piece = CONTINUED_LINE.sub(" ", text) if not self.finished else text
         if cut:  # the terminal cut a flag's name at the end of the last line (no backslash there): its rest is here
             self.parts[-1] = self.parts[-1].rstrip() + piece.strip() + " "
         elif not _COMMENT.match(text):
             self.parts.append(piece)
         return True
+
+    def close_at_end(self, open_fence: bool) -> list[Event]:
+        """The copy was cut (it ended inside a code block never closed) right after the command's last line: that
+        line may be cut inside its last word (`--model-path za`), which is not read."""
+        if open_fence and self.finished and self.ended_on_words and len(self.parts) > 1:
+            self.parts[-1] = self.parts[-1].rstrip().rpartition(" ")[0]
+        return self.close()
 
     def close(self) -> list[Event]:
         joined = " ".join(part.strip() for part in self.parts)
@@ -89,7 +99,7 @@ class WrappedCommandReader(BlockReader):
     literals = ("sglang.", "sglang serve", " -m")
 
     def starts(self, text: str) -> bool:
-        if _CONTINUED.search(text) or not (wants_more(text) or cut_flag(text)):
+        if CONTINUED_LINE.search(text) or not (wants_more(text) or cut_flag(text)):
             return False
         return bool(SPLIT_LAUNCHER.search(text) or COMMAND_HEAD.match(text) or behind_prompt(text))
 

@@ -174,7 +174,7 @@ class TopoReader(BlockReader):
             return True
         return False
 
-    def close_at_end(self) -> list[Event]:
+    def close_at_end(self, open_fence: bool) -> list[Event]:
         """The copy ended inside the matrix: a last row with fewer cells than the rows of its kind above it (or, the
         first row, than the header's columns) was cut, and its last cell may be cut too ("NV1" of "NV18"): it is
         not read."""

@@ -14,7 +14,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 
 from logscope.core import kinds, native_libraries, nccl_demoted
 from logscope.core.grammar_loader import parse
-from logscope.core.server_flags import takes
+from logscope.core.server_flags import benchmark_option, may_take, takes
 
 _UNITS = {"bytes": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0, "TiB": 1024.0**2, "PiB": 1024.0**3}
 
@@ -192,8 +192,10 @@ def _py_value(node: Any) -> Any:
 # ------------------------------------------------------------------ launch command / env
 class _LaunchCommand(Transformer):
     """export lines → {'env'}; commands → {'env', 'args'}: each option with its value, as the released argparse reads
-    it (server_flags.py): the word after it, the words up to the next option for a list option, True for a flag that
-    takes none; an option that takes a value with none after it (a cut or wrapped command) is not read."""
+    it (server_flags.py): the word after it, for a list option the words up to the next option that its type
+    converts and its choices hold (prose after a command, "--cuda-graph-bs 1 2 4 and got ...", ends the list at "and":
+    argparse would refuse that word), True for a flag that takes none; an option that takes a value with none after
+    it (a cut or wrapped command) is not read."""
 
     def assignment(self, items: list[Token]) -> tuple[str, str]:
         key, _, value = str(items[0]).partition("=")
@@ -210,14 +212,16 @@ class _LaunchCommand(Transformer):
                 return
             if words:
                 args[pending] = " ".join(words)
-            elif takes(pending) != "one":
+            elif takes(pending) not in ("one", "many"):
                 args[pending] = True
 
+        module = ""
         for item in items:
             if isinstance(item, tuple):
                 env[item[0]] = item[1]
                 continue
             if isinstance(item, Tree):  # the launcher (python -m sglang..., sglang serve)
+                module = next((str(t) for t in item.children if isinstance(t, Token) and t.type == "MODULE"), "")
                 continue
             value_of_pending = pending is not None and takes(pending) != "none"
             if item.type == "OPTION" and not (value_of_pending and _NEGATIVE.fullmatch(str(item))):
@@ -229,11 +233,24 @@ class _LaunchCommand(Transformer):
                 args[_flag(key)] = shell_word(value)
                 pending, words = None, []
             elif value_of_pending and pending is not None:
-                words.append(shell_word(str(item)))
-                if takes(pending) != "many":
+                word = shell_word(str(item))
+                many = takes(pending) == "many"
+                if many and not (word.startswith("$") or may_take(pending, word)):
+                    close()  # no value of the list: the list ended before it
+                    pending, words = None, []
+                    continue
+                words.append(word)
+                if not many:
                     close()
                     pending, words = None, []
         close()
+        if kind == "command" and any(isinstance(item, Token) and str(item) in _HELP for item in items):
+            # argparse's own -h/--help (add_help=True, ServerArgs' parsers keep it) prints the usage and exits while the
+            # words are parsed: the command starts nothing, so none of its words is a setting
+            args = {}
+        # a benchmark that runs the model in-process takes the server's options and its own (batch sizes, lengths):
+        # only the server's are the run's settings (tools/upstream/cli_flags.py BENCH_MODULES)
+        args = {flag: value for flag, value in args.items() if not benchmark_option(module, flag)}
         return {"env": env, "args": args, "kind": kind}
 
     def export(self, items: list[Any]) -> dict[str, Any]:
@@ -269,6 +286,7 @@ def shell_word(word: str) -> str:
     return parts[0] if len(parts) == 1 else word.strip("'\"")
 
 
+_HELP = frozenset({"-h", "--help"})
 # a negative number after an option that takes a value is its value, as argparse reads it ("--random-seed -1")
 _NEGATIVE = re.compile(r"-\d+(?:\.\d+)?")
 

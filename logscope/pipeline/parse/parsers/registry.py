@@ -152,6 +152,8 @@ def _flag_list(text: str) -> Parsed | None:
     m = _FIELD_FLAG.match(text)
     if m is not None:
         name, value = m.group(1) or m.group(2), m.group(3)
+        if not known_option(name):  # "max-model-len: 16384" of another engine's config: no released ServerArgs flag
+            return None
     else:
         span = _SPAN_FIELD.match(text)
         if span is None or not is_field(span.group(1)):
