@@ -395,3 +395,26 @@ def test_sgl_kernel_s_loader_error_behind_a_launcher_s_words_is_named_sgl_kernel
         "[sgl_kernel] CRITICAL: Could not load any common_ops library!\n"
     )
     assert _named(text) == [("sgl_kernel", "sgl-kernel")]
+
+
+PACKAGE_TREE_RAISE = """\
+Traceback (most recent call last):
+  File "/workspace/app/infra/rpc/rpc_server.py", line 750, in execute_in_engine_thread
+    result = method(*args_bcast, **kwargs_bcast)
+  File "/workspace/app/engine/sglang_remote.py", line 405, in launch_server
+    return self._engine.launch_server(server_args)
+  File "/workspace/app/infra/remote_inf_engine.py", line 365, in _wait_for_server
+    raise TimeoutError("server launch failed")
+TimeoutError: server launch failed
+"""
+
+
+def test_a_raise_statement_in_a_package_tree_of_no_known_package_is_python_s_named_by_its_folder():
+    [failure] = _failures(PACKAGE_TREE_RAISE)
+    assert (failure.mechanism, failure.library) == ("python", "app")
+    assert failure.library_frame is not None and "remote_inf_engine.py:365 _wait_for_server" in failure.library_frame
+    # the frame's statement raises another class than the exception shown: not its raise
+    assert _named(PACKAGE_TREE_RAISE.replace("TimeoutError: server", "KeyError: server")) == [(None, None)]
+    # one folder only (a script and its helper side by side): no package tree shows
+    flat = PACKAGE_TREE_RAISE.replace("/infra/rpc/", "/").replace("/engine/", "/").replace("/infra/", "/")
+    assert _named(flat) == [(None, None)]

@@ -10,6 +10,7 @@ libraries; SGLang's own raise is the `sglang` signatures' job, which come first)
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import NamedTuple
 
@@ -145,6 +146,10 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if cut and exception and event.kind != kinds.TRACEBACK and package_library(frame_package(str(cut)) or "") == SGLANG:
         basis = "the innermost frame shown, cut short, is SGLang's (frames under it may be missing)"
         return Raiser(SGLANG, basis, str(cut))
+    tree = _own_raise(event, innermost, exception)
+    if tree is not None:
+        basis = f"its own raise statement, in the package tree of its frames ({tree[0]}/...), no library's"
+        return Raiser(tree[0], basis, innermost, other_package=True)
     if not _raised_in_full(event, exception, message):
         return None
     # SGLang's own frame raised it, outside the folders the sglang signatures name (its launcher, cli, benchmarks)
@@ -210,6 +215,36 @@ def _jit_loader_frame(event: Event, shown: tuple[str, str] | None) -> tuple[str,
         if named is not None:
             return named, frame
     return None
+
+
+# a frame's source line that raises an exception by its class (CPython prints the statement): `raise TimeoutError(...)`
+_RAISE = re.compile(r"^raise\s+([A-Za-z_][\w.]*)")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _own_raise(event: Event, frame: str | None, exception: str | None) -> tuple[str, str] | None:
+    """(package, its folder) when the innermost frame's own source line raises the exception shown and its file lies
+    in a package tree of no known package: a folder that other frames' files of no known package are under too, the
+    raising file in a subpackage of it (`areal/infra/remote_inf_engine.py` beside `areal/engine/sglang_remote.py`).
+    A lone script (`/home/me/bench/run_load.py`) shows no package: None."""
+    if frame is None or exception is None or ": " not in frame or frame_package(frame) is not None:
+        return None
+    statement = _RAISE.match(frame.split(": ", 1)[1].strip())
+    if statement is None or statement.group(1).rsplit(".", 1)[-1] != exception.rsplit(".", 1)[-1]:
+        return None
+    folders = {
+        path.rsplit("/", 1)[0]
+        for f in event.data.get("frame_paths") or []
+        if "/" in (path := str(f).split(":", 1)[0]) and not is_stdlib_frame(path) and frame_package(path) is None
+    }
+    if len(folders) < 2:
+        return None
+    root = posixpath.commonpath(sorted(folders)) if all(f.startswith("/") for f in folders) else ""
+    below = frame.split(":", 1)[0][len(root) + 1 :].split("/")[:-1]
+    name = root.rsplit("/", 1)[-1]
+    if not below or not _IDENTIFIER.fullmatch(name) or not all(_IDENTIFIER.fullmatch(part) for part in below):
+        return None
+    return name, root
 
 
 def _raised_in_full(event: Event, exception: str | None, message: str | None) -> bool:
