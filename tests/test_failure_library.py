@@ -418,3 +418,15 @@ def test_a_raise_statement_in_a_package_tree_of_no_known_package_is_python_s_nam
     # one folder only (a script and its helper side by side): no package tree shows
     flat = PACKAGE_TREE_RAISE.replace("/infra/rpc/", "/").replace("/engine/", "/").replace("/infra/", "/")
     assert _named(flat) == [(None, None)]
+
+
+def test_a_c10_error_backtrace_from_torch_s_source_is_torch_s_a_library_s_own_file_is_that_library_s():
+    backtrace = """\
+Exception raised from reportProcessMemoryInfo at /pytorch/c10/cuda/CUDACachingAllocator.cpp:1165 (most recent call first):
+frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7f852f77305d in /opt/torch/lib/libc10.so)
+frame #1: c10::detail::torchCheckFail(char const*, char const*, unsigned int, char const*) + 0x69 (0x7f85 in /t/libc10.so)
+frame #2: <unknown function> + 0x44012 (0x7f852fb4b012 in /usr/local/lib/python3.12/dist-packages/torch/lib/libc10_cuda.so)
+"""
+    assert _named(backtrace) == [("python", "torch")]
+    elsewhere = backtrace.replace("/pytorch/c10/cuda/CUDACachingAllocator.cpp", "/workspace/ext/csrc/ops.cpp")
+    assert _named(elsewhere) == [(None, None)]

@@ -38,6 +38,10 @@ TORCH_CHECK = re.compile(r"INTERNAL ASSERT FAILED at .{0,200}please report a bug
 # CUDA_ERROR_XXX); cuBLAS / cuDNN status names (CUBLAS_STATUS_..., CUDNN_STATUS_...) in torch's "CUDA error:
 # CUBLAS_STATUS_EXECUTION_FAILED when calling ..."; cudaGetErrorString's text of cudaErrorAssert and
 # cudaErrorIllegalAddress, which pastes quote without the prefix (or name in a sentence: "a CUDA illegal memory access")
+# c10::Error's backtrace opener (torch 2.9.1 libc10.so: "Exception raised from " <function> " at " <file>:<line> " (most
+# recent call first):") naming a file of torch's own source tree (c10/, aten/src/, torch/csrc/: "/pytorch/c10/cuda/
+# CUDACachingAllocator.cpp", "../c10/..."): torch's own check raised it (a library's TORCH_CHECK names its own file)
+TORCH_RAISED_FROM = re.compile(r"\bException raised from \S+ at \S*?(?<![\w-])(?:c10|aten/src|torch/csrc)/\S+:\d+")
 CUDA_WORDING = re.compile(
     r"\bCUDA error\b|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\bCUBLAS_STATUS_[A-Z_]+|\bCUDNN_STATUS_[A-Z_]+"
     r"|device-side assert(?:ion)? triggered|\billegal memory access\b"
@@ -134,6 +138,8 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
         return Raiser(CUDA, "a CUDA runtime error, and no library's frame or path under it", None)
     if TORCH_CHECK.search(text):
         return Raiser(TORCH, "PyTorch's own internal assert", None, other_package=True)
+    if TORCH_RAISED_FROM.search(text):
+        return Raiser(TORCH, "its c10 error names a file of torch's source", None, other_package=True)
     raised = sglang_raise(exception, message)
     if raised is not None:
         return Raiser(SGLANG, f"a message SGLang raises ({raised})", None)
