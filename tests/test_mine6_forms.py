@@ -1,0 +1,24 @@
+"""Forms the reserved mine6a/mine6b batches showed once released for built use (issue 43), each written here in the
+real shape of a built paste (fixtures/mined), with the released source that prints it."""
+
+from __future__ import annotations
+
+from logscope.core.native_libraries import library_of
+from tests.helpers import analyze_text
+
+
+# vllm-49051: DeepGEMM's host assert (DGException: "Assertion" " error (" file ":" line "): " cond, strings of
+# sgl-kernel 0.3.21 deep_gemm_cpp.abi3.so) quoted with the build's folders elided in front of jit/compiler.hpp
+DEEPGEMM_ELIDED = """```
+RuntimeError: Assertion error (.../jit/compiler.hpp:187):
+(major > 12 or (major == 12 and minor >= 3)) and "NVCC version should be >= 12.3"
+```
+"""
+
+
+def test_a_source_path_elided_in_front_names_the_one_library_whose_file_ends_in_its_last_two_parts():
+    assert library_of("Assertion error (.../jit/compiler.hpp:187):") == "DeepGEMM"
+    (finding,) = [f for f in analyze_text(DEEPGEMM_ELIDED)["findings"] if f.get("mechanism")]
+    assert finding["mechanism"] == "deepgemm"
+    # a folder and file name that no catalogued library's path ends in names nobody
+    assert library_of("Assertion error (.../jit/unknown_file.hpp:187):") is None
