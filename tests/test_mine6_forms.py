@@ -6,7 +6,6 @@ from __future__ import annotations
 from logscope.core.native_libraries import library_of
 from tests.helpers import analyze_text
 
-
 # vllm-49051: DeepGEMM's host assert (DGException: "Assertion" " error (" file ":" line "): " cond, strings of
 # sgl-kernel 0.3.21 deep_gemm_cpp.abi3.so) quoted with the build's folders elided in front of jit/compiler.hpp
 DEEPGEMM_ELIDED = """```
