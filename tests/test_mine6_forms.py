@@ -21,3 +21,18 @@ def test_a_source_path_elided_in_front_names_the_one_library_whose_file_ends_in_
     assert finding["mechanism"] == "deepgemm"
     # a folder and file name that no catalogued library's path ends in names nobody
     assert library_of("Assertion error (.../jit/unknown_file.hpp:187):") is None
+
+
+# dynamo-940: the failure only in a sentence, which quotes NIXL's status name (nixl_status_t)
+NIXL_STATUS_IN_PROSE = """### Describe the Bug
+
+When running the disaggregated graph, I encounter a NIXL backend connection error due to an invalid or stale UCX \
+address. The process fails with NIXL_ERR_BACKEND.
+"""
+
+
+def test_a_sentence_quoting_nixl_s_status_name_names_nixl():
+    (finding,) = [f for f in analyze_text(NIXL_STATUS_IN_PROSE)["findings"] if f.get("mechanism")]
+    assert (finding["mechanism"], finding["library"]) == ("nixl", "NIXL")
+    unnamed = analyze_text(NIXL_STATUS_IN_PROSE.replace("NIXL_ERR_BACKEND", "an error"))["findings"]
+    assert [(f["rule"], f["mechanism"]) for f in unnamed if "mechanism" in f] == [("failure-time-unknown", None)]

@@ -54,6 +54,10 @@ LIBRARY_CHECKS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bTrito
 # include/flashinfer/attention/{prefill,pod,batch_pod}.cuh, err_msg << "FlashInfer Internal Error: Invalid
 # configuration : NUM_MMA_Q=..." (thrown as flashinfer::Error, its what() "Error in function '...' at <file>:<line>: ...")
 LIBRARY_ERRORS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bFlashInfer Internal Error\b"), "FlashInfer"),)
+# a library's own status names, which its errors carry and people quote in a sentence ("The process fails with
+# NIXL_ERR_BACKEND"): NIXL's nixl_status_t (strings of nixl-cu12 1.5.1 libnixl.so, nixlEnumStrings: NIXL_ERR_BACKEND,
+# NIXL_ERR_NOT_FOUND, NIXL_ERR_REMOTE_DISCONNECT, ...)
+LIBRARY_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bNIXL_ERR_[A-Z_]+\b"), "NIXL"),)
 # SGLang's JIT kernels, built at first use by tvm-ffi (sglang 0.5.7-0.5.11 jit_kernel/utils.py load_jit: module_name =
 # "sgl_kernel_jit_" + ...; sglang 0.5.23 kernels/jit/utils/compile/spec.py _MODULE_NAME_PREFIX = "sgl_kernel_jit_"),
 # carry sgl-kernel's name: the module named in a failed build's message, or SGLang's JIT loader calling the build tool
@@ -131,6 +135,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     own = next((library for pattern, library in LIBRARY_ERRORS if pattern.search(text)), None)
     if own is not None:
         return Raiser(own, "its own error wording", None)
+    status = next((library for pattern, library in LIBRARY_STATUSES if pattern.search(text)), None)
+    if status is not None:
+        return Raiser(status, "a status name of its own", None)
     check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
     if check is not None:
         return Raiser(check, "its own CUDA check reported it", None)
