@@ -53,6 +53,9 @@ _LABELS = {
     "driver version": "driver",
     "nvidia driver": "driver",
     "nvidia driver version": "driver",
+    # NVIDIA/open-gpu-kernel-modules' bug forms (.github/ISSUE_TEMPLATE/10_functional_bug.yml): the field
+    # sw_driver_version, labelled "NVIDIA Open GPU Kernel Modules Version" (the modules are released as the driver)
+    "nvidia open gpu kernel modules": "driver",
     "cuda": "cuda",
     "cuda version": "cuda",
     "cuda runtime": "cuda",
