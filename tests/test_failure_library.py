@@ -430,3 +430,27 @@ frame #2: <unknown function> + 0x44012 (0x7f852fb4b012 in /usr/local/lib/python3
     assert _named(backtrace) == [("python", "torch")]
     elsewhere = backtrace.replace("/pytorch/c10/cuda/CUDACachingAllocator.cpp", "/workspace/ext/csrc/ops.cpp")
     assert _named(elsewhere) == [(None, None)]
+
+
+def test_a_message_sglang_raises_in_any_module_names_sglang_with_the_releases_that_hold_it():
+    # sglang 0.5.3.post3-0.5.23 server_args.py get_global_server_args: raise ValueError("Global server args is not set
+    # yet!"), outside the catalogue's memory-relevant areas (catalog/sglang_raises.json)
+    [failure] = _failures("ValueError: Global server args is not set yet!\n")
+    assert (failure.mechanism, failure.library) == ("sglang", "SGLang")
+    assert failure.library_basis is not None and "sglang 0.5.3.post3-" in failure.library_basis
+    assert _named("KeyError: Global server args is not set yet!\n") == [(None, None)]  # SGLang raises it as a ValueError
+    # the same words raised in full by another installed package's frame: that package raised them
+    other = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/otherpkg/config.py", line 12, in get_args
+    raise ValueError("Global server args is not set yet!")
+ValueError: Global server args is not set yet!
+"""
+    assert _named(other) == [("python", "otherpkg")]
+
+
+def test_the_sglang_raise_table_is_read_from_every_catalogued_release():
+    doc = json.loads((data_dir("catalog") / "sglang_raises.json").read_text())
+    assert doc["versions"][0] == "0.3.0" and len(doc["versions"]) > 40
+    rows = {(r["template"], r["exception"]): (r["first"], r["last"]) for r in doc["raises"]}
+    assert rows[("Global server args is not set yet!", "ValueError")][0] == "0.5.3.post3"

@@ -27,6 +27,7 @@ from logscope.core.python_libraries import (
     package_library,
 )
 from logscope.core.sglang_asserts import sglang_assert
+from logscope.core.sglang_raises import sglang_raise_wording
 
 CUDA = "CUDA"
 TORCH = "torch"
@@ -154,6 +155,13 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if asserted is not None:
         releases = f"sglang {asserted.first}-{asserted.last}"
         return Raiser(SGLANG, f"the message of an assert of SGLang's ({releases}: {asserted.template})", None)
+    # a raise of SGLang's in any module (the catalogue holds the memory-relevant areas'), where no frame of another
+    # package is the innermost shown (one that raised the same words is then the raiser)
+    other_frame = shown is not None and package_library(shown[1]) != SGLANG
+    worded = sglang_raise_wording(exception, message) if exception and message and not other_frame else None
+    if worded is not None:
+        releases = f"sglang {worded.first}-{worded.last}"
+        return Raiser(SGLANG, f"a message SGLang raises ({releases}: {worded.template})", None)
     cut = event.data.get("cut_frame_path")
     # the exception line is shown and the innermost frame, cut short, is still in SGLang's tree
     if cut and exception and event.kind != kinds.TRACEBACK and package_library(frame_package(str(cut)) or "") == SGLANG:
