@@ -454,3 +454,6 @@ def test_the_sglang_raise_table_is_read_from_every_catalogued_release():
     assert doc["versions"][0] == "0.3.0" and len(doc["versions"]) > 40
     rows = {(r["template"], r["exception"]): (r["first"], r["last"]) for r in doc["raises"]}
     assert rows[("Global server args is not set yet!", "ValueError")][0] == "0.5.3.post3"
+    # CPython's own wording, which SGLang's module __getattr__s repeat, is left out (libpython's strings)
+    assert doc["cpython"] and ("'{}' object has no attribute '{}'", "AttributeError") not in rows
+    assert _named("AttributeError: 'NoneType' object has no attribute 'shape'\n") == [(None, None)]
