@@ -395,3 +395,65 @@ def test_sgl_kernel_s_loader_error_behind_a_launcher_s_words_is_named_sgl_kernel
         "[sgl_kernel] CRITICAL: Could not load any common_ops library!\n"
     )
     assert _named(text) == [("sgl_kernel", "sgl-kernel")]
+
+
+PACKAGE_TREE_RAISE = """\
+Traceback (most recent call last):
+  File "/workspace/app/infra/rpc/rpc_server.py", line 750, in execute_in_engine_thread
+    result = method(*args_bcast, **kwargs_bcast)
+  File "/workspace/app/engine/sglang_remote.py", line 405, in launch_server
+    return self._engine.launch_server(server_args)
+  File "/workspace/app/infra/remote_inf_engine.py", line 365, in _wait_for_server
+    raise TimeoutError("server launch failed")
+TimeoutError: server launch failed
+"""
+
+
+def test_a_raise_statement_in_a_package_tree_of_no_known_package_is_python_s_named_by_its_folder():
+    [failure] = _failures(PACKAGE_TREE_RAISE)
+    assert (failure.mechanism, failure.library) == ("python", "app")
+    assert failure.library_frame is not None and "remote_inf_engine.py:365 _wait_for_server" in failure.library_frame
+    # the frame's statement raises another class than the exception shown: not its raise
+    assert _named(PACKAGE_TREE_RAISE.replace("TimeoutError: server", "KeyError: server")) == [(None, None)]
+    # one folder only (a script and its helper side by side): no package tree shows
+    flat = PACKAGE_TREE_RAISE.replace("/infra/rpc/", "/").replace("/engine/", "/").replace("/infra/", "/")
+    assert _named(flat) == [(None, None)]
+
+
+def test_a_c10_error_backtrace_from_torch_s_source_is_torch_s_a_library_s_own_file_is_that_library_s():
+    backtrace = """\
+Exception raised from reportProcessMemoryInfo at /pytorch/c10/cuda/CUDACachingAllocator.cpp:1165 (most recent call first):
+frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7f852f77305d in /opt/torch/lib/libc10.so)
+frame #1: c10::detail::torchCheckFail(char const*, char const*, unsigned int, char const*) + 0x69 (0x7f85 in /t/libc10.so)
+frame #2: <unknown function> + 0x44012 (0x7f852fb4b012 in /usr/local/lib/python3.12/dist-packages/torch/lib/libc10_cuda.so)
+"""
+    assert _named(backtrace) == [("python", "torch")]
+    elsewhere = backtrace.replace("/pytorch/c10/cuda/CUDACachingAllocator.cpp", "/workspace/ext/csrc/ops.cpp")
+    assert _named(elsewhere) == [(None, None)]
+
+
+def test_a_message_sglang_raises_in_any_module_names_sglang_with_the_releases_that_hold_it():
+    # sglang 0.5.3.post3-0.5.23 server_args.py get_global_server_args: raise ValueError("Global server args is not set
+    # yet!"), outside the catalogue's memory-relevant areas (catalog/sglang_raises.json)
+    [failure] = _failures("ValueError: Global server args is not set yet!\n")
+    assert (failure.mechanism, failure.library) == ("sglang", "SGLang")
+    assert failure.library_basis is not None and "sglang 0.5.3.post3-" in failure.library_basis
+    assert _named("KeyError: Global server args is not set yet!\n") == [(None, None)]  # SGLang raises it as a ValueError
+    # the same words raised in full by another installed package's frame: that package raised them
+    other = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/otherpkg/config.py", line 12, in get_args
+    raise ValueError("Global server args is not set yet!")
+ValueError: Global server args is not set yet!
+"""
+    assert _named(other) == [("python", "otherpkg")]
+
+
+def test_the_sglang_raise_table_is_read_from_every_catalogued_release():
+    doc = json.loads((data_dir("catalog") / "sglang_raises.json").read_text())
+    assert doc["versions"][0] == "0.3.0" and len(doc["versions"]) > 40
+    rows = {(r["template"], r["exception"]): (r["first"], r["last"]) for r in doc["raises"]}
+    assert rows[("Global server args is not set yet!", "ValueError")][0] == "0.5.3.post3"
+    # CPython's own wording, which SGLang's module __getattr__s repeat, is left out (libpython's strings)
+    assert doc["cpython"] and ("'{}' object has no attribute '{}'", "AttributeError") not in rows
+    assert _named("AttributeError: 'NoneType' object has no attribute 'shape'\n") == [(None, None)]

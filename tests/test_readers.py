@@ -329,6 +329,9 @@ def test_pip_show_and_a_printed_version():
         ("$ pip show sglang\nName: sglang-router\nVersion: 0.2.1\n", {}),  # another package's Name line
         ("### SGLang Version\n\n0.5.6.post1\n", {"sglang": "0.5.6.post1"}),  # a GitHub issue form's field
         ("### NCCL Version\n\n_No response_\n", {}),
+        ("### NCCL Version\n\n 2.27.3+cuda12.8\n", {"nccl": "2.27.3"}),  # NCCL's printed string: its build suffix
+        ("### NVIDIA Open GPU Kernel Modules Version\n\n580.76.05\n", {"driver": "580.76.05"}),
+        ("### NVIDIA Open GPU Kernel Modules Version\n\n2af9f1f\n", {}),  # the form asks for a SHA when built from one
         ("----------verl Info-----------\nVersion      : 0.7.0.dev\n", {}),  # diagnose.py: verl's own version
         ('*[python -c "import torch; print(torch.version.cuda)"]\n12.1\n', {"cuda": "12.1"}),
     ],

@@ -122,7 +122,23 @@ def library_of(text: str) -> str | None:
         for tail in ("/".join(parts[-3:]), "/".join(parts[-2:])):
             if tail in table.files:
                 return table.files[tail]
+        # a path elided in front (".../jit/compiler.hpp:187" of DeepGEMM's assert, its folder above cut): the
+        # one library whose catalogued files end in its last two parts
+        if len(parts) >= 2 and "/".join(parts[-2:]) in _by_two_parts():
+            return _by_two_parts()["/".join(parts[-2:])]
     return None
+
+
+@cache
+def _by_two_parts() -> dict[str, str]:
+    """A source file's folder and name -> the one library whose catalogued paths end in them (absent when the paths
+    of several libraries do)."""
+    found: dict[str, set[str]] = {}
+    for path, library in _table().files.items():
+        parts = path.split("/")
+        if len(parts) >= 2:
+            found.setdefault("/".join(parts[-2:]), set()).add(library)
+    return {tail: libraries.pop() for tail, libraries in found.items() if len(libraries) == 1}
 
 
 def source_library(path: str) -> str | None:

@@ -9,6 +9,8 @@ python -m tools.upstream asserts   write catalog/sglang_asserts.json: the messag
                                     release (tools/upstream/sglang_asserts.py)
 python -m tools.upstream raises    write catalog/library_raises.json: the messages FlashInfer's and sgl-kernel's
                                     Python code raises (tools/upstream/library_raises.py)
+python -m tools.upstream sglang-raises  write catalog/sglang_raises.json: the messages of SGLang's own raise
+                                    statements per release (tools/upstream/sglang_raises.py)
 python -m tools.upstream serving   write catalog/serving_only.json: where each release prints the messages only a
                                     running server prints (tools/upstream/serving_only.py)
 python -m tools.upstream stages    write catalog/stages.json: which functions run only at startup (and in which step)
@@ -38,6 +40,7 @@ WRITERS = {
     "modules": ("python_modules", "python_modules.json", "from the released wheels' top-level packages"),
     "asserts": ("sglang_asserts", "sglang_asserts.json", "from the released SGLang wheels"),
     "raises": ("library_raises", "library_raises.json", "from FlashInfer's and sgl-kernel's wheels"),
+    "sglang-raises": ("sglang_raises", "sglang_raises.json", "from the released SGLang wheels"),
     "serving": ("serving_only", "serving_only.json", "from the released SGLang wheels"),
     "stages": ("stages", "stages.json", "startup-only and serving-only functions per release"),
     "native-stages": ("native_stages", "native_stages.json", "NCCL's and NVSHMEM's init code"),

@@ -51,7 +51,7 @@ DYNAMO_RELEASES = ("2.8.0", "2.9.1", "2.10.0", "2.12.0")
 _FIELD = re.compile(r"\{[^{}]*\}|%[-#0-9.]*[a-zA-Z]")
 
 
-def _as_template(message: messages.Message) -> str | None:
+def as_template(message: messages.Message) -> str | None:
     """The message with every field as `{}` (literal braces of a plain string doubled), or None when too short."""
     if message.style == "plain":
         text, literal = message.template.replace("{", "{{").replace("}", "}}"), message.template
@@ -116,7 +116,7 @@ def extract() -> dict[str, Any]:
         for path, text in (f for top in tops for f in sources.python_files(wheel, top)):
             found, _ = messages.extract(path, text)
             for message in found:
-                template = _as_template(message) if message.kind == "raise" else None
+                template = as_template(message) if message.kind == "raise" else None
                 if template is None or message.template.strip() in sglang:
                     continue
                 rows.setdefault(template, {"template": template, "library": library, "exception": message.level,

@@ -10,12 +10,14 @@ Read from every catalogued release's wheel (tools/upstream/versions.txt): `asser
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tools.upstream import sources
 from tools.upstream.write import write_generated
 
+K = TypeVar("K", bound=Hashable)
 MIN_LITERAL = 16
 # the message after the condition's comma: a string literal, an f-string, implicit concatenations over lines
 _MESSAGE = r"\s*,\s*\(?\s*((?:[fF]?(?:\"[^\"\n]*\"|'[^'\n]*')\s*)+)"
@@ -49,13 +51,19 @@ def release_asserts(wheel: Path) -> set[str]:
     return out
 
 
-def extract() -> dict[str, Any]:
+def release_spans(read: Callable[[Path], Iterable[K]]) -> tuple[list[str], dict[K, list[str]]]:
+    """The catalogued releases, and what `read` finds in their wheels, each with the first and last release holding it."""
     versions = sources.sglang_versions()
-    seen: dict[str, list[str]] = {}
+    seen: dict[K, list[str]] = {}
     for version in versions:
         print(f"reading sglang {version}", flush=True)
-        for template in release_asserts(sources.download("sglang", version)):
-            seen.setdefault(template, [version, version])[1] = version
+        for key in read(sources.download("sglang", version)):
+            seen.setdefault(key, [version, version])[1] = version
+    return versions, seen
+
+
+def extract() -> dict[str, Any]:
+    versions, seen = release_spans(release_asserts)
     rows = [{"template": t, "first": first, "last": last} for t, (first, last) in sorted(seen.items())]
     return {"versions": versions, "asserts": rows}
 

@@ -17,7 +17,9 @@ SHELL_PROMPT = r"(?:\([^()\s]+\)\s+)?\S*[$#]\s+"
 # an open bash array stops at them)
 FAILURE_WORDS = r"Error\b|Exception\b|\bERROR\b|[Ff]ailed\b|FAILED|Fatal\b|[Aa]borted\b|[Ss]egmentation fault"
 PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
-_PREFIX = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]")
+# (its opening bracket may be cut off with whatever the copy left out before it: "2026-01-04 03:36:55 TP0] Load weight
+# end. ...", a line a paste starts with; the date, the time and the closing bracket still mark it)
+_PREFIX = re.compile(r"^\s*\[?(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{3})?)((?: [A-Z_]+\d+)*)\]")
 _ANY_BRACKET = re.compile(r"^\s*\[[^\]]*\]\s*")
 # the two logger prefixes without a leading bracket that grammars/sglang.lark reads (custom_prefix, vllm_prefix):
 # "2025-04-13 14:53:43 WARNING 509 [custom_all_reduce.py:185] ..." (rank tags may come first in the bracket:

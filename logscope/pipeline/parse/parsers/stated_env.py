@@ -54,6 +54,9 @@ _LABELS = {
     "driver version": "driver",
     "nvidia driver": "driver",
     "nvidia driver version": "driver",
+    # NVIDIA/open-gpu-kernel-modules' bug forms (.github/ISSUE_TEMPLATE/10_functional_bug.yml): the field
+    # sw_driver_version, labelled "NVIDIA Open GPU Kernel Modules Version" (the modules are released as the driver)
+    "nvidia open gpu kernel modules": "driver",
     "cuda": "cuda",
     "cuda version": "cuda",
     "cuda runtime": "cuda",
@@ -476,8 +479,10 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?:\*\*)?([A-Za-z][\w .-]{0,30}?)\s+(?i
 _BANNER = re.compile(r"^\s*-{3,}\s*([A-Za-z][\w.-]*)\s+Info\s*-{3,}\s*$")
 _SECTION_VALUE = re.compile(rf"^\s*(?:Version\s*:\s*)?`?{_VERSION}`?\s*$")
 # NCCL's Debian package version (NVIDIA/nccl pkg/debian changelog.in: ${nccl:Major}.${nccl:Minor}.${nccl:Patch}
-# ${nccl:Suffix}-${pkg:Revision}+cuda${cuda:Major}.${cuda:Minor}): the release is its first three numbers
-_NCCL_PACKAGE_VERSION = re.compile(r"^(\d+\.\d+\.\d+)[a-z0-9]*-\d+\+cuda\d+\.\d+$")
+# ${nccl:Suffix}-${pkg:Revision}+cuda${cuda:Major}.${cuda:Minor}) and the version string the library prints, its build
+# suffix after it (libnccl.so.2 of nvidia-nccl-cu12 2.32.3: "NCCL version 2.32.3+cuda12.9"): the release is its first
+# three numbers
+_NCCL_PACKAGE_VERSION = re.compile(r"^(\d+\.\d+\.\d+)[a-z0-9]*(?:-\d+)?\+cuda\d+\.\d+$")
 SECTION = "section"
 
 

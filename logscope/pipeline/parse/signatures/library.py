@@ -10,6 +10,7 @@ libraries; SGLang's own raise is the `sglang` signatures' job, which come first)
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import NamedTuple
 
@@ -26,6 +27,7 @@ from logscope.core.python_libraries import (
     package_library,
 )
 from logscope.core.sglang_asserts import sglang_assert
+from logscope.core.sglang_raises import sglang_raise_wording
 
 CUDA = "CUDA"
 TORCH = "torch"
@@ -37,6 +39,10 @@ TORCH_CHECK = re.compile(r"INTERNAL ASSERT FAILED at .{0,200}please report a bug
 # CUDA_ERROR_XXX); cuBLAS / cuDNN status names (CUBLAS_STATUS_..., CUDNN_STATUS_...) in torch's "CUDA error:
 # CUBLAS_STATUS_EXECUTION_FAILED when calling ..."; cudaGetErrorString's text of cudaErrorAssert and
 # cudaErrorIllegalAddress, which pastes quote without the prefix (or name in a sentence: "a CUDA illegal memory access")
+# c10::Error's backtrace opener (torch 2.9.1 libc10.so: "Exception raised from " <function> " at " <file>:<line> " (most
+# recent call first):") naming a file of torch's own source tree (c10/, aten/src/, torch/csrc/: "/pytorch/c10/cuda/
+# CUDACachingAllocator.cpp", "../c10/..."): torch's own check raised it (a library's TORCH_CHECK names its own file)
+TORCH_RAISED_FROM = re.compile(r"\bException raised from \S+ at \S*?(?<![\w-])(?:c10|aten/src|torch/csrc)/\S+:\d+")
 CUDA_WORDING = re.compile(
     r"\bCUDA error\b|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\bCUBLAS_STATUS_[A-Z_]+|\bCUDNN_STATUS_[A-Z_]+"
     r"|device-side assert(?:ion)? triggered|\billegal memory access\b"
@@ -49,6 +55,10 @@ LIBRARY_CHECKS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bTrito
 # include/flashinfer/attention/{prefill,pod,batch_pod}.cuh, err_msg << "FlashInfer Internal Error: Invalid
 # configuration : NUM_MMA_Q=..." (thrown as flashinfer::Error, its what() "Error in function '...' at <file>:<line>: ...")
 LIBRARY_ERRORS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bFlashInfer Internal Error\b"), "FlashInfer"),)
+# a library's own status names, which its errors carry and people quote in a sentence ("The process fails with
+# NIXL_ERR_BACKEND"): NIXL's nixl_status_t (strings of nixl-cu12 1.5.1 libnixl.so, nixlEnumStrings: NIXL_ERR_BACKEND,
+# NIXL_ERR_NOT_FOUND, NIXL_ERR_REMOTE_DISCONNECT, ...)
+LIBRARY_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bNIXL_ERR_[A-Z_]+\b"), "NIXL"),)
 # SGLang's JIT kernels, built at first use by tvm-ffi (sglang 0.5.7-0.5.11 jit_kernel/utils.py load_jit: module_name =
 # "sgl_kernel_jit_" + ...; sglang 0.5.23 kernels/jit/utils/compile/spec.py _MODULE_NAME_PREFIX = "sgl_kernel_jit_"),
 # carry sgl-kernel's name: the module named in a failed build's message, or SGLang's JIT loader calling the build tool
@@ -126,6 +136,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     own = next((library for pattern, library in LIBRARY_ERRORS if pattern.search(text)), None)
     if own is not None:
         return Raiser(own, "its own error wording", None)
+    status = next((library for pattern, library in LIBRARY_STATUSES if pattern.search(text)), None)
+    if status is not None:
+        return Raiser(status, "a status name of its own", None)
     check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
     if check is not None:
         return Raiser(check, "its own CUDA check reported it", None)
@@ -133,6 +146,8 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
         return Raiser(CUDA, "a CUDA runtime error, and no library's frame or path under it", None)
     if TORCH_CHECK.search(text):
         return Raiser(TORCH, "PyTorch's own internal assert", None, other_package=True)
+    if TORCH_RAISED_FROM.search(text):
+        return Raiser(TORCH, "its c10 error names a file of torch's source", None, other_package=True)
     raised = sglang_raise(exception, message)
     if raised is not None:
         return Raiser(SGLANG, f"a message SGLang raises ({raised})", None)
@@ -140,11 +155,22 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if asserted is not None:
         releases = f"sglang {asserted.first}-{asserted.last}"
         return Raiser(SGLANG, f"the message of an assert of SGLang's ({releases}: {asserted.template})", None)
+    # a raise of SGLang's in any module (the catalogue holds the memory-relevant areas'), where no frame of another
+    # package is the innermost shown (one that raised the same words is then the raiser)
+    other_frame = shown is not None and package_library(shown[1]) != SGLANG
+    worded = sglang_raise_wording(exception, message) if exception and message and not other_frame else None
+    if worded is not None:
+        releases = f"sglang {worded.first}-{worded.last}"
+        return Raiser(SGLANG, f"a message SGLang raises ({releases}: {worded.template})", None)
     cut = event.data.get("cut_frame_path")
     # the exception line is shown and the innermost frame, cut short, is still in SGLang's tree
     if cut and exception and event.kind != kinds.TRACEBACK and package_library(frame_package(str(cut)) or "") == SGLANG:
         basis = "the innermost frame shown, cut short, is SGLang's (frames under it may be missing)"
         return Raiser(SGLANG, basis, str(cut))
+    tree = _own_raise(event, innermost, exception)
+    if tree is not None:
+        basis = f"its own raise statement, in the package tree of its frames ({tree[0]}/...), no library's"
+        return Raiser(tree[0], basis, innermost, other_package=True)
     if not _raised_in_full(event, exception, message):
         return None
     # SGLang's own frame raised it, outside the folders the sglang signatures name (its launcher, cli, benchmarks)
@@ -210,6 +236,36 @@ def _jit_loader_frame(event: Event, shown: tuple[str, str] | None) -> tuple[str,
         if named is not None:
             return named, frame
     return None
+
+
+# a frame's source line that raises an exception by its class (CPython prints the statement): `raise TimeoutError(...)`
+_RAISE = re.compile(r"^raise\s+([A-Za-z_][\w.]*)")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _own_raise(event: Event, frame: str | None, exception: str | None) -> tuple[str, str] | None:
+    """(package, its folder) when the innermost frame's own source line raises the exception shown and its file lies
+    in a package tree of no known package: a folder that other frames' files of no known package are under too, the
+    raising file in a subpackage of it (`areal/infra/remote_inf_engine.py` beside `areal/engine/sglang_remote.py`).
+    A lone script (`/home/me/bench/run_load.py`) shows no package: None."""
+    if frame is None or exception is None or ": " not in frame or frame_package(frame) is not None:
+        return None
+    statement = _RAISE.match(frame.split(": ", 1)[1].strip())
+    if statement is None or statement.group(1).rsplit(".", 1)[-1] != exception.rsplit(".", 1)[-1]:
+        return None
+    folders = {
+        path.rsplit("/", 1)[0]
+        for f in event.data.get("frame_paths") or []
+        if "/" in (path := str(f).split(":", 1)[0]) and not is_stdlib_frame(path) and frame_package(path) is None
+    }
+    if len(folders) < 2:
+        return None
+    root = posixpath.commonpath(sorted(folders)) if all(f.startswith("/") for f in folders) else ""
+    below = frame.split(":", 1)[0][len(root) + 1 :].split("/")[:-1]
+    name = root.rsplit("/", 1)[-1]
+    if not below or not _IDENTIFIER.fullmatch(name) or not all(_IDENTIFIER.fullmatch(part) for part in below):
+        return None
+    return name, root
 
 
 def _raised_in_full(event: Event, exception: str | None, message: str | None) -> bool:
