@@ -471,8 +471,13 @@ def test_a_launchers_failed_launch_line_places_the_failure_at_startup_inferred()
 
 def test_sglangs_own_failed_model_config_line_places_nothing():
     # SGLang prints "Failed to load model config: {e}" in ModelRunner.update_weights (0.3.0): no launch
+    # (no launcher's line: the released source places it, as the code that prints it, ModelRunner.update_weights,
+    # runs only for a request: lines_before.py)
     text = "[2024-09-01 10:00:00 TP0] Failed to load model config: boom\n" + SGL_KERNEL_LOADER
-    assert _failure(text).phase == "unknown"
+    failure = _failure(text)
+    assert "launcher" not in failure.phase_basis
+    assert failure.phase_basis.startswith("after line 1, 'Failed to load model config:'")
+    assert "update_weights" in failure.phase_basis
 
 
 # --- faulthandler's dump: another thread running SGLang code only a serving server runs (a KV transfer in flight)
@@ -533,3 +538,67 @@ def test_a_route_handler_defined_inside_a_startup_function_is_not_called_by_it()
     assert out["sglang.srt.utils:launch_dummy_health_check_server"]["stage"] == "startup"
     assert out["sglang.srt.entrypoints.http_server:health_generate"]["stage"] == "none"  # no root reaches a request's handler
     assert "wording:Health check failed. Server couldn't get a response from" not in out
+
+
+# --- the lines before a failure that say how far the launch had got (signatures/lines_before.py)
+# SGLang's engine waiting for its schedulers' "ready" (sglang 0.5.6.post2 entrypoints/engine.py _launch_subprocesses and
+# multimodal_gen/runtime/launch_server.py launch_server: logger.error(f"Rank {i} scheduler is dead. ..."), the exit
+# code, then `raise`), then the CLI's traceback cut before its exception line (the shape of built paste sglang-15235)
+DEAD_AT_START = (
+    "[12-16 14:27:08] Rank 0 scheduler is dead. Please check if there are relevant logs.\n"
+    "[12-16 14:27:10] Exit code: -9\n"
+    "Traceback (most recent call last):\n"
+    f'  File "{SITE}/sglang/cli/main.py", line 26, in main\n'
+    "    args.func(args, extra_argv)\n"
+    f'  File "{SITE}/sglang/multimodal_gen/runtime/entrypoints/diffusion_generator.py", line 134, in from_server_args\n'
+    "    instance.local_scheduler_process = instance._start_local_server_if_needed()\n"
+)
+
+
+def test_a_wording_only_startup_prints_before_a_failure_places_it_at_startup():
+    failure = _failure(DEAD_AT_START)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert failure.phase_basis.startswith("after line 1, 'scheduler is dead. Please check if there are relevant logs.'")
+    assert "runs only at startup" in failure.phase_basis and "_wait_for_scheduler_ready" in failure.phase_basis
+
+
+# "Cache flushed successfully!": Scheduler.flush_cache, run for a /flush_cache request (sglang 0.4.3.post4-0.5.9)
+FLUSHED = "[2025-05-23 18:02:43] Cache flushed successfully!\n"
+CUT_TRACEBACK = f'Traceback (most recent call last):\n  File "{SITE}/torch/cuda/memory.py", line 200, in empty_cache\n'
+
+
+def test_a_wording_only_serving_prints_before_a_failure_places_it_while_serving():
+    failure = _failure(FLUSHED + CUT_TRACEBACK)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "Cache flushed successfully!" in failure.phase_basis
+
+
+def test_a_phase_line_after_the_wording_or_a_wording_after_the_failure_is_not_taken():
+    # the rank's phase line is nearer: it places the failure (after capture's end: unknown), not the wording before it
+    ended = "[2025-05-23 18:02:40 TP0] Capture cuda graph end. Time elapsed: 3.01 s. mem usage=0.50 GB. avail mem=20.00 GB.\n"
+    tagged = CUT_TRACEBACK.replace("Traceback", "[2025-05-23 18:02:44 TP0] Traceback")
+    assert _failure(FLUSHED + ended + tagged).phase == "unknown"
+    assert _failure(CUT_TRACEBACK + FLUSHED).phase == "unknown"
+
+
+# the capture bar printed by TP rank 0 only (sglang 0.5.x cuda_graph_runner.py: tqdm where tp_rank == 0, untagged),
+# then another rank's exception (the shape of built paste slime-1314)
+BAR_THEN_TP1 = (
+    "Capturing batches (bs=32 avail_mem=10.30 GB):   0%|          | 0/8 [00:00<?, ?it/s]\n"
+    "[2026-01-04 01:42:54 TP0] Registering 0 cuda graph addresses\n"
+    "[2026-01-04 01:42:55 TP1] Scheduler hit an exception: Traceback (most recent call last):\n"
+    f'  File "{SITE}/flashinfer/jit/cpp_ext.py", line 299, in run_ninja\n'
+    "    subprocess.run(\n"
+    "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.\n"
+)
+
+
+def test_the_other_ranks_last_phase_line_places_a_rank_that_printed_none():
+    failure = _failure(BAR_THEN_TP1)
+    assert (failure.finding, failure.phase) == ("startup-crash", "capture")
+    assert "after the last phase line of TP0, capture_progress (this rank printed none)" in failure.phase_basis
+
+
+def test_a_rank_with_its_own_phase_line_is_placed_by_it():
+    own = "[2026-01-04 01:42:50 TP1] Load weight begin. avail mem=70.00 GB\n"
+    assert _failure(own + BAR_THEN_TP1).phase == "load_weight"
