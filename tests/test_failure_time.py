@@ -377,6 +377,13 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         ("The decode node crashes during the benchmark (random dataset, 1k input, 1k output):", "serving"),
         ("When running the stress test against the PD router, the prefill side reports:", "serving"),
         ("The scheduler hangs after processing about 200 requests, then the watchdog fires:", "serving"),
+        # some hours before, a request sent, the first request (the shape of built paste nixl-1614), and a
+        # crash word at startup or the server being started
+        ("After about 3 hours the decode instance dies with:", "serving"),
+        ("When I send requests with a long context the scheduler crashes:", "serving"),
+        ("The model loads fine; the engine then fails on the very first streaming `/v1/completions` request.", "serving"),
+        ("The prefill node crashes at startup with:", "startup"),
+        ("When starting the server on two nodes it fails with:", "startup"),
     ],
     ids=[
         "benching",
@@ -395,6 +402,11 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         "during-the-benchmark",
         "stress-test",
         "after-requests",
+        "after-hours",
+        "send-requests",
+        "first-request",
+        "crashes-at-startup",
+        "starting-the-server",
     ],
 )
 def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
@@ -412,8 +424,19 @@ def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
         "The server dies after running 3 warmup steps:",  # SGLang's warmup is a startup step, not serving
         "It does not crash while loading the model, only later:",  # said in the negative
         "If it fails during the benchmark, lower the request rate.",  # a condition
+        "It takes about 3 hours of loading and then fails after 3 hours of loading:",  # hours of a startup step
+        "When I start the server and send requests, it fails:",  # the claims disagree
     ],
-    ids=["negated", "conditional", "disagree", "warmup-steps", "negated-loading", "conditional-benchmark"],
+    ids=[
+        "negated",
+        "conditional",
+        "disagree",
+        "warmup-steps",
+        "negated-loading",
+        "conditional-benchmark",
+        "hours-of-loading",
+        "start-then-send",
+    ],
 )
 def test_a_negated_or_contradicted_claim_places_nothing(prose):
     assert _failure(f"{prose}\n```\n{WATCHDOG}```\n").phase == "unknown"
@@ -602,3 +625,15 @@ def test_the_other_ranks_last_phase_line_places_a_rank_that_printed_none():
 def test_a_rank_with_its_own_phase_line_is_placed_by_it():
     own = "[2026-01-04 01:42:50 TP1] Load weight begin. avail mem=70.00 GB\n"
     assert _failure(own + BAR_THEN_TP1).phase == "load_weight"
+
+
+def test_a_failure_stated_in_prose_is_placed_by_a_claim_after_it():
+    # the shape of built paste nixl-1614: the failure stated first, the time in a later sentence of the same prose
+    prose = (
+        "KV transfer over NIXL/UCX fails with `NIXL_ERR_BACKEND` on `postXferReq` between two GB200 nodes.\n\n"
+        "The model loads fine and the warmup returns coherent output; the engine then fails on the very first streaming"
+        " `/v1/completions` request.\n"
+    )
+    failure = _failure(prose)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "on the very first streaming `/v1/completions` request" in failure.phase_basis

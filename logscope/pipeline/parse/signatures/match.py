@@ -509,11 +509,13 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so."""
     # a launcher's line on the failure's own line too (a shipper flattened both): it logs its words before the exception
     # a sentence that states the failure may place it itself ("it fails during startup with ...")
+    # a failure stated only in prose: every sentence of it speaks of that failure, before it or after (one sentence
+    # stands for the others: _without_stated)
     stated = event.kind == kinds.STATED_FAILURE
     before = [
         c
         for c in claims.get(event.source, [])
-        if c.line < event.line or (c.line == event.line and (stated or LAUNCHER.match(str(c.data["said"]))))
+        if stated or c.line < event.line or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
     ]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
