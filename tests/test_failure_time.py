@@ -637,3 +637,41 @@ def test_a_failure_stated_in_prose_is_placed_by_a_claim_after_it():
     failure = _failure(prose)
     assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
     assert "on the very first streaming `/v1/completions` request" in failure.phase_basis
+
+
+# --- SGLang's warmup request (signatures/warmup.py): a batch the scheduler ran shows it serving, the warmup's included,
+# unless SGLang then says its warmup request failed (sglang 0.4.1.post7-0.5.23 http_server._execute_server_warmup:
+# "Initialization failed. warmup error: ..." then kill_process_tree)
+BATCH_CRASH = (
+    "[2026-01-05 10:00:00] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)\n"
+    "[2026-01-05 10:00:01 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, "
+    "#running-req: 0, #queue-req: 0\n"
+    + _traceback(
+        [
+            (f"{SITE}/sglang/srt/managers/scheduler.py", 2704, "event_loop_overlap", "result = self.run_batch(batch)"),
+            (f"{SITE}/sglang/srt/managers/scheduler.py", 2147, "run_batch", "out = self.tp_worker.forward_batch_generation(b)"),
+        ],
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+        head="[2026-01-05 10:00:02 TP0] Scheduler hit an exception: ",
+    )
+)
+WARMUP_FAILED = "[2026-01-05 10:00:05] Initialization failed. warmup error: Traceback (most recent call last):\n"
+READY = "[2026-01-05 10:00:01] The server is fired up and ready to roll!\n"
+
+
+def _findings(text: str) -> list[Failure]:
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    return [f for fs in analysis.failures.values() for f in fs]
+
+
+def test_a_batch_that_failed_before_sglangs_warmup_failure_was_the_warmups():
+    found = _findings(BATCH_CRASH + WARMUP_FAILED)
+    assert {(f.finding, f.phase) for f in found} == {("startup-crash", "warmup")}
+    batch = next(f for f in found if f.signature != "process-warmup-failed")
+    assert "line 9 says SGLang's warmup request failed, and no ready line came before" in batch.phase_basis
+
+
+def test_a_batch_without_the_warmup_failure_or_after_the_ready_line_is_serving():
+    assert {(f.finding, f.phase) for f in _findings(BATCH_CRASH)} == {("runtime-crash", "serving")}
+    found = _findings(READY + BATCH_CRASH + WARMUP_FAILED)
+    assert ("runtime-crash", "serving") in {(f.finding, f.phase) for f in found}

@@ -34,6 +34,7 @@ from logscope.pipeline.parse.signatures.native import (
     native_crash,
     signal_of,
 )
+from logscope.pipeline.parse.signatures.warmup import warmup_batches
 
 # event kinds that are a crash even when no signature names their mechanism
 CRASH_KINDS = frozenset(
@@ -670,7 +671,7 @@ def failures_of(
             )
         )
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
-    kept = _without_cut_heads(_without_stated(_placed_by_burst(out)))
+    kept = _without_cut_heads(_without_stated(warmup_batches(_placed_by_burst(out), ready)))
     return _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
 
 
