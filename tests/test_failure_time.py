@@ -384,6 +384,12 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         ("The model loads fine; the engine then fails on the very first streaming `/v1/completions` request.", "serving"),
         ("The prefill node crashes at startup with:", "startup"),
         ("When starting the server on two nodes it fails with:", "startup"),
+        # the server would not start; a launcher's line that its launch failed (the shape of built paste areal-979)
+        ("The server cannot start on the second node:", "startup"),
+        (
+            "(AReaL) 20260304-10:31:13.128 SyncRPCServer ERROR: Engine method 'launch_server' failed: server launch failed",
+            "startup",
+        ),
     ],
     ids=[
         "benching",
@@ -407,6 +413,8 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         "first-request",
         "crashes-at-startup",
         "starting-the-server",
+        "cannot-start",
+        "server-launch-failed",
     ],
 )
 def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
@@ -426,6 +434,7 @@ def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
         "If it fails during the benchmark, lower the request rate.",  # a condition
         "It takes about 3 hours of loading and then fails after 3 hours of loading:",  # hours of a startup step
         "When I start the server and send requests, it fails:",  # the claims disagree
+        "The decode side does not start until the prefill side finishes its transfer:",  # no start of the server
     ],
     ids=[
         "negated",
@@ -436,6 +445,7 @@ def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
         "conditional-benchmark",
         "hours-of-loading",
         "start-then-send",
+        "does-not-start-until",
     ],
 )
 def test_a_negated_or_contradicted_claim_places_nothing(prose):

@@ -412,6 +412,24 @@ TIME_CLAIM_LITERALS = (
     "hile launch",
     "hile I launch",
     "hile we launch",
+    "not start",  # "cannot start", "does not start", "could not start"
+    "n't start",
+    "not launch",
+    "n't launch",
+    "not boot",
+    "n't boot",
+    "not come up",
+    "n't come up",
+    "tartup failed",  # "server startup failed", "Startup failed"
+    "tartup fails",
+    "tart-up failed",
+    "tart-up fails",
+    "launch failed",
+    "launch fails",
+    "launching failed",
+    "launching fails",
+    "ailed to launch",
+    "ailed to start",
 )
 # launch_server flags written as Markdown list items ("- tp-size: 4", "- `mem-fraction-static`: 0.75", "- --tp 8"):
 # the stems of the flags logscope reads, after a bullet, bare or in a code span

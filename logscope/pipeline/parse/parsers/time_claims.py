@@ -96,6 +96,22 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:at|on|during) (?:server |engine )?start-?up\b"
         ),
     ),
+    # the server would not start, or its launch failed ("the server cannot start", "it won't come up", "server launch
+    # failed", "failed to launch the SGLang server")
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:can ?not|can't|cannot|could ?not|couldn't|won't|does not|doesn't|did not|didn't) (?:start|launch|boot"
+            r"|come up)\b(?! (?:to|until|unless)\b)"
+        ),
+    ),
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:server|engine|sglang) (?:start-?up|launch(?:ing)?) (?:failed|fails)\b"
+            r"|\bfailed to (?:launch|start) (?:the |a |an )?(?:sglang |SGLang )?(?:server|engine)\b"
+        ),
+    ),
     (
         "startup",
         re.compile(
