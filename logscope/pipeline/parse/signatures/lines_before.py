@@ -24,17 +24,25 @@ _STEPS = frozenset({"init_distributed", "load_weight", "memory_pool", "capture"}
 
 
 class LinesBefore:
-    """The events of each input in line order, and each one's placement by its wording (computed once)."""
+    """The events of each input in line order (sorted when a failure first asks), and each one's placement by its
+    wording (computed once)."""
 
     def __init__(self, events: list[Event], not_context: Callable[[Event], bool], phase_lines: dict[str, list[int]]) -> None:
         self.phase_lines = phase_lines  # per input, the line numbers of its phase lines (any rank)
-        self.by_source: dict[str, list[Event]] = {}
-        for e in events:
-            if not not_context(e):
-                self.by_source.setdefault(e.source, []).append(e)
-        for found in self.by_source.values():
-            found.sort(key=lambda e: e.line)
+        self._events = events
+        self._not_context = not_context
+        self._by_source: dict[str, list[Event]] | None = None
         self._placed: dict[int, tuple[stage_functions.Placement, str] | None] = {}
+
+    def _sorted(self) -> dict[str, list[Event]]:
+        if self._by_source is None:
+            self._by_source = {}
+            for e in self._events:
+                if not self._not_context(e):
+                    self._by_source.setdefault(e.source, []).append(e)
+            for found in self._by_source.values():
+                found.sort(key=lambda e: e.line)
+        return self._by_source
 
     def _placement(self, event: Event, releases: Releases) -> tuple[stage_functions.Placement, str] | None:
         key = id(event)
@@ -46,7 +54,7 @@ class LinesBefore:
         """(startup | serving, basis) from the last line before the event that holds a wording only startup code or
         only serving code prints; None when a phase line comes first (the rank's phase lines say it) or none is near."""
         phase_line = max((n for n in self.phase_lines.get(event.source, []) if n <= event.line), default=-1)
-        before = [e for e in self.by_source.get(event.source, []) if phase_line < e.line < event.line]
+        before = [e for e in self._sorted().get(event.source, []) if phase_line < e.line < event.line]
         for line in reversed(before[-LOOK_BACK:]):
             found = self._placement(line, releases)
             if found is None:
