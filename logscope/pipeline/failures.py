@@ -38,14 +38,15 @@ def launch_failures(launch: Launch) -> list[Failure]:
     def others_last_phase(event: Event) -> tuple[str, str] | None:
         """The last phase line before the event of the launch's other ranks, when they agree and the event's rank
         printed none (an untagged line is last_phase_of's), and those ranks."""
-        own = launch.ranks.get(event.rank.label) if event.rank is not None else None
+        label = event.rank.label if event.rank is not None else None
+        own = launch.ranks.get(label) if label is not None else None
         if own is None or any(p.source == event.source and p.line <= event.line for p in own.phases):
             return None
         others = {}
-        for label, timeline in launch.ranks.items():
+        for other, timeline in launch.ranks.items():
             before = [p for p in timeline.phases if p.source == event.source and p.line <= event.line]
-            if label != event.rank.label and before:  # type: ignore[union-attr]
-                others[label] = before[-1].phase
+            if other != label and before:
+                others[other] = before[-1].phase
         if len(set(others.values())) != 1:
             return None
         return next(iter(others.values())), ", ".join(sorted(others))
