@@ -386,6 +386,8 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         ("When starting the server on two nodes it fails with:", "startup"),
         # the server would not start; a launcher's line that its launch failed (the shape of built paste areal-979)
         ("The server cannot start on the second node:", "startup"),
+        # in the middle of the loading (the shape of built paste vllm-49051's prose)
+        ("With an old nvcc the first compile detonates mid-weight-load with a raw assertion:", "load_weight"),
         (
             "(AReaL) 20260304-10:31:13.128 SyncRPCServer ERROR: Engine method 'launch_server' failed: server launch failed",
             "startup",
@@ -414,6 +416,7 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         "crashes-at-startup",
         "starting-the-server",
         "cannot-start",
+        "mid-weight-load",
         "server-launch-failed",
     ],
 )

@@ -430,6 +430,14 @@ TIME_CLAIM_LITERALS = (
     "launching fails",
     "ailed to launch",
     "ailed to start",
+    "iddle of",  # "in the middle of loading the model"
+    "id-weight",  # "mid-weight-load", "Mid-weight-load"
+    "id weight",
+    "id-model",
+    "mid model",
+    "Mid model",
+    "id-checkpoint",
+    "id checkpoint",
 )
 # launch_server flags written as Markdown list items ("- tp-size: 4", "- `mem-fraction-static`: 0.75", "- --tp 8"):
 # the stems of the flags logscope reads, after a bullet, bare or in a code span

@@ -125,12 +125,15 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the words between never say it started well or without error (成功 success, 正常 normal, 没/未/无/不 not, 后 after):
     # "启动成功后运行一段时间报错" (started fine, failed after a while) claims the serving time, not startup
     ("startup", re.compile(r"启动(?:(?!成功|正常|没|未|无|不|后)[\w.-]){0,24}?(?:时|的时候)?(?:报错|出错|失败)")),
-    # SGLang's load_weight step ("Load weight begin" .. "Load weight end"): "while loading the model", "during weight loading"
+    # SGLang's load_weight step ("Load weight begin" .. "Load weight end"): "while loading the model", "during weight loading",
+    # "in the middle of loading the model", "mid-weight-load" (a form seen in a paste: built vllm-49051)
     (
         "load_weight",
         re.compile(
-            r"(?i)\b(?:during|while|when) (?:the )?(?:(?:model|weights?|checkpoint) loading"
+            r"(?i)\b(?:during|while|when|in the middle of) (?:the )?(?:(?:model|weights?|checkpoint) loading"
             r"|loading (?:the |of )?(?:model(?: weights)?|weights|checkpoints?))\b"
+            # "detonates mid-weight-load", "crashes mid model loading"
+            r"|\bmid[- ](?:weights?|model|checkpoint)[- ]load(?:ing)?\b"
         ),
     ),
     # SGLang creates its NCCL communicators in the init_distributed step ("Init torch distributed begin/ends")
