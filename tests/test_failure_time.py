@@ -377,6 +377,21 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         ("The decode node crashes during the benchmark (random dataset, 1k input, 1k output):", "serving"),
         ("When running the stress test against the PD router, the prefill side reports:", "serving"),
         ("The scheduler hangs after processing about 200 requests, then the watchdog fires:", "serving"),
+        # some hours before, a request sent, the first request (the shape of built paste nixl-1614), and a
+        # crash word at startup or the server being started
+        ("After about 3 hours the decode instance dies with:", "serving"),
+        ("When I send requests with a long context the scheduler crashes:", "serving"),
+        ("The model loads fine; the engine then fails on the very first streaming `/v1/completions` request.", "serving"),
+        ("The prefill node crashes at startup with:", "startup"),
+        ("When starting the server on two nodes it fails with:", "startup"),
+        # the server would not start; a launcher's line that its launch failed (the shape of built paste areal-979)
+        ("The server cannot start on the second node:", "startup"),
+        # in the middle of the loading (the shape of built paste vllm-49051's prose)
+        ("With an old nvcc the first compile detonates mid-weight-load with a raw assertion:", "load_weight"),
+        (
+            "(AReaL) 20260304-10:31:13.128 SyncRPCServer ERROR: Engine method 'launch_server' failed: server launch failed",
+            "startup",
+        ),
     ],
     ids=[
         "benching",
@@ -395,6 +410,14 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         "during-the-benchmark",
         "stress-test",
         "after-requests",
+        "after-hours",
+        "send-requests",
+        "first-request",
+        "crashes-at-startup",
+        "starting-the-server",
+        "cannot-start",
+        "mid-weight-load",
+        "server-launch-failed",
     ],
 )
 def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
@@ -412,8 +435,21 @@ def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
         "The server dies after running 3 warmup steps:",  # SGLang's warmup is a startup step, not serving
         "It does not crash while loading the model, only later:",  # said in the negative
         "If it fails during the benchmark, lower the request rate.",  # a condition
+        "It takes about 3 hours of loading and then fails after 3 hours of loading:",  # hours of a startup step
+        "When I start the server and send requests, it fails:",  # the claims disagree
+        "The decode side does not start until the prefill side finishes its transfer:",  # no start of the server
     ],
-    ids=["negated", "conditional", "disagree", "warmup-steps", "negated-loading", "conditional-benchmark"],
+    ids=[
+        "negated",
+        "conditional",
+        "disagree",
+        "warmup-steps",
+        "negated-loading",
+        "conditional-benchmark",
+        "hours-of-loading",
+        "start-then-send",
+        "does-not-start-until",
+    ],
 )
 def test_a_negated_or_contradicted_claim_places_nothing(prose):
     assert _failure(f"{prose}\n```\n{WATCHDOG}```\n").phase == "unknown"
@@ -471,8 +507,13 @@ def test_a_launchers_failed_launch_line_places_the_failure_at_startup_inferred()
 
 def test_sglangs_own_failed_model_config_line_places_nothing():
     # SGLang prints "Failed to load model config: {e}" in ModelRunner.update_weights (0.3.0): no launch
+    # (no launcher's line: the released source places it, as the code that prints it, ModelRunner.update_weights,
+    # runs only for a request: lines_before.py)
     text = "[2024-09-01 10:00:00 TP0] Failed to load model config: boom\n" + SGL_KERNEL_LOADER
-    assert _failure(text).phase == "unknown"
+    failure = _failure(text)
+    assert "launcher" not in failure.phase_basis
+    assert failure.phase_basis.startswith("after line 1, 'Failed to load model config:'")
+    assert "update_weights" in failure.phase_basis
 
 
 # --- faulthandler's dump: another thread running SGLang code only a serving server runs (a KV transfer in flight)
@@ -533,3 +574,117 @@ def test_a_route_handler_defined_inside_a_startup_function_is_not_called_by_it()
     assert out["sglang.srt.utils:launch_dummy_health_check_server"]["stage"] == "startup"
     assert out["sglang.srt.entrypoints.http_server:health_generate"]["stage"] == "none"  # no root reaches a request's handler
     assert "wording:Health check failed. Server couldn't get a response from" not in out
+
+
+# --- the lines before a failure that say how far the launch had got (signatures/lines_before.py)
+# SGLang's engine waiting for its schedulers' "ready" (sglang 0.5.6.post2 entrypoints/engine.py _launch_subprocesses and
+# multimodal_gen/runtime/launch_server.py launch_server: logger.error(f"Rank {i} scheduler is dead. ..."), the exit
+# code, then `raise`), then the CLI's traceback cut before its exception line (the shape of built paste sglang-15235)
+DEAD_AT_START = (
+    "[12-16 14:27:08] Rank 0 scheduler is dead. Please check if there are relevant logs.\n"
+    "[12-16 14:27:10] Exit code: -9\n"
+    "Traceback (most recent call last):\n"
+    f'  File "{SITE}/sglang/cli/main.py", line 26, in main\n'
+    "    args.func(args, extra_argv)\n"
+    f'  File "{SITE}/sglang/multimodal_gen/runtime/entrypoints/diffusion_generator.py", line 134, in from_server_args\n'
+    "    instance.local_scheduler_process = instance._start_local_server_if_needed()\n"
+)
+
+
+def test_a_wording_only_startup_prints_before_a_failure_places_it_at_startup():
+    failure = _failure(DEAD_AT_START)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert failure.phase_basis.startswith("after line 1, 'scheduler is dead. Please check if there are relevant logs.'")
+    assert "runs only at startup" in failure.phase_basis and "_wait_for_scheduler_ready" in failure.phase_basis
+
+
+# "Cache flushed successfully!": Scheduler.flush_cache, run for a /flush_cache request (sglang 0.4.3.post4-0.5.9)
+FLUSHED = "[2025-05-23 18:02:43] Cache flushed successfully!\n"
+CUT_TRACEBACK = f'Traceback (most recent call last):\n  File "{SITE}/torch/cuda/memory.py", line 200, in empty_cache\n'
+
+
+def test_a_wording_only_serving_prints_before_a_failure_places_it_while_serving():
+    failure = _failure(FLUSHED + CUT_TRACEBACK)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "Cache flushed successfully!" in failure.phase_basis
+
+
+def test_a_phase_line_after_the_wording_or_a_wording_after_the_failure_is_not_taken():
+    # the rank's phase line is nearer: it places the failure (after capture's end: unknown), not the wording before it
+    ended = "[2025-05-23 18:02:40 TP0] Capture cuda graph end. Time elapsed: 3.01 s. mem usage=0.50 GB. avail mem=20.00 GB.\n"
+    tagged = CUT_TRACEBACK.replace("Traceback", "[2025-05-23 18:02:44 TP0] Traceback")
+    assert _failure(FLUSHED + ended + tagged).phase == "unknown"
+    assert _failure(CUT_TRACEBACK + FLUSHED).phase == "unknown"
+
+
+# the capture bar printed by TP rank 0 only (sglang 0.5.x cuda_graph_runner.py: tqdm where tp_rank == 0, untagged),
+# then another rank's exception (the shape of built paste slime-1314)
+BAR_THEN_TP1 = (
+    "Capturing batches (bs=32 avail_mem=10.30 GB):   0%|          | 0/8 [00:00<?, ?it/s]\n"
+    "[2026-01-04 01:42:54 TP0] Registering 0 cuda graph addresses\n"
+    "[2026-01-04 01:42:55 TP1] Scheduler hit an exception: Traceback (most recent call last):\n"
+    f'  File "{SITE}/flashinfer/jit/cpp_ext.py", line 299, in run_ninja\n'
+    "    subprocess.run(\n"
+    "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.\n"
+)
+
+
+def test_the_other_ranks_last_phase_line_places_a_rank_that_printed_none():
+    failure = _failure(BAR_THEN_TP1)
+    assert (failure.finding, failure.phase) == ("startup-crash", "capture")
+    assert "after the last phase line of TP0, capture_progress (this rank printed none)" in failure.phase_basis
+
+
+def test_a_rank_with_its_own_phase_line_is_placed_by_it():
+    own = "[2026-01-04 01:42:50 TP1] Load weight begin. avail mem=70.00 GB\n"
+    assert _failure(own + BAR_THEN_TP1).phase == "load_weight"
+
+
+def test_a_failure_stated_in_prose_is_placed_by_a_claim_after_it():
+    # the shape of built paste nixl-1614: the failure stated first, the time in a later sentence of the same prose
+    prose = (
+        "KV transfer over NIXL/UCX fails with `NIXL_ERR_BACKEND` on `postXferReq` between two GB200 nodes.\n\n"
+        "The model loads fine and the warmup returns coherent output; the engine then fails on the very first streaming"
+        " `/v1/completions` request.\n"
+    )
+    failure = _failure(prose)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "on the very first streaming `/v1/completions` request" in failure.phase_basis
+
+
+# --- SGLang's warmup request (signatures/warmup.py): a batch the scheduler ran shows it serving, the warmup's included,
+# unless SGLang then says its warmup request failed (sglang 0.4.1.post7-0.5.23 http_server._execute_server_warmup:
+# "Initialization failed. warmup error: ..." then kill_process_tree)
+BATCH_CRASH = (
+    "[2026-01-05 10:00:00] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)\n"
+    "[2026-01-05 10:00:01 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, "
+    "#running-req: 0, #queue-req: 0\n"
+    + _traceback(
+        [
+            (f"{SITE}/sglang/srt/managers/scheduler.py", 2704, "event_loop_overlap", "result = self.run_batch(batch)"),
+            (f"{SITE}/sglang/srt/managers/scheduler.py", 2147, "run_batch", "out = self.tp_worker.forward_batch_generation(b)"),
+        ],
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+        head="[2026-01-05 10:00:02 TP0] Scheduler hit an exception: ",
+    )
+)
+WARMUP_FAILED = "[2026-01-05 10:00:05] Initialization failed. warmup error: Traceback (most recent call last):\n"
+READY = "[2026-01-05 10:00:01] The server is fired up and ready to roll!\n"
+
+
+def _findings(text: str) -> list[Failure]:
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    return [f for fs in analysis.failures.values() for f in fs]
+
+
+def test_a_batch_that_failed_before_sglangs_warmup_failure_was_the_warmups():
+    found = _findings(BATCH_CRASH + WARMUP_FAILED)
+    assert {(f.finding, f.phase) for f in found} == {("startup-crash", "warmup")}
+    batch = next(f for f in found if f.signature != "process-warmup-failed")
+    assert "line 9 says SGLang's warmup request failed, and no ready line came before" in batch.phase_basis
+
+
+def test_a_batch_without_the_warmup_failure_or_after_the_ready_line_is_serving():
+    assert {(f.finding, f.phase) for f in _findings(BATCH_CRASH)} == {("runtime-crash", "serving")}
+    found = _findings(READY + BATCH_CRASH + WARMUP_FAILED)
+    assert ("runtime-crash", "serving") in {(f.finding, f.phase) for f in found}

@@ -35,7 +35,34 @@ def launch_failures(launch: Launch) -> list[Failure]:
         # an untagged line in a file of several ranks: known only when every rank was at the same phase
         return last.pop() if len(last) == 1 else None
 
-    found = failures_of(events, last_phase_of, ready, releases=releases_shown(launch.sglang_version))
+    def others_last_phase(event: Event) -> tuple[str, str] | None:
+        """The last phase line before the event of the launch's other ranks, when they agree and the event's rank
+        printed none (an untagged line is last_phase_of's), and those ranks."""
+        label = event.rank.label if event.rank is not None else None
+        own = launch.ranks.get(label) if label is not None else None
+        if own is None or any(p.source == event.source and p.line <= event.line for p in own.phases):
+            return None
+        others = {}
+        for other, timeline in launch.ranks.items():
+            before = [p for p in timeline.phases if p.source == event.source and p.line <= event.line]
+            if other != label and before:
+                others[other] = before[-1].phase
+        if len(set(others.values())) != 1:
+            return None
+        return next(iter(others.values())), ", ".join(sorted(others))
+
+    phase_lines: dict[str, list[int]] = {}
+    for timeline in launch.ranks.values():
+        for p in timeline.phases:
+            phase_lines.setdefault(p.source, []).append(p.line)
+    found = failures_of(
+        events,
+        last_phase_of,
+        ready,
+        releases=releases_shown(launch.sglang_version),
+        others_last_phase=others_last_phase,
+        phase_lines=phase_lines,
+    )
     if found and all(f.event.time for f in found):
         found.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))
     else:

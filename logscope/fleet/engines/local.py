@@ -5,6 +5,7 @@ becomes a row with its error and the scan goes on."""
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import time
@@ -42,6 +43,12 @@ def _serve(conn: Connection, limits: Limits) -> None:
         os._exit(_EXIT_CANNOT_LOAD)
     except ValueError:
         if not limits.memory_bytes:
+            raise
+        os._exit(_EXIT_CANNOT_LOAD)
+    # the OS refusing memory under the bound: the import system listing a package's folder (os.listdir) fails with
+    # ENOMEM
+    except OSError as e:
+        if e.errno != errno.ENOMEM or not limits.memory_bytes:
             raise
         os._exit(_EXIT_CANNOT_LOAD)
     conn.send(("ready", None))

@@ -5,7 +5,8 @@ Markers: SGLang's ready line (an event of its own, `server_ready`), a served req
 (`"POST /v1/chat/completions HTTP/1.1" 200 OK`, `"POST /generate HTTP/1.1" 200`), and the scheduler's batch lines
 (`Prefill batch. #new-seq`, `Decode batch. #running-req`): the scheduler's event loop was running batches, so every
 startup step (weights, pools, capture) was behind it. SGLang's warmup request is such a batch too (it runs before
-the ready line); the basis a failure's message gives names the line, so a reader can tell. Not markers: the
+the ready line); the basis a failure's message gives names the line, so a reader can tell, and when SGLang then says
+its warmup request failed the batch was the warmup's (signatures/warmup.py). Not markers: the
 warmup's probes that run no batch (`/get_model_info`, `/model_info`, `/health`, `/get_server_info`).
 """
 

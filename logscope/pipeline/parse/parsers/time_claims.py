@@ -42,6 +42,24 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("serving", re.compile(r"(?i)\bafter (?:a )?long[- ]time (?:RL )?(?:training|running|serving)\b")),
+    # some hours or days before it failed ("after about 3 hours", "after a few days")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\bafter (?:about |around |roughly |nearly |over |more than |~)?(?:\d+|a few|several|many) (?:hours|days)\b"
+            r"(?! of (?:loading|compil|start|warm))"
+        ),
+    ),
+    # a request sent to the server ("when I send requests", "when sending a chat request", "when we post a request"), or
+    # the failure came with the first request it got ("fails on the very first streaming request"): the server was up
+    (
+        "serving",
+        re.compile(
+            r"(?i)\bwhen (?:I |we )?(?:send(?:ing)?|post(?:ing)?) (?:a |an |the |some |many |multiple |several |concurrent )?"
+            r"(?:\w+ )?requests?\b"
+        ),
+    ),
+    ("serving", re.compile(r"(?i)\b(?:on|at|with) the (?:very )?first (?:[\w`/.-]+ ){0,3}?requests?\b")),
     # a benchmark or a stress / load test runs requests against the server ("during the benchmark", "when running the
     # stress test"), and requests it answered before the failure were served ("after processing 200 requests")
     (
@@ -71,16 +89,54 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
     # a crash named by the step it ended ("Startup crash occurred"; form seen in pastes: sglang-7211)
     ("startup", re.compile(r"(?i)\bstart-?up crash(?:es|ed)?\b")),
+
+    # a crash word at startup ("crashes at startup", "dies right on startup"), or the server being started when it
+    # failed ("when starting the server", "while I launch the engine")
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:crash(?:es|ed)?|dies|died|hangs?|hung|exits?|exited|errors? out|OOMs?|OOMed) (?:right |immediately )?"
+            r"(?:at|on|during) (?:server |engine )?start-?up\b"
+        ),
+    ),
+    # the server would not start, or its launch failed ("the server cannot start", "it won't come up", "server launch
+    # failed", "failed to launch the SGLang server")
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:can ?not|can't|cannot|could ?not|couldn't|won't|does not|doesn't|did not|didn't) (?:start|launch|boot"
+            r"|come up)\b(?! (?:to|until|unless)\b)"
+        ),
+    ),
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:server|engine|sglang) (?:start-?up|launch(?:ing)?) (?:failed|fails)\b"
+            r"|\bfailed to (?:launch|start) (?:the |a |an )?(?:sglang |SGLang )?(?:server|engine)\b"
+        ),
+    ),
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:when|while) (?:I |we )?(?:start(?:ing)?|launch(?:ing)?) (?:up )?(?:the |a |my |our )?(?:sglang |SGLang )?"
+            r"(?:server|engine|service|instance)\b"
+            # "when I start the server and send requests": something else came after the start
+            r"(?![^.;:!?]{0,40}?\b(?:and|then)\b)"
+        ),
+    ),
     # in Chinese: starting (启动) it reports an error (报错, 出错) or fails (失败): "启动sglang报错", "启动时报错", "启动失败"
     # the words between never say it started well or without error (成功 success, 正常 normal, 没/未/无/不 not, 后 after):
     # "启动成功后运行一段时间报错" (started fine, failed after a while) claims the serving time, not startup
     ("startup", re.compile(r"启动(?:(?!成功|正常|没|未|无|不|后)[\w.-]){0,24}?(?:时|的时候)?(?:报错|出错|失败)")),
-    # SGLang's load_weight step ("Load weight begin" .. "Load weight end"): "while loading the model", "during weight loading"
+    # SGLang's load_weight step ("Load weight begin" .. "Load weight end"): "while loading the model", "during weight loading",
+    # "in the middle of loading the model", "mid-weight-load" (a form seen in a paste: built vllm-49051)
     (
         "load_weight",
         re.compile(
-            r"(?i)\b(?:during|while|when) (?:the )?(?:(?:model|weights?|checkpoint) loading"
+            r"(?i)\b(?:during|while|when|in the middle of) (?:the )?(?:(?:model|weights?|checkpoint) loading"
             r"|loading (?:the |of )?(?:model(?: weights)?|weights|checkpoints?))\b"
+            # "detonates mid-weight-load", "crashes mid model loading"
+            r"|\bmid[- ](?:weights?|model|checkpoint)[- ]load(?:ing)?\b"
         ),
     ),
     # SGLang creates its NCCL communicators in the init_distributed step ("Init torch distributed begin/ends")

@@ -23,6 +23,7 @@ from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup
 from logscope.pipeline.parse.serving import BEFORE_WARMUP
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
+from logscope.pipeline.parse.signatures.lines_before import PROSE_KINDS, LinesBefore, from_other_ranks
 from logscope.pipeline.parse.signatures.loader import NEXT_LINE, OTHER_FAILURE, Signature, SignatureSet, bundled_signatures
 from logscope.pipeline.parse.signatures.native import (
     NativeCrash,
@@ -33,6 +34,7 @@ from logscope.pipeline.parse.signatures.native import (
     native_crash,
     signal_of,
 )
+from logscope.pipeline.parse.signatures.warmup import warmup_batches
 
 # event kinds that are a crash even when no signature names their mechanism
 CRASH_KINDS = frozenset(
@@ -508,11 +510,13 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so."""
     # a launcher's line on the failure's own line too (a shipper flattened both): it logs its words before the exception
     # a sentence that states the failure may place it itself ("it fails during startup with ...")
+    # a failure stated only in prose: every sentence of it speaks of that failure, before it or after (one sentence
+    # stands for the others: _without_stated)
     stated = event.kind == kinds.STATED_FAILURE
     before = [
         c
         for c in claims.get(event.source, [])
-        if c.line < event.line or (c.line == event.line and (stated or LAUNCHER.match(str(c.data["said"]))))
+        if stated or c.line < event.line or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
     ]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
@@ -545,18 +549,23 @@ def failures_of(
     ready: dict[str, Event],
     signatures: SignatureSet | None = None,
     releases: Releases = None,
+    others_last_phase: Any = None,
+    phase_lines: dict[str, list[int]] | None = None,
 ) -> list[Failure]:
     """Every failure among `events`, in the order given (the caller orders them in time).
 
     `last_phase_of(event)` gives the phase id of the rank's last phase line before the event, or None;
     `ready` the first line per source that shows the server ready or serving: a failure after it is a
     runtime failure, in the `serving` stage, whatever its signature locates; `releases` the SGLang releases the input
-    shows (its released source places a failure).
+    shows (its released source places a failure); `others_last_phase(event)` the last phase line of the launch's
+    other ranks before it, and those ranks, when the event's rank printed none (failures.py); `phase_lines` the line
+    numbers of each input's phase lines (a wording before the last of them places nothing).
     """
     sigs = signatures or bundled_signatures()
     events = merge_native(events)
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
     native_context = _NativeContext(events)
+    lines_before = LinesBefore(events, _not_context, phase_lines or {})
     tracebacks: dict[str, list[Event]] = {}
     for e in events:
         if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
@@ -607,7 +616,9 @@ def failures_of(
                 or _native_init(event, sig, native_context)
                 or _from_traceback_after(event, mechanism, tracebacks, sigs, releases)
                 or _from_loading_bar(event, bars, last_phase_of)
+                or (from_other_ranks(event, others_last_phase) if others_last_phase else None)
                 or _from_other_threads(event, releases)
+                or lines_before.wording(event, releases)
                 or _from_claim(event, claims)
                 or located
             )
@@ -660,8 +671,13 @@ def failures_of(
             )
         )
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
-    kept = _without_cut_heads(_without_stated(_placed_by_burst(out)))
+    kept = _without_cut_heads(_without_stated(warmup_batches(_placed_by_burst(out), ready)))
     return _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
+
+
+def _not_context(event: Event) -> bool:
+    """A failure, or the paste's prose: no line that shows how far the server had got."""
+    return event.kind in CRASH_KINDS or event.kind in PROSE_KINDS or bool(event.data.get("in_sentence"))
 
 
 def _placed_by_burst(found: list[Failure]) -> list[Failure]:
