@@ -679,7 +679,7 @@ class SourceClassifier:
 _PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*# |# (?=[a-z./~]|[A-Z_][A-Z0-9_]*=)"
 # (a source path and line opening a line: a program's own message, as a device-side assert or a Python warning prints)
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4}(?:\d{4})? |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
     + UCX_LINE_HEAD
     + r"|File \"|"
     + _PROMPT

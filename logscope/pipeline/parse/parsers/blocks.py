@@ -66,7 +66,7 @@ _NATIVE_PY_FRAME = re.compile(
 _EMPTY_EXCEPTION = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):\s*$")
 _BODY_MAX = 40  # lines of such a message read at most
 # a line a logger wrote (a level word, glog's "E0123 ", a date): never a line of a message
-_LOGGED = re.compile(r"^\s*(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b|[IWEF]\d{4} |\d{4}-\d{2}-\d{2}[ T])")
+_LOGGED = re.compile(r"^\s*(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b|[IWEF]\d{4}(?:\d{4})? |\d{4}-\d{2}-\d{2}[ T])")
 
 
 class TracebackReader(BlockReader):
