@@ -446,9 +446,12 @@ _NATIVE_FRAME = re.compile(
     r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:(?:\(unknown\)|\d+)\s+)?(?P<absl>\S.*))\s*$"
 )
 # c10's "Exception raised from <function> at <file>:<line> (most recent call first):" opens its frames, also with its
-# first letter lost to a paste cut ("xception raised from ..."): never faulthandler's "(most recent call first)"
+# first letter lost to a paste cut ("xception raised from ..."): never faulthandler's "(most recent call first)"; a c10
+# frame of any number opens them too (c10/util/Backtrace.cpp's "frame #" of torch 2.9.1 libc10.so, only ever printed in
+# a c10::Error's backtrace): a copy cut before frame #0 still shows a native crash (frames already taken by an open
+# block never reach this test)
 _NATIVE_OPEN = re.compile(
-    r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|E?xception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+    r"^\s*(?:frame #\d+: |#0\s+0x|==== backtrace|E?xception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
     r"|^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \("  # UCX's handler: "[host:pid:tid:tid] Caught signal 11 (...)"
     r"|^\s*(?:Program terminated with|Thread \d+ \"[^\"]*\" received) signal SIG"  # gdb, on a core or live
     r"|^\s*\*\*\* Check failure stack trace"  # glog's CHECK, under its "F... Check failed: ..." line
