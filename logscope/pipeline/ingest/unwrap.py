@@ -23,6 +23,17 @@ JSON_STRING = "a JSON string"
 API_ERROR = "an API error response"
 _API_ERROR = re.compile(r'"object"\s*:\s*"error"')
 FLATTENED = "a line flattened with \\n"
+# a structured log record (one JSON object a line) at a failing level: its message is read as a line of that level.
+# The keys and level names of the common JSON encoders: go.uber.org/zap's production encoder config ("level", "msg",
+# "error", levels "error" / "dpanic" / "panic" / "fatal"), Go's log/slog JSONHandler ("level": "ERROR", "msg"), logrus's
+# JSONFormatter ("level", "msg", "error"), Python JSON formatters ("levelname"), Google Cloud Logging ("severity");
+# "message" as a custom encoder names it (a Kubernetes controller's zap record, rbg-12)
+JSON_RECORD = "a JSON log record"
+_RECORD_LEVEL = re.compile(
+    r'"(?:level|severity|levelname|lvl)"\s*:\s*"(?i:(error|err|fatal|panic|dpanic|critical|crit|alert|emerg(?:ency)?))"'
+)
+_RECORD_MESSAGE = re.compile(r'"(?:msg|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_RECORD_ERROR = re.compile(r'"(?:error|err)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 REWRAPPED = "lines re-wrapped"
 
 # a JSON string literal long enough to hold a message (escapes kept; decoded by json.loads)
@@ -50,7 +61,10 @@ def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Pie
     """The lines a logical line holds (itself when it holds none). `wanted` tells a JSON string worth reading
     (the classifier passes its prefilter); without it, one that reads like a failure."""
     if '"' in line and _JSON_SHAPE.search(line):
+        record = _failing_record(line)
         pieces = _json_pieces(line, wanted or _reads_like_a_failure)
+        if record is not None:
+            return [record, *(p for p in pieces if p.text not in record.text)]
         if pieces:
             return pieces
     if "\\n" in line and _FLAT_TRACEBACK.search(line):
@@ -70,6 +84,31 @@ def _json_pieces(line: str, wanted: Callable[[str], object]) -> list[Piece]:
             continue
         out += [Piece(p, how) for p in value.splitlines() if p.strip()]
     return out
+
+
+def _failing_record(line: str) -> Piece | None:
+    """A JSON log record at a failing level whose message is one line, as the line "<LEVEL> <message>: <error>" (its
+    other strings are read as they are), or None."""
+    level = _RECORD_LEVEL.search(line)
+    message = _RECORD_MESSAGE.search(line)
+    if level is None or message is None:
+        return None
+    text = _decoded(message.group(1))
+    if not text or "\n" in text:
+        return None  # a message of several lines (a traceback) is read as its lines
+    error = _RECORD_ERROR.search(line)
+    cause = None if error is None else _decoded(error.group(1))
+    if cause:
+        text = f"{text.rstrip('.')}: {cause.splitlines()[0]}"
+    return Piece(f"{level.group(1).upper()} {text}", JSON_RECORD)
+
+
+def _decoded(escaped: str) -> str | None:
+    """A JSON string literal's body decoded and stripped, or None when it is no valid one."""
+    try:
+        return str(json.loads(f'"{escaped}"')).strip()
+    except ValueError:
+        return None
 
 
 def _reads_like_a_failure(value: str) -> bool:
