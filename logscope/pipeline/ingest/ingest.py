@@ -53,7 +53,15 @@ _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})
 # "2025-12-10T13:50:14.788089Z  INFO model_runner.load_model: Load weight end. ..."): all lower-case names, so an
 # exception's class ("torch.distributed.DistBackendError: ...") is never taken for it
 _TARGET = r"(?:[a-z_]\w*(?:(?:\.|::)[a-z_]\w*)+: )?"
-_EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+(?:\[severity: {_SEVERITY}\]\s+)?{_TARGET}")
+_EXPORTER = re.compile(
+    rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+(?P<level>{_SEVERITY}))\s+(?:\[severity: {_SEVERITY}\]\s+)?(?P<target>{_TARGET})"
+)
+# tracing-subscriber's default format ("<RFC 3339 time> <LEVEL> <target>: <message>", tracing_subscriber::fmt::format::Full,
+# what SGLang's router and Dynamo's Rust runtime print) states the record's own level: an ERROR record keeps its level
+# word, so a failure no wording names is still read as one. (A cloud export's severity is its stream's, stderr = ERROR
+# for every line of a traceback: dropped.) A traceback or an exception line after it is read as it stands.
+_FAILING_LEVELS = frozenset({"ERROR", "CRITICAL", "ALERT", "EMERGENCY"})
+_OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b)")
 # a CI console's time stamp in brackets before each line (Jenkins' Timestamper, "[2025-11-06T02:10:00.702Z] ")
 _BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
 # docker compose's service and replica ("sglang-1  | "), padded to the longest name: a name without a replica number
@@ -408,6 +416,14 @@ def clean(physical: str) -> list[str]:
     return out
 
 
+def _with_own_level(wrapper: re.Match[str], rest: str) -> str:
+    """The line after a wrapper, with the level word of a tracing record at a failing level before it."""
+    level = wrapper.re is _EXPORTER and wrapper.group("target") and wrapper.group("level")
+    if level in _FAILING_LEVELS and not _OWN_RECORD.match(rest):
+        return f"{level} {rest}"
+    return rest
+
+
 def unwrap(text: str) -> str:
     """Remove paste wrappers; repeated because they nest (a quoted docker-compose paste)."""
     for _ in range(4):
@@ -428,7 +444,7 @@ def unwrap(text: str) -> str:
                 or _PYTEST_FAIL.match(text)
             )
             if m:
-                text = text[m.end() :]
+                text = _with_own_level(m, text[m.end() :])
         if text.startswith("[") and text[11:12] == "T":
             m = _BRACKETED_RFC3339.match(text)
             if m:
