@@ -23,7 +23,8 @@ JSON_STRING = "a JSON string"
 API_ERROR = "an API error response"
 _API_ERROR = re.compile(r'"object"\s*:\s*"error"')
 FLATTENED = "a line flattened with \\n"
-# a structured log record (one JSON object a line) at a failing level: its message is read as a line of that level.
+# a structured log record (one JSON object a line) at a failing level: its message is read as a failure's line (the
+# classifier reads a JSON_RECORD piece as a line that reads like a failure, whatever its words).
 # The keys and level names of the common JSON encoders: go.uber.org/zap's production encoder config ("level", "msg",
 # "error", levels "error" / "dpanic" / "panic" / "fatal"), Go's log/slog JSONHandler ("level": "ERROR", "msg"), logrus's
 # JSONFormatter ("level", "msg", "error"), Python JSON formatters ("levelname"), Google Cloud Logging ("severity");
@@ -63,8 +64,8 @@ def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Pie
     if '"' in line and _JSON_SHAPE.search(line):
         record = _failing_record(line)
         pieces = _json_pieces(line, wanted or _reads_like_a_failure)
-        if record is not None:
-            return [record, *(p for p in pieces if p.text not in record.text)]
+        if record is not None and not any(p.text == record[1] for p in pieces):
+            return [record[0], *(p for p in pieces if p.text not in record[0].text)]
         if pieces:
             return pieces
     if "\\n" in line and _FLAT_TRACEBACK.search(line):
@@ -86,9 +87,10 @@ def _json_pieces(line: str, wanted: Callable[[str], object]) -> list[Piece]:
     return out
 
 
-def _failing_record(line: str) -> Piece | None:
-    """A JSON log record at a failing level whose message is one line, as the line "<LEVEL> <message>: <error>" (its
-    other strings are read as they are), or None."""
+def _failing_record(line: str) -> tuple[Piece, str] | None:
+    """A JSON log record at a failing level whose message is one line: the line "<message>: <error>" and the message,
+    or None. (A message read as a line of its own speaks for itself: the record line is for the short or
+    wordless messages that would otherwise be read as nothing.)"""
     level = _RECORD_LEVEL.search(line)
     message = _RECORD_MESSAGE.search(line)
     if level is None or message is None:
@@ -98,9 +100,8 @@ def _failing_record(line: str) -> Piece | None:
         return None  # a message of several lines (a traceback) is read as its lines
     error = _RECORD_ERROR.search(line)
     cause = None if error is None else _decoded(error.group(1))
-    if cause:
-        text = f"{text.rstrip('.')}: {cause.splitlines()[0]}"
-    return Piece(f"{level.group(1).upper()} {text}", JSON_RECORD)
+    said = text if not cause else f"{text.rstrip('.')}: {cause.splitlines()[0]}"
+    return Piece(said, JSON_RECORD), text
 
 
 def _decoded(escaped: str) -> str | None:

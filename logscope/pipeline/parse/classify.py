@@ -18,6 +18,7 @@ from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import (
+    JSON_RECORD,
     REWRAPPED,
     WRAP_WIDTHS,
     Piece,
@@ -132,6 +133,7 @@ class SourceClassifier:
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
+        self.failing_record = False  # feeding the message of a JSON log record at a failing level (unwrap.JSON_RECORD)
         self.startup_parts: list[tuple[int, int | None]] = []  # the startup parts' lines: [first, after)
         self.repeats = RepeatedLines()  # plain records read before, classified once (a crash loop repeats them)
         # streaming (stream()): past `release_at` events held, settled events are handed on as lines are read
@@ -236,8 +238,9 @@ class SourceClassifier:
                 if how is not None:
                     self.unwrapped.setdefault(chunk.first + position, how)
                 self.opened = how is not None and how != REWRAPPED  # a message taken out of JSON or a flat line
+                self.failing_record = how == JSON_RECORD
                 self.feed(chunk.first + position, logical)
-            self.opened = False
+            self.opened = self.failing_record = False
             position += wraps[position][1] if position in wraps else 1
             if len(self.events) >= self.release_at:
                 yield self._settled(chunk.first + position)
@@ -342,6 +345,8 @@ class SourceClassifier:
                 self.recognized_physical.add(lineno)
                 return
         candidates = prefilter.grammars_for(text)
+        if self.failing_record and "signature" not in candidates:
+            candidates.append("signature")  # its level says it failed, whatever its words
         if not candidates:
             if self._read_catalogue(lineno, text):
                 self._count_prefixed(lineno, text, CATALOGUED)
@@ -432,7 +437,7 @@ class SourceClassifier:
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
-        failure_look = looks_failed and FAILURE_LOOK.search(text) is not None
+        failure_look = looks_failed and (self.failing_record or FAILURE_LOOK.search(text) is not None)
         if tried and tried[0] == kinds.SGLANG and self.pending is None:
             self.pending = (lineno, text)  # a terminal may have cut it: read when the next line does not complete it
             return
