@@ -124,3 +124,25 @@ def test_c10_frames_under_their_exception_line_stay_one_backtrace():
     )
     (failure,) = _failures(text)
     assert len(failure.event.data["native_frames"]) == 4  # the raising function, then frames #0-#2
+
+
+def test_a_ray_actor_that_exited_on_purpose_is_no_failure():
+    # ray 2.49.2 gcs_server: "The actor is dead because its worker process has died. Worker exit type: " + the type
+    intended = (
+        "The actor is dead because its worker process has died. Worker exit type: INTENDED_USER_EXIT Worker exit detail: "
+        "Worker exits by an user request. exit_actor() is called.\n"
+    )
+    assert _failures(intended) == []
+    (failure,) = _failures(intended.replace("INTENDED_USER_EXIT", "SYSTEM_ERROR"))
+    assert failure.signature == "process-ray-actor-worker-died"
+
+
+def test_glibcs_heap_check_before_2_26_is_read_in_its_wrapper():
+    (failure,) = _failures("*** Error in `python3': double free or corruption (fasttop): 0x00007f2c1c0017a0 ***\n")
+    assert failure.signature == "process-glibc-double-free"
+
+
+def test_a_go_panic_is_read_only_at_a_lines_start():
+    (failure,) = _failures("panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n")
+    assert failure.signature == "process-go-panic"
+    assert _failures("The operator logs a warning when it recovers from a panic: nothing to see here.\n") == []
