@@ -383,6 +383,9 @@ class SourceClassifier:
             self.coverage.recognized[kinds.CATALOGUE_GRAMMAR] += 1
             self.recognized_physical.add(lineno)
         self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, kinds.CATALOGUE_GRAMMAR)
+        if recognized and _logged_as_failure(parsed) and not (self.quoted or self.in_sentence):
+            # SGLang's log format prints no level: the released code's logger.error / logger.critical says it
+            self._miss_failure(lineno, text)
         return True
 
     def _count_prefixed(self, lineno: int, text: str, verdict: str) -> None:
@@ -758,6 +761,16 @@ def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:
     if not isinstance(reader, TracebackReader) or not reader.reading_message:
         return False
     return bool(set(prefilter.grammars_for(text)) - _PROSE_GRAMMARS)
+
+
+# the levels of a catalogued wording (its logger call in the released code) that report a failure
+_FAILING_LEVELS = frozenset({"error", "critical"})
+
+
+def _logged_as_failure(parsed: Parsed) -> bool:
+    """A catalogued SGLang wording, whole in its line, that the released code logs at error or critical level."""
+    data = parsed.data
+    return parsed.kind == kinds.CATALOGUED_LINE and data.get("level") in _FAILING_LEVELS and not data.get("in_sentence")
 
 
 def _sglang_line(text: str, candidates: list[str]) -> bool:
