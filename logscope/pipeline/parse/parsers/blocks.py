@@ -107,6 +107,7 @@ class TracebackReader(BlockReader):
         self.fatal: Event | None = None
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
         self.chained_at = lineno if text.lstrip().startswith(_CHAIN_LINES) else None
+        self.opener = text.strip()[:300]
         self.body: list[str] | None = None  # the message lines under an exception line with an empty message
         self.body_line = lineno  # the line number of the last of them
         # faulthandler dumps every thread; only "Current thread" is the one that crashed (None: no thread header yet)
@@ -297,6 +298,17 @@ class TracebackReader(BlockReader):
                     kinds.TRACEBACK_GRAMMAR,
                 )
             )
+        return events
+
+    def close_at_end(self) -> list[Event]:
+        """A Python traceback's header with nothing after it, where the copy ends: a failure whose frames and exception
+        the copy cut off (the evidence is the header; nothing of it names a library or a phase)."""
+        events = self.close()
+        cut = self.exception is None and self.fatal is None and not self.frames and not self.header
+        if cut and self.chained_at is None and self.opener.startswith("Traceback (most recent call last)"):
+            data = {"frames": [], "frame_paths": [], "incomplete": True, "opened_at": self.first_line, "header_only": True}
+            head = Event(kinds.TRACEBACK, self.source, self.first_line, self.opener, self.rank, self.time, data, self.grammar)
+            events.append(head)
         return events
 
 
