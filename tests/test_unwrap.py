@@ -12,6 +12,7 @@ from logscope.pipeline.ingest.unwrap import (
     FLATTENED,
     JSON_RECORD,
     JSON_STRING,
+    LOGFMT_RECORD,
     Rewrap,
     expand,
     needs_more,
@@ -234,3 +235,21 @@ def test_a_json_error_record_with_no_known_wording_is_an_unrecognized_failure():
     quiet = b'{"level":"info","msg":"Starting workers for the RoleBasedGroup controller","worker count":1}\n'
     proc = run("analyze", "-", "--format", "json", input=quiet)
     assert proc.returncode == 0 and json.loads(proc.stdout)["findings"] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        # logrus's TextFormatter without a terminal, Go's log/slog TextHandler
+        ('time="2025-10-01T12:00:00Z" level=fatal msg="cannot start manager" error="listen tcp :8080: bind"', "cannot start"),
+        ("time=2025-10-01T12:00:00.000Z level=ERROR msg=reconcile err=timeout", "reconcile: timeout"),
+    ],
+)
+def test_a_logfmt_record_at_a_failing_level_is_read_as_its_message_and_error(line, read):
+    (piece,) = expand(line)
+    assert piece.how == LOGFMT_RECORD and piece.text.startswith(read)
+
+
+def test_a_logfmt_record_at_another_level_is_the_line_itself():
+    line = 'time="2025-10-01T12:00:00Z" level=info msg="Starting workers" controller=rolebasedgroup'
+    assert [p.how for p in expand(line)] == [None]

@@ -33,6 +33,14 @@ JSON_RECORD = "a JSON log record"
 _RECORD_LEVEL = re.compile(
     r'"(?:level|severity|levelname|lvl)"\s*:\s*"(?i:(error|err|fatal|panic|dpanic|critical|crit|alert|emerg(?:ency)?))"'
 )
+# the same in logfmt, the text form of the same loggers: logrus's TextFormatter without a terminal
+# (time="..." level=error msg="..." error="..."), Go's log/slog TextHandler (time=... level=ERROR msg=...)
+LOGFMT_RECORD = "a logfmt log record"
+FAILING_RECORDS = frozenset({JSON_RECORD, LOGFMT_RECORD})
+_LOGFMT_LEVEL = re.compile(r"(?:^|\s)level=(?i:(error|fatal|panic|critical))(?=\s|$)")
+_LOGFMT_VALUE = r'=("(?:[^"\\]|\\.)*"|[^\s"]+)'
+_LOGFMT_MESSAGE = re.compile(r"(?:^|\s)msg" + _LOGFMT_VALUE)
+_LOGFMT_ERROR = re.compile(r"(?:^|\s)(?:error|err)" + _LOGFMT_VALUE)
 _RECORD_MESSAGE = re.compile(r'"(?:msg|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _RECORD_ERROR = re.compile(r'"(?:error|err)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 REWRAPPED = "lines re-wrapped"
@@ -68,6 +76,10 @@ def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Pie
             return [record[0], *(p for p in pieces if p.text not in record[0].text)]
         if pieces:
             return pieces
+    if "level=" in line and "msg=" in line:
+        logfmt = _failing_logfmt(line)
+        if logfmt is not None:
+            return [logfmt]
     if "\\n" in line and _FLAT_TRACEBACK.search(line):
         return [Piece(p, FLATTENED) for p in _split_flat(line) if p.strip()]
     return [Piece(line)]
@@ -102,6 +114,23 @@ def _failing_record(line: str) -> tuple[Piece, str] | None:
     cause = None if error is None else _decoded(error.group(1))
     said = text if not cause else f"{text.rstrip('.')}: {cause.splitlines()[0]}"
     return Piece(said, JSON_RECORD), text
+
+
+def _failing_logfmt(line: str) -> Piece | None:
+    """A logfmt record at a failing level, as the line "<message>: <error>", or None."""
+    level, message = _LOGFMT_LEVEL.search(line), _LOGFMT_MESSAGE.search(line)
+    if level is None or message is None:
+        return None
+    text = _logfmt_value(message.group(1))
+    if not text:
+        return None
+    error = _LOGFMT_ERROR.search(line)
+    cause = None if error is None else _logfmt_value(error.group(1))
+    return Piece(text if not cause else f"{text.rstrip('.')}: {cause}", LOGFMT_RECORD)
+
+
+def _logfmt_value(value: str) -> str | None:
+    return _decoded(value[1:-1]) if value.startswith('"') else value
 
 
 def _decoded(escaped: str) -> str | None:

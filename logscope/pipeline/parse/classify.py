@@ -18,7 +18,7 @@ from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import (
-    JSON_RECORD,
+    FAILING_RECORDS,
     REWRAPPED,
     WRAP_WIDTHS,
     Piece,
@@ -133,7 +133,7 @@ class SourceClassifier:
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
-        self.failing_record = False  # feeding the message of a JSON log record at a failing level (unwrap.JSON_RECORD)
+        self.failing_record = False  # feeding the message of a log record at a failing level (unwrap.FAILING_RECORDS)
         self.startup_parts: list[tuple[int, int | None]] = []  # the startup parts' lines: [first, after)
         self.repeats = RepeatedLines()  # plain records read before, classified once (a crash loop repeats them)
         # streaming (stream()): past `release_at` events held, settled events are handed on as lines are read
@@ -238,7 +238,7 @@ class SourceClassifier:
                 if how is not None:
                     self.unwrapped.setdefault(chunk.first + position, how)
                 self.opened = how is not None and how != REWRAPPED  # a message taken out of JSON or a flat line
-                self.failing_record = how == JSON_RECORD
+                self.failing_record = how in FAILING_RECORDS
                 self.feed(chunk.first + position, logical)
             self.opened = self.failing_record = False
             position += wraps[position][1] if position in wraps else 1
