@@ -250,3 +250,23 @@ def test_a_line_repeating_a_wordings_pieces_is_read_in_linear_time():
         assert isinstance(upstream.find_wordings(line), list)
         assert upstream.releases_printing(line) is None or line.startswith("max_total_num_tokens=")
         assert judge(line) in ("catalogued", "new_wording")
+
+
+@pytest.mark.parametrize(
+    ("line", "rules"),
+    [
+        # sglang.srt.managers.scheduler logs it with logger.error: a failure, though no failure word and no traceback
+        (
+            "[2025-10-01 12:00:00] Scheduler hit an exception: 'NoneType' object has no attribute 'shape'",
+            ["unrecognized-failure"],
+        ),
+        # logger.info and logger.warning wordings are no failure
+        ("[2025-10-01 12:00:00 TP0] Decode out of memory happened. #retracted_reqs: 4, #new_token_ratio: 0.5000 -> 0.8000", []),
+        ("[2025-10-01 12:00:00 TP0] Detected errors during sampling! NaN in the logits.", []),
+        # an error-level wording that says the process goes on (sglang.multimodal_gen registry, 0.5.5.post3-0.5.23)
+        ("[2025-10-01 12:00:00] Ignore import error when loading 'sglang.multimodal_gen.models.wanvideo'", []),
+    ],
+)
+def test_a_catalogued_wording_logged_at_error_level_is_a_failure_line(line, rules):
+    document = analyze_sources([Source(name="paste.log", path=None, data=(line + "\n").encode())])
+    assert [f["rule"] for f in document["findings"]] == rules

@@ -129,3 +129,13 @@ def test_a_line_a_grammar_reads_ends_the_message_under_an_empty_exception_line()
     )
     kinds_read = sorted(f.finding for f in _failures(text))
     assert "oom-time-unknown" in kinds_read  # the torch OOM text is read as one, not swallowed into the message
+
+
+def test_a_traceback_header_where_the_copy_ends_is_a_cut_failure():
+    # the copy stops right after CPython's "Traceback (most recent call last):" (its frames and exception cut off)
+    (failure,) = _failures("The server crashed on the first request:\n```\nTraceback (most recent call last):\n```\n")
+    assert failure.event.data["header_only"] and failure.signature is None
+    # the header quoted in a sentence, or followed by its frames and exception, is not such a failure
+    assert _failures("Every log I have starts with `Traceback (most recent call last):` and nothing else.\n") == []
+    (whole,) = _failures('Traceback (most recent call last):\n  File "/x/scheduler.py", line 9, in run\nKeyError: 1\n')
+    assert not whole.event.data.get("header_only")

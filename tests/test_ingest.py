@@ -176,3 +176,42 @@ def test_a_tracing_formatters_target_after_the_time_and_level_is_stripped():
     # an exception's class is never taken for the target
     error = "2025-12-10T13:50:14.788089Z ERROR torch.distributed.DistBackendError: NCCL error in: x"
     assert clean(error) == ["torch.distributed.DistBackendError: NCCL error in: x"]
+
+
+def test_a_tracing_record_at_error_level_keeps_its_level_word():
+    # tracing-subscriber's Full format states the record's own level (SGLang's router: sgl-router, Rust): an ERROR record
+    # whose message names no known failure is still read as a failure, a WARN or INFO record is not
+    from tests.helpers import analyze_text
+
+    error = "2025-10-29T21:49:19.123456Z ERROR sglang_router_rs::core::worker: Worker http://10.0.0.1:30000 health check failed"
+    assert clean(error) == ["ERROR Worker http://10.0.0.1:30000 health check failed"]
+    assert [f["rule"] for f in analyze_text(error + "\n")["findings"]] == ["unrecognized-failure"]
+    warn = error.replace(" ERROR ", "  WARN ")
+    assert clean(warn) == ["Worker http://10.0.0.1:30000 health check failed"]
+    assert analyze_text(warn + "\n")["findings"] == []
+    # a traceback or an exception line after it is read as it stands; a cloud export's severity (its stream's) is dropped
+    assert clean("2025-10-29T21:49:19Z ERROR dynamo.sglang: Traceback (most recent call last):") == [
+        "Traceback (most recent call last):"
+    ]
+    assert clean("ERROR 2026-02-18T14:43:05.821451064Z [severity: ERROR] batch_result = self.run_batch(batch)") == [
+        "batch_result = self.run_batch(batch)"
+    ]
+
+
+def test_a_loguru_record_is_read_as_its_message_and_an_error_record_keeps_its_level():
+    # loguru 0.7.3's default format: time | level padded to 8 | name:function:line - message
+    from tests.helpers import analyze_text
+
+    info = "2025-10-01 12:00:00.123 | INFO     | app.client:run:42 - sent 128 requests to http://10.0.0.1:30000"
+    assert clean(info) == ["sent 128 requests to http://10.0.0.1:30000"]
+    error = "2025-10-01 12:00:00.123 | ERROR    | app.client:run:57 - model server is not responding"
+    assert clean(error) == ["ERROR model server is not responding"]
+    assert [f["rule"] for f in analyze_text(error + "\n")["findings"]] == ["unrecognized-failure"]
+    assert analyze_text(error.replace("ERROR   ", "WARNING ") + "\n")["findings"] == []
+
+
+def test_vllms_prefix_on_every_line_of_a_logged_traceback_keeps_no_level():
+    # vLLM's formatter puts its prefix on each line of a record, a traceback's code lines included: its ERROR is the
+    # record's, not each line's
+    line = "ERROR 04-27 19:04:27 [core.py:1100]     fp8_gemm_nt("
+    assert clean(line) == ["    fp8_gemm_nt("]

@@ -94,3 +94,55 @@ def test_a_kernels_device_assertion_is_a_failure_of_the_library_whose_file_it_pr
     failures = _failures(DEVICE_ASSERT)
     assert {(f.signature, f.mechanism, f.library) for f in failures} == {("process-device-assert", "deepep", "DeepEP")}
     assert {f.finding for f in failures} == {"failure-time-unknown"}
+
+
+# the middle of a c10::Error's native backtrace (torch c10/util/Backtrace.cpp "frame #N: ..."), cut before frame #0
+# and after (dynamo-14281's shape): interpreter frames of a renamed process, no message, no library
+C10_FRAMES_CUT = """frame #34: _PyEval_EvalFrameDefault + 0xa89 (0x5d6f09 in VLLM::Worker_TP0)
+frame #35: _PyObject_Call_Prepend + 0xc2 (0x54a782 in VLLM::Worker_TP0)
+frame #36: VLLM::Worker_TP0() [0x5a31b8]
+frame #37: PyObject_Call + 0x6c (0x54b0ac in VLLM::Worker_TP0)
+frame #38: _Py
+"""
+
+
+def test_c10_frames_cut_before_frame_0_are_still_a_native_crash():
+    (failure,) = _failures(C10_FRAMES_CUT)
+    assert failure.event.text.startswith("native backtrace: frame #34: _PyEval_EvalFrameDefault")
+    assert failure.event.data["native_frames"][0].startswith("_PyEval_EvalFrameDefault + 0xa89")
+    assert len(failure.event.data["native_frames"]) == 5
+
+
+def test_c10_frames_under_their_exception_line_stay_one_backtrace():
+    text = (
+        "Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43 "
+        "(most recent call first):\n"
+        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f0c in /usr/lib/libc10.so)\n"
+        "frame #1: c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool) + 0x3c2 (0x7f0d in "
+        "/usr/lib/libc10_cuda.so)\n"
+        "frame #2: <unknown function> + 0x1bd1e (0x7f0e in /usr/lib/libc10_cuda.so)\n"
+    )
+    (failure,) = _failures(text)
+    assert len(failure.event.data["native_frames"]) == 4  # the raising function, then frames #0-#2
+
+
+def test_a_ray_actor_that_exited_on_purpose_is_no_failure():
+    # ray 2.49.2 gcs_server: "The actor is dead because its worker process has died. Worker exit type: " + the type
+    intended = (
+        "The actor is dead because its worker process has died. Worker exit type: INTENDED_USER_EXIT Worker exit detail: "
+        "Worker exits by an user request. exit_actor() is called.\n"
+    )
+    assert _failures(intended) == []
+    (failure,) = _failures(intended.replace("INTENDED_USER_EXIT", "SYSTEM_ERROR"))
+    assert failure.signature == "process-ray-actor-worker-died"
+
+
+def test_glibcs_heap_check_before_2_26_is_read_in_its_wrapper():
+    (failure,) = _failures("*** Error in `python3': double free or corruption (fasttop): 0x00007f2c1c0017a0 ***\n")
+    assert failure.signature == "process-glibc-double-free"
+
+
+def test_a_go_panic_is_read_only_at_a_lines_start():
+    (failure,) = _failures("panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n")
+    assert failure.signature == "process-go-panic"
+    assert _failures("The operator logs a warning when it recovers from a panic: nothing to see here.\n") == []

@@ -8,7 +8,17 @@ import json
 import pytest
 
 from logscope.core.excerpt import cut_around
-from logscope.pipeline.ingest.unwrap import FLATTENED, JSON_STRING, Rewrap, expand, needs_more, quoted_spans, terminal_wraps
+from logscope.pipeline.ingest.unwrap import (
+    FLATTENED,
+    JSON_RECORD,
+    JSON_STRING,
+    LOGFMT_RECORD,
+    Rewrap,
+    expand,
+    needs_more,
+    quoted_spans,
+    terminal_wraps,
+)
 from logscope.pipeline.parse.serving import first_serving_line, is_serving_line
 from logscope.report.view import short_sentence
 
@@ -173,3 +183,73 @@ def test_a_full_width_line_followed_by_a_prefixed_record_is_not_joined():
     )
     report = analyze_sources([Source(name="compose.log", path=None, data=log.encode())])
     assert [f["rule"] for f in report["findings"]] == ["oom-time-unknown"]  # no line places it (issue 34)
+
+
+# a Kubernetes controller's zap record (rbg-12's shape, shortened): level, message and error keys
+ZAP_ERROR = (
+    '{"level":"ERROR","time":"2025-09-02T01:12:47.892Z","caller":"workloads/rolebasedgroupset_controller.go:97",'
+    '"message":"create rbg failed.","controller":"workloads-rolebasedgroupset","error":"create rbg error: '
+    'rolebasedgroups.workloads.x-k8s.io is forbidden: User \\"system:serviceaccount:rbgs-system:sa\\" cannot create '
+    'resource \\"rolebasedgroups\\"","stacktrace":"sigs.k8s.io/rbgs/internal/controller.Reconcile\\n\\t/workspace/c.go:97"}'
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        (ZAP_ERROR, "create rbg failed: create rbg error: rolebasedgroups.workloads.x-k8s.io is forbidden: User"),
+        # zap's production encoder (lower-case levels, "msg"), slog's JSONHandler ("ERROR"), a fatal record
+        (
+            '{"level":"error","ts":1725239567.89,"msg":"Reconciler error","error":"context deadline exceeded"}',
+            "Reconciler error: context",
+        ),
+        ('{"time":"2026-01-02T03:04:05Z","level":"ERROR","msg":"worker exited with status 1"}', "worker exited"),
+        ('`{"level":"fatal","msg":"unable to start manager: listen tcp :8080: bind: address in use"}`', "unable to start"),
+    ],
+)
+def test_a_json_log_record_at_a_failing_level_is_read_as_its_message_and_error(line, read):
+    pieces = expand(line)
+    assert pieces[0].how == JSON_RECORD and pieces[0].text.startswith(read)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"level":"info","ts":1725239567.89,"msg":"Starting workers","controller":"rolebasedgroup","worker count":1}',
+        '{"level":"warn","msg":"retrying after a failed request to the master, attempt 2 of 5"}',
+        '{"object":"error","message":"The model does not exist.","type":"NotFoundError","code":404}',
+        '{"level":"ERROR","msg":"Traceback (most recent call last):\\n  File \\"/x.py\\", line 1\\nKeyError: 1"}',
+    ],
+)
+def test_a_json_record_at_another_level_or_of_several_lines_is_no_record_line(line):
+    assert all(p.how != JSON_RECORD for p in expand(line))
+
+
+def test_a_json_error_record_with_no_known_wording_is_an_unrecognized_failure():
+    from tests.helpers import run
+
+    paste = "The controller lacks the permission. The specific error is as follows\n`" + ZAP_ERROR + "`\n"
+    proc = run("analyze", "-", "--format", "json", input=paste.encode())
+    assert proc.returncode == 1
+    assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["unrecognized-failure"]
+    quiet = b'{"level":"info","msg":"Starting workers for the RoleBasedGroup controller","worker count":1}\n'
+    proc = run("analyze", "-", "--format", "json", input=quiet)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["findings"] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        # logrus's TextFormatter without a terminal, Go's log/slog TextHandler
+        ('time="2025-10-01T12:00:00Z" level=fatal msg="cannot start manager" error="listen tcp :8080: bind"', "cannot start"),
+        ("time=2025-10-01T12:00:00.000Z level=ERROR msg=reconcile err=timeout", "reconcile: timeout"),
+    ],
+)
+def test_a_logfmt_record_at_a_failing_level_is_read_as_its_message_and_error(line, read):
+    (piece,) = expand(line)
+    assert piece.how == LOGFMT_RECORD and piece.text.startswith(read)
+
+
+def test_a_logfmt_record_at_another_level_is_the_line_itself():
+    line = 'time="2025-10-01T12:00:00Z" level=info msg="Starting workers" controller=rolebasedgroup'
+    assert [p.how for p in expand(line)] == [None]

@@ -19,7 +19,7 @@ MESSAGE_CHARS = 160
 _STRIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     # a line's own prefix: SGLang's "[2025-03-09 14:40:46 TP3] ", glog's "E0605 10:48:27.885119 10136 file.cpp:203] "
     (re.compile(r"^\s*(?:\[[^\]]{0,80}\]\s*)+"), ""),
-    (re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+\S+:\d+\]\s*"), ""),
+    (re.compile(r"^[IWEF]\d{4}(?:\d{4})? \d\d:\d\d:\d\d\.\d+\s+\d+\s+\S+:\d+\]\s*"), ""),
     (re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?"), "<time>"),
     (re.compile(r"(?:[A-Za-z]:)?(?:[\w.+~-]*/)+[\w.+-]*(?::\d+)?"), "<path>"),  # a path (its file name goes with it)
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),

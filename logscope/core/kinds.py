@@ -1102,6 +1102,7 @@ CATALOGUE: tuple[Kind, ...] = (
         literals=(".cpp:", ".cc:", "UCX  ERROR", "UCX  FATAL", "UCX  WARN"),
         samples=(
             "E0101 10:00:00.123456 1234 transfer_engine.cpp:120] Failed to register memory",
+            "E20260701 17:08:51.688711 12054 rdma_context.cpp:209] Failed to open device mlx5_3 on port 1 with GID 3",
             "[1752139321.465713] [gpu-node-3:2847 :0]     ucp_worker.c:1783 UCX  ERROR   failed to create UCP worker",
         ),
     ),

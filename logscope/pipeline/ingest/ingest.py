@@ -53,7 +53,21 @@ _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})
 # "2025-12-10T13:50:14.788089Z  INFO model_runner.load_model: Load weight end. ..."): all lower-case names, so an
 # exception's class ("torch.distributed.DistBackendError: ...") is never taken for it
 _TARGET = r"(?:[a-z_]\w*(?:(?:\.|::)[a-z_]\w*)+: )?"
-_EXPORTER = re.compile(rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+{_SEVERITY})\s+(?:\[severity: {_SEVERITY}\]\s+)?{_TARGET}")
+_EXPORTER = re.compile(
+    rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+(?P<level>{_SEVERITY}))\s+(?:\[severity: {_SEVERITY}\]\s+)?(?P<target>{_TARGET})"
+)
+# loguru's default format (loguru 0.7.3 _defaults.py LOGURU_FORMAT: "{time:YYYY-MM-DD HH:mm:ss.SSS} | {level: <8} |
+# {name}:{function}:{line} - {message}"), what Python programs beside SGLang print: its time, level and place
+_LOGURU = re.compile(
+    r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \| (?P<level>TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL) *\| "
+    r"[\w.<>-]+:[\w.<>-]+:\d+ - "
+)
+# tracing-subscriber's default format ("<RFC 3339 time> <LEVEL> <target>: <message>", tracing_subscriber::fmt::format::Full,
+# what SGLang's router and Dynamo's Rust runtime print) states the record's own level: an ERROR record keeps its level
+# word, so a failure no wording names is still read as one. (A cloud export's severity is its stream's, stderr = ERROR
+# for every line of a traceback: dropped.) A traceback or an exception line after it is read as it stands.
+_FAILING_LEVELS = frozenset({"ERROR", "CRITICAL", "ALERT", "EMERGENCY"})
+_OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b)")
 # a CI console's time stamp in brackets before each line (Jenkins' Timestamper, "[2025-11-06T02:10:00.702Z] ")
 _BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
 # docker compose's service and replica ("sglang-1  | "), padded to the longest name: a name without a replica number
@@ -82,7 +96,8 @@ _HOST_LABEL = re.compile(
 # file in brackets ("ERROR 08-08 17:42:35 [core.py:682] ", _FORMAT "... [%(fileinfo)s:%(lineno)d] %(message)s", fileinfo a
 # file name or, with VLLM_LOGGING_IMPORT_PACKAGE_FILE, a package path)
 _VLLM_PREFIX = re.compile(
-    r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? (?:[\w.-]+\.py:\d+\]|\[[\w./-]+\.py:\d+\]) "
+    r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? "
+    r"(?:[\w.-]+\.py:\d+\]|\[[\w./-]+\.py:\d+\]) "
 )
 # pytest's failure report: the exception's lines behind its fail marker "E" and the indent (pytest 9.2.0
 # _pytest/_code/code.py FormattedExcinfo.get_exconly: fail_marker + indentstr[1:], "E   " and more), and a short test
@@ -409,6 +424,18 @@ def clean(physical: str) -> list[str]:
     return out
 
 
+def _with_own_level(wrapper: re.Match[str], rest: str) -> str:
+    """The line after a logger's prefix, with the record's level word before it when that level reports a failure
+    (tracing's and loguru's, which prefix only a record's first line; vLLM's prefixes every line of a traceback it logs,
+    and a cloud export's severity without a tracing target is its stream's: neither is kept)."""
+    level = wrapper.groupdict().get("level")
+    if wrapper.re is _EXPORTER and not wrapper.group("target"):
+        level = None
+    if level in _FAILING_LEVELS and not _OWN_RECORD.match(rest):
+        return f"{level} {rest}"
+    return rest
+
+
 def unwrap(text: str) -> str:
     """Remove paste wrappers; repeated because they nest (a quoted docker-compose paste)."""
     for _ in range(4):
@@ -422,6 +449,7 @@ def unwrap(text: str) -> str:
         if text[:1].isalpha() or text[:1].isdigit():
             m = (
                 _EXPORTER.match(text)
+                or _LOGURU.match(text)
                 or _K8S_TS.match(text)
                 or _TASK_LABEL.match(text)
                 or _VLLM_PREFIX.match(text)
@@ -429,7 +457,7 @@ def unwrap(text: str) -> str:
                 or _PYTEST_FAIL.match(text)
             )
             if m:
-                text = text[m.end() :]
+                text = _with_own_level(m, text[m.end() :])
         if text.startswith("[") and text[11:12] == "T":
             m = _BRACKETED_RFC3339.match(text)
             if m:

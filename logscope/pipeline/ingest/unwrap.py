@@ -23,6 +23,26 @@ JSON_STRING = "a JSON string"
 API_ERROR = "an API error response"
 _API_ERROR = re.compile(r'"object"\s*:\s*"error"')
 FLATTENED = "a line flattened with \\n"
+# a structured log record (one JSON object a line) at a failing level: its message is read as a failure's line (the
+# classifier reads a JSON_RECORD piece as a line that reads like a failure, whatever its words).
+# The keys and level names of the common JSON encoders: go.uber.org/zap's production encoder config ("level", "msg",
+# "error", levels "error" / "dpanic" / "panic" / "fatal"), Go's log/slog JSONHandler ("level": "ERROR", "msg"), logrus's
+# JSONFormatter ("level", "msg", "error"), Python JSON formatters ("levelname"), Google Cloud Logging ("severity");
+# "message" as a custom encoder names it (a Kubernetes controller's zap record, rbg-12)
+JSON_RECORD = "a JSON log record"
+_RECORD_LEVEL = re.compile(
+    r'"(?:level|severity|levelname|lvl)"\s*:\s*"(?i:(error|err|fatal|panic|dpanic|critical|crit|alert|emerg(?:ency)?))"'
+)
+# the same in logfmt, the text form of the same loggers: logrus's TextFormatter without a terminal
+# (time="..." level=error msg="..." error="..."), Go's log/slog TextHandler (time=... level=ERROR msg=...)
+LOGFMT_RECORD = "a logfmt log record"
+FAILING_RECORDS = frozenset({JSON_RECORD, LOGFMT_RECORD})
+_LOGFMT_LEVEL = re.compile(r"(?:^|\s)level=(?i:(error|fatal|panic|critical))(?=\s|$)")
+_LOGFMT_VALUE = r'=("(?:[^"\\]|\\.)*"|[^\s"]+)'
+_LOGFMT_MESSAGE = re.compile(r"(?:^|\s)msg" + _LOGFMT_VALUE)
+_LOGFMT_ERROR = re.compile(r"(?:^|\s)(?:error|err)" + _LOGFMT_VALUE)
+_RECORD_MESSAGE = re.compile(r'"(?:msg|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_RECORD_ERROR = re.compile(r'"(?:error|err)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 REWRAPPED = "lines re-wrapped"
 
 # a JSON string literal long enough to hold a message (escapes kept; decoded by json.loads)
@@ -32,11 +52,11 @@ _LITERAL_NEWLINES = re.compile(r"(?:\\r)?\\n")
 # a traceback or native backtrace on one line: one of its openers or frames right after a literal \n
 _FLAT_TRACEBACK = re.compile(
     r"Traceback \(most recent call last\):\\n|\\n\s*(?:File \"|frame #\d|#\d+\s|==== backtrace"
-    r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:"
+    r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:|[IWEF]\d{4}(?:\d{4})? \d\d:"
     r"|Last error:|Cuda failure '|CUDA error \(|CUDA Error: |\[[^\]]*\] Caught signal \d|Program terminated with signal"
     r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): )"
 )  # torch's NCCL exception: "...Last error:\nCuda failure '...'"; a kernel library's CUDA check; UCX's and gdb's
-# signal lines; an exception line (a traceback pasted without its header ends with one)
+# signal lines; an exception line (a traceback pasted without its header ends with one); a glog line (Mooncake's, NIXL's)
 _QUOTED = re.compile(r'"([^"]{16,2000})"|\u201c([^\u201d]{16,2000})\u201d')
 
 
@@ -50,9 +70,16 @@ def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Pie
     """The lines a logical line holds (itself when it holds none). `wanted` tells a JSON string worth reading
     (the classifier passes its prefilter); without it, one that reads like a failure."""
     if '"' in line and _JSON_SHAPE.search(line):
+        record = _failing_record(line)
         pieces = _json_pieces(line, wanted or _reads_like_a_failure)
+        if record is not None and not any(p.text == record[1] for p in pieces):
+            return [record[0], *(p for p in pieces if p.text not in record[0].text)]
         if pieces:
             return pieces
+    if "level=" in line and "msg=" in line:
+        logfmt = _failing_logfmt(line)
+        if logfmt is not None:
+            return [logfmt]
     if "\\n" in line and _FLAT_TRACEBACK.search(line):
         return [Piece(p, FLATTENED) for p in _split_flat(line) if p.strip()]
     return [Piece(line)]
@@ -70,6 +97,48 @@ def _json_pieces(line: str, wanted: Callable[[str], object]) -> list[Piece]:
             continue
         out += [Piece(p, how) for p in value.splitlines() if p.strip()]
     return out
+
+
+def _failing_record(line: str) -> tuple[Piece, str] | None:
+    """A JSON log record at a failing level whose message is one line: the line "<message>: <error>" and the message,
+    or None. (A message read as a line of its own speaks for itself: the record line is for the short or
+    wordless messages that would otherwise be read as nothing.)"""
+    level = _RECORD_LEVEL.search(line)
+    message = _RECORD_MESSAGE.search(line)
+    if level is None or message is None:
+        return None
+    text = _decoded(message.group(1))
+    if not text or "\n" in text:
+        return None  # a message of several lines (a traceback) is read as its lines
+    error = _RECORD_ERROR.search(line)
+    cause = None if error is None else _decoded(error.group(1))
+    said = text if not cause else f"{text.rstrip('.')}: {cause.splitlines()[0]}"
+    return Piece(said, JSON_RECORD), text
+
+
+def _failing_logfmt(line: str) -> Piece | None:
+    """A logfmt record at a failing level, as the line "<message>: <error>", or None."""
+    level, message = _LOGFMT_LEVEL.search(line), _LOGFMT_MESSAGE.search(line)
+    if level is None or message is None:
+        return None
+    text = _logfmt_value(message.group(1))
+    if not text:
+        return None
+    error = _LOGFMT_ERROR.search(line)
+    cause = None if error is None else _logfmt_value(error.group(1))
+    return Piece(text if not cause else f"{text.rstrip('.')}: {cause}", LOGFMT_RECORD)
+
+
+def _logfmt_value(value: str) -> str | None:
+    return _decoded(value[1:-1]) if value.startswith('"') else value
+
+
+def _decoded(escaped: str) -> str | None:
+    """A JSON string literal's body decoded and stripped, or None when it is no valid one."""
+    try:
+        return str(json.loads(f'"{escaped}"')).strip()
+    except ValueError:
+        return None
 
 
 def _reads_like_a_failure(value: str) -> bool:

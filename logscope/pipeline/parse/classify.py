@@ -18,6 +18,7 @@ from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import (
+    FAILING_RECORDS,
     REWRAPPED,
     WRAP_WIDTHS,
     Piece,
@@ -138,6 +139,7 @@ class SourceClassifier:
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
+        self.failing_record = False  # feeding the message of a log record at a failing level (unwrap.FAILING_RECORDS)
         self.startup_parts: list[tuple[int, int | None]] = []  # the startup parts' lines: [first, after)
         self.repeats = RepeatedLines()  # plain records read before, classified once (a crash loop repeats them)
         # streaming (stream()): past `release_at` events held, settled events are handed on as lines are read
@@ -244,8 +246,9 @@ class SourceClassifier:
                 if how is not None:
                     self.unwrapped.setdefault(chunk.first + position, how)
                 self.opened = how is not None and how != REWRAPPED  # a message taken out of JSON or a flat line
+                self.failing_record = how in FAILING_RECORDS
                 self.feed(chunk.first + position, logical)
-            self.opened = False
+            self.opened = self.failing_record = False
             position += wraps[position][1] if position in wraps else 1
             if len(self.events) >= self.release_at:
                 yield self._settled(chunk.first + position)
@@ -351,6 +354,8 @@ class SourceClassifier:
                 self.recognized_physical.add(lineno)
                 return
         candidates = prefilter.grammars_for(text)
+        if self.failing_record and "signature" not in candidates:
+            candidates.append("signature")  # its level says it failed, whatever its words
         if not candidates:
             if self._read_catalogue(lineno, text):
                 self._count_prefixed(lineno, text, CATALOGUED)
@@ -387,6 +392,9 @@ class SourceClassifier:
             self.coverage.recognized[kinds.CATALOGUE_GRAMMAR] += 1
             self.recognized_physical.add(lineno)
         self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, kinds.CATALOGUE_GRAMMAR)
+        if recognized and _logged_as_failure(parsed) and not (self.quoted or self.in_sentence):
+            # SGLang's log format prints no level: the released code's logger.error / logger.critical says it
+            self._miss_failure(lineno, text)
         return True
 
     def _count_prefixed(self, lineno: int, text: str, verdict: str) -> None:
@@ -441,7 +449,7 @@ class SourceClassifier:
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
-        failure_look = looks_failed and FAILURE_LOOK.search(text) is not None
+        failure_look = looks_failed and (self.failing_record or FAILURE_LOOK.search(text) is not None)
         if tried and tried[0] == kinds.SGLANG and self.pending is None:
             self.pending = (lineno, text)  # a terminal may have cut it: read when the next line does not complete it
             return
@@ -701,7 +709,7 @@ class SourceClassifier:
 _PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*# |# (?=[a-z./~]|[A-Z_][A-Z0-9_]*=)"
 # (a source path and line opening a line: a program's own message, as a device-side assert or a Python warning prints)
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4} |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4}(?:\d{4})? |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
     + UCX_LINE_HEAD
     + r"|File \"|"
     + _PROMPT
@@ -775,6 +783,22 @@ def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:
     if not isinstance(reader, TracebackReader) or not reader.reading_message:
         return False
     return bool(set(prefilter.grammars_for(text)) - _PROSE_GRAMMARS)
+
+
+# the levels of a catalogued wording (its logger call in the released code) that report a failure
+_FAILING_LEVELS = frozenset({"error", "critical"})
+# an error-level wording that says the process goes on ("Ignore import error when loading '%s'", "...; retrying",
+# "Continuing without metrics", "falling back to plain mmap", "Skipping sequential fallback"): no failure of the run
+_GOES_ON = re.compile(r"(?i)\b(?:ignor\w*|skip\w*|retry\w*|fall(?:s|ing)? ?back|continu\w*|instead)\b")
+
+
+def _logged_as_failure(parsed: Parsed) -> bool:
+    """A catalogued SGLang wording, whole in its line, that the released code logs at error or critical level, and
+    that does not say the process goes on."""
+    data = parsed.data
+    if parsed.kind != kinds.CATALOGUED_LINE or data.get("level") not in _FAILING_LEVELS or data.get("in_sentence"):
+        return False
+    return _GOES_ON.search(str(data.get("wording") or "")) is None
 
 
 def _sglang_line(text: str, candidates: list[str]) -> bool:

@@ -19,6 +19,8 @@ from logscope.pipeline.parse.signatures.loader import bundled_signatures
 SIGNATURE_LITERALS = (
     *bundled_signatures().line_literals(),
     *("failed", "Failed", "FAILED", "FAILURE", "Fatal", "WARN", "Error", "ERROR", "CRITICAL:"),
+    # a structured record's failing level (unwrap.FAILING_RECORDS: zap / slog / logrus JSON, logfmt)
+    *('"level":"error"', '"level": "error"', '"level":"fatal"', '"level":"panic"', "level=error", "level=fatal", "level=panic"),
 )
 
 # line grammar → literals whose presence makes a line a candidate for it ("signature": the failure-line matcher)

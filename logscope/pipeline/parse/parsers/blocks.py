@@ -66,7 +66,7 @@ _NATIVE_PY_FRAME = re.compile(
 _EMPTY_EXCEPTION = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):\s*$")
 _BODY_MAX = 40  # lines of such a message read at most
 # a line a logger wrote (a level word, glog's "E0123 ", a date): never a line of a message
-_LOGGED = re.compile(r"^\s*(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b|[IWEF]\d{4} |\d{4}-\d{2}-\d{2}[ T])")
+_LOGGED = re.compile(r"^\s*(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b|[IWEF]\d{4}(?:\d{4})? |\d{4}-\d{2}-\d{2}[ T])")
 
 
 class TracebackReader(BlockReader):
@@ -107,6 +107,7 @@ class TracebackReader(BlockReader):
         self.fatal: Event | None = None
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
         self.chained_at = lineno if text.lstrip().startswith(_CHAIN_LINES) else None
+        self.opener = text.strip()[:300]
         self.body: list[str] | None = None  # the message lines under an exception line with an empty message
         self.body_line = lineno  # the line number of the last of them
         # faulthandler dumps every thread; only "Current thread" is the one that crashed (None: no thread header yet)
@@ -299,6 +300,17 @@ class TracebackReader(BlockReader):
             )
         return events
 
+    def close_at_end(self) -> list[Event]:
+        """A Python traceback's header with nothing after it, where the copy ends: a failure whose frames and exception
+        the copy cut off (the evidence is the header; nothing of it names a library or a phase)."""
+        events = self.close()
+        cut = self.exception is None and self.fatal is None and not self.frames and not self.header
+        if cut and self.chained_at is None and self.opener.startswith("Traceback (most recent call last)"):
+            data = {"frames": [], "frame_paths": [], "incomplete": True, "opened_at": self.first_line, "header_only": True}
+            head = Event(kinds.TRACEBACK, self.source, self.first_line, self.opener, self.rank, self.time, data, self.grammar)
+            events.append(head)
+        return events
+
 
 def _frame_path(frame: dict[str, Any]) -> str:
     return f"{frame['file']}:{frame['lineno']} {frame['func']}" + (f": {frame['code']}" if frame.get("code") else "")
@@ -446,9 +458,12 @@ _NATIVE_FRAME = re.compile(
     r"|(?:PC: )?@\s+0x[0-9a-fA-F]+\s+(?:(?:\(unknown\)|\d+)\s+)?(?P<absl>\S.*))\s*$"
 )
 # c10's "Exception raised from <function> at <file>:<line> (most recent call first):" opens its frames, also with its
-# first letter lost to a paste cut ("xception raised from ..."): never faulthandler's "(most recent call first)"
+# first letter lost to a paste cut ("xception raised from ..."): never faulthandler's "(most recent call first)"; a c10
+# frame of any number opens them too (c10/util/Backtrace.cpp's "frame #" of torch 2.9.1 libc10.so, only ever printed in
+# a c10::Error's backtrace): a copy cut before frame #0 still shows a native crash (frames already taken by an open
+# block never reach this test)
 _NATIVE_OPEN = re.compile(
-    r"^\s*(?:frame #0: |#0\s+0x|==== backtrace|E?xception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+    r"^\s*(?:frame #\d+: |#0\s+0x|==== backtrace|E?xception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
     r"|^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \("  # UCX's handler: "[host:pid:tid:tid] Caught signal 11 (...)"
     r"|^\s*(?:Program terminated with|Thread \d+ \"[^\"]*\" received) signal SIG"  # gdb, on a core or live
     r"|^\s*\*\*\* Check failure stack trace"  # glog's CHECK, under its "F... Check failed: ..." line

@@ -64,7 +64,7 @@ _LAUNCH_SHAPE = re.compile(
     r"|.*?/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+" + SGLANG_MODULE + r"\s)"
 )
 _NATIVE_SHAPE = re.compile(
-    r"^\s*(?:[IWEF]\d{4} \d{2}:\d{2}:[\d.]+ +\d+ |[\w.-]+:\d+:\d+ \[\d+\]"
+    r"^\s*(?:[IWEF]\d{4}(?:\d{4})? \d{2}:\d{2}:[\d.]+ +(?:\d+ +)?[\w./-]+:\d+\]|[\w.-]+:\d+:\d+ \[\d+\]"
     r"|" + other_lines.UCX_LINE_HEAD + ")"
 )
 
