@@ -300,7 +300,7 @@ class TracebackReader(BlockReader):
             )
         return events
 
-    def close_at_end(self) -> list[Event]:
+    def close_at_end(self, open_fence: bool) -> list[Event]:
         """A Python traceback's header with nothing after it, where the copy ends: a failure whose frames and exception
         the copy cut off (the evidence is the header; nothing of it names a library or a phase)."""
         events = self.close()
