@@ -676,8 +676,12 @@ def failures_of(
 
 
 def _not_context(event: Event) -> bool:
-    """A failure, or the paste's prose: no line that shows how far the server had got."""
-    return event.kind in CRASH_KINDS or event.kind in PROSE_KINDS or bool(event.data.get("in_sentence"))
+    """A failure, or the paste's prose: no line that shows how far the server had got. A failure's single line
+    (FAILURE_LINE) is one the program printed where it was, so its wording still says how far it had got ("Rank 0
+    scheduler is dead", logged only while the engine waits for its schedulers at startup, before the traceback it
+    announces)."""
+    crash = event.kind in CRASH_KINDS and event.kind != kinds.FAILURE_LINE
+    return crash or event.kind in PROSE_KINDS or bool(event.data.get("in_sentence"))
 
 
 def _placed_by_burst(found: list[Failure]) -> list[Failure]:
