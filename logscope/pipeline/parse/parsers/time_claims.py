@@ -89,7 +89,6 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
     # a crash named by the step it ended ("Startup crash occurred"; form seen in pastes: sglang-7211)
     ("startup", re.compile(r"(?i)\bstart-?up crash(?:es|ed)?\b")),
-
     # a crash word at startup ("crashes at startup", "dies right on startup"), or the server being started when it
     # failed ("when starting the server", "while I launch the engine")
     (
