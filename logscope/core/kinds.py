@@ -241,6 +241,7 @@ _STATED_HEADS = (
     " driver ",
     "(driver ",
     "CUDA 1",
+    "Cuda 1",  # capitalised in a sentence: "Ubuntu 24.04 with Cuda 13.2 preinstalled"
     " cuda 1",
     "cuda_1",
     " torch ",

@@ -1,0 +1,63 @@
+"""Forms the mine7b batch (library and downstream threads) showed on its one scoring (issue 43), each written here in
+the real shape of a built paste (fixtures/mined): a vLLM front streaming a chat answer when its engine died, vLLM's
+NIXL connector failing a handshake for a request, versions in a sentence."""
+
+from __future__ import annotations
+
+from tests.helpers import analyze_text
+
+
+def _rules(report: dict) -> list[str]:
+    return [f["rule"] for f in report["findings"]]
+
+
+def _versions(report: dict) -> dict:
+    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
+
+
+# dynamo-1471: ai-dynamo's example router scheduling requests, then vLLM's chat stream generator failing
+DYNAMO_ROUTER_VLLM = """```
+2025-06-10T02:48:30.946Z  INFO kv_router._cost_function: Requests Waiting: 87
+2025-06-10T02:48:30.946Z  INFO kv_router.generate: Scheduling to worker_id: 7587887349860267018
+2025-06-10T02:48:30.948Z ERROR serving_chat.chat_completion_stream_generator: Error in chat completion stream generator.
+Traceback (most recent call last):
+  File "/v/python3.12/site-packages/vllm/entrypoints/openai/serving_chat.py", line 503, in chat_completion_stream_generator
+    async for res in result_generator:
+  File "/workspace/examples/llm/components/processor.py", line 188, in _generate_responses
+    async for resp in engine_generator:
+ValueError: a python exception was caught while processing the async generator: MQEngineDeadError: Engine loop is not running.
+```
+"""
+
+
+def test_a_failure_inside_vllm_s_chat_stream_generator_is_placed_while_serving():
+    report = analyze_text(DYNAMO_ROUTER_VLLM, "paste.md")
+    assert _rules(report) == ["runtime-crash"]
+    assert "chat_completion_stream_generator" in report["findings"][0]["message"]
+
+
+# kthena-503: a decode pod's log after "then request to router will cause decoding pod crash with logs:"
+NIXL_HANDSHAKE = """then request to router will cause decoding pod crash with logs:
+```
+ERROR 11-22 06:57:51 [nixl_connector.py:548] Handshake with c00824be-282f-4719-9aeb-120dcb516863 failed
+ERROR 11-22 06:57:51 [nixl_connector.py:548] Traceback (most recent call last):
+ERROR 11-22 06:57:51 [nixl_connector.py:548]   File "/usr/local/lib/python3.12/dist-packages/vllm/d
+"""
+
+
+def test_vllm_s_nixl_handshake_failure_is_a_transfer_failure_while_serving():
+    report = analyze_text(NIXL_HANDSHAKE, "paste.md")
+    assert _rules(report) == ["pd-transfer-failed"]
+    assert "while serving" in report["findings"][0]["message"]
+    assert "SGLang" not in report["findings"][0]["message"].split(":")[0]
+
+
+def test_a_capitalised_cuda_in_a_sentence_is_its_version():
+    line = "This is a cloud server from Upcloud provider and comes with Ubuntu 24.04 with Cuda 13.2 preinstalled.\n"
+    assert _versions(analyze_text(line, "paste.md")) == {"cuda": "13.2"}
+
+
+def test_a_cuda_driver_s_two_digit_version_is_no_driver_release():
+    text = "My host has NVSHMEM with the DeepEP patch installed and using cuda driver 12.9, kernel modules are loaded\n"
+    assert "driver" not in _versions(analyze_text(text, "paste.md"))
+    assert _versions(analyze_text("Host: driver 580.173.02, CUDA 13.0\n", "paste.md")) == {"driver": "580.173.02", "cuda": "13.0"}
