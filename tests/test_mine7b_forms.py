@@ -4,6 +4,7 @@ NIXL connector failing a handshake for a request, versions in a sentence."""
 
 from __future__ import annotations
 
+from logscope.pipeline.parse.parsers.command_shapes import behind_prompt
 from tests.helpers import analyze_text
 
 
@@ -61,3 +62,31 @@ def test_a_cuda_driver_s_two_digit_version_is_no_driver_release():
     text = "My host has NVSHMEM with the DeepEP patch installed and using cuda driver 12.9, kernel modules are loaded\n"
     assert "driver" not in _versions(analyze_text(text, "paste.md"))
     assert _versions(analyze_text("Host: driver 580.173.02, CUDA 13.0\n", "paste.md")) == {"driver": "580.173.02", "cuda": "13.0"}
+
+
+# deepep-163: DeepGEMM's precompile entry point run with the server's arguments, the prompt's "$" glued to an assignment
+COMPILE_DEEP_GEMM = """My command:
+```
+$NVSHMEM_DEBUG=INFO python3 -m sglang.compile_deep_gemm --model /root/DeepSeek-R1 --tp 8 --trust-remote-code --tp 8 \
+--enable-deepep-moe --deepep-mode auto --mem-fraction-static 0.9 --cuda-graph-max-bs 128
+```
+"""
+
+
+def test_compile_deep_gemm_s_server_arguments_are_read_behind_a_glued_prompt():
+    (launch,) = analyze_text(COMPILE_DEEP_GEMM, "paste.md")["launches"]
+    assert launch["config"] == {
+        "model_path": "/root/DeepSeek-R1",
+        "tp_size": 8,
+        "trust_remote_code": True,
+        "enable_deepep_moe": True,
+        "deepep_mode": "auto",
+        "mem_fraction_static": 0.9,
+        "cuda_graph_max_bs": 128,
+    }
+    assert launch["environment"] == {"NVSHMEM_DEBUG": "INFO"}
+
+
+def test_a_dollar_glued_to_a_variable_that_is_no_assignment_is_no_prompt():
+    assert not behind_prompt("$NVSHMEM_DEBUG python3 -m sglang.launch_server --tp 8")
+    assert behind_prompt("$NVSHMEM_DEBUG=INFO python3 -m sglang.launch_server --tp 8")
