@@ -90,3 +90,31 @@ def test_compile_deep_gemm_s_server_arguments_are_read_behind_a_glued_prompt():
 def test_a_dollar_glued_to_a_variable_that_is_no_assignment_is_no_prompt():
     assert not behind_prompt("$NVSHMEM_DEBUG python3 -m sglang.launch_server --tp 8")
     assert behind_prompt("$NVSHMEM_DEBUG=INFO python3 -m sglang.launch_server --tp 8")
+
+
+def test_sglang_s_own_example_command_in_its_log_line_is_no_launch():
+    line = (
+        "[2026-05-20 02:29:31 TP0] Entering DeepGEMM JIT Pre-Compile session. It may take a long time (typically 10-20 "
+        "mins) if you have not run `sglang.compile_deep_gemm`. It is recommended to run `sglang.compile_deep_gemm` with "
+        "same args as `sglang.launch_server` for pre-compilation to reduce the overhead if you have not run it before. "
+        "For example: `python3 -m sglang.compile_deep_gemm --model deepseek-ai/DeepSeek-V3 --tp 8 --trust-remote-code`\n"
+    )
+    assert all(not launch["config"] for launch in analyze_text(line, "paste.md")["launches"])
+
+
+# nvshmem-81: NVSHMEM's issue template, the failure told in bold inside quotes, its log only linked
+NAMED_ERROR_OCCURS = """### How is this issue impacting you?
+
+When using the IBGDA transport mode, an error "**ibv_dealloc_pd failed**" occurs at program termination.
+"""
+
+
+def test_an_error_named_in_quotes_that_occurs_is_a_stated_failure():
+    report = analyze_text(NAMED_ERROR_OCCURS, "paste.md")
+    assert _rules(report) == ["failure-time-unknown"]
+    assert "ibv_dealloc_pd failed" in report["findings"][0]["message"]
+
+
+def test_an_unnamed_error_that_occurred_states_no_failure_shown():
+    text = "As mentioned above, an error occurred when loading into the cuda graph while I was inferring on the H200.\n"
+    assert _rules(analyze_text(text, "paste.md")) == []

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from logscope.core import kinds
+from logscope.core import kinds, upstream
 from logscope.core.server_flags import is_field, known_option
 from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, stated_failure, time_claims
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
@@ -102,7 +102,10 @@ _PROGRAM_LABEL = re.compile(r"^\s*sglang serve: ")
 
 
 def _launch_command(text: str) -> Parsed | None:
-    line = without_prompt(strip_prefix(text))
+    message = strip_prefix(text)
+    if message != text and upstream.printed_by_a_release(message):
+        return None  # SGLang's own line giving an example ("... For example: `python3 -m sglang.compile_deep_gemm ...`")
+    line = without_prompt(message)
     if _PROGRAM_LABEL.match(line):
         return None
     data = parse_command(line)
