@@ -118,3 +118,25 @@ def test_an_error_named_in_quotes_that_occurs_is_a_stated_failure():
 def test_an_unnamed_error_that_occurred_states_no_failure_shown():
     text = "As mentioned above, an error occurred when loading into the cuda graph while I was inferring on the H200.\n"
     assert _rules(analyze_text(text, "paste.md")) == []
+
+
+# model-optimizer-220: TensorRT-LLM's PyExecutor loop (its `_event_loop_wrapper`), not SGLang's scheduler loop
+TRTLLM_EXECUTOR = """```
+RuntimeError: CUDA error: an illegal memory access was encountered
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/py_executor.py", line 278, in _event_loop_wrapper
+    self.event_loop()
+  File "/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/py_executor.py", line 1606, in _forward_step
+    self._handle_errors(error_msg)
+  File "/usr/local/lib
+"""
+
+
+def test_another_program_s_event_loop_wrapper_is_no_sglang_serving_loop():
+    report = analyze_text(TRTLLM_EXECUTOR, "paste.md")
+    assert _rules(report) == ["failure-time-unknown"]
+    assert "CUDA error: an illegal memory access" in report["findings"][0]["message"]
