@@ -140,3 +140,47 @@ def test_another_program_s_event_loop_wrapper_is_no_sglang_serving_loop():
     report = analyze_text(TRTLLM_EXECUTOR, "paste.md")
     assert _rules(report) == ["failure-time-unknown"]
     assert "CUDA error: an illegal memory access" in report["findings"][0]["message"]
+
+
+# flashinfer-892: FlashInfer 0.2.x's JIT logger opens a build, torch's cpp_extension runs ninja and fails
+FLASHINFER_JIT_LOADING = """2025-02-28 11:38:16,846 - INFO - flashinfer.jit: Loading JIT ops: batch_mla_attention_head_dim_ckv_512
+2025-02-28 11:38:45,662 - INFO - flashinfer.jit: Finished loading JIT ops: batch_mla_attention_head_dim_ckv_512
+2025-02-28 11:38:45,667 - INFO - flashinfer.jit: Loading JIT ops: batch_mla_attention_head_dim_ckv_512_sm90
+Traceback (most recent call last):
+  File "/root/miniconda3/envs/torch/lib/python3.10/site-packages/torch/utils/cpp_extension.py", line 2104, in _run_ninja_build
+    subprocess.run(
+  File "/root/miniconda3/envs/torch/lib/python3.10/subprocess.py", line 526, in run
+    raise CalledProcessError(retcode, process.args,
+subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.
+"""
+
+# flashinfer-1166: FlashInfer 0.7.4's run_ninja message holds ninja's output, which opens in its JIT folder
+FLASHINFER_NINJA_OUTPUT = """seeing similar errors
+
+```
+RuntimeError: Ninja build failed. Ninja output:
+ninja: Entering directory `/home/ubuntu/.cache/flashinfer/100/cached_ops'
+[1/4] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile -DTORCH_EXTENSION_NAME=fused_moe_sm100 -c x.cu
+```
+"""
+
+
+def _failure_library(report: dict) -> str:
+    (finding,) = report["findings"]
+    return finding["message"]
+
+
+def test_a_ninja_build_failure_inside_flashinfer_s_unfinished_jit_load_is_flashinfer_s():
+    assert "It was raised in FlashInfer" in _failure_library(analyze_text(FLASHINFER_JIT_LOADING, "paste.md"))
+
+
+def test_a_finished_jit_load_names_no_library_of_a_later_build_failure():
+    closed = FLASHINFER_JIT_LOADING.replace(
+        "Loading JIT ops: batch_mla_attention_head_dim_ckv_512_sm90",
+        "Finished loading JIT ops: batch_mla_attention_head_dim_ckv_512",
+    )
+    assert "FlashInfer" not in _failure_library(analyze_text(closed, "paste.md"))
+
+
+def test_flashinfer_s_ninja_failure_is_named_by_the_jit_folder_ninja_entered():
+    assert "It was raised in FlashInfer" in _failure_library(analyze_text(FLASHINFER_NINJA_OUTPUT, "paste.md"))

@@ -12,7 +12,15 @@ from typing import Any
 
 from logscope.core import kinds, upstream
 from logscope.core.server_flags import is_field, known_option
-from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, stated_failure, time_claims
+from logscope.pipeline.parse.parsers import (
+    catalogue,
+    jit_build,
+    other_lines,
+    sglang_line,
+    stated_env,
+    stated_failure,
+    time_claims,
+)
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.command_shapes import (
@@ -284,6 +292,8 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         _kind_and_data(other_lines.parse_native_line),
         lambda text: bool(_NATIVE_SHAPE.match(text)),
     ),
+    # a kernel library's JIT build in progress (the library of a build failure after it)
+    LineGrammar(kinds.JIT_BUILD_GRAMMAR, kinds.line_literals(kinds.JIT_BUILD_GRAMMAR), jit_build.parse, jit_build.fits),
     # the catalogued wordings of every release, anywhere in a line: also tried on every line no grammar above read
     LineGrammar(kinds.CATALOGUE_GRAMMAR, kinds.line_literals(kinds.CATALOGUE_GRAMMAR), catalogue.parse),
     # a benchmark client's command or a sentence that says when the paste failed (after the catalogue: a wording wins)

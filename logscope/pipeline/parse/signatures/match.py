@@ -22,6 +22,7 @@ from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup
 from logscope.pipeline.parse.serving import BEFORE_WARMUP
+from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.loader import NEXT_LINE, OTHER_FAILURE, Signature, SignatureSet, bundled_signatures
 from logscope.pipeline.parse.signatures.native import (
@@ -558,6 +559,7 @@ def failures_of(
     events = merge_native(events)
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
     native_context = _NativeContext(events)
+    jit = JitBuilds(events)
     tracebacks: dict[str, list[Event]] = {}
     for e in events:
         if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
@@ -599,6 +601,10 @@ def failures_of(
         if sig is None or sig.mechanism in FALLBACK_MECHANISMS or own is not None:
             raiser = raising_library(event, crash.library if crash else None, *_exception_of(event))
             raiser = raiser if own is None or raiser is None or raiser.library == own else None
+            built = jit.library_of(event) if raiser is None or raiser.other_package else None
+            if built is not None:  # the build tool raised: the library whose JIT build it ran
+                basis = f"the JIT build it ran is the library's (line {built[1].line}: {built[1].text.strip()[:120]})"
+                raiser = Raiser(built[0], basis, None)
             mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of, releases)
