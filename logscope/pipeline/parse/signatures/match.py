@@ -213,8 +213,7 @@ def locate(
     """(phase, basis) from the event's own evidence: the matched signature, SGLang's capture wrapper, frames (the
     released source of `releases`, the SGLang releases the input shows, when given)."""
     if matched is not None and matched.phase == "serving":
-        # (the wording's source says why: SGLang's scheduler running batches, vLLM's connector handling a request)
-        return "serving", f"printed only while requests are served, a warmup request's too: {matched.id}"
+        return "serving", f"SGLang prints this only while its scheduler runs batches, a warmup request's too: {matched.id}"
     if matched is not None and matched.phase in _VAGUE:
         return _refined((matched.phase, f"the {matched.id} signature"), event, releases)
     if matched is not None and matched.phase:
