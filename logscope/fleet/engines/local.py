@@ -5,6 +5,7 @@ becomes a row with its error and the scan goes on."""
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import time
@@ -39,6 +40,10 @@ def _serve(conn: Connection, limits: Limits) -> None:
     # has no current .pyc under the bound, reports its failed allocation as a SyntaxError, or as a ValueError when an
     # AST node could not be built ("field 'target' is required for AnnAssign")
     except (MemoryError, ImportError, SyntaxError):
+        os._exit(_EXIT_CANNOT_LOAD)
+    except OSError as error:  # importlib listing a package's folder under the bound: ENOMEM from the system call
+        if error.errno != errno.ENOMEM:
+            raise
         os._exit(_EXIT_CANNOT_LOAD)
     except ValueError:
         if not limits.memory_bytes:
