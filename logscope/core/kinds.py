@@ -102,6 +102,7 @@ CHECK_ENV: Final = "check_env"
 STATED_ENV: Final = "stated_env"  # versions / GPUs stated outside check_env (issue template, pip, __version__)
 TIME_CLAIM: Final = "time_claim"  # the paste says when it failed: a benchmark client run, a sentence (time_claims.py)
 STATED_FAILURE: Final = "stated_failure"  # a sentence of prose states that the run failed (stated_failure.py)
+JIT_BUILD: Final = "jit_build"  # a kernel library's JIT build opened, closed or entered (parsers/jit_build.py)
 SMI_GPU: Final = "smi_gpu"
 SMI_PROCESS: Final = "smi_process"
 SMI_VERSIONS: Final = "smi_versions"
@@ -140,6 +141,7 @@ STATED_ENV_GRAMMAR: Final = "stated_env"
 TIME_CLAIM_GRAMMAR: Final = "time_claim"
 STATED_FAILURE_GRAMMAR: Final = "stated_failure"
 NATIVE_LOG_GRAMMAR: Final = "native_log"
+JIT_BUILD_GRAMMAR: Final = "jit_build"
 CHECK_ENV_GRAMMAR: Final = "check_env"
 NATIVE_BACKTRACE_GRAMMAR: Final = "native_backtrace"
 MEMORY_LINE_GRAMMAR: Final = "memory_line"
@@ -241,6 +243,7 @@ _STATED_HEADS = (
     " driver ",
     "(driver ",
     "CUDA 1",
+    "Cuda 1",  # capitalised in a sentence: "Ubuntu 24.04 with Cuda 13.2 preinstalled"
     " cuda 1",
     "cuda_1",
     " torch ",
@@ -1094,6 +1097,16 @@ CATALOGUE: tuple[Kind, ...] = (
         TRACEBACK_GRAMMAR,
         literals=("During handling of the above", "The above exception"),
         samples=("During handling of the above exception, another exception occurred:",),
+    ),
+    Kind(
+        JIT_BUILD,
+        FACT,
+        JIT_BUILD_GRAMMAR,
+        literals=("JIT ops: ", "ninja: Entering directory"),
+        samples=(
+            "2025-02-28 11:38:16,846 - INFO - flashinfer.jit: Loading JIT ops: batch_mla_attention_dtype_q_bf16",
+            "ninja: Entering directory `/home/ubuntu/.cache/flashinfer/100/cached_ops'",
+        ),
     ),
     Kind(
         NATIVE_LOG,

@@ -49,7 +49,12 @@ SGLANG_MODULE = r"(?:sglang\.\w+|dynamo\.sglang(?:\.(?:worker|decode_worker))?(?
 LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE + r"|sglang\s+serve)(?=\s|`|$)")
 # a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
 # PowerShell's "PS C:\\work> ", starship's "❯ " (the prompt is text up to a prompt sign, or after a leading arrow)
-_PROMPT_ANY = r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗✔]\s+)?|(?:\S+\s+){0,4}?\S*[$#%>✗❯➜»]\s+)"
+# or a "$ " that lost its blank before an assignment ("$NVSHMEM_DEBUG=INFO python3 -m ...": no shell expands a variable
+# into the name of an assignment that starts a command; a form seen in pastes)
+_PROMPT_ANY = (
+    r"(?:\([^()\s]+\)\s+)?(?:[➜❯λ»→]\s+(?:\S+\s+){0,3}?(?:[✗✔]\s+)?|(?:\S+\s+){0,4}?\S*[$#%>✗❯➜»]\s+"
+    r"|\$(?=[A-Z_][A-Z0-9_]*=))"
+)
 # `python3 -m sglang.<module>`, a path to the interpreter allowed
 PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE
 _ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"

@@ -10,9 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from logscope.core import kinds
+from logscope.core import kinds, upstream
 from logscope.core.server_flags import is_field, known_option
-from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, stated_failure, time_claims
+from logscope.pipeline.parse.parsers import (
+    catalogue,
+    jit_build,
+    other_lines,
+    sglang_line,
+    stated_env,
+    stated_failure,
+    time_claims,
+)
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.command_shapes import (
@@ -102,7 +110,10 @@ _PROGRAM_LABEL = re.compile(r"^\s*sglang serve: ")
 
 
 def _launch_command(text: str) -> Parsed | None:
-    line = without_prompt(strip_prefix(text))
+    message = strip_prefix(text)
+    if message != text and upstream.printed_by_a_release(message):
+        return None  # SGLang's own line giving an example ("... For example: `python3 -m sglang.compile_deep_gemm ...`")
+    line = without_prompt(message)
     if _PROGRAM_LABEL.match(line):
         return None
     data = parse_command(line)
@@ -283,6 +294,8 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         _kind_and_data(other_lines.parse_native_line),
         lambda text: bool(_NATIVE_SHAPE.match(text)),
     ),
+    # a kernel library's JIT build in progress (the library of a build failure after it)
+    LineGrammar(kinds.JIT_BUILD_GRAMMAR, kinds.line_literals(kinds.JIT_BUILD_GRAMMAR), jit_build.parse, jit_build.fits),
     # the catalogued wordings of every release, anywhere in a line: also tried on every line no grammar above read
     LineGrammar(kinds.CATALOGUE_GRAMMAR, kinds.line_literals(kinds.CATALOGUE_GRAMMAR), catalogue.parse),
     # a benchmark client's command or a sentence that says when the paste failed (after the catalogue: a wording wins)

@@ -203,6 +203,9 @@ _FAILURE_WORDS = re.compile(r"(?:Error|Exception)\b|\berror\b|Traceback|\bWARN\b
 _UNICODE_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-"})
 
 
+# an NVIDIA driver's release has a three-digit branch number (nvidia-smi's "Driver Version: 570.133.20", R418 .. R580);
+# a two-digit major is the CUDA version the driver supports (nvidia-smi's "CUDA Version: 12.9")
+_DRIVER_RELEASE = re.compile(r"\d{3,}\.")
 # nvcc --version: "Cuda compilation tools, release 12.4, V12.4.131" (the toolkit, as check_env's NVCC line gives it)
 _NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+)\b")
 
@@ -222,6 +225,8 @@ def named_versions(text: str) -> dict[str, str]:
         if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(text[m.end() :]):
             continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
+        if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
+            continue  # "cuda driver 12.9": the CUDA version the driver supports, no driver release
         version = m.group(2).split("+")[0] if key == "nccl" else m.group(2)  # NCCL's "2.21.5+cuda12.4": its build
         found.setdefault(key, set()).add(version)
     return {key: next(iter(versions)) for key, versions in found.items() if len(versions) == 1}

@@ -28,7 +28,10 @@ _STATED = re.compile(
     r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
     r"(?! with| by (?:me|hand|the user))|killed by)"
     r"|OOM(?:ed|'d|[- ]killed)|(?:ran|runs?|running) out of (?:GPU |device |host )?memory"
-    r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened))\b"
+    r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)"
+    # an error named in quotes said to occur: 'an error "**ibv_dealloc_pd failed**" occurs at program termination' (an
+    # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
+    r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened))\b"
 )
 # a clause ends at these: "I'm not sure why, but it crashes" states the crash
 _CLAUSE = re.compile(r"[,;:(]|\bbut\b|\bhowever\b", re.IGNORECASE)

@@ -22,6 +22,7 @@ from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup
 from logscope.pipeline.parse.serving import BEFORE_WARMUP
+from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.lines_before import PROSE_KINDS, LinesBefore, from_other_ranks
 from logscope.pipeline.parse.signatures.loader import NEXT_LINE, OTHER_FAILURE, Signature, SignatureSet, bundled_signatures
@@ -566,6 +567,8 @@ def failures_of(
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
     native_context = _NativeContext(events)
     lines_before = LinesBefore(events, _not_context, phase_lines or {})
+
+    jit = JitBuilds(events)
     tracebacks: dict[str, list[Event]] = {}
     for e in events:
         if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
@@ -607,6 +610,10 @@ def failures_of(
         if sig is None or sig.mechanism in FALLBACK_MECHANISMS or own is not None:
             raiser = raising_library(event, crash.library if crash else None, *_exception_of(event))
             raiser = raiser if own is None or raiser is None or raiser.library == own else None
+            built = jit.library_of(event) if raiser is None or raiser.other_package else None
+            if built is not None:  # the build tool raised: the library whose JIT build it ran
+                basis = f"the JIT build it ran is the library's (line {built[1].line}: {built[1].text.strip()[:120]})"
+                raiser = Raiser(built[0], basis, None)
             mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of, releases)
