@@ -392,6 +392,40 @@ def _self_attrs(node: ast.AST) -> set[str]:
     }
 
 
+class Parsed:
+    """The collected files of a release by (path, text), kept for the next release: most files of a release are
+    those of the one before, and parsing is most of a graph's cost. The graph never changes what it collected."""
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, str], Collector | None] = {}
+        self._now: dict[tuple[str, str], Collector | None] = {}
+
+    def next_release(self) -> None:
+        self._last, self._now = self._now, {}
+
+    def collect(
+        self,
+        path: str,
+        text: str,
+        module_of: Callable[[str], str],
+        dispatcher: str,
+        add_literal: Callable[[Func, str], None],
+    ) -> Collector | None:
+        key = (path, text)
+        if key in self._last:
+            self._now[key] = self._last[key]
+        elif key not in self._now:
+            try:
+                tree = ast.parse(text)
+            except SyntaxError:
+                self._now[key] = None
+                return None
+            collector = Collector(module_of(path), path.endswith("__init__.py"), dispatcher, add_literal)
+            collector.visit(tree)
+            self._now[key] = collector
+        return self._now[key]
+
+
 def closure(start: str, edges: dict[str, set[str]]) -> set[str]:
     """`start` and every class reached from it along `edges` (bases, or subclasses)."""
     seen, todo = set(), [start]
@@ -420,17 +454,15 @@ class Graph:
         module_of: Callable[[str], str],
         dispatcher: str,
         add_literal: Callable[[Func, str], None],
+        parsed: Parsed | None = None,
     ) -> None:
         self.funcs: list[Func] = []
         self.modules: dict[str, _Module] = {}
         self.classes: dict[str, _Class] = {}
         for path, text in files:
-            try:
-                tree = ast.parse(text)
-            except SyntaxError:
+            collector = (parsed or Parsed()).collect(path, text, module_of, dispatcher, add_literal)
+            if collector is None:
                 continue
-            collector = Collector(module_of(path), path.endswith("__init__.py"), dispatcher, add_literal)
-            collector.visit(tree)
             self.funcs += collector.funcs
             self.modules[collector.mod.name] = collector.mod
             self.classes.update((c.key, c) for c in collector.classes)

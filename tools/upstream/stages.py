@@ -4,13 +4,13 @@ function that prints or raises a catalogued wording).
 
 The question is the roots below (the functions that begin startup, or a startup step, and those that run only once
 the scheduler's event loop runs batches); the answer comes from each release's source: a call graph over every
-function of sglang/srt (and sglang/launch_server.py), built from the names each function calls or refers to. A name
-is resolved to every function of that name (`self.x` to the methods named x of the class's hierarchy when it has
-any; an attribute read on another object, `ctx.server_args`, to every property of that name), so the graph
-over-approximates: a function any startup root may reach and any serving root may reach too is
-`both`, and is never a placement. A function handed to a thread (`Thread(target=f)`, `executor.submit(f)`) is no
-call of the code that starts the thread: it runs concurrently, from then on, so it is reached only from a root; nor
-is a route handler that a function defines (`@app.get(...)` over a nested def): it runs on a request.
+function of sglang/srt (and sglang/launch_server.py) whose calls are resolved only as far as the calling file states
+them (tools/upstream/call_graph.py: the class of `self`, the file's imports, the types the source gives a receiver;
+a receiver of no stated type reaches only the one class of a rare method name). A function any startup root may
+reach and any serving root may reach too is `both`, and is never a placement. A function handed to a thread
+(`Thread(target=f)`, `executor.submit(f)`) is no call of the code that starts the thread: it runs concurrently, from
+then on, so it is reached only from a root; nor is a route handler that a function defines (`@app.get(...)` over a
+nested def): it runs on a request.
 
 A function is `startup` when only startup roots reach it (its phase the one phased root that reaches it, and no
 other startup code outside that root does), `serving` when only serving roots reach it. Functions that no root
@@ -71,7 +71,6 @@ DISPATCHER = "TypeBasedDispatcher"  # sglang 0.4.1+ utils: the scheduler's table
 _TOP = ("sglang/srt/", "sglang/launch_server.py")
 MAX_LITERAL = 60  # a longer head is cut to its words within this many characters
 MIN_LITERAL = 24  # the shortest literal head a wording is placed by (shorter ones recur in unrelated messages)
-FANOUT = 24  # a bare name shared by more functions than this is resolved to none of them (see _Graph._named)
 
 
 def _add_literal(func: Func, text: str) -> None:
@@ -84,15 +83,15 @@ def _add_literal(func: Func, text: str) -> None:
         func.literals.add(head)
 
 
-def _graph(files: Iterable[tuple[str, str]]) -> call_graph.Graph:
-    return call_graph.Graph(files, sources.module_of, DISPATCHER, _add_literal)
+def _graph(files: Iterable[tuple[str, str]], parsed: call_graph.Parsed | None = None) -> call_graph.Graph:
+    return call_graph.Graph(files, sources.module_of, DISPATCHER, _add_literal, parsed)
 
 
-def release_stages(files: Iterable[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+def release_stages(files: Iterable[tuple[str, str]], parsed: call_graph.Parsed | None = None) -> dict[str, dict[str, Any]]:
     """(module:function name) → {stage, phase, qualname, line, root} of one release, for the functions only
     startup or only serving roots reach; `both` where a name of the module is reached from both sides or its
     functions of that name differ."""
-    graph = _graph(files)
+    graph = _graph(files, parsed)
     phased: dict[str, list[Func]] = defaultdict(list)
     plain: list[Func] = []
     for pattern, phase, _why in STARTUP_ROOTS:
@@ -178,10 +177,12 @@ def _previous(per_release: list[tuple[str, dict[str, dict[str, Any]]]], version:
 
 def extract(versions: list[str]) -> dict[str, list[list[Any]]]:
     per_release = []
+    parsed = call_graph.Parsed()
     for version in versions:
         wheel = sources.download("sglang", version)
         files = [(p, t) for p, t in sources.python_files(wheel, "sglang/") if p.startswith(_TOP)]
-        per_release.append((version, release_stages(files)))
+        per_release.append((version, release_stages(files, parsed)))
+        parsed.next_release()
     return fold(per_release)
 
 
