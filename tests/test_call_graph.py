@@ -296,3 +296,57 @@ def test_a_wording_both_sides_print_is_kept_as_both():
     out = stages.release_stages(list(BOTH_WORDING.items()))
     assert out["wording:Not enough host memory available for the pool"]["stage"] == "both"
     assert "wording:A wording no root reaches at any time" not in out
+
+
+# --- a type stated by a return annotation (sglang 0.5.x: `self.loader = get_model_loader(...)`, whose def says
+# `-> BaseModelLoader`) or a container's item annotation (`self.queue: List[DecodeRequest]`, `for req in self.queue`)
+RETURNS_AND_ITEMS = {
+    RUNNER: """
+from typing import List, Optional
+from sglang.srt.model_loader.loader import get_model_loader
+from sglang.srt.disaggregation.decode import DecodeRequest
+class ModelRunner:
+    def initialize(self):
+        self.loader = get_model_loader()
+        self.model = self.loader.load_model()
+        self.queue: List[DecodeRequest] = []
+        for req in self.queue:
+            req.check_bootstrap()
+    def sample_all(self, reqs: "Optional[List[DecodeRequest]]"):
+        return [r.finish_sampling() for r in reqs]
+""",
+    "sglang/srt/model_loader/loader.py": """
+class BaseModelLoader:
+    def load_model(self):
+        raise NotImplementedError
+class DefaultModelLoader(BaseModelLoader):
+    def load_model(self):
+        raise ValueError("Could not find any checkpoint files for the model")
+def get_model_loader() -> BaseModelLoader:
+    return DefaultModelLoader()
+""",
+    "sglang/srt/disaggregation/decode.py": """
+class DecodeRequest:
+    def check_bootstrap(self):
+        pass
+    def finish_sampling(self):
+        pass
+""",
+    "sglang/srt/lora/lora_manager.py": """
+class LoRAManager:
+    def load_model(self):
+        pass
+    def check_bootstrap(self):
+        pass
+""",
+}
+
+
+def test_return_and_item_annotations_state_a_receivers_type():
+    stage = _stage(RETURNS_AND_ITEMS)
+    assert stage["sglang.srt.model_loader.loader:load_model"] == "startup"  # both loaders: the base's family
+    assert stage["sglang.srt.disaggregation.decode:check_bootstrap"] == "startup"  # for req in self.queue
+    assert stage["sglang.srt.lora.lora_manager:load_model"] == "none"
+    assert stage["sglang.srt.lora.lora_manager:check_bootstrap"] == "none"
+    wording = stages.release_stages(list(RETURNS_AND_ITEMS.items()))["wording:Could not find any checkpoint files for the model"]
+    assert wording["stage"] == "startup"

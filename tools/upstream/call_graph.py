@@ -114,6 +114,8 @@ class Func:
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (module, attribute or None)
     types: dict[str, list[_Path]] = field(default_factory=dict)  # local or parameter -> the types the source gives it
     local_names: set[str] = field(default_factory=set)  # its parameters and assigned names (typed or not)
+    elements: dict[str, list[_Path]] = field(default_factory=dict)  # a container's item types (`reqs: List[Req]`)
+    loops: dict[str, list[_Path]] = field(default_factory=dict)  # `for req in <path>`: the loop name -> the paths
     handlers: set[str] = field(default_factory=set)  # `self.x` given to the scheduler's request dispatcher
     literals: set[str] = field(default_factory=set)  # the literal head of each message-like string it holds
 
@@ -136,6 +138,7 @@ class _Class:
     methods: dict[str, list[Func]] = field(default_factory=lambda: defaultdict(list))
     # attribute -> (its type as written, the function whose scope names it; None: the module's)
     attrs: dict[str, list[tuple[_Path, Func | None]]] = field(default_factory=lambda: defaultdict(list))
+    elements: dict[str, list[tuple[_Path, Func | None]]] = field(default_factory=lambda: defaultdict(list))
 
 
 @dataclass
@@ -184,6 +187,36 @@ def _annotation(node: ast.AST | None) -> list[_Path]:
         return []
     path = _dotted(node)
     return [path] if path and path != ("None",) else []
+
+
+_CONTAINERS = frozenset(
+    {"List", "list", "Deque", "deque", "Set", "set", "FrozenSet", "frozenset", "Sequence", "MutableSequence", "Iterable"}
+    | {"Iterator", "Collection", "Tuple", "tuple"}
+)
+
+
+def _elements(node: ast.AST | None) -> list[_Path]:
+    """The item types a container annotation names: `List[Req]`, `Optional[Deque[Req]]`, `Tuple[Req, ...]`."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _elements(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _elements(node.left) + _elements(node.right)
+    if not isinstance(node, ast.Subscript):
+        return []
+    outer = _dotted(node.value)
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if outer and outer[-1] in _WRAPPERS:
+        return [t for item in items for t in _elements(item)]
+    if outer and outer[-1] in _CONTAINERS:
+        if outer[-1] in ("Tuple", "tuple") and not (
+            len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is Ellipsis
+        ):
+            return []
+        return _annotation(items[0])
+    return []
 
 
 def _constructed(node: ast.AST | None) -> list[_Path]:
@@ -271,6 +304,7 @@ class Collector(ast.NodeVisitor):
         for stmt in node.body:  # `attr: Type` in the class body (a dataclass's fields)
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 cls.attrs[stmt.target.id] += [(t, scope) for t in _annotation(stmt.annotation)]
+                cls.elements[stmt.target.id] += [(t, scope) for t in _elements(stmt.annotation)]
         self._class_stack.append(cls)
         saved, self._stack = self._stack, []
         self.generic_visit(node)
@@ -303,6 +337,8 @@ class Collector(ast.NodeVisitor):
             func.local_names.add(arg.arg)
             if types := _annotation(arg.annotation):
                 func.types[arg.arg] = types
+            if items := _elements(arg.annotation):
+                func.elements[arg.arg] = items
         self.funcs.append(func)
         if parent is not None:
             parent.nested[node.name] = func
@@ -328,6 +364,27 @@ class Collector(ast.NodeVisitor):
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if self._stack or not self._class_stack:  # a class body's annotations are read by visit_ClassDef
             self._assigned([node.target], _annotation(node.annotation) or _constructed(node.value))
+            items, target = _elements(node.annotation), node.target
+            if items and self._stack and isinstance(target, ast.Name):
+                self._stack[-1].elements.setdefault(target.id, []).extend(items)
+            elif items and self._stack and self._stack[-1].cls and _dotted(target) == ("self", getattr(target, "attr", "")):
+                cls = next(c for c in reversed(self.classes) if c.key == self._stack[-1].cls)
+                cls.elements[getattr(target, "attr", "")] += [(t, self._stack[-1]) for t in items]
+        self.generic_visit(node)
+
+    def _loop(self, target: ast.AST, iterated: ast.AST) -> None:
+        path = _dotted(iterated)
+        if self._stack and path and isinstance(target, ast.Name):
+            self._stack[-1].loops.setdefault(target.id, []).append(path)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self._loop(node.target, node.iter)
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self._loop(node.target, node.iter)
         self.generic_visit(node)
 
     def _assigned(self, targets: list[ast.expr], types: list[_Path]) -> None:
@@ -551,6 +608,8 @@ class Graph:
                 return self._imported(scope.imports[name])
             if name in scope.types:
                 return self._instance(scope.types[name], scope, module)
+            if name in scope.loops:  # `for req in self.queue` with `self.queue: List[Req]`
+                return self._items(scope.loops[name], scope, module)
             if name in scope.local_names and name not in ("self", "cls"):
                 return _LOCAL
             scope = scope.parent
@@ -594,24 +653,47 @@ class Graph:
         for key in classes:
             cls = self.classes[key]
             for path, scope in cls.attrs.get(name, ()):
-                kind, value = self.resolve_path(path, scope, cls.module)
-                if kind == "class":
-                    types |= self.family(str(value))
-            for method in cls.methods.get(name, ()):
-                if method.is_property and method.returns:
-                    kind, value = self.resolve_path(method.returns, method, cls.module)
-                    if kind == "class":
-                        types |= self.family(str(value))
+                types |= self._classes_of(path, scope, cls.module)
+            for method in cls.methods.get(name, ()):  # a property, or a method called (`self.make()`)
+                if method.returns:
+                    types |= self._classes_of(method.returns, method, cls.module)
         self._attrs[(classes, name)] = found = ("instance", frozenset(types)) if types else _UNKNOWN
         return found
 
     def _instance(self, paths: list[_Path], scope: Func | None, module: str) -> _Target:
         types: set[str] = set()
         for path in paths:
-            kind, value = self.resolve_path(path, scope, module)
-            if kind == "class":
-                types |= self.family(str(value))
+            types |= self._classes_of(path, scope, module)
         return ("instance", frozenset(types)) if types else _UNKNOWN
+
+    def _classes_of(self, path: _Path, scope: Func | None, module: str) -> set[str]:
+        """The classes a stated type or a value's maker names: a class, or a function whose return annotation names one
+        (`x = make()`, `def make() -> Class`)."""
+        kind, value = self.resolve_path(path, scope, module)
+        if kind == "func" and isinstance(value, Func) and value.returns:
+            kind, value = self.resolve_path(value.returns, value, value.module)
+        return self.family(str(value)) if kind == "class" else set()
+
+    def _items(self, paths: list[_Path], scope: Func, module: str) -> _Target:
+        """The type of a loop's name: the item types the iterated container's annotation states."""
+        types: set[str] = set()
+        for path in paths:
+            for item, item_scope in self._item_paths(path, scope):
+                types |= self._classes_of(item, item_scope, item_scope.module if item_scope else module)
+        return ("instance", frozenset(types)) if types else _UNKNOWN
+
+    def _item_paths(self, path: _Path, scope: Func) -> list[tuple[_Path, Func | None]]:
+        if len(path) == 1:
+            at: Func | None = scope
+            while at is not None:
+                if path[0] in at.elements:
+                    return [(item, at) for item in at.elements[path[0]]]
+                at = at.parent
+            return []
+        kind, value = self.resolve_path(path[:-1], scope, scope.module)
+        if kind != "instance" or not isinstance(value, frozenset):
+            return []
+        return [pair for key in sorted(value) for pair in self.classes[key].elements.get(path[-1], ())]
 
     # --- classes
     def family(self, cls: str) -> set[str]:
