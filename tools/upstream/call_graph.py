@@ -166,57 +166,42 @@ def _dotted(node: ast.AST) -> _Path | None:
 _WRAPPERS = frozenset({"Optional", "Union", "Annotated", "Final", "ClassVar", "Type", "type"})
 
 
-def _annotation(node: ast.AST | None) -> list[_Path]:
-    """The class types an annotation names: `X`, `m.X`, `"X"`, `Optional[X]`, `Union[X, Y]`, `X | None`; a container
-    (`List[X]`) names no type of the value itself."""
-    if node is None:
-        return []
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return _annotation(ast.parse(node.value, mode="eval").body)
-        except SyntaxError:
-            return []
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _annotation(node.left) + _annotation(node.right)
-    if isinstance(node, ast.Subscript):
-        outer = _dotted(node.value)
-        if outer and outer[-1] in _WRAPPERS:
-            inner = node.slice
-            items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
-            return [t for item in items for t in _annotation(item)]
-        return []
-    path = _dotted(node)
-    return [path] if path and path != ("None",) else []
-
-
 _CONTAINERS = frozenset(
     {"List", "list", "Deque", "deque", "Set", "set", "FrozenSet", "frozenset", "Sequence", "MutableSequence", "Iterable"}
     | {"Iterator", "Collection", "Tuple", "tuple"}
 )
 
 
+def _annotation(node: ast.AST | None) -> list[_Path]:
+    """The class types an annotation names: `X`, `m.X`, `"X"`, `Optional[X]`, `Union[X, Y]`, `X | None`; a container
+    (`List[X]`) names no type of the value itself."""
+    return _types(node, items=False)
+
+
 def _elements(node: ast.AST | None) -> list[_Path]:
     """The item types a container annotation names: `List[Req]`, `Optional[Deque[Req]]`, `Tuple[Req, ...]`."""
+    return _types(node, items=True)
+
+
+def _types(node: ast.AST | None, items: bool) -> list[_Path]:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
-            return _elements(ast.parse(node.value, mode="eval").body)
+            return _types(ast.parse(node.value, mode="eval").body, items)
         except SyntaxError:
             return []
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _elements(node.left) + _elements(node.right)
-    if not isinstance(node, ast.Subscript):
+        return _types(node.left, items) + _types(node.right, items)
+    if isinstance(node, ast.Subscript):
+        outer = _dotted(node.value)
+        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if outer and outer[-1] in _WRAPPERS:
+            return [t for arg in args for t in _types(arg, items)]
+        if items and outer and outer[-1] in _CONTAINERS:
+            tuple_of_one = len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis
+            return [] if outer[-1] in ("Tuple", "tuple") and not tuple_of_one else _types(args[0], items=False)
         return []
-    outer = _dotted(node.value)
-    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    if outer and outer[-1] in _WRAPPERS:
-        return [t for item in items for t in _elements(item)]
-    if outer and outer[-1] in _CONTAINERS:
-        if outer[-1] in ("Tuple", "tuple") and not (
-            len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is Ellipsis
-        ):
-            return []
-        return _annotation(items[0])
-    return []
+    path = _dotted(node) if node is not None and not items else None
+    return [path] if path and path != ("None",) else []
 
 
 def _constructed(node: ast.AST | None) -> list[_Path]:
