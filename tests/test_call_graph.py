@@ -350,3 +350,45 @@ def test_return_and_item_annotations_state_a_receivers_type():
     assert stage["sglang.srt.lora.lora_manager:check_bootstrap"] == "none"
     wording = stages.release_stages(list(RETURNS_AND_ITEMS.items()))["wording:Could not find any checkpoint files for the model"]
     assert wording["stage"] == "startup"
+
+
+# sglang 0.4.x-0.5.2's scheduler: `TpWorkerClass = TpModelWorkerClient` or `= TpModelWorker` by the overlap setting,
+# then `self.tp_worker = TpWorkerClass(...)`; a batch runs `self.tp_worker.forward_batch_generation(...)`
+CHOSEN_CLASS = {
+    SCHEDULER: """
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.managers.tp_worker_overlap_thread import TpModelWorkerClient
+class Scheduler:
+    def __init__(self, overlap):
+        if overlap:
+            TpWorkerClass = TpModelWorkerClient
+        else:
+            TpWorkerClass = TpModelWorker
+        self.tp_worker = TpWorkerClass()
+    def run_batch(self):
+        self.tp_worker.forward_batch_generation()
+""",
+    "sglang/srt/managers/tp_worker.py": """
+class TpModelWorker:
+    def __init__(self):
+        self.set_up()
+    def set_up(self):
+        pass
+    def forward_batch_generation(self):
+        pass
+""",
+    "sglang/srt/managers/tp_worker_overlap_thread.py": """
+class TpModelWorkerClient:
+    def forward_batch_generation(self):
+        pass
+""",
+    "sglang/srt/speculative/eagle_worker.py": "class EAGLEWorker:\n    def forward_batch_generation(self):\n        pass\n",
+}
+
+
+def test_a_class_chosen_among_named_classes_types_what_it_builds():
+    stage = _stage(CHOSEN_CLASS)
+    assert stage["sglang.srt.managers.tp_worker:forward_batch_generation"] == "serving"
+    assert stage["sglang.srt.managers.tp_worker_overlap_thread:forward_batch_generation"] == "serving"
+    assert stage["sglang.srt.managers.tp_worker:set_up"] == "startup"  # the class called: its __init__
+    assert stage["sglang.srt.speculative.eagle_worker:forward_batch_generation"] == "none"

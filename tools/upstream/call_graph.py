@@ -116,6 +116,7 @@ class Func:
     local_names: set[str] = field(default_factory=set)  # its parameters and assigned names (typed or not)
     elements: dict[str, list[_Path]] = field(default_factory=dict)  # a container's item types (`reqs: List[Req]`)
     loops: dict[str, list[_Path]] = field(default_factory=dict)  # `for req in <path>`: the loop name -> the paths
+    aliases: dict[str, list[_Path]] = field(default_factory=dict)  # `Worker = A if c else B`: the names it may hold
     handlers: set[str] = field(default_factory=set)  # `self.x` given to the scheduler's request dispatcher
     literals: set[str] = field(default_factory=set)  # the literal head of each message-like string it holds
 
@@ -202,6 +203,14 @@ def _types(node: ast.AST | None, items: bool) -> list[_Path]:
         return []
     path = _dotted(node) if node is not None and not items else None
     return [path] if path and path != ("None",) else []
+
+
+def _named_values(node: ast.AST) -> list[_Path]:
+    """The names a value is (`A`, `m.A`, `A if c else B`): a class chosen at run time among those named."""
+    if isinstance(node, ast.IfExp):
+        return _named_values(node.body) + _named_values(node.orelse)
+    path = _dotted(node)
+    return [path] if path and path[0] not in ("self", "cls") else []
 
 
 def _constructed(node: ast.AST | None) -> list[_Path]:
@@ -343,6 +352,10 @@ class Collector(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         if self._stack:
             self._stack[-1].local_names.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            named = _named_values(node.value)
+            for target in node.targets:
+                if named and isinstance(target, ast.Name):
+                    self._stack[-1].aliases.setdefault(target.id, []).extend(named)
         self._assigned(node.targets, _constructed(node.value))
         self.generic_visit(node)
 
@@ -595,6 +608,8 @@ class Graph:
                 return self._instance(scope.types[name], scope, module)
             if name in scope.loops:  # `for req in self.queue` with `self.queue: List[Req]`
                 return self._items(scope.loops[name], scope, module)
+            if name in scope.aliases:  # `Worker = A if c else B`: every class it may name, or nothing known
+                return self._aliased(scope.aliases[name], scope, module)
             if name in scope.local_names and name not in ("self", "cls"):
                 return _LOCAL
             scope = scope.parent
@@ -623,9 +638,8 @@ class Graph:
             if mod in self.modules:
                 return self.resolve_symbol(mod, name)
             return ("module", f"{mod}.{name}") if self._is_package_prefix(f"{mod}.{name}") else _EXTERNAL
-        if kind in ("instance", "class"):
-            classes = value if kind == "instance" else frozenset(self.family(str(value)))
-            return self._attribute(classes, name)  # type: ignore[arg-type]
+        if kind in ("instance", "class", "classes"):
+            return self._attribute(self._as_family(target), name)
         return _EXTERNAL if kind == "external" else _UNKNOWN
 
     def _attribute(self, classes: frozenset[str], name: str) -> _Target:
@@ -657,7 +671,21 @@ class Graph:
         kind, value = self.resolve_path(path, scope, module)
         if kind == "func" and isinstance(value, Func) and value.returns:
             kind, value = self.resolve_path(value.returns, value, value.module)
+        if kind == "classes" and isinstance(value, frozenset):
+            return set().union(*(self.family(key) for key in value))
         return self.family(str(value)) if kind == "class" else set()
+
+    def _aliased(self, paths: list[_Path], scope: Func, module: str) -> _Target:
+        classes: set[str] = set()
+        for path in paths:
+            kind, value = self.resolve_path(path, scope, module)
+            if kind == "class":
+                classes.add(str(value))
+            elif kind == "classes" and isinstance(value, frozenset):
+                classes |= value
+            else:
+                return _LOCAL
+        return ("classes", frozenset(classes))
 
     def _items(self, paths: list[_Path], scope: Func, module: str) -> _Target:
         """The type of a loop's name: the item types the iterated container's annotation states."""
@@ -728,9 +756,8 @@ class Graph:
         if name is not None:
             if kind == "module":
                 target = self.resolve_symbol(str(value), name)
-            elif kind in ("instance", "class"):
-                classes = value if kind == "instance" else self.family(str(value))
-                found = self.methods(classes, name)  # type: ignore[arg-type]
+            elif kind in ("instance", "class", "classes"):
+                found = self.methods(self._as_family(target), name)
                 return found or self._unique(name)
             elif kind in ("unknown", "local"):
                 return self._unique(name)
@@ -741,7 +768,17 @@ class Graph:
             return [value]  # type: ignore[list-item]
         if kind == "class":
             return self.constructor(str(value))
+        if kind == "classes" and isinstance(value, frozenset):
+            return [f for key in sorted(value) for f in self.constructor(key)]
         return []
+
+    def _as_family(self, target: _Target) -> frozenset[str]:
+        """The classes whose methods a call on an instance, a class or one of several classes may run."""
+        kind, value = target
+        if kind == "instance" and isinstance(value, frozenset):
+            return value
+        keys = value if kind == "classes" and isinstance(value, frozenset) else {str(value)}
+        return frozenset(set().union(*(self.family(key) for key in keys)))
 
     def callees(self, func: Func) -> list[Func]:
         """The functions a call of `func` may run, in a fixed order (the root a walk reports is the same every run)."""
@@ -767,9 +804,8 @@ class Graph:
     def _read(self, recv: _Path | None, name: str, func: Func) -> list[Func]:
         """The properties reading `recv.name` may run: the resolved classes', or the one class's of that name."""
         target = self.resolve_path(recv, func, func.module) if recv else _UNKNOWN
-        if target[0] in ("instance", "class"):
-            classes = target[1] if target[0] == "instance" else self.family(str(target[1]))
-            return self.methods(classes, name)  # type: ignore[arg-type]
+        if target[0] in ("instance", "class", "classes"):
+            return self.methods(self._as_family(target), name)
         if target[0] in ("unknown", "local"):
             return self._unique(name)
         return []
