@@ -11,7 +11,9 @@ A call is resolved by what the calling file says:
 - `obj.x()`: through the type the source states for obj: a local `obj = Class(...)`, an annotated parameter or
   local (`server_args: ServerArgs`, `Optional[X]`, `X | None`, a quoted name), a module-level `obj = Class()`, an
   attribute assigned or annotated in the class (`self.tp_worker = TpModelWorker(...)`, `self.pool: ReqToTokenPool`),
-  or a property's return annotation (`def model_runner(self) -> ModelRunner`);
+  a function's, method's or property's return annotation (`def model_runner(self) -> ModelRunner`), a loop over a
+  container whose annotation names its items (`for req in self.queue`, `self.queue: List[Req]`), a class chosen
+  among named ones (`TpWorkerClass = TpModelWorkerClient if overlap else TpModelWorker`);
 - a class called: its `__init__` (the nearest in its bases when it has none) and its `__post_init__`.
 A call through a receiver the source gives no type for (a parameter without annotation, an item of a list, a
 callback) is left unresolved, unless exactly one class of the package defines a method of that name and the name is
