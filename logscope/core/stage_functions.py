@@ -99,11 +99,14 @@ def place_function(module: str, function: str, releases: Releases = None) -> Pla
 def place_wording(text: str, releases: Releases = None) -> tuple[Placement, str] | None:
     """(placement, the literal) of the longest placed literal the text holds: a message only startup code or only
     serving code prints or raises (in every release that prints it, of `releases` when given)."""
+    unplaced: list[str] = []  # literals the text holds that code of both times prints (in the releases read)
     for literal, runs in _placed()[1]:
-        if literal in text:
+        if literal in text and not any(literal in longer for longer in unplaced):
             row = _agreed(runs, releases)
             if row is not None:
                 return Placement(*row), literal
+            if _contradicted(runs, releases):  # a shorter head of this wording would claim what it does not
+                unplaced.append(literal)
     return None
 
 
@@ -112,16 +115,27 @@ def _base(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split(".")[:3] if part.isdigit())
 
 
+def _in_releases(runs: tuple[_Run, ...], releases: Releases) -> tuple[_Run, ...]:
+    if releases is None:
+        return runs
+    low, high = _base(releases[0]), _base(releases[1])
+    return tuple(run for run in runs if _base(run[2]) <= high and low <= _base(run[3]))
+
+
+def _contradicted(runs: tuple[_Run, ...], releases: Releases) -> bool:
+    """Whether the runs (of `releases`, when given) say the key runs at both times: a `both` run, or runs that
+    disagree."""
+    placed = [run for run in _in_releases(runs, releases) if run[0] != "none"]
+    return any(run[0] == "both" for run in placed) or len({run[0] for run in placed}) > 1
+
+
 @lru_cache(maxsize=4096)
 def _agreed(runs: tuple[_Run, ...], releases: Releases) -> _Row | None:
     """One placement when every release run that places the key (of `releases`, when given) agrees on the time: a
     run where startup and serving code both reach it (`both`) places nothing; a run that no root reaches (`none`: the
     call graph of that release lost the path, as when a handler moved to another component) neither places it nor
     contradicts."""
-    if releases is not None:
-        low, high = _base(releases[0]), _base(releases[1])
-        runs = tuple(run for run in runs if _base(run[2]) <= high and low <= _base(run[3]))
-    placed = [run for run in runs if run[0] != "none"]
+    placed = [run for run in _in_releases(runs, releases) if run[0] != "none"]
     if not placed or any(run[0] == "both" for run in placed) or len({run[0] for run in placed}) != 1:
         return None
     newest = placed[-1]
