@@ -88,6 +88,8 @@ def test_a_client_step_before_the_failure_places_it_while_serving_inferred(step,
         _reproduction("python3 -m sglang.bench_one_batch_server --model-path meta-llama/Llama-3.1-8B --batch-size 16"),
         # a probe of the server's health is no request it served (SGLang's wait_for_server polls it during startup)
         _reproduction("curl http://127.0.0.1:30000/health"),
+        # a download of a file whose name starts like an endpoint
+        _reproduction("curl -LO https://raw.githubusercontent.com/org/repo/main/tools/generate.py"),
         # an accuracy script of the repository: the built pastes label the failure after it time unknown (0/1)
         _reproduction("python3 benchmark/gsm8k/bench_sglang.py --parallel 1400 --num-questions 1400"),
         # the client step shown after the failure
@@ -100,6 +102,7 @@ def test_a_client_step_before_the_failure_places_it_while_serving_inferred(step,
     ids=[
         "one-batch-launches",
         "health-probe",
+        "curl-download",
         "accuracy-script",
         "after-the-failure",
         "will-try-span",

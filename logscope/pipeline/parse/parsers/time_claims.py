@@ -35,7 +35,7 @@ CLIENT_STEPS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # with the server's base_url (the openai package's OpenAI / Client)
     (
         "a request sent to the server's generation endpoint, a reproduction step shown before the failure",
-        re.compile(r"\bcurl\b[^\n|;&]*?/(?:generate|v1/(?:chat/)?completions)\b"),
+        re.compile(r"\bcurl\b[^\n|;&]*?/(?:generate|v1/(?:chat/)?completions)(?=[\s\"'`)\\]|$)"),
     ),
     (
         "a client of the server's OpenAI-compatible endpoint, a reproduction step shown before the failure",
