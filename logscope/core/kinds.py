@@ -333,6 +333,8 @@ STATED_FAILURE_LITERALS = (
 # what a sentence or command that says when the paste failed holds (parse/parsers/time_claims.py: one in each pattern)
 TIME_CLAIM_LITERALS = (
     "bench",  # sglang.bench_serving, vllm bench serve, "when benching", "during the benchmark"
+    "curl",  # a request to the server's generation endpoint (time_claims.CLIENT_STEPS)
+    "base_url",  # an OpenAI client made with the server's base_url
     "testing",
     "stress",
     "load test",

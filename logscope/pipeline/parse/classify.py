@@ -29,7 +29,7 @@ from logscope.pipeline.ingest.unwrap import (
     terminal_wraps,
 )
 from logscope.pipeline.parse import prefilter, serving, wordings
-from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure
+from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims
 from logscope.pipeline.parse.parsers.base import (
     FAILURE_WORDS,
     PREFIX_TEXT,
@@ -577,6 +577,8 @@ class SourceClassifier:
                 elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
                     self._failure_line(lineno, span)
+            # a client step in a code span of a sentence that only means to run it ran no request
+            self.events[before:] = [e for e in self.events[before:] if not _only_intended(e, text)]
             if all(e.kind in (kinds.FAILURE_LINE, kinds.STATED_ENV) for e in self.events[before:]):
                 # a sentence quoting a failure or a pin (`sglang==0.5.12.post1`) may state other versions too
                 self._read_prose(lineno, text)
@@ -870,3 +872,7 @@ def newest_first(events: list[Event]) -> bool:
     back = sum(1 for a, b in zip(times, times[1:]) if b < a)
     forward = sum(1 for a, b in zip(times, times[1:]) if b > a)
     return back >= 2 and back > 2 * forward
+
+
+def _only_intended(event: Event, sentence: str) -> bool:
+    return event.kind == kinds.TIME_CLAIM and time_claims.only_intended(str(event.data["said"]), sentence)

@@ -12,12 +12,39 @@ from logscope.core import kinds
 from logscope.pipeline.parse.parsers.base import Parsed
 
 LAUNCHER_FAILED = r"\bFailed to (?:launch replica|load model) (?!config\b)[^\s:]+"  # SGLang's "Failed to load model config"
+BENCHMARK_CLIENT = "a benchmark client sends requests to a running server"
+# a reproduction's client step: a command or call that only talks to a server that is up, so a failure of the server
+# shown after it happened while serving (what the step is, pattern). Measured on the built mined pastes (issue 43,
+# i43-place4): a load-benchmark client before the failure 3/3 labelled serving, a request to the server 1/1; an
+# accuracy script (benchmark/gsm8k/bench_sglang.py) 0/1 (labelled unknown), so accuracy clients are not read
+CLIENT_STEPS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # SGLang's benchmark client (sglang/bench_serving.py 0.3.0-0.5.23; from 0.5.15.post1 the deprecated alias of
+    # sglang/benchmark/serving.py, which launches no server: it only reads --base-url / --host --port)
+    (BENCHMARK_CLIENT, re.compile(r"\bsglang\.(?:bench_serving|benchmark\.serving)\b")),
+    # vLLM's benchmark client likewise (`vllm bench serve --model ... --request-rate ...`, vLLM's CLI)
+    (BENCHMARK_CLIENT, re.compile(r"\bvllm bench serve\b")),
+    # SGLang's one-batch benchmark against a running server: with --base-url it connects (bench_one_batch_server.py
+    # 0.4.0.post2-0.5.14, benchmark/one_batch_server.py + benchmark/endpoint.py acquire_endpoint 0.5.15.post1-0.5.23);
+    # without it, it launches a server of its own, whose startup may be what failed
+    (
+        BENCHMARK_CLIENT,
+        re.compile(r"\bsglang\.(?:bench_one_batch_server|benchmark\.one_batch_server)\b[^\n]*?--base-url\b"),
+    ),
+    # a request to SGLang's generation endpoints (entrypoints/http_server.py 0.5.23: "/generate", "/v1/completions",
+    # "/v1/chat/completions"; srt/server.py 0.3.0 the same): curl on one line with the URL, or an OpenAI client made
+    # with the server's base_url (the openai package's OpenAI / Client)
+    (
+        "a request sent to the server's generation endpoint, a reproduction step shown before the failure",
+        re.compile(r"\bcurl\b[^\n|;&]*?/(?:generate|v1/(?:chat/)?completions)(?=[\s\"'`)\\]|$)"),
+    ),
+    (
+        "a client of the server's OpenAI-compatible endpoint, a reproduction step shown before the failure",
+        re.compile(r"\b(?:openai\.)?(?:OpenAI|Client)\(\s*(?:api_key=[^,)]*,\s*)?base_url\s*="),
+    ),
+)
 # (stage, pattern): the first that matches a line places it; each holds one of kinds.TIME_CLAIM_LITERALS (the prefilter's)
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # SGLang's benchmark client sends requests to a running server (sglang/bench_serving.py)
-    ("serving", re.compile(r"\bsglang\.bench_serving\b")),
-    # vLLM's benchmark client likewise (`vllm bench serve --model ... --request-rate ...`, vLLM's CLI)
-    ("serving", re.compile(r"\bvllm bench serve\b")),
+    *(("serving", pattern) for _, pattern in CLIENT_STEPS),
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:bench(?:ing|marking)?|stress[- ]testing|load[- ]testing)\b")),
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:request(?:ing)?|send(?:ing)? requests? to|querying) (?:the )?server\b")),
     ("serving", re.compile(r"(?i)\b(?:during|while) (?:inference|serving)\b|推理过程中")),
@@ -161,6 +188,10 @@ _CONTRARY = re.compile(
     r"(?i)\b(?:fine|ok|okay|no (?:problems?|issues?|errors?)|works?|worked|normal(?:ly)?|succeed(?:s|ed)?|successfully)"
     r"\s+(?:\w+\s+)?$"
 )
+# a client step the writer only means to run (a plan, an attempt to come, advice): it ran no request yet
+_INTENT = re.compile(
+    r"(?i)\b(?:will|'ll|going to|plan(?:ning)? to|(?:try|trying|want|wanted|need|needs) to|should|could you|next)\b[^.;:!?]*$"
+)
 # a question ("Does it also crash during the benchmark?") claims nothing: the claim's sentence ends in a question mark
 _QUESTION = re.compile(r"[^.!?。！？\n]*[?？]")
 
@@ -181,9 +212,23 @@ def parse(text: str) -> Parsed | None:
 
 
 def _asserted(text: str, m: re.Match[str]) -> bool:
-    """The claim is stated as what happened: not negated, conditional, a possibility, contradicted or asked."""
+    """The claim is stated as what happened: not negated, conditional, a possibility, contradicted or asked; a client
+    step not only something the writer means to do ("Next I will try `python -m sglang.bench_serving ...`")."""
     before = text[: m.start()]
+    if client_step(m.group(0)) is not None and _INTENT.search(before):
+        return False
     return not (NEGATED.search(before) or _CONTRARY.search(before) or _QUESTION.match(text, m.end()))
+
+
+def only_intended(said: str, sentence: str) -> bool:
+    """A client step read in a code span of a sentence that only means to run it ("I will try `...bench_serving ...`")."""
+    at = sentence.find(said)
+    return at >= 0 and client_step(said) is not None and _INTENT.search(sentence[:at]) is not None
+
+
+def client_step(said: str) -> str | None:
+    """What a claim's words are when they are a reproduction's client step (CLIENT_STEPS), else None."""
+    return next((what for what, pattern in CLIENT_STEPS if pattern.search(said)), None)
 
 
 def at_startup(stage: str) -> bool:

@@ -20,7 +20,7 @@ from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_libra
 from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
-from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup
+from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
 from logscope.pipeline.parse.serving import BEFORE_WARMUP
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
@@ -527,8 +527,8 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
             f"inferred from line {claim.line}, '{claim.data['said']}': the launcher's line that its launch of the"
             f" model raised; {LAUNCHER_NOTE}"
         )
-    client = any(name in claim.data["said"] for name in ("bench_serving", "bench serve"))
-    why = ": a benchmark client sends requests to a running server" if client else ""
+    client = client_step(str(claim.data["said"]))
+    why = f": {client}" if client else ""
     return str(claim.data["stage"]), (
         f"inferred from line {claim.line}, the paste's own words '{claim.data['said']}'{why}; {CLAIM_NOTE}"
     )
