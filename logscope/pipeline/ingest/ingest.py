@@ -73,6 +73,12 @@ _BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
 # docker compose's service and replica ("sglang-1  | "), padded to the longest name: a name without a replica number
 # needs that padding (one space before the bar is a Markdown table's row: "DeepEP | 1.2.1")
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+\s+|\s{2,})\| ?")
+# the longest name takes no padding: one space before the bar (compose v1 log_printer.build_log_prefix:
+# name.ljust(max_name_width) + " | "), read only before a traceback's line, a log record or an exception line, and
+# never on a row with another bar (a Markdown table's "DeepEP | 1.2.1 |")
+_COMPOSE_LONGEST = re.compile(
+    r"^[A-Za-z0-9][\w.-]* \| (?=\s|\[|Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b)(?!.*\|)"
+)
 # Ray's driver prints each worker line as "({actor or task name} pid={pid}, ip={ip}) {line}" (ray/_private/worker.py
 # print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12")
 _RAY = re.compile(r"^\((?:[^\s()]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
@@ -475,7 +481,7 @@ def unwrap(text: str) -> str:
             if m:
                 text = _RAY_REPEAT.sub("", text[m.end() :])
         if "|" in text[:64] and not text.startswith(("|", "+")):
-            m = _COMPOSE.match(text) or _VIEWER_TIME.match(text)
+            m = _COMPOSE.match(text) or _VIEWER_TIME.match(text) or _COMPOSE_LONGEST.match(text)
             if m:
                 text = text[m.end() :]
         if "]<std" in text[:48]:
