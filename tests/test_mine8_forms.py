@@ -37,3 +37,37 @@ def test_a_capitalised_transformers_field_of_a_key_value_block():
 )
 def test_a_clone_of_sglang_at_a_release_tag_states_the_release(line, version):
     assert _versions(f"```\n{line}\ncd sglang\n```\n").get("sglang") == version
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- `--mem-fraction-static 0.7` → does NOT resolve the issue",  # sglang-24302's list of workarounds tried
+        "- `--disable-cuda-graph` → does NOT resolve the issue, run but raise error when requested",
+        "I tried `--cuda-graph-max-bs 16`, no effect",
+        "- `--chunked-prefill-size 4096` didn't help",
+        "- mem-fraction-static: 0.7 (tried, still fails)",
+    ],
+)
+def test_a_flag_quoted_as_an_attempt_is_no_setting_of_the_launch(line):
+    report = analyze_text(f"**Workarounds tried:**\n{line}\n")
+    assert all(not launch["config"] for launch in report["launches"])
+
+
+@pytest.mark.parametrize(
+    ("line", "config"),
+    [
+        ("- `--mem-fraction-static 0.7`", {"mem_fraction_static": 0.7}),
+        ("- `--cuda-graph-max-bs 16` and `--tp 2`", {"cuda_graph_max_bs": 16, "tp_size": 2}),
+        ("- tp-size: 4", {"tp_size": 4}),
+    ],
+)
+def test_a_flag_quoted_without_words_of_an_attempt_is_still_read(line, config):
+    report = analyze_text(f"{line}\n")
+    assert report["launches"][0]["config"] == config
+
+
+def test_a_traced_shell_assignment_is_no_flag():
+    # mooncake-180's shape: `set -x` output (bash PS4 "+ ") before a vLLM launch; the variable is no SGLang setting
+    text = "```\n+ model=/workspace/Meta-Llama-3.1-8B-Instruct/\n++ port=8100\n+ mooncake_master --port 50001\n```\n"
+    assert all(not launch["config"] for launch in analyze_text(text)["launches"])

@@ -12,7 +12,15 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.server_flags import is_field, known_option
-from logscope.pipeline.parse.parsers import catalogue, other_lines, sglang_line, stated_env, stated_failure, time_claims
+from logscope.pipeline.parse.parsers import (
+    catalogue,
+    other_lines,
+    sglang_line,
+    stated_env,
+    stated_failure,
+    time_claims,
+    quoted_flags,
+)
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
 from logscope.pipeline.parse.parsers.command_shapes import (
@@ -145,6 +153,8 @@ def _flag_list(text: str) -> Parsed | None:
         if len(args) < _BARE_FLAGS_MIN or not all(known_option(flag) for flag in args):
             return None
         return Parsed(kinds.LAUNCH_FLAGS, {**(data or {}), "source": kinds.LAUNCH_COMMAND, "launcher": None})
+    if quoted_flags.no_setting(text):  # an attempt the prose reports, a traced shell assignment: not the launch
+        return None
     spans = _FLAG_SPAN.findall(text)
     if spans:
         data = parse_command("python -m sglang.launch_server " + " ".join(spans))
