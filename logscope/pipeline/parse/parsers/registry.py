@@ -15,11 +15,11 @@ from logscope.core.server_flags import is_field, known_option
 from logscope.pipeline.parse.parsers import (
     catalogue,
     other_lines,
+    quoted_flags,
     sglang_line,
     stated_env,
     stated_failure,
     time_claims,
-    quoted_flags,
 )
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
