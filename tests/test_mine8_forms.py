@@ -71,3 +71,19 @@ def test_a_traced_shell_assignment_is_no_flag():
     # mooncake-180's shape: `set -x` output (bash PS4 "+ ") before a vLLM launch; the variable is no SGLang setting
     text = "```\n+ model=/workspace/Meta-Llama-3.1-8B-Instruct/\n++ port=8100\n+ mooncake_master --port 50001\n```\n"
     assert all(not launch["config"] for launch in analyze_text(text)["launches"])
+
+
+def test_an_lmcache_error_record_is_read_as_a_failure():
+    # lmcache-1690's shape: LMCache's logger format (lmcache/logging.py build_format) behind Ray's worker prefix
+    text = (
+        "INFO 09-25 00:42:05 [async_llm.py:270] Added request chatcmpl-2c45aa08.\n"
+        "(RayWorkerWrapper pid=999) [2025-09-25 00:42:06,066] LMCache INFO: Post-initializing LMCacheEngine "
+        "(cache_engine.py:177:lmcache.v1.cache_engine)\n"
+        "(RayWorkerWrapper pid=999) [2025-09-25 00:42:06,089] LMCache ERROR: The number of retrieved tokens is wrong "
+        "(cache_engine.py:510:lmcache.v1.cache_engine)\n"
+    )
+    findings = analyze_text(text)["findings"]
+    assert [f["rule"] for f in findings] == ["unrecognized-failure"]
+    assert "The number of retrieved tokens is wrong" in findings[0]["message"]
+    # an INFO record of the same form states no failure
+    assert analyze_text(text.rsplit("(RayWorkerWrapper", 1)[0])["findings"] == []

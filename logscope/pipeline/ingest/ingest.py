@@ -62,6 +62,10 @@ _LOGURU = re.compile(
     r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \| (?P<level>TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL) *\| "
     r"[\w.<>-]+:[\w.<>-]+:\d+ - "
 )
+# LMCache's logger format (lmcache/logging.py build_format: "[%(asctime)s] LMCache %(levelname)s: %(message)s
+# (%(filename)s:%(lineno)d:%(name)s)", asctime logging's default "2025-09-25 00:42:06,089"), what a vLLM or SGLang
+# process with LMCache prints: its time, level and the library's name
+_LMCACHE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}\] LMCache (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL): ")
 # tracing-subscriber's default format ("<RFC 3339 time> <LEVEL> <target>: <message>", tracing_subscriber::fmt::format::Full,
 # what SGLang's router and Dynamo's Rust runtime print) states the record's own level: an ERROR record keeps its level
 # word, so a failure no wording names is still read as one. (A cloud export's severity is its stream's, stderr = ERROR
@@ -472,6 +476,8 @@ def unwrap(text: str) -> str:
             m = _STAMPED_RAY.match(text)
             if m:
                 text = text[m.end() :]
+            elif m := _LMCACHE.match(text):
+                text = _with_own_level(m, text[m.end() :])
         if text.startswith("[pod/"):
             m = _KUBECTL_PREFIX.match(text)
             if m:
