@@ -87,3 +87,22 @@ def test_an_lmcache_error_record_is_read_as_a_failure():
     assert "The number of retrieved tokens is wrong" in findings[0]["message"]
     # an INFO record of the same form states no failure
     assert analyze_text(text.rsplit("(RayWorkerWrapper", 1)[0])["findings"] == []
+
+
+def _failure_libraries(text: str) -> list:
+    return [f.get("library") for f in analyze_text(text)["findings"] if f["severity"] == "error"]
+
+
+def test_a_failure_stated_in_prose_is_attributed_to_the_one_library_its_sentence_names():
+    # sglang-24633's form: the failing runner named as FlashInfer's, the error only in inline code
+    text = (
+        "On RTX PRO 6000 (SM120), SGLang 0.5.10 routes MLA prefill through the TRTLLM MLA prefill path, which calls "
+        "FlashInfer's `TllmGenFmhaRunner` and fails immediately with `Unsupported architecture`.\n"
+    )
+    assert _failure_libraries(text) == ["FlashInfer"]
+
+
+def test_a_sentence_naming_two_libraries_names_no_raiser():
+    text = "The server crashes at startup when DeepEP and FlashInfer are both enabled.\n"
+    libraries = _failure_libraries(text)
+    assert libraries and all(library is None for library in libraries)

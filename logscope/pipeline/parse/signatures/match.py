@@ -34,6 +34,7 @@ from logscope.pipeline.parse.signatures.native import (
     native_crash,
     signal_of,
 )
+from logscope.pipeline.parse.signatures.stated_library import stated_raiser
 from logscope.pipeline.parse.signatures.warmup import warmup_batches
 
 # event kinds that are a crash even when no signature names their mechanism
@@ -607,6 +608,8 @@ def failures_of(
         if sig is None or sig.mechanism in FALLBACK_MECHANISMS or own is not None:
             raiser = raising_library(event, crash.library if crash else None, *_exception_of(event))
             raiser = raiser if own is None or raiser is None or raiser.library == own else None
+            if raiser is None and event.kind == kinds.STATED_FAILURE:
+                raiser = stated_raiser(event.data["sentence"])
             mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of, releases)
