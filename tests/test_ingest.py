@@ -215,3 +215,27 @@ def test_vllms_prefix_on_every_line_of_a_logged_traceback_keeps_no_level():
     # record's, not each line's
     line = "ERROR 04-27 19:04:27 [core.py:1100]     fp8_gemm_nt("
     assert clean(line) == ["    fp8_gemm_nt("]
+
+
+def test_compose_prefix_of_the_longest_service_name_has_one_space_before_the_bar():
+    # docker-compose v1 log_printer.build_log_prefix: name.ljust(max_name_width) + " | " (sglang-15868's form)
+    frame = '  File "/sgl/srt/model_executor/model_runner.py", line 2064, in init_device_graphs'
+    assert clean(f"qwen3-next-80b-a3b | {frame}") == [frame]
+    assert clean(f"qwen3-next-80b-a3b | {LINE}") == [LINE]
+    assert clean("qwen3-next-80b-a3b | RuntimeError: x") == ["RuntimeError: x"]
+    # a Markdown table's row without its leading bar stays as written
+    for row in ("DeepEP | 1.2.1", "torch | [2.8.0] | cu128", "name | value"):
+        assert clean(row) == [row]
+
+
+def test_a_traceback_behind_the_longest_compose_name_is_placed_at_capture():
+    frames = [
+        ("sglang/srt/model_executor/model_runner.py", 518, "initialize", "self.init_device_graphs()"),
+        ("sglang/srt/model_executor/model_runner.py", 2064, "init_device_graphs", "self.graph_runner = x(self)"),
+    ]
+    lines = ["qwen3-next-80b-a3b | Traceback (most recent call last):"]
+    for path, lineno, func, code in frames:
+        lines.append(f'qwen3-next-80b-a3b |  File "/usr/lib/python3.11/site-packages/{path}", line {lineno}, in {func}')
+        lines.append(f"qwen3-next-80b-a3b |    {code}")
+    report = analyze_text("\n".join(lines))
+    assert [(f["rule"], f.get("phase")) for f in report["findings"]] == [("startup-crash", "capture")]

@@ -268,6 +268,11 @@ _STATED_HEADS = (
     "triton 3.",
     "transformers==",
     "transformers:",
+    "Transformers:",
+    "python==",
+    # a clone of SGLang's repository at a release tag ("git clone -b v0.4.9 ... sgl-project/sglang.git")
+    "sglang.git",
+    "sgl-project/sglang",
     "transformers 4.",
     "transformers 5.",
     "flashinfer 0.",

@@ -61,3 +61,11 @@ def frame_package(frame: str) -> str | None:
 def package_library(package: str) -> str | None:
     """The library of the table a package belongs to (None for any other package)."""
     return _modules().get(package)
+
+
+def library_names() -> dict[str, set[str]]:
+    """Each library of the table with the names it goes by: its verdict name and its top-level modules."""
+    names: dict[str, set[str]] = {}
+    for module, library in _modules().items():
+        names.setdefault(library, {library}).add(module)
+    return names

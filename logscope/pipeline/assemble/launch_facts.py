@@ -107,6 +107,7 @@ VERSION_KEYS = {
     "flashinfer_python": "flashinfer",
     "triton": "triton",
     "transformers": "transformers",
+    "Transformers": "transformers",  # a hand-written block read as check_env's ("Python: ...", "Transformers: 5.9.0")
     "vllm": "vllm",
     "deep_ep": "deep_ep",
     "ROCM Driver Version": "rocm_driver",

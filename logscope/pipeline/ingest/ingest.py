@@ -62,6 +62,10 @@ _LOGURU = re.compile(
     r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \| (?P<level>TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL) *\| "
     r"[\w.<>-]+:[\w.<>-]+:\d+ - "
 )
+# LMCache's logger format (lmcache/logging.py build_format: "[%(asctime)s] LMCache %(levelname)s: %(message)s
+# (%(filename)s:%(lineno)d:%(name)s)", asctime logging's default "2025-09-25 00:42:06,089"), what a vLLM or SGLang
+# process with LMCache prints: its time, level and the library's name
+_LMCACHE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}\] LMCache (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL): ")
 # tracing-subscriber's default format ("<RFC 3339 time> <LEVEL> <target>: <message>", tracing_subscriber::fmt::format::Full,
 # what SGLang's router and Dynamo's Rust runtime print) states the record's own level: an ERROR record keeps its level
 # word, so a failure no wording names is still read as one. (A cloud export's severity is its stream's, stderr = ERROR
@@ -73,6 +77,12 @@ _BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
 # docker compose's service and replica ("sglang-1  | "), padded to the longest name: a name without a replica number
 # needs that padding (one space before the bar is a Markdown table's row: "DeepEP | 1.2.1")
 _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]*(?:[-_]\d+\s+|\s{2,})\| ?")
+# the longest name takes no padding: one space before the bar (compose v1 log_printer.build_log_prefix:
+# name.ljust(max_name_width) + " | "), read only before a traceback's line, a log record or an exception line, and
+# never on a row with another bar (a Markdown table's "DeepEP | 1.2.1 |")
+_COMPOSE_LONGEST = re.compile(
+    r"^[A-Za-z0-9][\w.-]* \| (?=\s|\[|Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b)(?!.*\|)"
+)
 # Ray's driver prints each worker line as "({actor or task name} pid={pid}, ip={ip}) {line}" (ray/_private/worker.py
 # print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12")
 _RAY = re.compile(r"^\((?:[^\s()]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
@@ -466,6 +476,8 @@ def unwrap(text: str) -> str:
             m = _STAMPED_RAY.match(text)
             if m:
                 text = text[m.end() :]
+            elif m := _LMCACHE.match(text):
+                text = _with_own_level(m, text[m.end() :])
         if text.startswith("[pod/"):
             m = _KUBECTL_PREFIX.match(text)
             if m:
@@ -475,7 +487,7 @@ def unwrap(text: str) -> str:
             if m:
                 text = _RAY_REPEAT.sub("", text[m.end() :])
         if "|" in text[:64] and not text.startswith(("|", "+")):
-            m = _COMPOSE.match(text) or _VIEWER_TIME.match(text)
+            m = _COMPOSE.match(text) or _VIEWER_TIME.match(text) or _COMPOSE_LONGEST.match(text)
             if m:
                 text = text[m.end() :]
         if "]<std" in text[:48]:

@@ -16,6 +16,7 @@ from logscope.pipeline.parse.parsers import (
     catalogue,
     jit_build,
     other_lines,
+    quoted_flags,
     sglang_line,
     stated_env,
     stated_failure,
@@ -156,6 +157,8 @@ def _flag_list(text: str) -> Parsed | None:
         if len(args) < _BARE_FLAGS_MIN or not all(known_option(flag) for flag in args):
             return None
         return Parsed(kinds.LAUNCH_FLAGS, {**(data or {}), "source": kinds.LAUNCH_COMMAND, "launcher": None})
+    if quoted_flags.no_setting(text):  # an attempt the prose reports, a traced shell assignment: not the launch
+        return None
     spans = _FLAG_SPAN.findall(text)
     if spans:
         data = parse_command("python -m sglang.launch_server " + " ".join(spans))

@@ -123,6 +123,13 @@ _IMAGE_WORDS = re.compile(r"(?i)\b(?:sglang|image|docker|container|tag)\b")
 # how each form states the version (the launch's sglang_version says it)
 PIN, FIELD, PIP_SHOW, PRINTED, IMAGE = "pip_pin", "issue_template", "pip_show", "version_print", "image_tag"
 BARE_TAG, SENTENCE, PIP_INSTALL, BUILD = "bare_image_tag", "sentence", "pip_install", "build"
+# `git clone -b v0.4.9 --depth 1 https://github.com/sgl-project/sglang.git`: git clone's -b/--branch names the tag
+# checked out (git-clone(1): "--branch <name>, -b <name> ... can also take tags"); SGLang tags its releases v<version>
+# (the released wheels' versions); a branch name ("main") is no release and is not read
+_CLONE = re.compile(
+    r"\bgit\s+clone\b.*?(?:\s-b\s*|\s--branch[=\s]\s*)v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])"
+    r".*?[/:]sgl-project/sglang(?:\.git)?/?(?:\s|$)"
+)
 # `pip install "sglang[all]==0.5.9"`, `uv pip install sglang==0.5.9 ...`: the release installed
 _INSTALL = re.compile(r"\bpip3?\s+install\b.*?[\s\"']sglang(?:\[[\w,-]+\])?==v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 WEAK = frozenset({BARE_TAG, SENTENCE})  # forms that any other statement of the version outranks
@@ -256,6 +263,9 @@ def parse_line(text: str) -> Parsed | None:
     m = _INSTALL.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": PIP_INSTALL})
+    m = _CLONE.search(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BUILD})
     built = cmake_found(text) or installed_wheel(text, _WHEEL_KEYS)
     if built is not None:
         return Parsed(kinds.STATED_ENV, {"values": built, "stated_by": PIP_INSTALL if ".whl" in text else BUILD})
@@ -359,6 +369,7 @@ def fits(text: str) -> bool:
         or IMAGE_TAG.search(text)
         or _BARE_TAG.search(text)
         or _INSTALL.search(text)
+        or _CLONE.search(text)
         or cmake_found(text) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
         or _TIED.search(text)

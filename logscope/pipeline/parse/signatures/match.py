@@ -35,6 +35,7 @@ from logscope.pipeline.parse.signatures.native import (
     native_crash,
     signal_of,
 )
+from logscope.pipeline.parse.signatures.stated_library import stated_raiser
 from logscope.pipeline.parse.signatures.warmup import warmup_batches
 
 # event kinds that are a crash even when no signature names their mechanism
@@ -614,6 +615,8 @@ def failures_of(
             if built is not None:  # the build tool raised: the library whose JIT build it ran
                 basis = f"the JIT build it ran is the library's (line {built[1].line}: {built[1].text.strip()[:120]})"
                 raiser = Raiser(built[0], basis, None)
+            if raiser is None and event.kind == kinds.STATED_FAILURE:
+                raiser = stated_raiser(event.data["sentence"])
             mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of, releases)

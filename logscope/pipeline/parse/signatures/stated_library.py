@@ -1,0 +1,35 @@
+"""The library a failure stated in prose names: "... which calls FlashInfer's `TllmGenFmhaRunner` and fails
+immediately with `Unsupported architecture`" (sglang-24633's form; a form seen in pastes). A sentence that states a
+failure and names exactly one library of the table (catalog/python_modules.json: its verdict name or a top-level
+module of its wheel; SGLang itself aside, as every paste is about it) says which library failed, in the user's words;
+two libraries named say neither."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from logscope.core.python_libraries import SGLANG, library_names
+from logscope.pipeline.parse.signatures.library import Raiser
+
+BASIS = "the sentence that states the failure names it (the issue's own words)"
+
+
+@cache
+def _names() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each library's spellings (verdict name, module names; "-" and "_" alike) as a word pattern."""
+    out = []
+    for library, spellings in library_names().items():
+        if library == SGLANG:
+            continue
+        forms = sorted({re.escape(s).replace("_", "[-_]").replace(r"\-", "[-_]") for s in spellings}, key=len, reverse=True)
+        out.append((re.compile(r"(?<![\w./-])(?:" + "|".join(forms) + r")(?![\w/-])", re.IGNORECASE), library))
+    return tuple(out)
+
+
+def stated_raiser(sentence: str) -> Raiser | None:
+    """The one library the sentence names, or None."""
+    named = {library for pattern, library in _names() if pattern.search(sentence)}
+    if len(named) != 1:
+        return None
+    return Raiser(named.pop(), BASIS, None)
