@@ -41,10 +41,6 @@ def _serve(conn: Connection, limits: Limits) -> None:
     # AST node could not be built ("field 'target' is required for AnnAssign")
     except (MemoryError, ImportError, SyntaxError):
         os._exit(_EXIT_CANNOT_LOAD)
-    except OSError as error:  # importlib listing a package's folder under the bound: ENOMEM from the system call
-        if error.errno != errno.ENOMEM:
-            raise
-        os._exit(_EXIT_CANNOT_LOAD)
     except ValueError:
         if not limits.memory_bytes:
             raise
