@@ -265,6 +265,21 @@ def test_a_line_repeating_a_wordings_pieces_is_read_in_linear_time():
         ("[2025-10-01 12:00:00 TP0] Detected errors during sampling! NaN in the logits.", []),
         # an error-level wording that says the process goes on (sglang.multimodal_gen registry, 0.5.5.post3-0.5.23)
         ("[2025-10-01 12:00:00] Ignore import error when loading 'sglang.multimodal_gen.models.wanvideo'", []),
+        # review7 item 6: logger.exception that goes on with what it assumes (multimodal_gen platforms/cuda.py), and
+        # the diagnostics the watchdog logs at error level before its own timeout line (utils/watchdog.py,
+        # utils/cudacore_pyspy_dump_utils.py, sglang 0.5.23)
+        (
+            "[2025-01-01 10:00:00] NVLink detection not possible, as context support was not found. Assuming no NVLink "
+            "available.",
+            [],
+        ),
+        ("[2025-01-01 10:00:00 TP0] Pyspy dump for PID 1234:", []),
+        ("[2025-01-01 10:00:00] Triggered CUDA user coredump for PID 12 via /tmp/x", []),
+        # "assumes" is no going on: the Mooncake connector returns -1 after it (disaggregation/mooncake/conn.py)
+        (
+            "[2025-01-01 10:00:00] [abc] head-sliced transfer assumes one item length for every KV entry, got {1, 2}",
+            ["unrecognized-failure"],
+        ),
     ],
 )
 def test_a_catalogued_wording_logged_at_error_level_is_a_failure_line(line, rules):

@@ -47,7 +47,7 @@ def test_sglang_routers_launcher_gives_the_server_arguments_not_its_own():
     # router's own options under "--router-"; sglang-4160's one-line form, in a code span the copy cut
     text = (
         "command `python -m sglang_router.launch_server --router-worker-startup-timeout-secs 600 "
-        "--router-balance-abs-threshold 3 --model-path /models/Llama-3.1-8B --dp-size 8 --tp 1\n"
+        "--router-balance-abs-threshold 3 --model-path /models/Llama-3.1-8B --dp-size 8 --tp 1 --trust-re\n"
     )
     launch = analyze_text(text)["launches"][0]
     assert launch["server_args"] == {"model_path": "/models/Llama-3.1-8B", "dp_size": "8", "tp_size": "1"}
@@ -56,10 +56,22 @@ def test_sglang_routers_launcher_gives_the_server_arguments_not_its_own():
 
 def test_a_launch_in_a_code_span_cut_by_the_copy_is_read_and_a_closed_one_still_is():
     for text in (
-        "I ran `python3 -m sglang.launch_server --model-path /models/m --tp 2\n",
+        "I ran `python3 -m sglang.launch_server --model-path /models/m --tp 2 --trust-rem\n",
         "I ran `python3 -m sglang.launch_server --model-path /models/m --tp 2` and it hung\n",
     ):
         assert analyze_text(text)["launches"][0]["config"] == {"model_path": "/models/m", "tp_size": 2}
+
+
+def test_a_code_span_cut_by_the_copy_drops_its_last_word_and_a_wrapped_one_is_not_read_cut():
+    # review7 item 8: the copy's cut may fall inside the last word ("--tp 1" of "--tp 16"), as in close_at_end
+    cut = analyze_text("I ran `python3 -m sglang.launch_server --model-path /models/m --tp 1\n")["launches"]
+    assert cut[0]["config"] == {"model_path": "/models/m"}
+    # a span wrapped onto the next line was not cut: its first line alone is no command to read
+    wrapped = (
+        "I start it with `python -m sglang.launch_server --model-path /models/Qwen3-8B --tp 1\n"
+        "6 --mem-fraction-static 0.85` and it OOMs.\n"
+    )
+    assert [launch["config"] for launch in analyze_text(wrapped)["launches"]] == []
 
 
 def test_the_routers_own_launcher_is_no_server_launch():

@@ -457,3 +457,16 @@ def test_the_sglang_raise_table_is_read_from_every_catalogued_release():
     # CPython's own wording, which SGLang's module __getattr__s repeat, is left out (libpython's strings)
     assert doc["cpython"] and ("'{}' object has no attribute '{}'", "AttributeError") not in rows
     assert _named("AttributeError: 'NoneType' object has no attribute 'shape'\n") == [(None, None)]
+
+
+def test_a_wording_of_too_few_words_to_be_sglang_s_alone_names_nobody():
+    # review7 item 10b: "{} has shape {}, expected ({}, {})" (sglang 0.5.18-0.5.23) fits any Python code's message
+    assert _named("ValueError: weight has shape (3, 4), expected (4, 4)\n") == [(None, None)]
+    assert _named("ValueError: Expected 8 experts in layer 3, got 4\n") == [(None, None)]
+    rows = {r["template"] for r in json.loads((data_dir("catalog") / "sglang_raises.json").read_text())["raises"]}
+    assert "{} has shape {}, expected ({}, {})" not in rows and "Global server args is not set yet!" in rows
+    from tools.upstream.sglang_raises import is_generic_wording
+
+    assert is_generic_wording("`out` must be contiguous.")  # 18 letters
+    assert is_generic_wording("Expected {} experts in {}, got {}")  # its anchor " experts in ": two words
+    assert not is_generic_wording("Global server args is not set yet!")

@@ -386,6 +386,8 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         ("When starting the server on two nodes it fails with:", "startup"),
         # the server would not start; a launcher's line that its launch failed (the shape of built paste areal-979)
         ("The server cannot start on the second node:", "startup"),
+        ("It still won't come up on the second node:", "startup"),
+        ("After 3 hours of serving the decode instance dies with:", "serving"),
         # in the middle of the loading (the shape of built paste vllm-49051's prose)
         ("With an old nvcc the first compile detonates mid-weight-load with a raw assertion:", "load_weight"),
         (
@@ -416,6 +418,8 @@ def test_vllm_s_benchmark_client_before_a_failure_places_it_while_serving_inferr
         "crashes-at-startup",
         "starting-the-server",
         "cannot-start",
+        "it-won-t-come-up",
+        "hours-of-serving",
         "mid-weight-load",
         "server-launch-failed",
     ],
@@ -438,6 +442,10 @@ def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
         "It takes about 3 hours of loading and then fails after 3 hours of loading:",  # hours of a startup step
         "When I start the server and send requests, it fails:",  # the claims disagree
         "The decode side does not start until the prefill side finishes its transfer:",  # no start of the server
+        # review7 item 3: the user's doing, the error's start and the user's hours
+        "I didn't launch it with --enable-dp-attention.",
+        "The error doesn't start appearing until later.",
+        "After 2 hours of debugging I still get this:",
     ],
     ids=[
         "negated",
@@ -449,6 +457,9 @@ def test_a_sentence_before_a_failure_places_it_inferred(prose, stage):
         "hours-of-loading",
         "start-then-send",
         "does-not-start-until",
+        "user-did-not-launch",
+        "does-not-start-appearing",
+        "hours-of-debugging",
     ],
 )
 def test_a_negated_or_contradicted_claim_places_nothing(prose):

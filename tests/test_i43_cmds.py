@@ -4,7 +4,9 @@ list options that stop at the first word argparse would not take."""
 
 from __future__ import annotations
 
+from logscope.core import server_flags
 from logscope.core.server_flags import benchmark_option, may_take, takes, value_type
+from logscope.pipeline.parse.parsers.shell_arrays import ShellArrayReader
 from tests.helpers import ROOT, analyze_text
 
 MINED = ROOT / "fixtures" / "mined"
@@ -94,6 +96,20 @@ def test_an_array_assigned_in_a_branch_is_expanded_by_the_launch_in_that_branch(
 def test_an_array_assigned_after_an_if_is_expanded():
     text = 'if [ -z "$X" ]; then\n  echo unset\nfi\nARGS=(--tp 8)\npython3 -m sglang.launch_server --model-path /m "${ARGS[@]}"\n'
     assert _args(text) == [{"model_path": "/m", "tp_size": "8"}]
+
+
+def test_asking_whether_a_branch_head_starts_a_block_changes_nothing():
+    # review7 item 11: starts() is a predicate; where the branch begins is taken when the head's block opens
+    reader = ShellArrayReader("paste")
+    head = 'if [ "$ROLE" = prefill ]; then'
+    assert reader.starts(head) and reader.branch is None
+    assert reader.open(1, head).close() == [] and reader.branch == 0
+
+
+def test_a_release_s_options_are_named_fields():
+    # review7 item 11: what server_flags reads per option is a NamedTuple, not a positional 4-tuple
+    (option,) = server_flags._resolved("tp_size", "0.5.23")
+    assert (option.dest, option.takes, option.type, option.choices) == ("tp_size", "one", "int", None)
 
 
 # ------------------------------------------------------------ a list option takes only the values argparse would

@@ -25,6 +25,14 @@ def test_a_source_path_elided_in_front_names_the_one_library_whose_file_ends_in_
     assert library_of("Assertion error (.../jit/unknown_file.hpp:187):") is None
 
 
+def test_a_whole_source_path_no_library_holds_names_nobody_though_its_last_two_parts_are_one_library_s():
+    # review7 item 2: "src/config.cpp" ends only Mooncake's catalogued paths, but this path is written whole, in the
+    # user's own project; the same tail elided in front is still the library's
+    assert library_of("RuntimeError: Error in /home/u/myproj/src/config.cpp:42: bad config") is None
+    assert library_of("Error in /home/u/p/src/config.cpp") is None
+    assert library_of("Assertion error (\u2026/jit/compiler.hpp:187):") == "DeepGEMM"
+
+
 # dynamo-940: the failure only in a sentence, which quotes NIXL's status name (nixl_status_t)
 NIXL_STATUS_IN_PROSE = """### Describe the Bug
 

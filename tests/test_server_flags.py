@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from logscope.core.server_flags import field_of, takes, value_type
+from logscope.core.server_flags import field_of, may_take, takes, value_type
 from logscope.pipeline.assemble.launch_facts import flag_field
 from logscope.pipeline.parse.parsers.command_text import parse_command
 
@@ -64,3 +64,12 @@ def test_what_a_flag_takes_comes_from_the_released_argparse(flag, taken, kind):
 )
 def test_a_command_s_flags_take_what_argparse_gives_them(flags, args):
     assert parse_command(f"python3 -m sglang.launch_server {flags}")["args"] == args
+
+
+def test_a_choice_list_plugins_extend_fixes_no_choices():
+    # review7 item 10a: sglang 0.5.23 arg_groups/choices.py hands ATTENTION_BACKEND_CHOICES.extend on to plugins
+    # (add_attention_backend_choices), so a plugin's backend word may be the flag's value
+    assert may_take("attention_backend", "my_plugin_backend", "0.5.23")
+    assert may_take("quantization", "my_plugin_quant", "0.5.23")
+    # a list no one extends keeps its choices (0.4.9.post6's --attention-backend)
+    assert not may_take("attention_backend", "my_plugin_backend", "0.4.9.post6")

@@ -84,6 +84,8 @@ SERVER_ARGS = """
 BACKENDS = ["fa3", "triton"]
 GROWN = ["a"]
 GROWN.append("b")
+HANDED = ["c"]
+add_handed_choices = HANDED.extend  # review7 item 10a: extended by whoever calls it (choices.py's plugin hook)
 
 
 class ServerArgs:
@@ -108,6 +110,7 @@ class ServerArgs:
         parser.add_argument("--enable-old", action=DeprecatedAction)
         parser.add_argument("--attention-backend", type=str, choices=["auto"] + BACKENDS)
         parser.add_argument("--grown-choice", type=str, choices=GROWN)
+        parser.add_argument("--handed-choice", type=str, choices=HANDED)
         parser.add_argument("--bucket-latency", type=float, nargs="+")
         parser.add_argument(*names, **kwargs)
 
@@ -132,6 +135,7 @@ def test_server_flags_come_with_the_field_each_sets():
         ("--enable-old", "enable_old", "none", None, None),  # SGLang's deprecated flags' actions take no word
         ("--gc-threshold", "gc_threshold", "many", "int", None),
         ("--grown-choice", "grown_choice", "one", None, None),  # a constant extended elsewhere: choices not fixed
+        ("--handed-choice", "handed_choice", "one", None, None),  # its extend handed on: choices not fixed
         ("--hybrid-kvcache-ratio", "hybrid_kvcache_ratio", "optional", "float", None),
         ("--kv-mode", "kv_mode", "one", None, ("fp8", "auto")),  # a Literal field's values are its choices
         ("--lora-paths", "lora_paths", "many", None, None),

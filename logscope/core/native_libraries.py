@@ -115,7 +115,8 @@ def library_of(text: str) -> str | None:
     for lib in table.libraries:
         if folders & lib.tokens:
             return lib.name
-    for path in _PATH.findall(text):
+    for found in _PATH.finditer(text):
+        path = found.group(0)
         # as tools/upstream/libraries.py lists them: "." and ".." dropped (DeepGEMM's asserts print
         # "csrc/apis/../jit_kernels/impls/../../jit/kernel_runtime.hpp", catalogued "impls/jit/kernel_runtime.hpp")
         parts = [p for p in path.split("/") if p not in ("", ".", "..")]
@@ -123,8 +124,10 @@ def library_of(text: str) -> str | None:
             if tail in table.files:
                 return table.files[tail]
         # a path elided in front (".../jit/compiler.hpp:187" of DeepGEMM's assert, its folder above cut): the
-        # one library whose catalogued files end in its last two parts
-        if len(parts) >= 2 and "/".join(parts[-2:]) in _by_two_parts():
+        # one library whose catalogued files end in its last two parts; a path written whole that no library
+        # holds is another program's ("/home/u/myproj/src/config.cpp" is no Mooncake file)
+        elided = path.startswith("...") or text[: found.start()].endswith(("...", "\u2026"))
+        if elided and len(parts) >= 2 and "/".join(parts[-2:]) in _by_two_parts():
             return _by_two_parts()["/".join(parts[-2:])]
     return None
 

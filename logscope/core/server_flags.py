@@ -11,14 +11,20 @@ import json
 import re
 from bisect import bisect_left
 from functools import cache
+from typing import NamedTuple
 
 from logscope.core.resources import data_dir
 
 _RELEASE = re.compile(r"^(\d+\.\d+\.\d+)")
 
 
-# (the field an option sets, what it takes after it, the type of each value or None, its choices or None)
-Option = tuple[str, str, str | None, tuple[str, ...] | None]
+class Option(NamedTuple):
+    """What one option of a release is."""
+
+    dest: str  # the field it sets
+    takes: str  # what argparse lets it take after it: none, one, optional, many
+    type: str | None  # the type each value is converted to (int, float), else None
+    choices: tuple[str, ...] | None  # the words it accepts where the release fixes them
 
 
 @cache
@@ -33,7 +39,7 @@ def _by_release() -> dict[str, tuple[tuple[str, ...], tuple[Option, ...]]]:
         for release in versions[first : last + 1]:
             if release not in row.get("missing", ()):
                 choices = None if row["choices"] is None else tuple(row["choices"])
-                options[release].append((row["option"], (row["dest"], row["takes"], row["type"], choices)))
+                options[release].append((row["option"], Option(row["dest"], row["takes"], row["type"], choices)))
     return {
         v: (tuple(o for o, _ in rows), tuple(d for _, d in rows))
         for v, rows in ((v, sorted(rows, key=lambda r: r[0])) for v, rows in options.items())
@@ -67,7 +73,7 @@ def _resolved(flag: str, version: str | None) -> frozenset[Option]:
     found: set[Option] = set()
     for release in _releases(version):
         rows = _in_release(option, release)
-        if len({option[0] for option in rows}) == 1:
+        if len({option.dest for option in rows}) == 1:
             found |= rows
     return frozenset(found)
 
@@ -76,21 +82,21 @@ def field_of(flag: str, version: str | None = None) -> str | None:
     """The field a flag (as read: `tp`, `mem_fraction_static`) sets in the release `version` (every catalogued
     release when it is not known: those that resolve it must agree), or None when none resolves it to one field
     (an option no release has, or a prefix of several: argparse refuses it as ambiguous)."""
-    fields = {option[0] for option in _resolved(flag, version)}
+    fields = {option.dest for option in _resolved(flag, version)}
     return next(iter(fields)) if len(fields) == 1 else None
 
 
 def takes(flag: str, version: str | None = None) -> str | None:
     """What argparse lets the flag take after it (`none`, `one`, `optional`, `many`) where the releases that know
     it agree, else None (unknown: a word after it may be its value)."""
-    found = {option[1] for option in _resolved(flag, version)}
+    found = {option.takes for option in _resolved(flag, version)}
     return next(iter(found)) if len(found) == 1 else None
 
 
 def value_type(flag: str, version: str | None = None) -> str | None:
     """`int` or `float` when argparse converts the flag's value (each of a list option's values) to one in every
     release that knows it, else None."""
-    found = {option[2] for option in _resolved(flag, version)}
+    found = {option.type for option in _resolved(flag, version)}
     return next(iter(found)) if len(found) == 1 else None
 
 
@@ -113,7 +119,7 @@ def may_take(flag: str, word: str, version: str | None = None, typed: bool = Tru
     no release knows."""
     options = _resolved(flag, version)
     return not options or any(
-        (not typed or _converts(kind, word)) and (choices is None or word in choices) for _, _, kind, choices in options
+        (not typed or _converts(option.type, word)) and (option.choices is None or word in option.choices) for option in options
     )
 
 
@@ -121,12 +127,12 @@ def may_take(flag: str, word: str, version: str | None = None, typed: bool = Tru
 def known_option(flag: str) -> bool:
     """Whether some catalogued release has the flag as an option or resolves it as the prefix of one."""
     option = "--" + flag.replace("_", "-")
-    return any(len({found[0] for found in _in_release(option, release)}) == 1 for release in _by_release())
+    return any(len({found.dest for found in _in_release(option, release)}) == 1 for release in _by_release())
 
 
 @cache
 def _fields() -> frozenset[str]:
-    return frozenset(option[0] for _, rows in _by_release().values() for option in rows)
+    return frozenset(option.dest for _, rows in _by_release().values() for option in rows)
 
 
 def is_field(name: str) -> bool:

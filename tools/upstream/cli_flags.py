@@ -105,7 +105,9 @@ def _literals(node: ast.expr | None, constants: Constants) -> Choices:
 
 def module_constants(tree: ast.Module) -> Constants:
     """Module-level `NAME = [literals]` of one file; a name the file also extends (`NAME.append(...)`, `NAME +=`,
-    `NAME.extend(...)`) or assigns twice maps to None: its values are not all in the source."""
+    `NAME.extend(...)`, or hands its `NAME.extend` on to be called elsewhere: sglang 0.5.23 arg_groups/choices.py
+    `add_attention_backend_choices = ATTENTION_BACKEND_CHOICES.extend`, for plugins) or assigns twice maps to None: its
+    values are not all in the source."""
     found: Constants = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -115,8 +117,8 @@ def module_constants(tree: ast.Module) -> Constants:
         grown = None
         if isinstance(each, ast.AugAssign):
             grown = _name(each.target)
-        elif isinstance(each, ast.Call) and isinstance(each.func, ast.Attribute) and each.func.attr in ("append", "extend"):
-            grown = _name(each.func.value)
+        elif isinstance(each, ast.Attribute) and each.attr in ("append", "extend", "insert"):
+            grown = _name(each.value)
         if grown in found:
             found[grown] = None
     return found

@@ -8,7 +8,8 @@ kind `raise`), the fields kept as `{}` (library_raises.as_template: a message wi
 characters of literal text names nothing). A wording that catalog/library_raises.json gives another library is left
 out: its owner is not known from the words alone, and so is one whose longest literal run is CPython's own words (its
 printf formats, the strings of the interpreter's libpython: "'{}' object has no attribute '{}'", which SGLang's module
-`__getattr__`s repeat), which any Python code raises.
+`__getattr__`s repeat), which any Python code raises, and one of too few words to be SGLang's alone
+("{} has shape {}, expected ({}, {})": is_generic_wording).
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ from tools.upstream.write import CATALOG, write_generated
 LIBRARY_RAISES = CATALOG.parent / "library_raises.json"
 _PRINTABLE = re.compile(rb"[\x20-\x7e\t]{8,}")
 _QUOTES = " '\"`"
+MIN_LETTERS = 20  # as library_raises.MIN_LITERAL, counted without the spaces and punctuation that pad it
+MIN_ANCHOR = 16
+_NO_LETTER = re.compile(r"[^A-Za-z0-9]")
+_WORD = re.compile(r"[A-Za-z]\w*")
 
 
 def cpython_strings() -> tuple[str, str]:
@@ -65,11 +70,28 @@ def extract() -> dict[str, Any]:
     return owned({"versions": versions, "raises": rows})
 
 
+def is_generic_wording(template: str) -> bool:
+    """Whether any Python code could give the message: its literal words hold fewer than MIN_LETTERS letters and
+    digits ("{} has shape {}, expected ({}, {})", "`out` must be contiguous."), or its longest literal piece, the one a
+    message must hold to be tried, is short and of fewer than three words (" experts in " of "Expected {} experts in
+    {}, got {}")."""
+    anchor = anchor_of(template).strip(_QUOTES)
+    letters = len(_NO_LETTER.sub("", template.replace("{}", "")))
+    return letters < MIN_LETTERS or (len(anchor) < MIN_ANCHOR and len(_WORD.findall(anchor)) < 3)
+
+
 def owned(body: dict[str, Any]) -> dict[str, Any]:
-    """The table without the wordings another library or CPython also gives (run again on a written table, the same)."""
+    """The table without the wordings another library or CPython also gives, or any Python code could (run again on
+    a written table, the same)."""
     others = {row["template"] for row in json.loads(LIBRARY_RAISES.read_text())["raises"]}
     version, cpython = cpython_strings()
-    rows = [r for r in body["raises"] if r["template"] not in others and not is_cpython_wording(r["template"], cpython)]
+    rows = [
+        r
+        for r in body["raises"]
+        if r["template"] not in others
+        and not is_cpython_wording(r["template"], cpython)
+        and not is_generic_wording(r["template"])
+    ]
     return {"versions": body["versions"], "cpython": version, "raises": rows}
 
 

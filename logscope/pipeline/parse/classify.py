@@ -70,7 +70,8 @@ _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
 # the rest of the line after the opening quote
 _QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])(" + PYTHON_M_SGLANG + r"\s[^\"'`]{4,2000})")
 # a launch command in a code span that the paste cut before it closed ("command `python -m sglang.launch_server ...
-# --trust-re" at the end of a copy): the rest of the line after the backtick (form seen in pastes: sglang-4160)
+# --trust-re" at the end of a copy): the rest of the source's last line after the backtick (form seen in pastes:
+# sglang-4160)
 _CUT_CODE_SPAN = re.compile(r"`(" + PYTHON_M_SGLANG + r"\s[^`]{4,2000})$")
 _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?:[^()]|\([^()]*\)){4,2000}?)\s*(?:\)|$)")
 # what makes an unrecognised line worth showing first: it reads like a failure
@@ -549,7 +550,10 @@ class SourceClassifier:
 
     def _classify_prose(self, lineno: int, text: str) -> None:
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
-        spans = _without_command_words(spans + _CUT_CODE_SPAN.findall(text))
+        cut = _CUT_CODE_SPAN.findall(text) if self._ends_the_source(lineno) else []
+        # the copy ended in the span: its last word may be cut (`--tp 1` of `--tp 16`), as ContinuedCommandReader's
+        # close_at_end reads it; a span left open before more lines was wrapped onto them, not cut
+        spans = _without_command_words(spans + [span.rstrip().rpartition(" ")[0] for span in cut])
         if mounted_over(text):  # the image's tag in a code span is no release that runs
             spans = [span for span in spans if not IMAGE_TAG.search(span)]
         labelled = after_label(text) if not spans else None
@@ -592,6 +596,12 @@ class SourceClassifier:
         finally:
             self.quoted = was
             self.in_sentence = False
+
+    def _ends_the_source(self, lineno: int) -> bool:
+        """No line after this one in the chunk holds more than blanks (the chunk being read: a streamed source's
+        earlier chunk is taken for its end)."""
+        chunk = self.chunk
+        return chunk is None or all(not chunk.line(i).strip() for i in range(lineno - chunk.first + 1, chunk.size))
 
     def _read_prose(self, lineno: int, text: str, whole: bool = False, stated_only: bool = False) -> None:
         """What a sentence states outright (a version tied to SGLang), through the grammars that read prose: those
@@ -790,8 +800,15 @@ def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:
 # the levels of a catalogued wording (its logger call in the released code) that report a failure
 _FAILING_LEVELS = frozenset({"error", "critical"})
 # an error-level wording that says the process goes on ("Ignore import error when loading '%s'", "...; retrying",
-# "Continuing without metrics", "falling back to plain mmap", "Skipping sequential fallback"): no failure of the run
-_GOES_ON = re.compile(r"(?i)\b(?:ignor\w*|skip\w*|retry\w*|fall(?:s|ing)? ?back|continu\w*|instead)\b")
+# "Continuing without metrics", "falling back to plain mmap", "Skipping sequential fallback", "Assuming no NVLink
+# available", "NVLink detection failed. This is normal if ..."): no failure of the run ("assuming", not "assumes": the
+# Mooncake connector's "head-sliced transfer assumes one item length ..." returns -1, sglang 0.5.23 mooncake/conn.py);
+# and a diagnostic the watchdog logs before its own timeout line, the failure (sglang 0.5.23 utils/watchdog.py "{name}
+# debug info:", utils/cudacore_pyspy_dump_utils.py "Pyspy dump for PID", "Triggered CUDA user coredump for PID")
+_GOES_ON = re.compile(
+    r"(?i)\b(?:ignor\w*|skip\w*|retry\w*|fall(?:s|ing)? ?back|continu\w*|instead|assuming|is normal)\b"
+    r"|\bdebug info:|^Pyspy dump for\b|^Triggered CUDA user coredump\b"
+)
 
 
 def _logged_as_failure(parsed: Parsed) -> bool:

@@ -84,12 +84,10 @@ class ShellArrayReader(BlockReader):
         self.ambiguous: set[str] = set()
         self.branch: int | None = None  # the indentation of the if branch's head the lines are in
         self.in_branch: dict[str, int] = {}  # an array assigned inside a branch → the indentation of its head
+        self.head = False  # the open block is an if branch's head
 
     def starts(self, text: str) -> bool:
-        if _BRANCH_HEAD.match(text):
-            self.branch = _indent(text)
-            return False
-        if _ASSIGN.match(text):
+        if _BRANCH_HEAD.match(text) or _ASSIGN.match(text):
             return True
         names = [m.group(2) for m in _EXPANSION.finditer(text)]
         known = bool(names) and all(self._assigned(name, _indent(text)) for name in names)
@@ -102,7 +100,12 @@ class ShellArrayReader(BlockReader):
         return name in self.arrays and name not in self.ambiguous and (head is None or indent > head)
 
     def open(self, lineno: int, text: str) -> BlockReader:
+        """An array's first line, a launch line that expands one, or an if branch's head: a block of its one line that
+        gives nothing, read for where the branch begins (a head another reader takes first is not seen)."""
         self.first_line = self.last_line = lineno
+        self.head = bool(_BRANCH_HEAD.match(text))
+        if self.head:
+            self.branch = _indent(text)
         assign = _ASSIGN.match(text)
         self.name = assign.group(1) if assign else None
         self.append = bool(assign and assign.group(2))
@@ -117,6 +120,8 @@ class ShellArrayReader(BlockReader):
         return self
 
     def _ended(self) -> bool:
+        if self.head:
+            return True
         if self.name is not None:
             return _words("\n".join(self.lines))[1]
         return not CONTINUED_LINE.search(self.lines[-1])
@@ -147,6 +152,8 @@ class ShellArrayReader(BlockReader):
             if not closed or (not self.append and self.name in self.arrays):
                 self.ambiguous.add(self.name)
             self.arrays[self.name] = [*self.arrays.get(self.name, []), *words] if self.append else words
+            return []
+        if self.head:
             return []
         command = " ".join(CONTINUED_LINE.sub(" ", line).strip() for line in self.lines)
         expanded = _EXPANSION.sub(lambda m: shlex.join(self.arrays[m.group(2)]), command)

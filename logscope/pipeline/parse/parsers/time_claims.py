@@ -74,7 +74,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "serving",
         re.compile(
             r"(?i)\bafter (?:about |around |roughly |nearly |over |more than |~)?(?:\d+|a few|several|many) (?:hours|days)\b"
-            r"(?! of (?:loading|compil|start|warm))"
+            # "after 2 hours of debugging" is the user's time; only hours of the server's own running are served
+            r"(?! of (?!(?:serving|running|operation|inference|uptime)\b)\w+)"
         ),
     ),
     # a request sent to the server ("when I send requests", "when sending a chat request", "when we post a request"), or
@@ -126,12 +127,14 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     # the server would not start, or its launch failed ("the server cannot start", "it won't come up", "server launch
-    # failed", "failed to launch the SGLang server")
+    # failed", "failed to launch the SGLang server"); the subject is the server ("I didn't launch it with ..." is the
+    # user's doing), and no object or verb follows ("doesn't start appearing until later" is the error's)
     (
         "startup",
         re.compile(
-            r"(?i)\b(?:can ?not|can't|cannot|could ?not|couldn't|won't|does not|doesn't|did not|didn't) (?:start|launch|boot"
-            r"|come up)\b(?! (?:to|until|unless)\b)"
+            r"(?i)\b(?:server|engine|sglang|it|service|instance|worker|node|process|container|pod)(?: still| just| even)?"
+            r" (?:can ?not|can't|cannot|could ?not|couldn't|won't|does not|doesn't|did not|didn't) (?:start|launch|boot"
+            r"|come up)\b(?! (?:to|until|unless|it|with)\b| \w+ing\b)"
         ),
     ),
     (
