@@ -671,11 +671,21 @@ class SourceClassifier:
             closing, self.active = self.active, None
             for event in closing.close_at_end(self._in_open_fence()) if at_end else closing.close():
                 self._append(event)
-            for lineno, text in closing.handed_back():
-                self.recognized_physical.discard(lineno)
-                self._feed_line(lineno, text)
+            self._feed_handed_back(closing.handed_back())
             if not at_end:
                 return
+
+    def _feed_handed_back(self, lines: list[tuple[int, str]]) -> None:
+        """Lines a block took and hands back, read as lines of their own: the unwrap and prose flags belong to the line
+        that closed the block (a failing JSON record after a bash array), never to these."""
+        flags = self.opened, self.failing_record, self.quoted, self.in_sentence
+        self.opened = self.failing_record = self.quoted = self.in_sentence = False
+        try:
+            for lineno, text in lines:
+                self.recognized_physical.discard(lineno)
+                self._feed_line(lineno, text)
+        finally:
+            self.opened, self.failing_record, self.quoted, self.in_sentence = flags
 
     def _in_open_fence(self) -> bool:
         """The source's last chunk opens more Markdown code fences than it closes (an odd count of fence lines): the
