@@ -27,3 +27,23 @@ def test_lines_a_bash_array_hands_back_are_not_read_as_the_failing_record_after_
     assert finding["rule"] == "unrecognized-failure"
     assert [e["line"] for e in finding["evidence"]] == [4 + len(gap)]
     assert '"pod crashed"' in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"levelname":"CRITICAL","message":"disk gone"}',  # a Python JSON formatter
+        "time=x level=critical msg=gone",  # logfmt at Python's level name
+        '{"level":"dpanic","msg":"gone"}',  # zap's development panic level
+        '{"severity":"Alert","msg":"gone"}',  # Cloud Logging's severity, capitalised
+    ],
+)
+def test_every_failing_level_a_record_reader_knows_reaches_it(line):
+    (finding,) = _findings(line + "\n")
+    assert finding["rule"] == "unrecognized-failure"
+    assert "gone" in finding["message"]
+
+
+@pytest.mark.parametrize("line", ['{"level":"info","msg":"gone"}', "time=x level=warn msg=gone"])
+def test_a_record_at_another_level_is_no_failure(line):
+    assert _findings(line + "\n") == []

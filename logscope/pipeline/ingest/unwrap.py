@@ -30,14 +30,18 @@ FLATTENED = "a line flattened with \\n"
 # JSONFormatter ("level", "msg", "error"), Python JSON formatters ("levelname"), Google Cloud Logging ("severity");
 # "message" as a custom encoder names it (a Kubernetes controller's zap record, rbg-12)
 JSON_RECORD = "a JSON log record"
-_RECORD_LEVEL = re.compile(
-    r'"(?:level|severity|levelname|lvl)"\s*:\s*"(?i:(error|err|fatal|panic|dpanic|critical|crit|alert|emerg(?:ency)?))"'
-)
+# the failing levels of those loggers, one table for every reader of a record's level (this module, the prefilter's
+# literals, ingest's logger prefixes): zap's error / dpanic / panic / fatal, slog's and logrus's ERROR / error / fatal /
+# panic, Python logging's CRITICAL, Cloud Logging's severities ERROR / CRITICAL / ALERT / EMERGENCY, syslog's short
+# names (err, crit, emerg); matched in any case
+FAILING_RECORD_LEVELS = ("error", "err", "fatal", "panic", "dpanic", "critical", "crit", "alert", "emerg", "emergency")
+_LEVEL_WORD = "(?i:(" + "|".join(sorted(FAILING_RECORD_LEVELS, key=len, reverse=True)) + "))"
+_RECORD_LEVEL = re.compile(r'"(?:level|severity|levelname|lvl)"\s*:\s*"' + _LEVEL_WORD + '"')
 # the same in logfmt, the text form of the same loggers: logrus's TextFormatter without a terminal
 # (time="..." level=error msg="..." error="..."), Go's log/slog TextHandler (time=... level=ERROR msg=...)
 LOGFMT_RECORD = "a logfmt log record"
 FAILING_RECORDS = frozenset({JSON_RECORD, LOGFMT_RECORD})
-_LOGFMT_LEVEL = re.compile(r"(?:^|\s)level=(?i:(error|fatal|panic|critical))(?=\s|$)")
+_LOGFMT_LEVEL = re.compile(r"(?:^|\s)level=" + _LEVEL_WORD + r"(?=\s|$)")
 _LOGFMT_VALUE = r'=("(?:[^"\\]|\\.)*"|[^\s"]+)'
 _LOGFMT_MESSAGE = re.compile(r"(?:^|\s)msg" + _LOGFMT_VALUE)
 _LOGFMT_ERROR = re.compile(r"(?:^|\s)(?:error|err)" + _LOGFMT_VALUE)
@@ -114,6 +118,13 @@ def _failing_record(line: str) -> tuple[Piece, str] | None:
     cause = None if error is None else _decoded(error.group(1))
     said = text if not cause else f"{text.rstrip('.')}: {cause.splitlines()[0]}"
     return Piece(said, JSON_RECORD), text
+
+
+def failing_level_literals() -> tuple[str, ...]:
+    """Text every failing record holds, for the prefilter: a failing level as a JSON string value or a logfmt level
+    (lower, upper and capitalised, as the loggers above write them)."""
+    spelled = [form for level in FAILING_RECORD_LEVELS for form in dict.fromkeys((level, level.upper(), level.capitalize()))]
+    return (*(f'"{form}"' for form in spelled), *(f"level={form}" for form in spelled))
 
 
 def _failing_logfmt(line: str) -> Piece | None:

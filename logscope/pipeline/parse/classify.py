@@ -796,7 +796,7 @@ def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:
 
 
 # the levels of a catalogued wording (its logger call in the released code) that report a failure
-_FAILING_LEVELS = frozenset({"error", "critical"})
+_FAILING_LOGGER_CALLS = frozenset({"error", "critical"})
 # an error-level wording that says the process goes on ("Ignore import error when loading '%s'", "...; retrying",
 # "Continuing without metrics", "falling back to plain mmap", "Skipping sequential fallback"): no failure of the run
 _GOES_ON = re.compile(r"(?i)\b(?:ignor\w*|skip\w*|retry\w*|fall(?:s|ing)? ?back|continu\w*|instead)\b")
@@ -806,7 +806,7 @@ def _logged_as_failure(parsed: Parsed) -> bool:
     """A catalogued SGLang wording, whole in its line, that the released code logs at error or critical level, and
     that does not say the process goes on."""
     data = parsed.data
-    if parsed.kind != kinds.CATALOGUED_LINE or data.get("level") not in _FAILING_LEVELS or data.get("in_sentence"):
+    if parsed.kind != kinds.CATALOGUED_LINE or data.get("level") not in _FAILING_LOGGER_CALLS or data.get("in_sentence"):
         return False
     return _GOES_ON.search(str(data.get("wording") or "")) is None
 
