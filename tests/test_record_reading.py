@@ -9,6 +9,7 @@ import pytest
 
 from logscope.pipeline.analyze import analyze_sources
 from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.ingest.unwrap import FAILING_RECORDS, expand
 
 
 def _findings(text: str) -> list[dict[str, Any]]:
@@ -47,3 +48,38 @@ def test_every_failing_level_a_record_reader_knows_reaches_it(line):
 @pytest.mark.parametrize("line", ['{"level":"info","msg":"gone"}', "time=x level=warn msg=gone"])
 def test_a_record_at_another_level_is_no_failure(line):
     assert _findings(line + "\n") == []
+
+
+RECEIVED_REQUEST = (
+    "[2025-01-01 10:00:00] Prefill batch. #new-seq: 1, #new-token: 8, #cached-token: 0, token usage: 0.00, "
+    "#running-req: 0, #queue-req: 0\n"
+    '[2025-01-01 10:00:01] INFO:     127.0.0.1:5000 - "POST /generate HTTP/1.1" 200 OK\n'
+    "[2025-01-01 10:00:02] Receive: obj=GenerateReqInput(text='Classify this log: "
+    '{"level": "error", "msg": "disk quota exceeded"}\', sampling_params={})\n'
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "To silence it, I set level=error msg=hello in my config\n",  # prose naming a level
+        'My logging config is {"level": "error", "msg": "only errors"} but nothing prints.\n',  # prose quoting JSON
+        RECEIVED_REQUEST,  # a user's request text logged by SGLang
+    ],
+)
+def test_a_record_quoted_inside_another_line_is_no_record(text):
+    assert _findings(text) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        ('  {"level":"error","msg":"pod crashed"}  ', "pod crashed"),
+        ('`{"level":"error","msg":"pod crashed"}`', "pod crashed"),
+        ('time="2025-10-01T12:00:00Z" level=error msg="pod crashed" error="exit 1"  ', "pod crashed: exit 1"),
+        ("`time=x level=error msg=crashed`", "crashed"),
+    ],
+)
+def test_a_whole_line_record_alone_or_in_a_code_span_is_read(line, read):
+    (piece,) = expand(line)
+    assert piece.how in FAILING_RECORDS and piece.text == read

@@ -41,9 +41,14 @@ _RECORD_LEVEL = re.compile(r'"(?:level|severity|levelname|lvl)"\s*:\s*"' + _LEVE
 # (time="..." level=error msg="..." error="..."), Go's log/slog TextHandler (time=... level=ERROR msg=...)
 LOGFMT_RECORD = "a logfmt log record"
 FAILING_RECORDS = frozenset({JSON_RECORD, LOGFMT_RECORD})
-_LOGFMT_LEVEL = re.compile(r"(?:^|\s)level=" + _LEVEL_WORD + r"(?=\s|$)")
-_LOGFMT_VALUE = r'=("(?:[^"\\]|\\.)*"|[^\s"]+)'
-_LOGFMT_MESSAGE = re.compile(r"(?:^|\s)msg" + _LOGFMT_VALUE)
+_LOGFMT_LEVEL = re.compile(r"(?:^|[\s`])level=" + _LEVEL_WORD + r"(?=[\s`]|$)")
+_LOGFMT_VALUE = r'=("(?:[^"\\]|\\.)*"|[^\s"`]+)'
+# a line that is a record and nothing else (a logger wrote it; prose that quotes a record or a level is no record): a JSON
+# object, or key=value pairs only, either alone or as an inline code span
+_WHOLE_JSON = re.compile(r"^\s*`?\s*\{.*\}\s*`?\s*$")
+_LOGFMT_PAIR = r'[\w.-]+=(?:"(?:[^"\\]|\\.)*+"|[^\s"`]*+)'
+_WHOLE_LOGFMT = re.compile(r"^\s*`?" + _LOGFMT_PAIR + r"(?:\s+" + _LOGFMT_PAIR + r")*+`?\s*$")
+_LOGFMT_MESSAGE = re.compile(r"(?:^|[\s`])msg" + _LOGFMT_VALUE)
 _LOGFMT_ERROR = re.compile(r"(?:^|\s)(?:error|err)" + _LOGFMT_VALUE)
 _RECORD_MESSAGE = re.compile(r'"(?:msg|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _RECORD_ERROR = re.compile(r'"(?:error|err)"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -109,7 +114,7 @@ def _failing_record(line: str) -> tuple[Piece, str] | None:
     wordless messages that would otherwise be read as nothing.)"""
     level = _RECORD_LEVEL.search(line)
     message = _RECORD_MESSAGE.search(line)
-    if level is None or message is None:
+    if level is None or message is None or not _WHOLE_JSON.match(line):
         return None
     text = _decoded(message.group(1))
     if not text or "\n" in text:
@@ -130,7 +135,7 @@ def failing_level_literals() -> tuple[str, ...]:
 def _failing_logfmt(line: str) -> Piece | None:
     """A logfmt record at a failing level, as the line "<message>: <error>", or None."""
     level, message = _LOGFMT_LEVEL.search(line), _LOGFMT_MESSAGE.search(line)
-    if level is None or message is None:
+    if level is None or message is None or not _WHOLE_LOGFMT.match(line):
         return None
     text = _logfmt_value(message.group(1))
     if not text:
