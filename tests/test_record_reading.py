@@ -3,6 +3,7 @@ as its message wherever a logger wrote it, and only there; lines a block hands b
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -83,3 +84,20 @@ def test_a_record_quoted_inside_another_line_is_no_record(text):
 def test_a_whole_line_record_alone_or_in_a_code_span_is_read(line, read):
     (piece,) = expand(line)
     assert piece.how in FAILING_RECORDS and piece.text == read
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'time=x level=error msg="bad \\ud800 thing"',
+        '{"level":"error","msg":"bad \\ud800 thing"}',
+        '{"x":"RuntimeError: bad \\ud800 thing happened here"}',  # a JSON string piece
+    ],
+)
+def test_a_lone_surrogate_escape_in_a_record_is_read_as_a_replacement_character(line):
+    from tests.helpers import run
+
+    proc = run("analyze", "-", "--format", "json", input=(line + "\n").encode())
+    assert proc.returncode == 1, proc.stderr
+    (finding,) = json.loads(proc.stdout)["findings"]
+    assert "bad \ufffd thing" in finding["message"]

@@ -98,11 +98,8 @@ def _json_pieces(line: str, wanted: Callable[[str], object]) -> list[Piece]:
     out: list[Piece] = []
     how = API_ERROR if _API_ERROR.search(line) else JSON_STRING
     for m in _JSON_STRING.finditer(line):
-        try:
-            value = json.loads(f'"{m.group(1)}"')
-        except ValueError:
-            continue
-        if " " not in value or not wanted(value):
+        value = _json_text(m.group(1))
+        if value is None or " " not in value or not wanted(value):
             continue
         out += [Piece(p, how) for p in value.splitlines() if p.strip()]
     return out
@@ -151,10 +148,21 @@ def _logfmt_value(value: str) -> str | None:
 
 def _decoded(escaped: str) -> str | None:
     """A JSON string literal's body decoded and stripped, or None when it is no valid one."""
+    text = _json_text(escaped)
+    return None if text is None else text.strip()
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_text(escaped: str) -> str | None:
+    """A JSON string literal's body decoded, or None when it is no valid one. A lone surrogate escape (`\\ud800`, valid
+    JSON but no character) becomes U+FFFD, as a lossy UTF-8 decode reads a broken byte: the text must stay encodable."""
     try:
-        return str(json.loads(f'"{escaped}"')).strip()
+        value = json.loads(f'"{escaped}"')
     except ValueError:
         return None
+    return _LONE_SURROGATE.sub("\ufffd", str(value))
 
 
 def _reads_like_a_failure(value: str) -> bool:
