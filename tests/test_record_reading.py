@@ -101,3 +101,11 @@ def test_a_lone_surrogate_escape_in_a_record_is_read_as_a_replacement_character(
     assert proc.returncode == 1, proc.stderr
     (finding,) = json.loads(proc.stdout)["findings"]
     assert "bad \ufffd thing" in finding["message"]
+
+
+def test_a_header_only_traceback_has_no_message_to_match_a_known_case_on():
+    document = analyze_sources([Source(name="paste.log", path=None, data=b"Traceback (most recent call last):")])
+    (known,) = document["known_cases"]["findings"]
+    assert known["rule"] == "failure-time-unknown"
+    assert known["key"]["message"] == "" and known["key"]["quote"] == "Traceback (most recent call last):"
+    assert known["matches"] == []
