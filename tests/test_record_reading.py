@@ -109,3 +109,31 @@ def test_a_header_only_traceback_has_no_message_to_match_a_known_case_on():
     assert known["rule"] == "failure-time-unknown"
     assert known["key"]["message"] == "" and known["key"]["quote"] == "Traceback (most recent call last):"
     assert known["matches"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```\nTraceback (most recent call last):\n```\n",  # the header alone where the copy ends (read before)
+        "```\nTraceback (most recent call last):\n```\nThat is all I have.\n",
+        "Traceback (most recent call last):\n\nthe rest is too long to paste\n",
+        "Traceback (most recent call last):\nI cut it here.\nAnd the rest is lost.\n",
+    ],
+)
+def test_a_bare_traceback_header_followed_by_prose_is_a_failure(text):
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert finding["evidence"][0]["text"] == "Traceback (most recent call last):"
+
+
+def test_a_line_between_a_header_and_its_frames_is_read_on_its_own_and_the_traceback_goes_on():
+    text = (
+        "[2025-01-01 10:00:00 TP0] Load weight begin. avail mem=70.00 GB\n"
+        "Traceback (most recent call last):\n"
+        "Loading safetensors checkpoint shards:  50% Completed | 1/2\n"
+        '  File "/x.py", line 1, in f\n'
+        "    f()\n"
+        "KeyError: 1\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "startup-crash" and "KeyError: 1" in finding["message"]
