@@ -111,6 +111,8 @@ def failure_key(finding: dict[str, Any], failure: Failure | None) -> CaseKey:
         # a native crash is its signal and the frame where it hit, whichever handler's header printed them
         crashed = signal_name(failure.signal) if failure.native_frame else None
         message = f"{crashed} in {failure.native_frame}" if crashed else text
+        if data.get("header_only"):
+            message = ""  # a traceback's header alone holds no message: every cut paste's header is the same words
         python = [_frame(f) for f in reversed(data.get("frames") or [])]
         native = [_frame(f) for f in data.get("native_frames") or []]
         frames = tuple(dict.fromkeys(native + python))[:FRAMES_KEPT]

@@ -35,7 +35,7 @@ from logscope.pipeline.ingest.linescan import (
     settle_parts,
     with_startup_lines,
 )
-from logscope.pipeline.ingest.unwrap import PADDED_MIN, padded_rows
+from logscope.pipeline.ingest.unwrap import FAILING_RECORD_LEVELS, PADDED_MIN, padded_rows
 
 __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
 
@@ -70,7 +70,7 @@ _LMCACHE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}\] LMCache (
 # what SGLang's router and Dynamo's Rust runtime print) states the record's own level: an ERROR record keeps its level
 # word, so a failure no wording names is still read as one. (A cloud export's severity is its stream's, stderr = ERROR
 # for every line of a traceback: dropped.) A traceback or an exception line after it is read as it stands.
-_FAILING_LEVELS = frozenset({"ERROR", "CRITICAL", "ALERT", "EMERGENCY"})
+_FAILING_PREFIX_LEVELS = frozenset(level.upper() for level in FAILING_RECORD_LEVELS)
 _OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b)")
 # a CI console's time stamp in brackets before each line (Jenkins' Timestamper, "[2025-11-06T02:10:00.702Z] ")
 _BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
@@ -441,7 +441,7 @@ def _with_own_level(wrapper: re.Match[str], rest: str) -> str:
     level = wrapper.groupdict().get("level")
     if wrapper.re is _EXPORTER and not wrapper.group("target"):
         level = None
-    if level in _FAILING_LEVELS and not _OWN_RECORD.match(rest):
+    if level in _FAILING_PREFIX_LEVELS and not _OWN_RECORD.match(rest):
         return f"{level} {rest}"
     return rest
 

@@ -30,16 +30,25 @@ FLATTENED = "a line flattened with \\n"
 # JSONFormatter ("level", "msg", "error"), Python JSON formatters ("levelname"), Google Cloud Logging ("severity");
 # "message" as a custom encoder names it (a Kubernetes controller's zap record, rbg-12)
 JSON_RECORD = "a JSON log record"
-_RECORD_LEVEL = re.compile(
-    r'"(?:level|severity|levelname|lvl)"\s*:\s*"(?i:(error|err|fatal|panic|dpanic|critical|crit|alert|emerg(?:ency)?))"'
-)
+# the failing levels of those loggers, one table for every reader of a record's level (this module, the prefilter's
+# literals, ingest's logger prefixes): zap's error / dpanic / panic / fatal, slog's and logrus's ERROR / error / fatal /
+# panic, Python logging's CRITICAL, Cloud Logging's severities ERROR / CRITICAL / ALERT / EMERGENCY, syslog's short
+# names (err, crit, emerg); matched in any case
+FAILING_RECORD_LEVELS = ("error", "err", "fatal", "panic", "dpanic", "critical", "crit", "alert", "emerg", "emergency")
+_LEVEL_WORD = "(?i:(" + "|".join(sorted(FAILING_RECORD_LEVELS, key=len, reverse=True)) + "))"
+_RECORD_LEVEL = re.compile(r'"(?:level|severity|levelname|lvl)"\s*:\s*"' + _LEVEL_WORD + '"')
 # the same in logfmt, the text form of the same loggers: logrus's TextFormatter without a terminal
 # (time="..." level=error msg="..." error="..."), Go's log/slog TextHandler (time=... level=ERROR msg=...)
 LOGFMT_RECORD = "a logfmt log record"
 FAILING_RECORDS = frozenset({JSON_RECORD, LOGFMT_RECORD})
-_LOGFMT_LEVEL = re.compile(r"(?:^|\s)level=(?i:(error|fatal|panic|critical))(?=\s|$)")
-_LOGFMT_VALUE = r'=("(?:[^"\\]|\\.)*"|[^\s"]+)'
-_LOGFMT_MESSAGE = re.compile(r"(?:^|\s)msg" + _LOGFMT_VALUE)
+_LOGFMT_LEVEL = re.compile(r"(?:^|[\s`])level=" + _LEVEL_WORD + r"(?=[\s`]|$)")
+_LOGFMT_VALUE = r'=("(?:[^"\\]|\\.)*"|[^\s"`]+)'
+# a line that is a record and nothing else (a logger wrote it; prose that quotes a record or a level is no record): a JSON
+# object, or key=value pairs only, either alone or as an inline code span
+_WHOLE_JSON = re.compile(r"^\s*`?\s*\{.*\}\s*`?\s*$")
+_LOGFMT_PAIR = r'[\w.-]+=(?:"(?:[^"\\]|\\.)*+"|[^\s"`]*+)'
+_WHOLE_LOGFMT = re.compile(r"^\s*`?" + _LOGFMT_PAIR + r"(?:\s+" + _LOGFMT_PAIR + r")*+`?\s*$")
+_LOGFMT_MESSAGE = re.compile(r"(?:^|[\s`])msg" + _LOGFMT_VALUE)
 _LOGFMT_ERROR = re.compile(r"(?:^|\s)(?:error|err)" + _LOGFMT_VALUE)
 _RECORD_MESSAGE = re.compile(r'"(?:msg|message)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _RECORD_ERROR = re.compile(r'"(?:error|err)"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -89,11 +98,8 @@ def _json_pieces(line: str, wanted: Callable[[str], object]) -> list[Piece]:
     out: list[Piece] = []
     how = API_ERROR if _API_ERROR.search(line) else JSON_STRING
     for m in _JSON_STRING.finditer(line):
-        try:
-            value = json.loads(f'"{m.group(1)}"')
-        except ValueError:
-            continue
-        if " " not in value or not wanted(value):
+        value = _json_text(m.group(1))
+        if value is None or " " not in value or not wanted(value):
             continue
         out += [Piece(p, how) for p in value.splitlines() if p.strip()]
     return out
@@ -105,7 +111,7 @@ def _failing_record(line: str) -> tuple[Piece, str] | None:
     wordless messages that would otherwise be read as nothing.)"""
     level = _RECORD_LEVEL.search(line)
     message = _RECORD_MESSAGE.search(line)
-    if level is None or message is None:
+    if level is None or message is None or not _WHOLE_JSON.match(line):
         return None
     text = _decoded(message.group(1))
     if not text or "\n" in text:
@@ -116,10 +122,17 @@ def _failing_record(line: str) -> tuple[Piece, str] | None:
     return Piece(said, JSON_RECORD), text
 
 
+def failing_level_literals() -> tuple[str, ...]:
+    """Text every failing record holds, for the prefilter: a failing level as a JSON string value or a logfmt level
+    (lower, upper and capitalised, as the loggers above write them)."""
+    spelled = [form for level in FAILING_RECORD_LEVELS for form in dict.fromkeys((level, level.upper(), level.capitalize()))]
+    return (*(f'"{form}"' for form in spelled), *(f"level={form}" for form in spelled))
+
+
 def _failing_logfmt(line: str) -> Piece | None:
     """A logfmt record at a failing level, as the line "<message>: <error>", or None."""
     level, message = _LOGFMT_LEVEL.search(line), _LOGFMT_MESSAGE.search(line)
-    if level is None or message is None:
+    if level is None or message is None or not _WHOLE_LOGFMT.match(line):
         return None
     text = _logfmt_value(message.group(1))
     if not text:
@@ -135,10 +148,21 @@ def _logfmt_value(value: str) -> str | None:
 
 def _decoded(escaped: str) -> str | None:
     """A JSON string literal's body decoded and stripped, or None when it is no valid one."""
+    text = _json_text(escaped)
+    return None if text is None else text.strip()
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_text(escaped: str) -> str | None:
+    """A JSON string literal's body decoded, or None when it is no valid one. A lone surrogate escape (`\\ud800`, valid
+    JSON but no character) becomes U+FFFD, as a lossy UTF-8 decode reads a broken byte: the text must stay encodable."""
     try:
-        return str(json.loads(f'"{escaped}"')).strip()
+        value = json.loads(f'"{escaped}"')
     except ValueError:
         return None
+    return _LONE_SURROGATE.sub("\ufffd", str(value))
 
 
 def _reads_like_a_failure(value: str) -> bool:

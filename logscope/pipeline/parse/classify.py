@@ -683,11 +683,21 @@ class SourceClassifier:
             closing, self.active = self.active, None
             for event in closing.close_at_end(self._in_open_fence()) if at_end else closing.close():
                 self._append(event)
-            for lineno, text in closing.handed_back():
-                self.recognized_physical.discard(lineno)
-                self._feed_line(lineno, text)
+            self._feed_handed_back(closing.handed_back())
             if not at_end:
                 return
+
+    def _feed_handed_back(self, lines: list[tuple[int, str]]) -> None:
+        """Lines a block took and hands back, read as lines of their own: the unwrap and prose flags belong to the line
+        that closed the block (a failing JSON record after a bash array), never to these."""
+        flags = self.opened, self.failing_record, self.quoted, self.in_sentence
+        self.opened = self.failing_record = self.quoted = self.in_sentence = False
+        try:
+            for lineno, text in lines:
+                self.recognized_physical.discard(lineno)
+                self._feed_line(lineno, text)
+        finally:
+            self.opened, self.failing_record, self.quoted, self.in_sentence = flags
 
     def _in_open_fence(self) -> bool:
         """The source's last chunk opens more Markdown code fences than it closes (an odd count of fence lines): the
@@ -798,7 +808,7 @@ def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:
 
 
 # the levels of a catalogued wording (its logger call in the released code) that report a failure
-_FAILING_LEVELS = frozenset({"error", "critical"})
+_FAILING_LOGGER_CALLS = frozenset({"error", "critical"})
 # an error-level wording that says the process goes on ("Ignore import error when loading '%s'", "...; retrying",
 # "Continuing without metrics", "falling back to plain mmap", "Skipping sequential fallback", "Assuming no NVLink
 # available", "NVLink detection failed. This is normal if ..."): no failure of the run ("assuming", not "assumes": the
@@ -815,7 +825,7 @@ def _logged_as_failure(parsed: Parsed) -> bool:
     """A catalogued SGLang wording, whole in its line, that the released code logs at error or critical level, and
     that does not say the process goes on."""
     data = parsed.data
-    if parsed.kind != kinds.CATALOGUED_LINE or data.get("level") not in _FAILING_LEVELS or data.get("in_sentence"):
+    if parsed.kind != kinds.CATALOGUED_LINE or data.get("level") not in _FAILING_LOGGER_CALLS or data.get("in_sentence"):
         return False
     return _GOES_ON.search(str(data.get("wording") or "")) is None
 

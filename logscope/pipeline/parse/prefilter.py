@@ -12,6 +12,7 @@ from functools import cache
 
 from logscope.core import user_cache
 from logscope.pipeline.ingest.linescan import LiteralScan
+from logscope.pipeline.ingest.unwrap import failing_level_literals
 from logscope.pipeline.parse.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
 
@@ -20,7 +21,7 @@ SIGNATURE_LITERALS = (
     *bundled_signatures().line_literals(),
     *("failed", "Failed", "FAILED", "FAILURE", "Fatal", "WARN", "Error", "ERROR", "CRITICAL:"),
     # a structured record's failing level (unwrap.FAILING_RECORDS: zap / slog / logrus JSON, logfmt)
-    *('"level":"error"', '"level": "error"', '"level":"fatal"', '"level":"panic"', "level=error", "level=fatal", "level=panic"),
+    *failing_level_literals(),
 )
 
 # line grammar → literals whose presence makes a line a candidate for it ("signature": the failure-line matcher)

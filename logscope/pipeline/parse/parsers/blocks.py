@@ -108,6 +108,8 @@ class TracebackReader(BlockReader):
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
         self.chained_at = lineno if text.lstrip().startswith(_CHAIN_LINES) else None
         self.opener = text.strip()[:300]
+        self.closed_by_record = False  # a log record or a native frame closed it: they are read on their own
+        self.strays: list[tuple[int, str]] = []
         self.body: list[str] | None = None  # the message lines under an exception line with an empty message
         self.body_line = lineno  # the line number of the last of them
         # faulthandler dumps every thread; only "Current thread" is the one that crashed (None: no thread header yet)
@@ -176,6 +178,7 @@ class TracebackReader(BlockReader):
         if self.exception is not None:
             return self._feed_body(lineno, text)
         if PREFIXED.match(text) or _NATIVE_PY_FRAME.match(text):
+            self.closed_by_record = True  # another rank's record may come between the header and its frames
             return False  # a native frame in Python's form (tvm-ffi's handler) opens a native backtrace
         if self.feed_frame(lineno, text):
             return True
@@ -198,7 +201,16 @@ class TracebackReader(BlockReader):
                 self.frames[-1]["code"] = stripped[:200]  # the call a frame makes is evidence too
             self.after_frame = False  # the source line shown under a frame, or its ^^^ marker
             return True
+        if not self.strays and self._header_alone():
+            # one line that is no part of a traceback under its bare header: a line another writer printed between
+            # the header and its frames (a progress bar), or prose after a header the copy cut ("the rest is too long")
+            self.strays.append((lineno, text))
+            return True
         return False
+
+    def handed_back(self) -> list[tuple[int, str]]:
+        """The line taken under a bare header that was no part of the traceback: read on its own."""
+        return self.strays
 
     def _exception_event(self, lineno: int, text: str) -> Event:
         event = self._exception_event_of(lineno, text)
@@ -298,18 +310,27 @@ class TracebackReader(BlockReader):
                     kinds.TRACEBACK_GRAMMAR,
                 )
             )
+        elif self._header_alone():
+            events.append(self._header_event())
         return events
 
-    def close_at_end(self, open_fence: bool) -> list[Event]:
-        """A Python traceback's header with nothing after it, where the copy ends: a failure whose frames and exception
-        the copy cut off (the evidence is the header; nothing of it names a library or a phase)."""
-        events = self.close()
+    def _header_alone(self) -> bool:
+        """A Python traceback's header with nothing after it, where the copy ends or where a line that is no part of a
+        traceback (prose: "the rest is too long to paste") follows it: a failure whose frames and exception the copy
+        cut off. A log record after it closes no such failure: a record of another rank may come between a header and
+        its frames."""
         cut = self.exception is None and self.fatal is None and not self.frames and not self.header
-        if cut and self.chained_at is None and self.opener.startswith("Traceback (most recent call last)"):
-            data = {"frames": [], "frame_paths": [], "incomplete": True, "opened_at": self.first_line, "header_only": True}
-            head = Event(kinds.TRACEBACK, self.source, self.first_line, self.opener, self.rank, self.time, data, self.grammar)
-            events.append(head)
-        return events
+        opener = self.chained_at is None and self.opener.startswith("Traceback (most recent call last)")
+        return cut and opener and not self.closed_by_record
+
+    def _header_event(self) -> Event:
+        """The header as the evidence of the failure: nothing of it names a library or a phase."""
+        data = {"frames": [], "frame_paths": [], "incomplete": True, "opened_at": self.first_line, "header_only": True}
+        return Event(kinds.TRACEBACK, self.source, self.first_line, self.opener, self.rank, self.time, data, self.grammar)
+
+    def close_at_end(self, open_fence: bool) -> list[Event]:
+        """The block where the copy ends: as `close`."""
+        return self.close()
 
 
 def _frame_path(frame: dict[str, Any]) -> str:
