@@ -19,7 +19,7 @@ from logscope.pipeline.parse.signatures.loader import bundled_signatures
 # failure wording of the signatures (rules/signatures/*.yaml), and words that make a line look like a failure
 SIGNATURE_LITERALS = (
     *bundled_signatures().line_literals(),
-    *("failed", "Failed", "FAILED", "FAILURE", "Fatal", "WARN", "Error", "ERROR", "CRITICAL:"),
+    *("failed", "Failed", "FAILED", "FAILURE", "Fatal", "FATAL", "WARN", "Error", "ERROR", "error: ", "CRITICAL:"),
     # a structured record's failing level (unwrap.FAILING_RECORDS: zap / slog / logrus JSON, logfmt)
     *failing_level_literals(),
 )

@@ -1,0 +1,49 @@
+"""A line that opens with a tool's error word is a failure, never "nothing found": `error: ...` at a line's start
+(CPython's argparse, pip, git, cargo, the compilers) and the FATAL level word (zap, logrus, log4j, UCX)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+
+
+def _findings(text: str) -> list[dict[str, Any]]:
+    document = analyze_sources([Source(name="paste.log", path=None, data=text.encode())], cases=False)
+    return list(document["findings"])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "error: subprocess-exited-with-error",  # pip's build failure
+        "error: externally-managed-environment",  # pip under PEP 668
+        "error: could not compile `sgl-kernel`",  # cargo
+        "error: unable to start manager",  # a tiny SGLang catalogue template "error: {...}" also reads it
+        "FATAL something broke",
+        "FATAL unable to start the manager: no matches for kind",
+    ],
+)
+def test_a_line_opening_with_an_error_word_is_a_failure(line):
+    rules = [f["rule"] for f in _findings(line + "\n")]
+    assert rules == ["unrecognized-failure"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "the docs say some error: lines are harmless",  # the word inside a sentence
+        "Fatality rate is not a log level",
+        "errors: 0",
+    ],
+)
+def test_an_error_word_inside_prose_is_no_failure(line):
+    assert _findings(line + "\n") == []
+
+
+def test_argparse_usage_error_keeps_its_own_signature():
+    (finding,) = _findings("error: unrecognized arguments: --foo\n")
+    assert finding["rule"] == "startup-crash"
