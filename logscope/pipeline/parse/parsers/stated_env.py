@@ -126,9 +126,10 @@ BARE_TAG, SENTENCE, PIP_INSTALL, BUILD = "bare_image_tag", "sentence", "pip_inst
 # `git clone -b v0.4.9 --depth 1 https://github.com/sgl-project/sglang.git`: git clone's -b/--branch names the tag
 # checked out (git-clone(1): "--branch <name>, -b <name> ... can also take tags"); SGLang tags its releases v<version>
 # (the released wheels' versions); a branch name ("main") is no release and is not read
+# (each gap stays inside one command and is bounded: a long line of repeats must not backtrack)
 _CLONE = re.compile(
-    r"\bgit\s+clone\b.*?(?:\s-b\s*|\s--branch[=\s]\s*)v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])"
-    r".*?[/:]sgl-project/sglang(?:\.git)?/?(?:\s|$)"
+    r"\bgit\s+clone\b[^\n|;&]{0,200}?(?:\s-b\s*|\s--branch[=\s]\s*)v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])"
+    r"[^\n|;&]{0,300}?[/:]sgl-project/sglang(?:\.git)?/?(?:\s|$)"
 )
 # `pip install "sglang[all]==0.5.9"`, `uv pip install sglang==0.5.9 ...`: the release installed
 _INSTALL = re.compile(r"\bpip3?\s+install\b.*?[\s\"']sglang(?:\[[\w,-]+\])?==v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")

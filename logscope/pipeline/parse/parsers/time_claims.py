@@ -28,14 +28,14 @@ CLIENT_STEPS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # without it, it launches a server of its own, whose startup may be what failed
     (
         BENCHMARK_CLIENT,
-        re.compile(r"\bsglang\.(?:bench_one_batch_server|benchmark\.one_batch_server)\b[^\n]*?--base-url\b"),
+        re.compile(r"\bsglang\.(?:bench_one_batch_server|benchmark\.one_batch_server)\b[^\n|;&]{0,400}?--base-url\b"),
     ),
     # a request to SGLang's generation endpoints (entrypoints/http_server.py 0.5.23: "/generate", "/v1/completions",
     # "/v1/chat/completions"; srt/server.py 0.3.0 the same): curl on one line with the URL, or an OpenAI client made
     # with the server's base_url (the openai package's OpenAI / Client)
     (
         "a request sent to the server's generation endpoint, a reproduction step shown before the failure",
-        re.compile(r"\bcurl\b[^\n|;&]*?/(?:generate|v1/(?:chat/)?completions)(?=[\s\"'`)\\]|$)"),
+        re.compile(r"\bcurl\b(?:(?!\bcurl\b)[^\n|;&]){0,400}?/(?:generate|v1/(?:chat/)?completions)(?=[\s\"'`)\\]|$)"),
     ),
     (
         "a client of the server's OpenAI-compatible endpoint, a reproduction step shown before the failure",
@@ -193,7 +193,8 @@ _CONTRARY = re.compile(
 )
 # a client step the writer only means to run (a plan, an attempt to come, advice): it ran no request yet
 _INTENT = re.compile(
-    r"(?i)\b(?:will|'ll|going to|plan(?:ning)? to|(?:try|trying|want|wanted|need|needs) to|should|could you|next)\b[^.;:!?]*$"
+    r"(?i)\b(?:will|'ll|going to|plan(?:ning)? to|(?:try|trying|want|wanted|need|needs) to|should|could you"
+    r"|next,? (?:I|we) (?:will|'ll))\b[^.;:!?]*$"
 )
 # a question ("Does it also crash during the benchmark?") claims nothing: the claim's sentence ends in a question mark
 _QUESTION = re.compile(r"[^.!?。！？\n]*[?？]")

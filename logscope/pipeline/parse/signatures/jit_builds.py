@@ -1,7 +1,8 @@
 """The library whose JIT build failed, when the failure itself names only the build tool: torch's cpp_extension running
 ninja (`_run_ninja_build`, "Error building extension"), ninja's own lines, FlashInfer's "Ninja build failed." Its
 library is the one whose build the lines before it opened and did not finish (FlashInfer's "Loading JIT ops: <name>"
-without "Finished loading JIT ops: <name>"), or whose build folder ninja entered (parsers/jit_build.py)."""
+without "Finished loading JIT ops: <name>"), or whose build folder ninja entered in the output printed just under the
+failure's message (parsers/jit_build.py). A folder entered before it names nothing: that build may have finished."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ class JitBuilds:
         for build in builds:
             if build.line > event.line:
                 break
-            if build.data["state"] in (BEGIN, ENTERED):
+            if build.data["state"] == BEGIN:
                 running = build
             elif build.data["state"] == END and running is not None and running.data["module"] == build.data["module"]:
                 running = None

@@ -27,9 +27,21 @@ def _names() -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple(out)
 
 
+# a name the sentence sets aside ("even without flashinfer", "not NCCL", "instead of DeepEP", "switched away from
+# FlashInfer"): up to two words may stand between the word and the name
+_SET_ASIDE = re.compile(
+    r"(?i)\b(?:without|not|no|instead of|rather than|away from|(?:switched|moved) from|other than|except)\s+(?:\S+\s+){0,2}$"
+)
+
+
 def stated_raiser(sentence: str) -> Raiser | None:
-    """The one library the sentence names, or None."""
-    named = {library for pattern, library in _names() if pattern.search(sentence)}
+    """The one library the sentence names (and does not set aside), or None."""
+    named = {
+        library
+        for pattern, library in _names()
+        for found in pattern.finditer(sentence)
+        if not _SET_ASIDE.search(sentence[: found.start()])
+    }
     if len(named) != 1:
         return None
     return Raiser(named.pop(), BASIS, None)
