@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.jit_build import BEGIN, END, ENTERED
 
@@ -24,13 +23,9 @@ _OUTPUT_AFTER = 3  # a failure's message that holds the build's output: ninja's 
 class JitBuilds:
     """The JIT build lines of each input, in line order."""
 
-    def __init__(self, events: list[Event]) -> None:
-        self.builds: dict[str, list[Event]] = {}
-        for event in events:
-            if event.kind == kinds.JIT_BUILD:
-                self.builds.setdefault(event.source, []).append(event)
-        for lines in self.builds.values():
-            lines.sort(key=lambda e: e.line)
+    def __init__(self, builds: dict[str, list[Event]]) -> None:
+        """`builds`: each input's JIT_BUILD events (failures_of gathers them with the other lines it reads beside)."""
+        self.builds = {source: sorted(lines, key=lambda e: e.line) for source, lines in builds.items()}
 
     def library_of(self, event: Event) -> tuple[str, Event] | None:
         """(library, the line that names its build) when the event is a build failure inside a library's JIT build."""

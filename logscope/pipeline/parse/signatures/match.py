@@ -568,23 +568,24 @@ def failures_of(
     chained = {(e.source, e.data["chained_at"]): e for e in events if e.data.get("chained_at") is not None}
     native_context = _NativeContext(events)
     lines_before = LinesBefore(events, _not_context, phase_lines or {})
-
-    jit = JitBuilds(events)
+    # the lines each source's failures are read beside, gathered in one pass over the events
     tracebacks: dict[str, list[Event]] = {}
+    bars: dict[str, list[Event]] = {}
+    claims: dict[str, list[Event]] = {}
+    builds: dict[str, list[Event]] = {}
+    last_crash: dict[str, int] = {}  # the events come rank by rank, not in line order: the latest line of each source
     for e in events:
         if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
             tracebacks.setdefault(e.source, []).append(e)
-    bars: dict[str, list[Event]] = {}
-    claims: dict[str, list[Event]] = {}
-    for e in events:
         if e.kind == kinds.SHARD_PROGRESS:
             bars.setdefault(e.source, []).append(e)
         elif e.kind == kinds.TIME_CLAIM:
             claims.setdefault(e.source, []).append(e)
-    last_crash: dict[str, int] = {}  # the events come rank by rank, not in line order: the latest line of each source
-    for e in events:
+        elif e.kind == kinds.JIT_BUILD:
+            builds.setdefault(e.source, []).append(e)
         if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION:
             last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
+    jit = JitBuilds(builds)
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
