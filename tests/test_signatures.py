@@ -243,21 +243,23 @@ def test_a_final_dollar_anchors_the_end_and_unless_vetoes_a_capture(tmp_path):
     assert sig.match("sglang-1 exited with code 0") is None
 
 
-def test_a_status_line_opens_with_its_signature_wording_after_the_name_or_at_the_start(tmp_path):
+def _status_line_opener(tmp_path, entries: str):
+    """is_a_status_line over the signatures of a file holding `entries` (YAML list items under `signatures:`)."""
     path = tmp_path / "x.yaml"
-    path.write_text(
-        "mechanism: x\ntitle: t\nsignatures:\n"
+    path.write_text("mechanism: x\ntitle: t\nsignatures:\n" + entries)
+    signatures = SignatureSet(tuple(load_signature_file(path, {"startup-crash"})))
+    return lambda text: is_a_status_line(text, signatures)
+
+
+def test_a_status_line_opens_with_its_signature_wording_after_the_name_or_at_the_start(tmp_path):
+    opens = _status_line_opener(
+        tmp_path,
         "- {id: a-b, on: line, pattern: ' exited with code {code:int}', status_line: after_name, source: s,"
         " finding: startup-crash}\n"
         "- {id: a-c, on: line, pattern: \"thread '{t:text}' panicked at {w:text}\", status_line: at_start, source: s,"
         " finding: startup-crash}\n"
-        "- {id: a-d, on: line, pattern: 'Killed process {pid:int}', source: s, finding: startup-crash}\n"
+        "- {id: a-d, on: line, pattern: 'Killed process {pid:int}', source: s, finding: startup-crash}\n",
     )
-    signatures = SignatureSet(tuple(load_signature_file(path, {"startup-crash"})))
-
-    def opens(text):
-        return is_a_status_line(text, signatures)
-
     assert opens("sglang-1 exited with code 137") and opens("thread 'main' panicked at src/main.rs:5:1:")
     assert not opens("the container sglang-1 exited with code 137") and not opens("Killed process 3 (python)")
     assert not is_a_status_line("sglang-1 exited with code 137", SignatureSet())
@@ -266,17 +268,11 @@ def test_a_status_line_opens_with_its_signature_wording_after_the_name_or_at_the
 def test_a_status_line_head_is_matched_by_the_pattern_engine(tmp_path):
     # review 5's issue 4: a head of two text captures is tried as a pattern's segment (each capture runs to the first
     # occurrence of the literal after it), never as a backtracking regex (2.9 s a line on this one)
-    path = tmp_path / "x.yaml"
-    path.write_text(
-        "mechanism: x\ntitle: t\nsignatures:\n"
+    opens = _status_line_opener(
+        tmp_path,
         "- {id: a-b, on: line, pattern: 'thread {a:text} foo {b:text} bar', status_line: at_start, source: s,"
-        " finding: startup-crash}\n"
+        " finding: startup-crash}\n",
     )
-    signatures = SignatureSet(tuple(load_signature_file(path, {"startup-crash"})))
-
-    def opens(text):
-        return is_a_status_line(text, signatures)
-
     assert opens("thread x foo y bar") and not opens("see thread x foo y bar")
     assert not opens("thread x" + " foo " * 8000)
 
