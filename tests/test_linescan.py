@@ -3,13 +3,14 @@ whichever path reads an input."""
 
 from __future__ import annotations
 
+import pickle
 import re
 import threading
 from pathlib import Path
 
 import pytest
 
-from logscope.pipeline.ingest import ranges
+from logscope.pipeline.ingest import linescan, ranges
 from logscope.pipeline.ingest.ingest import Source, scan_sources
 from logscope.pipeline.ingest.linescan import (
     AnchoredPattern,
@@ -84,6 +85,29 @@ def test_the_native_pass_finds_the_same_lines_as_re(path, monkeypatch):
     assert [i for i, _, text in by_re[1]] == [
         i for i, line in enumerate(data.decode("utf-8", "replace").split("\n")) if prefilter.holds_literal(line.split("\x1f")[0])
     ]
+
+
+def test_the_compiled_database_is_stored_and_a_damaged_one_is_compiled_again(tmp_path, monkeypatch):
+    hyperscan = pytest.importorskip("hyperscan")
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    literals = ("WARN", "ERROR", "Traceback")
+    data = b"ok\nWARN a\nfine\nx ERROR\n"
+    compiled = linescan._hyperscan_search(literals)
+    assert compiled is not None
+    [stored] = tmp_path.glob("hyperscan-db-*.pickle")
+
+    def not_compiled(*_args):
+        raise AssertionError("compiled although a stored database was there")
+
+    monkeypatch.setattr(linescan, "_compiled_database", not_compiled)
+    loaded = linescan._hyperscan_search(literals)
+    assert loaded is not None and loaded(data, 0, len(data)) == compiled(data, 0, len(data)) == [6, 21]
+    monkeypatch.undo()
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    stored.write_bytes(pickle.dumps(b"not a database"))
+    again = linescan._hyperscan_search(literals)
+    assert again is not None and again(data, 0, len(data)) == [6, 21]
+    assert hyperscan.loadb(pickle.loads(stored.read_bytes()), hyperscan.HS_MODE_BLOCK) is not None  # stored anew
 
 
 def _read(chunks):
