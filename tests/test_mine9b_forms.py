@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.pipeline.ingest.ingest import unwrap
 from tests.helpers import analyze_text
 
 
@@ -44,3 +45,45 @@ def test_a_package_name_then_pip_show_s_version_field():
     # ktransformers-1694's environment block: "SGLang: " then pip show's "Version: 0.5.6.post1"
     text = "KTransformers/kt-kernel: latest main pulled today\nSGLang: Version: 0.5.6.post1\ntorch: 2.9.1\n"
     assert _versions(text) == {"sglang": "0.5.6.post1", "torch": "2.9.1"}
+
+
+# dynamo-3360's review thread: a ```diff fence whose added lines hold an ai-dynamo SGLang worker's launch
+DIFF_LAUNCH = """recipes/llama-3-70b/sglang/disagg/deploy.yaml:111
+```diff
++              exec python3 -m dynamo.sglang \\
++                --model-path RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic \\
++                --served-model-name RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic \\
++                --tp 4 \\
++                --trust-remote-code \\
++                --skip-tokenizer-init \\
++                --disaggregation-mode prefill \\
++                --disaggregation-transfer-backend nixl
+```
+"""
+
+
+def test_a_launch_in_a_diff_fence_s_added_lines_is_read():
+    launch = analyze_text(DIFF_LAUNCH)["launches"][0]
+    assert launch["config"] == {
+        "model_path": "RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic",
+        "tp_size": 4,
+        "trust_remote_code": True,
+        "disaggregation_mode": "prefill",
+        "disaggregation_transfer_backend": "nixl",
+    }
+    assert launch["server_args"]["served_model_name"] == "RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic"
+    assert launch["server_args"]["skip_tokenizer_init"] is True
+
+
+@pytest.mark.parametrize(
+    ("line", "unwrapped"),
+    [
+        ("+              exec python3 -m dynamo.sglang \\", "              exec python3 -m dynamo.sglang \\"),
+        ("+exec python3 -m sglang.launch_server --tp 4", "exec python3 -m sglang.launch_server --tp 4"),
+        ("+ python3 -m sglang.launch_server --tp 4", "+ python3 -m sglang.launch_server --tp 4"),  # a shell trace
+        ("+-----------------------------------------------------------------------------+", None),  # a table border
+        ("+1, I'm having the same problem", None),
+    ],
+)
+def test_only_a_diff_s_added_line_loses_its_plus(line, unwrapped):
+    assert unwrap(line) == (line if unwrapped is None else unwrapped)

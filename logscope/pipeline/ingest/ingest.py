@@ -116,6 +116,10 @@ _VLLM_PREFIX = re.compile(
 _PYTEST_FAIL = re.compile(r"^E {3,}(?=\S)|^(?:FAILED|ERROR) [\w./-]+\.py(?:::\S+)? - (?=\S)")
 _RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
+# an added line of a unified diff (GNU diff / git diff: "+" in the first column, then the line as written, its indent
+# kept), as a Markdown ```diff fence shows a changed launch script ("+              exec python3 -m dynamo.sglang \");
+# never a list item or a shell trace ("+ " and one space), a table's border ("+----", "+===") or a count ("+1")
+_DIFF_ADDED = re.compile(r"^\+(?=[ \t]{2,}\S|[A-Za-z_])")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
 # a log viewer's or collector's time stamp and a bar before each line, as docker compose puts a service's name
@@ -452,6 +456,8 @@ def unwrap(text: str) -> str:
         before = text
         if text.startswith(">"):
             text = _QUOTE.sub("", text)
+        if text.startswith("+"):
+            text = _DIFF_ADDED.sub("", text)
         if "`" in text[:8] or "~~~" in text[:8]:
             text = _FENCE.sub("", text)
         if "<" in text:
