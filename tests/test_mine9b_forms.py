@@ -87,3 +87,57 @@ def test_a_launch_in_a_diff_fence_s_added_lines_is_read():
 )
 def test_only_a_diff_s_added_line_loses_its_plus(line, unwrapped):
     assert unwrap(line) == (line if unwrapped is None else unwrapped)
+
+
+def _failures(text: str) -> list[tuple[str, str]]:
+    return [(f["rule"], f["message"]) for f in analyze_text(text)["findings"]]
+
+
+# lmcache-ascend-37: a traceback logged by vLLM's worker (its "(VllmWorker rank=0 pid=...)" prefix, then vLLM's logger
+# prefix on every line), the paste starting mid-traceback and cut before its exception line
+VLLM_WORKER_FRAGMENT = "".join(
+    f"(VllmWorker rank=0 pid=4893) ERROR 10-23 10:41:13 [multiproc_executor.py:487] {line}\n"
+    for line in (
+        "    super().__init__(vllm_config=vllm_config, role=role)",
+        '  File "/codes/LMCache/lmcache/integration/vllm/lmcache_connector_v1.py", line 34, in __init__',
+        "    self._lmcache_engine = LMCacheConnectorV1Impl(vllm_config, role, self)",
+        "                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        '  File "/codes/LMCache/lmcache/integration/vllm/vllm_v1_adapter.py", line 608, in __init__',
+        "    self.lmcache_engine = _init_lmcache_engine(",
+        '  File "/codes/LMCache-Ascend/lmcache_ascend/integration/vllm/vllm_v1_adapter.py", line 158, in init_lmcache_engine',
+    )
+)
+
+
+def test_a_vllm_worker_s_headless_traceback_fragment_is_a_startup_failure():
+    (rule, message), *rest = _failures(
+        VLLM_WORKER_FRAGMENT + "(VllmWorker rank=0 pid=4893) ERROR 10-23 10:41:13 [multiproc_executor.py:48"
+    )
+    assert rest == [] and rule == "startup-crash"
+    assert "vllm_v1_adapter.py:608 __init__" in message and "cut before its exception line" in message
+
+
+@pytest.mark.parametrize("name", ["VllmWorker TP0", "VllmWorker rank=0", "EngineCore_DP0"])
+def test_vllm_s_process_prefix_is_a_wrapper(name):
+    # vllm 0.10.1.1 utils _add_prefix: f"({worker_name} pid={pid}) "
+    assert unwrap(f"({name} pid=4893) RuntimeError: boom") == "RuntimeError: boom"
+
+
+# openrlhf-679: Ray's report of an actor whose constructor raised, the actor building vLLM's offline engine
+RAY_CREATION_TASK = """```plaintext
+(LLMRayActor pid=427151) Exception raised in creation task: The actor died because of an error raised in its creation \
+task, ray::LLMRayActor.__init__() (pid=427151, ip=10.181.130.26, actor_id=739ab55c49a4e484b354eb9d02000000, repr=<openrlhf.tr
+(LLMRayActor pid=427151)   File "/Developer/OpenRLHF/openrlhf/trainer/ray/vllm_engine.py", line 54, in __init__
+(LLMRayActor pid=427151)     self.llm = vllm.LLM(*args, **kwargs)
+(LLMRayActor pid=427151)   File "/envs/bc_310/lib/python3.10/site-packages/vllm/utils.py", line 990, in inner
+(LLMRayActor pid=427151)     return fn(*args, **kwargs)
+(LLMRayActor pid=427151)   File "/envs/bc_310/lib/python3.10/site-packages/vllm/entrypoints/llm.py", line 230, in __init__
+(LLMRayActor pid=427151)     self.llm_engine = self.engine_class.from_engine_args(
+(LLMRayActor pid=427151)   File "/cpfs01/shar
+```
+"""
+
+
+def test_vllm_s_llm_constructor_frame_places_the_failure_at_startup():
+    (rule, message), *rest = _failures(RAY_CREATION_TASK)
+    assert rest == [] and rule == "startup-crash" and "llm.py:230 __init__" in message

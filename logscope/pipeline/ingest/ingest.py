@@ -84,8 +84,10 @@ _COMPOSE_LONGEST = re.compile(
     r"^[A-Za-z0-9][\w.-]* \| (?=\s|\[|Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b)(?!.*\|)"
 )
 # Ray's driver prints each worker line as "({actor or task name} pid={pid}, ip={ip}) {line}" (ray/_private/worker.py
-# print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12")
-_RAY = re.compile(r"^\((?:[^\s()]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
+# print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12");
+# vLLM's processes print the same shape with a name of words (vllm 0.10.1.1 utils decorate_logs / _add_prefix:
+# f"({worker_name} pid={pid}) ", the worker's name "VllmWorker TP0", older releases' "VllmWorker rank=0")
+_RAY = re.compile(r"^\((?:[^\s()]+ ){0,3}pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # a time stamp in brackets before Ray's prefix ("[2026-03-12 11:50:36] (TaskRunner pid=3483799) "): Ray's driver prints
 # none, so whatever captured the driver's output stamped it (a wrapper's, never a log record's own prefix)
 _STAMPED_RAY = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\] (?=" + _RAY.pattern[1:] + ")")
