@@ -141,3 +141,16 @@ task, ray::LLMRayActor.__init__() (pid=427151, ip=10.181.130.26, actor_id=739ab5
 def test_vllm_s_llm_constructor_frame_places_the_failure_at_startup():
     (rule, message), *rest = _failures(RAY_CREATION_TASK)
     assert rest == [] and rule == "startup-crash" and "llm.py:230 __init__" in message
+
+
+def test_flashinfer_s_ninja_output_logged_by_a_vllm_worker_is_a_failed_jit_build():
+    # vllm-36077: one line of the error a vLLM worker logged, FlashInfer's captured `ninja -v` output under two prefixes
+    line = (
+        "(Worker pid=1360047) (Worker_TP1 pid=1360047) ERROR 03-05 09:56:09 [multiproc_executor.py:880] [1/11] "
+        ":/usr/local/cuda-12.8/bin/nvcc --generate-dependencies-with-compile --dependency-output "
+        "/root/.cache/flashinfer/0.6.4/89/cached_ops/batch_prefill_with_kv_cache_dtype_q_bf16/batch_prefill.cuda.o.d -c"
+    )
+    (rule, message), *rest = _failures(f"```\n{line}\n")
+    assert rest == [] and rule == "failure-time-unknown" and "[1/11] :/usr/local/cuda-12.8/bin/nvcc" in message
+    # ninja's status line of another build (no FlashInfer JIT folder) is a build's progress, no failure
+    assert _failures("[1/11] /usr/local/cuda/bin/nvcc -c kernel.cu -o build/kernel.cuda.o\n") == []
