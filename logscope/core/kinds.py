@@ -166,7 +166,7 @@ class Kind:
 
 
 # a line that starts with one of these is a record, not prose: so each head is also spelled as a Markdown list
-# item ("- ", "* ", "+ ") and in bold ("**SGLang**:")
+# item ("- ", "* ", "+ "), in bold ("**SGLang**:") and as a code span ("`torch`:")
 _BULLETS = ("- ", "* ", "+ ")
 _TIED_WORDS = ("0.", " v0.", " 0.", " version", " to v", " to 0.", " (v", " (0.", " release", " is v", " is 0.", " at v", " of v")
 _STATED_HEADS = (
@@ -308,8 +308,9 @@ _STATED_HEADS = (
 
 
 def _bulleted(heads: tuple[str, ...]) -> tuple[str, ...]:
-    bold = tuple(f"**{h[:-1]}**:" for h in heads if h.endswith(":"))
-    return heads + bold + tuple(b + h for b in _BULLETS for h in heads + bold)
+    # each labelled head also in bold ("**SGLang**:") and as a code span ("`torch`: 2.5.1+cu121")
+    marked = tuple(f"{mark}{h[:-1]}{mark}:" for mark in ("**", "`") for h in heads if h.endswith(":"))
+    return heads + marked + tuple(b + h for b in _BULLETS for h in heads + marked)
 
 
 STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)

@@ -274,7 +274,9 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
             m = re.search(r"release ([\d.]+)", nvcc)
             if m:
                 launch.versions.setdefault("cuda", m.group(1))
-            python = values.get("Python", "")
+            # check_env's "Python: 3.12.3 (main, ...)"; torch's collect_env.py (2.5.1 .. 2.10.0, vLLM's copy too) prints
+            # "Python version: " + sys.version ("3.9.19 (main, ...)", "3.9.21 | packaged by conda-forge | (main, ...)")
+            python = values.get("Python") or values.get("Python version", "")
             if python:
                 launch.versions.setdefault("python", python.split()[0])
         elif ev.kind == kinds.SMI_VERSIONS:

@@ -84,8 +84,10 @@ _COMPOSE_LONGEST = re.compile(
     r"^[A-Za-z0-9][\w.-]* \| (?=\s|\[|Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b)(?!.*\|)"
 )
 # Ray's driver prints each worker line as "({actor or task name} pid={pid}, ip={ip}) {line}" (ray/_private/worker.py
-# print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12")
-_RAY = re.compile(r"^\((?:[^\s()]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
+# print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12");
+# vLLM's processes print the same shape with a name of words (vllm 0.10.1.1 utils decorate_logs / _add_prefix:
+# f"({worker_name} pid={pid}) ", the worker's name "VllmWorker TP0", older releases' "VllmWorker rank=0")
+_RAY = re.compile(r"^\((?:[^\s()]+ ){0,3}pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # a time stamp in brackets before Ray's prefix ("[2026-03-12 11:50:36] (TaskRunner pid=3483799) "): Ray's driver prints
 # none, so whatever captured the driver's output stamped it (a wrapper's, never a log record's own prefix)
 _STAMPED_RAY = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\] (?=" + _RAY.pattern[1:] + ")")
@@ -116,6 +118,10 @@ _VLLM_PREFIX = re.compile(
 _PYTEST_FAIL = re.compile(r"^E {3,}(?=\S)|^(?:FAILED|ERROR) [\w./-]+\.py(?:::\S+)? - (?=\S)")
 _RAY_REPEAT = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
+# an added line of a unified diff (GNU diff / git diff: "+" in the first column, then the line as written, its indent
+# kept), as a Markdown ```diff fence shows a changed launch script ("+              exec python3 -m dynamo.sglang \");
+# never a list item or a shell trace ("+ " and one space), a table's border ("+----", "+===") or a count ("+1")
+_DIFF_ADDED = re.compile(r"^\+(?=[ \t]{2,}\S|[A-Za-z_])")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
 # a log viewer's or collector's time stamp and a bar before each line, as docker compose puts a service's name
@@ -452,6 +458,8 @@ def unwrap(text: str) -> str:
         before = text
         if text.startswith(">"):
             text = _QUOTE.sub("", text)
+        if text.startswith("+"):
+            text = _DIFF_ADDED.sub("", text)
         if "`" in text[:8] or "~~~" in text[:8]:
             text = _FENCE.sub("", text)
         if "<" in text:

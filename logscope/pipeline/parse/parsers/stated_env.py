@@ -78,17 +78,20 @@ _LABELS = {
 # (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
 _TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
 _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
-# "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "SGLang: v0.5.4 (pip)", "- **SGLang**: 0.5.6.post2, installed
-# from `refs/pull/20547/head`", "- SGLang: `0.5.17.dev30+g3003d70f6` from pinned commit `3003d70`": a parenthesis, a
-# comma's clause or, after a version in a code span, any words are a remark (one that names no other version); the value
-# may name the distribution first ("NCCL: nvidia-nccl-cu13 2.30.4"). The label may be a package's pip name in words
-# ("SGLang kernel"), several wheels of one version ("FlashInfer Python/cubin/CUDA-13 JIT cache"), qualified ("Transformers
-# in the SGLang environment", "CUDA runtime reported by PyTorch") or in Chinese ("驱动版本：570.124.06", "CUDA版本：12.9":
-# 版本 is "version", 驱动 "driver")
+# "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "- **CUDA Version:** 12.1", "SGLang: v0.5.4 (pip)", "-
+# **SGLang**: 0.5.6.post2, installed from `refs/pull/20547/head`", "- SGLang: `0.5.17.dev30+g3003d70f6` from pinned
+# commit `3003d70`": a parenthesis, a comma's clause or, after a version in a code span, any words are a remark (one
+# that names no other version); the value may name the distribution first ("NCCL: nvidia-nccl-cu13 2.30.4"). The label
+# may be a package's pip name in words ("SGLang kernel"), several wheels of one version ("FlashInfer
+# Python/cubin/CUDA-13 JIT cache"), qualified ("Transformers in the SGLang environment", "CUDA runtime reported by
+# PyTorch") or in Chinese ("驱动版本：570.124.06", "CUDA版本：12.9": 版本 is "version", 驱动 "driver")
+# the value as `pip show` prints it after the package's name ("SGLang: Version: 0.5.6.post1": pip's
+# commands/show.py writes "Version: %s")
+_PIP_FIELD = r"Version:\s*"
 _REMARK = r"(?:\s*\([^)]*\)|,\s+(?![^\d]*\d+\.\d)\S.*|(?<=`)\s+(?![^\d]*\d+\.\d)\S.*)?"
 _LABELLED = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<label>[^\W\d_][\w ./-]{0,48}?)`?(?:\*\*)?\s*:\s*(?:\*\*)?`?"
-    rf"(?:(?P<dist>{_PACKAGE})\s+)?" + _VERSION + r"`?" + _REMARK + r"\s*$"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<label>[^\W\d_][\w ./-]{0,48}?)`?(?:\*\*)?\s*:\s*(?:\*\*\s*)?`?"
+    rf"(?:{_PIP_FIELD})?(?:(?P<dist>{_PACKAGE})\s+)?" + _VERSION + r"`?" + _REMARK + r"\s*$"
 )
 # a qualifier naming the run's own environment ("in the SGLang environment", "reported by PyTorch"); another scope ("on
 # the working machine", "in the old environment") is not the run's, and its label is no key
