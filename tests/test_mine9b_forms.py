@@ -143,14 +143,10 @@ def test_vllm_s_llm_constructor_frame_places_the_failure_at_startup():
     assert rest == [] and rule == "startup-crash" and "llm.py:230 __init__" in message
 
 
-def test_flashinfer_s_ninja_output_logged_by_a_vllm_worker_is_a_failed_jit_build():
-    # vllm-36077: one line of the error a vLLM worker logged, FlashInfer's captured `ninja -v` output under two prefixes
-    line = (
-        "(Worker pid=1360047) (Worker_TP1 pid=1360047) ERROR 03-05 09:56:09 [multiproc_executor.py:880] [1/11] "
-        ":/usr/local/cuda-12.8/bin/nvcc --generate-dependencies-with-compile --dependency-output "
-        "/root/.cache/flashinfer/0.6.4/89/cached_ops/batch_prefill_with_kv_cache_dtype_q_bf16/batch_prefill.cuda.o.d -c"
-    )
-    (rule, message), *rest = _failures(f"```\n{line}\n")
-    assert rest == [] and rule == "failure-time-unknown" and "[1/11] :/usr/local/cuda-12.8/bin/nvcc" in message
-    # ninja's status line of another build (no FlashInfer JIT folder) is a build's progress, no failure
+def test_ninja_s_status_line_alone_is_no_failure():
+    # a FlashInfer JIT step's ninja status line is printed live by every build run with FLASHINFER_JIT_VERBOSE=1
+    # (flashinfer 0.7.4 jit/cpp_ext.py run_ninja: stdout=None if verbose), a build that may well succeed: only the
+    # "Ninja build failed" error that captures it says it failed (the signature reading it alone was reverted)
+    line = "[1/11] /usr/local/cuda-12.8/bin/nvcc -c /root/.cache/flashinfer/0.6.4/90/cached_ops/batch_prefill/x.cu\n"
+    assert _failures(line) == []
     assert _failures("[1/11] /usr/local/cuda/bin/nvcc -c kernel.cu -o build/kernel.cuda.o\n") == []
