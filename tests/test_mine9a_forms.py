@@ -21,3 +21,28 @@ def test_a_command_quoted_in_a_code_span_ends_before_the_closing_backtick():
 def test_a_backtick_the_shell_closes_stays_a_command_substitution():
     text = "python -m sglang.launch_server --model-path `cat model.txt` --port 30000\n"
     assert _server_args(text)["port"] == "30000"
+
+
+def _failures(text: str) -> list[tuple]:
+    return [(f["rule"], f.get("mechanism")) for f in analyze_text(text)["findings"] if f["severity"] != "info"]
+
+
+TRITON_OUT_OF_RESOURCES = (
+    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: 65536. "
+    "Reducing block sizes or `num_stages` may help."
+)
+
+
+def test_an_exception_of_a_module_of_exceptions_is_read_whatever_its_class_name():
+    # triton 3.9.0 triton/runtime/errors.py OutOfResources.__str__, printed by CPython with its module
+    assert _failures(TRITON_OUT_OF_RESOURCES + "\n") == [("failure-time-unknown", "triton")]
+
+
+def test_it_is_read_in_an_inline_code_span_of_prose_that_its_own_backticks_break():
+    # sgl-project-github-io-13's shape: the line in single backticks, whose message holds `num_stages`
+    text = f"Running the stock docker image yields:\n\n`{TRITON_OUT_OF_RESOURCES}`\n\nOther folks have run into this.\n"
+    assert _failures(text) == [("failure-time-unknown", "triton")]
+
+
+def test_a_class_outside_a_module_of_exceptions_is_no_exception_line():
+    assert _failures("sglang.srt.configs.Config: loaded 3 entries\n") == []
