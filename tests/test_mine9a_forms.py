@@ -4,6 +4,9 @@ closes after its last flag, line-number gutters (vim `:set nu`, `cat -n`, `nl`, 
 
 from __future__ import annotations
 
+import pytest
+
+from logscope.pipeline.ingest.gutters import undecorated
 from tests.helpers import analyze_text
 
 
@@ -46,3 +49,76 @@ def test_it_is_read_in_an_inline_code_span_of_prose_that_its_own_backticks_break
 
 def test_a_class_outside_a_module_of_exceptions_is_no_exception_line():
     assert _failures("sglang.srt.configs.Config: loaded 3 entries\n") == []
+
+
+# ------------------------------------------------------------ gutters and pane borders on every line of a block
+
+TRACEBACK = [
+    "[2025-02-28 09:28:25 TP7] Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "/usr/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py", line 1825, in run_scheduler_process',
+    "    scheduler.event_loop_overlap()",
+    '  File "/usr/lib/python3.10/dist-packages/torch/utils/_contextlib.py", line 116, in decorate_context',
+    "    return func(*args, **kwargs)",
+    '  File "/usr/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py", line 1200, in event_loop_overlap',
+]
+
+
+def _crash(text: str) -> list[tuple]:
+    return [(f["rule"], f.get("phase")) for f in analyze_text(text)["findings"] if f["severity"] == "error"]
+
+
+def _numbered(fmt: str, first: int = 16433) -> str:
+    return "".join(fmt.format(n=first + k, line=line) + "\n" for k, line in enumerate(TRACEBACK))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"2.log" 16498L, 2947832B\n' + _numbered("{n} {line}"),  # vim :set number (sglang-32182's shape)
+        _numbered("{n:>6}\t{line}", first=1),  # cat -n, nl
+        _numbered("{n:>7} {line}", first=98),  # less -N, the numbers growing a digit inside the column
+    ],
+)
+def test_a_traceback_behind_a_line_number_gutter_is_read(text):
+    assert _crash(text) == [("runtime-crash", "serving")]
+
+
+def test_a_vim_gutter_with_skipped_and_empty_numbered_lines_is_read():
+    lines = _numbered("{n} {line}").splitlines()
+    text = "\n".join([*lines[:4], *("16439 " + line[6:] for line in lines[5:]), "16440"]) + "\n"
+    assert _crash(text) == [("runtime-crash", "serving")]
+
+
+def test_a_traceback_inside_a_pane_border_is_read():
+    # sglang-4017's shape: a k9s-style log pane, each line padded to the pane's right bar, continuation lines after "│ "
+    width = 130
+    rows = [TRACEBACK[0].ljust(width) + "│", *("│ " + line.ljust(width - 2) + "│" for line in TRACEBACK[1:-1])]
+    text = "\n".join([*rows, "│ " + TRACEBACK[-1][:60]]) + "\n"
+    assert _crash(text) == [("runtime-crash", "serving")]
+
+
+def test_a_rich_panel_around_a_log_is_read():
+    inner = [f"│ {line:<118} │" for line in TRACEBACK]
+    text = "╭" + "─" * 120 + "╮\n" + "\n".join(inner) + "\n╰" + "─" * 120 + "╯\n"
+    assert _crash(text) == [("runtime-crash", "serving")]
+
+
+def test_numbered_native_frames_and_box_tables_keep_their_form():
+    ucx = [
+        "==== backtrace (tid: 231810) ====",
+        " 0  /usr/lib/x86_64-linux-gnu/libucs.so.0(ucs_handle_error+0x2e4) [0x7f2d1c0a1234]",
+        " 1  /usr/lib/x86_64-linux-gnu/libucs.so.0(+0x2f4f1) [0x7f2d1c0a44f1]",
+        " 2  /usr/lib/x86_64-linux-gnu/libucs.so.0(+0x2f6ca) [0x7f2d1c0a46ca]",
+    ]
+    assert undecorated(ucx, range(len(ucx))) == {}
+    nvitop = [
+        "╒═════════════════════════════╤══════════════════════╕",
+        "│ GPU  Name        Persistence-M│ Bus-Id        Disp.A │",
+        "╞═════════════════════════════╪══════════════════════╡",
+        "│   0  H100 80GB HBM3   On      │ 00000000:18:00.0 Off │",
+        "│   0  12345 C alice 70000MiB  0  100.0  5.0  1:00:00  python -m sglang.launch_server    │",
+        "│   1  12346 C alice 70000MiB  0  100.0  5.0  1:00:00  python -m sglang.launch_server    │",
+    ]
+    assert undecorated(nvitop, range(len(nvitop))) == {}
+    numbered_list = ["1 apple", "2 pear", "3 plum"]  # numbered, but no line of a log in it
+    assert undecorated(numbered_list, [0]) == {}

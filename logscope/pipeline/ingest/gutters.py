@@ -1,0 +1,95 @@
+"""Decorations a viewer or a terminal UI puts on every line of a block, taken off so that the log inside is read.
+
+- Line-number gutters: vim's `:set number` (the number right-aligned in a column of one width, then a space; an empty
+  line shows its number alone), `cat -n` and `nl` (`%6d` and a tab), `less -N` (the number, then a space). A run of
+  such lines is a gutter when its numbers rise, mostly by one, and the column has one width.
+- Pane borders: the vertical box-drawing bar that terminal UIs draw at a pane's left and right edge (k9s' log view,
+  lazydocker, rich panels: "│ " before a line, the line padded to the pane's width, then "│").
+
+Either is taken off only where a run of lines carries it and the run holds a line of a log (a log record's prefix, a
+traceback's opener or frame, a glog line): a table drawn in box characters (nvitop) or a numbered native backtrace
+(UCX's "0  /usr/lib/libucs.so.0(...)") keeps its form for the readers of those.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+_NUMBERED = re.compile(r"^( *)(\d{1,9})(?:[ \t]|$)")
+_MIN_NUMBERED = 3  # numbered lines a gutter's run needs
+_BOX_BARS = "│┃║"
+_BOX = re.compile(r"[\u2500-\u257f]")  # the Box Drawing block: a table's rules and joints
+_LEFT_BAR = re.compile(r"^[│┃║] ?")
+_RIGHT_BAR = re.compile(r"\s+[│┃║]\s*$")
+# a line of a log: a bracketed time stamp or rank prefix, a dated record, glog's head, a traceback's opener or frame
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[\d{4}-\d\d-\d\d[ T]|\[\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d|[IWEF]\d{4}(?:\d{4})? \d\d:\d\d"
+    r"|Traceback \(most recent call last\)|File \")"
+)
+_MAX_RUN = 100_000  # lines looked at on either side of a seed
+
+
+def may_be_decorated(text: str) -> bool:
+    """A cheap test of a line the classifier reads: it may carry a gutter's number or a pane's border."""
+    head = text[:1]
+    return head.isdigit() or (head == " " and text.lstrip()[:1].isdigit()) or head in _BOX_BARS or text.rstrip()[-1:] in _BOX_BARS
+
+
+def undecorated(lines: Sequence[str], seeds: Iterable[int]) -> dict[int, str]:
+    """Index → the line without its decoration, for every line of each decorated run that holds a seed line."""
+    out: dict[int, str] = {}
+    for seed in seeds:
+        if seed in out:
+            continue
+        out.update(_gutter_run(lines, seed) or _bordered_run(lines, seed) or {})
+    return out
+
+
+def _gutter_run(lines: Sequence[str], seed: int) -> dict[int, str] | None:
+    m = _NUMBERED.match(lines[seed])
+    if m is None:
+        return None
+    width = m.end(2)
+    first = last = seed
+    while first > 0 and seed - first < _MAX_RUN and _numbered_at(lines[first - 1], width):
+        first -= 1
+    while last + 1 < len(lines) and last - seed < _MAX_RUN and _numbered_at(lines[last + 1], width):
+        last += 1
+    numbers = [int(_NUMBERED.match(lines[i]).group(2)) for i in range(first, last + 1)]  # type: ignore[union-attr]
+    steps = [b - a for a, b in zip(numbers, numbers[1:], strict=False)]
+    if len(numbers) < _MIN_NUMBERED or min(steps) < 1 or 2 * steps.count(1) < len(steps):
+        return None
+    stripped = {i: lines[i][width + 1 :] for i in range(first, last + 1)}
+    return stripped if any(_LOG_LINE.match(text) for text in stripped.values()) else None
+
+
+def _numbered_at(line: str, width: int) -> bool:
+    """The line has a number that ends at `width` (a gutter right-aligns its numbers in a column of one width)."""
+    m = _NUMBERED.match(line)
+    return m is not None and m.end(2) == width
+
+
+def _bordered_run(lines: Sequence[str], seed: int) -> dict[int, str] | None:
+    if _inner(lines[seed]) is None:
+        return None
+    first = last = seed
+    while first > 0 and seed - first < _MAX_RUN and _inner(lines[first - 1]) is not None:
+        first -= 1
+    while last + 1 < len(lines) and last - seed < _MAX_RUN and _inner(lines[last + 1]) is not None:
+        last += 1
+    if last == first:
+        return None
+    stripped = {i: str(_inner(lines[i])) for i in range(first, last + 1)}
+    return stripped if any(_LOG_LINE.match(text) for text in stripped.values()) else None
+
+
+def _inner(line: str) -> str | None:
+    """The line inside a pane's left and right bars (one of them may be out of the copy), or None when it has neither
+    or draws more than its borders (a table's row)."""
+    left = _LEFT_BAR.match(line)
+    right = _RIGHT_BAR.search(line)
+    if left is None and right is None:
+        return None
+    inner = line[left.end() if left else 0 : right.start() if right else len(line)]
+    return None if _BOX.search(inner) else inner
