@@ -122,3 +122,13 @@ def test_numbered_native_frames_and_box_tables_keep_their_form():
     assert undecorated(nvitop, range(len(nvitop))) == {}
     numbered_list = ["1 apple", "2 pear", "3 plum"]  # numbered, but no line of a log in it
     assert undecorated(numbered_list, [0]) == {}
+
+
+def test_a_gpu_id_rank_tag_is_named_as_printed():
+    # sglang-744's shape: sglang 0.2.x's "[gpu_id=N]" prefix; logscope/1 names a rank as printed (ranks[].rank)
+    text = (
+        "[gpu_id=0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=15.61 GB\n"
+        "[gpu_id=1] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=15.95 GB\n"
+    )
+    ranks = analyze_text(text)["launches"][0]["ranks"]
+    assert [(r["rank"], r["phases"][0]["avail_gib"]) for r in ranks] == [("gpu_id=0", 15.61), ("gpu_id=1", 15.95)]
