@@ -83,6 +83,12 @@ def test_a_traceback_behind_a_line_number_gutter_is_read(text):
     assert _crash(text) == [("runtime-crash", "serving")]
 
 
+def test_grep_n_s_line_numbers_with_context_lines_are_read():
+    # grep -n -A: "N:" before the matching line, "N-" before each line of context, numbers unpadded
+    lines = [f"{98 + k}{':' if k == 0 else '-'}{line}" for k, line in enumerate(TRACEBACK)]
+    assert _crash("\n".join(lines) + "\n") == [("runtime-crash", "serving")]
+
+
 def test_a_vim_gutter_with_skipped_and_empty_numbered_lines_is_read():
     lines = _numbered("{n} {line}").splitlines()
     text = "\n".join([*lines[:4], *("16439 " + line[6:] for line in lines[5:]), "16440"]) + "\n"
@@ -122,6 +128,8 @@ def test_numbered_native_frames_and_box_tables_keep_their_form():
     assert undecorated(nvitop, range(len(nvitop))) == {}
     numbered_list = ["1 apple", "2 pear", "3 plum"]  # numbered, but no line of a log in it
     assert undecorated(numbered_list, [0]) == {}
+    times = ["10:00:01 [2025-01-01 10:00:01] a", "10:00:02 [2025-01-01 10:00:02] b", "10:00:03 [2025-01-01 10:00:03] c"]
+    assert undecorated(times, [0]) == {}  # a time's hour is no rising line number
 
 
 def test_a_gpu_id_rank_tag_is_named_as_printed():

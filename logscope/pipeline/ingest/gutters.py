@@ -1,8 +1,9 @@
 """Decorations a viewer or a terminal UI puts on every line of a block, taken off so that the log inside is read.
 
 - Line-number gutters: vim's `:set number` (the number right-aligned in a column of one width, then a space; an empty
-  line shows its number alone), `cat -n` and `nl` (`%6d` and a tab), `less -N` (the number, then a space). A run of
-  such lines is a gutter when its numbers rise, mostly by one, and the column has one width.
+  line shows its number alone), `cat -n` and `nl` (`%6d` and a tab), `less -N` (the number, then a space), `grep -n`
+  (the number, then ":" on a matching line and "-" on a line of context, unpadded). A run of such lines is a gutter
+  when its numbers rise, mostly by one, and a column padded with spaces has one width.
 - Pane borders: the vertical box-drawing bar that terminal UIs draw at a pane's left and right edge (k9s' log view,
   lazydocker, rich panels: "│ " before a line, the line padded to the pane's width, then "│").
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-_NUMBERED = re.compile(r"^( *)(\d{1,9})(?:[ \t]|$)")
+_NUMBERED = re.compile(r"^( *)(\d{1,9})([ \t:-]|$)")
 _MIN_NUMBERED = 3  # numbered lines a gutter's run needs
 _BOX_BARS = "│┃║"
 _BOX = re.compile(r"[\u2500-\u257f]")  # the Box Drawing block: a table's rules and joints
@@ -50,24 +51,33 @@ def _gutter_run(lines: Sequence[str], seed: int) -> dict[int, str] | None:
     m = _NUMBERED.match(lines[seed])
     if m is None:
         return None
-    width = m.end(2)
+    form = _form(m)
     first = last = seed
-    while first > 0 and seed - first < _MAX_RUN and _numbered_at(lines[first - 1], width):
+    while first > 0 and seed - first < _MAX_RUN and _numbered_as(lines[first - 1], form):
         first -= 1
-    while last + 1 < len(lines) and last - seed < _MAX_RUN and _numbered_at(lines[last + 1], width):
+    while last + 1 < len(lines) and last - seed < _MAX_RUN and _numbered_as(lines[last + 1], form):
         last += 1
-    numbers = [int(_NUMBERED.match(lines[i]).group(2)) for i in range(first, last + 1)]  # type: ignore[union-attr]
+    found = [_NUMBERED.match(lines[i]) for i in range(first, last + 1)]
+    numbers = [int(n.group(2)) for n in found if n is not None]
     steps = [b - a for a, b in zip(numbers, numbers[1:], strict=False)]
     if len(numbers) < _MIN_NUMBERED or min(steps) < 1 or 2 * steps.count(1) < len(steps):
         return None
-    stripped = {i: lines[i][width + 1 :] for i in range(first, last + 1)}
+    stripped = {first + k: lines[first + k][n.end(3) :] for k, n in enumerate(found) if n is not None}
     return stripped if any(_LOG_LINE.match(text) for text in stripped.values()) else None
 
 
-def _numbered_at(line: str, width: int) -> bool:
-    """The line has a number that ends at `width` (a gutter right-aligns its numbers in a column of one width)."""
+def _form(m: re.Match[str]) -> tuple[str, int]:
+    """A gutter's separator kind and, for a column padded with spaces, the column's width (0: unpadded numbers)."""
+    if m.group(3) in (":", "-"):
+        return ":", 0
+    return "", m.end(2)
+
+
+def _numbered_as(line: str, form: tuple[str, int]) -> bool:
+    """The line has a number in the same gutter: grep's separators with any width, else a number that ends at the
+    column's width (vim, cat -n, nl and less -N right-align their numbers in a column of one width)."""
     m = _NUMBERED.match(line)
-    return m is not None and m.end(2) == width
+    return m is not None and _form(m) == form
 
 
 def _bordered_run(lines: Sequence[str], seed: int) -> dict[int, str] | None:
