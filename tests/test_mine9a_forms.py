@@ -140,3 +140,20 @@ def test_a_gpu_id_rank_tag_is_named_as_printed():
     )
     ranks = analyze_text(text)["launches"][0]["ranks"]
     assert [(r["rank"], r["phases"][0]["avail_gib"]) for r in ranks] == [("gpu_id=0", 15.61), ("gpu_id=1", 15.95)]
+
+
+# ------------------------------------------------------------ a service manager's prefix on every line
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "Dec 07 04:24:14 gpu-node python3[1234]: ",  # journalctl --output=short (the classic syslog line)
+        "Dec  7 04:24:14.123456 gpu-node sglang[1234]: ",  # short-precise, a one-digit day padded
+        "2025-02-28T09:28:25+0000 gpu-node python3[1234]: ",  # short-iso
+        "0|sglang  | ",  # pm2 logs' stream (pm_id|name padded, then " | ")
+    ],
+)
+def test_a_traceback_behind_a_service_manager_s_prefix_is_placed_by_its_frames(prefix):
+    text = "".join(prefix + line + "\n" for line in [*TRACEBACK[:3], "RuntimeError: boom"])
+    assert _crash(text) == [("runtime-crash", "serving")]
