@@ -76,7 +76,8 @@ _OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[|(?:[A-Za-z_][\w.]*)?(?:
 # short-iso-precise: the time, the host, the identifier and its [pid], then the message) before each line a service
 # wrote: "Dec 07 04:24:14 gpu-node python3[1234]:   File ..."
 _JOURNAL = re.compile(
-    r"^(?:[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{6})?|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{6})?(?:Z|[+-]\d{2}:?\d{2}))"
+    r"^(?:[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{6})?"
+    r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{6})?(?:Z|[+-]\d{2}:?\d{2}))"
     r" [\w.-]+ [^\s\[\]:]+\[\d+\]: "
 )
 # pm2's log stream (pm2 lib/API/Log.js Log.stream: pad(' '.repeat(min_padding), pm_id + '|' + name) + ' | ', the padding
