@@ -152,6 +152,7 @@ def test_a_gpu_id_rank_tag_is_named_as_printed():
         "Dec  7 04:24:14.123456 gpu-node sglang[1234]: ",  # short-precise, a one-digit day padded
         "2025-02-28T09:28:25+0000 gpu-node python3[1234]: ",  # short-iso
         "0|sglang  | ",  # pm2 logs' stream (pm_id|name padded, then " | ")
+        "[default0]:",  # torchrun's tee of a worker's output (torch.distributed.elastic TailLog: [{role}{local_rank}]:)
     ],
 )
 def test_a_traceback_behind_a_service_manager_s_prefix_is_placed_by_its_frames(prefix):

@@ -100,6 +100,10 @@ _RAY = re.compile(r"^\((?:[^\s()]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # a time stamp in brackets before Ray's prefix ("[2026-03-12 11:50:36] (TaskRunner pid=3483799) "): Ray's driver prints
 # none, so whatever captured the driver's output stamped it (a wrapper's, never a log record's own prefix)
 _STAMPED_RAY = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\] (?=" + _RAY.pattern[1:] + ")")
+# torchrun's (torch.distributed.elastic) tee of its workers' output: each line after the header f"[{name}{local_rank}]:"
+# (torch 2.9.1 distributed/elastic/multiprocessing/tail_log.py TailLog; the agent's role name, "default" unless set:
+# "[default0]:  File ..."); torch's own "[rank0]:" excepthook prefix is read by the SGLang grammar (it names the rank)
+_TAIL_LOG = re.compile(r"^\[(?!rank\d)[A-Za-z_][\w-]*?\d+\]:")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
 _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
 # a launcher's task label (srun --label, torchrun's "0: " node prefix) before a log record, a traceback's line or
@@ -492,6 +496,10 @@ def unwrap(text: str) -> str:
                 text = _with_own_level(m, text[m.end() :])
         if text.startswith("[pod/"):
             m = _KUBECTL_PREFIX.match(text)
+            if m:
+                text = text[m.end() :]
+        elif text.startswith("[") and "]:" in text[:40]:
+            m = _TAIL_LOG.match(text)
             if m:
                 text = text[m.end() :]
         if text.startswith("("):
