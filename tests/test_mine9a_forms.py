@@ -47,6 +47,17 @@ def test_it_is_read_in_an_inline_code_span_of_prose_that_its_own_backticks_break
     assert _failures(text) == [("failure-time-unknown", "triton")]
 
 
+@pytest.mark.parametrize(
+    ("line", "mechanism"),
+    [
+        ("zmq.error.Again: Resource temporarily unavailable", "python"),  # pyzmq's zmq/error.py, a module named error
+        ("triton.compiler.errors.CompileTimeAssertionFailure: at 12:4: assert failed", "triton"),
+    ],
+)
+def test_other_classes_of_modules_of_exceptions_are_read(line, mechanism):
+    assert _failures(line + "\n") == [("failure-time-unknown", mechanism)]
+
+
 def test_a_class_outside_a_module_of_exceptions_is_no_exception_line():
     assert _failures("sglang.srt.configs.Config: loaded 3 entries\n") == []
 

@@ -953,7 +953,7 @@ CATALOGUE: tuple[Kind, ...] = (
         FAILURE,
         EXCEPTION_GRAMMAR,
         rules=("exception_line",),
-        literals=("Error: ", "Exception: ", "Error:", "Interrupt: ", "Error): ", "errors.", "exceptions.", ".exc."),
+        literals=("Error: ", "Exception: ", "Error:", "Interrupt: ", "Error): ", ".errors.", ".error.", "exceptions.", ".exc."),
         samples=(
             "RuntimeError: CUDA error: invalid argument",
             "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: "
