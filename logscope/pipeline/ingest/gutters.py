@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-_NUMBERED = re.compile(r"^( *)(\d{1,9})([ \t:-]|$)")
+# (a date's or a time's first field is no line number: "2025-06-05 ...", "10:00:01 ...")
+_NUMBERED = re.compile(r"^( *)(\d{1,9})([ \t:-]|$)(?!\d\d[-:])")
 _MIN_NUMBERED = 3  # numbered lines a gutter's run needs
 _BOX_BARS = "│┃║"
 _BOX = re.compile(r"[\u2500-\u257f]")  # the Box Drawing block: a table's rules and joints
@@ -40,17 +41,24 @@ def may_be_decorated(text: str) -> bool:
 def undecorated(lines: Sequence[str], seeds: Iterable[int]) -> dict[int, str]:
     """Index → the line without its decoration, for every line of each decorated run that holds a seed line."""
     out: dict[int, str] = {}
-    for seed in seeds:
-        if seed in out:
+    looked = -1  # the last line of the runs looked at: a seed inside one is not looked at again
+    for seed in sorted(seeds):
+        if seed <= looked:
             continue
-        out.update(_gutter_run(lines, seed) or _bordered_run(lines, seed) or {})
+        for run in (_gutter_run, _bordered_run):
+            last, stripped = run(lines, seed)
+            looked = max(looked, last)
+            if stripped:
+                out.update(stripped)
+                break
     return out
 
 
-def _gutter_run(lines: Sequence[str], seed: int) -> dict[int, str] | None:
+def _gutter_run(lines: Sequence[str], seed: int) -> tuple[int, dict[int, str] | None]:
+    """The last line of the numbered run around the seed, and its lines without their numbers when it is a gutter."""
     m = _NUMBERED.match(lines[seed])
     if m is None:
-        return None
+        return seed, None
     form = _form(m)
     first = last = seed
     while first > 0 and seed - first < _MAX_RUN and _numbered_as(lines[first - 1], form):
@@ -61,9 +69,9 @@ def _gutter_run(lines: Sequence[str], seed: int) -> dict[int, str] | None:
     numbers = [int(n.group(2)) for n in found if n is not None]
     steps = [b - a for a, b in zip(numbers, numbers[1:], strict=False)]
     if len(numbers) < _MIN_NUMBERED or min(steps) < 1 or 2 * steps.count(1) < len(steps):
-        return None
+        return last, None
     stripped = {first + k: lines[first + k][n.end(3) :] for k, n in enumerate(found) if n is not None}
-    return stripped if any(_LOG_LINE.match(text) for text in stripped.values()) else None
+    return last, stripped if any(_LOG_LINE.match(text) for text in stripped.values()) else None
 
 
 def _form(m: re.Match[str]) -> tuple[str, int]:
@@ -80,18 +88,19 @@ def _numbered_as(line: str, form: tuple[str, int]) -> bool:
     return m is not None and _form(m) == form
 
 
-def _bordered_run(lines: Sequence[str], seed: int) -> dict[int, str] | None:
+def _bordered_run(lines: Sequence[str], seed: int) -> tuple[int, dict[int, str] | None]:
+    """The last line of the bordered run around the seed, and its lines inside their borders when it holds a log."""
     if _inner(lines[seed]) is None:
-        return None
+        return seed, None
     first = last = seed
     while first > 0 and seed - first < _MAX_RUN and _inner(lines[first - 1]) is not None:
         first -= 1
     while last + 1 < len(lines) and last - seed < _MAX_RUN and _inner(lines[last + 1]) is not None:
         last += 1
     if last == first:
-        return None
+        return last, None
     stripped = {i: str(_inner(lines[i])) for i in range(first, last + 1)}
-    return stripped if any(_LOG_LINE.match(text) for text in stripped.values()) else None
+    return last, stripped if any(_LOG_LINE.match(text) for text in stripped.values()) else None
 
 
 def _inner(line: str) -> str | None:
