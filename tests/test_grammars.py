@@ -60,7 +60,7 @@ def test_every_prefix_variant():
 
 def test_older_and_rarer_variants():
     prefix, kind, data = parse_line("[gpu=0] KV Cache is allocated. K size: 0.21 GB, V size: 0.21 GB.")
-    assert prefix["rank"].label == "gpu0" and kind == "kv_cache_allocated" and data["kv_gib"] == 0.42 and "tokens" not in data
+    assert prefix["rank"].label == "gpu=0" and kind == "kv_cache_allocated" and data["kv_gib"] == 0.42 and "tokens" not in data
     _, kind, data = parse_line(
         "[2024-09-01 10:00:00 TP0] max_total_num_tokens=350257, max_prefill_tokens=16384, "
         "max_running_requests=4096, context_len=131072"

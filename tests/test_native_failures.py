@@ -292,6 +292,7 @@ SERVING_ANCHORS = {
     "serving-decode-out-of-memory": ["Decode out of memory. Try to lower your batch size."],
     "serving-memory-leak": ["memory leak detected!"],
     "serving-watchdog-timeout": ["Watchdog timeout ({self.watchdog_timeout", 'watchdog timeout "'],
+    "serving-watchdog-stuck-batch": ["{self.cur_batch.batch_size()=}"],
 }
 
 

@@ -954,9 +954,11 @@ CATALOGUE: tuple[Kind, ...] = (
         FAILURE,
         EXCEPTION_GRAMMAR,
         rules=("exception_line",),
-        literals=("Error: ", "Exception: ", "Error:", "Interrupt: ", "Error): "),
+        literals=("Error: ", "Exception: ", "Error:", "Interrupt: ", "Error): ", ".errors.", ".error.", "exceptions.", ".exc."),
         samples=(
             "RuntimeError: CUDA error: invalid argument",
+            "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: "
+            "65536. Reducing block sizes or `num_stages` may help.",
             "[2026-03-12 11:17:34] ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=3369646)",
         ),
     ),

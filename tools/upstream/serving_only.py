@@ -38,6 +38,11 @@ MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
         "the scheduler's watchdog thread, which fires when a batch it is running makes no progress",
     ),
     (
+        "{self.cur_batch.batch_size()=}",  # the watchdog's first line, before its py-spy dump and its timeout line
+        ("watchdog_thread",),
+        "the scheduler's watchdog thread, which fires when a batch it is running makes no progress",
+    ),
+    (
         'watchdog timeout "',  # 0.5.7 on: f"{self.debug_name} watchdog timeout " f"({self.watchdog_timeout=}, ...)"
         ("_watchdog_once",),
         "the watchdog of a running component (the scheduler's: a batch it is running makes no progress)",

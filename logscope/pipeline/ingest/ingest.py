@@ -72,6 +72,17 @@ _LMCACHE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}\] LMCache (
 # for every line of a traceback: dropped.) A traceback or an exception line after it is read as it stands.
 _FAILING_PREFIX_LEVELS = frozenset(level.upper() for level in FAILING_RECORD_LEVELS)
 _OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b)")
+# the systemd journal's lines (journalctl(1) --output=short, the classic syslog line, and short-precise, short-iso,
+# short-iso-precise: the time, the host, the identifier and its [pid], then the message) before each line a service
+# wrote: "Dec 07 04:24:14 gpu-node python3[1234]:   File ..."
+_JOURNAL = re.compile(
+    r"^(?:[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{6})?"
+    r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{6})?(?:Z|[+-]\d{2}:?\d{2}))"
+    r" [\w.-]+ [^\s\[\]:]+\[\d+\]: "
+)
+# pm2's log stream (pm2 lib/API/Log.js Log.stream: pad(' '.repeat(min_padding), pm_id + '|' + name) + ' | ', the padding
+# at least one space): "0|sglang  | [2025-...] ..."
+_PM2 = re.compile(r"^\d+\|[^\s|]+ +\| ")
 # a CI console's time stamp in brackets before each line (Jenkins' Timestamper, "[2025-11-06T02:10:00.702Z] ")
 _BRACKETED_RFC3339 = re.compile(rf"^\[{_RFC3339}\](?: |$)")
 # docker compose's service and replica ("sglang-1  | "), padded to the longest name: a name without a replica number
@@ -91,6 +102,10 @@ _RAY = re.compile(r"^\((?:[^\s()]+ ){0,3}pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # a time stamp in brackets before Ray's prefix ("[2026-03-12 11:50:36] (TaskRunner pid=3483799) "): Ray's driver prints
 # none, so whatever captured the driver's output stamped it (a wrapper's, never a log record's own prefix)
 _STAMPED_RAY = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\] (?=" + _RAY.pattern[1:] + ")")
+# torchrun's (torch.distributed.elastic) tee of its workers' output: each line after the header f"[{name}{local_rank}]:"
+# (torch 2.9.1 distributed/elastic/multiprocessing/tail_log.py TailLog; the agent's role name, "default" unless set:
+# "[default0]:  File ..."); torch's own "[rank0]:" excepthook prefix is read by the SGLang grammar (it names the rank)
+_TAIL_LOG = re.compile(r"^\[(?!rank\d)[A-Za-z_][\w-]*?\d+\]:")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
 _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
 # a launcher's task label (srun --label, torchrun's "0: " node prefix) before a log record, a traceback's line or
@@ -468,6 +483,7 @@ def unwrap(text: str) -> str:
             m = (
                 _EXPORTER.match(text)
                 or _LOGURU.match(text)
+                or _JOURNAL.match(text)
                 or _K8S_TS.match(text)
                 or _TASK_LABEL.match(text)
                 or _VLLM_PREFIX.match(text)
@@ -490,12 +506,16 @@ def unwrap(text: str) -> str:
             m = _KUBECTL_PREFIX.match(text)
             if m:
                 text = text[m.end() :]
+        elif text.startswith("[") and "]:" in text[:40]:
+            m = _TAIL_LOG.match(text)
+            if m:
+                text = text[m.end() :]
         if text.startswith("("):
             m = _RAY.match(text)
             if m:
                 text = _RAY_REPEAT.sub("", text[m.end() :])
         if "|" in text[:64] and not text.startswith(("|", "+")):
-            m = _COMPOSE.match(text) or _VIEWER_TIME.match(text) or _COMPOSE_LONGEST.match(text)
+            m = _COMPOSE.match(text) or _VIEWER_TIME.match(text) or _PM2.match(text) or _COMPOSE_LONGEST.match(text)
             if m:
                 text = text[m.end() :]
         if "]<std" in text[:48]:

@@ -16,6 +16,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
+from logscope.pipeline.ingest.gutters import may_be_decorated, undecorated
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import (
     FAILING_RECORDS,
@@ -53,7 +54,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
-from logscope.pipeline.parse.parsers.registry import LINE_GRAMMARS, block_readers, flag_line
+from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
@@ -221,6 +222,9 @@ class SourceClassifier:
             for index, (joined, _) in wraps.items():
                 merged[index] = joined
             candidates, texts = sorted(merged), [merged[i] for i in sorted(merged)]
+        bare = self._undecorated(chunk, candidates, texts)
+        if bare:  # a viewer's line numbers or a pane's borders on every line of a block: the lines inside are read
+            texts = [bare.get(i, text) for i, text in zip(candidates, texts, strict=True)]
         next_candidate = 0
         position = 0
         while True:
@@ -231,7 +235,7 @@ class SourceClassifier:
                     text = texts[next_candidate]
                     next_candidate += 1
                 else:
-                    text = chunk.line(position)
+                    text = bare[position] if position in bare else chunk.line(position)
             else:
                 if next_candidate >= len(candidates):
                     return
@@ -268,6 +272,16 @@ class SourceClassifier:
             for index, wrap in wraps.items()
             if not (_KEY_VALUE.match(lines[index + 1]) and (_reads_whole(lines[index]) or _reads_whole(lines[index + 1])))
         }
+
+    @staticmethod
+    def _undecorated(chunk: LineChunk, candidates: list[int], texts: list[str]) -> dict[int, str]:
+        """The chunk's lines without the gutter or pane border that every line of their block carries (ingest/gutters.py),
+        looked for around the candidate lines that may carry one. A file big enough for the range workers is no copy
+        of a viewer's screen."""
+        if chunk.path is not None:
+            return {}
+        seeds = [i for i, text in zip(candidates, texts, strict=True) if may_be_decorated(text)]
+        return undecorated(chunk.all_lines(), seeds) if seeds else {}
 
     def _mark_startup_parts(self, chunk: LineChunk) -> None:
         """The source's startup parts (from its start, or from a new launch, to the running server's first line):
@@ -738,7 +752,7 @@ _RECORD_START = re.compile(
     + r"|export |[A-Z_]+=|\S*python|sglang |\++ |"  # a bash -x trace line, a command run under a wrapper
     + WRAPPED_COMMAND
     + r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
-    r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b"
+    r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b|" + EXCEPTIONS_MODULE_CLASS + r": "
     # a structured record: an event name in capitals, then key=value fields ("NRL_SGLANG_REFIT_FAILURE transfer=broadcast")
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S)"
 )

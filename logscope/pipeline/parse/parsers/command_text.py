@@ -117,6 +117,7 @@ def _up_to_its_end(command: str, start: int) -> str:
     and `$(...)` are passed over whole."""
     out = [command[:start]]
     quote = ""
+    opened = 0  # where in `out` the open quote began
     depth = 0
     at = start
     while at < len(command):
@@ -128,7 +129,7 @@ def _up_to_its_end(command: str, start: int) -> str:
                 continue
             quote = "" if char == quote else quote
         elif char in "\"'`":
-            quote = char
+            quote, opened = char, len(out)
         elif char == "\\":
             out.append(command[at : at + 2])
             at += 2
@@ -144,6 +145,10 @@ def _up_to_its_end(command: str, start: int) -> str:
             break
         out.append(char)
         at += 1
+    if quote == "`":
+        # a backtick the shell never closes is the end of the Markdown code span the command was quoted in
+        # (`--port 30000\`` closing a span opened lines above): the command ends before it
+        out = out[:opened]
     return "".join(out).rstrip()
 
 

@@ -60,8 +60,14 @@ class LineGrammar:
     only_in_prose: bool = False
 
 
-# a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(ActorDiedError): ray::f()"
-_EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?: ")
+# a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(ActorDiedError): ray::f()"; a
+# class of a module of exceptions, whatever its name, as CPython prints a class outside builtins with its module
+# (Lib/traceback.py TracebackException.format_exception_only: smod + "." + qualname): triton 3.9.0
+# triton/runtime/errors.py OutOfResources, "triton.runtime.errors.OutOfResources: out of resource: shared memory, ..."
+EXCEPTIONS_MODULE_CLASS = r"(?:[a-z_][a-z0-9_]*\.)+(?:errors?|exc|exceptions?)\.[A-Z][A-Za-z0-9_]*"
+_EXC_LINE = re.compile(
+    r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?|" + EXCEPTIONS_MODULE_CLASS + r"): "
+)
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 # (besides a shell line that starts a command: command_shapes.COMMAND_HEAD)
 _LAUNCH_SHAPE = re.compile(

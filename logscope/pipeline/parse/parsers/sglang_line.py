@@ -63,8 +63,9 @@ class _ToData(Transformer):
         return {"time": None, "rank": None, "level": str(items[0]), "logger": str(items[1])}
 
     def gpu_prefix(self, items: list[Token]) -> dict[str, Any]:
+        # the rank is named as printed (the logscope/1 contract: ranks[].rank): sglang 0.1.x-0.2.x's "[gpu_id=0]", "[gpu=0]"
         n = int(items[-1])
-        return {"time": None, "rank": RankId(label=f"gpu{n}", dims=(("gpu", n),))}
+        return {"time": None, "rank": RankId(label=f"{items[0]}{n}", dims=(("gpu", n),))}
 
     # ---- phases
     def init_distributed_begin(self, _items: list) -> tuple:
