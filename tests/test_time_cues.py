@@ -42,11 +42,15 @@ PLACED = [
     ("The engine hits an OOM while loading the model weights.", "load_weight"),
     ("The process fails during CUDA graph capture on H20.", "capture"),
     ("The pod got killed at startup every time.", "startup"),
+    # an error message's own words after the failure word deny nothing ("No model info found")
+    ("I start the server and load the model from a local path, but it raises an error: No model info found.", "load_weight"),
 ]
 
 NOT_PLACED = [
     # a guard: negation, condition, possibility, question, intent, a fix, a dismissal
     ("It does not crash after a few requests.", "negation"),
+    ("No error shows up during inference at all.", "negation of the failure"),
+    ("It crashes with this trace, and not at startup.", "negation of the cue"),
     ("If it crashes during the benchmark, lower the request rate.", "condition"),
     ("The server might crash when sending many requests.", "possibility"),
     ("Why does it crash after a few requests?", "question"),
@@ -70,6 +74,7 @@ NOT_PLACED = [
     ("Multiple mlx5 QPs reported a local length error.", "QPs are queue pairs"),
     ("It crashes after 2 hours of debugging the loader.", "the user's hours"),
     ("See the pull request for the crash details here.", "a pull request"),
+    ("The smoke benchmark failed three times before the diagnosis.", "the client is what failed"),
     # no failure word, or no sentence of prose
     ("After a few requests the latency goes up a lot.", "no failure word"),
     ("2025-11-09 15:39:31 worker failed to start the engine", "a log line"),
@@ -125,6 +130,6 @@ def test_a_log_line_never_reads_as_a_cue_sentence():
     events = SourceClassifier(Source(name="one.log", path=None, data=log.encode()), Coverage()).run()
     assert [e for e in events if e.kind == kinds.TIME_CUE] == []
     # the same words as a sentence of the issue
-    prose = "The request failed when I started the server again.\n"
+    prose = "The scheduler failed when I started the server again and sent requests.\n"
     events = SourceClassifier(Source(name="one.md", path=None, data=prose.encode()), Coverage()).run()
     assert [e.kind for e in events if e.kind == kinds.TIME_CUE] == []  # both kinds of cue: nothing

@@ -19,6 +19,7 @@ import re
 from logscope.core import kinds
 from logscope.pipeline.parse.parsers import stated_failure
 from logscope.pipeline.parse.parsers.base import Parsed
+from logscope.pipeline.parse.parsers.time_claims import NEGATED
 
 # the failure the sentence speaks of (a verb, a noun, or "this issue" pointing at the paste's failure)
 _FAILURE = re.compile(
@@ -38,7 +39,7 @@ _ACCURACY = re.compile(
     r"\s+(?:benchmark\w*|tests?|evals?)\b"
 )
 _SERVING = re.compile(
-    r"(?i)\b(?:(?<!pull )(?<!feature )(?<!merge )requests?\b(?![.(])"
+    r"(?i)\b(?:(?<!pull )(?<!feature )(?<!merge )requests?\b(?!\.\w|\()"
     r"|inference\b(?! (?:server|engine|framework|service|backend|stack|image|container|pod|node|cluster|script)s?\b)"
     r"|generation\b(?! config)|generating|benchmark(?:s|ing|ed)?|benching"
     r"|(?:load|stress|pressure|performance|perf)[- ]?test(?:s|ing)?|concurren(?:cy|t)|traffic|(?-i:QPS|RPS)|rollouts?"
@@ -79,12 +80,21 @@ _STARTUP: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # a line of a log quoted as if it were prose: a timestamp, a table's cell, a rank tag, a glog prefix
 _LOGGISH = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|^\s*\||\[rank\d|\b[IWEF]\d{4} ")
-# what keeps a sentence from claiming anything: a denial, a condition, a possibility, an intent, a fix or a dismissal
+# what keeps a sentence from claiming anything. Before its failure word, in that word's clause: a denial ("it does not
+# crash", "no error"); an error message's own words after it ("it raised a error: No model info found") deny nothing
 _DENIED = re.compile(r"(?i)\b(?:no|not|never|without|nothing|none|neither|nor|cannot|no longer)\b|n't\b")
+_CLAUSE = re.compile(r"[,;:(]|\bbut\b|\bhowever\b", re.IGNORECASE)
+# before its failure word: a possibility, an intent, an expectation ("it might crash", "I want to send requests to see
+# the error")
 _SUPPOSED = re.compile(
-    r"(?i)\b(?:if|unless|whether|in case|may|might|could|would|can|should|shall|must|expect(?:s|ed)?|going to"
-    r"|plan(?:ning)? to|(?:try|trying|want|wanted|need|needs) to|how to|instead of|rather than)\b"
+    r"(?i)\b(?:may|might|could|would|can|should|shall|must|expect(?:s|ed)?|going to|plan(?:ning)? to"
+    r"|(?:try|trying|want|wanted|need|needs) to|how to|instead of|rather than)\b"
 )
+# a serving cue that is what failed ("the smoke benchmark failed", "requests fail"): the client's failure, which a server
+# that never came up gives as well
+_FAILED_CLIENT = re.compile(r"\W+(?:\w+ly\W+)?" + _FAILURE.pattern.removeprefix("(?i)"), re.IGNORECASE)
+# anywhere: a condition (and, with stated_failure.rules_out, a fix, a dismissal, a question)
+_CONDITION = re.compile(r"(?i)\b(?:if|unless|whether|in case)\b")
 # a time said to go well ("memory was fine while loading the model"): the sentence names when it did not fail
 _WENT_WELL = re.compile(r"(?i)\b(?:fine|ok|okay|normal(?:ly)?|succe(?:ed|eds|eded|ssful|ssfully)|works? (?:now|well))\b")
 # a question: a question mark, or a sentence that opens as one
@@ -132,15 +142,30 @@ def place(sentence: str) -> tuple[str, str] | None:
     words = _QUOTED.sub(" ", said)
     if len(_WORD.findall(words)) < _MIN_WORDS or _NOT_PROSE.search(words) or _LOGGISH.search(said):
         return None
-    if not _FAILURE.search(said):
+    masked = _QUOTED.sub(lambda m: " " * len(m.group(0)), said)  # the writer's words where they stand
+    failures = [m.start() for m in _FAILURE.finditer(said)]
+    if not failures or all(_denied(masked[:at]) for at in failures):
         return None
-    # (a fix, a dismissal, a question or a condition: the stated failures' own guard, stated_failure.rules_out)
-    if _DENIED.search(words) or _SUPPOSED.search(words) or _WENT_WELL.search(words) or _ASKED.search(words):
+    if _CONDITION.search(words) or _WENT_WELL.search(words) or _ASKED.search(words) or stated_failure.rules_out(words):
         return None
-    if stated_failure.rules_out(words):
+    serving = [
+        m.start()
+        for m in _SERVING.finditer(_ACCURACY.sub(lambda m: " " * len(m.group(0)), masked))
+        if not _FAILED_CLIENT.match(masked, m.end())
+    ]
+    startup = [(stage, m.start()) for stage, pattern in _STARTUP for m in pattern.finditer(masked)]
+    if bool(serving) == bool(startup):
         return None
-    serving = _SERVING.search(_ACCURACY.sub(" ", words)) is not None
-    startup = next((stage for stage, pattern in _STARTUP if pattern.search(words)), None)
-    if serving == (startup is not None):
+    # a cue said in the negative or as a condition ("not during startup", "this is not a graph capture case", "unless
+    # ... requests") places nothing
+    if any(
+        NEGATED.search(masked[:at]) or _DENIED.search(_CLAUSE.split(masked[:at])[-1])
+        for at in serving + [at for _, at in startup]
+    ):
         return None
-    return ("serving" if serving else str(startup)), said[:200]
+    return ("serving" if serving else startup[0][0]), said[:200]
+
+
+def _denied(before: str) -> bool:
+    """The failure word is denied, supposed or wished: a denial in its clause, or a possibility or intent before it."""
+    return _DENIED.search(_CLAUSE.split(before)[-1]) is not None or _SUPPOSED.search(before) is not None
