@@ -68,6 +68,8 @@ SERVED = [
         "Avg generation throughput: 48.3 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.4%, "
         "Prefix cache hit rate: 0.0%",
     ),
+    # uvicorn 0.20.0-0.34.0 RequestResponseCycle.run_asgi, once per request whose handler raised
+    ("uvicorn-asgi-exception", "[2025-06-01 10:00:05] ERROR:    Exception in ASGI application"),
     # verl 0.4.1 utils/logger/aggregate_logger.py concat_dict_to_str, printed after a training step (Ray prefix)
     (
         "verl-step",
@@ -118,7 +120,7 @@ def test_a_served_line_places_a_failure_after_it_while_serving(line):
     analysis = analyze_model([Source(name="paste.log", path=None, data=(line + "\n" + CRASH).encode())])
     [failure] = [f for fs in analysis.failures.values() for f in fs]
     assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
-    assert failure.phase_basis == "after line 1 showed it serving"
+    assert failure.phase_basis.startswith("after line 1")
 
 
 @pytest.mark.parametrize("line", [line for _, line in NOT_SERVED], ids=[name for name, _ in NOT_SERVED])

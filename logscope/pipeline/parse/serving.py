@@ -43,6 +43,11 @@ _SERVING = re.compile(
     # schedulers' "ready"; the dummy health server of nodes >= 1 likewise): weights, pools and capture were done,
     # the warmup request came next. The other uvicorn servers SGLang runs log at "warning" (no such line).
     r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] INFO: +(?:Application startup complete\.|Uvicorn running on )"
+    # uvicorn's report of an HTTP request whose handler raised (uvicorn 0.20.0-0.34.0 protocols/http/httptools_impl.py
+    # and h11_impl.py RequestResponseCycle.run_asgi: msg = "Exception in ASGI application\n"; run once per request): the
+    # HTTP server, which SGLang starts once every scheduler finished startup, was up and answering a request (perhaps
+    # the warmup's, as uvicorn's start line: BEFORE_WARMUP)
+    r"|\bException in ASGI application\b"
     # SGLang's benchmark client after its first request came back (bench_serving.py: "Initial test run completed.
     # Starting main benchmark run..." 0.3.0-0.4.3.post4, "Warmup completed with N sequences. Starting main
     # benchmark run..." 0.4.4.post4-0.5.23, raised instead when that request failed) and its results table (" Serving Benchmark
@@ -88,6 +93,7 @@ SERVING_BYTES = AnchoredPattern(
         b"Input length (",
         b"Application startup complete.",
         b"Uvicorn running on ",
+        b"Exception in ASGI application",
         b"Starting main benchmark run",
         b" Serving Benchmark Result ",
         b": obj=",
@@ -100,7 +106,7 @@ SERVING_BYTES = AnchoredPattern(
     ),
 )
 # the serving lines that come before SGLang's own warmup request (a failure the warmup names stays warmup after them)
-BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on ")
+BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on |Exception in ASGI application")
 # where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
 # batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
 # [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after

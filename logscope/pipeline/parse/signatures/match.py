@@ -301,6 +301,7 @@ def is_candidate(event: Event) -> bool:
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
 TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
 _BATCH_MARK = re.compile(r"Prefill batch|POST /generate\b")
+_ASGI_MARK = re.compile(r"Exception in ASGI application")
 _BENCH_MARK = re.compile(r"Starting main benchmark run|Serving Benchmark Result")
 
 
@@ -309,6 +310,11 @@ def _serving_basis(marker: Event) -> str:
         return f"after the ready line at line {marker.line}"
     if _BATCH_MARK.search(marker.text):
         return f"after line {marker.line} showed the scheduler running a batch (SGLang's warmup request is one too)"
+    if _ASGI_MARK.search(marker.text):
+        return (
+            f"after line {marker.line}, uvicorn's 'Exception in ASGI application': an HTTP request's handler raised, so"
+            " the HTTP server SGLang starts once every scheduler finished startup was answering requests"
+        )
     if BEFORE_WARMUP.search(marker.text):
         return (
             f"after line {marker.line}, uvicorn up: SGLang starts its HTTP server once every scheduler finished startup"
