@@ -70,6 +70,15 @@ SERVED = [
     ),
     # uvicorn 0.20.0-0.34.0 RequestResponseCycle.run_asgi, once per request whose handler raised
     ("uvicorn-asgi-exception", "[2025-06-01 10:00:05] ERROR:    Exception in ASGI application"),
+    # vllm 0.6.3.post1 / 0.10.1.1 entrypoints/logger.py RequestLogger.log_inputs
+    (
+        "vllm-received-request",
+        "INFO 10-17 10:00:05 logger.py:37] Received request chatcmpl-9a8b: prompt: '<|user|>hi', "
+        "params: SamplingParams(n=1, temperature=0.7), prompt_token_ids: [1, 2, 3], lora_request: None.",
+    ),
+    # vllm 0.6.3.post1 engine/async_llm_engine.py (and "Added request" in 0.10.1.1 v1/engine/async_llm.py)
+    ("vllm-added-request", "INFO 10-17 10:00:05 async_llm_engine.py:207] Added request chatcmpl-9a8b."),
+    ("vllm-finished-request", "INFO 10-17 10:00:06 async_llm_engine.py:175] Finished request chatcmpl-9a8b."),
     # verl 0.4.1 utils/logger/aggregate_logger.py concat_dict_to_str, printed after a training step (Ray prefix)
     (
         "verl-step",
@@ -111,6 +120,7 @@ NOT_SERVED = [
         "#new_token_ratio: 0.4000 -> 0.7000",
     ),
     ("step-word", "Loading checkpoint step:2 from /ckpt"),
+    ("finished-request-prose", "Finished request processing for the whole batch and more"),
 ]
 
 
