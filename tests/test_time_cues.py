@@ -12,6 +12,7 @@ from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.classify import SourceClassifier
 from logscope.pipeline.parse.parsers import time_cues
+from logscope.pipeline.parse import prefilter
 
 TRACEBACK = """```
 Traceback (most recent call last):
@@ -133,3 +134,19 @@ def test_a_log_line_never_reads_as_a_cue_sentence():
     prose = "The scheduler failed when I started the server again and sent requests.\n"
     events = SourceClassifier(Source(name="one.md", path=None, data=prose.encode()), Coverage()).run()
     assert [e.kind for e in events if e.kind == kinds.TIME_CUE] == []  # both kinds of cue: nothing
+
+
+FAILURE_WORDS = (
+    "crashes crashed crashing crash fails failed failing failure failures error errors exception exceptions dies died die"
+    " dying dead OOM OOMs OOMed OOM'd hangs hanging hang hung stuck freezes freezing froze segfaults segfaulted killed"
+    " aborts aborted timeouts timeout time-out"
+).split() + ["out of memory", "segmentation fault", "timed out", "this issue", "the problem", "that bug"]
+
+
+@pytest.mark.parametrize("word", FAILURE_WORDS)
+def test_every_failure_word_reaches_the_lexicon(word):
+    # the prefilter's literals (kinds.TIME_CUE_LITERALS) hold every failure word the lexicon reads, at a sentence's
+    # start too
+    for sentence in (f"After a few requests it {word} again.", f"{word[:1].upper()}{word[1:]} after a few requests."):
+        assert kinds.TIME_CUE_GRAMMAR in prefilter.grammars_for(sentence), sentence
+        assert time_cues.fits(sentence), sentence
