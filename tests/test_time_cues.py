@@ -10,9 +10,9 @@ from logscope.core import kinds
 from logscope.core.model import Coverage
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse import prefilter
 from logscope.pipeline.parse.classify import SourceClassifier
 from logscope.pipeline.parse.parsers import time_cues
-from logscope.pipeline.parse import prefilter
 
 TRACEBACK = """```
 Traceback (most recent call last):
@@ -136,11 +136,46 @@ def test_a_log_line_never_reads_as_a_cue_sentence():
     assert [e.kind for e in events if e.kind == kinds.TIME_CUE] == []  # both kinds of cue: nothing
 
 
-FAILURE_WORDS = (
-    "crashes crashed crashing crash fails failed failing failure failures error errors exception exceptions dies died die"
-    " dying dead OOM OOMs OOMed OOM'd hangs hanging hang hung stuck freezes freezing froze segfaults segfaulted killed"
-    " aborts aborted timeouts timeout time-out"
-).split() + ["out of memory", "segmentation fault", "timed out", "this issue", "the problem", "that bug"]
+FAILURE_WORDS = [
+    "crashes",
+    "crashed",
+    "crashing",
+    "crash",
+    "fails",
+    "failed",
+    "failing",
+    "failure",
+    "failures",
+    "error",
+    "errors",
+    "exception",
+    "exceptions",
+    "dies",
+    "died",
+    "die",
+    "dying",
+    "dead",
+    "OOM",
+    "OOMs",
+    "OOMed",
+    "OOM'd",
+    "hangs",
+    "hanging",
+    "hang",
+    "hung",
+    "stuck",
+    "freezes",
+    "freezing",
+    "froze",
+    "segfaults",
+    "segfaulted",
+    "killed",
+    "aborts",
+    "aborted",
+    "timeouts",
+    "timeout",
+    "time-out",
+] + ["out of memory", "segmentation fault", "timed out", "this issue", "the problem", "that bug"]
 
 
 @pytest.mark.parametrize("word", FAILURE_WORDS)
