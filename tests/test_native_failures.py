@@ -292,6 +292,7 @@ SERVING_ANCHORS = {
     "serving-decode-out-of-memory": ["Decode out of memory. Try to lower your batch size."],
     "serving-memory-leak": ["memory leak detected!"],
     "serving-watchdog-timeout": ["Watchdog timeout ({self.watchdog_timeout", 'watchdog timeout "'],
+    "pd-kv-transfer-error-any-room": ["raise KVTransferError("],
 }
 
 
