@@ -13,12 +13,17 @@ def _findings(text: str) -> list[tuple]:
 def test_a_kv_transfer_error_with_its_room_abridged_is_a_pd_transfer_failure():
     # sglang 0.5.23 disaggregation/common/conn.py KVTransferError.__str__; sglang-26486 abridged it with "..."
     text = "```\nDecode transfer failed ... KVTransferError(...): Aborted by AbortReq\n```\n"
-    assert _findings(text) == [("pd-transfer-failed", "pd_transfer", "disaggregation")]
+    # KVTransferError is raised only for a request's transfer, the PD warmup's is fake (pd_transfer.yaml): serving
+    assert _findings(text) == [("pd-transfer-failed", "pd_transfer", "serving")]
 
 
-def test_no_model_info_stated_in_prose_is_sglangs_failure_at_an_unknown_time():
-    # sglang 0.5.6.post2-0.5.9 multimodal_gen/registry.py get_model_info raises it; sglang-17454 says so in prose
+def test_no_model_info_stated_in_prose_is_sglangs_failure_placed_by_its_sentence():
+    # sglang 0.5.6.post2-0.5.9 multimodal_gen/registry.py get_model_info raises it; sglang-17454 says so in prose, and
+    # its sentence's cue ("I start the server") places it at startup, inferred (parse/parsers/time_cues.py), as its
+    # label does; without the cue the time stays unknown
     text = "I start the server, but it raised a error:No model info found for model path: /data/Qwen-Image-2512\n"
+    assert _findings(text) == [("startup-crash", "sglang", "startup")]
+    text = "It raised a error:No model info found for model path: /data/Qwen-Image-2512\n"
     assert _findings(text) == [("failure-time-unknown", "sglang", "unknown")]
 
 

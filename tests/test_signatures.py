@@ -41,7 +41,8 @@ def test_signature_case(file, case):
 def _variants(line: str) -> dict[str, str]:
     return {
         "quoted": f"> {line}\n",
-        "in_prose": f"The server crashed with `{line}` on startup.\n",
+        # (no time word: "on startup" would place the case by the cue lexicon, parse/parsers/time_cues.py)
+        "in_prose": f"The server crashed with `{line}` today.\n",
         "rank_prefix": f"[2025-06-01 10:00:00 TP3] {line}\n",
     }
 

@@ -101,6 +101,8 @@ LAUNCH_FLAGS: Final = "launch_flags"  # flags given as code spans in a Markdown 
 CHECK_ENV: Final = "check_env"
 STATED_ENV: Final = "stated_env"  # versions / GPUs stated outside check_env (issue template, pip, __version__)
 TIME_CLAIM: Final = "time_claim"  # the paste says when it failed: a benchmark client run, a sentence (time_claims.py)
+# a sentence that names the failure and cues of one time only (requests, startup, ...): parse/parsers/time_cues.py
+TIME_CUE: Final = "time_cue"
 STATED_FAILURE: Final = "stated_failure"  # a sentence of prose states that the run failed (stated_failure.py)
 JIT_BUILD: Final = "jit_build"  # a kernel library's JIT build opened, closed or entered (parsers/jit_build.py)
 SMI_GPU: Final = "smi_gpu"
@@ -140,6 +142,7 @@ GPUSTAT_GRAMMAR: Final = "gpustat"
 STATED_ENV_GRAMMAR: Final = "stated_env"
 TIME_CLAIM_GRAMMAR: Final = "time_claim"
 STATED_FAILURE_GRAMMAR: Final = "stated_failure"
+TIME_CUE_GRAMMAR: Final = "time_cue"
 NATIVE_LOG_GRAMMAR: Final = "native_log"
 JIT_BUILD_GRAMMAR: Final = "jit_build"
 CHECK_ENV_GRAMMAR: Final = "check_env"
@@ -335,6 +338,49 @@ STATED_FAILURE_LITERALS = (
     "dead",
     "killed",
     "out of memory",
+)
+# a sentence that places its failure by cue words names the failure (parse/parsers/time_cues.py _FAILURE)
+TIME_CUE_LITERALS = (
+    "crash",
+    "Crash",
+    "fail",
+    "Fail",
+    "rror",
+    "xception",
+    " die",
+    "Die",
+    "dying",
+    "Dying",
+    "dead",
+    "Dead",
+    "OOM",
+    "out of memory",
+    "Out of memory",
+    " hang",  # not "change", "exchange"
+    "Hang",
+    "hung",
+    "Hung",
+    "stuck",
+    "Stuck",
+    "freez",
+    "Freez",
+    "froze",
+    "Froze",
+    "egfault",
+    "egmentation fault",
+    "killed",
+    "Killed",
+    " abort",
+    "Abort",
+    "timed out",
+    "Timed out",
+    "timeout",
+    "Timeout",
+    "time-out",
+    "Time-out",
+    " issue",
+    " problem",
+    " bug",
 )
 # what a sentence or command that says when the paste failed holds (parse/parsers/time_claims.py: one in each pattern)
 TIME_CLAIM_LITERALS = (
@@ -1051,6 +1097,16 @@ CATALOGUE: tuple[Kind, ...] = (
         STATED_ENV_GRAMMAR,
         literals=STATED_ENV_LITERALS,
         samples=("- SGLang: 0.5.4.post1", "sglang==0.5.9", "- GPUs: NVIDIA H20-3e (x4)", "**PyTorch**: 2.8.0+cu129"),
+    ),
+    Kind(
+        TIME_CUE,
+        FACT,
+        TIME_CUE_GRAMMAR,
+        literals=TIME_CUE_LITERALS,
+        samples=(
+            "The server crashes with `RuntimeError: NCCL error` when I start it on two nodes.",
+            "After a few requests it dies: `RuntimeError: CUDA error: an illegal memory access was encountered`",
+        ),
     ),
     Kind(
         STATED_FAILURE,

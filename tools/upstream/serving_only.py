@@ -47,6 +47,13 @@ MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
         ("_watchdog_once",),
         "the watchdog of a running component (the scheduler's: a batch it is running makes no progress)",
     ),
+    (
+        "raise KVTransferError(",  # 0.4.7.post1 on; its __str__: f"KVTransferError(bootstrap_room={...}): {...}"
+        ("failure_exception",),
+        "a request's KV sender or receiver whose transfer failed, asked by the PD queues (prefill.py / decode.py) for"
+        " that request; the PD warmup's transfer is the FAKE backend's (bootstrap host FAKE_BOOTSTRAP_HOST), which raises"
+        " none",
+    ),
 )
 _DEF = re.compile(r"^(\s*)(?:async\s+)?def (\w+)|^(\s*)class (\w+)")
 

@@ -660,7 +660,9 @@ class SourceClassifier:
         """Rejoin a line a terminal wrapped, only when the continuation is no line of its own."""
         assert self.pending is not None
         if PREFIXED.match(text) or any(
-            _GRAMMARS[g].fits(text) if g == kinds.MEMORY_LINE_GRAMMAR else True for g in prefilter.grammars_for(text)
+            # (the time cues read sentences, never a line of its own: a wrapped sentence's failure word joins it)
+            _GRAMMARS[g].fits(text) if g == kinds.MEMORY_LINE_GRAMMAR else g != kinds.TIME_CUE_GRAMMAR
+            for g in prefilter.grammars_for(text)
         ):
             return False
         first_line, first = self.pending
@@ -810,7 +812,7 @@ def _reads_whole(text: str) -> bool:
 
 
 # the grammars that read prose as well as records: a line only they read may be a line of a message
-_PROSE_GRAMMARS = frozenset({kinds.STATED_ENV_GRAMMAR, kinds.STATED_FAILURE_GRAMMAR, "signature"})
+_PROSE_GRAMMARS = frozenset({kinds.STATED_ENV_GRAMMAR, kinds.STATED_FAILURE_GRAMMAR, kinds.TIME_CUE_GRAMMAR, "signature"})
 
 
 def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:

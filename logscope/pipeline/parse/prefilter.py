@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 
-from logscope.core import user_cache
+from logscope.core import kinds, user_cache
 from logscope.pipeline.ingest.linescan import LiteralScan
 from logscope.pipeline.ingest.unwrap import failing_level_literals
 from logscope.pipeline.parse.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
@@ -44,7 +44,9 @@ def all_literals() -> tuple[str, ...]:
 def heads() -> tuple[str, ...]:
     """Every literal once: a line that starts with one is a record (classify), whether or not a shorter literal
     inside it made `all_literals` drop it ("- SGLang:" holds "SGLang:")."""
-    return tuple(dict.fromkeys([*(lit for lits in LINE_LITERALS.values() for lit in lits), *BLOCK_LITERALS]))
+    # (not the time cues': a sentence's failure word, "Timeout ..." or "Failed ...", opens no message of a record)
+    own = (lits for name, lits in LINE_LITERALS.items() if name != kinds.TIME_CUE_GRAMMAR)
+    return tuple(dict.fromkeys([*(lit for lits in own for lit in lits), *BLOCK_LITERALS]))
 
 
 def _shortest(literals: tuple[str, ...]) -> tuple[str, ...]:

@@ -8,6 +8,10 @@ startup step (weights, pools, capture) was behind it. SGLang's warmup request is
 the ready line); the basis a failure's message gives names the line, so a reader can tell, and when SGLang then says
 its warmup request failed the batch was the warmup's (signatures/warmup.py). Not markers: the
 warmup's probes that run no batch (`/get_model_info`, `/model_info`, `/health`, `/get_server_info`).
+The lines read from the released sources that a server prints only once it serves (issue 43, i43-serving): the
+tokenizer manager's request log (not the warmup request's), the scheduler retracting running requests, uvicorn's
+report of a request that raised, vLLM's stats line and request log, and verl's step metrics; each names its source
+and release range where it is matched.
 """
 
 from __future__ import annotations
@@ -40,11 +44,49 @@ _SERVING = re.compile(
     # schedulers' "ready"; the dummy health server of nodes >= 1 likewise): weights, pools and capture were done,
     # the warmup request came next. The other uvicorn servers SGLang runs log at "warning" (no such line).
     r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] INFO: +(?:Application startup complete\.|Uvicorn running on )"
+    # uvicorn's report of an HTTP request whose handler raised (uvicorn 0.20.0-0.34.0 protocols/http/httptools_impl.py
+    # and h11_impl.py RequestResponseCycle.run_asgi: msg = "Exception in ASGI application\n"; run once per request): the
+    # HTTP server, which SGLang starts once every scheduler finished startup, was up and answering a request (perhaps
+    # the warmup's, as uvicorn's start line: BEFORE_WARMUP)
+    r"|\bException in ASGI application\b"
     # SGLang's benchmark client after its first request came back (bench_serving.py: "Initial test run completed.
     # Starting main benchmark run..." 0.3.0-0.4.3.post4, "Warmup completed with N sequences. Starting main
     # benchmark run..." 0.4.4.post4-0.5.23, raised instead when that request failed) and its results table (" Serving Benchmark
     # Result " centred in "=", 0.3.0-0.5.23): a server answered requests
     r"|Starting main benchmark run\.\.\.|=+ Serving Benchmark Result =+"
+    # the tokenizer manager's request log (--log-requests): "in=GenerateReqInput(...), out=..." (tokenizer_manager.py
+    # 0.3.0-0.4.0.post2), "Receive: obj=GenerateReqInput(...)" and "Finish: obj=..., out=..." (tokenizer_manager.py
+    # 0.4.1.post7-0.5.6.post2, utils/request_logger.py 0.5.7-0.5.23), "Receive OpenAI: obj={...}" (request_logger.py
+    # 0.5.10.post1-0.5.23), and its JSON form ("event": "request.received" / "request.finished", log_json, 0.5.7-0.5.23).
+    # SGLang's own warmup request goes the same way before the ready line (http_server.py _wait_and_warmup /
+    # _execute_server_warmup): only a logged request that shows its input (--log-requests-level 2 or 3, the default 2)
+    # and none of the warmup's (text "The capital city of France is", input_ids [10, 11, 12], the PD prefill warmup's
+    # [[0, 1, 2, 3]] / [[10, 11, 12, 13]] with bootstrap host FAKE_BOOTSTRAP_HOST "2.2.2.2", the VLM warmup's
+    # "Describe the image.") is a served request
+    r"|(?:\b(?:Receive(?: OpenAI)?|Finish): obj=|\bin=(?:Generate|Embedding)ReqInput\("
+    r"|\"event\": \"request\.(?:received|finished)\")"
+    r"(?!.*?(?:The capital city of France is|\b10, 11, 12\b|\[0, 1, 2, 3\]|2\.2\.2\.2|Describe the image\.))"
+    r"(?=.*?(?:\btext=(?!None\b)|\binput_ids=\[|\"(?:text|input_ids|messages|prompt)\": ?[\"\[]|'(?:messages|prompt)': ?['\"\[]))"
+    # the scheduler retracting running requests when decode ran out of KV cache (Scheduler.update_running_batch:
+    # "Decode out of memory happened. #retracted_reqs: N" 0.3.0-0.4.6.post5, "KV cache pool is full. Retract requests.
+    # #retracted_reqs: N" 0.4.7.post1-0.5.23): retract_decode takes none from a batch of one request (its corner
+    # case), so a retraction needs two running requests, more than SGLang's warmup sends to one scheduler
+    r"|(?:Decode out of memory happened|KV cache pool is full\. Retract requests)\. #retracted_reqs: [1-9]"
+    # vLLM's stats line (vllm/engine/metrics.py LoggingStatLogger.log, vllm 0.6.3.post1; "Engine 000: " before it in
+    # vllm/v1/metrics/loggers.py LoggingStatLogger.log, 0.10.1.1, at info only when a throughput of this interval or the
+    # last is not zero): the OpenAI server logs it every 10 s from its lifespan, once the engine is built and the app
+    # serves (entrypoints/openai/api_server.py lifespan _force_log, both releases), and the engine after the steps of
+    # its requests; a vLLM server beside SGLang, or the engine an RL framework generates with
+    r"|Avg prompt throughput: [\d.]+ tokens/s, Avg generation throughput: [\d.]+ tokens/s"
+    # vLLM's request log (--disable-log-requests off, the default of its OpenAI server): "Received request {id}: prompt:
+    # ..." (entrypoints/logger.py RequestLogger.log_inputs, 0.6.3.post1 and 0.10.1.1), "Added request {id}." and
+    # "Finished request {id}." (engine/async_llm_engine.py 0.6.3.post1; "Added request" in v1/engine/async_llm.py
+    # 0.10.1.1): vLLM sends no warmup request of its own, so a logged request is a client's
+    r"|\bReceived request \S+: prompt: |\b(?:Added|Finished) request [\w.:-]+\.\s*$"
+    # verl's console metrics after a training step (verl 0.4.1 utils/logger/aggregate_logger.py concat_dict_to_str:
+    # "step:{step} - {key}:{value:.3f} - ...", printed by Tracking's console logger from RayPPOTrainer.fit after the
+    # step's rollout, or after the validation before training, both generated by the rollout engine)
+    r"|\bstep:\d+ - [\w/@.-]+:-?\d+\.\d{3}\b"
 )
 # searched where the bytes are read (ingest's chunks); every match holds one of the anchors
 SERVING_BYTES = AnchoredPattern(
@@ -57,12 +99,23 @@ SERVING_BYTES = AnchoredPattern(
         b"Input length (",
         b"Application startup complete.",
         b"Uvicorn running on ",
+        b"Exception in ASGI application",
         b"Starting main benchmark run",
         b" Serving Benchmark Result ",
+        b": obj=",
+        b"in=GenerateReqInput(",
+        b"in=EmbeddingReqInput(",
+        b'"event": "request.',
+        b"#retracted_reqs: ",
+        b"Avg prompt throughput: ",
+        b"Received request ",
+        b"Added request ",
+        b"Finished request ",
+        b"step:",
     ),
 )
 # the serving lines that come before SGLang's own warmup request (a failure the warmup names stays warmup after them)
-BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on ")
+BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on |Exception in ASGI application")
 # where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
 # batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
 # [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after

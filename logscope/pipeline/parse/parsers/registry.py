@@ -21,6 +21,7 @@ from logscope.pipeline.parse.parsers import (
     stated_env,
     stated_failure,
     time_claims,
+    time_cues,
 )
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
@@ -322,6 +323,16 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.line_literals(kinds.STATED_FAILURE_GRAMMAR),
         stated_failure.parse,
         stated_failure.fits,
+        prose=True,
+        whole_sentence=True,
+        only_in_prose=True,
+    ),
+    # a sentence that names the failure and says when by cue words of one time only (after the phrasings above)
+    LineGrammar(
+        kinds.TIME_CUE_GRAMMAR,
+        kinds.line_literals(kinds.TIME_CUE_GRAMMAR),
+        time_cues.parse,
+        time_cues.fits,
         prose=True,
         whole_sentence=True,
         only_in_prose=True,

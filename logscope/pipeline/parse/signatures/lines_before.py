@@ -15,7 +15,7 @@ from logscope.core.events import Event
 from logscope.core.stage_functions import Releases
 
 # the paste's prose is no line a server printed
-PROSE_KINDS = frozenset({kinds.TIME_CLAIM, kinds.STATED_FAILURE, kinds.STATED_ENV})
+PROSE_KINDS = frozenset({kinds.TIME_CLAIM, kinds.TIME_CUE, kinds.STATED_FAILURE, kinds.STATED_ENV})
 # how far back (events of the input) a wording is looked for: the lines just before the failure
 LOOK_BACK = 100
 # the startup steps another rank's phase line places a failure in (as the rank's own: after capture_end the warmup

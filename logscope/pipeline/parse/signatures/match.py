@@ -301,6 +301,7 @@ def is_candidate(event: Event) -> bool:
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
 TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
 _BATCH_MARK = re.compile(r"Prefill batch|POST /generate\b")
+_ASGI_MARK = re.compile(r"Exception in ASGI application")
 _BENCH_MARK = re.compile(r"Starting main benchmark run|Serving Benchmark Result")
 
 
@@ -309,6 +310,11 @@ def _serving_basis(marker: Event) -> str:
         return f"after the ready line at line {marker.line}"
     if _BATCH_MARK.search(marker.text):
         return f"after line {marker.line} showed the scheduler running a batch (SGLang's warmup request is one too)"
+    if _ASGI_MARK.search(marker.text):
+        return (
+            f"after line {marker.line}, uvicorn's 'Exception in ASGI application': an HTTP request's handler raised, so"
+            " the HTTP server SGLang starts once every scheduler finished startup was answering requests"
+        )
     if BEFORE_WARMUP.search(marker.text):
         return (
             f"after line {marker.line}, uvicorn up: SGLang starts its HTTP server once every scheduler finished startup"
@@ -514,11 +520,16 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     # a sentence that states the failure may place it itself ("it fails during startup with ...")
     # a failure stated only in prose: every sentence of it speaks of that failure, before it or after (one sentence
     # stands for the others: _without_stated)
+    # a sentence of cue words names the failure it speaks of (parse/parsers/time_cues.py): it says when that failure
+    # came, written before the log or after it
     stated = event.kind == kinds.STATED_FAILURE
     before = [
         c
         for c in claims.get(event.source, [])
-        if stated or c.line < event.line or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
+        if stated
+        or c.kind == kinds.TIME_CUE
+        or c.line < event.line
+        or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
     ]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
@@ -579,7 +590,7 @@ def failures_of(
             tracebacks.setdefault(e.source, []).append(e)
         if e.kind == kinds.SHARD_PROGRESS:
             bars.setdefault(e.source, []).append(e)
-        elif e.kind == kinds.TIME_CLAIM:
+        elif e.kind in (kinds.TIME_CLAIM, kinds.TIME_CUE):
             claims.setdefault(e.source, []).append(e)
         elif e.kind == kinds.JIT_BUILD:
             builds.setdefault(e.source, []).append(e)

@@ -1,0 +1,171 @@
+"""When a failure happened, said in a sentence of the issue's own words that also names the failure ("The server
+crashes with `X` when I start it on two nodes.", "After a few requests it dies: `RuntimeError: ...`"): a family of
+cue words, not a list of phrasings (parse/parsers/time_claims.py keeps the phrasings, and the client steps).
+
+A sentence places its failure when it holds a failure word (crash, fail, error, dies, OOM, hang, ...) and cues of
+one kind only: serving cues (requests, inference, generation, a benchmark, a load or stress test, concurrency,
+traffic, QPS, a rollout, "after N hours / steps / requests") or startup cues (the server's start, launch, boot or
+initialisation, loading the model or weights, graph capture; not "warmup": a benchmark's warmup requests are
+served). A sentence with cues of both kinds, a negation, a condition, a possibility, a question, an intent, a fix or
+a dismissal places nothing, and the cue words are read outside code spans and quotes only (a quoted exception's
+"init" is the library's word, not the writer's).
+Like every claim it is weaker evidence than a log line: it places a failure only when nothing in the log does, and
+the finding says it was inferred from the issue's words (signatures/match.py)."""
+
+from __future__ import annotations
+
+import re
+
+from logscope.core import kinds
+from logscope.pipeline.parse.parsers import stated_failure
+from logscope.pipeline.parse.parsers.base import Parsed
+from logscope.pipeline.parse.parsers.time_claims import NEGATED
+
+# the failure the sentence speaks of (a verb, a noun, or "this issue" pointing at the paste's failure)
+_FAILURE = re.compile(
+    r"(?i)\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing|ures?)?|errors?|exceptions?|die[sd]?|dying|dead|OOM(?:s|ed|'d)?"
+    r"|out of memory|hang(?:s|ing)?|hung|stuck|freez(?:e|es|ing)|froze|segfault(?:s|ed)?|segmentation fault|killed"
+    r"|abort(?:s|ed)?|timed out|time-?outs?|(?:this|the|that|same) (?:issue|problem|bug))\b"
+)
+# the server was serving: requests reached it, it ran inference or generation, a benchmark or load drove it, or it had
+# run for hours, steps or requests before the failure. Not the words that only name a kind of server ("the inference
+# engine"), a pull or feature request, Python's requests package (`requests.post`), nor "serving" alone ("when serving
+# model X" is running the server, its startup included: time_claims.py reads "while serving")
+# an accuracy benchmark ("the GSM8K benchmark") is no serving cue: SGLang's own accuracy scripts may start an engine
+# of their own (sglang/test/few_shot_gsm8k_engine.py: sgl.Engine(model_path=...), 0.5.2), whose startup may be what
+# failed; the built mined labels agree (an accuracy client labelled unknown, time_claims.CLIENT_STEPS)
+_ACCURACY = re.compile(
+    r"(?i)\b(?:gsm-?8k|mmlu(?:-pro)?|humaneval|math(?:-?500)?|aime\d*|gpqa|mmmu|accuracy|eval(?:uation)?)"
+    r"\s+(?:benchmark\w*|tests?|evals?)\b"
+)
+_SERVING = re.compile(
+    r"(?i)\b(?:(?<!pull )(?<!feature )(?<!merge )requests?\b(?!\.\w|\()"
+    r"|inference\b(?! (?:server|engine|framework|service|backend|stack|image|container|pod|node|cluster|script)s?\b)"
+    r"|generation\b(?! config)|generating|benchmark(?:s|ing|ed)?|benching"
+    r"|(?:load|stress|pressure|performance|perf)[- ]?test(?:s|ing)?|concurren(?:cy|t)|traffic|(?-i:QPS|RPS)|rollouts?"
+    r"|after (?:about |around |roughly |nearly |over |more than |~)?(?:\d+\+?|a few|several|many|some|hundreds of"
+    # "after 3 hours of loading" are hours of a startup step, "after 2 hours of debugging" the user's
+    r"|thousands of) (?:(?:hours|days)(?! of (?!(?:serving|running|operation|inference|uptime)\b)\w+)"
+    r"|steps|iterations|epochs|requests|rounds|queries|prompts))\b"
+)
+# the server was starting: (stage, pattern), the more precise step first. The start words count for the server only
+# (its start as a noun, or the verb with the server or "it" as subject or object): "right after training started", "a
+# kernel launch failure" and "fails in host-side initialization" are another thing's start
+_SERVER = (
+    r"(?:the |a |my |our |this )?(?:sglang |SGLang |vllm |vLLM )?"
+    r"(?:server|engine|service|instance|model|container|pod|node|worker|scheduler|runtime|it|them)"
+)
+_STARTS = r"start(?:s|ed|ing)?|launch(?:es|ed|ing)?|boot(?:s|ed|ing)?"
+_STARTUP: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "load_weight",
+        re.compile(
+            r"(?i)\b(?:load(?:ing)? (?:the |of )?(?:model(?: weights)?|weights?|checkpoints?)"
+            r"|(?:model|weights?|checkpoint) loading)\b"
+        ),
+    ),
+    (
+        "capture",
+        re.compile(r"(?i)\b(?:(?:cuda[- ]?)?graph captur(?:e|ing)|captur(?:e|ing) (?:the )?(?:cuda[- ]?)?graphs?)\b"),
+    ),
+    (
+        "startup",
+        re.compile(
+            r"(?i)\bstart-?up\b|\b(?:" + _STARTS + r"|initiali[sz](?:e|es|ed|ing)|bring(?:ing)? up) (?:up )?" + _SERVER + r"\b"
+            r"|\binitiali[sz]ation of " + _SERVER + r"\b"
+            r"|\b" + _SERVER + r"(?: is| was)? (?:" + _STARTS + r"|initiali[sz](?:es|ed|ing)"
+            r"|initiali[sz]ation|init|coming up)\b(?! (?:to|with|from|over)\b| \w+ing\b)"
+        ),
+    ),
+)
+# a line of a log quoted as if it were prose: a timestamp, a table's cell, a rank tag, a glog prefix
+_LOGGISH = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|^\s*\||\[rank\d|\b[IWEF]\d{4} ")
+# what keeps a sentence from claiming anything. Before its failure word, in that word's clause: a denial ("it does not
+# crash", "no error"); an error message's own words after it ("it raised a error: No model info found") deny nothing
+_DENIED = re.compile(r"(?i)\b(?:no|not|never|without|nothing|none|neither|nor|cannot|no longer)\b|n't\b")
+_CLAUSE = re.compile(r"[,;:(]|\bbut\b|\bhowever\b", re.IGNORECASE)
+# before its failure word: a possibility, an intent, an expectation ("it might crash", "I want to send requests to see
+# the error")
+_SUPPOSED = re.compile(
+    r"(?i)\b(?:may|might|could|would|can|should|shall|must|expect(?:s|ed)?|going to|plan(?:ning)? to"
+    r"|(?:try|trying|want|wanted|need|needs) to|how to|instead of|rather than)\b"
+)
+# a serving cue that is what failed ("the smoke benchmark failed", "requests fail"): the client's failure, which a server
+# that never came up gives as well
+_FAILED_CLIENT = re.compile(r"\W+(?:\w+ly\W+)?" + _FAILURE.pattern.removeprefix("(?i)"), re.IGNORECASE)
+# anywhere: a condition (and, with stated_failure.rules_out, a fix, a dismissal, a question)
+_CONDITION = re.compile(r"(?i)\b(?:if|unless|whether|in case)\b")
+# a time said to go well ("memory was fine while loading the model"): the sentence names when it did not fail
+_WENT_WELL = re.compile(r"(?i)\b(?:fine|ok|okay|normal(?:ly)?|succe(?:ed|eds|eded|ssful|ssfully)|works? (?:now|well))\b")
+# a question: a question mark, or a sentence that opens as one
+_ASKED = re.compile(r"[?？]|^\W*(?:why|how|what|which|does|do|did|is|are|was|were|has|have)\b", re.IGNORECASE)
+# a line of code or a template's checklist, not a sentence of prose
+_NOT_PROSE = re.compile(
+    r"^\s*(?:[-*+]\s+\[[ xX]\]|<!--|\d+\.\s+I have\b|#|raise\b|def\b|class\b|return\b|import\b|from \w+ import\b|assert\b"
+    r"|except\b|self\.)|\w\(|\w=|==|->|[{};]\s*$"
+)
+# what the writer quotes (a code span, a quoted message) holds the library's words, not the writer's
+_QUOTED = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|(?<!\w)'[^'\s][^']*[^'\s]'(?!\w)")
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|;\s*|:\s+(?=[`\"'A-Z])")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_MIN_WORDS = 4
+
+
+def fits(text: str) -> bool:
+    return _FAILURE.search(text) is not None and (_SERVING.search(text) is not None or any(p.search(text) for _, p in _STARTUP))
+
+
+def parse(text: str) -> Parsed | None:
+    """The first sentence of the line that places its failure by its cue words, unless another sentence of the line
+    places its failure at the other time ("It fails during startup on one node; on the other it fails during
+    inference.")."""
+    placed = [found for sentence in sentences(text.strip()) if (found := place(sentence)) is not None]
+    if not placed or len({stage == "serving" for stage, _ in placed}) > 1:
+        return None
+    stage, said = placed[0]
+    return Parsed(kinds.TIME_CUE, {"stage": stage, "said": said})
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a line, cut outside its code spans and quotes (a quoted "RuntimeError: ..." is one piece)."""
+    masked = _QUOTED.sub(lambda m: m.group(0)[0] + "x" * (len(m.group(0)) - 2) + m.group(0)[-1], text)
+    out, at = [], 0
+    for cut in _SENTENCE.finditer(masked):
+        out.append(text[at : cut.start()])
+        at = cut.end()
+    return [*out, text[at:]]
+
+
+def place(sentence: str) -> tuple[str, str] | None:
+    """(stage, the sentence as said) when the sentence names a failure and cues of one time only, else None."""
+    said = sentence.strip()
+    words = _QUOTED.sub(" ", said)
+    if len(_WORD.findall(words)) < _MIN_WORDS or _NOT_PROSE.search(words) or _LOGGISH.search(said):
+        return None
+    masked = _QUOTED.sub(lambda m: " " * len(m.group(0)), said)  # the writer's words where they stand
+    failures = [m.start() for m in _FAILURE.finditer(said)]
+    if not failures or all(_denied(masked[:at]) for at in failures):
+        return None
+    if _CONDITION.search(words) or _WENT_WELL.search(words) or _ASKED.search(words) or stated_failure.rules_out(words):
+        return None
+    serving = [
+        m.start()
+        for m in _SERVING.finditer(_ACCURACY.sub(lambda m: " " * len(m.group(0)), masked))
+        if not _FAILED_CLIENT.match(masked, m.end())
+    ]
+    startup = [(stage, m.start()) for stage, pattern in _STARTUP for m in pattern.finditer(masked)]
+    if bool(serving) == bool(startup):
+        return None
+    # a cue said in the negative or as a condition ("not during startup", "this is not a graph capture case", "unless
+    # ... requests") places nothing
+    if any(
+        NEGATED.search(masked[:at]) or _DENIED.search(_CLAUSE.split(masked[:at])[-1])
+        for at in serving + [at for _, at in startup]
+    ):
+        return None
+    return ("serving" if serving else startup[0][0]), said[:200]
+
+
+def _denied(before: str) -> bool:
+    """The failure word is denied, supposed or wished: a denial in its clause, or a possibility or intent before it."""
+    return _DENIED.search(_CLAUSE.split(before)[-1]) is not None or _SUPPOSED.search(before) is not None

@@ -1,0 +1,187 @@
+"""The cue lexicon (parse/parsers/time_cues.py): a sentence that names its failure and holds cues of one time only
+places it, inferred from the issue's words; every guard keeps a sentence from placing anything (issue 43,
+i43-serving). Sentences written here test the reader; the mined corpus measures it."""
+
+from __future__ import annotations
+
+import pytest
+
+from logscope.core import kinds
+from logscope.core.model import Coverage
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse.classify import SourceClassifier
+from logscope.pipeline.parse.parsers import time_cues
+
+TRACEBACK = """```
+Traceback (most recent call last):
+  File "/usr/lib/python3/site-packages/foo/bar.py", line 10, in run
+    x()
+RuntimeError: something went wrong in the kernel
+```
+"""
+
+PLACED = [
+    # the two sentences of the issue (today both gave time unknown)
+    ("The server crashes with `X` when I start it on two nodes.", "startup"),
+    ("After a few requests it dies: `RuntimeError: boom`", "serving"),
+    # serving cues
+    ("Then a request to the router makes the decode pod crash with these logs:", "serving"),
+    ("We occasionally hit this issue during stress testing.", "serving"),
+    ("The scheduler hangs under high concurrency.", "serving"),
+    ("It crashed after about 3 hours of serving.", "serving"),
+    ("The rollout workers die in the middle of a rollout.", "serving"),
+    ("During inference the process gets killed.", "serving"),
+    ("The error shows up while generating long outputs.", "serving"),
+    ("The server crashes during the throughput benchmark.", "serving"),
+    ("It fails after 200 steps of RL training.", "serving"),
+    ("With QPS above 20 the engine segfaults.", "serving"),
+    # startup cues
+    ("SGLang crashes when launching the server with tp 8.", "startup"),
+    ("It crashes when the server is starting.", "startup"),
+    ("The engine hits an OOM while loading the model weights.", "load_weight"),
+    ("The process fails during CUDA graph capture on H20.", "capture"),
+    ("The pod got killed at startup every time.", "startup"),
+    # an error message's own words after the failure word deny nothing ("No model info found")
+    ("I start the server and load the model from a local path, but it raises an error: No model info found.", "load_weight"),
+]
+
+NOT_PLACED = [
+    # a guard: negation, condition, possibility, question, intent, a fix, a dismissal
+    ("It does not crash after a few requests.", "negation"),
+    ("No error shows up during inference at all.", "negation of the failure"),
+    ("It crashes with this trace, and not at startup.", "negation of the cue"),
+    ("If it crashes during the benchmark, lower the request rate.", "condition"),
+    ("The server might crash when sending many requests.", "possibility"),
+    ("Why does it crash after a few requests?", "question"),
+    ("Does the error appear during inference", "question without its mark"),
+    ("I am going to try sending requests to see the error.", "intent"),
+    ("This PR fixes a crash when sending requests.", "a fix"),
+    ("Memory was fine while loading the model; the OOM came much later.", "a time that went well"),
+    # cues of both kinds, in one sentence or in two of one line
+    ("When I start the server and send requests, it crashes.", "both kinds"),
+    ("It fails during startup on one node; on the other it fails during inference.", "both kinds, two clauses"),
+    # no cue of the writer's: the words are the library's (quoted), or name a kind of server or another thing's start
+    ("But there's an `'unspecified launch failure'` error.", "quoted words"),
+    ('I got "Failed to initialize the engine" in the log file.', "quoted words"),
+    ("The inference engine crashes with a segfault.", "a kind of server"),
+    ("The process raised an error right after training started.", "another thing's start"),
+    ("The original code fails in host-side initialization.", "a component's initialization"),
+    ("A CUDA kernel launch failure is reported by the worker.", "a kernel's launch"),
+    ("When serving with sglang serve, I get a segfault.", "serving alone is running the server"),
+    ("The server crashes during execution of the GSM8K benchmark.", "an accuracy benchmark"),
+    ("The server process crashed during the warmup.", "warmup: SGLang's or a benchmark's"),
+    ("Multiple mlx5 QPs reported a local length error.", "QPs are queue pairs"),
+    ("It crashes after 2 hours of debugging the loader.", "the user's hours"),
+    ("See the pull request for the crash details here.", "a pull request"),
+    ("The smoke benchmark failed three times before the diagnosis.", "the client is what failed"),
+    # no failure word, or no sentence of prose
+    ("After a few requests the latency goes up a lot.", "no failure word"),
+    ("2025-11-09 15:39:31 worker failed to start the engine", "a log line"),
+    ("| 2024-11-28T07:42:11Z | initialization of the engine failed |", "a table of a log"),
+    ("raise RuntimeError(msg) when starting the server fails", "code"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "stage"), PLACED, ids=[s for s, _ in PLACED])
+def test_a_sentence_with_cues_of_one_time_places_its_failure(sentence, stage):
+    placed = time_cues.place(sentence)
+    assert placed is not None and placed[0] == stage
+
+
+@pytest.mark.parametrize(("sentence", "why"), NOT_PLACED, ids=[w for _, w in NOT_PLACED])
+def test_a_guarded_or_mixed_sentence_places_nothing(sentence, why):
+    parsed = time_cues.parse(sentence)
+    assert parsed is None, why
+
+
+def _failures(text: str) -> list[tuple[str, str, str]]:
+    analysis = analyze_model([Source(name="issue.md", path=None, data=text.encode())])
+    return [(f.finding, f.phase, f.phase_basis) for fs in analysis.failures.values() for f in fs]
+
+
+@pytest.mark.parametrize(
+    ("prose", "finding", "phase"),
+    [
+        ("The server crashes with `X` when I start it on two nodes.", "startup-crash", "startup"),
+        ("After a few requests it dies.", "runtime-crash", "serving"),
+    ],
+)
+def test_the_sentence_places_the_failure_of_the_paste_inferred(prose, finding, phase):
+    [(found, placed, basis)] = _failures(f"{prose}\n\n{TRACEBACK}")
+    assert (found, placed) == (finding, phase)
+    assert "the paste's own words" in basis and "lower confidence" in basis
+
+
+def test_a_cue_sentence_after_the_log_places_it_too():
+    # the sentence names the failure it speaks of ("this issue"), so it may follow the log
+    [(found, placed, _)] = _failures(f"{TRACEBACK}\nWe occasionally encounter this issue during stress testing.\n")
+    assert (found, placed) == ("runtime-crash", "serving")
+
+
+def test_a_cue_sentence_against_a_phrase_claim_places_nothing():
+    prose = "It fails during startup.\n\nAfter a few requests it dies.\n"
+    [(_, placed, _)] = _failures(prose + TRACEBACK)
+    assert placed == "unknown"
+
+
+def test_a_log_line_never_reads_as_a_cue_sentence():
+    log = "[2026-01-05 10:00:01 TP0] Scheduler hit an exception: request failed when starting the server\n"
+    events = SourceClassifier(Source(name="one.log", path=None, data=log.encode()), Coverage()).run()
+    assert [e for e in events if e.kind == kinds.TIME_CUE] == []
+    # the same words as a sentence of the issue
+    prose = "The scheduler failed when I started the server again and sent requests.\n"
+    events = SourceClassifier(Source(name="one.md", path=None, data=prose.encode()), Coverage()).run()
+    assert [e.kind for e in events if e.kind == kinds.TIME_CUE] == []  # both kinds of cue: nothing
+
+
+FAILURE_WORDS = [
+    "crashes",
+    "crashed",
+    "crashing",
+    "crash",
+    "fails",
+    "failed",
+    "failing",
+    "failure",
+    "failures",
+    "error",
+    "errors",
+    "exception",
+    "exceptions",
+    "dies",
+    "died",
+    "die",
+    "dying",
+    "dead",
+    "OOM",
+    "OOMs",
+    "OOMed",
+    "OOM'd",
+    "hangs",
+    "hanging",
+    "hang",
+    "hung",
+    "stuck",
+    "freezes",
+    "freezing",
+    "froze",
+    "segfaults",
+    "segfaulted",
+    "killed",
+    "aborts",
+    "aborted",
+    "timeouts",
+    "timeout",
+    "time-out",
+] + ["out of memory", "segmentation fault", "timed out", "this issue", "the problem", "that bug"]
+
+
+@pytest.mark.parametrize("word", FAILURE_WORDS)
+def test_every_failure_word_reaches_the_lexicon(word):
+    # the prefilter's literals (kinds.TIME_CUE_LITERALS) hold every failure word the lexicon reads, at a sentence's
+    # start too
+    for sentence in (f"After a few requests it {word} again.", f"{word[:1].upper()}{word[1:]} after a few requests."):
+        assert kinds.TIME_CUE_GRAMMAR in prefilter.grammars_for(sentence), sentence
+        assert time_cues.fits(sentence), sentence
