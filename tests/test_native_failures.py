@@ -293,7 +293,6 @@ SERVING_ANCHORS = {
     "serving-memory-leak": ["memory leak detected!"],
     "serving-watchdog-timeout": ["Watchdog timeout ({self.watchdog_timeout", 'watchdog timeout "'],
     "serving-watchdog-stuck-batch": ["{self.cur_batch.batch_size()=}"],
-
     "pd-kv-transfer-error-any-room": ["raise KVTransferError("],
 }
 
