@@ -313,7 +313,9 @@ _STATED_HEADS = (
 def _bulleted(heads: tuple[str, ...]) -> tuple[str, ...]:
     # each labelled head also in bold ("**SGLang**:") and as a code span ("`torch`: 2.5.1+cu121")
     marked = tuple(f"{mark}{h[:-1]}{mark}:" for mark in ("**", "`") for h in heads if h.endswith(":"))
-    return heads + marked + tuple(b + h for b in _BULLETS for h in heads + marked)
+    # "`:" holds every code-span head, so the raw-bytes pass searches it alone (the prefilter keeps the shortest): the
+    # 23 code-span heads made the Hyperscan pass over a large log about 10% slower; the grammar still tests each
+    return heads + marked + tuple(b + h for b in _BULLETS for h in heads + marked) + ("`:",)
 
 
 STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)
