@@ -263,6 +263,18 @@ def test_the_tool_builds_cases_and_refuses_held_out_threads_unread(tmp_path):
     assert read_held_out(held).holds("other/sglang", 999)  # an entry without its owner holds for any owner
 
 
+def test_a_traceback_s_header_alone_is_no_case(tmp_path):
+    # its key would hold no signature, no message and no frame: match.py offers no such failure as the same message
+    corpus = tmp_path / "mined"
+    corpus.mkdir()
+    _paste(corpus, "sglang-105", "sgl-project/sglang", 105, "Traceback (most recent call last):\n")
+    _paste(corpus, "sglang-106", "sgl-project/sglang", 106, NCCL_LOG.read_text())
+    held = tmp_path / "held-out.txt"
+    held.write_text("")
+    index, report = build_index([corpus], read_held_out(held), today="2026-12-06")
+    assert [case["number"] for case in index["cases"]] == [106] and report.without_failure == ["sgl-project/sglang#105"]
+
+
 def test_logscope_cases_lists_and_searches(tmp_path):
     path = tmp_path / "index.json"
     path.write_text(json.dumps({"schema": "logscope-known-cases/1", "generated": "2026-12-06", "corpora": [],

@@ -39,7 +39,9 @@ def analyse_paste(paste: MinedPaste) -> tuple[list[CaseKey], dict[str, Any]]:
     document = stages.document(analysis, [], cases=False)
     # the quoted message is redacted as every output is (an address, a host or a user name in a public paste stays out)
     keys = [replace(k, quote=redact(k.quote)[:MESSAGE_CHARS]) for _, k in finding_keys(analysis, document["findings"])]
-    return keys, document
+    # a key with no signature, no message and no frame (a traceback's header alone) matches no other failure (match.py
+    # never offers an empty message as "the same"): indexed, it would only be a case nothing can find
+    return [k for k in keys if k.signature or k.message or k.frames], document
 
 
 def _stated_releases(pastes: list[MinedPaste], documents: list[dict[str, Any]]) -> tuple[str, ...]:
