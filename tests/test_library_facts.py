@@ -162,3 +162,31 @@ def test_a_mooncake_source_file_the_default_wheel_does_not_build_still_names_moo
     [failure] = _failures(line)
     assert (failure.mechanism, failure.library) == ("pd_transfer", "Mooncake")
     assert failure.event.data["source"] == "transport/nvlink_transport/nvlink_transport.cpp:603"
+
+
+def test_a_failure_wording_only_one_library_s_released_objects_print_names_it():
+    # catalog/libraries.json `messages` (python -m tools.upstream libraries): sgl-kernel 0.3.21 sm90/common_ops holds
+    # "GemmaRMSNorm failed with error code " (its copy of FlashInfer's norm, whose namespace its objects hold);
+    # sglang-24302 (built): the exception line alone, in a fence
+    text = "RuntimeError: GemmaRMSNorm failed with error code no kernel image is available for execution on the device\n"
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("sgl_kernel", "sgl-kernel")
+    assert failure.library_basis == ("a failure wording only its released objects print ('GemmaRMSNorm failed with error code')")
+
+
+def test_a_wording_the_linker_stored_inside_a_longer_one_names_its_library_too():
+    # meds-eic-ar-163 (built): "RMSNorm failed with error code " is no string of its own in sgl-kernel's objects; GNU
+    # ld's tail merging stored it as the end of "GemmaRMSNorm failed with error code "
+    text = "RuntimeError: RMSNorm failed with error code no kernel image is available for execution on the device\n"
+    assert _named(text) == [("sgl_kernel", "sgl-kernel")]
+
+
+def test_a_wording_several_libraries_print_or_a_bare_runtime_call_names_none():
+    # the CUDA runtime's own text is linked into several libraries' objects; "cudaMalloc failed" (two words, no C
+    # function name with an underscore) is too short to name the one library whose objects hold it
+    assert _named("RuntimeError: no kernel image is available for execution on the device\n") == [(None, None)]
+    assert _named("RuntimeError: cudaMalloc failed\n") == [(None, None)]
+    # nvshmem-81 (built): NVSHMEM 3.8.0's IB transports print "ibv_dealloc_pd failed", and another library of the table
+    # prints the same two words before its own conversion: they name neither
+    text = 'When using the IBGDA transport mode, an error "**ibv_dealloc_pd failed**" occurs at program termination.\n'
+    assert [f.library for f in _failures(text)] == [None]
