@@ -55,7 +55,8 @@ class NativeLibrary(NamedTuple):
 class _Table(NamedTuple):
     libraries: tuple[NativeLibrary, ...]  # the order they are tried in
     files: dict[str, str]  # a source path's last two or three parts -> the one library that holds it
-    messages: tuple[tuple[str, str], ...]  # a failure wording only one library prints -> it, the longest first
+    # a failure wording only one library prints, by its first word: (wording, library), the longest first
+    messages: dict[str, tuple[tuple[str, str], ...]]
 
 
 def _normal(token: str) -> str:
@@ -78,8 +79,13 @@ def _table() -> _Table:
         )
         for name, row in ordered
     )
-    messages = sorted(((m, name) for name, row in ordered for m in row.get("messages", ())), key=lambda r: -len(r[0]))
-    return _Table(libs, {f: name for name, row in ordered for f in row["files"]}, tuple(messages))
+    by_word: dict[str, list[tuple[str, str]]] = {}
+    for name, row in ordered:
+        for wording in row.get("messages", ()):
+            first = _IDENT.match(wording)  # the tool keeps only wordings that open with a word
+            by_word.setdefault(first.group(0) if first else "", []).append((wording, name))
+    messages = {word: tuple(sorted(rows, key=lambda r: -len(r[0]))) for word, rows in by_word.items()}
+    return _Table(libs, {f: name for name, row in ordered for f in row["files"]}, messages)
 
 
 def library_names() -> tuple[str, ...]:
@@ -151,7 +157,9 @@ def library_of(text: str) -> str | None:
 def message_library(text: str) -> tuple[str, str] | None:
     """(library, wording) of the longest failure wording in `text` that only one library's released objects print
     (catalog/libraries.json `messages`), standing as words of its own (not inside a longer identifier)."""
-    for wording, library in _table().messages:
+    table = _table().messages
+    candidates = sorted((row for word in set(_IDENT.findall(text)) for row in table.get(word, ())), key=lambda r: -len(r[0]))
+    for wording, library in candidates:
         at = text.find(wording)
         while at >= 0:
             before = text[at - 1] if at else " "

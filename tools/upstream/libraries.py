@@ -95,7 +95,9 @@ _NOT_MESSAGE = re.compile(r"_ZN|\[with |::\w+<|torch/include/|report a bug to Py
 _TORCH_CHECK_TAIL = "(Could this error message be improved?"
 MIN_MESSAGE = 16  # literal characters a message piece must hold to name a library (`ibv_dealloc_pd failed`: 21)
 # a name of code: snake_case, camelCase, an acronym inside a name (`RMSNorm`, `NVLink`)
-_CODE_NAME = re.compile(r"\w_\w|[a-z][A-Z]|[A-Z]{2,}[a-z]*[A-Z]|[A-Z][a-z]+[A-Z]")
+# the CUDA runtime's and driver's own functions, which every library calls (`cudaMalloc failed` is anybody's)
+_CUDA_API = re.compile(r"\(?cu(?:da)?[A-Z]")
+_CODE_NAME = re.compile(r"\w_\w|[a-z][A-Z]|[A-Z]{2,}[a-z]")  # not an acronym alone (`CUDA driver error`)
 _SO_NAME = re.compile(r"^(?P<stem>[\w-]+?)(?:\.cpython-[\w-]+|\.abi3)?\.so(?:\.\d+)*$")
 
 
@@ -143,7 +145,7 @@ class _Scan:
         if len(text) > 300 or not _FAILURE.search(text) or "/" in text.split(" ", 1)[0] or _NOT_MESSAGE.search(text):
             return
         text = text.replace("\\n", " ").split(_TORCH_CHECK_TAIL, 1)[0]
-        piece = max((p.strip(" \t:;,=[]('\"") for p in _CONVERSION.split(text)), key=len)
+        piece = max((p.strip(" \t:;,.=[]('\"") for p in _CONVERSION.split(text)), key=len)
         head = piece.split(" ", 1)[0]
         inner = [piece[m.start() :] for m in re.finditer(r"(?<=[a-z])[A-Z]", head) if len(head) - m.start() >= 6]
         tails = [piece, *(inner if merged else [])]
@@ -152,7 +154,7 @@ class _Scan:
             # a short phrase of plain words is anybody's (libibverbs' `local length error`, the CUDA runtime's
             # `illegal memory access`): up to four words name a library only with a name of code among them
             # (`ibv_dealloc_pd failed`, `RMSNorm failed with error code`)
-            named = len(words) >= 5 or any(_CODE_NAME.search(w) for w in words)
+            named = len(words) >= 5 or any(_CODE_NAME.search(w) and not _CUDA_API.match(w) for w in words)
             if len(tail) >= MIN_MESSAGE and named and _FAILURE.search(tail) and re.match(r"[A-Za-z_]", tail):
                 self.messages.add(tail)
 
