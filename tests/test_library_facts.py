@@ -165,7 +165,7 @@ def test_a_mooncake_source_file_the_default_wheel_does_not_build_still_names_moo
 
 
 def test_a_failure_wording_only_one_library_s_released_objects_print_names_it():
-    # catalog/libraries.json `messages` (python -m tools.upstream libraries): sgl-kernel 0.3.21 sm90/common_ops holds
+    # catalog/library_messages.json (python -m tools.upstream libraries): sgl-kernel 0.3.21 sm90/common_ops holds
     # "GemmaRMSNorm failed with error code " (its copy of FlashInfer's norm, whose namespace its objects hold);
     # sglang-24302 (built): the exception line alone, in a fence
     text = "RuntimeError: GemmaRMSNorm failed with error code no kernel image is available for execution on the device\n"

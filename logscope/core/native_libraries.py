@@ -13,6 +13,7 @@ from typing import NamedTuple
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "libraries.json"
+MESSAGES_FILE = "library_messages.json"
 # glibc's signal trampoline as a backtrace names it (the nearest exported symbol of the sigreturn code): the frames
 # before it are the signal handler's own, the one after it is where the signal hit
 TRAMPOLINES = ("__sigaction", "__restore_rt", "killpg")
@@ -55,8 +56,6 @@ class NativeLibrary(NamedTuple):
 class _Table(NamedTuple):
     libraries: tuple[NativeLibrary, ...]  # the order they are tried in
     files: dict[str, str]  # a source path's last two or three parts -> the one library that holds it
-    # a failure wording only one library prints, by its first word: (wording, library), the longest first
-    messages: dict[str, tuple[tuple[str, str], ...]]
 
 
 def _normal(token: str) -> str:
@@ -79,13 +78,7 @@ def _table() -> _Table:
         )
         for name, row in ordered
     )
-    by_word: dict[str, list[tuple[str, str]]] = {}
-    for name, row in ordered:
-        for wording in row.get("messages", ()):
-            first = _IDENT.match(wording)  # the tool keeps only wordings that open with a word
-            by_word.setdefault(first.group(0) if first else "", []).append((wording, name))
-    messages = {word: tuple(sorted(rows, key=lambda r: -len(r[0]))) for word, rows in by_word.items()}
-    return _Table(libs, {f: name for name, row in ordered for f in row["files"]}, messages)
+    return _Table(libs, {f: name for name, row in ordered for f in row["files"]})
 
 
 def library_names() -> tuple[str, ...]:
@@ -154,10 +147,24 @@ def library_of(text: str) -> str | None:
     return None
 
 
+@cache
+def _messages() -> dict[str, tuple[tuple[str, str], ...]]:
+    """A failure wording only one library prints, by its first word: (wording, library), the longest first (a table of
+    its own, read only when a failure's other evidence named no library)."""
+    path = data_dir("catalog") / MESSAGES_FILE
+    rows: dict[str, list[str]] = json.loads(path.read_text(encoding="utf-8"))["messages"]
+    by_word: dict[str, list[tuple[str, str]]] = {}
+    for name, wordings in rows.items():
+        for wording in wordings:
+            first = _IDENT.match(wording)  # the tool keeps only wordings that open with a word
+            by_word.setdefault(first.group(0) if first else "", []).append((wording, name))
+    return {word: tuple(sorted(found, key=lambda r: -len(r[0]))) for word, found in by_word.items()}
+
+
 def message_library(text: str) -> tuple[str, str] | None:
     """(library, wording) of the longest failure wording in `text` that only one library's released objects print
-    (catalog/libraries.json `messages`), standing as words of its own (not inside a longer identifier)."""
-    table = _table().messages
+    (catalog/library_messages.json), standing as words of its own (not inside a longer identifier)."""
+    table = _messages()
     candidates = sorted((row for word in set(_IDENT.findall(text)) for row in table.get(word, ())), key=lambda r: -len(r[0]))
     for wording, library in candidates:
         at = text.find(wording)

@@ -14,9 +14,10 @@ source is read at its newest release tag) and keeps what a backtrace frame or an
 - `files`: source paths of two parts or more (`transport/p2p.cc`) that no other library of the table holds;
 - `handlers`: functions of its signal handler (UCX's `ucs_handle_error`): frames that print, not fail;
 - `checks`: its CUDA-check formats (`CUDA error (%s:%d): %s`);
-- `messages`: the failure wordings its objects print (a library read from its sources: their string literals), as
-  the literal text a paste shows of them: each format string's longest piece between conversions (`%s %d
-  ibv_dealloc_pd failed for device %d Err: %d:%s.` -> `ibv_dealloc_pd failed for device`), kept only where no other
+- `messages` (catalog/library_messages.json): the failure wordings its objects print (a library read from its
+  sources: their string literals), as the literal text a paste shows of them: each format string's longest piece
+  between conversions (`%s %d ibv_dealloc_pd failed for device %d Err: %d:%s.` -> `ibv_dealloc_pd failed for
+  device`), kept only where no other
   library of the table holds the same words (the CUDA runtime's texts, linked into several, name none), or where the
   only other holders are libraries whose C++ namespaces its objects hold (they compiled that code in: sgl-kernel's
   objects hold `flashinfer::` and FlashInfer's norm and sampling wordings, which are then sgl-kernel's); words inside a
@@ -243,8 +244,11 @@ def _read_git(lib: Library, scan: _Scan, members: tuple[str, ...] = ()) -> str |
     return f"git source at tag {tag}"
 
 
-def extract(previous: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Every library's markers; a library whose source cannot be read keeps its previous entry."""
+def extract(
+    previous: dict[str, Any] | None = None, previous_messages: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every library's markers, and its failure wordings (MESSAGES_FILE); a library whose source cannot be read keeps
+    its previous entries."""
     scans: dict[str, tuple[_Scan, str]] = {}
     for lib in LIBRARIES:
         print(f"reading {lib.name}", flush=True)
@@ -262,6 +266,7 @@ def extract(previous: dict[str, Any] | None = None) -> dict[str, Any]:
         scan.tokens.update(d for d in scan.deps if d == normal(lib.name))  # FlashMLA's _deps/repo-flashmla-src
         scans[lib.name] = (scan, f"{lib.package} {origin}".strip() if lib.package else origin)
     out: dict[str, Any] = {k: v for k, v in (previous or {}).items() if k not in scans}
+    messages = {k: v for k, v in (previous_messages or {}).items() if k not in scans}
     file_owners = Counter(f for scan, _ in scans.values() for f in scan.files)
     token_owners = Counter(t for scan, _ in scans.values() for t in scan.tokens)
     names = {normal(n) for n in scans}
@@ -284,9 +289,9 @@ def extract(previous: dict[str, Any] | None = None) -> dict[str, Any]:
             "files": sorted(f for f in scan.files if file_owners[f] == 1),
             "handlers": sorted(scan.handlers),
             "checks": sorted(scan.checks),
-            "messages": sorted(m for m in scan.messages if message_owners.get(m) == name),
         }
-    return dict(sorted(out.items()))
+        messages[name] = sorted(m for m in scan.messages if message_owners.get(m) == name)
+    return dict(sorted(out.items())), dict(sorted(messages.items()))
 
 
 def _message_owners(scans: dict[str, tuple[_Scan, str]]) -> dict[str, str]:
@@ -312,12 +317,25 @@ def _message_owners(scans: dict[str, tuple[_Scan, str]]) -> dict[str, str]:
     return out
 
 
+# the failure wordings, a table of their own: a paste loads it only when no frame, path, op or package names the library
+MESSAGES_FILE = "library_messages.json"
+
+
 def write(path: Path) -> None:
     import json
 
     previous = json.loads(path.read_text()) if path.is_file() else {}
+    messages_path = path.with_name(MESSAGES_FILE)
+    previous_messages = json.loads(messages_path.read_text()) if messages_path.is_file() else {}
+    markers, messages = extract(previous.get("libraries"), previous_messages.get("messages"))
     about = (
         "Markers that name a native library in a frame or an error line, read from the released packages by "
         "tools/upstream/libraries.py (python -m tools.upstream libraries). Generated: never edit by hand."
     )
-    write_generated(path, about, {"libraries": extract(previous.get("libraries"))})
+    write_generated(path, about, {"libraries": markers})
+    about = (
+        "The failure wordings only one library of catalog/libraries.json prints (its objects' format strings, or "
+        "the string literals of the sources it is read from), read by tools/upstream/libraries.py (python -m "
+        "tools.upstream libraries). Generated: never edit by hand."
+    )
+    write_generated(messages_path, about, {"messages": messages})

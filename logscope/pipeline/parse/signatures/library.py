@@ -4,8 +4,8 @@ From the most to the least direct evidence: the library of the native frames whe
 exception's module (`triton.runtime.errors.PTXASError`), a library's source path inside the message
 (`.../flashinfer/data/csrc/...`), the innermost frame of an installed package (the standard library's frames are
 the tools it called, not the raiser), then a message that only its code raises or prints (its Python raises, its C++
-errors, its status names and CUDA checks, a failure wording only its released objects hold: catalog/libraries.json
-`messages`). A CUDA runtime error that no library's frame or path claims is CUDA's own
+errors, its status names and CUDA checks, a failure wording only its released objects hold:
+catalog/library_messages.json). A CUDA runtime error that no library's frame or path claims is CUDA's own
 (`cuda`); an exception raised in another Python package is `python` (catalog/python_modules.json names the
 libraries; SGLang's own raise is the `sglang` signatures' job, which come first).
 """
