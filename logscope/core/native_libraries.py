@@ -148,17 +148,12 @@ def library_of(text: str) -> str | None:
 
 
 @cache
-def _messages() -> dict[str, tuple[tuple[str, str], ...]]:
-    """A failure wording only one library prints, by its first word: (wording, library), the longest first (a table of
-    its own, read only when a failure's other evidence named no library)."""
+def _messages() -> dict[str, list[list[str]]]:
+    """A failure wording only one library prints, by its first word: [wording, library] rows, the longest first (a
+    table of its own, indexed by the tool that wrote it, read only when a failure's other evidence named no library)."""
     path = data_dir("catalog") / MESSAGES_FILE
-    rows: dict[str, list[str]] = json.loads(path.read_text(encoding="utf-8"))["messages"]
-    by_word: dict[str, list[tuple[str, str]]] = {}
-    for name, wordings in rows.items():
-        for wording in wordings:
-            first = _IDENT.match(wording)  # the tool keeps only wordings that open with a word
-            by_word.setdefault(first.group(0) if first else "", []).append((wording, name))
-    return {word: tuple(sorted(found, key=lambda r: -len(r[0]))) for word, found in by_word.items()}
+    rows: dict[str, list[list[str]]] = json.loads(path.read_text(encoding="utf-8"))["by_first_word"]
+    return rows
 
 
 def message_library(text: str) -> tuple[str, str] | None:

@@ -319,6 +319,17 @@ def _message_owners(scans: dict[str, tuple[_Scan, str]]) -> dict[str, str]:
 
 # the failure wordings, a table of their own: a paste loads it only when no frame, path, op or package names the library
 MESSAGES_FILE = "library_messages.json"
+_FIRST_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def by_first_word(messages: dict[str, list[str]]) -> dict[str, list[list[str]]]:
+    """[wording, library] rows by the wording's first word, the longest wording first (ties in text order)."""
+    out: dict[str, list[list[str]]] = {}
+    for library, wordings in sorted(messages.items()):
+        for wording in wordings:
+            first = _FIRST_WORD.match(wording)  # message() keeps only wordings that open with a word
+            out.setdefault(first.group(0) if first else "", []).append([wording, library])
+    return {word: sorted(rows, key=lambda r: (-len(r[0]), r[0], r[1])) for word, rows in sorted(out.items())}
 
 
 def write(path: Path) -> None:
@@ -326,8 +337,12 @@ def write(path: Path) -> None:
 
     previous = json.loads(path.read_text()) if path.is_file() else {}
     messages_path = path.with_name(MESSAGES_FILE)
-    previous_messages = json.loads(messages_path.read_text()) if messages_path.is_file() else {}
-    markers, messages = extract(previous.get("libraries"), previous_messages.get("messages"))
+    rows = json.loads(messages_path.read_text()).get("by_first_word", {}) if messages_path.is_file() else {}
+    previous_messages: dict[str, list[str]] = {}
+    for found in rows.values():
+        for wording, library in found:
+            previous_messages.setdefault(library, []).append(wording)
+    markers, messages = extract(previous.get("libraries"), previous_messages)
     about = (
         "Markers that name a native library in a frame or an error line, read from the released packages by "
         "tools/upstream/libraries.py (python -m tools.upstream libraries). Generated: never edit by hand."
@@ -336,6 +351,7 @@ def write(path: Path) -> None:
     about = (
         "The failure wordings only one library of catalog/libraries.json prints (its objects' format strings, or "
         "the string literals of the sources it is read from), read by tools/upstream/libraries.py (python -m "
-        "tools.upstream libraries). Generated: never edit by hand."
+        "tools.upstream libraries), as [wording, library] rows by the wording's first word, the longest first (the "
+        "index a paste looks them up in). Generated: never edit by hand."
     )
-    write_generated(messages_path, about, {"messages": messages})
+    write_generated(messages_path, about, {"by_first_word": by_first_word(messages)}, indent=0)
