@@ -162,3 +162,45 @@ def test_a_mooncake_source_file_the_default_wheel_does_not_build_still_names_moo
     [failure] = _failures(line)
     assert (failure.mechanism, failure.library) == ("pd_transfer", "Mooncake")
     assert failure.event.data["source"] == "transport/nvlink_transport/nvlink_transport.cpp:603"
+
+
+def test_a_failure_wording_only_one_library_s_released_objects_print_names_it():
+    # catalog/library_messages.json (python -m tools.upstream libraries): sgl-kernel 0.3.21 sm90/common_ops holds
+    # "GemmaRMSNorm failed with error code " (its copy of FlashInfer's norm, whose namespace its objects hold);
+    # sglang-24302 (built): the exception line alone, in a fence
+    text = "RuntimeError: GemmaRMSNorm failed with error code no kernel image is available for execution on the device\n"
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("sgl_kernel", "sgl-kernel")
+    assert failure.library_basis == ("a failure wording only its released objects print ('GemmaRMSNorm failed with error code')")
+
+
+def test_a_wording_the_linker_stored_inside_a_longer_one_names_its_library_too():
+    # meds-eic-ar-163 (built): "RMSNorm failed with error code " is no string of its own in sgl-kernel's objects; GNU
+    # ld's tail merging stored it as the end of "GemmaRMSNorm failed with error code "
+    text = "RuntimeError: RMSNorm failed with error code no kernel image is available for execution on the device\n"
+    assert _named(text) == [("sgl_kernel", "sgl-kernel")]
+
+
+def test_a_wording_several_libraries_print_or_a_bare_runtime_call_names_none():
+    # the CUDA runtime's own text is linked into several libraries' objects; a CUDA API call's failure ("cudaMalloc
+    # failed.", a string of NVSHMEM's objects alone) is what any library calling it prints
+    assert _named("RuntimeError: no kernel image is available for execution on the device\n") == [(None, None)]
+    assert _named("RuntimeError: cudaMalloc failed.\n") == [(None, None)]
+    # deepgemm-359 (built): DeepGEMM's driver check; "CUDA driver error" is also a string of FlashInfer's sources, but
+    # three plain words and an acronym name no library
+    text = "CUDA driver error (csrc/.../jit/handle.hpp:141): 200 (CUDA_ERROR_INVALID_IMAGE,\n  device kernel image is invalid)\n"
+    assert "FlashInfer" not in [f.library for f in _failures(text)]
+    # nvshmem-81 (built): NVSHMEM 3.8.0's IB transports print "ibv_dealloc_pd failed", and another library of the table
+    # prints the same two words before its own conversion: they name neither
+    text = 'When using the IBGDA transport mode, an error "**ibv_dealloc_pd failed**" occurs at program termination.\n'
+    assert [f.library for f in _failures(text)] == [None]
+
+
+def test_a_source_file_of_nvshmem_s_transport_plugins_names_nvshmem():
+    # megatron-bridge-5050 (built): the IBGDA transport's own file, a source path of nvshmem_transport_ibgda.so.7 (NVSHMEM
+    # 3.8.0), which catalog/libraries.json reads beside libnvshmem_host.so
+    text = (
+        "/dvs/p4/build/sw/rel/gpgpu/toolkit/r13.0/main_nvshmem/src/modules/transport/ibgda/ibgda.cpp:2966: non-zero"
+        " status: 7 create DCT share err.\n"
+    )
+    assert _named(text) == [("nvshmem", "NVSHMEM")]

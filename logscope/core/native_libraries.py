@@ -13,6 +13,7 @@ from typing import NamedTuple
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "libraries.json"
+MESSAGES_FILE = "library_messages.json"
 # glibc's signal trampoline as a backtrace names it (the nearest exported symbol of the sigreturn code): the frames
 # before it are the signal handler's own, the one after it is where the signal hit
 TRAMPOLINES = ("__sigaction", "__restore_rt", "killpg")
@@ -25,6 +26,22 @@ REPORTERS = ("google::", "absl::")
 # the interpreter itself, where CPython's faulthandler runs: its frames at the top printed, they did not fault (SGLang
 # renames its processes with setproctitle, "sglang::scheduler_TP1", so the executable shows under that name)
 EXECUTABLE = re.compile(r"^(?:sglang::[\w-]+|\S*/python[\d.]*)\(\+0x")
+
+
+# The precedence of the libraries, where the evidence of one failure names several (the one ranking; library.py
+# and native.py apply it):
+# - a library built inside another's wheel (FlashMLA's flashmla_ops and DeepGEMM's deep_gemm_cpp in sgl-kernel's) is
+#   tried before its host: its own markers are narrower than the host's, so the host names only what is its own;
+# - a library's marker (frame, source path, op, message, its own CUDA check) before the CUDA runtime: `cuda` is a CUDA
+#   error that no library's evidence claims (library.py's order);
+# - a library whose frames call into another's (DeepEP into NVSHMEM, NIXL's UCX plugin into UCX) is the one that ran
+#   it, the inner library its `via` (native.py);
+# - a failure wording that one wheel's compiled objects print is that wheel's library, also where another library's
+#   sources hold the same words: sgl-kernel compiles FlashInfer's norm and sampling kernels into its own ops, the
+#   ones SGLang's CUDA layers import from sgl_kernel (sglang 0.5.23 layers/layernorm.py `from sgl_kernel import
+#   rmsnorm, gemma_rmsnorm, ...`), so FlashInfer's own wordings (library_raises.json) leave out what sgl-kernel's
+#   objects hold.
+HOSTS = frozenset({"sgl-kernel"})
 
 
 class NativeLibrary(NamedTuple):
@@ -49,9 +66,7 @@ def _normal(token: str) -> str:
 def _table() -> _Table:
     path = data_dir("catalog") / CATALOG_FILE
     rows: dict[str, dict[str, list[str]]] = json.loads(path.read_text(encoding="utf-8"))["libraries"]
-    # a library built inside another's wheel or tree (FlashMLA, DeepGEMM in sgl-kernel) is tried first: its own
-    # markers are narrower than the host's
-    ordered = sorted(rows.items(), key=lambda item: (item[0] == "sgl-kernel", item[0]))
+    ordered = sorted(rows.items(), key=lambda item: (item[0] in HOSTS, item[0]))
     libs = tuple(
         NativeLibrary(
             name,
@@ -129,6 +144,33 @@ def library_of(text: str) -> str | None:
         elided = path.startswith("...") or text[: found.start()].endswith(("...", "\u2026"))
         if elided and len(parts) >= 2 and "/".join(parts[-2:]) in _by_two_parts():
             return _by_two_parts()["/".join(parts[-2:])]
+    return None
+
+
+@cache
+def _messages() -> dict[str, list[list[str]]]:
+    """A failure wording only one library prints, by its first word: [wording, library] rows, the longest first (a
+    table of its own, indexed by the tool that wrote it, read only when a failure's other evidence named no library)."""
+    path = data_dir("catalog") / MESSAGES_FILE
+    rows: dict[str, list[list[str]]] = json.loads(path.read_text(encoding="utf-8"))["by_first_word"]
+    return rows
+
+
+def message_library(text: str) -> tuple[str, str] | None:
+    """(library, wording) of the longest failure wording in `text` that only one library's released objects print
+    (catalog/library_messages.json), standing as words of its own (not inside a longer identifier)."""
+    table = _messages()
+    candidates = sorted((row for word in set(_IDENT.findall(text)) for row in table.get(word, ())), key=lambda r: -len(r[0]))
+    for wording, library in candidates:
+        at = text.find(wording)
+        while at >= 0:
+            before = text[at - 1] if at else " "
+            after = text[at + len(wording)] if at + len(wording) < len(text) else " "
+            edge_in = wording[0].isalnum() and (before.isalnum() or before == "_")
+            edge_out = wording[-1].isalnum() and (after.isalnum() or after == "_")
+            if not edge_in and not edge_out:
+                return library, wording
+            at = text.find(wording, at + 1)
     return None
 
 

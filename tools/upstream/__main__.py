@@ -2,7 +2,8 @@
                                     catalog/sglang.json and docs/upstream-coverage.md
                                     and fixtures/upstream/sglang-<version>-tp2.log
 python -m tools.upstream libraries write catalog/libraries.json: what names NCCL, UCX, DeepEP, FlashMLA ... in a
-                                    frame or a CUDA check (tools/upstream/libraries.py)
+                                    frame or a CUDA check, and catalog/library_messages.json: the failure wordings
+                                    only one of them prints (tools/upstream/libraries.py)
 python -m tools.upstream modules   write catalog/python_modules.json: the library each top-level Python package
                                     of the released wheels belongs to (tools/upstream/python_modules.py)
 python -m tools.upstream asserts   write catalog/sglang_asserts.json: the messages of SGLang's assert statements per

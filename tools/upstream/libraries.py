@@ -13,7 +13,18 @@ source is read at its newest release tag) and keeps what a backtrace frame or an
 - `namespaces`: the C++ namespaces of its mangled symbols that its tokens name (`deep_ep`, `flashinfer`);
 - `files`: source paths of two parts or more (`transport/p2p.cc`) that no other library of the table holds;
 - `handlers`: functions of its signal handler (UCX's `ucs_handle_error`): frames that print, not fail;
-- `checks`: its CUDA-check formats (`CUDA error (%s:%d): %s`).
+- `checks`: its CUDA-check formats (`CUDA error (%s:%d): %s`);
+- `messages` (catalog/library_messages.json): the failure wordings its objects print (a library read from its
+  sources: their string literals), as the literal text a paste shows of them: each format string's longest piece
+  between conversions (`%s %d ibv_dealloc_pd failed for device %d Err: %d:%s.` -> `ibv_dealloc_pd failed for
+  device`), kept only where no other
+  library of the table holds the same words (the CUDA runtime's texts, linked into several, name none), or where the
+  only other holders are libraries whose C++ namespaces its objects hold (they compiled that code in: sgl-kernel's
+  objects hold `flashinfer::` and FlashInfer's norm and sampling wordings, which are then sgl-kernel's); words inside a
+  string that several libraries' objects hold name none. A phrase of up to four plain words is anybody's (libibverbs'
+  `local length error`): it needs a name of code among them. The linker merges a string into a longer one that ends
+  with it (GNU ld's tail merging of SHF_STRINGS sections: `RMSNorm failed with error code ` is stored inside
+  `GemmaRMSNorm failed with error code `), so a piece's tails from a capital inside its first word are kept too.
 """
 
 from __future__ import annotations
@@ -43,7 +54,8 @@ class Library(NamedTuple):
 LIBRARIES: tuple[Library, ...] = (
     Library("NCCL", "nvidia-nccl-cu12", (r"/libnccl\.so\.\d+$",)),
     Library("UCX", "libucx-cu12", (r"/libuc[smpt]\.so$", r"/ucx/libuct_[a-z_]+\.so$")),
-    Library("NVSHMEM", "nvidia-nvshmem-cu12", (r"/libnvshmem_host\.so\.\d+$",)),
+    # its host library and the transport plugins it loads (nvshmem_transport_ibgda.so.7: IBGDA, IBRC, UCX, ...)
+    Library("NVSHMEM", "nvidia-nvshmem-cu12", (r"/libnvshmem_host\.so\.\d+$", r"/nvshmem_transport_\w+\.so\.\d+$")),
     Library("NIXL", "nixl-cu12", (r"/libnixl\.so$", r"/libnixl_common\.so$", r"/libplugin_[A-Z]+\.so$")),
     Library(
         "Mooncake",
@@ -70,6 +82,23 @@ _PREFIX = re.compile(r"^([a-z]{3,})(?=[A-Z_])")
 _NAMESPACE_DECL = re.compile(rb"\bnamespace\s+([A-Za-z_]\w*)\s*\{")
 _CHECK = re.compile(r"(?i)cuda error.*(?:%s|\{\})|(?:%s|\{\}).*cuda error")
 _HANDLER = re.compile(r"^\w*(?:handle_error|error_signal_handler|print_backtrace|backtrace_create)\w*$")
+# a failure word (the wordings that report a failure, not the ones that log progress)
+_FAILURE = re.compile(
+    r"(?i)\b(?:fail\w*|error\w*|invalid|cannot|can't|unable|unsupported|not supported|timeout|timed out|mismatch\w*|"
+    r"exceed\w*|abort\w*|assert\w*|insufficient|illegal|corrupt\w*|not found|refused|denied|overflow)\b"
+)
+_CONVERSION = re.compile(r"%%|%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?[sdiuoxXfFeEgGcp]")
+_C_LITERAL = re.compile(rb'"((?:[^"\\\n]|\\.){16,300})"')
+# not a message: a path, a mangled or pretty-printed C++ signature (`T&& ...() [with T = ...]`), PyTorch's own
+# asserts of its headers compiled in (`INTERNAL ASSERT FAILED at ".../torch/include/...", please report a bug to PyTorch`)
+_NOT_MESSAGE = re.compile(r"_ZN|\[with |::\w+<|torch/include/|report a bug to PyTorch")
+# what TORCH_CHECK(cond) appends to a check without a message of its own (torch 2.9.1 c10/util/Exception.h)
+_TORCH_CHECK_TAIL = "(Could this error message be improved?"
+MIN_MESSAGE = 16  # literal characters a message piece must hold to name a library (`ibv_dealloc_pd failed`: 21)
+# a name of code: snake_case, camelCase, an acronym inside a name (`RMSNorm`, `NVLink`)
+# the CUDA runtime's and driver's own functions, which every library calls (`cudaMalloc failed` is anybody's)
+_CUDA_API = re.compile(r"\(?cu(?:da)?[A-Z]")
+_CODE_NAME = re.compile(r"\w_\w|[a-z][A-Z]|[A-Z]{2,}[a-z]")  # not an acronym alone (`CUDA driver error`)
 _SO_NAME = re.compile(r"^(?P<stem>[\w-]+?)(?:\.cpython-[\w-]+|\.abi3)?\.so(?:\.\d+)*$")
 
 
@@ -107,6 +136,28 @@ class _Scan:
         self.files: set[str] = set()
         self.handlers: set[str] = set()
         self.checks: set[str] = set()
+        self.messages: set[str] = set()
+        self.strings: set[str] = set()  # every string of its objects, to find the ones several libraries hold
+        self.source_messages = False  # read from its sources: their string literals are its messages
+
+    def message(self, text: str, merged: bool = True) -> None:
+        """The failure wording a format string prints, as its longest literal piece (and, for an object's string,
+        that piece's tails from a capital inside its first word: `merged`, the linker's tail merging)."""
+        if len(text) > 300 or not _FAILURE.search(text) or "/" in text.split(" ", 1)[0] or _NOT_MESSAGE.search(text):
+            return
+        text = text.replace("\\n", " ").split(_TORCH_CHECK_TAIL, 1)[0]
+        piece = max((p.strip(" \t:;,.=[]('\"") for p in _CONVERSION.split(text)), key=len)
+        head = piece.split(" ", 1)[0]
+        inner = [piece[m.start() :] for m in re.finditer(r"(?<=[a-z])[A-Z]", head) if len(head) - m.start() >= 6]
+        tails = [piece, *(inner if merged else [])]
+        for tail in tails:
+            words = tail.split()
+            # a short phrase of plain words is anybody's (libibverbs' `local length error`, the CUDA runtime's
+            # `illegal memory access`): up to four words name a library only with a name of code among them
+            # (`ibv_dealloc_pd failed`, `RMSNorm failed with error code`)
+            named = len(words) >= 5 or any(_CODE_NAME.search(w) and not _CUDA_API.match(w) for w in words)
+            if len(tail) >= MIN_MESSAGE and named and _FAILURE.search(tail) and re.match(r"[A-Za-z_]", tail):
+                self.messages.add(tail)
 
     def binary(self, name: str, data: bytes) -> None:
         m = _SO_NAME.match(name.rsplit("/", 1)[-1])
@@ -114,6 +165,9 @@ class _Scan:
             self.objects.add(m.group("stem") + (".so" if m.group("stem").startswith("lib") else ""))
         for text in _strings(data):
             self.text(text)
+            self.message(text)
+            if len(text) >= MIN_MESSAGE and " " in text:
+                self.strings.add(text)
             if _IDENT.match(text):
                 p = _PREFIX.match(text)
                 if p:
@@ -146,6 +200,9 @@ class _Scan:
         self.files.add("/".join(parts[-3:]))
         for m in _NAMESPACE_DECL.finditer(data):
             self.heads[m.group(1).decode()] += 1
+        if self.source_messages:
+            for m in _C_LITERAL.finditer(data):
+                self.message(m.group(1).decode("utf-8", errors="replace").replace('\\"', '"'), merged=False)
         for line in data.decode("utf-8", errors="replace").splitlines():
             if "cuda error" in line.lower() and ('"' in line):
                 for quoted in re.findall(r'"([^"]*[Cc][Uu][Dd][Aa] [Ee]rror[^"]*)"', line):
@@ -187,12 +244,16 @@ def _read_git(lib: Library, scan: _Scan, members: tuple[str, ...] = ()) -> str |
     return f"git source at tag {tag}"
 
 
-def extract(previous: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Every library's markers; a library whose source cannot be read keeps its previous entry."""
+def extract(
+    previous: dict[str, Any] | None = None, previous_messages: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every library's markers, and its failure wordings (MESSAGES_FILE); a library whose source cannot be read keeps
+    its previous entries."""
     scans: dict[str, tuple[_Scan, str]] = {}
     for lib in LIBRARIES:
         print(f"reading {lib.name}", flush=True)
         scan = _Scan()
+        scan.source_messages = True
         origin = _read_git(lib, scan) if lib.git_env and not lib.package else _read_wheel(lib, scan)
         if origin is None:
             continue
@@ -205,10 +266,12 @@ def extract(previous: dict[str, Any] | None = None) -> dict[str, Any]:
         scan.tokens.update(d for d in scan.deps if d == normal(lib.name))  # FlashMLA's _deps/repo-flashmla-src
         scans[lib.name] = (scan, f"{lib.package} {origin}".strip() if lib.package else origin)
     out: dict[str, Any] = {k: v for k, v in (previous or {}).items() if k not in scans}
+    messages = {k: v for k, v in (previous_messages or {}).items() if k not in scans}
     file_owners = Counter(f for scan, _ in scans.values() for f in scan.files)
     token_owners = Counter(t for scan, _ in scans.values() for t in scan.tokens)
     names = {normal(n) for n in scans}
     object_owners = Counter(o for scan, _ in scans.values() for o in scan.objects)
+    message_owners = _message_owners(scans)
     for name, (scan, origin) in scans.items():
         objects = sorted(o for o in scan.objects if object_owners[o] == 1)
         stems = [normal(o.removeprefix("lib").split(".", 1)[0]) for o in objects]
@@ -227,15 +290,68 @@ def extract(previous: dict[str, Any] | None = None) -> dict[str, Any]:
             "handlers": sorted(scan.handlers),
             "checks": sorted(scan.checks),
         }
-    return dict(sorted(out.items()))
+        messages[name] = sorted(m for m in scan.messages if message_owners.get(m) == name)
+    return dict(sorted(out.items())), dict(sorted(messages.items()))
+
+
+def _message_owners(scans: dict[str, tuple[_Scan, str]]) -> dict[str, str]:
+    """A failure wording -> the one library it names: its only holder, or the one holder whose objects hold every
+    other holder's C++ namespaces (it compiled their code in)."""
+    # a string the objects of several libraries hold (the CUDA runtime's texts, linked into each) is nobody's, nor are
+    # the words inside it (`illegal memory access` of "an illegal memory access was encountered")
+    string_owners = Counter(t for scan, _ in scans.values() for t in scan.strings)
+    common = "\n".join(t for t, n in string_owners.items() if n > 1)
+    holders: dict[str, set[str]] = {}
+    for name, (scan, _) in scans.items():
+        for message in scan.messages:
+            holders.setdefault(message, set()).add(name)
+    spaces = {name: {normal(h) for h in scan.heads} for name, (scan, _) in scans.items()}
+    tokens = {name: {normal(n) for n in scan.heads if normal(n) in scan.tokens} for name, (scan, _) in scans.items()}
+    out = {}
+    for message, names in holders.items():
+        if message in common:
+            continue
+        hosts = [n for n in names if all(o == n or (tokens[o] and tokens[o] <= spaces[n]) for o in names)]
+        if len(hosts) == 1:
+            out[message] = hosts[0]
+    return out
+
+
+# the failure wordings, a table of their own: a paste loads it only when no frame, path, op or package names the library
+MESSAGES_FILE = "library_messages.json"
+_FIRST_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def by_first_word(messages: dict[str, list[str]]) -> dict[str, list[list[str]]]:
+    """[wording, library] rows by the wording's first word, the longest wording first (ties in text order)."""
+    out: dict[str, list[list[str]]] = {}
+    for library, wordings in sorted(messages.items()):
+        for wording in wordings:
+            first = _FIRST_WORD.match(wording)  # message() keeps only wordings that open with a word
+            out.setdefault(first.group(0) if first else "", []).append([wording, library])
+    return {word: sorted(rows, key=lambda r: (-len(r[0]), r[0], r[1])) for word, rows in sorted(out.items())}
 
 
 def write(path: Path) -> None:
     import json
 
     previous = json.loads(path.read_text()) if path.is_file() else {}
+    messages_path = path.with_name(MESSAGES_FILE)
+    rows = json.loads(messages_path.read_text()).get("by_first_word", {}) if messages_path.is_file() else {}
+    previous_messages: dict[str, list[str]] = {}
+    for found in rows.values():
+        for wording, library in found:
+            previous_messages.setdefault(library, []).append(wording)
+    markers, messages = extract(previous.get("libraries"), previous_messages)
     about = (
         "Markers that name a native library in a frame or an error line, read from the released packages by "
         "tools/upstream/libraries.py (python -m tools.upstream libraries). Generated: never edit by hand."
     )
-    write_generated(path, about, {"libraries": extract(previous.get("libraries"))})
+    write_generated(path, about, {"libraries": markers})
+    about = (
+        "The failure wordings only one library of catalog/libraries.json prints (its objects' format strings, or "
+        "the string literals of the sources it is read from), read by tools/upstream/libraries.py (python -m "
+        "tools.upstream libraries), as [wording, library] rows by the wording's first word, the longest first (the "
+        "index a paste looks them up in). Generated: never edit by hand."
+    )
+    write_generated(messages_path, about, {"by_first_word": by_first_word(messages)}, indent=0)

@@ -3,7 +3,9 @@
 From the most to the least direct evidence: the library of the native frames where a crash hit (native.py), the
 exception's module (`triton.runtime.errors.PTXASError`), a library's source path inside the message
 (`.../flashinfer/data/csrc/...`), the innermost frame of an installed package (the standard library's frames are
-the tools it called, not the raiser). A CUDA runtime error that no library's frame or path claims is CUDA's own
+the tools it called, not the raiser), then a message that only its code raises or prints (its Python raises, its C++
+errors, its status names and CUDA checks, a failure wording only its released objects hold:
+catalog/library_messages.json). A CUDA runtime error that no library's frame or path claims is CUDA's own
 (`cuda`); an exception raised in another Python package is `python` (catalog/python_modules.json names the
 libraries; SGLang's own raise is the `sglang` signatures' job, which come first).
 """
@@ -17,7 +19,7 @@ from typing import NamedTuple
 from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.core.library_raises import library_raise
-from logscope.core.native_libraries import library_of
+from logscope.core.native_libraries import library_of, message_library
 from logscope.core.python_libraries import (
     SGLANG,
     frame_package,
@@ -142,6 +144,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
     if check is not None:
         return Raiser(check, "its own CUDA check reported it", None)
+    printed = message_library(text)
+    if printed is not None:
+        return Raiser(printed[0], f"a failure wording only its released objects print ({printed[1]!r})", None)
     if CUDA_WORDING.search(text):
         return Raiser(CUDA, "a CUDA runtime error, and no library's frame or path under it", None)
     if TORCH_CHECK.search(text):
