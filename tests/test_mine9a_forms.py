@@ -62,6 +62,11 @@ def test_a_class_outside_a_module_of_exceptions_is_no_exception_line():
     assert _failures("sglang.srt.configs.Config: loaded 3 entries\n") == []
 
 
+def test_a_warning_class_of_a_module_of_exceptions_is_no_failure():
+    # review 9: urllib3/exceptions.py InsecureRequestWarning, printed by warnings.showwarning with its module
+    assert _failures("urllib3.exceptions.InsecureRequestWarning: Unverified HTTPS request is being made\n") == []
+
+
 # ------------------------------------------------------------ gutters and pane borders on every line of a block
 
 TRACEBACK = [

@@ -108,6 +108,20 @@ def test_no_catastrophic_backtracking_on_100kb_lines():
     assert time.process_time() - started < 2.0
 
 
+def test_review9_s_long_lines_stay_linear():
+    # review 9: a line of thousands of request-log anchors (the served-request marker's lookaheads ran from each
+    # anchor to the line's end), a sentence of thousands of failure words (each rescanned the text before it), and a
+    # run of blanks after a pane's bar (the right border's `\s+` was tried from every blank); generous bound
+    for text in (
+        "Finish: obj=" * 8000,
+        "no error " * 6000 + "during inference",
+        "\u2502 RuntimeError: boom \u2502\n\u2502" + " " * 40_000 + "x",
+    ):
+        started = time.process_time()
+        _analyze(text.encode())
+        assert time.process_time() - started < 2.0, text[:40]
+
+
 def test_every_grammar_and_regex_stays_linear_on_adversarial_input():
     # a correctness guard against exponential time, generous bound; CPU time of this process, so that a loaded
     # machine (other processes on the cores) does not fail it

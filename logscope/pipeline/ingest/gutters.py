@@ -23,7 +23,7 @@ _MIN_NUMBERED = 3  # numbered lines a gutter's run needs
 _BOX_BARS = "│┃║"
 _BOX = re.compile(r"[\u2500-\u257f]")  # the Box Drawing block: a table's rules and joints
 _LEFT_BAR = re.compile(r"^[│┃║] ?")
-_RIGHT_BAR = re.compile(r"\s+[│┃║]\s*$")
+_RIGHT_BAR = re.compile(r"(?<!\s)\s+[│┃║]\s*$")  # (?<!\s): each run of blanks tried once, not from each blank
 # a line of a log: a bracketed time stamp or rank prefix, a dated record, glog's head, a traceback's opener or frame
 _LOG_LINE = re.compile(
     r"^\s*(?:\[\d{4}-\d\d-\d\d[ T]|\[\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d|[IWEF]\d{4}(?:\d{4})? \d\d:\d\d"

@@ -27,6 +27,8 @@ READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
 
 # uvicorn's access log: '10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK' (a 2xx answer),
 # or the shorter 'POST /v1/chat/completions 200 OK' people paste; SGLang's decode log line
+# uvicorn's report of a request whose handler raised (see _SERVING): one spelling for every reader of it
+ASGI_EXCEPTION = "Exception in ASGI application"
 _WARMUP_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_server_info|server_info)\b"
 _SERVING = re.compile(
     r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
@@ -48,7 +50,7 @@ _SERVING = re.compile(
     # and h11_impl.py RequestResponseCycle.run_asgi: msg = "Exception in ASGI application\n"; run once per request): the
     # HTTP server, which SGLang starts once every scheduler finished startup, was up and answering a request (perhaps
     # the warmup's, as uvicorn's start line: BEFORE_WARMUP)
-    r"|\bException in ASGI application\b"
+    r"|\b" + ASGI_EXCEPTION + r"\b"
     # SGLang's benchmark client after its first request came back (bench_serving.py: "Initial test run completed.
     # Starting main benchmark run..." 0.3.0-0.4.3.post4, "Warmup completed with N sequences. Starting main
     # benchmark run..." 0.4.4.post4-0.5.23, raised instead when that request failed) and its results table (" Serving Benchmark
@@ -63,8 +65,10 @@ _SERVING = re.compile(
     # and none of the warmup's (text "The capital city of France is", input_ids [10, 11, 12], the PD prefill warmup's
     # [[0, 1, 2, 3]] / [[10, 11, 12, 13]] with bootstrap host FAKE_BOOTSTRAP_HOST "2.2.2.2", the VLM warmup's
     # "Describe the image.") is a served request
-    r"|(?:\b(?:Receive(?: OpenAI)?|Finish): obj=|\bin=(?:Generate|Embedding)ReqInput\("
-    r"|\"event\": \"request\.(?:received|finished)\")"
+    # (tested once per line, from its start: lookaheads from each anchor rescanned the rest of the line at every
+    # anchor, quadratic on a line of thousands of them)
+    r"|(?m:^)(?=.*?(?:\b(?:Receive(?: OpenAI)?|Finish): obj=|\bin=(?:Generate|Embedding)ReqInput\("
+    r"|\"event\": \"request\.(?:received|finished)\"))"
     r"(?!.*?(?:The capital city of France is|\b10, 11, 12\b|\[0, 1, 2, 3\]|2\.2\.2\.2|Describe the image\.))"
     r"(?=.*?(?:\btext=(?!None\b)|\binput_ids=\[|\"(?:text|input_ids|messages|prompt)\": ?[\"\[]|'(?:messages|prompt)': ?['\"\[]))"
     # the scheduler retracting running requests when decode ran out of KV cache (Scheduler.update_running_batch:
@@ -99,7 +103,7 @@ SERVING_BYTES = AnchoredPattern(
         b"Input length (",
         b"Application startup complete.",
         b"Uvicorn running on ",
-        b"Exception in ASGI application",
+        ASGI_EXCEPTION.encode(),
         b"Starting main benchmark run",
         b" Serving Benchmark Result ",
         b": obj=",
@@ -115,7 +119,7 @@ SERVING_BYTES = AnchoredPattern(
     ),
 )
 # the serving lines that come before SGLang's own warmup request (a failure the warmup names stays warmup after them)
-BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on |Exception in ASGI application")
+BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on |" + ASGI_EXCEPTION)
 # where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
 # batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
 # [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after

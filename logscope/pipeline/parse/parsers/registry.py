@@ -65,7 +65,8 @@ class LineGrammar:
 # class of a module of exceptions, whatever its name, as CPython prints a class outside builtins with its module
 # (Lib/traceback.py TracebackException.format_exception_only: smod + "." + qualname): triton 3.9.0
 # triton/runtime/errors.py OutOfResources, "triton.runtime.errors.OutOfResources: out of resource: shared memory, ..."
-EXCEPTIONS_MODULE_CLASS = r"(?:[a-z_][a-z0-9_]*\.)+(?:errors?|exc|exceptions?)\.[A-Z][A-Za-z0-9_]*"
+# (a warning class of such a module is no failure: "urllib3.exceptions.InsecureRequestWarning: Unverified HTTPS request")
+EXCEPTIONS_MODULE_CLASS = r"(?:[a-z_][a-z0-9_]*\.)+(?:errors?|exc|exceptions?)\.[A-Z][A-Za-z0-9_]*(?<!Warning)"
 _EXC_LINE = re.compile(
     r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?|" + EXCEPTIONS_MODULE_CLASS + r"): "
 )

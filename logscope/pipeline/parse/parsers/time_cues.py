@@ -136,9 +136,14 @@ def sentences(text: str) -> list[str]:
     return [*out, text[at:]]
 
 
+_LONGEST_SENTENCE = 1000
+
+
 def place(sentence: str) -> tuple[str, str] | None:
     """(stage, the sentence as said) when the sentence names a failure and cues of one time only, else None."""
     said = sentence.strip()
+    if len(said) > _LONGEST_SENTENCE:
+        return None  # no sentence of an issue runs so long; each failure word rescans the text before it
     words = _QUOTED.sub(" ", said)
     if len(_WORD.findall(words)) < _MIN_WORDS or _NOT_PROSE.search(words) or _LOGGISH.search(said):
         return None

@@ -21,7 +21,7 @@ from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
-from logscope.pipeline.parse.serving import BEFORE_WARMUP
+from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.lines_before import PROSE_KINDS, LinesBefore, from_other_ranks
@@ -301,7 +301,6 @@ def is_candidate(event: Event) -> bool:
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
 TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
 _BATCH_MARK = re.compile(r"Prefill batch|POST /generate\b")
-_ASGI_MARK = re.compile(r"Exception in ASGI application")
 _BENCH_MARK = re.compile(r"Starting main benchmark run|Serving Benchmark Result")
 
 
@@ -310,9 +309,9 @@ def _serving_basis(marker: Event) -> str:
         return f"after the ready line at line {marker.line}"
     if _BATCH_MARK.search(marker.text):
         return f"after line {marker.line} showed the scheduler running a batch (SGLang's warmup request is one too)"
-    if _ASGI_MARK.search(marker.text):
+    if ASGI_EXCEPTION in marker.text:
         return (
-            f"after line {marker.line}, uvicorn's 'Exception in ASGI application': an HTTP request's handler raised, so"
+            f"after line {marker.line}, uvicorn's '{ASGI_EXCEPTION}': an HTTP request's handler raised, so"
             " the HTTP server SGLang starts once every scheduler finished startup was answering requests"
         )
     if BEFORE_WARMUP.search(marker.text):
