@@ -45,6 +45,8 @@ PLACED = [
     ("The pod got killed at startup every time.", "startup"),
     # an error message's own words after the failure word deny nothing ("No model info found")
     ("I start the server and load the model from a local path, but it raises an error: No model info found.", "load_weight"),
+    # a launch flag is masked like a quote: it cancels no cue of the writer's (review9 4a)
+    ("I set --max-running-requests 64 and it crashes during CUDA graph capture.", "capture"),
 ]
 
 NOT_PLACED = [
@@ -76,6 +78,28 @@ NOT_PLACED = [
     ("It crashes after 2 hours of debugging the loader.", "the user's hours"),
     ("See the pull request for the crash details here.", "a pull request"),
     ("The smoke benchmark failed three times before the diagnosis.", "the client is what failed"),
+    # a launch flag or a code name holds the program's words, not the writer's (review9 4a)
+    ("With --max-running-requests 256 the server crashes.", "a launch flag"),
+    ("With --enable-deterministic-inference the server crashes every time.", "a launch flag's last word"),
+    ("Setting --generation-config auto makes the server crash.", "a launch flag's first word"),
+    ("The server crashes with an OOM when I set --mem-fraction-static 0.9 for inference.", "inference as a purpose"),
+    ("The crash comes from vllm.inference.worker in my setup.", "a dotted code name"),
+    # the lexicon is English: a sentence in another language places nothing by cues (review9 4b)
+    ("Beim benchmark gibt es keinen crash.", "German negation"),
+    ("跑 benchmark 的时候没有 crash，只有 error log。", "Chinese"),
+    ("在发送 requests 时不会 crash。", "Chinese, requests"),
+    ("Pas de crash pendant le benchmark, seulement au démarrage.", "French negation"),
+    ("サーバーは benchmark 中に crash しません。", "Japanese"),
+    # "the issue", "the bug" is no event with a time (review9 4c)
+    ("The issue is that generation is slow, not a crash.", "the issue, and a denied crash"),
+    ("This bug was introduced by PR 1234 which changed the inference path.", "the bug"),
+    ("This issue shows up during stress testing.", "an issue that is no met failure"),
+    # a serving cue dropped as the client's failure leaves the sentence unplaced (review9 4d)
+    ("Request failed with error: the server is starting up.", "the client's failure"),
+    # another run, or a cue of the other kind anywhere on the line, even negated (review9 4e)
+    ("With the old image it crashed after a few requests; with the new one the server never comes up.", "another run"),
+    ("It crashed after a few requests. The server does not start again after that.", "a negated cue of the other kind"),
+    ("I start the server with tp 8. After a few requests it crashes.", "a cue of the other kind without a failure word"),
     # no failure word, or no sentence of prose
     ("After a few requests the latency goes up a lot.", "no failure word"),
     ("2025-11-09 15:39:31 worker failed to start the engine", "a log line"),
@@ -94,6 +118,13 @@ def test_a_sentence_with_cues_of_one_time_places_its_failure(sentence, stage):
 def test_a_guarded_or_mixed_sentence_places_nothing(sentence, why):
     parsed = time_cues.parse(sentence)
     assert parsed is None, why
+
+
+def test_a_time_said_to_go_well_cancels_no_other_sentence():
+    # the form of sglang-35779 (built part): the startup went well, the failure came with a request
+    line = "The server starts successfully. However, the service fails when processing an inference request."
+    parsed = time_cues.parse(line)
+    assert parsed is not None and parsed.data["stage"] == "serving"
 
 
 def _failures(text: str) -> list[tuple[str, str, str]]:
@@ -115,15 +146,24 @@ def test_the_sentence_places_the_failure_of_the_paste_inferred(prose, finding, p
 
 
 def test_a_cue_sentence_after_the_log_places_it_too():
-    # the sentence names the failure it speaks of ("this issue"), so it may follow the log
-    [(found, placed, _)] = _failures(f"{TRACEBACK}\nWe occasionally encounter this issue during stress testing.\n")
+    # the sentence names the failure it speaks of, so it may follow the log
+    [(found, placed, _)] = _failures(f"{TRACEBACK}\nWe occasionally hit this crash during stress testing.\n")
     assert (found, placed) == ("runtime-crash", "serving")
 
 
-def test_a_cue_sentence_against_a_phrase_claim_places_nothing():
+def test_a_phrase_claim_wins_over_a_cue_sentence():
+    # time_claims' phrasing is the more exact reading: a cue sentence that disagrees does not cancel it (review9 4b)
     prose = "It fails during startup.\n\nAfter a few requests it dies.\n"
-    [(_, placed, _)] = _failures(prose + TRACEBACK)
-    assert placed == "unknown"
+    [(found, placed, basis)] = _failures(prose + TRACEBACK)
+    assert (found, placed) == ("startup-crash", "startup")
+    assert "fails during startup" in basis
+
+
+def test_a_chinese_sentence_gives_its_phrase_claim_again():
+    # review9 4b: the Chinese sentence's English "benchmark" was read as a serving cue and cancelled time_claims' '启动的时候报错'
+    [(found, placed, basis)] = _failures("跑 benchmark 的时候没有 crash，启动的时候报错：\n\n" + TRACEBACK)
+    assert (found, placed) == ("startup-crash", "startup")
+    assert "启动的时候报错" in basis
 
 
 def test_a_log_line_never_reads_as_a_cue_sentence():
@@ -175,13 +215,13 @@ FAILURE_WORDS = [
     "timeouts",
     "timeout",
     "time-out",
-] + ["out of memory", "segmentation fault", "timed out", "this issue", "the problem", "that bug"]
+] + ["out of memory", "segmentation fault", "timed out", "hit this issue", "encountered the problem", "met that bug"]
 
 
 @pytest.mark.parametrize("word", FAILURE_WORDS)
 def test_every_failure_word_reaches_the_lexicon(word):
-    # the prefilter's literals (kinds.TIME_CUE_LITERALS) hold every failure word the lexicon reads, at a sentence's
-    # start too
+    # the prefilter's literals (kinds.TIME_CUE_LITERALS, from the same table) hold every failure word the lexicon
+    # reads, at a sentence's start too
     for sentence in (f"After a few requests it {word} again.", f"{word[:1].upper()}{word[1:]} after a few requests."):
         assert kinds.TIME_CUE_GRAMMAR in prefilter.grammars_for(sentence), sentence
         assert time_cues.fits(sentence), sentence

@@ -21,12 +21,9 @@ from logscope.pipeline.parse.parsers import stated_failure
 from logscope.pipeline.parse.parsers.base import Parsed
 from logscope.pipeline.parse.parsers.time_claims import NEGATED
 
-# the failure the sentence speaks of (a verb, a noun, or "this issue" pointing at the paste's failure)
-_FAILURE = re.compile(
-    r"(?i)\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing|ures?)?|errors?|exceptions?|die[sd]?|dying|dead|OOM(?:s|ed|'d)?"
-    r"|out of memory|hang(?:s|ing)?|hung|stuck|freez(?:e|es|ing)|froze|segfault(?:s|ed)?|segmentation fault|killed"
-    r"|abort(?:s|ed)?|timed out|time-?outs?|(?:this|the|that|same) (?:issue|problem|bug))\b"
-)
+# the failure the sentence speaks of, a verb or a noun, or meeting "this issue" (kinds.TIME_CUE_FAILURE_WORDS, whose
+# pieces are also the prefilter's literals)
+_FAILURE = re.compile(r"(?i)\b(?:" + "|".join(forms for _, forms in kinds.TIME_CUE_FAILURE_WORDS) + r")\b")
 # the server was serving: requests reached it, it ran inference or generation, a benchmark or load drove it, or it had
 # run for hours, steps or requests before the failure. Not the words that only name a kind of server ("the inference
 # engine"), a pull or feature request, Python's requests package (`requests.post`), nor "serving" alone ("when serving
@@ -40,8 +37,9 @@ _ACCURACY = re.compile(
 )
 _SERVING = re.compile(
     r"(?i)\b(?:(?<!pull )(?<!feature )(?<!merge )requests?\b(?!\.\w|\()"
-    r"|inference\b(?! (?:server|engine|framework|service|backend|stack|image|container|pod|node|cluster|script)s?\b)"
-    r"|generation\b(?! config)|generating|benchmark(?:s|ing|ed)?|benching"
+    # "for inference", "for generation" name what the server is for ("I set --mem-fraction-static 0.9 for inference")
+    r"|(?<!for )inference\b(?! (?:server|engine|framework|service|backend|stack|image|container|pod|node|cluster|script)s?\b)"
+    r"|(?<!for )generation\b(?! config)|generating|benchmark(?:s|ing|ed)?|benching"
     r"|(?:load|stress|pressure|performance|perf)[- ]?test(?:s|ing)?|concurren(?:cy|t)|traffic|(?-i:QPS|RPS)|rollouts?"
     r"|after (?:about |around |roughly |nearly |over |more than |~)?(?:\d+\+?|a few|several|many|some|hundreds of"
     # "after 3 hours of loading" are hours of a startup step, "after 2 hours of debugging" the user's
@@ -106,6 +104,23 @@ _NOT_PROSE = re.compile(
 )
 # what the writer quotes (a code span, a quoted message) holds the library's words, not the writer's
 _QUOTED = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|(?<!\w)'[^'\s][^']*[^'\s]'(?!\w)")
+# a launch flag or a code name is the program's word, masked like a quote: "--max-running-requests 256" is no request,
+# "--enable-deterministic-inference" no inference, "vllm.inference.worker" no inference either
+_CODE = re.compile(r"(?<![\w-])--?[A-Za-z][\w.-]*|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
+# the lexicon is English: a sentence in another script, or with another language's negation, places nothing by its
+# cue words ("跑 benchmark 的时候没有 crash", "Beim benchmark gibt es keinen crash."); time_claims.py reads its phrasings
+_FOREIGN = re.compile(
+    r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]"
+    r"|(?i:\b(?:kein\w*|nicht|nie|pas|jamais|aucun\w*|sans|sin|nunca|ningun\w*|não|senza|mai)\b)"
+)
+# a sentence about another run than the paste's ("With the old image it crashed after a few requests")
+_OTHER_RUN = re.compile(
+    r"(?i)\b(?:old(?:er)?|previous(?:ly)?|earlier|before (?:upgrading|updating|the upgrade|the update)"
+    r"|last (?:version|release|run)|with v\d)\b"
+)
+# the server coming up or not starting, read only to cancel a line ("the server never comes up", "it does not start
+# again"): "it comes up and then crashes" is after its startup, so it places nothing itself
+_COMES_UP = re.compile(r"(?i)\b(?:comes?|came|coming) up\b|(?:\b(?:not|never)|n't) (?:re)?(?:start|launch|boot)")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|;\s*|:\s+(?=[`\"'A-Z])")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _MIN_WORDS = 4
@@ -116,14 +131,30 @@ def fits(text: str) -> bool:
 
 
 def parse(text: str) -> Parsed | None:
-    """The first sentence of the line that places its failure by its cue words, unless another sentence of the line
-    places its failure at the other time ("It fails during startup on one node; on the other it fails during
-    inference.")."""
-    placed = [found for sentence in sentences(text.strip()) if (found := place(sentence)) is not None]
-    if not placed or len({stage == "serving" for stage, _ in placed}) > 1:
+    """The first sentence of the line that places its failure by its cue words, unless a sentence of the line names
+    the other time, placed, negated or without a failure word ("It fails during startup on one node; on the other it
+    fails during inference.", "It crashed after a few requests. The server does not start again after that.")."""
+    parts = sentences(text.strip())
+    placed = [found for sentence in parts if (found := place(sentence)) is not None]
+    if not placed:
         return None
     stage, said = placed[0]
+    if any(serving != (stage == "serving") for sentence in parts for serving in _times_named(sentence)):
+        return None
     return Parsed(kinds.TIME_CUE, {"stage": stage, "said": said})
+
+
+def _times_named(sentence: str) -> set[bool]:
+    """The times a sentence of prose names by its cue words, whatever it says of them (True: serving)."""
+    said = sentence.strip()
+    words = _QUOTED.sub(" ", said)
+    # a time said to go well backs the other time ("the server starts successfully. However, it fails when processing
+    # an inference request.")
+    if _NOT_PROSE.search(words) or _LOGGISH.search(said) or _WENT_WELL.search(words):
+        return set()
+    masked = _writers(said)
+    serving, startup, _ = _cues(masked)
+    return ({True} if serving else set()) | ({False} if startup or _COMES_UP.search(masked) else set())
 
 
 def sentences(text: str) -> list[str]:
@@ -144,22 +175,19 @@ def place(sentence: str) -> tuple[str, str] | None:
     said = sentence.strip()
     if len(said) > _LONGEST_SENTENCE:
         return None  # no sentence of an issue runs so long; each failure word rescans the text before it
-    words = _QUOTED.sub(" ", said)
+    words = _CODE.sub(" ", _QUOTED.sub(" ", said))
     if len(_WORD.findall(words)) < _MIN_WORDS or _NOT_PROSE.search(words) or _LOGGISH.search(said):
         return None
-    masked = _QUOTED.sub(lambda m: " " * len(m.group(0)), said)  # the writer's words where they stand
+    if _FOREIGN.search(words) or _OTHER_RUN.search(words):
+        return None
+    masked = _writers(said)
     failures = [m.start() for m in _FAILURE.finditer(said)]
     if not failures or all(_denied(masked[:at]) for at in failures):
         return None
     if _CONDITION.search(words) or _WENT_WELL.search(words) or _ASKED.search(words) or stated_failure.rules_out(words):
         return None
-    serving = [
-        m.start()
-        for m in _SERVING.finditer(_ACCURACY.sub(lambda m: " " * len(m.group(0)), masked))
-        if not _FAILED_CLIENT.match(masked, m.end())
-    ]
-    startup = [(stage, m.start()) for stage, pattern in _STARTUP for m in pattern.finditer(masked)]
-    if bool(serving) == bool(startup):
+    serving, startup, client = _cues(masked)
+    if client or bool(serving) == bool(startup):
         return None
     # a cue said in the negative or as a condition ("not during startup", "this is not a graph capture case", "unless
     # ... requests") places nothing
@@ -169,6 +197,21 @@ def place(sentence: str) -> tuple[str, str] | None:
     ):
         return None
     return ("serving" if serving else startup[0][0]), said[:200]
+
+
+def _writers(said: str) -> str:
+    """The writer's words where they stand: quotes, launch flags and code names blanked."""
+    blank = lambda m: " " * len(m.group(0))  # noqa: E731 - one substitution for both
+    return _CODE.sub(blank, _QUOTED.sub(blank, said))
+
+
+def _cues(masked: str) -> tuple[list[int], list[tuple[str, int]], bool]:
+    """The serving cues' and the startup cues' places (with the step), and whether a serving cue is what failed (the
+    client's failure, which a server that never came up gives as well: the sentence places nothing)."""
+    found = list(_SERVING.finditer(_ACCURACY.sub(lambda m: " " * len(m.group(0)), masked)))
+    client = [m for m in found if _FAILED_CLIENT.match(masked, m.end())]
+    startup = [(stage, m.start()) for stage, pattern in _STARTUP for m in pattern.finditer(masked)]
+    return [m.start() for m in found if m not in client], startup, bool(client)
 
 
 def _denied(before: str) -> bool:

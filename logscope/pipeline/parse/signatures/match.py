@@ -530,6 +530,9 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
         or c.line < event.line
         or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
     ]
+    # time_claims' phrasing is the more exact reading: a cue sentence that disagrees with it does not cancel it
+    if len({at_startup(str(c.data["stage"])) for c in before}) > 1:
+        before = [c for c in before if c.kind != kinds.TIME_CUE]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
     claim = before[-1]
