@@ -204,3 +204,29 @@ def test_a_source_file_of_nvshmem_s_transport_plugins_names_nvshmem():
         " status: 7 create DCT share err.\n"
     )
     assert _named(text) == [("nvshmem", "NVSHMEM")]
+
+
+def test_a_wording_of_code_that_torch_vendors_names_no_library_of_the_table():
+    # review9 item 5: pybind11's cast error (torch 2.9.1 torch/include/pybind11/cast.h), which Mooncake's objects also
+    # hold since they compile pybind11 in, is no wording of Mooncake's own
+    text = "RuntimeError: Unable to cast Python instance of type <class 'int'> to C++ type '?'\n"
+    assert "Mooncake" not in [f.library for f in _failures(text)]
+    text = (
+        "ImportError: Python version mismatch: module was compiled for Python 3.10, but the interpreter version is"
+        " incompatible: 3.12.3\n"
+    )
+    assert "Mooncake" not in [f.library for f in _failures(text)]
+
+
+def test_a_wording_sglang_raises_itself_names_sglang_before_a_library_s_objects():
+    # review9 item 5: sglang 0.5.23 multimodal_gen/.../ipc_a2a_multi.py:239 raises it (FlashInfer's sources hold it too)
+    assert _named("RuntimeError: cuMemcpy2DAsync failed with CUresult 1\n") == [("sglang", "SGLang")]
+    # "Unsupported head_dim" is a wording of sgl-kernel's objects, and SGLang's own modules print it too (0.5.23
+    # kernels/ops/attention/fused_qknorm_rope.py:116, a warning, no raise): it names neither
+    text = "ValueError: Unsupported head_dim=80 for JIT fused_qk_norm_rope kernel\n"
+    assert [f.library for f in _failures(text)] == [None]
+
+
+def test_a_phrase_of_plain_english_words_names_no_library_whatever_its_length():
+    # review9 item 5: "Unable to get info from" (five plain words of NVSHMEM's objects) is anybody's wording
+    assert "NVSHMEM" not in [f.library for f in _failures("RuntimeError: Unable to get info from /dev/nvidia0\n")]

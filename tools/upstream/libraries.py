@@ -21,10 +21,13 @@ source is read at its newest release tag) and keeps what a backtrace frame or an
   library of the table holds the same words (the CUDA runtime's texts, linked into several, name none), or where the
   only other holders are libraries whose C++ namespaces its objects hold (they compiled that code in: sgl-kernel's
   objects hold `flashinfer::` and FlashInfer's norm and sampling wordings, which are then sgl-kernel's); words inside a
-  string that several libraries' objects hold name none. A phrase of up to four plain words is anybody's (libibverbs'
-  `local length error`): it needs a name of code among them. The linker merges a string into a longer one that ends
-  with it (GNU ld's tail merging of SHF_STRINGS sections: `RMSNorm failed with error code ` is stored inside
-  `GemmaRMSNorm failed with error code `), so a piece's tails from a capital inside its first word are kept too.
+  string that several libraries' objects hold name none, nor do the words that torch prints (its objects, and its
+  headers: pybind11's and fmt's code, which the table's objects compile in too, TORCH_RELEASE) or that SGLang's own
+  modules hold (the newest release's). A phrase of plain words is anybody's whatever its length (libibverbs' `local
+  length error`, `Unable to get info from`): it needs a name of code among them. The linker merges a string into a
+  longer one that ends with it (GNU ld's tail merging of SHF_STRINGS sections: `RMSNorm failed with error code ` is
+  stored inside `GemmaRMSNorm failed with error code `), so a piece's tails from a capital inside its first word are
+  kept too.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from logscope.core.native_libraries import MESSAGES_FILE
 from tools.upstream import sources
 from tools.upstream.write import write_generated
 
@@ -152,10 +156,10 @@ class _Scan:
         tails = [piece, *(inner if merged else [])]
         for tail in tails:
             words = tail.split()
-            # a short phrase of plain words is anybody's (libibverbs' `local length error`, the CUDA runtime's
-            # `illegal memory access`): up to four words name a library only with a name of code among them
-            # (`ibv_dealloc_pd failed`, `RMSNorm failed with error code`)
-            named = len(words) >= 5 or any(_CODE_NAME.search(w) and not _CUDA_API.match(w) for w in words)
+            # a phrase of plain words is anybody's, whatever its length (libibverbs' `local length error`, the CUDA
+            # runtime's `illegal memory access`, `Unable to get info from`): it names a library only with a name of
+            # code among them (`ibv_dealloc_pd failed`, `RMSNorm failed with error code`)
+            named = any(_CODE_NAME.search(w) and not _CUDA_API.match(w) for w in words)
             if len(tail) >= MIN_MESSAGE and named and _FAILURE.search(tail) and re.match(r"[A-Za-z_]", tail):
                 self.messages.add(tail)
 
@@ -294,13 +298,41 @@ def extract(
     return dict(sorted(out.items())), dict(sorted(messages.items()))
 
 
+# what prints the same words outside the table: torch (its objects, and the headers it ships, pybind11's and fmt's among
+# them, the code the table's objects also compile in) and SGLang's own raises (the string literals of its modules)
+TORCH_RELEASE = "2.9.1"
+
+
+def _outside_strings() -> list[str]:
+    """The strings with a failure word of torch's wheel (its objects' save the table's libraries it bundles, and
+    torch/include's) and of the newest SGLang release's modules (their lines: each literal is inside one)."""
+    print(f"reading torch {TORCH_RELEASE} and sglang {sources.sglang_versions()[-1]}", flush=True)
+    out: list[str] = []
+    with zipfile.ZipFile(sources.download("torch", TORCH_RELEASE)) as zf:
+        for name in zf.namelist():
+            if (name.endswith(".so") or ".so." in name) and not _bundled(name):
+                out.extend(t for t in _strings(zf.read(name)) if _FAILURE.search(t))
+            elif name.startswith("torch/include/"):
+                out.extend(t for t in zf.read(name).decode("utf-8", errors="replace").splitlines() if _FAILURE.search(t))
+    wheel = sources.download("sglang", sources.sglang_versions()[-1])
+    out.extend(line for _, text in sources.python_files(wheel) for line in text.splitlines() if _FAILURE.search(line))
+    return out
+
+
+def _bundled(name: str) -> bool:
+    """An object of torch's named after a library of the table (libtorch_nvshmem.so): that library's code compiled in,
+    whose wordings stay the library's."""
+    stem = normal(name.rsplit("/", 1)[-1])
+    return any(normal(lib.name) in stem for lib in LIBRARIES)
+
+
 def _message_owners(scans: dict[str, tuple[_Scan, str]]) -> dict[str, str]:
     """A failure wording -> the one library it names: its only holder, or the one holder whose objects hold every
-    other holder's C++ namespaces (it compiled their code in)."""
+    other holder's C++ namespaces (it compiled their code in); a wording torch or SGLang also prints names nobody."""
     # a string the objects of several libraries hold (the CUDA runtime's texts, linked into each) is nobody's, nor are
     # the words inside it (`illegal memory access` of "an illegal memory access was encountered")
     string_owners = Counter(t for scan, _ in scans.values() for t in scan.strings)
-    common = "\n".join(t for t, n in string_owners.items() if n > 1)
+    common = "\n".join([*(t for t, n in string_owners.items() if n > 1), *_outside_strings()])
     holders: dict[str, set[str]] = {}
     for name, (scan, _) in scans.items():
         for message in scan.messages:
@@ -317,8 +349,6 @@ def _message_owners(scans: dict[str, tuple[_Scan, str]]) -> dict[str, str]:
     return out
 
 
-# the failure wordings, a table of their own: a paste loads it only when no frame, path, op or package names the library
-MESSAGES_FILE = "library_messages.json"
 _FIRST_WORD = re.compile(r"[A-Za-z_]\w*")
 
 

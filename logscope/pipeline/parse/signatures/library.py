@@ -144,9 +144,6 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
     if check is not None:
         return Raiser(check, "its own CUDA check reported it", None)
-    printed = message_library(text)
-    if printed is not None:
-        return Raiser(printed[0], f"a failure wording only its released objects print ({printed[1]!r})", None)
     if CUDA_WORDING.search(text):
         return Raiser(CUDA, "a CUDA runtime error, and no library's frame or path under it", None)
     if TORCH_CHECK.search(text):
@@ -167,6 +164,11 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if worded is not None:
         releases = f"sglang {worded.first}-{worded.last}"
         return Raiser(SGLANG, f"a message SGLang raises ({releases}: {worded.template})", None)
+    # after SGLang's own raises and the CUDA and torch wordings: a library's objects also hold what they compiled in
+    # (pybind11's, the CUDA runtime's texts) and what SGLang raises in the same words
+    printed = message_library(text)
+    if printed is not None:
+        return Raiser(printed[0], f"a failure wording only its released objects print ({printed[1]!r})", None)
     cut = event.data.get("cut_frame_path")
     # the exception line is shown and the innermost frame, cut short, is still in SGLang's tree
     if cut and exception and event.kind != kinds.TRACEBACK and package_library(frame_package(str(cut)) or "") == SGLANG:
