@@ -199,18 +199,30 @@ def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: 
 
 
 def matching_line(
-    pattern: AnchoredPattern, buf: Buffer, start: int, end: int, next_at: dict[bytes, int] | None = None
+    pattern: AnchoredPattern, buf: Buffer, start: int, end: int, next_at: dict[bytes, AnchorSeen] | None = None
 ) -> tuple[int, int] | None:
     """(start, end) offsets of the first line of buf[start:end] that `pattern` matches, or None. `next_at`, kept by
-    a caller that searches the same buf[:end] again from later starts, remembers where each anchor was found next
-    (-1: nowhere before `end`), so an anchor absent from the buffer is not searched for again at every start: a
-    crash loop's thousands of startup parts cost one pass, not one per part."""
+    a caller that searches the same buf[:end] again from later starts, remembers how far each anchor was searched
+    and where it was found, so an anchor absent from the buffer is not searched for again at every start: a crash
+    loop's thousands of startup parts cost one pass, not one per part. The anchors are searched in windows that
+    double from _ANCHOR_WINDOW for a single search: an anchor absent from a long buffer (most of them, in most logs) is
+    not searched to its end when another anchor's line near the start matches."""
     at = start
     known = {} if next_at is None else next_at
-    while at < end:
-        hits = [found for anchor in pattern.anchors if (found := _next_anchor(buf, anchor, at, end, known)) >= 0]
+    # a caller that searches again from later starts (next_at) gets whole-range searches: each absent anchor is then
+    # searched once per buffer, however many parts it holds (windows cost a crash loop's 10,000 parts about 20%)
+    window = _ANCHOR_WINDOW if next_at is None else max(1, end - start)
+    scan_from = at
+    while scan_from < end:
+        limit = min(end, scan_from + window)
+        hits = [
+            found
+            for anchor in pattern.anchors
+            if 0 <= (found := _next_anchor(buf, anchor, scan_from, min(end, limit + len(anchor) - 1), known)) < limit
+        ]
         if not hits:
-            return None
+            scan_from, window = limit, window * 2
+            continue
         hit = min(hits)
         line_start = max(buf.rfind(b"\n", at, hit) + 1, at)
         line_end = buf.find(b"\n", hit, end)
@@ -218,14 +230,32 @@ def matching_line(
             line_end = end
         if pattern.regex.search(buf, line_start, line_end):  # type: ignore[call-overload]
             return line_start, line_end
-        at = line_end + 1
+        at = scan_from = line_end + 1
     return None
 
 
-def _next_anchor(buf: Buffer, anchor: bytes, at: int, end: int, known: dict[bytes, int]) -> int:
-    found = known.get(anchor)
-    if found is None or 0 <= found < at:
-        found = known[anchor] = buf.find(anchor, at, end)
+# (where the search began, where the anchor was found or -1, where the search ended)
+AnchorSeen = tuple[int, int, int]
+_ANCHOR_WINDOW = 1 << 16
+
+
+def _next_anchor(buf: Buffer, anchor: bytes, at: int, until: int, known: dict[bytes, AnchorSeen]) -> int:
+    """The anchor's first start in buf[at:until], or -1; a position at or past `until` when an earlier search that
+    covered buf[at:until] found it later (the caller takes only those before its window's end)."""
+    seen = known.get(anchor)
+    if seen is not None:
+        began, found, ended = seen
+        if began <= at and found >= at:
+            return found
+        if began <= at <= ended and found < 0:
+            if ended >= until:
+                return -1
+            # absent up to `ended`: only the rest is searched, so a buffer is searched once for an absent anchor
+            found = buf.find(anchor, max(at, ended - len(anchor) + 1), until)
+            known[anchor] = (began, found, until)
+            return found
+    found = buf.find(anchor, at, until)
+    known[anchor] = (at, found, until)
     return found
 
 
@@ -291,7 +321,7 @@ class StartupScan:
         begins = [(index, offset) for index, offset, text in found if self.begins.search(text)]
         lines: list[Candidate] = []
         parts: list[Part] = []
-        next_at: dict[bytes, int] = {}
+        next_at: dict[bytes, AnchorSeen] = {}
         at, at_index, k = start, 0, 0
         while True:
             if not starting:
