@@ -122,7 +122,8 @@ def _hyperscan_search(literals: tuple[str, ...]) -> Callable[[Buffer, int, int],
         import hyperscan
     except ImportError:  # an optional speed-up: the `re` pass finds the same lines
         return None
-    database = _stored_database(hyperscan, literals) or _compiled_database(hyperscan, literals)
+    name = _database_name(hyperscan, literals)
+    database = _stored_database(hyperscan, name) or _compiled_database(hyperscan, literals, name)
     if database is None:
         return None
 
@@ -141,19 +142,20 @@ def _hyperscan_search(literals: tuple[str, ...]) -> Callable[[Buffer, int, int],
 
 # A compiled database is kept in the user cache, serialized: compiling the prefilter's ~670 literals costs about
 # 60 ms, and each worker of a large file paid it before its first range (loading the stored one: under 1 ms).
-# The key holds the literals, the Hyperscan version and the machine, since a database is built for one platform.
+# Its name holds a hash of the literals, the Hyperscan version and the machine (a database is built for one platform).
 _DATABASE_KIND = "hyperscan-db"
 
 
-def _database_key(hyperscan: Any, literals: tuple[str, ...]) -> str:
+def _database_name(hyperscan: Any, literals: tuple[str, ...]) -> str:
+    """The cache entry's name."""
     digest = hashlib.sha256(f"{hyperscan.__version__}\0{platform.machine()}\0".encode())
     for literal in literals:
         digest.update(literal.encode() + b"\0")
-    return digest.hexdigest()[:24]
+    return f"{_DATABASE_KIND}-{digest.hexdigest()[:24]}.pickle"
 
 
-def _stored_database(hyperscan: Any, literals: tuple[str, ...]) -> Any | None:
-    stored = user_cache.load(f"{_DATABASE_KIND}-{_database_key(hyperscan, literals)}.pickle")
+def _stored_database(hyperscan: Any, name: str) -> Any | None:
+    stored = user_cache.load(name)
     if not isinstance(stored, bytes):
         return None
     try:
@@ -164,7 +166,7 @@ def _stored_database(hyperscan: Any, literals: tuple[str, ...]) -> Any | None:
     return database
 
 
-def _compiled_database(hyperscan: Any, literals: tuple[str, ...]) -> Any | None:
+def _compiled_database(hyperscan: Any, literals: tuple[str, ...], name: str) -> Any | None:
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     expressions = [re.escape(lit.encode()) for lit in literals]
     try:
@@ -174,7 +176,7 @@ def _compiled_database(hyperscan: Any, literals: tuple[str, ...]) -> Any | None:
     except hyperscan.HyperscanError:  # a CPU it does not support
         return None
     with contextlib.suppress(hyperscan.HyperscanError):
-        user_cache.store(f"{_DATABASE_KIND}-{_database_key(hyperscan, literals)}.pickle", hyperscan.dumpb(database))
+        user_cache.store(name, hyperscan.dumpb(database))
     return database
 
 
