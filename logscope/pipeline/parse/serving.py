@@ -65,12 +65,14 @@ _SERVING = re.compile(
     # and none of the warmup's (text "The capital city of France is", input_ids [10, 11, 12], the PD prefill warmup's
     # [[0, 1, 2, 3]] / [[10, 11, 12, 13]] with bootstrap host FAKE_BOOTSTRAP_HOST "2.2.2.2", the VLM warmup's
     # "Describe the image.") is a served request
-    # (each lookahead reads at most 500 characters past its anchor, where a request's first fields stand: unbounded,
-    # a line of thousands of anchors was read to its end from each of them, quadratic; from the line's start instead,
-    # every line paid a full read, 20% of a crash loop's time)
+    # (the input is looked for within 500 characters of its anchor, where a request's first fields stand: rid and
+    # session_id, then text and input_ids in io_struct.py GenerateReqInput 0.5.23, text first in 0.4.1.post7; the
+    # warmup's within 600, so an input found near the bound still has its warmup words looked at. Unbounded, a line of
+    # thousands of anchors was read to its end from each of them, quadratic; from the line's start instead, every line
+    # paid a full read, 20% of a crash loop's time)
     r"|(?:\b(?:Receive(?: OpenAI)?|Finish): obj=|\bin=(?:Generate|Embedding)ReqInput\("
     r"|\"event\": \"request\.(?:received|finished)\")"
-    r"(?!.{0,500}?(?:The capital city of France is|\b10, 11, 12\b|\[0, 1, 2, 3\]|2\.2\.2\.2|Describe the image\.))"
+    r"(?!.{0,600}?(?:The capital city of France is|\b10, 11, 12\b|\[0, 1, 2, 3\]|2\.2\.2\.2|Describe the image\.))"
     r"(?=.{0,500}?(?:\btext=(?!None\b)|\binput_ids=\[|\"(?:text|input_ids|messages|prompt)\": ?[\"\["
     r"]|'(?:messages|prompt)': ?['\"\[]))"
     # the scheduler retracting running requests when decode ran out of KV cache (Scheduler.update_running_batch:
