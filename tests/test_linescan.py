@@ -19,6 +19,7 @@ from logscope.pipeline.ingest.linescan import (
     StartupScan,
     decode_line,
     first_line_matching,
+    newlines,
 )
 from logscope.pipeline.parse import prefilter
 from logscope.pipeline.parse.serving import STARTUP
@@ -57,6 +58,24 @@ EDGES = (
 )
 def test_a_line_is_decoded_lossily_without_its_cr_and_what_follows_a_unit_separator(raw, text):
     assert decode_line(raw) == text
+
+
+@pytest.mark.parametrize(
+    "line_bytes",
+    [
+        (1,),  # blank lines only: counted by `count` throughout
+        (200,),  # long lines: counted by `replace` after the first block
+        (200, 200, 1, 200, 3, 5000),  # mixed: each block switches on what the one before held
+        (70_000, 1, 2),  # a line longer than a block
+        (33_000, *([1] * 33_000)),  # a block of one long line, then one of blank lines: the backoff's path
+    ],
+)
+@pytest.mark.parametrize("bounds", [(0, None), (5, -7), (40_000, -1)])
+def test_newlines_are_counted_as_bytes_count_counts_them_in_every_block_mode(line_bytes, bounds):
+    data = bytearray(b"".join(b"x" * (n - 1) + b"\n" for n in line_bytes * (150_000 // sum(line_bytes) + 1)))
+    start, stop = bounds
+    end = len(data) + stop if stop is not None else len(data)
+    assert newlines(data, start, end) == data.count(b"\n", start, end) > 0
 
 
 @pytest.mark.parametrize("data", EDGES)
