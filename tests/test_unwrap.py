@@ -139,6 +139,12 @@ def test_the_verdict_sentence_drops_the_phase_basis_and_fits_two_lines():
         short_sentence("NCCL failed during serving (after the ready line at line 4): boom", 130)
         == "NCCL failed during serving: boom"
     )
+    # a basis with a parenthesis of its own goes whole (it left "while serving): ..." behind)
+    uvicorn = (
+        "The server crashed while serving (after line 5, uvicorn up: SGLang starts its HTTP server once every "
+        "scheduler finished startup (its warmup request comes next)): RuntimeError: boom"
+    )
+    assert short_sentence(uvicorn, 130) == "The server crashed while serving: RuntimeError: boom"
 
 
 def test_an_unknown_failure_line_is_quoted_as_a_finding_and_exits_1():

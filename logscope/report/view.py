@@ -222,9 +222,11 @@ def plural(count: int, word: str) -> str:
 
 VERDICT_CHARS = 150  # two lines of 80 columns, less what word wrapping loses
 # how a message places its failure, which the finding below the verdict says in full
+# (a basis may hold one parenthesis of its own: "after line 5, uvicorn up: ... (its warmup request comes next)")
+_INNER = r"(?:[^()]|\([^()]*\))*"
 _BASIS = re.compile(
-    r" \((?:no phase line of this rank[^)]*|after the [^)]*|after line \d+[^)]*|frame [^)]*|the [\w-]+ signature"
-    r"|Capture cuda graph failed)\)"
+    rf" \((?:no phase line of this rank{_INNER}|after the {_INNER}|after line \d+{_INNER}|frame {_INNER}"
+    r"|the [\w-]+ signature|Capture cuda graph failed)\)"
 )
 
 
