@@ -8,7 +8,7 @@ benchmark can run `grep -F -f` with exactly the same set.
 from __future__ import annotations
 
 import hashlib
-from functools import cache
+from functools import cache, lru_cache
 
 from logscope.core import kinds, user_cache
 from logscope.pipeline.ingest.linescan import LiteralScan
@@ -87,5 +87,11 @@ def holds_literal(text: str) -> bool:
 
 
 def grammars_for(text: str) -> list[str]:
-    """The line grammars whose literals the line holds, in the order they should be tried."""
-    return [name for name, literals in _BY_GRAMMAR.items() if any(literal in text for literal in literals)]
+    """The line grammars whose literals the line holds, in the order they should be tried (a new list: callers add
+    to it)."""
+    return list(_grammars_of(text))
+
+
+@lru_cache(maxsize=4096)  # the classifier asks several times per line, and a crash loop repeats its lines
+def _grammars_of(text: str) -> tuple[str, ...]:
+    return tuple(name for name, literals in _BY_GRAMMAR.items() if any(literal in text for literal in literals))
