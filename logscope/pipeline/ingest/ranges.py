@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,12 +31,16 @@ RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one f
 # a worker's buffer (it grows only for a line longer than that, up to LINE_CAP): small enough that the newline
 # count finds in the core's cache what the literal pass just read (about 8% less worker CPU here than 4 MiB)
 READ_BYTES = 512 << 10
-# Ranges given to the workers ahead of the one the classifier reads: one per worker and a spare (a 200 MB crash loop
-# queued whole held every range's results while the main process classified the first: 1.4 GB at 100,000
-# launches). A crash loop's range holds a candidate on every line (about 90 MB of results for 32 MiB), so a file's
-# ranges are DENSE_RANGE_BYTES until one comes back with fewer than DENSE_FOUND candidates per RANGE_BYTES
-# (a serving log's few), then RANGE_BYTES.
+# Ranges given to the workers ahead of the one the classifier reads: one per worker and a spare while ranges come
+# back dense (a 200 MB crash loop queued whole held every range's results while the main process classified the
+# first: 1.4 GB at 100,000 launches), AHEAD_SPARSE while they come back sparse (their results are a few lines, and
+# the workers go on scanning while the main process is still importing the stages: with one per worker and a spare
+# they stood idle for the import's 0.1-0.2 s after their first ranges). A crash loop's range holds a candidate on
+# every line (about 90 MB of results for 32 MiB), so a file's ranges are DENSE_RANGE_BYTES until one comes back with
+# fewer than DENSE_FOUND candidates per RANGE_BYTES (a serving log's few), then RANGE_BYTES. Ranges are given as
+# earlier ones come back (a callback on the executor's thread), not only as the classifier reads them.
 AHEAD_SPARE = 1
+AHEAD_SPARSE = 8
 DENSE_RANGE_BYTES = 8 << 20
 DENSE_FOUND = 100_000
 _PROBE_BYTES = 1 << 16
@@ -89,12 +94,13 @@ class RangeScanner:
         self.pool: ProcessPoolExecutor | None = None
         self.files: deque[_QueuedFile] = deque()  # files with bytes not yet given to a worker, in order
         self.in_flight = 0  # ranges given to a worker and not yet read
-        self.ahead = workers() + AHEAD_SPARE
-        self.range_bytes = min(DENSE_RANGE_BYTES, RANGE_BYTES)
+        self.sparse = False  # the last range that came back held few candidates
+        self.closed = False
+        # the classifier's thread and the executor's (where a range that comes back gives out the next) share the queue
+        self.lock = threading.RLock()
         if not enabled or workers() < 2:
             return
         import multiprocessing  # only for large files: a paste does not pay for the import
-        import threading
         from concurrent.futures import ProcessPoolExecutor
 
         # fork is cheapest (the worker inherits the imported modules), but only safe on Linux in a single-threaded
@@ -111,44 +117,73 @@ class RangeScanner:
     def parallel(self) -> bool:
         return self.pool is not None
 
+    @property
+    def ahead(self) -> int:
+        return AHEAD_SPARSE if self.sparse else workers() + AHEAD_SPARE
+
+    @property
+    def range_bytes(self) -> int:
+        return RANGE_BYTES if self.sparse else min(DENSE_RANGE_BYTES, RANGE_BYTES)
+
     def submit(self, name: str, path: str, size: int) -> Iterator[RangeScan]:
         """Queue the file after those queued before (the workers take their ranges in that order, at most `ahead`
         not yet read at a time); the iterator gives its ranges' results in file order."""
         queued = _QueuedFile(name, path, size)
-        if size:
-            self.files.append(queued)
-        self._fill()
+        with self.lock:
+            if size:
+                self.files.append(queued)
+            self._fill()
         return self._results(queued)
 
     def _fill(self) -> None:
-        while self.files and self.in_flight < self.ahead:
+        while self.files and self.in_flight < self.ahead and not self.closed:
             self._cut(self.files[0])
 
     def _cut(self, queued: _QueuedFile) -> None:
         """The file's next range, given to a worker."""
         assert self.pool is not None
         start, end = queued.cut, min(queued.cut + self.range_bytes, queued.size)
-        queued.scans.append(self.pool.submit(_scan_range, queued.name, queued.path, start, end))
+        future = self.pool.submit(_scan_range, queued.name, queued.path, start, end)
+        queued.scans.append(future)
         queued.cut = end
         self.in_flight += 1
         if end >= queued.size:
             self.files.remove(queued)
+        future.add_done_callback(self._came_back)
+
+    def _came_back(self, future: Future[RangeScan]) -> None:
+        """A range's scan is done (on the executor's thread): the next ranges are given out now, without waiting
+        for the classifier to read it."""
+        if future.cancelled() or future.exception() is not None:
+            return  # the classifier meets the error when it reads the range
+        with self.lock:
+            self._note(future.result())
+            self._fill()
+
+    def _note(self, result: RangeScan) -> None:
+        self.sparse = len(result.found) * RANGE_BYTES < DENSE_FOUND * max(1, result.end - result.start)
 
     def _results(self, queued: _QueuedFile) -> Iterator[RangeScan]:
-        while queued.scans or queued.cut < queued.size:
-            if not queued.scans:  # read before a file queued ahead of it: its range is given now
-                self._cut(queued)
-            result = queued.scans.popleft().result()
-            self.in_flight -= 1
-            sparse = len(result.found) * RANGE_BYTES < DENSE_FOUND * max(1, result.end - result.start)
-            self.range_bytes = RANGE_BYTES if sparse else min(DENSE_RANGE_BYTES, RANGE_BYTES)
-            self._fill()
+        while True:
+            with self.lock:
+                if not queued.scans and queued.cut >= queued.size:
+                    return
+                if not queued.scans:  # read before a file queued ahead of it: its range is given now
+                    self._cut(queued)
+                future = queued.scans.popleft()
+            result = future.result()
+            with self.lock:
+                self.in_flight -= 1
+                self._note(result)
+                self._fill()
             yield result
 
     def __enter__(self) -> RangeScanner:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        with self.lock:
+            self.closed = True  # a range that comes back now gives out no other
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
