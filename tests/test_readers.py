@@ -612,6 +612,32 @@ def test_topo_rows_without_their_header_name_only_the_columns_the_rows_show():
     assert topology["affinity"]["GPU1"] == {"cpu": "8-15", "numa": 1, "gpu_numa_id": None}
 
 
+def test_topo_rows_a_copy_starts_below_the_first_give_the_links_to_the_gpus_above():
+    # a copy that starts at GPU5's row (nvidia-smi lists GPU0 .. GPU7 first, so its X in column 5 names columns 0-4)
+    cells = ["NV18"] * 8
+    rows = "".join(
+        f"GPU{i}\t" + "\t".join(" X " if j == i else cells[j] for j in range(8)) + f"\tSYS\t{i * 28}-{i * 28 + 27}\t1\t\tN/A\n"
+        for i in (5, 6, 7)
+    )
+    rows += "NIC0\t" + "\t".join(["SYS"] * 8) + "\t X \n"
+    topology = analyze_text(rows, "topo.txt")["topology"]
+    assert sorted(map(tuple, topology["links"])) == [(a, b, "NV18") for a in range(8) for b in range(a + 1, 8) if b >= 5]
+    assert {(n["gpu"], n["nic"], n["link"]) for n in topology["nics"]} == {(i, "NIC0", "SYS") for i in (5, 6, 7)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPU3 NV18 X NV18",  # its X after one cell: not GPU3's diagonal
+        "GPU0 X",
+        "GPU2 is X and NV18",
+    ],
+)
+def test_a_line_that_is_no_matrix_row_starts_no_topology(text):
+    topology = analyze_text(text + "\n", "notes.txt").get("topology") or {}
+    assert not topology.get("links") and not topology.get("nics") and not topology.get("p2p")
+
+
 def test_gpus_a_field_states_say_so_and_quote_the_field():
     """ "GPU: B200x2" in an issue body is no dump: its GPU records say which form stated them, and their evidence is
     the line itself, not a check_env line that the paste does not hold."""

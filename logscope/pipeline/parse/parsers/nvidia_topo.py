@@ -67,6 +67,15 @@ def _columns_of_rows(lines: list[str]) -> list[str | None]:
     for device, cells, _ in rows:
         if "X" in cells:
             columns[cells.index("X")] = device
+    # nvidia-smi lists the GPUs first, in index order (GPU0 .. GPUn-1, then the NICs): where every GPU row's X stands
+    # in the column of its own index, the columns up to the highest GPU row are GPU0 .. GPUn, whether or not the copy
+    # holds their rows (a copy that starts at GPU5's row still shows GPU5's links to GPU0-4)
+    gpus = [int(device[3:]) for device, _, _ in rows if device.startswith("GPU")]
+    diagonal = all(device == f"GPU{cells.index('X')}" for device, cells, _ in rows if device.startswith("GPU") and "X" in cells)
+    top = max(gpus, default=-1)
+    if gpus and diagonal and top < len(columns) and all(c in (None, f"GPU{i}") for i, c in enumerate(columns[: top + 1])):
+        for i in range(top + 1):
+            columns[i] = f"GPU{i}"
     legend = [m.group(1) for text in lines if (m := _NIC_LEGEND.match(text))]
     unnamed = [i for i, column in enumerate(columns) if column is None]
     named_gpus = [i for i, column in enumerate(columns) if column and column.startswith("GPU")]
@@ -82,6 +91,7 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
     columns: list[str | None] = [] if any(_is_header(text) for text in lines) else _columns_of_rows(lines)
     links: list[list[Any]] = []
     p2p: list[list[Any]] = []
+    seen: set[tuple[int, int, bool]] = set()  # (a, b, a P2P status) pairs already given
     affinity: dict[str, dict[str, Any]] = {}
     nics: list[dict[str, Any]] = []
     legend: dict[str, str] = {}
@@ -102,9 +112,13 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
             if kind == "X" or column == device or column is None:
                 continue
             if device.startswith("GPU") and column.startswith("GPU"):
-                a, b = int(device[3:]), int(column[3:])
-                if a < b:
-                    (p2p if kind in _P2P_STATES else links).append([a, b, kind])
+                # each pair once, from the first row that shows it (the lower GPU's, or the higher's where a copy
+                # starts below the lower GPU's row)
+                a, b = sorted((int(device[3:]), int(column[3:])))
+                table = p2p if kind in _P2P_STATES else links
+                if (a, b, table is p2p) not in seen:
+                    seen.add((a, b, table is p2p))
+                    table.append([a, b, kind])
             elif device.startswith("GPU") and column.startswith(("NIC", "mlx5_")):
                 nics.append({"gpu": int(device[3:]), "nic": column, "link": kind})
         if device.startswith("GPU") and tails:
@@ -139,18 +153,29 @@ def _cut_short(before: list[str], text: str) -> bool:
 _HEADER_DEVICE = re.compile(r"\b(?:GPU|NIC|mlx5_)\d+\b")
 
 
-# the matrix's first row, pasted without the header row above it: "GPU0     X      NV18    NV18 ..."
-_FIRST_ROW = re.compile(r"^\s*GPU0\s+X\s+(?:NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)\s")
+# a row of the matrix pasted without the header row above it, the first ("GPU0     X      NV18    NV18 ...") or any
+# later one a copy starts at ("GPU5    NV18    NV18    NV18    NV18    NV18     X      NV18 ..."): its X stands after
+# as many link cells as its GPU's index (the diagonal), and a link cell follows it or the row ends at X
+_LINK = r"(?:NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)"
+_ANY_ROW = re.compile(r"^\s*GPU(\d+)((?:\s+" + _LINK + r")*)\s+X(\s+" + _LINK + r"(?!\S))?")
+
+
+def _row_starts_matrix(text: str) -> bool:
+    m = _ANY_ROW.match(text)
+    if m is None:
+        return False
+    index = int(m.group(1))
+    return len(m.group(2).split()) == index and (index > 0 or m.group(3) is not None)
 
 
 class TopoReader(BlockReader):
     """`nvidia-smi topo -m`: the header row and the rows under it, or the rows alone (pasted without the header)."""
 
     grammar = kinds.NVIDIA_TOPO_GRAMMAR
-    literals = ("GPU0",)
+    literals = ("GPU0", " X ", " X\t", "\tX\t")  # the header or first row; any row's diagonal cell
 
     def starts(self, text: str) -> bool:
-        return bool(_HEADER.match(text) or _FIRST_ROW.match(text))
+        return bool(_HEADER.match(text) or _row_starts_matrix(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
