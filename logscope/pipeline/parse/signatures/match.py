@@ -662,7 +662,10 @@ def failures_of(
             opens_with_capture = sig.pattern.anchored and sig.pattern.segments[0][0].literal is None
             at = 0 if opens_with_capture else full.find(sig.pattern.literals()[0])
             word = at
-            while word > 0 and (full[word - 1].isalnum() or full[word - 1] == "_"):  # from the start of its first word
+            # from the start of its first word; a wording that opens with punctuation (": undefined symbol: ") from the
+            # start of the name before it ("/usr/.../common_ops.abi3.so: undefined symbol: ...")
+            named = at > 0 and not (full[at].isalnum() or full[at] == "_")
+            while word > 0 and (full[word - 1].isalnum() or full[word - 1] == "_" or (named and not full[word - 1].isspace())):
                 word -= 1
             at = at if word > 0 and full[word - 1] == "\\" else word  # not into a literal "\n" before it
             said = full[at:].strip() if at >= 0 else None
