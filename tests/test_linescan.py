@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,28 @@ def _read(chunks):
         parts = [(chunk.first + a, None if b is None else chunk.first + b, a == 0) for a, b in chunk.startup_parts]
         out.append(("startup", parts))
     return out
+
+
+def test_ranges_are_given_out_as_earlier_ones_come_back_while_none_is_read(tmp_path, monkeypatch):
+    """The workers go on while the classifier is busy elsewhere (importing the stages): sparse ranges are given out as
+    earlier ones come back, up to AHEAD_SPARSE unread, and every line is still read once, in order."""
+    if ranges.workers() < 2:
+        pytest.skip("one core: no worker processes")
+    path = tmp_path / "serving.log"
+    path.write_bytes(b"plain line\n" * 20_000 + b"an ERROR line\n")
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
+    monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
+    with ranges.RangeScanner(("ERROR",), enabled=True) as scanner:
+        results = scanner.submit("serving.log", str(path), path.stat().st_size)
+        waited = 0.0
+        while scanner.in_flight < ranges.AHEAD_SPARSE and waited < 60:
+            time.sleep(0.05)
+            waited += 0.05
+        assert scanner.in_flight == ranges.AHEAD_SPARSE  # given out with none read (one per worker and a spare before)
+        scans = list(results)
+    assert sum(scan.lines for scan in scans) == 20_001
+    assert [text for scan in scans for _, _, text in scan.found] == ["an ERROR line"]
+    assert all(a.end == b.start for a, b in zip(scans, scans[1:]))
 
 
 @pytest.mark.parametrize("threaded", [False, True], ids=["fork", "spawn-from-a-thread"])
