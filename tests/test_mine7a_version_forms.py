@@ -42,6 +42,13 @@ def test_a_source_builds_cmake_report_and_the_wheel_it_installs_give_versions():
         ("pip download sgl_kernel-0.1.4-cp310-cp310-linux_x86_64.whl", {}),
         ("pip install dist/my_tool-1.2.3-py3-none-any.whl", {}),
         ('-- Found OpenMP_CXX: -fopenmp (found version "4.5")', {}),
+        # pip's summary of an install (pip 26.3 installed_packages_summary), the name as requested
+        (
+            "Successfully installed flashinfer-python-0.4.1 sgl-kernel-0.3.16.post3 sglang-0.5.4.post1 torch-2.8.0+cu128",
+            {"flashinfer": "0.4.1", "sgl_kernel": "0.3.16.post3", "sglang": "0.5.4.post1", "torch": "2.8.0+cu128"},
+        ),
+        ("Successfully installed deep_ep-1.2.1+9af0e0d", {"deep_ep": "1.2.1+9af0e0d"}),
+        ("Successfully installed my-tool-1.2.3 requests-2.32.3", {}),
     ],
 )
 def test_each_build_form(line, versions):

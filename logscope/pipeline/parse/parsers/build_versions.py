@@ -1,6 +1,6 @@
 """Versions a build or an install step states: CMake's report of a package it found (a source build of sgl-kernel or
-DeepEP configures with the Python and the CUDA toolkit of the machine), and a wheel file that pip installs (its name
-holds its exact version)."""
+DeepEP configures with the Python and the CUDA toolkit of the machine), a wheel file that pip installs (its name
+holds its exact version), and pip's summary of what it installed."""
 
 from __future__ import annotations
 
@@ -22,6 +22,29 @@ _WHEEL_INSTALL = re.compile(
     r"\bpip3?\s+install\b[^|;&]*?(?<![\w.-])([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)-(\d+(?:\.\d+)+(?:(?:\.post|rc|\.dev)\d+)?"
     r"(?:\+[A-Za-z0-9.]+)?)(?:-\d\w*)?-[\w.]+-[\w.]+-[\w.]+\.whl\b"
 )
+
+
+# pip's summary after an install (pip 26.3 commands/install.py installed_packages_summary: f"Successfully installed
+# {' '.join(summary)}", each f"{display_name}-{version}", the name as the user requested it)
+_INSTALLED = re.compile(r"^\s*Successfully installed ((?:[A-Za-z0-9][\w.-]*-\d[\w.+!]*\s*)+)$")
+_INSTALLED_ITEM = re.compile(r"([A-Za-z0-9][\w.-]*?)-(\d+(?:\.\d+)+(?:(?:\.post|rc|\.dev|a|b)\d+)*(?:\+[A-Za-z0-9.]+)?)$")
+
+
+def pip_installed(text: str, keys: dict[str, str]) -> dict[str, str] | None:
+    """{key: version} of the packages `keys` names in pip's "Successfully installed a-1.0 b-2.0" line, else None."""
+    m = _INSTALLED.match(text)
+    if m is None:
+        return None
+    found: dict[str, str] = {}
+    for item in m.group(1).split():
+        named = _INSTALLED_ITEM.match(item)
+        if named is None:
+            continue
+        name = named.group(1).lower()
+        key = keys.get(name) or keys.get(name.replace("_", "-")) or keys.get(name.replace("-", "_"))
+        if key:
+            found[key] = named.group(2)
+    return found or None
 
 
 def cmake_found(text: str) -> dict[str, str] | None:

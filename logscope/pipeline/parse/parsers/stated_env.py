@@ -13,7 +13,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
-from logscope.pipeline.parse.parsers.build_versions import cmake_found, installed_wheel
+from logscope.pipeline.parse.parsers.build_versions import cmake_found, installed_wheel, pip_installed
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
 # packages whose version matters for the memory SGLang uses, as pip names them → check_env's key for them
@@ -270,7 +270,7 @@ def parse_line(text: str) -> Parsed | None:
     m = _CLONE.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BUILD})
-    built = cmake_found(text) or installed_wheel(text, _WHEEL_KEYS)
+    built = cmake_found(text) or installed_wheel(text, _WHEEL_KEYS) or pip_installed(text, _WHEEL_KEYS)
     if built is not None:
         return Parsed(kinds.STATED_ENV, {"values": built, "stated_by": PIP_INSTALL if ".whl" in text else BUILD})
     version = sentence_version(text)
@@ -376,6 +376,7 @@ def fits(text: str) -> bool:
         or _CLONE.search(text)
         or cmake_found(text) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
+        or pip_installed(text, _WHEEL_KEYS) is not None
         or _TIED.search(text)
         or bool(named_versions(text))
     )
