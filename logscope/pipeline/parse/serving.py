@@ -182,6 +182,17 @@ SERVING_BYTES = AnchoredPattern(
 )
 # the serving lines that come before SGLang's own warmup request (a failure the warmup names stays warmup after them)
 BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on |" + ASGI_EXCEPTION)
+# a batch line SGLang's warmup request prints too (its prefill, its POST /generate; max_new_tokens 8 runs fewer decode
+# steps than the decode log's interval, 40: http_server.py _execute_server_warmup, server_args decode_log_interval)
+WARMUP_BATCH = re.compile(r"Prefill batch|POST /generate\b")
+
+
+def may_precede_ready(text: str) -> bool:
+    """A serving line that may come before SGLang's ready line: the warmup request's batch, or uvicorn's start before
+    the warmup. Any other serving line shows requests served once the server was ready."""
+    return bool(WARMUP_BATCH.search(text) or BEFORE_WARMUP.search(text))
+
+
 # where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
 # batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
 # [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after
