@@ -12,6 +12,23 @@ from logscope.pipeline.parse.serving import is_serving_line
 
 CRASH = "[2025-06-01 10:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
 
+ASGI = "[2025-06-01 10:00:05] ERROR:    Exception in ASGI application\n"
+SITE = "/usr/local/lib/python3.10/dist-packages"
+HTTP_SERVER_FRAME = 'sglang/srt/entrypoints/http_server.py", line 481, in generate_request'
+TOKENIZER_FRAME = 'sglang/srt/managers/tokenizer_manager.py", line 412, in generate_request'
+OPENAI_FRAME = 'sglang/srt/entrypoints/openai/serving_base.py", line 58, in handle_request'
+OLD_SERVER_FRAME = 'sglang/srt/server.py", line 112, in generate_request'
+MINI_LB_FRAME = 'sglang/srt/disaggregation/mini_lb.py", line 171, in generate'
+
+
+def _traceback(*frames: str) -> str:
+    """The traceback uvicorn logs under its line: a blank line, uvicorn's and starlette's frames, then `frames`."""
+    lines = ["", "Traceback (most recent call last):"]
+    for frame in ('uvicorn/protocols/http/httptools_impl.py", line 409, in run_asgi', *frames):
+        lines += [f'  File "{SITE}/{frame}', "    await something()"]
+    return "\n".join([*lines, "ValueError: the request is too long"])
+
+
 SERVED = [
     # tokenizer_manager.py 0.3.0-0.4.0.post2 (--log-requests): logger.info(f"in={obj}, out={out}")
     (
@@ -68,8 +85,37 @@ SERVED = [
         "Avg generation throughput: 48.3 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.4%, "
         "Prefix cache hit rate: 0.0%",
     ),
-    # uvicorn 0.20.0-0.34.0 RequestResponseCycle.run_asgi, once per request whose handler raised
-    ("uvicorn-asgi-exception", "[2025-06-01 10:00:05] ERROR:    Exception in ASGI application"),
+    # uvicorn 0.20.0-0.34.0 RequestResponseCycle.run_asgi, once per request whose handler raised, with the traceback
+    # under it (after a blank line: msg ends in "\n") through the SGLang server's own app
+    ("uvicorn-asgi-exception", ASGI + _traceback(HTTP_SERVER_FRAME, TOKENIZER_FRAME)),
+    ("uvicorn-asgi-exception-openai", ASGI + _traceback(OPENAI_FRAME)),
+    ("uvicorn-asgi-exception-0.3", ASGI + _traceback(OLD_SERVER_FRAME)),
+    # an exception group (starlette's task group), then a chained traceback: the server's frame in the last one
+    (
+        "uvicorn-asgi-exception-group",
+        ASGI
+        + "\n  + Exception Group Traceback (most recent call last):\n"
+        + f'  |   File "{SITE}/uvicorn/protocols/http/h11_impl.py", line 403, in run_asgi\n'
+        + "  |     result = await app(  # type: ignore[func-returns-value]\n"
+        + "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+        + "  +-+---------------- 1 ----------------\n"
+        + "    | Traceback (most recent call last):\n"
+        + f'    |   File "{SITE}/{HTTP_SERVER_FRAME}\n'
+        + "    |     ret = await _global_state.tokenizer_manager.generate_request(obj, request).__anext__()\n"
+        + "    | ValueError: the request is too long\n"
+        + "    +------------------------------------",
+    ),
+    (
+        "uvicorn-asgi-exception-chained",
+        ASGI
+        + _traceback(TOKENIZER_FRAME)
+        + "\n\nDuring handling of the above exception, another exception occurred:\n\n"
+        + _traceback(HTTP_SERVER_FRAME)[1:],
+    ),
+    (
+        "uvicorn-asgi-exception-compose",
+        "\n".join("sglang-1  | " + line for line in (ASGI + _traceback(HTTP_SERVER_FRAME)).split("\n")),
+    ),
     # vllm 0.6.3.post1 / 0.10.1.1 entrypoints/logger.py RequestLogger.log_inputs
     (
         "vllm-received-request",
@@ -120,6 +166,18 @@ NOT_SERVED = [
         "#new_token_ratio: 0.4000 -> 0.7000",
     ),
     ("step-word", "Loading checkpoint step:2 from /ckpt"),
+    # another uvicorn app's report: mini_lb (the PD load balancer, its own process), a user's proxy; or the line with
+    # no traceback under it (no frame shows whose app raised); or a traceback whose only SGLang frame is a startup one
+    ("asgi-mini-lb", ASGI + _traceback(MINI_LB_FRAME)),
+    ("asgi-router-mini-lb", ASGI + _traceback('sglang_router/mini_lb.py", line 177, in generate')),
+    ("asgi-user-proxy", ASGI + _traceback('/app/proxy.py", line 41, in forward')),
+    ("asgi-alone", ASGI),
+    ("asgi-encoder", ASGI + _traceback('sglang/srt/disaggregation/encoder/http_server.py", line 90, in encode')),
+    (
+        "asgi-then-another-traceback",
+        ASGI + _traceback(MINI_LB_FRAME) + "\n[2025-06-01 10:00:06] Traceback (most recent call last):\n"
+        f'  File "{SITE}/{HTTP_SERVER_FRAME}\n',
+    ),
     ("finished-request-prose", "Finished request processing for the whole batch and more"),
 ]
 
@@ -127,10 +185,25 @@ NOT_SERVED = [
 @pytest.mark.parametrize("line", [line for _, line in SERVED], ids=[name for name, _ in SERVED])
 def test_a_served_line_places_a_failure_after_it_while_serving(line):
     assert is_serving_line(line)
-    analysis = analyze_model([Source(name="paste.log", path=None, data=(line + "\n" + CRASH).encode())])
-    [failure] = [f for fs in analysis.failures.values() for f in fs]
+    [failure] = _failures_on_the_crash_line(line)
     assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
     assert failure.phase_basis.startswith("after line 1")
+
+
+def _failures_on_the_crash_line(line: str) -> list:
+    """The failures read off CRASH pasted under `line` (a traceback under the line gives failures of its own)."""
+    analysis = analyze_model([Source(name="paste.log", path=None, data=(line + "\n" + CRASH).encode())])
+    crash_at = line.count("\n") + 2
+    return [f for fs in analysis.failures.values() for f in fs if f.event.line == crash_at]
+
+
+@pytest.mark.parametrize(
+    "line", [line for name, line in NOT_SERVED if name.startswith("asgi")], ids=[n for n, _ in NOT_SERVED if n.startswith("asgi")]
+)
+def test_another_apps_asgi_report_places_no_failure_while_serving(line):
+    # a scheduler's crash under mini_lb's (or a proxy's) report of a request is no crash of a serving SGLang server
+    [failure] = _failures_on_the_crash_line(line)
+    assert failure.phase != "serving"
 
 
 @pytest.mark.parametrize("line", [line for _, line in NOT_SERVED], ids=[name for name, _ in NOT_SERVED])

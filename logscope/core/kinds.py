@@ -320,68 +320,108 @@ def _bulleted(heads: tuple[str, ...]) -> tuple[str, ...]:
 
 
 STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)
-# what a sentence that states a failure in its own words holds (parse/parsers/stated_failure.py: one in each form)
-STATED_FAILURE_LITERALS = (
-    "crash",
-    "Crash",
-    "segfault",
-    "Segfault",
-    "egmentation fault",
-    "core dumped",
-    "fails ",
-    "failed ",
-    "Fails ",
-    "Failed ",
-    "rror",
-    "xception",
-    "ailure",
-    "OOM",
-    "died",
-    "dies",
-    "dead",
-    "killed",
-    "out of memory",
-)
-# the failure words a sentence that places its failure by cue words names (parse/parsers/time_cues.py builds its
-# _FAILURE from this table): (a piece every match holds, the word's forms as a regex). The prefilter looks for each
-# piece, and for it capitalised at a sentence's start; a piece written with a space is looked for at a word's start
-# only (" hang": not "change"; " die": not "studied"). An issue or a bug is no event with a time ("This bug was
-# introduced by PR 1234"), but meeting it is one ("We occasionally encounter this issue during stress testing.")
+# An issue or a bug is no event with a time ("This bug was introduced by PR 1234"), but meeting it is one ("We
+# occasionally encounter this issue during stress testing.")
 _MET = (
     r"(?:encounter(?:s|ed|ing)?|hit(?:s|ting)?|see(?:s|ing|n)?|saw|get(?:s|ting)?|got|meet(?:s|ing)?|met"
     r"|fac(?:e|es|ed|ing)|reproduc(?:e|es|ed|ing)|trigger(?:s|ed|ing)?|r[au]n(?:s|ning)? into)"
     r" (?:this|the|that|same)"
 )
-TIME_CUE_FAILURE_WORDS: Final = (
-    ("crash", "crash(?:es|ed|ing)?"),
-    ("fail", "fail(?:s|ed|ing|ures?)?"),
-    ("error", "errors?"),
-    ("exception", "exceptions?"),
-    (" die", "die[sd]?"),
-    ("dying", "dying"),
-    ("dead", "dead"),
-    ("OOM", "OOM(?:s|ed|'d)?"),
-    ("out of memory", "out of memory"),
-    (" hang", "hang(?:s|ing)?"),
-    ("hung", "hung"),
-    ("stuck", "stuck"),
-    ("freez", "freez(?:e|es|ing)"),
-    ("froze", "froze"),
-    ("segfault", "segfault(?:s|ed)?"),
-    ("segmentation fault", "segmentation fault"),
-    ("killed", "killed"),
-    (" abort", "abort(?:s|ed)?"),
-    ("timed out", "timed out"),
-    ("timeout", "timeouts?"),
-    ("time-out", "time-outs?"),
-    (" issue", _MET + " issue"),
-    (" problem", _MET + " problem"),
-    (" bug", _MET + " bug"),
+
+
+@dataclass(frozen=True, slots=True)
+class FailureWord:
+    """A word that says something failed, and how each reader looks for it (empty: that reader does not):
+    - record: its forms that make a log line read like a failure (a regex piece; parse/parsers/base.FAILURE_WORDS, with
+      which classify.FAILURE_LOOK tells a failure line and an open bash array stops);
+    - stated: the pieces a sentence stating the run failed holds (STATED_FAILURE_LITERALS, the prefilter's for
+      parse/parsers/stated_failure.py, whose forms each hold one);
+    - cue: (a piece every match holds, the word's forms in a sentence as a regex) for a sentence that places its
+      failure by cue words (parse/parsers/time_cues.py; the pieces are the prefilter's TIME_CUE_LITERALS, also
+      capitalised at a sentence's start; a piece written with a space is looked for at a word's start only: " hang",
+      not "change"; " die", not "studied")."""
+
+    word: str
+    record: str = ""
+    stated: tuple[str, ...] = ()
+    cue: tuple[str, str] | None = None
+
+
+# The one table of failure words (rows in the time cues' order: their lexicon is joined in it)
+FAILURE_WORD_TABLE: Final = (
+    FailureWord("crash", stated=("crash", "Crash"), cue=("crash", "crash(?:es|ed|ing)?")),
+    FailureWord(
+        "fail",
+        record=r"[Ff]ailed\b|FAILED",
+        stated=("fails ", "failed ", "Fails ", "Failed ", "ailure"),
+        cue=("fail", "fail(?:s|ed|ing|ures?)?"),
+    ),
+    # "error: ..." at a line's start is the error report of CPython's argparse, pip, git, cargo and the C/C++/CUDA
+    # compilers (gcc, nvcc: "<file>:<line>: error: ..." is read elsewhere)
+    FailureWord("error", record=r"Error\b|\bERROR\b|^\s*error: ", stated=("rror",), cue=("error", "errors?")),
+    FailureWord("exception", record=r"Exception\b", stated=("xception",), cue=("exception", "exceptions?")),
+    # FATAL is the level word of zap, logrus, log4j and UCX
+    FailureWord("fatal", record=r"Fatal\b|\bFATAL\b"),
+    FailureWord("die", stated=("died", "dies"), cue=(" die", "die[sd]?")),
+    FailureWord("dying", cue=("dying", "dying")),
+    FailureWord("dead", stated=("dead",), cue=("dead", "dead")),
+    FailureWord("OOM", stated=("OOM",), cue=("OOM", "OOM(?:s|ed|'d)?")),
+    FailureWord("out of memory", stated=("out of memory",), cue=("out of memory", "out of memory")),
+    FailureWord("hang", cue=(" hang", "hang(?:s|ing)?")),
+    FailureWord("hung", cue=("hung", "hung")),
+    FailureWord("stuck", cue=("stuck", "stuck")),
+    FailureWord("freeze", cue=("freez", "freez(?:e|es|ing)")),
+    FailureWord("froze", cue=("froze", "froze")),
+    FailureWord("segfault", stated=("segfault", "Segfault"), cue=("segfault", "segfault(?:s|ed)?")),
+    FailureWord(
+        "segmentation fault",
+        record="[Ss]egmentation fault",
+        stated=("egmentation fault",),
+        cue=("segmentation fault", "segmentation fault"),
+    ),
+    FailureWord("core dumped", stated=("core dumped",)),
+    FailureWord("killed", stated=("killed",), cue=("killed", "killed")),
+    FailureWord("abort", record=r"[Aa]borted\b", cue=(" abort", "abort(?:s|ed)?")),
+    FailureWord("timed out", cue=("timed out", "timed out")),
+    FailureWord("timeout", cue=("timeout", "timeouts?")),
+    FailureWord("time-out", cue=("time-out", "time-outs?")),
+    FailureWord("issue", cue=(" issue", _MET + " issue")),
+    FailureWord("problem", cue=(" problem", _MET + " problem")),
+    FailureWord("bug", cue=(" bug", _MET + " bug")),
 )
+STATED_FAILURE_LITERALS: Final = tuple(piece for word in FAILURE_WORD_TABLE for piece in word.stated)
+TIME_CUE_FAILURE_WORDS: Final = tuple(word.cue for word in FAILURE_WORD_TABLE if word.cue is not None)
 TIME_CUE_LITERALS = tuple(
     literal
     for piece, _ in TIME_CUE_FAILURE_WORDS
     for literal in dict.fromkeys((piece, piece.strip()[:1].upper() + piece.strip()[1:]))
+)
+# The words of a sentence about another run than the paste's ("With the old image it crashed after a few requests"):
+# its cue words place nothing (parse/parsers/time_cues.py). Hand-written English: (what the words cover, their forms)
+OTHER_RUN_WORDS: Final = (
+    ("an older image, release or setup", r"old(?:er)?"),
+    ("a run before this one", r"previous(?:ly)?|earlier"),
+    ("the run before an upgrade", r"before (?:upgrading|updating|the upgrade|the update)"),
+    ("the last version, release or run", r"last (?:version|release|run)"),
+    ("a version named after 'with'", r"with v\d"),
+)
+# The time cues' lexicon is English (parse/parsers/time_cues.py): a sentence in another script, or with another
+# language's negation, places nothing by its cue words ("跑 benchmark 的时候没有 crash", "Beim benchmark gibt es keinen
+# crash."). The scripts: (what they cover, a character class range)
+FOREIGN_SCRIPTS: Final = (
+    ("CJK symbols and punctuation, Hiragana, Katakana", r"\u3000-\u30ff"),
+    ("CJK ideographs, extension A", r"\u3400-\u4dbf"),
+    ("CJK ideographs", r"\u4e00-\u9fff"),
+    ("Hangul syllables", r"\uac00-\ud7af"),
+    ("halfwidth and fullwidth forms", r"\uff00-\uffef"),
+)
+# the negations of the languages of Latin script that issues are written in: (language, the words as a regex)
+FOREIGN_NEGATIONS: Final = (
+    ("German", r"kein\w*|nicht|nie"),
+    ("French", r"pas|jamais|aucun\w*|sans"),
+    ("Spanish", r"sin|nunca|ningun\w*"),
+    ("Portuguese", r"não"),
+    ("Italian", r"senza|mai"),
 )
 # what a sentence or command that says when the paste failed holds (parse/parsers/time_claims.py: one in each pattern)
 TIME_CLAIM_LITERALS = (

@@ -308,7 +308,8 @@ class SourceClassifier:
             return
         (lineno, text), self.serving_at = self.serving_at, None
         self.serving_seen = True
-        event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, {}, "serving")
+        data = {"may_precede_ready": serving.may_precede_ready(text)}
+        event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
         at = len(self.events)
         while at > 0 and self.events[at - 1].line > lineno:
             at -= 1

@@ -86,6 +86,9 @@ def _rank_fact(
         ),
         "last_reading": next((p for p in reversed(target_phases) if "avail_gib" in p), None),
         "last_capture": next((p for p in reversed(target_phases) if p["phase"] == kinds.CAPTURE_PROGRESS), None),
+        # the rank's lines of the input (phase lines, bars and every other record of it): a line quoted out of a log
+        # is one, a log of the rank holds more
+        "records": len({(p.source, p.line) for p in timeline.phases} | {(e.source, e.line) for e in timeline.events}),
         "errors": [e for e in rank_events if e["kind"] in FAILURE_KINDS],
         "failed": any(e["kind"] in FAILURE_KINDS for e in rank_events),
         "ledger": {item["item"]: item["gib"] for item in ledger.items},

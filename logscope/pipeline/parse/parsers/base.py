@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from logscope.core import kinds
 from logscope.core.events import Event, RankId
 
 # "[2026-05-07 13:39:14 DP1 TP1 EP1] ..." (date optional in older versions): the one owner of the prefix rule
@@ -14,13 +15,8 @@ from logscope.core.events import Event, RankId
 # grammars/launch_command.lark's PROMPT reads it
 SHELL_PROMPT = r"(?:\([^()\s]+\)\s+)?\S*[$#]\s+"
 # the words that make a line read like a failure (classify.FAILURE_LOOK adds WARN, FAILURE and CRITICAL records;
-# an open bash array stops at them)
-# "error: ..." at a line's start is the error report of CPython's argparse, pip, git, cargo and the C/C++/CUDA
-# compilers (gcc, nvcc: "<file>:<line>: error: ..." is read elsewhere); FATAL is the level word of zap, logrus,
-# log4j and UCX
-FAILURE_WORDS = (
-    r"Error\b|Exception\b|\bERROR\b|[Ff]ailed\b|FAILED|Fatal\b|\bFATAL\b|[Aa]borted\b|[Ss]egmentation fault|^\s*error: "
-)
+# an open bash array stops at them): the record forms of the failure word table
+FAILURE_WORDS = "|".join(word.record for word in kinds.FAILURE_WORD_TABLE if word.record)
 PREFIXED = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}")
 # (its opening bracket may be cut off with whatever the copy left out before it: "2026-01-04 03:36:55 TP0] Load weight
 # end. ...", a line a paste starts with; the date, the time and the closing bracket still mark it)

@@ -13,7 +13,15 @@ import re
 
 from logscope.core import kinds
 from logscope.pipeline.parse.parsers.base import Parsed
-from logscope.pipeline.parse.parsers.time_claims import NEGATED
+from logscope.pipeline.parse.parsers.prose_guards import (
+    CLAUSE,
+    CONDITION,
+    CONDITION_WORDS,
+    DENIED,
+    NEGATED,
+    QUESTION_MARKS,
+    SUPPOSED_WORDS,
+)
 
 # what the user's run did, as issues word it (each form holds one of kinds.STATED_FAILURE_LITERALS, the prefilter's)
 _STATED = re.compile(
@@ -33,15 +41,11 @@ _STATED = re.compile(
     # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
     r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened))\b"
 )
-# a clause ends at these: "I'm not sure why, but it crashes" states the crash
-_CLAUSE = re.compile(r"[,;:(]|\bbut\b|\bhowever\b", re.IGNORECASE)
-# before the failure word in its clause: a denial ("no error", "without crashing", "does not crash", "nothing failed")
-_DENIED = re.compile(r"(?i)\b(?:no|not|never|without|nothing|none|neither|nor|cannot|no longer)\b|n't\b")
-# before it in its sentence: a question, a supposition, a wish
+# before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
+# supposition, a wish
 _SUPPOSED = re.compile(
-    r"(?i)\b(?:if|unless|whether|what if|in case|would|could|might|may|should|shall|must|can|expect(?:s|ed)?"
-    r"|instead of|rather than|how to|how do|why does|why do|so that|(?:try|tried|trying|attempt\w*) to reproduce"
-    r"|the reported|you reported|you mentioned)\b"
+    r"(?i)\b(?:" + CONDITION_WORDS + "|" + SUPPOSED_WORDS + r"|how do|why does|why do|so that"
+    r"|(?:try|tried|trying|attempt\w*) to reproduce|the reported|you reported|you mentioned)\b"
 )
 # anywhere in its sentence: a change that fixes, avoids or handles it ("sureal crashes in misc situations; this simply
 # avoids the crash", opencog#2656, a pull request's description)
@@ -131,19 +135,16 @@ def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCE.split(text.strip()) if part.strip()]
 
 
-_CONDITIONAL = re.compile(r"(?i)\b(?:if|unless|whether|what if|in case)\b")
-
-
 def rules_out(sentence: str) -> bool:
     """A bare sentence that asks about a failure, supposes it, describes a change that fixes or handles it, or says
     the run is fine: a failure's wording in it ("I fixed the CrashLoopBackOff by ...", "if the container exited with
     code 137, ...") is no failure of this run."""
     body = sentence.strip()
-    return _asks_fixes_or_dismisses(body) or _CONDITIONAL.search(body) is not None
+    return _asks_fixes_or_dismisses(body) or CONDITION.search(body) is not None
 
 
 def _asks_fixes_or_dismisses(body: str) -> bool:
-    return body.endswith(("?", "？")) or _FINE.search(body) is not None or _CHANGE.search(body) is not None
+    return body.endswith(tuple(QUESTION_MARKS)) or _FINE.search(body) is not None or _CHANGE.search(body) is not None
 
 
 def _names_nothing(what: str) -> bool:
@@ -158,8 +159,8 @@ def _stated(sentence: str) -> str | None:
         return None
     for m in _STATED.finditer(body):
         before = body[: m.start()]
-        clause = _CLAUSE.split(before)[-1]
-        if _DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
+        clause = CLAUSE.split(before)[-1]
+        if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
             continue
         if m.group("got") and _names_nothing(m.group("what")):
             continue

@@ -10,6 +10,7 @@ import re
 
 from logscope.core import kinds
 from logscope.pipeline.parse.parsers.base import Parsed
+from logscope.pipeline.parse.parsers.prose_guards import INTENT_WORDS, NEGATED, QUESTION_MARKS
 
 LAUNCHER_FAILED = r"\bFailed to (?:launch replica|load model) (?!config\b)[^\s:]+"  # SGLang's "Failed to load model config"
 BENCHMARK_CLIENT = "a benchmark client sends requests to a running server"
@@ -177,14 +178,6 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-# a claim said in the negative ("not during initialization", "（不是初始化）" before it), as a condition ("If you see
-# out-of-memory errors during serving, ...": SGLang's own advice) or as a possibility ("issues may be encountered
-# during startup", "it might fail during startup": what can happen, not when this failure did) places nothing; "I could
-# reproduce it during startup" and "the server could crash during startup, as it did here" are no possibility
-NEGATED = re.compile(
-    r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:if|unless|whether)\b[^.;:!?]*$"
-    r"|\b(?:may|might|could)\s+(?:also\s+)?(?:(?:be(?:\s+(?:encountered|seen|observed|raised))?|happen|occur|appear|arise)\s+)?$"
-)
 # the same clause says the time went well ("Memory was fine while loading the model; the OOM came much later"): the
 # claim names when it did not fail
 _CONTRARY = re.compile(
@@ -192,12 +185,9 @@ _CONTRARY = re.compile(
     r"\s+(?:\w+\s+)?$"
 )
 # a client step the writer only means to run (a plan, an attempt to come, advice): it ran no request yet
-_INTENT = re.compile(
-    r"(?i)\b(?:will|'ll|going to|plan(?:ning)? to|(?:try|trying|want|wanted|need|needs) to|should|could you"
-    r"|next,? (?:I|we) (?:will|'ll))\b[^.;:!?]*$"
-)
+_INTENT = re.compile(r"(?i)\b(?:will|'ll|" + INTENT_WORDS + r"|should|could you|next,? (?:I|we) (?:will|'ll))\b[^.;:!?]*$")
 # a question ("Does it also crash during the benchmark?") claims nothing: the claim's sentence ends in a question mark
-_QUESTION = re.compile(r"[^.!?。！？\n]*[?？]")
+_QUESTION = re.compile(r"[^.!?。！？\n]*[" + QUESTION_MARKS + "]")
 
 
 def fits(text: str) -> bool:

@@ -19,7 +19,15 @@ import re
 from logscope.core import kinds
 from logscope.pipeline.parse.parsers import stated_failure
 from logscope.pipeline.parse.parsers.base import Parsed
-from logscope.pipeline.parse.parsers.time_claims import NEGATED
+from logscope.pipeline.parse.parsers.prose_guards import (
+    CLAUSE,
+    CONDITION,
+    DENIED,
+    INTENT_WORDS,
+    NEGATED,
+    QUESTION_MARKS,
+    SUPPOSED_WORDS,
+)
 
 # the failure the sentence speaks of, a verb or a noun, or meeting "this issue" (kinds.TIME_CUE_FAILURE_WORDS, whose
 # pieces are also the prefilter's literals)
@@ -78,25 +86,16 @@ _STARTUP: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # a line of a log quoted as if it were prose: a timestamp, a table's cell, a rank tag, a glog prefix
 _LOGGISH = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|^\s*\||\[rank\d|\b[IWEF]\d{4} ")
-# what keeps a sentence from claiming anything. Before its failure word, in that word's clause: a denial ("it does not
-# crash", "no error"); an error message's own words after it ("it raised a error: No model info found") deny nothing
-_DENIED = re.compile(r"(?i)\b(?:no|not|never|without|nothing|none|neither|nor|cannot|no longer)\b|n't\b")
-_CLAUSE = re.compile(r"[,;:(]|\bbut\b|\bhowever\b", re.IGNORECASE)
-# before its failure word: a possibility, an intent, an expectation ("it might crash", "I want to send requests to see
-# the error")
-_SUPPOSED = re.compile(
-    r"(?i)\b(?:may|might|could|would|can|should|shall|must|expect(?:s|ed)?|going to|plan(?:ning)? to"
-    r"|(?:try|trying|want|wanted|need|needs) to|how to|instead of|rather than)\b"
-)
+# what keeps a sentence from claiming anything (prose_guards.py): before its failure word, a denial in that word's
+# clause, or a possibility, an intent, an expectation ("it might crash", "I want to send requests to see the error")
+_SUPPOSED = re.compile(r"(?i)\b(?:" + SUPPOSED_WORDS + "|" + INTENT_WORDS + r")\b")
 # a serving cue that is what failed ("the smoke benchmark failed", "requests fail"): the client's failure, which a server
 # that never came up gives as well
 _FAILED_CLIENT = re.compile(r"\W+(?:\w+ly\W+)?" + _FAILURE.pattern.removeprefix("(?i)"), re.IGNORECASE)
-# anywhere: a condition (and, with stated_failure.rules_out, a fix, a dismissal, a question)
-_CONDITION = re.compile(r"(?i)\b(?:if|unless|whether|in case)\b")
 # a time said to go well ("memory was fine while loading the model"): the sentence names when it did not fail
 _WENT_WELL = re.compile(r"(?i)\b(?:fine|ok|okay|normal(?:ly)?|succe(?:ed|eds|eded|ssful|ssfully)|works? (?:now|well))\b")
 # a question: a question mark, or a sentence that opens as one
-_ASKED = re.compile(r"[?？]|^\W*(?:why|how|what|which|does|do|did|is|are|was|were|has|have)\b", re.IGNORECASE)
+_ASKED = re.compile("[" + QUESTION_MARKS + r"]|^\W*(?:why|how|what|which|does|do|did|is|are|was|were|has|have)\b", re.IGNORECASE)
 # a line of code or a template's checklist, not a sentence of prose
 _NOT_PROSE = re.compile(
     r"^\s*(?:[-*+]\s+\[[ xX]\]|<!--|\d+\.\s+I have\b|#|raise\b|def\b|class\b|return\b|import\b|from \w+ import\b|assert\b"
@@ -107,17 +106,14 @@ _QUOTED = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|(?<!\w)'[^'\s][^']*[^'\s
 # a launch flag or a code name is the program's word, masked like a quote: "--max-running-requests 256" is no request,
 # "--enable-deterministic-inference" no inference, "vllm.inference.worker" no inference either
 _CODE = re.compile(r"(?<![\w-])--?[A-Za-z][\w.-]*|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
-# the lexicon is English: a sentence in another script, or with another language's negation, places nothing by its
-# cue words ("跑 benchmark 的时候没有 crash", "Beim benchmark gibt es keinen crash."); time_claims.py reads its phrasings
+# the lexicon is English: a sentence in another script or with another language's negation (kinds.FOREIGN_SCRIPTS,
+# kinds.FOREIGN_NEGATIONS), or about another run than the paste's (kinds.OTHER_RUN_WORDS), places nothing by its cue
+# words; time_claims.py reads its phrasings
 _FOREIGN = re.compile(
-    r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]"
-    r"|(?i:\b(?:kein\w*|nicht|nie|pas|jamais|aucun\w*|sans|sin|nunca|ningun\w*|não|senza|mai)\b)"
+    "[" + "".join(span for _, span in kinds.FOREIGN_SCRIPTS) + "]"
+    r"|(?i:\b(?:" + "|".join(words for _, words in kinds.FOREIGN_NEGATIONS) + r")\b)"
 )
-# a sentence about another run than the paste's ("With the old image it crashed after a few requests")
-_OTHER_RUN = re.compile(
-    r"(?i)\b(?:old(?:er)?|previous(?:ly)?|earlier|before (?:upgrading|updating|the upgrade|the update)"
-    r"|last (?:version|release|run)|with v\d)\b"
-)
+_OTHER_RUN = re.compile(r"(?i)\b(?:" + "|".join(words for _, words in kinds.OTHER_RUN_WORDS) + r")\b")
 # the server coming up or not starting, read only to cancel a line ("the server never comes up", "it does not start
 # again"): "it comes up and then crashes" is after its startup, so it places nothing itself
 _COMES_UP = re.compile(r"(?i)\b(?:comes?|came|coming) up\b|(?:\b(?:not|never)|n't) (?:re)?(?:start|launch|boot)")
@@ -184,7 +180,8 @@ def place(sentence: str) -> tuple[str, str] | None:
     failures = [m.start() for m in _FAILURE.finditer(said)]
     if not failures or all(_denied(masked[:at]) for at in failures):
         return None
-    if _CONDITION.search(words) or _WENT_WELL.search(words) or _ASKED.search(words) or stated_failure.rules_out(words):
+    # anywhere: a condition (and, with stated_failure.rules_out, a fix, a dismissal, a question)
+    if CONDITION.search(words) or _WENT_WELL.search(words) or _ASKED.search(words) or stated_failure.rules_out(words):
         return None
     serving, startup, client = _cues(masked)
     if client or bool(serving) == bool(startup):
@@ -192,8 +189,7 @@ def place(sentence: str) -> tuple[str, str] | None:
     # a cue said in the negative or as a condition ("not during startup", "this is not a graph capture case", "unless
     # ... requests") places nothing
     if any(
-        NEGATED.search(masked[:at]) or _DENIED.search(_CLAUSE.split(masked[:at])[-1])
-        for at in serving + [at for _, at in startup]
+        NEGATED.search(masked[:at]) or DENIED.search(CLAUSE.split(masked[:at])[-1]) for at in serving + [at for _, at in startup]
     ):
         return None
     return ("serving" if serving else startup[0][0]), said[:200]
@@ -216,4 +212,4 @@ def _cues(masked: str) -> tuple[list[int], list[tuple[str, int]], bool]:
 
 def _denied(before: str) -> bool:
     """The failure word is denied, supposed or wished: a denial in its clause, or a possibility or intent before it."""
-    return _DENIED.search(_CLAUSE.split(before)[-1]) is not None or _SUPPOSED.search(before) is not None
+    return DENIED.search(CLAUSE.split(before)[-1]) is not None or _SUPPOSED.search(before) is not None

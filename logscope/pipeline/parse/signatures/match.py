@@ -21,7 +21,7 @@ from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
-from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP
+from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, may_precede_ready
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.lines_before import PROSE_KINDS, LinesBefore, from_other_ranks
@@ -300,14 +300,13 @@ def is_candidate(event: Event) -> bool:
 # a startup finding and the finding the same failure gives while serving, or when its time is not shown
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
 TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
-_BATCH_MARK = re.compile(r"Prefill batch|POST /generate\b")
 _BENCH_MARK = re.compile(r"Starting main benchmark run|Serving Benchmark Result")
 
 
 def _serving_basis(marker: Event) -> str:
     if marker.kind == kinds.SERVER_READY:
         return f"after the ready line at line {marker.line}"
-    if _BATCH_MARK.search(marker.text):
+    if WARMUP_BATCH.search(marker.text):
         return f"after line {marker.line} showed the scheduler running a batch (SGLang's warmup request is one too)"
     if ASGI_EXCEPTION in marker.text:
         return (
@@ -327,7 +326,7 @@ def _serving_basis(marker: Event) -> str:
 def _before_warmup(marker: Event | None) -> bool:
     """The marker comes before SGLang's own warmup request can have run: a batch line (the warmup's is one) or
     uvicorn's start."""
-    return marker is not None and bool(_BATCH_MARK.search(marker.text) or BEFORE_WARMUP.search(marker.text))
+    return marker is not None and may_precede_ready(marker.text)
 
 
 def _time_of(

@@ -1,0 +1,30 @@
+"""The guards of the prose readers (time_claims.py, time_cues.py, stated_failure.py): the words that keep a sentence
+of an issue from stating or placing a failure (a denial, a condition, a possibility, an intent, a question), each
+defined once where the readers mean the same."""
+
+from __future__ import annotations
+
+import re
+
+# a clause ends at these: "I'm not sure why, but it crashes" states the crash
+CLAUSE = re.compile(r"[,;:(]|\bbut\b|\bhowever\b", re.IGNORECASE)
+# in the failure word's clause before it: a denial ("no error", "without crashing", "does not crash", "nothing failed");
+# an error message's own words after it ("it raised a error: No model info found") deny nothing
+DENIED = re.compile(r"(?i)\b(?:no|not|never|without|nothing|none|neither|nor|cannot|no longer)\b|n't\b")
+# a condition ("if the server crashes", "what if it fails", "in case it hangs")
+CONDITION_WORDS = r"if|unless|whether|in case"
+CONDITION = re.compile(r"(?i)\b(?:" + CONDITION_WORDS + r")\b")
+# a possibility, an expectation or another way ("it might crash", "expected to fail", "instead of failing")
+SUPPOSED_WORDS = r"may|might|could|would|can|should|shall|must|expect(?:s|ed)?|how to|instead of|rather than"
+# what the writer means to do, not what happened ("I want to send requests to see the error")
+INTENT_WORDS = r"going to|plan(?:ning)? to|(?:try|trying|want|wanted|need|needs) to"
+# the marks that end a question
+QUESTION_MARKS = "?？"
+# a claim said in the negative ("not during initialization", "（不是初始化）" before it), as a condition ("If you see
+# out-of-memory errors during serving, ...": SGLang's own advice) or as a possibility ("issues may be encountered
+# during startup", "it might fail during startup": what can happen, not when this failure did) places nothing; "I could
+# reproduce it during startup" and "the server could crash during startup, as it did here" are no possibility
+NEGATED = re.compile(
+    r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:" + CONDITION_WORDS + r")\b[^.;:!?]*$"
+    r"|\b(?:may|might|could)\s+(?:also\s+)?(?:(?:be(?:\s+(?:encountered|seen|observed|raised))?|happen|occur|appear|arise)\s+)?$"
+)
