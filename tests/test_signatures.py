@@ -371,3 +371,15 @@ def test_the_attribution_memo_answers_each_signature_set_for_itself():
     assert attribute(event, SignatureSet(())) is None  # another set, same text: its own answer
     first[1]["changed"] = True  # a caller's copy: the memo's values are not touched
     assert "changed" not in attribute(event, bundled)[1]
+
+
+def test_a_loader_error_inside_a_wording_sglang_logs_as_a_warning_is_no_failure_of_its_own():
+    # sglang 0.4.1.post7-0.5.3.post3 _custom_ops.py: logger.warning("Failed to import from vllm._C with %r", e); SGLang's
+    # prefix prints no level, the catalogue's wording says warning (review10 item 1)
+    line = (
+        "[2025-10-01 09:00:00 TP0] Failed to import from vllm._C with ImportError('/usr/lib/python3/dist-packages/vllm/"
+        "_C.abi3.so: undefined symbol: _ZN3c10')\n"
+    )
+    assert "process-undefined-symbol" not in {f.get("signature") for f in analyze_text(line)["findings"]}
+    relayed = "Server error: 500 - [address=0.0.0.0:42651, pid=775] /opt/sgl_kernel/ops.so: undefined symbol: _ZN3c10\n"
+    assert "process-undefined-symbol" in {f.get("signature") for f in analyze_text(relayed)["findings"]}

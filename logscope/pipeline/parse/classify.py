@@ -59,7 +59,7 @@ from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORC
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
-from logscope.pipeline.parse.signatures.loader import bundled_signatures
+from logscope.pipeline.parse.signatures.loader import WARNING_LINE, bundled_signatures
 from logscope.pipeline.parse.status_lines import is_a_status_line
 
 _FULL_KEEP = 4000
@@ -142,6 +142,7 @@ class SourceClassifier:
         self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
         self.failing_record = False  # feeding the message of a log record at a failing level (unwrap.FAILING_RECORDS)
+        self.physical = ""  # the physical line being fed, before a logger's prefix was taken off (its level word)
         self.startup_parts: list[tuple[int, int | None]] = []  # the startup parts' lines: [first, after)
         self.repeats = RepeatedLines()  # plain records read before, classified once (a crash loop repeats them)
         # streaming (stream()): past `release_at` events held, settled events are handed on as lines are read
@@ -247,6 +248,7 @@ class SourceClassifier:
                 self.unwrapped.setdefault(chunk.first + position, REWRAPPED)
                 while next_candidate < len(candidates) and candidates[next_candidate] < position + span:
                     next_candidate += 1
+            self.physical = text
             for logical, how in _logical_lines(text):
                 if how is not None:
                     self.unwrapped.setdefault(chunk.first + position, how)
@@ -530,7 +532,15 @@ class SourceClassifier:
         # a pattern anchored at the start ("^error: ...") is anchored at the message's, after SGLang's prefix: the
         # line's event is then the message, its prefix kept as the event's rank and time
         message = message_after_prefix(text)
+        # the line, or the logger's prefix taken off it, says warning, or the released code logs its wording at warning
+        # level (SGLang's prefix prints no level): the signatures quiet in warnings read nothing
+        warned: bool | None = bool(WARNING_LINE.search(text) or WARNING_LINE.search(self.physical)) or None
         for sig in bundled_signatures().on("line"):
+            if sig.quiet_in_warnings:
+                if warned is None:
+                    warned = _catalogued_warning(text)
+                if warned:
+                    continue
             read = text if sig.match(text) is not None else None
             if read is None and message is not None and sig.match(message) is not None:
                 read = message
@@ -538,7 +548,10 @@ class SourceClassifier:
                 self.coverage.seen["signature"] += 1
                 self.coverage.recognized["signature"] += 1
                 self.recognized_physical.add(lineno)
-                self._emit(kinds.FAILURE_LINE, lineno, read, {"message": read.strip()}, prefix_of(text), "signature")
+                if warned is None:
+                    warned = _catalogued_warning(text)
+                data = {"message": read.strip(), **({"warning": True} if warned else {})}
+                self._emit(kinds.FAILURE_LINE, lineno, read, data, prefix_of(text), "signature")
                 return True
         return False
 
@@ -836,6 +849,14 @@ _GOES_ON = re.compile(
     r"(?i)\b(?:ignor\w*|skip\w*|retry\w*|fall(?:s|ing)? ?back|continu\w*|instead|assuming|is normal)\b"
     r"|\bdebug info:|^Pyspy dump for\b|^Triggered CUDA user coredump\b"
 )
+
+
+def _catalogued_warning(text: str) -> bool:
+    """A catalogued SGLang wording that the released code logs at warning level."""
+    if len(text) > _CATALOGUE_CHARS:
+        return False
+    parsed = _GRAMMARS[kinds.CATALOGUE_GRAMMAR].parse(text)
+    return parsed is not None and parsed.kind == kinds.CATALOGUED_LINE and parsed.data.get("level") == "warning"
 
 
 def _logged_as_failure(parsed: Parsed) -> bool:

@@ -28,7 +28,10 @@ EVIDENCE_KINDS = ("line", "exception", "frame", "native_frame", "innermost_frame
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
-_SIG_KEYS = {"id", "on", "pattern", "exception", "unless", "phase", "finding", "source", "status_line", "gives_way"}
+_SIG_KEYS = {
+    "id", "on", "pattern", "exception", "unless", "phase", "finding", "source", "status_line", "gives_way",
+    "quiet_in_warnings",
+}  # fmt: skip
 # `status_line`: the signature's wording opens a status line a shell or a container tool prints of a process it ran, after
 # a script's name and a colon (`after_script`: bash's "%s: line %d: "), after a container's name (`after_name`: docker
 # compose's "<container> exited with code %d") or at the line's start (`at_start`); a line that begins so is a record of
@@ -44,6 +47,10 @@ NEXT_LINE: Final = "next_line"
 OTHER_FAILURE: Final = "other_failure"
 GIVES_WAY: Final[tuple[GivesWay, ...]] = (NEXT_LINE, OTHER_FAILURE)
 MAX_FILE_BYTES = 128 * 1024
+# a line that reports a warning: CPython warnings.formatwarning ("<file>:<n>: <Category>: <message>", a category named
+# ...Warning), a log record at WARNING / WARN level (logging's "WARNING:root:", vLLM's "WARNING 12-07 ...", a level
+# field), glog's W record ("W1207 10:11:12.123456 ...")
+WARNING_LINE = re.compile(r"\b[A-Z]\w*Warning: |(?<![\w-])WARN(?:ING)?(?![\w-])|^\s*W\d{4} \d\d:\d\d:\d\d")
 
 
 @dataclass(frozen=True)
@@ -62,10 +69,15 @@ class Signature:
     unless: tuple[tuple[str, tuple[str, ...]], ...] = ()
     status_line: StatusLineStart | None = None
     gives_way: GivesWay | None = None
+    # a wording that a program also reports as a warning it goes on after (torchvision's "Failed to load image Python
+    # extension: '...so: undefined symbol: ...'", a WARNING record): on a warning's line it is no failure
+    quiet_in_warnings: bool = False
 
     def match(self, text: str) -> dict[str, Any] | None:
         """The pattern's captures of its first match in `text` where no capture has a value `unless` names, else
         None."""
+        if self.quiet_in_warnings and WARNING_LINE.search(text):
+            return None
         if not self.unless:
             return self.pattern.match(text)
         return self.pattern.match(text, accept=self._not_vetoed)
@@ -192,6 +204,13 @@ def _signature(
         gives_way = next((to for to in GIVES_WAY if to == written), None)
         if gives_way is None:
             raise RuleError(f"{name}:{_mark(fields['gives_way'][1])}: gives_way: one of {', '.join(GIVES_WAY)}")
+    quiet = fields.get("quiet_in_warnings")
+    quiet_in_warnings = False
+    if quiet is not None:
+        value = yaml.load(yaml.serialize(quiet[1]), Loader=safe_loader())  # noqa: S506 - a safe loader
+        if not isinstance(value, bool) or on != "line":
+            raise RuleError(f"{name}:{_mark(quiet[1])}: quiet_in_warnings: true or false, with on: line")
+        quiet_in_warnings = value
     return Signature(
         id=sig_id,
         mechanism=mechanism,
@@ -205,6 +224,7 @@ def _signature(
         unless=unless,
         status_line=status_line,
         gives_way=gives_way,
+        quiet_in_warnings=quiet_in_warnings,
     )
 
 

@@ -157,8 +157,11 @@ def attribute(event: Event, signatures: SignatureSet) -> tuple[Signature, dict[s
     """The signature that names this event's mechanism (finding signatures only), the evidence kind, and the
     evidence text it matched (a frame, when a frame named it)."""
     fallback = None
+    # a warning's line (classify._failure_line), or a wording the released code logs at warning level (a catalogued
+    # line): no quiet_in_warnings signature reads it
+    warned = bool(event.data.get("warning")) or event.data.get("level") == "warning"
     for kind, text, exception in _evidence(event):
-        found = _best_of(signatures, kind, text, exception)
+        found = _best_of(signatures, kind, text, exception, warned)
         if found and found[0].mechanism in FALLBACK_MECHANISMS:
             fallback = fallback or (found[0], dict(found[1]), kind, text)  # a mechanism in later evidence wins
         elif found:
@@ -193,17 +196,22 @@ def frame_quote(frame: str) -> str:
 
 
 _BEST_MEMO = 4096
-_best_memo: dict[tuple[int, str, str, str | None], tuple[SignatureSet, tuple[Signature, dict[str, Any]] | None]] = {}
+_best_memo: dict[tuple[int, str, str, str | None, bool], tuple[SignatureSet, tuple[Signature, dict[str, Any]] | None]] = {}
 
 
-def _best_of(signatures: SignatureSet, kind: str, text: str, exception: str | None) -> tuple[Signature, dict[str, Any]] | None:
+def _best_of(
+    signatures: SignatureSet, kind: str, text: str, exception: str | None, warned: bool = False
+) -> tuple[Signature, dict[str, Any]] | None:
     """_best over the set's finding signatures of this kind, once per distinct evidence: a log repeats its failure
     lines and frames on every rank (the set is kept beside its answer, so an id reused by a new set never hits)."""
-    key = (id(signatures), kind, text, exception)
+    key = (id(signatures), kind, text, exception, warned)
     hit = _best_memo.get(key)
     if hit is not None and hit[0] is signatures:
         return hit[1]
-    found = _best(signatures.naming(kind), text, exception)
+    candidates = signatures.naming(kind)
+    if warned:
+        candidates = tuple(sig for sig in candidates if not sig.quiet_in_warnings)
+    found = _best(candidates, text, exception)
     if len(_best_memo) >= _BEST_MEMO:
         _best_memo.clear()
     _best_memo[key] = (signatures, found)
