@@ -147,20 +147,22 @@ def _read(chunks):
 
 def test_ranges_are_given_out_as_earlier_ones_come_back_while_none_is_read(tmp_path, monkeypatch):
     """The workers go on while the classifier is busy elsewhere (importing the stages): sparse ranges are given out as
-    earlier ones come back, up to AHEAD_SPARSE unread, and every line is still read once, in order."""
+    earlier ones come back, up to AHEAD_SPARSE_BYTES unread, and every line is still read once, in order."""
     if ranges.workers() < 2:
         pytest.skip("one core: no worker processes")
     path = tmp_path / "serving.log"
     path.write_bytes(b"plain line\n" * 20_000 + b"an ERROR line\n")
     monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
     monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
+    monkeypatch.setattr(ranges, "AHEAD_SPARSE_BYTES", 10 * 4096)
     with ranges.RangeScanner(("ERROR",), enabled=True) as scanner:
         results = scanner.submit("serving.log", str(path), path.stat().st_size)
         waited = 0.0
-        while scanner.in_flight < ranges.AHEAD_SPARSE and waited < 60:
+        while scanner.in_flight_bytes < ranges.AHEAD_SPARSE_BYTES and waited < 60:
             time.sleep(0.05)
             waited += 0.05
-        assert scanner.in_flight == ranges.AHEAD_SPARSE  # given out with none read (one per worker and a spare before)
+        # given out with none read (one per worker and a spare before), and no more than the bound
+        assert scanner.in_flight == 10 and scanner.in_flight_bytes == ranges.AHEAD_SPARSE_BYTES
         scans = list(results)
     assert sum(scan.lines for scan in scans) == 20_001
     assert [text for scan in scans for _, _, text in scan.found] == ["an ERROR line"]

@@ -33,14 +33,16 @@ RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one f
 READ_BYTES = 512 << 10
 # Ranges given to the workers ahead of the one the classifier reads: one per worker and a spare while ranges come
 # back dense (a 200 MB crash loop queued whole held every range's results while the main process classified the
-# first: 1.4 GB at 100,000 launches), AHEAD_SPARSE while they come back sparse (their results are a few lines, and
-# the workers go on scanning while the main process is still importing the stages: with one per worker and a spare
-# they stood idle for the import's 0.1-0.2 s after their first ranges). A crash loop's range holds a candidate on
+# first: 1.4 GB at 100,000 launches); while they come back sparse, as many as AHEAD_SPARSE_BYTES of the file (their
+# results are a few lines, and the workers go on scanning while the main process is still importing the stages: with
+# three ranges of 8 MiB they stood idle for the import's 0.1-0.2 s). The bound is in bytes, not ranges: ranges given
+# out sparse may all come back dense (a crash loop after hours of serving), and their results are then what waits
+# (eight ranges of 32 MiB doubled the peak RSS of such a file, review10). A crash loop's range holds a candidate on
 # every line (about 90 MB of results for 32 MiB), so a file's ranges are DENSE_RANGE_BYTES until one comes back with
 # fewer than DENSE_FOUND candidates per RANGE_BYTES (a serving log's few), then RANGE_BYTES. Ranges are given as
 # earlier ones come back (a callback on the executor's thread), not only as the classifier reads them.
 AHEAD_SPARE = 1
-AHEAD_SPARSE = 8
+AHEAD_SPARSE_BYTES = 96 << 20  # three ranges of RANGE_BYTES: the dense bound of two workers and a spare
 DENSE_RANGE_BYTES = 8 << 20
 DENSE_FOUND = 100_000
 _PROBE_BYTES = 1 << 16
@@ -56,7 +58,8 @@ class _QueuedFile:
     path: str
     size: int
     cut: int = 0  # where its next range starts
-    scans: deque[Future[RangeScan]] = field(default_factory=deque)  # its ranges given to a worker, in order
+    # its ranges given to a worker, in order, with the bytes each was given
+    scans: deque[tuple[Future[RangeScan], int]] = field(default_factory=deque)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,7 @@ class RangeScanner:
         self.pool: ProcessPoolExecutor | None = None
         self.files: deque[_QueuedFile] = deque()  # files with bytes not yet given to a worker, in order
         self.in_flight = 0  # ranges given to a worker and not yet read
+        self.in_flight_bytes = 0  # their bytes
         self.sparse = False  # the last range that came back held few candidates
         self.closed = False
         # the classifier's thread and the executor's (where a range that comes back gives out the next) share the queue
@@ -117,9 +121,12 @@ class RangeScanner:
     def parallel(self) -> bool:
         return self.pool is not None
 
-    @property
-    def ahead(self) -> int:
-        return AHEAD_SPARSE if self.sparse else workers() + AHEAD_SPARE
+    def _room(self) -> bool:
+        """Whether another range may be given out: while ranges come back sparse, as long as fewer than
+        AHEAD_SPARSE_BYTES are given and unread; else one per worker and a spare."""
+        if self.sparse:
+            return self.in_flight_bytes < AHEAD_SPARSE_BYTES
+        return self.in_flight < workers() + AHEAD_SPARE
 
     @property
     def range_bytes(self) -> int:
@@ -136,7 +143,7 @@ class RangeScanner:
         return self._results(queued)
 
     def _fill(self) -> None:
-        while self.files and self.in_flight < self.ahead and not self.closed:
+        while self.files and self._room() and not self.closed:
             self._cut(self.files[0])
 
     def _cut(self, queued: _QueuedFile) -> None:
@@ -144,9 +151,10 @@ class RangeScanner:
         assert self.pool is not None
         start, end = queued.cut, min(queued.cut + self.range_bytes, queued.size)
         future = self.pool.submit(_scan_range, queued.name, queued.path, start, end)
-        queued.scans.append(future)
+        queued.scans.append((future, end - start))
         queued.cut = end
         self.in_flight += 1
+        self.in_flight_bytes += end - start
         if end >= queued.size:
             self.files.remove(queued)
         future.add_done_callback(self._came_back)
@@ -170,10 +178,11 @@ class RangeScanner:
                     return
                 if not queued.scans:  # read before a file queued ahead of it: its range is given now
                     self._cut(queued)
-                future = queued.scans.popleft()
+                future, result_bytes = queued.scans.popleft()
             result = future.result()
             with self.lock:
                 self.in_flight -= 1
+                self.in_flight_bytes -= result_bytes
                 self._note(result)
                 self._fill()
             yield result
