@@ -54,6 +54,8 @@ CRASH_KINDS = frozenset(
         kinds.PROCESS_EXCEPTION,
         # a sentence that states the run failed (parsers/stated_failure.py): kept only when nothing else shows a failure
         kinds.STATED_FAILURE,
+        # a log record at a failing level that no signature reads: kept only when nothing else in its input shows one
+        kinds.LOGGED_FAILURE,
     }
 )
 # event kinds that carry no failure evidence (phase lines, config, dumps)
@@ -596,7 +598,7 @@ def failures_of(
             claims.setdefault(e.source, []).append(e)
         elif e.kind == kinds.JIT_BUILD:
             builds.setdefault(e.source, []).append(e)
-        if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION:
+        if e.kind in CRASH_KINDS and e.kind not in (kinds.PROCESS_EXCEPTION, kinds.LOGGED_FAILURE):
             last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
     jit = JitBuilds(builds)
     out: list[Failure] = []
@@ -604,7 +606,7 @@ def failures_of(
         if not is_candidate(event):
             continue
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
-        if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event) and not is_library_error(event):
+        if found is None and event.kind not in CRASH_KINDS and not is_glog_error(event) and not is_library_error(event):
             continue
         if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) >= event.line:
             continue  # its traceback (or exception line) is read after it: that is the failure, not the header
@@ -695,7 +697,7 @@ def failures_of(
             )
         )
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
-    kept = _without_cut_heads(_without_stated(warmup_batches(_placed_by_burst(out), ready)))
+    kept = _without_records(_without_cut_heads(_without_stated(warmup_batches(_placed_by_burst(out), ready))))
     return _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
 
 
@@ -762,6 +764,23 @@ def _without_stated(found: list[Failure]) -> list[Failure]:
     if len(stated) == len(found):
         return stated[:1]
     return [f for f in found if f.event.kind != kinds.STATED_FAILURE]
+
+
+def _without_records(found: list[Failure]) -> list[Failure]:
+    """A failing-level log record that no signature read gives way to any other failure of its input: the record only
+    says that something failed (its traceback, or the line a signature names, says what)."""
+    shown = {f.event.source for f in found if not _only_a_record(f)}
+    return [f for f in found if not _only_a_record(f) or f.event.source not in shown]
+
+
+def _only_a_record(failure: Failure) -> bool:
+    """A failing-level record no signature read and no library's source file names: a logged failure, or glog's
+    ERROR line (its level letter E) of a source file no catalogued library holds."""
+    if failure.signature is not None:
+        return False
+    event = failure.event
+    glog_error = is_glog_error(event) and not is_glog_fatal(event) and not is_library_error(event)
+    return event.kind == kinds.LOGGED_FAILURE or glog_error
 
 
 def _without_cut_heads(found: list[Failure]) -> list[Failure]:

@@ -1,0 +1,168 @@
+"""Failing-level log records in their printers' own shapes: the message is the failure when no signature reads it and it
+is no traceback line; SGLang's records (its format prints no level) by what its released code does after logging them
+(catalog/error_outcomes.json, tools/upstream/error_outcomes.py)."""
+
+from __future__ import annotations
+
+import ast
+import json
+from typing import Any
+
+import pytest
+
+from logscope.core import error_outcomes
+from logscope.core.resources import data_dir
+from tests.helpers import analyze_text
+from tools.upstream.error_outcomes import DIES, GOES_ON, UNSURE, release_sites
+
+
+def _findings(text: str) -> list[dict[str, Any]]:
+    return list(analyze_text(text)["findings"])
+
+
+# ---------------------------------------------------------------- the tool and its table
+_SOURCE = """
+import logging, signal, sys
+logger = logging.getLogger(__name__)
+
+def raises_after():
+    try:
+        run()
+    except Exception as e:
+        logger.error(f"Run failed: {e}")
+        raise
+
+def aborts_one_request(reqs):
+    for req in reqs:
+        if req.bad:
+            logger.error("Request %s aborted by the client", req.rid)
+            continue
+
+def signals_the_parent(parent):
+    try:
+        loop()
+    except Exception:
+        logger.exception("Loop hit an exception")
+        parent.send_signal(signal.SIGQUIT)
+
+def falls_through_then_exits():
+    try:
+        logger.error("Could not reach the store")
+    except Exception:
+        pass
+    sys.exit(1)
+
+def raises_on_a_condition(strict):
+    logger.critical("Check came out wrong")
+    if strict:
+        raise ValueError("strict")
+"""
+
+
+def test_the_tool_reads_what_the_code_does_after_each_failing_level_call():
+    sites = {
+        s["template"]: (s["outcome"], s["line"], s["decided_at"], s["function"]) for s in release_sites("m", "m.py", _SOURCE)
+    }
+    assert sites == {
+        "Run failed: {e}": (DIES, 9, 10, "raises_after"),
+        "Request %s aborted by the client": (GOES_ON, 15, 16, "aborts_one_request"),
+        "Loop hit an exception": (DIES, 22, 23, "signals_the_parent"),
+        "Could not reach the store": (DIES, 27, 30, "falls_through_then_exits"),
+        "Check came out wrong": (UNSURE, 33, 34, "raises_on_a_condition"),
+    }
+    ast.parse(_SOURCE)  # the sample is real Python
+
+
+def test_the_table_holds_sglangs_call_sites_with_their_releases():
+    rows = json.loads((data_dir("catalog") / error_outcomes.CATALOG_FILE).read_text())["records"]
+    by_key = {(r["template"], r["module"]): r for r in rows}
+    died = by_key[("DataParallelController hit an exception: {traceback}", "sglang.srt.managers.data_parallel_controller")]
+    assert died["outcome"] == DIES
+    assert {s["first"] for s in died["sites"]} == {"0.3.6.post3"} and died["sites"][-1]["last"] == "0.5.23"
+    went_on = by_key[("Failed to clear hierarchical cache storage backend: {e}", "sglang.srt.mem_cache.hiradix_cache")]
+    assert went_on["outcome"] == GOES_ON
+    assert all(s["file"] == "sglang/srt/mem_cache/hiradix_cache.py" for s in went_on["sites"])
+
+
+def test_a_wording_of_too_few_literal_words_names_no_call_site():
+    # "error: {e}" is any program's words: its outcome is not SGLang's to say
+    assert error_outcomes.outcome("error: {e}", "sglang.srt.entrypoints.http_server") is None
+
+
+# ---------------------------------------------------------------- one case per printer, in its real shape
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        # vLLM 0.11.0 logger.py "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s", behind the process
+        # prefix of utils _add_prefix "({worker_name} pid={pid}) " (two when a Ray actor runs the engine); the message
+        # a continued exception message (ninja's "[1/11] " progress, vllm-36077's shape)
+        ("(EngineCore_DP0 pid=1) ERROR 12-07 10:11:12 [core.py:710] EngineCore encountered a fatal error.", "fatal error"),
+        ("(Worker pid=7) (Worker_TP1 pid=7) ERROR 03-05 09:56:09 [multiproc_executor.py:880] [1/11] nvcc -c a.cu", "nvcc"),
+        ("ERROR 02-09 16:43:26 tp_worker_overlap_thread.py:112] Worker loop stopped unexpectedly", "Worker loop stopped"),
+        # loguru 0.7.3 _defaults.py LOGURU_FORMAT
+        ("2025-10-01 12:00:00.123 | ERROR    | app.client:run:57 - model server is not responding", "not responding"),
+        ("2025-10-01 12:00:00.123 | CRITICAL | app.client:run:57 - giving up on the model server", "giving up"),
+        # spdlog's "%+" pattern, with and without a logger name
+        ("[2026-01-01 10:00:00.123] [transfer] [error] rdma handshake broke off", "handshake broke off"),
+        ("[2026-01-01 10:00:00.123] [critical] segment table corrupt", "segment table corrupt"),
+        # glog's ERROR line of a file no catalogued library holds (its level letter E)
+        ("E1125 01:42:29.248487 13170 client.cpp:1186] Failed to submit transfer operation", "submit transfer"),
+        # tracing-subscriber's Full format (sgl-router)
+        ("2025-10-29T21:49:19.123456Z ERROR sglang_router_rs::core::worker: Worker health check failed", "health check"),
+        # Python logging with time, level, pid and [file:line] (an SGLANG_LOGGING_CONFIG_PATH config)
+        ("2025-04-13 14:53:43 ERROR 509 [ TP0 scheduler.py:2655] Something strange broke the batch", "broke the batch"),
+    ],
+)
+def test_a_failing_record_is_the_failure(line, words):
+    (finding,) = _findings(line + "\n")
+    assert finding["rule"] == "failure-time-unknown"
+    assert words in finding["message"]
+
+
+def test_an_sglang_wording_its_code_dies_after_is_a_failure():
+    # sglang 0.5.3.post3-0.5.23 server_args_config_parser.py: logger.error(f"Failed to read config file ..."), then raise
+    (finding,) = _findings("[2026-01-01 10:00:00] Failed to read config file /etc/sglang.yaml: [Errno 2] No such file\n")
+    assert finding["rule"] == "startup-crash"
+    assert "Failed to read config file" in finding["message"]
+
+
+def test_a_record_placed_after_the_ready_line_is_a_runtime_failure():
+    log = (
+        "[2026-01-01 10:00:00] The server is fired up and ready to roll!\n"
+        "(EngineCore_DP0 pid=1) ERROR 12-07 10:11:12 [core.py:710] EngineCore encountered a fatal error.\n"
+    )
+    assert [f["rule"] for f in _findings(log)] == ["runtime-crash"]
+
+
+# ---------------------------------------------------------------- quiet: no failure of its own
+@pytest.mark.parametrize(
+    "log",
+    [
+        # an SGLang wording its released code logs at error level and then carries on (goes_on in every release)
+        "[2026-01-01 10:00:00 TP0] Failed to clear hierarchical cache storage backend: connection reset by peer\n",
+        # other levels of the same printers
+        "(APIServer pid=1) INFO 12-07 10:11:12 [api_server.py:1000] Starting vLLM API server 0 on http://0.0.0.0:8000\n"
+        "(APIServer pid=1) WARNING 12-07 10:11:12 [api_server.py:1000] Default sampling parameters have been overridden\n"
+        "[2026-01-01 10:00:00.123] [transfer] [warning] slow handshake\n"
+        "2025-10-01 12:00:00.123 | WARNING  | app.client:run:57 - retrying the model server\n",
+    ],
+)
+def test_records_that_report_no_failure_give_none(log):
+    assert _findings(log) == []
+
+
+def test_a_record_gives_way_to_the_traceback_it_logs():
+    # vLLM prefixes every line of the traceback it logs: the record's first line says only that something failed
+    log = "".join(
+        "(EngineCore_DP0 pid=1) ERROR 12-07 10:11:12 [core.py:710] " + line + "\n"
+        for line in (
+            "EngineCore encountered a fatal error.",
+            "Traceback (most recent call last):",
+            '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run_engine_core',
+            "    engine_core.run_busy_loop()",
+            "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+            "RuntimeError: CUDA error: an illegal memory access was encountered",
+        )
+    )
+    (finding,) = _findings(log)
+    assert "an illegal memory access was encountered" in finding["message"]
