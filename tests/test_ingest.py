@@ -185,8 +185,7 @@ def test_a_tracing_record_at_error_level_keeps_its_level_word():
 
     error = "2025-10-29T21:49:19.123456Z ERROR sglang_router_rs::core::worker: Worker http://10.0.0.1:30000 health check failed"
     assert clean(error) == ["ERROR Worker http://10.0.0.1:30000 health check failed"]
-    # (its message is the failure's words: parsers/level_records.py)
-    assert [f["rule"] for f in analyze_text(error + "\n")["findings"]] == ["failure-time-unknown"]
+    assert [f["rule"] for f in analyze_text(error + "\n")["findings"]] == ["unrecognized-failure"]
     warn = error.replace(" ERROR ", "  WARN ")
     assert clean(warn) == ["Worker http://10.0.0.1:30000 health check failed"]
     assert analyze_text(warn + "\n")["findings"] == []
@@ -207,7 +206,7 @@ def test_a_loguru_record_is_read_as_its_message_and_an_error_record_keeps_its_le
     assert clean(info) == ["sent 128 requests to http://10.0.0.1:30000"]
     error = "2025-10-01 12:00:00.123 | ERROR    | app.client:run:57 - model server is not responding"
     assert clean(error) == ["ERROR model server is not responding"]
-    assert [f["rule"] for f in analyze_text(error + "\n")["findings"]] == ["failure-time-unknown"]
+    assert [f["rule"] for f in analyze_text(error + "\n")["findings"]] == ["unrecognized-failure"]
     assert analyze_text(error.replace("ERROR   ", "WARNING ") + "\n")["findings"] == []
 
 

@@ -53,7 +53,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     command_line,
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
-from logscope.pipeline.parse.parsers.level_records import level_record
+from logscope.pipeline.parse.parsers.level_records import ENDING_LEVELS, level_record
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
@@ -418,8 +418,9 @@ class SourceClassifier:
     def _failing_record(self, lineno: int, text: str, parsed: Parsed | None) -> bool:
         """A record at a failing level that no signature read. An SGLang wording its released code logs at error level:
         a failure where every release dies right after logging it, read and no failure where every release goes on;
-        another printer's record at a failing level (parsers/level_records.py): a failure, its message the failure's
-        words. False when neither (the line is listed as an unread failure, as before)."""
+        another printer's record at a level that says the process cannot go on (parsers/level_records.py ENDING_LEVELS:
+        FATAL, CRITICAL): a failure, its message the failure's words. False otherwise: an ERROR record of a printer
+        whose code is not catalogued may be one it carries on after, so it is listed as an unread failure (flagged)."""
         if self.quoted or self.in_sentence:
             return False
         outcome = _sglang_outcome(parsed)
@@ -427,7 +428,7 @@ class SourceClassifier:
             self.recognized_physical.add(lineno)
             return True  # SGLang logs it and carries on
         record = level_record(text)
-        if outcome != error_outcomes.DIES and record is None:
+        if outcome != error_outcomes.DIES and (record is None or record.level not in ENDING_LEVELS):
             return False
         data: dict[str, Any]
         if outcome == error_outcomes.DIES and parsed is not None:

@@ -27,8 +27,24 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# any other record whose prefix is a time stamp and, within its next few fields, a failing level word of its own (the
+# family of logger formats that print "%(asctime)s ... %(levelname)s ... %(message)s": Python logging's configured
+# formats ("%(asctime)s %(name)s %(process)d %(levelname)s %(message)s", "%(asctime)s - %(name)s - %(levelname)s -
+# %(message)s", "[%(asctime)s] [%(levelname)8s] ..."), Go's and C++ loggers of the same form); the message is what
+# follows the level and its separators
+_STAMPED = re.compile(
+    r"^\s*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
+    r"(?:[ \t|-]+(?!(?:" + _FAILING + r"|INFO|DEBUG|WARNING|WARN|TRACE|NOTICE)\b)[^\s|]{1,80}){0,3}?"
+    r"[ \t|\[-]+(?P<level>" + _FAILING + r")\]?[ \t|:\]-]+(?P<message>\S.*)$"
+)
 # a traceback's own lines: the reader of tracebacks reads them (a record's message continued on its next lines)
 _TRACEBACK_PART = re.compile(r"^(?:Traceback \(most recent call last\)|File \"|During handling of|The above exception|[~^]+\s*$)")
+
+
+# the levels at which the printer itself says the process cannot go on: glog's FATAL aborts after printing, zap's Fatal
+# exits (os.Exit(1)), Python logging's and loguru's CRITICAL and spdlog's critical are "a serious error, the program
+# itself may be unable to continue" (CPython Doc/howto/logging.rst); an ERROR record may be one its printer carries on after
+ENDING_LEVELS = frozenset({"FATAL", "CRITICAL"})
 
 
 class LevelRecord(NamedTuple):
@@ -40,7 +56,7 @@ class LevelRecord(NamedTuple):
 def level_record(text: str) -> LevelRecord | None:
     """The record of a failing level a line is, with its message, or None (another level, no record, or a message that
     is a traceback's own line)."""
-    for printer, shape in _SHAPES:
+    for printer, shape in (*_SHAPES, ("stamped", _STAMPED)):
         m = shape.match(text)
         if m is not None and not _TRACEBACK_PART.match(m.group("message")):
             return LevelRecord(printer, m.group("level"), m.group("message").strip())

@@ -606,7 +606,7 @@ def failures_of(
         if not is_candidate(event):
             continue
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
-        if found is None and event.kind not in CRASH_KINDS and not is_glog_error(event) and not is_library_error(event):
+        if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event) and not is_library_error(event):
             continue
         if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) >= event.line:
             continue  # its traceback (or exception line) is read after it: that is the failure, not the header
@@ -774,13 +774,8 @@ def _without_records(found: list[Failure]) -> list[Failure]:
 
 
 def _only_a_record(failure: Failure) -> bool:
-    """A failing-level record no signature read and no library's source file names: a logged failure, or glog's
-    ERROR line (its level letter E) of a source file no catalogued library holds."""
-    if failure.signature is not None:
-        return False
-    event = failure.event
-    glog_error = is_glog_error(event) and not is_glog_fatal(event) and not is_library_error(event)
-    return event.kind == kinds.LOGGED_FAILURE or glog_error
+    """A failing-level record that no signature read."""
+    return failure.event.kind == kinds.LOGGED_FAILURE and failure.signature is None
 
 
 def _without_cut_heads(found: list[Failure]) -> list[Failure]:
