@@ -107,6 +107,13 @@ def test_a_wording_of_too_few_literal_words_names_no_call_site():
         ("[2026-01-01 10:00:00.123] [transfer] [error] rdma handshake broke off", "handshake broke off"),
         # glog's ERROR line of a file no catalogued library holds (its level letter E)
         ("E1125 01:42:29.248487 13170 client.cpp:1186] Failed to submit transfer operation", "submit transfer"),
+        # torch's c10 MessageLogger (c10/util/Logging.cpp: "[rank<N>]:" + "[" + a letter of "FEWIV" + month*100+day +
+        # " HH:MM:SS.<ns> " + file:line + "] "), which no literal of its words let through before
+        (
+            "[rank0]:[E1207 10:11:12.123456789 ProcessGroupNCCL.cpp:1234] [PG ID 0 PG GUID 0(default_pg) Rank 0]"
+            " Process group watchdog thread terminated with exception: boom",
+            "watchdog thread terminated",
+        ),
     ],
 )
 def test_an_error_record_is_flagged_with_its_level(line, words):
@@ -122,6 +129,8 @@ def test_an_error_record_is_flagged_with_its_level(line, words):
         ("(EngineCore_DP0 pid=1) CRITICAL 12-07 10:11:12 [core.py:710] Engine loop died, shutting down", "loop died"),
         ("2025-10-01 12:00:00.123 | CRITICAL | app.client:run:57 - giving up on the model server", "giving up"),
         ("[2026-01-01 10:00:00.123] [critical] segment table corrupt", "segment table corrupt"),
+        # torch's c10 FATAL (its MessageLogger aborts after it), January's day unpadded (month*100+day)
+        ("[rank1]:[F107 10:11:12.123456789 ProcessGroupNCCL.cpp:1234] [PG ID 0 Rank 1] Terminating the process", "Terminating"),
         # Python logging formats with a time stamp and the level as a field of its own
         ("2025-03-25 10:00:00,123 worker.supervisor 393543 CRITICAL    Supervisor lost its workers", "lost its workers"),
         ("2025-10-29 10:00:00,001 - app.engine - CRITICAL - engine state corrupt", "engine state corrupt"),
@@ -160,7 +169,8 @@ def test_a_record_placed_after_the_ready_line_is_a_runtime_failure():
         "(APIServer pid=1) INFO 12-07 10:11:12 [api_server.py:1000] Starting vLLM API server 0 on http://0.0.0.0:8000\n"
         "(APIServer pid=1) WARNING 12-07 10:11:12 [api_server.py:1000] Default sampling parameters have been overridden\n"
         "[2026-01-01 10:00:00.123] [transfer] [warning] slow handshake\n"
-        "2025-10-01 12:00:00.123 | WARNING  | app.client:run:57 - retrying the model server\n",
+        "2025-10-01 12:00:00.123 | WARNING  | app.client:run:57 - retrying the model server\n"
+        "[rank1]:[W107 10:11:12.123456789 ProcessGroupNCCL.cpp:1234] Warning: the process group was not destroyed\n",
     ],
 )
 def test_records_that_report_no_failure_give_none(log):
