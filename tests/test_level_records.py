@@ -107,6 +107,12 @@ def test_a_wording_of_too_few_literal_words_names_no_call_site():
         ("[2026-01-01 10:00:00.123] [transfer] [error] rdma handshake broke off", "handshake broke off"),
         # glog's ERROR line of a file no catalogued library holds (its level letter E)
         ("E1125 01:42:29.248487 13170 client.cpp:1186] Failed to submit transfer operation", "submit transfer"),
+        # tracing-subscriber's Full format with its span context before the target (SGLang's router, sgl-router)
+        (
+            "2025-10-29T12:00:00.123456Z ERROR http_request{method=POST uri=/generate}: "
+            "sglang_router_rs::routers::http::pd_router: src/routers/http/pd_router.rs:142: Failed to select PD pair",
+            "Failed to select PD pair",
+        ),
         # torch's c10 MessageLogger (c10/util/Logging.cpp: "[rank<N>]:" + "[" + a letter of "FEWIV" + month*100+day +
         # " HH:MM:SS.<ns> " + file:line + "] "), which no literal of its words let through before
         (

@@ -52,7 +52,11 @@ _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})
 # ... and the emitting function after them, as Rust's tracing formatter prints its target (Dynamo's workers:
 # "2025-12-10T13:50:14.788089Z  INFO model_runner.load_model: Load weight end. ..."): all lower-case names, so an
 # exception's class ("torch.distributed.DistBackendError: ...") is never taken for it
-_TARGET = r"(?:[a-z_]\w*(?:(?:\.|::)[a-z_]\w*)+: )?"
+# (the Full format puts the span context before the target: "shaving_yaks{yaks=3}:shave{yak=1}: fmt::yak_shave: ...",
+# each span's name and fields joined by ":", tracing-subscriber fmt::format::Full's documented output; SGLang's router:
+# "http_request{method=POST uri=/generate}: sglang_router_rs::routers::http::pd_router: ...")
+_SPANS = r"(?:[A-Za-z_]\w*(?:\{[^{}\n]{0,400}\})?(?::[A-Za-z_]\w*(?:\{[^{}\n]{0,400}\})?){0,8}: (?=[a-z_]\w*(?:\.|::)))?"
+_TARGET = r"(?:" + _SPANS + r"[a-z_]\w*(?:(?:\.|::)[a-z_]\w*)+: )?"
 _EXPORTER = re.compile(
     rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+(?P<level>{_SEVERITY}))\s+(?:\[severity: {_SEVERITY}\]\s+)?(?P<target>{_TARGET})"
 )

@@ -839,10 +839,11 @@ _KEY_VALUE = re.compile(r"[A-Za-z][\w ]{0,30}: \S")  # check_env's "Python: 3.12
 
 
 def _reads_whole(text: str) -> bool:
-    """Whether a line grammar reads the line as it stands."""
+    """Whether a line grammar reads the line as it stands (a native log line's message is free text, which a terminal
+    may cut anywhere: its grammar reads a cut line as well as a whole one)."""
     text = unwrap(text)
     return any(
-        name != "signature"
+        name not in ("signature", kinds.NATIVE_LOG_GRAMMAR)
         and not _GRAMMARS[name].only_in_prose
         and _GRAMMARS[name].fits(text)
         and _GRAMMARS[name].parse(text) is not None
