@@ -135,6 +135,9 @@ def test_an_error_record_is_flagged_with_its_level(line, words):
         ("(EngineCore_DP0 pid=1) CRITICAL 12-07 10:11:12 [core.py:710] Engine loop died, shutting down", "loop died"),
         ("2025-10-01 12:00:00.123 | CRITICAL | app.client:run:57 - giving up on the model server", "giving up"),
         ("[2026-01-01 10:00:00.123] [critical] segment table corrupt", "segment table corrupt"),
+        # a console encoder's tab-joined record (time, level, caller, message), its level word opening it once the
+        # time stamp is taken off
+        ("2025-07-07T02:34:31.685Z\tFATAL\tmodel-agent/main.go:333\tFailed to initialize components", "initialize components"),
         # torch's c10 FATAL (its MessageLogger aborts after it), January's day unpadded (month*100+day)
         ("[rank1]:[F107 10:11:12.123456789 ProcessGroupNCCL.cpp:1234] [PG ID 0 Rank 1] Terminating the process", "Terminating"),
         # Python logging formats with a time stamp and the level as a field of its own

@@ -15,8 +15,9 @@ from typing import NamedTuple
 
 _FAILING = r"ERROR|CRITICAL|FATAL"
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # the level ingest kept in front of a record's message
-    ("level", re.compile(r"^\s*(?P<level>" + _FAILING + r") (?P<message>\S.*)$")),
+    # the level ingest kept in front of a record's message, or a record that opens with its level word and a tab once
+    # ingest took its time stamp off (a console encoder joining time, level, caller and message with tabs)
+    ("level", re.compile(r"^\s*(?P<level>" + _FAILING + r")(?: |\t+)(?P<message>\S.*)$")),
     # Python logging with the time, level, process id and [file:line] ("2025-04-13 14:53:43 ERROR 509 [ TP0
     # scheduler.py:2655] ...", grammars/sglang.lark custom_prefix)
     (
