@@ -98,7 +98,7 @@ def test_a_wording_of_too_few_literal_words_names_no_call_site():
         # vLLM 0.11.0 logger.py "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s", behind the process
         # prefix of utils _add_prefix "({worker_name} pid={pid}) " (two when a Ray actor runs the engine); the message
         # a continued exception message (ninja's "[1/11] " progress, vllm-36077's shape)
-        ("(EngineCore_DP0 pid=1) ERROR 12-07 10:11:12 [core.py:710] EngineCore encountered a fatal error.", "fatal error"),
+        ("(EngineCore_DP0 pid=1) ERROR 12-07 10:11:12 [core.py:788] Unrecognized input request type: <x>", "Unrecognized input"),
         ("(Worker pid=7) (Worker_TP1 pid=7) ERROR 03-05 09:56:09 [multiproc_executor.py:880] [1/11] nvcc -c a.cu", "nvcc"),
         ("ERROR 02-09 16:43:26 tp_worker_overlap_thread.py:112] Worker loop stopped unexpectedly", "Worker loop stopped"),
         # loguru 0.7.3 _defaults.py LOGURU_FORMAT
@@ -151,6 +151,34 @@ def test_a_record_at_an_ending_level_is_the_failure(line, words):
     (finding,) = _findings(line + "\n")
     assert finding["rule"] == "failure-time-unknown"
     assert words in finding["message"]
+
+
+# ERROR records whose message states a failure in words (stated_failure.py's forms): the printer says something failed
+# (a record whose words say when, "failed to start", is placed by them: time_claims.py)
+@pytest.mark.parametrize(
+    ("line", "rule", "words"),
+    [
+        # vllm 0.11.0 v1/engine/core.py:710 logger.exception("EngineCore encountered a fatal error.")
+        (
+            "(EngineCore_DP0 pid=1) ERROR 12-07 10:11:12 [core.py:710] EngineCore encountered a fatal error.",
+            "failure-time-unknown",
+            "fatal error",
+        ),
+        # vllm 0.11.0 v1/engine/core.py:708 logger.exception("EngineCore failed to start.")
+        (
+            "(EngineCore_DP0 pid=1) ERROR 12-07 10:11:12 [core.py:708] EngineCore failed to start.",
+            "startup-crash",
+            "failed to start",
+        ),
+        ("[2026-01-01 10:00:00.123] [transfer] [error] transfer engine failed to start on mlx5_0", "startup-crash", "mlx5_0"),
+    ],
+)
+def test_an_error_record_that_states_a_failure_is_the_failure(line, rule, words):
+    (finding,) = _findings(line + "\n")
+    assert finding["rule"] == rule
+    assert words in finding["message"]
+    if rule == "startup-crash":
+        assert "the record's own words 'failed to start'" in finding["message"]
 
 
 def test_an_sglang_wording_its_code_dies_after_is_a_failure():

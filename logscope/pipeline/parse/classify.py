@@ -53,7 +53,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     command_line,
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
-from logscope.pipeline.parse.parsers.level_records import ENDING_LEVELS, level_record
+from logscope.pipeline.parse.parsers.level_records import ENDING_LEVELS, LevelRecord, level_record
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
@@ -428,7 +428,7 @@ class SourceClassifier:
             self.recognized_physical.add(lineno)
             return True  # SGLang logs it and carries on
         record = level_record(text)
-        if outcome != error_outcomes.DIES and (record is None or record.level not in ENDING_LEVELS):
+        if outcome != error_outcomes.DIES and (record is None or not _reports_a_failure(record)):
             return False
         data: dict[str, Any]
         if outcome == error_outcomes.DIES and parsed is not None:
@@ -494,6 +494,8 @@ class SourceClassifier:
                     self._read_quoted_failures(lineno, text)
                 elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and is_a_status_line(text):
                     self._failure_line(lineno, text)  # bash's report of the launch a signal ended: the command and its end
+                elif looks_failed and _GRAMMARS[name].prose:
+                    self._failing_record(lineno, text, None)  # a record whose words a prose grammar read: its level too
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
@@ -875,6 +877,15 @@ _GOES_ON = re.compile(
     r"(?i)\b(?:ignor\w*|skip\w*|retry\w*|fall(?:s|ing)? ?back|continu\w*|instead|assuming|is normal)\b"
     r"|\bdebug info:|^Pyspy dump for\b|^Triggered CUDA user coredump\b"
 )
+
+
+def _reports_a_failure(record: LevelRecord) -> bool:
+    """A record at a level that says the process cannot go on, or at ERROR with a message that states a failure in the
+    words stated_failure.py reads in prose ("EngineCore failed to start.", "... encountered a fatal error."): the printer
+    itself says something failed. Another ERROR record may be one its printer carries on after."""
+    if record.level in ENDING_LEVELS:
+        return True
+    return stated_failure.fits(record.message) and stated_failure.parse(record.message) is not None
 
 
 def _sglang_outcome(parsed: Parsed | None) -> str | None:

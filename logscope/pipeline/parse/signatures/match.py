@@ -531,6 +531,8 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
         or c.kind == kinds.TIME_CUE
         or c.line < event.line
         or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
+        # a failing log record's own words say when ("EngineCore failed to start."): read as a claim on its line
+        or (c.line == event.line and event.kind == kinds.LOGGED_FAILURE)
     ]
     # time_claims' phrasing is the more exact reading: a cue sentence that disagrees with it does not cancel it
     if len({at_startup(str(c.data["stage"])) for c in before}) > 1:
@@ -543,6 +545,8 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
             f"inferred from line {claim.line}, '{claim.data['said']}': the launcher's line that its launch of the"
             f" model raised; {LAUNCHER_NOTE}"
         )
+    if claim.line == event.line and event.kind == kinds.LOGGED_FAILURE:
+        return str(claim.data["stage"]), f"inferred from the record's own words '{claim.data['said']}'"
     client = client_step(str(claim.data["said"]))
     why = f": {client}" if client else ""
     return str(claim.data["stage"]), (
