@@ -56,6 +56,10 @@ def raises_on_a_condition(strict):
     logger.critical("Check came out wrong")
     if strict:
         raise ValueError("strict")
+
+def hands_an_error_code_back():
+    logger.error("Transfer assumes one length")
+    return -1
 """
 
 
@@ -69,6 +73,7 @@ def test_the_tool_reads_what_the_code_does_after_each_failing_level_call():
         "Loop hit an exception": (DIES, 22, 23, "signals_the_parent"),
         "Could not reach the store": (DIES, 27, 30, "falls_through_then_exits"),
         "Check came out wrong": (UNSURE, 33, 34, "raises_on_a_condition"),
+        "Transfer assumes one length": (UNSURE, 38, 39, "hands_an_error_code_back"),
     }
     ast.parse(_SOURCE)  # the sample is real Python
 
@@ -79,9 +84,14 @@ def test_the_table_holds_sglangs_call_sites_with_their_releases():
     died = by_key[("DataParallelController hit an exception: {traceback}", "sglang.srt.managers.data_parallel_controller")]
     assert died["outcome"] == DIES
     assert {s["first"] for s in died["sites"]} == {"0.3.6.post3"} and died["sites"][-1]["last"] == "0.5.23"
-    went_on = by_key[("Failed to clear hierarchical cache storage backend: {e}", "sglang.srt.mem_cache.hiradix_cache")]
+    went_on = by_key[("Pyspy failed to dump PID {pid}. Error: {e.stderr}", "sglang.srt.utils.common")]
     assert went_on["outcome"] == GOES_ON
-    assert all(s["file"] == "sglang/srt/mem_cache/hiradix_cache.py" for s in went_on["sites"])
+    assert [(s["first"], s["last"], s["file"], s["function"]) for s in went_on["sites"]] == [
+        ("0.5.3.post3", "0.5.10.post1", "sglang/srt/utils/common.py", "pyspy_dump_schedulers")
+    ]
+    # an error code handed back to the caller (disaggregation/mooncake/conn.py returns -1): the caller decides
+    handed_back = [r for r in rows if "head-sliced transfer assumes one item length" in r["template"]]
+    assert handed_back and all(r["outcome"] == UNSURE for r in handed_back)
 
 
 def test_a_wording_of_too_few_literal_words_names_no_call_site():
@@ -201,7 +211,7 @@ def test_a_record_placed_after_the_ready_line_is_a_runtime_failure():
     "log",
     [
         # an SGLang wording its released code logs at error level and then carries on (goes_on in every release)
-        "[2026-01-01 10:00:00 TP0] Failed to clear hierarchical cache storage backend: connection reset by peer\n",
+        "[2025-07-11 17:40:14 DP0 TP2] Pyspy failed to dump PID 546. Error: /bin/sh: 1: py-spy: not found\n",
         # other levels of the same printers
         "(APIServer pid=1) INFO 12-07 10:11:12 [api_server.py:1000] Starting vLLM API server 0 on http://0.0.0.0:8000\n"
         "(APIServer pid=1) WARNING 12-07 10:11:12 [api_server.py:1000] Default sampling parameters have been overridden\n"

@@ -8,8 +8,9 @@ call site `dies` when the statements after the call in its block (and, past the 
 `except` block, those after that statement) reach a `raise`, a process exit (`sys.exit`, `os._exit`, `exit`,
 `os.abort`), a kill of the process tree (`kill_process_tree`) or a signal sent to end a process (`os.kill`,
 `.send_signal`, `signal.raise_signal`) before any `return`, `continue` or `break`; it `goes_on` when it reaches the
-end of a loop's body, of a function, a `return`, `continue` or `break` first; it is `unsure` when a statement in
-between raises or exits only on a condition. catalog/error_outcomes.json holds one row per wording and module, each
+end of a loop's body, of a function, a bare `return` (or `return None`), `continue` or `break` first; it is `unsure`
+when a statement in between raises or exits only on a condition, or when a `return` hands a value (an error code, a
+flag) to the caller, which decides. catalog/error_outcomes.json holds one row per wording and module, each
 call site with its release range, file, line and outcome; logscope/core/error_outcomes.py reads it.
 """
 
@@ -44,6 +45,10 @@ def _ends_process(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _call_name(stmt.value) in _EXITS
 
 
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def _may_end_process(stmt: ast.stmt) -> bool:
     """A compound statement with a raise or an exit somewhere inside (on some path only)."""
     return any(isinstance(n, ast.stmt) and _ends_process(n) for n in ast.walk(stmt) if n is not stmt)
@@ -69,6 +74,8 @@ def outcome_after(stmt: ast.stmt, blocks: dict[int, tuple[ast.AST, list[ast.stmt
         for later in block[index + 1 :]:
             if _ends_process(later):
                 return DIES, later.lineno
+            if isinstance(later, ast.Return) and later.value is not None and not _is_none(later.value):
+                return UNSURE, later.lineno  # an error value handed to the caller, which decides
             if isinstance(later, (ast.Return, ast.Continue, ast.Break)):
                 return GOES_ON, later.lineno
             if _may_end_process(later):
@@ -177,10 +184,11 @@ def extract() -> list[dict[str, Any]]:
 def write(path: Path) -> None:
     about = (
         "What SGLang's code does right after each logger call at error or critical level: dies (a raise, an exit, a "
-        "kill of the process tree or a signal to end a process follows it), goes_on (a return, continue, break, the "
-        "end of a loop's body or of a function comes first) or unsure (a statement in between ends the process on a "
-        "condition only). One row per wording and module, every call site with the releases (first, last) that hold "
-        "it, its file and line (newest release) and the line that decides (decided_at). Read from the released wheels "
+        "kill of the process tree or a signal to end a process follows it), goes_on (a bare return, continue, break, "
+        "the end of a loop's body or of a function comes first) or unsure (a statement in between ends the process on "
+        "a condition only, or a return hands a value to the caller, which decides). One row per wording and module, "
+        "every call site with the releases (first, last) that hold it, its file and line (newest release) and the line "
+        "that decides (decided_at). Read from the released wheels "
         "by tools/upstream/error_outcomes.py (python -m tools.upstream error-outcomes). Generated."
     )
     write_generated(path, about, {"records": extract()})
