@@ -23,13 +23,19 @@ def _findings(text: str) -> list[dict[str, Any]]:
         "error: externally-managed-environment",  # pip under PEP 668
         "error: could not compile `sgl-kernel`",  # cargo
         "error: unable to start manager",  # a tiny SGLang catalogue template "error: {...}" also reads it
-        "FATAL something broke",
-        "FATAL unable to start the manager: no matches for kind",
     ],
 )
 def test_a_line_opening_with_an_error_word_is_a_failure(line):
     rules = [f["rule"] for f in _findings(line + "\n")]
     assert rules == ["unrecognized-failure"]
+
+
+@pytest.mark.parametrize("line", ["FATAL something broke", "FATAL unable to start the manager: no matches for kind"])
+def test_a_record_at_the_fatal_level_is_the_failure(line):
+    """The level word opens a record (zap, logrus, log4j): its message is the failure's words (parsers/level_records.py)."""
+    (finding,) = _findings(line + "\n")
+    assert finding["rule"] == "failure-time-unknown"
+    assert line.split(" ", 1)[1] in finding["message"]
 
 
 @pytest.mark.parametrize(

@@ -58,6 +58,9 @@ SIGQUIT: Final = "sigquit"
 CUDA_ERROR: Final = "cuda_error"
 FATAL_ERROR: Final = "fatal_error"
 FAILURE_LINE: Final = "failure_line"
+# a log record at a failing level whose message no signature reads (its printer's level word, or an SGLang wording its
+# released code logs at error level and then dies: parsers/level_records.py, core/error_outcomes.py)
+LOGGED_FAILURE: Final = "logged_failure"
 NATIVE_BACKTRACE: Final = "native_backtrace"
 
 # ---------------------------------------------------------------- note kinds
@@ -1073,6 +1076,7 @@ CATALOGUE: tuple[Kind, ...] = (
     ),
     Kind(TRACEBACK, FAILURE, BLOCK),
     Kind(FAILURE_LINE, FAILURE, BLOCK),
+    Kind(LOGGED_FAILURE, FAILURE, BLOCK),
     Kind(NATIVE_BACKTRACE, FAILURE, BLOCK),
     # ---- facts read by the other line grammars and the block readers
     Kind(

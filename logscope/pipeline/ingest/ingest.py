@@ -52,7 +52,11 @@ _RFC3339 = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})
 # ... and the emitting function after them, as Rust's tracing formatter prints its target (Dynamo's workers:
 # "2025-12-10T13:50:14.788089Z  INFO model_runner.load_model: Load weight end. ..."): all lower-case names, so an
 # exception's class ("torch.distributed.DistBackendError: ...") is never taken for it
-_TARGET = r"(?:[a-z_]\w*(?:(?:\.|::)[a-z_]\w*)+: )?"
+# (the Full format puts the span context before the target: "shaving_yaks{yaks=3}:shave{yak=1}: fmt::yak_shave: ...",
+# each span's name and fields joined by ":", tracing-subscriber fmt::format::Full's documented output; SGLang's router:
+# "http_request{method=POST uri=/generate}: sglang_router_rs::routers::http::pd_router: ...")
+_SPANS = r"(?:[A-Za-z_]\w*(?:\{[^{}\n]{0,400}\})?(?::[A-Za-z_]\w*(?:\{[^{}\n]{0,400}\})?){0,8}: (?=[a-z_]\w*(?:\.|::)))?"
+_TARGET = r"(?:" + _SPANS + r"[a-z_]\w*(?:(?:\.|::)[a-z_]\w*)+: )?"
 _EXPORTER = re.compile(
     rf"^(?:{_SEVERITY}\s+{_RFC3339}|{_RFC3339}\s+(?P<level>{_SEVERITY}))\s+(?:\[severity: {_SEVERITY}\]\s+)?(?P<target>{_TARGET})"
 )
@@ -71,7 +75,8 @@ _LMCACHE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}\] LMCache (
 # word, so a failure no wording names is still read as one. (A cloud export's severity is its stream's, stderr = ERROR
 # for every line of a traceback: dropped.) A traceback or an exception line after it is read as it stands.
 _FAILING_PREFIX_LEVELS = frozenset(level.upper() for level in FAILING_RECORD_LEVELS)
-_OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b)")
+# (ninja's progress "[3/11] " opens no record of its own: ninja 1.13.2's NINJA_STATUS default "[%f/%t] ")
+_OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[(?!\d+/\d+\] )|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b)")
 # the systemd journal's lines (journalctl(1) --output=short, the classic syslog line, and short-precise, short-iso,
 # short-iso-precise: the time, the host, the identifier and its [pid], then the message) before each line a service
 # wrote: "Dec 07 04:24:14 gpu-node python3[1234]:   File ..."
@@ -123,9 +128,19 @@ _HOST_LABEL = re.compile(
 # file in brackets ("ERROR 08-08 17:42:35 [core.py:682] ", _FORMAT "... [%(fileinfo)s:%(lineno)d] %(message)s", fileinfo a
 # file name or, with VLLM_LOGGING_IMPORT_PACKAGE_FILE, a package path)
 _VLLM_PREFIX = re.compile(
-    r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? "
+    r"^(?P<vllm_level>DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? "
     r"(?:[\w.-]+\.py:\d+\]|\[[\w./-]+\.py:\d+\]) "
 )
+# spdlog's default pattern (spdlog 1.x pattern_formatter.h full_formatter, the "%+" pattern: "[%Y-%m-%d %H:%M:%S.%e] [%n]
+# [%l] %v", the logger's name left out when it is empty; level names SPDLOG_LEVEL_NAMES "trace", "debug", "info",
+# "warning", "error", "critical", "off"): the native libraries' C++ logger beside the Python ones
+_SPDLOG = re.compile(
+    r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?\] (?:\[[\w.:-]+\] )?"
+    r"\[(?P<level>trace|debug|info|warning|error|critical)\] "
+)
+# a line of a traceback vLLM logs (its formatter prefixes every line of a record's message): a source line or a caret
+# line, indented or all marks; the level is not that line's own
+_TRACEBACK_BODY = re.compile(r"\s|[~^]+\s*$")
 # pytest's failure report: the exception's lines behind its fail marker "E" and the indent (pytest 9.2.0
 # _pytest/_code/code.py FormattedExcinfo.get_exconly: fail_marker + indentstr[1:], "E   " and more), and a short test
 # summary line's message after the test's node id (_pytest/terminal.py _get_line_with_reprcrash_message:
@@ -462,6 +477,9 @@ def _with_own_level(wrapper: re.Match[str], rest: str) -> str:
     level = wrapper.groupdict().get("level")
     if wrapper.re is _EXPORTER and not wrapper.group("target"):
         level = None
+    if wrapper.re is _VLLM_PREFIX and not _TRACEBACK_BODY.match(rest):
+        level = wrapper.group("vllm_level")  # a record's own first line, or its message's own lines
+    level = level.upper() if level else None
     if level in _FAILING_PREFIX_LEVELS and not _OWN_RECORD.match(rest):
         return f"{level} {rest}"
     return rest
@@ -500,7 +518,7 @@ def unwrap(text: str) -> str:
             m = _STAMPED_RAY.match(text)
             if m:
                 text = text[m.end() :]
-            elif m := _LMCACHE.match(text):
+            elif m := _LMCACHE.match(text) or _SPDLOG.match(text):
                 text = _with_own_level(m, text[m.end() :])
         if text.startswith("[pod/"):
             m = _KUBECTL_PREFIX.match(text)

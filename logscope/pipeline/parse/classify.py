@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from logscope.core import kinds
+from logscope.core import error_outcomes, kinds
 from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.gutters import may_be_decorated, undecorated
@@ -53,6 +53,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     command_line,
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
+from logscope.pipeline.parse.parsers.level_records import ENDING_LEVELS, LevelRecord, level_record
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
@@ -398,21 +399,53 @@ class SourceClassifier:
         self._emit(known.kind, lineno, text, known.data, known.prefix, known.grammar)
         return True
 
-    def _read_catalogue(self, lineno: int, text: str, recognized: bool = True) -> bool:
+    def _read_catalogue(self, lineno: int, text: str, recognized: bool = True) -> Parsed | None:
         """A line no grammar read, read through the catalogued wordings (parsers/catalogue.py); in prose, as a fact."""
         if len(text) > _CATALOGUE_CHARS:
-            return False
+            return None
         parsed = catalogue.parse_quoted(text) if self.quoted else _GRAMMARS[kinds.CATALOGUE_GRAMMAR].parse(text)
         if parsed is None:
-            return False
+            return None
         self.coverage.seen[kinds.CATALOGUE_GRAMMAR] += 1
         if recognized:
             self.coverage.recognized[kinds.CATALOGUE_GRAMMAR] += 1
             self.recognized_physical.add(lineno)
         self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, kinds.CATALOGUE_GRAMMAR)
-        if recognized and _logged_as_failure(parsed) and not (self.quoted or self.in_sentence):
-            # SGLang's log format prints no level: the released code's logger.error / logger.critical says it
+        # SGLang's log format prints no level: the released code's logger.error / logger.critical says it, and what
+        # that code does next says whether it failed (core/error_outcomes.py)
+        failing = recognized and not (self.quoted or self.in_sentence) and parsed.data.get("level") in _FAILING_LOGGER_CALLS
+        if failing and not self._failing_record(lineno, text, parsed) and _logged_as_failure(parsed):
             self._miss_failure(lineno, text)
+        return parsed
+
+    def _failing_record(self, lineno: int, text: str, parsed: Parsed | None) -> bool:
+        """A record at a failing level that no signature read. An SGLang wording its released code logs at error level:
+        a failure where every release dies right after logging it, read and no failure where every release goes on;
+        another printer's record at a level that says the process cannot go on (parsers/level_records.py ENDING_LEVELS:
+        FATAL, CRITICAL): a failure, its message the failure's words. False otherwise: an ERROR record of a printer
+        whose code is not catalogued may be one it carries on after, so it is listed as an unread failure (flagged)."""
+        if self.quoted or self.in_sentence:
+            return False
+        outcome = _sglang_outcome(parsed)
+        if outcome == error_outcomes.GOES_ON:
+            self.recognized_physical.add(lineno)
+            return True  # SGLang logs it and carries on
+        record = level_record(text)
+        if outcome != error_outcomes.DIES and (record is None or not _reports_a_failure(record)):
+            return False
+        data: dict[str, Any]
+        if outcome == error_outcomes.DIES and parsed is not None:
+            data = {"level": parsed.data.get("level"), "printer": kinds.SGLANG, "wording": parsed.data.get("wording")}
+            message = message_after_prefix(text) or text
+        else:
+            assert record is not None
+            data = {"level": record.level, "printer": record.printer}
+            message = record.message
+        data["message"] = message.strip()
+        self.coverage.seen["signature"] += 1
+        self.coverage.recognized["signature"] += 1
+        self.recognized_physical.add(lineno)
+        self._emit(kinds.LOGGED_FAILURE, lineno, message, data, prefix_of(text), "signature")
         return True
 
     def _count_prefixed(self, lineno: int, text: str, verdict: str) -> None:
@@ -464,6 +497,8 @@ class SourceClassifier:
                     self._read_quoted_failures(lineno, text)
                 elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and is_a_status_line(text):
                     self._failure_line(lineno, text)  # bash's report of the launch a signal ended: the command and its end
+                elif looks_failed and _GRAMMARS[name].prose:
+                    self._failing_record(lineno, text, None)  # a record whose words a prose grammar read: its level too
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
@@ -471,10 +506,14 @@ class SourceClassifier:
         if tried and tried[0] == kinds.SGLANG and self.pending is None:
             self.pending = (lineno, text)  # a terminal may have cut it: read when the next line does not complete it
             return
-        # a failure the catalogue reads stays listed: only a signature names a failure
-        if self._read_catalogue(lineno, text, recognized=not failure_look) and not failure_look:
+        # a failure the catalogue reads stays listed (only a signature names a failure), unless its level and what
+        # its printer does next say so
+        parsed = self._read_catalogue(lineno, text, recognized=not failure_look)
+        if parsed is not None and not failure_look:
             if not tried:
                 self._count_prefixed(lineno, text, CATALOGUED)
+            return
+        if looks_failed and self._failing_record(lineno, text, parsed):
             return
         if not tried:
             if failure_look:
@@ -696,10 +735,12 @@ class SourceClassifier:
             lineno, text = self.pending
             self.pending = None
             failure_look = "signature" in prefilter.grammars_for(text) and FAILURE_LOOK.search(text) is not None
-            if self._read_catalogue(lineno, text, recognized=not failure_look) and not failure_look:
+            parsed = self._read_catalogue(lineno, text, recognized=not failure_look)
+            if parsed is not None and not failure_look:
                 return
             if failure_look:
-                self._miss_failure(lineno, text)
+                if not self._failing_record(lineno, text, parsed):
+                    self._miss_failure(lineno, text)
                 return
             self.coverage.miss(self.source.name, lineno, kinds.SGLANG, text)
             if not PREFIXED.match(text) and _SENTENCE_END.search(text):
@@ -814,10 +855,11 @@ _KEY_VALUE = re.compile(r"[A-Za-z][\w ]{0,30}: \S")  # check_env's "Python: 3.12
 
 
 def _reads_whole(text: str) -> bool:
-    """Whether a line grammar reads the line as it stands."""
+    """Whether a line grammar reads the line as it stands (a native log line's message is free text, which a terminal
+    may cut anywhere: its grammar reads a cut line as well as a whole one)."""
     text = unwrap(text)
     return any(
-        name != "signature"
+        name not in ("signature", kinds.NATIVE_LOG_GRAMMAR)
         and not _GRAMMARS[name].only_in_prose
         and _GRAMMARS[name].fits(text)
         and _GRAMMARS[name].parse(text) is not None
@@ -857,6 +899,25 @@ def _catalogued_warning(text: str) -> bool:
         return False
     parsed = _GRAMMARS[kinds.CATALOGUE_GRAMMAR].parse(text)
     return parsed is not None and parsed.kind == kinds.CATALOGUED_LINE and parsed.data.get("level") == "warning"
+
+
+def _reports_a_failure(record: LevelRecord) -> bool:
+    """A record at a level that says the process cannot go on, or at ERROR with a message that states a failure in the
+    words stated_failure.py reads in prose ("EngineCore failed to start.", "... encountered a fatal error."): the printer
+    itself says something failed. Another ERROR record may be one its printer carries on after."""
+    if record.level in ENDING_LEVELS:
+        return True
+    return stated_failure.fits(record.message) and stated_failure.parse(record.message) is not None
+
+
+def _sglang_outcome(parsed: Parsed | None) -> str | None:
+    """What SGLang's released code does after logging the catalogued wording, whole at the start of its line's message,
+    at error or critical level (core/error_outcomes.py: dies, goes on, unsure), or None."""
+    if parsed is None or parsed.kind != kinds.CATALOGUED_LINE or parsed.data.get("level") not in _FAILING_LOGGER_CALLS:
+        return None
+    if parsed.data.get("in_sentence") or parsed.data.get("cut"):
+        return None
+    return error_outcomes.outcome(str(parsed.data.get("wording")), str(parsed.data.get("module")))
 
 
 def _logged_as_failure(parsed: Parsed) -> bool:

@@ -19,7 +19,9 @@ from logscope.pipeline.parse.signatures.loader import bundled_signatures
 # failure wording of the signatures (rules/signatures/*.yaml), and words that make a line look like a failure
 SIGNATURE_LITERALS = (
     *bundled_signatures().line_literals(),
-    *("failed", "Failed", "FAILED", "FAILURE", "Fatal", "FATAL", "WARN", "Error", "ERROR", "error: ", "CRITICAL:"),
+    *("failed", "Failed", "FAILED", "FAILURE", "Fatal", "FATAL", "WARN", "Error", "ERROR", "error: ", "CRITICAL"),
+    # spdlog's failing levels in its default pattern (ingest.py _SPDLOG)
+    *("] [error] ", "] [critical] "),
     # a structured record's failing level (unwrap.FAILING_RECORDS: zap / slog / logrus JSON, logfmt)
     *failing_level_literals(),
 )

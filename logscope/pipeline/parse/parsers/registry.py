@@ -82,6 +82,8 @@ _LAUNCH_SHAPE = re.compile(
 )
 _NATIVE_SHAPE = re.compile(
     r"^\s*(?:[IWEF]\d{4}(?:\d{4})? \d{2}:\d{2}:[\d.]+ +(?:\d+ +)?[\w./-]+:\d+\]|[\w.-]+:\d+:\d+ \[\d+\]"
+    # torch's c10 MessageLogger (c10/util/Logging.cpp): "[rank0]:[E1207 10:11:12.123456789 ProcessGroupNCCL.cpp:1234] "
+    r"|(?:\[rank\d+\]:)?\[[EF]\d{3,4} \d{2}:\d{2}:[\d.]+ +(?:\d+ +)?[\w./-]+:\d+\]"
     r"|" + other_lines.UCX_LINE_HEAD + ")"
 )
 

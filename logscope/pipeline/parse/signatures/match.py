@@ -54,6 +54,8 @@ CRASH_KINDS = frozenset(
         kinds.PROCESS_EXCEPTION,
         # a sentence that states the run failed (parsers/stated_failure.py): kept only when nothing else shows a failure
         kinds.STATED_FAILURE,
+        # a log record at a failing level that no signature reads: kept only when nothing else in its input shows one
+        kinds.LOGGED_FAILURE,
     }
 )
 # event kinds that carry no failure evidence (phase lines, config, dumps)
@@ -536,6 +538,8 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
         or c.kind == kinds.TIME_CUE
         or c.line < event.line
         or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
+        # a failing log record's own words say when ("EngineCore failed to start."): read as a claim on its line
+        or (c.line == event.line and event.kind == kinds.LOGGED_FAILURE)
     ]
     # time_claims' phrasing is the more exact reading: a cue sentence that disagrees with it does not cancel it
     if len({at_startup(str(c.data["stage"])) for c in before}) > 1:
@@ -548,6 +552,8 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
             f"inferred from line {claim.line}, '{claim.data['said']}': the launcher's line that its launch of the"
             f" model raised; {LAUNCHER_NOTE}"
         )
+    if claim.line == event.line and event.kind == kinds.LOGGED_FAILURE:
+        return str(claim.data["stage"]), f"inferred from the record's own words '{claim.data['said']}'"
     client = client_step(str(claim.data["said"]))
     why = f": {client}" if client else ""
     return str(claim.data["stage"]), (
@@ -603,7 +609,7 @@ def failures_of(
             claims.setdefault(e.source, []).append(e)
         elif e.kind == kinds.JIT_BUILD:
             builds.setdefault(e.source, []).append(e)
-        if e.kind in CRASH_KINDS and e.kind != kinds.PROCESS_EXCEPTION:
+        if e.kind in CRASH_KINDS and e.kind not in (kinds.PROCESS_EXCEPTION, kinds.LOGGED_FAILURE):
             last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
     jit = JitBuilds(builds)
     out: list[Failure] = []
@@ -705,7 +711,7 @@ def failures_of(
             )
         )
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
-    kept = _without_cut_heads(_without_stated(warmup_batches(_placed_by_burst(out), ready)))
+    kept = _without_records(_without_cut_heads(_without_stated(warmup_batches(_placed_by_burst(out), ready))))
     return _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
 
 
@@ -772,6 +778,18 @@ def _without_stated(found: list[Failure]) -> list[Failure]:
     if len(stated) == len(found):
         return stated[:1]
     return [f for f in found if f.event.kind != kinds.STATED_FAILURE]
+
+
+def _without_records(found: list[Failure]) -> list[Failure]:
+    """A failing-level log record that no signature read gives way to any other failure of its input: the record only
+    says that something failed (its traceback, or the line a signature names, says what)."""
+    shown = {f.event.source for f in found if not _only_a_record(f)}
+    return [f for f in found if not _only_a_record(f) or f.event.source not in shown]
+
+
+def _only_a_record(failure: Failure) -> bool:
+    """A failing-level record that no signature read."""
+    return failure.event.kind == kinds.LOGGED_FAILURE and failure.signature is None
 
 
 def _without_cut_heads(found: list[Failure]) -> list[Failure]:
