@@ -341,3 +341,16 @@ def test_chunk_lines_of_a_width_are_those_a_full_decode_measures(extra):
     decoded = [decode_line(raw) for raw in data.split(b"\n")]
     assert list(lines) == decoded
     assert lines.of_width(widths) == [i for i in range(len(decoded) - 1) if len(decoded[i]) in widths]
+
+
+def test_the_sparse_look_ahead_gives_each_worker_a_range_and_a_spare_on_many_cores(monkeypatch):
+    monkeypatch.setattr(ranges, "workers", lambda: 16)
+    scanner = ranges.RangeScanner(("ERROR",), enabled=False)  # no pool: the bound alone
+    scanner.sparse = True
+    scanner.in_flight_bytes = 16 * ranges.RANGE_BYTES
+    assert scanner._room()  # 17 ranges of 32 MiB may wait, beyond AHEAD_SPARSE_BYTES (review10 item 5)
+    scanner.in_flight_bytes = 17 * ranges.RANGE_BYTES
+    assert not scanner._room()
+    monkeypatch.setattr(ranges, "workers", lambda: 2)
+    scanner.in_flight_bytes = ranges.AHEAD_SPARSE_BYTES
+    assert not scanner._room()

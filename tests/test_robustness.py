@@ -116,6 +116,9 @@ def test_review9_s_long_lines_stay_linear():
         "Finish: obj=" * 8000,
         "no error " * 6000 + "during inference",
         "\u2502 RuntimeError: boom \u2502\n\u2502" + " " * 40_000 + "x",
+        # review 10: a time-stamped line of dashes (the stamped record's field and its separators split the run every way)
+        "2025-03-09 14:40:52 " + "-" * 200 + " Error report follows",
+        "2025-03-09 14:40:52 " + "- " * 3000 + "Error x",
     ):
         started = time.process_time()
         _analyze(text.encode())

@@ -5,12 +5,12 @@ SGLang's log format prints no level (`[%(asctime)s{prefix}] %(message)s`, sglang
 configure_logger), so a log line is known to be an error record only by its wording (catalog/sglang.json's `level`).
 Many such records are logged and carried on: a request aborted, a connection retried, an optional import skipped. A
 call site `dies` when the statements after the call in its block (and, past the end of an `if` / `with` / `try` /
-`except` block, those after that statement) reach a `raise`, a process exit (`sys.exit`, `os._exit`, `exit`,
-`os.abort`), a kill of the process tree (`kill_process_tree`) or a signal sent to end a process (`os.kill`,
-`.send_signal`, `signal.raise_signal`) before any `return`, `continue` or `break`; it `goes_on` when it reaches the
-end of a loop's body, of a function, a bare `return` (or `return None`), `continue` or `break` first; it is `unsure`
-when a statement in between raises or exits only on a condition, or when a `return` hands a value (an error code, a
-flag) to the caller, which decides. catalog/error_outcomes.json holds one row per wording and module, each
+`except` block, those after that statement) reach a process exit (`sys.exit`, `os._exit`, `exit`, `os.abort`), a
+kill of the process tree (`kill_process_tree`) or a signal sent to end a process (`os.kill`, `.send_signal`,
+`signal.raise_signal`) before any `return`, `continue` or `break`; it `goes_on` when it reaches the end of a loop's
+body, of a function, a bare `return` (or `return None`), `continue` or `break` first; it is `unsure` when a statement
+in between raises or exits only on a condition, when it reaches a `raise` (the exception goes to a caller, which may
+catch it and go on), or when a `return` hands a value (an error code, a flag) to the caller, which decides. catalog/error_outcomes.json holds one row per wording and module, each
 call site with its release range, file, line and outcome; logscope/core/error_outcomes.py reads it.
 """
 
@@ -45,6 +45,13 @@ def _ends_process(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _call_name(stmt.value) in _EXITS
 
 
+def _raises(stmt: ast.stmt) -> bool:
+    """A raise (or `assert False`): the exception goes up to a caller, which may catch it (sglang 0.5.23
+    pynccl_wrapper.py logs 'Failed to load NCCL library from %s ...' and re-raises; pynccl.py's caller catches it and
+    disables pynccl: review10)."""
+    return isinstance(stmt, ast.Raise) or (isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant) and not stmt.test.value)
+
+
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -72,6 +79,8 @@ def outcome_after(stmt: ast.stmt, blocks: dict[int, tuple[ast.AST, list[ast.stmt
     while id(current) in blocks:
         owner, block, index = blocks[id(current)]
         for later in block[index + 1 :]:
+            if _raises(later):
+                return UNSURE, later.lineno  # the exception goes to a caller, which may catch it and go on
             if _ends_process(later):
                 return DIES, later.lineno
             if isinstance(later, ast.Return) and later.value is not None and not _is_none(later.value):

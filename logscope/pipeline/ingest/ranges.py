@@ -124,8 +124,8 @@ class RangeScanner:
     def _room(self) -> bool:
         """Whether another range may be given out: while ranges come back sparse, as long as fewer than
         AHEAD_SPARSE_BYTES are given and unread; else one per worker and a spare."""
-        if self.sparse:
-            return self.in_flight_bytes < AHEAD_SPARSE_BYTES
+        if self.sparse:  # (on many cores, one range per worker and a spare at least)
+            return self.in_flight_bytes < max(AHEAD_SPARSE_BYTES, (workers() + AHEAD_SPARE) * RANGE_BYTES)
         return self.in_flight < workers() + AHEAD_SPARE
 
     @property

@@ -421,16 +421,25 @@ class SourceClassifier:
     def _failing_record(self, lineno: int, text: str, parsed: Parsed | None) -> bool:
         """A record at a failing level that no signature read. An SGLang wording its released code logs at error level:
         a failure where every release dies right after logging it, read and no failure where every release goes on;
-        another printer's record at a level that says the process cannot go on (parsers/level_records.py ENDING_LEVELS:
-        FATAL, CRITICAL): a failure, its message the failure's words. False otherwise: an ERROR record of a printer
+        another printer's record at a level that ends the process (parsers/level_records.py ENDING_LEVELS: FATAL), or
+        at ERROR or CRITICAL with words that state a failure and none that say it goes on: a failure, its message the
+        failure's words. False otherwise: an ERROR record of a printer
         whose code is not catalogued may be one it carries on after, so it is listed as an unread failure (flagged)."""
         if self.quoted or self.in_sentence:
             return False
         outcome = _sglang_outcome(parsed)
-        if outcome == error_outcomes.GOES_ON:
+        if (
+            outcome == error_outcomes.GOES_ON
+            and parsed is not None
+            and not _REPORTS_AN_END.search(str(parsed.data.get("wording")))
+        ):
             self.recognized_physical.add(lineno)
             return True  # SGLang logs it and carries on
         record = level_record(text)
+        critical = record is not None and record.level == "CRITICAL"
+        if outcome != error_outcomes.DIES and critical and record is not None and not _reports_a_failure(record):
+            self._miss_failure(lineno, text)  # its printer may be unable to go on: flagged with its level, never silent
+            return True
         if outcome != error_outcomes.DIES and (record is None or not _reports_a_failure(record)):
             return False
         data: dict[str, Any]
@@ -893,6 +902,14 @@ _GOES_ON = re.compile(
 )
 
 
+# a wording that reports a process's end ("Scheduler or DataParallelController {pid} terminated with {exitcode}", sglang
+# 0.5.23 engine.py block_until_scheduler_exits, logged and the loop goes on to the next process): what the logging
+# function does next is no news of the process it names, so such a record stays flagged (review10)
+_REPORTS_AN_END = re.compile(
+    r"(?i)\b(?:terminat\w*|crash\w*|died|dies|dead|exit(?:ed|code)?|killed|abort\w*|fatal|segfault\w*)\b"
+)
+
+
 def _catalogued_warning(text: str) -> bool:
     """A catalogued SGLang wording that the released code logs at warning level."""
     if len(text) > _CATALOGUE_CHARS:
@@ -902,11 +919,14 @@ def _catalogued_warning(text: str) -> bool:
 
 
 def _reports_a_failure(record: LevelRecord) -> bool:
-    """A record at a level that says the process cannot go on, or at ERROR with a message that states a failure in the
-    words stated_failure.py reads in prose ("EngineCore failed to start.", "... encountered a fatal error."): the printer
-    itself says something failed. Another ERROR record may be one its printer carries on after."""
+    """A record at a level that ends the process (FATAL), or at ERROR or CRITICAL with a message that states a failure in
+    the words stated_failure.py reads in prose ("EngineCore failed to start.", "... encountered a fatal error.") and says
+    nothing of going on: the printer itself says something failed. Another record may be one its printer carries on
+    after."""
     if record.level in ENDING_LEVELS:
         return True
+    if _GOES_ON.search(record.message):  # "... failed to start within the health check window, retrying"
+        return False
     return stated_failure.fits(record.message) and stated_failure.parse(record.message) is not None
 
 
