@@ -1,17 +1,18 @@
-"""What SGLang's code does right after it logs at error or critical level, per release, read from the released
-wheels with `ast`: whether the process dies there or goes on.
+"""What SGLang's code does right after it logs at error or critical level, per release, read from the released wheels
+with `ast`: whether the process dies there or goes on.
 
 SGLang's log format prints no level (`[%(asctime)s{prefix}] %(message)s`, sglang 0.5.23 utils/common.py
 configure_logger), so a log line is known to be an error record only by its wording (catalog/sglang.json's `level`).
 Many such records are logged and carried on: a request aborted, a connection retried, an optional import skipped. A
 call site `dies` when the statements after the call in its block (and, past the end of an `if` / `with` / `try` /
-`except` block, those after that statement) reach a process exit (`sys.exit`, `os._exit`, `exit`, `os.abort`), a
-kill of the process tree (`kill_process_tree`) or a signal sent to end a process (`os.kill`, `.send_signal`,
+`except` block, those after that statement) reach a process exit (`sys.exit`, `os._exit`, `exit`, `os.abort`), a kill
+of the process tree (`kill_process_tree`) or a signal sent to end a process (`os.kill`, `.send_signal`,
 `signal.raise_signal`) before any `return`, `continue` or `break`; it `goes_on` when it reaches the end of a loop's
 body, of a function, a bare `return` (or `return None`), `continue` or `break` first; it is `unsure` when a statement
 in between raises or exits only on a condition, when it reaches a `raise` (the exception goes to a caller, which may
-catch it and go on), or when a `return` hands a value (an error code, a flag) to the caller, which decides. catalog/error_outcomes.json holds one row per wording and module, each
-call site with its release range, file, line and outcome; logscope/core/error_outcomes.py reads it.
+catch it and go on), or when a `return` hands a value (an error code, a flag) to the caller, which decides.
+catalog/error_outcomes.json holds one row per wording and module, each call site with its release range, file, line
+and outcome; logscope/core/error_outcomes.py reads it.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ def _raises(stmt: ast.stmt) -> bool:
     """A raise (or `assert False`): the exception goes up to a caller, which may catch it (sglang 0.5.23
     pynccl_wrapper.py logs 'Failed to load NCCL library from %s ...' and re-raises; pynccl.py's caller catches it and
     disables pynccl: review10)."""
-    return isinstance(stmt, ast.Raise) or (isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant) and not stmt.test.value)
+    if isinstance(stmt, ast.Raise):
+        return True
+    return isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant) and not stmt.test.value
 
 
 def _is_none(node: ast.expr) -> bool:
