@@ -218,9 +218,17 @@ def test_an_error_record_that_states_a_failure_is_the_failure(line, rule, words)
 
 
 def test_an_sglang_wording_its_code_dies_after_is_a_failure():
-    # sglang 0.5.3.post3-0.5.23 server_args_config_parser.py: logger.error(f"Failed to read config file ..."), then raise
+    # the weight-cache daemon logs it and exits (catalog/error_outcomes.json: dies, decided by the exit after it)
+    (finding,) = _findings("[2026-01-01 10:00:00] [weight_cache] cluster readiness barrier failed; exiting without serving.\n")
+    assert finding["rule"] == "failure-time-unknown"
+    assert "cluster readiness barrier failed" in finding["message"]
+
+
+def test_an_sglang_wording_its_code_raises_after_is_flagged():
+    # sglang 0.5.3.post3-0.5.23 server_args_config_parser.py: logger.error(f"Failed to read config file ..."), then raise:
+    # a caller may catch it (unsure), so the record is flagged, not the failure
     (finding,) = _findings("[2026-01-01 10:00:00] Failed to read config file /etc/sglang.yaml: [Errno 2] No such file\n")
-    assert finding["rule"] == "startup-crash"
+    assert finding["rule"] == "unrecognized-failure"
     assert "Failed to read config file" in finding["message"]
 
 
