@@ -144,11 +144,12 @@ def test_the_workers_scan_a_few_ranges_ahead_of_the_reader(tmp_path, monkeypatch
     sparse.write_text(STARTUP + _SERVED.replace("200 OK", "200 OK " + "x" * 400) * 400)
     with ranges.RangeScanner(classify.prefilter.all_literals(), enabled=True) as scanner:
         queued = [scanner.submit(p.name, str(p), p.stat().st_size) for p in (first, second)]
-        assert scanner.in_flight == scanner.ahead and len(scanner.files) == 2
+        ahead = ranges.workers() + ranges.AHEAD_SPARE  # dense ranges: one per worker and a spare
+        assert scanner.in_flight == ahead and len(scanner.files) == 2
         parts_second = list(queued[1])  # before the first file: its ranges are given to a worker when asked
         parts_first = []
         for part in queued[0]:
-            assert scanner.in_flight <= scanner.ahead
+            assert scanner.in_flight <= ahead
             parts_first.append(part)
         parts_sparse = list(scanner.submit(sparse.name, str(sparse), sparse.stat().st_size))
     assert sum(p.lines for p in parts_first) == 20 * 21 and sum(p.lines for p in parts_second) == 10 * 21
