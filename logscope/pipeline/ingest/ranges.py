@@ -133,8 +133,8 @@ class RangeScanner:
         return RANGE_BYTES if self.sparse else min(DENSE_RANGE_BYTES, RANGE_BYTES)
 
     def submit(self, name: str, path: str, size: int) -> Iterator[RangeScan]:
-        """Queue the file after those queued before (the workers take their ranges in that order, at most `ahead`
-        not yet read at a time); the iterator gives its ranges' results in file order."""
+        """Queue the file after those queued before (the workers take their ranges in that order, as many not yet
+        read at a time as `_room` allows); the iterator gives its ranges' results in file order."""
         queued = _QueuedFile(name, path, size)
         with self.lock:
             if size:
