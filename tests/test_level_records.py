@@ -134,9 +134,17 @@ def test_a_wording_of_too_few_literal_words_names_no_call_site():
             " Process group watchdog thread terminated with exception: boom",
             "watchdog thread terminated",
         ),
+        # CRITICAL records whose words state no failure: "the program itself may be unable to continue" (CPython's
+        # logging HOWTO), may; flagged as an ERROR record is (review10: "CRITICAL: disk usage above 95%" goes on)
+        ("2025-10-01 12:00:00.123 | CRITICAL | app.client:run:57 - giving up on the model server", "giving up"),
+        ("[2026-01-01 10:00:00.123] [critical] segment table corrupt", "segment table corrupt"),
+        ("2025-03-25 10:00:00,123 worker.supervisor 393543 CRITICAL    Supervisor lost its workers", "lost its workers"),
+        ("2025-10-29 10:00:00,001 - app.engine - CRITICAL - engine state corrupt", "engine state corrupt"),
+        ("2025-04-13 14:53:43 CRITICAL 509 [ TP0 scheduler.py:2655] Something strange broke the batch", "broke the batch"),
+        ("[2025-03-09 14:40:52] CRITICAL: disk usage above 95%, consider cleaning up /tmp", "disk usage"),
     ],
 )
-def test_an_error_record_is_flagged_with_its_level(line, words):
+def test_a_record_that_states_no_failure_is_flagged_with_its_level(line, words):
     (finding,) = _findings(line + "\n")
     assert finding["rule"] == "unrecognized-failure"
     assert words in finding["message"]
@@ -161,32 +169,14 @@ def test_a_record_at_an_ending_level_is_the_failure(line, words):
     assert words in finding["message"]
 
 
-# CRITICAL records whose words state no failure: "the program itself may be unable to continue" (CPython's logging
-# HOWTO), may; flagged with their level, as an ERROR record is (review10: "CRITICAL: disk usage above 95%" goes on)
-@pytest.mark.parametrize(
-    ("line", "words"),
-    [
-        ("2025-10-01 12:00:00.123 | CRITICAL | app.client:run:57 - giving up on the model server", "giving up"),
-        ("[2026-01-01 10:00:00.123] [critical] segment table corrupt", "segment table corrupt"),
-        ("2025-03-25 10:00:00,123 worker.supervisor 393543 CRITICAL    Supervisor lost its workers", "lost its workers"),
-        ("2025-10-29 10:00:00,001 - app.engine - CRITICAL - engine state corrupt", "engine state corrupt"),
-        ("2025-04-13 14:53:43 CRITICAL 509 [ TP0 scheduler.py:2655] Something strange broke the batch", "broke the batch"),
-        ("[2025-03-09 14:40:52] CRITICAL: disk usage above 95%, consider cleaning up /tmp", "disk usage"),
-    ],
-)
-def test_a_critical_record_whose_words_state_no_failure_is_flagged(line, words):
-    (finding,) = _findings(line + "\n")
-    assert finding["rule"] == "unrecognized-failure"
-    assert words in finding["message"]
-
-
 def test_an_error_record_that_says_it_goes_on_is_no_failure():
     line = (
         "2025-03-09 14:40:52,123 - sglang_router - ERROR - Worker http://127.0.0.1:30001 failed to start within the"
         " health check window, retrying\n"
     )
-    assert [f["rule"] for f in _findings(line)] != ["startup-crash"]
-    assert "failure-time-unknown" not in [f["rule"] for f in _findings(line)]
+    rules = [f["rule"] for f in _findings(line)]
+    assert rules != ["startup-crash"]
+    assert "failure-time-unknown" not in rules
 
 
 # ERROR records whose message states a failure in words (stated_failure.py's forms): the printer says something failed

@@ -39,9 +39,7 @@ def _call_name(node: ast.AST) -> str:
 
 def _ends_process(stmt: ast.stmt) -> bool:
     """A statement that raises or ends the process on every path through it (not nested in a condition)."""
-    if isinstance(stmt, ast.Raise):
-        return True
-    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant) and not stmt.test.value:
+    if _raises(stmt):
         return True
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _call_name(stmt.value) in _EXITS
 

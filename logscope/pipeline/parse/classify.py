@@ -436,11 +436,11 @@ class SourceClassifier:
             self.recognized_physical.add(lineno)
             return True  # SGLang logs it and carries on
         record = level_record(text)
-        critical = record is not None and record.level == "CRITICAL"
-        if outcome != error_outcomes.DIES and critical and record is not None and not _reports_a_failure(record):
+        reports = record is not None and _reports_a_failure(record)
+        if outcome != error_outcomes.DIES and record is not None and record.level == "CRITICAL" and not reports:
             self._miss_failure(lineno, text)  # its printer may be unable to go on: flagged with its level, never silent
             return True
-        if outcome != error_outcomes.DIES and (record is None or not _reports_a_failure(record)):
+        if outcome != error_outcomes.DIES and not reports:
             return False
         data: dict[str, Any]
         if outcome == error_outcomes.DIES and parsed is not None:

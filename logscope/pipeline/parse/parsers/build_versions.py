@@ -40,8 +40,7 @@ def pip_installed(text: str, keys: dict[str, str]) -> dict[str, str] | None:
         named = _INSTALLED_ITEM.match(item)
         if named is None:
             continue
-        name = named.group(1).lower()
-        key = keys.get(name) or keys.get(name.replace("_", "-")) or keys.get(name.replace("-", "_"))
+        key = _key_of(named.group(1), keys)
         if key:
             found[key] = named.group(2)
     return found or None
@@ -63,6 +62,11 @@ def installed_wheel(text: str, keys: dict[str, str]) -> dict[str, str] | None:
     m = _WHEEL_INSTALL.search(text)
     if m is None:
         return None
-    name = m.group(1).lower()
-    key = keys.get(name) or keys.get(name.replace("_", "-"))
+    key = _key_of(m.group(1), keys)
     return {key: m.group(2)} if key else None
+
+
+def _key_of(distribution: str, keys: dict[str, str]) -> str | None:
+    """The key `keys` gives a distribution's name, in lower case, with "_" or "-" between its words."""
+    name = distribution.lower()
+    return keys.get(name) or keys.get(name.replace("_", "-")) or keys.get(name.replace("-", "_"))
