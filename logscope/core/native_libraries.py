@@ -51,6 +51,8 @@ class NativeLibrary(NamedTuple):
     prefixes: tuple[str, ...]
     namespaces: frozenset[str]
     handlers: frozenset[str]
+    object_named: re.Pattern[str] | None  # one of its shared objects named in a text (any of them)
+    prefix_start: re.Pattern[str] | None  # an identifier that starts with one of its prefixes (then _has_prefix)
 
 
 class _Table(NamedTuple):
@@ -75,10 +77,16 @@ def _table() -> _Table:
             tuple(row["prefixes"]),
             frozenset(row["namespaces"]),
             frozenset(row["handlers"]),
+            _any_of(r"(?<![\w-])(?:", [o.removesuffix(".so") for o in row["objects"]], r")[.\-(]"),
+            _any_of("(?:", row["prefixes"], ")"),
         )
         for name, row in ordered
     )
     return _Table(libs, {f: name for name, row in ordered for f in row["files"]})
+
+
+def _any_of(head: str, words: list[str], tail: str) -> re.Pattern[str] | None:
+    return re.compile(head + "|".join(map(re.escape, words)) + tail) if words else None
 
 
 def library_names() -> tuple[str, ...]:
@@ -119,13 +127,17 @@ def library_of(text: str) -> str | None:
     prefix, then the folders it was built in, then a source path only it holds."""
     table = _table()
     for lib in table.libraries:
-        if any(re.search(r"(?<![\w-])" + re.escape(o.removesuffix(".so")) + r"[.\-(]", text) for o in lib.objects):
+        if lib.object_named is not None and lib.object_named.search(text):
             return lib.name
     names = _namespaces(text)
-    idents = _IDENT.findall(text)
+    idents = set(_IDENT.findall(text))
     for lib in table.libraries:
-        if names & lib.namespaces or any(_has_prefix(i, p) for i in idents for p in lib.prefixes):
+        if names & lib.namespaces:
             return lib.name
+        if lib.prefix_start is not None:
+            starting = [i for i in idents if lib.prefix_start.match(i)]
+            if any(_has_prefix(i, p) for i in starting for p in lib.prefixes):
+                return lib.name
     folders = _folders(text)
     for lib in table.libraries:
         if folders & lib.tokens:
