@@ -38,6 +38,12 @@ STATED = [
     ("And then import mooncake module, the core dumped happens.", "core dumped"),
     # sglang-37931 (built): the kernel's OOM killer, as people name what it did
     ("Startup was OOM-killed during weight loading.", "OOM-killed"),
+    # specforge-274 (built): "got an error" names nothing, but the error's own words follow its colon (issue 43)
+    (
+        "when prepare_hidden_states for offline training, we meet an error: load_model() missing 1 required positional"
+        " argument: 'tp_rank'",
+        "meet an error",
+    ),
 ]
 
 NOT_STATED = [
@@ -61,6 +67,8 @@ NOT_STATED = [
     # a sentence that introduces a text shown elsewhere (sglang-3416, sglang-3362, sglang-5594, verl-1049)
     "After starting the server, it just crashes with the following log:",
     "I got some error like this,please help",
+    # a link after the colon points at the text elsewhere (deepep-268's pastebin, as a user would write it)
+    "I got an error: https://pastebin.com/raw/Q7Z2KGja",
     "Hi, I get this error when using SGLang for rollout.",
     # a noun, not an event (lm-evaluation-harness#2738, Quorra#35)
     "2. add a tip to provide solutions for OOMs.",

@@ -70,6 +70,10 @@ _POINTS = re.compile(r"(?i)\b(?:following|as follows|like this|like that|below|a
 _NAMED = re.compile(r"\"[^\"]{3,}\"|`[^`]{3,}`|“[^”]{3,}”")
 # a template's checklist line, an HTML comment, or a heading: a title names the report, its body shows the failure (the
 # mined labels count a failure told only in the title as not shown, nccl-875)
+# after "got an error" (words that name nothing), a colon and the failure's own words on the same sentence: the sentence
+# names it ("when prepare_hidden_states for offline training, we meet an error: load_model() missing 1 required
+# positional argument: 'tp_rank'", SpecForge#274); a link or a pointer after the colon still points elsewhere
+_NAMED_AFTER = re.compile(r"^\s*[:：]\s*(?!https?://|see\b|below\b|as follows\b|here\b)\S[^\n]{3,}", re.IGNORECASE)
 _CHECKLIST = re.compile(r"^\s*(?:[-*+]\s+\[[ xX]\]|<!--|\d+\.\s+I have\b|#{1,6}\s|\*\*[^*]+\*\*:?\s*$)")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
@@ -162,7 +166,7 @@ def _stated(sentence: str) -> str | None:
         clause = CLAUSE.split(before)[-1]
         if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
             continue
-        if m.group("got") and _names_nothing(m.group("what")):
+        if m.group("got") and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
         return m.group(0)
     return None
