@@ -766,3 +766,78 @@ def test_the_kill_after_sglangs_warmup_failure_is_no_serving_failure():
         + "AssertionError: res=<Response [502]>, res.text=''\n\nKilled\n"
     )
     assert {(f.finding, f.phase) for f in _findings(text)} == {("startup-crash", "warmup")}
+
+
+# --- a client library's error that shows the server had taken the request (signatures/client_errors.py: the wordings
+# of httpcore 1.0.9, aiohttp 3.14.5, CPython's http.client, openai 3.63.0, httpx 0.29.0 and requests 2.34.2)
+def _client_traceback(last: str) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/rollout/client.py", line 88, in generate\n'
+        "    reply = session.post(url, json=payload)\n"
+        f"{last}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("last", "library"),
+    [
+        ("httpx.RemoteProtocolError: Server disconnected without sending a response.", "httpcore 1.0.9"),
+        ("aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected", "aiohttp 3.14.5"),
+        (
+            "aiohttp.client_exceptions.ClientPayloadError: Response payload is not completed: "
+            "<TransferEncodingError: 400, message='Not enough data to satisfy transfer length header.'>",
+            "aiohttp 3.14.5",
+        ),
+        (
+            "requests.exceptions.ConnectionError: ('Connection aborted.', RemoteDisconnected('Remote end closed "
+            "connection without response'))",
+            "CPython 3.11",
+        ),
+        ("openai.InternalServerError: Error code: 500 - {'object': 'error', 'message': 'boom', 'code': 500}", "openai"),
+        (
+            "httpx.HTTPStatusError: Server error '500 Internal Server Error' for url 'http://10.0.0.2:30000/generate'",
+            "httpx 0.29.0",
+        ),
+    ],
+    ids=[
+        "httpx-disconnected",
+        "aiohttp-disconnected",
+        "aiohttp-payload",
+        "requests-remote-disconnected",
+        "openai-500",
+        "httpx-500",
+    ],
+)
+def test_a_client_error_that_shows_the_request_was_taken_places_it_while_serving(last, library):
+    (failure,) = _findings(_client_traceback(last))
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert f"({library}" in failure.phase_basis and "the server had taken the request" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        # no server answered: it may not be up
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='10.0.0.2', port=30000): Max retries exceeded "
+        "with url: /generate (Caused by NewConnectionError('Failed to establish a new connection: [Errno 111] "
+        "Connection refused'))",
+        # a gateway's answer: the server behind it may be down
+        "httpx.HTTPStatusError: Server error '503 Service Unavailable' for url 'http://10.0.0.2:30000/generate'",
+    ],
+    ids=["connection-refused", "gateway-503"],
+)
+def test_a_client_error_that_shows_no_taken_request_places_nothing(last):
+    (failure,) = _findings(_client_traceback(last))
+    assert failure.phase == "unknown"
+
+
+def test_sglangs_own_warmup_request_error_is_no_clients():
+    text = (
+        "[2026-01-05 10:00:05] Initialization failed. warmup error: Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/srt/entrypoints/http_server.py", line 1434, in _execute_server_warmup\n'
+        "    res = requests.post(url + request_name, json=json_data, headers=headers, timeout=600)\n"
+        "requests.exceptions.ConnectionError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection "
+        "without response'))\n"
+    )
+    assert {(f.finding, f.phase) for f in _findings(text)} == {("startup-crash", "warmup")}

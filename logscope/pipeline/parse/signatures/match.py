@@ -22,6 +22,7 @@ from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
 from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, SERVER_START, WARMUP_BATCH, may_precede_ready
+from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.lines_before import PROSE_KINDS, LinesBefore, from_other_ranks
@@ -695,6 +696,7 @@ def failures_of(
                 or (from_other_ranks(event, others_last_phase) if others_last_phase else None)
                 or _from_other_threads(event, releases)
                 or lines_before.wording(event, releases)
+                or placed_by_client(event)
                 or _from_claim(event, claims)
                 or located
             )
