@@ -841,3 +841,21 @@ def test_sglangs_own_warmup_request_error_is_no_clients():
         "without response'))\n"
     )
     assert {(f.finding, f.phase) for f in _findings(text)} == {("startup-crash", "warmup")}
+
+
+def test_the_line_past_the_warmup_is_looked_for_in_the_next_megabytes_only(monkeypatch):
+    # the reads after uvicorn's start are searched up to a bound (8 MiB; 1 KiB here): a failure further on is no
+    # warmup's (a log that runs on from uvicorn's start with no served line, as a crash loop held in memory does, is
+    # not searched to its end)
+    from logscope.pipeline.parse import classify
+
+    monkeypatch.setattr(classify, "PAST_WARMUP_BYTES_SEARCHED", 1024)
+    filler = "".join(f"[2026-01-05 10:00:0{i % 10}] some unrelated line number {i}\n" for i in range(60))
+
+    def placed(text: str) -> tuple[str, str]:
+        source = Source(name="paste.log", path=None, data=text.encode(), read_bytes=256)
+        (failure,) = [f for fs in analyze_model([source]).failures.values() for f in fs]
+        return failure.finding, failure.phase
+
+    assert placed(UVICORN_UP + LOOP_CRASH) == ("startup-crash", "warmup")
+    assert placed(UVICORN_UP + filler + LOOP_CRASH) == ("runtime-crash", "serving")

@@ -104,6 +104,10 @@ _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 # crash loop's launches as they end), so memory stays flat whatever the number of launches. A smaller source is
 # read whole first, as it always was.
 STREAM_AFTER = 20_000
+# the bytes searched for a line past SGLang's warmup from the first serving line's read on: the warmup takes seconds,
+# so a log that runs megabytes on from uvicorn's start with no such line is no warmup's (and a crash loop held in
+# memory, each launch starting uvicorn, is not searched to its end)
+PAST_WARMUP_BYTES_SEARCHED = 8 << 20
 _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
@@ -155,6 +159,8 @@ class SourceClassifier:
         # is looked for in this and the later chunks (a second serving event), while the source is read in memory
         self.warmup_open = False
         self.warmup_searched = False
+        self.warmup_bytes_left = 0
+        self.first_mark: Event | None = None  # the first serving event, once placed
         self.past_warmup_at: tuple[int, str] | None = None
         self.joins = ExceptionsBeforeTracebacks()
 
@@ -322,18 +328,19 @@ class SourceClassifier:
             before_end = serving.before_warmup_ends(text)
             # whether every line after it was searched for one past the warmup (not in a range-read file)
             data = {"before_warmup_ends": before_end, "past_warmup_searched": before_end and self.warmup_searched}
-            self._place_serving(lineno, text, data)
+            self.first_mark = self._place_serving(lineno, text, data)
         if self.past_warmup_at is not None:
             (lineno, text), self.past_warmup_at = self.past_warmup_at, None
             self._place_serving(lineno, text, {"before_warmup_ends": False, "past_warmup": True})
 
-    def _place_serving(self, lineno: int, text: str, data: dict[str, bool]) -> None:
+    def _place_serving(self, lineno: int, text: str, data: dict[str, bool]) -> Event:
         data = {"may_precede_ready": serving.may_precede_ready(text), **data}
         event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
         at = len(self.events)
         while at > 0 and self.events[at - 1].line > lineno:
             at -= 1
         self.events.insert(at, event)
+        return event
 
     def _find_past_warmup(self, chunk: LineChunk, found: tuple[int, str] | None) -> None:
         """The first line that shows the server past SGLang's warmup, looked for in a chunk held in memory from the
@@ -342,11 +349,15 @@ class SourceClassifier:
         if found is not None:
             self.warmup_open = serving.before_warmup_ends(found[1])
             self.warmup_searched = chunk.path is None
+            self.warmup_bytes_left = PAST_WARMUP_BYTES_SEARCHED
         if not self.warmup_open:
             return
-        if chunk.path is not None:
+        if chunk.path is not None or self.warmup_bytes_left <= 0:  # not searched further: the first line stands alone
             self.warmup_open = self.warmup_searched = False
+            if self.first_mark is not None:
+                self.first_mark.data["past_warmup_searched"] = False
             return
+        self.warmup_bytes_left -= len(chunk.window)
         past = first_line_matching(serving.PAST_WARMUP_BYTES, chunk.window, 0, len(chunk.window))
         if past is not None:
             self.warmup_open = False
