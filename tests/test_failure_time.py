@@ -666,18 +666,26 @@ def test_a_failure_stated_in_prose_is_placed_by_a_claim_after_it():
 # --- SGLang's warmup request (signatures/warmup.py): a batch the scheduler ran shows it serving, the warmup's included,
 # unless SGLang then says its warmup request failed (sglang 0.4.1.post7-0.5.23 http_server._execute_server_warmup:
 # "Initialization failed. warmup error: ..." then kill_process_tree)
-BATCH_CRASH = (
-    "[2026-01-05 10:00:00] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)\n"
+UVICORN_UP = "[2026-01-05 10:00:00] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)\n"
+WARMUP_PREFILL = (
     "[2026-01-05 10:00:01 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, "
     "#running-req: 0, #queue-req: 0\n"
-    + _traceback(
-        [
-            (f"{SITE}/sglang/srt/managers/scheduler.py", 2704, "event_loop_overlap", "result = self.run_batch(batch)"),
-            (f"{SITE}/sglang/srt/managers/scheduler.py", 2147, "run_batch", "out = self.tp_worker.forward_batch_generation(b)"),
-        ],
-        "RuntimeError: CUDA error: an illegal memory access was encountered",
-        head="[2026-01-05 10:00:02 TP0] Scheduler hit an exception: ",
-    )
+)
+LOOP_CRASH = _traceback(
+    [
+        (f"{SITE}/sglang/srt/managers/scheduler.py", 2704, "event_loop_overlap", "result = self.run_batch(batch)"),
+        (f"{SITE}/sglang/srt/managers/scheduler.py", 2147, "run_batch", "out = self.tp_worker.forward_batch_generation(b)"),
+    ],
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    head="[2026-01-05 10:00:02 TP0] Scheduler hit an exception: ",
+)
+BATCH_CRASH = WARMUP_PREFILL + _traceback(
+    [
+        (f"{SITE}/sglang/srt/managers/scheduler.py", 2704, "event_loop_overlap", "result = self.run_batch(batch)"),
+        (f"{SITE}/sglang/srt/managers/scheduler.py", 2147, "run_batch", "out = self.tp_worker.forward_batch_generation(b)"),
+    ],
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    head="[2026-01-05 10:00:02 TP0] Scheduler hit an exception: ",
 )
 WARMUP_FAILED = "[2026-01-05 10:00:05] Initialization failed. warmup error: Traceback (most recent call last):\n"
 READY = "[2026-01-05 10:00:01] The server is fired up and ready to roll!\n"
@@ -692,10 +700,162 @@ def test_a_batch_that_failed_before_sglangs_warmup_failure_was_the_warmups():
     found = _findings(BATCH_CRASH + WARMUP_FAILED)
     assert {(f.finding, f.phase) for f in found} == {("startup-crash", "warmup")}
     batch = next(f for f in found if f.signature != "process-warmup-failed")
-    assert "line 9 says SGLang's warmup request failed, and no ready line came before" in batch.phase_basis
+    assert "line 8 says SGLang's warmup request failed, and no ready line came before" in batch.phase_basis
 
 
 def test_a_batch_without_the_warmup_failure_or_after_the_ready_line_is_serving():
     assert {(f.finding, f.phase) for f in _findings(BATCH_CRASH)} == {("runtime-crash", "serving")}
     found = _findings(READY + BATCH_CRASH + WARMUP_FAILED)
     assert ("runtime-crash", "serving") in {(f.finding, f.phase) for f in found}
+
+
+# --- the warmup convention (fixtures/mined/README.md, "What the labels mean"; sglang 0.4.6.post5, 0.5.1.post3, 0.5.9,
+# 0.5.23 entrypoints/http_server.py _wait_and_warmup): once uvicorn is up SGLang polls /model_info, sends ONE warmup
+# request and prints the ready line only when it came back, so a failure after uvicorn's start with nothing past the
+# warmup before it is the warmup's (startup); a served request, the ready line or a bigger batch shows serving
+@pytest.mark.parametrize(
+    "between",
+    [
+        "",
+        WARMUP_PREFILL,
+        '[2026-01-05 10:00:00] INFO:     127.0.0.1:40418 - "GET /model_info HTTP/1.1" 200 OK\n' + WARMUP_PREFILL,
+        # data parallel: one warmup sequence per DP rank's scheduler
+        WARMUP_PREFILL + WARMUP_PREFILL.replace("TP0]", "DP1 TP1]"),
+    ],
+    ids=["uvicorn-only", "warmup-prefill", "model-info-poll", "one-per-dp-rank"],
+)
+def test_a_failure_after_uvicorns_start_and_only_the_warmups_lines_is_the_warmups(between):
+    (failure,) = _findings(UVICORN_UP + between + LOOP_CRASH)
+    assert (failure.finding, failure.phase, failure.after_ready) == ("startup-crash", "warmup", False)
+    assert failure.phase_basis.startswith("after line 1, uvicorn up, with no ready line, served request or batch")
+    assert "_wait_and_warmup" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    ("between", "line"),
+    [
+        (READY, 2),
+        ('[2026-01-05 10:00:01] INFO:     127.0.0.1:5012 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n', 2),
+        (WARMUP_PREFILL.replace("#new-seq: 1,", "#new-seq: 3,"), 2),
+        (WARMUP_PREFILL.replace("#cached-token: 0,", "#cached-token: 128,"), 2),
+        (WARMUP_PREFILL + WARMUP_PREFILL.replace("#running-req: 0", "#running-req: 1"), 3),
+        ("[2026-01-05 10:00:01 TP0] Decode batch. #running-req: 1, #token: 40, token usage: 0.00, #queue-req: 0\n", 2),
+    ],
+    ids=["ready-line", "served-request", "more-sequences", "cached-tokens", "a-running-request", "decode-batch"],
+)
+def test_a_failure_after_a_line_past_the_warmup_is_serving(between, line):
+    (failure,) = _findings(UVICORN_UP + between + LOOP_CRASH)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert f"line {line}" in failure.phase_basis
+
+
+def test_a_warmup_shaped_prefill_without_uvicorns_start_stays_serving():
+    # the ready line may be cut above a first client's request of the same shape: the batch line places it as before
+    (failure,) = _findings(WARMUP_PREFILL + LOOP_CRASH)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+
+
+def test_the_kill_after_sglangs_warmup_failure_is_no_serving_failure():
+    # uvicorn up, a client's GET / (404, not served), SGLang's warmup failure and the kill of its process tree
+    text = (
+        UVICORN_UP
+        + '[2026-01-05 10:00:20] INFO:     127.0.0.1:40418 - "GET / HTTP/1.1" 404 Not Found\n'
+        + WARMUP_FAILED
+        + '  File "/sgl/python/sglang/srt/entrypoints/http_server.py", line 1434, in _execute_server_warmup\n'
+        + '    assert res.status_code == 200, f"{res=}, {res.text=}"\n'
+        + "AssertionError: res=<Response [502]>, res.text=''\n\nKilled\n"
+    )
+    assert {(f.finding, f.phase) for f in _findings(text)} == {("startup-crash", "warmup")}
+
+
+# --- a client library's error that shows the server had taken the request (signatures/client_errors.py: the wordings
+# of httpcore 1.0.9, aiohttp 3.14.5, CPython's http.client, openai 3.63.0, httpx 0.29.0 and requests 2.34.2)
+def _client_traceback(last: str) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/rollout/client.py", line 88, in generate\n'
+        "    reply = session.post(url, json=payload)\n"
+        f"{last}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("last", "library"),
+    [
+        ("httpx.RemoteProtocolError: Server disconnected without sending a response.", "httpcore 1.0.9"),
+        ("aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected", "aiohttp 3.14.5"),
+        (
+            "aiohttp.client_exceptions.ClientPayloadError: Response payload is not completed: "
+            "<TransferEncodingError: 400, message='Not enough data to satisfy transfer length header.'>",
+            "aiohttp 3.14.5",
+        ),
+        (
+            "requests.exceptions.ConnectionError: ('Connection aborted.', RemoteDisconnected('Remote end closed "
+            "connection without response'))",
+            "CPython 3.11",
+        ),
+        ("openai.InternalServerError: Error code: 500 - {'object': 'error', 'message': 'boom', 'code': 500}", "openai"),
+        (
+            "httpx.HTTPStatusError: Server error '500 Internal Server Error' for url 'http://10.0.0.2:30000/generate'",
+            "httpx 0.29.0",
+        ),
+    ],
+    ids=[
+        "httpx-disconnected",
+        "aiohttp-disconnected",
+        "aiohttp-payload",
+        "requests-remote-disconnected",
+        "openai-500",
+        "httpx-500",
+    ],
+)
+def test_a_client_error_that_shows_the_request_was_taken_places_it_while_serving(last, library):
+    (failure,) = _findings(_client_traceback(last))
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert f"({library}" in failure.phase_basis and "the server had taken the request" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        # no server answered: it may not be up
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='10.0.0.2', port=30000): Max retries exceeded "
+        "with url: /generate (Caused by NewConnectionError('Failed to establish a new connection: [Errno 111] "
+        "Connection refused'))",
+        # a gateway's answer: the server behind it may be down
+        "httpx.HTTPStatusError: Server error '503 Service Unavailable' for url 'http://10.0.0.2:30000/generate'",
+    ],
+    ids=["connection-refused", "gateway-503"],
+)
+def test_a_client_error_that_shows_no_taken_request_places_nothing(last):
+    (failure,) = _findings(_client_traceback(last))
+    assert failure.phase == "unknown"
+
+
+def test_sglangs_own_warmup_request_error_is_no_clients():
+    text = (
+        "[2026-01-05 10:00:05] Initialization failed. warmup error: Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/srt/entrypoints/http_server.py", line 1434, in _execute_server_warmup\n'
+        "    res = requests.post(url + request_name, json=json_data, headers=headers, timeout=600)\n"
+        "requests.exceptions.ConnectionError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection "
+        "without response'))\n"
+    )
+    assert {(f.finding, f.phase) for f in _findings(text)} == {("startup-crash", "warmup")}
+
+
+def test_the_line_past_the_warmup_is_looked_for_in_the_next_megabytes_only(monkeypatch):
+    # the reads after uvicorn's start are searched up to a bound (8 MiB; 1 KiB here): a failure further on is no
+    # warmup's (a log that runs on from uvicorn's start with no served line, as a crash loop held in memory does, is
+    # not searched to its end)
+    from logscope.pipeline.parse import classify
+
+    monkeypatch.setattr(classify, "PAST_WARMUP_BYTES_SEARCHED", 1024)
+    filler = "".join(f"[2026-01-05 10:00:0{i % 10}] some unrelated line number {i}\n" for i in range(60))
+
+    def placed(text: str) -> tuple[str, str]:
+        source = Source(name="paste.log", path=None, data=text.encode(), read_bytes=256)
+        (failure,) = [f for fs in analyze_model([source]).failures.values() for f in fs]
+        return failure.finding, failure.phase
+
+    assert placed(UVICORN_UP + LOOP_CRASH) == ("startup-crash", "warmup")
+    assert placed(UVICORN_UP + filler + LOOP_CRASH) == ("runtime-crash", "serving")

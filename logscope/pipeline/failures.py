@@ -18,9 +18,14 @@ from logscope.pipeline.parse.signatures.match import failures_of
 def launch_failures(launch: Launch) -> list[Failure]:
     events = launch.all_events()
     ready: dict[str, Event] = {}  # source → its first line showing the server ready or serving
+    past_warmup: dict[str, Event] = {}  # source → its first line showing the server past SGLang's warmup request
     for event in events:
         if event.kind in READY_KINDS and (event.source not in ready or event.line < ready[event.source].line):
             ready[event.source] = event
+        shows_past = event.kind == kinds.SERVER_READY or not event.data.get("before_warmup_ends", True)
+        earliest = event.source not in past_warmup or event.line < past_warmup[event.source].line
+        if event.kind in READY_KINDS and shows_past and earliest:
+            past_warmup[event.source] = event
 
     def last_phase_of(event: Event) -> str | None:
         if event.rank is not None and event.rank.label in launch.ranks:
@@ -62,6 +67,7 @@ def launch_failures(launch: Launch) -> list[Failure]:
         releases=releases_shown(launch.sglang_version),
         others_last_phase=others_last_phase,
         phase_lines=phase_lines,
+        past_warmup=past_warmup,
     )
     if found and all(f.event.time for f in found):
         found.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))

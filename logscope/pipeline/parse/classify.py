@@ -18,6 +18,7 @@ from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.gutters import may_be_decorated, undecorated
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
+from logscope.pipeline.ingest.linescan import first_line_matching
 from logscope.pipeline.ingest.unwrap import (
     FAILING_RECORDS,
     REWRAPPED,
@@ -103,6 +104,10 @@ _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 # crash loop's launches as they end), so memory stays flat whatever the number of launches. A smaller source is
 # read whole first, as it always was.
 STREAM_AFTER = 20_000
+# the bytes searched for a line past SGLang's warmup from the first serving line's read on: the warmup takes seconds,
+# so a log that runs megabytes on from uvicorn's start with no such line is no warmup's (and a crash loop held in
+# memory, each launch starting uvicorn, is not searched to its end)
+PAST_WARMUP_BYTES_SEARCHED = 8 << 20
 _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
@@ -150,6 +155,13 @@ class SourceClassifier:
         self.release_at = float("inf")
         self.streaming = False
         self.serving_at: tuple[int, str] | None = None  # the chunk's first serving line, still to be placed
+        # the first serving line came before SGLang's warmup ended (serving.before_warmup_ends): the first line past it
+        # is looked for in this and the later chunks (a second serving event), while the source is read in memory
+        self.warmup_open = False
+        self.warmup_searched = False
+        self.warmup_bytes_left = 0
+        self.first_mark: Event | None = None  # the first serving event, once placed
+        self.past_warmup_at: tuple[int, str] | None = None
         self.joins = ExceptionsBeforeTracebacks()
 
     # ------------------------------------------------------------------ driver
@@ -171,6 +183,7 @@ class SourceClassifier:
             self._mark_startup_parts(chunk)
             found = None if self.serving_seen else chunk.first_match
             self.serving_at = None if found is None else (chunk.first + found[0], found[1])
+            self._find_past_warmup(chunk, found)
             for settled in self._run_chunk(chunk):
                 yield from settled
             self._mark_serving()
@@ -201,8 +214,9 @@ class SourceClassifier:
             floor = min(floor, self.rewrap.first)
         if self.active is not None:  # its lines may be handed back: still uncounted
             floor = min(floor, self.active_since)
-        if self.serving_at is not None:
-            if self.serving_at[0] >= floor or self.active is not None:
+        marks = [mark[0] for mark in (self.serving_at, self.past_warmup_at) if mark is not None]
+        if marks:
+            if max(marks) >= floor or self.active is not None:
                 return []
             self._mark_serving()
         self.recognized_physical.forget_below(floor)
@@ -306,17 +320,48 @@ class SourceClassifier:
         """The source's first line that shows the server serving (a served request, a batch line): failures after
         it are runtime failures. Ingest searched the chunk's bytes for it (SERVING_BYTES) where it read them, so batch
         lines never reach Python and a file is not read twice. Placed after the chunk's lines (a streaming source
-        places it once no line before it can still give an event)."""
-        if self.serving_at is None:
-            return
-        (lineno, text), self.serving_at = self.serving_at, None
-        self.serving_seen = True
-        data = {"may_precede_ready": serving.may_precede_ready(text)}
+        places it once no line before it can still give an event). When that line came before SGLang's warmup ended
+        (serving.before_warmup_ends), the first line past the warmup is a second serving event."""
+        if self.serving_at is not None:
+            (lineno, text), self.serving_at = self.serving_at, None
+            self.serving_seen = True
+            before_end = serving.before_warmup_ends(text)
+            # whether every line after it was searched for one past the warmup (not in a range-read file)
+            data = {"before_warmup_ends": before_end, "past_warmup_searched": before_end and self.warmup_searched}
+            self.first_mark = self._place_serving(lineno, text, data)
+        if self.past_warmup_at is not None:
+            (lineno, text), self.past_warmup_at = self.past_warmup_at, None
+            self._place_serving(lineno, text, {"before_warmup_ends": False, "past_warmup": True})
+
+    def _place_serving(self, lineno: int, text: str, data: dict[str, bool]) -> Event:
+        data = {"may_precede_ready": serving.may_precede_ready(text), **data}
         event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
         at = len(self.events)
         while at > 0 and self.events[at - 1].line > lineno:
             at -= 1
         self.events.insert(at, event)
+        return event
+
+    def _find_past_warmup(self, chunk: LineChunk, found: tuple[int, str] | None) -> None:
+        """The first line that shows the server past SGLang's warmup, looked for in a chunk held in memory from the
+        chunk of the source's first serving line on, when that line came before the warmup ended. A chunk read back
+        from a file (a range-read large file) is not searched: the first serving line then stands alone."""
+        if found is not None:
+            self.warmup_open = serving.before_warmup_ends(found[1])
+            self.warmup_searched = chunk.path is None
+            self.warmup_bytes_left = PAST_WARMUP_BYTES_SEARCHED
+        if not self.warmup_open:
+            return
+        if chunk.path is not None or self.warmup_bytes_left <= 0:  # not searched further: the first line stands alone
+            self.warmup_open = self.warmup_searched = False
+            if self.first_mark is not None:
+                self.first_mark.data["past_warmup_searched"] = False
+            return
+        self.warmup_bytes_left -= len(chunk.window)
+        past = first_line_matching(serving.PAST_WARMUP_BYTES, chunk.window, 0, len(chunk.window))
+        if past is not None:
+            self.warmup_open = False
+            self.past_warmup_at = (chunk.first + past[0], past[1])
 
     def feed(self, lineno: int, text: str) -> None:
         if self.rewrap is not None:

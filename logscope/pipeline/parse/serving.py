@@ -193,6 +193,45 @@ def may_precede_ready(text: str) -> bool:
     return bool(WARMUP_BATCH.search(text) or BEFORE_WARMUP.search(text))
 
 
+# uvicorn's start in SGLang's format (the _SERVING alternative above): the HTTP server is up, the warmup comes next
+SERVER_START = re.compile(r"\] INFO: +(?:Application startup complete\.|Uvicorn running on )")
+# SGLang's warmup (entrypoints/http_server.py _wait_and_warmup / _execute_server_warmup, sglang 0.4.6.post5, 0.5.1.post3,
+# 0.5.9, 0.5.23): once uvicorn is up the launcher polls GET /get_model_info (/model_info from 0.5.x), then sends ONE
+# request (dp_size copies of "The capital city of France is", input_ids [10, 11, 12], or the PD warmup's [0, 1, 2, 3])
+# with max_new_tokens 8, and prints the ready line only when it came back. So each scheduler's prefill of it is the
+# first of the server: one new sequence, no cached token, nothing running or queued beside it. A prefill line of that
+# shape is the warmup's or a first client's; any other shape shows more requests than the warmup sends
+_BATCH_FIELD = re.compile(r"#(new-seq|cached-token|running-req|queue-req): (\d+)")
+_WARMUP_SHAPE = {"new-seq": 1, "cached-token": 0, "running-req": 0, "queue-req": 0}
+
+
+def warmup_shaped(text: str) -> bool:
+    """A prefill batch line that shows no more than SGLang's warmup request: one sequence, nothing cached, running or
+    queued (each field as far as the line prints it; the new-seq field must be there)."""
+    if "Prefill batch" not in text:
+        return False
+    fields = {name: int(value) for name, value in _BATCH_FIELD.findall(text)}
+    return "new-seq" in fields and all(fields.get(name, want) == want for name, want in _WARMUP_SHAPE.items())
+
+
+def before_warmup_ends(text: str) -> bool:
+    """A serving line that SGLang prints before its warmup request came back: uvicorn's start (its warmup comes next),
+    uvicorn's report of a request that raised (perhaps the warmup's), or a prefill of the warmup's shape. A served
+    request's access line, a decode batch or any other serving line shows the server past its warmup."""
+    return bool(BEFORE_WARMUP.search(text)) or warmup_shaped(text)
+
+
+# the first line of a chunk that shows the server past its warmup (the SERVING_BYTES lines but those)
+PAST_WARMUP_BYTES = AnchoredPattern(
+    SERVING_BYTES.regex,
+    SERVING_BYTES.anchors,
+    lambda buf, match, line_end, end: (
+        not before_warmup_ends(bytes(buf[buf.rfind(b"\n", 0, match.start()) + 1 : line_end]).decode("utf-8", "replace"))
+        and _servers_own_app(buf, match, line_end, end)
+    ),
+)
+
+
 # where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
 # batch line (the warmup request's prefill is the first; 0.5.x prints "Prefill batch, #new-seq", "Decode batch
 # [12], ...", 0.3 "Prefill batch(mixed ..."), SGLang's ready line, or a served request. The runtime chatter after

@@ -46,7 +46,11 @@ CLIENT_STEPS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # (stage, pattern): the first that matches a line places it; each holds one of kinds.TIME_CLAIM_LITERALS (the prefilter's)
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     *(("serving", pattern) for _, pattern in CLIENT_STEPS),
-    ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:bench(?:ing|marking)?|stress[- ]testing|load[- ]testing)\b")),
+    # "when stress testing", and the forms of writers for whom English is a second language ("when i stressed testing")
+    (
+        "serving",
+        re.compile(r"(?i)\bwhen (?:I |we )?(?:bench(?:ing|marking)?|(?:stress(?:ed)?|load)[- ]test(?:ing|ed)?)\b"),
+    ),
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:request(?:ing)?|send(?:ing)? requests? to|querying) (?:the )?server\b")),
     ("serving", re.compile(r"(?i)\b(?:during|while) (?:inference|serving)\b|推理过程中")),
     # the same as "when stress testing": requests were being sent ("during stress testing", "while load-testing")
@@ -104,6 +108,45 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?i)\bafter (?:processing|handling|sending|receiving|answering) (?:about |around |over |more than |~)?"
             r"(?:\d+|some|a few|several|many|dozens of"
             r"|hundreds of|thousands of) (?:requests|prompts|queries)\b"
+        ),
+    ),
+    # a reproduction step that runs a load client against the server ("2. run a benchmark client", "then I started the
+    # stress test script"): requests were sent to a server that was up
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:run|ran|running|start|started|launch|launched) (?:a |the |my |our )?(?:serving |throughput )?"
+            r"(?:benchmark(?:ing)?|bench|(?:stress|load|pressure)[- ]test(?:ing)?) (?:client|script|tool)s?\b"
+        ),
+    ),
+    # requests in flight when it failed ("when there are running requests in prefill, flush_cache crashes")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\bwhen there (?:are|were|is|was) (?:still )?(?:running|ongoing|in-flight|inflight|pending|active"
+            r"|concurrent|queued) requests?\b"
+        ),
+    ),
+    # the same in Chinese: after running, inferring or serving for a while (一段时间), some hours (小时) or days (天),
+    # it failed ("部署后推理一段时间后报错", "服务跑了几个小时之后崩溃"); under high concurrency (高并发) or a stress test (压测);
+    # when requests are sent (发送请求时, 请求时报错)
+    (
+        "serving",
+        re.compile(
+            r"(?:运行|推理|跑|使用|服务|部署|压测)了?[^。！？\n]{0,8}?(?:一段时间|几个?小时|\d+\s*个?小时|几天|\d+\s*天)"
+            r"(?:后|之后|以后|就|又|会|报错|出错|崩溃|挂)"
+        ),
+    ),
+    ("serving", re.compile(r"高并发|压测(?:时|的时候|过程中|中)")),
+    (
+        "serving",
+        re.compile(r"(?:发送|发|收到)了?[^。！？\n]{0,6}?请求(?:后|时|的时候|之后)|请求(?:时|的时候)(?:报错|出错|崩溃|挂)"),
+    ),
+    # and in Japanese: after a while (しばらくすると, しばらく動かすと), when a request is sent (リクエストを送ると)
+    (
+        "serving",
+        re.compile(
+            r"しばらく(?:すると|して|経つと|経って|動かすと|動かして|使うと|使って)|リクエストを?(?:送る|送信する|投げる)(?:と|時|とき)"
         ),
     ),
     # load, concurrency and traffic are a served server's ("under high concurrency the scheduler crashes")

@@ -21,7 +21,8 @@ from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
-from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, may_precede_ready
+from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, SERVER_START, WARMUP_BATCH, may_precede_ready
+from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.lines_before import PROSE_KINDS, LinesBefore, from_other_ranks
@@ -316,6 +317,11 @@ _BENCH_MARK = re.compile(r"Starting main benchmark run|Serving Benchmark Result"
 def _serving_basis(marker: Event) -> str:
     if marker.kind == kinds.SERVER_READY:
         return f"after the ready line at line {marker.line}"
+    if marker.data.get("past_warmup") and "Prefill batch" in marker.text:
+        return (
+            f"after line {marker.line}, a prefill batch of more than SGLang's warmup request sends (one sequence, nothing"
+            " cached, running or queued)"
+        )
     if WARMUP_BATCH.search(marker.text):
         return f"after line {marker.line} showed the scheduler running a batch (SGLang's warmup request is one too)"
     if ASGI_EXCEPTION in marker.text:
@@ -339,8 +345,32 @@ def _before_warmup(marker: Event | None) -> bool:
     return marker is not None and may_precede_ready(marker.text)
 
 
+_UVICORN_UP_ONLY = "uvicorn up, with no ready line, served request or batch beyond the warmup's before"
+
+
+def _in_warmup(event: Event, marker: Event, past_warmup: Event | None) -> str | None:
+    """The basis that a failure came during SGLang's warmup request, when the source's first serving line is uvicorn's
+    start (SGLang's HTTP server up), every line after it was searched, and no line before the failure shows the server
+    past its warmup (the ready line, a served request, a batch beyond the warmup's one sequence: serving.py)."""
+    if marker.kind != kinds.SERVING_BEGIN or not marker.data.get("past_warmup_searched") or not SERVER_START.search(marker.text):
+        return None
+    if past_warmup is not None and past_warmup.line <= event.line:
+        return None
+    return (
+        f"after line {marker.line}, {_UVICORN_UP_ONLY}"
+        " it: once its HTTP server is up SGLang sends its one warmup request and prints the ready line only when that"
+        " request came back (entrypoints/http_server.py _wait_and_warmup, sglang 0.4.6.post5-0.5.23)"
+    )
+
+
 def _time_of(
-    event: Event, sigs: SignatureSet, sig: Signature | None, marker: Event | None, last_phase_of: Any, releases: Releases
+    event: Event,
+    sigs: SignatureSet,
+    sig: Signature | None,
+    marker: Event | None,
+    last_phase_of: Any,
+    releases: Releases,
+    past_warmup: Event | None = None,
 ) -> tuple[str, str]:
     """(stage, basis) from evidence only: the ready line or a serving line before it, the signature or a frame
     that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason."""
@@ -349,7 +379,11 @@ def _time_of(
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
     warmup_named = located is not None and located[0] == "warmup" and _before_warmup(marker)
     if after_ready and marker is not None and not warmup_named:
-        return "serving", _serving_basis(marker)
+        in_warmup = _in_warmup(event, marker, past_warmup)
+        if in_warmup is not None:
+            return "warmup", in_warmup
+        past = past_warmup is not None and past_warmup.line <= event.line and marker.data.get("before_warmup_ends")
+        return "serving", _serving_basis(past_warmup if past and past_warmup is not None else marker)
     if located is not None and located[0] == "startup":  # the frame says startup, the rank's last phase line the step
         last = last_phase_of(event)
         stage = phases.stage_after(last) if last else None
@@ -579,6 +613,7 @@ def failures_of(
     releases: Releases = None,
     others_last_phase: Any = None,
     phase_lines: dict[str, list[int]] | None = None,
+    past_warmup: dict[str, Event] | None = None,
 ) -> list[Failure]:
     """Every failure among `events`, in the order given (the caller orders them in time).
 
@@ -587,7 +622,8 @@ def failures_of(
     runtime failure, in the `serving` stage, whatever its signature locates; `releases` the SGLang releases the input
     shows (its released source places a failure); `others_last_phase(event)` the last phase line of the launch's
     other ranks before it, and those ranks, when the event's rank printed none (failures.py); `phase_lines` the line
-    numbers of each input's phase lines (a wording before the last of them places nothing).
+    numbers of each input's phase lines (a wording before the last of them places nothing); `past_warmup` the first
+    line per source that shows the server past SGLang's warmup request (the ready line, a served request).
     """
     sigs = signatures or bundled_signatures()
     events = merge_native(events)
@@ -646,7 +682,11 @@ def failures_of(
                 raiser = stated_raiser(event.data["sentence"])
             mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
-        located = _time_of(event, sigs, sig, marker, last_phase_of, releases)
+        located = _time_of(event, sigs, sig, marker, last_phase_of, releases, (past_warmup or {}).get(event.source))
+        if located[0] == "warmup" and _UVICORN_UP_ONLY in located[1]:
+            # placed by the lines the paste lacks: words that say requests were being served speak of lines cut away
+            claimed = _from_claim(event, claims)
+            located = claimed if claimed is not None and claimed[0] == "serving" else located
         if located[0] == "unknown":
             located = (
                 _from_chained(event, chained, sigs, releases)
@@ -656,6 +696,7 @@ def failures_of(
                 or (from_other_ranks(event, others_last_phase) if others_last_phase else None)
                 or _from_other_threads(event, releases)
                 or lines_before.wording(event, releases)
+                or placed_by_client(event)
                 or _from_claim(event, claims)
                 or located
             )
