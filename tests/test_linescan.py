@@ -3,8 +3,12 @@ whichever path reads an input."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -354,3 +358,42 @@ def test_the_sparse_look_ahead_gives_each_worker_a_range_and_a_spare_on_many_cor
     monkeypatch.setattr(ranges, "workers", lambda: 2)
     scanner.in_flight_bytes = ranges.AHEAD_SPARSE_BYTES
     assert not scanner._room()
+
+
+_INTERRUPTED_FORK = """
+import os, signal, sys
+from logscope.pipeline.ingest import ranges
+ranges.RANGE_MIN_BYTES = 1 << 16
+fired = []
+def interrupt():  # Ctrl-C landing while the pool forks its workers (after each fork, in the parent)
+    if not fired:
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGINT)
+os.register_at_fork(after_in_parent=interrupt)
+sys.argv = ["logscope", "analyze", sys.argv[1]]
+from logscope.entry import main
+main()
+"""
+
+
+def test_a_ctrl_c_during_the_pools_fork_ends_the_run_with_130(tmp_path):
+    """review10 item 9: logging's at-fork hook swallowed a SIGINT that landed during the pool's fork ("Exception
+    ignored in: <function _releaseLock>") and the run went on to exit 1. The signal is sent from an at-fork hook in
+    the parent, so it lands in the fork every time."""
+    if ranges.workers() < 2:
+        pytest.skip("one core: no worker processes")
+    path = tmp_path / "big.log"
+    path.write_bytes(b"[2025-03-09 14:40:46 TP0] Load weight begin. avail mem=78.50 GB\n" * 4000 + b"RuntimeError: boom\n")
+    run = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED_FORK, str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert run.returncode == 130, run.stderr
+    assert "Exception ignored" not in run.stderr
+
+
+def test_sigint_held_raises_the_interrupt_as_the_block_ends():
+    reached = []
+    with pytest.raises(KeyboardInterrupt), ranges.sigint_held():
+        os.kill(os.getpid(), signal.SIGINT)
+        reached.append("the block went on")
+    assert reached == ["the block went on"]

@@ -10,7 +10,9 @@ fallback hold the GIL.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 import threading
 from collections import deque
@@ -100,6 +102,7 @@ class RangeScanner:
         self.in_flight_bytes = 0  # their bytes
         self.sparse = False  # the last range that came back held few candidates
         self.closed = False
+        self.forked = False  # the pool has started its workers (its first submit)
         # the classifier's thread and the executor's (where a range that comes back gives out the next) share the queue
         self.lock = threading.RLock()
         if not enabled or workers() < 2:
@@ -150,7 +153,12 @@ class RangeScanner:
         """The file's next range, given to a worker."""
         assert self.pool is not None
         start, end = queued.cut, min(queued.cut + self.range_bytes, queued.size)
-        future = self.pool.submit(_scan_range, queued.name, queued.path, start, end)
+        # the pool forks its workers at its first submit, and a Ctrl-C that lands in a fork is raised inside
+        # logging's at-fork hook, which swallows it ("Exception ignored in: <function _releaseLock>"): held back
+        # until the fork is done, it is raised here
+        with contextlib.nullcontext() if self.forked else sigint_held():
+            future = self.pool.submit(_scan_range, queued.name, queued.path, start, end)
+        self.forked = True
         queued.scans.append((future, end - start))
         queued.cut = end
         self.in_flight += 1
@@ -197,10 +205,22 @@ class RangeScanner:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
 
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """SIGINT blocked for this thread while the block runs: one that arrives meanwhile stays pending and is raised
+    (KeyboardInterrupt) as the block ends, not inside code that runs in between."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _init_worker(literals: tuple[str, ...], first_of: AnchoredPattern | None, startup: StartupScan | None) -> None:
     global _scan, _first_of, _startup
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (exit 130, no tracebacks)
     _scan = LiteralScan(literals)
     _first_of = first_of
