@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from logscope.core import error_outcomes, kinds
+from logscope.core import kinds
 from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.gutters import may_be_decorated, undecorated
@@ -29,7 +29,8 @@ from logscope.pipeline.ingest.unwrap import (
     quoted_spans,
     terminal_wraps,
 )
-from logscope.pipeline.parse import prefilter, serving, wordings
+from logscope.pipeline.parse import failing_records, prefilter, serving, wordings
+from logscope.pipeline.parse.failing_records import logged_as_failure, logged_at_failing_level, record_meaning
 from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims
 from logscope.pipeline.parse.parsers.base import (
     FAILURE_WORDS,
@@ -53,7 +54,6 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     command_line,
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
-from logscope.pipeline.parse.parsers.level_records import ENDING_LEVELS, LevelRecord, level_record
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
@@ -413,48 +413,28 @@ class SourceClassifier:
         self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, kinds.CATALOGUE_GRAMMAR)
         # SGLang's log format prints no level: the released code's logger.error / logger.critical says it, and what
         # that code does next says whether it failed (core/error_outcomes.py)
-        failing = recognized and not (self.quoted or self.in_sentence) and parsed.data.get("level") in _FAILING_LOGGER_CALLS
-        if failing and not self._failing_record(lineno, text, parsed) and _logged_as_failure(parsed):
+        failing = recognized and not (self.quoted or self.in_sentence) and logged_at_failing_level(parsed)
+        if failing and not self._failing_record(lineno, text, parsed) and logged_as_failure(parsed):
             self._miss_failure(lineno, text)
         return parsed
 
     def _failing_record(self, lineno: int, text: str, parsed: Parsed | None) -> bool:
-        """A record at a failing level that no signature read. An SGLang wording its released code logs at error level:
-        a failure where every release dies right after logging it, read and no failure where every release goes on;
-        another printer's record at a level that ends the process (parsers/level_records.py ENDING_LEVELS: FATAL), or
-        at ERROR or CRITICAL with words that state a failure and none that say it goes on: a failure, its message the
-        failure's words. False otherwise: an ERROR record of a printer
-        whose code is not catalogued may be one it carries on after, so it is listed as an unread failure (flagged)."""
+        """A record at a failing level that no signature read, handled as failing_records.py says it means: read and no
+        failure, flagged, or a failure. False where it means none of these (the caller lists it as unread)."""
         if self.quoted or self.in_sentence:
             return False
-        outcome = _sglang_outcome(parsed)
-        if (
-            outcome == error_outcomes.GOES_ON
-            and parsed is not None
-            and not _REPORTS_AN_END.search(str(parsed.data.get("wording")))
-        ):
-            self.recognized_physical.add(lineno)
-            return True  # SGLang logs it and carries on
-        record = level_record(text)
-        reports = record is not None and _reports_a_failure(record)
-        if outcome != error_outcomes.DIES and record is not None and record.level == "CRITICAL" and not reports:
-            self._miss_failure(lineno, text)  # its printer may be unable to go on: flagged with its level, never silent
-            return True
-        if outcome != error_outcomes.DIES and not reports:
+        meaning = record_meaning(text, parsed)
+        if meaning is None:
             return False
-        data: dict[str, Any]
-        if outcome == error_outcomes.DIES and parsed is not None:
-            data = {"level": parsed.data.get("level"), "printer": kinds.SGLANG, "wording": parsed.data.get("wording")}
-            message = message_after_prefix(text) or text
-        else:
-            assert record is not None
-            data = {"level": record.level, "printer": record.printer}
-            message = record.message
-        data["message"] = message.strip()
-        self.coverage.seen["signature"] += 1
-        self.coverage.recognized["signature"] += 1
+        if meaning.verdict == failing_records.FLAGGED:
+            self._miss_failure(lineno, text)
+            return True
         self.recognized_physical.add(lineno)
-        self._emit(kinds.LOGGED_FAILURE, lineno, message, data, prefix_of(text), "signature")
+        if meaning.verdict == failing_records.FAILURE:
+            assert meaning.data is not None
+            self.coverage.seen["signature"] += 1
+            self.coverage.recognized["signature"] += 1
+            self._emit(kinds.LOGGED_FAILURE, lineno, meaning.message, meaning.data, prefix_of(text), "signature")
         return True
 
     def _count_prefixed(self, lineno: int, text: str, verdict: str) -> None:
@@ -888,65 +868,12 @@ def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:
     return bool(set(prefilter.grammars_for(text)) - _PROSE_GRAMMARS)
 
 
-# the levels of a catalogued wording (its logger call in the released code) that report a failure
-_FAILING_LOGGER_CALLS = frozenset({"error", "critical"})
-# an error-level wording that says the process goes on ("Ignore import error when loading '%s'", "...; retrying",
-# "Continuing without metrics", "falling back to plain mmap", "Skipping sequential fallback", "Assuming no NVLink
-# available", "NVLink detection failed. This is normal if ..."): no failure of the run ("assuming", not "assumes": the
-# Mooncake connector's "head-sliced transfer assumes one item length ..." returns -1, sglang 0.5.23 mooncake/conn.py);
-# and a diagnostic the watchdog logs before its own timeout line, the failure (sglang 0.5.23 utils/watchdog.py "{name}
-# debug info:", utils/cudacore_pyspy_dump_utils.py "Pyspy dump for PID", "Triggered CUDA user coredump for PID")
-_GOES_ON = re.compile(
-    r"(?i)\b(?:ignor\w*|skip\w*|retry\w*|fall(?:s|ing)? ?back|continu\w*|instead|assuming|is normal)\b"
-    r"|\bdebug info:|^Pyspy dump for\b|^Triggered CUDA user coredump\b"
-)
-
-
-# a wording that reports a process's end ("Scheduler or DataParallelController {pid} terminated with {exitcode}", sglang
-# 0.5.23 engine.py block_until_scheduler_exits, logged and the loop goes on to the next process): what the logging
-# function does next is no news of the process it names, so such a record stays flagged (review10)
-_REPORTS_AN_END = re.compile(
-    r"(?i)\b(?:terminat\w*|crash\w*|died|dies|dead|exit(?:ed|code)?|killed|abort\w*|fatal|segfault\w*)\b"
-)
-
-
 def _catalogued_warning(text: str) -> bool:
     """A catalogued SGLang wording that the released code logs at warning level."""
     if len(text) > _CATALOGUE_CHARS:
         return False
     parsed = _GRAMMARS[kinds.CATALOGUE_GRAMMAR].parse(text)
     return parsed is not None and parsed.kind == kinds.CATALOGUED_LINE and parsed.data.get("level") == "warning"
-
-
-def _reports_a_failure(record: LevelRecord) -> bool:
-    """A record at a level that ends the process (FATAL), or at ERROR or CRITICAL with a message that states a failure in
-    the words stated_failure.py reads in prose ("EngineCore failed to start.", "... encountered a fatal error.") and says
-    nothing of going on: the printer itself says something failed. Another record may be one its printer carries on
-    after."""
-    if record.level in ENDING_LEVELS:
-        return True
-    if _GOES_ON.search(record.message):  # "... failed to start within the health check window, retrying"
-        return False
-    return stated_failure.fits(record.message) and stated_failure.parse(record.message) is not None
-
-
-def _sglang_outcome(parsed: Parsed | None) -> str | None:
-    """What SGLang's released code does after logging the catalogued wording, whole at the start of its line's message,
-    at error or critical level (core/error_outcomes.py: dies, goes on, unsure), or None."""
-    if parsed is None or parsed.kind != kinds.CATALOGUED_LINE or parsed.data.get("level") not in _FAILING_LOGGER_CALLS:
-        return None
-    if parsed.data.get("in_sentence") or parsed.data.get("cut"):
-        return None
-    return error_outcomes.outcome(str(parsed.data.get("wording")), str(parsed.data.get("module")))
-
-
-def _logged_as_failure(parsed: Parsed) -> bool:
-    """A catalogued SGLang wording, whole in its line, that the released code logs at error or critical level, and
-    that does not say the process goes on."""
-    data = parsed.data
-    if parsed.kind != kinds.CATALOGUED_LINE or data.get("level") not in _FAILING_LOGGER_CALLS or data.get("in_sentence"):
-        return False
-    return _GOES_ON.search(str(data.get("wording") or "")) is None
 
 
 def _sglang_line(text: str, candidates: list[str]) -> bool:
