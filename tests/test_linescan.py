@@ -3,6 +3,7 @@ whichever path reads an input."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import re
@@ -397,3 +398,42 @@ def test_sigint_held_raises_the_interrupt_as_the_block_ends():
         os.kill(os.getpid(), signal.SIGINT)
         reached.append("the block went on")
     assert reached == ["the block went on"]
+
+
+def _startup_ends(chunks) -> tuple[int, int]:
+    """(startup parts ended, prefixed lines handed over) of a file's chunks."""
+    chunks = list(chunks)
+    ended = sum(after is not None for chunk in chunks for _, after in chunk.startup_parts)
+    handed = sum(text.endswith("no literal here") for chunk in chunks for text in chunk.texts)
+    return ended, handed
+
+
+def test_the_startup_cap_holds_per_file_whatever_the_cutting(tmp_path, monkeypatch):
+    """review10 item 8: the cap on a startup part's prefixed lines held per range (or per read), so how many startup
+    parts a crash loop's file ended depended on where it was cut (1254 on main vs 1755 at 142118c on one file). Per
+    file it is the parts up to the file's first prefixed line past the cap, whichever path reads it, however cut."""
+    launch = (
+        b"[2026-01-01 00:00:00] server_args=ServerArgs(model_path='m', tp_size=1)\n"
+        + b"[2026-01-01 00:00:01 TP0] no literal here\n" * 7
+        + b"[2026-01-01 00:00:02] The server is fired up and ready to roll!\n"
+        + b"[2026-01-01 00:00:03 TP0] Decode batch. #running-req: 1, #token: 9\n" * 20
+    )
+    path = tmp_path / "loop.log"
+    path.write_bytes(launch * 400)
+    # 8 prefixed lines a launch (its server_args line too): 12 launches' and 4 of the 13th's
+    startup = dataclasses.replace(STARTUP, cap=100)
+    literals = prefilter.all_literals()
+    got = set()
+    for read_bytes in (4096, 50_000):
+        source = Source(name="mem", path=None, data=path.read_bytes())
+        source.read_bytes = read_bytes
+        got.add(("read", _startup_ends(source.chunks(literals, None, None, startup))))
+    if ranges.workers() >= 2:
+        monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
+        for range_bytes in (8192, 65_536):
+            monkeypatch.setattr(ranges, "RANGE_BYTES", range_bytes)
+            monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", range_bytes)
+            source = Source(name=str(path), path=path)
+            with scan_sources([source], literals, None, startup) as (chunks,):
+                got.add(("ranges", _startup_ends(chunks)))
+    assert {counts for _, counts in got} == {(13, 12 * 7 + 3)}

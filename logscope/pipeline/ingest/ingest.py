@@ -30,6 +30,7 @@ from logscope.pipeline.ingest.linescan import (
     AnchoredPattern,
     LineChunk,
     LiteralScan,
+    StartupRoom,
     StartupScan,
     first_line_matching,
     settle_parts,
@@ -265,12 +266,13 @@ class Source:
         scan = scan or LiteralScan(literals)
         self.lines = 0
         starting = True  # a startup part goes on at the start of the next chunk
+        room = None if startup is None else StartupRoom(startup.cap)
         for data in self.complete_reads():
             size, found = scan.candidates(data, 0, len(data))
             parts: list[tuple[int, int | None]] = []
             capped = False
-            if startup is not None:
-                prefixed, parts, capped = startup.parts(data, 0, len(data), found, starting, startup.cap)
+            if startup is not None and room is not None and not room.full:
+                prefixed, parts, capped = room.keep(*startup.parts(data, 0, len(data), found, starting, room.room))
                 found = with_startup_lines(found, prefixed)
                 if parts:
                     starting = parts[-1][1] is None
@@ -290,11 +292,13 @@ class Source:
         assert self.path is not None
         self.lines = 0
         starting = True
+        room = None if startup is None else StartupRoom(startup.cap)
         for part in scanned:
             prefixed, parts, capped = part.startup, part.startup_parts, part.startup_capped
-            if startup is not None:
+            if startup is not None and room is not None:
                 prefixed, parts = settle_parts(startup, starting, part.found, prefixed, parts)
                 capped = capped and bool(parts) and parts[-1][1] == part.startup_parts[-1][1]
+                prefixed, parts, capped = room.keep(prefixed, parts, capped)
                 if parts:
                     starting = parts[-1][1] is None
             chunk = LineChunk.in_file(

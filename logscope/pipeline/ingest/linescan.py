@@ -342,7 +342,8 @@ class StartupScan:
     """The lines of an input's startup parts that ingest hands over besides the literal ones: each line where
     `prefixed` matches (a log prefix). A part runs from the input's start, or from a literal line that `begins`
     matches (a new launch later in the input), to the first line that `ends` matches (the running server's first
-    line). At most `cap` lines per chunk: a file of prefixed lines that never ends its startup costs no more."""
+    line). At most `cap` lines per chunk, and per file (StartupRoom): a file of prefixed lines that never ends its
+    startup costs no more."""
 
     prefixed: re.Pattern[bytes]
     ends: AnchoredPattern
@@ -424,6 +425,29 @@ def settle_parts(
     keep_from = launch if launch is not None else (first_end if first_end is not None else -1)
     kept = [c for c in startup if keep_from >= 0 and c[0] >= keep_from]
     return kept, ([(launch, first_end)] if launch is not None else []) + parts[1:]
+
+
+class StartupRoom:
+    """The cap on a file's startup parts, held per file: each chunk is scanned with the whole cap (a range's worker
+    does not know what the ranges before it took), then the file keeps its parts up to its first prefixed line past
+    the cap, that part cut there and none after it, so what a file hands over does not depend on where it was cut."""
+
+    def __init__(self, cap: int) -> None:
+        self.room = cap
+        self.full = False
+
+    def keep(self, startup: list[Candidate], parts: list[Part], capped: bool) -> tuple[list[Candidate], list[Part], bool]:
+        """A chunk's startup lines, parts and whether the cap cut its last part, within what the file has room for."""
+        if self.full:
+            return [], [], False
+        if len(startup) > self.room:
+            cut_at = startup[self.room][0]
+            startup = startup[: self.room]
+            parts = [(first, cut_at if after is None or after > cut_at else after) for first, after in parts if first <= cut_at]
+            capped = True
+        self.room -= len(startup)
+        self.full = capped
+        return startup, parts, capped
 
 
 WINDOW_BYTES = 1 << 16  # how much of a file a chunk reads back at once for the lines after a candidate (grows as needed)

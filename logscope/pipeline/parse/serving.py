@@ -218,8 +218,8 @@ def first_serving_line(data: bytes) -> tuple[int, str] | None:
 
 
 # every prefixed line of a startup part reaches the classifier (a new wording holds no literal): ingest hands them
-# over from the input's start or a new launch to the running server's first line, at most STARTUP_CAP per chunk
-# (4 MiB read, or 32 MiB range)
+# over from the input's start or a new launch to the running server's first line, at most STARTUP_CAP per file
+# (linescan.StartupRoom: held per file, so what is handed over does not depend on how the file is cut)
 STARTUP_CAP = 5000
 # a new launch's first line: its server_args dump (a literal line), after which a startup part begins again
 LAUNCH_BEGINS = re.compile(r"server_args=ServerArgs\(")
