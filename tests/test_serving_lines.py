@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.core import kinds
+from logscope.core.model import Coverage
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
-from logscope.pipeline.parse.serving import is_serving_line
+from logscope.pipeline.parse.classify import SourceClassifier
 
 CRASH = "[2025-06-01 10:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
 
@@ -184,7 +186,6 @@ NOT_SERVED = [
 
 @pytest.mark.parametrize("line", [line for _, line in SERVED], ids=[name for name, _ in SERVED])
 def test_a_served_line_places_a_failure_after_it_while_serving(line):
-    assert is_serving_line(line)
     [failure] = _failures_on_the_crash_line(line)
     assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
     assert failure.phase_basis.startswith("after line 1")
@@ -208,7 +209,8 @@ def test_another_apps_asgi_report_places_no_failure_while_serving(line):
 
 @pytest.mark.parametrize("line", [line for _, line in NOT_SERVED], ids=[name for name, _ in NOT_SERVED])
 def test_the_warmup_request_and_look_alikes_are_no_serving_line(line):
-    assert not is_serving_line(line)
+    events = SourceClassifier(Source(name="paste.log", path=None, data=line.encode()), Coverage()).run()
+    assert not [e for e in events if e.kind == kinds.SERVING_BEGIN and not e.data["may_precede_ready"]]
 
 
 @pytest.mark.parametrize("line", [line for name, line in NOT_SERVED if name.startswith("warmup")])
@@ -216,3 +218,25 @@ def test_a_failure_after_the_warmup_request_is_not_placed_while_serving(line):
     analysis = analyze_model([Source(name="paste.log", path=None, data=(line + "\n" + CRASH).encode())])
     [failure] = [f for fs in analysis.failures.values() for f in fs]
     assert failure.phase != "serving"
+
+
+def test_where_a_read_ends_does_not_change_the_asgi_reports_verdict(monkeypatch):
+    """review10 item 10: the traceback under uvicorn's line was looked for only to the end of the read holding the line,
+    so a read that ended right after it gave another basis ('frame httptools_impl.py:409 run_asgi' instead of 'after
+    line N, uvicorn's ...'). The traceback reader reads it whole, wherever reads end."""
+    head = (
+        "[2025-03-09 14:40:40] server_args=ServerArgs(model_path='Qwen/Qwen2-7B', tp_size=1)\n"
+        "[2025-03-09 14:40:46 TP0] Load weight begin. avail mem=78.50 GB\n"
+    ) + ("filler " + "x" * 92 + "\n") * 40
+    asgi = ASGI
+    data = (head + asgi + _traceback(HTTP_SERVER_FRAME) + "\n" + ("filler " + "x" * 92 + "\n") * 40).encode()
+    after_asgi = len((head + asgi).encode())
+    asgi_line = (head + asgi).count("\n")
+    bases = set()
+    for read_bytes in (after_asgi, 1 << 20):
+        source = Source(name="paste.log", path=None, data=data)
+        source.read_bytes = read_bytes
+        analysis = analyze_model([source])
+        [failure] = [f for fs in analysis.failures.values() for f in fs]
+        bases.add((failure.finding, failure.phase, failure.phase_basis.split(":")[0]))
+    assert bases == {("runtime-crash", "serving", f"after line {asgi_line}, uvicorn's 'Exception in ASGI application'")}

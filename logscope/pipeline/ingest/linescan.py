@@ -220,9 +220,6 @@ class AnchoredPattern:
 
     regex: re.Pattern[bytes]
     anchors: tuple[bytes, ...]
-    # a match that the lines after it must bear out: called with (buf, match, the line's end, the search's end), False
-    # passes the line over (uvicorn's report of a request that raised counts only under a traceback of the right app)
-    confirm: Callable[[Buffer, re.Match[bytes], int, int], bool] | None = None
 
 
 def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> tuple[int, str] | None:
@@ -266,7 +263,7 @@ def matching_line(
         if line_end < 0:
             line_end = end
         found_here = pattern.regex.search(buf, line_start, line_end)  # type: ignore[call-overload]
-        if found_here and (pattern.confirm is None or pattern.confirm(buf, found_here, line_end, end)):
+        if found_here:
             return line_start, line_end
         at = scan_from = line_end + 1
     return None

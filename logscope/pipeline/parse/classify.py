@@ -151,6 +151,7 @@ class SourceClassifier:
         self.streaming = False
         self.serving_at: tuple[int, str] | None = None  # the chunk's first serving line, still to be placed
         self.joins = ExceptionsBeforeTracebacks()
+        self.asgi = serving.AsgiReport()  # uvicorn's report of a request that raised, waiting for its traceback
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
@@ -169,14 +170,16 @@ class SourceClassifier:
             chunks = self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES, serving.STARTUP)
         for chunk in chunks:
             self._mark_startup_parts(chunk)
-            found = None if self.serving_seen else chunk.first_match
-            self.serving_at = None if found is None else (chunk.first + found[0], found[1])
+            found = None if self.serving_seen or self.serving_at is not None else chunk.first_match
+            if found is not None:
+                self.serving_at = (chunk.first + found[0], found[1])
             for settled in self._run_chunk(chunk):
                 yield from settled
-            self._mark_serving()
+            self._mark_serving(chunk.first + chunk.size)
         self._release_rewrap()
         self._flush_pending()
         self._close_block(at_end=True)
+        self._mark_serving(None)
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)
@@ -204,7 +207,9 @@ class SourceClassifier:
         if self.serving_at is not None:
             if self.serving_at[0] >= floor or self.active is not None:
                 return []
-            self._mark_serving()
+            self._mark_serving(next_line)
+            if self.serving_at is not None:
+                return []  # it waits for the verdict on uvicorn's report before it
         self.recognized_physical.forget_below(floor)
         if len(self.startup_parts) > 1:
             self.startup_parts = [part for part in self.startup_parts if part[1] is None or part[1] > floor]
@@ -302,12 +307,14 @@ class SourceClassifier:
     def _in_startup(self, lineno: int) -> bool:
         return any(first <= lineno and (end is None or lineno < end) for first, end in reversed(self.startup_parts))
 
-    def _mark_serving(self) -> None:
+    def _mark_serving(self, now: int | None) -> None:
         """The source's first line that shows the server serving (a served request, a batch line): failures after
         it are runtime failures. Ingest searched the chunk's bytes for it (SERVING_BYTES) where it read them, so batch
-        lines never reach Python and a file is not read twice. Placed after the chunk's lines (a streaming source
-        places it once no line before it can still give an event)."""
-        if self.serving_at is None:
+        lines never reach Python and a file is not read twice; uvicorn's report of a request that raised is one where
+        the traceback reader found the server's app under it (serving.AsgiReport), and a line after such a report
+        waits for that verdict (at line `now`; None: the source ended). Placed after the chunk's lines (a streaming
+        source places it once no line before it can still give an event)."""
+        if self.serving_at is None or (now is not None and self.asgi.waits_before(self.serving_at[0], now)):
             return
         (lineno, text), self.serving_at = self.serving_at, None
         self.serving_seen = True
@@ -317,6 +324,12 @@ class SourceClassifier:
         while at > 0 and self.events[at - 1].line > lineno:
             at -= 1
         self.events.insert(at, event)
+
+    def _served_request(self, report: tuple[int, str] | None) -> None:
+        """uvicorn's report of a request the server's app answered: the source's first serving line unless one came
+        before it."""
+        if report is not None and not self.serving_seen and (self.serving_at is None or report[0] < self.serving_at[0]):
+            self.serving_at = report
 
     def feed(self, lineno: int, text: str) -> None:
         if self.rewrap is not None:
@@ -363,15 +376,19 @@ class SourceClassifier:
             return
         self._flush_pending()
         if self._plain() and self._replay(lineno, text):
+            self.asgi.line(lineno, text)
             return
         for reader in self.readers:
             if reader.accepts(text):
                 self.active = reader.open(lineno, text)
                 self.active_since = lineno
+                if reader.grammar == kinds.TRACEBACK_GRAMMAR:
+                    self.asgi.opened(lineno, text)
                 self.coverage.seen[reader.grammar] += 1
                 self.coverage.recognized[reader.grammar] += 1
                 self.recognized_physical.add(lineno)
                 return
+        self.asgi.line(lineno, text)
         candidates = prefilter.grammars_for(text)
         if self.failing_record and "signature" not in candidates:
             candidates.append("signature")  # its level says it failed, whatever its words
@@ -741,8 +758,11 @@ class SourceClassifier:
         """The open block's events; the lines it hands back are read again, in order, as lines no block took."""
         while self.active is not None:
             closing, self.active = self.active, None
-            for event in closing.close_at_end(self._in_open_fence()) if at_end else closing.close():
+            events = closing.close_at_end(self._in_open_fence()) if at_end else closing.close()
+            for event in events:
                 self._append(event)
+            if closing.grammar == kinds.TRACEBACK_GRAMMAR:
+                self._served_request(self.asgi.closed(events))
             self._feed_handed_back(closing.handed_back())
             if not at_end:
                 return
