@@ -240,3 +240,28 @@ def test_where_a_read_ends_does_not_change_the_asgi_reports_verdict(monkeypatch)
         [failure] = [f for fs in analysis.failures.values() for f in fs]
         bases.add((failure.finding, failure.phase, failure.phase_basis.split(":")[0]))
     assert bases == {("runtime-crash", "serving", f"after line {asgi_line}, uvicorn's 'Exception in ASGI application'")}
+
+
+def _served_after_warmup_log() -> str:
+    lines = [
+        "[2025-03-09 14:40:40] server_args=ServerArgs(model_path='BAAI/bge-large-en-v1.5', tp_size=1, is_embedding=True)",
+        "[2025-03-09 14:40:46 TP0] Load weight begin. avail mem=78.50 GB",
+        "[2025-03-09 14:40:50 TP0] Load weight end. type=BertModel, dtype=torch.float16, avail mem=77.80 GB, mem usage=0.70 GB.",
+    ]
+    for i in range(9):
+        lines.append(f"[2025-03-09 14:40:{51 + i} TP0] Prefill batch. #new-seq: 1, #new-token: 512, #cached-token: 0")
+        lines.append(f'[2025-03-09 14:40:{51 + i}] INFO:     127.0.0.1:4455{i} - "POST /generate HTTP/1.1" 200 OK')
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("read_bytes", [200, 1 << 20])
+def test_requests_served_after_the_warmup_are_found_however_the_input_is_read(read_bytes):
+    """review10 item 7: prefill batches and POST /generate seconds apart (an embedding server, no ready line pasted)
+    show requests served after SGLang's one warmup request: the rule startup-incomplete stays quiet, whether the lines
+    come in one read or in many."""
+    source = Source(name="paste.log", path=None, data=_served_after_warmup_log().encode())
+    source.read_bytes = read_bytes
+    events = SourceClassifier(source, Coverage()).run()
+    marks = [(e.line, e.data["may_precede_ready"], e.data["past_warmup"]) for e in events if e.kind == kinds.SERVING_BEGIN]
+    # the first prefill batch (line 4), then the same rank's prefill batch two seconds later (line 8)
+    assert marks == [(4, True, False), (8, True, True)]

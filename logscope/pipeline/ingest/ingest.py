@@ -32,7 +32,7 @@ from logscope.pipeline.ingest.linescan import (
     LiteralScan,
     StartupRoom,
     StartupScan,
-    first_line_matching,
+    lines_matching,
     settle_parts,
     with_startup_lines,
 )
@@ -267,6 +267,7 @@ class Source:
         self.lines = 0
         starting = True  # a startup part goes on at the start of the next chunk
         room = None if startup is None else StartupRoom(startup.cap)
+        matched: list[tuple[int, str]] = []  # the input's lines `first_of` matched so far: later chunks are not searched
         for data in self.complete_reads():
             size, found = scan.candidates(data, 0, len(data))
             parts: list[tuple[int, int | None]] = []
@@ -278,10 +279,9 @@ class Source:
                     starting = parts[-1][1] is None
             chunk = LineChunk.in_memory(self.lines + 1, size, found, data)
             chunk.startup_parts, chunk.startup_capped = parts, capped
-            if first_of is not None:
-                chunk.first_match = first_line_matching(first_of, data, 0, len(data))
-                if chunk.first_match is not None:
-                    first_of = None  # found: later chunks are not searched
+            if first_of is not None and not first_of.settled([text for _, text in matched]):
+                chunk.matches = lines_matching(first_of, data, 0, len(data))
+                first_of.add(matched, [(self.lines + index, text) for index, text in chunk.matches])
             yield chunk
             self.lines += size
 
@@ -304,7 +304,7 @@ class Source:
             chunk = LineChunk.in_file(
                 self.lines + 1, part.lines, with_startup_lines(part.found, prefixed), str(self.path), part.start, part.end
             )
-            chunk.first_match = part.first_match
+            chunk.matches = part.matches
             chunk.startup_parts, chunk.startup_capped = parts, capped
             yield chunk
             self.lines += part.lines

@@ -220,6 +220,22 @@ class AnchoredPattern:
 
     regex: re.Pattern[bytes]
     anchors: tuple[bytes, ...]
+    # a search gives the first `keep` matching lines at most, and stops once `enough` says their texts so far are
+    # enough (None: the first line is); each read searched so, an input's reads together give its own first lines
+    keep: int = 1
+    enough: Callable[[list[str]], bool] | None = None
+
+    def settled(self, texts: list[str]) -> bool:
+        """Whether the matching lines found so far (their texts, in order) are all a search gives."""
+        return len(texts) >= self.keep or (bool(texts) and (self.enough is None or self.enough(texts)))
+
+    def add(self, found: list[tuple[int, str]], more: list[tuple[int, str]]) -> None:
+        """The lines found by a later search (of the bytes after them) added to `found`, as far as a search of both
+        would give them."""
+        for line in more:
+            if self.settled([text for _, text in found]):
+                return
+            found.append(line)
 
 
 def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> tuple[int, str] | None:
@@ -230,6 +246,25 @@ def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: 
         return None
     line_start, line_end = found
     return newlines(buf, start, line_start), decode_line(bytes(buf[line_start:line_end]))
+
+
+def lines_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> list[tuple[int, str]]:
+    """(index, text) of the lines of buf[start:end] (complete lines) that `pattern` matches, from the first, as many
+    as it keeps (AnchoredPattern.settled)."""
+    found: list[tuple[int, str]] = []
+    at = counted_to = start
+    index = 0
+    next_at: dict[bytes, AnchorSeen] = {}
+    while not pattern.settled([text for _, text in found]):
+        hit = matching_line(pattern, buf, at, end, next_at if found else None)
+        if hit is None:
+            break
+        line_start, line_end = hit
+        index += newlines(buf, counted_to, line_start)
+        counted_to = line_start
+        found.append((index, decode_line(bytes(buf[line_start:line_end]))))
+        at = line_end + 1
+    return found
 
 
 def matching_line(
@@ -467,10 +502,15 @@ class LineChunk:
     window: Buffer
     window_start: int
     cursor: tuple[int, int]  # (line index, offset) of the last line returned, or of the chunk's start
-    first_match: tuple[int, str] | None = None  # the first line the scan's `first_of` pattern matches, if asked
+    # the first lines the scan's `first_of` pattern matches, if asked (as many as it keeps: AnchoredPattern.settled)
+    matches: list[tuple[int, str]] = field(default_factory=list)
     # the chunk's startup parts (StartupScan), the last one cut by the cap when startup_capped
     startup_parts: list[Part] = field(default_factory=list)
     startup_capped: bool = False
+
+    @property
+    def first_match(self) -> tuple[int, str] | None:
+        return self.matches[0] if self.matches else None
 
     @classmethod
     def in_memory(cls, first: int, size: int, found: list[Candidate], data: Buffer) -> LineChunk:

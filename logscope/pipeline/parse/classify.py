@@ -150,6 +150,10 @@ class SourceClassifier:
         self.release_at = float("inf")
         self.streaming = False
         self.serving_at: tuple[int, str] | None = None  # the chunk's first serving line, still to be placed
+        # the source's first serving lines, as far as they tell whether requests were served after SGLang's warmup,
+        # and the line that showed it when the first may come before the ready line (serving.past_warmup), to place
+        self.serving_lines: list[tuple[int, str]] = []
+        self.past_warmup_at: tuple[int, str] | None = None
         self.joins = ExceptionsBeforeTracebacks()
         self.asgi = serving.AsgiReport()  # uvicorn's report of a request that raised, waiting for its traceback
 
@@ -173,6 +177,7 @@ class SourceClassifier:
             found = None if self.serving_seen or self.serving_at is not None else chunk.first_match
             if found is not None:
                 self.serving_at = (chunk.first + found[0], found[1])
+            self._note_serving_lines(chunk)
             for settled in self._run_chunk(chunk):
                 yield from settled
             self._mark_serving(chunk.first + chunk.size)
@@ -204,11 +209,12 @@ class SourceClassifier:
             floor = min(floor, self.rewrap.first)
         if self.active is not None:  # its lines may be handed back: still uncounted
             floor = min(floor, self.active_since)
-        if self.serving_at is not None:
-            if self.serving_at[0] >= floor or self.active is not None:
+        due = [mark for mark in (self.serving_at, self.past_warmup_at) if mark is not None]
+        if due:
+            if self.active is not None or any(line >= floor for line, _ in due):
                 return []
             self._mark_serving(next_line)
-            if self.serving_at is not None:
+            if self.serving_at is not None or self.past_warmup_at is not None:
                 return []  # it waits for the verdict on uvicorn's report before it
         self.recognized_physical.forget_below(floor)
         if len(self.startup_parts) > 1:
@@ -314,16 +320,34 @@ class SourceClassifier:
         the traceback reader found the server's app under it (serving.AsgiReport), and a line after such a report
         waits for that verdict (at line `now`; None: the source ended). Placed after the chunk's lines (a streaming
         source places it once no line before it can still give an event)."""
-        if self.serving_at is None or (now is not None and self.asgi.waits_before(self.serving_at[0], now)):
-            return
-        (lineno, text), self.serving_at = self.serving_at, None
-        self.serving_seen = True
-        data = {"may_precede_ready": serving.may_precede_ready(text)}
+        if self.serving_at is not None and not (now is not None and self.asgi.waits_before(self.serving_at[0], now)):
+            (lineno, text), self.serving_at = self.serving_at, None
+            self.serving_seen = True
+            self._insert_mark(lineno, text, False)
+        if self.past_warmup_at is not None and self.serving_at is None:
+            (lineno, text), self.past_warmup_at = self.past_warmup_at, None
+            self._insert_mark(lineno, text, True)
+
+    def _insert_mark(self, lineno: int, text: str, past_warmup: bool) -> None:
+        """A serving line's event, in line order; `past_warmup`: the line showed requests served after SGLang's warmup
+        request where the first serving line may be the warmup's (serving.past_warmup)."""
+        data = {"may_precede_ready": serving.may_precede_ready(text), "past_warmup": past_warmup}
         event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
         at = len(self.events)
         while at > 0 and self.events[at - 1].line > lineno:
             at -= 1
         self.events.insert(at, event)
+
+    def _note_serving_lines(self, chunk: LineChunk) -> None:
+        """The chunk's first serving lines (ingest found them where it read the bytes) after those of the chunks before,
+        as far as they tell whether requests were served after SGLang's warmup request."""
+        texts = [text for _, text in self.serving_lines]
+        if SERVING_BYTES.settled(texts):
+            return
+        SERVING_BYTES.add(self.serving_lines, [(chunk.first + index, text) for index, text in chunk.matches])
+        texts = [text for _, text in self.serving_lines]
+        if len(texts) > 1 and serving.may_precede_ready(texts[0]) and serving.past_warmup(texts):
+            self.past_warmup_at = self.serving_lines[-1]
 
     def _served_request(self, report: tuple[int, str] | None) -> None:
         """uvicorn's report of a request the server's app answered: the source's first serving line unless one came

@@ -17,6 +17,7 @@ and release range where it is matched.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from logscope.core import kinds
 from logscope.core.events import Event
@@ -153,6 +154,47 @@ class AsgiReport:
         return self.report is not None and self.report[0] < lineno and (self.open or now <= self.until)
 
 
+# the serving lines that come before SGLang's own warmup request (a failure the warmup names stays warmup after them)
+BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on |" + ASGI_EXCEPTION)
+# a batch line SGLang's warmup request prints too (its prefill, its POST /generate; max_new_tokens 8 runs fewer decode
+# steps than the decode log's interval, 40: http_server.py _execute_server_warmup, server_args decode_log_interval)
+WARMUP_BATCH = re.compile(r"Prefill batch|POST /generate\b")
+
+
+def may_precede_ready(text: str) -> bool:
+    """A serving line that may come before SGLang's ready line: the warmup request's batch, or uvicorn's start before
+    the warmup. Any other serving line shows requests served once the server was ready."""
+    return bool(WARMUP_BATCH.search(text) or BEFORE_WARMUP.search(text))
+
+
+# SGLang's warmup is one request (sglang 0.5.23 entrypoints/http_server.py _execute_server_warmup: one POST to /generate
+# whose texts are a list over the DP ranks; in PD mode _send_disaggregation_warmup_requests posts one per DP rank at
+# once, asyncio.gather), so its batch lines come together: a prefill batch on each rank that runs one (the scheduler's
+# log_prefill_stats, one line per batch) and its POST lines. The same line again, of the same rank, WARMUP_SPREAD_S or
+# more later is a request served after it (an embedding or a PD prefill server prints no decode batch); a second apart
+# may be the warmup's own requests answered across a second's turn
+WARMUP_SPREAD_S = 2
+_STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:[.,]\d+)?((?: [A-Z]+\d+)*)\]")
+
+
+def past_warmup(texts: list[str]) -> bool:
+    """Whether an input's first serving lines (their texts, in order) show requests served after SGLang's warmup: a
+    line the warmup does not print, or a batch line of the warmup's (WARMUP_BATCH) again WARMUP_SPREAD_S after the
+    first such line of the same rank (lines without a time stamp show nothing of when)."""
+    first_at: dict[tuple[str, str], datetime] = {}
+    for text in texts:
+        if not may_precede_ready(text):
+            return True
+        batch, stamp = WARMUP_BATCH.search(text), _STAMP.search(text)
+        if batch is None or stamp is None:
+            continue
+        at = datetime.strptime(stamp.group(1), "%Y-%m-%d %H:%M:%S")
+        first = first_at.setdefault((batch.group(0), stamp.group(2)), at)
+        if (at - first).total_seconds() >= WARMUP_SPREAD_S:
+            return True
+    return False
+
+
 # searched where the bytes are read (ingest's chunks); every match holds one of the anchors
 SERVING_BYTES = AnchoredPattern(
     re.compile(_SERVING.pattern.encode()),
@@ -177,18 +219,9 @@ SERVING_BYTES = AnchoredPattern(
         b"Finished request ",
         b"step:",
     ),
+    keep=64,  # a file's first serving lines looked at for requests served after the warmup (past_warmup)
+    enough=past_warmup,
 )
-# the serving lines that come before SGLang's own warmup request (a failure the warmup names stays warmup after them)
-BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on |" + ASGI_EXCEPTION)
-# a batch line SGLang's warmup request prints too (its prefill, its POST /generate; max_new_tokens 8 runs fewer decode
-# steps than the decode log's interval, 40: http_server.py _execute_server_warmup, server_args decode_log_interval)
-WARMUP_BATCH = re.compile(r"Prefill batch|POST /generate\b")
-
-
-def may_precede_ready(text: str) -> bool:
-    """A serving line that may come before SGLang's ready line: the warmup request's batch, or uvicorn's start before
-    the warmup. Any other serving line shows requests served once the server was ready."""
-    return bool(WARMUP_BATCH.search(text) or BEFORE_WARMUP.search(text))
 
 
 # where a log's startup part ends, for the coverage of unread prefixed lines: the running server's first line, a
