@@ -167,10 +167,11 @@ def may_precede_ready(text: str) -> bool:
     return bool(WARMUP_BATCH.search(text) or BEFORE_WARMUP.search(text))
 
 
-# SGLang's warmup is one request (sglang 0.5.23 entrypoints/http_server.py _execute_server_warmup: one POST to /generate
-# whose texts are a list over the DP ranks; in PD mode _send_disaggregation_warmup_requests posts one per DP rank at
-# once, asyncio.gather), so its batch lines come together: a prefill batch on each rank that runs one (the scheduler's
-# log_prefill_stats, one line per batch) and its POST lines. The same line again, of the same rank, WARMUP_SPREAD_S or
+# SGLang's warmup is one request (entrypoints/http_server.py _execute_server_warmup, sglang 0.5.2-0.5.23: one POST to
+# /generate whose texts are a list over the DP ranks, in PD mode too up to 0.5.9; in 0.5.23's PD mode
+# _send_disaggregation_warmup_requests posts one per DP rank at once, asyncio.gather), so its batch lines come
+# together: a prefill batch on each rank that runs one (managers/scheduler_metrics_mixin.py log_prefill_stats, one line
+# per batch) and its POST lines. The same line again, of the same rank, WARMUP_SPREAD_S or
 # more later is a request served after it (an embedding or a PD prefill server prints no decode batch); a second apart
 # may be the warmup's own requests answered across a second's turn
 WARMUP_SPREAD_S = 2
