@@ -9,6 +9,7 @@ import pytest
 from logscope.core import kinds
 from logscope.core.model import Coverage
 from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.classify import SourceClassifier
 
@@ -220,7 +221,8 @@ def test_a_failure_after_the_warmup_request_is_not_placed_while_serving(line):
     assert failure.phase != "serving"
 
 
-def test_where_a_read_ends_does_not_change_the_asgi_reports_verdict(monkeypatch):
+@pytest.mark.parametrize("path", ["read", "ranges"])
+def test_where_a_read_ends_does_not_change_the_asgi_reports_verdict(path, monkeypatch, tmp_path):
     """review10 item 10: the traceback under uvicorn's line was looked for only to the end of the read holding the line,
     so a read that ended right after it gave another basis ('frame httptools_impl.py:409 run_asgi' instead of 'after
     line N, uvicorn's ...'). The traceback reader reads it whole, wherever reads end."""
@@ -234,8 +236,16 @@ def test_where_a_read_ends_does_not_change_the_asgi_reports_verdict(monkeypatch)
     asgi_line = (head + asgi).count("\n")
     bases = set()
     for read_bytes in (after_asgi, 1 << 20):
-        source = Source(name="paste.log", path=None, data=data)
-        source.read_bytes = read_bytes
+        if path == "read":
+            source = Source(name="paste.log", path=None, data=data)
+            source.read_bytes = read_bytes
+        else:  # a range worker's reads (the review's 20 MiB log, its line at a 512 KiB read's end)
+            if ranges.workers() < 2:
+                pytest.skip("one core: no worker processes")
+            monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
+            monkeypatch.setattr(ranges, "READ_BYTES", read_bytes)
+            (tmp_path / "big.log").write_bytes(data)
+            source = Source(name="big.log", path=tmp_path / "big.log")
         analysis = analyze_model([source])
         [failure] = [f for fs in analysis.failures.values() for f in fs]
         bases.add((failure.finding, failure.phase, failure.phase_basis.split(":")[0]))
