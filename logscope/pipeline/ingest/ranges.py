@@ -208,7 +208,8 @@ class RangeScanner:
 @contextlib.contextmanager
 def sigint_held() -> Iterator[None]:
     """SIGINT blocked for this thread while the block runs: one that arrives meanwhile stays pending and is raised
-    (KeyboardInterrupt) as the block ends, not inside code that runs in between."""
+    (KeyboardInterrupt) as the block ends, not inside code that runs in between. (A signal sent to the process goes
+    to another thread that does not block it, if there is one: the pool forks only where this is the only thread.)"""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
