@@ -4,7 +4,6 @@ whichever path reads an input."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import pickle
 import re
 import signal
