@@ -140,7 +140,6 @@ class SourceClassifier:
         self.widest: tuple[LineChunk, list[int], int] | None = None
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
-        self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
         self.failing_record = False  # feeding the message of a log record at a failing level (unwrap.FAILING_RECORDS)
         self.physical = ""  # the physical line being fed, before a logger's prefix was taken off (its level word)
@@ -149,13 +148,8 @@ class SourceClassifier:
         # streaming (stream()): past `release_at` events held, settled events are handed on as lines are read
         self.release_at = float("inf")
         self.streaming = False
-        self.serving_at: tuple[int, str] | None = None  # the chunk's first serving line, still to be placed
-        # the source's first serving lines, as far as they tell whether requests were served after SGLang's warmup,
-        # and the line that showed it when the first may come before the ready line (serving.past_warmup), to place
-        self.serving_lines: list[tuple[int, str]] = []
-        self.past_warmup_at: tuple[int, str] | None = None
+        self.serving = serving.ServingMarks()  # the source's serving lines, still to be placed
         self.joins = ExceptionsBeforeTracebacks()
-        self.asgi = serving.AsgiReport()  # uvicorn's report of a request that raised, waiting for its traceback
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
@@ -174,10 +168,7 @@ class SourceClassifier:
             chunks = self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES, serving.STARTUP)
         for chunk in chunks:
             self._mark_startup_parts(chunk)
-            found = None if self.serving_seen or self.serving_at is not None else chunk.first_match
-            if found is not None:
-                self.serving_at = (chunk.first + found[0], found[1])
-            self._note_serving_lines(chunk)
+            self.serving.chunk(chunk.first, chunk.matches)
             for settled in self._run_chunk(chunk):
                 yield from settled
             self._mark_serving(chunk.first + chunk.size)
@@ -209,12 +200,12 @@ class SourceClassifier:
             floor = min(floor, self.rewrap.first)
         if self.active is not None:  # its lines may be handed back: still uncounted
             floor = min(floor, self.active_since)
-        due = [mark for mark in (self.serving_at, self.past_warmup_at) if mark is not None]
+        due = self.serving.due()
         if due:
-            if self.active is not None or any(line >= floor for line, _ in due):
+            if self.active is not None or max(due) >= floor:
                 return []
             self._mark_serving(next_line)
-            if self.serving_at is not None or self.past_warmup_at is not None:
+            if self.serving.due():
                 return []  # it waits for the verdict on uvicorn's report before it
         self.recognized_physical.forget_below(floor)
         if len(self.startup_parts) > 1:
@@ -314,46 +305,16 @@ class SourceClassifier:
         return any(first <= lineno and (end is None or lineno < end) for first, end in reversed(self.startup_parts))
 
     def _mark_serving(self, now: int | None) -> None:
-        """The source's first line that shows the server serving (a served request, a batch line): failures after
-        it are runtime failures. Ingest searched the chunk's bytes for it (SERVING_BYTES) where it read them, so batch
-        lines never reach Python and a file is not read twice; uvicorn's report of a request that raised is one where
-        the traceback reader found the server's app under it (serving.AsgiReport), and a line after such a report
-        waits for that verdict (at line `now`; None: the source ended). Placed after the chunk's lines (a streaming
-        source places it once no line before it can still give an event)."""
-        if self.serving_at is not None and not (now is not None and self.asgi.waits_before(self.serving_at[0], now)):
-            (lineno, text), self.serving_at = self.serving_at, None
-            self.serving_seen = True
-            self._insert_mark(lineno, text, False)
-        if self.past_warmup_at is not None and self.serving_at is None:
-            (lineno, text), self.past_warmup_at = self.past_warmup_at, None
-            self._insert_mark(lineno, text, True)
-
-    def _insert_mark(self, lineno: int, text: str, past_warmup: bool) -> None:
-        """A serving line's event, in line order; `past_warmup`: the line showed requests served after SGLang's warmup
-        request where the first serving line may be the warmup's (serving.past_warmup)."""
-        data = {"may_precede_ready": serving.may_precede_ready(text), "past_warmup": past_warmup}
-        event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
-        at = len(self.events)
-        while at > 0 and self.events[at - 1].line > lineno:
-            at -= 1
-        self.events.insert(at, event)
-
-    def _note_serving_lines(self, chunk: LineChunk) -> None:
-        """The chunk's first serving lines (ingest found them where it read the bytes) after those of the chunks before,
-        as far as they tell whether requests were served after SGLang's warmup request."""
-        texts = [text for _, text in self.serving_lines]
-        if SERVING_BYTES.settled(texts):
-            return
-        SERVING_BYTES.add(self.serving_lines, [(chunk.first + index, text) for index, text in chunk.matches])
-        texts = [text for _, text in self.serving_lines]
-        if len(texts) > 1 and serving.may_precede_ready(texts[0]) and serving.past_warmup(texts):
-            self.past_warmup_at = self.serving_lines[-1]
-
-    def _served_request(self, report: tuple[int, str] | None) -> None:
-        """uvicorn's report of a request the server's app answered: the source's first serving line unless one came
-        before it."""
-        if report is not None and not self.serving_seen and (self.serving_at is None or report[0] < self.serving_at[0]):
-            self.serving_at = report
+        """The source's serving lines (serving.ServingMarks) due at line `now` (None: the source ended), as events:
+        failures after the first are runtime failures. Placed after the chunk's lines (a streaming source places them
+        once no line before them can still give an event)."""
+        for lineno, text, past_warmup in self.serving.take(now):
+            data = {"may_precede_ready": serving.may_precede_ready(text), "past_warmup": past_warmup}
+            event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
+            at = len(self.events)
+            while at > 0 and self.events[at - 1].line > lineno:
+                at -= 1
+            self.events.insert(at, event)
 
     def feed(self, lineno: int, text: str) -> None:
         if self.rewrap is not None:
@@ -400,19 +361,19 @@ class SourceClassifier:
             return
         self._flush_pending()
         if self._plain() and self._replay(lineno, text):
-            self.asgi.line(lineno, text)
+            self.serving.asgi.line(lineno, text)
             return
         for reader in self.readers:
             if reader.accepts(text):
                 self.active = reader.open(lineno, text)
                 self.active_since = lineno
                 if reader.grammar == kinds.TRACEBACK_GRAMMAR:
-                    self.asgi.opened(lineno, text)
+                    self.serving.asgi.opened(lineno, text)
                 self.coverage.seen[reader.grammar] += 1
                 self.coverage.recognized[reader.grammar] += 1
                 self.recognized_physical.add(lineno)
                 return
-        self.asgi.line(lineno, text)
+        self.serving.asgi.line(lineno, text)
         candidates = prefilter.grammars_for(text)
         if self.failing_record and "signature" not in candidates:
             candidates.append("signature")  # its level says it failed, whatever its words
@@ -786,7 +747,7 @@ class SourceClassifier:
             for event in events:
                 self._append(event)
             if closing.grammar == kinds.TRACEBACK_GRAMMAR:
-                self._served_request(self.asgi.closed(events))
+                self.serving.served_request(self.serving.asgi.closed(events))
             self._feed_handed_back(closing.handed_back())
             if not at_end:
                 return

@@ -237,6 +237,52 @@ STARTUP_END_BYTES = AnchoredPattern(
 )
 
 
+class ServingMarks:
+    """Which of a source's lines become its serving events, and when they are due: its first serving line (ingest found
+    it where it read the bytes, or the classifier's traceback reader under uvicorn's report: AsgiReport), and where
+    that line may be SGLang's warmup's, the line that shows requests served after the warmup (past_warmup), from the
+    source's first serving lines however its reads or ranges were cut."""
+
+    def __init__(self) -> None:
+        self.seen = False  # the source's first serving line was placed (only the first one is used)
+        self.first: tuple[int, str] | None = None  # the first serving line, still to be placed
+        self.lines: list[tuple[int, str]] = []  # the source's first serving lines (as SERVING_BYTES keeps them)
+        self.past_warmup_at: tuple[int, str] | None = None  # the line that showed requests after the warmup, to place
+        self.asgi = AsgiReport()  # uvicorn's report of a request that raised, waiting for its traceback
+
+    def chunk(self, first: int, matches: list[tuple[int, str]]) -> None:
+        """A chunk's first serving lines (its first line is number `first`)."""
+        if not self.seen and self.first is None and matches:
+            self.first = (first + matches[0][0], matches[0][1])
+        if SERVING_BYTES.settled([text for _, text in self.lines]):
+            return
+        SERVING_BYTES.add(self.lines, [(first + index, text) for index, text in matches])
+        texts = [text for _, text in self.lines]
+        if len(texts) > 1 and may_precede_ready(texts[0]) and past_warmup(texts):
+            self.past_warmup_at = self.lines[-1]
+
+    def served_request(self, report: tuple[int, str] | None) -> None:
+        """uvicorn's report of a request the server's app answered: the first serving line unless one came before it."""
+        if report is not None and not self.seen and (self.first is None or report[0] < self.first[0]):
+            self.first = report
+
+    def due(self) -> list[int]:
+        """The lines of the marks still to be placed."""
+        return [mark[0] for mark in (self.first, self.past_warmup_at) if mark is not None]
+
+    def take(self, now: int | None) -> list[tuple[int, str, bool]]:
+        """(line, text, whether it showed requests after the warmup) of the marks to place at line `now` (None: the
+        source ended); a line after uvicorn's report waits for the verdict on it."""
+        out: list[tuple[int, str, bool]] = []
+        if self.first is not None and not (now is not None and self.asgi.waits_before(self.first[0], now)):
+            (line, text), self.first, self.seen = self.first, None, True
+            out.append((line, text, False))
+        if self.past_warmup_at is not None and self.first is None:
+            (line, text), self.past_warmup_at = self.past_warmup_at, None
+            out.append((line, text, True))
+        return out
+
+
 def first_serving_line(data: bytes) -> tuple[int, str] | None:
     """(index, text) of the first serving line among a chunk's bytes, or None."""
     return first_line_matching(SERVING_BYTES, data, 0, len(data))
