@@ -12,6 +12,7 @@ import pytest
 
 from logscope.core import error_outcomes
 from logscope.core.resources import data_dir
+from logscope.pipeline.parse import failing_records
 from tests.helpers import analyze_text
 from tools.upstream.error_outcomes import DIES, GOES_ON, UNSURE, release_sites
 
@@ -274,3 +275,24 @@ def test_a_record_that_reports_a_process_end_stays_flagged_though_its_logger_goe
         "[2026-01-01 10:00:05] Scheduler or DataParallelController 1234 terminated with -9\n"
     )
     assert "unrecognized-failure" in [f["rule"] for f in _findings(text)]
+
+
+@pytest.mark.parametrize(
+    ("line", "verdict"),
+    [
+        ("[2025-03-09 14:40:52] CRITICAL: disk usage above 95%, consider cleaning up /tmp", failing_records.FLAGGED),
+        ("FATAL\tFailed to initialize components", failing_records.FAILURE),
+        (
+            "2025-03-09 14:40:52,123 - sglang_router - ERROR - Worker http://127.0.0.1:30001 failed to start within the"
+            " health check window, retrying",
+            None,
+        ),
+    ],
+)
+def test_one_function_says_what_a_failing_record_means(line, verdict):
+    """review10 item 11: what a failing-level record means is one job (failing_records.py), classify calls it once."""
+    meaning = failing_records.record_meaning(line, None)
+    assert (meaning and meaning.verdict) == verdict
+    if verdict == failing_records.FAILURE:
+        assert meaning.message == "Failed to initialize components"
+        assert meaning.data == {"level": "FATAL", "printer": "level", "message": "Failed to initialize components"}

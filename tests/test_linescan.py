@@ -3,8 +3,12 @@ whichever path reads an input."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import re
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -320,11 +324,11 @@ NOT_SERVING = (
 @pytest.mark.parametrize("tail", SERVING_LINES)
 @pytest.mark.parametrize("path", FIXTURES[::5], ids=lambda p: p.name)
 def test_the_anchored_search_finds_the_first_line_a_line_by_line_search_finds(path, tail):
-    from logscope.pipeline.parse.serving import SERVING_BYTES, is_serving_line
+    from logscope.pipeline.parse.serving import SERVING_BYTES
 
     data = path.read_bytes() + b"\n" + b"\n".join(NOT_SERVING) + b"\n" + tail + b"\nafter\n"
     lines = data.split(b"\n")
-    expected = next((i, decode_line(line)) for i, line in enumerate(lines) if is_serving_line(decode_line(line)))
+    expected = next((i, decode_line(line)) for i, line in enumerate(lines) if SERVING_BYTES.regex.search(line))
     assert first_line_matching(SERVING_BYTES, data, 0, len(data)) == expected
     assert first_line_matching(SERVING_BYTES, b"\n".join(NOT_SERVING), 0, len(b"\n".join(NOT_SERVING))) is None
 
@@ -354,3 +358,81 @@ def test_the_sparse_look_ahead_gives_each_worker_a_range_and_a_spare_on_many_cor
     monkeypatch.setattr(ranges, "workers", lambda: 2)
     scanner.in_flight_bytes = ranges.AHEAD_SPARSE_BYTES
     assert not scanner._room()
+
+
+_INTERRUPTED_FORK = """
+import os, signal, sys
+from logscope.pipeline.ingest import ranges
+ranges.RANGE_MIN_BYTES = 1 << 16
+fired = []
+def interrupt():  # Ctrl-C landing while the pool forks its workers (after each fork, in the parent)
+    if not fired:
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGINT)
+os.register_at_fork(after_in_parent=interrupt)
+sys.argv = ["logscope", "analyze", sys.argv[1]]
+from logscope.entry import main
+main()
+"""
+
+
+def test_a_ctrl_c_during_the_pools_fork_ends_the_run_with_130(tmp_path):
+    """review10 item 9: logging's at-fork hook swallowed a SIGINT that landed during the pool's fork ("Exception
+    ignored in: <function _releaseLock>") and the run went on to exit 1. The signal is sent from an at-fork hook in
+    the parent, so it lands in the fork every time."""
+    if ranges.workers() < 2:
+        pytest.skip("one core: no worker processes")
+    path = tmp_path / "big.log"
+    path.write_bytes(b"[2025-03-09 14:40:46 TP0] Load weight begin. avail mem=78.50 GB\n" * 4000 + b"RuntimeError: boom\n")
+    run = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED_FORK, str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert run.returncode == 130, run.stderr
+    assert "Exception ignored" not in run.stderr
+
+
+def test_sigint_held_raises_the_interrupt_as_the_block_ends():
+    reached = []
+    with pytest.raises(KeyboardInterrupt), ranges.sigint_held():
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # to this thread: others the suite left may not block it
+        reached.append("the block went on")
+    assert reached == ["the block went on"]
+
+
+def _startup_ends(chunks) -> tuple[int, int]:
+    """(startup parts ended, prefixed lines handed over) of a file's chunks."""
+    chunks = list(chunks)
+    ended = sum(after is not None for chunk in chunks for _, after in chunk.startup_parts)
+    handed = sum(text.endswith("no literal here") for chunk in chunks for text in chunk.texts)
+    return ended, handed
+
+
+def test_the_startup_cap_holds_per_file_whatever_the_cutting(tmp_path, monkeypatch):
+    """review10 item 8: the cap on a startup part's prefixed lines held per range (or per read), so how many startup
+    parts a crash loop's file ended depended on where it was cut (1254 on main vs 1755 at 142118c on one file). Per
+    file it is the parts up to the file's first prefixed line past the cap, whichever path reads it, however cut."""
+    launch = (
+        b"[2026-01-01 00:00:00] server_args=ServerArgs(model_path='m', tp_size=1)\n"
+        + b"[2026-01-01 00:00:01 TP0] no literal here\n" * 7
+        + b"[2026-01-01 00:00:02] The server is fired up and ready to roll!\n"
+        + b"[2026-01-01 00:00:03 TP0] Decode batch. #running-req: 1, #token: 9\n" * 20
+    )
+    path = tmp_path / "loop.log"
+    path.write_bytes(launch * 400)
+    # 8 prefixed lines a launch (its server_args line too): 12 launches' and 4 of the 13th's
+    startup = dataclasses.replace(STARTUP, cap=100)
+    literals = prefilter.all_literals()
+    got = set()
+    for read_bytes in (4096, 50_000):
+        source = Source(name="mem", path=None, data=path.read_bytes())
+        source.read_bytes = read_bytes
+        got.add(("read", _startup_ends(source.chunks(literals, None, None, startup))))
+    if ranges.workers() >= 2:
+        monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
+        for range_bytes in (8192, 65_536):
+            monkeypatch.setattr(ranges, "RANGE_BYTES", range_bytes)
+            monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", range_bytes)
+            source = Source(name=str(path), path=path)
+            with scan_sources([source], literals, None, startup) as (chunks,):
+                got.add(("ranges", _startup_ends(chunks)))
+    assert {counts for _, counts in got} == {(13, 12 * 7 + 3)}

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.core import kinds
+from logscope.core.model import Coverage
 from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source
-from logscope.pipeline.parse.serving import is_serving_line
+from logscope.pipeline.parse.classify import SourceClassifier
 
 CRASH = "[2025-06-01 10:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
 
@@ -184,7 +187,6 @@ NOT_SERVED = [
 
 @pytest.mark.parametrize("line", [line for _, line in SERVED], ids=[name for name, _ in SERVED])
 def test_a_served_line_places_a_failure_after_it_while_serving(line):
-    assert is_serving_line(line)
     [failure] = _failures_on_the_crash_line(line)
     assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
     assert failure.phase_basis.startswith("after line 1")
@@ -208,7 +210,8 @@ def test_another_apps_asgi_report_places_no_failure_while_serving(line):
 
 @pytest.mark.parametrize("line", [line for _, line in NOT_SERVED], ids=[name for name, _ in NOT_SERVED])
 def test_the_warmup_request_and_look_alikes_are_no_serving_line(line):
-    assert not is_serving_line(line)
+    events = SourceClassifier(Source(name="paste.log", path=None, data=line.encode()), Coverage()).run()
+    assert not [e for e in events if e.kind == kinds.SERVING_BEGIN and not e.data["may_precede_ready"]]
 
 
 @pytest.mark.parametrize("line", [line for name, line in NOT_SERVED if name.startswith("warmup")])
@@ -216,3 +219,59 @@ def test_a_failure_after_the_warmup_request_is_not_placed_while_serving(line):
     analysis = analyze_model([Source(name="paste.log", path=None, data=(line + "\n" + CRASH).encode())])
     [failure] = [f for fs in analysis.failures.values() for f in fs]
     assert failure.phase != "serving"
+
+
+@pytest.mark.parametrize("path", ["read", "ranges"])
+def test_where_a_read_ends_does_not_change_the_asgi_reports_verdict(path, monkeypatch, tmp_path):
+    """review10 item 10: the traceback under uvicorn's line was looked for only to the end of the read holding the line,
+    so a read that ended right after it gave another basis ('frame httptools_impl.py:409 run_asgi' instead of 'after
+    line N, uvicorn's ...'). The traceback reader reads it whole, wherever reads end."""
+    head = (
+        "[2025-03-09 14:40:40] server_args=ServerArgs(model_path='Qwen/Qwen2-7B', tp_size=1)\n"
+        "[2025-03-09 14:40:46 TP0] Load weight begin. avail mem=78.50 GB\n"
+    ) + ("filler " + "x" * 92 + "\n") * 40
+    asgi = ASGI
+    data = (head + asgi + _traceback(HTTP_SERVER_FRAME) + "\n" + ("filler " + "x" * 92 + "\n") * 40).encode()
+    after_asgi = len((head + asgi).encode())
+    asgi_line = (head + asgi).count("\n")
+    bases = set()
+    for read_bytes in (after_asgi, 1 << 20):
+        if path == "read":
+            source = Source(name="paste.log", path=None, data=data)
+            source.read_bytes = read_bytes
+        else:  # a range worker's reads (the review's 20 MiB log, its line at a 512 KiB read's end)
+            if ranges.workers() < 2:
+                pytest.skip("one core: no worker processes")
+            monkeypatch.setattr(ranges, "RANGE_MIN_BYTES", 1)
+            monkeypatch.setattr(ranges, "READ_BYTES", read_bytes)
+            (tmp_path / "big.log").write_bytes(data)
+            source = Source(name="big.log", path=tmp_path / "big.log")
+        analysis = analyze_model([source])
+        [failure] = [f for fs in analysis.failures.values() for f in fs]
+        bases.add((failure.finding, failure.phase, failure.phase_basis.split(":")[0]))
+    assert bases == {("runtime-crash", "serving", f"after line {asgi_line}, uvicorn's 'Exception in ASGI application'")}
+
+
+def _served_after_warmup_log() -> str:
+    lines = [
+        "[2025-03-09 14:40:40] server_args=ServerArgs(model_path='BAAI/bge-large-en-v1.5', tp_size=1, is_embedding=True)",
+        "[2025-03-09 14:40:46 TP0] Load weight begin. avail mem=78.50 GB",
+        "[2025-03-09 14:40:50 TP0] Load weight end. type=BertModel, dtype=torch.float16, avail mem=77.80 GB, mem usage=0.70 GB.",
+    ]
+    for i in range(9):
+        lines.append(f"[2025-03-09 14:40:{51 + i} TP0] Prefill batch. #new-seq: 1, #new-token: 512, #cached-token: 0")
+        lines.append(f'[2025-03-09 14:40:{51 + i}] INFO:     127.0.0.1:4455{i} - "POST /generate HTTP/1.1" 200 OK')
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("read_bytes", [200, 1 << 20])
+def test_requests_served_after_the_warmup_are_found_however_the_input_is_read(read_bytes):
+    """review10 item 7: prefill batches and POST /generate seconds apart (an embedding server, no ready line pasted)
+    show requests served after SGLang's one warmup request: the rule startup-incomplete stays quiet, whether the lines
+    come in one read or in many."""
+    source = Source(name="paste.log", path=None, data=_served_after_warmup_log().encode())
+    source.read_bytes = read_bytes
+    events = SourceClassifier(source, Coverage()).run()
+    marks = [(e.line, e.data["may_precede_ready"], e.data["past_warmup"]) for e in events if e.kind == kinds.SERVING_BEGIN]
+    # the first prefill batch (line 4), then the same rank's prefill batch two seconds later (line 8)
+    assert marks == [(4, True, False), (8, True, True)]

@@ -19,7 +19,7 @@ from logscope.pipeline.ingest.unwrap import (
     quoted_spans,
     terminal_wraps,
 )
-from logscope.pipeline.parse.serving import first_serving_line, is_serving_line
+from logscope.pipeline.parse.serving import first_serving_line
 from logscope.report.view import short_sentence
 
 OOM = (
@@ -101,7 +101,7 @@ def test_quoted_prose_gives_the_quoted_message():
     ],
 )
 def test_serving_markers(line, serving):
-    assert is_serving_line(line) is serving
+    assert (first_serving_line(line.encode()) == (0, line)) is serving
 
 
 def test_the_first_serving_line_of_a_chunk():

@@ -22,7 +22,8 @@ def launch_failures(launch: Launch) -> list[Failure]:
     for event in events:
         if event.kind in READY_KINDS and (event.source not in ready or event.line < ready[event.source].line):
             ready[event.source] = event
-        shows_past = event.kind == kinds.SERVER_READY or not event.data.get("before_warmup_ends", True)
+        data = event.data
+        shows_past = event.kind == kinds.SERVER_READY or data.get("past_warmup") or not data.get("may_precede_ready", True)
         earliest = event.source not in past_warmup or event.line < past_warmup[event.source].line
         if event.kind in READY_KINDS and shows_past and earliest:
             past_warmup[event.source] = event

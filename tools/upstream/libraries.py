@@ -86,7 +86,12 @@ _PREFIX = re.compile(r"^([a-z]{3,})(?=[A-Z_])")
 _NAMESPACE_DECL = re.compile(rb"\bnamespace\s+([A-Za-z_]\w*)\s*\{")
 _CHECK = re.compile(r"(?i)cuda error.*(?:%s|\{\})|(?:%s|\{\}).*cuda error")
 _HANDLER = re.compile(r"^\w*(?:handle_error|error_signal_handler|print_backtrace|backtrace_create)\w*$")
-# a failure word (the wordings that report a failure, not the ones that log progress)
+# a failure word (the wordings that report a failure, not the ones that log progress). Not kinds.FAILURE_WORD_TABLE:
+# that table says whether a line or a sentence someone pasted reports a failure, so it leaves out the words healthy logs
+# print in passing ("invalid", "cannot", "not found", "unsupported": SGLang's own warnings before it falls back) and
+# holds the words of prose ("hang", "stuck", "issue", "bug"); this one picks, among a library's own strings known to be
+# messages, those that report a failure, so a wider reach only indexes more of them. One table would make either
+# read with the other's words.
 _FAILURE = re.compile(
     r"(?i)\b(?:fail\w*|error\w*|invalid|cannot|can't|unable|unsupported|not supported|timeout|timed out|mismatch\w*|"
     r"exceed\w*|abort\w*|assert\w*|insufficient|illegal|corrupt\w*|not found|refused|denied|overflow)\b"

@@ -30,8 +30,9 @@ from logscope.pipeline.ingest.linescan import (
     AnchoredPattern,
     LineChunk,
     LiteralScan,
+    StartupRoom,
     StartupScan,
-    first_line_matching,
+    lines_matching,
     settle_parts,
     with_startup_lines,
 )
@@ -265,21 +266,22 @@ class Source:
         scan = scan or LiteralScan(literals)
         self.lines = 0
         starting = True  # a startup part goes on at the start of the next chunk
+        room = None if startup is None else StartupRoom(startup.cap)
+        matched: list[tuple[int, str]] = []  # the input's lines `first_of` matched so far: later chunks are not searched
         for data in self.complete_reads():
             size, found = scan.candidates(data, 0, len(data))
             parts: list[tuple[int, int | None]] = []
             capped = False
-            if startup is not None:
-                prefixed, parts, capped = startup.parts(data, 0, len(data), found, starting, startup.cap)
+            if startup is not None and room is not None and not room.full:
+                prefixed, parts, capped = room.keep(*startup.parts(data, 0, len(data), found, starting, room.room))
                 found = with_startup_lines(found, prefixed)
                 if parts:
                     starting = parts[-1][1] is None
             chunk = LineChunk.in_memory(self.lines + 1, size, found, data)
             chunk.startup_parts, chunk.startup_capped = parts, capped
-            if first_of is not None:
-                chunk.first_match = first_line_matching(first_of, data, 0, len(data))
-                if chunk.first_match is not None:
-                    first_of = None  # found: later chunks are not searched
+            if first_of is not None and not first_of.settled([text for _, text in matched]):
+                chunk.matches = lines_matching(first_of, data, 0, len(data))
+                first_of.add(matched, [(self.lines + index, text) for index, text in chunk.matches])
             yield chunk
             self.lines += size
 
@@ -290,17 +292,19 @@ class Source:
         assert self.path is not None
         self.lines = 0
         starting = True
+        room = None if startup is None else StartupRoom(startup.cap)
         for part in scanned:
             prefixed, parts, capped = part.startup, part.startup_parts, part.startup_capped
-            if startup is not None:
+            if startup is not None and room is not None:
                 prefixed, parts = settle_parts(startup, starting, part.found, prefixed, parts)
                 capped = capped and bool(parts) and parts[-1][1] == part.startup_parts[-1][1]
+                prefixed, parts, capped = room.keep(prefixed, parts, capped)
                 if parts:
                     starting = parts[-1][1] is None
             chunk = LineChunk.in_file(
                 self.lines + 1, part.lines, with_startup_lines(part.found, prefixed), str(self.path), part.start, part.end
             )
-            chunk.first_match = part.first_match
+            chunk.matches = part.matches
             chunk.startup_parts, chunk.startup_capped = parts, capped
             yield chunk
             self.lines += part.lines

@@ -220,9 +220,22 @@ class AnchoredPattern:
 
     regex: re.Pattern[bytes]
     anchors: tuple[bytes, ...]
-    # a match that the lines after it must bear out: called with (buf, match, the line's end, the search's end), False
-    # passes the line over (uvicorn's report of a request that raised counts only under a traceback of the right app)
-    confirm: Callable[[Buffer, re.Match[bytes], int, int], bool] | None = None
+    # a search gives the first `keep` matching lines at most, and stops once `enough` says their texts so far are
+    # enough (None: the first line is); each read searched so, an input's reads together give its own first lines
+    keep: int = 1
+    enough: Callable[[list[str]], bool] | None = None
+
+    def settled(self, texts: list[str]) -> bool:
+        """Whether the matching lines found so far (their texts, in order) are all a search gives."""
+        return len(texts) >= self.keep or (bool(texts) and (self.enough is None or self.enough(texts)))
+
+    def add(self, found: list[tuple[int, str]], more: list[tuple[int, str]]) -> None:
+        """The lines found by a later search (of the bytes after them) added to `found`, as far as a search of both
+        would give them."""
+        for line in more:
+            if self.settled([text for _, text in found]):
+                return
+            found.append(line)
 
 
 def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> tuple[int, str] | None:
@@ -233,6 +246,25 @@ def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: 
         return None
     line_start, line_end = found
     return newlines(buf, start, line_start), decode_line(bytes(buf[line_start:line_end]))
+
+
+def lines_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> list[tuple[int, str]]:
+    """(index, text) of the lines of buf[start:end] (complete lines) that `pattern` matches, from the first, as many
+    as it keeps (AnchoredPattern.settled)."""
+    found: list[tuple[int, str]] = []
+    at = counted_to = start
+    index = 0
+    next_at: dict[bytes, AnchorSeen] = {}
+    while not pattern.settled([text for _, text in found]):
+        hit = matching_line(pattern, buf, at, end, next_at if found else None)
+        if hit is None:
+            break
+        line_start, line_end = hit
+        index += newlines(buf, counted_to, line_start)
+        counted_to = line_start
+        found.append((index, decode_line(bytes(buf[line_start:line_end]))))
+        at = line_end + 1
+    return found
 
 
 def matching_line(
@@ -266,7 +298,7 @@ def matching_line(
         if line_end < 0:
             line_end = end
         found_here = pattern.regex.search(buf, line_start, line_end)  # type: ignore[call-overload]
-        if found_here and (pattern.confirm is None or pattern.confirm(buf, found_here, line_end, end)):
+        if found_here:
             return line_start, line_end
         at = scan_from = line_end + 1
     return None
@@ -342,7 +374,8 @@ class StartupScan:
     """The lines of an input's startup parts that ingest hands over besides the literal ones: each line where
     `prefixed` matches (a log prefix). A part runs from the input's start, or from a literal line that `begins`
     matches (a new launch later in the input), to the first line that `ends` matches (the running server's first
-    line). At most `cap` lines per chunk: a file of prefixed lines that never ends its startup costs no more."""
+    line). At most `cap` lines per chunk, and per file (StartupRoom): a file of prefixed lines that never ends its
+    startup costs no more."""
 
     prefixed: re.Pattern[bytes]
     ends: AnchoredPattern
@@ -426,6 +459,29 @@ def settle_parts(
     return kept, ([(launch, first_end)] if launch is not None else []) + parts[1:]
 
 
+class StartupRoom:
+    """The cap on a file's startup parts, held per file: each chunk is scanned with the whole cap (a range's worker
+    does not know what the ranges before it took), then the file keeps its parts up to its first prefixed line past
+    the cap, that part cut there and none after it, so what a file hands over does not depend on where it was cut."""
+
+    def __init__(self, cap: int) -> None:
+        self.room = cap
+        self.full = False
+
+    def keep(self, startup: list[Candidate], parts: list[Part], capped: bool) -> tuple[list[Candidate], list[Part], bool]:
+        """A chunk's startup lines, parts and whether the cap cut its last part, within what the file has room for."""
+        if self.full:
+            return [], [], False
+        if len(startup) > self.room:
+            cut_at = startup[self.room][0]
+            startup = startup[: self.room]
+            parts = [(first, cut_at if after is None or after > cut_at else after) for first, after in parts if first <= cut_at]
+            capped = True
+        self.room -= len(startup)
+        self.full = capped
+        return startup, parts, capped
+
+
 WINDOW_BYTES = 1 << 16  # how much of a file a chunk reads back at once for the lines after a candidate (grows as needed)
 
 
@@ -446,10 +502,15 @@ class LineChunk:
     window: Buffer
     window_start: int
     cursor: tuple[int, int]  # (line index, offset) of the last line returned, or of the chunk's start
-    first_match: tuple[int, str] | None = None  # the first line the scan's `first_of` pattern matches, if asked
+    # the first lines the scan's `first_of` pattern matches, if asked (as many as it keeps: AnchoredPattern.settled)
+    matches: list[tuple[int, str]] = field(default_factory=list)
     # the chunk's startup parts (StartupScan), the last one cut by the cap when startup_capped
     startup_parts: list[Part] = field(default_factory=list)
     startup_capped: bool = False
+
+    @property
+    def first_match(self) -> tuple[int, str] | None:
+        return self.matches[0] if self.matches else None
 
     @classmethod
     def in_memory(cls, first: int, size: int, found: list[Candidate], data: Buffer) -> LineChunk:

@@ -10,7 +10,9 @@ fallback hold the GIL.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 import threading
 from collections import deque
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 
 from logscope.core.errors import InputError
 from logscope.core.limits import LINE_CAP
-from logscope.pipeline.ingest.linescan import AnchoredPattern, Candidate, LiteralScan, Part, StartupScan, first_line_matching
+from logscope.pipeline.ingest.linescan import AnchoredPattern, Candidate, LiteralScan, Part, StartupScan, lines_matching
 
 RANGE_MIN_BYTES = 16 << 20  # a smaller file is read on the main thread: starting workers costs more
 RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one file, large enough to amortise
@@ -48,7 +50,7 @@ DENSE_FOUND = 100_000
 _PROBE_BYTES = 1 << 16
 
 _scan: LiteralScan | None = None  # the worker process's compiled literals
-_first_of: AnchoredPattern | None = None  # the pattern whose first line each range reports
+_first_of: AnchoredPattern | None = None  # the pattern whose first lines each range reports
 _startup: StartupScan | None = None  # the prefixed lines each range reports of its startup parts
 
 
@@ -69,7 +71,7 @@ class RangeScan:
     lines: int
     found: list[Candidate]  # line index within the range, absolute offset, text
     cut_lines: int = 0  # lines longer than the buffer: their first LINE_CAP bytes were read, the rest skipped
-    first_match: tuple[int, str] | None = None  # the range's first line that `first_of` matches (index, text)
+    matches: list[tuple[int, str]] = field(default_factory=list)  # the range's first lines `first_of` matches (index, text)
     # the prefixed lines (as `found`) of the range's startup parts, read as if a part went on at the range's start
     # (the main thread settles that first part: linescan.settle_parts), the parts, and whether the cap cut the last
     startup: list[Candidate] = field(default_factory=list)
@@ -100,6 +102,7 @@ class RangeScanner:
         self.in_flight_bytes = 0  # their bytes
         self.sparse = False  # the last range that came back held few candidates
         self.closed = False
+        self.forked = False  # the pool has started its workers (its first submit)
         # the classifier's thread and the executor's (where a range that comes back gives out the next) share the queue
         self.lock = threading.RLock()
         if not enabled or workers() < 2:
@@ -150,7 +153,12 @@ class RangeScanner:
         """The file's next range, given to a worker."""
         assert self.pool is not None
         start, end = queued.cut, min(queued.cut + self.range_bytes, queued.size)
-        future = self.pool.submit(_scan_range, queued.name, queued.path, start, end)
+        # the pool forks its workers at its first submit, and a Ctrl-C that lands in a fork is raised inside
+        # logging's at-fork hook, which swallows it ("Exception ignored in: <function _releaseLock>"): held back
+        # until the fork is done, it is raised here
+        with contextlib.nullcontext() if self.forked else sigint_held():
+            future = self.pool.submit(_scan_range, queued.name, queued.path, start, end)
+        self.forked = True
         queued.scans.append((future, end - start))
         queued.cut = end
         self.in_flight += 1
@@ -197,10 +205,23 @@ class RangeScanner:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
 
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """SIGINT blocked for this thread while the block runs: one that arrives meanwhile stays pending and is raised
+    (KeyboardInterrupt) as the block ends, not inside code that runs in between. (A signal sent to the process goes
+    to another thread that does not block it, if there is one: the pool forks only where this is the only thread.)"""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _init_worker(literals: tuple[str, ...], first_of: AnchoredPattern | None, startup: StartupScan | None) -> None:
     global _scan, _first_of, _startup
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (exit 130, no tracebacks)
     _scan = LiteralScan(literals)
     _first_of = first_of
@@ -212,10 +233,10 @@ def _scan_range(name: str, path: str, start: int, end: int) -> RangeScan:
     try:
         with open(path, "rb", buffering=0) as handle:
             own_start, own_end = _line_start(handle, start), _line_start(handle, end)
-            lines, found, cut, first, startup = _scan_lines(handle, own_start, own_end, _scan, _first_of, _startup)
+            lines, found, cut, matches, startup = _scan_lines(handle, own_start, own_end, _scan, _first_of, _startup)
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    return RangeScan(own_start, own_end, lines, found, cut, first, *startup)
+    return RangeScan(own_start, own_end, lines, found, cut, matches, *startup)
 
 
 def _line_start(handle: object, offset: int) -> int:
@@ -241,7 +262,7 @@ def _scan_lines(
     scan: LiteralScan,
     first_of: AnchoredPattern | None = None,
     startup: StartupScan | None = None,
-) -> tuple[int, list[Candidate], int, tuple[int, str] | None, tuple[list[Candidate], list[Part], bool]]:
+) -> tuple[int, list[Candidate], int, list[tuple[int, str]], tuple[list[Candidate], list[Part], bool]]:
     buf = bytearray(READ_BYTES)
     held = 0  # bytes of an unfinished line at the front of buf
     offset = start  # file offset of buf[0]
@@ -249,7 +270,7 @@ def _scan_lines(
     lines = cuts = 0
     cutting = False  # inside a line longer than the buffer: its first LINE_CAP bytes are held, the rest dropped
     found: list[Candidate] = []
-    first: tuple[int, str] | None = None
+    matches: list[tuple[int, str]] = []
     prefixed: list[Candidate] = []
     parts: list[Part] = []
     starting, capped = True, False  # as if a startup part went on at the range's start
@@ -286,8 +307,8 @@ def _scan_lines(
         if complete:
             count, hits = scan.candidates(buf, 0, complete)
             found.extend((lines + index, offset + at, text) for index, at, text in hits)
-            if first_of is not None and first is None and (match := first_line_matching(first_of, buf, 0, complete)):
-                first = (lines + match[0], match[1])
+            if first_of is not None and not first_of.settled([text for _, text in matches]):
+                first_of.add(matches, [(lines + index, text) for index, text in lines_matching(first_of, buf, 0, complete)])
             if startup is not None and not capped:
                 more, read_parts, capped = startup.parts(buf, 0, complete, hits, starting, startup.cap - len(prefixed))
                 prefixed.extend((lines + index, offset + at, text) for index, at, text in more)
@@ -305,4 +326,4 @@ def _scan_lines(
         else:
             held = filled
         if finished:
-            return lines, found, cuts, first, (prefixed, parts, capped)
+            return lines, found, cuts, matches, (prefixed, parts, capped)

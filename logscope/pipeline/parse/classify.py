@@ -13,12 +13,11 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from logscope.core import error_outcomes, kinds
+from logscope.core import kinds
 from logscope.core.events import Event, SourceEvents
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.gutters import may_be_decorated, undecorated
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
-from logscope.pipeline.ingest.linescan import first_line_matching
 from logscope.pipeline.ingest.unwrap import (
     FAILING_RECORDS,
     REWRAPPED,
@@ -30,7 +29,8 @@ from logscope.pipeline.ingest.unwrap import (
     quoted_spans,
     terminal_wraps,
 )
-from logscope.pipeline.parse import prefilter, serving, wordings
+from logscope.pipeline.parse import failing_records, prefilter, serving, wordings
+from logscope.pipeline.parse.failing_records import logged_as_failure, logged_at_failing_level, record_meaning
 from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims
 from logscope.pipeline.parse.parsers.base import (
     FAILURE_WORDS,
@@ -54,7 +54,6 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     command_line,
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
-from logscope.pipeline.parse.parsers.level_records import ENDING_LEVELS, LevelRecord, level_record
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
@@ -104,10 +103,6 @@ _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 # crash loop's launches as they end), so memory stays flat whatever the number of launches. A smaller source is
 # read whole first, as it always was.
 STREAM_AFTER = 20_000
-# the bytes searched for a line past SGLang's warmup from the first serving line's read on: the warmup takes seconds,
-# so a log that runs megabytes on from uvicorn's start with no such line is no warmup's (and a crash loop held in
-# memory, each launch starting uvicorn, is not searched to its end)
-PAST_WARMUP_BYTES_SEARCHED = 8 << 20
 _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
@@ -145,7 +140,6 @@ class SourceClassifier:
         self.widest: tuple[LineChunk, list[int], int] | None = None
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
-        self.serving_seen = False  # the source's first serving line was found (only the first one is used)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
         self.failing_record = False  # feeding the message of a log record at a failing level (unwrap.FAILING_RECORDS)
         self.physical = ""  # the physical line being fed, before a logger's prefix was taken off (its level word)
@@ -154,14 +148,7 @@ class SourceClassifier:
         # streaming (stream()): past `release_at` events held, settled events are handed on as lines are read
         self.release_at = float("inf")
         self.streaming = False
-        self.serving_at: tuple[int, str] | None = None  # the chunk's first serving line, still to be placed
-        # the first serving line came before SGLang's warmup ended (serving.before_warmup_ends): the first line past it
-        # is looked for in this and the later chunks (a second serving event), while the source is read in memory
-        self.warmup_open = False
-        self.warmup_searched = False
-        self.warmup_bytes_left = 0
-        self.first_mark: Event | None = None  # the first serving event, once placed
-        self.past_warmup_at: tuple[int, str] | None = None
+        self.serving = serving.ServingMarks()  # the source's serving lines, still to be placed
         self.joins = ExceptionsBeforeTracebacks()
 
     # ------------------------------------------------------------------ driver
@@ -181,15 +168,14 @@ class SourceClassifier:
             chunks = self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES, serving.STARTUP)
         for chunk in chunks:
             self._mark_startup_parts(chunk)
-            found = None if self.serving_seen else chunk.first_match
-            self.serving_at = None if found is None else (chunk.first + found[0], found[1])
-            self._find_past_warmup(chunk, found)
+            self.serving.chunk(chunk.first, chunk.matches)
             for settled in self._run_chunk(chunk):
                 yield from settled
-            self._mark_serving()
+            self._mark_serving(chunk.first + chunk.size)
         self._release_rewrap()
         self._flush_pending()
         self._close_block(at_end=True)
+        self._mark_serving(None)
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)
@@ -214,11 +200,13 @@ class SourceClassifier:
             floor = min(floor, self.rewrap.first)
         if self.active is not None:  # its lines may be handed back: still uncounted
             floor = min(floor, self.active_since)
-        marks = [mark[0] for mark in (self.serving_at, self.past_warmup_at) if mark is not None]
-        if marks:
-            if max(marks) >= floor or self.active is not None:
+        due = self.serving.due()
+        if due:
+            if self.active is not None or max(due) >= floor:
                 return []
-            self._mark_serving()
+            self._mark_serving(next_line)
+            if self.serving.due():
+                return []  # it waits for the verdict on uvicorn's report before it
         self.recognized_physical.forget_below(floor)
         if len(self.startup_parts) > 1:
             self.startup_parts = [part for part in self.startup_parts if part[1] is None or part[1] > floor]
@@ -316,52 +304,17 @@ class SourceClassifier:
     def _in_startup(self, lineno: int) -> bool:
         return any(first <= lineno and (end is None or lineno < end) for first, end in reversed(self.startup_parts))
 
-    def _mark_serving(self) -> None:
-        """The source's first line that shows the server serving (a served request, a batch line): failures after
-        it are runtime failures. Ingest searched the chunk's bytes for it (SERVING_BYTES) where it read them, so batch
-        lines never reach Python and a file is not read twice. Placed after the chunk's lines (a streaming source
-        places it once no line before it can still give an event). When that line came before SGLang's warmup ended
-        (serving.before_warmup_ends), the first line past the warmup is a second serving event."""
-        if self.serving_at is not None:
-            (lineno, text), self.serving_at = self.serving_at, None
-            self.serving_seen = True
-            before_end = serving.before_warmup_ends(text)
-            # whether every line after it was searched for one past the warmup (not in a range-read file)
-            data = {"before_warmup_ends": before_end, "past_warmup_searched": before_end and self.warmup_searched}
-            self.first_mark = self._place_serving(lineno, text, data)
-        if self.past_warmup_at is not None:
-            (lineno, text), self.past_warmup_at = self.past_warmup_at, None
-            self._place_serving(lineno, text, {"before_warmup_ends": False, "past_warmup": True})
-
-    def _place_serving(self, lineno: int, text: str, data: dict[str, bool]) -> Event:
-        data = {"may_precede_ready": serving.may_precede_ready(text), **data}
-        event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
-        at = len(self.events)
-        while at > 0 and self.events[at - 1].line > lineno:
-            at -= 1
-        self.events.insert(at, event)
-        return event
-
-    def _find_past_warmup(self, chunk: LineChunk, found: tuple[int, str] | None) -> None:
-        """The first line that shows the server past SGLang's warmup, looked for in a chunk held in memory from the
-        chunk of the source's first serving line on, when that line came before the warmup ended. A chunk read back
-        from a file (a range-read large file) is not searched: the first serving line then stands alone."""
-        if found is not None:
-            self.warmup_open = serving.before_warmup_ends(found[1])
-            self.warmup_searched = chunk.path is None
-            self.warmup_bytes_left = PAST_WARMUP_BYTES_SEARCHED
-        if not self.warmup_open:
-            return
-        if chunk.path is not None or self.warmup_bytes_left <= 0:  # not searched further: the first line stands alone
-            self.warmup_open = self.warmup_searched = False
-            if self.first_mark is not None:
-                self.first_mark.data["past_warmup_searched"] = False
-            return
-        self.warmup_bytes_left -= len(chunk.window)
-        past = first_line_matching(serving.PAST_WARMUP_BYTES, chunk.window, 0, len(chunk.window))
-        if past is not None:
-            self.warmup_open = False
-            self.past_warmup_at = (chunk.first + past[0], past[1])
+    def _mark_serving(self, now: int | None) -> None:
+        """The source's serving lines (serving.ServingMarks) due at line `now` (None: the source ended), as events:
+        failures after the first are runtime failures. Placed after the chunk's lines (a streaming source places them
+        once no line before them can still give an event)."""
+        for lineno, text, past_warmup in self.serving.take(now):
+            data = {"may_precede_ready": serving.may_precede_ready(text), "past_warmup": past_warmup}
+            event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
+            at = len(self.events)
+            while at > 0 and self.events[at - 1].line > lineno:
+                at -= 1
+            self.events.insert(at, event)
 
     def feed(self, lineno: int, text: str) -> None:
         if self.rewrap is not None:
@@ -408,15 +361,19 @@ class SourceClassifier:
             return
         self._flush_pending()
         if self._plain() and self._replay(lineno, text):
+            self.serving.asgi.line(lineno, text)
             return
         for reader in self.readers:
             if reader.accepts(text):
                 self.active = reader.open(lineno, text)
                 self.active_since = lineno
+                if reader.grammar == kinds.TRACEBACK_GRAMMAR:
+                    self.serving.asgi.opened(lineno, text)
                 self.coverage.seen[reader.grammar] += 1
                 self.coverage.recognized[reader.grammar] += 1
                 self.recognized_physical.add(lineno)
                 return
+        self.serving.asgi.line(lineno, text)
         candidates = prefilter.grammars_for(text)
         if self.failing_record and "signature" not in candidates:
             candidates.append("signature")  # its level says it failed, whatever its words
@@ -458,48 +415,28 @@ class SourceClassifier:
         self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, kinds.CATALOGUE_GRAMMAR)
         # SGLang's log format prints no level: the released code's logger.error / logger.critical says it, and what
         # that code does next says whether it failed (core/error_outcomes.py)
-        failing = recognized and not (self.quoted or self.in_sentence) and parsed.data.get("level") in _FAILING_LOGGER_CALLS
-        if failing and not self._failing_record(lineno, text, parsed) and _logged_as_failure(parsed):
+        failing = recognized and not (self.quoted or self.in_sentence) and logged_at_failing_level(parsed)
+        if failing and not self._failing_record(lineno, text, parsed) and logged_as_failure(parsed):
             self._miss_failure(lineno, text)
         return parsed
 
     def _failing_record(self, lineno: int, text: str, parsed: Parsed | None) -> bool:
-        """A record at a failing level that no signature read. An SGLang wording its released code logs at error level:
-        a failure where every release dies right after logging it, read and no failure where every release goes on;
-        another printer's record at a level that ends the process (parsers/level_records.py ENDING_LEVELS: FATAL), or
-        at ERROR or CRITICAL with words that state a failure and none that say it goes on: a failure, its message the
-        failure's words. False otherwise: an ERROR record of a printer
-        whose code is not catalogued may be one it carries on after, so it is listed as an unread failure (flagged)."""
+        """A record at a failing level that no signature read, handled as failing_records.py says it means: read and no
+        failure, flagged, or a failure. False where it means none of these (the caller lists it as unread)."""
         if self.quoted or self.in_sentence:
             return False
-        outcome = _sglang_outcome(parsed)
-        if (
-            outcome == error_outcomes.GOES_ON
-            and parsed is not None
-            and not _REPORTS_AN_END.search(str(parsed.data.get("wording")))
-        ):
-            self.recognized_physical.add(lineno)
-            return True  # SGLang logs it and carries on
-        record = level_record(text)
-        reports = record is not None and _reports_a_failure(record)
-        if outcome != error_outcomes.DIES and record is not None and record.level == "CRITICAL" and not reports:
-            self._miss_failure(lineno, text)  # its printer may be unable to go on: flagged with its level, never silent
-            return True
-        if outcome != error_outcomes.DIES and not reports:
+        meaning = record_meaning(text, parsed)
+        if meaning is None:
             return False
-        data: dict[str, Any]
-        if outcome == error_outcomes.DIES and parsed is not None:
-            data = {"level": parsed.data.get("level"), "printer": kinds.SGLANG, "wording": parsed.data.get("wording")}
-            message = message_after_prefix(text) or text
-        else:
-            assert record is not None
-            data = {"level": record.level, "printer": record.printer}
-            message = record.message
-        data["message"] = message.strip()
-        self.coverage.seen["signature"] += 1
-        self.coverage.recognized["signature"] += 1
+        if meaning.verdict == failing_records.FLAGGED:
+            self._miss_failure(lineno, text)
+            return True
         self.recognized_physical.add(lineno)
-        self._emit(kinds.LOGGED_FAILURE, lineno, message, data, prefix_of(text), "signature")
+        if meaning.verdict == failing_records.FAILURE:
+            assert meaning.data is not None
+            self.coverage.seen["signature"] += 1
+            self.coverage.recognized["signature"] += 1
+            self._emit(kinds.LOGGED_FAILURE, lineno, meaning.message, meaning.data, prefix_of(text), "signature")
         return True
 
     def _count_prefixed(self, lineno: int, text: str, verdict: str) -> None:
@@ -806,8 +743,11 @@ class SourceClassifier:
         """The open block's events; the lines it hands back are read again, in order, as lines no block took."""
         while self.active is not None:
             closing, self.active = self.active, None
-            for event in closing.close_at_end(self._in_open_fence()) if at_end else closing.close():
+            events = closing.close_at_end(self._in_open_fence()) if at_end else closing.close()
+            for event in events:
                 self._append(event)
+            if closing.grammar == kinds.TRACEBACK_GRAMMAR:
+                self.serving.served_request(self.serving.asgi.closed(events))
             self._feed_handed_back(closing.handed_back())
             if not at_end:
                 return
@@ -933,65 +873,12 @@ def _a_record_of_its_own(reader: BlockReader, text: str) -> bool:
     return bool(set(prefilter.grammars_for(text)) - _PROSE_GRAMMARS)
 
 
-# the levels of a catalogued wording (its logger call in the released code) that report a failure
-_FAILING_LOGGER_CALLS = frozenset({"error", "critical"})
-# an error-level wording that says the process goes on ("Ignore import error when loading '%s'", "...; retrying",
-# "Continuing without metrics", "falling back to plain mmap", "Skipping sequential fallback", "Assuming no NVLink
-# available", "NVLink detection failed. This is normal if ..."): no failure of the run ("assuming", not "assumes": the
-# Mooncake connector's "head-sliced transfer assumes one item length ..." returns -1, sglang 0.5.23 mooncake/conn.py);
-# and a diagnostic the watchdog logs before its own timeout line, the failure (sglang 0.5.23 utils/watchdog.py "{name}
-# debug info:", utils/cudacore_pyspy_dump_utils.py "Pyspy dump for PID", "Triggered CUDA user coredump for PID")
-_GOES_ON = re.compile(
-    r"(?i)\b(?:ignor\w*|skip\w*|retry\w*|fall(?:s|ing)? ?back|continu\w*|instead|assuming|is normal)\b"
-    r"|\bdebug info:|^Pyspy dump for\b|^Triggered CUDA user coredump\b"
-)
-
-
-# a wording that reports a process's end ("Scheduler or DataParallelController {pid} terminated with {exitcode}", sglang
-# 0.5.23 engine.py block_until_scheduler_exits, logged and the loop goes on to the next process): what the logging
-# function does next is no news of the process it names, so such a record stays flagged (review10)
-_REPORTS_AN_END = re.compile(
-    r"(?i)\b(?:terminat\w*|crash\w*|died|dies|dead|exit(?:ed|code)?|killed|abort\w*|fatal|segfault\w*)\b"
-)
-
-
 def _catalogued_warning(text: str) -> bool:
     """A catalogued SGLang wording that the released code logs at warning level."""
     if len(text) > _CATALOGUE_CHARS:
         return False
     parsed = _GRAMMARS[kinds.CATALOGUE_GRAMMAR].parse(text)
     return parsed is not None and parsed.kind == kinds.CATALOGUED_LINE and parsed.data.get("level") == "warning"
-
-
-def _reports_a_failure(record: LevelRecord) -> bool:
-    """A record at a level that ends the process (FATAL), or at ERROR or CRITICAL with a message that states a failure in
-    the words stated_failure.py reads in prose ("EngineCore failed to start.", "... encountered a fatal error.") and says
-    nothing of going on: the printer itself says something failed. Another record may be one its printer carries on
-    after."""
-    if record.level in ENDING_LEVELS:
-        return True
-    if _GOES_ON.search(record.message):  # "... failed to start within the health check window, retrying"
-        return False
-    return stated_failure.fits(record.message) and stated_failure.parse(record.message) is not None
-
-
-def _sglang_outcome(parsed: Parsed | None) -> str | None:
-    """What SGLang's released code does after logging the catalogued wording, whole at the start of its line's message,
-    at error or critical level (core/error_outcomes.py: dies, goes on, unsure), or None."""
-    if parsed is None or parsed.kind != kinds.CATALOGUED_LINE or parsed.data.get("level") not in _FAILING_LOGGER_CALLS:
-        return None
-    if parsed.data.get("in_sentence") or parsed.data.get("cut"):
-        return None
-    return error_outcomes.outcome(str(parsed.data.get("wording")), str(parsed.data.get("module")))
-
-
-def _logged_as_failure(parsed: Parsed) -> bool:
-    """A catalogued SGLang wording, whole in its line, that the released code logs at error or critical level, and
-    that does not say the process goes on."""
-    data = parsed.data
-    if parsed.kind != kinds.CATALOGUED_LINE or data.get("level") not in _FAILING_LOGGER_CALLS or data.get("in_sentence"):
-        return False
-    return _GOES_ON.search(str(data.get("wording") or "")) is None
 
 
 def _sglang_line(text: str, candidates: list[str]) -> bool:

@@ -32,6 +32,13 @@ _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
 # CPython's lines between chained exceptions: the traceback after one shares the outer frames of the one before
 _CHAIN_LINES = ("During handling of the above exception", "The above exception was the direct cause")
+# an exception group's lines (CPython 3.11 Lib/traceback.py _ExceptionPrintContext.emit: two spaces per group depth,
+# then a margin "|" ("+" on the group's first line) and a space before every line of it; TracebackException.format:
+# "+-+---------------- 1 ----------------" before each sub-exception, "+------------------------------------" after the
+# last): read as one traceback, the group's frames then those of its sub-exception, whose exception line ends it
+_GROUP_MARGIN = re.compile(r"^\s*[|+] ")
+_GROUP_RULE = re.compile(r"^\s*\+(?:-\+)?-{3,}(?: .+? -{3,})?\s*$")
+_GROUP_EXCEPTION = re.compile(r"^(?:[A-Za-z_]\w*\.)*(?:Base)?ExceptionGroup: ")
 
 
 # torch.distributed's excepthook, installed by init_process_group (torch 2.5.1-2.12.0 distributed_c10d.py:
@@ -175,6 +182,12 @@ class TracebackReader(BlockReader):
     def feed(self, lineno: int, text: str) -> bool:
         text, torch_rank = _torch_rank(text)
         self.rank = self.rank or torch_rank
+        if _GROUP_RULE.match(text):
+            return True
+        if (margin := _GROUP_MARGIN.match(text)) is not None:
+            text = text[margin.end() :]
+            if _GROUP_EXCEPTION.match(text):
+                return True  # the group's own line: its sub-exceptions follow
         if self.exception is not None:
             return self._feed_body(lineno, text)
         if PREFIXED.match(text) or _NATIVE_PY_FRAME.match(text):

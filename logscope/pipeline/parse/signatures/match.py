@@ -21,7 +21,7 @@ from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
-from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, SERVER_START, WARMUP_BATCH, may_precede_ready
+from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
@@ -345,24 +345,6 @@ def _before_warmup(marker: Event | None) -> bool:
     return marker is not None and may_precede_ready(marker.text)
 
 
-_UVICORN_UP_ONLY = "uvicorn up, with no ready line, served request or batch beyond the warmup's before"
-
-
-def _in_warmup(event: Event, marker: Event, past_warmup: Event | None) -> str | None:
-    """The basis that a failure came during SGLang's warmup request, when the source's first serving line is uvicorn's
-    start (SGLang's HTTP server up), every line after it was searched, and no line before the failure shows the server
-    past its warmup (the ready line, a served request, a batch beyond the warmup's one sequence: serving.py)."""
-    if marker.kind != kinds.SERVING_BEGIN or not marker.data.get("past_warmup_searched") or not SERVER_START.search(marker.text):
-        return None
-    if past_warmup is not None and past_warmup.line <= event.line:
-        return None
-    return (
-        f"after line {marker.line}, {_UVICORN_UP_ONLY}"
-        " it: once its HTTP server is up SGLang sends its one warmup request and prints the ready line only when that"
-        " request came back (entrypoints/http_server.py _wait_and_warmup, sglang 0.4.6.post5-0.5.23)"
-    )
-
-
 def _time_of(
     event: Event,
     sigs: SignatureSet,
@@ -379,10 +361,7 @@ def _time_of(
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
     warmup_named = located is not None and located[0] == "warmup" and _before_warmup(marker)
     if after_ready and marker is not None and not warmup_named:
-        in_warmup = _in_warmup(event, marker, past_warmup)
-        if in_warmup is not None:
-            return "warmup", in_warmup
-        past = past_warmup is not None and past_warmup.line <= event.line and marker.data.get("before_warmup_ends")
+        past = past_warmup is not None and past_warmup.line <= event.line and marker.data.get("may_precede_ready")
         return "serving", _serving_basis(past_warmup if past and past_warmup is not None else marker)
     if located is not None and located[0] == "startup":  # the frame says startup, the rank's last phase line the step
         last = last_phase_of(event)
@@ -683,10 +662,6 @@ def failures_of(
             mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
         located = _time_of(event, sigs, sig, marker, last_phase_of, releases, (past_warmup or {}).get(event.source))
-        if located[0] == "warmup" and _UVICORN_UP_ONLY in located[1]:
-            # placed by the lines the paste lacks: words that say requests were being served speak of lines cut away
-            claimed = _from_claim(event, claims)
-            located = claimed if claimed is not None and claimed[0] == "serving" else located
         if located[0] == "unknown":
             located = (
                 _from_chained(event, chained, sigs, releases)
