@@ -28,18 +28,32 @@ from logscope.pipeline.rule_engine.imbalance import imbalance_fact
 from logscope.pipeline.sizing.mem_fraction import fraction_on_command
 
 
-def ends_cut(analysis: Analysis, launch: Launch) -> bool:
-    """A source of the launch ends in an SGLang line the copy cut, so where the log itself ended the paste does not
-    show: a line whose wording the sglang grammar knows but cannot read to its end ("Load weight end. elapsed=4.2"), on
-    the source's last line, after every record read there."""
+def _last_records(launch: Launch) -> dict[str, int]:
+    """The line of each source's last record of the launch (an event or a phase reading)."""
     last: dict[str, int] = {}
     lines = [(e.source, e.line) for e in launch.all_events()]
     lines += [(p.source, p.line) for t in launch.ranks.values() for p in t.phases]
     for source, line in lines:
         last[source] = max(line, last.get(source, line))
+    return last
+
+
+def ends_cut(analysis: Analysis, launch: Launch) -> bool:
+    """The launch's log ends where the paste does, in an SGLang line the copy cut, so where the log itself ended the
+    paste does not show: a line whose wording the sglang grammar knows but cannot read to its end ("Load weight end.
+    elapsed=4.2"), on the source's last line, after every record read there (of any launch)."""
+    own = _last_records(launch)
+    last: dict[str, int] = {}
+    for other in analysis.launches:
+        for source, line in _last_records(other).items():
+            last[source] = max(line, last.get(source, line))
     ends = {i.path: i.lines for i in analysis.inputs}
     return any(
-        u.grammar == kinds.SGLANG and u.source in last and u.line == ends.get(u.source) and u.line > last[u.source]
+        u.grammar == kinds.SGLANG
+        and u.source in own
+        and own[u.source] == last[u.source]
+        and u.line == ends.get(u.source)
+        and u.line > last[u.source]
         for u in analysis.coverage.unrecognized
     )
 
