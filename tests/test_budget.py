@@ -74,7 +74,8 @@ def test_the_page_and_the_comment_draw_within_the_limits_and_count_the_rest():
     launches = len(document["launches"])
     ranks = sum(len(launch["ranks"]) for launch in document["launches"])
     findings = len(document["findings"])
-    assert launches == 25 and ranks == 100 and findings == 25
+    # every launch stopped before ready but the last, whose copy ends in a cut line ("Memory pool end. a")
+    assert launches == 25 and ranks == 100 and findings == 24
     drawn = within(document, DrawLimits(launches=10, ranks=3, findings=4))
     assert len(drawn["launches"]) == 10 and all(len(launch["ranks"]) == 3 for launch in drawn["launches"])
     assert drawn["shown"] == {
@@ -84,14 +85,14 @@ def test_the_page_and_the_comment_draw_within_the_limits_and_count_the_rest():
         "of_ranks": 100,
         "ranks_per_launch": 3,
         "findings": 4,
-        "of_findings": 25,
-        "findings_left_out": {"startup-incomplete": 21},
+        "of_findings": 24,
+        "findings_left_out": {"startup-incomplete": 20},
     }
     assert set(drawn["coverage"]["missing_phases"]) <= {str(launch["id"]) for launch in drawn["launches"]}
     assert build_view(drawn).verdict == build_view(document).verdict  # the top finding is kept
     statement = (
-        "Drawn within this report's budget: 10 of 25 launches; 30 of 100 ranks (at most 3 a launch); 4 of 25 findings "
-        "(left out: startup-incomplete x21). logscope run locally on the input draws all of it."
+        "Drawn within this report's budget: 10 of 25 launches; 30 of 100 ranks (at most 3 a launch); 4 of 24 findings "
+        "(left out: startup-incomplete x20). logscope run locally on the input draws all of it."
     )
     assert f'<p class="muted" id="shown">{escape(statement)}</p>' in render_html(drawn)
     assert f"<sub>{statement}</sub>" in render_comment(drawn)

@@ -55,6 +55,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
+from logscope.pipeline.parse.parsers.prose_guards import CODE_STATEMENT
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
@@ -90,9 +91,11 @@ _SENTENCE_END = re.compile(r"\w[.!。！]\s*$")
 _HEADING_LINE = re.compile(r"^\s{0,3}(?:(#{1,6})\s+\S|\*\*[^*]+\*\*:?\s*$)")
 _SECTION_LOOKBACK = 300
 # (a CRITICAL record of Python logging's default format, "CRITICAL:<logger>:...", base.BASIC_PREFIX, when its words say
-# something ended badly: CRITICAL is only the record's level, "CRITICAL:root:Running in offline mode" is no failure)
+# something ended badly: CRITICAL is only the record's level, "CRITICAL:root:Running in offline mode" is no failure;
+# WARN in a log4j level field, "[%-5p]" = "[WARN ]", is the record's level alone: TorchServe 0.12's WorkerLifeCycle logs
+# every line its worker writes to stderr at warn, a progress bar included, so its words must say the failure)
 FAILURE_LOOK = re.compile(
-    FAILURE_WORDS + r"|\bWARN\b|FAILURE\b"
+    FAILURE_WORDS + r"|(?<!\[)\bWARN\b|FAILURE\b"
     r"|^\s*CRITICAL:[\w.<>-]+:.*?(?i:\b(?:died|dead|killed|crash|exit(?:ed)? (?:code|status|with)|cannot|can't|could not"
     r"|unable|not found|no such|invalid|timed? ?out|terminat|fault|lost|refused|denied|out of memory|OOM|abort|error|fail))"
 )
@@ -607,6 +610,8 @@ class SourceClassifier:
             self.quoted = was
 
     def _classify_prose(self, lineno: int, text: str) -> None:
+        if CODE_STATEMENT.match(text) and FAILURE_LOOK.search(text):
+            return  # a line of quoted source code: its failure wording is the program's text, not this run's record
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
         cut = _CUT_CODE_SPAN.findall(text) if self._ends_the_source(lineno) else []
         # the copy ended in the span: its last word may be cut (`--tp 1` of `--tp 16`), as ContinuedCommandReader's

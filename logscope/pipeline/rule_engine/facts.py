@@ -1,6 +1,7 @@
 """The data a rule sees: a read-only view of the finished model, as plain dicts.
 
-Launch scope: `launch`, `config`, `config_source`, `env`, `versions`, `model`, `ranks` (each with
+Launch scope: `launch` (id, ready, sources, ends_cut: the paste ends in an SGLang line its copy cut), `config`,
+`config_source`, `env`, `versions`, `model`, `ranks` (each with
 `phase.<id>` = its first target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`,
 `last_reading`, `last_capture`, `ledger.<item>`, `cells`, `gpu`, `card_total_gib`, `eager_comm_gib`,
 `lazy_comm_gib`), `kv` (the KV sizing stage's figures), `deepep_reserve`, `deepep_buffer` (the dispatch cap, the
@@ -25,6 +26,36 @@ from logscope.pipeline.failures import failure_fact, root_of
 from logscope.pipeline.parse.serving import READY_KINDS
 from logscope.pipeline.rule_engine.imbalance import imbalance_fact
 from logscope.pipeline.sizing.mem_fraction import fraction_on_command
+
+
+def _last_records(launch: Launch) -> dict[str, int]:
+    """The line of each source's last record of the launch (an event or a phase reading)."""
+    last: dict[str, int] = {}
+    lines = [(e.source, e.line) for e in launch.all_events()]
+    lines += [(p.source, p.line) for t in launch.ranks.values() for p in t.phases]
+    for source, line in lines:
+        last[source] = max(line, last.get(source, line))
+    return last
+
+
+def ends_cut(analysis: Analysis, launch: Launch) -> bool:
+    """The launch's log ends where the paste does, in an SGLang line the copy cut, so where the log itself ended the
+    paste does not show: a line whose wording the sglang grammar knows but cannot read to its end ("Load weight end.
+    elapsed=4.2"), on the source's last line, after every record read there (of any launch)."""
+    own = _last_records(launch)
+    last: dict[str, int] = {}
+    for other in analysis.launches:
+        for source, line in _last_records(other).items():
+            last[source] = max(line, last.get(source, line))
+    ends = {i.path: i.lines for i in analysis.inputs}
+    return any(
+        u.grammar == kinds.SGLANG
+        and u.source in own
+        and own[u.source] == last[u.source]
+        and u.line == ends.get(u.source)
+        and u.line > last[u.source]
+        for u in analysis.coverage.unrecognized
+    )
 
 
 def event_fact(ev: Event) -> dict[str, Any]:
@@ -115,7 +146,12 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
         event["after_ready"] = any(source == event["source"] and event["line"] > line for source, line in ready)
     events.sort(key=lambda e: (e["source"], e["line"]))
     return {
-        "launch": {"id": launch.id, "ready": launch.ready, "sources": launch.sources},
+        "launch": {
+            "id": launch.id,
+            "ready": launch.ready,
+            "sources": launch.sources,
+            "ends_cut": ends_cut(analysis, launch),
+        },
         "config": launch.config,
         "config_source": launch.config_source,
         "env": launch.environment,

@@ -28,3 +28,12 @@ NEGATED = re.compile(
     r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:" + CONDITION_WORDS + r")\b[^.;:!?]*$"
     r"|\b(?:may|might|could)\s+(?:also\s+)?(?:(?:be(?:\s+(?:encountered|seen|observed|raised))?|happen|occur|appear|arise)\s+)?$"
 )
+# a line of Python source quoted in an issue or a pull request (a fence's line, a diff's "+"/"-" line): a statement that
+# raises, returns or awaits a call, or calls a name of a module or an object, its result assigned or not
+# ("self.record_failure(room, \"Failed to send kv chunk ...\")", "raise RuntimeError(\"...\")", "logger.error(f\"...\")",
+# "print(\"...\")"). The strings it passes are the program's text, no record this run printed; a traceback's own
+# source lines are read with their frame (classify.py reads this guard outside a traceback only)
+CODE_STATEMENT = re.compile(
+    r"^[+-]?\s*(?:(?:raise|return|yield|await|assert)\s+[A-Za-z_][\w.]*\("
+    r"|(?:[A-Za-z_]\w*\s*=\s*)?(?:(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|print)\()"
+)
