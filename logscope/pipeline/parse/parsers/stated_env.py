@@ -116,6 +116,14 @@ MAX_GPUS = 1024
 
 # the official image's release tags (lmsysorg/sglang:v0.5.12-cu130, v0.4.2.post2-rocm630), not latest / nightly / dev
 IMAGE_TAG = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+# an image of another publisher that bundles SGLang names the release in its tag, after "sglang": GPUStack's runners
+# ("quay.io/gpustack/runner:cann8.3-910b-sglang0.5.7"), AMD's ROCm images ("rocm/sgl-dev:sglang-0.5.6.post1-rocm700-mi35x",
+# and Docker Hub's page of such a tag, ".../layers/rocm/sgl-dev/sglang-0.5.6.post1-rocm700-mi35x-mori-0113/images/...");
+# the tag is one word: "sglang" starts a part of it (after ":", "-", "_" or "."), never the image's own name
+BUNDLED_TAG = re.compile(
+    r"(?:(?<![\w./-])[\w.-]+(?:/[\w.-]+)+:|hub\.docker\.com/layers/[\w.-]+/[\w.-]+/)"
+    r"(?:[\w.-]*?[-_.])?sglang[-_]?v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])"
+)
 # a source checkout mounted over the image's code ("unmodified source at `b8a6adad` mounted read-only into the official
 # `lmsysorg/sglang:v0.5.17` image"): the tag is not the release that runs (form seen in pastes: sglang-40125)
 _MOUNTED_INTO = re.compile(r"(?i)\bmount(?:ed|ing)?\b[^.;]{0,60}\binto\b[^.;]{0,40}$")
@@ -126,6 +134,7 @@ _IMAGE_WORDS = re.compile(r"(?i)\b(?:sglang|image|docker|container|tag)\b")
 # how each form states the version (the launch's sglang_version says it)
 PIN, FIELD, PIP_SHOW, PRINTED, IMAGE = "pip_pin", "issue_template", "pip_show", "version_print", "image_tag"
 BARE_TAG, SENTENCE, PIP_INSTALL, BUILD = "bare_image_tag", "sentence", "pip_install", "build"
+BUNDLED = "bundled_image_tag"
 # `git clone -b v0.4.9 --depth 1 https://github.com/sgl-project/sglang.git`: git clone's -b/--branch names the tag
 # checked out (git-clone(1): "--branch <name>, -b <name> ... can also take tags"); SGLang tags its releases v<version>
 # (the released wheels' versions); a branch name ("main") is no release and is not read
@@ -261,6 +270,9 @@ def parse_line(text: str) -> Parsed | None:
     m = IMAGE_TAG.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
+    m = BUNDLED_TAG.search(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BUNDLED})
     m = _BARE_TAG.search(text)
     if m and _IMAGE_WORDS.search(text):
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BARE_TAG})
@@ -371,6 +383,7 @@ def fits(text: str) -> bool:
         or _GPUS.match(text)
         or _CARD_MEMORY.match(text)
         or IMAGE_TAG.search(text)
+        or BUNDLED_TAG.search(text)
         or _BARE_TAG.search(text)
         or _INSTALL.search(text)
         or _CLONE.search(text)
