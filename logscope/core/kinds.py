@@ -1100,7 +1100,6 @@ CATALOGUE: tuple[Kind, ...] = (
             "launch_server.py",
             "dynamo.sglang",
             "sglang_router.launch_server",
-            "sgl_jax.launch_server",
         ),
         samples=("python3 -m sglang.launch_server --model-path m --tp 2",),
     ),

@@ -39,7 +39,7 @@ COMMAND_HEAD = re.compile(
     + alternation(CONTAINER_START)
     + r"\b|torchrun\b|\S*python3?(?:\.\d+)?"
     + INTERPRETER_OPTIONS
-    + r"\s+-m\s+(?:(?:dynamo\.)?sglang|sgl_jax\.)|sglang\s+serve|\S*python3?(?:\.\d+)?\s+\\\s*$)|(?:"
+    + r"\s+-m\s+(?:dynamo\.)?sglang|sglang\s+serve|\S*python3?(?:\.\d+)?\s+\\\s*$)|(?:"
     + _RUNS_A_COMMAND
     + r"\s+(?:"
     + _WRAPPER_ARGUMENT
@@ -48,12 +48,8 @@ COMMAND_HEAD = re.compile(
 # SGLang's modules, and ai-dynamo's SGLang worker, which takes SGLang's server arguments (ai-dynamo 0.7.1
 # dynamo/sglang/args.py, 0.4.0 dynamo.sglang.worker and .decode_worker: ServerArgs.add_cli_args(parser)), and
 # sglang-router's launcher of a data-parallel server with its router (sglang_router/launch_server.py of sglang-router
-# 0.1.4 .. 0.3.2: ServerArgs.add_cli_args(parser), then its own options under the "--router-" prefix), and SGLang-JAX's
-# server (sglang-jax 0.0.1.post1 sgl_jax/launch_server.py: prepare_server_args, SGLang's ServerArgs options and dests)
-SGLANG_MODULE = (
-    r"(?:sglang\.\w+|dynamo\.sglang(?:\.(?:worker|decode_worker))?(?![\w.])|sglang_router\.launch_server(?![\w.])"
-    r"|sgl_jax\.launch_server(?![\w.]))"
-)
+# 0.1.4 .. 0.3.2: ServerArgs.add_cli_args(parser), then its own options under the "--router-" prefix)
+SGLANG_MODULE = r"(?:sglang\.\w+|dynamo\.sglang(?:\.(?:worker|decode_worker))?(?![\w.])|sglang_router\.launch_server(?![\w.]))"
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
 LAUNCHER = re.compile(
     r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?"

@@ -165,9 +165,7 @@ def _up_to_its_end(command: str, start: int, listed: bool = False) -> str:
 
 # every launcher normalise_command reads holds one of these: "-m sglang.<module>" (torchrun's too), the module's name
 # alone, "sglang serve", ".../sglang/launch_server.py", ai-dynamo's "-m dynamo.sglang", sglang-router's launcher
-_LAUNCHER_LITERALS = (
-    *("sglang.", "sglang serve", "sglang/", "dynamo.sglang", "sglang_router.launch_server", "sgl_jax.launch_server"),
-)
+_LAUNCHER_LITERALS = ("sglang.", "sglang serve", "sglang/", "dynamo.sglang", "sglang_router.launch_server")
 
 
 def may_hold_a_launcher(text: str) -> bool:
