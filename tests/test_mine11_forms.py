@@ -47,3 +47,44 @@ def test_a_launcher_in_an_unquoted_list_ends_at_the_lists_bracket_and_not_inside
     # no list opened before the launcher: a "]" is the command's
     data = parse_command("python -m sglang.launch_server --model-path /m] --tp 2")
     assert data is not None and data["args"]["tp"] == "2"
+
+
+def _failures(text: str) -> list[tuple[str | None, str | None]]:
+    return [(f.get("mechanism"), f.get("library")) for f in analyze_text(text)["findings"] if "mechanism" in f]
+
+
+_SERVED = "[2026-03-19 13:32:53 TP0] POST /generate HTTP/1.1 200 OK\n"
+
+
+def test_a_traceback_cut_before_its_exception_line_is_the_innermost_frames_package():
+    # sglang-21004's shape: the scheduler's traceback cut in the frame under SGLang's model runner
+    sglang = (
+        _SERVED + "[2026-03-19 13:32:54 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2055, in run_batch\n'
+        "    batch_result = self.model_worker.forward_batch_generation(\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 2679, in forward\n'
+        "    self.eplb_manager.on_forward_pass_end()\n"
+        '  File "/sgl\n'
+    )
+    assert _failures(sglang) == [("sglang", "SGLang")]
+    # sglang-24834-2's shape: torch.compile's frames only, cut: another Python package (torch, outside the table)
+    torch = (
+        "Traceback (most recent call last):\n"
+        '  File "/workspace/venv/lib/python3.12/site-packages/torch/_dynamo/output_graph.py", line 2664, in '
+        "_call_user_compiler\n"
+        "    compiled_fn = compiler_fn(gm, example_inputs)\n"
+        '  File "/workspace/venv/lib/python3.12/site-packages/torch/_dynamo/repro/after_dynamo.py", line 156, in __call__\n'
+        "    compiled_gm = compiler_fn(gm, example_inputs)\n"
+    )
+    assert _failures(torch) == [("python", "torch")]
+
+
+def test_a_frame_of_a_src_layout_checkout_is_its_package():
+    # dynamo-6273's shape: Dynamo run from its checkout (components/src/dynamo/...), the traceback cut in its frame
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/work/dynamo/components/src/dynamo/vllm/multimodal_handlers/worker_handler.py", line 206, '
+        "in generate\n"
+        "    ) in await self.decode_worker_client.round_robin(\n"
+    )
+    assert _failures(text) == [("python", "dynamo")]
