@@ -88,3 +88,20 @@ def test_a_frame_of_a_src_layout_checkout_is_its_package():
         "    ) in await self.decode_worker_client.round_robin(\n"
     )
     assert _failures(text) == [("python", "dynamo")]
+
+
+def test_a_release_named_with_no_package_is_sglangs_only_where_the_catalogue_holds_it_and_no_package_is_named():
+    # sglang-6309-2's, sglang-7223's and sglang-34235's forms
+    for text, version in (
+        ("Same thing happened to me when using v0.5.4.post1:", "0.5.4.post1"),
+        ("I am using the latest release 0.4.7 but encountered an issue", "0.4.7"),
+        ("i find the same error in v0.5.17 with pr30393.", "0.5.17"),
+    ):
+        parsed = parse_line(text)
+        assert parsed is not None and parsed.data == {"values": {"sglang": version}, "stated_by": "unowned_release"}
+    # a package named in the sentence may own it; a post release past the catalogue's last of its line is none;
+    # two versions in the sentence state neither; advice names no release in use
+    assert parse_line("it fails in v0.5.3 of flashinfer") is None
+    assert parse_line("it works in v0.5.4.post9") is None
+    assert parse_line("it worked in v0.5.3, fails in v0.5.4") is None
+    assert parse_line("Please upgrade, it is fixed in release 0.5.9") is None
