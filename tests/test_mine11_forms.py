@@ -5,6 +5,7 @@ launch-interpreter-options, collect-env-gpus, collect-env-one-gpu.)"""
 
 from __future__ import annotations
 
+from logscope.pipeline.ingest.ingest import unwrap
 from logscope.pipeline.parse.parsers.command_text import parse_command
 from logscope.pipeline.parse.parsers.stated_env import parse_line
 from logscope.pipeline.parse.signatures.stated_library import stated_raiser
@@ -105,3 +106,17 @@ def test_a_release_named_with_no_package_is_sglangs_only_where_the_catalogue_hol
     assert parse_line("it works in v0.5.4.post9") is None
     assert parse_line("it worked in v0.5.3, fails in v0.5.4") is None
     assert parse_line("Please upgrade, it is fixed in release 0.5.9") is None
+
+
+def test_the_lines_of_a_process_ai_dynamos_test_harness_ran_are_read_under_its_prefix():
+    # ai-dynamo tests/utils/managed_process.py: f"[{command[0].upper()}] {line}" (dynamo-7153's shape: a native
+    # segfault in UCX's memory pool under "[BASH] "); a level word or an error code in brackets stays
+    text = (
+        "[BASH] !!!!!!! Segfault encountered !!!!!!!\n"
+        '[BASH]   File "<unknown>", line 0, in ucs_mpool_grow\n'
+        '[BASH]   File "<unknown>", line 0, in ucs_mpool_get_grow\n'
+    )
+    assert _failures(text) == [("ucx", "UCX")]
+    assert unwrap("[PYTHON3] Traceback (most recent call last):") == "Traceback (most recent call last):"
+    assert unwrap("[ERROR] Segfault encountered") == "[ERROR] Segfault encountered"
+    assert unwrap("[NV_ERR_FABRIC_STATE_OUT_OF_SYNC] fabric") == "[NV_ERR_FABRIC_STATE_OUT_OF_SYNC] fabric"

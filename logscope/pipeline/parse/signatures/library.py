@@ -192,7 +192,7 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     return None
 
 
-_CUT_BASIS = "the innermost frame shown of a traceback cut before its exception line (frames under it may be missing)"
+CUT_TRACEBACK_BASIS = "the innermost frame shown of a traceback cut before its exception line"
 
 
 def _cut_traceback_raiser(innermost: str, shown: tuple[str, str] | None) -> Raiser | None:
@@ -200,9 +200,9 @@ def _cut_traceback_raiser(innermost: str, shown: tuple[str, str] | None) -> Rais
     frame shown (a frame of the standard library's is the tool its caller used), SGLang's or another installed
     package's; a library of the table under it names itself by the earlier evidence (its op, its call, its path)."""
     if package_library(frame_package(innermost) or "") == SGLANG:
-        return Raiser(SGLANG, _CUT_BASIS, innermost)
+        return Raiser(SGLANG, CUT_TRACEBACK_BASIS, innermost)
     if shown is not None and shown[0] == innermost and package_library(shown[1]) is None:
-        return Raiser(shown[1], _CUT_BASIS, innermost, other_package=True)
+        return Raiser(shown[1], CUT_TRACEBACK_BASIS, innermost, other_package=True)
     return None
 
 
