@@ -169,9 +169,10 @@ Traceback (most recent call last):
 ValueError: no prompts left
 """
     assert _named(user_script) == [(None, None)]
-    # a cut traceback whose innermost shown frame is SGLang's: what raised it is not shown
+    # a cut traceback whose innermost shown frame is SGLang's is attributed from that frame (docs/design.md: "A
+    # traceback cut before its last line is still attributed from its frames"), its basis saying so
     cut = "Traceback (most recent call last):\n" + SGLANG_CUDA.splitlines()[1] + "\n" + SGLANG_CUDA.splitlines()[2] + "\n"
-    assert _named(cut) == [(None, None)]
+    assert _named(cut) == [("sglang", "SGLang")]
 
 
 def test_the_module_table_is_read_from_the_released_wheels():

@@ -240,6 +240,10 @@ _STATED_HEADS = (
     "Torch version:",
     "torch version:",
     "Python version:",
+    # a release with no package's name in a sentence (parsers/stated_env.py unowned_release): "when using v0.5.4.post1",
+    # "the latest release 0.4.7" (SGLang's releases are 0.x)
+    " v0.",
+    "release 0.",
     # another package's version in a sentence or a hand-written line (parsers/stated_env.py named_versions); a
     # literal with a space first is never a line's head (classify: a line that starts with a literal is a record)
     " version",

@@ -19,6 +19,9 @@ SGLANG = "SGLang"
 
 _INSTALLED = re.compile(r"(?:site|dist)-packages/([A-Za-z_]\w*)(?:/|\.py\b)")
 _COMPONENT = re.compile(r"(?<![\w.-])([A-Za-z_]\w*)/")
+# a project checked out in the src layout (the Python Packaging User Guide's "src layout vs flat layout": the import
+# package under src/), run from its checkout: ".../dynamo/components/src/dynamo/vllm/handler.py" is package dynamo
+_SRC_LAYOUT = re.compile(r"(?:^|/)src/([A-Za-z_]\w*)/[\w./-]*\.py\b")
 # CPython's own library: lib/python3.X/<module> outside site-packages, or a frozen module
 _STDLIB = re.compile(r"(?:^|/)lib/python3(?:\.\d+)?/(?!(?:site|dist)-packages/)|^<frozen ")
 
@@ -46,8 +49,8 @@ def is_stdlib_frame(frame: str) -> bool:
 
 def frame_package(frame: str) -> str | None:
     """The top-level package a frame's file belongs to: the one installed under site-/dist-packages, else the
-    innermost package of the table in its path; None for the standard library and for files of no known package
-    (a user's script)."""
+    innermost package of the table in its path, else the package a src-layout checkout holds; None for the standard
+    library and for files of no known package (a user's script)."""
     path = frame.split(":", 1)[0] if not frame.startswith("<") else frame
     if is_stdlib_frame(path):
         return None
@@ -55,7 +58,10 @@ def frame_package(frame: str) -> str | None:
     if installed:
         return installed[-1]
     known = [name for name in _COMPONENT.findall(path) if name in _modules()]
-    return known[-1] if known else None
+    if known:
+        return known[-1]
+    checkout = _SRC_LAYOUT.findall(path)
+    return checkout[-1] if checkout else None
 
 
 def package_library(package: str) -> str | None:

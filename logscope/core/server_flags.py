@@ -141,6 +141,12 @@ def is_field(name: str) -> bool:
 
 
 @cache
+def every_choice() -> frozenset[str]:
+    """The words some catalogued release's options accept where it fixes them (`flashinfer_trtllm`, `deepep`)."""
+    return frozenset(c for _, rows in _by_release().values() for option in rows for c in option.choices or ())
+
+
+@cache
 def _every_option() -> tuple[str, ...]:
     return tuple(sorted({option for options, _ in _by_release().values() for option in options}))
 

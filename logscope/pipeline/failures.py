@@ -12,6 +12,7 @@ from logscope.core.model import Failure, Launch, UnmatchedFailure, UserStop
 from logscope.core.samples import SamplesFile
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.parse.serving import READY_KINDS
+from logscope.pipeline.parse.signatures.library import CUT_TRACEBACK_BASIS
 from logscope.pipeline.parse.signatures.match import failures_of
 
 
@@ -222,7 +223,8 @@ def native_error(failure: Failure, event_fact: dict[str, Any]) -> str | None:
 
 def _raised_by(failure: Failure) -> str | None:
     """The sentence that names the library whose code raised it, when only library.py's attribution names it."""
-    if not failure.library_basis:
+    # a cut traceback: the message names its innermost frame shown already, and what raised it is not shown
+    if not failure.library_basis or failure.library_basis == CUT_TRACEBACK_BASIS:
         return None
     frame = f": {failure.library_frame.split(': ', 1)[0]}" if failure.library_frame else ""  # without its source line
     return f"It was raised in {failure.library} ({failure.library_basis}{frame})"

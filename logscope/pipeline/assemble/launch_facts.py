@@ -12,7 +12,7 @@ from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.server_flags import field_of, may_take, takes, value_type
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
-from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, TORCH_NCCL_ERROR, WEAK
+from logscope.pipeline.parse.parsers.stated_env import BUNDLED, BUNDLED_TAG, IMAGE_TAG, TORCH_NCCL_ERROR, WEAK
 
 CONFIG_KEYS = (
     "model_path",
@@ -211,14 +211,16 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
     if stated is None:  # the release tag of the docker image the pasted launch command runs
         image = next(
             (
-                m
+                (m.group(1), "docker_image" if pattern is IMAGE_TAG else BUNDLED)
                 for e in events + global_events
-                if e.kind == kinds.LAUNCH_COMMAND and (m := IMAGE_TAG.search(e.data.get("full_text", e.text)))
+                if e.kind == kinds.LAUNCH_COMMAND
+                for pattern in (IMAGE_TAG, BUNDLED_TAG)
+                if (m := pattern.search(e.data.get("full_text", e.text)))
             ),
             None,
         )
         if image is not None:
-            stated, stated_by = image.group(1), "docker_image"
+            stated, stated_by = image
     phase_lines = [(p.source, p.line, p.full_text or p.text) for r in launch.ranks.values() for p in r.phases]
     launch.sglang_version = sglang_version(lines_of(events, phase_lines), stated, stated_by)
     _model(launch)

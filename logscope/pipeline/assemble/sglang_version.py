@@ -21,8 +21,10 @@ _STATED_BY = {
     "version_print": "stated by the printed sglang.__version__",
     "section": "stated under a heading that names SGLang (### SGLang Version)",
     "image_tag": "stated by the release tag of an image the input names (lmsysorg/sglang:vX)",
+    "bundled_image_tag": "stated by the tag of an image that bundles SGLang (runner:...-sglangX)",
     "bare_image_tag": "stated by an official image's release tag without the image's name (vX-cuNNN)",
     "sentence": "stated in a sentence of the input that names SGLang (SGLang vX)",
+    "unowned_release": "stated in a sentence that names a release of SGLang's and no package (using vX)",
     "pip_install": "stated by a pip install command (pip install sglang==X)",
 }
 _MAX_LINES = 400  # distinct messages looked up (a long log repeats the same startup lines)

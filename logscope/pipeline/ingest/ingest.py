@@ -112,6 +112,10 @@ _STAMPED_RAY = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]
 # (torch 2.9.1 distributed/elastic/multiprocessing/tail_log.py TailLog; the agent's role name, "default" unless set:
 # "[default0]:  File ..."); torch's own "[rank0]:" excepthook prefix is read by the SGLang grammar (it names the rank)
 _TAIL_LOG = re.compile(r"^\[(?!rank\d)[A-Za-z_][\w-]*?\d+\]:")
+# ai-dynamo's test harness (tests/utils/managed_process.py ManagedProcess): each line of the process it runs after
+# f"[{command[0].upper()}] " ("[BASH] ", "[PYTHON3] ", "[DYNAMO] "; "[UNKNOWN] " without a command): the programs its
+# tests run, a shell, the interpreter or Dynamo's CLI (a level word or an error code in brackets is no such name)
+_MANAGED_PROCESS = re.compile(r"^\[(?:BASH|SH|PYTHON(?:3(?:\.\d+)?)?|DYNAMO|UNKNOWN)\] ")
 # kubectl logs --prefix: "[pod/<pod>/<container>] " before each line
 _KUBECTL_PREFIX = re.compile(r"^\[pod/[^\s/\]]+/[^\s/\]]+\] ")
 # a launcher's task label (srun --label, torchrun's "0: " node prefix) before a log record, a traceback's line or
@@ -526,6 +530,10 @@ def unwrap(text: str) -> str:
                 text = _with_own_level(m, text[m.end() :])
         if text.startswith("[pod/"):
             m = _KUBECTL_PREFIX.match(text)
+            if m:
+                text = text[m.end() :]
+        elif text[:2] in ("[B", "[S", "[P", "[D", "[U"):
+            m = _MANAGED_PROCESS.match(text)
             if m:
                 text = text[m.end() :]
         elif text.startswith("[") and "]:" in text[:40]:

@@ -9,6 +9,9 @@ import re
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER, WRAPPER, alternation
 
+# the interpreter's own options before "-m" ("python -u -m sglang.launch_server", "python3 -X faulthandler -m ..."): the
+# letters of CPython's usage text (-b -B -d -E -i -I -O -P -q -s -S -u -v) and -X / -W with their argument
+INTERPRETER_OPTIONS = r"(?:\s+-[bBdEiIOPqsSuv]{1,4}|\s+-[XW]\s*[\w.:=-]+){0,4}"
 # a wrapper's name, a path to it allowed ("/usr/bin/time")
 WRAPPER_WORD = r"(?:\S*/)?" + alternation(WRAPPER)
 # a wrapper (or a chain of them) with its options and their values, then the command it runs: an assignment, an
@@ -34,7 +37,9 @@ COMMAND_HEAD = re.compile(
     + _WRAPPED
     + r")?(?:[A-Z_][A-Z0-9_]*=\S*\s*|"
     + alternation(CONTAINER_START)
-    + r"\b|torchrun\b|\S*python3?(?:\.\d+)?\s+-m\s+(?:dynamo\.)?sglang|sglang\s+serve|\S*python3?(?:\.\d+)?\s+\\\s*$)|(?:"
+    + r"\b|torchrun\b|\S*python3?(?:\.\d+)?"
+    + INTERPRETER_OPTIONS
+    + r"\s+-m\s+(?:dynamo\.)?sglang|sglang\s+serve|\S*python3?(?:\.\d+)?\s+\\\s*$)|(?:"
     + _RUNS_A_COMMAND
     + r"\s+(?:"
     + _WRAPPER_ARGUMENT
@@ -46,7 +51,13 @@ COMMAND_HEAD = re.compile(
 # 0.1.4 .. 0.3.2: ServerArgs.add_cli_args(parser), then its own options under the "--router-" prefix)
 SGLANG_MODULE = r"(?:sglang\.\w+|dynamo\.sglang(?:\.(?:worker|decode_worker))?(?![\w.])|sglang_router\.launch_server(?![\w.]))"
 # also inside a Markdown code span: "run `python -m sglang.launch_server --tp 2 ...` and it fails"
-LAUNCHER = re.compile(r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE + r"|sglang\s+serve)(?=\s|`|$)")
+LAUNCHER = re.compile(
+    r"(?:^|[\s`\"'])((?:[^\s`]*/)?python3?(?:\.\d+)?"
+    + INTERPRETER_OPTIONS
+    + r"\s+-m\s+"
+    + SGLANG_MODULE
+    + r"|sglang\s+serve)(?=\s|`|$)"
+)
 # a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
 # PowerShell's "PS C:\\work> ", starship's "❯ " (the prompt is text up to a prompt sign, or after a leading arrow)
 # or a "$ " that lost its blank before an assignment ("$NVSHMEM_DEBUG=INFO python3 -m ...": no shell expands a variable
@@ -56,7 +67,7 @@ _PROMPT_ANY = (
     r"|\$(?=[A-Z_][A-Z0-9_]*=))"
 )
 # `python3 -m sglang.<module>`, a path to the interpreter allowed
-PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE
+PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?" + INTERPRETER_OPTIONS + r"\s+-m\s+" + SGLANG_MODULE
 _ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
 _SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)"
 _LAUNCH_WORDS = _ASSIGNMENTS_FIRST + r"(?:" + _SGLANG_LAUNCHER + r"|torchrun)(?=\s|$)"

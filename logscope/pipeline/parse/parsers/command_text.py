@@ -13,7 +13,7 @@ from logscope.core.server_flags import takes
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER_FIRST_WORDS, WRAPPER_NAMES, alternation
-from logscope.pipeline.parse.parsers.command_shapes import BARE_MODULE, LAUNCHER, WRAPPER_WORD
+from logscope.pipeline.parse.parsers.command_shapes import BARE_MODULE, INTERPRETER_OPTIONS, LAUNCHER, WRAPPER_WORD
 from logscope.pipeline.parse.parsers.quote_cut import before_open_quote
 
 _SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&"})
@@ -29,6 +29,8 @@ _FLAT_CONTINUATION = re.compile(r"\s\\\s+(?=\S)")
 # options end at "--": "pm2 start .../sglang/launch_server.py --name sgl -- --model-path ..."
 _SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?\S*/sglang/(launch_server|bench_one_batch)\.py(?=\s|$)")
 _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
+# the interpreter's own options before "-m" are no server arguments ("python -u -m ...": unbuffered output)
+_INTERPRETER_OPTIONS = re.compile(r"(python3?(?:\.\d+)?)" + INTERPRETER_OPTIONS + r"(?=\s+-m\s)")
 
 
 def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
@@ -36,6 +38,7 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     holds no SGLang launcher."""
     env: dict[str, str] = {}
     command = _FLAT_CONTINUATION.sub(" ", text) if " \\ " in text else text
+    command = _INTERPRETER_OPTIONS.sub(r"\1", command) if " -m " in command else command
     script = _SCRIPT.search(command)
     if script:
         pm2 = "pm2 " in command[: script.start()]
@@ -71,6 +74,9 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     if launcher is None:
         return None
     head = command[: launcher.start(1)]
+    # a launcher inside an unquoted list a tool prints its container's arguments in (GPUStack's "arguments: [python -m
+    # sglang.launch_server ... --port 40024], ports: [40024]"): the list's "]" ends the command
+    listed = head.count("[") > head.count("]")
     if head[-1:] in ("`", '"', "'"):  # a code span or a quoted string: the command ends where it closes
         closing = command.find(head[-1], launcher.start(1))
         command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
@@ -83,7 +89,7 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
             shell = assignments.group(0) if assignments else ""
         command = shell + command[launcher.start(1) :]
     launcher = LAUNCHER.search(command)
-    return (command if launcher is None else _up_to_its_end(command, launcher.end(1))), env
+    return (command if launcher is None else _up_to_its_end(command, launcher.end(1), listed)), env
 
 
 def _shell_head(head: str) -> str | None:
@@ -111,14 +117,15 @@ def _shell_head(head: str) -> str | None:
 _REDIRECTION = re.compile(r"(?:\d+|&)?>>?(?:&\d*-?|\s*(?:\"[^\"]*\"|'[^']*'|[^\s;&|])+)?")
 
 
-def _up_to_its_end(command: str, start: int) -> str:
+def _up_to_its_end(command: str, start: int, listed: bool = False) -> str:
     """The command up to where the shell ends it (an unquoted `|`, `;`, `&`, `&&`, `||` or `#` comment), its output
     redirections taken out: `... --disable-cuda-graph 2>&1 &`, `... | tee log`, `... > server.log 2>&1`. Quoted text
-    and `$(...)` are passed over whole."""
+    and `$(...)` are passed over whole. `listed`: the command stands in a list, whose unquoted closing `]` ends it."""
     out = [command[:start]]
     quote = ""
     opened = 0  # where in `out` the open quote began
     depth = 0
+    brackets = 0  # "[" opened inside the command itself
     at = start
     while at < len(command):
         char = command[at]
@@ -143,6 +150,10 @@ def _up_to_its_end(command: str, start: int) -> str:
             continue
         elif depth == 0 and char in "|;&#" and (char != "#" or command[at - 1].isspace()):
             break
+        elif listed and char in "[]":
+            if char == "]" and not brackets:
+                break
+            brackets += 1 if char == "[" else -1
         out.append(char)
         at += 1
     if quote == "`":

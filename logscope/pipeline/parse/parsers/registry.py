@@ -25,8 +25,10 @@ from logscope.pipeline.parse.parsers import (
 )
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
+from logscope.pipeline.parse.parsers.collect_env_gpus import CollectEnvGpuReader
 from logscope.pipeline.parse.parsers.command_shapes import (
     COMMAND_HEAD,
+    INTERPRETER_OPTIONS,
     SGLANG_MODULE,
     bare_module,
     behind_prompt,
@@ -75,7 +77,7 @@ _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):"
 _LAUNCH_SHAPE = re.compile(
     r"^\s*(?:" + SHELL_PROMPT + r")?(?:export\s"
     # a launcher after other text: a bash -x trace ("+ python3 -m ..."), "Running: ...", a log prefix
-    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?\s+-m\s+" + SGLANG_MODULE + r"\s"
+    r"|.*?\s(?:\S*/)?python3?(?:\.\d+)?" + INTERPRETER_OPTIONS + r"\s+-m\s+" + SGLANG_MODULE + r"\s"
     # the module run as a script (python path/to/sglang/launch_server.py, pm2 start ...), a command in a quoted string
     # (no \S* before the path: after .*? it only makes a long line without the path quadratic)
     r"|.*?/sglang/launch_server\.py\s|.*?[\"'`]python3?\s+-m\s+" + SGLANG_MODULE + r"\s)"
@@ -351,6 +353,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     FieldCommandReader,
     WrappedDumpReader,
     CheckEnvReader,
+    CollectEnvGpuReader,
     FlashInferEnvReader,
     PipShowReader,
     VersionPrintReader,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from logscope.core import kinds
+from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
 from logscope.pipeline.parse.parsers.build_versions import cmake_found, installed_wheel, pip_installed
@@ -116,6 +116,14 @@ MAX_GPUS = 1024
 
 # the official image's release tags (lmsysorg/sglang:v0.5.12-cu130, v0.4.2.post2-rocm630), not latest / nightly / dev
 IMAGE_TAG = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+# an image of another publisher that bundles SGLang names the release in its tag, after "sglang": GPUStack's runners
+# ("quay.io/gpustack/runner:cann8.3-910b-sglang0.5.7"), AMD's ROCm images ("rocm/sgl-dev:sglang-0.5.6.post1-rocm700-mi35x",
+# and Docker Hub's page of such a tag, ".../layers/rocm/sgl-dev/sglang-0.5.6.post1-rocm700-mi35x-mori-0113/images/...");
+# the tag is one word: "sglang" starts a part of it (after ":", "-", "_" or "."), never the image's own name
+BUNDLED_TAG = re.compile(
+    r"(?:(?<![\w./-])[\w.-]+(?:/[\w.-]+)+:|hub\.docker\.com/layers/[\w.-]+/[\w.-]+/)"
+    r"(?:[\w.-]*?[-_.])?sglang[-_]?v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])"
+)
 # a source checkout mounted over the image's code ("unmodified source at `b8a6adad` mounted read-only into the official
 # `lmsysorg/sglang:v0.5.17` image"): the tag is not the release that runs (form seen in pastes: sglang-40125)
 _MOUNTED_INTO = re.compile(r"(?i)\bmount(?:ed|ing)?\b[^.;]{0,60}\binto\b[^.;]{0,40}$")
@@ -126,6 +134,7 @@ _IMAGE_WORDS = re.compile(r"(?i)\b(?:sglang|image|docker|container|tag)\b")
 # how each form states the version (the launch's sglang_version says it)
 PIN, FIELD, PIP_SHOW, PRINTED, IMAGE = "pip_pin", "issue_template", "pip_show", "version_print", "image_tag"
 BARE_TAG, SENTENCE, PIP_INSTALL, BUILD = "bare_image_tag", "sentence", "pip_install", "build"
+BUNDLED, UNOWNED = "bundled_image_tag", "unowned_release"
 # `git clone -b v0.4.9 --depth 1 https://github.com/sgl-project/sglang.git`: git clone's -b/--branch names the tag
 # checked out (git-clone(1): "--branch <name>, -b <name> ... can also take tags"); SGLang tags its releases v<version>
 # (the released wheels' versions); a branch name ("main") is no release and is not read
@@ -136,7 +145,7 @@ _CLONE = re.compile(
 )
 # `pip install "sglang[all]==0.5.9"`, `uv pip install sglang==0.5.9 ...`: the release installed
 _INSTALL = re.compile(r"\bpip3?\s+install\b.*?[\s\"']sglang(?:\[[\w,-]+\])?==v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
-WEAK = frozenset({BARE_TAG, SENTENCE})  # forms that any other statement of the version outranks
+WEAK = frozenset({BARE_TAG, SENTENCE, UNOWNED})  # forms that any other statement of the version outranks
 
 # a version in a sentence, tied to SGLang: "SGLang v0.5.15", "sglang 0.5.15", "upgraded SGLang to v0.5.15",
 # "SGLang version: 0.5.15", "on sglang==0.5.15". Only these words may stand between the name and the version ("from"
@@ -261,6 +270,9 @@ def parse_line(text: str) -> Parsed | None:
     m = IMAGE_TAG.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
+    m = BUNDLED_TAG.search(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BUNDLED})
     m = _BARE_TAG.search(text)
     if m and _IMAGE_WORDS.search(text):
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BARE_TAG})
@@ -278,6 +290,9 @@ def parse_line(text: str) -> Parsed | None:
     if version is not None or named:
         values = {**named, **({"sglang": version} if version is not None else {})}
         return Parsed(kinds.STATED_ENV, {"values": values, "stated_by": SENTENCE})
+    version = unowned_release(text)
+    if version is not None:
+        return Parsed(kinds.STATED_ENV, {"values": {"sglang": version}, "stated_by": UNOWNED})
     m = _GPUS.match(text)
     if m:
         count = int(m.group(1) or m.group(4) or m.group(5))
@@ -353,6 +368,46 @@ def sentence_version(text: str) -> str | None:
     return None
 
 
+# a release named with no package in a sentence ("Same thing happened to me when using v0.5.4.post1:", "I am using the
+# latest release 0.4.7"): "v" before it, or "release" (an issue of SGLang's calls its own releases so)
+_UNOWNED = re.compile(
+    r"(?i:\b(?:using|in|on|with|tried|run(?:ning)?)\s+v|\brelease\s+v?)(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
+    r"(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
+)
+
+
+def unowned_release(text: str) -> str | None:
+    """An SGLang release (one the catalogue holds) that a sentence names with no package's name, the only version of
+    the sentence, or None."""
+    for sentence in _SENTENCE_END.split(text):
+        found = {m.group(1) for m in _UNOWNED.finditer(sentence)}
+        if len(found) != 1 or _ADVICE.search(sentence) or len(set(_ANY_RELEASE.findall(sentence))) != 1:
+            continue
+        if _PACKAGE_NAMED.search(sentence):  # "fails in v0.5.3 of flashinfer": the version may be that package's
+            continue
+        version = found.pop()
+        if _a_release(version):
+            return version
+    return None
+
+
+_PACKAGE_NAMED = re.compile(rf"(?<![A-Za-z0-9_])(?i:{_NAMED_NAME}|sglang|vllm|tensorrt[-_]llm|lmdeploy)(?![A-Za-z0-9_])")
+_POST = re.compile(r"^(\d+\.\d+\.\d+)(?:\.post(\d+)|rc\d+)?$")
+
+
+def _a_release(version: str) -> bool:
+    """A release of SGLang's: the catalogue keeps each release line's last post release (0.5.4.post3), so a line it holds
+    and a post number up to that one's (0.5.4, 0.5.4.post1, 0.5.4rc0)."""
+    m = _POST.match(version)
+    if m is None:
+        return False
+    for release in upstream.catalogued_versions():
+        held = _POST.match(release)
+        if held and held.group(1) == m.group(1):
+            return int(m.group(2) or 0) <= int(held.group(2) or 0)
+    return False
+
+
 def version_before_failure(text: str) -> str | None:
     """The SGLang version a sentence states before it describes a failure ("With SGLang v0.5.3, the server crashes
     with `AssertionError: ...`"): a line another reader takes for its failure still states the release in use."""
@@ -371,6 +426,7 @@ def fits(text: str) -> bool:
         or _GPUS.match(text)
         or _CARD_MEMORY.match(text)
         or IMAGE_TAG.search(text)
+        or BUNDLED_TAG.search(text)
         or _BARE_TAG.search(text)
         or _INSTALL.search(text)
         or _CLONE.search(text)
@@ -378,6 +434,7 @@ def fits(text: str) -> bool:
         or installed_wheel(text, _WHEEL_KEYS) is not None
         or pip_installed(text, _WHEEL_KEYS) is not None
         or _TIED.search(text)
+        or _UNOWNED.search(text)
         or bool(named_versions(text))
     )
 

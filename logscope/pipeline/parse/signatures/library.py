@@ -178,6 +178,8 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if tree is not None:
         basis = f"its own raise statement, in the package tree of its frames ({tree[0]}/...), no library's"
         return Raiser(tree[0], basis, innermost, other_package=True)
+    if event.kind == kinds.TRACEBACK and exception is None and innermost is not None:
+        return _cut_traceback_raiser(innermost, shown)
     if not _raised_in_full(event, exception, message):
         return None
     # SGLang's own frame raised it, outside the folders the sglang signatures name (its launcher, cli, benchmarks)
@@ -187,6 +189,20 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
         return Raiser(shown[1], "its frame is the innermost of an installed package", shown[0], other_package=True)
     if module and named is None and not is_stdlib_module(module):
         return Raiser(module.split(".", 1)[0], f"the exception's module ({module})", None, other_package=True)
+    return None
+
+
+CUT_TRACEBACK_BASIS = "the innermost frame shown of a traceback cut before its exception line"
+
+
+def _cut_traceback_raiser(innermost: str, shown: tuple[str, str] | None) -> Raiser | None:
+    """A traceback the copy cut before its exception line, attributed from its frames: the package of the innermost
+    frame shown (a frame of the standard library's is the tool its caller used), SGLang's or another installed
+    package's; a library of the table under it names itself by the earlier evidence (its op, its call, its path)."""
+    if package_library(frame_package(innermost) or "") == SGLANG:
+        return Raiser(SGLANG, CUT_TRACEBACK_BASIS, innermost)
+    if shown is not None and shown[0] == innermost and package_library(shown[1]) is None:
+        return Raiser(shown[1], CUT_TRACEBACK_BASIS, innermost, other_package=True)
     return None
 
 

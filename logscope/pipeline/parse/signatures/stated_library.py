@@ -2,7 +2,10 @@
 immediately with `Unsupported architecture`" (sglang-24633's form; a form seen in pastes). A sentence that states a
 failure and names exactly one library of the table (catalog/python_modules.json: its verdict name or a top-level
 module of its wheel; SGLang itself aside, as every paste is about it) says which library failed, in the user's words;
-two libraries named say neither."""
+two libraries named say neither. A backend a server option chooses by the library's name (`--moe-runner-backend
+flashinfer_trtllm`, `flashinfer_cutlass`: the choices of the releases' ServerArgs, catalog/server_flags.json) names that
+library too, unless its words begin another library's name as well ("triton_kernel" is Triton's and
+sgl-kernel's `triton_kernels`)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import re
 from functools import cache
 
 from logscope.core.python_libraries import SGLANG, library_names
+from logscope.core.server_flags import every_choice
 from logscope.pipeline.parse.signatures.library import Raiser
 
 BASIS = "the sentence that states the failure names it (the issue's own words)"
@@ -19,12 +23,30 @@ BASIS = "the sentence that states the failure names it (the issue's own words)"
 def _names() -> tuple[tuple[re.Pattern[str], str], ...]:
     """Each library's spellings (verdict name, module names; "-" and "_" alike) as a word pattern."""
     out = []
-    for library, spellings in library_names().items():
+    names = library_names()
+    for library, spellings in names.items():
         if library == SGLANG:
             continue
+        spellings = spellings | _backends_named(library, names)
         forms = sorted({re.escape(s).replace("_", "[-_]").replace(r"\-", "[-_]") for s in spellings}, key=len, reverse=True)
         out.append((re.compile(r"(?<![\w./-])(?:" + "|".join(forms) + r")(?![\w/-])", re.IGNORECASE), library))
     return tuple(out)
+
+
+def _backends_named(library: str, names: dict[str, set[str]]) -> set[str]:
+    """The option choices whose first words are one of the library's names and begin no other library's name."""
+
+    def plain(word: str) -> str:
+        return word.lower().replace("-", "_")
+
+    own = {plain(s) for s in names[library]}
+    others = {plain(s) for other, spellings in names.items() if other != library for s in spellings}
+    return {
+        choice
+        for choice in every_choice()
+        if any(plain(choice).startswith(name + "_") for name in own)
+        and not any(other.startswith(plain(choice)) or plain(choice).startswith(other) for other in others)
+    }
 
 
 # a name the sentence sets aside ("even without flashinfer", "not NCCL", "instead of DeepEP", "switched away from
