@@ -1093,6 +1093,7 @@ CATALOGUE: tuple[Kind, ...] = (
         literals=(
             "sglang.launch_server",
             "sglang serve",
+            "sglang generate",
             "sglang.bench_one_batch",
             "sglang.bench_offline_throughput",
             "docker run",

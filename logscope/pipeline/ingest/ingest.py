@@ -102,8 +102,10 @@ _COMPOSE_LONGEST = re.compile(
 # Ray's driver prints each worker line as "({actor or task name} pid={pid}, ip={ip}) {line}" (ray/_private/worker.py
 # print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12");
 # vLLM's processes print the same shape with a name of words (vllm 0.10.1.1 utils decorate_logs / _add_prefix:
-# f"({worker_name} pid={pid}) ", the worker's name "VllmWorker TP0", older releases' "VllmWorker rank=0")
-_RAY = re.compile(r"^\((?:[^\s()]+ ){0,3}pid=\d+(?:, ip=[\w.:-]+)?\) ")
+# f"({worker_name} pid={pid}) ", the worker's name "VllmWorker TP0", older releases' "VllmWorker rank=0"); an actor class
+# that defines __repr__ is named by its repr, parentheses and blanks inside ("(WorkerDict(rank=54 pod=n-18) pid=384, ip=...)":
+# Ray's "Customizing prefixes for Actor logs", ray.util.state.common.ActorState.repr_name)
+_RAY = re.compile(r"^\((?:[^\s()]+(?:\([^()]{0,200}\))? ){0,3}pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # a time stamp in brackets before Ray's prefix ("[2026-03-12 11:50:36] (TaskRunner pid=3483799) "): Ray's driver prints
 # none, so whatever captured the driver's output stamped it (a wrapper's, never a log record's own prefix)
 _STAMPED_RAY = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\] (?=" + _RAY.pattern[1:] + ")")
@@ -152,6 +154,12 @@ _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 # kept), as a Markdown ```diff fence shows a changed launch script ("+              exec python3 -m dynamo.sglang \");
 # never a list item or a shell trace ("+ " and one space), a table's border ("+----", "+===") or a count ("+1")
 _DIFF_ADDED = re.compile(r"^\+(?=[ \t]{2,}\S|[A-Za-z_])")
+# an exception line set in Markdown strong emphasis as a line of its own ("**AttributeError: 'X' object has no attribute
+# 'y'**", "__RuntimeError: ...__"; CommonMark 0.31 §6.2: `**`/`__` delimiter runs): the emphasis is the issue's
+# presentation, the line is the exception's (a bold line of other words stays a heading: "**Feature request**")
+_BOLD_EXCEPTION = re.compile(
+    r"^\s*(\*\*|__)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)(?:\([A-Za-z_]\w*\))?: \S.*?)\1\s*$"
+)
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
 # a log viewer's or collector's time stamp and a bar before each line, as docker compose puts a service's name
@@ -493,6 +501,8 @@ def unwrap(text: str) -> str:
             text = _QUOTE.sub("", text)
         if text.startswith("+"):
             text = _DIFF_ADDED.sub("", text)
+        if text.lstrip()[:2] in ("**", "__"):
+            text = _BOLD_EXCEPTION.sub(r"\2", text)
         if "`" in text[:8] or "~~~" in text[:8]:
             text = _FENCE.sub("", text)
         if "<" in text:
