@@ -77,6 +77,13 @@ _LMCACHE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}\] LMCache (
 _FAILING_PREFIX_LEVELS = frozenset(level.upper() for level in FAILING_RECORD_LEVELS)
 # (ninja's progress "[3/11] " opens no record of its own: ninja 1.13.2's NINJA_STATUS default "[%f/%t] ")
 _OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[(?!\d+/\d+\] )|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b)")
+# Talos Linux's `talosctl dmesg`: the node, the kernel record's facility and severity (padded), its time, then the
+# message ("172.20.1.2: kern:    info: [2021-11-10T10:09:37.662764956Z]: Command line: ...": siderolabs/talos
+# website/content/docs/v0.14/Guides/logging.md)
+_TALOS_DMESG = re.compile(r"^[\w.:-]+: [a-z]+: +[a-z]+: \[" + _RFC3339 + r"\]: ")
+# the kernel's own time stamp before each record dmesg prints (CONFIG_PRINTK_TIME: "[%5lu.%06lu] ", seconds since boot;
+# kernel/printk/printk.c print_time)
+_PRINTK_TIME = re.compile(r"^\[\s*\d{1,10}\.\d{6}\] ")
 # the systemd journal's lines (journalctl(1) --output=short, the classic syslog line, and short-precise, short-iso,
 # short-iso-precise: the time, the host, the identifier and its [pid], then the message) before each line a service
 # wrote: "Dec 07 04:24:14 gpu-node python3[1234]:   File ..."
@@ -512,6 +519,7 @@ def unwrap(text: str) -> str:
                 _EXPORTER.match(text)
                 or _LOGURU.match(text)
                 or _JOURNAL.match(text)
+                or _TALOS_DMESG.match(text)
                 or _K8S_TS.match(text)
                 or _TASK_LABEL.match(text)
                 or _VLLM_PREFIX.match(text)
@@ -530,6 +538,10 @@ def unwrap(text: str) -> str:
                 text = text[m.end() :]
             elif m := _LMCACHE.match(text) or _SPDLOG.match(text):
                 text = _with_own_level(m, text[m.end() :])
+        if text.startswith("[") and "." in text[:20]:
+            m = _PRINTK_TIME.match(text)
+            if m:
+                text = text[m.end() :]
         if text.startswith("[pod/"):
             m = _KUBECTL_PREFIX.match(text)
             if m:
