@@ -32,3 +32,9 @@ def test_a_kernel_symbol_is_no_secret_but_a_random_token_still_is() -> None:
     line = "kernel call trace: knvlinkSyncLinkMasksAndVbiosInfo_IMPL+0xb7/0x1a0 [nvidia]"
     assert redact(line) == line
     assert redact("key: Zq8vR2mXkL4pT9wN3bY7cF1hJ6dS") == "key: <redacted:secret>"
+
+
+def test_ucx_s_own_epoch_stamp_is_no_kernel_time_and_stays() -> None:
+    ucx = "[1744019893.262318] [gpu-node:2381:0]          ib_iface.c:746  UCX  ERROR ibv_create_cq(cqe=4096) failed"
+    assert clean(ucx) == [ucx]
+    assert clean("[ 8123.441305] Call Trace:") == ["Call Trace:"]

@@ -82,8 +82,9 @@ _OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[(?!\d+/\d+\] )|(?:[A-Za-
 # website/content/docs/v0.14/Guides/logging.md)
 _TALOS_DMESG = re.compile(r"^[\w.:-]+: [a-z]+: +[a-z]+: \[" + _RFC3339 + r"\]: ")
 # the kernel's own time stamp before each record dmesg prints (CONFIG_PRINTK_TIME: "[%5lu.%06lu] ", seconds since boot;
-# kernel/printk/printk.c print_time)
-_PRINTK_TIME = re.compile(r"^\[\s*\d{1,10}\.\d{6}\] ")
+# kernel/printk/printk.c print_time); UCX's own "[1744019893.262318] [host:pid:tid]" is seconds since the epoch (ten
+# digits) and another bracket follows it: no kernel's
+_PRINTK_TIME = re.compile(r"^\[\s*\d{1,8}\.\d{6}\] (?!\s*\[)")
 # the systemd journal's lines (journalctl(1) --output=short, the classic syslog line, and short-precise, short-iso,
 # short-iso-precise: the time, the host, the identifier and its [pid], then the message) before each line a service
 # wrote: "Dec 07 04:24:14 gpu-node python3[1234]:   File ..."
