@@ -322,7 +322,7 @@ SIGQUIT = "[2025-08-19 21:19:19] Received sigquit from a child process. It usual
         (TERMINATE + WHAT, [("failure-time-unknown", "process-cuda-error", 2)]),
         (TERMINATE, [("failure-time-unknown", "process-cpp-terminate", 1)]),
         (CHILD + SIGQUIT, [("failure-time-unknown", "process-cuda-error", 1)]),
-        (SIGQUIT, [("startup-crash", "process-child-sigquit", 1)]),
+        (SIGQUIT, [("failure-time-unknown", "process-child-sigquit", 1)]),
     ],
 )
 def test_an_announcer_and_an_echo_give_way_to_the_failure_they_report(text, found):

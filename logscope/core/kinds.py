@@ -1116,6 +1116,7 @@ CATALOGUE: tuple[Kind, ...] = (
         literals=(
             "sglang.launch_server",
             "sglang serve",
+            "sglang generate",
             "sglang.bench_one_batch",
             "sglang.bench_offline_throughput",
             "docker run",

@@ -123,8 +123,15 @@ def _ipv6(match: re.Match[str]) -> str:
 _RANDOM_VALUE = re.compile(r"(?<=[=:\s\"'])[A-Za-z0-9+/_-]{24,}={0,2}(?=$|[\s\"',;&)])")
 
 
+# a kernel symbol as %pB prints it in a call trace ("knvlinkSyncLinkMasksAndVbiosInfo_IMPL+0xb7/0x1a0": name, offset, size;
+# Linux lib/vsprintf.c): an identifier and two hex numbers, no secret
+_KERNEL_SYMBOL = re.compile(r"[A-Za-z_][\w.]*\+0x[0-9a-f]+/0x[0-9a-f]+")
+
+
 def _entropy_secret(match: re.Match[str]) -> str:
     value = match.group(0).rstrip("=")
+    if _KERNEL_SYMBOL.fullmatch(value):
+        return match.group(0)
     if not (re.search(r"[a-z]", value) and re.search(r"[A-Z]", value) and re.search(r"\d", value)):
         return match.group(0)
     if "/" in value.strip("/") and value.count("/") >= 2 and not re.search(r"\d.*\d.*\d.*\d", value):

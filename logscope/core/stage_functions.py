@@ -19,6 +19,9 @@ from logscope.core import user_cache
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "stages.json"
+# the functions SGLang installs as signal handlers (tools/upstream/signal_handlers.py): they run when the signal
+# arrives, at any time after startup installed them, so neither their frames nor their lines place anything
+HANDLERS_FILE = "signal_handlers.json"
 WORDING = "wording:"  # the key prefix of a literal's entry (tools/upstream/stages.py)
 # a frame as the traceback reader keeps it: "<path>:<line> <function>[: <code>]"
 _FRAME = re.compile(r"(?P<path>\S+?\.py):(?P<line>\d+) (?P<func>[\w<>]+)")
@@ -57,20 +60,32 @@ def _placed() -> tuple[dict[str, tuple[_Run, ...]], tuple[tuple[str, tuple[_Run,
     first (the most specific wording wins). Built once per catalogue and kept in the user cache (the catalogue's JSON
     costs a paste more); the key is the file's size and time and this module's text, not a hash of the 3 MB file."""
     path = data_dir("catalog") / CATALOG_FILE
+    handlers = data_dir("catalog") / HANDLERS_FILE
     try:
-        stat = path.stat()
-        key: str | None = f"{stat.st_size}-{stat.st_mtime_ns}-{user_cache.content_key([], (__file__,))}"
+        stamps = "-".join(f"{st.st_size}-{st.st_mtime_ns}" for st in (path.stat(), handlers.stat()))
+        key: str | None = f"{stamps}-{user_cache.content_key([], (__file__,))}"
     except OSError:
         key = None
-    return user_cache.cached("stages", key, lambda: _build(path), lambda value: isinstance(value, tuple) and len(value) == 2)
+    return user_cache.cached(
+        "stages", key, lambda: _build(path, handlers), lambda value: isinstance(value, tuple) and len(value) == 2
+    )
 
 
-def _build(path: Path) -> tuple[dict[str, tuple[_Run, ...]], tuple[tuple[str, tuple[_Run, ...]], ...]]:
+def _signal_handlers(path: Path) -> frozenset[str]:
+    try:
+        return frozenset(json.loads(path.read_text(encoding="utf-8"))["handlers"])
+    except OSError:
+        return frozenset()
+
+
+def _build(path: Path, handlers: Path) -> tuple[dict[str, tuple[_Run, ...]], tuple[tuple[str, tuple[_Run, ...]], ...]]:
     runs: dict[str, list[list[Any]]] = json.loads(path.read_text(encoding="utf-8"))["functions"]
+    signalled = _signal_handlers(handlers)
     functions: dict[str, tuple[_Run, ...]] = {}
     wordings: list[tuple[str, tuple[_Run, ...]]] = []
     for key, key_runs in runs.items():
-        kept = tuple((r[0], r[1], r[2], r[3], r[4], r[6]) for r in key_runs)
+        # a signal handler's run places nothing (kept as `none`: no root of that release reaches it when it runs)
+        kept = tuple(("none" if r[4] in signalled else r[0], r[1], r[2], r[3], r[4], r[6]) for r in key_runs)
         if not any(run[0] in ("startup", "serving") for run in kept):
             continue
         if key.startswith(WORDING):

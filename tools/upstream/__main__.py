@@ -16,6 +16,8 @@ python -m tools.upstream serving   write catalog/serving_only.json: where each r
                                     running server prints (tools/upstream/serving_only.py)
 python -m tools.upstream stages    write catalog/stages.json: which functions run only at startup (and in which step)
                                     or only while serving, per release (tools/upstream/stages.py)
+python -m tools.upstream signal-handlers  write catalog/signal_handlers.json: the functions SGLang installs as signal
+                                    handlers, which place nothing in time (tools/upstream/signal_handlers.py)
 python -m tools.upstream error-outcomes  write catalog/error_outcomes.json: whether SGLang's process dies or goes
                                     on after each of its error-level log calls, per release (tools/upstream/error_outcomes.py)
 python -m tools.upstream native-stages  write catalog/native_stages.json: the NCCL and NVSHMEM code that sets up a
@@ -46,6 +48,7 @@ WRITERS = {
     "sglang-raises": ("sglang_raises", "sglang_raises.json", "from the released SGLang wheels"),
     "serving": ("serving_only", "serving_only.json", "from the released SGLang wheels"),
     "stages": ("stages", "stages.json", "startup-only and serving-only functions per release"),
+    "signal-handlers": ("signal_handlers", "signal_handlers.json", "the functions SGLang installs as signal handlers"),
     "error-outcomes": ("error_outcomes", "error_outcomes.json", "what SGLang does after it logs at error level"),
     "native-stages": ("native_stages", "native_stages.json", "NCCL's and NVSHMEM's init code"),
     "nccl-demoted": ("nccl_demoted", "nccl_demoted.json", "NCCL WARN wordings a later release prints as INFO"),

@@ -38,8 +38,9 @@ def _serve(conn: Connection, limits: Limits) -> None:
         warm_up()
     # the bound is too low for the pipeline to load: the pool says so, once. CPython's parser, compiling a module that
     # has no current .pyc under the bound, reports its failed allocation as a SyntaxError, or as a ValueError when an
-    # AST node could not be built ("field 'target' is required for AnnAssign")
-    except (MemoryError, ImportError, SyntaxError):
+    # AST node could not be built ("field 'target' is required for AnnAssign"); an import whose C code fails an
+    # allocation without setting MemoryError reports "SystemError: error return without exception set"
+    except (MemoryError, ImportError, SyntaxError, SystemError):
         os._exit(_EXIT_CANNOT_LOAD)
     except ValueError:
         if not limits.memory_bytes:

@@ -272,6 +272,8 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
                 value = values.get(key)
                 if value and value != "Module Not Found":
                     launch.versions.setdefault(name, value.split(",")[0].strip())
+            for name, value in _hand_written_versions(values):
+                launch.versions.setdefault(name, value)
             nvcc = values.get("NVCC", "")
             m = re.search(r"release ([\d.]+)", nvcc)
             if m:
@@ -285,6 +287,31 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
             for key in ("driver", "cuda_driver_api"):
                 if ev.data.get(key):
                     launch.versions.setdefault(key, ev.data[key])
+
+
+# a hand-written environment block read as check_env's key: value lines: "CUDA: 13.0 (nvcc 13.0.88)", "NCCL: 2.29.7" (keys
+# check_env never prints: sglang 0.5.23 check_env.py writes "CUDA available", "CUDA_HOME", "CUDA Driver Version", no
+# NCCL), the version the value starts with; and "FlashInfer 0.6.17 commit: <sha>": a package of VERSION_KEYS, its
+# version and the commit it was built from
+_HAND_KEYS = {"CUDA": "cuda", "NCCL": "nccl"}
+_VERSION_HEAD = re.compile(r"v?(\d+\.\d+(?:\.\d+)*(?:\.?(?:post|rc|dev|a|b)\d+)?(?:\+[\w.]+)?)(?=\s|,|;|$)")
+_COMMIT_KEY = re.compile(r"([A-Za-z][\w.-]*) v?(\d+\.\d+(?:\.\w+)*(?:\+[\w.]+)?) (?:git )?commit", re.IGNORECASE)
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
+_PACKAGE_KEYS = {key.lower(): name for key, name in VERSION_KEYS.items()}
+
+
+def _hand_written_versions(values: dict[str, str]) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for key, name in _HAND_KEYS.items():
+        m = _VERSION_HEAD.match(values.get(key, "").strip())
+        if m:
+            found.append((name, m.group(1)))
+    for key, value in values.items():
+        m = _COMMIT_KEY.fullmatch(key.strip())
+        package = _PACKAGE_KEYS.get(m.group(1).lower()) if m else None
+        if m and package and _COMMIT.fullmatch(value.strip()):
+            found.append((package, m.group(2)))
+    return found
 
 
 def global_versions(events: list[Event]) -> dict[str, str]:

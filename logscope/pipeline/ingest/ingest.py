@@ -78,6 +78,14 @@ _LMCACHE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}\] LMCache (
 _FAILING_PREFIX_LEVELS = frozenset(level.upper() for level in FAILING_RECORD_LEVELS)
 # (ninja's progress "[3/11] " opens no record of its own: ninja 1.13.2's NINJA_STATUS default "[%f/%t] ")
 _OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[(?!\d+/\d+\] )|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b)")
+# Talos Linux's `talosctl dmesg`: the node, the kernel record's facility and severity (padded), its time, then the
+# message ("172.20.1.2: kern:    info: [2021-11-10T10:09:37.662764956Z]: Command line: ...": siderolabs/talos
+# website/content/docs/v0.14/Guides/logging.md)
+_TALOS_DMESG = re.compile(r"^[\w.:-]+: [a-z]+: +[a-z]+: \[" + _RFC3339 + r"\]: ")
+# the kernel's own time stamp before each record dmesg prints (CONFIG_PRINTK_TIME: "[%5lu.%06lu] ", seconds since boot;
+# kernel/printk/printk.c print_time); UCX's own "[1744019893.262318] [host:pid:tid]" is seconds since the epoch (ten
+# digits) and another bracket follows it: no kernel's
+_PRINTK_TIME = re.compile(r"^\[\s*\d{1,8}\.\d{6}\] (?!\s*\[)")
 # the systemd journal's lines (journalctl(1) --output=short, the classic syslog line, and short-precise, short-iso,
 # short-iso-precise: the time, the host, the identifier and its [pid], then the message) before each line a service
 # wrote: "Dec 07 04:24:14 gpu-node python3[1234]:   File ..."
@@ -103,8 +111,10 @@ _COMPOSE_LONGEST = re.compile(
 # Ray's driver prints each worker line as "({actor or task name} pid={pid}, ip={ip}) {line}" (ray/_private/worker.py
 # print_worker_logs; ", ip=" only for another node): the name is the actor's, any word a user gave it ("model_worker/12");
 # vLLM's processes print the same shape with a name of words (vllm 0.10.1.1 utils decorate_logs / _add_prefix:
-# f"({worker_name} pid={pid}) ", the worker's name "VllmWorker TP0", older releases' "VllmWorker rank=0")
-_RAY = re.compile(r"^\((?:[^\s()]+ ){0,3}pid=\d+(?:, ip=[\w.:-]+)?\) ")
+# f"({worker_name} pid={pid}) ", the worker's name "VllmWorker TP0", older releases' "VllmWorker rank=0"); an actor class
+# that defines __repr__ is named by its repr, parentheses and blanks inside ("(WorkerDict(rank=54 pod=n-18) pid=384, ip=...)":
+# Ray's "Customizing prefixes for Actor logs", ray.util.state.common.ActorState.repr_name)
+_RAY = re.compile(r"^\((?:[^\s()]+(?:\([^()]{0,200}\))? ){0,3}pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # a time stamp in brackets before Ray's prefix ("[2026-03-12 11:50:36] (TaskRunner pid=3483799) "): Ray's driver prints
 # none, so whatever captured the driver's output stamped it (a wrapper's, never a log record's own prefix)
 _STAMPED_RAY = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?\] (?=" + _RAY.pattern[1:] + ")")
@@ -157,6 +167,12 @@ _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 # kept), as a Markdown ```diff fence shows a changed launch script ("+              exec python3 -m dynamo.sglang \");
 # never a list item or a shell trace ("+ " and one space), a table's border ("+----", "+===") or a count ("+1")
 _DIFF_ADDED = re.compile(r"^\+(?=[ \t]{2,}\S|[A-Za-z_])")
+# an exception line set in Markdown strong emphasis as a line of its own ("**AttributeError: 'X' object has no attribute
+# 'y'**", "__RuntimeError: ...__"; CommonMark 0.31 §6.2: `**`/`__` delimiter runs): the emphasis is the issue's
+# presentation, the line is the exception's (a bold line of other words stays a heading: "**Feature request**")
+_BOLD_EXCEPTION = re.compile(
+    r"^\s*(\*\*|__)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)(?:\([A-Za-z_]\w*\))?: \S.*?)\1\s*$"
+)
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
 # a log viewer's or collector's time stamp and a bar before each line, as docker compose puts a service's name
@@ -501,6 +517,8 @@ def unwrap(text: str) -> str:
             text = _QUOTE.sub("", text)
         if text.startswith("+"):
             text = _DIFF_ADDED.sub("", text)
+        if text.lstrip()[:2] in ("**", "__"):
+            text = _BOLD_EXCEPTION.sub(r"\2", text)
         if "`" in text[:8] or "~~~" in text[:8]:
             text = _FENCE.sub("", text)
         if "<" in text:
@@ -510,6 +528,7 @@ def unwrap(text: str) -> str:
                 _EXPORTER.match(text)
                 or _LOGURU.match(text)
                 or _JOURNAL.match(text)
+                or _TALOS_DMESG.match(text)
                 or _K8S_TS.match(text)
                 or _TASK_LABEL.match(text)
                 or _VLLM_PREFIX.match(text)
@@ -528,6 +547,10 @@ def unwrap(text: str) -> str:
                 text = text[m.end() :]
             elif m := _LMCACHE.match(text) or _SPDLOG.match(text):
                 text = _with_own_level(m, text[m.end() :])
+        if text.startswith("[") and "." in text[:20]:
+            m = _PRINTK_TIME.match(text)
+            if m:
+                text = text[m.end() :]
         if text.startswith("[pod/"):
             m = _KUBECTL_PREFIX.match(text)
             if m:

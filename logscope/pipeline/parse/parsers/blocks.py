@@ -502,6 +502,16 @@ _NATIVE_OPEN = re.compile(
     r"|^\s*(?:Program terminated with|Thread \d+ \"[^\"]*\" received) signal SIG"  # gdb, on a core or live
     r"|^\s*\*\*\* Check failure stack trace"  # glog's CHECK, under its "F... Check failed: ..." line
 )
+# the Linux kernel's call trace (an oops, a WARN, a BUG, a hung task): "Call Trace:", then one frame a line as x86's
+# printk_stack_address prints it, "%s %s%pB" (arch/x86/kernel/dumpstack.c: the level, "? " for a frame the unwinder
+# is unsure of, the symbol as %pB writes it: "name+0xoff/0xsize", " [module]" for a module's, lib/vsprintf.c) between
+# "<TASK>" / "<IRQ>" markers; a copy cut before "Call Trace:" opens at its first frame
+_KERNEL_FRAME = re.compile(
+    r"^\s*(?P<unsure>\? )?(?P<kernel>[A-Za-z_.$][\w.$]*)\+0x[0-9a-f]+/0x[0-9a-f]+"
+    r"(?P<module> \[\w+)?(?: [0-9a-f]+)?(?(module)\])\s*$"
+)
+_KERNEL_OPEN = re.compile(r"^\s*Call Trace:\s*$")
+_KERNEL_MARK = re.compile(r"^\s*</?(?:TASK|IRQ|NMI|SOFTIRQ)>\s*$")
 _BLOCK_HEADER = re.compile(r"^\s*==== backtrace")
 _CAUGHT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \(")
 _BLOCK_CLOSER = re.compile(r"^\s*={8,}\s*$")  # UCX's "=================================" under the frames
@@ -514,11 +524,17 @@ class NativeBacktraceReader(BlockReader):
     literals = (
         *("frame #", "==== backtrace", "xception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
         *("Caught signal", "with signal SIG", "received signal SIG", "*** Check failure stack trace"),
-        *("Segfault encountered", 'File "<unknown>", line'),
+        *("Segfault encountered", 'File "<unknown>", line', "Call Trace:", "/0x"),
     )
 
     def starts(self, text: str) -> bool:
-        return bool(_NATIVE_OPEN.match(text) or TVM_SEGFAULT.match(text) or _NATIVE_PY_FRAME.match(text))
+        return bool(
+            _NATIVE_OPEN.match(text)
+            or TVM_SEGFAULT.match(text)
+            or _NATIVE_PY_FRAME.match(text)
+            or _KERNEL_OPEN.match(text)
+            or _KERNEL_FRAME.match(text)
+        )
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
@@ -527,6 +543,7 @@ class NativeBacktraceReader(BlockReader):
         self.frames: list[str] = []
         self.closed = False
         self.python_form = bool(TVM_SEGFAULT.match(text) or _NATIVE_PY_FRAME.match(text))
+        self.kernel_form = bool(_KERNEL_OPEN.match(text) or _KERNEL_FRAME.match(text))
         self.feed(lineno, text)
         return self
 
@@ -538,6 +555,18 @@ class NativeBacktraceReader(BlockReader):
             if frame is not None:
                 where = "" if frame["file"] == "<unknown>" else f" at {frame['file']}:{frame['line']}"
                 self.frames.append(f"{frame['func']}{where}"[:300])
+                self.last_line = lineno
+                return True
+            return lineno == self.first_line
+        if self.kernel_form:
+            kernel = _KERNEL_FRAME.match(text)
+            if kernel is not None:
+                module = f"{kernel['module']}]" if kernel["module"] else ""  # the function and its module, as a frame
+                if not kernel["unsure"]:  # "? ": an address the unwinder found on the stack, no frame of the call chain
+                    self.frames.append(f"{kernel['kernel']}{module}"[:300])
+                self.last_line = lineno
+                return True
+            if _KERNEL_MARK.match(text):
                 self.last_line = lineno
                 return True
             return lineno == self.first_line
@@ -563,5 +592,8 @@ class NativeBacktraceReader(BlockReader):
         m = re.match(r"^\s*E?xception raised from (\S+) at (\S+)", self.opener)
         if m:
             data["native_frames"] = [f"{m.group(1)} at {m.group(2)}", *self.frames]
-        text = self.opener if not self.opener.startswith(("frame #", "#0")) else f"native backtrace: {self.opener}"
+        opened_by_frame = self.opener.startswith(("frame #", "#0")) or (self.kernel_form and "Call Trace" not in self.opener)
+        text = f"kernel call trace: {self.opener}" if self.kernel_form and opened_by_frame else self.opener
+        if not self.kernel_form and opened_by_frame:
+            text = f"native backtrace: {self.opener}"
         return [Event(kinds.NATIVE_BACKTRACE, self.source, self.first_line, text[:300], None, None, data, self.grammar)]

@@ -26,6 +26,10 @@ _WRAPPER_ARGUMENT = r"(?:-\S+(?:\s+(?!" + _RUNS_A_COMMAND + r"\s|" + _RUN_BY_A_W
 WRAPPED_COMMAND = r"(?:" + WRAPPER_WORD + r"\s+(?:" + _WRAPPER_ARGUMENT + r"){0,6})+" + _RUN_BY_A_WRAPPER
 # a wrapper or a runner and its words before the launcher ("nohup ", "numactl -N 0 -m 0 ", "docker exec -it box ")
 _WRAPPED = _RUNS_A_COMMAND + r"\s+(?:\S+\s+){0,8}?"
+# SGLang's command line's subcommands that take server arguments: "sglang serve" (ServerArgs) and "sglang generate", a
+# multimodal (diffusion) run whose parser adds multimodal_gen's ServerArgs.add_cli_args (--model-path, --tp-size, ...;
+# sglang 0.5.5 .. 0.5.23 sglang/cli/main.py subparsers, sglang/cli/generate.py add_multimodal_gen_generate_args)
+SGLANG_CLI = r"sglang\s+(?:serve|generate)"
 # a shell line that starts a command logscope reads: after a prompt and a wrapper or a runner with its words
 # ("nice -n 10 ", "numactl -N 0 ", "uv run "), assignments, a container start, torchrun, the launcher, or the
 # interpreter alone on the first line of a continued command ("python \" then "-m sglang.launch_server \"); or
@@ -39,7 +43,9 @@ COMMAND_HEAD = re.compile(
     + alternation(CONTAINER_START)
     + r"\b|torchrun\b|\S*python3?(?:\.\d+)?"
     + INTERPRETER_OPTIONS
-    + r"\s+-m\s+(?:dynamo\.)?sglang|sglang\s+serve|\S*python3?(?:\.\d+)?\s+\\\s*$)|(?:"
+    + r"\s+-m\s+(?:dynamo\.)?sglang|"
+    + SGLANG_CLI
+    + r"|\S*python3?(?:\.\d+)?\s+\\\s*$)|(?:"
     + _RUNS_A_COMMAND
     + r"\s+(?:"
     + _WRAPPER_ARGUMENT
@@ -56,7 +62,9 @@ LAUNCHER = re.compile(
     + INTERPRETER_OPTIONS
     + r"\s+-m\s+"
     + SGLANG_MODULE
-    + r"|sglang\s+serve)(?=\s|`|$)"
+    + r"|"
+    + SGLANG_CLI
+    + r")(?=\s|`|$)"
 )
 # a launcher behind any shell prompt: zsh's "➜  sglang git:(main) ✗ ", "user@host dir % ", "[root@node ~]# ",
 # PowerShell's "PS C:\\work> ", starship's "❯ " (the prompt is text up to a prompt sign, or after a leading arrow)
@@ -69,11 +77,16 @@ _PROMPT_ANY = (
 # `python3 -m sglang.<module>`, a path to the interpreter allowed
 PYTHON_M_SGLANG = r"(?:[^\s\"'`]*/)?python3?(?:\.\d+)?" + INTERPRETER_OPTIONS + r"\s+-m\s+" + SGLANG_MODULE
 _ASSIGNMENTS_FIRST = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
-_SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)"
+_SGLANG_LAUNCHER = r"(?:" + PYTHON_M_SGLANG + r"|" + SGLANG_CLI + r")"
 _LAUNCH_WORDS = _ASSIGNMENTS_FIRST + r"(?:" + _SGLANG_LAUNCHER + r"|torchrun)(?=\s|$)"
 # (under a wrapper or a runner too: "➜  w git:(main) ✗ nohup python3 -m ...")
 _UNDER = r"(?:" + _ASSIGNMENTS_FIRST + _WRAPPED + r")?"
 _BEHIND_PROMPT = re.compile(r"^\s*(" + _PROMPT_ANY + r")(?:" + _UNDER + _LAUNCH_WORDS + r"|export\s+[A-Z_])")
+# uv runs a module itself: `uv run [uv's options] -m sglang.launch_server ...` is `python -m sglang.launch_server ...` in
+# the project's environment (uv 0.4.17, astral-sh/uv#7754: `uv run --module/-m`, "equivalent to python -m <module>");
+# the words between "run" and "-m" are uv's own options ("--with x", "--no-sync")
+_UV_RUN_MODULE = r"uv\s+run\s+(?:(?!-m\s|--module[\s=])\S+\s+){0,8}?(?:-m\s+|--module[\s=]\s*)(?=" + SGLANG_MODULE + r")"
+UV_RUN_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)" + _UV_RUN_MODULE)
 # the module's name run as a command ("`sglang.launch_server --model-path ... --tp 4`", as a script's line has it):
 # not a command a shell runs, but the options are the user's; read only where options follow it
 BARE_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)sglang\.(launch_server|bench_one_batch)(?=\s+--\w)")
@@ -89,14 +102,17 @@ _COMMAND_LINE = re.compile(
     + _SGLANG_LAUNCHER
     + r"\s+-"
 )
+# `uv run -m sglang.<module>` as a line of its own (after a prompt and assignments)
+_UV_COMMAND_LINE = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?`?" + _ASSIGNMENTS_FIRST + _UV_RUN_MODULE)
 # a launch command after a label or a lead-in that ends in a colon: "The start command is:  python3 -m ...",
 # "Command: sglang serve ...", "启动命令：python3 -m ..." (the command is the rest of the line; the lead-in is prose)
 _AFTER_LABEL = re.compile(r"^([^:：`'\"]{0,120}[:：])\s*(" + _ASSIGNMENTS_FIRST + _SGLANG_LAUNCHER + r"\s+-.*)$")
 
 
 def command_line(text: str) -> bool:
-    """A launch command as a list item, after another command, or under a wrapper: a command, not prose."""
-    return bool(_COMMAND_LINE.match(text))
+    """A launch command as a list item, after another command, under a wrapper, or run by `uv run -m`: a command,
+    not prose."""
+    return bool(_COMMAND_LINE.match(text) or _UV_COMMAND_LINE.match(text))
 
 
 def after_label(text: str) -> tuple[str, str] | None:
@@ -109,6 +125,11 @@ def after_label(text: str) -> tuple[str, str] | None:
 def behind_prompt(text: str) -> bool:
     """A launch command or an export behind a shell prompt of any shape (the prompt is no part of the command)."""
     return bool(_BEHIND_PROMPT.match(text))
+
+
+def uv_run_module(text: str) -> bool:
+    """A launch through `uv run -m sglang.<module>` (uv runs the module as `python -m` would)."""
+    return bool(UV_RUN_MODULE.search(text))
 
 
 def bare_module(text: str) -> bool:

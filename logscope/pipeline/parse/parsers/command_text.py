@@ -13,7 +13,13 @@ from logscope.core.server_flags import takes
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER_FIRST_WORDS, WRAPPER_NAMES, alternation
-from logscope.pipeline.parse.parsers.command_shapes import BARE_MODULE, INTERPRETER_OPTIONS, LAUNCHER, WRAPPER_WORD
+from logscope.pipeline.parse.parsers.command_shapes import (
+    BARE_MODULE,
+    INTERPRETER_OPTIONS,
+    LAUNCHER,
+    UV_RUN_MODULE,
+    WRAPPER_WORD,
+)
 from logscope.pipeline.parse.parsers.quote_cut import before_open_quote
 
 _SHELL_OPERATORS = frozenset({"&&", "||", ";", "|", "&"})
@@ -39,6 +45,8 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     env: dict[str, str] = {}
     command = _FLAT_CONTINUATION.sub(" ", text) if " \\ " in text else text
     command = _INTERPRETER_OPTIONS.sub(r"\1", command) if " -m " in command else command
+    if "uv" in command:
+        command = UV_RUN_MODULE.sub("python -m ", command, count=1)
     script = _SCRIPT.search(command)
     if script:
         pm2 = "pm2 " in command[: script.start()]
@@ -164,8 +172,9 @@ def _up_to_its_end(command: str, start: int, listed: bool = False) -> str:
 
 
 # every launcher normalise_command reads holds one of these: "-m sglang.<module>" (torchrun's too), the module's name
-# alone, "sglang serve", ".../sglang/launch_server.py", ai-dynamo's "-m dynamo.sglang", sglang-router's launcher
-_LAUNCHER_LITERALS = ("sglang.", "sglang serve", "sglang/", "dynamo.sglang", "sglang_router.launch_server")
+# alone, "sglang serve" / "sglang generate", ".../sglang/launch_server.py", ai-dynamo's "-m dynamo.sglang",
+# sglang-router's launcher
+_LAUNCHER_LITERALS = ("sglang.", "sglang serve", "sglang generate", "sglang/", "dynamo.sglang", "sglang_router.launch_server")
 
 
 def may_hold_a_launcher(text: str) -> bool:

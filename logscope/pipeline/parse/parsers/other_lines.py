@@ -14,7 +14,7 @@ from lark.exceptions import LarkError, UnexpectedInput
 
 from logscope.core import kinds, native_libraries, nccl_demoted
 from logscope.core.grammar_loader import parse
-from logscope.core.server_flags import benchmark_option, may_take, takes
+from logscope.core.server_flags import benchmark_option, is_option, may_take, takes
 
 _UNITS = {"bytes": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1.0, "GiB": 1024.0, "TiB": 1024.0**2, "PiB": 1024.0**3}
 
@@ -216,12 +216,14 @@ class _LaunchCommand(Transformer):
                 args[pending] = True
 
         module = ""
+        multimodal = False
         for item in items:
             if isinstance(item, tuple):
                 env[item[0]] = item[1]
                 continue
-            if isinstance(item, Tree):  # the launcher (python -m sglang..., sglang serve)
+            if isinstance(item, Tree):  # the launcher (python -m sglang..., sglang serve, sglang generate)
                 module = next((str(t) for t in item.children if isinstance(t, Token) and t.type == "MODULE"), "")
+                multimodal = item.data == "sglang_generate"
                 continue
             value_of_pending = pending is not None and takes(pending) != "none"
             if item.type == "OPTION" and not (value_of_pending and _NEGATIVE.fullmatch(str(item))):
@@ -251,6 +253,11 @@ class _LaunchCommand(Transformer):
         # a benchmark that runs the model in-process takes the server's options and its own (batch sizes, lengths):
         # only the server's are the run's settings (tools/upstream/cli_flags.py BENCH_MODULES)
         args = {flag: value for flag, value in args.items() if not benchmark_option(module, flag)}
+        if multimodal:
+            # `sglang generate` parses multimodal_gen's ServerArgs and SamplingParams (sglang 0.5.5-0.5.23
+            # sglang/cli/generate.py): only an option the server's ServerArgs has spelled out means the same there
+            # (--model-path, --tp-size); its own (--prompt, --sp-degree) and abbreviations are no server setting
+            args = {flag: value for flag, value in args.items() if is_option("--" + flag.replace("_", "-"))}
         return {"env": env, "args": args, "kind": kind}
 
     def export(self, items: list[Any]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     bare_module,
     behind_prompt,
     command_line,
+    uv_run_module,
     without_prompt,
 )
 from logscope.pipeline.parse.parsers.command_text import parse_command
@@ -279,6 +280,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
             bool(COMMAND_HEAD.match(text) or _LAUNCH_SHAPE.match(text))
             or behind_prompt(text)
             or bare_module(text)
+            or uv_run_module(text)
             or command_line(text)
         ),
     ),
