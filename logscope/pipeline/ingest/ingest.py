@@ -288,6 +288,7 @@ class Source:
         starting = True  # a startup part goes on at the start of the next chunk
         room = None if startup is None else StartupRoom(startup.cap)
         matched: list[tuple[int, str]] = []  # the input's lines `first_of` matched so far: later chunks are not searched
+        first_settled = False
         for data in self.complete_reads():
             size, found = scan.candidates(data, 0, len(data))
             parts: list[tuple[int, int | None]] = []
@@ -299,9 +300,10 @@ class Source:
                     starting = parts[-1][1] is None
             chunk = LineChunk.in_memory(self.lines + 1, size, found, data)
             chunk.startup_parts, chunk.startup_capped = parts, capped
-            if first_of is not None and not first_of.settled([text for _, text in matched]):
+            if first_of is not None and not first_settled:
                 chunk.matches = lines_matching(first_of, data, 0, len(data))
                 first_of.add(matched, [(self.lines + index, text) for index, text in chunk.matches])
+                first_settled = first_of.settled([text for _, text in matched])  # asked once a read: `enough` parses
             yield chunk
             self.lines += size
 

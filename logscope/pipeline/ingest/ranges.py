@@ -274,6 +274,7 @@ def _scan_lines(
     prefixed: list[Candidate] = []
     parts: list[Part] = []
     starting, capped = True, False  # as if a startup part went on at the range's start
+    first_settled = False
     handle.seek(start)  # type: ignore[attr-defined]
     while True:
         got = 0
@@ -307,8 +308,9 @@ def _scan_lines(
         if complete:
             count, hits = scan.candidates(buf, 0, complete)
             found.extend((lines + index, offset + at, text) for index, at, text in hits)
-            if first_of is not None and not first_of.settled([text for _, text in matches]):
+            if first_of is not None and not first_settled:
                 first_of.add(matches, [(lines + index, text) for index, text in lines_matching(first_of, buf, 0, complete)])
+                first_settled = first_of.settled([text for _, text in matches])  # asked once a read: `enough` parses
             if startup is not None and not capped:
                 more, read_parts, capped = startup.parts(buf, 0, complete, hits, starting, startup.cap - len(prefixed))
                 prefixed.extend((lines + index, offset + at, text) for index, at, text in more)
