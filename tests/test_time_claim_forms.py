@@ -118,8 +118,10 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("Memory was fine while loading the model; the OOM came much later.", OOM),
         # a possibility still places nothing
         ("Issues may be encountered during startup on some drivers.", OOM),
+        # review11: a Chinese claim said in the negative (it failed before any request was sent)
+        ("还没发请求时就报错了，服务启动不起来：", OOM),
     ],
-    ids=["question", "fine-while-loading", "may-be"],
+    ids=["question", "fine-while-loading", "may-be", "chinese-not-yet-sent"],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
     assert _placed(prose, log)[1] == "unknown"

@@ -27,6 +27,9 @@ class ReadNotes:
     encoding: str | None = None  # set when not UTF-8 without a mark
     cut_lines: int = 0  # lines longer than LINE_CAP, cut there
     stopped: str | None = None  # why reading stopped before the end
+    # the input's last line has no newline: its writer stopped mid-line (a process killed while it wrote its log) or a
+    # copy ended there; a copy whose cut line still ends in a newline was cut by whoever copied it
+    unterminated: bool = False
 
 
 def size(count: int) -> str:

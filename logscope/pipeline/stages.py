@@ -169,5 +169,12 @@ def input_kind(grammars: set[str]) -> str:
 def _input(source: Source, grammars: set[str]) -> InputFile:
     notes = source.notes
     return InputFile(
-        source.name, input_kind(grammars), source.lines, source.recognized_lines, notes.cut_lines, notes.encoding, notes.stopped
+        source.name,
+        input_kind(grammars),
+        source.lines,
+        source.recognized_lines,
+        notes.cut_lines,
+        notes.encoding,
+        notes.stopped,
+        notes.unterminated,
     )

@@ -263,7 +263,12 @@ class Source:
             encoding, texts = decode_stream(self.name, raw, refuse_binary=self.data is None or self.uploaded)
             if encoding != UTF8:
                 self.notes.encoding = encoding.label
-            yield from texts
+            last = b""
+            for text in texts:
+                if text:
+                    last = text
+                yield text
+            self.notes.unterminated = bool(last) and not last.endswith(b"\n")
         finally:
             stream.close()
 
@@ -331,6 +336,7 @@ class Source:
             yield chunk
             self.lines += part.lines
             self.notes.cut_lines += part.cut_lines
+        self.notes.unterminated = _ends_unterminated(self.path)
 
     def is_plain_file(self) -> bool:
         """A regular file of UTF-8 text with LF line ends: one that workers can read by byte ranges as it is.
@@ -344,6 +350,19 @@ class Source:
         except OSError:
             return False  # the sequential read reports it with the input's name
         return not is_compressed(head) and sniff_encoding(head) == UTF8 and not has_bare_cr(head) and binary_reason(head) is None
+
+
+def _ends_unterminated(path: Path | str) -> bool:
+    """Whether a file's last byte is not a newline (an empty or unreadable file: no)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() == 0:
+                return False
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) != b"\n"
+    except OSError:
+        return False
 
 
 @contextmanager

@@ -41,13 +41,15 @@ def _last_records(launch: Launch) -> dict[str, int]:
 def ends_cut(analysis: Analysis, launch: Launch) -> bool:
     """The launch's log ends where the paste does, in an SGLang line the copy cut, so where the log itself ended the
     paste does not show: a line whose wording the sglang grammar knows but cannot read to its end ("Load weight end.
-    elapsed=4.2"), on the source's last line, after every record read there (of any launch)."""
+    elapsed=4.2"), on the source's last line, after every record read there (of any launch), and ended by a newline: a
+    last line without one is what a writer leaves when it is stopped mid-line (a killed process's log file), where the
+    log did end."""
     own = _last_records(launch)
     last: dict[str, int] = {}
     for other in analysis.launches:
         for source, line in _last_records(other).items():
             last[source] = max(line, last.get(source, line))
-    ends = {i.path: i.lines for i in analysis.inputs}
+    ends = {i.path: i.lines for i in analysis.inputs if not i.unterminated}
     return any(
         u.grammar == kinds.SGLANG
         and u.source in own

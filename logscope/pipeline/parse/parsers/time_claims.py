@@ -254,7 +254,14 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
     before = text[: m.start()]
     if client_step(m.group(0)) is not None and _INTENT.search(before):
         return False
+    if _CJK_NEGATED.search(before[-4:]) or _CJK_NEGATED.search(m.group(0)):
+        return False
     return not (NEGATED.search(before) or _CONTRARY.search(before) or _QUESTION.match(text, m.end()))
+
+
+# a Chinese or Japanese claim said in the negative: 没(有)/未/还没/尚未/不 just before it or inside it ("还没发请求时就报错了":
+# it failed before any request was sent), or the Japanese negative forms (送らない, 送っていない)
+_CJK_NEGATED = re.compile(r"没|未|不|ない|ません")
 
 
 def only_intended(said: str, sentence: str) -> bool:
