@@ -106,6 +106,9 @@ def test_a_release_named_with_no_package_is_sglangs_only_where_the_catalogue_hol
     assert parse_line("it works in v0.5.4.post9") is None
     assert parse_line("it worked in v0.5.3, fails in v0.5.4") is None
     assert parse_line("Please upgrade, it is fixed in release 0.5.9") is None
+    # review11: the sentence names the version's owner after it
+    assert parse_line("We deploy with the k8s operator, when using v0.4.0 of the helm chart the pod restarts.") is None
+    assert parse_line("Tested with the latest release 0.3.1 of our internal router, the server crashed.") is None
 
 
 def test_the_lines_of_a_process_ai_dynamos_test_harness_ran_are_read_under_its_prefix():

@@ -120,8 +120,10 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("Issues may be encountered during startup on some drivers.", OOM),
         # review11: a Chinese claim said in the negative (it failed before any request was sent)
         ("还没发请求时就报错了，服务启动不起来：", OOM),
+        # a high-concurrency test only planned
+        ("我们计划做高并发测试，但是服务根本起不来：", OOM),
     ],
-    ids=["question", "fine-while-loading", "may-be", "chinese-not-yet-sent"],
+    ids=["question", "fine-while-loading", "may-be", "chinese-not-yet-sent", "chinese-planned"],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
     assert _placed(prose, log)[1] == "unknown"

@@ -123,19 +123,6 @@ def _indexed() -> tuple[tuple[str, ...], WordingIndex]:
     )
 
 
-@cache
-def sglang_classes() -> frozenset[str]:
-    """The classes of SGLang's own modules that the catalogue's wordings are printed or raised in (a row's `function`,
-    "Glm4vMoeForConditionalGeneration.__init__" of sglang.srt.models.glm4v_moe), kept in the user cache."""
-    return user_cache.cached("sglang-classes", _cache_key(), _build_classes, lambda v: isinstance(v, frozenset))
-
-
-def _build_classes() -> frozenset[str]:
-    rows = (row for row in catalog()["messages"] if str(row.get("module", "")).startswith("sglang."))
-    heads = (str(row.get("function") or "").split(".", 1)[0] for row in rows)
-    return frozenset(head for head in heads if head[:1].isupper())
-
-
 def _key_words(template: str, style: str) -> list[str]:
     """The whole words of a template line's literal text: a word touching a placeholder may be glued to its value."""
     parts = templates.pieces(template.strip(), style)

@@ -254,9 +254,10 @@ def lines_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) 
     found: list[tuple[int, str]] = []
     at = counted_to = start
     index = 0
-    next_at: dict[bytes, AnchorSeen] = {}
+    # each search in doubling windows: the next serving lines sit close to the first, and a whole-buffer search of
+    # every absent anchor (next_at) cost more than it saved (review11: 0.04 against 0.01 CPU-s a GiB)
     while not pattern.settled([text for _, text in found]):
-        hit = matching_line(pattern, buf, at, end, next_at if found else None)
+        hit = matching_line(pattern, buf, at, end)
         if hit is None:
             break
         line_start, line_end = hit

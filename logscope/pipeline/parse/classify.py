@@ -55,7 +55,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
-from logscope.pipeline.parse.parsers.prose_guards import CODE_STATEMENT
+from logscope.pipeline.parse.parsers.prose_guards import code_failure_text
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
@@ -610,7 +610,8 @@ class SourceClassifier:
             self.quoted = was
 
     def _classify_prose(self, lineno: int, text: str) -> None:
-        if CODE_STATEMENT.match(text) and FAILURE_LOOK.search(text):
+        code = code_failure_text(text)
+        if code is not None and FAILURE_LOOK.search(code):
             return  # a line of quoted source code: its failure wording is the program's text, not this run's record
         spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
         cut = _CUT_CODE_SPAN.findall(text) if self._ends_the_source(lineno) else []

@@ -189,7 +189,7 @@ def past_warmup(texts: list[str]) -> bool:
         batch, stamp = WARMUP_BATCH.search(text), _STAMP.search(text)
         if batch is None or stamp is None:
             continue
-        at = datetime.strptime(stamp.group(1), "%Y-%m-%d %H:%M:%S")
+        at = datetime.fromisoformat(stamp.group(1))  # no _strptime import (locale, calendar) per worker
         first = first_at.setdefault((batch.group(0), stamp.group(2)), at)
         if (at - first).total_seconds() >= WARMUP_SPREAD_S:
             return True

@@ -37,3 +37,17 @@ CODE_STATEMENT = re.compile(
     r"^[+-]?\s*(?:(?:raise|return|yield|await|assert)\s+[A-Za-z_][\w.]*\("
     r"|(?:[A-Za-z_]\w*\s*=\s*)?(?:(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|print)\()"
 )
+# a statement that is code on its face (raise, return, yield, await, assert): its failure words are the program's
+# wherever they stand; a bare call ("torch.distributed.init_process_group(backend=nccl) failed with NCCL error: ...")
+# is code only as far as its string literals go: the words after it may be the run's own report of the call
+CODE_KEYWORD_STATEMENT = re.compile(r"^[+-]?\s*(?:raise|return|yield|await|assert)\s")
+STRING_LITERAL = re.compile(r"""(?:[rfbuRFBU]|rb|br|fr|rf)?(["'])(.*?)(?<!\\)\1""")
+
+
+def code_failure_text(text: str) -> str | None:
+    """The part of a quoted source line whose failure wording is the program's text (None: the line is no code)."""
+    if not CODE_STATEMENT.match(text):
+        return None
+    if CODE_KEYWORD_STATEMENT.match(text):
+        return text
+    return " ".join(m.group(2) for m in STRING_LITERAL.finditer(text))

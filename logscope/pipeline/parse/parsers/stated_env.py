@@ -373,6 +373,8 @@ def sentence_version(text: str) -> str | None:
 _UNOWNED = re.compile(
     r"(?i:\b(?:using|in|on|with|tried|run(?:ning)?)\s+v|\brelease\s+v?)(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
     r"(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
+    # "v0.4.0 of the helm chart", "release 0.3.1 of our internal router": the sentence names its owner after it
+    r"(?!\s+of\s)"
 )
 
 

@@ -137,7 +137,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:后|之后|以后|就|又|会|报错|出错|崩溃|挂)"
         ),
     ),
-    ("serving", re.compile(r"高并发|压测(?:时|的时候|过程中|中)")),
+    # (high concurrency only as a time: "高并发下", "高并发时", "高并发请求": "为了高并发场景部署" is a purpose)
+    ("serving", re.compile(r"高并发(?:下|时|的时候|请求|压测)|压测(?:时|的时候|过程中|中)")),
     (
         "serving",
         re.compile(r"(?:发送|发|收到)了?[^。！？\n]{0,6}?请求(?:后|时|的时候|之后)|请求(?:时|的时候)(?:报错|出错|崩溃|挂)"),
@@ -259,9 +260,10 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
     return not (NEGATED.search(before) or _CONTRARY.search(before) or _QUESTION.match(text, m.end()))
 
 
-# a Chinese or Japanese claim said in the negative: 没(有)/未/还没/尚未/不 just before it or inside it ("还没发请求时就报错了":
-# it failed before any request was sent), or the Japanese negative forms (送らない, 送っていない)
-_CJK_NEGATED = re.compile(r"没|未|不|ない|ません")
+# a Chinese or Japanese claim said in the negative or as a plan: 没(有)/未/还没/尚未/不, 计划/准备/打算 just before it or
+# inside it ("还没发请求时就报错了": it failed before any request was sent; "计划做高并发测试": a test not yet run), or the
+# Japanese negative forms (送らない, 送っていない)
+_CJK_NEGATED = re.compile(r"没|未|不|计划|准备|打算|ない|ません")
 
 
 def only_intended(said: str, sentence: str) -> bool:

@@ -169,9 +169,6 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     printed = message_library(text)
     if printed is not None:
         return Raiser(printed[0], f"a failure wording only its released objects print ({printed[1]!r})", None)
-    owner = _object_class(exception, message) if shown is None else None
-    if owner is not None:
-        return Raiser(SGLANG, f"the object lacking the attribute is of a class of SGLang's own modules ({owner})", None)
     cut = event.data.get("cut_frame_path")
     # the exception line is shown and the innermost frame, cut short, is still in SGLang's tree
     if cut and exception and event.kind != kinds.TRACEBACK and package_library(frame_package(str(cut)) or "") == SGLANG:
@@ -207,20 +204,6 @@ def _cut_traceback_raiser(innermost: str, shown: tuple[str, str] | None) -> Rais
     if shown is not None and shown[0] == innermost and package_library(shown[1]) is None:
         return Raiser(shown[1], CUT_TRACEBACK_BASIS, innermost, other_package=True)
     return None
-
-
-# CPython's missing attribute of an instance (Objects/object.c PyObject_GenericGetAttr: "'%.100s' object has no attribute
-# '%U'"): the class named is the object's
-_NO_ATTRIBUTE = re.compile(r"^'([A-Z]\w*)' object has no attribute '\w+'")
-
-
-def _object_class(exception: str | None, message: str | None) -> str | None:
-    """The class of the object an AttributeError shown without frames names, when SGLang's released modules define a
-    class of that name (upstream.sglang_classes: the classes its catalogued wordings are printed in)."""
-    if not exception or not message or not exception.endswith("AttributeError"):
-        return None
-    m = _NO_ATTRIBUTE.match(message.strip())
-    return m.group(1) if m and m.group(1) in upstream.sglang_classes() else None
 
 
 def op_library(text: str) -> str | None:
