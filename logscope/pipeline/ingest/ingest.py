@@ -307,8 +307,8 @@ class Source:
             chunk.startup_parts, chunk.startup_capped = parts, capped
             if first_of is not None and not first_settled:
                 chunk.matches = lines_matching(first_of, data, 0, len(data))
-                first_of.add(matched, [(self.lines + index, text) for index, text in chunk.matches])
-                first_settled = first_of.settled([text for _, text in matched])  # asked once a read: `enough` parses
+                # kept: asking `enough` again each read parses time stamps
+                first_settled = first_of.add(matched, [(self.lines + index, text) for index, text in chunk.matches])
             yield chunk
             self.lines += size
 

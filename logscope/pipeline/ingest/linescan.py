@@ -229,13 +229,14 @@ class AnchoredPattern:
         """Whether the matching lines found so far (their texts, in order) are all a search gives."""
         return len(texts) >= self.keep or (bool(texts) and (self.enough is None or self.enough(texts)))
 
-    def add(self, found: list[tuple[int, str]], more: list[tuple[int, str]]) -> None:
+    def add(self, found: list[tuple[int, str]], more: list[tuple[int, str]]) -> bool:
         """The lines found by a later search (of the bytes after them) added to `found`, as far as a search of both
-        would give them."""
+        would give them; whether `found` is then settled (a later search adds nothing)."""
         for line in more:
             if self.settled([text for _, text in found]):
-                return
+                return True
             found.append(line)
+        return self.settled([text for _, text in found])
 
 
 def first_line_matching(pattern: AnchoredPattern, buf: Buffer, start: int, end: int) -> tuple[int, str] | None:

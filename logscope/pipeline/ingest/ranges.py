@@ -309,8 +309,8 @@ def _scan_lines(
             count, hits = scan.candidates(buf, 0, complete)
             found.extend((lines + index, offset + at, text) for index, at, text in hits)
             if first_of is not None and not first_settled:
-                first_of.add(matches, [(lines + index, text) for index, text in lines_matching(first_of, buf, 0, complete)])
-                first_settled = first_of.settled([text for _, text in matches])  # asked once a read: `enough` parses
+                serving = [(lines + index, text) for index, text in lines_matching(first_of, buf, 0, complete)]
+                first_settled = first_of.add(matches, serving)  # kept: asking `enough` again each read parses time stamps
             if startup is not None and not capped:
                 more, read_parts, capped = startup.parts(buf, 0, complete, hits, starting, startup.cap - len(prefixed))
                 prefixed.extend((lines + index, offset + at, text) for index, at, text in more)

@@ -247,6 +247,7 @@ class ServingMarks:
         self.seen = False  # the source's first serving line was placed (only the first one is used)
         self.first: tuple[int, str] | None = None  # the first serving line, still to be placed
         self.lines: list[tuple[int, str]] = []  # the source's first serving lines (as SERVING_BYTES keeps them)
+        self.settled = False  # they are all SERVING_BYTES keeps (SERVING_BYTES.add said so)
         self.past_warmup_at: tuple[int, str] | None = None  # the line that showed requests after the warmup, to place
         self.asgi = AsgiReport()  # uvicorn's report of a request that raised, waiting for its traceback
 
@@ -254,9 +255,9 @@ class ServingMarks:
         """A chunk's first serving lines (its first line is number `first`)."""
         if not self.seen and self.first is None and matches:
             self.first = (first + matches[0][0], matches[0][1])
-        if SERVING_BYTES.settled([text for _, text in self.lines]):
+        if self.settled:
             return
-        SERVING_BYTES.add(self.lines, [(first + index, text) for index, text in matches])
+        self.settled = SERVING_BYTES.add(self.lines, [(first + index, text) for index, text in matches])
         texts = [text for _, text in self.lines]
         if len(texts) > 1 and may_precede_ready(texts[0]) and past_warmup(texts):
             self.past_warmup_at = self.lines[-1]

@@ -28,26 +28,31 @@ NEGATED = re.compile(
     r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:" + CONDITION_WORDS + r")\b[^.;:!?]*$"
     r"|\b(?:may|might|could)\s+(?:also\s+)?(?:(?:be(?:\s+(?:encountered|seen|observed|raised))?|happen|occur|appear|arise)\s+)?$"
 )
+# a Chinese or Japanese claim said in the negative or as a plan: 没(有)/未/还没/尚未/不, 计划/准备/打算 just before it or
+# inside it ("还没发请求时就报错了": it failed before any request was sent; "计划做高并发测试": a test not yet run), or the
+# Japanese negative forms (送らない, 送っていない)
+CJK_NEGATED = re.compile(r"没|未|不|计划|准备|打算|ない|ません")
 # a line of Python source quoted in an issue or a pull request (a fence's line, a diff's "+"/"-" line): a statement that
 # raises, returns or awaits a call, or calls a name of a module or an object, its result assigned or not
 # ("self.record_failure(room, \"Failed to send kv chunk ...\")", "raise RuntimeError(\"...\")", "logger.error(f\"...\")",
 # "print(\"...\")"). The strings it passes are the program's text, no record this run printed; a traceback's own
 # source lines are read with their frame (classify.py reads this guard outside a traceback only)
-CODE_STATEMENT = re.compile(
-    r"^[+-]?\s*(?:(?:raise|return|yield|await|assert)\s+[A-Za-z_][\w.]*\("
-    r"|(?:[A-Za-z_]\w*\s*=\s*)?(?:(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|print)\()"
+_CODE_KEYWORD = r"^[+-]?\s*(?:raise|return|yield|await|assert)"
+_CODE_STATEMENT = re.compile(
+    r"(?:" + _CODE_KEYWORD + r"\s+[A-Za-z_][\w.]*\("
+    r"|^[+-]?\s*(?:[A-Za-z_]\w*\s*=\s*)?(?:(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|print)\()"
 )
 # a statement that is code on its face (raise, return, yield, await, assert): its failure words are the program's
 # wherever they stand; a bare call ("torch.distributed.init_process_group(backend=nccl) failed with NCCL error: ...")
 # is code only as far as its string literals go: the words after it may be the run's own report of the call
-CODE_KEYWORD_STATEMENT = re.compile(r"^[+-]?\s*(?:raise|return|yield|await|assert)\s")
-STRING_LITERAL = re.compile(r"""(?:[rfbuRFBU]|rb|br|fr|rf)?(["'])(.*?)(?<!\\)\1""")
+_CODE_KEYWORD_STATEMENT = re.compile(_CODE_KEYWORD + r"\s")
+_STRING_LITERAL = re.compile(r"""(?:[rfbuRFBU]|rb|br|fr|rf)?(["'])(.*?)(?<!\\)\1""")
 
 
 def code_failure_text(text: str) -> str | None:
     """The part of a quoted source line whose failure wording is the program's text (None: the line is no code)."""
-    if not CODE_STATEMENT.match(text):
+    if not _CODE_STATEMENT.match(text):
         return None
-    if CODE_KEYWORD_STATEMENT.match(text):
+    if _CODE_KEYWORD_STATEMENT.match(text):
         return text
-    return " ".join(m.group(2) for m in STRING_LITERAL.finditer(text))
+    return " ".join(m.group(2) for m in _STRING_LITERAL.finditer(text))

@@ -10,7 +10,7 @@ import re
 
 from logscope.core import kinds
 from logscope.pipeline.parse.parsers.base import Parsed
-from logscope.pipeline.parse.parsers.prose_guards import INTENT_WORDS, NEGATED, QUESTION_MARKS
+from logscope.pipeline.parse.parsers.prose_guards import CJK_NEGATED, INTENT_WORDS, NEGATED, QUESTION_MARKS
 
 LAUNCHER_FAILED = r"\bFailed to (?:launch replica|load model) (?!config\b)[^\s:]+"  # SGLang's "Failed to load model config"
 BENCHMARK_CLIENT = "a benchmark client sends requests to a running server"
@@ -255,15 +255,9 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
     before = text[: m.start()]
     if client_step(m.group(0)) is not None and _INTENT.search(before):
         return False
-    if _CJK_NEGATED.search(before[-4:]) or _CJK_NEGATED.search(m.group(0)):
+    if CJK_NEGATED.search(before[-4:]) or CJK_NEGATED.search(m.group(0)):
         return False
     return not (NEGATED.search(before) or _CONTRARY.search(before) or _QUESTION.match(text, m.end()))
-
-
-# a Chinese or Japanese claim said in the negative or as a plan: 没(有)/未/还没/尚未/不, 计划/准备/打算 just before it or
-# inside it ("还没发请求时就报错了": it failed before any request was sent; "计划做高并发测试": a test not yet run), or the
-# Japanese negative forms (送らない, 送っていない)
-_CJK_NEGATED = re.compile(r"没|未|不|计划|准备|打算|ない|ません")
 
 
 def only_intended(said: str, sentence: str) -> bool:
