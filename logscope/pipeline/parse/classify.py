@@ -329,7 +329,7 @@ class SourceClassifier:
         failures after the first are runtime failures. Placed after the chunk's lines (a streaming source places them
         once no line before them can still give an event)."""
         for lineno, text, past_warmup in self.serving.take(now):
-            data = {"may_precede_ready": serving.may_precede_ready(text), "past_warmup": past_warmup}
+            data = {serving.MAY_PRECEDE_READY: serving.may_precede_ready(text), "past_warmup": past_warmup}
             event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
             at = len(self.events)
             while at > 0 and self.events[at - 1].line > lineno:

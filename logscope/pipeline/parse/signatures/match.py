@@ -21,7 +21,7 @@ from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
-from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, may_precede_ready
+from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, marked_may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
@@ -339,12 +339,6 @@ def _serving_basis(marker: Event) -> str:
     return f"after line {marker.line} showed it serving"
 
 
-def _before_warmup(marker: Event | None) -> bool:
-    """The marker comes before SGLang's own warmup request can have run: a batch line (the warmup's is one) or
-    uvicorn's start."""
-    return marker is not None and may_precede_ready(marker.text)
-
-
 def _time_of(
     event: Event,
     sigs: SignatureSet,
@@ -359,9 +353,10 @@ def _time_of(
     after_ready = marker is not None and event is not marker and event.line >= marker.line
     located = locate(event, sigs, sig, releases)
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
-    warmup_named = located is not None and located[0] == "warmup" and _before_warmup(marker)
+    # (before SGLang's own warmup request can have run: a batch line, the warmup's is one, or uvicorn's start)
+    warmup_named = located is not None and located[0] == "warmup" and marked_may_precede_ready(marker)
     if after_ready and marker is not None and not warmup_named:
-        past = past_warmup is not None and past_warmup.line <= event.line and marker.data.get("may_precede_ready")
+        past = past_warmup is not None and past_warmup.line <= event.line and marked_may_precede_ready(marker)
         return "serving", _serving_basis(past_warmup if past and past_warmup is not None else marker)
     if located is not None and located[0] == "startup":  # the frame says startup, the rank's last phase line the step
         last = last_phase_of(event)
