@@ -111,28 +111,6 @@ def test_a_release_named_with_no_package_is_sglangs_only_where_the_catalogue_hol
     assert parse_line("Tested with the latest release 0.3.1 of our internal router, the server crashed.") is None
 
 
-def test_a_release_named_with_no_owner_is_sglangs_only_where_the_input_shows_sglang():
-    said = "Same thing happened to me when using v0.5.4.post1:\n"
-    crash = "torch.AcceleratorError: CUDA error: device-side assert triggered\n"
-    # nothing shows SGLang: an issue of another project names its own releases so (sglang-34235's comment alone)
-    assert analyze_text(said, "issue.md")["versions"] == {}
-    assert (
-        analyze_text("i find the same error in v0.5.17 with pr30393.\n" + crash, "issue.md")["launches"][0]["sglang_version"][
-            "version"
-        ]
-        is None
-    )
-    # its name anywhere in the input, before or after the sentence: a sentence, a link, a frame's path
-    for shown in (
-        "I run SGLang on 8 H100s.\n" + said,
-        said + "See https://github.com/sgl-project/sglang/issues/1\n",
-    ):
-        assert analyze_text(shown, "issue.md")["versions"] == {"sglang": "0.5.4.post1"}
-    frame = '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 10, in run\n'
-    launch = analyze_text("i find the same error in v0.5.17 with pr30393.\n" + frame + crash, "issue.md")["launches"][0]
-    assert launch["sglang_version"]["version"] == "0.5.17"
-
-
 def test_the_lines_of_a_process_ai_dynamos_test_harness_ran_are_read_under_its_prefix():
     # ai-dynamo tests/utils/managed_process.py: f"[{command[0].upper()}] {line}" (dynamo-7153's shape: a native
     # segfault in UCX's memory pool under "[BASH] "); a level word or an error code in brackets stays

@@ -12,7 +12,7 @@ from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.server_flags import field_of, may_take, takes, value_type
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
-from logscope.pipeline.parse.parsers.stated_env import BUNDLED, BUNDLED_TAG, IMAGE_TAG, TORCH_NCCL_ERROR, UNOWNED, WEAK
+from logscope.pipeline.parse.parsers.stated_env import BUNDLED, BUNDLED_TAG, IMAGE_TAG, TORCH_NCCL_ERROR, WEAK
 
 CONFIG_KEYS = (
     "model_path",
@@ -203,9 +203,7 @@ def fill_launch_facts(launch: Launch, global_events: list[Event]) -> None:
         (
             e.data.get("stated_by", e.grammar)
             for e in _by_trust(events + global_events)
-            if e.kind in _ENV_KINDS
-            and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])
-            and _states_sglangs(e, events + global_events)
+            if e.kind in _ENV_KINDS and any(VERSION_KEYS.get(k) == "sglang" for k in e.data["values"])
         ),
         None,
     )
@@ -262,27 +260,13 @@ def _by_trust(events: list[Event]) -> list[Event]:
     return sorted(events, key=lambda e: e.kind == kinds.STATED_ENV and e.data.get("stated_by") in WEAK)
 
 
-def _states_sglangs(ev: Event, events: list[Event]) -> bool:
-    """A release named with no owner ("fails when using v0.5.4") is SGLang's only where the input shows SGLang: its name
-    in the source (classify: `sglang_shown`), or its own log lines or name in the events read; an issue of another
-    project names its own releases so."""
-    return ev.data.get("stated_by") != UNOWNED or bool(ev.data.get("sglang_shown")) or any(_shows_sglang(e) for e in events)
-
-
-def _shows_sglang(ev: Event) -> bool:
-    if ev.grammar == kinds.SGLANG:
-        return True
-    frames = ev.data.get("frame_paths") or ev.data.get("frames") or []
-    return "sglang" in f"{ev.data.get('full_text') or ev.text} {' '.join(str(f) for f in frames)}".lower()
-
-
 def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -> None:
     for ev in _by_trust(events + global_events):
         if ev.kind == kinds.NCCL_VERSION:
             launch.versions.setdefault("nccl", ev.data["nccl"])
         elif ev.kind == kinds.EXCEPTION and (m := TORCH_NCCL_ERROR.search(str(ev.data.get("message", "")))):
             launch.versions.setdefault("nccl", m.group(1))
-        elif ev.kind in _ENV_KINDS and _states_sglangs(ev, events + global_events):
+        elif ev.kind in _ENV_KINDS:
             values = ev.data["values"]
             for key, name in VERSION_KEYS.items():
                 value = values.get(key)

@@ -57,14 +57,7 @@ from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, va
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.prose_guards import code_failure_text
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
-from logscope.pipeline.parse.parsers.stated_env import (
-    IMAGE_TAG,
-    SENTENCE,
-    TORCH_NCCL_ERROR,
-    UNOWNED,
-    mounted_over,
-    version_before_failure,
-)
+from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
@@ -74,9 +67,6 @@ from logscope.pipeline.parse.status_lines import is_a_status_line
 _FULL_KEEP = 4000
 _CATALOGUE_CHARS = 4000  # a longer line is no log record: it is not searched for wordings
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
-# SGLang shown anywhere in a source: its name (a command, a frame's path, an image, a sentence), its repository's, its
-# kernel package's; searched only in a source that names a release with no owner (stated_env.unowned_release)
-_SGLANG_SHOWN = re.compile(rb"(?i)sglang|\bsgl[-_](?:project|kernel)\b")
 # an exception named in parentheses in a sentence: "it crashed (AssertionError: Committed KV cache already freed
 # (self.kv_committed_len=14))", one level of parentheses inside; also when cut before the closing parenthesis
 # a launch command in a string of code that goes on past the line (cmd = """python -m sglang.launch_server ...):
@@ -163,11 +153,6 @@ class SourceClassifier:
         self.streaming = False
         self.serving = serving.ServingMarks()  # the source's serving lines, still to be placed
         self.joins = ExceptionsBeforeTracebacks()
-        # the releases named with no owner ("fails when using v0.5.4"), and whether a chunk read so far shows SGLang:
-        # only then are they SGLang's (launch_facts); the chunk that holds one and every later chunk are searched
-        self.unowned: list[Event] = []
-        self.shows_sglang = False
-        self.searched: LineChunk | None = None
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
@@ -189,8 +174,6 @@ class SourceClassifier:
             self.serving.chunk(chunk.first, chunk.matches)
             for settled in self._run_chunk(chunk):
                 yield from settled
-            if self.unowned and not self.shows_sglang:
-                self._search_sglang()
             self._mark_serving(chunk.first + chunk.size)
         self._release_rewrap()
         self._flush_pending()
@@ -804,19 +787,8 @@ class SourceClassifier:
         if self.in_sentence:  # neither quoted nor a code span: a wording inside a sentence of prose
             data["in_sentence"] = True
         self._append(Event(kind, self.source.name, lineno, stripped[:TEXT_KEEP], rank, time, data, grammar))
-        if kind == kinds.STATED_ENV and data.get("stated_by") == UNOWNED:
-            self.unowned.append(self.events[-1])
-            self._search_sglang()
         if kind != kinds.NCCL_VERSION and kind != kinds.EXCEPTION:  # launch_facts reads an exception's own message
             self._torch_nccl_version(lineno, stripped)
-
-    def _search_sglang(self) -> None:
-        """Whether the chunk being read shows SGLang, once per chunk while none has; told to each unowned release."""
-        if not self.shows_sglang and self.chunk is not None and self.chunk is not self.searched:
-            self.searched = self.chunk
-            self.shows_sglang = _SGLANG_SHOWN.search(self.chunk.all_bytes()) is not None
-        for event in self.unowned:
-            event.data["sglang_shown"] = self.shows_sglang
 
     def _append(self, event: Event) -> None:
         how = self.unwrapped.get(event.line)
