@@ -1,0 +1,42 @@
+"""Forms the mine12a batch showed on its one scoring (issue 43), each in the real shape of a built paste
+(fixtures/mined): a traceback whose every line carries a log console's month-day time stamp (sglang-23195)."""
+
+from __future__ import annotations
+
+from tests.helpers import ROOT, analyze_text
+
+MINED = ROOT / "fixtures" / "mined"
+
+
+def _rules(report: dict) -> list[str]:
+    return [f["rule"] for f in report["findings"]]
+
+
+# ------------------------------------------------------------ a log console's stamp before each traceback line
+
+
+def test_a_console_stamp_before_each_traceback_line_is_taken_off():
+    report = analyze_text((MINED / "sglang-23195.txt").read_text())
+    (crash,) = report["findings"]
+    assert crash["rule"] == "startup-crash"
+    assert "model_runner.py:479 __init__" in crash["message"]
+
+
+def test_the_stamped_traceback_reads_as_the_plain_one():
+    block = (
+        "Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 3770, in run_scheduler_process\n'
+        "    scheduler = Scheduler(\n"
+        "                ^^^^^^^^^^\n"
+        "RuntimeError: CUDA error: out of memory\n"
+    )
+    stamped = "".join(f"04-20 13:32:25.784{line}\n" for line in block.splitlines())
+    plain, stamped_report = analyze_text(block), analyze_text(stamped)
+    assert [f["message"] for f in stamped_report["findings"]] == [f["message"] for f in plain["findings"]]
+    assert _rules(stamped_report) == ["startup-oom"]
+
+
+def test_a_month_day_stamp_before_prose_is_left_as_written():
+    # only a traceback's line loses the stamp: a line of words after one keeps it (no record of a log is read there)
+    report = analyze_text("04-20 13:32:25.784 something happened here\n")
+    assert report["findings"] == []
