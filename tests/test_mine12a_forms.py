@@ -40,3 +40,17 @@ def test_a_month_day_stamp_before_prose_is_left_as_written():
     # only a traceback's line loses the stamp: a line of words after one keeps it (no record of a log is read there)
     report = analyze_text("04-20 13:32:25.784 something happened here\n")
     assert report["findings"] == []
+
+
+# ------------------------------------------------------------ a usage example's metavariable is no value
+
+
+def test_the_deprecation_warnings_example_is_no_launch():
+    # sglang 0.5.12 launch_server.py warns with a usage example; the launch is the prompt's command above it
+    report = analyze_text((MINED / "sglang-26122.txt").read_text())
+    assert [launch["server_args"] for launch in report["launches"]] == [{"model_path": "Qwen/Qwen3.5-4B"}]
+
+
+def test_a_run_with_one_placeholder_among_real_values_is_still_a_launch():
+    (launch,) = analyze_text("python -m sglang.launch_server --model-path <model> --tp 4\n")["launches"]
+    assert launch["server_args"] == {"model_path": "<model>", "tp_size": "4"}
