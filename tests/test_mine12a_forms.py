@@ -54,3 +54,17 @@ def test_the_deprecation_warnings_example_is_no_launch():
 def test_a_run_with_one_placeholder_among_real_values_is_still_a_launch():
     (launch,) = analyze_text("python -m sglang.launch_server --model-path <model> --tp 4\n")["launches"]
     assert launch["server_args"] == {"model_path": "<model>", "tp_size": "4"}
+
+
+# ------------------------------------------------------------ pip list rows of the other packages
+
+
+def test_pip_list_rows_padded_to_the_widest_name_are_read():
+    # pip 23.2.1 utils/misc.py tabulate pads each name to the widest one (sglang-3604's pip list, built)
+    report = analyze_text((MINED / "sglang-3604.txt").read_text())
+    assert report["versions"] == {
+        "sglang": "0.4.1.4+cu126",
+        "torch": "2.5.1.14+cu126",
+        "transformers": "4.48.1",
+        "triton": "3.0.0",
+    }
