@@ -68,3 +68,19 @@ def test_pip_list_rows_padded_to_the_widest_name_are_read():
         "transformers": "4.48.1",
         "triton": "3.0.0",
     }
+
+
+# ------------------------------------------------------------ the weight loader's bar tells a startup failure's step
+
+
+def test_an_unfinished_weight_bar_before_a_constructor_traceback_tells_the_step():
+    # sglang-9747 (built): the shard loader at 0/2, then TP10's Scheduler constructor traceback cut above its step
+    (crash,) = analyze_text((MINED / "sglang-9747.txt").read_text())["findings"]
+    assert (crash["rule"], crash["phase"]) == ("startup-crash", "load_weight")
+    assert "progress bar at 0/2" in crash["message"]
+
+
+def test_a_finished_weight_bar_tells_no_step():
+    text = (MINED / "sglang-9747.txt").read_text().replace("0% Completed | 0/2", "100% Completed | 2/2")
+    (crash,) = analyze_text(text)["findings"]
+    assert (crash["rule"], crash["phase"]) == ("startup-crash", "startup")

@@ -675,6 +675,10 @@ def failures_of(
                 or _from_claim(event, claims)
                 or located
             )
+        elif located[0] == "startup":
+            # placed at startup with no step told (a constructor's frames, cut above the step): an unfinished weight
+            # loader's bar last before it tells the step
+            located = _from_loading_bar(event, bars, last_phase_of) or located
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
