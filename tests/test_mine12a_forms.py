@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from logscope.core.stage_functions import place_call, place_stack
 from tests.helpers import ROOT, analyze_text
 
 MINED = ROOT / "fixtures" / "mined"
@@ -84,3 +85,21 @@ def test_a_finished_weight_bar_tells_no_step():
     text = (MINED / "sglang-9747.txt").read_text().replace("0% Completed | 0/2", "100% Completed | 2/2")
     (crash,) = analyze_text(text)["findings"]
     assert (crash["rule"], crash["phase"]) == ("startup-crash", "startup")
+
+
+# ------------------------------------------------------------ a traceback cut under a frame: the call it makes
+
+
+def test_a_traceback_cut_under_the_launch_scripts_frame_is_placed_by_the_call_it_makes():
+    # sglang-2933 (built): launch_server.py <module> -> "server_args = prepare_server_args(sys.argv[1:])", cut below
+    (crash,) = analyze_text((MINED / "sglang-2933.txt").read_text())["findings"]
+    assert (crash["rule"], crash["phase"]) == ("startup-crash", "startup")
+    assert "prepare_server_args" in crash["message"]
+
+
+def test_the_call_places_nothing_when_the_traceback_goes_on_below_the_frame():
+    # a frame whose callee is shown below it is placed by that callee, never by the source line's call
+    frame = "/sgl-workspace/sglang/python/sglang/launch_server.py:11 <module>: server_args = prepare_server_args(sys.argv[1:])"
+    assert place_call(frame) is not None and place_call(frame).stage == "startup"
+    assert place_stack([frame]) is None
+    assert place_stack([frame], cut=True) is not None
