@@ -324,7 +324,12 @@ def test_a_shell_job_report_of_the_launch_gives_the_launch_and_its_end(script):
 def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
     bundled = bundled_signatures()
     assert bundled.giving_way("next_line") == {"process-cpp-terminate"}
-    assert bundled.giving_way("other_failure") == {"process-child-sigquit", "process-scheduler-dead", "nccl-socket-closed"}
+    assert bundled.giving_way("other_failure") == {
+        "process-child-sigquit",
+        "process-scheduler-dead",
+        "nccl-socket-closed",
+        "process-shell-killed",
+    }
 
 
 # what giving way does (review 5's issue 12): the announcer yields to the what() line after it, the parent's echo to

@@ -232,6 +232,13 @@ _STATED_HEADS = (
     "torch 2.",
     "cuda 1",
     "sglang  ",
+    # the other packages' `pip list` rows, the name padded to the widest one ("transformers          4.48.1"; pip
+    # 23.2.1 utils/misc.py tabulate: " ".join(map(str.ljust, row, sizes)))
+    "transformers  ",
+    "triton  ",
+    "sgl-kernel  ",
+    "sgl_kernel  ",
+    "flashinfer-python  ",
     "SGLang Version",
     "sglang Version",
     "Flashinfer version:",

@@ -191,6 +191,14 @@ _TRACEBACK_HEAD = re.compile(
     r"(?=$|Traceback \(most recent call last\)|  +\S|During handling of the above|The above exception"
     r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt): )"
 )
+# a log console's time stamp (month-day and a time to the millisecond, no year) before each line of a traceback it
+# collected, the line's own indent kept after it ("04-20 13:32:25.784  File \"/app/sglang/python/sglang/srt/managers/
+# scheduler.py\", line 3770, in run_scheduler_process"; a form seen in pastes only): taken off before a traceback's line
+# (an indented frame, source or caret line, the opener, an exception line)
+_CONSOLE_STAMP = re.compile(
+    r"^\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}"
+    r"(?=[ \t]{2,}\S|[ \t]*(?:Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b))"
+)
 # Open MPI's mpirun --tag-output ("[<jobid>,<rank>]<stdout|stderr|stddiag>:") before each line of a rank, after its
 # --timestamp-output time in ctime()'s form ("Thu Jan 23 11:55:50 2025")
 _MPI_TAG = re.compile(r"^(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})?\[\d+,\d+\]<std(?:out|err|diag)>:")
@@ -597,7 +605,7 @@ def unwrap(text: str) -> str:
             if m:
                 text = text[m.end() :]
         if text[:1].isdigit():
-            m = _TRACEBACK_HEAD.match(text)
+            m = _TRACEBACK_HEAD.match(text) or _CONSOLE_STAMP.match(text)
             if m:
                 text = text[m.end() :]
             elif _TIME_ALONE.match(text):

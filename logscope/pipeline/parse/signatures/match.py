@@ -268,7 +268,8 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
     """(stage, basis) from the released source (catalog/stages.json): the traceback's SGLang frames when every placed
     frame runs only at startup or only while serving, else the message when only such code prints it."""
     frames = event.data.get("frame_paths") or event.data.get("frames") or []
-    found = stage_functions.place_stack([str(f) for f in frames], releases) if frames else None
+    cut = event.kind == kinds.TRACEBACK and bool(event.data.get("incomplete"))
+    found = stage_functions.place_stack([str(f) for f in frames], releases, cut) if frames else None
     if found is not None:
         placement, frame = found
         return placement.phase or placement.stage, placement.basis(f"frame {frame.split(': ', 1)[0].rsplit('/', 1)[-1]}")
@@ -670,6 +671,10 @@ def failures_of(
                 or _from_claim(event, claims)
                 or located
             )
+        elif located[0] == "startup":
+            # placed at startup with no step told (a constructor's frames, cut above the step): an unfinished weight
+            # loader's bar last before it tells the step
+            located = _from_loading_bar(event, bars, last_phase_of) or located
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
