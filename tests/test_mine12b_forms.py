@@ -67,3 +67,15 @@ def test_a_bold_label_with_an_em_dash_states_a_version():
     assert parse_line("- **PyTorch** \u2014 `2.13.0+cu130` test venv (also occurs on `2.12.1+cu130`, lower rate)") is None
     assert parse_line("CUDA \u2014 13.0") is None
     assert parse_line("The model \u2014 3.5 times faster") is None
+
+
+def _versions(text: str) -> dict:
+    return analyze_text(text)["versions"]
+
+
+def test_a_heading_that_names_the_release_states_it_as_a_sentence_does():
+    assert _versions("## Collection summary for b200_sxm sglang:0.5.9\n### Error summary\n") == {"sglang": "0.5.9"}
+    # a heading is still no record: its failure words read nothing, and a fix it names is no release in use
+    assert _versions("### Error Log\n") == {}
+    assert _versions("## Fixed in sglang 0.5.10\n") == {}
+    assert [f["rule"] for f in analyze_text("## Failed with sglang 0.5.9\n")["findings"]] == []
