@@ -317,6 +317,8 @@ _STATED_HEADS = (
     "VRAM:",
     # verl's scripts/diagnose.py pip lines: print(f"{package}\t     : {version}")
     "\t     : ",
+    # a bold label with an em dash for its colon ("- **CUDA** — 13.0")
+    "** \u2014 ",
     # an official image tag without the image's name ("the v0.5.10-cu130 image")
     "-cu1",
     "-rocm",
