@@ -128,6 +128,17 @@ SERVED = [
     # vllm 0.6.3.post1 engine/async_llm_engine.py (and "Added request" in 0.10.1.1 v1/engine/async_llm.py)
     ("vllm-added-request", "INFO 10-17 10:00:05 async_llm_engine.py:207] Added request chatcmpl-9a8b."),
     ("vllm-finished-request", "INFO 10-17 10:00:06 async_llm_engine.py:175] Finished request chatcmpl-9a8b."),
+    # an OpenAI-compatible completion's id in a worker's line (vllm-ascend's Mooncake connector, the shape of built
+    # vllm-ascend-4866; vllm "cmpl-" + uuid, sglang serving_completions.py "cmpl-" + uuid hex): a client's request
+    (
+        "completion-id",
+        "(Worker_DP0_TP5 pid=2543213) ERROR 12-10 03:24:54 [mooncake_connector.py:410] Mooncake transfer failed for "
+        "request cmpl-09be0283-e039-40ce-aefa-da0f36c8cd46-0",
+    ),
+    (
+        "completion-id-hex",
+        "[2026-03-01 10:00:05 TP0] Abort request cmpl-5d41402abc4b2a76b9719d911017c592",
+    ),
     # verl 0.4.1 utils/logger/aggregate_logger.py concat_dict_to_str, printed after a training step (Ray prefix)
     (
         "verl-step",
@@ -275,3 +286,21 @@ def test_requests_served_after_the_warmup_are_found_however_the_input_is_read(re
     marks = [(e.line, e.data["may_precede_ready"], e.data["past_warmup"]) for e in events if e.kind == kinds.SERVING_BEGIN]
     # the first prefill batch (line 4), then the same rank's prefill batch two seconds later (line 8)
     assert marks == [(4, True, False), (8, True, True)]
+
+
+@pytest.mark.parametrize(
+    ("line", "may_precede"),
+    [
+        ("[2026-03-01 10:00:05 TP0] Abort request cmpl-5d41402abc4b2a76b9719d911017c592", False),
+        # SGLang's warmup of a VLM posts a chat completion (http_server.py _execute_server_warmup 0.5.9), whose id
+        # serving_chat.py makes "chatcmpl-" + uuid hex: such an id may be the warmup's
+        ("[2026-03-01 10:00:05 TP0] Abort request chatcmpl-5d41402abc4b2a76b9719d911017c592", True),
+        # too short for a uuid: a word, no id
+        ("[2026-03-01 10:00:05] see cmpl-abc in the docs", None),
+    ],
+    ids=["completion", "chat-completion", "short"],
+)
+def test_a_request_id_is_a_serving_line_and_a_chat_completion_may_be_the_warmups(line, may_precede):
+    events = SourceClassifier(Source(name="paste.log", path=None, data=line.encode()), Coverage()).run()
+    marks = [e.data["may_precede_ready"] for e in events if e.kind == kinds.SERVING_BEGIN]
+    assert marks == ([] if may_precede is None else [may_precede])

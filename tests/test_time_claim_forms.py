@@ -122,8 +122,19 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("还没发请求时就报错了，服务启动不起来：", OOM),
         # a high-concurrency test only planned
         ("我们计划做高并发测试，但是服务根本起不来：", OOM),
+        # place12: a stated time with no word that the server was up (a startup step's time), a request only meant
+        ("The weight loading ran for 2 h and then:", OOM),
+        ("Next I will send a request to it. But first:", OOM),
     ],
-    ids=["question", "fine-while-loading", "may-be", "chinese-not-yet-sent", "chinese-planned"],
+    ids=[
+        "question",
+        "fine-while-loading",
+        "may-be",
+        "chinese-not-yet-sent",
+        "chinese-planned",
+        "ran-for-no-adverb",
+        "send-intended",
+    ],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
     assert _placed(prose, log)[1] == "unknown"
@@ -146,6 +157,11 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "The service throws this exception when i stressed testing sglang with eagle:",
         "2. run a benchmark client\n3. the service throws an exception:",
         "When there are running requests in prefill, flush_cache leads to this crash:",
+        # place12: the kind of traffic named (built sglang-22714), an abbreviated run time (built sglang-33549), a
+        # numbered step that sends a request (built dynamo-6273)
+        "The server then crashes under normal inference traffic:",
+        "Server ran normally for ~5.7 h serving an agentic client, then the decode hung:",
+        "1. Run the launch script\n2. Send any request to the frontend.\n3. The prefill worker crashes:",
     ],
     ids=[
         "zh-started-fine",
@@ -158,6 +174,9 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "stressed-testing",
         "benchmark-client-step",
         "running-requests",
+        "under-normal-traffic",
+        "ran-normally-hours-abbreviated",
+        "step-send-a-request",
     ],
 )
 def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferred(prose):

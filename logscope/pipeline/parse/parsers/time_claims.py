@@ -150,8 +150,36 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"しばらく(?:すると|して|経つと|経って|動かすと|動かして|使うと|使って)|リクエストを?(?:送る|送信する|投げる)(?:と|時|とき)"
         ),
     ),
-    # load, concurrency and traffic are a served server's ("under high concurrency the scheduler crashes")
-    ("serving", re.compile(r"(?i)\bunder (?:high|heavy|large) (?:load|concurrency|traffic|QPS|request rates?)\b")),
+    # load, concurrency and traffic are a served server's ("under high concurrency the scheduler crashes", "crashes under
+    # normal inference traffic": a form seen in a built paste, sglang-22714; the kind of traffic may stand between)
+    (
+        "serving",
+        re.compile(
+            r"(?i)\bunder (?:high|heavy|large|normal|real|production|sustained|constant|continuous|moderate) "
+            r"(?:(?:inference|request|user|production|real|API) )?(?:load|concurrency|traffic|QPS|request rates?)\b"
+        ),
+    ),
+    # a server that ran well for a stated time, the unit abbreviated ("Server ran normally for ~5.7 h serving an agentic
+    # client": built sglang-33549; "ran fine for 40 min"): the time after its startup; the adverb says it was up, so the
+    # bare "ran for 3 h" of a startup step ("loading ran for 2 h") is not read
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:ran|running|worked|working|served|serving) (?:normally|fine|well|stably) for "
+            r"(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
+            r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?)\b"
+        ),
+    ),
+    # a reproduction's numbered or bulleted step that sends the server a request ("2. Send any request to the frontend.
+    # 3. The prefill worker crashes.": built dynamo-6273), the step's verb capitalised as a step opens: requests were
+    # sent to a server that was up
+    (
+        "serving",
+        re.compile(
+            r"(?:(?<![\w.])\d+[.)]|(?<!\S)[-*]|\bStep \d+:?)\s+Send "
+            r"(?:a|an|any|some|the|one|many|multiple|several|concurrent|\d+) (?:[\w`/.-]+ ){0,3}?requests?\b"
+        ),
+    ),
     # a launcher's own log line that its launch of the model raised (Xinference 4.1.0 core/supervisor.py
     # SupervisorActor._launch_builtin_model: f"Failed to launch replica {rep_model_uid}: {result}", core/worker.py
     # WorkerActor.launch_builtin_model: f"Failed to load model {model_uid}"): the model's server was starting

@@ -21,7 +21,7 @@ from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
-from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, may_precede_ready
+from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, WARMUP_REQUEST, may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
@@ -311,6 +311,7 @@ def is_candidate(event: Event) -> bool:
 # a startup finding and the finding the same failure gives while serving, or when its time is not shown
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
 TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
+_COMPLETION_ID = re.compile(r"\bcmpl-[0-9a-f]{8}")
 _BENCH_MARK = re.compile(r"Starting main benchmark run|Serving Benchmark Result")
 
 
@@ -334,6 +335,9 @@ def _serving_basis(marker: Event) -> str:
             f"after line {marker.line}, uvicorn up: SGLang starts its HTTP server once every scheduler finished startup"
             " (its warmup request comes next)"
         )
+    if WARMUP_REQUEST.search(marker.text) or _COMPLETION_ID.search(marker.text):
+        warmup = " (SGLang's warmup request of a VLM is one too)" if WARMUP_REQUEST.search(marker.text) else ""
+        return f"after line {marker.line} named an OpenAI-compatible request by its id: a request had reached the server{warmup}"
     if _BENCH_MARK.search(marker.text):
         return f"after line {marker.line}, SGLang's benchmark client's output: the server had answered its requests"
     return f"after line {marker.line} showed it serving"
