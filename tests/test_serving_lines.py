@@ -139,6 +139,12 @@ SERVED = [
         "completion-id-hex",
         "[2026-03-01 10:00:05 TP0] Abort request cmpl-5d41402abc4b2a76b9719d911017c592",
     ),
+    # uvicorn's access log of an error answer: the HTTP server answered a client, so startup was behind it
+    (
+        "uvicorn-500",
+        '[2025-06-04 16:47:58] INFO:     127.0.0.1:47588 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+    ),
+    ("uvicorn-400", '[2025-06-04 16:47:58] INFO:     10.0.0.7:51234 - "POST /v1/completions HTTP/1.1" 400 Bad Request'),
     # verl 0.4.1 utils/logger/aggregate_logger.py concat_dict_to_str, printed after a training step (Ray prefix)
     (
         "verl-step",
@@ -180,6 +186,8 @@ NOT_SERVED = [
         "#new_token_ratio: 0.4000 -> 0.7000",
     ),
     ("step-word", "Loading checkpoint step:2 from /ckpt"),
+    # the probes' answers during the warmup (http_server.py health: 503 until the warmup is done)
+    ("health-503", '[2025-06-01 10:00:03] INFO:     127.0.0.1:40000 - "GET /health HTTP/1.1" 503 Service Unavailable'),
     # another uvicorn app's report: mini_lb (the PD load balancer, its own process), a user's proxy; or the line with
     # no traceback under it (no frame shows whose app raised); or a traceback whose only SGLang frame is a startup one
     ("asgi-mini-lb", ASGI + _traceback(MINI_LB_FRAME)),

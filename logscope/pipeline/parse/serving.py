@@ -27,13 +27,15 @@ from logscope.pipeline.parse.parsers.base import PREFIX_BYTES
 SERVING_MARK = kinds.SERVING_BEGIN  # the event kind of the first serving line of a chunk of input
 READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
 
-# uvicorn's access log: '10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK' (a 2xx answer),
-# or the shorter 'POST /v1/chat/completions 200 OK' people paste; SGLang's decode log line
+# uvicorn's access log: '10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK', or the shorter 'POST
+# /v1/chat/completions 200 OK' people paste; an error answer too ('"POST /v1/chat/completions HTTP/1.1" 500 Internal
+# Server Error', place12): SGLang starts uvicorn only once every scheduler finished startup, so any answer to a request
+# (the probes' paths aside) was given by a server past its startup; SGLang's decode log line
 # uvicorn's report of a request whose handler raised (see AsgiReport): one spelling for every reader of it
 ASGI_EXCEPTION = "Exception in ASGI application"
 _WARMUP_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_server_info|server_info)\b"
 _SERVING = re.compile(
-    r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
+    r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? [2-5]\d\d\b"
     # "Decode batch [1234], #running-req" / "Prefill batch [1234], #new-seq": the forward counter that
     # SGLANG_LOG_FORWARD_ITERS adds (scheduler_metrics_mixin.py iter_msg, sglang 0.5.4.post3-0.5.23)
     r"|Decode batch(?: \[\d+\])?[.,] #running-req|Prefill batch(?: \[\d+\])?[.,] #new-seq"

@@ -343,6 +343,11 @@ def _serving_basis(marker: Event) -> str:
     return f"after line {marker.line} showed it serving"
 
 
+# the basis of a placement by the rank's last phase line alone (no frame, signature or serving line): the step after that
+# line, read as if the log ran on without a gap from it to the failure
+AFTER_LAST_PHASE = "after the rank's last phase line, "
+
+
 def _before_warmup(marker: Event | None) -> bool:
     """The marker comes before SGLang's own warmup request can have run: a batch line (the warmup's is one) or
     uvicorn's start."""
@@ -382,7 +387,7 @@ def _time_of(
     stage = phases.stage_after(last)
     if stage == "warmup":  # startup's last step was done: warming up or already serving, the paste does not say
         return "unknown", f"after the rank's last phase line, {last} (startup's end); nothing shows whether requests had begun"
-    return stage, f"after the rank's last phase line, {last}"
+    return stage, f"{AFTER_LAST_PHASE}{last}"
 
 
 _CHAIN_GAP = 3  # the exception line, a blank line, "During handling of the above exception ...": at most this apart
@@ -631,6 +636,8 @@ def failures_of(
         if e.kind in CRASH_KINDS and e.kind not in (kinds.PROCESS_EXCEPTION, kinds.LOGGED_FAILURE):
             last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
     jit = JitBuilds(builds)
+    # the claims that are sentences of when it failed, not a reproduction's client step
+    stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
@@ -679,6 +686,13 @@ def failures_of(
                 or _from_claim(event, claims)
                 or located
             )
+        elif located[1].startswith(AFTER_LAST_PHASE) and (said := _from_claim(event, stated)) and said[0] == "serving":
+            # the paste's own sentence says when it failed ("it crashes after running for 3 hours"): a startup step read
+            # off the last phase line only holds for a log pasted whole from that line to the failure, and a paste of the
+            # startup's head and the crash's tail is not. A client step (a curl, a benchmark command) says only that a
+            # request was sent, perhaps before the restart the log shows: the log places the failure then
+            last = located[1][len(AFTER_LAST_PHASE) :]
+            located = said[0], f"{said[1]}; the rank's last phase line before it, {last}, is startup's"
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
