@@ -762,6 +762,10 @@ def _client_traceback(last: str) -> str:
     ("last", "library"),
     [
         ("httpx.RemoteProtocolError: Server disconnected without sending a response.", "httpcore 1.0.9"),
+        (
+            "httpx.RemoteProtocolError: peer closed connection without sending complete message body (incomplete chunked read)",
+            "h11 0.16.0",
+        ),
         ("aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected", "aiohttp 3.14.5"),
         (
             "aiohttp.client_exceptions.ClientPayloadError: Response payload is not completed: "
@@ -781,6 +785,7 @@ def _client_traceback(last: str) -> str:
     ],
     ids=[
         "httpx-disconnected",
+        "httpx-incomplete-body",
         "aiohttp-disconnected",
         "aiohttp-payload",
         "requests-remote-disconnected",

@@ -15,6 +15,10 @@ from logscope.core.events import Event
 _ACCEPTED = (
     # httpcore 1.0.9 _sync/http11.py and _async/http11.py _receive_event; httpx re-raises it as RemoteProtocolError
     ("Server disconnected without sending a response", "httpcore 1.0.9 http11.py _receive_event"),
+    # h11 0.16.0 _readers.py ContentLengthReader.read_eof / ChunkedReader.read_eof ("... (received N bytes, expected M)",
+    # "... (incomplete chunked read)"), raised through httpcore and httpx as RemoteProtocolError: the server answered the
+    # request's headers and part of its body, then closed (a streaming reply cut by the server's death)
+    ("peer closed connection without sending complete message body", "h11 0.16.0 _readers.py read_eof"),
     # aiohttp 3.14.5 client_exceptions.py ServerDisconnectedError ("Server disconnected"), client_proto.py
     # connection_lost (ClientPayloadError "Response payload is not completed: ...")
     ("ServerDisconnectedError", "aiohttp 3.14.5 client_exceptions.py ServerDisconnectedError"),
