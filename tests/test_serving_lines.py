@@ -312,3 +312,27 @@ def test_a_request_id_is_a_serving_line_and_a_chat_completion_may_be_the_warmups
     events = SourceClassifier(Source(name="paste.log", path=None, data=line.encode()), Coverage()).run()
     marks = [e.data["may_precede_ready"] for e in events if e.kind == kinds.SERVING_BEGIN]
     assert marks == ([] if may_precede is None else [may_precede])
+
+
+def _error_first(decode_at: str) -> str:
+    """The shape of an issue that quotes the error first, then the log that led to it."""
+    return (
+        "The scheduler died:\n```\n"
+        "[2025-06-01 10:00:06 TP3] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 2070, in forward\n'
+        "    return self.forward_decode(forward_batch)\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n```\nThe log before it:\n```\n"
+        f"[2025-06-01 {decode_at} TP0] Decode batch. #running-req: 12, #token: 40000, token usage: 0.10, "
+        "gen throughput (token/s): 900.00, #queue-req: 0\n```\n"
+    )
+
+
+@pytest.mark.parametrize(("decode_at", "phase"), [("09:59:45", "serving"), ("10:09:45", "unknown")])
+def test_a_serving_line_pasted_after_the_failure_places_it_when_its_stamp_is_earlier(decode_at, phase):
+    """place12: the order of the paste is not the order of the log; both full time stamps are (a decode batch stamped
+    after the failure shows nothing of the time before it)."""
+    analysis = analyze_model([Source(name="paste.log", path=None, data=_error_first(decode_at).encode())])
+    [failure] = [f for fs in analysis.failures.values() for f in fs]
+    assert failure.phase == phase
+    if phase == "serving":
+        assert "stamped 2025-06-01 09:59:45, before the failure's 2025-06-01 10:00:06" in failure.phase_basis

@@ -348,6 +348,25 @@ def _serving_basis(marker: Event) -> str:
 AFTER_LAST_PHASE = "after the rank's last phase line, "
 
 
+# a full date and time at a line's start or in its prefix ("[2025-06-01 09:59:05 TP0] Decode batch", "2025-06-01T09:59:05")
+_FULL_STAMP = re.compile(r"\b(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)\b")
+_EVENT_STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
+
+
+def _stamp_of(marker: Event) -> str | None:
+    if marker.time is not None and _EVENT_STAMP.match(marker.time):
+        return marker.time
+    found = _FULL_STAMP.search(marker.text[:80])
+    return f"{found.group(1)} {found.group(2)}" if found else None
+
+
+def _stamped_before(marker: Event, event: Event) -> bool:
+    """A serving line pasted after the failure was printed before it: both carry a full date and time, the serving
+    line's the earlier (a paste that shows the error first, then the log that led to it)."""
+    stamp = _stamp_of(marker)
+    return stamp is not None and event.time is not None and _EVENT_STAMP.match(event.time) is not None and stamp < event.time
+
+
 def _before_warmup(marker: Event | None) -> bool:
     """The marker comes before SGLang's own warmup request can have run: a batch line (the warmup's is one) or
     uvicorn's start."""
@@ -365,13 +384,17 @@ def _time_of(
 ) -> tuple[str, str]:
     """(stage, basis) from evidence only: the ready line or a serving line before it, the signature or a frame
     that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason."""
-    after_ready = marker is not None and event is not marker and event.line >= marker.line
+    stamped = marker is not None and event.line < marker.line and _stamped_before(marker, event)
+    after_ready = marker is not None and event is not marker and (event.line >= marker.line or stamped)
     located = locate(event, sigs, sig, releases)
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
     warmup_named = located is not None and located[0] == "warmup" and _before_warmup(marker)
     if after_ready and marker is not None and not warmup_named:
         past = past_warmup is not None and past_warmup.line <= event.line and marker.data.get("may_precede_ready")
-        return "serving", _serving_basis(past_warmup if past and past_warmup is not None else marker)
+        basis = _serving_basis(past_warmup if past and past_warmup is not None else marker)
+        if stamped:
+            basis += f" (pasted after the failure, but stamped {_stamp_of(marker)}, before the failure's {event.time})"
+        return "serving", basis
     if located is not None and located[0] == "startup":  # the frame says startup, the rank's last phase line the step
         last = last_phase_of(event)
         stage = phases.stage_after(last) if last else None
