@@ -130,6 +130,10 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("After 2 hours of debugging I still get this error:", OOM),
         ("Does it crash as soon as you send a request?", OOM),
         ("evalscope perf --model Qwen3-8B --api local --parallel 4", OOM),
+        # before any request (time_cues read "request" as a serving cue); a decoder's input
+        ("It crashed before I sent any requests.", OOM),
+        ("Before I send a request, the server crashes:", OOM),
+        ("The tokenizer fails while decoding the config:", OOM),
     ],
     ids=[
         "question",
@@ -143,6 +147,9 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         "hours-of-debugging",
         "asked",
         "evalscope-local",
+        "before-any-request",
+        "before-i-send",
+        "decoding-the-config",
     ],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
@@ -182,6 +189,14 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "evalscope perf --url http://127.0.0.1:8000/v1/chat/completions --parallel 20 --api openai",
         "guidellm benchmark --target http://localhost:8000 --rate 20",
         "推理时报错：",
+        "I was running a benchmark against the server. Then the scheduler crashed with:",
+        "The server had been serving traffic normally. Suddenly it crashed:",
+        "After the server is ready, I send a request with an image.\nThe scheduler then crashes:",
+        "The server starts up normally and serves requests for a while before crashing:",
+        "Crash happens under concurrency 32 with long prompts:",
+        "The crash occurs during decoding:",
+        "服务启动后，发送请求就报错：",
+        "在跑benchmark的时候报错：",
     ],
     ids=[
         "zh-started-fine",
@@ -207,6 +222,14 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "evalscope-perf",
         "guidellm",
         "zh-when-inferring",
+        "benchmark-against-the-server",
+        "had-been-serving",
+        "i-send-a-request",
+        "serves-requests-for-a-while",
+        "under-concurrency-n",
+        "during-decoding",
+        "zh-request-then-error",
+        "zh-running-benchmark",
     ],
 )
 def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferred(prose):

@@ -67,6 +67,12 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
         r"(?:\d+(?:\.\d+)?|a few|several|many) ?(?:h|hrs?|hours?|min|mins|minutes?|d|days?)) of "
         r"(?:(?:normal|stable|continuous|heavy) )?(?:serving|running|operation|inference|load|traffic|uptime)\b"
     ),
+    # the server serving for a while ("serves requests for a while before crashing")
+    re.compile(
+        r"(?i)\bserv(?:es|ed|ing) (?:\w+ )?(?:requests|traffic|queries|users)(?: (?:fine|normally|well|stably|smoothly))? for "
+        r"(?:a while|some time|(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
+        r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
+    ),
     # the server up for a stated time before it ("after the server has been up for 6 hours", "had been running for 2 days")
     re.compile(
         r"(?i)\b(?:has|had|have) been (?:up|running|serving)(?: (?:fine|normally|well|stably|smoothly))? for "
@@ -173,7 +179,13 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("serving", re.compile(r"高并发(?:下|时|的时候|请求|压测)|压测(?:时|的时候|过程中|中)")),
     (
         "serving",
-        re.compile(r"(?:发送|发|收到)了?[^。！？\n]{0,6}?请求(?:后|时|的时候|之后)|请求(?:时|的时候)(?:报错|出错|崩溃|挂)"),
+        re.compile(
+            r"(?:发送|发|收到)了?[^。！？\n]{0,6}?请求(?:后|时|的时候|之后|就)|请求(?:时|的时候|就)(?:报错|出错|崩溃|挂)"
+            # running a benchmark (跑 / 运行 / 执行 bench...): "在跑benchmark的时候报错", and it failed then (报错, 出错,
+            # 崩溃, 挂, 失败), no negation between ("跑 benchmark 的时候没有 crash" says it did not)
+            r"|(?:跑|运行|执行)了?\s*(?:sglang\.)?bench(?:mark|_serving)?\s*(?:的时候|时|过程中|中)"
+            r"(?:(?!没|不|未)[^，。,；\n]){0,6}?(?:报错|出错|崩溃|挂|失败)"
+        ),
     ),
     # and in Japanese: after a while (しばらくすると, しばらく動かすと), when a request is sent (リクエストを送ると)
     (
@@ -192,6 +204,38 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     *(("serving", pattern) for pattern in _RUN_SPANS),
+    # a benchmark or load test run against the server ("I was running a benchmark against the server")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:run|ran|running|start|started) (?:a |the |my |our )?(?:\w+ )?(?:benchmark|load test|stress test)s?"
+            r" against (?:the |my |our |this |a )?(?:server|endpoint|service|instance|deployment|it)\b"
+        ),
+    ),
+    # the server had been serving ("The server had been serving traffic normally.") or the writer sends it a request as a
+    # reproduction's narrative ("After the server is ready, I send a request with an image.")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:has|had|have) been (?:serving|handling|processing) (?:\w+ )?(?:requests|traffic|queries)\b"
+            r"|(?<!before )(?<!until )\b(?:I|we) (?:then )?(?:send|post|submit) "
+            r"(?:a|an|the|one|some|my|our|many|multiple|several|concurrent|\d+) (?:\w+ ){0,2}?requests?\b"
+        ),
+    ),
+    # load or concurrency alone ("Crash happens under concurrency 32", "it dies under load"); not "under a traffic burst"
+    # (a noun's modifier: a cause named in passing, built sglang-40723)
+    (
+        "serving",
+        re.compile(r"(?i)\bunder (?:(?:load|traffic)\b(?! (?:burst|spike|peak)s?\b)|concurrency(?: of)? \d+|\d+ concurrent)"),
+    ),
+    # the scheduler's serving phases ("The crash occurs during decoding", "while prefilling", "in the decode stage")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:during|while) (?:decoding|prefilling)\b(?! (?:the|a|an|of|JSON|bytes?|headers?|config)\b)"
+            r"|\b(?:during|in) the (?:decode|decoding|prefill) (?:stage|phase)\b"
+        ),
+    ),
     # requests in hand when it failed ("crashes intermittently while handling requests", "when processing concurrent queries")
     (
         "serving",
@@ -334,7 +378,10 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
         return False
     if CJK_NEGATED.search(before[-4:]) or CJK_NEGATED.search(m.group(0)):
         return False
-    return not (NEGATED.search(before) or _CONTRARY.search(before) or _QUESTION.match(text, m.end()))
+    # a run span says itself that the time went well: what went well before it is the time before ("starts up normally
+    # and serves requests for a while before crashing")
+    contrary = m.re not in _RUN_SPANS and _CONTRARY.search(before)
+    return not (NEGATED.search(before) or contrary or _QUESTION.match(text, m.end()))
 
 
 def only_intended(said: str, sentence: str) -> bool:
