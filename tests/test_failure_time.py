@@ -466,12 +466,30 @@ def test_a_negated_or_contradicted_claim_places_nothing(prose):
     assert _failure(f"{prose}\n```\n{WATCHDOG}```\n").phase == "unknown"
 
 
-def test_a_claim_after_the_failure_or_against_a_phase_line_is_not_taken():
-    assert _failure(f"{WATCHDOG}\nThis happened when benching serving.\n").phase == "unknown"
+def test_a_client_step_after_the_failure_or_a_claim_against_a_phase_line_is_not_taken():
+    # a client step after the failure may be a later run (place12: a sentence of when it failed is read after the log
+    # too, as a cue sentence is: test_a_sentence_under_the_log_says_when_it_failed)
+    assert _failure(f"{WATCHDOG}\nThen I ran python3 -m sglang.bench_serving --backend sglang.\n").phase == "unknown"
     logged = "[2026-01-05 10:00:00 TP0] Load weight begin. avail mem=78.50 GB\n" + WATCHDOG.replace(
         "[rank14]:", "[2026-01-05 10:00:01 TP0] "
     )
     assert _failure(BENCH + logged).phase == "load_weight"
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "This happened when benching serving.",
+        "This happens after running for about 3 hours.",
+        "It happens under high concurrency.",
+    ],
+)
+def test_a_sentence_under_the_log_says_when_it_failed(prose):
+    """place12: the issue's words under the log ("```...``` This happens after running for about 3 hours.") say when the
+    failure it shows happened, as a cue sentence there does."""
+    failure = _failure(f"```\n{WATCHDOG}```\n\n{prose}\n")
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "inferred from line 5" in failure.phase_basis
 
 
 # --- the released source of the releases the paste shows (stage_functions: a function placed by some releases only)

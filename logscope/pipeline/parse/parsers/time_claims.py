@@ -96,7 +96,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "serving",
         re.compile(
-            r"(?i)\b(?:ran|running|worked|working) (?:fine |normally |well )?for (?:\d+|several|a few|many) (?:hours|days)\b"
+            r"(?i)\b(?:ran|running|worked|working) (?:fine |normally |well )?for "
+            r"(?:about |around |roughly |nearly |over |more than )?(?:\d+|several|a few|many) (?:hours|days)\b"
         ),
     ),
     # a run that went on for a while before it failed: RL steps (each a rollout the server generated) or requests served
@@ -104,7 +105,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "serving",
         re.compile(
-            r"(?i)\bafter\s+(?:running|serving|working)(?:\s+normally|\s+fine|\s+well)?\s+(?:for\s+)?(?:\d+\+?|one|two"
+            r"(?i)\bafter\s+(?:running|serving|working)(?:\s+normally|\s+fine|\s+well)?\s+(?:for\s+)?"
+            r"(?:(?:about|around|roughly|nearly|over|more than)\s+)?(?:\d+\+?|one|two"
             r"|three|four|five|six|seven|eight|nine|ten|a few|several|some|many|dozens of|hundreds of)\s+"
             # a word before the unit, but no startup step's ("3 warmup steps" are SGLang's startup)
             r"(?:(?!warm-?up|capture|start|init|load|compil)\w+\s+)?"

@@ -582,6 +582,9 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
         if stated
         or c.kind == kinds.TIME_CUE
         or c.line < event.line
+        # a sentence of when it failed, written under the log ("```...``` This happens after running for 3 hours."),
+        # as a cue sentence may be; a client step after the failure may be a later run, and stays out
+        or (c.line > event.line and client_step(str(c.data["said"])) is None and not LAUNCHER.match(str(c.data["said"])))
         or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
         # a failing log record's own words say when ("EngineCore failed to start."): read as a claim on its line
         or (c.line == event.line and event.kind == kinds.LOGGED_FAILURE)
