@@ -566,7 +566,7 @@ TIME_CLAIM_LITERALS = (
     "nder load",  # "under load", "under concurrency 32", "under 64 concurrent"
     "nder traffic",
     "nder concurrency",
-    "concurrent",
+    " concurrent",
     "uring decoding",  # "during decoding", "in the decode stage"
     "hile decoding",
     "uring prefilling",
