@@ -712,13 +712,13 @@ def failures_of(
                 or _from_claim(event, claims)
                 or located
             )
-        elif located[1].startswith(AFTER_LAST_PHASE) and (said := _from_claim(event, stated)) and said[0] == "serving":
+        elif located[1].startswith(AFTER_LAST_PHASE) and (words := _from_claim(event, stated)) and words[0] == "serving":
             # the paste's own sentence says when it failed ("it crashes after running for 3 hours"): a startup step read
             # off the last phase line only holds for a log pasted whole from that line to the failure, and a paste of the
             # startup's head and the crash's tail is not. A client step (a curl, a benchmark command) says only that a
             # request was sent, perhaps before the restart the log shows: the log places the failure then
             last = located[1][len(AFTER_LAST_PHASE) :]
-            located = said[0], f"{said[1]}; the rank's last phase line before it, {last}, is startup's"
+            located = words[0], f"{words[1]}; the rank's last phase line before it, {last}, is startup's"
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
