@@ -843,3 +843,14 @@ def test_sglangs_own_warmup_request_error_is_no_clients():
         "without response'))\n"
     )
     assert {(f.finding, f.phase) for f in _findings(text)} == {("startup-crash", "warmup")}
+
+
+def test_a_failure_after_the_launchs_server_args_dump_alone_is_startup():
+    """place12: SGLang logs its server_args dump as the launch's first line; a failure after it with no phase line or
+    serving line since came while the server was starting (no step shown); without the dump the time stays unknown."""
+    crash = "[2025-06-01 10:00:09 TP0] Scheduler hit an exception: RuntimeError: CUDA error: an illegal memory access\n"
+    dump = "[2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2, mem_fraction_static=0.88)\n"
+    failure = _failure(dump + crash)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert failure.phase_basis.startswith("after line 1, the launch's server_args dump")
+    assert _failure(crash).phase == "unknown"

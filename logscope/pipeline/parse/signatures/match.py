@@ -367,6 +367,20 @@ def _stamped_before(marker: Event, event: Event) -> bool:
     return stamp is not None and event.time is not None and _EVENT_STAMP.match(event.time) is not None and stamp < event.time
 
 
+def _after_launch(event: Event, located: tuple[str, str], launches: dict[str, list[int]]) -> tuple[str, str] | None:
+    """Startup when the launch's server_args dump (the first line SGLang logs) came before the failure and no phase line
+    or serving line did: the server had begun its start and nothing shows it past any step."""
+    if not located[1].startswith(_NO_PHASE):
+        return None
+    before = [line for line in launches.get(event.source, ()) if line < event.line]
+    if not before:
+        return None
+    return "startup", f"after line {before[-1]}, the launch's server_args dump, with no phase line or serving line since"
+
+
+_NO_PHASE = "no phase line of this rank before it"
+
+
 def _before_warmup(marker: Event | None) -> bool:
     """The marker comes before SGLang's own warmup request can have run: a batch line (the warmup's is one) or
     uvicorn's start."""
@@ -662,6 +676,10 @@ def failures_of(
         if e.kind in CRASH_KINDS and e.kind not in (kinds.PROCESS_EXCEPTION, kinds.LOGGED_FAILURE):
             last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
     jit = JitBuilds(builds)
+    launches: dict[str, list[int]] = {}  # the lines of each source's server_args dumps (a launch's first line)
+    for e in events:
+        if e.kind == kinds.SERVER_ARGS:
+            launches.setdefault(e.source, []).append(e.line)
     # the claims that are sentences of when it failed, not a reproduction's client step
     stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
     out: list[Failure] = []
@@ -710,6 +728,8 @@ def failures_of(
                 or lines_before.wording(event, releases)
                 or placed_by_client(event)
                 or _from_claim(event, claims)
+                # weaker than the paste's sentence of when it failed: a paste of the start's head and the crash's tail
+                or _after_launch(event, located, launches)
                 or located
             )
         elif located[1].startswith(AFTER_LAST_PHASE) and (words := _from_claim(event, stated)) and words[0] == "serving":
