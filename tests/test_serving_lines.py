@@ -139,6 +139,19 @@ SERVED = [
         "completion-id-hex",
         "[2026-03-01 10:00:05 TP0] Abort request cmpl-5d41402abc4b2a76b9719d911017c592",
     ),
+    # LMCache's vLLM connector per request (lmcache 0.3.10.post2 integration/vllm/vllm_v1_adapter.py: its log format
+    # "[%(asctime)s] LMCache %(levelname)s: %(message)s (%(filename)s:%(lineno)d:%(name)s)"), the offline engine's
+    # request ids being numbers
+    (
+        "lmcache-lookup",
+        "[2026-02-02 08:10:11,120] LMCache INFO: Reqid: 7, Total tokens 1536, LMCache hit tokens: 512, need to load: 512 "
+        "(vllm_v1_adapter.py:1539:lmcache.integration.vllm.vllm_v1_adapter)",
+    ),
+    (
+        "lmcache-store",
+        "[2026-02-02 08:10:11,480] LMCache INFO: Storing KV cache for 1024 out of 1536 tokens (skip_leading_tokens=512) "
+        "for request 7 (vllm_v1_adapter.py:1213:lmcache.integration.vllm.vllm_v1_adapter)",
+    ),
     # uvicorn's access log of an error answer: the HTTP server answered a client, so startup was behind it
     (
         "uvicorn-500",

@@ -102,6 +102,12 @@ _SERVING = re.compile(
     # "/v1/chat/completions": http_server.py _execute_server_warmup 0.5.9), so a chat completion's id may be the
     # warmup's (WARMUP_REQUEST)
     r"|\b(?:chat)?cmpl-[0-9a-f]{8}"
+    # LMCache's vLLM connector, per request the scheduler looks up or the worker stores (lmcache 0.3.10.post2
+    # integration/vllm/vllm_v1_adapter.py get_num_new_matched_tokens "Reqid: %s, Total tokens %d, LMCache hit tokens: %d,
+    # need to load: %d" or "... hit tokens: None.", wait_for_save "Storing KV cache for %d out of %d tokens
+    # (skip_leading_tokens=%d) for request %s"): vLLM sends no warmup request, so a request reached the engine
+    r"|\bReqid: \S+, Total tokens \d+, LMCache hit tokens: (?:\d+|None)"
+    r"|\bStoring KV cache for \d+ out of \d+ tokens \(skip_leading_tokens=\d+\) for request "
 )
 # a request id SGLang's own warmup request may carry: a VLM's warmup is a chat completion (see above)
 WARMUP_REQUEST = re.compile(r"\bchatcmpl-[0-9a-f]{8}")
@@ -232,6 +238,8 @@ SERVING_BYTES = AnchoredPattern(
         b"Finished request ",
         b"step:",
         b"cmpl-",
+        b"Reqid: ",
+        b"Storing KV cache for ",
     ),
     keep=64,  # a file's first serving lines looked at for requests served after the warmup (past_warmup)
     enough=past_warmup,
