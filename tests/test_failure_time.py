@@ -854,3 +854,18 @@ def test_a_failure_after_the_launchs_server_args_dump_alone_is_startup():
     assert (failure.finding, failure.phase) == ("startup-crash", "startup")
     assert failure.phase_basis.startswith("after line 1, the launch's server_args dump")
     assert _failure(crash).phase == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("batch", "phase"),
+    [
+        ("Decode batch. #running-req: 12, #token: 40000, token usage: 0.10, gen throughput (token/s): 900.00", "serving"),
+        # the warmup's prefill prints the same: no request shown served
+        ("Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00", "unknown"),
+    ],
+)
+def test_a_failure_stated_in_prose_over_a_log_of_the_server_serving_is_placed_while_serving(batch, phase):
+    """place12: the prose states the failure, the log under it shows what led to it; no log line places the failure
+    before or after it."""
+    text = f"The server crashes with a segmentation fault.\n\n```\n[2025-06-01 09:59:05 TP0] {batch}\n```\n"
+    assert _failure(text).phase == phase

@@ -381,6 +381,18 @@ def _after_launch(event: Event, located: tuple[str, str], launches: dict[str, li
 _NO_PHASE = "no phase line of this rank before it"
 
 
+def _stated_beside_serving(event: Event, marker: Event | None) -> tuple[str, str] | None:
+    """A failure stated only in prose, beside a log that shows the server serving wherever the log stands ("The
+    server crashes with a segmentation fault." over the decode batches that led to it): the log is its lead-up, no
+    line of it places the failure before or after. Only when no sentence of the paste said another time (the
+    claims come first). A line the warmup prints too shows no requests served."""
+    if event.kind != kinds.STATED_FAILURE or marker is None or marker.line <= event.line:
+        return None
+    if marker.data.get("may_precede_ready"):  # a prefill batch or uvicorn's start: the warmup's, perhaps, and no more
+        return None
+    return "serving", f"{_serving_basis(marker)}; the failure is stated in prose, the log beside it shows the server serving"
+
+
 def _before_warmup(marker: Event | None) -> bool:
     """The marker comes before SGLang's own warmup request can have run: a batch line (the warmup's is one) or
     uvicorn's start."""
@@ -730,6 +742,7 @@ def failures_of(
                 or _from_claim(event, claims)
                 # weaker than the paste's sentence of when it failed: a paste of the start's head and the crash's tail
                 or _after_launch(event, located, launches)
+                or _stated_beside_serving(event, marker)
                 or located
             )
         elif located[1].startswith(AFTER_LAST_PHASE) and (words := _from_claim(event, stated)) and words[0] == "serving":
