@@ -869,3 +869,48 @@ def test_a_failure_stated_in_prose_over_a_log_of_the_server_serving_is_placed_wh
     before or after it."""
     text = f"The server crashes with a segmentation fault.\n\n```\n[2025-06-01 09:59:05 TP0] {batch}\n```\n"
     assert _failure(text).phase == phase
+
+
+def _weight_update_traceback(*frames: str) -> str:
+    site = "/usr/local/lib/python3.10/dist-packages/sglang/srt"
+    lines = ["[2025-06-01 10:00:06 TP0] Scheduler hit an exception: Traceback (most recent call last):"]
+    for path, line, func, code in frames:
+        lines += [f'  File "{site}/{path}", line {line}, in {func}', f"    {code}"]
+    return "\n".join([*lines, "AssertionError"]) + "\n"
+
+
+_UPDATE_FRAMES = (
+    ("managers/scheduler.py", 1100, "process_input_requests", "output = self._request_dispatcher(recv_req)"),
+    (
+        "managers/scheduler.py",
+        2300,
+        "update_weights_from_tensor",
+        "success, message = self.tp_worker.update_weights_from_tensor(",
+    ),
+    (
+        "managers/tp_worker.py",
+        300,
+        "update_weights_from_tensor",
+        "success, message = self.model_runner.update_weights_from_tensor(",
+    ),
+    ("model_executor/model_runner.py", 900, "update_weights_from_tensor", "self.model.load_weights(named_tensors)"),
+    ("models/qwen2.py", 500, "load_weights", "weight_loader(param, loaded_weight, shard_id)"),
+    ("layers/linear.py", 700, "weight_loader", "assert param_data.shape == loaded_weight.shape"),
+)
+
+
+def test_load_weights_under_a_weight_update_is_no_startup_step():
+    """place12: an RL trainer's weight update (sglang 0.4.1.post7-0.5.23 update_weights_from_tensor / _disk /
+    _distributed / _ipc, load_lora_adapter) calls the model's load_weights on a running server: no load_weight step;
+    the released source places the stack where it can (the scheduler's handler serves), else nothing does."""
+    failure = _failure(_weight_update_traceback(*_UPDATE_FRAMES))
+    assert failure.phase != "load_weight"
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    # cut to the worker's and the runner's frames (reached at startup too in some releases): unknown, not load_weight
+    assert _failure(_weight_update_traceback(*_UPDATE_FRAMES[2:])).phase == "unknown"
+    # the same load_weights from the model's loading stays load_weight
+    loading = (
+        ("model_executor/model_runner.py", 450, "load_model", "self.model = get_model(model_config=self.model_config)"),
+        *_UPDATE_FRAMES[4:],
+    )
+    assert _failure(_weight_update_traceback(*loading)).phase == "load_weight"

@@ -279,16 +279,27 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
     return None
 
 
+# the weight updates a running server takes (sglang 0.4.1.post7-0.5.23 Engine / http_server / Scheduler / TpModelWorker /
+# ModelRunner update_weights_from_disk, _from_tensor, _from_distributed, _from_ipc; load_lora_adapter 0.4.9.post6 on):
+# they call the model's load_weights, or the loader's load_weights_and_postprocess, as its loading does
+_WEIGHT_UPDATE = re.compile(r"[ .](?:update_weights_from_\w+|load_lora_adapter\w*)\b")
+
+
 def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
     """The first frame (innermost first) that a phase-locating signature matches, and that signature. A startup
     frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture),
     except a disaggregation frame under a serving one: the PD event loops call disaggregation code per batch."""
     serving: tuple[Signature, str] | None = None
     disaggregation: tuple[Signature, str] | None = None
-    for kind, text in _frames(event):
+    frames = list(_frames(event))
+    for at, (kind, text) in enumerate(frames):
         sig = next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None)
         if sig is None:
             continue
+        if sig.phase == "load_weight" and any(_WEIGHT_UPDATE.search(outer) for _, outer in frames[at + 1 :]):
+            # the model's load_weights called by a weight update (an RL trainer's, a LoRA adapter's load): no startup
+            # step; the released source places the stack (catalog/stages.json), or nothing does
+            return None
         if sig.phase == "serving":
             if disaggregation is not None:  # PD code a serving loop runs (event_loop_*_disagg_decode) is serving
                 return sig, text
