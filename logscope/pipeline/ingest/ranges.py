@@ -35,16 +35,20 @@ RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one f
 READ_BYTES = 512 << 10
 # Ranges given to the workers ahead of the one the classifier reads: one per worker and a spare while ranges come
 # back dense (a 200 MB crash loop queued whole held every range's results while the main process classified the
-# first: 1.4 GB at 100,000 launches); while they come back sparse, as many as AHEAD_SPARSE_BYTES of the file (their
-# results are a few lines, and the workers go on scanning while the main process is still importing the stages: with
-# three ranges of 8 MiB they stood idle for the import's 0.1-0.2 s). The bound is in bytes, not ranges: ranges given
-# out sparse may all come back dense (a crash loop after hours of serving), and their results are then what waits
-# (eight ranges of 32 MiB doubled the peak RSS of such a file, review10). A crash loop's range holds a candidate on
-# every line (about 90 MB of results for 32 MiB), so a file's ranges are DENSE_RANGE_BYTES until one comes back with
-# fewer than DENSE_FOUND candidates per RANGE_BYTES (a serving log's few), then RANGE_BYTES. Ranges are given as
-# earlier ones come back (a callback on the executor's thread), not only as the classifier reads them.
+# first: 1.4 GB at 100,000 launches); while they come back sparse, as long as fewer than AHEAD_SPARSE_BYTES of the
+# file are out (given to a worker and not yet back) and the ranges back but not yet read hold fewer than
+# AHEAD_SPARSE_FOUND candidates: their results are a few lines, and the workers go on scanning while the main process
+# is still importing the stages and reading the first ranges (bounded by the bytes given and unread, 96 MiB, the two
+# workers stood idle for about 0.1 s of a 1 GiB serving log's start, 2026-12-07). The ranges out are bounded in
+# bytes, not ranges: ranges given out sparse may all come back dense (a crash loop after hours of serving), and their
+# results are then what waits (eight ranges of 32 MiB doubled the peak RSS of such a file, review10). A crash loop's
+# range holds a candidate on every line (about 90 MB of results for 32 MiB), so a file's ranges are
+# DENSE_RANGE_BYTES until one comes back with fewer than DENSE_FOUND candidates per RANGE_BYTES (a serving log's
+# few), then RANGE_BYTES. Ranges are given as earlier ones come back (a callback on the executor's thread), not only
+# as the classifier reads them.
 AHEAD_SPARE = 1
 AHEAD_SPARSE_BYTES = 96 << 20  # three ranges of RANGE_BYTES: the dense bound of two workers and a spare
+AHEAD_SPARSE_FOUND = 20_000  # candidate and startup lines waiting to be read: a few MB (a 1 GiB serving log: 966 in all)
 DENSE_RANGE_BYTES = 8 << 20
 DENSE_FOUND = 100_000
 _PROBE_BYTES = 1 << 16
@@ -60,8 +64,8 @@ class _QueuedFile:
     path: str
     size: int
     cut: int = 0  # where its next range starts
-    # its ranges given to a worker, in order, with the bytes each was given
-    scans: deque[tuple[Future[RangeScan], int]] = field(default_factory=deque)
+    # its ranges given to a worker, in order
+    scans: deque[Future[RangeScan]] = field(default_factory=deque)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +103,10 @@ class RangeScanner:
         self.pool: ProcessPoolExecutor | None = None
         self.files: deque[_QueuedFile] = deque()  # files with bytes not yet given to a worker, in order
         self.in_flight = 0  # ranges given to a worker and not yet read
-        self.in_flight_bytes = 0  # their bytes
+        self.out_bytes = 0  # the bytes of those not yet back from the worker
+        self.unread_found = 0  # the lines (candidates and startup lines) of those back and not yet read
+        self.sizes: dict[Future[RangeScan], int] = {}  # the ranges out: their bytes
+        self.back: dict[Future[RangeScan], int] = {}  # the ranges back and not yet read: their lines
         self.sparse = False  # the last range that came back held few candidates
         self.closed = False
         self.forked = False  # the pool has started its workers (its first submit)
@@ -126,9 +133,11 @@ class RangeScanner:
 
     def _room(self) -> bool:
         """Whether another range may be given out: while ranges come back sparse, as long as fewer than
-        AHEAD_SPARSE_BYTES are given and unread; else one per worker and a spare."""
+        AHEAD_SPARSE_BYTES are out and those back unread hold fewer than AHEAD_SPARSE_FOUND lines; else one per worker
+        and a spare given and unread."""
         if self.sparse:  # (on many cores, one range per worker and a spare at least)
-            return self.in_flight_bytes < max(AHEAD_SPARSE_BYTES, (workers() + AHEAD_SPARE) * RANGE_BYTES)
+            out = max(AHEAD_SPARSE_BYTES, (workers() + AHEAD_SPARE) * RANGE_BYTES)
+            return self.out_bytes < out and self.unread_found < AHEAD_SPARSE_FOUND
         return self.in_flight < workers() + AHEAD_SPARE
 
     @property
@@ -159,10 +168,11 @@ class RangeScanner:
         with contextlib.nullcontext() if self.forked else sigint_held():
             future = self.pool.submit(_scan_range, queued.name, queued.path, start, end)
         self.forked = True
-        queued.scans.append((future, end - start))
+        queued.scans.append(future)
         queued.cut = end
         self.in_flight += 1
-        self.in_flight_bytes += end - start
+        self.out_bytes += end - start
+        self.sizes[future] = end - start
         if end >= queued.size:
             self.files.remove(queued)
         future.add_done_callback(self._came_back)
@@ -173,7 +183,12 @@ class RangeScanner:
         if future.cancelled() or future.exception() is not None:
             return  # the classifier meets the error when it reads the range
         with self.lock:
-            self._note(future.result())
+            result = future.result()
+            if future in self.sizes:  # (not yet read: the classifier may read it before this callback runs)
+                self.out_bytes -= self.sizes.pop(future)
+                self.back[future] = len(result.found) + len(result.startup)
+                self.unread_found += self.back[future]
+            self._note(result)
             self._fill()
 
     def _note(self, result: RangeScan) -> None:
@@ -186,11 +201,14 @@ class RangeScanner:
                     return
                 if not queued.scans:  # read before a file queued ahead of it: its range is given now
                     self._cut(queued)
-                future, result_bytes = queued.scans.popleft()
+                future = queued.scans.popleft()
             result = future.result()
             with self.lock:
                 self.in_flight -= 1
-                self.in_flight_bytes -= result_bytes
+                if future in self.back:
+                    self.unread_found -= self.back.pop(future)
+                else:  # read before its callback ran: that callback finds it no longer out
+                    self.out_bytes -= self.sizes.pop(future, 0)
                 self._note(result)
                 self._fill()
             yield result
