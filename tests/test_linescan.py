@@ -181,12 +181,12 @@ def test_ranges_are_given_out_as_earlier_ones_come_back_while_none_is_read(tmp_p
     assert sum(scan.lines for scan in scans) == 20_001
     assert [text for scan in scans for _, _, text in scan.found] == ["an ERROR line"]
     assert all(a.end == b.start for a, b in zip(scans, scans[1:]))
-    assert scanner.in_flight == scanner.out_bytes == scanner.unread_found == 0
+    assert scanner.in_flight == scanner.out_bytes == scanner.unread_held == 0
 
 
-def test_ranges_back_unread_are_bounded_by_their_lines(tmp_path, monkeypatch):
-    """While the classifier reads none, sparse ranges are given out only until those back hold AHEAD_SPARSE_FOUND
-    candidate lines: then the workers wait for the reader, and the rest is given as it reads."""
+def test_ranges_back_unread_are_bounded_by_what_their_lines_hold(tmp_path, monkeypatch):
+    """While the classifier reads none, sparse ranges are given out only until the results back hold AHEAD_SPARSE_HELD
+    (their lines' text and a record each): then the workers wait for the reader, and the rest is given as it reads."""
     if ranges.workers() < 2:
         pytest.skip("one core: no worker processes")
     path = tmp_path / "serving.log"
@@ -194,17 +194,19 @@ def test_ranges_back_unread_are_bounded_by_their_lines(tmp_path, monkeypatch):
     monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
     monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
     monkeypatch.setattr(ranges, "AHEAD_SPARSE_BYTES", 3 * 4096)
-    monkeypatch.setattr(ranges, "AHEAD_SPARSE_FOUND", 6)
+    line = len("an ERROR line") + ranges.LINE_RECORD
+    monkeypatch.setattr(ranges, "AHEAD_SPARSE_HELD", 6 * line)  # six candidate lines
     with ranges.RangeScanner(("ERROR",), enabled=True) as scanner:
         results = scanner.submit("serving.log", str(path), path.stat().st_size)
         waited = 0.0
-        while (scanner.out_bytes or scanner.unread_found < 6) and waited < 60:
+        while (scanner.out_bytes or scanner.unread_held < 6 * line) and waited < 60:
             time.sleep(0.05)
             waited += 0.05
         time.sleep(0.2)
         # stopped at the bound: the lines back unread reach it, and the ranges out then (3 at most, 2 lines or 3
         # each) came back too
-        assert scanner.out_bytes == 0 and 6 <= scanner.unread_found <= 6 + 3 * 3
+        assert scanner.out_bytes == 0 and 6 * line <= scanner.unread_held <= (6 + 3 * 3) * line
+        assert scanner.unread_held % line == 0
         assert scanner.files and scanner.in_flight <= 8
         scans = list(results)
     assert sum(scan.lines for scan in scans) == 20_000
@@ -399,8 +401,16 @@ def test_the_sparse_look_ahead_gives_each_worker_a_range_and_a_spare_on_many_cor
     assert not scanner._room()
     scanner.out_bytes = 0
     assert scanner._room()
-    scanner.unread_found = ranges.AHEAD_SPARSE_FOUND  # ranges back unread: bounded by their lines
+    scanner.unread_held = ranges.AHEAD_SPARSE_HELD  # ranges back unread: bounded by what their results hold
     assert not scanner._room()
+
+
+def test_what_a_waiting_result_holds_is_its_lines_text_or_a_dense_ranges_bytes():
+    line = ranges.LINE_RECORD
+    few = ranges.RangeScan(0, 1 << 20, 5000, [(3, 300, "x" * 100_000), (9, 900, "an ERROR line")], startup=[(1, 10, "ab")])
+    assert ranges.sparse(few) and ranges.held(few) == 100_000 + 13 + 2 + 3 * line  # long lines weigh their length
+    dense = ranges.RangeScan(0, 4096, 200, [(i, i, "ERROR") for i in range(200)])
+    assert not ranges.sparse(dense) and ranges.held(dense) == 4096
 
 
 _INTERRUPTED_FORK = """

@@ -36,9 +36,9 @@ READ_BYTES = 512 << 10
 # Ranges given to the workers ahead of the one the classifier reads: one per worker and a spare while ranges come
 # back dense (a 200 MB crash loop queued whole held every range's results while the main process classified the
 # first: 1.4 GB at 100,000 launches); while they come back sparse, as long as fewer than AHEAD_SPARSE_BYTES of the
-# file are out (given to a worker and not yet back) and the ranges back but not yet read hold fewer than
-# AHEAD_SPARSE_FOUND candidates: their results are a few lines, and the workers go on scanning while the main process
-# is still importing the stages and reading the first ranges (bounded by the bytes given and unread, 96 MiB, the two
+# file are out (given to a worker and not yet back) and the results of the ranges back but not yet read hold less than
+# AHEAD_SPARSE_HELD: their results are a few lines, and the workers go on scanning while the main process is still
+# importing the stages and reading the first ranges (bounded by the bytes given and unread, 96 MiB, the two
 # workers stood idle for about 0.1 s of a 1 GiB serving log's start, 2026-12-07). The ranges out are bounded in
 # bytes, not ranges: ranges given out sparse may all come back dense (a crash loop after hours of serving), and their
 # results are then what waits (eight ranges of 32 MiB doubled the peak RSS of such a file, review10). A crash loop's
@@ -48,7 +48,11 @@ READ_BYTES = 512 << 10
 # as the classifier reads them.
 AHEAD_SPARE = 1
 AHEAD_SPARSE_BYTES = 96 << 20  # three ranges of RANGE_BYTES: the dense bound of two workers and a spare
-AHEAD_SPARSE_FOUND = 20_000  # candidate and startup lines waiting to be read: a few MB (a 1 GiB serving log: 966 in all)
+# the results waiting to be read, in characters of their lines' text and LINE_RECORD for each line (a 1 GiB serving
+# log's 33 ranges: about 0.35 MB in all); by lines alone, a log of long lines that hold a literal (records of 100 KB)
+# would let gigabytes wait
+AHEAD_SPARSE_HELD = 16 << 20
+LINE_RECORD = 200  # about what a line's tuple, its numbers and its string's header take
 DENSE_RANGE_BYTES = 8 << 20
 DENSE_FOUND = 100_000
 _PROBE_BYTES = 1 << 16
@@ -83,6 +87,20 @@ class RangeScan:
     startup_capped: bool = False
 
 
+def sparse(result: RangeScan) -> bool:
+    """Whether the range came back with fewer than DENSE_FOUND candidates per RANGE_BYTES."""
+    return len(result.found) * RANGE_BYTES < DENSE_FOUND * max(1, result.end - result.start)
+
+
+def held(result: RangeScan) -> int:
+    """About what a range's result holds while it waits to be read: its lines' text and LINE_RECORD for each line; a
+    dense range's, its bytes (not summed line by line: a crash loop's range holds a line on every line)."""
+    if not sparse(result):
+        return result.end - result.start
+    lines = (*result.found, *result.startup)
+    return sum(len(text) for _, _, text in lines) + LINE_RECORD * len(lines)
+
+
 def workers() -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, cores)
@@ -104,9 +122,9 @@ class RangeScanner:
         self.files: deque[_QueuedFile] = deque()  # files with bytes not yet given to a worker, in order
         self.in_flight = 0  # ranges given to a worker and not yet read
         self.out_bytes = 0  # the bytes of those not yet back from the worker
-        self.unread_found = 0  # the lines (candidates and startup lines) of those back and not yet read
+        self.unread_held = 0  # what the results of those back and not yet read hold (`held`)
         self.sizes: dict[Future[RangeScan], int] = {}  # the ranges out: their bytes
-        self.back: dict[Future[RangeScan], int] = {}  # the ranges back and not yet read: their lines
+        self.back: dict[Future[RangeScan], int] = {}  # the ranges back and not yet read: what their results hold
         self.sparse = False  # the last range that came back held few candidates
         self.closed = False
         self.forked = False  # the pool has started its workers (its first submit)
@@ -133,11 +151,11 @@ class RangeScanner:
 
     def _room(self) -> bool:
         """Whether another range may be given out: while ranges come back sparse, as long as fewer than
-        AHEAD_SPARSE_BYTES are out and those back unread hold fewer than AHEAD_SPARSE_FOUND lines; else one per worker
+        AHEAD_SPARSE_BYTES are out and the results back unread hold less than AHEAD_SPARSE_HELD; else one per worker
         and a spare given and unread."""
         if self.sparse:  # (on many cores, one range per worker and a spare at least)
             out = max(AHEAD_SPARSE_BYTES, (workers() + AHEAD_SPARE) * RANGE_BYTES)
-            return self.out_bytes < out and self.unread_found < AHEAD_SPARSE_FOUND
+            return self.out_bytes < out and self.unread_held < AHEAD_SPARSE_HELD
         return self.in_flight < workers() + AHEAD_SPARE
 
     @property
@@ -186,13 +204,13 @@ class RangeScanner:
             result = future.result()
             if future in self.sizes:  # (not yet read: the classifier may read it before this callback runs)
                 self.out_bytes -= self.sizes.pop(future)
-                self.back[future] = len(result.found) + len(result.startup)
-                self.unread_found += self.back[future]
+                self.back[future] = held(result)
+                self.unread_held += self.back[future]
             self._note(result)
             self._fill()
 
     def _note(self, result: RangeScan) -> None:
-        self.sparse = len(result.found) * RANGE_BYTES < DENSE_FOUND * max(1, result.end - result.start)
+        self.sparse = sparse(result)
 
     def _results(self, queued: _QueuedFile) -> Iterator[RangeScan]:
         while True:
@@ -206,7 +224,7 @@ class RangeScanner:
             with self.lock:
                 self.in_flight -= 1
                 if future in self.back:
-                    self.unread_found -= self.back.pop(future)
+                    self.unread_held -= self.back.pop(future)
                 else:  # read before its callback ran: that callback finds it no longer out
                     self.out_bytes -= self.sizes.pop(future, 0)
                 self._note(result)
