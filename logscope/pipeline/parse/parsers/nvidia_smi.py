@@ -20,6 +20,7 @@ _FURNITURE = re.compile(
     r"^[\s|+=\-]*$|^\|\s*(GPU\s+Name|Fan\s+Temp|GPU\s+GI|Processes:|No running processes|ID\s+ID|"
     r"MIG devices|\s*Usage\s*\||.*MIG M\.|\s*\|)|^\|[\s|]*(\S+[\s|]*)?\|\s*$"
 )
+_DRIVER_LABEL = re.compile(r"\b(?:Driver|KMD) Version:")
 _Q_START = re.compile(r"^=+NVSMI LOG=+$")
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
 _MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB)?$")
@@ -84,7 +85,7 @@ class _SmiTransformer(Transformer):
                 "persistence": named["ONOFF"][0],
                 "bus_id": named["BUS_ID"][0],
                 "display_active": named["DISP"][0],
-                "ecc": named["CELL"][0].strip(),
+                **({"ecc": named["CELL"][0].strip()} if named.get("CELL") else {}),
             },
         )
 
@@ -159,7 +160,8 @@ class SmiTableReader(BlockReader):
     literals: ClassVar[tuple[str, ...]] = ("NVIDIA-SMI", "MIG devices")
 
     def starts(self, text: str) -> bool:
-        return ("NVIDIA-SMI" in text and "Driver Version" in text) or text.strip().startswith("| MIG devices")
+        # the header names the driver "Driver Version" (R418 .. R595) or "KMD Version" (R610 and later)
+        return ("NVIDIA-SMI" in text and _DRIVER_LABEL.search(text) is not None) or text.strip().startswith("| MIG devices")
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
@@ -337,9 +339,9 @@ class SmiQueryReader(BlockReader):
 
     def _assign(self, where: str, key: str, value: str, lineno: int) -> None:
         if self.gpu is None:
-            if key == "Driver Version":
+            if key in ("Driver Version", "KMD Version"):  # the table's header renamed both in R610
                 self.versions["driver"] = value
-            elif key == "CUDA Version":
+            elif key in ("CUDA Version", "CUDA UMD Version"):
                 self.versions["cuda_driver_api"] = value
             elif key == "Timestamp":
                 self.dump["dump_timestamp"] = value

@@ -25,7 +25,7 @@ from logscope.pipeline.parse.parsers import (
 )
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
-from logscope.pipeline.parse.parsers.collect_env_gpus import CollectEnvGpuReader
+from logscope.pipeline.parse.parsers.collect_env_gpus import CollectEnvGpuReader, SmiListReader
 from logscope.pipeline.parse.parsers.command_shapes import (
     COMMAND_HEAD,
     INTERPRETER_OPTIONS,
@@ -356,6 +356,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     WrappedDumpReader,
     CheckEnvReader,
     CollectEnvGpuReader,
+    SmiListReader,
     FlashInferEnvReader,
     PipShowReader,
     VersionPrintReader,
