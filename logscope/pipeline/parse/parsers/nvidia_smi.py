@@ -155,6 +155,36 @@ def read_smi_line(text: str) -> SmiLine | None:
         return None
 
 
+# a table re-flowed by the paste: its lines joined into one, each row still between its own pipes ("| 0  NVIDIA A100 On |
+# 00000000:07:00.0 Off | 0 | | N/A 30C P0 61W / 400W | 4MiB / 81920MiB | 0% Default |"); read when the line holds a
+# bus id or a memory cell, so a table's furniture alone costs no parse
+_JOINED_HINT = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d|\d+MiB\s*/|NVIDIA-SMI")
+_JOINED_MIN_PIPES = 7
+_ROW_PIPES = 4  # the most pipes one row of the table holds (a GPU's two rows: "| ... | ... | ... |")
+_TABLE_ROWS = ("header", "gpu_row", "usage_row", "process_row", "mig_row")
+
+
+def _joined_rows(text: str) -> list[str]:
+    """The rows of a line that joined several, in order: from each pipe, the longest stretch to a later pipe (of
+    one row's at most) that reads as one row; stretches that read as none (rules, column headers, empty cells) are passed over."""
+    if text.count("|") < _JOINED_MIN_PIPES or not _JOINED_HINT.search(text):
+        return []
+    pipes = [i for i, c in enumerate(text) if c == "|"]
+    rows: list[str] = []
+    k = 0
+    while k < len(pipes) - 1:
+        for end in range(min(len(pipes) - 1, k + _ROW_PIPES - 1), k, -1):
+            piece = text[pipes[k] : pipes[end] + 1]
+            line = read_smi_line(piece)
+            if line is not None and line.rule in _TABLE_ROWS:
+                rows.append(piece)
+                k = end + 1
+                break
+        else:
+            k += 1
+    return rows if len(rows) > 1 else []
+
+
 class SmiTableReader(BlockReader):
     grammar = kinds.NVIDIA_SMI_GRAMMAR
     literals: ClassVar[tuple[str, ...]] = ("NVIDIA-SMI", "MIG devices")
@@ -176,11 +206,22 @@ class SmiTableReader(BlockReader):
             return False
         line = read_smi_line(stripped)
         if line is None:
-            self._mig_bar1(stripped)
-            return bool(_FURNITURE.match(stripped)) or stripped.startswith(("|", "+"))
+            joined = _joined_rows(stripped)
+            for row in joined:
+                self._take(lineno, row, read_smi_line(row))
+            if not joined:
+                self._mig_bar1(stripped)
+            return bool(_FURNITURE.match(stripped)) or stripped.startswith(("|", "+")) or bool(joined)
+        self._take(lineno, stripped, line)
+        return True
+
+    def _take(self, lineno: int, stripped: str, line: SmiLine | None) -> None:
+        if line is None:
+            return
         if line.rule == "header":
             self._emit(kinds.SMI_VERSIONS, lineno, stripped, dict(line.values))
         elif line.rule == "gpu_row":
+            self._flush_pending()  # the GPU above had no usage row it could be read from ("Not Supported" memory)
             self.pending_gpu = {**line.values, "line": lineno}
         elif line.rule == "usage_row" and self.pending_gpu is not None:
             gpu = self.pending_gpu
@@ -189,7 +230,6 @@ class SmiTableReader(BlockReader):
             self.pending_gpu = None
         elif line.rule in ("mig_row", "process_row"):
             self._emit(kinds.SMI_MIG if line.rule == "mig_row" else kinds.SMI_PROCESS, lineno, stripped, dict(line.values))
-        return True
 
     def _mig_bar1(self, stripped: str) -> bool:
         """The MIG row's second line holds its BAR1 usage: "|   |   4MiB / 32767MiB |   |   |"."""
@@ -203,11 +243,16 @@ class SmiTableReader(BlockReader):
     def _emit(self, kind: str, line: int, text: str, data: dict[str, Any]) -> None:
         self.events.append(Event(kind, self.source, line, text[:300], None, None, data, kinds.NVIDIA_SMI_GRAMMAR))
 
-    def close(self) -> list[Event]:
-        if self.pending_gpu is not None:  # a table cut after the GPU's first row still names the GPU
+    def _flush_pending(self) -> None:
+        """A GPU whose first row was read and its second not (the table cut there, or its memory cell "Not
+        Supported" on a card without dedicated memory): its index and name, no memory."""
+        if self.pending_gpu is not None:
             gpu = self.pending_gpu
             self._emit(kinds.SMI_GPU, gpu.pop("line"), f"GPU {gpu['index']} {gpu['name']}", gpu)
             self.pending_gpu = None
+
+    def close(self) -> list[Event]:
+        self._flush_pending()
         return self.events
 
 
@@ -257,10 +302,11 @@ class SmiQueryReader(BlockReader):
     """`nvidia-smi -q`: sections by indentation; FB memory, processes and the driver/CUDA versions."""
 
     grammar = kinds.NVIDIA_SMI_GRAMMAR
-    literals = ("NVSMI LOG",)
+    # a copy may start at a GPU's own section ("GPU 00000000:18:00.0" at the margin), the dump's head left out
+    literals = ("NVSMI LOG", "GPU 0")
 
     def starts(self, text: str) -> bool:
-        return bool(_Q_START.match(text.strip()))
+        return bool(_Q_START.match(text.strip()) or (_Q_GPU.match(text) and not text[0].isspace()))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
@@ -271,6 +317,8 @@ class SmiQueryReader(BlockReader):
         self.process: dict[str, Any] | None = None
         self.gpu_count = 0
         self.first_line = lineno
+        if _Q_GPU.match(text):
+            self.feed(lineno, text)
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
