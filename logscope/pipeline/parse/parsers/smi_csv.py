@@ -98,7 +98,8 @@ class SmiCsvReader(BlockReader):
 _GPU_NAMES = ("NVIDIA", "Tesla", "Quadro", "GeForce", "AMD", "Instinct")
 _GPU_NAME = re.compile(r"^(" + "|".join(_GPU_NAMES) + r")\b")
 _PICKED = re.compile(r"\s(?:-i|--id)(?:\s|=)")
-_QUERY = re.compile(r"nvidia-smi\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?")
+# (options may stand before the query: "nvidia-smi -i 3 --query-gpu=...")
+_QUERY = re.compile(r"nvidia-smi(?:\s+-[\w-]+(?:[\s=]+[\w,]+)?)*?\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?")
 
 
 # what a --query-gpu CSV cell holds: an index, a bus or device id, a UUID, a number with its unit, a version, a state
