@@ -125,7 +125,9 @@ NVIDIA H100 80GB HBM3, 4 MiB, 81559 MiB
 """
     assert _gpus(text) == [(0, "NVIDIA H100 80GB HBM3", 70000, 81559), (1, "NVIDIA H100 80GB HBM3", 4, 81559)]
     # -i picked GPU 3: the row's place says nothing of its index
-    picked = text.replace("nvidia-smi --query", "nvidia-smi -i 3 --query").replace("NVIDIA H100 80GB HBM3, 4 MiB, 81559 MiB\n", "")
+    picked = text.replace("nvidia-smi --query", "nvidia-smi -i 3 --query").replace(
+        "NVIDIA H100 80GB HBM3, 4 MiB, 81559 MiB\n", ""
+    )
     assert _gpus(picked) == [(None, "NVIDIA H100 80GB HBM3", 70000, 81559)]
 
 

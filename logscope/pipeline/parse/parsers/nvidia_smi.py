@@ -303,7 +303,7 @@ class SmiQueryReader(BlockReader):
 
     grammar = kinds.NVIDIA_SMI_GRAMMAR
     # a copy may start at a GPU's own section ("GPU 00000000:18:00.0" at the margin), the dump's head left out
-    literals = ("NVSMI LOG", "GPU 0")
+    literals = ("NVSMI LOG", "GPU 0000")
 
     def starts(self, text: str) -> bool:
         return bool(_Q_START.match(text.strip()) or (_Q_GPU.match(text) and not text[0].isspace()))

@@ -88,6 +88,7 @@ def _columns_of_rows(lines: list[str]) -> list[str | None]:
 def parse_topology(lines: list[str]) -> dict[str, Any] | None:
     """Links between GPUs ([a, b, kind] with a < b), P2P status, GPU-NIC links with the NIC legend, and each
     GPU's CPU affinity, NUMA node and GPU NUMA ID (ints; None where the matrix says N/A)."""
+    lines = _unwrapped(lines)
     columns: list[str | None] = [] if any(_is_header(text) for text in lines) else _columns_of_rows(lines)
     links: list[list[Any]] = []
     p2p: list[list[Any]] = []
@@ -182,7 +183,8 @@ def _unpiped(text: str) -> str:
 # GPU9 ... NIC1", "        CPU Affinity    NUMA Affinity   GPU NUMA ID") or of a device's row (more link cells, or its
 # affinity cells "        0-47    0               N/A") on an indented line of its own, under the line it continues
 _HEADER_REST = re.compile(
-    r"^\s+(?!GPU0\b)(?:(?:GPU|NIC|mlx5_)\d+\s+)*(?:(?:GPU(?!0\b)|NIC|mlx5_)\d+|CPU Affinity(?:\s+NUMA Affinity)?(?:\s+GPU NUMA ID)?)\s*$"
+    r"^\s+(?!GPU0\b)(?:(?:GPU|NIC|mlx5_)\d+\s+)*"
+    r"(?:(?:GPU(?!0\b)|NIC|mlx5_)\d+|CPU Affinity(?:\s+NUMA Affinity)?(?:\s+GPU NUMA ID)?)\s*$"
 )
 _ROW_REST = re.compile(r"^\s+(?:" + _LINK + r"|X)(?:\s+(?:" + _LINK + r"|X))*(?:\s+[\d,-]+(?:\s+(?:\d+|N/A))*)?\s*$")
 _TAIL_REST = re.compile(r"^\s+\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*(?:\s+(?:\d+|N/A)){1,2}\s*$")
@@ -195,6 +197,18 @@ def _wrapped_rest(previous: str, text: str) -> bool:
     if _ROW_HEAD.match(previous) and not previous.rstrip().endswith("N/A"):
         return bool(_ROW_REST.match(text) or _TAIL_REST.match(text))
     return False
+
+
+def _unwrapped(lines: list[str]) -> list[str]:
+    """The matrix's lines with each wrapped rest joined to the line it continues (check_env's topology value is
+    read from its lines as pasted)."""
+    out: list[str] = []
+    for text in lines:
+        if out and _wrapped_rest(out[-1], text):
+            out[-1] = out[-1].rstrip() + "\t" + text.strip()
+        else:
+            out.append(text)
+    return out
 
 
 class TopoReader(BlockReader):

@@ -46,11 +46,7 @@ def is_csv_header(text: str) -> bool:
     if _CSV_HEADER.match(text):
         return True
     cells = [c.strip() for c in text.split(",")]
-    return (
-        len(cells) > 1
-        and all(_QUERY_FIELD.match(c) for c in cells)
-        and any(c.split(" [")[0] in _CSV_FIELDS for c in cells)
-    )
+    return len(cells) > 1 and all(_QUERY_FIELD.match(c) for c in cells) and any(c.split(" [")[0] in _CSV_FIELDS for c in cells)
 
 
 def header_columns(text: str) -> list[str]:
@@ -99,7 +95,9 @@ _GPU_NAMES = ("NVIDIA", "Tesla", "Quadro", "GeForce", "AMD", "Instinct")
 _GPU_NAME = re.compile(r"^(" + "|".join(_GPU_NAMES) + r")\b")
 _PICKED = re.compile(r"\s(?:-i|--id)(?:\s|=)")
 # (options may stand before the query: "nvidia-smi -i 3 --query-gpu=...")
-_QUERY = re.compile(r"nvidia-smi(?:\s+-[\w-]+(?:[\s=]+[\w,]+)?)*?\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?")
+_QUERY = re.compile(
+    r"nvidia-smi(?:\s+-[\w-]+(?:[\s=]+[\w,]+)?)*?\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?"
+)
 
 
 # what a --query-gpu CSV cell holds: an index, a bus or device id, a UUID, a number with its unit, a version, a state
