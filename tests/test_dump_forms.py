@@ -163,3 +163,21 @@ def test_topo_matrix_as_a_markdown_table():
 | GPU2 | SYS  | NV12 | X    | 64-127       | 1             |
 """
     assert _links(text) == [[0, 1, "NV12"], [0, 2, "SYS"], [1, 2, "NV12"]]
+
+
+def test_a_driver_before_r340_prints_no_cuda_version_and_no_display_state():
+    text = """\
++------------------------------------------------------+
+| NVIDIA-SMI 331.62     Driver Version: 331.62         |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+|===============================+======================+======================|
+|   0  GeForce GTX 680     Off  | 0000:03:00.0     N/A |                  N/A |
+| 30%   35C  N/A     N/A /  N/A |      9MiB /  4095MiB |     N/A      Default |
++-------------------------------+----------------------+----------------------+
+"""
+    report = analyze_text(text)
+    assert [(g["index"], g["name"], g["memory_used_mib"], g["memory_total_mib"]) for g in report["gpus"]] == [
+        (0, "GeForce GTX 680", 9, 4095)
+    ]
+    assert report["versions"] == {"driver": "331.62"}

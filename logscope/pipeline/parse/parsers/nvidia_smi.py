@@ -73,7 +73,10 @@ class _SmiTransformer(Transformer):
 
     def header(self, items: list[Token]) -> SmiLine:
         named = _named(items)
-        return SmiLine("header", {"driver": named["VERSION"][1], "cuda_driver_api": named["CUDA_VER"][0]})
+        values = {"driver": named["VERSION"][1]}
+        if named.get("CUDA_VER"):
+            values["cuda_driver_api"] = named["CUDA_VER"][0]
+        return SmiLine("header", values)
 
     def gpu_row(self, items: list[Token]) -> SmiLine:
         named = _named(items)
