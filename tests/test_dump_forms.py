@@ -181,3 +181,54 @@ def test_a_driver_before_r340_prints_no_cuda_version_and_no_display_state():
         (0, "GeForce GTX 680", 9, 4095)
     ]
     assert report["versions"] == {"driver": "331.62"}
+
+
+def test_query_dump_as_xml():
+    text = """\
+<?xml version="1.0" ?>
+<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
+<nvidia_smi_log>
+        <driver_version>535.86.05</driver_version>
+        <cuda_version>12.2</cuda_version>
+        <attached_gpus>2</attached_gpus>
+        <gpu id="00000000:84:00.0">
+                <product_name>NVIDIA GeForce RTX 4090</product_name>
+                <mig_devices>
+                        None
+                </mig_devices>
+                <fb_memory_usage>
+                        <total>24564 MiB</total>
+                        <reserved>346 MiB</reserved>
+                        <used>20123 MiB</used>
+                        <free>4094 MiB</free>
+                </fb_memory_usage>
+                <bar1_memory_usage>
+                        <total>256 MiB</total>
+                        <used>1 MiB</used>
+                </bar1_memory_usage>
+                <processes>
+                        <process_info>
+                                <pid>4242</pid>
+                                <type>C</type>
+                                <process_name>python3</process_name>
+                                <used_memory>20000 MiB</used_memory>
+                        </process_info>
+                </processes>
+        </gpu>
+        <gpu id="00000000:85:00.0">
+                <product_name>NVIDIA GeForce RTX 4090</product_name>
+                <fb_memory_usage>
+                        <total>24564 MiB</total>
+                        <used>3 MiB</used>
+                </fb_memory_usage>
+        </gpu>
+</nvidia_smi_log>
+"""
+    report = analyze_text(text)
+    assert [(g["index"], g["name"], g["memory_used_mib"], g["memory_total_mib"]) for g in report["gpus"]] == [
+        (0, "NVIDIA GeForce RTX 4090", 20123, 24564),
+        (1, "NVIDIA GeForce RTX 4090", 3, 24564),
+    ]
+    assert report["gpus"][0]["driver_reserved_mib"] == 346
+    assert report["gpus"][0]["processes"] == [{"pid": 4242, "type": "C", "name": "python3", "used_mib": 20000}]
+    assert report["versions"] == {"driver": "535.86.05", "cuda_driver_api": "12.2"}

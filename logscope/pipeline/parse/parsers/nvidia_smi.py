@@ -463,3 +463,102 @@ def _num(text: str) -> float | int | None:
     if not m:
         return None
     return float(m.group(1)) if "." in m.group(1) else int(m.group(1))
+
+
+# `nvidia-smi -q -x`: the -q dump as XML, one element a line ("<product_name>NVIDIA H100 80GB HBM3</product_name>"),
+# each GPU a <gpu id="00000000:18:00.0"> element; its FB memory in <fb_memory_usage> (total, reserved, used, free)
+_XML_LEAF = re.compile(r"^\s*<(\w+)>([^<]*)</\1>\s*$")
+_XML_OPEN = re.compile(r"^\s*<(\w+)(?:\s+id=\"([^\"]*)\")?[^/>]*>\s*$")
+_XML_CLOSE = re.compile(r"^\s*</(\w+)>\s*$")
+_XML_FB = {"total": "memory_total_mib", "reserved": "driver_reserved_mib", "used": "memory_used_mib", "free": "memory_free_mib"}
+
+
+class SmiXmlReader(BlockReader):
+    """`nvidia-smi -q -x`: each <gpu> element's name, bus id, FB memory and processes; the driver and CUDA versions."""
+
+    grammar = kinds.NVIDIA_SMI_GRAMMAR
+    literals = ("<nvidia_smi_log>",)
+
+    def starts(self, text: str) -> bool:
+        return text.strip() == "<nvidia_smi_log>"
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.events: list[Event] = []
+        self.versions: dict[str, str] = {}
+        self.path: list[str] = []
+        self.gpu: dict[str, Any] | None = None
+        self.gpu_line = lineno
+        self.first_line = lineno
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        leaf = _XML_LEAF.match(text)
+        if leaf is not None:
+            self._leaf(leaf.group(1), leaf.group(2).strip())
+            return True
+        opened = _XML_OPEN.match(text)
+        if opened is not None:
+            self.path.append(opened.group(1))
+            if opened.group(1) == "gpu":
+                self._finish_gpu()
+                self.gpu = {"index": len(self.events), "bus_id": opened.group(2), "processes": []}
+                self.gpu_line = lineno
+            elif opened.group(1) == "process_info" and self.gpu is not None:
+                self.gpu["processes"].append({})
+            return True
+        closed = _XML_CLOSE.match(text)
+        if closed is None:
+            return bool(text.strip()) and text.strip() in ("None", "N/A")  # an element's text on a line of its own
+        while self.path and self.path.pop() != closed.group(1):
+            pass
+        if closed.group(1) == "gpu":
+            self._finish_gpu()
+        return closed.group(1) != "nvidia_smi_log"
+
+    def _leaf(self, name: str, value: str) -> None:
+        if self.gpu is None:
+            if name == "driver_version":
+                self.versions["driver"] = value
+            elif name == "cuda_version":
+                self.versions["cuda_driver_api"] = value
+            return
+        section = self.path[-1] if self.path else ""
+        mib = _MIB.match(value)
+        amount = int(float(mib.group(1))) if mib and mib.group(2) else None
+        if section == "gpu" and name == "product_name":
+            self.gpu["name"] = value
+        elif section == "fb_memory_usage" and name in _XML_FB and amount is not None:
+            self.gpu[_XML_FB[name]] = amount
+        elif section == "process_info" and self.gpu["processes"]:
+            process = self.gpu["processes"][-1]
+            if name == "pid" and value.isdigit():
+                process["pid"] = int(value)
+            elif name == "process_name":
+                process["name"] = value
+            elif name == "type":
+                process["type"] = value
+            elif name == "used_memory" and amount is not None:
+                process["used_mib"] = amount
+
+    def _finish_gpu(self) -> None:
+        if self.gpu is not None:
+            gpu, self.gpu = self.gpu, None
+            gpu["processes"] = [p for p in gpu["processes"] if "pid" in p]
+            text = f"GPU {gpu['bus_id']}"
+            self.events.append(Event(kinds.SMI_GPU, self.source, self.gpu_line, text, None, None, gpu, kinds.NVIDIA_SMI_GRAMMAR))
+
+    def close(self) -> list[Event]:
+        self._finish_gpu()
+        if self.versions:
+            versions = Event(
+                kinds.SMI_VERSIONS,
+                self.source,
+                self.first_line,
+                "nvidia_smi_log",
+                None,
+                None,
+                self.versions,
+                kinds.NVIDIA_SMI_GRAMMAR,
+            )
+            return [versions, *self.events]
+        return self.events
