@@ -232,3 +232,16 @@ def test_query_dump_as_xml():
     assert report["gpus"][0]["driver_reserved_mib"] == 346
     assert report["gpus"][0]["processes"] == [{"pid": 4242, "type": "C", "name": "python3", "used_mib": 20000}]
     assert report["versions"] == {"driver": "535.86.05", "cuda_driver_api": "12.2"}
+
+
+def test_check_env_copied_from_its_gpu_line():
+    text = """\
+GPU 0,1,2,3: NVIDIA H200
+GPU 0,1,2,3 Compute Capability: 9.0
+CUDA_HOME: /usr/local/cuda
+CUDA Driver Version: 570.172.08
+sglang: 0.5.6
+"""
+    report = analyze_text(text)
+    assert [(g["index"], g["name"]) for g in report["gpus"]] == [(i, "NVIDIA H200") for i in range(4)]
+    assert report["versions"]["sglang"] == "0.5.6"

@@ -405,6 +405,9 @@ class ExceptionsBeforeTracebacks:
 
 
 _CHECK_ENV_START = re.compile(r"^\s*(Python: \d|CUDA available: |ROCM available: |NPU available: )")
+# a copy of check_env that starts at its GPU line ("GPU 0,1,2,3: NVIDIA H200", the lines above it left out): the
+# device name torch gives, nothing after it (nvidia-smi -L's line, with its UUID, is read by its own reader)
+_CHECK_ENV_GPUS = re.compile(r"^GPU \d+(?:,\d+)*: (?:NVIDIA|Tesla|Quadro|GeForce|AMD|Instinct)\b[\w .-]*$")
 _TOPOLOGY_KEYS = ("NVIDIA Topology", "AMD Topology", "Ascend Topology")
 _AFTER_TOPOLOGY = re.compile(r"^\s*(Hypervisor vendor:|ulimit soft:)")
 # check_env before 0.2 printed `nvidia-smi --query-gpu=driver_version --format=csv,noheader,nounits` as is:
@@ -416,10 +419,11 @@ class CheckEnvReader(BlockReader):
     """`python -m sglang.check_env`: key: value lines, with the topology table as one multi-line value."""
 
     grammar = kinds.CHECK_ENV_GRAMMAR
-    literals = ("Python: ", "CUDA available: ", "ROCM available: ", "NPU available: ")
+    literals = ("Python: ", "CUDA available: ", "ROCM available: ", "NPU available: ", ": NVIDIA", ": Tesla", ": Quadro")
+    literals += (": GeForce", ": AMD", ": Instinct")
 
     def starts(self, text: str) -> bool:
-        return bool(_CHECK_ENV_START.match(text))
+        return bool(_CHECK_ENV_START.match(text) or _CHECK_ENV_GPUS.match(text.strip()))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
