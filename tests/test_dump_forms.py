@@ -245,3 +245,38 @@ sglang: 0.5.6
     report = analyze_text(text)
     assert [(g["index"], g["name"]) for g in report["gpus"]] == [(i, "NVIDIA H200") for i in range(4)]
     assert report["versions"]["sglang"] == "0.5.6"
+
+
+def test_check_env_and_a_table_of_the_same_gpus_give_one_record_each():
+    text = """\
+Python: 3.10.12 (main, Feb  4 2025, 14:57:36) [GCC 11.4.0]
+CUDA available: True
+GPU 0,1: NVIDIA H100 80GB HBM3
+GPU 0,1 Compute Capability: 9.0
+sglang: 0.5.6
+
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 525.85.12    Driver Version: 525.85.12    CUDA Version: 12.0     |
+|-------------------------------+----------------------+----------------------+
+|   0  NVIDIA H100 80G...  On   | 00000000:1A:00.0 Off |                    0 |
+| N/A   38C    P0    56W / 700W |  70000MiB / 81559MiB |      0%      Default |
+|   1  NVIDIA H100 80GB HBM3  On   | 00000000:1B:00.0 Off |                    0 |
+| N/A   38C    P0    56W / 700W |  71000MiB / 81559MiB |      0%      Default |
+"""
+    report = analyze_text(text)
+    gpus = [(g["index"], g["name"], g["bus_id"], g["memory_used_mib"], g["compute_capability"]) for g in report["gpus"]]
+    assert gpus == [
+        (0, "NVIDIA H100 80GB HBM3", "00000000:1A:00.0", 70000, "9.0"),  # the table cut the name; check_env gives it whole
+        (1, "NVIDIA H100 80GB HBM3", "00000000:1B:00.0", 71000, "9.0"),
+    ]
+
+
+def test_two_nodes_tables_are_not_joined_to_one_check_env():
+    table = """\
+| NVIDIA-SMI 570.124.06             Driver Version: 570.124.06     CUDA Version: 12.8     |
+|   0  NVIDIA H20                     On  |   00000000:{bus}:00.0 Off |                    0 |
+| N/A   33C    P0            115W /  500W |   {used}MiB /  97871MiB |      0%      Default |
+"""
+    text = "GPU 0: NVIDIA H20\n\n" + table.format(bus="0F", used=90000) + "\n" + table.format(bus="1F", used=80000)
+    rows = [(g["index"], g.get("bus_id"), g.get("memory_used_mib")) for g in analyze_text(text)["gpus"]]
+    assert rows == [(0, None, None), (0, "00000000:0F:00.0", 90000), (0, "00000000:1F:00.0", 80000)]
