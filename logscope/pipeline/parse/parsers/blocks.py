@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from logscope.core import kinds
 from logscope.core.events import Event, RankId
@@ -419,8 +419,10 @@ class CheckEnvReader(BlockReader):
     """`python -m sglang.check_env`: key: value lines, with the topology table as one multi-line value."""
 
     grammar = kinds.CHECK_ENV_GRAMMAR
-    literals = ("Python: ", "CUDA available: ", "ROCM available: ", "NPU available: ", ": NVIDIA", ": Tesla", ": Quadro")
-    literals += (": GeForce", ": AMD", ": Instinct")
+    literals: ClassVar[tuple[str, ...]] = (
+        *("Python: ", "CUDA available: ", "ROCM available: ", "NPU available: "),
+        *(": NVIDIA", ": Tesla", ": Quadro", ": GeForce", ": AMD", ": Instinct"),  # a copy from its GPU line
+    )
 
     def starts(self, text: str) -> bool:
         return bool(_CHECK_ENV_START.match(text) or _CHECK_ENV_GPUS.match(text.strip()))
