@@ -280,3 +280,9 @@ def test_two_nodes_tables_are_not_joined_to_one_check_env():
     text = "GPU 0: NVIDIA H20\n\n" + table.format(bus="0F", used=90000) + "\n" + table.format(bus="1F", used=80000)
     rows = [(g["index"], g.get("bus_id"), g.get("memory_used_mib")) for g in analyze_text(text)["gpus"]]
     assert rows == [(0, None, None), (0, "00000000:0F:00.0", 90000), (0, "00000000:1F:00.0", 80000)]
+
+
+def test_table_copied_from_a_gpu_row_without_its_header():
+    text = "The GPUs:\n" + "\n".join(R610_TABLE.splitlines()[7:]) + "\n"
+    assert text.splitlines()[1].startswith("|   0  NVIDIA B200")
+    assert _gpus(text) == [(0, "NVIDIA B200", 0, 183359), (1, "NVIDIA B200", 170212, 183359)]

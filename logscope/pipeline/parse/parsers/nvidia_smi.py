@@ -20,6 +20,7 @@ _FURNITURE = re.compile(
     r"^[\s|+=\-]*$|^\|\s*(GPU\s+Name|Fan\s+Temp|GPU\s+GI|Processes:|No running processes|ID\s+ID|"
     r"MIG devices|\s*Usage\s*\||.*MIG M\.|\s*\|)|^\|[\s|]*(\S+[\s|]*)?\|\s*$"
 )
+_BUS_ID = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d")
 _DRIVER_LABEL = re.compile(r"\b(?:Driver|KMD) Version:")
 _Q_START = re.compile(r"^=+NVSMI LOG=+$")
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
@@ -190,11 +191,20 @@ def _joined_rows(text: str) -> list[str]:
 
 class SmiTableReader(BlockReader):
     grammar = kinds.NVIDIA_SMI_GRAMMAR
-    literals: ClassVar[tuple[str, ...]] = ("NVIDIA-SMI", "MIG devices")
+    # (a copy that starts at a GPU's first row, the header left out: its bus id, "00000000:63:00.0")
+    literals: ClassVar[tuple[str, ...]] = ("NVIDIA-SMI", "MIG devices", "0000:", ":00.0")
 
     def starts(self, text: str) -> bool:
         # the header names the driver "Driver Version" (R418 .. R595) or "KMD Version" (R610 and later)
-        return ("NVIDIA-SMI" in text and _DRIVER_LABEL.search(text) is not None) or text.strip().startswith("| MIG devices")
+        if "NVIDIA-SMI" in text and _DRIVER_LABEL.search(text) is not None:
+            return True
+        stripped = text.strip()
+        if stripped.startswith("| MIG devices"):
+            return True
+        if not stripped.startswith("|") or _BUS_ID.search(stripped) is None:
+            return False
+        line = read_smi_line(stripped)
+        return line is not None and line.rule == "gpu_row"
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
