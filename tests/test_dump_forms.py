@@ -286,3 +286,7 @@ def test_table_copied_from_a_gpu_row_without_its_header():
     text = "The GPUs:\n" + "\n".join(R610_TABLE.splitlines()[7:]) + "\n"
     assert text.splitlines()[1].startswith("|   0  NVIDIA B200")
     assert _gpus(text) == [(0, "NVIDIA B200", 0, 183359), (1, "NVIDIA B200", 170212, 183359)]
+
+
+def test_a_two_word_header_of_another_table_is_no_gpu_csv():
+    assert analyze_text("package, version\nsglang, 0.5.6\nflashinfer, 0.6.2\n")["gpus"] == []

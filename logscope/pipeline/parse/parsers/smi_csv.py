@@ -46,7 +46,12 @@ def is_csv_header(text: str) -> bool:
     if _CSV_HEADER.match(text):
         return True
     cells = [c.strip() for c in text.split(",")]
-    return len(cells) > 1 and all(_QUERY_FIELD.match(c) for c in cells) and any(c.split(" [")[0] in _CSV_FIELDS for c in cells)
+    return (
+        len(cells) > 1
+        and all(_QUERY_FIELD.match(c) for c in cells)
+        and any(c.split(" [")[0] in _CSV_FIELDS for c in cells)
+        and any("." in c or "[" in c for c in cells)  # nvidia-smi's dotted names or units, not "name, version"
+    )
 
 
 def header_columns(text: str) -> list[str]:
