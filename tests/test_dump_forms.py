@@ -289,4 +289,5 @@ def test_table_copied_from_a_gpu_row_without_its_header():
 
 
 def test_a_two_word_header_of_another_table_is_no_gpu_csv():
-    assert analyze_text("package, version\nsglang, 0.5.6\nflashinfer, 0.6.2\n")["gpus"] == []
+    assert analyze_text("name, version\nsglang, 0.5.6\nflashinfer, 0.6.2\n")["gpus"] == []
+    assert [g["name"] for g in analyze_text("index, name\n0, NVIDIA H20\n")["gpus"]] == ["NVIDIA H20"]

@@ -42,16 +42,20 @@ _CSV_HEADER = re.compile(r"^\s*(?:" + "|".join(re.escape(f) for f in _CSV_FIELDS
 _QUERY_FIELD = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*(?: \[[^\]]*\])?$")
 
 
+_ID_FIELDS = ("index", "uuid", "pid", "pci.bus_id", "gpu_bus_id", "gpu_uuid")
+
+
 def is_csv_header(text: str) -> bool:
-    if _CSV_HEADER.match(text):
-        return True
+    """A header row of nvidia-smi's CSV: every cell a query field's name, one of them a field logscope reads, and a
+    dotted name or a unit among them, or two read fields one of them an id ("index, name"); not "name, version"."""
     cells = [c.strip() for c in text.split(",")]
-    return (
-        len(cells) > 1
-        and all(_QUERY_FIELD.match(c) for c in cells)
-        and any(c.split(" [")[0] in _CSV_FIELDS for c in cells)
-        and any("." in c or "[" in c for c in cells)  # nvidia-smi's dotted names or units, not "name, version"
-    )
+    if len(cells) < 2 or not all(_QUERY_FIELD.match(c) for c in cells):
+        return False
+    fields = [c.split(" [")[0] for c in cells]
+    known = [f for f in fields if f in _CSV_FIELDS]
+    if not known:
+        return False
+    return any("." in c or "[" in c for c in cells) or (len(known) > 1 and any(f in _ID_FIELDS for f in known))
 
 
 def header_columns(text: str) -> list[str]:
