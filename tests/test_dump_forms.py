@@ -291,3 +291,10 @@ def test_table_copied_from_a_gpu_row_without_its_header():
 def test_a_two_word_header_of_another_table_is_no_gpu_csv():
     assert analyze_text("name, version\nsglang, 0.5.6\nflashinfer, 0.6.2\n")["gpus"] == []
     assert [g["name"] for g in analyze_text("index, name\n0, NVIDIA H20\n")["gpus"]] == ["NVIDIA H20"]
+
+
+def test_a_failure_under_a_stated_gpu_line_is_still_a_failure():
+    for failure in ("RuntimeError: CUDA error: an illegal memory access was encountered", "CUDA error: out of memory"):
+        report = analyze_text(f"GPU 0: NVIDIA H100 80GB HBM3\n{failure}\n")
+        assert [(g["index"], g["name"]) for g in report["gpus"]] == [(0, "NVIDIA H100 80GB HBM3")]
+        assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]

@@ -405,6 +405,14 @@ class ExceptionsBeforeTracebacks:
 
 
 _CHECK_ENV_START = re.compile(r"^\s*(Python: \d|CUDA available: |ROCM available: |NPU available: )")
+_EXCEPTION_HEAD = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b")
+# check_env's keys (sglang 0.5.23 check_env.py) after its GPU line, and its package lines ("sgl_kernel: 0.3.18.post2",
+# "vllm: Module Not Found")
+_CHECK_ENV_KEY = re.compile(
+    r"^(?:GPU \d+(?:,\d+)*(?: Compute Capability)?|CUDA_HOME|ROCM_HOME|NVCC|HIPCC|CUDA Driver Version|ROCM Driver Version"
+    r"|PyTorch|NVIDIA Topology|AMD Topology|Hypervisor vendor|ulimit soft)$"
+)
+_PACKAGE_LINE = re.compile(r"^[a-z][a-z0-9_.-]*: (?:\d[\w.+-]*|Module Not Found)$")
 # a copy of check_env that starts at its GPU line ("GPU 0,1,2,3: NVIDIA H200", the lines above it left out): the
 # device name torch gives, nothing after it (nvidia-smi -L's line, with its UUID, is read by its own reader)
 _CHECK_ENV_GPUS = re.compile(r"^GPU \d+(?:,\d+)*: (?:NVIDIA|Tesla|Quadro|GeForce|AMD|Instinct)\b[\w .-]*$")
@@ -433,6 +441,9 @@ class CheckEnvReader(BlockReader):
         self.values: dict[str, str] = {}
         self.topology: list[str] | None = None
         self.in_topology = False
+        # a copy that starts at the GPU line: no "Python:" above says it is check_env, so only check_env's own lines
+        # carry it on (a prose "Note: ..." or "CUDA error: ..." under a stated GPU is no value of it)
+        self.from_gpu_line = not _CHECK_ENV_START.match(text)
         self.feed(lineno, text)
         return self
 
@@ -448,10 +459,14 @@ class CheckEnvReader(BlockReader):
         if "CUDA Driver Version" in self.values and _DRIVER_CONTINUATION.match(text):
             self.last_line = lineno
             return True
+        if _EXCEPTION_HEAD.match(text):  # "RuntimeError: CUDA error: ..." under the block: a failure, no key
+            return False
         parsed = other_lines.parse_check_env_line(text)
         if parsed is None or PREFIXED.match(text):
             return False
         key, value = parsed
+        if self.from_gpu_line and not _CHECK_ENV_KEY.match(key) and not _PACKAGE_LINE.match(f"{key}: {value}"):
+            return False
         if key in _TOPOLOGY_KEYS:
             self.in_topology = True
             self.topology = []
