@@ -298,3 +298,19 @@ def test_a_failure_under_a_stated_gpu_line_is_still_a_failure():
         report = analyze_text(f"GPU 0: NVIDIA H100 80GB HBM3\n{failure}\n")
         assert [(g["index"], g["name"]) for g in report["gpus"]] == [(0, "NVIDIA H100 80GB HBM3")]
         assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]
+
+
+def test_a_traceback_under_a_query_dump_is_read_as_one():
+    text = """\
+GPU 00000000:18:00.0
+    Product Name                          : NVIDIA H100 80GB HBM3
+    FB Memory Usage
+        Total                             : 81559 MiB
+        Used                              : 70000 MiB
+Traceback (most recent call last):
+  File "/x.py", line 1, in <module>
+RuntimeError: CUDA error: an illegal memory access was encountered
+"""
+    report = analyze_text(text)
+    assert _gpus(text) == [(0, "NVIDIA H100 80GB HBM3", 70000, 81559)]
+    assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]

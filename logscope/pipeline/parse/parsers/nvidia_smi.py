@@ -345,6 +345,8 @@ class SmiQueryReader(BlockReader):
             self.section = []
             return True
         indent = len(text) - len(text.lstrip())
+        if indent == 0 and self.gpu is not None:  # a GPU's section is indented under it: a line at the margin ends it
+            return False
         line = read_smi_line(text)
         if line is None or line.rule != "q_line":
             if ":" in text:
