@@ -70,6 +70,37 @@ def _same_block(gpu: Event, memory: Event) -> bool:
     return gpu.source == memory.source and abs(memory.line - gpu.line) <= _BLOCK_LINES
 
 
+def _same_card(a: str | None, b: str | None) -> bool:
+    """Two names of one card: equal, one missing, or one the table's cut of the other ("NVIDIA H100 80G..." of
+    "NVIDIA H100 80GB HBM3": nvidia-smi's table cuts a name wider than its column and marks the cut)."""
+    if a is None or b is None or a == b:
+        return True
+    return (a.endswith("...") and b.startswith(a[:-3].rstrip())) or (b.endswith("...") and a.startswith(b[:-3].rstrip()))
+
+
+def _join_named_by_index(gpus: dict[Any, dict[str, Any]]) -> None:
+    """A GPU that check_env or `nvidia-smi -L` names by its index alone and a dump (table, -q, CSV) gives with its bus
+    id is one GPU when the dump gives that index once, under the same name: one record, the dump's fields and the
+    whole name."""
+    with_bus: dict[Any, list[Any]] = {}
+    for key, gpu in gpus.items():
+        if gpu.get("bus_id"):
+            with_bus.setdefault(gpu["index"], []).append(key)
+    for key in [k for k, g in gpus.items() if not g.get("bus_id") and not isinstance(k, tuple)]:
+        named, found = gpus[key], with_bus.get(gpus[key]["index"], [])
+        if "stated_by" in named or len(found) != 1 or not _same_card(gpus[found[0]].get("name"), named.get("name")):
+            continue
+        card = gpus[found[0]]
+        if str(card.get("name") or "").endswith("...") and named.get("name"):
+            card["name"] = named["name"]
+        for proc in named.get("processes", []):
+            if proc not in card["processes"]:
+                card["processes"].append(proc)
+        for field, value in named.items():
+            card.setdefault(field, value)
+        del gpus[key]
+
+
 def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
     events = [e for e in events if e.kind not in (kinds.CHECK_ENV, kinds.STATED_ENV)] + _check_env_gpus(events)
     gpus: dict[Any, dict[str, Any]] = {}
@@ -85,6 +116,7 @@ def _merge_gpus(events: list[Event]) -> list[dict[str, Any]]:
         for field, value in data.items():
             gpu.setdefault(field, value)
         gpu.setdefault("evidence", {"source": ev.source, "line": ev.line, "text": ev.text})
+    _join_named_by_index(gpus)
     for ev in events:
         if ev.kind == kinds.SMI_MIG:
             card = next((g for g in gpus.values() if g["index"] == ev.data["gpu"]), None)

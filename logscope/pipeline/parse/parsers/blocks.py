@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from logscope.core import kinds
 from logscope.core.events import Event, RankId
@@ -405,6 +405,17 @@ class ExceptionsBeforeTracebacks:
 
 
 _CHECK_ENV_START = re.compile(r"^\s*(Python: \d|CUDA available: |ROCM available: |NPU available: )")
+_EXCEPTION_HEAD = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b")
+# check_env's keys (sglang 0.5.23 check_env.py) after its GPU line, and its package lines ("sgl_kernel: 0.3.18.post2",
+# "vllm: Module Not Found")
+_CHECK_ENV_KEY = re.compile(
+    r"^(?:GPU \d+(?:,\d+)*(?: Compute Capability)?|CUDA_HOME|ROCM_HOME|NVCC|HIPCC|CUDA Driver Version|ROCM Driver Version"
+    r"|PyTorch|NVIDIA Topology|AMD Topology|Hypervisor vendor|ulimit soft)$"
+)
+_PACKAGE_LINE = re.compile(r"^[a-z][a-z0-9_.-]*: (?:\d[\w.+-]*|Module Not Found)$")
+# a copy of check_env that starts at its GPU line ("GPU 0,1,2,3: NVIDIA H200", the lines above it left out): the
+# device name torch gives, nothing after it (nvidia-smi -L's line, with its UUID, is read by its own reader)
+_CHECK_ENV_GPUS = re.compile(r"^GPU \d+(?:,\d+)*: (?:NVIDIA|Tesla|Quadro|GeForce|AMD|Instinct)\b[\w .-]*$")
 _TOPOLOGY_KEYS = ("NVIDIA Topology", "AMD Topology", "Ascend Topology")
 _AFTER_TOPOLOGY = re.compile(r"^\s*(Hypervisor vendor:|ulimit soft:)")
 # check_env before 0.2 printed `nvidia-smi --query-gpu=driver_version --format=csv,noheader,nounits` as is:
@@ -416,10 +427,13 @@ class CheckEnvReader(BlockReader):
     """`python -m sglang.check_env`: key: value lines, with the topology table as one multi-line value."""
 
     grammar = kinds.CHECK_ENV_GRAMMAR
-    literals = ("Python: ", "CUDA available: ", "ROCM available: ", "NPU available: ")
+    literals: ClassVar[tuple[str, ...]] = (
+        *("Python: ", "CUDA available: ", "ROCM available: ", "NPU available: "),
+        *(": NVIDIA", ": Tesla", ": Quadro", ": GeForce", ": AMD", ": Instinct"),  # a copy from its GPU line
+    )
 
     def starts(self, text: str) -> bool:
-        return bool(_CHECK_ENV_START.match(text))
+        return bool(_CHECK_ENV_START.match(text) or _CHECK_ENV_GPUS.match(text.strip()))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
@@ -427,6 +441,9 @@ class CheckEnvReader(BlockReader):
         self.values: dict[str, str] = {}
         self.topology: list[str] | None = None
         self.in_topology = False
+        # a copy that starts at the GPU line: no "Python:" above says it is check_env, so only check_env's own lines
+        # carry it on (a prose "Note: ..." or "CUDA error: ..." under a stated GPU is no value of it)
+        self.from_gpu_line = not _CHECK_ENV_START.match(text)
         self.feed(lineno, text)
         return self
 
@@ -442,10 +459,14 @@ class CheckEnvReader(BlockReader):
         if "CUDA Driver Version" in self.values and _DRIVER_CONTINUATION.match(text):
             self.last_line = lineno
             return True
+        if _EXCEPTION_HEAD.match(text):  # "RuntimeError: CUDA error: ..." under the block: a failure, no key
+            return False
         parsed = other_lines.parse_check_env_line(text)
         if parsed is None or PREFIXED.match(text):
             return False
         key, value = parsed
+        if self.from_gpu_line and not _CHECK_ENV_KEY.match(key) and not _PACKAGE_LINE.match(f"{key}: {value}"):
+            return False
         if key in _TOPOLOGY_KEYS:
             self.in_topology = True
             self.topology = []

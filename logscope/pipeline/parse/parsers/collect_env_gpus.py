@@ -51,3 +51,33 @@ class CollectEnvGpuReader(BlockReader):
         values = {f"GPU {index}": name for index, name in sorted(self.names.items())}
         data = {"values": values, "last_line": self.last_line}
         return [Event(kinds.CHECK_ENV, self.source, self.first_line, "collect_env GPUs", None, None, data, self.grammar)]
+
+
+# `nvidia-smi -L` pasted alone: "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1a2b...)", one GPU a line, each MIG device an
+# indented line under its GPU ("  MIG 3g.40gb     Device  0: (UUID: MIG-...)"); the UUID tells it from prose
+_LISTED_GPU = re.compile(r"^\s*GPU (?P<index>\d{1,4}): (?P<name>\S.*?)\s*\(UUID: GPU-[0-9A-Fa-f-]+\)\s*$")
+_LISTED_MIG = re.compile(r"^\s+MIG \S+\s+Device\s+\d+: \(UUID: MIG-[0-9A-Fa-f-]+\)\s*$")
+
+
+class SmiListReader(CollectEnvGpuReader):
+    """`nvidia-smi -L`: each GPU's index and name, as collect_env gives them (its GPU list is this command's)."""
+
+    literals = ("(UUID: GPU-",)
+
+    def starts(self, text: str) -> bool:
+        return bool(_LISTED_GPU.match(text))
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.first_line = lineno
+        self.last_line = lineno
+        self.names = {}
+        self.feed(lineno, text)
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        m = _LISTED_GPU.match(text)
+        if m is not None:
+            self.names.setdefault(int(m.group("index")), m.group("name"))
+            self.last_line = lineno
+            return True
+        return bool(_LISTED_MIG.match(text))

@@ -20,6 +20,8 @@ _FURNITURE = re.compile(
     r"^[\s|+=\-]*$|^\|\s*(GPU\s+Name|Fan\s+Temp|GPU\s+GI|Processes:|No running processes|ID\s+ID|"
     r"MIG devices|\s*Usage\s*\||.*MIG M\.|\s*\|)|^\|[\s|]*(\S+[\s|]*)?\|\s*$"
 )
+_BUS_ID = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d")
+_DRIVER_LABEL = re.compile(r"\b(?:Driver|KMD) Version:")
 _Q_START = re.compile(r"^=+NVSMI LOG=+$")
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
 _MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB)?$")
@@ -72,7 +74,10 @@ class _SmiTransformer(Transformer):
 
     def header(self, items: list[Token]) -> SmiLine:
         named = _named(items)
-        return SmiLine("header", {"driver": named["VERSION"][1], "cuda_driver_api": named["CUDA_VER"][0]})
+        values = {"driver": named["VERSION"][1]}
+        if named.get("CUDA_VER"):
+            values["cuda_driver_api"] = named["CUDA_VER"][0]
+        return SmiLine("header", values)
 
     def gpu_row(self, items: list[Token]) -> SmiLine:
         named = _named(items)
@@ -84,7 +89,7 @@ class _SmiTransformer(Transformer):
                 "persistence": named["ONOFF"][0],
                 "bus_id": named["BUS_ID"][0],
                 "display_active": named["DISP"][0],
-                "ecc": named["CELL"][0].strip(),
+                **({"ecc": named["CELL"][0].strip()} if named.get("CELL") else {}),
             },
         )
 
@@ -154,12 +159,52 @@ def read_smi_line(text: str) -> SmiLine | None:
         return None
 
 
+# a table re-flowed by the paste: its lines joined into one, each row still between its own pipes ("| 0  NVIDIA A100 On |
+# 00000000:07:00.0 Off | 0 | | N/A 30C P0 61W / 400W | 4MiB / 81920MiB | 0% Default |"); read when the line holds a
+# bus id or a memory cell, so a table's furniture alone costs no parse
+_JOINED_HINT = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d|\d+MiB\s*/|NVIDIA-SMI")
+_JOINED_MIN_PIPES = 7
+_ROW_PIPES = 4  # the most pipes one row of the table holds (a GPU's two rows: "| ... | ... | ... |")
+_TABLE_ROWS = ("header", "gpu_row", "usage_row", "process_row", "mig_row")
+
+
+def _joined_rows(text: str) -> list[str]:
+    """The rows of a line that joined several, in order: from each pipe, the longest stretch to a later pipe (of
+    one row's at most) that reads as one row; stretches that read as none (rules, column headers, empty cells) are passed over."""
+    if text.count("|") < _JOINED_MIN_PIPES or not _JOINED_HINT.search(text):
+        return []
+    pipes = [i for i, c in enumerate(text) if c == "|"]
+    rows: list[str] = []
+    k = 0
+    while k < len(pipes) - 1:
+        for end in range(min(len(pipes) - 1, k + _ROW_PIPES - 1), k, -1):
+            piece = text[pipes[k] : pipes[end] + 1]
+            line = read_smi_line(piece)
+            if line is not None and line.rule in _TABLE_ROWS:
+                rows.append(piece)
+                k = end + 1
+                break
+        else:
+            k += 1
+    return rows if len(rows) > 1 else []
+
+
 class SmiTableReader(BlockReader):
     grammar = kinds.NVIDIA_SMI_GRAMMAR
-    literals: ClassVar[tuple[str, ...]] = ("NVIDIA-SMI", "MIG devices")
+    # (a copy that starts at a GPU's first row, the header left out: its bus id, "00000000:63:00.0")
+    literals: ClassVar[tuple[str, ...]] = ("NVIDIA-SMI", "MIG devices", "0000:", ":00.0")
 
     def starts(self, text: str) -> bool:
-        return ("NVIDIA-SMI" in text and "Driver Version" in text) or text.strip().startswith("| MIG devices")
+        # the header names the driver "Driver Version" (R418 .. R595) or "KMD Version" (R610 and later)
+        if "NVIDIA-SMI" in text and _DRIVER_LABEL.search(text) is not None:
+            return True
+        stripped = text.strip()
+        if stripped.startswith("| MIG devices"):
+            return True
+        if not stripped.startswith("|") or _BUS_ID.search(stripped) is None:
+            return False
+        line = read_smi_line(stripped)
+        return line is not None and line.rule == "gpu_row"
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
@@ -174,11 +219,22 @@ class SmiTableReader(BlockReader):
             return False
         line = read_smi_line(stripped)
         if line is None:
-            self._mig_bar1(stripped)
-            return bool(_FURNITURE.match(stripped)) or stripped.startswith(("|", "+"))
+            joined = _joined_rows(stripped)
+            for row in joined:
+                self._take(lineno, row, read_smi_line(row))
+            if not joined:
+                self._mig_bar1(stripped)
+            return bool(_FURNITURE.match(stripped)) or stripped.startswith(("|", "+")) or bool(joined)
+        self._take(lineno, stripped, line)
+        return True
+
+    def _take(self, lineno: int, stripped: str, line: SmiLine | None) -> None:
+        if line is None:
+            return
         if line.rule == "header":
             self._emit(kinds.SMI_VERSIONS, lineno, stripped, dict(line.values))
         elif line.rule == "gpu_row":
+            self._flush_pending()  # the GPU above had no usage row it could be read from ("Not Supported" memory)
             self.pending_gpu = {**line.values, "line": lineno}
         elif line.rule == "usage_row" and self.pending_gpu is not None:
             gpu = self.pending_gpu
@@ -187,7 +243,6 @@ class SmiTableReader(BlockReader):
             self.pending_gpu = None
         elif line.rule in ("mig_row", "process_row"):
             self._emit(kinds.SMI_MIG if line.rule == "mig_row" else kinds.SMI_PROCESS, lineno, stripped, dict(line.values))
-        return True
 
     def _mig_bar1(self, stripped: str) -> bool:
         """The MIG row's second line holds its BAR1 usage: "|   |   4MiB / 32767MiB |   |   |"."""
@@ -201,11 +256,16 @@ class SmiTableReader(BlockReader):
     def _emit(self, kind: str, line: int, text: str, data: dict[str, Any]) -> None:
         self.events.append(Event(kind, self.source, line, text[:300], None, None, data, kinds.NVIDIA_SMI_GRAMMAR))
 
-    def close(self) -> list[Event]:
-        if self.pending_gpu is not None:  # a table cut after the GPU's first row still names the GPU
+    def _flush_pending(self) -> None:
+        """A GPU whose first row was read and its second not (the table cut there, or its memory cell "Not
+        Supported" on a card without dedicated memory): its index and name, no memory."""
+        if self.pending_gpu is not None:
             gpu = self.pending_gpu
             self._emit(kinds.SMI_GPU, gpu.pop("line"), f"GPU {gpu['index']} {gpu['name']}", gpu)
             self.pending_gpu = None
+
+    def close(self) -> list[Event]:
+        self._flush_pending()
         return self.events
 
 
@@ -255,10 +315,11 @@ class SmiQueryReader(BlockReader):
     """`nvidia-smi -q`: sections by indentation; FB memory, processes and the driver/CUDA versions."""
 
     grammar = kinds.NVIDIA_SMI_GRAMMAR
-    literals = ("NVSMI LOG",)
+    # a copy may start at a GPU's own section ("GPU 00000000:18:00.0" at the margin), the dump's head left out
+    literals = ("NVSMI LOG", "GPU 0000")
 
     def starts(self, text: str) -> bool:
-        return bool(_Q_START.match(text.strip()))
+        return bool(_Q_START.match(text.strip()) or (_Q_GPU.match(text) and not text[0].isspace()))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
@@ -269,6 +330,8 @@ class SmiQueryReader(BlockReader):
         self.process: dict[str, Any] | None = None
         self.gpu_count = 0
         self.first_line = lineno
+        if _Q_GPU.match(text):
+            self.feed(lineno, text)
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
@@ -282,6 +345,8 @@ class SmiQueryReader(BlockReader):
             self.section = []
             return True
         indent = len(text) - len(text.lstrip())
+        if indent == 0 and self.gpu is not None:  # a GPU's section is indented under it: a line at the margin ends it
+            return False
         line = read_smi_line(text)
         if line is None or line.rule != "q_line":
             if ":" in text:
@@ -337,9 +402,9 @@ class SmiQueryReader(BlockReader):
 
     def _assign(self, where: str, key: str, value: str, lineno: int) -> None:
         if self.gpu is None:
-            if key == "Driver Version":
+            if key in ("Driver Version", "KMD Version"):  # the table's header renamed both in R610
                 self.versions["driver"] = value
-            elif key == "CUDA Version":
+            elif key in ("CUDA Version", "CUDA UMD Version"):
                 self.versions["cuda_driver_api"] = value
             elif key == "Timestamp":
                 self.dump["dump_timestamp"] = value
@@ -410,3 +475,102 @@ def _num(text: str) -> float | int | None:
     if not m:
         return None
     return float(m.group(1)) if "." in m.group(1) else int(m.group(1))
+
+
+# `nvidia-smi -q -x`: the -q dump as XML, one element a line ("<product_name>NVIDIA H100 80GB HBM3</product_name>"),
+# each GPU a <gpu id="00000000:18:00.0"> element; its FB memory in <fb_memory_usage> (total, reserved, used, free)
+_XML_LEAF = re.compile(r"^\s*<(\w+)>([^<]*)</\1>\s*$")
+_XML_OPEN = re.compile(r"^\s*<(\w+)(?:\s+id=\"([^\"]*)\")?[^/>]*>\s*$")
+_XML_CLOSE = re.compile(r"^\s*</(\w+)>\s*$")
+_XML_FB = {"total": "memory_total_mib", "reserved": "driver_reserved_mib", "used": "memory_used_mib", "free": "memory_free_mib"}
+
+
+class SmiXmlReader(BlockReader):
+    """`nvidia-smi -q -x`: each <gpu> element's name, bus id, FB memory and processes; the driver and CUDA versions."""
+
+    grammar = kinds.NVIDIA_SMI_GRAMMAR
+    literals = ("<nvidia_smi_log>",)
+
+    def starts(self, text: str) -> bool:
+        return text.strip() == "<nvidia_smi_log>"
+
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.events: list[Event] = []
+        self.versions: dict[str, str] = {}
+        self.path: list[str] = []
+        self.gpu: dict[str, Any] | None = None
+        self.gpu_line = lineno
+        self.first_line = lineno
+        return self
+
+    def feed(self, lineno: int, text: str) -> bool:
+        leaf = _XML_LEAF.match(text)
+        if leaf is not None:
+            self._leaf(leaf.group(1), leaf.group(2).strip())
+            return True
+        opened = _XML_OPEN.match(text)
+        if opened is not None:
+            self.path.append(opened.group(1))
+            if opened.group(1) == "gpu":
+                self._finish_gpu()
+                self.gpu = {"index": len(self.events), "bus_id": opened.group(2), "processes": []}
+                self.gpu_line = lineno
+            elif opened.group(1) == "process_info" and self.gpu is not None:
+                self.gpu["processes"].append({})
+            return True
+        closed = _XML_CLOSE.match(text)
+        if closed is None:
+            return bool(text.strip()) and text.strip() in ("None", "N/A")  # an element's text on a line of its own
+        while self.path and self.path.pop() != closed.group(1):
+            pass
+        if closed.group(1) == "gpu":
+            self._finish_gpu()
+        return closed.group(1) != "nvidia_smi_log"
+
+    def _leaf(self, name: str, value: str) -> None:
+        if self.gpu is None:
+            if name == "driver_version":
+                self.versions["driver"] = value
+            elif name == "cuda_version":
+                self.versions["cuda_driver_api"] = value
+            return
+        section = self.path[-1] if self.path else ""
+        mib = _MIB.match(value)
+        amount = int(float(mib.group(1))) if mib and mib.group(2) else None
+        if section == "gpu" and name == "product_name":
+            self.gpu["name"] = value
+        elif section == "fb_memory_usage" and name in _XML_FB and amount is not None:
+            self.gpu[_XML_FB[name]] = amount
+        elif section == "process_info" and self.gpu["processes"]:
+            process = self.gpu["processes"][-1]
+            if name == "pid" and value.isdigit():
+                process["pid"] = int(value)
+            elif name == "process_name":
+                process["name"] = value
+            elif name == "type":
+                process["type"] = value
+            elif name == "used_memory" and amount is not None:
+                process["used_mib"] = amount
+
+    def _finish_gpu(self) -> None:
+        if self.gpu is not None:
+            gpu, self.gpu = self.gpu, None
+            gpu["processes"] = [p for p in gpu["processes"] if "pid" in p]
+            text = f"GPU {gpu['bus_id']}"
+            self.events.append(Event(kinds.SMI_GPU, self.source, self.gpu_line, text, None, None, gpu, kinds.NVIDIA_SMI_GRAMMAR))
+
+    def close(self) -> list[Event]:
+        self._finish_gpu()
+        if self.versions:
+            versions = Event(
+                kinds.SMI_VERSIONS,
+                self.source,
+                self.first_line,
+                "nvidia_smi_log",
+                None,
+                None,
+                self.versions,
+                kinds.NVIDIA_SMI_GRAMMAR,
+            )
+            return [versions, *self.events]
+        return self.events

@@ -88,6 +88,7 @@ def _columns_of_rows(lines: list[str]) -> list[str | None]:
 def parse_topology(lines: list[str]) -> dict[str, Any] | None:
     """Links between GPUs ([a, b, kind] with a < b), P2P status, GPU-NIC links with the NIC legend, and each
     GPU's CPU affinity, NUMA node and GPU NUMA ID (ints; None where the matrix says N/A)."""
+    lines = _unwrapped(lines)
     columns: list[str | None] = [] if any(_is_header(text) for text in lines) else _columns_of_rows(lines)
     links: list[list[Any]] = []
     p2p: list[list[Any]] = []
@@ -168,6 +169,48 @@ def _row_starts_matrix(text: str) -> bool:
     return len(m.group(2).split()) == index and (index > 0 or m.group(3) is not None)
 
 
+# the matrix rewritten as a Markdown table ("| GPU0 | X | NV12 | 0-63 | 0 |", its header row's first cell empty, a rule
+# row "|------|------|" under it): read as the matrix with its pipes taken out
+_MARKDOWN_ROW = re.compile(r"^\s*\|(?:[^|]*\|){2,}\s*$")
+_MARKDOWN_RULE = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+
+
+def _unpiped(text: str) -> str:
+    return text.replace("|", " ") if _MARKDOWN_ROW.match(text) else text
+
+
+# a matrix wider than the terminal it was copied from, its lines wrapped: the rest of the header row ("        GPU8
+# GPU9 ... NIC1", "        CPU Affinity    NUMA Affinity   GPU NUMA ID") or of a device's row (more link cells, or its
+# affinity cells "        0-47    0               N/A") on an indented line of its own, under the line it continues
+_HEADER_REST = re.compile(
+    r"^\s+(?!GPU0\b)(?:(?:GPU|NIC|mlx5_)\d+\s+)*"
+    r"(?:(?:GPU(?!0\b)|NIC|mlx5_)\d+|CPU Affinity(?:\s+NUMA Affinity)?(?:\s+GPU NUMA ID)?)\s*$"
+)
+_ROW_REST = re.compile(r"^\s+(?:" + _LINK + r"|X)(?:\s+(?:" + _LINK + r"|X))*(?:\s+[\d,-]+(?:\s+(?:\d+|N/A))*)?\s*$")
+_TAIL_REST = re.compile(r"^\s+\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*(?:\s+(?:\d+|N/A)){1,2}\s*$")
+
+
+def _wrapped_rest(previous: str, text: str) -> bool:
+    """Whether `text` continues `previous` (a header row or a device's row cut by the terminal's width)."""
+    if _HEADER.match(previous) or (previous[:1].isspace() and _is_header(previous)):
+        return bool(_HEADER_REST.match(text)) and "Affinity" not in previous
+    if _ROW_HEAD.match(previous) and not previous.rstrip().endswith("N/A"):
+        return bool(_ROW_REST.match(text) or _TAIL_REST.match(text))
+    return False
+
+
+def _unwrapped(lines: list[str]) -> list[str]:
+    """The matrix's lines with each wrapped rest joined to the line it continues (check_env's topology value is
+    read from its lines as pasted)."""
+    out: list[str] = []
+    for text in lines:
+        if out and _wrapped_rest(out[-1], text):
+            out[-1] = out[-1].rstrip() + "\t" + text.strip()
+        else:
+            out.append(text)
+    return out
+
+
 class TopoReader(BlockReader):
     """`nvidia-smi topo -m`: the header row and the rows under it, or the rows alone (pasted without the header)."""
 
@@ -175,16 +218,23 @@ class TopoReader(BlockReader):
     literals = ("GPU0", " X ", " X\t", "\tX\t")  # the header or first row; any row's diagonal cell
 
     def starts(self, text: str) -> bool:
+        text = _unpiped(text)
         return bool(_HEADER.match(text) or _row_starts_matrix(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = lineno
-        self.lines = [text]
+        self.lines = [_unpiped(text)]
         self.results: list[dict[str, Any]] = []
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
+        if _MARKDOWN_RULE.match(text):
+            return True
+        text = _unpiped(text)
         stripped = text.strip()
+        if self.lines and _wrapped_rest(self.lines[-1], text):
+            self.lines[-1] = self.lines[-1].rstrip() + "\t" + stripped
+            return True
         if _HEADER.match(text):
             self._flush()
             self.lines = [text]

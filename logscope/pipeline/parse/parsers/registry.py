@@ -25,7 +25,7 @@ from logscope.pipeline.parse.parsers import (
 )
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed, prefix_of, strip_prefix
 from logscope.pipeline.parse.parsers.blocks import CheckEnvReader, NativeBacktraceReader, TracebackReader
-from logscope.pipeline.parse.parsers.collect_env_gpus import CollectEnvGpuReader
+from logscope.pipeline.parse.parsers.collect_env_gpus import CollectEnvGpuReader, SmiListReader
 from logscope.pipeline.parse.parsers.command_shapes import (
     COMMAND_HEAD,
     INTERPRETER_OPTIONS,
@@ -41,7 +41,7 @@ from logscope.pipeline.parse.parsers.field_commands import FieldCommandReader
 from logscope.pipeline.parse.parsers.flashinfer_env import FlashInferEnvReader
 from logscope.pipeline.parse.parsers.multiline_commands import ContinuedCommandReader, WrappedCommandReader
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
-from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader
+from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader, SmiXmlReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
 from logscope.pipeline.parse.parsers.server_args_dump import WrappedDumpReader
 from logscope.pipeline.parse.parsers.shell_arrays import ShellArrayReader
@@ -356,6 +356,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     WrappedDumpReader,
     CheckEnvReader,
     CollectEnvGpuReader,
+    SmiListReader,
     FlashInferEnvReader,
     PipShowReader,
     VersionPrintReader,
@@ -366,6 +367,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     NvitopReader,
     NpuSmiReader,
     SmiQueryReader,
+    SmiXmlReader,
     SmiCsvReader,
     SmiHeaderlessReader,
     SmiUnlabelledReader,

@@ -37,6 +37,27 @@ _CSV_FIELDS = {
 _CSV_HEADER = re.compile(r"^\s*(?:" + "|".join(re.escape(f) for f in _CSV_FIELDS) + r")(?: \[[^\]]*\])?,")
 
 
+# or a header row whose first field logscope does not read ("timestamp, name, pci.bus_id, ..."): every cell a query
+# field's name (lower case, dotted), its unit in brackets or not, one of them a field logscope reads
+_QUERY_FIELD = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*(?: \[[^\]]*\])?$")
+
+
+_ID_FIELDS = ("index", "uuid", "pid", "pci.bus_id", "gpu_bus_id", "gpu_uuid")
+
+
+def is_csv_header(text: str) -> bool:
+    """A header row of nvidia-smi's CSV: every cell a query field's name, one of them a field logscope reads, and a
+    dotted name or a unit among them, or two read fields one of them an id ("index, name"); not "name, version"."""
+    cells = [c.strip() for c in text.split(",")]
+    if len(cells) < 2 or not all(_QUERY_FIELD.match(c) for c in cells):
+        return False
+    fields = [c.split(" [")[0] for c in cells]
+    known = [f for f in fields if f in _CSV_FIELDS]
+    if not known:
+        return False
+    return any("." in c or "[" in c for c in cells) or (len(known) > 1 and any(f in _ID_FIELDS for f in known))
+
+
 def header_columns(text: str) -> list[str]:
     """The columns of a CSV header row ("index, name, memory.total [MiB]"), as logscope names them."""
     return [_CSV_FIELDS.get(c.strip().split(" [")[0].split(" ")[0], c.strip()) for c in text.split(",")]
@@ -57,7 +78,7 @@ class SmiCsvReader(BlockReader):
     literals = tuple(f"{name}{after}" for name in _CSV_FIELDS for after in (",", " ["))
 
     def starts(self, text: str) -> bool:
-        return bool(_CSV_HEADER.match(text))
+        return is_csv_header(text)
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.events: list[Event] = []
@@ -69,6 +90,8 @@ class SmiCsvReader(BlockReader):
         row = None if text.lstrip().startswith("[") else gpu_csv_row(text, self.columns)
         if row is None:
             return False
+        if not self.apps and "index" not in self.columns:
+            row["index"] = len(self.events)  # --query-gpu lists every GPU in index order, one a row
         kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU
         self.events.append(Event(kind, self.source, lineno, text.strip()[:300], None, None, row, kinds.NVIDIA_SMI_GRAMMAR))
         return True
@@ -79,7 +102,11 @@ class SmiCsvReader(BlockReader):
 
 _GPU_NAMES = ("NVIDIA", "Tesla", "Quadro", "GeForce", "AMD", "Instinct")
 _GPU_NAME = re.compile(r"^(" + "|".join(_GPU_NAMES) + r")\b")
-_QUERY = re.compile(r"nvidia-smi\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?")
+_PICKED = re.compile(r"\s(?:-i|--id)(?:\s|=)")
+# (options may stand before the query: "nvidia-smi -i 3 --query-gpu=...")
+_QUERY = re.compile(
+    r"nvidia-smi(?:\s+-[\w-]+(?:[\s=]+[\w,]+)?)*?\s+--query-(gpu|compute-apps)=([\w.,]+)\s+--format=csv(,\s*)?(noheader)?"
+)
 
 
 # what a --query-gpu CSV cell holds: an index, a bus or device id, a UUID, a number with its unit, a version, a state
@@ -107,6 +134,8 @@ class SmiHeaderlessReader(BlockReader):
         self.columns = [_CSV_FIELDS.get(c, c) for c in m.group(2).split(",")] if m else None
         self.apps = bool(m and m.group(1) == "compute-apps")
         self.header_expected = bool(m and not m.group(4))  # --format=csv prints its header row first
+        # no index column: the rows are the GPUs in index order, unless the command picked GPUs (-i / --id)
+        self.ordinal = bool(m and not _PICKED.search(text))
         if m is None:
             self.feed(lineno, text)
         return self
@@ -143,12 +172,14 @@ class SmiHeaderlessReader(BlockReader):
             return True
         if self.header_expected:
             self.header_expected = False
-            if _CSV_HEADER.match(text):
+            if is_csv_header(text):
                 self.columns = header_columns(text)
                 return True
         row = gpu_csv_row(text, self.columns)
         if row is None:
             return False
+        if not self.apps and self.ordinal and "index" not in self.columns:
+            row["index"] = len(self.events)
         kind = kinds.SMI_PROCESS if self.apps else kinds.SMI_GPU
         self.events.append(Event(kind, self.source, lineno, text.strip(), None, None, row, kinds.NVIDIA_SMI_GRAMMAR))
         return True
