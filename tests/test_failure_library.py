@@ -471,3 +471,54 @@ def test_a_wording_of_too_few_words_to_be_sglang_s_alone_names_nobody():
     assert is_generic_wording("`out` must be contiguous.")  # 18 letters
     assert is_generic_wording("Expected {} experts in {}, got {}")  # its anchor " experts in ": two words
     assert not is_generic_wording("Global server args is not set yet!")
+
+
+# flashinfer-python 0.2.5-0.7.4 include/flashinfer/exception.h: flashinfer::Error's what() is "Error in function
+# '<func>' at <__FILE__>:<line>: <message>"; its JIT builds compile the wheel's flashinfer/data/ tree, its
+# ahead-of-time kernels were built from the repository's own csrc/ (the path as built, /workspace/csrc/...)
+FLASHINFER_THROUGH_SGLANG = """\
+[2025-10-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 2600, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/attention/flashinfer_backend.py", line 400, in init_forward_metadata
+    self.indices_updater_prefill.update(
+RuntimeError: Error in function 'BatchPrefillWithPagedKVCacheDispatched' at /usr/local/lib/python3.12/dist-packages/flashinfer/data/include/flashinfer/attention/prefill.cuh:2436: Invalid configuration : NUM_MMA_Q=1 NUM_MMA_D_QK=8
+"""
+
+
+def test_a_library_s_error_passed_on_by_sglang_s_frame_names_that_library():
+    """SGLang's attention backend is the innermost frame, but the message is FlashInfer's own error with its source
+    path: FlashInfer raised it (before: `sglang-raised-srt`, SGLang named)."""
+    [failure] = _failures(FLASHINFER_THROUGH_SGLANG)
+    assert (failure.mechanism, failure.library, failure.signature) == ("flashinfer", "FlashInfer", None)
+    assert failure.phase == "serving"  # still placed by the scheduler's frames
+
+
+def test_sglang_s_frame_with_a_message_that_names_no_library_stays_sglang_s():
+    text = FLASHINFER_THROUGH_SGLANG.replace(
+        "Error in function 'BatchPrefillWithPagedKVCacheDispatched' at /usr/local/lib/python3.12/dist-packages/flashinfer/"
+        "data/include/flashinfer/attention/prefill.cuh:2436: Invalid configuration : NUM_MMA_Q=1 NUM_MMA_D_QK=8",
+        "Error in function 'run' at /home/user/myproj/csrc/batch_runner.cu:286: kernel failed",
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.signature) == ("sglang", "sglang-raised-srt")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RuntimeError: Error in function 'run' at /workspace/csrc/trtllm_batched_gemm_runner.cu:286: Error occurred when"
+        " running GEMM!\n",
+        # tvm-ffi's wrapper prints the what() on the lines under the exception's name
+        "tvm.error.InternalError:\nError in function 'run' at /workspace/csrc/trtllm_fused_moe_kernel_launcher.cu:1123:\n"
+        "Unsupported architecture\n",
+    ],
+)
+def test_a_source_path_as_built_of_a_wheel_s_data_tree_names_its_library(text: str):
+    """flashinfer-python ships csrc/ as flashinfer/data/csrc/ (catalogued data/csrc/<file>); its AOT build prints the
+    repository's path."""
+    assert _named(text) == [("flashinfer", "FlashInfer")]
+
+
+def test_a_csrc_file_no_library_ships_names_none():
+    assert _named("RuntimeError: Error in function 'run' at /workspace/csrc/my_own_kernel.cu:12: bad\n") == [(None, None)]

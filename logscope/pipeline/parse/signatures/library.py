@@ -97,6 +97,27 @@ class Raiser(NamedTuple):
         return re.sub(r"[^a-z0-9]+", "_", self.library.lower()).strip("_")
 
 
+def message_names_library(event: Event, exception: str | None, message: str | None) -> str | None:
+    """The library of the table (SGLang aside) that the exception itself names, from its module, a source path of it
+    in its message, an op of its namespace there, or its own error or status wording; None when the message names
+    none. What SGLang's innermost frame raised still names the library whose error it passes on (FlashInfer's
+    flashinfer::Error what(): "Error in function '<func>' at <file>:<line>: <message>", include/flashinfer/exception.h
+    of flashinfer-python 0.2.5-0.7.4, raised through SGLang's attention backend)."""
+    module = exception if exception and "." in exception and "(" not in exception else None
+    named = module_library(module) if module else None
+    if named and named != SGLANG:
+        return named
+    text = message if message is not None else str(event.data.get("full_text") or event.text)
+    found = library_of(text) or op_library(text)
+    if found is not None and found != SGLANG:
+        return found
+    for table in (LIBRARY_ERRORS, LIBRARY_STATUSES, LIBRARY_CHECKS):
+        own = next((library for pattern, library in table if pattern.search(text)), None)
+        if own is not None:
+            return own
+    return None
+
+
 def raising_library(event: Event, native_library: str | None, exception: str | None, message: str | None) -> Raiser | None:
     """The library that raised this failure, or None when the evidence names none."""
     if native_library:
