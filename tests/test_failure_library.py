@@ -476,13 +476,17 @@ def test_a_wording_of_too_few_words_to_be_sglang_s_alone_names_nobody():
 # flashinfer-python 0.2.5-0.7.4 include/flashinfer/exception.h: flashinfer::Error's what() is "Error in function
 # '<func>' at <__FILE__>:<line>: <message>"; its JIT builds compile the wheel's flashinfer/data/ tree, its
 # ahead-of-time kernels were built from the repository's own csrc/ (the path as built, /workspace/csrc/...)
-FLASHINFER_THROUGH_SGLANG = """\
+FLASHINFER_ERROR = (
+    "Error in function 'BatchPrefillWithPagedKVCacheDispatched' at /usr/local/lib/python3.12/dist-packages/flashinfer/"
+    "data/include/flashinfer/attention/prefill.cuh:2436: Invalid configuration : NUM_MMA_Q=1 NUM_MMA_D_QK=8"
+)
+FLASHINFER_THROUGH_SGLANG = f"""\
 [2025-10-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):
   File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 2600, in run_scheduler_process
     scheduler.event_loop_overlap()
-  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/attention/flashinfer_backend.py", line 400, in init_forward_metadata
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/attention/flashinfer_backend.py", line 400, in plan
     self.indices_updater_prefill.update(
-RuntimeError: Error in function 'BatchPrefillWithPagedKVCacheDispatched' at /usr/local/lib/python3.12/dist-packages/flashinfer/data/include/flashinfer/attention/prefill.cuh:2436: Invalid configuration : NUM_MMA_Q=1 NUM_MMA_D_QK=8
+RuntimeError: {FLASHINFER_ERROR}
 """
 
 
@@ -496,9 +500,7 @@ def test_a_library_s_error_passed_on_by_sglang_s_frame_names_that_library():
 
 def test_sglang_s_frame_with_a_message_that_names_no_library_stays_sglang_s():
     text = FLASHINFER_THROUGH_SGLANG.replace(
-        "Error in function 'BatchPrefillWithPagedKVCacheDispatched' at /usr/local/lib/python3.12/dist-packages/flashinfer/"
-        "data/include/flashinfer/attention/prefill.cuh:2436: Invalid configuration : NUM_MMA_Q=1 NUM_MMA_D_QK=8",
-        "Error in function 'run' at /home/user/myproj/csrc/batch_runner.cu:286: kernel failed",
+        FLASHINFER_ERROR, "Error in function 'run' at /home/user/myproj/csrc/batch_runner.cu:286: kernel failed"
     )
     [failure] = _failures(text)
     assert (failure.mechanism, failure.signature) == ("sglang", "sglang-raised-srt")
