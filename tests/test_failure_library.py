@@ -524,3 +524,23 @@ def test_a_source_path_as_built_of_a_wheel_s_data_tree_names_its_library(text: s
 
 def test_a_csrc_file_no_library_ships_names_none():
     assert _named("RuntimeError: Error in function 'run' at /workspace/csrc/my_own_kernel.cu:12: bad\n") == [(None, None)]
+
+
+# flashinfer-python 0.2.5-0.7.4 get_batch_prefill_uri: the JIT module's name is the op namespace torch's dispatcher prints
+FLASHINFER_JIT_OP = (
+    "RuntimeError: batch_prefill_with_kv_cache_dtype_q_bf16_dtype_kv_bf16_dtype_o_bf16_dtype_idx_i32_head_dim_qk_128_"
+    "head_dim_vo_128_posenc_0_use_swa_False_use_logits_cap_False_f16qk_False::plan() expected at most 16 argument(s)"
+    " but received 17 argument(s).\n"
+)
+
+
+def test_flashinfer_s_jit_module_named_in_an_op_error_names_flashinfer():
+    assert _named(FLASHINFER_JIT_OP) == [("flashinfer", "FlashInfer")]
+    # under SGLang's attention backend frame too (not sglang-raised-srt)
+    text = FLASHINFER_THROUGH_SGLANG.replace(f"RuntimeError: {FLASHINFER_ERROR}\n", FLASHINFER_JIT_OP)
+    assert _named(text) == [("flashinfer", "FlashInfer")]
+
+
+def test_a_module_name_without_flashinfer_s_uri_shape_names_nothing():
+    text = "RuntimeError: my_prefill_module::plan() expected at most 16 argument(s) but received 17 argument(s).\n"
+    assert _named(text) == [(None, None)]
