@@ -544,3 +544,28 @@ def test_flashinfer_s_jit_module_named_in_an_op_error_names_flashinfer():
 def test_a_module_name_without_flashinfer_s_uri_shape_names_nothing():
     text = "RuntimeError: my_prefill_module::plan() expected at most 16 argument(s) but received 17 argument(s).\n"
     assert _named(text) == [(None, None)]
+
+
+# apache-tvm-ffi 0.1.15.post2 python/tvm_ffi/error.py _with_append_backtrace: an error raised in a kernel library's
+# C++ code carries its C++ backtrace appended to the Python traceback as frames of Python's form, then the exception line
+TVM_FFI_ERROR = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/moe/fused_moe_triton/layer.py", line 900, in forward
+    return self.runner.run(dispatch_output, quant_info)
+  File "/usr/local/lib/python3.12/dist-packages/flashinfer/fused_moe/core.py", line 1660, in trtllm_fp8_block_scale_moe_op
+    result = moe_op.trtllm_fp8_block_scale_moe(
+  File "python/tvm_ffi/cython/function.pxi", line 923, in tvm_ffi.core.Function.__call__
+  File "<unknown>", line 0, in __tvm_ffi_trtllm_fp8_block_scale_moe
+  File "/usr/local/lib/python3.12/dist-packages/flashinfer/data/csrc/trtllm_fused_moe_kernel_launcher.cu", line 1580, in run
+    TVM_FFI_ICHECK(hidden_states.size(1) % 128 == 0)
+RuntimeError: Check failed: (hidden_states.size(1) % 128 == 0) is false: hidden_size must be divisible by 128
+"""
+
+
+def test_tvm_ffi_s_appended_native_frames_keep_the_traceback_to_its_exception_line():
+    """Before: the first native frame closed the traceback ('a traceback cut before its exception line')."""
+    [failure] = _failures(TVM_FFI_ERROR)
+    assert (failure.mechanism, failure.library) == ("flashinfer", "FlashInfer")
+    assert failure.event.data.get("exception") == "RuntimeError"
+    assert "hidden_size must be divisible by 128" in failure.event.text
+    assert not failure.event.data.get("incomplete")

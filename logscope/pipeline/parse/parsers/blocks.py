@@ -190,7 +190,7 @@ class TracebackReader(BlockReader):
                 return True  # the group's own line: its sub-exceptions follow
         if self.exception is not None:
             return self._feed_body(lineno, text)
-        if PREFIXED.match(text) or _NATIVE_PY_FRAME.match(text):
+        if PREFIXED.match(text) or (_NATIVE_PY_FRAME.match(text) and not self._appended_backtrace()):
             self.closed_by_record = True  # another rank's record may come between the header and its frames
             return False  # a native frame in Python's form (tvm-ffi's handler) opens a native backtrace
         if self.feed_frame(lineno, text):
@@ -220,6 +220,15 @@ class TracebackReader(BlockReader):
             self.strays.append((lineno, text))
             return True
         return False
+
+    def _appended_backtrace(self) -> bool:
+        """A native frame in Python's form under a Python traceback's own frames, before its exception line: tvm-ffi
+        appends the C++ backtrace of an error raised in a kernel library to the Python traceback (apache-tvm-ffi
+        0.1.15.post2 python/tvm_ffi/error.py _with_append_backtrace: each (filename, lineno, func) of the C++ backtrace
+        appended with append_traceback, '  File "<unknown>", line 0, in __tvm_ffi_trtllm_fp8_block_scale_moe', then
+        '  File ".../flashinfer/data/csrc/trtllm_fused_moe_kernel_launcher.cu", line 1580, in ...'), so the exception
+        line after them ends this traceback. Its SIGSEGV handler's dump (TVM_SEGFAULT) has no Python frames above."""
+        return bool(self.frames) and self.fatal is None and not self.innermost_first
 
     def handed_back(self) -> list[tuple[int, str]]:
         """The line taken under a bare header that was no part of the traceback: read on its own."""
