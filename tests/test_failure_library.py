@@ -569,3 +569,12 @@ def test_tvm_ffi_s_appended_native_frames_keep_the_traceback_to_its_exception_li
     assert failure.event.data.get("exception") == "RuntimeError"
     assert "hidden_size must be divisible by 128" in failure.event.text
     assert not failure.event.data.get("incomplete")
+
+
+def test_sgl_kernel_s_runtime_check_passed_on_by_sglang_s_frame_names_sgl_kernel():
+    """A source path of sgl-kernel's csrc/ in the message under SGLang's MoE frame (before: sglang-raised-srt)."""
+    text = FLASHINFER_THROUGH_SGLANG.replace(
+        f"RuntimeError: {FLASHINFER_ERROR}",
+        "RuntimeError: Runtime check failed at /sgl-workspace/sglang/sgl-kernel/csrc/moe/moe_fused_gate.cu:420: bad",
+    )
+    assert _named(text) == [("sgl_kernel", "sgl-kernel")]
