@@ -578,3 +578,23 @@ def test_sgl_kernel_s_runtime_check_passed_on_by_sglang_s_frame_names_sgl_kernel
         "RuntimeError: Runtime check failed at /sgl-workspace/sglang/sgl-kernel/csrc/moe/moe_fused_gate.cu:420: bad",
     )
     assert _named(text) == [("sgl_kernel", "sgl-kernel")]
+
+
+@pytest.mark.parametrize(
+    ("line", "package"),
+    [
+        ("ModuleNotFoundError: No module named 'vllm'\n", "vllm"),
+        (
+            "ImportError: cannot import name 'is_torch_fx_available' from 'transformers.utils'"
+            " (/usr/local/lib/python3.12/dist-packages/transformers/utils/__init__.py)\n",
+            "transformers",
+        ),
+        ("AttributeError: module 'transformers' has no attribute 'Qwen3VLForConditionalGeneration'\n", "transformers"),
+    ],
+)
+def test_an_import_error_of_a_package_outside_the_table_is_another_python_package_s(line: str, package: str):
+    assert _named(line) == [("python", package)]
+
+
+def test_an_import_error_of_the_standard_library_names_no_package():
+    assert _named("ModuleNotFoundError: No module named '_lzma'\n") == [(None, None)]

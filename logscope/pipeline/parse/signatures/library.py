@@ -222,6 +222,12 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
         return Raiser(shown[1], "its frame is the innermost of an installed package", shown[0], other_package=True)
     if module and named is None and not is_stdlib_module(module):
         return Raiser(module.split(".", 1)[0], f"the exception's module ({module})", None, other_package=True)
+    # CPython's import error of a package outside the table and outside the standard library, with no frame that
+    # raised it ("ModuleNotFoundError: No module named 'vllm'", "cannot import name 'X' from 'transformers.utils'"):
+    # that package is missing or lacks the name, another Python package's failure
+    if imported and package and module_library(package) is None and not is_stdlib_module(package):
+        basis = "its module lacks the name asked for" if imported.group(3) else "an import of its package failed"
+        return Raiser(package.split(".", 1)[0], basis, None, other_package=True)
     return None
 
 
