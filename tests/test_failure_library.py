@@ -598,3 +598,27 @@ def test_an_import_error_of_a_package_outside_the_table_is_another_python_packag
 
 def test_an_import_error_of_the_standard_library_names_no_package():
     assert _named("ModuleNotFoundError: No module named '_lzma'\n") == [(None, None)]
+
+
+# a frame line a copy broke after its path: the released frame (sglang 0.5.10.post1 mem_cache/memory_pool.py
+# _init_mamba_pool, run while the memory pool is set up) still places the failure
+BROKEN_FRAME = """\
+## Error
+File "/home/u/sglang-env/lib/python3.10/site-packages/sglang/srt/mem_cache/memory_pool.py",
+line 499, in _init_mamba_pool
+torch.OutOfMemoryError: CUDA out of memory.
+Tried to allocate 18.56 GiB.
+"""
+
+
+def test_a_frame_line_broken_after_its_path_is_one_frame():
+    [failure] = _failures(BROKEN_FRAME)
+    assert (failure.mechanism, failure.phase) == ("memory", "memory_pool")
+    assert failure.event.data["frames"] == ["memory_pool.py:499 _init_mamba_pool"]
+    assert not failure.event.data.get("cut_frame")
+
+
+def test_a_path_alone_with_no_line_after_it_stays_a_cut_frame():
+    text = BROKEN_FRAME.replace("line 499, in _init_mamba_pool\n", "")
+    [failure] = _failures(text)
+    assert failure.phase != "memory_pool"

@@ -29,6 +29,9 @@ _QUALIFIED_EXC_LINE = re.compile(
 )
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
+# a Python frame line broken after its path by a copy ('File ".../memory_pool.py",' then 'line 499, in _init_mamba_pool')
+_FRAME_HEAD_ALONE = re.compile(r'^\s*File "[^"]+",?\s*$')
+_FRAME_TAIL = re.compile(r"^\s*line \d+,? in \S")
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
 # CPython's lines between chained exceptions: the traceback after one shares the outer frames of the one before
 _CHAIN_LINES = ("During handling of the above exception", "The above exception was the direct cause")
@@ -109,6 +112,8 @@ class TracebackReader(BlockReader):
         self.after_frame = False
         self.cut_frame = False
         self.cut_frame_path: str | None = None
+        # a frame line that ends after its path (line number and function on the next line: a copy's line break)
+        self.split_head: tuple[int, str, bool, str | None] | None = None
         self.reversed_lines = False
         self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
         self.fatal: Event | None = None
@@ -165,7 +170,13 @@ class TracebackReader(BlockReader):
         return True
 
     def feed_frame(self, lineno: int, text: str) -> bool:
-        if not _FRAME.match(text):
+        head = self.split_head
+        self.split_head = None
+        if head is not None and _FRAME_TAIL.match(text):
+            # the rest of a frame line that a copy broke after its path: one frame, read as joined
+            text, lineno = f"{head[1].rstrip()} {text.strip()}", head[0]
+            self.cut_frame, self.cut_frame_path = head[2], head[3]
+        elif not _FRAME.match(text):
             return False
         parsed = other_lines.parse_traceback_line(text)
         if parsed and parsed[0] == kinds.FRAME:
@@ -174,6 +185,8 @@ class TracebackReader(BlockReader):
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
         else:
+            if _FRAME_HEAD_ALONE.match(text):  # its line number and function may follow on the next line
+                self.split_head = (lineno, text, self.cut_frame, self.cut_frame_path)
             self.cut_frame = True  # a frame line cut short: frames under it may be missing
             self.cut_frame_path = text.strip()[:300]  # its path, as far as it goes, still names a package
         self.after_frame = True
