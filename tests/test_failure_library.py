@@ -622,3 +622,30 @@ def test_a_path_alone_with_no_line_after_it_stays_a_cut_frame():
     text = BROKEN_FRAME.replace("line 499, in _init_mamba_pool\n", "")
     [failure] = _failures(text)
     assert failure.phase != "memory_pool"
+
+
+CUT_UNDER_SGLANG = """\
+
+[2026-03-19 13:32:53 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 3000, in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 400, in __init__
+    self.tp_worker = TpModelWorker(
+"""
+
+
+def test_a_cut_traceback_s_raiser_is_the_library_the_issue_s_sentence_names():
+    """The frames that would name the raiser were cut away; the sentence stating the failure names one library."""
+    text = "With DeepGEMM enabled the server crashes during CUDA graph capture.\n" + CUT_UNDER_SGLANG
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("deepgemm", "DeepGEMM")
+    assert failure.library_basis is not None and "lower confidence" in failure.library_basis
+    # the log alone: SGLang's frame, as before
+    assert _named(CUT_UNDER_SGLANG) == [("sglang", "SGLang")]
+
+
+def test_two_libraries_stated_name_neither_and_a_shown_raiser_is_kept():
+    text = "With DeepGEMM enabled the server crashes, and FlashInfer fails too.\n" + CUT_UNDER_SGLANG
+    assert _named(text) == [("sglang", "SGLang")]
+    text = "With DeepGEMM enabled the server crashes during startup.\n\n" + FLASHINFER_THROUGH_SGLANG
+    assert _named(text) == [("flashinfer", "FlashInfer")]
