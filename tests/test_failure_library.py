@@ -649,3 +649,18 @@ def test_two_libraries_stated_name_neither_and_a_shown_raiser_is_kept():
     assert _named(text) == [("sglang", "SGLang")]
     text = "With DeepGEMM enabled the server crashes during startup.\n\n" + FLASHINFER_THROUGH_SGLANG
     assert _named(text) == [("flashinfer", "FlashInfer")]
+
+
+LINK_FAILED = """\
+/usr/bin/ld: cannot find cuda_0.o: No such file or directory
+collect2: error: ld returned 1 exit status
+"""
+
+
+def test_a_generic_crash_wording_takes_the_library_a_sentence_names_by_its_jit_module():
+    """SGLang's JIT kernel modules are sgl-kernel's (sgl_kernel_jit_*: JIT_MODULES); the linker's line names none."""
+    text = "Startup fails because the JIT build for `sgl_kernel_jit_fused_rope_true_256` fails at the link step:\n\n"
+    [failure] = _failures(text + LINK_FAILED)
+    assert (failure.signature, failure.mechanism, failure.library) == ("process-link-failed", "sgl_kernel", "sgl-kernel")
+    [failure] = _failures(LINK_FAILED)
+    assert (failure.mechanism, failure.library) == ("process", None)

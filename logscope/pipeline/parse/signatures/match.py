@@ -740,8 +740,9 @@ STATED_FOR_LOG_BASIS = "the issue's sentence stating the failure names it; the l
 
 
 def _named_by_statement(found: list[Failure], events: list[Event]) -> list[Failure]:
-    """A log failure whose raiser the log does not show (no mechanism named, or only the innermost frame shown of a
-    traceback cut before its exception line, a host's frame: SGLang's, vLLM's) takes the library that the input's own
+    """A log failure whose raiser the log does not show (no mechanism named, a generic crash wording with no library
+    under it, or only the innermost frame shown of a traceback cut before its exception line, a host's frame:
+    SGLang's, vLLM's) takes the library that the input's own
     sentences stating the failure name, when they name exactly one (stated_library.py): the frames that would name it
     were cut away, the issue says which library failed. Said so in its basis (the issue's words, lower confidence)."""
     stated: dict[str, set[str]] = {}
@@ -752,7 +753,8 @@ def _named_by_statement(found: list[Failure], events: list[Event]) -> list[Failu
     out = []
     for f in found:
         named = stated.get(f.event.source, set())
-        unnamed = f.mechanism is None or f.library_basis == CUT_TRACEBACK_BASIS
+        generic = f.mechanism in FALLBACK_MECHANISMS and not f.library  # a crash's generic wording, no library under it
+        unnamed = f.mechanism is None or generic or f.library_basis == CUT_TRACEBACK_BASIS
         if unnamed and f.event.kind != kinds.STATED_FAILURE and len(named) == 1 and "" not in named:
             library = next(iter(named))
             raiser = Raiser(library, STATED_FOR_LOG_BASIS, None)
