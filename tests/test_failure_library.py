@@ -471,3 +471,196 @@ def test_a_wording_of_too_few_words_to_be_sglang_s_alone_names_nobody():
     assert is_generic_wording("`out` must be contiguous.")  # 18 letters
     assert is_generic_wording("Expected {} experts in {}, got {}")  # its anchor " experts in ": two words
     assert not is_generic_wording("Global server args is not set yet!")
+
+
+# flashinfer-python 0.2.5-0.7.4 include/flashinfer/exception.h: flashinfer::Error's what() is "Error in function
+# '<func>' at <__FILE__>:<line>: <message>"; its JIT builds compile the wheel's flashinfer/data/ tree, its
+# ahead-of-time kernels were built from the repository's own csrc/ (the path as built, /workspace/csrc/...)
+FLASHINFER_ERROR = (
+    "Error in function 'BatchPrefillWithPagedKVCacheDispatched' at /usr/local/lib/python3.12/dist-packages/flashinfer/"
+    "data/include/flashinfer/attention/prefill.cuh:2436: Invalid configuration : NUM_MMA_Q=1 NUM_MMA_D_QK=8"
+)
+FLASHINFER_THROUGH_SGLANG = f"""\
+[2025-10-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 2600, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/attention/flashinfer_backend.py", line 400, in plan
+    self.indices_updater_prefill.update(
+RuntimeError: {FLASHINFER_ERROR}
+"""
+
+
+def test_a_library_s_error_passed_on_by_sglang_s_frame_names_that_library():
+    """SGLang's attention backend is the innermost frame, but the message is FlashInfer's own error with its source
+    path: FlashInfer raised it (before: `sglang-raised-srt`, SGLang named)."""
+    [failure] = _failures(FLASHINFER_THROUGH_SGLANG)
+    assert (failure.mechanism, failure.library, failure.signature) == ("flashinfer", "FlashInfer", None)
+    assert failure.phase == "serving"  # still placed by the scheduler's frames
+
+
+def test_sglang_s_frame_with_a_message_that_names_no_library_stays_sglang_s():
+    text = FLASHINFER_THROUGH_SGLANG.replace(
+        FLASHINFER_ERROR, "Error in function 'run' at /home/user/myproj/csrc/batch_runner.cu:286: kernel failed"
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.signature) == ("sglang", "sglang-raised-srt")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RuntimeError: Error in function 'run' at /workspace/csrc/trtllm_batched_gemm_runner.cu:286: Error occurred when"
+        " running GEMM!\n",
+        # tvm-ffi's wrapper prints the what() on the lines under the exception's name
+        "tvm.error.InternalError:\nError in function 'run' at /workspace/csrc/trtllm_fused_moe_kernel_launcher.cu:1123:\n"
+        "Unsupported architecture\n",
+    ],
+)
+def test_a_source_path_as_built_of_a_wheel_s_data_tree_names_its_library(text: str):
+    """flashinfer-python ships csrc/ as flashinfer/data/csrc/ (catalogued data/csrc/<file>); its AOT build prints the
+    repository's path."""
+    assert _named(text) == [("flashinfer", "FlashInfer")]
+
+
+def test_a_csrc_file_no_library_ships_names_none():
+    assert _named("RuntimeError: Error in function 'run' at /workspace/csrc/my_own_kernel.cu:12: bad\n") == [(None, None)]
+
+
+# flashinfer-python 0.2.5-0.7.4 get_batch_prefill_uri: the JIT module's name is the op namespace torch's dispatcher prints
+FLASHINFER_JIT_OP = (
+    "RuntimeError: batch_prefill_with_kv_cache_dtype_q_bf16_dtype_kv_bf16_dtype_o_bf16_dtype_idx_i32_head_dim_qk_128_"
+    "head_dim_vo_128_posenc_0_use_swa_False_use_logits_cap_False_f16qk_False::plan() expected at most 16 argument(s)"
+    " but received 17 argument(s).\n"
+)
+
+
+def test_flashinfer_s_jit_module_named_in_an_op_error_names_flashinfer():
+    assert _named(FLASHINFER_JIT_OP) == [("flashinfer", "FlashInfer")]
+    # under SGLang's attention backend frame too (not sglang-raised-srt)
+    text = FLASHINFER_THROUGH_SGLANG.replace(f"RuntimeError: {FLASHINFER_ERROR}\n", FLASHINFER_JIT_OP)
+    assert _named(text) == [("flashinfer", "FlashInfer")]
+
+
+def test_a_module_name_without_flashinfer_s_uri_shape_names_nothing():
+    text = "RuntimeError: my_prefill_module::plan() expected at most 16 argument(s) but received 17 argument(s).\n"
+    assert _named(text) == [(None, None)]
+
+
+# apache-tvm-ffi 0.1.15.post2 python/tvm_ffi/error.py _with_append_backtrace: an error raised in a kernel library's
+# C++ code carries its C++ backtrace appended to the Python traceback as frames of Python's form, then the exception line
+TVM_FFI_ERROR = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/moe/fused_moe_triton/layer.py", line 900, in forward
+    return self.runner.run(dispatch_output, quant_info)
+  File "/usr/local/lib/python3.12/dist-packages/flashinfer/fused_moe/core.py", line 1660, in trtllm_fp8_block_scale_moe_op
+    result = moe_op.trtllm_fp8_block_scale_moe(
+  File "python/tvm_ffi/cython/function.pxi", line 923, in tvm_ffi.core.Function.__call__
+  File "<unknown>", line 0, in __tvm_ffi_trtllm_fp8_block_scale_moe
+  File "/usr/local/lib/python3.12/dist-packages/flashinfer/data/csrc/trtllm_fused_moe_kernel_launcher.cu", line 1580, in run
+    TVM_FFI_ICHECK(hidden_states.size(1) % 128 == 0)
+RuntimeError: Check failed: (hidden_states.size(1) % 128 == 0) is false: hidden_size must be divisible by 128
+"""
+
+
+def test_tvm_ffi_s_appended_native_frames_keep_the_traceback_to_its_exception_line():
+    """Before: the first native frame closed the traceback ('a traceback cut before its exception line')."""
+    [failure] = _failures(TVM_FFI_ERROR)
+    assert (failure.mechanism, failure.library) == ("flashinfer", "FlashInfer")
+    assert failure.event.data.get("exception") == "RuntimeError"
+    assert "hidden_size must be divisible by 128" in failure.event.text
+    assert not failure.event.data.get("incomplete")
+
+
+def test_sgl_kernel_s_runtime_check_passed_on_by_sglang_s_frame_names_sgl_kernel():
+    """A source path of sgl-kernel's csrc/ in the message under SGLang's MoE frame (before: sglang-raised-srt)."""
+    text = FLASHINFER_THROUGH_SGLANG.replace(
+        f"RuntimeError: {FLASHINFER_ERROR}",
+        "RuntimeError: Runtime check failed at /sgl-workspace/sglang/sgl-kernel/csrc/moe/moe_fused_gate.cu:420: bad",
+    )
+    assert _named(text) == [("sgl_kernel", "sgl-kernel")]
+
+
+@pytest.mark.parametrize(
+    ("line", "package"),
+    [
+        ("ModuleNotFoundError: No module named 'vllm'\n", "vllm"),
+        (
+            "ImportError: cannot import name 'is_torch_fx_available' from 'transformers.utils'"
+            " (/usr/local/lib/python3.12/dist-packages/transformers/utils/__init__.py)\n",
+            "transformers",
+        ),
+        ("AttributeError: module 'transformers' has no attribute 'Qwen3VLForConditionalGeneration'\n", "transformers"),
+    ],
+)
+def test_an_import_error_of_a_package_outside_the_table_is_another_python_package_s(line: str, package: str):
+    assert _named(line) == [("python", package)]
+
+
+def test_an_import_error_of_the_standard_library_names_no_package():
+    assert _named("ModuleNotFoundError: No module named '_lzma'\n") == [(None, None)]
+
+
+# a frame line a copy broke after its path: the released frame (sglang 0.5.10.post1 mem_cache/memory_pool.py
+# _init_mamba_pool, run while the memory pool is set up) still places the failure
+BROKEN_FRAME = """\
+## Error
+File "/home/u/sglang-env/lib/python3.10/site-packages/sglang/srt/mem_cache/memory_pool.py",
+line 499, in _init_mamba_pool
+torch.OutOfMemoryError: CUDA out of memory.
+Tried to allocate 18.56 GiB.
+"""
+
+
+def test_a_frame_line_broken_after_its_path_is_one_frame():
+    [failure] = _failures(BROKEN_FRAME)
+    assert (failure.mechanism, failure.phase) == ("memory", "memory_pool")
+    assert failure.event.data["frames"] == ["memory_pool.py:499 _init_mamba_pool"]
+    assert not failure.event.data.get("cut_frame")
+
+
+def test_a_path_alone_with_no_line_after_it_stays_a_cut_frame():
+    text = BROKEN_FRAME.replace("line 499, in _init_mamba_pool\n", "")
+    [failure] = _failures(text)
+    assert failure.phase != "memory_pool"
+
+
+CUT_UNDER_SGLANG = """\
+
+[2026-03-19 13:32:53 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 3000, in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 400, in __init__
+    self.tp_worker = TpModelWorker(
+"""
+
+
+def test_a_cut_traceback_s_raiser_is_the_library_the_issue_s_sentence_names():
+    """The frames that would name the raiser were cut away; the sentence stating the failure names one library."""
+    text = "With DeepGEMM enabled the server crashes during CUDA graph capture.\n" + CUT_UNDER_SGLANG
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("deepgemm", "DeepGEMM")
+    assert failure.library_basis is not None and "lower confidence" in failure.library_basis
+    # the log alone: SGLang's frame, as before
+    assert _named(CUT_UNDER_SGLANG) == [("sglang", "SGLang")]
+
+
+def test_two_libraries_stated_name_neither_and_a_shown_raiser_is_kept():
+    text = "With DeepGEMM enabled the server crashes, and FlashInfer fails too.\n" + CUT_UNDER_SGLANG
+    assert _named(text) == [("sglang", "SGLang")]
+    text = "With DeepGEMM enabled the server crashes during startup.\n\n" + FLASHINFER_THROUGH_SGLANG
+    assert _named(text) == [("flashinfer", "FlashInfer")]
+
+
+LINK_FAILED = """\
+/usr/bin/ld: cannot find cuda_0.o: No such file or directory
+collect2: error: ld returned 1 exit status
+"""
+
+
+def test_a_generic_crash_wording_takes_the_library_a_sentence_names_by_its_jit_module():
+    """SGLang's JIT kernel modules are sgl-kernel's (sgl_kernel_jit_*: JIT_MODULES); the linker's line names none."""
+    text = "Startup fails because the JIT build for `sgl_kernel_jit_fused_rope_true_256` fails at the link step:\n\n"
+    [failure] = _failures(text + LINK_FAILED)
+    assert (failure.signature, failure.mechanism, failure.library) == ("process-link-failed", "sgl_kernel", "sgl-kernel")
+    [failure] = _failures(LINK_FAILED)
+    assert (failure.mechanism, failure.library) == ("process", None)

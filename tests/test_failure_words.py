@@ -168,3 +168,18 @@ def test_every_language_has_its_negations():
 def test_another_languages_negation_places_nothing(language, word):
     assert re.fullmatch("(?:" + dict(kinds.FOREIGN_NEGATIONS)[language] + ")", word)
     assert time_cues.place(f"The server crashed {word} after a few requests in our benchmark run.") is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stated"),
+    [
+        ("The FlashInfer trtllm kernel errors out with intermediate size 704.", True),
+        ("It errored out at the first batch.", True),
+        ("It no longer errors out after the fix.", False),  # denied
+        ("Does it error out on H100?", False),  # a question
+        ("If the model errors out, retry.", False),  # a condition
+    ],
+)
+def test_errors_out_states_a_failure(sentence: str, stated: bool):
+    """The phrasal verb 'error(s|ed) out' says the run stopped on an error (facts12)."""
+    assert (stated_failure.parse(sentence) is not None) is stated

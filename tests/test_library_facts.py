@@ -43,8 +43,9 @@ AttributeError: module 'deep_ep' has no attribute 'ElasticBuffer'
     assert _named("AttributeError: module 'sgl_kernel' has no attribute 'fp8_blockwise_scaled_mm'\n") == [
         ("sgl_kernel", "sgl-kernel")
     ]
-    # a module outside the table, and an object's attribute, name no library of the table
-    assert _named("AttributeError: module 'numpy' has no attribute 'float'\n") == [(None, None)]
+    # a module outside the table names no library of the table: another Python package's (facts12); an object's
+    # attribute names none
+    assert _named("AttributeError: module 'numpy' has no attribute 'float'\n") == [("python", "numpy")]
     assert _named("AttributeError: 'NoneType' object has no attribute 'deep_ep'\n") == [(None, None)]
 
 

@@ -42,6 +42,7 @@ EXECUTABLE = re.compile(r"^(?:sglang::[\w-]+|\S*/python[\d.]*)\(\+0x")
 #   rmsnorm, gemma_rmsnorm, ...`), so FlashInfer's own wordings (library_raises.json) leave out what sgl-kernel's
 #   objects hold.
 HOSTS = frozenset({"sgl-kernel"})
+WHEEL_DATA = "data"  # the folder a wheel ships its source tree in (flashinfer-python: flashinfer/data/csrc/...)
 
 
 class NativeLibrary(NamedTuple):
@@ -150,6 +151,11 @@ def library_of(text: str) -> str | None:
         for tail in ("/".join(parts[-3:]), "/".join(parts[-2:])):
             if tail in table.files:
                 return table.files[tail]
+        # a wheel that ships its source tree under a data/ folder (flashinfer-python 0.2.x-0.7.4: flashinfer/data/csrc/,
+        # catalogued "data/csrc/<file>"): a build of that tree names the file as built, without data/ (FlashInfer's
+        # ahead-of-time kernels: "Error in function 'run' at /workspace/csrc/trtllm_batched_gemm_runner.cu:286")
+        if len(parts) >= 2 and f"{WHEEL_DATA}/{'/'.join(parts[-2:])}" in table.files:
+            return table.files[f"{WHEEL_DATA}/{'/'.join(parts[-2:])}"]
         # a path elided in front (".../jit/compiler.hpp:187" of DeepGEMM's assert, its folder above cut): the
         # one library whose catalogued files end in its last two parts; a path written whole that no library
         # holds is another program's ("/home/u/myproj/src/config.cpp" is no Mooncake file)

@@ -62,7 +62,8 @@ _LITERAL_NEWLINES = re.compile(r"(?:\\r)?\\n")
 _FLAT_TRACEBACK = re.compile(
     r"Traceback \(most recent call last\):\\n|\\n\s*(?:File \"|frame #\d|#\d+\s|==== backtrace"
     r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:|[IWEF]\d{4}(?:\d{4})? \d\d:"
-    r"|Last error:|Cuda failure '|CUDA error \(|CUDA Error: |\[[^\]]*\] Caught signal \d|Program terminated with signal"
+    r"|Last error:|Cuda failure '|CUDA error \(|CUDA error in /|CUDA Error: "
+    r"|\[[^\]]*\] Caught signal \d|Program terminated with signal"
     r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): )"
 )  # torch's NCCL exception: "...Last error:\nCuda failure '...'"; a kernel library's CUDA check; UCX's and gdb's
 # signal lines; an exception line (a traceback pasted without its header ends with one); a glog line (Mooncake's, NIXL's)

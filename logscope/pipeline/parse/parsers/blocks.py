@@ -29,6 +29,9 @@ _QUALIFIED_EXC_LINE = re.compile(
 )
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
+# a Python frame line broken after its path by a copy ('File ".../memory_pool.py",' then 'line 499, in _init_mamba_pool')
+_FRAME_HEAD_ALONE = re.compile(r'^\s*File "[^"]+",?\s*$')
+_FRAME_TAIL = re.compile(r"^\s*line \d+,? in \S")
 _TB_OPENERS = ("Traceback (most recent call last):", "Fatal Python error:", "(most recent call first):")
 # CPython's lines between chained exceptions: the traceback after one shares the outer frames of the one before
 _CHAIN_LINES = ("During handling of the above exception", "The above exception was the direct cause")
@@ -109,6 +112,8 @@ class TracebackReader(BlockReader):
         self.after_frame = False
         self.cut_frame = False
         self.cut_frame_path: str | None = None
+        # a frame line that ends after its path (line number and function on the next line: a copy's line break)
+        self.split_head: tuple[int, str, bool, str | None] | None = None
         self.reversed_lines = False
         self.innermost_first = "(most recent call first)" in text  # faulthandler prints the innermost frame first
         self.fatal: Event | None = None
@@ -165,7 +170,13 @@ class TracebackReader(BlockReader):
         return True
 
     def feed_frame(self, lineno: int, text: str) -> bool:
-        if not _FRAME.match(text):
+        head = self.split_head
+        self.split_head = None
+        if head is not None and _FRAME_TAIL.match(text):
+            # the rest of a frame line that a copy broke after its path: one frame, read as joined
+            text, lineno = f"{head[1].rstrip()} {text.strip()}", head[0]
+            self.cut_frame, self.cut_frame_path = head[2], head[3]
+        elif not _FRAME.match(text):
             return False
         parsed = other_lines.parse_traceback_line(text)
         if parsed and parsed[0] == kinds.FRAME:
@@ -174,6 +185,8 @@ class TracebackReader(BlockReader):
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
         else:
+            if _FRAME_HEAD_ALONE.match(text):  # its line number and function may follow on the next line
+                self.split_head = (lineno, text, self.cut_frame, self.cut_frame_path)
             self.cut_frame = True  # a frame line cut short: frames under it may be missing
             self.cut_frame_path = text.strip()[:300]  # its path, as far as it goes, still names a package
         self.after_frame = True
@@ -190,7 +203,7 @@ class TracebackReader(BlockReader):
                 return True  # the group's own line: its sub-exceptions follow
         if self.exception is not None:
             return self._feed_body(lineno, text)
-        if PREFIXED.match(text) or _NATIVE_PY_FRAME.match(text):
+        if PREFIXED.match(text) or (_NATIVE_PY_FRAME.match(text) and not self._appended_backtrace()):
             self.closed_by_record = True  # another rank's record may come between the header and its frames
             return False  # a native frame in Python's form (tvm-ffi's handler) opens a native backtrace
         if self.feed_frame(lineno, text):
@@ -220,6 +233,15 @@ class TracebackReader(BlockReader):
             self.strays.append((lineno, text))
             return True
         return False
+
+    def _appended_backtrace(self) -> bool:
+        """A native frame in Python's form under a Python traceback's own frames, before its exception line: tvm-ffi
+        appends the C++ backtrace of an error raised in a kernel library to the Python traceback (apache-tvm-ffi
+        0.1.15.post2 python/tvm_ffi/error.py _with_append_backtrace: each (filename, lineno, func) of the C++ backtrace
+        appended with append_traceback, '  File "<unknown>", line 0, in __tvm_ffi_trtllm_fp8_block_scale_moe', then
+        '  File ".../flashinfer/data/csrc/trtllm_fused_moe_kernel_launcher.cu", line 1580, in ...'), so the exception
+        line after them ends this traceback. Its SIGSEGV handler's dump (TVM_SEGFAULT) has no Python frames above."""
+        return bool(self.frames) and self.fatal is None and not self.innermost_first
 
     def handed_back(self) -> list[tuple[int, str]]:
         """The line taken under a bare header that was no part of the traceback: read on its own."""

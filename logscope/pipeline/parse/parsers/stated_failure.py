@@ -28,6 +28,8 @@ _STATED = re.compile(
     r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened)\b)"
     r"|(?<=a |e )crash\b(?! (?:logs?|reports?|dumps?|handler|files?|traces?|course)\b)"
     r"|segfault(?:s|ed|ing)?|segmentation fault|core dumped"
+    # "the kernel errors out", "it errored out at the first batch" (the phrasal verb: the run stopped on an error)
+    r"|error(?:s|ed|ing)? out\b"
     r"|fail(?:s|ed)\b(?:\s+\w+)?\s+(?:with|at|on|during|in|when|while|after|because|without|immediately|randomly)"
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?)"

@@ -65,7 +65,19 @@ LIBRARY_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bNIX
 # "sgl_kernel_jit_" + ...; sglang 0.5.23 kernels/jit/utils/compile/spec.py _MODULE_NAME_PREFIX = "sgl_kernel_jit_"),
 # carry sgl-kernel's name: the module named in a failed build's message, or SGLang's JIT loader calling the build tool
 # that raised (tvm-ffi's build_ninja: its own frames are a package outside the table)
-JIT_MODULES: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"\bsgl_kernel_jit_\w+"), "sgl-kernel"),)
+# FlashInfer's JIT attention modules are named by their URI, the op namespace torch's dispatcher errors print
+# ("batch_prefill_with_kv_cache_dtype_q_bf16_..._f16qk_False::plan() expected at most 16 argument(s) ..."):
+# flashinfer-python 0.2.5 jit/attention/pytorch.py and 0.7.4 jit/attention/modules.py get_{single,batch}_{decode,
+# prefill}_uri, get_pod_uri, get_batch_attention_uri, get_batch_prefill_attention_sink_uri ("<kind>_with_[attention_
+# sink_]kv_cache_dtype_q_<dtype>_dtype_kv_..."), get_batch_mla_uri ("batch_mla_attention_dtype_q_<dtype>_...")
+_FLASHINFER_JIT_URI = (
+    r"\b(?:(?:single_decode|batch_decode|single_prefill|batch_prefill|pod|batch_attention)_with_(?:attention_sink_)?"
+    r"kv_cache|batch_mla_attention)_dtype_q_\w+"
+)
+JIT_MODULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bsgl_kernel_jit_\w+"), "sgl-kernel"),
+    (re.compile(_FLASHINFER_JIT_URI), "FlashInfer"),
+)
 JIT_LOADERS: tuple[tuple[re.Pattern[str], str], ...] = ((re.compile(r"/sglang/(?:jit_kernel|kernels/jit)/"), "sgl-kernel"),)
 # an op of a library's namespace: `torch.ops.<namespace>.<op>` in a frame's source line or the message, or the C++
 # `<namespace>::<op>` that torch's dispatcher errors print ("sgl_kernel::fp8_scaled_mm() Expected a value of type ...")
@@ -95,6 +107,27 @@ class Raiser(NamedTuple):
         if self.other_package:
             return "python"
         return re.sub(r"[^a-z0-9]+", "_", self.library.lower()).strip("_")
+
+
+def message_names_library(event: Event, exception: str | None, message: str | None) -> str | None:
+    """The library of the table (SGLang aside) that the exception itself names, from its module, a source path of it
+    in its message, an op of its namespace there, the JIT module it built, or its own error or status wording; None
+    when the message names none. What SGLang's innermost frame raised still names the library whose error it passes
+    on (FlashInfer's flashinfer::Error what(): "Error in function '<func>' at <file>:<line>: <message>",
+    include/flashinfer/exception.h of flashinfer-python 0.2.5-0.7.4, raised through SGLang's attention backend)."""
+    module = exception if exception and "." in exception and "(" not in exception else None
+    named = module_library(module) if module else None
+    if named and named != SGLANG:
+        return named
+    text = message if message is not None else str(event.data.get("full_text") or event.text)
+    found = library_of(text) or op_library(text)
+    if found is not None and found != SGLANG:
+        return found
+    for table in (JIT_MODULES, LIBRARY_ERRORS, LIBRARY_STATUSES, LIBRARY_CHECKS):
+        own = next((library for pattern, library in table if pattern.search(text)), None)
+        if own is not None:
+            return own
+    return None
 
 
 def raising_library(event: Event, native_library: str | None, exception: str | None, message: str | None) -> Raiser | None:
@@ -189,6 +222,12 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
         return Raiser(shown[1], "its frame is the innermost of an installed package", shown[0], other_package=True)
     if module and named is None and not is_stdlib_module(module):
         return Raiser(module.split(".", 1)[0], f"the exception's module ({module})", None, other_package=True)
+    # CPython's import error of a package outside the table and outside the standard library, with no frame that
+    # raised it ("ModuleNotFoundError: No module named 'vllm'", "cannot import name 'X' from 'transformers.utils'"):
+    # that package is missing or lacks the name, another Python package's failure
+    if imported and package and module_library(package) is None and not is_stdlib_module(package):
+        basis = "its module lacks the name asked for" if imported.group(3) else "an import of its package failed"
+        return Raiser(package.split(".", 1)[0], basis, None, other_package=True)
     return None
 
 

@@ -24,7 +24,13 @@ from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_star
 from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, WARMUP_REQUEST, marked_may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
-from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
+from logscope.pipeline.parse.signatures.library import (
+    CUT_TRACEBACK_BASIS,
+    Raiser,
+    message_names_library,
+    op_library,
+    raising_library,
+)
 from logscope.pipeline.parse.signatures.lines_before import PROSE_KINDS, LinesBefore, from_other_ranks
 from logscope.pipeline.parse.signatures.loader import NEXT_LINE, OTHER_FAILURE, Signature, SignatureSet, bundled_signatures
 from logscope.pipeline.parse.signatures.native import (
@@ -706,6 +712,8 @@ def failures_of(
         if not is_candidate(event):
             continue
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
+        if found is not None and _passed_on(found[0], found[2], event):
+            found = None  # SGLang's frame raised what a library's own error says: that library is the raiser
         if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event) and not is_library_error(event):
             continue
         if found is None and event.kind == kinds.PROCESS_EXCEPTION and last_crash.get(event.source, -1) >= event.line:
@@ -814,9 +822,48 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
+    out = _named_by_statement(out, events)
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
     kept = _without_records(_without_cut_heads(_without_stated(warmup_batches(_placed_by_burst(out), ready))))
     return _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
+
+
+# what names the library of a log failure whose raiser the log does not show, when the issue's sentence does
+STATED_FOR_LOG_BASIS = "the issue's sentence stating the failure names it; the log does not show what raised it: lower confidence"
+
+
+def _named_by_statement(found: list[Failure], events: list[Event]) -> list[Failure]:
+    """A log failure whose raiser the log does not show (no mechanism named, a generic crash wording with no library
+    under it, or only the innermost frame shown of a traceback cut before its exception line, a host's frame:
+    SGLang's, vLLM's) takes the library that the input's own
+    sentences stating the failure name, when they name exactly one (stated_library.py): the frames that would name it
+    were cut away, the issue says which library failed. Said so in its basis (the issue's words, lower confidence)."""
+    stated: dict[str, set[str]] = {}
+    for e in events:
+        if e.kind == kinds.STATED_FAILURE:
+            raiser = stated_raiser(str(e.data.get("sentence") or ""))
+            stated.setdefault(e.source, set()).add(raiser.library if raiser else "")
+    out = []
+    for f in found:
+        named = stated.get(f.event.source, set())
+        generic = f.mechanism in FALLBACK_MECHANISMS and not f.library  # a crash's generic wording, no library under it
+        unnamed = f.mechanism is None or generic or f.library_basis == CUT_TRACEBACK_BASIS
+        if unnamed and f.event.kind != kinds.STATED_FAILURE and len(named) == 1 and "" not in named:
+            library = next(iter(named))
+            raiser = Raiser(library, STATED_FOR_LOG_BASIS, None)
+            f = replace(f, mechanism=raiser.mechanism, library=library, library_basis=raiser.basis, library_frame=None)
+        out.append(f)
+    return out
+
+
+def _passed_on(sig: Signature, kind: str, event: Event) -> bool:
+    """A signature that names SGLang only because its frame is the innermost (sglang.yaml's `sglang-raised-*`, tried
+    after every other piece of evidence), on an exception whose own message names a library's source, op or wording:
+    SGLang's code passed on that library's error ("RuntimeError: Error in function 'BatchPrefillWithPagedKVCache...'
+    at .../flashinfer/data/include/flashinfer/attention/prefill.cuh:2436: ..." under flashinfer_backend.py)."""
+    if kind != "innermost_frame" or module_library(sig.mechanism) != SGLANG:
+        return False
+    return message_names_library(event, *_exception_of(event)) is not None
 
 
 def _not_context(event: Event) -> bool:

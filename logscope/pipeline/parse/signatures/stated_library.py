@@ -14,7 +14,7 @@ from functools import cache
 
 from logscope.core.python_libraries import SGLANG, library_names
 from logscope.core.server_flags import every_choice
-from logscope.pipeline.parse.signatures.library import Raiser
+from logscope.pipeline.parse.signatures.library import JIT_MODULES, Raiser
 
 BASIS = "the sentence that states the failure names it (the issue's own words)"
 
@@ -60,7 +60,7 @@ def stated_raiser(sentence: str) -> Raiser | None:
     """The one library the sentence names (and does not set aside), or None."""
     named = {
         library
-        for pattern, library in _names()
+        for pattern, library in (*_names(), *JIT_MODULES)  # a JIT module it built names it too (sgl_kernel_jit_*)
         for found in pattern.finditer(sentence)
         if not _SET_ASIDE.search(sentence[: found.start()])
     }
