@@ -191,6 +191,39 @@ def test_a_recursive_frame_in_order_is_not_taken_for_a_reversed_export():
     assert "lines_reversed" not in failure.event.data
 
 
+def test_an_exception_named_after_a_sentences_words_is_a_failure_quoted_in_prose():
+    # the shape of LlamaFactory#8544 (a chat UI switched to SGLang): the exception after a full-width comma and words
+    text = (
+        "\uff0cinstalled and chat again, RuntimeError: SGLang server initialization failed: name 'launch_server_cmd' "
+        "is not defined.\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "startup-crash"
+    assert "SGLang server initialization failed: name 'launch_server_cmd' is not defined" in finding["message"]
+    assert finding["evidence"][0]["text"].startswith("(quoted in prose) RuntimeError: SGLang server initialization")
+    (finding,) = _findings("to chat, show logs is importlib.metadata.PackageNotFoundError: No package metadata was found\n")
+    assert "PackageNotFoundError: No package metadata" in finding["message"]
+
+
+def test_an_exception_a_sentence_asks_about_fixes_or_denies_is_no_failure():
+    assert _findings("How do I get past RuntimeError: the value was wrong here?\n") == []
+    assert _findings("It runs and there is no RuntimeError: the value was wrong here this time.\n") == []
+    assert _findings("This PR fixes ValueError: bad value in the config parser.\n") == []
+
+
+def test_an_exception_named_in_a_sentence_gives_way_to_the_logs_own_failure():
+    text = (
+        "I started the server and got KeyError: 'model' in the end.\n"
+        "[2026-01-04 03:36:55 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2655, in run_scheduler_process\n'
+        "    scheduler.event_loop_normal()\n"
+        "ValueError: the log's own failure\n"
+    )
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    failures = [f for found in analysis.failures.values() for f in found]
+    assert [f.event.text for f in failures] == ["ValueError: the log's own failure"]
+
+
 def test_a_native_frame_is_quoted_without_addresses():
     frame = (
         "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "

@@ -55,7 +55,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
-from logscope.pipeline.parse.parsers.prose_guards import code_failure_text
+from logscope.pipeline.parse.parsers.prose_guards import CLAUSE, DENIED, NAMED_IN_SENTENCE, NEGATED, code_failure_text
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
@@ -77,6 +77,13 @@ _QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])(" + PYTHON_M_SGLANG + r"\s[^\
 # sglang-4160)
 _CUT_CODE_SPAN = re.compile(r"`(" + PYTHON_M_SGLANG + r"\s[^`]{4,2000})$")
 _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?:[^()]|\([^()]*\)){4,2000}?)\s*(?:\)|$)")
+# an exception named after a sentence's words, with its message to the line's end: "switch to SGLang to chat, show logs is
+# importlib.metadata.PackageNotFoundError: No package metadata was found for ...", "installed and chat again, RuntimeError:
+# SGLang server initialization failed: ..." (after a blank or a clause mark, ASCII or full-width); read only where
+# nothing else in the sentence is quoted, and not in a sentence that asks about it, supposes, fixes or denies it
+_SENTENCE_EXCEPTION = re.compile(
+    r"(?:(?<=[\s,;:(])|(?<=[\uff0c\uff1a\uff1b\u3001\u3002]))((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.{3,2000})"
+)
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?:#{2,6}|#(?=\s+[A-Z][a-z]+(?:\s+[A-Za-z]+)*\s*:?\s*$))\s+\S")
@@ -618,6 +625,8 @@ class SourceClassifier:
         # the copy ended in the span: its last word may be cut (`--tp 1` of `--tp 16`), as ContinuedCommandReader's
         # close_at_end reads it; a span left open before more lines was wrapped onto them, not cut
         spans = _without_command_words(spans + [span.rstrip().rpartition(" ")[0] for span in cut])
+        named = _exceptions_in_sentence(text) if not spans and not self.quoted else []
+        spans = spans or named
         if mounted_over(text):  # the image's tag in a code span is no release that runs
             spans = [span for span in spans if not IMAGE_TAG.search(span)]
         labelled = after_label(text) if not spans else None
@@ -645,6 +654,8 @@ class SourceClassifier:
                 elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
                     self._failure_line(lineno, span)
+            for event in self.events[before:] if named else ():
+                event.data[NAMED_IN_SENTENCE] = True  # it gives way to any other failure of the input (signatures/match.py)
             # a client step in a code span of a sentence that only means to run it ran no request
             self.events[before:] = [e for e in self.events[before:] if not _only_intended(e, text)]
             if all(e.kind in (kinds.FAILURE_LINE, kinds.STATED_ENV) for e in self.events[before:]):
@@ -960,3 +971,17 @@ def newest_first(events: list[Event]) -> bool:
 
 def _only_intended(event: Event, sentence: str) -> bool:
     return event.kind == kinds.TIME_CLAIM and time_claims.only_intended(str(event.data["said"]), sentence)
+
+
+def _exceptions_in_sentence(text: str) -> list[str]:
+    """The exception a sentence names after its own words (_SENTENCE_EXCEPTION), with its message: none when the
+    sentence asks about it, supposes it, fixes or dismisses it, or denies it in the clause before it."""
+    found = _SENTENCE_EXCEPTION.search(text)
+    if found is None or found.start() == len(text) - len(text.lstrip()):
+        return []  # (an exception line of its own is a record, read as one)
+    before = text[: found.start()]
+    sentence = stated_failure.sentences(before)[-1:] or [""]
+    denied = DENIED.search(CLAUSE.split(before)[-1]) or NEGATED.search(before)
+    if denied or stated_failure.rules_out(sentence[0] + " " + found.group(1)):
+        return []
+    return [found.group(1).strip()]
