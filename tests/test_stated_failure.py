@@ -44,6 +44,13 @@ STATED = [
         " argument: 'tp_rank'",
         "meet an error",
     ),
+    # sglang-24049 (built): the result of a launch, in Chinese ("result: initialization failed")
+    ("👉 结果：初始化失败", "初始化失败"),
+    # xorbitsai/inference#1089 (probe): every running model exited abnormally
+    ("表现为：刷新UI没有任何模型显示，所有正在运行的模型全部异常退出，无法自动恢复。", "模型全部异常退出"),
+    # constructed in the same shape: memory ran short while serving, an error at start
+    ("跑了一段时间之后显存不足，服务直接崩溃", "显存不足"),
+    ("按照文档启动报错了", "启动报错"),
 ]
 
 NOT_STATED = [
@@ -78,6 +85,18 @@ NOT_STATED = [
     # a template's checklist line and an HTML comment
     "- [x] 2. The bug has not been fixed in the latest version.",
     '<!-- Failed to upload "image.png" -->',
+    # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
+    # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)
+    "服务正常启动，没有报错。",
+    "如果显存不足，请调小 mem-fraction-static。",
+    "请问启动失败是什么原因？",
+    "这样启动会失败吗",
+    "启动报错如下：",
+    "这个PR修复了初始化失败的问题。",
+    "我也遇到了同样的启动失败问题",
+    "在提交新问题之前，请确保您已经在社区中搜索过相关问题，仍未找到满意的解决方式。",
+    "关闭后服务正常启动，KV cache 正常分配",
+    "不会崩溃",
 ]
 
 
