@@ -44,6 +44,8 @@ STATED = [
         " argument: 'tp_rank'",
         "meet an error",
     ),
+    # open-webui#6168 (probe): "following" the verb points at no text elsewhere
+    ("After following the guide, the server dies with code 137.", "dies"),
     # sglang-24049 (built): the result of a launch, in Chinese ("result: initialization failed")
     ("👉 结果：初始化失败", "初始化失败"),
     # xorbitsai/inference#1089 (probe): every running model exited abnormally

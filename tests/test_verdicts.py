@@ -224,6 +224,23 @@ def test_an_exception_named_in_a_sentence_gives_way_to_the_logs_own_failure():
     assert [f.event.text for f in failures] == ["ValueError: the log's own failure"]
 
 
+def test_a_failure_line_in_a_code_fence_with_no_known_head_is_an_unrecognized_failure():
+    # mattshma/bigdata#118's shape: a kubelet event copied into a fence, no log prefix; read as prose it said nothing
+    line = (
+        'Exec lifecycle hook (xxx) for Container "xxxx" in Pod "xxx" failed - error: command \'xxxx\' exited with 137: ,'
+        " message: ''"
+    )
+    (finding,) = _findings("The container fails when it starts:\n```\n" + line + "\n```\n")
+    assert finding["rule"] == "unrecognized-failure"
+    assert "Exec lifecycle hook (xxx) for Container" in finding["message"]
+
+
+def test_source_code_and_list_items_in_a_fence_are_no_failure():
+    code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
+    assert _findings(code) == []
+    assert _findings("```\n### Error handling\n- Failed requests are retried.\n```\n") == []
+
+
 def test_a_native_frame_is_quoted_without_addresses():
     frame = (
         "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "

@@ -84,6 +84,14 @@ _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Excep
 _SENTENCE_EXCEPTION = re.compile(
     r"(?:(?<=[\s,;:(])|(?<=[\uff0c\uff1a\uff1b\u3001\u3002]))((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.{3,2000})"
 )
+# a Markdown list's item ("- Failed requests are retried.", "2. Error handling"): prose, even inside a fence
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+[A-Za-z]")
+_FAILURE_KINDS = frozenset(kinds.of_role(kinds.FAILURE)) | {kinds.STATED_FAILURE}
+# a line of source code quoted in a fence (a statement, a call, a block's opener, a comment): the program's text
+_SOURCE_LINE = re.compile(
+    r"^\s*(?:if|elif|else|for|while|try|except|catch|def|class|return|raise|throw|with|assert|import|from|yield|await|"
+    r"const|let|var|fn|func|#|//|/\*|\*)(?:\b|\s)|[;{}]\s*$|\b(?:raise|throw|except)\b|\w\((?:.*\))?\s*:\s*$|\bf?\"[^\"]*\{"
+)
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?:#{2,6}|#(?=\s+[A-Z][a-z]+(?:\s+[A-Za-z]+)*\s*:?\s*$))\s+\S")
@@ -148,6 +156,8 @@ class SourceClassifier:
         self.chunk: LineChunk | None = None  # the chunk being read (its other lines: the section a sentence is in)
         # a chunk, its lines' byte lengths and the longest of them
         self.widest: tuple[LineChunk, list[int], int] | None = None
+        # a chunk and the numbers of its lines inside a Markdown code fence (a paste's output, not its prose)
+        self.fenced: tuple[LineChunk, frozenset[int]] | None = None
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
@@ -473,7 +483,10 @@ class SourceClassifier:
         if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
+            before = len(self.events)
             self._classify_prose(lineno, text)
+            if not any(e.kind in _FAILURE_KINDS for e in self.events[before:]) and self._fenced_failure(lineno, text, candidates):
+                self._miss_failure(lineno, text)
             return
         looks_failed = "signature" in candidates
         candidates = [g for g in candidates if g != "signature"]
@@ -526,6 +539,31 @@ class SourceClassifier:
             self._miss_failure(lineno, text)
         else:
             self.coverage.miss(self.source.name, lineno, tried[0], text)
+
+    def _fenced_failure(self, lineno: int, text: str, candidates: list[str]) -> bool:
+        """A line that reads like a failure inside a Markdown code fence of a paste, which nothing read a failure from: the
+        output a program printed (a fence holds what the user copied from a terminal or a log), listed as an unread
+        failure whatever its head ("Exec lifecycle hook (...) for Container ... failed - error: command ... exited with
+        137"), not passed over as a sentence. A line of source code in the fence is the program's text
+        (prose_guards.code_failure_text, _SOURCE_LINE)."""
+        if self.quoted or "signature" not in candidates or FAILURE_LOOK.search(text) is None:
+            return False
+        if code_failure_text(text) is not None or _SOURCE_LINE.search(text) or _LIST_ITEM.match(text):
+            return False
+        if all(map(stated_failure.rules_out, stated_failure.sentences(text))):
+            return False  # (a line that asks about, supposes, fixes or dismisses the failure)
+        chunk = self.chunk
+        if chunk is None or chunk.path is not None:
+            return False  # (a file big enough for the range workers is a log, not an issue's Markdown)
+        if self.fenced is None or self.fenced[0] is not chunk:
+            inside, lines = False, set()
+            for index, raw in enumerate(chunk.all_bytes().split(b"\n")[: chunk.size]):
+                if _FENCE_LINE.match(raw):
+                    inside = not inside
+                elif inside:
+                    lines.add(chunk.first + index)
+            self.fenced = (chunk, frozenset(lines))
+        return lineno in self.fenced[1]
 
     def _ends_whole(self, lineno: int, text: str) -> bool:
         """The source's next line begins a record of its own: the line ends where its writer ended it (neither the

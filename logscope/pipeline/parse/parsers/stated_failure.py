@@ -88,7 +88,11 @@ _FINE = re.compile(
 # a sentence that introduces a text ("it crashes with the following log:", "I got some error like this"): that text is
 # the evidence when the paste holds it, and is not shown when it does not (a screenshot, a cut copy); unless the sentence
 # names the failure itself, in quotes ("As shown in image, it stuck here then got \"check timeout failed\" Error.")
-_POINTS = re.compile(r"(?i)\b(?:following|as follows|like this|like that|below|attached|screenshot|image)\b|[:：]\s*$")
+# ("following" as the verb, "After following the guide, the server dies with code 137", open-webui#6168, points nowhere)
+_POINTS = re.compile(
+    r"(?i)\b(?:(?<!after )(?<!by )(?<!when )(?<!while )(?<!before )(?<!from )following|as follows|like this|like that|below"
+    r"|attached|screenshot|image)\b|[:：]\s*$"
+)
 _NAMED = re.compile(r"\"[^\"]{3,}\"|`[^`]{3,}`|“[^”]{3,}”")
 # a template's checklist line, an HTML comment, or a heading: a title names the report, its body shows the failure (the
 # mined labels count a failure told only in the title as not shown, nccl-875)
