@@ -241,6 +241,18 @@ def test_source_code_and_list_items_in_a_fence_are_no_failure():
     assert _findings("```\n### Error handling\n- Failed requests are retried.\n```\n") == []
 
 
+def test_a_docker_ps_row_of_a_container_stopped_cleanly_or_by_a_user_is_no_failure():
+    rows = (
+        '3945a56e7530   nginx:1.12.0             "nginx"                  8 days ago    Exited (0) 27 hours ago     nginx_1\n'
+        '5b1c9e0d2a11   lmsysorg/sglang:latest   "python3 -m sglang.l…"   2 hours ago   Exited (143) 5 minutes ago  sglang\n'
+    )
+    assert _findings(rows) == []
+    killed = rows.replace("Exited (143)", "Exited (137)")
+    (finding,) = _findings(killed)
+    assert finding["signature"] == "process-docker-ps-exited"
+    assert "Exited (137) 5 minutes ago" in finding["message"]
+
+
 def test_a_native_frame_is_quoted_without_addresses():
     frame = (
         "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "
