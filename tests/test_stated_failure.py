@@ -46,6 +46,8 @@ STATED = [
     ),
     # open-webui#6168 (probe): "following" the verb points at no text elsewhere
     ("After following the guide, the server dies with code 137.", "dies"),
+    # sgl-project/sglang#3444 (probe): a flag that causes the failure
+    ("when I add param `--torch-compile-max-bs`\uff0c it causes the oom exception on one gpu", "causes the oom exception"),
     # sglang-24049 (built): the result of a launch, in Chinese ("result: initialization failed")
     ("👉 结果：初始化失败", "初始化失败"),
     # xorbitsai/inference#1089 (probe): every running model exited abnormally
@@ -87,6 +89,10 @@ NOT_STATED = [
     # a template's checklist line and an HTML comment
     "- [x] 2. The bug has not been fixed in the latest version.",
     '<!-- Failed to upload "image.png" -->',
+    # a change, a possibility or a pointer with a verb of cause
+    "This change causes errors when the flag is off.",
+    "It may cause OOM on small GPUs.",
+    "Which flag causes the error below",
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)
     "服务正常启动，没有报错。",
