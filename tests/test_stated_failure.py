@@ -47,7 +47,7 @@ STATED = [
     # open-webui#6168 (probe): "following" the verb points at no text elsewhere
     ("After following the guide, the server dies with code 137.", "dies"),
     # sgl-project/sglang#3444 (probe): a flag that causes the failure
-    ("when I add param `--torch-compile-max-bs`\uff0c it causes the oom exception on one gpu", "causes the oom exception"),
+    ("when I add param `--torch-compile-max-bs`\uff0c it causes the oom exception on one gpu", "causes the oom"),
     # sglang-24049 (built): the result of a launch, in Chinese ("result: initialization failed")
     ("👉 结果：初始化失败", "初始化失败"),
     # xorbitsai/inference#1089 (probe): every running model exited abnormally

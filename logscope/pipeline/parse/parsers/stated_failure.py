@@ -33,7 +33,7 @@ _STATED = re.compile(
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
     r"|caus(?:e|es|ed|ing)|leads? to|led to|results? in|resulted in)"
-    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|OOM))"
+    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom>OOM)))"
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
     r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
     r"(?! with| by (?:me|hand|the user))|killed by)"
@@ -196,7 +196,8 @@ def _stated(sentence: str) -> str | None:
         clause = CLAUSE.split(before)[-1]
         if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
             continue
-        if m.group("got") and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+        # (OOM names the failure itself: "it causes the oom exception", "we got OOM")
+        if m.group("got") and not m.group("oom") and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
         return m.group(0)
     return None
