@@ -385,6 +385,8 @@ class SourceClassifier:
             return
         for reader in self.readers:
             if reader.accepts(text):
+                if reader.grammar == kinds.LAUNCH_COMMAND_GRAMMAR and _a_status_line(text):
+                    continue  # a shell's report of the command a signal ended ("zsh: killed  python3 -m ..."): a record
                 self.active = reader.open(lineno, text)
                 self.active_since = lineno
                 if reader.grammar == kinds.TRACEBACK_GRAMMAR:
@@ -509,7 +511,7 @@ class SourceClassifier:
                 self.recognized_physical.add(lineno)
                 if name == kinds.LAUNCH_COMMAND_GRAMMAR and ('"' in text or "\u201c" in text):
                     self._read_quoted_failures(lineno, text)
-                elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and is_a_status_line(text):
+                elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and _a_status_line(text):
                     self._failure_line(lineno, text)  # bash's report of the launch a signal ended: the command and its end
                 elif looks_failed and _GRAMMARS[name].prose:
                     self._failing_record(lineno, text, None)  # a record whose words a prose grammar read: its level too
@@ -941,6 +943,15 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     367404, K size: 8.23 GB, V size: 8.23 GB" on a line of its own): a record, though no message head begins it."""
     grammar = _GRAMMARS[kinds.SGLANG]
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
+
+
+def _a_status_line(text: str) -> bool:
+    """A shell's or a container tool's status line (status_lines.py), also behind SGLang's prefix (a launcher that
+    prefixes its children's output: "[2025-06-01 10:00:00 TP3] zsh: killed  python3 -m ...")."""
+    if is_a_status_line(text):
+        return True
+    message = message_after_prefix(text)
+    return message is not None and is_a_status_line(message)
 
 
 def _looks_like_a_record(text: str) -> bool:
