@@ -21,6 +21,8 @@ _ACCEPTED = (
     ("Response payload is not completed", "aiohttp 3.14.5 client_proto.py connection_lost"),
     # CPython 3.11 http/client.py HTTPResponse.begin (RemoteDisconnected), which requests and urllib3 wrap
     ("Remote end closed connection without response", "CPython 3.11 http/client.py RemoteDisconnected"),
+    # curl lib/http.c (curl/curl@0ebd3d6): failf(data, "Empty reply from server"), CURLE_GOT_NOTHING
+    ("Empty reply from server", "curl lib/http.c CURLE_GOT_NOTHING"),
     # openai 3.63.0 _base_client.py _make_status_error_from_response: f"Error code: {status}", InternalServerError >= 500
     ("InternalServerError: Error code: 500", "openai 3.63.0 _base_client.py _make_status_error_from_response"),
     # httpx 0.29.0 _models.py Response.raise_for_status; requests 2.34.2 models.py Response.raise_for_status
