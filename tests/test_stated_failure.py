@@ -48,6 +48,17 @@ STATED = [
     ("After following the guide, the server dies with code 137.", "dies"),
     # sgl-project/sglang#3444 (probe): a flag that causes the failure
     ("when I add param `--torch-compile-max-bs`\uff0c it causes the oom exception on one gpu", "causes the oom"),
+    # flashinfer-3206 (built): a kernel that errors out
+    ("FlashInfer trtllm kernel for nvfp4 MoE model with intermediate size 704 errors out.", "errors out"),
+    # constructed in the shapes issues use for a server or a process that ended
+    ("The server goes down after about 10 minutes of load.", "server goes down"),
+    ("The process exits with code 1 right after loading the weights.", "exits with code 1"),
+    ("The server exited unexpectedly during cuda graph capture.", "exited unexpectedly"),
+    ("The container keeps restarting every few minutes.", "keeps restarting"),
+    ("It blows up with OOM when the batch is large.", "blows up"),
+    ("The scheduler process was terminated by signal 9.", "terminated by signal"),
+    ("The engine is unable to start with --enable-ep-moe.", "unable to start"),
+    ("Any request makes the scheduler crash.", "makes the scheduler crash"),
     # sglang-24049 (built): the result of a launch, in Chinese ("result: initialization failed")
     ("👉 结果：初始化失败", "初始化失败"),
     # xorbitsai/inference#1089 (probe): every running model exited abnormally
@@ -93,6 +104,14 @@ NOT_STATED = [
     "This change causes errors when the flag is off.",
     "It may cause OOM on small GPUs.",
     "Which flag causes the error below",
+    # the same forms about a number, a clean exit, a condition, a question, a fix, a wish
+    "The throughput goes down when I increase the batch size.",
+    "The process exits with code 0 when it finishes.",
+    "If the server goes down, the router retries.",
+    "Does the server go down when the router restarts?",
+    "This PR fixes the server that keeps restarting.",
+    "It would be great if the engine did not blow up with long prompts.",
+    "The process is terminated by systemd on shutdown, which is expected.",
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)
     "服务正常启动，没有报错。",

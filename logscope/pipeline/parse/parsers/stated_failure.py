@@ -33,7 +33,7 @@ _STATED = re.compile(
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
     r"|caus(?:e|es|ed|ing)|leads? to|led to|results? in|resulted in)"
-    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom>OOM)))"
+    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM)))"
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
     r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
     r"(?! with| by (?:me|hand|the user))|killed by)"
@@ -41,7 +41,17 @@ _STATED = re.compile(
     r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)"
     # an error named in quotes said to occur: 'an error "**ibv_dealloc_pd failed**" occurs at program termination' (an
     # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
-    r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened))\b"
+    r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened)"
+    # what a server or a process did, in the other words issues use: it errors out, went down, exited with a code or
+    # unexpectedly, keeps restarting, blew up, was terminated by a signal, was unable to start; a request that makes it
+    # crash
+    r"|error(?:s|ed|ing)? out"
+    r"|(?:server|service|process|engine|scheduler|worker|pod|container|instance|router|node)s?\s+(?:\w+\s+){0,2}?"
+    r"(?:goes|went|go|going|gone) down"
+    r"|exit(?:s|ed)? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exit(?:s|ed)? (?:unexpectedly|abnormally|immediately)"
+    r"|keeps? (?:restarting|crashing|dying|failing)|(?:blows|blew|blown) up"
+    r"|terminated by (?:signal|SIG)|unable to (?:start|launch|run|load|initiali[sz]e|serve)"
+    r"|(?:makes?|made|making) (?:\w+\s+){1,3}?crash)\b"
 )
 # the same said in Chinese (kinds.FAILURE_WORD_TABLE's Chinese rows; each form holds one of their pieces): a step that
 # failed or raised an error ("结果：初始化失败", result: initialization failed; "启动报错", an error at start), the server,
@@ -197,7 +207,12 @@ def _stated(sentence: str) -> str | None:
         if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
             continue
         # (OOM names the failure itself: "it causes the oom exception", "we got OOM")
-        if m.group("got") and not m.group("oom") and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+        if (
+            m.group("got")
+            and not m.group("oom_word")
+            and _names_nothing(m.group("what"))
+            and not _NAMED_AFTER.match(body[m.end() :])
+        ):
             continue
         return m.group(0)
     return None
