@@ -84,8 +84,9 @@ _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Excep
 _SENTENCE_EXCEPTION = re.compile(
     r"(?:(?<=[\s,;:(])|(?<=[\uff0c\uff1a\uff1b\u3001\u3002]))((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.{3,2000})"
 )
-# a Markdown list's item ("- Failed requests are retried.", "2. Error handling"): prose, even inside a fence
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+[A-Za-z]")
+# a Markdown list's item ("- Failed requests are retried.", "2. Error handling"), an HTML comment or an image (GitHub's
+# '<!-- Failed to upload "image.png" -->' left in a fence the copy never closed): prose, even inside a fence
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+[A-Za-z]|^\s*(?:<!--|<img\b|!\[)")
 _FAILURE_KINDS = frozenset(kinds.of_role(kinds.FAILURE)) | {kinds.STATED_FAILURE}
 # a line of source code quoted in a fence (a statement, a call, a block's opener, a comment): the program's text
 _SOURCE_LINE = re.compile(
@@ -666,7 +667,6 @@ class SourceClassifier:
         # close_at_end reads it; a span left open before more lines was wrapped onto them, not cut
         spans = _without_command_words(spans + [span.rstrip().rpartition(" ")[0] for span in cut])
         named = _exceptions_in_sentence(text) if not spans and not self.quoted else []
-        spans = spans or named
         if mounted_over(text):  # the image's tag in a code span is no release that runs
             spans = [span for span in spans if not IMAGE_TAG.search(span)]
         labelled = after_label(text) if not spans else None
@@ -694,8 +694,16 @@ class SourceClassifier:
                 elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
                     self._failure_line(lineno, span)
-            for event in self.events[before:] if named else ():
-                event.data[NAMED_IN_SENTENCE] = True  # it gives way to any other failure of the input (signatures/match.py)
+            if named and labelled is None and len(self.events) == before:
+                # the exception the sentence names after its words, when the sentence as a whole read nothing; it gives
+                # way to any other failure of the input (signatures/match.py)
+                self.in_sentence = False
+                for span in named:
+                    candidates = prefilter.grammars_for(span)
+                    if candidates and _looks_like_a_record(span):
+                        self._classify(lineno, span, candidates)
+                for event in self.events[before:]:
+                    event.data[NAMED_IN_SENTENCE] = True
             # a client step in a code span of a sentence that only means to run it ran no request
             self.events[before:] = [e for e in self.events[before:] if not _only_intended(e, text)]
             if all(e.kind in (kinds.FAILURE_LINE, kinds.STATED_ENV) for e in self.events[before:]):
