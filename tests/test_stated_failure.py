@@ -59,6 +59,11 @@ STATED = [
     ("The scheduler process was terminated by signal 9.", "terminated by signal"),
     ("The engine is unable to start with --enable-ep-moe.", "unable to start"),
     ("Any request makes the scheduler crash.", "makes the scheduler crash"),
+    # peonist-ai/halogen-flash-server#15 (probe)
+    (
+        "When using the server in Hermes Agent, I was able to crash the server two times within a few minutes.",
+        "crash the server",
+    ),
     # sglang-24049 (built): the result of a launch, in Chinese ("result: initialization failed")
     ("👉 结果：初始化失败", "初始化失败"),
     # xorbitsai/inference#1089 (probe): every running model exited abnormally
@@ -112,6 +117,8 @@ NOT_STATED = [
     "This PR fixes the server that keeps restarting.",
     "It would be great if the engine did not blow up with long prompts.",
     "The process is terminated by systemd on shutdown, which is expected.",
+    "How do I avoid that a long prompt crashes the server?",
+    "A long prompt no longer crashes the server.",
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)
     "服务正常启动，没有报错。",

@@ -44,14 +44,15 @@ _STATED = re.compile(
     r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened)"
     # what a server or a process did, in the other words issues use: it errors out, went down, exited with a code or
     # unexpectedly, keeps restarting, blew up, was terminated by a signal, was unable to start; a request that makes it
-    # crash
+    # crash, or that crashes the server ("I was able to crash the server two times", halogen-flash-server#15)
     r"|error(?:s|ed|ing)? out"
     r"|(?:server|service|process|engine|scheduler|worker|pod|container|instance|router|node)s?\s+(?:\w+\s+){0,2}?"
     r"(?:goes|went|go|going|gone) down"
     r"|exit(?:s|ed)? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exit(?:s|ed)? (?:unexpectedly|abnormally|immediately)"
     r"|keeps? (?:restarting|crashing|dying|failing)|(?:blows|blew|blown) up"
     r"|terminated by (?:signal|SIG)|unable to (?:start|launch|run|load|initiali[sz]e|serve)"
-    r"|(?:makes?|made|making) (?:\w+\s+){1,3}?crash)\b"
+    r"|(?:makes?|made|making) (?:\w+\s+){1,3}?crash"
+    r"|crash(?:es|ed|ing)? (?:the|my|our|its) (?:\w+\s+)?(?:server|process|engine|scheduler|service|worker|container|node))\b"
 )
 # the same said in Chinese (kinds.FAILURE_WORD_TABLE's Chinese rows; each form holds one of their pieces): a step that
 # failed or raised an error ("结果：初始化失败", result: initialization failed; "启动报错", an error at start), the server,
