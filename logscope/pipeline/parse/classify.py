@@ -92,6 +92,8 @@ _FAILURE_KINDS = frozenset(kinds.of_role(kinds.FAILURE)) | {kinds.STATED_FAILURE
 _SOURCE_LINE = re.compile(
     r"^\s*(?:if|elif|else|for|while|try|except|catch|def|class|return|raise|throw|with|assert|import|from|yield|await|"
     r"const|let|var|fn|func|#|//|/\*|\*)(?:\b|\s)|[;{}]\s*$|\b(?:raise|throw|except)\b|\w\((?:.*\))?\s*:\s*$|\bf?\"[^\"]*\{"
+    # a string literal alone on its line (a message split over lines in the source: '"Failed to initialize ... "')
+    r"|^\s*[rfbuRFBU]?([\"'])[^\"']*\1\s*[,)+]*\s*$"
 )
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
