@@ -118,6 +118,8 @@ NOT_STATED = [
     "It would be great if the engine did not blow up with long prompts.",
     "The process is terminated by systemd on shutdown, which is expected.",
     "How do I avoid that a long prompt crashes the server?",
+    # sgl-project/sglang-omni#293 (probe): an OOM met in general, the server going on
+    "When SGLang hits an OOM during a TTS request, the server does not crash or return an error.",
     "A long prompt no longer crashes the server.",
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)

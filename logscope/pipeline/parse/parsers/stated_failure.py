@@ -74,6 +74,8 @@ _CJK_SUPPOSED = re.compile(r"如果|若是|假如|万一|是否|怎么|如何|�
 _CJK_QUESTION = re.compile(r"[吗嘛呢][\s。！]*$")
 _CJK_CLAUSE = re.compile(r"[，,；;：:、（(]")
 _CJK_POINTS = re.compile(r"^[^。！？]{0,12}?(?:如下|以下|下面|截图|图片|附件)")
+# the verbs of cause among the verbs of meeting a failure ("causes the oom exception")
+_CAUSE = re.compile(r"(?i)caus|leads? to|led to|results? in|resulted in")
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
 # supposition, a wish
 _SUPPOSED = re.compile(
@@ -207,13 +209,10 @@ def _stated(sentence: str) -> str | None:
         clause = CLAUSE.split(before)[-1]
         if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
             continue
-        # (OOM names the failure itself: "it causes the oom exception", "we got OOM")
-        if (
-            m.group("got")
-            and not m.group("oom_word")
-            and _names_nothing(m.group("what"))
-            and not _NAMED_AFTER.match(body[m.end() :])
-        ):
+        # (an OOM that something causes names the failure itself: "it causes the oom exception"; "when SGLang hits an
+        # OOM, the server does not crash" names nothing that happened, sglang-omni#293)
+        caused_oom = m.group("oom_word") and _CAUSE.match(m.group(0))
+        if m.group("got") and not caused_oom and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
         return m.group(0)
     return None
