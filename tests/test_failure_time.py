@@ -778,6 +778,10 @@ def _client_traceback(last: str) -> str:
             "httpx.HTTPStatusError: Server error '500 Internal Server Error' for url 'http://10.0.0.2:30000/generate'",
             "httpx 0.29.0",
         ),
+        (
+            "requests.exceptions.HTTPError: 500 Server Error: Internal Server Error for url: http://10.0.0.2:30000/generate",
+            "requests 2.34.2",
+        ),
     ],
     ids=[
         "httpx-disconnected",
@@ -786,6 +790,7 @@ def _client_traceback(last: str) -> str:
         "requests-remote-disconnected",
         "openai-500",
         "httpx-500",
+        "requests-500",
     ],
 )
 def test_a_client_error_that_shows_the_request_was_taken_places_it_while_serving(last, library):
@@ -803,8 +808,10 @@ def test_a_client_error_that_shows_the_request_was_taken_places_it_while_serving
         "Connection refused'))",
         # a gateway's answer: the server behind it may be down
         "httpx.HTTPStatusError: Server error '503 Service Unavailable' for url 'http://10.0.0.2:30000/generate'",
+        "requests.exceptions.HTTPError: 502 Server Error: Bad Gateway for url: http://10.0.0.2:30000/generate",
+        "openai.InternalServerError: Error code: 504 - {'message': 'upstream timed out'}",
     ],
-    ids=["connection-refused", "gateway-503"],
+    ids=["connection-refused", "gateway-503", "requests-gateway-502", "openai-gateway-504"],
 )
 def test_a_client_error_that_shows_no_taken_request_places_nothing(last):
     (failure,) = _findings(_client_traceback(last))

@@ -305,6 +305,20 @@ def test_a_comment_inside_a_continued_command_ends_it_as_bash_does():
     assert launch["server_args"] == {"model_path": "/models/DeepSeek-V3"}
 
 
+def test_a_note_after_a_lines_backslash_keeps_the_command_going():
+    # "--dp 2 \  # ⚠️ ❌": a pasted command's line marked with a note after its backslash (sglang-30642, built); the
+    # lines below are the same command as shown, the note is no argument
+    text = (
+        "python3 -m sglang.launch_server \\\n"
+        "  --model-path /models/DeepSeek-V3 \\\n"
+        "  --tp 4 \\  # ⚠️ ❌\n"
+        "  --mem-fraction-static 0.82 \\\n"
+        "  --enable-dp-attention\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == CONFIG
+
+
 @pytest.mark.parametrize(
     "line",
     [

@@ -244,6 +244,25 @@ def test_a_final_dollar_anchors_the_end_and_unless_vetoes_a_capture(tmp_path):
     assert sig.match("sglang-1 exited with code 0") is None
 
 
+def test_only_keeps_a_match_whose_capture_has_one_of_its_values(tmp_path):
+    path = tmp_path / "x.yaml"
+    path.write_text(
+        "mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'Error code: {status:int}',"
+        " only: {status: [500, 501]}, source: s, finding: startup-crash}]\n"
+    )
+    (sig,) = load_signature_file(path, {"startup-crash"})
+    assert sig.match("InternalServerError: Error code: 500 - {}") == {"status": 500}
+    assert sig.match("InternalServerError: Error code: 504 - {}") is None
+    # a later occurrence with an allowed value still matches
+    assert sig.match("Error code: 502; retried: Error code: 501") == {"status": 501}
+    path.write_text(
+        "mechanism: x\ntitle: t\nsignatures: [{id: a-b, on: line, pattern: 'Error code: {status:int}',"
+        " only: {code: 500}, source: s, finding: startup-crash}]\n"
+    )
+    with pytest.raises(RuleError, match="only: expected a mapping of the pattern's captures"):
+        load_signature_file(path, {"startup-crash"})
+
+
 def _status_line_opener(tmp_path, entries: str):
     """is_a_status_line over the signatures of a file holding `entries` (YAML list items under `signatures:`)."""
     path = tmp_path / "x.yaml"
@@ -305,7 +324,12 @@ def test_a_shell_job_report_of_the_launch_gives_the_launch_and_its_end(script):
 def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
     bundled = bundled_signatures()
     assert bundled.giving_way("next_line") == {"process-cpp-terminate"}
-    assert bundled.giving_way("other_failure") == {"process-child-sigquit", "process-scheduler-dead", "nccl-socket-closed"}
+    assert bundled.giving_way("other_failure") == {
+        "process-child-sigquit",
+        "process-scheduler-dead",
+        "nccl-socket-closed",
+        "process-shell-killed",
+    }
 
 
 # what giving way does (review 5's issue 12): the announcer yields to the what() line after it, the parent's echo to

@@ -232,6 +232,13 @@ _STATED_HEADS = (
     "torch 2.",
     "cuda 1",
     "sglang  ",
+    # the other packages' `pip list` rows, the name padded to the widest one ("transformers          4.48.1"; pip
+    # 23.2.1 utils/misc.py tabulate: " ".join(map(str.ljust, row, sizes)))
+    "transformers  ",
+    "triton  ",
+    "sgl-kernel  ",
+    "sgl_kernel  ",
+    "flashinfer-python  ",
     "SGLang Version",
     "sglang Version",
     "Flashinfer version:",
@@ -310,6 +317,8 @@ _STATED_HEADS = (
     "VRAM:",
     # verl's scripts/diagnose.py pip lines: print(f"{package}\t     : {version}")
     "\t     : ",
+    # a bold label with an em dash for its colon ("- **CUDA** — 13.0")
+    "** \u2014 ",
     # an official image tag without the image's name ("the v0.5.10-cu130 image")
     "-cu1",
     "-rocm",

@@ -182,12 +182,41 @@ def _outside_the_server(frame: str) -> bool:
     return m.group("func") == "<module>" and module_of(m.group("path")) not in (None, "sglang.launch_server")
 
 
-def place_stack(frames: list[str], releases: Releases = None) -> tuple[Placement, str] | None:
+# the first call a frame's source line makes ("server_args = prepare_server_args(sys.argv[1:])", "self.init_cuda_graphs()")
+_CALLED = re.compile(r"(?<![\w.])(?:self\.|[A-Za-z_]\w*\.)?(?P<name>[A-Za-z_]\w*)\s*\(")
+
+
+def place_call(frame: str, releases: Releases = None) -> Placement | None:
+    """The placement of the function an SGLang frame's source line calls, when the catalogue places every function of
+    that name alike (in the frame's own module first, else in any module): a traceback cut right under that frame was
+    inside that call."""
+    m = _FRAME.search(frame)
+    if m is None:
+        return None
+    module, rest = module_of(m.group("path")), frame[m.end() :]
+    if module is None or ": " not in rest:
+        return None
+    called = _CALLED.search(rest.split(": ", 1)[1])
+    if called is None:
+        return None
+    name = called.group("name")
+    keys = [k for k in _placed()[0] if k.startswith(f"{module}:") and (k.endswith(f":{name}") or k.endswith(f".{name}"))]
+    if not keys:
+        keys = [k for k in _placed()[0] if k.endswith(f":{name}") or k.endswith(f".{name}")]
+    rows = {_agreed(_placed()[0][k], releases) for k in keys}
+    row = rows.pop() if len(rows) == 1 else None
+    return None if row is None else Placement(*row)
+
+
+def place_stack(frames: list[str], releases: Releases = None, cut: bool = False) -> tuple[Placement, str] | None:
     """(placement, the frame that gave it) from a traceback's frames (outermost first): the innermost placed SGLang
-    frame, with the innermost startup step any placed frame names; None when placed frames disagree on the time."""
+    frame, with the innermost startup step any placed frame names; None when placed frames disagree on the time. A
+    traceback `cut` below its innermost frame was inside the call that frame's source line makes (place_call)."""
     if any(_outside_the_server(f) for f in frames):
         return None
     placed = [(p, f) for f in reversed(frames) if (p := place_frame(f, releases)) is not None]
+    if cut and frames and (call := place_call(frames[-1], releases)) is not None:
+        placed.insert(0, (call, frames[-1]))
     if not placed or len({p.stage for p, _ in placed}) != 1:
         return None
     stepped = [(p, f) for p, f in placed if p.phase is not None]

@@ -11,7 +11,7 @@ from logscope.core.events import Event
 from logscope.core.model import Failure, Launch, UnmatchedFailure, UserStop
 from logscope.core.samples import SamplesFile
 from logscope.core.stage_functions import Releases
-from logscope.pipeline.parse.serving import READY_KINDS
+from logscope.pipeline.parse.serving import READY_KINDS, marked_may_precede_ready
 from logscope.pipeline.parse.signatures.library import CUT_TRACEBACK_BASIS
 from logscope.pipeline.parse.signatures.match import failures_of
 
@@ -24,7 +24,7 @@ def launch_failures(launch: Launch) -> list[Failure]:
         if event.kind in READY_KINDS and (event.source not in ready or event.line < ready[event.source].line):
             ready[event.source] = event
         data = event.data
-        shows_past = event.kind == kinds.SERVER_READY or data.get("past_warmup") or not data.get("may_precede_ready", True)
+        shows_past = event.kind == kinds.SERVER_READY or data.get("past_warmup") or not marked_may_precede_ready(event)
         earliest = event.source not in past_warmup or event.line < past_warmup[event.source].line
         if event.kind in READY_KINDS and shows_past and earliest:
             past_warmup[event.source] = event

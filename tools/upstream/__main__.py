@@ -24,6 +24,9 @@ python -m tools.upstream native-stages  write catalog/native_stages.json: the NC
                                     communicator or its transports, per release (tools/upstream/native_stages.py)
 python -m tools.upstream nccl-demoted  write catalog/nccl_demoted.json: the NCCL WARN wordings that a later NCCL
                                     release prints as INFO (tools/upstream/nccl_demoted.py)
+python -m tools.upstream package-wordings  write catalog/package_wordings.json: where each wording of another Python
+                                    package (torch, openai, httpx, aiohttp, requests, CPython ...) that a signature
+                                    cites is in that package's released source (tools/upstream/package_wordings.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
 python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
@@ -52,6 +55,7 @@ WRITERS = {
     "error-outcomes": ("error_outcomes", "error_outcomes.json", "what SGLang does after it logs at error level"),
     "native-stages": ("native_stages", "native_stages.json", "NCCL's and NVSHMEM's init code"),
     "nccl-demoted": ("nccl_demoted", "nccl_demoted.json", "NCCL WARN wordings a later release prints as INFO"),
+    "package-wordings": ("package_wordings", "package_wordings.json", "other Python packages' wordings signatures cite"),
 }
 
 

@@ -67,6 +67,15 @@ _LOGURU = re.compile(
     r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \| (?P<level>TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL) *\| "
     r"[\w.<>-]+:[\w.<>-]+:\d+ - "
 )
+# Python logging's "%(asctime)s | %(levelname)s | %(name)s | %(message)s" (FastChat fastchat/utils.py build_logger, with
+# datefmt "%Y-%m-%d %H:%M:%S"; fairseq's scripts; asctime's default adds ",%(msecs)03d"): FastChat's SGLang worker runs
+# the server with sys.stdout and sys.stderr redirected to the loggers "stdout" (INFO) and "stderr" (ERROR) through its
+# StreamToLogger, so every line a process printed carries the stream's level, not a record's own
+_PIPED_LOGGING = re.compile(
+    r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:,\d{3})? \| (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) \| "
+    r"(?P<name>[\w.-]+) \| "
+)
+_STREAM_LOGGERS = frozenset({"stdout", "stderr"})
 # LMCache's logger format (lmcache/logging.py build_format: "[%(asctime)s] LMCache %(levelname)s: %(message)s
 # (%(filename)s:%(lineno)d:%(name)s)", asctime logging's default "2025-09-25 00:42:06,089"), what a vLLM or SGLang
 # process with LMCache prints: its time, level and the library's name
@@ -190,6 +199,14 @@ _TRACEBACK_HEAD = re.compile(
     r"\[ ?(?:[A-Z_]+\d+ )*[\w.-]+:\d+\] ?"
     r"(?=$|Traceback \(most recent call last\)|  +\S|During handling of the above|The above exception"
     r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt): )"
+)
+# a log console's time stamp (month-day and a time to the millisecond, no year) before each line of a traceback it
+# collected, the line's own indent kept after it ("04-20 13:32:25.784  File \"/app/sglang/python/sglang/srt/managers/
+# scheduler.py\", line 3770, in run_scheduler_process"; a form seen in pastes only): taken off before a traceback's line
+# (an indented frame, source or caret line, the opener, an exception line)
+_CONSOLE_STAMP = re.compile(
+    r"^\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}"
+    r"(?=[ \t]{2,}\S|[ \t]*(?:Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b))"
 )
 # Open MPI's mpirun --tag-output ("[<jobid>,<rank>]<stdout|stderr|stddiag>:") before each line of a rank, after its
 # --timestamp-output time in ctime()'s form ("Thu Jan 23 11:55:50 2025")
@@ -524,6 +541,8 @@ def _with_own_level(wrapper: re.Match[str], rest: str) -> str:
         level = None
     if wrapper.re is _VLLM_PREFIX and not _TRACEBACK_BODY.match(rest):
         level = wrapper.group("vllm_level")  # a record's own first line, or its message's own lines
+    if wrapper.re is _PIPED_LOGGING and (wrapper.group("name") in _STREAM_LOGGERS or _TRACEBACK_BODY.match(rest)):
+        level = None  # a redirected stream's level, or a line inside a traceback the record holds
     level = level.upper() if level else None
     if level in _FAILING_PREFIX_LEVELS and not _OWN_RECORD.match(rest):
         return f"{level} {rest}"
@@ -548,6 +567,7 @@ def unwrap(text: str) -> str:
             m = (
                 _EXPORTER.match(text)
                 or _LOGURU.match(text)
+                or _PIPED_LOGGING.match(text)
                 or _JOURNAL.match(text)
                 or _TALOS_DMESG.match(text)
                 or _K8S_TS.match(text)
@@ -597,7 +617,7 @@ def unwrap(text: str) -> str:
             if m:
                 text = text[m.end() :]
         if text[:1].isdigit():
-            m = _TRACEBACK_HEAD.match(text)
+            m = _TRACEBACK_HEAD.match(text) or _CONSOLE_STAMP.match(text)
             if m:
                 text = text[m.end() :]
             elif _TIME_ALONE.match(text):

@@ -57,7 +57,14 @@ from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, va
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.prose_guards import CLAUSE, DENIED, NAMED_IN_SENTENCE, NEGATED, code_failure_text
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
-from logscope.pipeline.parse.parsers.stated_env import IMAGE_TAG, SENTENCE, TORCH_NCCL_ERROR, mounted_over, version_before_failure
+from logscope.pipeline.parse.parsers.stated_env import (
+    IMAGE_TAG,
+    SENTENCE,
+    TORCH_NCCL_ERROR,
+    mounted_over,
+    sentence_version,
+    version_before_failure,
+)
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
 from logscope.pipeline.parse.seen_lines import SeenLines
 from logscope.pipeline.parse.serving import SERVING_BYTES, SERVING_MARK
@@ -332,7 +339,7 @@ class SourceClassifier:
         failures after the first are runtime failures. Placed after the chunk's lines (a streaming source places them
         once no line before them can still give an event)."""
         for lineno, text, past_warmup in self.serving.take(now):
-            data = {"may_precede_ready": serving.may_precede_ready(text), "past_warmup": past_warmup}
+            data = {serving.MAY_PRECEDE_READY: serving.may_precede_ready(text), "past_warmup": past_warmup}
             event = Event(SERVING_MARK, self.source.name, lineno, text.strip()[:TEXT_KEEP], None, None, data, "serving")
             at = len(self.events)
             while at > 0 and self.events[at - 1].line > lineno:
@@ -484,7 +491,10 @@ class SourceClassifier:
     # ------------------------------------------------------------------ one line
     def _classify(self, lineno: int, text: str, candidates: list[str]) -> None:
         if _MARKDOWN_HEADING.match(text):
-            return  # an issue's "### Error Log" names a section; it is no failure and no record
+            # an issue's "### Error Log" names a section; it is no failure and no record, but the release a heading
+            # names is stated as a sentence states it ("## Collection summary for b200_sxm sglang:0.5.9")
+            self._heading_version(lineno, text)
+            return
         if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
@@ -601,6 +611,14 @@ class SourceClassifier:
         if version is not None:
             data = {"nccl": version.group(1), "via": "torch"}
             self._emit(kinds.NCCL_VERSION, lineno, text, data, prefix_of(text), kinds.SGLANG)
+
+    def _heading_version(self, lineno: int, text: str) -> None:
+        """The SGLang release a Markdown heading names, in a sentence's form (the weak one: any other statement of the
+        release outranks it)."""
+        version = sentence_version(text)
+        if version is not None:
+            data = {"values": {"sglang": version}, "stated_by": SENTENCE}
+            self._emit(kinds.STATED_ENV, lineno, text, data, prefix_of(text), kinds.STATED_ENV_GRAMMAR)
 
     def _sglang_version_before_failure(self, lineno: int, text: str) -> None:
         """The SGLang release a sentence states before the failure it describes, whatever read the failure."""

@@ -167,6 +167,16 @@ def may_precede_ready(text: str) -> bool:
     return bool(WARMUP_BATCH.search(text) or BEFORE_WARMUP.search(text))
 
 
+# a serving mark's data key: may_precede_ready of its text, answered once when the mark is read (classify.py)
+MAY_PRECEDE_READY = "may_precede_ready"
+
+
+def marked_may_precede_ready(marker: Event | None) -> bool:
+    """Whether a serving mark may come before SGLang's ready line (may_precede_ready of its text); a ready line, or
+    no marker, never."""
+    return marker is not None and bool(marker.data.get(MAY_PRECEDE_READY))
+
+
 # SGLang's warmup is one request (entrypoints/http_server.py _execute_server_warmup, sglang 0.5.2-0.5.23: one POST to
 # /generate whose texts are a list over the DP ranks, in PD mode too up to 0.5.9; in 0.5.23's PD mode
 # _send_disaggregation_warmup_requests posts one per DP rank at once, asyncio.gather), so its batch lines come

@@ -80,8 +80,11 @@ class Parsed:
 
 # a shell line continued: a backslash at a line's end continues it whatever stands before it (bash 5.2 manual, "Escape
 # Character": "If a \newline pair appears, and the backslash itself is not quoted, the \newline is treated as a line
-# continuation"): "--speculative-num-steps 1\" goes on; "\\" at the end is a quoted backslash
-CONTINUED_LINE = re.compile(r"(?<!\\)\\\s*$")
+# continuation"): "--speculative-num-steps 1\" goes on; "\\" at the end is a quoted backslash. A note after the
+# backslash ("--dp 2 \  # was 16") is how people mark a line of a command they paste: bash would end the command there
+# (the backslash escapes the blank, "#" opens a comment), but the lines below are shown as the same command, the note is
+# no argument
+CONTINUED_LINE = re.compile(r"(?<!\\)\\(?:\s+#.*)?\s*$")
 
 
 class BlockReader:

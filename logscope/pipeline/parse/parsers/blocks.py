@@ -498,6 +498,9 @@ _NATIVE_FRAME = re.compile(
 # block never reach this test)
 _NATIVE_OPEN = re.compile(
     r"^\s*(?:frame #\d+: |#0\s+0x|==== backtrace|E?xception raised from |\*\*\* SIG[A-Z]+ |\*\*\* Aborted at )"
+    # UCX's header (ucs/debug/debug.c ucs_debug_print_backtrace: "==== backtrace (tid:%7d) ====") copied without its
+    # rules: "backtrace (tid:  59888)", the whole line
+    r"|^\s*backtrace \(tid:\s*\d+\)\s*$"
     r"|^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \("  # UCX's handler: "[host:pid:tid:tid] Caught signal 11 (...)"
     r"|^\s*(?:Program terminated with|Thread \d+ \"[^\"]*\" received) signal SIG"  # gdb, on a core or live
     r"|^\s*\*\*\* Check failure stack trace"  # glog's CHECK, under its "F... Check failed: ..." line
@@ -512,7 +515,7 @@ _KERNEL_FRAME = re.compile(
 )
 _KERNEL_OPEN = re.compile(r"^\s*Call Trace:\s*$")
 _KERNEL_MARK = re.compile(r"^\s*</?(?:TASK|IRQ|NMI|SOFTIRQ)>\s*$")
-_BLOCK_HEADER = re.compile(r"^\s*==== backtrace")
+_BLOCK_HEADER = re.compile(r"^\s*(?:==== backtrace|backtrace \(tid:\s*\d+\)\s*$)")
 _CAUGHT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*Caught signal \d+ \(")
 _BLOCK_CLOSER = re.compile(r"^\s*={8,}\s*$")  # UCX's "=================================" under the frames
 
@@ -522,7 +525,7 @@ class NativeBacktraceReader(BlockReader):
 
     grammar = kinds.NATIVE_BACKTRACE_GRAMMAR
     literals = (
-        *("frame #", "==== backtrace", "xception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
+        *("frame #", "==== backtrace", "backtrace (tid:", "xception raised from", "#0 ", "#0\t", "*** SIG", "*** Aborted at"),
         *("Caught signal", "with signal SIG", "received signal SIG", "*** Check failure stack trace"),
         *("Segfault encountered", 'File "<unknown>", line', "Call Trace:", "/0x"),
     )

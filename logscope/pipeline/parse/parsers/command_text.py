@@ -189,6 +189,12 @@ _ROUTER_LAUNCHER = re.compile(r"-m\s+sglang_router\.launch_server(?![\w.])")
 _ROUTER_OWN = "router_"
 
 
+# a usage example's metavariable in angle brackets ("Example: sglang serve --model-path <model> [options]", the
+# deprecation warning of sglang 0.5.12 launch_server.py): a command whose every value is one is an example, no run (a
+# run's command with one placeholder among real values keeps it as printed: "--model-path <MODEL_PATH> --nnodes 2")
+_PLACEHOLDER = re.compile(r"<[^<>\n]+>")
+
+
 def parse_command(text: str) -> dict[str, Any] | None:
     """A launch command (docker and torchrun forms too) → {'env', 'args', 'kind'}."""
     normalised = normalise_command(text)
@@ -201,6 +207,8 @@ def parse_command(text: str) -> dict[str, Any] | None:
     if data is None:
         return None
     data["env"] = {**docker_env, **data["env"]}
+    if data["args"] and all(isinstance(v, str) and _PLACEHOLDER.fullmatch(v) for v in data["args"].values()):
+        return None  # a usage example, no run: nothing but metavariables
     if _ROUTER_LAUNCHER.search(command):
         data["args"] = {k: v for k, v in data["args"].items() if not k.startswith(_ROUTER_OWN)}
     return data

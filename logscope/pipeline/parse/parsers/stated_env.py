@@ -78,7 +78,8 @@ _LABELS = {
 # (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
 _TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
 _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
-# "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "- **CUDA Version:** 12.1", "SGLang: v0.5.4 (pip)", "-
+# "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "- **CUDA Version:** 12.1", "SGLang: v0.5.4 (pip)", a bold
+# label and an em dash for the colon ("- **Transformers** — `5.14.1`", "- **CUDA** — 13.0"), "-
 # **SGLang**: 0.5.6.post2, installed from `refs/pull/20547/head`", "- SGLang: `0.5.17.dev30+g3003d70f6` from pinned
 # commit `3003d70`": a parenthesis, a comma's clause or, after a version in a code span, any words are a remark (one
 # that names no other version); the value may name the distribution first ("NCCL: nvidia-nccl-cu13 2.30.4"). The label
@@ -90,7 +91,7 @@ _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
 _PIP_FIELD = r"Version:\s*"
 _REMARK = r"(?:\s*\([^)]*\)|,\s+(?![^\d]*\d+\.\d)\S.*|(?<=`)\s+(?![^\d]*\d+\.\d)\S.*)?"
 _LABELLED = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<label>[^\W\d_][\w ./-]{0,48}?)`?(?:\*\*)?\s*:\s*(?:\*\*\s*)?`?"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*)?`?(?P<label>[^\W\d_][\w ./-]{0,48}?)`?(?:\*\*)?\s*(?::|(?<=\*\*)\s\u2014)\s*(?:\*\*\s*)?`?"
     rf"(?:{_PIP_FIELD})?(?:(?P<dist>{_PACKAGE})\s+)?" + _VERSION + r"`?" + _REMARK + r"\s*$"
 )
 # a qualifier naming the run's own environment ("in the SGLang environment", "reported by PyTorch"); another scope ("on

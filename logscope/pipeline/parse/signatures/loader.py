@@ -30,7 +30,7 @@ _MECHANISM = re.compile(r"^[a-z][a-z0-9_]*$")
 _FILE_KEYS = {"mechanism", "finding", "title", "signatures"}
 _SIG_KEYS = {
     "id", "on", "pattern", "exception", "unless", "phase", "finding", "source", "status_line", "gives_way",
-    "quiet_in_warnings",
+    "quiet_in_warnings", "only",
 }  # fmt: skip
 # `status_line`: the signature's wording opens a status line a shell or a container tool prints of a process it ran, after
 # a script's name and a colon (`after_script`: bash's "%s: line %d: "), after a container's name (`after_name`: docker
@@ -67,6 +67,9 @@ class Signature:
     # captures whose value, as written, vetoes the match (`unless: {code: 0}`: an exit code of 0 is no failure; a list
     # names several values)
     unless: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # captures whose value, as written, must be one of these (`only: {status: 500}`: a server's own error answer, not a
+    # gateway's 502-504 that the same wording reports)
+    only: tuple[tuple[str, tuple[str, ...]], ...] = ()
     status_line: StatusLineStart | None = None
     gives_way: GivesWay | None = None
     # a wording that a program also reports as a warning it goes on after (torchvision's "Failed to load image Python
@@ -78,13 +81,16 @@ class Signature:
         None."""
         if self.quiet_in_warnings and WARNING_LINE.search(text):
             return None
-        if not self.unless:
+        if not self.unless and not self.only:
             return self.pattern.match(text)
         return self.pattern.match(text, accept=self._not_vetoed)
 
     def _not_vetoed(self, values: dict[str, Any]) -> bool:
         # a value as written, without the sentence's punctuation after it ("CUDA_ERROR_OUT_OF_MEMORY.")
-        return not any(str(values.get(key)).rstrip(".,;:!?") in vetoed for key, vetoed in self.unless)
+        written = {key: str(value).rstrip(".,;:!?") for key, value in values.items()}
+        return not any(written.get(key) in vetoed for key, vetoed in self.unless) and all(
+            written.get(key) in allowed for key, allowed in self.only
+        )
 
     def matches_exception(self, name: str | None) -> bool:
         if not self.exception:
@@ -182,14 +188,8 @@ def _signature(
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise RuleError(f"{name}:{_mark(node)}: exception: expected a list of exception class names")
         exception = tuple(value)
-    unless: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    if "unless" in fields:
-        node = fields["unless"][1]
-        value = yaml.load(yaml.serialize(node), Loader=safe_loader())  # noqa: S506 - a safe loader
-        names = {p.name for segment in pattern.segments for p in segment if p.name}
-        if not isinstance(value, dict) or not value or not set(value) <= names:
-            raise RuleError(f"{name}:{_mark(node)}: unless: expected a mapping of the pattern's captures to values")
-        unless = tuple((str(k), tuple(str(x) for x in (v if isinstance(v, list) else [v]))) for k, v in value.items())
+    unless = _values_of_captures(name, fields, "unless", pattern)
+    only = _values_of_captures(name, fields, "only", pattern)
     status_line: StatusLineStart | None = None
     if "status_line" in fields:
         written = _scalar(name, fields["status_line"][1], "status_line")
@@ -222,10 +222,25 @@ def _signature(
         exception=exception,
         phase=phase,
         unless=unless,
+        only=only,
         status_line=status_line,
         gives_way=gives_way,
         quiet_in_warnings=quiet_in_warnings,
     )
+
+
+def _values_of_captures(
+    name: str, fields: dict[str, tuple[yaml.Node, yaml.Node]], key: str, pattern: Pattern
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`unless` / `only`: a mapping of the pattern's captures to a value or a list of values, as written."""
+    if key not in fields:
+        return ()
+    node = fields[key][1]
+    value = yaml.load(yaml.serialize(node), Loader=safe_loader())  # noqa: S506 - a safe loader
+    names = {p.name for segment in pattern.segments for p in segment if p.name}
+    if not isinstance(value, dict) or not value or not set(value) <= names:
+        raise RuleError(f"{name}:{_mark(node)}: {key}: expected a mapping of the pattern's captures to values")
+    return tuple((str(k), tuple(str(x) for x in (v if isinstance(v, list) else [v]))) for k, v in value.items())
 
 
 def _fields(

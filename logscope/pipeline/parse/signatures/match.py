@@ -22,7 +22,7 @@ from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.prose_guards import NAMED_IN_SENTENCE
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
-from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, may_precede_ready
+from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, marked_may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
@@ -269,7 +269,8 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
     """(stage, basis) from the released source (catalog/stages.json): the traceback's SGLang frames when every placed
     frame runs only at startup or only while serving, else the message when only such code prints it."""
     frames = event.data.get("frame_paths") or event.data.get("frames") or []
-    found = stage_functions.place_stack([str(f) for f in frames], releases) if frames else None
+    cut = event.kind == kinds.TRACEBACK and bool(event.data.get("incomplete"))
+    found = stage_functions.place_stack([str(f) for f in frames], releases, cut) if frames else None
     if found is not None:
         placement, frame = found
         return placement.phase or placement.stage, placement.basis(f"frame {frame.split(': ', 1)[0].rsplit('/', 1)[-1]}")
@@ -340,12 +341,6 @@ def _serving_basis(marker: Event) -> str:
     return f"after line {marker.line} showed it serving"
 
 
-def _before_warmup(marker: Event | None) -> bool:
-    """The marker comes before SGLang's own warmup request can have run: a batch line (the warmup's is one) or
-    uvicorn's start."""
-    return marker is not None and may_precede_ready(marker.text)
-
-
 def _time_of(
     event: Event,
     sigs: SignatureSet,
@@ -360,9 +355,10 @@ def _time_of(
     after_ready = marker is not None and event is not marker and event.line >= marker.line
     located = locate(event, sigs, sig, releases)
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
-    warmup_named = located is not None and located[0] == "warmup" and _before_warmup(marker)
+    # (before SGLang's own warmup request can have run: a batch line, the warmup's is one, or uvicorn's start)
+    warmup_named = located is not None and located[0] == "warmup" and marked_may_precede_ready(marker)
     if after_ready and marker is not None and not warmup_named:
-        past = past_warmup is not None and past_warmup.line <= event.line and marker.data.get("may_precede_ready")
+        past = past_warmup is not None and past_warmup.line <= event.line and marked_may_precede_ready(marker)
         return "serving", _serving_basis(past_warmup if past and past_warmup is not None else marker)
     if located is not None and located[0] == "startup":  # the frame says startup, the rank's last phase line the step
         last = last_phase_of(event)
@@ -676,6 +672,10 @@ def failures_of(
                 or _from_claim(event, claims)
                 or located
             )
+        elif located[0] == "startup":
+            # placed at startup with no step told (a constructor's frames, cut above the step): an unfinished weight
+            # loader's bar last before it tells the step
+            located = _from_loading_bar(event, bars, last_phase_of) or located
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
         if finding == "startup-oom" and located[0] == "capture":
