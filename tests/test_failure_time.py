@@ -466,12 +466,30 @@ def test_a_negated_or_contradicted_claim_places_nothing(prose):
     assert _failure(f"{prose}\n```\n{WATCHDOG}```\n").phase == "unknown"
 
 
-def test_a_claim_after_the_failure_or_against_a_phase_line_is_not_taken():
-    assert _failure(f"{WATCHDOG}\nThis happened when benching serving.\n").phase == "unknown"
+def test_a_client_step_after_the_failure_or_a_claim_against_a_phase_line_is_not_taken():
+    # a client step after the failure may be a later run (place12: a sentence of when it failed is read after the log
+    # too, as a cue sentence is: test_a_sentence_under_the_log_says_when_it_failed)
+    assert _failure(f"{WATCHDOG}\nThen I ran python3 -m sglang.bench_serving --backend sglang.\n").phase == "unknown"
     logged = "[2026-01-05 10:00:00 TP0] Load weight begin. avail mem=78.50 GB\n" + WATCHDOG.replace(
         "[rank14]:", "[2026-01-05 10:00:01 TP0] "
     )
     assert _failure(BENCH + logged).phase == "load_weight"
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "This happened when benching serving.",
+        "This happens after running for about 3 hours.",
+        "It happens under high concurrency.",
+    ],
+)
+def test_a_sentence_under_the_log_says_when_it_failed(prose):
+    """place12: the issue's words under the log ("```...``` This happens after running for about 3 hours.") say when the
+    failure it shows happened, as a cue sentence there does."""
+    failure = _failure(f"```\n{WATCHDOG}```\n\n{prose}\n")
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "inferred from line 5" in failure.phase_basis
 
 
 # --- the released source of the releases the paste shows (stage_functions: a function placed by some releases only)
@@ -762,6 +780,10 @@ def _client_traceback(last: str) -> str:
     ("last", "library"),
     [
         ("httpx.RemoteProtocolError: Server disconnected without sending a response.", "httpcore 1.0.9"),
+        (
+            "httpx.RemoteProtocolError: peer closed connection without sending complete message body (incomplete chunked read)",
+            "h11 0.16.0",
+        ),
         ("aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected", "aiohttp 3.14.5"),
         (
             "aiohttp.client_exceptions.ClientPayloadError: Response payload is not completed: "
@@ -785,6 +807,7 @@ def _client_traceback(last: str) -> str:
     ],
     ids=[
         "httpx-disconnected",
+        "httpx-incomplete-body",
         "aiohttp-disconnected",
         "aiohttp-payload",
         "requests-remote-disconnected",
@@ -827,3 +850,74 @@ def test_sglangs_own_warmup_request_error_is_no_clients():
         "without response'))\n"
     )
     assert {(f.finding, f.phase) for f in _findings(text)} == {("startup-crash", "warmup")}
+
+
+def test_a_failure_after_the_launchs_server_args_dump_alone_is_startup():
+    """place12: SGLang logs its server_args dump as the launch's first line; a failure after it with no phase line or
+    serving line since came while the server was starting (no step shown); without the dump the time stays unknown."""
+    crash = "[2025-06-01 10:00:09 TP0] Scheduler hit an exception: RuntimeError: CUDA error: an illegal memory access\n"
+    dump = "[2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2, mem_fraction_static=0.88)\n"
+    failure = _failure(dump + crash)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert failure.phase_basis.startswith("after line 1, the launch's server_args dump")
+    assert _failure(crash).phase == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("batch", "phase"),
+    [
+        ("Decode batch. #running-req: 12, #token: 40000, token usage: 0.10, gen throughput (token/s): 900.00", "serving"),
+        # the warmup's prefill prints the same: no request shown served
+        ("Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00", "unknown"),
+    ],
+)
+def test_a_failure_stated_in_prose_over_a_log_of_the_server_serving_is_placed_while_serving(batch, phase):
+    """place12: the prose states the failure, the log under it shows what led to it; no log line places the failure
+    before or after it."""
+    text = f"The server crashes with a segmentation fault.\n\n```\n[2025-06-01 09:59:05 TP0] {batch}\n```\n"
+    assert _failure(text).phase == phase
+
+
+def _weight_update_traceback(*frames: str) -> str:
+    site = "/usr/local/lib/python3.10/dist-packages/sglang/srt"
+    lines = ["[2025-06-01 10:00:06 TP0] Scheduler hit an exception: Traceback (most recent call last):"]
+    for path, line, func, code in frames:
+        lines += [f'  File "{site}/{path}", line {line}, in {func}', f"    {code}"]
+    return "\n".join([*lines, "AssertionError"]) + "\n"
+
+
+_UPDATE_FRAMES = (
+    ("managers/scheduler.py", 1100, "process_input_requests", "output = self._request_dispatcher(recv_req)"),
+    (
+        "managers/scheduler.py",
+        2300,
+        "update_weights_from_tensor",
+        "success, message = self.tp_worker.update_weights_from_tensor(",
+    ),
+    (
+        "managers/tp_worker.py",
+        300,
+        "update_weights_from_tensor",
+        "success, message = self.model_runner.update_weights_from_tensor(",
+    ),
+    ("model_executor/model_runner.py", 900, "update_weights_from_tensor", "self.model.load_weights(named_tensors)"),
+    ("models/qwen2.py", 500, "load_weights", "weight_loader(param, loaded_weight, shard_id)"),
+    ("layers/linear.py", 700, "weight_loader", "assert param_data.shape == loaded_weight.shape"),
+)
+
+
+def test_load_weights_under_a_weight_update_is_no_startup_step():
+    """place12: an RL trainer's weight update (sglang 0.4.1.post7-0.5.23 update_weights_from_tensor / _disk /
+    _distributed / _ipc, load_lora_adapter) calls the model's load_weights on a running server: no load_weight step;
+    the released source places the stack where it can (the scheduler's handler serves), else nothing does."""
+    failure = _failure(_weight_update_traceback(*_UPDATE_FRAMES))
+    assert failure.phase != "load_weight"
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    # cut to the worker's and the runner's frames (reached at startup too in some releases): unknown, not load_weight
+    assert _failure(_weight_update_traceback(*_UPDATE_FRAMES[2:])).phase == "unknown"
+    # the same load_weights from the model's loading stays load_weight
+    loading = (
+        ("model_executor/model_runner.py", 450, "load_model", "self.model = get_model(model_config=self.model_config)"),
+        *_UPDATE_FRAMES[4:],
+    )
+    assert _failure(_weight_update_traceback(*loading)).phase == "load_weight"

@@ -151,7 +151,8 @@ def _read(chunks):
 
 def test_ranges_are_given_out_as_earlier_ones_come_back_while_none_is_read(tmp_path, monkeypatch):
     """The workers go on while the classifier is busy elsewhere (importing the stages): sparse ranges are given out as
-    earlier ones come back, up to AHEAD_SPARSE_BYTES unread, and every line is still read once, in order."""
+    earlier ones come back, never more than AHEAD_SPARSE_BYTES out at once, and those back wait unread (a few lines
+    each) while there is room for their lines; every line is still read once, in order."""
     if ranges.workers() < 2:
         pytest.skip("one core: no worker processes")
     path = tmp_path / "serving.log"
@@ -159,17 +160,57 @@ def test_ranges_are_given_out_as_earlier_ones_come_back_while_none_is_read(tmp_p
     monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
     monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
     monkeypatch.setattr(ranges, "AHEAD_SPARSE_BYTES", 10 * 4096)
+    out: list[int] = []
     with ranges.RangeScanner(("ERROR",), enabled=True) as scanner:
+        given = scanner._cut
+
+        def cut(queued):
+            given(queued)
+            out.append(scanner.out_bytes)
+
+        monkeypatch.setattr(scanner, "_cut", cut)
         results = scanner.submit("serving.log", str(path), path.stat().st_size)
         waited = 0.0
-        while scanner.in_flight_bytes < ranges.AHEAD_SPARSE_BYTES and waited < 60:
+        while scanner.files and waited < 60:
             time.sleep(0.05)
             waited += 0.05
-        # given out with none read (one per worker and a spare before), and no more than the bound
-        assert scanner.in_flight == 10 and scanner.in_flight_bytes == ranges.AHEAD_SPARSE_BYTES
+        # every range given out with none read, the bound on the bytes out held at each
+        assert not scanner.files and scanner.in_flight == -(-path.stat().st_size // 4096) == 54
+        assert max(out) <= ranges.AHEAD_SPARSE_BYTES
         scans = list(results)
     assert sum(scan.lines for scan in scans) == 20_001
     assert [text for scan in scans for _, _, text in scan.found] == ["an ERROR line"]
+    assert all(a.end == b.start for a, b in zip(scans, scans[1:]))
+    assert scanner.in_flight == scanner.out_bytes == scanner.unread_held == 0
+
+
+def test_ranges_back_unread_are_bounded_by_what_their_lines_hold(tmp_path, monkeypatch):
+    """While the classifier reads none, sparse ranges are given out only until the results back hold AHEAD_SPARSE_HELD
+    (their lines' text and a record each): then the workers wait for the reader, and the rest is given as it reads."""
+    if ranges.workers() < 2:
+        pytest.skip("one core: no worker processes")
+    path = tmp_path / "serving.log"
+    path.write_bytes((b"plain line\n" * 199 + b"an ERROR line\n") * 100)  # 2,199 bytes: about 2 candidates a range
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
+    monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
+    monkeypatch.setattr(ranges, "AHEAD_SPARSE_BYTES", 3 * 4096)
+    line = len("an ERROR line") + ranges.LINE_RECORD
+    monkeypatch.setattr(ranges, "AHEAD_SPARSE_HELD", 6 * line)  # six candidate lines
+    with ranges.RangeScanner(("ERROR",), enabled=True) as scanner:
+        results = scanner.submit("serving.log", str(path), path.stat().st_size)
+        waited = 0.0
+        while (scanner.out_bytes or scanner.unread_held < 6 * line) and waited < 60:
+            time.sleep(0.05)
+            waited += 0.05
+        time.sleep(0.2)
+        # stopped at the bound: the lines back unread reach it, and the ranges out then (3 at most, 2 lines or 3
+        # each) came back too
+        assert scanner.out_bytes == 0 and 6 * line <= scanner.unread_held <= (6 + 3 * 3) * line
+        assert scanner.unread_held % line == 0
+        assert scanner.files and scanner.in_flight <= 8
+        scans = list(results)
+    assert sum(scan.lines for scan in scans) == 20_000
+    assert sum(len(scan.found) for scan in scans) == 100
     assert all(a.end == b.start for a, b in zip(scans, scans[1:]))
 
 
@@ -351,13 +392,25 @@ def test_the_sparse_look_ahead_gives_each_worker_a_range_and_a_spare_on_many_cor
     monkeypatch.setattr(ranges, "workers", lambda: 16)
     scanner = ranges.RangeScanner(("ERROR",), enabled=False)  # no pool: the bound alone
     scanner.sparse = True
-    scanner.in_flight_bytes = 16 * ranges.RANGE_BYTES
-    assert scanner._room()  # 17 ranges of 32 MiB may wait, beyond AHEAD_SPARSE_BYTES (review10 item 5)
-    scanner.in_flight_bytes = 17 * ranges.RANGE_BYTES
+    scanner.out_bytes = 16 * ranges.RANGE_BYTES
+    assert scanner._room()  # 17 ranges of 32 MiB may be out, beyond AHEAD_SPARSE_BYTES (review10 item 5)
+    scanner.out_bytes = 17 * ranges.RANGE_BYTES
     assert not scanner._room()
     monkeypatch.setattr(ranges, "workers", lambda: 2)
-    scanner.in_flight_bytes = ranges.AHEAD_SPARSE_BYTES
+    scanner.out_bytes = ranges.AHEAD_SPARSE_BYTES
     assert not scanner._room()
+    scanner.out_bytes = 0
+    assert scanner._room()
+    scanner.unread_held = ranges.AHEAD_SPARSE_HELD  # ranges back unread: bounded by what their results hold
+    assert not scanner._room()
+
+
+def test_what_a_waiting_result_holds_is_its_lines_text_or_a_dense_ranges_bytes():
+    line = ranges.LINE_RECORD
+    few = ranges.RangeScan(0, 1 << 20, 5000, [(3, 300, "x" * 100_000), (9, 900, "an ERROR line")], startup=[(1, 10, "ab")])
+    assert ranges.sparse(few) and ranges.held(few) == 100_000 + 13 + 2 + 3 * line  # long lines weigh their length
+    dense = ranges.RangeScan(0, 4096, 200, [(i, i, "ERROR") for i in range(200)])
+    assert not ranges.sparse(dense) and ranges.held(dense) == 4096
 
 
 _INTERRUPTED_FORK = """

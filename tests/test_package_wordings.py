@@ -31,7 +31,7 @@ def test_every_signature_citing_a_python_package_is_found_in_each_cited_release(
 
 def test_the_client_wordings_and_torchrun_s_and_http_client_s_are_all_checked():
     ids = {sig.id for sig in client_accepted()}
-    assert len(ids) == 7
+    assert len(ids) == 8
     assert all(CITED.match(sig.source) for sig in client_accepted())
     checked = ids | {
         "process-torch-elastic-worker-failed",

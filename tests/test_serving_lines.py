@@ -128,6 +128,36 @@ SERVED = [
     # vllm 0.6.3.post1 engine/async_llm_engine.py (and "Added request" in 0.10.1.1 v1/engine/async_llm.py)
     ("vllm-added-request", "INFO 10-17 10:00:05 async_llm_engine.py:207] Added request chatcmpl-9a8b."),
     ("vllm-finished-request", "INFO 10-17 10:00:06 async_llm_engine.py:175] Finished request chatcmpl-9a8b."),
+    # an OpenAI-compatible completion's id in a worker's line (vllm-ascend's Mooncake connector, the shape of built
+    # vllm-ascend-4866; vllm "cmpl-" + uuid, sglang serving_completions.py "cmpl-" + uuid hex): a client's request
+    (
+        "completion-id",
+        "(Worker_DP0_TP5 pid=2543213) ERROR 12-10 03:24:54 [mooncake_connector.py:410] Mooncake transfer failed for "
+        "request cmpl-09be0283-e039-40ce-aefa-da0f36c8cd46-0",
+    ),
+    (
+        "completion-id-hex",
+        "[2026-03-01 10:00:05 TP0] Abort request cmpl-5d41402abc4b2a76b9719d911017c592",
+    ),
+    # LMCache's vLLM connector per request (lmcache 0.3.10.post2 integration/vllm/vllm_v1_adapter.py: its log format
+    # "[%(asctime)s] LMCache %(levelname)s: %(message)s (%(filename)s:%(lineno)d:%(name)s)"), the offline engine's
+    # request ids being numbers
+    (
+        "lmcache-lookup",
+        "[2026-02-02 08:10:11,120] LMCache INFO: Reqid: 7, Total tokens 1536, LMCache hit tokens: 512, need to load: 512 "
+        "(vllm_v1_adapter.py:1539:lmcache.integration.vllm.vllm_v1_adapter)",
+    ),
+    (
+        "lmcache-store",
+        "[2026-02-02 08:10:11,480] LMCache INFO: Storing KV cache for 1024 out of 1536 tokens (skip_leading_tokens=512) "
+        "for request 7 (vllm_v1_adapter.py:1213:lmcache.integration.vllm.vllm_v1_adapter)",
+    ),
+    # uvicorn's access log of an error answer: the HTTP server answered a client, so startup was behind it
+    (
+        "uvicorn-500",
+        '[2025-06-04 16:47:58] INFO:     127.0.0.1:47588 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+    ),
+    ("uvicorn-400", '[2025-06-04 16:47:58] INFO:     10.0.0.7:51234 - "POST /v1/completions HTTP/1.1" 400 Bad Request'),
     # verl 0.4.1 utils/logger/aggregate_logger.py concat_dict_to_str, printed after a training step (Ray prefix)
     (
         "verl-step",
@@ -169,6 +199,8 @@ NOT_SERVED = [
         "#new_token_ratio: 0.4000 -> 0.7000",
     ),
     ("step-word", "Loading checkpoint step:2 from /ckpt"),
+    # the probes' answers during the warmup (http_server.py health: 503 until the warmup is done)
+    ("health-503", '[2025-06-01 10:00:03] INFO:     127.0.0.1:40000 - "GET /health HTTP/1.1" 503 Service Unavailable'),
     # another uvicorn app's report: mini_lb (the PD load balancer, its own process), a user's proxy; or the line with
     # no traceback under it (no frame shows whose app raised); or a traceback whose only SGLang frame is a startup one
     ("asgi-mini-lb", ASGI + _traceback(MINI_LB_FRAME)),
@@ -275,3 +307,45 @@ def test_requests_served_after_the_warmup_are_found_however_the_input_is_read(re
     marks = [(e.line, e.data["may_precede_ready"], e.data["past_warmup"]) for e in events if e.kind == kinds.SERVING_BEGIN]
     # the first prefill batch (line 4), then the same rank's prefill batch two seconds later (line 8)
     assert marks == [(4, True, False), (8, True, True)]
+
+
+@pytest.mark.parametrize(
+    ("line", "may_precede"),
+    [
+        ("[2026-03-01 10:00:05 TP0] Abort request cmpl-5d41402abc4b2a76b9719d911017c592", False),
+        # SGLang's warmup of a VLM posts a chat completion (http_server.py _execute_server_warmup 0.5.9), whose id
+        # serving_chat.py makes "chatcmpl-" + uuid hex: such an id may be the warmup's
+        ("[2026-03-01 10:00:05 TP0] Abort request chatcmpl-5d41402abc4b2a76b9719d911017c592", True),
+        # too short for a uuid: a word, no id
+        ("[2026-03-01 10:00:05] see cmpl-abc in the docs", None),
+    ],
+    ids=["completion", "chat-completion", "short"],
+)
+def test_a_request_id_is_a_serving_line_and_a_chat_completion_may_be_the_warmups(line, may_precede):
+    events = SourceClassifier(Source(name="paste.log", path=None, data=line.encode()), Coverage()).run()
+    marks = [e.data["may_precede_ready"] for e in events if e.kind == kinds.SERVING_BEGIN]
+    assert marks == ([] if may_precede is None else [may_precede])
+
+
+def _error_first(decode_at: str) -> str:
+    """The shape of an issue that quotes the error first, then the log that led to it."""
+    return (
+        "The scheduler died:\n```\n"
+        "[2025-06-01 10:00:06 TP3] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 2070, in forward\n'
+        "    return self.forward_decode(forward_batch)\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n```\nThe log before it:\n```\n"
+        f"[2025-06-01 {decode_at} TP0] Decode batch. #running-req: 12, #token: 40000, token usage: 0.10, "
+        "gen throughput (token/s): 900.00, #queue-req: 0\n```\n"
+    )
+
+
+@pytest.mark.parametrize(("decode_at", "phase"), [("09:59:45", "serving"), ("10:09:45", "unknown")])
+def test_a_serving_line_pasted_after_the_failure_places_it_when_its_stamp_is_earlier(decode_at, phase):
+    """place12: the order of the paste is not the order of the log; both full time stamps are (a decode batch stamped
+    after the failure shows nothing of the time before it)."""
+    analysis = analyze_model([Source(name="paste.log", path=None, data=_error_first(decode_at).encode())])
+    [failure] = [f for fs in analysis.failures.values() for f in fs]
+    assert failure.phase == phase
+    if phase == "serving":
+        assert "stamped 2025-06-01 09:59:45, before the failure's 2025-06-01 10:00:06" in failure.phase_basis

@@ -122,8 +122,35 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("还没发请求时就报错了，服务启动不起来：", OOM),
         # a high-concurrency test only planned
         ("我们计划做高并发测试，但是服务根本起不来：", OOM),
+        # place12: a stated time with no word that the server was up (a startup step's time), a request only meant
+        ("The weight loading ran for 2 h and then:", OOM),
+        ("Next I will send a request to it. But first:", OOM),
+        # a run span whose subject is a startup step; the user's hours; a request only asked about; a local evalscope
+        ("The weight loading runs fine for a while, then:", OOM),
+        ("After 2 hours of debugging I still get this error:", OOM),
+        ("Does it crash as soon as you send a request?", OOM),
+        ("evalscope perf --model Qwen3-8B --api local --parallel 4", OOM),
+        # before any request (time_cues read "request" as a serving cue); a decoder's input
+        ("It crashed before I sent any requests.", OOM),
+        ("Before I send a request, the server crashes:", OOM),
+        ("The tokenizer fails while decoding the config:", OOM),
     ],
-    ids=["question", "fine-while-loading", "may-be", "chinese-not-yet-sent", "chinese-planned"],
+    ids=[
+        "question",
+        "fine-while-loading",
+        "may-be",
+        "chinese-not-yet-sent",
+        "chinese-planned",
+        "ran-for-no-adverb",
+        "send-intended",
+        "step-runs-fine",
+        "hours-of-debugging",
+        "asked",
+        "evalscope-local",
+        "before-any-request",
+        "before-i-send",
+        "decoding-the-config",
+    ],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
     assert _placed(prose, log)[1] == "unknown"
@@ -146,6 +173,30 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "The service throws this exception when i stressed testing sglang with eagle:",
         "2. run a benchmark client\n3. the service throws an exception:",
         "When there are running requests in prefill, flush_cache leads to this crash:",
+        # place12: the kind of traffic named (built sglang-22714), an abbreviated run time (built sglang-33549), a
+        # numbered step that sends a request (built dynamo-6273)
+        "The server then crashes under normal inference traffic:",
+        "Server ran normally for ~5.7 h serving an agentic client, then the decode hung:",
+        "1. Run the launch script\n2. Send any request to the frontend.\n3. The prefill worker crashes:",
+        # a run span, requests in hand, a request sent, other projects' load clients, Chinese "when inferring"
+        "The server works fine for a while, then crashes with:",
+        "The server died after ~3h of serving:",
+        "The crash happens after the server has been up for 6 hours:",
+        "It crashes intermittently while handling requests:",
+        "The server starts fine but crashes as soon as I send a request:",
+        "After the server started successfully, I sent a request and it crashed:",
+        "Running genai-perf against the server, it crashed:",
+        "evalscope perf --url http://127.0.0.1:8000/v1/chat/completions --parallel 20 --api openai",
+        "guidellm benchmark --target http://localhost:8000 --rate 20",
+        "推理时报错：",
+        "I was running a benchmark against the server. Then the scheduler crashed with:",
+        "The server had been serving traffic normally. Suddenly it crashed:",
+        "After the server is ready, I send a request with an image.\nThe scheduler then crashes:",
+        "The server starts up normally and serves requests for a while before crashing:",
+        "Crash happens under concurrency 32 with long prompts:",
+        "The crash occurs during decoding:",
+        "服务启动后，发送请求就报错：",
+        "在跑benchmark的时候报错：",
     ],
     ids=[
         "zh-started-fine",
@@ -158,6 +209,27 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "stressed-testing",
         "benchmark-client-step",
         "running-requests",
+        "under-normal-traffic",
+        "ran-normally-hours-abbreviated",
+        "step-send-a-request",
+        "works-fine-for-a-while",
+        "hours-of-serving",
+        "been-up-for",
+        "while-handling-requests",
+        "as-soon-as-i-send",
+        "i-sent-a-request",
+        "genai-perf",
+        "evalscope-perf",
+        "guidellm",
+        "zh-when-inferring",
+        "benchmark-against-the-server",
+        "had-been-serving",
+        "i-send-a-request",
+        "serves-requests-for-a-while",
+        "under-concurrency-n",
+        "during-decoding",
+        "zh-request-then-error",
+        "zh-running-benchmark",
     ],
 )
 def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferred(prose):
@@ -167,3 +239,17 @@ def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferre
 def test_a_question_answered_places_by_its_answer_only():
     # the question claims nothing; its answer ("crashes at startup") does
     assert _placed("After processing 200 requests? No, it crashes at startup before any request.", OOM)[1] == "startup"
+
+
+def test_a_sentence_of_when_it_failed_outweighs_the_last_phase_line_of_a_cut_log():
+    """place12: the startup's head and the crash's tail pasted under "it crashes after running for 3 hours": the step
+    after the last phase line (capture) would hold only for a log pasted whole from that line to the failure."""
+    log = (
+        "[2025-06-01 10:00:00 TP0] Load weight begin. avail mem=78.50 GB\n"
+        "[2025-06-01 10:00:31 TP0] Memory pool end. avail mem=14.00 GB\n"
+        "[2025-06-01 13:00:31 TP0] Scheduler hit an exception: RuntimeError: CUDA error: an illegal memory access was"
+        " encountered\n"
+    )
+    assert _placed("The server crashes after running for 3 hours under load.", log) == ("runtime-crash", "serving")
+    # without the sentence the last phase line places it, as before
+    assert _placed("The log:", log) == ("startup-crash", "capture")

@@ -32,7 +32,7 @@ from tools.upstream import sources
 from tools.upstream.write import ROOT, write_generated
 
 # the Python distributions whose wordings signatures cite (CPython: the interpreter's standard library)
-PACKAGES = ("torch", "openai", "httpx", "httpcore", "requests", "aiohttp", "urllib3", "CPython")
+PACKAGES = ("torch", "openai", "httpx", "httpcore", "h11", "requests", "aiohttp", "urllib3", "CPython")
 _VERSION = r"\d+(?:\.\d+)+(?:\.post\d+)?"
 CITED = re.compile(
     rf"^(?P<package>{'|'.join(PACKAGES)}) (?P<versions>{_VERSION}(?:(?:-| and ){_VERSION})?) (?P<path>[\w/]+\.py)\b"

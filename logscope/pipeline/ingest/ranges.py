@@ -35,16 +35,24 @@ RANGE_BYTES = 32 << 20  # one task: small enough to balance two cores over one f
 READ_BYTES = 512 << 10
 # Ranges given to the workers ahead of the one the classifier reads: one per worker and a spare while ranges come
 # back dense (a 200 MB crash loop queued whole held every range's results while the main process classified the
-# first: 1.4 GB at 100,000 launches); while they come back sparse, as many as AHEAD_SPARSE_BYTES of the file (their
-# results are a few lines, and the workers go on scanning while the main process is still importing the stages: with
-# three ranges of 8 MiB they stood idle for the import's 0.1-0.2 s). The bound is in bytes, not ranges: ranges given
-# out sparse may all come back dense (a crash loop after hours of serving), and their results are then what waits
-# (eight ranges of 32 MiB doubled the peak RSS of such a file, review10). A crash loop's range holds a candidate on
-# every line (about 90 MB of results for 32 MiB), so a file's ranges are DENSE_RANGE_BYTES until one comes back with
-# fewer than DENSE_FOUND candidates per RANGE_BYTES (a serving log's few), then RANGE_BYTES. Ranges are given as
-# earlier ones come back (a callback on the executor's thread), not only as the classifier reads them.
+# first: 1.4 GB at 100,000 launches); while they come back sparse, as long as fewer than AHEAD_SPARSE_BYTES of the
+# file are out (given to a worker and not yet back) and the results of the ranges back but not yet read hold less than
+# AHEAD_SPARSE_HELD: their results are a few lines, and the workers go on scanning while the main process is still
+# importing the stages and reading the first ranges (bounded by the bytes given and unread, 96 MiB, the two
+# workers stood idle for about 0.1 s of a 1 GiB serving log's start, 2026-12-07). The ranges out are bounded in
+# bytes, not ranges: ranges given out sparse may all come back dense (a crash loop after hours of serving), and their
+# results are then what waits (eight ranges of 32 MiB doubled the peak RSS of such a file, review10). A crash loop's
+# range holds a candidate on every line (about 90 MB of results for 32 MiB), so a file's ranges are
+# DENSE_RANGE_BYTES until one comes back with fewer than DENSE_FOUND candidates per RANGE_BYTES (a serving log's
+# few), then RANGE_BYTES. Ranges are given as earlier ones come back (a callback on the executor's thread), not only
+# as the classifier reads them.
 AHEAD_SPARE = 1
 AHEAD_SPARSE_BYTES = 96 << 20  # three ranges of RANGE_BYTES: the dense bound of two workers and a spare
+# the results waiting to be read, in characters of their lines' text and LINE_RECORD for each line (a 1 GiB serving
+# log's 33 ranges: about 0.35 MB in all); by lines alone, a log of long lines that hold a literal (records of 100 KB)
+# would let gigabytes wait
+AHEAD_SPARSE_HELD = 16 << 20
+LINE_RECORD = 200  # about what a line's tuple, its numbers and its string's header take
 DENSE_RANGE_BYTES = 8 << 20
 DENSE_FOUND = 100_000
 _PROBE_BYTES = 1 << 16
@@ -60,8 +68,8 @@ class _QueuedFile:
     path: str
     size: int
     cut: int = 0  # where its next range starts
-    # its ranges given to a worker, in order, with the bytes each was given
-    scans: deque[tuple[Future[RangeScan], int]] = field(default_factory=deque)
+    # its ranges given to a worker, in order
+    scans: deque[Future[RangeScan]] = field(default_factory=deque)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +85,20 @@ class RangeScan:
     startup: list[Candidate] = field(default_factory=list)
     startup_parts: list[Part] = field(default_factory=list)
     startup_capped: bool = False
+
+
+def sparse(result: RangeScan) -> bool:
+    """Whether the range came back with fewer than DENSE_FOUND candidates per RANGE_BYTES."""
+    return len(result.found) * RANGE_BYTES < DENSE_FOUND * max(1, result.end - result.start)
+
+
+def held(result: RangeScan) -> int:
+    """About what a range's result holds while it waits to be read: its lines' text and LINE_RECORD for each line; a
+    dense range's, its bytes (not summed line by line: a crash loop's range holds a line on every line)."""
+    if not sparse(result):
+        return result.end - result.start
+    lines = (*result.found, *result.startup)
+    return sum(len(text) for _, _, text in lines) + LINE_RECORD * len(lines)
 
 
 def workers() -> int:
@@ -99,7 +121,10 @@ class RangeScanner:
         self.pool: ProcessPoolExecutor | None = None
         self.files: deque[_QueuedFile] = deque()  # files with bytes not yet given to a worker, in order
         self.in_flight = 0  # ranges given to a worker and not yet read
-        self.in_flight_bytes = 0  # their bytes
+        self.out_bytes = 0  # the bytes of those not yet back from the worker
+        self.unread_held = 0  # what the results of those back and not yet read hold (`held`)
+        self.sizes: dict[Future[RangeScan], int] = {}  # the ranges out: their bytes
+        self.back: dict[Future[RangeScan], int] = {}  # the ranges back and not yet read: what their results hold
         self.sparse = False  # the last range that came back held few candidates
         self.closed = False
         self.forked = False  # the pool has started its workers (its first submit)
@@ -126,9 +151,11 @@ class RangeScanner:
 
     def _room(self) -> bool:
         """Whether another range may be given out: while ranges come back sparse, as long as fewer than
-        AHEAD_SPARSE_BYTES are given and unread; else one per worker and a spare."""
+        AHEAD_SPARSE_BYTES are out and the results back unread hold less than AHEAD_SPARSE_HELD; else one per worker
+        and a spare given and unread."""
         if self.sparse:  # (on many cores, one range per worker and a spare at least)
-            return self.in_flight_bytes < max(AHEAD_SPARSE_BYTES, (workers() + AHEAD_SPARE) * RANGE_BYTES)
+            out = max(AHEAD_SPARSE_BYTES, (workers() + AHEAD_SPARE) * RANGE_BYTES)
+            return self.out_bytes < out and self.unread_held < AHEAD_SPARSE_HELD
         return self.in_flight < workers() + AHEAD_SPARE
 
     @property
@@ -159,10 +186,11 @@ class RangeScanner:
         with contextlib.nullcontext() if self.forked else sigint_held():
             future = self.pool.submit(_scan_range, queued.name, queued.path, start, end)
         self.forked = True
-        queued.scans.append((future, end - start))
+        queued.scans.append(future)
         queued.cut = end
         self.in_flight += 1
-        self.in_flight_bytes += end - start
+        self.out_bytes += end - start
+        self.sizes[future] = end - start
         if end >= queued.size:
             self.files.remove(queued)
         future.add_done_callback(self._came_back)
@@ -173,11 +201,16 @@ class RangeScanner:
         if future.cancelled() or future.exception() is not None:
             return  # the classifier meets the error when it reads the range
         with self.lock:
-            self._note(future.result())
+            result = future.result()
+            if future in self.sizes:  # (not yet read: the classifier may read it before this callback runs)
+                self.out_bytes -= self.sizes.pop(future)
+                self.back[future] = held(result)
+                self.unread_held += self.back[future]
+            self._note(result)
             self._fill()
 
     def _note(self, result: RangeScan) -> None:
-        self.sparse = len(result.found) * RANGE_BYTES < DENSE_FOUND * max(1, result.end - result.start)
+        self.sparse = sparse(result)
 
     def _results(self, queued: _QueuedFile) -> Iterator[RangeScan]:
         while True:
@@ -186,11 +219,14 @@ class RangeScanner:
                     return
                 if not queued.scans:  # read before a file queued ahead of it: its range is given now
                     self._cut(queued)
-                future, result_bytes = queued.scans.popleft()
+                future = queued.scans.popleft()
             result = future.result()
             with self.lock:
                 self.in_flight -= 1
-                self.in_flight_bytes -= result_bytes
+                if future in self.back:
+                    self.unread_held -= self.back.pop(future)
+                else:  # read before its callback ran: that callback finds it no longer out
+                    self.out_bytes -= self.sizes.pop(future, 0)
                 self._note(result)
                 self._fill()
             yield result

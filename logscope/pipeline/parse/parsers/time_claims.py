@@ -31,6 +31,12 @@ CLIENT_STEPS: tuple[tuple[str, re.Pattern[str]], ...] = (
         BENCHMARK_CLIENT,
         re.compile(r"\bsglang\.(?:bench_one_batch_server|benchmark\.one_batch_server)\b[^\n|;&]{0,400}?--base-url\b"),
     ),
+    # the load clients of other projects, each run against a server's URL and never starting one: NVIDIA's genai-perf
+    # (`genai-perf profile -m ... --url ...`) and aiperf (`aiperf profile`), guidellm (`guidellm benchmark --target
+    # http://...`), EvalScope's stress test (`evalscope perf --url ... --api openai`; its `--api local` runs a model
+    # of its own, so not then), per their documentation
+    (BENCHMARK_CLIENT, re.compile(r"\bgenai-perf\b|\baiperf profile\b|\bguidellm benchmark\b")),
+    (BENCHMARK_CLIENT, re.compile(r"\bevalscope perf\b(?![^\n|;&]{0,400}?--api[ =]local\b)")),
     # a request to SGLang's generation endpoints (entrypoints/http_server.py 0.5.23: "/generate", "/v1/completions",
     # "/v1/chat/completions"; srt/server.py 0.3.0 the same): curl on one line with the URL, or an OpenAI client made
     # with the server's base_url (the openai package's OpenAI / Client)
@@ -43,6 +49,37 @@ CLIENT_STEPS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"\b(?:openai\.)?(?:OpenAI|Client)\(\s*(?:api_key=[^,)]*,\s*)?base_url\s*="),
     ),
 )
+# how long the server ran before the failure (_CLAIMS' serving claims); its subject may be a startup step instead
+# (_STEP_SUBJECT)
+_RUN_SPANS: tuple[re.Pattern[str], ...] = (
+    # a server that ran well for a while or a stated time ("Server ran normally for ~5.7 h serving an agentic client":
+    # built sglang-33549; "works fine for a while, then crashes", "ran stably for 40 min"): the time after its startup;
+    # the adverb says it was up, so the bare "ran for 3 h" of a startup step ("loading ran for 2 h") is not read
+    re.compile(
+        r"(?i)\b(?:works?|worked|working|runs?|ran|running|serves?|served|serving) (?:fine|normally|well|stably|smoothly)"
+        r" for (?:a while|some time|a (?:short |long )?(?:time|period)|(?:about |around |roughly |over |more than |~ ?)?"
+        r"(?:\d+(?:\.\d+)?|a few|several|many) ?(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
+    ),
+    # the time it served before the failure, as a span of serving ("died after ~3h of serving", "after a period of normal
+    # serving", "after 30 minutes of load"): not "after 2 hours of debugging" (the user's time) nor of loading (a step's)
+    re.compile(
+        r"(?i)\bafter (?:a (?:long )?(?:period|while|time)|(?:about |around |roughly |over |more than |~ ?)?"
+        r"(?:\d+(?:\.\d+)?|a few|several|many) ?(?:h|hrs?|hours?|min|mins|minutes?|d|days?)) of "
+        r"(?:(?:normal|stable|continuous|heavy) )?(?:serving|running|operation|inference|load|traffic|uptime)\b"
+    ),
+    # the server serving for a while ("serves requests for a while before crashing")
+    re.compile(
+        r"(?i)\bserv(?:es|ed|ing) (?:\w+ )?(?:requests|traffic|queries|users)(?: (?:fine|normally|well|stably|smoothly))? for "
+        r"(?:a while|some time|(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
+        r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
+    ),
+    # the server up for a stated time before it ("after the server has been up for 6 hours", "had been running for 2 days")
+    re.compile(
+        r"(?i)\b(?:has|had|have) been (?:up|running|serving)(?: (?:fine|normally|well|stably|smoothly))? for "
+        r"(?:a while|some time|(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
+        r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
+    ),
+)
 # (stage, pattern): the first that matches a line places it; each holds one of kinds.TIME_CLAIM_LITERALS (the prefilter's)
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     *(("serving", pattern) for _, pattern in CLIENT_STEPS),
@@ -52,13 +89,15 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"(?i)\bwhen (?:I |we )?(?:bench(?:ing|marking)?|(?:stress(?:ed)?|load)[- ]test(?:ing|ed)?)\b"),
     ),
     ("serving", re.compile(r"(?i)\bwhen (?:I )?(?:request(?:ing)?|send(?:ing)? requests? to|querying) (?:the )?server\b")),
-    ("serving", re.compile(r"(?i)\b(?:during|while) (?:inference|serving)\b|推理过程中")),
+    # (推理时 / 推理的时候: when inferring, "推理时报错")
+    ("serving", re.compile(r"(?i)\b(?:during|while) (?:inference|serving)\b|推理(?:过程中|时|的时候)")),
     # the same as "when stress testing": requests were being sent ("during stress testing", "while load-testing")
     ("serving", re.compile(r"(?i)\b(?:during|while|in) (?:a |the |our )?(?:stress|load)[- ]test(?:ing|s)?\b")),
     (
         "serving",
         re.compile(
-            r"(?i)\b(?:ran|running|worked|working) (?:fine |normally |well )?for (?:\d+|several|a few|many) (?:hours|days)\b"
+            r"(?i)\b(?:ran|running|worked|working) (?:fine |normally |well )?for "
+            r"(?:about |around |roughly |nearly |over |more than )?(?:\d+|several|a few|many) (?:hours|days)\b"
         ),
     ),
     # a run that went on for a while before it failed: RL steps (each a rollout the server generated) or requests served
@@ -66,7 +105,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "serving",
         re.compile(
-            r"(?i)\bafter\s+(?:running|serving|working)(?:\s+normally|\s+fine|\s+well)?\s+(?:for\s+)?(?:\d+\+?|one|two"
+            r"(?i)\bafter\s+(?:running|serving|working)(?:\s+normally|\s+fine|\s+well)?\s+(?:for\s+)?"
+            r"(?:(?:about|around|roughly|nearly|over|more than)\s+)?(?:\d+\+?|one|two"
             r"|three|four|five|six|seven|eight|nine|ten|a few|several|some|many|dozens of|hundreds of)\s+"
             # a word before the unit, but no startup step's ("3 warmup steps" are SGLang's startup)
             r"(?:(?!warm-?up|capture|start|init|load|compil)\w+\s+)?"
@@ -141,7 +181,13 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("serving", re.compile(r"高并发(?:下|时|的时候|请求|压测)|压测(?:时|的时候|过程中|中)")),
     (
         "serving",
-        re.compile(r"(?:发送|发|收到)了?[^。！？\n]{0,6}?请求(?:后|时|的时候|之后)|请求(?:时|的时候)(?:报错|出错|崩溃|挂)"),
+        re.compile(
+            r"(?:发送|发|收到)了?[^。！？\n]{0,6}?请求(?:后|时|的时候|之后|就)|请求(?:时|的时候|就)(?:报错|出错|崩溃|挂)"
+            # running a benchmark (跑 / 运行 / 执行 bench...): "在跑benchmark的时候报错", and it failed then (报错, 出错,
+            # 崩溃, 挂, 失败), no negation between ("跑 benchmark 的时候没有 crash" says it did not)
+            r"|(?:跑|运行|执行)了?\s*(?:sglang\.)?bench(?:mark|_serving)?\s*(?:的时候|时|过程中|中)"
+            r"(?:(?!没|不|未)[^，。,；\n]){0,6}?(?:报错|出错|崩溃|挂|失败)"
+        ),
     ),
     # and in Japanese: after a while (しばらくすると, しばらく動かすと), when a request is sent (リクエストを送ると)
     (
@@ -150,8 +196,76 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"しばらく(?:すると|して|経つと|経って|動かすと|動かして|使うと|使って)|リクエストを?(?:送る|送信する|投げる)(?:と|時|とき)"
         ),
     ),
-    # load, concurrency and traffic are a served server's ("under high concurrency the scheduler crashes")
-    ("serving", re.compile(r"(?i)\bunder (?:high|heavy|large) (?:load|concurrency|traffic|QPS|request rates?)\b")),
+    # load, concurrency and traffic are a served server's ("under high concurrency the scheduler crashes", "crashes under
+    # normal inference traffic": a form seen in a built paste, sglang-22714; the kind of traffic may stand between)
+    (
+        "serving",
+        re.compile(
+            r"(?i)\bunder (?:high|heavy|large|normal|real|production|sustained|constant|continuous|moderate) "
+            r"(?:(?:inference|request|user|production|real|API) )?(?:load|concurrency|traffic|QPS|request rates?)\b"
+        ),
+    ),
+    *(("serving", pattern) for pattern in _RUN_SPANS),
+    # a benchmark or load test run against the server ("I was running a benchmark against the server")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:run|ran|running|start|started) (?:a |the |my |our )?(?:\w+ )?(?:benchmark|load test|stress test)s?"
+            r" against (?:the |my |our |this |a )?(?:server|endpoint|service|instance|deployment|it)\b"
+        ),
+    ),
+    # the server had been serving ("The server had been serving traffic normally.") or the writer sends it a request as a
+    # reproduction's narrative ("After the server is ready, I send a request with an image.")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:has|had|have) been (?:serving|handling|processing) (?:\w+ )?(?:requests|traffic|queries)\b"
+            r"|(?<!before )(?<!until )\b(?:I|we) (?:then )?(?:send|post|submit) "
+            r"(?:a|an|the|one|some|my|our|many|multiple|several|concurrent|\d+) (?:\w+ ){0,2}?requests?\b"
+        ),
+    ),
+    # load or concurrency alone ("Crash happens under concurrency 32", "it dies under load"); not "under a traffic burst"
+    # (a noun's modifier: a cause named in passing, built sglang-40723)
+    (
+        "serving",
+        re.compile(r"(?i)\bunder (?:(?:load|traffic)\b(?! (?:burst|spike|peak)s?\b)|concurrency(?: of)? \d+|\d+ concurrent)"),
+    ),
+    # the scheduler's serving phases ("The crash occurs during decoding", "while prefilling", "in the decode stage")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:during|while) (?:decoding|prefilling)\b(?! (?:the|a|an|of|JSON|bytes?|headers?|config)\b)"
+            r"|\b(?:during|in) the (?:decode|decoding|prefill) (?:stage|phase)\b"
+        ),
+    ),
+    # requests in hand when it failed ("crashes intermittently while handling requests", "when processing concurrent queries")
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:while|when) (?:handling|processing|serving|answering) (?:\w+ )?(?:requests?|queries|traffic|prompts)\b"
+        ),
+    ),
+    # the failure came with a request the writer sent ("crashes as soon as I send a request", "I sent a request and it
+    # crashed", "whenever we post a chat request"): the server was up to take it
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:as soon as |whenever |once (?=I |we ))(?:I |we )?(?:send|sent|post|posted|submit|submitted) "
+            r"(?:a |an |the |one |any |some |my |our |many |multiple |several |concurrent |\d+ )?(?:\w+ )?requests?\b"
+            r"|\b(?:I|we) (?:then )?(?:sent|posted|submitted) (?:a|an|the|one|some|my|our|many|multiple|several|concurrent|\d+)"
+            r" (?:\w+ ){0,2}?requests?\b"
+        ),
+    ),
+    # a reproduction's numbered or bulleted step that sends the server a request ("2. Send any request to the frontend.
+    # 3. The prefill worker crashes.": built dynamo-6273), the step's verb capitalised as a step opens: requests were
+    # sent to a server that was up
+    (
+        "serving",
+        re.compile(
+            r"(?:(?<![\w.])\d+[.)]|(?<!\S)[-*]|\bStep \d+:?)\s+Send "
+            r"(?:a|an|any|some|the|one|many|multiple|several|concurrent|\d+) (?:[\w`/.-]+ ){0,3}?requests?\b"
+        ),
+    ),
     # a launcher's own log line that its launch of the model raised (Xinference 4.1.0 core/supervisor.py
     # SupervisorActor._launch_builtin_model: f"Failed to launch replica {rep_model_uid}: {result}", core/worker.py
     # WorkerActor.launch_builtin_model: f"Failed to load model {model_uid}"): the model's server was starting
@@ -249,15 +363,27 @@ def parse(text: str) -> Parsed | None:
     return Parsed(kinds.TIME_CLAIM, {"stage": stage, "said": m.group(0)})
 
 
+# a startup step named in a run span's clause before it is what ran ("the weight loading runs fine for a while", "after
+# capture had been running for 2 hours"): no serving time of the server
+_STEP_SUBJECT = re.compile(
+    r"(?i)\b(?:load(?:ing)?|captur\w*|compil\w*|initiali[sz]\w*|warm-?up|download\w*|build\w*)\b[^.;:!?,]*$"
+)
+
+
 def _asserted(text: str, m: re.Match[str]) -> bool:
     """The claim is stated as what happened: not negated, conditional, a possibility, contradicted or asked; a client
     step not only something the writer means to do ("Next I will try `python -m sglang.bench_serving ...`")."""
     before = text[: m.start()]
+    if m.re in _RUN_SPANS and _STEP_SUBJECT.search(before):
+        return False
     if client_step(m.group(0)) is not None and _INTENT.search(before):
         return False
     if CJK_NEGATED.search(before[-4:]) or CJK_NEGATED.search(m.group(0)):
         return False
-    return not (NEGATED.search(before) or _CONTRARY.search(before) or _QUESTION.match(text, m.end()))
+    # a run span says itself that the time went well: what went well before it is the time before ("starts up normally
+    # and serves requests for a while before crashing")
+    contrary = m.re not in _RUN_SPANS and _CONTRARY.search(before)
+    return not (NEGATED.search(before) or contrary or _QUESTION.match(text, m.end()))
 
 
 def only_intended(said: str, sentence: str) -> bool:

@@ -192,7 +192,14 @@ def place(sentence: str) -> tuple[str, str] | None:
         NEGATED.search(masked[:at]) or DENIED.search(CLAUSE.split(masked[:at])[-1]) for at in serving + [at for _, at in startup]
     ):
         return None
+    # a serving cue the failure came before ("it crashes before any request is sent", "before I send a request"): the
+    # time before any request, no serving time
+    if any(_PRIOR.search(CLAUSE.split(masked[:at])[-1]) for at in serving):
+        return None
     return ("serving" if serving else startup[0][0]), said[:200]
+
+
+_PRIOR = re.compile(r"(?i)\b(?:before|until|prior to)\b")
 
 
 def _writers(said: str) -> str:

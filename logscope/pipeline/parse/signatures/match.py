@@ -22,7 +22,7 @@ from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.prose_guards import NAMED_IN_SENTENCE
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
-from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, marked_may_precede_ready
+from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, WARMUP_REQUEST, marked_may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
@@ -281,16 +281,27 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
     return None
 
 
+# the weight updates a running server takes (sglang 0.4.1.post7-0.5.23 Engine / http_server / Scheduler / TpModelWorker /
+# ModelRunner update_weights_from_disk, _from_tensor, _from_distributed, _from_ipc; load_lora_adapter 0.4.9.post6 on):
+# they call the model's load_weights, or the loader's load_weights_and_postprocess, as its loading does
+_WEIGHT_UPDATE = re.compile(r"[ .](?:update_weights_from_\w+|load_lora_adapter\w*)\b")
+
+
 def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
     """The first frame (innermost first) that a phase-locating signature matches, and that signature. A startup
     frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture),
     except a disaggregation frame under a serving one: the PD event loops call disaggregation code per batch."""
     serving: tuple[Signature, str] | None = None
     disaggregation: tuple[Signature, str] | None = None
-    for kind, text in _frames(event):
+    frames = list(_frames(event))
+    for at, (kind, text) in enumerate(frames):
         sig = next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None)
         if sig is None:
             continue
+        if sig.phase == "load_weight" and any(_WEIGHT_UPDATE.search(outer) for _, outer in frames[at + 1 :]):
+            # the model's load_weights called by a weight update (an RL trainer's, a LoRA adapter's load): no startup
+            # step; the released source places the stack (catalog/stages.json), or nothing does
+            return None
         if sig.phase == "serving":
             if disaggregation is not None:  # PD code a serving loop runs (event_loop_*_disagg_decode) is serving
                 return sig, text
@@ -313,6 +324,7 @@ def is_candidate(event: Event) -> bool:
 # a startup finding and the finding the same failure gives while serving, or when its time is not shown
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
 TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
+_COMPLETION_ID = re.compile(r"\bcmpl-[0-9a-f]{8}")
 _BENCH_MARK = re.compile(r"Starting main benchmark run|Serving Benchmark Result")
 
 
@@ -336,9 +348,62 @@ def _serving_basis(marker: Event) -> str:
             f"after line {marker.line}, uvicorn up: SGLang starts its HTTP server once every scheduler finished startup"
             " (its warmup request comes next)"
         )
+    if WARMUP_REQUEST.search(marker.text) or _COMPLETION_ID.search(marker.text):
+        warmup = " (SGLang's warmup request of a VLM is one too)" if WARMUP_REQUEST.search(marker.text) else ""
+        return f"after line {marker.line} named an OpenAI-compatible request by its id: a request had reached the server{warmup}"
     if _BENCH_MARK.search(marker.text):
         return f"after line {marker.line}, SGLang's benchmark client's output: the server had answered its requests"
     return f"after line {marker.line} showed it serving"
+
+
+# the basis of a placement by the rank's last phase line alone (no frame, signature or serving line): the step after that
+# line, read as if the log ran on without a gap from it to the failure
+AFTER_LAST_PHASE = "after the rank's last phase line, "
+
+
+# a full date and time at a line's start or in its prefix ("[2025-06-01 09:59:05 TP0] Decode batch", "2025-06-01T09:59:05")
+_FULL_STAMP = re.compile(r"\b(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)\b")
+_EVENT_STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
+
+
+def _stamp_of(marker: Event) -> str | None:
+    if marker.time is not None and _EVENT_STAMP.match(marker.time):
+        return marker.time
+    found = _FULL_STAMP.search(marker.text[:80])
+    return f"{found.group(1)} {found.group(2)}" if found else None
+
+
+def _stamped_before(marker: Event, event: Event) -> bool:
+    """A serving line pasted after the failure was printed before it: both carry a full date and time, the serving
+    line's the earlier (a paste that shows the error first, then the log that led to it)."""
+    stamp = _stamp_of(marker)
+    return stamp is not None and event.time is not None and _EVENT_STAMP.match(event.time) is not None and stamp < event.time
+
+
+def _after_launch(event: Event, located: tuple[str, str], launches: dict[str, list[int]]) -> tuple[str, str] | None:
+    """Startup when the launch's server_args dump (the first line SGLang logs) came before the failure and no phase line
+    or serving line did: the server had begun its start and nothing shows it past any step."""
+    if not located[1].startswith(_NO_PHASE):
+        return None
+    before = [line for line in launches.get(event.source, ()) if line < event.line]
+    if not before:
+        return None
+    return "startup", f"after line {before[-1]}, the launch's server_args dump, with no phase line or serving line since"
+
+
+_NO_PHASE = "no phase line of this rank before it"
+
+
+def _stated_beside_serving(event: Event, marker: Event | None) -> tuple[str, str] | None:
+    """A failure stated only in prose, beside a log that shows the server serving wherever the log stands ("The
+    server crashes with a segmentation fault." over the decode batches that led to it): the log is its lead-up, no
+    line of it places the failure before or after. Only when no sentence of the paste said another time (the
+    claims come first). A line the warmup prints too shows no requests served."""
+    if event.kind != kinds.STATED_FAILURE or marker is None or marker.line <= event.line:
+        return None
+    if marked_may_precede_ready(marker):  # a prefill batch or uvicorn's start: the warmup's, perhaps, and no more
+        return None
+    return "serving", f"{_serving_basis(marker)}; the failure is stated in prose, the log beside it shows the server serving"
 
 
 def _time_of(
@@ -352,14 +417,18 @@ def _time_of(
 ) -> tuple[str, str]:
     """(stage, basis) from evidence only: the ready line or a serving line before it, the signature or a frame
     that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason."""
-    after_ready = marker is not None and event is not marker and event.line >= marker.line
+    stamped = marker is not None and event.line < marker.line and _stamped_before(marker, event)
+    after_ready = marker is not None and event is not marker and (event.line >= marker.line or stamped)
     located = locate(event, sigs, sig, releases)
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
     # (before SGLang's own warmup request can have run: a batch line, the warmup's is one, or uvicorn's start)
     warmup_named = located is not None and located[0] == "warmup" and marked_may_precede_ready(marker)
     if after_ready and marker is not None and not warmup_named:
         past = past_warmup is not None and past_warmup.line <= event.line and marked_may_precede_ready(marker)
-        return "serving", _serving_basis(past_warmup if past and past_warmup is not None else marker)
+        basis = _serving_basis(past_warmup if past and past_warmup is not None else marker)
+        if stamped:
+            basis += f" (pasted after the failure, but stamped {_stamp_of(marker)}, before the failure's {event.time})"
+        return "serving", basis
     if located is not None and located[0] == "startup":  # the frame says startup, the rank's last phase line the step
         last = last_phase_of(event)
         stage = phases.stage_after(last) if last else None
@@ -375,7 +444,7 @@ def _time_of(
     stage = phases.stage_after(last)
     if stage == "warmup":  # startup's last step was done: warming up or already serving, the paste does not say
         return "unknown", f"after the rank's last phase line, {last} (startup's end); nothing shows whether requests had begun"
-    return stage, f"after the rank's last phase line, {last}"
+    return stage, f"{AFTER_LAST_PHASE}{last}"
 
 
 _CHAIN_GAP = 3  # the exception line, a blank line, "During handling of the above exception ...": at most this apart
@@ -547,6 +616,9 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
         if stated
         or c.kind == kinds.TIME_CUE
         or c.line < event.line
+        # a sentence of when it failed, written under the log ("```...``` This happens after running for 3 hours."),
+        # as a cue sentence may be; a client step after the failure may be a later run, and stays out
+        or (c.line > event.line and client_step(str(c.data["said"])) is None and not LAUNCHER.match(str(c.data["said"])))
         or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
         # a failing log record's own words say when ("EngineCore failed to start."): read as a claim on its line
         or (c.line == event.line and event.kind == kinds.LOGGED_FAILURE)
@@ -624,6 +696,12 @@ def failures_of(
         if e.kind in CRASH_KINDS and e.kind not in (kinds.PROCESS_EXCEPTION, kinds.LOGGED_FAILURE):
             last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
     jit = JitBuilds(builds)
+    launches: dict[str, list[int]] = {}  # the lines of each source's server_args dumps (a launch's first line)
+    for e in events:
+        if e.kind == kinds.SERVER_ARGS:
+            launches.setdefault(e.source, []).append(e.line)
+    # the claims that are sentences of when it failed, not a reproduction's client step
+    stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
     out: list[Failure] = []
     for event in events:
         if not is_candidate(event):
@@ -670,8 +748,18 @@ def failures_of(
                 or lines_before.wording(event, releases)
                 or placed_by_client(event)
                 or _from_claim(event, claims)
+                # weaker than the paste's sentence of when it failed: a paste of the start's head and the crash's tail
+                or _after_launch(event, located, launches)
+                or _stated_beside_serving(event, marker)
                 or located
             )
+        elif located[1].startswith(AFTER_LAST_PHASE) and (words := _from_claim(event, stated)) and words[0] == "serving":
+            # the paste's own sentence says when it failed ("it crashes after running for 3 hours"): a startup step read
+            # off the last phase line only holds for a log pasted whole from that line to the failure, and a paste of the
+            # startup's head and the crash's tail is not. A client step (a curl, a benchmark command) says only that a
+            # request was sent, perhaps before the restart the log shows: the log places the failure then
+            last = located[1][len(AFTER_LAST_PHASE) :]
+            located = words[0], f"{words[1]}; the rank's last phase line before it, {last}, is startup's"
         elif located[0] == "startup":
             # placed at startup with no step told (a constructor's frames, cut above the step): an unfinished weight
             # loader's bar last before it tells the step
