@@ -44,6 +44,33 @@ STATED = [
         " argument: 'tp_rank'",
         "meet an error",
     ),
+    # open-webui#6168 (probe): "following" the verb points at no text elsewhere
+    ("After following the guide, the server dies with code 137.", "dies"),
+    # sgl-project/sglang#3444 (probe): a flag that causes the failure
+    ("when I add param `--torch-compile-max-bs`\uff0c it causes the oom exception on one gpu", "causes the oom"),
+    # flashinfer-3206 (built): a kernel that errors out
+    ("FlashInfer trtllm kernel for nvfp4 MoE model with intermediate size 704 errors out.", "errors out"),
+    # constructed in the shapes issues use for a server or a process that ended
+    ("The server goes down after about 10 minutes of load.", "server goes down"),
+    ("The process exits with code 1 right after loading the weights.", "exits with code 1"),
+    ("The server exited unexpectedly during cuda graph capture.", "exited unexpectedly"),
+    ("The container keeps restarting every few minutes.", "keeps restarting"),
+    ("It blows up with OOM when the batch is large.", "blows up"),
+    ("The scheduler process was terminated by signal 9.", "terminated by signal"),
+    ("The engine is unable to start with --enable-ep-moe.", "unable to start"),
+    ("Any request makes the scheduler crash.", "makes the scheduler crash"),
+    # peonist-ai/halogen-flash-server#15 (probe)
+    (
+        "When using the server in Hermes Agent, I was able to crash the server two times within a few minutes.",
+        "crash the server",
+    ),
+    # sglang-24049 (built): the result of a launch, in Chinese ("result: initialization failed")
+    ("👉 结果：初始化失败", "初始化失败"),
+    # xorbitsai/inference#1089 (probe): every running model exited abnormally
+    ("表现为：刷新UI没有任何模型显示，所有正在运行的模型全部异常退出，无法自动恢复。", "模型全部异常退出"),
+    # constructed in the same shape: memory ran short while serving, an error at start
+    ("跑了一段时间之后显存不足，服务直接崩溃", "显存不足"),
+    ("按照文档启动报错了", "启动报错"),
 ]
 
 NOT_STATED = [
@@ -78,6 +105,34 @@ NOT_STATED = [
     # a template's checklist line and an HTML comment
     "- [x] 2. The bug has not been fixed in the latest version.",
     '<!-- Failed to upload "image.png" -->',
+    # a change, a possibility or a pointer with a verb of cause
+    "This change causes errors when the flag is off.",
+    "It may cause OOM on small GPUs.",
+    "Which flag causes the error below",
+    # the same forms about a number, a clean exit, a condition, a question, a fix, a wish
+    "The throughput goes down when I increase the batch size.",
+    "The process exits with code 0 when it finishes.",
+    "If the server goes down, the router retries.",
+    "Does the server go down when the router restarts?",
+    "This PR fixes the server that keeps restarting.",
+    "It would be great if the engine did not blow up with long prompts.",
+    "The process is terminated by systemd on shutdown, which is expected.",
+    "How do I avoid that a long prompt crashes the server?",
+    # sgl-project/sglang-omni#293 (probe): an OOM met in general, the server going on
+    "When SGLang hits an OOM during a TTS request, the server does not crash or return an error.",
+    "A long prompt no longer crashes the server.",
+    # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
+    # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)
+    "服务正常启动，没有报错。",
+    "如果显存不足，请调小 mem-fraction-static。",
+    "请问启动失败是什么原因？",
+    "这样启动会失败吗",
+    "启动报错如下：",
+    "这个PR修复了初始化失败的问题。",
+    "我也遇到了同样的启动失败问题",
+    "在提交新问题之前，请确保您已经在社区中搜索过相关问题，仍未找到满意的解决方式。",
+    "关闭后服务正常启动，KV cache 正常分配",
+    "不会崩溃",
 ]
 
 

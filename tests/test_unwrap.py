@@ -9,6 +9,7 @@ import pytest
 
 from logscope.core.excerpt import cut_around
 from logscope.pipeline.ingest.unwrap import (
+    API_ERROR_RECORD,
     FLATTENED,
     JSON_RECORD,
     JSON_STRING,
@@ -259,3 +260,20 @@ def test_a_logfmt_record_at_a_failing_level_is_read_as_its_message_and_error(lin
 def test_a_logfmt_record_at_another_level_is_the_line_itself():
     line = 'time="2025-10-01T12:00:00Z" level=info msg="Starting workers" controller=rolebasedgroup'
     assert [p.how for p in expand(line)] == [None]
+
+
+def test_an_api_error_body_with_a_message_no_reader_knows_is_an_unrecognized_failure():
+    # SGLang's ErrorResponse to a request it refused (sglang#33504's shape): the message is short and names no known
+    # failure, yet the body says the request failed; a document of the format, with "..." for the message, says nothing
+    from tests.helpers import run
+
+    body = '{"object":"error","message":"max_tokens=999999 cannot exceed the context length","type":"BadRequestError","code":400}'
+    assert [(p.text, p.how) for p in expand(body)] == [("max_tokens=999999 cannot exceed the context length", API_ERROR_RECORD)]
+    proc = run("analyze", "-", "--format", "json", input=("**Actual response:**\n" + body + "\n").encode())
+    assert proc.returncode == 1
+    (finding,) = json.loads(proc.stdout)["findings"]
+    assert finding["rule"] == "unrecognized-failure"
+    assert "max_tokens=999999 cannot exceed the context length" in finding["message"]
+    placeholder = b'{"object": "error", "message": "...", "type": "BadRequestError", "param": null, "code": 400}\n'
+    proc = run("analyze", "-", "--format", "json", input=placeholder)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["findings"] == []

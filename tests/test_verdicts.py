@@ -191,6 +191,68 @@ def test_a_recursive_frame_in_order_is_not_taken_for_a_reversed_export():
     assert "lines_reversed" not in failure.event.data
 
 
+def test_an_exception_named_after_a_sentences_words_is_a_failure_quoted_in_prose():
+    # the shape of LlamaFactory#8544 (a chat UI switched to SGLang): the exception after a full-width comma and words
+    text = (
+        "\uff0cinstalled and chat again, RuntimeError: SGLang server initialization failed: name 'launch_server_cmd' "
+        "is not defined.\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "startup-crash"
+    assert "SGLang server initialization failed: name 'launch_server_cmd' is not defined" in finding["message"]
+    assert finding["evidence"][0]["text"].startswith("(quoted in prose) RuntimeError: SGLang server initialization")
+    (finding,) = _findings("to chat, show logs is importlib.metadata.PackageNotFoundError: No package metadata was found\n")
+    assert "PackageNotFoundError: No package metadata" in finding["message"]
+
+
+def test_an_exception_a_sentence_asks_about_fixes_or_denies_is_no_failure():
+    assert _findings("How do I get past RuntimeError: the value was wrong here?\n") == []
+    assert _findings("It runs and there is no RuntimeError: the value was wrong here this time.\n") == []
+    assert _findings("This PR fixes ValueError: bad value in the config parser.\n") == []
+
+
+def test_an_exception_named_in_a_sentence_gives_way_to_the_logs_own_failure():
+    text = (
+        "I started the server and got KeyError: 'model' in the end.\n"
+        "[2026-01-04 03:36:55 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2655, in run_scheduler_process\n'
+        "    scheduler.event_loop_normal()\n"
+        "ValueError: the log's own failure\n"
+    )
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    failures = [f for found in analysis.failures.values() for f in found]
+    assert [f.event.text for f in failures] == ["ValueError: the log's own failure"]
+
+
+def test_a_failure_line_in_a_code_fence_with_no_known_head_is_an_unrecognized_failure():
+    # mattshma/bigdata#118's shape: a kubelet event copied into a fence, no log prefix; read as prose it said nothing
+    line = (
+        'Exec lifecycle hook (xxx) for Container "xxxx" in Pod "xxx" failed - error: command \'xxxx\' exited with 137: ,'
+        " message: ''"
+    )
+    (finding,) = _findings("The container fails when it starts:\n```\n" + line + "\n```\n")
+    assert finding["rule"] == "unrecognized-failure"
+    assert "Exec lifecycle hook (xxx) for Container" in finding["message"]
+
+
+def test_source_code_and_list_items_in_a_fence_are_no_failure():
+    code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
+    assert _findings(code) == []
+    assert _findings("```\n### Error handling\n- Failed requests are retried.\n```\n") == []
+
+
+def test_a_docker_ps_row_of_a_container_stopped_cleanly_or_by_a_user_is_no_failure():
+    rows = (
+        '3945a56e7530   nginx:1.12.0             "nginx"                  8 days ago    Exited (0) 27 hours ago     nginx_1\n'
+        '5b1c9e0d2a11   lmsysorg/sglang:latest   "python3 -m sglang.l…"   2 hours ago   Exited (143) 5 minutes ago  sglang\n'
+    )
+    assert _findings(rows) == []
+    killed = rows.replace("Exited (143)", "Exited (137)")
+    (finding,) = _findings(killed)
+    assert finding["signature"] == "process-docker-ps-exited"
+    assert "Exited (137) 5 minutes ago" in finding["message"]
+
+
 def test_a_native_frame_is_quoted_without_addresses():
     frame = (
         "/usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2(+0x8d1c2) [0x7f01d9e8d1c2] SaveProxy() "

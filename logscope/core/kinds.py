@@ -404,6 +404,47 @@ FAILURE_WORD_TABLE: Final = (
     FailureWord("issue", cue=(" issue", _MET + " issue")),
     FailureWord("problem", cue=(" problem", _MET + " problem")),
     FailureWord("bug", cue=(" bug", _MET + " bug")),
+    # what a server or a process did, in the other words issues use (stated_failure.py's forms: "it errors out" holds
+    # "rror", "the server went down", "exited with code 1", "keeps restarting", "blew up", "terminated by signal 9",
+    # "unable to start")
+    FailureWord("down", stated=("goes down", "went down", "go down", "going down", "gone down")),
+    FailureWord(
+        "exit",
+        stated=(
+            "exits with",
+            "exited with",
+            "exit with",
+            "exits unexpectedly",
+            "exited unexpectedly",
+            "exits abnormally",
+            "exited abnormally",
+            "exits immediately",
+            "exited immediately",
+        ),
+    ),
+    FailureWord("restart", stated=("keeps restarting", "keep restarting")),
+    FailureWord("blow up", stated=("blows up", "blew up", "blown up")),
+    FailureWord("terminated", stated=("terminated by",)),
+    FailureWord(
+        "unable",
+        stated=(
+            "unable to start",
+            "unable to launch",
+            "unable to run",
+            "unable to load",
+            "unable to initiali",
+            "unable to serve",
+        ),
+    ),
+    # the same in Chinese, as issues of SGLang and its libraries state it (parse/parsers/stated_failure.py _CJK_STATED):
+    # 失败 fail(ed), 报错 / 出错 raise an error, 崩溃 / 崩了 crash(ed), 挂了 / 挂掉 died, 退出 exited (异常退出 abnormally),
+    # 不足 / 不够 / 爆 (memory) ran short
+    FailureWord("失败", stated=("失败",)),
+    FailureWord("报错", stated=("报错", "出错")),
+    FailureWord("崩溃", stated=("崩溃", "崩了")),
+    FailureWord("挂了", stated=("挂了", "挂掉")),
+    FailureWord("退出", stated=("退出",)),
+    FailureWord("显存不足", stated=("不足", "不够", "爆")),
 )
 STATED_FAILURE_LITERALS: Final = tuple(piece for word in FAILURE_WORD_TABLE for piece in word.stated)
 TIME_CUE_FAILURE_WORDS: Final = tuple(word.cue for word in FAILURE_WORD_TABLE if word.cue is not None)
@@ -1327,6 +1368,7 @@ CATALOGUE: tuple[Kind, ...] = (
         samples=(
             'When running the intranode test, I got "check timeout failed" Error.',
             "The server crashes with an illegal memory access after a few minutes.",
+            "👉 结果：初始化失败",
         ),
     ),
     Kind(

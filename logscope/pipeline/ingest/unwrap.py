@@ -40,7 +40,11 @@ _RECORD_LEVEL = re.compile(r'"(?:level|severity|levelname|lvl)"\s*:\s*"' + _LEVE
 # the same in logfmt, the text form of the same loggers: logrus's TextFormatter without a terminal
 # (time="..." level=error msg="..." error="..."), Go's log/slog TextHandler (time=... level=ERROR msg=...)
 LOGFMT_RECORD = "a logfmt log record"
-FAILING_RECORDS = frozenset({JSON_RECORD, LOGFMT_RECORD})
+# an API error body whose message no reader took ('{"object":"error","message":"The input is too long",...,"code":400}',
+# SGLang's ErrorResponse above): the server refused or failed a request, whatever the message's words, so its message is
+# read as a failing record's (a line that reads like a failure)
+API_ERROR_RECORD = "an API error response's message"
+FAILING_RECORDS = frozenset({JSON_RECORD, LOGFMT_RECORD, API_ERROR_RECORD})
 _LOGFMT_LEVEL = re.compile(r"(?:^|[\s`])level=" + _LEVEL_WORD + r"(?=[\s`]|$)")
 _LOGFMT_VALUE = r'=("(?:[^"\\]|\\.)*"|[^\s"`]+)'
 # a line that is a record and nothing else (a logger wrote it; prose that quotes a record or a level is no record): a JSON
@@ -80,7 +84,7 @@ def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Pie
     """The lines a logical line holds (itself when it holds none). `wanted` tells a JSON string worth reading
     (the classifier passes its prefilter); without it, one that reads like a failure."""
     if '"' in line and _JSON_SHAPE.search(line):
-        record = _failing_record(line)
+        record = _failing_record(line) or _api_error_record(line)
         pieces = _json_pieces(line, wanted or _reads_like_a_failure)
         if record is not None and not any(p.text == record[1] for p in pieces):
             return [record[0], *(p for p in pieces if p.text not in record[0].text)]
@@ -121,6 +125,17 @@ def _failing_record(line: str) -> tuple[Piece, str] | None:
     cause = None if error is None else _decoded(error.group(1))
     said = text if not cause else f"{text.rstrip('.')}: {cause.splitlines()[0]}"
     return Piece(said, JSON_RECORD), text
+
+
+def _api_error_record(line: str) -> tuple[Piece, str] | None:
+    """An API error body's message of one line, as a failing record's line and the message, or None."""
+    if _API_ERROR.search(line) is None:
+        return None
+    message = _RECORD_MESSAGE.search(line)
+    text = None if message is None else _decoded(message.group(1))
+    if not text or "\n" in text or " " not in text.strip():
+        return None  # (a placeholder, "message": "...", as a document of the format writes it, is no message)
+    return Piece(text, API_ERROR_RECORD), text
 
 
 def failing_level_literals() -> tuple[str, ...]:

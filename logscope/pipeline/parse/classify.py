@@ -55,7 +55,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
-from logscope.pipeline.parse.parsers.prose_guards import code_failure_text
+from logscope.pipeline.parse.parsers.prose_guards import CLAUSE, DENIED, NAMED_IN_SENTENCE, NEGATED, code_failure_text
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import (
     IMAGE_TAG,
@@ -84,6 +84,24 @@ _QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])(" + PYTHON_M_SGLANG + r"\s[^\
 # sglang-4160)
 _CUT_CODE_SPAN = re.compile(r"`(" + PYTHON_M_SGLANG + r"\s[^`]{4,2000})$")
 _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?:[^()]|\([^()]*\)){4,2000}?)\s*(?:\)|$)")
+# an exception named after a sentence's words, with its message to the line's end: "switch to SGLang to chat, show logs is
+# importlib.metadata.PackageNotFoundError: No package metadata was found for ...", "installed and chat again, RuntimeError:
+# SGLang server initialization failed: ..." (after a blank or a clause mark, ASCII or full-width); read only where
+# nothing else in the sentence is quoted, and not in a sentence that asks about it, supposes, fixes or denies it
+_SENTENCE_EXCEPTION = re.compile(
+    r"(?:(?<=[\s,;:(])|(?<=[\uff0c\uff1a\uff1b\u3001\u3002]))((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.{3,2000})"
+)
+# a Markdown list's item ("- Failed requests are retried.", "2. Error handling"), an HTML comment or an image (GitHub's
+# '<!-- Failed to upload "image.png" -->' left in a fence the copy never closed): prose, even inside a fence
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+[A-Za-z]|^\s*(?:<!--|<img\b|!\[)")
+_FAILURE_KINDS = frozenset(kinds.of_role(kinds.FAILURE)) | {kinds.STATED_FAILURE}
+# a line of source code quoted in a fence (a statement, a call, a block's opener, a comment): the program's text
+_SOURCE_LINE = re.compile(
+    r"^\s*(?:if|elif|else|for|while|try|except|catch|def|class|return|raise|throw|with|assert|import|from|yield|await|"
+    r"const|let|var|fn|func|#|//|/\*|\*)(?:\b|\s)|[;{}]\s*$|\b(?:raise|throw|except)\b|\w\((?:.*\))?\s*:\s*$|\bf?\"[^\"]*\{"
+    # a string literal alone on its line (a message split over lines in the source: '"Failed to initialize ... "')
+    r"|^\s*[rfbuRFBU]?([\"'])[^\"']*\1\s*[,)+]*\s*$"
+)
 # what makes an unrecognised line worth showing first: it reads like a failure
 # a Markdown heading ("### Error Log", "## Failed attempts"); a root shell prompt is one "#" before a command
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?:#{2,6}|#(?=\s+[A-Z][a-z]+(?:\s+[A-Za-z]+)*\s*:?\s*$))\s+\S")
@@ -148,6 +166,8 @@ class SourceClassifier:
         self.chunk: LineChunk | None = None  # the chunk being read (its other lines: the section a sentence is in)
         # a chunk, its lines' byte lengths and the longest of them
         self.widest: tuple[LineChunk, list[int], int] | None = None
+        # a chunk and the numbers of its lines inside a Markdown code fence (a paste's output, not its prose)
+        self.fenced: tuple[LineChunk, frozenset[int]] | None = None
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
@@ -375,6 +395,8 @@ class SourceClassifier:
             return
         for reader in self.readers:
             if reader.accepts(text):
+                if reader.grammar == kinds.LAUNCH_COMMAND_GRAMMAR and _a_status_line(text):
+                    continue  # a shell's report of the command a signal ended ("zsh: killed  python3 -m ..."): a record
                 self.active = reader.open(lineno, text)
                 self.active_since = lineno
                 if reader.grammar == kinds.TRACEBACK_GRAMMAR:
@@ -476,7 +498,10 @@ class SourceClassifier:
         if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
+            before = len(self.events)
             self._classify_prose(lineno, text)
+            if not any(e.kind in _FAILURE_KINDS for e in self.events[before:]) and self._fenced_failure(lineno, text, candidates):
+                self._miss_failure(lineno, text)
             return
         looks_failed = "signature" in candidates
         candidates = [g for g in candidates if g != "signature"]
@@ -499,7 +524,7 @@ class SourceClassifier:
                 self.recognized_physical.add(lineno)
                 if name == kinds.LAUNCH_COMMAND_GRAMMAR and ('"' in text or "\u201c" in text):
                     self._read_quoted_failures(lineno, text)
-                elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and is_a_status_line(text):
+                elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and _a_status_line(text):
                     self._failure_line(lineno, text)  # bash's report of the launch a signal ended: the command and its end
                 elif looks_failed and _GRAMMARS[name].prose:
                     self._failing_record(lineno, text, None)  # a record whose words a prose grammar read: its level too
@@ -529,6 +554,31 @@ class SourceClassifier:
             self._miss_failure(lineno, text)
         else:
             self.coverage.miss(self.source.name, lineno, tried[0], text)
+
+    def _fenced_failure(self, lineno: int, text: str, candidates: list[str]) -> bool:
+        """A line that reads like a failure inside a Markdown code fence of a paste, which nothing read a failure from: the
+        output a program printed (a fence holds what the user copied from a terminal or a log), listed as an unread
+        failure whatever its head ("Exec lifecycle hook (...) for Container ... failed - error: command ... exited with
+        137"), not passed over as a sentence. A line of source code in the fence is the program's text
+        (prose_guards.code_failure_text, _SOURCE_LINE)."""
+        if self.quoted or "signature" not in candidates or FAILURE_LOOK.search(text) is None:
+            return False
+        if code_failure_text(text) is not None or _SOURCE_LINE.search(text) or _LIST_ITEM.match(text):
+            return False
+        if all(map(stated_failure.rules_out, stated_failure.sentences(text))):
+            return False  # (a line that asks about, supposes, fixes or dismisses the failure)
+        chunk = self.chunk
+        if chunk is None or chunk.path is not None:
+            return False  # (a file big enough for the range workers is a log, not an issue's Markdown)
+        if self.fenced is None or self.fenced[0] is not chunk:
+            inside, lines = False, set()
+            for index, raw in enumerate(chunk.all_bytes().split(b"\n")[: chunk.size]):
+                if _FENCE_LINE.match(raw):
+                    inside = not inside
+                elif inside:
+                    lines.add(chunk.first + index)
+            self.fenced = (chunk, frozenset(lines))
+        return lineno in self.fenced[1]
 
     def _ends_whole(self, lineno: int, text: str) -> bool:
         """The source's next line begins a record of its own: the line ends where its writer ended it (neither the
@@ -636,6 +686,7 @@ class SourceClassifier:
         # the copy ended in the span: its last word may be cut (`--tp 1` of `--tp 16`), as ContinuedCommandReader's
         # close_at_end reads it; a span left open before more lines was wrapped onto them, not cut
         spans = _without_command_words(spans + [span.rstrip().rpartition(" ")[0] for span in cut])
+        named = _exceptions_in_sentence(text) if not spans and not self.quoted else []
         if mounted_over(text):  # the image's tag in a code span is no release that runs
             spans = [span for span in spans if not IMAGE_TAG.search(span)]
         labelled = after_label(text) if not spans else None
@@ -663,6 +714,16 @@ class SourceClassifier:
                 elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
                     self._failure_line(lineno, span)
+            if named and labelled is None and len(self.events) == before:
+                # the exception the sentence names after its words, when the sentence as a whole read nothing; it gives
+                # way to any other failure of the input (signatures/match.py)
+                self.in_sentence = False
+                for span in named:
+                    candidates = prefilter.grammars_for(span)
+                    if candidates and _looks_like_a_record(span):
+                        self._classify(lineno, span, candidates)
+                for event in self.events[before:]:
+                    event.data[NAMED_IN_SENTENCE] = True
             # a client step in a code span of a sentence that only means to run it ran no request
             self.events[before:] = [e for e in self.events[before:] if not _only_intended(e, text)]
             if all(e.kind in (kinds.FAILURE_LINE, kinds.STATED_ENV) for e in self.events[before:]):
@@ -912,6 +973,15 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
+def _a_status_line(text: str) -> bool:
+    """A shell's or a container tool's status line (status_lines.py), also behind SGLang's prefix (a launcher that
+    prefixes its children's output: "[2025-06-01 10:00:00 TP3] zsh: killed  python3 -m ...")."""
+    if is_a_status_line(text):
+        return True
+    message = message_after_prefix(text)
+    return message is not None and is_a_status_line(message)
+
+
 def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
     if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
@@ -978,3 +1048,17 @@ def newest_first(events: list[Event]) -> bool:
 
 def _only_intended(event: Event, sentence: str) -> bool:
     return event.kind == kinds.TIME_CLAIM and time_claims.only_intended(str(event.data["said"]), sentence)
+
+
+def _exceptions_in_sentence(text: str) -> list[str]:
+    """The exception a sentence names after its own words (_SENTENCE_EXCEPTION), with its message: none when the
+    sentence asks about it, supposes it, fixes or dismisses it, or denies it in the clause before it."""
+    found = _SENTENCE_EXCEPTION.search(text)
+    if found is None or found.start() == len(text) - len(text.lstrip()):
+        return []  # (an exception line of its own is a record, read as one)
+    before = text[: found.start()]
+    sentence = stated_failure.sentences(before)[-1:] or [""]
+    denied = DENIED.search(CLAUSE.split(before)[-1]) or NEGATED.search(before)
+    if denied or stated_failure.rules_out(sentence[0] + " " + found.group(1)):
+        return []
+    return [found.group(1).strip()]

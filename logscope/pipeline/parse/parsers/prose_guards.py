@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+# the data key of a failure read from an exception a sentence names after its own words (classify.py): weaker than a log
+# line, it gives way to any other failure of the input (signatures/match.py)
+NAMED_IN_SENTENCE = "named_in_sentence"
 # a clause ends at these: "I'm not sure why, but it crashes" states the crash
 CLAUSE = re.compile(r"[,;:(]|\bbut\b|\bhowever\b", re.IGNORECASE)
 # in the failure word's clause before it: a denial ("no error", "without crashing", "does not crash", "nothing failed");

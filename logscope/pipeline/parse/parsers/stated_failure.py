@@ -14,6 +14,7 @@ import re
 from logscope.core import kinds
 from logscope.pipeline.parse.parsers.base import Parsed
 from logscope.pipeline.parse.parsers.prose_guards import (
+    CJK_NEGATED,
     CLAUSE,
     CONDITION,
     CONDITION_WORDS,
@@ -32,8 +33,9 @@ _STATED = re.compile(
     r"|error(?:s|ed|ing)? out\b"
     r"|fail(?:s|ed)\b(?:\s+\w+)?\s+(?:with|at|on|during|in|when|while|after|because|without|immediately|randomly)"
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
-    r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?)"
-    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|OOM))"
+    r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
+    r"|caus(?:e|es|ed|ing)|leads? to|led to|results? in|resulted in)"
+    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM)))"
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
     r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
     r"(?! with| by (?:me|hand|the user))|killed by)"
@@ -41,8 +43,41 @@ _STATED = re.compile(
     r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)"
     # an error named in quotes said to occur: 'an error "**ibv_dealloc_pd failed**" occurs at program termination' (an
     # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
-    r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened))\b"
+    r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened)"
+    # what a server or a process did, in the other words issues use: it errors out, went down, exited with a code or
+    # unexpectedly, keeps restarting, blew up, was terminated by a signal, was unable to start; a request that makes it
+    # crash, or that crashes the server ("I was able to crash the server two times", halogen-flash-server#15)
+    r"|error(?:s|ed|ing)? out"
+    r"|(?:server|service|process|engine|scheduler|worker|pod|container|instance|router|node)s?\s+(?:\w+\s+){0,2}?"
+    r"(?:goes|went|go|going|gone) down"
+    r"|exit(?:s|ed)? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exit(?:s|ed)? (?:unexpectedly|abnormally|immediately)"
+    r"|keeps? (?:restarting|crashing|dying|failing)|(?:blows|blew|blown) up"
+    r"|terminated by (?:signal|SIG)|unable to (?:start|launch|run|load|initiali[sz]e|serve)"
+    r"|(?:makes?|made|making) (?:\w+\s+){1,3}?crash"
+    r"|crash(?:es|ed|ing)? (?:the|my|our|its) (?:\w+\s+)?(?:server|process|engine|scheduler|service|worker|container|node))\b"
 )
+# the same said in Chinese (kinds.FAILURE_WORD_TABLE's Chinese rows; each form holds one of their pieces): a step that
+# failed or raised an error ("结果：初始化失败", result: initialization failed; "启动报错", an error at start), the server,
+# process or model that crashed, died or exited abnormally ("服务直接崩溃", "进程挂了", "模型全部异常退出"), memory that ran
+# short ("显存不足", "爆显存"), an error that appeared ("出现报错"), "报错了" (it raised an error)
+_CJK_STEP = r"初始化|启动|加载|运行|部署|推理|调用|请求|编译|安装|执行|连接|分配|创建|拉起|捕获|训练|测试|压测|服务"
+_CJK_STATED = re.compile(
+    r"(?:" + _CJK_STEP + r")(?:时|的时候|后|过程中)?(?:都|也|就|总是|一直|直接|会|又|还是)?(?:失败|报错|出错|崩溃|崩了|挂了|挂掉)"
+    r"|(?:服务|服务器|进程|程序|模型|容器|实例|[Ss]erver|SGLang|sglang|scheduler)(?:就|会|都|全部|直接|突然|又|总是|经常)?"
+    r"(?:崩溃|崩了|挂了|挂掉|异常退出)"
+    r"|报错了|出错了|崩溃了|出现了?(?:报错|错误|异常|崩溃|OOM)"
+    r"|(?:显存|内存|GPU ?memory)(?:不足|不够|溢出|爆了)|爆显存|OOM了"
+)
+# before it in its sentence: a question, a supposition, a plan or a fix (如果 if, 是否 whether, 怎么 / 如何 / 为什么 how, why,
+# 会不会 would it, 能否 can it, 避免 / 防止 avoid, prevent, 修复 / 解决 fix, 同样 / 相同 the same as elsewhere); just before it
+# in its clause, a denial or a plan (prose_guards.CJK_NEGATED); after it, a pointer to a text elsewhere (如下 / 以下 as
+# follows, below, 截图 a screenshot)
+_CJK_SUPPOSED = re.compile(r"如果|若是|假如|万一|是否|怎么|如何|为什么|为何|会不会|能否|避免|防止|修复|解决|同样|相同|一样")
+_CJK_QUESTION = re.compile(r"[吗嘛呢][\s。！]*$")
+_CJK_CLAUSE = re.compile(r"[，,；;：:、（(]")
+_CJK_POINTS = re.compile(r"^[^。！？]{0,12}?(?:如下|以下|下面|截图|图片|附件)")
+# the verbs of cause among the verbs of meeting a failure ("causes the oom exception")
+_CAUSE = re.compile(r"(?i)caus|leads? to|led to|results? in|resulted in")
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
 # supposition, a wish
 _SUPPOSED = re.compile(
@@ -69,7 +104,11 @@ _FINE = re.compile(
 # a sentence that introduces a text ("it crashes with the following log:", "I got some error like this"): that text is
 # the evidence when the paste holds it, and is not shown when it does not (a screenshot, a cut copy); unless the sentence
 # names the failure itself, in quotes ("As shown in image, it stuck here then got \"check timeout failed\" Error.")
-_POINTS = re.compile(r"(?i)\b(?:following|as follows|like this|like that|below|attached|screenshot|image)\b|[:：]\s*$")
+# ("following" as the verb, "After following the guide, the server dies with code 137", open-webui#6168, points nowhere)
+_POINTS = re.compile(
+    r"(?i)\b(?:(?<!after )(?<!by )(?<!when )(?<!while )(?<!before )(?<!from )following|as follows|like this|like that|below"
+    r"|attached|screenshot|image)\b|[:：]\s*$"
+)
 _NAMED = re.compile(r"\"[^\"]{3,}\"|`[^`]{3,}`|“[^”]{3,}”")
 # a template's checklist line, an HTML comment, or a heading: a title names the report, its body shows the failure (the
 # mined labels count a failure told only in the title as not shown, nccl-875)
@@ -82,7 +121,7 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
 def fits(text: str) -> bool:
-    return _STATED.search(text) is not None
+    return _STATED.search(text) is not None or _CJK_STATED.search(text) is not None
 
 
 def parse(text: str) -> Parsed | None:
@@ -162,6 +201,9 @@ def _stated(sentence: str) -> str | None:
     body = sentence.strip()
     if not body or _asks_fixes_or_dismisses(body):
         return None
+    said = _stated_in_chinese(body)
+    if said is not None:
+        return said
     if _POINTS.search(body) and not _NAMED.search(body):
         return None
     for m in _STATED.finditer(body):
@@ -169,7 +211,25 @@ def _stated(sentence: str) -> str | None:
         clause = CLAUSE.split(before)[-1]
         if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
             continue
-        if m.group("got") and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+        # (an OOM that something causes names the failure itself: "it causes the oom exception"; "when SGLang hits an
+        # OOM, the server does not crash" names nothing that happened, sglang-omni#293)
+        caused_oom = m.group("oom_word") and _CAUSE.match(m.group(0))
+        if m.group("got") and not caused_oom and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+            continue
+        return m.group(0)
+    return None
+
+
+def _stated_in_chinese(body: str) -> str | None:
+    """The words of a Chinese sentence that state a failure of the run (_CJK_STATED), unless the sentence asks about it,
+    supposes, fixes or dismisses it, or its clause denies or plans it, or the words point at a text elsewhere."""
+    if _CJK_QUESTION.search(body):
+        return None
+    for m in _CJK_STATED.finditer(body):
+        before = body[: m.start()]
+        if _CJK_SUPPOSED.search(before) or CJK_NEGATED.search(_CJK_CLAUSE.split(before)[-1]):
+            continue
+        if _CJK_POINTS.match(body[m.end() :]):
             continue
         return m.group(0)
     return None

@@ -20,6 +20,7 @@ from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_libra
 from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
+from logscope.pipeline.parse.parsers.prose_guards import NAMED_IN_SENTENCE
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
 from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, WARMUP_REQUEST, marked_may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
@@ -824,7 +825,7 @@ def failures_of(
         )
     out = _named_by_statement(out, events)
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
-    kept = _without_records(_without_cut_heads(_without_stated(warmup_batches(_placed_by_burst(out), ready))))
+    kept = _without_records(_without_cut_heads(_without_stated(_without_named(warmup_batches(_placed_by_burst(out), ready)))))
     return _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
 
 
@@ -929,6 +930,15 @@ def _without_stated(found: list[Failure]) -> list[Failure]:
     if len(stated) == len(found):
         return stated[:1]
     return [f for f in found if f.event.kind != kinds.STATED_FAILURE]
+
+
+def _without_named(found: list[Failure]) -> list[Failure]:
+    """An exception a sentence names after its own words gives way to any other failure of the input (a log line, a
+    quoted one, a stated one): the sentence only retells it."""
+    named = [f for f in found if f.event.data.get(NAMED_IN_SENTENCE)]
+    if len(named) == len(found):
+        return found
+    return [f for f in found if not f.event.data.get(NAMED_IN_SENTENCE)]
 
 
 def _without_records(found: list[Failure]) -> list[Failure]:
