@@ -208,6 +208,14 @@ _NAMED = re.compile(
     r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\))?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
+# a change of a package's version the writer made: "After downgrade flashinfer from 0.2.4 to 0.2.3, I got:", "I upgraded
+# torch to 2.8.0 and ...": the version after "to" is the one that runs (an order, "upgrade torch to 2.8.0", or advice,
+# "try upgrading", is no change made: those words are not read, and _ADVICE skips the sentence)
+_CHANGED = re.compile(
+    rf"(?i:\b(?:(?:up|down)grad|switch|revert|roll)ed(?:\s+back)?|\bafter\s+(?:up|down)grad(?:e|ing))\s+(?:the\s+)?"
+    rf"(?i:({_NAMED_NAME}))(?:\s+(?i:version|package))?(?:\s+(?i:from)\s+`?v?\d+\.\d+[\w.+-]*`?)?\s+(?i:to)\s+`?v?"
+    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
+)
 _REQUIREMENT = re.compile(
     r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried)"
     r"[^.;,]{0,24}$"
@@ -242,6 +250,9 @@ def named_versions(text: str) -> dict[str, str]:
         text = text[: failure.start()]
     text = text.translate(_UNICODE_HYPHENS)
     found: dict[str, set[str]] = {}
+    for m in _CHANGED.finditer(text):
+        if not _ADVICE.search(text):
+            found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
     for m in _NAMED.finditer(text):
         if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(text[m.end() :]):
             continue
@@ -334,10 +345,12 @@ def _labelled(text: str) -> tuple[str, str] | None:
 
 def _label_key(label: str) -> str | None:
     """check_env's key for a label: as written, its first part of several ("FlashInfer Python/cubin"), without a
-    qualifier ("Transformers in the SGLang environment") or "版本" ("version"), or a pip name in words ("SGLang kernel")."""
+    qualifier ("Transformers in the SGLang environment") or "版本" / "version", or a pip name in words ("SGLang kernel")."""
     label = label.strip().lower()
     for candidate in (label, label.split("/")[0].strip(), _QUALIFIER.sub("", label)):
         candidate = candidate.removesuffix("版本").strip()
+        if candidate != "cuda runtime version":  # torch's collect_env.py line: the nvcc on PATH, no runtime's label
+            candidate = candidate.removesuffix(" version")  # "DeepEP version": DeepEP's
         if candidate in _LABELS:
             return _LABELS[candidate]
         dashed = re.sub(r"\s+", "-", candidate)

@@ -1,0 +1,63 @@
+"""Versions stated in forms the prefilter never passed to the reader (an environment block's label in another casing:
+"- Python: 3.11.6", "NCCL: 2.27.3", "Mooncake: 0.3.6") and a version change the writer made ("After downgrade
+flashinfer from 0.2.4 to 0.2.3, I got:"): the version that runs is the one after "to"."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import analyze_text
+
+
+def _versions(text: str) -> dict:
+    report = analyze_text(text)
+    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
+
+
+def test_an_issue_forms_environment_list_in_the_casings_people_write():
+    # sglang-24049's shape: a Markdown list of the environment, the labels capitalised, a commit for SGLang (no version)
+    text = (
+        "### 环境信息\n"
+        "\n"
+        "- Device: Ascend Atlas 800I A2 (single card)\n"
+        "- SGLang version: 7603b226c\n"
+        "- Python: 3.11.6\n"
+        "- OS: Linux 5.15\n"
+    )
+    assert _versions(text) == {"python": "3.11.6"}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        ("NCCL: 2.27.3", {"nccl": "2.27.3"}),
+        ("- Mooncake: 0.3.6", {"mooncake": "0.3.6"}),
+        ("* Triton: 3.4.0", {"triton": "3.4.0"}),
+        ("**DeepEP version**: 1.2.1", {"deep_ep": "1.2.1"}),
+        ("PYTHON: 3.12.3", {"python": "3.12.3"}),
+        ("- Sglang: 0.5.3", {"sglang": "0.5.3"}),
+        ("- Nixl: 0.6.0", {"nixl": "0.6.0"}),
+        # no version after the label: nothing stated
+        ("- Python: see above", {}),
+        ("- NCCL: bundled with torch", {}),
+    ],
+)
+def test_each_label_casing(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # sglang-5022's first line
+        ("After downgrade flashinfer from 0.2.4 to 0.2.3, I got:", {"flashinfer": "0.2.3"}),
+        ("I downgraded flashinfer-python from 0.3.1 to 0.2.14.post1.", {"flashinfer": "0.2.14.post1"}),
+        ("I upgraded torch to 2.8.0 and rebuilt sgl-kernel.", {"torch": "2.8.0"}),
+        # an order or advice is no change made
+        ("Please upgrade flashinfer to 0.2.5", {}),
+        ("Try upgrading torch to 2.8.0", {}),
+        ("upgrade torch to 2.8.0", {}),
+    ],
+)
+def test_a_version_change_the_writer_made(line, versions):
+    assert _versions(line + "\n") == versions
