@@ -61,3 +61,23 @@ def test_each_label_casing(line, versions):
 )
 def test_a_version_change_the_writer_made(line, versions):
     assert _versions(line + "\n") == versions
+
+
+def test_conda_list_rows_and_collect_envs_conda_rows():
+    # specforge-360's shape: `conda list` columns (name, version, build, channel); torch's collect_env.py prints the
+    # same rows after "[conda] "
+    text = (
+        "# Name                    Version                   Build  Channel\n"
+        "nvidia-nccl-cu12          2.26.2                   pypi_0    pypi\n"
+        "numpy                     1.26.4                   pypi_0    pypi\n"
+        "pytorch                   2.5.1           py3.12_cuda12.4_cudnn9.1.0_0    pytorch\n"
+        "sglang                    0.5.5                    pypi_0    pypi\n"
+    )
+    assert _versions(text) == {"nccl": "2.26.2", "torch": "2.5.1", "sglang": "0.5.5"}
+    collect_env = (
+        "Versions of relevant libraries:\n"
+        "[pip3] numpy==1.26.4\n"
+        "[conda] nvidia-nccl-cu12          2.26.2                   pypi_0    pypi\n"
+        "[conda] triton                    3.3.0                    pypi_0    pypi\n"
+    )
+    assert _versions(collect_env) == {"nccl": "2.26.2", "triton": "3.3.0"}

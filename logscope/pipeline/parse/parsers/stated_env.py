@@ -78,6 +78,9 @@ _LABELS = {
 # (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
 _TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
 _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
+# a `conda list` row: name, version, build string, channel ("nvidia-nccl-cu12   2.26.2   pypi_0   pypi", "pytorch  2.5.1
+# py3.12_cuda12.4_cudnn9.1.0_0  pytorch"); torch's collect_env.py prints the same rows after "[conda] "
+_CONDA_ROW = re.compile(r"^\s*(?:\[conda\]\s+)?([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s+(?:[\w.]*_)?\d+\s+[a-z][\w./:-]*\s*$")
 # "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "- **CUDA Version:** 12.1", "SGLang: v0.5.4 (pip)", a bold
 # label and an em dash for the colon ("- **Transformers** — `5.14.1`", "- **CUDA** — 13.0"), "-
 # **SGLang**: 0.5.6.post2, installed from `refs/pull/20547/head`", "- SGLang: `0.5.17.dev30+g3003d70f6` from pinned
@@ -328,7 +331,7 @@ def mounted_over(text: str) -> bool:
 def _labelled(text: str) -> tuple[str, str] | None:
     """(check_env's key, version) of a labelled version: "- SGLang: 0.5.4", "| PyTorch | 2.3.1+cu121 |",
     "torch    2.5.1", "NCCL: nvidia-nccl-cu13 2.30.4" (the distribution named is the label's, or nothing is read)."""
-    for rx in (_LABELLED, _TABLE_ROW, _LISTED):
+    for rx in (_LABELLED, _TABLE_ROW, _LISTED, _CONDA_ROW):
         m = rx.match(text)
         key = _label_key(m.group(1)) if m else None
         if m is None or key is None:
