@@ -81,3 +81,40 @@ def test_conda_list_rows_and_collect_envs_conda_rows():
         "[conda] triton                    3.3.0                    pypi_0    pypi\n"
     )
     assert _versions(collect_env) == {"nccl": "2.26.2", "triton": "3.3.0"}
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # a Dockerfile's RUN line: the image is built with each pinned package
+        (
+            "RUN pip install sgl-kernel==0.3.9.post2 flashinfer-python==0.3.1\n",
+            {"sgl_kernel": "0.3.9.post2", "flashinfer": "0.3.1"},
+        ),
+        (
+            'RUN pip install --upgrade pip && pip install "torch==2.8.0" "sglang[all]==0.5.2"\n',
+            {"sglang": "0.5.2", "torch": "2.8.0"},
+        ),
+        # the same RUN continued over lines ending in a backslash
+        (
+            "RUN pip install \\\n    sgl-kernel==0.3.9.post2 \\\n    flashinfer-python==0.3.1\n",
+            {"sgl_kernel": "0.3.9.post2", "flashinfer": "0.3.1"},
+        ),
+        # an install in prose is advice: nothing installed is stated
+        ("Please run pip install torch==2.8.0\n", {}),
+        # `uv pip list` rows, the name padded
+        (
+            "sglang                                   0.5.3\nnixl                                     0.6.0\n",
+            {"sglang": "0.5.3", "nixl": "0.6.0"},
+        ),
+        # each package named, then "version", in one line
+        (
+            "sglang version: 0.5.4.post2, sgl-kernel version: 0.3.16.post4, flashinfer version 0.4.1\n",
+            {"sglang": "0.5.4.post2", "sgl_kernel": "0.3.16.post4", "flashinfer": "0.4.1"},
+        ),
+        # an unowned version beside SGLang's: neither is stated
+        ("it worked in v0.5.3, sglang version 0.5.4 fails\n", {}),
+    ],
+)
+def test_installs_lists_and_named_versions(text, versions):
+    assert _versions(text) == versions

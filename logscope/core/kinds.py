@@ -280,6 +280,7 @@ _STATED_HEADS = (
     "nixl==",
     "nixl:",
     "nixl 0.",
+    "nixl  ",  # a pip list row, the name padded
     "triton==",
     "triton:",
     "triton 2.",

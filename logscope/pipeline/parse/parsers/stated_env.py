@@ -35,7 +35,12 @@ PACKAGES = {
     "transformers": "transformers",
 }
 _PACKAGE = "|".join(re.escape(name) for name in sorted(PACKAGES, key=len, reverse=True))
-_PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}`?\s*$")
+_PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}`?\s*(?:\\\s*)?$")  # "\\": a continued RUN
+# a Dockerfile's RUN line that installs pinned packages ("RUN pip install sgl-kernel==0.3.9.post2 flashinfer-python==0.3.1",
+# "RUN uv pip install --system torch==2.8.0"): the image is built with those versions (a pip install in prose or in an
+# answer is advice, not read; SGLang's own pin is read in any install line, _INSTALL)
+_RUN_INSTALL = re.compile(r"^\s*RUN\s+(?:.*?&&\s*)?(?:uv\s+)?pip3?\s+install\b")
+_INSTALLED_PIN = re.compile(rf"(?<![\w.-])({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}")
 
 # NCCL's Debian packages pinned for apt ("libnccl2=2.7.3-1+cuda10.1 libnccl-dev=2.7.3-1+cuda10.1"): NVIDIA/nccl
 # pkg/debian control.in names them libnccl${nccl:Major} and libnccl-dev, changelog.in versions them
@@ -161,8 +166,9 @@ _TIED = re.compile(
     r"(?:(?i:sglang)[._-])?" + _RELEASE
 )
 _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
-# a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2")
-_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s*(?:==|[:=(])\s*|\s+)v?$")
+# a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2",
+# "sgl-kernel version: 0.3.16.post4": the name, then "version")
+_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version))?(?:\s*(?:==|[:=(])\s*|\s+)v?$")
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
@@ -274,6 +280,10 @@ def parse_line(text: str) -> Parsed | None:
     m = _PIN.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}, "stated_by": PIN})
+    if _RUN_INSTALL.match(text):
+        pins = {PACKAGES[p.group(1)]: p.group(2) for p in _INSTALLED_PIN.finditer(text)}
+        if pins:
+            return Parsed(kinds.STATED_ENV, {"values": pins, "stated_by": PIP_INSTALL})
     m = _APT_NCCL.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"nccl": m.group(1)}, "stated_by": PIN})
