@@ -118,3 +118,17 @@ def test_conda_list_rows_and_collect_envs_conda_rows():
 )
 def test_installs_lists_and_named_versions(text, versions):
     assert _versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # the official image's tag without its namespace, in an issue title (the shape of sgl-project/sglang#8911's)
+        ("[Bug] Docker container start error sglang:v0.4.10.post2-cu128-gb200 on B200+ARM", {"sglang": "0.4.10.post2"}),
+        ("I run the image sglang:v0.5.3-cu129 on 8 H200", {"sglang": "0.5.3"}),
+        # a nightly tag names no release
+        ("docker pull lmsysorg/sglang:nightly-dev-cu13-20251122-f84e825d", {}),
+    ],
+)
+def test_an_image_tag_without_its_namespace(line, versions):
+    assert _versions(line + "\n") == versions

@@ -212,6 +212,7 @@ _STATED_HEADS = (
     "GPUs:",
     "GPU:",
     "lmsysorg/sglang:v",
+    "sglang:v",  # the same tag without its namespace ("sglang:v0.4.10.post2-cu128-gb200")
     "docker pull ",
     "Image:",
     "image:",

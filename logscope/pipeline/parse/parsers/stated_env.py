@@ -124,7 +124,9 @@ MAX_GPUS = 1024
 
 
 # the official image's release tags (lmsysorg/sglang:v0.5.12-cu130, v0.4.2.post2-rocm630), not latest / nightly / dev
-IMAGE_TAG = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+# (the namespace may be left out, as a local tag or a title names it: "error sglang:v0.4.10.post2-cu128-gb200 on B200",
+# never another publisher's "myorg/sglang:v0.5.3")
+IMAGE_TAG = re.compile(r"(?:lmsysorg/|(?<![\w./-]))sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 # an image of another publisher that bundles SGLang names the release in its tag, after "sglang": GPUStack's runners
 # ("quay.io/gpustack/runner:cann8.3-910b-sglang0.5.7"), AMD's ROCm images ("rocm/sgl-dev:sglang-0.5.6.post1-rocm700-mi35x",
 # and Docker Hub's page of such a tag, ".../layers/rocm/sgl-dev/sglang-0.5.6.post1-rocm700-mi35x-mori-0113/images/...");
