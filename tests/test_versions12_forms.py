@@ -132,3 +132,32 @@ def test_installs_lists_and_named_versions(text, versions):
 )
 def test_an_image_tag_without_its_namespace(line, versions):
     assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # several values asked in one print: one word each, in the order asked
+        (
+            '$ python -c "import torch; print(torch.__version__, torch.version.cuda)"\n2.8.0+cu128 12.8\n',
+            {"torch": "2.8.0+cu128", "cuda": "12.8"},
+        ),
+        # torch.cuda.nccl.version() prints a tuple (torch/cuda/nccl.py)
+        (">>> torch.cuda.nccl.version()\n(2, 27, 3)\n", {"nccl": "2.27.3"}),
+        ('$ python -c "import torch; print(torch.cuda.nccl.version())"\n(2, 21, 5)\n', {"nccl": "2.21.5"}),
+        # a printed line that does not give one value per ask states none of them
+        (
+            '$ python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())"\n'
+            "2.8.0+cu128 12.8 (2, 27, 3)\n",
+            {},
+        ),
+        # a Markdown table of the environment, each label in its own casing
+        (
+            "| Component | Version |\n|---|---|\n| SGLang | 0.5.3 |\n| NCCL | 2.27.3 |\n"
+            "| Mooncake | 0.3.6 |\n| DeepEP | 1.2.1 |\n",
+            {"sglang": "0.5.3", "nccl": "2.27.3", "mooncake": "0.3.6", "deep_ep": "1.2.1"},
+        ),
+    ],
+)
+def test_printed_versions_and_table_rows(text, versions):
+    assert _versions(text) == versions

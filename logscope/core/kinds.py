@@ -376,7 +376,11 @@ _LABEL_HEADS = tuple(
         if head != "cuda:"
     )
 )
-STATED_ENV_LITERALS = _bulleted(tuple(dict.fromkeys(_STATED_HEADS + _LABEL_HEADS)))
+# the same labels as a Markdown table's first cell ("| NCCL | 2.27.3 |", "| FlashInfer | 0.4.0 |")
+_TABLE_HEADS = tuple(
+    dict.fromkeys(f"| {spelled}" for word, brand in _LABEL_WORDS for spelled in (word, word.capitalize(), word.upper(), brand))
+)
+STATED_ENV_LITERALS = _bulleted(tuple(dict.fromkeys(_STATED_HEADS + _LABEL_HEADS))) + _TABLE_HEADS
 # An issue or a bug is no event with a time ("This bug was introduced by PR 1234"), but meeting it is one ("We
 # occasionally encounter this issue during stress testing.")
 _MET = (

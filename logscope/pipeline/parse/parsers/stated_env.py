@@ -557,15 +557,21 @@ _MODULE_PACKAGE = {
     "triton.__version__": "triton",
     "deep_ep.__version__": "deep_ep",
     "torch.version.cuda": "cuda",
+    # torch/cuda/nccl.py version() (torch 2.x): the tuple (major, minor, patch), a suffix string fourth where NCCL has one
+    "torch.cuda.nccl.version()": "nccl",
 }
 _ASKS = re.compile(r"\b(" + "|".join(re.escape(asked) for asked in _MODULE_PACKAGE) + r")(?![\w.])")
 _PRINTED = re.compile(rf"^\s*(?:Out\[\d+\]:\s*)?['\"]?{_VERSION}['\"]?\s*$")
+_NCCL_TUPLE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?\((\d+), (\d+), (\d+)(?:, '[^']*')?\)\s*$")
+# several asked in one print ("print(torch.__version__, torch.version.cuda)" → "2.8.0+cu128 12.8"): print's separator is
+# one space, so the printed line has one word per value asked, in the order asked
+_PRINTED_WORD = re.compile(r"['\"]?" + _VERSION + r"['\"]?")
 
 
 class VersionPrintReader(_VersionLineReader):
     """A line that asks a module's __version__ and, on the next line with text, the version it printed."""
 
-    literals = ("__version__", "torch.version.cuda")
+    literals = ("__version__", "torch.version.cuda", "nccl.version()")
     joiner = " → "
     stated_by = PRINTED
 
@@ -576,9 +582,30 @@ class VersionPrintReader(_VersionLineReader):
         m = _ASKS.search(text)
         return _MODULE_PACKAGE[m.group(1)] if m else None
 
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.asked = [_MODULE_PACKAGE[m.group(1)] for m in _ASKS.finditer(text)]
+        self.values: dict[str, str] = {}
+        return super().open(lineno, text)
+
     def version_in(self, text: str) -> str | None:
+        words = text.split()
+        if len(self.asked) > 1 and len(words) > 1:  # one word per value asked, or nothing is read (one word: the first's)
+            printed = [_PRINTED_WORD.fullmatch(word) for word in words]
+            if len(words) != len(self.asked) or not all(printed):
+                return None
+            self.values = {package: m.group(1) for package, m in zip(self.asked, printed, strict=True) if m}
+            return self.values.get(self.package)
+        if self.package == "nccl":
+            m = _NCCL_TUPLE.match(text)
+            return ".".join(m.groups()) if m else None
         m = _PRINTED.match(text)
         return m.group(1) if m else None
+
+    def close(self) -> list[Event]:
+        events = super().close()
+        if events and len(self.values) > 1:
+            events[0].data["values"] = dict(self.values)
+        return events
 
 
 # a section that names a package, then its version on the next line with text: a GitHub issue form's field, rendered
