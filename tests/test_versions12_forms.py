@@ -161,3 +161,17 @@ def test_an_image_tag_without_its_namespace(line, versions):
 )
 def test_printed_versions_and_table_rows(text, versions):
     assert _versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # specforge-274's sentence: a proposed change, no version in use
+        ("Change sglang version to 0.5.3 will solve this problem.", {}),
+        ("Downgrade torch to 2.7.1, that may fix it.", {}),
+        # a change the writer made still states the version
+        ("I switched to sglang 0.5.3 and it still crashes", {"sglang": "0.5.3"}),
+    ],
+)
+def test_a_proposed_change_is_no_version_in_use(line, versions):
+    assert _versions(line + "\n") == versions

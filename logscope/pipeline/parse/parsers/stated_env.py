@@ -175,9 +175,11 @@ _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "i
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
 # ("Use the latest sglang release (0.5.4.post2) which should already include this pr", "fixed in sglang 0.5.6")
+# (and a proposed change: "Change sglang version to 0.5.3 will solve this problem.")
 _ADVICE = re.compile(
     r"(?i)\bshould (?:already )?(?:include|contain|have|fix)|\bfixed (?:in|by|since)\b"
-    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install)\b"
+    r"|\b(?:will|would|could|may|might) (?:solve|fix|resolve)\b"
+    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install|change|switch|downgrade|pin)\b"
 )
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
