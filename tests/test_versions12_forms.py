@@ -175,3 +175,21 @@ def test_printed_versions_and_table_rows(text, versions):
 )
 def test_a_proposed_change_is_no_version_in_use(line, versions):
     assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # `dpkg -l | grep nccl`: installed ("ii") rows; a removed package's left configuration ("rc") is no install
+        ("ii  libnccl2   2.21.5-1+cuda12.4   amd64   NVIDIA Collective Communication Library (NCCL) Runtime", {"nccl": "2.21.5"}),
+        (
+            "ii  libnccl-dev  2.27.3-1+cuda12.9  amd64  NVIDIA Collective Communication Library (NCCL) Development Files",
+            {"nccl": "2.27.3"},
+        ),
+        ("rc  libnccl2   2.21.5-1+cuda12.4   amd64   NVIDIA Collective Communication Library (NCCL) Runtime", {}),
+        # `apt list --installed`
+        ("libnccl2/unknown,now 2.21.5-1+cuda12.4 amd64 [installed]", {"nccl": "2.21.5"}),
+    ],
+)
+def test_nccls_debian_package_as_installed(line, versions):
+    assert _versions(line + "\n") == versions

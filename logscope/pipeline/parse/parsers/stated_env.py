@@ -46,6 +46,12 @@ _INSTALLED_PIN = re.compile(rf"(?<![\w.-])({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSIO
 # pkg/debian control.in names them libnccl${nccl:Major} and libnccl-dev, changelog.in versions them
 # ${nccl:Major}.${nccl:Minor}.${nccl:Patch}${nccl:Suffix}-${pkg:Revision}+cuda${cuda:Major}.${cuda:Minor}
 _APT_NCCL = re.compile(r"(?<![\w.-])libnccl(?:\d+|-dev)=(\d+\.\d+\.\d+)[a-z0-9]*-\d+\+cuda\d+\.\d+(?![\w.])")
+# the same packages as installed: a `dpkg -l` row ("ii  libnccl2  2.21.5-1+cuda12.4  amd64  NVIDIA Collective ...": the
+# desired/status letters "ii" or "hi" are installed, "rc" only left its configuration and is not read) and an `apt list
+# --installed` row ("libnccl2/unknown,now 2.21.5-1+cuda12.4 amd64 [installed]")
+_INSTALLED_NCCL = re.compile(
+    r"^\s*(?:[hi]i\s+)?libnccl(?:\d+|-dev)(?::\w+)?(?:/\S+)?\s+(\d+\.\d+\.\d+)[a-z0-9]*-\d+\+cuda\d+\.\d+(?:\s|$)"
+)
 
 # the issue template's labels (and their usual spellings) → check_env's key for the value
 _LABELS = {
@@ -288,7 +294,7 @@ def parse_line(text: str) -> Parsed | None:
         pins = {PACKAGES[p.group(1)]: p.group(2) for p in _INSTALLED_PIN.finditer(text)}
         if pins:
             return Parsed(kinds.STATED_ENV, {"values": pins, "stated_by": PIP_INSTALL})
-    m = _APT_NCCL.search(text)
+    m = _APT_NCCL.search(text) or _INSTALLED_NCCL.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"nccl": m.group(1)}, "stated_by": PIN})
     label = _labelled(text)
@@ -455,6 +461,7 @@ def fits(text: str) -> bool:
     return bool(
         _PIN.match(text)
         or _APT_NCCL.search(text)
+        or _INSTALLED_NCCL.match(text)
         or _labelled(text) is not None
         or _GPUS.match(text)
         or _CARD_MEMORY.match(text)
