@@ -193,3 +193,27 @@ def test_a_proposed_change_is_no_version_in_use(line, versions):
 )
 def test_nccls_debian_package_as_installed(line, versions):
     assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # /proc/driver/nvidia/version, the proprietary and the open kernel module
+        (
+            "$ cat /proc/driver/nvidia/version\n"
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Feb 28 01:13:34 UTC 2025\n"
+            "GCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n",
+            {"driver": "570.133.20"},
+        ),
+        ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build\n", {"driver": "580.95.05"}),
+        # the kernel log's load line
+        (
+            "[Fri Jun  5 01:02:42 2026] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Feb 28 2025\n",
+            {"driver": "570.133.20"},
+        ),
+        # a mismatch names two versions: neither is the one in use
+        ("NVRM: API mismatch: the client has the version 570.133.20, but this kernel module has the version 570.86.15.\n", {}),
+    ],
+)
+def test_the_kernel_modules_version_string(text, versions):
+    assert _versions(text) == versions

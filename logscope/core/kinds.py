@@ -186,6 +186,7 @@ _STATED_HEADS = (
     "flashinfer_python==",
     "nvidia-nccl-cu1",
     "libnccl",  # NCCL's Debian packages pinned for apt: "libnccl2=2.7.3-1+cuda10.1"
+    "NVIDIA UNIX ",  # the kernel module's version string (/proc/driver/nvidia/version, the kernel log)
     "Successfully installed ",  # pip's summary of an install (parsers/build_versions.py pip_installed)
     "deep_ep==",
     "deep-ep==",

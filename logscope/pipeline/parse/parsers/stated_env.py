@@ -53,6 +53,11 @@ _INSTALLED_NCCL = re.compile(
     r"^\s*(?:[hi]i\s+)?libnccl(?:\d+|-dev)(?::\w+)?(?:/\S+)?\s+(\d+\.\d+\.\d+)[a-z0-9]*-\d+\+cuda\d+\.\d+(?:\s|$)"
 )
 
+# the kernel module's version string, as /proc/driver/nvidia/version and the kernel log's load line print it: "NVRM version:
+# NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Feb 28 ...", "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64
+# 580.95.05  Release Build ...", "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.20 ...": the driver release
+_KERNEL_MODULE = re.compile(r"\bNVIDIA UNIX (?:Open Kernel Module for \w+|\w+ Kernel Module)\s+(\d{3}\.\d+(?:\.\d+)?)(?![\w.])")
+
 # the issue template's labels (and their usual spellings) → check_env's key for the value
 _LABELS = {
     "sglang": "sglang",
@@ -297,6 +302,9 @@ def parse_line(text: str) -> Parsed | None:
     m = _APT_NCCL.search(text) or _INSTALLED_NCCL.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"nccl": m.group(1)}, "stated_by": PIN})
+    m = _KERNEL_MODULE.search(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"driver": m.group(1)}, "stated_by": BUILD})
     label = _labelled(text)
     if label is not None:
         return Parsed(kinds.STATED_ENV, {"values": {label[0]: label[1]}, "stated_by": FIELD})
@@ -462,6 +470,7 @@ def fits(text: str) -> bool:
         _PIN.match(text)
         or _APT_NCCL.search(text)
         or _INSTALLED_NCCL.match(text)
+        or _KERNEL_MODULE.search(text)
         or _labelled(text) is not None
         or _GPUS.match(text)
         or _CARD_MEMORY.match(text)
