@@ -217,3 +217,16 @@ def test_nccls_debian_package_as_installed(line, versions):
 )
 def test_the_kernel_modules_version_string(text, versions):
     assert _versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # several labels in one line in Chinese (版本 "version", 驱动 "driver", a full-width colon and comma)
+        ("sglang版本：0.5.3，torch版本：2.8.0", {"sglang": "0.5.3", "torch": "2.8.0"}),
+        ("驱动版本：570.124.06，CUDA版本：12.9", {"driver": "570.124.06", "cuda": "12.9"}),
+        ("torch版本 2.8.0", {"torch": "2.8.0"}),
+    ],
+)
+def test_versions_in_a_chinese_sentence(line, versions):
+    assert _versions(line + "\n") == versions

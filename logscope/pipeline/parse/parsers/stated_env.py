@@ -175,13 +175,13 @@ WEAK = frozenset({BARE_TAG, SENTENCE, UNOWNED})  # forms that any other statemen
 # (ASCII word edges: a sentence in Chinese runs the name and the version into the words around them)
 _RELEASE = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\d+(?:\+[\w.]+)?)?)(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
 _TIED = re.compile(
-    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==)|\s+(?:version|release|is|was|to|at|of|v))*\s*"
+    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==|版本)|\s+(?:version|release|is|was|to|at|of|v))*\s*"
     r"(?:(?i:sglang)[._-])?" + _RELEASE
 )
 _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
 # a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2",
 # "sgl-kernel version: 0.3.16.post4": the name, then "version")
-_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version))?(?:\s*(?:==|[:=(])\s*|\s+)v?$")
+_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+)v?$")
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
@@ -204,6 +204,7 @@ _NAMED_PACKAGES = {
     "cuda": "cuda",
     "nvidia driver": "driver",
     "driver": "driver",
+    "驱动": "driver",  # "driver" in a sentence in Chinese ("驱动版本：570.124.06，CUDA版本：12.9": 版本 is "version")
     "nccl": "nccl",
     "python": "Python",
     "flashinfer-python": "flashinfer-python",
@@ -229,7 +230,7 @@ _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, re
 # never a requirement or a fix (">=", "requires torch 2.6", "CUDA 12.8 or later", "pip install torch==2.7.0")
 _NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
-    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\))?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
+    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
 # a change of a package's version the writer made: "After downgrade flashinfer from 0.2.4 to 0.2.3, I got:", "I upgraded
