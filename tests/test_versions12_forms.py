@@ -230,3 +230,16 @@ def test_the_kernel_modules_version_string(text, versions):
 )
 def test_versions_in_a_chinese_sentence(line, versions):
     assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        ("with PyTorch v2.8.0 and FlashInfer (0.4.1)", {"torch": "2.8.0", "flashinfer": "0.4.1"}),
+        ("CUDA (12.8) and driver 570.133.20", {"cuda": "12.8", "driver": "570.133.20"}),
+        # a requirement in parentheses is no version in use
+        ("requires flashinfer (0.4.1)", {}),
+    ],
+)
+def test_a_version_in_parentheses_after_the_name(line, versions):
+    assert _versions(line + "\n") == versions

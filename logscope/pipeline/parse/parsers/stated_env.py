@@ -233,6 +233,11 @@ _NAMED = re.compile(
     r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
+# the version in parentheses after the name ("with PyTorch v2.8.0 and FlashInfer (0.4.1)", "CUDA (12.8)")
+_PAREN_NAMED = re.compile(
+    rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))\s*\(\s*`?(?i:v)?"
+    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)`?\s*\)"
+)
 # a change of a package's version the writer made: "After downgrade flashinfer from 0.2.4 to 0.2.3, I got:", "I upgraded
 # torch to 2.8.0 and ...": the version after "to" is the one that runs (an order, "upgrade torch to 2.8.0", or advice,
 # "try upgrading", is no change made: those words are not read, and _ADVICE skips the sentence)
@@ -278,7 +283,7 @@ def named_versions(text: str) -> dict[str, str]:
     for m in _CHANGED.finditer(text):
         if not _ADVICE.search(text):
             found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
-    for m in _NAMED.finditer(text):
+    for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
         if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(text[m.end() :]):
             continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
