@@ -243,3 +243,21 @@ def test_versions_in_a_chinese_sentence(line, versions):
 )
 def test_a_version_in_parentheses_after_the_name(line, versions):
     assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # pip freeze's direct reference and a pip install of SGLang's repository at a release tag
+        ("sglang @ git+https://github.com/sgl-project/sglang.git@v0.5.3#subdirectory=python", {"sglang": "0.5.3"}),
+        (
+            'pip install "git+https://github.com/sgl-project/sglang.git@v0.5.3.post1#subdirectory=python"',
+            {"sglang": "0.5.3.post1"},
+        ),
+        # a branch or a commit is no release
+        ("sglang @ git+https://github.com/sgl-project/sglang.git@main#subdirectory=python", {}),
+        ("sglang @ git+https://github.com/sgl-project/sglang.git@3c2a1e5#subdirectory=python", {}),
+    ],
+)
+def test_sglangs_repository_installed_at_a_release_tag(line, versions):
+    assert _versions(line + "\n") == versions

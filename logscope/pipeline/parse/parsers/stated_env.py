@@ -165,6 +165,13 @@ _CLONE = re.compile(
     r"\bgit\s+clone\b[^\n|;&]{0,200}?(?:\s-b\s*|\s--branch[=\s]\s*)v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])"
     r"[^\n|;&]{0,300}?[/:]sgl-project/sglang(?:\.git)?/?(?:\s|$)"
 )
+# a pip install or pip freeze line of SGLang's repository at a release tag ("sglang @ git+https://github.com/sgl-project/
+# sglang.git@v0.5.3#subdirectory=python", pip's direct reference; "pip install git+https://github.com/sgl-project/sglang.git
+# @v0.5.3#subdirectory=python"): the tag installed (a branch or a commit names no release and is not read)
+_VCS_TAG = re.compile(
+    r"\bgit\+(?:https?|ssh)://(?:git@)?github\.com[/:]sgl-project/sglang(?:\.git)?@v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
+    r"(?![\w.])"
+)
 # `pip install "sglang[all]==0.5.9"`, `uv pip install sglang==0.5.9 ...`: the release installed
 _INSTALL = re.compile(r"\bpip3?\s+install\b.*?[\s\"']sglang(?:\[[\w,-]+\])?==v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 WEAK = frozenset({BARE_TAG, SENTENCE, UNOWNED})  # forms that any other statement of the version outranks
@@ -328,7 +335,7 @@ def parse_line(text: str) -> Parsed | None:
     m = _INSTALL.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": PIP_INSTALL})
-    m = _CLONE.search(text)
+    m = _CLONE.search(text) or _VCS_TAG.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BUILD})
     built = cmake_found(text) or installed_wheel(text, _WHEEL_KEYS) or pip_installed(text, _WHEEL_KEYS)
@@ -485,6 +492,7 @@ def fits(text: str) -> bool:
         or _BARE_TAG.search(text)
         or _INSTALL.search(text)
         or _CLONE.search(text)
+        or _VCS_TAG.search(text)
         or cmake_found(text) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
         or pip_installed(text, _WHEEL_KEYS) is not None
