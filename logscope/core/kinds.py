@@ -186,6 +186,7 @@ _STATED_HEADS = (
     "flashinfer_python==",
     "nvidia-nccl-cu1",
     "libnccl",  # NCCL's Debian packages pinned for apt: "libnccl2=2.7.3-1+cuda10.1"
+    "NVIDIA UNIX ",  # the kernel module's version string (/proc/driver/nvidia/version, the kernel log)
     "Successfully installed ",  # pip's summary of an install (parsers/build_versions.py pip_installed)
     "deep_ep==",
     "deep-ep==",
@@ -212,6 +213,7 @@ _STATED_HEADS = (
     "GPUs:",
     "GPU:",
     "lmsysorg/sglang:v",
+    "sglang:v",  # the same tag without its namespace ("sglang:v0.4.10.post2-cu128-gb200")
     "docker pull ",
     "Image:",
     "image:",
@@ -280,6 +282,7 @@ _STATED_HEADS = (
     "nixl==",
     "nixl:",
     "nixl 0.",
+    "nixl  ",  # a pip list row, the name padded
     "triton==",
     "triton:",
     "triton 2.",
@@ -335,7 +338,50 @@ def _bulleted(heads: tuple[str, ...]) -> tuple[str, ...]:
     return heads + marked + tuple(b + h for b in _BULLETS for h in heads + marked) + ("`:",)
 
 
-STATED_ENV_LITERALS = _bulleted(_STATED_HEADS)
+# the labels of a hand-written environment block in the casings people write them ("- Python: 3.11.6", "NCCL: 2.27.3",
+# "Mooncake: 0.3.6", "TRITON: 3.4.0", "DeepEP version: 1.2.1"): stated_env.py's _LABELS reads each label in any case,
+# so the prefilter passes each casing of it (a lowercase "cuda:" is left out: torch's device strings, "cuda:0", are in
+# every traceback, and the label is written "CUDA:" / "Cuda:")
+_LABEL_WORDS = (
+    ("sglang", "SGLang"),
+    ("sgl-kernel", "SGL-Kernel"),
+    ("sgl_kernel", "sgl_kernel"),
+    ("sglang-kernel", "SGLang-kernel"),
+    ("torch", "PyTorch"),
+    ("pytorch", "PyTorch"),
+    ("python", "Python"),
+    ("cuda", "CUDA"),
+    ("cuda runtime", "CUDA Runtime"),
+    ("driver", "Driver"),
+    ("host driver", "Host Driver"),
+    ("nvidia driver", "NVIDIA Driver"),
+    ("nccl", "NCCL"),
+    ("flashinfer", "FlashInfer"),
+    ("flashinfer-python", "FlashInfer-Python"),
+    ("flashinfer_python", "flashinfer_python"),
+    ("mooncake", "Mooncake"),
+    ("mooncake-transfer-engine", "Mooncake-Transfer-Engine"),
+    ("nixl", "NIXL"),
+    ("triton", "Triton"),
+    ("transformers", "Transformers"),
+    ("deepep", "DeepEP"),
+    ("deep_ep", "DeepEP"),
+    ("deep-ep", "DeepEP"),
+)
+_LABEL_HEADS = tuple(
+    dict.fromkeys(
+        head
+        for word, brand in _LABEL_WORDS
+        for spelled in (word, word.capitalize(), word.title(), word.upper(), brand)
+        for head in (f"{spelled}:", f"{spelled} version:", f"{spelled} Version:", f"{spelled.upper()} VERSION:")
+        if head != "cuda:"
+    )
+)
+# the same labels as a Markdown table's first cell ("| NCCL | 2.27.3 |", "| FlashInfer | 0.4.0 |")
+_TABLE_HEADS = tuple(
+    dict.fromkeys(f"| {spelled}" for word, brand in _LABEL_WORDS for spelled in (word, word.capitalize(), word.upper(), brand))
+)
+STATED_ENV_LITERALS = _bulleted(tuple(dict.fromkeys(_STATED_HEADS + _LABEL_HEADS))) + _TABLE_HEADS
 # An issue or a bug is no event with a time ("This bug was introduced by PR 1234"), but meeting it is one ("We
 # occasionally encounter this issue during stress testing.")
 _MET = (

@@ -35,12 +35,28 @@ PACKAGES = {
     "transformers": "transformers",
 }
 _PACKAGE = "|".join(re.escape(name) for name in sorted(PACKAGES, key=len, reverse=True))
-_PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}`?\s*$")
+_PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}`?\s*(?:\\\s*)?$")  # "\\": a continued RUN
+# a Dockerfile's RUN line that installs pinned packages ("RUN pip install sgl-kernel==0.3.9.post2 flashinfer-python==0.3.1",
+# "RUN uv pip install --system torch==2.8.0"): the image is built with those versions (a pip install in prose or in an
+# answer is advice, not read; SGLang's own pin is read in any install line, _INSTALL)
+_RUN_INSTALL = re.compile(r"^\s*RUN\s+(?:.*?&&\s*)?(?:uv\s+)?pip3?\s+install\b")
+_INSTALLED_PIN = re.compile(rf"(?<![\w.-])({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}")
 
 # NCCL's Debian packages pinned for apt ("libnccl2=2.7.3-1+cuda10.1 libnccl-dev=2.7.3-1+cuda10.1"): NVIDIA/nccl
 # pkg/debian control.in names them libnccl${nccl:Major} and libnccl-dev, changelog.in versions them
 # ${nccl:Major}.${nccl:Minor}.${nccl:Patch}${nccl:Suffix}-${pkg:Revision}+cuda${cuda:Major}.${cuda:Minor}
 _APT_NCCL = re.compile(r"(?<![\w.-])libnccl(?:\d+|-dev)=(\d+\.\d+\.\d+)[a-z0-9]*-\d+\+cuda\d+\.\d+(?![\w.])")
+# the same packages as installed: a `dpkg -l` row ("ii  libnccl2  2.21.5-1+cuda12.4  amd64  NVIDIA Collective ...": the
+# desired/status letters "ii" or "hi" are installed, "rc" only left its configuration and is not read) and an `apt list
+# --installed` row ("libnccl2/unknown,now 2.21.5-1+cuda12.4 amd64 [installed]")
+_INSTALLED_NCCL = re.compile(
+    r"^\s*(?:[hi]i\s+)?libnccl(?:\d+|-dev)(?::\w+)?(?:/\S+)?\s+(\d+\.\d+\.\d+)[a-z0-9]*-\d+\+cuda\d+\.\d+(?:\s|$)"
+)
+
+# the kernel module's version string, as /proc/driver/nvidia/version and the kernel log's load line print it: "NVRM version:
+# NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Feb 28 ...", "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64
+# 580.95.05  Release Build ...", "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.20 ...": the driver release
+_KERNEL_MODULE = re.compile(r"\bNVIDIA UNIX (?:Open Kernel Module for \w+|\w+ Kernel Module)\s+(\d{3}\.\d+(?:\.\d+)?)(?![\w.])")
 
 # the issue template's labels (and their usual spellings) → check_env's key for the value
 _LABELS = {
@@ -78,6 +94,9 @@ _LABELS = {
 # (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
 _TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
 _LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
+# a `conda list` row: name, version, build string, channel ("nvidia-nccl-cu12   2.26.2   pypi_0   pypi", "pytorch  2.5.1
+# py3.12_cuda12.4_cudnn9.1.0_0  pytorch"); torch's collect_env.py prints the same rows after "[conda] "
+_CONDA_ROW = re.compile(r"^\s*(?:\[conda\]\s+)?([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s+(?:[\w.]*_)?\d+\s+[a-z][\w./:-]*\s*$")
 # "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "- **CUDA Version:** 12.1", "SGLang: v0.5.4 (pip)", a bold
 # label and an em dash for the colon ("- **Transformers** — `5.14.1`", "- **CUDA** — 13.0"), "-
 # **SGLang**: 0.5.6.post2, installed from `refs/pull/20547/head`", "- SGLang: `0.5.17.dev30+g3003d70f6` from pinned
@@ -116,7 +135,9 @@ MAX_GPUS = 1024
 
 
 # the official image's release tags (lmsysorg/sglang:v0.5.12-cu130, v0.4.2.post2-rocm630), not latest / nightly / dev
-IMAGE_TAG = re.compile(r"lmsysorg/sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
+# (the namespace may be left out, as a local tag or a title names it: "error sglang:v0.4.10.post2-cu128-gb200 on B200",
+# never another publisher's "myorg/sglang:v0.5.3")
+IMAGE_TAG = re.compile(r"(?:lmsysorg/|(?<![\w./-]))sglang:v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 # an image of another publisher that bundles SGLang names the release in its tag, after "sglang": GPUStack's runners
 # ("quay.io/gpustack/runner:cann8.3-910b-sglang0.5.7"), AMD's ROCm images ("rocm/sgl-dev:sglang-0.5.6.post1-rocm700-mi35x",
 # and Docker Hub's page of such a tag, ".../layers/rocm/sgl-dev/sglang-0.5.6.post1-rocm700-mi35x-mori-0113/images/...");
@@ -144,6 +165,13 @@ _CLONE = re.compile(
     r"\bgit\s+clone\b[^\n|;&]{0,200}?(?:\s-b\s*|\s--branch[=\s]\s*)v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])"
     r"[^\n|;&]{0,300}?[/:]sgl-project/sglang(?:\.git)?/?(?:\s|$)"
 )
+# a pip install or pip freeze line of SGLang's repository at a release tag ("sglang @ git+https://github.com/sgl-project/
+# sglang.git@v0.5.3#subdirectory=python", pip's direct reference; "pip install git+https://github.com/sgl-project/sglang.git
+# @v0.5.3#subdirectory=python"): the tag installed (a branch or a commit names no release and is not read)
+_VCS_TAG = re.compile(
+    r"\bgit\+(?:https?|ssh)://(?:git@)?github\.com[/:]sgl-project/sglang(?:\.git)?@v(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)"
+    r"(?![\w.])"
+)
 # `pip install "sglang[all]==0.5.9"`, `uv pip install sglang==0.5.9 ...`: the release installed
 _INSTALL = re.compile(r"\bpip3?\s+install\b.*?[\s\"']sglang(?:\[[\w,-]+\])?==v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?![\w.])")
 WEAK = frozenset({BARE_TAG, SENTENCE, UNOWNED})  # forms that any other statement of the version outranks
@@ -154,19 +182,22 @@ WEAK = frozenset({BARE_TAG, SENTENCE, UNOWNED})  # forms that any other statemen
 # (ASCII word edges: a sentence in Chinese runs the name and the version into the words around them)
 _RELEASE = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\d+(?:\+[\w.]+)?)?)(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
 _TIED = re.compile(
-    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==)|\s+(?:version|release|is|was|to|at|of|v))*\s*"
+    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==|版本)|\s+(?:version|release|is|was|to|at|of|v))*\s*"
     r"(?:(?i:sglang)[._-])?" + _RELEASE
 )
 _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
-# a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2")
-_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s*(?:==|[:=(])\s*|\s+)v?$")
+# a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2",
+# "sgl-kernel version: 0.3.16.post4": the name, then "version")
+_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+)v?$")
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
 # ("Use the latest sglang release (0.5.4.post2) which should already include this pr", "fixed in sglang 0.5.6")
+# (and a proposed change: "Change sglang version to 0.5.3 will solve this problem.")
 _ADVICE = re.compile(
     r"(?i)\bshould (?:already )?(?:include|contain|have|fix)|\bfixed (?:in|by|since)\b"
-    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install)\b"
+    r"|\b(?:will|would|could|may|might) (?:solve|fix|resolve)\b"
+    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install|change|switch|downgrade|pin)\b"
 )
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
@@ -180,6 +211,7 @@ _NAMED_PACKAGES = {
     "cuda": "cuda",
     "nvidia driver": "driver",
     "driver": "driver",
+    "驱动": "driver",  # "driver" in a sentence in Chinese ("驱动版本：570.124.06，CUDA版本：12.9": 版本 is "version")
     "nccl": "nccl",
     "python": "Python",
     "flashinfer-python": "flashinfer-python",
@@ -205,7 +237,20 @@ _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, re
 # never a requirement or a fix (">=", "requires torch 2.6", "CUDA 12.8 or later", "pip install torch==2.7.0")
 _NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
-    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\))?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
+    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
+    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
+)
+# the version in parentheses after the name ("with PyTorch v2.8.0 and FlashInfer (0.4.1)", "CUDA (12.8)")
+_PAREN_NAMED = re.compile(
+    rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))\s*\(\s*`?(?i:v)?"
+    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)`?\s*\)"
+)
+# a change of a package's version the writer made: "After downgrade flashinfer from 0.2.4 to 0.2.3, I got:", "I upgraded
+# torch to 2.8.0 and ...": the version after "to" is the one that runs (an order, "upgrade torch to 2.8.0", or advice,
+# "try upgrading", is no change made: those words are not read, and _ADVICE skips the sentence)
+_CHANGED = re.compile(
+    rf"(?i:\b(?:(?:up|down)grad|switch|revert|roll)ed(?:\s+back)?|\bafter\s+(?:up|down)grad(?:e|ing))\s+(?:the\s+)?"
+    rf"(?i:({_NAMED_NAME}))(?:\s+(?i:version|package))?(?:\s+(?i:from)\s+`?v?\d+\.\d+[\w.+-]*`?)?\s+(?i:to)\s+`?v?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
 _REQUIREMENT = re.compile(
@@ -242,7 +287,10 @@ def named_versions(text: str) -> dict[str, str]:
         text = text[: failure.start()]
     text = text.translate(_UNICODE_HYPHENS)
     found: dict[str, set[str]] = {}
-    for m in _NAMED.finditer(text):
+    for m in _CHANGED.finditer(text):
+        if not _ADVICE.search(text):
+            found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
+    for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
         if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(text[m.end() :]):
             continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
@@ -260,9 +308,16 @@ def parse_line(text: str) -> Parsed | None:
     m = _PIN.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}, "stated_by": PIN})
-    m = _APT_NCCL.search(text)
+    if _RUN_INSTALL.match(text):
+        pins = {PACKAGES[p.group(1)]: p.group(2) for p in _INSTALLED_PIN.finditer(text)}
+        if pins:
+            return Parsed(kinds.STATED_ENV, {"values": pins, "stated_by": PIP_INSTALL})
+    m = _APT_NCCL.search(text) or _INSTALLED_NCCL.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"nccl": m.group(1)}, "stated_by": PIN})
+    m = _KERNEL_MODULE.search(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"driver": m.group(1)}, "stated_by": BUILD})
     label = _labelled(text)
     if label is not None:
         return Parsed(kinds.STATED_ENV, {"values": {label[0]: label[1]}, "stated_by": FIELD})
@@ -280,7 +335,7 @@ def parse_line(text: str) -> Parsed | None:
     m = _INSTALL.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": PIP_INSTALL})
-    m = _CLONE.search(text)
+    m = _CLONE.search(text) or _VCS_TAG.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BUILD})
     built = cmake_found(text) or installed_wheel(text, _WHEEL_KEYS) or pip_installed(text, _WHEEL_KEYS)
@@ -317,7 +372,7 @@ def mounted_over(text: str) -> bool:
 def _labelled(text: str) -> tuple[str, str] | None:
     """(check_env's key, version) of a labelled version: "- SGLang: 0.5.4", "| PyTorch | 2.3.1+cu121 |",
     "torch    2.5.1", "NCCL: nvidia-nccl-cu13 2.30.4" (the distribution named is the label's, or nothing is read)."""
-    for rx in (_LABELLED, _TABLE_ROW, _LISTED):
+    for rx in (_LABELLED, _TABLE_ROW, _LISTED, _CONDA_ROW):
         m = rx.match(text)
         key = _label_key(m.group(1)) if m else None
         if m is None or key is None:
@@ -334,10 +389,12 @@ def _labelled(text: str) -> tuple[str, str] | None:
 
 def _label_key(label: str) -> str | None:
     """check_env's key for a label: as written, its first part of several ("FlashInfer Python/cubin"), without a
-    qualifier ("Transformers in the SGLang environment") or "版本" ("version"), or a pip name in words ("SGLang kernel")."""
+    qualifier ("Transformers in the SGLang environment") or "版本" / "version", or a pip name in words ("SGLang kernel")."""
     label = label.strip().lower()
     for candidate in (label, label.split("/")[0].strip(), _QUALIFIER.sub("", label)):
         candidate = candidate.removesuffix("版本").strip()
+        if candidate != "cuda runtime version":  # torch's collect_env.py line: the nvcc on PATH, no runtime's label
+            candidate = candidate.removesuffix(" version")  # "DeepEP version": DeepEP's
         if candidate in _LABELS:
             return _LABELS[candidate]
         dashed = re.sub(r"\s+", "-", candidate)
@@ -425,6 +482,8 @@ def fits(text: str) -> bool:
     return bool(
         _PIN.match(text)
         or _APT_NCCL.search(text)
+        or _INSTALLED_NCCL.match(text)
+        or _KERNEL_MODULE.search(text)
         or _labelled(text) is not None
         or _GPUS.match(text)
         or _CARD_MEMORY.match(text)
@@ -433,6 +492,7 @@ def fits(text: str) -> bool:
         or _BARE_TAG.search(text)
         or _INSTALL.search(text)
         or _CLONE.search(text)
+        or _VCS_TAG.search(text)
         or cmake_found(text) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
         or pip_installed(text, _WHEEL_KEYS) is not None
@@ -529,15 +589,21 @@ _MODULE_PACKAGE = {
     "triton.__version__": "triton",
     "deep_ep.__version__": "deep_ep",
     "torch.version.cuda": "cuda",
+    # torch/cuda/nccl.py version() (torch 2.x): the tuple (major, minor, patch), a suffix string fourth where NCCL has one
+    "torch.cuda.nccl.version()": "nccl",
 }
 _ASKS = re.compile(r"\b(" + "|".join(re.escape(asked) for asked in _MODULE_PACKAGE) + r")(?![\w.])")
 _PRINTED = re.compile(rf"^\s*(?:Out\[\d+\]:\s*)?['\"]?{_VERSION}['\"]?\s*$")
+_NCCL_TUPLE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?\((\d+), (\d+), (\d+)(?:, '[^']*')?\)\s*$")
+# several asked in one print ("print(torch.__version__, torch.version.cuda)" → "2.8.0+cu128 12.8"): print's separator is
+# one space, so the printed line has one word per value asked, in the order asked
+_PRINTED_WORD = re.compile(r"['\"]?" + _VERSION + r"['\"]?")
 
 
 class VersionPrintReader(_VersionLineReader):
     """A line that asks a module's __version__ and, on the next line with text, the version it printed."""
 
-    literals = ("__version__", "torch.version.cuda")
+    literals = ("__version__", "torch.version.cuda", "nccl.version()")
     joiner = " → "
     stated_by = PRINTED
 
@@ -548,9 +614,30 @@ class VersionPrintReader(_VersionLineReader):
         m = _ASKS.search(text)
         return _MODULE_PACKAGE[m.group(1)] if m else None
 
+    def open(self, lineno: int, text: str) -> BlockReader:
+        self.asked = [_MODULE_PACKAGE[m.group(1)] for m in _ASKS.finditer(text)]
+        self.values: dict[str, str] = {}
+        return super().open(lineno, text)
+
     def version_in(self, text: str) -> str | None:
+        words = text.split()
+        if len(self.asked) > 1 and len(words) > 1:  # one word per value asked, or nothing is read (one word: the first's)
+            printed = [_PRINTED_WORD.fullmatch(word) for word in words]
+            if len(words) != len(self.asked) or not all(printed):
+                return None
+            self.values = {package: m.group(1) for package, m in zip(self.asked, printed, strict=True) if m}
+            return self.values.get(self.package)
+        if self.package == "nccl":
+            m = _NCCL_TUPLE.match(text)
+            return ".".join(m.groups()) if m else None
         m = _PRINTED.match(text)
         return m.group(1) if m else None
+
+    def close(self) -> list[Event]:
+        events = super().close()
+        if events and len(self.values) > 1:
+            events[0].data["values"] = dict(self.values)
+        return events
 
 
 # a section that names a package, then its version on the next line with text: a GitHub issue form's field, rendered

@@ -1,0 +1,263 @@
+"""Versions stated in forms the prefilter never passed to the reader (an environment block's label in another casing:
+"- Python: 3.11.6", "NCCL: 2.27.3", "Mooncake: 0.3.6") and a version change the writer made ("After downgrade
+flashinfer from 0.2.4 to 0.2.3, I got:"): the version that runs is the one after "to"."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import analyze_text
+
+
+def _versions(text: str) -> dict:
+    report = analyze_text(text)
+    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
+
+
+def test_an_issue_forms_environment_list_in_the_casings_people_write():
+    # sglang-24049's shape: a Markdown list of the environment, the labels capitalised, a commit for SGLang (no version)
+    text = (
+        "### 环境信息\n"
+        "\n"
+        "- Device: Ascend Atlas 800I A2 (single card)\n"
+        "- SGLang version: 7603b226c\n"
+        "- Python: 3.11.6\n"
+        "- OS: Linux 5.15\n"
+    )
+    assert _versions(text) == {"python": "3.11.6"}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        ("NCCL: 2.27.3", {"nccl": "2.27.3"}),
+        ("- Mooncake: 0.3.6", {"mooncake": "0.3.6"}),
+        ("* Triton: 3.4.0", {"triton": "3.4.0"}),
+        ("**DeepEP version**: 1.2.1", {"deep_ep": "1.2.1"}),
+        ("PYTHON: 3.12.3", {"python": "3.12.3"}),
+        ("- Sglang: 0.5.3", {"sglang": "0.5.3"}),
+        ("- Nixl: 0.6.0", {"nixl": "0.6.0"}),
+        # no version after the label: nothing stated
+        ("- Python: see above", {}),
+        ("- NCCL: bundled with torch", {}),
+    ],
+)
+def test_each_label_casing(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # sglang-5022's first line
+        ("After downgrade flashinfer from 0.2.4 to 0.2.3, I got:", {"flashinfer": "0.2.3"}),
+        ("I downgraded flashinfer-python from 0.3.1 to 0.2.14.post1.", {"flashinfer": "0.2.14.post1"}),
+        ("I upgraded torch to 2.8.0 and rebuilt sgl-kernel.", {"torch": "2.8.0"}),
+        # an order or advice is no change made
+        ("Please upgrade flashinfer to 0.2.5", {}),
+        ("Try upgrading torch to 2.8.0", {}),
+        ("upgrade torch to 2.8.0", {}),
+    ],
+)
+def test_a_version_change_the_writer_made(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+def test_conda_list_rows_and_collect_envs_conda_rows():
+    # specforge-360's shape: `conda list` columns (name, version, build, channel); torch's collect_env.py prints the
+    # same rows after "[conda] "
+    text = (
+        "# Name                    Version                   Build  Channel\n"
+        "nvidia-nccl-cu12          2.26.2                   pypi_0    pypi\n"
+        "numpy                     1.26.4                   pypi_0    pypi\n"
+        "pytorch                   2.5.1           py3.12_cuda12.4_cudnn9.1.0_0    pytorch\n"
+        "sglang                    0.5.5                    pypi_0    pypi\n"
+    )
+    assert _versions(text) == {"nccl": "2.26.2", "torch": "2.5.1", "sglang": "0.5.5"}
+    collect_env = (
+        "Versions of relevant libraries:\n"
+        "[pip3] numpy==1.26.4\n"
+        "[conda] nvidia-nccl-cu12          2.26.2                   pypi_0    pypi\n"
+        "[conda] triton                    3.3.0                    pypi_0    pypi\n"
+    )
+    assert _versions(collect_env) == {"nccl": "2.26.2", "triton": "3.3.0"}
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # a Dockerfile's RUN line: the image is built with each pinned package
+        (
+            "RUN pip install sgl-kernel==0.3.9.post2 flashinfer-python==0.3.1\n",
+            {"sgl_kernel": "0.3.9.post2", "flashinfer": "0.3.1"},
+        ),
+        (
+            'RUN pip install --upgrade pip && pip install "torch==2.8.0" "sglang[all]==0.5.2"\n',
+            {"sglang": "0.5.2", "torch": "2.8.0"},
+        ),
+        # the same RUN continued over lines ending in a backslash
+        (
+            "RUN pip install \\\n    sgl-kernel==0.3.9.post2 \\\n    flashinfer-python==0.3.1\n",
+            {"sgl_kernel": "0.3.9.post2", "flashinfer": "0.3.1"},
+        ),
+        # an install in prose is advice: nothing installed is stated
+        ("Please run pip install torch==2.8.0\n", {}),
+        # `uv pip list` rows, the name padded
+        (
+            "sglang                                   0.5.3\nnixl                                     0.6.0\n",
+            {"sglang": "0.5.3", "nixl": "0.6.0"},
+        ),
+        # each package named, then "version", in one line
+        (
+            "sglang version: 0.5.4.post2, sgl-kernel version: 0.3.16.post4, flashinfer version 0.4.1\n",
+            {"sglang": "0.5.4.post2", "sgl_kernel": "0.3.16.post4", "flashinfer": "0.4.1"},
+        ),
+        # an unowned version beside SGLang's: neither is stated
+        ("it worked in v0.5.3, sglang version 0.5.4 fails\n", {}),
+    ],
+)
+def test_installs_lists_and_named_versions(text, versions):
+    assert _versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # the official image's tag without its namespace, in an issue title (the shape of sgl-project/sglang#8911's)
+        ("[Bug] Docker container start error sglang:v0.4.10.post2-cu128-gb200 on B200+ARM", {"sglang": "0.4.10.post2"}),
+        ("I run the image sglang:v0.5.3-cu129 on 8 H200", {"sglang": "0.5.3"}),
+        # a nightly tag names no release
+        ("docker pull lmsysorg/sglang:nightly-dev-cu13-20251122-f84e825d", {}),
+    ],
+)
+def test_an_image_tag_without_its_namespace(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # several values asked in one print: one word each, in the order asked
+        (
+            '$ python -c "import torch; print(torch.__version__, torch.version.cuda)"\n2.8.0+cu128 12.8\n',
+            {"torch": "2.8.0+cu128", "cuda": "12.8"},
+        ),
+        # torch.cuda.nccl.version() prints a tuple (torch/cuda/nccl.py)
+        (">>> torch.cuda.nccl.version()\n(2, 27, 3)\n", {"nccl": "2.27.3"}),
+        ('$ python -c "import torch; print(torch.cuda.nccl.version())"\n(2, 21, 5)\n', {"nccl": "2.21.5"}),
+        # a printed line that does not give one value per ask states none of them
+        (
+            '$ python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())"\n'
+            "2.8.0+cu128 12.8 (2, 27, 3)\n",
+            {},
+        ),
+        # a Markdown table of the environment, each label in its own casing
+        (
+            "| Component | Version |\n|---|---|\n| SGLang | 0.5.3 |\n| NCCL | 2.27.3 |\n"
+            "| Mooncake | 0.3.6 |\n| DeepEP | 1.2.1 |\n",
+            {"sglang": "0.5.3", "nccl": "2.27.3", "mooncake": "0.3.6", "deep_ep": "1.2.1"},
+        ),
+    ],
+)
+def test_printed_versions_and_table_rows(text, versions):
+    assert _versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # specforge-274's sentence: a proposed change, no version in use
+        ("Change sglang version to 0.5.3 will solve this problem.", {}),
+        ("Downgrade torch to 2.7.1, that may fix it.", {}),
+        # a change the writer made still states the version
+        ("I switched to sglang 0.5.3 and it still crashes", {"sglang": "0.5.3"}),
+    ],
+)
+def test_a_proposed_change_is_no_version_in_use(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # `dpkg -l | grep nccl`: installed ("ii") rows; a removed package's left configuration ("rc") is no install
+        ("ii  libnccl2   2.21.5-1+cuda12.4   amd64   NVIDIA Collective Communication Library (NCCL) Runtime", {"nccl": "2.21.5"}),
+        (
+            "ii  libnccl-dev  2.27.3-1+cuda12.9  amd64  NVIDIA Collective Communication Library (NCCL) Development Files",
+            {"nccl": "2.27.3"},
+        ),
+        ("rc  libnccl2   2.21.5-1+cuda12.4   amd64   NVIDIA Collective Communication Library (NCCL) Runtime", {}),
+        # `apt list --installed`
+        ("libnccl2/unknown,now 2.21.5-1+cuda12.4 amd64 [installed]", {"nccl": "2.21.5"}),
+    ],
+)
+def test_nccls_debian_package_as_installed(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # /proc/driver/nvidia/version, the proprietary and the open kernel module
+        (
+            "$ cat /proc/driver/nvidia/version\n"
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Feb 28 01:13:34 UTC 2025\n"
+            "GCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n",
+            {"driver": "570.133.20"},
+        ),
+        ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build\n", {"driver": "580.95.05"}),
+        # the kernel log's load line
+        (
+            "[Fri Jun  5 01:02:42 2026] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Feb 28 2025\n",
+            {"driver": "570.133.20"},
+        ),
+        # a mismatch names two versions: neither is the one in use
+        ("NVRM: API mismatch: the client has the version 570.133.20, but this kernel module has the version 570.86.15.\n", {}),
+    ],
+)
+def test_the_kernel_modules_version_string(text, versions):
+    assert _versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # several labels in one line in Chinese (版本 "version", 驱动 "driver", a full-width colon and comma)
+        ("sglang版本：0.5.3，torch版本：2.8.0", {"sglang": "0.5.3", "torch": "2.8.0"}),
+        ("驱动版本：570.124.06，CUDA版本：12.9", {"driver": "570.124.06", "cuda": "12.9"}),
+        ("torch版本 2.8.0", {"torch": "2.8.0"}),
+    ],
+)
+def test_versions_in_a_chinese_sentence(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        ("with PyTorch v2.8.0 and FlashInfer (0.4.1)", {"torch": "2.8.0", "flashinfer": "0.4.1"}),
+        ("CUDA (12.8) and driver 570.133.20", {"cuda": "12.8", "driver": "570.133.20"}),
+        # a requirement in parentheses is no version in use
+        ("requires flashinfer (0.4.1)", {}),
+    ],
+)
+def test_a_version_in_parentheses_after_the_name(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # pip freeze's direct reference and a pip install of SGLang's repository at a release tag
+        ("sglang @ git+https://github.com/sgl-project/sglang.git@v0.5.3#subdirectory=python", {"sglang": "0.5.3"}),
+        (
+            'pip install "git+https://github.com/sgl-project/sglang.git@v0.5.3.post1#subdirectory=python"',
+            {"sglang": "0.5.3.post1"},
+        ),
+        # a branch or a commit is no release
+        ("sglang @ git+https://github.com/sgl-project/sglang.git@main#subdirectory=python", {}),
+        ("sglang @ git+https://github.com/sgl-project/sglang.git@3c2a1e5#subdirectory=python", {}),
+    ],
+)
+def test_sglangs_repository_installed_at_a_release_tag(line, versions):
+    assert _versions(line + "\n") == versions
