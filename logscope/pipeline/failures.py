@@ -243,6 +243,7 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         values=failure.values,
         quoted=failure.quoted,
         after_ready=failure.after_ready,
+        went_on=failure.went_on,
         cause=failure.cause,
         quote=exception_quote(failure.event),
         said=_cut(failure.said) if failure.said else None,
@@ -274,8 +275,10 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
 
 
 def root_of(failures: list[Failure]) -> Failure | None:
-    """The first failure in time that can stop a launch (startup only), preferring one with a mechanism."""
+    """The first failure in time that can stop a launch (startup only), preferring one with a mechanism; a failure the
+    program went on from before its process tree was ended is not it when another is shown."""
     startup = [f for f in failures if f.cause and not f.after_ready]
+    startup = [f for f in startup if not f.went_on] or startup
     named = [f for f in startup if f.mechanism is not None and f.finding not in ("startup-crash", "failure-time-unknown")]
     found = named or startup
     return found[0] if found else None

@@ -26,7 +26,14 @@ from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import Raiser, op_library, raising_library
 from logscope.pipeline.parse.signatures.lines_before import PROSE_KINDS, LinesBefore, from_other_ranks
-from logscope.pipeline.parse.signatures.loader import NEXT_LINE, OTHER_FAILURE, Signature, SignatureSet, bundled_signatures
+from logscope.pipeline.parse.signatures.loader import (
+    EARLIER_FAILURE,
+    NEXT_LINE,
+    OTHER_FAILURE,
+    Signature,
+    SignatureSet,
+    bundled_signatures,
+)
 from logscope.pipeline.parse.signatures.native import (
     NativeCrash,
     is_glog_error,
@@ -816,7 +823,8 @@ def failures_of(
         )
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
     kept = _without_records(_without_cut_heads(_without_stated(warmup_batches(_placed_by_burst(out), ready))))
-    return _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
+    kept = _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
+    return _without_kill_ends(kept, sigs.giving_way(EARLIER_FAILURE), events)
 
 
 def _not_context(event: Event) -> bool:
@@ -873,6 +881,41 @@ def _without_echoes(found: list[Failure], echoes: frozenset[str]) -> list[Failur
     any other failure of its input (the child's own); it is the failure itself when nothing else is shown."""
     sources = {f.event.source for f in found if f.signature not in echoes}
     return [f for f in found if f.signature not in echoes or f.event.source not in sources]
+
+
+def _without_kill_ends(found: list[Failure], ends: frozenset[str], events: list[Event]) -> list[Failure]:
+    """A process tree's end by its own program (`ends`: its signatures, marked `gives_way: earlier_failure`) gives way
+    to a failure read before it in its input with no line between them that shows the program going on (a line that is
+    no failure and no prose: a phase line, a progress bar, a batch or ready line, a launch's server_args): SGLang logs
+    a failure at error level and kills its tree at once (sglang 0.4.6.post5 and 0.5.23 http_server.py _wait_and_warmup:
+    logger.error(f"Initialization failed. warmup error: ...") then kill_process_tree(os.getpid()), whose SIGKILL the
+    shell reports as "Killed"). A failure the program went on after, or one of another input, is not why it was
+    killed: the end is then the failure shown."""
+    if not any(f.signature in ends for f in found):
+        return found
+    # reading order: by line, and on one line (a log shipper's one-line body) in the order read
+    order = {id(e): i for i, e in enumerate(sorted(events, key=lambda e: (e.source, e.line)))}
+    went_on: dict[str, list[int]] = {}
+    for e in events:
+        if not _not_context(e):
+            went_on.setdefault(e.source, []).append(order[id(e)])
+
+    def at(f: Failure) -> int:
+        return order.get(id(f.event), -1)
+
+    def before(g: Failure, f: Failure, went: bool) -> bool:
+        """`g`, no end, is read before the end `f` in its input, the program going on (`went`) or not between them."""
+        between = went_on.get(f.event.source, [])
+        return (
+            g.signature not in ends
+            and g.event.source == f.event.source
+            and 0 <= at(g) < at(f)
+            and any(at(g) < n < at(f) for n in between) == went
+        )
+
+    kept = [f for f in found if f.signature not in ends or not any(before(g, f, False) for g in found)]
+    kept_ends = [f for f in kept if f.signature in ends]
+    return [replace(g, went_on=True) if any(before(g, f, True) for f in kept_ends) else g for g in kept]
 
 
 def _without_stated(found: list[Failure]) -> list[Failure]:
