@@ -7,11 +7,13 @@ from __future__ import annotations
 import pytest
 
 from logscope.core import kinds
+from logscope.core.events import Event
 from logscope.core.model import Coverage
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.classify import SourceClassifier
+from logscope.pipeline.parse.serving import MAY_PRECEDE_READY, SERVING_MARK, marked_may_precede_ready
 
 CRASH = "[2025-06-01 10:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
 
@@ -349,3 +351,16 @@ def test_a_serving_line_pasted_after_the_failure_places_it_when_its_stamp_is_ear
     assert failure.phase == phase
     if phase == "serving":
         assert "stamped 2025-06-01 09:59:45, before the failure's 2025-06-01 10:00:06" in failure.phase_basis
+
+
+# review12a item 8: one default in one place: a serving mark read without the key may precede the ready line (the
+# cautious answer, never "past the warmup"); a ready line or no marker never
+def test_a_serving_mark_without_the_key_may_precede_the_ready_line():
+    def mark(kind: str, data: dict) -> Event:
+        return Event(kind=kind, source="s", line=1, text="x", data=data)
+
+    assert marked_may_precede_ready(mark(SERVING_MARK, {})) is True
+    assert marked_may_precede_ready(mark(SERVING_MARK, {MAY_PRECEDE_READY: True})) is True
+    assert marked_may_precede_ready(mark(SERVING_MARK, {MAY_PRECEDE_READY: False})) is False
+    assert marked_may_precede_ready(mark(kinds.SERVER_READY, {})) is False
+    assert marked_may_precede_ready(None) is False

@@ -191,8 +191,11 @@ MAY_PRECEDE_READY = "may_precede_ready"
 
 def marked_may_precede_ready(marker: Event | None) -> bool:
     """Whether a serving mark may come before SGLang's ready line (may_precede_ready of its text); a ready line, or
-    no marker, never."""
-    return marker is not None and bool(marker.data.get(MAY_PRECEDE_READY))
+    no marker, never. A mark read without the key (no reader of this module wrote it) may: the cautious answer, never
+    taken as past the warmup."""
+    if marker is None or marker.kind == kinds.SERVER_READY:
+        return False
+    return bool(marker.data.get(MAY_PRECEDE_READY, True))
 
 
 # SGLang's warmup is one request (entrypoints/http_server.py _execute_server_warmup, sglang 0.5.2-0.5.23: one POST to
