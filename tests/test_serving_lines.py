@@ -203,6 +203,20 @@ NOT_SERVED = [
     ("step-word", "Loading checkpoint step:2 from /ckpt"),
     # the probes' answers during the warmup (http_server.py health: 503 until the warmup is done)
     ("health-503", '[2025-06-01 10:00:03] INFO:     127.0.0.1:40000 - "GET /health HTTP/1.1" 503 Service Unavailable'),
+    # review12a item 13: the error answers a stack not yet up gives: a readiness probe's or router's 503, another
+    # program's request (huggingface_hub's urllib3 debug line of a gated download, its own 2xx too)
+    ("models-503", 'INFO:     10.0.0.7:40112 - "GET /v1/models HTTP/1.1" 503 Service Unavailable'),
+    ("generate-503", 'INFO:     10.0.0.7:40112 - "POST /generate HTTP/1.1" 503 Service Unavailable'),
+    (
+        "urllib3-401",
+        'DEBUG:urllib3.connectionpool:https://huggingface.co:443 "GET /api/models/meta-llama/Llama-3.1-8B-Instruct/'
+        'revision/main HTTP/1.1" 401 95',
+    ),
+    (
+        "urllib3-200",
+        'DEBUG:urllib3.connectionpool:https://huggingface.co:443 "GET /api/models/meta-llama/Llama-3.1-8B-Instruct/'
+        'revision/main HTTP/1.1" 200 95',
+    ),
     # another uvicorn app's report: mini_lb (the PD load balancer, its own process), a user's proxy; or the line with
     # no traceback under it (no frame shows whose app raised); or a traceback whose only SGLang frame is a startup one
     ("asgi-mini-lb", ASGI + _traceback(MINI_LB_FRAME)),
