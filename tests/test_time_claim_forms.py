@@ -134,6 +134,12 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("It crashed before I sent any requests.", OOM),
         ("Before I send a request, the server crashes:", OOM),
         ("The tokenizer fails while decoding the config:", OOM),
+        # review12a item 11: a code host's request, a hang's time, a load balancer
+        ("I submitted a pull request to add a check, see #1234.", OOM),
+        ("We posted a feature request about this last week.", OOM),
+        ("We send a merge request with the fix.", OOM),
+        ("It has been running for 20 minutes, still stuck at the line below, then it dies.", OOM),
+        ("We run it under load balancing with nginx.", OOM),
     ],
     ids=[
         "question",
@@ -150,6 +156,11 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         "before-any-request",
         "before-i-send",
         "decoding-the-config",
+        "pull-request",
+        "feature-request",
+        "merge-request",
+        "running-but-stuck",
+        "load-balancing",
     ],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):

@@ -73,13 +73,19 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
         r"(?:a while|some time|(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
         r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
     ),
-    # the server up for a stated time before it ("after the server has been up for 6 hours", "had been running for 2 days")
+    # the server up for a stated time before it ("after the server has been up for 6 hours", "had been running for 2 days");
+    # not a hang's "It has been running for 20 minutes, still stuck at ..." (review12a item 11: a word of waiting later
+    # in the clause)
     re.compile(
         r"(?i)\b(?:has|had|have) been (?:up|running|serving)(?: (?:fine|normally|well|stably|smoothly))? for "
         r"(?:a while|some time|(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
         r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
+        r"(?![^.;\n]*\b(?:stuck|hangs?|hanging|hung|still|waiting|loading)\b)"
     ),
 )
+# a request that is none the server was sent: a code host's ("I submitted a pull request", "we posted a feature
+# request", review12a item 11)
+_NO_SERVER_REQUEST = r"(?!(?:\w+ )?(?:pull|feature|merge|review|change|bug|support|access) requests?\b)"
 # (stage, pattern): the first that matches a line places it; each holds one of kinds.TIME_CLAIM_LITERALS (the prefilter's)
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     *(("serving", pattern) for _, pattern in CLIENT_STEPS),
@@ -221,14 +227,19 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?i)\b(?:has|had|have) been (?:serving|handling|processing) (?:\w+ )?(?:requests|traffic|queries)\b"
             r"|(?<!before )(?<!until )\b(?:I|we) (?:then )?(?:send|post|submit) "
-            r"(?:a|an|the|one|some|my|our|many|multiple|several|concurrent|\d+) (?:\w+ ){0,2}?requests?\b"
+            r"(?:a|an|the|one|some|my|our|many|multiple|several|concurrent|\d+) "
+            + _NO_SERVER_REQUEST
+            + r"(?:\w+ ){0,2}?requests?\b"
         ),
     ),
     # load or concurrency alone ("Crash happens under concurrency 32", "it dies under load"); not "under a traffic burst"
     # (a noun's modifier: a cause named in passing, built sglang-40723)
     (
         "serving",
-        re.compile(r"(?i)\bunder (?:(?:load|traffic)\b(?! (?:burst|spike|peak)s?\b)|concurrency(?: of)? \d+|\d+ concurrent)"),
+        re.compile(
+            r"(?i)\bunder (?:(?:load|traffic)\b(?! (?:burst|spike|peak)s?\b)(?![ _-]?balanc)"
+            r"|concurrency(?: of)? \d+|\d+ concurrent)"
+        ),
     ),
     # the scheduler's serving phases ("The crash occurs during decoding", "while prefilling", "in the decode stage")
     (
@@ -251,9 +262,11 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "serving",
         re.compile(
             r"(?i)\b(?:as soon as |whenever |once (?=I |we ))(?:I |we )?(?:send|sent|post|posted|submit|submitted) "
-            r"(?:a |an |the |one |any |some |my |our |many |multiple |several |concurrent |\d+ )?(?:\w+ )?requests?\b"
+            r"(?:a |an |the |one |any |some |my |our |many |multiple |several |concurrent |\d+ )?"
+            + _NO_SERVER_REQUEST
+            + r"(?:\w+ )?requests?\b"
             r"|\b(?:I|we) (?:then )?(?:sent|posted|submitted) (?:a|an|the|one|some|my|our|many|multiple|several|concurrent|\d+)"
-            r" (?:\w+ ){0,2}?requests?\b"
+            r" " + _NO_SERVER_REQUEST + r"(?:\w+ ){0,2}?requests?\b"
         ),
     ),
     # a reproduction's numbered or bulleted step that sends the server a request ("2. Send any request to the frontend.
