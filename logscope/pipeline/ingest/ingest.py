@@ -207,7 +207,8 @@ _TRACEBACK_HEAD = re.compile(
 # other words after two blanks keeps it (Android logcat's "MM-DD HH:MM:SS.mmm  PID  TID L TAG: msg" is no traceback)
 _CONSOLE_STAMP = re.compile(
     r"^\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}"
-    r"(?=[ \t]{2,}(?:File \"|\^|~)|[ \t]{4,}\S|[ \t]*(?:Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b))"
+    r"(?=[ \t]{2,}(?:File \"|\^|~)|[ \t]{4,}\S"
+    r"|[ \t]*(?:Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b))"
 )
 # Open MPI's mpirun --tag-output ("[<jobid>,<rank>]<stdout|stderr|stddiag>:") before each line of a rank, after its
 # --timestamp-output time in ctime()'s form ("Thu Jan 23 11:55:50 2025")
