@@ -16,7 +16,9 @@ from logscope.pipeline.parse.signatures.library import CUT_TRACEBACK_BASIS
 from logscope.pipeline.parse.signatures.match import failures_of
 
 
-def launch_failures(launch: Launch) -> list[Failure]:
+def launch_failures(launch: Launch, launch_stamps: dict[str, list[str]] | None = None) -> list[Failure]:
+    """The launch's failures; `launch_stamps`: the stamps of every launch's server_args dump per source (a failure
+    pasted above the log is placed serving by a serving line stamped before it only when no launch came between)."""
     events = launch.all_events()
     ready: dict[str, Event] = {}  # source → its first line showing the server ready or serving
     past_warmup: dict[str, Event] = {}  # source → its first line showing the server past SGLang's warmup request
@@ -70,6 +72,7 @@ def launch_failures(launch: Launch) -> list[Failure]:
         others_last_phase=others_last_phase,
         phase_lines=phase_lines,
         past_warmup=past_warmup,
+        launch_stamps=launch_stamps,
     )
     if found and all(f.event.time for f in found):
         found.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))

@@ -10,6 +10,7 @@ match the same piece, the one with the most literal text wins (the most specific
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -379,11 +380,25 @@ def _stamp_of(marker: Event) -> str | None:
     return f"{found.group(1)} {found.group(2)}" if found else None
 
 
-def _stamped_before(marker: Event, event: Event) -> bool:
+def relaunch_stamps(events: Iterable[Event]) -> dict[str, list[str]]:
+    """The full date-and-time stamps of the server_args dumps (each a launch's first line) among `events`, per source."""
+    stamps: dict[str, list[str]] = {}
+    for e in events:
+        stamp = _stamp_of(e) if e.kind == kinds.SERVER_ARGS else None
+        if stamp is not None:
+            stamps.setdefault(e.source, []).append(stamp)
+    return stamps
+
+
+def _stamped_before(marker: Event, event: Event, relaunches: list[str]) -> bool:
     """A serving line pasted after the failure was printed before it: both carry a full date and time, the serving
-    line's the earlier (a paste that shows the error first, then the log that led to it)."""
+    line's the earlier (a paste that shows the error first, then the log that led to it), and no launch of its input
+    (`relaunches`: the stamps of its server_args dumps) is stamped between them: after a relaunch the failure may be
+    the new launch's startup (review12a item 12)."""
     stamp = _stamp_of(marker)
-    return stamp is not None and event.time is not None and _EVENT_STAMP.match(event.time) is not None and stamp < event.time
+    if stamp is None or event.time is None or _EVENT_STAMP.match(event.time) is None or not stamp < event.time:
+        return False
+    return not any(stamp < at <= event.time for at in relaunches)
 
 
 def _after_launch(event: Event, located: tuple[str, str], launches: dict[str, list[int]]) -> tuple[str, str] | None:
@@ -420,10 +435,12 @@ def _time_of(
     last_phase_of: Any,
     releases: Releases,
     past_warmup: Event | None = None,
+    relaunches: list[str] | None = None,
 ) -> tuple[str, str]:
     """(stage, basis) from evidence only: the ready line or a serving line before it, the signature or a frame
-    that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason."""
-    stamped = marker is not None and event.line < marker.line and _stamped_before(marker, event)
+    that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason. `relaunches`: the
+    stamps of the input's server_args dumps (a launch stamped between a serving line and the failure parts them)."""
+    stamped = marker is not None and event.line < marker.line and _stamped_before(marker, event, relaunches or [])
     after_ready = marker is not None and event is not marker and (event.line >= marker.line or stamped)
     located = locate(event, sigs, sig, releases)
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
@@ -668,6 +685,7 @@ def failures_of(
     others_last_phase: Any = None,
     phase_lines: dict[str, list[int]] | None = None,
     past_warmup: dict[str, Event] | None = None,
+    launch_stamps: dict[str, list[str]] | None = None,
 ) -> list[Failure]:
     """Every failure among `events`, in the order given (the caller orders them in time).
 
@@ -677,7 +695,9 @@ def failures_of(
     shows (its released source places a failure); `others_last_phase(event)` the last phase line of the launch's
     other ranks before it, and those ranks, when the event's rank printed none (failures.py); `phase_lines` the line
     numbers of each input's phase lines (a wording before the last of them places nothing); `past_warmup` the first
-    line per source that shows the server past SGLang's warmup request (the ready line, a served request).
+    line per source that shows the server past SGLang's warmup request (the ready line, a served request);
+    `launch_stamps` the stamps of every launch's server_args dump per source (relaunch_stamps: the input's other
+    launches too), else those of `events`.
     """
     sigs = signatures or bundled_signatures()
     events = merge_native(events)
@@ -706,6 +726,7 @@ def failures_of(
     for e in events:
         if e.kind == kinds.SERVER_ARGS:
             launches.setdefault(e.source, []).append(e.line)
+    launch_stamps = launch_stamps if launch_stamps is not None else relaunch_stamps(events)
     # the claims that are sentences of when it failed, not a reproduction's client step
     stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
     out: list[Failure] = []
@@ -742,7 +763,16 @@ def failures_of(
                 raiser = stated_raiser(event.data["sentence"])
             mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
-        located = _time_of(event, sigs, sig, marker, last_phase_of, releases, (past_warmup or {}).get(event.source))
+        located = _time_of(
+            event,
+            sigs,
+            sig,
+            marker,
+            last_phase_of,
+            releases,
+            (past_warmup or {}).get(event.source),
+            launch_stamps.get(event.source),
+        )
         if located[0] == "unknown":
             located = (
                 _from_chained(event, chained, sigs, releases)
