@@ -277,3 +277,26 @@ def test_a_long_line_of_step_words_before_a_run_span_is_read_in_linear_time():
     assert time.monotonic() - started < 10
     assert parsed is not None
     assert time_claims.parse("the weight loading works fine for a while, then:") is None
+
+
+# review12a item 16: a claim outweighs the log's last phase line only when it is firm: no other engine or release in its
+# clause, no negation after it, no word of an early failure in its sentence
+CUT_LOG = (
+    "[2025-06-01 10:00:00 TP0] Load weight begin. avail mem=78.50 GB\n"
+    "[2025-06-01 10:00:31 TP0] Memory pool end. avail mem=14.00 GB\n"
+    "[2025-06-01 13:00:31 TP0] Scheduler hit an exception: RuntimeError: CUDA error: an illegal memory access was"
+    " encountered\n"
+)
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "With vLLM it works fine for a while; with SGLang the server fails right away.",
+        "Under concurrency 32 vLLM is fine; SGLang fails as shown.",
+        "Benchmarks against the server were never run, it fails first.",
+    ],
+    ids=["other-engine-and-right-away", "other-engine-after", "negated-after"],
+)
+def test_a_loose_claim_does_not_outweigh_the_last_phase_line(prose):
+    assert _placed(prose, CUT_LOG) == ("startup-crash", "capture")

@@ -373,7 +373,38 @@ def parse(text: str) -> Parsed | None:
     if not found or len({at_startup(stage) for stage, _ in found}) > 1:
         return None
     stage, m = found[0]
-    return Parsed(kinds.TIME_CLAIM, {"stage": stage, "said": m.group(0)})
+    return Parsed(kinds.TIME_CLAIM, {"stage": stage, "said": m.group(0), "firm": _firm(text, m)})
+
+
+# what makes a claim too loose to outweigh the log's own last phase line (match.py): another engine or a release named
+# in its clause (a comparison: "With vLLM it works fine for a while"), a negation after it in its clause ("Benchmarks
+# against the server were never run"), a word of an early failure in its sentence ("... fails right away") (review12a
+# item 16)
+_OTHER_ENGINE = re.compile(
+    r"(?i)\b(?:vllm|tensorrt(?:-llm)?|trt-llm|tgi|text-generation-inference|llama\.cpp|ollama|lmdeploy|mlc-llm)\b"
+    r"|\bv?\d+\.\d+(?:\.\d+)?\b"
+)
+_NEGATED_AFTER = re.compile(r"(?i)\b(?:never|not|no longer)\b|n't\b")
+_EARLY = re.compile(r"(?i)\b(?:right away|immediately|at startup|on start(?:up)?|during (?:startup|loading))\b")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+
+
+def firm_sentence(sentence: str) -> bool:
+    """A cue sentence (time_cues.py: the whole sentence is what it said) may outweigh a last phase line: no other engine
+    or release, negation or word of an early failure anywhere in it."""
+    return not (_OTHER_ENGINE.search(sentence) or _NEGATED_AFTER.search(sentence) or _EARLY.search(sentence))
+
+
+def _firm(text: str, m: re.Match[str]) -> bool:
+    """The claim may outweigh a last phase line: no other engine or release in its clause, no negation after it in its
+    clause, no word of an early failure in its sentence."""
+    before, after = _clause_before(text[: m.start()]), _CLAUSE_END.split(text[m.end() : m.end() + _CLAUSE_REACH])[0]
+    sentence = (
+        _SENTENCE_END.split(text[: m.start()][-_CLAUSE_REACH:])[-1] + _SENTENCE_END.split(text[m.start() :][:_CLAUSE_REACH])[0]
+    )
+    return not (
+        _OTHER_ENGINE.search(before) or _OTHER_ENGINE.search(after) or _NEGATED_AFTER.search(after) or _EARLY.search(sentence)
+    )
 
 
 # a startup step named in a run span's clause before it is what ran ("the weight loading runs fine for a while", "after

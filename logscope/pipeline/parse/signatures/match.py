@@ -21,7 +21,7 @@ from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_libra
 from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
-from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
+from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step, firm_sentence
 from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, WARMUP_REQUEST, marked_may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
@@ -623,9 +623,10 @@ def _from_other_threads(event: Event, releases: Releases) -> tuple[str, str] | N
     return "serving", f"another thread of the dump was running SGLang code: {placement.basis(f'frame {where}')}"
 
 
-def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str] | None:
+def _from_claim(event: Event, claims: dict[str, list[Event]], firm: bool = False) -> tuple[str, str] | None:
     """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
-    command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so."""
+    command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so. `firm`: only a claim firm
+    enough to outweigh the log's last phase line (time_claims._firm: no comparison, negation or early-failure word)."""
     # a launcher's line on the failure's own line too (a shipper flattened both): it logs its words before the exception
     # a sentence that states the failure may place it itself ("it fails during startup with ...")
     # a failure stated only in prose: every sentence of it speaks of that failure, before it or after (one sentence
@@ -652,6 +653,8 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
     claim = before[-1]
+    if firm and not (claim.data["firm"] if "firm" in claim.data else firm_sentence(str(claim.data["said"]))):
+        return None
     if LAUNCHER.match(str(claim.data["said"])):
         return str(claim.data["stage"]), (
             f"inferred from line {claim.line}, '{claim.data['said']}': the launcher's line that its launch of the"
@@ -789,7 +792,9 @@ def failures_of(
                 or _stated_beside_serving(event, marker)
                 or located
             )
-        elif located[1].startswith(AFTER_LAST_PHASE) and (words := _from_claim(event, stated)) and words[0] == "serving":
+        elif (
+            located[1].startswith(AFTER_LAST_PHASE) and (words := _from_claim(event, stated, firm=True)) and words[0] == "serving"
+        ):
             # the paste's own sentence says when it failed ("it crashes after running for 3 hours"): a startup step read
             # off the last phase line only holds for a log pasted whole from that line to the failure, and a paste of the
             # startup's head and the crash's tail is not. A client step (a curl, a benchmark command) says only that a
