@@ -921,3 +921,29 @@ def test_load_weights_under_a_weight_update_is_no_startup_step():
         *_UPDATE_FRAMES[4:],
     )
     assert _failure(_weight_update_traceback(*loading)).phase == "load_weight"
+
+
+# review12a item 12: a serving line stamped before a failure pasted above the log places it serving only when no launch
+# (a server_args dump) is stamped between them: after a relaunch the failure may be the new launch's startup
+def _pasted_first(relaunch: bool) -> str:
+    log = [
+        "[2025-06-01 10:00:01] server_args=ServerArgs(model_path='Qwen/Qwen2-7B', tp_size=1)",
+        "[2025-06-01 10:00:05 TP0] Load weight begin. avail mem=78.00 GB",
+        "[2025-06-01 10:00:45 TP0] Decode batch. #running-req: 3, #token: 4000, token usage: 0.10, "
+        "gen throughput (token/s): 900.00",
+    ]
+    if relaunch:
+        log += [
+            "[2025-06-01 11:00:01] server_args=ServerArgs(model_path='Qwen/Qwen2-7B', tp_size=2)",
+            "[2025-06-01 11:00:05 TP0] Load weight begin. avail mem=78.00 GB",
+        ]
+    return (
+        "The error:\n```\n[2025-06-01 11:00:09 TP0] Scheduler hit an exception: RuntimeError: CUDA error: an illegal "
+        "memory access was encountered\n```\nFull log:\n```\n" + "\n".join(log) + "\n```\n"
+    )
+
+
+def test_a_failure_pasted_above_the_log_is_not_placed_serving_across_a_relaunch():
+    placed = {(f.finding, f.phase) for f in _findings(_pasted_first(relaunch=True))}
+    assert placed and not any(phase == "serving" for _, phase in placed)
+    assert {(f.finding, f.phase) for f in _findings(_pasted_first(relaunch=False))} == {("runtime-crash", "serving")}

@@ -319,6 +319,17 @@ def test_a_note_after_a_lines_backslash_keeps_the_command_going():
     assert launch["config"] == CONFIG
 
 
+def test_a_note_after_a_lines_backslash_ends_the_command_before_the_next_command():
+    # review12a item 10: bash ends the command at "\  # note"; the script's next command (the benchmark) is no part
+    # of the launch, its flags are no server arguments
+    text = (
+        "python3 -m sglang.launch_server --model-path /models/Qwen2-7B --port 30000 \\  # the server\n"
+        "python3 -m sglang.bench_serving --backend sglang --num-prompts 200 --request-rate 8\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["server_args"] == {"model_path": "/models/Qwen2-7B", "port": "30000"}
+
+
 @pytest.mark.parametrize(
     "line",
     [

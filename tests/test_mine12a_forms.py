@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from logscope.core.stage_functions import place_call, place_stack
+from logscope.pipeline.ingest.ingest import unwrap
 from tests.helpers import ROOT, analyze_text
 
 MINED = ROOT / "fixtures" / "mined"
@@ -37,10 +40,24 @@ def test_the_stamped_traceback_reads_as_the_plain_one():
     assert _rules(stamped_report) == ["startup-oom"]
 
 
-def test_a_month_day_stamp_before_prose_is_left_as_written():
-    # only a traceback's line loses the stamp: a line of words after one keeps it (no record of a log is read there)
-    report = analyze_text("04-20 13:32:25.784 something happened here\n")
-    assert report["findings"] == []
+@pytest.mark.parametrize(
+    ("line", "unwrapped"),
+    [
+        # only a traceback's line loses the stamp (review12a item 3): words after one or two blanks keep it, and so
+        # does Android logcat's threadtime line ("MM-DD HH:MM:SS.mmm  PID  TID L TAG: msg")
+        ("04-20 13:32:25.784 something happened here", "04-20 13:32:25.784 something happened here"),
+        ("04-20 13:32:25.784  something happened here", "04-20 13:32:25.784  something happened here"),
+        (
+            "12-07 10:00:01.123  4411  4412 I ActivityManager: Start proc",
+            "12-07 10:00:01.123  4411  4412 I ActivityManager: Start proc",
+        ),
+        ('04-20 13:32:25.784  File "/app/x.py", line 3, in f', '  File "/app/x.py", line 3, in f'),
+        ("04-20 13:32:25.784    scheduler = Scheduler(", "    scheduler = Scheduler("),
+        ("04-20 13:32:25.784  ^^^^^^^^^^", "  ^^^^^^^^^^"),
+    ],
+)
+def test_a_month_day_stamp_comes_off_a_tracebacks_line_only(line, unwrapped):
+    assert unwrap(line) == unwrapped
 
 
 # ------------------------------------------------------------ a usage example's metavariable is no value

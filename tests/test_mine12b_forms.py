@@ -26,8 +26,10 @@ def test_ucxs_backtrace_header_without_its_rules_opens_the_block():
 
 
 def test_the_words_backtrace_and_tid_in_a_sentence_open_no_block():
-    # the header is the whole line; the frames alone open no block
+    # the header is the whole line; the frames alone open no block: a sentence that opens with the header's words
+    # (review12a item 4: one that opens with "The" never matched, whatever the header's end)
     assert _errors("The backtrace (tid: 59888) is below.\n" + UCX_FRAMES) == []
+    assert _errors("backtrace (tid: 59888) printed below, see the attached file\n" + UCX_FRAMES) == []
 
 
 FASTCHAT = (

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from logscope.pipeline.parse.signatures.client_errors import client_accepted
+from logscope.core.errors import RuleError
+from logscope.pipeline.parse.signatures.client_errors import client_accepted, load_client_accepted
 from tools.upstream.package_wordings import CITED, cited_signatures, find, pieces
 from tools.upstream.write import ROOT
 
@@ -77,3 +78,18 @@ def test_a_piece_is_found_in_a_string_constant_a_class_name_or_a_traceback_line_
     assert find("OtherError: Error code:", files) is None
     assert find("Error code: 500", files) is None  # a value the source fills in is no wording of it
     assert find("msg", files) is None  # a name in the code is no wording
+
+
+# review12a item 5: the placing file's `phase:` is read; a wording written with another phase is refused, not placed
+# while serving
+def test_a_client_wording_with_a_phase_other_than_serving_is_refused(tmp_path):
+    head = "mechanism: client_accepted\ntitle: t\nsignatures:\n"
+    entry = '  - id: client-x\n    on: line\n    pattern: "Server disconnected before answering"\n    phase: {}\n    source: s\n'
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "ok" / "client_accepted.yaml").write_text(head + entry.format("serving"))
+    (tmp_path / "bad" / "client_accepted.yaml").write_text(head + entry.format("startup"))
+    assert [s.phase for s in load_client_accepted(tmp_path / "ok" / "client_accepted.yaml")] == ["serving"]
+    with pytest.raises(RuleError, match="client-x: phase: serving is the only phase"):
+        load_client_accepted(tmp_path / "bad" / "client_accepted.yaml")
+    assert {s.phase for s in client_accepted()} == {"serving"}

@@ -7,11 +7,13 @@ from __future__ import annotations
 import pytest
 
 from logscope.core import kinds
+from logscope.core.events import Event
 from logscope.core.model import Coverage
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest import ranges
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.classify import SourceClassifier
+from logscope.pipeline.parse.serving import MAY_PRECEDE_READY, SERVING_MARK, marked_may_precede_ready
 
 CRASH = "[2025-06-01 10:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
 
@@ -201,6 +203,20 @@ NOT_SERVED = [
     ("step-word", "Loading checkpoint step:2 from /ckpt"),
     # the probes' answers during the warmup (http_server.py health: 503 until the warmup is done)
     ("health-503", '[2025-06-01 10:00:03] INFO:     127.0.0.1:40000 - "GET /health HTTP/1.1" 503 Service Unavailable'),
+    # review12a item 13: the error answers a stack not yet up gives: a readiness probe's or router's 503, another
+    # program's request (huggingface_hub's urllib3 debug line of a gated download, its own 2xx too)
+    ("models-503", 'INFO:     10.0.0.7:40112 - "GET /v1/models HTTP/1.1" 503 Service Unavailable'),
+    ("generate-503", 'INFO:     10.0.0.7:40112 - "POST /generate HTTP/1.1" 503 Service Unavailable'),
+    (
+        "urllib3-401",
+        'DEBUG:urllib3.connectionpool:https://huggingface.co:443 "GET /api/models/meta-llama/Llama-3.1-8B-Instruct/'
+        'revision/main HTTP/1.1" 401 95',
+    ),
+    (
+        "urllib3-200",
+        'DEBUG:urllib3.connectionpool:https://huggingface.co:443 "GET /api/models/meta-llama/Llama-3.1-8B-Instruct/'
+        'revision/main HTTP/1.1" 200 95',
+    ),
     # another uvicorn app's report: mini_lb (the PD load balancer, its own process), a user's proxy; or the line with
     # no traceback under it (no frame shows whose app raised); or a traceback whose only SGLang frame is a startup one
     ("asgi-mini-lb", ASGI + _traceback(MINI_LB_FRAME)),
@@ -349,3 +365,16 @@ def test_a_serving_line_pasted_after_the_failure_places_it_when_its_stamp_is_ear
     assert failure.phase == phase
     if phase == "serving":
         assert "stamped 2025-06-01 09:59:45, before the failure's 2025-06-01 10:00:06" in failure.phase_basis
+
+
+# review12a item 8: one default in one place: a serving mark read without the key may precede the ready line (the
+# cautious answer, never "past the warmup"); a ready line or no marker never
+def test_a_serving_mark_without_the_key_may_precede_the_ready_line():
+    def mark(kind: str, data: dict) -> Event:
+        return Event(kind=kind, source="s", line=1, text="x", data=data)
+
+    assert marked_may_precede_ready(mark(SERVING_MARK, {})) is True
+    assert marked_may_precede_ready(mark(SERVING_MARK, {MAY_PRECEDE_READY: True})) is True
+    assert marked_may_precede_ready(mark(SERVING_MARK, {MAY_PRECEDE_READY: False})) is False
+    assert marked_may_precede_ready(mark(kinds.SERVER_READY, {})) is False
+    assert marked_may_precede_ready(None) is False

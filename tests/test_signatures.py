@@ -207,7 +207,7 @@ def test_no_placeholder_or_unknown_number_in_a_golden_message(golden: Path):
         (
             "mechanism: x\ntitle: t\n"
             "signatures: [{id: a-b, on: line, pattern: 'abcd', gives_way: later, source: s, finding: nccl-error}]\n",
-            "gives_way: one of next_line, other_failure",
+            "gives_way: one of next_line, other_failure, earlier_failure",
         ),
     ],
 )
@@ -328,8 +328,8 @@ def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
         "process-child-sigquit",
         "process-scheduler-dead",
         "nccl-socket-closed",
-        "process-shell-killed",
     }
+    assert bundled.giving_way("earlier_failure") == {"process-shell-killed"}
 
 
 # what giving way does (review 5's issue 12): the announcer yields to the what() line after it, the parent's echo to

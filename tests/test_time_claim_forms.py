@@ -134,6 +134,12 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("It crashed before I sent any requests.", OOM),
         ("Before I send a request, the server crashes:", OOM),
         ("The tokenizer fails while decoding the config:", OOM),
+        # review12a item 11: a code host's request, a hang's time, a load balancer
+        ("I submitted a pull request to add a check, see #1234.", OOM),
+        ("We posted a feature request about this last week.", OOM),
+        ("We send a merge request with the fix.", OOM),
+        ("It has been running for 20 minutes, still stuck at the line below, then it dies.", OOM),
+        ("We run it under load balancing with nginx.", OOM),
     ],
     ids=[
         "question",
@@ -150,6 +156,11 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         "before-any-request",
         "before-i-send",
         "decoding-the-config",
+        "pull-request",
+        "feature-request",
+        "merge-request",
+        "running-but-stuck",
+        "load-balancing",
     ],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
@@ -253,3 +264,47 @@ def test_a_sentence_of_when_it_failed_outweighs_the_last_phase_line_of_a_cut_log
     assert _placed("The server crashes after running for 3 hours under load.", log) == ("runtime-crash", "serving")
     # without the sentence the last phase line places it, as before
     assert _placed("The log:", log) == ("startup-crash", "capture")
+
+
+# review12a item 14: a run span's step subject is looked for in its clause alone: linear in the line. A line of 40,000
+# step words before "works fine for a while" took about 35 s per 160 KB (quadratic) on main eccb3375, searching the
+# whole text before the span from every step word; the search is now given at most the clause's reach (no timing here:
+# the bound is on what the search is given)
+def test_a_long_line_of_step_words_before_a_run_span_is_searched_in_its_clause_alone(monkeypatch):
+    line = "loading " * 40_000 + ", it works fine for a while then crashes."
+    searched: list[int] = []
+    real = time_claims._STEP_SUBJECT
+
+    class Spy:
+        def search(self, text: str) -> re.Match[str] | None:
+            searched.append(len(text))
+            return real.search(text)
+
+    monkeypatch.setattr(time_claims, "_STEP_SUBJECT", Spy())
+    parsed = time_claims.parse(line)
+    assert parsed is not None
+    assert searched and max(searched) <= time_claims._CLAUSE_REACH
+    assert time_claims.parse("the weight loading works fine for a while, then:") is None
+
+
+# review12a item 16: a claim outweighs the log's last phase line only when it is firm: no other engine or release in its
+# clause, no negation after it, no word of an early failure in its sentence
+CUT_LOG = (
+    "[2025-06-01 10:00:00 TP0] Load weight begin. avail mem=78.50 GB\n"
+    "[2025-06-01 10:00:31 TP0] Memory pool end. avail mem=14.00 GB\n"
+    "[2025-06-01 13:00:31 TP0] Scheduler hit an exception: RuntimeError: CUDA error: an illegal memory access was"
+    " encountered\n"
+)
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "With vLLM it works fine for a while; with SGLang the server fails right away.",
+        "Under concurrency 32 vLLM is fine; SGLang fails as shown.",
+        "Benchmarks against the server were never run, it fails first.",
+    ],
+    ids=["other-engine-and-right-away", "other-engine-after", "negated-after"],
+)
+def test_a_loose_claim_does_not_outweigh_the_last_phase_line(prose):
+    assert _placed(prose, CUT_LOG) == ("startup-crash", "capture")

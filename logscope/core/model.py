@@ -254,6 +254,9 @@ class Failure:
     library_frame: str | None = None  # the innermost frame of that library, when it is not native_frame
     library_via: str | None = None  # the library the crash hit in, when `library`'s code called into it (UCX under NIXL)
     library_basis: str | None = None  # what names the library that raised it, when no native frame or signature did
+    # the program went on after it (a phase line, a progress bar...) before its process tree was ended (the shell's
+    # "Killed" that did not give way to it): not what stopped the launch
+    went_on: bool = False
 
     @property
     def cause(self) -> bool:

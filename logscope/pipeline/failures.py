@@ -16,7 +16,9 @@ from logscope.pipeline.parse.signatures.library import CUT_TRACEBACK_BASIS
 from logscope.pipeline.parse.signatures.match import failures_of
 
 
-def launch_failures(launch: Launch) -> list[Failure]:
+def launch_failures(launch: Launch, launch_stamps: dict[str, list[str]] | None = None) -> list[Failure]:
+    """The launch's failures; `launch_stamps`: the stamps of every launch's server_args dump per source (a failure
+    pasted above the log is placed serving by a serving line stamped before it only when no launch came between)."""
     events = launch.all_events()
     ready: dict[str, Event] = {}  # source → its first line showing the server ready or serving
     past_warmup: dict[str, Event] = {}  # source → its first line showing the server past SGLang's warmup request
@@ -70,6 +72,7 @@ def launch_failures(launch: Launch) -> list[Failure]:
         others_last_phase=others_last_phase,
         phase_lines=phase_lines,
         past_warmup=past_warmup,
+        launch_stamps=launch_stamps,
     )
     if found and all(f.event.time for f in found):
         found.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))
@@ -243,6 +246,7 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         values=failure.values,
         quoted=failure.quoted,
         after_ready=failure.after_ready,
+        went_on=failure.went_on,
         cause=failure.cause,
         quote=exception_quote(failure.event),
         said=_cut(failure.said) if failure.said else None,
@@ -274,8 +278,10 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
 
 
 def root_of(failures: list[Failure]) -> Failure | None:
-    """The first failure in time that can stop a launch (startup only), preferring one with a mechanism."""
+    """The first failure in time that can stop a launch (startup only), preferring one with a mechanism; a failure the
+    program went on from before its process tree was ended is not it when another is shown."""
     startup = [f for f in failures if f.cause and not f.after_ready]
+    startup = [f for f in startup if not f.went_on] or startup
     named = [f for f in startup if f.mechanism is not None and f.finding not in ("startup-crash", "failure-time-unknown")]
     found = named or startup
     return found[0] if found else None

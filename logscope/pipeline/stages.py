@@ -24,6 +24,7 @@ from logscope.pipeline.ledger.ledger import ledgers, probe_process_ledgers
 from logscope.pipeline.ledger.smi_join import join_gpus
 from logscope.pipeline.ledger.timeline import timeline_numbers
 from logscope.pipeline.parse.classify import classify_sources
+from logscope.pipeline.parse.signatures.match import relaunch_stamps
 from logscope.pipeline.rule_engine.engine import run_rules
 from logscope.pipeline.sizing.calibration import Calibration
 from logscope.report.json import build_document
@@ -76,9 +77,10 @@ def analysis(
     join = with_device_totals(join, devices, samples or {})
     failures: dict[int, list[Failure]] = {}
     user_stops: dict[int, tuple[UserStop, int]] = {}
+    stamps = relaunch_stamps(e for launch in launches for e in launch.all_events())  # every launch's server_args dump
     for launch in launches:
         stop = user_stop(launch, samples or {})
-        failures[launch.id], after = after_user_stop(launch_failures(launch), stop)
+        failures[launch.id], after = after_user_stop(launch_failures(launch, stamps), stop)
         if stop is not None:
             user_stops[launch.id] = (stop, len(after))
     sizing = {launch.id: kv_sizing(launch, model_config) for launch in launches}

@@ -18,9 +18,11 @@ def render_signatures_doc() -> str:
         "",
         "Keys after an id: `status_line` (after_name | at_start) marks a wording that opens a status line a shell or a",
         "container tool prints of a process it ran (after the process's name, or at the line's start): a line that",
-        "begins so is a record of its own, never prose. `gives_way` (next_line | other_failure) marks a failure that",
-        "gives way to another: a line that announces the failure the next line states, to that line's failure; a",
-        "parent process's report that a child died, to any other failure of its input.",
+        "begins so is a record of its own, never prose. `gives_way` (next_line | other_failure | earlier_failure)",
+        "marks a failure that gives way to another: a line that announces the failure the next line states, to that",
+        "line's failure; a parent process's report that a child died, to any other failure of its input; the end of a",
+        "process tree its program killed right after logging why, to a failure read just before it (no line between",
+        "them that shows the program going on).",
         "",
     ]
     files = []

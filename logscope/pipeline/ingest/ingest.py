@@ -203,10 +203,12 @@ _TRACEBACK_HEAD = re.compile(
 # a log console's time stamp (month-day and a time to the millisecond, no year) before each line of a traceback it
 # collected, the line's own indent kept after it ("04-20 13:32:25.784  File \"/app/sglang/python/sglang/srt/managers/
 # scheduler.py\", line 3770, in run_scheduler_process"; a form seen in pastes only): taken off before a traceback's line
-# (an indented frame, source or caret line, the opener, an exception line)
+# only (an indented frame, a caret line, a source line's four-blank indent, the opener, an exception line); a line of
+# other words after two blanks keeps it (Android logcat's "MM-DD HH:MM:SS.mmm  PID  TID L TAG: msg" is no traceback)
 _CONSOLE_STAMP = re.compile(
     r"^\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}"
-    r"(?=[ \t]{2,}\S|[ \t]*(?:Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b))"
+    r"(?=[ \t]{2,}(?:File \"|\^|~)|[ \t]{4,}\S"
+    r"|[ \t]*(?:Traceback \(|File \"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b))"
 )
 # Open MPI's mpirun --tag-output ("[<jobid>,<rank>]<stdout|stderr|stddiag>:") before each line of a rank, after its
 # --timestamp-output time in ctime()'s form ("Thu Jan 23 11:55:50 2025")

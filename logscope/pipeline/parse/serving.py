@@ -34,8 +34,15 @@ READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
 # uvicorn's report of a request whose handler raised (see AsgiReport): one spelling for every reader of it
 ASGI_EXCEPTION = "Exception in ASGI application"
 _WARMUP_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_server_info|server_info)\b"
+# an error answer only in uvicorn's access-log shape and only to a generation path, never 503 (the "not ready" answer
+# of a probe or a router while the backend loads): another program's 4xx/5xx (huggingface_hub's urllib3 debug line of a
+# gated download, a readiness probe) is the very answer a stack not yet up gives (review12a item 13)
+_GENERATION_PATHS = r"/(?:generate|v1/(?:chat/)?completions|v1/embeddings)\b"
 _SERVING = re.compile(
-    r"\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? [2-5]\d\d\b"
+    # a client's URL before the request ('https://huggingface.co:443 "GET /api/... HTTP/1.1" 200': urllib3's debug
+    # line of its own request) is no answer of this server
+    r"(?<!\d \")\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
+    r"|(?<!\d \")\b(?:POST|GET) " + _GENERATION_PATHS + r"[^ \"\\]* HTTP/[0-9.]+\\?\" (?!503)[45]\d\d\b"
     # "Decode batch [1234], #running-req" / "Prefill batch [1234], #new-seq": the forward counter that
     # SGLANG_LOG_FORWARD_ITERS adds (scheduler_metrics_mixin.py iter_msg, sglang 0.5.4.post3-0.5.23)
     r"|Decode batch(?: \[\d+\])?[.,] #running-req|Prefill batch(?: \[\d+\])?[.,] #new-seq"
@@ -191,8 +198,11 @@ MAY_PRECEDE_READY = "may_precede_ready"
 
 def marked_may_precede_ready(marker: Event | None) -> bool:
     """Whether a serving mark may come before SGLang's ready line (may_precede_ready of its text); a ready line, or
-    no marker, never."""
-    return marker is not None and bool(marker.data.get(MAY_PRECEDE_READY))
+    no marker, never. A mark read without the key (no reader of this module wrote it) may: the cautious answer, never
+    taken as past the warmup."""
+    if marker is None or marker.kind == kinds.SERVER_READY:
+        return False
+    return bool(marker.data.get(MAY_PRECEDE_READY, True))
 
 
 # SGLang's warmup is one request (entrypoints/http_server.py _execute_server_warmup, sglang 0.5.2-0.5.23: one POST to

@@ -34,6 +34,19 @@ def command_event(kind: str, source: str, line: int, command: str, data: dict[st
     return Event(kind, source, line, command[:TEXT_KEEP], None, None, data, kinds.LAUNCH_COMMAND_GRAMMAR)
 
 
+# a note after a line's backslash ("--tp 4 \\  # was 8"): bash ends the command there; the lines below are shown as the
+# same command only when they read as its further arguments (NOTED_GOES_ON)
+_NOTED = re.compile(r"(?<!\\)\\\s+#.*$")
+
+
+def noted_goes_on(text: str) -> bool:
+    """The line after a noted backslash continues the command: an option, or an indented line, that is no command of
+    its own (a script's next command after `launch_server ... \\  # the server` is another command, as bash reads it)."""
+    if COMMAND_HEAD.match(text) or behind_prompt(text):
+        return False
+    return text.lstrip().startswith("-") or text[:1] in (" ", "\t")
+
+
 class ContinuedCommandReader(BlockReader):
     """A command over several lines joined by trailing backslashes; lines commented out among them (a script's
     `# CUDA_LAUNCH_BLOCKING=1 \\`) are left out, as the shell leaves them."""
@@ -49,6 +62,7 @@ class ContinuedCommandReader(BlockReader):
         self.first_line = self.last_line = lineno
         self.parts = [] if _COMMENTED_ASSIGNMENTS.match(text) else [CONTINUED_LINE.sub(" ", text)]
         self.finished = False
+        self.noted = bool(_NOTED.search(text))  # its backslash has a note after it
         self.ended_on_words = False  # the command's last line gave words (no comment ended it)
         return self
 
@@ -57,7 +71,11 @@ class ContinuedCommandReader(BlockReader):
         cut = self.finished and bool(self.parts) and next_line and flag_cut_between(self.parts[-1].rstrip(), text.strip())
         if self.finished and not cut:
             return False
+        if self.noted and not noted_goes_on(text):  # bash ended the command at the note: this line is none of it
+            self.finished = True
+            return False
         self.last_line = lineno
+        self.noted = bool(_NOTED.search(text))
         if self.parts and _COMMENT.match(text):
             # a comment once the command began ends it, as bash does (its backslash is part of the comment): the
             # lines after it are another command

@@ -73,13 +73,19 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
         r"(?:a while|some time|(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
         r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
     ),
-    # the server up for a stated time before it ("after the server has been up for 6 hours", "had been running for 2 days")
+    # the server up for a stated time before it ("after the server has been up for 6 hours", "had been running for 2 days");
+    # not a hang's "It has been running for 20 minutes, still stuck at ..." (review12a item 11: a word of waiting later
+    # in the clause)
     re.compile(
         r"(?i)\b(?:has|had|have) been (?:up|running|serving)(?: (?:fine|normally|well|stably|smoothly))? for "
         r"(?:a while|some time|(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
         r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
+        r"(?![^.;\n]*\b(?:stuck|hangs?|hanging|hung|still|waiting|loading)\b)"
     ),
 )
+# a request that is none the server was sent: a code host's ("I submitted a pull request", "we posted a feature
+# request", review12a item 11)
+_NO_SERVER_REQUEST = r"(?!(?:\w+ )?(?:pull|feature|merge|review|change|bug|support|access) requests?\b)"
 # (stage, pattern): the first that matches a line places it; each holds one of kinds.TIME_CLAIM_LITERALS (the prefilter's)
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     *(("serving", pattern) for _, pattern in CLIENT_STEPS),
@@ -221,14 +227,19 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?i)\b(?:has|had|have) been (?:serving|handling|processing) (?:\w+ )?(?:requests|traffic|queries)\b"
             r"|(?<!before )(?<!until )\b(?:I|we) (?:then )?(?:send|post|submit) "
-            r"(?:a|an|the|one|some|my|our|many|multiple|several|concurrent|\d+) (?:\w+ ){0,2}?requests?\b"
+            r"(?:a|an|the|one|some|my|our|many|multiple|several|concurrent|\d+) "
+            + _NO_SERVER_REQUEST
+            + r"(?:\w+ ){0,2}?requests?\b"
         ),
     ),
     # load or concurrency alone ("Crash happens under concurrency 32", "it dies under load"); not "under a traffic burst"
     # (a noun's modifier: a cause named in passing, built sglang-40723)
     (
         "serving",
-        re.compile(r"(?i)\bunder (?:(?:load|traffic)\b(?! (?:burst|spike|peak)s?\b)|concurrency(?: of)? \d+|\d+ concurrent)"),
+        re.compile(
+            r"(?i)\bunder (?:(?:load|traffic)\b(?! (?:burst|spike|peak)s?\b)(?![ _-]?balanc)"
+            r"|concurrency(?: of)? \d+|\d+ concurrent)"
+        ),
     ),
     # the scheduler's serving phases ("The crash occurs during decoding", "while prefilling", "in the decode stage")
     (
@@ -251,9 +262,11 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "serving",
         re.compile(
             r"(?i)\b(?:as soon as |whenever |once (?=I |we ))(?:I |we )?(?:send|sent|post|posted|submit|submitted) "
-            r"(?:a |an |the |one |any |some |my |our |many |multiple |several |concurrent |\d+ )?(?:\w+ )?requests?\b"
+            r"(?:a |an |the |one |any |some |my |our |many |multiple |several |concurrent |\d+ )?"
+            + _NO_SERVER_REQUEST
+            + r"(?:\w+ )?requests?\b"
             r"|\b(?:I|we) (?:then )?(?:sent|posted|submitted) (?:a|an|the|one|some|my|our|many|multiple|several|concurrent|\d+)"
-            r" (?:\w+ ){0,2}?requests?\b"
+            r" " + _NO_SERVER_REQUEST + r"(?:\w+ ){0,2}?requests?\b"
         ),
     ),
     # a reproduction's numbered or bulleted step that sends the server a request ("2. Send any request to the frontend.
@@ -360,21 +373,59 @@ def parse(text: str) -> Parsed | None:
     if not found or len({at_startup(stage) for stage, _ in found}) > 1:
         return None
     stage, m = found[0]
-    return Parsed(kinds.TIME_CLAIM, {"stage": stage, "said": m.group(0)})
+    return Parsed(kinds.TIME_CLAIM, {"stage": stage, "said": m.group(0), "firm": _firm(text, m)})
+
+
+# what makes a claim too loose to outweigh the log's own last phase line (match.py): another engine or a release named
+# in its clause (a comparison: "With vLLM it works fine for a while"), a negation after it in its clause ("Benchmarks
+# against the server were never run"), a word of an early failure in its sentence ("... fails right away") (review12a
+# item 16)
+_OTHER_ENGINE = re.compile(
+    r"(?i)\b(?:vllm|tensorrt(?:-llm)?|trt-llm|tgi|text-generation-inference|llama\.cpp|ollama|lmdeploy|mlc-llm)\b"
+    r"|\bv?\d+\.\d+(?:\.\d+)?\b"
+)
+_NEGATED_AFTER = re.compile(r"(?i)\b(?:never|not|no longer)\b|n't\b")
+_EARLY = re.compile(r"(?i)\b(?:right away|immediately|at startup|on start(?:up)?|during (?:startup|loading))\b")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+
+
+def firm_sentence(sentence: str) -> bool:
+    """A cue sentence (time_cues.py: the whole sentence is what it said) may outweigh a last phase line: no other engine
+    or release, negation or word of an early failure anywhere in it."""
+    return not (_OTHER_ENGINE.search(sentence) or _NEGATED_AFTER.search(sentence) or _EARLY.search(sentence))
+
+
+def _firm(text: str, m: re.Match[str]) -> bool:
+    """The claim may outweigh a last phase line: no other engine or release in its clause, no negation after it in its
+    clause, no word of an early failure in its sentence."""
+    before, after = _clause_before(text[: m.start()]), _CLAUSE_END.split(text[m.end() : m.end() + _CLAUSE_REACH])[0]
+    sentence = (
+        _SENTENCE_END.split(text[: m.start()][-_CLAUSE_REACH:])[-1] + _SENTENCE_END.split(text[m.start() :][:_CLAUSE_REACH])[0]
+    )
+    return not (
+        _OTHER_ENGINE.search(before) or _OTHER_ENGINE.search(after) or _NEGATED_AFTER.search(after) or _EARLY.search(sentence)
+    )
 
 
 # a startup step named in a run span's clause before it is what ran ("the weight loading runs fine for a while", "after
-# capture had been running for 2 hours"): no serving time of the server
-_STEP_SUBJECT = re.compile(
-    r"(?i)\b(?:load(?:ing)?|captur\w*|compil\w*|initiali[sz]\w*|warm-?up|download\w*|build\w*)\b[^.;:!?,]*$"
-)
+# capture had been running for 2 hours"): no serving time of the server. Searched in the clause alone (the text after
+# its last punctuation, within _CLAUSE_REACH characters): one pass, linear in the line (review12a item 14: the word
+# followed by [^.;:!?,]*$ rescanned to the punctuation from every step word, quadratic on a long line)
+_STEP_SUBJECT = re.compile(r"(?i)\b(?:load(?:ing)?|captur\w*|compil\w*|initiali[sz]\w*|warm-?up|download\w*|build\w*)\b")
+_CLAUSE_END = re.compile(r"[.;:!?,]")
+_CLAUSE_REACH = 300  # a clause's subject is never further back than this
+
+
+def _clause_before(before: str) -> str:
+    """The clause a match sits in, up to the match: the text after the last punctuation (within _CLAUSE_REACH)."""
+    return _CLAUSE_END.split(before[-_CLAUSE_REACH:])[-1]
 
 
 def _asserted(text: str, m: re.Match[str]) -> bool:
     """The claim is stated as what happened: not negated, conditional, a possibility, contradicted or asked; a client
     step not only something the writer means to do ("Next I will try `python -m sglang.bench_serving ...`")."""
     before = text[: m.start()]
-    if m.re in _RUN_SPANS and _STEP_SUBJECT.search(before):
+    if m.re in _RUN_SPANS and _STEP_SUBJECT.search(_clause_before(before)):
         return False
     if client_step(m.group(0)) is not None and _INTENT.search(before):
         return False

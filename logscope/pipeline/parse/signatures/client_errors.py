@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
+from logscope.core.errors import RuleError
 from logscope.core.events import Event
 from logscope.core.resources import rules_dir
 from logscope.pipeline.parse.signatures.loader import Signature, load_signature_file
@@ -27,7 +29,19 @@ def _filled(pattern: str, values: dict[str, Any]) -> str:
 @cache
 def client_accepted() -> tuple[Signature, ...]:
     """The client errors that show a taken request, in the order they are tried."""
-    return tuple(load_signature_file(rules_dir() / "signatures" / "placing" / "client_accepted.yaml"))
+    return load_client_accepted(rules_dir() / "signatures" / "placing" / "client_accepted.yaml")
+
+
+def load_client_accepted(path: Path) -> tuple[Signature, ...]:
+    """The file's wordings; each must say `phase: serving`, the only time a taken request places a failure in (the
+    key means what it says: another phase is refused, never placed as serving)."""
+    signatures = tuple(load_signature_file(path))
+    for sig in signatures:
+        if sig.phase != "serving":
+            raise RuleError(
+                f"{path}: {sig.id}: phase: serving is the only phase a client's taken request places (got {sig.phase})"
+            )
+    return signatures
 
 
 def placed_by_client(event: Event) -> tuple[str, str] | None:

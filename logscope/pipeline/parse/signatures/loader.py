@@ -41,11 +41,14 @@ STATUS_LINE_STARTS: Final[tuple[StatusLineStart, ...]] = ("after_script", "after
 # `gives_way`: the signature's failure gives way to another failure (parse/signatures/match.py): `next_line`, a line that
 # announces the failure the next line states (libstdc++'s "terminate called after throwing an instance of 'c10::Error'"
 # before its "  what():  CUDA error: ..."), to the failure read from the line right after it; `other_failure`, a parent
-# process's report that a child died, to any other failure of its input (the child's own)
-GivesWay = Literal["next_line", "other_failure"]
+# process's report that a child died, to any other failure of its input (the child's own); `earlier_failure`, the end
+# of a process tree its own program killed right after logging why, only to a failure read before it in its input
+# with no line between them that shows the program went on (a phase line, a progress bar, a batch or ready line)
+GivesWay = Literal["next_line", "other_failure", "earlier_failure"]
 NEXT_LINE: Final = "next_line"
 OTHER_FAILURE: Final = "other_failure"
-GIVES_WAY: Final[tuple[GivesWay, ...]] = (NEXT_LINE, OTHER_FAILURE)
+EARLIER_FAILURE: Final = "earlier_failure"
+GIVES_WAY: Final[tuple[GivesWay, ...]] = (NEXT_LINE, OTHER_FAILURE, EARLIER_FAILURE)
 MAX_FILE_BYTES = 128 * 1024
 # a line that reports a warning: CPython warnings.formatwarning ("<file>:<n>: <Category>: <message>", a category named
 # ...Warning), a log record at WARNING / WARN level (logging's "WARNING:root:", vLLM's "WARNING 12-07 ...", a level

@@ -10,6 +10,7 @@ match the same piece, the one with the most literal text wins (the most specific
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -21,7 +22,7 @@ from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.prose_guards import NAMED_IN_SENTENCE
-from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step
+from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step, firm_sentence
 from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, WARMUP_REQUEST, marked_may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
@@ -33,7 +34,14 @@ from logscope.pipeline.parse.signatures.library import (
     raising_library,
 )
 from logscope.pipeline.parse.signatures.lines_before import PROSE_KINDS, LinesBefore, from_other_ranks
-from logscope.pipeline.parse.signatures.loader import NEXT_LINE, OTHER_FAILURE, Signature, SignatureSet, bundled_signatures
+from logscope.pipeline.parse.signatures.loader import (
+    EARLIER_FAILURE,
+    NEXT_LINE,
+    OTHER_FAILURE,
+    Signature,
+    SignatureSet,
+    bundled_signatures,
+)
 from logscope.pipeline.parse.signatures.native import (
     NativeCrash,
     is_glog_error,
@@ -379,11 +387,25 @@ def _stamp_of(marker: Event) -> str | None:
     return f"{found.group(1)} {found.group(2)}" if found else None
 
 
-def _stamped_before(marker: Event, event: Event) -> bool:
+def relaunch_stamps(events: Iterable[Event]) -> dict[str, list[str]]:
+    """The full date-and-time stamps of the server_args dumps (each a launch's first line) among `events`, per source."""
+    stamps: dict[str, list[str]] = {}
+    for e in events:
+        stamp = _stamp_of(e) if e.kind == kinds.SERVER_ARGS else None
+        if stamp is not None:
+            stamps.setdefault(e.source, []).append(stamp)
+    return stamps
+
+
+def _stamped_before(marker: Event, event: Event, relaunches: list[str]) -> bool:
     """A serving line pasted after the failure was printed before it: both carry a full date and time, the serving
-    line's the earlier (a paste that shows the error first, then the log that led to it)."""
+    line's the earlier (a paste that shows the error first, then the log that led to it), and no launch of its input
+    (`relaunches`: the stamps of its server_args dumps) is stamped between them: after a relaunch the failure may be
+    the new launch's startup (review12a item 12)."""
     stamp = _stamp_of(marker)
-    return stamp is not None and event.time is not None and _EVENT_STAMP.match(event.time) is not None and stamp < event.time
+    if stamp is None or event.time is None or _EVENT_STAMP.match(event.time) is None or not stamp < event.time:
+        return False
+    return not any(stamp < at <= event.time for at in relaunches)
 
 
 def _after_launch(event: Event, located: tuple[str, str], launches: dict[str, list[int]]) -> tuple[str, str] | None:
@@ -420,10 +442,12 @@ def _time_of(
     last_phase_of: Any,
     releases: Releases,
     past_warmup: Event | None = None,
+    relaunches: list[str] | None = None,
 ) -> tuple[str, str]:
     """(stage, basis) from evidence only: the ready line or a serving line before it, the signature or a frame
-    that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason."""
-    stamped = marker is not None and event.line < marker.line and _stamped_before(marker, event)
+    that locates it, a wrapper header, the rank's last phase line; else `unknown` with the reason. `relaunches`: the
+    stamps of the input's server_args dumps (a launch stamped between a serving line and the failure parts them)."""
+    stamped = marker is not None and event.line < marker.line and _stamped_before(marker, event, relaunches or [])
     after_ready = marker is not None and event is not marker and (event.line >= marker.line or stamped)
     located = locate(event, sigs, sig, releases)
     # a warmup failure SGLang names itself stays warmup when only a batch line (the warmup's own) was before it
@@ -606,9 +630,10 @@ def _from_other_threads(event: Event, releases: Releases) -> tuple[str, str] | N
     return "serving", f"another thread of the dump was running SGLang code: {placement.basis(f'frame {where}')}"
 
 
-def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str] | None:
+def _from_claim(event: Event, claims: dict[str, list[Event]], firm: bool = False) -> tuple[str, str] | None:
     """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
-    command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so."""
+    command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so. `firm`: only a claim firm
+    enough to outweigh the log's last phase line (time_claims._firm: no comparison, negation or early-failure word)."""
     # a launcher's line on the failure's own line too (a shipper flattened both): it logs its words before the exception
     # a sentence that states the failure may place it itself ("it fails during startup with ...")
     # a failure stated only in prose: every sentence of it speaks of that failure, before it or after (one sentence
@@ -635,6 +660,8 @@ def _from_claim(event: Event, claims: dict[str, list[Event]]) -> tuple[str, str]
     if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
         return None
     claim = before[-1]
+    if firm and not (claim.data["firm"] if "firm" in claim.data else firm_sentence(str(claim.data["said"]))):
+        return None
     if LAUNCHER.match(str(claim.data["said"])):
         return str(claim.data["stage"]), (
             f"inferred from line {claim.line}, '{claim.data['said']}': the launcher's line that its launch of the"
@@ -668,6 +695,7 @@ def failures_of(
     others_last_phase: Any = None,
     phase_lines: dict[str, list[int]] | None = None,
     past_warmup: dict[str, Event] | None = None,
+    launch_stamps: dict[str, list[str]] | None = None,
 ) -> list[Failure]:
     """Every failure among `events`, in the order given (the caller orders them in time).
 
@@ -677,7 +705,9 @@ def failures_of(
     shows (its released source places a failure); `others_last_phase(event)` the last phase line of the launch's
     other ranks before it, and those ranks, when the event's rank printed none (failures.py); `phase_lines` the line
     numbers of each input's phase lines (a wording before the last of them places nothing); `past_warmup` the first
-    line per source that shows the server past SGLang's warmup request (the ready line, a served request).
+    line per source that shows the server past SGLang's warmup request (the ready line, a served request);
+    `launch_stamps` the stamps of every launch's server_args dump per source (relaunch_stamps: the input's other
+    launches too), else those of `events`.
     """
     sigs = signatures or bundled_signatures()
     events = merge_native(events)
@@ -706,6 +736,7 @@ def failures_of(
     for e in events:
         if e.kind == kinds.SERVER_ARGS:
             launches.setdefault(e.source, []).append(e.line)
+    launch_stamps = launch_stamps if launch_stamps is not None else relaunch_stamps(events)
     # the claims that are sentences of when it failed, not a reproduction's client step
     stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
     out: list[Failure] = []
@@ -744,7 +775,16 @@ def failures_of(
                 raiser = stated_raiser(event.data["sentence"])
             mechanism = raiser.mechanism if raiser else mechanism
         marker = ready.get(event.source)
-        located = _time_of(event, sigs, sig, marker, last_phase_of, releases, (past_warmup or {}).get(event.source))
+        located = _time_of(
+            event,
+            sigs,
+            sig,
+            marker,
+            last_phase_of,
+            releases,
+            (past_warmup or {}).get(event.source),
+            launch_stamps.get(event.source),
+        )
         if located[0] == "unknown":
             located = (
                 _from_chained(event, chained, sigs, releases)
@@ -761,7 +801,9 @@ def failures_of(
                 or _stated_beside_serving(event, marker)
                 or located
             )
-        elif located[1].startswith(AFTER_LAST_PHASE) and (words := _from_claim(event, stated)) and words[0] == "serving":
+        elif (
+            located[1].startswith(AFTER_LAST_PHASE) and (words := _from_claim(event, stated, firm=True)) and words[0] == "serving"
+        ):
             # the paste's own sentence says when it failed ("it crashes after running for 3 hours"): a startup step read
             # off the last phase line only holds for a log pasted whole from that line to the failure, and a paste of the
             # startup's head and the crash's tail is not. A client step (a curl, a benchmark command) says only that a
@@ -826,7 +868,8 @@ def failures_of(
     out = _named_by_statement(out, events)
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
     kept = _without_records(_without_cut_heads(_without_stated(_without_named(warmup_batches(_placed_by_burst(out), ready)))))
-    return _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
+    kept = _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
+    return _without_kill_ends(kept, sigs.giving_way(EARLIER_FAILURE), events)
 
 
 # what names the library of a log failure whose raiser the log does not show, when the issue's sentence does
@@ -921,6 +964,41 @@ def _without_echoes(found: list[Failure], echoes: frozenset[str]) -> list[Failur
     any other failure of its input (the child's own); it is the failure itself when nothing else is shown."""
     sources = {f.event.source for f in found if f.signature not in echoes}
     return [f for f in found if f.signature not in echoes or f.event.source not in sources]
+
+
+def _without_kill_ends(found: list[Failure], ends: frozenset[str], events: list[Event]) -> list[Failure]:
+    """A process tree's end by its own program (`ends`: its signatures, marked `gives_way: earlier_failure`) gives way
+    to a failure read before it in its input with no line between them that shows the program going on (a line that is
+    no failure and no prose: a phase line, a progress bar, a batch or ready line, a launch's server_args): SGLang logs
+    a failure at error level and kills its tree at once (sglang 0.4.6.post5 and 0.5.23 http_server.py _wait_and_warmup:
+    logger.error(f"Initialization failed. warmup error: ...") then kill_process_tree(os.getpid()), whose SIGKILL the
+    shell reports as "Killed"). A failure the program went on after, or one of another input, is not why it was
+    killed: the end is then the failure shown."""
+    if not any(f.signature in ends for f in found):
+        return found
+    # reading order: by line, and on one line (a log shipper's one-line body) in the order read
+    order = {id(e): i for i, e in enumerate(sorted(events, key=lambda e: (e.source, e.line)))}
+    went_on: dict[str, list[int]] = {}
+    for e in events:
+        if not _not_context(e):
+            went_on.setdefault(e.source, []).append(order[id(e)])
+
+    def at(f: Failure) -> int:
+        return order.get(id(f.event), -1)
+
+    def before(g: Failure, f: Failure, went: bool) -> bool:
+        """`g`, no end, is read before the end `f` in its input, the program going on (`went`) or not between them."""
+        between = went_on.get(f.event.source, [])
+        return (
+            g.signature not in ends
+            and g.event.source == f.event.source
+            and 0 <= at(g) < at(f)
+            and any(at(g) < n < at(f) for n in between) == went
+        )
+
+    kept = [f for f in found if f.signature not in ends or not any(before(g, f, False) for g in found)]
+    kept_ends = [f for f in kept if f.signature in ends]
+    return [replace(g, went_on=True) if any(before(g, f, True) for f in kept_ends) else g for g in kept]
 
 
 def _without_stated(found: list[Failure]) -> list[Failure]:
