@@ -5,7 +5,7 @@ handed, never by a clock (speed lives in bench/run.py's long-lines case)."""
 from __future__ import annotations
 
 from logscope.core.limits import READ_CAP
-from logscope.pipeline.ingest.linescan import decode_line
+from logscope.pipeline.ingest.linescan import LiteralScan, decode_line
 from logscope.pipeline.parse import classify, prefilter
 from tests.helpers import analyze_paths
 
@@ -52,3 +52,14 @@ def test_the_readers_are_handed_at_most_read_cap_characters_of_a_long_line(tmp_p
     assert report["inputs"][0]["lines"] == 5
     ranks = {r["rank"]: r["phases"][0]["avail_gib"] for r in report["launches"][0]["ranks"]}
     assert ranks == {"TP5": 11.87, "TP6": 11.87}  # the lines around the long ones read as ever
+
+
+def test_the_literal_test_through_the_native_search_says_what_the_in_tests_say():
+    scan = LiteralScan(("ERROR", "Traceback (most recent call last):", "显存", "CUDA error"))
+    texts = ["", "ERRO R", "an ERROR here", "显存不足", "显 存", "x" * 50_000 + "CUDA error", "\ud800 ERROR", "\ud800"]
+    by_in = [scan.holds(text) for text in texts]
+    assert by_in == [False, False, True, True, False, True, True, False]
+    if scan.native() is None:  # hyperscan missing: holds keeps the in-tests
+        return
+    assert scan._native is not None
+    assert [scan.holds(text) for text in texts] == by_in
