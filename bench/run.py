@@ -11,6 +11,7 @@ children), and the ratio of logscope's median to each baseline's median. Inputs 
 
     python bench/run.py                         # every case
     python bench/run.py --cases paste paste-failure help 1g   # a subset
+    python bench/run.py --cases long-lines       # 100 MB of 100 KB lines, each holding ERROR
     python bench/run.py --clean                 # then delete bench/out/*.log*, bench/out/ranks
 """
 
@@ -21,6 +22,7 @@ import contextlib
 import datetime
 import os
 import platform
+import random
 import shutil
 import statistics
 import subprocess
@@ -100,6 +102,60 @@ def gzipped(size_mib: int) -> Path:
     return path
 
 
+LONG_LINE_FORMS = ("middle", "start", "end", "many", "traceback")
+
+
+def long_lines() -> Path:
+    """100 MB of 1,000 lines of 100 KB, each holding ERROR (minified JSON, a garbled capture): varied JSON-ish
+    words, the level in the middle, at the start, at the end, every 2 KB, or after a Traceback header, in turn."""
+    path = OUT / "long-lines.log"
+    if path.exists():
+        return path
+    rng = random.Random(12)
+    words = [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "request",
+        "token",
+        "cache",
+        "kernel",
+        "memory",
+        "value",
+        "field",
+        "status",
+        "id",
+        "user",
+        "path",
+        "json",
+        "key",
+    ]
+    joins = ['":"', "=", " ", ", ", '{"', '"}', ":"]
+    with open(path, "w") as handle:
+        for n in range(1000):
+            parts, size = [], 0
+            while size < 99_990:
+                word = rng.choice(words) + rng.choice(joins) + str(rng.randint(0, 99999))
+                parts.append(word)
+                size += len(word)
+            body = "".join(parts)[:99_990]
+            half = len(body) // 2
+            form = LONG_LINE_FORMS[n % len(LONG_LINE_FORMS)]
+            if form == "middle":
+                line = f"{body[:half]} ERROR {body[half:]}"
+            elif form == "start":
+                line = f"ERROR {body}"
+            elif form == "end":
+                line = f"{body} ERROR"
+            elif form == "many":
+                line = " ERROR ".join(body[i : i + 2000] for i in range(0, len(body), 2000))
+            else:
+                line = f"{body[:half]} Traceback (most recent call last): ERROR {body[half:]}"
+            handle.write(line + "\n")
+    return path
+
+
 def rank_files() -> list[Path]:
     """8 files of 128 MiB: the 1 GiB log cut at line boundaries (`split -n l/8`)."""
     folder = OUT / "ranks"
@@ -159,7 +215,7 @@ def machine() -> str:
     )
 
 
-CASES = ("paste", "paste-failure", "help", "64m", "1g", "4g", "ranks", "gz")
+CASES = ("paste", "paste-failure", "help", "64m", "1g", "4g", "ranks", "gz", "long-lines")
 
 
 def main() -> None:
@@ -208,8 +264,13 @@ def main() -> None:
         ours = [*LOGSCOPE, "analyze", str(gz), "-f", "json", "-o", report_json]
         zgrep = ["bash", "-c", f"zcat {gz} | LC_ALL=C grep -c -F -f {LITERALS_14}"]
         report("256 MiB .gz", measure({"logscope": ours, "zcat | grep -F 14": zgrep}, args.repeat))
+    if "long-lines" in args.cases:
+        path = long_lines()
+        warm([path])
+        ours = [*LOGSCOPE, "analyze", str(path), "-f", "json", "-o", report_json]
+        report("100 MB of 100 KB lines", measure({"logscope": ours, **baselines([path])}, args.repeat))
     if args.clean:
-        for path in [*OUT.glob("log-*.log"), *OUT.glob("log-*.log.gz")]:
+        for path in [*OUT.glob("log-*.log"), *OUT.glob("log-*.log.gz"), *OUT.glob("long-lines.log")]:
             path.unlink()
         shutil.rmtree(OUT / "ranks", ignore_errors=True)
 
