@@ -1,10 +1,10 @@
-"""A line far longer than any record (minified JSON, a garbled capture): the readers are given its first
+"""A line far longer than any record (minified JSON, a garbled capture): the readers are given its first and last
 limits.READ_CAP bytes, so its cost is bounded by the cap and not by its length. Bounded by what the readers are
 handed, never by a clock (speed lives in bench/run.py's long-lines case)."""
 
 from __future__ import annotations
 
-from logscope.core.limits import READ_CAP
+from logscope.core.limits import READ_CAP, READ_GAP, READ_TEXT_CAP
 from logscope.pipeline.ingest.linescan import LiteralScan, decode_line
 from logscope.pipeline.parse import classify, prefilter
 from tests.helpers import analyze_paths
@@ -12,11 +12,29 @@ from tests.helpers import analyze_paths
 PHASE = "[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB"
 
 
-def test_a_long_line_is_decoded_as_its_first_read_cap_bytes():
-    assert decode_line(b"a" * (READ_CAP + 5000)) == "a" * READ_CAP
-    assert decode_line(b"a" * READ_CAP) == "a" * READ_CAP  # a line of the cap's length whole
-    cut = decode_line(b"a" * (READ_CAP - 1) + "é".encode() + b"b" * 10)  # the cap falls inside a character
-    assert len(cut) == READ_CAP and cut.endswith("\ufffd")
+def test_a_long_line_is_decoded_as_its_head_and_tail():
+    line = b"h" * READ_CAP + b"m" * 5000 + b"t" * READ_CAP
+    assert decode_line(line) == "h" * READ_CAP + READ_GAP + "t" * READ_CAP
+    assert decode_line(b"a" * 2 * READ_CAP) == "a" * 2 * READ_CAP  # a line of twice the cap whole
+    cut = decode_line(b"a" * (READ_CAP - 1) + "é".encode() + b"b" * 2 * READ_CAP)  # the head ends inside a character
+    assert cut.startswith("a" * (READ_CAP - 1) + "\ufffd" + READ_GAP)
+
+
+def test_a_traceback_flattened_into_one_long_json_line_keeps_its_exception_line(tmp_path):
+    # a JSON log record whose message is a whole traceback with literal \n: its exception line is the line's tail
+    frame = (
+        '  File \\"/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py\\", line {i}, in run_batch\\n'
+        "    result = self.model_worker.forward_batch_generation(batch)\\n"
+    )
+    message = "Traceback (most recent call last):\\n" + "".join(frame.format(i=i) for i in range(400))
+    message += "RuntimeError: CUDA error: an illegal memory access was encountered"
+    line = '{"level": "ERROR", "logger": "sglang", "message": "' + message + '"}'
+    assert len(line) > 3 * READ_CAP
+    path = tmp_path / "flat.log"
+    path.write_text(line + "\n")
+    report = analyze_paths(str(path))
+    messages = [f["message"] for f in report["findings"]]
+    assert any("RuntimeError: CUDA error: an illegal memory access was encountered" in m for m in messages), messages
 
 
 def test_the_readers_are_handed_at_most_read_cap_characters_of_a_long_line(tmp_path, monkeypatch):
@@ -25,7 +43,7 @@ def test_the_readers_are_handed_at_most_read_cap_characters_of_a_long_line(tmp_p
     lines = [
         PHASE,
         "ERROR " + filler,  # its level at the head: a candidate, read in its first READ_CAP bytes
-        filler + " ERROR",  # its only literal beyond the cap: not a candidate
+        filler + " ERROR in the middle " + filler,  # its only literal past its head, before its tail: no candidate
         filler[: READ_CAP // 2] + ' Traceback (most recent call last): ERROR "' + filler,
         PHASE.replace("TP5", "TP6"),
     ]
@@ -46,8 +64,8 @@ def test_the_readers_are_handed_at_most_read_cap_characters_of_a_long_line(tmp_p
     monkeypatch.setattr(prefilter, "grammars_for", recording_grammars_for)
     monkeypatch.setattr(classify.SourceClassifier, "feed", recording_feed)
     report = analyze_paths(str(path))
-    assert seen and max(len(text) for text in seen) <= READ_CAP
-    assert not any(text.endswith(" ERROR") for text in seen)  # the third line is never handed over
+    assert seen and max(len(text) for text in seen) <= READ_TEXT_CAP
+    assert not any("ERROR in the middle" in text for text in seen)  # the third line is never handed over
     assert sum(text.startswith("ERROR field0") or text.startswith('ERROR "field0') for text in seen) >= 1
     assert report["inputs"][0]["lines"] == 5
     ranks = {r["rank"]: r["phases"][0]["avail_gib"] for r in report["launches"][0]["ranks"]}

@@ -20,6 +20,10 @@ LINE_CAP = 1 << 20  # bytes of one physical line that are read; the rest of it i
 # 100 KB line (minified JSON, a garbled capture) cost ~0.2 s, 1,000 of them minutes. No pasted or logged record of
 # the corpus is near this long (the mined pastes' lines are at most 1.3 KB, the fixtures' 3 KB).
 READ_CAP = 16 << 10
+# a longer line is given as its head and its tail (READ_CAP bytes each) joined by READ_GAP: a record flattened onto one
+# line (a JSON log's traceback with literal \n) ends in its exception line, which its head alone would lose
+READ_GAP = " \u2026 "
+READ_TEXT_CAP = 2 * READ_CAP + len(READ_GAP.encode())  # bytes of a line's text a reader is given at most
 DECOMPRESSED_CAP = 1 << 30  # bytes a compressed input may expand to; reading stops there (the report says so)
 ISSUE_CAP = 32 << 20  # bytes of an issue thread triage reads whole (it splits it into blocks)
 _MiB = 1 << 20

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from logscope.core import user_cache
-from logscope.core.limits import READ_CAP
+from logscope.core.limits import READ_CAP, READ_GAP
 
 NEWLINE = 0x0A
 # below this many bytes the `find` loops (about 0.06 CPU-s per MiB for the prefilter's literals) cost less than
@@ -72,10 +72,10 @@ def newlines(buf: Buffer, start: int, end: int) -> int:
 
 
 def decode_line(raw: bytes | bytearray) -> str:
-    """One physical line's bytes (without its newline) → its text: its first READ_CAP bytes (limits.py says why; a
-    character cut there decodes as U+FFFD)."""
-    if len(raw) > READ_CAP:
-        raw = raw[:READ_CAP]
+    """One physical line's bytes (without its newline) → its text: a line longer than 2 x READ_CAP is given as its first
+    and last READ_CAP bytes joined by READ_GAP (limits.py says why; a character cut there decodes as U+FFFD)."""
+    if len(raw) > 2 * READ_CAP:
+        raw = raw[:READ_CAP] + READ_GAP.encode() + raw[-READ_CAP:]
     if raw.endswith(b"\r"):
         raw = raw[:-1]
     unit = raw.find(b"\x1f")
