@@ -98,7 +98,9 @@ def test_quoted_prose_gives_the_quoted_message():
         # a batch ran (issue 34): the verdict adds that SGLang's warmup request is one too
         ('INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK', True),
         ("[2026-01-01 00:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 6", True),
-        ('INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request', False),
+        # an error answer to a client's generation request: the server was up, answering (place12, review12a item 13)
+        ('INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request', True),
+        ('INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 503 Service Unavailable', False),
     ],
 )
 def test_serving_markers(line, serving):

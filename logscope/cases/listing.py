@@ -8,14 +8,13 @@ from typing import Any
 
 from logscope.cases.index import CaseIndex, KnownCase
 from logscope.cases.key import normalise_message
-from logscope.cases.match import outcome_text
+from logscope.cases.match import MESSAGE_WORD, outcome_text
 
 _THREAD = re.compile(r"^(?:(?P<repo>[\w.-]+/[\w.-]+))?#(?P<n>\d+)$")
-_WORD = re.compile(r"<\w+>|[a-z_][a-z0-9_]+")
 
 
 def _words(text: str) -> set[str]:
-    return set(_WORD.findall(normalise_message(text)))
+    return set(MESSAGE_WORD.findall(normalise_message(text)))
 
 
 def search(index: CaseIndex, query: str | None) -> list[KnownCase]:

@@ -21,7 +21,9 @@ W_MESSAGE, W_FRAMES, W_MECHANISM, W_PHASE, W_RELEASE, W_HARDWARE = 0.40, 0.25, 0
 SAME_MESSAGE = 0.8  # token overlap from which two messages are "the same message"
 SHARED_FRAMES = 0.5
 UNNAMED_MESSAGE = 0.5  # a failure no signature names matches on its message alone, from this overlap
-_TOKEN = re.compile(r"<\w+>|[a-z_][a-z0-9_]+")
+# a message's words: placeholders, identifiers, and runs of CJK characters (a Chinese or Japanese message has no
+# Latin words: "结果：初始化失败" is two words, not none)
+MESSAGE_WORD = re.compile(r"<\w+>|[a-z_][a-z0-9_]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]+")
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ def log_context(document: dict[str, Any], launch_id: int | None) -> LogContext:
 
 
 def _tokens(text: str) -> set[str]:
-    return set(_TOKEN.findall(text))
+    return set(MESSAGE_WORD.findall(text))
 
 
 def _overlap(a: set[str], b: set[str]) -> float:

@@ -865,11 +865,20 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    out = _named_by_statement(out, events)
+    out = _named_by_statement(_without_claim_twins(out), events)
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
     kept = _without_records(_without_cut_heads(_without_stated(_without_named(warmup_batches(_placed_by_burst(out), ready)))))
     kept = _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
     return _without_kill_ends(kept, sigs.giving_way(EARLIER_FAILURE), events)
+
+
+def _without_claim_twins(found: list[Failure]) -> list[Failure]:
+    """A sentence that names a failure and says when it happened ("the server hits a CUDA illegal memory access after
+    a few minutes of load") is read twice, as a failure line and as a time claim: one failure, the failure line's."""
+    read = {(f.event.source, f.event.line) for f in found if f.event.kind not in (kinds.TIME_CLAIM, kinds.TIME_CUE)}
+    return [
+        f for f in found if f.event.kind not in (kinds.TIME_CLAIM, kinds.TIME_CUE) or (f.event.source, f.event.line) not in read
+    ]
 
 
 # what names the library of a log failure whose raiser the log does not show, when the issue's sentence does
