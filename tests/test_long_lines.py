@@ -4,6 +4,8 @@ handed, never by a clock (speed lives in bench/run.py's long-lines case)."""
 
 from __future__ import annotations
 
+import pytest
+
 from logscope.core.limits import READ_CAP, READ_GAP, READ_TEXT_CAP
 from logscope.pipeline.ingest.linescan import LiteralScan, decode_line
 from logscope.pipeline.parse import classify, prefilter
@@ -20,14 +22,16 @@ def test_a_long_line_is_decoded_as_its_head_and_tail():
     assert cut.startswith("a" * (READ_CAP - 1) + "\ufffd" + READ_GAP)
 
 
-def test_a_traceback_flattened_into_one_long_json_line_keeps_its_exception_line(tmp_path):
-    # a JSON log record whose message is a whole traceback with literal \n: its exception line is the line's tail
+@pytest.mark.parametrize("pad", range(0, 140, 12))
+def test_a_traceback_flattened_into_one_long_json_line_keeps_its_exception_line(tmp_path, pad):
+    # a JSON log record whose message is a whole traceback with literal \n: its exception line is the line's tail,
+    # wherever the tail's first byte falls (review12c item 24: a tail cut inside a frame line lost the exception)
     frame = (
         '  File \\"/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py\\", line {i}, in run_batch\\n'
         "    result = self.model_worker.forward_batch_generation(batch)\\n"
     )
     message = "Traceback (most recent call last):\\n" + "".join(frame.format(i=i) for i in range(400))
-    message += "RuntimeError: CUDA error: an illegal memory access was encountered"
+    message += "RuntimeError: CUDA error: an illegal memory access was encountered" + "".join(f" w{i}" for i in range(pad // 3))
     line = '{"level": "ERROR", "logger": "sglang", "message": "' + message + '"}'
     assert len(line) > 3 * READ_CAP
     path = tmp_path / "flat.log"

@@ -73,9 +73,19 @@ def newlines(buf: Buffer, start: int, end: int) -> int:
 
 def decode_line(raw: bytes | bytearray) -> str:
     """One physical line's bytes (without its newline) → its text: a line longer than 2 x READ_CAP is given as its first
-    and last READ_CAP bytes joined by READ_GAP (limits.py says why; a character cut there decodes as U+FFFD)."""
+    and last READ_CAP bytes (limits.py says why), joined at the literal line breaks of a flattened record where it has
+    them, else by READ_GAP (a character cut there decodes as U+FFFD)."""
     if len(raw) > 2 * READ_CAP:
-        raw = raw[:READ_CAP] + READ_GAP.encode() + raw[-READ_CAP:]
+        head, tail = raw[:READ_CAP], raw[-READ_CAP:]
+        # a record flattened with literal \n (a JSON log's traceback) is cut at its own line breaks, the tail starting
+        # at a frame where it holds one, so a traceback reads on from the head's frames to the tail's
+        end = head.rfind(b"\\n")
+        start = tail.find(b"\\n  File ")
+        start = start if start >= 0 else tail.find(b"\\n")
+        if end >= 0 and start >= 0:
+            raw = head[:end] + tail[start:]
+        else:
+            raw = head + READ_GAP.encode() + tail
     if raw.endswith(b"\r"):
         raw = raw[:-1]
     unit = raw.find(b"\x1f")
