@@ -24,6 +24,7 @@ from logscope.pipeline.parse.parsers.prose_guards import (
     SUPPOSED_WORDS,
 )
 
+_PROCESS = r"server|service|process|engine|scheduler|worker|pod|container|instance|router|node"
 # what the user's run did, as issues word it (each form holds one of kinds.STATED_FAILURE_LITERALS, the prefilter's)
 _STATED = re.compile(
     r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened)\b)"
@@ -48,12 +49,18 @@ _STATED = re.compile(
     # unexpectedly, keeps restarting, blew up, was terminated by a signal, was unable to start; a request that makes it
     # crash, or that crashes the server ("I was able to crash the server two times", halogen-flash-server#15)
     r"|error(?:s|ed|ing)? out"
-    r"|(?:server|service|process|engine|scheduler|worker|pod|container|instance|router|node)s?\s+(?:\w+\s+){0,2}?"
-    r"(?:goes|went|go|going|gone) down"
-    r"|exit(?:s|ed)? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exit(?:s|ed)? (?:unexpectedly|abnormally|immediately)"
-    r"|keeps? (?:restarting|crashing|dying|failing)|(?:blows|blew|blown) up"
-    r"|terminated by (?:signal|SIG)|unable to (?:start|launch|run|load|initiali[sz]e|serve)"
-    r"|(?:makes?|made|making) (?:\w+\s+){1,3}?crash"
+    r"|(?P<down>(?:server|service|process|engine|scheduler|worker|pod|container|instance|router|node)s?\s+(?:\w+\s+){0,2}?"
+    r"(?:goes|went|go|going|gone) down)"
+    # (the present tense only right after the process: "pods that exit with code 137" is a general statement)
+    r"|exited with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exited (?:unexpectedly|abnormally|immediately)"
+    r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?"
+    r"(?:exits? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exits? (?:unexpectedly|abnormally|immediately))"
+    r"|keeps? (?:restarting|crashing|dying|failing)"
+    # ("blew up" of a process only: "the loss blew up", "the latency blows up" are a metric's)
+    r"|(?:" + _PROCESS + r")s?\s+(?:(?:has|have|had)\s+)?(?:blows|blew|blown) up"
+    # ("unable to load|run" is said of scripts and benchmarks as often: "failed to load" covers the log's wording)
+    r"|terminated by (?:signal|SIG)|unable to (?:start|launch|initiali[sz]e|serve)"
+    r"|(?P<makes>(?:makes?|made|making) (?:\w+\s+){1,3}?crash(?!-\w| less| more often| rarely))"
     r"|crash(?:es|ed|ing)? (?:the|my|our|its) (?:\w+\s+)?(?:server|process|engine|scheduler|service|worker|container|node))\b"
 )
 # the same said in Chinese (kinds.FAILURE_WORD_TABLE's Chinese rows; each form holds one of their pieces): a step that
@@ -96,6 +103,18 @@ _GONE = re.compile(
     # possessive: a run of blanks is taken once (50 KB of spaces after "got an error:" took 54 s: review11)
     r"(?i)^\W*+(?:\w++\W++){0,3}?(?:is|are|was|were|has been|have been)?\s*+(?:gone|fixed|resolved|solved)\b|^\s*+no more\b"
 )
+# anywhere in its sentence: a proposal, a pull request's or the docs' behaviour, a designed one ("I propose that the
+# process exit with code 1", "The PR makes the router exit with status 2", "which is expected", "Feature request:
+# restart the worker automatically when it exits unexpectedly"; a process "killed automatically" is still a report)
+_PROPOSED = re.compile(
+    r"(?i)\b(?:propos(?:e|es|ed|al)|suggest(?:s|ed|ion)?|PR|docs?(?: \w+)? says?|documentation says|(?:is|as|was) expected"
+    r"|feature request)\b"
+)
+# before a process's "went down" in its clause, or in it: a metric of the process ("GPU utilization of the worker went
+# down to 30%"), not the process
+_METRIC = re.compile(r"(?i)\b(?:utili[sz]ation|usage|latency|throughput|memory|rate|traffic|number|count)\b|%")
+_OF_BEFORE = re.compile(r"(?i)\bof\s+(?:the\s+|my\s+|our\s+|each\s+|every\s+)?$")
+_BY_AMOUNT = re.compile(r"^\s*(?:to|by)\s+~?\d")
 # the whole sentence says the run is fine now, or points at another thread's failure ("I've got the same error")
 _FINE = re.compile(
     r"(?i)\b(?:works? (?:now|fine|well|normally)|working (?:now|fine)|no longer|not any ?more|same|similar|previously"
@@ -190,7 +209,12 @@ def rules_out(sentence: str) -> bool:
 
 
 def _asks_fixes_or_dismisses(body: str) -> bool:
-    return body.endswith(tuple(QUESTION_MARKS)) or _FINE.search(body) is not None or _CHANGE.search(body) is not None
+    return (
+        body.endswith(tuple(QUESTION_MARKS))
+        or _FINE.search(body) is not None
+        or _CHANGE.search(body) is not None
+        or _PROPOSED.search(body) is not None
+    )
 
 
 def _names_nothing(what: str) -> bool:
@@ -210,6 +234,13 @@ def _stated(sentence: str) -> str | None:
         before = body[: m.start()]
         clause = CLAUSE.split(before)[-1]
         if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
+            continue
+        # (words between the subject and its verb deny it too: "the server never goes down")
+        if (m.group("down") or m.group("makes")) and DENIED.search(m.group(0)):
+            continue
+        if m.group("down") and (
+            _OF_BEFORE.search(before) or _METRIC.search(clause + m.group(0)) or _BY_AMOUNT.match(body[m.end() :])
+        ):
             continue
         # (an OOM that something causes names the failure itself: "it causes the oom exception"; "when SGLang hits an
         # OOM, the server does not crash" names nothing that happened, sglang-omni#293)
