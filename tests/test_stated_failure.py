@@ -71,6 +71,8 @@ STATED = [
     # constructed in the same shape: memory ran short while serving, an error at start
     ("跑了一段时间之后显存不足，服务直接崩溃", "显存不足"),
     ("按照文档启动报错了", "启动报错"),
+    # a time after the step, with the failure said to have happened (了)
+    ("启动后就崩溃了", "启动后就崩溃"),
 ]
 
 NOT_STATED = [
@@ -144,6 +146,23 @@ NOT_STATED = [
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)
     "服务正常启动，没有报错。",
+    # review12a item 18: a condition or a time after the words (失败时, 的话, 的时候), 当, a suggestion, a wish, a topic
+    # (失败的原因, 失败问题, 报错的用例), a failure of the past that is over, another engine's or CI's, a normal one
+    "调用失败时返回 500。",
+    "连接失败时客户端会自动重连。",
+    "编译失败的话请检查 nvcc 版本。",
+    "当内存不够的时候，系统会使用 swap。",
+    "文档里说显存不足时会自动降低 mem-fraction-static。",
+    "建议在加载失败时给出更清晰的提示。",
+    "希望增加一个选项，服务崩溃后自动重启。",
+    "加载失败的原因可能是路径不对。",
+    "官方镜像的安装失败问题可以参考 #1234。",
+    "测试报错的用例我已经跳过了。",
+    "之前版本初始化失败的问题已经在 0.5.3 修复了。",
+    "之前出现了OOM，现在调小 batch 后正常了。",
+    "vLLM 上推理报错，SGLang 上正常。",
+    "CI 上单元测试失败，但是跟这个 PR 无关。",
+    "我们的训练过程中显存不足是正常的，可以调小 batch。",
     "如果显存不足，请调小 mem-fraction-static。",
     "请问启动失败是什么原因？",
     "这样启动会失败吗",

@@ -67,7 +67,8 @@ _STATED = re.compile(
 # failed or raised an error ("结果：初始化失败", result: initialization failed; "启动报错", an error at start), the server,
 # process or model that crashed, died or exited abnormally ("服务直接崩溃", "进程挂了", "模型全部异常退出"), memory that ran
 # short ("显存不足", "爆显存"), an error that appeared ("出现报错"), "报错了" (it raised an error)
-_CJK_STEP = r"初始化|启动|加载|运行|部署|推理|调用|请求|编译|安装|执行|连接|分配|创建|拉起|捕获|训练|测试|压测|服务"
+# (测试 / 训练 / 服务 as a step are as often a topic, "测试报错的用例", "训练过程中显存不足是正常的"; 服务 stays a subject)
+_CJK_STEP = r"初始化|启动|加载|运行|部署|推理|调用|请求|编译|安装|执行|连接|分配|创建|拉起|捕获|压测"
 _CJK_STATED = re.compile(
     r"(?:" + _CJK_STEP + r")(?:时|的时候|后|过程中)?(?:都|也|就|总是|一直|直接|会|又|还是)?(?:失败|报错|出错|崩溃|崩了|挂了|挂掉)"
     r"|(?:服务|服务器|进程|程序|模型|容器|实例|[Ss]erver|SGLang|sglang|scheduler)(?:就|会|都|全部|直接|突然|又|总是|经常)?"
@@ -80,6 +81,14 @@ _CJK_STATED = re.compile(
 # in its clause, a denial or a plan (prose_guards.CJK_NEGATED); after it, a pointer to a text elsewhere (如下 / 以下 as
 # follows, below, 截图 a screenshot)
 _CJK_SUPPOSED = re.compile(r"如果|若是|假如|万一|是否|怎么|如何|为什么|为何|会不会|能否|避免|防止|修复|解决|同样|相同|一样")
+# anywhere in its sentence: when (当), a suggestion, a wish or a request (建议, 希望, 能否, 可以, 请), the past that is
+# over (之前, 以前, 原来), normal, unrelated, fixed, solved (正常, 无关, 修复, 解决): "之前出现了OOM，现在调小 batch 后正常了",
+# "vLLM 上推理报错，SGLang 上正常", "CI 上单元测试失败，但是跟这个 PR 无关", "建议在加载失败时给出更清晰的提示"
+_CJK_RULED_OUT = re.compile(r"当|建议|希望|能否|可以|请|之前|以前|原来|正常|无关|修复|解决")
+# right after it: a condition or a time (失败时, 失败的时候, 失败的话, 崩溃后: "调用失败时返回 500"), unless the clause then says
+# it happened (了); a topic (失败的原因, 失败的问题, 报错的用例, 失败问题: "加载失败的原因可能是路径不对")
+_CJK_WHEN = re.compile(r"^(?:时|的时候|的话|后|之后)")
+_CJK_TOPIC = re.compile(r"^(?:的(?:原因|问题|情况|用例|话|时候|场景|错误)|问题)")
 _CJK_QUESTION = re.compile(r"[吗嘛呢][\s。！]*$")
 _CJK_CLAUSE = re.compile(r"[，,；;：:、（(]")
 _CJK_POINTS = re.compile(r"^[^。！？]{0,12}?(?:如下|以下|下面|截图|图片|附件)")
@@ -254,13 +263,15 @@ def _stated(sentence: str) -> str | None:
 def _stated_in_chinese(body: str) -> str | None:
     """The words of a Chinese sentence that state a failure of the run (_CJK_STATED), unless the sentence asks about it,
     supposes, fixes or dismisses it, or its clause denies or plans it, or the words point at a text elsewhere."""
-    if _CJK_QUESTION.search(body):
+    if _CJK_QUESTION.search(body) or _CJK_RULED_OUT.search(body):
         return None
     for m in _CJK_STATED.finditer(body):
-        before = body[: m.start()]
+        before, after = body[: m.start()], body[m.end() :]
         if _CJK_SUPPOSED.search(before) or CJK_NEGATED.search(_CJK_CLAUSE.split(before)[-1]):
             continue
-        if _CJK_POINTS.match(body[m.end() :]):
+        if _CJK_POINTS.match(after) or _CJK_TOPIC.match(after):
+            continue
+        if _CJK_WHEN.match(after) and "了" not in re.split(r"[，,；;。！!]", after, maxsplit=1)[0]:
             continue
         return m.group(0)
     return None
