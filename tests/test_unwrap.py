@@ -280,7 +280,9 @@ def test_an_api_error_body_with_a_message_no_reader_knows_is_an_unrecognized_fai
     no_code = body.replace(',"code":500', "")
     assert [p.how for p in expand(no_code)] == [API_ERROR_RECORD]
     # review12a item 19: a 400 is the client's bad request the server answered as designed, no failure of the server
-    refused = '{"object":"error","message":"max_tokens=999999 cannot exceed the context length","type":"BadRequestError","code":400}'
+    refused = (
+        '{"object":"error","message":"max_tokens=999999 cannot exceed the context length","type":"BadRequestError","code":400}'
+    )
     assert API_ERROR_RECORD not in [p.how for p in expand(refused)]
     proc = run("analyze", "-", "--format", "json", input=("**Actual response:**\n" + refused + "\n").encode())
     assert proc.returncode == 0 and json.loads(proc.stdout)["findings"] == []
