@@ -73,6 +73,10 @@ STATED = [
     ("按照文档启动报错了", "启动报错"),
     # a time after the step, with the failure said to have happened (了)
     ("启动后就崩溃了", "启动后就崩溃"),
+    # 请求 (a request) is no 请 (please)
+    ("部分请求报错了", "请求报错"),
+    # 之前 after a step is "before it", no past that is over
+    ("加载模型之前就报错了", "报错了"),
 ]
 
 NOT_STATED = [

@@ -83,8 +83,10 @@ _CJK_STATED = re.compile(
 _CJK_SUPPOSED = re.compile(r"如果|若是|假如|万一|是否|怎么|如何|为什么|为何|会不会|能否|避免|防止|修复|解决|同样|相同|一样")
 # anywhere in its sentence: when (当), a suggestion, a wish or a request (建议, 希望, 能否, 可以, 请), the past that is
 # over (之前, 以前, 原来), normal, unrelated, fixed, solved (正常, 无关, 修复, 解决): "之前出现了OOM，现在调小 batch 后正常了",
-# "vLLM 上推理报错，SGLang 上正常", "CI 上单元测试失败，但是跟这个 PR 无关", "建议在加载失败时给出更清晰的提示"
-_CJK_RULED_OUT = re.compile(r"当|建议|希望|能否|可以|请|之前|以前|原来|正常|无关|修复|解决")
+# "vLLM 上推理报错，SGLang 上正常", "CI 上单元测试失败，但是跟这个 PR 无关", "建议在加载失败时给出更清晰的提示" (请 the
+# request word, not 请求 a request: "部分请求报错了" is a report; 之前 / 以前 / 原来 as "previously", opening a clause, not
+# "before X", "启动之前就报错了" is a report)
+_CJK_RULED_OUT = re.compile(r"当|建议|希望|能否|可以|请(?!求)|(?:^|[，,；;：:\s])(?:之前|以前|原来)|正常|无关|修复|解决")
 # right after it: a condition or a time (失败时, 失败的时候, 失败的话, 崩溃后: "调用失败时返回 500"), unless the clause then says
 # it happened (了); a topic (失败的原因, 失败的问题, 报错的用例, 失败问题: "加载失败的原因可能是路径不对")
 _CJK_WHEN = re.compile(r"^(?:时|的时候|的话|后|之后)")
