@@ -52,10 +52,10 @@ STATED = [
     ("FlashInfer trtllm kernel for nvfp4 MoE model with intermediate size 704 errors out.", "errors out"),
     # constructed in the shapes issues use for a server or a process that ended
     ("The server goes down after about 10 minutes of load.", "server goes down"),
-    ("The process exits with code 1 right after loading the weights.", "exits with code 1"),
+    ("The process exits with code 1 right after loading the weights.", "process exits with code 1"),
     ("The server exited unexpectedly during cuda graph capture.", "exited unexpectedly"),
     ("The container keeps restarting every few minutes.", "keeps restarting"),
-    ("It blows up with OOM when the batch is large.", "blows up"),
+    ("The server blows up with OOM when the batch is large.", "server blows up"),
     ("The scheduler process was terminated by signal 9.", "terminated by signal"),
     ("The engine is unable to start with --enable-ep-moe.", "unable to start"),
     ("Any request makes the scheduler crash.", "makes the scheduler crash"),
@@ -71,6 +71,12 @@ STATED = [
     # constructed in the same shape: memory ran short while serving, an error at start
     ("跑了一段时间之后显存不足，服务直接崩溃", "显存不足"),
     ("按照文档启动报错了", "启动报错"),
+    # a time after the step, with the failure said to have happened (了)
+    ("启动后就崩溃了", "启动后就崩溃"),
+    # 请求 (a request) is no 请 (please)
+    ("部分请求报错了", "请求报错"),
+    # 之前 after a step is "before it", no past that is over
+    ("加载模型之前就报错了", "报错了"),
 ]
 
 NOT_STATED = [
@@ -118,12 +124,49 @@ NOT_STATED = [
     "It would be great if the engine did not blow up with long prompts.",
     "The process is terminated by systemd on shutdown, which is expected.",
     "How do I avoid that a long prompt crashes the server?",
+    # review12a item 17: a metric's "blew up" / "went down", a denial inside the match, a general statement, a proposal,
+    # a pull request's or the docs' behaviour, a feature request, a fix's property, something other than the server
+    "The loss blew up after step 1000 in training.",
+    "Our cost blew up because of the long prompts.",
+    "The latency blows up with batch size 256.",
+    "The number of tokens blew up.",
+    "GPU utilization of the worker went down to 30%.",
+    "Memory usage of the server went down after enabling --enable-mixed-chunk.",
+    "With vLLM the server never goes down under this load.",
+    "Kubernetes restarts pods that exit with code 137.",
+    "I propose that the process exit with code 1 instead of hanging.",
+    "The PR makes the router exit with status 2 on bad config.",
+    "The docs say that the process exits with code 1 on invalid arguments.",
+    "The container exits immediately after printing the help text, which is expected.",
+    "Feature request: restart the worker automatically when it exits unexpectedly.",
+    "Setting --disable-cuda-graph makes it crash less.",
+    "Changing the dtype made the model crash less often.",
+    "This option makes the router crash-safe.",
+    "The script is unable to load the tokenizer from a local path, so I pass --tokenizer-path.",
+    "I was unable to run the benchmark because I have no access to H100.",
     # sgl-project/sglang-omni#293 (probe): an OOM met in general, the server going on
     "When SGLang hits an OOM during a TTS request, the server does not crash or return an error.",
     "A long prompt no longer crashes the server.",
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)
     "服务正常启动，没有报错。",
+    # review12a item 18: a condition or a time after the words (失败时, 的话, 的时候), 当, a suggestion, a wish, a topic
+    # (失败的原因, 失败问题, 报错的用例), a failure of the past that is over, another engine's or CI's, a normal one
+    "调用失败时返回 500。",
+    "连接失败时客户端会自动重连。",
+    "编译失败的话请检查 nvcc 版本。",
+    "当内存不够的时候，系统会使用 swap。",
+    "文档里说显存不足时会自动降低 mem-fraction-static。",
+    "建议在加载失败时给出更清晰的提示。",
+    "希望增加一个选项，服务崩溃后自动重启。",
+    "加载失败的原因可能是路径不对。",
+    "官方镜像的安装失败问题可以参考 #1234。",
+    "测试报错的用例我已经跳过了。",
+    "之前版本初始化失败的问题已经在 0.5.3 修复了。",
+    "之前出现了OOM，现在调小 batch 后正常了。",
+    "vLLM 上推理报错，SGLang 上正常。",
+    "CI 上单元测试失败，但是跟这个 PR 无关。",
+    "我们的训练过程中显存不足是正常的，可以调小 batch。",
     "如果显存不足，请调小 mem-fraction-static。",
     "请问启动失败是什么原因？",
     "这样启动会失败吗",

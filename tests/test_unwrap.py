@@ -269,13 +269,23 @@ def test_an_api_error_body_with_a_message_no_reader_knows_is_an_unrecognized_fai
     # failure, yet the body says the request failed; a document of the format, with "..." for the message, says nothing
     from tests.helpers import run
 
-    body = '{"object":"error","message":"max_tokens=999999 cannot exceed the context length","type":"BadRequestError","code":400}'
-    assert [(p.text, p.how) for p in expand(body)] == [("max_tokens=999999 cannot exceed the context length", API_ERROR_RECORD)]
+    # (a 5xx, or no code: the server's failure; constructed in the body's shape)
+    body = '{"object":"error","message":"the scheduler returned no output for the request","code":500}'
+    assert [(p.text, p.how) for p in expand(body)] == [("the scheduler returned no output for the request", API_ERROR_RECORD)]
     proc = run("analyze", "-", "--format", "json", input=("**Actual response:**\n" + body + "\n").encode())
     assert proc.returncode == 1
     (finding,) = json.loads(proc.stdout)["findings"]
     assert finding["rule"] == "unrecognized-failure"
-    assert "max_tokens=999999 cannot exceed the context length" in finding["message"]
+    assert "the scheduler returned no output for the request" in finding["message"]
+    no_code = body.replace(',"code":500', "")
+    assert [p.how for p in expand(no_code)] == [API_ERROR_RECORD]
+    # review12a item 19: a 400 is the client's bad request the server answered as designed, no failure of the server
+    refused = (
+        '{"object":"error","message":"max_tokens=999999 cannot exceed the context length","type":"BadRequestError","code":400}'
+    )
+    assert API_ERROR_RECORD not in [p.how for p in expand(refused)]
+    proc = run("analyze", "-", "--format", "json", input=("**Actual response:**\n" + refused + "\n").encode())
+    assert proc.returncode == 0 and json.loads(proc.stdout)["findings"] == []
     placeholder = b'{"object": "error", "message": "...", "type": "BadRequestError", "param": null, "code": 400}\n'
     proc = run("analyze", "-", "--format", "json", input=placeholder)
     assert proc.returncode == 0 and json.loads(proc.stdout)["findings"] == []

@@ -211,6 +211,29 @@ def test_an_exception_a_sentence_asks_about_fixes_or_denies_is_no_failure():
     assert _findings("This PR fixes ValueError: bad value in the config parser.\n") == []
 
 
+def test_another_engines_exception_or_a_designed_answer_named_in_a_sentence_is_no_failure():
+    # review12a item 19
+    text = "On vLLM this gives ValueError: The model's max seq len is larger than KV cache, but SGLang works.\n"
+    assert _findings(text) == []
+    text = "The router now returns HTTPException: 400 Bad Request for an empty prompt, which is what we want.\n"
+    assert _findings(text) == []
+    # (the same exception said of this run still reads)
+    (finding,) = _findings("On H20 this gives ValueError: The model's max seq len is larger than KV cache.\n")
+    assert "max seq len is larger than KV cache" in finding["message"]
+
+
+def test_a_fenced_note_of_a_policy_and_a_documented_error_body_are_no_failure():
+    # review12a item 19
+    assert _findings("```\nTimeout waiting for the server to start; failed health checks are retried\n```\n") == []
+    text = (
+        "Error handling docs:\n```json\n"
+        '{"object": "error", "message": "The input is too long for this model", "type": "BadRequestError", "code": 400}\n'
+        "```\nThis is the format the router returns; I suggest adding the request id.\n"
+    )
+    # (the heading line "Error handling docs:" is read as before; the example body adds no failing line)
+    assert all("more such line" not in f["message"] and "too long" not in f["message"] for f in _findings(text))
+
+
 def test_an_exception_named_in_a_sentence_gives_way_to_the_logs_own_failure():
     text = (
         "I started the server and got KeyError: 'model' in the end.\n"

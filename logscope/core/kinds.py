@@ -476,8 +476,6 @@ FAILURE_WORD_TABLE: Final = (
         stated=(
             "unable to start",
             "unable to launch",
-            "unable to run",
-            "unable to load",
             "unable to initiali",
             "unable to serve",
         ),

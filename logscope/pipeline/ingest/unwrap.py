@@ -22,6 +22,9 @@ JSON_STRING = "a JSON string"
 # message, type, param, code): a request's answer, so the server was serving when it was written
 API_ERROR = "an API error response"
 _API_ERROR = re.compile(r'"object"\s*:\s*"error"')
+# the body's HTTP status: a 4xx is the client's bad request the server answered as designed (a body shown as the
+# router's documented format holds one too), no failure of the server
+_API_ERROR_CODE = re.compile(r'"code"\s*:\s*"?(\d{3})\b')
 FLATTENED = "a line flattened with \\n"
 # a structured log record (one JSON object a line) at a failing level: its message is read as a failure's line (the
 # classifier reads a JSON_RECORD piece as a line that reads like a failure, whatever its words).
@@ -131,6 +134,9 @@ def _api_error_record(line: str) -> tuple[Piece, str] | None:
     """An API error body's message of one line, as a failing record's line and the message, or None."""
     if _API_ERROR.search(line) is None:
         return None
+    code = _API_ERROR_CODE.search(line)
+    if code is not None and not code.group(1).startswith("5"):
+        return None  # (only a 5xx, or no code, is the server's failure)
     message = _RECORD_MESSAGE.search(line)
     text = None if message is None else _decoded(message.group(1))
     if not text or "\n" in text or " " not in text.strip():

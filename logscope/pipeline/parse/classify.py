@@ -91,6 +91,18 @@ _PAREN_EXCEPTION = re.compile(r"\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Excep
 _SENTENCE_EXCEPTION = re.compile(
     r"(?:(?<=[\s,;:(])|(?<=[\uff0c\uff1a\uff1b\u3001\u3002]))((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.{3,2000})"
 )
+# in the sentence's words before the exception: another engine ("On vLLM this gives ValueError: ..., but SGLang works");
+# anywhere in it: the run works, or the error is a designed answer of a change ("The router now returns HTTPException:
+# 400 Bad Request for an empty prompt, which is what we want"). An exception's own message ("only works on sm80") is
+# not read for these: the phrases are a sentence's, not a message's
+_OTHER_ENGINE = re.compile(r"(?i)\b(?:vLLM|TensorRT(?:-LLM)?|TGI|llama\.cpp|ollama|transformers \d)")
+_DESIGNED = re.compile(
+    r"(?i)\bbut (?:\w+ )?works\b|\bworks fine\b|\bwhat we want\b|\b(?:which is|as) expected\b|\bnow (?:returns|raises)\b"
+    r"|\bPR\b"
+)
+# a note's clause in a fence: what a program does with failures, not one that happened ("failed health checks are
+# retried")
+_POLICY = re.compile(r"(?i)\bfailed (?:\w+ ){0,2}?\w+s? (?:are|is|get|gets) (?:retried|ignored|skipped|logged|dropped|counted)\b")
 # a Markdown list's item ("- Failed requests are retried.", "2. Error handling"), an HTML comment or an image (GitHub's
 # '<!-- Failed to upload "image.png" -->' left in a fence the copy never closed): prose, even inside a fence
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+[A-Za-z]|^\s*(?:<!--|<img\b|!\[)")
@@ -565,6 +577,8 @@ class SourceClassifier:
             return False
         if code_failure_text(text) is not None or _SOURCE_LINE.search(text) or _LIST_ITEM.match(text):
             return False
+        if _POLICY.search(text):
+            return False  # (a note: "Timeout waiting for the server to start; failed health checks are retried")
         if all(map(stated_failure.rules_out, stated_failure.sentences(text))):
             return False  # (a line that asks about, supposes, fixes or dismisses the failure)
         chunk = self.chunk
@@ -1061,4 +1075,6 @@ def _exceptions_in_sentence(text: str) -> list[str]:
     denied = DENIED.search(CLAUSE.split(before)[-1]) or NEGATED.search(before)
     if denied or stated_failure.rules_out(sentence[0] + " " + found.group(1)):
         return []
+    if _OTHER_ENGINE.search(sentence[0]) or _DESIGNED.search(sentence[0]) or _DESIGNED.search(found.group(1)):
+        return []  # (another engine's error, or a designed answer)
     return [found.group(1).strip()]

@@ -24,6 +24,7 @@ from logscope.pipeline.parse.parsers.prose_guards import (
     SUPPOSED_WORDS,
 )
 
+_PROCESS = r"server|service|process|engine|scheduler|worker|pod|container|instance|router|node"
 # what the user's run did, as issues word it (each form holds one of kinds.STATED_FAILURE_LITERALS, the prefilter's)
 _STATED = re.compile(
     r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened)\b)"
@@ -48,19 +49,26 @@ _STATED = re.compile(
     # unexpectedly, keeps restarting, blew up, was terminated by a signal, was unable to start; a request that makes it
     # crash, or that crashes the server ("I was able to crash the server two times", halogen-flash-server#15)
     r"|error(?:s|ed|ing)? out"
-    r"|(?:server|service|process|engine|scheduler|worker|pod|container|instance|router|node)s?\s+(?:\w+\s+){0,2}?"
-    r"(?:goes|went|go|going|gone) down"
-    r"|exit(?:s|ed)? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exit(?:s|ed)? (?:unexpectedly|abnormally|immediately)"
-    r"|keeps? (?:restarting|crashing|dying|failing)|(?:blows|blew|blown) up"
-    r"|terminated by (?:signal|SIG)|unable to (?:start|launch|run|load|initiali[sz]e|serve)"
-    r"|(?:makes?|made|making) (?:\w+\s+){1,3}?crash"
+    r"|(?P<down>(?:server|service|process|engine|scheduler|worker|pod|container|instance|router|node)s?\s+(?:\w+\s+){0,2}?"
+    r"(?:goes|went|go|going|gone) down)"
+    # (the present tense only right after the process: "pods that exit with code 137" is a general statement)
+    r"|exited with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exited (?:unexpectedly|abnormally|immediately)"
+    r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?"
+    r"(?:exits? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exits? (?:unexpectedly|abnormally|immediately))"
+    r"|keeps? (?:restarting|crashing|dying|failing)"
+    # ("blew up" of a process only: "the loss blew up", "the latency blows up" are a metric's)
+    r"|(?:" + _PROCESS + r")s?\s+(?:(?:has|have|had)\s+)?(?:blows|blew|blown) up"
+    # ("unable to load|run" is said of scripts and benchmarks as often: "failed to load" covers the log's wording)
+    r"|terminated by (?:signal|SIG)|unable to (?:start|launch|initiali[sz]e|serve)"
+    r"|(?P<makes>(?:makes?|made|making) (?:\w+\s+){1,3}?crash(?!-\w| less| more often| rarely))"
     r"|crash(?:es|ed|ing)? (?:the|my|our|its) (?:\w+\s+)?(?:server|process|engine|scheduler|service|worker|container|node))\b"
 )
 # the same said in Chinese (kinds.FAILURE_WORD_TABLE's Chinese rows; each form holds one of their pieces): a step that
 # failed or raised an error ("结果：初始化失败", result: initialization failed; "启动报错", an error at start), the server,
 # process or model that crashed, died or exited abnormally ("服务直接崩溃", "进程挂了", "模型全部异常退出"), memory that ran
 # short ("显存不足", "爆显存"), an error that appeared ("出现报错"), "报错了" (it raised an error)
-_CJK_STEP = r"初始化|启动|加载|运行|部署|推理|调用|请求|编译|安装|执行|连接|分配|创建|拉起|捕获|训练|测试|压测|服务"
+# (测试 / 训练 / 服务 as a step are as often a topic, "测试报错的用例", "训练过程中显存不足是正常的"; 服务 stays a subject)
+_CJK_STEP = r"初始化|启动|加载|运行|部署|推理|调用|请求|编译|安装|执行|连接|分配|创建|拉起|捕获|压测"
 _CJK_STATED = re.compile(
     r"(?:" + _CJK_STEP + r")(?:时|的时候|后|过程中)?(?:都|也|就|总是|一直|直接|会|又|还是)?(?:失败|报错|出错|崩溃|崩了|挂了|挂掉)"
     r"|(?:服务|服务器|进程|程序|模型|容器|实例|[Ss]erver|SGLang|sglang|scheduler)(?:就|会|都|全部|直接|突然|又|总是|经常)?"
@@ -73,6 +81,16 @@ _CJK_STATED = re.compile(
 # in its clause, a denial or a plan (prose_guards.CJK_NEGATED); after it, a pointer to a text elsewhere (如下 / 以下 as
 # follows, below, 截图 a screenshot)
 _CJK_SUPPOSED = re.compile(r"如果|若是|假如|万一|是否|怎么|如何|为什么|为何|会不会|能否|避免|防止|修复|解决|同样|相同|一样")
+# anywhere in its sentence: when (当), a suggestion, a wish or a request (建议, 希望, 能否, 可以, 请), the past that is
+# over (之前, 以前, 原来), normal, unrelated, fixed, solved (正常, 无关, 修复, 解决): "之前出现了OOM，现在调小 batch 后正常了",
+# "vLLM 上推理报错，SGLang 上正常", "CI 上单元测试失败，但是跟这个 PR 无关", "建议在加载失败时给出更清晰的提示" (请 the
+# request word, not 请求 a request: "部分请求报错了" is a report; 之前 / 以前 / 原来 as "previously", opening a clause, not
+# "before X", "启动之前就报错了" is a report)
+_CJK_RULED_OUT = re.compile(r"当|建议|希望|能否|可以|请(?!求)|(?:^|[，,；;：:\s])(?:之前|以前|原来)|正常|无关|修复|解决")
+# right after it: a condition or a time (失败时, 失败的时候, 失败的话, 崩溃后: "调用失败时返回 500"), unless the clause then says
+# it happened (了); a topic (失败的原因, 失败的问题, 报错的用例, 失败问题: "加载失败的原因可能是路径不对")
+_CJK_WHEN = re.compile(r"^(?:时|的时候|的话|后|之后)")
+_CJK_TOPIC = re.compile(r"^(?:的(?:原因|问题|情况|用例|话|时候|场景|错误)|问题)")
 _CJK_QUESTION = re.compile(r"[吗嘛呢][\s。！]*$")
 _CJK_CLAUSE = re.compile(r"[，,；;：:、（(]")
 _CJK_POINTS = re.compile(r"^[^。！？]{0,12}?(?:如下|以下|下面|截图|图片|附件)")
@@ -96,6 +114,18 @@ _GONE = re.compile(
     # possessive: a run of blanks is taken once (50 KB of spaces after "got an error:" took 54 s: review11)
     r"(?i)^\W*+(?:\w++\W++){0,3}?(?:is|are|was|were|has been|have been)?\s*+(?:gone|fixed|resolved|solved)\b|^\s*+no more\b"
 )
+# anywhere in its sentence: a proposal, a pull request's or the docs' behaviour, a designed one ("I propose that the
+# process exit with code 1", "The PR makes the router exit with status 2", "which is expected", "Feature request:
+# restart the worker automatically when it exits unexpectedly"; a process "killed automatically" is still a report)
+_PROPOSED = re.compile(
+    r"(?i)\b(?:propos(?:e|es|ed|al)|suggest(?:s|ed|ion)?|PR|docs?(?: \w+)? says?|documentation says|(?:is|as|was) expected"
+    r"|feature request)\b"
+)
+# before a process's "went down" in its clause, or in it: a metric of the process ("GPU utilization of the worker went
+# down to 30%"), not the process
+_METRIC = re.compile(r"(?i)\b(?:utili[sz]ation|usage|latency|throughput|memory|rate|traffic|number|count)\b|%")
+_OF_BEFORE = re.compile(r"(?i)\bof\s+(?:the\s+|my\s+|our\s+|each\s+|every\s+)?$")
+_BY_AMOUNT = re.compile(r"^\s*(?:to|by)\s+~?\d")
 # the whole sentence says the run is fine now, or points at another thread's failure ("I've got the same error")
 _FINE = re.compile(
     r"(?i)\b(?:works? (?:now|fine|well|normally)|working (?:now|fine)|no longer|not any ?more|same|similar|previously"
@@ -190,7 +220,12 @@ def rules_out(sentence: str) -> bool:
 
 
 def _asks_fixes_or_dismisses(body: str) -> bool:
-    return body.endswith(tuple(QUESTION_MARKS)) or _FINE.search(body) is not None or _CHANGE.search(body) is not None
+    return (
+        body.endswith(tuple(QUESTION_MARKS))
+        or _FINE.search(body) is not None
+        or _CHANGE.search(body) is not None
+        or _PROPOSED.search(body) is not None
+    )
 
 
 def _names_nothing(what: str) -> bool:
@@ -211,6 +246,13 @@ def _stated(sentence: str) -> str | None:
         clause = CLAUSE.split(before)[-1]
         if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
             continue
+        # (words between the subject and its verb deny it too: "the server never goes down")
+        if (m.group("down") or m.group("makes")) and DENIED.search(m.group(0)):
+            continue
+        if m.group("down") and (
+            _OF_BEFORE.search(before) or _METRIC.search(clause + m.group(0)) or _BY_AMOUNT.match(body[m.end() :])
+        ):
+            continue
         # (an OOM that something causes names the failure itself: "it causes the oom exception"; "when SGLang hits an
         # OOM, the server does not crash" names nothing that happened, sglang-omni#293)
         caused_oom = m.group("oom_word") and _CAUSE.match(m.group(0))
@@ -223,13 +265,15 @@ def _stated(sentence: str) -> str | None:
 def _stated_in_chinese(body: str) -> str | None:
     """The words of a Chinese sentence that state a failure of the run (_CJK_STATED), unless the sentence asks about it,
     supposes, fixes or dismisses it, or its clause denies or plans it, or the words point at a text elsewhere."""
-    if _CJK_QUESTION.search(body):
+    if _CJK_QUESTION.search(body) or _CJK_RULED_OUT.search(body):
         return None
     for m in _CJK_STATED.finditer(body):
-        before = body[: m.start()]
+        before, after = body[: m.start()], body[m.end() :]
         if _CJK_SUPPOSED.search(before) or CJK_NEGATED.search(_CJK_CLAUSE.split(before)[-1]):
             continue
-        if _CJK_POINTS.match(body[m.end() :]):
+        if _CJK_POINTS.match(after) or _CJK_TOPIC.match(after):
+            continue
+        if _CJK_WHEN.match(after) and "了" not in re.split(r"[，,；;。！!]", after, maxsplit=1)[0]:
             continue
         return m.group(0)
     return None
