@@ -701,3 +701,11 @@ def test_a_library_the_sentence_names_as_a_setting_or_an_intent_is_no_raiser_of_
 )
 def test_a_library_named_as_what_failed_still_names_the_cut_traceback_s_raiser(sentence, library):
     assert [lib for _, lib in _named(sentence + "\n" + CUT_UNDER_SGLANG)] == [library]
+
+
+def test_a_library_opening_the_sentence_that_says_it_errors_names_the_raiser():
+    # flashinfer-3206's first line (built split): the library is the sentence's subject
+    sentence = "FlashInfer trtllm kernel for nvfp4 MoE model with intermediate size 704 errors out."
+    assert [lib for _, lib in _named(sentence + "\n" + CUT_UNDER_SGLANG)] == ["FlashInfer"]
+    sentence = "FlashInfer is installed but the server crashes on start."
+    assert [lib for _, lib in _named(sentence + "\n" + CUT_UNDER_SGLANG)] == ["SGLang"]

@@ -75,7 +75,17 @@ def _as_raiser(sentence: str, start: int, end: int) -> bool:
         return bool(re.match(r"(?i)[`'\"]?\s+(?:enabled|on|turned on)\b", after))
     if re.match(r"(?i)[\s-]+(?:mode|backend|attention|version)\b", after):  # "in DeepEP mode": a setting
         return False
+    if _SENTENCE_SUBJECT_BEFORE.match(before) and _SUBJECT_FAILS.match(after):
+        return True  # "FlashInfer trtllm kernel for nvfp4 MoE model ... errors out." (flashinfer-3206's first line)
     return bool(_RAISER_BEFORE.search(before) or _RAISER_AFTER.match(after))
+
+
+# the name opens the sentence and its own clause says it fails: the sentence's subject, with words that qualify it
+_SENTENCE_SUBJECT_BEFORE = re.compile(r"^[\W_]*$")
+_SUBJECT_FAILS = re.compile(
+    r"(?i)^(?:(?!\b(?:but|so|and|although|though|while|because|when|if|not|never)\b)[^,;:.?!])*?"
+    r"\b(?:crash|fail|error|raise|throw|abort|segfault)\w*"
+)
 
 
 def stated_raiser(sentence: str, as_raiser: bool = False) -> Raiser | None:
