@@ -261,3 +261,36 @@ def test_a_version_in_parentheses_after_the_name(line, versions):
 )
 def test_sglangs_repository_installed_at_a_release_tag(line, versions):
     assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # review12a item 21: a question, a condition, another's change, a requirement, a contrast: no version in use
+        "Has anyone upgraded torch to 2.9.0 successfully?",
+        "If you upgraded torch to 2.9.0, reinstall sgl-kernel.",
+        "Someone in #1234 said they downgraded flashinfer to 0.2.3 and it worked.",
+        "vLLM users switched torch to 2.9.0 last month; we are still on the old one.",
+        "NCCL: 2.27.3 is required by DeepEP.",
+        "| NCCL | 2.27.3 | required |",
+        "| CUDA | 12.8 | minimum |",
+        "如果 torch版本：2.9.0 的话会报错吗",
+        "Is sglang:v0.4.10.post2-cu128-gb200 supposed to work on H100?",
+        "It works with FlashInfer (0.4.1) but not with the latest.",
+    ],
+)
+def test_a_version_asked_about_supposed_required_or_changed_by_another_is_not_in_use(line):
+    assert _versions(line + "\n") == {}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        ("I upgraded torch to 2.8.0. Is this a known issue?", {"torch": "2.8.0"}),
+        ("We have downgraded flashinfer to 0.2.3, still the same.", {"flashinfer": "0.2.3"}),
+        ("| NCCL | 2.27.3 |", {"nccl": "2.27.3"}),
+        ("torch版本：2.9.0", {"torch": "2.9.0"}),
+    ],
+)
+def test_the_writer_s_own_change_and_a_plain_label_still_read(line, versions):
+    assert _versions(line + "\n") == versions

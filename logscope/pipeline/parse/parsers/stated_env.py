@@ -14,6 +14,7 @@ from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
 from logscope.pipeline.parse.parsers.build_versions import cmake_found, installed_wheel, pip_installed
+from logscope.pipeline.parse.parsers.prose_guards import CONDITION
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
 # packages whose version matters for the memory SGLang uses, as pip names them → check_env's key for them
@@ -253,12 +254,27 @@ _CHANGED = re.compile(
     rf"(?i:({_NAMED_NAME}))(?:\s+(?i:version|package))?(?:\s+(?i:from)\s+`?v?\d+\.\d+[\w.+-]*`?)?\s+(?i:to)\s+`?v?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
+# the writer's own change only: "I upgraded", "we've downgraded", "After upgrading" opening the sentence (not "they
+# downgraded", "vLLM users switched", "Has anyone upgraded", review12a item 21)
+_OWN_CHANGE = re.compile(r"(?i)(?:\b(?:I|we)(?:'ve|\s+have|\s+had)?(?:\s+(?:also|just|then|first|later|finally))?\s+|^\W*)$")
+# a sentence that asks or supposes, not one that states what runs ("Has anyone upgraded torch to 2.9.0?", "If you
+# upgraded torch to 2.9.0, reinstall sgl-kernel.", "Is sglang:v0.4.10.post2-cu128-gb200 supposed to work on H100?")
+_ASKS = re.compile(r"[?？]\s*\W*$|^\W*(?i:has|have|had|did|does|do|is|are|was|were|can|could|should|would)\b")
+_SUPPOSES_TAG = re.compile(r"(?i)\b(?:support|would|should|supposed|if|whether)\b")
+# a version in Chinese that a condition, a question or a requirement names ("如果 torch版本：2.9.0 的话会报错吗": "if
+# torch is 2.9.0, would it fail?"; 需要/要求/至少: "needs", "requires", "at least")
+_CJK_SUPPOSED = re.compile(r"如果|假如|是否|吗\s*[？?]?\s*$|需要|要求|至少")
+# a version the sentence contrasts with the one that fails ("It works with FlashInfer (0.4.1) but not with the latest")
+_BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
 _REQUIREMENT = re.compile(
     r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried)"
     r"[^.;,]{0,24}$"
 )
 _AFTER_REQUIREMENT = re.compile(
-    r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d)"
+    r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d"
+    # a requirement after the value, in the sentence or the table's next cell ("NCCL: 2.27.3 is required by DeepEP.",
+    # "| NCCL | 2.27.3 | required |", "| CUDA | 12.8 | minimum |")
+    r"|(?:is\s+|are\s+)?(?:required|needed)\b|\|\s*(?:\*\*)?(?:required|minimum|min\.?|needed|at least)\b)"
 )
 # torch's NCCL errors end with the NCCL the process runs: "NCCL error in: ...cpp:1197, unhandled cuda error (...),
 # NCCL version 2.18.3" (c10d's ncclGetErrorWithVersion; its build suffix, "+cuda12.4", is no part of the version)
@@ -288,10 +304,14 @@ def named_versions(text: str) -> dict[str, str]:
     text = text.translate(_UNICODE_HYPHENS)
     found: dict[str, set[str]] = {}
     for m in _CHANGED.finditer(text):
-        if not _ADVICE.search(text):
+        sentence = _sentence_at(text, m.start(), m.end())
+        asks = _ASKS.search(sentence) or CONDITION.search(sentence) or _CJK_SUPPOSED.search(sentence)
+        if not _ADVICE.search(text) and not asks and _OWN_CHANGE.search(text[: m.start()]):
             found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
     for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
         if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(text[m.end() :]):
+            continue
+        if _CJK_SUPPOSED.search(_sentence_at(text, m.start(), m.end())) or _BUT_NOT.match(text[m.end() :]):
             continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
         if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
@@ -299,6 +319,17 @@ def named_versions(text: str) -> dict[str, str]:
         version = m.group(2).split("+")[0] if key == "nccl" else m.group(2)  # NCCL's "2.21.5+cuda12.4": its build
         found.setdefault(key, set()).add(version)
     return {key: next(iter(versions)) for key, versions in found.items() if len(versions) == 1}
+
+
+def _sentence_at(text: str, start: int, end: int) -> str:
+    """The sentence of the line that holds text[start:end] (a line may hold several)."""
+    opened = max((m.end() for m in _SENTENCE_OPEN.finditer(text, 0, start)), default=0)
+    closed = _SENTENCE_CLOSE.search(text, end)
+    return text[opened : closed.end() if closed else len(text)]
+
+
+_SENTENCE_OPEN = re.compile(r"[.!?;。！？；]\s+|[。！？；]")
+_SENTENCE_CLOSE = re.compile(r"[.!?;](?=\s|$)|[。！？；]")
 
 
 def parse_line(text: str) -> Parsed | None:
@@ -324,6 +355,9 @@ def parse_line(text: str) -> Parsed | None:
     if mounted_over(text):  # the image's tag is no release that runs, in any form below
         text = IMAGE_TAG.sub("lmsysorg/sglang", text)
     m = IMAGE_TAG.search(text)
+    tag_sentence = _sentence_at(text, m.start(), m.end()) if m else ""
+    if m and not m.group(0).startswith("lmsysorg/") and (_ASKS.search(tag_sentence) or _SUPPOSES_TAG.search(tag_sentence)):
+        m = None  # the tag without its namespace in a question or a wish names no image that runs (review12a item 21)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
     m = BUNDLED_TAG.search(text)
@@ -377,6 +411,9 @@ def _labelled(text: str) -> tuple[str, str] | None:
         key = _label_key(m.group(1)) if m else None
         if m is None or key is None:
             continue
+        after = text[m.end(rx.groups) :].lstrip("`*")
+        if _AFTER_REQUIREMENT.match(after) or _CJK_SUPPOSED.search(text):
+            return None  # a requirement or a condition, no version in use (review12a item 21)
         dist = m.groupdict().get("dist")
         if dist is None:
             return key, m.group(rx.groups)
