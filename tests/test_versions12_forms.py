@@ -294,3 +294,21 @@ def test_a_version_asked_about_supposed_required_or_changed_by_another_is_not_in
 )
 def test_the_writer_s_own_change_and_a_plain_label_still_read(line, versions):
     assert _versions(line + "\n") == versions
+
+
+def test_a_long_line_of_changes_searches_for_advice_once(monkeypatch):
+    """review12a item 22: _ADVICE.search ran once per change found (a 30 KB line of them took 11 s); now once a line."""
+    from logscope.pipeline.parse.parsers import stated_env
+
+    calls = []
+
+    class Counting:
+        def search(self, text, *args):
+            calls.append(len(text))
+            return ADVICE.search(text, *args)
+
+    ADVICE = stated_env._ADVICE
+    monkeypatch.setattr(stated_env, "_ADVICE", Counting())
+    line = "The server crashes at startup. " + "I upgraded torch to 2.8.0 and " * 300
+    assert stated_env.named_versions(line) == {"torch": "2.8.0"}
+    assert len(calls) == 1

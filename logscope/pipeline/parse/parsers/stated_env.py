@@ -7,6 +7,7 @@ a pip freeze line ("sglang==0.5.9"), `pip show sglang` (Name / Version), and the
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -256,10 +257,10 @@ _CHANGED = re.compile(
 )
 # the writer's own change only: "I upgraded", "we've downgraded", "After upgrading" opening the sentence (not "they
 # downgraded", "vLLM users switched", "Has anyone upgraded", review12a item 21)
-_OWN_CHANGE = re.compile(r"(?i)(?:\b(?:I|we)(?:'ve|\s+have|\s+had)?(?:\s+(?:also|just|then|first|later|finally))?\s+|^\W*)$")
+_OWN_CHANGE = re.compile(r"(?i)\b(?:I|we)(?:'ve|\s+have|\s+had)?(?:\s+(?:also|just|then|first|later|finally))?\s+$")
 # a sentence that asks or supposes, not one that states what runs ("Has anyone upgraded torch to 2.9.0?", "If you
 # upgraded torch to 2.9.0, reinstall sgl-kernel.", "Is sglang:v0.4.10.post2-cu128-gb200 supposed to work on H100?")
-_ASKS = re.compile(r"[?？]\s*\W*$|^\W*(?i:has|have|had|did|does|do|is|are|was|were|can|could|should|would)\b")
+_ASKED = re.compile(r"[?？]\W{0,5}$|^\W*(?i:has|have|had|did|does|do|is|are|was|were|can|could|should|would)\b")
 _SUPPOSES_TAG = re.compile(r"(?i)\b(?:support|would|should|supposed|if|whether)\b")
 # a version in Chinese that a condition, a question or a requirement names ("如果 torch版本：2.9.0 的话会报错吗": "if
 # torch is 2.9.0, would it fail?"; 需要/要求/至少: "needs", "requires", "at least")
@@ -303,15 +304,17 @@ def named_versions(text: str) -> dict[str, str]:
         text = text[: failure.start()]
     text = text.translate(_UNICODE_HYPHENS)
     found: dict[str, set[str]] = {}
+    sentences = _Sentences(text)
+    advice = _ADVICE.search(text) is not None  # once a line: in the loop it made a long line quadratic (item 22)
     for m in _CHANGED.finditer(text):
-        sentence = _sentence_at(text, m.start(), m.end())
-        asks = _ASKS.search(sentence) or CONDITION.search(sentence) or _CJK_SUPPOSED.search(sentence)
-        if not _ADVICE.search(text) and not asks and _OWN_CHANGE.search(text[: m.start()]):
-            found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
-    for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
-        if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(text[m.end() :]):
+        if advice or sentences.supposes(m.start()) or not _own_change(text, sentences.start(m.start()), m.start()):
             continue
-        if _CJK_SUPPOSED.search(_sentence_at(text, m.start(), m.end())) or _BUT_NOT.match(text[m.end() :]):
+        found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
+    for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
+        after = text[m.end() : m.end() + 80]
+        if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(after):
+            continue
+        if sentences.cjk_supposes(m.start()) or _BUT_NOT.match(after):
             continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
         if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
@@ -326,6 +329,46 @@ def _sentence_at(text: str, start: int, end: int) -> str:
     opened = max((m.end() for m in _SENTENCE_OPEN.finditer(text, 0, start)), default=0)
     closed = _SENTENCE_CLOSE.search(text, end)
     return text[opened : closed.end() if closed else len(text)]
+
+
+class _Sentences:
+    """A line's sentences, found once (a long line with many matches stays linear): where the one holding an offset
+    starts, and whether it asks or supposes (each sentence tested once)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(m.end() for m in _SENTENCE_OPEN.finditer(text))]
+        self._asks: dict[int, bool] = {}
+        self._cjk: dict[int, bool] = {}
+
+    def start(self, offset: int) -> int:
+        return self.starts[bisect.bisect_right(self.starts, offset) - 1]
+
+    def _sentence(self, offset: int) -> str:
+        i = bisect.bisect_right(self.starts, offset)
+        return self.text[self.starts[i - 1] : self.starts[i] if i < len(self.starts) else len(self.text)]
+
+    def supposes(self, offset: int) -> bool:
+        key = self.start(offset)
+        if key not in self._asks:
+            sentence = self._sentence(offset)
+            self._asks[key] = bool(
+                _ASKED.search(sentence.rstrip()) or CONDITION.search(sentence) or _CJK_SUPPOSED.search(sentence)
+            )
+        return self._asks[key]
+
+    def cjk_supposes(self, offset: int) -> bool:
+        key = self.start(offset)
+        if key not in self._cjk:
+            self._cjk[key] = bool(_CJK_SUPPOSED.search(self._sentence(offset)))
+        return self._cjk[key]
+
+
+def _own_change(text: str, sentence_start: int, start: int) -> bool:
+    """The change is the writer's: "I/we (have) upgraded" right before it, or the words open the sentence."""
+    if start - sentence_start <= 8 and re.fullmatch(r"[\W_]*", text[sentence_start:start]):
+        return True
+    return _OWN_CHANGE.search(text[max(sentence_start, start - 40) : start]) is not None
 
 
 _SENTENCE_OPEN = re.compile(r"[.!?;。！？；]\s+|[。！？；]")
@@ -356,7 +399,7 @@ def parse_line(text: str) -> Parsed | None:
         text = IMAGE_TAG.sub("lmsysorg/sglang", text)
     m = IMAGE_TAG.search(text)
     tag_sentence = _sentence_at(text, m.start(), m.end()) if m else ""
-    if m and not m.group(0).startswith("lmsysorg/") and (_ASKS.search(tag_sentence) or _SUPPOSES_TAG.search(tag_sentence)):
+    if m and not m.group(0).startswith("lmsysorg/") and (_ASKED.search(tag_sentence) or _SUPPOSES_TAG.search(tag_sentence)):
         m = None  # the tag without its namespace in a question or a wish names no image that runs (review12a item 21)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
