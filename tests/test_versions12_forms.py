@@ -290,6 +290,8 @@ def test_a_version_asked_about_supposed_required_or_changed_by_another_is_not_in
         ("We have downgraded flashinfer to 0.2.3, still the same.", {"flashinfer": "0.2.3"}),
         ("| NCCL | 2.27.3 |", {"nccl": "2.27.3"}),
         ("torch版本：2.9.0", {"torch": "2.9.0"}),
+        # flashtts-40's line (built split): "when I use flashinfer-python 0.2.5 it errors as follows:"
+        ("如果我使用flashinfer-python：0.2.5会报错如下：", {"flashinfer": "0.2.5"}),
     ],
 )
 def test_the_writer_s_own_change_and_a_plain_label_still_read(line, versions):

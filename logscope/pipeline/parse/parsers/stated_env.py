@@ -264,7 +264,9 @@ _ASKED = re.compile(r"[?？]\W{0,5}$|^\W*(?i:has|have|had|did|does|do|is|are|was
 _SUPPOSES_TAG = re.compile(r"(?i)\b(?:support|would|should|supposed|if|whether)\b")
 # a version in Chinese that a condition, a question or a requirement names ("如果 torch版本：2.9.0 的话会报错吗": "if
 # torch is 2.9.0, would it fail?"; 需要/要求/至少: "needs", "requires", "at least")
-_CJK_SUPPOSED = re.compile(r"如果|假如|是否|吗\s*[？?]?\s*$|需要|要求|至少")
+# (如果 alone is no condition here: "如果我使用flashinfer-python：0.2.5会报错如下：", "when I use 0.2.5 it errors as
+# follows:", flashtts-40's line, states the version it ran; 的话 or a question makes it one)
+_CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|[？?]\s*$|需要|要求|至少")
 # a version the sentence contrasts with the one that fails ("It works with FlashInfer (0.4.1) but not with the latest")
 _BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
 _REQUIREMENT = re.compile(
