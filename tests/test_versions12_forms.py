@@ -314,3 +314,36 @@ def test_a_long_line_of_changes_searches_for_advice_once(monkeypatch):
     line = "The server crashes at startup. " + "I upgraded torch to 2.8.0 and " * 300
     assert stated_env.named_versions(line) == {"torch": "2.8.0"}
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # review12a item 26: another environment, a requirement, two values of one label, a compatibility matrix
+        "- NCCL: 2.27.3 (vLLM env, not the one that fails)",
+        "Mooncake: 0.3.6 required",
+        "Triton: 3.4.0 fails, Triton: 3.3.1 works",
+        "| Triton | 3.4.0 | broken |",
+        "| DeepEP | 1.2.1 | n/a |",
+    ],
+)
+def test_a_label_s_value_that_is_no_version_in_use_reads_nothing(line):
+    assert _versions(line + "\n") == {}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        ("| DeepEP | 1.2.1 |", {"deep_ep": "1.2.1"}),
+        ("- NCCL: 2.27.3 (pip)", {"nccl": "2.27.3"}),
+        ("- SGLang: 0.5.4 (pip)", {"sglang": "0.5.4"}),
+    ],
+)
+def test_a_label_with_a_plain_remark_still_reads(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+def test_a_question_that_names_the_versions_in_use_still_states_them():
+    # mooncake-1064's line (built split): the versions run, named in a question about them
+    line = "Could you please confirm whether Mooncake 0.3.6 and SGLang 0.5.3 support the deployment? It fails to start."
+    assert _versions(line + "\n")["mooncake"] == "0.3.6"

@@ -266,7 +266,7 @@ _SUPPOSES_TAG = re.compile(r"(?i)\b(?:support|would|should|supposed|if|whether)\
 # torch is 2.9.0, would it fail?"; 需要/要求/至少: "needs", "requires", "at least")
 # (如果 alone is no condition here: "如果我使用flashinfer-python：0.2.5会报错如下：", "when I use 0.2.5 it errors as
 # follows:", flashtts-40's line, states the version it ran; 的话 or a question makes it one)
-_CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|[？?]\s*$|需要|要求|至少")
+_CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|需要|要求|至少")
 # a version the sentence contrasts with the one that fails ("It works with FlashInfer (0.4.1) but not with the latest")
 _BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
 _REQUIREMENT = re.compile(
@@ -302,6 +302,7 @@ def named_versions(text: str) -> dict[str, str]:
     if nvcc:
         return {"cuda": nvcc.group(1)}
     failure = _FAILURE_WORDS.search(text)
+    whole = text.translate(_UNICODE_HYPHENS)
     if failure:  # what a failure's words say is no statement; what the line said before them still is
         text = text[: failure.start()]
     text = text.translate(_UNICODE_HYPHENS)
@@ -316,14 +317,22 @@ def named_versions(text: str) -> dict[str, str]:
         after = text[m.end() : m.end() + 80]
         if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(after):
             continue
-        if sentences.cjk_supposes(m.start()) or _BUT_NOT.match(after):
+        if sentences.cjk_supposes(m.start()) or _BUT_NOT.match(after) or _NOT_IN_USE_AFTER.match(after):
             continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
         if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
             continue  # "cuda driver 12.9": the CUDA version the driver supports, no driver release
         version = m.group(2).split("+")[0] if key == "nccl" else m.group(2)  # NCCL's "2.21.5+cuda12.4": its build
         found.setdefault(key, set()).add(version)
-    return {key: next(iter(versions)) for key, versions in found.items() if len(versions) == 1}
+    # a package named with two versions in the whole line, past the failure's words too ("Triton: 3.4.0 fails,
+    # Triton: 3.3.1 works"): neither is said to run (review12a item 26)
+    every: dict[str, set[str]] = {}
+    if failure:
+        for m in _NAMED.finditer(whole):
+            every.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2).split("+")[0])
+    return {
+        key: next(iter(versions)) for key, versions in found.items() if len(versions) == 1 and len(every.get(key, set())) <= 1
+    }
 
 
 def _sentence_at(text: str, start: int, end: int) -> str:
@@ -448,6 +457,14 @@ def mounted_over(text: str) -> bool:
     return bool(m and _MOUNTED_INTO.search(text[: m.start()]))
 
 
+# after a label's value (review12a item 26): a remark naming another environment ("- NCCL: 2.27.3 (vLLM env, not the one
+# that fails)") or a compatibility matrix's next cell ("| Triton | 3.4.0 | broken |", "| DeepEP | 1.2.1 | n/a |")
+_NOT_IN_USE_AFTER = re.compile(
+    r"(?i)^\s*(?:\([^)]*\b(?:env|environment|not|vllm|tgi|another|other)\b"
+    r"|\|\s*(?:broken|works?|working|fails?|failed|failing|ok|n/a|yes|no|✅|❌|✔️?|✗|x)\s*(?:\||$))"
+)
+
+
 def _labelled(text: str) -> tuple[str, str] | None:
     """(check_env's key, version) of a labelled version: "- SGLang: 0.5.4", "| PyTorch | 2.3.1+cu121 |",
     "torch    2.5.1", "NCCL: nvidia-nccl-cu13 2.30.4" (the distribution named is the label's, or nothing is read)."""
@@ -457,8 +474,10 @@ def _labelled(text: str) -> tuple[str, str] | None:
         if m is None or key is None:
             continue
         after = text[m.end(rx.groups) :].lstrip("`*")
-        if _AFTER_REQUIREMENT.match(after) or _CJK_SUPPOSED.search(text):
-            return None  # a requirement or a condition, no version in use (review12a item 21)
+        if _AFTER_REQUIREMENT.match(after) or _CJK_SUPPOSED.search(text) or _NOT_IN_USE_AFTER.match(after):
+            return None  # a requirement, a condition, another environment, a matrix's cell: no version in use
+        if len(re.findall(r"(?i)(?<![\w-])" + re.escape(m.group(1).strip()) + r"\s*(?:\*\*)?\s*[:|]", text)) > 1:
+            return None  # "Triton: 3.4.0 fails, Triton: 3.3.1 works": two values of one label, neither is said to run
         dist = m.groupdict().get("dist")
         if dist is None:
             return key, m.group(rx.groups)
