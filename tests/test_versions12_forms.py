@@ -347,3 +347,22 @@ def test_a_question_that_names_the_versions_in_use_still_states_them():
     # mooncake-1064's line (built split): the versions run, named in a question about them
     line = "Could you please confirm whether Mooncake 0.3.6 and SGLang 0.5.3 support the deployment? It fails to start."
     assert _versions(line + "\n")["mooncake"] == "0.3.6"
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # review12a item 23: only a pip install command's pins, before any `||` fallback, are installed
+        ("RUN pip install torch==2.8.0 && pip uninstall -y torch && pip install torch==2.9.0", {"torch": "2.9.0"}),
+        ("RUN pip install flashinfer-python==0.4.1 || pip install flashinfer-python==0.3.1", {"flashinfer": "0.4.1"}),
+        ("RUN pip install uv && uv pip install --system sglang[all] && pip download torch==2.4.0 -d /tmp/w", {}),
+        ("RUN pip install -r requirements.txt && echo sgl-kernel==0.3.9 >> notes.txt", {}),
+        ("RUN pip install sgl-kernel==0.3.9.post2  # not torch==2.4.0", {"sgl_kernel": "0.3.9.post2"}),
+    ],
+)
+def test_a_run_line_reads_only_its_pip_install_commands_pins(line, versions):
+    from logscope.pipeline.parse.parsers.stated_env import parse_line
+
+    parsed = parse_line(line)
+    read = {} if parsed is None else parsed.data["values"]
+    assert {key.replace("-python", "").replace("-", "_"): value for key, value in read.items()} == versions

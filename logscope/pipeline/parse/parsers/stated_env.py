@@ -43,6 +43,17 @@ _PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}
 # answer is advice, not read; SGLang's own pin is read in any install line, _INSTALL)
 _RUN_INSTALL = re.compile(r"^\s*RUN\s+(?:.*?&&\s*)?(?:uv\s+)?pip3?\s+install\b")
 _INSTALLED_PIN = re.compile(rf"(?<![\w.-])({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}")
+# the commands of a RUN line (review12a item 23): only a pip install's pins are installed, not those of a chained
+# `pip download`, an `echo`, or the fallback after `||` (what installs when the first command succeeds is the first's)
+_COMMAND_SEP = re.compile(r"&&|;|\|")
+_PIP_INSTALL_COMMAND = re.compile(r"^\s*(?:RUN\s+)?(?:uv\s+)?pip3?\s+install\b")
+
+
+def _install_commands(text: str) -> list[str]:
+    """The pip install commands of a RUN line, each up to a comment, before any `||` fallback."""
+    text = text.split("||")[0]
+    return [c.split("#")[0] for c in _COMMAND_SEP.split(text) if _PIP_INSTALL_COMMAND.match(c)]
+
 
 # NCCL's Debian packages pinned for apt ("libnccl2=2.7.3-1+cuda10.1 libnccl-dev=2.7.3-1+cuda10.1"): NVIDIA/nccl
 # pkg/debian control.in names them libnccl${nccl:Major} and libnccl-dev, changelog.in versions them
@@ -394,9 +405,11 @@ def parse_line(text: str) -> Parsed | None:
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}, "stated_by": PIN})
     if _RUN_INSTALL.match(text):
-        pins = {PACKAGES[p.group(1)]: p.group(2) for p in _INSTALLED_PIN.finditer(text)}
+        pins = {PACKAGES[p.group(1)]: p.group(2) for segment in _install_commands(text) for p in _INSTALLED_PIN.finditer(segment)}
         if pins:
             return Parsed(kinds.STATED_ENV, {"values": pins, "stated_by": PIP_INSTALL})
+        # the pins of the line's other commands (a download, an echo, a fallback) install nothing: no reader below takes them
+        text = _INSTALLED_PIN.sub(lambda p: p.group(1), text)
     m = _APT_NCCL.search(text) or _INSTALLED_NCCL.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"nccl": m.group(1)}, "stated_by": PIN})
