@@ -276,6 +276,7 @@ def test_sglangs_repository_installed_at_a_release_tag(line, versions):
         "| CUDA | 12.8 | minimum |",
         "如果 torch版本：2.9.0 的话会报错吗",
         "Is sglang:v0.4.10.post2-cu128-gb200 supposed to work on H100?",
+        "Support for sglang:v0.5.3 images on B200 would be nice.",
         "It works with FlashInfer (0.4.1) but not with the latest.",
     ],
 )

@@ -424,7 +424,9 @@ def parse_line(text: str) -> Parsed | None:
     m = IMAGE_TAG.search(text)
     tag_sentence = _sentence_at(text, m.start(), m.end()) if m else ""
     if m and not m.group(0).startswith("lmsysorg/") and (_ASKED.search(tag_sentence) or _SUPPOSES_TAG.search(tag_sentence)):
-        m = None  # the tag without its namespace in a question or a wish names no image that runs (review12a item 21)
+        # the tag without its namespace in a question or a wish names no image that runs (review12a item 21), and no
+        # reader below takes its version either ("Support for sglang:v0.5.3 images on B200 would be nice.")
+        text, m = text[: m.start()] + "sglang image" + text[m.end() :], None
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
     m = BUNDLED_TAG.search(text)
