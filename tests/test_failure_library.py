@@ -664,3 +664,48 @@ def test_a_generic_crash_wording_takes_the_library_a_sentence_names_by_its_jit_m
     assert (failure.signature, failure.mechanism, failure.library) == ("process-link-failed", "sgl_kernel", "sgl-kernel")
     [failure] = _failures(LINK_FAILED)
     assert (failure.mechanism, failure.library) == ("process", None)
+
+
+LOAD_THEN_LINK_ERROR = """\
+```
+[2025-06-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)
+[2025-06-01 10:00:05] Load weight begin. avail mem=78.50 GB
+collect2: error: ld returned 1 exit status
+```
+"""
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The server crashes on start with tp 8; DeepEP is installed but not used.",
+        "The server crashes on start, so I cannot test the new DeepGEMM kernels.",
+        "The server crashes on start, I am using the triton attention backend.",
+        "The server crashes on start even though I built FlashInfer from source.",
+    ],
+)
+def test_a_library_the_sentence_names_as_a_setting_or_an_intent_is_no_raiser_of_the_log_s_failure(sentence):
+    """review12a item 20: the sentence names a library it does not blame; the log shows no raiser: none is said."""
+    for log in (LOAD_THEN_LINK_ERROR, CUT_UNDER_SGLANG):
+        assert all(library in (None, "SGLang") for _, library in _named(sentence + "\n" + log)), (sentence, log)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "library"),
+    [
+        ("With DeepGEMM enabled the server crashes during CUDA graph capture.", "DeepGEMM"),
+        ("The server crashes on start: FlashInfer fails while compiling its kernels.", "FlashInfer"),
+        ("The server crashes on start with an error in DeepGEMM.", "DeepGEMM"),
+        ("The server crashes on start, which calls FlashInfer's TllmGenFmhaRunner.", "FlashInfer"),
+    ],
+)
+def test_a_library_named_as_what_failed_still_names_the_cut_traceback_s_raiser(sentence, library):
+    assert [lib for _, lib in _named(sentence + "\n" + CUT_UNDER_SGLANG)] == [library]
+
+
+def test_a_library_opening_the_sentence_that_says_it_errors_names_the_raiser():
+    # flashinfer-3206's first line (built split): the library is the sentence's subject
+    sentence = "FlashInfer trtllm kernel for nvfp4 MoE model with intermediate size 704 errors out."
+    assert [lib for _, lib in _named(sentence + "\n" + CUT_UNDER_SGLANG)] == ["FlashInfer"]
+    sentence = "FlashInfer is installed but the server crashes on start."
+    assert [lib for _, lib in _named(sentence + "\n" + CUT_UNDER_SGLANG)] == ["SGLang"]

@@ -4,8 +4,6 @@ handed, never by a clock (speed lives in bench/run.py's long-lines case)."""
 
 from __future__ import annotations
 
-import pytest
-
 from logscope.core.limits import READ_CAP, READ_GAP, READ_TEXT_CAP
 from logscope.pipeline.ingest.linescan import LiteralScan, decode_line
 from logscope.pipeline.parse import classify, prefilter
@@ -22,23 +20,32 @@ def test_a_long_line_is_decoded_as_its_head_and_tail():
     assert cut.startswith("a" * (READ_CAP - 1) + "\ufffd" + READ_GAP)
 
 
-@pytest.mark.parametrize("pad", range(0, 140, 12))
-def test_a_traceback_flattened_into_one_long_json_line_keeps_its_exception_line(tmp_path, pad):
+def test_a_traceback_flattened_into_one_long_json_line_keeps_its_exception_line(tmp_path):
     # a JSON log record whose message is a whole traceback with literal \n: its exception line is the line's tail,
-    # wherever the tail's first byte falls (review12c item 24: a tail cut inside a frame line lost the exception)
+    # wherever the tail's cut falls in a frame (review12a item 24: pads moved the cut over one frame's period)
     frame = (
         '  File \\"/usr/local/lib/python3.10/dist-packages/sglang/srt/managers/scheduler.py\\", line {i}, in run_batch\\n'
         "    result = self.model_worker.forward_batch_generation(batch)\\n"
     )
-    message = "Traceback (most recent call last):\\n" + "".join(frame.format(i=i) for i in range(400))
-    message += "RuntimeError: CUDA error: an illegal memory access was encountered" + "".join(f" w{i}" for i in range(pad // 3))
-    line = '{"level": "ERROR", "logger": "sglang", "message": "' + message + '"}'
-    assert len(line) > 3 * READ_CAP
-    path = tmp_path / "flat.log"
-    path.write_text(line + "\n")
-    report = analyze_paths(str(path))
-    messages = [f["message"] for f in report["findings"]]
-    assert any("RuntimeError: CUDA error: an illegal memory access was encountered" in m for m in messages), messages
+    for pad in range(0, 180, 6):
+        message = "Traceback (most recent call last):\\n" + "".join(frame.format(i=i) for i in range(400))
+        message += "RuntimeError: CUDA error: an illegal memory access was encountered" + "y" * pad
+        line = '{"level": "ERROR", "logger": "sglang", "message": "' + message + '"}'
+        assert len(line) > 3 * READ_CAP
+        path = tmp_path / f"flat{pad}.log"
+        path.write_text(line + "\n")
+        report = analyze_paths(str(path))
+        messages = [f["message"] for f in report["findings"]]
+        wanted = "RuntimeError: CUDA error: an illegal memory access was encountered"
+        assert any(wanted in m for m in messages), (pad, messages)
+
+
+def test_a_long_flattened_line_is_cut_at_its_pieces():
+    piece = b'  File \\"/x/y.py\\", line 1, in f\\n'
+    raw = b"z" * 7 + piece * (3 * READ_CAP // len(piece))
+    text = decode_line(raw)
+    head, tail = text.split(READ_GAP)
+    assert head.endswith("\\n") and tail.startswith("\\n  File ")  # the gap a piece of its own
 
 
 def test_the_readers_are_handed_at_most_read_cap_characters_of_a_long_line(tmp_path, monkeypatch):

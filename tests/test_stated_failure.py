@@ -227,3 +227,33 @@ def test_a_section_that_says_what_should_happen_or_what_a_change_does_states_no_
     assert _failures(pull) == []
     feature = "# [Feature] Prevent OOM Crashes\n\n1. I tried the batches API; the server crashes with many requests.\n"
     assert _failures(feature) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # review12a item 25: designed behaviour, another engine, the user's own stop, a "crash course"
+        "The CLI errors out with a helpful message when --tp is missing, as designed.",
+        "The launcher errors out early for invalid configs, which is good.",
+        "vLLM errors out on this model too, so it is likely a model bug.",
+        "On vLLM the container keeps restarting, but SGLang is fine.",
+        "The process was terminated by signal 15 when I pressed Ctrl-C.",
+        "The benchmark script made the GPU memory crash course obvious.",
+    ],
+)
+def test_designed_behaviour_another_engine_or_the_user_s_stop_is_no_failure_of_the_run(sentence):
+    assert parse(sentence) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        ("The kernel errors out at the first batch.", "errors out"),
+        ("The server keeps restarting after the first request.", "keeps restarting"),
+        ("The worker was terminated by signal 9.", "terminated by signal"),
+        ("Sending this request makes the server crash.", "makes the server crash"),
+    ],
+)
+def test_the_forms_still_read_a_failure_of_the_run(sentence, said):
+    parsed = parse(sentence)
+    assert parsed is not None and parsed.data["said"] == said

@@ -261,3 +261,109 @@ def test_a_version_in_parentheses_after_the_name(line, versions):
 )
 def test_sglangs_repository_installed_at_a_release_tag(line, versions):
     assert _versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # review12a item 21: a question, a condition, another's change, a requirement, a contrast: no version in use
+        "Has anyone upgraded torch to 2.9.0 successfully?",
+        "If you upgraded torch to 2.9.0, reinstall sgl-kernel.",
+        "Someone in #1234 said they downgraded flashinfer to 0.2.3 and it worked.",
+        "vLLM users switched torch to 2.9.0 last month; we are still on the old one.",
+        "NCCL: 2.27.3 is required by DeepEP.",
+        "| NCCL | 2.27.3 | required |",
+        "| CUDA | 12.8 | minimum |",
+        "如果 torch版本：2.9.0 的话会报错吗",
+        "Is sglang:v0.4.10.post2-cu128-gb200 supposed to work on H100?",
+        "Support for sglang:v0.5.3 images on B200 would be nice.",
+        "It works with FlashInfer (0.4.1) but not with the latest.",
+    ],
+)
+def test_a_version_asked_about_supposed_required_or_changed_by_another_is_not_in_use(line):
+    assert _versions(line + "\n") == {}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        ("I upgraded torch to 2.8.0. Is this a known issue?", {"torch": "2.8.0"}),
+        ("We have downgraded flashinfer to 0.2.3, still the same.", {"flashinfer": "0.2.3"}),
+        ("| NCCL | 2.27.3 |", {"nccl": "2.27.3"}),
+        ("torch版本：2.9.0", {"torch": "2.9.0"}),
+        # flashtts-40's line (built split): "when I use flashinfer-python 0.2.5 it errors as follows:"
+        ("如果我使用flashinfer-python：0.2.5会报错如下：", {"flashinfer": "0.2.5"}),
+    ],
+)
+def test_the_writer_s_own_change_and_a_plain_label_still_read(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+def test_a_long_line_of_changes_searches_for_advice_once(monkeypatch):
+    """review12a item 22: _ADVICE.search ran once per change found (a 30 KB line of them took 11 s); now once a line."""
+    from logscope.pipeline.parse.parsers import stated_env
+
+    calls = []
+
+    class Counting:
+        def search(self, text, *args):
+            calls.append(len(text))
+            return ADVICE.search(text, *args)
+
+    ADVICE = stated_env._ADVICE
+    monkeypatch.setattr(stated_env, "_ADVICE", Counting())
+    line = "The server crashes at startup. " + "I upgraded torch to 2.8.0 and " * 300
+    assert stated_env.named_versions(line) == {"torch": "2.8.0"}
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # review12a item 26: another environment, a requirement, two values of one label, a compatibility matrix
+        "- NCCL: 2.27.3 (vLLM env, not the one that fails)",
+        "Mooncake: 0.3.6 required",
+        "Triton: 3.4.0 fails, Triton: 3.3.1 works",
+        "| Triton | 3.4.0 | broken |",
+        "| DeepEP | 1.2.1 | n/a |",
+    ],
+)
+def test_a_label_s_value_that_is_no_version_in_use_reads_nothing(line):
+    assert _versions(line + "\n") == {}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        ("| DeepEP | 1.2.1 |", {"deep_ep": "1.2.1"}),
+        ("- NCCL: 2.27.3 (pip)", {"nccl": "2.27.3"}),
+        ("- SGLang: 0.5.4 (pip)", {"sglang": "0.5.4"}),
+    ],
+)
+def test_a_label_with_a_plain_remark_still_reads(line, versions):
+    assert _versions(line + "\n") == versions
+
+
+def test_a_question_that_names_the_versions_in_use_still_states_them():
+    # mooncake-1064's line (built split): the versions run, named in a question about them
+    line = "Could you please confirm whether Mooncake 0.3.6 and SGLang 0.5.3 support the deployment? It fails to start."
+    assert _versions(line + "\n")["mooncake"] == "0.3.6"
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # review12a item 23: only a pip install command's pins, before any `||` fallback, are installed
+        ("RUN pip install torch==2.8.0 && pip uninstall -y torch && pip install torch==2.9.0", {"torch": "2.9.0"}),
+        ("RUN pip install flashinfer-python==0.4.1 || pip install flashinfer-python==0.3.1", {"flashinfer": "0.4.1"}),
+        ("RUN pip install uv && uv pip install --system sglang[all] && pip download torch==2.4.0 -d /tmp/w", {}),
+        ("RUN pip install -r requirements.txt && echo sgl-kernel==0.3.9 >> notes.txt", {}),
+        ("RUN pip install sgl-kernel==0.3.9.post2  # not torch==2.4.0", {"sgl_kernel": "0.3.9.post2"}),
+    ],
+)
+def test_a_run_line_reads_only_its_pip_install_commands_pins(line, versions):
+    from logscope.pipeline.parse.parsers.stated_env import parse_line
+
+    parsed = parse_line(line)
+    read = {} if parsed is None else parsed.data["values"]
+    assert {key.replace("-python", "").replace("-", "_"): value for key, value in read.items()} == versions

@@ -71,21 +71,35 @@ def newlines(buf: Buffer, start: int, end: int) -> int:
     return total
 
 
+# where a line flattened from several (a JSON record's traceback) breaks: a literal "\\n" escape, a real CR, a JSON
+# array's '", "'. The head and tail of a long line are cut at such a break within their first / last _ALIGN_WINDOW
+# bytes, so neither begins or ends with a fragment of a piece (a tail that began inside a frame line was read as a
+# traceback cut before its exception line and lost it: review12a item 24); with none there the byte cut stays
+_BREAKS = (b"\\n", b"\r", b'", "')
+_ALIGN_WINDOW = 4 << 10
+_BREAK = re.compile(rb"\\n|\r|\", \"")
+_CONTINUED = re.compile(rb"\s{4}")
+
+
+def _aligned_tail(tail: bytes | bytearray) -> bytes | bytearray:
+    """The tail from its first break on, the break kept: the gap stands alone as a piece of its own"""
+    found = sorted(m.start() for m in _BREAK.finditer(tail, 0, _ALIGN_WINDOW))
+    # a piece that opens a record's line rather than continues one: a traceback's frame, not its indented source line
+    opening = [i for i in found if not _CONTINUED.match(tail, i + (2 if tail.startswith(b"\\n", i) else 1))]
+    return tail[(opening or found)[0] :] if found else tail
+
+
+def _aligned_head(head: bytes | bytearray) -> bytes | bytearray:
+    start = max(0, len(head) - _ALIGN_WINDOW)
+    found = [i + len(b) for b in _BREAKS if (i := head.rfind(b, start)) >= 0]
+    return head[: max(found)] if found else head
+
+
 def decode_line(raw: bytes | bytearray) -> str:
     """One physical line's bytes (without its newline) → its text: a line longer than 2 x READ_CAP is given as its first
-    and last READ_CAP bytes (limits.py says why), joined at the literal line breaks of a flattened record where it has
-    them, else by READ_GAP (a character cut there decodes as U+FFFD)."""
+    and last READ_CAP bytes joined by READ_GAP (limits.py says why; a character cut there decodes as U+FFFD)."""
     if len(raw) > 2 * READ_CAP:
-        head, tail = raw[:READ_CAP], raw[-READ_CAP:]
-        # a record flattened with literal \n (a JSON log's traceback) is cut at its own line breaks, the tail starting
-        # at a frame where it holds one, so a traceback reads on from the head's frames to the tail's
-        end = head.rfind(b"\\n")
-        start = tail.find(b"\\n  File ")
-        start = start if start >= 0 else tail.find(b"\\n")
-        if end >= 0 and start >= 0:
-            raw = head[:end] + tail[start:]
-        else:
-            raw = head + READ_GAP.encode() + tail
+        raw = _aligned_head(raw[:READ_CAP]) + READ_GAP.encode() + _aligned_tail(raw[-READ_CAP:])
     if raw.endswith(b"\r"):
         raw = raw[:-1]
     unit = raw.find(b"\x1f")

@@ -7,6 +7,7 @@ a pip freeze line ("sglang==0.5.9"), `pip show sglang` (Name / Version), and the
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -14,6 +15,7 @@ from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
 from logscope.pipeline.parse.parsers.build_versions import cmake_found, installed_wheel, pip_installed
+from logscope.pipeline.parse.parsers.prose_guards import CONDITION
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
 # packages whose version matters for the memory SGLang uses, as pip names them → check_env's key for them
@@ -41,6 +43,17 @@ _PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}
 # answer is advice, not read; SGLang's own pin is read in any install line, _INSTALL)
 _RUN_INSTALL = re.compile(r"^\s*RUN\s+(?:.*?&&\s*)?(?:uv\s+)?pip3?\s+install\b")
 _INSTALLED_PIN = re.compile(rf"(?<![\w.-])({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}")
+# the commands of a RUN line (review12a item 23): only a pip install's pins are installed, not those of a chained
+# `pip download`, an `echo`, or the fallback after `||` (what installs when the first command succeeds is the first's)
+_COMMAND_SEP = re.compile(r"&&|;|\|")
+_PIP_INSTALL_COMMAND = re.compile(r"^\s*(?:RUN\s+)?(?:uv\s+)?pip3?\s+install\b")
+
+
+def _install_commands(text: str) -> list[str]:
+    """The pip install commands of a RUN line, each up to a comment, before any `||` fallback."""
+    text = text.split("||")[0]
+    return [c.split("#")[0] for c in _COMMAND_SEP.split(text) if _PIP_INSTALL_COMMAND.match(c)]
+
 
 # NCCL's Debian packages pinned for apt ("libnccl2=2.7.3-1+cuda10.1 libnccl-dev=2.7.3-1+cuda10.1"): NVIDIA/nccl
 # pkg/debian control.in names them libnccl${nccl:Major} and libnccl-dev, changelog.in versions them
@@ -253,12 +266,29 @@ _CHANGED = re.compile(
     rf"(?i:({_NAMED_NAME}))(?:\s+(?i:version|package))?(?:\s+(?i:from)\s+`?v?\d+\.\d+[\w.+-]*`?)?\s+(?i:to)\s+`?v?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
+# the writer's own change only: "I upgraded", "we've downgraded", "After upgrading" opening the sentence (not "they
+# downgraded", "vLLM users switched", "Has anyone upgraded", review12a item 21)
+_OWN_CHANGE = re.compile(r"(?i)\b(?:I|we)(?:'ve|\s+have|\s+had)?(?:\s+(?:also|just|then|first|later|finally))?\s+$")
+# a sentence that asks or supposes, not one that states what runs ("Has anyone upgraded torch to 2.9.0?", "If you
+# upgraded torch to 2.9.0, reinstall sgl-kernel.", "Is sglang:v0.4.10.post2-cu128-gb200 supposed to work on H100?")
+_ASKED = re.compile(r"[?？]\W{0,5}$|^\W*(?i:has|have|had|did|does|do|is|are|was|were|can|could|should|would)\b")
+_SUPPOSES_TAG = re.compile(r"(?i)\b(?:support|would|should|supposed|if|whether)\b")
+# a version in Chinese that a condition, a question or a requirement names ("如果 torch版本：2.9.0 的话会报错吗": "if
+# torch is 2.9.0, would it fail?"; 需要/要求/至少: "needs", "requires", "at least")
+# (如果 alone is no condition here: "如果我使用flashinfer-python：0.2.5会报错如下：", "when I use 0.2.5 it errors as
+# follows:", flashtts-40's line, states the version it ran; 的话 or a question makes it one)
+_CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|需要|要求|至少")
+# a version the sentence contrasts with the one that fails ("It works with FlashInfer (0.4.1) but not with the latest")
+_BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
 _REQUIREMENT = re.compile(
     r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried)"
     r"[^.;,]{0,24}$"
 )
 _AFTER_REQUIREMENT = re.compile(
-    r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d)"
+    r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d"
+    # a requirement after the value, in the sentence or the table's next cell ("NCCL: 2.27.3 is required by DeepEP.",
+    # "| NCCL | 2.27.3 | required |", "| CUDA | 12.8 | minimum |")
+    r"|(?:is\s+|are\s+)?(?:required|needed)\b|\|\s*(?:\*\*)?(?:required|minimum|min\.?|needed|at least)\b)"
 )
 # torch's NCCL errors end with the NCCL the process runs: "NCCL error in: ...cpp:1197, unhandled cuda error (...),
 # NCCL version 2.18.3" (c10d's ncclGetErrorWithVersion; its build suffix, "+cuda12.4", is no part of the version)
@@ -283,22 +313,88 @@ def named_versions(text: str) -> dict[str, str]:
     if nvcc:
         return {"cuda": nvcc.group(1)}
     failure = _FAILURE_WORDS.search(text)
+    whole = text.translate(_UNICODE_HYPHENS)
     if failure:  # what a failure's words say is no statement; what the line said before them still is
         text = text[: failure.start()]
     text = text.translate(_UNICODE_HYPHENS)
     found: dict[str, set[str]] = {}
+    sentences = _Sentences(text)
+    advice = _ADVICE.search(text) is not None  # once a line: in the loop it made a long line quadratic (item 22)
     for m in _CHANGED.finditer(text):
-        if not _ADVICE.search(text):
-            found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
+        if advice or sentences.supposes(m.start()) or not _own_change(text, sentences.start(m.start()), m.start()):
+            continue
+        found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
     for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
-        if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(text[m.end() :]):
+        after = text[m.end() : m.end() + 80]
+        if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(after):
+            continue
+        if sentences.cjk_supposes(m.start()) or _BUT_NOT.match(after) or _NOT_IN_USE_AFTER.match(after):
             continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
         if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
             continue  # "cuda driver 12.9": the CUDA version the driver supports, no driver release
         version = m.group(2).split("+")[0] if key == "nccl" else m.group(2)  # NCCL's "2.21.5+cuda12.4": its build
         found.setdefault(key, set()).add(version)
-    return {key: next(iter(versions)) for key, versions in found.items() if len(versions) == 1}
+    # a package named with two versions in the whole line, past the failure's words too ("Triton: 3.4.0 fails,
+    # Triton: 3.3.1 works"): neither is said to run (review12a item 26)
+    every: dict[str, set[str]] = {}
+    if failure:
+        for m in _NAMED.finditer(whole):
+            every.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2).split("+")[0])
+    return {
+        key: next(iter(versions)) for key, versions in found.items() if len(versions) == 1 and len(every.get(key, set())) <= 1
+    }
+
+
+def _sentence_at(text: str, start: int, end: int) -> str:
+    """The sentence of the line that holds text[start:end] (a line may hold several)."""
+    opened = max((m.end() for m in _SENTENCE_OPEN.finditer(text, 0, start)), default=0)
+    closed = _SENTENCE_CLOSE.search(text, end)
+    return text[opened : closed.end() if closed else len(text)]
+
+
+class _Sentences:
+    """A line's sentences, found once (a long line with many matches stays linear): where the one holding an offset
+    starts, and whether it asks or supposes (each sentence tested once)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(m.end() for m in _SENTENCE_OPEN.finditer(text))]
+        self._asks: dict[int, bool] = {}
+        self._cjk: dict[int, bool] = {}
+
+    def start(self, offset: int) -> int:
+        return self.starts[bisect.bisect_right(self.starts, offset) - 1]
+
+    def _sentence(self, offset: int) -> str:
+        i = bisect.bisect_right(self.starts, offset)
+        return self.text[self.starts[i - 1] : self.starts[i] if i < len(self.starts) else len(self.text)]
+
+    def supposes(self, offset: int) -> bool:
+        key = self.start(offset)
+        if key not in self._asks:
+            sentence = self._sentence(offset)
+            self._asks[key] = bool(
+                _ASKED.search(sentence.rstrip()) or CONDITION.search(sentence) or _CJK_SUPPOSED.search(sentence)
+            )
+        return self._asks[key]
+
+    def cjk_supposes(self, offset: int) -> bool:
+        key = self.start(offset)
+        if key not in self._cjk:
+            self._cjk[key] = bool(_CJK_SUPPOSED.search(self._sentence(offset)))
+        return self._cjk[key]
+
+
+def _own_change(text: str, sentence_start: int, start: int) -> bool:
+    """The change is the writer's: "I/we (have) upgraded" right before it, or the words open the sentence."""
+    if start - sentence_start <= 8 and re.fullmatch(r"[\W_]*", text[sentence_start:start]):
+        return True
+    return _OWN_CHANGE.search(text[max(sentence_start, start - 40) : start]) is not None
+
+
+_SENTENCE_OPEN = re.compile(r"[.!?;。！？；]\s+|[。！？；]")
+_SENTENCE_CLOSE = re.compile(r"[.!?;](?=\s|$)|[。！？；]")
 
 
 def parse_line(text: str) -> Parsed | None:
@@ -309,9 +405,11 @@ def parse_line(text: str) -> Parsed | None:
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {PACKAGES[m.group(1)]: m.group(2)}, "stated_by": PIN})
     if _RUN_INSTALL.match(text):
-        pins = {PACKAGES[p.group(1)]: p.group(2) for p in _INSTALLED_PIN.finditer(text)}
+        pins = {PACKAGES[p.group(1)]: p.group(2) for segment in _install_commands(text) for p in _INSTALLED_PIN.finditer(segment)}
         if pins:
             return Parsed(kinds.STATED_ENV, {"values": pins, "stated_by": PIP_INSTALL})
+        # the pins of the line's other commands (a download, an echo, a fallback) install nothing: no reader below takes them
+        text = _INSTALLED_PIN.sub(lambda p: p.group(1), text)
     m = _APT_NCCL.search(text) or _INSTALLED_NCCL.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"nccl": m.group(1)}, "stated_by": PIN})
@@ -324,6 +422,11 @@ def parse_line(text: str) -> Parsed | None:
     if mounted_over(text):  # the image's tag is no release that runs, in any form below
         text = IMAGE_TAG.sub("lmsysorg/sglang", text)
     m = IMAGE_TAG.search(text)
+    tag_sentence = _sentence_at(text, m.start(), m.end()) if m else ""
+    if m and not m.group(0).startswith("lmsysorg/") and (_ASKED.search(tag_sentence) or _SUPPOSES_TAG.search(tag_sentence)):
+        # the tag without its namespace in a question or a wish names no image that runs (review12a item 21), and no
+        # reader below takes its version either ("Support for sglang:v0.5.3 images on B200 would be nice.")
+        text, m = text[: m.start()] + "sglang image" + text[m.end() :], None
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
     m = BUNDLED_TAG.search(text)
@@ -369,6 +472,14 @@ def mounted_over(text: str) -> bool:
     return bool(m and _MOUNTED_INTO.search(text[: m.start()]))
 
 
+# after a label's value (review12a item 26): a remark naming another environment ("- NCCL: 2.27.3 (vLLM env, not the one
+# that fails)") or a compatibility matrix's next cell ("| Triton | 3.4.0 | broken |", "| DeepEP | 1.2.1 | n/a |")
+_NOT_IN_USE_AFTER = re.compile(
+    r"(?i)^\s*(?:\([^)]*\b(?:env|environment|not|vllm|tgi|another|other)\b"
+    r"|\|\s*(?:broken|works?|working|fails?|failed|failing|ok|n/a|yes|no|✅|❌|✔️?|✗|x)\s*(?:\||$))"
+)
+
+
 def _labelled(text: str) -> tuple[str, str] | None:
     """(check_env's key, version) of a labelled version: "- SGLang: 0.5.4", "| PyTorch | 2.3.1+cu121 |",
     "torch    2.5.1", "NCCL: nvidia-nccl-cu13 2.30.4" (the distribution named is the label's, or nothing is read)."""
@@ -377,6 +488,11 @@ def _labelled(text: str) -> tuple[str, str] | None:
         key = _label_key(m.group(1)) if m else None
         if m is None or key is None:
             continue
+        after = text[m.end(rx.groups) :].lstrip("`*")
+        if _AFTER_REQUIREMENT.match(after) or _CJK_SUPPOSED.search(text) or _NOT_IN_USE_AFTER.match(after):
+            return None  # a requirement, a condition, another environment, a matrix's cell: no version in use
+        if len(re.findall(r"(?i)(?<![\w-])" + re.escape(m.group(1).strip()) + r"\s*(?:\*\*)?\s*[:|]", text)) > 1:
+            return None  # "Triton: 3.4.0 fails, Triton: 3.3.1 works": two values of one label, neither is said to run
         dist = m.groupdict().get("dist")
         if dist is None:
             return key, m.group(rx.groups)

@@ -60,7 +60,8 @@ _STATED = re.compile(
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:has|have|had)\s+)?(?:blows|blew|blown) up"
     # ("unable to load|run" is said of scripts and benchmarks as often: "failed to load" covers the log's wording)
     r"|terminated by (?:signal|SIG)|unable to (?:start|launch|initiali[sz]e|serve)"
-    r"|(?P<makes>(?:makes?|made|making) (?:\w+\s+){1,3}?crash(?!-\w| less| more often| rarely))"
+    r"|(?P<makes>(?:makes?|made|making) (?:\w+\s+){1,3}?"
+    r"crash(?!-\w| less| more often| rarely|[ -](?:course|test|safe|free|report|dump|less|more)\b))"
     r"|crash(?:es|ed|ing)? (?:the|my|our|its) (?:\w+\s+)?(?:server|process|engine|scheduler|service|worker|container|node))\b"
 )
 # the same said in Chinese (kinds.FAILURE_WORD_TABLE's Chinese rows; each form holds one of their pieces): a step that
@@ -130,6 +131,20 @@ _BY_AMOUNT = re.compile(r"^\s*(?:to|by)\s+~?\d")
 _FINE = re.compile(
     r"(?i)\b(?:works? (?:now|fine|well|normally)|working (?:now|fine)|no longer|not any ?more|same|similar|previously"
     r"|used to|in the past|earlier versions?)\b"
+)
+# anywhere in its sentence (review12a item 25): behaviour as designed or approved ("The CLI errors out with a helpful
+# message when --tp is missing, as designed."), another engine's run ("vLLM errors out on this model too", "On vLLM the
+# container keeps restarting, but SGLang is fine."), the user's own stop ("terminated by signal 15 when I pressed Ctrl-C")
+_DESIGNED = re.compile(
+    r"(?i)\b(?:as designed|by design|as expected|as intended|which is (?:good|expected|intended|fine|correct|desired)"
+    r"|helpful (?:error )?message)\b"
+)
+_OTHER_ENGINE = re.compile(
+    r"(?i)^\W*(?:(?:on|with|in|using|under)\s+)?(?:vLLM|TGI|TensorRT[- ]LLM|llama\.cpp|ollama|lmdeploy)\b"
+    r"|\bbut (?:SGLang|it|sglang) (?:is|works|runs|was|worked|ran) (?:fine|well|ok|normally)\b"
+)
+_USER_STOP = re.compile(
+    r"(?i)\bsignal (?:2|15)\b|\bSIG(?:INT|TERM)\b|\bCtrl[- +]?C\b|\bI (?:pressed|killed|stopped)\b|docker stop"
 )
 # a sentence that introduces a text ("it crashes with the following log:", "I got some error like this"): that text is
 # the evidence when the paste holds it, and is not shown when it does not (a screenshot, a cut copy); unless the sentence
@@ -220,6 +235,8 @@ def rules_out(sentence: str) -> bool:
 
 
 def _asks_fixes_or_dismisses(body: str) -> bool:
+    if _DESIGNED.search(body) or _OTHER_ENGINE.search(body) or _USER_STOP.search(body):
+        return True
     return (
         body.endswith(tuple(QUESTION_MARKS))
         or _FINE.search(body) is not None

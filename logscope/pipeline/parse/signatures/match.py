@@ -894,7 +894,7 @@ def _named_by_statement(found: list[Failure], events: list[Event]) -> list[Failu
     stated: dict[str, set[str]] = {}
     for e in events:
         if e.kind == kinds.STATED_FAILURE:
-            raiser = stated_raiser(str(e.data.get("sentence") or ""))
+            raiser = stated_raiser(str(e.data.get("sentence") or ""), as_raiser=True)
             stated.setdefault(e.source, set()).add(raiser.library if raiser else "")
     out = []
     for f in found:

@@ -56,13 +56,48 @@ _SET_ASIDE = re.compile(
 )
 
 
-def stated_raiser(sentence: str) -> Raiser | None:
-    """The one library the sentence names (and does not set aside), or None."""
+# where a sentence names the library as what failed, not as a setting, context or intent ("I am using the triton
+# attention backend", "so I cannot test the new DeepGEMM kernels", "DeepEP is installed but not used"): the name as the
+# verb's subject ("FlashInfer fails", "DeepGEMM raises"), its owner ("FlashInfer's kernel"), the place it failed in ("in
+# FlashInfer", "from DeepGEMM", "inside NCCL"), or the condition the failure came with ("with DeepGEMM enabled")
+_RAISER_BEFORE = re.compile(r"(?i)\b(?:in|from|inside|within|by)\s+(?:the\s+)?[`'\"]?$")
+_RAISER_AFTER = re.compile(
+    r"(?i)^[`'\"]?(?:'s\b|\s+(?:itself\s+)?(?:crash|fail|error|raise|throw|abort|segfault|hang)\w*\b|"
+    r"\s+(?:enabled|on|turned on)\b)"
+)
+_WITH_BEFORE = re.compile(r"(?i)\bwith\s+(?:the\s+)?[`'\"]?$")
+
+
+def _as_raiser(sentence: str, start: int, end: int) -> bool:
+    """The name at sentence[start:end] stands where the library that failed stands (_RAISER_BEFORE/_RAISER_AFTER)."""
+    before, after = sentence[:start], sentence[end:]
+    if _WITH_BEFORE.search(before):  # "with DeepGEMM enabled": a condition; "with the triton backend": a setting
+        return bool(re.match(r"(?i)[`'\"]?\s+(?:enabled|on|turned on)\b", after))
+    if re.match(r"(?i)[\s-]+(?:mode|backend|attention|version)\b", after):  # "in DeepEP mode": a setting
+        return False
+    if _SENTENCE_SUBJECT_BEFORE.match(before) and _SUBJECT_FAILS.match(after):
+        return True  # "FlashInfer trtllm kernel for nvfp4 MoE model ... errors out." (flashinfer-3206's first line)
+    return bool(_RAISER_BEFORE.search(before) or _RAISER_AFTER.match(after))
+
+
+# the name opens the sentence and its own clause says it fails: the sentence's subject, with words that qualify it
+_SENTENCE_SUBJECT_BEFORE = re.compile(r"^[\W_]*$")
+_SUBJECT_FAILS = re.compile(
+    r"(?i)^(?:(?!\b(?:but|so|and|although|though|while|because|when|if|not|never)\b)[^,;:.?!])*?"
+    r"\b(?:crash|fail|error|raise|throw|abort|segfault)\w*"
+)
+
+
+def stated_raiser(sentence: str, as_raiser: bool = False) -> Raiser | None:
+    """The one library the sentence names (and does not set aside), or None. With as_raiser (the sentence names the
+    library of a failure the LOG shows): only a name that stands as what failed (_as_raiser) counts, as a sentence
+    names many libraries it does not blame (a setting, an intent, one installed but not used)."""
     named = {
         library
         for pattern, library in (*_names(), *JIT_MODULES)  # a JIT module it built names it too (sgl_kernel_jit_*)
         for found in pattern.finditer(sentence)
         if not _SET_ASIDE.search(sentence[: found.start()])
+        and (not as_raiser or _as_raiser(sentence, found.start(), found.end()))
     }
     if len(named) != 1:
         return None
