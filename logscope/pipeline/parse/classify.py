@@ -55,7 +55,14 @@ from logscope.pipeline.parse.parsers.command_shapes import (
 )
 from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
-from logscope.pipeline.parse.parsers.prose_guards import CLAUSE, DENIED, NAMED_IN_SENTENCE, NEGATED, code_failure_text
+from logscope.pipeline.parse.parsers.prose_guards import (
+    CLAUSE,
+    DENIED,
+    NAMED_IN_SENTENCE,
+    NEGATED,
+    OTHER_ENGINES,
+    code_failure_text,
+)
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
 from logscope.pipeline.parse.parsers.stated_env import (
     IMAGE_TAG,
@@ -95,7 +102,7 @@ _SENTENCE_EXCEPTION = re.compile(
 # anywhere in it: the run works, or the error is a designed answer of a change ("The router now returns HTTPException:
 # 400 Bad Request for an empty prompt, which is what we want"). An exception's own message ("only works on sm80") is
 # not read for these: the phrases are a sentence's, not a message's
-_OTHER_ENGINE = re.compile(r"(?i)\b(?:vLLM|TensorRT(?:-LLM)?|TGI|llama\.cpp|ollama|transformers \d)")
+_OTHER_ENGINE = re.compile(rf"(?i)\b(?:{OTHER_ENGINES}|transformers \d)")
 _DESIGNED = re.compile(
     r"(?i)\bbut (?:\w+ )?works\b|\bworks fine\b|\bwhat we want\b|\b(?:which is|as) expected\b|\bnow (?:returns|raises)\b"
     r"|\bPR\b"

@@ -59,3 +59,8 @@ def code_failure_text(text: str) -> str | None:
     if _CODE_KEYWORD_STATEMENT.match(text):
         return text
     return " ".join(m.group(2) for m in _STRING_LITERAL.finditer(text))
+
+
+# other inference engines, as issues name them: a sentence about one of them states nothing of this server's run
+# (the one list that classify, stated_failure and time_claims read)
+OTHER_ENGINES = r"vLLM|TensorRT(?:[- ]LLM)?|trt-llm|TGI|text-generation-inference|llama\.cpp|ollama|lmdeploy|mlc-llm"

@@ -20,6 +20,7 @@ from logscope.pipeline.parse.parsers.prose_guards import (
     CONDITION_WORDS,
     DENIED,
     NEGATED,
+    OTHER_ENGINES,
     QUESTION_MARKS,
     SUPPOSED_WORDS,
 )
@@ -140,7 +141,7 @@ _DESIGNED = re.compile(
     r"|helpful (?:error )?message)\b"
 )
 _OTHER_ENGINE = re.compile(
-    r"(?i)^\W*(?:(?:on|with|in|using|under)\s+)?(?:vLLM|TGI|TensorRT[- ]LLM|llama\.cpp|ollama|lmdeploy)\b"
+    rf"(?i)^\W*(?:(?:on|with|in|using|under)\s+)?(?:{OTHER_ENGINES})\b"
     r"|\bbut (?:SGLang|it|sglang) (?:is|works|runs|was|worked|ran) (?:fine|well|ok|normally)\b"
 )
 _USER_STOP = re.compile(

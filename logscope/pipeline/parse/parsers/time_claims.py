@@ -10,7 +10,7 @@ import re
 
 from logscope.core import kinds
 from logscope.pipeline.parse.parsers.base import Parsed
-from logscope.pipeline.parse.parsers.prose_guards import CJK_NEGATED, INTENT_WORDS, NEGATED, QUESTION_MARKS
+from logscope.pipeline.parse.parsers.prose_guards import CJK_NEGATED, INTENT_WORDS, NEGATED, OTHER_ENGINES, QUESTION_MARKS
 
 LAUNCHER_FAILED = r"\bFailed to (?:launch replica|load model) (?!config\b)[^\s:]+"  # SGLang's "Failed to load model config"
 BENCHMARK_CLIENT = "a benchmark client sends requests to a running server"
@@ -381,7 +381,7 @@ def parse(text: str) -> Parsed | None:
 # against the server were never run"), a word of an early failure in its sentence ("... fails right away") (review12a
 # item 16)
 _OTHER_ENGINE = re.compile(
-    r"(?i)\b(?:vllm|tensorrt(?:-llm)?|trt-llm|tgi|text-generation-inference|llama\.cpp|ollama|lmdeploy|mlc-llm)\b"
+    rf"(?i)\b(?:{OTHER_ENGINES})\b"
     r"|\bv?\d+\.\d+(?:\.\d+)?\b"
 )
 _NEGATED_AFTER = re.compile(r"(?i)\b(?:never|not|no longer)\b|n't\b")
