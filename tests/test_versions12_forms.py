@@ -322,6 +322,8 @@ def test_a_long_line_of_changes_searches_for_advice_once(monkeypatch):
     [
         # review12a item 26: another environment, a requirement, two values of one label, a compatibility matrix
         "- NCCL: 2.27.3 (vLLM env, not the one that fails)",
+        "- NCCL: 2.27.3 (in another container)",
+        "- NCCL: 2.27.3 (the old env)",
         "Mooncake: 0.3.6 required",
         "Triton: 3.4.0 fails, Triton: 3.3.1 works",
         "| Triton | 3.4.0 | broken |",
@@ -337,6 +339,8 @@ def test_a_label_s_value_that_is_no_version_in_use_reads_nothing(line):
     [
         ("| DeepEP | 1.2.1 |", {"deep_ep": "1.2.1"}),
         ("- NCCL: 2.27.3 (pip)", {"nccl": "2.27.3"}),
+        # a remark about something else leaves the value ours (fixtures/pastes/versions-not-sglang.md's shape)
+        ("- NCCL: 2.27.3 (we use the lmdeploy image for the other job)", {"nccl": "2.27.3"}),
         ("- SGLang: 0.5.4 (pip)", {"sglang": "0.5.4"}),
     ],
 )

@@ -15,7 +15,7 @@ from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
 from logscope.pipeline.parse.parsers.build_versions import cmake_found, installed_wheel, pip_installed
-from logscope.pipeline.parse.parsers.prose_guards import CONDITION
+from logscope.pipeline.parse.parsers.prose_guards import CONDITION, OTHER_ENGINES
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
 # packages whose version matters for the memory SGLang uses, as pip names them → check_env's key for them
@@ -474,8 +474,12 @@ def mounted_over(text: str) -> bool:
 
 # after a label's value (review12a item 26): a remark naming another environment ("- NCCL: 2.27.3 (vLLM env, not the one
 # that fails)") or a compatibility matrix's next cell ("| Triton | 3.4.0 | broken |", "| DeepEP | 1.2.1 | n/a |")
+# The remark says the value is another's where it opens with that other ("(vLLM env", "(in another container", "(not the
+# one that fails") or calls it an environment ("(the old env)"); a remark about something else ("(we use the lmdeploy
+# image for the other job)") leaves the value ours.
 _NOT_IN_USE_AFTER = re.compile(
-    r"(?i)^\s*(?:\([^)]*\b(?:env|environment|not|vllm|tgi|another|other)\b"
+    rf"(?i)^\s*(?:\(\s*(?:(?:in|on|from|of|for)\s+)?(?:the\s+|an?\s+)?(?:{OTHER_ENGINES}|another|other|not)\b"
+    r"|\([^)]*\b(?:env|environment)\s*[,;)]"
     r"|\|\s*(?:broken|works?|working|fails?|failed|failing|ok|n/a|yes|no|✅|❌|✔️?|✗|x)\s*(?:\||$))"
 )
 
