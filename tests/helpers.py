@@ -43,6 +43,15 @@ def analyze_text(text: str, name: str = "paste.log") -> dict:
     return analyze_sources([Source(name=name, path=None, data=text.encode())])
 
 
+def versions_of(report: dict) -> dict:
+    """The versions a report gives: its first launch's, or the input's where no launch was read."""
+    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
+
+
+def stated_versions(text: str) -> dict:
+    return versions_of(analyze_text(text))
+
+
 def corpus_inputs() -> list[Path]:
     return sorted(p for p in REAL.iterdir() if p.suffix in (".log", ".txt"))
 

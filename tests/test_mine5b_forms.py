@@ -7,12 +7,7 @@ from logscope.core.native_libraries import library_of
 from logscope.pipeline.ingest.ingest import unwrap
 from logscope.pipeline.parse.parsers import time_claims
 from logscope.pipeline.parse.parsers.stated_env import named_versions
-from tests.helpers import analyze_text
-
-
-def _versions(report: dict) -> dict:
-    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
-
+from tests.helpers import analyze_text, versions_of
 
 # flashinfer-4336's report (flashinfer/collect_env.py format_report: "==== <section> ====", keys padded to the widest)
 FLASHINFER_REPORT = """```text
@@ -59,7 +54,7 @@ nvidia-nccl-cu13  : 2.28.3
 
 def test_flashinfer_s_collect_env_report_gives_versions_and_gpus():
     report = analyze_text(FLASHINFER_REPORT)
-    versions = _versions(report)
+    versions = versions_of(report)
     assert versions["flashinfer"] == "0.6.15.post1"
     assert versions["python"] == "3.12.13"
     assert versions["driver"] == "580.159.03"
@@ -92,14 +87,14 @@ DEPENDENCY_LIST = """## Runtime dependencies
 
 
 def test_a_markdown_list_of_versions_in_code_spans_with_labels_in_words():
-    versions = _versions(analyze_text(DEPENDENCY_LIST))
+    versions = versions_of(analyze_text(DEPENDENCY_LIST))
     assert versions["sglang"] == "0.5.17.dev30+g3003d70f6"
     assert versions["sgl_kernel"] == "0.4.5"
     assert versions["flashinfer"] == "0.6.14"
     assert versions["transformers"] == "5.12.1"
     assert versions["cuda"] == "13.0"  # mini-sglang-102's line
     # a remark that names another version states neither
-    assert "sglang" not in _versions(analyze_text("- SGLang: `0.5.9` upgraded from 0.5.8\n"))
+    assert "sglang" not in versions_of(analyze_text("- SGLang: `0.5.9` upgraded from 0.5.8\n"))
 
 
 # ktransformers-1666's system info: key and value split by a full-width colon, the keys in Chinese
@@ -114,7 +109,7 @@ CUDA版本：12.9
 
 def test_system_info_in_chinese_with_full_width_colons():
     report = analyze_text(CHINESE_SYSTEM_INFO)
-    versions = _versions(report)
+    versions = versions_of(report)
     assert (versions["driver"], versions["cuda"]) == ("570.124.06", "12.9")
     rows = [(g["index"], g["name"], g.get("memory_total_mib")) for g in report["gpus"]]
     assert rows == [(i, "NVIDIA L20", 46068) for i in range(8)]

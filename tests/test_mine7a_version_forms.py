@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import analyze_text
-
-
-def _versions(text: str) -> dict:
-    report = analyze_text(text)
-    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
+from tests.helpers import stated_versions
 
 
 def test_a_source_builds_cmake_report_and_the_wheel_it_installs_give_versions():
@@ -24,7 +19,7 @@ def test_a_source_builds_cmake_report_and_the_wheel_it_installs_give_versions():
         '-- Found CUDA: /usr/local/cuda (found version "12.4")\n'
         "```\n"
     )
-    assert _versions(text) == {"sgl_kernel": "0.1.4", "python": "3.10.12", "cuda": "12.4"}
+    assert stated_versions(text) == {"sgl_kernel": "0.1.4", "python": "3.10.12", "cuda": "12.4"}
 
 
 @pytest.mark.parametrize(
@@ -52,11 +47,11 @@ def test_a_source_builds_cmake_report_and_the_wheel_it_installs_give_versions():
     ],
 )
 def test_each_build_form(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 def test_an_image_tag_with_a_source_checkout_mounted_over_it_is_no_release():
     # sglang-40125: "unmodified source at `b8a6adad` mounted read-only into the official `lmsysorg/sglang:v0.5.17` image"
     mounted = "Unmodified source at `b8a6adad` mounted read-only into the official `lmsysorg/sglang:v0.5.17` image.\n"
-    assert _versions(mounted) == {}
-    assert _versions("Tested in the official `lmsysorg/sglang:v0.5.17` image.\n") == {"sglang": "0.5.17"}
+    assert stated_versions(mounted) == {}
+    assert stated_versions("Tested in the official `lmsysorg/sglang:v0.5.17` image.\n") == {"sglang": "0.5.17"}

@@ -5,15 +5,11 @@ NIXL connector failing a handshake, versions in a sentence, a launch of DeepGEMM
 from __future__ import annotations
 
 from logscope.pipeline.parse.parsers.command_shapes import behind_prompt
-from tests.helpers import analyze_text
+from tests.helpers import analyze_text, versions_of
 
 
 def _rules(report: dict) -> list[str]:
     return [f["rule"] for f in report["findings"]]
-
-
-def _versions(report: dict) -> dict:
-    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
 
 
 # dynamo-1471: ai-dynamo's example router scheduling requests, then vLLM's chat stream generator failing
@@ -54,13 +50,16 @@ def test_vllm_s_nixl_handshake_failure_is_a_transfer_failure():
 
 def test_a_capitalised_cuda_in_a_sentence_is_its_version():
     line = "This is a cloud server from Upcloud provider and comes with Ubuntu 24.04 with Cuda 13.2 preinstalled.\n"
-    assert _versions(analyze_text(line, "paste.md")) == {"cuda": "13.2"}
+    assert versions_of(analyze_text(line, "paste.md")) == {"cuda": "13.2"}
 
 
 def test_a_cuda_driver_s_two_digit_version_is_no_driver_release():
     text = "My host has NVSHMEM with the DeepEP patch installed and using cuda driver 12.9, kernel modules are loaded\n"
-    assert "driver" not in _versions(analyze_text(text, "paste.md"))
-    assert _versions(analyze_text("Host: driver 580.173.02, CUDA 13.0\n", "paste.md")) == {"driver": "580.173.02", "cuda": "13.0"}
+    assert "driver" not in versions_of(analyze_text(text, "paste.md"))
+    assert versions_of(analyze_text("Host: driver 580.173.02, CUDA 13.0\n", "paste.md")) == {
+        "driver": "580.173.02",
+        "cuda": "13.0",
+    }
 
 
 # deepep-163: DeepGEMM's precompile entry point run with the server's arguments, the prompt's "$" glued to an assignment

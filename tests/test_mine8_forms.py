@@ -5,24 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import analyze_text
-
-
-def _versions(text: str) -> dict:
-    report = analyze_text(text)
-    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
+from tests.helpers import analyze_text, stated_versions
 
 
 def test_a_python_pin_among_package_pins_is_the_python_version():
     # sglang-9590's shape: a pip-freeze-like block with the interpreter written as a pin
     text = "sglang==0.4.10.post2\nsgl_kernel==0.2.8\npython==3.10.13\ntorch==2.7.1\n"
-    assert _versions(text) == {"sglang": "0.4.10.post2", "sgl_kernel": "0.2.8", "python": "3.10.13", "torch": "2.7.1"}
+    assert stated_versions(text) == {"sglang": "0.4.10.post2", "sgl_kernel": "0.2.8", "python": "3.10.13", "torch": "2.7.1"}
 
 
 def test_a_capitalised_transformers_field_of_a_key_value_block():
     # flashinfer-3493's shape: vLLM's and FlashInfer's environment as "Key: value" lines
     text = "```\nPython: 3.12.13\nPyTorch: 2.11.0+cu130\nTransformers: 5.9.0\n```\n"
-    assert _versions(text) == {"python": "3.12.13", "torch": "2.11.0+cu130", "transformers": "5.9.0"}
+    assert stated_versions(text) == {"python": "3.12.13", "torch": "2.11.0+cu130", "transformers": "5.9.0"}
 
 
 @pytest.mark.parametrize(
@@ -36,7 +31,7 @@ def test_a_capitalised_transformers_field_of_a_key_value_block():
     ],
 )
 def test_a_clone_of_sglang_at_a_release_tag_states_the_release(line, version):
-    assert _versions(f"```\n{line}\ncd sglang\n```\n").get("sglang") == version
+    assert stated_versions(f"```\n{line}\ncd sglang\n```\n").get("sglang") == version
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,7 @@ from __future__ import annotations
 import pytest
 
 from logscope.pipeline.ingest.ingest import unwrap
-from tests.helpers import analyze_text
-
-
-def _versions(text: str) -> dict:
-    report = analyze_text(text)
-    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
+from tests.helpers import analyze_text, stated_versions
 
 
 # torch's utils/collect_env.py (2.5.1 .. 2.10.0; vLLM's copy prints the same): "Python version: " + sys.version, with
@@ -29,7 +24,7 @@ def _versions(text: str) -> dict:
 )
 def test_collect_env_s_python_version_line_gives_the_python_version(line, python):
     text = f"Collecting environment information...\nPyTorch version: 2.6.0+cu124\nIs debug build: False\n\n{line}\n"
-    assert _versions(text) == {"torch": "2.6.0+cu124", "python": python}
+    assert stated_versions(text) == {"torch": "2.6.0+cu124", "python": python}
 
 
 def test_markdown_env_bullets_with_a_bold_label_and_colon_or_a_code_span_label():
@@ -38,13 +33,13 @@ def test_markdown_env_bullets_with_a_bold_label_and_colon_or_a_code_span_label()
         "Environment Details:\n\n- **CUDA Version:** 12.1\n- **Python Packages:**\n  - `torch`: 2.5.1+cu121\n"
         "  - `vllm`: 0.6.5\n  - `deepspeed`: 0.15.0\n"
     )
-    assert _versions(text) == {"cuda": "12.1", "torch": "2.5.1+cu121"}
+    assert stated_versions(text) == {"cuda": "12.1", "torch": "2.5.1+cu121"}
 
 
 def test_a_package_name_then_pip_show_s_version_field():
     # ktransformers-1694's environment block: "SGLang: " then pip show's "Version: 0.5.6.post1"
     text = "KTransformers/kt-kernel: latest main pulled today\nSGLang: Version: 0.5.6.post1\ntorch: 2.9.1\n"
-    assert _versions(text) == {"sglang": "0.5.6.post1", "torch": "2.9.1"}
+    assert stated_versions(text) == {"sglang": "0.5.6.post1", "torch": "2.9.1"}
 
 
 # dynamo-3360's review thread: a ```diff fence whose added lines hold an ai-dynamo SGLang worker's launch

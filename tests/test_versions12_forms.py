@@ -6,12 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import analyze_text
-
-
-def _versions(text: str) -> dict:
-    report = analyze_text(text)
-    return report["launches"][0]["versions"] if report["launches"] else report["versions"]
+from tests.helpers import stated_versions
 
 
 def test_an_issue_forms_environment_list_in_the_casings_people_write():
@@ -24,7 +19,7 @@ def test_an_issue_forms_environment_list_in_the_casings_people_write():
         "- Python: 3.11.6\n"
         "- OS: Linux 5.15\n"
     )
-    assert _versions(text) == {"python": "3.11.6"}
+    assert stated_versions(text) == {"python": "3.11.6"}
 
 
 @pytest.mark.parametrize(
@@ -43,7 +38,7 @@ def test_an_issue_forms_environment_list_in_the_casings_people_write():
     ],
 )
 def test_each_label_casing(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 @pytest.mark.parametrize(
@@ -60,7 +55,7 @@ def test_each_label_casing(line, versions):
     ],
 )
 def test_a_version_change_the_writer_made(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 def test_conda_list_rows_and_collect_envs_conda_rows():
@@ -73,14 +68,14 @@ def test_conda_list_rows_and_collect_envs_conda_rows():
         "pytorch                   2.5.1           py3.12_cuda12.4_cudnn9.1.0_0    pytorch\n"
         "sglang                    0.5.5                    pypi_0    pypi\n"
     )
-    assert _versions(text) == {"nccl": "2.26.2", "torch": "2.5.1", "sglang": "0.5.5"}
+    assert stated_versions(text) == {"nccl": "2.26.2", "torch": "2.5.1", "sglang": "0.5.5"}
     collect_env = (
         "Versions of relevant libraries:\n"
         "[pip3] numpy==1.26.4\n"
         "[conda] nvidia-nccl-cu12          2.26.2                   pypi_0    pypi\n"
         "[conda] triton                    3.3.0                    pypi_0    pypi\n"
     )
-    assert _versions(collect_env) == {"nccl": "2.26.2", "triton": "3.3.0"}
+    assert stated_versions(collect_env) == {"nccl": "2.26.2", "triton": "3.3.0"}
 
 
 @pytest.mark.parametrize(
@@ -117,7 +112,7 @@ def test_conda_list_rows_and_collect_envs_conda_rows():
     ],
 )
 def test_installs_lists_and_named_versions(text, versions):
-    assert _versions(text) == versions
+    assert stated_versions(text) == versions
 
 
 @pytest.mark.parametrize(
@@ -131,7 +126,7 @@ def test_installs_lists_and_named_versions(text, versions):
     ],
 )
 def test_an_image_tag_without_its_namespace(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 @pytest.mark.parametrize(
@@ -160,7 +155,7 @@ def test_an_image_tag_without_its_namespace(line, versions):
     ],
 )
 def test_printed_versions_and_table_rows(text, versions):
-    assert _versions(text) == versions
+    assert stated_versions(text) == versions
 
 
 @pytest.mark.parametrize(
@@ -174,7 +169,7 @@ def test_printed_versions_and_table_rows(text, versions):
     ],
 )
 def test_a_proposed_change_is_no_version_in_use(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 @pytest.mark.parametrize(
@@ -192,7 +187,7 @@ def test_a_proposed_change_is_no_version_in_use(line, versions):
     ],
 )
 def test_nccls_debian_package_as_installed(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 @pytest.mark.parametrize(
@@ -216,7 +211,7 @@ def test_nccls_debian_package_as_installed(line, versions):
     ],
 )
 def test_the_kernel_modules_version_string(text, versions):
-    assert _versions(text) == versions
+    assert stated_versions(text) == versions
 
 
 @pytest.mark.parametrize(
@@ -229,7 +224,7 @@ def test_the_kernel_modules_version_string(text, versions):
     ],
 )
 def test_versions_in_a_chinese_sentence(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 @pytest.mark.parametrize(
@@ -242,7 +237,7 @@ def test_versions_in_a_chinese_sentence(line, versions):
     ],
 )
 def test_a_version_in_parentheses_after_the_name(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 @pytest.mark.parametrize(
@@ -260,7 +255,7 @@ def test_a_version_in_parentheses_after_the_name(line, versions):
     ],
 )
 def test_sglangs_repository_installed_at_a_release_tag(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 @pytest.mark.parametrize(
@@ -281,7 +276,7 @@ def test_sglangs_repository_installed_at_a_release_tag(line, versions):
     ],
 )
 def test_a_version_asked_about_supposed_required_or_changed_by_another_is_not_in_use(line):
-    assert _versions(line + "\n") == {}
+    assert stated_versions(line + "\n") == {}
 
 
 @pytest.mark.parametrize(
@@ -296,7 +291,7 @@ def test_a_version_asked_about_supposed_required_or_changed_by_another_is_not_in
     ],
 )
 def test_the_writer_s_own_change_and_a_plain_label_still_read(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 def test_a_long_line_of_changes_searches_for_advice_once(monkeypatch):
@@ -331,7 +326,7 @@ def test_a_long_line_of_changes_searches_for_advice_once(monkeypatch):
     ],
 )
 def test_a_label_s_value_that_is_no_version_in_use_reads_nothing(line):
-    assert _versions(line + "\n") == {}
+    assert stated_versions(line + "\n") == {}
 
 
 @pytest.mark.parametrize(
@@ -345,13 +340,13 @@ def test_a_label_s_value_that_is_no_version_in_use_reads_nothing(line):
     ],
 )
 def test_a_label_with_a_plain_remark_still_reads(line, versions):
-    assert _versions(line + "\n") == versions
+    assert stated_versions(line + "\n") == versions
 
 
 def test_a_question_that_names_the_versions_in_use_still_states_them():
     # mooncake-1064's line (built split): the versions run, named in a question about them
     line = "Could you please confirm whether Mooncake 0.3.6 and SGLang 0.5.3 support the deployment? It fails to start."
-    assert _versions(line + "\n")["mooncake"] == "0.3.6"
+    assert stated_versions(line + "\n")["mooncake"] == "0.3.6"
 
 
 @pytest.mark.parametrize(
