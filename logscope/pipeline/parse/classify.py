@@ -15,6 +15,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event, SourceEvents
+from logscope.core.limits import READ_GAP
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.gutters import may_be_decorated, undecorated
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
@@ -199,6 +200,7 @@ class SourceClassifier:
         self.streaming = False
         self.serving = serving.ServingMarks()  # the source's serving lines, still to be placed
         self.joins = ExceptionsBeforeTracebacks()
+        self.elided: set[int] = set()  # lines given as their head and tail (limits.READ_GAP), counted in the notes
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
@@ -228,6 +230,7 @@ class SourceClassifier:
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)
+        self.source.notes.elided_lines = len(self.elided)
         if self.streaming:
             yield from self.joins.settle(self.events, keep=0)
             self.events = []
@@ -301,6 +304,8 @@ class SourceClassifier:
                 while next_candidate < len(candidates) and candidates[next_candidate] < position + span:
                     next_candidate += 1
             self.physical = text
+            if READ_GAP in text:
+                self.elided.add(chunk.first + position)
             for logical, how in _logical_lines(text):
                 if how is not None:
                     self.unwrapped.setdefault(chunk.first + position, how)
