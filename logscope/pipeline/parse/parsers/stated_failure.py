@@ -98,6 +98,8 @@ _CJK_CLAUSE = re.compile(r"[，,；;：:、（(]")
 _CJK_POINTS = re.compile(r"^[^。！？]{0,12}?(?:如下|以下|下面|截图|图片|附件)")
 # the verbs of cause among the verbs of meeting a failure ("causes the oom exception")
 _CAUSE = re.compile(r"(?i)caus|leads? to|led to|results? in|resulted in")
+# a clause about whenever something happens, not what did: "When SGLang hits an OOM during a TTS request, ..."
+_WHEN = re.compile(r"(?i)\bwhen(?:ever)?\b")
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
 # supposition, a wish
 _SUPPOSED = re.compile(
@@ -271,10 +273,12 @@ def _stated(sentence: str) -> str | None:
             _OF_BEFORE.search(before) or _METRIC.search(clause + m.group(0)) or _BY_AMOUNT.match(body[m.end() :])
         ):
             continue
-        # (an OOM that something causes names the failure itself: "it causes the oom exception"; "when SGLang hits an
-        # OOM, the server does not crash" names nothing that happened, sglang-omni#293)
-        caused_oom = m.group("oom_word") and _CAUSE.match(m.group(0))
-        if m.group("got") and not caused_oom and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+        # (an OOM names the failure itself, as "an error" does not: "it causes the oom exception", "it encounters the
+        # OOM after a certain number of requests" (glm-v-124); an OOM met in a "when" clause is one met in general:
+        # "When SGLang hits an OOM during a TTS request, the server does not crash" names nothing that happened,
+        # sglang-omni#293)
+        named_oom = m.group("oom_word") and (_CAUSE.match(m.group(0)) or not _WHEN.search(clause))
+        if m.group("got") and not named_oom and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
         return m.group(0)
     return None
