@@ -48,6 +48,11 @@ STATED = [
     ("After following the guide, the server dies with code 137.", "dies"),
     # sgl-project/sglang#3444 (probe): a flag that causes the failure
     ("when I add param `--torch-compile-max-bs`\uff0c it causes the oom exception on one gpu", "causes the oom"),
+    # glm-v-124 (built): an OOM met names the failure itself, as "an error" does not
+    (
+        "Even after the server is launched, it encounters the OOM after a certain number of requests.",
+        "encounters the OOM",
+    ),
     # flashinfer-3206 (built): a kernel that errors out
     ("FlashInfer trtllm kernel for nvfp4 MoE model with intermediate size 704 errors out.", "errors out"),
     # constructed in the shapes issues use for a server or a process that ended
