@@ -779,6 +779,9 @@ class SourceClassifier:
             if grammar.only_in_prose and not self._reporting(lineno):
                 continue
             parsed = grammar.parse(text)
+            pointing = parsed is not None and parsed.data.pop(stated_failure.POINTS, False)
+            if pointing and parsed is not None and not self._text_elsewhere(lineno, text, parsed.data["said"]):
+                continue  # ("it crashes with the following log:" and the log: the log is the evidence, the sentence none)
             if parsed is not None:
                 self.coverage.seen[name] += 1
                 self.coverage.recognized[name] += 1
@@ -786,6 +789,22 @@ class SourceClassifier:
                 self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
                 if not whole:
                     return
+
+    def _text_elsewhere(self, lineno: int, text: str, said: str) -> bool:
+        """A sentence that points at its failure's text ("it failes with the following log:") and a link or an image
+        where that text would be: after its words on its line, or opening the next line that holds more than blanks
+        (a pastebin or gist link, a screenshot, an attached file). The failure is then stated and its text is not in the
+        paste; where the text follows, it is the evidence."""
+        if stated_failure.ELSEWHERE_AFTER.search(text, text.find(said) + len(said)):
+            return True
+        chunk = self.chunk
+        if chunk is None:
+            return False
+        for index in range(lineno - chunk.first + 1, min(chunk.size, lineno - chunk.first + 4)):
+            following = chunk.line(index)
+            if following.strip():
+                return stated_failure.ELSEWHERE_LINE.match(following) is not None
+        return False
 
     def _reporting(self, lineno: int) -> bool:
         """Whether the line is outside every section that states what should happen or what a change does: the

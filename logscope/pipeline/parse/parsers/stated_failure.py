@@ -180,7 +180,22 @@ def parse(text: str) -> Parsed | None:
         said = _stated(sentence)
         if said is not None:
             return Parsed(kinds.STATED_FAILURE, {"sentence": sentence.strip(), "said": said})
+    # a sentence that points at the failure's text ("it fails with the following log:") states the failure as well: the
+    # classifier keeps it only where that text is no part of the paste, a link or an image instead (POINTS_ELSEWHERE)
+    for sentence in _SENTENCE.split(text.strip()):
+        said = _stated(sentence, pointing=True)
+        if said is not None:
+            return Parsed(kinds.STATED_FAILURE, {"sentence": sentence.strip(), "said": said, POINTS: True})
     return None
+
+
+# the data key of a sentence that points at its failure's text (read only when the paste shows a link or an image there)
+POINTS = "points"
+# where a pointing sentence's text is not in the paste: a link (a pastebin, a gist, an attached file) or an image after
+# the sentence's words on its line, or the next line that holds more than blanks opening with one
+_ELSEWHERE = r"(?:https?://|<img\b|!\[|\[[^\]]*\]\(https?://)"
+ELSEWHERE_AFTER = re.compile(_ELSEWHERE, re.IGNORECASE)
+ELSEWHERE_LINE = re.compile(r"^\s*(?:[-*>]\s*)?" + _ELSEWHERE, re.IGNORECASE)
 
 
 # words that name no failure: "I got an error", "got some error like this", "I get this error" point at a text
@@ -252,14 +267,16 @@ def _names_nothing(what: str) -> bool:
     return all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what)) and not re.search(r"[\"'`“”]", what)
 
 
-def _stated(sentence: str) -> str | None:
+def _stated(sentence: str, pointing: bool = False) -> str | None:
+    """The words that state a failure of the run; `pointing`: only in a sentence that points at a text elsewhere."""
     body = sentence.strip()
     if not body or _asks_fixes_or_dismisses(body):
         return None
-    said = _stated_in_chinese(body)
+    said = _stated_in_chinese(body)  # (a Chinese pointer is its own reader's: _CJK_POINTS)
     if said is not None:
-        return said
-    if _POINTS.search(body) and not _NAMED.search(body):
+        return None if pointing else said
+    points = _POINTS.search(body) is not None and not _NAMED.search(body)
+    if points != pointing:
         return None
     for m in _STATED.finditer(body):
         before = body[: m.start()]
