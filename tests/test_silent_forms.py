@@ -213,7 +213,7 @@ GPUSTACK_CAPTION = """\
 2. Failed to start the model with logs
 3. Starting with sglang 0.5.9, could start
 
-Failed model start logs 
+Failed model start logs\x20
 ```
 2026-06-17 16:49:19.444655+08:00 - gpustack.worker.backends.base - INFO - Preparing model files...
 2026-06-17 16:49:19.449791+08:00 - gpustack.worker.backends.base - INFO - Model files are ready.

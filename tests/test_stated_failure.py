@@ -273,7 +273,7 @@ POINTING = "Trying to run test_low_latency, the server crashes with the followin
     "after",
     [
         "\nhttps://pastebin.com/raw/Q7Z2KGja\n\nHere is my network setup:\n",  # a pastebin link on the next line
-        "\n\n<img width=\"1136\" alt=\"Image\" src=\"https://github.com/user-attachments/assets/a752d2a4\" />\n",  # a screenshot
+        '\n\n<img width="1136" alt="Image" src="https://github.com/user-attachments/assets/a752d2a4" />\n',  # a screenshot
         " https://gist.github.com/someone/0123abcd\n",  # the link after its words on the line
     ],
 )
