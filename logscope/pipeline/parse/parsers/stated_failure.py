@@ -183,6 +183,8 @@ def parse(text: str) -> Parsed | None:
     # a sentence that points at the failure's text ("it fails with the following log:") states the failure as well: the
     # classifier keeps it only where that text is no part of the paste, a link or an image instead (POINTS_ELSEWHERE)
     for sentence in _SENTENCE.split(text.strip()):
+        if _POINTS.search(sentence) is None:  # (the cheap test first: most sentences point nowhere)
+            continue
         said = _stated(sentence, pointing=True)
         if said is not None:
             return Parsed(kinds.STATED_FAILURE, {"sentence": sentence.strip(), "said": said, POINTS: True})
