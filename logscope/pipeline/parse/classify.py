@@ -132,6 +132,17 @@ _NO_REPORT_SECTION = re.compile(
     r"alternatives?|related (?:resources|issues?)|benchmark|accuracy|test plan|changes?|summary of changes|solution|"
     r"description of changes|what does this pr)"
 )
+# a caption that names the text below it: a few words that hold a failure word as a modifier and end in what was
+# pasted ("Error log:", "Failed model start logs" (gpustack-5641), "Decode node crash logs:", "error message:", "crash
+# info"); no verb between them ("Failed to open log", "Error reading output" are failures of their own)
+_CAPTION = re.compile(
+    r"(?i)^\s*(?:[#>*_\s]*)(?:(?:the|my|full|whole|complete|detailed|server|decode|prefill|node)\s+){0,3}"
+    r"(?:error|errors|failed|failure|crash(?:ed)?|exception)"
+    r"(?:\s+(?!(?:to|the|a|an|at|in|of|on|for|from|with|while|when|during|is|was|are|were|has|had)\b)(?![a-z]+ing\b)[a-z]+){0,3}?"
+    r"\s+(?:logs?|outputs?|messages?|info|information|details|traces?|tracebacks?|stack ?traces?|screenshots?)"
+    r"\s*[*_]*\s*[:\uff1a]?\s*[*_]*\s*$"
+)
+_FENCE_OPEN = re.compile(r"^\s*(?:```|~~~)")
 _SENTENCE_END = re.compile(r"\w[.!。！]\s*$")
 _HEADING_LINE = re.compile(r"^\s{0,3}(?:(#{1,6})\s+\S|\*\*[^*]+\*\*:?\s*$)")
 _SECTION_LOOKBACK = 300
@@ -625,7 +636,10 @@ class SourceClassifier:
 
     def _miss_failure(self, lineno: int, text: str) -> None:
         """A line that reads like a failure and that no grammar or signature reads: listed as unread, and the NCCL
-        release that torch's NCCL error ends with is still read off it (stated_env.TORCH_NCCL_ERROR)."""
+        release that torch's NCCL error ends with is still read off it (stated_env.TORCH_NCCL_ERROR). A caption that
+        names the text below it ("Error log:", "Failed model start logs" above a fence) is none: the text is."""
+        if _CAPTION.match(text) and self._captions(lineno, text):
+            return
         self.coverage.miss(self.source.name, lineno, "failure", text)
         self._torch_nccl_version(lineno, text)
         self._sglang_version_before_failure(lineno, text)
@@ -784,6 +798,9 @@ class SourceClassifier:
             if grammar.only_in_prose and not self._reporting(lineno):
                 continue
             parsed = grammar.parse(text)
+            pointing = parsed is not None and parsed.data.pop(stated_failure.POINTS, False)
+            if pointing and parsed is not None and not self._text_elsewhere(lineno, text, parsed.data["said"]):
+                continue  # ("it crashes with the following log:" and the log: the log is the evidence, the sentence none)
             if parsed is not None:
                 self.coverage.seen[name] += 1
                 self.coverage.recognized[name] += 1
@@ -791,6 +808,35 @@ class SourceClassifier:
                 self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
                 if not whole:
                     return
+
+    def _captions(self, lineno: int, text: str) -> bool:
+        """The caption ends with a colon, or the next line that holds more than blanks opens a code fence."""
+        if text.rstrip().rstrip("*").rstrip().endswith((":", "\uff1a")):
+            return True
+        chunk = self.chunk
+        if chunk is None:
+            return False
+        for index in range(lineno - chunk.first + 1, min(chunk.size, lineno - chunk.first + 4)):
+            following = chunk.line(index)
+            if following.strip():
+                return _FENCE_OPEN.match(following) is not None
+        return False
+
+    def _text_elsewhere(self, lineno: int, text: str, said: str) -> bool:
+        """A sentence that points at its failure's text ("it failes with the following log:") and a link or an image
+        where that text would be: after its words on its line, or opening the next line that holds more than blanks
+        (a pastebin or gist link, a screenshot, an attached file). The failure is then stated and its text is not in the
+        paste; where the text follows, it is the evidence."""
+        if stated_failure.ELSEWHERE_AFTER.search(text, text.find(said) + len(said)):
+            return True
+        chunk = self.chunk
+        if chunk is None:
+            return False
+        for index in range(lineno - chunk.first + 1, min(chunk.size, lineno - chunk.first + 4)):
+            following = chunk.line(index)
+            if following.strip():
+                return stated_failure.ELSEWHERE_LINE.match(following) is not None
+        return False
 
     def _reporting(self, lineno: int) -> bool:
         """Whether the line is outside every section that states what should happen or what a change does: the
