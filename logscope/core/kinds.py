@@ -259,6 +259,7 @@ _STATED_HEADS = (
     " Version",
     "Python 3.",
     "python 3.",
+    "Python v3.",  # py-spy's dump header ("Python v3.11.13 (/usr/bin/python3.11)")
     " python 3",
     " driver ",
     "(driver ",

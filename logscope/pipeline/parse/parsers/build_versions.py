@@ -66,6 +66,29 @@ def installed_wheel(text: str, keys: dict[str, str]) -> dict[str, str] | None:
     return {key: m.group(2)} if key else None
 
 
+# pip freeze's line for a package installed from a wheel file or a wheel's URL (PEP 440 direct reference, pip 26.3
+# operations/freeze.py writes "{name} @ {url}" from the distribution's direct_url.json): "sgl-kernel @
+# file:///tmp/wheels/sgl_kernel-0.3.9.post2-cp310-abi3-manylinux2014_x86_64.whl"; the wheel's PEP 427 name holds the
+# release (a URL writes its "+" as "%2B": "sglang_kernel-0.4.3%2Bmusa43-cp39-abi3-..."), a source tree
+# ("sglang @ file:///sgl-workspace/sglang/python") none
+_FREEZE_WHEEL = re.compile(
+    r"^\s*([A-Za-z0-9][\w.-]*)\s+@\s+\S*/([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)-(\d+(?:\.\d+)+(?:(?:\.post|rc|\.dev)\d+)?"
+    r"(?:(?:\+|%2[Bb])[A-Za-z0-9.]+)?)(?:-\d\w*)?-[\w.]+-[\w.]+-[\w.]+\.whl\s*$"
+)
+
+
+def frozen_wheel(text: str, keys: dict[str, str]) -> dict[str, str] | None:
+    """{key: version} of pip freeze's "name @ .../name-version-...whl" line for a distribution `keys` names (the
+    wheel's name the line's own), else None."""
+    m = _FREEZE_WHEEL.match(text)
+    if m is None:
+        return None
+    key = _key_of(m.group(1), keys)
+    if key is None or key != _key_of(m.group(2), keys):
+        return None
+    return {key: re.sub("%2[Bb]", "+", m.group(3))}
+
+
 def _key_of(distribution: str, keys: dict[str, str]) -> str | None:
     """The key `keys` gives a distribution's name, in lower case, with "_" or "-" between its words."""
     name = distribution.lower()

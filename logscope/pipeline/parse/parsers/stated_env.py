@@ -14,7 +14,7 @@ from typing import Any
 from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
-from logscope.pipeline.parse.parsers.build_versions import cmake_found, installed_wheel, pip_installed
+from logscope.pipeline.parse.parsers.build_versions import cmake_found, frozen_wheel, installed_wheel, pip_installed
 from logscope.pipeline.parse.parsers.prose_guards import CONDITION, OTHER_ENGINES
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
@@ -70,6 +70,11 @@ _INSTALLED_NCCL = re.compile(
 # NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Feb 28 ...", "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64
 # 580.95.05  Release Build ...", "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.20 ...": the driver release
 _KERNEL_MODULE = re.compile(r"\bNVIDIA UNIX (?:Open Kernel Module for \w+|\w+ Kernel Module)\s+(\d{3}\.\d+(?:\.\d+)?)(?![\w.])")
+
+# py-spy's dump names the interpreter of the process it dumps (py-spy 0.3.14 .. 0.4.1 src/dump.rs print_traces:
+# "Process {pid}: {cmdline}", then "Python v{version} ({exe})"): "Python v3.11.13 (/usr/local/python3.11.13/bin/python3.11)"
+# (SGLang's scheduler watchdog prints it in "Pyspy dump for PID ...")
+_PY_SPY = re.compile(r"^\s*Python v(3\.\d+\.\d+(?:(?:a|b|rc)\d+)?\+?)\s+\((?:/|[A-Za-z]:\\)[^()]*\)\s*$")
 
 # the issue template's labels (and their usual spellings) → check_env's key for the value
 _LABELS = {
@@ -318,6 +323,7 @@ def named_versions(text: str) -> dict[str, str]:
         text = text[: failure.start()]
     text = text.translate(_UNICODE_HYPHENS)
     found: dict[str, set[str]] = {}
+    series: dict[str, set[str]] = {}
     sentences = _Sentences(text)
     advice = _ADVICE.search(text) is not None  # once a line: in the loop it made a long line quadratic (item 22)
     for m in _CHANGED.finditer(text):
@@ -333,6 +339,9 @@ def named_versions(text: str) -> dict[str, str]:
         key = _NAMED_PACKAGES[m.group(1).lower()]
         if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
             continue  # "cuda driver 12.9": the CUDA version the driver supports, no driver release
+        if _a_series(key, m.group(2)) or _python_in_passing(text, m.start(), key, m.group(2)):
+            series.setdefault(key, set()).add(m.group(2))  # no release, yet a second version beside one ("Python
+            continue  # 3.13.2 by default ..., I used a Python 3.12 environment": neither is said to run)
         version = m.group(2).split("+")[0] if key == "nccl" else m.group(2)  # NCCL's "2.21.5+cuda12.4": its build
         found.setdefault(key, set()).add(version)
     # a package named with two versions in the whole line, past the failure's words too ("Triton: 3.4.0 fails,
@@ -342,8 +351,35 @@ def named_versions(text: str) -> dict[str, str]:
         for m in _NAMED.finditer(whole):
             every.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2).split("+")[0])
     return {
-        key: next(iter(versions)) for key, versions in found.items() if len(versions) == 1 and len(every.get(key, set())) <= 1
+        key: next(iter(versions))
+        for key, versions in found.items()
+        if len(versions) == 1 and len(every.get(key, set())) <= 1 and not series.get(key, set()) - versions
     }
+
+
+# the packages whose every release has three numbers at least (their PyPI release histories: torch 1.0.0 .. 2.11.0,
+# transformers, triton, flashinfer-python, sgl-kernel, deep_ep, mooncake-transfer-engine, nixl): two numbers in a
+# sentence name a series, not the release installed ("SGLang currently uses torch 2.5, so you need the flashinfer
+# version for torch 2.5", "matching the image's triton (3.7.0 for torch 2.12)")
+_THREE_PART = frozenset({"torch", "transformers", "triton", "flashinfer-python", "sgl-kernel", "deep_ep", "mooncake", "nixl"})
+_TWO_PARTS = re.compile(r"^\d+\.\d+$")
+# a word of a running sentence right before the name ("in a python 3.12 venv", "with CUDA 13 and python 3.12",
+# "Installed via pip in python 3.10 as readme says"): not a list of the environment ("PTA: python 3.11，torch 2.8.0",
+# "Ubuntu 22.04.3 LTS, python 3.12, Driver Version: ...", a line "Python 3.10" alone)
+_WORD_BEFORE = re.compile(r"[A-Za-z]\s+$")
+
+
+def _a_series(key: str, version: str) -> bool:
+    """Two numbers for a package whose releases have three: the series a sentence names ("torch 2.5")."""
+    return key in _THREE_PART and _TWO_PARTS.match(version.split("+")[0]) is not None
+
+
+def _python_in_passing(text: str, start: int, key: str, version: str) -> bool:
+    """Python's minor series named inside a running sentence ("installed in a python 3.12 venv"): which series the writer
+    chose, not the interpreter's release (its own report, a list of the environment or check_env's line give that)."""
+    if key != "Python" or _TWO_PARTS.match(version) is None:
+        return False
+    return _WORD_BEFORE.search(text[max(0, start - 20) : start]) is not None
 
 
 def _sentence_at(text: str, start: int, end: int) -> str:
@@ -416,6 +452,12 @@ def parse_line(text: str) -> Parsed | None:
     m = _KERNEL_MODULE.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"driver": m.group(1)}, "stated_by": BUILD})
+    m = _PY_SPY.match(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"Python": m.group(1)}, "stated_by": BUILD})
+    frozen = frozen_wheel(text, _WHEEL_KEYS)
+    if frozen is not None:
+        return Parsed(kinds.STATED_ENV, {"values": frozen, "stated_by": PIN})
     label = _labelled(text)
     if label is not None:
         return Parsed(kinds.STATED_ENV, {"values": {label[0]: label[1]}, "stated_by": FIELD})
@@ -613,7 +655,9 @@ def fits(text: str) -> bool:
         or _INSTALL.search(text)
         or _CLONE.search(text)
         or _VCS_TAG.search(text)
+        or _PY_SPY.match(text)
         or cmake_found(text) is not None
+        or frozen_wheel(text, _WHEEL_KEYS) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
         or pip_installed(text, _WHEEL_KEYS) is not None
         or _TIED.search(text)

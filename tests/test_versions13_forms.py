@@ -1,0 +1,98 @@
+"""Versions as people write them (session 13): py-spy's dump header names the interpreter of the dumped process, pip
+freeze names a wheel installed from a file or a URL by the wheel's own name, and two numbers of a package whose every
+release has three (or Python's minor series inside a running sentence) name a series, not the version that runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import stated_versions
+
+
+def test_py_spy_dump_header_names_the_schedulers_python():
+    # the shape of SGLang's watchdog dump (gpustack-3139, sglang-5022): "Pyspy dump for PID", py-spy's two header lines
+    text = (
+        "[2025-11-05 10:18:51] Pyspy dump for PID 499:\n"
+        "Process 499: sglang::scheduler\n"
+        "Python v3.11.13 (/usr/local/python3.11.13/bin/python3.11)\n"
+        'Thread 499 (idle): "MainThread"\n'
+        "    replay (npu_graph_runner.py:82)\n"
+    )
+    assert stated_versions(text) == {"python": "3.11.13"}
+
+
+def test_a_sentence_that_names_python_v_is_no_dump_header():
+    # "Python v3.12" without a path after it is a sentence's, and a minor series: not the interpreter's release
+    assert stated_versions("We run everything on Python v3.12 here.\n") == {}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # pip freeze for a wheel installed from a file (pip's direct reference "name @ url")
+        (
+            "sgl-kernel @ file:///tmp/wheels/sgl_kernel-0.3.9.post2-cp310-abi3-manylinux2014_x86_64.whl",
+            {"sgl_kernel": "0.3.9.post2"},
+        ),
+        # ... from a URL, its local version's "+" written "%2B"
+        (
+            "sgl-kernel @ https://github.com/sgl-project/whl/releases/download/v0.3.9.post2/"
+            "sgl_kernel-0.3.9.post2%2Bcu128-cp310-abi3-manylinux2014_x86_64.whl",
+            {"sgl_kernel": "0.3.9.post2+cu128"},
+        ),
+        (
+            "flashinfer-python @ file:///wheels/flashinfer_python-0.2.14.post1-cp39-abi3-linux_x86_64.whl",
+            {"flashinfer": "0.2.14.post1"},
+        ),
+        # a source tree names no release
+        ("sglang @ file:///sgl-workspace/sglang/python", {}),
+        # another distribution's wheel behind the name is not this package's version
+        ("sgl-kernel @ file:///tmp/wheels/flashinfer_python-0.2.14-cp39-abi3-linux_x86_64.whl", {}),
+    ],
+)
+def test_pip_freeze_direct_reference_to_a_wheel(line, versions):
+    text = "$ pip freeze | grep -E 'sgl|flashinfer'\n" + line + "\ntorch==2.8.0\n"
+    assert stated_versions(text) == {**versions, "torch": "2.8.0"}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # a documentation diff's sentence (sgl-project/sglang#3648's shape): torch's series, no release
+        (
+            "-Note: SGLang currently uses torch 2.5, so you need to install the flashinfer version for torch 2.5.",
+            {},
+        ),
+        ("+  under the `triton_<version>/` dir matching the image's triton 3.7.0 for torch 2.12", {"triton": "3.7.0"}),
+        # three numbers are a release
+        ("We run torch 2.8.0 with flashinfer 0.2.14.", {"torch": "2.8.0", "flashinfer": "0.2.14"}),
+        # CUDA's and NCCL's versions have two numbers
+        ("Host: driver 580.65.06, CUDA 12.9, NCCL 2.30", {"driver": "580.65.06", "cuda": "12.9", "nccl": "2.30"}),
+    ],
+)
+def test_two_numbers_of_a_three_number_package_name_a_series(line, versions):
+    assert stated_versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # Python's minor series inside a running sentence (sglang-27654, sglang-465, sglang-25160 shapes)
+        ("I installed sglang in pip in a python 3.12 venv.  When I tried to run it I got this error:", {}),
+        ("Installed via pip in python 3.10 as readme says, then ran:", {}),
+        ("Reproduced in a docker image with CUDA 13 and python 3.12:", {}),
+        # ... and beside a full release in the same sentence: neither is said to run
+        (
+            "The venv method installs Python 3.13.2 by default on Ubuntu 24.04, so I used Conda to create a Python 3.12"
+            " environment:",
+            {},
+        ),
+        # a list of the environment states it (nixl-177's, ascend-sglang-520's shapes)
+        ("Ubuntu 22.04.3 LTS, python 3.12, Driver Version: 560.28.03", {"python": "3.12", "driver": "560.28.03"}),
+        ("Python 3.10", {"python": "3.10"}),
+        # a full release in a sentence is stated
+        ("I installed sglang in a python 3.12.3 venv.", {"python": "3.12.3"}),
+    ],
+)
+def test_python_minor_series_in_a_running_sentence(line, versions):
+    assert stated_versions(line + "\n") == versions
