@@ -96,3 +96,15 @@ def test_two_numbers_of_a_three_number_package_name_a_series(line, versions):
 )
 def test_python_minor_series_in_a_running_sentence(line, versions):
     assert stated_versions(line + "\n") == versions
+
+
+def test_xformers_build_warning_gives_the_process_versions_not_the_wheels():
+    # xformers _cpp_lib.py xFormersWasNotBuiltException: the build's torch and Python first, the process's in "(you have ...)"
+    text = (
+        "[2025-06-08 10:55:22] WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+        "    PyTorch 2.6.0+cu124 with CUDA 1204 (you have 2.7.1+cu126)\n"
+        "    Python  3.10.16 (you have 3.10.12)\n"
+        "  Please reinstall xformers (see https://github.com/facebookresearch/xformers#installing-xformers)\n"
+        "  Memory-efficient attention, SwiGLU, sparse and more won't be available.\n"
+    )
+    assert stated_versions(text) == {"torch": "2.7.1+cu126", "python": "3.10.12"}

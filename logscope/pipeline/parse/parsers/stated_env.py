@@ -76,6 +76,14 @@ _KERNEL_MODULE = re.compile(r"\bNVIDIA UNIX (?:Open Kernel Module for \w+|\w+ Ke
 # (SGLang's scheduler watchdog prints it in "Pyspy dump for PID ...")
 _PY_SPY = re.compile(r"^\s*Python v(3\.\d+\.\d+(?:(?:a|b|rc)\d+)?\+?)\s+\((?:/|[A-Za-z]:\\)[^()]*\)\s*$")
 
+# xFormers' warning when its extensions were built for another torch (xformers 0.0.2x _cpp_lib.py
+# xFormersWasNotBuiltException.__str__, and mslk's fmha the same): "xFormers was built for:" then "    PyTorch
+# {build torch} with CUDA {build cuda} (you have {torch.__version__})" and "    Python  {build python} (you have
+# {platform.python_version()})": the versions in parentheses are the process's own, the first ones the wheel's build
+_BUILT_FOR = re.compile(
+    r"^\s*(?P<name>PyTorch|Python)\s+\S+(?:\s+with CUDA \d+)?\s+\(you have (?P<version>\d+\.\d+\.\d+[\w.+]*)\)\s*$"
+)
+
 # the issue template's labels (and their usual spellings) → check_env's key for the value
 _LABELS = {
     "sglang": "sglang",
@@ -455,6 +463,10 @@ def parse_line(text: str) -> Parsed | None:
     m = _PY_SPY.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"Python": m.group(1)}, "stated_by": BUILD})
+    m = _BUILT_FOR.match(text)
+    if m:
+        key = "torch" if m.group("name") == "PyTorch" else "Python"
+        return Parsed(kinds.STATED_ENV, {"values": {key: m.group("version")}, "stated_by": BUILD})
     frozen = frozen_wheel(text, _WHEEL_KEYS)
     if frozen is not None:
         return Parsed(kinds.STATED_ENV, {"values": frozen, "stated_by": PIN})
@@ -656,6 +668,7 @@ def fits(text: str) -> bool:
         or _CLONE.search(text)
         or _VCS_TAG.search(text)
         or _PY_SPY.match(text)
+        or _BUILT_FOR.match(text)
         or cmake_found(text) is not None
         or frozen_wheel(text, _WHEEL_KEYS) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
