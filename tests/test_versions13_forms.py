@@ -108,3 +108,34 @@ def test_xformers_build_warning_gives_the_process_versions_not_the_wheels():
         "  Memory-efficient attention, SwiGLU, sparse and more won't be available.\n"
     )
     assert stated_versions(text) == {"torch": "2.7.1+cu126", "python": "3.10.12"}
+
+
+@pytest.mark.parametrize(
+    ("message", "versions"),
+    [
+        # SGLang's assert_pkg_version (sglang/srt/utils.py): the installed version first, the minimum after it
+        (
+            "Exception: flashinfer_python is installed with version 0.2.3, which is less than the minimum required version"
+            " 0.2.5. Please reinstall the latest version with `pip install flashinfer-python --force-reinstall`",
+            {"flashinfer": "0.2.3"},
+        ),
+        (
+            "Exception: sgl-kernel is installed with version 0.0.5, which is less than the minimum required version"
+            " 0.0.5.post3. Please reinstall the latest version with `pip install sgl-kernel --force-reinstall`",
+            {"sgl_kernel": "0.0.5"},
+        ),
+        # its other branch names only the minimum: no version installed
+        (
+            "Exception: flashinfer_python with minimum required version 0.2.5 is not installed. Please reinstall the latest"
+            " version with `pip install flashinfer-python --force-reinstall`",
+            {},
+        ),
+    ],
+)
+def test_sglang_version_check_names_the_installed_version(message, versions):
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/utils.py", line 716, in assert_pkg_version\n'
+        "    raise Exception(\n" + message + "\n"
+    )
+    assert stated_versions(text) == versions

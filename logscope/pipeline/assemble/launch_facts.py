@@ -12,7 +12,15 @@ from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.server_flags import field_of, may_take, takes, value_type
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
-from logscope.pipeline.parse.parsers.stated_env import BUNDLED, BUNDLED_TAG, IMAGE_TAG, TORCH_NCCL_ERROR, WEAK
+from logscope.pipeline.parse.parsers.stated_env import (
+    BUNDLED,
+    BUNDLED_TAG,
+    IMAGE_TAG,
+    INSTALLED_BELOW,
+    PACKAGES,
+    TORCH_NCCL_ERROR,
+    WEAK,
+)
 
 CONFIG_KEYS = (
     "model_path",
@@ -266,6 +274,10 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
             launch.versions.setdefault("nccl", ev.data["nccl"])
         elif ev.kind == kinds.EXCEPTION and (m := TORCH_NCCL_ERROR.search(str(ev.data.get("message", "")))):
             launch.versions.setdefault("nccl", m.group(1))
+        elif ev.kind == kinds.EXCEPTION and (m := INSTALLED_BELOW.search(str(ev.data.get("message", "")))):
+            name = VERSION_KEYS.get(PACKAGES.get(m.group(1).lower(), ""))  # SGLang's version check names the installed one
+            if name:
+                launch.versions.setdefault(name, m.group(2))
         elif ev.kind in _ENV_KINDS:
             values = ev.data["values"]
             for key, name in VERSION_KEYS.items():

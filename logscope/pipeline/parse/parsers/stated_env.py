@@ -306,6 +306,14 @@ _AFTER_REQUIREMENT = re.compile(
 # torch's NCCL errors end with the NCCL the process runs: "NCCL error in: ...cpp:1197, unhandled cuda error (...),
 # NCCL version 2.18.3" (c10d's ncclGetErrorWithVersion; its build suffix, "+cuda12.4", is no part of the version)
 TORCH_NCCL_ERROR = re.compile(r", NCCL version (\d+\.\d+\.\d+)(?:\+\S+)?\s*$")
+# SGLang's check of a package's version (sglang/srt/utils.py assert_pkg_version, 0.3 .. 0.5.x: f"{pkg} is installed with
+# version {installed_version}, which is less than the minimum required version {min_version}. " + message): the
+# version installed, read off the exception's message ("sgl-kernel is installed with version 0.0.5, which is less than
+# the minimum required version 0.0.5.post3")
+INSTALLED_BELOW = re.compile(
+    r"(?<![\w.-])([A-Za-z][\w.-]*) is installed with version (\d+\.\d+[\w.+]*), which is less than the minimum required"
+    r" version "
+)
 # a line that reports a failure is read for its failure, never for a version it mentions (torch's NCCL errors end
 # with ", NCCL version 2.18.3": read as a version, the line would no longer be listed as an unread failure)
 _FAILURE_WORDS = re.compile(r"(?:Error|Exception)\b|\berror\b|Traceback|\bWARN\b|\bfail", re.I)
