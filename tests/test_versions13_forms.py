@@ -139,3 +139,33 @@ def test_sglang_version_check_names_the_installed_version(message, versions):
         "    raise Exception(\n" + message + "\n"
     )
     assert stated_versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # SGLang's warnings that print the installed version (the released templates, catalog/sglang.json)
+        (
+            "[2026-03-01 10:00:01] Current Triton version 3.1.0 is below the recommended 3.2.0 version. Errors may occur"
+            " and these issues will not be fixed. Please consider upgrading Triton.",
+            {"triton": "3.1.0"},
+        ),
+        # the sentence's period is no part of the local version
+        ("  Current torch version is 2.9.1+cu129.", {"torch": "2.9.1+cu129"}),
+        (
+            "[2026-03-01 10:00:01] LoRA shrink config not found for Triton 3.5.1. Falling back to"
+            " /sgl-workspace/configs/triton_3_4_0/shrink.json.",
+            {"triton": "3.5.1"},
+        ),
+        # the MoE config fallback names an older Triton's configs, not the installed Triton
+        (
+            "[2025-07-01 10:00:01] Config file not found at /sgl-workspace/sglang/python/sglang/srt/layers/moe/"
+            "fused_moe_triton/configs/triton_3_4_0/E=128,N=768,device_name=NVIDIA_H20.json. Fallback to triton version"
+            " 3.3.1 and use MoE kernel config from /sgl-workspace/sglang/python/sglang/srt/layers/moe/fused_moe_triton/"
+            "configs/triton_3_3_1/E=128,N=768,device_name=NVIDIA_H20.json. Performance might be sub-optimal!",
+            {},
+        ),
+    ],
+)
+def test_sglang_warnings_that_name_an_installed_version(line, versions):
+    assert stated_versions(line + "\n") == versions

@@ -289,6 +289,7 @@ _STATED_HEADS = (
     "triton:",
     "triton 2.",
     "triton 3.",
+    "Triton 3.",  # SGLang's "LoRA {kernel} config not found for Triton {triton_version}." (0.5.16 .. 0.5.21)
     "transformers==",
     "transformers:",
     "Transformers:",
