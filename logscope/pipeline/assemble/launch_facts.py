@@ -16,10 +16,9 @@ from logscope.pipeline.parse.parsers.stated_env import (
     BUNDLED,
     BUNDLED_TAG,
     IMAGE_TAG,
-    INSTALLED_BELOW,
-    PACKAGES,
     TORCH_NCCL_ERROR,
     WEAK,
+    exception_versions,
 )
 
 CONFIG_KEYS = (
@@ -274,10 +273,10 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
             launch.versions.setdefault("nccl", ev.data["nccl"])
         elif ev.kind == kinds.EXCEPTION and (m := TORCH_NCCL_ERROR.search(str(ev.data.get("message", "")))):
             launch.versions.setdefault("nccl", m.group(1))
-        elif ev.kind == kinds.EXCEPTION and (m := INSTALLED_BELOW.search(str(ev.data.get("message", "")))):
-            name = VERSION_KEYS.get(PACKAGES.get(m.group(1).lower(), ""))  # SGLang's version check names the installed one
-            if name:
-                launch.versions.setdefault(name, m.group(2))
+        elif ev.kind == kinds.EXCEPTION and (checked := exception_versions(str(ev.data.get("message", "")))):
+            for key, value in checked.items():  # a library's version check names the version installed
+                if key in VERSION_KEYS:
+                    launch.versions.setdefault(VERSION_KEYS[key], value)
         elif ev.kind in _ENV_KINDS:
             values = ev.data["values"]
             for key, name in VERSION_KEYS.items():
