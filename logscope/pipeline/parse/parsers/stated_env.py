@@ -320,13 +320,6 @@ INSTALLED_BELOW = re.compile(
     r"(?<![\w.-])([A-Za-z][\w.-]*) is installed with version (\d+\.\d+[\w.+]*), which is less than the minimum required"
     r" version "
 )
-# FlashInfer's check that its wheels are of one release (flashinfer/jit/env.py _check_jit_cache_version and the cubin
-# check, whose RuntimeError reads "flashinfer-cubin version (0.6.4) does not match flashinfer version (0.6.3). Please
-# install the same version of both packages. Set FLASHINFER_DISABLE_VERSION_CHECK=1 to bypass this check." in pastes of
-# flashinfer 0.5.3 .. 0.6.14; "flashinfer-jit-cache version ..." the same): the second is flashinfer-python's own
-_FLASHINFER_SKEW = re.compile(
-    r"\bflashinfer-(?:cubin|jit-cache) version \([^()\s]*\) does not match flashinfer version \((\d+\.\d+[\w.+]*)\)"
-)
 
 
 def exception_versions(message: str) -> dict[str, str]:
@@ -335,9 +328,6 @@ def exception_versions(message: str) -> dict[str, str]:
     m = INSTALLED_BELOW.search(message)
     if m and m.group(1).lower() in PACKAGES:
         return {PACKAGES[m.group(1).lower()]: m.group(2)}
-    m = _FLASHINFER_SKEW.search(message)
-    if m:
-        return {"flashinfer-python": m.group(1)}
     return {}
 
 
