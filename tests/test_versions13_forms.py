@@ -181,3 +181,22 @@ def test_flashinfer_wheel_skew_is_not_read_as_the_installed_version():
         " version of both packages. Set FLASHINFER_DISABLE_VERSION_CHECK=1 to bypass this check.\n"
     )
     assert stated_versions(text) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # a script's print of the attribute and its value on one line
+        ("torch.__version__: 2.8.0+cu128\ntorch.version.cuda: 12.8\n", {"torch": "2.8.0+cu128", "cuda": "12.8"}),
+        (
+            "sglang.__version__ = '0.5.4.post1'\n- `torch.__version__`: `2.9.1+cu130`\n",
+            {"sglang": "0.5.4.post1", "torch": "2.9.1+cu130"},
+        ),
+        # the attribute asked on its line, the value printed on the next (VersionPrintReader), as before
+        (">>> import torch\n>>> torch.__version__\n'2.8.0+cu128'\n", {"torch": "2.8.0+cu128"}),
+        # a comparison in code is no value printed
+        ("if torch.__version__ >= '2.8.0':\n", {}),
+    ],
+)
+def test_a_module_attribute_with_its_value_on_one_line(text, versions):
+    assert stated_versions(text) == versions

@@ -485,6 +485,9 @@ def parse_line(text: str) -> Parsed | None:
     m = _KERNEL_MODULE.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"driver": m.group(1)}, "stated_by": BUILD})
+    m = _ATTRIBUTE_VALUE.match(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {_MODULE_PACKAGE[m.group(1)]: m.group(2)}, "stated_by": PRINTED})
     m = _PY_SPY.match(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"Python": m.group(1)}, "stated_by": BUILD})
@@ -693,6 +696,7 @@ def fits(text: str) -> bool:
         or _CLONE.search(text)
         or _VCS_TAG.search(text)
         or _PY_SPY.match(text)
+        or _ATTRIBUTE_VALUE.match(text)
         or _BUILT_FOR.match(text)
         or cmake_found(text) is not None
         or frozen_wheel(text, _WHEEL_KEYS) is not None
@@ -796,6 +800,13 @@ _MODULE_PACKAGE = {
 }
 _ASKS = re.compile(r"\b(" + "|".join(re.escape(asked) for asked in _MODULE_PACKAGE) + r")(?![\w.])")
 _PRINTED = re.compile(rf"^\s*(?:Out\[\d+\]:\s*)?['\"]?{_VERSION}['\"]?\s*$")
+# the attribute and its value on one line, as a script prints them ("torch.__version__: 2.8.0+cu128", "torch.version.cuda =
+# 12.8", "sglang.__version__ = '0.5.4'"): the value the module gives
+_ATTRIBUTE_VALUE = re.compile(
+    r"^\s*[-*]?\s*`?("
+    + "|".join(re.escape(asked) for asked in _MODULE_PACKAGE if asked.endswith(("__version__", ".cuda")))
+    + rf")`?\s*[:=]\s*['\"`]?{_VERSION}['\"`]?\s*$"
+)
 _NCCL_TUPLE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?\((\d+), (\d+), (\d+)(?:, '[^']*')?\)\s*$")
 # several asked in one print ("print(torch.__version__, torch.version.cuda)" → "2.8.0+cu128 12.8"): print's separator is
 # one space, so the printed line has one word per value asked, in the order asked
@@ -810,7 +821,8 @@ class VersionPrintReader(_VersionLineReader):
     stated_by = PRINTED
 
     def starts(self, text: str) -> bool:
-        return bool(_ASKS.search(text)) and _PRINTED.match(text) is None
+        # (an attribute with its value on the same line is a line's statement: parse_line reads it)
+        return bool(_ASKS.search(text)) and _PRINTED.match(text) is None and _ATTRIBUTE_VALUE.match(text) is None
 
     def package_named(self, text: str) -> str | None:
         m = _ASKS.search(text)
