@@ -200,3 +200,22 @@ def test_flashinfer_wheel_skew_is_not_read_as_the_installed_version():
 )
 def test_a_module_attribute_with_its_value_on_one_line(text, versions):
     assert stated_versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # a CI matrix's diff line with its remark (flashinfer-ai/flashinfer#711's shape): support dropped, no environment
+        ('+          - cuda: "12.1" # torch 2.5+ drops cuda 12.1', {}),
+        # a maintainer's answer (flashinfer-ai/flashinfer#464's shape): a release a project does not have
+        (
+            "FlashInfer's cuda version follows your pytorch's cuda version, and this has nothing to do with your nvcc or"
+            " cuda driver version in your operating system, pytorch do not have an official cuda 12.5 release.",
+            {},
+        ),
+        # a statement of the environment beside a negation of something else is still read
+        ("I'm not sure why, but with CUDA 12.8 it crashes.", {"cuda": "12.8"}),
+    ],
+)
+def test_a_release_dropped_or_not_had_is_no_environment(line, versions):
+    assert stated_versions(line + "\n") == versions

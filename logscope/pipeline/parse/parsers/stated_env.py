@@ -300,7 +300,10 @@ _REQUIREMENT = re.compile(
     # SGLang's MoE config fallback (0.4.7.post1 .. 0.5.1.post3 get_moe_configs: "Config file not found at {path}. Fallback
     # to triton version {try_triton_version} and use MoE kernel config from ..."): an older version's configs, not the
     # installed one
-    r"|fall(?:ing)?\s*back)"
+    r"|fall(?:ing)?\s*back"
+    # a release a project drops or does not have ("torch 2.5+ drops cuda 12.1", "pytorch do not have an official cuda
+    # 12.5 release"): what is built or supported, no environment's
+    r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b)"
     r"[^.;,]{0,24}$"
 )
 _AFTER_REQUIREMENT = re.compile(
