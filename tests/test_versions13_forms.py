@@ -219,3 +219,29 @@ def test_a_module_attribute_with_its_value_on_one_line(text, versions):
 )
 def test_a_release_dropped_or_not_had_is_no_environment(line, versions):
     assert stated_versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # pip's line for a requirement already installed (ai-dynamo/nixl#616's shape): the version last in parentheses
+        (
+            "Requirement already satisfied: torch in /usr/local/lib/python3.11/dist-packages (from nixl)"
+            " (2.8.0.dev20250319+cu128)",
+            {"torch": "2.8.0.dev20250319+cu128"},
+        ),
+        # a specifier is the requirement's, the parenthesised version the installed one
+        (
+            "Requirement already satisfied: transformers>=4.51.0 in /opt/venv/lib/python3.12/site-packages (4.57.1)",
+            {"transformers": "4.57.1"},
+        ),
+        # the chain of requirers is no statement of their versions
+        (
+            "Requirement already satisfied: pydantic<3,>=1.9.0 in /venv/lib/python3.12/site-packages (from"
+            " anthropic>=0.20.0->sglang==0.4.6) (2.11.4)",
+            {},
+        ),
+    ],
+)
+def test_pip_requirement_already_satisfied(line, versions):
+    assert stated_versions(line + "\n") == versions

@@ -262,6 +262,7 @@ _STATED_HEADS = (
     "Python v3.",  # py-spy's dump header ("Python v3.11.13 (/usr/bin/python3.11)")
     ".__version__",  # an attribute and its value on one line ("torch.__version__: 2.8.0+cu128")
     ".version.cuda",
+    "Requirement already satisfied: ",  # pip's line for a requirement installed: its version last in parentheses
     "(you have ",  # xFormers' build warning ("    Python  3.10.16 (you have 3.10.12)"): the process's own version
     " python 3",
     " driver ",

@@ -30,6 +30,25 @@ _INSTALLED = re.compile(r"^\s*Successfully installed ((?:[A-Za-z0-9][\w.-]*-\d[\
 _INSTALLED_ITEM = re.compile(r"([A-Za-z0-9][\w.-]*?)-(\d+(?:\.\d+)+(?:(?:\.post|rc|\.dev|a|b)\d+)*(?:\+[A-Za-z0-9.]+)?)$")
 
 
+# pip's line for a requirement the environment already holds, the installed version last in parentheses ("Requirement
+# already satisfied: torch in /usr/local/lib/python3.11/dist-packages (from nixl) (2.8.0.dev20250319+cu128)", pip 19 ..
+# 26; the requirement may carry a specifier, "altair<6,>=4.0", which is the requirement's, not the version)
+_SATISFIED = re.compile(
+    r"^\s*Requirement already satisfied: ([A-Za-z0-9][\w.-]*)(?:\[[\w,.-]*\])?(?:\s*[<>=!~][^\s]*)? in \S.*?"
+    r"(?: \(from [^()]*(?:\([^()]*\)[^()]*)*\))? \((\d+(?:\.\d+)+(?:(?:\.post|rc|\.dev|a|b)\d+)*(?:\+[A-Za-z0-9.]+)?)\)\s*$"
+)
+
+
+def already_satisfied(text: str, keys: dict[str, str]) -> dict[str, str] | None:
+    """{key: version} of pip's "Requirement already satisfied: name in path [(from parent)] (version)" line for a
+    distribution `keys` names, else None."""
+    m = _SATISFIED.match(text)
+    if m is None:
+        return None
+    key = _key_of(m.group(1), keys)
+    return {key: m.group(2)} if key else None
+
+
 def pip_installed(text: str, keys: dict[str, str]) -> dict[str, str] | None:
     """{key: version} of the packages `keys` names in pip's "Successfully installed a-1.0 b-2.0" line, else None."""
     m = _INSTALLED.match(text)

@@ -14,7 +14,13 @@ from typing import Any
 from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
-from logscope.pipeline.parse.parsers.build_versions import cmake_found, frozen_wheel, installed_wheel, pip_installed
+from logscope.pipeline.parse.parsers.build_versions import (
+    already_satisfied,
+    cmake_found,
+    frozen_wheel,
+    installed_wheel,
+    pip_installed,
+)
 from logscope.pipeline.parse.parsers.prose_guards import CONDITION, OTHER_ENGINES
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
@@ -501,6 +507,9 @@ def parse_line(text: str) -> Parsed | None:
     frozen = frozen_wheel(text, _WHEEL_KEYS)
     if frozen is not None:
         return Parsed(kinds.STATED_ENV, {"values": frozen, "stated_by": PIN})
+    if text.lstrip().startswith("Requirement already satisfied: "):  # pip's own line: its requirement is no statement
+        satisfied = already_satisfied(text, _WHEEL_KEYS)
+        return Parsed(kinds.STATED_ENV, {"values": satisfied, "stated_by": PIP_INSTALL}) if satisfied else None
     label = _labelled(text)
     if label is not None:
         return Parsed(kinds.STATED_ENV, {"values": {label[0]: label[1]}, "stated_by": FIELD})
@@ -703,6 +712,7 @@ def fits(text: str) -> bool:
         or _BUILT_FOR.match(text)
         or cmake_found(text) is not None
         or frozen_wheel(text, _WHEEL_KEYS) is not None
+        or already_satisfied(text, _WHEEL_KEYS) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
         or pip_installed(text, _WHEEL_KEYS) is not None
         or _TIED.search(text)
