@@ -245,3 +245,22 @@ def test_a_release_dropped_or_not_had_is_no_environment(line, versions):
 )
 def test_pip_requirement_already_satisfied(line, versions):
     assert stated_versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # a distribution's name joined to its version (kvcache-ai/Mooncake#872's title shape)
+        (
+            "sglang-0.4.9.post5 mooncake-0.3.5 pd disaggregation single node use tcptransport failed",
+            {"sglang": "0.4.9.post5", "mooncake": "0.3.5"},
+        ),
+        ("Running sglang-0.5.4 with sgl-kernel-0.3.16 on 8xH100 the server hangs", {"sglang": "0.5.4", "sgl_kernel": "0.3.16"}),
+        # a wheel's file name, a path and an installed package's metadata folder are no statement
+        ("Downloading torch-2.8.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl (888.1 MB)", {}),
+        ("CUDA_HOME=/usr/local/cuda-12.4", {}),
+        ("torch-2.8.0.dist-info sglang-0.5.3.dist-info", {}),
+    ],
+)
+def test_a_name_joined_to_its_version_by_a_hyphen(line, versions):
+    assert stated_versions(line + "\n") == versions

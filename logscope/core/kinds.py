@@ -174,7 +174,24 @@ class Kind:
 # a line that starts with one of these is a record, not prose: so each head is also spelled as a Markdown list
 # item ("- ", "* ", "+ "), in bold ("**SGLang**:") and as a code span ("`torch`:")
 _BULLETS = ("- ", "* ", "+ ")
-_TIED_WORDS = ("0.", " v0.", " 0.", " version", " to v", " to 0.", " (v", " (0.", " release", " is v", " is 0.", " at v", " of v")
+# ("sglang-0.5.4": the name joined to its version as a distribution's file names it)
+_TIED_WORDS = (
+    "0.",
+    " v0.",
+    " 0.",
+    "-0.",
+    "-v0.",
+    " version",
+    " to v",
+    " to 0.",
+    " (v",
+    " (0.",
+    " release",
+    " is v",
+    " is 0.",
+    " at v",
+    " of v",
+)
 _STATED_HEADS = (
     "sglang==",
     "sglang[",

@@ -214,13 +214,13 @@ WEAK = frozenset({BARE_TAG, SENTENCE, UNOWNED})  # forms that any other statemen
 # (ASCII word edges: a sentence in Chinese runs the name and the version into the words around them)
 _RELEASE = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\d+(?:\+[\w.]+)?)?)(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
 _TIED = re.compile(
-    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==|版本)|\s+(?:version|release|is|was|to|at|of|v))*\s*"
+    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==|版本)|\s+(?:version|release|is|was|to|at|of|v)|-(?=v?\d))*\s*"
     r"(?:(?i:sglang)[._-])?" + _RELEASE
 )
 _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
 # a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2",
 # "sgl-kernel version: 0.3.16.post4": the name, then "version")
-_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+)v?$")
+_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+|-)v?$")
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
@@ -264,12 +264,15 @@ _NAMED_PACKAGES = {
 }
 _WHEEL_KEYS = {**_NAMED_PACKAGES, "sglang": "sglang"}
 _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, reverse=True))
+# (the name joined to its version by a hyphen, as a distribution's file names it, is one too: "I install the latest
+# nixl-0.3.0", "sglang-0.4.9.post5 mooncake-0.3.5 pd disaggregation ... failed"; a wheel's or a path's is not: the
+# lookarounds below leave "torch-2.8.0+cu128-cp312-...whl" and "/usr/local/cuda-12.4" alone)
 # name, a build qualifier ("Mooncake-master"), "version", a colon (full width too), then the version, perhaps with
 # the name again in front ("cuda_12.1", "sglang.v0.4.7"); never a path ("python3.10/site-packages": no space) and
 # never a requirement or a fix (">=", "requires torch 2.6", "CUDA 12.8 or later", "pip install torch==2.7.0")
 _NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
-    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
+    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?|-(?=v?\d))`?(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
 # (a local version's segments are joined by dots, never ended by one: "Current torch version is 2.9.1+cu129." ends its
