@@ -260,6 +260,12 @@ def test_pip_requirement_already_satisfied(line, versions):
         ("Downloading torch-2.8.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl (888.1 MB)", {}),
         ("CUDA_HOME=/usr/local/cuda-12.4", {}),
         ("torch-2.8.0.dist-info sglang-0.5.3.dist-info", {}),
+        # a virtualenv's folder in a path (fixtures/real/h-010-sglang-27537.log's shape)
+        (
+            "[2026-06-08 07:21:05 TP1] Config file not found at /root/.virtualenvs/sglang-0.5.6/lib/python3.10/"
+            "site-packages/sglang/srt/layers/moe/configs/E=64.json",
+            {},
+        ),
     ],
 )
 def test_a_name_joined_to_its_version_by_a_hyphen(line, versions):

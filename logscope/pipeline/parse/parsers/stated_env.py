@@ -624,11 +624,19 @@ def _simple(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+def _in_a_path(text: str, m: re.Match[str]) -> bool:
+    """The name joined to its version by a hyphen inside a path ("/root/.virtualenvs/sglang-0.5.6/lib/python3.10/..."): a
+    folder's name, no statement."""
+    joined = text[m.start() : m.start(1)].lower().endswith("sglang-")
+    before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+    return joined and (before in ("/", "\\", ".", "~", "-") or after in ("/", "\\"))
+
+
 def sentence_version(text: str) -> str | None:
     """The SGLang version a sentence states, or None: one version tied to the name, and no other version in the
     same sentence that no other name owns ("it worked in v0.5.14, SGLang v0.5.15 fails" states neither)."""
     for sentence in _SENTENCE_END.split(text):
-        tied = {m.group(1) for m in _TIED.finditer(sentence)}
+        tied = {m.group(1) for m in _TIED.finditer(sentence) if not _in_a_path(sentence, m)}
         if len(tied) != 1 or _ADVICE.search(sentence):
             continue
         version = next(iter(tied))
@@ -718,7 +726,7 @@ def fits(text: str) -> bool:
         or already_satisfied(text, _WHEEL_KEYS) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
         or pip_installed(text, _WHEEL_KEYS) is not None
-        or _TIED.search(text)
+        or any(not _in_a_path(text, m) for m in _TIED.finditer(text))
         or _UNOWNED.search(text)
         or bool(named_versions(text))
     )
