@@ -270,3 +270,21 @@ def test_pip_requirement_already_satisfied(line, versions):
 )
 def test_a_name_joined_to_its_version_by_a_hyphen(line, versions):
     assert stated_versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # sglang-17460's shape: two pins of one package in the sentence's code spans state neither
+        (
+            "In `sgl-kernel/pyproject_cpu.toml` the requirement of PyTorch version is `>=2.7.1`. However this triggers the"
+            " installation of the latest `torch==2.10.0`, leading to symbol errors for build output, as `sglang` is built"
+            " with `torch==2.9.0`.",
+            {},
+        ),
+        # one pin of each package in a sentence's spans is read
+        ("We pinned `torch==2.9.1` and `flashinfer-python==0.5.3` in the image.", {"torch": "2.9.1", "flashinfer": "0.5.3"}),
+    ],
+)
+def test_two_pins_of_one_package_in_a_sentence(line, versions):
+    assert stated_versions(line + "\n") == versions
