@@ -766,6 +766,7 @@ class SourceClassifier:
                     event.data[NAMED_IN_SENTENCE] = True
             # a client step in a code span of a sentence that only means to run it ran no request
             self.events[before:] = [e for e in self.events[before:] if not _only_intended(e, text)]
+            self.events[before:] = _one_version_a_package(self.events[before:])
             if all(e.kind in (kinds.FAILURE_LINE, kinds.STATED_ENV) for e in self.events[before:]):
                 # a sentence quoting a failure or a pin (`sglang==0.5.12.post1`) may state other versions too
                 self._read_prose(lineno, text)
@@ -1052,6 +1053,29 @@ def _a_status_line(text: str) -> bool:
         return True
     message = message_after_prefix(text)
     return message is not None and is_a_status_line(message)
+
+
+def _one_version_a_package(events: list[Event]) -> list[Event]:
+    """The versions a sentence's spans state, less a package they give two versions ("triggers the installation of the
+    latest `torch==2.10.0`, ..., as `sglang` is built with `torch==2.9.0`"): neither is said to run, as a sentence's
+    own words stating two would not be (stated_env.named_versions)."""
+    stated = [e for e in events if e.kind == kinds.STATED_ENV and e.data.get("values")]
+    seen: dict[str, set[str]] = {}
+    for event in stated:
+        for key, value in event.data["values"].items():
+            seen.setdefault(key, set()).add(str(value))
+    twice = {key for key, values in seen.items() if len(values) > 1}
+    if not twice:
+        return events
+    kept = []
+    ids = {id(e) for e in stated}
+    for event in events:
+        if id(event) in ids and set(event.data["values"]) & twice:
+            event.data["values"] = {k: v for k, v in event.data["values"].items() if k not in twice}
+            if not event.data["values"]:
+                continue
+        kept.append(event)
+    return kept
 
 
 def _looks_like_a_record(text: str) -> bool:
