@@ -184,6 +184,37 @@ def test_a_command_or_its_flags_as_a_field_give_the_config(form):
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
 
 
+# a mapping's keys have no order: the launcher's field may come under the flags' own (compose's `command:` over its
+# `entrypoint:`, Kubernetes' `args:` over its `command:`); its words still run first
+FLAGS_OVER_LAUNCHER = {
+    "compose command list over entrypoint": "    image: lmsysorg/sglang:v0.5.2-cu126\n    command:\n"
+    "      - --model-path=/models/x\n      - --tp-size=8\n      - --trust-remote-code\n"
+    "      - --mem-fraction-static=0.8\n"
+    '    entrypoint: ["python3", "-m", "sglang.launch_server"]\n',
+    "compose command string over entrypoint": "    command: --model-path /models/x --tp 8 --trust-remote-code "
+    "--mem-fraction-static 0.8\n    entrypoint: python3 -m sglang.launch_server\n",
+    "k8s args over command": "        - name: sglang\n          args:\n            - --model-path\n            - /models/x\n"
+    '            - --tp\n            - "8"\n            - --trust-remote-code\n            - --mem-fraction-static\n'
+    '            - "0.8"\n          command: ["python3", "-m", "sglang.launch_server"]\n',
+}
+
+
+@pytest.mark.parametrize("form", FLAGS_OVER_LAUNCHER)
+def test_flags_written_over_their_launcher_s_field_give_the_config(form):
+    (launch,) = analyze_text(FLAGS_OVER_LAUNCHER[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
+
+
+def test_a_compose_command_of_flags_alone_under_another_engine_s_image_is_no_launch():
+    # compose's `command:` is the image's arguments: flags alone with no launcher's `entrypoint:` are no SGLang launch,
+    # though every flag here is also one of SGLang's names
+    text = (
+        "  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    command:\n      - --model\n      - Qwen/Qwen3-8B\n"
+        '      - --tensor-parallel-size\n      - "2"\n      - --port\n      - "8000"\n'
+    )
+    assert analyze_text(text)["launches"] == []
+
+
 def test_an_args_list_of_something_else_is_no_launch():
     text = "        args:\n          - --config\n          - /etc/app.yaml\n          - --verbose\n"
     assert analyze_text(text)["launches"] == []
