@@ -358,3 +358,21 @@ def test_a_whole_row_is_not_joined_to_a_line_under_it_that_ends_in_a_bar():
     rows = R610_TABLE.splitlines()
     text = "\n".join(rows[: rows.index(next(r for r in rows if "170212MiB" in r)) + 1]) + "\nfree memory is 13 GiB |\n"
     assert _gpus(text) == [(0, "NVIDIA B200", 0, 183359), (1, "NVIDIA B200", 170212, 183359)]
+
+
+def test_topo_matrix_whose_nic_column_is_an_older_rdma_device_name():
+    # drivers before the NIC# legend name a NIC's column by its RDMA device (mlx4_0 of a ConnectX-3; the shape of
+    # kubernetes/kubernetes#53497's paste, each line padded to the terminal's width): the header names the columns, so
+    # GPU0's links to GPU5-7 are read though the copy ends at GPU4's row
+    pad = " " * 60
+    text = (
+        f"        GPU0    GPU1    GPU2    GPU3    GPU4    GPU5    GPU6    GPU7    mlx4_0  CPU Affinity{pad}\n"
+        f"GPU0     X      PIX     PHB     PHB     SYS     SYS     SYS     SYS     PHB     0-9,20-29{pad}\n"
+        f"GPU1    PIX      X      PHB     PHB     SYS     SYS     SYS     SYS     PHB     0-9,20-29{pad}\n"
+        "GPU4    SYS     SYS     SYS     SYS      X      PIX     PHB     PHB     SYS     10-19,30-39\n"
+    )
+    report = analyze_text(text)
+    links = report["topology"]["links"]
+    assert [0, 7, "SYS"] in links and [1, 2, "PHB"] in links and [4, 5, "PIX"] in links
+    assert len(links) == 7 + 6 + 5  # GPU0's seven, GPU1's six beyond GPU0, GPU4's five beyond GPU0 and GPU1
+    assert {"gpu": 0, "nic": "mlx4_0", "link": "PHB"} in report["topology"]["nics"]
