@@ -286,6 +286,16 @@ WRAPPED_FORMS = {
     "python3 -m sglang.launch_server {flags} > server.log 2>&1 &",
     "torchrun under a wrapper": "numactl -N 0 env NCCL_DEBUG=INFO torchrun --nproc-per-node 4 -m sglang.launch_server {flags}",
     "continued in a container": "docker exec -it -e NCCL_DEBUG=INFO box \\\n  python3 -m sglang.launch_server \\\n  {flags}",
+    # podman's container start, its GPUs through CDI (podman 4.x: --device nvidia.com/gpu=all)
+    "a podman container": "podman run --rm --device nvidia.com/gpu=all --ipc=host -p 30000:30000 -e NCCL_DEBUG=INFO "
+    "-v /models:/models docker.io/lmsysorg/sglang:v0.5.6 python3 -m sglang.launch_server {flags}",
+    # a profiler's or a debugger's options are no server arguments
+    "under nsys": "NCCL_DEBUG=INFO nsys profile -o /tmp/sgl --trace-fork-before-exec=true --cuda-graph-trace=node "
+    "python3 -m sglang.launch_server {flags}",
+    "under compute-sanitizer": "NCCL_DEBUG=INFO compute-sanitizer --tool memcheck --target-processes all "
+    "python3 -m sglang.launch_server {flags}",
+    "under py-spy": "NCCL_DEBUG=INFO py-spy record -o profile.svg -- python3 -m sglang.launch_server {flags}",
+    "under gdb": "NCCL_DEBUG=INFO gdb -ex run --args python3 -m sglang.launch_server {flags}",
 }
 
 

@@ -92,11 +92,16 @@ UV_RUN_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)" + _UV_RUN_MODULE)
 BARE_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)sglang\.(launch_server|bench_one_batch)(?=\s+--\w)")
 
 # a launch command as a line of its own, not at its start: as a list item's text ("- python3 -m ..."), after another
-# command and a shell operator ("cd /work && python3 -m ...", "source .venv/bin/activate; python3 -m ..."), or run
-# under a wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ...")
+# command and a shell operator ("cd /work && python3 -m ...", "source .venv/bin/activate; python3 -m ..."), run
+# under a wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ..."), or
+# in the image a container start runs ("podman run --device nvidia.com/gpu=all ... image python3 -m ...")
 _COMMAND_LINE = re.compile(
     r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^&;|`]{1,200}?(?:\s&&|\s\|\||;)\s+|"
     + _WRAPPED
+    + r"|"
+    # a container start's options and image, as many words as a `podman run` / `docker run` line gives them
+    + alternation(CONTAINER_START)
+    + r"\s+(?:\S+\s+){0,60}?"
     + r")`?"
     + _ASSIGNMENTS_FIRST
     + _SGLANG_LAUNCHER
