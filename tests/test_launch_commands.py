@@ -490,3 +490,33 @@ def test_a_failure_quoted_after_the_command_is_still_read(form):
     )
     assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
     assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]
+
+
+ARGV = (
+    "['python3', '-m', 'sglang.launch_server', '--model-path', '/models/x', '--tp-size', '8', '--trust-remote-code', "
+    "'--mem-fraction-static', '0.8']"
+)
+ARGV_FORMS = {
+    # a program that starts the server logs its argv (a Ray actor's line: "(pid=...) INFO ... Launching: [...]")
+    "logged argv": f"(SGLangServer pid=2345) INFO 2026-03-01 10:00:00 launcher.py:50 Launching server: {ARGV}\n",
+    # a JSON spec on one line
+    "json spec": '{"name": "sglang", "cmd": ' + ARGV.replace("'", '"') + ', "gpus": 8}\n',
+    # CPython's CalledProcessError holds the argv's repr (subprocess.py: "Command '%s' returned non-zero exit status %d.")
+    "CalledProcessError": "Traceback (most recent call last):\n"
+    '  File "/workspace/serve.py", line 12, in <module>\n'
+    "    subprocess.run(cmd, check=True)\n"
+    '  File "/usr/lib/python3.10/subprocess.py", line 526, in run\n'
+    "    raise CalledProcessError(retcode, process.args,\n"
+    f"subprocess.CalledProcessError: Command '{ARGV}' returned non-zero exit status 1.\n",
+}
+
+
+@pytest.mark.parametrize("form", ARGV_FORMS)
+def test_a_launch_s_argv_printed_as_a_list_gives_the_config(form):
+    (launch,) = analyze_text(ARGV_FORMS[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
+
+
+def test_an_argv_list_of_another_engine_is_no_launch():
+    text = "Launching server: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', '/models/x', '--port', '8000']\n"
+    assert analyze_text(text)["launches"] == []
