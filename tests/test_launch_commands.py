@@ -520,3 +520,14 @@ def test_a_launch_s_argv_printed_as_a_list_gives_the_config(form):
 def test_an_argv_list_of_another_engine_is_no_launch():
     text = "Launching server: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', '/models/x', '--port', '8000']\n"
     assert analyze_text(text)["launches"] == []
+
+
+def test_a_launcher_alone_on_its_line_then_a_flag_a_line_without_backslashes():
+    # a command written over lines, or one whose backslashes a copy of a rendered page lost: the flags under the
+    # launcher are its own, up to the first line that is no option
+    text = (
+        "python3 -m sglang.launch_server\n--model-path /models/x\n--tp 8\n--trust-remote-code\n"
+        "--mem-fraction-static 0.8\nThe server hangs after loading.\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
