@@ -107,11 +107,23 @@ class ContinuedCommandReader(BlockReader):
         return [command_event(kind, self.source, self.first_line, joined, data)]
 
 
+# the launchers that take server arguments (grammars/launch_command.lark's MODULE and SGLang's CLI), not every module
+# run with -m (`python3 -m sglang.check_env` alone on its line is a whole command)
+_TAKES_SERVER_ARGS = re.compile(
+    r"sglang\.(?:launch_server|bench_one_batch|bench_offline_throughput|serve|compile_deep_gemm)$|sglang\s+(?:serve|generate)$"
+    r"|dynamo\.sglang(?:\.(?:worker|decode_worker))?$|sglang_router\.launch_server$"
+)
+
+
 def _launcher_alone(text: str) -> bool:
     """The launcher on a line of its own, no option after it (`python3 -m sglang.launch_server`, then a flag a line
     with no backslashes: a command written over lines, or one whose backslashes a copy of a rendered page lost)."""
     launcher = LAUNCHER.search(text)
-    return launcher is not None and not text[launcher.end() :].strip(" `")
+    return (
+        launcher is not None
+        and not text[launcher.end() :].strip(" `")
+        and _TAKES_SERVER_ARGS.search(launcher.group(1)) is not None
+    )
 
 
 class WrappedCommandReader(BlockReader):
