@@ -51,6 +51,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     PYTHON_M_SGLANG,
     WRAPPED_COMMAND,
     after_label,
+    argv_words,
     behind_prompt,
     command_line,
 )
@@ -82,6 +83,9 @@ from logscope.pipeline.parse.status_lines import is_a_status_line
 _FULL_KEEP = 4000
 _CATALOGUE_CHARS = 4000  # a longer line is no log record: it is not searched for wordings
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
+# the head of SGLang's server_args dump (catalog/sglang.json: "server_args={server_args!r}", logged at info by
+# sglang.srt.entrypoints.engine, releases 0.3.0 .. 0.5.23)
+_DUMP_HEAD = "server_args=ServerArgs("
 # an exception named in parentheses in a sentence: "it crashed (AssertionError: Committed KV cache already freed
 # (self.kv_committed_len=14))", one level of parentheses inside; also when cut before the closing parenthesis
 # a launch command in a string of code that goes on past the line (cmd = """python -m sglang.launch_server ...):
@@ -530,7 +534,7 @@ class SourceClassifier:
             # names is stated as a sentence states it ("## Collection summary for b200_sxm sglang:0.5.9")
             self._heading_version(lineno, text)
             return
-        if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates):
+        if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates) and not _dump(text):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
             before = len(self.events)
@@ -1044,6 +1048,15 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     367404, K size: 8.23 GB, V size: 8.23 GB" on a line of its own): a record, though no message head begins it."""
     grammar = _GRAMMARS[kinds.SGLANG]
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
+
+
+def _dump(text: str) -> bool:
+    """SGLang's server_args dump behind words no prefix reader knows (a log collector's pod and container names:
+    "sglang-7d9f8c-abcde sglang [2026-02-01 10:00:00] server_args=ServerArgs(model_path=..."), or a launch's argv as a
+    list of strings (a JSON spec's line, `{"cmd": ["python3", "-m", "sglang.launch_server", ...]}`): a record wherever
+    it starts, as no sentence writes a dataclass's repr or a list of argv words; read as prose, the catalogue's wording
+    took the dump and cut its value at the first comma, and the list gave nothing."""
+    return _DUMP_HEAD in text or ("[" in text and argv_words(text) is not None)
 
 
 def _a_status_line(text: str) -> bool:
