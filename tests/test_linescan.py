@@ -349,13 +349,14 @@ def test_a_worker_cuts_a_line_longer_than_its_buffer_and_keeps_the_offsets_after
 SERVING_LINES = (
     b'INFO:     10.0.3.4:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
     b"[2026-01-01 10:00:00 TP0] Decode batch. #running-req: 1, #token: 90",
-    b"GET /v1/models 200 OK",
+    b"GET /v1/files/file-1f2e3d 200 OK",  # the batch API's file retrieval (a GET that is a request served)
     # a batch ran (issue 34: the scheduler was running; SGLang's warmup request is one, the verdict says so)
     b'INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK',
     b"[2026-01-01 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 6, #cached-token: 0",
 )
 NOT_SERVING = (
     b'INFO:     127.0.0.1:40000 - "GET /get_model_info HTTP/1.1" 200 OK',  # SGLang's warmup probe runs no batch
+    b"GET /v1/models 200 OK",  # the readiness probe (SGLang's wait_for_server polls it) runs no batch either
     b'"GET /health HTTP/1.1" 200 OK and POST /x 500',
     b"POST /v1/chat/completions\n 200 OK",  # the pattern never matches across a line's end
     b"Decode batch #running-req",

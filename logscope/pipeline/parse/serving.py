@@ -7,7 +7,8 @@ Markers: SGLang's ready line (an event of its own, `server_ready`), a served req
 startup step (weights, pools, capture) was behind it. SGLang's warmup request is such a batch too (it runs before
 the ready line); the basis a failure's message gives names the line, so a reader can tell, and when SGLang then says
 its warmup request failed the batch was the warmup's (signatures/warmup.py). Not markers: the
-warmup's probes that run no batch (`/get_model_info`, `/model_info`, `/health`, `/get_server_info`).
+warmup's probes that run no batch (`/get_model_info`, `/model_info`, `/health`, `/get_server_info`, and the readiness
+probe `/v1/models`).
 The lines read from the released sources that a server prints only once it serves (issue 43, i43-serving): the
 tokenizer manager's request log (not the warmup request's), the scheduler retracting running requests, uvicorn's
 report of a request that raised, vLLM's stats line and request log, and verl's step metrics; each names its source
@@ -33,7 +34,12 @@ READY_KINDS = frozenset({kinds.SERVER_READY, SERVING_MARK})
 # (the probes' paths aside) was given by a server past its startup; SGLang's decode log line
 # uvicorn's report of a request whose handler raised (see AsgiReport): one spelling for every reader of it
 ASGI_EXCEPTION = "Exception in ASGI application"
-_WARMUP_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_server_info|server_info)\b"
+# the probes' paths: they run no batch, and the HTTP server answers them as soon as uvicorn is up, during the warmup
+# too. `/v1/models` is the readiness probe SGLang's own wait_for_server polls (sglang/utils.py, 0.3.5.post2-0.5.23: "Wait
+# for the server to be ready by polling the /v1/models endpoint"), and deployments' probes use it: its handler
+# (srt/server.py 0.3.x, entrypoints/http_server.py 0.4.1.post7-0.5.23 available_models) lists the tokenizer manager's
+# served model names and asks no scheduler for anything, so an answer to it shows the HTTP server up, no request served
+_WARMUP_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_server_info|server_info|v1/models)\b"
 # an error answer only in uvicorn's access-log shape and only to a generation path, never 503 (the "not ready" answer
 # of a probe or a router while the backend loads): another program's 4xx/5xx (huggingface_hub's urllib3 debug line of a
 # gated download, a readiness probe) is the very answer a stack not yet up gives (review12a item 13)

@@ -257,10 +257,11 @@ def locate(
     by_catalogue = _placed_by_catalogue(event, releases)
     if by_catalogue is not None:
         return by_catalogue
-    header = str(event.data.get("header") or "")
-    for wrapper in _SERVING_HEADERS:
+    # a traceback's header, or the header line read alone (its traceback cut away or not read)
+    header = str(event.data.get("header") or (event.text if event.kind == kinds.PROCESS_EXCEPTION else ""))
+    for wrapper, why in _SERVING_HEADERS.items():
         if wrapper in header:
-            return "serving", f"the header '{wrapper}': its thread runs the scheduler's batches"
+            return "serving", f"the header '{wrapper}': {why}"
     return None
 
 
@@ -327,8 +328,15 @@ def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, s
     return disaggregation or serving
 
 
-# wrappers whose thread only runs batches the scheduler hands it (sglang 0.5.2 tp_worker_overlap_thread.py)
-_SERVING_HEADERS = ("TpModelWorkerClient hit an exception",)
+# wrappers whose code runs only while serving: the overlap worker's thread only runs batches the scheduler hands it
+# (sglang 0.5.2 tp_worker_overlap_thread.py); the tokenizer manager's print_exception_wrapper wraps only the tasks
+# auto_create_handle_loop creates (handle_loop, sigterm_watchdog, watch_load_thread), which only request handlers call
+# (generate_request, the weight updates, sessions, profiling; sglang 0.4.1.post7-0.5.23 managers/tokenizer_manager.py):
+# the first request, the warmup's included, starts them
+_SERVING_HEADERS = {
+    "TpModelWorkerClient hit an exception": "its thread runs the scheduler's batches",
+    "TokenizerManager hit an exception": "it wraps only the loops the tokenizer manager starts on its first request",
+}
 
 
 def is_candidate(event: Event) -> bool:
