@@ -208,6 +208,8 @@ def _names_library(finding: dict[str, Any], library: str) -> bool:
 
 def _time_of(finding: dict[str, Any]) -> str:
     phase = finding.get("phase", "unknown")
+    if phase == "disaggregation":  # PD set-up or a request's transfer: logscope leaves the time open (match._VAGUE)
+        return "unknown"
     return phase if phase in ("serving", "unknown") else "startup"
 
 
