@@ -47,8 +47,7 @@ def test_two_libraries_quoted_name_neither():
     text = (
         "Sometimes it crashes with `CUDA error: an illegal memory access was encountered`.\n\n"
         "Other times it crashes with `torch.distributed.DistBackendError: NCCL error in: "
-        "/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3356, unhandled system error`.\n\n"
-        + CUT_SCHEDULER
+        "/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3356, unhandled system error`.\n\n" + CUT_SCHEDULER
     )
     found = _failures(text)
     assert [f.mechanism for f in found if f.event.kind != "traceback"] == ["cuda", "nccl"]  # both quotes are read
