@@ -53,3 +53,27 @@ def test_two_libraries_quoted_name_neither():
     assert [f.mechanism for f in found if f.event.kind != "traceback"] == ["cuda", "nccl"]  # both quotes are read
     cut = [f for f in found if f.event.kind == "traceback"]
     assert [(f.mechanism, f.library) for f in cut] == [("sglang", "SGLang")]
+
+
+IMPORT_CRASH = """\
+After building from source, I import the deep_ep module, then the process crashes with a core dump.
+
+```
+python -c "import deep_ep"
+free(): invalid pointer
+Aborted (core dumped)
+```
+"""
+
+
+def test_a_generic_crash_takes_the_library_whose_import_the_sentence_says_crashed():
+    found = _failures(IMPORT_CRASH)
+    logged = [f for f in found if f.event.kind != "stated_failure"]
+    assert logged and all(f.library == "DeepEP" and f.library_basis == STATED_FOR_LOG_BASIS for f in logged)
+    assert {f.mechanism for f in logged} == {"deepep"}
+
+
+def test_a_library_named_as_a_setting_of_the_run_names_nothing():
+    text = IMPORT_CRASH.replace("I import the deep_ep module", "I run the deep_ep tests")
+    logged = [f for f in _failures(text) if f.event.kind != "stated_failure"]
+    assert logged and all(f.library is None for f in logged)

@@ -898,7 +898,7 @@ def _named_by_statement(found: list[Failure], events: list[Event]) -> list[Failu
     quoted: dict[tuple[str, int], str] = {}
     for f in found:
         in_prose = f.quoted or f.event.data.get(NAMED_IN_SENTENCE) or f.event.data.get("in_sentence")
-        if in_prose and f.library_basis != CUT_TRACEBACK_BASIS and f.event.kind != kinds.STATED_FAILURE:
+        if in_prose and f.event.kind != kinds.STATED_FAILURE and f.library_basis != CUT_TRACEBACK_BASIS:
             # a quote a signature reads names its mechanism, not a library: another failure, which names none ("")
             named = f.library or ("" if f.mechanism and f.mechanism not in FALLBACK_MECHANISMS else None)
             if named is not None:
@@ -906,12 +906,13 @@ def _named_by_statement(found: list[Failure], events: list[Event]) -> list[Failu
     stated: dict[str, set[str]] = {}
     for (source, _), library in quoted.items():
         stated.setdefault(source, set()).add(library)
+    # the lines whose failure is read as a failure line (a log line also read as a sentence, "Aborted (core dumped)",
+    # a sentence quoting the error): that failure says what the line names, the sentence adds nothing
+    read = {(f.event.source, f.event.line) for f in found if f.event.kind != kinds.STATED_FAILURE}
     for e in events:
-        if e.kind == kinds.STATED_FAILURE:
+        if e.kind == kinds.STATED_FAILURE and (e.source, e.line) not in read:
             raiser = stated_raiser(str(e.data.get("sentence") or ""), as_raiser=True)
-            # the sentence that quotes the error names it by that quote
-            said = raiser.library if raiser else quoted.get((e.source, e.line), "")
-            stated.setdefault(e.source, set()).add(said)
+            stated.setdefault(e.source, set()).add(raiser.library if raiser else "")
     out = []
     for f in found:
         named = stated.get(f.event.source, set())

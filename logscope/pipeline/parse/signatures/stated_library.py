@@ -60,7 +60,9 @@ _SET_ASIDE = re.compile(
 # attention backend", "so I cannot test the new DeepGEMM kernels", "DeepEP is installed but not used"): the name as the
 # verb's subject ("FlashInfer fails", "DeepGEMM raises"), its owner ("FlashInfer's kernel"), the place it failed in ("in
 # FlashInfer", "from DeepGEMM", "inside NCCL"), or the condition the failure came with ("with DeepGEMM enabled")
-_RAISER_BEFORE = re.compile(r"(?i)\b(?:in|from|inside|within|by)\s+(?:the\s+)?[`'\"]?$")
+# ... or the module whose import failed ("import mooncake module, the core dumped happens", "importing deep_ep
+# segfaults": the library's own load code ran, its shared objects' initialisers included)
+_RAISER_BEFORE = re.compile(r"(?i)\b(?:in|from|inside|within|by|import(?:ing|s)?)\s+(?:the\s+)?[`'\"]?$")
 _RAISER_AFTER = re.compile(
     r"(?i)^[`'\"]?(?:'s\b|\s+(?:itself\s+)?(?:crash|fail|error|raise|throw|abort|segfault|hang)\w*\b|"
     r"\s+(?:enabled|on|turned on)\b)"
