@@ -77,3 +77,55 @@ def test_a_library_named_as_a_setting_of_the_run_names_nothing():
     text = IMPORT_CRASH.replace("I import the deep_ep module", "I run the deep_ep tests")
     logged = [f for f in _failures(text) if f.event.kind != "stated_failure"]
     assert logged and all(f.library is None for f in logged)
+
+
+CHECKOUT_ASSERT = """\
+Traceback (most recent call last):
+  File "/sgl-workspace/DeepGEMM/tests/test_fp8.py", line 245, in <module>
+    test_m_grouped_gemm_contiguous()
+  File "/sgl-workspace/DeepGEMM/tests/test_fp8.py", line 128, in test_m_grouped_gemm_contiguous
+    assert diff < 0.001, f'{m=}, {k=}, {n=}, {diff:.5f}'
+AssertionError: m=4096, k=7168, n=4096, 0.00312
+"""
+
+CHECKOUT_CUDA = """\
+root@host:/workspace/FlashMLA# python tests/test_flash_mla.py
+b=128, s_q=1, mean_sk=4096, h_q=16, h_kv=1, d=576, dv=512, causal=True, varlen=False
+Traceback (most recent call last):
+  File "/workspace/FlashMLA/tests/test_flash_mla.py", line 152, in <module>
+    test_flash_mla(b, s_q, s, h_q, h_kv, d, dv, causal, varlen)
+  File "/workspace/FlashMLA/tests/test_flash_mla.py", line 90, in flash_mla
+    torch.cuda.synchronize()
+torch.AcceleratorError: CUDA error: an illegal memory access was encountered
+"""
+
+
+def test_a_frame_of_a_library_s_source_tree_names_that_library():
+    [failure] = _failures(CHECKOUT_ASSERT)
+    assert (failure.mechanism, failure.library) == ("deepgemm", "DeepGEMM")
+    assert failure.library_frame is not None and "test_fp8.py:128" in failure.library_frame
+    # a CUDA error its test hit is the kernel's it ran, not CUDA's own
+    [failure] = _failures(CHECKOUT_CUDA)
+    assert (failure.mechanism, failure.library) == ("flashmla", "FlashMLA")
+
+
+def test_a_script_outside_any_library_s_tree_names_none():
+    text = CHECKOUT_ASSERT.replace("/sgl-workspace/DeepGEMM/tests/", "/home/me/gemm-bench/")
+    [failure] = _failures(text)
+    assert failure.library is None
+    text = CHECKOUT_CUDA.replace("/workspace/FlashMLA/tests/", "/home/me/mla-bench/")
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("cuda", "CUDA")
+
+
+def test_a_library_frame_under_the_checkout_frame_is_the_raiser():
+    # the checkout's script only called in: the innermost frame, an installed package's, raised
+    text = CHECKOUT_ASSERT.replace(
+        "    assert diff < 0.001, f'{m=}, {k=}, {n=}, {diff:.5f}'\nAssertionError: m=4096, k=7168, n=4096, 0.00312\n",
+        "    out = flashinfer.gemm.bmm_fp8(a, b, a_scale, b_scale, torch.bfloat16)\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/flashinfer/gemm/gemm_base.py", line 1210, in bmm_fp8\n'
+        '    raise ValueError("Unsupported dtype")\n'
+        "ValueError: Unsupported dtype\n",
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("flashinfer", "FlashInfer")

@@ -165,6 +165,15 @@ def library_of(text: str) -> str | None:
     return None
 
 
+def checkout_library(path: str) -> str | None:
+    """The library whose source tree a file lies in, by a folder of its path named as the library's own build folders
+    are (catalog/libraries.json `tokens`: `/sgl-workspace/DeepGEMM/tests/test_fp8.py`, `/workspace/FlashMLA/...`):
+    a script of its checkout (its tests, benchmarks, examples) runs that library. Only the folders count, never
+    the file's name or its code."""
+    folders = _folders(path.rsplit("/", 1)[0] + "/") if "/" in path else set()
+    return next((lib.name for lib in _table().libraries if folders & lib.tokens), None)
+
+
 @cache
 def _messages() -> dict[str, list[list[str]]]:
     """A failure wording only one library prints, by its first word: [wording, library] rows, the longest first (a

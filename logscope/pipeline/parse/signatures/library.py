@@ -19,7 +19,7 @@ from typing import NamedTuple
 from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.core.library_raises import library_raise
-from logscope.core.native_libraries import library_of, message_library
+from logscope.core.native_libraries import checkout_library, library_of, message_library
 from logscope.core.python_libraries import (
     SGLANG,
     frame_package,
@@ -159,6 +159,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     shown = _innermost_package_frame(event)
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
         return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
+    checkout = _checkout_frame(innermost)
+    if checkout is not None:
+        return Raiser(checkout, "its frame, the innermost, is a file of the library's own source tree", innermost)
     jit = next(((library, m.group(0)) for pattern, library in JIT_MODULES if (m := pattern.search(text))), None)
     if jit is not None:
         return Raiser(jit[0], f"the JIT kernel module it builds ({jit[1]})", None)
@@ -266,6 +269,14 @@ def _called_package(frame: str) -> str | None:
         if named is not None and named != SGLANG:
             return named
     return None
+
+
+def _checkout_frame(frame: str | None) -> str | None:
+    """The library of the table whose source checkout holds this frame's file (a test, benchmark or example of it run
+    from its tree: `/sgl-workspace/DeepGEMM/tests/test_fp8.py`), when the file is no installed package's."""
+    if frame is None or frame.startswith("<") or frame_package(frame) is not None:
+        return None
+    return checkout_library(frame.split(":", 1)[0])
 
 
 def _innermost_frame(event: Event) -> str | None:
