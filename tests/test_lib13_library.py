@@ -4,7 +4,10 @@ cases prove what is not claimed."""
 
 from __future__ import annotations
 
+import json
+
 from logscope.core.model import Failure
+from logscope.core.resources import data_dir
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.signatures.match import STATED_FOR_LOG_BASIS
@@ -129,3 +132,39 @@ def test_a_library_frame_under_the_checkout_frame_is_the_raiser():
     )
     [failure] = _failures(text)
     assert (failure.mechanism, failure.library) == ("flashinfer", "FlashInfer")
+
+
+def test_an_attribute_error_on_an_object_of_sglang_s_class_is_sglang_s():
+    text = (
+        "Even with the newest sglang it does not run:\n\n"
+        "**AttributeError: 'Glm4vMoeForConditionalGeneration' object has no attribute 'capture_aux_hidden_states'**\n"
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("sglang", "SGLang")
+    assert failure.library_basis is not None and "class Glm4vMoeForConditionalGeneration (sglang 0.5.1.post3-" in (
+        failure.library_basis
+    )
+    # a type object of one of its classes too
+    [failure] = _failures("AttributeError: type object 'ServerArgs' has no attribute 'add_cli_args_v2'\n")
+    assert (failure.mechanism, failure.library) == ("sglang", "SGLang")
+
+
+def test_an_attribute_error_on_another_object_or_under_another_package_s_frame_is_not_sglang_s():
+    assert [f.library for f in _failures("AttributeError: 'MyCustomRunner' object has no attribute 'step'\n")] == [None]
+    # another installed package's frame raised it: that package's
+    text = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/transformers/modeling_utils.py", line 1987, in __getattr__
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+AttributeError: 'Qwen2ForCausalLM' object has no attribute 'capture_aux_hidden_states'
+"""
+    [failure] = _failures(text)
+    assert failure.library != "SGLang" and failure.mechanism == "python"
+
+
+def test_the_class_table_is_read_from_every_catalogued_release():
+    doc = json.loads((data_dir("catalog") / "sglang_classes.json").read_text())
+    assert doc["versions"][0] == "0.3.0" and len(doc["versions"]) >= 41
+    rows = {name: (first, last) for name, first, last in doc["classes"]}
+    assert rows["ServerArgs"] == ("0.3.0", doc["versions"][-1])
+    assert not any(name.startswith("Test") or len(name) < 8 for name in rows)

@@ -29,6 +29,7 @@ from logscope.core.python_libraries import (
     package_library,
 )
 from logscope.core.sglang_asserts import sglang_assert
+from logscope.core.sglang_classes import sglang_object
 from logscope.core.sglang_raises import sglang_raise_wording
 
 CUDA = "CUDA"
@@ -200,6 +201,11 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if worded is not None:
         releases = f"sglang {worded.first}-{worded.last}"
         return Raiser(SGLANG, f"a message SGLang raises ({releases}: {worded.template})", None)
+    # CPython's AttributeError on an object of a class SGLang defines: SGLang's code used its own object
+    owner = sglang_object(message) if message and exception and exception.endswith("AttributeError") else None
+    if owner is not None and not other_frame:
+        basis = f"the object that lacks the attribute is of SGLang's class {owner.name} (sglang {owner.first}-{owner.last})"
+        return Raiser(SGLANG, basis, None)
     # after SGLang's own raises and the CUDA and torch wordings: a library's objects also hold what they compiled in
     # (pybind11's, the CUDA runtime's texts) and what SGLang raises in the same words
     printed = message_library(text)
