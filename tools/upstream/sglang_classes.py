@@ -30,7 +30,7 @@ def distinctive(name: str) -> bool:
 
 
 def release_classes(wheel: Path) -> set[str]:
-    out = set()
+    out: set[str] = set()
     for _, text in sources.python_files(wheel):
         out.update(name for name in _CLASS.findall(text) if distinctive(name))
     return out
