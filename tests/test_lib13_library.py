@@ -8,7 +8,7 @@ import json
 
 from logscope.core.model import Failure
 from logscope.core.resources import data_dir
-from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.analyze import analyze_model, analyze_sources
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.signatures.match import STATED_FOR_LOG_BASIS
 
@@ -168,3 +168,28 @@ def test_the_class_table_is_read_from_every_catalogued_release():
     rows = {name: (first, last) for name, first, last in doc["classes"]}
     assert rows["ServerArgs"] == ("0.3.0", doc["versions"][-1])
     assert not any(name.startswith("Test") or len(name) < 8 for name in rows)
+
+
+def _failure_findings(text: str) -> list[tuple[str, str | None, str | None]]:
+    report = analyze_sources([Source(name="paste.md", path=None, data=text.encode())])
+    return [(f["rule"], f.get("mechanism"), f.get("library")) for f in report["findings"] if "mechanism" in f]
+
+
+def test_a_finding_whose_first_failure_is_a_generic_wording_names_the_library_its_other_failures_name():
+    text = (
+        "Starting the server fails with version errors, eg: undefined symbol: cuGreenCtxDestroy;\n"
+        "ImportError: cannot import name 'fused_marlin_moe' from 'sgl_kernel' "
+        "(/opt/conda/lib/python3.10/site-packages/sgl_kernel/__init__.py)\n"
+    )
+    assert _failure_findings(text) == [("startup-crash", "sgl_kernel", "sgl-kernel")]
+
+
+def test_a_generic_first_failure_keeps_its_own_when_the_others_name_two_libraries():
+    text = (
+        "Starting the server fails with version errors, eg: undefined symbol: cuGreenCtxDestroy;\n"
+        "ImportError: cannot import name 'fused_marlin_moe' from 'sgl_kernel' "
+        "(/opt/conda/lib/python3.10/site-packages/sgl_kernel/__init__.py)\n"
+        "ImportError: cannot import name 'BatchDecodeWithPagedKVCacheWrapper' from 'flashinfer' "
+        "(/opt/conda/lib/python3.10/site-packages/flashinfer/__init__.py)\n"
+    )
+    assert _failure_findings(text) == [("startup-crash", "process", None)]

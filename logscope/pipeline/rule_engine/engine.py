@@ -76,10 +76,27 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
         # a notice (info: SGLang's custom all-reduce fallback) is no failure: it names no failure mechanism or library,
         # which bots and the corpus score read as "this failed"; a warning (an unrecognised failure) still is one
         if severity != "info":
-            finding["mechanism"] = failure["mechanism"]
-            if failure.get("library"):  # the native library its frames or source path name (catalog/libraries.json)
-                finding["library"] = failure["library"]
+            named = _named_failure(evidence_items, failure)
+            finding["mechanism"] = named["mechanism"]
+            if named.get("library"):  # the native library its frames or source path name (catalog/libraries.json)
+                finding["library"] = named["library"]
     return finding
+
+
+# the mechanism of a failure read from a generic wording only (a signal, a loader's "undefined symbol", a glibc abort)
+GENERIC_MECHANISMS = frozenset({"process"})
+
+
+def _named_failure(items: Any, first: dict[str, Any]) -> dict[str, Any]:
+    """The failure whose mechanism and library the finding names: its first, unless that one names no library (no
+    mechanism, or only a generic wording's) while the finding's other failures name exactly one library between them
+    (the generic line retells the failure they name: "undefined symbol: ..." quoted above the ImportError of
+    sgl_kernel's module)."""
+    if first.get("library") or first.get("mechanism") not in (None, *GENERIC_MECHANISMS):
+        return first
+    items = [items] if isinstance(items, dict) else items
+    others = [i for i in items if isinstance(i, dict) and "finding" in i and "phase_text" in i and i.get("library")]
+    return others[0] if len({i["library"] for i in others}) == 1 else first
 
 
 def _first_failure(items: Any) -> dict[str, Any] | None:
