@@ -112,10 +112,10 @@ def test_a_frame_of_a_library_s_source_tree_names_that_library():
     assert (failure.mechanism, failure.library) == ("flashmla", "FlashMLA")
 
 
-def test_a_script_outside_any_library_s_tree_names_none():
+def test_a_script_outside_any_library_s_tree_names_no_library():
     text = CHECKOUT_ASSERT.replace("/sgl-workspace/DeepGEMM/tests/", "/home/me/gemm-bench/")
     [failure] = _failures(text)
-    assert failure.library is None
+    assert failure.library is None  # the user's own assert: its program's verdict, no library's
     text = CHECKOUT_CUDA.replace("/workspace/FlashMLA/tests/", "/home/me/mla-bench/")
     [failure] = _failures(text)
     assert (failure.mechanism, failure.library) == ("cuda", "CUDA")
@@ -193,3 +193,40 @@ def test_a_generic_first_failure_keeps_its_own_when_the_others_name_two_librarie
         "(/opt/conda/lib/python3.10/site-packages/flashinfer/__init__.py)\n"
     )
     assert _failure_findings(text) == [("startup-crash", "process", None)]
+
+
+USER_SCRIPT = """\
+Traceback (most recent call last):
+  File "/home/me/run_bench.py", line 42, in <module>
+    main()
+  File "/home/me/run_bench.py", line 30, in main
+    llm = sgl.Engine(model_path=args.model, tp=2)
+TypeError: Engine.__init__() got an unexpected keyword argument 'tp'
+"""
+
+
+def test_cpython_s_exception_in_a_script_of_no_package_is_another_python_program_s():
+    [failure] = _failures(USER_SCRIPT)
+    assert (failure.mechanism, failure.library) == ("python", "run_bench.py")
+    assert failure.library_frame is not None and "run_bench.py:30" in failure.library_frame
+
+
+def test_a_script_frame_that_only_calls_into_a_package_or_a_bare_frame_is_not_the_raiser():
+    # SGLang's frame under the script's raised it
+    text = USER_SCRIPT.replace(
+        "TypeError: Engine.__init__() got an unexpected keyword argument 'tp'\n",
+        '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/entrypoints/engine.py", line 130, in __init__\n'
+        "    server_args = ServerArgs(**kwargs)\n"
+        "TypeError: ServerArgs.__init__() got an unexpected keyword argument 'tp'\n",
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.signature) == ("sglang", "sglang-raised-srt")
+    # a frame without its folder may be any package's file; an exception of a package's own class is not CPython's
+    [failure] = _failures(USER_SCRIPT.replace("/home/me/run_bench.py", "run_bench.py"))
+    assert failure.library is None
+    [failure] = _failures(USER_SCRIPT.replace("TypeError:", "requests.exceptions.ConnectionError:"))
+    assert failure.library != "run_bench.py"
+    # the script's own raise statement is its program's verdict, not the interpreter's error
+    own = USER_SCRIPT.replace("llm = sgl.Engine(model_path=args.model, tp=2)", "raise TypeError(f'bad model {args.model}')")
+    [failure] = _failures(own.replace("Engine.__init__() got an unexpected keyword argument 'tp'", "bad model x"))
+    assert failure.library is None

@@ -237,7 +237,44 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if imported and package and module_library(package) is None and not is_stdlib_module(package):
         basis = "its module lacks the name asked for" if imported.group(3) else "an import of its package failed"
         return Raiser(package.split(".", 1)[0], basis, None, other_package=True)
+    # CPython's own error (a call's TypeError, an AttributeError, an import's, a NameError), raised by the interpreter in a
+    # script of no package, its frame the innermost with its full path (no package's frame under it) and its line no
+    # raise statement: the user's or the launcher's own Python code, another Python program's failure (a bare
+    # "scheduler.py:1219" frame may be anybody's file; a script's own `raise ValueError(...)` is its program's verdict)
+    script = _script_frame(innermost)
+    if script is not None and shown is None and _interpreter_error(exception, innermost):
+        basis = "CPython raised it in a script of no installed package, its frame the innermost"
+        return Raiser(script, basis, innermost, other_package=True)
     return None
+
+
+# the errors the interpreter itself raises on the code it runs (CPython 3.11 Objects/ and Python/ceval.c, import.c):
+# a call's arguments, a missing attribute, a failed import, an unbound name
+_INTERPRETER_ERRORS = frozenset(
+    {"TypeError", "AttributeError", "ImportError", "ModuleNotFoundError", "NameError", "UnboundLocalError"}
+)
+
+
+def _interpreter_error(exception: str | None, frame: str | None) -> bool:
+    """One of CPython's own errors (`TypeError`, `builtins.AttributeError`) that the frame's line does not raise by a
+    raise statement."""
+    if exception is None or ("." in exception and not exception.startswith("builtins.")):
+        return False
+    code = frame.split(": ", 1)[1].strip() if frame and ": " in frame else ""
+    return exception.rsplit(".", 1)[-1] in _INTERPRETER_ERRORS and not _RAISE.match(code)
+
+
+def _script_frame(frame: str | None) -> str | None:
+    """The file name of a frame given with its full path (`/home/me/run_bench.py:30 main: ...`) that is no package's
+    file, no library checkout's and not the standard library's; None otherwise."""
+    if frame is None or frame.startswith("<"):
+        return None
+    path = frame.split(":", 1)[0]
+    if not path.startswith("/") or not path.endswith(".py") or frame_package(frame) is not None:
+        return None
+    if is_stdlib_frame(path) or checkout_library(path) is not None:
+        return None
+    return path.rsplit("/", 1)[-1]
 
 
 CUT_TRACEBACK_BASIS = "the innermost frame shown of a traceback cut before its exception line"
