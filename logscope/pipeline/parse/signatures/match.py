@@ -900,9 +900,9 @@ def _named_by_statement(found: list[Failure], events: list[Event]) -> list[Failu
         in_prose = f.quoted or f.event.data.get(NAMED_IN_SENTENCE) or f.event.data.get("in_sentence")
         if in_prose and f.event.kind != kinds.STATED_FAILURE and f.library_basis != CUT_TRACEBACK_BASIS:
             # a quote a signature reads names its mechanism, not a library: another failure, which names none ("")
-            named = f.library or ("" if f.mechanism and f.mechanism not in FALLBACK_MECHANISMS else None)
-            if named is not None:
-                quoted[(f.event.source, f.event.line)] = named
+            said = f.library or ("" if f.mechanism and f.mechanism not in FALLBACK_MECHANISMS else None)
+            if said is not None:
+                quoted[(f.event.source, f.event.line)] = said
     stated: dict[str, set[str]] = {}
     for (source, _), library in quoted.items():
         stated.setdefault(source, set()).add(library)
