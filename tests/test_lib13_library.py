@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 
 from logscope.core.model import Failure
+from logscope.core.native_libraries import library_of
+from logscope.core.python_libraries import frame_package, module_library
 from logscope.core.resources import data_dir
 from logscope.pipeline.analyze import analyze_model, analyze_sources
 from logscope.pipeline.ingest.ingest import Source
@@ -230,3 +232,43 @@ def test_a_script_frame_that_only_calls_into_a_package_or_a_bare_frame_is_not_th
     own = USER_SCRIPT.replace("llm = sgl.Engine(model_path=args.model, tp=2)", "raise TypeError(f'bad model {args.model}')")
     [failure] = _failures(own.replace("Engine.__init__() got an unexpected keyword argument 'tp'", "bad model x"))
     assert failure.library is None
+
+
+DEEP_EP_CRASH = """\
+[host:12345:0:12400] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8000008f)
+==== backtrace (tid:  12400) ====
+ 0  /opt/hpcx/ucx/lib/libucs.so.0(ucs_handle_error+0x2e4) [0x7f52100bb374]
+ 1  /opt/hpcx/ucx/lib/libucs.so.0(+0x3c575) [0x7f52100bb575]
+ 2  /opt/hpcx/ucx/lib/libucs.so.0(+0x3c856) [0x7f52100bb856]
+ 3  /lib/x86_64-linux-gnu/libc.so.6(+0x42520) [0x7f2a2db65520]
+ 4  /usr/local/lib/python3.10/dist-packages/deep_ep_cpp.cpython-310-x86_64-linux-gnu.so(+0x5a2b1) [0x7f25edc5a2b1]
+ 5  /usr/local/lib/python3.10/dist-packages/deep_ep_cpp.cpython-310-x86_64-linux-gnu.so(+0x4c11e) [0x7f25edc4c11e]
+ 6  /usr/lib/x86_64-linux-gnu/libc.so.6(+0x94ac3) [0x7f2a2dbb7ac3]
+=================================
+"""
+
+
+def test_a_library_s_extension_module_beside_its_package_names_it():
+    frame = "/usr/local/lib/python3.10/dist-packages/deep_ep_cpp.cpython-310-x86_64-linux-gnu.so(+0x5a2b1) [0x7f25]"
+    assert library_of(frame) == "DeepEP"
+    assert frame_package(frame) == "deep_ep_cpp" and module_library("deep_ep_cpp") == "DeepEP"
+    [failure] = _failures(DEEP_EP_CRASH)
+    assert (failure.mechanism, failure.library, failure.signal) == ("deepep", "DeepEP", "Segmentation fault")
+    assert failure.native_frame is not None and "deep_ep_cpp" in failure.native_frame
+
+
+def test_another_package_s_extension_module_names_no_library():
+    frame = "/usr/local/lib/python3.12/dist-packages/_cffi_backend.cpython-312-x86_64-linux-gnu.so(+0x5a2b1) [0x7f25]"
+    assert library_of(frame) is None and frame_package(frame) is None
+    [failure] = _failures(DEEP_EP_CRASH.replace("deep_ep_cpp", "_cffi_backend"))
+    assert failure.library is None
+
+
+def test_the_extension_table_is_read_from_deepep_s_release_tags():
+    doc = json.loads((data_dir("catalog") / "extension_modules.json").read_text())
+    assert doc["modules"] == {"deep_ep_cpp": "DeepEP"} and doc["read"]["DeepEP"].startswith("git tags v1.2.1")
+    from tools.upstream.extension_modules import extension_names
+
+    setup_py = "ext_modules=[\n    CUDAExtension(\n        name='deep_ep_cpp',\n        include_dirs=['csrc/'],"
+    assert extension_names(setup_py) == {"deep_ep_cpp"}
+    assert extension_names("ext_modules=[CUDAExtension(name='deep_ep._C', sources=sources)]") == set()

@@ -10,6 +10,7 @@ import re
 from functools import cache
 from typing import NamedTuple
 
+from logscope.core.python_libraries import extension_library
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "libraries.json"
@@ -130,6 +131,9 @@ def library_of(text: str) -> str | None:
     for lib in table.libraries:
         if lib.object_named is not None and lib.object_named.search(text):
             return lib.name
+    extension = extension_library(text)  # its extension module beside its package (DeepEP's deep_ep_cpp)
+    if extension is not None:
+        return extension
     names = _namespaces(text)
     idents = set(_IDENT.findall(text))
     for lib in table.libraries:
