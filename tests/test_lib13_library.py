@@ -272,3 +272,30 @@ def test_the_extension_table_is_read_from_deepep_s_release_tags():
     setup_py = "ext_modules=[\n    CUDAExtension(\n        name='deep_ep_cpp',\n        include_dirs=['csrc/'],"
     assert extension_names(setup_py) == {"deep_ep_cpp"}
     assert extension_names("ext_modules=[CUDAExtension(name='deep_ep._C', sources=sources)]") == set()
+
+
+CUTLASS_CHECK = """\
+When running the grouped GEMM test on B200, DeepGEMM crashes with an internal CUTLASS error.
+
+```
+Got cutlass error: Error Internal at: 283
+```
+"""
+
+
+def test_a_kernel_check_several_libraries_print_takes_the_library_the_sentence_blames():
+    [failure] = _failures(CUTLASS_CHECK)
+    assert (failure.mechanism, failure.library, failure.signature) == ("deepgemm", "DeepGEMM", "kernel-cutlass-check")
+    assert failure.library_basis == STATED_FOR_LOG_BASIS
+    [failure] = _failures(CUTLASS_CHECK.replace("DeepGEMM crashes", "the test crashes"))
+    assert (failure.mechanism, failure.library) == ("kernel_library", None)
+
+
+def test_a_finding_whose_first_failure_is_a_shared_kernel_check_names_the_library_of_the_next():
+    text = (
+        "Got cutlass error: Error Internal at: 283\n"
+        "RuntimeError: Error in function 'run' at /workspace/csrc/trtllm_batched_gemm_runner.cu:286: GEMM failed\n"
+    )
+    assert _failure_findings(text) == [("failure-time-unknown", "flashinfer", "FlashInfer")]
+    alone = "Got cutlass error: Error Internal at: 283\n"
+    assert _failure_findings(alone) == [("failure-time-unknown", "kernel_library", None)]

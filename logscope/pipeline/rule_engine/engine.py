@@ -83,8 +83,9 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
     return finding
 
 
-# the mechanism of a failure read from a generic wording only (a signal, a loader's "undefined symbol", a glibc abort)
-GENERIC_MECHANISMS = frozenset({"process"})
+# the mechanism of a failure read from a generic wording only (a signal, a loader's "undefined symbol", a glibc abort),
+# or from a CUDA check several kernel libraries print alike (kernel_library.yaml's): no library by itself
+GENERIC_MECHANISMS = frozenset({"process", "kernel_library"})
 
 
 def _named_failure(items: Any, first: dict[str, Any]) -> dict[str, Any]:

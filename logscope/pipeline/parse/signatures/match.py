@@ -200,6 +200,9 @@ LAUNCHER = re.compile(LAUNCHER_FAILED)
 # the generic crash signatures (a faulthandler line, a dead scheduler): any named mechanism in the same event's
 # other evidence (its native or Python frames) wins over them
 FALLBACK_MECHANISMS = frozenset({"process"})
+# kernel_library.yaml's checks: the macro several kernel libraries copy (CUTLASS_CHECK's "Got cutlass error: ... at:
+# <line>"), which names the library only by a source file it may not print
+KERNEL_CHECK_MECHANISM = "kernel_library"
 
 
 _ADDRESS = re.compile(r"\s*\[0x[0-9a-fA-F]+\]|\(\+0x[0-9a-fA-F]+\)|\+0x[0-9a-fA-F]+")
@@ -916,7 +919,8 @@ def _named_by_statement(found: list[Failure], events: list[Event]) -> list[Failu
     out = []
     for f in found:
         named = stated.get(f.event.source, set())
-        generic = f.mechanism in FALLBACK_MECHANISMS and not f.library  # a crash's generic wording, no library under it
+        # a crash's generic wording, or a CUDA check that several kernel libraries print alike, no library under it
+        generic = f.mechanism in (*FALLBACK_MECHANISMS, KERNEL_CHECK_MECHANISM) and not f.library
         unnamed = f.mechanism is None or generic or f.library_basis == CUT_TRACEBACK_BASIS
         if unnamed and f.event.kind != kinds.STATED_FAILURE and len(named) == 1 and "" not in named and f.library not in named:
             library = next(iter(named))
