@@ -12,7 +12,9 @@ from logscope.core.python_libraries import frame_package, module_library
 from logscope.core.resources import data_dir
 from logscope.pipeline.analyze import analyze_model, analyze_sources
 from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.signatures.library import Raiser
 from logscope.pipeline.parse.signatures.match import STATED_FOR_LOG_BASIS
+from logscope.pipeline.parse.signatures.stated_library import BASIS, stated_raiser
 
 
 def _failures(text: str) -> list[Failure]:
@@ -299,3 +301,20 @@ def test_a_finding_whose_first_failure_is_a_shared_kernel_check_names_the_librar
     assert _failure_findings(text) == [("failure-time-unknown", "flashinfer", "FlashInfer")]
     alone = "Got cutlass error: Error Internal at: 283\n"
     assert _failure_findings(alone) == [("failure-time-unknown", "kernel_library", None)]
+
+
+def test_a_native_library_the_sentence_blames_names_the_generic_crash():
+    text = (
+        "On the second node NCCL crashes with a segfault while the communicator is set up.\n\n"
+        "```\nFatal Python error: Segmentation fault\n```\n"
+    )
+    logged = [f for f in _failures(text) if f.event.kind != "stated_failure"]
+    assert [(f.mechanism, f.library, f.library_basis) for f in logged] == [("nccl", "NCCL", STATED_FOR_LOG_BASIS)]
+
+
+def test_a_native_library_named_as_a_setting_or_a_step_is_not_blamed():
+    assert stated_raiser("I set NCCL_DEBUG=INFO and it crashes.") is None
+    assert stated_raiser("The server hangs after NCCL init.") is None
+    assert stated_raiser("FlashMLA fails on B200 with a CUTLASS error.") == Raiser("FlashMLA", BASIS, None)
+    text = "I set NCCL_DEBUG=INFO and the server crashes.\n\n```\nFatal Python error: Segmentation fault\n```\n"
+    assert [f.library for f in _failures(text) if f.event.kind != "stated_failure"] == [None]

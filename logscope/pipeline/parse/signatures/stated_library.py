@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from logscope.core.native_libraries import library_names as native_library_names
 from logscope.core.python_libraries import SGLANG, library_names
 from logscope.core.server_flags import every_choice
 from logscope.pipeline.parse.signatures.library import JIT_MODULES, Raiser
@@ -90,16 +91,36 @@ _SUBJECT_FAILS = re.compile(
 )
 
 
+@cache
+def _native_names() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The native libraries of catalog/libraries.json that no Python package names (NCCL, UCX, NVSHMEM, FlashMLA), by
+    their verdict name as a word."""
+    python = set(library_names())
+    return tuple(
+        (re.compile(r"(?<![\w./-])" + re.escape(name) + r"(?![\w/-])", re.IGNORECASE), name)
+        for name in native_library_names()
+        if name not in python
+    )
+
+
 def stated_raiser(sentence: str, as_raiser: bool = False) -> Raiser | None:
     """The one library the sentence names (and does not set aside), or None. With as_raiser (the sentence names the
     library of a failure the LOG shows): only a name that stands as what failed (_as_raiser) counts, as a sentence
-    names many libraries it does not blame (a setting, an intent, one installed but not used)."""
+    names many libraries it does not blame (a setting, an intent, one installed but not used). A native library no
+    Python package names (NCCL, UCX, NVSHMEM, FlashMLA) counts only where it stands as what failed: a sentence
+    names NCCL for its settings and its init far more often than as the failing code."""
     named = {
         library
         for pattern, library in (*_names(), *JIT_MODULES)  # a JIT module it built names it too (sgl_kernel_jit_*)
         for found in pattern.finditer(sentence)
         if not _SET_ASIDE.search(sentence[: found.start()])
         and (not as_raiser or _as_raiser(sentence, found.start(), found.end()))
+    }
+    named |= {
+        library
+        for pattern, library in _native_names()
+        for found in pattern.finditer(sentence)
+        if not _SET_ASIDE.search(sentence[: found.start()]) and _as_raiser(sentence, found.start(), found.end())
     }
     if len(named) != 1:
         return None
