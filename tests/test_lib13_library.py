@@ -318,3 +318,26 @@ def test_a_native_library_named_as_a_setting_or_a_step_is_not_blamed():
     assert stated_raiser("FlashMLA fails on B200 with a CUTLASS error.") == Raiser("FlashMLA", BASIS, None)
     text = "I set NCCL_DEBUG=INFO and the server crashes.\n\n```\nFatal Python error: Segmentation fault\n```\n"
     assert [f.library for f in _failures(text) if f.event.kind != "stated_failure"] == [None]
+
+
+CUT_THEN_ERROR = (
+    (
+        "[2026-03-01 10:00:00 TP0] Decode batch. #running-req: 12, #token: 40512, token usage: 0.31, "
+        "gen throughput (token/s): 1520.33, #queue-req: 0\n"
+    )
+    + """\
+[2026-03-01 10:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2565, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1001, in event_loop_overlap
+    batch_result = self.run_batch(batch)
+[2026-03-01 10:00:02 TP0] RuntimeError: CUDA error: an illegal memory access was encountered
+"""
+)
+
+
+def test_a_cut_traceback_s_frame_gives_way_to_the_failure_that_shows_what_raised_it():
+    assert _failure_findings(CUT_THEN_ERROR) == [("runtime-crash", "cuda", "CUDA")]
+    # with no such failure the cut traceback's innermost frame still names it
+    alone = CUT_THEN_ERROR.rsplit("[2026-03-01 10:00:02 TP0] RuntimeError", 1)[0]
+    assert _failure_findings(alone) == [("runtime-crash", "sglang", "SGLang")]

@@ -90,13 +90,24 @@ GENERIC_MECHANISMS = frozenset({"process", "kernel_library"})
 
 def _named_failure(items: Any, first: dict[str, Any]) -> dict[str, Any]:
     """The failure whose mechanism and library the finding names: its first, unless that one names no library (no
-    mechanism, or only a generic wording's) while the finding's other failures name exactly one library between them
-    (the generic line retells the failure they name: "undefined symbol: ..." quoted above the ImportError of
-    sgl_kernel's module)."""
-    if first.get("library") or first.get("mechanism") not in (None, *GENERIC_MECHANISMS):
+    mechanism, or only a generic wording's), or names it only by the innermost frame shown of a traceback cut above its
+    exception line, while the finding's other failures name exactly one library between them (the generic line retells
+    the failure they name: "undefined symbol: ..." quoted above the ImportError of sgl_kernel's module)."""
+    unnamed = not first.get("library") and first.get("mechanism") in (None, *GENERIC_MECHANISMS)
+    if not unnamed and not first.get("library_from_cut"):  # a cut traceback's frame does not show what raised it
         return first
     items = [items] if isinstance(items, dict) else items
-    others = [i for i in items if isinstance(i, dict) and "finding" in i and "phase_text" in i and i.get("library")]
+    # in place of a cut traceback's frame, only a failure that shows what raised it
+    others = [
+        i
+        for i in items
+        if isinstance(i, dict)
+        and "finding" in i
+        and "phase_text" in i
+        and i.get("library")
+        and i is not first
+        and (unnamed or not i.get("library_from_cut"))
+    ]
     return others[0] if len({i["library"] for i in others}) == 1 else first
 
 
