@@ -314,3 +314,65 @@ RuntimeError: CUDA error: an illegal memory access was encountered
     report = analyze_text(text)
     assert _gpus(text) == [(0, "NVIDIA H100 80GB HBM3", 70000, 81559)]
     assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]
+
+
+# a table copied from a terminal or a mail narrower than its rows (the shape of ollama/ollama#2264's paste, an 88-column
+# copy of R535's 89-column table): each row broken at the width, its end and closing border on the next line
+WRAPPED_TABLE = """\
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.154.05             Driver Version: 535.154.05   CUDA
+Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile
+Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util
+ Compute M. |
+|                                         |                      |
+      MIG M. |
+|=========================================+======================+======================|
+|   0  NVIDIA H800                    On  | 00000000:18:00.0 Off |
+          0 |
+| N/A   30C    P0             120W / 700W |  70123MiB / 81559MiB |      0%
+     Default |
+|                                         |                      |
+     Disabled |
++-----------------------------------------+----------------------+----------------------+
+|   1  NVIDIA H800                    On  | 00000000:2A:00.0 Off |
+          0 |
+| N/A   31C    P0             118W / 700W |  70101MiB / 81559MiB |      0%
+     Default |
+"""
+
+
+def test_table_rows_wrapped_at_the_copy_width_are_rejoined():
+    report = analyze_text(WRAPPED_TABLE)
+    assert [(g["index"], g["name"], g["memory_used_mib"], g["memory_total_mib"]) for g in report["gpus"]] == [
+        (0, "NVIDIA H800", 70123, 81559),
+        (1, "NVIDIA H800", 70101, 81559),
+    ]
+    assert report["versions"]["driver"] == "535.154.05" and report["versions"]["cuda_driver_api"] == "12.2"
+
+
+def test_a_whole_row_is_not_joined_to_a_line_under_it_that_ends_in_a_bar():
+    # a line with no border at its start but one at its end joins the row above only when the two read as one row
+    rows = R610_TABLE.splitlines()
+    text = "\n".join(rows[: rows.index(next(r for r in rows if "170212MiB" in r)) + 1]) + "\nfree memory is 13 GiB |\n"
+    assert _gpus(text) == [(0, "NVIDIA B200", 0, 183359), (1, "NVIDIA B200", 170212, 183359)]
+
+
+def test_topo_matrix_whose_nic_column_is_an_older_rdma_device_name():
+    # drivers before the NIC# legend name a NIC's column by its RDMA device (mlx4_0 of a ConnectX-3; the shape of
+    # kubernetes/kubernetes#53497's paste, each line padded to the terminal's width): the header names the columns, so
+    # GPU0's links to GPU5-7 are read though the copy ends at GPU4's row
+    pad = " " * 60
+    text = (
+        f"        GPU0    GPU1    GPU2    GPU3    GPU4    GPU5    GPU6    GPU7    mlx4_0  CPU Affinity{pad}\n"
+        f"GPU0     X      PIX     PHB     PHB     SYS     SYS     SYS     SYS     PHB     0-9,20-29{pad}\n"
+        f"GPU1    PIX      X      PHB     PHB     SYS     SYS     SYS     SYS     PHB     0-9,20-29{pad}\n"
+        "GPU4    SYS     SYS     SYS     SYS      X      PIX     PHB     PHB     SYS     10-19,30-39\n"
+    )
+    report = analyze_text(text)
+    links = report["topology"]["links"]
+    assert [0, 7, "SYS"] in links and [1, 2, "PHB"] in links and [4, 5, "PIX"] in links
+    assert len(links) == 7 + 6 + 5  # GPU0's seven, GPU1's six beyond GPU0, GPU4's five beyond GPU0 and GPU1
+    assert {"gpu": 0, "nic": "mlx4_0", "link": "PHB"} in report["topology"]["nics"]

@@ -833,8 +833,10 @@ def test_a_client_error_that_shows_the_request_was_taken_places_it_while_serving
         "httpx.HTTPStatusError: Server error '503 Service Unavailable' for url 'http://10.0.0.2:30000/generate'",
         "requests.exceptions.HTTPError: 502 Server Error: Bad Gateway for url: http://10.0.0.2:30000/generate",
         "openai.InternalServerError: Error code: 504 - {'message': 'upstream timed out'}",
+        # a proxy that names its 503 "Internal Server Error": only requests' status says 500 (review12a item 6)
+        "requests.exceptions.HTTPError: 503 Server Error: Internal Server Error for url: http://10.0.0.2:30000/generate",
     ],
-    ids=["connection-refused", "gateway-503", "requests-gateway-502", "openai-gateway-504"],
+    ids=["connection-refused", "gateway-503", "requests-gateway-502", "openai-gateway-504", "requests-503-named-500"],
 )
 def test_a_client_error_that_shows_no_taken_request_places_nothing(last):
     (failure,) = _findings(_client_traceback(last))

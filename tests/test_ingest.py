@@ -239,3 +239,32 @@ def test_a_traceback_behind_the_longest_compose_name_is_placed_at_capture():
         lines.append(f"qwen3-next-80b-a3b |    {code}")
     report = analyze_text("\n".join(lines))
     assert [(f["rule"], f.get("phase")) for f in report["findings"]] == [("startup-crash", "capture")]
+
+
+# GitHub's autolinks of "#N" in a copy of a rendered issue (awesome-ml-sys-tutorial-106, built): the frame numbers of
+# torch's C++ backtrace became links; the number alone is what the program printed
+AUTOLINKED = (
+    "(WorkerDict pid=616, ip=192.168.149.159) frame [#44](https://github.com/zhaochenyang20/Awesome-ML-SYS-Tutorial/pull/44):"
+    " + 0x29ac5d (0x55ba19095c5d in sglang::scheduler_TP0)"
+)
+
+
+def test_a_github_autolink_of_a_number_is_the_number_again():
+    assert clean(AUTOLINKED) == ["frame #44: + 0x29ac5d (0x55ba19095c5d in sglang::scheduler_TP0)"]
+    # a link to another number is a link someone wrote, kept
+    other = "see [#12](https://github.com/sgl-project/sglang/issues/13) for the fix"
+    assert clean(other) == [other]
+
+
+def test_a_backtrace_whose_frame_numbers_were_autolinked_is_a_failure():
+    frames = [
+        AUTOLINKED,
+        "(WorkerDict pid=616, ip=192.168.149.159) frame [#45](https://github.com/zhaochenyang20/Awesome-ML-SYS-Tutorial/pull/45):"
+        " PyEval_EvalCode + 0x9f (0x55ba1909539f in sglang::scheduler_TP0)",
+        "(WorkerDict pid=616, ip=192.168.149.159) frame [#46](https://github.com/zhaochenyang20/Awesome-ML-SYS-Tutorial/issues/46):"
+        " + 0x2b831a (0x55ba190b331a in sglang::scheduler_TP0)",
+    ]
+    findings = analyze_text("\n".join(frames) + "\n")["findings"]
+    assert [(f["rule"], f["phase"]) for f in findings] == [("failure-time-unknown", "unknown")]
+    # (before the links were undone, the same frames read as nothing: exit 0)
+    assert "+ 0x29ac5d (0x55ba19095c5d" in findings[0]["message"]

@@ -184,6 +184,37 @@ def test_a_command_or_its_flags_as_a_field_give_the_config(form):
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
 
 
+# a mapping's keys have no order: the launcher's field may come under the flags' own (compose's `command:` over its
+# `entrypoint:`, Kubernetes' `args:` over its `command:`); its words still run first
+FLAGS_OVER_LAUNCHER = {
+    "compose command list over entrypoint": "    image: lmsysorg/sglang:v0.5.2-cu126\n    command:\n"
+    "      - --model-path=/models/x\n      - --tp-size=8\n      - --trust-remote-code\n"
+    "      - --mem-fraction-static=0.8\n"
+    '    entrypoint: ["python3", "-m", "sglang.launch_server"]\n',
+    "compose command string over entrypoint": "    command: --model-path /models/x --tp 8 --trust-remote-code "
+    "--mem-fraction-static 0.8\n    entrypoint: python3 -m sglang.launch_server\n",
+    "k8s args over command": "        - name: sglang\n          args:\n            - --model-path\n            - /models/x\n"
+    '            - --tp\n            - "8"\n            - --trust-remote-code\n            - --mem-fraction-static\n'
+    '            - "0.8"\n          command: ["python3", "-m", "sglang.launch_server"]\n',
+}
+
+
+@pytest.mark.parametrize("form", FLAGS_OVER_LAUNCHER)
+def test_flags_written_over_their_launcher_s_field_give_the_config(form):
+    (launch,) = analyze_text(FLAGS_OVER_LAUNCHER[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
+
+
+def test_a_compose_command_of_flags_alone_under_another_engine_s_image_is_no_launch():
+    # compose's `command:` is the image's arguments: flags alone with no launcher's `entrypoint:` are no SGLang launch,
+    # though every flag here is also one of SGLang's names
+    text = (
+        "  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    command:\n      - --model\n      - Qwen/Qwen3-8B\n"
+        '      - --tensor-parallel-size\n      - "2"\n      - --port\n      - "8000"\n'
+    )
+    assert analyze_text(text)["launches"] == []
+
+
 def test_an_args_list_of_something_else_is_no_launch():
     text = "        args:\n          - --config\n          - /etc/app.yaml\n          - --verbose\n"
     assert analyze_text(text)["launches"] == []
@@ -255,6 +286,16 @@ WRAPPED_FORMS = {
     "python3 -m sglang.launch_server {flags} > server.log 2>&1 &",
     "torchrun under a wrapper": "numactl -N 0 env NCCL_DEBUG=INFO torchrun --nproc-per-node 4 -m sglang.launch_server {flags}",
     "continued in a container": "docker exec -it -e NCCL_DEBUG=INFO box \\\n  python3 -m sglang.launch_server \\\n  {flags}",
+    # podman's container start, its GPUs through CDI (podman 4.x: --device nvidia.com/gpu=all)
+    "a podman container": "podman run --rm --device nvidia.com/gpu=all --ipc=host -p 30000:30000 -e NCCL_DEBUG=INFO "
+    "-v /models:/models docker.io/lmsysorg/sglang:v0.5.6 python3 -m sglang.launch_server {flags}",
+    # a profiler's or a debugger's options are no server arguments
+    "under nsys": "NCCL_DEBUG=INFO nsys profile -o /tmp/sgl --trace-fork-before-exec=true --cuda-graph-trace=node "
+    "python3 -m sglang.launch_server {flags}",
+    "under compute-sanitizer": "NCCL_DEBUG=INFO compute-sanitizer --tool memcheck --target-processes all "
+    "python3 -m sglang.launch_server {flags}",
+    "under py-spy": "NCCL_DEBUG=INFO py-spy record -o profile.svg -- python3 -m sglang.launch_server {flags}",
+    "under gdb": "NCCL_DEBUG=INFO gdb -ex run --args python3 -m sglang.launch_server {flags}",
 }
 
 
@@ -449,3 +490,44 @@ def test_a_failure_quoted_after_the_command_is_still_read(form):
     )
     assert report["launches"][0]["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
     assert [f["rule"] for f in report["findings"]] == ["failure-time-unknown"]
+
+
+ARGV = (
+    "['python3', '-m', 'sglang.launch_server', '--model-path', '/models/x', '--tp-size', '8', '--trust-remote-code', "
+    "'--mem-fraction-static', '0.8']"
+)
+ARGV_FORMS = {
+    # a program that starts the server logs its argv (a Ray actor's line: "(pid=...) INFO ... Launching: [...]")
+    "logged argv": f"(SGLangServer pid=2345) INFO 2026-03-01 10:00:00 launcher.py:50 Launching server: {ARGV}\n",
+    # a JSON spec on one line
+    "json spec": '{"name": "sglang", "cmd": ' + ARGV.replace("'", '"') + ', "gpus": 8}\n',
+    # CPython's CalledProcessError holds the argv's repr (subprocess.py: "Command '%s' returned non-zero exit status %d.")
+    "CalledProcessError": "Traceback (most recent call last):\n"
+    '  File "/workspace/serve.py", line 12, in <module>\n'
+    "    subprocess.run(cmd, check=True)\n"
+    '  File "/usr/lib/python3.10/subprocess.py", line 526, in run\n'
+    "    raise CalledProcessError(retcode, process.args,\n"
+    f"subprocess.CalledProcessError: Command '{ARGV}' returned non-zero exit status 1.\n",
+}
+
+
+@pytest.mark.parametrize("form", ARGV_FORMS)
+def test_a_launch_s_argv_printed_as_a_list_gives_the_config(form):
+    (launch,) = analyze_text(ARGV_FORMS[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
+
+
+def test_an_argv_list_of_another_engine_is_no_launch():
+    text = "Launching server: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', '/models/x', '--port', '8000']\n"
+    assert analyze_text(text)["launches"] == []
+
+
+def test_a_launcher_alone_on_its_line_then_a_flag_a_line_without_backslashes():
+    # a command written over lines, or one whose backslashes a copy of a rendered page lost: the flags under the
+    # launcher are its own, up to the first line that is no option
+    text = (
+        "python3 -m sglang.launch_server\n--model-path /models/x\n--tp 8\n--trust-remote-code\n"
+        "--mem-fraction-static 0.8\nThe server hangs after loading.\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}

@@ -53,3 +53,17 @@ def test_an_error_word_inside_prose_is_no_failure(line):
 def test_argparse_usage_error_keeps_its_own_signature():
     (finding,) = _findings("error: unrecognized arguments: --foo\n")
     assert finding["rule"] == "startup-crash"
+
+
+def test_an_unrecognised_failure_is_a_failure_of_unknown_time():
+    """unrecognized-failure is a failure (rule_engine/engine.py): its finding says `phase` unknown, `mechanism` and
+    `signature` null, as a failure of no known mechanism, so bots and the mined score read "this failed, time unknown",
+    never "nothing". The line: sgl-router's tracing ERROR record as sglang-12355 (built) holds it."""
+    line = (
+        "2025-10-29 21:49:19 ERROR http_request{method=POST uri=/generate version=HTTP/1.1}: sglang_router_rs::routers::"
+        "http::pd_router: src/routers/http/pd_router.rs:142: Failed to select PD pair error=No available prefill workers"
+    )
+    (finding,) = _findings(line + "\n")
+    assert finding["rule"] == "unrecognized-failure"
+    assert (finding["phase"], finding["mechanism"], finding["signature"]) == ("unknown", None, None)
+    assert "Failed to select PD pair" in finding["message"]

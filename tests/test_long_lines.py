@@ -7,6 +7,7 @@ from __future__ import annotations
 from logscope.core.limits import READ_CAP, READ_GAP, READ_TEXT_CAP
 from logscope.pipeline.ingest.linescan import LiteralScan, decode_line
 from logscope.pipeline.parse import classify, prefilter
+from logscope.report.view import build_view
 from tests.helpers import analyze_paths
 
 PHASE = "[2025-10-16 09:06:22 TP5] Memory pool end. avail mem=11.87 GB"
@@ -38,6 +39,16 @@ def test_a_traceback_flattened_into_one_long_json_line_keeps_its_exception_line(
         messages = [f["message"] for f in report["findings"]]
         wanted = "RuntimeError: CUDA error: an illegal memory access was encountered"
         assert any(wanted in m for m in messages), (pad, messages)
+        assert report["coverage"]["elided_lines"] == 1, pad
+
+
+def test_the_verdict_says_a_line_was_read_as_its_head_and_tail(tmp_path):
+    filler = "".join(f'"field{i}": "value {i}", ' for i in range(4000))
+    path = tmp_path / "one.log"
+    path.write_text(PHASE + "\nERROR " + filler + "\n")
+    report = analyze_paths(str(path))
+    assert report["coverage"]["elided_lines"] == 1
+    assert "1 line longer than 32 KiB read as its first and last 16 KiB" in build_view(report).verdict
 
 
 def test_a_long_flattened_line_is_cut_at_its_pieces():
@@ -79,6 +90,9 @@ def test_the_readers_are_handed_at_most_read_cap_characters_of_a_long_line(tmp_p
     assert not any("ERROR in the middle" in text for text in seen)  # the third line is never handed over
     assert sum(text.startswith("ERROR field0") or text.startswith('ERROR "field0') for text in seen) >= 1
     assert report["inputs"][0]["lines"] == 5
+    # the two candidates given as head and tail are counted; the third line, never handed over, is not
+    assert report["inputs"][0]["elided_lines"] == 2
+    assert report["coverage"]["elided_lines"] == 2 and report["coverage"]["read_cap_bytes"] == READ_CAP
     ranks = {r["rank"]: r["phases"][0]["avail_gib"] for r in report["launches"][0]["ranks"]}
     assert ranks == {"TP5": 11.87, "TP6": 11.87}  # the lines around the long ones read as ever
 

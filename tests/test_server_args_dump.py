@@ -60,3 +60,12 @@ def test_a_piece_of_a_dump_without_its_head_gives_its_fields():
 def test_a_python_repr_of_other_names_is_no_dump():
     line = "Namespace(alpha=1, beta=None, gamma=False, delta=2, epsilon=None, zeta=3, eta=False, theta=None, iota=4)\n"
     assert analyze_text(line)["launches"] == []
+
+
+def test_a_dump_behind_a_log_collector_s_pod_and_container_names_is_read_whole():
+    # stern's and kubectl's multi-pod output puts the pod's and the container's names before each line: words no
+    # prefix reader knows, so the line once read as prose and the catalogue's wording cut the dump at its first comma
+    text = "sglang-deploy-7d9f8c-abcde sglang [2025-03-18 02:52:08] " + DUMP + "\n"
+    report = analyze_text(text)
+    assert _config(report) == CONFIG
+    assert report["launches"][0]["config_source"]["tp_size"] == "server_args"

@@ -203,3 +203,36 @@ def test_another_programs_glog_error_line_names_no_library(line):
     findings = _findings(line + "\n")
     assert [f["rule"] for f in findings] == ["unrecognized-failure"]
     assert all(f.get("library") is None for f in findings)
+
+
+# gpustack-5641 (built): a caption that names the log below it, the failure stated in the steps above it
+GPUSTACK_CAPTION = """\
+### ▶️ Steps to reproduce
+
+1. Deploy qwen3-0.6b to 2 worker(each has one 4080 GPU) with sglang 0.5.12.post1
+2. Failed to start the model with logs
+3. Starting with sglang 0.5.9, could start
+
+Failed model start logs\x20
+```
+2026-06-17 16:49:19.444655+08:00 - gpustack.worker.backends.base - INFO - Preparing model files...
+2026-06-17 16:49:19.449791+08:00 - gpustack.worker.backends.base - INFO - Model files are ready.
+```
+"""
+
+
+def test_a_caption_above_a_log_is_no_failure_line_and_the_stated_failure_speaks():
+    (finding,) = _findings(GPUSTACK_CAPTION)
+    assert finding["rule"] == "startup-crash"
+    assert "Failed to start the model with logs" in finding["message"]
+    assert "Failed model start logs" not in finding["message"]
+
+
+@pytest.mark.parametrize("caption", ["Error log:", "**Error log:**", "Decode node crash logs:", "error message:", "Error logs"])
+def test_a_caption_names_the_text_below_it(caption):
+    assert _rules(f"{caption}\n```\nINFO:     Started server process [2619]\n```\n") == []
+
+
+@pytest.mark.parametrize("line", ["Failed to open log", "Error reading output:", "Error: log file missing"])
+def test_a_failure_about_a_log_is_no_caption(line):
+    assert _rules(f"{line}\n```\nINFO:     Started server process [2619]\n```\n") != []

@@ -48,6 +48,11 @@ STATED = [
     ("After following the guide, the server dies with code 137.", "dies"),
     # sgl-project/sglang#3444 (probe): a flag that causes the failure
     ("when I add param `--torch-compile-max-bs`\uff0c it causes the oom exception on one gpu", "causes the oom"),
+    # glm-v-124 (built): an OOM met names the failure itself, as "an error" does not
+    (
+        "Even after the server is launched, it encounters the OOM after a certain number of requests.",
+        "encounters the OOM",
+    ),
     # flashinfer-3206 (built): a kernel that errors out
     ("FlashInfer trtllm kernel for nvfp4 MoE model with intermediate size 704 errors out.", "errors out"),
     # constructed in the shapes issues use for a server or a process that ended
@@ -97,8 +102,8 @@ NOT_STATED = [
     "Hi, I've got the same error.",
     "I am getting the same error.",
     "I tried to reproduce the reported segfault using your code snippet, but I could not reproduce it on my side.",
-    # a sentence that introduces a text shown elsewhere (sglang-3416, sglang-3362, sglang-5594, verl-1049)
-    "After starting the server, it just crashes with the following log:",
+    # a sentence that introduces a text shown elsewhere (sglang-3416, sglang-3362, sglang-5594, verl-1049); one that
+    # names a failure is read as pointing (test_a_pointing_sentence_is_read_as_pointing)
     "I got some error like this,please help",
     # a link after the colon points at the text elsewhere (deepep-268's pastebin, as a user would write it)
     "I got an error: https://pastebin.com/raw/Q7Z2KGja",
@@ -257,3 +262,36 @@ def test_designed_behaviour_another_engine_or_the_user_s_stop_is_no_failure_of_t
 def test_the_forms_still_read_a_failure_of_the_run(sentence, said):
     parsed = parse(sentence)
     assert parsed is not None and parsed.data["said"] == said
+
+
+# a sentence that points at its failure's text (deepep-268's shape, built: "trying to run `test_low_latency` it failes with
+# the following log:" then a pastebin link): the failure is stated, its text is elsewhere, so the sentence is the evidence
+POINTING = "Trying to run test_low_latency, the server crashes with the following log:"
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "\nhttps://pastebin.com/raw/Q7Z2KGja\n\nHere is my network setup:\n",  # a pastebin link on the next line
+        '\n\n<img width="1136" alt="Image" src="https://github.com/user-attachments/assets/a752d2a4" />\n',  # a screenshot
+        " https://gist.github.com/someone/0123abcd\n",  # the link after its words on the line
+    ],
+)
+def test_a_sentence_pointing_at_a_text_elsewhere_states_the_failure(after):
+    assert _failures(POINTING + after) == [("failure-time-unknown", "stated_failure", "unknown")]
+
+
+def test_a_pointing_sentence_is_read_as_pointing():
+    parsed = parse("After starting the server, it just crashes with the following log:")
+    assert parsed is not None and parsed.data == {
+        "sentence": "After starting the server, it just crashes with the following log:",
+        "said": "crashes",
+        "points": True,
+    }
+
+
+def test_a_sentence_pointing_at_the_text_that_follows_is_no_evidence_of_its_own():
+    # sglang-3416 (built): the log follows (cut before any error line): the log is the evidence, and shows no failure
+    log = "\n\n```\n[2025-02-09 03:12:21] server_args=ServerArgs(model_path='/data/textgen_cache/models/deepseek-v3', tp_size=8\n"
+    assert _failures(POINTING + log) == []
+    assert _failures(POINTING + "\n") == []  # (the copy ends there: cut, not elsewhere)

@@ -174,7 +174,24 @@ class Kind:
 # a line that starts with one of these is a record, not prose: so each head is also spelled as a Markdown list
 # item ("- ", "* ", "+ "), in bold ("**SGLang**:") and as a code span ("`torch`:")
 _BULLETS = ("- ", "* ", "+ ")
-_TIED_WORDS = ("0.", " v0.", " 0.", " version", " to v", " to 0.", " (v", " (0.", " release", " is v", " is 0.", " at v", " of v")
+# ("sglang-0.5.4": the name joined to its version as a distribution's file names it)
+_TIED_WORDS = (
+    "0.",
+    " v0.",
+    " 0.",
+    "-0.",
+    "-v0.",
+    " version",
+    " to v",
+    " to 0.",
+    " (v",
+    " (0.",
+    " release",
+    " is v",
+    " is 0.",
+    " at v",
+    " of v",
+)
 _STATED_HEADS = (
     "sglang==",
     "sglang[",
@@ -259,6 +276,11 @@ _STATED_HEADS = (
     " Version",
     "Python 3.",
     "python 3.",
+    "Python v3.",  # py-spy's dump header ("Python v3.11.13 (/usr/bin/python3.11)")
+    ".__version__",  # an attribute and its value on one line ("torch.__version__: 2.8.0+cu128")
+    ".version.cuda",
+    "Requirement already satisfied: ",  # pip's line for a requirement installed: its version last in parentheses
+    "(you have ",  # xFormers' build warning ("    Python  3.10.16 (you have 3.10.12)"): the process's own version
     " python 3",
     " driver ",
     "(driver ",
@@ -287,6 +309,7 @@ _STATED_HEADS = (
     "triton:",
     "triton 2.",
     "triton 3.",
+    "Triton 3.",  # SGLang's "LoRA {kernel} config not found for Triton {triton_version}." (0.5.16 .. 0.5.21)
     "transformers==",
     "transformers:",
     "Transformers:",

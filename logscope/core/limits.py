@@ -22,7 +22,8 @@ LINE_CAP = 1 << 20  # bytes of one physical line that are read; the rest of it i
 READ_CAP = 16 << 10
 # a longer line is given as its head and its tail (READ_CAP bytes each) joined by READ_GAP: a record flattened onto one
 # line (a JSON log's traceback with literal \n) ends in its exception line, which its head alone would lose
-READ_GAP = " \u2026 "
+# The gap says so in the text, so a quoted line shows it, and the lines given so are counted (ReadNotes.elided_lines)
+READ_GAP = " \u2026[middle not read]\u2026 "
 READ_TEXT_CAP = 2 * READ_CAP + len(READ_GAP.encode())  # bytes of a line's text a reader is given at most
 DECOMPRESSED_CAP = 1 << 30  # bytes a compressed input may expand to; reading stops there (the report says so)
 ISSUE_CAP = 32 << 20  # bytes of an issue thread triage reads whole (it splits it into blocks)
@@ -35,6 +36,7 @@ class ReadNotes:
 
     encoding: str | None = None  # set when not UTF-8 without a mark
     cut_lines: int = 0  # lines longer than LINE_CAP, cut there
+    elided_lines: int = 0  # lines longer than 2 x READ_CAP the readers were given as their head and tail (READ_GAP)
     stopped: str | None = None  # why reading stopped before the end
     # the input's last line has no newline: its writer stopped mid-line (a process killed while it wrote its log) or a
     # copy ended there; a copy whose cut line still ends in a newline was cut by whoever copied it

@@ -303,6 +303,7 @@ class InputFile:
     lines: int
     recognized_lines: int
     cut_lines: int = 0  # lines longer than limits.LINE_CAP, cut there
+    elided_lines: int = 0  # lines the readers were given as their head and tail (limits.READ_GAP)
     encoding: str | None = None  # when not UTF-8 without a byte-order mark
     stopped: str | None = None  # why reading stopped before the end (the cap on compressed inputs)
     unterminated: bool = False  # its last line has no newline (limits.ReadNotes.unterminated); not in the document

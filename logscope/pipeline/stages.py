@@ -176,6 +176,7 @@ def _input(source: Source, grammars: set[str]) -> InputFile:
         source.lines,
         source.recognized_lines,
         notes.cut_lines,
+        notes.elided_lines,
         notes.encoding,
         notes.stopped,
         notes.unterminated,

@@ -10,7 +10,7 @@ from typing import Any
 from logscope import SCHEMA_ID, __version__
 from logscope.core import kinds, phases
 from logscope.core.events import Event
-from logscope.core.limits import LINE_CAP
+from logscope.core.limits import LINE_CAP, READ_CAP
 from logscope.core.model import (
     WORDING_VERDICTS,
     Analysis,
@@ -65,6 +65,7 @@ def _input(entry: InputFile) -> dict[str, Any]:
         "lines": entry.lines,
         "recognized_lines": entry.recognized_lines,
         **({"cut_lines": entry.cut_lines} if entry.cut_lines else {}),
+        **({"elided_lines": entry.elided_lines} if entry.elided_lines else {}),
         **({"encoding": entry.encoding} if entry.encoding else {}),
         **({"stopped": entry.stopped} if entry.stopped else {}),
     }
@@ -208,9 +209,14 @@ def _with_device(readings: list[dict[str, Any]], device: Any) -> list[dict[str, 
 
 
 def _cuts(inputs: list[InputFile]) -> dict[str, Any]:
-    """Lines cut at the line cap, counted in the coverage (only when there were some)."""
+    """Lines cut at the line cap, and lines read as their head and tail, counted in the coverage (only when there
+    were some)."""
     cut = sum(i.cut_lines for i in inputs)
-    return {"cut_lines": cut, "line_cap_bytes": LINE_CAP} if cut else {}
+    elided = sum(i.elided_lines for i in inputs)
+    return {
+        **({"cut_lines": cut, "line_cap_bytes": LINE_CAP} if cut else {}),
+        **({"elided_lines": elided, "read_cap_bytes": READ_CAP} if elided else {}),
+    }
 
 
 def _missing_phases(launches: list[Launch]) -> dict[str, dict[str, list[str]]]:

@@ -284,6 +284,10 @@ def _read_limits(report: dict[str, Any]) -> str:
     cov = report["coverage"]
     if cov.get("cut_lines"):
         parts.append(f"{plural(cov['cut_lines'], 'line')} longer than {cov['line_cap_bytes'] >> 20} MiB cut there")
+    if cov.get("elided_lines"):
+        cap, count = cov["read_cap_bytes"] >> 10, cov["elided_lines"]
+        their = "its" if count == 1 else "their"
+        parts.append(f"{plural(count, 'line')} longer than {2 * cap} KiB read as {their} first and last {cap} KiB")
     if cov.get("repeated_launches"):
         parts.append(repeated_statement(cov["repeated_launches"]))
     if cov.get("left_out"):

@@ -98,8 +98,8 @@ def find(piece: str, files: dict[str, str]) -> str | None:
     """Where (`file:line`) the files hold the piece, else None."""
     read = {name: _texts(text) for name, text in files.items()}
     for name, (strings, classes) in read.items():
-        if piece in classes:
-            return f"{name}:{classes[piece]} (class)"
+        if piece in classes or piece.removesuffix(":") in classes:  # "<Class>:" opens the exception line
+            return f"{name}:{classes[piece.removesuffix(':')]} (class)"
         line = next((at for value, at in strings if piece in value), None)
         if line is not None:
             return f"{name}:{line}"

@@ -12,7 +12,14 @@ from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.core.server_flags import field_of, may_take, takes, value_type
 from logscope.pipeline.assemble.sglang_version import lines_of, sglang_version
-from logscope.pipeline.parse.parsers.stated_env import BUNDLED, BUNDLED_TAG, IMAGE_TAG, TORCH_NCCL_ERROR, WEAK
+from logscope.pipeline.parse.parsers.stated_env import (
+    BUNDLED,
+    BUNDLED_TAG,
+    IMAGE_TAG,
+    TORCH_NCCL_ERROR,
+    WEAK,
+    exception_versions,
+)
 
 CONFIG_KEYS = (
     "model_path",
@@ -266,6 +273,10 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
             launch.versions.setdefault("nccl", ev.data["nccl"])
         elif ev.kind == kinds.EXCEPTION and (m := TORCH_NCCL_ERROR.search(str(ev.data.get("message", "")))):
             launch.versions.setdefault("nccl", m.group(1))
+        elif ev.kind == kinds.EXCEPTION and (checked := exception_versions(str(ev.data.get("message", "")))):
+            for key, value in checked.items():  # a library's version check names the version installed
+                if key in VERSION_KEYS:
+                    launch.versions.setdefault(VERSION_KEYS[key], value)
         elif ev.kind in _ENV_KINDS:
             values = ev.data["values"]
             for key, name in VERSION_KEYS.items():

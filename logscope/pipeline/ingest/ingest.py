@@ -43,6 +43,11 @@ __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name
 CHUNK_BYTES = 1 << 22  # 4 MiB of complete lines per read of a stream (stdin, .gz, a small file)
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+# GitHub's autolink of an issue or pull request number, as a copy of a rendered page writes it back into the text: a
+# C++ backtrace's "frame #44: ..." (torch's c10 frames), gdb's "#3  0x... in ...", a list's "#12" became
+# "frame [#44](https://github.com/<owner>/<repo>/pull/44): ..." (awesome-ml-sys-tutorial-106); the link's own number is
+# the text's, so the number alone is what the program printed
+_AUTOLINK = re.compile(r"\[#(\d+)\]\(https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\1\)")
 # kubectl logs --timestamps (a space), a log console's export (a tab), and the CRI log files kubelet writes under
 # /var/log/pods ("<time> stdout F <line>": the stream, then F for a full line or P for a partial one)
 _K8S_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})(?: (?:stdout|stderr) [FP])?[ \t]")
@@ -511,6 +516,8 @@ def clean(physical: str) -> list[str]:
     """One physical line → the logical lines it holds, wrappers removed. Empty results are dropped."""
     if "\x1b" in physical:
         physical = _ANSI.sub("", physical)
+    if "](https://github.com/" in physical:
+        physical = _AUTOLINK.sub(r"#\1", physical)
     if physical.endswith("\r"):
         physical = physical[:-1]
     out: list[str] = []

@@ -15,6 +15,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event, SourceEvents
+from logscope.core.limits import READ_GAP
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.gutters import may_be_decorated, undecorated
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
@@ -50,6 +51,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     PYTHON_M_SGLANG,
     WRAPPED_COMMAND,
     after_label,
+    argv_words,
     behind_prompt,
     command_line,
 )
@@ -81,6 +83,9 @@ from logscope.pipeline.parse.status_lines import is_a_status_line
 _FULL_KEEP = 4000
 _CATALOGUE_CHARS = 4000  # a longer line is no log record: it is not searched for wordings
 _CODE_SPAN = re.compile(r"`([^`]{6,2000})`")
+# the head of SGLang's server_args dump (catalog/sglang.json: "server_args={server_args!r}", logged at info by
+# sglang.srt.entrypoints.engine, releases 0.3.0 .. 0.5.23)
+_DUMP_HEAD = "server_args=ServerArgs("
 # an exception named in parentheses in a sentence: "it crashed (AssertionError: Committed KV cache already freed
 # (self.kv_committed_len=14))", one level of parentheses inside; also when cut before the closing parenthesis
 # a launch command in a string of code that goes on past the line (cmd = """python -m sglang.launch_server ...):
@@ -131,6 +136,17 @@ _NO_REPORT_SECTION = re.compile(
     r"alternatives?|related (?:resources|issues?)|benchmark|accuracy|test plan|changes?|summary of changes|solution|"
     r"description of changes|what does this pr)"
 )
+# a caption that names the text below it: a few words that hold a failure word as a modifier and end in what was
+# pasted ("Error log:", "Failed model start logs" (gpustack-5641), "Decode node crash logs:", "error message:", "crash
+# info"); no verb between them ("Failed to open log", "Error reading output" are failures of their own)
+_CAPTION = re.compile(
+    r"(?i)^\s*(?:[#>*_\s]*)(?:(?:the|my|full|whole|complete|detailed|server|decode|prefill|node)\s+){0,3}"
+    r"(?:error|errors|failed|failure|crash(?:ed)?|exception)"
+    r"(?:\s+(?!(?:to|the|a|an|at|in|of|on|for|from|with|while|when|during|is|was|are|were|has|had)\b)(?![a-z]+ing\b)[a-z]+){0,3}?"
+    r"\s+(?:logs?|outputs?|messages?|info|information|details|traces?|tracebacks?|stack ?traces?|screenshots?)"
+    r"\s*[*_]*\s*[:\uff1a]?\s*[*_]*\s*$"
+)
+_FENCE_OPEN = re.compile(r"^\s*(?:```|~~~)")
 _SENTENCE_END = re.compile(r"\w[.!。！]\s*$")
 _HEADING_LINE = re.compile(r"^\s{0,3}(?:(#{1,6})\s+\S|\*\*[^*]+\*\*:?\s*$)")
 _SECTION_LOOKBACK = 300
@@ -199,6 +215,7 @@ class SourceClassifier:
         self.streaming = False
         self.serving = serving.ServingMarks()  # the source's serving lines, still to be placed
         self.joins = ExceptionsBeforeTracebacks()
+        self.elided: set[int] = set()  # lines given as their head and tail (limits.READ_GAP), counted in the notes
 
     # ------------------------------------------------------------------ driver
     def run(self) -> list[Event]:
@@ -228,6 +245,7 @@ class SourceClassifier:
         self.coverage.lines += self.source.lines
         self.coverage.recognized_lines += len(self.recognized_physical)
         self.source.recognized_lines = len(self.recognized_physical)
+        self.source.notes.elided_lines = len(self.elided)
         if self.streaming:
             yield from self.joins.settle(self.events, keep=0)
             self.events = []
@@ -301,6 +319,8 @@ class SourceClassifier:
                 while next_candidate < len(candidates) and candidates[next_candidate] < position + span:
                     next_candidate += 1
             self.physical = text
+            if READ_GAP in text:
+                self.elided.add(chunk.first + position)
             for logical, how in _logical_lines(text):
                 if how is not None:
                     self.unwrapped.setdefault(chunk.first + position, how)
@@ -514,7 +534,7 @@ class SourceClassifier:
             # names is stated as a sentence states it ("## Collection summary for b200_sxm sglang:0.5.9")
             self._heading_version(lineno, text)
             return
-        if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates):
+        if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates) and not _dump(text):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
             before = len(self.events)
@@ -620,7 +640,10 @@ class SourceClassifier:
 
     def _miss_failure(self, lineno: int, text: str) -> None:
         """A line that reads like a failure and that no grammar or signature reads: listed as unread, and the NCCL
-        release that torch's NCCL error ends with is still read off it (stated_env.TORCH_NCCL_ERROR)."""
+        release that torch's NCCL error ends with is still read off it (stated_env.TORCH_NCCL_ERROR). A caption that
+        names the text below it ("Error log:", "Failed model start logs" above a fence) is none: the text is."""
+        if _CAPTION.match(text) and self._captions(lineno, text):
+            return
         self.coverage.miss(self.source.name, lineno, "failure", text)
         self._torch_nccl_version(lineno, text)
         self._sglang_version_before_failure(lineno, text)
@@ -747,6 +770,7 @@ class SourceClassifier:
                     event.data[NAMED_IN_SENTENCE] = True
             # a client step in a code span of a sentence that only means to run it ran no request
             self.events[before:] = [e for e in self.events[before:] if not _only_intended(e, text)]
+            self.events[before:] = _one_version_a_package(self.events[before:])
             if all(e.kind in (kinds.FAILURE_LINE, kinds.STATED_ENV) for e in self.events[before:]):
                 # a sentence quoting a failure or a pin (`sglang==0.5.12.post1`) may state other versions too
                 self._read_prose(lineno, text)
@@ -779,6 +803,9 @@ class SourceClassifier:
             if grammar.only_in_prose and not self._reporting(lineno):
                 continue
             parsed = grammar.parse(text)
+            pointing = parsed is not None and parsed.data.pop(stated_failure.POINTS, False)
+            if pointing and parsed is not None and not self._text_elsewhere(lineno, text, parsed.data["said"]):
+                continue  # ("it crashes with the following log:" and the log: the log is the evidence, the sentence none)
             if parsed is not None:
                 self.coverage.seen[name] += 1
                 self.coverage.recognized[name] += 1
@@ -786,6 +813,35 @@ class SourceClassifier:
                 self._emit(parsed.kind, lineno, text, parsed.data, parsed.prefix, name)
                 if not whole:
                     return
+
+    def _captions(self, lineno: int, text: str) -> bool:
+        """The caption ends with a colon, or the next line that holds more than blanks opens a code fence."""
+        if text.rstrip().rstrip("*").rstrip().endswith((":", "\uff1a")):
+            return True
+        chunk = self.chunk
+        if chunk is None:
+            return False
+        for index in range(lineno - chunk.first + 1, min(chunk.size, lineno - chunk.first + 4)):
+            following = chunk.line(index)
+            if following.strip():
+                return _FENCE_OPEN.match(following) is not None
+        return False
+
+    def _text_elsewhere(self, lineno: int, text: str, said: str) -> bool:
+        """A sentence that points at its failure's text ("it failes with the following log:") and a link or an image
+        where that text would be: after its words on its line, or opening the next line that holds more than blanks
+        (a pastebin or gist link, a screenshot, an attached file). The failure is then stated and its text is not in the
+        paste; where the text follows, it is the evidence."""
+        if stated_failure.ELSEWHERE_AFTER.search(text, text.find(said) + len(said)):
+            return True
+        chunk = self.chunk
+        if chunk is None:
+            return False
+        for index in range(lineno - chunk.first + 1, min(chunk.size, lineno - chunk.first + 4)):
+            following = chunk.line(index)
+            if following.strip():
+                return stated_failure.ELSEWHERE_LINE.match(following) is not None
+        return False
 
     def _reporting(self, lineno: int) -> bool:
         """Whether the line is outside every section that states what should happen or what a change does: the
@@ -994,6 +1050,15 @@ def _sglang_line(text: str, candidates: list[str]) -> bool:
     return kinds.SGLANG in candidates and grammar.fits(text) and grammar.parse(text) is not None
 
 
+def _dump(text: str) -> bool:
+    """SGLang's server_args dump behind words no prefix reader knows (a log collector's pod and container names:
+    "sglang-7d9f8c-abcde sglang [2026-02-01 10:00:00] server_args=ServerArgs(model_path=..."), or a launch's argv as a
+    list of strings (a JSON spec's line, `{"cmd": ["python3", "-m", "sglang.launch_server", ...]}`): a record wherever
+    it starts, as no sentence writes a dataclass's repr or a list of argv words; read as prose, the catalogue's wording
+    took the dump and cut its value at the first comma, and the list gave nothing."""
+    return _DUMP_HEAD in text or ("[" in text and argv_words(text) is not None)
+
+
 def _a_status_line(text: str) -> bool:
     """A shell's or a container tool's status line (status_lines.py), also behind SGLang's prefix (a launcher that
     prefixes its children's output: "[2025-06-01 10:00:00 TP3] zsh: killed  python3 -m ...")."""
@@ -1001,6 +1066,29 @@ def _a_status_line(text: str) -> bool:
         return True
     message = message_after_prefix(text)
     return message is not None and is_a_status_line(message)
+
+
+def _one_version_a_package(events: list[Event]) -> list[Event]:
+    """The versions a sentence's spans state, less a package they give two versions ("triggers the installation of the
+    latest `torch==2.10.0`, ..., as `sglang` is built with `torch==2.9.0`"): neither is said to run, as a sentence's
+    own words stating two would not be (stated_env.named_versions)."""
+    stated = [e for e in events if e.kind == kinds.STATED_ENV and e.data.get("values")]
+    seen: dict[str, set[str]] = {}
+    for event in stated:
+        for key, value in event.data["values"].items():
+            seen.setdefault(key, set()).add(str(value))
+    twice = {key for key, values in seen.items() if len(values) > 1}
+    if not twice:
+        return events
+    kept = []
+    ids = {id(e) for e in stated}
+    for event in events:
+        if id(event) in ids and set(event.data["values"]) & twice:
+            event.data["values"] = {k: v for k, v in event.data["values"].items() if k not in twice}
+            if not event.data["values"]:
+                continue
+        kept.append(event)
+    return kept
 
 
 def _looks_like_a_record(text: str) -> bool:

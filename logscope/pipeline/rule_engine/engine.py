@@ -8,7 +8,7 @@ from typing import Any
 
 from logscope.core.errors import RuleError
 from logscope.core.excerpt import cut_around
-from logscope.core.model import Analysis
+from logscope.core.model import UNRECOGNIZED, Analysis
 from logscope.pipeline.rule_engine.facts import global_facts, launch_facts
 from logscope.pipeline.rule_engine.loader import SEVERITIES, Rule, load_rules
 
@@ -80,6 +80,11 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
             finding["mechanism"] = named["mechanism"]
             if named.get("library"):  # the native library its frames or source path name (catalog/libraries.json)
                 finding["library"] = named["library"]
+    elif severity != "info" and _unread_failure(evidence_items):
+        # a line that reads like a failure and that nothing attributed (unrecognized-failure): a failure still, of no
+        # known mechanism, placed nowhere (no signature read it, so no phase either): bots and the corpus score read
+        # "this failed, time unknown", never "nothing found"
+        finding.update(phase="unknown", mechanism=None, signature=None)
     return finding
 
 
@@ -109,6 +114,11 @@ def _named_failure(items: Any, first: dict[str, Any]) -> dict[str, Any]:
         and (unnamed or not i.get("library_from_cut"))
     ]
     return others[0] if len({i["library"] for i in others}) == 1 else first
+
+
+def _unread_failure(items: Any) -> bool:
+    items = [items] if isinstance(items, dict) else items
+    return isinstance(items, list) and any(isinstance(i, dict) and i.get("kind") == UNRECOGNIZED for i in items)
 
 
 def _first_failure(items: Any) -> dict[str, Any] | None:

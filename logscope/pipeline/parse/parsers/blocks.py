@@ -323,6 +323,7 @@ class TracebackReader(BlockReader):
             if self.chained_at is not None:
                 self.exception.data["chained_at"] = self.chained_at
             events.append(self.exception)
+            events += _launch_it_ran(self.exception)
         elif self.fatal is not None:
             self.fatal.data.update(frames=frames, frame_paths=paths)
             if other_threads:
@@ -380,6 +381,22 @@ def _printed_newest_first(frames: list[dict[str, Any]]) -> bool:
     calls_itself = [f["func"] for f in with_code if re.search(rf"\b{re.escape(str(f['func']))}\(", str(f["code"]))]
     # two different functions at least: one recursive function calls itself in order too
     return len(set(calls_itself)) >= 2 and len(calls_itself) * 2 >= len(with_code)
+
+
+def _launch_it_ran(exception: Event) -> list[Event]:
+    """The launch a subprocess call ran, from CPython's CalledProcessError ("Command '['python3', '-m',
+    'sglang.launch_server', ...]' returned non-zero exit status 1.": subprocess.py's message holds the argv's repr):
+    its flags are the launch's, as the command typed would give them."""
+    if not str(exception.data.get("exception", "")).endswith("CalledProcessError"):
+        return []
+    from logscope.pipeline.parse.parsers.command_text import parse_command  # a reader of another block's kind
+    from logscope.pipeline.parse.parsers.multiline_commands import command_event
+
+    message = str(exception.data.get("message", ""))
+    data = parse_command(message) if "sglang" in message else None
+    if data is None or data.get("kind") != "command":
+        return []
+    return [command_event(kinds.LAUNCH_COMMAND, exception.source, exception.line, message, data)]
 
 
 def exception_printed_before_its_traceback(events: list[Event]) -> list[Event]:

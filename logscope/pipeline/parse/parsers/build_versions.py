@@ -30,6 +30,25 @@ _INSTALLED = re.compile(r"^\s*Successfully installed ((?:[A-Za-z0-9][\w.-]*-\d[\
 _INSTALLED_ITEM = re.compile(r"([A-Za-z0-9][\w.-]*?)-(\d+(?:\.\d+)+(?:(?:\.post|rc|\.dev|a|b)\d+)*(?:\+[A-Za-z0-9.]+)?)$")
 
 
+# pip's line for a requirement the environment already holds, the installed version last in parentheses ("Requirement
+# already satisfied: torch in /usr/local/lib/python3.11/dist-packages (from nixl) (2.8.0.dev20250319+cu128)", pip 19 ..
+# 26; the requirement may carry a specifier, "altair<6,>=4.0", which is the requirement's, not the version)
+_SATISFIED = re.compile(
+    r"^\s*Requirement already satisfied: ([A-Za-z0-9][\w.-]*)(?:\[[\w,.-]*\])?(?:\s*[<>=!~][^\s]*)? in \S.*?"
+    r"(?: \(from [^()]*(?:\([^()]*\)[^()]*)*\))? \((\d+(?:\.\d+)+(?:(?:\.post|rc|\.dev|a|b)\d+)*(?:\+[A-Za-z0-9.]+)?)\)\s*$"
+)
+
+
+def already_satisfied(text: str, keys: dict[str, str]) -> dict[str, str] | None:
+    """{key: version} of pip's "Requirement already satisfied: name in path [(from parent)] (version)" line for a
+    distribution `keys` names, else None."""
+    m = _SATISFIED.match(text)
+    if m is None:
+        return None
+    key = _key_of(m.group(1), keys)
+    return {key: m.group(2)} if key else None
+
+
 def pip_installed(text: str, keys: dict[str, str]) -> dict[str, str] | None:
     """{key: version} of the packages `keys` names in pip's "Successfully installed a-1.0 b-2.0" line, else None."""
     m = _INSTALLED.match(text)
@@ -64,6 +83,29 @@ def installed_wheel(text: str, keys: dict[str, str]) -> dict[str, str] | None:
         return None
     key = _key_of(m.group(1), keys)
     return {key: m.group(2)} if key else None
+
+
+# pip freeze's line for a package installed from a wheel file or a wheel's URL (PEP 440 direct reference, pip 26.3
+# operations/freeze.py writes "{name} @ {url}" from the distribution's direct_url.json): "sgl-kernel @
+# file:///tmp/wheels/sgl_kernel-0.3.9.post2-cp310-abi3-manylinux2014_x86_64.whl"; the wheel's PEP 427 name holds the
+# release (a URL writes its "+" as "%2B": "sglang_kernel-0.4.3%2Bmusa43-cp39-abi3-..."), a source tree
+# ("sglang @ file:///sgl-workspace/sglang/python") none
+_FREEZE_WHEEL = re.compile(
+    r"^\s*([A-Za-z0-9][\w.-]*)\s+@\s+\S*/([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)-(\d+(?:\.\d+)+(?:(?:\.post|rc|\.dev)\d+)?"
+    r"(?:(?:\+|%2[Bb])[A-Za-z0-9.]+)?)(?:-\d\w*)?-[\w.]+-[\w.]+-[\w.]+\.whl\s*$"
+)
+
+
+def frozen_wheel(text: str, keys: dict[str, str]) -> dict[str, str] | None:
+    """{key: version} of pip freeze's "name @ .../name-version-...whl" line for a distribution `keys` names (the
+    wheel's name the line's own), else None."""
+    m = _FREEZE_WHEEL.match(text)
+    if m is None:
+        return None
+    key = _key_of(m.group(1), keys)
+    if key is None or key != _key_of(m.group(2), keys):
+        return None
+    return {key: re.sub("%2[Bb]", "+", m.group(3))}
 
 
 def _key_of(distribution: str, keys: dict[str, str]) -> str | None:

@@ -35,6 +35,12 @@ COMMAND_RUNNERS: Final = (
     CommandRunner(("mpirun",), RUNNER),
     *(CommandRunner((tool, "run"), RUNNER) for tool in ("uv", "conda", "pixi")),
     *(CommandRunner((tool, verb), RUNNER) for tool in ("apptainer", "singularity") for verb in ("exec", "run")),
+    # profilers and debuggers run the program after their own options: "nsys profile -o out --trace=cuda,nvtx python3
+    # -m ...", "ncu --set full python ...", "compute-sanitizer --tool memcheck python ...", "py-spy record -o a.svg --
+    # python ...", "gdb -ex run --args python3 -m ..." (their options are no server arguments)
+    *(CommandRunner(("nsys", verb), RUNNER) for verb in ("profile", "launch")),
+    *(CommandRunner((tool,), RUNNER) for tool in ("ncu", "compute-sanitizer", "gdb", "cuda-gdb")),
+    CommandRunner(("py-spy", "record"), RUNNER),
     *(CommandRunner((tool, "run"), CONTAINER_START) for tool in ("docker", "podman")),
 )
 

@@ -4,6 +4,7 @@ label that ends in a colon, or as the module's name alone; the prompt and the le
 
 from __future__ import annotations
 
+import ast
 import re
 
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
@@ -92,11 +93,16 @@ UV_RUN_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)" + _UV_RUN_MODULE)
 BARE_MODULE = re.compile(r"(?:(?<=[\s`\"'])|^)sglang\.(launch_server|bench_one_batch)(?=\s+--\w)")
 
 # a launch command as a line of its own, not at its start: as a list item's text ("- python3 -m ..."), after another
-# command and a shell operator ("cd /work && python3 -m ...", "source .venv/bin/activate; python3 -m ..."), or run
-# under a wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ...")
+# command and a shell operator ("cd /work && python3 -m ...", "source .venv/bin/activate; python3 -m ..."), run
+# under a wrapper or a runner ("numactl --cpunodebind=0 python3 -m ...", "docker exec -it c python3 -m ..."), or
+# in the image a container start runs ("podman run --device nvidia.com/gpu=all ... image python3 -m ...")
 _COMMAND_LINE = re.compile(
     r"^\s*(?:(?:[-*+]|\d+[.)])\s+|[^&;|`]{1,200}?(?:\s&&|\s\|\||;)\s+|"
     + _WRAPPED
+    + r"|"
+    # a container start's options and image, as many words as a `podman run` / `docker run` line gives them
+    + alternation(CONTAINER_START)
+    + r"\s+(?:\S+\s+){0,60}?"
     + r")`?"
     + _ASSIGNMENTS_FIRST
     + _SGLANG_LAUNCHER
@@ -141,3 +147,29 @@ def without_prompt(text: str) -> str:
     """The command after a shell prompt of any shape; the text itself when it holds none."""
     m = _BEHIND_PROMPT.match(text)
     return text[m.end(1) :] if m else text
+
+
+# a launch's argv as a Python or JSON list of strings, as a program that starts the server prints it: a log line
+# ("Launching server: ['python3', '-m', 'sglang.launch_server', '--tp', '2']") or CPython's CalledProcessError
+# ("Command '['python3', '-m', ...]' returned non-zero exit status 1.", subprocess.py: "Command '%s' returned
+# non-zero exit status %d." with the argv's repr); items are plain quoted strings, so the list ends at its first "]"
+_ARGV_ITEM = r"""(?:'[^'\\\n]*'|"[^"\\\n]*")"""
+_ARGV_LIST = re.compile(r"\[\s*" + _ARGV_ITEM + r"(?:\s*,\s*" + _ARGV_ITEM + r")*\s*,?\s*\]")
+_ARGV_LAUNCHER = re.compile(
+    r"""["'](?:[^"'\s]*/)?python3?(?:\.\d+)?["']\s*,\s*["']-m["']\s*,\s*["']""" + SGLANG_MODULE + r"""["']"""
+)
+
+
+def argv_words(text: str) -> list[str] | None:
+    """The words of the first list of strings in the text that runs an SGLang launcher, or None."""
+    if _ARGV_LAUNCHER.search(text) is None:
+        return None
+    for m in _ARGV_LIST.finditer(text):
+        if _ARGV_LAUNCHER.search(m.group(0)) is None:
+            continue
+        try:
+            words = ast.literal_eval(m.group(0))
+        except (ValueError, SyntaxError):
+            return None
+        return [str(word) for word in words]
+    return None

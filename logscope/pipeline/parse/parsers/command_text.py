@@ -19,6 +19,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     LAUNCHER,
     UV_RUN_MODULE,
     WRAPPER_WORD,
+    argv_words,
 )
 from logscope.pipeline.parse.parsers.quote_cut import before_open_quote
 
@@ -43,6 +44,9 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     """(a command the launch_command grammar reads, environment from docker -e flags), or None when the text
     holds no SGLang launcher."""
     env: dict[str, str] = {}
+    argv = argv_words(text) if "[" in text else None
+    if argv is not None:  # a launch's argv printed as a list: its words as the shell would quote them
+        text = shlex.join(argv)
     command = _FLAT_CONTINUATION.sub(" ", text) if " \\ " in text else text
     command = _INTERPRETER_OPTIONS.sub(r"\1", command) if " -m " in command else command
     if "uv" in command:

@@ -27,6 +27,9 @@ _SHELL_JOB_REPORT = re.compile(r"line \d+: ")
 _STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$|^-m$")
 # the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
 _ARGS_FIELDS = frozenset({"args", "command"})
+# the field whose words run before a field's own, when the two are written the other way round (a mapping's keys
+# have no order: compose's `command:` over its `entrypoint:`, Kubernetes' `args:` over its `command:`)
+_RUNS_BEFORE = {"command": "entrypoint", "args": "command"}
 # read only when a field's value is a flow list or a quoted string, which few pastes hold
 yaml = lazy_module("yaml")
 
@@ -131,11 +134,14 @@ class FieldCommandReader(BlockReader):
         if m.group(3) == "[":  # a JSON / JavaScript array of any field, one quoted item a line: read if they are flags
             return True
         words = _value_words(m.group(3))
-        return words is not None and (_launches(words) or (m.group(2) == "args" and _flags_only(words)))
+        return words is not None and (_launches(words) or (m.group(2) in _ARGS_FIELDS and _flags_only(words)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line, self.text = lineno, text.strip()
         self.sibling_taken = False
+        self.after: list[str] = []  # the field's own words when its sibling, written under it, runs before them
+        self.taken: list[tuple[int, str]] = []  # the lines under the first: handed back when no launch is read
+        self.give_back = False
         self.flow = self.listed = False  # an open flow list; the field's value was one (its name says nothing)
         m = _FIELD.match(text)
         if m is None:  # a Dockerfile's CMD / ENTRYPOINT, a script's list
@@ -156,6 +162,12 @@ class FieldCommandReader(BlockReader):
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
+        took = self._feed(lineno, text)
+        if took:
+            self.taken.append((lineno, text))
+        return took
+
+    def _feed(self, lineno: int, text: str) -> bool:
         if not text.strip():
             return False
         if self.flow:
@@ -164,7 +176,7 @@ class FieldCommandReader(BlockReader):
         item = _ITEM.match(text)
         if self.under and item is not None and indent >= self.indent:
             words = _value_words(item.group(2))
-            first = not self.words and (self.field != "args" or not (words or [""])[0].startswith("--"))
+            first = not self.words and (self.field not in _ARGS_FIELDS or not (words or [""])[0].startswith("--"))
             if words is not None and len(words) > 1 and _script([_item_text(item.group(2))]):
                 words = [_item_text(item.group(2))]  # the shell's script, or the list's one string: a whole command
             elif words is None or len(words) != 1 or (first and not _STARTS_A_LAUNCHER.match(words[0])):
@@ -174,9 +186,14 @@ class FieldCommandReader(BlockReader):
             return True
         field = _FIELD.match(text)
         if field is not None and not text.lstrip().startswith("-") and indent <= self.indent:
-            if indent < self.indent or self.sibling_taken or field.group(2) not in _ARGS_FIELDS or self.words is None:
+            before = _RUNS_BEFORE.get(self.field) == field.group(2) and not _has_launcher(self.words or [])
+            if indent < self.indent or self.sibling_taken or self.words is None:
+                return False
+            if field.group(2) not in _ARGS_FIELDS and not before:
                 return False
             self.sibling_taken = True
+            if before:  # the launcher's field under the flags' own: its words run first
+                self.after, self.words = self.words, []
             self.under = not field.group(3)
             words = _value_words(field.group(3)) if field.group(3) else []
             if words is None:
@@ -206,7 +223,14 @@ class FieldCommandReader(BlockReader):
             self.words += words
         return True
 
+    def handed_back(self) -> list[tuple[int, str]]:
+        """A `command:` list of flags alone that no launcher's field came to (compose's `entrypoint:`): its lines go
+        back to the other readers."""
+        return self.taken if self.give_back else []
+
     def close(self) -> list[Event]:
+        if self.words is not None and self.after:
+            self.words += self.after
         if not self.words:
             return []
         script = None if _has_launcher(self.words) else _script(self.words)
@@ -218,6 +242,9 @@ class FieldCommandReader(BlockReader):
             return [command_event(kinds.LAUNCH_COMMAND, self.source, self.first_line, script, data)]
         launched = _has_launcher(self.words)
         if not launched and not ((self.field == "args" or self.listed) and _flags_only(self.words)):
+            # compose's `command:` holds the image's arguments: flags alone are a launch only with a launcher's
+            # `entrypoint:` (a list of flags of another engine's image shares many of SGLang's names)
+            self.give_back = self.field == "command"
             return []
         joined = shlex.join(self.words)
         # the interpreter's arguments alone: Kubernetes' `args: ["-m", "sglang.launch_server", ...]`, whose

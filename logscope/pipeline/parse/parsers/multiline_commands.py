@@ -12,7 +12,7 @@ from logscope.core.model import TEXT_KEEP
 from logscope.core.server_flags import known_option
 from logscope.pipeline.parse.parsers.base import CONTINUED_LINE, PREFIXED, BlockReader
 from logscope.pipeline.parse.parsers.command_cuts import SPLIT_LAUNCHER, cut_flag, flag_cut_between, gives_the_value, wants_more
-from logscope.pipeline.parse.parsers.command_shapes import COMMAND_HEAD, behind_prompt, without_prompt
+from logscope.pipeline.parse.parsers.command_shapes import COMMAND_HEAD, LAUNCHER, behind_prompt, without_prompt
 from logscope.pipeline.parse.parsers.command_text import parse_command
 
 _CONTINUED = re.compile(r"\s\\\s*$")
@@ -107,6 +107,25 @@ class ContinuedCommandReader(BlockReader):
         return [command_event(kind, self.source, self.first_line, joined, data)]
 
 
+# the launchers that take server arguments (grammars/launch_command.lark's MODULE and SGLang's CLI), not every module
+# run with -m (`python3 -m sglang.check_env` alone on its line is a whole command)
+_TAKES_SERVER_ARGS = re.compile(
+    r"sglang\.(?:launch_server|bench_one_batch|bench_offline_throughput|serve|compile_deep_gemm)$|sglang\s+(?:serve|generate)$"
+    r"|dynamo\.sglang(?:\.(?:worker|decode_worker))?$|sglang_router\.launch_server$"
+)
+
+
+def _launcher_alone(text: str) -> bool:
+    """The launcher on a line of its own, no option after it (`python3 -m sglang.launch_server`, then a flag a line
+    with no backslashes: a command written over lines, or one whose backslashes a copy of a rendered page lost)."""
+    launcher = LAUNCHER.search(text)
+    return (
+        launcher is not None
+        and not text[launcher.end() :].strip(" `")
+        and _TAKES_SERVER_ARGS.search(launcher.group(1)) is not None
+    )
+
+
 class WrappedCommandReader(BlockReader):
     """A command hard-wrapped with no backslashes (a terminal, an issue editor, a chat client): a launcher line cut
     where a word must follow (`... --model-path` then the path on the next line, `python3 -m` then
@@ -117,7 +136,7 @@ class WrappedCommandReader(BlockReader):
     literals = ("sglang.", "sglang serve", " -m")
 
     def starts(self, text: str) -> bool:
-        if CONTINUED_LINE.search(text) or not (wants_more(text) or cut_flag(text)):
+        if CONTINUED_LINE.search(text) or not (wants_more(text) or cut_flag(text) or _launcher_alone(text)):
             return False
         return bool(SPLIT_LAUNCHER.search(text) or COMMAND_HEAD.match(text) or behind_prompt(text))
 

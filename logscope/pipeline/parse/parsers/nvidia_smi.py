@@ -22,6 +22,11 @@ _FURNITURE = re.compile(
 )
 _BUS_ID = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d")
 _DRIVER_LABEL = re.compile(r"\b(?:Driver|KMD) Version:")
+# a table copied from a terminal or a mail narrower than its rows (nvidia-smi's are 89 columns since R510): each row
+# broken at the width, its end on the next line ("| NVIDIA-SMI 535.154.05   Driver Version: 535.154.05   CUDA" then
+# "Version: 12.2     |"; "| N/A   30C  P0  57W / 400W |  70123MiB / 81559MiB |      0%" then "     Default |"):
+# a line that opens with no border and holds the row's closing border alone
+_WRAPPED_TAIL = re.compile(r"^[^|+\s][^|]*\|$")
 _Q_START = re.compile(r"^=+NVSMI LOG=+$")
 _Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$")
 _MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB)?$")
@@ -210,13 +215,27 @@ class SmiTableReader(BlockReader):
         self.events: list[Event] = []
         self.first_line = lineno
         self.pending_gpu: dict[str, Any] | None = None
+        self.held: tuple[int, str] | None = None  # a row whose wrapped tail may come on the next line
         self.feed(lineno, text)
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
         stripped = text.strip()
+        if self.held is not None and _WRAPPED_TAIL.match(stripped):  # the row's end, wrapped onto a line of its own
+            joined = f"{self.held[1]} {stripped}"
+            if read_smi_line(joined) is not None or _FURNITURE.match(joined):
+                held_line, self.held = self.held[0], None
+                self._read(held_line, joined)
+                return True
+        self._release()
         if not stripped.startswith(("|", "+")) and "NVIDIA-SMI" not in stripped:
             return False
+        if stripped.startswith("|"):
+            self.held = (lineno, stripped)
+            return True
+        return self._read(lineno, stripped)
+
+    def _read(self, lineno: int, stripped: str) -> bool:
         line = read_smi_line(stripped)
         if line is None:
             joined = _joined_rows(stripped)
@@ -265,8 +284,15 @@ class SmiTableReader(BlockReader):
             self.pending_gpu = None
 
     def close(self) -> list[Event]:
+        self._release()
         self._flush_pending()
         return self.events
+
+    def _release(self) -> None:
+        """Read the row held for a wrapped tail that did not come."""
+        if self.held is not None:
+            held, self.held = self.held, None
+            self._read(*held)
 
 
 # nvitop draws nvidia-smi's table with box characters; read as ASCII the rows are nvidia-smi's
@@ -290,6 +316,8 @@ class NvitopReader(SmiTableReader):
     def feed(self, lineno: int, text: str) -> bool:
         ascii_text = text.translate(_BOX)
         m = _NVITOP_PROCESS.match(ascii_text.strip())
+        if m is not None or ascii_text.strip().startswith("|") and ("GPU-MEM" in ascii_text or "Processes:" in ascii_text):
+            self._release()  # the row held for a wrapped tail is read before this line's own
         if m is not None:
             used = float(m.group(5)) * _TO_MIB[m.group(6)]
             self._emit(

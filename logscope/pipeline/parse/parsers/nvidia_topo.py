@@ -13,7 +13,7 @@ from logscope.core.events import Event
 from logscope.core.grammar_loader import parse
 from logscope.pipeline.parse.parsers.base import BlockReader
 
-_HEADER = re.compile(r"^\s*GPU0(\s+(GPU|NIC|mlx5_)\d+)*\s*(CPU Affinity.*)?$")
+_HEADER = re.compile(r"^\s*GPU0(\s+(GPU|NIC|mlx\d_(?:bond_)?)\d+)*\s*(CPU Affinity.*)?$")
 _P2P_STATES = {"OK", "CNS", "GNS", "TNS", "NS", "DR", "U"}
 
 
@@ -25,7 +25,7 @@ def _parse(text: str) -> Any:
 
 
 _LINK_KINDS = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)$")
-_ROW_HEAD = re.compile(r"^\s*((?:GPU|NIC|mlx5_)\d+)\s")
+_ROW_HEAD = re.compile(r"^\s*((?:GPU|NIC|mlx\d_(?:bond_)?)\d+)\s")
 _NIC_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
 
 
@@ -120,7 +120,7 @@ def parse_topology(lines: list[str]) -> dict[str, Any] | None:
                 if (a, b, table is p2p) not in seen:
                     seen.add((a, b, table is p2p))
                     table.append([a, b, kind])
-            elif device.startswith("GPU") and column.startswith(("NIC", "mlx5_")):
+            elif device.startswith("GPU") and column.startswith(("NIC", "mlx")):
                 nics.append({"gpu": int(device[3:]), "nic": column, "link": kind})
         if device.startswith("GPU") and tails:
             entry: dict[str, Any] = {"cpu": tails[0]}
@@ -151,7 +151,7 @@ def _cut_short(before: list[str], text: str) -> bool:
     return header is not None and len(row[1]) < len(_HEADER_DEVICE.findall(header))
 
 
-_HEADER_DEVICE = re.compile(r"\b(?:GPU|NIC|mlx5_)\d+\b")
+_HEADER_DEVICE = re.compile(r"\b(?:GPU|NIC|mlx\d_(?:bond_)?)\d+\b")
 
 
 # a row of the matrix pasted without the header row above it, the first ("GPU0     X      NV18    NV18 ...") or any
@@ -183,8 +183,8 @@ def _unpiped(text: str) -> str:
 # GPU9 ... NIC1", "        CPU Affinity    NUMA Affinity   GPU NUMA ID") or of a device's row (more link cells, or its
 # affinity cells "        0-47    0               N/A") on an indented line of its own, under the line it continues
 _HEADER_REST = re.compile(
-    r"^\s+(?!GPU0\b)(?:(?:GPU|NIC|mlx5_)\d+\s+)*"
-    r"(?:(?:GPU(?!0\b)|NIC|mlx5_)\d+|CPU Affinity(?:\s+NUMA Affinity)?(?:\s+GPU NUMA ID)?)\s*$"
+    r"^\s+(?!GPU0\b)(?:(?:GPU|NIC|mlx\d_(?:bond_)?)\d+\s+)*"
+    r"(?:(?:GPU(?!0\b)|NIC|mlx\d_(?:bond_)?)\d+|CPU Affinity(?:\s+NUMA Affinity)?(?:\s+GPU NUMA ID)?)\s*$"
 )
 _ROW_REST = re.compile(r"^\s+(?:" + _LINK + r"|X)(?:\s+(?:" + _LINK + r"|X))*(?:\s+[\d,-]+(?:\s+(?:\d+|N/A))*)?\s*$")
 _TAIL_REST = re.compile(r"^\s+\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*(?:\s+(?:\d+|N/A)){1,2}\s*$")

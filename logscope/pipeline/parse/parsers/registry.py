@@ -30,6 +30,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     COMMAND_HEAD,
     INTERPRETER_OPTIONS,
     SGLANG_MODULE,
+    argv_words,
     bare_module,
     behind_prompt,
     command_line,
@@ -282,6 +283,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
             or bare_module(text)
             or uv_run_module(text)
             or command_line(text)
+            or argv_words(text) is not None
         ),
     ),
     LineGrammar(

@@ -14,7 +14,13 @@ from typing import Any
 from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, BlockReader, Parsed
-from logscope.pipeline.parse.parsers.build_versions import cmake_found, installed_wheel, pip_installed
+from logscope.pipeline.parse.parsers.build_versions import (
+    already_satisfied,
+    cmake_found,
+    frozen_wheel,
+    installed_wheel,
+    pip_installed,
+)
 from logscope.pipeline.parse.parsers.prose_guards import CONDITION, OTHER_ENGINES
 
 _VERSION = r"v?(\d+\.\d+(?:\.\w+)*(?:[+.-][\w.+-]*)?)"
@@ -70,6 +76,19 @@ _INSTALLED_NCCL = re.compile(
 # NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Feb 28 ...", "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64
 # 580.95.05  Release Build ...", "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.20 ...": the driver release
 _KERNEL_MODULE = re.compile(r"\bNVIDIA UNIX (?:Open Kernel Module for \w+|\w+ Kernel Module)\s+(\d{3}\.\d+(?:\.\d+)?)(?![\w.])")
+
+# py-spy's dump names the interpreter of the process it dumps (py-spy 0.3.14 .. 0.4.1 src/dump.rs print_traces:
+# "Process {pid}: {cmdline}", then "Python v{version} ({exe})"): "Python v3.11.13 (/usr/local/python3.11.13/bin/python3.11)"
+# (SGLang's scheduler watchdog prints it in "Pyspy dump for PID ...")
+_PY_SPY = re.compile(r"^\s*Python v(3\.\d+\.\d+(?:(?:a|b|rc)\d+)?\+?)\s+\((?:/|[A-Za-z]:\\)[^()]*\)\s*$")
+
+# xFormers' warning when its extensions were built for another torch (xformers 0.0.2x _cpp_lib.py
+# xFormersWasNotBuiltException.__str__, and mslk's fmha the same): "xFormers was built for:" then "    PyTorch
+# {build torch} with CUDA {build cuda} (you have {torch.__version__})" and "    Python  {build python} (you have
+# {platform.python_version()})": the versions in parentheses are the process's own, the first ones the wheel's build
+_BUILT_FOR = re.compile(
+    r"^\s*(?P<name>PyTorch|Python)\s+\S+(?:\s+with CUDA \d+)?\s+\(you have (?P<version>\d+\.\d+\.\d+[\w.+]*)\)\s*$"
+)
 
 # the issue template's labels (and their usual spellings) → check_env's key for the value
 _LABELS = {
@@ -195,13 +214,13 @@ WEAK = frozenset({BARE_TAG, SENTENCE, UNOWNED})  # forms that any other statemen
 # (ASCII word edges: a sentence in Chinese runs the name and the version into the words around them)
 _RELEASE = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\d+(?:\+[\w.]+)?)?)(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
 _TIED = re.compile(
-    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==|版本)|\s+(?:version|release|is|was|to|at|of|v))*\s*"
+    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==|版本)|\s+(?:version|release|is|was|to|at|of|v)|-(?=v?\d))*\s*"
     r"(?:(?i:sglang)[._-])?" + _RELEASE
 )
 _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
 # a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2",
 # "sgl-kernel version: 0.3.16.post4": the name, then "version")
-_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+)v?$")
+_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+|-)v?$")
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
@@ -245,18 +264,23 @@ _NAMED_PACKAGES = {
 }
 _WHEEL_KEYS = {**_NAMED_PACKAGES, "sglang": "sglang"}
 _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, reverse=True))
+# (the name joined to its version by a hyphen, as a distribution's file names it, is one too: "I install the latest
+# nixl-0.3.0", "sglang-0.4.9.post5 mooncake-0.3.5 pd disaggregation ... failed"; a wheel's or a path's is not: the
+# lookarounds below leave "torch-2.8.0+cu128-cp312-...whl" and "/usr/local/cuda-12.4" alone)
 # name, a build qualifier ("Mooncake-master"), "version", a colon (full width too), then the version, perhaps with
 # the name again in front ("cuda_12.1", "sglang.v0.4.7"); never a path ("python3.10/site-packages": no space) and
 # never a requirement or a fix (">=", "requires torch 2.6", "CUDA 12.8 or later", "pip install torch==2.7.0")
 _NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
-    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?)`?(?i:v|(?:cuda|python)[_-])?"
-    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
+    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?|-(?=v?\d))`?(?i:v|(?:cuda|python)[_-])?"
+    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
+# (a local version's segments are joined by dots, never ended by one: "Current torch version is 2.9.1+cu129." ends its
+# sentence there)
 # the version in parentheses after the name ("with PyTorch v2.8.0 and FlashInfer (0.4.1)", "CUDA (12.8)")
 _PAREN_NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))\s*\(\s*`?(?i:v)?"
-    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)`?\s*\)"
+    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)`?\s*\)"
 )
 # a change of a package's version the writer made: "After downgrade flashinfer from 0.2.4 to 0.2.3, I got:", "I upgraded
 # torch to 2.8.0 and ...": the version after "to" is the one that runs (an order, "upgrade torch to 2.8.0", or advice,
@@ -264,7 +288,7 @@ _PAREN_NAMED = re.compile(
 _CHANGED = re.compile(
     rf"(?i:\b(?:(?:up|down)grad|switch|revert|roll)ed(?:\s+back)?|\bafter\s+(?:up|down)grad(?:e|ing))\s+(?:the\s+)?"
     rf"(?i:({_NAMED_NAME}))(?:\s+(?i:version|package))?(?:\s+(?i:from)\s+`?v?\d+\.\d+[\w.+-]*`?)?\s+(?i:to)\s+`?v?"
-    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9.]+)?)(?![A-Za-z0-9_/-]|\.\w)"
+    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
 # the writer's own change only: "I upgraded", "we've downgraded", "After upgrading" opening the sentence (not "they
 # downgraded", "vLLM users switched", "Has anyone upgraded", review12a item 21)
@@ -281,7 +305,14 @@ _CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|需要|要�
 # a version the sentence contrasts with the one that fails ("It works with FlashInfer (0.4.1) but not with the latest")
 _BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
 _REQUIREMENT = re.compile(
-    r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried)"
+    r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried"
+    # SGLang's MoE config fallback (0.4.7.post1 .. 0.5.1.post3 get_moe_configs: "Config file not found at {path}. Fallback
+    # to triton version {try_triton_version} and use MoE kernel config from ..."): an older version's configs, not the
+    # installed one
+    r"|fall(?:ing)?\s*back"
+    # a release a project drops or does not have ("torch 2.5+ drops cuda 12.1", "pytorch do not have an official cuda
+    # 12.5 release"): what is built or supported, no environment's
+    r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b)"
     r"[^.;,]{0,24}$"
 )
 _AFTER_REQUIREMENT = re.compile(
@@ -293,6 +324,25 @@ _AFTER_REQUIREMENT = re.compile(
 # torch's NCCL errors end with the NCCL the process runs: "NCCL error in: ...cpp:1197, unhandled cuda error (...),
 # NCCL version 2.18.3" (c10d's ncclGetErrorWithVersion; its build suffix, "+cuda12.4", is no part of the version)
 TORCH_NCCL_ERROR = re.compile(r", NCCL version (\d+\.\d+\.\d+)(?:\+\S+)?\s*$")
+# SGLang's check of a package's version (sglang/srt/utils.py assert_pkg_version, 0.3 .. 0.5.x: f"{pkg} is installed with
+# version {installed_version}, which is less than the minimum required version {min_version}. " + message): the
+# version installed, read off the exception's message ("sgl-kernel is installed with version 0.0.5, which is less than
+# the minimum required version 0.0.5.post3")
+INSTALLED_BELOW = re.compile(
+    r"(?<![\w.-])([A-Za-z][\w.-]*) is installed with version (\d+\.\d+[\w.+]*), which is less than the minimum required"
+    r" version "
+)
+
+
+def exception_versions(message: str) -> dict[str, str]:
+    """{check_env's key: version} that a library's own version check states in its exception's message: the version
+    installed, never the one it requires."""
+    m = INSTALLED_BELOW.search(message)
+    if m and m.group(1).lower() in PACKAGES:
+        return {PACKAGES[m.group(1).lower()]: m.group(2)}
+    return {}
+
+
 # a line that reports a failure is read for its failure, never for a version it mentions (torch's NCCL errors end
 # with ", NCCL version 2.18.3": read as a version, the line would no longer be listed as an unread failure)
 _FAILURE_WORDS = re.compile(r"(?:Error|Exception)\b|\berror\b|Traceback|\bWARN\b|\bfail", re.I)
@@ -318,6 +368,7 @@ def named_versions(text: str) -> dict[str, str]:
         text = text[: failure.start()]
     text = text.translate(_UNICODE_HYPHENS)
     found: dict[str, set[str]] = {}
+    series: dict[str, set[str]] = {}
     sentences = _Sentences(text)
     advice = _ADVICE.search(text) is not None  # once a line: in the loop it made a long line quadratic (item 22)
     for m in _CHANGED.finditer(text):
@@ -333,6 +384,9 @@ def named_versions(text: str) -> dict[str, str]:
         key = _NAMED_PACKAGES[m.group(1).lower()]
         if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
             continue  # "cuda driver 12.9": the CUDA version the driver supports, no driver release
+        if _a_series(key, m.group(2)) or _python_in_passing(text, m.start(), key, m.group(2)):
+            series.setdefault(key, set()).add(m.group(2))  # no release, yet a second version beside one ("Python
+            continue  # 3.13.2 by default ..., I used a Python 3.12 environment": neither is said to run)
         version = m.group(2).split("+")[0] if key == "nccl" else m.group(2)  # NCCL's "2.21.5+cuda12.4": its build
         found.setdefault(key, set()).add(version)
     # a package named with two versions in the whole line, past the failure's words too ("Triton: 3.4.0 fails,
@@ -342,8 +396,35 @@ def named_versions(text: str) -> dict[str, str]:
         for m in _NAMED.finditer(whole):
             every.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2).split("+")[0])
     return {
-        key: next(iter(versions)) for key, versions in found.items() if len(versions) == 1 and len(every.get(key, set())) <= 1
+        key: next(iter(versions))
+        for key, versions in found.items()
+        if len(versions) == 1 and len(every.get(key, set())) <= 1 and not series.get(key, set()) - versions
     }
+
+
+# the packages whose every release has three numbers at least (their PyPI release histories: torch 1.0.0 .. 2.11.0,
+# transformers, triton, flashinfer-python, sgl-kernel, deep_ep, mooncake-transfer-engine, nixl): two numbers in a
+# sentence name a series, not the release installed ("SGLang currently uses torch 2.5, so you need the flashinfer
+# version for torch 2.5", "matching the image's triton (3.7.0 for torch 2.12)")
+_THREE_PART = frozenset({"torch", "transformers", "triton", "flashinfer-python", "sgl-kernel", "deep_ep", "mooncake", "nixl"})
+_TWO_PARTS = re.compile(r"^\d+\.\d+$")
+# a word of a running sentence right before the name ("in a python 3.12 venv", "with CUDA 13 and python 3.12",
+# "Installed via pip in python 3.10 as readme says"): not a list of the environment ("PTA: python 3.11，torch 2.8.0",
+# "Ubuntu 22.04.3 LTS, python 3.12, Driver Version: ...", a line "Python 3.10" alone)
+_WORD_BEFORE = re.compile(r"[A-Za-z]\s+$")
+
+
+def _a_series(key: str, version: str) -> bool:
+    """Two numbers for a package whose releases have three: the series a sentence names ("torch 2.5")."""
+    return key in _THREE_PART and _TWO_PARTS.match(version.split("+")[0]) is not None
+
+
+def _python_in_passing(text: str, start: int, key: str, version: str) -> bool:
+    """Python's minor series named inside a running sentence ("installed in a python 3.12 venv"): which series the writer
+    chose, not the interpreter's release (its own report, a list of the environment or check_env's line give that)."""
+    if key != "Python" or _TWO_PARTS.match(version) is None:
+        return False
+    return _WORD_BEFORE.search(text[max(0, start - 20) : start]) is not None
 
 
 def _sentence_at(text: str, start: int, end: int) -> str:
@@ -416,6 +497,22 @@ def parse_line(text: str) -> Parsed | None:
     m = _KERNEL_MODULE.search(text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"driver": m.group(1)}, "stated_by": BUILD})
+    m = _ATTRIBUTE_VALUE.match(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {_MODULE_PACKAGE[m.group(1)]: m.group(2)}, "stated_by": PRINTED})
+    m = _PY_SPY.match(text)
+    if m:
+        return Parsed(kinds.STATED_ENV, {"values": {"Python": m.group(1)}, "stated_by": BUILD})
+    m = _BUILT_FOR.match(text)
+    if m:
+        key = "torch" if m.group("name") == "PyTorch" else "Python"
+        return Parsed(kinds.STATED_ENV, {"values": {key: m.group("version")}, "stated_by": BUILD})
+    frozen = frozen_wheel(text, _WHEEL_KEYS)
+    if frozen is not None:
+        return Parsed(kinds.STATED_ENV, {"values": frozen, "stated_by": PIN})
+    if text.lstrip().startswith("Requirement already satisfied: "):  # pip's own line: its requirement is no statement
+        satisfied = already_satisfied(text, _WHEEL_KEYS)
+        return Parsed(kinds.STATED_ENV, {"values": satisfied, "stated_by": PIP_INSTALL}) if satisfied else None
     label = _labelled(text)
     if label is not None:
         return Parsed(kinds.STATED_ENV, {"values": {label[0]: label[1]}, "stated_by": FIELD})
@@ -527,11 +624,19 @@ def _simple(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+def _in_a_path(text: str, m: re.Match[str]) -> bool:
+    """The name joined to its version by a hyphen inside a path ("/root/.virtualenvs/sglang-0.5.6/lib/python3.10/..."): a
+    folder's name, no statement."""
+    joined = text[m.start() : m.start(1)].lower().endswith("sglang-")
+    before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+    return joined and (before in ("/", "\\", ".", "~", "-") or after in ("/", "\\"))
+
+
 def sentence_version(text: str) -> str | None:
     """The SGLang version a sentence states, or None: one version tied to the name, and no other version in the
     same sentence that no other name owns ("it worked in v0.5.14, SGLang v0.5.15 fails" states neither)."""
     for sentence in _SENTENCE_END.split(text):
-        tied = {m.group(1) for m in _TIED.finditer(sentence)}
+        tied = {m.group(1) for m in _TIED.finditer(sentence) if not _in_a_path(sentence, m)}
         if len(tied) != 1 or _ADVICE.search(sentence):
             continue
         version = next(iter(tied))
@@ -613,10 +718,15 @@ def fits(text: str) -> bool:
         or _INSTALL.search(text)
         or _CLONE.search(text)
         or _VCS_TAG.search(text)
+        or _PY_SPY.match(text)
+        or _ATTRIBUTE_VALUE.match(text)
+        or _BUILT_FOR.match(text)
         or cmake_found(text) is not None
+        or frozen_wheel(text, _WHEEL_KEYS) is not None
+        or already_satisfied(text, _WHEEL_KEYS) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
         or pip_installed(text, _WHEEL_KEYS) is not None
-        or _TIED.search(text)
+        or any(not _in_a_path(text, m) for m in _TIED.finditer(text))
         or _UNOWNED.search(text)
         or bool(named_versions(text))
     )
@@ -714,6 +824,13 @@ _MODULE_PACKAGE = {
 }
 _ASKS = re.compile(r"\b(" + "|".join(re.escape(asked) for asked in _MODULE_PACKAGE) + r")(?![\w.])")
 _PRINTED = re.compile(rf"^\s*(?:Out\[\d+\]:\s*)?['\"]?{_VERSION}['\"]?\s*$")
+# the attribute and its value on one line, as a script prints them ("torch.__version__: 2.8.0+cu128", "torch.version.cuda =
+# 12.8", "sglang.__version__ = '0.5.4'"): the value the module gives
+_ATTRIBUTE_VALUE = re.compile(
+    r"^\s*[-*]?\s*`?("
+    + "|".join(re.escape(asked) for asked in _MODULE_PACKAGE if asked.endswith(("__version__", ".cuda")))
+    + rf")`?\s*[:=]\s*['\"`]?{_VERSION}['\"`]?\s*$"
+)
 _NCCL_TUPLE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?\((\d+), (\d+), (\d+)(?:, '[^']*')?\)\s*$")
 # several asked in one print ("print(torch.__version__, torch.version.cuda)" → "2.8.0+cu128 12.8"): print's separator is
 # one space, so the printed line has one word per value asked, in the order asked
@@ -728,7 +845,8 @@ class VersionPrintReader(_VersionLineReader):
     stated_by = PRINTED
 
     def starts(self, text: str) -> bool:
-        return bool(_ASKS.search(text)) and _PRINTED.match(text) is None
+        # (an attribute with its value on the same line is a line's statement: parse_line reads it)
+        return bool(_ASKS.search(text)) and _PRINTED.match(text) is None and _ATTRIBUTE_VALUE.match(text) is None
 
     def package_named(self, text: str) -> str | None:
         m = _ASKS.search(text)

@@ -98,6 +98,8 @@ _CJK_CLAUSE = re.compile(r"[，,；;：:、（(]")
 _CJK_POINTS = re.compile(r"^[^。！？]{0,12}?(?:如下|以下|下面|截图|图片|附件)")
 # the verbs of cause among the verbs of meeting a failure ("causes the oom exception")
 _CAUSE = re.compile(r"(?i)caus|leads? to|led to|results? in|resulted in")
+# a clause about whenever something happens, not what did: "When SGLang hits an OOM during a TTS request, ..."
+_WHEN = re.compile(r"(?i)\bwhen(?:ever)?\b")
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
 # supposition, a wish
 _SUPPOSED = re.compile(
@@ -178,7 +180,24 @@ def parse(text: str) -> Parsed | None:
         said = _stated(sentence)
         if said is not None:
             return Parsed(kinds.STATED_FAILURE, {"sentence": sentence.strip(), "said": said})
+    # a sentence that points at the failure's text ("it fails with the following log:") states the failure as well: the
+    # classifier keeps it only where that text is no part of the paste, a link or an image instead (POINTS_ELSEWHERE)
+    for sentence in _SENTENCE.split(text.strip()):
+        if _POINTS.search(sentence) is None:  # (the cheap test first: most sentences point nowhere)
+            continue
+        said = _stated(sentence, pointing=True)
+        if said is not None:
+            return Parsed(kinds.STATED_FAILURE, {"sentence": sentence.strip(), "said": said, POINTS: True})
     return None
+
+
+# the data key of a sentence that points at its failure's text (read only when the paste shows a link or an image there)
+POINTS = "points"
+# where a pointing sentence's text is not in the paste: a link (a pastebin, a gist, an attached file) or an image after
+# the sentence's words on its line, or the next line that holds more than blanks opening with one
+_ELSEWHERE = r"(?:https?://|<img\b|!\[|\[[^\]]*\]\(https?://)"
+ELSEWHERE_AFTER = re.compile(_ELSEWHERE, re.IGNORECASE)
+ELSEWHERE_LINE = re.compile(r"^\s*(?:[-*>]\s*)?" + _ELSEWHERE, re.IGNORECASE)
 
 
 # words that name no failure: "I got an error", "got some error like this", "I get this error" point at a text
@@ -250,14 +269,16 @@ def _names_nothing(what: str) -> bool:
     return all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what)) and not re.search(r"[\"'`“”]", what)
 
 
-def _stated(sentence: str) -> str | None:
+def _stated(sentence: str, pointing: bool = False) -> str | None:
+    """The words that state a failure of the run; `pointing`: only in a sentence that points at a text elsewhere."""
     body = sentence.strip()
     if not body or _asks_fixes_or_dismisses(body):
         return None
-    said = _stated_in_chinese(body)
+    said = _stated_in_chinese(body)  # (a Chinese pointer is its own reader's: _CJK_POINTS)
     if said is not None:
-        return said
-    if _POINTS.search(body) and not _NAMED.search(body):
+        return None if pointing else said
+    points = _POINTS.search(body) is not None and not _NAMED.search(body)
+    if points != pointing:
         return None
     for m in _STATED.finditer(body):
         before = body[: m.start()]
@@ -271,10 +292,12 @@ def _stated(sentence: str) -> str | None:
             _OF_BEFORE.search(before) or _METRIC.search(clause + m.group(0)) or _BY_AMOUNT.match(body[m.end() :])
         ):
             continue
-        # (an OOM that something causes names the failure itself: "it causes the oom exception"; "when SGLang hits an
-        # OOM, the server does not crash" names nothing that happened, sglang-omni#293)
-        caused_oom = m.group("oom_word") and _CAUSE.match(m.group(0))
-        if m.group("got") and not caused_oom and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+        # (an OOM names the failure itself, as "an error" does not: "it causes the oom exception", "it encounters the
+        # OOM after a certain number of requests" (glm-v-124); an OOM met in a "when" clause is one met in general:
+        # "When SGLang hits an OOM during a TTS request, the server does not crash" names nothing that happened,
+        # sglang-omni#293)
+        named_oom = m.group("oom_word") and (_CAUSE.match(m.group(0)) or not _WHEN.search(clause))
+        if m.group("got") and not named_oom and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
         return m.group(0)
     return None
