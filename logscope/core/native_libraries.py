@@ -10,6 +10,7 @@ import re
 from functools import cache
 from typing import NamedTuple
 
+from logscope.core.python_libraries import extension_library
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "libraries.json"
@@ -130,6 +131,9 @@ def library_of(text: str) -> str | None:
     for lib in table.libraries:
         if lib.object_named is not None and lib.object_named.search(text):
             return lib.name
+    extension = extension_library(text)  # its extension module beside its package (DeepEP's deep_ep_cpp)
+    if extension is not None:
+        return extension
     names = _namespaces(text)
     idents = set(_IDENT.findall(text))
     for lib in table.libraries:
@@ -163,6 +167,15 @@ def library_of(text: str) -> str | None:
         if elided and len(parts) >= 2 and "/".join(parts[-2:]) in _by_two_parts():
             return _by_two_parts()["/".join(parts[-2:])]
     return None
+
+
+def checkout_library(path: str) -> str | None:
+    """The library whose source tree a file lies in, by a folder of its path named as the library's own build folders
+    are (catalog/libraries.json `tokens`: `/sgl-workspace/DeepGEMM/tests/test_fp8.py`, `/workspace/FlashMLA/...`):
+    a script of its checkout (its tests, benchmarks, examples) runs that library. Only the folders count, never
+    the file's name or its code."""
+    folders = _folders(path.rsplit("/", 1)[0] + "/") if "/" in path else set()
+    return next((lib.name for lib in _table().libraries if folders & lib.tokens), None)
 
 
 @cache

@@ -26,11 +26,25 @@ _SRC_LAYOUT = re.compile(r"(?:^|/)src/([A-Za-z_]\w*)/[\w./-]*\.py\b")
 _STDLIB = re.compile(r"(?:^|/)lib/python3(?:\.\d+)?/(?!(?:site|dist)-packages/)|^<frozen ")
 
 
+# the compiled extension modules a library's build installs at the top level of site-packages, beside its package
+# (DeepEP's deep_ep_cpp: catalog/extension_modules.json, tools/upstream/extension_modules.py)
+EXTENSIONS_FILE = "extension_modules.json"
+# an extension module's file as CPython's import system names it (Python/dynload_shlib.c: `<name>.cpython-<tag>.so`,
+# the stable ABI's `<name>.abi3.so`)
+EXTENSION_FILE = re.compile(r"(?<![\w.-])([A-Za-z_]\w*)\.(?:cpython-[\w-]+|abi3)\.so\b")
+
+
 @cache
 def _modules() -> dict[str, str]:
     path = data_dir("catalog") / CATALOG_FILE
     table: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))["modules"]
-    return table
+    extensions = json.loads((data_dir("catalog") / EXTENSIONS_FILE).read_text(encoding="utf-8"))["modules"]
+    return {**extensions, **table}
+
+
+def extension_library(text: str) -> str | None:
+    """The library of the table whose top-level extension module file the text names (`deep_ep_cpp.cpython-312-...so`)."""
+    return next((_modules()[m] for m in EXTENSION_FILE.findall(text) if m in _modules()), None)
 
 
 def module_library(module: str) -> str | None:
@@ -57,6 +71,9 @@ def frame_package(frame: str) -> str | None:
     installed = _INSTALLED.findall(path)
     if installed:
         return installed[-1]
+    extension = [m for m in EXTENSION_FILE.findall(path) if m in _modules()]
+    if extension:  # a library's extension module beside its package (site-packages/deep_ep_cpp.cpython-312-...so)
+        return extension[-1]
     known = [name for name in _COMPONENT.findall(path) if name in _modules()]
     if known:
         return known[-1]

@@ -254,6 +254,8 @@ def failure_fact(failure: Failure, event_fact: dict[str, Any], root: Failure | N
         rank_text=event_fact.get("rank") or "an untagged line",
         error=_error_of(failure, event_fact),
         library=failure.library,
+        # named only by the innermost frame shown of a traceback cut above its exception line (its raiser not shown)
+        library_from_cut=failure.library_basis == CUT_TRACEBACK_BASIS,
         signal=failure.signal,
         native_error=native_error(failure, event_fact),
         # the library whose code raised it, when only the attribution of library.py names it

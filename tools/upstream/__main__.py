@@ -8,6 +8,10 @@ python -m tools.upstream modules   write catalog/python_modules.json: the librar
                                     of the released wheels belongs to (tools/upstream/python_modules.py)
 python -m tools.upstream asserts   write catalog/sglang_asserts.json: the messages of SGLang's assert statements per
                                     release (tools/upstream/sglang_asserts.py)
+python -m tools.upstream classes   write catalog/sglang_classes.json: the classes SGLang's own code defines, per
+                                    release (tools/upstream/sglang_classes.py)
+python -m tools.upstream extensions  write catalog/extension_modules.json: the compiled extension modules a
+                                    library's setup.py installs at the top level (tools/upstream/extension_modules.py)
 python -m tools.upstream raises    write catalog/library_raises.json: the messages FlashInfer's and sgl-kernel's
                                     Python code raises (tools/upstream/library_raises.py)
 python -m tools.upstream sglang-raises  write catalog/sglang_raises.json: the messages of SGLang's own raise
@@ -47,6 +51,8 @@ WRITERS = {
     "libraries": ("libraries", "libraries.json", "from the native libraries' packages"),
     "modules": ("python_modules", "python_modules.json", "from the released wheels' top-level packages"),
     "asserts": ("sglang_asserts", "sglang_asserts.json", "from the released SGLang wheels"),
+    "classes": ("sglang_classes", "sglang_classes.json", "the classes SGLang's code defines, per release"),
+    "extensions": ("extension_modules", "extension_modules.json", "the top-level extension modules of DeepEP's builds"),
     "raises": ("library_raises", "library_raises.json", "from FlashInfer's and sgl-kernel's wheels"),
     "sglang-raises": ("sglang_raises", "sglang_raises.json", "from the released SGLang wheels"),
     "serving": ("serving_only", "serving_only.json", "from the released SGLang wheels"),

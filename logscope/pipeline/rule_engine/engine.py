@@ -76,15 +76,44 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
         # a notice (info: SGLang's custom all-reduce fallback) is no failure: it names no failure mechanism or library,
         # which bots and the corpus score read as "this failed"; a warning (an unrecognised failure) still is one
         if severity != "info":
-            finding["mechanism"] = failure["mechanism"]
-            if failure.get("library"):  # the native library its frames or source path name (catalog/libraries.json)
-                finding["library"] = failure["library"]
+            named = _named_failure(evidence_items, failure)
+            finding["mechanism"] = named["mechanism"]
+            if named.get("library"):  # the native library its frames or source path name (catalog/libraries.json)
+                finding["library"] = named["library"]
     elif severity != "info" and _unread_failure(evidence_items):
         # a line that reads like a failure and that nothing attributed (unrecognized-failure): a failure still, of no
         # known mechanism, placed nowhere (no signature read it, so no phase either): bots and the corpus score read
         # "this failed, time unknown", never "nothing found"
         finding.update(phase="unknown", mechanism=None, signature=None)
     return finding
+
+
+# the mechanism of a failure read from a generic wording only (a signal, a loader's "undefined symbol", a glibc abort),
+# or from a CUDA check several kernel libraries print alike (kernel_library.yaml's): no library by itself
+GENERIC_MECHANISMS = frozenset({"process", "kernel_library"})
+
+
+def _named_failure(items: Any, first: dict[str, Any]) -> dict[str, Any]:
+    """The failure whose mechanism and library the finding names: its first, unless that one names no library (no
+    mechanism, or only a generic wording's), or names it only by the innermost frame shown of a traceback cut above its
+    exception line, while the finding's other failures name exactly one library between them (the generic line retells
+    the failure they name: "undefined symbol: ..." quoted above the ImportError of sgl_kernel's module)."""
+    unnamed = not first.get("library") and first.get("mechanism") in (None, *GENERIC_MECHANISMS)
+    if not unnamed and not first.get("library_from_cut"):  # a cut traceback's frame does not show what raised it
+        return first
+    items = [items] if isinstance(items, dict) else items
+    # in place of a cut traceback's frame, only a failure that shows what raised it
+    others = [
+        i
+        for i in items
+        if isinstance(i, dict)
+        and "finding" in i
+        and "phase_text" in i
+        and i.get("library")
+        and i is not first
+        and (unnamed or not i.get("library_from_cut"))
+    ]
+    return others[0] if len({i["library"] for i in others}) == 1 else first
 
 
 def _unread_failure(items: Any) -> bool:

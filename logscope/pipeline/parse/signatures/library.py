@@ -19,7 +19,7 @@ from typing import NamedTuple
 from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.core.library_raises import library_raise
-from logscope.core.native_libraries import library_of, message_library
+from logscope.core.native_libraries import checkout_library, library_of, message_library
 from logscope.core.python_libraries import (
     SGLANG,
     frame_package,
@@ -29,6 +29,7 @@ from logscope.core.python_libraries import (
     package_library,
 )
 from logscope.core.sglang_asserts import sglang_assert
+from logscope.core.sglang_classes import sglang_object
 from logscope.core.sglang_raises import sglang_raise_wording
 
 CUDA = "CUDA"
@@ -159,6 +160,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     shown = _innermost_package_frame(event)
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
         return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
+    checkout = _checkout_frame(innermost)
+    if checkout is not None:
+        return Raiser(checkout, "its frame, the innermost, is a file of the library's own source tree", innermost)
     jit = next(((library, m.group(0)) for pattern, library in JIT_MODULES if (m := pattern.search(text))), None)
     if jit is not None:
         return Raiser(jit[0], f"the JIT kernel module it builds ({jit[1]})", None)
@@ -197,6 +201,11 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if worded is not None:
         releases = f"sglang {worded.first}-{worded.last}"
         return Raiser(SGLANG, f"a message SGLang raises ({releases}: {worded.template})", None)
+    # CPython's AttributeError on an object of a class SGLang defines: SGLang's code used its own object
+    owner = sglang_object(message) if message and exception and exception.endswith("AttributeError") else None
+    if owner is not None and not other_frame:
+        basis = f"the object that lacks the attribute is of SGLang's class {owner.name} (sglang {owner.first}-{owner.last})"
+        return Raiser(SGLANG, basis, None)
     # after SGLang's own raises and the CUDA and torch wordings: a library's objects also hold what they compiled in
     # (pybind11's, the CUDA runtime's texts) and what SGLang raises in the same words
     printed = message_library(text)
@@ -228,7 +237,44 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if imported and package and module_library(package) is None and not is_stdlib_module(package):
         basis = "its module lacks the name asked for" if imported.group(3) else "an import of its package failed"
         return Raiser(package.split(".", 1)[0], basis, None, other_package=True)
+    # CPython's own error (a call's TypeError, an AttributeError, an import's, a NameError), raised by the interpreter in a
+    # script of no package, its frame the innermost with its full path (no package's frame under it) and its line no
+    # raise statement: the user's or the launcher's own Python code, another Python program's failure (a bare
+    # "scheduler.py:1219" frame may be anybody's file; a script's own `raise ValueError(...)` is its program's verdict)
+    script = _script_frame(innermost)
+    if script is not None and shown is None and _interpreter_error(exception, innermost):
+        basis = "CPython raised it in a script of no installed package, its frame the innermost"
+        return Raiser(script, basis, innermost, other_package=True)
     return None
+
+
+# the errors the interpreter itself raises on the code it runs (CPython 3.11 Objects/ and Python/ceval.c, import.c):
+# a call's arguments, a missing attribute, a failed import, an unbound name
+_INTERPRETER_ERRORS = frozenset(
+    {"TypeError", "AttributeError", "ImportError", "ModuleNotFoundError", "NameError", "UnboundLocalError"}
+)
+
+
+def _interpreter_error(exception: str | None, frame: str | None) -> bool:
+    """One of CPython's own errors (`TypeError`, `builtins.AttributeError`) that the frame's line does not raise by a
+    raise statement."""
+    if exception is None or ("." in exception and not exception.startswith("builtins.")):
+        return False
+    code = frame.split(": ", 1)[1].strip() if frame and ": " in frame else ""
+    return exception.rsplit(".", 1)[-1] in _INTERPRETER_ERRORS and not _RAISE.match(code)
+
+
+def _script_frame(frame: str | None) -> str | None:
+    """The file name of a frame given with its full path (`/home/me/run_bench.py:30 main: ...`) that is no package's
+    file, no library checkout's and not the standard library's; None otherwise."""
+    if frame is None or frame.startswith("<"):
+        return None
+    path = frame.split(":", 1)[0]
+    if not path.startswith("/") or not path.endswith(".py") or frame_package(frame) is not None:
+        return None
+    if is_stdlib_frame(path) or checkout_library(path) is not None:
+        return None
+    return path.rsplit("/", 1)[-1]
 
 
 CUT_TRACEBACK_BASIS = "the innermost frame shown of a traceback cut before its exception line"
@@ -266,6 +312,14 @@ def _called_package(frame: str) -> str | None:
         if named is not None and named != SGLANG:
             return named
     return None
+
+
+def _checkout_frame(frame: str | None) -> str | None:
+    """The library of the table whose source checkout holds this frame's file (a test, benchmark or example of it run
+    from its tree: `/sgl-workspace/DeepGEMM/tests/test_fp8.py`), when the file is no installed package's."""
+    if frame is None or frame.startswith("<") or frame_package(frame) is not None:
+        return None
+    return checkout_library(frame.split(":", 1)[0])
 
 
 def _innermost_frame(event: Event) -> str | None:

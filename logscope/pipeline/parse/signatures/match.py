@@ -200,6 +200,9 @@ LAUNCHER = re.compile(LAUNCHER_FAILED)
 # the generic crash signatures (a faulthandler line, a dead scheduler): any named mechanism in the same event's
 # other evidence (its native or Python frames) wins over them
 FALLBACK_MECHANISMS = frozenset({"process"})
+# kernel_library.yaml's checks: the macro several kernel libraries copy (CUTLASS_CHECK's "Got cutlass error: ... at:
+# <line>"), which names the library only by a source file it may not print
+KERNEL_CHECK_MECHANISM = "kernel_library"
 
 
 _ADDRESS = re.compile(r"\s*\[0x[0-9a-fA-F]+\]|\(\+0x[0-9a-fA-F]+\)|\+0x[0-9a-fA-F]+")
@@ -897,19 +900,37 @@ def _named_by_statement(found: list[Failure], events: list[Event]) -> list[Failu
     """A log failure whose raiser the log does not show (no mechanism named, a generic crash wording with no library
     under it, or only the innermost frame shown of a traceback cut before its exception line, a host's frame:
     SGLang's, vLLM's) takes the library that the input's own
-    sentences stating the failure name, when they name exactly one (stated_library.py): the frames that would name it
-    were cut away, the issue says which library failed. Said so in its basis (the issue's words, lower confidence)."""
+    sentences stating the failure name, when they name exactly one (stated_library.py), or that the error they quote
+    names (its CUDA runtime wording, a library's path or status, as a log line of it would): the frames that would
+    name it were cut away, the issue says which library failed. Said so in its basis (the issue's words, lower confidence)."""
+    # an error the prose quotes ("a sporadic `CUDA error: an illegal memory access was encountered` crash at ...", a
+    # sentence naming the exception) names its library by its own words as a log line of it would (CUDA's runtime
+    # wording, a library's path, op or status): the failure the cut log shows is that one
+    quoted: dict[tuple[str, int], str] = {}
+    for f in found:
+        in_prose = f.quoted or f.event.data.get(NAMED_IN_SENTENCE) or f.event.data.get("in_sentence")
+        if in_prose and f.event.kind != kinds.STATED_FAILURE and f.library_basis != CUT_TRACEBACK_BASIS:
+            # a quote a signature reads names its mechanism, not a library: another failure, which names none ("")
+            said = f.library or ("" if f.mechanism and f.mechanism not in FALLBACK_MECHANISMS else None)
+            if said is not None:
+                quoted[(f.event.source, f.event.line)] = said
     stated: dict[str, set[str]] = {}
+    for (source, _), library in quoted.items():
+        stated.setdefault(source, set()).add(library)
+    # the lines whose failure is read as a failure line (a log line also read as a sentence, "Aborted (core dumped)",
+    # a sentence quoting the error): that failure says what the line names, the sentence adds nothing
+    read = {(f.event.source, f.event.line) for f in found if f.event.kind != kinds.STATED_FAILURE}
     for e in events:
-        if e.kind == kinds.STATED_FAILURE:
+        if e.kind == kinds.STATED_FAILURE and (e.source, e.line) not in read:
             raiser = stated_raiser(str(e.data.get("sentence") or ""), as_raiser=True)
             stated.setdefault(e.source, set()).add(raiser.library if raiser else "")
     out = []
     for f in found:
         named = stated.get(f.event.source, set())
-        generic = f.mechanism in FALLBACK_MECHANISMS and not f.library  # a crash's generic wording, no library under it
+        # a crash's generic wording, or a CUDA check that several kernel libraries print alike, no library under it
+        generic = f.mechanism in (*FALLBACK_MECHANISMS, KERNEL_CHECK_MECHANISM) and not f.library
         unnamed = f.mechanism is None or generic or f.library_basis == CUT_TRACEBACK_BASIS
-        if unnamed and f.event.kind != kinds.STATED_FAILURE and len(named) == 1 and "" not in named:
+        if unnamed and f.event.kind != kinds.STATED_FAILURE and len(named) == 1 and "" not in named and f.library not in named:
             library = next(iter(named))
             raiser = Raiser(library, STATED_FOR_LOG_BASIS, None)
             f = replace(f, mechanism=raiser.mechanism, library=library, library_basis=raiser.basis, library_frame=None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from logscope.core.native_libraries import library_names as native_library_names
 from logscope.core.python_libraries import SGLANG, library_names
 from logscope.core.server_flags import every_choice
 from logscope.pipeline.parse.signatures.library import JIT_MODULES, Raiser
@@ -60,7 +61,9 @@ _SET_ASIDE = re.compile(
 # attention backend", "so I cannot test the new DeepGEMM kernels", "DeepEP is installed but not used"): the name as the
 # verb's subject ("FlashInfer fails", "DeepGEMM raises"), its owner ("FlashInfer's kernel"), the place it failed in ("in
 # FlashInfer", "from DeepGEMM", "inside NCCL"), or the condition the failure came with ("with DeepGEMM enabled")
-_RAISER_BEFORE = re.compile(r"(?i)\b(?:in|from|inside|within|by)\s+(?:the\s+)?[`'\"]?$")
+# ... or the module whose import failed ("import mooncake module, the core dumped happens", "importing deep_ep
+# segfaults": the library's own load code ran, its shared objects' initialisers included)
+_RAISER_BEFORE = re.compile(r"(?i)\b(?:in|from|inside|within|by|import(?:ing|s)?)\s+(?:the\s+)?[`'\"]?$")
 _RAISER_AFTER = re.compile(
     r"(?i)^[`'\"]?(?:'s\b|\s+(?:itself\s+)?(?:crash|fail|error|raise|throw|abort|segfault|hang)\w*\b|"
     r"\s+(?:enabled|on|turned on)\b)"
@@ -88,16 +91,36 @@ _SUBJECT_FAILS = re.compile(
 )
 
 
+@cache
+def _native_names() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The native libraries of catalog/libraries.json that no Python package names (NCCL, UCX, NVSHMEM, FlashMLA), by
+    their verdict name as a word."""
+    python = set(library_names())
+    return tuple(
+        (re.compile(r"(?<![\w./-])" + re.escape(name) + r"(?![\w/-])", re.IGNORECASE), name)
+        for name in native_library_names()
+        if name not in python
+    )
+
+
 def stated_raiser(sentence: str, as_raiser: bool = False) -> Raiser | None:
     """The one library the sentence names (and does not set aside), or None. With as_raiser (the sentence names the
     library of a failure the LOG shows): only a name that stands as what failed (_as_raiser) counts, as a sentence
-    names many libraries it does not blame (a setting, an intent, one installed but not used)."""
+    names many libraries it does not blame (a setting, an intent, one installed but not used). A native library no
+    Python package names (NCCL, UCX, NVSHMEM, FlashMLA) counts only where it stands as what failed: a sentence
+    names NCCL for its settings and its init far more often than as the failing code."""
     named = {
         library
         for pattern, library in (*_names(), *JIT_MODULES)  # a JIT module it built names it too (sgl_kernel_jit_*)
         for found in pattern.finditer(sentence)
         if not _SET_ASIDE.search(sentence[: found.start()])
         and (not as_raiser or _as_raiser(sentence, found.start(), found.end()))
+    }
+    named |= {
+        library
+        for pattern, library in _native_names()
+        for found in pattern.finditer(sentence)
+        if not _SET_ASIDE.search(sentence[: found.start()]) and _as_raiser(sentence, found.start(), found.end())
     }
     if len(named) != 1:
         return None

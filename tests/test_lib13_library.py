@@ -1,0 +1,343 @@
+"""Which library a failure belongs to (session 13, lib13): the generic evidence read where the log itself does not
+name the raiser. Each case is constructed in the shape people paste (an issue's prose around a cut log); the quiet
+cases prove what is not claimed."""
+
+from __future__ import annotations
+
+import json
+
+from logscope.core.model import Failure
+from logscope.core.native_libraries import library_of
+from logscope.core.python_libraries import frame_package, module_library
+from logscope.core.resources import data_dir
+from logscope.pipeline.analyze import analyze_model, analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.signatures.library import Raiser
+from logscope.pipeline.parse.signatures.match import STATED_FOR_LOG_BASIS
+from logscope.pipeline.parse.signatures.stated_library import BASIS, stated_raiser
+
+
+def _failures(text: str) -> list[Failure]:
+    analysis = analyze_model([Source(name="paste.md", path=None, data=text.encode())])
+    return [f for fs in analysis.failures.values() for f in fs]
+
+
+CUT_SCHEDULER = """\
+## Error Traceback
+
+```
+File "sglang/srt/managers/scheduler.py", line 1219, in event_loop_overlap
+    batch_result = self.run_batch(batch)
+File "sglang/srt/managers/scheduler.py", line 2265, in run_batch
+    batch_result = self.model_worker.forward_batch_generation(
+```
+"""
+
+
+def test_a_cut_traceback_takes_the_library_of_the_error_the_prose_quotes():
+    text = (
+        "When serving with speculative decoding there is a sporadic `CUDA error: an illegal memory access was "
+        "encountered` crash at `eagle_worker_v2.py:335`.\n\n" + CUT_SCHEDULER
+    )
+    found = _failures(text)
+    cut = [f for f in found if f.event.kind == "traceback"]
+    assert [(f.mechanism, f.library, f.library_basis) for f in cut] == [("cuda", "CUDA", STATED_FOR_LOG_BASIS)]
+
+
+def test_a_cut_traceback_with_no_error_quoted_stays_the_innermost_frame_s():
+    text = "The scheduler crashes after a few requests.\n\n" + CUT_SCHEDULER
+    cut = [f for f in _failures(text) if f.event.kind == "traceback"]
+    assert [(f.mechanism, f.library) for f in cut] == [("sglang", "SGLang")]
+
+
+def test_two_libraries_quoted_name_neither():
+    text = (
+        "Sometimes it crashes with `CUDA error: an illegal memory access was encountered`.\n\n"
+        "Other times it crashes with `torch.distributed.DistBackendError: NCCL error in: "
+        "/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3356, unhandled system error`.\n\n" + CUT_SCHEDULER
+    )
+    found = _failures(text)
+    assert [f.mechanism for f in found if f.event.kind != "traceback"] == ["cuda", "nccl"]  # both quotes are read
+    cut = [f for f in found if f.event.kind == "traceback"]
+    assert [(f.mechanism, f.library) for f in cut] == [("sglang", "SGLang")]
+
+
+IMPORT_CRASH = """\
+After building from source, I import the deep_ep module, then the process crashes with a core dump.
+
+```
+python -c "import deep_ep"
+free(): invalid pointer
+Aborted (core dumped)
+```
+"""
+
+
+def test_a_generic_crash_takes_the_library_whose_import_the_sentence_says_crashed():
+    found = _failures(IMPORT_CRASH)
+    logged = [f for f in found if f.event.kind != "stated_failure"]
+    assert logged and all(f.library == "DeepEP" and f.library_basis == STATED_FOR_LOG_BASIS for f in logged)
+    assert {f.mechanism for f in logged} == {"deepep"}
+
+
+def test_a_library_named_as_a_setting_of_the_run_names_nothing():
+    text = IMPORT_CRASH.replace("I import the deep_ep module", "I run the deep_ep tests")
+    logged = [f for f in _failures(text) if f.event.kind != "stated_failure"]
+    assert logged and all(f.library is None for f in logged)
+
+
+CHECKOUT_ASSERT = """\
+Traceback (most recent call last):
+  File "/sgl-workspace/DeepGEMM/tests/test_fp8.py", line 245, in <module>
+    test_m_grouped_gemm_contiguous()
+  File "/sgl-workspace/DeepGEMM/tests/test_fp8.py", line 128, in test_m_grouped_gemm_contiguous
+    assert diff < 0.001, f'{m=}, {k=}, {n=}, {diff:.5f}'
+AssertionError: m=4096, k=7168, n=4096, 0.00312
+"""
+
+CHECKOUT_CUDA = """\
+root@host:/workspace/FlashMLA# python tests/test_flash_mla.py
+b=128, s_q=1, mean_sk=4096, h_q=16, h_kv=1, d=576, dv=512, causal=True, varlen=False
+Traceback (most recent call last):
+  File "/workspace/FlashMLA/tests/test_flash_mla.py", line 152, in <module>
+    test_flash_mla(b, s_q, s, h_q, h_kv, d, dv, causal, varlen)
+  File "/workspace/FlashMLA/tests/test_flash_mla.py", line 90, in flash_mla
+    torch.cuda.synchronize()
+torch.AcceleratorError: CUDA error: an illegal memory access was encountered
+"""
+
+
+def test_a_frame_of_a_library_s_source_tree_names_that_library():
+    [failure] = _failures(CHECKOUT_ASSERT)
+    assert (failure.mechanism, failure.library) == ("deepgemm", "DeepGEMM")
+    assert failure.library_frame is not None and "test_fp8.py:128" in failure.library_frame
+    # a CUDA error its test hit is the kernel's it ran, not CUDA's own
+    [failure] = _failures(CHECKOUT_CUDA)
+    assert (failure.mechanism, failure.library) == ("flashmla", "FlashMLA")
+
+
+def test_a_script_outside_any_library_s_tree_names_no_library():
+    text = CHECKOUT_ASSERT.replace("/sgl-workspace/DeepGEMM/tests/", "/home/me/gemm-bench/")
+    [failure] = _failures(text)
+    assert failure.library is None  # the user's own assert: its program's verdict, no library's
+    text = CHECKOUT_CUDA.replace("/workspace/FlashMLA/tests/", "/home/me/mla-bench/")
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("cuda", "CUDA")
+
+
+def test_a_library_frame_under_the_checkout_frame_is_the_raiser():
+    # the checkout's script only called in: the innermost frame, an installed package's, raised
+    text = CHECKOUT_ASSERT.replace(
+        "    assert diff < 0.001, f'{m=}, {k=}, {n=}, {diff:.5f}'\nAssertionError: m=4096, k=7168, n=4096, 0.00312\n",
+        "    out = flashinfer.gemm.bmm_fp8(a, b, a_scale, b_scale, torch.bfloat16)\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/flashinfer/gemm/gemm_base.py", line 1210, in bmm_fp8\n'
+        '    raise ValueError("Unsupported dtype")\n'
+        "ValueError: Unsupported dtype\n",
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("flashinfer", "FlashInfer")
+
+
+def test_an_attribute_error_on_an_object_of_sglang_s_class_is_sglang_s():
+    text = (
+        "Even with the newest sglang it does not run:\n\n"
+        "**AttributeError: 'Glm4vMoeForConditionalGeneration' object has no attribute 'capture_aux_hidden_states'**\n"
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.library) == ("sglang", "SGLang")
+    assert failure.library_basis is not None and "class Glm4vMoeForConditionalGeneration (sglang 0.5.1.post3-" in (
+        failure.library_basis
+    )
+    # a type object of one of its classes too
+    [failure] = _failures("AttributeError: type object 'ServerArgs' has no attribute 'add_cli_args_v2'\n")
+    assert (failure.mechanism, failure.library) == ("sglang", "SGLang")
+
+
+def test_an_attribute_error_on_another_object_or_under_another_package_s_frame_is_not_sglang_s():
+    assert [f.library for f in _failures("AttributeError: 'MyCustomRunner' object has no attribute 'step'\n")] == [None]
+    # another installed package's frame raised it: that package's
+    text = """\
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/transformers/modeling_utils.py", line 1987, in __getattr__
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+AttributeError: 'Qwen2ForCausalLM' object has no attribute 'capture_aux_hidden_states'
+"""
+    [failure] = _failures(text)
+    assert failure.library != "SGLang" and failure.mechanism == "python"
+
+
+def test_the_class_table_is_read_from_every_catalogued_release():
+    doc = json.loads((data_dir("catalog") / "sglang_classes.json").read_text())
+    assert doc["versions"][0] == "0.3.0" and len(doc["versions"]) >= 41
+    rows = {name: (first, last) for name, first, last in doc["classes"]}
+    assert rows["ServerArgs"] == ("0.3.0", doc["versions"][-1])
+    assert not any(name.startswith("Test") or len(name) < 8 for name in rows)
+
+
+def _failure_findings(text: str) -> list[tuple[str, str | None, str | None]]:
+    report = analyze_sources([Source(name="paste.md", path=None, data=text.encode())])
+    return [(f["rule"], f.get("mechanism"), f.get("library")) for f in report["findings"] if "mechanism" in f]
+
+
+def test_a_finding_whose_first_failure_is_a_generic_wording_names_the_library_its_other_failures_name():
+    text = (
+        "Starting the server fails with version errors, eg: undefined symbol: cuGreenCtxDestroy;\n"
+        "ImportError: cannot import name 'fused_marlin_moe' from 'sgl_kernel' "
+        "(/opt/conda/lib/python3.10/site-packages/sgl_kernel/__init__.py)\n"
+    )
+    assert _failure_findings(text) == [("startup-crash", "sgl_kernel", "sgl-kernel")]
+
+
+def test_a_generic_first_failure_keeps_its_own_when_the_others_name_two_libraries():
+    text = (
+        "Starting the server fails with version errors, eg: undefined symbol: cuGreenCtxDestroy;\n"
+        "ImportError: cannot import name 'fused_marlin_moe' from 'sgl_kernel' "
+        "(/opt/conda/lib/python3.10/site-packages/sgl_kernel/__init__.py)\n"
+        "ImportError: cannot import name 'BatchDecodeWithPagedKVCacheWrapper' from 'flashinfer' "
+        "(/opt/conda/lib/python3.10/site-packages/flashinfer/__init__.py)\n"
+    )
+    assert _failure_findings(text) == [("startup-crash", "process", None)]
+
+
+USER_SCRIPT = """\
+Traceback (most recent call last):
+  File "/home/me/run_bench.py", line 42, in <module>
+    main()
+  File "/home/me/run_bench.py", line 30, in main
+    llm = sgl.Engine(model_path=args.model, tp=2)
+TypeError: Engine.__init__() got an unexpected keyword argument 'tp'
+"""
+
+
+def test_cpython_s_exception_in_a_script_of_no_package_is_another_python_program_s():
+    [failure] = _failures(USER_SCRIPT)
+    assert (failure.mechanism, failure.library) == ("python", "run_bench.py")
+    assert failure.library_frame is not None and "run_bench.py:30" in failure.library_frame
+
+
+def test_a_script_frame_that_only_calls_into_a_package_or_a_bare_frame_is_not_the_raiser():
+    # SGLang's frame under the script's raised it
+    text = USER_SCRIPT.replace(
+        "TypeError: Engine.__init__() got an unexpected keyword argument 'tp'\n",
+        '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/entrypoints/engine.py", line 130, in __init__\n'
+        "    server_args = ServerArgs(**kwargs)\n"
+        "TypeError: ServerArgs.__init__() got an unexpected keyword argument 'tp'\n",
+    )
+    [failure] = _failures(text)
+    assert (failure.mechanism, failure.signature) == ("sglang", "sglang-raised-srt")
+    # a frame without its folder may be any package's file; an exception of a package's own class is not CPython's
+    [failure] = _failures(USER_SCRIPT.replace("/home/me/run_bench.py", "run_bench.py"))
+    assert failure.library is None
+    [failure] = _failures(USER_SCRIPT.replace("TypeError:", "requests.exceptions.ConnectionError:"))
+    assert failure.library != "run_bench.py"
+    # the script's own raise statement is its program's verdict, not the interpreter's error
+    own = USER_SCRIPT.replace("llm = sgl.Engine(model_path=args.model, tp=2)", "raise TypeError(f'bad model {args.model}')")
+    [failure] = _failures(own.replace("Engine.__init__() got an unexpected keyword argument 'tp'", "bad model x"))
+    assert failure.library is None
+
+
+DEEP_EP_CRASH = """\
+[host:12345:0:12400] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8000008f)
+==== backtrace (tid:  12400) ====
+ 0  /opt/hpcx/ucx/lib/libucs.so.0(ucs_handle_error+0x2e4) [0x7f52100bb374]
+ 1  /opt/hpcx/ucx/lib/libucs.so.0(+0x3c575) [0x7f52100bb575]
+ 2  /opt/hpcx/ucx/lib/libucs.so.0(+0x3c856) [0x7f52100bb856]
+ 3  /lib/x86_64-linux-gnu/libc.so.6(+0x42520) [0x7f2a2db65520]
+ 4  /usr/local/lib/python3.10/dist-packages/deep_ep_cpp.cpython-310-x86_64-linux-gnu.so(+0x5a2b1) [0x7f25edc5a2b1]
+ 5  /usr/local/lib/python3.10/dist-packages/deep_ep_cpp.cpython-310-x86_64-linux-gnu.so(+0x4c11e) [0x7f25edc4c11e]
+ 6  /usr/lib/x86_64-linux-gnu/libc.so.6(+0x94ac3) [0x7f2a2dbb7ac3]
+=================================
+"""
+
+
+def test_a_library_s_extension_module_beside_its_package_names_it():
+    frame = "/usr/local/lib/python3.10/dist-packages/deep_ep_cpp.cpython-310-x86_64-linux-gnu.so(+0x5a2b1) [0x7f25]"
+    assert library_of(frame) == "DeepEP"
+    assert frame_package(frame) == "deep_ep_cpp" and module_library("deep_ep_cpp") == "DeepEP"
+    [failure] = _failures(DEEP_EP_CRASH)
+    assert (failure.mechanism, failure.library, failure.signal) == ("deepep", "DeepEP", "Segmentation fault")
+    assert failure.native_frame is not None and "deep_ep_cpp" in failure.native_frame
+
+
+def test_another_package_s_extension_module_names_no_library():
+    frame = "/usr/local/lib/python3.12/dist-packages/_cffi_backend.cpython-312-x86_64-linux-gnu.so(+0x5a2b1) [0x7f25]"
+    assert library_of(frame) is None and frame_package(frame) is None
+    [failure] = _failures(DEEP_EP_CRASH.replace("deep_ep_cpp", "_cffi_backend"))
+    assert failure.library is None
+
+
+def test_the_extension_table_is_read_from_deepep_s_release_tags():
+    doc = json.loads((data_dir("catalog") / "extension_modules.json").read_text())
+    assert doc["modules"] == {"deep_ep_cpp": "DeepEP"} and doc["read"]["DeepEP"].startswith("git tags v1.2.1")
+    from tools.upstream.extension_modules import extension_names
+
+    setup_py = "ext_modules=[\n    CUDAExtension(\n        name='deep_ep_cpp',\n        include_dirs=['csrc/'],"
+    assert extension_names(setup_py) == {"deep_ep_cpp"}
+    assert extension_names("ext_modules=[CUDAExtension(name='deep_ep._C', sources=sources)]") == set()
+
+
+CUTLASS_CHECK = """\
+When running the grouped GEMM test on B200, DeepGEMM crashes with an internal CUTLASS error.
+
+```
+Got cutlass error: Error Internal at: 283
+```
+"""
+
+
+def test_a_kernel_check_several_libraries_print_takes_the_library_the_sentence_blames():
+    [failure] = _failures(CUTLASS_CHECK)
+    assert (failure.mechanism, failure.library, failure.signature) == ("deepgemm", "DeepGEMM", "kernel-cutlass-check")
+    assert failure.library_basis == STATED_FOR_LOG_BASIS
+    [failure] = _failures(CUTLASS_CHECK.replace("DeepGEMM crashes", "the test crashes"))
+    assert (failure.mechanism, failure.library) == ("kernel_library", None)
+
+
+def test_a_finding_whose_first_failure_is_a_shared_kernel_check_names_the_library_of_the_next():
+    text = (
+        "Got cutlass error: Error Internal at: 283\n"
+        "RuntimeError: Error in function 'run' at /workspace/csrc/trtllm_batched_gemm_runner.cu:286: GEMM failed\n"
+    )
+    assert _failure_findings(text) == [("failure-time-unknown", "flashinfer", "FlashInfer")]
+    alone = "Got cutlass error: Error Internal at: 283\n"
+    assert _failure_findings(alone) == [("failure-time-unknown", "kernel_library", None)]
+
+
+def test_a_native_library_the_sentence_blames_names_the_generic_crash():
+    text = (
+        "On the second node NCCL crashes with a segfault while the communicator is set up.\n\n"
+        "```\nFatal Python error: Segmentation fault\n```\n"
+    )
+    logged = [f for f in _failures(text) if f.event.kind != "stated_failure"]
+    assert [(f.mechanism, f.library, f.library_basis) for f in logged] == [("nccl", "NCCL", STATED_FOR_LOG_BASIS)]
+
+
+def test_a_native_library_named_as_a_setting_or_a_step_is_not_blamed():
+    assert stated_raiser("I set NCCL_DEBUG=INFO and it crashes.") is None
+    assert stated_raiser("The server hangs after NCCL init.") is None
+    assert stated_raiser("FlashMLA fails on B200 with a CUTLASS error.") == Raiser("FlashMLA", BASIS, None)
+    text = "I set NCCL_DEBUG=INFO and the server crashes.\n\n```\nFatal Python error: Segmentation fault\n```\n"
+    assert [f.library for f in _failures(text) if f.event.kind != "stated_failure"] == [None]
+
+
+CUT_THEN_ERROR = (
+    (
+        "[2026-03-01 10:00:00 TP0] Decode batch. #running-req: 12, #token: 40512, token usage: 0.31, "
+        "gen throughput (token/s): 1520.33, #queue-req: 0\n"
+    )
+    + """\
+[2026-03-01 10:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2565, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1001, in event_loop_overlap
+    batch_result = self.run_batch(batch)
+[2026-03-01 10:00:02 TP0] RuntimeError: CUDA error: an illegal memory access was encountered
+"""
+)
+
+
+def test_a_cut_traceback_s_frame_gives_way_to_the_failure_that_shows_what_raised_it():
+    assert _failure_findings(CUT_THEN_ERROR) == [("runtime-crash", "cuda", "CUDA")]
+    # with no such failure the cut traceback's innermost frame still names it
+    alone = CUT_THEN_ERROR.rsplit("[2026-03-01 10:00:02 TP0] RuntimeError", 1)[0]
+    assert _failure_findings(alone) == [("runtime-crash", "sglang", "SGLang")]
