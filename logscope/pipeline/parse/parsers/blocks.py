@@ -383,6 +383,9 @@ def _printed_newest_first(frames: list[dict[str, Any]]) -> bool:
     return len(set(calls_itself)) >= 2 and len(calls_itself) * 2 >= len(with_code)
 
 
+_NAMES_SGLANG = re.compile("(?i)sglang")  # the argv runs SGLang (a module, a console script, a router, a path of it)
+
+
 def _launch_it_ran(exception: Event) -> list[Event]:
     """The launch a subprocess call ran, from CPython's CalledProcessError ("Command '['python3', '-m',
     'sglang.launch_server', ...]' returned non-zero exit status 1.": subprocess.py's message holds the argv's repr):
@@ -393,7 +396,7 @@ def _launch_it_ran(exception: Event) -> list[Event]:
     from logscope.pipeline.parse.parsers.multiline_commands import command_event
 
     message = str(exception.data.get("message", ""))
-    data = parse_command(message) if "sglang" in message else None
+    data = parse_command(message) if _NAMES_SGLANG.search(message) else None
     if data is None or data.get("kind") != "command":
         return []
     return [command_event(kinds.LAUNCH_COMMAND, exception.source, exception.line, message, data)]
