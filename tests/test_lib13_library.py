@@ -164,6 +164,15 @@ AttributeError: 'Qwen2ForCausalLM' object has no attribute 'capture_aux_hidden_s
 """
     [failure] = _failures(text)
     assert failure.library != "SGLang" and failure.mechanism == "python"
+    # a user's script of no package asked its SGLang object for an attribute it lacks: the script's typo (review13a)
+    text = """\
+Traceback (most recent call last):
+  File "/home/user/my_bench.py", line 30, in <module>
+    print(engine.server_args.enable_dp_attn)
+AttributeError: 'ServerArgs' object has no attribute 'enable_dp_attn'
+"""
+    [failure] = _failures(text)
+    assert failure.library != "SGLang" and failure.mechanism == "python"
 
 
 def test_the_class_table_is_read_from_every_catalogued_release():

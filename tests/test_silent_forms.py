@@ -236,3 +236,44 @@ def test_a_caption_names_the_text_below_it(caption):
 @pytest.mark.parametrize("line", ["Failed to open log", "Error reading output:", "Error: log file missing"])
 def test_a_failure_about_a_log_is_no_caption(line):
     assert _rules(f"{line}\n```\nINFO:     Started server process [2619]\n```\n") != []
+
+
+# review13a item 9: a clean summary's zero counts are no failure (an unrecognised failure line is a failure of unknown
+# time since silent13, so a count of nothing must not become one); a real failure beside a zero count still is one
+BENCH_SUMMARY = """\
+============ Serving Benchmark Result ============
+Backend:                                 sglang
+Successful requests:                     1000
+Failed requests:                         0
+Benchmark duration (s):                  120.5
+Total errors: 0
+No errors found in the output.
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        BENCH_SUMMARY,
+        "num_errors: 0\nError count: 0\n",
+        "[2025-06-01 10:00:00] INFO: total failed: 0, total ok: 100\n",
+        "========== 12 passed, 0 failed in 3.2s ==========\n",
+    ],
+    ids=["bench-summary", "counters", "log-record", "test-summary"],
+)
+def test_a_count_of_zero_failures_is_no_failure(text):
+    assert _findings(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Failed requests: 0\nTraceback (most recent call last):\n  File "/x/y.py", line 3, in f\n'
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+        "[rank3]: NCCL watchdog: failed rank = 0 timed out after 600000 ms\n",
+        "Total errors: 0, but the server crashed with a segmentation fault.\n",
+    ],
+    ids=["traceback-after-summary", "failed-rank-zero", "zero-then-crash"],
+)
+def test_a_failure_beside_a_zero_count_is_still_read(text):
+    assert _findings(text) != []

@@ -63,6 +63,7 @@ from logscope.pipeline.parse.parsers.prose_guards import (
     NAMED_IN_SENTENCE,
     NEGATED,
     OTHER_ENGINES,
+    ZERO_COUNT,
     code_failure_text,
 )
 from logscope.pipeline.parse.parsers.registry import EXCEPTIONS_MODULE_CLASS, LINE_GRAMMARS, block_readers, flag_line
@@ -643,6 +644,8 @@ class SourceClassifier:
         release that torch's NCCL error ends with is still read off it (stated_env.TORCH_NCCL_ERROR). A caption that
         names the text below it ("Error log:", "Failed model start logs" above a fence) is none: the text is."""
         if _CAPTION.match(text) and self._captions(lineno, text):
+            return
+        if ZERO_COUNT.search(text) and FAILURE_LOOK.search(ZERO_COUNT.sub(" ", text)) is None:
             return
         self.coverage.miss(self.source.name, lineno, "failure", text)
         self._torch_nccl_version(lineno, text)

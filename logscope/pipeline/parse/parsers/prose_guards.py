@@ -64,3 +64,13 @@ def code_failure_text(text: str) -> str | None:
 # other inference engines, as issues name them: a sentence about one of them states nothing of this server's run
 # (the one list that classify, stated_failure and time_claims read)
 OTHER_ENGINES = r"vLLM|TensorRT(?:[- ]LLM)?|trt-llm|TGI|text-generation-inference|llama\.cpp|ollama|lmdeploy|mlc-llm"
+
+
+# a count of failures that is zero ("Failed requests:   0", "Total errors: 0", "num_errors: 0", "12 passed, 0 failed",
+# "No errors found"): a clean summary's label, not a failure; a line or sentence whose failure words are all such
+# labels states none
+ZERO_COUNT = re.compile(
+    # the label: the failure word, then at most a counted noun (plural) or "count" ("failed rank = 0" names a rank)
+    r"(?i)\b(?:\w+_)?(?:fail(?:ed|ures?|s)?|errors?)(?:[ \t_]+(?:\w+s|count|total|num|number))?[ \t]*[:=][ \t]*0\b(?![.\d])"
+    r"|\b0 (?:failed|failures?|errors?)\b|\bno (?:errors?|failures?)\b"
+)

@@ -23,6 +23,7 @@ from logscope.pipeline.parse.parsers.prose_guards import (
     OTHER_ENGINES,
     QUESTION_MARKS,
     SUPPOSED_WORDS,
+    ZERO_COUNT,
 )
 
 _PROCESS = r"server|service|process|engine|scheduler|worker|pod|container|instance|router|node"
@@ -178,6 +179,8 @@ def parse(text: str) -> Parsed | None:
         return None
     for sentence in _SENTENCE.split(text.strip()):
         said = _stated(sentence)
+        if said is not None and ZERO_COUNT.search(sentence) and _stated(ZERO_COUNT.sub(" ", sentence)) is None:
+            continue  # its only failure words count nothing ("12 passed, 0 failed in 3.2s")
         if said is not None:
             return Parsed(kinds.STATED_FAILURE, {"sentence": sentence.strip(), "said": said})
     # a sentence that points at the failure's text ("it fails with the following log:") states the failure as well: the

@@ -203,7 +203,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
         return Raiser(SGLANG, f"a message SGLang raises ({releases}: {worded.template})", None)
     # CPython's AttributeError on an object of a class SGLang defines: SGLang's code used its own object
     owner = sglang_object(message) if message and exception and exception.endswith("AttributeError") else None
-    if owner is not None and not other_frame:
+    # (a user's script of no package, innermost, asked its SGLang object for an attribute: the script's typo, review13a)
+    in_a_script = innermost is not None and frame_package(innermost) is None
+    if owner is not None and not other_frame and not in_a_script:
         basis = f"the object that lacks the attribute is of SGLang's class {owner.name} (sglang {owner.first}-{owner.last})"
         return Raiser(SGLANG, basis, None)
     # after SGLang's own raises and the CUDA and torch wordings: a library's objects also hold what they compiled in
