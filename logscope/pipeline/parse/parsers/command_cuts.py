@@ -4,7 +4,6 @@ option that waits for its word at a line's end, a line that gives that word, a f
 from __future__ import annotations
 
 import re
-import shlex
 
 from logscope.core.server_flags import begins_an_option, is_option, may_take, takes, value_type
 
@@ -58,18 +57,21 @@ def flag_cut_between(text: str, line: str) -> bool:
 # how many words after it argparse lets an option take (an option no release resolves to one reading: one word, as it may)
 _VALUES_TAKEN = {"none": 0, "one": 1, "optional": 1, "many": 1 << 30}
 _NEGATIVE = re.compile(r"^-\d")
+# a shell word (a quoted part keeps its blanks; an unclosed quote is a character of the word)
+_SHELL_WORD = re.compile(r"""(?:[^\s"']|"[^"\n]*"|'[^'\n]*'|["'])+""")
 
 
 def flags_only(line: str) -> bool:
     """Every word of the line is an option or a value of the option before it, as the released argparse lets each option
     take its words (a shell variable stands for any value; a comment ends the line): a flag line holds nothing else.
     "--port 30000 is the default, --enable-dp-attention gives the crash" is a sentence: "is" is no value of --port."""
-    try:
-        words = shlex.split(line, comments=True)
-    except ValueError:  # an unclosed quote: the words as they stand
-        words = line.split()
     flag, left = None, 0
-    for word in words:
+    for m in _SHELL_WORD.finditer(line):
+        word = m.group(0)
+        if word.startswith("#"):
+            break  # a comment: the line's words end
+        if len(word) > 1 and word[0] == word[-1] and word[0] in "\"'":
+            word = word[1:-1]
         if word.startswith("-") and not _NEGATIVE.match(word):
             name, given, _ = word.lstrip("-").partition("=")
             flag, left = (None, 0) if given else (name, _VALUES_TAKEN.get(takes(name) or "", 1))
