@@ -196,13 +196,27 @@ FLAGS_OVER_LAUNCHER = {
     "k8s args over command": "        - name: sglang\n          args:\n            - --model-path\n            - /models/x\n"
     '            - --tp\n            - "8"\n            - --trust-remote-code\n            - --mem-fraction-static\n'
     '            - "0.8"\n          command: ["python3", "-m", "sglang.launch_server"]\n',
+    # review13a's item 8: the flags' field a one-line flow list of fewer flags than a list of flags alone needs
+    "compose command flow list over entrypoint": '    image: lmsysorg/sglang:latest\n    command: ["--model-path", '
+    '"/models/x", "--tp", "8"]\n    entrypoint: ["python3", "-m", "sglang.launch_server"]\n',
+    "k8s args flow list over command": '      image: lmsysorg/sglang:latest\n      args: ["--model-path", "/models/x", '
+    '"--tp", "8"]\n      command: ["python3", "-m", "sglang.launch_server"]\n',
 }
+FLAGS_OVER_LAUNCHER_CONFIG = {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
 
 
 @pytest.mark.parametrize("form", FLAGS_OVER_LAUNCHER)
 def test_flags_written_over_their_launcher_s_field_give_the_config(form):
     (launch,) = analyze_text(FLAGS_OVER_LAUNCHER[form])["launches"]
-    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
+    if "flow list" in form:  # (two flags)
+        assert launch["config"] == {"model_path": "/models/x", "tp_size": 8}
+    else:
+        assert launch["config"] == FLAGS_OVER_LAUNCHER_CONFIG
+
+
+def test_a_flow_list_of_two_flags_with_no_launcher_s_field_is_no_launch():
+    text = '    image: lmsysorg/sglang:latest\n    command: ["--model-path", "/models/x", "--tp", "8"]\n    ports:\n'
+    assert analyze_text(text)["launches"] == []
 
 
 def test_a_compose_command_of_flags_alone_under_another_engine_s_image_is_no_launch():
@@ -306,6 +320,27 @@ def test_a_command_under_a_wrapper_or_before_other_shell_words_gives_its_own_fla
     (launch,) = analyze_text(WRAPPED_FORMS[form].format(flags=FLAGS, flags_then_one=flags_then_one) + "\n")["launches"]
     assert launch["config"] == CONFIG
     assert launch["environment"] == {"NCCL_DEBUG": "INFO"}
+
+
+# review13a's item 3: a sentence that opens with a container start's, a profiler's or a debugger's name and holds a launch
+# command is a sentence, not the program's command line: the words between the name and the launcher are no options,
+# values or image, and the failure the sentence states is read
+SENTENCES_OPENING_WITH_A_RUNNER = {
+    "podman run": "podman run works on the other node but",
+    "nsys profile": "nsys profile works on the other node but",
+    "gdb": "gdb says",
+}
+
+
+@pytest.mark.parametrize("form", SENTENCES_OPENING_WITH_A_RUNNER)
+def test_a_sentence_opening_with_a_runner_s_name_keeps_the_failure_it_states(form):
+    text = (
+        SENTENCES_OPENING_WITH_A_RUNNER[form]
+        + " python3 -m sglang.launch_server --model-path Qwen/Qwen2-7B --tp 4 crashes with an illegal memory access"
+        " on this one.\n"
+    )
+    report = analyze_text(text)
+    assert [(f["rule"], f["mechanism"]) for f in report["findings"]] == [("failure-time-unknown", "cuda")]
 
 
 def test_a_many_valued_flag_ends_at_a_redirection_and_a_substitution_is_one_word():
@@ -517,6 +552,24 @@ def test_a_launch_s_argv_printed_as_a_list_gives_the_config(form):
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
 
 
+def test_a_sentence_quoting_an_argv_list_keeps_the_failure_it_states():
+    # review13a's item 7: the list inside a sentence's words is no record of its own (a log line's, a spec's, a
+    # script's): the sentence states the failure
+    text = (
+        "I tried both of these argv lists from our launcher config and neither works: "
+        + ARGV.replace("'", '"')
+        + " crashes with CUDA error: an illegal memory access was encountered\n"
+    )
+    report = analyze_text(text)
+    assert [(f["rule"], f["mechanism"]) for f in report["findings"]] == [("failure-time-unknown", "cuda")]
+
+
+def test_an_argv_list_after_a_label_then_a_comment_is_still_the_line_s_record():
+    text = "launch argv: " + ARGV + "  # the node's launch\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
+
+
 def test_an_argv_list_of_another_engine_is_no_launch():
     text = "Launching server: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', '/models/x', '--port', '8000']\n"
     assert analyze_text(text)["launches"] == []
@@ -531,3 +584,18 @@ def test_a_launcher_alone_on_its_line_then_a_flag_a_line_without_backslashes():
     )
     (launch,) = analyze_text(text)["launches"]
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "trust_remote_code": True, "mem_fraction_static": 0.8}
+
+
+def test_a_sentence_that_opens_with_a_flag_after_a_launcher_alone_is_no_flag_line():
+    # review13a's item 4: a flag line holds options and their values only; a sentence that starts with an option ends
+    # the command, and none of its words is the launch's
+    text = (
+        "I run it like this:\npython3 -m sglang.launch_server\n--model-path /models/Llama-3-8B --tp 2\n"
+        "--port 30000 is the default, --enable-dp-attention gives the crash\nRuntimeError: CUDA error: out of memory\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["server_args"] == {"model_path": "/models/Llama-3-8B", "tp_size": "2"}
+    # a flag line with a shell variable and a comment is one
+    text = "python3 -m sglang.launch_server\n--model-path /models/x\n--tp $TP --port 30000  # the node's port\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["server_args"] == {"model_path": "/models/x", "tp_size": "$TP", "port": "30000"}

@@ -51,6 +51,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     PYTHON_M_SGLANG,
     WRAPPED_COMMAND,
     after_label,
+    argv_in_a_sentence,
     argv_words,
     behind_prompt,
     command_line,
@@ -1057,9 +1058,13 @@ def _dump(text: str) -> bool:
     """SGLang's server_args dump behind words no prefix reader knows (a log collector's pod and container names:
     "sglang-7d9f8c-abcde sglang [2026-02-01 10:00:00] server_args=ServerArgs(model_path=..."), or a launch's argv as a
     list of strings (a JSON spec's line, `{"cmd": ["python3", "-m", "sglang.launch_server", ...]}`): a record wherever
-    it starts, as no sentence writes a dataclass's repr or a list of argv words; read as prose, the catalogue's wording
-    took the dump and cut its value at the first comma, and the list gave nothing."""
-    return _DUMP_HEAD in text or ("[" in text and argv_words(text) is not None)
+    it starts, as no sentence writes a dataclass's repr; read as prose, the catalogue's wording took the dump and cut its
+    value at the first comma, and the list gave nothing. A sentence that quotes the argv list between its words ("...
+    neither works: ["python3", "-m", ...] crashes with CUDA error: ...") stays a sentence: the failure it states is read
+    as prose's (command_shapes.argv_in_a_sentence)."""
+    if _DUMP_HEAD in text:
+        return True
+    return "[" in text and argv_words(text) is not None and not argv_in_a_sentence(text)
 
 
 def _a_status_line(text: str) -> bool:

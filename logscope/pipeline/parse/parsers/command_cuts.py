@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from logscope.core.server_flags import begins_an_option, is_option, takes, value_type
+from logscope.core.server_flags import begins_an_option, is_option, may_take, takes, value_type
 
 # a launcher cut after "-m" at a line's end ("pip3 install mooncake-transfer-engine && python3 -m"), its module next
 SPLIT_LAUNCHER = re.compile(r"(?:^|[\s;&|(])(?:\S*/)?python3?(?:\.\d+)?\s+-m\s*$")
@@ -52,3 +52,31 @@ def flag_cut_between(text: str, line: str) -> bool:
         return False
     last = text.rsplit(None, 1)[-1]
     return is_option((last + line.split(None, 1)[0]).split("=", 1)[0])
+
+
+# how many words after it argparse lets an option take (an option no release resolves to one reading: one word, as it may)
+_VALUES_TAKEN = {"none": 0, "one": 1, "optional": 1, "many": 1 << 30}
+_NEGATIVE = re.compile(r"^-\d")
+# a shell word (a quoted part keeps its blanks; an unclosed quote is a character of the word)
+_SHELL_WORD = re.compile(r"""(?:[^\s"']|"[^"\n]*"|'[^'\n]*'|["'])+""")
+
+
+def flags_only(line: str) -> bool:
+    """Every word of the line is an option or a value of the option before it, as the released argparse lets each option
+    take its words (a shell variable stands for any value; a comment ends the line): a flag line holds nothing else.
+    "--port 30000 is the default, --enable-dp-attention gives the crash" is a sentence: "is" is no value of --port."""
+    flag, left = None, 0
+    for m in _SHELL_WORD.finditer(line):
+        word = m.group(0)
+        if word.startswith("#"):
+            break  # a comment: the line's words end
+        if len(word) > 1 and word[0] == word[-1] and word[0] in "\"'":
+            word = word[1:-1]
+        if word.startswith("-") and not _NEGATIVE.match(word):
+            name, given, _ = word.lstrip("-").partition("=")
+            flag, left = (None, 0) if given else (name, _VALUES_TAKEN.get(takes(name) or "", 1))
+            continue
+        if flag is None or left == 0 or not (word.startswith("$") or may_take(flag, word)):
+            return False
+        left -= 1
+    return True

@@ -22,6 +22,10 @@ CONTAINER_START: Final = "container_start"
 class CommandRunner:
     words: tuple[str, ...]  # as typed, blanks between them: ("docker", "exec")
     kind: RunnerKind  # WRAPPER, RUNNER or CONTAINER_START
+    # one word of its own before the command, neither an option nor an option's value: the container, pod or image it
+    # runs the command in ("docker exec box python3 ...", "apptainer exec img.sif python ...", "docker run ... image
+    # python3 ..."); the others' words before the command are options, their values, assignments and numbers only
+    target: bool = False
 
 
 COMMAND_RUNNERS: Final = (
@@ -29,19 +33,19 @@ COMMAND_RUNNERS: Final = (
         CommandRunner((name,), WRAPPER)
         for name in ("nohup", "env", "time", "numactl", "taskset", "sudo", "exec", "stdbuf", "nice", "ionice", "chrt", "timeout")
     ),
-    *(CommandRunner((tool, "exec"), RUNNER) for tool in ("docker", "podman", "kubectl")),
+    *(CommandRunner((tool, "exec"), RUNNER, target=True) for tool in ("docker", "podman", "kubectl")),
     CommandRunner(("ray", "job", "submit"), RUNNER),
     CommandRunner(("srun",), RUNNER),
     CommandRunner(("mpirun",), RUNNER),
     *(CommandRunner((tool, "run"), RUNNER) for tool in ("uv", "conda", "pixi")),
-    *(CommandRunner((tool, verb), RUNNER) for tool in ("apptainer", "singularity") for verb in ("exec", "run")),
+    *(CommandRunner((tool, verb), RUNNER, target=True) for tool in ("apptainer", "singularity") for verb in ("exec", "run")),
     # profilers and debuggers run the program after their own options: "nsys profile -o out --trace=cuda,nvtx python3
     # -m ...", "ncu --set full python ...", "compute-sanitizer --tool memcheck python ...", "py-spy record -o a.svg --
     # python ...", "gdb -ex run --args python3 -m ..." (their options are no server arguments)
     *(CommandRunner(("nsys", verb), RUNNER) for verb in ("profile", "launch")),
     *(CommandRunner((tool,), RUNNER) for tool in ("ncu", "compute-sanitizer", "gdb", "cuda-gdb")),
     CommandRunner(("py-spy", "record"), RUNNER),
-    *(CommandRunner((tool, "run"), CONTAINER_START) for tool in ("docker", "podman")),
+    *(CommandRunner((tool, "run"), CONTAINER_START, target=True) for tool in ("docker", "podman")),
 )
 
 # the wrappers' names ("/usr/bin/time" is "time"), and the first words of the runners
@@ -49,6 +53,8 @@ WRAPPER_NAMES: Final = frozenset(r.words[0] for r in COMMAND_RUNNERS if r.kind =
 RUNNER_FIRST_WORDS: Final = frozenset(r.words[0] for r in COMMAND_RUNNERS if r.kind == RUNNER)
 
 
-def alternation(kind: RunnerKind) -> str:
-    """A regular expression (a non-capturing group) of the table's programs of this kind, blanks between their words."""
-    return "(?:" + "|".join(sorted(r"\s+".join(r.words) for r in COMMAND_RUNNERS if r.kind == kind)) + ")"
+def alternation(kind: RunnerKind, target: bool | None = None) -> str:
+    """A regular expression (a non-capturing group) of the table's programs of this kind (of those that take a target
+    word or not, where `target` says), blanks between their words."""
+    rows = (r for r in COMMAND_RUNNERS if r.kind == kind and (target is None or r.target == target))
+    return "(?:" + "|".join(sorted(r"\s+".join(r.words) for r in rows)) + ")"

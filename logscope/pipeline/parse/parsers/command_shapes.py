@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 
-from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
+from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, strip_prefix
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER, WRAPPER, alternation
 
 # the interpreter's own options before "-m" ("python -u -m sglang.launch_server", "python3 -X faulthandler -m ..."): the
@@ -25,8 +25,44 @@ _RUNS_A_COMMAND = r"(?:" + WRAPPER_WORD + r"|" + alternation(RUNNER) + r")"
 # nor the command, so a line of wrapper words that runs nothing fails in linear time)
 _WRAPPER_ARGUMENT = r"(?:-\S+(?:\s+(?!" + _RUNS_A_COMMAND + r"\s|" + _RUN_BY_A_WRAPPER + r")[^\s\d-]\S*)?|\d\S*)\s+"
 WRAPPED_COMMAND = r"(?:" + WRAPPER_WORD + r"\s+(?:" + _WRAPPER_ARGUMENT + r"){0,6})+" + _RUN_BY_A_WRAPPER
-# a wrapper or a runner and its words before the launcher ("nohup ", "numactl -N 0 -m 0 ", "docker exec -it box ")
-_WRAPPED = _RUNS_A_COMMAND + r"\s+(?:\S+\s+){0,8}?"
+# one word as a shell splits a line: a quoted part keeps its blanks (`-e NOTE="a b"`, `--gpus '"device=0,1"'`)
+_SHELL_PART = r"""(?:[^\s"']|"[^"\n]*"|'[^'\n]*')"""
+_SHELL_WORD = _SHELL_PART + r"+"
+# a word that is neither an option, a number nor an assignment
+_PLAIN_WORD = r"(?![-\d])(?![A-Za-z_]\w*=)" + _SHELL_WORD
+# a wrapper's or a runner's own words before the command: an option and the word after it (its value, or none), an
+# assignment ("env X=1"), a number ("timeout 600"): "numactl -N 0 -m 0 ", "nsys profile -o out --trace=cuda,nvtx ",
+# "docker run --gpus all -e NOTE="a b" "; a sentence that opens with the program's name ("podman run works on the other
+# node but python3 -m ...", "nsys profile shows ...", "gdb says ...") gives words of none of these and runs nothing
+# (each word has one reading: a value is no number or assignment, so a line that runs nothing fails in quadratic time
+# at worst, over a bounded count of words)
+_OWN_WORD = (
+    r"(?:-" + _SHELL_PART + r"*(?:\s+" + _PLAIN_WORD + r")?|[A-Za-z_]\w*=" + _SHELL_PART + r"*|\d" + _SHELL_PART + r"*)\s+"
+)
+
+
+def _own_words(most: int, target: bool) -> str:
+    """Up to `most` of a program's own words; and, where it takes one (`target`), the one plain word of its container,
+    pod or image among them."""
+    words = r"(?:" + _OWN_WORD + r"){0," + str(most) + r"}"
+    return words + (r"(?:" + _PLAIN_WORD + r"\s+" + words + r")?" if target else "")
+
+
+# a wrapper or a runner (or a chain of them: "sudo docker exec ...") and its words before the launcher ("nohup ",
+# "numactl -N 0 -m 0 ", "docker exec -it box ")
+_WRAPPED = (
+    r"(?:(?:"
+    + WRAPPER_WORD
+    + r"|"
+    + alternation(RUNNER, target=False)
+    + r")\s+"
+    + _own_words(8, target=False)
+    + r"|"
+    + alternation(RUNNER, target=True)
+    + r"\s+"
+    + _own_words(8, target=True)
+    + r"){1,3}"
+)
 # SGLang's command line's subcommands that take server arguments: "sglang serve" (ServerArgs) and "sglang generate", a
 # multimodal (diffusion) run whose parser adds multimodal_gen's ServerArgs.add_cli_args (--model-path, --tp-size, ...;
 # sglang 0.5.5 .. 0.5.23 sglang/cli/main.py subparsers, sglang/cli/generate.py add_multimodal_gen_generate_args)
@@ -102,7 +138,8 @@ _COMMAND_LINE = re.compile(
     + r"|"
     # a container start's options and image, as many words as a `podman run` / `docker run` line gives them
     + alternation(CONTAINER_START)
-    + r"\s+(?:\S+\s+){0,60}?"
+    + r"\s+"
+    + _own_words(40, target=True)
     + r")`?"
     + _ASSIGNMENTS_FIRST
     + _SGLANG_LAUNCHER
@@ -160,16 +197,40 @@ _ARGV_LAUNCHER = re.compile(
 )
 
 
-def argv_words(text: str) -> list[str] | None:
-    """The words of the first list of strings in the text that runs an SGLang launcher, or None."""
+def _launcher_list(text: str) -> re.Match[str] | None:
+    """The first list of strings in the text that runs an SGLang launcher, or None."""
     if _ARGV_LAUNCHER.search(text) is None:
         return None
-    for m in _ARGV_LIST.finditer(text):
-        if _ARGV_LAUNCHER.search(m.group(0)) is None:
-            continue
-        try:
-            words = ast.literal_eval(m.group(0))
-        except (ValueError, SyntaxError):
-            return None
-        return [str(word) for word in words]
-    return None
+    return next((m for m in _ARGV_LIST.finditer(text) if _ARGV_LAUNCHER.search(m.group(0)) is not None), None)
+
+
+def argv_words(text: str) -> list[str] | None:
+    """The words of the first list of strings in the text that runs an SGLang launcher, or None."""
+    m = _launcher_list(text)
+    if m is None:
+        return None
+    try:
+        words = ast.literal_eval(m.group(0))
+    except (ValueError, SyntaxError):
+        return None
+    return [str(word) for word in words]
+
+
+# a label before the list, at most three words after a log prefix ("cmd = ", '"cmd": ', "Launching server: ", "CMD ",
+# "- "), or none
+_ARGV_LABEL = re.compile(r"^\s*(?:\S+\s+){0,2}\S*\s*$")
+# a sentence's words going on after the list ("... "--tp", "2"] crashes with CUDA error: ..."), not a structure's next
+# field (', "gpus": 8}'), a closing quote ("Command '[...]' returned ...") or a comment ("  # the launch")
+_PROSE_AFTER = re.compile(r"[\s.,;:!?)\]}]*[A-Za-z][\w'-]*\s+[A-Za-z]")
+
+
+def argv_in_a_sentence(text: str) -> bool:
+    """The launcher's argv list is quoted inside a sentence: more than a label's words before it and a sentence's words
+    after it ("I tried these argv lists and neither works: ["python3", "-m", ...] crashes with CUDA error: ..."). The
+    line is then the sentence (what it states is read as prose's), not the list's record."""
+    m = _launcher_list(text)
+    if m is None:
+        return False
+    before = text[: m.start()]
+    message = strip_prefix(before)  # (a log prefix before the label is the record's)
+    return _ARGV_LABEL.match(message) is None and _PROSE_AFTER.match(text, m.end()) is not None

@@ -76,10 +76,11 @@ _DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT|[A-Za-z_]\w*(?=\s*=))\s*=?\s*(\[
 _FLAGS_MIN = 3
 
 
-def _flags_only(words: list[str]) -> bool:
+def _flags_only(words: list[str], least: int = _FLAGS_MIN) -> bool:
+    """Words that open with an option and whose options are all a released ServerArgs' (at least `least` of them)."""
     options = [w for w in words if w.startswith("--")]
     known = [w for w in options if known_option(w[2:].split("=", 1)[0].replace("-", "_"))]
-    return bool(words) and words[0].startswith("--") and len(known) >= _FLAGS_MIN and len(known) == len(options)
+    return bool(words) and words[0].startswith("--") and len(known) >= least and len(known) == len(options)
 
 
 def _has_launcher(words: list[str]) -> bool:
@@ -134,7 +135,10 @@ class FieldCommandReader(BlockReader):
         if m.group(3) == "[":  # a JSON / JavaScript array of any field, one quoted item a line: read if they are flags
             return True
         words = _value_words(m.group(3))
-        return words is not None and (_launches(words) or (m.group(2) in _ARGS_FIELDS and _flags_only(words)))
+        # (fewer flags than a list of flags alone needs are read when the launcher's field comes under them: compose's
+        # `command: ["--model-path", "x", "--tp", "2"]` over its `entrypoint:`, Kubernetes' `args: [...]` over its
+        # `command:`; close() reads nothing without it)
+        return words is not None and (_launches(words) or (m.group(2) in _ARGS_FIELDS and _flags_only(words, least=1)))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line, self.text = lineno, text.strip()

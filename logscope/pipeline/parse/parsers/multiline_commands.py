@@ -11,7 +11,14 @@ from logscope.core.events import Event
 from logscope.core.model import TEXT_KEEP
 from logscope.core.server_flags import known_option
 from logscope.pipeline.parse.parsers.base import CONTINUED_LINE, PREFIXED, BlockReader
-from logscope.pipeline.parse.parsers.command_cuts import SPLIT_LAUNCHER, cut_flag, flag_cut_between, gives_the_value, wants_more
+from logscope.pipeline.parse.parsers.command_cuts import (
+    SPLIT_LAUNCHER,
+    cut_flag,
+    flag_cut_between,
+    flags_only,
+    gives_the_value,
+    wants_more,
+)
 from logscope.pipeline.parse.parsers.command_shapes import COMMAND_HEAD, LAUNCHER, behind_prompt, without_prompt
 from logscope.pipeline.parse.parsers.command_text import parse_command
 
@@ -157,7 +164,8 @@ class WrappedCommandReader(BlockReader):
             self.last_line = lineno
             return True
         if stripped.startswith("--") and known_option(stripped.split()[0][2:].split("=")[0]):
-            pass  # an option: the command goes on
+            if not flags_only(_CONTINUED.sub(" ", stripped)):
+                return False  # a sentence that opens with an option ("--port 30000 is the default, ..."): no flag line
         elif not (wants_more(joined) and gives_the_value(joined, stripped)):
             return False
         self.parts.append(_CONTINUED.sub(" ", stripped).strip())
