@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.pipeline.parse.parsers import stated_env
 from tests.helpers import stated_versions
 
 
@@ -294,8 +295,6 @@ def test_the_owner_of_each_version_is_looked_for_in_a_bounded_window(monkeypatch
     # review13a item 10: a line of one sglang-X and many name-version words (a pip list flattened into a sentence) had
     # each version's owner searched over the whole sentence before it: quadratic. The work per version is bounded by
     # the window, counted here, not timed
-    from logscope.pipeline.parse.parsers import stated_env
-
     scanned: list[int] = []
     owned = stated_env._OWNED
 
@@ -351,6 +350,11 @@ def test_the_owner_window_keeps_the_readings(line, versions):
         "    Uninstalling flashinfer-python-0.2.3:\n"
         "      Successfully uninstalled flashinfer-python-0.2.3\n"
         "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device\n",
+        # SGLang's own (the sentence reader's tied form)
+        "  Attempting uninstall: sglang\n"
+        "    Found existing installation: sglang 0.4.9\n"
+        "    Uninstalling sglang-0.4.9:\n"
+        "      Successfully uninstalled sglang-0.4.9\n",
         # the order to remove it
         "$ pip uninstall -y flashinfer-python-0.2.3\n",
         "$ pip uninstall sglang-0.4.9\n",
@@ -391,6 +395,8 @@ def test_pip_s_installed_line_still_gives_the_new_version_over_the_removed_one()
 )
 def test_a_name_version_word_that_names_a_thing_states_no_version(text):
     assert stated_versions(text) == {}
+    # the line reader's own answer too (a docker run line or an ls row goes to another reader first end to end)
+    assert [stated_env.parse_line(line) for line in text.splitlines()] == [None] * len(text.splitlines())
 
 
 def test_a_conda_prompt_s_name_leaves_the_command_s_statement():
