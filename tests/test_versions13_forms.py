@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.pipeline.parse.parsers import stated_env
 from tests.helpers import stated_versions
 
 
@@ -287,4 +288,139 @@ def test_a_name_joined_to_its_version_by_a_hyphen(line, versions):
     ],
 )
 def test_two_pins_of_one_package_in_a_sentence(line, versions):
+    assert stated_versions(line + "\n") == versions
+
+
+def test_the_owner_of_each_version_is_looked_for_in_a_bounded_window(monkeypatch):
+    # review13a item 10: a line of one sglang-X and many name-version words (a pip list flattened into a sentence) had
+    # each version's owner searched over the whole sentence before it: quadratic. The work per version is bounded by
+    # the window, counted here, not timed
+    scanned: list[int] = []
+    owned = stated_env._OWNED
+
+    class Counting:
+        def search(self, text, pos=0, endpos=None):
+            end = len(text) if endpos is None else endpos
+            scanned.append(end - pos)
+            return owned.search(text, pos, end)
+
+    monkeypatch.setattr(stated_env, "_OWNED", Counting())
+    names = ("alpha", "beta", "gamma", "delta", "kappa", "sigma", "theta", "omega")
+    others = [f"{names[i % 8]}pkg-1.{i}.0" for i in range(2000)]
+    line = "My environment: sglang-0.4.9 " + " ".join(others)
+    assert len(line) > 30_000
+    assert stated_env.sentence_version(line) == "0.4.9"  # every other version has its package's name
+    assert len(scanned) == 2000  # one owner search per version
+    assert max(scanned) == stated_env.OWNER_WINDOW
+    assert sum(scanned) <= 2000 * stated_env.OWNER_WINDOW  # linear in the line (the whole prefix: ~30 million)
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # a name longer than the window still owns its version (a long name is no connector)
+        ("We run sglang-0.4.9 next to " + "x" * 100 + "-1.2.3 here", {"sglang": "0.4.9"}),
+        # "to" right before a version owns nothing: two of SGLang's versions, neither stated
+        ("We went from sglang-0.4.9 to 0.5.4 last week", {}),
+    ],
+)
+def test_the_owner_window_keeps_the_readings(line, versions):
+    assert stated_versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pip's block that replaced a version (pip/_internal/req/req_uninstall.py "Uninstalling %s:", "Successfully
+        # uninstalled %s", req_install.py "Found existing installation: %s"; pip 23.2.1 and 26.3): the version removed
+        "  Attempting uninstall: flashinfer-python\n"
+        "    Found existing installation: flashinfer-python 0.2.3\n"
+        "    Uninstalling flashinfer-python-0.2.3:\n"
+        "      Successfully uninstalled flashinfer-python-0.2.3\n",
+        # a paste cut below "Found existing installation" (review13a v2.txt's shape)
+        "    Uninstalling flashinfer-python-0.2.3:\n"
+        "      Successfully uninstalled flashinfer-python-0.2.3\n"
+        "    Uninstalling torch-2.5.1:\n"
+        "      Successfully uninstalled torch-2.5.1\n",
+        # an uninstall that then failed (review13a v8.txt's shape)
+        "$ pip install flashinfer-python==0.2.5 -i https://flashinfer.ai/whl/cu124/torch2.5/\n"
+        "Installing collected packages: flashinfer-python\n"
+        "  Attempting uninstall: flashinfer-python\n"
+        "    Found existing installation: flashinfer-python 0.2.3\n"
+        "    Uninstalling flashinfer-python-0.2.3:\n"
+        "      Successfully uninstalled flashinfer-python-0.2.3\n"
+        "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device\n",
+        # SGLang's own (the sentence reader's tied form)
+        "  Attempting uninstall: sglang\n"
+        "    Found existing installation: sglang 0.4.9\n"
+        "    Uninstalling sglang-0.4.9:\n"
+        "      Successfully uninstalled sglang-0.4.9\n",
+        # the order to remove it
+        "$ pip uninstall -y flashinfer-python-0.2.3\n",
+        "$ pip uninstall sglang-0.4.9\n",
+    ],
+)
+def test_a_version_pip_removes_is_no_version_in_use(text):
+    assert stated_versions(text) == {}
+
+
+def test_pip_s_installed_line_still_gives_the_new_version_over_the_removed_one():
+    text = (
+        "Installing collected packages: torch\n"
+        "  Attempting uninstall: torch\n"
+        "    Found existing installation: torch 2.5.1\n"
+        "    Uninstalling torch-2.5.1:\n"
+        "      Successfully uninstalled torch-2.5.1\n"
+        "Successfully installed torch-2.6.0\n"
+    )
+    assert stated_versions(text) == {"torch": "2.6.0"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # `helm list`: the CHART column's name-version is the chart's (review13a v6.txt's shape)
+        "NAME    NAMESPACE  REVISION  UPDATED                   STATUS    CHART         APP VERSION\n"
+        "sglang  default    1         2025-06-01 10:00:00 UTC   deployed  sglang-0.1.0  \n",
+        # a container's name (review13a v5.txt's shape)
+        "docker run --gpus all --name sglang-0.5.4 --shm-size 32g lmsysorg/sglang:latest python3 -m"
+        " sglang.launch_server --model-path Qwen/Qwen2-7B\n",
+        "docker run --gpus all --name=sglang-0.5.4 lmsysorg/sglang:latest nvidia-smi\n",
+        # a conda environment's name in the prompt
+        "(sglang-0.4.6) root@gpu:~# ls\n",
+        "(sglang-0.4.6) $ nvidia-smi\n",
+        # ls -l of /usr/local: folders' names
+        "drwxr-xr-x  2 root root 4096 Jun  1 10:00 cuda-12.4\n",
+    ],
+)
+def test_a_name_version_word_that_names_a_thing_states_no_version(text):
+    assert stated_versions(text) == {}
+    # the line reader's own answer too (a docker run line or an ls row goes to another reader first end to end)
+    assert [stated_env.parse_line(line) for line in text.splitlines()] == [None] * len(text.splitlines())
+
+
+def test_a_conda_prompt_s_name_leaves_the_command_s_statement():
+    # the prompt's environment is no statement; what the sentence after it says still is
+    # (a parenthesis before a sentence is no prompt: two of SGLang's versions in one sentence state neither)
+    assert stated_versions("(sglang-0.4.6) I run sglang 0.5.4 here\n") == {}
+    assert stated_versions("(sglang-0.4.6) $ echo done\nWe run sglang 0.5.4 on H100.\n") == {"sglang": "0.5.4"}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # a writer's own change is read (as "downgraded to" is), SGLang's MoE config fallback is not
+        ("Falling back to flashinfer 0.2.3 fixed it for me.", {"flashinfer": "0.2.3"}),
+        ("We fall back to triton 3.1.0 on this box.", {"triton": "3.1.0"}),
+        (
+            "[2025-11-01 10:00:01 TP0] Config file not found at /usr/local/lib/python3.10/dist-packages/sglang/srt/"
+            "layers/moe/moe_runner/triton_utils/configs/triton_3_5_0/E=256,N=256,device_name=NVIDIA_H200.json. Fallback"
+            " to triton version 3.4.0 and use MoE kernel config from /usr/local/lib/python3.10/dist-packages/sglang/srt/"
+            "layers/moe/moe_runner/triton_utils/configs/triton_3_4_0/E=256,N=256,device_name=NVIDIA_H200.json."
+            " Performance might be sub-optimal!",
+            {},
+        ),
+    ],
+)
+def test_only_sglang_s_moe_config_fallback_names_a_borrowed_triton(line, versions):
     assert stated_versions(line + "\n") == versions

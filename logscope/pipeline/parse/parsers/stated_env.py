@@ -306,15 +306,17 @@ _CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|需要|要�
 _BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
 _REQUIREMENT = re.compile(
     r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried"
-    # SGLang's MoE config fallback (0.4.7.post1 .. 0.5.1.post3 get_moe_configs: "Config file not found at {path}. Fallback
-    # to triton version {try_triton_version} and use MoE kernel config from ..."): an older version's configs, not the
-    # installed one
-    r"|fall(?:ing)?\s*back"
     # a release a project drops or does not have ("torch 2.5+ drops cuda 12.1", "pytorch do not have an official cuda
     # 12.5 release"): what is built or supported, no environment's
     r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b)"
     r"[^.;,]{0,24}$"
 )
+# SGLang's MoE config fallback (get_moe_configs, 0.4.7 .. 0.5.23, the newest catalogued: "Config file not found at
+# {config_file_path}. Fallback to triton version {try_triton_version} and use MoE kernel config from ...";
+# layers/moe/fused_moe_triton/fused_moe.py to 0.5.1.post3, fused_moe_triton_config.py from 0.5.2, moe_runner/
+# triton_utils/fused_moe_triton_config.py from 0.5.11; 0.4.6.post5 has none): the Triton whose configs it borrows, not
+# the installed one. Its own wording only: a writer's "falling back to flashinfer 0.2.3 fixed it" is a change made
+_MOE_CONFIG_FALLBACK = re.compile(r"Fallback to $")
 _AFTER_REQUIREMENT = re.compile(
     r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d"
     # a requirement after the value, in the sentence or the table's next cell ("NCCL: 2.27.3 is required by DeepEP.",
@@ -359,6 +361,8 @@ _NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+)\b")
 def named_versions(text: str) -> dict[str, str]:
     """The versions of packages other than SGLang a line names, under check_env's keys (a package named with two
     different versions in the line states neither)."""
+    if _PIP_REPLACES.search(text):
+        return {}
     nvcc = _NVCC.search(text)
     if nvcc:
         return {"cuda": nvcc.group(1)}
@@ -378,6 +382,10 @@ def named_versions(text: str) -> dict[str, str]:
     for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
         after = text[m.end() : m.end() + 80]
         if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(after):
+            continue
+        if _removed(text, m.start()) or (_hyphen_joined(text, m) and _a_name(text, m.start(), m.end())):
+            continue  # pip's "uninstall torch-2.5.1", a chart's or a container's name (review13a items 1, 2)
+        if m.group(1).lower() == "triton" and _MOE_CONFIG_FALLBACK.search(text, max(0, m.start() - 12), m.start()):
             continue
         if sentences.cjk_supposes(m.start()) or _BUT_NOT.match(after) or _NOT_IN_USE_AFTER.match(after):
             continue
@@ -625,16 +633,89 @@ def _simple(name: str) -> str:
 
 
 def _in_a_path(text: str, m: re.Match[str]) -> bool:
-    """The name joined to its version by a hyphen inside a path ("/root/.virtualenvs/sglang-0.5.6/lib/python3.10/..."): a
-    folder's name, no statement."""
-    joined = text[m.start() : m.start(1)].lower().endswith("sglang-")
-    before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
-    return joined and (before in ("/", "\\", ".", "~", "-") or after in ("/", "\\"))
+    """The name joined to its version by a hyphen where it names a thing, not the release in use: a folder in a path
+    ("/root/.virtualenvs/sglang-0.5.6/lib/python3.10/..."), a conda prompt's environment, an option's value, a table's
+    cell (_a_name); or the version pip or a sentence names as removed (_removed)."""
+    joined = re.search(r"(?i)sglang-v?$", text[m.start() : m.start(1)]) is not None
+    if joined and _a_name(text, m.start(), m.end()):
+        return True
+    return _removed(text, m.start())
+
+
+# a conda (or virtualenv) prompt opening the line: "(sglang-0.4.6) root@gpu:~# ls", "(sglang-0.4.6) $ python3 ...": the
+# environment's name, which its creator chose
+_PROMPT_OPEN = re.compile(r"\s*\(")
+_PROMPT_CLOSE = re.compile(r"\)\s+(?:\S+@\S+|[$#%>](?:\s|$))")
+# an option's value: "docker run --name sglang-0.5.4 ...", "--name=sglang-0.5.4" (a container's, a job's name)
+_OPTION_BEFORE = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*(?:=|\s+)$")
+# a cell of a column-aligned table (two spaces or a tab around it, another such gap before): `helm list`'s CHART column
+# "sglang  default  1  2025-06-01 10:00:00 UTC   deployed  sglang-0.1.0", the chart's version, not SGLang's
+_WIDE_GAP = re.compile(r"\t| {2,}")
+_CELL_AFTER = re.compile(r"(?:\t| {2,}|\s*$)")
+# a row of `ls -l` ("drwxr-xr-x 2 root root 4096 Jun  1 10:00 cuda-12.4"): a file's name
+_LS_ROW = re.compile(r"\s*[-dlcbps][rwxsStT-]{9}[.@+]?\s")
+
+
+def _hyphen_joined(text: str, m: re.Match[str]) -> bool:
+    """The name and the version of a _NAMED match are joined by a hyphen ("nixl-0.3.0", "torch-v2.5.1")."""
+    return re.fullmatch(r"-`?[vV]?", text[m.end(1) : m.start(2)]) is not None
+
+
+def _a_name(text: str, start: int, end: int) -> bool:
+    """The name-version word at text[start:end] (a hyphen joins them) names a folder, an environment, a container, a
+    chart or a file: no statement of the version in use."""
+    before, after = text[start - 1 : start], text[end : end + 1]
+    if before in ("/", "\\", ".", "~", "-") or after in ("/", "\\"):
+        return True
+    if _PROMPT_OPEN.fullmatch(text, 0, start) and _PROMPT_CLOSE.match(text, end):
+        return True
+    if _OPTION_BEFORE.search(text, max(0, start - 40), start) or _LS_ROW.match(text):
+        return True
+    gap_before = start == 0 or text[start - 1] == "\t" or text[max(0, start - 2) : start] == "  "
+    return (
+        gap_before
+        and _CELL_AFTER.match(text, end) is not None
+        and _WIDE_GAP.search(text, max(0, start - 200), max(0, start - 2)) is not None
+    )
+
+
+# pip's lines for the installed version it replaces (pip/_internal/req/req_install.py "Found existing installation: %s",
+# req/__init__.py "Attempting uninstall: %s", req_uninstall.py "Uninstalling %s:" and "Successfully uninstalled %s", the
+# same in pip 23.2.1 and 26.3): the version named is the one removed, never the one in use
+_PIP_REPLACES = re.compile(
+    r"(?:^|\s)(?:Found existing installation: |Attempting uninstall: |Successfully uninstalled |Uninstalling \S+:\s*$)"
+)
+# a removal the words right before the name state ("pip uninstall flashinfer-python-0.2.3", "I removed torch 2.5.1")
+_REMOVAL_BEFORE = re.compile(r"(?i)\b(?:uninstall|remov|delet|purg)\w*\s+(?:the\s+)?(?:old\s+)?$")
+
+
+def _removed(text: str, start: int) -> bool:
+    return _REMOVAL_BEFORE.search(text, max(0, start - 40), start) is not None
+
+
+# how far before a version its owner is looked for: the name and its joiner ("flashinfer-python version: "), never the
+# whole sentence before it (searched over the whole prefix for each version, a long line of name-version words was
+# quadratic: review13a item 10)
+OWNER_WINDOW = 80
+
+
+def _owned_at(sentence: str, start: int) -> bool:
+    """A package's or a tool's name right before the version at sentence[start] owns it (a connector, "to v0.5.4", or
+    nothing, does not). Only the OWNER_WINDOW characters before it are searched: the cost per version is bounded."""
+    pos = max(0, start - OWNER_WINDOW)
+    owner = _OWNED.search(sentence, pos, start)
+    if owner is None:
+        return False
+    if owner.start() == pos and pos > 0 and re.match(r"[\w-]", sentence[pos - 1]):
+        return True  # a name longer than the window: a name, never one of the short connectors
+    return owner.group(0).split()[0].lower().rstrip(":=") not in _CONNECTORS
 
 
 def sentence_version(text: str) -> str | None:
     """The SGLang version a sentence states, or None: one version tied to the name, and no other version in the
     same sentence that no other name owns ("it worked in v0.5.14, SGLang v0.5.15 fails" states neither)."""
+    if _PIP_REPLACES.search(text):
+        return None
     for sentence in _SENTENCE_END.split(text):
         tied = {m.group(1) for m in _TIED.finditer(sentence) if not _in_a_path(sentence, m)}
         if len(tied) != 1 or _ADVICE.search(sentence):
@@ -643,8 +724,7 @@ def sentence_version(text: str) -> str | None:
         for m in _ANY_RELEASE.finditer(sentence):
             if m.group(1) == version:
                 continue
-            owner = _OWNED.search(sentence[: m.start()])
-            if owner is None or owner.group(0).split()[0].lower().rstrip(":=") in _CONNECTORS:
+            if not _owned_at(sentence, m.start()):
                 break
         else:
             return version
@@ -726,7 +806,7 @@ def fits(text: str) -> bool:
         or already_satisfied(text, _WHEEL_KEYS) is not None
         or installed_wheel(text, _WHEEL_KEYS) is not None
         or pip_installed(text, _WHEEL_KEYS) is not None
-        or any(not _in_a_path(text, m) for m in _TIED.finditer(text))
+        or (not _PIP_REPLACES.search(text) and any(not _in_a_path(text, m) for m in _TIED.finditer(text)))
         or _UNOWNED.search(text)
         or bool(named_versions(text))
     )
