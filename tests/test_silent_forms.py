@@ -272,8 +272,21 @@ def test_a_count_of_zero_failures_is_no_failure(text):
         "RuntimeError: CUDA error: an illegal memory access was encountered\n",
         "[rank3]: NCCL watchdog: failed rank = 0 timed out after 600000 ms\n",
         "Total errors: 0, but the server crashed with a segmentation fault.\n",
+        # a numbered thing, not a count of none (review13b item 1)
+        "Rank 0 failed to initialize the process group\n",
+        "Process 0 failed with exit code 1\n",
+        "The server died: rank 0 failed with an NCCL timeout.\n",
+        "ERROR: 0 bytes free on device 0\n",
     ],
-    ids=["traceback-after-summary", "failed-rank-zero", "zero-then-crash"],
+    ids=[
+        "traceback-after-summary",
+        "failed-rank-zero",
+        "zero-then-crash",
+        "rank-0-failed",
+        "process-0-failed",
+        "stated-rank-0",
+        "zero-bytes",
+    ],
 )
 def test_a_failure_beside_a_zero_count_is_still_read(text):
     assert _findings(text) != []
