@@ -201,11 +201,12 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if worded is not None:
         releases = f"sglang {worded.first}-{worded.last}"
         return Raiser(SGLANG, f"a message SGLang raises ({releases}: {worded.template})", None)
-    # CPython's AttributeError on an object of a class SGLang defines: SGLang's code used its own object
+    # CPython's AttributeError on an object of a class SGLang defines, SGLang's frame the innermost package frame shown:
+    # SGLang's code used its own object. Without that frame the class name alone names nobody: SGLang shares many
+    # with the libraries it copies from (transformers' LlamaForCausalLM, vLLM's SamplingParams; review13b item 8),
+    # and a user's script of no package may have asked (review13a item 11)
     owner = sglang_object(message) if message and exception and exception.endswith("AttributeError") else None
-    # (a user's script of no package, innermost, asked its SGLang object for an attribute: the script's typo, review13a)
-    in_a_script = innermost is not None and frame_package(innermost) is None
-    if owner is not None and not other_frame and not in_a_script:
+    if owner is not None and shown is not None and package_library(shown[1]) == SGLANG:
         basis = f"the object that lacks the attribute is of SGLang's class {owner.name} (sglang {owner.first}-{owner.last})"
         return Raiser(SGLANG, basis, None)
     # after SGLang's own raises and the CUDA and torch wordings: a library's objects also hold what they compiled in
@@ -244,7 +245,7 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     # raise statement: the user's or the launcher's own Python code, another Python program's failure (a bare
     # "scheduler.py:1219" frame may be anybody's file; a script's own `raise ValueError(...)` is its program's verdict)
     script = _script_frame(innermost)
-    if script is not None and shown is None and _interpreter_error(exception, innermost):
+    if script is not None and shown is None and _interpreter_error(exception, innermost, message):
         basis = "CPython raised it in a script of no installed package, its frame the innermost"
         return Raiser(script, basis, innermost, other_package=True)
     return None
@@ -257,13 +258,22 @@ _INTERPRETER_ERRORS = frozenset(
 )
 
 
-def _interpreter_error(exception: str | None, frame: str | None) -> bool:
+def _interpreter_error(exception: str | None, frame: str | None, message: str | None) -> bool:
     """One of CPython's own errors (`TypeError`, `builtins.AttributeError`) that the frame's line does not raise by a
-    raise statement."""
+    raise statement. An import error is CPython's own only in its import system's words: the dynamic loader's
+    ("libcudart.so.12: cannot open shared object file", "undefined symbol") is the imported package's (review13b)."""
     if exception is None or ("." in exception and not exception.startswith("builtins.")):
         return False
+    name = exception.rsplit(".", 1)[-1]
+    if name in ("ImportError", "ModuleNotFoundError") and not _IMPORT_SYSTEM.match(message or ""):
+        return False
     code = frame.split(": ", 1)[1].strip() if frame and ": " in frame else ""
-    return exception.rsplit(".", 1)[-1] in _INTERPRETER_ERRORS and not _RAISE.match(code)
+    return name in _INTERPRETER_ERRORS and not _RAISE.match(code)
+
+
+# CPython 3.11 Python/import.c and Lib/importlib/_bootstrap.py: "No module named %R", "cannot import name %R from %R",
+# "attempted relative import with no known parent package" / "... beyond top-level package"
+_IMPORT_SYSTEM = re.compile(r"\s*(?:No module named\b|cannot import name\b|attempted relative import\b)")
 
 
 def _script_frame(frame: str | None) -> str | None:
