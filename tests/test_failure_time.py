@@ -835,8 +835,19 @@ def test_a_client_error_that_shows_the_request_was_taken_places_it_while_serving
         "openai.InternalServerError: Error code: 504 - {'message': 'upstream timed out'}",
         # a proxy that names its 503 "Internal Server Error": only requests' status says 500 (review12a item 6)
         "requests.exceptions.HTTPError: 503 Server Error: Internal Server Error for url: http://10.0.0.2:30000/generate",
+        # a readiness probe's 500: its handler runs no batch (review13b item 6)
+        "requests.exceptions.HTTPError: 500 Server Error: Internal Server Error for url: http://localhost:30000/health",
+        "httpx.HTTPStatusError: Server error '500 Internal Server Error' for url 'http://10.0.0.2:30000/v1/models'",
     ],
-    ids=["connection-refused", "gateway-503", "requests-gateway-502", "openai-gateway-504", "requests-503-named-500"],
+    ids=[
+        "connection-refused",
+        "gateway-503",
+        "requests-gateway-502",
+        "openai-gateway-504",
+        "requests-503-named-500",
+        "requests-500-health",
+        "httpx-500-models",
+    ],
 )
 def test_a_client_error_that_shows_no_taken_request_places_nothing(last):
     (failure,) = _findings(_client_traceback(last))

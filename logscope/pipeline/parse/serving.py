@@ -39,7 +39,7 @@ ASGI_EXCEPTION = "Exception in ASGI application"
 # for the server to be ready by polling the /v1/models endpoint"), and deployments' probes use it: its handler
 # (srt/server.py 0.3.x, entrypoints/http_server.py 0.4.1.post7-0.5.23 available_models) lists the tokenizer manager's
 # served model names and asks no scheduler for anything, so an answer to it shows the HTTP server up, no request served
-_WARMUP_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_server_info|server_info|v1/models)\b"
+PROBE_PATHS = r"/(?:get_model_info|model_info|health|health_generate|get_server_info|server_info|v1/models)\b"
 # an error answer only in uvicorn's access-log shape and only to a generation path, never 503 (the "not ready" answer
 # of a probe or a router while the backend loads): another program's 4xx/5xx (huggingface_hub's urllib3 debug line of a
 # gated download, a readiness probe) is the very answer a stack not yet up gives (review12a item 13)
@@ -47,7 +47,7 @@ _GENERATION_PATHS = r"/(?:generate|v1/(?:chat/)?completions|v1/embeddings)\b"
 _SERVING = re.compile(
     # a client's URL before the request ('https://huggingface.co:443 "GET /api/... HTTP/1.1" 200': urllib3's debug
     # line of its own request) is no answer of this server
-    r"(?<!\d \")\b(?:POST|GET) (?!" + _WARMUP_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
+    r"(?<!\d \")\b(?:POST|GET) (?!" + PROBE_PATHS + r")/[^ \"\\]*(?: HTTP/[0-9.]+\\?\"?)? 2\d\d\b"
     r"|(?<!\d \")\b(?:POST|GET) " + _GENERATION_PATHS + r"[^ \"\\]* HTTP/[0-9.]+\\?\" (?!503)[45]\d\d\b"
     # "Decode batch [1234], #running-req" / "Prefill batch [1234], #new-seq": the forward counter that
     # SGLANG_LOG_FORWARD_ITERS adds (scheduler_metrics_mixin.py iter_msg, sglang 0.5.4.post3-0.5.23)

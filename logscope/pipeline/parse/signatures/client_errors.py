@@ -14,11 +14,15 @@ from typing import Any
 from logscope.core.errors import RuleError
 from logscope.core.events import Event
 from logscope.core.resources import rules_dir
+from logscope.pipeline.parse.serving import PROBE_PATHS
 from logscope.pipeline.parse.signatures.loader import Signature, load_signature_file
 
 # the frames of SGLang's own warmup request (entrypoints/http_server.py, server.py before 0.4.1)
 _WARMUP_FRAMES = re.compile(r"\b(?:_wait_and_warmup|_execute_server_warmup)\b")
 _CAPTURE = re.compile(r"\{(\w+)(?::\w+)?\}")
+# the answer was to a readiness probe (/health, /v1/models, ...): SGLang's probe handlers run no batch, so a 500 there
+# shows the server answered, not that it served a request (review13b item 6)
+_PROBE_URL = re.compile(r"\bfor url:? '?https?://[^/\s'\"]+" + PROBE_PATHS)
 
 
 def _filled(pattern: str, values: dict[str, Any]) -> str:
@@ -52,7 +56,7 @@ def placed_by_client(event: Event) -> tuple[str, str] | None:
         values = sig.match(text)
         if values is None:
             continue
-        if _WARMUP_FRAMES.search(frames + text):
+        if _WARMUP_FRAMES.search(frames + text) or _PROBE_URL.search(text):
             return None
         wording = _filled(sig.pattern.source, values)
         where = sig.source.split(": ", 1)[0]
