@@ -371,3 +371,20 @@ def test_a_cut_traceback_s_frame_gives_way_to_the_failure_that_shows_what_raised
     # with no such failure the cut traceback's innermost frame still names it
     alone = CUT_THEN_ERROR.rsplit("[2026-03-01 10:00:02 TP0] RuntimeError", 1)[0]
     assert _failure_findings(alone) == [("runtime-crash", "sglang", "SGLang")]
+
+
+def test_a_folder_named_after_a_library_is_its_checkout_only_with_a_repository_s_folder_under_it():
+    # review13b item 7: a user's script in a folder named after the library it uses is the user's
+    from logscope.core.native_libraries import checkout_library
+
+    assert checkout_library("/sgl-workspace/DeepGEMM/tests/test_fp8.py") == "DeepGEMM"
+    assert checkout_library("/workspace/FlashMLA/tests/test_flash_mla.py") == "FlashMLA"
+    assert checkout_library("/home/user/nccl/sglang_bench.py") is None
+    text = """\
+Traceback (most recent call last):
+  File "/home/user/nccl/sglang_bench.py", line 14, in <module>
+    client = sgl.RuntimeEndpoint("http://localhost:30000", timeout=30)
+TypeError: RuntimeEndpoint.__init__() got an unexpected keyword argument 'timeout'
+"""
+    [failure] = _failures(text)
+    assert failure.library != "NCCL" and failure.mechanism == "python"

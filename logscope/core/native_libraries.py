@@ -174,8 +174,23 @@ def checkout_library(path: str) -> str | None:
     are (catalog/libraries.json `tokens`: `/sgl-workspace/DeepGEMM/tests/test_fp8.py`, `/workspace/FlashMLA/...`):
     a script of its checkout (its tests, benchmarks, examples) runs that library. Only the folders count, never
     the file's name or its code."""
-    folders = _folders(path.rsplit("/", 1)[0] + "/") if "/" in path else set()
-    return next((lib.name for lib in _table().libraries if folders & lib.tokens), None)
+    if "/" not in path:
+        return None
+    parts = [part for part in path.split("/")[:-1] if part]
+    for at, part in enumerate(parts[:-1]):
+        named = _folders(f"/{part}/")
+        lib = next((lib for lib in _table().libraries if named & lib.tokens), None)
+        # a checkout holds the file under one of a repository's own folders; a user's script in a folder named after
+        # the library it uses (/home/user/nccl/bench.py) is no checkout (review13b item 7)
+        if lib is not None and (parts[at + 1].lower() in _CHECKOUT_FOLDERS or _folders(f"/{parts[at + 1]}/") & lib.tokens):
+            return lib.name
+    return None
+
+
+# the folders a library's repository keeps its runnable scripts and sources in (DeepGEMM, FlashMLA, DeepEP, NCCL's tests)
+_CHECKOUT_FOLDERS = frozenset(
+    {"tests", "test", "benchmarks", "benchmark", "bench", "examples", "example", "csrc", "python", "scripts", "tools", "src"}
+)
 
 
 @cache
