@@ -87,12 +87,12 @@ def test_the_readers_are_handed_at_most_read_cap_characters_of_a_long_line(tmp_p
     monkeypatch.setattr(classify.SourceClassifier, "feed", recording_feed)
     report = analyze_paths(str(path))
     assert seen and max(len(text) for text in seen) <= READ_TEXT_CAP
-    assert not any("ERROR in the middle" in text for text in seen)  # the third line is never handed over
+    assert not any("ERROR in the middle" in text for text in seen)  # the third line's middle is never handed over
     assert sum(text.startswith("ERROR field0") or text.startswith('ERROR "field0') for text in seen) >= 1
     assert report["inputs"][0]["lines"] == 5
-    # the two candidates given as head and tail are counted; the third line, never handed over, is not
-    assert report["inputs"][0]["elided_lines"] == 2
-    assert report["coverage"]["elided_lines"] == 2 and report["coverage"]["read_cap_bytes"] == READ_CAP
+    # the three long lines that hold a literal are counted: the third's lay in its middle, which no reader saw
+    assert report["inputs"][0]["elided_lines"] == 3
+    assert report["coverage"]["elided_lines"] == 3 and report["coverage"]["read_cap_bytes"] == READ_CAP
     ranks = {r["rank"]: r["phases"][0]["avail_gib"] for r in report["launches"][0]["ranks"]}
     assert ranks == {"TP5": 11.87, "TP6": 11.87}  # the lines around the long ones read as ever
 
@@ -106,3 +106,20 @@ def test_the_literal_test_through_the_native_search_says_what_the_in_tests_say()
         return
     assert scan._native is not None
     assert [scan.holds(text) for text in texts] == by_in
+
+
+def test_a_line_whose_literal_lies_in_its_unread_middle_is_counted(tmp_path):
+    # review13b item 5: the failure's words only in the middle of a 108 KB line: the readers never see them, so the
+    # report must say a line was read only in part (not that all was read)
+    prose = " ".join(f"word{i}" for i in range(9000))
+    path = tmp_path / "middle.log"
+    path.write_text(prose + " RuntimeError: CUDA error: out of memory " + prose + "\n")
+    report = analyze_paths(str(path))
+    assert report["coverage"]["elided_lines"] == 1
+    assert "1 line longer than 32 KiB read as its first and last 16 KiB" in build_view(report).verdict
+
+
+def test_a_short_line_that_quotes_the_gap_is_not_counted(tmp_path):
+    path = tmp_path / "quoted.log"
+    path.write_text(f"ERROR the log said:{READ_GAP}and then stopped\n")
+    assert "elided_lines" not in analyze_paths(str(path))["coverage"]

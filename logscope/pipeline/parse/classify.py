@@ -15,7 +15,7 @@ from typing import Any
 
 from logscope.core import kinds
 from logscope.core.events import Event, SourceEvents
-from logscope.core.limits import READ_GAP
+from logscope.core.limits import READ_CAP, READ_GAP
 from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.gutters import may_be_decorated, undecorated
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
@@ -321,7 +321,7 @@ class SourceClassifier:
                 while next_candidate < len(candidates) and candidates[next_candidate] < position + span:
                     next_candidate += 1
             self.physical = text
-            if READ_GAP in text:
+            if len(text) > READ_CAP and READ_GAP in text:  # (a short line that quotes the gap was not cut)
                 self.elided.add(chunk.first + position)
             for logical, how in _logical_lines(text):
                 if how is not None:
