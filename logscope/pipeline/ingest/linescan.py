@@ -169,10 +169,12 @@ class LiteralScan:
             line_index += newlines(buf, counted_to, line_start)
             counted_to = line_start
             text = decode_line(buf[line_start:line_end])
-            # a line given as head and tail whose literal lay in the unread middle is still handed on: its gap is
-            # then counted (ReadNotes.elided_lines), so the report says a line was read only in part
-            if self.holds(text) or line_end - line_start > 2 * READ_CAP:
+            if self.holds(text):
                 found.append((line_index, line_start, text))
+            elif line_end - line_start > 2 * READ_CAP:
+                # its literal lay in the middle the readers are not given: handed on as the gap alone, so it is
+                # counted (ReadNotes.elided_lines) and the report says a line was read only in part, at no reader's cost
+                found.append((line_index, line_start, READ_GAP))
             skip_to = line_end + 1
         lines = line_index + newlines(buf, counted_to, end)
         if end > start and buf[end - 1] != NEWLINE:

@@ -321,7 +321,8 @@ class SourceClassifier:
                 while next_candidate < len(candidates) and candidates[next_candidate] < position + span:
                     next_candidate += 1
             self.physical = text
-            if len(text) > READ_CAP and READ_GAP in text:  # (a short line that quotes the gap was not cut)
+            # (a line whose literal lay in its unread middle comes as the gap alone; a short line quoting it was not cut)
+            if text == READ_GAP or (len(text) > READ_CAP and READ_GAP in text):
                 self.elided.add(chunk.first + position)
             for logical, how in _logical_lines(text):
                 if how is not None:
