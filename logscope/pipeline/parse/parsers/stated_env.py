@@ -8,6 +8,7 @@ a pip freeze line ("sglang==0.5.9"), `pip show sglang` (Name / Version), and the
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import Any
 
@@ -304,13 +305,36 @@ _SUPPOSES_TAG = re.compile(r"(?i)\b(?:support|would|should|supposed|if|whether)\
 _CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|需要|要求|至少")
 # a version the sentence contrasts with the one that fails ("It works with FlashInfer (0.4.1) but not with the latest")
 _BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
-_REQUIREMENT = re.compile(
-    r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried"
+_REQUIREMENT_WORDS = (
+    r"requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried"
     # a release a project drops or does not have ("torch 2.5+ drops cuda 12.1", "pytorch do not have an official cuda
     # 12.5 release"): what is built or supported, no environment's
-    r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b)"
-    r"[^.;,]{0,24}$"
+    r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b"
 )
+_REQUIREMENT = re.compile(r"(?i)(?:" + _REQUIREMENT_WORDS + r")[^.;,]{0,24}$")
+# where one of those words may start in a line (no word boundary asked: a window's edge is one), found once a line: a
+# version whose 40 characters before hold none is no requirement's, and the window is not searched (review13b item 10)
+_REQUIREMENT_START = re.compile(r"(?i)(?=" + _REQUIREMENT_WORDS.replace(r"\b", "") + ")")
+REQUIREMENT_WINDOW = 40
+
+
+class _RequirementWords:
+    """The offsets of a line where a requirement's word may start (one scan), asked per version by bisection."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [m.start() for m in _REQUIREMENT_START.finditer(text)]
+
+    def before(self, start: int) -> bool:
+        """A requirement's words end right before text[start] ("requires torch 2.5.1"): only the window is searched,
+        and only where one of the words starts in it."""
+        pos = max(0, start - REQUIREMENT_WINDOW)
+        i = bisect.bisect_left(self.starts, pos)
+        if i == len(self.starts) or self.starts[i] >= start:
+            return False
+        return _REQUIREMENT.search(self.text[pos:start]) is not None
+
+
 # SGLang's MoE config fallback (get_moe_configs, 0.4.7 .. 0.5.23, the newest catalogued: "Config file not found at
 # {config_file_path}. Fallback to triton version {try_triton_version} and use MoE kernel config from ...";
 # layers/moe/fused_moe_triton/fused_moe.py to 0.5.1.post3, fused_moe_triton_config.py from 0.5.2, moe_runner/
@@ -374,6 +398,7 @@ def named_versions(text: str) -> dict[str, str]:
     found: dict[str, set[str]] = {}
     series: dict[str, set[str]] = {}
     sentences = _Sentences(text)
+    required = _RequirementWords(text)
     advice = _ADVICE.search(text) is not None  # once a line: in the loop it made a long line quadratic (item 22)
     for m in _CHANGED.finditer(text):
         if advice or sentences.supposes(m.start()) or not _own_change(text, sentences.start(m.start()), m.start()):
@@ -381,7 +406,7 @@ def named_versions(text: str) -> dict[str, str]:
         found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
     for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
         after = text[m.end() : m.end() + 80]
-        if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(after):
+        if required.before(m.start()) or _AFTER_REQUIREMENT.match(after):
             continue
         if _removed(text, m.start()) or (_hyphen_joined(text, m) and _a_name(text, m.start(), m.end())):
             continue  # pip's "uninstall torch-2.5.1", a chart's or a container's name (review13a items 1, 2)
@@ -648,17 +673,39 @@ _PROMPT_OPEN = re.compile(r"\s*\(")
 _PROMPT_CLOSE = re.compile(r"\)\s+(?:\S+@\S+|[$#%>](?:\s|$))")
 # an option's value: "docker run --name sglang-0.5.4 ...", "--name=sglang-0.5.4" (a container's, a job's name)
 _OPTION_BEFORE = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*(?:=|\s+)$")
-# a cell of a column-aligned table (two spaces or a tab around it, another such gap before): `helm list`'s CHART column
-# "sglang  default  1  2025-06-01 10:00:00 UTC   deployed  sglang-0.1.0", the chart's version, not SGLang's
+# a column-aligned table's row (cells two spaces or a tab apart) is a listing's when one of its cells has a shape no
+# statement of a version has: `helm list`'s "sglang  default  1  2025-06-01 10:00:00 UTC   deployed  sglang-0.1.0" (a
+# revision number, a date and time, a release's status: helm v3 pkg/release/status.go, "unknown", "deployed",
+# "uninstalled", "superseded", "failed", "uninstalling", "pending-install/-upgrade/-rollback"), `ls`'s columns
+# "bin  cuda  cuda-12.4  etc" (a bare lower-case name); then its name-version cells are charts', folders', files' names.
+# A row of name-version cells after a label ("Environment:  sglang-0.4.6  flashinfer-0.2.3  torch-2.5.1") is none:
+# decided once a row, never by the cell's column (review13b item 4)
 _WIDE_GAP = re.compile(r"\t| {2,}")
 _CELL_AFTER = re.compile(r"(?:\t| {2,}|\s*$)")
+_LISTING_CELL = re.compile(
+    r"\d+|\d{4}-\d\d-\d\d \d\d:\d\d\b.*|[a-z][a-z0-9_.]*"
+    r"|unknown|deployed|uninstalled|superseded|failed|uninstalling|pending-(?:install|upgrade|rollback)"
+)
 # a row of `ls -l` ("drwxr-xr-x 2 root root 4096 Jun  1 10:00 cuda-12.4"): a file's name
 _LS_ROW = re.compile(r"\s*[-dlcbps][rwxsStT-]{9}[.@+]?\s")
+_HYPHEN_JOIN = re.compile(r"-`?[vV]?")
 
 
 def _hyphen_joined(text: str, m: re.Match[str]) -> bool:
     """The name and the version of a _NAMED match are joined by a hyphen ("nixl-0.3.0", "torch-v2.5.1")."""
-    return re.fullmatch(r"-`?[vV]?", text[m.end(1) : m.start(2)]) is not None
+    return _HYPHEN_JOIN.fullmatch(text, m.end(1), m.start(2)) is not None
+
+
+@functools.lru_cache(maxsize=16)
+def _listing_row(text: str) -> bool:
+    """The line is a row of a listing (`ls -l`, a column-aligned table with a cell of a listing's shape): its
+    name-version cells name things. Asked once a row (cached: a long row of many such words stays linear)."""
+    if _LS_ROW.match(text):
+        return True
+    if "\t" not in text and "  " not in text:
+        return False  # no column gap: no table (the cheap test first)
+    cells = [cell.strip() for cell in _WIDE_GAP.split(text.strip())]
+    return len(cells) > 2 and any(_LISTING_CELL.fullmatch(cell) for cell in cells)
 
 
 def _a_name(text: str, start: int, end: int) -> bool:
@@ -669,14 +716,14 @@ def _a_name(text: str, start: int, end: int) -> bool:
         return True
     if _PROMPT_OPEN.fullmatch(text, 0, start) and _PROMPT_CLOSE.match(text, end):
         return True
-    if _OPTION_BEFORE.search(text, max(0, start - 40), start) or _LS_ROW.match(text):
+    if _OPTION_BEFORE.search(text, max(0, start - 40), start):
+        return True
+    if not _listing_row(text):
+        return False
+    if _LS_ROW.match(text):
         return True
     gap_before = start == 0 or text[start - 1] == "\t" or text[max(0, start - 2) : start] == "  "
-    return (
-        gap_before
-        and _CELL_AFTER.match(text, end) is not None
-        and _WIDE_GAP.search(text, max(0, start - 200), max(0, start - 2)) is not None
-    )
+    return gap_before and _CELL_AFTER.match(text, end) is not None
 
 
 # pip's lines for the installed version it replaces (pip/_internal/req/req_install.py "Found existing installation: %s",
@@ -689,8 +736,22 @@ _PIP_REPLACES = re.compile(
 _REMOVAL_BEFORE = re.compile(r"(?i)\b(?:uninstall|remov|delet|purg)\w*\s+(?:the\s+)?(?:old\s+)?$")
 
 
+_REMOVAL_WORD = re.compile(r"(?i)uninstall|remov|delet|purg")
+
+
+@functools.lru_cache(maxsize=16)
+def _removal_words(text: str) -> list[int]:
+    """Where a removal's word starts in the line (one scan a line, cached)."""
+    return [m.start() for m in _REMOVAL_WORD.finditer(text)]
+
+
 def _removed(text: str, start: int) -> bool:
-    return _REMOVAL_BEFORE.search(text, max(0, start - 40), start) is not None
+    pos = max(0, start - 40)
+    starts = _removal_words(text)
+    i = bisect.bisect_left(starts, pos)
+    if i == len(starts) or starts[i] >= start:
+        return False  # no removal's word in the window: nothing to search
+    return _REMOVAL_BEFORE.search(text, pos, start) is not None
 
 
 # how far before a version its owner is looked for: the name and its joiner ("flashinfer-python version: "), never the
