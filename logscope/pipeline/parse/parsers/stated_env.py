@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import string
 from typing import Any
 
 from logscope.core import kinds, upstream
@@ -221,7 +222,13 @@ _TIED = re.compile(
 _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
 # a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2",
 # "sgl-kernel version: 0.3.16.post4": the name, then "version")
-_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+|-)v?$")
+_OWNER_NAME = r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])"
+_OWNER_JOIN = r"(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+|-)v?$"
+# the owner at a given offset, and the first owner whose name starts a run of letters: tried only there, the search
+# is linear in the window (from every letter of a word it was quadratic in the word's length: review13b item 10). The
+# same match: a name that matches from a word's second letter on matches from its first
+_OWNED_AT = re.compile(_OWNER_NAME + _OWNER_JOIN)
+_OWNED = re.compile(r"(?<![A-Za-z])" + _OWNER_NAME + _OWNER_JOIN)
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
@@ -773,7 +780,11 @@ def _owned_at(sentence: str, start: int) -> bool:
     """A package's or a tool's name right before the version at sentence[start] owns it (a connector, "to v0.5.4", or
     nothing, does not). Only the OWNER_WINDOW characters before it are searched: the cost per version is bounded."""
     pos = max(0, start - OWNER_WINDOW)
-    owner = _OWNED.search(sentence, pos, start)
+    owner = None
+    if pos > 0 and sentence[pos - 1] in string.ascii_letters:  # the window opens inside a word: its first owner may
+        owner = _OWNED_AT.match(sentence, pos, start)  # start at the window's edge
+    if owner is None:
+        owner = _OWNED.search(sentence, pos, start)
     if owner is None:
         return False
     if owner.start() == pos and pos > 0 and re.match(r"[\w-]", sentence[pos - 1]):
