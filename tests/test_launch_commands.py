@@ -599,3 +599,24 @@ def test_a_sentence_that_opens_with_a_flag_after_a_launcher_alone_is_no_flag_lin
     text = "python3 -m sglang.launch_server\n--model-path /models/x\n--tp $TP --port 30000  # the node's port\n"
     (launch,) = analyze_text(text)["launches"]
     assert launch["server_args"] == {"model_path": "/models/x", "tp_size": "$TP", "port": "30000"}
+
+
+def test_an_unquoted_json_value_with_blanks_does_not_end_a_flag_a_line_command():
+    # review13b's item 2: issues write --json-model-override-args' JSON unquoted; its words up to the matching close are
+    # one value, and the flags on the lines after it are the launch's
+    text = (
+        "python3 -m sglang.launch_server\n--model-path /models/Llama-3-8B\n"
+        '--json-model-override-args {"rope_scaling": {"type": "yarn", "factor": 4.0}}\n--tp 2\n'
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/Llama-3-8B", "tp_size": 2}
+    assert launch["server_args"]["tp_size"] == "2"
+    # a sentence after the closed value, an object never closed on its line, or an object given to an int option
+    # is no flag line: the command ends before it
+    for line in (
+        '--json-model-override-args {"rope_scaling": {"type": "yarn"}} is what I pass',
+        '--json-model-override-args {"rope_scaling": {"type": "yarn",',
+        '--port {"a": 1}',
+    ):
+        (launch,) = analyze_text(f"python3 -m sglang.launch_server\n--model-path /models/x\n{line}\n--tp 2\n")["launches"]
+        assert launch["config"] == {"model_path": "/models/x"}, line

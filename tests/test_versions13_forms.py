@@ -424,3 +424,55 @@ def test_a_conda_prompt_s_name_leaves_the_command_s_statement():
 )
 def test_only_sglang_s_moe_config_fallback_names_a_borrowed_triton(line, versions):
     assert stated_versions(line + "\n") == versions
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # review13b item 4: an environment listed as aligned cells after a label is no listing: every cell is read,
+        # whatever its column (the third was taken for a chart's name)
+        (
+            "Environment:  sglang-0.4.6  flashinfer-0.2.3  torch-2.5.1",
+            {"sglang": "0.4.6", "flashinfer": "0.2.3", "torch": "2.5.1"},
+        ),
+        ("sglang-0.4.6\ttorch-2.5.1\tcuda-12.4", {"sglang": "0.4.6", "torch": "2.5.1", "cuda": "12.4"}),
+        # a row with a listing's cell (a revision number, a date and time, helm's status) names charts, in any column
+        ("sglang-0.1.0  default  1  2025-06-01 10:00:00 UTC  deployed  torch-2.5.1", {}),
+        ("sglang  default  3  superseded  flashinfer-0.2.3", {}),
+    ],
+)
+def test_a_table_row_is_a_listing_by_its_shape_not_by_a_cell_s_column(line, versions):
+    assert stated_versions(line + "\n") == versions
+
+
+def test_a_long_row_of_name_version_words_is_read_with_bounded_work_per_word(monkeypatch):
+    # review13b item 10: a 32 KiB row of name-version words two blanks apart (a flattened environment listing): the
+    # row's shape is decided once (one split, no gap search per word), and a requirement's window is searched only
+    # where one of its words starts; counted, not timed
+    calls: dict[str, int] = {"split": 0, "gap_search": 0, "requirement": 0}
+    wide_gap, requirement = stated_env._WIDE_GAP, stated_env._REQUIREMENT
+
+    class Gap:
+        def split(self, text):
+            calls["split"] += 1
+            return wide_gap.split(text)
+
+        def search(self, *args):
+            calls["gap_search"] += 1
+            return wide_gap.search(*args)
+
+    class Requirement:
+        def search(self, *args):
+            calls["requirement"] += 1
+            return requirement.search(*args)
+
+    monkeypatch.setattr(stated_env, "_WIDE_GAP", Gap())
+    monkeypatch.setattr(stated_env, "_REQUIREMENT", Requirement())
+    stated_env._listing_row.cache_clear()
+    line = "Environment:  " + "  ".join(["torch-2.5.1  cuda-12.4  flashinfer-0.2.3"] * 800)
+    assert len(line) > 30_000
+    assert stated_env.named_versions(line) == {"torch": "2.5.1", "cuda": "12.4", "flashinfer-python": "0.2.3"}
+    assert calls == {"split": 1, "gap_search": 0, "requirement": 0}
+    # a requirement's word still has its window searched, and still reads as one
+    assert stated_env.named_versions("This build requires torch-2.5.1") == {}
+    assert calls["requirement"] == 1

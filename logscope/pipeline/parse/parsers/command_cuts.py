@@ -59,17 +59,38 @@ _VALUES_TAKEN = {"none": 0, "one": 1, "optional": 1, "many": 1 << 30}
 _NEGATIVE = re.compile(r"^-\d")
 # a shell word (a quoted part keeps its blanks; an unclosed quote is a character of the word)
 _SHELL_WORD = re.compile(r"""(?:[^\s"']|"[^"\n]*"|'[^'\n]*'|["'])+""")
+_QUOTED_PART = re.compile(r""""[^"]*"|'[^']*'""")
+
+
+def _bracket_depth(word: str) -> int:
+    """How many JSON objects/arrays the word opens and leaves open (its quoted parts hold no brackets)."""
+    bare = _QUOTED_PART.sub("", word)
+    return bare.count("{") + bare.count("[") - bare.count("}") - bare.count("]")
 
 
 def flags_only(line: str) -> bool:
     """Every word of the line is an option or a value of the option before it, as the released argparse lets each option
     take its words (a shell variable stands for any value; a comment ends the line): a flag line holds nothing else.
-    "--port 30000 is the default, --enable-dp-attention gives the crash" is a sentence: "is" is no value of --port."""
+    "--port 30000 is the default, --enable-dp-attention gives the crash" is a sentence: "is" is no value of --port.
+    A value that opens a JSON object or array unquoted (`--json-model-override-args {"rope_scaling": {"type": "yarn"}}`,
+    as issues write it) runs, blanks and all, to its matching close: one value, the flags after it still count."""
     flag, left = None, 0
-    for m in _SHELL_WORD.finditer(line):
+    words = _SHELL_WORD.finditer(line)
+    for m in words:
         word = m.group(0)
         if word.startswith("#"):
             break  # a comment: the line's words end
+        if word[0] in "{[" and flag is not None and left > 0:
+            depth, end = _bracket_depth(word), m.end()
+            while depth > 0:  # the unquoted JSON value's later words, up to its matching close
+                more = next(words, None)
+                if more is None:
+                    return False  # never closed on the line: no value argparse was given whole
+                depth, end = depth + _bracket_depth(more.group(0)), more.end()
+            if not may_take(flag, line[m.start() : end]):
+                return False
+            left -= 1
+            continue
         if len(word) > 1 and word[0] == word[-1] and word[0] in "\"'":
             word = word[1:-1]
         if word.startswith("-") and not _NEGATIVE.match(word):

@@ -8,7 +8,9 @@ a pip freeze line ("sglang==0.5.9"), `pip show sglang` (Name / Version), and the
 from __future__ import annotations
 
 import bisect
+import functools
 import re
+import string
 from typing import Any
 
 from logscope.core import kinds, upstream
@@ -220,7 +222,13 @@ _TIED = re.compile(
 _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
 # a version with a package or tool name right before it is that one's ("torch 2.9.1", "CUDA 12.8", "flashinfer==0.6.2",
 # "sgl-kernel version: 0.3.16.post4": the name, then "version")
-_OWNED = re.compile(r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+|-)v?$")
+_OWNER_NAME = r"(?:[A-Za-z][\w-]*[A-Za-z]|[A-Za-z])"
+_OWNER_JOIN = r"(?:\s+(?i:version)|\s*版本)?(?:\s*(?:==|[:=(])\s*|\s+|-)v?$"
+# the owner at a given offset, and the first owner whose name starts a run of letters: tried only there, the search
+# is linear in the window (from every letter of a word it was quadratic in the word's length: review13b item 10). The
+# same match: a name that matches from a word's second letter on matches from its first
+_OWNED_AT = re.compile(_OWNER_NAME + _OWNER_JOIN)
+_OWNED = re.compile(r"(?<![A-Za-z])" + _OWNER_NAME + _OWNER_JOIN)
 _CONNECTORS = frozenset({"to", "from", "in", "on", "at", "and", "or", "with", "is", "was", "of", "version", "release", "v"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
@@ -304,13 +312,45 @@ _SUPPOSES_TAG = re.compile(r"(?i)\b(?:support|would|should|supposed|if|whether)\
 _CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|需要|要求|至少")
 # a version the sentence contrasts with the one that fails ("It works with FlashInfer (0.4.1) but not with the latest")
 _BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
-_REQUIREMENT = re.compile(
-    r"(?i)(?:requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried"
+_REQUIREMENT_WORDS = (
+    r"requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried"
     # a release a project drops or does not have ("torch 2.5+ drops cuda 12.1", "pytorch do not have an official cuda
     # 12.5 release"): what is built or supported, no environment's
-    r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b)"
-    r"[^.;,]{0,24}$"
+    r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b"
 )
+_REQUIREMENT = re.compile(r"(?i)(?:" + _REQUIREMENT_WORDS + r")[^.;,]{0,24}$")
+# where one of those words may start in a line (no word boundary asked: a window's edge is one), found once a line: a
+# version whose 40 characters before hold none is no requirement's, and the window is not searched (review13b item 10)
+_REQUIREMENT_START = re.compile(_REQUIREMENT_WORDS.replace(r"\b", ""))
+REQUIREMENT_WINDOW = 40
+
+
+def _starts(words: re.Pattern[str], text: str) -> list[int]:
+    """Where one of the (lower-case) words starts in the text, case ignored: one scan of the lower-cased text (a
+    case-blind alternation is several times slower), or of the text itself where lower-casing moves an offset."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return [m.start() for m in re.finditer(words.pattern, text, re.I)]
+    return [m.start() for m in words.finditer(lowered)]
+
+
+class _RequirementWords:
+    """The offsets of a line where a requirement's word may start (one scan), asked per version by bisection."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = _starts(_REQUIREMENT_START, text)
+
+    def before(self, start: int) -> bool:
+        """A requirement's words end right before text[start] ("requires torch 2.5.1"): only the window is searched,
+        and only where one of the words starts in it."""
+        pos = max(0, start - REQUIREMENT_WINDOW)
+        i = bisect.bisect_left(self.starts, pos)
+        if i == len(self.starts) or self.starts[i] >= start:
+            return False
+        return _REQUIREMENT.search(self.text[pos:start]) is not None
+
+
 # SGLang's MoE config fallback (get_moe_configs, 0.4.7 .. 0.5.23, the newest catalogued: "Config file not found at
 # {config_file_path}. Fallback to triton version {try_triton_version} and use MoE kernel config from ...";
 # layers/moe/fused_moe_triton/fused_moe.py to 0.5.1.post3, fused_moe_triton_config.py from 0.5.2, moe_runner/
@@ -374,6 +414,7 @@ def named_versions(text: str) -> dict[str, str]:
     found: dict[str, set[str]] = {}
     series: dict[str, set[str]] = {}
     sentences = _Sentences(text)
+    required = _RequirementWords(text)
     advice = _ADVICE.search(text) is not None  # once a line: in the loop it made a long line quadratic (item 22)
     for m in _CHANGED.finditer(text):
         if advice or sentences.supposes(m.start()) or not _own_change(text, sentences.start(m.start()), m.start()):
@@ -381,7 +422,7 @@ def named_versions(text: str) -> dict[str, str]:
         found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
     for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
         after = text[m.end() : m.end() + 80]
-        if _REQUIREMENT.search(text[max(0, m.start() - 40) : m.start()]) or _AFTER_REQUIREMENT.match(after):
+        if required.before(m.start()) or _AFTER_REQUIREMENT.match(after):
             continue
         if _removed(text, m.start()) or (_hyphen_joined(text, m) and _a_name(text, m.start(), m.end())):
             continue  # pip's "uninstall torch-2.5.1", a chart's or a container's name (review13a items 1, 2)
@@ -648,17 +689,39 @@ _PROMPT_OPEN = re.compile(r"\s*\(")
 _PROMPT_CLOSE = re.compile(r"\)\s+(?:\S+@\S+|[$#%>](?:\s|$))")
 # an option's value: "docker run --name sglang-0.5.4 ...", "--name=sglang-0.5.4" (a container's, a job's name)
 _OPTION_BEFORE = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*(?:=|\s+)$")
-# a cell of a column-aligned table (two spaces or a tab around it, another such gap before): `helm list`'s CHART column
-# "sglang  default  1  2025-06-01 10:00:00 UTC   deployed  sglang-0.1.0", the chart's version, not SGLang's
+# a column-aligned table's row (cells two spaces or a tab apart) is a listing's when one of its cells has a shape no
+# statement of a version has: `helm list`'s "sglang  default  1  2025-06-01 10:00:00 UTC   deployed  sglang-0.1.0" (a
+# revision number, a date and time, a release's status: helm v3 pkg/release/status.go, "unknown", "deployed",
+# "uninstalled", "superseded", "failed", "uninstalling", "pending-install/-upgrade/-rollback"), `ls`'s columns
+# "bin  cuda  cuda-12.4  etc" (a bare lower-case name); then its name-version cells are charts', folders', files' names.
+# A row of name-version cells after a label ("Environment:  sglang-0.4.6  flashinfer-0.2.3  torch-2.5.1") is none:
+# decided once a row, never by the cell's column (review13b item 4)
 _WIDE_GAP = re.compile(r"\t| {2,}")
 _CELL_AFTER = re.compile(r"(?:\t| {2,}|\s*$)")
+_LISTING_CELL = re.compile(
+    r"\d+|\d{4}-\d\d-\d\d \d\d:\d\d\b.*|[a-z][a-z0-9_.]*"
+    r"|unknown|deployed|uninstalled|superseded|failed|uninstalling|pending-(?:install|upgrade|rollback)"
+)
 # a row of `ls -l` ("drwxr-xr-x 2 root root 4096 Jun  1 10:00 cuda-12.4"): a file's name
 _LS_ROW = re.compile(r"\s*[-dlcbps][rwxsStT-]{9}[.@+]?\s")
+_HYPHEN_JOIN = re.compile(r"-`?[vV]?")
 
 
 def _hyphen_joined(text: str, m: re.Match[str]) -> bool:
     """The name and the version of a _NAMED match are joined by a hyphen ("nixl-0.3.0", "torch-v2.5.1")."""
-    return re.fullmatch(r"-`?[vV]?", text[m.end(1) : m.start(2)]) is not None
+    return _HYPHEN_JOIN.fullmatch(text, m.end(1), m.start(2)) is not None
+
+
+@functools.lru_cache(maxsize=16)
+def _listing_row(text: str) -> bool:
+    """The line is a row of a listing (`ls -l`, a column-aligned table with a cell of a listing's shape): its
+    name-version cells name things. Asked once a row (cached: a long row of many such words stays linear)."""
+    if _LS_ROW.match(text):
+        return True
+    if "\t" not in text and "  " not in text:
+        return False  # no column gap: no table (the cheap test first)
+    cells = [cell.strip() for cell in _WIDE_GAP.split(text.strip())]
+    return len(cells) > 2 and any(_LISTING_CELL.fullmatch(cell) for cell in cells)
 
 
 def _a_name(text: str, start: int, end: int) -> bool:
@@ -669,14 +732,14 @@ def _a_name(text: str, start: int, end: int) -> bool:
         return True
     if _PROMPT_OPEN.fullmatch(text, 0, start) and _PROMPT_CLOSE.match(text, end):
         return True
-    if _OPTION_BEFORE.search(text, max(0, start - 40), start) or _LS_ROW.match(text):
+    if _OPTION_BEFORE.search(text, max(0, start - 40), start):
+        return True
+    if not _listing_row(text):
+        return False
+    if _LS_ROW.match(text):
         return True
     gap_before = start == 0 or text[start - 1] == "\t" or text[max(0, start - 2) : start] == "  "
-    return (
-        gap_before
-        and _CELL_AFTER.match(text, end) is not None
-        and _WIDE_GAP.search(text, max(0, start - 200), max(0, start - 2)) is not None
-    )
+    return gap_before and _CELL_AFTER.match(text, end) is not None
 
 
 # pip's lines for the installed version it replaces (pip/_internal/req/req_install.py "Found existing installation: %s",
@@ -689,8 +752,22 @@ _PIP_REPLACES = re.compile(
 _REMOVAL_BEFORE = re.compile(r"(?i)\b(?:uninstall|remov|delet|purg)\w*\s+(?:the\s+)?(?:old\s+)?$")
 
 
+_REMOVAL_WORD = re.compile(r"uninstall|remov|delet|purg")
+
+
+@functools.lru_cache(maxsize=16)
+def _removal_words(text: str) -> list[int]:
+    """Where a removal's word starts in the line (one scan a line, cached)."""
+    return _starts(_REMOVAL_WORD, text)
+
+
 def _removed(text: str, start: int) -> bool:
-    return _REMOVAL_BEFORE.search(text, max(0, start - 40), start) is not None
+    pos = max(0, start - 40)
+    starts = _removal_words(text)
+    i = bisect.bisect_left(starts, pos)
+    if i == len(starts) or starts[i] >= start:
+        return False  # no removal's word in the window: nothing to search
+    return _REMOVAL_BEFORE.search(text, pos, start) is not None
 
 
 # how far before a version its owner is looked for: the name and its joiner ("flashinfer-python version: "), never the
@@ -703,7 +780,11 @@ def _owned_at(sentence: str, start: int) -> bool:
     """A package's or a tool's name right before the version at sentence[start] owns it (a connector, "to v0.5.4", or
     nothing, does not). Only the OWNER_WINDOW characters before it are searched: the cost per version is bounded."""
     pos = max(0, start - OWNER_WINDOW)
-    owner = _OWNED.search(sentence, pos, start)
+    owner = None
+    if pos > 0 and sentence[pos - 1] in string.ascii_letters:  # the window opens inside a word: its first owner may
+        owner = _OWNED_AT.match(sentence, pos, start)  # start at the window's edge
+    if owner is None:
+        owner = _OWNED.search(sentence, pos, start)
     if owner is None:
         return False
     if owner.start() == pos and pos > 0 and re.match(r"[\w-]", sentence[pos - 1]):
