@@ -823,14 +823,19 @@ class SourceClassifier:
         """The caption ends with a colon, or the next line that holds more than blanks opens a code fence."""
         if text.rstrip().rstrip("*").rstrip().endswith((":", "\uff1a")):
             return True
+        following = self._next_filled_line(lineno)
+        return following is not None and _FENCE_OPEN.match(following) is not None
+
+    def _next_filled_line(self, lineno: int) -> str | None:
+        """The first of the next three lines of the chunk that holds more than blanks, or None."""
         chunk = self.chunk
         if chunk is None:
-            return False
+            return None
         for index in range(lineno - chunk.first + 1, min(chunk.size, lineno - chunk.first + 4)):
             following = chunk.line(index)
             if following.strip():
-                return _FENCE_OPEN.match(following) is not None
-        return False
+                return following
+        return None
 
     def _text_elsewhere(self, lineno: int, text: str, said: str) -> bool:
         """A sentence that points at its failure's text ("it failes with the following log:") and a link or an image
@@ -839,14 +844,8 @@ class SourceClassifier:
         paste; where the text follows, it is the evidence."""
         if stated_failure.ELSEWHERE_AFTER.search(text, text.find(said) + len(said)):
             return True
-        chunk = self.chunk
-        if chunk is None:
-            return False
-        for index in range(lineno - chunk.first + 1, min(chunk.size, lineno - chunk.first + 4)):
-            following = chunk.line(index)
-            if following.strip():
-                return stated_failure.ELSEWHERE_LINE.match(following) is not None
-        return False
+        following = self._next_filled_line(lineno)
+        return following is not None and stated_failure.ELSEWHERE_LINE.match(following) is not None
 
     def _reporting(self, lineno: int) -> bool:
         """Whether the line is outside every section that states what should happen or what a change does: the
