@@ -9,7 +9,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+from logscope.cases import key as key_module
 from logscope.cases.key import CaseKey
+from logscope.core import user_cache
 from logscope.core.errors import InputError
 from logscope.core.resources import PACKAGE_DATA
 
@@ -133,7 +135,13 @@ def read_index(path: Path) -> CaseIndex:
 
 @cache
 def bundled_index() -> CaseIndex:
-    """The index shipped with logscope; an empty one when the package carries none."""
-    if not INDEX_PATH.is_file():
+    """The index shipped with logscope; an empty one when the package carries none. Kept in the user cache under
+    the file's size and time and this module's text (its JSON and 651 cases cost a failure's paste 13 ms, the
+    pickle 3 ms)."""
+    try:
+        stat = INDEX_PATH.stat()
+    except OSError:
         return CaseIndex("", (), ())
-    return read_index(INDEX_PATH)
+    code = user_cache.content_key([], (__file__, key_module.__file__))  # type: ignore[arg-type]
+    key = None if code is None else f"{stat.st_size}-{stat.st_mtime_ns}-{code}"
+    return user_cache.cached("known-cases", key, lambda: read_index(INDEX_PATH), lambda value: isinstance(value, CaseIndex))

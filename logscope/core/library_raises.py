@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from logscope.core.resources import data_dir
@@ -29,6 +29,7 @@ def _wordings() -> tuple[LibraryRaise, ...]:
     return tuple(LibraryRaise(r["template"], r["library"], r["where"], anchor_of(r["template"])) for r in rows)
 
 
+@lru_cache(maxsize=1024)  # a crash loop raises one message many times: the 953 anchors are tested once for it
 def library_raise(message: str) -> LibraryRaise | None:
     """The library wording the message starts with, or the message a wrapper's words hold after a `: ` (compiled
     only for the wordings whose longest literal piece the message holds)."""

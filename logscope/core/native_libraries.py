@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from logscope.core.python_libraries import extension_library
@@ -124,6 +124,7 @@ def _has_prefix(ident: str, prefix: str) -> bool:
     return ident.startswith(prefix) and bool(rest) and (rest[0].isupper() or rest[0] == "_")
 
 
+@lru_cache(maxsize=4096)  # a crash loop repeats its frames on every rank and launch
 def library_of(text: str) -> str | None:
     """The library a frame or a source path names, or None: its shared object first, then a namespace or symbol
     prefix, then the folders it was built in, then a source path only it holds."""

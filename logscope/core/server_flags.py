@@ -27,43 +27,71 @@ class Option(NamedTuple):
     choices: tuple[str, ...] | None  # the words it accepts where the release fixes them
 
 
+class _Row(NamedTuple):
+    """One option of the catalogue over the releases that have it (indices into the catalogue's releases)."""
+
+    option: str
+    first: int
+    last: int
+    missing: frozenset[int]
+    spec: Option
+
+    def live(self, release: int) -> bool:
+        return self.first <= release <= self.last and release not in self.missing
+
+
+class _Catalogue(NamedTuple):
+    releases: tuple[str, ...]
+    options: tuple[str, ...]  # sorted, one per row (a prefix's options are a run of it)
+    rows: tuple[_Row, ...]
+
+
 @cache
-def _by_release() -> dict[str, tuple[tuple[str, ...], tuple[Option, ...]]]:
-    """Each release's options, sorted, with what each sets and takes (a prefix's options are a run of the sorted
-    list)."""
+def _catalogue() -> _Catalogue:
+    """Every option row, sorted by option; a release's options are the rows live in it (not expanded per release:
+    41 releases of about 300 options each cost a command 20 ms to build)."""
     data = json.loads((data_dir("catalog") / "server_flags.json").read_text(encoding="utf-8"))
-    versions: list[str] = data["versions"]
-    options: dict[str, list[tuple[str, Option]]] = {v: [] for v in versions}
-    for row in data["flags"]:
-        first, last = versions.index(row["first"]), versions.index(row["last"])
-        for release in versions[first : last + 1]:
-            if release not in row.get("missing", ()):
-                choices = None if row["choices"] is None else tuple(row["choices"])
-                options[release].append((row["option"], Option(row["dest"], row["takes"], row["type"], choices)))
-    return {
-        v: (tuple(o for o, _ in rows), tuple(d for _, d in rows))
-        for v, rows in ((v, sorted(rows, key=lambda r: r[0])) for v, rows in options.items())
-    }
+    releases: list[str] = data["versions"]
+    at = {v: i for i, v in enumerate(releases)}
+    rows = sorted(
+        (
+            _Row(
+                row["option"],
+                at[row["first"]],
+                at[row["last"]],
+                frozenset(at[v] for v in row.get("missing", ()) if v in at),
+                Option(row["dest"], row["takes"], row["type"], None if row["choices"] is None else tuple(row["choices"])),
+            )
+            for row in data["flags"]
+        ),
+        key=lambda r: r.option,
+    )
+    live = tuple(r for r in rows if any(r.live(i) for i in range(r.first, r.last + 1)))
+    return _Catalogue(tuple(releases), tuple(r.option for r in live), live)
 
 
-def _releases(version: str | None) -> list[str]:
+def _releases(version: str | None) -> list[int]:
     """The catalogued release a stated version is (its 0.X.Y), else every catalogued release."""
-    releases = list(_by_release())
+    releases = _catalogue().releases
     m = _RELEASE.match(version or "")
-    same = [v for v in releases if m and v.startswith(m.group(1)) and not v[len(m.group(1)) :][:1].isdigit()]
-    return same or releases
+    same = [i for i, v in enumerate(releases) if m and v.startswith(m.group(1)) and not v[len(m.group(1)) :][:1].isdigit()]
+    return same or list(range(len(releases)))
 
 
-def _in_release(option: str, release: str) -> set[Option]:
-    options, rows = _by_release()[release]
+def _in_release(option: str, release: int) -> set[Option]:
+    """The option in the release, else the options it is a prefix of there (argparse's abbreviations)."""
+    catalogue = _catalogue()
+    options, rows = catalogue.options, catalogue.rows
     at = bisect_left(options, option)
     end = at
     while end < len(options) and options[end] == option:
         end += 1
-    if end == at:
-        while end < len(options) and options[end].startswith(option):
-            end += 1
-    return set(rows[at:end])
+    exact = {row.spec for row in rows[at:end] if row.live(release)}
+    if exact:
+        return exact
+    while end < len(options) and options[end].startswith(option):
+        end += 1
+    return {row.spec for row in rows[at:end] if row.live(release)}
 
 
 @cache
@@ -127,12 +155,12 @@ def may_take(flag: str, word: str, version: str | None = None, typed: bool = Tru
 def known_option(flag: str) -> bool:
     """Whether some catalogued release has the flag as an option or resolves it as the prefix of one."""
     option = "--" + flag.replace("_", "-")
-    return any(len({found.dest for found in _in_release(option, release)}) == 1 for release in _by_release())
+    return any(len({found.dest for found in _in_release(option, release)}) == 1 for release in _releases(None))
 
 
 @cache
 def _fields() -> frozenset[str]:
-    return frozenset(option.dest for _, rows in _by_release().values() for option in rows)
+    return frozenset(row.spec.dest for row in _catalogue().rows)
 
 
 def is_field(name: str) -> bool:
@@ -143,12 +171,12 @@ def is_field(name: str) -> bool:
 @cache
 def every_choice() -> frozenset[str]:
     """The words some catalogued release's options accept where it fixes them (`flashinfer_trtllm`, `deepep`)."""
-    return frozenset(c for _, rows in _by_release().values() for option in rows for c in option.choices or ())
+    return frozenset(c for row in _catalogue().rows for c in row.spec.choices or ())
 
 
 @cache
 def _every_option() -> tuple[str, ...]:
-    return tuple(sorted({option for options, _ in _by_release().values() for option in options}))
+    return tuple(sorted(set(_catalogue().options)))
 
 
 def is_option(option: str) -> bool:

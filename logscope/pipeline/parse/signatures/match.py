@@ -305,6 +305,23 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
 _WEIGHT_UPDATE = re.compile(r"[ .](?:update_weights_from_\w+|load_lora_adapter\w*)\b")
 
 
+_locator_memo: dict[tuple[int, str, str], tuple[SignatureSet, Signature | None]] = {}
+
+
+def _phase_locator(signatures: SignatureSet, kind: str, text: str) -> Signature | None:
+    """The set's first phase-locating signature of this kind that matches the frame, once per distinct frame: a crash
+    loop repeats its stack (kept beside the set, as _best_of keeps it)."""
+    key = (id(signatures), kind, text)
+    hit = _locator_memo.get(key)
+    if hit is not None and hit[0] is signatures:
+        return hit[1]
+    found = next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None)
+    if len(_locator_memo) >= _BEST_MEMO:
+        _locator_memo.clear()
+    _locator_memo[key] = (signatures, found)
+    return found
+
+
 def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
     """The first frame (innermost first) that a phase-locating signature matches, and that signature. A startup
     frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture),
@@ -313,7 +330,7 @@ def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, s
     disaggregation: tuple[Signature, str] | None = None
     frames = list(_frames(event))
     for at, (kind, text) in enumerate(frames):
-        sig = next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None)
+        sig = _phase_locator(signatures, kind, text)
         if sig is None:
             continue
         if sig.phase == "load_weight" and any(_WEIGHT_UPDATE.search(outer) for _, outer in frames[at + 1 :]):
