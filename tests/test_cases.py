@@ -473,3 +473,15 @@ def test_one_native_crash_printed_by_two_handlers_is_one_known_case(tmp_path, mo
     [match] = entry["matches"]
     assert (match["case"], match["signature"]) == ("ai-dynamo/nixl#201", "process-native-segfault")
     assert match["reason"].startswith("same message and frames")
+
+
+def test_the_bundled_index_from_the_user_cache_is_the_file_read_anew(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    fresh = read_index(INDEX_PATH)
+    index_module.bundled_index.cache_clear()
+    built = index_module.bundled_index()  # nothing cached yet: read and stored
+    assert list(tmp_path.glob("known-cases-*.pickle"))
+    index_module.bundled_index.cache_clear()
+    cached = index_module.bundled_index()  # from the pickle
+    index_module.bundled_index.cache_clear()
+    assert built == fresh and cached == fresh and len(cached.cases) == len(fresh.cases) > 600
