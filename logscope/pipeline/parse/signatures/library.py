@@ -131,6 +131,17 @@ def message_names_library(event: Event, exception: str | None, message: str | No
     return None
 
 
+def line_library(text: str) -> str | None:
+    """The library of the table (SGLang aside) that a failure line no signature reads names by its own marks: a source
+    path, shared object, namespace or op of it (catalog/libraries.json, python_modules.json), or a JIT module only its
+    build names (FlashInfer's `batch_prefill_with_kv_cache_dtype_q_...` folder in an echoed nvcc command of its JIT
+    cache). A library's bare name in a sentence is no mark: None."""
+    found = library_of(text) or op_library(text)
+    if found is not None and found != SGLANG:
+        return found
+    return next((library for pattern, library in JIT_MODULES if pattern.search(text)), None)
+
+
 def raising_library(event: Event, native_library: str | None, exception: str | None, message: str | None) -> Raiser | None:
     """The library that raised this failure, or None when the evidence names none."""
     if native_library:
@@ -146,7 +157,8 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     op = op_library(text)
     if op is not None:
         return Raiser(op, "an op of its namespace", None)
-    innermost = _innermost_frame(event)
+    handed = _handed_over(event)
+    innermost = _innermost_frame(event) if not handed else None
     if innermost is not None and op_library(innermost) is not None:
         return Raiser(str(op_library(innermost)), "the innermost frame calls an op of its namespace", innermost)
     called = _called_package(innermost) if innermost is not None and event.kind == kinds.TRACEBACK else None
@@ -157,7 +169,7 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if imported and module_library(package) not in (None, SGLANG):
         basis = "its module lacks the name asked for" if imported.group(3) else "an import of its package failed"
         return Raiser(str(module_library(package)), basis, None)
-    shown = _innermost_package_frame(event)
+    shown = _innermost_package_frame(event) if not handed else None
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
         return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
     checkout = _checkout_frame(innermost)
@@ -332,6 +344,24 @@ def _checkout_frame(frame: str | None) -> str | None:
     if frame is None or frame.startswith("<") or frame_package(frame) is not None:
         return None
     return checkout_library(frame.split(":", 1)[0])
+
+
+# the standard library's hand-over of a worker's outcome: the frames that return what a callable computed in another
+# thread or process, or raise again the exception it raised there (CPython 3.11 Lib/concurrent/futures/_base.py:
+# Future.result -> __get_result `raise self._exception`, Executor.map's result_iterator -> _result_or_cancel ->
+# fut.result(); Lib/multiprocessing/pool.py: ApplyResult.get `raise self._value`, IMapIterator.next `raise value`).
+# A traceback whose innermost frame is one of them shows the frames that waited for the worker, not the worker's: the
+# package frame above it (tqdm's thread_map, a caller's pool.map) did not raise it
+_HAND_OVER = re.compile(
+    r"(?:^|/)lib/python3(?:\.\d+)?/(?:concurrent/futures/_base\.py:\d+ (?:result|__get_result|result_iterator|_result_or_cancel)"
+    r"|multiprocessing/pool\.py:\d+ (?:get|next))\b"
+)
+
+
+def _handed_over(event: Event) -> bool:
+    """The traceback's innermost frame shown is the standard library handing over a worker's outcome (_HAND_OVER)."""
+    frames = event.data.get("frame_paths") or event.data.get("frames") or []
+    return bool(frames) and bool(_HAND_OVER.search(str(frames[-1])))
 
 
 def _innermost_frame(event: Event) -> str | None:

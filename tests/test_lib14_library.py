@@ -1,0 +1,97 @@
+"""Which library a failure belongs to (session 14, lib14): probes of real pastes' shapes (issue threads of the built
+split, never stored), each case constructed in that shape; the quiet cases prove what is not claimed."""
+
+from __future__ import annotations
+
+from logscope.core.model import Failure
+from logscope.pipeline.analyze import analyze_model, analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.signatures.library import line_library
+
+
+def _failures(text: str) -> list[Failure]:
+    analysis = analyze_model([Source(name="paste.md", path=None, data=text.encode())])
+    return [f for fs in analysis.failures.values() for f in fs]
+
+
+def _findings(text: str) -> list[dict[str, object]]:
+    doc = analyze_sources([Source(name="paste.md", path=None, data=text.encode())])
+    return [f for f in doc["findings"] if f["rule"] != "coverage"]
+
+
+# ninja's echo of a FlashInfer JIT compile, logged at ERROR by vLLM's worker (the shape of vllm-project/vllm#36077, a
+# built paste): no signature reads it, the line names FlashInfer by its JIT cache's module folder and its wheel's data
+NVCC_ECHO = (
+    "(Worker pid=11) (Worker_TP1 pid=11) ERROR 03-05 09:56:09 [multiproc_executor.py:880] [1/11] "
+    "/usr/local/cuda-12.8/bin/nvcc --generate-dependencies-with-compile --dependency-output "
+    "/root/.cache/flashinfer/0.6.4/89/cached_ops/batch_prefill_with_kv_cache_dtype_q_bf16_dtype_kv_e4m3_dtype_o_bf16_"
+    "dtype_idx_i32_head_dim_qk_256_head_dim_vo_256_posenc_0_use_swa_False_use_logits_cap_False_f16qk_False/"
+    "batch_prefill_paged_kernel_mask_0.cuda.o.d -isystem /opt/venv/lib/python3.11/site-packages/flashinfer/data/include\n"
+)
+
+
+def test_an_unread_failure_line_names_the_library_its_paths_name():
+    found = _findings(NVCC_ECHO)
+    assert [(f["rule"], f.get("library"), f.get("phase")) for f in found] == [("unrecognized-failure", "FlashInfer", "unknown")]
+
+
+def test_an_unread_failure_line_naming_no_library_names_none():
+    found = _findings("[2026-01-05 09:00:07 TP0] ERROR: Failed to mmap shard /data/model-00003.safetensors: Bad address\n")
+    assert [(f["rule"], f.get("library")) for f in found] == [("unrecognized-failure", None)]
+
+
+def test_a_library_named_in_words_only_is_no_mark():
+    assert line_library("ERROR: the flashinfer backend failed, falling back") is None
+    assert line_library(NVCC_ECHO) == "FlashInfer"
+
+
+# SGLang's DeepGEMM pre-compile runs its compiles in a thread pool through tqdm's thread_map; the copy is cut in the
+# standard library's hand-over of the worker's outcome (the shape of sgl-project/sglang#7387): tqdm waited, the
+# compile that raised is in the worker, not shown
+CUT_IN_HAND_OVER = """\
+```text
+  File "/opt/app/lib/python3.12/site-packages/sglang/srt/layers/deep_gemm_wrapper/compile_utils.py", line 297, in _compile
+    thread_map(compile_func, collected_configs, max_workers=_COMPILE_WORKERS)
+  File "/opt/app/python3.12/lib/python3.12/site-packages/tqdm/contrib/concurrent.py", line 51, in _executor_map
+    return list(tqdm_class(ex.map(fn, *iterables, chunksize=chunksize), **kwargs))
+  File "/opt/app/python3.12/lib/python3.12/site-packages/tqdm/std.py", line 1181, in __iter__
+    for obj in iterable:
+  File "/opt/app/python3.12/lib/python3.12/concurrent/futures/_base.py", line 619, in result_iterator
+    yield _result_or_cancel(fs.pop())
+```
+"""
+
+
+def test_a_traceback_cut_in_a_worker_s_hand_over_names_no_waiting_frame():
+    cut = [f for f in _failures(CUT_IN_HAND_OVER) if f.event.kind == "traceback"]
+    assert [(f.mechanism, f.library) for f in cut] == [(None, None)]
+
+
+def test_a_worker_s_exception_raised_again_names_no_waiting_frame():
+    text = """\
+Traceback (most recent call last):
+  File "/home/me/run.py", line 12, in <module>
+    out = list(tqdm(ex.map(work, items)))
+  File "/usr/lib/python3.12/site-packages/tqdm/std.py", line 1181, in __iter__
+    for obj in iterable:
+  File "/usr/lib/python3.12/concurrent/futures/_base.py", line 449, in result
+    return self.__get_result()
+  File "/usr/lib/python3.12/concurrent/futures/_base.py", line 401, in __get_result
+    raise self._exception
+RuntimeError: compile failed with exit code 1
+"""
+    found = [f for f in _failures(text) if f.event.kind != "traceback" or f.event.data.get("message")]
+    assert [f.library for f in found] == [None]
+
+
+def test_the_package_frame_over_a_standard_library_tool_still_names_it():
+    # the stdlib frame under it is a tool the package called (subprocess.run): the package's frame is the raiser
+    text = """\
+Traceback (most recent call last):
+  File "/opt/venv/lib/python3.12/site-packages/tqdm/std.py", line 1181, in __iter__
+    for obj in iterable:
+  File "/usr/lib/python3.12/json/decoder.py", line 355, in raw_decode
+    raise JSONDecodeError("Expecting value", s, err.value) from None
+json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)
+"""
+    assert [f.library for f in _failures(text)] == ["tqdm"]
