@@ -3,6 +3,8 @@ split, never stored), each case constructed in that shape; the quiet cases prove
 
 from __future__ import annotations
 
+import json
+
 from logscope.core.model import Failure
 from logscope.pipeline.analyze import analyze_model, analyze_sources
 from logscope.pipeline.ingest.ingest import Source
@@ -95,3 +97,53 @@ Traceback (most recent call last):
 json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)
 """
     assert [f.library for f in _failures(text)] == ["tqdm"]
+
+
+# torch.distributed's excepthook prints "[rank<N>]: " before every line (the shape of OpenRLHF/OpenRLHF#613, a
+# torchrun's error): the bare exception line behind it is read, and its words are transformers' own raise
+# (transformers 4.57.1-5.25.0 tokenization_utils_base.py get_chat_template: raise ValueError(...))
+CHAT_TEMPLATE = (
+    "ValueError: Cannot use chat template functions because tokenizer.chat_template is not set and no template "
+    "argument was passed! For information about writing templates and setting the tokenizer.chat_template attribute, "
+    "please see the documentation at https://huggingface.co/docs/transformers/main/en/chat_templating\n"
+)
+
+
+def test_an_exception_line_behind_torch_s_rank_prefix_is_read():
+    found = _failures("error:\n[rank0]: " + CHAT_TEMPLATE)
+    assert [(f.event.kind, f.event.data.get("exception")) for f in found] == [("exception", "ValueError")]
+
+
+def test_a_bare_exception_line_in_another_package_s_words_names_that_package():
+    found = _failures("error:\n" + CHAT_TEMPLATE)
+    assert [(f.mechanism, f.library) for f in found] == [("python", "transformers")]
+    assert "transformers 4.57.1-5.25.0: transformers/tokenization_utils_base.py:" in str(found[0].library_basis)
+
+
+def test_the_same_words_of_another_class_name_no_package():
+    found = _failures("error:\n" + CHAT_TEMPLATE.replace("ValueError", "RuntimeError", 1))
+    assert [f.library for f in found] == [None]
+
+
+def test_a_package_frame_shown_still_names_the_raiser_by_its_frame():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/opt/venv/lib/python3.12/site-packages/sglang/srt/entrypoints/openai/serving_chat.py", line 9, in f\n'
+        "    prompt_ids = tokenizer.apply_chat_template(messages)\n"
+        '  File "/opt/venv/lib/python3.12/site-packages/transformers/tokenization_utils_base.py", line 1824, in g\n'
+        "    raise ValueError(\n" + CHAT_TEMPLATE
+    )
+    found = [f for f in _failures(text) if f.library]
+    assert [(f.library, f.library_basis) for f in found] == [
+        ("transformers", "its frame is the innermost of an installed package")
+    ]
+
+
+def test_the_package_table_leaves_out_what_sglang_raises_too():
+    from logscope.core.resources import data_dir
+
+    folder = data_dir("catalog")
+    packages = json.loads((folder / "package_raises.json").read_text(encoding="utf-8"))["raises"]
+    sglang = {r["template"] for r in json.loads((folder / "sglang_raises.json").read_text(encoding="utf-8"))["raises"]}
+    assert {r["package"] for r in packages} == {"transformers", "huggingface_hub"}
+    assert not sglang & {r["template"] for r in packages}

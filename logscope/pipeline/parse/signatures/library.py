@@ -20,6 +20,7 @@ from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.core.library_raises import library_raise
 from logscope.core.native_libraries import checkout_library, library_of, message_library
+from logscope.core.package_raises import package_raise
 from logscope.core.python_libraries import (
     SGLANG,
     frame_package,
@@ -221,6 +222,13 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if owner is not None and shown is not None and package_library(shown[1]) == SGLANG:
         basis = f"the object that lacks the attribute is of SGLang's class {owner.name} (sglang {owner.first}-{owner.last})"
         return Raiser(SGLANG, basis, None)
+    # a bare exception line (no package's frame shown) whose message another Python package's raise statement gives,
+    # of the same class (transformers' "Cannot use chat template functions because ...", catalog/package_raises.json):
+    # that package raised it, after SGLang's own raises (those it shares with SGLang are left out of the table)
+    foreign = package_raise(exception, message) if exception and message and shown is None and not handed else None
+    if foreign is not None:
+        basis = f"a message it raises ({foreign.releases}: {foreign.where})"
+        return Raiser(foreign.package, basis, None, other_package=True)
     # after SGLang's own raises and the CUDA and torch wordings: a library's objects also hold what they compiled in
     # (pybind11's, the CUDA runtime's texts) and what SGLang raises in the same words
     printed = message_library(text)
