@@ -147,3 +147,30 @@ def test_the_package_table_leaves_out_what_sglang_raises_too():
     sglang = {r["template"] for r in json.loads((folder / "sglang_raises.json").read_text(encoding="utf-8"))["raises"]}
     assert {r["package"] for r in packages} == {"transformers", "huggingface_hub"}
     assert not sglang & {r["template"] for r in packages}
+
+
+# a traceback cut in torch's Module call (the shape of sgl-project/sglang#25227): the innermost frame shown only hands
+# its arguments on to the module's forward, which the copy cut; torch raised nothing there
+CUT_IN_MODULE_CALL = """\
+```
+  File "/opt/envs/sglang/lib/python3.12/site-packages/sglang/srt/models/gemma4_vision.py", line 287, in forward
+    x = self.down_proj(x)
+        ^^^^^^^^^^^^^^^^^
+  File "/opt/envs/sglang/lib/python3.12/site-packages/torch/nn/modules/module.py", line 1779, in _wrapped_call_impl
+    return self._call_impl(*args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/envs/sglang/lib/python3.12/site-packages/torch/nn/modules/module.py", line 1790, in _call_impl
+    return forward_call(*args, **kwargs)
+```
+"""
+
+
+def test_a_traceback_cut_in_a_wrapper_s_hand_on_names_no_library():
+    cut = [f for f in _failures(CUT_IN_MODULE_CALL) if f.event.kind == "traceback"]
+    assert [(f.mechanism, f.library) for f in cut] == [(None, None)]
+
+
+def test_a_traceback_cut_in_a_package_s_own_work_still_names_it():
+    text = CUT_IN_MODULE_CALL.replace("    return forward_call(*args, **kwargs)", "    return F.linear(input, self.weight)")
+    cut = [f for f in _failures(text) if f.event.kind == "traceback"]
+    assert [(f.mechanism, f.library) for f in cut] == [("python", "torch")]

@@ -309,13 +309,22 @@ def _script_frame(frame: str | None) -> str | None:
     return path.rsplit("/", 1)[-1]
 
 
+# a frame's source line that calls a callable with the arguments it was given, unchanged: a wrapper's hand-on (torch
+# 2.x nn/modules/module.py _wrapped_call_impl `return self._call_impl(*args, **kwargs)`, _call_impl `return
+# forward_call(*args, **kwargs)`, utils/_contextlib.py decorate_context `return func(*args, **kwargs)`)
+_FORWARDING = re.compile(r"^(?:return\s+)?(?:await\s+)?[A-Za-z_][\w.]*\(\*args,\s*\*\*kwargs\)$")
 CUT_TRACEBACK_BASIS = "the innermost frame shown of a traceback cut before its exception line"
 
 
 def _cut_traceback_raiser(innermost: str, shown: tuple[str, str] | None) -> Raiser | None:
     """A traceback the copy cut before its exception line, attributed from its frames: the package of the innermost
     frame shown (a frame of the standard library's is the tool its caller used), SGLang's or another installed
-    package's; a library of the table under it names itself by the earlier evidence (its op, its call, its path)."""
+    package's; a library of the table under it names itself by the earlier evidence (its op, its call, its path).
+    A wrapper's frame that only hands its arguments on (torch's Module._call_impl `return forward_call(*args,
+    **kwargs)`, a decorator's `return func(*args, **kwargs)`) raised nothing itself: the callee that did is cut."""
+    code = innermost.split(": ", 1)[1].strip() if ": " in innermost else ""
+    if _FORWARDING.match(code):
+        return None
     if package_library(frame_package(innermost) or "") == SGLANG:
         return Raiser(SGLANG, CUT_TRACEBACK_BASIS, innermost)
     if shown is not None and shown[0] == innermost and package_library(shown[1]) is None:
