@@ -174,3 +174,23 @@ def test_a_traceback_cut_in_a_package_s_own_work_still_names_it():
     text = CUT_IN_MODULE_CALL.replace("    return forward_call(*args, **kwargs)", "    return F.linear(input, self.weight)")
     cut = [f for f in _failures(text) if f.event.kind == "traceback"]
     assert [(f.mechanism, f.library) for f in cut] == [("python", "torch")]
+
+
+def test_torch_s_checks_of_the_cuda_driver_and_nvrtc_name_cuda():
+    # torch 2.9.1 c10/cuda/driver_api.h C10_CUDA_DRIVER_CHECK, ATen/cuda/Exceptions.h AT_CUDA_NVRTC_CHECK
+    for line in (
+        "RuntimeError: CUDA driver error: invalid argument\n",
+        "RuntimeError: CUDA NVRTC error: NVRTC_ERROR_INVALID_OPTION\n",
+        "RuntimeError: cusolver error: CUSOLVER_STATUS_INTERNAL_ERROR, when calling `cusolverDnCreate(handle)`\n",
+    ):
+        assert [(f.mechanism, f.library) for f in _failures(line)] == [("cuda", "CUDA")], line
+
+
+def test_a_driver_error_in_a_library_s_frame_stays_that_library_s():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/flashinfer/fused_moe/core.py", line 1570, in run\n'
+        "    out = moe_op.trtllm_fp4_block_scale_moe(x)\n"
+        "RuntimeError: CUDA driver error: invalid argument\n"
+    )
+    assert [(f.mechanism, f.library) for f in _failures(text)] == [("flashinfer", "FlashInfer")]

@@ -51,6 +51,10 @@ CUDA_WORDING = re.compile(
     r"\bCUDA error\b|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\bCUBLAS_STATUS_[A-Z_]+|\bCUDNN_STATUS_[A-Z_]+"
     r"|device-side assert(?:ion)? triggered|\billegal memory access\b"
     r"|\bc10_cuda_check_implementation\b"  # c10::Error's "Exception raised from c10_cuda_check_implementation at ..."
+    # torch's checks of the CUDA driver API, NVRTC and the CUDA math libraries (torch 2.9.1 c10/cuda/driver_api.h
+    # C10_CUDA_DRIVER_CHECK, ATen/cuda/Exceptions.h AT_CUDA_DRIVER_CHECK, AT_CUDA_NVRTC_CHECK, AT_CUDNN_CHECK,
+    # AT_CUDNN_FRONTEND_CHECK, TORCH_CUSOLVER_CHECK, TORCH_CUDSS_CHECK: "CUDA driver error: " + the driver's string)
+    r"|\bCUDA (?:driver|NVRTC) error: |\bcuDNN (?:Frontend )?error: |\bcusolver error: |\bcudss error: "
 )
 # a library's own CUDA check, the error it reports is that library's (as kernel_library.yaml's checks are): Triton's
 # launcher, triton 3.9.0 triton/backends/nvidia/driver.c gpuAssert: prefix "Triton Error [CUDA]: "
