@@ -145,7 +145,7 @@ def test_the_package_table_leaves_out_what_sglang_raises_too():
     folder = data_dir("catalog")
     packages = json.loads((folder / "package_raises.json").read_text(encoding="utf-8"))["raises"]
     sglang = {r["template"] for r in json.loads((folder / "sglang_raises.json").read_text(encoding="utf-8"))["raises"]}
-    assert {r["package"] for r in packages} == {"transformers", "huggingface_hub"}
+    assert {r["package"] for r in packages} == {"transformers", "huggingface_hub", "flashinfer"}
     assert not sglang & {r["template"] for r in packages}
 
 
@@ -194,3 +194,21 @@ def test_a_driver_error_in_a_library_s_frame_stays_that_library_s():
         "RuntimeError: CUDA driver error: invalid argument\n"
     )
     assert [(f.mechanism, f.library) for f in _failures(text)] == [("flashinfer", "FlashInfer")]
+
+
+def test_a_bare_line_of_flashinfer_s_wrapper_check_names_flashinfer():
+    # flashinfer-python 0.7.4 decode.py BatchDecodeWithPagedKVCacheWrapper.__init__: raise ValueError("The size of
+    # paged_kv_indptr_buffer should be batch_size + 1")
+    found = _failures("ValueError: The size of paged_kv_indptr_buffer should be batch_size + 1\n")
+    assert [(f.mechanism, f.library) for f in found] == [("flashinfer", "FlashInfer")]
+    assert "flashinfer 0.7.4: flashinfer/decode.py:" in str(found[0].library_basis)
+
+
+def test_a_wording_sglang_copied_from_flashinfer_stays_sglang_s():
+    # SGLang 0.4.2.post4-0.5.2 raised FlashInfer's cudagraph batch-size check in its own copy of the wrapper (without
+    # the final period): the words alone do not tell which raised it, SGLang's own raise is read first
+    line = (
+        "ValueError: The batch size should be fixed in cudagraph mode, the runtime batch size 7  mismatches the batch "
+        "size set during initialization 8\n"
+    )
+    assert [f.library for f in _failures(line)] == ["SGLang"]

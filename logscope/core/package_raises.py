@@ -1,6 +1,6 @@
-"""The messages other Python packages a server runs raise (catalog/package_raises.json: transformers' and
-huggingface_hub's, read from their released wheels by tools/upstream/package_raises.py): a bare exception line of a
-builtin class whose message is one of them, of the same class, was raised by that package."""
+"""The messages the Python packages a server runs raise (catalog/package_raises.json: transformers', huggingface_hub's
+and FlashInfer's public wrappers', read from their released wheels by tools/upstream/package_raises.py): a bare
+exception line of a builtin class whose message is one of them, of the same class, was raised by that package."""
 
 from __future__ import annotations
 

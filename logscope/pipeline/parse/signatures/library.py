@@ -226,12 +226,16 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if owner is not None and shown is not None and package_library(shown[1]) == SGLANG:
         basis = f"the object that lacks the attribute is of SGLang's class {owner.name} (sglang {owner.first}-{owner.last})"
         return Raiser(SGLANG, basis, None)
-    # a bare exception line (no package's frame shown) whose message another Python package's raise statement gives,
-    # of the same class (transformers' "Cannot use chat template functions because ...", catalog/package_raises.json):
-    # that package raised it, after SGLang's own raises (those it shares with SGLang are left out of the table)
+    # a bare exception line (no package's frame shown) whose message a Python package's raise statement gives, of the
+    # same class (transformers' "Cannot use chat template functions because ...", FlashInfer's wrappers' checks;
+    # catalog/package_raises.json): that package raised it, after SGLang's own raises (those it shares with SGLang
+    # are left out of the table); a package of a library of the table is that library, any other is `python`
     foreign = package_raise(exception, message) if exception and message and shown is None and not handed else None
     if foreign is not None:
         basis = f"a message it raises ({foreign.releases}: {foreign.where})"
+        owner = module_library(foreign.package)
+        if owner is not None and owner != SGLANG:
+            return Raiser(owner, basis, None)
         return Raiser(foreign.package, basis, None, other_package=True)
     # after SGLang's own raises and the CUDA and torch wordings: a library's objects also hold what they compiled in
     # (pybind11's, the CUDA runtime's texts) and what SGLang raises in the same words
