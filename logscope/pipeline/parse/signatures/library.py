@@ -233,9 +233,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     foreign = package_raise(exception, message) if exception and message and shown is None and not handed else None
     if foreign is not None:
         basis = f"a message it raises ({foreign.releases}: {foreign.where})"
-        owner = module_library(foreign.package)
-        if owner is not None and owner != SGLANG:
-            return Raiser(owner, basis, None)
+        package_owner = module_library(foreign.package)
+        if package_owner is not None and package_owner != SGLANG:
+            return Raiser(package_owner, basis, None)
         return Raiser(foreign.package, basis, None, other_package=True)
     # after SGLang's own raises and the CUDA and torch wordings: a library's objects also hold what they compiled in
     # (pybind11's, the CUDA runtime's texts) and what SGLang raises in the same words
