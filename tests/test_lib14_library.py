@@ -212,3 +212,26 @@ def test_a_wording_sglang_copied_from_flashinfer_stays_sglang_s():
         "size set during initialization 8\n"
     )
     assert [f.library for f in _failures(line)] == ["SGLang"]
+
+
+def test_the_first_line_of_a_message_that_goes_on_names_its_package():
+    # transformers 4.57.1-5.25.0 models/auto/configuration_auto.py: raise ValueError(f"The checkpoint you are trying to
+    # load has model type `{...}` but Transformers does not recognize this architecture. ...\n\nYou can update ...")
+    line = (
+        "ValueError: The checkpoint you are trying to load has model type `qwen3_next` but Transformers does not "
+        "recognize this architecture. This could be because of an issue with the checkpoint, or because your version "
+        "of Transformers is out of date.\n"
+    )
+    found = _failures(line)
+    assert [(f.mechanism, f.library) for f in found] == [("python", "transformers")]
+    assert str(found[0].library_basis).startswith("the start of a message it raises (transformers 4.57.1-5.25.0")
+
+
+def test_an_older_release_s_ending_still_names_the_package_by_its_start():
+    # transformers 4.57.1 utils/hub.py: "{} does not appear to have a file named {}. Checkout
+    # 'https://huggingface.co/{}/tree/{}' for available files."; older releases end "/{revision}' for available files."
+    line = (
+        "OSError: Qwen/Qwen3-8B does not appear to have a file named config.json. Checkout "
+        "'https://huggingface.co/Qwen/Qwen3-8B/main' for available files.\n"
+    )
+    assert [(f.mechanism, f.library) for f in _failures(line)] == [("python", "transformers")]

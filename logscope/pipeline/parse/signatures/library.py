@@ -230,9 +230,11 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     # same class (transformers' "Cannot use chat template functions because ...", FlashInfer's wrappers' checks;
     # catalog/package_raises.json): that package raised it, after SGLang's own raises (those it shares with SGLang
     # are left out of the table); a package of a library of the table is that library, any other is `python`
-    foreign = package_raise(exception, message) if exception and message and shown is None and not handed else None
-    if foreign is not None:
-        basis = f"a message it raises ({foreign.releases}: {foreign.where})"
+    by_words = package_raise(exception, message) if exception and message and shown is None and not handed else None
+    if by_words is not None:
+        foreign, whole = by_words
+        said = "a message it raises" if whole else "the start of a message it raises"
+        basis = f"{said} ({foreign.releases}: {foreign.where})"
         package_owner = module_library(foreign.package)
         if package_owner is not None and package_owner != SGLANG:
             return Raiser(package_owner, basis, None)
