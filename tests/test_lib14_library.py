@@ -235,3 +235,20 @@ def test_an_older_release_s_ending_still_names_the_package_by_its_start():
         "'https://huggingface.co/Qwen/Qwen3-8B/main' for available files.\n"
     )
     assert [(f.mechanism, f.library) for f in _failures(line)] == [("python", "transformers")]
+
+
+# tvm-ffi's segfault handler names glibc's trampoline by its source file, no symbol (the shape of
+# kvcache-ai/Mooncake#1000): the signal hit in the frame after it, not in the trampoline
+TVM_SEGFAULT_IN_MOONCAKE = """\
+!!!!!!! Segfault encountered !!!!!!!
+  File "./signal/../sysdeps/unix/sysv/linux/x86_64/libc_sigaction.c", line 0, in 0x00007599e9c5051f
+  File "<unknown>", line 0, in ibv_destroy_qp
+  File "<unknown>", line 0, in mooncake::RdmaEndPoint::deconstruct()
+  File "<unknown>", line 0, in mooncake::RdmaEndPoint::~RdmaEndPoint()
+  File "<unknown>", line 0, in mooncake::WorkerPool::performPostSend(int)
+"""
+
+
+def test_glibc_s_trampoline_named_by_its_file_is_not_where_the_signal_hit():
+    [failure] = _failures(TVM_SEGFAULT_IN_MOONCAKE)
+    assert (failure.library, failure.native_frame) == ("Mooncake", "ibv_destroy_qp")
