@@ -252,3 +252,23 @@ TVM_SEGFAULT_IN_MOONCAKE = """\
 def test_glibc_s_trampoline_named_by_its_file_is_not_where_the_signal_hit():
     [failure] = _failures(TVM_SEGFAULT_IN_MOONCAKE)
     assert (failure.library, failure.native_frame) == ("Mooncake", "ibv_destroy_qp")
+
+
+def test_a_line_after_a_faulthandler_frame_is_no_code_of_it():
+    # CPython's faulthandler (Python/traceback.c dump_frame) prints '  File "...", line N in f' and nothing under it
+    # (the shape of sglang-7338-2, a built paste): the prose after the dump is not the frame's source line
+    text = (
+        "Fatal Python error: Segmentation fault\n\n"
+        "Thread 0x00007fb209fff640 (most recent call first):\n"
+        '  File "/home/sglang/python/sglang/srt/disaggregation/mooncake/conn.py", line 259 in process_layer\n'
+        '  File "/usr/lib/python3.10/threading.py", line 973 in _bootstrap\n'
+        "https://github.com/kvcache-ai/Mooncake/pull/609 not solve\n"
+    )
+    [failure] = _failures(text)
+    threads = failure.event.data["other_threads"]
+    assert threads == [
+        [
+            "/usr/lib/python3.10/threading.py:973 _bootstrap",
+            "/home/sglang/python/sglang/srt/disaggregation/mooncake/conn.py:259 process_layer",
+        ]
+    ]
