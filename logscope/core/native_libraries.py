@@ -18,6 +18,11 @@ MESSAGES_FILE = "library_messages.json"
 # glibc's signal trampoline as a backtrace names it (the nearest exported symbol of the sigreturn code): the frames
 # before it are the signal handler's own, the one after it is where the signal hit
 TRAMPOLINES = ("__sigaction", "__restore_rt", "killpg")
+# the trampoline named by its source file where the backtrace has no symbol for it (tvm-ffi's handler prints
+# '0x00007599e9c5051f at ./signal/../sysdeps/unix/sysv/linux/x86_64/libc_sigaction.c:0'): glibc's sysdeps/unix/sysv/
+# linux/<arch>/libc_sigaction.c (sigaction.c before glibc 2.34) defines __restore_rt there,
+# `RESTORE (restore_rt, __NR_rt_sigreturn)`
+TRAMPOLINE_FILE = re.compile(r"/sysdeps/unix/sysv/linux/[\w-]+/(?:libc_)?sigaction\.c\b")
 # glibc's raise (gsignal) and the pthread_kill it calls: a frame under them raised the signal itself (tvm-ffi's
 # handler re-raises with raise(sig); an abort path prints them too), so the frame after them is where it was raised
 RAISERS = ("gsignal", "pthread_kill")
@@ -275,7 +280,7 @@ def crash_frames(frames: list[str]) -> list[str]:
     the handler's own leading frames (and the unnamed libc frame of the trampoline right after them)."""
     head = frames[:8]
     for i in range(len(head) - 1, -1, -1):
-        if any(t in head[i] for t in TRAMPOLINES) or head[i].split(" ", 1)[0] in RAISERS:
+        if any(t in head[i] for t in TRAMPOLINES) or head[i].split(" ", 1)[0] in RAISERS or TRAMPOLINE_FILE.search(head[i]):
             return frames[i + 1 :]
     at, handler_objects = 0, set()
     while at < len(frames) and (

@@ -31,6 +31,8 @@ python -m tools.upstream nccl-demoted  write catalog/nccl_demoted.json: the NCCL
 python -m tools.upstream package-wordings  write catalog/package_wordings.json: where each wording of another Python
                                     package (torch, openai, httpx, aiohttp, requests, CPython ...) that a signature
                                     cites is in that package's released source (tools/upstream/package_wordings.py)
+python -m tools.upstream package-raises  write catalog/package_raises.json: the messages transformers' and
+                                    huggingface_hub's Python code raises (tools/upstream/package_raises.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
 python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
@@ -62,6 +64,7 @@ WRITERS = {
     "native-stages": ("native_stages", "native_stages.json", "NCCL's and NVSHMEM's init code"),
     "nccl-demoted": ("nccl_demoted", "nccl_demoted.json", "NCCL WARN wordings a later release prints as INFO"),
     "package-wordings": ("package_wordings", "package_wordings.json", "other Python packages' wordings signatures cite"),
+    "package-raises": ("package_raises", "package_raises.json", "the messages transformers' and huggingface_hub's code raises"),
 }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from logscope.core.errors import RuleError
 from logscope.core.excerpt import cut_around
 from logscope.core.model import UNRECOGNIZED, Analysis
+from logscope.pipeline.parse.signatures.library import line_library
 from logscope.pipeline.rule_engine.facts import global_facts, launch_facts
 from logscope.pipeline.rule_engine.loader import SEVERITIES, Rule, load_rules
 
@@ -85,6 +86,9 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
         # known mechanism, placed nowhere (no signature read it, so no phase either): bots and the corpus score read
         # "this failed, time unknown", never "nothing found"
         finding.update(phase="unknown", mechanism=None, signature=None)
+        named_by_line = _unread_library(evidence_items)
+        if named_by_line is not None:  # the line names a library by its source path, object or JIT module
+            finding["library"] = named_by_line
     return finding
 
 
@@ -119,6 +123,17 @@ def _named_failure(items: Any, first: dict[str, Any]) -> dict[str, Any]:
 def _unread_failure(items: Any) -> bool:
     items = [items] if isinstance(items, dict) else items
     return isinstance(items, list) and any(isinstance(i, dict) and i.get("kind") == UNRECOGNIZED for i in items)
+
+
+def _unread_library(items: Any) -> str | None:
+    """The one library the unread failure lines name by their own marks (library.py line_library), or None when they
+    name none or several."""
+    items = [items] if isinstance(items, dict) else items
+    if not isinstance(items, list):
+        return None
+    texts = [str(i.get("text") or "") for i in items if isinstance(i, dict) and i.get("kind") == UNRECOGNIZED]
+    named = {library for text in texts if (library := line_library(text)) is not None}
+    return named.pop() if len(named) == 1 else None
 
 
 def _first_failure(items: Any) -> dict[str, Any] | None:

@@ -29,6 +29,7 @@ _QUALIFIED_EXC_LINE = re.compile(
 )
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
+_FAULTHANDLER_CUT = re.compile(r'^\s+File(?: "[^"]*)?\s*$')  # a dump's frame line a copy cut before its end
 # a Python frame line broken after its path by a copy ('File ".../memory_pool.py",' then 'line 499, in _init_mamba_pool')
 _FRAME_HEAD_ALONE = re.compile(r'^\s*File "[^"]+",?\s*$')
 _FRAME_TAIL = re.compile(r"^\s*line \d+,? in \S")
@@ -184,6 +185,10 @@ class TracebackReader(BlockReader):
             self.frames.append(frame)
             if _FAULTHANDLER_FRAME.search(text):
                 self.innermost_first = True
+                # faulthandler prints no source line under a frame (CPython 3.11-3.14 Python/traceback.c dump_frame:
+                # '  File "%s", line %d in %s' and a newline): the next line is no code of it
+                self.after_frame = False
+                return True
         else:
             if _FRAME_HEAD_ALONE.match(text):  # its line number and function may follow on the next line
                 self.split_head = (lineno, text, self.cut_frame, self.cut_frame_path)
@@ -209,6 +214,9 @@ class TracebackReader(BlockReader):
         if self.feed_frame(lineno, text):
             return True
         stripped = text.strip()
+        if self.innermost_first and self.frames and _FAULTHANDLER_CUT.match(text):
+            self.cut_frame = True  # a dump's frame line cut before its path: frames under it may be missing
+            return True
         if "Fatal Python error" in stripped and self.fatal is None:
             return False  # faulthandler's line after frames pasted without their header: a crash of its own
         if any(opener in stripped for opener in _TB_OPENERS) or stripped.startswith(("During handling", "The above exception")):

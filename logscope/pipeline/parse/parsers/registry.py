@@ -74,6 +74,10 @@ EXCEPTIONS_MODULE_CLASS = r"(?:[a-z_][a-z0-9_]*\.)+(?:errors?|exc|exceptions?)\.
 _EXC_LINE = re.compile(
     r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?|" + EXCEPTIONS_MODULE_CLASS + r"): "
 )
+# torch.distributed's excepthook prefix before every line of what it prints (torch 2.5.1-2.12.0 distributed_c10d.py:
+# excepthook_prefix = f"[rank{get_rank()}]", then f"{excepthook_prefix}: {s}"), which grammars/sglang.lark reads as
+# torch_rank_prefix: an exception line behind it ("[rank0]: ValueError: ...") is one still
+_TORCH_RANK_PREFIX = re.compile(r"^\s*\[rank\d+\]:")
 _OOM_EXC = re.compile(r"^\s*((?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception)):")
 # (besides a shell line that starts a command: command_shapes.COMMAND_HEAD)
 _LAUNCH_SHAPE = re.compile(
@@ -271,7 +275,7 @@ LINE_GRAMMARS: tuple[LineGrammar, ...] = (
         kinds.EXCEPTION_GRAMMAR,
         kinds.line_literals(kinds.EXCEPTION_GRAMMAR),
         _sglang,
-        lambda text: bool(_EXC_LINE.match(strip_prefix(text))),
+        lambda text: bool(_EXC_LINE.match(strip_prefix(_TORCH_RANK_PREFIX.sub("", text, count=1)))),
     ),
     LineGrammar(
         kinds.LAUNCH_COMMAND_GRAMMAR,

@@ -20,6 +20,7 @@ from logscope.core import kinds, upstream
 from logscope.core.events import Event
 from logscope.core.library_raises import library_raise
 from logscope.core.native_libraries import checkout_library, library_of, message_library
+from logscope.core.package_raises import package_raise
 from logscope.core.python_libraries import (
     SGLANG,
     frame_package,
@@ -50,6 +51,10 @@ CUDA_WORDING = re.compile(
     r"\bCUDA error\b|\bcudaError[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\bCUBLAS_STATUS_[A-Z_]+|\bCUDNN_STATUS_[A-Z_]+"
     r"|device-side assert(?:ion)? triggered|\billegal memory access\b"
     r"|\bc10_cuda_check_implementation\b"  # c10::Error's "Exception raised from c10_cuda_check_implementation at ..."
+    # torch's checks of the CUDA driver API, NVRTC and the CUDA math libraries (torch 2.9.1 c10/cuda/driver_api.h
+    # C10_CUDA_DRIVER_CHECK, ATen/cuda/Exceptions.h AT_CUDA_DRIVER_CHECK, AT_CUDA_NVRTC_CHECK, AT_CUDNN_CHECK,
+    # AT_CUDNN_FRONTEND_CHECK, TORCH_CUSOLVER_CHECK, TORCH_CUDSS_CHECK: "CUDA driver error: " + the driver's string)
+    r"|\bCUDA (?:driver|NVRTC) error: |\bcuDNN (?:Frontend )?error: |\bcusolver error: |\bcudss error: "
 )
 # a library's own CUDA check, the error it reports is that library's (as kernel_library.yaml's checks are): Triton's
 # launcher, triton 3.9.0 triton/backends/nvidia/driver.c gpuAssert: prefix "Triton Error [CUDA]: "
@@ -131,6 +136,17 @@ def message_names_library(event: Event, exception: str | None, message: str | No
     return None
 
 
+def line_library(text: str) -> str | None:
+    """The library of the table (SGLang aside) that a failure line no signature reads names by its own marks: a source
+    path, shared object, namespace or op of it (catalog/libraries.json, python_modules.json), or a JIT module only its
+    build names (FlashInfer's `batch_prefill_with_kv_cache_dtype_q_...` folder in an echoed nvcc command of its JIT
+    cache). A library's bare name in a sentence is no mark: None."""
+    found = library_of(text) or op_library(text)
+    if found is not None and found != SGLANG:
+        return found
+    return next((library for pattern, library in JIT_MODULES if pattern.search(text)), None)
+
+
 def raising_library(event: Event, native_library: str | None, exception: str | None, message: str | None) -> Raiser | None:
     """The library that raised this failure, or None when the evidence names none."""
     if native_library:
@@ -146,7 +162,8 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     op = op_library(text)
     if op is not None:
         return Raiser(op, "an op of its namespace", None)
-    innermost = _innermost_frame(event)
+    handed = _handed_over(event)
+    innermost = _innermost_frame(event) if not handed else None
     if innermost is not None and op_library(innermost) is not None:
         return Raiser(str(op_library(innermost)), "the innermost frame calls an op of its namespace", innermost)
     called = _called_package(innermost) if innermost is not None and event.kind == kinds.TRACEBACK else None
@@ -157,7 +174,7 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if imported and module_library(package) not in (None, SGLANG):
         basis = "its module lacks the name asked for" if imported.group(3) else "an import of its package failed"
         return Raiser(str(module_library(package)), basis, None)
-    shown = _innermost_package_frame(event)
+    shown = _innermost_package_frame(event) if not handed else None
     if shown is not None and package_library(shown[1]) not in (None, SGLANG):
         return Raiser(str(package_library(shown[1])), "its frame is the innermost of an installed package", shown[0])
     checkout = _checkout_frame(innermost)
@@ -209,6 +226,19 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     if owner is not None and shown is not None and package_library(shown[1]) == SGLANG:
         basis = f"the object that lacks the attribute is of SGLang's class {owner.name} (sglang {owner.first}-{owner.last})"
         return Raiser(SGLANG, basis, None)
+    # a bare exception line (no package's frame shown) whose message a Python package's raise statement gives, of the
+    # same class (transformers' "Cannot use chat template functions because ...", FlashInfer's wrappers' checks;
+    # catalog/package_raises.json): that package raised it, after SGLang's own raises (those it shares with SGLang
+    # are left out of the table); a package of a library of the table is that library, any other is `python`
+    by_words = package_raise(exception, message) if exception and message and shown is None and not handed else None
+    if by_words is not None:
+        foreign, whole = by_words
+        said = "a message it raises" if whole else "the start of a message it raises"
+        basis = f"{said} ({foreign.releases}: {foreign.where})"
+        package_owner = module_library(foreign.package)
+        if package_owner is not None and package_owner != SGLANG:
+            return Raiser(package_owner, basis, None)
+        return Raiser(foreign.package, basis, None, other_package=True)
     # after SGLang's own raises and the CUDA and torch wordings: a library's objects also hold what they compiled in
     # (pybind11's, the CUDA runtime's texts) and what SGLang raises in the same words
     printed = message_library(text)
@@ -289,13 +319,22 @@ def _script_frame(frame: str | None) -> str | None:
     return path.rsplit("/", 1)[-1]
 
 
+# a frame's source line that calls a callable with the arguments it was given, unchanged: a wrapper's hand-on (torch
+# 2.x nn/modules/module.py _wrapped_call_impl `return self._call_impl(*args, **kwargs)`, _call_impl `return
+# forward_call(*args, **kwargs)`, utils/_contextlib.py decorate_context `return func(*args, **kwargs)`)
+_FORWARDING = re.compile(r"^(?:return\s+)?(?:await\s+)?[A-Za-z_][\w.]*\(\*args,\s*\*\*kwargs\)$")
 CUT_TRACEBACK_BASIS = "the innermost frame shown of a traceback cut before its exception line"
 
 
 def _cut_traceback_raiser(innermost: str, shown: tuple[str, str] | None) -> Raiser | None:
     """A traceback the copy cut before its exception line, attributed from its frames: the package of the innermost
     frame shown (a frame of the standard library's is the tool its caller used), SGLang's or another installed
-    package's; a library of the table under it names itself by the earlier evidence (its op, its call, its path)."""
+    package's; a library of the table under it names itself by the earlier evidence (its op, its call, its path).
+    A wrapper's frame that only hands its arguments on (torch's Module._call_impl `return forward_call(*args,
+    **kwargs)`, a decorator's `return func(*args, **kwargs)`) raised nothing itself: the callee that did is cut."""
+    code = innermost.split(": ", 1)[1].strip() if ": " in innermost else ""
+    if _FORWARDING.match(code):
+        return None
     if package_library(frame_package(innermost) or "") == SGLANG:
         return Raiser(SGLANG, CUT_TRACEBACK_BASIS, innermost)
     if shown is not None and shown[0] == innermost and package_library(shown[1]) is None:
@@ -332,6 +371,24 @@ def _checkout_frame(frame: str | None) -> str | None:
     if frame is None or frame.startswith("<") or frame_package(frame) is not None:
         return None
     return checkout_library(frame.split(":", 1)[0])
+
+
+# the standard library's hand-over of a worker's outcome: the frames that return what a callable computed in another
+# thread or process, or raise again the exception it raised there (CPython 3.11 Lib/concurrent/futures/_base.py:
+# Future.result -> __get_result `raise self._exception`, Executor.map's result_iterator -> _result_or_cancel ->
+# fut.result(); Lib/multiprocessing/pool.py: ApplyResult.get `raise self._value`, IMapIterator.next `raise value`).
+# A traceback whose innermost frame is one of them shows the frames that waited for the worker, not the worker's: the
+# package frame above it (tqdm's thread_map, a caller's pool.map) did not raise it
+_HAND_OVER = re.compile(
+    r"(?:^|/)lib/python3(?:\.\d+)?/(?:concurrent/futures/_base\.py:\d+ (?:result|__get_result|result_iterator|_result_or_cancel)"
+    r"|multiprocessing/pool\.py:\d+ (?:get|next))\b"
+)
+
+
+def _handed_over(event: Event) -> bool:
+    """The traceback's innermost frame shown is the standard library handing over a worker's outcome (_HAND_OVER)."""
+    frames = event.data.get("frame_paths") or event.data.get("frames") or []
+    return bool(frames) and bool(_HAND_OVER.search(str(frames[-1])))
 
 
 def _innermost_frame(event: Event) -> str | None:

@@ -1,0 +1,63 @@
+"""The messages the Python packages a server runs raise (catalog/package_raises.json: transformers', huggingface_hub's
+and FlashInfer's public wrappers', read from their released wheels by tools/upstream/package_raises.py): a bare
+exception line of a builtin class whose message is one of them, of the same class, was raised by that package."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import NamedTuple
+
+from logscope.core.resources import data_dir
+from logscope.core.sglang_asserts import anchor_of, wording_regex
+
+CATALOG_FILE = "package_raises.json"
+# the literal text a message's start must hold to name a wording by its start alone (the table's MIN_LITERAL,
+# tools/upstream/library_raises.py)
+HEAD_LITERAL = 24
+
+
+class PackageRaise(NamedTuple):
+    template: str
+    package: str
+    exception: str  # the class its raise statement names
+    releases: str  # the first and last release read that hold it ("transformers 4.57.1-5.25.0")
+    where: str  # the file and line of the first of them that raise it
+    anchor: str  # its longest literal piece: a message without it is not this wording
+    head: str  # its first line up to the end of that line's longest literal piece ("" when too short to name it)
+    head_anchor: str  # that piece
+
+
+def _row(r: dict[str, str]) -> PackageRaise:
+    # CPython prints a message's first line on the exception line and the rest under it, which a copy may leave out or
+    # a later release word otherwise: a message that starts as the first line does, up to the end of its longest
+    # literal piece, is that wording, when that start holds HEAD_LITERAL characters of literal text
+    first = r["template"].split("\n", 1)[0]
+    head_anchor = anchor_of(first) if first.replace("{}", "").strip() else ""
+    head = first[: first.find(head_anchor) + len(head_anchor)] if head_anchor else ""
+    if len(head.replace("{}", "").strip()) < HEAD_LITERAL:
+        head = head_anchor = ""
+    releases = f"{r['package']} {r['first']}-{r['last']}" if r["first"] != r["last"] else f"{r['package']} {r['first']}"
+    return PackageRaise(
+        r["template"], r["package"], r["exception"], releases, r["where"], anchor_of(r["template"]), head, head_anchor
+    )
+
+
+@cache
+def _wordings() -> tuple[PackageRaise, ...]:
+    rows = json.loads((data_dir("catalog") / CATALOG_FILE).read_text(encoding="utf-8"))["raises"]
+    return tuple(_row(r) for r in rows)
+
+
+def package_raise(exception: str, message: str) -> tuple[PackageRaise, bool] | None:
+    """The wording of the same exception class that the message is: its whole template first, else the start of its
+    first line (_row); with whether the whole template matched. Compiled only for the wordings whose anchor the
+    message holds."""
+    name = exception.rsplit(".", 1)[-1]
+    text = message.strip()
+    rows = [w for w in _wordings() if w.exception == name]
+    whole = next((w for w in rows if w.anchor in text and wording_regex(w.template).match(text)), None)
+    if whole is not None:
+        return whole, True
+    start = next((w for w in rows if w.head and w.head_anchor in text and wording_regex(w.head).match(text)), None)
+    return (start, False) if start is not None else None
