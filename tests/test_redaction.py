@@ -156,6 +156,11 @@ def test_redaction_changes_no_figure():
         ("/Users/bob/x and C:\\Users\\eve\\y", "/Users/<user>/x and C:\\Users\\<user>\\y"),
         ("evidence cut at 300 characters ... token hf_AbCd", "evidence cut at 300 characters ... token <redacted:cut>"),
         ("see https://docs.sglang.ai/x and huggingface.co/Qwen", None),
+        # C++ mangled names (c10's destructor, torch's TensorImpl method) are symbols, not secrets
+        ("common_ops.abi3.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev", None),
+        ("undefined symbol: _ZNK3c1010TensorImpl36is_contiguous_nondefault_policy_implENS_12MemoryFormatE", None),
+        # a random value that opens with _Z is still a secret when no length-prefixed name follows
+        ("TOKEN: _ZqW8rT2yU5iO1pA4sD7fG3hJ6kL0X9", "TOKEN: <redacted:secret>"),
     ],
 )
 def test_patterns(text, expected):

@@ -128,9 +128,22 @@ _RANDOM_VALUE = re.compile(r"(?<=[=:\s\"'])[A-Za-z0-9+/_-]{24,}={0,2}(?=$|[\s\"'
 _KERNEL_SYMBOL = re.compile(r"[A-Za-z_][\w.]*\+0x[0-9a-f]+/0x[0-9a-f]+")
 
 
+# an Itanium C++ mangled name, as "undefined symbol:" and native frames print it (`_ZN3c1017RegisterOperatorsD1Ev`:
+# `_Z`, a nested name's `N` and its qualifiers, then an identifier its length prefixes, "3c10" for c10): no secret
+_MANGLED = re.compile(r"_Z(?:N[KVrRO]*|L|Z)?(?:St)?(\d+)")
+
+
+def _mangled(value: str) -> bool:
+    found = _MANGLED.match(value)
+    if found is None:
+        return False
+    name = value[found.end() : found.end() + int(found.group(1))]
+    return len(name) == int(found.group(1)) and re.fullmatch(r"[A-Za-z_]\w*", name) is not None
+
+
 def _entropy_secret(match: re.Match[str]) -> str:
     value = match.group(0).rstrip("=")
-    if _KERNEL_SYMBOL.fullmatch(value):
+    if _KERNEL_SYMBOL.fullmatch(value) or _mangled(value):
         return match.group(0)
     if not (re.search(r"[a-z]", value) and re.search(r"[A-Z]", value) and re.search(r"\d", value)):
         return match.group(0)
