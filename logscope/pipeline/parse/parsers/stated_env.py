@@ -314,6 +314,10 @@ _CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|需要|要�
 _BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
 _REQUIREMENT_WORDS = (
     r"requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried"
+    # a dependency a package declares, as a resolver reports it (pip 25.0 resolvelib/factory.py: "{parent.name}
+    # {parent.version} depends on {req}", "The user requested {req}"; uv: "sglang[all]==0.4.2 depends on
+    # flashinfer==0.1.6") or a writer names it ("has a dependency of torch==2.1.2"): what a package asks, none installed
+    r"|\bdepend|\brequested\b"
     # a release a project drops or does not have ("torch 2.5+ drops cuda 12.1", "pytorch do not have an official cuda
     # 12.5 release"): what is built or supported, no environment's
     r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b"
@@ -361,7 +365,10 @@ _AFTER_REQUIREMENT = re.compile(
     r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d"
     # a requirement after the value, in the sentence or the table's next cell ("NCCL: 2.27.3 is required by DeepEP.",
     # "| NCCL | 2.27.3 | required |", "| CUDA | 12.8 | minimum |")
-    r"|(?:is\s+|are\s+)?(?:required|needed)\b|\|\s*(?:\*\*)?(?:required|minimum|min\.?|needed|at least)\b)"
+    r"|(?:is\s+|are\s+)?(?:required|needed)\b|\|\s*(?:\*\*)?(?:required|minimum|min\.?|needed|at least)\b"
+    # a resolver's candidate ("sglang 0.4.2 depends on flashinfer==0.1.6": pip 25.0's conflict report, uv's): tried, not
+    # installed
+    r"|depends\s+on\b)"
 )
 # torch's NCCL errors end with the NCCL the process runs: "NCCL error in: ...cpp:1197, unhandled cuda error (...),
 # NCCL version 2.18.3" (c10d's ncclGetErrorWithVersion; its build suffix, "+cuda12.4", is no part of the version)
@@ -798,7 +805,13 @@ def sentence_version(text: str) -> str | None:
     if _PIP_REPLACES.search(text):
         return None
     for sentence in _SENTENCE_END.split(text):
-        tied = {m.group(1) for m in _TIED.finditer(sentence) if not _in_a_path(sentence, m)}
+        # a range's bound is no release in use ("upgrading sglang to 0.4.3 or above", "sglang 0.5.3+", "sglang 0.5.3 ->
+        # 0.5.4"): the words after the version say so, as they do for the other packages (named_versions)
+        tied = {
+            m.group(1)
+            for m in _TIED.finditer(sentence)
+            if not _in_a_path(sentence, m) and not _AFTER_REQUIREMENT.match(sentence[m.end() : m.end() + 80])
+        }
         if len(tied) != 1 or _ADVICE.search(sentence):
             continue
         version = next(iter(tied))

@@ -1,0 +1,40 @@
+"""Versions as people write them (session 14): what a resolver or a writer says a package depends on, and a range's
+bound after SGLang's own name, are no versions installed."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import stated_versions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # uv's resolver report (the shape of a dependency conflict pasted in an issue)
+        "  ╰─▶ Because flashinfer was not found in the package registry and sglang[all]==0.4.2 depends on "
+        "flashinfer==0.1.6, we can conclude that sglang[all]==0.4.2 cannot be used.\n",
+        # pip 25.0's conflict report (resolvelib/factory.py: "{name} {version} depends on {req}", "The user requested")
+        "The conflict is caused by:\n    The user requested torch==2.3.0\n    sglang 0.4.2 depends on torch==2.5.1\n",
+        # a writer naming another project's dependency
+        "LLaVA's official repository has a dependency of torch==2.1.2, see here.\n",
+        # a range's bound after SGLang's name, in a question
+        "Would you mind upgrading sglang to 0.4.3 or above? Thank you!\n",
+        "sglang 0.5.3+ is needed for this model.\n",
+    ],
+)
+def test_dependencies_and_ranges_are_no_installed_versions(text):
+    assert stated_versions(text) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        ("I upgraded sglang to 0.5.4 and it fails\n", {"sglang": "0.5.4"}),
+        ("I run sglang 0.5.3 with torch 2.8.0 and it fails\n", {"sglang": "0.5.3", "torch": "2.8.0"}),
+        # a version before a range's arrow is the old one; nothing is said to run
+        ("sglang v0.5.3 -> v0.5.4 broke it\n", {}),
+    ],
+)
+def test_versions_in_use_are_still_read(text, versions):
+    assert stated_versions(text) == versions
