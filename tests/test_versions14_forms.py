@@ -38,3 +38,30 @@ def test_dependencies_and_ranges_are_no_installed_versions(text):
 )
 def test_versions_in_use_are_still_read(text, versions):
     assert stated_versions(text) == versions
+
+
+def test_query_gpu_csv_driver_version_column_is_the_driver():
+    # nvidia-smi --query-gpu=...,driver_version,... --format=csv: one driver for every row, as printed
+    text = (
+        "$ nvidia-smi --query-gpu=index,name,driver_version,memory.total,memory.used --format=csv\n"
+        "index, name, driver_version, memory.total [MiB], memory.used [MiB]\n"
+        "0, NVIDIA H100 80GB HBM3, 570.133.20, 81559 MiB, 1234 MiB\n"
+        "1, NVIDIA H100 80GB HBM3, 570.133.20, 81559 MiB, 4 MiB\n"
+    )
+    assert stated_versions(text) == {"driver": "570.133.20"}
+
+
+def test_query_gpu_csv_noheader_keeps_the_drivers_text():
+    # the columns from the command; "535.40" is no number to round
+    text = (
+        "nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader\n"
+        "NVIDIA H100 80GB HBM3, 535.40, 81559 MiB\n"
+        "NVIDIA H100 80GB HBM3, 535.40, 81559 MiB\n"
+    )
+    assert stated_versions(text) == {"driver": "535.40"}
+
+
+def test_query_gpu_csv_rows_of_two_drivers_state_none():
+    # rows of several hosts (two drivers): neither is the run's
+    text = "index, name, driver_version\n0, NVIDIA H100 80GB HBM3, 570.133.20\n1, NVIDIA H100 80GB HBM3, 570.124.06\n"
+    assert stated_versions(text) == {}
