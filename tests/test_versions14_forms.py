@@ -65,3 +65,21 @@ def test_query_gpu_csv_rows_of_two_drivers_state_none():
     # rows of several hosts (two drivers): neither is the run's
     text = "index, name, driver_version\n0, NVIDIA H100 80GB HBM3, 570.133.20\n1, NVIDIA H100 80GB HBM3, 570.124.06\n"
     assert stated_versions(text) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # a change of image: the old tag is no longer the one that runs (code spans and emphasis around the tags)
+        (
+            "Bumps the configs from **`lmsysorg/sglang:v0.5.11-cu130`** to **`v0.5.12-cu130`** in `nvidia-master.yaml`.\n",
+            {"sglang": "0.5.12"},
+        ),
+        ("lmsysorg/sglang:v0.5.11-cu130 -> lmsysorg/sglang:v0.5.12-cu130\n", {"sglang": "0.5.12"}),
+        ("I run `lmsysorg/sglang:v0.5.11-cu130` on H100\n", {"sglang": "0.5.11"}),
+        # a request to add a release is no release in use
+        ("Add SGlang v0.5.12.post1\n", {}),
+    ],
+)
+def test_image_tags_of_a_change_and_requests(text, versions):
+    assert stated_versions(text) == versions

@@ -237,7 +237,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 _ADVICE = re.compile(
     r"(?i)\bshould (?:already )?(?:include|contain|have|fix)|\bfixed (?:in|by|since)\b"
     r"|\b(?:will|would|could|may|might) (?:solve|fix|resolve)\b"
-    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install|change|switch|downgrade|pin)\b"
+    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install|change|switch|downgrade|pin|add|bump)\b"
 )
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
@@ -574,7 +574,7 @@ def parse_line(text: str) -> Parsed | None:
         return Parsed(kinds.STATED_ENV, {"values": {label[0]: label[1]}, "stated_by": FIELD})
     if mounted_over(text):  # the image's tag is no release that runs, in any form below
         text = IMAGE_TAG.sub("lmsysorg/sglang", text)
-    m = IMAGE_TAG.search(text)
+    m = _unchanged_tag(IMAGE_TAG, text)
     tag_sentence = _sentence_at(text, m.start(), m.end()) if m else ""
     if m and not m.group(0).startswith("lmsysorg/") and (_ASKED.search(tag_sentence) or _SUPPOSES_TAG.search(tag_sentence)):
         # the tag without its namespace in a question or a wish names no image that runs (review12a item 21), and no
@@ -582,10 +582,10 @@ def parse_line(text: str) -> Parsed | None:
         text, m = text[: m.start()] + "sglang image" + text[m.end() :], None
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
-    m = BUNDLED_TAG.search(text)
+    m = _unchanged_tag(BUNDLED_TAG, text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BUNDLED})
-    m = _BARE_TAG.search(text)
+    m = _unchanged_tag(_BARE_TAG, text)
     if m and _IMAGE_WORDS.search(text):
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BARE_TAG})
     m = _INSTALL.search(text)
@@ -616,6 +616,34 @@ def parse_line(text: str) -> Parsed | None:
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {}, CARD_MEMORY_MIB: int(m.group(1).replace(",", "")), "stated_by": FIELD})
     return None
+
+
+# the old tag of a change: "from v0.5.11-cu130 to v0.5.12-cu130", "from **`lmsysorg/sglang:v0.5.11-cu130`** to **`v0.5.12`**",
+# "lmsysorg/sglang:v0.5.11 -> v0.5.12" (the words after it, past Markdown's emphasis and code marks)
+_MARKUP = re.compile(r"[\w.+-]*[*`_\s]*")  # the tag's own suffix ("-cu130"), then the marks
+_TAG_REPLACED = re.compile(r"(?i)^(?:to[\s*`_]+(?:[\w./-]+:)?v?\d|->|→|=>)")
+
+
+def _replaced(text: str, m: re.Match[str]) -> bool:
+    after = text[m.end() : m.end() + 80]
+    after = after[_MARKUP.match(after).end() :]  # type: ignore[union-attr]  # matches the empty string
+    return bool(_AFTER_REQUIREMENT.match(after) or _TAG_REPLACED.match(after))
+
+
+def _unchanged_tag(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first tag of the line that no change replaces ("from A to B": A is no longer the image)."""
+    return next((m for m in pattern.finditer(text) if not _replaced(text, m)), None)
+
+
+def tag_replaced(text: str) -> bool:
+    """The line names an image tag that a change replaces: a code span holding that tag, read alone, would lose the
+    words after it."""
+    return any(_replaced(text, m) for pattern in (IMAGE_TAG, BUNDLED_TAG, _BARE_TAG) for m in pattern.finditer(text))
+
+
+def holds_tag(text: str) -> bool:
+    """A tag of any form (the official image's, a bundling image's, a bare -cuNNN tag) in the text."""
+    return any(pattern.search(text) for pattern in (IMAGE_TAG, BUNDLED_TAG, _BARE_TAG))
 
 
 def mounted_over(text: str) -> bool:
