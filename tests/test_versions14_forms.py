@@ -83,3 +83,18 @@ def test_query_gpu_csv_rows_of_two_drivers_state_none():
 )
 def test_image_tags_of_a_change_and_requests(text, versions):
     assert stated_versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pip list rows of the builds published under other distribution names (PyPI's index)
+        "mooncake-transfer-engine-cuda13  0.3.12.post1\nnixl-cu12                        0.7.1\n",
+        # pip freeze
+        "mooncake-transfer-engine-cuda13==0.3.12.post1\nnixl-cu13==0.7.1\n",
+        # a hand-written block
+        "- mooncake-transfer-engine-cuda13: 0.3.12.post1\n- nixl-cu12: 0.7.1\n",
+    ],
+)
+def test_variant_distributions_of_mooncake_and_nixl(text):
+    assert stated_versions(text) == {"mooncake": "0.3.12.post1", "nixl": "0.7.1"}

@@ -43,6 +43,15 @@ PACKAGES = {
     "nixl": "nixl",
     "triton": "triton",
     "transformers": "transformers",
+    # the same projects' builds published under other distribution names (PyPI's index, 2026-08 .. 2026-11:
+    # mooncake-transfer-engine-cuda13 0.3.14, -efa, -efa-cuda13, -non-cuda, -musa, -npu, -rocm 0.3.13.post1; nixl-cu12,
+    # nixl-cu13 1.5.1): the one package as `pip list` / `pip freeze` names the wheel installed
+    **dict.fromkeys(
+        [f"mooncake-transfer-engine-{v}" for v in ("cuda13", "efa", "efa-cuda13", "non-cuda", "musa", "npu", "rocm")],
+        "mooncake-transfer-engine",
+    ),
+    "nixl-cu12": "nixl",
+    "nixl-cu13": "nixl",
 }
 _PACKAGE = "|".join(re.escape(name) for name in sorted(PACKAGES, key=len, reverse=True))
 _PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}`?\s*(?:\\\s*)?$")  # "\\": a continued RUN
@@ -127,10 +136,10 @@ _LABELS = {
 # the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
 # (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
 _TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
-_LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
+_LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,40})\s+" + _VERSION + r"\s*$")
 # a `conda list` row: name, version, build string, channel ("nvidia-nccl-cu12   2.26.2   pypi_0   pypi", "pytorch  2.5.1
 # py3.12_cuda12.4_cudnn9.1.0_0  pytorch"); torch's collect_env.py prints the same rows after "[conda] "
-_CONDA_ROW = re.compile(r"^\s*(?:\[conda\]\s+)?([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s+(?:[\w.]*_)?\d+\s+[a-z][\w./:-]*\s*$")
+_CONDA_ROW = re.compile(r"^\s*(?:\[conda\]\s+)?([A-Za-z][\w.-]{1,40})\s+" + _VERSION + r"\s+(?:[\w.]*_)?\d+\s+[a-z][\w./:-]*\s*$")
 # "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "- **CUDA Version:** 12.1", "SGLang: v0.5.4 (pip)", a bold
 # label and an em dash for the colon ("- **Transformers** — `5.14.1`", "- **CUDA** — 13.0"), "-
 # **SGLang**: 0.5.6.post2, installed from `refs/pull/20547/head`", "- SGLang: `0.5.17.dev30+g3003d70f6` from pinned
@@ -260,8 +269,11 @@ _NAMED_PACKAGES = {
     "flashinfer": "flashinfer-python",
     "mooncake-transfer-engine": "mooncake",
     "mooncake_transfer_engine": "mooncake",
+    **{name: "mooncake" for name, key in PACKAGES.items() if key == "mooncake-transfer-engine"},
     "mooncake": "mooncake",
     "nixl": "nixl",
+    "nixl-cu12": "nixl",
+    "nixl-cu13": "nixl",
     "triton": "triton",
     "transformers": "transformers",
     "sgl-kernel": "sgl-kernel",
