@@ -98,3 +98,18 @@ def test_image_tags_of_a_change_and_requests(text, versions):
 )
 def test_variant_distributions_of_mooncake_and_nixl(text):
     assert stated_versions(text) == {"mooncake": "0.3.12.post1", "nixl": "0.7.1"}
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # a package's name run into its release of three numbers
+        ("I use torch2.5.1 and flashinfer0.2.3 on one H100\n", {"torch": "2.5.1", "flashinfer": "0.2.3"}),
+        ("torch2.4.0\n", {"torch": "2.4.0"}),
+        # a wheel index's path names a series, not a release (and its slash is no word's start)
+        ("pip install flashinfer -i https://flashinfer.ai/whl/cu124/torch2.5/\n", {}),
+        ("flashinfer_python-0.2.1+cu124torch2.5-cp312-cp312-linux_x86_64.whl is broken\n", {}),
+    ],
+)
+def test_a_name_run_into_its_release(text, versions):
+    assert stated_versions(text) == versions
