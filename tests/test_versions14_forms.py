@@ -113,3 +113,35 @@ def test_variant_distributions_of_mooncake_and_nixl(text):
 )
 def test_a_name_run_into_its_release(text, versions):
     assert stated_versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the project's history: when something came or went
+        "This regression was introduced in SGLang v0.5.2.\n",
+        "Starting from sglang 0.5.3, the default changed.\n",
+        "As of SGLang 0.5.4 this flag is removed.\n",
+        "PyTorch 2.9 is required since sglang 0.5.6.\n",
+        "After sglang 0.5.3 the memory usage grew.\n",
+        "I switched from sglang 0.5.2 and now it fails.\n",
+        "This was introduced in torch 2.8.0 and breaks us.\n",
+        # a release planned or awaited
+        "We plan to release this in v0.5.5.\n",
+        "Will this be backported to sglang 0.5.3?\n",
+    ],
+)
+def test_history_and_future_releases_are_no_installed_versions(text):
+    assert stated_versions(text) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        ("I run sglang 0.5.3 and it crashes.\n", {"sglang": "0.5.3"}),
+        ("I am using v0.5.4.post1 and see the same error.\n", {"sglang": "0.5.4.post1"}),
+        ("After upgrading to sglang 0.5.3 the memory usage grew.\n", {"sglang": "0.5.3"}),
+    ],
+)
+def test_releases_in_use_beside_history_words(text, versions):
+    assert stated_versions(text) == versions

@@ -331,6 +331,8 @@ _REQUIREMENT_WORDS = (
     # {parent.version} depends on {req}", "The user requested {req}"; uv: "sglang[all]==0.4.2 depends on
     # flashinfer==0.1.6") or a writer names it ("has a dependency of torch==2.1.2"): what a package asks, none installed
     r"|\bdepend|\brequested\b"
+    # a release of a project's history ("introduced in torch 2.8.0", "since triton 3.4.0", "as of transformers 4.57.1")
+    r"|\bsince\b|\bintroduced\b|\bas of\b|\bstarting\b"
     # a release a project drops or does not have ("torch 2.5+ drops cuda 12.1", "pytorch do not have an official cuda
     # 12.5 release"): what is built or supported, no environment's
     r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b"
@@ -840,6 +842,27 @@ def _owned_at(sentence: str, start: int) -> bool:
     return owner.group(0).split()[0].lower().rstrip(":=") not in _CONNECTORS
 
 
+# a release of the project's history, not the one installed: the words right before the name say when something came
+# or went ("introduced in SGLang v0.5.2", "Starting from sglang 0.5.3, the default changed", "As of SGLang 0.5.4 this
+# flag is removed", "required since sglang 0.5.6", "switched from sglang 0.5.2")
+_HISTORY = re.compile(
+    r"(?i)(?:\b(?:introduced|added|removed|deprecated|changed|dropped)\s+(?:in|since)"
+    r"|\b(?:since|as of|prior to|before|after|until|up to|starting(?:\s+(?:from|with|in|at))?|beginning(?:\s+(?:with|in))?|from))"
+    r"\s+$"
+)
+# a release that is planned or awaited, not run ("We plan to release this in v0.5.5", "Will this be backported to
+# sglang 0.5.3?", "it will be included in v0.5.5")
+_FUTURE = re.compile(
+    r"(?i)\b(?:will|plan(?:s|ned|ning)?\s+to|upcoming|next release|backport(?:s|ed|ing)?"
+    r"|(?:be|been|get|gets)\s+(?:released|included|merged|shipped))\b"
+)
+
+
+def _history(sentence: str, start: int) -> bool:
+    """Words of the project's history end right before sentence[start] (within 40 characters)."""
+    return _HISTORY.search(sentence, max(0, start - 40), start) is not None
+
+
 def sentence_version(text: str) -> str | None:
     """The SGLang version a sentence states, or None: one version tied to the name, and no other version in the
     same sentence that no other name owns ("it worked in v0.5.14, SGLang v0.5.15 fails" states neither)."""
@@ -851,9 +874,11 @@ def sentence_version(text: str) -> str | None:
         tied = {
             m.group(1)
             for m in _TIED.finditer(sentence)
-            if not _in_a_path(sentence, m) and not _AFTER_REQUIREMENT.match(sentence[m.end() : m.end() + 80])
+            if not _in_a_path(sentence, m)
+            and not _AFTER_REQUIREMENT.match(sentence[m.end() : m.end() + 80])
+            and not _history(sentence, m.start())
         }
-        if len(tied) != 1 or _ADVICE.search(sentence):
+        if len(tied) != 1 or _ADVICE.search(sentence) or _FUTURE.search(sentence):
             continue
         version = next(iter(tied))
         for m in _ANY_RELEASE.finditer(sentence):
@@ -881,7 +906,9 @@ def unowned_release(text: str) -> str | None:
     the sentence, or None."""
     for sentence in _SENTENCE_END.split(text):
         found = {m.group(1) for m in _UNOWNED.finditer(sentence)}
-        if len(found) != 1 or _ADVICE.search(sentence) or len(set(_ANY_RELEASE.findall(sentence))) != 1:
+        if len(found) != 1 or _ADVICE.search(sentence) or _FUTURE.search(sentence):
+            continue
+        if len(set(_ANY_RELEASE.findall(sentence))) != 1:
             continue
         if _PACKAGE_NAMED.search(sentence):  # "fails in v0.5.3 of flashinfer": the version may be that package's
             continue
