@@ -145,3 +145,18 @@ def test_history_and_future_releases_are_no_installed_versions(text):
 )
 def test_releases_in_use_beside_history_words(text, versions):
     assert stated_versions(text) == versions
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        # a sentence that recommends names no version that runs; the next sentence still states one
+        ("Try transformers==4.56.2\n", {}),
+        ("Use torch 2.8.0 instead.\n", {}),
+        ("torch 2.8.0 should fix this\n", {}),
+        ("Please install flashinfer 0.2.5 first. I have torch 2.7.1 here.\n", {"torch": "2.7.1"}),
+        ("I use torch 2.8.0 and flashinfer 0.2.5\n", {"torch": "2.8.0", "flashinfer": "0.2.5"}),
+    ],
+)
+def test_advice_sentences_of_other_packages(text, versions):
+    assert stated_versions(text) == versions

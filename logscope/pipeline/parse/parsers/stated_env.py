@@ -452,6 +452,8 @@ def named_versions(text: str) -> dict[str, str]:
             continue
         if sentences.cjk_supposes(m.start()) or _BUT_NOT.match(after) or _NOT_IN_USE_AFTER.match(after):
             continue
+        if sentences.advises(m.start()):
+            continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
         if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
             continue  # "cuda driver 12.9": the CUDA version the driver supports, no driver release
@@ -514,6 +516,7 @@ class _Sentences:
         self.starts = [0, *(m.end() for m in _SENTENCE_OPEN.finditer(text))]
         self._asks: dict[int, bool] = {}
         self._cjk: dict[int, bool] = {}
+        self._advice: dict[int, bool] = {}
 
     def start(self, offset: int) -> int:
         return self.starts[bisect.bisect_right(self.starts, offset) - 1]
@@ -530,6 +533,14 @@ class _Sentences:
                 _ASKED.search(sentence.rstrip()) or CONDITION.search(sentence) or _CJK_SUPPOSED.search(sentence)
             )
         return self._asks[key]
+
+    def advises(self, offset: int) -> bool:
+        """The sentence holding the offset recommends rather than states ("Try transformers==4.56.2", "Use torch 2.8.0
+        instead", "torch 2.8.0 should fix this")."""
+        key = self.start(offset)
+        if key not in self._advice:
+            self._advice[key] = _ADVICE.search(self._sentence(offset).lstrip()) is not None
+        return self._advice[key]
 
     def cjk_supposes(self, offset: int) -> bool:
         key = self.start(offset)
