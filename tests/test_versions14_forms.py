@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import stated_versions
+from logscope.pipeline.ingest.unwrap import glued_check_env
+from tests.helpers import analyze_text, stated_versions, versions_of
 
 
 @pytest.mark.parametrize(
@@ -160,3 +161,36 @@ def test_releases_in_use_beside_history_words(text, versions):
 )
 def test_advice_sentences_of_other_packages(text, versions):
     assert stated_versions(text) == versions
+
+
+# check_env as a reply quoting the rendered report shows it: the lines run into one, a space between them (the shape of
+# a quoted comment on a DGX Spark report)
+_GLUED_CHECK_ENV = (
+    "> warnings.warn( Python: 3.12.12 | packaged by Anaconda, Inc. | (main, Oct 21 2025, 20:05:09) [GCC 11.2.0] CUDA"
+    " available: True GPU 0: NVIDIA GB10 GPU 0 Compute Capability: 12.1 CUDA_HOME: /usr/local/cuda NVCC: Cuda compilation"
+    " tools, release 13.0, V13.0.88 CUDA Driver Version: 580.95.05 PyTorch: 2.9.1+cu130 sglang: 0.5.5.post1 sgl_kernel:"
+    " 0.3.17 flashinfer_python: 0.5.0 flashinfer_cubin: 0.5.0 flashinfer_jit_cache: Module Not Found triton: 3.5.1"
+    " transformers: 4.57.1 torchao: 0.9.0 numpy: 2.3.4 orjson: 3.11.4 outli\n"
+)
+
+
+def test_check_env_run_into_one_line_is_read_as_check_env():
+    report = analyze_text(_GLUED_CHECK_ENV)
+    assert versions_of(report) == {
+        "python": "3.12.12",
+        "cuda": "13.0",
+        "driver": "580.95.05",
+        "torch": "2.9.1+cu130",
+        "sglang": "0.5.5.post1",
+        "sgl_kernel": "0.3.17",
+        "flashinfer": "0.5.0",
+        "triton": "3.5.1",
+        "transformers": "4.57.1",
+    }
+    assert [(g["index"], g["name"]) for g in report["gpus"]] == [(0, "NVIDIA GB10")]
+
+
+def test_a_sentence_naming_two_check_env_keys_is_not_split():
+    # fewer keys than check_env prints: a sentence, read as one
+    text = "Python: 3.12 and PyTorch: 2.9.1 are what I use.\n"
+    assert glued_check_env(text.strip()) is None

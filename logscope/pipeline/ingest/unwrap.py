@@ -319,6 +319,34 @@ def _rows(line: str, width: int) -> list[str]:
     return [row for row in rows if row.strip()]
 
 
+# ------------------------------------------------------------------ check_env run into one line
+# SGLang's check_env prints one "key: value" a line (sglang 0.5.23 check_env.py check_env: f"{k}: {v}"; keys "Python",
+# "CUDA available" / "ROCM available" / "NPU available", "GPU {ids}" and "GPU {ids} Compute Capability", "CUDA_HOME",
+# "NVCC", "CUDA Driver Version" and their ROCm names, "PyTorch", one lower-case key a package of its package list with
+# its version or "Module Not Found", "NVIDIA Topology" / "AMD Topology", "Hypervisor vendor", "ulimit soft"). A copy of
+# the rendered page (a reply quoting the report, a web view) runs the lines into one, a space between them: they are
+# split again before each key, where at least _GLUED_KEYS of them stand in the line after a "Python: 3." one.
+_CHECK_ENV_KEY = re.compile(
+    r"(?<= )(?=Python: \d|(?:CUDA|ROCM|NPU) available: |GPU \d+(?:,\d+)*(?: Compute Capability)?: "
+    r"|(?:CUDA|ROCM)_HOME: |NVCC: |HIPCC: |(?:CUDA|ROCM) Driver Version: |PyTorch: |(?:NVIDIA|AMD) Topology:"
+    r"|Hypervisor vendor:|ulimit soft:|[a-z][a-z0-9_-]*: (?:\d[\w.+-]*|Module Not Found)(?: |$))"
+)
+_GLUED_KEYS = 6
+
+
+def glued_check_env(line: str) -> list[str] | None:
+    """check_env's lines again, where a copy ran them into one line (each key after a space), or None."""
+    at = line.find("Python: ")
+    if at < 0 or "PyTorch: " not in line:
+        return None
+    starts = [m.start() for m in _CHECK_ENV_KEY.finditer(line, at)]
+    if len(starts) < _GLUED_KEYS or line[at : at + len("Python: 3")] != "Python: 3":
+        return None
+    bounds = [0, *starts, len(line)] if starts[0] > 0 else [*starts, len(line)]
+    rows = [line[a:b].rstrip() for a, b in zip(bounds, bounds[1:])]
+    return [row for row in rows if row.strip()]
+
+
 @dataclass
 class Rewrap:
     """A message being joined back from the lines it was broken into."""
