@@ -194,3 +194,16 @@ def test_a_sentence_naming_two_check_env_keys_is_not_split():
     # fewer keys than check_env prints: a sentence, read as one
     text = "Python: 3.12 and PyTorch: 2.9.1 are what I use.\n"
     assert glued_check_env(text.strip()) is None
+
+
+def test_torch_collect_env_run_into_one_line_is_read():
+    # torch/utils/collect_env.py's env_info_fmt, its lines run into one by a quoted reply
+    text = (
+        "> Collecting environment information... PyTorch version: 2.5.1+cu124 Is debug build: False CUDA used to build"
+        " PyTorch: 12.4 ROCM used to build PyTorch: N/A OS: Ubuntu 22.04.4 LTS (x86_64) Python version: 3.10.12 (main)"
+        " Is CUDA available: True CUDA runtime version: 12.4.131 GPU models and configuration: GPU 0: NVIDIA H100 80GB"
+        " HBM3 Nvidia driver version: 550.54.15\n"
+    )
+    report = analyze_text(text)
+    assert versions_of(report) == {"torch": "2.5.1+cu124", "cuda": "12.4", "python": "3.10.12", "driver": "550.54.15"}
+    assert [(g["index"], g["name"]) for g in report["gpus"]] == [(0, "NVIDIA H100 80GB HBM3")]
