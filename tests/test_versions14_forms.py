@@ -22,6 +22,9 @@ from tests.helpers import analyze_text, stated_versions, versions_of
         # a range's bound after SGLang's name, in a question
         "Would you mind upgrading sglang to 0.4.3 or above? Thank you!\n",
         "sglang 0.5.3+ is needed for this model.\n",
+        # a version named as the requirement (a maintainer's answer)
+        "Thanks for the report! The README has been updated — CUDA 13.2.1 is the correct requirement.\n",
+        "torch 2.8.0 is the minimum\n",
     ],
 )
 def test_dependencies_and_ranges_are_no_installed_versions(text):

@@ -381,6 +381,8 @@ _AFTER_REQUIREMENT = re.compile(
     # a requirement after the value, in the sentence or the table's next cell ("NCCL: 2.27.3 is required by DeepEP.",
     # "| NCCL | 2.27.3 | required |", "| CUDA | 12.8 | minimum |")
     r"|(?:is\s+|are\s+)?(?:required|needed)\b|\|\s*(?:\*\*)?(?:required|minimum|min\.?|needed|at least)\b"
+    # named as one ("CUDA 13.2.1 is the correct requirement", "2.8.0 is the minimum")
+    r"|(?:is|are)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}(?:requirement|minimum|prerequisite)s?\b"
     # a resolver's candidate ("sglang 0.4.2 depends on flashinfer==0.1.6": pip 25.0's conflict report, uv's): tried, not
     # installed
     r"|depends\s+on\b)"
