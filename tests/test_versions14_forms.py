@@ -145,6 +145,8 @@ def test_history_and_future_releases_are_no_installed_versions(text):
         ("I run sglang 0.5.3 and it crashes.\n", {"sglang": "0.5.3"}),
         ("I am using v0.5.4.post1 and see the same error.\n", {"sglang": "0.5.4.post1"}),
         ("After upgrading to sglang 0.5.3 the memory usage grew.\n", {"sglang": "0.5.3"}),
+        # "from" after no change of release: the release that runs
+        ("I built the image from sglang v0.5.3 source.\n", {"sglang": "0.5.3"}),
     ],
 )
 def test_releases_in_use_beside_history_words(text, versions):

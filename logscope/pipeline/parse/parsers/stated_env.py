@@ -860,7 +860,8 @@ def _owned_at(sentence: str, start: int) -> bool:
 # flag is removed", "required since sglang 0.5.6", "switched from sglang 0.5.2")
 _HISTORY = re.compile(
     r"(?i)(?:\b(?:introduced|added|removed|deprecated|changed|dropped)\s+(?:in|since)"
-    r"|\b(?:since|as of|prior to|before|after|until|up to|starting(?:\s+(?:from|with|in|at))?|beginning(?:\s+(?:with|in))?|from))"
+    r"|\b(?:since|as of|prior to|before|after|until|up to|starting(?:\s+(?:from|with|in|at))?|beginning(?:\s+(?:with|in))?)"
+    r"|\b(?:switch|upgrad|downgrad|mov|migrat|chang)(?:ed|ing|e|es)?\s+from)"
     r"\s+$"
 )
 # a release that is planned or awaited, not run ("We plan to release this in v0.5.5", "Will this be backported to
