@@ -343,6 +343,7 @@ _COLLECT_ENV_KEY = re.compile(
     r"|Versions of relevant libraries|GPU \d+): |\[(?:pip3?|conda)\] )"
 )
 _GLUED_KEYS = 6
+GLUED_MIN = 100  # six keys and their values run into one line are longer: a shorter line is not looked into (hot path)
 
 
 def glued_check_env(line: str) -> list[str] | None:
