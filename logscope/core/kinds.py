@@ -249,6 +249,7 @@ _STATED_HEADS = (
     "torch  ",
     "torch 1.",
     "torch 2.",
+    "torch2.",  # the name run into its release ("ROCm Component: torch2.4.0+ROCm 6.1", stated_env._NAMED)
     "cuda 1",
     "sglang  ",
     # the other packages' `pip list` rows, the name padded to the widest one ("transformers          4.48.1"; pip

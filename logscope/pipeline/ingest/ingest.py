@@ -36,7 +36,7 @@ from logscope.pipeline.ingest.linescan import (
     settle_parts,
     with_startup_lines,
 )
-from logscope.pipeline.ingest.unwrap import FAILING_RECORD_LEVELS, PADDED_MIN, padded_rows
+from logscope.pipeline.ingest.unwrap import FAILING_RECORD_LEVELS, GLUED_MIN, PADDED_MIN, glued_check_env, padded_rows
 
 __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name", "scan_sources", "unwrap"]
 
@@ -528,6 +528,8 @@ def clean(physical: str) -> list[str]:
         if "File   File" in segment or "Fatal Python error: Fatal" in segment:  # two ranks' faulthandler lines at once
             segment = undoubled(segment) or segment
         rows = padded_rows(segment) if len(segment) >= PADDED_MIN else None
+        if rows is None and len(segment) >= GLUED_MIN and ("PyTorch: " in segment or "PyTorch version: " in segment):
+            rows = glued_check_env(segment)  # check_env run into one line by a copy of the rendered page
         if rows is not None:  # a dump padded to a width and glued: its lines again
             out.extend(line for row in rows for line in clean(row))
             continue

@@ -319,6 +319,50 @@ def _rows(line: str, width: int) -> list[str]:
     return [row for row in rows if row.strip()]
 
 
+# ------------------------------------------------------------------ check_env run into one line
+# SGLang's check_env prints one "key: value" a line (sglang 0.5.23 check_env.py check_env: f"{k}: {v}"; keys "Python",
+# "CUDA available" / "ROCM available" / "NPU available", "GPU {ids}" and "GPU {ids} Compute Capability", "CUDA_HOME",
+# "NVCC", "CUDA Driver Version" and their ROCm names, "PyTorch", one lower-case key a package of its package list with
+# its version or "Module Not Found", "NVIDIA Topology" / "AMD Topology", "Hypervisor vendor", "ulimit soft"). A copy of
+# the rendered page (a reply quoting the report, a web view) runs the lines into one, a space between them: they are
+# split again before each key, where at least _GLUED_KEYS of them stand in the line after a "Python: 3." one.
+_CHECK_ENV_KEY = re.compile(
+    r"(?<= )(?=Python: \d|(?:CUDA|ROCM|NPU) available: |GPU \d+(?:,\d+)*(?: Compute Capability)?: "
+    r"|(?:CUDA|ROCM)_HOME: |NVCC: |HIPCC: |(?:CUDA|ROCM) Driver Version: |PyTorch: |(?:NVIDIA|AMD) Topology:"
+    r"|Hypervisor vendor:|ulimit soft:|[a-z][a-z0-9_-]*: (?:\d[\w.+-]*|Module Not Found)(?: |$))"
+)
+# torch's collect_env the same way (torch/utils/collect_env.py env_info_fmt, torch 1.x .. 2.x: "PyTorch version: ", "Is
+# debug build: ", "CUDA used to build PyTorch: ", ..., "Is XPU available: " and "Caching allocator config: " in the newer
+# releases, then "Versions of relevant libraries:" and the "[pip3] " / "[conda] " rows; vLLM's copy adds "vLLM Version: "),
+# a GPU of "GPU models and configuration" on a line of its own as the several-GPU form prints it
+_COLLECT_ENV_KEY = re.compile(
+    r"(?<= )(?=(?:PyTorch version|Is debug build|CUDA used to build PyTorch|ROCM used to build PyTorch|OS|GCC version"
+    r"|Clang version|CMake version|Libc version|Python version|Python platform|Is CUDA available|CUDA runtime version"
+    r"|CUDA_MODULE_LOADING set to|GPU models and configuration|Nvidia driver version|cuDNN version|Is XPU available"
+    r"|HIP runtime version|MIOpen runtime version|Is XNNPACK available|Caching allocator config|vLLM Version|CPU"
+    r"|Versions of relevant libraries|GPU \d+): |\[(?:pip3?|conda)\] )"
+)
+_GLUED_KEYS = 6
+GLUED_MIN = 100  # six keys and their values run into one line are longer: a shorter line is not looked into (hot path)
+
+
+def glued_check_env(line: str) -> list[str] | None:
+    """check_env's (or torch's collect_env's) lines again, where a copy ran them into one line (each key after a
+    space), or None."""
+    at = line.find("Python: 3")
+    keys = _CHECK_ENV_KEY
+    if at < 0 or "PyTorch: " not in line:
+        at, keys = line.find("PyTorch version: "), _COLLECT_ENV_KEY
+        if at < 0:
+            return None
+    starts = [m.start() for m in keys.finditer(line, at)]
+    if len(starts) < _GLUED_KEYS:
+        return None
+    bounds = [0, *starts, len(line)] if starts[0] > 0 else [*starts, len(line)]
+    rows = [line[a:b].rstrip() for a, b in zip(bounds, bounds[1:])]
+    return [row for row in rows if row.strip()]
+
+
 @dataclass
 class Rewrap:
     """A message being joined back from the lines it was broken into."""

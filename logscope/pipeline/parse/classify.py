@@ -72,8 +72,10 @@ from logscope.pipeline.parse.parsers.stated_env import (
     IMAGE_TAG,
     SENTENCE,
     TORCH_NCCL_ERROR,
+    holds_tag,
     mounted_over,
     sentence_version,
+    tag_replaced,
     version_before_failure,
 )
 from logscope.pipeline.parse.repeats import Reading, RepeatedLines
@@ -738,6 +740,8 @@ class SourceClassifier:
         named = _exceptions_in_sentence(text) if not spans and not self.quoted else []
         if mounted_over(text):  # the image's tag in a code span is no release that runs
             spans = [span for span in spans if not IMAGE_TAG.search(span)]
+        if tag_replaced(text):  # "from `lmsysorg/sglang:v0.5.11` to `v0.5.12`": the sentence says which tag runs
+            spans = [span for span in spans if not holds_tag(span)]
         labelled = after_label(text) if not spans else None
         if labelled is not None:  # "The start command is:  python3 -m ...": the command after the lead-in
             spans = [labelled[1]]

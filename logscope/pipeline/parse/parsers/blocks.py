@@ -13,6 +13,7 @@ from logscope.core.events import Event, RankId
 from logscope.pipeline.parse.parsers import other_lines, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader
 from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology
+from logscope.pipeline.parse.parsers.rocm_topo import link_types
 
 # a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(OutOfMemoryError): ray::f()"
 _EXC_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?(?::|$)")
@@ -530,7 +531,8 @@ class CheckEnvReader(BlockReader):
             Event(kinds.CHECK_ENV, self.source, self.first_line, "check_env output", None, None, data, kinds.CHECK_ENV_GRAMMAR)
         ]
         if self.topology:
-            topology = parse_topology(self.topology)
+            # "AMD Topology": rocm-smi's link type table (sglang 0.5.23 check_env.py get_topology)
+            topology = parse_topology(self.topology) or link_types(self.topology)
             if topology is not None:
                 events.append(
                     Event(

@@ -44,6 +44,7 @@ from logscope.pipeline.parse.parsers.multiline_commands import ContinuedCommandR
 from logscope.pipeline.parse.parsers.npu_smi import NpuSmiReader
 from logscope.pipeline.parse.parsers.nvidia_smi import NvitopReader, SmiQueryReader, SmiTableReader, SmiXmlReader
 from logscope.pipeline.parse.parsers.nvidia_topo import TopoReader
+from logscope.pipeline.parse.parsers.rocm_topo import RocmTopoReader
 from logscope.pipeline.parse.parsers.server_args_dump import WrappedDumpReader
 from logscope.pipeline.parse.parsers.shell_arrays import ShellArrayReader
 from logscope.pipeline.parse.parsers.smi_csv import SmiCsvReader, SmiHeaderlessReader, SmiUnlabelledReader, parse_gpustat_row
@@ -377,6 +378,7 @@ BLOCK_READERS: tuple[type[BlockReader], ...] = (
     SmiCsvReader,
     SmiHeaderlessReader,
     SmiUnlabelledReader,
+    RocmTopoReader,
     TopoReader,
 )
 

@@ -71,6 +71,29 @@ def gpu_csv_row(text: str, columns: list[str]) -> dict[str, Any] | None:
     return row
 
 
+# the driver a --query-gpu CSV names in its driver_version column (nvidia-smi --help-query-gpu: "driver_version": "The
+# version of the installed NVIDIA display driver"): one release for every row (one host's driver), as printed (the
+# cell's text: "535.40" stays "535.40"), a release of three digits first (R418 .. R610); rows naming different
+# drivers (several hosts) state none
+_DRIVER_CELL = re.compile(r"^\d{3}\.\d+(?:\.\d+)?$")
+
+
+def driver_versions(events: list[Event], columns: list[str] | None, source: str) -> list[Event]:
+    """The smi_versions event of the rows' driver_version column, or none."""
+    if not columns or "driver_version" not in columns:
+        return []
+    at = columns.index("driver_version")
+    rows = [ev for ev in events if ev.kind == kinds.SMI_GPU]
+    cells = {ev.text.split(",")[at].strip() for ev in rows if len(ev.text.split(",")) == len(columns)}
+    if len(cells) != 1:
+        return []
+    driver = cells.pop()
+    if not _DRIVER_CELL.match(driver):
+        return []
+    first = rows[0]
+    return [Event(kinds.SMI_VERSIONS, source, first.line, first.text, None, None, {"driver": driver}, kinds.NVIDIA_SMI_GRAMMAR)]
+
+
 class SmiCsvReader(BlockReader):
     """CSV with a header row (any column order; units in the header or in the values)."""
 
@@ -97,7 +120,7 @@ class SmiCsvReader(BlockReader):
         return True
 
     def close(self) -> list[Event]:
-        return self.events
+        return [*driver_versions(self.events, self.columns, self.source), *self.events]
 
 
 _GPU_NAMES = ("NVIDIA", "Tesla", "Quadro", "GeForce", "AMD", "Instinct")
@@ -185,7 +208,7 @@ class SmiHeaderlessReader(BlockReader):
         return True
 
     def close(self) -> list[Event]:
-        return self.events
+        return [*driver_versions(self.events, self.columns, self.source), *self.events]
 
 
 _UNLABELLED_ROW = re.compile(r"^\s*(?:(\d+)\s*,\s*)?(\d+(?:\.\d+)?\s*MiB(?:\s*,\s*\d+(?:\.\d+)?\s*MiB)*)\s*$")

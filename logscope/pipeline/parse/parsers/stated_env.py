@@ -43,6 +43,15 @@ PACKAGES = {
     "nixl": "nixl",
     "triton": "triton",
     "transformers": "transformers",
+    # the same projects' builds published under other distribution names (PyPI's index, 2026-08 .. 2026-11:
+    # mooncake-transfer-engine-cuda13 0.3.14, -efa, -efa-cuda13, -non-cuda, -musa, -npu, -rocm 0.3.13.post1; nixl-cu12,
+    # nixl-cu13 1.5.1): the one package as `pip list` / `pip freeze` names the wheel installed
+    **dict.fromkeys(
+        [f"mooncake-transfer-engine-{v}" for v in ("cuda13", "efa", "efa-cuda13", "non-cuda", "musa", "npu", "rocm")],
+        "mooncake-transfer-engine",
+    ),
+    "nixl-cu12": "nixl",
+    "nixl-cu13": "nixl",
 }
 _PACKAGE = "|".join(re.escape(name) for name in sorted(PACKAGES, key=len, reverse=True))
 _PIN = re.compile(rf"^\s*(?:[-*+]\s+)?`?({_PACKAGE})(?:\[[\w,-]+\])?=={_VERSION}`?\s*(?:\\\s*)?$")  # "\\": a continued RUN
@@ -127,10 +136,10 @@ _LABELS = {
 # the same labels in a Markdown table row ("| SGLang | 0.2.6 |") or a `pip list` row ("torch    2.5.1")
 # (a table copied from a rendered page has no outer bars: "DeepEP | 1.2.1")
 _TABLE_ROW = re.compile(r"^\s*(?:\|\s*)?(?:\*\*)?([A-Za-z][\w .-]{1,24}?)(?:\*\*)?\s*\|\s*`?" + _VERSION + r"`?\s*(?:\||$)")
-_LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s*$")
+_LISTED = re.compile(r"^\s*([A-Za-z][\w.-]{1,40})\s+" + _VERSION + r"\s*$")
 # a `conda list` row: name, version, build string, channel ("nvidia-nccl-cu12   2.26.2   pypi_0   pypi", "pytorch  2.5.1
 # py3.12_cuda12.4_cudnn9.1.0_0  pytorch"); torch's collect_env.py prints the same rows after "[conda] "
-_CONDA_ROW = re.compile(r"^\s*(?:\[conda\]\s+)?([A-Za-z][\w.-]{1,24})\s+" + _VERSION + r"\s+(?:[\w.]*_)?\d+\s+[a-z][\w./:-]*\s*$")
+_CONDA_ROW = re.compile(r"^\s*(?:\[conda\]\s+)?([A-Za-z][\w.-]{1,40})\s+" + _VERSION + r"\s+(?:[\w.]*_)?\d+\s+[a-z][\w./:-]*\s*$")
 # "- SGLang: 0.5.4.post1", "**PyTorch**: 2.8.0+cu129", "- **CUDA Version:** 12.1", "SGLang: v0.5.4 (pip)", a bold
 # label and an em dash for the colon ("- **Transformers** — `5.14.1`", "- **CUDA** — 13.0"), "-
 # **SGLang**: 0.5.6.post2, installed from `refs/pull/20547/head`", "- SGLang: `0.5.17.dev30+g3003d70f6` from pinned
@@ -237,7 +246,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 _ADVICE = re.compile(
     r"(?i)\bshould (?:already )?(?:include|contain|have|fix)|\bfixed (?:in|by|since)\b"
     r"|\b(?:will|would|could|may|might) (?:solve|fix|resolve)\b"
-    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install|change|switch|downgrade|pin)\b"
+    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install|change|switch|downgrade|pin|add|bump)\b"
 )
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
@@ -260,8 +269,11 @@ _NAMED_PACKAGES = {
     "flashinfer": "flashinfer-python",
     "mooncake-transfer-engine": "mooncake",
     "mooncake_transfer_engine": "mooncake",
+    **{name: "mooncake" for name, key in PACKAGES.items() if key == "mooncake-transfer-engine"},
     "mooncake": "mooncake",
     "nixl": "nixl",
+    "nixl-cu12": "nixl",
+    "nixl-cu13": "nixl",
     "triton": "triton",
     "transformers": "transformers",
     "sgl-kernel": "sgl-kernel",
@@ -280,7 +292,8 @@ _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, re
 # never a requirement or a fix (">=", "requires torch 2.6", "CUDA 12.8 or later", "pip install torch==2.7.0")
 _NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
-    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?|-(?=v?\d))`?(?i:v|(?:cuda|python)[_-])?"
+    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?|-(?=v?\d)|(?=\d+\.\d+\.\d))`?"
+    r"(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
 # (a local version's segments are joined by dots, never ended by one: "Current torch version is 2.9.1+cu129." ends its
@@ -314,6 +327,12 @@ _CJK_SUPPOSED = re.compile(r"假如|是否|的话|吗\s*[？?]?\s*$|需要|要�
 _BUT_NOT = re.compile(r"(?i)^[^.;]{0,40}\bbut not\b")
 _REQUIREMENT_WORDS = (
     r"requir|need|support|compatib|at least|minimum|upgrad|downgrad|instead of|[<>]=?|~=|\binstall\b|\bfix|tried"
+    # a dependency a package declares, as a resolver reports it (pip 25.0 resolvelib/factory.py: "{parent.name}
+    # {parent.version} depends on {req}", "The user requested {req}"; uv: "sglang[all]==0.4.2 depends on
+    # flashinfer==0.1.6") or a writer names it ("has a dependency of torch==2.1.2"): what a package asks, none installed
+    r"|\bdepend|\brequested\b"
+    # a release of a project's history ("introduced in torch 2.8.0", "since triton 3.4.0", "as of transformers 4.57.1")
+    r"|\bsince\b|\bintroduced\b|\bas of\b|\bstarting\b"
     # a release a project drops or does not have ("torch 2.5+ drops cuda 12.1", "pytorch do not have an official cuda
     # 12.5 release"): what is built or supported, no environment's
     r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b"
@@ -361,7 +380,12 @@ _AFTER_REQUIREMENT = re.compile(
     r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d"
     # a requirement after the value, in the sentence or the table's next cell ("NCCL: 2.27.3 is required by DeepEP.",
     # "| NCCL | 2.27.3 | required |", "| CUDA | 12.8 | minimum |")
-    r"|(?:is\s+|are\s+)?(?:required|needed)\b|\|\s*(?:\*\*)?(?:required|minimum|min\.?|needed|at least)\b)"
+    r"|(?:is\s+|are\s+)?(?:required|needed)\b|\|\s*(?:\*\*)?(?:required|minimum|min\.?|needed|at least)\b"
+    # named as one ("CUDA 13.2.1 is the correct requirement", "2.8.0 is the minimum")
+    r"|(?:is|are)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}(?:requirement|minimum|prerequisite)s?\b"
+    # a resolver's candidate ("sglang 0.4.2 depends on flashinfer==0.1.6": pip 25.0's conflict report, uv's): tried, not
+    # installed
+    r"|depends\s+on\b)"
 )
 # torch's NCCL errors end with the NCCL the process runs: "NCCL error in: ...cpp:1197, unhandled cuda error (...),
 # NCCL version 2.18.3" (c10d's ncclGetErrorWithVersion; its build suffix, "+cuda12.4", is no part of the version)
@@ -430,6 +454,8 @@ def named_versions(text: str) -> dict[str, str]:
             continue
         if sentences.cjk_supposes(m.start()) or _BUT_NOT.match(after) or _NOT_IN_USE_AFTER.match(after):
             continue
+        if sentences.advises(m.start()):
+            continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
         if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
             continue  # "cuda driver 12.9": the CUDA version the driver supports, no driver release
@@ -492,6 +518,7 @@ class _Sentences:
         self.starts = [0, *(m.end() for m in _SENTENCE_OPEN.finditer(text))]
         self._asks: dict[int, bool] = {}
         self._cjk: dict[int, bool] = {}
+        self._advice: dict[int, bool] = {}
 
     def start(self, offset: int) -> int:
         return self.starts[bisect.bisect_right(self.starts, offset) - 1]
@@ -508,6 +535,14 @@ class _Sentences:
                 _ASKED.search(sentence.rstrip()) or CONDITION.search(sentence) or _CJK_SUPPOSED.search(sentence)
             )
         return self._asks[key]
+
+    def advises(self, offset: int) -> bool:
+        """The sentence holding the offset recommends rather than states ("Try transformers==4.56.2", "Use torch 2.8.0
+        instead", "torch 2.8.0 should fix this")."""
+        key = self.start(offset)
+        if key not in self._advice:
+            self._advice[key] = _ADVICE.search(self._sentence(offset).lstrip()) is not None
+        return self._advice[key]
 
     def cjk_supposes(self, offset: int) -> bool:
         key = self.start(offset)
@@ -567,7 +602,7 @@ def parse_line(text: str) -> Parsed | None:
         return Parsed(kinds.STATED_ENV, {"values": {label[0]: label[1]}, "stated_by": FIELD})
     if mounted_over(text):  # the image's tag is no release that runs, in any form below
         text = IMAGE_TAG.sub("lmsysorg/sglang", text)
-    m = IMAGE_TAG.search(text)
+    m = _unchanged_tag(IMAGE_TAG, text)
     tag_sentence = _sentence_at(text, m.start(), m.end()) if m else ""
     if m and not m.group(0).startswith("lmsysorg/") and (_ASKED.search(tag_sentence) or _SUPPOSES_TAG.search(tag_sentence)):
         # the tag without its namespace in a question or a wish names no image that runs (review12a item 21), and no
@@ -575,10 +610,10 @@ def parse_line(text: str) -> Parsed | None:
         text, m = text[: m.start()] + "sglang image" + text[m.end() :], None
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": IMAGE})
-    m = BUNDLED_TAG.search(text)
+    m = _unchanged_tag(BUNDLED_TAG, text)
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BUNDLED})
-    m = _BARE_TAG.search(text)
+    m = _unchanged_tag(_BARE_TAG, text)
     if m and _IMAGE_WORDS.search(text):
         return Parsed(kinds.STATED_ENV, {"values": {"sglang": m.group(1)}, "stated_by": BARE_TAG})
     m = _INSTALL.search(text)
@@ -609,6 +644,34 @@ def parse_line(text: str) -> Parsed | None:
     if m:
         return Parsed(kinds.STATED_ENV, {"values": {}, CARD_MEMORY_MIB: int(m.group(1).replace(",", "")), "stated_by": FIELD})
     return None
+
+
+# the old tag of a change: "from v0.5.11-cu130 to v0.5.12-cu130", "from **`lmsysorg/sglang:v0.5.11-cu130`** to **`v0.5.12`**",
+# "lmsysorg/sglang:v0.5.11 -> v0.5.12" (the words after it, past Markdown's emphasis and code marks)
+_MARKUP = re.compile(r"[\w.+-]*[*`_\s]*")  # the tag's own suffix ("-cu130"), then the marks
+_TAG_REPLACED = re.compile(r"(?i)^(?:to[\s*`_]+(?:[\w./-]+:)?v?\d|->|→|=>)")
+
+
+def _replaced(text: str, m: re.Match[str]) -> bool:
+    after = text[m.end() : m.end() + 80]
+    after = after[_MARKUP.match(after).end() :]  # type: ignore[union-attr]  # matches the empty string
+    return bool(_AFTER_REQUIREMENT.match(after) or _TAG_REPLACED.match(after))
+
+
+def _unchanged_tag(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first tag of the line that no change replaces ("from A to B": A is no longer the image)."""
+    return next((m for m in pattern.finditer(text) if not _replaced(text, m)), None)
+
+
+def tag_replaced(text: str) -> bool:
+    """The line names an image tag that a change replaces: a code span holding that tag, read alone, would lose the
+    words after it."""
+    return any(_replaced(text, m) for pattern in (IMAGE_TAG, BUNDLED_TAG, _BARE_TAG) for m in pattern.finditer(text))
+
+
+def holds_tag(text: str) -> bool:
+    """A tag of any form (the official image's, a bundling image's, a bare -cuNNN tag) in the text."""
+    return any(pattern.search(text) for pattern in (IMAGE_TAG, BUNDLED_TAG, _BARE_TAG))
 
 
 def mounted_over(text: str) -> bool:
@@ -792,14 +855,44 @@ def _owned_at(sentence: str, start: int) -> bool:
     return owner.group(0).split()[0].lower().rstrip(":=") not in _CONNECTORS
 
 
+# a release of the project's history, not the one installed: the words right before the name say when something came
+# or went ("introduced in SGLang v0.5.2", "Starting from sglang 0.5.3, the default changed", "As of SGLang 0.5.4 this
+# flag is removed", "required since sglang 0.5.6", "switched from sglang 0.5.2")
+_HISTORY = re.compile(
+    r"(?i)(?:\b(?:introduced|added|removed|deprecated|changed|dropped)\s+(?:in|since)"
+    r"|\b(?:since|as of|prior to|before|after|until|up to|starting(?:\s+(?:from|with|in|at))?|beginning(?:\s+(?:with|in))?)"
+    r"|\b(?:switch|upgrad|downgrad|mov|migrat|chang)(?:ed|ing|e|es)?\s+from)"
+    r"\s+$"
+)
+# a release that is planned or awaited, not run ("We plan to release this in v0.5.5", "Will this be backported to
+# sglang 0.5.3?", "it will be included in v0.5.5")
+_FUTURE = re.compile(
+    r"(?i)\b(?:will|plan(?:s|ned|ning)?\s+to|upcoming|next release|backport(?:s|ed|ing)?"
+    r"|(?:be|been|get|gets)\s+(?:released|included|merged|shipped))\b"
+)
+
+
+def _history(sentence: str, start: int) -> bool:
+    """Words of the project's history end right before sentence[start] (within 40 characters)."""
+    return _HISTORY.search(sentence, max(0, start - 40), start) is not None
+
+
 def sentence_version(text: str) -> str | None:
     """The SGLang version a sentence states, or None: one version tied to the name, and no other version in the
     same sentence that no other name owns ("it worked in v0.5.14, SGLang v0.5.15 fails" states neither)."""
     if _PIP_REPLACES.search(text):
         return None
     for sentence in _SENTENCE_END.split(text):
-        tied = {m.group(1) for m in _TIED.finditer(sentence) if not _in_a_path(sentence, m)}
-        if len(tied) != 1 or _ADVICE.search(sentence):
+        # a range's bound is no release in use ("upgrading sglang to 0.4.3 or above", "sglang 0.5.3+", "sglang 0.5.3 ->
+        # 0.5.4"): the words after the version say so, as they do for the other packages (named_versions)
+        tied = {
+            m.group(1)
+            for m in _TIED.finditer(sentence)
+            if not _in_a_path(sentence, m)
+            and not _AFTER_REQUIREMENT.match(sentence[m.end() : m.end() + 80])
+            and not _history(sentence, m.start())
+        }
+        if len(tied) != 1 or _ADVICE.search(sentence) or _FUTURE.search(sentence):
             continue
         version = next(iter(tied))
         for m in _ANY_RELEASE.finditer(sentence):
@@ -827,7 +920,9 @@ def unowned_release(text: str) -> str | None:
     the sentence, or None."""
     for sentence in _SENTENCE_END.split(text):
         found = {m.group(1) for m in _UNOWNED.finditer(sentence)}
-        if len(found) != 1 or _ADVICE.search(sentence) or len(set(_ANY_RELEASE.findall(sentence))) != 1:
+        if len(found) != 1 or _ADVICE.search(sentence) or _FUTURE.search(sentence):
+            continue
+        if len(set(_ANY_RELEASE.findall(sentence))) != 1:
             continue
         if _PACKAGE_NAMED.search(sentence):  # "fails in v0.5.3 of flashinfer": the version may be that package's
             continue
