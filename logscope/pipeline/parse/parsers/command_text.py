@@ -5,6 +5,7 @@ the command cut where the shell ends it (an operator, a comment, a redirection).
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from typing import Any
@@ -90,8 +91,7 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     # sglang.launch_server ... --port 40024], ports: [40024]"): the list's "]" ends the command
     listed = head.count("[") > head.count("]")
     if head[-1:] in ("`", '"', "'"):  # a code span or a quoted string: the command ends where it closes
-        closing = command.find(head[-1], launcher.start(1))
-        command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
+        command, head = quoted_command(command, launcher.start(1), head[-1]), ""
     if head.strip():
         shell = _shell_head(head)
         if shell is None:
@@ -102,6 +102,27 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
         command = shell + command[launcher.start(1) :]
     launcher = LAUNCHER.search(command)
     return (command if launcher is None else _up_to_its_end(command, launcher.end(1), listed)), env
+
+
+def quoted_command(command: str, start: int, quote: str) -> str:
+    """The command inside the code span or the quoted string its launcher opens at `start`: up to the closing quote.
+    A string with backslash escapes in it is a program's string literal (a Python repr: `launcher_cmd: ['python3 -m
+    sglang.launch_server ... --model-loader-extra-config \\'{"num_threads": 8}\\' --disable-cuda-graph']`): an escaped
+    quote does not close it, and its text is the literal's value."""
+    if quote == "`":
+        closing = command.find(quote, start)
+        return command[start : closing if closing >= 0 else len(command)]
+    at = start
+    while at < len(command) and command[at] != quote:
+        at += 2 if command[at] == "\\" else 1
+    text = command[start : min(at, len(command))]
+    if "\\" in text and at < len(command):
+        try:
+            value = ast.literal_eval(quote + text + quote)
+        except (ValueError, SyntaxError):
+            return text
+        return value if isinstance(value, str) else text
+    return text
 
 
 def _shell_head(head: str) -> str | None:

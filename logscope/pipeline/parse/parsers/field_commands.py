@@ -68,6 +68,7 @@ def _item_text(value: str) -> str:
 
 # a block scalar's indicator: the value is the lines under the field ("command: >" then the command's lines)
 _BLOCK_SCALAR = re.compile(r"^[>|][-+]?$")
+_FOLDED = re.compile(r"^>[-+]?\d?$")
 # a Dockerfile's exec form, CMD ["python3", "-m", "sglang.launch_server", ...], and a list of a script's words
 # given to a name (cmd = ["python3", "-m", "sglang.launch_server", ...], a subprocess call's argument list)
 _DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT|[A-Za-z_]\w*(?=\s*=))\s*=?\s*(\[.*\])\s*$")
@@ -147,6 +148,7 @@ class FieldCommandReader(BlockReader):
         self.taken: list[tuple[int, str]] = []  # the lines under the first: handed back when no launch is read
         self.give_back = False
         self.flow = self.listed = False  # an open flow list; the field's value was one (its name says nothing)
+        self.folded: tuple[int, list[str]] | None = None  # an item's folded scalar (`- >`): its indent, its lines
         m = _FIELD.match(text)
         if m is None:  # a Dockerfile's CMD / ENTRYPOINT, a script's list
             exec_form = _DOCKER_EXEC.match(text)
@@ -177,7 +179,17 @@ class FieldCommandReader(BlockReader):
         if self.flow:
             return self._flow_item(text.strip())
         indent = len(text) - len(text.lstrip())
+        if self.folded is not None:
+            if indent > self.folded[0]:
+                self.folded[1].append(text.strip())
+                return True
+            self._end_folded()
         item = _ITEM.match(text)
+        if self.under and item is not None and indent >= self.indent and _FOLDED.match(item.group(2)):
+            # a list item given as a folded scalar (`args:` then `- >` and the command's lines under it): YAML joins
+            # its lines with blanks into one string, the item's one word (YAML 1.2.2, 8.1.3 "Folded Style")
+            self.folded = (indent, [])
+            return True
         if self.under and item is not None and indent >= self.indent:
             words = _value_words(item.group(2))
             first = not self.words and (self.field not in _ARGS_FIELDS or not (words or [""])[0].startswith("--"))
@@ -227,12 +239,19 @@ class FieldCommandReader(BlockReader):
             self.words += words
         return True
 
+    def _end_folded(self) -> None:
+        """The folded scalar item's lines, joined as YAML folds them, are one word of the list."""
+        if self.folded is not None and self.folded[1] and self.words is not None:
+            self.words.append(" ".join(self.folded[1]))
+        self.folded = None
+
     def handed_back(self) -> list[tuple[int, str]]:
         """A `command:` list of flags alone that no launcher's field came to (compose's `entrypoint:`): its lines go
         back to the other readers."""
         return self.taken if self.give_back else []
 
     def close(self) -> list[Event]:
+        self._end_folded()
         if self.words is not None and self.after:
             self.words += self.after
         if not self.words:

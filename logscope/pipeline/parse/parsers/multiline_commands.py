@@ -54,6 +54,12 @@ def noted_goes_on(text: str) -> bool:
     return text.lstrip().startswith("-") or text[:1] in (" ", "\t")
 
 
+def _flags_after_the_value(text: str) -> bool:
+    """The words after the line's first (a value) are flags alone, or there are none: a command's line, no sentence."""
+    words = _CONTINUED.sub(" ", text).strip().split(None, 1)
+    return len(words) < 2 or flags_only(words[1])
+
+
 class ContinuedCommandReader(BlockReader):
     """A command over several lines joined by trailing backslashes; lines commented out among them (a script's
     `# CUDA_LAUNCH_BLOCKING=1 \\`) are left out, as the shell leaves them."""
@@ -76,7 +82,20 @@ class ContinuedCommandReader(BlockReader):
     def feed(self, lineno: int, text: str) -> bool:
         next_line = lineno == self.last_line + 1  # a blank line between: no terminal cut joins across it
         cut = self.finished and bool(self.parts) and next_line and flag_cut_between(self.parts[-1].rstrip(), text.strip())
-        if self.finished and not cut:
+        # the command's last line cut after an option that takes a value (`--mem-fraction-static` with no backslash
+        # after it, its value on the next line: a terminal's or an editor's wrap): the value's line goes on with it
+        valued = (
+            self.finished
+            and self.ended_on_words
+            and bool(self.parts)
+            and next_line
+            and wants_more(self.parts[-1].rstrip())
+            and not SPLIT_LAUNCHER.search(self.parts[-1])
+            and not text.lstrip().startswith("-")
+            and gives_the_value(self.parts[-1].rstrip(), text.strip())
+            and _flags_after_the_value(text)
+        )
+        if self.finished and not cut and not valued:
             return False
         if self.noted and not noted_goes_on(text):  # bash ended the command at the note: this line is none of it
             self.finished = True

@@ -1,0 +1,122 @@
+"""Launch commands in the shapes session 14's probes showed (constructed in the real shape, no paste copied)."""
+
+from __future__ import annotations
+
+from tests.helpers import analyze_text
+
+
+def test_a_command_in_a_python_string_literal_with_escaped_quotes_is_read_to_its_closing_quote():
+    # a launcher's argv printed as a Python list of one string (its repr: the JSON argument's quotes escaped, \'): the
+    # escaped quote does not end the string, and the flags after the JSON argument are the command's (probe
+    # sgl-project/sglang#15608's shape)
+    text = (
+        "launcher_cmd: ['python3 -m sglang.launch_server --model-path /models/x   --tp 8   --mem-fraction-static 0.85"
+        '   --model-loader-extra-config \\\'{"enable_multithread_load": true, "num_threads": 8}\\\' '
+        "--disable-cuda-graph  --enable-dp-attention  --port 8081']\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {
+        "model_path": "/models/x",
+        "tp_size": 8,
+        "mem_fraction_static": 0.85,
+        "disable_cuda_graph": True,
+        "enable_dp_attention": True,
+    }
+    assert launch["server_args"]["model_loader_extra_config"] == '{"enable_multithread_load": true, "num_threads": 8}'
+
+
+def test_a_list_item_given_as_a_folded_scalar_is_one_command():
+    # Kubernetes' `args:` with the shell's script as a folded scalar item (`- >`): YAML joins its lines with blanks
+    text = (
+        '        command: ["/bin/sh", "-c"]\n'
+        "        args:\n"
+        "          - >\n"
+        "            python3 -m sglang.launch_server --model-path /models/x --tp 8\n"
+        "            --mem-fraction-static 0.85 --port 30000\n"
+        "            --enable-dp-attention\n"
+        "        ports:\n"
+        "          - containerPort: 30000\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.85, "enable_dp_attention": True}
+
+
+def test_a_code_span_opened_with_a_blank_before_its_launcher_and_closed_on_the_next_line():
+    # "` python -m sglang.launch_server ...` " with the closing backtick on a line of its own (GitHub renders it as one
+    # span; probe sgl-project/sglang#7875's shape)
+    text = (
+        "###CMD\n"
+        "` python -m sglang.launch_server --model-path /models/x --port 30000 --tp 16 --dp-size 2 --enable-dp-attention "
+        "--mem-fraction-static 0.83\n"
+        "`\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {
+        "model_path": "/models/x",
+        "tp_size": 16,
+        "dp_size": 2,
+        "enable_dp_attention": True,
+        "mem_fraction_static": 0.83,
+    }
+
+
+def test_a_code_span_with_a_blank_before_its_launcher_ends_at_its_closing_backtick():
+    text = "` python -m sglang.launch_server --model-path /models/x --tp 16 ` fails, and so does --dp-size 4\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 16}
+
+
+def test_a_continued_command_cut_after_an_option_takes_its_value_from_the_next_line():
+    # the line with no backslash ends in an option that takes a value (a wrap): the value's line, flags after it, goes on
+    text = (
+        "python3 -m sglang.launch_server --model-path /models/x --tp 4 \\\n"
+        "  --mem-fraction-static 0.7 --chunked-prefill-size\n"
+        "4096 \\\n"
+        "  --enable-dp-attention\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {
+        "model_path": "/models/x",
+        "tp_size": 4,
+        "mem_fraction_static": 0.7,
+        "chunked_prefill_size": 4096,
+        "enable_dp_attention": True,
+    }
+
+
+def test_a_sentence_after_a_continued_command_cut_after_an_option_is_no_value():
+    text = (
+        "python3 -m sglang.launch_server --model-path /models/x --tp 4 \\\n"
+        "  --mem-fraction-static\n"
+        "0.8 is what I used and it crashed\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 4}
+
+
+ARGV = '["python3", "-m", "sglang.launch_server", "--model-path", "/models/x", "--tp-size", "8"]'
+
+
+def test_a_sentence_stating_its_failure_before_an_argv_list_that_ends_it():
+    # the sentence states the failure, then quotes the argv it ran: both are read (session 13's left item)
+    text = f"It crashes with CUDA error: an illegal memory access was encountered when I run {ARGV}\n"
+    report = analyze_text(text)
+    assert [(f["rule"], f["mechanism"]) for f in report["findings"]] == [("failure-time-unknown", "cuda")]
+    assert report["launches"][0]["config"] == {"model_path": "/models/x", "tp_size": 8}
+
+
+def test_an_argv_list_between_a_sentence_s_words_gives_its_config_beside_the_failure():
+    text = (
+        f"I tried both of these argv lists and neither works: {ARGV} crashes with CUDA error: an illegal memory access "
+        "was encountered\n"
+    )
+    report = analyze_text(text)
+    assert [(f["rule"], f["mechanism"]) for f in report["findings"]] == [("failure-time-unknown", "cuda")]
+    assert report["launches"][0]["config"] == {"model_path": "/models/x", "tp_size": 8}
+
+
+def test_a_log_record_s_failure_words_before_the_argv_it_prints_keep_the_list_its_record():
+    # behind a log prefix the words are the record's message; the list is its argv (no sentence's failure)
+    text = f"[2026-03-01 10:00:00] ERROR launcher.py:50 Launch failed, retrying: {ARGV}\n"
+    report = analyze_text(text)
+    assert report["launches"][0]["config"] == {"model_path": "/models/x", "tp_size": 8}
