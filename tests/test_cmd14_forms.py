@@ -120,3 +120,30 @@ def test_a_log_record_s_failure_words_before_the_argv_it_prints_keep_the_list_it
     text = f"[2026-03-01 10:00:00] ERROR launcher.py:50 Launch failed, retrying: {ARGV}\n"
     report = analyze_text(text)
     assert report["launches"][0]["config"] == {"model_path": "/models/x", "tp_size": 8}
+
+
+def test_the_dataclass_repr_without_the_logger_s_head_keeps_its_first_field():
+    # print(server_args) gives the repr alone ("ServerArgs(model_path=..., ...)"); its first field follows the class name
+    text = (
+        "ServerArgs(model_path='Qwen/Qwen3-8B', tokenizer_path='Qwen/Qwen3-8B', tokenizer_mode='auto', load_format='auto', "
+        "trust_remote_code=False, dtype='auto', kv_cache_dtype='auto', mem_fraction_static=0.85, tp_size=2, dp_size=1, "
+        "ep_size=1, chunked_prefill_size=8192)\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"]["model_path"] == "Qwen/Qwen3-8B"
+    assert launch["config"]["tp_size"] == 2
+    assert launch["config"]["mem_fraction_static"] == 0.85
+
+
+def test_a_construction_of_a_few_keywords_in_code_is_no_dump():
+    assert analyze_text("args = ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2)\n")["launches"] == []
+
+
+def test_sglang_jax_s_launcher_is_no_sglang_launch():
+    # the mined corpus's convention (sglang-jax-113, sglang-jax-1360, built): sglang-jax's own launcher,
+    # sgl_jax.launch_server, gives no config (its server_args dump is read as SGLang's)
+    text = (
+        "JAX_COMPILATION_CACHE_DIR=/tmp/jit_cache  python3 -u -m sgl_jax.launch_server --model-path Qwen/Qwen3-8B "
+        "--nnodes=1  --tp-size=4 --device=tpu --mem-fraction-static=0.8\n"
+    )
+    assert analyze_text(text)["launches"] == []
