@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import analyze_text
 
 
@@ -147,3 +149,22 @@ def test_sglang_jax_s_launcher_is_no_sglang_launch():
         "--nnodes=1  --tp-size=4 --device=tpu --mem-fraction-static=0.8\n"
     )
     assert analyze_text(text)["launches"] == []
+
+
+TEMPLATED = {
+    # a Python f-string's fields: the program fills them before it runs the command
+    "f-string": 'cmd = f"python -m sglang.launch_server --model-path /models/{name} --tp {tp} --mem-fraction-static 0.7"\n',
+    # str.format's empty fields
+    "format": '"python -m sglang.launch_server --model-path {} --tp {} --mem-fraction-static 0.7".format(model, tp)\n',
+    # Helm's placeholders in a manifest's flow list, and split into words on a command's line
+    "helm list": '          command: ["python3", "-m", "sglang.launch_server", "--model-path", "{{ .Values.modelPath }}", '
+    '"--tp", "{{ .Values.tp }}", "--mem-fraction-static", "0.7"]\n',
+    "helm words": "  python3 -m sglang.launch_server --model-path {{ .Values.modelPath }} --tp {{ .Values.tp }} "
+    "--mem-fraction-static 0.7\n",
+}
+
+
+@pytest.mark.parametrize("form", TEMPLATED)
+def test_a_template_s_placeholder_is_no_value(form):
+    (launch,) = analyze_text(TEMPLATED[form])["launches"]
+    assert launch["config"] == {"mem_fraction_static": 0.7}
