@@ -168,3 +168,23 @@ TEMPLATED = {
 def test_a_template_s_placeholder_is_no_value(form):
     (launch,) = analyze_text(TEMPLATED[form])["launches"]
     assert launch["config"] == {"mem_fraction_static": 0.7}
+
+
+@pytest.mark.parametrize("prompt", ["", "$ CUDA_VISIBLE_DEVICES=0,1 "])
+def test_sglang_serve_takes_the_model_s_path_as_its_first_word(prompt):
+    # sglang 0.5.16 .. 0.5.23 cli/serve.py _normalize_positional_model_path: `sglang serve <model> [flags]`
+    (launch,) = analyze_text(f"{prompt}sglang serve Qwen/Qwen3-8B --tp 2 --mem-fraction-static 0.8\n")["launches"]
+    assert launch["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2, "mem_fraction_static": 0.8}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sglang serve is slow when I use --tp 2 with it\n",
+        "python3 -m sglang.launch_server works, but when I add --tp 2 it crashes\n",
+    ],
+)
+def test_a_sentence_that_names_the_launcher_then_a_flag_is_no_command(text):
+    # the server's argparse takes no positional words (only `sglang serve`'s model path): words after the launcher
+    # before any option are a sentence's
+    assert analyze_text(text)["launches"] == []

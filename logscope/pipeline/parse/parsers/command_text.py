@@ -220,16 +220,24 @@ _ROUTER_OWN = "router_"
 _PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 
 
+# `sglang serve <model> [flags]`: the CLI takes the model's path as its first word (sglang 0.5.16 .. 0.5.23
+# cli/serve.py _normalize_positional_model_path: a first word that is no option becomes "--model-path <word>"); read
+# only where the word is a path or a hub id (holds a "/") and an option or the command's end follows it
+_POSITIONAL_MODEL = re.compile(r"(?<![\w.-])(sglang\s+serve)\s+(?=[^\s\-\"'`])([^\s\"'`<>{}]*/[^\s\"'`<>{}]*)(?=\s+--|\s*$)")
+
+
 def parse_command(text: str) -> dict[str, Any] | None:
     """A launch command (docker and torchrun forms too) → {'env', 'args', 'kind'}."""
     normalised = normalise_command(text)
     if normalised is None:
         return None
     command, docker_env = normalised
+    if "serve" in command:
+        command = _POSITIONAL_MODEL.sub(r"\1 --model-path \2", command, count=1)
     data = other_lines.parse_launch_command(command)
     if data is None and (whole_words := before_open_quote(command)) is not None:
         data = other_lines.parse_launch_command(whole_words)
-    if data is None:
+    if data is None or data.pop("prose", False):
         return None
     data["env"] = {**docker_env, **data["env"]}
     if data["args"] and all(isinstance(v, str) and _PLACEHOLDER.fullmatch(v) for v in data["args"].values()):
