@@ -188,3 +188,26 @@ def test_a_sentence_that_names_the_launcher_then_a_flag_is_no_command(text):
     # the server's argparse takes no positional words (only `sglang serve`'s model path): words after the launcher
     # before any option are a sentence's
     assert analyze_text(text)["launches"] == []
+
+
+COPIED = {
+    # a copy from a rendered page or a chat client: no-break spaces between the words
+    "no-break spaces": "python3 -m sglang.launch_server\u00a0--model-path /models/x\u00a0--tp 8 --mem-fraction-static\u00a00.8\n",
+    # a word processor's smart dashes for the options' "--"
+    "en dashes": "python3 -m sglang.launch_server \u2013model-path /models/x \u2013tp 8 \u2013mem-fraction-static 0.8\n",
+    "em dashes": "python3 -m sglang.launch_server \u2014model-path /models/x \u2014tp 8 --mem-fraction-static 0.8\n",
+    "continued, indented with no-break spaces": "python3 -m sglang.launch_server \\\n\u00a0\u00a0--model-path /models/x \\\n"
+    "\u00a0\u00a0--tp 8 \\\n\u00a0\u00a0--mem-fraction-static 0.8\n",
+}
+
+
+@pytest.mark.parametrize("form", COPIED)
+def test_a_command_a_copy_changed_the_blanks_or_dashes_of(form):
+    (launch,) = analyze_text(COPIED[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
+
+
+def test_a_dash_before_a_word_that_is_no_option_stays_prose():
+    text = "python3 -m sglang.launch_server --model-path /models/x --tp 8 \u2013 crashes at load\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8}

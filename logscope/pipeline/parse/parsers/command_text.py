@@ -10,7 +10,7 @@ import re
 import shlex
 from typing import Any
 
-from logscope.core.server_flags import takes
+from logscope.core.server_flags import known_option, takes
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER_FIRST_WORDS, WRAPPER_NAMES, alternation
@@ -41,10 +41,28 @@ _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
 _INTERPRETER_OPTIONS = re.compile(r"(python3?(?:\.\d+)?)" + INTERPRETER_OPTIONS + r"(?=\s+-m\s)")
 
 
+# what a copy from a rendered page, a chat client or a word processor puts in a command's place: a no-break or other
+# Unicode space between its words, an en or em dash (an editor's "smart" dashes) for an option's "--" ("–tp 8": read
+# only before a released option's name)
+_UNICODE_SPACES = str.maketrans(
+    dict.fromkeys("\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000", " ")
+)
+_SMART_DASHES = re.compile(r"(?<!\S)[\u2010-\u2015\u2212]{1,2}(?=([a-z][a-z0-9_-]*))")
+
+
+def _as_typed(text: str) -> str:
+    """The command as the user typed it, where a copy changed its blanks or its option dashes."""
+    if text.isascii():
+        return text
+    text = text.translate(_UNICODE_SPACES)
+    return _SMART_DASHES.sub(lambda m: "--" if known_option(m.group(1).rstrip("-").replace("-", "_")) else m.group(0), text)
+
+
 def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     """(a command the launch_command grammar reads, environment from docker -e flags), or None when the text
     holds no SGLang launcher."""
     env: dict[str, str] = {}
+    text = _as_typed(text)
     argv = argv_words(text) if "[" in text else None
     if argv is not None:  # a launch's argv printed as a list: its words as the shell would quote them
         text = shlex.join(argv)
