@@ -211,3 +211,33 @@ def test_a_dash_before_a_word_that_is_no_option_stays_prose():
     text = "python3 -m sglang.launch_server --model-path /models/x --tp 8 \u2013 crashes at load\n"
     (launch,) = analyze_text(text)["launches"]
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 8}
+
+
+PYTHON_ARGV = {
+    # a launcher script's argv list opened at a line's end, a few items a line
+    "items a line": 'cmd = [\n    "python3", "-m", "sglang.launch_server",\n    "--model-path", "/models/x",\n'
+    '    "--tp", "8",\n    "--mem-fraction-static", "0.8",\n]\nsubprocess.Popen(cmd)\n',
+    # the first items on the opening line, the list closed on the last item's line; variables give no value
+    "opened with items": 'command = ["python3", "-m", "sglang.launch_server",\n           "--model-path", "/models/x",\n'
+    '           "--tp", str(tp),\n           "--mem-fraction-static", "0.8"]\n',
+}
+
+
+@pytest.mark.parametrize("form", PYTHON_ARGV)
+def test_a_python_argv_list_over_lines_gives_the_config(form):
+    (launch,) = analyze_text(PYTHON_ARGV[form])["launches"]
+    expected = {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
+    if form == "opened with items":
+        del expected["tp_size"]  # str(tp): the paste does not show the value
+    assert launch["config"] == expected
+
+
+def test_a_python_list_of_flags_alone_is_no_launch():
+    text = 'other_args = [\n    "--tp", "8",\n    "--mem-fraction-static", "0.8",\n    "--model-path", "/m",\n]\n'
+    assert analyze_text(text)["launches"] == []
+
+
+def test_the_module_run_as_a_script_by_its_path_relative_to_the_checkout_s_python_folder():
+    text = "PYTHONPATH=python python sglang/launch_server.py --model-path /models/x --tp 4\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 4}

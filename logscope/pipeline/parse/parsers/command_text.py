@@ -35,7 +35,8 @@ _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
 _FLAT_CONTINUATION = re.compile(r"\s\\\s+(?=\S)")
 # the module run as a script: "python3 /opt/sglang/python/sglang/launch_server.py ...", and under pm2, whose own
 # options end at "--": "pm2 start .../sglang/launch_server.py --name sgl -- --model-path ..."
-_SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?\S*/sglang/(launch_server|bench_one_batch)\.py(?=\s|$)")
+# (the path relative to the checkout's python/ folder too: "python sglang/launch_server.py ...")
+_SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?(?:\S*/)?sglang/(launch_server|bench_one_batch)\.py(?=\s|$)")
 _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
 # the interpreter's own options before "-m" are no server arguments ("python -u -m ...": unbuffered output)
 _INTERPRETER_OPTIONS = re.compile(r"(python3?(?:\.\d+)?)" + INTERPRETER_OPTIONS + r"(?=\s+-m\s)")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 
@@ -72,6 +73,30 @@ _FOLDED = re.compile(r"^>[-+]?\d?$")
 # a Dockerfile's exec form, CMD ["python3", "-m", "sglang.launch_server", ...], and a list of a script's words
 # given to a name (cmd = ["python3", "-m", "sglang.launch_server", ...], a subprocess call's argument list)
 _DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT|[A-Za-z_]\w*(?=\s*=))\s*=?\s*(\[.*\])\s*$")
+# a Python list of a launch's argv opened at a line's end and going on over the lines under it (a launcher script's
+# `cmd = [` then `"python3", "-m", "sglang.launch_server",` ... `]`): its items are Python expressions; a string or a
+# number is the word, any other expression (a variable, `str(tp)`, an f-string) a word the paste does not show
+_PY_LIST_OPEN = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*\+?=\s*\[([^\]]*)$")
+_UNSHOWN = "$UNSHOWN"  # a word whose value the paste does not show (read as a shell expansion: no value)
+
+
+def _python_items(text: str) -> list[str] | None:
+    """The words of a line of a Python list's items ("--tp", str(tp),), or None when the line is no such line."""
+    body = text.strip().rstrip(",")
+    if not body:
+        return []
+    try:
+        tree = ast.parse(f"[{body}]", mode="eval")
+    except SyntaxError:
+        return None
+    if not isinstance(tree.body, ast.List):
+        return None
+    return [
+        str(item.value) if isinstance(item, ast.Constant) and isinstance(item.value, str | int | float) else _UNSHOWN
+        for item in tree.body.elts
+    ]
+
+
 # a list of flags with no launcher (Kubernetes' `args:` under an image whose entrypoint launches SGLang): read when
 # at least this many are options of a released ServerArgs, as a command's flags pasted without it are
 _FLAGS_MIN = 3
@@ -121,9 +146,14 @@ class FieldCommandReader(BlockReader):
         "CMD [",
         "ENTRYPOINT [",
         ": [",  # a flow list opened at the line's end: its items in the lines under it
+        "= [",  # a Python list opened at the line's end (a launcher script's `cmd = [`)
     )
 
     def starts(self, text: str) -> bool:
+        opened = _PY_LIST_OPEN.match(text)
+        if opened is not None:
+            first = _python_items(opened.group(2))
+            return first is not None and (not first or first[0].rsplit("/", 1)[-1].startswith("python"))
         m = _FIELD.match(text)
         if m is not None and m.group(3) and _SHELL_JOB_REPORT.match(m.group(3)):
             return False
@@ -149,6 +179,13 @@ class FieldCommandReader(BlockReader):
         self.give_back = False
         self.flow = self.listed = False  # an open flow list; the field's value was one (its name says nothing)
         self.folded: tuple[int, list[str]] | None = None  # an item's folded scalar (`- >`): its indent, its lines
+        self.python = False  # a Python list's items (_PY_LIST_OPEN), read as Python expressions
+        opened = _PY_LIST_OPEN.match(text)
+        if opened is not None:
+            self.indent, self.field, self.under, self.sibling_taken = 0, opened.group(1), False, True
+            self.flow = self.listed = self.python = True
+            self.words = _python_items(opened.group(2)) or []
+            return self
         m = _FIELD.match(text)
         if m is None:  # a Dockerfile's CMD / ENTRYPOINT, a script's list
             exec_form = _DOCKER_EXEC.match(text)
@@ -230,6 +267,14 @@ class FieldCommandReader(BlockReader):
         if item.startswith("]"):
             self.flow = False
             return True
+        if self.python:
+            closing = item.rstrip().endswith(("]", "])", "]]"))
+            words = _python_items(item.rstrip().rstrip(")").rstrip().removesuffix("]") if closing else item)
+            if words is None or self.words is None:
+                return False
+            self.words += words
+            self.flow = not closing
+            return True
         words = _value_words(item.rstrip(",")) if item[:1] in ('"', "'") else None
         if words is None and item[:1] in ('"', "'"):  # several items a line, a flag and its value: "--tp", "2",
             words = _value_words(f"[{item.rstrip(',')}]")
@@ -264,6 +309,9 @@ class FieldCommandReader(BlockReader):
             data["field"] = self.field
             return [command_event(kinds.LAUNCH_COMMAND, self.source, self.first_line, script, data)]
         launched = _has_launcher(self.words)
+        if not launched and self.python:
+            self.give_back = True  # a list of something else, or of flags alone (a program's own arguments)
+            return []
         if not launched and not ((self.field == "args" or self.listed) and _flags_only(self.words)):
             # compose's `command:` holds the image's arguments: flags alone are a launch only with a launcher's
             # `entrypoint:` (a list of flags of another engine's image shares many of SGLang's names)
