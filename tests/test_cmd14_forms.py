@@ -241,3 +241,17 @@ def test_the_module_run_as_a_script_by_its_path_relative_to_the_checkout_s_pytho
     text = "PYTHONPATH=python python sglang/launch_server.py --model-path /models/x --tp 4\n"
     (launch,) = analyze_text(text)["launches"]
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 4}
+
+
+def test_a_launch_after_a_bold_label_whose_colon_is_inside_the_emphasis():
+    text = "**Command:** python3 -m sglang.launch_server --model-path /models/x --tp 8 --mem-fraction-static 0.8\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
+
+
+def test_a_table_cell_s_html_line_break_parts_the_command_s_words():
+    # a Markdown table cell breaks its lines with <br>: removed with nothing, "8<br>--mem..." glued the tp value to the
+    # next flag
+    text = "| server | `python3 -m sglang.launch_server --model-path /models/x --tp 8<br>--mem-fraction-static 0.8` |\n"
+    (launch,) = analyze_text(text)["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}

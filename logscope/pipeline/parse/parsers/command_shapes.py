@@ -149,7 +149,8 @@ _COMMAND_LINE = re.compile(
 _UV_COMMAND_LINE = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?`?" + _ASSIGNMENTS_FIRST + _UV_RUN_MODULE)
 # a launch command after a label or a lead-in that ends in a colon: "The start command is:  python3 -m ...",
 # "Command: sglang serve ...", "启动命令：python3 -m ..." (the command is the rest of the line; the lead-in is prose)
-_AFTER_LABEL = re.compile(r"^([^:：`'\"]{0,120}[:：])\s*(" + _ASSIGNMENTS_FIRST + _SGLANG_LAUNCHER + r"\s+-.*)$")
+# (a bold label's closing "**" after its colon too: "**Command:** python3 -m ...")
+_AFTER_LABEL = re.compile(r"^([^:：`'\"]{0,120}[:：](?:\*\*|__)?)\s*(" + _ASSIGNMENTS_FIRST + _SGLANG_LAUNCHER + r"\s+-.*)$")
 
 
 def command_line(text: str) -> bool:
