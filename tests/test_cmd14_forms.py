@@ -255,3 +255,22 @@ def test_a_table_cell_s_html_line_break_parts_the_command_s_words():
     text = "| server | `python3 -m sglang.launch_server --model-path /models/x --tp 8<br>--mem-fraction-static 0.8` |\n"
     (launch,) = analyze_text(text)["launches"]
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 8, "mem_fraction_static": 0.8}
+
+
+LISTED = {
+    # a list item's launcher alone on its line, its flags indented under it (no backslashes)
+    "list item, flags under it": "* python3 -m sglang.launch_server\n  --model-path /models/x\n  --tp 2\n"
+    "  --mem-fraction-static 0.8\n",
+    # a list item's field whose value is a code span: the span's text, its backticks no part of the last word
+    "field with a code span": "- Launch: `python3 -m sglang.launch_server --model-path /models/x --tp 2 "
+    "--mem-fraction-static 0.8`\n- GPUs: 2x H100\n",
+    # a Markdown table row's cell, the command written bare
+    "table cell": "| Launch command | python3 -m sglang.launch_server --model-path /models/x --tp 2 "
+    "--mem-fraction-static 0.8 |\n",
+}
+
+
+@pytest.mark.parametrize("form", LISTED)
+def test_a_command_in_a_list_item_or_a_table_cell(form):
+    (launch,) = analyze_text(LISTED[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 2, "mem_fraction_static": 0.8}

@@ -96,6 +96,20 @@ _DUMP_HEAD = "server_args=ServerArgs("
 _QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])(" + PYTHON_M_SGLANG + r"\s[^\"'`]{4,2000})")
 
 
+# a Markdown table row whose cell is a launch command written bare ("| Launch command | python3 -m sglang.launch_server
+# --tp 2 |"): the cell, which a pipe inside a command would have had to escape, is the command
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_CELL_LAUNCH = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)\s+-")
+
+
+def _table_cell_launches(text: str) -> list[str]:
+    """The launch commands a Markdown table row's cells hold bare (a code span's command is read as a span)."""
+    if not _TABLE_ROW.match(text):
+        return []
+    cells = (cell.strip() for cell in text.strip().strip("|").split("|"))
+    return [cell for cell in cells if _CELL_LAUNCH.match(cell)]
+
+
 def _argv_in_sentence(text: str) -> list[str]:
     """A launcher's argv list quoted in a sentence (command_shapes.argv_in_a_sentence), as the command its words make:
     read as a code span's command is, beside the failure the sentence states."""
@@ -759,6 +773,7 @@ class SourceClassifier:
         spans = (
             _quoted_launches(text)
             + _argv_in_sentence(text)
+            + _table_cell_launches(text)
             + quoted_spans(text)
             + _CODE_SPAN.findall(text)
             + _PAREN_EXCEPTION.findall(text)

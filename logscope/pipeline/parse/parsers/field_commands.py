@@ -37,7 +37,10 @@ yaml = lazy_module("yaml")
 
 def _value_words(value: str) -> list[str] | None:
     """The words of a field's value: a flow list's items, a quoted string's shell words, or a plain value's shell
-    words (None when the value is not one of these: a block scalar's `|`, a mapping)."""
+    words (None when the value is not one of these: a block scalar's `|`, a mapping). A value in a Markdown code span
+    ("- Launch: `python3 -m sglang.launch_server ... --tp 2`") is the span's text."""
+    if len(value) > 2 and value[0] == "`" and value[-1] == "`" and "`" not in value[1:-1]:
+        value = value[1:-1]
     if value.startswith(("[", '"', "'")):
         try:
             loaded = yaml.safe_load(value)

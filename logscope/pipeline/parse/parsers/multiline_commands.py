@@ -152,6 +152,9 @@ def _launcher_alone(text: str) -> bool:
     )
 
 
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?=\S)")
+
+
 class WrappedCommandReader(BlockReader):
     """A command hard-wrapped with no backslashes (a terminal, an issue editor, a chat client): a launcher line cut
     where a word must follow (`... --model-path` then the path on the next line, `python3 -m` then
@@ -164,11 +167,13 @@ class WrappedCommandReader(BlockReader):
     def starts(self, text: str) -> bool:
         if CONTINUED_LINE.search(text) or not (wants_more(text) or cut_flag(text) or _launcher_alone(text)):
             return False
+        if _LIST_ITEM.match(text):  # a list item's text: "* python3 -m sglang.launch_server" then its flags indented
+            text = _LIST_ITEM.sub("", text, count=1)
         return bool(SPLIT_LAUNCHER.search(text) or COMMAND_HEAD.match(text) or behind_prompt(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = self.last_line = lineno
-        self.parts = [text.strip()]
+        self.parts = [_LIST_ITEM.sub("", text, count=1).strip()]
         return self
 
     def feed(self, lineno: int, text: str) -> bool:
