@@ -183,6 +183,7 @@ class FieldCommandReader(BlockReader):
         self.flow = self.listed = False  # an open flow list; the field's value was one (its name says nothing)
         self.folded: tuple[int, list[str]] | None = None  # an item's folded scalar (`- >`): its indent, its lines
         self.python = False  # a Python list's items (_PY_LIST_OPEN), read as Python expressions
+        self.words: list[str] | None
         opened = _PY_LIST_OPEN.match(text)
         if opened is not None:
             self.indent, self.field, self.under, self.sibling_taken = 0, opened.group(1), False, True
