@@ -274,3 +274,23 @@ LISTED = {
 def test_a_command_in_a_list_item_or_a_table_cell(form):
     (launch,) = analyze_text(LISTED[form])["launches"]
     assert launch["config"] == {"model_path": "/models/x", "tp_size": 2, "mem_fraction_static": 0.8}
+
+
+SPLIT_CLI = {
+    # compose's entrypoint the CLI, its command the subcommand and the flags (sglang 0.5.x `sglang serve`)
+    "entrypoint first": '    entrypoint: ["sglang"]\n    command: ["serve", "--model-path", "/models/x", "--tp", "2", '
+    '"--mem-fraction-static", "0.8"]\n',
+    "command first": '    command: ["serve", "--model-path", "/models/x", "--tp", "2", "--mem-fraction-static", "0.8"]\n'
+    '    entrypoint: ["sglang"]\n',
+    "plain values": "    entrypoint: sglang\n    command: serve --model-path /models/x --tp 2 --mem-fraction-static 0.8\n",
+}
+
+
+@pytest.mark.parametrize("form", SPLIT_CLI)
+def test_sglang_s_cli_split_between_entrypoint_and_command(form):
+    (launch,) = analyze_text(SPLIT_CLI[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 2, "mem_fraction_static": 0.8}
+
+
+def test_an_entrypoint_of_the_cli_alone_is_no_launch():
+    assert analyze_text('    entrypoint: ["sglang"]\n    ports:\n      - 30000:30000\n')["launches"] == []

@@ -172,7 +172,15 @@ class FieldCommandReader(BlockReader):
         # (fewer flags than a list of flags alone needs are read when the launcher's field comes under them: compose's
         # `command: ["--model-path", "x", "--tp", "2"]` over its `entrypoint:`, Kubernetes' `args: [...]` over its
         # `command:`; close() reads nothing without it)
-        return words is not None and (_launches(words) or (m.group(2) in _ARGS_FIELDS and _flags_only(words, least=1)))
+        if words is None:
+            return False
+        if _launches(words) or (m.group(2) in _ARGS_FIELDS and _flags_only(words, least=1)):
+            return True
+        # SGLang's CLI split between the two fields: compose's `entrypoint: ["sglang"]` with `command: ["serve", ...]`
+        # (either written first)
+        if m.group(2) == "entrypoint":
+            return [w.rsplit("/", 1)[-1] for w in words] in (["sglang"], ["sglang", "serve"])
+        return m.group(2) == "command" and words[:1] == ["serve"] and _flags_only(words[1:], least=1)
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line, self.text = lineno, text.strip()
