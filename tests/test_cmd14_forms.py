@@ -294,3 +294,23 @@ def test_sglang_s_cli_split_between_entrypoint_and_command(form):
 
 def test_an_entrypoint_of_the_cli_alone_is_no_launch():
     assert analyze_text('    entrypoint: ["sglang"]\n    ports:\n      - 30000:30000\n')["launches"] == []
+
+
+OPEN_FLOW = {
+    # a Kubernetes field's flow list opened with its first items and closed lines later
+    "k8s command": '          command: ["python3", "-m", "sglang.launch_server",\n'
+    '                    "--model-path", "/models/x",\n                    "--tp", "2", "--mem-fraction-static", "0.8"]\n',
+    # a Dockerfile's exec form continued by backslashes
+    "dockerfile": 'CMD ["python3", "-m", "sglang.launch_server", \\\n     "--model-path", "/models/x", \\\n'
+    '     "--tp", "2", "--mem-fraction-static", "0.8"]\n',
+}
+
+
+@pytest.mark.parametrize("form", OPEN_FLOW)
+def test_a_flow_list_opened_on_its_field_s_line_and_closed_lines_later(form):
+    (launch,) = analyze_text(OPEN_FLOW[form])["launches"]
+    assert launch["config"] == {"model_path": "/models/x", "tp_size": 2, "mem_fraction_static": 0.8}
+
+
+def test_an_open_flow_list_of_other_words_is_no_launch():
+    assert analyze_text('    tags: ["a", "b",\n           "c"]\n')["launches"] == []

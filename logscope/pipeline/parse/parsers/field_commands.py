@@ -100,6 +100,23 @@ def _python_items(text: str) -> list[str] | None:
     ]
 
 
+# a flow list opened on its field's line with its first items and closed on a later line (Kubernetes' `command:
+# ["python3", "-m", "sglang.launch_server",` then `"--tp", "2"]`; a Dockerfile's exec form continued by backslashes)
+_OPEN_FLOW = re.compile(r"^\s*(CMD|ENTRYPOINT)\s+(\[[^\]]*)$")
+
+
+def _open_items(value: str) -> list[str] | None:
+    """The quoted items of a flow list's first line when the list stays open after them (`["python3", "-m",`), else
+    None."""
+    body = _CONTINUATION.sub("", value.strip())
+    if not body.startswith("[") or "]" in body or len(body) < 2:
+        return None
+    return _value_words(f"[{body[1:].rstrip().rstrip(',')}]")
+
+
+_CONTINUATION = re.compile(r"\s*\\\s*$")
+
+
 # a list of flags with no launcher (Kubernetes' `args:` under an image whose entrypoint launches SGLang): read when
 # at least this many are options of a released ServerArgs, as a command's flags pasted without it are
 _FLAGS_MIN = 3
@@ -163,7 +180,13 @@ class FieldCommandReader(BlockReader):
         if m is None:
             exec_form = _DOCKER_EXEC.match(text)
             words = _value_words(exec_form.group(2)) if exec_form else None
+            if words is None and (opened_exec := _OPEN_FLOW.match(text)) is not None:
+                first_words = _open_items(opened_exec.group(2))
+                return first_words is not None and bool(first_words) and _STARTS_A_LAUNCHER.match(first_words[0]) is not None
             return words is not None and _launches(words)
+        if m.group(3) and m.group(3) != "[" and (first := _open_items(m.group(3))):
+            # a flow list that goes on under its field's line: the launcher's words or flags open it
+            return _STARTS_A_LAUNCHER.match(first[0]) is not None or (m.group(2) in _ARGS_FIELDS and first[0].startswith("--"))
         if not m.group(3) or _BLOCK_SCALAR.match(m.group(3)):  # "command:" with its words in the lines under it
             return m.group(2) in ("command", "entrypoint", "args")
         if m.group(3) == "[":  # a JSON / JavaScript array of any field, one quoted item a line: read if they are flags
@@ -199,6 +222,17 @@ class FieldCommandReader(BlockReader):
             self.words = _python_items(opened.group(2)) or []
             return self
         m = _FIELD.match(text)
+        opened_flow = _OPEN_FLOW.match(text) if m is None else None
+        if m is None and opened_flow is not None and _DOCKER_EXEC.match(text) is None:
+            self.indent, self.field, self.under, self.sibling_taken = 0, opened_flow.group(1), False, True
+            self.flow = self.listed = True
+            self.words = _open_items(opened_flow.group(2)) or []
+            return self
+        if m is not None and m.group(3) and m.group(3) != "[" and (first := _open_items(m.group(3))):
+            self.indent, self.field, self.under = len(m.group(1)), m.group(2), False
+            self.flow = self.listed = True
+            self.words = first
+            return self
         if m is None:  # a Dockerfile's CMD / ENTRYPOINT, a script's list
             exec_form = _DOCKER_EXEC.match(text)
             assert exec_form is not None
@@ -287,11 +321,16 @@ class FieldCommandReader(BlockReader):
             self.words += words
             self.flow = not closing
             return True
+        item = _CONTINUATION.sub("", item)  # a Dockerfile's exec form continued with backslashes
+        closing = item.endswith("]") and item[:1] in ('"', "'")  # the last items, then the list's close
+        if closing:
+            item = item[:-1].rstrip()
         words = _value_words(item.rstrip(",")) if item[:1] in ('"', "'") else None
         if words is None and item[:1] in ('"', "'"):  # several items a line, a flag and its value: "--tp", "2",
             words = _value_words(f"[{item.rstrip(',')}]")
         if words is None or self.words is None:
             return False
+        self.flow = not closing
         if not any("{{" in word for word in words):
             self.words += words
         return True
