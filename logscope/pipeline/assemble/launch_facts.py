@@ -143,6 +143,10 @@ _NUMBER = {"int": int, "float": float}
 _UNREAD = object()
 # a word the shell expands ($MODEL, ${TP}, $(LWS_LEADER_ADDRESS):5757): the paste does not show its value
 _EXPANDED = re.compile(r"\$(?:\w|\{|\()")
+# a template's placeholder that a program fills before it runs the command: Python's f-string / str.format field
+# ("{model}", "{}", "{args.tp}", "{cfg['path']}"), Jinja's or Helm's ("{{ .Values.modelPath }}", its "{{" cut off as
+# a word of its own): the paste does not show the value
+_TEMPLATED = re.compile(r"\{\{|\}\}|\{(?:[A-Za-z_][\w.]*(?:\[[^\]{}]*\])*)?(?:![rsa])?(?::[^{}\"]*)?\}")
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -151,7 +155,7 @@ def _coerce(key: str, value: Any) -> Any:
     shell variable, `$(LWS_GROUP_SIZE)`: the paste does not give the value), for a word none of the releases'
     choices holds (argparse refuses it), and for any word the shell expands."""
     if isinstance(value, str):
-        if _EXPANDED.search(value):
+        if _EXPANDED.search(value) or ("{" in value or "}" in value) and _TEMPLATED.search(value):
             return _UNREAD
         number = _NUMBER.get(value_type(key) or "") if takes(key) in ("one", "optional") else None
         if number is not None:

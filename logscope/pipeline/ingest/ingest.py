@@ -188,7 +188,10 @@ _BOLD_EXCEPTION = re.compile(
     r"^\s*(\*\*|__)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)(?:\([A-Za-z_]\w*\))?: \S.*?)\1\s*$"
 )
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
-_HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>|<br\s*/?>", re.IGNORECASE)
+_HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>", re.IGNORECASE)
+# an HTML line break inside a line (a Markdown table cell's way to break its lines: "--tp 8<br>--mem-fraction-static
+# 0.8"): a break between words, read as a blank (removed, it glued the words around it into one)
+_HTML_BREAK = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)
 # a log viewer's or collector's time stamp and a bar before each line, as docker compose puts a service's name
 # ("2026-06-09 12:30:47.434 | Capturing batches (bs=24 ...)")
 _VIEWER_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s+\| ?")
@@ -574,6 +577,7 @@ def unwrap(text: str) -> str:
             text = _FENCE.sub("", text)
         if "<" in text:
             text = _HTML.sub("", text)
+            text = _HTML_BREAK.sub(" ", text).rstrip() if "<" in text else text
         if text[:1].isalpha() or text[:1].isdigit():
             m = (
                 _EXPORTER.match(text)

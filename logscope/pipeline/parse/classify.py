@@ -9,6 +9,7 @@ coverage report.
 from __future__ import annotations
 
 import re
+import shlex
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -56,7 +57,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     behind_prompt,
     command_line,
 )
-from logscope.pipeline.parse.parsers.command_text import quoted_in_its_words, valued_words
+from logscope.pipeline.parse.parsers.command_text import quoted_command, quoted_in_its_words, valued_words
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.prose_guards import (
     CLAUSE,
@@ -95,6 +96,45 @@ _DUMP_HEAD = "server_args=ServerArgs("
 # a launch command in a string of code that goes on past the line (cmd = """python -m sglang.launch_server ...):
 # the rest of the line after the opening quote
 _QUOTED_LAUNCH = re.compile(r"(?:\"\"\"|'''|[\"'])(" + PYTHON_M_SGLANG + r"\s[^\"'`]{4,2000})")
+
+
+# a Markdown table row whose cell is a launch command written bare ("| Launch command | python3 -m sglang.launch_server
+# --tp 2 |"): the cell, which a pipe inside a command would have had to escape, is the command
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_CELL_LAUNCH = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:" + PYTHON_M_SGLANG + r"|sglang\s+serve)\s+-")
+
+
+def _table_cell_launches(text: str) -> list[str]:
+    """The launch commands a Markdown table row's cells hold bare (a code span's command is read as a span)."""
+    if not _TABLE_ROW.match(text):
+        return []
+    cells = (cell.strip() for cell in text.strip().strip("|").split("|"))
+    return [cell for cell in cells if _CELL_LAUNCH.match(cell)]
+
+
+def _argv_in_sentence(text: str) -> list[str]:
+    """A launcher's argv list quoted in a sentence (command_shapes.argv_in_a_sentence), as the command its words make:
+    read as a code span's command is, beside the failure the sentence states."""
+    if "[" not in text or not argv_in_a_sentence(text):
+        return []
+    words = argv_words(text)
+    return [shlex.join(words)] if words else []
+
+
+def _quoted_launches(text: str) -> list[str]:
+    """The launch commands in strings of code on the line (_QUOTED_LAUNCH). A string whose text stops at an escaped
+    quote is a program's string literal with escapes (a Python repr: `['python3 -m sglang.launch_server ...
+    --model-loader-extra-config \\'{"num_threads": 8}\\' --disable-cuda-graph']`): it goes on to its closing quote, and
+    its value is read."""
+    spans = []
+    for m in _QUOTED_LAUNCH.finditer(text):
+        span = m.group(1)
+        if span.endswith("\\") and text[m.end() : m.end() + 1] in ("'", '"'):
+            span = quoted_command(text, m.start(1), text[m.start(1) - 1])
+        spans.append(span)
+    return spans
+
+
 # a launch command in a code span that the paste cut before it closed ("command `python -m sglang.launch_server ...
 # --trust-re" at the end of a copy): the rest of the source's last line after the backtick (form seen in pastes:
 # sglang-4160)
@@ -732,7 +772,14 @@ class SourceClassifier:
         code = code_failure_text(text)
         if code is not None and FAILURE_LOOK.search(code):
             return  # a line of quoted source code: its failure wording is the program's text, not this run's record
-        spans = _QUOTED_LAUNCH.findall(text) + quoted_spans(text) + _CODE_SPAN.findall(text) + _PAREN_EXCEPTION.findall(text)
+        spans = (
+            _quoted_launches(text)
+            + _argv_in_sentence(text)
+            + _table_cell_launches(text)
+            + quoted_spans(text)
+            + _CODE_SPAN.findall(text)
+            + _PAREN_EXCEPTION.findall(text)
+        )
         cut = _CUT_CODE_SPAN.findall(text) if self._ends_the_source(lineno) else []
         # the copy ended in the span: its last word may be cut (`--tp 1` of `--tp 16`), as ContinuedCommandReader's
         # close_at_end reads it; a span left open before more lines was wrapped onto them, not cut
@@ -971,6 +1018,9 @@ _RECORD_START = re.compile(
     + r"|File \"|"
     + _PROMPT
     + r"|export |[A-Z_]+=|\S*python|sglang |\++ |"  # a bash -x trace line, a command run under a wrapper
+    # a code span opened with a blank before its launcher ("` python -m sglang.launch_server ...", closed on a later
+    # line or not at all): the command's line
+    + r"`\s+(?:\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve\s)|"
     + WRAPPED_COMMAND
     + r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b|" + EXCEPTIONS_MODULE_CLASS + r": "

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 
-from logscope.pipeline.parse.parsers.base import SHELL_PROMPT, strip_prefix
+from logscope.pipeline.parse.parsers.base import FAILURE_WORDS, SHELL_PROMPT, strip_prefix
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER, WRAPPER, alternation
 
 # the interpreter's own options before "-m" ("python -u -m sglang.launch_server", "python3 -X faulthandler -m ..."): the
@@ -149,7 +149,8 @@ _COMMAND_LINE = re.compile(
 _UV_COMMAND_LINE = re.compile(r"^\s*(?:" + SHELL_PROMPT + r")?`?" + _ASSIGNMENTS_FIRST + _UV_RUN_MODULE)
 # a launch command after a label or a lead-in that ends in a colon: "The start command is:  python3 -m ...",
 # "Command: sglang serve ...", "启动命令：python3 -m ..." (the command is the rest of the line; the lead-in is prose)
-_AFTER_LABEL = re.compile(r"^([^:：`'\"]{0,120}[:：])\s*(" + _ASSIGNMENTS_FIRST + _SGLANG_LAUNCHER + r"\s+-.*)$")
+# (a bold label's closing "**" after its colon too: "**Command:** python3 -m ...")
+_AFTER_LABEL = re.compile(r"^([^:：`'\"]{0,120}[:：](?:\*\*|__)?)\s*(" + _ASSIGNMENTS_FIRST + _SGLANG_LAUNCHER + r"\s+-.*)$")
 
 
 def command_line(text: str) -> bool:
@@ -221,6 +222,11 @@ def argv_words(text: str) -> list[str] | None:
 _ARGV_LABEL = re.compile(r"^\s*(?:\S+\s+){0,2}\S*\s*$")
 # a sentence's words going on after the list ("... "--tp", "2"] crashes with CUDA error: ..."), not a structure's next
 # field (', "gpus": 8}'), a closing quote ("Command '[...]' returned ...") or a comment ("  # the launch")
+# a failure stated in a sentence's words before the list: the record forms of the failure words (base.FAILURE_WORDS)
+# or a sentence's ("crashes", "fails", "CUDA error: ...", "out of memory")
+_FAILURE_STATED = re.compile(
+    FAILURE_WORDS + r"|(?i:\berror\b|\bexception\b|\bcrash|\bfail|segmentation fault|out of memory|\bOOM\b|\babort)"
+)
 _PROSE_AFTER = re.compile(r"[\s.,;:!?)\]}]*[A-Za-z][\w'-]*\s+[A-Za-z]")
 
 
@@ -233,4 +239,9 @@ def argv_in_a_sentence(text: str) -> bool:
         return False
     before = text[: m.start()]
     message = strip_prefix(before)  # (a log prefix before the label is the record's)
-    return _ARGV_LABEL.match(message) is None and _PROSE_AFTER.match(text, m.end()) is not None
+    if _ARGV_LABEL.match(message) is not None:
+        return False
+    # words after it, or a sentence before it that states a failure ("It crashes with CUDA error: an illegal memory
+    # access was encountered when I run ["python3", "-m", ...]"): a log record's message before an argv it prints
+    # states no failure of its own
+    return _PROSE_AFTER.match(text, m.end()) is not None or (message == before and _FAILURE_STATED.search(before) is not None)

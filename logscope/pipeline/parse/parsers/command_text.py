@@ -5,11 +5,12 @@ the command cut where the shell ends it (an operator, a comment, a redirection).
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from typing import Any
 
-from logscope.core.server_flags import takes
+from logscope.core.server_flags import known_option, takes
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER_FIRST_WORDS, WRAPPER_NAMES, alternation
@@ -34,16 +35,35 @@ _TORCHRUN = re.compile(r"(?:^|\s)torchrun\s.*?-m\s+(sglang\.\w+)")
 _FLAT_CONTINUATION = re.compile(r"\s\\\s+(?=\S)")
 # the module run as a script: "python3 /opt/sglang/python/sglang/launch_server.py ...", and under pm2, whose own
 # options end at "--": "pm2 start .../sglang/launch_server.py --name sgl -- --model-path ..."
-_SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?\S*/sglang/(launch_server|bench_one_batch)\.py(?=\s|$)")
+# (the path relative to the checkout's python/ folder too: "python sglang/launch_server.py ...")
+_SCRIPT = re.compile(r"(?:(?<=\s)|^)(?:\S*python3?(?:\.\d+)?\s+)?(?:\S*/)?sglang/(launch_server|bench_one_batch)\.py(?=\s|$)")
 _PM2_OPTIONS = re.compile(r"^(python -m sglang\.\w+)\s(?:.*?\s)?--(?=\s)")
 # the interpreter's own options before "-m" are no server arguments ("python -u -m ...": unbuffered output)
 _INTERPRETER_OPTIONS = re.compile(r"(python3?(?:\.\d+)?)" + INTERPRETER_OPTIONS + r"(?=\s+-m\s)")
+
+
+# what a copy from a rendered page, a chat client or a word processor puts in a command's place: a no-break or other
+# Unicode space between its words, an en or em dash (an editor's "smart" dashes) for an option's "--" ("–tp 8": read
+# only before a released option's name)
+_UNICODE_SPACES = str.maketrans(
+    dict.fromkeys("\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000", " ")
+)
+_SMART_DASHES = re.compile(r"(?<!\S)[\u2010-\u2015\u2212]{1,2}(?=([a-z][a-z0-9_-]*))")
+
+
+def _as_typed(text: str) -> str:
+    """The command as the user typed it, where a copy changed its blanks or its option dashes."""
+    if text.isascii():
+        return text
+    text = text.translate(_UNICODE_SPACES)
+    return _SMART_DASHES.sub(lambda m: "--" if known_option(m.group(1).rstrip("-").replace("-", "_")) else m.group(0), text)
 
 
 def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     """(a command the launch_command grammar reads, environment from docker -e flags), or None when the text
     holds no SGLang launcher."""
     env: dict[str, str] = {}
+    text = _as_typed(text)
     argv = argv_words(text) if "[" in text else None
     if argv is not None:  # a launch's argv printed as a list: its words as the shell would quote them
         text = shlex.join(argv)
@@ -90,8 +110,7 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
     # sglang.launch_server ... --port 40024], ports: [40024]"): the list's "]" ends the command
     listed = head.count("[") > head.count("]")
     if head[-1:] in ("`", '"', "'"):  # a code span or a quoted string: the command ends where it closes
-        closing = command.find(head[-1], launcher.start(1))
-        command, head = command[launcher.start(1) : closing if closing >= 0 else len(command)], ""
+        command, head = quoted_command(command, launcher.start(1), head[-1]), ""
     if head.strip():
         shell = _shell_head(head)
         if shell is None:
@@ -102,6 +121,27 @@ def normalise_command(text: str) -> tuple[str, dict[str, str]] | None:
         command = shell + command[launcher.start(1) :]
     launcher = LAUNCHER.search(command)
     return (command if launcher is None else _up_to_its_end(command, launcher.end(1), listed)), env
+
+
+def quoted_command(command: str, start: int, quote: str) -> str:
+    """The command inside the code span or the quoted string its launcher opens at `start`: up to the closing quote.
+    A string with backslash escapes in it is a program's string literal (a Python repr: `launcher_cmd: ['python3 -m
+    sglang.launch_server ... --model-loader-extra-config \\'{"num_threads": 8}\\' --disable-cuda-graph']`): an escaped
+    quote does not close it, and its text is the literal's value."""
+    if quote == "`":
+        closing = command.find(quote, start)
+        return command[start : closing if closing >= 0 else len(command)]
+    at = start
+    while at < len(command) and command[at] != quote:
+        at += 2 if command[at] == "\\" else 1
+    text = command[start : min(at, len(command))]
+    if "\\" in text and at < len(command):
+        try:
+            value = ast.literal_eval(quote + text + quote)
+        except (ValueError, SyntaxError):
+            return text
+        return value if isinstance(value, str) else text
+    return text
 
 
 def _shell_head(head: str) -> str | None:
@@ -199,16 +239,24 @@ _ROUTER_OWN = "router_"
 _PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 
 
+# `sglang serve <model> [flags]`: the CLI takes the model's path as its first word (sglang 0.5.16 .. 0.5.23
+# cli/serve.py _normalize_positional_model_path: a first word that is no option becomes "--model-path <word>"); read
+# only where the word is a path or a hub id (holds a "/") and an option or the command's end follows it
+_POSITIONAL_MODEL = re.compile(r"(?<![\w.-])(sglang\s+serve)\s+(?=[^\s\-\"'`])([^\s\"'`<>{}]*/[^\s\"'`<>{}]*)(?=\s+--|\s*$)")
+
+
 def parse_command(text: str) -> dict[str, Any] | None:
     """A launch command (docker and torchrun forms too) → {'env', 'args', 'kind'}."""
     normalised = normalise_command(text)
     if normalised is None:
         return None
     command, docker_env = normalised
+    if "serve" in command:
+        command = _POSITIONAL_MODEL.sub(r"\1 --model-path \2", command, count=1)
     data = other_lines.parse_launch_command(command)
     if data is None and (whole_words := before_open_quote(command)) is not None:
         data = other_lines.parse_launch_command(whole_words)
-    if data is None:
+    if data is None or data.pop("prose", False):
         return None
     data["env"] = {**docker_env, **data["env"]}
     if data["args"] and all(isinstance(v, str) and _PLACEHOLDER.fullmatch(v) for v in data["args"].values()):

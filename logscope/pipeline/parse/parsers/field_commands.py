@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 
@@ -36,7 +37,10 @@ yaml = lazy_module("yaml")
 
 def _value_words(value: str) -> list[str] | None:
     """The words of a field's value: a flow list's items, a quoted string's shell words, or a plain value's shell
-    words (None when the value is not one of these: a block scalar's `|`, a mapping)."""
+    words (None when the value is not one of these: a block scalar's `|`, a mapping). A value in a Markdown code span
+    ("- Launch: `python3 -m sglang.launch_server ... --tp 2`") is the span's text."""
+    if len(value) > 2 and value[0] == "`" and value[-1] == "`" and "`" not in value[1:-1]:
+        value = value[1:-1]
     if value.startswith(("[", '"', "'")):
         try:
             loaded = yaml.safe_load(value)
@@ -68,9 +72,51 @@ def _item_text(value: str) -> str:
 
 # a block scalar's indicator: the value is the lines under the field ("command: >" then the command's lines)
 _BLOCK_SCALAR = re.compile(r"^[>|][-+]?$")
+_FOLDED = re.compile(r"^>[-+]?\d?$")
 # a Dockerfile's exec form, CMD ["python3", "-m", "sglang.launch_server", ...], and a list of a script's words
 # given to a name (cmd = ["python3", "-m", "sglang.launch_server", ...], a subprocess call's argument list)
 _DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT|[A-Za-z_]\w*(?=\s*=))\s*=?\s*(\[.*\])\s*$")
+# a Python list of a launch's argv opened at a line's end and going on over the lines under it (a launcher script's
+# `cmd = [` then `"python3", "-m", "sglang.launch_server",` ... `]`): its items are Python expressions; a string or a
+# number is the word, any other expression (a variable, `str(tp)`, an f-string) a word the paste does not show
+_PY_LIST_OPEN = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*\+?=\s*\[([^\]]*)$")
+_UNSHOWN = "$UNSHOWN"  # a word whose value the paste does not show (read as a shell expansion: no value)
+
+
+def _python_items(text: str) -> list[str] | None:
+    """The words of a line of a Python list's items ("--tp", str(tp),), or None when the line is no such line."""
+    body = text.strip().rstrip(",")
+    if not body:
+        return []
+    try:
+        tree = ast.parse(f"[{body}]", mode="eval")
+    except SyntaxError:
+        return None
+    if not isinstance(tree.body, ast.List):
+        return None
+    return [
+        str(item.value) if isinstance(item, ast.Constant) and isinstance(item.value, str | int | float) else _UNSHOWN
+        for item in tree.body.elts
+    ]
+
+
+# a flow list opened on its field's line with its first items and closed on a later line (Kubernetes' `command:
+# ["python3", "-m", "sglang.launch_server",` then `"--tp", "2"]`; a Dockerfile's exec form continued by backslashes)
+_OPEN_FLOW = re.compile(r"^\s*(CMD|ENTRYPOINT)\s+(\[[^\]]*)$")
+
+
+def _open_items(value: str) -> list[str] | None:
+    """The quoted items of a flow list's first line when the list stays open after them (`["python3", "-m",`), else
+    None."""
+    body = _CONTINUATION.sub("", value.strip())
+    if not body.startswith("[") or "]" in body or len(body) < 2:
+        return None
+    return _value_words(f"[{body[1:].rstrip().rstrip(',')}]")
+
+
+_CONTINUATION = re.compile(r"\s*\\\s*$")
+
+
 # a list of flags with no launcher (Kubernetes' `args:` under an image whose entrypoint launches SGLang): read when
 # at least this many are options of a released ServerArgs, as a command's flags pasted without it are
 _FLAGS_MIN = 3
@@ -120,16 +166,27 @@ class FieldCommandReader(BlockReader):
         "CMD [",
         "ENTRYPOINT [",
         ": [",  # a flow list opened at the line's end: its items in the lines under it
+        "= [",  # a Python list opened at the line's end (a launcher script's `cmd = [`)
     )
 
     def starts(self, text: str) -> bool:
+        opened = _PY_LIST_OPEN.match(text)
+        if opened is not None:
+            first = _python_items(opened.group(2))
+            return first is not None and (not first or first[0].rsplit("/", 1)[-1].startswith("python"))
         m = _FIELD.match(text)
         if m is not None and m.group(3) and _SHELL_JOB_REPORT.match(m.group(3)):
             return False
         if m is None:
             exec_form = _DOCKER_EXEC.match(text)
             words = _value_words(exec_form.group(2)) if exec_form else None
+            if words is None and (opened_exec := _OPEN_FLOW.match(text)) is not None:
+                first_words = _open_items(opened_exec.group(2))
+                return first_words is not None and bool(first_words) and _STARTS_A_LAUNCHER.match(first_words[0]) is not None
             return words is not None and _launches(words)
+        if m.group(3) and m.group(3) != "[" and (first := _open_items(m.group(3))):
+            # a flow list that goes on under its field's line: the launcher's words or flags open it
+            return _STARTS_A_LAUNCHER.match(first[0]) is not None or (m.group(2) in _ARGS_FIELDS and first[0].startswith("--"))
         if not m.group(3) or _BLOCK_SCALAR.match(m.group(3)):  # "command:" with its words in the lines under it
             return m.group(2) in ("command", "entrypoint", "args")
         if m.group(3) == "[":  # a JSON / JavaScript array of any field, one quoted item a line: read if they are flags
@@ -138,7 +195,15 @@ class FieldCommandReader(BlockReader):
         # (fewer flags than a list of flags alone needs are read when the launcher's field comes under them: compose's
         # `command: ["--model-path", "x", "--tp", "2"]` over its `entrypoint:`, Kubernetes' `args: [...]` over its
         # `command:`; close() reads nothing without it)
-        return words is not None and (_launches(words) or (m.group(2) in _ARGS_FIELDS and _flags_only(words, least=1)))
+        if words is None:
+            return False
+        if _launches(words) or (m.group(2) in _ARGS_FIELDS and _flags_only(words, least=1)):
+            return True
+        # SGLang's CLI split between the two fields: compose's `entrypoint: ["sglang"]` with `command: ["serve", ...]`
+        # (either written first)
+        if m.group(2) == "entrypoint":
+            return [w.rsplit("/", 1)[-1] for w in words] in (["sglang"], ["sglang", "serve"])
+        return m.group(2) == "command" and words[:1] == ["serve"] and _flags_only(words[1:], least=1)
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line, self.text = lineno, text.strip()
@@ -147,7 +212,27 @@ class FieldCommandReader(BlockReader):
         self.taken: list[tuple[int, str]] = []  # the lines under the first: handed back when no launch is read
         self.give_back = False
         self.flow = self.listed = False  # an open flow list; the field's value was one (its name says nothing)
+        self.folded: tuple[int, list[str]] | None = None  # an item's folded scalar (`- >`): its indent, its lines
+        self.python = False  # a Python list's items (_PY_LIST_OPEN), read as Python expressions
+        self.words: list[str] | None
+        opened = _PY_LIST_OPEN.match(text)
+        if opened is not None:
+            self.indent, self.field, self.under, self.sibling_taken = 0, opened.group(1), False, True
+            self.flow = self.listed = self.python = True
+            self.words = _python_items(opened.group(2)) or []
+            return self
         m = _FIELD.match(text)
+        opened_flow = _OPEN_FLOW.match(text) if m is None else None
+        if m is None and opened_flow is not None and _DOCKER_EXEC.match(text) is None:
+            self.indent, self.field, self.under, self.sibling_taken = 0, opened_flow.group(1), False, True
+            self.flow = self.listed = True
+            self.words = _open_items(opened_flow.group(2)) or []
+            return self
+        if m is not None and m.group(3) and m.group(3) != "[" and (first := _open_items(m.group(3))):
+            self.indent, self.field, self.under = len(m.group(1)), m.group(2), False
+            self.flow = self.listed = True
+            self.words = first
+            return self
         if m is None:  # a Dockerfile's CMD / ENTRYPOINT, a script's list
             exec_form = _DOCKER_EXEC.match(text)
             assert exec_form is not None
@@ -177,7 +262,17 @@ class FieldCommandReader(BlockReader):
         if self.flow:
             return self._flow_item(text.strip())
         indent = len(text) - len(text.lstrip())
+        if self.folded is not None:
+            if indent > self.folded[0]:
+                self.folded[1].append(text.strip())
+                return True
+            self._end_folded()
         item = _ITEM.match(text)
+        if self.under and item is not None and indent >= self.indent and _FOLDED.match(item.group(2)):
+            # a list item given as a folded scalar (`args:` then `- >` and the command's lines under it): YAML joins
+            # its lines with blanks into one string, the item's one word (YAML 1.2.2, 8.1.3 "Folded Style")
+            self.folded = (indent, [])
+            return True
         if self.under and item is not None and indent >= self.indent:
             words = _value_words(item.group(2))
             first = not self.words and (self.field not in _ARGS_FIELDS or not (words or [""])[0].startswith("--"))
@@ -218,14 +313,33 @@ class FieldCommandReader(BlockReader):
         if item.startswith("]"):
             self.flow = False
             return True
+        if self.python:
+            closing = item.rstrip().endswith(("]", "])", "]]"))
+            words = _python_items(item.rstrip().rstrip(")").rstrip().removesuffix("]") if closing else item)
+            if words is None or self.words is None:
+                return False
+            self.words += words
+            self.flow = not closing
+            return True
+        item = _CONTINUATION.sub("", item)  # a Dockerfile's exec form continued with backslashes
+        closing = item.endswith("]") and item[:1] in ('"', "'")  # the last items, then the list's close
+        if closing:
+            item = item[:-1].rstrip()
         words = _value_words(item.rstrip(",")) if item[:1] in ('"', "'") else None
         if words is None and item[:1] in ('"', "'"):  # several items a line, a flag and its value: "--tp", "2",
             words = _value_words(f"[{item.rstrip(',')}]")
         if words is None or self.words is None:
             return False
+        self.flow = not closing
         if not any("{{" in word for word in words):
             self.words += words
         return True
+
+    def _end_folded(self) -> None:
+        """The folded scalar item's lines, joined as YAML folds them, are one word of the list."""
+        if self.folded is not None and self.folded[1] and self.words is not None:
+            self.words.append(" ".join(self.folded[1]))
+        self.folded = None
 
     def handed_back(self) -> list[tuple[int, str]]:
         """A `command:` list of flags alone that no launcher's field came to (compose's `entrypoint:`): its lines go
@@ -233,6 +347,7 @@ class FieldCommandReader(BlockReader):
         return self.taken if self.give_back else []
 
     def close(self) -> list[Event]:
+        self._end_folded()
         if self.words is not None and self.after:
             self.words += self.after
         if not self.words:
@@ -245,6 +360,9 @@ class FieldCommandReader(BlockReader):
             data["field"] = self.field
             return [command_event(kinds.LAUNCH_COMMAND, self.source, self.first_line, script, data)]
         launched = _has_launcher(self.words)
+        if not launched and self.python:
+            self.give_back = True  # a list of something else, or of flags alone (a program's own arguments)
+            return []
         if not launched and not ((self.field == "args" or self.listed) and _flags_only(self.words)):
             # compose's `command:` holds the image's arguments: flags alone are a launch only with a launcher's
             # `entrypoint:` (a list of flags of another engine's image shares many of SGLang's names)

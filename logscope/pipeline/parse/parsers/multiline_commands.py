@@ -54,6 +54,12 @@ def noted_goes_on(text: str) -> bool:
     return text.lstrip().startswith("-") or text[:1] in (" ", "\t")
 
 
+def _flags_after_the_value(text: str) -> bool:
+    """The words after the line's first (a value) are flags alone, or there are none: a command's line, no sentence."""
+    words = _CONTINUED.sub(" ", text).strip().split(None, 1)
+    return len(words) < 2 or flags_only(words[1])
+
+
 class ContinuedCommandReader(BlockReader):
     """A command over several lines joined by trailing backslashes; lines commented out among them (a script's
     `# CUDA_LAUNCH_BLOCKING=1 \\`) are left out, as the shell leaves them."""
@@ -76,7 +82,20 @@ class ContinuedCommandReader(BlockReader):
     def feed(self, lineno: int, text: str) -> bool:
         next_line = lineno == self.last_line + 1  # a blank line between: no terminal cut joins across it
         cut = self.finished and bool(self.parts) and next_line and flag_cut_between(self.parts[-1].rstrip(), text.strip())
-        if self.finished and not cut:
+        # the command's last line cut after an option that takes a value (`--mem-fraction-static` with no backslash
+        # after it, its value on the next line: a terminal's or an editor's wrap): the value's line goes on with it
+        valued = (
+            self.finished
+            and self.ended_on_words
+            and bool(self.parts)
+            and next_line
+            and wants_more(self.parts[-1].rstrip())
+            and not SPLIT_LAUNCHER.search(self.parts[-1])
+            and not text.lstrip().startswith("-")
+            and gives_the_value(self.parts[-1].rstrip(), text.strip())
+            and _flags_after_the_value(text)
+        )
+        if self.finished and not cut and not valued:
             return False
         if self.noted and not noted_goes_on(text):  # bash ended the command at the note: this line is none of it
             self.finished = True
@@ -133,6 +152,9 @@ def _launcher_alone(text: str) -> bool:
     )
 
 
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?=\S)")
+
+
 class WrappedCommandReader(BlockReader):
     """A command hard-wrapped with no backslashes (a terminal, an issue editor, a chat client): a launcher line cut
     where a word must follow (`... --model-path` then the path on the next line, `python3 -m` then
@@ -145,11 +167,13 @@ class WrappedCommandReader(BlockReader):
     def starts(self, text: str) -> bool:
         if CONTINUED_LINE.search(text) or not (wants_more(text) or cut_flag(text) or _launcher_alone(text)):
             return False
+        if _LIST_ITEM.match(text):  # a list item's text: "* python3 -m sglang.launch_server" then its flags indented
+            text = _LIST_ITEM.sub("", text, count=1)
         return bool(SPLIT_LAUNCHER.search(text) or COMMAND_HEAD.match(text) or behind_prompt(text))
 
     def open(self, lineno: int, text: str) -> BlockReader:
         self.first_line = self.last_line = lineno
-        self.parts = [text.strip()]
+        self.parts = [_LIST_ITEM.sub("", text, count=1).strip()]
         return self
 
     def feed(self, lineno: int, text: str) -> bool:

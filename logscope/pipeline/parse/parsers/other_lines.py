@@ -217,6 +217,7 @@ class _LaunchCommand(Transformer):
 
         module = ""
         multimodal = False
+        leading: int | None = None  # the words right after the launcher before any option (None: an option came)
         for item in items:
             if isinstance(item, tuple):
                 env[item[0]] = item[1]
@@ -224,7 +225,13 @@ class _LaunchCommand(Transformer):
             if isinstance(item, Tree):  # the launcher (python -m sglang..., sglang serve, sglang generate)
                 module = next((str(t) for t in item.children if isinstance(t, Token) and t.type == "MODULE"), "")
                 multimodal = item.data == "sglang_generate"
+                leading = 0
                 continue
+            if leading is not None:
+                if item.type in ("OPTION", "OPTION_EQ"):
+                    leading = None if leading < _PROSE_WORDS else leading
+                else:
+                    leading += 1
             value_of_pending = pending is not None and takes(pending) != "none"
             if item.type == "OPTION" and not (value_of_pending and _NEGATIVE.fullmatch(str(item))):
                 close()
@@ -246,6 +253,11 @@ class _LaunchCommand(Transformer):
                     close()
                     pending, words = None, []
         close()
+        if kind == "command" and leading is not None and leading >= _PROSE_WORDS:
+            # words after the launcher that no option takes ("sglang serve is slow when I use --tp 2"): the server's
+            # argparse has no positional argument (`sglang serve` takes one, the model's path, from 0.5.16), so
+            # this is a sentence that names the launcher, not a command that ran
+            return {"env": env, "args": {}, "kind": kind, "prose": True}
         if kind == "command" and any(isinstance(item, Token) and str(item) in _HELP for item in items):
             # argparse's own -h/--help (add_help=True, ServerArgs' parsers keep it) prints the usage and exits while the
             # words are parsed: the command starts nothing, so none of its words is a setting
@@ -294,6 +306,9 @@ def shell_word(word: str) -> str:
 
 
 _HELP = frozenset({"-h", "--help"})
+# this many words after the launcher before its first option make a sentence, not a command (one may be `sglang serve`'s
+# model path, or a word a paste cut in two)
+_PROSE_WORDS = 2
 # a negative number after an option that takes a value is its value, as argparse reads it ("--random-seed -1")
 _NEGATIVE = re.compile(r"-\d+(?:\.\d+)?")
 

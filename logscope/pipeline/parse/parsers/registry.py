@@ -139,7 +139,7 @@ def _launch_command(text: str) -> Parsed | None:
     data = parse_command(line)
     if data is None:  # no launcher: an export line, or assignments on a line of their own
         data = other_lines.parse_launch_command(line)
-    if data is None or (data["kind"] == "export" and not data["env"]):
+    if data is None or data.get("prose") or (data["kind"] == "export" and not data["env"]):
         return None
     return Parsed(kinds.LAUNCH_COMMAND if data["kind"] != "export" else kinds.ENV_EXPORT, data)
 

@@ -30,13 +30,23 @@ def _state(text: str, depth: int = 0, quote: str = "") -> tuple[int, str]:
     return after
 
 
+# the dataclass's repr without the logger's "server_args=" before it (a script's print(server_args), a traceback's
+# local): its first field follows the class name
+_REPR = "ServerArgs("
+
+
 def _headless_start(text: str) -> int | None:
     """Where the first whole field of a headless piece of a dump starts, or None when the line is no such piece."""
     if _HEAD in text:
         return None
     names = _NAME.findall(text)
+    bare = text.find(_REPR)
+    if bare >= 0 and (first_name := re.match(r"([a-z_][a-z0-9_]*)=(?!=)", text[bare + len(_REPR) :])) is not None:
+        names.append(first_name.group(1))
     if len(names) < _HEADLESS_NAMES or sum(map(is_field, names)) < _HEADLESS_SHARE * len(names):
         return None
+    if bare >= 0 and first_name is not None:
+        return bare + len(_REPR)
     first = _NAME.search(text)
     assert first is not None
     return first.start(1)
