@@ -8,7 +8,7 @@ import pytest
 
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
-from logscope.pipeline.parse.parsers.stated_failure import parse
+from logscope.pipeline.parse.parsers.stated_failure import DEVICE_MEMORY, HOST_MEMORY, parse, stated_memory
 
 STATED = [
     # deepseek-ai/DeepEP#294: the error only quoted in a sentence
@@ -295,3 +295,38 @@ def test_a_sentence_pointing_at_the_text_that_follows_is_no_evidence_of_its_own(
     log = "\n\n```\n[2025-02-09 03:12:21] server_args=ServerArgs(model_path='/data/textgen_cache/models/deepseek-v3', tp_size=8\n"
     assert _failures(POINTING + log) == []
     assert _failures(POINTING + "\n") == []  # (the copy ends there: cut, not elsewhere)
+
+
+# a sentence that says memory ran out is an OOM, not a crash: the device's (PyTorch's, SGLang's pools) unless the
+# sentence names the host's kill or memory and no GPU memory (sentences of built pastes of the mined corpus)
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # glm-v-124 (built): after requests were served
+        (
+            "It can successfully launch the server and take in requests. But after a number of requests, it encounters"
+            " the OOM.\n",
+            ("runtime-oom", "memory", "serving"),
+        ),
+        # ktransformers-1678 (built): no time in its words
+        (
+            "When I switch to Qwen3-235B-A22B(INT4), it crashes because of CUDA out of memory.\n",
+            ("oom-time-unknown", "memory", "unknown"),
+        ),
+        # sglang-37931 (built): the kernel's OOM killer, host memory
+        ("Startup was OOM-killed during weight loading.\n", ("host-oom", "host_memory", "startup")),
+        # a crash the words do not tie to memory stays a crash
+        ("But after about 2 minutes, the process is always killed automatically.\n", ("failure-time-unknown", None, "unknown")),
+    ],
+)
+def test_a_sentence_that_says_memory_ran_out_is_an_oom(text, expected):
+    analysis = analyze_model([Source(name="paste.md", path=None, data=text.encode())])
+    found = [(f.finding, f.mechanism, f.phase) for failures in analysis.failures.values() for f in failures]
+    assert [(finding, mechanism, "startup" if phase not in ("serving", "unknown") else phase) for finding, mechanism, phase in found] == [expected]
+
+
+def test_which_memory_a_sentence_says_ran_out():
+    assert stated_memory("got OOM", "After about 100 requests the container got OOM-killed.") == HOST_MEMORY
+    assert stated_memory("runs out of GPU memory", "It runs out of GPU memory and the OOM killer is not involved.") == DEVICE_MEMORY
+    assert stated_memory("crashes", "it crashes because of CUDA out of memory.") is None
+    assert stated_memory("爆显存", "推理时爆显存") == DEVICE_MEMORY

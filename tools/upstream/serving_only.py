@@ -28,6 +28,13 @@ MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
         "the token-slot allocation of a decode batch (requests already running)",
     ),
     (
+        # the request-slot allocation of the same prefill batch (0.5.3.post3 on: mem_cache/common.py, later allocation.py),
+        # called by alloc_for_extend only, which ScheduleBatch.prepare_for_extend calls for a batch of requests
+        "alloc_req_slots runs out of memory.",
+        ("alloc_req_slots",),
+        "the request-slot allocation of a prefill batch the scheduler is building for requests (alloc_for_extend)",
+    ),
+    (
         "memory leak detected!",
         ("check_memory", "_check_req_pool", "_report_leak", "self_check_during_idle", "check_tree_cache"),
         "the scheduler's self-check when its event loop is idle between batches",

@@ -245,6 +245,25 @@ _EMPTY = frozenset(
 )
 
 
+# a stated failure that says memory ran out (stated_memory): the host's where its sentence says the kernel or a
+# container limit killed it ("got OOM-killed", "the OOM killer", "OOMKilled") or names host memory, and names no GPU
+# memory; the device's where the stated words say OOM or "out of memory" otherwise (PyTorch's and SGLang's own "... out
+# of memory" are device memory) or 显存 (GPU memory; 内存 in Chinese is both and is left out)
+_HOST_MEMORY_SAID = re.compile(r"(?i)\bOOM[- ]?kill(?:ed|er)\b|\bout of (?:host|CPU|system) memory|\b(?:host|CPU|system) (?:memory|RAM)\b")
+_GPU_MEMORY_SAID = re.compile(r"(?i)\b(?:GPU|device|CUDA|VRAM|HBM)\b|显存")
+_DEVICE_MEMORY_SAID = re.compile(r"(?i)\bOOM\b|out[- ]of[- ](?:GPU |device )?memory|显存")
+HOST_MEMORY = "host"
+DEVICE_MEMORY = "device"
+
+
+def stated_memory(said: str, sentence: str) -> str | None:
+    """Whether a stated failure (its words `said`, in `sentence`) says memory ran out: HOST_MEMORY, DEVICE_MEMORY or
+    None (a crash, an error, a kill the words do not tie to memory)."""
+    if _HOST_MEMORY_SAID.search(sentence) and not _GPU_MEMORY_SAID.search(sentence):
+        return HOST_MEMORY
+    return DEVICE_MEMORY if _DEVICE_MEMORY_SAID.search(said) else None
+
+
 def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCE.split(text.strip()) if part.strip()]
 

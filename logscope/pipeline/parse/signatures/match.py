@@ -22,6 +22,7 @@ from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.prose_guards import NAMED_IN_SENTENCE
+from logscope.pipeline.parse.parsers.stated_failure import DEVICE_MEMORY, HOST_MEMORY, stated_memory
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step, firm_sentence
 from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, WARMUP_REQUEST, marked_may_precede_ready
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
@@ -364,6 +365,8 @@ def is_candidate(event: Event) -> bool:
 
 
 # a startup finding and the finding the same failure gives while serving, or when its time is not shown
+# the finding and mechanism of a sentence that says which memory ran out (stated_failure.stated_memory)
+_STATED_MEMORY = {DEVICE_MEMORY: ("startup-oom", "memory"), HOST_MEMORY: ("host-oom", "host_memory")}
 RUNTIME_FINDING = {"startup-crash": "runtime-crash", "startup-oom": "runtime-oom"}
 TIME_UNKNOWN_FINDING = {"startup-crash": "failure-time-unknown", "startup-oom": "oom-time-unknown"}
 _COMPLETION_ID = re.compile(r"\bcmpl-[0-9a-f]{8}")
@@ -844,6 +847,10 @@ def failures_of(
             located = _from_loading_bar(event, bars, last_phase_of) or located
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
+        if event.kind == kinds.STATED_FAILURE and mechanism is None:
+            # a sentence that says memory ran out ("it runs out of GPU memory after a few hours"): an OOM, not a crash
+            memory = stated_memory(str(event.data["said"]), str(event.data["sentence"]))
+            finding, mechanism = _STATED_MEMORY.get(memory, (finding, mechanism)) if memory else (finding, mechanism)
         if finding == "startup-oom" and located[0] == "capture":
             finding = "capture-oom"
         if located[0] == "serving":
