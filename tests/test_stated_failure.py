@@ -315,6 +315,9 @@ def test_a_sentence_pointing_at_the_text_that_follows_is_no_evidence_of_its_own(
         ),
         # sglang-37931 (built): the kernel's OOM killer, host memory
         ("Startup was OOM-killed during weight loading.\n", ("host-oom", "host_memory", "startup")),
+        # the verb in the present, placed by its own words (capture, serving)
+        ("When I run DeepSeek-V3 on 8xH20, the server OOMs during cuda graph capture.\n", ("capture-oom", "memory", "startup")),
+        ("It always OOMs after serving a few hundred requests.\n", ("runtime-oom", "memory", "serving")),
         # a crash the words do not tie to memory stays a crash
         ("But after about 2 minutes, the process is always killed automatically.\n", ("failure-time-unknown", None, "unknown")),
     ],
@@ -322,11 +325,27 @@ def test_a_sentence_pointing_at_the_text_that_follows_is_no_evidence_of_its_own(
 def test_a_sentence_that_says_memory_ran_out_is_an_oom(text, expected):
     analysis = analyze_model([Source(name="paste.md", path=None, data=text.encode())])
     found = [(f.finding, f.mechanism, f.phase) for failures in analysis.failures.values() for f in failures]
-    assert [(finding, mechanism, "startup" if phase not in ("serving", "unknown") else phase) for finding, mechanism, phase in found] == [expected]
+    assert [
+        (finding, mechanism, "startup" if phase not in ("serving", "unknown") else phase) for finding, mechanism, phase in found
+    ] == [expected]
 
 
 def test_which_memory_a_sentence_says_ran_out():
     assert stated_memory("got OOM", "After about 100 requests the container got OOM-killed.") == HOST_MEMORY
-    assert stated_memory("runs out of GPU memory", "It runs out of GPU memory and the OOM killer is not involved.") == DEVICE_MEMORY
+    assert (
+        stated_memory("runs out of GPU memory", "It runs out of GPU memory and the OOM killer is not involved.") == DEVICE_MEMORY
+    )
     assert stated_memory("crashes", "it crashes because of CUDA out of memory.") is None
     assert stated_memory("爆显存", "推理时爆显存") == DEVICE_MEMORY
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We never see OOMs with vLLM on this box.",
+        "How do I avoid OOMs when serving 128k context?",
+        "There are no OOMs in the log.",
+    ],
+)
+def test_oom_words_that_deny_ask_or_avoid_state_no_failure(sentence):
+    assert parse(sentence) is None

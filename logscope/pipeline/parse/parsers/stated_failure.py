@@ -43,6 +43,9 @@ _STATED = re.compile(
     r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
     r"(?! with| by (?:me|hand|the user))|killed by)"
     r"|OOM(?:ed|'d|[- ]killed)|(?:ran|runs?|running) out of (?:GPU |device |host )?memory"
+    # the verb in the present ("the server OOMs during cuda graph capture", "it always OOMs after a few requests", "the
+    # job keeps OOMing"); "OOMs" after a determiner or a preposition is the noun ("solutions for OOMs": _OOM_NOUN)
+    r"|(?P<oom_verb>\bOOM(?:s|ing))\b"
     r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)"
     # an error named in quotes said to occur: 'an error "**ibv_dealloc_pd failed**" occurs at program termination' (an
     # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
@@ -97,6 +100,13 @@ _CJK_TOPIC = re.compile(r"^(?:的(?:原因|问题|情况|用例|话|时候|场�
 _CJK_QUESTION = re.compile(r"[吗嘛呢][\s。！]*$")
 _CJK_CLAUSE = re.compile(r"[，,；;：:、（(]")
 _CJK_POINTS = re.compile(r"^[^。！？]{0,12}?(?:如下|以下|下面|截图|图片|附件)")
+# the word before "OOMs" / "OOMing" that makes it the noun: a determiner, a quantifier, a preposition, a verb of
+# avoiding or causing ("no OOMs", "solutions for OOMs", "to avoid OOMs", "causes OOMs", "random OOMs"); after a verb of
+# meeting it is a report as the verb is ("I got OOMs", "we hit OOMs")
+_OOM_NOUN = re.compile(
+    r"(?i)\b(?:the|a|an|no|any|some|many|more|fewer|less|few|these|those|such|all|frequent|random|occasional|rare|of|for"
+    r"|with|without|from|about|to|into|on|in|at|by|and|or|avoid\w*|prevent\w*|fix\w*|caus\w*|handl\w*|reduc\w*)\s+$"
+)
 # the verbs of cause among the verbs of meeting a failure ("causes the oom exception")
 _CAUSE = re.compile(r"(?i)caus|leads? to|led to|results? in|resulted in")
 # a clause about whenever something happens, not what did: "When SGLang hits an OOM during a TTS request, ..."
@@ -249,9 +259,11 @@ _EMPTY = frozenset(
 # container limit killed it ("got OOM-killed", "the OOM killer", "OOMKilled") or names host memory, and names no GPU
 # memory; the device's where the stated words say OOM or "out of memory" otherwise (PyTorch's and SGLang's own "... out
 # of memory" are device memory) or 显存 (GPU memory; 内存 in Chinese is both and is left out)
-_HOST_MEMORY_SAID = re.compile(r"(?i)\bOOM[- ]?kill(?:ed|er)\b|\bout of (?:host|CPU|system) memory|\b(?:host|CPU|system) (?:memory|RAM)\b")
+_HOST_MEMORY_SAID = re.compile(
+    r"(?i)\bOOM[- ]?kill(?:ed|er)\b|\bout of (?:host|CPU|system) memory|\b(?:host|CPU|system) (?:memory|RAM)\b"
+)
 _GPU_MEMORY_SAID = re.compile(r"(?i)\b(?:GPU|device|CUDA|VRAM|HBM)\b|显存")
-_DEVICE_MEMORY_SAID = re.compile(r"(?i)\bOOM\b|out[- ]of[- ](?:GPU |device )?memory|显存")
+_DEVICE_MEMORY_SAID = re.compile(r"(?i)\bOOM(?:s|ed|'d|ing)?\b|out[- ]of[- ](?:GPU |device )?memory|显存")
 HOST_MEMORY = "host"
 DEVICE_MEMORY = "device"
 
@@ -318,6 +330,8 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         # OOM after a certain number of requests" (glm-v-124); an OOM met in a "when" clause is one met in general:
         # "When SGLang hits an OOM during a TTS request, the server does not crash" names nothing that happened,
         # sglang-omni#293)
+        if m.group("oom_verb") and _OOM_NOUN.search(before):
+            continue
         named_oom = m.group("oom_word") and (_CAUSE.match(m.group(0)) or not _WHEN.search(clause))
         if m.group("got") and not named_oom and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
