@@ -315,6 +315,11 @@ def test_a_sentence_pointing_at_the_text_that_follows_is_no_evidence_of_its_own(
         ),
         # sglang-37931 (built): the kernel's OOM killer, host memory
         ("Startup was OOM-killed during weight loading.\n", ("host-oom", "host_memory", "startup")),
+        # sgl-project/sglang#8902 (probe, built): "gets cuda out of memory", the words of the OOM after a verb of meeting it
+        (
+            "The GPU memory keeps increasing until it gets cuda out of memory for the coming request.\n",
+            ("oom-time-unknown", "memory", "unknown"),
+        ),
         # the verb in the present, placed by its own words (capture, serving)
         ("When I run DeepSeek-V3 on 8xH20, the server OOMs during cuda graph capture.\n", ("capture-oom", "memory", "startup")),
         ("It always OOMs after serving a few hundred requests.\n", ("runtime-oom", "memory", "serving")),
@@ -342,6 +347,8 @@ def test_which_memory_a_sentence_says_ran_out():
 @pytest.mark.parametrize(
     "sentence",
     [
+        "I do not get out of memory errors with vLLM.",
+        "How can I avoid getting out of memory errors?",
         "We never see OOMs with vLLM on this box.",
         "How do I avoid OOMs when serving 128k context?",
         "There are no OOMs in the log.",
