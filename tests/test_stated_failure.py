@@ -320,6 +320,9 @@ def test_a_sentence_pointing_at_the_text_that_follows_is_no_evidence_of_its_own(
             "The GPU memory keeps increasing until it gets cuda out of memory for the coming request.\n",
             ("oom-time-unknown", "memory", "unknown"),
         ),
+        # the memory named between "out of" and "memory" (the prefilter's pieces hold it), a library named by the sentence
+        ("FlashInfer runs out of GPU memory during the first prefill.\n", ("oom-time-unknown", "memory", "unknown")),
+        ("The DeepGEMM warmup OOMs on 8xH20 with --tp 8.\n", ("oom-time-unknown", "memory", "unknown")),
         # the verb in the present, placed by its own words (capture, serving)
         ("When I run DeepSeek-V3 on 8xH20, the server OOMs during cuda graph capture.\n", ("capture-oom", "memory", "startup")),
         ("It always OOMs after serving a few hundred requests.\n", ("runtime-oom", "memory", "serving")),
@@ -356,3 +359,9 @@ def test_which_memory_a_sentence_says_ran_out():
 )
 def test_oom_words_that_deny_ask_or_avoid_state_no_failure(sentence):
     assert parse(sentence) is None
+
+
+def test_a_sentence_that_says_memory_ran_out_keeps_the_library_it_names():
+    text = "The DeepGEMM warmup OOMs on 8xH20 with --tp 8.\n"
+    analysis = analyze_model([Source(name="paste.md", path=None, data=text.encode())])
+    assert [(f.finding, f.library) for found in analysis.failures.values() for f in found] == [("oom-time-unknown", "DeepGEMM")]

@@ -452,7 +452,12 @@ FAILURE_WORD_TABLE: Final = (
     FailureWord("dying", cue=("dying", "dying")),
     FailureWord("dead", stated=("dead",), cue=("dead", "dead")),
     FailureWord("OOM", stated=("OOM",), cue=("OOM", "OOM(?:s|ed|'d)?")),
-    FailureWord("out of memory", stated=("out of memory",), cue=("out of memory", "out of memory")),
+    # (stated: also with the memory named, "runs out of GPU memory", and hyphenated, "out-of-memory errors occur")
+    FailureWord(
+        "out of memory",
+        stated=("ut of memory", "out of GPU memory", "out of device memory", "out of host memory", "ut-of-memory"),
+        cue=("out of memory", "out of memory"),
+    ),
     FailureWord("hang", cue=(" hang", "hang(?:s|ing)?")),
     FailureWord("hung", cue=("hung", "hung")),
     FailureWord("stuck", cue=("stuck", "stuck")),

@@ -847,8 +847,9 @@ def failures_of(
             located = _from_loading_bar(event, bars, last_phase_of) or located
         after_ready = located[0] == "serving"
         finding = sig.finding if sig is not None and sig.finding else "startup-crash"
-        if event.kind == kinds.STATED_FAILURE and mechanism is None:
-            # a sentence that says memory ran out ("it runs out of GPU memory after a few hours"): an OOM, not a crash
+        if event.kind == kinds.STATED_FAILURE:
+            # a sentence that says memory ran out ("it runs out of GPU memory after a few hours"): an OOM, not a crash,
+            # whichever library it names (that library stays the failure's: "DeepGEMM's warmup OOMs")
             memory = stated_memory(str(event.data["said"]), str(event.data["sentence"]))
             finding, mechanism = _STATED_MEMORY.get(memory, (finding, mechanism)) if memory else (finding, mechanism)
         if finding == "startup-oom" and located[0] == "capture":
