@@ -326,6 +326,18 @@ def test_a_sentence_pointing_at_the_text_that_follows_is_no_evidence_of_its_own(
         # the verb in the present, placed by its own words (capture, serving)
         ("When I run DeepSeek-V3 on 8xH20, the server OOMs during cuda graph capture.\n", ("capture-oom", "memory", "startup")),
         ("It always OOMs after serving a few hundred requests.\n", ("runtime-oom", "memory", "serving")),
+        # guqiong96/Lsglang#14 (probe, built): "resulting in OOM", the host's by its paragraph's "512GB RAM", at startup
+        # by its "When loading the model"
+        (
+            "When loading the model on a system with 512GB RAM, JIT compilation causes a memory explosion. The model itself"
+            " requires ~400GB to load, and the subsequent JIT compilation triggers additional massive memory spikes,"
+            " resulting in OOM (Out of Memory).\n",
+            ("host-oom", "host_memory", "startup"),
+        ),
+        (
+            "After the first long prompt, the KV transfer buffers grow without bound, resulting in OOM on GPU 3.\n",
+            ("oom-time-unknown", "memory", "unknown"),
+        ),
         # a crash the words do not tie to memory stays a crash
         ("But after about 2 minutes, the process is always killed automatically.\n", ("failure-time-unknown", None, "unknown")),
     ],

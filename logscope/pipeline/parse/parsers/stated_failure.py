@@ -37,7 +37,7 @@ _STATED = re.compile(
     r"|fail(?:s|ed)\b(?:\s+\w+)?\s+(?:with|at|on|during|in|when|while|after|because|without|immediately|randomly)"
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
-    r"|caus(?:e|es|ed|ing)|leads? to|led to|results? in|resulted in)"
+    r"|caus(?:e|es|ed|ing)|leads? to|led to|leading to|results? in|resulted in|resulting in)"
     r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM|out[- ]of[- ]memory)))"
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
     r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
@@ -108,7 +108,7 @@ _OOM_NOUN = re.compile(
     r"|with|without|from|about|to|into|on|in|at|by|and|or|avoid\w*|prevent\w*|fix\w*|caus\w*|handl\w*|reduc\w*)\s+$"
 )
 # the verbs of cause among the verbs of meeting a failure ("causes the oom exception")
-_CAUSE = re.compile(r"(?i)caus|leads? to|led to|results? in|resulted in")
+_CAUSE = re.compile(r"(?i)caus|leads? to|led to|leading to|results? in|resulted in|resulting in")
 # a clause about whenever something happens, not what did: "When SGLang hits an OOM during a TTS request, ..."
 _WHEN = re.compile(r"(?i)\bwhen(?:ever)?\b")
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
@@ -255,12 +255,12 @@ _EMPTY = frozenset(
 )
 
 
-# a stated failure that says memory ran out (stated_memory): the host's where its sentence says the kernel or a
-# container limit killed it ("got OOM-killed", "the OOM killer", "OOMKilled") or names host memory, and names no GPU
-# memory; the device's where the stated words say OOM or "out of memory" otherwise (PyTorch's and SGLang's own "... out
+# a stated failure that says memory ran out (stated_memory): the host's where its sentence (or its paragraph's line)
+# says the kernel or a container limit killed it ("got OOM-killed", "the OOM killer", "OOMKilled") or names host memory
+# ("host memory", "512GB RAM"), and names no GPU memory; the device's where the stated words say OOM or "out of memory" otherwise (PyTorch's and SGLang's own "... out
 # of memory" are device memory) or 显存 (GPU memory; 内存 in Chinese is both and is left out)
 _HOST_MEMORY_SAID = re.compile(
-    r"(?i)\bOOM[- ]?kill(?:ed|er)\b|\bout of (?:host|CPU|system) memory|\b(?:host|CPU|system) (?:memory|RAM)\b"
+    r"(?i)\bOOM[- ]?kill(?:ed|er)\b|\bout of (?:host|CPU|system) memory|\b(?:host|CPU|system) (?:memory|RAM)\b|\bRAM\b"
 )
 _GPU_MEMORY_SAID = re.compile(r"(?i)\b(?:GPU|device|CUDA|VRAM|HBM)\b|显存")
 _DEVICE_MEMORY_SAID = re.compile(r"(?i)\bOOM(?:s|ed|'d|ing)?\b|out[- ]of[- ](?:GPU |device )?memory|显存")
@@ -269,8 +269,8 @@ DEVICE_MEMORY = "device"
 
 
 def stated_memory(said: str, sentence: str) -> str | None:
-    """Whether a stated failure (its words `said`, in `sentence`) says memory ran out: HOST_MEMORY, DEVICE_MEMORY or
-    None (a crash, an error, a kill the words do not tie to memory)."""
+    """Whether a stated failure (its words `said`, in `sentence`: the sentence or the paragraph's line that holds it)
+    says memory ran out: HOST_MEMORY, DEVICE_MEMORY or None (a crash, an error, a kill the words do not tie to memory)."""
     if _HOST_MEMORY_SAID.search(sentence) and not _GPU_MEMORY_SAID.search(sentence):
         return HOST_MEMORY
     return DEVICE_MEMORY if _DEVICE_MEMORY_SAID.search(said) else None

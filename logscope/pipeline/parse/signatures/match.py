@@ -850,7 +850,7 @@ def failures_of(
         if event.kind == kinds.STATED_FAILURE:
             # a sentence that says memory ran out ("it runs out of GPU memory after a few hours"): an OOM, not a crash,
             # whichever library it names (that library stays the failure's: "DeepGEMM's warmup OOMs")
-            memory = stated_memory(str(event.data["said"]), str(event.data["sentence"]))
+            memory = stated_memory(str(event.data["said"]), str(event.data.get("full_text") or event.text))
             finding, mechanism = _STATED_MEMORY.get(memory, (finding, mechanism)) if memory else (finding, mechanism)
         if finding == "startup-oom" and located[0] == "capture":
             finding = "capture-oom"
