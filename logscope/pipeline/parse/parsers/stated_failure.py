@@ -257,8 +257,9 @@ _EMPTY = frozenset(
 
 # a stated failure that says memory ran out (stated_memory): the host's where its sentence (or its paragraph's line)
 # says the kernel or a container limit killed it ("got OOM-killed", "the OOM killer", "OOMKilled") or names host memory
-# ("host memory", "512GB RAM"), and names no GPU memory; the device's where the stated words say OOM or "out of memory" otherwise (PyTorch's and SGLang's own "... out
-# of memory" are device memory) or 显存 (GPU memory; 内存 in Chinese is both and is left out)
+# ("host memory", "512GB RAM"), and names no GPU memory; the device's where the stated words say OOM or "out of
+# memory" otherwise (PyTorch's and SGLang's own "... out of memory" are device memory) or 显存 (GPU memory; 内存 in
+# Chinese is both and is left out)
 _HOST_MEMORY_SAID = re.compile(
     r"(?i)\bOOM[- ]?kill(?:ed|er)\b|\bout of (?:host|CPU|system) memory|\b(?:host|CPU|system) (?:memory|RAM)\b|\bRAM\b"
 )
