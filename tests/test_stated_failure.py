@@ -338,6 +338,8 @@ def test_a_sentence_pointing_at_the_text_that_follows_is_no_evidence_of_its_own(
             "After the first long prompt, the KV transfer buffers grow without bound, resulting in OOM on GPU 3.\n",
             ("oom-time-unknown", "memory", "unknown"),
         ),
+        # a sentence that opens with the OOM and says when, with no verb (sgl-project/sglang#4708's form, probe, built)
+        ("CUDA OOM during cuda graph capture with --tp 8 on H20.\n", ("capture-oom", "memory", "startup")),
         # a crash the words do not tie to memory stays a crash
         ("But after about 2 minutes, the process is always killed automatically.\n", ("failure-time-unknown", None, "unknown")),
     ],
@@ -363,6 +365,8 @@ def test_which_memory_a_sentence_says_ran_out():
     "sentence",
     [
         "I do not get out of memory errors with vLLM.",
+        "OOM when the model is too large is expected.",
+        "Out of memory on the first request?",
         "How can I avoid getting out of memory errors?",
         "We never see OOMs with vLLM on this box.",
         "How do I avoid OOMs when serving 128k context?",

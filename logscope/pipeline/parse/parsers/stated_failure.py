@@ -47,6 +47,9 @@ _STATED = re.compile(
     # job keeps OOMing"); "OOMs" after a determiner or a preposition is the noun ("solutions for OOMs": _OOM_NOUN)
     r"|(?P<oom_verb>\bOOM(?:s|ing))\b"
     r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)"
+    # a sentence that opens with the OOM and says when it came, with no verb ("OOM when deploying gemma-3 on 8 x A800.",
+    # "CUDA OOM during cuda graph capture with --tp 8.")
+    r"|^(?:(?:CUDA|GPU|NPU|HIP) )?(?:OOM|[Oo]ut[- ]of[- ]memory)(?: errors?)? (?:when|while|during|after|at|on|in)\b"
     # an error named in quotes said to occur: 'an error "**ibv_dealloc_pd failed**" occurs at program termination' (an
     # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
     r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened)"
