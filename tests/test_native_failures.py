@@ -290,6 +290,7 @@ def test_an_sglang_wording_quoted_in_prose_is_evidence_of_lower_confidence_said_
 SERVING_ANCHORS = {
     "serving-prefill-out-of-memory": ["Prefill out of memory. Try to lower your batch size."],
     "serving-decode-out-of-memory": ["Decode out of memory. Try to lower your batch size."],
+    "serving-alloc-req-slots-out-of-memory": ["alloc_req_slots runs out of memory."],
     "serving-memory-leak": ["memory leak detected!"],
     "serving-watchdog-timeout": ["Watchdog timeout ({self.watchdog_timeout", 'watchdog timeout "'],
     "serving-watchdog-stuck-batch": ["{self.cur_batch.batch_size()=}"],
