@@ -18,6 +18,8 @@ python -m tools.upstream sglang-raises  write catalog/sglang_raises.json: the me
                                     statements per release (tools/upstream/sglang_raises.py)
 python -m tools.upstream serving   write catalog/serving_only.json: where each release prints the messages only a
                                     running server prints (tools/upstream/serving_only.py)
+python -m tools.upstream oom       write catalog/oom_wordings.json: the out-of-memory wordings of torch's allocators
+                                    per release (tools/upstream/oom_wordings.py)
 python -m tools.upstream stages    write catalog/stages.json: which functions run only at startup (and in which step)
                                     or only while serving, per release (tools/upstream/stages.py)
 python -m tools.upstream signal-handlers  write catalog/signal_handlers.json: the functions SGLang installs as signal
@@ -58,6 +60,7 @@ WRITERS = {
     "raises": ("library_raises", "library_raises.json", "from FlashInfer's and sgl-kernel's wheels"),
     "sglang-raises": ("sglang_raises", "sglang_raises.json", "from the released SGLang wheels"),
     "serving": ("serving_only", "serving_only.json", "from the released SGLang wheels"),
+    "oom": ("oom_wordings", "oom_wordings.json", "torch's out-of-memory wordings, from the released torch wheels"),
     "stages": ("stages", "stages.json", "startup-only and serving-only functions per release"),
     "signal-handlers": ("signal_handlers", "signal_handlers.json", "the functions SGLang installs as signal handlers"),
     "error-outcomes": ("error_outcomes", "error_outcomes.json", "what SGLang does after it logs at error level"),
