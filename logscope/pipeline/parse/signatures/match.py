@@ -601,10 +601,17 @@ def _from_traceback_after(
     return found[0], f"{found[1]}, of the SGLang traceback at line {later.line} printed just after it"
 
 
+# the startup bars a failure may stop: the step each shows, and what it says of it
+_BAR_STEPS = {
+    kinds.SHARD_PROGRESS: ("load_weight", "the weight loader's progress bar", "loading"),
+    kinds.ENGINE_CAPTURE_BAR: ("capture", "vLLM's CUDA graph capture bar", "capture"),
+}
+
+
 def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of: Any) -> tuple[str, str] | None:
-    """The weight loader's progress bar printed last before the failure, not finished: the launch was loading its
-    weights (a rank whose own phase lines place it is placed by them; a bar rarely names its rank, so the step of the
-    failing rank is the one the bar shows, said so)."""
+    """A startup step's progress bar printed last before the failure (or on its line, the error glued after it), not
+    finished: the weight loader's bar (loading), vLLM's capture bar (capture). A rank whose own phase lines place it is
+    placed by them; a bar rarely names its rank, so the step of the failing rank is the one the bar shows, said so."""
     if last_phase_of(event) is not None:
         return None
     bar = max(
@@ -612,8 +619,9 @@ def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of:
     )
     if bar is None or bar.data["done"] >= bar.data["total"]:
         return None
-    return "load_weight", (
-        f"after line {bar.line}, the weight loader's progress bar at {bar.data['done']}/{bar.data['total']}: loading had"
+    step, named, doing = _BAR_STEPS[bar.kind]
+    return step, (
+        f"after line {bar.line}, {named} at {bar.data['done']}/{bar.data['total']}: {doing} had"
         f" not finished{'' if bar.rank else ' (the bar names no rank)'}"
     )
 
@@ -734,7 +742,7 @@ def failures_of(
     for e in events:
         if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
             tracebacks.setdefault(e.source, []).append(e)
-        if e.kind == kinds.SHARD_PROGRESS:
+        if e.kind in _BAR_STEPS:
             bars.setdefault(e.source, []).append(e)
         elif e.kind in (kinds.TIME_CLAIM, kinds.TIME_CUE):
             claims.setdefault(e.source, []).append(e)
