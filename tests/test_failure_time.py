@@ -317,6 +317,37 @@ def test_a_finished_or_other_bar_does_not_place_it(bar):
     assert _failure(_after_bar(bar)).phase != "load_weight"
 
 
+# vLLM's capture bar (v1/worker/gpu_model_runner.py capture_model, vllm 0.10.2-0.27.1; the engine Dynamo, verl and
+# LMCache run), with torch's c10 error glued after it as a terminal shows both: the capture step had not finished
+GLUED_C10 = (
+    "[rank0]:[E903 19:31:55.312683063 shim_common.cpp:523] Exception in aoti_torch: NVML_SUCCESS == r INTERNAL ASSERT"
+    ' FAILED at "/pytorch/c10/cuda/CUDACachingAllocator.cpp":1165, please report a bug to PyTorch.\n'
+    "Exception raised from reportProcessMemoryInfo at /pytorch/c10/cuda/CUDACachingAllocator.cpp:1165 (most recent call"
+    " first):\n"
+    "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7f852f77305d in"
+    " /usr/local/lib/python3.12/dist-packages/torch/lib/libc10.so)\n"
+)
+
+
+def test_vllm_s_unfinished_capture_bar_places_the_failure_in_capture():
+    bar = "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  20%|█▉        | 10/51 [00:00<00:02, 15.63it/s]"
+    failure = _failure(f"{bar}{GLUED_C10}")
+    assert (failure.finding, failure.phase) == ("startup-crash", "capture")
+    assert "vLLM's CUDA graph capture bar at 10/51" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    "bar",
+    [
+        "Capturing CUDA graph shapes: 100%|██████████| 35/35 [00:12<00:00,  2.80it/s]",  # capture was done
+        "Capturing CUDA graphs (PIECEWISE) took 12 seconds",  # no bar
+    ],
+    ids=["finished", "not-a-bar"],
+)
+def test_a_finished_capture_bar_or_a_capture_sentence_does_not_place_it(bar):
+    assert _failure(f"{bar}\n{GLUED_C10}").phase != "capture"
+
+
 # --- what the paste's own words say of the time: a benchmark client's command, a sentence (parsers/time_claims.py)
 CUT_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 616.00 MiB. GPU 0 has a total capaci\n"
 BENCH = (
