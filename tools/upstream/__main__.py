@@ -62,6 +62,7 @@ WRITERS = {
     "native-stages": ("native_stages", "native_stages.json", "NCCL's and NVSHMEM's init code"),
     "nccl-demoted": ("nccl_demoted", "nccl_demoted.json", "NCCL WARN wordings a later release prints as INFO"),
     "package-wordings": ("package_wordings", "package_wordings.json", "other Python packages' wordings signatures cite"),
+    "engine-stages": ("engine_stages", "engine_stages.json", "vLLM engine functions that run only at start or only serving"),
 }
 
 

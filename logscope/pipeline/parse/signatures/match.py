@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from logscope.core import kinds, native_stages, phases, stage_functions
+from logscope.core import engine_stages, kinds, native_stages, phases, stage_functions
 from logscope.core.events import Event
 from logscope.core.model import Failure
 from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_library
@@ -292,6 +292,12 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
     if found is not None:
         placement, frame = found
         return placement.phase or placement.stage, placement.basis(f"frame {frame.split(': ', 1)[0].rsplit('/', 1)[-1]}")
+    # vLLM's engine (run by Dynamo, verl, LMCache ...), in a stack with no SGLang frame: its own functions place it
+    if frames and not any(stage_functions.module_of(str(f).split(":", 1)[0]) for f in frames):
+        by_engine = engine_stages.place_stack([str(f) for f in frames])
+        if by_engine is not None:
+            engine, frame = by_engine
+            return engine.phase or engine.stage, engine.basis(frame.split(": ", 1)[0].rsplit("/", 1)[-1])
     said = stage_functions.place_wording(str(event.data.get("full_text") or event.text), releases)
     if said is not None:
         placement, literal = said
