@@ -55,6 +55,32 @@ V1_LOAD = [
 ]
 
 
+# the engine core building its executor, which starts the workers and waits for them (vllm 0.20.2 v1/engine/core.py
+# EngineCore.__init__ -> v1/executor/abstract.py Executor.__init__ -> multiproc_executor.py _init_executor ->
+# WorkerProc.wait_for_ready), each frame under vLLM's EngineCore log prefix as the engine logs its traceback
+EXECUTOR = [
+    (f"{SITE}/vllm/v1/executor/multiproc_executor.py", 108, "__init__", "super().__init__(vllm_config)"),
+    (f"{SITE}/vllm/v1/executor/abstract.py", 109, "__init__", "self._init_executor()"),
+    (
+        f"{SITE}/vllm/v1/executor/multiproc_executor.py",
+        201,
+        "_init_executor",
+        "self.workers = WorkerProc.wait_for_ready(unready_workers)",
+    ),
+    (f"{SITE}/vllm/v1/executor/multiproc_executor.py", 700, "wait_for_ready", "raise e from None"),
+]
+
+
+def test_the_executor_starting_its_workers_places_the_failure_at_startup():
+    prefix = "(EngineCore pid=58) ERROR 07-28 23:06:48 [core.py:1195] "
+    text = "".join(
+        f"{prefix}{line}\n" for line in _traceback(EXECUTOR, "Exception: WorkerProc initialization failed").splitlines()
+    )
+    failure = _failure(text)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert "WorkerProc.wait_for_ready in vllm 0.8.5.post1-0.34.0" in failure.phase_basis
+
+
 def test_the_offline_engine_s_generate_places_the_failure_while_serving():
     failure = _failure(_traceback(OFFLINE))
     assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
