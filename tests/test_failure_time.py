@@ -348,6 +348,30 @@ def test_a_finished_capture_bar_or_a_capture_sentence_does_not_place_it(bar):
     assert _failure(f"{bar}\n{GLUED_C10}").phase != "capture"
 
 
+# vLLM's own startup lines (parsers/engine_lines.py, from vllm 0.6.3.post1-0.34.0): the KV cache sized, nothing after it
+# that ends the engine's startup: the failure came while the engine started; after "init engine ... took" it may serve
+KV_SIZED = (
+    "(EngineCore pid=309) INFO 09-03 19:31:54 [kv_cache_utils.py:2178] Maximum concurrency for 2,048 tokens per request: 33.66x\n"
+)
+LOADING = "(VllmWorker rank=0 pid=55) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen3-8B...\n"
+ENGINE_UP = "(EngineCore pid=309) INFO 09-03 19:32:40 [core.py:218] init engine (profile, create kv cache, warmup model) took 45.31 seconds\n"
+VLLM_CRASH = "(EngineCore pid=309) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+
+
+def test_a_vllm_startup_line_before_a_failure_places_it_at_startup():
+    failure = _failure(KV_SIZED + VLLM_CRASH)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert "a line vLLM's engine prints only while it starts (the KV cache sized)" in failure.phase_basis
+
+
+def test_vllm_s_start_of_the_model_load_places_it_in_load_weight():
+    assert _failure(LOADING + VLLM_CRASH).phase == "load_weight"
+
+
+def test_after_vllm_s_end_of_startup_the_failure_stays_unplaced():
+    assert _failure(KV_SIZED + ENGINE_UP + VLLM_CRASH).phase == "unknown"
+
+
 # --- what the paste's own words say of the time: a benchmark client's command, a sentence (parsers/time_claims.py)
 CUT_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 616.00 MiB. GPU 0 has a total capaci\n"
 BENCH = (

@@ -14,6 +14,7 @@ from logscope.core import kinds, upstream
 from logscope.core.server_flags import is_field, known_option
 from logscope.pipeline.parse.parsers import (
     catalogue,
+    engine_lines,
     jit_build,
     other_lines,
     quoted_flags,
@@ -242,7 +243,7 @@ def _shards(text: str) -> Parsed | None:
     if m is None:
         captured = _ENGINE_CAPTURE.match(text)
         if captured is None:
-            return None
+            return engine_lines.parse(text)
         done, total = int(captured.group("done")), int(captured.group("total"))
         return Parsed(kinds.ENGINE_CAPTURE_BAR, {"pct": int(captured.group("pct")), "done": done, "total": total})
     loaded = m.group("format") or m.group("using") or ("pt" if m.group("multi") else "safetensors")

@@ -616,13 +616,21 @@ _BAR_STEPS = {
 
 def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of: Any) -> tuple[str, str] | None:
     """A startup step's progress bar printed last before the failure (or on its line, the error glued after it), not
-    finished: the weight loader's bar (loading), vLLM's capture bar (capture). A rank whose own phase lines place it is
+    finished: the weight loader's bar (loading), vLLM's capture bar (capture); or a line vLLM's engine prints only while
+    it starts (parsers/engine_lines.py), with no line of its end of startup after it. A rank whose own phase lines place it is
     placed by them; a bar rarely names its rank, so the step of the failing rank is the one the bar shows, said so."""
     if last_phase_of(event) is not None:
         return None
     bar = max(
         (b for b in bars.get(event.source, []) if b.line <= event.line and b is not event), key=lambda b: b.line, default=None
     )
+    if bar is not None and bar.kind == kinds.ENGINE_STARTUP_LINE:
+        if bar.data["ended"]:
+            return None
+        return str(bar.data["step"] or "startup"), (
+            f"after line {bar.line}, a line vLLM's engine prints only while it starts ({bar.data['what']}), and no line of"
+            " its end of startup after it"
+        )
     if bar is None or bar.data["done"] >= bar.data["total"]:
         return None
     step, named, doing = _BAR_STEPS[bar.kind]
@@ -748,7 +756,7 @@ def failures_of(
     for e in events:
         if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
             tracebacks.setdefault(e.source, []).append(e)
-        if e.kind in _BAR_STEPS:
+        if e.kind in _BAR_STEPS or e.kind == kinds.ENGINE_STARTUP_LINE:
             bars.setdefault(e.source, []).append(e)
         elif e.kind in (kinds.TIME_CLAIM, kinds.TIME_CUE):
             claims.setdefault(e.source, []).append(e)
