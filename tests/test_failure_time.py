@@ -354,7 +354,10 @@ KV_SIZED = (
     "(EngineCore pid=309) INFO 09-03 19:31:54 [kv_cache_utils.py:2178] Maximum concurrency for 2,048 tokens per request: 33.66x\n"
 )
 LOADING = "(VllmWorker rank=0 pid=55) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen3-8B...\n"
-ENGINE_UP = "(EngineCore pid=309) INFO 09-03 19:32:40 [core.py:218] init engine (profile, create kv cache, warmup model) took 45.31 seconds\n"
+ENGINE_UP = (
+    "(EngineCore pid=309) INFO 09-03 19:32:40 [core.py:218] init engine (profile, create kv cache, warmup model) took"
+    " 45.31 seconds\n"
+)
 VLLM_CRASH = "(EngineCore pid=309) RuntimeError: CUDA error: an illegal memory access was encountered\n"
 
 

@@ -1229,7 +1229,8 @@ CATALOGUE: tuple[Kind, ...] = (
         samples=(
             "(EngineCore pid=309) INFO 09-03 19:31:54 [kv_cache_utils.py:2178] Maximum concurrency for 2,048 tokens per"
             " request: 33.66x",
-            "(VllmWorker rank=0 pid=55723) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen3-8B...",
+            "(VllmWorker rank=0 pid=55723) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model"
+            " Qwen/Qwen3-8B...",
         ),
     ),
     # ---- facts read by the sglang grammar
