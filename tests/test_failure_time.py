@@ -375,6 +375,32 @@ def test_after_vllm_s_end_of_startup_the_failure_stays_unplaced():
     assert _failure(KV_SIZED + ENGINE_UP + VLLM_CRASH).phase == "unknown"
 
 
+# a terminal's copy: the launch command, then at once the traceback of the program it started
+COMMAND = (
+    "(ktf) k1@k0:~/workspace/ktransformers$ python -m sglang.launch_server \\\n"
+    "  --host 0.0.0.0 --port 30000 \\\n"
+    "  --model-path /mnt/models/Qwen3.5-122B-A10B-FP8 \\\n"
+    "  --tensor-parallel-size 8\n"
+)
+RUNPY = (
+    "Traceback (most recent call last):\n"
+    '  File "<frozen runpy>", line 198, in _run_module_as_main\n'
+    '  File "<frozen runpy>", line 88, in _run_code\n'
+    "ModuleNotFoundError: No module named 'kt_kernel'\n"
+)
+
+
+def test_a_traceback_right_after_the_launch_command_is_at_startup():
+    failure = _failure(COMMAND + RUNPY)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert "the traceback opens right after the launch command (its last line 4)" in failure.phase_basis
+
+
+def test_a_traceback_after_other_lines_is_not_placed_by_the_command():
+    other = "[2026-05-07 10:00:00] INFO numexpr.utils: NumExpr defaulting to 16 threads.\n"
+    assert "right after the launch command" not in _failure(COMMAND + other + RUNPY).phase_basis
+
+
 # --- what the paste's own words say of the time: a benchmark client's command, a sentence (parsers/time_claims.py)
 CUT_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 616.00 MiB. GPU 0 has a total capaci\n"
 BENCH = (

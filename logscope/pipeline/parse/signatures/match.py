@@ -439,6 +439,21 @@ def _after_launch(event: Event, located: tuple[str, str], launches: dict[str, li
 _NO_PHASE = "no phase line of this rank before it"
 
 
+def _right_after_command(event: Event, commands: dict[str, list[int]]) -> tuple[str, str] | None:
+    """Startup when a traceback opens on the line right after a launch command's last line: the program the command
+    started raised before it printed any line of its own (SGLang logs its server_args, then its startup steps, before
+    it can serve), as a terminal shows it."""
+    if event.kind not in (kinds.TRACEBACK, kinds.EXCEPTION):
+        return None
+    opened = int(event.data.get("opened_at") or event.line)
+    if opened - 1 not in commands.get(event.source, ()):
+        return None
+    return "startup", (
+        f"the traceback opens right after the launch command (its last line {opened - 1}): the program raised before it"
+        " printed any line of its own"
+    )
+
+
 def _stated_beside_serving(event: Event, marker: Event | None) -> tuple[str, str] | None:
     """A failure stated only in prose, beside a log that shows the server serving wherever the log stands ("The
     server crashes with a segmentation fault." over the decode batches that led to it): the log is its lead-up, no
@@ -766,9 +781,12 @@ def failures_of(
             last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
     jit = JitBuilds(builds)
     launches: dict[str, list[int]] = {}  # the lines of each source's server_args dumps (a launch's first line)
+    commands: dict[str, list[int]] = {}  # the last line of each source's launch commands
     for e in events:
         if e.kind == kinds.SERVER_ARGS:
             launches.setdefault(e.source, []).append(e.line)
+        elif e.kind == kinds.LAUNCH_COMMAND and e.data.get("kind") == "command":
+            commands.setdefault(e.source, []).append(int((e.data.get("joined_lines") or [e.line, e.line])[-1]))
     launch_stamps = launch_stamps if launch_stamps is not None else relaunch_stamps(events)
     # the claims that are sentences of when it failed, not a reproduction's client step
     stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
@@ -826,6 +844,7 @@ def failures_of(
                 or _from_loading_bar(event, bars, last_phase_of)
                 or (from_other_ranks(event, others_last_phase) if others_last_phase else None)
                 or _from_other_threads(event, releases)
+                or _right_after_command(event, commands)
                 or lines_before.wording(event, releases)
                 or placed_by_client(event)
                 or _from_claim(event, claims)
