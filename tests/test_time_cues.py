@@ -259,3 +259,31 @@ def test_a_wrapped_serving_sentence_after_the_log_places_it_while_serving():
 )
 def test_lines_of_separate_sentences_are_not_joined(prose):
     assert [placed for _, placed, _ in _failures(prose)] in ([], ["unknown"])
+
+
+# --- a chat user's question or prompt is a request the server took; a clause turned against one that went well
+# ("starts fine, but ...") says when it failed on its own
+@pytest.mark.parametrize(
+    ("sentence", "stage", "said"),
+    [
+        (
+            "The script starts fine, and the first question works, but when I ask a question a second time in OpenWebUI,"
+            " the script crashes.",
+            "serving",
+            "but when I ask a question a second time in OpenWebUI, the script crashes.",
+        ),
+        ("The server dies after the second prompt.", "serving", "The server dies after the second prompt."),
+        ("The server starts fine, but crashes during inference.", "serving", "but crashes during inference."),
+        ("It loads the weights fine, however it crashes while capturing cuda graphs.", "capture", None),
+    ],
+)
+def test_a_chat_question_or_a_clause_after_one_that_went_well_places_it(sentence, stage, said):
+    parsed = time_cues.parse(sentence)
+    assert parsed is not None and parsed.data["stage"] == stage
+    assert said is None or parsed.data["said"] == said
+
+
+def test_a_turned_clause_after_a_clause_that_names_the_time_is_one_sentence():
+    # "I start the server ..., but it raised an error": the start is the time of the error of the second clause
+    parsed = time_cues.parse("I start the server in a K8S pod and load the model from a local path, but it raised an error")
+    assert parsed is not None and parsed.data["stage"] == "load_weight"
