@@ -352,15 +352,15 @@ def extract(releases: tuple[str, ...] = RELEASES) -> dict[str, list[list[Any]]]:
 
 
 def write(path: Path) -> None:
-    doc = {
+    functions = extract()
+    doc: dict[str, Any] = {
         "doc": "Which functions of vLLM's engine run only while it starts (with the step, where one alone) and which "
         "only once it serves, per release run: module:function -> [[stage, phase, first, last, qualnames, line (in "
         "last)]]. The function list is kept in tools/upstream/engine_stages.py (read from the released source); each "
         "entry checked against the released wheels of " + ", ".join(RELEASES) + " (python -m tools.upstream "
         "engine-stages). Generated.",
         "roots": [{"function": f"{m}:{f}", "stage": s, "phase": p, "why": w} for m, f, _c, s, p, w in ROOTS],
-        "functions": extract(),
     }
-    head = json.dumps({k: v for k, v in doc.items() if k != "functions"}, separators=(",", ":"))[:-1]
-    rows = ",\n".join(f"{json.dumps(k)}:{json.dumps(v, separators=(',', ':'))}" for k, v in doc["functions"].items())
+    head = json.dumps(doc, separators=(",", ":"))[:-1]
+    rows = ",\n".join(f"{json.dumps(k)}:{json.dumps(v, separators=(',', ':'))}" for k, v in functions.items())
     path.write_text(f'{head},"functions":{{\n{rows}\n}}}}\n')
