@@ -401,6 +401,26 @@ def test_a_traceback_after_other_lines_is_not_placed_by_the_command():
     assert "right after the launch command" not in _failure(COMMAND + other + RUNPY).phase_basis
 
 
+# vLLM's API server up (uvicorn's line under vLLM's APIServer process prefix): its engine was built, no warmup follows
+VLLM_UP = (
+    "(APIServer pid=7) INFO:     Started server process [7]\n"
+    "(APIServer pid=7) INFO:     Waiting for application startup.\n"
+    "(APIServer pid=7) INFO:     Application startup complete.\n"
+)
+ENGINE_CRASH = "(EngineCore_0 pid=96) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+
+
+def test_a_failure_after_vllm_s_api_server_came_up_is_while_serving():
+    failure = _failure(VLLM_UP + ENGINE_CRASH)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "after line 3, vLLM's API server up" in failure.phase_basis
+
+
+def test_a_bare_uvicorn_start_is_no_vllm_ready_line():
+    bare = "INFO:     Application startup complete.\n"  # any uvicorn app (SGLang before 0.3.4.post2, then its warmup)
+    assert "vLLM's API server up" not in _failure(bare + ENGINE_CRASH).phase_basis
+
+
 # --- what the paste's own words say of the time: a benchmark client's command, a sentence (parsers/time_claims.py)
 CUT_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 616.00 MiB. GPU 0 has a total capaci\n"
 BENCH = (

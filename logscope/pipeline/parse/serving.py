@@ -63,6 +63,11 @@ _SERVING = re.compile(
     # schedulers' "ready"; the dummy health server of nodes >= 1 likewise): weights, pools and capture were done,
     # the warmup request came next. The other uvicorn servers SGLang runs log at "warning" (no such line).
     r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] INFO: +(?:Application startup complete\.|Uvicorn running on )"
+    # vLLM's OpenAI server up, under the process prefix vLLM writes on its API server's lines ("(APIServer pid=7) ",
+    # utils decorate_logs("APIServer"): entrypoints/openai/api_server.py run_server 0.10.2, launchers/api_server/
+    # entry.py 0.34.0): its uvicorn starts only once build_async_engine_client returned, the engine built and ready,
+    # and vLLM sends no warmup request after it (api_server.py run_server -> serve_http, vllm 0.10.2-0.34.0)
+    r"|\(APIServer pid=\d+\) INFO: +Application startup complete\."
     # SGLang's benchmark client after its first request came back (bench_serving.py: "Initial test run completed.
     # Starting main benchmark run..." 0.3.0-0.4.3.post4, "Warmup completed with N sequences. Starting main
     # benchmark run..." 0.4.4.post4-0.5.23, raised instead when that request failed) and its results table (" Serving Benchmark
@@ -192,9 +197,15 @@ BEFORE_WARMUP = re.compile(r"Application startup complete\.|Uvicorn running on |
 WARMUP_BATCH = re.compile(r"Prefill batch|POST /generate\b")
 
 
+# vLLM's API server up (see _SERVING): its engine was built and no warmup request follows
+VLLM_READY = re.compile(r"\(APIServer pid=\d+\) INFO: +Application startup complete\.")
+
+
 def may_precede_ready(text: str) -> bool:
     """A serving line that may come before SGLang's ready line: the warmup request's batch or id, or uvicorn's start
     before the warmup. Any other serving line shows requests served once the server was ready."""
+    if VLLM_READY.search(text):
+        return False
     return bool(WARMUP_BATCH.search(text) or BEFORE_WARMUP.search(text) or WARMUP_REQUEST.search(text))
 
 

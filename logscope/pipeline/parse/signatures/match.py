@@ -23,7 +23,14 @@ from logscope.core.stage_functions import Releases
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.prose_guards import NAMED_IN_SENTENCE
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step, firm_sentence
-from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, WARMUP_REQUEST, marked_may_precede_ready
+from logscope.pipeline.parse.serving import (
+    ASGI_EXCEPTION,
+    BEFORE_WARMUP,
+    VLLM_READY,
+    WARMUP_BATCH,
+    WARMUP_REQUEST,
+    marked_may_precede_ready,
+)
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import (
@@ -373,6 +380,11 @@ def _serving_basis(marker: Event) -> str:
         return (
             f"after line {marker.line}, uvicorn's '{ASGI_EXCEPTION}': an HTTP request's handler raised, so"
             " the HTTP server SGLang starts once every scheduler finished startup was answering requests"
+        )
+    if VLLM_READY.search(marker.text):
+        return (
+            f"after line {marker.line}, vLLM's API server up: it starts uvicorn once its engine is built, and sends no"
+            " warmup request"
         )
     if BEFORE_WARMUP.search(marker.text):
         return (
