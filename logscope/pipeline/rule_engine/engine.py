@@ -82,9 +82,10 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
                 finding["library"] = named["library"]
     elif severity != "info" and _unread_failure(evidence_items):
         # a line that reads like a failure and that nothing attributed (unrecognized-failure): a failure still, of no
-        # known mechanism, placed nowhere (no signature read it, so no phase either): bots and the corpus score read
-        # "this failed, time unknown", never "nothing found"
-        finding.update(phase="unknown", mechanism=None, signature=None)
+        # known mechanism and no step (no signature read it): bots and the corpus score read "this failed", never
+        # "nothing found"; while serving when a line of its input before it showed the server serving (a ready line, a
+        # served request: stages._unmatched_failures), else at an unknown time
+        finding.update(phase="serving" if _unread_while_serving(evidence_items) else "unknown", mechanism=None, signature=None)
     return finding
 
 
@@ -119,6 +120,13 @@ def _named_failure(items: Any, first: dict[str, Any]) -> dict[str, Any]:
 def _unread_failure(items: Any) -> bool:
     items = [items] if isinstance(items, dict) else items
     return isinstance(items, list) and any(isinstance(i, dict) and i.get("kind") == UNRECOGNIZED for i in items)
+
+
+def _unread_while_serving(items: Any) -> bool:
+    """The first unread failure came after a line of its input that showed the server serving."""
+    items = [items] if isinstance(items, dict) else items
+    first = next((i for i in items if isinstance(i, dict) and i.get("kind") == UNRECOGNIZED), None)
+    return first is not None and first.get("serving_after") is not None
 
 
 def _first_failure(items: Any) -> dict[str, Any] | None:
