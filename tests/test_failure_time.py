@@ -421,6 +421,31 @@ def test_a_bare_uvicorn_start_is_no_vllm_ready_line():
     assert "vLLM's API server up" not in _failure(bare + ENGINE_CRASH).phase_basis
 
 
+# the weight loader's bar drawn just after the failure: tqdm redraws a bar when it is closed, as the process ends
+TORCH_OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 79.20 GiB of"
+    " which 48.62 MiB is free. Including non-PyTorch memory, this process has 2.46 GiB memory in use.\n"
+)
+
+
+def test_an_unfinished_loading_bar_drawn_just_after_the_failure_places_it_in_load_weight():
+    failure = _failure(TORCH_OOM + "Loading safetensors checkpoint shards:  13% Completed | 2/15 [00:01<00:11,  1.12it/s]\n")
+    assert (failure.finding, failure.phase) == ("startup-oom", "load_weight")
+    assert "line 2 just after it, the weight loader's progress bar at 2/15 as tqdm draws it" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "Loading safetensors checkpoint shards: 100% Completed | 15/15 [00:11<00:00,  1.32it/s]\n",  # loading was done
+        "\n\n\nLoading safetensors checkpoint shards:  13% Completed | 2/15 [00:01<00:11,  1.12it/s]\n",  # not just after
+    ],
+    ids=["finished", "far-after"],
+)
+def test_a_finished_or_distant_bar_after_the_failure_does_not_place_it(after):
+    assert _failure(TORCH_OOM + after).phase != "load_weight"
+
+
 # --- what the paste's own words say of the time: a benchmark client's command, a sentence (parsers/time_claims.py)
 CUT_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 616.00 MiB. GPU 0 has a total capaci\n"
 BENCH = (

@@ -641,6 +641,9 @@ _BAR_STEPS = {
 }
 
 
+_BAR_AFTER = 2  # the lines after a failure a bar's last drawing is looked for at
+
+
 def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of: Any) -> tuple[str, str] | None:
     """A startup step's progress bar printed last before the failure (or on its line, the error glued after it), not
     finished: the weight loader's bar (loading), vLLM's capture bar (capture); or a line vLLM's engine prints only while
@@ -651,14 +654,27 @@ def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of:
     bar = max(
         (b for b in bars.get(event.source, []) if b.line <= event.line and b is not event), key=lambda b: b.line, default=None
     )
-    if bar is not None and bar.kind == kinds.ENGINE_STARTUP_LINE:
+    if bar is None:
+        # a bar drawn just after the failure: tqdm draws a bar's last state when it is closed, as the process ends after
+        # the exception it printed (tqdm 4.67.1 std.py: __iter__ closes the bar in its finally, and close() with leave
+        # redraws it once more)
+        after = [b for b in bars.get(event.source, []) if 0 < b.line - event.line <= _BAR_AFTER and b.kind in _BAR_STEPS]
+        if after and after[0].data["done"] < after[0].data["total"]:
+            step, named, doing = _BAR_STEPS[after[0].kind]
+            return step, (
+                f"line {after[0].line} just after it, {named} at {after[0].data['done']}/{after[0].data['total']} as"
+                f" tqdm draws it when the process ends: {doing} had not finished"
+                f"{'' if after[0].rank else ' (the bar names no rank)'}"
+            )
+        return None
+    if bar.kind == kinds.ENGINE_STARTUP_LINE:
         if bar.data["ended"]:
             return None
         return str(bar.data["step"] or "startup"), (
             f"after line {bar.line}, a line vLLM's engine prints only while it starts ({bar.data['what']}), and no line of"
             " its end of startup after it"
         )
-    if bar is None or bar.data["done"] >= bar.data["total"]:
+    if bar.data["done"] >= bar.data["total"]:
         return None
     step, named, doing = _BAR_STEPS[bar.kind]
     return step, (
