@@ -31,6 +31,9 @@ python -m tools.upstream nccl-demoted  write catalog/nccl_demoted.json: the NCCL
 python -m tools.upstream package-wordings  write catalog/package_wordings.json: where each wording of another Python
                                     package (torch, openai, httpx, aiohttp, requests, CPython ...) that a signature
                                     cites is in that package's released source (tools/upstream/package_wordings.py)
+python -m tools.upstream engine-stages  write catalog/engine_stages.json: the functions of vLLM's engine that run only
+                                    while it starts or only once it serves, checked against its released wheels
+                                    (tools/upstream/engine_stages.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
 python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
