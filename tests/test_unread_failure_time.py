@@ -29,3 +29,29 @@ def test_an_unread_failure_after_a_served_request_is_while_serving():
 def test_an_unread_failure_before_any_serving_line_stays_unknown():
     assert _unread(UNREAD + REQUEST)["phase"] == "unknown"
     assert _unread(UNREAD)["phase"] == "unknown"
+
+
+# vLLM's engine core dumps the batch it was executing when the model's execution raised (logging_utils/dump_input.py,
+# called only from EngineCore.step / step_with_batch_queue, vllm 0.10.2-0.34.0): a line that itself shows requests served
+DUMP = (
+    "(EngineCore_DP0 pid=559) ERROR 10-20 03:20:50 [dump_input.py:76] Dumping scheduler output for model execution:"
+    " SchedulerOutput(scheduled_new_reqs=[NewRequestData(req_id=chatcmpl-d84d91bb00e14fbba6aeb52c981e38f1,"
+    "prompt_token_ids_len=70730\n"
+)
+
+
+def test_vllm_s_dump_of_the_failing_step_is_while_serving():
+    assert _unread(DUMP)["phase"] == "serving"
+
+
+def test_a_traceback_after_vllm_s_dump_is_while_serving():
+    traceback = (
+        "(EngineCore_DP0 pid=559) Traceback (most recent call last):\n"
+        '(EngineCore_DP0 pid=559)   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 711,'
+        " in run_engine_core\n"
+        "(EngineCore_DP0 pid=559)     engine_core.run_busy_loop()\n"
+        "(EngineCore_DP0 pid=559) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    doc = analyze_sources([Source(name="paste.log", path=None, data=(DUMP + traceback).encode())], cases=False)
+    crashes = [f for f in doc["findings"] if f["rule"] == "runtime-crash"]
+    assert [f["phase"] for f in crashes] == ["serving"]

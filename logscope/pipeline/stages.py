@@ -155,14 +155,15 @@ def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, 
         if unread.grammar == "failure"
     ]
     # the first line of each input that shows the server ready or serving (as failures.launch_failures reads it): an
-    # unread failure after it came while the server served
+    # unread failure after it, or on it (a line that itself shows a request served), came while the server served
     ready: dict[str, int] = {}
     for launch in launches:
         for e in launch.all_events():
             if e.kind in READY_KINDS and e.line < ready.get(e.source, e.line + 1):
                 ready[e.source] = e.line
     out = [
-        replace(m, serving_after=ready[m.source]) if m.unrecognized and ready.get(m.source, m.line) < m.line else m for m in out
+        replace(m, serving_after=ready[m.source]) if m.unrecognized and ready.get(m.source, m.line + 1) <= m.line else m
+        for m in out
     ]
     return sorted(out, key=lambda m: (m.source, m.line))
 
