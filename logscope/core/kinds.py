@@ -84,6 +84,8 @@ LM_HEAD_WARMUP: Final = "lm_head_warmup"
 STARTUP_TIMINGS: Final = "startup_timings"
 KV_DTYPE: Final = "kv_dtype"
 SHARD_PROGRESS: Final = "shard_progress"
+ENGINE_STARTUP_LINE: Final = "engine_startup_line"  # a line vLLM's engine prints only while it starts, or at its end
+ENGINE_CAPTURE_BAR: Final = "engine_capture_bar"  # vLLM's CUDA graph capture bar (an engine under Dynamo, verl, LMCache)
 SWA_POOL_USAGE: Final = "swa_pool_usage"
 POOL_AVAILABLE: Final = "pool_available"  # a token pool's free and evictable tokens when an allocation failed
 KV_VA_BOUND: Final = "kv_va_bound"
@@ -1197,6 +1199,39 @@ CATALOGUE: tuple[Kind, ...] = (
             "Loading safetensors checkpoint shards:  50% Completed | 4/8 [00:10<00:10,  2.50s/it]",
             "Loading safetensors using Fastsafetensor loader:   0%|          | 0/9 [00:12<?, ?it/s]",
             "Multi-thread loading shards:  25%|██▌       | 2/8 [00:03<00:09,  1.52s/it]",
+        ),
+    ),
+    Kind(
+        ENGINE_CAPTURE_BAR,
+        NOTE,
+        grammar=PROGRESS_GRAMMAR,
+        literals=("Capturing CUDA graph", "CUDA graphs: ", "CUDA graphs ("),
+        samples=(
+            "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  20%|█▉        | 10/51 [00:00<00:02, 15.63it/s]",
+            "Capturing CUDA graph shapes:  37%|███▋      | 13/35 [00:05<00:08,  2.60it/s]",
+        ),
+    ),
+    Kind(
+        ENGINE_STARTUP_LINE,
+        NOTE,
+        grammar=PROGRESS_GRAMMAR,
+        literals=(
+            "Starting to load model ",
+            "Model loading took ",
+            "Memory profiling takes ",
+            "Available KV cache memory: ",
+            "GPU KV cache size: ",
+            "Maximum concurrency for ",
+            "Graph capturing finished in ",
+            "Capturing cudagraphs for decoding",
+            "Capturing the model for CUDA graphs",
+            "init engine (profile, create kv cache, warmup model) took",
+        ),
+        samples=(
+            "(EngineCore pid=309) INFO 09-03 19:31:54 [kv_cache_utils.py:2178] Maximum concurrency for 2,048 tokens per"
+            " request: 33.66x",
+            "(VllmWorker rank=0 pid=55723) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model"
+            " Qwen/Qwen3-8B...",
         ),
     ),
     # ---- facts read by the sglang grammar

@@ -33,7 +33,7 @@ from logscope.pipeline.ingest.unwrap import (
 )
 from logscope.pipeline.parse import failing_records, prefilter, serving, wordings
 from logscope.pipeline.parse.failing_records import logged_as_failure, logged_at_failing_level, record_meaning
-from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims
+from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims, time_cues
 from logscope.pipeline.parse.parsers.base import (
     FAILURE_WORDS,
     PREFIX_TEXT,
@@ -837,9 +837,45 @@ class SourceClassifier:
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
             self._read_prose(lineno, text, whole=True)  # what the sentence says besides (when it failed)
+            if not any(e.kind in (kinds.TIME_CUE, kinds.TIME_CLAIM) for e in self.events[before:]):
+                self._read_wrapped_cue(lineno, text)
         finally:
             self.quoted = was
             self.in_sentence = False
+
+    def _read_wrapped_cue(self, lineno: int, text: str) -> None:
+        """When it failed, said by a sentence that prose hard-wrapped over lines ("During SGLang worker startup on an
+        MI355X VF, two / small metadata operations failed ..."): the sentence's words read joined (the lines before this
+        one back to the sentence's start, the lines after to its end), the cue kept on this line, where its failure word
+        is (the words of each line alone name the time or the failure, not both)."""
+        chunk = self.chunk
+        if chunk is None or not self._reporting(lineno):
+            return
+        at = lineno - chunk.first
+        joined = text.strip()
+        if _WRAPPED_ON.match(joined):  # the sentence began on the lines before
+            for index in range(at - 1, max(-1, at - 1 - _WRAP_LINES), -1):
+                before = chunk.line(index).strip()
+                if not before or _SENTENCE_ENDS.search(before) or _NOT_WRAPPED.match(before):
+                    break
+                joined = f"{before} {joined}"
+                if not _WRAPPED_ON.match(before):
+                    break
+        if not _SENTENCE_ENDS.search(text.rstrip()):  # and goes on on the lines after
+            for index in range(at + 1, min(chunk.size, at + 1 + _WRAP_LINES)):
+                following = chunk.line(index).strip()
+                if not _WRAPPED_ON.match(following):
+                    break
+                joined = f"{joined} {following}"
+                if _SENTENCE_ENDS.search(following):
+                    break
+        if joined == text.strip() or not time_cues.fits(joined):
+            return
+        parsed = time_cues.parse(joined)
+        if parsed is not None:
+            self.coverage.seen[kinds.TIME_CUE_GRAMMAR] += 1
+            self.coverage.recognized[kinds.TIME_CUE_GRAMMAR] += 1
+            self._emit(parsed.kind, lineno, text, parsed.data, None, kinds.TIME_CUE_GRAMMAR)
 
     def _ends_the_source(self, lineno: int) -> bool:
         """No line after this one in the chunk holds more than blanks (the chunk being read: a streamed source's
@@ -1027,6 +1063,14 @@ _RECORD_START = re.compile(
     # a structured record: an event name in capitals, then key=value fields ("NRL_SGLANG_REFIT_FAILURE transfer=broadcast")
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S)"
 )
+
+
+# a line of prose that ends its sentence (or opens a list, a code block) and a line that goes on with a sentence
+# wrapped onto it (lower case, a code span or a parenthesis first; not a list item, a heading, a quote or a fence)
+_SENTENCE_ENDS = re.compile(r"[.!?:;\u3002\uff01\uff1f\uff1a]\W{0,2}$|```")
+_WRAPPED_ON = re.compile(r"[a-z(`]")
+_NOT_WRAPPED = re.compile(r"(?:[-*+>|#]|\d+[.)]|```)")  # a list item, a quote, a table row, a heading, a fence
+_WRAP_LINES = 2  # the lines a wrapped sentence is read on after its first
 
 
 def _logical_lines(physical: str) -> list[tuple[str, str | None]]:

@@ -14,6 +14,7 @@ from logscope.core import kinds, upstream
 from logscope.core.server_flags import is_field, known_option
 from logscope.pipeline.parse.parsers import (
     catalogue,
+    engine_lines,
     jit_build,
     other_lines,
     quoted_flags,
@@ -230,10 +231,26 @@ _SHARDS = re.compile(
 )
 
 
+# vLLM's CUDA graph capture bar (tqdm over the sizes it captures, at startup: Worker.compile_or_warm_up_model ->
+# capture_model, and an elastic-EP rescale's re-run of it in 0.34.0 distributed/elastic_ep): "Capturing CUDA graph
+# shapes" (worker/model_runner.py, vllm 0.8.5.post1-0.10.2, V0), "Capturing CUDA graphs ({decode|mixed prefill-decode},
+# {mode})" (v1/worker/gpu_model_runner.py 0.10.2-0.27.1), "Capturing CUDA graphs ({mode})" and the speculators'
+# "Capturing {eagle prefill|decode|multi-module MTP} CUDA graphs" (v1/worker/gpu/cudagraph_utils.py and
+# spec_decode/, 0.14.1-0.34.0); tqdm's default "%|bar| n/N". SGLang's own capture bars say "Capturing batches"
+_ENGINE_CAPTURE = re.compile(
+    r"^\s*Capturing (?:[\w-]+ ){0,3}CUDA graph(?:s| shapes)(?: \([\w ,-]*\))?:\s+(?P<pct>\d+)%\|[^|]*\|"
+    r"\s*(?P<done>\d+)/(?P<total>\d+)\b"
+)
+
+
 def _shards(text: str) -> Parsed | None:
     m = _SHARDS.match(text)
     if m is None:
-        return None
+        captured = _ENGINE_CAPTURE.match(text)
+        if captured is None:
+            return engine_lines.parse(text)
+        done, total = int(captured.group("done")), int(captured.group("total"))
+        return Parsed(kinds.ENGINE_CAPTURE_BAR, {"pct": int(captured.group("pct")), "done": done, "total": total})
     loaded = m.group("format") or m.group("using") or ("pt" if m.group("multi") else "safetensors")
     return Parsed(
         kinds.SHARD_PROGRESS,
