@@ -258,6 +258,35 @@ def test_a_failure_line_in_a_code_fence_with_no_known_head_is_an_unrecognized_fa
     assert "Exec lifecycle hook (xxx) for Container" in finding["message"]
 
 
+def test_a_failure_line_among_log_records_of_a_paste_without_fences_is_an_unrecognized_failure():
+    # a fence's content pasted without its fence (the verbs' wording of deepseek-v4-flash-dspark-2x-dgx-spark-259's
+    # memory registration): the line no head announces sits between the rank's records, so it is output, not prose
+    log = (
+        "[2026-09-11 10:00:05 TP0] Load weight begin. avail mem=78.00 GB\n"
+        "ibv_reg_mr_iova2 failed: Cannot allocate memory\n"
+        "[2026-09-11 10:00:07 TP0] Init torch distributed begin.\n"
+    )
+    rules = [f["rule"] for f in _findings(log)]
+    assert "unrecognized-failure" in rules
+    (finding,) = [f for f in _findings(log) if f["rule"] == "unrecognized-failure"]
+    assert '"ibv_reg_mr_iova2 failed: Cannot allocate memory"' in finding["message"]
+    # below a record only (the log's last line) too
+    assert "unrecognized-failure" in [f["rule"] for f in _findings(log.rsplit("[2026", 1)[0])]
+
+
+def test_a_line_beside_a_record_in_a_paste_with_fences_or_away_from_records_stays_prose():
+    # a paste that fences its output says the unfenced lines are its prose
+    fenced = (
+        "```\n[2026-09-11 10:00:05 TP0] Load weight begin. avail mem=78.00 GB\n```\n"
+        "[2026-09-11 10:00:06 TP0] Load weight begin. avail mem=78.00 GB\n"
+        "ibv_reg_mr_iova2 failed: Cannot allocate memory\n"
+    )
+    assert "unrecognized-failure" not in [f["rule"] for f in _findings(fenced)]
+    # three blank lines or a sentence away from any record: prose
+    far = "[2026-09-11 10:00:05 TP0] Load weight begin. avail mem=78.00 GB\n\n\n\nibv_reg_mr_iova2 failed: Cannot allocate memory\n"
+    assert "unrecognized-failure" not in [f["rule"] for f in _findings(far)]
+
+
 def test_source_code_and_list_items_in_a_fence_are_no_failure():
     code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
     assert _findings(code) == []

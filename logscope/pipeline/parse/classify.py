@@ -171,6 +171,7 @@ STREAM_AFTER = 20_000
 _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_BESIDE = 2  # the lines looked at above and below a line for the nearest filled one (_beside_a_record)
 _JOIN_LOOKBACK = 64  # events held back for a cut traceback to find its exception line (the event before it)
 _FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later line can reach past this many
 
@@ -203,8 +204,9 @@ class SourceClassifier:
         self.chunk: LineChunk | None = None  # the chunk being read (its other lines: the section a sentence is in)
         # a chunk, its lines' byte lengths and the longest of them
         self.widest: tuple[LineChunk, list[int], int] | None = None
-        # a chunk and the numbers of its lines inside a Markdown code fence (a paste's output, not its prose)
-        self.fenced: tuple[LineChunk, frozenset[int]] | None = None
+        # a chunk, the numbers of its lines inside a Markdown code fence (a paste's output, not its prose), and whether it
+        # holds no fence at all
+        self.fenced: tuple[LineChunk, frozenset[int], bool] | None = None
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
@@ -615,14 +617,34 @@ class SourceClassifier:
         if chunk is None or chunk.path is not None:
             return False  # (a file big enough for the range workers is a log, not an issue's Markdown)
         if self.fenced is None or self.fenced[0] is not chunk:
-            inside, lines = False, set()
+            inside, fences, lines = False, 0, set()
             for index, raw in enumerate(chunk.all_bytes().split(b"\n")[: chunk.size]):
                 if _FENCE_LINE.match(raw):
-                    inside = not inside
+                    inside, fences = not inside, fences + 1
                 elif inside:
                     lines.add(chunk.first + index)
-            self.fenced = (chunk, frozenset(lines))
-        return lineno in self.fenced[1]
+            self.fenced = (chunk, frozenset(lines), fences == 0)
+        return lineno in self.fenced[1] or (self.fenced[2] and self._beside_a_record(lineno))
+
+    def _beside_a_record(self, lineno: int) -> bool:
+        """In a paste with no code fence at all (a log copied as it is, or a fence's content without its fence), a line
+        whose nearest filled line above or below is a log record (a prefixed line, a traceback's line, a shell line): a
+        line of the same output, not a sentence about it ("ibv_reg_mr_iova2 failed: Cannot allocate memory" between two
+        records of the rank's log)."""
+        chunk = self.chunk
+        if chunk is None:
+            return False
+        index = lineno - chunk.first
+        for step in (-1, 1):
+            for near in range(index + step, index + step * (_BESIDE + 1), step):
+                if not 0 <= near < chunk.size:
+                    break
+                line = chunk.line(near)
+                if line.strip():
+                    if _looks_like_a_record(line) and not _MARKDOWN_HEADING.match(line) and not _LIST_ITEM.match(line):
+                        return True
+                    break
+        return False
 
     def _ends_whole(self, lineno: int, text: str) -> bool:
         """The source's next line begins a record of its own: the line ends where its writer ended it (neither the
