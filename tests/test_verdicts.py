@@ -283,7 +283,8 @@ def test_a_line_beside_a_record_in_a_paste_with_fences_or_away_from_records_stay
     )
     assert "unrecognized-failure" not in [f["rule"] for f in _findings(fenced)]
     # three blank lines or a sentence away from any record: prose
-    far = "[2026-09-11 10:00:05 TP0] Load weight begin. avail mem=78.00 GB\n\n\n\nibv_reg_mr_iova2 failed: Cannot allocate memory\n"
+    record = "[2026-09-11 10:00:05 TP0] Load weight begin. avail mem=78.00 GB\n"
+    far = record + "\n\n\nibv_reg_mr_iova2 failed: Cannot allocate memory\n"
     assert "unrecognized-failure" not in [f["rule"] for f in _findings(far)]
 
 
