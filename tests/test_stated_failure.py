@@ -23,6 +23,8 @@ STATED = [
     ),
     # ktransformers-1678 (built)
     ("When I switch to Qwen3-235B-A22B(INT4), it crashes because of CUDA out of memory.", "crashes"),
+    # a "when" clause with no possibility after it is a report of the run
+    ("When I send two requests at once the server crashes.", "crashes"),
     # sglang-10736 (built)
     ("But always got memory error when try to run a qwen3.", "got memory error"),
     # sglang-27487 (built)
@@ -152,6 +154,9 @@ NOT_STATED = [
     # sgl-project/sglang-omni#293 (probe): an OOM met in general, the server going on
     "When SGLang hits an OOM during a TTS request, the server does not crash or return an error.",
     "A long prompt no longer crashes the server.",
+    # sgl-project/sglang#3877 (probe, a pull request's motivation): a "when" clause whose main clause is a possibility
+    "When the backend SGLang service crashes, the router may also crash as a result.",
+    "Whenever a worker dies, the gateway could return 503 for a while.",
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)
     "服务正常启动，没有报错。",
