@@ -288,6 +288,14 @@ def test_a_line_beside_a_record_in_a_paste_with_fences_or_away_from_records_stay
     assert "unrecognized-failure" not in [f["rule"] for f in _findings(far)]
 
 
+def test_kubectl_exec_s_report_of_a_user_s_stop_is_no_failure():
+    # client-go's "command terminated with exit code %d": 137 (SIGKILL) is a failure, 130 / 143 a user's or an
+    # orchestrator's stop
+    (finding,) = _findings("command terminated with exit code 137\n")
+    assert finding["signature"] == "process-kubectl-exec-exited"
+    assert _findings("command terminated with exit code 130\n") == []
+
+
 def test_source_code_and_list_items_in_a_fence_are_no_failure():
     code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
     assert _findings(code) == []
