@@ -23,6 +23,10 @@ STATED = [
     ),
     # ktransformers-1678 (built)
     ("When I switch to Qwen3-235B-A22B(INT4), it crashes because of CUDA out of memory.", "crashes"),
+    # AbdBarho/stable-diffusion-webui-docker#457 and #296 (probes): a contracted "it is killed"; a process that started,
+    # "but exits" during a step
+    ("Finally, it's killed。", "'s killed"),
+    ("The container spins up, but exits during loading the model", "but exits during"),
     # a "when" clause with no possibility after it is a report of the run
     ("When I send two requests at once the server crashes.", "crashes"),
     # sglang-10736 (built)
@@ -156,6 +160,8 @@ NOT_STATED = [
     "A long prompt no longer crashes the server.",
     # sgl-project/sglang#3877 (probe, a pull request's motivation): a "when" clause whose main clause is a possibility
     "When the backend SGLang service crashes, the router may also crash as a result.",
+    "The script prints its summary, but exits with code 0 when it is done.",
+    "It's killed by me with Ctrl-C after the benchmark.",
     "Whenever a worker dies, the gateway could return 503 for a while.",
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)

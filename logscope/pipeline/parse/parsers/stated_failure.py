@@ -40,7 +40,8 @@ _STATED = re.compile(
     r"|caus(?:e|es|ed|ing)|leads? to|led to|results? in|resulted in)"
     r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM)))"
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
-    r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
+    r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get|'s|’s)"
+    r"(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
     r"(?! with| by (?:me|hand|the user))|killed by)"
     r"|OOM(?:ed|'d|[- ]killed)|(?:ran|runs?|running) out of (?:GPU |device |host )?memory"
     r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)"
@@ -58,6 +59,9 @@ _STATED = re.compile(
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?"
     r"(?:exits? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exits? (?:unexpectedly|abnormally|immediately))"
     r"|keeps? (?:restarting|crashing|dying|failing)"
+    # a process that started and then ended on its own, in a clause after "but": "The container spins up, but exits
+    # during loading the model" (AbdBarho/stable-diffusion-webui-docker#296)
+    r"|\bbut (?:then )?exit(?:s|ed) (?:during|while|when|after|before|at)\b"
     # ("blew up" of a process only: "the loss blew up", "the latency blows up" are a metric's)
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:has|have|had)\s+)?(?:blows|blew|blown) up"
     # ("unable to load|run" is said of scripts and benchmarks as often: "failed to load" covers the log's wording)
