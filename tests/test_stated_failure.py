@@ -27,6 +27,8 @@ STATED = [
     # "but exits" during a step
     ("Finally, it's killed。", "'s killed"),
     ("The container spins up, but exits during loading the model", "but exits during"),
+    # InternLM/lmdeploy#841 (probe): the ability in the clause before ", but" is no supposition of the failure
+    ("I can launch the inference server, but it crashes when receiving a call for inference.", "crashes"),
     # a "when" clause with no possibility after it is a report of the run
     ("When I send two requests at once the server crashes.", "crashes"),
     # sglang-10736 (built)
@@ -162,6 +164,7 @@ NOT_STATED = [
     "When the backend SGLang service crashes, the router may also crash as a result.",
     "The script prints its summary, but exits with code 0 when it is done.",
     "It's killed by me with Ctrl-C after the benchmark.",
+    "It works on H100, but it might crash on H20.",
     "Whenever a worker dies, the gateway could return 503 for a while.",
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)

@@ -105,6 +105,7 @@ _CJK_POINTS = re.compile(r"^[^。！？]{0,12}?(?:如下|以下|下面|截图|�
 _CAUSE = re.compile(r"(?i)caus|leads? to|led to|results? in|resulted in")
 # a clause about whenever something happens, not what did: "When SGLang hits an OOM during a TTS request, ..."
 _WHEN = re.compile(r"(?i)\bwhen(?:ever)?\b")
+_BUT = re.compile(r"(?i)[,;]\s*but\b")  # the turn to a clause of its own
 _WHEN_OPENS = re.compile(r"(?i)^\W*when(?:ever)?\b")  # a clause that opens with "when"
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
 # supposition, a wish
@@ -291,7 +292,10 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
     for m in _STATED.finditer(body):
         before = body[: m.start()]
         clause = CLAUSE.split(before)[-1]
-        if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
+        # (a possibility in a clause the sentence then turns from with "but" is over: "I can launch the inference server,
+        # but it crashes when receiving a call", InternLM/lmdeploy#841)
+        supposed = _SUPPOSED.search(_BUT.split(before)[-1])
+        if DENIED.search(clause) or NEGATED.search(before) or supposed or _GONE.match(body[m.end() :]):
             continue
         # a "when" clause whose main clause is a possibility states a condition, not what happened: "When the backend
         # SGLang service crashes, the router may also crash as a result." (a pull request's motivation)
