@@ -296,6 +296,20 @@ def test_kubectl_exec_s_report_of_a_user_s_stop_is_no_failure():
     assert _findings("command terminated with exit code 130\n") == []
 
 
+def test_triton_2_s_own_out_of_resources_class_is_an_exception_line():
+    # state-spaces/mamba#387 (probe): triton 2.1.0 defined OutOfResources in triton/runtime/autotuner.py, a module whose
+    # name says nothing of errors; the exception line alone, in inline code after a sentence
+    text = (
+        "I always run into the following error:\n"
+        "`triton.runtime.autotuner.OutOfResources: out of resource: shared memory, Required: 663808, Hardware limit:"
+        " 101376. Reducing block sizes or `num_stages` may help.`\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "out of resource: shared memory, Required: 663808, Hardware limit: 101376" in finding["message"]
+    assert "raised in Triton" in finding["message"]
+
+
 def test_source_code_and_list_items_in_a_fence_are_no_failure():
     code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
     assert _findings(code) == []

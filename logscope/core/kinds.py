@@ -1320,9 +1320,23 @@ CATALOGUE: tuple[Kind, ...] = (
         FAILURE,
         EXCEPTION_GRAMMAR,
         rules=("exception_line",),
-        literals=("Error: ", "Exception: ", "Error:", "Interrupt: ", "Error): ", ".errors.", ".error.", "exceptions.", ".exc."),
+        # (".autotuner.OutOfResources: ": parsers/registry.py LIBRARY_EXCEPTION_CLASSES, triton 2.1.0's own module)
+        literals=(
+            "Error: ",
+            "Exception: ",
+            "Error:",
+            "Interrupt: ",
+            "Error): ",
+            ".errors.",
+            ".error.",
+            "exceptions.",
+            ".exc.",
+            ".autotuner.OutOfResources: ",
+        ),
         samples=(
             "RuntimeError: CUDA error: invalid argument",
+            "triton.runtime.autotuner.OutOfResources: out of resource: shared memory, Required: 663808, Hardware limit: "
+            "101376. Reducing block sizes or `num_stages` may help.",
             "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: "
             "65536. Reducing block sizes or `num_stages` may help.",
             "[2026-03-12 11:17:34] ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=3369646)",
