@@ -310,6 +310,24 @@ def test_triton_2_s_own_out_of_resources_class_is_an_exception_line():
     assert "raised in Triton" in finding["message"]
 
 
+def test_an_api_trace_of_calls_that_read_the_last_error_is_no_failure():
+    # ROCm/legacy-rocm-build#2804 (probe): AMD_LOG_LEVEL=3's trace; hipGetLastError is a call that reads the last error,
+    # the calls returned hipSuccess
+    trace = (
+        "```\n"
+        ":3:hip_module.cpp           :679 : 0893897958 us: [pid:110   tid:0x7f5fe9669740] hipLaunchKernel: "
+        "Returned hipSuccess : \n"
+        ":3:hip_error.cpp            :27  : 0893897962 us: [pid:110   tid:0x7f5fe9669740]  hipGetLastError (  ) \n"
+        ":3:hip_device_runtime.cpp   :561 : 0893897967 us: [pid:110   tid:0x7f5fe9669740]  hipSetDevice ( 0 ) \n"
+        "```\n"
+    )
+    assert _findings(trace) == []
+    # a line that reports an error is still one
+    assert [f["rule"] for f in _findings("```\nRuntimeError: HIP error: invalid device function\n```\n")] == [
+        "failure-time-unknown"
+    ]
+
+
 def test_source_code_and_list_items_in_a_fence_are_no_failure():
     code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
     assert _findings(code) == []

@@ -443,7 +443,16 @@ FAILURE_WORD_TABLE: Final = (
     ),
     # "error: ..." at a line's start is the error report of CPython's argparse, pip, git, cargo and the C/C++/CUDA
     # compilers (gcc, nvcc: "<file>:<line>: error: ..." is read elsewhere)
-    FailureWord("error", record=r"Error\b|\bERROR\b|^\s*error: ", stated=("rror",), cue=("error", "errors?")),
+    # (not the runtime API calls that only read the last error, as an API trace prints them (AMD_LOG_LEVEL's
+    # ":3:hip_error.cpp :27 : ... hipGetLastError (  )"): CUDA 12.8 cuda_runtime_api.h cudaGetLastError,
+    # cudaPeekAtLastError (nvidia-cuda-runtime-cu12 12.8.90), HIP hipGetLastError, hipPeekAtLastError,
+    # hipExtGetLastError (hip-python 7.2.2 hip/chip.pxd))
+    FailureWord(
+        "error",
+        record=r"(?<!GetLast)(?<!PeekAtLast)Error\b|\bERROR\b|^\s*error: ",
+        stated=("rror",),
+        cue=("error", "errors?"),
+    ),
     FailureWord("exception", record=r"Exception\b", stated=("xception",), cue=("exception", "exceptions?")),
     # FATAL is the level word of zap, logrus, log4j and UCX
     FailureWord("fatal", record=r"Fatal\b|\bFATAL\b"),
