@@ -504,6 +504,16 @@ FAILURE_WORD_TABLE: Final = (
         ),
     ),
     FailureWord("restart", stated=("keeps restarting", "keep restarting")),
+    # a Rust or Go program's end, a request's failure, a server's 5xx answer, a timeout met (a process killed: "killed")
+    FailureWord("panic", stated=(" panics", " panicked")),
+    FailureWord(
+        "request fail",
+        stated=("equests fail", "equest fail", "equests all", "equests start", "equests began", "equests keep", "equests then"),
+    ),
+    FailureWord(
+        "5xx", stated=("eturns 5", "eturned 5", "eturning 5", "eturn 5", "eturns HTTP 5", "eturned HTTP 5", "eturns a 5")
+    ),
+    FailureWord("timeout met", stated=("imeout", "ime-out")),
     FailureWord("blow up", stated=("blows up", "blew up", "blown up")),
     FailureWord("terminated", stated=("terminated by",)),
     FailureWord(

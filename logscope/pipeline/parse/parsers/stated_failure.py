@@ -38,7 +38,13 @@ _STATED = re.compile(
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
     r"|caus(?:e|es|ed|ing)|leads? to|led to|results? in|resulted in)"
-    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM)))"
+    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM)"
+    # (a class that names itself, "I encountered a RuntimeError during decoding"; a timeout, "got NCCL timeout")
+    # (a timeout gives way to an error word after it: 'got "check timeout failed" Error'; "timeout" as a verb, "it will
+    # timeout when ...", is what may happen, sglang-33740)
+    r"|(?P<named>[A-Za-z]\w*(?:Error|Exception)\b"
+    r"|(?<!will )(?<!would )(?<!to )(?<!may )(?<!might )(?<!could )(?<!can )(?<!\bwill\s)"
+    r"time-?outs?\b(?![^.;!?]{0,60}?\b(?:errors?|exceptions?)\b))))"
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
     r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get|'s|’s)"
     r"(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
@@ -59,6 +65,22 @@ _STATED = re.compile(
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?"
     r"(?:exits? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exits? (?:unexpectedly|abnormally|immediately))"
     r"|keeps? (?:restarting|crashing|dying|failing)"
+    # a process (or "it") that ran out of memory, said with OOM as a verb: "After several hours the server OOMs", "Decode
+    # node OOM after running for a while", "Memory keeps growing until OOM"
+    r"|(?:\bit|(?:" + _PROCESS + r")s?)\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly|eventually|will)\s+)?"
+    r"OOMs?\b(?!-)|\buntil (?:it |the \w+ )?OOMs?\b"
+    # a process that panicked (a Rust or Go program's end): "The router panics when a worker is removed"
+    r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?panic(?:s|ked)\b"
+    # the verb "error" with its subject: "It errors with KeyError: 'model.layers.0'"
+    r"|(?:\bit|(?:" + _PROCESS + r")s?)\s+error(?:s|ed) (?:with|at|on|during|when|while|after)\b"
+    # requests that failed: "All requests fail with 500 Internal Server Error", "Requests start failing after 10 minutes"
+    r"|\brequests?\s+(?:(?:all|then|also|often|sometimes|randomly|suddenly|start|started|begin|began|keep|kept)\s+)?"
+    r"(?:fail|failing)\b"
+    # a server's answer of a 5xx status: "The server returns 500 errors after a while"
+    r"|\breturn(?:s|ed|ing)?\s+(?:(?:an?|HTTP|status|code|error)\s+){0,2}5\d\d\b"
+    # a process that something killed, said actively: "The watchdog killed the server" (the user's own stop: _USER_STOP)
+    # (the past only: "Kubernetes kills pods that exceed their limit" is a general statement)
+    r"|\bkilled\s+(?:the\s+|my\s+|our\s+|all\s+)?(?:\w+\s+)?(?:" + _PROCESS + r")(?:s|es)?\b"
     # a process that started and then ended on its own, in a clause after "but": "The container spins up, but exits
     # during loading the model" (AbdBarho/stable-diffusion-webui-docker#296)
     r"|\bbut (?:then )?exit(?:s|ed) (?:during|while|when|after|before|at)\b"
@@ -313,7 +335,8 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         # "When SGLang hits an OOM during a TTS request, the server does not crash" names nothing that happened,
         # sglang-omni#293)
         named_oom = m.group("oom_word") and (_CAUSE.match(m.group(0)) or not _WHEN.search(clause))
-        if m.group("got") and not named_oom and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+        named = named_oom or m.group("named")
+        if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
         return m.group(0)
     return None
