@@ -42,6 +42,12 @@ STATED = [
     ("The watchdog killed the server.", "killed the server"),
     ("I encountered a RuntimeError during decoding.", "encountered a RuntimeError"),
     ("Got NCCL timeout after 10 minutes.", "Got NCCL timeout"),
+    # sgl-project/sglang#25937 (probe): the denial is in the clause the sentence turns from with ", but"; "crash" with an
+    # adverb of frequency
+    (
+        "in my case, the server will not crash on first request, but crash randomly after few hours serving",
+        "crash",
+    ),
     # a "when" clause with no possibility after it is a report of the run
     ("When I send two requests at once the server crashes.", "crashes"),
     # sglang-10736 (built)
@@ -196,6 +202,11 @@ NOT_STATED = [
     "Maybe it would OOM with larger batches.",
     "With vLLM the server OOMs, but SGLang is fine.",
     "The function returns 5 items.",
+    "It does not crash randomly anymore, but the latency is high.",
+    # sgl-project/sglang#22779 (probe): a hang report whose only timeout is a setting after a count
+    "All subsequent requests hang indefinitely — TCP connections are accepted but no SSE data is ever sent (0 tokens"
+    " received, 300s timeout).",
+    "The server might crash randomly under load.",
     # sglang-33740 (built): "timeout" as a verb of what may happen
     "This caused benchmark to fail: it will timeout when performing the warmup request.",
     "Whenever a worker dies, the gateway could return 503 for a while.",

@@ -328,6 +328,21 @@ def test_an_api_trace_of_calls_that_read_the_last_error_is_no_failure():
     ]
 
 
+def test_a_sentence_pointing_at_attachments_behind_a_line_that_says_so_states_the_failure():
+    # sgl-project/sglang#23574 (probe): the sentence ends with a colon, then "... logs are attached." and the links
+    text = (
+        "After some time, the decode server crashes with a CUDA device-side assert:\n\n"
+        "Decode/prefill/router logs are attached.\n\n"
+        "[decode-qwen.log](https://github.com/user-attachments/files/27014726/decode-qwen.log)\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "the decode server crashes with a CUDA device-side assert" in finding["message"]
+    # no link after the line that says so: the text it points at may be the paste's own, the sentence states nothing
+    link = "[decode-qwen.log](https://github.com/user-attachments/files/27014726/decode-qwen.log)"
+    assert _findings(text.replace(link, "ok")) == []
+
+
 def test_source_code_and_list_items_in_a_fence_are_no_failure():
     code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
     assert _findings(code) == []

@@ -867,6 +867,13 @@ class SourceClassifier:
         if stated_failure.ELSEWHERE_AFTER.search(text, text.find(said) + len(said)):
             return True
         following = self._next_filled_line(lineno)
+        if following is not None and stated_failure.ATTACHED_LINE.match(following) and self.chunk is not None:
+            # a line between that only says the logs are attached ("Decode/prefill/router logs are attached."): the
+            # attachments follow it (sgl-project/sglang#23574)
+            at = lineno + 1
+            while at - self.chunk.first < self.chunk.size and not self.chunk.line(at - self.chunk.first).strip():
+                at += 1
+            following = self._next_filled_line(at)
         return following is not None and stated_failure.ELSEWHERE_LINE.match(following) is not None
 
     def _reporting(self, lineno: int) -> bool:

@@ -29,7 +29,8 @@ from logscope.pipeline.parse.parsers.prose_guards import (
 _PROCESS = r"server|service|process|engine|scheduler|worker|pod|container|instance|router|node"
 # what the user's run did, as issues word it (each form holds one of kinds.STATED_FAILURE_LITERALS, the prefilter's)
 _STATED = re.compile(
-    r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened)\b)"
+    r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened"
+    r"|randomly|sometimes|often|frequently|immediately|again)\b)"
     r"|(?<=a |e )crash\b(?! (?:logs?|reports?|dumps?|handler|files?|traces?|course)\b)"
     r"|segfault(?:s|ed|ing)?|segmentation fault|core dumped"
     # "the kernel errors out", "it errored out at the first batch" (the phrasal verb: the run stopped on an error)
@@ -229,6 +230,11 @@ POINTS = "points"
 _ELSEWHERE = r"(?:https?://|<img\b|!\[|\[[^\]]*\]\(https?://)"
 ELSEWHERE_AFTER = re.compile(_ELSEWHERE, re.IGNORECASE)
 ELSEWHERE_LINE = re.compile(r"^\s*(?:[-*>]\s*)?" + _ELSEWHERE, re.IGNORECASE)
+# a short line that only says the text is attached ("Decode/prefill/router logs are attached.", "Full log attached below:")
+ATTACHED_LINE = re.compile(
+    r"(?i)^\s*(?:the\s+|full\s+|complete\s+|my\s+)?[\w/ -]{0,40}?\b(?:logs?|outputs?|traces?|files?)\s+(?:is\s+|are\s+)?"
+    r"(?:attached|uploaded)\b[^.\n]{0,30}[.:]?\s*$"
+)
 
 
 # words that name no failure: "I got an error", "got some error like this", "I get this error" point at a text
@@ -316,8 +322,11 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         clause = CLAUSE.split(before)[-1]
         # (a possibility in a clause the sentence then turns from with "but" is over: "I can launch the inference server,
         # but it crashes when receiving a call", InternLM/lmdeploy#841)
-        supposed = _SUPPOSED.search(_BUT.split(before)[-1])
-        if DENIED.search(clause) or NEGATED.search(before) or supposed or _GONE.match(body[m.end() :]):
+        turned = _BUT.split(before)[-1]
+        supposed = _SUPPOSED.search(turned)
+        # (and a denial: "the server will not crash on first request, but crash randomly after few hours serving",
+        # sgl-project/sglang#25937)
+        if DENIED.search(clause) or NEGATED.search(turned) or supposed or _GONE.match(body[m.end() :]):
             continue
         # a "when" clause whose main clause is a possibility states a condition, not what happened: "When the backend
         # SGLang service crashes, the router may also crash as a result." (a pull request's motivation)
@@ -336,6 +345,14 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         # sglang-omni#293)
         named_oom = m.group("oom_word") and (_CAUSE.match(m.group(0)) or not _WHEN.search(clause))
         named = named_oom or m.group("named")
+        # (a timeout is met by the verb's own object, a few words at most: "0 tokens received, 300s timeout" is a
+        # setting after a count, sgl-project/sglang#22779)
+        if (
+            m.group("named")
+            and m.group("named").lower().startswith("time")
+            and not re.fullmatch(r"\s*(?:[\w-]+\s+){0,3}", m.group("what"))
+        ):
+            continue
         if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
         return m.group(0)
