@@ -42,6 +42,7 @@ STATED = [
     ("The watchdog killed the server.", "killed the server"),
     ("I encountered a RuntimeError during decoding.", "encountered a RuntimeError"),
     ("Got NCCL timeout after 10 minutes.", "Got NCCL timeout"),
+    ("We hit an illegal memory access in the decode worker.", "hit an illegal memory access"),
     # sgl-project/sglang#25937 (probe): the denial is in the clause the sentence turns from with ", but"; "crash" with an
     # adverb of frequency
     (
@@ -203,6 +204,8 @@ NOT_STATED = [
     "With vLLM the server OOMs, but SGLang is fine.",
     "The function returns 5 items.",
     "It does not crash randomly anymore, but the latency is high.",
+    "If you get an illegal memory access, set CUDA_LAUNCH_BLOCKING=1.",
+    "This PR fixes the illegal memory access in the MoE kernel.",
     # sgl-project/sglang#22779 (probe): a hang report whose only timeout is a setting after a count
     "All subsequent requests hang indefinitely — TCP connections are accepted but no SSE data is ever sent (0 tokens"
     " received, 300s timeout).",

@@ -514,6 +514,7 @@ FAILURE_WORD_TABLE: Final = (
         "5xx", stated=("eturns 5", "eturned 5", "eturning 5", "eturn 5", "eturns HTTP 5", "eturned HTTP 5", "eturns a 5")
     ),
     FailureWord("timeout met", stated=("imeout", "ime-out")),
+    FailureWord("illegal memory access", stated=("llegal memory access",)),
     FailureWord("blow up", stated=("blows up", "blew up", "blown up")),
     FailureWord("terminated", stated=("terminated by",)),
     FailureWord(

@@ -43,7 +43,7 @@ _STATED = re.compile(
     # (a class that names itself, "I encountered a RuntimeError during decoding"; a timeout, "got NCCL timeout")
     # (a timeout gives way to an error word after it: 'got "check timeout failed" Error'; "timeout" as a verb, "it will
     # timeout when ...", is what may happen, sglang-33740)
-    r"|(?P<named>[A-Za-z]\w*(?:Error|Exception)\b"
+    r"|(?P<named>[A-Za-z]\w*(?:Error|Exception)\b|illegal memory access\b"
     r"|(?<!will )(?<!would )(?<!to )(?<!may )(?<!might )(?<!could )(?<!can )(?<!\bwill\s)"
     r"time-?outs?\b(?![^.;!?]{0,60}?\b(?:errors?|exceptions?)\b))))"
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
