@@ -343,6 +343,19 @@ def test_a_sentence_pointing_at_attachments_behind_a_line_that_says_so_states_th
     assert _findings(text.replace(link, "ok")) == []
 
 
+def test_a_failure_message_no_signature_knows_quoted_in_a_reporting_sentence_is_an_unread_failure():
+    # the quoted verbs' wording of deepseek-v4-flash-dspark-2x-dgx-spark-259 (built), said with "failed": a program's
+    # failure message in a code span of a sentence that reports it
+    (finding,) = _findings("I got `ibv_reg_mr_iova2 failed: Cannot allocate memory` on this node.\n")
+    assert finding["rule"] == "unrecognized-failure"
+    assert '"ibv_reg_mr_iova2 failed: Cannot allocate memory"' in finding["message"]
+    # a fix, a condition, a command's settings and a lone word state none
+    assert _findings("This PR fixes `ibv_reg_mr_iova2 failed: Cannot allocate memory` on arm64.\n") == []
+    assert _findings("If you see `ibv_reg_mr_iova2 failed: Cannot allocate memory`, raise the memlock limit.\n") == []
+    assert _findings("I ran `mpirun -np 16 -x NCCL_DEBUG=WARN ./all_reduce_perf -b 8 -e 8G` on two nodes.\n") == []
+    assert _findings("The log shows `Error` twice.\n") == []
+
+
 def test_source_code_and_list_items_in_a_fence_are_no_failure():
     code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
     assert _findings(code) == []

@@ -172,6 +172,7 @@ _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this man
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _BESIDE = 2  # the lines looked at above and below a line for the nearest filled one (_beside_a_record)
+_SETTING_OR_FLAG = re.compile(r"\S*=\S*|(?<!\S)--?[A-Za-z][\w-]*")  # a KEY=VALUE setting, a command-line flag
 _JOIN_LOOKBACK = 64  # events held back for a cut traceback to find its exception line (the event before it)
 _FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later line can reach past this many
 
@@ -646,6 +647,19 @@ class SourceClassifier:
                     break
         return False
 
+    def _quoted_failure(self, sentence: str, span: str) -> bool:
+        """A code span or a quote of a sentence that holds a program's failure message no signature knows ("I got
+        `ibv_reg_mr_iova2 failed: Cannot allocate memory` on this node"): a message of a few words with a failure word,
+        no source code, in a sentence that neither asks about, supposes, fixes nor dismisses it. Listed as an unread
+        failure (it speaks only where nothing else failed)."""
+        # (its words, less a command's settings and flags: "mpirun ... -x NCCL_DEBUG=WARN" holds no failure, nccl-1277)
+        words = _SETTING_OR_FLAG.sub(" ", span)
+        if FAILURE_LOOK.search(words) is None or len(words.split()) < 3:
+            return False
+        if code_failure_text(span) is not None or _SOURCE_LINE.search(span) or _CAPTION.match(span):
+            return False
+        return not any(map(stated_failure.rules_out, stated_failure.sentences(sentence)))
+
     def _ends_whole(self, lineno: int, text: str) -> bool:
         """The source's next line begins a record of its own: the line ends where its writer ended it (neither the
         copy's end nor a terminal cut it), and a paste holds a longer line (no column cut, as `cut -c` or `less -S`
@@ -784,7 +798,9 @@ class SourceClassifier:
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
-                    self._failure_line(lineno, span)
+                    read = self._failure_line(lineno, span)
+                    if not read and span is not text and self._quoted_failure(text, span):
+                        self._miss_failure(lineno, span)
             if named and labelled is None and len(self.events) == before:
                 # the exception the sentence names after its words, when the sentence as a whole read nothing; it gives
                 # way to any other failure of the input (signatures/match.py)
