@@ -356,6 +356,14 @@ def test_a_failure_message_no_signature_knows_quoted_in_a_reporting_sentence_is_
     assert _findings("The log shows `Error` twice.\n") == []
 
 
+def test_a_launcher_s_report_of_a_stop_signal_is_no_failure():
+    # srun's "Terminated" and mpirun's signal 15 are a cancel's or a user's stop; SIGKILL is a failure
+    assert _findings("srun: error: node12: task 3: Terminated\n") == []
+    assert _findings("mpirun noticed that process rank 3 with PID 0 on node n1 exited on signal 15 (Terminated).\n") == []
+    (finding,) = _findings("srun: error: node12: tasks 0-7: Killed\n")
+    assert finding["signature"] == "process-slurm-task-signaled"
+
+
 def test_source_code_and_list_items_in_a_fence_are_no_failure():
     code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
     assert _findings(code) == []
