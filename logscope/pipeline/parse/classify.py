@@ -658,7 +658,11 @@ class SourceClassifier:
             return False
         if code_failure_text(span) is not None or _SOURCE_LINE.search(span) or _CAPTION.match(span):
             return False
-        return not any(map(stated_failure.rules_out, stated_failure.sentences(sentence)))
+        if any(map(stated_failure.rules_out, stated_failure.sentences(sentence))):
+            return False
+        # (a sentence that states the failure in its own words is read as that, its quote with it: 'it stuck here then got
+        # "check timeout failed" Error.')
+        return not (stated_failure.fits(sentence) and stated_failure.parse(sentence) is not None)
 
     def _ends_whole(self, lineno: int, text: str) -> bool:
         """The source's next line begins a record of its own: the line ends where its writer ended it (neither the

@@ -76,7 +76,7 @@ _STATED = re.compile(
     r"|(?:\bit|(?:" + _PROCESS + r")s?)\s+error(?:s|ed) (?:with|at|on|during|when|while|after)\b"
     # requests that failed: "All requests fail with 500 Internal Server Error", "Requests start failing after 10 minutes"
     r"|\brequests?\s+(?:(?:all|then|also|often|sometimes|randomly|suddenly|start|started|begin|began|keep|kept)\s+)?"
-    r"(?:fail|failing)\b"
+    r"(?:fail|failing)\b(?! over\b)"
     # a server's answer of a 5xx status: "The server returns 500 errors after a while"
     r"|\breturn(?:s|ed|ing)?\s+(?:(?:an?|HTTP|status|code|error)\s+){0,2}5\d\d\b"
     # a process that something killed, said actively: "The watchdog killed the server" (the user's own stop: _USER_STOP)
