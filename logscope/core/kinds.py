@@ -446,7 +446,16 @@ FAILURE_WORD_TABLE: Final = (
     ),
     # "error: ..." at a line's start is the error report of CPython's argparse, pip, git, cargo and the C/C++/CUDA
     # compilers (gcc, nvcc: "<file>:<line>: error: ..." is read elsewhere)
-    FailureWord("error", record=r"Error\b|\bERROR\b|^\s*error: ", stated=("rror",), cue=("error", "errors?")),
+    # (not the runtime API calls that only read the last error, as an API trace prints them (AMD_LOG_LEVEL's
+    # ":3:hip_error.cpp :27 : ... hipGetLastError (  )"): CUDA 12.8 cuda_runtime_api.h cudaGetLastError,
+    # cudaPeekAtLastError (nvidia-cuda-runtime-cu12 12.8.90), HIP hipGetLastError, hipPeekAtLastError,
+    # hipExtGetLastError (hip-python 7.2.2 hip/chip.pxd))
+    FailureWord(
+        "error",
+        record=r"(?<!GetLast)(?<!PeekAtLast)Error\b|\bERROR\b|^\s*error: ",
+        stated=("rror",),
+        cue=("error", "errors?"),
+    ),
     FailureWord("exception", record=r"Exception\b", stated=("xception",), cue=("exception", "exceptions?")),
     # FATAL is the level word of zap, logrus, log4j and UCX
     FailureWord("fatal", record=r"Fatal\b|\bFATAL\b"),
@@ -492,9 +501,23 @@ FAILURE_WORD_TABLE: Final = (
             "exited abnormally",
             "exits immediately",
             "exited immediately",
+            "but exits",
+            "but exited",
+            "but then exit",
         ),
     ),
     FailureWord("restart", stated=("keeps restarting", "keep restarting")),
+    # a Rust or Go program's end, a request's failure, a server's 5xx answer, a timeout met (a process killed: "killed")
+    FailureWord("panic", stated=(" panics", " panicked")),
+    FailureWord(
+        "request fail",
+        stated=("equests fail", "equest fail", "equests all", "equests start", "equests began", "equests keep", "equests then"),
+    ),
+    FailureWord(
+        "5xx", stated=("eturns 5", "eturned 5", "eturning 5", "eturn 5", "eturns HTTP 5", "eturned HTTP 5", "eturns a 5")
+    ),
+    FailureWord("timeout met", stated=("imeout", "ime-out")),
+    FailureWord("illegal memory access", stated=("llegal memory access",)),
     FailureWord("blow up", stated=("blows up", "blew up", "blown up")),
     FailureWord("terminated", stated=("terminated by",)),
     FailureWord(
@@ -1353,9 +1376,23 @@ CATALOGUE: tuple[Kind, ...] = (
         FAILURE,
         EXCEPTION_GRAMMAR,
         rules=("exception_line",),
-        literals=("Error: ", "Exception: ", "Error:", "Interrupt: ", "Error): ", ".errors.", ".error.", "exceptions.", ".exc."),
+        # (".autotuner.OutOfResources: ": parsers/registry.py LIBRARY_EXCEPTION_CLASSES, triton 2.1.0's own module)
+        literals=(
+            "Error: ",
+            "Exception: ",
+            "Error:",
+            "Interrupt: ",
+            "Error): ",
+            ".errors.",
+            ".error.",
+            "exceptions.",
+            ".exc.",
+            ".autotuner.OutOfResources: ",
+        ),
         samples=(
             "RuntimeError: CUDA error: invalid argument",
+            "triton.runtime.autotuner.OutOfResources: out of resource: shared memory, Required: 663808, Hardware limit: "
+            "101376. Reducing block sizes or `num_stages` may help.",
             "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: "
             "65536. Reducing block sizes or `num_stages` may help.",
             "[2026-03-12 11:17:34] ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=3369646)",

@@ -72,7 +72,15 @@ class LineGrammar:
 # (Lib/traceback.py TracebackException.format_exception_only: smod + "." + qualname): triton 3.9.0
 # triton/runtime/errors.py OutOfResources, "triton.runtime.errors.OutOfResources: out of resource: shared memory, ..."
 # (a warning class of such a module is no failure: "urllib3.exceptions.InsecureRequestWarning: Unverified HTTPS request")
-EXCEPTIONS_MODULE_CLASS = r"(?:[a-z_][a-z0-9_]*\.)+(?:errors?|exc|exceptions?)\.[A-Z][A-Za-z0-9_]*(?<!Warning)"
+# and the classes of kernel libraries whose name and module say nothing of an error, as their releases define them:
+# triton 2.1.0 triton/runtime/autotuner.py "class OutOfResources(Exception)" (triton 3.x moved it to runtime/errors.py,
+# read above)
+LIBRARY_EXCEPTION_CLASSES = ("triton.runtime.autotuner.OutOfResources",)
+EXCEPTIONS_MODULE_CLASS = (
+    r"(?:(?:[a-z_][a-z0-9_]*\.)+(?:errors?|exc|exceptions?)\.[A-Z][A-Za-z0-9_]*(?<!Warning)|"
+    + "|".join(re.escape(name) for name in LIBRARY_EXCEPTION_CLASSES)
+    + ")"
+)
 _EXC_LINE = re.compile(
     r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?|" + EXCEPTIONS_MODULE_CLASS + r"): "
 )
