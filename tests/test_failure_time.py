@@ -317,6 +317,135 @@ def test_a_finished_or_other_bar_does_not_place_it(bar):
     assert _failure(_after_bar(bar)).phase != "load_weight"
 
 
+# vLLM's capture bar (v1/worker/gpu_model_runner.py capture_model, vllm 0.10.2-0.27.1; the engine Dynamo, verl and
+# LMCache run), with torch's c10 error glued after it as a terminal shows both: the capture step had not finished
+GLUED_C10 = (
+    "[rank0]:[E903 19:31:55.312683063 shim_common.cpp:523] Exception in aoti_torch: NVML_SUCCESS == r INTERNAL ASSERT"
+    ' FAILED at "/pytorch/c10/cuda/CUDACachingAllocator.cpp":1165, please report a bug to PyTorch.\n'
+    "Exception raised from reportProcessMemoryInfo at /pytorch/c10/cuda/CUDACachingAllocator.cpp:1165 (most recent call"
+    " first):\n"
+    "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d (0x7f852f77305d in"
+    " /usr/local/lib/python3.12/dist-packages/torch/lib/libc10.so)\n"
+)
+
+
+def test_vllm_s_unfinished_capture_bar_places_the_failure_in_capture():
+    bar = "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  20%|█▉        | 10/51 [00:00<00:02, 15.63it/s]"
+    failure = _failure(f"{bar}{GLUED_C10}")
+    assert (failure.finding, failure.phase) == ("startup-crash", "capture")
+    assert "vLLM's CUDA graph capture bar at 10/51" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    "bar",
+    [
+        "Capturing CUDA graph shapes: 100%|██████████| 35/35 [00:12<00:00,  2.80it/s]",  # capture was done
+        "Capturing CUDA graphs (PIECEWISE) took 12 seconds",  # no bar
+    ],
+    ids=["finished", "not-a-bar"],
+)
+def test_a_finished_capture_bar_or_a_capture_sentence_does_not_place_it(bar):
+    assert _failure(f"{bar}\n{GLUED_C10}").phase != "capture"
+
+
+# vLLM's own startup lines (parsers/engine_lines.py, from vllm 0.6.3.post1-0.34.0): the KV cache sized, nothing after it
+# that ends the engine's startup: the failure came while the engine started; after "init engine ... took" it may serve
+KV_SIZED = (
+    "(EngineCore pid=309) INFO 09-03 19:31:54 [kv_cache_utils.py:2178] Maximum concurrency for 2,048 tokens per request: 33.66x\n"
+)
+LOADING = "(VllmWorker rank=0 pid=55) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen3-8B...\n"
+ENGINE_UP = (
+    "(EngineCore pid=309) INFO 09-03 19:32:40 [core.py:218] init engine (profile, create kv cache, warmup model) took"
+    " 45.31 seconds\n"
+)
+VLLM_CRASH = "(EngineCore pid=309) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+
+
+def test_a_vllm_startup_line_before_a_failure_places_it_at_startup():
+    failure = _failure(KV_SIZED + VLLM_CRASH)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert "a line vLLM's engine prints only while it starts (the KV cache sized)" in failure.phase_basis
+
+
+def test_vllm_s_start_of_the_model_load_places_it_in_load_weight():
+    assert _failure(LOADING + VLLM_CRASH).phase == "load_weight"
+
+
+def test_after_vllm_s_end_of_startup_the_failure_stays_unplaced():
+    assert _failure(KV_SIZED + ENGINE_UP + VLLM_CRASH).phase == "unknown"
+
+
+# a terminal's copy: the launch command, then at once the traceback of the program it started
+COMMAND = (
+    "(ktf) k1@k0:~/workspace/ktransformers$ python -m sglang.launch_server \\\n"
+    "  --host 0.0.0.0 --port 30000 \\\n"
+    "  --model-path /mnt/models/Qwen3.5-122B-A10B-FP8 \\\n"
+    "  --tensor-parallel-size 8\n"
+)
+RUNPY = (
+    "Traceback (most recent call last):\n"
+    '  File "<frozen runpy>", line 198, in _run_module_as_main\n'
+    '  File "<frozen runpy>", line 88, in _run_code\n'
+    "ModuleNotFoundError: No module named 'kt_kernel'\n"
+)
+
+
+def test_a_traceback_right_after_the_launch_command_is_at_startup():
+    failure = _failure(COMMAND + RUNPY)
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+    assert "the traceback opens right after the launch command (its last line 4)" in failure.phase_basis
+
+
+def test_a_traceback_after_other_lines_is_not_placed_by_the_command():
+    other = "[2026-05-07 10:00:00] INFO numexpr.utils: NumExpr defaulting to 16 threads.\n"
+    assert "right after the launch command" not in _failure(COMMAND + other + RUNPY).phase_basis
+
+
+# vLLM's API server up (uvicorn's line under vLLM's APIServer process prefix): its engine was built, no warmup follows
+VLLM_UP = (
+    "(APIServer pid=7) INFO:     Started server process [7]\n"
+    "(APIServer pid=7) INFO:     Waiting for application startup.\n"
+    "(APIServer pid=7) INFO:     Application startup complete.\n"
+)
+ENGINE_CRASH = "(EngineCore_0 pid=96) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+
+
+def test_a_failure_after_vllm_s_api_server_came_up_is_while_serving():
+    failure = _failure(VLLM_UP + ENGINE_CRASH)
+    assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
+    assert "after line 3, vLLM's API server up" in failure.phase_basis
+
+
+def test_a_bare_uvicorn_start_is_no_vllm_ready_line():
+    bare = "INFO:     Application startup complete.\n"  # any uvicorn app (SGLang before 0.3.4.post2, then its warmup)
+    assert "vLLM's API server up" not in _failure(bare + ENGINE_CRASH).phase_basis
+
+
+# the weight loader's bar drawn just after the failure: tqdm redraws a bar when it is closed, as the process ends
+TORCH_OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 79.20 GiB of"
+    " which 48.62 MiB is free. Including non-PyTorch memory, this process has 2.46 GiB memory in use.\n"
+)
+
+
+def test_an_unfinished_loading_bar_drawn_just_after_the_failure_places_it_in_load_weight():
+    failure = _failure(TORCH_OOM + "Loading safetensors checkpoint shards:  13% Completed | 2/15 [00:01<00:11,  1.12it/s]\n")
+    assert (failure.finding, failure.phase) == ("startup-oom", "load_weight")
+    assert "line 2 just after it, the weight loader's progress bar at 2/15 as tqdm draws it" in failure.phase_basis
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "Loading safetensors checkpoint shards: 100% Completed | 15/15 [00:11<00:00,  1.32it/s]\n",  # loading was done
+        "\n\n\nLoading safetensors checkpoint shards:  13% Completed | 2/15 [00:01<00:11,  1.12it/s]\n",  # not just after
+    ],
+    ids=["finished", "far-after"],
+)
+def test_a_finished_or_distant_bar_after_the_failure_does_not_place_it(after):
+    assert _failure(TORCH_OOM + after).phase != "load_weight"
+
+
 # --- what the paste's own words say of the time: a benchmark client's command, a sentence (parsers/time_claims.py)
 CUT_OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 616.00 MiB. GPU 0 has a total capaci\n"
 BENCH = (

@@ -4,6 +4,7 @@ is the prefilter's, and its cache key covers every file the set is made from."""
 from __future__ import annotations
 
 import inspect
+import os
 from pathlib import Path
 
 from logscope.core import kinds
@@ -41,3 +42,20 @@ def test_the_literal_groups_per_grammar_read_from_the_cache_are_the_computed_one
     assert prefilter._shortest_of(prefilter.LINE_LITERALS) == computed
     other = {"a": ("ab", "b", "abc"), "c": ("cd", "c")}
     assert prefilter._shortest_of(other) == {"a": ("b",), "c": ("c",)}  # another set of groups, another key
+
+
+def test_the_key_changes_when_a_module_outside_the_parse_stage_changes():
+    # ingest's failing levels are literals of the set (prefilter.SIGNATURE_LITERALS): a key of the parse stage's modules
+    # alone kept a stale set after such a module changed
+    from logscope.pipeline.ingest import unwrap
+
+    module = Path(unwrap.__file__)
+    stat = module.stat()
+    before = literal_set.literal_key()
+    try:
+        os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        assert literal_set.literal_key() != before
+    finally:
+        os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert literal_set.literal_key() == before
+    assert module.resolve() in {path.resolve() for path in literal_set.literal_files()}

@@ -23,6 +23,34 @@ STATED = [
     ),
     # ktransformers-1678 (built)
     ("When I switch to Qwen3-235B-A22B(INT4), it crashes because of CUDA out of memory.", "crashes"),
+    # AbdBarho/stable-diffusion-webui-docker#457 and #296 (probes): a contracted "it is killed"; a process that started,
+    # "but exits" during a step
+    ("Finally, it's killed。", "'s killed"),
+    ("The container spins up, but exits during loading the model", "but exits during"),
+    # InternLM/lmdeploy#841 (probe): the ability in the clause before ", but" is no supposition of the failure
+    ("I can launch the inference server, but it crashes when receiving a call for inference.", "crashes"),
+    # OOM as a process's verb, a router's panic, "it errors with", requests that fail, a 5xx answer, a process another
+    # one killed, an exception class or a timeout met (each names the failure itself)
+    ("After several hours the server OOMs.", "server OOMs"),
+    ("Decode node OOM after running for a while.", "node OOM"),
+    ("Memory keeps growing until OOM.", "until OOM"),
+    ("The router panics when a worker is removed.", "router panics"),
+    ("It errors with KeyError: 'model.layers.0'.", "It errors with"),
+    ("All requests fail with 500 Internal Server Error.", "requests fail"),
+    ("Requests start failing after 10 minutes.", "Requests start failing"),
+    ("The server returns 500 errors after a while.", "returns 500"),
+    ("The watchdog killed the server.", "killed the server"),
+    ("I encountered a RuntimeError during decoding.", "encountered a RuntimeError"),
+    ("Got NCCL timeout after 10 minutes.", "Got NCCL timeout"),
+    ("We hit an illegal memory access in the decode worker.", "hit an illegal memory access"),
+    # sgl-project/sglang#25937 (probe): the denial is in the clause the sentence turns from with ", but"; "crash" with an
+    # adverb of frequency
+    (
+        "in my case, the server will not crash on first request, but crash randomly after few hours serving",
+        "crash",
+    ),
+    # a "when" clause with no possibility after it is a report of the run
+    ("When I send two requests at once the server crashes.", "crashes"),
     # sglang-10736 (built)
     ("But always got memory error when try to run a qwen3.", "got memory error"),
     # sglang-27487 (built)
@@ -152,6 +180,42 @@ NOT_STATED = [
     # sgl-project/sglang-omni#293 (probe): an OOM met in general, the server going on
     "When SGLang hits an OOM during a TTS request, the server does not crash or return an error.",
     "A long prompt no longer crashes the server.",
+    # sgl-project/sglang#3877 (probe, a pull request's motivation): a "when" clause whose main clause is a possibility
+    "When the backend SGLang service crashes, the router may also crash as a result.",
+    "The script prints its summary, but exits with code 0 when it is done.",
+    "It's killed by me with Ctrl-C after the benchmark.",
+    "It works on H100, but it might crash on H20.",
+    # the same words as a setting, a policy, a general statement, a question, a wish or another engine's
+    "Set --watchdog-timeout 600 to increase the timeout.",
+    "You can increase the NCCL timeout with NCCL_TIMEOUT.",
+    "Requests that fail are retried by the router.",
+    "If requests fail, the client retries.",
+    "The endpoint returns 200 OK.",
+    "The server returns 503 when the queue is full, which is expected.",
+    "This PR makes the router return 503 when no worker is available.",
+    "Kubernetes kills pods that exceed their memory limit.",
+    "I killed the server with Ctrl-C.",
+    "It should not OOM with mem-fraction 0.8.",
+    "Does the server OOM with this config?",
+    "We should handle the RuntimeError gracefully.",
+    "The router panics if the config is invalid, as designed.",
+    "Requests start at 10 QPS and ramp up.",
+    "Maybe it would OOM with larger batches.",
+    "With vLLM the server OOMs, but SGLang is fine.",
+    "The function returns 5 items.",
+    "Requests failed over to the other replica.",
+    "The number of requests failed is shown in the dashboard.",
+    "Requests fail over to the standby router.",
+    "It does not crash randomly anymore, but the latency is high.",
+    "If you get an illegal memory access, set CUDA_LAUNCH_BLOCKING=1.",
+    "This PR fixes the illegal memory access in the MoE kernel.",
+    # sgl-project/sglang#22779 (probe): a hang report whose only timeout is a setting after a count
+    "All subsequent requests hang indefinitely — TCP connections are accepted but no SSE data is ever sent (0 tokens"
+    " received, 300s timeout).",
+    "The server might crash randomly under load.",
+    # sglang-33740 (built): "timeout" as a verb of what may happen
+    "This caused benchmark to fail: it will timeout when performing the warmup request.",
+    "Whenever a worker dies, the gateway could return 503 for a while.",
     # the same in Chinese: a denial, a condition, a question, a pointer to a text elsewhere, a fix, another report's
     # failure, a plan (sglang-24049's template sentence and its workaround's result: no failure words of this run)
     "服务正常启动，没有报错。",

@@ -225,3 +225,65 @@ def test_every_failure_word_reaches_the_lexicon(word):
     for sentence in (f"After a few requests it {word} again.", f"{word[:1].upper()}{word[1:]} after a few requests."):
         assert kinds.TIME_CUE_GRAMMAR in prefilter.grammars_for(sentence), sentence
         assert time_cues.fits(sentence), sentence
+
+
+# --- a sentence hard-wrapped over lines (issue bodies wrapped at 80 columns): its cue on one line, its failure word on
+# the next; the words are read joined, the cue kept on the failure word's line
+WRAPPED_STARTUP = (
+    "During SGLang worker startup on an AMD MI355X virtual function (`gfx950`), two\n"
+    "small metadata operations failed after the scheduler child had initialized its\n"
+    "ROCm process state:\n"
+)
+
+
+def test_a_sentence_wrapped_over_lines_places_its_failure():
+    [(found, placed, basis)] = _failures(WRAPPED_STARTUP)
+    assert (found, placed) == ("startup-crash", "startup")
+    assert "During SGLang worker startup on an AMD MI355X virtual function (`gfx950`), two small metadata" in basis
+
+
+def test_a_wrapped_serving_sentence_after_the_log_places_it_while_serving():
+    prose = "We only hit this crash after the server had been serving\nrequests for about three hours.\n"
+    [(found, placed, _)] = _failures(f"{TRACEBACK}\n{prose}")
+    assert (found, placed) == ("runtime-crash", "serving")
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "During SGLang worker startup on an AMD MI355X virtual function.\nsmall metadata operations failed later on.\n",
+        "During SGLang worker startup on an AMD MI355X virtual function\n\nsmall metadata operations failed later on.\n",
+        "- During SGLang worker startup on an AMD MI355X virtual function\nsmall metadata operations failed later on.\n",
+    ],
+    ids=["sentence-ended", "paragraph-break", "list-item"],
+)
+def test_lines_of_separate_sentences_are_not_joined(prose):
+    assert [placed for _, placed, _ in _failures(prose)] in ([], ["unknown"])
+
+
+# --- a chat user's question or prompt is a request the server took; a clause turned against one that went well
+# ("starts fine, but ...") says when it failed on its own
+@pytest.mark.parametrize(
+    ("sentence", "stage", "said"),
+    [
+        (
+            "The script starts fine, and the first question works, but when I ask a question a second time in OpenWebUI,"
+            " the script crashes.",
+            "serving",
+            "but when I ask a question a second time in OpenWebUI, the script crashes.",
+        ),
+        ("The server dies after the second prompt.", "serving", "The server dies after the second prompt."),
+        ("The server starts fine, but crashes during inference.", "serving", "but crashes during inference."),
+        ("It loads the weights fine, however it crashes while capturing cuda graphs.", "capture", None),
+    ],
+)
+def test_a_chat_question_or_a_clause_after_one_that_went_well_places_it(sentence, stage, said):
+    parsed = time_cues.parse(sentence)
+    assert parsed is not None and parsed.data["stage"] == stage
+    assert said is None or parsed.data["said"] == said
+
+
+def test_a_turned_clause_after_a_clause_that_names_the_time_is_one_sentence():
+    # "I start the server ..., but it raised an error": the start is the time of the error of the second clause
+    parsed = time_cues.parse("I start the server in a K8S pod and load the model from a local path, but it raised an error")
+    assert parsed is not None and parsed.data["stage"] == "load_weight"

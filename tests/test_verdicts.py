@@ -258,6 +258,112 @@ def test_a_failure_line_in_a_code_fence_with_no_known_head_is_an_unrecognized_fa
     assert "Exec lifecycle hook (xxx) for Container" in finding["message"]
 
 
+def test_a_failure_line_among_log_records_of_a_paste_without_fences_is_an_unrecognized_failure():
+    # a fence's content pasted without its fence (the verbs' wording of deepseek-v4-flash-dspark-2x-dgx-spark-259's
+    # memory registration): the line no head announces sits between the rank's records, so it is output, not prose
+    log = (
+        "[2026-09-11 10:00:05 TP0] Load weight begin. avail mem=78.00 GB\n"
+        "ibv_reg_mr_iova2 failed: Cannot allocate memory\n"
+        "[2026-09-11 10:00:07 TP0] Init torch distributed begin.\n"
+    )
+    rules = [f["rule"] for f in _findings(log)]
+    assert "unrecognized-failure" in rules
+    (finding,) = [f for f in _findings(log) if f["rule"] == "unrecognized-failure"]
+    assert '"ibv_reg_mr_iova2 failed: Cannot allocate memory"' in finding["message"]
+    # below a record only (the log's last line) too
+    assert "unrecognized-failure" in [f["rule"] for f in _findings(log.rsplit("[2026", 1)[0])]
+
+
+def test_a_line_beside_a_record_in_a_paste_with_fences_or_away_from_records_stays_prose():
+    # a paste that fences its output says the unfenced lines are its prose
+    fenced = (
+        "```\n[2026-09-11 10:00:05 TP0] Load weight begin. avail mem=78.00 GB\n```\n"
+        "[2026-09-11 10:00:06 TP0] Load weight begin. avail mem=78.00 GB\n"
+        "ibv_reg_mr_iova2 failed: Cannot allocate memory\n"
+    )
+    assert "unrecognized-failure" not in [f["rule"] for f in _findings(fenced)]
+    # three blank lines or a sentence away from any record: prose
+    record = "[2026-09-11 10:00:05 TP0] Load weight begin. avail mem=78.00 GB\n"
+    far = record + "\n\n\nibv_reg_mr_iova2 failed: Cannot allocate memory\n"
+    assert "unrecognized-failure" not in [f["rule"] for f in _findings(far)]
+
+
+def test_kubectl_exec_s_report_of_a_user_s_stop_is_no_failure():
+    # client-go's "command terminated with exit code %d": 137 (SIGKILL) is a failure, 130 / 143 a user's or an
+    # orchestrator's stop
+    (finding,) = _findings("command terminated with exit code 137\n")
+    assert finding["signature"] == "process-kubectl-exec-exited"
+    assert _findings("command terminated with exit code 130\n") == []
+
+
+def test_triton_2_s_own_out_of_resources_class_is_an_exception_line():
+    # state-spaces/mamba#387 (probe): triton 2.1.0 defined OutOfResources in triton/runtime/autotuner.py, a module whose
+    # name says nothing of errors; the exception line alone, in inline code after a sentence
+    text = (
+        "I always run into the following error:\n"
+        "`triton.runtime.autotuner.OutOfResources: out of resource: shared memory, Required: 663808, Hardware limit:"
+        " 101376. Reducing block sizes or `num_stages` may help.`\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "out of resource: shared memory, Required: 663808, Hardware limit: 101376" in finding["message"]
+    assert "raised in Triton" in finding["message"]
+
+
+def test_an_api_trace_of_calls_that_read_the_last_error_is_no_failure():
+    # ROCm/legacy-rocm-build#2804 (probe): AMD_LOG_LEVEL=3's trace; hipGetLastError is a call that reads the last error,
+    # the calls returned hipSuccess
+    trace = (
+        "```\n"
+        ":3:hip_module.cpp           :679 : 0893897958 us: [pid:110   tid:0x7f5fe9669740] hipLaunchKernel: "
+        "Returned hipSuccess : \n"
+        ":3:hip_error.cpp            :27  : 0893897962 us: [pid:110   tid:0x7f5fe9669740]  hipGetLastError (  ) \n"
+        ":3:hip_device_runtime.cpp   :561 : 0893897967 us: [pid:110   tid:0x7f5fe9669740]  hipSetDevice ( 0 ) \n"
+        "```\n"
+    )
+    assert _findings(trace) == []
+    # a line that reports an error is still one
+    assert [f["rule"] for f in _findings("```\nRuntimeError: HIP error: invalid device function\n```\n")] == [
+        "failure-time-unknown"
+    ]
+
+
+def test_a_sentence_pointing_at_attachments_behind_a_line_that_says_so_states_the_failure():
+    # sgl-project/sglang#23574 (probe): the sentence ends with a colon, then "... logs are attached." and the links
+    text = (
+        "After some time, the decode server crashes with a CUDA device-side assert:\n\n"
+        "Decode/prefill/router logs are attached.\n\n"
+        "[decode-qwen.log](https://github.com/user-attachments/files/27014726/decode-qwen.log)\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "the decode server crashes with a CUDA device-side assert" in finding["message"]
+    # no link after the line that says so: the text it points at may be the paste's own, the sentence states nothing
+    link = "[decode-qwen.log](https://github.com/user-attachments/files/27014726/decode-qwen.log)"
+    assert _findings(text.replace(link, "ok")) == []
+
+
+def test_a_failure_message_no_signature_knows_quoted_in_a_reporting_sentence_is_an_unread_failure():
+    # the quoted verbs' wording of deepseek-v4-flash-dspark-2x-dgx-spark-259 (built), said with "failed": a program's
+    # failure message in a code span of a sentence that reports it
+    (finding,) = _findings("I got `ibv_reg_mr_iova2 failed: Cannot allocate memory` on this node.\n")
+    assert finding["rule"] == "unrecognized-failure"
+    assert '"ibv_reg_mr_iova2 failed: Cannot allocate memory"' in finding["message"]
+    # a fix, a condition, a command's settings and a lone word state none
+    assert _findings("This PR fixes `ibv_reg_mr_iova2 failed: Cannot allocate memory` on arm64.\n") == []
+    assert _findings("If you see `ibv_reg_mr_iova2 failed: Cannot allocate memory`, raise the memlock limit.\n") == []
+    assert _findings("I ran `mpirun -np 16 -x NCCL_DEBUG=WARN ./all_reduce_perf -b 8 -e 8G` on two nodes.\n") == []
+    assert _findings("The log shows `Error` twice.\n") == []
+
+
+def test_a_launcher_s_report_of_a_stop_signal_is_no_failure():
+    # srun's "Terminated" and mpirun's signal 15 are a cancel's or a user's stop; SIGKILL is a failure
+    assert _findings("srun: error: node12: task 3: Terminated\n") == []
+    assert _findings("mpirun noticed that process rank 3 with PID 0 on node n1 exited on signal 15 (Terminated).\n") == []
+    (finding,) = _findings("srun: error: node12: tasks 0-7: Killed\n")
+    assert finding["signature"] == "process-slurm-task-signaled"
+
+
 def test_source_code_and_list_items_in_a_fence_are_no_failure():
     code = '```python\nif not loaded:\n    raise RuntimeError("Failed to load")\nexcept Exception as e:\n```\n'
     assert _findings(code) == []

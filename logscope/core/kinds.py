@@ -84,6 +84,8 @@ LM_HEAD_WARMUP: Final = "lm_head_warmup"
 STARTUP_TIMINGS: Final = "startup_timings"
 KV_DTYPE: Final = "kv_dtype"
 SHARD_PROGRESS: Final = "shard_progress"
+ENGINE_STARTUP_LINE: Final = "engine_startup_line"  # a line vLLM's engine prints only while it starts, or at its end
+ENGINE_CAPTURE_BAR: Final = "engine_capture_bar"  # vLLM's CUDA graph capture bar (an engine under Dynamo, verl, LMCache)
 SWA_POOL_USAGE: Final = "swa_pool_usage"
 POOL_AVAILABLE: Final = "pool_available"  # a token pool's free and evictable tokens when an allocation failed
 KV_VA_BOUND: Final = "kv_va_bound"
@@ -444,7 +446,16 @@ FAILURE_WORD_TABLE: Final = (
     ),
     # "error: ..." at a line's start is the error report of CPython's argparse, pip, git, cargo and the C/C++/CUDA
     # compilers (gcc, nvcc: "<file>:<line>: error: ..." is read elsewhere)
-    FailureWord("error", record=r"Error\b|\bERROR\b|^\s*error: ", stated=("rror",), cue=("error", "errors?")),
+    # (not the runtime API calls that only read the last error, as an API trace prints them (AMD_LOG_LEVEL's
+    # ":3:hip_error.cpp :27 : ... hipGetLastError (  )"): CUDA 12.8 cuda_runtime_api.h cudaGetLastError,
+    # cudaPeekAtLastError (nvidia-cuda-runtime-cu12 12.8.90), HIP hipGetLastError, hipPeekAtLastError,
+    # hipExtGetLastError (hip-python 7.2.2 hip/chip.pxd))
+    FailureWord(
+        "error",
+        record=r"(?<!GetLast)(?<!PeekAtLast)Error\b|\bERROR\b|^\s*error: ",
+        stated=("rror",),
+        cue=("error", "errors?"),
+    ),
     FailureWord("exception", record=r"Exception\b", stated=("xception",), cue=("exception", "exceptions?")),
     # FATAL is the level word of zap, logrus, log4j and UCX
     FailureWord("fatal", record=r"Fatal\b|\bFATAL\b"),
@@ -495,9 +506,23 @@ FAILURE_WORD_TABLE: Final = (
             "exited abnormally",
             "exits immediately",
             "exited immediately",
+            "but exits",
+            "but exited",
+            "but then exit",
         ),
     ),
     FailureWord("restart", stated=("keeps restarting", "keep restarting")),
+    # a Rust or Go program's end, a request's failure, a server's 5xx answer, a timeout met (a process killed: "killed")
+    FailureWord("panic", stated=(" panics", " panicked")),
+    FailureWord(
+        "request fail",
+        stated=("equests fail", "equest fail", "equests all", "equests start", "equests began", "equests keep", "equests then"),
+    ),
+    FailureWord(
+        "5xx", stated=("eturns 5", "eturned 5", "eturning 5", "eturn 5", "eturns HTTP 5", "eturned HTTP 5", "eturns a 5")
+    ),
+    FailureWord("timeout met", stated=("imeout", "ime-out")),
+    FailureWord("illegal memory access", stated=("llegal memory access",)),
     FailureWord("blow up", stated=("blows up", "blew up", "blown up")),
     FailureWord("terminated", stated=("terminated by",)),
     FailureWord(
@@ -1204,6 +1229,39 @@ CATALOGUE: tuple[Kind, ...] = (
             "Multi-thread loading shards:  25%|██▌       | 2/8 [00:03<00:09,  1.52s/it]",
         ),
     ),
+    Kind(
+        ENGINE_CAPTURE_BAR,
+        NOTE,
+        grammar=PROGRESS_GRAMMAR,
+        literals=("Capturing CUDA graph", "CUDA graphs: ", "CUDA graphs ("),
+        samples=(
+            "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  20%|█▉        | 10/51 [00:00<00:02, 15.63it/s]",
+            "Capturing CUDA graph shapes:  37%|███▋      | 13/35 [00:05<00:08,  2.60it/s]",
+        ),
+    ),
+    Kind(
+        ENGINE_STARTUP_LINE,
+        NOTE,
+        grammar=PROGRESS_GRAMMAR,
+        literals=(
+            "Starting to load model ",
+            "Model loading took ",
+            "Memory profiling takes ",
+            "Available KV cache memory: ",
+            "GPU KV cache size: ",
+            "Maximum concurrency for ",
+            "Graph capturing finished in ",
+            "Capturing cudagraphs for decoding",
+            "Capturing the model for CUDA graphs",
+            "init engine (profile, create kv cache, warmup model) took",
+        ),
+        samples=(
+            "(EngineCore pid=309) INFO 09-03 19:31:54 [kv_cache_utils.py:2178] Maximum concurrency for 2,048 tokens per"
+            " request: 33.66x",
+            "(VllmWorker rank=0 pid=55723) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model"
+            " Qwen/Qwen3-8B...",
+        ),
+    ),
     # ---- facts read by the sglang grammar
     Kind(CAPTURE_BS, FACT, rules=("capture_bs",), literals=("Capture ",), samples=("Capture cuda graph bs [1, 2, 4, 8, 10]",)),
     Kind(
@@ -1323,9 +1381,23 @@ CATALOGUE: tuple[Kind, ...] = (
         FAILURE,
         EXCEPTION_GRAMMAR,
         rules=("exception_line",),
-        literals=("Error: ", "Exception: ", "Error:", "Interrupt: ", "Error): ", ".errors.", ".error.", "exceptions.", ".exc."),
+        # (".autotuner.OutOfResources: ": parsers/registry.py LIBRARY_EXCEPTION_CLASSES, triton 2.1.0's own module)
+        literals=(
+            "Error: ",
+            "Exception: ",
+            "Error:",
+            "Interrupt: ",
+            "Error): ",
+            ".errors.",
+            ".error.",
+            "exceptions.",
+            ".exc.",
+            ".autotuner.OutOfResources: ",
+        ),
         samples=(
             "RuntimeError: CUDA error: invalid argument",
+            "triton.runtime.autotuner.OutOfResources: out of resource: shared memory, Required: 663808, Hardware limit: "
+            "101376. Reducing block sizes or `num_stages` may help.",
             "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: "
             "65536. Reducing block sizes or `num_stages` may help.",
             "[2026-03-12 11:17:34] ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=3369646)",

@@ -285,13 +285,17 @@ class UnmatchedFailure:
     line: int
     text: str
     kind: str
+    serving_after: int | None = None  # the line of its input that showed the server serving before it, if any
 
     @property
     def unrecognized(self) -> bool:
         return self.kind == UNRECOGNIZED
 
     def document(self) -> dict[str, Any]:
-        return {"source": self.source, "line": self.line, "text": self.text, "kind": self.kind}
+        doc: dict[str, Any] = {"source": self.source, "line": self.line, "text": self.text, "kind": self.kind}
+        if self.serving_after is not None:
+            doc["serving_after"] = self.serving_after
+        return doc
 
 
 @dataclass

@@ -7,6 +7,7 @@ chunks → classify → assemble → join_gpus · timeline_numbers · kv_sizing 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from logscope.cases.failure import has_failure_finding
@@ -24,6 +25,7 @@ from logscope.pipeline.ledger.ledger import ledgers, probe_process_ledgers
 from logscope.pipeline.ledger.smi_join import join_gpus
 from logscope.pipeline.ledger.timeline import timeline_numbers
 from logscope.pipeline.parse.classify import classify_sources
+from logscope.pipeline.parse.serving import READY_KINDS
 from logscope.pipeline.parse.signatures.match import relaunch_stamps
 from logscope.pipeline.rule_engine.engine import run_rules
 from logscope.pipeline.sizing.calibration import Calibration
@@ -151,6 +153,17 @@ def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, 
         UnmatchedFailure(unread.source, unread.line, unread.text, UNRECOGNIZED)
         for unread in coverage.unrecognized
         if unread.grammar == "failure"
+    ]
+    # the first line of each input that shows the server ready or serving (as failures.launch_failures reads it): an
+    # unread failure after it, or on it (a line that itself shows a request served), came while the server served
+    ready: dict[str, int] = {}
+    for launch in launches:
+        for e in launch.all_events():
+            if e.kind in READY_KINDS and e.line < ready.get(e.source, e.line + 1):
+                ready[e.source] = e.line
+    out = [
+        replace(m, serving_after=ready[m.source]) if m.unrecognized and ready.get(m.source, m.line + 1) <= m.line else m
+        for m in out
     ]
     return sorted(out, key=lambda m: (m.source, m.line))
 

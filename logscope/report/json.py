@@ -115,9 +115,12 @@ def _read_facts(events: list[Event]) -> dict[str, Any]:
     return {"read": read} if read else {}
 
 
+_BARS = frozenset({kinds.SHARD_PROGRESS, kinds.ENGINE_CAPTURE_BAR})  # progress bars: their last reading is kept
+
+
 def _notes(events: list[Event]) -> dict[str, Any]:
     # a progress bar repeats itself: its last reading of each source is the one that says how far it got
-    last_progress = {e.source: e for e in events if e.kind == kinds.SHARD_PROGRESS}
+    last_progress = {(e.source, e.kind): e for e in events if e.kind in _BARS}
     notes = [
         {
             "kind": e.kind,
@@ -127,7 +130,7 @@ def _notes(events: list[Event]) -> dict[str, Any]:
             **{k: v for k, v in e.data.items() if k not in ("full_text", "quoted")},
         }
         for e in events
-        if e.kind in NOTE_KINDS and (e.kind != kinds.SHARD_PROGRESS or last_progress[e.source] is e)
+        if e.kind in NOTE_KINDS and (e.kind not in _BARS or last_progress[(e.source, e.kind)] is e)
     ]
     return {"notes": notes} if notes else {}
 

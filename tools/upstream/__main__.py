@@ -35,6 +35,9 @@ python -m tools.upstream package-wordings  write catalog/package_wordings.json: 
                                     cites is in that package's released source (tools/upstream/package_wordings.py)
 python -m tools.upstream package-raises  write catalog/package_raises.json: the messages transformers' and
                                     huggingface_hub's Python code raises (tools/upstream/package_raises.py)
+python -m tools.upstream engine-stages  write catalog/engine_stages.json: the functions of vLLM's engine that run only
+                                    while it starts or only once it serves, checked against its released wheels
+                                    (tools/upstream/engine_stages.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
 python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
@@ -68,6 +71,7 @@ WRITERS = {
     "nccl-demoted": ("nccl_demoted", "nccl_demoted.json", "NCCL WARN wordings a later release prints as INFO"),
     "package-wordings": ("package_wordings", "package_wordings.json", "other Python packages' wordings signatures cite"),
     "package-raises": ("package_raises", "package_raises.json", "the messages transformers' and huggingface_hub's code raises"),
+    "engine-stages": ("engine_stages", "engine_stages.json", "vLLM engine functions that run only at start or only serving"),
 }
 
 

@@ -33,7 +33,7 @@ from logscope.pipeline.ingest.unwrap import (
 )
 from logscope.pipeline.parse import failing_records, prefilter, serving, wordings
 from logscope.pipeline.parse.failing_records import logged_as_failure, logged_at_failing_level, record_meaning
-from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims
+from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims, time_cues
 from logscope.pipeline.parse.parsers.base import (
     FAILURE_WORDS,
     PREFIX_TEXT,
@@ -213,6 +213,8 @@ STREAM_AFTER = 20_000
 _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_BESIDE = 2  # the lines looked at above and below a line for the nearest filled one (_beside_a_record)
+_SETTING_OR_FLAG = re.compile(r"\S*=\S*|(?<!\S)--?[A-Za-z][\w-]*")  # a KEY=VALUE setting, a command-line flag
 _JOIN_LOOKBACK = 64  # events held back for a cut traceback to find its exception line (the event before it)
 _FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later line can reach past this many
 
@@ -245,8 +247,9 @@ class SourceClassifier:
         self.chunk: LineChunk | None = None  # the chunk being read (its other lines: the section a sentence is in)
         # a chunk, its lines' byte lengths and the longest of them
         self.widest: tuple[LineChunk, list[int], int] | None = None
-        # a chunk and the numbers of its lines inside a Markdown code fence (a paste's output, not its prose)
-        self.fenced: tuple[LineChunk, frozenset[int]] | None = None
+        # a chunk, the numbers of its lines inside a Markdown code fence (a paste's output, not its prose), and whether it
+        # holds no fence at all
+        self.fenced: tuple[LineChunk, frozenset[int], bool] | None = None
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
@@ -657,14 +660,51 @@ class SourceClassifier:
         if chunk is None or chunk.path is not None:
             return False  # (a file big enough for the range workers is a log, not an issue's Markdown)
         if self.fenced is None or self.fenced[0] is not chunk:
-            inside, lines = False, set()
+            inside, fences, lines = False, 0, set()
             for index, raw in enumerate(chunk.all_bytes().split(b"\n")[: chunk.size]):
                 if _FENCE_LINE.match(raw):
-                    inside = not inside
+                    inside, fences = not inside, fences + 1
                 elif inside:
                     lines.add(chunk.first + index)
-            self.fenced = (chunk, frozenset(lines))
-        return lineno in self.fenced[1]
+            self.fenced = (chunk, frozenset(lines), fences == 0)
+        return lineno in self.fenced[1] or (self.fenced[2] and self._beside_a_record(lineno))
+
+    def _beside_a_record(self, lineno: int) -> bool:
+        """In a paste with no code fence at all (a log copied as it is, or a fence's content without its fence), a line
+        whose nearest filled line above or below is a log record (a prefixed line, a traceback's line, a shell line): a
+        line of the same output, not a sentence about it ("ibv_reg_mr_iova2 failed: Cannot allocate memory" between two
+        records of the rank's log)."""
+        chunk = self.chunk
+        if chunk is None:
+            return False
+        index = lineno - chunk.first
+        for step in (-1, 1):
+            for near in range(index + step, index + step * (_BESIDE + 1), step):
+                if not 0 <= near < chunk.size:
+                    break
+                line = chunk.line(near)
+                if line.strip():
+                    if _looks_like_a_record(line) and not _MARKDOWN_HEADING.match(line) and not _LIST_ITEM.match(line):
+                        return True
+                    break
+        return False
+
+    def _quoted_failure(self, sentence: str, span: str) -> bool:
+        """A code span or a quote of a sentence that holds a program's failure message no signature knows ("I got
+        `ibv_reg_mr_iova2 failed: Cannot allocate memory` on this node"): a message of a few words with a failure word,
+        no source code, in a sentence that neither asks about, supposes, fixes nor dismisses it. Listed as an unread
+        failure (it speaks only where nothing else failed)."""
+        # (its words, less a command's settings and flags: "mpirun ... -x NCCL_DEBUG=WARN" holds no failure, nccl-1277)
+        words = _SETTING_OR_FLAG.sub(" ", span)
+        if FAILURE_LOOK.search(words) is None or len(words.split()) < 3:
+            return False
+        if code_failure_text(span) is not None or _SOURCE_LINE.search(span) or _CAPTION.match(span):
+            return False
+        if any(map(stated_failure.rules_out, stated_failure.sentences(sentence))):
+            return False
+        # (a sentence that states the failure in its own words is read as that, its quote with it: 'it stuck here then got
+        # "check timeout failed" Error.')
+        return not (stated_failure.fits(sentence) and stated_failure.parse(sentence) is not None)
 
     def _ends_whole(self, lineno: int, text: str) -> bool:
         """The source's next line begins a record of its own: the line ends where its writer ended it (neither the
@@ -813,7 +853,9 @@ class SourceClassifier:
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
-                    self._failure_line(lineno, span)
+                    read = self._failure_line(lineno, span)
+                    if not read and span is not text and self._quoted_failure(text, span):
+                        self._miss_failure(lineno, span)
             if named and labelled is None and len(self.events) == before:
                 # the exception the sentence names after its words, when the sentence as a whole read nothing; it gives
                 # way to any other failure of the input (signatures/match.py)
@@ -837,9 +879,45 @@ class SourceClassifier:
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
             self._read_prose(lineno, text, whole=True)  # what the sentence says besides (when it failed)
+            if not any(e.kind in (kinds.TIME_CUE, kinds.TIME_CLAIM) for e in self.events[before:]):
+                self._read_wrapped_cue(lineno, text)
         finally:
             self.quoted = was
             self.in_sentence = False
+
+    def _read_wrapped_cue(self, lineno: int, text: str) -> None:
+        """When it failed, said by a sentence that prose hard-wrapped over lines ("During SGLang worker startup on an
+        MI355X VF, two / small metadata operations failed ..."): the sentence's words read joined (the lines before this
+        one back to the sentence's start, the lines after to its end), the cue kept on this line, where its failure word
+        is (the words of each line alone name the time or the failure, not both)."""
+        chunk = self.chunk
+        if chunk is None or not self._reporting(lineno):
+            return
+        at = lineno - chunk.first
+        joined = text.strip()
+        if _WRAPPED_ON.match(joined):  # the sentence began on the lines before
+            for index in range(at - 1, max(-1, at - 1 - _WRAP_LINES), -1):
+                before = chunk.line(index).strip()
+                if not before or _SENTENCE_ENDS.search(before) or _NOT_WRAPPED.match(before):
+                    break
+                joined = f"{before} {joined}"
+                if not _WRAPPED_ON.match(before):
+                    break
+        if not _SENTENCE_ENDS.search(text.rstrip()):  # and goes on on the lines after
+            for index in range(at + 1, min(chunk.size, at + 1 + _WRAP_LINES)):
+                following = chunk.line(index).strip()
+                if not _WRAPPED_ON.match(following):
+                    break
+                joined = f"{joined} {following}"
+                if _SENTENCE_ENDS.search(following):
+                    break
+        if joined == text.strip() or not time_cues.fits(joined):
+            return
+        parsed = time_cues.parse(joined)
+        if parsed is not None:
+            self.coverage.seen[kinds.TIME_CUE_GRAMMAR] += 1
+            self.coverage.recognized[kinds.TIME_CUE_GRAMMAR] += 1
+            self._emit(parsed.kind, lineno, text, parsed.data, None, kinds.TIME_CUE_GRAMMAR)
 
     def _ends_the_source(self, lineno: int) -> bool:
         """No line after this one in the chunk holds more than blanks (the chunk being read: a streamed source's
@@ -896,6 +974,13 @@ class SourceClassifier:
         if stated_failure.ELSEWHERE_AFTER.search(text, text.find(said) + len(said)):
             return True
         following = self._next_filled_line(lineno)
+        if following is not None and stated_failure.ATTACHED_LINE.match(following) and self.chunk is not None:
+            # a line between that only says the logs are attached ("Decode/prefill/router logs are attached."): the
+            # attachments follow it (sgl-project/sglang#23574)
+            at = lineno + 1
+            while at - self.chunk.first < self.chunk.size and not self.chunk.line(at - self.chunk.first).strip():
+                at += 1
+            following = self._next_filled_line(at)
         return following is not None and stated_failure.ELSEWHERE_LINE.match(following) is not None
 
     def _reporting(self, lineno: int) -> bool:
@@ -1027,6 +1112,14 @@ _RECORD_START = re.compile(
     # a structured record: an event name in capitals, then key=value fields ("NRL_SGLANG_REFIT_FAILURE transfer=broadcast")
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S)"
 )
+
+
+# a line of prose that ends its sentence (or opens a list, a code block) and a line that goes on with a sentence
+# wrapped onto it (lower case, a code span or a parenthesis first; not a list item, a heading, a quote or a fence)
+_SENTENCE_ENDS = re.compile(r"[.!?:;\u3002\uff01\uff1f\uff1a]\W{0,2}$|```")
+_WRAPPED_ON = re.compile(r"[a-z(`]")
+_NOT_WRAPPED = re.compile(r"(?:[-*+>|#]|\d+[.)]|```)")  # a list item, a quote, a table row, a heading, a fence
+_WRAP_LINES = 2  # the lines a wrapped sentence is read on after its first
 
 
 def _logical_lines(physical: str) -> list[tuple[str, str | None]]:

@@ -83,9 +83,10 @@ def evaluate(rule: Rule, facts: dict[str, Any], launch_id: int | None) -> dict[s
                 finding["library"] = named["library"]
     elif severity != "info" and _unread_failure(evidence_items):
         # a line that reads like a failure and that nothing attributed (unrecognized-failure): a failure still, of no
-        # known mechanism, placed nowhere (no signature read it, so no phase either): bots and the corpus score read
-        # "this failed, time unknown", never "nothing found"
-        finding.update(phase="unknown", mechanism=None, signature=None)
+        # known mechanism and no step (no signature read it): bots and the corpus score read "this failed", never
+        # "nothing found"; while serving when a line of its input before it showed the server serving (a ready line, a
+        # served request: stages._unmatched_failures), else at an unknown time
+        finding.update(phase="serving" if _unread_while_serving(evidence_items) else "unknown", mechanism=None, signature=None)
         named_by_line = _unread_library(evidence_items)
         if named_by_line is not None:  # the line names a library by its source path, object or JIT module
             finding["library"] = named_by_line
@@ -134,6 +135,13 @@ def _unread_library(items: Any) -> str | None:
     texts = [str(i.get("text") or "") for i in items if isinstance(i, dict) and i.get("kind") == UNRECOGNIZED]
     named = {library for text in texts if (library := line_library(text)) is not None}
     return named.pop() if len(named) == 1 else None
+
+
+def _unread_while_serving(items: Any) -> bool:
+    """The first unread failure came after a line of its input that showed the server serving."""
+    items = [items] if isinstance(items, dict) else items
+    first = next((i for i in items if isinstance(i, dict) and i.get("kind") == UNRECOGNIZED), None)
+    return first is not None and first.get("serving_after") is not None
 
 
 def _first_failure(items: Any) -> dict[str, Any] | None:

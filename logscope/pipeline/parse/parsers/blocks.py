@@ -331,6 +331,7 @@ class TracebackReader(BlockReader):
                 self.exception.data["header"] = self.header
             if self.chained_at is not None:
                 self.exception.data["chained_at"] = self.chained_at
+            self.exception.data["opened_at"] = self.first_line  # the traceback's first line (match.py: what came before it)
             events.append(self.exception)
             events += _launch_it_ran(self.exception)
         elif self.fatal is not None:

@@ -14,6 +14,7 @@ from logscope.core import kinds, upstream
 from logscope.core.server_flags import is_field, known_option
 from logscope.pipeline.parse.parsers import (
     catalogue,
+    engine_lines,
     jit_build,
     other_lines,
     quoted_flags,
@@ -71,7 +72,15 @@ class LineGrammar:
 # (Lib/traceback.py TracebackException.format_exception_only: smod + "." + qualname): triton 3.9.0
 # triton/runtime/errors.py OutOfResources, "triton.runtime.errors.OutOfResources: out of resource: shared memory, ..."
 # (a warning class of such a module is no failure: "urllib3.exceptions.InsecureRequestWarning: Unverified HTTPS request")
-EXCEPTIONS_MODULE_CLASS = r"(?:[a-z_][a-z0-9_]*\.)+(?:errors?|exc|exceptions?)\.[A-Z][A-Za-z0-9_]*(?<!Warning)"
+# and the classes of kernel libraries whose name and module say nothing of an error, as their releases define them:
+# triton 2.1.0 triton/runtime/autotuner.py "class OutOfResources(Exception)" (triton 3.x moved it to runtime/errors.py,
+# read above)
+LIBRARY_EXCEPTION_CLASSES = ("triton.runtime.autotuner.OutOfResources",)
+EXCEPTIONS_MODULE_CLASS = (
+    r"(?:(?:[a-z_][a-z0-9_]*\.)+(?:errors?|exc|exceptions?)\.[A-Z][A-Za-z0-9_]*(?<!Warning)|"
+    + "|".join(re.escape(name) for name in LIBRARY_EXCEPTION_CLASSES)
+    + ")"
+)
 _EXC_LINE = re.compile(
     r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Za-z_]*(?:Error|Exception|Interrupt)(?:\([A-Za-z_]\w*\))?|" + EXCEPTIONS_MODULE_CLASS + r"): "
 )
@@ -230,10 +239,26 @@ _SHARDS = re.compile(
 )
 
 
+# vLLM's CUDA graph capture bar (tqdm over the sizes it captures, at startup: Worker.compile_or_warm_up_model ->
+# capture_model, and an elastic-EP rescale's re-run of it in 0.34.0 distributed/elastic_ep): "Capturing CUDA graph
+# shapes" (worker/model_runner.py, vllm 0.8.5.post1-0.10.2, V0), "Capturing CUDA graphs ({decode|mixed prefill-decode},
+# {mode})" (v1/worker/gpu_model_runner.py 0.10.2-0.27.1), "Capturing CUDA graphs ({mode})" and the speculators'
+# "Capturing {eagle prefill|decode|multi-module MTP} CUDA graphs" (v1/worker/gpu/cudagraph_utils.py and
+# spec_decode/, 0.14.1-0.34.0); tqdm's default "%|bar| n/N". SGLang's own capture bars say "Capturing batches"
+_ENGINE_CAPTURE = re.compile(
+    r"^\s*Capturing (?:[\w-]+ ){0,3}CUDA graph(?:s| shapes)(?: \([\w ,-]*\))?:\s+(?P<pct>\d+)%\|[^|]*\|"
+    r"\s*(?P<done>\d+)/(?P<total>\d+)\b"
+)
+
+
 def _shards(text: str) -> Parsed | None:
     m = _SHARDS.match(text)
     if m is None:
-        return None
+        captured = _ENGINE_CAPTURE.match(text)
+        if captured is None:
+            return engine_lines.parse(text)
+        done, total = int(captured.group("done")), int(captured.group("total"))
+        return Parsed(kinds.ENGINE_CAPTURE_BAR, {"pct": int(captured.group("pct")), "done": done, "total": total})
     loaded = m.group("format") or m.group("using") or ("pt" if m.group("multi") else "safetensors")
     return Parsed(
         kinds.SHARD_PROGRESS,

@@ -29,7 +29,8 @@ from logscope.pipeline.parse.parsers.prose_guards import (
 _PROCESS = r"server|service|process|engine|scheduler|worker|pod|container|instance|router|node"
 # what the user's run did, as issues word it (each form holds one of kinds.STATED_FAILURE_LITERALS, the prefilter's)
 _STATED = re.compile(
-    r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened)\b)"
+    r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened"
+    r"|randomly|sometimes|often|frequently|immediately|again)\b)"
     r"|(?<=a |e )crash\b(?! (?:logs?|reports?|dumps?|handler|files?|traces?|course)\b)"
     r"|segfault(?:s|ed|ing)?|segmentation fault|core dumped"
     # "the kernel errors out", "it errored out at the first batch" (the phrasal verb: the run stopped on an error)
@@ -38,9 +39,16 @@ _STATED = re.compile(
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
     r"|caus(?:e|es|ed|ing)|leads? to|led to|leading to|results? in|resulted in|resulting in)"
-    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM|out[- ]of[- ]memory)))"
+    r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM|out[- ]of[- ]memory)"
+    # (a class that names itself, "I encountered a RuntimeError during decoding"; a timeout, "got NCCL timeout")
+    # (a timeout gives way to an error word after it: 'got "check timeout failed" Error'; "timeout" as a verb, "it will
+    # timeout when ...", is what may happen, sglang-33740)
+    r"|(?P<named>[A-Za-z]\w*(?:Error|Exception)\b|illegal memory access\b"
+    r"|(?<!will )(?<!would )(?<!to )(?<!may )(?<!might )(?<!could )(?<!can )(?<!\bwill\s)"
+    r"time-?outs?\b(?![^.;!?]{0,60}?\b(?:errors?|exceptions?)\b))))"
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
-    r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get)(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
+    r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get|'s|’s)"
+    r"(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
     r"(?! with| by (?:me|hand|the user))|killed by)"
     r"|OOM(?:ed|'d|[- ]killed)|(?:ran|runs?|running) out of (?:GPU |device |host )?memory"
     # the verb in the present ("the server OOMs during cuda graph capture", "it always OOMs after a few requests", "the
@@ -64,6 +72,25 @@ _STATED = re.compile(
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?"
     r"(?:exits? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exits? (?:unexpectedly|abnormally|immediately))"
     r"|keeps? (?:restarting|crashing|dying|failing)"
+    # a process (or "it") that ran out of memory, said with OOM as a verb: "After several hours the server OOMs", "Decode
+    # node OOM after running for a while", "Memory keeps growing until OOM"
+    r"|(?:\bit|(?:" + _PROCESS + r")s?)\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly|eventually|will)\s+)?"
+    r"OOMs?\b(?!-)|\buntil (?:it |the \w+ )?OOMs?\b"
+    # a process that panicked (a Rust or Go program's end): "The router panics when a worker is removed"
+    r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?panic(?:s|ked)\b"
+    # the verb "error" with its subject: "It errors with KeyError: 'model.layers.0'"
+    r"|(?:\bit|(?:" + _PROCESS + r")s?)\s+error(?:s|ed) (?:with|at|on|during|when|while|after)\b"
+    # requests that failed: "All requests fail with 500 Internal Server Error", "Requests start failing after 10 minutes"
+    r"|\brequests?\s+(?:(?:all|then|also|often|sometimes|randomly|suddenly|start|started|begin|began|keep|kept)\s+)?"
+    r"(?:fail|failing)\b(?! over\b)"
+    # a server's answer of a 5xx status: "The server returns 500 errors after a while"
+    r"|\breturn(?:s|ed|ing)?\s+(?:(?:an?|HTTP|status|code|error)\s+){0,2}5\d\d\b"
+    # a process that something killed, said actively: "The watchdog killed the server" (the user's own stop: _USER_STOP)
+    # (the past only: "Kubernetes kills pods that exceed their limit" is a general statement)
+    r"|\bkilled\s+(?:the\s+|my\s+|our\s+|all\s+)?(?:\w+\s+)?(?:" + _PROCESS + r")(?:s|es)?\b"
+    # a process that started and then ended on its own, in a clause after "but": "The container spins up, but exits
+    # during loading the model" (AbdBarho/stable-diffusion-webui-docker#296)
+    r"|\bbut (?:then )?exit(?:s|ed) (?:during|while|when|after|before|at)\b"
     # ("blew up" of a process only: "the loss blew up", "the latency blows up" are a metric's)
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:has|have|had)\s+)?(?:blows|blew|blown) up"
     # ("unable to load|run" is said of scripts and benchmarks as often: "failed to load" covers the log's wording)
@@ -114,6 +141,8 @@ _OOM_NOUN = re.compile(
 _CAUSE = re.compile(r"(?i)caus|leads? to|led to|leading to|results? in|resulted in|resulting in")
 # a clause about whenever something happens, not what did: "When SGLang hits an OOM during a TTS request, ..."
 _WHEN = re.compile(r"(?i)\bwhen(?:ever)?\b")
+_BUT = re.compile(r"(?i)[,;]\s*but\b")  # the turn to a clause of its own
+_WHEN_OPENS = re.compile(r"(?i)^\W*when(?:ever)?\b")  # a clause that opens with "when"
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
 # supposition, a wish
 _SUPPOSED = re.compile(
@@ -214,6 +243,11 @@ POINTS = "points"
 _ELSEWHERE = r"(?:https?://|<img\b|!\[|\[[^\]]*\]\(https?://)"
 ELSEWHERE_AFTER = re.compile(_ELSEWHERE, re.IGNORECASE)
 ELSEWHERE_LINE = re.compile(r"^\s*(?:[-*>]\s*)?" + _ELSEWHERE, re.IGNORECASE)
+# a short line that only says the text is attached ("Decode/prefill/router logs are attached.", "Full log attached below:")
+ATTACHED_LINE = re.compile(
+    r"(?i)^\s*(?:the\s+|full\s+|complete\s+|my\s+)?[\w/ -]{0,40}?\b(?:logs?|outputs?|traces?|files?)\s+(?:is\s+|are\s+)?"
+    r"(?:attached|uploaded)\b[^.\n]{0,30}[.:]?\s*$"
+)
 
 
 # words that name no failure: "I got an error", "got some error like this", "I get this error" point at a text
@@ -321,7 +355,17 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
     for m in _STATED.finditer(body):
         before = body[: m.start()]
         clause = CLAUSE.split(before)[-1]
-        if DENIED.search(clause) or NEGATED.search(before) or _SUPPOSED.search(before) or _GONE.match(body[m.end() :]):
+        # (a possibility in a clause the sentence then turns from with "but" is over: "I can launch the inference server,
+        # but it crashes when receiving a call", InternLM/lmdeploy#841)
+        turned = _BUT.split(before)[-1]
+        supposed = _SUPPOSED.search(turned)
+        # (and a denial: "the server will not crash on first request, but crash randomly after few hours serving",
+        # sgl-project/sglang#25937)
+        if DENIED.search(clause) or NEGATED.search(turned) or supposed or _GONE.match(body[m.end() :]):
+            continue
+        # a "when" clause whose main clause is a possibility states a condition, not what happened: "When the backend
+        # SGLang service crashes, the router may also crash as a result." (a pull request's motivation)
+        if _WHEN_OPENS.match(clause) and _SUPPOSED.search(body[m.end() :]):
             continue
         # (words between the subject and its verb deny it too: "the server never goes down")
         if (m.group("down") or m.group("makes")) and DENIED.search(m.group(0)):
@@ -337,7 +381,16 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         if m.group("oom_verb") and _OOM_NOUN.search(before):
             continue
         named_oom = m.group("oom_word") and (_CAUSE.match(m.group(0)) or not _WHEN.search(clause))
-        if m.group("got") and not named_oom and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+        named = named_oom or m.group("named")
+        # (a timeout is met by the verb's own object, a few words at most: "0 tokens received, 300s timeout" is a
+        # setting after a count, sgl-project/sglang#22779)
+        if (
+            m.group("named")
+            and m.group("named").lower().startswith("time")
+            and not re.fullmatch(r"\s*(?:[\w-]+\s+){0,3}", m.group("what"))
+        ):
+            continue
+        if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
         return m.group(0)
     return None

@@ -49,6 +49,10 @@ _SERVING = re.compile(
     r"|(?<!for )inference\b(?! (?:server|engine|framework|service|backend|stack|image|container|pod|node|cluster|script)s?\b)"
     r"|(?<!for )generation\b(?! config)|generating|benchmark(?:s|ing|ed)?|benching"
     r"|(?:load|stress|pressure|performance|perf)[- ]?test(?:s|ing)?|concurren(?:cy|t)|traffic|(?-i:QPS|RPS)|rollouts?"
+    # a chat client's user asking the server (OpenWebUI and the like): "when I ask a question", "the second prompt"
+    r"|(?:ask(?:s|ed|ing)?|send(?:s|ing)?|sent|submit(?:s|ted|ting)?|enter(?:s|ed|ing)?) (?:(?:a|an|the|another|my|one|any)"
+    r" )?(?:\w+ )?(?:questions?|prompts?|quer(?:y|ies))\b"
+    r"|(?:first|second|third|next|another|each|every) (?:questions?|prompts?|quer(?:y|ies))\b"
     r"|after (?:about |around |roughly |nearly |over |more than |~)?(?:\d+\+?|a few|several|many|some|hundreds of"
     # "after 3 hours of loading" are hours of a startup step, "after 2 hours of debugging" the user's
     r"|thousands of) (?:(?:hours|days)(?! of (?!(?:serving|running|operation|inference|uptime)\b)\w+)"
@@ -118,6 +122,10 @@ _OTHER_RUN = re.compile(r"(?i)\b(?:" + "|".join(words for _, words in kinds.OTHE
 # again"): "it comes up and then crashes" is after its startup, so it places nothing itself
 _COMES_UP = re.compile(r"(?i)\b(?:comes?|came|coming) up\b|(?:\b(?:not|never)|n't) (?:re)?(?:start|launch|boot)")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|;\s*|:\s+(?=[`\"'A-Z])")
+# a clause turned against a clause that says a time went well ("It starts fine, but crashes during inference"): the
+# second clause says when it failed, the first when it did not; read as two sentences. A clause that went well is
+# needed: "I start the server ..., but it raised an error" says when in its first clause, of the failure of its second
+_TURNED = re.compile(r",\s*(?=(?:but|however)\s)")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _MIN_WORDS = 4
 
@@ -157,10 +165,17 @@ def sentences(text: str) -> list[str]:
     """The sentences of a line, cut outside its code spans and quotes (a quoted "RuntimeError: ..." is one piece)."""
     masked = _QUOTED.sub(lambda m: m.group(0)[0] + "x" * (len(m.group(0)) - 2) + m.group(0)[-1], text)
     out, at = [], 0
-    for cut in _SENTENCE.finditer(masked):
-        out.append(text[at : cut.start()])
-        at = cut.end()
-    return [*out, text[at:]]
+    for cut in [*_SENTENCE.finditer(masked), None]:
+        end = len(text) if cut is None else cut.start()
+        start = at
+        for turn in _TURNED.finditer(masked, at, end):
+            if _WENT_WELL.search(_QUOTED.sub(" ", text[start : turn.start()])):
+                out.append(text[start : turn.start()])
+                start = turn.end()
+        out.append(text[start:end])
+        if cut is not None:
+            at = cut.end()
+    return out
 
 
 _LONGEST_SENTENCE = 1000

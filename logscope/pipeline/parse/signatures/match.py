@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from logscope.core import kinds, native_stages, phases, stage_functions
+from logscope.core import engine_stages, kinds, native_stages, phases, stage_functions
 from logscope.core.events import Event
 from logscope.core.model import Failure
 from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_library
@@ -24,7 +24,14 @@ from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.prose_guards import NAMED_IN_SENTENCE
 from logscope.pipeline.parse.parsers.stated_failure import DEVICE_MEMORY, HOST_MEMORY, stated_memory
 from logscope.pipeline.parse.parsers.time_claims import LAUNCHER_FAILED, at_startup, client_step, firm_sentence
-from logscope.pipeline.parse.serving import ASGI_EXCEPTION, BEFORE_WARMUP, WARMUP_BATCH, WARMUP_REQUEST, marked_may_precede_ready
+from logscope.pipeline.parse.serving import (
+    ASGI_EXCEPTION,
+    BEFORE_WARMUP,
+    VLLM_READY,
+    WARMUP_BATCH,
+    WARMUP_REQUEST,
+    marked_may_precede_ready,
+)
 from logscope.pipeline.parse.signatures.client_errors import placed_by_client
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import (
@@ -293,6 +300,12 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
     if found is not None:
         placement, frame = found
         return placement.phase or placement.stage, placement.basis(f"frame {frame.split(': ', 1)[0].rsplit('/', 1)[-1]}")
+    # vLLM's engine (run by Dynamo, verl, LMCache ...), in a stack with no SGLang frame: its own functions place it
+    if frames and not any(stage_functions.module_of(str(f).split(":", 1)[0]) for f in frames):
+        by_engine = engine_stages.place_stack([str(f) for f in frames])
+        if by_engine is not None:
+            engine, frame = by_engine
+            return engine.phase or engine.stage, engine.basis(frame.split(": ", 1)[0].rsplit("/", 1)[-1])
     said = stage_functions.place_wording(str(event.data.get("full_text") or event.text), releases)
     if said is not None:
         placement, literal = said
@@ -388,6 +401,11 @@ def _serving_basis(marker: Event) -> str:
             f"after line {marker.line}, uvicorn's '{ASGI_EXCEPTION}': an HTTP request's handler raised, so"
             " the HTTP server SGLang starts once every scheduler finished startup was answering requests"
         )
+    if VLLM_READY.search(marker.text):
+        return (
+            f"after line {marker.line}, vLLM's API server up: it starts uvicorn once its engine is built, and sends no"
+            " warmup request"
+        )
     if BEFORE_WARMUP.search(marker.text):
         return (
             f"after line {marker.line}, uvicorn up: SGLang starts its HTTP server once every scheduler finished startup"
@@ -451,6 +469,21 @@ def _after_launch(event: Event, located: tuple[str, str], launches: dict[str, li
 
 
 _NO_PHASE = "no phase line of this rank before it"
+
+
+def _right_after_command(event: Event, commands: dict[str, list[int]]) -> tuple[str, str] | None:
+    """Startup when a traceback opens on the line right after a launch command's last line: the program the command
+    started raised before it printed any line of its own (SGLang logs its server_args, then its startup steps, before
+    it can serve), as a terminal shows it."""
+    if event.kind not in (kinds.TRACEBACK, kinds.EXCEPTION):
+        return None
+    opened = int(event.data.get("opened_at") or event.line)
+    if opened - 1 not in commands.get(event.source, ()):
+        return None
+    return "startup", (
+        f"the traceback opens right after the launch command (its last line {opened - 1}): the program raised before it"
+        " printed any line of its own"
+    )
 
 
 def _stated_beside_serving(event: Event, marker: Event | None) -> tuple[str, str] | None:
@@ -621,19 +654,51 @@ def _from_traceback_after(
     return found[0], f"{found[1]}, of the SGLang traceback at line {later.line} printed just after it"
 
 
+# the startup bars a failure may stop: the step each shows, and what it says of it
+_BAR_STEPS = {
+    kinds.SHARD_PROGRESS: ("load_weight", "the weight loader's progress bar", "loading"),
+    kinds.ENGINE_CAPTURE_BAR: ("capture", "vLLM's CUDA graph capture bar", "capture"),
+}
+
+
+_BAR_AFTER = 2  # the lines after a failure a bar's last drawing is looked for at
+
+
 def _from_loading_bar(event: Event, bars: dict[str, list[Event]], last_phase_of: Any) -> tuple[str, str] | None:
-    """The weight loader's progress bar printed last before the failure, not finished: the launch was loading its
-    weights (a rank whose own phase lines place it is placed by them; a bar rarely names its rank, so the step of the
-    failing rank is the one the bar shows, said so)."""
+    """A startup step's progress bar printed last before the failure (or on its line, the error glued after it), not
+    finished: the weight loader's bar (loading), vLLM's capture bar (capture); or a line vLLM's engine prints only while
+    it starts (parsers/engine_lines.py), with no line of its end of startup after it. A rank whose own phase lines place it is
+    placed by them; a bar rarely names its rank, so the step of the failing rank is the one the bar shows, said so."""
     if last_phase_of(event) is not None:
         return None
     bar = max(
         (b for b in bars.get(event.source, []) if b.line <= event.line and b is not event), key=lambda b: b.line, default=None
     )
-    if bar is None or bar.data["done"] >= bar.data["total"]:
+    if bar is None:
+        # a bar drawn just after the failure: tqdm draws a bar's last state when it is closed, as the process ends after
+        # the exception it printed (tqdm 4.67.1 std.py: __iter__ closes the bar in its finally, and close() with leave
+        # redraws it once more)
+        after = [b for b in bars.get(event.source, []) if 0 < b.line - event.line <= _BAR_AFTER and b.kind in _BAR_STEPS]
+        if after and after[0].data["done"] < after[0].data["total"]:
+            step, named, doing = _BAR_STEPS[after[0].kind]
+            return step, (
+                f"line {after[0].line} just after it, {named} at {after[0].data['done']}/{after[0].data['total']} as"
+                f" tqdm draws it when the process ends: {doing} had not finished"
+                f"{'' if after[0].rank else ' (the bar names no rank)'}"
+            )
         return None
-    return "load_weight", (
-        f"after line {bar.line}, the weight loader's progress bar at {bar.data['done']}/{bar.data['total']}: loading had"
+    if bar.kind == kinds.ENGINE_STARTUP_LINE:
+        if bar.data["ended"]:
+            return None
+        return str(bar.data["step"] or "startup"), (
+            f"after line {bar.line}, a line vLLM's engine prints only while it starts ({bar.data['what']}), and no line of"
+            " its end of startup after it"
+        )
+    if bar.data["done"] >= bar.data["total"]:
+        return None
+    step, named, doing = _BAR_STEPS[bar.kind]
+    return step, (
+        f"after line {bar.line}, {named} at {bar.data['done']}/{bar.data['total']}: {doing} had"
         f" not finished{'' if bar.rank else ' (the bar names no rank)'}"
     )
 
@@ -754,7 +819,7 @@ def failures_of(
     for e in events:
         if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and (e.data.get("frame_paths") or e.data.get("frames")):
             tracebacks.setdefault(e.source, []).append(e)
-        if e.kind == kinds.SHARD_PROGRESS:
+        if e.kind in _BAR_STEPS or e.kind == kinds.ENGINE_STARTUP_LINE:
             bars.setdefault(e.source, []).append(e)
         elif e.kind in (kinds.TIME_CLAIM, kinds.TIME_CUE):
             claims.setdefault(e.source, []).append(e)
@@ -764,9 +829,12 @@ def failures_of(
             last_crash[e.source] = max(e.line, last_crash.get(e.source, -1))
     jit = JitBuilds(builds)
     launches: dict[str, list[int]] = {}  # the lines of each source's server_args dumps (a launch's first line)
+    commands: dict[str, list[int]] = {}  # the last line of each source's launch commands
     for e in events:
         if e.kind == kinds.SERVER_ARGS:
             launches.setdefault(e.source, []).append(e.line)
+        elif e.kind == kinds.LAUNCH_COMMAND and e.data.get("kind") == "command":
+            commands.setdefault(e.source, []).append(int((e.data.get("joined_lines") or [e.line, e.line])[-1]))
     launch_stamps = launch_stamps if launch_stamps is not None else relaunch_stamps(events)
     # the claims that are sentences of when it failed, not a reproduction's client step
     stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
@@ -824,6 +892,7 @@ def failures_of(
                 or _from_loading_bar(event, bars, last_phase_of)
                 or (from_other_ranks(event, others_last_phase) if others_last_phase else None)
                 or _from_other_threads(event, releases)
+                or _right_after_command(event, commands)
                 or lines_before.wording(event, releases)
                 or placed_by_client(event)
                 or _from_claim(event, claims)
