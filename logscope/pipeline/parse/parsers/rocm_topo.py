@@ -20,7 +20,9 @@ from logscope.pipeline.parse.parsers.base import BlockReader
 # (the spacer of the 80-column releases fills a terminal's line: a paste may join the header row to it, after its "=")
 _SPACER = re.compile(r"^\s*=+\s*Link Type between two GPUs\s*=+(?P<rest>.*)$")
 _HEADER = re.compile(r"^\s*GPU0(?:\s+GPU\d+)*\s*$")
-_ROW = re.compile(r"^\s*GPU(\d+)\s+(\S.*?)\s*$")
+# (the cells as runs of non-blanks: a lazy `.*?` before `\s*$` rescanned a row's blank run at each character, quadratic,
+# review14a item 15)
+_ROW = re.compile(r"^\s*GPU(\d+)\s+(\S+(?:\s+\S+)*?)\s*$")
 _KINDS = frozenset({"PCIE", "XGMI"})  # "0": the diagonal; "XXXX": a type the tool does not name
 
 
