@@ -125,3 +125,15 @@ def test_a_faulthandler_frame_cut_before_its_end_is_read_by_runs_of_the_path():
     assert blocks._FAULTHANDLER_CUT.match('  File "/usr/lib/python3.10/threading.py') is not None
     assert blocks._FAULTHANDLER_CUT.match("  File") is not None
     assert blocks._FAULTHANDLER_CUT.match('  File "abc' + " " * 30000 + '"x') is None
+
+
+def test_rocm_topo_s_table_ends_at_a_gpu_line_whose_words_are_no_link_types():
+    # item 15: the reader took any `GPU<n> ...` line as a row, and kept the block open
+    reader = rocm_topo.RocmTopoReader("paste")
+    reader.open(1, "=============================== Link Type between two GPUs ===============================")
+    assert reader.feed(2, "       GPU0         GPU1         ")
+    assert reader.feed(3, "GPU0   0            XGMI         ")
+    assert not reader.feed(4, "GPU1   hangs at startup after the weights load")
+    assert reader.feed(4, "GPU1   XGMI         0            ")
+    [event] = reader.close()
+    assert event.data["links"] == [[0, 1, "XGMI"]]
