@@ -71,7 +71,11 @@ def test_a_code_span_cut_by_the_copy_drops_its_last_word_and_a_wrapped_one_is_no
         "I start it with `python -m sglang.launch_server --model-path /models/Qwen3-8B --tp 1\n"
         "6 --mem-fraction-static 0.85` and it OOMs.\n"
     )
-    assert [launch["config"] for launch in analyze_text(wrapped)["launches"]] == []
+    result = analyze_text(wrapped)
+    # (its sentence states the failure, "and it OOMs" (silent14's stated_failure, 38a281a7): that failure's launch is
+    # there, with no setting read from the cut span)
+    assert [launch["config"] for launch in result["launches"]] == [{}]
+    assert [(f["rule"], f["launch"]) for f in result["findings"]] == [("failure-time-unknown", 1)]
 
 
 def test_the_routers_own_launcher_is_no_server_launch():

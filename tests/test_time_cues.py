@@ -287,3 +287,20 @@ def test_a_turned_clause_after_a_clause_that_names_the_time_is_one_sentence():
     # "I start the server ..., but it raised an error": the start is the time of the error of the second clause
     parsed = time_cues.parse("I start the server in a K8S pod and load the model from a local path, but it raised an error")
     assert parsed is not None and parsed.data["stage"] == "load_weight"
+
+
+def test_a_prose_line_with_no_cue_in_reach_looks_for_no_heading(monkeypatch):
+    # review14a's note on 0f92c6a1: the wrapped-cue reader looked back over the section's headings (up to
+    # _SECTION_LOOKBACK lines) for every prose line; only a joined sentence that may hold a cue asks now
+    calls: list[int] = []
+    real = SourceClassifier._reporting
+
+    def reporting(self, lineno):
+        calls.append(lineno)
+        return real(self, lineno)
+
+    monkeypatch.setattr(SourceClassifier, "_reporting", reporting)
+    prose = "we installed sglang and torch from the wheels and then\nthe sglang server loaded its weights from disk\n" * 200
+    [(found, placed, _)] = _failures(f"{prose}\n{WRAPPED_STARTUP}")
+    assert (found, placed) == ("startup-crash", "startup")  # the wrapped cue is still read, its section looked at
+    assert 1 <= len(calls) <= 4

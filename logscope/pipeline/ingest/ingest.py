@@ -191,7 +191,9 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>", re.IGNORECASE)
 # an HTML line break inside a line (a Markdown table cell's way to break its lines: "--tp 8<br>--mem-fraction-static
 # 0.8"): a break between words, read as a blank (removed, it glued the words around it into one)
-_HTML_BREAK = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)
+# (a match starts only where a blank run starts: a leading \s* tried at every blank of a long run before a `<` that is
+# no break was quadratic, review14a item 14)
+_HTML_BREAK = re.compile(r"(?:(?<=\S)|^)\s*<br\s*/?>\s*", re.IGNORECASE)
 # a log viewer's or collector's time stamp and a bar before each line, as docker compose puts a service's name
 # ("2026-06-09 12:30:47.434 | Capturing batches (bs=24 ...)")
 _VIEWER_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s+\| ?")

@@ -891,7 +891,7 @@ class SourceClassifier:
         one back to the sentence's start, the lines after to its end), the cue kept on this line, where its failure word
         is (the words of each line alone name the time or the failure, not both)."""
         chunk = self.chunk
-        if chunk is None or not self._reporting(lineno):
+        if chunk is None:
             return
         at = lineno - chunk.first
         joined = text.strip()
@@ -911,7 +911,9 @@ class SourceClassifier:
                 joined = f"{joined} {following}"
                 if _SENTENCE_ENDS.search(following):
                     break
-        if joined == text.strip() or not time_cues.fits(joined):
+        # (the section's headings, looked for up to _SECTION_LOOKBACK lines back, only for a joined sentence that may
+        # hold a cue: asked first, every prose line paid that look-back, review14a's note on 0f92c6a1)
+        if joined == text.strip() or not time_cues.fits(joined) or not self._reporting(lineno):
             return
         parsed = time_cues.parse(joined)
         if parsed is not None:

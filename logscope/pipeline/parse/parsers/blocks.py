@@ -30,7 +30,8 @@ _QUALIFIED_EXC_LINE = re.compile(
 )
 _FRAME = re.compile(r'^\s*File "')
 _FAULTHANDLER_FRAME = re.compile(r'^\s*File "[^"]*", line \d+ in ')
-_FAULTHANDLER_CUT = re.compile(r'^\s+File(?: "[^"]*)?\s*$')  # a dump's frame line a copy cut before its end
+# (the path as runs of non-blanks: `[^"]*` and `\s*` sharing a blank run was quadratic in it, review14a item 15)
+_FAULTHANDLER_CUT = re.compile(r'^\s+File(?: "[^"\s]*(?:\s+[^"\s]+)*)?\s*$')  # a dump's frame line a copy cut before its end
 # a Python frame line broken after its path by a copy ('File ".../memory_pool.py",' then 'line 499, in _init_mamba_pool')
 _FRAME_HEAD_ALONE = re.compile(r'^\s*File "[^"]+",?\s*$')
 _FRAME_TAIL = re.compile(r"^\s*line \d+,? in \S")

@@ -27,6 +27,8 @@ _SHELL_JOB_REPORT = re.compile(r"line \d+: ")
 # interpreter's -m, Kubernetes' `args:` after `command: ["python3"]`)
 _STARTS_A_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python3?(?:\.\d+)?|sglang|(?:ba|z|da)?sh)$|^-m$")
 # the fields that carry on a launcher's words: compose's `entrypoint:` then `command:`, Kubernetes' `command:` then `args:`
+# SGLang's CLI program alone, or with its `serve` command, as an `entrypoint:` (compose's `["sglang"]`)
+_SGLANG_CLI = re.compile(r"sglang(?: serve)?")
 _ARGS_FIELDS = frozenset({"args", "command"})
 # the field whose words run before a field's own, when the two are written the other way round (a mapping's keys
 # have no order: compose's `command:` over its `entrypoint:`, Kubernetes' `args:` over its `command:`)
@@ -80,6 +82,11 @@ _DOCKER_EXEC = re.compile(r"^\s*(CMD|ENTRYPOINT|[A-Za-z_]\w*(?=\s*=))\s*=?\s*(\[
 # `cmd = [` then `"python3", "-m", "sglang.launch_server",` ... `]`): its items are Python expressions; a string or a
 # number is the word, any other expression (a variable, `str(tp)`, an f-string) a word the paste does not show
 _PY_LIST_OPEN = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*\+?=\s*\[([^\]]*)$")
+# the first item of a Python list that launches SGLang: an interpreter, SGLang's CLI, or an expression the paste does
+# not show the value of (`sys.executable`)
+_PY_LAUNCHER = re.compile(r"^(?:\S*/)?(?:python|sglang)|^\$UNSHOWN$")
+# a Python list of more item lines than this is no launcher's argv (a data list, a generated file): its reading stops
+_PY_LINES_MAX = 128
 _UNSHOWN = "$UNSHOWN"  # a word whose value the paste does not show (read as a shell expansion: no value)
 
 
@@ -90,7 +97,9 @@ def _python_items(text: str) -> list[str] | None:
         return []
     try:
         tree = ast.parse(f"[{body}]", mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # CPython's parser raises RecursionError (MemoryError on some builds) on a deep expression ("-" * 5000 + "1",
+        # "~" * 3000 + "x"), ValueError on a NUL: no line of a launcher's argv
         return None
     if not isinstance(tree.body, ast.List):
         return None
@@ -108,13 +117,17 @@ _OPEN_FLOW = re.compile(r"^\s*(CMD|ENTRYPOINT)\s+(\[[^\]]*)$")
 def _open_items(value: str) -> list[str] | None:
     """The quoted items of a flow list's first line when the list stays open after them (`["python3", "-m",`), else
     None."""
-    body = _CONTINUATION.sub("", value.strip())
+    body = _without_continuation(value.strip())
     if not body.startswith("[") or "]" in body or len(body) < 2:
         return None
     return _value_words(f"[{body[1:].rstrip().rstrip(',')}]")
 
 
-_CONTINUATION = re.compile(r"\s*\\\s*$")
+def _without_continuation(item: str) -> str:
+    """The line without a shell continuation's backslash at its end (and the blanks around it). No regex: a leading
+    blank run tried at every blank of a long run between items was quadratic (review14a item 14)."""
+    stripped = item.rstrip()
+    return stripped[:-1].rstrip() if stripped.endswith("\\") else item
 
 
 # a list of flags with no launcher (Kubernetes' `args:` under an image whose entrypoint launches SGLang): read when
@@ -202,7 +215,7 @@ class FieldCommandReader(BlockReader):
         # SGLang's CLI split between the two fields: compose's `entrypoint: ["sglang"]` with `command: ["serve", ...]`
         # (either written first)
         if m.group(2) == "entrypoint":
-            return [w.rsplit("/", 1)[-1] for w in words] in (["sglang"], ["sglang", "serve"])
+            return _SGLANG_CLI.fullmatch(" ".join(w.rsplit("/", 1)[-1] for w in words)) is not None
         return m.group(2) == "command" and words[:1] == ["serve"] and _flags_only(words[1:], least=1)
 
     def open(self, lineno: int, text: str) -> BlockReader:
@@ -318,10 +331,16 @@ class FieldCommandReader(BlockReader):
             words = _python_items(item.rstrip().rstrip(")").rstrip().removesuffix("]") if closing else item)
             if words is None or self.words is None:
                 return False
+            if not self.words and words and not _PY_LAUNCHER.match(words[0]):
+                return False  # a list opened empty whose first item is no interpreter: a list of something else
+            if len(self.taken) >= _PY_LINES_MAX:
+                # longer than a launcher's argv is: no command's list (every line goes back to the other readers)
+                self.words, self.give_back = None, True
+                return False
             self.words += words
             self.flow = not closing
             return True
-        item = _CONTINUATION.sub("", item)  # a Dockerfile's exec form continued with backslashes
+        item = _without_continuation(item)  # a Dockerfile's exec form continued with backslashes
         closing = item.endswith("]") and item[:1] in ('"', "'")  # the last items, then the list's close
         if closing:
             item = item[:-1].rstrip()

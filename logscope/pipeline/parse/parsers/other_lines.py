@@ -230,7 +230,7 @@ class _LaunchCommand(Transformer):
             if leading is not None:
                 if item.type in ("OPTION", "OPTION_EQ"):
                     leading = None if leading < _PROSE_WORDS else leading
-                else:
+                elif _PROSE_WORD.fullmatch(str(item)):
                     leading += 1
             value_of_pending = pending is not None and takes(pending) != "none"
             if item.type == "OPTION" and not (value_of_pending and _NEGATIVE.fullmatch(str(item))):
@@ -309,6 +309,9 @@ _HELP = frozenset({"-h", "--help"})
 # this many words after the launcher before its first option make a sentence, not a command (one may be `sglang serve`'s
 # model path, or a word a paste cut in two)
 _PROSE_WORDS = 2
+# only a sentence's word counts: a shell expansion ($MODEL_ARGS, ${ARGS}, "$@"), a quoted word, a path or hub id, a
+# placeholder (<model>) is an argument a script passes before its options (review14a item 6)
+_PROSE_WORD = re.compile(r"[A-Za-z][A-Za-z']*[,.:;!?]?")
 # a negative number after an option that takes a value is its value, as argparse reads it ("--random-seed -1")
 _NEGATIVE = re.compile(r"-\d+(?:\.\d+)?")
 

@@ -20,8 +20,18 @@ from logscope.pipeline.parse.parsers.base import BlockReader
 # (the spacer of the 80-column releases fills a terminal's line: a paste may join the header row to it, after its "=")
 _SPACER = re.compile(r"^\s*=+\s*Link Type between two GPUs\s*=+(?P<rest>.*)$")
 _HEADER = re.compile(r"^\s*GPU0(?:\s+GPU\d+)*\s*$")
-_ROW = re.compile(r"^\s*GPU(\d+)\s+(\S.*?)\s*$")
+# (the cells as runs of non-blanks: a lazy `.*?` before `\s*$` rescanned a row's blank run at each character, quadratic,
+# review14a item 15)
+_ROW = re.compile(r"^\s*GPU(\d+)\s+(\S+(?:\s+\S+)*?)\s*$")
 _KINDS = frozenset({"PCIE", "XGMI"})  # "0": the diagonal; "XXXX": a type the tool does not name
+_CELLS = _KINDS | {"0", "XXXX"}
+
+
+def _link_row(text: str) -> tuple[int, list[str]] | None:
+    """A row of the table: its GPU's number and its cells, all of them link types; None for any other line."""
+    m = _ROW.match(text)
+    cells = m.group(2).split() if m else []
+    return (int(m.group(1)), cells) if m is not None and all(c in _CELLS for c in cells) else None
 
 
 def link_types(lines: list[str]) -> dict[str, Any] | None:
@@ -44,12 +54,11 @@ def link_types(lines: list[str]) -> dict[str, Any] | None:
             if _HEADER.match(text):
                 columns = [int(cell[3:]) for cell in text.split()]
             continue
-        m = _ROW.match(text)
-        cells = m.group(2).split() if m else []
-        if m is None or len(cells) > len(columns) or not all(c in _KINDS or c in ("0", "XXXX") for c in cells):
+        found = _link_row(text)
+        if found is None or len(found[1]) > len(columns):
             titled, columns = False, None  # the table ended (the log's footer, the next table's spacer)
             continue
-        row = int(m.group(1))
+        row, cells = found
         for column, kind in zip(columns, cells):
             pair = (min(row, column), max(row, column))
             if column != row and kind in _KINDS and pair not in seen:
@@ -80,8 +89,8 @@ class RocmTopoReader(BlockReader):
     def feed(self, lineno: int, text: str) -> bool:
         if not self.header:
             self.header = _HEADER.match(text) is not None
-        elif _ROW.match(text) is None:
-            return False
+        elif _link_row(text) is None:
+            return False  # a line of "GPU<n>" and other words ("GPU0 hangs at startup") is no row: the table ended
         if not self.header:
             return False
         self.lines.append(text)
