@@ -32,6 +32,7 @@ from tests.helpers import stated_versions
         ("Please install sgl-kernel==0.3.21 (found sgl-kernel 0.3.16).\n", {"sgl_kernel": "0.3.16"}),
         # advice governing the version's own clause still drops it
         ("Use torch 2.8.0 and transformers 4.57.1.\n", {}),
+        ("Please use these versions: torch 2.8.0, transformers 4.57.1\n", {}),
         ("torch 2.8.0 and transformers 4.57.1 should fix this\n", {}),
         ("I have torch 2.7.1; transformers 4.57.1 should fix this\n", {"torch": "2.7.1"}),
         # item 2: "will" of the failure says nothing of the release; a planned release is still none in use

@@ -254,7 +254,8 @@ _ADVICE = re.compile(r"(?i)" + _ADVICE_WORDS + r"|\bfixed (?:in|by|since)\b|" + 
 # version found is stated), and "should fix" / "will solve" stand after the version in its clause ("torch 2.8.0 should
 # fix this"); "fixed in torch 2.8.0" is a requirement's word before the version (_REQUIREMENT_WORDS' "fix")
 _ADVICE_OPENS = re.compile(r"(?i)" + _ADVICE_START)
-_CLAUSE_BREAK = re.compile(r"(?i)[(;)\[\]]|:\s|\bbut\b|,\s*(?:I|we|my|our|it|which|that)\b")
+# (a colon is none: "Please use these versions: torch 2.8.0, transformers 4.57.1" orders both)
+_CLAUSE_BREAK = re.compile(r"(?i)[(;)\[\]]|\bbut\b|,\s*(?:I|we|my|our|it|which|that)\b")
 _ADVICE_AFTER = re.compile(r"(?i)(?:[^,;()!?.]|\.(?=\S)){0,40}?(?:" + _ADVICE_WORDS + r")")  # matched at the version's end
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
