@@ -243,11 +243,20 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # a sentence that recommends a release rather than stating the one in use: a maintainer's answer pasted with the log
 # ("Use the latest sglang release (0.5.4.post2) which should already include this pr", "fixed in sglang 0.5.6")
 # (and a proposed change: "Change sglang version to 0.5.3 will solve this problem.")
-_ADVICE = re.compile(
-    r"(?i)\bshould (?:already )?(?:include|contain|have|fix)|\bfixed (?:in|by|since)\b"
-    r"|\b(?:will|would|could|may|might) (?:solve|fix|resolve)\b"
-    r"|^\W*(?:please\s+)?(?:use|try|upgrade|update|install|change|switch|downgrade|pin|add|bump)\b"
-)
+# (a start word before a colon is a label, not an order: "Update: I reinstalled with torch 2.8.0", "Use case: serving
+# Qwen3 with torch 2.8.0", "Add: I use torch 2.8.0": review14a item 3)
+_ADVICE_START = r"^\W*(?:please\s+)?(?:use|try|upgrade|update|install|change|switch|downgrade|pin|add|bump)\b(?!\s*:|\s+case\b)"
+_ADVICE_WORDS = r"\bshould (?:already )?(?:include|contain|have|fix)|\b(?:will|would|could|may|might) (?:solve|fix|resolve)\b"
+_ADVICE = re.compile(r"(?i)" + _ADVICE_WORDS + r"|\bfixed (?:in|by|since)\b|" + _ADVICE_START)
+# for another package's version the advice must govern the version's own clause (review14a item 3: "My env: torch
+# 2.8.0 and transformers 4.57.1, which should already include the fix" states both): an order opening the sentence
+# reaches up to the first break of its clause ("Please install sgl-kernel==0.3.21 (found sgl-kernel 0.3.16)": the
+# version found is stated), and "should fix" / "will solve" stand after the version in its clause ("torch 2.8.0 should
+# fix this"); "fixed in torch 2.8.0" is a requirement's word before the version (_REQUIREMENT_WORDS' "fix")
+_ADVICE_OPENS = re.compile(r"(?i)" + _ADVICE_START)
+# (a colon is none: "Please use these versions: torch 2.8.0, transformers 4.57.1" orders both)
+_CLAUSE_BREAK = re.compile(r"(?i)[(;)\[\]]|\bbut\b|,\s*(?:I|we|my|our|it|which|that)\b")
+_ADVICE_AFTER = re.compile(r"(?i)(?:[^,;()!?.]|\.(?=\S)){0,40}?(?:" + _ADVICE_WORDS + r")")  # matched at the version's end
 
 # the version of another package where a sentence or a hand-written line names it: "driver 580.173.02, CUDA 13.0",
 # "My torch version: 2.5.0+cu121", "CUDA version: cuda_12.1", "sglang+ mooncake v0.3.9", "python 3.12",
@@ -331,13 +340,21 @@ _REQUIREMENT_WORDS = (
     # {parent.version} depends on {req}", "The user requested {req}"; uv: "sglang[all]==0.4.2 depends on
     # flashinfer==0.1.6") or a writer names it ("has a dependency of torch==2.1.2"): what a package asks, none installed
     r"|\bdepend|\brequested\b"
-    # a release of a project's history ("introduced in torch 2.8.0", "since triton 3.4.0", "as of transformers 4.57.1")
-    r"|\bsince\b|\bintroduced\b|\bas of\b|\bstarting\b"
     # a release a project drops or does not have ("torch 2.5+ drops cuda 12.1", "pytorch do not have an official cuda
     # 12.5 release"): what is built or supported, no environment's
     r"|\bdrop(?:s|ped|ping)?\b|\bdeprecat|(?:\bnot|n't|\bnever)\s+(?:have|has|had|ship|provide|offer|build)\b"
 )
 _REQUIREMENT = re.compile(r"(?i)(?:" + _REQUIREMENT_WORDS + r")[^.;,]{0,24}$")
+# a release of a project's history ("introduced in torch 2.8.0", "since triton 3.4.0", "as of transformers 4.57.1",
+# "starting with torch 2.8.0"): the words right before the name, as _HISTORY reads them before SGLang's; anywhere in a
+# window they took the release that runs ("It has crashed since moving to torch 2.8.0", "Starting the server with torch
+# 2.8.0 fails", "We run it as of now on torch 2.8.0": review14a item 16)
+_NAMED_HISTORY = re.compile(
+    r"(?i)\b(?:since|as of|starting(?:\s+(?:from|with|in|at))?|beginning\s+(?:with|in)"
+    r"|(?:introduced|added|removed|deprecated)\s+(?:in|since|with))\s+(?:the\s+)?$"
+)
+_NAMED_HISTORY_WORD = re.compile(r"(?i)since|as of|starting|beginning|introduced|added|removed|deprecated")
+
 # where one of those words may start in a line (no word boundary asked: a window's edge is one), found once a line: a
 # version whose 40 characters before hold none is no requirement's, and the window is not searched (review13b item 10)
 _REQUIREMENT_START = re.compile(_REQUIREMENT_WORDS.replace(r"\b", ""))
@@ -377,7 +394,7 @@ class _RequirementWords:
 # the installed one. Its own wording only: a writer's "falling back to flashinfer 0.2.3 fixed it" is a change made
 _MOE_CONFIG_FALLBACK = re.compile(r"Fallback to $")
 _AFTER_REQUIREMENT = re.compile(
-    r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d"
+    r"(?i)^`?\s*(?:or\s+(?:higher|later|newer|above|greater)|\+|and\s+(?:above|later)|->|→|=>|to\s+v?\d+\.\d"
     # a requirement after the value, in the sentence or the table's next cell ("NCCL: 2.27.3 is required by DeepEP.",
     # "| NCCL | 2.27.3 | required |", "| CUDA | 12.8 | minimum |")
     r"|(?:is\s+|are\s+)?(?:required|needed)\b|\|\s*(?:\*\*)?(?:required|minimum|min\.?|needed|at least)\b"
@@ -439,14 +456,25 @@ def named_versions(text: str) -> dict[str, str]:
     series: dict[str, set[str]] = {}
     sentences = _Sentences(text)
     required = _RequirementWords(text)
-    advice = _ADVICE.search(text) is not None  # once a line: in the loop it made a long line quadratic (item 22)
+    advice: bool | None = None  # once a line, and only for a line with a change (a 24 KB line: ~2.5 ms a search)
     for m in _CHANGED.finditer(text):
+        if advice is None:
+            advice = _ADVICE.search(text) is not None  # in the loop it made a long line quadratic (item 22)
         if advice or sentences.supposes(m.start()) or not _own_change(text, sentences.start(m.start()), m.start()):
             continue
         found.setdefault(_NAMED_PACKAGES[m.group(1).lower()], set()).add(m.group(2))
     for m in [*_NAMED.finditer(text), *_PAREN_NAMED.finditer(text)]:
+        # a version already read, or a package with two versions already (it states neither): nothing the checks
+        # below find can change the answer, so a dense line ("torch2.4.0+rocmabc torch2.7.1+rocmxyz ..." x1500: 40 µs
+        # a name) pays a lookup a name (review14a item 8)
+        read = found.get(_NAMED_PACKAGES[m.group(1).lower()])
+        if read is not None and (len(read) > 1 or m.group(2) in read):
+            continue
         after = text[m.end() : m.end() + 80]
         if required.before(m.start()) or _AFTER_REQUIREMENT.match(after):
+            continue
+        window = text[max(0, m.start() - REQUIREMENT_WINDOW) : m.start()]
+        if _NAMED_HISTORY_WORD.search(window) and _NAMED_HISTORY.search(window):
             continue
         if _removed(text, m.start()) or (_hyphen_joined(text, m) and _a_name(text, m.start(), m.end())):
             continue  # pip's "uninstall torch-2.5.1", a chart's or a container's name (review13a items 1, 2)
@@ -454,7 +482,7 @@ def named_versions(text: str) -> dict[str, str]:
             continue
         if sentences.cjk_supposes(m.start()) or _BUT_NOT.match(after) or _NOT_IN_USE_AFTER.match(after):
             continue
-        if sentences.advises(m.start()):
+        if sentences.advises(m.start(), m.end()):
             continue
         key = _NAMED_PACKAGES[m.group(1).lower()]
         if key == "driver" and not _DRIVER_RELEASE.match(m.group(2)):
@@ -518,7 +546,7 @@ class _Sentences:
         self.starts = [0, *(m.end() for m in _SENTENCE_OPEN.finditer(text))]
         self._asks: dict[int, bool] = {}
         self._cjk: dict[int, bool] = {}
-        self._advice: dict[int, bool] = {}
+        self._advice: dict[int, int] = {}  # a sentence's start -> where its order's reach ends
 
     def start(self, offset: int) -> int:
         return self.starts[bisect.bisect_right(self.starts, offset) - 1]
@@ -536,13 +564,22 @@ class _Sentences:
             )
         return self._asks[key]
 
-    def advises(self, offset: int) -> bool:
-        """The sentence holding the offset recommends rather than states ("Try transformers==4.56.2", "Use torch 2.8.0
-        instead", "torch 2.8.0 should fix this")."""
-        key = self.start(offset)
-        if key not in self._advice:
-            self._advice[key] = _ADVICE.search(self._sentence(offset).lstrip()) is not None
-        return self._advice[key]
+    def advises(self, start: int, end: int) -> bool:
+        """The clause holding text[start:end] recommends rather than states ("Try transformers==4.56.2", "Use torch
+        2.8.0 instead", "torch 2.8.0 should fix this"): an order opening the sentence up to its clause's first break, or
+        advice's words after the version in its clause (a later clause's advice, or a label, is no order's)."""
+        key = self.start(start)
+        if key not in self._advice:  # where the order's reach ends (the sentence's start: none), once a sentence
+            sentence = self._sentence(start)
+            opened = _ADVICE_OPENS.match(sentence)
+            reach = 0
+            if opened:
+                cut = _CLAUSE_BREAK.search(sentence, opened.end())
+                reach = cut.start() if cut else len(sentence)
+            self._advice[key] = key + reach
+        if start < self._advice[key]:
+            return True
+        return _ADVICE_AFTER.match(self.text, end, min(len(self.text), end + 80)) is not None
 
     def cjk_supposes(self, offset: int) -> bool:
         key = self.start(offset)
@@ -649,7 +686,9 @@ def parse_line(text: str) -> Parsed | None:
 # the old tag of a change: "from v0.5.11-cu130 to v0.5.12-cu130", "from **`lmsysorg/sglang:v0.5.11-cu130`** to **`v0.5.12`**",
 # "lmsysorg/sglang:v0.5.11 -> v0.5.12" (the words after it, past Markdown's emphasis and code marks)
 _MARKUP = re.compile(r"[\w.+-]*[*`_\s]*")  # the tag's own suffix ("-cu130"), then the marks
-_TAG_REPLACED = re.compile(r"(?i)^(?:to[\s*`_]+(?:[\w./-]+:)?v?\d|->|→|=>)")
+# (the new tag after "to" is a release or a tag, never a count: "deployed lmsysorg/sglang:v0.5.11-cu129 to 4 H100 nodes"
+# runs that tag, review14a item 7)
+_TAG_REPLACED = re.compile(r"(?i)^(?:to[\s*`_]+(?:[\w./-]+:v?\d|v?\d+\.\d)|->|→|=>)")
 
 
 def _replaced(text: str, m: re.Match[str]) -> bool:
@@ -865,16 +904,43 @@ _HISTORY = re.compile(
     r"\s+$"
 )
 # a release that is planned or awaited, not run ("We plan to release this in v0.5.5", "Will this be backported to
-# sglang 0.5.3?", "it will be included in v0.5.5")
+# sglang 0.5.3?", "it will be included in v0.5.5"): the words in the version's clause, right before it, or after it
+# ("sglang 0.5.5 will be released next week"); "will" of the failure elsewhere in the sentence ("I am running sglang
+# 0.5.3 and the server will crash") says nothing of the release (review14a item 2)
 _FUTURE = re.compile(
-    r"(?i)\b(?:will|plan(?:s|ned|ning)?\s+to|upcoming|next release|backport(?:s|ed|ing)?"
-    r"|(?:be|been|get|gets)\s+(?:released|included|merged|shipped))\b"
+    r"(?i)\b(?:will\s+(?:\w+\s+)?(?:be|get|ship|land|include|come)|plan(?:s|ned|ning)?\s+to|upcoming|next release"
+    r"|backport(?:s|ed|ing)?|(?:be|been|get|gets)\s+(?:released|included|merged|shipped))\b(?![^,;:()]*[,;:()])"
+)
+_FUTURE_AFTER = re.compile(
+    r"(?i)[\s`*]*(?:(?:will|is\s+going\s+to)\s+(?:be\s+)?(?:released|out|shipped|available|published|included|landed?"
+    r"|come)|is\s+(?:planned|upcoming|not\s+(?:yet\s+)?(?:out|released)))\b"
+)
+_FUTURE_WINDOW = 40
+# "after"/"before"/"until" the name when the process does something at that release's step ("right after sglang
+# 0.5.3 finishes loading the weights": a moment of the run, the release it runs; review14a item 4)
+_MOMENT_WORD = re.compile(r"(?i)\b(?:after|before|until)\s+$")
+_PROCESS_VERB = re.compile(
+    r"(?i)[\s`*]+(?:finish|start|load|launch|boot|begin|began|complet|crash|initiali[sz]|warm|hang|hung|runs|running"
+    r"|ran|serv|spawn|allocat|captur|compil|process|handl|receiv|return|exit|die|print|log|report|fail)\w*"
 )
 
 
-def _history(sentence: str, start: int) -> bool:
-    """Words of the project's history end right before sentence[start] (within 40 characters)."""
-    return _HISTORY.search(sentence, max(0, start - 40), start) is not None
+def _history(sentence: str, start: int, end: int) -> bool:
+    """Words of the project's history end right before sentence[start] (within 40 characters); "after"/"before"
+    followed by what the process does at the version's end (sentence[end:]) is a moment of the run."""
+    found = _HISTORY.search(sentence, max(0, start - 40), start)
+    if found is None:
+        return False
+    return not (_MOMENT_WORD.search(found.group(0)) and _PROCESS_VERB.match(sentence, end))
+
+
+def _future(sentence: str, start: int, end: int) -> bool:
+    """The clause of sentence[start:end] plans or awaits that release: the words within 40 characters before it (in
+    its clause), or right after it."""
+    return (
+        _FUTURE.search(sentence, max(0, start - _FUTURE_WINDOW), start) is not None
+        or _FUTURE_AFTER.match(sentence, end) is not None
+    )
 
 
 def sentence_version(text: str) -> str | None:
@@ -890,9 +956,10 @@ def sentence_version(text: str) -> str | None:
             for m in _TIED.finditer(sentence)
             if not _in_a_path(sentence, m)
             and not _AFTER_REQUIREMENT.match(sentence[m.end() : m.end() + 80])
-            and not _history(sentence, m.start())
+            and not _history(sentence, m.start(), m.end())
+            and not _future(sentence, m.start(), m.end())
         }
-        if len(tied) != 1 or _ADVICE.search(sentence) or _FUTURE.search(sentence):
+        if len(tied) != 1 or _ADVICE.search(sentence):
             continue
         version = next(iter(tied))
         for m in _ANY_RELEASE.finditer(sentence):
@@ -919,8 +986,8 @@ def unowned_release(text: str) -> str | None:
     """An SGLang release (one the catalogue holds) that a sentence names with no package's name, the only version of
     the sentence, or None."""
     for sentence in _SENTENCE_END.split(text):
-        found = {m.group(1) for m in _UNOWNED.finditer(sentence)}
-        if len(found) != 1 or _ADVICE.search(sentence) or _FUTURE.search(sentence):
+        found = {m.group(1) for m in _UNOWNED.finditer(sentence) if not _future(sentence, m.start(), m.end())}
+        if len(found) != 1 or _ADVICE.search(sentence):
             continue
         if len(set(_ANY_RELEASE.findall(sentence))) != 1:
             continue
