@@ -476,12 +476,32 @@ def test_one_native_crash_printed_by_two_handlers_is_one_known_case(tmp_path, mo
 
 
 def test_the_bundled_index_from_the_user_cache_is_the_file_read_anew(tmp_path, monkeypatch):
-    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
-    fresh = read_index(INDEX_PATH)
-    index_module.bundled_index.cache_clear()
-    built = index_module.bundled_index()  # nothing cached yet: read and stored
-    assert list(tmp_path.glob("known-cases-*.pickle"))
-    index_module.bundled_index.cache_clear()
-    cached = index_module.bundled_index()  # from the pickle
-    index_module.bundled_index.cache_clear()
-    assert built == fresh and cached == fresh and len(cached.cases) == len(fresh.cases) > 600
+    # review14a item 12: the second call must take the pickle (the JSON not read again), a changed file must be read
+    # anew: equal indexes alone hold as well when the cache is never read
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    copy = tmp_path / "known_cases.json"
+    copy.write_bytes(INDEX_PATH.read_bytes())
+    monkeypatch.setattr(index_module, "INDEX_PATH", copy)
+    fresh = read_index(copy)
+    reads: list[Path] = []
+
+    def read_counted(path: Path) -> CaseIndex:
+        reads.append(path)
+        return read_index(path)
+
+    monkeypatch.setattr(index_module, "read_index", read_counted)
+    try:
+        index_module.bundled_index.cache_clear()
+        built = index_module.bundled_index()  # nothing cached yet: read and stored
+        assert reads == [copy] and len(list((tmp_path / "cache").glob("known-cases-*.pickle"))) == 1
+        index_module.bundled_index.cache_clear()
+        cached = index_module.bundled_index()  # from the pickle
+        assert reads == [copy]
+        stat = copy.stat()
+        os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # the file changed: a new key
+        index_module.bundled_index.cache_clear()
+        again = index_module.bundled_index()
+        assert reads == [copy, copy] and len(list((tmp_path / "cache").glob("known-cases-*.pickle"))) == 2
+    finally:
+        index_module.bundled_index.cache_clear()
+    assert built == fresh and cached == fresh and again == fresh and len(cached.cases) == len(fresh.cases) > 600

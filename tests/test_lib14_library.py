@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
+from logscope.core import package_raises
 from logscope.core.model import Failure
+from logscope.core.package_raises import HEAD_LITERAL, OPENED_LITERAL, package_raise
+from logscope.core.sglang_asserts import pieces
 from logscope.pipeline.analyze import analyze_model, analyze_sources
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.signatures.library import line_library
@@ -235,6 +238,67 @@ def test_an_older_release_s_ending_still_names_the_package_by_its_start():
         "'https://huggingface.co/Qwen/Qwen3-8B/main' for available files.\n"
     )
     assert [(f.mechanism, f.library) for f in _failures(line)] == [("python", "transformers")]
+
+
+# review14a item 1: a wording that a field opens (`{} must be a positive integer, got {}`, flashinfer 0.7.4
+# chunked_lm_head.py) is a parameter's name and the words of every package's checks: no package by its words; nor
+# when the innermost frame shown, a user's script, is the raise statement itself
+USER_RAISE = """\
+Traceback (most recent call last):
+  File "/home/user/bench/run.py", line 41, in <module>
+    main()
+  File "/home/user/bench/run.py", line 35, in main
+    raise ValueError(f"batch_size must be a positive integer, got {bs}")
+ValueError: batch_size must be a positive integer, got 0
+"""
+
+
+def test_a_field_opened_generic_check_raised_by_a_user_s_script_names_no_package():
+    assert [(f.mechanism, f.library) for f in _failures(USER_RAISE)] == [(None, None)]
+
+
+def test_a_bare_field_opened_generic_check_names_no_package():
+    for line in (
+        "ValueError: max_total_tokens must be a positive integer, got -5\n",
+        "ValueError: kv_cache must be contiguous, got stride=(8, 1)\n",
+        "ValueError: page_size must be strictly positive, got 0\n",
+    ):
+        assert [(f.mechanism, f.library) for f in _failures(line)] == [(None, None)], line
+    assert package_raise("ValueError", "max_total_tokens must be a positive integer, got -5") is None
+
+
+def test_a_user_s_frame_that_raises_a_package_s_words_itself_names_no_package():
+    # the chat-template words alone name transformers (above); a script of no package whose shown line raises them
+    # raised them itself
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/workspace/myproj/serve.py", line 12, in check\n'
+        '    raise ValueError("Cannot use chat template functions because tokenizer.chat_template is not set")\n' + CHAT_TEMPLATE
+    )
+    assert [(f.mechanism, f.library) for f in _failures(text)] == [(None, None)]
+    called = text.replace(text.splitlines()[2], "    prompt = tokenizer.apply_chat_template(messages)")
+    assert [(f.mechanism, f.library) for f in _failures(called)] == [("python", "transformers")]
+
+
+def test_a_field_opened_wording_of_enough_own_words_still_names_its_package():
+    # flashinfer 0.7.4 nvfp4_attention_sm120.py:85: raise ValueError(f"{name} must have shape [batch, heads, seq_len,
+    # head_dim], got shape={tuple(t.shape)}")
+    found = _failures("ValueError: q must have shape [batch, heads, seq_len, head_dim], got shape=(2, 8)\n")
+    assert [(f.mechanism, f.library) for f in found] == [("flashinfer", "FlashInfer")]
+    assert "flashinfer 0.7.4: flashinfer/nvfp4_attention_sm120.py:85" in str(found[0].library_basis)
+
+
+def test_every_wording_that_names_a_package_holds_enough_of_its_own_words():
+    rows = package_raises._wordings()
+    for w in rows:
+        lead = pieces(w.template)[0].strip()
+        literal = "".join(p for p in pieces(w.template) if p != "{}").strip()
+        assert w.named == (len(lead) >= HEAD_LITERAL or len(literal) >= OPENED_LITERAL), w.template
+        if w.head and len(pieces(w.head)[0].strip()) < HEAD_LITERAL:
+            assert len("".join(p for p in pieces(w.head) if p != "{}").strip()) >= OPENED_LITERAL, w.template
+    generic = {"{} must be a positive integer, got {}", "{} must be contiguous, got stride={}"}
+    assert {w.template for w in rows if w.template in generic and (w.named or w.head)} == set()
+    assert sum(not w.named for w in rows) == 220
 
 
 # tvm-ffi's segfault handler names glibc's trampoline by its source file, no symbol (the shape of

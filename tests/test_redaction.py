@@ -161,6 +161,23 @@ def test_redaction_changes_no_figure():
         ("undefined symbol: _ZNK3c1010TensorImpl36is_contiguous_nondefault_policy_implENS_12MemoryFormatE", None),
         # a random value that opens with _Z is still a secret when no length-prefixed name follows
         ("got _ZqW8rT2yU5iO1pA4sD7fG3hJ6kL0X9 back", "got <redacted:secret> back"),
+        # symbols of other shapes (abi tag, template arguments, std substitutions, function types) read whole
+        ("undefined symbol: _ZNK4llvm3opt3Arg11getAsStringB5cxx11ERKNS0_7ArgListE", None),
+        ("undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs", None),
+        ("undefined symbol: _ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE", None),
+        (
+            "undefined symbol: _ZN2at4_ops5empty4callEN3c108ArrayRefINS2_6SymIntEEESt8optionalINS2_10ScalarTypeEES6_"
+            "INS2_6LayoutEES6_INS2_6DeviceEES6_IbES6_INS2_12MemoryFormatEE",
+            None,
+        ),
+        # review14a item 10: a random value that opens with `_Z` and a length-prefixed name is still a secret when the
+        # rest does not read as a mangled name (`Q` is no piece of one), nor a name alone with no parameter types
+        (
+            "I pasted the value _Z4AbCdQ9x7Lm2Pq8Rt5Vw3Yz6Kj1Hg0Fe from the dashboard",
+            "I pasted the value <redacted:secret> from the dashboard",
+        ),
+        ("got _Z24AbCdEfGhIjKlMnOpQrStUvWx back", "got <redacted:secret> back"),
+        ("got _ZN9x7Lm2Pq8Rt5Vw3Yz6Kj1Hg0Fe back", "got <redacted:secret> back"),
     ],
 )
 def test_patterns(text, expected):

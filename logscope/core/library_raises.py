@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache, lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from logscope.core.resources import data_dir
 from logscope.core.sglang_asserts import anchor_of, wording_regex
+from logscope.core.text_memo import short_text_memo
 
 CATALOG_FILE = "library_raises.json"
 _WRAPPED = re.compile(r": ")  # where a wrapper's words end and the message it wraps begins
@@ -29,7 +30,7 @@ def _wordings() -> tuple[LibraryRaise, ...]:
     return tuple(LibraryRaise(r["template"], r["library"], r["where"], anchor_of(r["template"])) for r in rows)
 
 
-@lru_cache(maxsize=1024)  # a crash loop raises one message many times: the 953 anchors are tested once for it
+@short_text_memo(1024)  # a crash loop raises one message many times: the 953 anchors are tested once for it
 def library_raise(message: str) -> LibraryRaise | None:
     """The library wording the message starts with, or the message a wrapper's words hold after a `: ` (compiled
     only for the wordings whose longest literal piece the message holds)."""

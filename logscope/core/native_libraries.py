@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache, lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from logscope.core.python_libraries import extension_library
 from logscope.core.resources import data_dir
+from logscope.core.text_memo import short_text_memo
 
 CATALOG_FILE = "libraries.json"
 MESSAGES_FILE = "library_messages.json"
@@ -129,7 +130,7 @@ def _has_prefix(ident: str, prefix: str) -> bool:
     return ident.startswith(prefix) and bool(rest) and (rest[0].isupper() or rest[0] == "_")
 
 
-@lru_cache(maxsize=4096)  # a crash loop repeats its frames on every rank and launch
+@short_text_memo(4096)  # a crash loop repeats its frames on every rank and launch
 def library_of(text: str) -> str | None:
     """The library a frame or a source path names, or None: its shared object first, then a namespace or symbol
     prefix, then the folders it was built in, then a source path only it holds."""

@@ -129,16 +129,56 @@ _KERNEL_SYMBOL = re.compile(r"[A-Za-z_][\w.]*\+0x[0-9a-f]+/0x[0-9a-f]+")
 
 
 # an Itanium C++ mangled name, as "undefined symbol:" and native frames print it (`_ZN3c1017RegisterOperatorsD1Ev`:
-# `_Z`, a nested name's `N` and its qualifiers, then an identifier its length prefixes, "3c10" for c10): no secret
+# `_Z`, a nested name's `N` and its qualifiers, then an identifier its length prefixes, "3c10" for c10): no secret.
+# The whole value must read as one (review14a item 10: a random value may open with `_Z4`): the Itanium C++ ABI's
+# productions (itanium-cxx-abi.github.io/cxx-abi/abi.html#mangling), read as a flat run of pieces whose openers
+# (`N`, `I`, `J`, `F`, `Z`, `Ul`) each close on an `E`
 _MANGLED = re.compile(r"_Z(?:N[KVrRO]*|L|Z)?(?:St)?(\d+)")
+_MANGLED_PIECE = re.compile(
+    r"(?P<name>\d+)"  # a source name: its length, then that many identifier characters (read below)
+    r"|(?P<open>N[KVrRO]*|I|J|F|Z|Ul)"
+    r"|(?P<close>E(?:\d*_)?)"  # a lambda's closes on its number (UlvE0_)
+    r"|S[0-9A-Z]*_|S[tabsiod]"  # substitutions: S_, S0_, NS2_; std::, std::allocator, std::string ...
+    r"|T[0-9A-Z]*_|Ut\d*_"  # template parameters, unnamed types
+    r"|CI?[123]|D[012]"  # constructors, destructors
+    r"|D[nhfsiacup]|Dv\d+_|DF\d+_?|A\d*_"  # extended builtin types, vector and array types
+    r"|L[a-z]n?[0-9a-f]*E"  # a literal template argument (Li2E, Lb1E)
+    r"|[BuL](?=\d)"  # an ABI tag (B5cxx11), a vendor type, an internal name: a source name follows
+    r"|[KVrROPMY]"  # qualifiers and pointer, reference, pointer-to-member, extern "C"
+    r"|[vwbcahstijlmxynofdegz]"  # builtin types
+    # operator names
+    r"|nw|na|dl|da|ps|ng|ad|de|co|pl|mi|ml|dv|rm|an|or|eo|aS|pL|mI|mL|dV|rM|aN|oR|eO|ls|rs|lS|rS|eq|ne|lt|gt|le|ge"
+    r"|ss|nt|aa|oo|pp|mm|cm|pm|pt|cl|ix|qu|cv|li"
+)
+_IDENTIFIER_PIECE = re.compile(r"[A-Za-z_]\w*")
 
 
 def _mangled(value: str) -> bool:
-    found = _MANGLED.match(value)
-    if found is None:
+    """The whole value reads as an Itanium mangled name: after `_Z`, length-prefixed names, substitutions,
+    qualifiers, constructor/destructor and type codes only, each opener closed; a name outside a nested name has
+    the parameter types of a function after it."""
+    head = _MANGLED.match(value)
+    if head is None:
         return False
-    name = value[found.end() : found.end() + int(found.group(1))]
-    return len(name) == int(found.group(1)) and re.fullmatch(r"[A-Za-z_]\w*", name) is not None
+    at, depth, names = 2, 0, 0
+    while at < len(value):
+        piece = _MANGLED_PIECE.match(value, at)
+        if piece is None:
+            return False
+        at = piece.end()
+        if piece.group("name"):
+            length = int(piece.group("name"))
+            if length == 0 or at + length > len(value) or not _IDENTIFIER_PIECE.fullmatch(value[at : at + length]):
+                return False
+            at += length
+            names += 1
+        elif piece.group("open"):
+            depth += 1
+        elif piece.group("close"):
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0 and names > 0 and (value[2] in "NZ" or len(value) > head.end() + int(head.group(1)))
 
 
 def _entropy_secret(match: re.Match[str]) -> str:

@@ -25,6 +25,11 @@ def _literal(piece: str) -> str:
     return piece.replace("{{", "{").replace("}}", "}")
 
 
+def pieces(template: str) -> list[str]:
+    """The template cut at its fields: its literal pieces (literal braces single) and its fields (`{}`)."""
+    return [p if p == "{}" else _literal(p) for p in _FIELD.split(template)]
+
+
 def anchor_of(template: str) -> str:
     """The longest literal piece of a template whose fields are `{}`: a message without it is not that wording."""
     return max((_literal(p) for p in _FIELD.split(template) if p != "{}"), key=len)

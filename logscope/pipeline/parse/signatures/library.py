@@ -229,8 +229,11 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     # a bare exception line (no package's frame shown) whose message a Python package's raise statement gives, of the
     # same class (transformers' "Cannot use chat template functions because ...", FlashInfer's wrappers' checks;
     # catalog/package_raises.json): that package raised it, after SGLang's own raises (those it shares with SGLang
-    # are left out of the table); a package of a library of the table is that library, any other is `python`
-    by_words = package_raise(exception, message) if exception and message and shown is None and not handed else None
+    # are left out of the table); a package of a library of the table is that library, any other is `python`. A frame
+    # of no package (a user's script, a checkout) whose own line is the raise statement raised it: no package did
+    # (review14a item 1)
+    worded_here = shown is None and not handed and not _raise_shown(innermost)
+    by_words = package_raise(exception, message) if exception and message and worded_here else None
     if by_words is not None:
         foreign, whole = by_words
         said = "a message it raises" if whole else "the start of a message it raises"
@@ -451,6 +454,13 @@ def _own_raise(event: Event, frame: str | None, exception: str | None) -> tuple[
     if not below or not _IDENTIFIER.fullmatch(name) or not all(_IDENTIFIER.fullmatch(part) for part in below):
         return None
     return name, root
+
+
+def _raise_shown(frame: str | None) -> bool:
+    """The frame is a file of no installed package whose own source line, shown, is a raise statement."""
+    if frame is None or ": " not in frame or frame_package(frame) is not None:
+        return False
+    return _RAISE.match(frame.split(": ", 1)[1].strip()) is not None
 
 
 def _raised_in_full(event: Event, exception: str | None, message: str | None) -> bool:
