@@ -72,10 +72,10 @@ def test_a_code_span_cut_by_the_copy_drops_its_last_word_and_a_wrapped_one_is_no
         "6 --mem-fraction-static 0.85` and it OOMs.\n"
     )
     result = analyze_text(wrapped)
-    # (its sentence states the failure, "and it OOMs" (silent14's stated_failure, 38a281a7): that failure's launch is
-    # there, with no setting read from the cut span)
+    # (its sentence states the failure, "and it OOMs" (silent14's stated_failure, 38a281a7), an OOM of unknown time
+    # (oom14's stated OOM): that failure's launch is there, with no setting read from the cut span)
     assert [launch["config"] for launch in result["launches"]] == [{}]
-    assert [(f["rule"], f["launch"]) for f in result["findings"]] == [("failure-time-unknown", 1)]
+    assert [(f["rule"], f["launch"]) for f in result["findings"]] == [("oom-time-unknown", 1)]
 
 
 def test_the_routers_own_launcher_is_no_server_launch():
