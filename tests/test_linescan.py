@@ -26,7 +26,7 @@ from logscope.pipeline.ingest.linescan import (
     first_line_matching,
     newlines,
 )
-from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse import literal_set, prefilter
 from logscope.pipeline.parse.serving import STARTUP
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,7 +107,9 @@ def test_the_native_pass_finds_the_same_lines_as_re(path, monkeypatch):
     assert scan.native() is not None
     assert scan.candidates(data, 0, len(data)) == by_re
     assert [i for i, _, text in by_re[1]] == [
-        i for i, line in enumerate(data.decode("utf-8", "replace").split("\n")) if prefilter.holds_literal(line.split("\x1f")[0])
+        i
+        for i, line in enumerate(data.decode("utf-8", "replace").split("\n"))
+        if literal_set.holds_literal(line.split("\x1f")[0])
     ]
 
 

@@ -18,6 +18,7 @@ def test_the_cached_set_is_the_prefilters(tmp_path, monkeypatch):
     assert literal_set.cached_literals() == prefilter.all_literals()  # computed, then stored
     assert list(tmp_path.glob("literals-*.pickle"))
     assert literal_set.cached_literals() == prefilter.all_literals()  # read back
+    assert literal_set.literal_scan().literals == prefilter.all_literals()  # the exact test's set is the cached one
 
 
 def test_the_key_covers_every_file_the_literals_come_from():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from logscope.pipeline.parse import prefilter
+from logscope.pipeline.parse import literal_set, prefilter
 from logscope.pipeline.parse.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
 from logscope.pipeline.parse.parsers.smi_csv import _CSV_FIELDS
 from tests.helpers import analyze_text
@@ -36,7 +36,7 @@ def test_a_reader_accepts_only_lines_the_prefilter_keeps(reader):
     instance = reader("x")
     for text in ("plain text, nothing here", "GPU  0, 1", "index,", "| MIG devices |", "#0 0x1 in f ()"):
         if instance.accepts(text):
-            assert prefilter.holds_literal(text), (reader.__name__, text)
+            assert literal_set.holds_literal(text), (reader.__name__, text)
 
 
 @pytest.mark.parametrize("first", sorted(_CSV_FIELDS))

@@ -31,7 +31,7 @@ from logscope.pipeline.ingest.unwrap import (
     quoted_spans,
     terminal_wraps,
 )
-from logscope.pipeline.parse import failing_records, prefilter, serving, wordings
+from logscope.pipeline.parse import failing_records, literal_set, prefilter, serving, wordings
 from logscope.pipeline.parse.failing_records import logged_as_failure, logged_at_failing_level, record_meaning
 from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims, time_cues
 from logscope.pipeline.parse.parsers.base import (
@@ -221,12 +221,12 @@ _FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later lin
 
 def _wrap_wanted(text: str) -> bool:
     """A line a terminal cut is joined again when the join holds a literal or a log prefix."""
-    return prefilter.holds_literal(text) or PREFIX_TEXT.search(text) is not None
+    return literal_set.holds_literal(text) or PREFIX_TEXT.search(text) is not None
 
 
 def _WANTED(value: str) -> bool:  # noqa: N802 - a predicate handed to unwrap.expand
     """A JSON string or flattened piece worth reading holds a prefilter literal, or several lines."""
-    return "\n" in value or prefilter.holds_literal(value)
+    return "\n" in value or literal_set.holds_literal(value)
 
 
 class SourceClassifier:
@@ -278,7 +278,7 @@ class SourceClassifier:
             self.release_at = hold + 1
         chunks = self.chunks
         if chunks is None:
-            chunks = self.source.chunks(prefilter.all_literals(), None, SERVING_BYTES, serving.STARTUP)
+            chunks = self.source.chunks(literal_set.cached_literals(), None, SERVING_BYTES, serving.STARTUP)
         for chunk in chunks:
             self._mark_startup_parts(chunk)
             self.serving.chunk(chunk.first, chunk.matches)
@@ -891,14 +891,14 @@ class SourceClassifier:
         one back to the sentence's start, the lines after to its end), the cue kept on this line, where its failure word
         is (the words of each line alone name the time or the failure, not both)."""
         chunk = self.chunk
-        if chunk is None:
+        if chunk is None or len(text) > _WRAPPED_WIDTH:
             return
         at = lineno - chunk.first
         joined = text.strip()
         if _WRAPPED_ON.match(joined):  # the sentence began on the lines before
             for index in range(at - 1, max(-1, at - 1 - _WRAP_LINES), -1):
                 before = chunk.line(index).strip()
-                if not before or _SENTENCE_ENDS.search(before) or _NOT_WRAPPED.match(before):
+                if not before or len(before) > _WRAPPED_WIDTH or _SENTENCE_ENDS.search(before) or _NOT_WRAPPED.match(before):
                     break
                 joined = f"{before} {joined}"
                 if not _WRAPPED_ON.match(before):
@@ -906,7 +906,7 @@ class SourceClassifier:
         if not _SENTENCE_ENDS.search(text.rstrip()):  # and goes on on the lines after
             for index in range(at + 1, min(chunk.size, at + 1 + _WRAP_LINES)):
                 following = chunk.line(index).strip()
-                if not _WRAPPED_ON.match(following):
+                if len(following) > _WRAPPED_WIDTH or not _WRAPPED_ON.match(following):
                     break
                 joined = f"{joined} {following}"
                 if _SENTENCE_ENDS.search(following):
@@ -1122,6 +1122,9 @@ _SENTENCE_ENDS = re.compile(r"[.!?:;\u3002\uff01\uff1f\uff1a]\W{0,2}$|```")
 _WRAPPED_ON = re.compile(r"[a-z(`]")
 _NOT_WRAPPED = re.compile(r"(?:[-*+>|#]|\d+[.)]|```)")  # a list item, a quote, a table row, a heading, a fence
 _WRAP_LINES = 2  # the lines a wrapped sentence is read on after its first
+# a hard-wrapped line is at most an editor's or a terminal's width (72-200 columns): a longer line is no piece of a
+# wrapped sentence (the 32 KiB heads of a log's long lines, joined, cost the time cues 5 ms a search)
+_WRAPPED_WIDTH = 400
 
 
 def _logical_lines(physical: str) -> list[tuple[str, str | None]]:

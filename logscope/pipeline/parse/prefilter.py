@@ -11,7 +11,6 @@ import hashlib
 from functools import cache, lru_cache
 
 from logscope.core import kinds, user_cache
-from logscope.pipeline.ingest.linescan import LiteralScan
 from logscope.pipeline.ingest.unwrap import failing_level_literals
 from logscope.pipeline.parse.parsers.registry import BLOCK_READERS, LINE_GRAMMARS
 from logscope.pipeline.parse.signatures.loader import bundled_signatures
@@ -60,12 +59,6 @@ def _shortest(literals: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(lit for lit in literals if lit in kept)
 
 
-@cache
-def literal_scan() -> LiteralScan:
-    """The literals for the raw-bytes pass over an input and the exact test of a line's text."""
-    return LiteralScan(all_literals())
-
-
 def _shortest_of(groups: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
     """`_shortest` of each group, kept in the user cache under a hash of the groups themselves (a pure function of
     them; the stated_env and flag_list sets alone cost a paste about 3 ms)."""
@@ -81,11 +74,6 @@ def _shortest_of(groups: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...
 # `in` tests rather than compiled alternations: a paste tests a few dozen lines, and compiling the alternations
 # would cost it more than the tests
 _BY_GRAMMAR = _shortest_of(LINE_LITERALS)
-
-
-def holds_literal(text: str) -> bool:
-    """The exact test a candidate line passes: it holds one of the literals."""
-    return literal_scan().holds(text)
 
 
 def grammars_for(text: str) -> list[str]:
