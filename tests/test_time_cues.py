@@ -13,6 +13,7 @@ from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse import prefilter
 from logscope.pipeline.parse.classify import SourceClassifier
 from logscope.pipeline.parse.parsers import time_cues
+from tests.helpers import analyze_text
 
 TRACEBACK = """```
 Traceback (most recent call last):
@@ -304,3 +305,13 @@ def test_a_prose_line_with_no_cue_in_reach_looks_for_no_heading(monkeypatch):
     [(found, placed, _)] = _failures(f"{prose}\n{WRAPPED_STARTUP}")
     assert (found, placed) == ("startup-crash", "startup")  # the wrapped cue is still read, its section looked at
     assert 1 <= len(calls) <= 4
+
+
+def test_a_short_line_ends_its_sentence_whatever_its_punctuation():
+    # two sentences of an issue, each on its own line without a period: the first is no hard-wrapped piece of the
+    # second (a wrap cuts a line near its width), so the second's "request is running" does not place the first's failure
+    text = (
+        "it failed without error message\n"
+        "when I change --chunked-prefill-size=4096, it works but only 1 request is running, like this\n"
+    )
+    assert [(f["rule"], f["phase"]) for f in analyze_text(text)["findings"]] == [("failure-time-unknown", "unknown")]

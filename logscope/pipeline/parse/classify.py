@@ -898,18 +898,18 @@ class SourceClassifier:
         if _WRAPPED_ON.match(joined):  # the sentence began on the lines before
             for index in range(at - 1, max(-1, at - 1 - _WRAP_LINES), -1):
                 before = chunk.line(index).strip()
-                if not before or len(before) > _WRAPPED_WIDTH or _SENTENCE_ENDS.search(before) or _NOT_WRAPPED.match(before):
+                if not _wrapped_piece(before) or _SENTENCE_ENDS.search(before) or _NOT_WRAPPED.match(before):
                     break
                 joined = f"{before} {joined}"
                 if not _WRAPPED_ON.match(before):
                     break
-        if not _SENTENCE_ENDS.search(text.rstrip()):  # and goes on on the lines after
+        if _wrapped_piece(text.strip()) and not _SENTENCE_ENDS.search(text.rstrip()):  # and goes on on the lines after
             for index in range(at + 1, min(chunk.size, at + 1 + _WRAP_LINES)):
                 following = chunk.line(index).strip()
                 if len(following) > _WRAPPED_WIDTH or not _WRAPPED_ON.match(following):
                     break
                 joined = f"{joined} {following}"
-                if _SENTENCE_ENDS.search(following):
+                if _SENTENCE_ENDS.search(following) or not _wrapped_piece(following):
                     break
         # (the section's headings, looked for up to _SECTION_LOOKBACK lines back, only for a joined sentence that may
         # hold a cue: asked first, every prose line paid that look-back, review14a's note on 0f92c6a1)
@@ -1125,6 +1125,14 @@ _WRAP_LINES = 2  # the lines a wrapped sentence is read on after its first
 # a hard-wrapped line is at most an editor's or a terminal's width (72-200 columns): a longer line is no piece of a
 # wrapped sentence (the 32 KiB heads of a log's long lines, joined, cost the time cues 5 ms a search)
 _WRAPPED_WIDTH = 400
+# and at least most of the narrowest such width: a short line ended its sentence there, whatever its punctuation ("it
+# failed without error message" / "when I change ..., only 1 request is running": two sentences of an issue)
+_WRAPPED_FULL = 50
+
+
+def _wrapped_piece(line: str) -> bool:
+    """A line a hard wrap may have cut before its sentence's end: wide enough to have reached the wrap, no wider than one."""
+    return _WRAPPED_FULL <= len(line) <= _WRAPPED_WIDTH
 
 
 def _logical_lines(physical: str) -> list[tuple[str, str | None]]:
