@@ -83,3 +83,30 @@ def test_a_healthy_perf_report_with_a_count_in_the_500s_has_no_failure():
     # (the same report whose server answers a 5xx status is a failure while serving)
     failed = HEALTHY.replace("returns 512 tokens per request", "returns 502 on every request")
     assert _findings(failed) == ["runtime-crash"]
+
+
+def test_a_long_sentence_of_rejected_failure_words_reads_a_bounded_number_of_them(monkeypatch):
+    """review14b item 9: each failure word read re-reads the sentence before it (its clause, its turn): the words read
+    per sentence are capped, so a 32 KiB sentence of denied crashes costs a bounded number of those reads."""
+    from logscope.pipeline.parse.parsers import stated_failure
+
+    reads: list[int] = []
+    real = stated_failure.CLAUSE
+
+    class Counting:
+        def split(self, text):
+            reads.append(len(text))
+            return real.split(text)
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+    monkeypatch.setattr(stated_failure, "CLAUSE", Counting())
+    sentence = "the server never crashes, " * 1250
+    assert stated_failure.parse(sentence) is None
+    assert len(reads) == stated_failure.MAX_REJECTED
+    assert sum(reads) <= stated_failure.MAX_REJECTED * len(sentence)
+    # (a failure stated after a few denied ones still reads)
+    reads.clear()
+    parsed = stated_failure.parse("the server never crashes, " * 3 + "but then the scheduler crashed during decode.")
+    assert parsed is not None and parsed.data["said"] == "crashed"

@@ -362,6 +362,10 @@ def _names_nothing(what: str) -> bool:
     return all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what)) and not re.search(r"[\"'`“”]", what)
 
 
+# the failure words read in one sentence before it is taken for none (review14b item 9)
+MAX_REJECTED = 16
+
+
 def _stated(sentence: str, pointing: bool = False) -> str | None:
     """The words that state a failure of the run; `pointing`: only in a sentence that points at a text elsewhere."""
     body = sentence.strip()
@@ -373,7 +377,11 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
     points = _POINTS.search(body) is not None and not _NAMED.search(body)
     if points != pointing:
         return None
-    for m in _STATED.finditer(body):
+    for rejected, m in enumerate(_STATED.finditer(body)):
+        # (each match reads the sentence before it: a long sentence of rejected matches, "the server never crashes, "
+        # x1250, was quadratic, review14b item 9; no sentence that states a failure holds that many rejected before it)
+        if rejected >= MAX_REJECTED:
+            return None
         before = body[: m.start()]
         clause = CLAUSE.split(before)[-1]
         # (a possibility in a clause the sentence then turns from with "but" is over: "I can launch the inference server,
