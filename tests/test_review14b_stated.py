@@ -110,3 +110,11 @@ def test_a_long_sentence_of_rejected_failure_words_reads_a_bounded_number_of_the
     reads.clear()
     parsed = stated_failure.parse("the server never crashes, " * 3 + "but then the scheduler crashed during decode.")
     assert parsed is not None and parsed.data["said"] == "crashed"
+
+
+def test_an_open_mpi_stop_signal_is_no_failure_a_crash_signal_is():
+    """review14b item 12: process-openmpi-signal skips SIGINT (2) and SIGTERM (15), as its siblings' `unless` does."""
+    stopped = "```\n[node1:04567] Signal: Terminated (15)\n[node1:04567] Signal code:  (0)\n```\n"
+    assert _findings(stopped) == []
+    assert _findings(stopped.replace("Terminated (15)", "Interrupt (2)")) == []
+    assert _findings(stopped.replace("Terminated (15)", "Segmentation fault (11)")) == ["failure-time-unknown"]
