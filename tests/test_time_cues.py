@@ -315,3 +315,26 @@ def test_a_short_line_ends_its_sentence_whatever_its_punctuation():
         "when I change --chunked-prefill-size=4096, it works but only 1 request is running, like this\n"
     )
     assert [(f["rule"], f["phase"]) for f in analyze_text(text)["findings"]] == [("failure-time-unknown", "unknown")]
+
+
+def test_a_long_sentence_of_turns_reads_each_clause_once(monkeypatch):
+    """review14b item 10: at each ", but" the clause just before it is read for a time that went well, not the whole
+    sentence since its last cut (quadratic: 50 KB of "the server was slow, but " took 3 s)."""
+    read: list[int] = []
+    real = time_cues._WENT_WELL
+
+    class Counting:
+        def search(self, text):
+            read.append(len(text))
+            return real.search(text)
+
+    monkeypatch.setattr(time_cues, "_WENT_WELL", Counting())
+    text = "the server was slow, but " * 1000 + "it crashed."
+    assert time_cues.sentences(text) == [text]
+    assert len(read) == 1000
+    assert sum(read) <= len(text)
+    # (a clause that went well still cuts the sentence there)
+    assert time_cues.sentences("the server was slow, but the server starts fine, but it crashes when serving.") == [
+        "the server was slow, but the server starts fine",
+        "but it crashes when serving.",
+    ]

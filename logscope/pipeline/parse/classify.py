@@ -214,7 +214,9 @@ _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this man
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _BESIDE = 2  # the lines looked at above and below a line for the nearest filled one (_beside_a_record)
-_SETTING_OR_FLAG = re.compile(r"\S*=\S*|(?<!\S)--?[A-Za-z][\w-]*")  # a KEY=VALUE setting, a command-line flag
+# a KEY=VALUE setting (from a word's start: "\S*=" tried at each character of a long word was quadratic, review14b item
+# 10), a command-line flag
+_SETTING_OR_FLAG = re.compile(r"(?<!\S)[^\s=]*=\S*|(?<!\S)--?[A-Za-z][\w-]*")
 _JOIN_LOOKBACK = 64  # events held back for a cut traceback to find its exception line (the event before it)
 _FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later line can reach past this many
 

@@ -45,7 +45,10 @@ _STATED = re.compile(
     # timeout when ...", is what may happen, sglang-33740)
     r"|(?P<named>[A-Za-z]\w*(?:Error|Exception)\b|illegal memory access\b"
     r"|(?<!will )(?<!would )(?<!to )(?<!may )(?<!might )(?<!could )(?<!can )(?<!\bwill\s)"
-    r"time-?outs?\b(?![^.;!?]{0,60}?\b(?:errors?|exceptions?)\b))))"
+    # (the object ends there or a cue of time or place follows: "see the timeout section", "get the request timeout from
+    # the config" name a setting, review14b item 2)
+    r"time-?outs?\b(?=\s*(?:[.,;!:)]|$)|\s+(?:after|at|in|on|when|while|during|for|waiting|again)\b)"
+    r"(?![^.;!?]{0,60}?\b(?:errors?|exceptions?)\b))))"
     r"|(?:throws?|threw|throwing|raises?|raised|raising)\b[^.;!?]{0,40}?(?:error|exception)"
     r"|(?:died|dies|is dead|(?:is|are|was|were|got|gets|get|'s|’s)"
     r"(?: always| often| randomly| sometimes| suddenly| eventually)? killed"
@@ -74,8 +77,10 @@ _STATED = re.compile(
     r"|keeps? (?:restarting|crashing|dying|failing)"
     # a process (or "it") that ran out of memory, said with OOM as a verb: "After several hours the server OOMs", "Decode
     # node OOM after running for a while", "Memory keeps growing until OOM"
-    r"|(?:\bit|(?:" + _PROCESS + r")s?)\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly|eventually|will)\s+)?"
-    r"OOMs?\b(?!-)|\buntil (?:it |the \w+ )?OOMs?\b"
+    # ("will OOM" is what may happen, "the pod OOM score" the noun: the verb's own context follows it, review14b item 3)
+    r"|(?:\bit|(?:" + _PROCESS + r")s?)\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly|eventually)\s+)?"
+    r"OOMs?\b(?=\s*(?:[.,;!)]|$)|\s+(?:after|when|while|during|at|in|on|with|again|immediately|randomly|every|because"
+    r"|due|and|but|or|before|under|sometimes|often)\b)|\buntil (?:it |the \w+ )?OOMs?\b"
     # a process that panicked (a Rust or Go program's end): "The router panics when a worker is removed"
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?panic(?:s|ked)\b"
     # the verb "error" with its subject: "It errors with KeyError: 'model.layers.0'"
@@ -84,7 +89,12 @@ _STATED = re.compile(
     r"|\brequests?\s+(?:(?:all|then|also|often|sometimes|randomly|suddenly|start|started|begin|began|keep|kept)\s+)?"
     r"(?:fail|failing)\b(?! over\b)"
     # a server's answer of a 5xx status: "The server returns 500 errors after a while"
-    r"|\breturn(?:s|ed|ing)?\s+(?:(?:an?|HTTP|status|code|error)\s+){0,2}5\d\d\b"
+    # (a count is no status: "returns 512 tokens", "returned 523 requests per minute", review14b item 1)
+    # (a status's word or an article before it: "returned HTTP 502", "returns a 500 for every request")
+    r"|\breturn(?:s|ed|ing)?\s+(?:an?\s+(?:(?:HTTP|status|code|error)\s+){0,2}|(?:(?:HTTP|status|code|error)\s+){1,2})5\d\d\b"
+    r"|\breturn(?:s|ed|ing)?\s+5\d\d\b(?=\s*(?:errors?|Internal|Bad Gateway|Service Unavailable|Gateway Timeout"
+    r"|status|responses?|codes?|after|when|while|during|on|with|again|from|immediately|randomly|sometimes)\b"
+    r"|\s*[,;)]|\s*\.(?!\d)|\s*$)"
     # a process that something killed, said actively: "The watchdog killed the server" (the user's own stop: _USER_STOP)
     # (the past only: "Kubernetes kills pods that exceed their limit" is a general statement)
     r"|\bkilled\s+(?:the\s+|my\s+|our\s+|all\s+)?(?:\w+\s+)?(?:" + _PROCESS + r")(?:s|es)?\b"
@@ -172,6 +182,17 @@ _PROPOSED = re.compile(
 # down to 30%"), not the process
 _METRIC = re.compile(r"(?i)\b(?:utili[sz]ation|usage|latency|throughput|memory|rate|traffic|number|count)\b|%")
 _OF_BEFORE = re.compile(r"(?i)\bof\s+(?:the\s+|my\s+|our\s+|each\s+|every\s+)?$")
+# right after it: a change of how often ("the process panics less often", "crashes no longer"), not a failure met
+# (review14b item 7; "more often" still says it failed)
+_LESS_OFTEN = re.compile(r"(?i)^\s*(?:less (?:often|frequently)|no longer|any ?more)\b")
+# a cause verb in the present after a subject of no run of the writer's ("Setting X above 0.9 results in out of memory",
+# "A larger chunked prefill size leads to OOM"): a rule, as docs and pull requests state one (review14b item 14); the
+# past ("resulted in", "led to") or a subject of the writer's run ("this leads to OOM", "it causes the oom exception")
+# is a report
+_PRESENT_CAUSE = re.compile(r"(?i)(?:leads? to|results? in|causes?)\b")
+_RUN_SUBJECT = re.compile(
+    r"(?i)\b(?:this|it|that|my|our|we|I|the (?:server|run|request|engine|process|job|model|container|pod|service))\b"
+)
 _BY_AMOUNT = re.compile(r"^\s*(?:to|by)\s+~?\d")
 # the whole sentence says the run is fine now, or points at another thread's failure ("I've got the same error")
 _FINE = re.compile(
@@ -190,7 +211,7 @@ _OTHER_ENGINE = re.compile(
     r"|\bbut (?:SGLang|it|sglang) (?:is|works|runs|was|worked|ran) (?:fine|well|ok|normally)\b"
 )
 _USER_STOP = re.compile(
-    r"(?i)\bsignal (?:2|15)\b|\bSIG(?:INT|TERM)\b|\bCtrl[- +]?C\b|\bI (?:pressed|killed|stopped)\b|docker stop"
+    r"(?i)\bsignal (?:2|15)\b|\bSIG(?:INT|TERM)\b|\bCtrl[- +]?C\b|\b(?:I|we|you) (?:pressed|killed|stopped)\b|docker stop"
 )
 # a sentence that introduces a text ("it crashes with the following log:", "I got some error like this"): that text is
 # the evidence when the paste holds it, and is not shown when it does not (a screenshot, a cut copy); unless the sentence
@@ -341,6 +362,10 @@ def _names_nothing(what: str) -> bool:
     return all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what)) and not re.search(r"[\"'`“”]", what)
 
 
+# the failure words read in one sentence before it is taken for none (review14b item 9)
+MAX_REJECTED = 16
+
+
 def _stated(sentence: str, pointing: bool = False) -> str | None:
     """The words that state a failure of the run; `pointing`: only in a sentence that points at a text elsewhere."""
     body = sentence.strip()
@@ -352,7 +377,11 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
     points = _POINTS.search(body) is not None and not _NAMED.search(body)
     if points != pointing:
         return None
-    for m in _STATED.finditer(body):
+    for rejected, m in enumerate(_STATED.finditer(body)):
+        # (each match reads the sentence before it: a long sentence of rejected matches, "the server never crashes, "
+        # x1250, was quadratic, review14b item 9; no sentence that states a failure holds that many rejected before it)
+        if rejected >= MAX_REJECTED:
+            return None
         before = body[: m.start()]
         clause = CLAUSE.split(before)[-1]
         # (a possibility in a clause the sentence then turns from with "but" is over: "I can launch the inference server,
@@ -361,7 +390,8 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         supposed = _SUPPOSED.search(turned)
         # (and a denial: "the server will not crash on first request, but crash randomly after few hours serving",
         # sgl-project/sglang#25937)
-        if DENIED.search(clause) or NEGATED.search(turned) or supposed or _GONE.match(body[m.end() :]):
+        after = body[m.end() :]
+        if DENIED.search(clause) or NEGATED.search(turned) or supposed or _GONE.match(after) or _LESS_OFTEN.match(after):
             continue
         # a "when" clause whose main clause is a possibility states a condition, not what happened: "When the backend
         # SGLang service crashes, the router may also crash as a result." (a pull request's motivation)
@@ -379,6 +409,8 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         # "When SGLang hits an OOM during a TTS request, the server does not crash" names nothing that happened,
         # sglang-omni#293)
         if m.group("oom_verb") and _OOM_NOUN.search(before):
+            continue
+        if m.group("oom_word") and _PRESENT_CAUSE.match(m.group(0)) and not _RUN_SUBJECT.search(clause):
             continue
         named_oom = m.group("oom_word") and (_CAUSE.match(m.group(0)) or not _WHEN.search(clause))
         named = named_oom or m.group("named")
