@@ -15,8 +15,8 @@ import pytest
 
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
-from logscope.pipeline.parse.parsers import time_claims
 from logscope.pipeline.parse.literal_set import literal_scan
+from logscope.pipeline.parse.parsers import time_claims
 
 _CAP = 5000  # forms per pattern at most (the largest holds about 2,000)
 
