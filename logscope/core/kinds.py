@@ -1254,6 +1254,8 @@ CATALOGUE: tuple[Kind, ...] = (
             "Capturing cudagraphs for decoding",
             "Capturing the model for CUDA graphs",
             "init engine (profile, create kv cache, warmup model) took",
+            "Application startup complete.",
+            "Uvicorn running on ",
         ),
         samples=(
             "(EngineCore pid=309) INFO 09-03 19:31:54 [kv_cache_utils.py:2178] Maximum concurrency for 2,048 tokens per"
