@@ -296,6 +296,26 @@ def test_kubectl_exec_s_report_of_a_user_s_stop_is_no_failure():
     assert _findings("command terminated with exit code 130\n") == []
 
 
+def test_a_diagnostic_kubectl_exec_s_exit_code_is_no_failure_of_the_server():
+    # review14b item 11: grep's "no match" (exit code 1) under kubectl exec is a diagnostic's answer; the user's own
+    # sentence stays the startup crash's message
+    paste = (
+        "```\n"
+        '$ kubectl exec -it sglang-0 -- bash -c "pip list | grep flashinfer-jit"\n'
+        "command terminated with exit code 1\n"
+        '$ kubectl exec -it sglang-0 -- python3 -c "import sglang; print(sglang.__version__)"\n'
+        "0.5.3\n"
+        "```\n"
+        "The server itself crashes at startup with no error.\n"
+    )
+    found = _findings(paste)
+    assert [f.get("signature") for f in found] == [None]
+    assert "command terminated" not in str(found[0])
+    assert _findings("command terminated with exit code 1\n") == []
+    (segv,) = _findings("command terminated with exit code 139\n")
+    assert segv["signature"] == "process-kubectl-exec-exited"
+
+
 def test_triton_2_s_own_out_of_resources_class_is_an_exception_line():
     # state-spaces/mamba#387 (probe): triton 2.1.0 defined OutOfResources in triton/runtime/autotuner.py, a module whose
     # name says nothing of errors; the exception line alone, in inline code after a sentence
