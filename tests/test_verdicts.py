@@ -288,6 +288,20 @@ def test_a_line_beside_a_record_in_a_paste_with_fences_or_away_from_records_stay
     assert "unrecognized-failure" not in [f["rule"] for f in _findings(far)]
 
 
+def test_the_writer_s_sentence_right_under_an_unfenced_log_is_no_unread_failure():
+    # review14b item 4: a pronoun or an article opening a sentence under a bare log is the writer's, no record
+    log = (
+        "[2025-10-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, mem_fraction_static=0.85)\n"
+        "[2025-10-01 10:00:30] The server is fired up and ready to roll!\n"
+    )
+    said = "The earlier connection failed error is gone with this version, throughput is the only problem.\n"
+    assert _findings(log + said) == []
+    assert _findings(log + "It is the same with the old image, the earlier shard index failed message is gone.\n") == []
+    # the program's own line there still reads as one
+    (finding,) = _findings(log + "ibv_reg_mr_iova2 failed: Cannot allocate memory\n")
+    assert finding["rule"] == "unrecognized-failure"
+
+
 def test_kubectl_exec_s_report_of_a_user_s_stop_is_no_failure():
     # client-go's "command terminated with exit code %d": 137 (SIGKILL) is a failure, 130 / 143 a user's or an
     # orchestrator's stop

@@ -214,6 +214,10 @@ _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this man
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _BESIDE = 2  # the lines looked at above and below a line for the nearest filled one (_beside_a_record)
+# the writer's own sentence under a log pasted with no fence: a pronoun or an article opening a sentence of six words or
+# more ("The earlier connection failed error is gone with this version, ..."; "We see the health check failed twice."),
+# no record a program prints
+_WRITER_SENTENCE = re.compile(r"^\s*(?:I|We|My|Our|It|This|That|These|Those|The)\s+(?:\S+\s+){4,}\S")
 _SETTING_OR_FLAG = re.compile(r"\S*=\S*|(?<!\S)--?[A-Za-z][\w-]*")  # a KEY=VALUE setting, a command-line flag
 _JOIN_LOOKBACK = 64  # events held back for a cut traceback to find its exception line (the event before it)
 _FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later line can reach past this many
@@ -667,7 +671,9 @@ class SourceClassifier:
                 elif inside:
                     lines.add(chunk.first + index)
             self.fenced = (chunk, frozenset(lines), fences == 0)
-        return lineno in self.fenced[1] or (self.fenced[2] and self._beside_a_record(lineno))
+        if lineno in self.fenced[1]:
+            return True
+        return self.fenced[2] and _WRITER_SENTENCE.match(text) is None and self._beside_a_record(lineno)
 
     def _beside_a_record(self, lineno: int) -> bool:
         """In a paste with no code fence at all (a log copied as it is, or a fence's content without its fence), a line
