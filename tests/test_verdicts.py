@@ -388,6 +388,10 @@ def test_a_failure_message_no_signature_knows_quoted_in_a_reporting_sentence_is_
     assert _findings("If you see `ibv_reg_mr_iova2 failed: Cannot allocate memory`, raise the memlock limit.\n") == []
     assert _findings("I ran `mpirun -np 16 -x NCCL_DEBUG=WARN ./all_reduce_perf -b 8 -e 8G` on two nodes.\n") == []
     assert _findings("The log shows `Error` twice.\n") == []
+    # review14b item 5: a sentence that documents the message quotes it without having met it
+    docs = "In the docs, `worker heartbeat failed: connection refused` is the message you see when the router restarts.\n"
+    assert _findings(docs) == []
+    assert _findings("The error message `worker heartbeat failed: connection refused` is documented in the README.\n") == []
 
 
 def test_a_launcher_s_report_of_a_stop_signal_is_no_failure():

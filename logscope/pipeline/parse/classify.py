@@ -213,6 +213,12 @@ STREAM_AFTER = 20_000
 _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
+# a sentence that documents or explains a message it quotes, without having met it ("In the docs, `X` is the message you
+# see when ..."; "The error message `X` is documented in ...")
+_DOCUMENTS_A_MESSAGE = re.compile(
+    r"\b(?:docs?|documentation|README|documented|(?:error )?messages? you (?:see|get)|is (?:the|a) (?:message|error) (?:you|that|when))\b",
+    re.IGNORECASE,
+)
 _BESIDE = 2  # the lines looked at above and below a line for the nearest filled one (_beside_a_record)
 # the writer's own sentence under a log pasted with no fence: a pronoun or an article opening a sentence of six words or
 # more ("The earlier connection failed error is gone with this version, ..."; "We see the health check failed twice."),
@@ -708,6 +714,8 @@ class SourceClassifier:
             return False
         if any(map(stated_failure.rules_out, stated_failure.sentences(sentence))):
             return False
+        if _DOCUMENTS_A_MESSAGE.search(sentence.replace(span, " ")):
+            return False  # (a sentence that documents or explains the message: "In the docs, `X failed: Y` is the message ...")
         # (a sentence that states the failure in its own words is read as that, its quote with it: 'it stuck here then got
         # "check timeout failed" Error.')
         return not (stated_failure.fits(sentence) and stated_failure.parse(sentence) is not None)
