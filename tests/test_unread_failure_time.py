@@ -78,9 +78,7 @@ def test_an_unread_failure_during_a_relaunch_s_startup_is_not_while_serving():
 
 def test_an_unread_failure_after_a_restarted_vllm_engine_s_startup_line_is_not_while_serving():
     up = "(APIServer pid=7) INFO:     Application startup complete.\n"
-    loading = (
-        "(EngineCore pid=9) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen3-8B...\n"
-    )
+    loading = "(EngineCore pid=9) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen3-8B...\n"
     failed = "(EngineCore pid=9) kvconnector: shard handshake failed: peer reset\n"
     assert _unread("```\n" + up + loading + failed + "```\n")["phase"] == "unknown"
     assert _unread("```\n" + up + failed + "```\n")["phase"] == "serving"

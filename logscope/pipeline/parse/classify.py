@@ -216,7 +216,8 @@ _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
 # a sentence that documents or explains a message it quotes, without having met it ("In the docs, `X` is the message you
 # see when ..."; "The error message `X` is documented in ...")
 _DOCUMENTS_A_MESSAGE = re.compile(
-    r"\b(?:docs?|documentation|README|documented|(?:error )?messages? you (?:see|get)|is (?:the|a) (?:message|error) (?:you|that|when))\b",
+    r"\b(?:docs?|documentation|README|documented|(?:error )?messages? you (?:see|get)"
+    r"|is (?:the|a) (?:message|error) (?:you|that|when))\b",
     re.IGNORECASE,
 )
 _BESIDE = 2  # the lines looked at above and below a line for the nearest filled one (_beside_a_record)
