@@ -1262,6 +1262,7 @@ CATALOGUE: tuple[Kind, ...] = (
             " request: 33.66x",
             "(VllmWorker rank=0 pid=55723) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model"
             " Qwen/Qwen3-8B...",
+            "INFO:     Application startup complete.",
         ),
     ),
     # ---- facts read by the sglang grammar

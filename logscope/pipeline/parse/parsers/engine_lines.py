@@ -48,8 +48,9 @@ _END = re.compile(
     # 0.8.5.post1 prints no "init engine" line after it
     r"|\bGraph capturing finished in \d+ secs"
     # uvicorn up with no process prefix (vLLM before 0.10.2 writes none on its API server's lines): the API server
-    # starts uvicorn only once its engine was built (entrypoints/openai/api_server.py run_server -> serve_http)
-    r"|^INFO: +(?:Application startup complete\.|Uvicorn running on )"
+    # starts uvicorn only once its engine was built (entrypoints/openai/api_server.py run_server -> serve_http); in
+    # SGLang's form too ("[%Y-%m-%d %H:%M:%S] INFO: ...", serving.py), its HTTP server up once every scheduler was ready
+    r"|^(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] )?INFO: +(?:Application startup complete\.|Uvicorn running on )"
 )
 
 
