@@ -375,6 +375,29 @@ def test_after_vllm_s_end_of_startup_the_failure_stays_unplaced():
     assert _failure(KV_SIZED + ENGINE_UP + VLLM_CRASH).phase == "unknown"
 
 
+# vLLM before 0.8.5.post1 prints no "init engine ... took" line, and before 0.10.2 no "(APIServer pid=N)" prefix on
+# uvicorn's lines: its capture's end, or uvicorn's bare start, ends the engine's startup (review14b item 8)
+V06_CAPTURE = "INFO 11-03 15:47:40 model_runner.py:1402] Capturing the model for CUDA graphs. This may lead to trouble.\n"
+V06_CAPTURED = "INFO 11-03 15:47:45 model_runner.py:1530] Graph capturing finished in 5 secs.\n"
+V06_UP = "INFO:     Started server process [1234]\nINFO:     Application startup complete.\n"
+V06_CRASH = (
+    "ERROR 11-03 15:52:10 async_llm_engine.py:57] Engine background task failed\n"
+    "ERROR 11-03 15:52:10 async_llm_engine.py:57] RuntimeError: CUDA error: an illegal memory access was encountered\n"
+)
+
+
+def test_vllm_s_capture_end_ends_the_engine_s_startup():
+    failure = _failure(KV_SIZED + V06_CAPTURE + V06_CAPTURED + V06_CRASH)
+    assert (failure.finding, failure.phase) == ("failure-time-unknown", "unknown")
+
+
+def test_uvicorn_s_bare_start_ends_the_engine_s_startup():
+    failure = _failure(KV_SIZED + V06_CAPTURE + V06_UP + V06_CRASH)
+    assert failure.finding != "startup-crash" and failure.phase in ("unknown", "serving")
+    # while capturing, with no end line after it, the failure still came at startup
+    assert _failure(KV_SIZED + V06_CAPTURE + V06_CRASH).phase == "capture"
+
+
 # a terminal's copy: the launch command, then at once the traceback of the program it started
 COMMAND = (
     "(ktf) k1@k0:~/workspace/ktransformers$ python -m sglang.launch_server \\\n"

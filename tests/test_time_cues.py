@@ -284,6 +284,19 @@ def test_a_chat_question_or_a_clause_after_one_that_went_well_places_it(sentence
     assert said is None or parsed.data["said"] == said
 
 
+def test_a_prompt_given_to_a_script_or_a_flag_is_no_request_and_before_ready_is_startup():
+    # review14b item 15: the chat cue's object goes to the server, not into a launch script or a file path; an explicit
+    # "before it is ready" in the same sentence is the startup
+    x3 = time_cues.parse("With sglang 0.5.3 I enter my query into the launch script and the server crashes before it is ready.")
+    assert x3 is not None and x3.data["stage"] == "startup"
+    x1 = "With sglang 0.5.3, after I submit the prompt file path with --model-path, the server crashes with no log."
+    assert time_cues.parse(x1) is None
+    # a prompt sent to the server still places the crash while serving; before it, nothing
+    sent = time_cues.parse("After I submit the prompt in the chat UI, the server crashes.")
+    assert sent is not None and sent.data["stage"] == "serving"
+    assert time_cues.parse("With sglang 0.5.3, the server crashed before it was ready, I could not even send a prompt.") is None
+
+
 def test_a_turned_clause_after_a_clause_that_names_the_time_is_one_sentence():
     # "I start the server ..., but it raised an error": the start is the time of the error of the second clause
     parsed = time_cues.parse("I start the server in a K8S pod and load the model from a local path, but it raised an error")

@@ -55,3 +55,30 @@ def test_a_traceback_after_vllm_s_dump_is_while_serving():
     doc = analyze_sources([Source(name="paste.log", path=None, data=(DUMP + traceback).encode())], cases=False)
     crashes = [f for f in doc["findings"] if f["rule"] == "runtime-crash"]
     assert [f["phase"] for f in crashes] == ["serving"]
+
+
+# a relaunch (a second server_args dump, its weights loading) or a restarted vLLM engine after the first launch's ready
+# line is a new startup: an unread failure during it did not come while the first launch served (review14b item 6)
+ARGS = "[2025-10-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, mem_fraction_static=0.85)\n"
+READY = "[2025-10-01 10:00:30] The server is fired up and ready to roll!\n"
+RELAUNCH = (
+    "[2025-10-01 11:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-32B', tp_size=2, mem_fraction_static=0.85)\n"
+    "[2025-10-01 11:00:05] Load weight begin. avail mem=78.50 GB\n"
+)
+SHARD = "myplugin: shard index failed: cannot open /models/q32/shard-3\n"
+
+
+def test_an_unread_failure_during_a_relaunch_s_startup_is_not_while_serving():
+    assert _unread(ARGS + READY + RELAUNCH + SHARD)["phase"] == "unknown"
+    # the same launch's ready line, then the failure: serving
+    assert _unread(ARGS + READY + SHARD)["phase"] == "serving"
+    # the relaunch's own ready line after its startup: serving again
+    assert _unread(ARGS + READY + RELAUNCH + READY + SHARD)["phase"] == "serving"
+
+
+def test_an_unread_failure_after_a_restarted_vllm_engine_s_startup_line_is_not_while_serving():
+    up = "(APIServer pid=7) INFO:     Application startup complete.\n"
+    loading = "(EngineCore pid=9) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen3-8B...\n"
+    failed = "(EngineCore pid=9) kvconnector: shard handshake failed: peer reset\n"
+    assert _unread("```\n" + up + loading + failed + "```\n")["phase"] == "unknown"
+    assert _unread("```\n" + up + failed + "```\n")["phase"] == "serving"

@@ -288,12 +288,46 @@ def test_a_line_beside_a_record_in_a_paste_with_fences_or_away_from_records_stay
     assert "unrecognized-failure" not in [f["rule"] for f in _findings(far)]
 
 
+def test_the_writer_s_sentence_right_under_an_unfenced_log_is_no_unread_failure():
+    # review14b item 4: a pronoun or an article opening a sentence under a bare log is the writer's, no record
+    log = (
+        "[2025-10-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, mem_fraction_static=0.85)\n"
+        "[2025-10-01 10:00:30] The server is fired up and ready to roll!\n"
+    )
+    said = "The earlier connection failed error is gone with this version, throughput is the only problem.\n"
+    assert _findings(log + said) == []
+    assert _findings(log + "It is the same with the old image, the earlier shard index failed message is gone.\n") == []
+    # the program's own line there still reads as one
+    (finding,) = _findings(log + "ibv_reg_mr_iova2 failed: Cannot allocate memory\n")
+    assert finding["rule"] == "unrecognized-failure"
+
+
 def test_kubectl_exec_s_report_of_a_user_s_stop_is_no_failure():
     # client-go's "command terminated with exit code %d": 137 (SIGKILL) is a failure, 130 / 143 a user's or an
     # orchestrator's stop
     (finding,) = _findings("command terminated with exit code 137\n")
     assert finding["signature"] == "process-kubectl-exec-exited"
     assert _findings("command terminated with exit code 130\n") == []
+
+
+def test_a_diagnostic_kubectl_exec_s_exit_code_is_no_failure_of_the_server():
+    # review14b item 11: grep's "no match" (exit code 1) under kubectl exec is a diagnostic's answer; the user's own
+    # sentence stays the startup crash's message
+    paste = (
+        "```\n"
+        '$ kubectl exec -it sglang-0 -- bash -c "pip list | grep flashinfer-jit"\n'
+        "command terminated with exit code 1\n"
+        '$ kubectl exec -it sglang-0 -- python3 -c "import sglang; print(sglang.__version__)"\n'
+        "0.5.3\n"
+        "```\n"
+        "The server itself crashes at startup with no error.\n"
+    )
+    found = _findings(paste)
+    assert [f.get("signature") for f in found] == [None]
+    assert "command terminated" not in str(found[0])
+    assert _findings("command terminated with exit code 1\n") == []
+    (segv,) = _findings("command terminated with exit code 139\n")
+    assert segv["signature"] == "process-kubectl-exec-exited"
 
 
 def test_triton_2_s_own_out_of_resources_class_is_an_exception_line():
@@ -354,6 +388,10 @@ def test_a_failure_message_no_signature_knows_quoted_in_a_reporting_sentence_is_
     assert _findings("If you see `ibv_reg_mr_iova2 failed: Cannot allocate memory`, raise the memlock limit.\n") == []
     assert _findings("I ran `mpirun -np 16 -x NCCL_DEBUG=WARN ./all_reduce_perf -b 8 -e 8G` on two nodes.\n") == []
     assert _findings("The log shows `Error` twice.\n") == []
+    # review14b item 5: a sentence that documents the message quotes it without having met it
+    docs = "In the docs, `worker heartbeat failed: connection refused` is the message you see when the router restarts.\n"
+    assert _findings(docs) == []
+    assert _findings("The error message `worker heartbeat failed: connection refused` is documented in the README.\n") == []
 
 
 def test_a_launcher_s_report_of_a_stop_signal_is_no_failure():

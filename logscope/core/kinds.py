@@ -1254,12 +1254,15 @@ CATALOGUE: tuple[Kind, ...] = (
             "Capturing cudagraphs for decoding",
             "Capturing the model for CUDA graphs",
             "init engine (profile, create kv cache, warmup model) took",
+            "Application startup complete.",
+            "Uvicorn running on ",
         ),
         samples=(
             "(EngineCore pid=309) INFO 09-03 19:31:54 [kv_cache_utils.py:2178] Maximum concurrency for 2,048 tokens per"
             " request: 33.66x",
             "(VllmWorker rank=0 pid=55723) INFO 05-06 16:50:02 [gpu_model_runner.py:1329] Starting to load model"
             " Qwen/Qwen3-8B...",
+            "INFO:     Application startup complete.",
         ),
     ),
     # ---- facts read by the sglang grammar

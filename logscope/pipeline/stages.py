@@ -6,13 +6,14 @@ chunks → classify → assemble → join_gpus · timeline_numbers · kv_sizing 
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 from logscope.cases.failure import has_failure_finding
 from logscope.core import kinds
-from logscope.core.events import SourceEvents
+from logscope.core.events import Event, SourceEvents
 from logscope.core.model import UNRECOGNIZED, Analysis, Coverage, Failure, InputFile, Launch, UnmatchedFailure, UserStop
 from logscope.core.samples import SamplesFile
 from logscope.memory_model.kv_pool import kv_sizing
@@ -154,18 +155,48 @@ def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, 
         for unread in coverage.unrecognized
         if unread.grammar == "failure"
     ]
-    # the first line of each input that shows the server ready or serving (as failures.launch_failures reads it): an
-    # unread failure after it, or on it (a line that itself shows a request served), came while the server served
-    ready: dict[str, int] = {}
+    # the lines of each input that show the server ready or serving (as failures.launch_failures reads them), and its
+    # startup lines (a launch's server_args dump, a phase line, a loading or capture bar, vLLM's engine startup line):
+    # an unread failure after a ready line, or on it (a line that itself shows a request served), came while the server
+    # served, unless a startup line comes between them (a relaunch, a restarted engine: a new startup)
+    ready: dict[str, list[int]] = {}
+    starts: dict[str, list[int]] = {}
     for launch in launches:
         for e in launch.all_events():
-            if e.kind in READY_KINDS and e.line < ready.get(e.source, e.line + 1):
-                ready[e.source] = e.line
-    out = [
-        replace(m, serving_after=ready[m.source]) if m.unrecognized and ready.get(m.source, m.line + 1) <= m.line else m
-        for m in out
-    ]
+            if e.kind in READY_KINDS:
+                ready.setdefault(e.source, []).append(e.line)
+            elif _starts(e):
+                starts.setdefault(e.source, []).append(e.line)
+    ready = {source: sorted(lines) for source, lines in ready.items()}
+    starts = {source: sorted(lines) for source, lines in starts.items()}
+    out = [_placed(m, ready.get(m.source, []), starts.get(m.source, [])) if m.unrecognized else m for m in out]
     return sorted(out, key=lambda m: (m.source, m.line))
+
+
+# the kinds of a line printed only while a server starts (the ready line is a phase line too, and no start)
+_STARTUP_KINDS = frozenset(
+    {k.id for k in kinds.CATALOGUE if k.role == kinds.PHASE and k.id != kinds.SERVER_READY}
+    | {kinds.SERVER_ARGS, kinds.SHARD_PROGRESS, kinds.ENGINE_CAPTURE_BAR}
+)
+
+
+def _starts(event: Event) -> bool:
+    """A line printed only while a server starts: a phase line, a launch's server_args dump, a loading or capture bar,
+    or vLLM's engine startup line other than its end of startup."""
+    if event.kind == kinds.ENGINE_STARTUP_LINE:
+        return not event.data.get("ended")
+    return event.kind in _STARTUP_KINDS
+
+
+def _placed(m: UnmatchedFailure, ready: list[int], starts: list[int]) -> UnmatchedFailure:
+    """The unread failure placed after the last ready line at or before it, when no startup line lies between them."""
+    at = bisect_right(ready, m.line)
+    if not at:
+        return m
+    before = ready[at - 1]
+    if bisect_left(starts, m.line) > bisect_right(starts, before):  # a startup line between them
+        return m
+    return replace(m, serving_after=before)
 
 
 def input_kind(grammars: set[str]) -> str:

@@ -213,10 +213,21 @@ STREAM_AFTER = 20_000
 _RELEASE_EVERY = 1024  # a streaming source hands its settled events on this many at a time
 # a Markdown code fence's line (GitHub's ``` or ~~~, as ingest.unwrap removes them)
 _FENCE_LINE = re.compile(rb"^[ \t]*(?:```|~~~)", re.MULTILINE)
+# a sentence that documents or explains a message it quotes, without having met it ("In the docs, `X` is the message you
+# see when ..."; "The error message `X` is documented in ...")
+_DOCUMENTS_A_MESSAGE = re.compile(
+    r"\b(?:docs?|documentation|README|documented|(?:error )?messages? you (?:see|get)"
+    r"|is (?:the|a) (?:message|error) (?:you|that|when))\b",
+    re.IGNORECASE,
+)
 _BESIDE = 2  # the lines looked at above and below a line for the nearest filled one (_beside_a_record)
 # a KEY=VALUE setting (from a word's start: "\S*=" tried at each character of a long word was quadratic, review14b item
 # 10), a command-line flag
 _SETTING_OR_FLAG = re.compile(r"(?<!\S)[^\s=]*=\S*|(?<!\S)--?[A-Za-z][\w-]*")
+# the writer's own sentence under a log pasted with no fence: a pronoun or an article opening a sentence of six words or
+# more ("The earlier connection failed error is gone with this version, ..."; "We see the health check failed twice."),
+# no record a program prints
+_WRITER_SENTENCE = re.compile(r"^\s*(?:I|We|My|Our|It|This|That|These|Those|The)\s+(?:\S+\s+){4,}\S")
 _JOIN_LOOKBACK = 64  # events held back for a cut traceback to find its exception line (the event before it)
 _FORGET_ABOVE = 4096  # a streaming source forgets the line numbers no later line can reach past this many
 
@@ -669,7 +680,9 @@ class SourceClassifier:
                 elif inside:
                     lines.add(chunk.first + index)
             self.fenced = (chunk, frozenset(lines), fences == 0)
-        return lineno in self.fenced[1] or (self.fenced[2] and self._beside_a_record(lineno))
+        if lineno in self.fenced[1]:
+            return True
+        return self.fenced[2] and _WRITER_SENTENCE.match(text) is None and self._beside_a_record(lineno)
 
     def _beside_a_record(self, lineno: int) -> bool:
         """In a paste with no code fence at all (a log copied as it is, or a fence's content without its fence), a line
@@ -704,6 +717,8 @@ class SourceClassifier:
             return False
         if any(map(stated_failure.rules_out, stated_failure.sentences(sentence))):
             return False
+        if _DOCUMENTS_A_MESSAGE.search(sentence.replace(span, " ")):
+            return False  # (a sentence that documents or explains the message: "In the docs, `X failed: Y` is the message ...")
         # (a sentence that states the failure in its own words is read as that, its quote with it: 'it stuck here then got
         # "check timeout failed" Error.')
         return not (stated_failure.fits(sentence) and stated_failure.parse(sentence) is not None)

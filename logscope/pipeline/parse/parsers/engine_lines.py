@@ -19,8 +19,10 @@ Each wording with the released source that prints it (read from the wheels of vl
 (Not read: "Waiting for %d local, %d remote core engine proc(s) to start." of v1/engine/utils.py: its words open no
 record once the level prefix is cut, and "Waiting for" opens too many lines of prose to be taken for one.)
 The end of the engine's startup: "init engine (profile, create kv cache, warmup model) took %.2f seconds" (v1/engine/
-core.py EngineCore._initialize_kv_caches' caller and engine/llm_engine.py, 0.8.5.post1-0.34.0): after it the engine may
-be serving."""
+core.py EngineCore._initialize_kv_caches' caller and engine/llm_engine.py, 0.8.5.post1-0.34.0), "Graph capturing
+finished in %.0f secs" (the last step, 0.6.3.post1-0.34.0; 0.6.3.post1 prints no "init engine" line), or uvicorn's bare
+"INFO:     Application startup complete." / "Uvicorn running on" (the API server's, before 0.10.2 wrote its prefix):
+after it the engine may be serving."""
 
 from __future__ import annotations
 
@@ -39,9 +41,17 @@ _LINES: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
     (re.compile(r"\bGPU KV cache size: [\d,]+ tokens"), None, "the KV cache sized"),
     (re.compile(r"\bMaximum concurrency for [\d,]+ tokens per request: [\d.]+x"), None, "the KV cache sized"),
     (re.compile(r"\bCapturing (?:the model for CUDA graphs|cudagraphs for decoding)\."), "capture", "capturing CUDA graphs"),
-    (re.compile(r"\bGraph capturing finished in \d+ secs"), None, "the CUDA graphs captured"),
 )
-_END = re.compile(r"\binit engine \(profile, create kv cache, warmup model\) took [\d.]+ s")
+_END = re.compile(
+    r"\binit engine \(profile, create kv cache, warmup model\) took [\d.]+ s"
+    # the capture's end: the last startup step the engine logs (capture_model, 0.6.3.post1-0.34.0); vLLM before
+    # 0.8.5.post1 prints no "init engine" line after it
+    r"|\bGraph capturing finished in \d+ secs"
+    # uvicorn up with no process prefix (vLLM before 0.10.2 writes none on its API server's lines): the API server
+    # starts uvicorn only once its engine was built (entrypoints/openai/api_server.py run_server -> serve_http); in
+    # SGLang's form too ("[%Y-%m-%d %H:%M:%S] INFO: ...", serving.py), its HTTP server up once every scheduler was ready
+    r"|^(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] )?INFO: +(?:Application startup complete\.|Uvicorn running on )"
+)
 
 
 def parse(text: str) -> Parsed | None:

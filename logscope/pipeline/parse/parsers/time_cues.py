@@ -52,6 +52,8 @@ _SERVING = re.compile(
     # a chat client's user asking the server (OpenWebUI and the like): "when I ask a question", "the second prompt"
     r"|(?:ask(?:s|ed|ing)?|send(?:s|ing)?|sent|submit(?:s|ted|ting)?|enter(?:s|ed|ing)?) (?:(?:a|an|the|another|my|one|any)"
     r" )?(?:\w+ )?(?:questions?|prompts?|quer(?:y|ies))\b"
+    # (not a file, a path or a script's input: "submit the prompt file path", "enter my query into the launch script")
+    r"(?! (?:files?|paths?|into|in the (?:launch|command|script)))"
     r"|(?:first|second|third|next|another|each|every) (?:questions?|prompts?|quer(?:y|ies))\b"
     r"|after (?:about |around |roughly |nearly |over |more than |~)?(?:\d+\+?|a few|several|many|some|hundreds of"
     # "after 3 hours of loading" are hours of a startup step, "after 2 hours of debugging" the user's
@@ -85,6 +87,8 @@ _STARTUP: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\binitiali[sz]ation of " + _SERVER + r"\b"
             r"|\b" + _SERVER + r"(?: is| was)? (?:" + _STARTS + r"|initiali[sz](?:es|ed|ing)"
             r"|initiali[sz]ation|init|coming up)\b(?! (?:to|with|from|over)\b| \w+ing\b)"
+            # the failure came before the server was ready: "the server crashes before it is ready"
+            r"|\bbefore " + _SERVER + r" (?:is|was|became|becomes|gets|got) ready\b"
         ),
     ),
 )
