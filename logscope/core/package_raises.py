@@ -77,12 +77,7 @@ def _wordings() -> tuple[PackageRaise, ...]:
     """Kept in the user cache under the file's size and time and the code that builds the rows (4,041 rows cost a
     paste 28 ms to read and cut, their pickle about 5)."""
     path = data_dir("catalog") / CATALOG_FILE
-    try:
-        stat = path.stat()
-        code = user_cache.content_key([], (__file__, sglang_asserts.__file__))
-        key = None if code is None else f"{stat.st_size}-{stat.st_mtime_ns}-{code}"
-    except OSError:
-        key = None
+    key = user_cache.stamp_key([path], (__file__, sglang_asserts.__file__))
 
     def build() -> tuple[PackageRaise, ...]:
         rows = json.loads(path.read_text(encoding="utf-8"))["raises"]

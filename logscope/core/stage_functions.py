@@ -61,11 +61,7 @@ def _placed() -> tuple[dict[str, tuple[_Run, ...]], tuple[tuple[str, tuple[_Run,
     costs a paste more); the key is the file's size and time and this module's text, not a hash of the 3 MB file."""
     path = data_dir("catalog") / CATALOG_FILE
     handlers = data_dir("catalog") / HANDLERS_FILE
-    try:
-        stamps = "-".join(f"{st.st_size}-{st.st_mtime_ns}" for st in (path.stat(), handlers.stat()))
-        key: str | None = f"{stamps}-{user_cache.content_key([], (__file__,))}"
-    except OSError:
-        key = None
+    key = user_cache.stamp_key([path, handlers], (__file__,))
     return user_cache.cached(
         "stages", key, lambda: _build(path, handlers), lambda value: isinstance(value, tuple) and len(value) == 2
     )

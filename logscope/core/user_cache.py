@@ -80,6 +80,17 @@ def content_key(files: list[Path], code: tuple[str, ...], salt: str = "") -> str
     return digest.hexdigest()[:24]
 
 
+def stamp_key(files: list[Path], code: tuple[str, ...]) -> str | None:
+    """A key of the data files' sizes and modification times (not their bytes: a large catalogue costs more to hash
+    than to read) and of the code that reads them, hashed; None if a file cannot be read."""
+    try:
+        stamps = "-".join(f"{st.st_size}-{st.st_mtime_ns}" for st in (path.stat() for path in files))
+    except OSError:
+        return None
+    code_key = content_key([], code)
+    return None if code_key is None else f"{stamps}-{code_key}"
+
+
 _CHUNK = 1 << 18
 
 
