@@ -10,9 +10,9 @@ match the same piece, the one with the most literal text wins (the most specific
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from logscope.core import engine_stages, kinds, native_stages, phases, stage_functions
 from logscope.core.events import Event
@@ -225,26 +225,44 @@ def frame_quote(frame: str) -> str:
 
 
 _BEST_MEMO = 4096
-_best_memo: dict[tuple[int, str, str, str | None, bool], tuple[SignatureSet, tuple[Signature, dict[str, Any]] | None]] = {}
+_T = TypeVar("_T")
+
+
+class _SetMemo(Generic[_T]):
+    """A signature set's answers, once per distinct evidence: a log repeats its failure lines and frames on every rank
+    and launch. The set is kept beside its answer, so an id reused by a new set never hits; at _BEST_MEMO answers the
+    memo starts over."""
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple[Any, ...], tuple[SignatureSet, _T]] = {}
+
+    def answer(self, signatures: SignatureSet, evidence: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
+        key = (id(signatures), *evidence)
+        hit = self._answers.get(key)
+        if hit is not None and hit[0] is signatures:
+            return hit[1]
+        found = compute()
+        if len(self._answers) >= _BEST_MEMO:
+            self._answers.clear()
+        self._answers[key] = (signatures, found)
+        return found
+
+
+_best_memo: _SetMemo[tuple[Signature, dict[str, Any]] | None] = _SetMemo()
 
 
 def _best_of(
     signatures: SignatureSet, kind: str, text: str, exception: str | None, warned: bool = False
 ) -> tuple[Signature, dict[str, Any]] | None:
-    """_best over the set's finding signatures of this kind, once per distinct evidence: a log repeats its failure
-    lines and frames on every rank (the set is kept beside its answer, so an id reused by a new set never hits)."""
-    key = (id(signatures), kind, text, exception, warned)
-    hit = _best_memo.get(key)
-    if hit is not None and hit[0] is signatures:
-        return hit[1]
-    candidates = signatures.naming(kind)
-    if warned:
-        candidates = tuple(sig for sig in candidates if not sig.quiet_in_warnings)
-    found = _best(candidates, text, exception)
-    if len(_best_memo) >= _BEST_MEMO:
-        _best_memo.clear()
-    _best_memo[key] = (signatures, found)
-    return found
+    """_best over the set's finding signatures of this kind, once per distinct evidence (_SetMemo)."""
+
+    def best() -> tuple[Signature, dict[str, Any]] | None:
+        candidates = signatures.naming(kind)
+        if warned:
+            candidates = tuple(sig for sig in candidates if not sig.quiet_in_warnings)
+        return _best(candidates, text, exception)
+
+    return _best_memo.answer(signatures, (kind, text, exception, warned), best)
 
 
 def locate(
@@ -319,21 +337,17 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
 _WEIGHT_UPDATE = re.compile(r"[ .](?:update_weights_from_\w+|load_lora_adapter\w*)\b")
 
 
-_locator_memo: dict[tuple[int, str, str], tuple[SignatureSet, Signature | None]] = {}
+_locator_memo: _SetMemo[Signature | None] = _SetMemo()
 
 
 def _phase_locator(signatures: SignatureSet, kind: str, text: str) -> Signature | None:
-    """The set's first phase-locating signature of this kind that matches the frame, once per distinct frame: a crash
-    loop repeats its stack (kept beside the set, as _best_of keeps it)."""
-    key = (id(signatures), kind, text)
-    hit = _locator_memo.get(key)
-    if hit is not None and hit[0] is signatures:
-        return hit[1]
-    found = next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None)
-    if len(_locator_memo) >= _BEST_MEMO:
-        _locator_memo.clear()
-    _locator_memo[key] = (signatures, found)
-    return found
+    """The set's first phase-locating signature of this kind that matches the frame, once per distinct frame
+    (_SetMemo: a crash loop repeats its stack)."""
+    return _locator_memo.answer(
+        signatures,
+        (kind, text),
+        lambda: next((s for s in signatures.on(kind) if s.phase and s.pattern.match(text) is not None), None),
+    )
 
 
 def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, str] | None:
