@@ -268,3 +268,33 @@ def test_a_backtrace_whose_frame_numbers_were_autolinked_is_a_failure():
     assert [(f["rule"], f["phase"]) for f in findings] == [("failure-time-unknown", "unknown")]
     # (before the links were undone, the same frames read as nothing: exit 0)
     assert "+ 0x29ac5d (0x55ba19095c5d" in findings[0]["message"]
+
+
+def test_a_log_record_set_in_strong_emphasis_is_read_when_it_holds_an_exception_line():
+    # a vLLM ERROR record bolded whole in an issue (kvcache-ai/Mooncake#23's shape, the log below its traceback's frames):
+    # the emphasis goes when the record's prefix leaves an exception's line, and the failure names what raised it
+    record = (
+        "ERROR 12-08 22:01:13 engine.py:135] ValueError: Error in model execution (input dumped to /tmp/x.pkl): "
+        "not enough values to unpack (expected 4, got 2)"
+    )
+    assert clean(f"**{record}**") == [record.split("] ", 1)[1]]
+    frames = (
+        'ERROR 12-08 22:01:13 engine.py:135]   File "/opt/vllm/vllm/worker/model_runner_base.py", line 152, in _wrapper\n'
+        "ERROR 12-08 22:01:13 engine.py:135]     raise type(err)(\n"
+    )
+    bold = [(f["rule"], f["message"]) for f in analyze_text(frames + f"**{record}**\n")["findings"]]
+    plain = [(f["rule"], f["message"]) for f in analyze_text(frames + record + "\n")["findings"]]
+    assert bold == plain and "ValueError: Error in model execution" in bold[0][1]
+    # a bold line of other words, or a bold record that is no exception's, stays as written
+    for kept in ("**Feature request**", "**ERROR 12-08 22:01:13 engine.py:135] the engine is shut down**"):
+        assert clean(kept) == [kept]
+
+
+def test_a_tracing_record_in_an_indented_block_is_read_as_the_record():
+    # a Markdown indented code block (four blanks before each line) of Dynamo's relayed lines (ai-dynamo/dynamo#1422)
+    line = "    2025-06-06T19:02:34.252Z DEBUG dynamo_run::subprocess:     raise e"
+    assert clean(line) == ["    raise e"]
+    # only with the whole prefix (time, level and target) standing after the blanks; a deeper indent is left alone
+    assert clean("    2025-06-06T19:02:34.252Z some prose") == ["    2025-06-06T19:02:34.252Z some prose"]
+    deep = " " * 12 + "2025-06-06T19:02:34.252Z DEBUG dynamo_run::subprocess: x"
+    assert clean(deep) == [deep]

@@ -89,6 +89,7 @@ _LMCACHE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}\] LMCache (
 # what SGLang's router and Dynamo's Rust runtime print) states the record's own level: an ERROR record keeps its level
 # word, so a failure no wording names is still read as one. (A cloud export's severity is its stream's, stderr = ERROR
 # for every line of a traceback: dropped.) A traceback or an exception line after it is read as it stands.
+_INDENT_MAX = 8  # the blanks of an indented block (four, or a list item's indent before them)
 _FAILING_PREFIX_LEVELS = frozenset(level.upper() for level in FAILING_RECORD_LEVELS)
 # (ninja's progress "[3/11] " opens no record of its own: ninja 1.13.2's NINJA_STATUS default "[%f/%t] ")
 _OWN_RECORD = re.compile(r"\s*(?:Traceback \(|File \"|\[(?!\d+/\d+\] )|(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b)")
@@ -187,6 +188,11 @@ _DIFF_ADDED = re.compile(r"^\+(?=[ \t]{2,}\S|[A-Za-z_])")
 _BOLD_EXCEPTION = re.compile(
     r"^\s*(\*\*|__)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)(?:\([A-Za-z_]\w*\))?: \S.*?)\1\s*$"
 )
+# ... and a whole log record set in strong emphasis the same way, a logger's prefix before the exception's line
+# ("**ERROR 12-08 22:01:13 engine.py:135] ValueError: Error in model execution ...**", vLLM's logger format below):
+# the emphasis goes when what its prefixes leave is an exception's line; any other bold line stays as written
+_BOLD_LINE = re.compile(r"^\s*(\*\*|__)(\S.*?)\1\s*$")
+_EXCEPTION_LINE = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)(?:\([A-Za-z_]\w*\))?: \S")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>", re.IGNORECASE)
 # an HTML line break inside a line (a Markdown table cell's way to break its lines: "--tp 8<br>--mem-fraction-static
@@ -575,11 +581,20 @@ def unwrap(text: str) -> str:
             text = _DIFF_ADDED.sub("", text)
         if text.lstrip()[:2] in ("**", "__"):
             text = _BOLD_EXCEPTION.sub(r"\2", text)
+            if text == before and (bold := _BOLD_LINE.match(text)) and _EXCEPTION_LINE.match(unwrap(bold.group(2))):
+                text = bold.group(2)
         if "`" in text[:8] or "~~~" in text[:8]:
             text = _FENCE.sub("", text)
         if "<" in text:
             text = _HTML.sub("", text)
             text = _HTML_BREAK.sub(" ", text).rstrip() if "<" in text else text
+        if text[:1] in " \t" and text.lstrip(" \t")[:1].isdigit():
+            # a tracing record in a block the paste indented (a Markdown indented code block: four blanks before
+            # every line, CommonMark 0.31 §4.4), read as the record when its time, level and target all stand there
+            flush = text.lstrip(" \t")
+            m = _EXPORTER.match(flush) if len(text) - len(flush) <= _INDENT_MAX else None
+            if m and m.group("target"):
+                text = _with_own_level(m, flush[m.end() :])
         if text[:1].isalpha() or text[:1].isdigit():
             m = (
                 _EXPORTER.match(text)
