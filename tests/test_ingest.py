@@ -298,3 +298,22 @@ def test_a_tracing_record_in_an_indented_block_is_read_as_the_record():
     assert clean("    2025-06-06T19:02:34.252Z some prose") == ["    2025-06-06T19:02:34.252Z some prose"]
     deep = " " * 12 + "2025-06-06T19:02:34.252Z DEBUG dynamo_run::subprocess: x"
     assert clean(deep) == [deep]
+
+
+def test_dynamo_runs_relay_of_vllms_lines_leaves_vllms_message():
+    # dynamo-run's vLLM engine (ai-dynamo/dynamo lib/llm/src/engines/vllm/worker.rs start_vllm) drops a stdout line's
+    # first three words but the level, relays "VLLM: {rest}" through tracing, and a worker's "(VllmWorkerProcess pid=N)
+    # ERROR" line loses its pid and level (ai-dynamo/dynamo#430's shape)
+    target = "2025-03-31T03:33:02.720245Z  INFO dynamo_llm::engines::vllm::worker: "
+    worker = "VLLM: (VllmWorkerProcess 03-31 03:33:02 multiproc_worker_utils.py:242] "
+    assert clean(target + worker + "Traceback (most recent call last):") == ["Traceback (most recent call last):"]
+    assert clean(target + "VLLM: model_runner.py:1111] Loading model weights took 1.2 GB") == [
+        "Loading model weights took 1.2 GB"
+    ]
+    # a level other than DEBUG, INFO, WARNING is kept by the relay, and read as the record's own
+    assert clean(target + "VLLM: ERROR engine.py:135] the engine died") == ["ERROR the engine died"]
+    # stderr's lines come through whole
+    assert clean(target.replace(" INFO ", " WARN ") + 'VLLM:   File "x.py", line 1, in f') == ['  File "x.py", line 1, in f']
+    # another target's "VLLM: " stays as written (an environment list's "VLLM: 0.8.4" is no relay)
+    assert clean("2025-03-31T03:33:02.720245Z  INFO dynamo_llm::engines::sglang::worker: VLLM: 0.8.4") == ["VLLM: 0.8.4"]
+    assert clean("VLLM: 0.8.4") == ["VLLM: 0.8.4"]

@@ -89,6 +89,19 @@ _LMCACHE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}\] LMCache (
 # what SGLang's router and Dynamo's Rust runtime print) states the record's own level: an ERROR record keeps its level
 # word, so a failure no wording names is still read as one. (A cloud export's severity is its stream's, stderr = ERROR
 # for every line of a traceback: dropped.) A traceback or an exception line after it is read as it stands.
+# dynamo-run's vLLM engine relays each line of its vLLM subprocess through tracing (ai-dynamo/dynamo
+# lib/llm/src/engines/vllm/worker.rs start_vllm, the dynamo-run tree of 2025-03, commit 26fdb52): a stdout line split
+# at its first three blanks, the first word taken for the level and the next two (vLLM's date and time) dropped, then
+# tracing::debug!/info!/warn!("VLLM: {rest}") for DEBUG, INFO and WARNING, tracing::info!("VLLM: {level} {rest}") for
+# any other first word, and every stderr line as tracing::warn!("VLLM: {line}"); a worker's line that vLLM prefixed
+# "(VllmWorkerProcess pid=N) ERROR 03-31 ..." so loses its pid and level ("VLLM: (VllmWorkerProcess 03-31 03:33:02
+# multiproc_worker_utils.py:242] ..."). What is left is vLLM's file and line before its message, and the level word
+# only where the relay kept it
+_VLLM_RELAY_TARGET = re.compile(r"(?:^|::|\.)engines::vllm::worker: $")
+_VLLM_RELAY = re.compile(
+    r"^VLLM: (?:\((?!\s)[^()\n]{1,64} \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? [\w.-]+\.py:\d+\] "
+    r"|(?:(?P<level>ERROR|CRITICAL) )?[\w.-]+\.py:\d+\] )?"
+)
 _INDENT_MAX = 8  # the blanks of an indented block (four, or a list item's indent before them)
 _FAILING_PREFIX_LEVELS = frozenset(level.upper() for level in FAILING_RECORD_LEVELS)
 # (ninja's progress "[3/11] " opens no record of its own: ninja 1.13.2's NINJA_STATUS default "[%f/%t] ")
@@ -561,6 +574,10 @@ def _with_own_level(wrapper: re.Match[str], rest: str) -> str:
     level = wrapper.groupdict().get("level")
     if wrapper.re is _EXPORTER and not wrapper.group("target"):
         level = None
+    if wrapper.re is _EXPORTER and rest.startswith("VLLM: ") and _VLLM_RELAY_TARGET.search(wrapper.group("target")):
+        relay = _VLLM_RELAY.match(rest)
+        if relay:
+            return _with_own_level(relay, rest[relay.end() :])
     if wrapper.re is _VLLM_PREFIX and not _TRACEBACK_BODY.match(rest):
         level = wrapper.group("vllm_level")  # a record's own first line, or its message's own lines
     if wrapper.re is _PIPED_LOGGING and (wrapper.group("name") in _STREAM_LOGGERS or _TRACEBACK_BODY.match(rest)):
