@@ -327,6 +327,7 @@ def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
     assert bundled.giving_way("other_failure") == {
         "process-child-sigquit",
         "process-scheduler-dead",
+        "process-vllm-engine-core-init",
         "nccl-socket-closed",
     }
     assert bundled.giving_way("earlier_failure") == {"process-shell-killed"}
@@ -407,3 +408,16 @@ def test_a_loader_error_inside_a_wording_sglang_logs_as_a_warning_is_no_failure_
     assert "process-undefined-symbol" not in {f.get("signature") for f in analyze_text(line)["findings"]}
     relayed = "Server error: 500 - [address=0.0.0.0:42651, pid=775] /opt/sgl_kernel/ops.so: undefined symbol: _ZN3c10\n"
     assert "process-undefined-symbol" in {f.get("signature") for f in analyze_text(relayed)["findings"]}
+
+
+def test_vllms_engine_core_report_is_a_startup_failure_that_gives_way_to_the_cause_it_points_to():
+    # vllm 0.10.2-0.34.0 v1/engine/utils.py wait_for_engine_startup; quoted alone (xorbitsai/inference#1172's comment)
+    # it is the failure and places it in startup; with the engine core's own exception before it, that one is the failure
+    report = "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n"
+    alone = analyze_text(report)["findings"]
+    assert [(f["rule"], f["signature"], f["phase"]) for f in alone] == [
+        ("startup-crash", "process-vllm-engine-core-init", "startup")
+    ]
+    cause = "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`.\n"
+    found = analyze_text(cause + report)["findings"]
+    assert [f["signature"] for f in found] != ["process-vllm-engine-core-init"] and "No available memory" in found[0]["message"]
