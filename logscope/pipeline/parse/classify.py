@@ -31,7 +31,7 @@ from logscope.pipeline.ingest.unwrap import (
     quoted_spans,
     terminal_wraps,
 )
-from logscope.pipeline.parse import failing_records, literal_set, prefilter, serving, wordings
+from logscope.pipeline.parse import failing_records, literal_set, pip_status, prefilter, serving, wordings
 from logscope.pipeline.parse.failing_records import logged_as_failure, logged_at_failing_level, record_meaning
 from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims, time_cues
 from logscope.pipeline.parse.parsers.base import (
@@ -506,6 +506,8 @@ class SourceClassifier:
                 self.recognized_physical.add(lineno)
                 return
         self.serving.asgi.line(lineno, text)
+        if pip_status.states_nothing(text):  # pip's download line: a file name's literals, no statement (pip_status.py)
+            return
         candidates = prefilter.grammars_for(text)
         if self.failing_record and "signature" not in candidates:
             candidates.append("signature")  # its level says it failed, whatever its words
