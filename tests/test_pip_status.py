@@ -85,3 +85,22 @@ def test_a_pip_log_states_the_same_and_its_download_lines_reach_no_reader(fenced
     downloads = [line for line in text.splitlines() if pip_status.states_nothing(line)]
     assert len(downloads) == 3 and not set(downloads) & set(reached)
     assert "Collecting torch==2.9.1" in reached
+
+
+def test_a_line_a_reader_asks_twice_is_read_once_and_each_answer_is_its_own(monkeypatch):
+    from logscope.pipeline.parse.parsers import stated_env
+
+    stated_env._named_versions_memo.cache_clear()
+    calls: list[str] = []
+    read = stated_env._named_versions
+    monkeypatch.setattr(stated_env, "_named_versions", lambda text: calls.append(text) or read(text))
+    line = "Collecting sgl-kernel==0.3.21 (from sglang[all]==0.5.3)"
+    assert stated_env.fits(line)
+    parsed = stated_env.parse_line(line)
+    assert parsed is not None and parsed.data == {"values": {"sgl-kernel": "0.3.21"}, "stated_by": "sentence"}
+    assert calls == [line]  # fits() asked, parse_line() got the memo's answer
+    first = stated_env.named_versions(line)
+    first["torch"] = "9.9.9"  # a caller's change stays its own
+    assert stated_env.named_versions(line) == {"sgl-kernel": "0.3.21"}
+    long_line = line + " " * stated_env._NAMED_MEMO_CHARS
+    assert stated_env.named_versions(long_line) == {"sgl-kernel": "0.3.21"} and calls[-1] == long_line
