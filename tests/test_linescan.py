@@ -492,3 +492,15 @@ def test_the_startup_cap_holds_per_file_whatever_the_cutting(tmp_path, monkeypat
             with scan_sources([source], literals, None, startup) as (chunks,):
                 got.add(("ranges", _startup_ends(chunks)))
     assert {counts for _, counts in got} == {(13, 12 * 7 + 3)}
+
+
+@pytest.mark.parametrize("cut", [0, 1, 199, 200, 3_000])
+def test_a_stretch_of_most_of_its_buffer_is_counted_whole_less_the_newlines_outside_it(cut):
+    # 512 KiB of 200-byte lines (a read of a serving log): the whole-buffer `replace`, less `count` of the bytes
+    # before and after the stretch, which hold newlines of their own
+    data = bytearray((b"x" * 199 + b"\n") * (512 * 1024 // 200))
+    start, end = cut, len(data) - cut
+    assert end - start >= 0.9 * len(data)
+    outside = data.count(b"\n", 0, start) + data.count(b"\n", end)
+    assert newlines(data, start, end) == data.count(b"\n", start, end) == data.count(b"\n") - outside
+    assert (outside > 0) is (cut > 0)

@@ -107,6 +107,8 @@ def _what_was_read(view: ReportView) -> list[str]:
         out.append("- Versions: " + neutral(", ".join(f"{k} {v}" for k, v in view.versions)))
     names = sorted({str(g.get("name")) for g in view.gpus if g.get("name")})
     out.append(f"- GPUs: {plural(len(view.gpus), 'GPU')}" + (f" ({neutral(', '.join(names))})" if names else ""))
+    if view.unread_failures:  # said beside what was read: no all-clear
+        out.append(f'- Failures: none named, but {neutral(view.unread_failures)} (under "Not recognised" below)')
     out += ["", "**To find a startup or runtime problem, paste next:**", ""]
     out += [f"- {item}" for item in _paste_next(view)]
     return [*out, ""]

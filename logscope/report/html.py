@@ -93,11 +93,11 @@ CSP = f"default-src 'none'; style-src {STYLE_SOURCE}; base-uri 'none'; form-acti
 
 def render_html(report: dict[str, Any], width: int = 0) -> str:
     view = build_view(report)
-    top = view.findings[0].severity if view.findings else "ok"
+    top = view.findings[0].severity if view.findings else ("warning" if view.unread_failures else "ok")
     body = [f'<header><h1>logscope report</h1><p class="verdict {top}" id="verdict">{escape(view.verdict)}</p></header>']
     if view.shown:
         body.append(f'<p class="muted" id="shown">{escape(view.shown)}</p>')
-    body += _findings(view.findings)
+    body += _findings(view.findings, view.unread_failures)
     for launch in view.launches:
         body += _launch(launch)
     if view.versions:
@@ -163,8 +163,8 @@ def json_for_html(report: dict[str, Any]) -> str:
     )
 
 
-def _findings(findings: tuple[v.FindingView, ...]) -> list[str]:
-    title = plural(len(findings), "finding").capitalize() if findings else "No findings"
+def _findings(findings: tuple[v.FindingView, ...], unread: str | None = None) -> list[str]:
+    title = plural(len(findings), "finding").capitalize() if findings else "No findings" + (f"; {unread}" if unread else "")
     out = [f'<section id="findings"><h2>{escape(title)}</h2>']
     for f in findings:
         where = f"launch {f.launch}" if f.launch else ""

@@ -69,7 +69,7 @@ def escape_cell(text: Any) -> str:
 
 def _findings(view: ReportView) -> list[str]:
     if not view.findings:
-        return ["No findings.", ""]
+        return [f"No findings; {view.unread_failures}." if view.unread_failures else "No findings.", ""]
     out = ["### Findings", ""]
     for f in view.findings:
         ranks = f" ({', '.join(f.ranks[:8])})" if f.ranks else ""

@@ -65,7 +65,7 @@ def _trimmed(text: str) -> str:
 
 def render_text(report: dict[str, Any], console: Console) -> None:
     view = build_view(report)
-    top = view.findings[0].severity if view.findings else None
+    top = view.findings[0].severity if view.findings else ("warning" if view.unread_failures else None)
     console.print(Text("verdict: ", style="bold") + Text(view.verdict, style=_SEVERITY_STYLE.get(top or "", "green")))
     _findings(view, console)
     for launch in view.launches:

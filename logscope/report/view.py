@@ -146,6 +146,9 @@ class ReportView:
     verdict: str = ""  # one line: the top finding with its numbers, or what was read when nothing was found
     outside_ledgers: tuple[tuple[int, str], ...] = ()  # (GPU index, "a + b + ... + unexplained x")
     shown: str | None = None  # what a budget left undrawn (report/shown.py), or None when all is drawn
+    # with no finding: the lines that read like a failure and that no signature names (the verdict says so, never an
+    # all-clear), else None
+    unread_failures: str | None = None
 
 
 def fmt_gib(value: Any) -> str:
@@ -197,6 +200,7 @@ def build_view(report: dict[str, Any]) -> ReportView:
         verdict=_verdict(report) + _read_limits(report),
         outside_ledgers=tuple((g["index"], _outside_ledger(g)) for g in report["gpus"] if g.get("outside_allocator_ledger")),
         shown=shown_statement(report),
+        unread_failures=None if report["findings"] else unread_failures_statement(cov),
     )
 
 
@@ -212,6 +216,15 @@ def shown_statement(report: dict[str, Any]) -> str | None:
         rules = ", ".join(f"{rule} x{n:,}" for rule, n in shown["findings_left_out"].items())
         parts.append(f"{shown['findings']:,} of {plural(shown['of_findings'], 'finding')} (left out: {rules})")
     return "Drawn within this report's budget: " + "; ".join(parts) + ". logscope run locally on the input draws all of it."
+
+
+def unread_failures_statement(cov: dict[str, Any]) -> str | None:
+    """How many lines read like a failure that no signature names (the coverage lists them), or None when none do."""
+    count = len(cov.get("unmatched_failures", []))
+    if not count:
+        return None
+    reads = "reads" if count == 1 else "read"
+    return f"{plural(count, 'line')} {reads} like a failure that no signature names"
 
 
 def plural(count: int, word: str) -> str:
@@ -245,10 +258,11 @@ def _verdict(report: dict[str, Any]) -> str:
     launches = plural(len(report["launches"]), "launch")
     if cov.get("repeated_launches"):
         launches = f"{plural(len(report['launches']) + cov['repeated_launches']['launches'], 'launch')}, {launches} in full"
-    return (
-        f"no startup problem found in {plural(cov['lines'], 'line')} ({launches}, "
-        f"{plural(ranks, 'rank')}, {plural(len(report['gpus']), 'GPU')})"
-    )
+    read = f"{plural(cov['lines'], 'line')} ({launches}, {plural(ranks, 'rank')}, {plural(len(report['gpus']), 'GPU')})"
+    unread = unread_failures_statement(cov)
+    if unread:  # a failure logscope could not name is no all-clear: say what is known, and what is not
+        return f"no known failure or memory problem found in {read}, but {unread} (listed below)"
+    return f"no startup problem found in {read}"
 
 
 def prefixed_statement(cov: dict[str, Any]) -> str | None:

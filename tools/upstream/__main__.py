@@ -20,6 +20,8 @@ python -m tools.upstream serving   write catalog/serving_only.json: where each r
                                     running server prints (tools/upstream/serving_only.py)
 python -m tools.upstream oom       write catalog/oom_wordings.json: the out-of-memory wordings of torch's allocators
                                     per release (tools/upstream/oom_wordings.py)
+python -m tools.upstream pip-status  write catalog/pip_status.json: pip's download and search-scope status lines
+                                    per release (tools/upstream/pip_status.py)
 python -m tools.upstream stages    write catalog/stages.json: which functions run only at startup (and in which step)
                                     or only while serving, per release (tools/upstream/stages.py)
 python -m tools.upstream signal-handlers  write catalog/signal_handlers.json: the functions SGLang installs as signal
@@ -72,6 +74,7 @@ WRITERS = {
     "package-wordings": ("package_wordings", "package_wordings.json", "other Python packages' wordings signatures cite"),
     "package-raises": ("package_raises", "package_raises.json", "the messages transformers' and huggingface_hub's code raises"),
     "engine-stages": ("engine_stages", "engine_stages.json", "vLLM engine functions that run only at start or only serving"),
+    "pip-status": ("pip_status", "pip_status.json", "pip's download and search-scope status lines, from the pip wheels"),
 }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from logscope.core import kinds
 from logscope.core.events import Event, SourceEvents
 from logscope.core.limits import READ_CAP, READ_GAP
-from logscope.core.model import CATALOGUED, NEW_WORDING, TEXT_KEEP, Coverage
+from logscope.core.model import NEW_WORDING, TEXT_KEEP, Coverage
 from logscope.pipeline.ingest.gutters import may_be_decorated, undecorated
 from logscope.pipeline.ingest.ingest import LineChunk, Source, clean, unwrap
 from logscope.pipeline.ingest.unwrap import (
@@ -31,7 +31,7 @@ from logscope.pipeline.ingest.unwrap import (
     quoted_spans,
     terminal_wraps,
 )
-from logscope.pipeline.parse import failing_records, literal_set, prefilter, serving, wordings
+from logscope.pipeline.parse import failing_records, literal_set, pip_status, prefilter, serving, wordings
 from logscope.pipeline.parse.failing_records import logged_as_failure, logged_at_failing_level, record_meaning
 from logscope.pipeline.parse.parsers import catalogue, sglang_line, stated_failure, time_claims, time_cues
 from logscope.pipeline.parse.parsers.base import (
@@ -506,13 +506,13 @@ class SourceClassifier:
                 self.recognized_physical.add(lineno)
                 return
         self.serving.asgi.line(lineno, text)
+        if pip_status.states_nothing(text):  # pip's download line: a file name's literals, no statement (pip_status.py)
+            return
         candidates = prefilter.grammars_for(text)
         if self.failing_record and "signature" not in candidates:
             candidates.append("signature")  # its level says it failed, whatever its words
         if not candidates:
-            if self._read_catalogue(lineno, text):
-                self._count_prefixed(lineno, text, CATALOGUED)
-            else:
+            if not self._read_catalogue(lineno, text):
                 self._judge_wording(lineno, text)
             return
         self._classify(lineno, text, candidates)
@@ -571,14 +571,12 @@ class SourceClassifier:
             self._emit(kinds.LOGGED_FAILURE, lineno, meaning.message, meaning.data, prefix_of(text), "signature")
         return True
 
-    def _count_prefixed(self, lineno: int, text: str, verdict: str) -> None:
-        if not self.quoted and self._in_startup(lineno) and message_after_prefix(text) is not None:
-            self.coverage.prefixed[verdict] += 1
-
     def _judge_wording(self, lineno: int, text: str) -> None:
         """A startup line with SGLang's prefix that no grammar reads: counted by its wording's verdict, and listed
-        when no catalogued release prints that wording (parse/wordings.py)."""
-        if self.quoted or not self._in_startup(lineno):
+        when no catalogued release prints that wording (parse/wordings.py). A line a reader read (the catalogue's
+        reader, the engine's startup lines) is recognised, and never counted here as well: the coverage's recognised
+        lines and its unread ones are one split of the lines."""
+        if self.quoted or lineno in self.recognized_physical or not self._in_startup(lineno):
             return
         message = message_after_prefix(text)
         if message is None:
@@ -639,8 +637,6 @@ class SourceClassifier:
         # its printer does next say so
         parsed = self._read_catalogue(lineno, text, recognized=not failure_look)
         if parsed is not None and not failure_look:
-            if not tried:
-                self._count_prefixed(lineno, text, CATALOGUED)
             return
         if looks_failed and self._failing_record(lineno, text, parsed):
             return

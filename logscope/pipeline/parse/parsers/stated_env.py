@@ -439,9 +439,25 @@ _DRIVER_RELEASE = re.compile(r"\d{3,}\.")
 _NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+)\b")
 
 
+# a line is asked twice in a row: by fits() (is it a candidate?), then by parse_line() (what does it state?); a line
+# longer than this is asked afresh (the memo stays small in a long-running bot)
+_NAMED_MEMO_CHARS = 2000
+
+
 def named_versions(text: str) -> dict[str, str]:
     """The versions of packages other than SGLang a line names, under check_env's keys (a package named with two
     different versions in the line states neither)."""
+    if len(text) > _NAMED_MEMO_CHARS:
+        return _named_versions(text)
+    return dict(_named_versions_memo(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _named_versions_memo(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_named_versions(text).items())
+
+
+def _named_versions(text: str) -> dict[str, str]:
     if _PIP_REPLACES.search(text):
         return {}
     nvcc = _NVCC.search(text)
