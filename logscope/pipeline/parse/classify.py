@@ -57,7 +57,12 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     behind_prompt,
     command_line,
 )
-from logscope.pipeline.parse.parsers.command_text import quoted_command, quoted_in_its_words, valued_words
+from logscope.pipeline.parse.parsers.command_text import (
+    command_in_sentence,
+    quoted_command,
+    quoted_in_its_words,
+    valued_words,
+)
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.prose_guards import (
     CLAUSE,
@@ -847,8 +852,14 @@ class SourceClassifier:
         if tag_replaced(text):  # "from `lmsysorg/sglang:v0.5.11` to `v0.5.12`": the sentence says which tag runs
             spans = [span for span in spans if not holds_tag(span)]
         labelled = after_label(text) if not spans else None
+        tail: str | None = None
         if labelled is not None:  # "The start command is:  python3 -m ...": the command after the lead-in
             spans = [labelled[1]]
+        elif not spans and not self.quoted and (in_sentence := command_in_sentence(text)) is not None:
+            # "I launched with python3 -m ... --tp 4 and it fails": the command up to the sentence's words after it,
+            # which are read as the sentence's (what failed)
+            labelled, tail = in_sentence[:2], in_sentence[2]
+            spans = [in_sentence[1]] + ([tail] if tail.strip(" .,;:!?") else [])
         if not spans and not self.quoted:
             spans = [text]
         if not spans:
@@ -865,13 +876,14 @@ class SourceClassifier:
                 candidates = prefilter.grammars_for(span)
                 if not candidates:
                     continue
-                self.in_sentence = span is text  # a wording in a bare sentence, not in quotes or a code span
+                # a wording in a bare sentence (the words after a command in it too), not in quotes or a code span
+                self.in_sentence = span is text or span is tail
                 if span is not text and _looks_like_a_record(span):
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
                     read = self._failure_line(lineno, span)
-                    if not read and span is not text and self._quoted_failure(text, span):
+                    if not read and span is not text and span is not tail and self._quoted_failure(text, span):
                         self._miss_failure(lineno, span)
             if named and labelled is None and len(self.events) == before:
                 # the exception the sentence names after its words, when the sentence as a whole read nothing; it gives
