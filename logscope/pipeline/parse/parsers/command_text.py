@@ -309,7 +309,7 @@ def command_in_sentence(text: str) -> tuple[str, str, str] | None:
     fails"): the command ends at the first word that is neither an option nor a value its option takes (as the
     released argparse reads it: server_flags.takes / may_take), so a later option in the sentence's words ("..., but
     --tp 4 works") is not the command's; None when the line holds no such sentence."""
-    if "sglang" not in text[:400]:
+    if not may_hold_a_launcher(text[:400]):
         return None
     found = launcher_in_sentence(text)
     if found is None:
