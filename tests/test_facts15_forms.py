@@ -1,0 +1,37 @@
+"""Facts written in forms the readers missed (issue 43, session 15): a CUDA release in a hand-written block's lowercase
+label or glued to its name. Each text is written here in the real shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import analyze_text
+
+# an issue's environment list (sgl-project/sglang#2619, built: "1. Ubuntu 22.04 / 2. PyTorch 2.4.1 / 3. cuda12.4")
+SPECS = "Specs:\n\n1. Ubuntu 22.04\n2. PyTorch 2.4.1\n3. cuda12.4\n"
+# a hand-written block of lowercase labels, the CUDA line on its own
+BLOCK = "- ubuntu: 20.04\n- python: 3.11\n- cuda: 12.1\n- GPU: RTX 3090\n"
+
+
+def test_a_cuda_release_glued_to_its_name_is_read():
+    assert analyze_text(SPECS)["versions"] == {"torch": "2.4.1", "cuda": "12.4"}
+    assert analyze_text("env: CUDA12.8, torch2.7.1\n")["versions"] == {"cuda": "12.8", "torch": "2.7.1"}
+
+
+def test_a_lowercase_cuda_label_of_a_hand_written_block_is_read():
+    assert analyze_text(BLOCK)["versions"] == {"python": "3.11", "cuda": "12.1"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a package's local version names the CUDA it was built for (nccl's deb, NCCL's own banner)
+        "apt-get install -y libcudnn7=7.6.0.64-1+cuda10.1 libnccl2=2.7.3-1+cuda10.1\n",
+        "I ran XGBoost with NCCL(2.7.8+cuda11.0) static linked on 2 nodes.\n",
+        # a path, a device string: no label, no release
+        "/usr/local/cuda12.4/bin/nvcc -V\n",
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n",
+    ],
+)
+def test_a_cuda_build_tag_path_or_device_states_no_cuda_release(text):
+    assert "cuda" not in analyze_text(text)["versions"]
