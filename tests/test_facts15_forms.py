@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.core.redact import redact
 from tests.helpers import analyze_text
 
 # an issue's environment list (sgl-project/sglang#2619, built: "1. Ubuntu 22.04 / 2. PyTorch 2.4.1 / 3. cuda12.4")
@@ -35,3 +36,28 @@ def test_a_lowercase_cuda_label_of_a_hand_written_block_is_read():
 )
 def test_a_cuda_build_tag_path_or_device_states_no_cuda_release(text):
     assert "cuda" not in analyze_text(text)["versions"]
+
+
+# FlashInfer's error naming its dispatch function (flashinfer-ai/flashinfer#807, built)
+SM90 = "RuntimeError: BatchPrefillWithPagedKVCacheSM90Run failed with error: operation not supported"
+
+
+def test_a_camel_case_function_name_in_an_error_is_no_secret():
+    assert redact(SM90) == SM90
+    assert redact("what(): BatchDecodeWithPagedKVCacheDispatched failed") == (
+        "what(): BatchDecodeWithPagedKVCacheDispatched failed"
+    )
+    (finding,) = analyze_text(SM90 + "\n")["findings"]
+    assert "BatchPrefillWithPagedKVCacheSM90Run failed with error: operation not supported" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Xk9fLmQ2vB7nRt4ZpW8sYc1D",  # mixed case and digits, no words
+        "Zq7TfeztdxqwXqgpLuvQlinCxbO3",  # lower-case runs without vowels or with four consonants in a row
+        "AbcDefGhiJklMnoPqrStuVwxYz12",  # three-letter pieces, but not a quarter of it spelled like words
+    ],
+)
+def test_a_random_value_is_still_redacted(value):
+    assert redact(f"session {value} closed") == "session <redacted:secret> closed"
