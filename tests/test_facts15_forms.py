@@ -61,3 +61,34 @@ def test_a_camel_case_function_name_in_an_error_is_no_secret():
 )
 def test_a_random_value_is_still_redacted(value):
     assert redact(f"session {value} closed") == "session <redacted:secret> closed"
+
+
+# SGLang's capture wrapper around FlashInfer's failed JIT build (the form of flashinfer-ai/flashinfer#1892 and
+# THUDM/slime#1314, built: cuda_graph_runner.py raises "Capture cuda graph failed: ..." from the CalledProcessError)
+CHAIN = [
+    "[2025-10-09 04:13:06 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 485, in capture',
+    "    ) = self.capture_one_batch_size(bs, forward)",
+    '  File "/usr/local/lib/python3.10/dist-packages/flashinfer/jit/cpp_ext.py", line 299, in run_ninja',
+    "    subprocess.run(",
+    '  File "/usr/lib/python3.10/subprocess.py", line 571, in run',
+    "    raise CalledProcessError(retcode, process.args,",
+    "subprocess.CalledProcessError: Command '['ninja', '-v', '-C', '/root/.cache/flashinfer/0.5.3/90/cached_ops']' "
+    "returned non-zero exit status 1.",
+    "",
+    "The above exception was the direct cause of the following exception:",
+    "",
+    "Traceback (most recent call last):",
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 380, in __init__',
+    "    raise Exception(",
+    "Exception: Capture cuda graph failed: Ninja build failed.",
+]
+
+
+@pytest.mark.parametrize("joined", ["\n", "\\n"])
+def test_the_exception_a_chain_wraps_is_the_failure_on_one_line_too(joined):
+    # a chain flattened onto one line with literal "\n" (a log shipper, a repr) is read in the chain's order, as its
+    # lines are: the library's CalledProcessError first, SGLang's wrapper after it
+    (finding,) = analyze_text(joined.join(CHAIN) + "\n")["findings"]
+    assert (finding["rule"], finding["phase"], finding["mechanism"]) == ("startup-crash", "capture", "flashinfer")
+    assert "CalledProcessError" in finding["message"]
