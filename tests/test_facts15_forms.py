@@ -92,3 +92,33 @@ def test_the_exception_a_chain_wraps_is_the_failure_on_one_line_too(joined):
     (finding,) = analyze_text(joined.join(CHAIN) + "\n")["findings"]
     assert (finding["rule"], finding["phase"], finding["mechanism"]) == ("startup-crash", "capture", "flashinfer")
     assert "CalledProcessError" in finding["message"]
+
+
+# `logger.exception(repr(e))` of an engine loop, every line under the formatter's prefix, the paste cut before the
+# traceback's exception line (ai-dynamo/dynamo#306, built)
+LOGGED_REPR = """Dequeued prefill request: 796460ab-e3ce-45d4-bb3e-d18309750355
+ERROR 03-20 02:45:15 engine.py:244] nixlUnknownError('NIXL_ERR_UNKNOWN')
+ERROR 03-20 02:45:15 engine.py:244] Traceback (most recent call last):
+ERROR 03-20 02:45:15 engine.py:244]   File "/opt/dynamo/venv/lib/python3.12/site-packages/vllm/engine/multiprocessing/engine.py", line 312, in run_engine_loop
+ERROR 03-20 02:45:15 engine.py:244]     self.handle_new_input()
+ERROR 03-20 02:45:15 engine.py:244]   File "/opt/dynamo/venv/lib/python3.12/site-packages/vllm/engine/multiprocessing/engine.py", line 343, in handle_new_input
+ERROR 03-20 02:45:15 engine.py:244]     self.engine.add_remote_nixl_metadata(nixl_metadata)
+"""  # noqa: E501 - the lines as printed
+
+
+def test_an_exception_repr_logged_before_a_cut_traceback_is_its_exception():
+    (finding,) = analyze_text(LOGGED_REPR)["findings"]
+    assert (finding["rule"], finding["mechanism"], finding["library"]) == ("runtime-crash", "nixl", "NIXL")
+    assert "nixlUnknownError: NIXL_ERR_UNKNOWN" in finding["message"]
+
+
+def test_a_repr_of_another_record_or_a_traceback_with_its_own_exception_line_is_not_joined():
+    # a record between them: the repr is not this traceback's message
+    other = LOGGED_REPR.replace("')\n", "')\nINFO 03-20 02:45:15 engine.py:101] Added request 7.\n", 1)
+    (finding,) = [f for f in analyze_text(other)["findings"] if f["rule"] == "runtime-crash"]
+    assert "cut before its exception line" in finding["message"]
+    # the traceback's own exception line is its exception
+    own = "ERROR 03-20 02:45:15 engine.py:244] RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    whole = LOGGED_REPR + own
+    (finding,) = analyze_text(whole)["findings"]
+    assert finding["mechanism"] == "cuda" and "nixlUnknownError" not in finding["message"]

@@ -47,6 +47,7 @@ from logscope.pipeline.parse.parsers.blocks import (
     ExceptionsBeforeTracebacks,
     TracebackReader,
     exception_printed_before_its_traceback,
+    logged_exception,
 )
 from logscope.pipeline.parse.parsers.command_shapes import (
     PYTHON_M_SGLANG,
@@ -258,6 +259,7 @@ class SourceClassifier:
         self.readers: list[BlockReader] = block_readers(source.name)
         self.active: BlockReader | None = None
         self.active_since = 0  # the open block's first line
+        self.last_missed: tuple[int, str] | None = None  # the last line read as an unread failure
         self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
         self.recognized_physical = SeenLines()
         self.quoted = False  # classifying an inline code span from prose
@@ -506,6 +508,11 @@ class SourceClassifier:
                 self.active_since = lineno
                 if reader.grammar == kinds.TRACEBACK_GRAMMAR:
                     self.serving.asgi.opened(lineno, text)
+                    missed = self.last_missed
+                    if isinstance(self.active, TracebackReader) and missed is not None and missed[0] == lineno - 1:
+                        # the exception repr a logger printed right before it (logger.exception(repr(e)))
+                        logged = logged_exception(missed[1], text)
+                        self.active.logged = (lineno - 1, logged) if logged is not None else None
                 self.coverage.seen[reader.grammar] += 1
                 self.coverage.recognized[reader.grammar] += 1
                 self.recognized_physical.add(lineno)
@@ -754,6 +761,7 @@ class SourceClassifier:
         if ZERO_COUNT.search(text) and FAILURE_LOOK.search(ZERO_COUNT.sub(" ", text)) is None:
             return
         self.coverage.miss(self.source.name, lineno, "failure", text)
+        self.last_missed = (lineno, text)
         self._torch_nccl_version(lineno, text)
         self._sglang_version_before_failure(lineno, text)
 
