@@ -431,6 +431,33 @@ def test_a_lead_in_before_a_command_is_still_read_as_prose():
     assert launch["sglang_version"]["version"] == "0.5.2"
 
 
+def test_a_command_inside_a_sentence_is_read_up_to_the_sentences_own_words():
+    # the form of a title or a sentence that names the command run ("no response running python -m
+    # sglang.launch_server --model-path NousResearch/Llama-2-7b-chat-hf --port 30000": sgl-project/sglang#100, built)
+    text = (
+        "I launched with python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --attention-backend "
+        "flashinfer and at the first request it fails, but --tp 2 works\n"
+    )
+    (launch,) = analyze_text(text)["launches"]
+    # the command ends at "and": the sentence's later "--tp 2" is no option of it
+    assert launch["config"] == {"model_path": "Qwen/Qwen3-30B-A3B", "tp_size": 4, "attention_backend": "flashinfer"}
+    (launch,) = analyze_text("We run sglang serve --model-path Qwen/Qwen3-8B --tp 2.\n")["launches"]
+    assert launch["config"] == {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "If I run python -m sglang.launch_server --tp 8 --model-path /m it might work",
+        "I want to try python -m sglang.launch_server --tp 8 --model-path /m on two nodes",
+        "Why does python -m sglang.launch_server --tp 8 --model-path /m hang",
+        "python -m sglang.launch_server is slow when I use --tp 2",
+    ],
+)
+def test_a_sentence_that_supposes_or_asks_about_a_command_gives_no_launch(prose):
+    assert analyze_text(prose + "\n")["launches"] == []
+
+
 @pytest.mark.parametrize(
     "prose",
     [

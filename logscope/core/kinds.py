@@ -407,7 +407,10 @@ _LABEL_HEADS = tuple(
 _TABLE_HEADS = tuple(
     dict.fromkeys(f"| {spelled}" for word, brand in _LABEL_WORDS for spelled in (word, word.capitalize(), word.upper(), brand))
 )
-STATED_ENV_LITERALS = _bulleted(tuple(dict.fromkeys(_STATED_HEADS + _LABEL_HEADS))) + _TABLE_HEADS
+# a lowercase CUDA label with its blank ("- cuda: 12.1" in a hand-written block: torch's device strings, "cuda:0", have
+# none), and a CUDA release glued to its name ("cuda12.4", "CUDA12.8", stated_env._NAMED)
+_CUDA_HEADS = ("cuda: ", "cuda1", "CUDA1", "Cuda1")
+STATED_ENV_LITERALS = _bulleted(tuple(dict.fromkeys(_STATED_HEADS + _LABEL_HEADS))) + _TABLE_HEADS + _CUDA_HEADS
 # An issue or a bug is no event with a time ("This bug was introduced by PR 1234"), but meeting it is one ("We
 # occasionally encounter this issue during stress testing.")
 _MET = (

@@ -181,9 +181,34 @@ def _mangled(value: str) -> bool:
     return depth == 0 and names > 0 and (value[2] in "NZ" or len(value) > head.end() + int(head.group(1)))
 
 
+# a C++ or Python identifier written in CamelCase, as a kernel library names its functions in its errors
+# ("BatchPrefillWithPagedKVCacheSM90Run failed with error: operation not supported", flashinfer-ai/flashinfer#807, built:
+# FlashInfer's prefill dispatch): capitalised words, acronyms with a number (KV, SM90) and underscores only; a random
+# value of 24 characters or more is almost never that (each lower-case letter must follow a word's capital or another)
+_CAMEL_PIECE = re.compile(r"[A-Z][a-z]+|[A-Z]{1,4}\d{0,3}(?![a-z])|_")
+# a spelled word: a capital, then lower-case letters with a vowel among them and no four consonants in a row (a
+# random value's lower-case runs mostly have one or the other)
+_CAMEL_WORD = re.compile(r"[A-Z](?=[a-z]*[aeiouy])(?![a-z]*[b-df-hj-np-tv-xz]{4})[a-z]{2,}")
+
+
+def _camel_case(value: str) -> bool:
+    """The value is CamelCase pieces from end to end (words, acronyms of up to four capitals and three digits, single
+    underscores), three or more of them spelled words (a capital and two or more lower-case letters, as words are
+    spelled) that make up three quarters of it."""
+    at, words, spelled = 0, 0, 0
+    for piece in _CAMEL_PIECE.finditer(value):
+        if piece.start() != at:
+            return False
+        at = piece.end()
+        if _CAMEL_WORD.fullmatch(piece.group(0)):
+            words += 1
+            spelled += len(piece.group(0))
+    return at == len(value) and words >= 3 and 4 * spelled >= 3 * len(value)
+
+
 def _entropy_secret(match: re.Match[str]) -> str:
     value = match.group(0).rstrip("=")
-    if _KERNEL_SYMBOL.fullmatch(value) or _mangled(value):
+    if _KERNEL_SYMBOL.fullmatch(value) or _mangled(value) or _camel_case(value):
         return match.group(0)
     if not (re.search(r"[a-z]", value) and re.search(r"[A-Z]", value) and re.search(r"\d", value)):
         return match.group(0)

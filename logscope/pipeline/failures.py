@@ -75,10 +75,18 @@ def launch_failures(launch: Launch, launch_stamps: dict[str, list[str]] | None =
         launch_stamps=launch_stamps,
     )
     if found and all(f.event.time for f in found):
-        found.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line))
+        found.sort(key=lambda f: (f.event.time or "", f.event.source, f.event.line, _chained(f)))
     else:
-        found.sort(key=lambda f: (f.event.source, f.event.line))
+        found.sort(key=lambda f: (f.event.source, f.event.line, _chained(f)))
     return found
+
+
+def _chained(failure: Failure) -> bool:
+    """The exception of a traceback CPython chained to an earlier one ("The above exception was the direct cause of the
+    following exception:", "During handling of the above exception, another exception occurred:"): raised after the
+    one before it, so it comes after it where both stand on one line (a chain a log shipper or a repr flattened with
+    literal "\\n": SGLang's "Capture cuda graph failed: ..." wrapping the CalledProcessError of FlashInfer's JIT build)."""
+    return failure.event.data.get("chained_at") is not None
 
 
 def without_stated_beside_lines(failures: dict[int, list[Failure]], unread: list[UnmatchedFailure]) -> dict[int, list[Failure]]:

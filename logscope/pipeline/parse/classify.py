@@ -47,6 +47,7 @@ from logscope.pipeline.parse.parsers.blocks import (
     ExceptionsBeforeTracebacks,
     TracebackReader,
     exception_printed_before_its_traceback,
+    logged_exception,
 )
 from logscope.pipeline.parse.parsers.command_shapes import (
     PYTHON_M_SGLANG,
@@ -57,7 +58,12 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     behind_prompt,
     command_line,
 )
-from logscope.pipeline.parse.parsers.command_text import quoted_command, quoted_in_its_words, valued_words
+from logscope.pipeline.parse.parsers.command_text import (
+    command_in_sentence,
+    quoted_command,
+    quoted_in_its_words,
+    valued_words,
+)
 from logscope.pipeline.parse.parsers.other_lines import UCX_LINE_HEAD
 from logscope.pipeline.parse.parsers.prose_guards import (
     CLAUSE,
@@ -253,6 +259,7 @@ class SourceClassifier:
         self.readers: list[BlockReader] = block_readers(source.name)
         self.active: BlockReader | None = None
         self.active_since = 0  # the open block's first line
+        self.last_missed: tuple[int, str] | None = None  # the last line read as an unread failure
         self.pending: tuple[int, str] | None = None  # a failed sglang candidate that a wrapped next line may complete
         self.recognized_physical = SeenLines()
         self.quoted = False  # classifying an inline code span from prose
@@ -501,6 +508,11 @@ class SourceClassifier:
                 self.active_since = lineno
                 if reader.grammar == kinds.TRACEBACK_GRAMMAR:
                     self.serving.asgi.opened(lineno, text)
+                    missed = self.last_missed
+                    if isinstance(self.active, TracebackReader) and missed is not None and missed[0] == lineno - 1:
+                        # the exception repr a logger printed right before it (logger.exception(repr(e)))
+                        logged = logged_exception(missed[1], text)
+                        self.active.logged = (lineno - 1, logged) if logged is not None else None
                 self.coverage.seen[reader.grammar] += 1
                 self.coverage.recognized[reader.grammar] += 1
                 self.recognized_physical.add(lineno)
@@ -745,6 +757,7 @@ class SourceClassifier:
         if ZERO_COUNT.search(text) and FAILURE_LOOK.search(ZERO_COUNT.sub(" ", text)) is None:
             return
         self.coverage.miss(self.source.name, lineno, "failure", text)
+        self.last_missed = (lineno, text)
         self._torch_nccl_version(lineno, text)
         self._sglang_version_before_failure(lineno, text)
 
@@ -843,8 +856,14 @@ class SourceClassifier:
         if tag_replaced(text):  # "from `lmsysorg/sglang:v0.5.11` to `v0.5.12`": the sentence says which tag runs
             spans = [span for span in spans if not holds_tag(span)]
         labelled = after_label(text) if not spans else None
+        tail: str | None = None
         if labelled is not None:  # "The start command is:  python3 -m ...": the command after the lead-in
             spans = [labelled[1]]
+        elif not spans and not self.quoted and (in_sentence := command_in_sentence(text)) is not None:
+            # "I launched with python3 -m ... --tp 4 and it fails": the command up to the sentence's words after it,
+            # which are read as the sentence's (what failed)
+            labelled, tail = in_sentence[:2], in_sentence[2]
+            spans = [in_sentence[1]] + ([tail] if tail.strip(" .,;:!?") else [])
         if not spans and not self.quoted:
             spans = [text]
         if not spans:
@@ -861,13 +880,14 @@ class SourceClassifier:
                 candidates = prefilter.grammars_for(span)
                 if not candidates:
                     continue
-                self.in_sentence = span is text  # a wording in a bare sentence, not in quotes or a code span
+                # a wording in a bare sentence (the words after a command in it too), not in quotes or a code span
+                self.in_sentence = span is text or span is tail
                 if span is not text and _looks_like_a_record(span):
                     self._classify(lineno, span, candidates)
                 elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
                     read = self._failure_line(lineno, span)
-                    if not read and span is not text and self._quoted_failure(text, span):
+                    if not read and span is not text and span is not tail and self._quoted_failure(text, span):
                         self._miss_failure(lineno, span)
             if named and labelled is None and len(self.events) == before:
                 # the exception the sentence names after its words, when the sentence as a whole read nothing; it gives

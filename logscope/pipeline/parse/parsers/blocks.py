@@ -47,6 +47,33 @@ _GROUP_RULE = re.compile(r"^\s*\+(?:-\+)?-{3,}(?: .+? -{3,})?\s*$")
 _GROUP_EXCEPTION = re.compile(r"^(?:[A-Za-z_]\w*\.)*(?:Base)?ExceptionGroup: ")
 
 
+# an exception's repr logged as the message of logging's Logger.exception, whose traceback follows it (CPython 3.11
+# Lib/logging/__init__.py Formatter.format: the message, then "\n" and formatException's "Traceback (most recent call
+# last):"): the idiom `logger.exception(repr(e))`, as vLLM's engine of ai-dynamo/dynamo#306 (built) printed it, "ERROR
+# 03-20 02:45:15 engine.py:244] nixlUnknownError('NIXL_ERR_UNKNOWN')" then the traceback, its lines under the same
+# prefix (a formatter that prefixes every line) or none
+_TRACEBACK_OPENER = "Traceback (most recent call last):"
+_EXCEPTION_REPR = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Exit|Interrupt))\((['\"])(.{0,2000}?)\2\)\s*")
+
+
+def logged_exception(logged: str, opener: str) -> str | None:
+    """The exception line ("nixlUnknownError: NIXL_ERR_UNKNOWN") that the logged line `logged` gives as a repr right
+    before the traceback `opener` opens, when the traceback's lines carry the record's prefix or none; else None."""
+    at = opener.find(_TRACEBACK_OPENER)
+    if at < 0 or opener[at + len(_TRACEBACK_OPENER) :].strip():
+        return None
+    prefix = opener[:at]
+    if prefix.strip() and not logged.startswith(prefix):
+        return None
+    m = _EXCEPTION_REPR.fullmatch(logged, len(prefix)) if prefix.strip() else None
+    if m is None:  # a traceback with no prefix under a record that has one: the repr ends the record's line
+        logged = logged[-2400:]  # (the repr's bounded length: a long line is searched in its end only)
+        m = _EXCEPTION_REPR.search(logged)
+        if m is None or m.end() != len(logged) or (m.start() and not logged[m.start() - 1].isspace()):
+            return None
+    return f"{m.group(1)}: {m.group(3)}"
+
+
 # torch.distributed's excepthook, installed by init_process_group (torch 2.5.1-2.12.0 distributed_c10d.py:
 # excepthook_prefix = f"[rank{get_rank()}]", then f"{excepthook_prefix}: {s}" before every line of the traceback)
 _TORCH_RANK = re.compile(r"^\s*\[rank(\d+)\]: ")
@@ -123,6 +150,7 @@ class TracebackReader(BlockReader):
         self.header: str | None = None  # "[..DP0 TP0 EP0] TpModelWorkerClient hit an exception: Traceback (...)"
         self.chained_at = lineno if text.lstrip().startswith(_CHAIN_LINES) else None
         self.opener = text.strip()[:300]
+        self.logged: tuple[int, str] | None = None  # (line, exception line) of a repr logged right before it (classify)
         self.closed_by_record = False  # a log record or a native frame closed it: they are read on their own
         self.strays: list[tuple[int, str]] = []
         self.body: list[str] | None = None  # the message lines under an exception line with an empty message
@@ -340,6 +368,11 @@ class TracebackReader(BlockReader):
             if other_threads:
                 self.fatal.data["other_threads"] = other_threads
             events.append(self.fatal)
+        elif frames and self.logged is not None:
+            # cut before its exception line, which the record logged right before it gives (logger.exception(repr(e)))
+            exception = self._exception_event(*self.logged)
+            exception.data.update(frames=frames, frame_paths=paths, opened_at=self.first_line, logged_before=True)
+            events.append(exception)
         elif frames:  # cut before its exception line: the evidence is the innermost frame line, as printed
             innermost = self.frames[-1]
             events.append(

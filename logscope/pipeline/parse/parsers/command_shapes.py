@@ -9,6 +9,7 @@ import re
 
 from logscope.pipeline.parse.parsers.base import FAILURE_WORDS, SHELL_PROMPT, strip_prefix
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER, WRAPPER, alternation
+from logscope.pipeline.parse.parsers.prose_guards import CONDITION_WORDS, INTENT_WORDS, QUESTION_MARKS, SUPPOSED_WORDS
 
 # the interpreter's own options before "-m" ("python -u -m sglang.launch_server", "python3 -X faulthandler -m ..."): the
 # letters of CPython's usage text (-b -B -d -E -i -I -O -P -q -s -S -u -v) and -X / -W with their argument
@@ -157,6 +158,34 @@ def command_line(text: str) -> bool:
     """A launch command as a list item, after another command, under a wrapper, or run by `uv run -m`: a command,
     not prose."""
     return bool(_COMMAND_LINE.match(text) or _UV_COMMAND_LINE.match(text))
+
+
+# a launch command inside a sentence with no colon before it: "I launched with python3 -m sglang.launch_server --tp 4
+# and it fails at the first request" (the lead-in is words of prose, no quote, code span, bracket or shell operator; an
+# option follows the launcher, so "python -m sglang.launch_server is slow" states no command)
+_LEAD_IN_SIGNS = frozenset(":：`'\"<>{}[]|&;=$\\")
+_IN_SENTENCE = re.compile(r"(?<=\s)" + _SGLANG_LAUNCHER + r"\s+--?[A-Za-z]")
+# a lead-in that asks, supposes, conditions or means to run it ("Does python -m ... --tp 8 work with DeepEP?", "If I
+# use ...", "I want to try ..."): the command is named, not run
+_NOT_RUN = re.compile(
+    r"(?i)^\W*(?:has|have|had|did|does|do|is|are|was|were|can|could|should|would|will|why|how|what|which)\b"
+    r"|\b(?:" + CONDITION_WORDS + r"|" + SUPPOSED_WORDS + r"|" + INTENT_WORDS + r")\b"
+)
+
+
+def launcher_in_sentence(text: str) -> tuple[str, str] | None:
+    """(the lead-in, the text from the launcher on) when a sentence's words of prose (up to 120 characters, a letter
+    among them) come right before a launcher that an option follows, and the sentence neither asks nor supposes (a
+    question, a condition, a possibility, an intent), else None."""
+    m = _IN_SENTENCE.search(text, 0, 400)
+    if m is None or m.start() > 120:
+        return None
+    lead = text[: m.start()]
+    if not any(c.isalpha() for c in lead) or any(c in _LEAD_IN_SIGNS for c in lead) or _NOT_RUN.search(lead):
+        return None
+    if any(mark in text for mark in QUESTION_MARKS):  # a question names the command, it states no run
+        return None
+    return lead, text[m.start() :]
 
 
 def after_label(text: str) -> tuple[str, str] | None:

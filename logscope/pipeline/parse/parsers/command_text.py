@@ -10,7 +10,7 @@ import re
 import shlex
 from typing import Any
 
-from logscope.core.server_flags import known_option, takes
+from logscope.core.server_flags import known_option, may_take, takes
 from logscope.pipeline.parse.parsers import other_lines
 from logscope.pipeline.parse.parsers.base import SHELL_PROMPT
 from logscope.pipeline.parse.parsers.command_runners import CONTAINER_START, RUNNER_FIRST_WORDS, WRAPPER_NAMES, alternation
@@ -21,6 +21,7 @@ from logscope.pipeline.parse.parsers.command_shapes import (
     UV_RUN_MODULE,
     WRAPPER_WORD,
     argv_words,
+    launcher_in_sentence,
 )
 from logscope.pipeline.parse.parsers.quote_cut import before_open_quote
 
@@ -296,3 +297,44 @@ def quoted_in_its_words(span: str, words: list[str]) -> bool:
     """Quoted text inside one of a launch command's valued words (valued_words): the command's, never a failure the
     line quotes."""
     return any(span in word for word in words)
+
+
+# the punctuation a sentence puts right after a command's last word ("... --tp 4, and it fails"; "... --tp 4.")
+_SENTENCE_MARK = re.compile(r"[.,;:!?)]+$")
+
+
+def command_in_sentence(text: str) -> tuple[str, str, str] | None:
+    """(the lead-in, the launch command, the words after it) of a command written inside a sentence ("I launched with
+    python3 -m sglang.launch_server --model-path X --attention-backend flashinfer and at the first request it
+    fails"): the command ends at the first word that is neither an option nor a value its option takes (as the
+    released argparse reads it: server_flags.takes / may_take), so a later option in the sentence's words ("..., but
+    --tp 4 works") is not the command's; None when the line holds no such sentence."""
+    if not may_hold_a_launcher(text[:400]):
+        return None
+    found = launcher_in_sentence(text)
+    if found is None:
+        return None
+    lead, rest = found
+    launcher = LAUNCHER.search(rest)
+    if launcher is None:
+        return None
+    end = launcher.end(1)
+    flag: str | None = None
+    wants = "none"
+    for m in _SHELL_WORD.finditer(rest, end):
+        mark = _SENTENCE_MARK.search(m.group(0))
+        word = m.group(0)[: mark.start()] if mark else m.group(0)
+        if _OPTION.fullmatch(word) or _OWN_VALUE.match(word):
+            flag = word.lstrip("-").replace("-", "_") if "=" not in word else None
+            wants = (takes(flag) or "one") if flag else "none"
+        elif word and (wants in _ONE or (wants == "many" and flag is not None and may_take(flag, word))):
+            wants = "many" if wants == "many" else "none"
+        else:
+            break
+        end = m.start() + len(word)
+        if mark:  # the sentence's punctuation closes the command
+            break
+    command = rest[:end]
+    if command == rest[: launcher.end(1)]:
+        return None
+    return lead, command, rest[end:]

@@ -298,10 +298,14 @@ _NAMED_NAME = "|".join(re.escape(n) for n in sorted(_NAMED_PACKAGES, key=len, re
 # lookarounds below leave "torch-2.8.0+cu128-cp312-...whl" and "/usr/local/cuda-12.4" alone)
 # name, a build qualifier ("Mooncake-master"), "version", a colon (full width too), then the version, perhaps with
 # the name again in front ("cuda_12.1", "sglang.v0.4.7"); never a path ("python3.10/site-packages": no space) and
-# never a requirement or a fix (">=", "requires torch 2.6", "CUDA 12.8 or later", "pip install torch==2.7.0")
+# never a requirement or a fix (">=", "requires torch 2.6", "CUDA 12.8 or later", "pip install torch==2.7.0"); a
+# CUDA release is written glued to its name with its two parts only ("cuda12.4", "CUDA12.8": CUDA's releases are
+# major.minor, 10 .. 13), as an environment list in a sentence or a list item gives it; never a package's local version
+# ("libnccl2=2.7.3-1+cuda10.1", "NCCL 2.7.8+cuda11.0": the CUDA that package was built for)
 _NAMED = re.compile(
     rf"(?<![A-Za-z0-9_./-])(?i:({_NAMED_NAME}))(?:-(?i:master|nightly|dev))?"
-    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?|-(?=v?\d)|(?=\d+\.\d+\.\d))`?"
+    r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?|-(?=v?\d)|(?=\d+\.\d+\.\d)"
+    r"|(?<![+][Cc][Uu][Dd][Aa])(?<=[Cc][Uu][Dd][Aa])(?=1\d\.\d))`?"
     r"(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
