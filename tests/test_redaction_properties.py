@@ -94,7 +94,13 @@ def _redacted(text: str) -> dict[str, str]:
 
 
 @given(IPV6, HOST, _label.map(lambda v: f"{v}-node-17"), TOKEN, NAME, ENTROPY)
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow], phases=[Phase.explicit, Phase.generate])
+@settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.generate],
+)
 def test_no_planted_kind_reaches_any_output(ip6, host, nccl_host, token, name, value):
     text = _planted(ip6, host, nccl_host, token, name, value) + LOG
     secrets = {"ipv6": ip6.split("%")[0], "host": host, "nccl-host": nccl_host, "token": token, "entropy": value}
