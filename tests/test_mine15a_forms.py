@@ -1,9 +1,9 @@
 """Forms of batch mine15a's built pastes (fixtures/mined, branch mine15a): a floor written for Python in a hand-written
-environment list ("Python: 3.12+")."""
+environment list ("Python: 3.12+"), and a topology matrix that check_env printed and the copy cut inside its last row."""
 
 from __future__ import annotations
 
-from tests.helpers import stated_versions
+from tests.helpers import analyze_text, stated_versions
 
 
 def test_a_python_floor_in_an_environment_list_is_no_interpreter_release():
@@ -17,3 +17,25 @@ def test_a_python_floor_in_an_environment_list_is_no_interpreter_release():
     assert stated_versions("Python: 3.12.0+ (heads/3.12:abc, Oct 1 2025) [GCC 13.3.0]\nCUDA available: True\n") == {
         "python": "3.12.0+"
     }
+
+
+_CHECK_ENV_CUT_IN_TOPOLOGY = (
+    "Python: 3.12.9 (main, Feb  6 2025, 18:56:27) [GCC 11.2.0]\n"
+    "CUDA available: True\n"
+    "GPU 0,1,2,3: NVIDIA H20\n"
+    "NVIDIA Topology: \n"
+    "        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity   GPU NUMA ID\n"
+    "GPU0     X      NV18    NV18    NV18    0-105   0               N/A\n"
+    "GPU1    NV18     X      NV18    NV18    0-105   0               N/A\n"
+    "GPU2    NV18    NV18     X      NV1\n"
+)
+
+
+def test_check_envs_topology_cut_in_its_last_row_drops_the_cut_cell():
+    # sglang-7387's shape: the copy ends inside GPU2's row, "NV1" the cut rest of "NV18"
+    links = analyze_text(_CHECK_ENV_CUT_IN_TOPOLOGY)["topology"]["links"]
+    assert [2, 3, "NV1"] not in links
+    assert sorted(map(tuple, links)) == [(0, 1, "NV18"), (0, 2, "NV18"), (0, 3, "NV18"), (1, 2, "NV18"), (1, 3, "NV18")]
+    # the copy cut after a whole cell ("NV18", as the rows above hold it): that cell is read
+    whole_cell = _CHECK_ENV_CUT_IN_TOPOLOGY.replace("NV1\n", "NV18\n")
+    assert [2, 3, "NV18"] in analyze_text(whole_cell)["topology"]["links"]
