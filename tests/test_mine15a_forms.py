@@ -1,5 +1,6 @@
 """Forms of batch mine15a's built pastes (fixtures/mined, branch mine15a): a floor written for Python in a hand-written
-environment list ("Python: 3.12+"), and a topology matrix that check_env printed and the copy cut inside its last row."""
+environment list ("Python: 3.12+"), a topology matrix that check_env printed and the copy cut inside its last row, and a
+launch command after a few Chinese words and no colon ("执行 python -m sglang.launch_server ...")."""
 
 from __future__ import annotations
 
@@ -39,3 +40,20 @@ def test_check_envs_topology_cut_in_its_last_row_drops_the_cut_cell():
     # the copy cut after a whole cell ("NV18", as the rows above hold it): that cell is read
     whole_cell = _CHECK_ENV_CUT_IN_TOPOLOGY.replace("NV1\n", "NV18\n")
     assert [2, 3, "NV18"] in analyze_text(whole_cell)["topology"]["links"]
+
+
+def _configs(text: str) -> list[dict]:
+    return [launch["config"] for launch in analyze_text(text)["launches"] if launch.get("config")]
+
+
+def test_a_launch_after_chinese_words_without_a_colon():
+    # sglang-2418's shape: "执行 <command> 过一段时间就出现下面的错误" ("run <command>; after a while the error below appears")
+    text = (
+        " 执行 python -m sglang.launch_server  --model-path /models/Qwen2.5-7B  --tp-size 4   --host 0.0.0.0  --port 8008"
+        " 过一段时间就出现下面的错误\n"
+    )
+    [config] = _configs(text)
+    assert config["model_path"] == "/models/Qwen2.5-7B"
+    assert config["tp_size"] == 4
+    # an English sentence before the launcher stays prose (no label, no colon)
+    assert _configs("I run python -m sglang.launch_server --model-path /models/Qwen2.5-7B --tp-size 4\n") == []
