@@ -1,6 +1,7 @@
 """Forms of batch mine15a's built pastes (fixtures/mined, branch mine15a): a floor written for Python in a hand-written
 environment list ("Python: 3.12+"), a topology matrix that check_env printed and the copy cut inside its last row, and a
-launch command after a few Chinese words and no colon ("执行 python -m sglang.launch_server ...")."""
+launch command after a few Chinese words and no colon ("执行 python -m sglang.launch_server ..."), and a client's error for
+a request the server answered with a 4xx status."""
 
 from __future__ import annotations
 
@@ -57,3 +58,23 @@ def test_a_launch_after_chinese_words_without_a_colon():
     assert config["tp_size"] == 4
     # an English sentence before the launcher stays prose (no label, no colon)
     assert _configs("I run python -m sglang.launch_server --model-path /models/Qwen2.5-7B --tp-size 4\n") == []
+
+
+_FAILURE_RULES = {"failure-time-unknown", "runtime-crash", "startup-crash"}
+
+
+def _failure_rules(text: str) -> set[str]:
+    return {finding["rule"] for finding in analyze_text(text)["findings"]} & _FAILURE_RULES
+
+
+def test_a_clients_4xx_error_is_no_failure_of_the_server():
+    # sglang-12745's shape: openai's BadRequestError for a request the running server answered with a 400
+    refused = (
+        "error message as follows:\n"
+        "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'The following requested LoRA adapters"
+        " are not loaded: 120b', 'type': 'BadRequestError', 'param': None, 'code': 400}\n"
+    )
+    assert _failure_rules(refused) == set()
+    # the server's own error answer (a 500) is still a failure, placed while serving
+    answered = refused.replace("BadRequestError: Error code: 400", "InternalServerError: Error code: 500")
+    assert _failure_rules(answered) == {"runtime-crash"}

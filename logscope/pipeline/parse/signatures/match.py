@@ -32,7 +32,7 @@ from logscope.pipeline.parse.serving import (
     WARMUP_REQUEST,
     marked_may_precede_ready,
 )
-from logscope.pipeline.parse.signatures.client_errors import placed_by_client
+from logscope.pipeline.parse.signatures.client_errors import placed_by_client, refused_by_server
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import (
     CUT_TRACEBACK_BASIS,
@@ -854,8 +854,8 @@ def failures_of(
     stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
     out: list[Failure] = []
     for event in events:
-        if not is_candidate(event):
-            continue
+        if not is_candidate(event) or refused_by_server(event):
+            continue  # (a client's error for a request the server answered and refused is none of the server's)
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
         if found is not None and _passed_on(found[0], found[2], event):
             found = None  # SGLang's frame raised what a library's own error says: that library is the raiser
