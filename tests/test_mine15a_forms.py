@@ -1,7 +1,7 @@
 """Forms of batch mine15a's built pastes (fixtures/mined, branch mine15a): a floor written for Python in a hand-written
 environment list ("Python: 3.12+"), a topology matrix that check_env printed and the copy cut inside its last row, and a
-launch command after a few Chinese words and no colon ("执行 python -m sglang.launch_server ..."), and a client's error for
-a request the server answered with a 4xx status."""
+launch command after a few Chinese words and no colon ("执行 python -m sglang.launch_server ..."), a client's error for a
+request the server answered with a 4xx status, and a traceback through the `sglang serve` command's launcher."""
 
 from __future__ import annotations
 
@@ -78,3 +78,29 @@ def test_a_clients_4xx_error_is_no_failure_of_the_server():
     # the server's own error answer (a 500) is still a failure, placed while serving
     answered = refused.replace("BadRequestError: Error code: 400", "InternalServerError: Error code: 500")
     assert _failure_rules(answered) == {"runtime-crash"}
+
+
+_CLI_CHAINED = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/local/lib/python3.12/dist-packages/transformers/models/auto/configuration_auto.py", line 105, in'
+    " __getitem__\n"
+    "    raise KeyError(key)\n"
+    "KeyError: 'gemma4_assistant'\n"
+    "\n"
+    "During handling of the above exception, another exception occurred:\n"
+    "\n"
+    "Traceback (most recent call last):\n"
+    '  File "/usr/local/bin/sglang", line 6, in <module>\n'
+    "    sys.exit(main())\n"
+    '  File "/sgl-workspace/sglang/python/sglang/cli/main.py", line 40, in main\n'
+    "    serve(args, extra_argv)\n"
+)
+
+
+def test_a_traceback_through_the_sglang_serve_command_is_at_startup():
+    # sglang-26640's shape: the chained traceback, cut, goes through the `sglang` command's main into serve (sglang
+    # 0.5.10.post1 .. 0.5.23 sglang/cli/main.py; serve runs prepare_server_args and the launch script's run_server)
+    assert _failure_rules(_CLI_CHAINED) == {"startup-crash"}
+    # main's other subcommand (a one-off diffusion run) places nothing
+    generated = _CLI_CHAINED.replace("    serve(args, extra_argv)\n", "    generate(args, extra_argv)\n")
+    assert _failure_rules(generated) == {"failure-time-unknown"}
