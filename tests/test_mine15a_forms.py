@@ -1,7 +1,8 @@
 """Forms of batch mine15a's built pastes (fixtures/mined, branch mine15a): a floor written for Python in a hand-written
 environment list ("Python: 3.12+"), a topology matrix that check_env printed and the copy cut inside its last row, and a
 launch command after a few Chinese words and no colon ("执行 python -m sglang.launch_server ..."), a client's error for a
-request the server answered with a 4xx status, and a traceback through the `sglang serve` command's launcher."""
+request the server answered with a 4xx status, a traceback through the `sglang serve` command's launcher, and a sentence
+of when it failed after a line only startup code prints."""
 
 from __future__ import annotations
 
@@ -104,3 +105,24 @@ def test_a_traceback_through_the_sglang_serve_command_is_at_startup():
     # main's other subcommand (a one-off diffusion run) places nothing
     generated = _CLI_CHAINED.replace("    serve(args, extra_argv)\n", "    generate(args, extra_argv)\n")
     assert _failure_rules(generated) == {"failure-time-unknown"}
+
+
+def test_a_sentence_of_when_it_failed_outweighs_a_startup_only_line_before_it():
+    # sglang-24121's shape: a line only startup code prints (HostKVCache.__init__'s "Allocating ... host memory for
+    # hierarchical KV cache."), then the paste's own words place the crash at the first request
+    log = (
+        "```\n"
+        "[TP0] Allocating 14.06 GB host memory for hierarchical KV cache.\n"
+        "```\n"
+        "\n"
+        "{said}\n"
+        "\n"
+        "```\n"
+        "[TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "RuntimeError: Destination indices must be a CUDA tensor\n"
+        "```\n"
+    )
+    said = "CUDA graphs capture successfully. On the first actual inference request, the scheduler crashes:"
+    assert _failure_rules(log.format(said=said)) == {"runtime-crash"}
+    # without the sentence, the line before it places it at startup
+    assert _failure_rules(log.format(said="Then:")) == {"startup-crash"}
