@@ -36,6 +36,7 @@ class Placement:
     qualname: str
     releases: str  # "0.5.2-0.5.23"
     root: str | None
+    read_from: str = "catalog/stages.json"  # where the placement was read (the catalogue, else the released files named)
 
     def basis(self, evidence: str) -> str:
         """What a finding says of the placement: the evidence (a frame, a wording's function), the time, the
@@ -43,7 +44,7 @@ class Placement:
         when = "at startup" if self.stage == "startup" else "while the scheduler serves, its warmup batch included"
         step = f", in its {self.phase} step" if self.phase else ""
         root = f", reached from {self.root}" if self.root and self.root != self.qualname else ""
-        return f"{evidence} runs only {when}{step}: {self.qualname} in sglang {self.releases}{root}, per catalog/stages.json"
+        return f"{evidence} runs only {when}{step}: {self.qualname} in sglang {self.releases}{root}, per {self.read_from}"
 
 
 # a release run as the user cache keeps it (plain tuples load several times faster than dataclasses):
@@ -159,8 +160,35 @@ def place_frame(frame: str, releases: Releases = None) -> Placement | None:
     m = _FRAME.search(frame)
     if m is None:
         return None
+    if m.group("func") == "serve" and m.group("path").replace("\\", "/").endswith(_CLI_SERVE_FILE):
+        return _cli_serve(releases)
     module = module_of(m.group("path"))
     return None if module is None else place_function(module, m.group("func"), releases)
+
+
+# the `sglang serve` command (sglang 0.5.5.post3 .. 0.5.23 sglang/cli/serve.py serve: prepare_server_args, then the
+# launch script's run_server, which the catalogue places at startup; the command line's main calls it, from 0.5.10.post1
+# on as "serve(args, extra_argv)" in sglang/cli/main.py): catalog/stages.json reads sglang/srt/ and the launch script,
+# not sglang/cli/, so its frames are placed here
+_CLI_SERVE_FILE = "sglang/cli/serve.py"
+_CLI_MAIN_FILE = "sglang/cli/main.py"
+_CLI_RELEASES = ("0.5.5", "0.5.23")
+
+
+def _cli_serve(releases: Releases) -> Placement | None:
+    """The `sglang serve` launcher's placement (startup), unless the input shows releases without that command."""
+    if releases is not None and not (
+        _base(releases[0]) <= _base(_CLI_RELEASES[1]) and _base(_CLI_RELEASES[0]) <= _base(releases[1])
+    ):
+        return None
+    return Placement(
+        "startup",
+        None,
+        "sglang.cli.serve.serve",
+        "0.5.5.post3-0.5.23",
+        "sglang.launch_server.run_server",
+        "the released sglang/cli/serve.py and main.py",
+    )
 
 
 # a test harness's frames: it calls SGLang's functions directly, outside any server's startup or serving
@@ -190,6 +218,9 @@ def place_call(frame: str, releases: Releases = None) -> Placement | None:
     if m is None:
         return None
     module, rest = module_of(m.group("path")), frame[m.end() :]
+    if module is None and ": " in rest and m.group("path").replace("\\", "/").endswith(_CLI_MAIN_FILE):
+        called = _CALLED.search(rest.split(": ", 1)[1])
+        return _cli_serve(releases) if called is not None and called.group("name") == "serve" else None
     if module is None or ": " not in rest:
         return None
     called = _CALLED.search(rest.split(": ", 1)[1])

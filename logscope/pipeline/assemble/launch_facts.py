@@ -296,12 +296,17 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
             # check_env's "Python: 3.12.3 (main, ...)"; torch's collect_env.py (2.5.1 .. 2.10.0, vLLM's copy too) prints
             # "Python version: " + sys.version ("3.9.19 (main, ...)", "3.9.21 | packaged by conda-forge | (main, ...)")
             python = values.get("Python") or values.get("Python version", "")
-            if python:
+            # sys.version always has three numbers ("3.12.7", "3.12.0+" of a source build): "Python: 3.12+" is a floor a
+            # person wrote in a list ("3.12 or later"), no interpreter's release
+            if python and not _PYTHON_FLOOR.match(python.split()[0]):
                 launch.versions.setdefault("python", python.split()[0])
         elif ev.kind == kinds.SMI_VERSIONS:
             for key in ("driver", "cuda_driver_api"):
                 if ev.data.get(key):
                     launch.versions.setdefault(key, ev.data[key])
+
+
+_PYTHON_FLOOR = re.compile(r"^\d+\.\d+\+$")
 
 
 # a hand-written environment block read as check_env's key: value lines: "CUDA: 13.0 (nvcc 13.0.88)", "NCCL: 2.29.7" (keys

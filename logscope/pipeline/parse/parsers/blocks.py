@@ -12,7 +12,7 @@ from logscope.core import kinds
 from logscope.core.events import Event, RankId
 from logscope.pipeline.parse.parsers import other_lines, sglang_line
 from logscope.pipeline.parse.parsers.base import PREFIXED, BlockReader
-from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology
+from logscope.pipeline.parse.parsers.nvidia_topo import parse_topology, without_cut_cell
 from logscope.pipeline.parse.parsers.rocm_topo import link_types
 
 # a Ray task's exception names its cause in parentheses: "ray.exceptions.RayTaskError(OutOfMemoryError): ray::f()"
@@ -559,6 +559,13 @@ class CheckEnvReader(BlockReader):
         self.values[key] = value
         self.last_line = lineno
         return True
+
+    def close_at_end(self, open_fence: bool) -> list[Event]:
+        """The copy ended inside check_env's topology value: its last row, cut short, ends in a cut cell when that
+        cell is the start of a longer one the rows above hold ("NV1" of "NV18")."""
+        if self.in_topology and self.topology:
+            self.topology = without_cut_cell(self.topology, only_a_cut_start=True)
+        return self.close()
 
     def close(self) -> list[Event]:
         data: dict[str, Any] = {"values": self.values, "last_line": self.last_line}

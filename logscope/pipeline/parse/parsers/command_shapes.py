@@ -188,10 +188,18 @@ def launcher_in_sentence(text: str) -> tuple[str, str] | None:
     return lead, text[m.start() :]
 
 
+# a lead-in in Chinese words alone before the command, no colon: "执行 python -m sglang.launch_server ..." (执行 "run"),
+# "我用 sglang serve ..." ("I use"); the command ends where the sentence's Chinese words go on after it (the command's
+# reader stops at a word no option takes)
+_AFTER_CJK_LEAD_IN = re.compile(
+    r"^\s*([\u4e00-\u9fff][\u4e00-\u9fff\uff0c\u3001]{0,11})\s+(" + _ASSIGNMENTS_FIRST + _SGLANG_LAUNCHER + r"\s+-.*)$"
+)
+
+
 def after_label(text: str) -> tuple[str, str] | None:
-    """(the lead-in, the launch command after it) when a label or a lead-in ending in a colon comes before a launch
-    command, else None."""
-    m = _AFTER_LABEL.match(text)
+    """(the lead-in, the launch command after it) when a label or a lead-in ending in a colon, or a few Chinese words,
+    come before a launch command, else None."""
+    m = _AFTER_LABEL.match(text) or _AFTER_CJK_LEAD_IN.match(text)
     return (m.group(1), m.group(2)) if m else None
 
 

@@ -211,6 +211,23 @@ def _unwrapped(lines: list[str]) -> list[str]:
     return out
 
 
+def without_cut_cell(lines: list[str], *, only_a_cut_start: bool = False) -> list[str]:
+    """A matrix the copy ended in: a last row with fewer cells than the rows of its kind above it (or, the first row,
+    than the header's columns) was cut, and its last cell may be cut too ("NV1" of "NV18"): it is dropped, or, with
+    `only_a_cut_start`, only when it is the start of a longer cell the rows above hold ("NV1" of "NV18", "NO" of
+    "NODE"; a whole cell, "NV18" or "NODE", is read)."""
+    texts = [text for text in lines if text.strip()]
+    if not texts or not _cut_short(texts[:-1], texts[-1]):
+        return lines
+    last = max(i for i, text in enumerate(lines) if text.strip())
+    head, cell = lines[last].rstrip().rsplit(None, 1)
+    if only_a_cut_start:
+        cells = {word for text in texts[:-1] if (row := _row(text)) is not None for word in row[1]}
+        if not any(other != cell and other.startswith(cell) for other in cells):
+            return lines
+    return [*lines[:last], head.rstrip(), *lines[last + 1 :]]
+
+
 class TopoReader(BlockReader):
     """`nvidia-smi topo -m`: the header row and the rows under it, or the rows alone (pasted without the header)."""
 
@@ -253,10 +270,7 @@ class TopoReader(BlockReader):
         """The copy ended inside the matrix: a last row with fewer cells than the rows of its kind above it (or, the
         first row, than the header's columns) was cut, and its last cell may be cut too ("NV1" of "NV18"): it is
         not read."""
-        texts = [text for text in self.lines if text.strip()]
-        if texts and _cut_short(texts[:-1], texts[-1]):
-            last = max(i for i, text in enumerate(self.lines) if text.strip())
-            self.lines[last] = self.lines[last].rstrip().rsplit(None, 1)[0]
+        self.lines = without_cut_cell(self.lines)
         return self.close()
 
     def _flush(self) -> None:

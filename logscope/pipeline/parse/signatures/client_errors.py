@@ -1,4 +1,5 @@
-"""A client library's error that shows the server had taken a client's request: it was up and serving.
+"""A client library's error that shows the server had taken a client's request: it was up and serving; and one that
+shows the server answered and refused the request (a 4xx answer): the client's failure, none of the server's.
 
 The wordings are data (rules/signatures/placing/client_accepted.yaml, read by the signature loader), each with the
 released package and files it comes from (checked by tools/upstream/package_wordings.py). SGLang's own warmup request
@@ -64,3 +65,19 @@ def placed_by_client(event: Event) -> tuple[str, str] | None:
             f"a client's request got '{wording}' ({where}): the server had taken the request, so it was up and serving requests"
         )
     return None
+
+
+# openai's errors for an answer in the 4xx range (openai 3.63.0 openai/_client.py _make_status_error: 400
+# BadRequestError, 401 AuthenticationError, 403 PermissionDeniedError, 404 NotFoundError, 409 ConflictError, 422
+# UnprocessableEntityError, 429 RateLimitError; openai/_base_client.py _make_status_error_from_response: err_msg =
+# f"Error code: {response.status_code}"): the server was up, answered and refused the request
+_OPENAI_REFUSED = re.compile(
+    r"(?<![\w.])(?:openai\.)?(?:BadRequestError|AuthenticationError|PermissionDeniedError|NotFoundError|ConflictError"
+    r"|UnprocessableEntityError|RateLimitError): Error code: 4\d\d\b"
+)
+
+
+def refused_by_server(event: Event) -> bool:
+    """The failure is a client's error for a request the running server answered and refused (openai's 4xx errors):
+    the client's, no failure of the server."""
+    return _OPENAI_REFUSED.search(str(event.data.get("full_text") or event.text)) is not None

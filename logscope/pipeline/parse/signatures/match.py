@@ -32,7 +32,7 @@ from logscope.pipeline.parse.serving import (
     WARMUP_REQUEST,
     marked_may_precede_ready,
 )
-from logscope.pipeline.parse.signatures.client_errors import placed_by_client
+from logscope.pipeline.parse.signatures.client_errors import placed_by_client, refused_by_server
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import (
     CUT_TRACEBACK_BASIS,
@@ -740,6 +740,21 @@ def _from_other_threads(event: Event, releases: Releases) -> tuple[str, str] | N
     return "serving", f"another thread of the dump was running SGLang code: {placement.basis(f'frame {where}')}"
 
 
+def _wording_unless_said(
+    event: Event, by_wording: tuple[str, str] | None, stated: dict[str, list[Event]]
+) -> tuple[str, str] | None:
+    """A wording before the failure that only startup code prints places it at startup, unless the paste's own firm
+    sentence says it failed while serving ("CUDA graphs capture successfully. On the first actual inference request,
+    the scheduler crashes:"): as with the rank's last phase line, the line before it holds only for a log pasted whole
+    from that line to the failure."""
+    if by_wording is None or by_wording[0] == "serving":
+        return by_wording
+    words = _from_claim(event, stated, firm=True)
+    if words is None or words[0] != "serving":
+        return by_wording
+    return words[0], f"{words[1]}; the line before it placed it at startup ({by_wording[1]})"
+
+
 def _from_claim(event: Event, claims: dict[str, list[Event]], firm: bool = False) -> tuple[str, str] | None:
     """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
     command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so. `firm`: only a claim firm
@@ -854,8 +869,8 @@ def failures_of(
     stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
     out: list[Failure] = []
     for event in events:
-        if not is_candidate(event):
-            continue
+        if not is_candidate(event) or refused_by_server(event):
+            continue  # (a client's error for a request the server answered and refused is none of the server's)
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
         if found is not None and _passed_on(found[0], found[2], event):
             found = None  # SGLang's frame raised what a library's own error says: that library is the raiser
@@ -907,7 +922,7 @@ def failures_of(
                 or (from_other_ranks(event, others_last_phase) if others_last_phase else None)
                 or _from_other_threads(event, releases)
                 or _right_after_command(event, commands)
-                or lines_before.wording(event, releases)
+                or _wording_unless_said(event, lines_before.wording(event, releases), stated)
                 or placed_by_client(event)
                 or _from_claim(event, claims)
                 # weaker than the paste's sentence of when it failed: a paste of the start's head and the crash's tail
