@@ -373,7 +373,10 @@ def parse(text: str) -> Parsed | None:
     if not found or len({at_startup(stage) for stage, _ in found}) > 1:
         return None
     stage, m = found[0]
-    return Parsed(kinds.TIME_CLAIM, {"stage": stage, "said": m.group(0), "firm": _firm(text, m)})
+    # `client`: the claim is a reproduction's client step (a benchmark command, a request), not a sentence of when it
+    # failed: it says a request was sent, not that the log pasted beside it went past startup (rules: startup-incomplete)
+    data = {"stage": stage, "said": m.group(0), "firm": _firm(text, m), "client": client_step(m.group(0)) is not None}
+    return Parsed(kinds.TIME_CLAIM, data)
 
 
 # what makes a claim too loose to outweigh the log's own last phase line (match.py): another engine or a release named
