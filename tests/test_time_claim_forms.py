@@ -140,6 +140,9 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("We send a merge request with the fix.", OOM),
         ("It has been running for 20 minutes, still stuck at the line below, then it dies.", OOM),
         ("We run it under load balancing with nginx.", OOM),
+        # place15: a startup step that works most of the time is that step's; a failure rate is no working time
+        ("Weight loading works fine most of the time, but sometimes it dies:", OOM),
+        ("It fails about 10% of the time with this error:", OOM),
     ],
     ids=[
         "question",
@@ -161,6 +164,8 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         "merge-request",
         "running-but-stuck",
         "load-balancing",
+        "loading-fine-most-of-the-time",
+        "fails-n-percent",
     ],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
@@ -208,6 +213,10 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "The crash occurs during decoding:",
         "服务启动后，发送请求就报错：",
         "在跑benchmark的时候报错：",
+        # place15: the run works most of the time, the failure is occasional (built nccl-1905: "communication is normal
+        # 99% of the time. Occasionally, this error occurs")
+        "The model operates with a TP of 16, and communication is normal 99% of the time. Occasionally, this error occurs:",
+        "It works fine most of the time, but sometimes the scheduler crashes with:",
     ],
     ids=[
         "zh-started-fine",
@@ -241,6 +250,8 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "during-decoding",
         "zh-request-then-error",
         "zh-running-benchmark",
+        "normal-n-percent-of-the-time",
+        "works-fine-most-of-the-time",
     ],
 )
 def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferred(prose):

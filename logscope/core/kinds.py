@@ -662,6 +662,7 @@ TIME_CLAIM_LITERALS = (
     " of stable",
     " of continuous",
     " of heavy",
+    " of the time",  # "normal 99% of the time", "works fine most of the time" (time_claims.py)
     "been up for",  # "the server has been up for 6 hours"
     "been up fine",
     "been up normally",

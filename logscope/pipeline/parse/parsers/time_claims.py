@@ -73,6 +73,16 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
         r"(?:a while|some time|(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
         r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
     ),
+    # the run working most of the time, the failure an occasional one ("communication is normal 99% of the time.
+    # Occasionally, this error occurs": built nccl-1905; "it works fine most of the time, but sometimes crashes"): a run
+    # that works most of the time is up and serving between its failures; a startup step working so ("loading is fine
+    # most of the time") is its step's (_STEP_SUBJECT)
+    re.compile(
+        r"(?i)\b(?:(?:is|are|was|were) (?:fine|normal|ok|okay|stable|good)"
+        r"|(?:works?|worked|working|runs?|ran|running|operates?|operated|operating)"
+        r"(?: (?:fine|normally|well|ok|okay|stably|smoothly|correctly))?)"
+        r" (?:most of the time|(?:about |around |roughly |over |more than |~ ?)?\d+(?:\.\d+)?% of the time)\b"
+    ),
     # the server up for a stated time before it ("after the server has been up for 6 hours", "had been running for 2 days");
     # not a hang's "It has been running for 20 minutes, still stuck at ..." (review12a item 11: a word of waiting later
     # in the clause)
