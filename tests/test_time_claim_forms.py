@@ -217,6 +217,9 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         # 99% of the time. Occasionally, this error occurs")
         "The model operates with a TP of 16, and communication is normal 99% of the time. Occasionally, this error occurs:",
         "It works fine most of the time, but sometimes the scheduler crashes with:",
+        # initialised fine, then it failed after a while: the serving time, not the startup's (初始化 ... 失败 reads
+        # no success between)
+        "初始化成功后运行一段时间报错：",
     ],
     ids=[
         "zh-started-fine",
@@ -252,6 +255,7 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "zh-running-benchmark",
         "normal-n-percent-of-the-time",
         "works-fine-most-of-the-time",
+        "zh-initialised-fine-then-a-while",
     ],
 )
 def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferred(prose):

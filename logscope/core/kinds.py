@@ -624,6 +624,7 @@ TIME_CLAIM_LITERALS = (
     "リクエスト",
     "hen there",  # "when there are running requests"
     "启动",
+    "初始化",  # "初始化失败": initialization failed (time_claims.py)
     " hours",
     " days",
     "fter running",  # after / After

@@ -339,6 +339,9 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the words between never say it started well or without error (成功 success, 正常 normal, 没/未/无/不 not, 后 after):
     # "启动成功后运行一段时间报错" (started fine, failed after a while) claims the serving time, not startup
     ("startup", re.compile(r"启动(?:(?!成功|正常|没|未|无|不|后)[\w.-]){0,24}?(?:时|的时候)?(?:报错|出错|失败)")),
+    # and initialising (初始化) failed the same way: "初始化失败" (initialization failed: built sglang-24049, "结果：初始化失败"),
+    # "模型初始化时报错"; not "初始化成功后..." (initialised fine, then ...)
+    ("startup", re.compile(r"初始化(?:(?!成功|正常|没|未|无|不|后)[\w.-]){0,12}?(?:时|的时候)?(?:报错|出错|失败)")),
     # SGLang's load_weight step ("Load weight begin" .. "Load weight end"): "while loading the model", "during weight loading",
     # "in the middle of loading the model", "mid-weight-load" (a form seen in a paste: built vllm-49051)
     (
