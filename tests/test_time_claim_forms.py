@@ -323,3 +323,32 @@ CUT_LOG = (
 )
 def test_a_loose_claim_does_not_outweigh_the_last_phase_line(prose):
     assert _placed(prose, CUT_LOG) == ("startup-crash", "capture")
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        # place15: a warmup named with no client (built mooncake-2554: the HiCache store's warmup), the model's loading as
+        # a process (built sglang-23386): startup, its step not said
+        "SGLang with Mooncake as HiCache backend fails during warmup with TRANSFER_FAIL: -800 if MC_USE_TENT is enabled",
+        "The server crashed at the warm-up:",
+        "During the loading process, an error occurred indicating an upload issue.",
+    ],
+    ids=["fails-during-warmup", "crashed-at-the-warm-up", "during-the-loading-process"],
+)
+def test_a_warmup_or_the_loading_named_places_the_failure_at_startup_without_a_step(prose):
+    assert _placed(prose, WATCHDOG) == ("startup-crash", "startup")
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        # a benchmark client's warmup requests are served ones; a warmup that went fine names no failure's time
+        "The benchmark fails during warmup with a connection error:",
+        "The client crashed during warmup, the server log shows:",
+        "Warmup went fine, but later it failed:",
+    ],
+    ids=["benchmark-warmup", "client-warmup", "warmup-went-fine"],
+)
+def test_a_client_s_warmup_places_nothing_at_startup(prose):
+    assert _placed(prose, WATCHDOG)[1] != "startup"

@@ -773,6 +773,14 @@ TIME_CLAIM_LITERALS = (
     "Failed to launch replica",
     "Failed to load model",
     "kernel warm",
+    "uring warm",  # "fails during warmup", "crashed at the warm-up" (time_claims.py; not " warmup" alone: DeepGEMM's
+    "uring the warm",  # warmup bar redraws thousands of lines)
+    " at warm",
+    " at the warm",
+    " in warm",
+    " in the warm",
+    " on warm",
+    " on the warm",
     "graph captur",
     "Graph captur",
     "uring startup",
