@@ -58,9 +58,8 @@ def served(launch: Launch) -> str | None:
             last[p.source] = max(p.line, last.get(p.source, p.line))
     releases = releases_shown(launch.sglang_version)
     looked: set[str] = set()  # the distinct wordings looked up (a repeated line is looked up once)
-    for event in sorted(launch.all_events(), key=lambda e: (e.source, e.line)):
-        if event.kind != kinds.CATALOGUED_LINE or event.source not in last or event.line <= last[event.source]:
-            continue
+    after = [e for e in launch.all_events() if e.kind == kinds.CATALOGUED_LINE and e.source in last and e.line > last[e.source]]
+    for event in sorted(after, key=lambda e: (e.source, e.line)):  # (only the candidates sorted: a long log has many events)
         wording = str(event.data.get("wording") or "")
         if wording in looked:
             continue
