@@ -9,6 +9,7 @@ import pytest
 from logscope.core.model import Failure
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.parsers import time_claims
 
 LAUNCH = "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --trust-remote-code --port 30000\n"
 WATCHDOG = (
@@ -124,3 +125,17 @@ def test_a_phase_line_after_the_client_step_places_the_failure_by_the_log():
 
 def test_a_launch_and_a_client_step_without_a_failure_give_no_failure():
     assert _failures(f"```bash\n{LAUNCH}\ncurl http://127.0.0.1:30000/generate -d '{{}}'\n```\n") == []
+
+
+def test_a_client_step_claim_says_it_is_one_and_a_sentence_does_not():
+    """place15: a claim carries `client` (rules/startup-incomplete.yaml reads a sentence of the serving time, never a
+    client step, as a sign the pasted log went past startup)."""
+    step = time_claims.parse("python3 -m sglang.bench_serving --backend sglang --num-prompts 100 --port 30000")
+    assert step is not None and step.data["stage"] == "serving" and step.data["client"] is True
+    said = time_claims.parse("The server hangs after running for about 3 hours.")
+    assert said is not None and said.data == {
+        "stage": "serving",
+        "said": "running for about 3 hours",
+        "firm": True,
+        "client": False,
+    }

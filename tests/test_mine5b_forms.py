@@ -201,7 +201,9 @@ RuntimeError: arange_out_op_api:build/CMakeFiles/torch_npu.dir/compiler_depend.t
 
 
 def test_a_chinese_sentence_that_starting_failed_places_the_failure_at_startup_as_inferred():
-    assert time_claims.parse("启动sglang报错：").data == {"stage": "startup", "said": "启动sglang报错", "firm": True}
+    claim = time_claims.parse("启动sglang报错：")
+    assert claim is not None
+    assert claim.data == {"stage": "startup", "said": "启动sglang报错", "firm": True, "client": False}
     assert time_claims.parse("启动sglang命令如下：") is None  # "the command that starts sglang is:"
     (finding,) = [f for f in analyze_text(STARTED_IN_CHINESE)["findings"] if f["rule"] == "startup-crash"]
     assert "inferred from line 3, the paste's own words '启动sglang报错'" in finding["message"]

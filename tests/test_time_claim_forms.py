@@ -140,6 +140,9 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("We send a merge request with the fix.", OOM),
         ("It has been running for 20 minutes, still stuck at the line below, then it dies.", OOM),
         ("We run it under load balancing with nginx.", OOM),
+        # place15: a startup step that works most of the time is that step's; a failure rate is no working time
+        ("Weight loading works fine most of the time, but sometimes it dies:", OOM),
+        ("It fails about 10% of the time with this error:", OOM),
     ],
     ids=[
         "question",
@@ -161,6 +164,8 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         "merge-request",
         "running-but-stuck",
         "load-balancing",
+        "loading-fine-most-of-the-time",
+        "fails-n-percent",
     ],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
@@ -208,6 +213,13 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "The crash occurs during decoding:",
         "服务启动后，发送请求就报错：",
         "在跑benchmark的时候报错：",
+        # place15: the run works most of the time, the failure is occasional (built nccl-1905: "communication is normal
+        # 99% of the time. Occasionally, this error occurs")
+        "The model operates with a TP of 16, and communication is normal 99% of the time. Occasionally, this error occurs:",
+        "It works fine most of the time, but sometimes the scheduler crashes with:",
+        # initialised fine, then it failed after a while: the serving time, not the startup's (初始化 ... 失败 reads
+        # no success between)
+        "初始化成功后运行一段时间报错：",
     ],
     ids=[
         "zh-started-fine",
@@ -241,6 +253,9 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "during-decoding",
         "zh-request-then-error",
         "zh-running-benchmark",
+        "normal-n-percent-of-the-time",
+        "works-fine-most-of-the-time",
+        "zh-initialised-fine-then-a-while",
     ],
 )
 def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferred(prose):
@@ -308,3 +323,32 @@ CUT_LOG = (
 )
 def test_a_loose_claim_does_not_outweigh_the_last_phase_line(prose):
     assert _placed(prose, CUT_LOG) == ("startup-crash", "capture")
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        # place15: a warmup named with no client (built mooncake-2554: the HiCache store's warmup), the model's loading as
+        # a process (built sglang-23386): startup, its step not said
+        "SGLang with Mooncake as HiCache backend fails during warmup with TRANSFER_FAIL: -800 if MC_USE_TENT is enabled",
+        "The server crashed at the warm-up:",
+        "During the loading process, an error occurred indicating an upload issue.",
+    ],
+    ids=["fails-during-warmup", "crashed-at-the-warm-up", "during-the-loading-process"],
+)
+def test_a_warmup_or_the_loading_named_places_the_failure_at_startup_without_a_step(prose):
+    assert _placed(prose, WATCHDOG) == ("startup-crash", "startup")
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        # a benchmark client's warmup requests are served ones; a warmup that went fine names no failure's time
+        "The benchmark fails during warmup with a connection error:",
+        "The client crashed during warmup, the server log shows:",
+        "Warmup went fine, but later it failed:",
+    ],
+    ids=["benchmark-warmup", "client-warmup", "warmup-went-fine"],
+)
+def test_a_client_s_warmup_places_nothing_at_startup(prose):
+    assert _placed(prose, WATCHDOG)[1] != "startup"

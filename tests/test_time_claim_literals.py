@@ -42,6 +42,8 @@ SENTENCES = (
     ("しばらくすると落ちます", "serving"),
     ("リクエストを送るとエラーになります", "serving"),
     ("启动sglang报错", "startup"),
+    ("结果：初始化失败", "startup"),  # place15: initialization failed (built sglang-24049)
+    ("模型初始化时报错", "startup"),
 )
 _CJK = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 CJK_LITERALS = tuple(literal for literal in kinds.TIME_CLAIM_LITERALS if _CJK.search(literal))
@@ -79,8 +81,8 @@ CJK_ALTERNATIVES = tuple(
 
 
 def test_the_cjk_claims_and_literals_are_the_ones_this_test_knows():
-    assert len(CJK_ALTERNATIVES) == 10
-    assert len(CJK_LITERALS) == 22
+    assert len(CJK_ALTERNATIVES) == 11
+    assert len(CJK_LITERALS) == 23
 
 
 @pytest.mark.parametrize(("stage", "alternative"), CJK_ALTERNATIVES, ids=[a.pattern[:24] for _, a in CJK_ALTERNATIVES])

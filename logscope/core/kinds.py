@@ -627,6 +627,7 @@ TIME_CLAIM_LITERALS = (
     "リクエスト",
     "hen there",  # "when there are running requests"
     "启动",
+    "初始化",  # "初始化失败": initialization failed (time_claims.py)
     " hours",
     " days",
     "fter running",  # after / After
@@ -665,6 +666,7 @@ TIME_CLAIM_LITERALS = (
     " of stable",
     " of continuous",
     " of heavy",
+    " of the time",  # "normal 99% of the time", "works fine most of the time" (time_claims.py)
     "been up for",  # "the server has been up for 6 hours"
     "been up fine",
     "been up normally",
@@ -774,6 +776,14 @@ TIME_CLAIM_LITERALS = (
     "Failed to launch replica",
     "Failed to load model",
     "kernel warm",
+    "uring warm",  # "fails during warmup", "crashed at the warm-up" (time_claims.py; not " warmup" alone: DeepGEMM's
+    "uring the warm",  # warmup bar redraws thousands of lines)
+    " at warm",
+    " at the warm",
+    " in warm",
+    " in the warm",
+    " on warm",
+    " on the warm",
     "graph captur",
     "Graph captur",
     "uring startup",

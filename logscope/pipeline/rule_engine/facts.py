@@ -1,6 +1,7 @@
 """The data a rule sees: a read-only view of the finished model, as plain dicts.
 
-Launch scope: `launch` (id, ready, sources, ends_cut: the paste ends in an SGLang line its copy cut), `config`,
+Launch scope: `launch` (id, ready, sources, ends_cut: the paste ends in an SGLang line its copy cut, served: a line
+only serving code prints after the startup shown), `config`,
 `config_source`, `env`, `versions`, `model`, `ranks` (each with
 `phase.<id>` = its first target reading, `draft.<id>`, `phases`, `errors`, `failed`, `last_phase`,
 `last_reading`, `last_capture`, `ledger.<item>`, `cells`, `gpu`, `card_total_gib`, `eager_comm_gib`,
@@ -16,13 +17,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from logscope.core import kinds
+from logscope.core import kinds, stage_functions
 from logscope.core.events import FAILURE_KINDS, Event
 from logscope.core.model import Analysis, Failure, Launch, RankLedger, RankPlacement, RankTimeline
 from logscope.memory_model.deepep import DispatchBudget
 from logscope.memory_model.fraction import deepep_reserve_applies
 from logscope.memory_model.releases import launch_release
-from logscope.pipeline.failures import failure_fact, root_of
+from logscope.pipeline.failures import failure_fact, releases_shown, root_of
 from logscope.pipeline.parse.serving import READY_KINDS
 from logscope.pipeline.rule_engine.imbalance import imbalance_fact
 from logscope.pipeline.sizing.mem_fraction import fraction_on_command
@@ -36,6 +37,39 @@ def _last_records(launch: Launch) -> dict[str, int]:
     for source, line in lines:
         last[source] = max(line, last.get(source, line))
     return last
+
+
+# the distinct catalogued wordings after a source's last phase line that are looked up (0.6 ms each): a log that went
+# on serving shows such a line soon; the bound keeps a long log of other catalogued lines from costing a look-up each
+_SERVED_LOOKUPS = 50
+
+
+def served(launch: Launch) -> str | None:
+    """The wording of the first catalogued SGLang line after its input's last phase line that only serving code prints
+    (catalog/stages.json, from the released source: reached only from the scheduler's event loop, its request handling
+    or a request's arrival), in the releases the launch shows: the startup shown was done and the server had taken a
+    request ("Cache flushed successfully!", Scheduler.flush_cache from a flush request, sglang 0.3.3.post1-0.5.9: an RL
+    trainer flushing its rollout engine's cache between steps). None for a launch whose ready line was read."""
+    if launch.ready:
+        return None
+    last: dict[str, int] = {}
+    for timeline in launch.ranks.values():
+        for p in timeline.phases:
+            last[p.source] = max(p.line, last.get(p.source, p.line))
+    releases = releases_shown(launch.sglang_version)
+    looked: set[str] = set()  # the distinct wordings looked up (a repeated line is looked up once)
+    after = [e for e in launch.all_events() if e.kind == kinds.CATALOGUED_LINE and e.source in last and e.line > last[e.source]]
+    for event in sorted(after, key=lambda e: (e.source, e.line)):  # (only the candidates sorted: a long log has many events)
+        wording = str(event.data.get("wording") or "")
+        if wording in looked:
+            continue
+        placed = stage_functions.place_wording(wording, releases)
+        if placed is not None and placed[0].stage == "serving":
+            return placed[1]
+        looked.add(wording)
+        if len(looked) >= _SERVED_LOOKUPS:
+            break
+    return None
 
 
 def ends_cut(analysis: Analysis, launch: Launch) -> bool:
@@ -153,6 +187,7 @@ def launch_facts(analysis: Analysis, launch: Launch) -> dict[str, Any]:
             "ready": launch.ready,
             "sources": launch.sources,
             "ends_cut": ends_cut(analysis, launch),
+            "served": served(launch),
         },
         "config": launch.config,
         "config_source": launch.config_source,

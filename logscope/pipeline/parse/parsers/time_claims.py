@@ -73,6 +73,16 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
         r"(?:a while|some time|(?:about |around |roughly |over |more than |~ ?)?(?:\d+(?:\.\d+)?|a few|several|many) ?"
         r"(?:h|hrs?|hours?|min|mins|minutes?|d|days?))\b"
     ),
+    # the run working most of the time, the failure an occasional one ("communication is normal 99% of the time.
+    # Occasionally, this error occurs": built nccl-1905; "it works fine most of the time, but sometimes crashes"): a run
+    # that works most of the time is up and serving between its failures; a startup step working so ("loading is fine
+    # most of the time") is its step's (_STEP_SUBJECT)
+    re.compile(
+        r"(?i)\b(?:(?:is|are|was|were) (?:fine|normal|ok|okay|stable|good)"
+        r"|(?:works?|worked|working|runs?|ran|running|operates?|operated|operating)"
+        r"(?: (?:fine|normally|well|ok|okay|stably|smoothly|correctly))?)"
+        r" (?:most of the time|(?:about |around |roughly |over |more than |~ ?)?\d+(?:\.\d+)?% of the time)\b"
+    ),
     # the server up for a stated time before it ("after the server has been up for 6 hours", "had been running for 2 days");
     # not a hang's "It has been running for 20 minutes, still stuck at ..." (review12a item 11: a word of waiting later
     # in the clause)
@@ -284,6 +294,21 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # WorkerActor.launch_builtin_model: f"Failed to load model {model_uid}"): the model's server was starting
     ("startup", re.compile(LAUNCHER_FAILED)),
     ("warmup", re.compile(r"(?i)\bduring (?:the )?kernel warm-?up\b")),
+    # a failure during a warmup the sentence names no client of ("fails during warmup with TRANSFER_FAIL": built
+    # mooncake-2554, the HiCache store's warmup): every warmup SGLang runs or calls is startup's (the server's warmup
+    # request before its ready line, entrypoints/http_server.py _execute_server_warmup 0.4.6.post5-0.5.23; the kernels'
+    # warmup, ModelRunner.kernel_warmup; a library's own at its set-up, the Mooncake store's, DeepGEMM's JIT): the step is
+    # not said, so startup; a benchmark's warmup requests are served ones (_BENCH_WARMUP)
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:fail(?:s|ed)?|crash(?:es|ed)?|dies|died|hangs?|hung|errors? out|OOMs?|OOMed|aborts?|aborted)"
+            r" (?:during|at|in|on) (?:the )?warm-?up\b"
+        ),
+    ),
+    # the loading of the model as a process or phase ("During the loading process, an error occurred": built sglang-23386):
+    # the server's start, its step not said (the loading the writer sees may be the weights', a capture's or a JIT's)
+    ("startup", re.compile(r"(?i)\b(?:during|in|while in) the loading (?:process|phase|stage|step)\b")),
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
@@ -329,6 +354,9 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the words between never say it started well or without error (成功 success, 正常 normal, 没/未/无/不 not, 后 after):
     # "启动成功后运行一段时间报错" (started fine, failed after a while) claims the serving time, not startup
     ("startup", re.compile(r"启动(?:(?!成功|正常|没|未|无|不|后)[\w.-]){0,24}?(?:时|的时候)?(?:报错|出错|失败)")),
+    # and initialising (初始化) failed the same way: "初始化失败" (initialization failed: built sglang-24049, "结果：初始化失败"),
+    # "模型初始化时报错"; not "初始化成功后..." (initialised fine, then ...)
+    ("startup", re.compile(r"初始化(?:(?!成功|正常|没|未|无|不|后)[\w.-]){0,12}?(?:时|的时候)?(?:报错|出错|失败)")),
     # SGLang's load_weight step ("Load weight begin" .. "Load weight end"): "while loading the model", "during weight loading",
     # "in the middle of loading the model", "mid-weight-load" (a form seen in a paste: built vllm-49051)
     (
@@ -373,7 +401,10 @@ def parse(text: str) -> Parsed | None:
     if not found or len({at_startup(stage) for stage, _ in found}) > 1:
         return None
     stage, m = found[0]
-    return Parsed(kinds.TIME_CLAIM, {"stage": stage, "said": m.group(0), "firm": _firm(text, m)})
+    # `client`: the claim is a reproduction's client step (a benchmark command, a request), not a sentence of when it
+    # failed: it says a request was sent, not that the log pasted beside it went past startup (rules: startup-incomplete)
+    data = {"stage": stage, "said": m.group(0), "firm": _firm(text, m), "client": client_step(m.group(0)) is not None}
+    return Parsed(kinds.TIME_CLAIM, data)
 
 
 # what makes a claim too loose to outweigh the log's own last phase line (match.py): another engine or a release named
@@ -411,6 +442,10 @@ def _firm(text: str, m: re.Match[str]) -> bool:
 # capture had been running for 2 hours"): no serving time of the server. Searched in the clause alone (the text after
 # its last punctuation, within _CLAUSE_REACH characters): one pass, linear in the line (review12a item 14: the word
 # followed by [^.;:!?,]*$ rescanned to the punctuation from every step word, quadratic on a long line)
+# a warmup of a benchmark client (bench_serving's warmup requests, "Starting initial single prompt test run") named in
+# the line: the warmup claim reads nothing there
+_WARMUP_WORD = re.compile(r"(?i)warm-?up")
+_BENCH_WARMUP = re.compile(r"(?i)\bbench|\bclient\b|\brequests?\b")
 _STEP_SUBJECT = re.compile(r"(?i)\b(?:load(?:ing)?|captur\w*|compil\w*|initiali[sz]\w*|warm-?up|download\w*|build\w*)\b")
 _CLAUSE_END = re.compile(r"[.;:!?,]")
 _CLAUSE_REACH = 300  # a clause's subject is never further back than this
@@ -427,6 +462,8 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
     before = text[: m.start()]
     if m.re in _RUN_SPANS and _STEP_SUBJECT.search(_clause_before(before)):
         return False
+    if _WARMUP_WORD.search(m.group(0)) and _BENCH_WARMUP.search(text):
+        return False  # a benchmark client's warmup requests: served ones, not the server's start
     if client_step(m.group(0)) is not None and _INTENT.search(before):
         return False
     if CJK_NEGATED.search(before[-4:]) or CJK_NEGATED.search(m.group(0)):
