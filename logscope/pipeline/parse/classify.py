@@ -1116,8 +1116,11 @@ class SourceClassifier:
 # (lower case, a path, an assignment): "### Error Log" and "# Environment" are Markdown headings, not prompts
 _PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*# |# (?=[a-z./~]|[A-Z_][A-Z0-9_]*=)"
 # (a source path and line opening a line: a program's own message, as a device-side assert or a Python warning prints)
+# (a record of Go's standard logger, log.LstdFlags = Ldate | Ltime: "2009/01/23 01:23:23 message", src/log/log.go, as
+# Go gateways and operators beside SGLang print it)
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4}(?:\d{4})? |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\b|"
+    r"[IWEF]\d{4}(?:\d{4})? |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
     + UCX_LINE_HEAD
     + r"|File \"|"
     + _PROMPT

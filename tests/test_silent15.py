@@ -1,0 +1,65 @@
+"""Failure forms read in session 15 (issue 43, "a failure paste must never get nothing found"): each case is the real
+shape of a probe thread's paste (named at each) or of a released program's wording (named at each), with the quiet
+cases that prove what is not claimed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+
+
+def _findings(text: str) -> list[dict[str, Any]]:
+    document = analyze_sources([Source(name="paste.log", path=None, data=text.encode())], cases=False)
+    return list(document["findings"])
+
+
+_READY_LOG = (
+    "[2025-10-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, mem_fraction_static=0.85)\n"
+    "[2025-10-01 10:00:30] The server is fired up and ready to roll!\n"
+)
+
+
+# a health check's count of failures that is zero qualifies the "failed" before it: no failure (closing14's leftover);
+# sgl-model-gateway's worker.rs words its reason f"Health check failed (consecutive failures: {failures})"
+@pytest.mark.parametrize(
+    "line", ["Health check failed error count: 0", "Health check failed (consecutive failures: 0)"], ids=["count", "router"]
+)
+def test_a_failed_check_with_a_zero_count_is_no_failure(line):
+    assert _findings(_READY_LOG + line + "\n") == []
+
+
+@pytest.mark.parametrize(
+    "line", ["Health check failed error count: 2", "Health check failed (consecutive failures: 3)"], ids=["count", "router"]
+)
+def test_a_failed_check_with_a_count_above_zero_is_still_read(line):
+    (finding,) = _findings(_READY_LOG + line + "\n")
+    assert finding["rule"] == "unrecognized-failure"
+    assert line in finding["message"]
+
+
+# semanser/codel#45 (probe, built): a Go program's log (Go's standard logger, log.LstdFlags: "2009/01/23 01:23:23 ")
+# under the writer's sentence; the log line is the program's record, quoted as the failure, not the sentence
+CODEL_GO_LOG = """\
+when using codel, I met 500 server error
+```
+2024/04/02 00:30:33 Processing command 4 of type input
+2024/04/02 00:30:33 Getting next task
+2024/04/02 00:30:38 Failed to get response from OpenAI error, status code: 500, message: Internal server error
+```
+"""
+
+
+def test_a_go_standard_log_record_is_a_record_not_a_sentence():
+    (finding,) = _findings(CODEL_GO_LOG)
+    assert finding["rule"] == "unrecognized-failure"
+    assert "Failed to get response from OpenAI error, status code: 500" in finding["message"]
+    assert "I met 500 server error" not in finding["message"]
+    assert finding["evidence"][0]["line"] == 5
+
+
+def test_go_standard_log_records_without_a_failure_are_quiet():
+    assert _findings("2024/04/02 00:30:33 Processing command 4 of type input\n2024/04/02 00:30:33 Getting next task\n") == []
