@@ -63,3 +63,18 @@ def test_a_go_standard_log_record_is_a_record_not_a_sentence():
 
 def test_go_standard_log_records_without_a_failure_are_quiet():
     assert _findings("2024/04/02 00:30:33 Processing command 4 of type input\n2024/04/02 00:30:33 Getting next task\n") == []
+
+
+def test_the_go_runtimes_fatal_error_is_a_failure():
+    (finding,) = _findings("fatal error: concurrent map writes\n\ngoroutine 7 [running]:\n")
+    assert finding["rule"] == "failure-time-unknown"
+    assert "fatal error: concurrent map writes" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["If the gateway prints fatal error: followed by a reason, restart it.\n", "the fatal error: field of the schema is optional\n"],
+    ids=["advice", "docs"],
+)
+def test_fatal_error_not_at_a_records_start_is_no_go_failure(text):
+    assert _findings(text) == []
