@@ -78,3 +78,36 @@ def test_the_go_runtimes_fatal_error_is_a_failure():
 )
 def test_fatal_error_not_at_a_records_start_is_no_go_failure(text):
     assert _findings(text) == []
+
+
+# NIyueeE/ds-free-api#26 (probe, built): a Rust gateway's env_logger records; the unread failure quoted is the one logged
+# at ERROR, not the WARN lines before it (a program that warns goes on)
+RUST_GATEWAY = """\
+[2026-04-29T02:41:45Z INFO  http::server] openai base_url: http://127.0.0.1:5317
+[2026-04-29T02:42:15Z WARN  adapter] tool_parser parse failed, asking for a repair
+[2026-04-29T02:42:18Z WARN  adapter] tool_calls repair failed: internal error: the repair model's answer is no tool call
+[2026-04-29T02:42:18Z ERROR http::response] SSE stream error: internal error: repair failed: internal error
+"""
+
+# sgl-project/sglang#4562 (probe, built): the router's retries; the try that was retried is quoted last
+ROUTER_RETRIES = """\
+[Router (Rust)] 2025-03-18 14:17:58 - WARN - Generate request to http://localhost:8001 failed (attempt 1/3)
+[Router (Rust)] 2025-03-18 14:17:58 - INFO - Retrying request after 1 failed attempts
+[Router (Rust)] 2025-03-18 14:17:58 - WARN - Generate request to http://localhost:8001 failed (attempt 3/3)
+[Router (Rust)] 2025-03-18 14:17:58 - WARN - Removing failed worker: http://localhost:8001
+"""
+
+
+def test_the_unread_line_at_a_failing_level_is_quoted_before_warnings():
+    (finding,) = _findings(RUST_GATEWAY)
+    assert finding["rule"] == "unrecognized-failure"
+    assert '"[2026-04-29T02:42:18Z ERROR http::response] SSE stream error: internal error' in finding["message"]
+    assert "(and 2 more such line(s)" in finding["message"]
+    assert sorted(e["line"] for e in finding["evidence"]) == [2, 3, 4]
+
+
+def test_a_retried_attempt_is_quoted_after_the_last_one():
+    (finding,) = _findings(ROUTER_RETRIES)
+    assert finding["rule"] == "unrecognized-failure"
+    assert "failed (attempt 3/3)" in finding["message"]
+    assert sorted(e["line"] for e in finding["evidence"]) == [1, 2, 3, 4]
