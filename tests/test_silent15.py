@@ -73,7 +73,10 @@ def test_the_go_runtimes_fatal_error_is_a_failure():
 
 @pytest.mark.parametrize(
     "text",
-    ["If the gateway prints fatal error: followed by a reason, restart it.\n", "the fatal error: field of the schema is optional\n"],
+    [
+        "If the gateway prints fatal error: followed by a reason, restart it.\n",
+        "the fatal error: field of the schema is optional\n",
+    ],
     ids=["advice", "docs"],
 )
 def test_fatal_error_not_at_a_records_start_is_no_go_failure(text):
