@@ -114,3 +114,23 @@ def test_a_retried_attempt_is_quoted_after_the_last_one():
     assert finding["rule"] == "unrecognized-failure"
     assert "failed (attempt 3/3)" in finding["message"]
     assert sorted(e["line"] for e in finding["evidence"]) == [1, 2, 3, 4]
+
+
+def _document(text: str) -> dict[str, Any]:
+    return analyze_sources([Source(name="paste.log", path=None, data=text.encode())], cases=False)
+
+
+# "sglang <verb>" opens a sentence about the program, not its command line: only the console script's subcommands
+# (sglang 0.5.12.post1 sglang/cli/main.py: serve, generate, version) or a release after the name start a record
+def test_a_sentence_that_opens_with_sglang_states_its_failure():
+    (finding,) = _findings("sglang crashed with no error message.\n")
+    assert finding["rule"] == "failure-time-unknown"
+    assert "sglang crashed with no error message." in finding["message"]
+
+
+def test_sglang_serve_still_opens_a_command():
+    document = _document("sglang serve --model-path Qwen/Qwen3-8B --tp 2 --mem-fraction-static 0.8\n")
+    (launch,) = document["launches"]
+    assert launch["config"]["tp_size"] == 2
+    assert launch["config"]["mem_fraction_static"] == 0.8
+    assert document["findings"] == []

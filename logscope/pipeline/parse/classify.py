@@ -1124,7 +1124,10 @@ _RECORD_START = re.compile(
     + UCX_LINE_HEAD
     + r"|File \"|"
     + _PROMPT
-    + r"|export |[A-Z_]+=|\S*python|sglang |\++ |"  # a bash -x trace line, a command run under a wrapper
+    # (a bash -x trace line, a command run under a wrapper; sglang's console script with a subcommand, sglang 0.5.12.post1
+    # sglang/cli/main.py: serve, generate, version, or a release after the name, as a package list prints it: "sglang
+    # crashed with no error message." is a sentence)
+    + r"|export |[A-Z_]+=|\S*python|sglang\s+(?:serve|generate|version|[v=<>~]*\d)|\++ |"
     # a code span opened with a blank before its launcher ("` python -m sglang.launch_server ...", closed on a later
     # line or not at all): the command's line
     + r"`\s+(?:\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve\s)|"
