@@ -134,3 +134,38 @@ def test_sglang_serve_still_opens_a_command():
     assert launch["config"]["tp_size"] == 2
     assert launch["config"]["mem_fraction_static"] == 0.8
     assert document["findings"] == []
+
+
+# the forms of an issue's sentence that state a failure and gave nothing (issue 43's probes: a screenshot-only report
+# states its failure in one sentence), and the same words asked, supposed, advised or fixed
+@pytest.mark.parametrize(
+    ("sentence", "rule"),
+    [
+        ("The server can't start when I set --tp 8.", "startup-crash"),
+        ("The router cannot connect to the prefill server.", "failure-time-unknown"),
+        ("When enabling --enable-dp-attention, the launch fails.", "failure-time-unknown"),
+        ("KV transfer fails between prefill and decode nodes.", "failure-time-unknown"),
+        ("NCCL timeout happened during cuda graph capture.", "startup-crash"),
+    ],
+    ids=["cant-start", "cannot-connect", "launch-fails", "fails-between", "timeout-happened"],
+)
+def test_a_sentence_that_states_a_failure_is_read(sentence, rule):
+    (finding,) = _findings(sentence + "\n")
+    assert finding["rule"] == rule
+    assert sentence in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Why can't the server start with --tp 8?",
+        "If the server cannot start, check the logs.",
+        "Make sure the router can connect to the prefill server.",
+        "If the launch fails, retry with --disable-cuda-graph.",
+        "The server didn't start until I set --mem-fraction-static 0.7, now it works.",
+        "First start the server, then run the benchmark.",
+    ],
+    ids=["question", "condition", "advice", "advice-fails", "fixed", "instruction"],
+)
+def test_the_same_words_asked_supposed_or_fixed_are_no_failure(sentence):
+    assert _findings(sentence + "\n") == []
