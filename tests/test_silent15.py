@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from logscope.pipeline.analyze import analyze_sources
-from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.ingest.ingest import Source, clean
 
 
 def _findings(text: str) -> list[dict[str, Any]]:
@@ -169,3 +169,25 @@ def test_a_sentence_that_states_a_failure_is_read(sentence, rule):
 )
 def test_the_same_words_asked_supposed_or_fixed_are_no_failure(sentence):
     assert _findings(sentence + "\n") == []
+
+
+# a Ray-coloured line whose ESC characters a rendered page dropped (the RL frameworks' pastes: verl, slime), one line alone
+def test_a_colour_codes_remnant_is_taken_off_a_line():
+    line = "[36m(TaskRunner pid=1234)[0m RuntimeError: Engine core initialization failed. See root cause above.\n"
+    (finding,) = _findings(line)
+    assert finding["rule"] == "failure-time-unknown"
+    assert "RuntimeError: Engine core initialization failed" in finding["message"]
+    assert "[36m" not in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("physical", "logical"),
+    [
+        ("[32mINFO[0m:     Started server process [40093]", "INFO:     Started server process [40093]"),
+        ("took [0ms] to answer [5min]", "took [0ms] to answer [5min]"),  # a bracket a word closes: no colour code
+        ("[36m(TaskRunner pid=1)[36m is fine", "[36m(TaskRunner pid=1)[36m is fine"),  # no reset's remnant: left
+    ],
+    ids=["uvicorn", "brackets", "no-reset"],
+)
+def test_colour_code_remnants_only_where_a_reset_shows_them(physical, logical):
+    assert clean(physical) == [logical]
