@@ -191,3 +191,30 @@ def test_a_colour_codes_remnant_is_taken_off_a_line():
 )
 def test_colour_code_remnants_only_where_a_reset_shows_them(physical, logical):
     assert clean(physical) == [logical]
+
+
+# a structured record at a failing level whose message a prose grammar also reads (a time claim's "start"): logrus's
+# TextFormatter (time="..." level=error msg="..." error="...") and a JSON record ("level":"ERROR", "message" nested)
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        (
+            'time="2025-10-01T10:00:00Z" level=error msg="failed to start container" error="OCI runtime create failed"',
+            "failed to start container: OCI runtime create failed",
+        ),
+        (
+            '{"timestamp":"2025-10-01T10:00:00Z","level":"ERROR","fields":{"message":"Shard 0 failed to start"}}',
+            "Shard 0 failed to start",
+        ),
+    ],
+    ids=["logfmt", "json"],
+)
+def test_a_failing_records_message_read_by_a_prose_grammar_is_still_a_failure_line(line, said):
+    (finding,) = _findings(line + "\n")
+    assert finding["rule"] == "unrecognized-failure"
+    assert f'"{said}"' in finding["message"]
+
+
+def test_the_same_record_at_info_level_is_quiet():
+    line = 'time="2025-10-01T10:00:00Z" level=info msg="waiting for the container to start" attempt=1'
+    assert _findings(line + "\n") == []

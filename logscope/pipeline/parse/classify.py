@@ -627,7 +627,7 @@ class SourceClassifier:
                 elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and _a_status_line(text):
                     self._failure_line(lineno, text)  # bash's report of the launch a signal ended: the command and its end
                 elif looks_failed and _GRAMMARS[name].prose:
-                    self._failing_record(lineno, text, None)  # a record whose words a prose grammar read: its level too
+                    self._prose_read_record(lineno, text)
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
@@ -654,6 +654,13 @@ class SourceClassifier:
             self._miss_failure(lineno, text)
         else:
             self.coverage.miss(self.source.name, lineno, tried[0], text)
+
+    def _prose_read_record(self, lineno: int, text: str) -> None:
+        """A record whose words a prose grammar read: its level too. The message of a structured record at a failing
+        level (unwrap.FAILING_RECORDS: 'level=error msg="failed to start container" ...') is a failure line whatever else
+        its words say (a time claim's "start"): listed as unread when nothing reads a failure from it."""
+        if not self._failing_record(lineno, text, None) and self.failing_record:
+            self._miss_failure(lineno, text)
 
     def _fenced_failure(self, lineno: int, text: str, candidates: list[str]) -> bool:
         """A line that reads like a failure inside a Markdown code fence of a paste, which nothing read a failure from: the
