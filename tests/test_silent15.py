@@ -218,3 +218,30 @@ def test_a_failing_records_message_read_by_a_prose_grammar_is_still_a_failure_li
 def test_the_same_record_at_info_level_is_quiet():
     line = 'time="2025-10-01T10:00:00Z" level=info msg="waiting for the container to start" attempt=1'
     assert _findings(line + "\n") == []
+
+
+# an interactive bash's job report (bash 5.2.15, run here in a terminal: "[1]+  Killed                  sleep 30")
+def test_an_interactive_shells_killed_job_is_a_failure():
+    (finding,) = _findings("[1]+  Killed                  python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n")
+    assert finding["rule"] == "failure-time-unknown"
+    assert "Killed python3 -m sglang.launch_server" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["[1]+  Done                    echo Killed here", "[2]   Running                 sleep 30 &"],
+    ids=["done", "running"],
+)
+def test_a_job_report_of_another_status_is_no_kill(line):
+    assert _findings(line + "\n") == []
+
+
+def test_a_killed_job_report_right_after_sglangs_own_failure_gives_way():
+    log = (
+        "[2025-10-01 10:00:00] Initialization failed. warmup error: Traceback (most recent call last):\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+        "[1]+  Killed                  python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n"
+    )
+    findings = _findings(log)
+    assert [f["signature"] for f in findings if f["severity"] == "error"] != []
+    assert all("Killed python3" not in f["message"] for f in findings)
