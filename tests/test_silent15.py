@@ -245,3 +245,22 @@ def test_a_killed_job_report_right_after_sglangs_own_failure_gives_way():
     findings = _findings(log)
     assert [f["signature"] for f in findings if f["severity"] == "error"] != []
     assert all("Killed python3" not in f["message"] for f in findings)
+
+
+# a server's error answer as curl prints its status line (curl 7.88.1 -i / -v, run here against a server answering 500)
+@pytest.mark.parametrize(
+    "line", ["HTTP/1.0 500 Internal Server Error", "< HTTP/1.0 500 Internal Server Error", "HTTP/2 503"], ids=["i", "v", "h2"]
+)
+def test_a_5xx_status_line_of_a_response_is_an_unread_failure(line):
+    (finding,) = _findings("$ curl -i http://127.0.0.1:30000/v1/chat/completions\n" + line + "\n")
+    assert finding["rule"] == "unrecognized-failure"
+    assert f'"{line}"' in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["HTTP/1.1 200 OK", "< HTTP/1.1 404 Not Found", "an HTTP/1.1 500 answer is described in the API docs"],
+    ids=["ok", "client-error", "prose"],
+)
+def test_other_status_lines_and_prose_are_none(line):
+    assert _findings(line + "\n") == []

@@ -200,6 +200,9 @@ _SECTION_LOOKBACK = 300
 # every line its worker writes to stderr at warn, a progress bar included, so its words must say the failure)
 FAILURE_LOOK = re.compile(
     FAILURE_WORDS + r"|(?<!\[)\bWARN\b|FAILURE\b"
+    # the status line of a server's error answer, as curl -i / -v prints a response (curl 7.88.1, run here against a
+    # server answering 500: "HTTP/1.0 500 Internal Server Error", with -v "< HTTP/1.0 500 ..."): the server failed it
+    r"|^\s*(?:< )?HTTP/[12](?:\.[01])? 5\d\d\b"
     r"|^\s*CRITICAL:[\w.<>-]+:.*?(?i:\b(?:died|dead|killed|crash|exit(?:ed)? (?:code|status|with)|cannot|can't|could not"
     r"|unable|not found|no such|invalid|timed? ?out|terminat|fault|lost|refused|denied|out of memory|OOM|abort|error|fail))"
 )
@@ -1127,7 +1130,8 @@ _PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*#
 # Go gateways and operators beside SGLang print it)
 _RECORD_START = re.compile(
     r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\b|"
-    r"[IWEF]\d{4}(?:\d{4})? |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
+    # (curl -v's received status line, "< HTTP/1.1 500 Internal Server Error")
+    r"< HTTP/|[IWEF]\d{4}(?:\d{4})? |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
     + UCX_LINE_HEAD
     + r"|File \"|"
     + _PROMPT
