@@ -200,12 +200,15 @@ _SECTION_LOOKBACK = 300
 # every line its worker writes to stderr at warn, a progress bar included, so its words must say the failure)
 FAILURE_LOOK = re.compile(
     FAILURE_WORDS + r"|(?<!\[)\bWARN\b|FAILURE\b"
-    # the status line of a server's error answer, as curl -i / -v prints a response (curl 7.88.1, run here against a
-    # server answering 500: "HTTP/1.0 500 Internal Server Error", with -v "< HTTP/1.0 500 ..."): the server failed it
-    r"|^\s*(?:< )?HTTP/[12](?:\.[01])? 5\d\d\b"
     r"|^\s*CRITICAL:[\w.<>-]+:.*?(?i:\b(?:died|dead|killed|crash|exit(?:ed)? (?:code|status|with)|cannot|can't|could not"
     r"|unable|not found|no such|invalid|timed? ?out|terminat|fault|lost|refused|denied|out of memory|OOM|abort|error|fail))"
 )
+
+# the status line of a server's error answer, as curl -i / -v prints a response (curl 7.88.1, run here against a server
+# answering 500: "HTTP/1.0 500 Internal Server Error", with -v "< HTTP/1.0 500 ..."): the server failed the request, a
+# record that reads like a failure (matched at the line's start only: an alternative of FAILURE_LOOK, tried at every
+# position of a long line, cost its search a third more)
+_SERVER_ERROR_STATUS = re.compile(r"\s*(?:< )?HTTP/[12](?:\.[01])? 5\d\d\b")
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 
@@ -634,7 +637,9 @@ class SourceClassifier:
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
-        failure_look = looks_failed and (self.failing_record or FAILURE_LOOK.search(text) is not None)
+        failure_look = looks_failed and (
+            self.failing_record or FAILURE_LOOK.search(text) is not None or _SERVER_ERROR_STATUS.match(text) is not None
+        )
         if tried and tried[0] == kinds.SGLANG and self.pending is None:
             self.pending = (lineno, text)  # a terminal may have cut it: read when the next line does not complete it
             return
