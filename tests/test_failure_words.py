@@ -129,6 +129,16 @@ STATED = {
         "The engine is unable to initialize.",
         "The engine is unable to serve requests.",
     ],
+    "cannot": [
+        "The server can't start with --tp 8.",
+        "The engine won't launch after the upgrade.",
+        "The router couldn't connect to the prefill server.",
+        "The server cannot start after the upgrade.",
+        "The engine does not launch with --dp 2.",
+        "The router could not connect to the decode server.",
+    ],
+    "fails": ["When enabling --enable-dp-attention, the launch fails.", "KV transfer failed between prefill and decode nodes."],
+    "timeout happened": ["NCCL timeout happened during cuda graph capture.", "A timeout occurred during the warmup."],
 }
 
 

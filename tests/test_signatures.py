@@ -330,7 +330,7 @@ def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
         "process-vllm-engine-core-init",
         "nccl-socket-closed",
     }
-    assert bundled.giving_way("earlier_failure") == {"process-shell-killed"}
+    assert bundled.giving_way("earlier_failure") == {"process-shell-killed", "process-shell-job-status-killed"}
 
 
 # what giving way does (review 5's issue 12): the announcer yields to the what() line after it, the parent's echo to

@@ -537,6 +537,14 @@ FAILURE_WORD_TABLE: Final = (
             "unable to serve",
         ),
     ),
+    # a program that cannot start or connect ("The server can't start when I set --tp 8", "The router cannot connect to
+    # the prefill server"): the pieces of can't / cannot / couldn't / won't / doesn't / didn't / could not / does not
+    FailureWord("cannot", stated=("t start", "t launch", "t connect", "not start", "not launch", "not connect")),
+    # a step or a process that failed, said last in its clause ("When enabling --enable-dp-attention, the launch fails.")
+    # or failing between two parts ("KV transfer fails between prefill and decode nodes")
+    FailureWord("fails", stated=("fails", "failed")),
+    # a timeout said to happen ("NCCL timeout happened during cuda graph capture")
+    FailureWord("timeout happened", stated=("out happen", "out occur")),
     # the same in Chinese, as issues of SGLang and its libraries state it (parse/parsers/stated_failure.py _CJK_STATED):
     # 失败 fail(ed), 报错 / 出错 raise an error, 崩溃 / 崩了 crash(ed), 挂了 / 挂掉 died, 退出 exited (异常退出 abnormally),
     # 不足 / 不够 / 爆 (memory) ran short

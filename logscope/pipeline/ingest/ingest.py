@@ -43,6 +43,10 @@ __all__ = ["LineChunk", "Source", "clean", "expand_inputs", "rank_hint_from_name
 CHUNK_BYTES = 1 << 22  # 4 MiB of complete lines per read of a stream (stdin, .gz, a small file)
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+# a colour code whose ESC a copy dropped (a rendered page keeps "[36m(TaskRunner pid=1234)[0m RuntimeError: ..." of
+# Ray's coloured prefix): taken off a line that holds the reset code's remnant "[0m"; a bracket that a word closes
+# ("[0ms]", "[5min]") is none
+_SGR_LEFT = re.compile(r"\[\d{1,3}(?:;\d{1,3}){0,4}m(?![A-Za-z]*\])")
 # GitHub's autolink of an issue or pull request number, as a copy of a rendered page writes it back into the text: a
 # C++ backtrace's "frame #44: ..." (torch's c10 frames), gdb's "#3  0x... in ...", a list's "#12" became
 # "frame [#44](https://github.com/<owner>/<repo>/pull/44): ..." (awesome-ml-sys-tutorial-106); the link's own number is
@@ -540,6 +544,8 @@ def clean(physical: str) -> list[str]:
     """One physical line → the logical lines it holds, wrappers removed. Empty results are dropped."""
     if "\x1b" in physical:
         physical = _ANSI.sub("", physical)
+    if "[0m" in physical:
+        physical = _SGR_LEFT.sub("", physical)
     if "](https://github.com/" in physical:
         physical = _AUTOLINK.sub(r"#\1", physical)
     if physical.endswith("\r"):

@@ -210,6 +210,12 @@ FAILURE_LOOK = re.compile(
     r"|unable|not found|no such|invalid|timed? ?out|terminat|fault|lost|refused|denied|out of memory|OOM|abort|error|fail))"
 )
 
+# the status line of a server's error answer, as curl -i / -v prints a response (curl 7.88.1, run here against a server
+# answering 500: "HTTP/1.0 500 Internal Server Error", with -v "< HTTP/1.0 500 ..."): the server failed the request, a
+# record that reads like a failure (matched at the line's start only: an alternative of FAILURE_LOOK, tried at every
+# position of a long line, cost its search a third more)
+_SERVER_ERROR_STATUS = re.compile(r"\s*(?:< )?HTTP/[12](?:\.[01])? 5\d\d\b")
+
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 
 # A source of more events than this streams: its settled events are handed on as it is read (the assembler folds a
@@ -637,11 +643,13 @@ class SourceClassifier:
                 elif name == kinds.LAUNCH_COMMAND_GRAMMAR and looks_failed and _a_status_line(text):
                     self._failure_line(lineno, text)  # bash's report of the launch a signal ended: the command and its end
                 elif looks_failed and _GRAMMARS[name].prose:
-                    self._failing_record(lineno, text, None)  # a record whose words a prose grammar read: its level too
+                    self._prose_read_record(lineno, text)
                 return
         if looks_failed and self._failure_line(lineno, text):
             return
-        failure_look = looks_failed and (self.failing_record or FAILURE_LOOK.search(text) is not None)
+        failure_look = looks_failed and (
+            self.failing_record or FAILURE_LOOK.search(text) is not None or _SERVER_ERROR_STATUS.match(text) is not None
+        )
         if tried and tried[0] == kinds.SGLANG and self.pending is None:
             self.pending = (lineno, text)  # a terminal may have cut it: read when the next line does not complete it
             return
@@ -662,6 +670,13 @@ class SourceClassifier:
             self._miss_failure(lineno, text)
         else:
             self.coverage.miss(self.source.name, lineno, tried[0], text)
+
+    def _prose_read_record(self, lineno: int, text: str) -> None:
+        """A record whose words a prose grammar read: its level too. The message of a structured record at a failing
+        level (unwrap.FAILING_RECORDS: 'level=error msg="failed to start container" ...') is a failure line whatever else
+        its words say (a time claim's "start"): listed as unread when nothing reads a failure from it."""
+        if not self._failing_record(lineno, text, None) and self.failing_record:
+            self._miss_failure(lineno, text)
 
     def _fenced_failure(self, lineno: int, text: str, candidates: list[str]) -> bool:
         """A line that reads like a failure inside a Markdown code fence of a paste, which nothing read a failure from: the
@@ -1132,12 +1147,19 @@ class SourceClassifier:
 # (lower case, a path, an assignment): "### Error Log" and "# Environment" are Markdown headings, not prompts
 _PROMPT = r"(?:\([^()\s]+\)\s+)?(?:[^\s#]\S*)?\$ |(?:\([^()\s]+\)\s+)?[^\s#]\S*# |# (?=[a-z./~]|[A-Z_][A-Z0-9_]*=)"
 # (a source path and line opening a line: a program's own message, as a device-side assert or a Python warning prints)
+# (a record of Go's standard logger, log.LstdFlags = Ldate | Ltime: "2009/01/23 01:23:23 message", src/log/log.go, as
+# Go gateways and operators beside SGLang print it)
 _RECORD_START = re.compile(
-    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|[IWEF]\d{4}(?:\d{4})? |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
+    r"^\s*(?:\[|\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\b|"
+    # (curl -v's received status line, "< HTTP/1.1 500 Internal Server Error")
+    r"< HTTP/|[IWEF]\d{4}(?:\d{4})? |[\w.-]+:\d+:\d+ |/[\w./-]+:\d+: |"
     + UCX_LINE_HEAD
     + r"|File \"|"
     + _PROMPT
-    + r"|export |[A-Z_]+=|\S*python|sglang |\++ |"  # a bash -x trace line, a command run under a wrapper
+    # (a bash -x trace line, a command run under a wrapper; sglang's console script with a subcommand, sglang 0.5.12.post1
+    # sglang/cli/main.py: serve, generate, version, or a release after the name, as a package list prints it: "sglang
+    # crashed with no error message." is a sentence)
+    + r"|export |[A-Z_]+=|\S*python|sglang\s+(?:serve|generate|version|[v=<>~]*\d)|\++ |"
     # a code span opened with a blank before its launcher ("` python -m sglang.launch_server ...", closed on a later
     # line or not at all): the command's line
     + r"`\s+(?:\S*python3?(?:\.\d+)?\s+-m\s+sglang|sglang\s+serve\s)|"

@@ -24,6 +24,8 @@ SIGNATURE_LITERALS = (
     *("] [error] ", "] [critical] "),
     # a structured record's failing level (unwrap.FAILING_RECORDS: zap / slog / logrus JSON, logfmt)
     *failing_level_literals(),
+    # a response's status line with a server error, as curl -i / -v prints it (classify._SERVER_ERROR_STATUS)
+    *("HTTP/1.1 5", "HTTP/1.0 5", "HTTP/2 5"),
 )
 
 # line grammar → literals whose presence makes a line a candidate for it ("signature": the failure-line matcher)

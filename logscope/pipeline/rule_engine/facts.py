@@ -14,6 +14,7 @@ Global scope: `gpus`, `events` (events outside any launch), `all_events`, `launc
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from typing import Any
 
@@ -25,6 +26,7 @@ from logscope.memory_model.fraction import deepep_reserve_applies
 from logscope.memory_model.releases import launch_release
 from logscope.pipeline.failures import failure_fact, releases_shown, root_of
 from logscope.pipeline.parse.serving import READY_KINDS
+from logscope.pipeline.parse.signatures.loader import WARNING_LINE
 from logscope.pipeline.rule_engine.imbalance import imbalance_fact
 from logscope.pipeline.sizing.mem_fraction import fraction_on_command
 
@@ -274,6 +276,24 @@ def _reserve_status(in_release: bool, applies: bool, on_command: bool, fraction_
     return "not_shown" if fraction_shown else ""
 
 
+# a record's level field at info or debug ("- INFO -", "[INFO]", "INFO ", glog's "I0101 ...")
+_INFO_LINE = re.compile(r"(?<![\w-])(?:INFO|DEBUG)(?![\w-])|^\s*I\d{4} \d\d:\d\d:\d\d")
+
+
+# a numbered try of a request ("failed (attempt 1/3)"): one below the last is retried
+_ATTEMPT = re.compile(r"\battempt (\d{1,4}) ?/ ?(\d{1,4})\b")
+
+
+def _level_rank(text: str) -> tuple[int, bool]:
+    """The order in which unread failure lines are quoted: a line logged at a failing level, or with no level, first;
+    then a warning (a program that warns goes on); then an info or debug record (a retry it logs, a state it notes):
+    "[... ERROR http::response] SSE stream error: ..." over the "[... WARN  adapter] ..." lines before it. Within a
+    level, a try that is retried ("failed (attempt 1/3)") comes after the others ("failed (attempt 3/3)")."""
+    level = 1 if WARNING_LINE.search(text) else 2 if _INFO_LINE.search(text) else 0
+    attempt = _ATTEMPT.search(text) if "ttempt" in text else None
+    return level, attempt is not None and int(attempt.group(1)) < int(attempt.group(2))
+
+
 def global_facts(analysis: Analysis) -> dict[str, Any]:
     every = list(analysis.global_events)
     for launch in analysis.launches:
@@ -284,6 +304,8 @@ def global_facts(analysis: Analysis) -> dict[str, Any]:
         "all_events": [event_fact(e) for e in every],
         "launches": [{"id": launch.id, "ready": launch.ready, "sources": launch.sources} for launch in analysis.launches],
         # lines that read like a failure but that no grammar or signature read, and the failures that were read
-        "unread_failures": [m.document() for m in analysis.unmatched_failures if m.unrecognized],
+        "unread_failures": sorted(
+            (m.document() for m in analysis.unmatched_failures if m.unrecognized), key=lambda doc: _level_rank(doc["text"])
+        ),
         "failure_count": sum(1 for found in analysis.failures.values() for f in found if f.cause),
     }

@@ -71,8 +71,12 @@ OTHER_ENGINES = r"vLLM|TensorRT(?:[- ]LLM)?|trt-llm|TGI|text-generation-inferenc
 # labels states none
 ZERO_COUNT = re.compile(
     # the label: the failure word, then at most a counted noun (plural) or "count" ("failed rank = 0" names a rank),
-    # then 0 that ends the line or a field ("ERROR: 0 bytes free", "failed: 0 of 8 workers" are no counts of none)
-    r"(?i)\b(?:\w+_)?(?:fail(?:ed|ures?|s)?|errors?)(?:[ \t_]+(?:\w+s|count|total|num|number))?[ \t]*[:=][ \t]*0"
+    # then 0 that ends the line or a field ("ERROR: 0 bytes free", "failed: 0 of 8 workers" are no counts of none);
+    # the label may qualify a "failed" just before it, whose count it is: "Health check failed error count: 0", the
+    # router's "Health check failed (consecutive failures: 0)" (sglang-router's worker.rs reason,
+    # f"Health check failed (consecutive failures: {failures})")
+    r"(?i)\b(?:fail(?:ed|ure)[ \t]+\(?(?:consecutive[ \t]+)?)?"
+    r"(?:\w+_)?(?:fail(?:ed|ures?|s)?|errors?)(?:[ \t_]+(?:\w+s|count|total|num|number))?[ \t]*[:=][ \t]*0"
     r"(?=[ \t]*(?:$|[,;|)\]]))"
     # "0 failed" only after another count ("12 passed, 0 failed"; "Rank 0 failed to ..." numbers a rank)
     r"|\b\d+ \w+, 0 (?:failed|failures?|errors?)\b|\bno (?:errors?|failures?)\b"

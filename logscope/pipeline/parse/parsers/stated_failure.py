@@ -105,6 +105,18 @@ _STATED = re.compile(
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:has|have|had)\s+)?(?:blows|blew|blown) up"
     # ("unable to load|run" is said of scripts and benchmarks as often: "failed to load" covers the log's wording)
     r"|terminated by (?:signal|SIG)|unable to (?:start|launch|initiali[sz]e|serve)"
+    # a program that cannot start or connect: "The server can't start when I set --tp 8", "The router cannot connect to
+    # the prefill server" ("can't load" is said of scripts and files as often, as "unable to load" is)
+    r"|(?:\b(?:it|(?:" + _PROCESS + r")s?|sglang|SGLang)\s+(?:(?:still|just|always|sometimes|then)\s+)?"
+    r"(?:can(?:'|\u2019)?t|cannot|can not|could(?:n(?:'|\u2019)t| not)|wo(?:n(?:'|\u2019)t)|will not|does(?:n(?:'|\u2019)t| not)"
+    r"|did(?:n(?:'|\u2019)t| not))\s+(?:be\s+)?(?:start(?:ed)?|launch(?:ed)?|connect(?:ed)?|boot|serve|come up)\b)"
+    # a step or a process that failed, said last in its clause: "When enabling --enable-dp-attention, the launch fails."
+    r"|(?:\b(?:launch|startup|start-up|deployment|initiali[sz]ation|loading|transfer|handshake|bootstrap|"
+    + _PROCESS
+    + r")(?:es|s)?\s+(?:(?:always|then|just|also|still|often|sometimes|randomly|suddenly)\s+)?fail(?:s|ed)\b"
+    r"(?=\s*(?:[.,;!)]|$)|\s+(?:between|under|again|every)\b))"
+    # a timeout said to happen: "NCCL timeout happened during cuda graph capture"
+    r"|time-?outs? (?:occurs|occurred|happens|happened)\b"
     r"|(?P<makes>(?:makes?|made|making) (?:\w+\s+){1,3}?"
     r"crash(?!-\w| less| more often| rarely|[ -](?:course|test|safe|free|report|dump|less|more)\b))"
     r"|crash(?:es|ed|ing)? (?:the|my|our|its) (?:\w+\s+)?(?:server|process|engine|scheduler|service|worker|container|node))\b"
@@ -196,7 +208,8 @@ _RUN_SUBJECT = re.compile(
 _BY_AMOUNT = re.compile(r"^\s*(?:to|by)\s+~?\d")
 # the whole sentence says the run is fine now, or points at another thread's failure ("I've got the same error")
 _FINE = re.compile(
-    r"(?i)\b(?:works? (?:now|fine|well|normally)|working (?:now|fine)|no longer|not any ?more|same|similar|previously"
+    r"(?i)\b(?:works? (?:now|fine|well|normally)|working (?:now|fine)|now (?:it |everything |all )?works?|no longer"
+    r"|not any ?more|same|similar|previously"
     r"|used to|in the past|earlier versions?)\b"
 )
 # anywhere in its sentence (review12a item 25): behaviour as designed or approved ("The CLI errors out with a helpful

@@ -1139,10 +1139,10 @@ def _without_kill_ends(found: list[Failure], ends: frozenset[str], events: list[
         return found
     # reading order: by line, and on one line (a log shipper's one-line body) in the order read
     order = {id(e): i for i, e in enumerate(sorted(events, key=lambda e: (e.source, e.line)))}
-    went_on: dict[str, list[int]] = {}
+    went_on: dict[str, list[tuple[int, int, str]]] = {}
     for e in events:
         if not _not_context(e):
-            went_on.setdefault(e.source, []).append(order[id(e)])
+            went_on.setdefault(e.source, []).append((order[id(e)], e.line, e.text))
 
     def at(f: Failure) -> int:
         return order.get(id(f.event), -1)
@@ -1154,7 +1154,9 @@ def _without_kill_ends(found: list[Failure], ends: frozenset[str], events: list[
             g.signature not in ends
             and g.event.source == f.event.source
             and 0 <= at(g) < at(f)
-            and any(at(g) < n < at(f) for n in between) == went
+            # (what the end's own text holds is no line between: the command a job report names, "[1]+  Killed  python3
+            # -m sglang.launch_server ..."; the pieces of a one-line body each have their own)
+            and any(at(g) < n < at(f) and (line, text) != (f.event.line, f.event.text) for n, line, text in between) == went
         )
 
     kept = [f for f in found if f.signature not in ends or not any(before(g, f, False) for g in found)]
