@@ -445,3 +445,21 @@ def test_a_sentence_that_says_memory_ran_out_keeps_the_library_it_names():
     text = "The DeepGEMM warmup OOMs on 8xH20 with --tp 8.\n"
     analysis = analyze_model([Source(name="paste.md", path=None, data=text.encode())])
     assert [(f.finding, f.library) for found in analysis.failures.values() for f in found] == [("oom-time-unknown", "DeepGEMM")]
+
+
+def test_a_consequence_a_container_image_and_the_progressive_state_a_failure():
+    # fix15b: "preventing the engine from starting" is the failure's consequence (a fix prevents a crash); "the Docker
+    # image" is what ran, no picture pointing elsewhere; "is failing in/at" is the verb after its subject
+    said = parse(
+        "When running the Docker image, the FlashInfer JIT compilation fails with a Ninja build error, preventing the"
+        " engine from starting."
+    )
+    assert said is not None and said.data["said"] == "fails with" and "points" not in said.data
+    built = parse("The image build is failing in the release pipeline at the compilation step.")
+    assert built is not None and built.data["said"] == "is failing in"
+    # negatives: a fix that prevents a crash, a picture, a failing test named as a noun, a denial
+    assert parse("This patch prevents the server from crashing when the pool is full.") is None
+    pointing = parse("The server fails with an error, see the image below.")
+    assert pointing is not None and pointing.data.get("points") is True
+    assert parse("There is a failing test in CI for the router.") is None
+    assert parse("The server is not failing in this setup.") is None

@@ -36,6 +36,9 @@ _STATED = re.compile(
     # "the kernel errors out", "it errored out at the first batch" (the phrasal verb: the run stopped on an error)
     r"|error(?:s|ed|ing)? out\b"
     r"|fail(?:s|ed)\b(?:\s+\w+)?\s+(?:with|at|on|during|in|when|while|after|because|without|immediately|randomly)"
+    # the progressive after its subject's verb ("the build is failing in the release pipeline at ..."; "a failing test
+    # in CI" is no verb)
+    r"|\b(?:is|are|was|were|been|keeps?)\s+(?:(?:still|also|now|always|often|constantly|consistently)\s+)?failing\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b"
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
     r"|caus(?:e|es|ed|ing)|leads? to|led to|leading to|results? in|resulted in|resulting in)"
@@ -162,7 +165,10 @@ _SUPPOSED = re.compile(
 # anywhere in its sentence: a change that fixes, avoids or handles it ("sureal crashes in misc situations; this simply
 # avoids the crash", opencog#2656, a pull request's description)
 _CHANGE = re.compile(
-    r"(?i)\b(?:avoid(?:s|ed|ing)?|prevent(?:s|ed|ing)?|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|solv(?:e|es|ed|ing)"
+    # (a failure "preventing the engine from starting", keeping something from its normal work, is the failure's
+    # consequence, not a fix: a fix prevents a failure, "prevents the server from crashing")
+    r"(?i)\b(?:avoid(?:s|ed|ing)?|prevent(?:s|ed|ing)?(?!(?:\s+[\w-]+){1,4}\s+from\s+(?:start|launch|load|serv|runn|initiali[sz]|work)\w*\b)"
+    r"|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|solv(?:e|es|ed|ing)"
     r"|handl(?:e|es|ed|ing)|work(?:s|ed)? ?around|hack around|this (?:pr|pull request|change|commit|patch)"
     r"|add(?:s|ed)? (?:a )?(?:test|check|retry|guard))\b"
 )
@@ -218,8 +224,9 @@ _USER_STOP = re.compile(
 # names the failure itself, in quotes ("As shown in image, it stuck here then got \"check timeout failed\" Error.")
 # ("following" as the verb, "After following the guide, the server dies with code 137", open-webui#6168, points nowhere)
 _POINTS = re.compile(
+    # ("image" after the word of a container's: "running the Docker image" names what ran, no picture)
     r"(?i)\b(?:(?<!after )(?<!by )(?<!when )(?<!while )(?<!before )(?<!from )following|as follows|like this|like that|below"
-    r"|attached|screenshot|image)\b|[:：]\s*$"
+    r"|attached|screenshot|(?<!docker )(?<!container )(?<!base )image)\b|[:：]\s*$"
 )
 _NAMED = re.compile(r"\"[^\"]{3,}\"|`[^`]{3,}`|“[^”]{3,}”")
 # a template's checklist line, an HTML comment, or a heading: a title names the report, its body shows the failure (the

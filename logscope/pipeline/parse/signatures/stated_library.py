@@ -71,9 +71,25 @@ _RAISER_AFTER = re.compile(
 _WITH_BEFORE = re.compile(r"(?i)\bwith\s+(?:the\s+)?[`'\"]?$")
 
 
+# the name before the nouns of its own code being built or run, a compound that stands as what failed: "the FlashInfer
+# JIT compilation of sampling kernels fails", "a FlashMLA kernel crash", or the step it failed at ("failing at the
+# FlashMLA compilation step", "during the DeepGEMM JIT build"). Only these nouns: "the flashinfer backend fails" is a
+# setting (above), "FlashInfer version 0.2.5" a version
+_OWN_CODE = r"(?:jit|aot|compil\w*|build(?:s|ing)?|kernels?|extensions?|ops?|wheels?)"
+_COMPOUND_FAILS = re.compile(
+    r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r")+(?:\s+of\s+(?:[\w-]+\s+){0,2}?[\w-]+)?"
+    r"\s+(?:(?:is|are|was|were|keeps|also)\s+)?(?:crash|fail|error|abort|segfault|break|die)\w*\b"
+)
+_AT_STEP_BEFORE = re.compile(r"(?i)\b(?:at|during|in)\s+(?:the\s+)?[`'\"]?$")
+_AT_STEP_AFTER = re.compile(r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r")+(?:\s+(?:step|stage|phase))?\b")
+
+
 def _as_raiser(sentence: str, start: int, end: int) -> bool:
-    """The name at sentence[start:end] stands where the library that failed stands (_RAISER_BEFORE/_RAISER_AFTER)."""
+    """The name at sentence[start:end] stands where the library that failed stands (_RAISER_BEFORE/_RAISER_AFTER,
+    _COMPOUND_FAILS, _AT_STEP_BEFORE/_AT_STEP_AFTER)."""
     before, after = sentence[:start], sentence[end:]
+    if _COMPOUND_FAILS.match(after) or (_AT_STEP_BEFORE.search(before) and _AT_STEP_AFTER.match(after)):
+        return True
     if _WITH_BEFORE.search(before):  # "with DeepGEMM enabled": a condition; "with the triton backend": a setting
         return bool(re.match(r"(?i)[`'\"]?\s+(?:enabled|on|turned on)\b", after))
     if re.match(r"(?i)[\s-]+(?:mode|backend|attention|version)\b", after):  # "in DeepEP mode": a setting
