@@ -352,3 +352,21 @@ def test_a_failure_relayed_by_dynamo_run_is_read_as_sglangs():
     report = analyze_text(log + "\n")
     rules = [f["rule"] for f in report["findings"]]
     assert "startup-oom" in rules, rules
+
+
+def test_escaped_backticks_in_pairs_are_code_spans():
+    # fix15b (megatron-bridge-3704's shape): a comment written through a tool that escapes Markdown's backticks
+    escaped = r"The DeepEP \`timeout (dispatch CPU)\` recurred verbatim, \`num_recv_tokens = -1\`."
+    assert clean(escaped) == ["The DeepEP `timeout (dispatch CPU)` recurred verbatim, `num_recv_tokens = -1`."]
+    # negatives: one escaped backtick, or a line with a bare backtick too, stays as written
+    assert clean(r"a \` b") == [r"a \` b"]
+    mixed = r"run `x` then \`y\` and \`z"
+    assert clean(mixed) == [mixed]
+
+
+def test_an_escaped_quote_of_a_library_s_failure_said_to_recur_is_read_as_that_library_s():
+    report = analyze_text("With the new build the DeepEP \\`timeout (dispatch CPU)\\` recurred on every node.\n")
+    assert sorted((f["rule"], f["library"]) for f in report["findings"]) == [
+        ("deepep-buffer", "DeepEP"),
+        ("failure-time-unknown", "DeepEP"),
+    ]

@@ -439,3 +439,10 @@ def test_a_library_named_as_installed_a_version_or_a_flag_names_no_failure_s_lib
     installed = NVCC_ERRORS.replace("at the FlashMLA compilation step", "with FlashMLA installed")
     logged = [f for f in _failures(installed) if f.event.kind != "stated_failure"]
     assert logged and all(f.library != "FlashMLA" for f in logged)
+
+
+def test_a_library_named_right_before_its_quoted_failure_message_is_the_raiser():
+    said = "With the new build the DeepEP `timeout (dispatch CPU)` recurred on every node."
+    assert stated_raiser(said, as_raiser=True) == Raiser("DeepEP", BASIS, None)
+    # negative: a span after the name that quotes no failure (a setting, a function) names no raiser
+    assert stated_raiser("The DeepEP `low_latency_mode` flag was on and the server crashed.", as_raiser=True) is None

@@ -463,3 +463,14 @@ def test_a_consequence_a_container_image_and_the_progressive_state_a_failure():
     assert pointing is not None and pointing.data.get("points") is True
     assert parse("There is a failing test in CI for the router.") is None
     assert parse("The server is not failing in this setup.") is None
+
+
+def test_a_quoted_failure_message_said_to_recur_states_a_failure():
+    # fix15b: a code span quoting the failure's own message, then "recurred" / "occurred" / "persists"
+    said = parse("With the new build the DeepEP `timeout (dispatch CPU)` recurred on every node.")
+    assert said is not None and said.data["said"].strip().startswith("`timeout (dispatch CPU)` recurred")
+    again = parse("After the upgrade the `NCCL error: unhandled system error` still persists on rank 3.")
+    assert again is not None
+    # negatives: a span with no failure word, or a failure message that did not recur
+    assert parse("The `moe_recv_expert_counter` recurred in the log on every node.") is None
+    assert parse("The `timeout (dispatch CPU)` never recurred after the fix.") is None

@@ -543,6 +543,20 @@ def _file_source(path: Path) -> Source:
     return Source(name=str(path), path=path, rank_hint=rank_hint_from_name(str(path)))
 
 
+# Markdown's escaped backtick: text written through a tool that escapes it (a bot's or a CLI's comment body, a copy of
+# the Markdown source) shows "\`code\`" where the writer meant a code span. A line whose every backtick is escaped, in
+# pairs, is read with its code spans as written
+_ESCAPED_TICK = re.compile(r"(?<!\\)`")
+
+
+def _unescaped_code_spans(line: str) -> str:
+    """The line with its escaped backticks as backticks, when every backtick of it is escaped and they pair up."""
+    count = line.count("\\`")
+    if count < 2 or count % 2 or _ESCAPED_TICK.search(line):
+        return line
+    return line.replace("\\`", "`")
+
+
 def clean(physical: str) -> list[str]:
     """One physical line → the logical lines it holds, wrappers removed. Empty results are dropped."""
     if "\x1b" in physical:
@@ -551,6 +565,8 @@ def clean(physical: str) -> list[str]:
         physical = _AUTOLINK.sub(r"#\1", physical)
     if physical.endswith("\r"):
         physical = physical[:-1]
+    if "\\`" in physical:
+        physical = _unescaped_code_spans(physical)
     out: list[str] = []
     for segment in physical.split("\r") if "\r" in physical else (physical,):
         segment = unwrap(segment)

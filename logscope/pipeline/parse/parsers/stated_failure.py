@@ -67,6 +67,11 @@ _STATED = re.compile(
     # an error named in quotes said to occur: 'an error "**ibv_dealloc_pd failed**" occurs at program termination' (an
     # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
     r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened)"
+    # a code span quoting a failure's own message, said to come again or to occur ("The DeepEP `timeout (dispatch CPU)`
+    # recurred verbatim"; the words in the span are the library's: imeout, rror, ailure, xception, crash, the literals;
+    # after a word and its blank: the table opens at a word boundary)
+    r"|\s+`[^`]{0,60}?(?:[Tt]imeout|[Tt]imed out|rror|ailure|xception|[Cc]rash)[^`]{0,80}`\s+(?:(?:again|still)\s+)?"
+    r"(?:recur(?:s|red)|reappear(?:s|ed)|re-?occur(?:s|red)|occur(?:s|red)|happen(?:s|ed)|persist(?:s|ed))\b"
     # what a server or a process did, in the other words issues use: it errors out, went down, exited with a code or
     # unexpectedly, keeps restarting, blew up, was terminated by a signal, was unable to start; a request that makes it
     # crash, or that crashes the server ("I was able to crash the server two times", halogen-flash-server#15)

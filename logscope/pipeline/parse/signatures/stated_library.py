@@ -80,6 +80,9 @@ _COMPOUND_FAILS = re.compile(
     r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r")+(?:\s+of\s+(?:[\w-]+\s+){0,2}?[\w-]+)?"
     r"\s+(?:(?:is|are|was|were|keeps|also)\s+)?(?:crash|fail|error|abort|segfault|break|die)\w*\b"
 )
+# the name right before a code span that quotes a failure's message: the library's own words ("the DeepEP `timeout
+# (dispatch CPU)` recurred", "NCCL `unhandled system error`")
+_OWN_MESSAGE = re.compile(r"(?i)^\s+`[^`]{0,60}?\b(?:timeout|timed out|error|failure|exception|crash)\w*\b[^`]{0,80}`")
 _AT_STEP_BEFORE = re.compile(r"(?i)\b(?:at|during|in)\s+(?:the\s+)?[`'\"]?$")
 _AT_STEP_AFTER = re.compile(r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r")+(?:\s+(?:step|stage|phase))?\b")
 
@@ -88,7 +91,9 @@ def _as_raiser(sentence: str, start: int, end: int) -> bool:
     """The name at sentence[start:end] stands where the library that failed stands (_RAISER_BEFORE/_RAISER_AFTER,
     _COMPOUND_FAILS, _AT_STEP_BEFORE/_AT_STEP_AFTER)."""
     before, after = sentence[:start], sentence[end:]
-    if _COMPOUND_FAILS.match(after) or (_AT_STEP_BEFORE.search(before) and _AT_STEP_AFTER.match(after)):
+    if _COMPOUND_FAILS.match(after) or _OWN_MESSAGE.match(after):
+        return True
+    if _AT_STEP_BEFORE.search(before) and _AT_STEP_AFTER.match(after):
         return True
     if _WITH_BEFORE.search(before):  # "with DeepGEMM enabled": a condition; "with the triton backend": a setting
         return bool(re.match(r"(?i)[`'\"]?\s+(?:enabled|on|turned on)\b", after))
