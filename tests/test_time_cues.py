@@ -368,3 +368,14 @@ def test_a_serving_run_said_to_have_ended_is_no_serving_time():
     assert counted is not None and counted.data["stage"] == "serving"
     running = time_cues.parse("It crashes with an OOM error while the benchmark is running.")
     assert running is not None and running.data["stage"] == "serving"
+
+
+def test_suggests_after_the_evidence_is_an_inference_not_a_proposal():
+    # fix15b (llm-d-benchmark-668's shape): "— suggests a startup/model loading failure" says what the evidence shows
+    said = time_cues.parse("Pod runs for ~30 seconds before crashing — suggests vLLM startup/model loading failure.")
+    assert said is not None and said.data["stage"] == "load_weight"
+    this = time_cues.parse("This suggests an OOM during model loading.")
+    assert this is not None and this.data["stage"] == "load_weight"
+    # negatives: a proposal ("I suggest", "he suggests that ... should") places nothing
+    assert time_cues.parse("I suggest the server exits with code 1 when loading the model fails.") is None
+    assert time_cues.parse("He suggests that the server should exit when it crashes at startup.") is None

@@ -185,8 +185,11 @@ _GONE = re.compile(
 # anywhere in its sentence: a proposal, a pull request's or the docs' behaviour, a designed one ("I propose that the
 # process exit with code 1", "The PR makes the router exit with status 2", "which is expected", "Feature request:
 # restart the worker automatically when it exits unexpectedly"; a process "killed automatically" is still a report)
+# ("suggests" after the evidence that points at a failure, "this suggests an OOM", "the log suggests", "... — suggests
+# a startup failure", is "indicates": an inference about this run, no proposal)
 _PROPOSED = re.compile(
-    r"(?i)\b(?:propos(?:e|es|ed|al)|suggest(?:s|ed|ion)?|PR|docs?(?: \w+)? says?|documentation says|(?:is|as|was) expected"
+    r"(?i)\b(?:propos(?:e|es|ed|al)|(?<!this )(?<!which )(?<!that )(?<!\bit )(?<!log )(?<!logs )(?<!— )(?<!- )suggests"
+    r"|suggest(?:ed|ion)?|PR|docs?(?: \w+)? says?|documentation says|(?:is|as|was) expected"
     r"|feature request)\b"
 )
 # before a process's "went down" in its clause, or in it: a metric of the process ("GPU utilization of the worker went
