@@ -74,17 +74,17 @@ _WITH_BEFORE = re.compile(r"(?i)\bwith\s+(?:the\s+)?[`'\"]?$")
 # the name before the nouns of its own code being built or run, a compound that stands as what failed: "the FlashInfer
 # JIT compilation of sampling kernels fails", "a FlashMLA kernel crash", or the step it failed at ("failing at the
 # FlashMLA compilation step", "during the DeepGEMM JIT build"). Only these nouns: "the flashinfer backend fails" is a
-# setting (above), "FlashInfer version 0.2.5" a version
+# setting (above), "FlashInfer version 0.2.5" a version. (At most four nouns: a run of them is read once per name)
 _OWN_CODE = r"(?:jit|aot|compil\w*|build(?:s|ing)?|kernels?|extensions?|ops?|wheels?)"
 _COMPOUND_FAILS = re.compile(
-    r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r")+(?:\s+of\s+(?:[\w-]+\s+){0,2}?[\w-]+)?"
+    r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r"){1,4}(?:\s+of\s+(?:[\w-]+\s+){0,2}?[\w-]+)?"
     r"\s+(?:(?:is|are|was|were|keeps|also)\s+)?(?:crash|fail|error|abort|segfault|break|die)\w*\b"
 )
 # the name right before a code span that quotes a failure's message: the library's own words ("the DeepEP `timeout
 # (dispatch CPU)` recurred", "NCCL `unhandled system error`")
 _OWN_MESSAGE = re.compile(r"(?i)^\s+`[^`]{0,60}?\b(?:timeout|timed out|error|failure|exception|crash)\w*\b[^`]{0,80}`")
 _AT_STEP_BEFORE = re.compile(r"(?i)\b(?:at|during|in)\s+(?:the\s+)?[`'\"]?$")
-_AT_STEP_AFTER = re.compile(r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r")+(?:\s+(?:step|stage|phase))?\b")
+_AT_STEP_AFTER = re.compile(r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r"){1,4}(?:\s+(?:step|stage|phase))?\b")
 
 
 def _as_raiser(sentence: str, start: int, end: int) -> bool:
@@ -93,7 +93,7 @@ def _as_raiser(sentence: str, start: int, end: int) -> bool:
     before, after = sentence[:start], sentence[end:]
     if _COMPOUND_FAILS.match(after) or _OWN_MESSAGE.match(after):
         return True
-    if _AT_STEP_BEFORE.search(before) and _AT_STEP_AFTER.match(after):
+    if _AT_STEP_BEFORE.search(before[-40:]) and _AT_STEP_AFTER.match(after):  # (its tail: no rescan of the sentence)
         return True
     if _WITH_BEFORE.search(before):  # "with DeepGEMM enabled": a condition; "with the triton backend": a setting
         return bool(re.match(r"(?i)[`'\"]?\s+(?:enabled|on|turned on)\b", after))
