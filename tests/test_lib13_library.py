@@ -446,3 +446,15 @@ def test_a_library_named_right_before_its_quoted_failure_message_is_the_raiser()
     assert stated_raiser(said, as_raiser=True) == Raiser("DeepEP", BASIS, None)
     # negative: a span after the name that quotes no failure (a setting, a function) names no raiser
     assert stated_raiser("The DeepEP `low_latency_mode` flag was on and the server crashed.", as_raiser=True) is None
+
+
+def test_a_library_named_before_its_quoted_op_and_the_failure_noun_is_the_raiser():
+    # fix15b: "an NCCL `ALLREDUCE` timeout" names NCCL as what timed out; a timeout that is its setting does not
+    text = "The original log shows an NCCL `ALLREDUCE` timeout during the second `generate_sequences`.\n"
+    assert [(f.library, f.phase) for f in _failures(text)] == [("NCCL", "unknown")]
+    for sentence in (
+        "I set the NCCL `NCCL_TIMEOUT` timeout to 7200 but the server crashed.",
+        "The server crashed; the NCCL `ALLREDUCE` timeout of 1800 s was hit.",
+        "The server crashed with the NCCL `ALLREDUCE` timeout = 600.",
+    ):
+        assert stated_raiser(sentence, as_raiser=True) is None, sentence

@@ -474,3 +474,14 @@ def test_a_quoted_failure_message_said_to_recur_states_a_failure():
     # negatives: a span with no failure word, or a failure message that did not recur
     assert parse("The `moe_recv_expert_counter` recurred in the log on every node.") is None
     assert parse("The `timeout (dispatch CPU)` never recurred after the fix.") is None
+
+
+def test_what_the_run_s_log_shows_states_its_failure():
+    # fix15b (verl-3873's shape, constructed): "the original log shows an NCCL `ALLREDUCE` timeout during ..." (the op in
+    # a code span is one word of the verb's object)
+    said = parse("The original log shows an NCCL `ALLREDUCE` timeout during the second `generate_sequences`.")
+    assert said is not None and said.data["said"] == "shows an NCCL `ALLREDUCE` timeout"
+    # negatives: a log that shows no failure, or a timeout that is a setting
+    assert parse("The log shows the server is ready.") is None
+    assert parse("The output shows no error during the run.") is None
+    assert parse("The log shows the `NCCL_TIMEOUT` timeout setting is 600.") is None

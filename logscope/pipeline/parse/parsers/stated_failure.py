@@ -41,6 +41,8 @@ _STATED = re.compile(
     r"|\b(?:is|are|was|were|been|keeps?)\s+(?:(?:still|also|now|always|often|constantly|consistently)\s+)?failing\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b"
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
+    # (what the run's log shows: "the original log shows an NCCL `ALLREDUCE` timeout during ...")
+    r"|(?<=logs )show(?:s|ed)?|(?<=log )show(?:s|ed)?|(?<=output )show(?:s|ed)?"
     r"|caus(?:e|es|ed|ing)|leads? to|led to|leading to|results? in|resulted in|resulting in)"
     r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM|out[- ]of[- ]memory)"
     # (a class that names itself, "I encountered a RuntimeError during decoding"; a timeout, "got NCCL timeout")
@@ -434,7 +436,7 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         if (
             m.group("named")
             and m.group("named").lower().startswith("time")
-            and not re.fullmatch(r"\s*(?:[\w-]+\s+){0,3}", m.group("what"))
+            and not re.fullmatch(r"\s*(?:[\w`-]+\s+){0,3}", m.group("what"))  # (an op in a code span is a word)
         ):
             continue
         if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):

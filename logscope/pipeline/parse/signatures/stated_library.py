@@ -79,6 +79,9 @@ _OWN_CODE = r"(?:jit|aot|compil\w*|build(?:s|ing)?|kernels?|extensions?|ops?|whe
 _COMPOUND_FAILS = re.compile(
     r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r"){1,4}(?:\s+of\s+(?:[\w-]+\s+){0,2}?[\w-]+)?"
     r"\s+(?:(?:is|are|was|were|keeps|also)\s+)?(?:crash|fail|error|abort|segfault|break|die)\w*\b"
+    # or the name, its op quoted, then the failure as a noun: "an NCCL `ALLREDUCE` timeout during ..." (not a setting
+    # of it: "the NCCL timeout to 7200", "NCCL timeout of 1800 s", "= 600")
+    r"|^\s+`[^`\s]{1,40}`\s+(?:timeout|time-out|hang|crash|error|failure)s?\b(?!\s*(?:to|of|=|:)?\s*\d)"
 )
 # the name right before a code span that quotes a failure's message: the library's own words ("the DeepEP `timeout
 # (dispatch CPU)` recurred", "NCCL `unhandled system error`")
