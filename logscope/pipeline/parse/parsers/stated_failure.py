@@ -441,6 +441,11 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
             continue
         if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
+        # (what a log shows is a failure only when its noun is the writer's, not a quoted word: "The log shows `Error`
+        # twice" counts a word)
+        what = m.group("what") or ""
+        if (m.group("got") or "").lower().startswith("show") and (what.count("`") % 2 or what.count('"') % 2):
+            continue  # (the noun inside a quote the object opened)
         return m.group(0)
     return None
 
