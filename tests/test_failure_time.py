@@ -283,6 +283,28 @@ def test_an_sglang_module_run_as_a_script_or_a_test_places_nothing():
     assert stage_functions.place_stack(["/repo/test/srt/test_pool.py:10 test_pool", pool]) is None
 
 
+def test_an_import_check_typed_by_hand_is_no_server_startup():
+    # fix15b (inference-2930's shape): `python -c "import sglang"` run to check the install, its traceback cut in the
+    # package's __init__.py; the package-import locator (phase-startup-package-import) would say startup
+    check = (
+        "Traceback (most recent call last):\n"
+        '  File "<string>", line 1, in <module>\n'
+        f'  File "{SITE}/sglang/__init__.py", line 4, in <module>\n'
+    )
+    failure = _failure(check)
+    assert (failure.finding, failure.phase) == ("failure-time-unknown", "unknown")
+    stdin = check.replace('"<string>", line 1', '"<stdin>", line 3')
+    assert _failure(stdin).phase == "unknown"
+    # negative: the same import under the launch script (python -m sglang.launch_server) is the server's startup
+    launcher = f'"{SITE}/sglang/launch_server.py", line 6, in <module>\n    from sglang.srt.x import y\n'
+    launched = check.replace('"<string>", line 1, in <module>\n', launcher)
+    assert _failure(launched).phase == "startup"
+    pool = f"{SITE}/sglang/srt/model_executor/model_runner.py:1620 init_memory_pool"
+    assert stage_functions.run_by_hand(["<string>:1 <module>", pool])
+    assert not stage_functions.run_by_hand(["<string>:12 __init__", pool])  # a dataclass's generated __init__
+    assert stage_functions.place_stack(["<string>:1 <module>", pool]) is None
+
+
 def test_the_catalogue_document_has_one_key_a_line_and_reads_back():
     doc = {
         "doc": "d",

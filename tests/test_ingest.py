@@ -317,3 +317,56 @@ def test_dynamo_runs_relay_of_vllms_lines_leaves_vllms_message():
     # another target's "VLLM: " stays as written (an environment list's "VLLM: 0.8.4" is no relay)
     assert clean("2025-03-31T03:33:02.720245Z  INFO dynamo_llm::engines::sglang::worker: VLLM: 0.8.4") == ["VLLM: 0.8.4"]
     assert clean("VLLM: 0.8.4") == ["VLLM: 0.8.4"]
+
+
+DYNAMO_SGLANG = "2025-03-12T10:00:01.123456Z  INFO dynamo_llm::engines::sglang::worker: "
+
+
+def test_dynamo_runs_relay_of_sglangs_lines_leaves_sglangs_line():
+    # dynamo-run's SGLang engine (ai-dynamo/dynamo lib/llm/src/engines/sglang/worker.rs start_sglang, 2025-03) relays
+    # each line as "SGLANG{tp_rank} {line}", a leading "[date time] " stamp dropped, a rank-tagged stamp kept
+    tagged = "[2025-03-12 10:00:01 TP0] Load weight begin. avail mem=78.50 GB"
+    assert clean(DYNAMO_SGLANG + "SGLANG0 " + tagged) == [tagged]
+    assert clean(DYNAMO_SGLANG + "SGLANG3 Traceback (most recent call last):") == ["Traceback (most recent call last):"]
+    # the relay's own level is no record's: a WARN relay line is SGLang's line as it stands
+    warn = DYNAMO_SGLANG.replace(" INFO ", " WARN ")
+    assert clean(warn + "SGLANG1 Loading safetensors checkpoint shards") == ["Loading safetensors checkpoint shards"]
+    # negative: another target's "SGLANG0 " stays, and a word that only begins with SGLANG is no relay
+    other = "2025-03-12T10:00:01.123456Z  INFO dynamo_run::input::http: SGLANG0 x"
+    assert clean(other) == ["SGLANG0 x"]
+    assert clean(DYNAMO_SGLANG + "SGLANG_USE_X=1") == ["SGLANG_USE_X=1"]
+
+
+def test_a_failure_relayed_by_dynamo_run_is_read_as_sglangs():
+    log = "\n".join(
+        DYNAMO_SGLANG + "SGLANG0 " + line
+        for line in [
+            "[2025-03-12 10:00:01 TP0] Load weight begin. avail mem=78.50 GB",
+            "[2025-03-12 10:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+            '  File "/venv/lib/python3.12/site-packages/sglang/srt/managers/scheduler.py", line 1787, in run_scheduler_process',
+            "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, dp_rank)",
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 79.10 GiB"
+            " of which 1.02 GiB is free.",
+        ]
+    )
+    report = analyze_text(log + "\n")
+    rules = [f["rule"] for f in report["findings"]]
+    assert "startup-oom" in rules, rules
+
+
+def test_escaped_backticks_in_pairs_are_code_spans():
+    # fix15b (megatron-bridge-3704's shape): a comment written through a tool that escapes Markdown's backticks
+    escaped = r"The DeepEP \`timeout (dispatch CPU)\` recurred verbatim, \`num_recv_tokens = -1\`."
+    assert clean(escaped) == ["The DeepEP `timeout (dispatch CPU)` recurred verbatim, `num_recv_tokens = -1`."]
+    # negatives: one escaped backtick, or a line with a bare backtick too, stays as written
+    assert clean(r"a \` b") == [r"a \` b"]
+    mixed = r"run `x` then \`y\` and \`z"
+    assert clean(mixed) == [mixed]
+
+
+def test_an_escaped_quote_of_a_library_s_failure_said_to_recur_is_read_as_that_library_s():
+    report = analyze_text("With the new build the DeepEP \\`timeout (dispatch CPU)\\` recurred on every node.\n")
+    assert sorted((f["rule"], f["library"]) for f in report["findings"]) == [
+        ("deepep-buffer", "DeepEP"),
+        ("failure-time-unknown", "DeepEP"),
+    ]

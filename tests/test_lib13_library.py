@@ -388,3 +388,73 @@ TypeError: RuntimeEndpoint.__init__() got an unexpected keyword argument 'timeou
 """
     [failure] = _failures(text)
     assert failure.library != "NCCL" and failure.mechanism == "python"
+
+
+# fix15b: a library named in prose as the compound that failed ("the FlashInfer JIT compilation of sampling kernels
+# fails", "a FlashMLA kernel crash") or the step it failed at ("at the FlashMLA compilation step") names the library of
+# a failure the log shows with no raiser (kserve-4565's and deep-learning-containers-6738's shapes, constructed)
+NINJA_CUT = """\
+When running the server's Docker image, the FlashInfer JIT compilation of sampling kernels fails with a Ninja build error, \
+preventing the engine from starting.
+
+```
+ERROR 07-02 07:04:46 [core.py:500] EngineCore failed to start.
+ERROR 07-02 07:04:46 [core.py:500] Traceback (most recent call last):
+ERROR 07-02 07:04:46 [core.py:500]   File "/venv/lib/python3.12/site-packages/torch/utils/cpp_extension.py", line 2506, \
+in _run_ninja_build
+ERROR 07-02 07:04:46 [core.py:500]     subprocess.run(
+```
+"""
+
+NVCC_ERRORS = """\
+The SGLang wheel build is failing in the release pipeline at the FlashMLA compilation step. It dies with \
+`static_assert` failures:
+
+```
+csrc/kernels/sm100/decode/kernel.cuh(327): error: static assertion failed
+    static_assert(FOLD_FACTOR == 4);
+2 errors detected in the compilation of "decode.cu"
+```
+"""
+
+
+def test_a_library_named_as_the_compound_or_the_step_that_failed_names_an_unread_failure_s_library():
+    cut = [f for f in _failures(NINJA_CUT) if f.event.kind == "traceback"]
+    assert [(f.library, f.library_basis) for f in cut] == [("FlashInfer", STATED_FOR_LOG_BASIS)]
+    logged = [f for f in _failures(NVCC_ERRORS) if f.event.kind != "stated_failure"]
+    assert logged and {(f.library, f.library_basis) for f in logged} == {("FlashMLA", STATED_FOR_LOG_BASIS)}
+    assert stated_raiser("We hit a FlashMLA kernel crash on H20.", as_raiser=True) == Raiser("FlashMLA", BASIS, None)
+    assert stated_raiser("flashinfer fails to compile on sm120.", as_raiser=True) == Raiser("FlashInfer", BASIS, None)
+
+
+def test_a_library_named_as_installed_a_version_or_a_flag_names_no_failure_s_library():
+    for sentence in (
+        "FlashInfer 0.2.5 is installed and the server fails to start.",
+        "FlashInfer version 0.2.5 fails here.",
+        "I use --attention-backend flashinfer and the server crashes.",
+        "The flashinfer backend fails with this error.",
+        "The server crashes at startup; FlashMLA is installed.",
+    ):
+        assert stated_raiser(sentence, as_raiser=True) is None, sentence
+    installed = NVCC_ERRORS.replace("at the FlashMLA compilation step", "with FlashMLA installed")
+    logged = [f for f in _failures(installed) if f.event.kind != "stated_failure"]
+    assert logged and all(f.library != "FlashMLA" for f in logged)
+
+
+def test_a_library_named_right_before_its_quoted_failure_message_is_the_raiser():
+    said = "With the new build the DeepEP `timeout (dispatch CPU)` recurred on every node."
+    assert stated_raiser(said, as_raiser=True) == Raiser("DeepEP", BASIS, None)
+    # negative: a span after the name that quotes no failure (a setting, a function) names no raiser
+    assert stated_raiser("The DeepEP `low_latency_mode` flag was on and the server crashed.", as_raiser=True) is None
+
+
+def test_a_library_named_before_its_quoted_op_and_the_failure_noun_is_the_raiser():
+    # fix15b: "an NCCL `ALLREDUCE` timeout" names NCCL as what timed out; a timeout that is its setting does not
+    text = "The original log shows an NCCL `ALLREDUCE` timeout during the second `generate_sequences`.\n"
+    assert [(f.library, f.phase) for f in _failures(text)] == [("NCCL", "unknown")]
+    for sentence in (
+        "I set the NCCL `NCCL_TIMEOUT` timeout to 7200 but the server crashed.",
+        "The server crashed; the NCCL `ALLREDUCE` timeout of 1800 s was hit.",
+        "The server crashed with the NCCL `ALLREDUCE` timeout = 600.",
+    ):
+        assert stated_raiser(sentence, as_raiser=True) is None, sentence

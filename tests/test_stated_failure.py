@@ -445,3 +445,43 @@ def test_a_sentence_that_says_memory_ran_out_keeps_the_library_it_names():
     text = "The DeepGEMM warmup OOMs on 8xH20 with --tp 8.\n"
     analysis = analyze_model([Source(name="paste.md", path=None, data=text.encode())])
     assert [(f.finding, f.library) for found in analysis.failures.values() for f in found] == [("oom-time-unknown", "DeepGEMM")]
+
+
+def test_a_consequence_a_container_image_and_the_progressive_state_a_failure():
+    # fix15b: "preventing the engine from starting" is the failure's consequence (a fix prevents a crash); "the Docker
+    # image" is what ran, no picture pointing elsewhere; "is failing in/at" is the verb after its subject
+    said = parse(
+        "When running the Docker image, the FlashInfer JIT compilation fails with a Ninja build error, preventing the"
+        " engine from starting."
+    )
+    assert said is not None and said.data["said"] == "fails with" and "points" not in said.data
+    built = parse("The image build is failing in the release pipeline at the compilation step.")
+    assert built is not None and built.data["said"] == "is failing in"
+    # negatives: a fix that prevents a crash, a picture, a failing test named as a noun, a denial
+    assert parse("This patch prevents the server from crashing when the pool is full.") is None
+    pointing = parse("The server fails with an error, see the image below.")
+    assert pointing is not None and pointing.data.get("points") is True
+    assert parse("There is a failing test in CI for the router.") is None
+    assert parse("The server is not failing in this setup.") is None
+
+
+def test_a_quoted_failure_message_said_to_recur_states_a_failure():
+    # fix15b: a code span quoting the failure's own message, then "recurred" / "occurred" / "persists"
+    said = parse("With the new build the DeepEP `timeout (dispatch CPU)` recurred on every node.")
+    assert said is not None and said.data["said"].strip().startswith("`timeout (dispatch CPU)` recurred")
+    again = parse("After the upgrade the `NCCL error: unhandled system error` still persists on rank 3.")
+    assert again is not None
+    # negatives: a span with no failure word, or a failure message that did not recur
+    assert parse("The `moe_recv_expert_counter` recurred in the log on every node.") is None
+    assert parse("The `timeout (dispatch CPU)` never recurred after the fix.") is None
+
+
+def test_what_the_run_s_log_shows_states_its_failure():
+    # fix15b (verl-3873's shape, constructed): "the original log shows an NCCL `ALLREDUCE` timeout during ..." (the op in
+    # a code span is one word of the verb's object)
+    said = parse("The original log shows an NCCL `ALLREDUCE` timeout during the second `generate_sequences`.")
+    assert said is not None and said.data["said"] == "shows an NCCL `ALLREDUCE` timeout"
+    # negatives: a log that shows no failure, or a timeout that is a setting
+    assert parse("The log shows the server is ready.") is None
+    assert parse("The output shows no error during the run.") is None
+    assert parse("The log shows the `NCCL_TIMEOUT` timeout setting is 600.") is None

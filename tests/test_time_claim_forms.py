@@ -352,3 +352,24 @@ def test_a_warmup_or_the_loading_named_places_the_failure_at_startup_without_a_s
 )
 def test_a_client_s_warmup_places_nothing_at_startup(prose):
     assert _placed(prose, WATCHDOG)[1] != "startup"
+
+
+def test_a_model_that_failed_to_deploy_failed_at_startup():
+    # fix15b (gpustack-3383's shape): the template's "Actual result" says "failed to deploy", then a c10d warning and its
+    # C++ frames: the model's server never came up, the failure is at startup
+    paste = (
+        "### Actual result\n\nfailed to deploy\n\n```\n[rank1]:[W1119 17:59:26.271588084 TCPStore.cpp:125] [c10d] recvValue"
+        " failed on SocketImpl(fd=61, addr=[localhost]:33850, remote=[localhost]:30005): Failed to recv, got 0 bytes."
+        " Connection was likely closed. Did the remote server shutdown or crash?\n"
+        "Exception raised from recvBytes at /pytorch/torch/csrc/distributed/c10d/Utils.hpp:682 (most recent call first):\n```\n"
+    )
+    analysis = analyze_model([Source(name="paste.md", path=None, data=paste.encode())])
+    found = [f for fs in analysis.failures.values() for f in fs]
+    assert [f.phase for f in found] == ["startup"]
+    claim = time_claims.parse("The model fails to deploy on two GPUs.")
+    assert claim is not None and claim.data["stage"] == "startup"
+    # negatives: a deployment of a fix or the docs is no server's; a deployment that worked claims nothing
+    assert time_claims.parse("The CI failed to deploy the docs site.") is None
+    assert time_claims.parse("The model deployed fine on two GPUs.") is None
+    without = analyze_model([Source(name="paste.md", path=None, data=paste.replace("failed to deploy", "see below").encode())])
+    assert [f.phase for fs in without.failures.values() for f in fs] == ["unknown"]

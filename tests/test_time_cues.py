@@ -351,3 +351,31 @@ def test_a_long_sentence_of_turns_reads_each_clause_once(monkeypatch):
         "the server was slow, but the server starts fine",
         "but it crashes when serving.",
     ]
+
+
+def test_a_serving_run_said_to_have_ended_is_no_serving_time():
+    # fix15b (slime-537's shape, constructed): an RL run's OOM "when switching to the train stage after the rollout was
+    # completed" came once the rollout was over: no serving time, the OOM's time unknown
+    ended = "I encountered an OOM error when switching to the train stage after the rollout was completed in a co-located setup."
+    assert time_cues.parse(ended) is None
+    assert time_cues.parse("The server crashed with an OOM error after the benchmark finished.") is None
+    report = analyze_text(f"# Problem\n{ended}\n")
+    assert [f["rule"] for f in report["findings"]] == ["oom-time-unknown"]
+    # negative: the rollout or benchmark still running, or a count of requests that completed, is serving
+    during = time_cues.parse("I encountered an OOM error during the rollout in a co-located setup.")
+    assert during is not None and during.data["stage"] == "serving"
+    counted = time_cues.parse("The server crashes with an OOM error after 100 requests completed.")
+    assert counted is not None and counted.data["stage"] == "serving"
+    running = time_cues.parse("It crashes with an OOM error while the benchmark is running.")
+    assert running is not None and running.data["stage"] == "serving"
+
+
+def test_suggests_after_the_evidence_is_an_inference_not_a_proposal():
+    # fix15b (llm-d-benchmark-668's shape): "— suggests a startup/model loading failure" says what the evidence shows
+    said = time_cues.parse("Pod runs for ~30 seconds before crashing — suggests vLLM startup/model loading failure.")
+    assert said is not None and said.data["stage"] == "load_weight"
+    this = time_cues.parse("This suggests an OOM during model loading.")
+    assert this is not None and this.data["stage"] == "load_weight"
+    # negatives: a proposal ("I suggest", "he suggests that ... should") places nothing
+    assert time_cues.parse("I suggest the server exits with code 1 when loading the model fails.") is None
+    assert time_cues.parse("He suggests that the server should exit when it crashes at startup.") is None

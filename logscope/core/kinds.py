@@ -862,6 +862,8 @@ TIME_CLAIM_LITERALS = (
     "launching fails",
     "ailed to launch",
     "ailed to start",
+    "ailed to deploy",  # a model that failed to deploy (time_claims.py)
+    "ails to deploy",
     "iddle of",  # "in the middle of loading the model"
     "id-weight",  # "mid-weight-load", "Mid-weight-load"
     "id weight",

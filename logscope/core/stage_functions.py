@@ -195,6 +195,17 @@ def _cli_serve(releases: Releases) -> Placement | None:
 _HARNESS = re.compile(r"/tests?/|/_pytest/|/unittest/")
 
 
+# the outermost frame of code typed by hand: `python -c "..."` compiles its argument as "<string>", code read from stdin
+# (`python - <<EOF`, the interactive prompt) as "<stdin>" (CPython 3.x Modules/main.c pymain_run_command /
+# pymain_run_stdin): a stack under it is an import check or a snippet, no server's startup or serving
+_BY_HAND = re.compile(r"^<(?:string|stdin)>:\d+ <module>")
+
+
+def run_by_hand(frames: list[str]) -> bool:
+    """The stack's outermost frame (frames outermost first) is a `python -c` command's or stdin's code (_BY_HAND)."""
+    return bool(frames) and bool(_BY_HAND.match(str(frames[0]).strip()))
+
+
 def _outside_the_server(frame: str) -> bool:
     """A frame that shows the stack is no server's: a test harness, or an SGLang module run as a script
     (`python -m sglang.srt...`: its `<module>` frame), the launch script excepted."""
@@ -239,7 +250,7 @@ def place_stack(frames: list[str], releases: Releases = None, cut: bool = False)
     """(placement, the frame that gave it) from a traceback's frames (outermost first): the innermost placed SGLang
     frame, with the innermost startup step any placed frame names; None when placed frames disagree on the time. A
     traceback `cut` below its innermost frame was inside the call that frame's source line makes (place_call)."""
-    if any(_outside_the_server(f) for f in frames):
+    if run_by_hand(frames) or any(_outside_the_server(f) for f in frames):
         return None
     placed = [(p, f) for f in reversed(frames) if (p := place_frame(f, releases)) is not None]
     if cut and frames and (call := place_call(frames[-1], releases)) is not None:

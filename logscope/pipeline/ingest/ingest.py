@@ -106,6 +106,13 @@ _VLLM_RELAY = re.compile(
     r"^VLLM: (?:\((?!\s)[^()\n]{1,64} \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? [\w.-]+\.py:\d+\] "
     r"|(?:(?P<level>ERROR|CRITICAL) )?[\w.-]+\.py:\d+\] )?"
 )
+# dynamo-run's SGLang engine relays its SGLang subprocesses' lines the same way (ai-dynamo/dynamo
+# lib/llm/src/engines/sglang/worker.rs start_sglang, the dynamo-run tree of 2025-03, commit 845bc39): each stdout line as
+# tracing::info!("SGLANG{tp_rank} {line}"), each stderr line with a leading "[YYYY-MM-DD HH:MM:SS] " stamp dropped
+# (SGLANG_LOG_RE; a stamp with a rank tag, "[... TP0] ", does not match and stays) as tracing::info!("SGLANG{tp_rank}
+# {rest}"). The relay's level is its own, not the record's: SGLang's line is what is left after "SGLANG{rank} "
+_SGLANG_RELAY_TARGET = re.compile(r"(?:^|::|\.)engines::sglang::worker: $")
+_SGLANG_RELAY = re.compile(r"^SGLANG\d{1,4} ")
 _INDENT_MAX = 8  # the blanks of an indented block (four, or a list item's indent before them)
 _FAILING_PREFIX_LEVELS = frozenset(level.upper() for level in FAILING_RECORD_LEVELS)
 # (ninja's progress "[3/11] " opens no record of its own: ninja 1.13.2's NINJA_STATUS default "[%f/%t] ")
@@ -540,6 +547,20 @@ def _file_source(path: Path) -> Source:
     return Source(name=str(path), path=path, rank_hint=rank_hint_from_name(str(path)))
 
 
+# Markdown's escaped backtick: text written through a tool that escapes it (a bot's or a CLI's comment body, a copy of
+# the Markdown source) shows "\`code\`" where the writer meant a code span. A line whose every backtick is escaped, in
+# pairs, is read with its code spans as written
+_ESCAPED_TICK = re.compile(r"(?<!\\)`")
+
+
+def _unescaped_code_spans(line: str) -> str:
+    """The line with its escaped backticks as backticks, when every backtick of it is escaped and they pair up."""
+    count = line.count("\\`")
+    if count < 2 or count % 2 or _ESCAPED_TICK.search(line):
+        return line
+    return line.replace("\\`", "`")
+
+
 def clean(physical: str) -> list[str]:
     """One physical line → the logical lines it holds, wrappers removed. Empty results are dropped."""
     if "\x1b" in physical:
@@ -550,6 +571,8 @@ def clean(physical: str) -> list[str]:
         physical = _AUTOLINK.sub(r"#\1", physical)
     if physical.endswith("\r"):
         physical = physical[:-1]
+    if "\\`" in physical:
+        physical = _unescaped_code_spans(physical)
     out: list[str] = []
     for segment in physical.split("\r") if "\r" in physical else (physical,):
         segment = unwrap(segment)
@@ -584,6 +607,10 @@ def _with_own_level(wrapper: re.Match[str], rest: str) -> str:
         relay = _VLLM_RELAY.match(rest)
         if relay:
             return _with_own_level(relay, rest[relay.end() :])
+    if wrapper.re is _EXPORTER and rest.startswith("SGLANG") and _SGLANG_RELAY_TARGET.search(wrapper.group("target")):
+        relay = _SGLANG_RELAY.match(rest)
+        if relay:
+            return rest[relay.end() :]
     if wrapper.re is _VLLM_PREFIX and not _TRACEBACK_BODY.match(rest):
         level = wrapper.group("vllm_level")  # a record's own first line, or its message's own lines
     if wrapper.re is _PIPED_LOGGING and (wrapper.group("name") in _STREAM_LOGGERS or _TRACEBACK_BODY.match(rest)):

@@ -36,8 +36,13 @@ _STATED = re.compile(
     # "the kernel errors out", "it errored out at the first batch" (the phrasal verb: the run stopped on an error)
     r"|error(?:s|ed|ing)? out\b"
     r"|fail(?:s|ed)\b(?:\s+\w+)?\s+(?:with|at|on|during|in|when|while|after|because|without|immediately|randomly)"
+    # the progressive after its subject's verb ("the build is failing in the release pipeline at ..."; "a failing test
+    # in CI" is no verb)
+    r"|\b(?:is|are|was|were|been|keeps?)\s+(?:(?:still|also|now|always|often|constantly|consistently)\s+)?failing\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b"
     r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
+    # (what the run's log shows: "the original log shows an NCCL `ALLREDUCE` timeout during ...")
+    r"|(?<=logs )show(?:s|ed)?|(?<=log )show(?:s|ed)?|(?<=output )show(?:s|ed)?"
     r"|caus(?:e|es|ed|ing)|leads? to|led to|leading to|results? in|resulted in|resulting in)"
     r"\b(?P<what>[^.;!?]{0,80}?)\b(?:errors?|exceptions?|failures?|crash(?:es)?|(?P<oom_word>OOM|out[- ]of[- ]memory)"
     # (a class that names itself, "I encountered a RuntimeError during decoding"; a timeout, "got NCCL timeout")
@@ -64,6 +69,11 @@ _STATED = re.compile(
     # an error named in quotes said to occur: 'an error "**ibv_dealloc_pd failed**" occurs at program termination' (an
     # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
     r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened)"
+    # a code span quoting a failure's own message, said to come again or to occur ("The DeepEP `timeout (dispatch CPU)`
+    # recurred verbatim"; the words in the span are the library's: imeout, rror, ailure, xception, crash, the literals;
+    # after a word and its blank: the table opens at a word boundary)
+    r"|\s+`[^`]{0,60}?(?:[Tt]imeout|[Tt]imed out|rror|ailure|xception|[Cc]rash)[^`]{0,80}`\s+(?:(?:again|still)\s+)?"
+    r"(?:recur(?:s|red)|reappear(?:s|ed)|re-?occur(?:s|red)|occur(?:s|red)|happen(?:s|ed)|persist(?:s|ed))\b"
     # what a server or a process did, in the other words issues use: it errors out, went down, exited with a code or
     # unexpectedly, keeps restarting, blew up, was terminated by a signal, was unable to start; a request that makes it
     # crash, or that crashes the server ("I was able to crash the server two times", halogen-flash-server#15)
@@ -174,7 +184,10 @@ _SUPPOSED = re.compile(
 # anywhere in its sentence: a change that fixes, avoids or handles it ("sureal crashes in misc situations; this simply
 # avoids the crash", opencog#2656, a pull request's description)
 _CHANGE = re.compile(
-    r"(?i)\b(?:avoid(?:s|ed|ing)?|prevent(?:s|ed|ing)?|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|solv(?:e|es|ed|ing)"
+    # (a failure "preventing the engine from starting", keeping something from its normal work, is the failure's
+    # consequence, not a fix: a fix prevents a failure, "prevents the server from crashing")
+    r"(?i)\b(?:avoid(?:s|ed|ing)?|prevent(?:s|ed|ing)?(?!(?:\s+[\w-]+){1,4}\s+from\s+(?:start|launch|load|serv|runn|initiali[sz]|work)\w*\b)"
+    r"|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|solv(?:e|es|ed|ing)"
     r"|handl(?:e|es|ed|ing)|work(?:s|ed)? ?around|hack around|this (?:pr|pull request|change|commit|patch)"
     r"|add(?:s|ed)? (?:a )?(?:test|check|retry|guard))\b"
 )
@@ -186,8 +199,11 @@ _GONE = re.compile(
 # anywhere in its sentence: a proposal, a pull request's or the docs' behaviour, a designed one ("I propose that the
 # process exit with code 1", "The PR makes the router exit with status 2", "which is expected", "Feature request:
 # restart the worker automatically when it exits unexpectedly"; a process "killed automatically" is still a report)
+# ("suggests" after the evidence that points at a failure, "this suggests an OOM", "the log suggests", "... — suggests
+# a startup failure", is "indicates": an inference about this run, no proposal)
 _PROPOSED = re.compile(
-    r"(?i)\b(?:propos(?:e|es|ed|al)|suggest(?:s|ed|ion)?|PR|docs?(?: \w+)? says?|documentation says|(?:is|as|was) expected"
+    r"(?i)\b(?:propos(?:e|es|ed|al)|(?<!this )(?<!which )(?<!that )(?<!\bit )(?<!log )(?<!logs )(?<!— )(?<!- )suggests"
+    r"|suggest(?:ed|ion)?|PR|docs?(?: \w+)? says?|documentation says|(?:is|as|was) expected"
     r"|feature request)\b"
 )
 # before a process's "went down" in its clause, or in it: a metric of the process ("GPU utilization of the worker went
@@ -231,8 +247,9 @@ _USER_STOP = re.compile(
 # names the failure itself, in quotes ("As shown in image, it stuck here then got \"check timeout failed\" Error.")
 # ("following" as the verb, "After following the guide, the server dies with code 137", open-webui#6168, points nowhere)
 _POINTS = re.compile(
+    # ("image" after the word of a container's: "running the Docker image" names what ran, no picture)
     r"(?i)\b(?:(?<!after )(?<!by )(?<!when )(?<!while )(?<!before )(?<!from )following|as follows|like this|like that|below"
-    r"|attached|screenshot|image)\b|[:：]\s*$"
+    r"|attached|screenshot|(?<!docker )(?<!container )(?<!base )image)\b|[:：]\s*$"
 )
 _NAMED = re.compile(r"\"[^\"]{3,}\"|`[^`]{3,}`|“[^”]{3,}”")
 # a template's checklist line, an HTML comment, or a heading: a title names the report, its body shows the failure (the
@@ -432,11 +449,16 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         if (
             m.group("named")
             and m.group("named").lower().startswith("time")
-            and not re.fullmatch(r"\s*(?:[\w-]+\s+){0,3}", m.group("what"))
+            and not re.fullmatch(r"\s*(?:[\w`-]+\s+){0,3}", m.group("what"))  # (an op in a code span is a word)
         ):
             continue
         if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
+        # (what a log shows is a failure only when its noun is the writer's, not a quoted word: "The log shows `Error`
+        # twice" counts a word)
+        what = m.group("what") or ""
+        if (m.group("got") or "").lower().startswith("show") and (what.count("`") % 2 or what.count('"') % 2):
+            continue  # (the noun inside a quote the object opened)
         return m.group(0)
     return None
 

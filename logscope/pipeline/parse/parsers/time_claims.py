@@ -311,6 +311,12 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("startup", re.compile(r"(?i)\b(?:during|in|while in) the loading (?:process|phase|stage|step)\b")),
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
+    # a model (its server) that failed to deploy never came up to serve: "failed to deploy", "the model fails to
+    # deploy on two GPUs" (a deployment of something else, a fix or the docs, is no server's)
+    (
+        "startup",
+        re.compile(r"(?i)\bfail(?:s|ed)? to deploy\b(?! (?:the |a |my |our )?(?:fix|patch|change|docs?|site|website|pages?)\b)"),
+    ),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
     # a crash named by the step it ended ("Startup crash occurred"; form seen in pastes: sglang-7211)
     ("startup", re.compile(r"(?i)\bstart-?up crash(?:es|ed)?\b")),

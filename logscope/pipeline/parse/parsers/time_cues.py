@@ -230,10 +230,28 @@ def _writers(said: str) -> str:
     return _CODE.sub(blank, _QUOTED.sub(blank, said))
 
 
+# a serving run named as a whole (a rollout, a benchmark, a load test, the generation) said to have ended ("after the
+# rollout was completed", "once the benchmark finished"): what failed after it came once serving was over (an RL
+# trainer's next stage, the client's report), no serving time. A count of requests that completed ("after 100 requests
+# completed") is the serving that went on: _SERVING's "after N requests" reads it
+_WHOLE_RUN = re.compile(
+    r"(?i)(?:rollouts?|benchmark(?:s|ing)?|(?:load|stress|pressure|performance|perf)[- ]?tests?|generation|inference)$"
+)
+_ENDED = re.compile(
+    r"(?i)\s+(?:(?:is|was|were|are|has|have|had)\s+(?:been\s+)?|got\s+)?(?:completed?|complete[sd]|finish(?:es|ed)|done|ended|over)\b"
+)
+
+
+def _ended(masked: str, m: re.Match[str]) -> bool:
+    """The serving cue names a whole run said to have ended right after it (_WHOLE_RUN, _ENDED)."""
+    return _WHOLE_RUN.search(m.group(0)) is not None and _ENDED.match(masked, m.end()) is not None
+
+
 def _cues(masked: str) -> tuple[list[int], list[tuple[str, int]], bool]:
     """The serving cues' and the startup cues' places (with the step), and whether a serving cue is what failed (the
-    client's failure, which a server that never came up gives as well: the sentence places nothing)."""
-    found = list(_SERVING.finditer(_ACCURACY.sub(lambda m: " " * len(m.group(0)), masked)))
+    client's failure, which a server that never came up gives as well: the sentence places nothing). A serving run
+    said to have ended is no serving cue (_ended)."""
+    found = [m for m in _SERVING.finditer(_ACCURACY.sub(lambda m: " " * len(m.group(0)), masked)) if not _ended(masked, m)]
     client = [m for m in found if _FAILED_CLIENT.match(masked, m.end())]
     startup = [(stage, m.start()) for stage, pattern in _STARTUP for m in pattern.finditer(masked)]
     return [m.start() for m in found if m not in client], startup, bool(client)

@@ -354,6 +354,8 @@ def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, s
     """The first frame (innermost first) that a phase-locating signature matches, and that signature. A startup
     frame anywhere in the stack wins over a serving one (a model's forward called from graph capture is capture),
     except a disaggregation frame under a serving one: the PD event loops call disaggregation code per batch."""
+    if stage_functions.run_by_hand([str(f) for f in event.data.get("frame_paths") or event.data.get("frames") or []]):
+        return None  # a `python -c` command's or stdin's code: an import check or snippet, no server's step
     serving: tuple[Signature, str] | None = None
     disaggregation: tuple[Signature, str] | None = None
     frames = list(_frames(event))

@@ -71,9 +71,33 @@ _RAISER_AFTER = re.compile(
 _WITH_BEFORE = re.compile(r"(?i)\bwith\s+(?:the\s+)?[`'\"]?$")
 
 
+# the name before the nouns of its own code being built or run, a compound that stands as what failed: "the FlashInfer
+# JIT compilation of sampling kernels fails", "a FlashMLA kernel crash", or the step it failed at ("failing at the
+# FlashMLA compilation step", "during the DeepGEMM JIT build"). Only these nouns: "the flashinfer backend fails" is a
+# setting (above), "FlashInfer version 0.2.5" a version. (At most four nouns: a run of them is read once per name)
+_OWN_CODE = r"(?:jit|aot|compil\w*|build(?:s|ing)?|kernels?|extensions?|ops?|wheels?)"
+_COMPOUND_FAILS = re.compile(
+    r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r"){1,4}(?:\s+of\s+(?:[\w-]+\s+){0,2}?[\w-]+)?"
+    r"\s+(?:(?:is|are|was|were|keeps|also)\s+)?(?:crash|fail|error|abort|segfault|break|die)\w*\b"
+    # or the name, its op quoted, then the failure as a noun: "an NCCL `ALLREDUCE` timeout during ..." (not a setting
+    # of it: "the NCCL timeout to 7200", "NCCL timeout of 1800 s", "= 600")
+    r"|^\s+`[^`\s]{1,40}`\s+(?:timeout|time-out|hang|crash|error|failure)s?\b(?!\s*(?:to|of|=|:)?\s*\d)"
+)
+# the name right before a code span that quotes a failure's message: the library's own words ("the DeepEP `timeout
+# (dispatch CPU)` recurred", "NCCL `unhandled system error`")
+_OWN_MESSAGE = re.compile(r"(?i)^\s+`[^`]{0,60}?\b(?:timeout|timed out|error|failure|exception|crash)\w*\b[^`]{0,80}`")
+_AT_STEP_BEFORE = re.compile(r"(?i)\b(?:at|during|in)\s+(?:the\s+)?[`'\"]?$")
+_AT_STEP_AFTER = re.compile(r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r"){1,4}(?:\s+(?:step|stage|phase))?\b")
+
+
 def _as_raiser(sentence: str, start: int, end: int) -> bool:
-    """The name at sentence[start:end] stands where the library that failed stands (_RAISER_BEFORE/_RAISER_AFTER)."""
+    """The name at sentence[start:end] stands where the library that failed stands (_RAISER_BEFORE/_RAISER_AFTER,
+    _COMPOUND_FAILS, _AT_STEP_BEFORE/_AT_STEP_AFTER)."""
     before, after = sentence[:start], sentence[end:]
+    if _COMPOUND_FAILS.match(after) or _OWN_MESSAGE.match(after):
+        return True
+    if _AT_STEP_BEFORE.search(before[-40:]) and _AT_STEP_AFTER.match(after):  # (its tail: no rescan of the sentence)
+        return True
     if _WITH_BEFORE.search(before):  # "with DeepGEMM enabled": a condition; "with the triton backend": a setting
         return bool(re.match(r"(?i)[`'\"]?\s+(?:enabled|on|turned on)\b", after))
     if re.match(r"(?i)[\s-]+(?:mode|backend|attention|version)\b", after):  # "in DeepEP mode": a setting
