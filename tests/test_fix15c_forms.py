@@ -1,0 +1,50 @@
+"""Forms of session 15's mine15a batch that no earlier paste showed (fix15c): a version the writer says they install
+("I install the latest nixl-0.3.0"), in the present tense as many write it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import stated_versions
+
+# the shape of an issue's opening sentence over a fence of the server's log (sglang-6773)
+_LOG = (
+    "\n```\n"
+    '[2025-05-30 08:22:51] INFO:     127.0.0.1:54604 - "POST /generate HTTP/1.1" 200 OK\n'
+    "[2025-05-30 08:22:51] The server is fired up and ready to roll!\n"
+    "```\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "versions"),
+    [
+        (
+            "I am playing with P/D disaggregation in SGLang, I install the latest nixl-0.3.0. However, I met following"
+            " issues, seems a version mismatch?",
+            {"nixl": "0.3.0"},
+        ),
+        ("We install mooncake-transfer-engine-0.3.5 on both nodes, then the transfer fails.", {"mooncake": "0.3.5"}),
+        ("I install torch 2.8.0 and the server starts.", {"torch": "2.8.0"}),
+    ],
+)
+def test_the_writers_own_install_states_the_version(sentence, versions):
+    found = stated_versions(sentence + _LOG)
+    assert {k: found.get(k) for k in versions} == versions
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Please install nixl-0.3.0 before you start the server.",
+        "You need to install nixl-0.3.0 first.",
+        "How do I install nixl-0.3.0?",
+        "If I install nixl-0.3.0 the server does not start.",
+        "I tried to install nixl-0.3.0 but pip could not find it.",
+        "Downloading nixl-0.3.0-cp312-cp312-manylinux_2_28_x86_64.whl (20.1 MB)",
+        "See https://pypi.org/project/nixl-0.3.0/ for the wheels.",
+        "It worked before nixl-0.3.0 but fails after nixl-0.3.1.",
+    ],
+)
+def test_an_install_asked_for_or_a_file_states_no_version(sentence):
+    assert "nixl" not in stated_versions(sentence + _LOG)
