@@ -500,8 +500,7 @@ def _named_versions(text: str) -> dict[str, str]:
         if _AFTER_REQUIREMENT.match(after):
             continue
         if required.before(m.start()) and not (
-            _OWN_INSTALL.search(text, max(0, m.start() - REQUIREMENT_WINDOW), m.start())
-            and not sentences.supposes(m.start())
+            _OWN_INSTALL.search(text, max(0, m.start() - REQUIREMENT_WINDOW), m.start()) and not sentences.supposes(m.start())
         ):
             continue
         window = text[max(0, m.start() - REQUIREMENT_WINDOW) : m.start()]
