@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import stated_versions
+from tests.helpers import analyze_text, stated_versions
 
 # the shape of an issue's opening sentence over a fence of the server's log (sglang-6773)
 _LOG = (
@@ -48,3 +48,36 @@ def test_the_writers_own_install_states_the_version(sentence, versions):
 )
 def test_an_install_asked_for_or_a_file_states_no_version(sentence):
     assert "nixl" not in stated_versions(sentence + _LOG)
+
+
+# a launch, a sentence, and the rank's exception cut in its first word (sglang-10046's shape)
+_CUT = (
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1-0528 --tp 8 --pp 2 --nnodes 2 --node-rank 0\n\n"
+    "{sentence}\n"
+    "```\n"
+    "[2025-09-04 18:09:42 TP2 PP0] Scheduler hit an exception: Traceback (m\n"
+)
+
+
+def _rules(sentence: str) -> list[str]:
+    return [f["rule"] for f in analyze_text(_CUT.format(sentence=sentence))["findings"]]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["The server to start with the error below:", "The sglang server starts with this error:"],
+)
+def test_a_start_that_came_with_an_error_places_the_failure_at_startup(sentence):
+    assert _rules(sentence) == ["startup-crash"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The server started with the following command and then showed this:",
+        "The server starts with the following warning:",
+        "If the server starts with the error below, what should I change?",
+    ],
+)
+def test_a_start_with_a_command_a_warning_or_a_supposed_error_places_nothing(sentence):
+    assert _rules(sentence) == ["failure-time-unknown"]

@@ -309,6 +309,15 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|come up)\b(?! (?:to|until|unless|it|with)\b| \w+ing\b)"
         ),
     ),
+    # the server's start came with an error ("The server to start with the error below:", "sglang server starts with
+    # this error"): the error is the start's; a start with an option, a command or a warning is no failure
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:server|engine|sglang)(?: to)? start(?:s|ed)? with (?:the |an |a |this |these |following )*"
+            r"(?:following |below )?(?:errors?|exceptions?|traceback)\b"
+        ),
+    ),
     (
         "startup",
         re.compile(
