@@ -332,6 +332,9 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:server|engine|service|instance)\b"
             # "when I start the server and send requests": something else came after the start
             r"(?![^.;:!?]{0,40}?\b(?:and|then)\b)"
+            # "when launching the server with the following command:": the sentence brings in the command, not the
+            # failure (a sentence that also names the failure is time_cues' to read)
+            r"(?!\s+(?:with|using|via|by)\s+(?:the\s+)?(?:following|below|this|these)\s+(?:commands?|scripts?|configs?)\b)"
         ),
     ),
     # in Chinese: starting (启动) it reports an error (报错, 出错) or fails (失败): "启动sglang报错", "启动时报错", "启动失败"
