@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.pipeline.parse.parsers import time_claims
 from tests.helpers import analyze_text, stated_versions
 
 # the shape of an issue's opening sentence over a fence of the server's log (sglang-6773)
@@ -81,3 +82,53 @@ def test_a_start_that_came_with_an_error_places_the_failure_at_startup(sentence)
 )
 def test_a_start_with_a_command_a_warning_or_a_supposed_error_places_nothing(sentence):
     assert _rules(sentence) == ["failure-time-unknown"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "In SGLang v0.4.4.post3, when launching the server with the following command:",
+        "When starting the server using this command:",
+    ],
+)
+def test_a_start_that_brings_in_a_command_claims_no_time(sentence):
+    assert time_claims.parse(sentence) is None
+
+
+def test_a_start_that_brings_in_an_error_still_claims_startup():
+    parsed = time_claims.parse("When launching the server, I got this error:")
+    assert parsed is not None and parsed.data["stage"] == "startup"
+
+
+# an issue of two launches, a serving sentence pointing at a fence the copy cut in the traceback's first frame line
+# (sglang-5248's shape)
+_FENCED_CUT = (
+    "In SGLang v0.4.5, when launching the server with the following command:\n\n"
+    "```bash\npython3 -m sglang.launch_server --model-path Qwen/Qwen2.5-VL-3B-Instruct\n```\n\n"
+    "and sending an image-containing request causes the SGLang server to crash with the following error:\n\n"
+    "```\n"
+    '  File "/sgl-workspace\n'
+)
+
+
+def test_a_frame_cut_where_the_copy_ends_in_its_fence_is_the_failure():
+    report = analyze_text(_FENCED_CUT)
+    assert [f["rule"] for f in report["findings"]] == ["runtime-crash"]
+
+
+def test_an_unfenced_cut_frame_after_a_client_error_is_no_failure_of_its_own():
+    # a client's refused request, then its traceback's frame cut at the end of the copy, no fence (sglang-12745's shape)
+    text = (
+        "error message as follows:\n"
+        "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'The following requested LoRA"
+        " adapters are not loaded: 120b', 'type': 'BadRequestError', 'param': None, 'code': 400}\n\n"
+        '  File ".venv/lib/python3.12/site-packages/langc\n'
+    )
+    rules = [f["rule"] for f in analyze_text(text)["findings"]]
+    assert "failure-time-unknown" not in rules and "runtime-crash" not in rules
+
+
+def test_a_closed_fence_of_a_cut_frame_alone_is_no_failure():
+    # the fence closed after the line: the copy did not end inside it (no cut of the copy is shown)
+    rules = [f["rule"] for f in analyze_text(_FENCED_CUT + "```\n")["findings"]]
+    assert rules == []
