@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from logscope.pipeline.parse.parsers import time_claims
+from logscope.pipeline.parse.parsers import time_claims, time_cues
 from tests.helpers import analyze_text, stated_versions
 
 # the shape of an issue's opening sentence over a fence of the server's log (sglang-6773)
@@ -132,3 +132,29 @@ def test_a_closed_fence_of_a_cut_frame_alone_is_no_failure():
     # the fence closed after the line: the copy did not end inside it (no cut of the copy is shown)
     rules = [f["rule"] for f in analyze_text(_FENCED_CUT + "```\n")["findings"]]
     assert rules == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The server runs with the log pattern described below and then crashes without a meaningful traceback.",
+        "The server runs for a while and then crashes.",
+    ],
+)
+def test_a_server_that_ran_and_then_crashed_failed_while_serving(sentence):
+    parsed = time_cues.parse(sentence)
+    assert parsed is not None and parsed.data["stage"] == "serving"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The server runs out of memory and then crashes.",
+        "The server runs into an error and then crashes.",
+        "The server runs the warmup and then crashes.",
+        "The server runs with the following command and then crashes.",
+        "The server runs and crashes.",
+    ],
+)
+def test_running_out_into_or_through_a_step_is_no_serving_time(sentence):
+    assert time_cues.parse(sentence) is None
