@@ -803,6 +803,9 @@ TIME_CLAIM_LITERALS = (
     "engine startup",
     " start-up",
     "to start",
+    " start with",  # "the server starts with the error below" (time_claims.py: a start that came with an error)
+    " starts with",
+    " started with",
     "uring initiali",
     "erver initiali",
     "ngine initiali",

@@ -409,8 +409,23 @@ class TracebackReader(BlockReader):
         return Event(kinds.TRACEBACK, self.source, self.first_line, self.opener, self.rank, self.time, data, self.grammar)
 
     def close_at_end(self, open_fence: bool) -> list[Event]:
-        """The block where the copy ends: as `close`."""
-        return self.close()
+        """The block where the copy ends: as `close`; and a traceback's first frame line cut inside its path where the
+        copy ends ('  File "/sgl-workspace' after "crashes with the following error:"), as a bare header there is: a
+        failure whose frames and exception the copy cut off (only CPython's traceback prints that line's opening), where
+        the copy ends inside the code fence the writer opened for it (an unfenced frame cut at the end of a copy may be
+        a client's traceback of an error shown above it: sglang-12745)."""
+        events = self.close()
+        if not events and open_fence and self._frame_alone():
+            data = {"frames": [], "frame_paths": [], "incomplete": True, "opened_at": self.first_line, "header_only": True}
+            data |= {"cut_frame": True, "cut_frame_path": self.cut_frame_path}
+            at = self.first_line
+            events.append(Event(kinds.TRACEBACK, self.source, at, self.opener, self.rank, self.time, data, self.grammar))
+        return events
+
+    def _frame_alone(self) -> bool:
+        """Only a cut frame line was read, opening the block: no header, frame, exception or record."""
+        cut = self.exception is None and self.fatal is None and not self.frames and not self.header and self.cut_frame
+        return cut and self.chained_at is None and _FRAME.match(self.opener) is not None and not self.closed_by_record
 
 
 def _frame_path(frame: dict[str, Any]) -> str:

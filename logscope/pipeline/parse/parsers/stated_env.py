@@ -359,6 +359,12 @@ _NAMED_HISTORY = re.compile(
 )
 _NAMED_HISTORY_WORD = re.compile(r"(?i)since|as of|starting|beginning|introduced|added|removed|deprecated")
 
+# the writer's own install of the version named right after, in the present tense as many write it: "I install the
+# latest nixl-0.3.0. However, I met following issues" states what runs as "I installed ..." does ("installed" is no
+# requirement's word); "install" after anything else ("please install", "need to install", "tried to install") still
+# asks for it, and a question or a condition ("How do I install ...?", "If I install ...") states nothing
+_OWN_INSTALL = re.compile(r"(?i)\b(?:I|we)(?:\s+(?:also|just|then|first|now))?\s+install\s+(?:the\s+(?:latest\s+|newest\s+)?)?$")
+
 # where one of those words may start in a line (no word boundary asked: a window's edge is one), found once a line: a
 # version whose 40 characters before hold none is no requirement's, and the window is not searched (review13b item 10)
 _REQUIREMENT_START = re.compile(_REQUIREMENT_WORDS.replace(r"\b", ""))
@@ -491,7 +497,11 @@ def _named_versions(text: str) -> dict[str, str]:
         if read is not None and (len(read) > 1 or m.group(2) in read):
             continue
         after = text[m.end() : m.end() + 80]
-        if required.before(m.start()) or _AFTER_REQUIREMENT.match(after):
+        if _AFTER_REQUIREMENT.match(after):
+            continue
+        if required.before(m.start()) and not (
+            _OWN_INSTALL.search(text, max(0, m.start() - REQUIREMENT_WINDOW), m.start()) and not sentences.supposes(m.start())
+        ):
             continue
         window = text[max(0, m.start() - REQUIREMENT_WINDOW) : m.start()]
         if _NAMED_HISTORY_WORD.search(window) and _NAMED_HISTORY.search(window):

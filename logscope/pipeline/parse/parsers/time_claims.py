@@ -340,6 +340,15 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|come up)\b(?! (?:to|until|unless|it|with)\b| \w+ing\b)"
         ),
     ),
+    # the server's start came with an error ("The server to start with the error below:", "sglang server starts with
+    # this error"): the error is the start's; a start with an option, a command or a warning is no failure
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:server|engine|sglang)(?: to)? start(?:s|ed)? with (?:the |an |a |this |these |following )*"
+            r"(?:following |below )?(?:errors?|exceptions?|traceback)\b"
+        ),
+    ),
     (
         "startup",
         re.compile(
@@ -354,6 +363,9 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:server|engine|service|instance)\b"
             # "when I start the server and send requests": something else came after the start
             r"(?![^.;:!?]{0,40}?\b(?:and|then)\b)"
+            # "when launching the server with the following command:": the sentence brings in the command, not the
+            # failure (a sentence that also names the failure is time_cues' to read)
+            r"(?!\s+(?:with|using|via|by)\s+(?:the\s+)?(?:following|below|this|these)\s+(?:commands?|scripts?|configs?)\b)"
         ),
     ),
     # in Chinese: starting (启动) it reports an error (报错, 出错) or fails (失败): "启动sglang报错", "启动时报错", "启动失败"

@@ -55,6 +55,10 @@ _SERVING = re.compile(
     # (not a file, a path or a script's input: "submit the prompt file path", "enter my query into the launch script")
     r"(?! (?:files?|paths?|into|in the (?:launch|command|script)))"
     r"|(?:first|second|third|next|another|each|every) (?:questions?|prompts?|quer(?:y|ies))\b"
+    # the server ran, then failed: "The server runs with the log pattern described below and then crashes" (it was up;
+    # not "runs into", "runs out of", "runs the warmup")
+    r"|(?<=server )runs?\b(?! (?:into|out|on|the|a|an|with(?:out)? (?:the |a |an |this |these )?(?:following |below )?"
+    r"(?:commands?|flags?|options?|configs?|arg(?:ument)?s)\b))(?=[^.;:!?]{0,60}\band then\b)"
     r"|after (?:about |around |roughly |nearly |over |more than |~)?(?:\d+\+?|a few|several|many|some|hundreds of"
     # "after 3 hours of loading" are hours of a startup step, "after 2 hours of debugging" the user's
     r"|thousands of) (?:(?:hours|days)(?! of (?!(?:serving|running|operation|inference|uptime)\b)\w+)"
