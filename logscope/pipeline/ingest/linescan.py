@@ -284,9 +284,13 @@ def _hyperscan_groups(groups: tuple[tuple[str, tuple[str, ...]], ...]) -> Callab
         return None
     literals = tuple(lit for _, lits in groups for lit in lits)
     ids = [index for index, (_, lits) in enumerate(groups) for _ in lits]
-    # the name holds the groups' sizes too: the same literals cut into other groups are another database
-    name = _database_name(hyperscan, (*literals, "\0groups", *(str(len(lits)) for _, lits in groups)))
-    database = _stored_database(hyperscan, name) or _compiled_database(hyperscan, literals, name, ids)
+    # the name hashes what the ids map: the id scheme, then each (group, literal) pair of the table in its order (the
+    # same literals cut into other groups, or the groups named or ordered otherwise, are another database)
+    name = _database_name(hyperscan, (_GROUP_IDS, *(f"{group}\0{lit}" for group, lits in groups for lit in lits)))
+    stored = _stored_database(hyperscan, name)
+    if stored is not None and not _maps_groups(stored, groups):
+        stored = None  # a file of another scheme or table under this name: never trusted, compiled afresh
+    database = stored or _compiled_database(hyperscan, literals, name, ids)
     if database is None:
         return None
     names = [group for group, _ in groups]
@@ -301,6 +305,27 @@ def _hyperscan_groups(groups: tuple[tuple[str, tuple[str, ...]], ...]) -> Callab
         return tuple(names[index] for index in sorted(found))
 
     return search
+
+
+# the group database's id scheme, hashed into its cache name: a change of what an id means changes this tag
+_GROUP_IDS = "\0groups-v2: a literal's id is its group's index in the table"
+
+
+def _maps_groups(database: Any, groups: tuple[tuple[str, tuple[str, ...]], ...]) -> bool:
+    """Whether a stored group database maps the table: each literal, scanned alone, reports its own group and no id
+    outside the table (checked once on load, ~1 ms; review15a item 1: a file of another id scheme under the name
+    crashed `grammars_for` with IndexError or named wrong grammars)"""
+    for index, (_, lits) in enumerate(groups):
+        for lit in lits:
+            found: set[int] = set()
+
+            def on_match(got: int, _from: int, _to: int, _flags: int, _context: object) -> None:
+                found.add(got)
+
+            database.scan(lit.encode("utf-8", "surrogatepass"), match_event_handler=on_match)
+            if index not in found or max(found) >= len(groups):
+                return False
+    return True
 
 
 def _compiled_database(hyperscan: Any, literals: tuple[str, ...], name: str, ids: list[int] | None = None) -> Any | None:
