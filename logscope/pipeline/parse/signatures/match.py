@@ -166,9 +166,15 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
     """The matching signature with the most literal text; a mechanism's signature before any generic crash signature,
     and those in their file's order (the more specific first), whatever their literals' length."""
     best: tuple[tuple[int, int], Signature, dict[str, Any]] | None = None
+    lowered: str | None = None
     for sig in candidates:
         if sig.on == "exception" and not sig.matches_exception(exception):
             continue
+        haystack = text
+        if sig.pattern.nocase:
+            lowered = haystack = text.lower() if lowered is None else lowered
+        if sig.pattern.required not in haystack:
+            continue  # (what sig.match would say, without its calls)
         values = sig.match(text)
         if values is None:
             continue
