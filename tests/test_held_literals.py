@@ -72,3 +72,31 @@ def test_a_pattern_requires_its_longest_literal_as_its_haystack_holds_it():
     nocase = compile_pattern("Segmentation Fault", "t:1:1", nocase=True)
     assert nocase.required == "segmentation fault" and nocase.match("a SEGMENTATION FAULT here") == {}
     assert compile_pattern("^{code:int} failed", "t:1:1").required == " failed"
+
+
+def test_the_signatures_a_line_could_match_give_the_same_best_as_all_of_them():
+    # match._holding: only the signatures whose required literal the evidence holds reach _best; its answer is the
+    # one the whole candidate tuple gives, on fixture lines and on each case log's lines of the bundled signatures
+    from logscope.pipeline.parse.signatures import match
+    from logscope.pipeline.parse.signatures.loader import bundled_signatures
+    from tests.helpers import ROOT
+
+    signatures = bundled_signatures()
+    lines = []
+    for path in sorted((ROOT / "fixtures" / "real").iterdir())[:40]:
+        if path.suffix in (".log", ".txt"):
+            lines += path.read_text(errors="replace").splitlines()[:300]
+    for path in sorted((ROOT / "rules" / "signatures").glob("*.cases.yaml")):
+        lines += path.read_text().splitlines()
+    assert len(lines) > 2000
+    compared = 0
+    for kind in ("line", "exception", "frame", "native_frame"):
+        candidates = signatures.naming(kind)
+        if not candidates:
+            continue
+        for line in lines:
+            for exception in (None, line.split(":", 1)[0].strip()):
+                whole = match._best(candidates, line, exception)
+                assert match._best(match._holding(candidates, line), line, exception) == whole
+                compared += whole is not None
+    assert compared > 200  # many lines are matched by some signature
