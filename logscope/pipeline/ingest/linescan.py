@@ -315,13 +315,14 @@ def _maps_groups(database: Any, groups: tuple[tuple[str, tuple[str, ...]], ...])
     """Whether a stored group database maps the table: each literal, scanned alone, reports its own group and no id
     outside the table (checked once on load, ~1 ms; review15a item 1: a file of another id scheme under the name
     crashed `grammars_for` with IndexError or named wrong grammars)"""
+    found: set[int] = set()
+
+    def on_match(got: int, _from: int, _to: int, _flags: int, _context: object) -> None:
+        found.add(got)
+
     for index, (_, lits) in enumerate(groups):
         for lit in lits:
-            found: set[int] = set()
-
-            def on_match(got: int, _from: int, _to: int, _flags: int, _context: object) -> None:
-                found.add(got)
-
+            found.clear()
             database.scan(lit.encode("utf-8", "surrogatepass"), match_event_handler=on_match)
             if index not in found or max(found) >= len(groups):
                 return False
