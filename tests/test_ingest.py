@@ -290,6 +290,33 @@ def test_a_log_record_set_in_strong_emphasis_is_read_when_it_holds_an_exception_
         assert clean(kept) == [kept]
 
 
+def test_a_banner_of_stars_around_an_exception_line_is_read_in_linear_time_without_recursion():
+    # review15a item 3: each `**` layer of a line of stars re-entered the bold strip (a recursion and a regex pass per
+    # four stars): a 4 KiB banner with a word in it ended the analysis with RecursionError; one layer is stripped now
+    import time
+
+    from logscope.pipeline.ingest.ingest import unwrap
+
+    stars = "*" * 10_000
+    assert unwrap(stars) == stars
+    banner = f"{stars} RuntimeError: x {stars}"
+    assert clean(banner) == [banner]  # stars around a word: a banner, kept as written
+    findings = analyze_text(f"[2026-01-01 00:00:00] start\n{banner}\n")["findings"]
+    assert [f["rule"] for f in findings] == ["failure-time-unknown"] and "RuntimeError: x" in findings[0]["message"]
+
+    # linear: a 32 KiB line of stars costs about what two 16 KiB lines cost (quadratic was 4x per doubling)
+    def cost(n: int) -> float:
+        line = "*" * n + " ValueError: y " + "*" * n
+        started = time.process_time()
+        for _ in range(20):
+            unwrap(line)
+        return time.process_time() - started
+
+    assert cost(16_384) < 0.5 and cost(16_384) * 2 * 2.5 > cost(32_768) - 0.01
+    # one layer still goes: a bold record whose inside is an exception line
+    assert unwrap("**ValueError: z**") == "ValueError: z"
+
+
 def test_a_tracing_record_in_an_indented_block_is_read_as_the_record():
     # a Markdown indented code block (four blanks before each line) of Dynamo's relayed lines (ai-dynamo/dynamo#1422)
     line = "    2025-06-06T19:02:34.252Z DEBUG dynamo_run::subprocess:     raise e"

@@ -504,3 +504,34 @@ def test_a_stretch_of_most_of_its_buffer_is_counted_whole_less_the_newlines_outs
     outside = data.count(b"\n", 0, start) + data.count(b"\n", end)
     assert newlines(data, start, end) == data.count(b"\n", start, end) == data.count(b"\n") - outside
     assert (outside > 0) is (cut > 0)
+
+
+class _ReplaceSpy(bytearray):
+    """A read's buffer that notes each `replace` of the whole buffer (a block's slice is a plain bytearray)"""
+
+    calls: list[int]
+
+    def replace(self, *args, **kwargs):  # type: ignore[override]
+        self.calls.append(len(self))
+        return super().replace(*args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("shape", "whole"),
+    [
+        # a read that opens with one 40 KiB record (a JSON line, a flattened traceback), then blank lines: by the first
+        # block alone it was counted whole, ~9x the block-wise cost (review15a item 2: 588 ms vs 65 ms per 64 MiB)
+        (b"x" * 40_960 + b"\n" + b"\n" * (512 * 1024 - 40_961), False),
+        # ... then 16-byte lines; or long lines with a stretch of blank lines in the middle, or at the end
+        (b"x" * 40_960 + b"\n" + (b"y" * 15 + b"\n") * ((512 * 1024 - 40_961) // 16), False),
+        ((b"x" * 199 + b"\n") * 1_200 + b"\n" * 40_000 + (b"x" * 199 + b"\n") * 1_200, False),
+        ((b"x" * 199 + b"\n") * 2_400 + b"\n" * 40_000, False),
+        # long lines throughout: counted whole
+        ((b"x" * 149 + b"\n") * (512 * 1024 // 150), True),
+    ],
+)
+def test_the_whole_buffer_is_counted_by_replace_only_when_its_first_middle_and_last_blocks_are_long_lines(shape, whole):
+    data = _ReplaceSpy(shape)
+    data.calls = []
+    assert newlines(data, 0, len(data)) == bytes(data).count(b"\n") > 0
+    assert data.calls == ([len(data)] if whole else [])

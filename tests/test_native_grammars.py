@@ -4,6 +4,8 @@ their order, and an analysis gives the same document either way."""
 
 from __future__ import annotations
 
+import pickle
+import re
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,46 @@ def test_an_analysis_is_the_same_through_the_native_pass(monkeypatch):
     assert prefilter._native is not None  # the native pass answered
     prefilter._grammars_of.cache_clear()
     assert native == by_in_tests
+
+
+@pytest.mark.parametrize("scheme", ["literal-index", "groups-reversed"])
+def test_a_stored_database_of_another_id_scheme_is_compiled_again_not_trusted(scheme, tmp_path, monkeypatch):
+    # review15a item 1: a valid database under the cache name whose ids are not the table's group indexes (another
+    # logscope's scheme: each literal's own index, or the groups in another order) crashed `grammars_for` with
+    # IndexError inside the Hyperscan callback, or named wrong grammars
+    hyperscan = pytest.importorskip("hyperscan")
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    table = tuple(prefilter._BY_GRAMMAR.items())
+    monkeypatch.setattr(linescan, "_GROUPS", {})
+    assert linescan.group_search(table) is not None
+    [stored] = tmp_path.glob("hyperscan-db-*.pickle")
+    literals = [lit for _, lits in table for lit in lits]
+    if scheme == "literal-index":
+        ids = list(range(len(literals)))
+    else:
+        ids = [len(table) - 1 - index for index, (_, lits) in enumerate(table) for _ in lits]
+    foreign = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    foreign.compile(
+        expressions=[re.escape(lit.encode()) for lit in literals], ids=ids, elements=len(literals), flags=[0] * len(ids)
+    )
+    stored.write_bytes(pickle.dumps(hyperscan.dumpb(foreign)))
+    monkeypatch.setattr(linescan, "_GROUPS", {})
+    search = linescan.group_search(table)
+    assert search is not None
+    for line in ("2026-01-01 ERROR RuntimeError: CUDA out of memory", *_lines()[:400]):
+        assert search(line) == _by_in_tests(line)
+    assert "signature" in search("2026-01-01 ERROR RuntimeError: CUDA out of memory")
+    # ... and the file is stored anew, in the table's scheme
+    again = hyperscan.loadb(pickle.loads(stored.read_bytes()), hyperscan.HS_MODE_BLOCK)
+    again.scratch = hyperscan.Scratch(again)
+    assert linescan._maps_groups(again, table)
+
+
+def test_the_group_database_name_hashes_the_table_not_only_its_literals_and_sizes(tmp_path, monkeypatch):
+    # the same literals in groups of the same sizes, the groups named or ordered otherwise: another cache entry
+    pytest.importorskip("hyperscan")
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(linescan, "_GROUPS", {})
+    assert linescan.group_search((("a", ("WARN",)), ("b", ("ERROR",))))("x ERROR") == ("b",)
+    assert linescan.group_search((("b", ("WARN",)), ("a", ("ERROR",))))("x ERROR") == ("a",)
+    assert len(list(tmp_path.glob("hyperscan-db-*.pickle"))) == 2

@@ -78,3 +78,24 @@ def test_a_clean_paste_keeps_its_all_clear():
     assert view.unread_failures is None
     assert 'class="verdict ok"' in _render(document, "html")
     assert "No findings.\n" in _render(document, "markdown")
+
+
+@pytest.mark.parametrize("fmt", _FORMATS)
+def test_no_startup_found_with_unread_failure_lines_says_so_in_every_format(fmt):
+    # review15a item 5: with no recognised line the verdict said only "none of the 1 line read was recognised",
+    # coloured a warning, and never named the failure line below it
+    document = _without_findings("ERROR: frobnicator exploded while doing the thing\n")
+    assert document["coverage"]["recognized_lines"] == 0
+    assert [m["line"] for m in document["coverage"]["unmatched_failures"]] == [1]
+    verdict = (
+        "no SGLang startup found: none of the 1 line read was recognised, but 1 line reads like a failure that no "
+        "signature names (listed below)"
+    )
+    assert build_view(document).verdict == verdict
+    assert verdict in " ".join(_render(document, fmt).split())  # (a terminal's wrapping undone)
+
+
+def test_no_startup_found_and_no_failure_line_stays_as_it_was():
+    document = analyze_text("hello\nworld\n")
+    assert document["findings"] == [] and document["coverage"]["recognized_lines"] == 0
+    assert build_view(document).verdict == "no SGLang startup found: none of the 2 lines read was recognised"

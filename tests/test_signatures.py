@@ -420,4 +420,27 @@ def test_vllms_engine_core_report_is_a_startup_failure_that_gives_way_to_the_cau
     ]
     cause = "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`.\n"
     found = analyze_text(cause + report)["findings"]
-    assert [f["signature"] for f in found] != ["process-vllm-engine-core-init"] and "No available memory" in found[0]["message"]
+    # (review15a item 6: strict, the engine core's finding is not reported at all, second or otherwise)
+    assert "process-vllm-engine-core-init" not in {f.get("signature") for f in found}
+    assert [f["rule"] for f in found] == ["failure-time-unknown"] and "No available memory" in found[0]["message"]
+    # the real multi-process shape: the engine core's logged traceback (logger.exception("EngineCore failed to
+    # start."), each line behind its process's and the record's prefix), then the API server's traceback
+    core = "(EngineCore_DP0 pid=245) ERROR 10-01 10:00:00 [core.py:718] "
+    processes = (
+        f"{core}EngineCore failed to start.\n"
+        f"{core}Traceback (most recent call last):\n"
+        f'{core}  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py", line 700, in '
+        "check_enough_kv_cache_memory\n"
+        f"{core}    raise ValueError(\n"
+        f"{core}ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache "
+        "is needed, which is larger than the available KV cache memory (9.50 GiB).\n"
+        "(APIServer pid=1) Traceback (most recent call last):\n"
+        '(APIServer pid=1)   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/utils.py", line 1179, in '
+        "wait_for_engine_startup\n"
+        "(APIServer pid=1)     raise RuntimeError(\n"
+        "(APIServer pid=1) " + report
+    )
+    found = analyze_text(processes)["findings"]
+    assert "process-vllm-engine-core-init" not in {f.get("signature") for f in found}
+    assert [(f["rule"], f.get("signature")) for f in found] == [("startup-crash", None)]
+    assert "ValueError: To serve at least one request" in found[0]["message"]

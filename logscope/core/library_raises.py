@@ -9,6 +9,7 @@ import re
 from functools import cache
 from typing import NamedTuple
 
+from logscope.core.held_literals import HeldLiterals
 from logscope.core.resources import data_dir
 from logscope.core.sglang_asserts import anchor_of, wording_regex
 from logscope.core.text_memo import short_text_memo
@@ -30,12 +31,18 @@ def _wordings() -> tuple[LibraryRaise, ...]:
     return tuple(LibraryRaise(r["template"], r["library"], r["where"], anchor_of(r["template"])) for r in rows)
 
 
+@cache
+def _anchors() -> HeldLiterals:
+    return HeldLiterals([w.anchor for w in _wordings()])
+
+
 @short_text_memo(1024)  # a crash loop raises one message many times: the 953 anchors are tested once for it
 def library_raise(message: str) -> LibraryRaise | None:
     """The library wording the message starts with, or the message a wrapper's words hold after a `: ` (compiled
     only for the wordings whose longest literal piece the message holds)."""
     text = message.strip()
-    found = [w for w in _wordings() if w.anchor in text]
+    wordings = _wordings()
+    found = [wordings[at] for at in _anchors().held(text)]
     if not found:
         return None
     starts = (0, *(m.end() for m in _WRAPPED.finditer(text)))

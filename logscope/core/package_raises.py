@@ -9,6 +9,7 @@ from functools import cache
 from typing import NamedTuple
 
 from logscope.core import sglang_asserts, user_cache
+from logscope.core.held_literals import HeldLiterals
 from logscope.core.resources import data_dir
 from logscope.core.sglang_asserts import anchor_of, pieces, wording_regex
 
@@ -92,9 +93,18 @@ def package_raise(exception: str, message: str) -> tuple[PackageRaise, bool] | N
     matched. Compiled only for the wordings whose anchor the message holds."""
     name = exception.rsplit(".", 1)[-1]
     text = message.strip()
-    rows = [w for w in _wordings() if w.exception == name]
-    whole = next((w for w in rows if w.named and w.anchor in text and wording_regex(w.template).fullmatch(text)), None)
+    rows, anchors, head_anchors = _of_class(name)
+    held = (rows[at] for at in anchors.held(text))
+    whole = next((w for w in held if w.named and wording_regex(w.template).fullmatch(text)), None)
     if whole is not None:
         return whole, True
-    start = next((w for w in rows if w.head and w.head_anchor in text and wording_regex(w.head).match(text)), None)
+    heads = (rows[at] for at in head_anchors.held(text))
+    start = next((w for w in heads if w.head and wording_regex(w.head).match(text)), None)
     return (start, False) if start is not None else None
+
+
+@cache
+def _of_class(name: str) -> tuple[tuple[PackageRaise, ...], HeldLiterals, HeldLiterals]:
+    """The wordings of one exception class, in the table's order, with their anchors' and head anchors' index."""
+    rows = tuple(w for w in _wordings() if w.exception == name)
+    return rows, HeldLiterals([w.anchor for w in rows]), HeldLiterals([w.head_anchor for w in rows])

@@ -8,6 +8,7 @@ import json
 from functools import cache
 from typing import NamedTuple
 
+from logscope.core.held_literals import HeldLiterals
 from logscope.core.resources import data_dir
 from logscope.core.sglang_asserts import anchor_of, wording_regex
 
@@ -41,5 +42,12 @@ def sglang_raise_wording(exception: str, message: str) -> RaiseWording | None:
     """The wording of SGLang's that raises this exception class with this whole message (its fields filled), or None
     (compiled only for the wordings of that class whose longest literal piece the message holds)."""
     text = message.strip()
-    wordings = _wordings(exception.rsplit(".", 1)[-1])
-    return next((w for w in wordings if w.anchor in text and wording_regex(w.template).fullmatch(text)), None)
+    name = exception.rsplit(".", 1)[-1]
+    wordings = _wordings(name)
+    held = _anchors(name).held(text)
+    return next((wordings[at] for at in held if wording_regex(wordings[at].template).fullmatch(text)), None)
+
+
+@cache
+def _anchors(exception: str) -> HeldLiterals:
+    return HeldLiterals([w.anchor for w in _wordings(exception)])

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from logscope.core import user_cache
+from logscope.core.held_literals import HeldLiterals
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "stages.json"
@@ -112,14 +113,27 @@ def place_wording(text: str, releases: Releases = None) -> tuple[Placement, str]
     """(placement, the literal) of the longest placed literal the text holds: a message only startup code or only
     serving code prints or raises (in every release that prints it, of `releases` when given)."""
     unplaced: list[str] = []  # literals the text holds that code of both times prints (in the releases read)
-    for literal, runs in _placed()[1]:
-        if literal in text and not any(literal in longer for longer in unplaced):
+    wordings = _placed()[1]
+    for at in _held(wordings, text):
+        literal, runs = wordings[at]
+        if not any(literal in longer for longer in unplaced):
             row = _agreed(runs, releases)
             if row is not None:
                 return Placement(*row), literal
             if _contradicted(runs, releases):  # a shorter head of this wording would claim what it does not
                 unplaced.append(literal)
     return None
+
+
+def _held(wordings: tuple[tuple[str, Any], ...], text: str) -> list[int]:
+    """The positions in `wordings` (ascending) of the literals `text` holds (testing each of the ~6,800 literals with
+    `in` cost 2.5 ms a message, a third of the CPU time of a log of many ERROR records)."""
+    if _HEADS[0] is not wordings:
+        _HEADS[:] = [wordings, HeldLiterals([literal for literal, _ in wordings], head=12)]
+    return _HEADS[1].held(text)
+
+
+_HEADS: list[Any] = [None, None]  # (the wordings indexed, their index)
 
 
 def _base(version: str) -> tuple[int, ...]:

@@ -253,15 +253,16 @@ def _verdict(report: dict[str, Any]) -> str:
         return head + short_sentence(top["message"], VERDICT_CHARS - len(head) - len(tail)) + tail
     ranks = sum(len(launch["ranks"]) for launch in report["launches"])
     cov = report["coverage"]
+    unread = unread_failures_statement(cov)
+    but = f", but {unread} (listed below)" if unread else ""  # a failure logscope could not name is no all-clear
     if cov["recognized_lines"] == 0:
-        return f"no SGLang startup found: none of the {plural(cov['lines'], 'line')} read was recognised"
+        return f"no SGLang startup found: none of the {plural(cov['lines'], 'line')} read was recognised{but}"
     launches = plural(len(report["launches"]), "launch")
     if cov.get("repeated_launches"):
         launches = f"{plural(len(report['launches']) + cov['repeated_launches']['launches'], 'launch')}, {launches} in full"
     read = f"{plural(cov['lines'], 'line')} ({launches}, {plural(ranks, 'rank')}, {plural(len(report['gpus']), 'GPU')})"
-    unread = unread_failures_statement(cov)
-    if unread:  # a failure logscope could not name is no all-clear: say what is known, and what is not
-        return f"no known failure or memory problem found in {read}, but {unread} (listed below)"
+    if unread:  # say what is known, and what is not
+        return f"no known failure or memory problem found in {read}{but}"
     return f"no startup problem found in {read}"
 
 

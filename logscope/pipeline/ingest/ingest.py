@@ -215,7 +215,10 @@ _BOLD_EXCEPTION = re.compile(
 # ... and a whole log record set in strong emphasis the same way, a logger's prefix before the exception's line
 # ("**ERROR 12-08 22:01:13 engine.py:135] ValueError: Error in model execution ...**", vLLM's logger format below):
 # the emphasis goes when what its prefixes leave is an exception's line; any other bold line stays as written
-_BOLD_LINE = re.compile(r"^\s*(\*\*|__)(\S.*?)\1\s*$")
+# (one emphasis layer: an inside that starts with another `*`/`_` is no record's line, a banner of stars is not
+# peeled layer by layer; the inside is read once through the prefix strips below, never through this one again:
+# review15a item 3, a recursion per four stars crashed a 4 KiB line of stars with a word in it)
+_BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?![*_])(\S.*?)\1\s*$")
 _EXCEPTION_LINE = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)(?:\([A-Za-z_]\w*\))?: \S")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(?:[A-Za-z][\w+-]*(?=\s|$))?")
 _HTML = re.compile(r"</?(?:details|summary|pre|code)[^>]*>", re.IGNORECASE)
@@ -621,18 +624,19 @@ def _with_own_level(wrapper: re.Match[str], rest: str) -> str:
     return rest
 
 
-def unwrap(text: str) -> str:
-    """Remove paste wrappers; repeated because they nest (a quoted docker-compose paste)."""
+def unwrap(text: str, *, bold: bool = True) -> str:
+    """Remove paste wrappers; repeated because they nest (a quoted docker-compose paste). `bold=False`: a bold line's
+    inside, read once without the bold strip (no recursion, one emphasis layer)."""
     for _ in range(4):
         before = text
         if text.startswith(">"):
             text = _QUOTE.sub("", text)
         if text.startswith("+"):
             text = _DIFF_ADDED.sub("", text)
-        if text.lstrip()[:2] in ("**", "__"):
+        if bold and text.lstrip()[:2] in ("**", "__"):
             text = _BOLD_EXCEPTION.sub(r"\2", text)
-            if text == before and (bold := _BOLD_LINE.match(text)) and _EXCEPTION_LINE.match(unwrap(bold.group(2))):
-                text = bold.group(2)
+            if text == before and (line := _BOLD_LINE.match(text)) and _EXCEPTION_LINE.match(unwrap(line.group(2), bold=False)):
+                text = line.group(2)
         if "`" in text[:8] or "~~~" in text[:8]:
             text = _FENCE.sub("", text)
         if "<" in text:

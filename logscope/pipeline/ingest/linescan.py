@@ -52,17 +52,27 @@ _SPARSE_LINE_BYTES = 48  # a block whose lines are longer than this on average: 
 _WHOLE_SHARE = 0.9
 
 
+def _sparse_samples(buf: Buffer, start: int, end: int) -> bool:
+    """Whether the first, middle and last blocks of buf[start:end] all hold long lines: a read that opens with one
+    long record (a JSON line, a flattened traceback) and goes on with blank or short lines is not counted whole (by
+    the first block alone it was: ~9x the block-wise cost, review15a item 2)"""
+    middle = start + (end - start - _COUNT_BLOCK) // 2
+    for at in (start, middle, end - _COUNT_BLOCK):
+        if buf.count(b"\n", at, at + _COUNT_BLOCK) * _SPARSE_LINE_BYTES >= _COUNT_BLOCK:
+            return False
+    return True
+
+
 def newlines(buf: Buffer, start: int, end: int) -> int:
     """How many newlines buf[start:end] holds. A block of long lines has the next counted by `replace`; a block
     of short lines that `replace` met sends the next ones back to `count`, for twice as many blocks each time, so
     lines that switch length every block cost at most a few blocks counted the slow way. A stretch of long lines
-    that is most of its buffer (a read of a log with few candidates) is counted by one `replace` of the buffer."""
+    that is most of its buffer (a read of a log with few candidates) is counted by one `replace` of the buffer when
+    its first, middle and last blocks all hold long lines."""
     if end - start <= _COUNT_BLOCK:
         return buf.count(b"\n", start, end)
-    if end - start >= _WHOLE_SHARE * len(buf):
-        first = buf.count(b"\n", start, start + _COUNT_BLOCK)  # long lines or short ones: the first block says
-        if first * _SPARSE_LINE_BYTES < _COUNT_BLOCK:
-            return len(buf) - len(buf.replace(b"\n", b"")) - buf.count(b"\n", 0, start) - buf.count(b"\n", end)
+    if end - start >= _WHOLE_SHARE * len(buf) and _sparse_samples(buf, start, end):
+        return len(buf) - len(buf.replace(b"\n", b"")) - buf.count(b"\n", 0, start) - buf.count(b"\n", end)
     total = 0
     sparse = False
     wait = 0  # blocks still counted by `count` after `replace` met short lines
@@ -274,9 +284,13 @@ def _hyperscan_groups(groups: tuple[tuple[str, tuple[str, ...]], ...]) -> Callab
         return None
     literals = tuple(lit for _, lits in groups for lit in lits)
     ids = [index for index, (_, lits) in enumerate(groups) for _ in lits]
-    # the name holds the groups' sizes too: the same literals cut into other groups are another database
-    name = _database_name(hyperscan, (*literals, "\0groups", *(str(len(lits)) for _, lits in groups)))
-    database = _stored_database(hyperscan, name) or _compiled_database(hyperscan, literals, name, ids)
+    # the name hashes what the ids map: the id scheme, then each (group, literal) pair of the table in its order (the
+    # same literals cut into other groups, or the groups named or ordered otherwise, are another database)
+    name = _database_name(hyperscan, (_GROUP_IDS, *(f"{group}\0{lit}" for group, lits in groups for lit in lits)))
+    stored = _stored_database(hyperscan, name)
+    if stored is not None and not _maps_groups(stored, groups):
+        stored = None  # a file of another scheme or table under this name: never trusted, compiled afresh
+    database = stored or _compiled_database(hyperscan, literals, name, ids)
     if database is None:
         return None
     names = [group for group, _ in groups]
@@ -291,6 +305,28 @@ def _hyperscan_groups(groups: tuple[tuple[str, tuple[str, ...]], ...]) -> Callab
         return tuple(names[index] for index in sorted(found))
 
     return search
+
+
+# the group database's id scheme, hashed into its cache name: a change of what an id means changes this tag
+_GROUP_IDS = "\0groups-v2: a literal's id is its group's index in the table"
+
+
+def _maps_groups(database: Any, groups: tuple[tuple[str, tuple[str, ...]], ...]) -> bool:
+    """Whether a stored group database maps the table: each literal, scanned alone, reports its own group and no id
+    outside the table (checked once on load, ~1 ms; review15a item 1: a file of another id scheme under the name
+    crashed `grammars_for` with IndexError or named wrong grammars)"""
+    found: set[int] = set()
+
+    def on_match(got: int, _from: int, _to: int, _flags: int, _context: object) -> None:
+        found.add(got)
+
+    for index, (_, lits) in enumerate(groups):
+        for lit in lits:
+            found.clear()
+            database.scan(lit.encode("utf-8", "surrogatepass"), match_event_handler=on_match)
+            if index not in found or max(found) >= len(groups):
+                return False
+    return True
 
 
 def _compiled_database(hyperscan: Any, literals: tuple[str, ...], name: str, ids: list[int] | None = None) -> Any | None:

@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from logscope.core import engine_stages, kinds, native_stages, phases, stage_functions
 from logscope.core.events import Event
+from logscope.core.held_literals import HeldLiterals
 from logscope.core.model import Failure
 from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_library
 from logscope.core.signals import signal_name
@@ -166,9 +167,15 @@ def _best(candidates: tuple[Signature, ...], text: str, exception: str | None) -
     """The matching signature with the most literal text; a mechanism's signature before any generic crash signature,
     and those in their file's order (the more specific first), whatever their literals' length."""
     best: tuple[tuple[int, int], Signature, dict[str, Any]] | None = None
+    lowered: str | None = None
     for sig in candidates:
         if sig.on == "exception" and not sig.matches_exception(exception):
             continue
+        haystack = text
+        if sig.pattern.nocase:
+            lowered = haystack = text.lower() if lowered is None else lowered
+        if sig.pattern.required not in haystack:
+            continue  # (what sig.match would say, without its calls)
         values = sig.match(text)
         if values is None:
             continue
@@ -251,13 +258,34 @@ class _SetMemo(Generic[_T]):
 _best_memo: _SetMemo[tuple[Signature, dict[str, Any]] | None] = _SetMemo()
 
 
+# per candidate tuple (kept, so its id is not reused), the index of its patterns' required literals: cased patterns'
+# in the first, nocase patterns' (against the lowered text) in the second, the others' slot an impossible literal
+_REQUIRED: dict[int, tuple[tuple[Signature, ...], HeldLiterals, HeldLiterals | None]] = {}
+_NEVER = "\0" * 8
+
+
+def _holding(candidates: tuple[Signature, ...], text: str) -> tuple[Signature, ...]:
+    """The candidates (in their order) whose required literal the text holds: those _best could match (its loop
+    tested each of some hundred signatures a line, review15a item 7)."""
+    entry = _REQUIRED.get(id(candidates))
+    if entry is None or entry[0] is not candidates:
+        cased = HeldLiterals([_NEVER if s.pattern.nocase else s.pattern.required for s in candidates])
+        folded = [s.pattern.required if s.pattern.nocase else _NEVER for s in candidates]
+        entry = (candidates, cased, HeldLiterals(folded) if any(s.pattern.nocase for s in candidates) else None)
+        _REQUIRED[id(candidates)] = entry
+    held = set(entry[1].held(text))
+    if entry[2] is not None:
+        held.update(entry[2].held(text.lower()))
+    return tuple(candidates[at] for at in sorted(held))
+
+
 def _best_of(
     signatures: SignatureSet, kind: str, text: str, exception: str | None, warned: bool = False
 ) -> tuple[Signature, dict[str, Any]] | None:
     """_best over the set's finding signatures of this kind, once per distinct evidence (_SetMemo)."""
 
     def best() -> tuple[Signature, dict[str, Any]] | None:
-        candidates = signatures.naming(kind)
+        candidates = _holding(signatures.naming(kind), text)
         if warned:
             candidates = tuple(sig for sig in candidates if not sig.quiet_in_warnings)
         return _best(candidates, text, exception)
