@@ -117,11 +117,16 @@ _STATED = re.compile(
     r"|terminated by (?:signal|SIG)|unable to (?:start|launch|initiali[sz]e|serve)"
     # a program that cannot start or connect: "The server can't start when I set --tp 8", "The router cannot connect to
     # the prefill server" ("can't load" is said of scripts and files as often, as "unable to load" is)
-    r"|(?:\b(?:it|(?:" + _PROCESS + r")s?|sglang|SGLang)\s+(?:(?:still|just|always|sometimes|then)\s+)?"
+    # (the program is the subject, never a bare "it": "it doesn't start with sk-" is a key's; the verb ends its clause or
+    # a cue of time, cause or place follows, never an object, a gerund or "until": "won't start serving until all
+    # weights are loaded", "doesn't start a new process for the tokenizer" describe behaviour, review15b item 3)
+    r"|(?P<cant>\b(?:(?:" + _PROCESS + r")s?|sglang|SGLang)\s+(?:(?:still|just|always|sometimes|then)\s+)?"
     r"(?:can(?:'|\u2019)?t|cannot|can not|could(?:n(?:'|\u2019)t| not)|wo(?:n(?:'|\u2019)t)|will not|does(?:n(?:'|\u2019)t| not)"
-    r"|did(?:n(?:'|\u2019)t| not))\s+(?:be\s+)?(?:start(?:ed)?|launch(?:ed)?|connect(?:ed)?|boot|serve|come up)\b)"
+    r"|did(?:n(?:'|\u2019)t| not))\s+(?:be\s+)?(?:connect(?:ed)?\s+to\b|(?:start(?:ed)?|launch(?:ed)?|connect(?:ed)?|boot|serve"
+    r"|come up)\b(?=\s*(?:[.,;!:)]|$)|\s+(?:when|whenever|after|with(?!\s+[\"'`]?\w+-[\"'`]?(?:[\s.,;]|$))|because|at|on|in|if|anymore"
+    r"|any more|again|anyway|properly|correctly|successfully|either|now|due|since|during|while|under|using|via)\b)))"
     # a step or a process that failed, said last in its clause: "When enabling --enable-dp-attention, the launch fails."
-    r"|(?:\b(?:launch|startup|start-up|deployment|initiali[sz]ation|loading|transfer|handshake|bootstrap|"
+    r"|(?P<step_fails>\b(?:launch|startup|start-up|deployment|initiali[sz]ation|loading|transfer|handshake|bootstrap|"
     + _PROCESS
     + r")(?:es|s)?\s+(?:(?:always|then|just|also|still|often|sometimes|randomly|suddenly)\s+)?fail(?:s|ed)\b"
     r"(?=\s*(?:[.,;!)]|$)|\s+(?:between|under|again|every)\b))"
@@ -173,6 +178,10 @@ _OOM_NOUN = re.compile(
 _CAUSE = re.compile(r"(?i)caus|leads? to|led to|leading to|results? in|resulted in|resulting in")
 # a clause about whenever something happens, not what did: "When SGLang hits an OOM during a TTS request, ..."
 _WHEN = re.compile(r"(?i)\bwhen(?:ever)?\b")
+# a clause of whenever or of a time to come, and a sentence that opens as a question does ("Why the router can't
+# connect to the prefill server" with no mark)
+_BEHAVIOUR_WHEN = re.compile(r"(?i)\b(?:when(?:ever)?|once|until|unless|in case|" + CONDITION_WORDS + r")\b")
+_ASKS = re.compile(r"(?i)^\W*(?:why|how|what|is|are|does|do|did|can|could|should|will|would)\b")
 _BUT = re.compile(r"(?i)[,;]\s*but\b")  # the turn to a clause of its own
 _WHEN_OPENS = re.compile(r"(?i)^\W*when(?:ever)?\b")  # a clause that opens with "when"
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
@@ -421,6 +430,10 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         # (and a denial: "the server will not crash on first request, but crash randomly after few hours serving",
         # sgl-project/sglang#25937)
         after = body[m.end() :]
+        # (a step's failure or a program that cannot start in a clause of whenever, or a question without its mark:
+        # "The router retries when the transfer fails.", "Why the router can't connect to ...", review15b item 3)
+        if (m.group("step_fails") or m.group("cant")) and (_BEHAVIOUR_WHEN.search(clause) or _ASKS.match(body)):
+            continue
         if DENIED.search(clause) or NEGATED.search(turned) or supposed or _GONE.match(after) or _LESS_OFTEN.match(after):
             continue
         # a "when" clause whose main clause is a possibility states a condition, not what happened: "When the backend
