@@ -46,3 +46,27 @@ def test_the_program_that_cannot_start_is_still_read(sentence, rule):
     (finding,) = _findings(sentence + "\n")
     assert finding["rule"] == rule
     assert sentence in finding["message"]
+
+
+# review15b item 4: "now it works" dismisses what precedes it, not a failure after it in the sentence
+@pytest.mark.parametrize(
+    ("sentence", "rule", "phase"),
+    [
+        ("Now it works with --tp 4 but with --tp 8 the server crashes with NCCL error.", "failure-time-unknown", "unknown"),
+        ("Now it works for a few requests, then the scheduler crashes.", "runtime-crash", "serving"),
+    ],
+    ids=["contrast", "then"],
+)
+def test_now_it_works_before_a_failure_dismisses_nothing(sentence, rule, phase):
+    (finding,) = _findings(sentence + "\n")
+    assert finding["rule"] == rule
+    assert finding["phase"] == phase
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["The server crashed with --tp 8, now it works.", "The server didn't start until I set --tp 2, now it works."],
+    ids=["crashed", "didnt-start"],
+)
+def test_now_it_works_after_the_failure_still_dismisses_it(sentence):
+    assert _findings(sentence + "\n") == []

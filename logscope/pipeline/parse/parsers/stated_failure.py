@@ -232,8 +232,11 @@ _RUN_SUBJECT = re.compile(
 )
 _BY_AMOUNT = re.compile(r"^\s*(?:to|by)\s+~?\d")
 # the whole sentence says the run is fine now, or points at another thread's failure ("I've got the same error")
+# ("now it works" only where it ends its clause and nothing turns after it: "Now it works with --tp 4 but with --tp 8
+# the server crashes", "Now it works for a few requests, then the scheduler crashes" report a failure, review15b item 4)
 _FINE = re.compile(
-    r"(?i)\b(?:works? (?:now|fine|well|normally)|working (?:now|fine)|now (?:it |everything |all )?works?|no longer"
+    r"(?i)\b(?:works? (?:now|fine|well|normally)|working (?:now|fine)"
+    r"|now (?:it |everything |all )?works?(?=\s*(?:[.!,;]|$))(?![^.!?]*\b(?:but|then|until|except|however)\b)|no longer"
     r"|not any ?more|same|similar|previously"
     r"|used to|in the past|earlier versions?)\b"
 )
