@@ -70,3 +70,28 @@ def test_now_it_works_before_a_failure_dismisses_nothing(sentence, rule, phase):
 )
 def test_now_it_works_after_the_failure_still_dismisses_it(sentence):
     assert _findings(sentence + "\n") == []
+
+
+_HANG_LOG = (
+    "[2025-01-01 10:00:00] server_args=ServerArgs(model_path='X', tp_size=1)\n"
+    "[2025-01-01 10:00:05 TP0] Init torch distributed begin.\n"
+    "[2025-01-01 10:00:06 TP0] Load weight begin. avail mem=78.00 GB\n"
+)
+
+
+# review15b item 11: SGLang's /health answers 503 while the server starts (sglang 0.5.6, 0.5.10.post1
+# srt/entrypoints/http_server.py health_generate: server_status Starting -> Response(status_code=503))
+def test_a_health_probes_503_during_startup_is_no_failure():
+    text = _HANG_LOG + "$ curl -i http://localhost:30000/health\nHTTP/1.1 503 Service Unavailable\n"
+    (finding,) = _findings(text)
+    assert finding["rule"] == "startup-incomplete"
+
+
+def test_a_503_of_a_generation_request_is_still_unread_failure():
+    text = _HANG_LOG + "$ curl -i http://localhost:30000/v1/chat/completions\nHTTP/1.1 503 Service Unavailable\n"
+    rules = sorted(f["rule"] for f in _findings(text))
+    assert rules == ["startup-incomplete", "unrecognized-failure"]
+
+
+def test_a_sentence_opening_with_a_status_line_is_prose():
+    assert _findings("HTTP/1.1 500 is returned when I send a long prompt\n") == []

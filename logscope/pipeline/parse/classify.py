@@ -214,7 +214,15 @@ FAILURE_LOOK = re.compile(
 # answering 500: "HTTP/1.0 500 Internal Server Error", with -v "< HTTP/1.0 500 ..."): the server failed the request, a
 # record that reads like a failure (matched at the line's start only: an alternative of FAILURE_LOOK, tried at every
 # position of a long line, cost its search a third more)
-_SERVER_ERROR_STATUS = re.compile(r"\s*(?:< )?HTTP/[12](?:\.[01])? 5\d\d\b")
+# (the code ends the line or its reason phrase follows: "HTTP/1.1 500 is returned when ..." is prose, review15b item 11)
+_SERVER_ERROR_STATUS = re.compile(r"\s*(?:< )?HTTP/[12](?:\.[01])? (5\d\d)(?=\s*$|\s+[A-Z][a-z])")
+# a probe of the server's health (curl, wget, a request line): SGLang's /health and /health_generate answer 503 while
+# the server is starting (server_status Starting) and during its shutdown (sglang 0.5.6, 0.5.10.post1
+# srt/entrypoints/http_server.py health_generate), so a 503 answering it within _PROBE_REACH lines is the probe's
+# answer, no failure; an unhealthy server's 503 there comes after its own logged "Health check failed. ..." record,
+# which is read (review15b item 11)
+_HEALTH_PROBE = re.compile(r"/health(?:_generate)?\b")
+_PROBE_REACH = 5
 
 _GRAMMARS = {grammar.name: grammar for grammar in LINE_GRAMMARS}
 
@@ -279,6 +287,7 @@ class SourceClassifier:
         self.rewrap: Rewrap | None = None  # a long message being joined back from the lines it was broken into
         self.unwrapped: dict[int, str] = {}  # line → how its text was unwrapped (JSON string, flattened, ...)
         self.opened = False  # feeding a message taken out of a JSON string or a flattened line: a record, not prose
+        self.health_probe = -_PROBE_REACH - 1  # the line of the last health probe (_HEALTH_PROBE)
         self.failing_record = False  # feeding the message of a log record at a failing level (unwrap.FAILING_RECORDS)
         self.physical = ""  # the physical line being fed, before a logger's prefix was taken off (its level word)
         self.startup_parts: list[tuple[int, int | None]] = []  # the startup parts' lines: [first, after)
@@ -492,6 +501,8 @@ class SourceClassifier:
         self._feed_line(held.first, held.text)
 
     def _feed_line(self, lineno: int, text: str) -> None:
+        if "/health" in text and _HEALTH_PROBE.search(text):
+            self.health_probe = lineno
         if self.active is not None:
             if not _a_record_of_its_own(self.active, text) and self.active.feed(lineno, text):
                 self.recognized_physical.add(lineno)
@@ -534,6 +545,11 @@ class SourceClassifier:
                 self._judge_wording(lineno, text)
             return
         self._classify(lineno, text, candidates)
+
+    def _server_error_status(self, lineno: int, text: str) -> bool:
+        """A response's 5xx status line, unless it is the 503 of a health probe shortly before it."""
+        status = _SERVER_ERROR_STATUS.match(text)
+        return status is not None and not (status.group(1) == "503" and lineno - self.health_probe <= _PROBE_REACH)
 
     def _plain(self) -> bool:
         """A line read on its own: no block, joined line, quoted prose or unwrapped message around it."""
@@ -648,7 +664,7 @@ class SourceClassifier:
         if looks_failed and self._failure_line(lineno, text):
             return
         failure_look = looks_failed and (
-            self.failing_record or FAILURE_LOOK.search(text) is not None or _SERVER_ERROR_STATUS.match(text) is not None
+            self.failing_record or FAILURE_LOOK.search(text) is not None or self._server_error_status(lineno, text)
         )
         if tried and tried[0] == kinds.SGLANG and self.pending is None:
             self.pending = (lineno, text)  # a terminal may have cut it: read when the next line does not complete it
