@@ -72,11 +72,76 @@ def test_now_it_works_after_the_failure_still_dismisses_it(sentence):
     assert _findings(sentence + "\n") == []
 
 
+_TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/x/y.py", line 3, in f\n'
+    "    g()\n"
+    "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+)
+
+
+# review15b item 13: "works fine most of the time" says how often, not when, and not of another setup or of launches
+@pytest.mark.parametrize(
+    ("sentence", "rule", "phase"),
+    [
+        ("It works fine most of the time on H100, but on A100 it crashes right away:", "failure-time-unknown", "unknown"),
+        ("The launch runs fine most of the time; 1 in 10 launches it crashes like this:", "startup-crash", "startup"),
+        ("It is fine 90% of the time, sometimes the server crashes at startup with:", "startup-crash", "startup"),
+        ("It works fine most of the time, but sometimes crashes:", "runtime-crash", "serving"),
+    ],
+    ids=["other-setup", "launches", "startup-claim", "occasional"],
+)
+def test_most_of_the_time_places_only_an_occasional_failure_of_the_same_run(sentence, rule, phase):
+    (finding,) = _findings(sentence + "\n" + _TRACEBACK)
+    assert finding["rule"] == rule
+    assert finding["phase"] == phase
+    assert finding["signature"] == "process-cuda-error"
+
+
+# review15b item 8: a client's warmup, a dataset's loading, a client's 初始化 are not the server's startup; a 初始化
+# failure after the server ran a while came while serving
+@pytest.mark.parametrize(
+    ("sentence", "rule", "phase"),
+    [
+        ("It fails during warmup with my test harness sending 10 prompts", "runtime-crash", "serving"),
+        ("During the loading process of the dataset in my client, an error occurred:", "failure-time-unknown", "unknown"),
+        ("客户端初始化失败，服务器正常运行", "failure-time-unknown", "unknown"),
+        ("服务运行一段时间后，NCCL初始化失败", "runtime-crash", "serving"),
+        ("During the loading process, an error occurred:", "startup-crash", "startup"),
+        ("结果：初始化失败", "startup-crash", "startup"),
+    ],
+    ids=["harness-warmup", "dataset-loading", "client-init", "init-after-serving", "loading-process", "init-failed"],
+)
+def test_a_clients_step_is_no_startup_claim(sentence, rule, phase):
+    (finding,) = _findings(sentence + "\n" + _TRACEBACK)
+    assert finding["rule"] == rule
+    assert finding["phase"] == phase
+
+
+# review15b item 7: a serving sentence of another run, or one beside a startup claim, silences no startup hang
 _HANG_LOG = (
     "[2025-01-01 10:00:00] server_args=ServerArgs(model_path='X', tp_size=1)\n"
     "[2025-01-01 10:00:05 TP0] Init torch distributed begin.\n"
     "[2025-01-01 10:00:06 TP0] Load weight begin. avail mem=78.00 GB\n"
 )
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The old version ran for 3 days without problems. After upgrading, the server hangs here:",
+        "Usually it hangs after running for a few hours, but today it hangs here at startup:",
+    ],
+    ids=["old-version", "usually-but-today"],
+)
+def test_a_serving_sentence_of_another_run_keeps_the_startup_hang(sentence):
+    (finding,) = _findings(sentence + "\n" + _HANG_LOG)
+    assert finding["rule"] == "startup-incomplete"
+    assert "last phases seen: load_weight_begin" in finding["message"]
+
+
+def test_a_serving_sentence_of_this_run_still_says_the_log_was_cut():
+    assert _findings("It hangs after running for a few hours:\n" + _HANG_LOG) == []
 
 
 # review15b item 11: SGLang's /health answers 503 while the server starts (sglang 0.5.6, 0.5.10.post1

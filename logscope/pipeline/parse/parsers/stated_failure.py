@@ -123,8 +123,8 @@ _STATED = re.compile(
     r"|(?P<cant>\b(?:(?:" + _PROCESS + r")s?|sglang|SGLang)\s+(?:(?:still|just|always|sometimes|then)\s+)?"
     r"(?:can(?:'|\u2019)?t|cannot|can not|could(?:n(?:'|\u2019)t| not)|wo(?:n(?:'|\u2019)t)|will not|does(?:n(?:'|\u2019)t| not)"
     r"|did(?:n(?:'|\u2019)t| not))\s+(?:be\s+)?(?:connect(?:ed)?\s+to\b|(?:start(?:ed)?|launch(?:ed)?|connect(?:ed)?|boot|serve"
-    r"|come up)\b(?=\s*(?:[.,;!:)]|$)|\s+(?:when|whenever|after|with(?!\s+[\"'`]?\w+-[\"'`]?(?:[\s.,;]|$))|because|at|on|in|if|anymore"
-    r"|any more|again|anyway|properly|correctly|successfully|either|now|due|since|during|while|under|using|via)\b)))"
+    r"|come up)\b(?=\s*(?:[.,;!:)]|$)|\s+(?:when|whenever|after|with(?!\s+[\"'`]?\w+-[\"'`]?(?:[\s.,;]|$))|because|at|on|in"
+    r"|if|anymore|any more|again|anyway|properly|correctly|successfully|either|now|due|since|during|while|under|using|via)\b)))"
     # a step or a process that failed, said last in its clause: "When enabling --enable-dp-attention, the launch fails."
     r"|(?P<step_fails>\b(?:launch|startup|start-up|deployment|initiali[sz]ation|loading|transfer|handshake|bootstrap|"
     + _PROCESS

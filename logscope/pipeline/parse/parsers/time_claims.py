@@ -77,7 +77,7 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
     # Occasionally, this error occurs": built nccl-1905; "it works fine most of the time, but sometimes crashes"): a run
     # that works most of the time is up and serving between its failures; a startup step working so ("loading is fine
     # most of the time") is its step's (_STEP_SUBJECT)
-    re.compile(
+    _MOST_OF_THE_TIME := re.compile(
         r"(?i)\b(?:(?:is|are|was|were) (?:fine|normal|ok|okay|stable|good)"
         r"|(?:works?|worked|working|runs?|ran|running|operates?|operated|operating)"
         r"(?: (?:fine|normally|well|ok|okay|stably|smoothly|correctly))?)"
@@ -308,7 +308,14 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     # the loading of the model as a process or phase ("During the loading process, an error occurred": built sglang-23386):
     # the server's start, its step not said (the loading the writer sees may be the weights', a capture's or a JIT's)
-    ("startup", re.compile(r"(?i)\b(?:during|in|while in) the loading (?:process|phase|stage|step)\b")),
+    # (not the loading of something else: "the loading process of the dataset in my client", review15b item 8)
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:during|in|while in) the loading (?:process|phase|stage|step)\b"
+            r"(?!\s+of\s+(?!(?:the\s+|my\s+)?(?:model|weights?|checkpoints?)\b))"
+        ),
+    ),
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
     # a model (its server) that failed to deploy never came up to serve: "failed to deploy", "the model fails to
@@ -416,6 +423,8 @@ def fits(text: str) -> bool:
 def parse(text: str) -> Parsed | None:
     """The first claim of the line, unless the line also claims the other time (startup against serving)."""
     found = [(stage, m) for stage, pattern in _CLAIMS if (m := pattern.search(text)) and _asserted(text, m)]
+    if len({at_startup(stage) for stage, _ in found}) > 1:
+        found = _settled(found)
     if not found or len({at_startup(stage) for stage, _ in found}) > 1:
         return None
     stage, m = found[0]
@@ -463,8 +472,28 @@ def _firm(text: str, m: re.Match[str]) -> bool:
 # a warmup of a benchmark client (bench_serving's warmup requests, "Starting initial single prompt test run") named in
 # the line: the warmup claim reads nothing there
 _WARMUP_WORD = re.compile(r"(?i)warm-?up")
-_BENCH_WARMUP = re.compile(r"(?i)\bbench|\bclient\b|\brequests?\b")
+# (and a client of the writer's own: "my test harness sending 10 prompts", "my script", "the load test", review15b item 8)
+_BENCH_WARMUP = re.compile(
+    r"(?i)\bbench|\bclient\b|\brequests?\b|\b(?:scripts?|harness|tests?|prompts?|load[- ]test\w*|my code)\b|客户端"
+)
 _STEP_SUBJECT = re.compile(r"(?i)\b(?:load(?:ing)?|captur\w*|compil\w*|initiali[sz]\w*|warm-?up|download\w*|build\w*)\b")
+# (a launch or a start of the server working "most of the time" counts launches: "The launch runs fine most of the
+# time; 1 in 10 launches it crashes", review15b item 13)
+_LAUNCH_SUBJECT = re.compile(r"(?i)\b(?:the |a |each |every )(?:launch(?:es)?|start(?:s|up)?|start-up|boot\w*)\s+$")
+# after a run span in its sentence, a turn to another setup: "works fine most of the time on H100, but on A100 it
+# crashes right away" (the span speaks of the other setup, review15b item 13)
+_OTHER_SETUP_AFTER = re.compile(r"(?i)[^.;!?]*?\bbut\s+(?:on|with|when|for|using|under|in)\b")
+# the claim's sentence speaks of another run, an earlier release or the habit before today's failure: "The old version
+# ran for 3 days without problems.", "Usually it hangs after running for a few hours, but today it hangs here at
+# startup" (review15b item 7)
+_OTHER_RUN = re.compile(
+    r"(?i)\b(?:(?:old|older|previous|earlier|last) (?:version|release|build|image|run)s?|before (?:the )?upgrad\w*"
+    r"|used to|previously|in the past|last (?:week|month|time))\b"
+    r"|\b(?:usually|normally|often)\b(?=[^.!?]*\bbut (?:today|now|this time)\b)"
+)
+# 初始化 of a client, a dataset or a script is none of the server's start (review15b item 8)
+_CJK_OTHER_INIT = re.compile(r"客户|数据|脚本")
+_CJK_CLAUSE_END = re.compile(r"[，,。；;！!：:]")
 _CLAUSE_END = re.compile(r"[.;:!?,]")
 _CLAUSE_REACH = 300  # a clause's subject is never further back than this
 
@@ -480,6 +509,15 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
     before = text[: m.start()]
     if m.re in _RUN_SPANS and _STEP_SUBJECT.search(_clause_before(before)):
         return False
+    if m.re is _MOST_OF_THE_TIME and _LAUNCH_SUBJECT.search(_clause_before(before)):
+        return False
+    if m.re in _RUN_SPANS and _OTHER_SETUP_AFTER.match(text, m.end()):
+        return False
+    sentence = _SENTENCE_END.split(before[-_CLAUSE_REACH:])[-1] + _SENTENCE_END.split(text[m.start() :][:_CLAUSE_REACH])[0]
+    if _OTHER_RUN.search(sentence):
+        return False
+    if m.group(0).startswith("初始化") and _CJK_OTHER_INIT.search(_CJK_CLAUSE_END.split(before)[-1]):
+        return False
     if _WARMUP_WORD.search(m.group(0)) and _BENCH_WARMUP.search(text):
         return False  # a benchmark client's warmup requests: served ones, not the server's start
     if client_step(m.group(0)) is not None and _INTENT.search(before):
@@ -490,6 +528,19 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
     # and serves requests for a while before crashing")
     contrary = m.re not in _RUN_SPANS and _CONTRARY.search(before)
     return not (NEGATED.search(before) or contrary or _QUESTION.match(text, m.end()))
+
+
+def _settled(found: list[tuple[str, re.Match[str]]]) -> list[tuple[str, re.Match[str]]]:
+    """Claims of both times in one line where one of them says only how often or what came later: a frequency span
+    ("fine 90% of the time") gives way to a startup claim ("sometimes the server crashes at startup"), a 初始化 failure
+    after a serving claim ("服务运行一段时间后，NCCL初始化失败": the init came while serving) to the serving claim
+    (review15b items 13 and 8)."""
+    startup = [(stage, m) for stage, m in found if at_startup(stage)]
+    found = [(stage, m) for stage, m in found if m.re is not _MOST_OF_THE_TIME] if startup else found
+    first_serving = min((m.start() for stage, m in found if not at_startup(stage)), default=None)
+    if first_serving is not None:
+        found = [(stage, m) for stage, m in found if not (m.group(0).startswith("初始化") and m.start() > first_serving)]
+    return found
 
 
 def only_intended(said: str, sentence: str) -> bool:
