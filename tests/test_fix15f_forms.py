@@ -1,0 +1,101 @@
+"""review15b's items on the readers added in session 15 (issue 43): a launch command in a sentence is read only where
+the sentence states the writer's own run (English and Chinese lead-ins), a conda environment's name is no CUDA
+release, a client's 4xx stays listed, and placing a failure by the paste's claims is linear in them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import analyze_text
+
+LAUNCHER = "python -m sglang.launch_server --model-path X --tp 8"
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        # advice, a recommendation, an example, docs' imperative, a negation, another person's run, a PR's text, a
+        # question without "?" (review15b item 1)
+        f"Please try {LAUNCHER} --disable-cuda-graph and report back",
+        f"We recommend {LAUNCHER} for large models.",
+        f"For example {LAUNCHER} works.",
+        f"Run {LAUNCHER} to enable it.",
+        f"I did not use {LAUNCHER} at all.",
+        f"My colleague used {LAUNCHER} last week, but I use docker",
+        f"This PR changes {LAUNCHER} behaviour",
+        f"Anyone tried {LAUNCHER} --enable-deepep-moe on H20",
+    ],
+)
+def test_a_sentence_that_states_no_run_of_the_writers_gives_no_launch(prose):
+    assert analyze_text(prose + "\n")["launches"] == []
+
+
+def test_advice_above_the_users_log_adds_no_option_to_the_launch():
+    text = (
+        f"Please try {LAUNCHER} --disable-cuda-graph and report back\n"
+        "[2025-01-01 10:00:00] server_args=ServerArgs(model_path='X', tp_size=8)\n"
+        "[2025-01-01 10:00:05 TP0] Load weight begin. avail mem=78.00 GB\n"
+        "[2025-01-01 10:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "RuntimeError: CUDA error: out of memory\n"
+    )
+    configs = [launch["config"] for launch in analyze_text(text)["launches"]]
+    assert configs and all("disable_cuda_graph" not in config for config in configs)
+    assert configs[0]["tp_size"] == 8
+
+
+@pytest.mark.parametrize(
+    ("sentence", "config"),
+    [
+        (f"I launched with {LAUNCHER} and at the first request it fails", {"model_path": "X", "tp_size": 8}),
+        ("We run sglang serve --model-path Qwen/Qwen3-8B --tp 2.", {"model_path": "Qwen/Qwen3-8B", "tp_size": 2}),
+        (f"Yesterday I started the server with {LAUNCHER} and it hangs", {"model_path": "X", "tp_size": 8}),
+        ("1. Run python -m sglang.launch_server --model-path X --tp 2", {"model_path": "X", "tp_size": 2}),
+    ],
+)
+def test_the_writers_own_run_in_a_sentence_is_read(sentence, config):
+    (launch,) = analyze_text(sentence + "\n")["launches"]
+    assert launch["config"] == config
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # 请问 "may I ask ... how to set", 建议 ... 试试 "suggest trying", 不要用 "don't use" (review15b item 9)
+        f"请问 {LAUNCHER} 怎么设置",
+        f"建议 {LAUNCHER} --disable-cuda-graph 试试",
+        "不要用 python -m sglang.launch_server --model-path X --enable-dp-attention",
+    ],
+)
+def test_a_chinese_question_advice_or_prohibition_before_a_command_gives_no_launch(line):
+    assert analyze_text(line + "\n")["launches"] == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # 执行 "run", 我用 "I use", 启动 "start"
+        f"执行 {LAUNCHER} 过一段时间就出现下面的错误",
+        f"我用 {LAUNCHER}",
+        f"启动 {LAUNCHER}",
+    ],
+)
+def test_a_chinese_lead_in_that_states_a_run_is_read(line):
+    (launch,) = analyze_text(line + "\n")["launches"]
+    assert launch["config"] == {"model_path": "X", "tp_size": 8}
+
+
+@pytest.mark.parametrize(
+    ("line", "versions"),
+    [
+        # a conda environment named after the toolkit wanted is no CUDA release (review15b item 2)
+        ("conda create -n cuda12.4 python=3.10", {"python": "3.10"}),
+        ("conda activate cuda12.4", {}),
+        ("My env name is cuda12.4 but the toolkit is CUDA 12.1", {"cuda": "12.1"}),
+        ("Does it work with cuda12.8", {}),
+        # an environment list's field still gives it
+        ("env: CUDA12.8, torch2.7.1", {"cuda": "12.8", "torch": "2.7.1"}),
+        ("Specs:\n\n1. Ubuntu 22.04\n2. PyTorch 2.4.1\n3. cuda12.4", {"torch": "2.4.1", "cuda": "12.4"}),
+    ],
+)
+def test_a_glued_cuda_word_is_a_release_only_at_an_environment_fields_start(line, versions):
+    assert analyze_text(line + "\n")["versions"] == versions
