@@ -99,3 +99,51 @@ def test_a_chinese_lead_in_that_states_a_run_is_read(line):
 )
 def test_a_glued_cuda_word_is_a_release_only_at_an_environment_fields_start(line, versions):
     assert analyze_text(line + "\n")["versions"] == versions
+
+
+# openai's error for a 400 answer (openai/_base_client.py: err_msg = f"Error code: {response.status_code}")
+REFUSED = "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'The input is longer than the context'}"
+
+
+def test_a_clients_4xx_is_no_failure_of_the_server_but_stays_listed():
+    document = analyze_text(REFUSED + "\n")
+    assert document["findings"] == []
+    (unread,) = document["coverage"]["unmatched_failures"]
+    assert (unread["line"], unread["text"]) == (1, REFUSED)
+
+
+def test_a_4xx_answer_whose_message_a_signature_reads_is_that_failure():
+    # (review15b item 6: a 400 body that holds a server-side failure message; constructed, as the review says)
+    text = (
+        'INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request\n'
+        "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'Internal server error: CUDA error: "
+        "an illegal memory access was encountered', 'type': 'BadRequestError', 'param': None, 'code': 400}\n"
+    )
+    (finding,) = analyze_text(text)["findings"]
+    assert (finding["signature"], finding["evidence"][0]["line"]) == ("process-cuda-error", 2)
+
+
+def test_the_refused_wordings_are_data_checked_against_openais_releases():
+    import json
+
+    from logscope.core.events import Event
+    from logscope.pipeline.parse.signatures.client_errors import client_refused, refused_by_server
+    from tools.upstream.write import ROOT
+
+    catalogue = json.loads((ROOT / "catalog" / "package_wordings.json").read_text())["signatures"]
+    ids = sorted(sig.id for sig in client_refused())
+    assert len(ids) == 7
+    for sig_id in ids:
+        assert catalogue[sig_id]["versions"] == ["1.0.0", "3.63.0"]
+    assert catalogue["client-openai-not-found"]["found"]["3.63.0"] == {
+        "NotFoundError: Error code:": "openai/_exceptions.py:177 (class); openai/_base_client.py:485"
+    }
+
+    def refused(text: str) -> bool:
+        return refused_by_server(Event(source="p", line=1, kind="exception", text=text, data={}))
+
+    assert refused("openai.NotFoundError: Error code: 404 - {'detail': 'Not Found'}")
+    assert refused("openai.RateLimitError: Error code: 429")
+    assert not refused("openai.InternalServerError: Error code: 500 - {'message': 'x'}")
+    assert not refused("openai.NotFoundError: Error code: 400")  # openai maps 400 to BadRequestError only
+

@@ -899,9 +899,14 @@ def failures_of(
     stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
     out: list[Failure] = []
     for event in events:
-        if not is_candidate(event) or refused_by_server(event):
-            continue  # (a client's error for a request the server answered and refused is none of the server's)
+        if not is_candidate(event):
+            continue
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
+        if found is None and refused_by_server(event):
+            # a client's error for a request the server answered and refused is none of the server's (listed as an
+            # unread line, stages._unmatched_failures); unless its answer's message holds a failure a signature reads
+            # ("Error code: 400 - {... 'message': '... CUDA error: ...'}": the server's own error, review15b item 6)
+            continue
         if found is not None and _passed_on(found[0], found[2], event):
             found = None  # SGLang's frame raised what a library's own error says: that library is the raiser
         if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event) and not is_library_error(event):
