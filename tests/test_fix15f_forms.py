@@ -147,3 +147,25 @@ def test_the_refused_wordings_are_data_checked_against_openais_releases():
     assert not refused("openai.InternalServerError: Error code: 500 - {'message': 'x'}")
     assert not refused("openai.NotFoundError: Error code: 400")  # openai maps 400 to BadRequestError only
 
+
+def test_placing_stated_failures_by_the_pastes_claims_is_linear_in_them(monkeypatch):
+    # each line a stated failure and a claim (review15b item 18's input): the claims' times are read once, not once
+    # per stated failure
+    from logscope.pipeline.parse.signatures import match
+
+    line = f"执行 {LAUNCHER} 过一段时间就出现下面的错误 初始化失败\n"
+    calls = []
+    counted = match.at_startup
+
+    def at_startup(stage: str) -> bool:
+        calls.append(stage)
+        return counted(stage)
+
+    monkeypatch.setattr(match, "at_startup", at_startup)
+    counts = []
+    for lines in (100, 200):
+        calls.clear()
+        analyze_text(line * lines)
+        counts.append(len(calls))
+    assert counts[0] > 0
+    assert counts[1] <= 2.2 * counts[0]

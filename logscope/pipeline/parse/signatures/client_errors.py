@@ -2,9 +2,9 @@
 shows the server answered and refused the request (a 4xx answer): the client's failure, none of the server's.
 
 The wordings are data (rules/signatures/placing/client_accepted.yaml and client_refused.yaml, read by the signature
-loader), each with the
-released package and files it comes from (checked by tools/upstream/package_wordings.py). SGLang's own warmup request
-(its launcher's requests.post, http_server.py _wait_and_warmup) is startup's, never a client's."""
+loader), each with the released package and files it comes from (checked by tools/upstream/package_wordings.py).
+SGLang's own warmup request (its launcher's requests.post, http_server.py _wait_and_warmup) is startup's, never a
+client's."""
 
 from __future__ import annotations
 
