@@ -94,6 +94,8 @@ def test_a_chinese_lead_in_that_states_a_run_is_read(line):
         ("Does it work with cuda12.8", {}),
         # an environment list's field still gives it
         ("env: CUDA12.8, torch2.7.1", {"cuda": "12.8", "torch": "2.7.1"}),
+        ("8*H100 cuda12.4 torch2.5.1", {"cuda": "12.4", "torch": "2.5.1"}),
+        ("H100 and cuda12.4", {"cuda": "12.4"}),
         ("Specs:\n\n1. Ubuntu 22.04\n2. PyTorch 2.4.1\n3. cuda12.4", {"torch": "2.4.1", "cuda": "12.4"}),
     ],
 )

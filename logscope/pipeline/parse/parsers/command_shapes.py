@@ -178,14 +178,18 @@ _NOT_RUN = re.compile(
 # with ..."); or a reproduction step's imperative as a numbered or bulleted item ("1. Run python -m ..."). Anything
 # else before a launcher (advice, a recommendation, an example, docs' imperative, another person's run, a PR's text,
 # "Anyone tried ...") names a command, it states no run of the writer's
-_RUN_VERB = r"(?:launched|launch|ran|run|running|started|start|starting|used|use|using|tried|deployed|deploy|served|serve|executed|execute)"
+_RUN_VERB = (
+    r"(?:launched|launch|ran|run|running|started|start|starting|used|use|using|tried|deployed|deploy|served|serve"
+    r"|executed|execute)"
+)
 _OWN_RUN = re.compile(
     r"(?i)(?:^|[\s,.;(])(?:i|we|i'm|we're|i've|we've|my team|our team)\s+"
     r"(?:(?:am|are|was|were|have|had|just|also|then|first|now|always|again|simply|originally|currently|still)\s+){0,3}"
     + _RUN_VERB
     + r"(?:\s+(?:[\w.-]+\s+){0,3}?(?:with|using|via|by|as))?\s*$"
     # the subject left out, a past run verb opening the sentence: "Launched with ...", "Started the server with ..."
-    r"|^\W*(?:launched|ran|started|used|tried|deployed|executed|served)(?:\s+(?:[\w.-]+\s+){0,3}?(?:with|using|via|by|as))?\s*$"
+    r"|^\W*(?:launched|ran|started|used|tried|deployed|executed|served)"
+    r"(?:\s+(?:[\w.-]+\s+){0,3}?(?:with|using|via|by|as))?\s*$"
     r"|^\s*(?:[-*+]|\d+[.)])\s+(?:run|start|launch|execute)(?:\s+(?:[\w.-]+\s+){0,3}?(?:with|using|via|by))?\s*$"
 )
 # a negation or a word of advice in the lead-in: the command is not (or not yet) the writer's run
@@ -242,7 +246,6 @@ def after_label(text: str) -> tuple[str, str] | None:
         ):
             return None
     return (m.group(1), m.group(2)) if m else None
-
 
 
 def behind_prompt(text: str) -> bool:

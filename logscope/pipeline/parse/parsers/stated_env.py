@@ -314,7 +314,10 @@ _NAMED = re.compile(
 # after other words it is a name people give things ("conda create -n cuda12.4", "conda activate cuda12.4", "my env
 # name is cuda12.4": an environment named after the toolkit wanted, not the one installed)
 # (or after another field of the list, a word holding a number: "H100 cuda12.4", "torch2.5.1 cuda12.4")
-_FIELD_START = re.compile(r"(?:^|[,;:：(|/]|^\s*(?:[-*+]|\d+[.)])|\b[A-Za-z_-]*\d[\w.+-]*)\s*`?$", re.MULTILINE)
+# (or joined to the list's fields by a word or sign: "torch 2.5.1 + cuda12.4", "H100 and cuda12.4", "on cuda12.4")
+_FIELD_START = re.compile(
+    r"(?:^|[,;:：(|/+&、，]|^\s*(?:[-*+]|\d+[.)])|\b[A-Za-z_-]*\d[\w.+-]*|\b(?:and|on|under|using))\s*`?$", re.MULTILINE
+)
 
 
 def _glued_cuda(text: str, m: re.Match[str]) -> bool:

@@ -802,7 +802,10 @@ class _ClaimIndex:
         # a claim's bit: 2 x (at startup) + (a cue sentence)
         self.bit = [1 << (2 * at_startup(str(c.data["stage"])) + cue) for c, cue in zip(claims, self.cue, strict=True)]
         # counted after the failure's line: a cue, or a sentence neither a client step nor a launcher's line
-        self.after = [cue or (client_step(text) is None and not launcher) for cue, text, launcher in zip(self.cue, said, self.launcher, strict=True)]
+        self.after = [
+            cue or (client_step(text) is None and not launcher)
+            for cue, text, launcher in zip(self.cue, said, self.launcher, strict=True)
+        ]
         n = len(claims)
         self.prefix = [0] * (n + 1)  # the bits of claims[:i]
         self.last_kept = [-1] * (n + 1)  # the last claim of claims[:i] that is no cue
