@@ -27,7 +27,8 @@ from logscope.pipeline.ledger.smi_join import join_gpus
 from logscope.pipeline.ledger.timeline import timeline_numbers
 from logscope.pipeline.parse.classify import classify_sources
 from logscope.pipeline.parse.serving import READY_KINDS
-from logscope.pipeline.parse.signatures.match import relaunch_stamps
+from logscope.pipeline.parse.signatures.client_errors import refused_by_server
+from logscope.pipeline.parse.signatures.match import is_candidate, relaunch_stamps
 from logscope.pipeline.rule_engine.engine import run_rules
 from logscope.pipeline.sizing.calibration import Calibration
 from logscope.report.json import build_document
@@ -154,6 +155,14 @@ def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, 
         UnmatchedFailure(unread.source, unread.line, unread.text, UNRECOGNIZED)
         for unread in coverage.unrecognized
         if unread.grammar == "failure"
+    ]
+    # a client's error for a request the server answered and refused (openai's 4xx): no failure of the server, but
+    # what the user pasted it for, so listed (review15b item 6)
+    out += [
+        UnmatchedFailure(e.source, e.line, e.text, e.kind)
+        for launch in launches
+        for e in launch.all_events()
+        if (e.source, e.line) not in failed and is_candidate(e) and refused_by_server(e)
     ]
     # the lines of each input that show the server ready or serving (as failures.launch_failures reads them), and its
     # startup lines (a launch's server_args dump, a phase line, a loading or capture bar, vLLM's engine startup line):

@@ -173,15 +173,44 @@ _NOT_RUN = re.compile(
 )
 
 
+# a lead-in that states the writer's own run: a first-person subject and a past or present run verb right before the
+# command, an object and "with/using/via/by" optional ("I launched with ...", "We run ...", "I'm running the server
+# with ..."); or a reproduction step's imperative as a numbered or bulleted item ("1. Run python -m ..."). Anything
+# else before a launcher (advice, a recommendation, an example, docs' imperative, another person's run, a PR's text,
+# "Anyone tried ...") names a command, it states no run of the writer's
+_RUN_VERB = (
+    r"(?:launched|launch|ran|run|running|started|start|starting|used|use|using|tried|deployed|deploy|served|serve"
+    r"|executed|execute)"
+)
+_OWN_RUN = re.compile(
+    r"(?i)(?:^|[\s,.;(])(?:i|we|i'm|we're|i've|we've|my team|our team)\s+"
+    r"(?:(?:am|are|was|were|have|had|just|also|then|first|now|always|again|simply|originally|currently|still)\s+){0,3}"
+    + _RUN_VERB
+    + r"(?:\s+(?:[\w.-]+\s+){0,3}?(?:with|using|via|by|as))?\s*$"
+    # the subject left out, a past run verb opening the sentence: "Launched with ...", "Started the server with ..."
+    r"|^\W*(?:launched|ran|started|used|tried|deployed|executed|served)"
+    r"(?:\s+(?:[\w.-]+\s+){0,3}?(?:with|using|via|by|as))?\s*$"
+    r"|^\s*(?:[-*+]|\d+[.)])\s+(?:run|start|launch|execute)(?:\s+(?:[\w.-]+\s+){0,3}?(?:with|using|via|by))?\s*$"
+)
+# a negation or a word of advice in the lead-in: the command is not (or not yet) the writer's run
+_NOT_OWN = re.compile(
+    r"(?i)\b(?:not|never|without|instead|please|recommend\w*|suggest\w*|should|example|e\.g|docs?|documentation|you)\b"
+    r"|n't\b"
+)
+
+
 def launcher_in_sentence(text: str) -> tuple[str, str] | None:
     """(the lead-in, the text from the launcher on) when a sentence's words of prose (up to 120 characters, a letter
-    among them) come right before a launcher that an option follows, and the sentence neither asks nor supposes (a
-    question, a condition, a possibility, an intent), else None."""
+    among them) come right before a launcher that an option follows, the lead-in states the writer's own run (a
+    first-person subject and a run verb, or a reproduction step's numbered imperative), and the sentence neither asks,
+    supposes, advises nor negates (a question, a condition, a possibility, an intent), else None."""
     m = _IN_SENTENCE.search(text, 0, 400)
     if m is None or m.start() > 120:
         return None
     lead = text[: m.start()]
     if not any(c.isalpha() for c in lead) or any(c in _LEAD_IN_SIGNS for c in lead) or _NOT_RUN.search(lead):
+        return None
+    if not _OWN_RUN.search(lead) or _NOT_OWN.search(lead):
         return None
     if any(mark in text for mark in QUESTION_MARKS):  # a question names the command, it states no run
         return None
@@ -196,10 +225,26 @@ _AFTER_CJK_LEAD_IN = re.compile(
 )
 
 
+# the Chinese lead-in states a run: a run verb (执行 "run", 运行 "run", 启动 "start", 部署 "deploy", 跑 "run"), or
+# 用/使用 "use" after 我/我们 "I/we" ("我用 sglang serve ..."), or the paste's own label (启动命令 "the start command")
+_CJK_RUN = re.compile(r"执行|运行|启动|部署|跑|(?:我|我们)\S{0,3}(?:使用|用)")
+# ... and neither asks (请问 "may I ask", 怎么/如何 "how", 是否/能否 "whether", 吗 "?"), advises (建议 "suggest", 试试
+# "try", 可以 "may"), negates (不要 "don't", 别 "don't", 不 "not", 没 "not"), nor conditions (如果 "if")
+_CJK_NOT_RUN = re.compile(r"请问|怎么|如何|是否|能否|吗|建议|试试|可以|不|别|没|如果|？|\?")
+# a question after the command: 吗/？ ("?"), 怎么/如何 "how", 是否/能否 "whether"
+_CJK_QUESTION = re.compile(r"吗|怎么|如何|是否|能否|？")
+
+
 def after_label(text: str) -> tuple[str, str] | None:
-    """(the lead-in, the launch command after it) when a label or a lead-in ending in a colon, or a few Chinese words,
-    come before a launch command, else None."""
-    m = _AFTER_LABEL.match(text) or _AFTER_CJK_LEAD_IN.match(text)
+    """(the lead-in, the launch command after it) when a label or a lead-in ending in a colon, or a few Chinese words
+    that state a run, come before a launch command, else None."""
+    m = _AFTER_LABEL.match(text)
+    if m is None:
+        m = _AFTER_CJK_LEAD_IN.match(text)
+        if m is not None and (
+            not _CJK_RUN.search(m.group(1)) or _CJK_NOT_RUN.search(m.group(1)) or _CJK_QUESTION.search(m.group(2))
+        ):
+            return None
     return (m.group(1), m.group(2)) if m else None
 
 

@@ -309,6 +309,23 @@ _NAMED = re.compile(
     r"(?i:v|(?:cuda|python)[_-])?"
     r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)(?![A-Za-z0-9_/-]|\.\w)"
 )
+# the glued CUDA form ("cuda12.4") is read only at a field's start, as an environment list gives it: a list item's text
+# ("3. cuda12.4", "- CUDA12.8"), a line's start, after a label's colon or a list's comma ("env: CUDA12.8, torch2.7.1");
+# after other words it is a name people give things ("conda create -n cuda12.4", "conda activate cuda12.4", "my env
+# name is cuda12.4": an environment named after the toolkit wanted, not the one installed)
+# (or after another field of the list, a word holding a number: "H100 cuda12.4", "torch2.5.1 cuda12.4")
+# (or joined to the list's fields by a word or sign: "torch 2.5.1 + cuda12.4", "H100 and cuda12.4", "on cuda12.4")
+_FIELD_START = re.compile(
+    r"(?:^|[,;:：(|/+&、，]|^\s*(?:[-*+]|\d+[.)])|\b[A-Za-z_-]*\d[\w.+-]*|\b(?:and|on|under|using))\s*`?$", re.MULTILINE
+)
+
+
+def _glued_cuda(text: str, m: re.Match[str]) -> bool:
+    """The _NAMED match is CUDA glued to its release ("cuda12.4")."""
+    end = m.end(1)
+    return m.group(1).lower() == "cuda" and end < len(text) and text[end].isdigit()
+
+
 # (a local version's segments are joined by dots, never ended by one: "Current torch version is 2.9.1+cu129." ends its
 # sentence there)
 # the version in parentheses after the name ("with PyTorch v2.8.0 and FlashInfer (0.4.1)", "CUDA (12.8)")
@@ -508,6 +525,8 @@ def _named_versions(text: str) -> dict[str, str]:
             continue
         if _removed(text, m.start()) or (_hyphen_joined(text, m) and _a_name(text, m.start(), m.end())):
             continue  # pip's "uninstall torch-2.5.1", a chart's or a container's name (review13a items 1, 2)
+        if _glued_cuda(text, m) and not _FIELD_START.search(text, max(0, m.start() - 40), m.start()):
+            continue  # "conda create -n cuda12.4", "my env name is cuda12.4": a name, not the release (review15b item 2)
         if m.group(1).lower() == "triton" and _MOE_CONFIG_FALLBACK.search(text, max(0, m.start() - 12), m.start()):
             continue
         if sentences.cjk_supposes(m.start()) or _BUT_NOT.match(after) or _NOT_IN_USE_AFTER.match(after):

@@ -1,9 +1,10 @@
 """A client library's error that shows the server had taken a client's request: it was up and serving; and one that
 shows the server answered and refused the request (a 4xx answer): the client's failure, none of the server's.
 
-The wordings are data (rules/signatures/placing/client_accepted.yaml, read by the signature loader), each with the
-released package and files it comes from (checked by tools/upstream/package_wordings.py). SGLang's own warmup request
-(its launcher's requests.post, http_server.py _wait_and_warmup) is startup's, never a client's."""
+The wordings are data (rules/signatures/placing/client_accepted.yaml and client_refused.yaml, read by the signature
+loader), each with the released package and files it comes from (checked by tools/upstream/package_wordings.py).
+SGLang's own warmup request (its launcher's requests.post, http_server.py _wait_and_warmup) is startup's, never a
+client's."""
 
 from __future__ import annotations
 
@@ -67,17 +68,17 @@ def placed_by_client(event: Event) -> tuple[str, str] | None:
     return None
 
 
-# openai's errors for an answer in the 4xx range (openai 3.63.0 openai/_client.py _make_status_error: 400
-# BadRequestError, 401 AuthenticationError, 403 PermissionDeniedError, 404 NotFoundError, 409 ConflictError, 422
-# UnprocessableEntityError, 429 RateLimitError; openai/_base_client.py _make_status_error_from_response: err_msg =
-# f"Error code: {response.status_code}"): the server was up, answered and refused the request
-_OPENAI_REFUSED = re.compile(
-    r"(?<![\w.])(?:openai\.)?(?:BadRequestError|AuthenticationError|PermissionDeniedError|NotFoundError|ConflictError"
-    r"|UnprocessableEntityError|RateLimitError): Error code: 4\d\d\b"
-)
+@cache
+def client_refused() -> tuple[Signature, ...]:
+    """The client errors that show the server answered and refused the request (openai's 4xx errors), from
+    rules/signatures/placing/client_refused.yaml (each wording checked against the released wheels)."""
+    return tuple(load_signature_file(rules_dir() / "signatures" / "placing" / "client_refused.yaml"))
 
 
 def refused_by_server(event: Event) -> bool:
     """The failure is a client's error for a request the running server answered and refused (openai's 4xx errors):
     the client's, no failure of the server."""
-    return _OPENAI_REFUSED.search(str(event.data.get("full_text") or event.text)) is not None
+    text = str(event.data.get("full_text") or event.text)
+    if "Error code: 4" not in text:  # every wording holds it (a line's cost: one substring test)
+        return False
+    return any(sig.match(text) is not None for sig in client_refused())

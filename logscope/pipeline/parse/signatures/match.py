@@ -10,6 +10,7 @@ match the same piece, the one with the most literal text wins (the most specific
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, Generic, TypeVar
@@ -771,7 +772,7 @@ def _from_other_threads(event: Event, releases: Releases) -> tuple[str, str] | N
 
 
 def _wording_unless_said(
-    event: Event, by_wording: tuple[str, str] | None, stated: dict[str, list[Event]]
+    event: Event, by_wording: tuple[str, str] | None, stated: dict[str, _ClaimIndex]
 ) -> tuple[str, str] | None:
     """A wording before the failure that only startup code prints places it at startup, unless the paste's own firm
     sentence says it failed while serving ("CUDA graphs capture successfully. On the first actual inference request,
@@ -785,7 +786,102 @@ def _wording_unless_said(
     return words[0], f"{words[1]}; the line before it placed it at startup ({by_wording[1]})"
 
 
-def _from_claim(event: Event, claims: dict[str, list[Event]], firm: bool = False) -> tuple[str, str] | None:
+class _ClaimIndex:
+    """One source's claims, read once: which claims _from_claim counts for a failure on a line is a prefix (every
+    claim before the line), the claims on the line and a suffix (the claims after it that speak of this failure), so the
+    agreement of their times and the last of them come from running sums, a bisect a failure (a paste of many stated
+    failures and many claims was failures x claims: review15b item 18). Lines out of order: read as they come."""
+
+    def __init__(self, claims: list[Event]) -> None:
+        self.claims = claims
+        self.lines = [c.line for c in claims]
+        self.ordered = all(x <= y for x, y in zip(self.lines, self.lines[1:], strict=False))
+        said = [str(c.data["said"]) for c in claims]
+        self.launcher = [LAUNCHER.match(text) is not None for text in said]
+        self.cue = [c.kind == kinds.TIME_CUE for c in claims]
+        # a claim's bit: 2 x (at startup) + (a cue sentence)
+        self.bit = [1 << (2 * at_startup(str(c.data["stage"])) + cue) for c, cue in zip(claims, self.cue, strict=True)]
+        # counted after the failure's line: a cue, or a sentence neither a client step nor a launcher's line
+        self.after = [
+            cue or (client_step(text) is None and not launcher)
+            for cue, text, launcher in zip(self.cue, said, self.launcher, strict=True)
+        ]
+        n = len(claims)
+        self.prefix = [0] * (n + 1)  # the bits of claims[:i]
+        self.last_kept = [-1] * (n + 1)  # the last claim of claims[:i] that is no cue
+        for i in range(n):
+            self.prefix[i + 1] = self.prefix[i] | self.bit[i]
+            self.last_kept[i + 1] = i if not self.cue[i] else self.last_kept[i]
+        self.suffix = [0] * (n + 1)  # the bits of the claims of claims[i:] counted after the line
+        self.last_after = [-1] * (n + 1)  # the last of them
+        self.last_after_kept = [-1] * (n + 1)  # the last of them that is no cue
+        for i in range(n - 1, -1, -1):
+            counted = self.after[i]
+            self.suffix[i] = self.suffix[i + 1] | (self.bit[i] if counted else 0)
+            self.last_after[i] = self.last_after[i + 1] if self.last_after[i + 1] >= 0 else (i if counted else -1)
+            later = self.last_after_kept[i + 1]
+            self.last_after_kept[i] = later if later >= 0 else (i if counted and not self.cue[i] else -1)
+
+    def before(self, event: Event) -> list[Event]:
+        """The claims _from_claim counts for the failure, in their order: every claim when the failure is stated in
+        prose, else as _counted says."""
+        if event.kind == kinds.STATED_FAILURE:
+            return self.claims
+        return [c for c in self.claims if _counted(c, event)]
+
+    def agreed(self, event: Event) -> tuple[Event | None, int]:
+        """(the last claim counted, once cue sentences that disagree are left out; the bits of those counted)."""
+        if event.kind == kinds.STATED_FAILURE:
+            bits, last, last_kept = self.prefix[-1], len(self.claims) - 1, self.last_kept[-1]
+        elif not self.ordered:
+            return _agreed(self.before(event))
+        else:
+            lo, hi = bisect_left(self.lines, event.line), bisect_right(self.lines, event.line)
+            on = [i for i in range(lo, hi) if _counted(self.claims[i], event)]
+            bits = self.prefix[lo] | self.suffix[hi]
+            for i in on:
+                bits |= self.bit[i]
+            on_kept = [i for i in on if not self.cue[i]]
+            last = self.last_after[hi] if self.last_after[hi] >= 0 else (on[-1] if on else lo - 1)
+            last_kept = (
+                self.last_after_kept[hi] if self.last_after_kept[hi] >= 0 else (on_kept[-1] if on_kept else self.last_kept[lo])
+            )
+        return _pick(self.claims, bits, last, last_kept)
+
+
+def _counted(c: Event, event: Event) -> bool:
+    """A claim _from_claim counts for a failure that is not stated in prose (see its comments)."""
+    said = str(c.data["said"])
+    return (
+        c.kind == kinds.TIME_CUE
+        or c.line < event.line
+        or (c.line > event.line and client_step(said) is None and not LAUNCHER.match(said))
+        or (c.line == event.line and LAUNCHER.match(said) is not None)
+        or (c.line == event.line and event.kind == kinds.LOGGED_FAILURE)
+    )
+
+
+def _agreed(before: list[Event]) -> tuple[Event | None, int]:
+    bits, last, last_kept = 0, len(before) - 1, -1
+    for i, c in enumerate(before):
+        cue = c.kind == kinds.TIME_CUE
+        bits |= 1 << (2 * at_startup(str(c.data["stage"])) + cue)
+        last_kept = i if not cue else last_kept
+    return _pick(before, bits, last, last_kept)
+
+
+def _pick(claims: list[Event], bits: int, last: int, last_kept: int) -> tuple[Event | None, int]:
+    """time_claims' phrasing is the more exact reading: a cue sentence that disagrees with it does not cancel it; the
+    claims must then agree (bits: 1 serving claim, 2 serving cue, 4 startup claim, 8 startup cue)."""
+    if bits & 3 and bits & 12:  # they disagree: the cue sentences are left out
+        bits &= 5
+        last = last_kept
+    if not bits or (bits & 1 and bits & 4) or last < 0:
+        return None, bits
+    return claims[last], bits
+
+
+def _from_claim(event: Event, claims: dict[str, _ClaimIndex], firm: bool = False) -> tuple[str, str] | None:
     """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
     command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so. `firm`: only a claim firm
     enough to outweigh the log's last phase line (time_claims._firm: no comparison, negation or early-failure word)."""
@@ -795,26 +891,12 @@ def _from_claim(event: Event, claims: dict[str, list[Event]], firm: bool = False
     # stands for the others: _without_stated)
     # a sentence of cue words names the failure it speaks of (parse/parsers/time_cues.py): it says when that failure
     # came, written before the log or after it
-    stated = event.kind == kinds.STATED_FAILURE
-    before = [
-        c
-        for c in claims.get(event.source, [])
-        if stated
-        or c.kind == kinds.TIME_CUE
-        or c.line < event.line
-        # a sentence of when it failed, written under the log ("```...``` This happens after running for 3 hours."),
-        # as a cue sentence may be; a client step after the failure may be a later run, and stays out
-        or (c.line > event.line and client_step(str(c.data["said"])) is None and not LAUNCHER.match(str(c.data["said"])))
-        or (c.line == event.line and LAUNCHER.match(str(c.data["said"])))
-        # a failing log record's own words say when ("EngineCore failed to start."): read as a claim on its line
-        or (c.line == event.line and event.kind == kinds.LOGGED_FAILURE)
-    ]
-    # time_claims' phrasing is the more exact reading: a cue sentence that disagrees with it does not cancel it
-    if len({at_startup(str(c.data["stage"])) for c in before}) > 1:
-        before = [c for c in before if c.kind != kinds.TIME_CUE]
-    if not before or len({at_startup(str(c.data["stage"])) for c in before}) != 1:
+    index = claims.get(event.source)
+    if index is None:
         return None
-    claim = before[-1]
+    claim, _ = index.agreed(event)  # (the rules of which claims count: _ClaimIndex, _counted, _pick)
+    if claim is None:
+        return None
     if firm and not (claim.data["firm"] if "firm" in claim.data else firm_sentence(str(claim.data["said"]))):
         return None
     if LAUNCHER.match(str(claim.data["said"])):
@@ -896,12 +978,20 @@ def failures_of(
             commands.setdefault(e.source, []).append(int((e.data.get("joined_lines") or [e.line, e.line])[-1]))
     launch_stamps = launch_stamps if launch_stamps is not None else relaunch_stamps(events)
     # the claims that are sentences of when it failed, not a reproduction's client step
-    stated = {source: [c for c in found if client_step(str(c.data["said"])) is None] for source, found in claims.items()}
+    stated = {
+        source: _ClaimIndex([c for c in found if client_step(str(c.data["said"])) is None]) for source, found in claims.items()
+    }
+    claim_index = {source: _ClaimIndex(found) for source, found in claims.items()}
     out: list[Failure] = []
     for event in events:
-        if not is_candidate(event) or refused_by_server(event):
-            continue  # (a client's error for a request the server answered and refused is none of the server's)
+        if not is_candidate(event):
+            continue
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
+        if found is None and refused_by_server(event):
+            # a client's error for a request the server answered and refused is none of the server's (listed as an
+            # unread line, stages._unmatched_failures); unless its answer's message holds a failure a signature reads
+            # ("Error code: 400 - {... 'message': '... CUDA error: ...'}": the server's own error, review15b item 6)
+            continue
         if found is not None and _passed_on(found[0], found[2], event):
             found = None  # SGLang's frame raised what a library's own error says: that library is the raiser
         if found is None and event.kind not in CRASH_KINDS and not is_glog_fatal(event) and not is_library_error(event):
@@ -954,7 +1044,7 @@ def failures_of(
                 or _right_after_command(event, commands)
                 or _wording_unless_said(event, lines_before.wording(event, releases), stated)
                 or placed_by_client(event)
-                or _from_claim(event, claims)
+                or _from_claim(event, claim_index)
                 # weaker than the paste's sentence of when it failed: a paste of the start's head and the crash's tail
                 or _after_launch(event, located, launches)
                 or _stated_beside_serving(event, marker)
