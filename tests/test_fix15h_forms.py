@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from logscope.core.redact import redact
+from tests.helpers import analyze_text
 
 # review15b item 5: a hand-made CamelCase key is a secret wherever it stands outside code
 KEY = "MyCompanyProductionApiSecretKeyV2"
@@ -41,3 +42,46 @@ def test_a_camel_case_secret_is_redacted(text, expected):
 )
 def test_an_identifier_in_a_code_position_is_kept(text):
     assert redact(text) == text
+
+
+# review15b item 12: the caller's sgl.Engine(...) frame never outranks SGLang's serving frame under it, and a line that
+# calls generate on the engine it built is no constructor call
+_CUDA = "RuntimeError: CUDA error: an illegal memory access was encountered"
+_CHAINED = [
+    "Traceback (most recent call last):",
+    '  File "/home/u/run.py", line 10, in <module>',
+    '    out = sgl.Engine(model_path="X").generate(prompts)',
+]
+_ENGINE_GENERATE = [
+    '  File "/usr/lib/python3/site-packages/sglang/srt/entrypoints/engine.py", line 200, in generate',
+    "    return loop.run_until_complete(generator.__anext__())",
+]
+
+
+def _error(text: str) -> dict:
+    (finding,) = [f for f in analyze_text(text)["findings"] if f["severity"] == "error"]
+    return finding
+
+
+def test_the_engines_serving_frame_under_the_callers_engine_line_places_the_failure():
+    finding = _error("\n".join([*_CHAINED, *_ENGINE_GENERATE, _CUDA]) + "\n")
+    assert finding["rule"] == "runtime-crash"
+    assert "engine.py:200 generate" in finding["message"]
+
+
+def test_a_chained_generate_on_the_built_engine_is_no_startup_frame():
+    assert _error("\n".join([*_CHAINED, _CUDA]) + "\n")["rule"] == "failure-time-unknown"
+
+
+def test_the_callers_engine_constructor_line_still_places_startup():
+    text = "\n".join(
+        [
+            "Traceback (most recent call last):",
+            '  File "/home/u/run.py", line 10, in <module>',
+            '    llm = sgl.Engine(model_path="X", tp_size=4)',
+            _CUDA,
+        ]
+    )
+    finding = _error(text + "\n")
+    assert finding["rule"] == "startup-crash"
+    assert "run.py:10 <module>" in finding["message"]

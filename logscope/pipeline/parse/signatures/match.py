@@ -401,9 +401,23 @@ def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, s
             serving = serving or (sig, text)
         elif sig.phase == "disaggregation":  # the disaggregation folder holds PD set-up and the PD event loops' steps
             disaggregation = disaggregation or (sig, text)
+        elif _callers_line(text) and (serving is not None or _CHAINED_CALL.search(text.split(": ", 1)[-1])):
+            # a caller's own line (sgl.Engine(...)) never outranks SGLang's serving frame under it, and a line that
+            # calls a method on what it built (sgl.Engine(...).generate(...)) is that call as much as the
+            # constructor: no startup locator (review15b item 12)
+            continue
         else:  # the first locator a frame holds locates it (replay before its runner's file)
             return disaggregation or (sig, text)
     return disaggregation or serving
+
+
+# a method called on what the line's call returned: `X(...).generate(...)`
+_CHAINED_CALL = re.compile(r"\)\s*\.\s*[A-Za-z_]\w*\s*\(")
+
+
+def _callers_line(frame: str) -> bool:
+    """The frame is the caller's code, outside SGLang's package (its path names no sglang/ folder)."""
+    return "sglang/" not in frame.split(":", 1)[0]
 
 
 # wrappers whose code runs only while serving: the overlap worker's thread only runs batches the scheduler hands it
