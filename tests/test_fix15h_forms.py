@@ -85,3 +85,21 @@ def test_the_callers_engine_constructor_line_still_places_startup():
     finding = _error(text + "\n")
     assert finding["rule"] == "startup-crash"
     assert "run.py:10 <module>" in finding["message"]
+
+
+# review15b item 17: a job report or a bare Killed line never hides SGLang's unread failure line right before it
+@pytest.mark.parametrize("end", ["[1]+  Killed                  python3 -m sglang.launch_server --model-path X --tp 8", "Killed"])
+def test_a_kill_end_does_not_hide_sglangs_unread_failure_before_it(end):
+    document = analyze_text(f"[2025-01-01 10:00:00 TP0] Scheduler hit an exception: RuntimeError: x\n{end}\n")
+    (finding,) = [f for f in document["findings"] if f["severity"] == "error"]
+    assert finding["rule"] == "failure-time-unknown"
+    assert finding["signature"] is None
+    assert finding["evidence"][0]["line"] == 1
+    (unread,) = document["coverage"]["unmatched_failures"]
+    assert (unread["line"], unread["kind"]) == (1, "logged_failure")
+
+
+def test_a_kill_end_alone_is_still_the_failure():
+    document = analyze_text("[1]+  Killed                  python3 -m sglang.launch_server --model-path X --tp 8\n")
+    (finding,) = document["findings"]
+    assert finding["signature"] == "process-shell-job-status-killed"

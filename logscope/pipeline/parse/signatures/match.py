@@ -1045,7 +1045,10 @@ def failures_of(
         )
     out = _named_by_statement(_without_claim_twins(out), events)
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
-    kept = _without_records(_without_cut_heads(_without_stated(_without_named(warmup_batches(_placed_by_burst(out), ready)))))
+    kept = _without_records(
+        _without_cut_heads(_without_stated(_without_named(warmup_batches(_placed_by_burst(out), ready)))),
+        sigs.giving_way(EARLIER_FAILURE),
+    )
     kept = _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
     return _without_kill_ends(kept, sigs.giving_way(EARLIER_FAILURE), events)
 
@@ -1226,10 +1229,12 @@ def _without_named(found: list[Failure]) -> list[Failure]:
     return [f for f in found if not f.event.data.get(NAMED_IN_SENTENCE)]
 
 
-def _without_records(found: list[Failure]) -> list[Failure]:
+def _without_records(found: list[Failure], ends: frozenset[str] = frozenset()) -> list[Failure]:
     """A failing-level log record that no signature read gives way to any other failure of its input: the record only
-    says that something failed (its traceback, or the line a signature names, says what)."""
-    shown = {f.event.source for f in found if not _only_a_record(f)}
+    says that something failed (its traceback, or the line a signature names, says what). A process tree's end
+    (`ends`: "[1]+  Killed ...", "Killed") is no such failure: it says the tree was killed, not why, so SGLang's
+    record before it stays (review15b item 17)."""
+    shown = {f.event.source for f in found if not _only_a_record(f) and f.signature not in ends}
     return [f for f in found if not _only_a_record(f) or f.event.source not in shown]
 
 
