@@ -103,3 +103,33 @@ def test_a_kill_end_alone_is_still_the_failure():
     document = analyze_text("[1]+  Killed                  python3 -m sglang.launch_server --model-path X --tp 8\n")
     (finding,) = document["findings"]
     assert finding["signature"] == "process-shell-job-status-killed"
+
+
+# review15b item 10: a compiler's "fatal error:" (gcc/nvcc, a JIT build's ninja output) is no Go runtime fatal error
+@pytest.mark.parametrize(
+    "log",
+    [
+        ["fatal error: cutlass/cutlass.h: No such file or directory", "compilation terminated."],
+        [
+            "      /tmp/build/csrc/kernel_file_name.cu:12:10:",
+            "fatal error: cutlass/cutlass.h: No such file or directory",
+            "compilation terminated.",
+            "ninja: build stopped: subcommand failed.",
+        ],
+    ],
+)
+def test_a_compilers_fatal_error_is_no_go_runtime_fatal_error(log):
+    findings = analyze_text("\n".join(log) + "\n")["findings"]
+    assert [f for f in findings if f.get("signature") == "process-go-fatal-error"] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "goroutine"),
+    [
+        ("fatal error: all goroutines are asleep - deadlock!", "goroutine 1 [chan receive]:"),
+        ("fatal error: concurrent map writes", "goroutine 7 [running]:"),
+    ],
+)
+def test_the_go_runtimes_fatal_error_is_still_read(line, goroutine):
+    (finding,) = analyze_text(f"{line}\n\n{goroutine}\n")["findings"]
+    assert (finding["rule"], finding["signature"]) == ("failure-time-unknown", "process-go-fatal-error")
