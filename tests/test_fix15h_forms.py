@@ -133,3 +133,27 @@ def test_a_compilers_fatal_error_is_no_go_runtime_fatal_error(log):
 def test_the_go_runtimes_fatal_error_is_still_read(line, goroutine):
     (finding,) = analyze_text(f"{line}\n\n{goroutine}\n")["findings"]
     assert (finding["rule"], finding["signature"]) == ("failure-time-unknown", "process-go-fatal-error")
+
+
+# review15b item 16: zap's and slog's flat JSON records at error level are read like the nested "fields" one
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"level":"error","ts":"2025-01-01T10:00:00Z","caller":"x.go:12","msg":"failed to start container"}',
+        '{"time":"2025-01-01T10:00:00Z","level":"ERROR","msg":"failed to start container"}',
+        '{"timestamp":"2025-01-01T10:00:00Z","level":"ERROR","fields":{"message":"failed to start container"}}',
+    ],
+    ids=["zap", "slog", "nested"],
+)
+def test_a_json_record_at_error_level_is_an_unread_failure(line):
+    document = analyze_text(line + "\n")
+    (finding,) = document["findings"]
+    assert finding["rule"] == "unrecognized-failure"
+    assert '"failed to start container"' in finding["message"]
+    (unread,) = document["coverage"]["unmatched_failures"]
+    assert (unread["line"], unread["text"]) == (1, "failed to start container")
+
+
+def test_a_flat_json_record_at_info_level_is_quiet():
+    line = '{"time":"2025-01-01T10:00:00Z","level":"INFO","msg":"waiting for the container to start"}'
+    assert analyze_text(line + "\n")["findings"] == []

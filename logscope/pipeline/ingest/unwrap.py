@@ -91,6 +91,10 @@ def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Pie
         pieces = _json_pieces(line, wanted or _reads_like_a_failure)
         if record is not None and not any(p.text == record[1] for p in pieces):
             return [record[0], *(p for p in pieces if p.text not in record[0].text)]
+        if record is not None and record[0].how == JSON_RECORD:
+            # the message read as a line of its own is still a failing record's (zap's and slog's flat "msg", the
+            # nested "fields" one alike): a failure line whatever else its words say (review15b item 16)
+            return [Piece(p.text, JSON_RECORD) if p.text == record[1] else p for p in pieces]
         if pieces:
             return pieces
     if "level=" in line and "msg=" in line:
