@@ -70,10 +70,11 @@ _FLAT_TRACEBACK = re.compile(
     r"Traceback \(most recent call last\):\\n|\\n\s*(?:File \"|frame #\d|#\d+\s|==== backtrace"
     r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:|[IWEF]\d{4}(?:\d{4})? \d\d:"
     r"|Last error:|Cuda failure '|CUDA error \(|CUDA error in /|CUDA Error: "
-    r"|\[[^\]]*\] Caught signal \d|Program terminated with signal"
+    r"|\[[^\]]*\] Caught signal \d|Program terminated with signal|goroutine \d+ \["
     r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): )"
 )  # torch's NCCL exception: "...Last error:\nCuda failure '...'"; a kernel library's CUDA check; UCX's and gdb's
-# signal lines; an exception line (a traceback pasted without its header ends with one); a glog line (Mooncake's, NIXL's)
+# signal lines; the Go runtime's goroutine dump after its fatal error (src/runtime/traceback.go goroutineheader:
+# "goroutine 1 [chan receive]:"); an exception line (a traceback pasted without its header ends with one); a glog line (Mooncake's, NIXL's)
 _QUOTED = re.compile(r'"([^"]{16,2000})"|\u201c([^\u201d]{16,2000})\u201d')
 
 
