@@ -74,7 +74,8 @@ _FLAT_TRACEBACK = re.compile(
     r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): )"
 )  # torch's NCCL exception: "...Last error:\nCuda failure '...'"; a kernel library's CUDA check; UCX's and gdb's
 # signal lines; the Go runtime's goroutine dump after its fatal error (src/runtime/traceback.go goroutineheader:
-# "goroutine 1 [chan receive]:"); an exception line (a traceback pasted without its header ends with one); a glog line (Mooncake's, NIXL's)
+# "goroutine 1 [chan receive]:"); an exception line (a traceback pasted without its header ends with one); a glog
+# line (Mooncake's, NIXL's)
 _QUOTED = re.compile(r'"([^"]{16,2000})"|\u201c([^\u201d]{16,2000})\u201d')
 
 
