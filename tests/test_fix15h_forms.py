@@ -69,6 +69,19 @@ def test_the_engines_serving_frame_under_the_callers_engine_line_places_the_fail
     assert "engine.py:200 generate" in finding["message"]
 
 
+def test_the_engines_async_generate_frame_under_the_callers_engine_line_is_serving_too():
+    caller = [
+        "Traceback (most recent call last):",
+        '  File "/home/u/run.py", line 12, in main',
+        '    out = await sgl.Engine(model_path="X").async_generate(prompt)',
+        '  File "/usr/lib/python3/site-packages/sglang/srt/entrypoints/engine.py", line 545, in async_generate',
+        "    return await generator.__anext__()",
+    ]
+    finding = _error("\n".join([*caller, _CUDA]) + "\n")
+    assert finding["rule"] == "runtime-crash"
+    assert "engine.py:545 async_generate" in finding["message"]
+
+
 def test_a_chained_generate_on_the_built_engine_is_no_startup_frame():
     assert _error("\n".join([*_CHAINED, _CUDA]) + "\n")["rule"] == "failure-time-unknown"
 
