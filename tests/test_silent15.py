@@ -243,7 +243,9 @@ def test_a_killed_job_report_right_after_sglangs_own_failure_gives_way():
         "[1]+  Killed                  python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n"
     )
     findings = _findings(log)
-    assert [f["signature"] for f in findings if f["severity"] == "error"] != []
+    (finding,) = [f for f in findings if f["severity"] == "error"]
+    assert (finding["rule"], finding["signature"], finding["phase"]) == ("startup-crash", "process-warmup-failed", "warmup")
+    assert finding["evidence"][0]["line"] == 1
     assert all("Killed python3" not in f["message"] for f in findings)
 
 

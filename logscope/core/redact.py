@@ -206,9 +206,27 @@ def _camel_case(value: str) -> bool:
     return at == len(value) and words >= 3 and 4 * spelled >= 3 * len(value)
 
 
+# where a CamelCase value is known to be an identifier (review15b item 5: people write hand-made keys and passwords in
+# CamelCase, "MyCompanyProductionApiSecretKeyV2"): a call's "(", a C++ scope's "::", a kernel symbol's "_IMPL", "failed" or
+# "error" right after it, or "in", "at", "function", "kernel", "what():", "with error:" right before it (a frame, an error
+# naming its function); a value ending in a version (V2, 2024) is not spared even there
+_CODE_AFTER = re.compile(r"['\"]?(?:\(|::|_IMPL\b|\s+(?:failed|error)\b)")
+_CODE_BEFORE = re.compile(r"(?:\b(?:in|at|function|kernel)|what\(\):|with error:?)\s*['\"]?\Z")
+_VERSION_END = re.compile(r"(?:V\d+|\d{2,})\Z")
+
+
+def _identifier_at(match: re.Match[str], value: str) -> bool:
+    """The CamelCase value stands where code names an identifier (see _CODE_AFTER, _CODE_BEFORE)."""
+    if _VERSION_END.search(value):
+        return False
+    text = match.string
+    before = text[max(0, match.start() - 24) : match.start()]
+    return _CODE_AFTER.match(text, match.end()) is not None or _CODE_BEFORE.search(before) is not None
+
+
 def _entropy_secret(match: re.Match[str]) -> str:
     value = match.group(0).rstrip("=")
-    if _KERNEL_SYMBOL.fullmatch(value) or _mangled(value) or _camel_case(value):
+    if _KERNEL_SYMBOL.fullmatch(value) or _mangled(value) or (_camel_case(value) and _identifier_at(match, value)):
         return match.group(0)
     if not (re.search(r"[a-z]", value) and re.search(r"[A-Z]", value) and re.search(r"\d", value)):
         return match.group(0)
@@ -252,6 +270,17 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Replacement], ...] = (
         re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)(\s*[=:]\s*)['\"]?([^\s'\"]{6,})"),
         lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}" if hides(m.group(1), m.group(3)) else m.group(0),
     ),
+    # a secret's command-line option (SGLang's --api-key, --admin-api-key; any --*-token, --*-secret, --*-password),
+    # whatever the value's shape; a whole number after a --*-token option is a count (--kt-max-deferred-experts-per-token 2)
+    (
+        "token",
+        re.compile(
+            r"(?i)(--[a-z0-9-]*(?:api-key|token|secret|password|passwd)(?:\s*=\s*|\s+)['\"]?)(?!\d+(?:[\s'\"]|$)|<redacted)[^\s'\"]+"
+        ),
+        r"\1<redacted>",
+    ),
+    # an environment variable's key (OPENAI_KEY=..., MY_SERVICE_KEY: ...): upper case NAME_KEY
+    ("token", re.compile(r"\b([A-Z][A-Z0-9_]*_KEY\s*[=:]\s*['\"]?)(?!<redacted)[^\s'\"]{6,}"), r"\1<redacted>"),
     ("token", _RANDOM_VALUE, _entropy_secret),
     ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"), "<redacted:email>"),
     ("path", re.compile(r"(/home/|/Users/|C:\\Users\\)[^/\\\s]+"), r"\1<user>"),

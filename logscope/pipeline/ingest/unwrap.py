@@ -70,10 +70,12 @@ _FLAT_TRACEBACK = re.compile(
     r"Traceback \(most recent call last\):\\n|\\n\s*(?:File \"|frame #\d|#\d+\s|==== backtrace"
     r"|Exception raised from|Fatal Python error|\*\*\* SIG|\d+\s+/\S+\(|PC: @|\[\d{4}-\d\d-\d\d \d\d:|[IWEF]\d{4}(?:\d{4})? \d\d:"
     r"|Last error:|Cuda failure '|CUDA error \(|CUDA error in /|CUDA Error: "
-    r"|\[[^\]]*\] Caught signal \d|Program terminated with signal"
+    r"|\[[^\]]*\] Caught signal \d|Program terminated with signal|goroutine \d+ \["
     r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): )"
 )  # torch's NCCL exception: "...Last error:\nCuda failure '...'"; a kernel library's CUDA check; UCX's and gdb's
-# signal lines; an exception line (a traceback pasted without its header ends with one); a glog line (Mooncake's, NIXL's)
+# signal lines; the Go runtime's goroutine dump after its fatal error (src/runtime/traceback.go goroutineheader:
+# "goroutine 1 [chan receive]:"); an exception line (a traceback pasted without its header ends with one); a glog
+# line (Mooncake's, NIXL's)
 _QUOTED = re.compile(r'"([^"]{16,2000})"|\u201c([^\u201d]{16,2000})\u201d')
 
 
@@ -91,6 +93,10 @@ def expand(line: str, wanted: Callable[[str], object] | None = None) -> list[Pie
         pieces = _json_pieces(line, wanted or _reads_like_a_failure)
         if record is not None and not any(p.text == record[1] for p in pieces):
             return [record[0], *(p for p in pieces if p.text not in record[0].text)]
+        if record is not None and record[0].how == JSON_RECORD:
+            # the message read as a line of its own is still a failing record's (zap's and slog's flat "msg", the
+            # nested "fields" one alike): a failure line whatever else its words say (review15b item 16)
+            return [Piece(p.text, JSON_RECORD) if p.text == record[1] else p for p in pieces]
         if pieces:
             return pieces
     if "level=" in line and "msg=" in line:

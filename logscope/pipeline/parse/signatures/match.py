@@ -402,9 +402,23 @@ def locating_frame(event: Event, signatures: SignatureSet) -> tuple[Signature, s
             serving = serving or (sig, text)
         elif sig.phase == "disaggregation":  # the disaggregation folder holds PD set-up and the PD event loops' steps
             disaggregation = disaggregation or (sig, text)
+        elif _callers_line(text) and (serving is not None or _CHAINED_CALL.search(text.split(": ", 1)[-1])):
+            # a caller's own line (sgl.Engine(...)) never outranks SGLang's serving frame under it, and a line that
+            # calls a method on what it built (sgl.Engine(...).generate(...)) is that call as much as the
+            # constructor: no startup locator (review15b item 12)
+            continue
         else:  # the first locator a frame holds locates it (replay before its runner's file)
             return disaggregation or (sig, text)
     return disaggregation or serving
+
+
+# a method called on what the line's call returned: `X(...).generate(...)`
+_CHAINED_CALL = re.compile(r"\)\s*\.\s*[A-Za-z_]\w*\s*\(")
+
+
+def _callers_line(frame: str) -> bool:
+    """The frame is the caller's code, outside SGLang's package (its path names no sglang/ folder)."""
+    return "sglang/" not in frame.split(":", 1)[0]
 
 
 # wrappers whose code runs only while serving: the overlap worker's thread only runs batches the scheduler hands it
@@ -1121,7 +1135,10 @@ def failures_of(
         )
     out = _named_by_statement(_without_claim_twins(out), events)
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
-    kept = _without_records(_without_cut_heads(_without_stated(_without_named(warmup_batches(_placed_by_burst(out), ready)))))
+    kept = _without_records(
+        _without_cut_heads(_without_stated(_without_named(warmup_batches(_placed_by_burst(out), ready)))),
+        sigs.giving_way(EARLIER_FAILURE),
+    )
     kept = _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
     return _without_kill_ends(kept, sigs.giving_way(EARLIER_FAILURE), events)
 
@@ -1302,10 +1319,12 @@ def _without_named(found: list[Failure]) -> list[Failure]:
     return [f for f in found if not f.event.data.get(NAMED_IN_SENTENCE)]
 
 
-def _without_records(found: list[Failure]) -> list[Failure]:
+def _without_records(found: list[Failure], ends: frozenset[str] = frozenset()) -> list[Failure]:
     """A failing-level log record that no signature read gives way to any other failure of its input: the record only
-    says that something failed (its traceback, or the line a signature names, says what)."""
-    shown = {f.event.source for f in found if not _only_a_record(f)}
+    says that something failed (its traceback, or the line a signature names, says what). A process tree's end
+    (`ends`: "[1]+  Killed ...", "Killed") is no such failure: it says the tree was killed, not why, so SGLang's
+    record before it stays (review15b item 17)."""
+    shown = {f.event.source for f in found if not _only_a_record(f) and f.signature not in ends}
     return [f for f in found if not _only_a_record(f) or f.event.source not in shown]
 
 
