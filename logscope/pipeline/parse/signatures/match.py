@@ -1001,11 +1001,39 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    out = _named_by_statement(_without_claim_twins(out), events)
+    out = _named_by_statement(_without_claim_twins(_headers_as_exceptions(out, events)), events)
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
     kept = _without_records(_without_cut_heads(_without_stated(_without_named(warmup_batches(_placed_by_burst(out), ready)))))
     kept = _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
     return _without_kill_ends(kept, sigs.giving_way(EARLIER_FAILURE), events)
+
+
+# a capture that is only the header of the traceback the line opens ("Initialization failed. warmup error: Traceback
+# (most recent call last):", as sglang's http_server.py prints f"...warmup error: {traceback.format_exc()}"): CPython's
+# traceback module's headers (3.8-3.14: "Traceback (most recent call last):", "Exception Group Traceback (most recent
+# call last):")
+_BLOCK_HEADER = re.compile(r"^(?:\+ )?(?:Exception Group )?Traceback \(most recent call last\):?$")
+
+
+def _headers_as_exceptions(found: list[Failure], events: list[Event]) -> list[Failure]:
+    """A line's failure whose captured error is only a traceback's header takes the exception line of the traceback
+    that opened at its line ("AssertionError: res=<Response [502]>", never "Traceback (most recent call last):")."""
+    if not any(_BLOCK_HEADER.match(str(f.values.get("error", "")).strip()) for f in found):
+        return found
+    opened = {
+        (e.source, int(e.data["opened_at"])): e
+        for e in events
+        if e.kind == kinds.EXCEPTION and e.data.get("opened_at") and e.data.get("exception")
+    }
+    out = []
+    for f in found:
+        exception = opened.get((f.event.source, f.event.line))
+        if exception is not None and _BLOCK_HEADER.match(str(f.values.get("error", "")).strip()):
+            message = str(exception.data.get("message") or "").strip()
+            name = str(exception.data["exception"])
+            f = replace(f, values=f.values | {"error": f"{name}: {message}" if message else name})
+        out.append(f)
+    return out
 
 
 def _without_claim_twins(found: list[Failure]) -> list[Failure]:

@@ -1,0 +1,36 @@
+"""Five leftovers of session 15 (fix15e): each in the real shape a paste shows, each with its negative."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+
+SITE = "/usr/local/lib/python3.11/site-packages"
+
+
+def _findings(text: str) -> list[dict[str, Any]]:
+    document = analyze_sources([Source(name="paste.log", path=None, data=text.encode())], cases=False)
+    return list(document["findings"])
+
+
+# sglang 0.5.x entrypoints/http_server.py _execute_server_warmup: the traceback printed after "warmup error: "
+_WARMUP_FAILED = (
+    "[2026-01-10 13:23:27] Initialization failed. warmup error: Traceback (most recent call last):\n"
+    f'  File "{SITE}/sglang/srt/entrypoints/http_server.py", line 1434, in _execute_server_warmup\n'
+    '    assert res.status_code == 200, f"{res=}, {res.text=}"\n'
+    "AssertionError: res=<Response [502]>, res.text=''\n"
+)
+
+
+def test_the_warmup_verdict_quotes_the_exception_line_not_the_traceback_header():
+    (finding,) = [f for f in _findings(_WARMUP_FAILED) if f["rule"] == "startup-crash"]
+    assert "AssertionError: res=<Response [502]>, res.text=''" in finding["message"]
+    assert "Traceback (most recent call last)" not in finding["message"]
+
+
+def test_a_warmup_error_with_its_own_message_keeps_it():
+    text = "[2026-01-10 13:23:27] Initialization failed. warmup error: Connection refused by 127.0.0.1:30000\n"
+    (finding,) = [f for f in _findings(text) if f["rule"] == "startup-crash"]
+    assert "Connection refused by 127.0.0.1:30000" in finding["message"]
