@@ -34,3 +34,23 @@ def test_a_warmup_error_with_its_own_message_keeps_it():
     text = "[2026-01-10 13:23:27] Initialization failed. warmup error: Connection refused by 127.0.0.1:30000\n"
     (finding,) = [f for f in _findings(text) if f["rule"] == "startup-crash"]
     assert "Connection refused by 127.0.0.1:30000" in finding["message"]
+
+
+def _stated(text: str) -> list[dict[str, Any]]:
+    return [f for f in _findings(text) if "the paste's own words" in f["message"] or "rank failed" in f["message"]]
+
+
+def test_a_progressive_failing_alone_on_its_line_reaches_the_stated_failure_reader():
+    for text in (
+        "My deployment keeps failing in the capture step.\n",
+        "The launch was failing with tp 8 on two nodes.\n",
+        "The router is still failing with a broken pipe.\n",
+    ):
+        (finding,) = _findings(text)
+        assert finding["rule"] == "failure-time-unknown", text
+        assert text.strip()[:30] in finding["message"], text
+
+
+def test_a_test_runners_failing_count_reaches_no_failure_reader():
+    for text in ("  3 failing\n", "3 failing tests: test_a, test_b\n", "Failing that, use the other image.\n"):
+        assert _findings(text) == [], text
