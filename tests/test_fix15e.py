@@ -54,3 +54,30 @@ def test_a_progressive_failing_alone_on_its_line_reaches_the_stated_failure_read
 def test_a_test_runners_failing_count_reaches_no_failure_reader():
     for text in ("  3 failing\n", "3 failing tests: test_a, test_b\n", "Failing that, use the other image.\n"):
         assert _findings(text) == [], text
+
+
+_TRACE = (
+    "[2025-03-01 10:00:05 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+    f'  File "{SITE}/sglang/srt/managers/scheduler.py", line 1800, in run_scheduler_process\n'
+    "    scheduler.event_loop_normal()\n"
+    "RuntimeError: CUDA error: device-side assert triggered\n"
+)
+
+
+def test_the_device_assert_verdict_keeps_the_kernels_file_line_and_function():
+    text = (
+        "/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1237: indexSelectLargeIndex: block: [0,0,0], thread: [0,0,0]"
+        " Assertion `srcIndex < srcSelectDimSize` failed.\n" + _TRACE
+    )
+    (finding,) = _findings(text)
+    assert (
+        "/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1237: indexSelectLargeIndex: block: [0,0,0], thread: [0,0,0]"
+        " Assertion `srcIndex < srcSelectDimSize` failed" in finding["message"]
+    )
+
+
+def test_a_device_assert_without_its_place_is_quoted_from_its_block():
+    text = "[TP0] block: [3,0,0], thread: [64,0,0] Assertion `index out of bounds` failed.\n" + _TRACE
+    (finding,) = _findings(text)
+    assert "block: [3,0,0], thread: [64,0,0] Assertion `index out of bounds` failed" in finding["message"]
+    assert "[TP0] block" not in finding["message"]

@@ -972,6 +972,7 @@ def failures_of(
             while word > 0 and (full[word - 1].isalnum() or full[word - 1] == "_" or (named and not full[word - 1].isspace())):
                 word -= 1
             at = at if word > 0 and full[word - 1] == "\\" else word  # not into a literal "\n" before it
+            at = _with_source_place(full, at)
             said = full[at:].strip() if at >= 0 else None
             if said and event.data.get("in_sentence"):  # a sentence quoting the wording: up to that sentence's end
                 said = _SENTENCE_END.split(said, 1)[0].rstrip(".")
@@ -1034,6 +1035,23 @@ def _headers_as_exceptions(found: list[Failure], events: list[Event]) -> list[Fa
             f = replace(f, values=f.values | {"error": f"{name}: {message}" if message else name})
         out.append(f)
     return out
+
+
+# the place a native program's own message opens with, right before its wording: CUDA's device-side assert
+# (__assertfail's "%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.", as torch 2.9.1's
+# libtorch_cuda.so holds its head: "<file>:<line>: <function>: block: [..."), a C/C++ source file's path, its line and
+# function (the function as __func__ prints it: "indexSelectLargeIndex", "operator()")
+_SOURCE_PLACE = re.compile(r"(?:^|(?<=[\s\]]))[^\s:\]]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp):\d+: ?[^\s:]+: $")
+_SOURCE_PLACE_MAX = 300  # the longest place looked for (a bounded tail: no scan of a long line)
+
+
+def _with_source_place(full: str, at: int) -> int:
+    """Where a verdict's quote of the wording at `at` opens: at the source place right before it, when there is one."""
+    if at <= 0:
+        return at
+    start = max(0, at - _SOURCE_PLACE_MAX)
+    m = _SOURCE_PLACE.search(full, start, at)
+    return m.start() if m is not None else at
 
 
 def _without_claim_twins(found: list[Failure]) -> list[Failure]:
