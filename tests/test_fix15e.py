@@ -114,3 +114,32 @@ def test_an_import_failure_typed_by_hand_or_in_a_users_script_stays_unknown():
     ):
         (finding,) = _findings(_import_failure(outer))
         assert finding["rule"] == "failure-time-unknown", outer
+
+
+def test_uvicorns_asgi_report_alone_is_a_failure_while_serving():
+    text = "INFO:     Application startup complete.\nERROR:    Exception in ASGI application\n"
+    (finding,) = _findings(text)
+    assert finding["rule"] == "runtime-crash"
+    assert "uvicorn's 'Exception in ASGI application', logged only while it answers an HTTP request" in finding["message"]
+
+
+def test_uvicorns_asgi_report_gives_way_to_the_traceback_it_logged():
+    text = (
+        "ERROR:    Exception in ASGI application\n"
+        "Traceback (most recent call last):\n"
+        f'  File "{SITE}/sglang/srt/entrypoints/http_server.py", line 300, in generate_request\n'
+        "    ret = await _global_state.tokenizer_manager.generate_request(obj, request).__anext__()\n"
+        f'  File "{SITE}/sglang/srt/managers/tokenizer_manager.py", line 400, in generate_request\n'
+        '    raise ValueError("The input (40000 tokens) is longer than the model\'s context length (32768 tokens).")\n'
+        "ValueError: The input (40000 tokens) is longer than the model's context length (32768 tokens).\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "runtime-crash"
+    assert "ValueError: The input (40000 tokens) is longer than the model's context length (32768 tokens)" in finding["message"]
+    assert "serving-asgi-exception" not in finding["message"]
+
+
+def test_uvicorns_lifespan_report_is_no_serving_failure():
+    # uvicorn 0.55.0 lifespan/on.py LifespanOn.main: msg = "Exception in 'lifespan' protocol\n" (the app's startup hook)
+    text = "INFO:     Waiting for application startup.\nERROR:    Exception in 'lifespan' protocol\n"
+    assert all("serving-asgi-exception" not in f["message"] and f["rule"] != "runtime-crash" for f in _findings(text))

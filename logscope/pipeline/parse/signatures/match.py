@@ -270,6 +270,11 @@ def locate(
 ) -> tuple[str, str] | None:
     """(phase, basis) from the event's own evidence: the matched signature, SGLang's capture wrapper, frames (the
     released source of `releases`, the SGLang releases the input shows, when given)."""
+    if matched is not None and matched.phase == "serving" and ASGI_EXCEPTION in event.text:
+        return "serving", (
+            f"uvicorn's '{ASGI_EXCEPTION}', logged only while it answers an HTTP request whose handler raised: the HTTP"
+            f" server SGLang starts once every scheduler finished startup was serving: {matched.id}"
+        )
     if matched is not None and matched.phase == "serving":
         return "serving", f"SGLang prints this only while its scheduler runs batches, a warmup request's too: {matched.id}"
     if matched is not None and matched.phase in _VAGUE:
