@@ -85,9 +85,7 @@ def test_a_device_assert_without_its_place_is_quoted_from_its_block():
 
 def _import_failure(outer: str) -> str:
     return (
-        "Traceback (most recent call last):\n"
-        + outer
-        + f'  File "{SITE}/sglang/srt/server_args.py", line 30, in <module>\n'
+        "Traceback (most recent call last):\n" + outer + f'  File "{SITE}/sglang/srt/server_args.py", line 30, in <module>\n'
         "    from sglang.srt.utils import get_device\n"
         "ModuleNotFoundError: No module named 'sgl_kernel'\n"
     )
@@ -99,7 +97,8 @@ def test_an_import_failure_under_sglang_serves_launcher_is_a_startup_failure():
         '  File "/usr/local/bin/sglang", line 5, in <module>\n    from sglang.cli.main import main\n'
         f'  File "{SITE}/sglang/cli/main.py", line 4, in <module>\n    from sglang.cli.serve import serve\n'
         f'  File "{SITE}/sglang/cli/serve.py", line 8, in <module>\n    from sglang.srt.utils import kill_process_tree\n',
-        f'  File "{SITE}/sglang/launch_server.py", line 7, in <module>\n    from sglang.srt.server_args import prepare_server_args\n',
+        f'  File "{SITE}/sglang/launch_server.py", line 7, in <module>\n'
+        "    from sglang.srt.server_args import prepare_server_args\n",
     ):
         (finding,) = _findings(_import_failure(outer))
         assert finding["rule"] == "startup-crash", outer
@@ -109,7 +108,8 @@ def test_an_import_failure_under_sglang_serves_launcher_is_a_startup_failure():
 def test_an_import_failure_typed_by_hand_or_in_a_users_script_stays_unknown():
     for outer in (
         '  File "<string>", line 1, in <module>\n'
-        f'  File "{SITE}/sglang/cli/serve.py", line 9, in <module>\n    from sglang.srt.server_args import prepare_server_args\n',
+        f'  File "{SITE}/sglang/cli/serve.py", line 9, in <module>\n'
+        "    from sglang.srt.server_args import prepare_server_args\n",
         '  File "/home/me/bench/run_client.py", line 3, in <module>\n    from sglang.srt.server_args import ServerArgs\n',
     ):
         (finding,) = _findings(_import_failure(outer))
