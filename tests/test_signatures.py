@@ -329,6 +329,7 @@ def test_the_bundled_announcer_and_echo_are_marked_in_the_yaml():
         "process-scheduler-dead",
         "process-vllm-engine-core-init",
         "nccl-socket-closed",
+        "serving-asgi-exception",
     }
     assert bundled.giving_way("earlier_failure") == {"process-shell-killed", "process-shell-job-status-killed"}
 

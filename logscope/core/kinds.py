@@ -438,13 +438,22 @@ class FailureWord:
     cue: tuple[str, str] | None = None
 
 
+# The progressive after its subject's verb or an adverb ("the build is failing in ...", "it keeps failing at ...",
+# "still failing with ..."): the words before "failing" that parse/parsers/stated_failure.py's form takes, and the
+# prefilter's pieces, each word's last letter and " failing " (not "failing " alone: a test runner's "failing tests",
+# "3 failing" at a line's end and a sentence's "Failing that, ..." reach no reader)
+FAILING_SUBJECT_WORDS: Final = ("is", "are", "was", "were", "been", "keeps", "keep")
+FAILING_ADVERBS: Final = ("still", "also", "now", "always", "often", "constantly", "consistently")
+FAILING_PIECES: Final = tuple(sorted({f"{word[-1]} failing " for word in FAILING_SUBJECT_WORDS + FAILING_ADVERBS}))
+
+
 # The one table of failure words (rows in the time cues' order: their lexicon is joined in it)
 FAILURE_WORD_TABLE: Final = (
     FailureWord("crash", stated=("crash", "Crash"), cue=("crash", "crash(?:es|ed|ing)?")),
     FailureWord(
         "fail",
         record=r"[Ff]ailed\b|FAILED",
-        stated=("fails ", "failed ", "Fails ", "Failed ", "ailure"),
+        stated=("fails ", "failed ", "Fails ", "Failed ", "ailure", *FAILING_PIECES),
         cue=("fail", "fail(?:s|ed|ing|ures?)?"),
     ),
     # "error: ..." at a line's start is the error report of CPython's argparse, pip, git, cargo and the C/C++/CUDA

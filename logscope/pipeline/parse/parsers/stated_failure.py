@@ -38,8 +38,12 @@ _STATED = re.compile(
     r"|fail(?:s|ed)\b(?:\s+\w+)?\s+(?:with|at|on|during|in|when|while|after|because|without|immediately|randomly)"
     # the progressive after its subject's verb ("the build is failing in the release pipeline at ..."; "a failing test
     # in CI" is no verb)
-    r"|\b(?:is|are|was|were|been|keeps?)\s+(?:(?:still|also|now|always|often|constantly|consistently)\s+)?failing\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b"
-    r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
+    + r"|\b(?:"
+    + "|".join(kinds.FAILING_SUBJECT_WORDS)
+    + r")\s+(?:(?:"
+    + "|".join(kinds.FAILING_ADVERBS)
+    + r")\s+)?failing\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b"
+    + r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
     # (what the run's log shows: "the original log shows an NCCL `ALLREDUCE` timeout during ...")
     r"|(?<=logs )show(?:s|ed)?|(?<=log )show(?:s|ed)?|(?<=output )show(?:s|ed)?"

@@ -299,6 +299,11 @@ def locate(
 ) -> tuple[str, str] | None:
     """(phase, basis) from the event's own evidence: the matched signature, SGLang's capture wrapper, frames (the
     released source of `releases`, the SGLang releases the input shows, when given)."""
+    if matched is not None and matched.phase == "serving" and ASGI_EXCEPTION in event.text:
+        return "serving", (
+            f"uvicorn's '{ASGI_EXCEPTION}', logged only while it answers an HTTP request whose handler raised: the HTTP"
+            f" server SGLang starts once every scheduler finished startup was serving: {matched.id}"
+        )
     if matched is not None and matched.phase == "serving":
         return "serving", f"SGLang prints this only while its scheduler runs batches, a warmup request's too: {matched.id}"
     if matched is not None and matched.phase in _VAGUE:
@@ -1104,6 +1109,7 @@ def failures_of(
             while word > 0 and (full[word - 1].isalnum() or full[word - 1] == "_" or (named and not full[word - 1].isspace())):
                 word -= 1
             at = at if word > 0 and full[word - 1] == "\\" else word  # not into a literal "\n" before it
+            at = _with_source_place(full, at)
             said = full[at:].strip() if at >= 0 else None
             if said and event.data.get("in_sentence"):  # a sentence quoting the wording: up to that sentence's end
                 said = _SENTENCE_END.split(said, 1)[0].rstrip(".")
@@ -1133,7 +1139,7 @@ def failures_of(
                 library_basis=raiser.basis if raiser is not None and not (crash and crash.library) else None,
             )
         )
-    out = _named_by_statement(_without_claim_twins(out), events)
+    out = _named_by_statement(_without_claim_twins(_headers_as_exceptions(out, events)), events)
     # the stated failures go first: an announcing line or a parent's echo gives way to another failure, never to words
     kept = _without_records(
         _without_cut_heads(_without_stated(_without_named(warmup_batches(_placed_by_burst(out), ready)))),
@@ -1141,6 +1147,51 @@ def failures_of(
     )
     kept = _without_echoes(_without_announcers(kept, sigs.giving_way(NEXT_LINE)), sigs.giving_way(OTHER_FAILURE))
     return _without_kill_ends(kept, sigs.giving_way(EARLIER_FAILURE), events)
+
+
+# a capture that is only the header of the traceback the line opens ("Initialization failed. warmup error: Traceback
+# (most recent call last):", as sglang's http_server.py prints f"...warmup error: {traceback.format_exc()}"): CPython's
+# traceback module's headers (3.8-3.14: "Traceback (most recent call last):", "Exception Group Traceback (most recent
+# call last):")
+_BLOCK_HEADER = re.compile(r"^(?:\+ )?(?:Exception Group )?Traceback \(most recent call last\):?$")
+
+
+def _headers_as_exceptions(found: list[Failure], events: list[Event]) -> list[Failure]:
+    """A line's failure whose captured error is only a traceback's header takes the exception line of the traceback
+    that opened at its line ("AssertionError: res=<Response [502]>", never "Traceback (most recent call last):")."""
+    if not any(_BLOCK_HEADER.match(str(f.values.get("error", "")).strip()) for f in found):
+        return found
+    opened = {
+        (e.source, int(e.data["opened_at"])): e
+        for e in events
+        if e.kind == kinds.EXCEPTION and e.data.get("opened_at") and e.data.get("exception")
+    }
+    out = []
+    for f in found:
+        exception = opened.get((f.event.source, f.event.line))
+        if exception is not None and _BLOCK_HEADER.match(str(f.values.get("error", "")).strip()):
+            message = str(exception.data.get("message") or "").strip()
+            name = str(exception.data["exception"])
+            f = replace(f, values=f.values | {"error": f"{name}: {message}" if message else name})
+        out.append(f)
+    return out
+
+
+# the place a native program's own message opens with, right before its wording: CUDA's device-side assert
+# (__assertfail's "%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.", as torch 2.9.1's
+# libtorch_cuda.so holds its head: "<file>:<line>: <function>: block: [..."), a C/C++ source file's path, its line and
+# function (the function as __func__ prints it: "indexSelectLargeIndex", "operator()")
+_SOURCE_PLACE = re.compile(r"(?:^|(?<=[\s\]]))[^\s:\]]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp):\d+: ?[^\s:]+: $")
+_SOURCE_PLACE_MAX = 300  # the longest place looked for (a bounded tail: no scan of a long line)
+
+
+def _with_source_place(full: str, at: int) -> int:
+    """Where a verdict's quote of the wording at `at` opens: at the source place right before it, when there is one."""
+    if at <= 0:
+        return at
+    start = max(0, at - _SOURCE_PLACE_MAX)
+    m = _SOURCE_PLACE.search(full, start, at)
+    return m.start() if m is not None else at
 
 
 def _without_claim_twins(found: list[Failure]) -> list[Failure]:
