@@ -485,3 +485,31 @@ def test_what_the_run_s_log_shows_states_its_failure():
     assert parse("The log shows the server is ready.") is None
     assert parse("The output shows no error during the run.") is None
     assert parse("The log shows the `NCCL_TIMEOUT` timeout setting is 600.") is None
+
+
+def test_a_ci_job_lint_or_test_that_is_failing_is_no_run_of_the_program():
+    # review15c item 3: the progressive's subject is the program or its build, not a CI job, a lint check or a test
+    assert parse("The lint job is failing on main because of an unrelated ruff update; please ignore it.") is None
+    assert parse("The CI check is failing on the docs build.") is None
+    assert parse("test_foo is failing with the new tokenizer.") is None
+    assert parse("The docs build is failing in the release pipeline.") is None
+    # positives: the server, the package's build
+    server = parse("The server keeps failing at CUDA graph capture.")
+    assert server is not None and server.data["said"] == "keeps failing at"
+    built = parse("The SGLang wheel build is failing in the release pipeline at the FlashMLA compilation step.")
+    assert built is not None and built.data["said"] == "is failing in"
+
+
+def test_a_code_span_is_a_quoted_failure_only_when_it_reads_as_a_message():
+    # review15c item 4: an option, an identifier or a setting in a code span, or an infinitive/state frame, is no
+    # failure message said to occur
+    assert parse("In our deployment the `--watchdog-timeout` happens to be 600 because loading is slow.") is None
+    assert parse("In our deployment the `--watchdog-timeout` occurred in the config.") is None
+    assert parse("The `error_log` persists across restarts, which is handy.") is None
+    assert parse("The `error_log` occurs in every run directory.") is None
+    assert parse("The `TIMEOUT=1800 crash` occurs in the docs.") is None
+    # positives: words with a standalone failure word, an exception class, "error: <text>"
+    said = parse("With the new build the DeepEP `timeout (dispatch CPU)` recurred on every node.")
+    assert said is not None and said.data["said"].strip() == "`timeout (dispatch CPU)` recurred"
+    assert parse("The `RuntimeError` occurred again on rank 3.") is not None
+    assert parse("After the upgrade the `NCCL error: unhandled system error` still persists on rank 3.") is not None

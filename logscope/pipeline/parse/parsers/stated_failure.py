@@ -38,11 +38,11 @@ _STATED = re.compile(
     r"|fail(?:s|ed)\b(?:\s+\w+)?\s+(?:with|at|on|during|in|when|while|after|because|without|immediately|randomly)"
     # the progressive after its subject's verb ("the build is failing in the release pipeline at ..."; "a failing test
     # in CI" is no verb)
-    + r"|\b(?:"
+    + r"|(?P<failing>\b(?:"
     + "|".join(kinds.FAILING_SUBJECT_WORDS)
     + r")\s+(?:(?:"
     + "|".join(kinds.FAILING_ADVERBS)
-    + r")\s+)?failing\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b"
+    + r")\s+)?failing\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b)"
     + r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
     # (what the run's log shows: "the original log shows an NCCL `ALLREDUCE` timeout during ...")
@@ -76,8 +76,11 @@ _STATED = re.compile(
     # a code span quoting a failure's own message, said to come again or to occur ("The DeepEP `timeout (dispatch CPU)`
     # recurred verbatim"; the words in the span are the library's: imeout, rror, ailure, xception, crash, the literals;
     # after a word and its blank: the table opens at a word boundary)
-    r"|\s+`[^`]{0,60}?(?:[Tt]imeout|[Tt]imed out|rror|ailure|xception|[Cc]rash)[^`]{0,80}`\s+(?:(?:again|still)\s+)?"
-    r"(?:recur(?:s|red)|reappear(?:s|ed)|re-?occur(?:s|red)|occur(?:s|red)|happen(?:s|ed)|persist(?:s|ed))\b"
+    r"|\s+`(?P<span>[^`]{0,60}?(?:[Tt]imeout|[Tt]imed out|rror|ailure|xception|[Cc]rash)[^`]{0,80})`\s+(?:(?:again|still)\s+)?"
+    # ("happens to be 600" is an infinitive frame, "persists across restarts" a state kept: no failure met, review15c
+    # item 4)
+    r"(?:recur(?:s|red)|reappear(?:s|ed)|re-?occur(?:s|red)|occur(?:s|red)|happen(?:s|ed)\b(?!\s+to\b)"
+    r"|persist(?:s|ed)\b(?!\s+(?:across|between|through|over)\b))\b"
     # what a server or a process did, in the other words issues use: it errors out, went down, exited with a code or
     # unexpectedly, keeps restarting, blew up, was terminated by a signal, was unable to start; a request that makes it
     # crash, or that crashes the server ("I was able to crash the server two times", halogen-flash-server#15)
@@ -408,6 +411,31 @@ def _names_nothing(what: str) -> bool:
     return all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what)) and not re.search(r"[\"'`“”]", what)
 
 
+# the subject of a progressive "is failing at": a CI job, a lint check, a test, a benchmark, a pull request or a docs
+# build is no run of the program ("The lint job is failing on main because of ...", review15c item 3; the package's
+# own build, "The image build is failing in the release pipeline", still is)
+_CI_SUBJECT = re.compile(
+    r"(?i)\b(?:ci|jobs?|checks?|lint\w*|workflows?|tests?|test_\w+|unit ?tests?|benchmarks?|prs?|pull requests?|bots?"
+    r"|docs?|documentation|actions?|pre-commit|ruff|mypy|pipelines?)\b[^.;,]{0,12}$"
+)
+# a code span that reads as a failure's message, not a name: an exception class, "error: <text>", or words with a blank
+# whose failure word stands alone ("`timeout (dispatch CPU)`"); an option (`--watchdog-timeout`), an identifier
+# (`error_log`) or a setting (`TIMEOUT=1800`) is none (review15c items 4, 5)
+_MESSAGE_SPAN = re.compile(
+    r"(?<![\w-])(?:[Tt]ime(?:d)? ?out|[Ee]rror|ERROR|[Ff]ailure|[Ee]xception|[Cc]rash\w*)(?![\w-])"
+)
+
+
+def message_span(span: str) -> bool:
+    """Whether a code span's text reads as a failure's message (not an option, an identifier or a setting)."""
+    text = span.strip()
+    if "=" in text:
+        return False
+    if re.search(r"[A-Z]\w*(?:Error|Exception)\b|\b[Ee]rror:\s*\S", text):
+        return True
+    return " " in text and not text.startswith("-") and _MESSAGE_SPAN.search(text) is not None
+
+
 # the failure words read in one sentence before it is taken for none (review14b item 9)
 MAX_REJECTED = 16
 
@@ -440,6 +468,10 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         # (a step's failure or a program that cannot start in a clause of whenever, or a question without its mark:
         # "The router retries when the transfer fails.", "Why the router can't connect to ...", review15b item 3)
         if (m.group("step_fails") or m.group("cant")) and (_BEHAVIOUR_WHEN.search(clause) or _ASKS.match(body)):
+            continue
+        if m.group("failing") and _CI_SUBJECT.search(before):
+            continue
+        if m.group("span") and not message_span(m.group("span")):
             continue
         if DENIED.search(clause) or NEGATED.search(turned) or supposed or _GONE.match(after) or _LESS_OFTEN.match(after):
             continue
