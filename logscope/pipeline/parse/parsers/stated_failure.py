@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from logscope.core import kinds
+from logscope.core.code_spans import message_span
 from logscope.pipeline.parse.parsers.base import Parsed
 from logscope.pipeline.parse.parsers.prose_guards import (
     CJK_NEGATED,
@@ -418,24 +419,6 @@ _CI_SUBJECT = re.compile(
     r"(?i)\b(?:ci|jobs?|checks?|lint\w*|workflows?|tests?|test_\w+|unit ?tests?|benchmarks?|prs?|pull requests?|bots?"
     r"|docs?|documentation|actions?|pre-commit|ruff|mypy|pipelines?)\b[^.;,]{0,12}$"
 )
-# a code span that reads as a failure's message, not a name: an exception class, "error: <text>", or words with a blank
-# whose failure word stands alone ("`timeout (dispatch CPU)`"); an option (`--watchdog-timeout`), an identifier
-# (`error_log`) or a setting (`TIMEOUT=1800`) is none (review15c items 4, 5)
-_MESSAGE_SPAN = re.compile(
-    r"(?<![\w-])(?:[Tt]ime(?:d)? ?out|[Ee]rror|ERROR|[Ff]ailure|[Ee]xception|[Cc]rash\w*)(?![\w-])"
-)
-
-
-def message_span(span: str) -> bool:
-    """Whether a code span's text reads as a failure's message (not an option, an identifier or a setting)."""
-    text = span.strip()
-    if "=" in text:
-        return False
-    if re.search(r"[A-Z]\w*(?:Error|Exception)\b|\b[Ee]rror:\s*\S", text):
-        return True
-    return " " in text and not text.startswith("-") and _MESSAGE_SPAN.search(text) is not None
-
-
 # the failure words read in one sentence before it is taken for none (review14b item 9)
 MAX_REJECTED = 16
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from logscope.core.code_spans import message_span
 from logscope.core.native_libraries import library_names as native_library_names
 from logscope.core.python_libraries import SGLANG, library_names
 from logscope.core.server_flags import every_choice
@@ -85,7 +86,9 @@ _COMPOUND_FAILS = re.compile(
 )
 # the name right before a code span that quotes a failure's message: the library's own words ("the DeepEP `timeout
 # (dispatch CPU)` recurred", "NCCL `unhandled system error`")
-_OWN_MESSAGE = re.compile(r"(?i)^\s+`[^`]{0,60}?\b(?:timeout|timed out|error|failure|exception|crash)\w*\b[^`]{0,80}`")
+_OWN_MESSAGE = re.compile(
+    r"(?i)^\s+`(?P<span>[^`]{0,60}?\b(?:timeout|timed out|error|failure|exception|crash)\w*\b[^`]{0,80})`"
+)
 _AT_STEP_BEFORE = re.compile(r"(?i)\b(?:at|during|in)\s+(?:the\s+)?[`'\"]?$")
 _AT_STEP_AFTER = re.compile(r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r"){1,4}(?:\s+(?:step|stage|phase))?\b")
 
@@ -94,7 +97,11 @@ def _as_raiser(sentence: str, start: int, end: int) -> bool:
     """The name at sentence[start:end] stands where the library that failed stands (_RAISER_BEFORE/_RAISER_AFTER,
     _COMPOUND_FAILS, _AT_STEP_BEFORE/_AT_STEP_AFTER)."""
     before, after = sentence[:start], sentence[end:]
-    if _COMPOUND_FAILS.match(after) or _OWN_MESSAGE.match(after):
+    if _COMPOUND_FAILS.match(after):
+        return True
+    # (the span must read as a message: a setting, `TIMEOUT=1800`, or an option name names no failure, review15c item 5)
+    own = _OWN_MESSAGE.match(after)
+    if own and message_span(own.group("span")):
         return True
     if _AT_STEP_BEFORE.search(before[-40:]) and _AT_STEP_AFTER.match(after):  # (its tail: no rescan of the sentence)
         return True

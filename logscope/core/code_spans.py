@@ -1,0 +1,26 @@
+"""A code span (the text between backticks of an issue's prose) that reads as a failure's own message: an exception
+class, "error: <text>", or words with a blank whose failure word stands alone ("`timeout (dispatch CPU)`",
+"`unhandled system error`"). An option (`--watchdog-timeout`), an identifier (`error_log`, `NCCL_TIMEOUT`) or a
+setting (`TIMEOUT=1800`, `timeout: 1800`) names no failure (review15c items 4, 5). Shared by the stated-failure parser
+and the stated-library reader."""
+
+from __future__ import annotations
+
+import re
+
+# a failure word standing alone (not inside an identifier or an option: `error_log`, `--watchdog-timeout`)
+_FAILURE_WORD = re.compile(r"(?<![\w-])(?:[Tt]imed? ?out|[Ee]rror|ERROR|[Ff]ailure|[Ee]xception|[Cc]rash\w*)(?![\w-])")
+# a class that names itself, or the "error: <text>" of a message
+_MESSAGE_HEAD = re.compile(r"[A-Z]\w*(?:Error|Exception)\b|\b[Ee]rror:\s*\S")
+# a key and its value: "TIMEOUT=1800", "timeout: 1800"
+_SETTING = re.compile(r"=|\w\s*:\s*\d+\s*$")
+
+
+def message_span(span: str) -> bool:
+    """Whether a code span's text reads as a failure's message (not an option, an identifier or a setting)."""
+    text = span.strip()
+    if _SETTING.search(text):
+        return False
+    if _MESSAGE_HEAD.search(text):
+        return True
+    return " " in text and not text.startswith("-") and _FAILURE_WORD.search(text) is not None
