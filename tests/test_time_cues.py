@@ -370,6 +370,22 @@ def test_a_serving_run_said_to_have_ended_is_no_serving_time():
     assert running is not None and running.data["stage"] == "serving"
 
 
+def test_over_and_done_as_a_preposition_or_a_participle_end_no_run():
+    # review15c item 6: "inference over a large dataset" is the run going on (a preposition), not "the inference was over"
+    over = time_cues.parse("While running inference over a large dataset, the server crashed with the error below.")
+    assert over is not None and over.data["stage"] == "serving"
+    done = time_cues.parse("The server crashed while running inference done with the OpenAI client.")
+    assert done is not None and done.data["stage"] == "serving"
+    report = analyze_text(
+        "While running inference over a large dataset, the server crashed with the error below.\n\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    assert [f["rule"] for f in report["findings"]] == ["runtime-crash"]
+    # positives of the ended run: "over" and "done" as the predicate ending the clause
+    assert time_cues.parse("After the rollout was over, the trainer crashed.") is None
+    assert time_cues.parse("The trainer crashed after the rollout was done.") is None
+
+
 def test_suggests_after_the_evidence_is_an_inference_not_a_proposal():
     # fix15b (llm-d-benchmark-668's shape): "— suggests a startup/model loading failure" says what the evidence shows
     said = time_cues.parse("Pod runs for ~30 seconds before crashing — suggests vLLM startup/model loading failure.")

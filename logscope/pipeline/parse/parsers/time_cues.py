@@ -241,8 +241,12 @@ def _writers(said: str) -> str:
 _WHOLE_RUN = re.compile(
     r"(?i)(?:rollouts?|benchmark(?:s|ing)?|(?:load|stress|pressure|performance|perf)[- ]?tests?|generation|inference)$"
 )
+# ("over" and "done" only as the predicate that ends its clause, "after the rollout was over, ...": "inference over a
+# large dataset", "inference done with the OpenAI client" are a preposition and a participle, review15c item 6)
 _ENDED = re.compile(
-    r"(?i)\s+(?:(?:is|was|were|are|has|have|had)\s+(?:been\s+)?|got\s+)?(?:completed?|complete[sd]|finish(?:es|ed)|done|ended|over)\b"
+    r"(?i)\s+(?:(?:(?:is|was|were|are|has|have|had)\s+(?:been\s+)?|got\s+)?(?:completed?|complete[sd]|finish(?:es|ed)|ended)\b"
+    r"|(?:is|was|were|are|(?:has|have|had)\s+been|got)\s+(?:done|over)\b"
+    r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:and|then|when|but|so)\b))"
 )
 
 
