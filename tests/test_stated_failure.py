@@ -513,3 +513,13 @@ def test_a_code_span_is_a_quoted_failure_only_when_it_reads_as_a_message():
     assert said is not None and said.data["said"].strip() == "`timeout (dispatch CPU)` recurred"
     assert parse("The `RuntimeError` occurred again on rank 3.") is not None
     assert parse("After the upgrade the `NCCL error: unhandled system error` still persists on rank 3.") is not None
+
+
+def test_a_count_of_zero_or_no_errors_states_no_failure():
+    # review15c item 7: "zero"/"no" as the count of the got-verb's object is none, like "0 errors"
+    assert parse("The log shows zero errors, but throughput is low.") is None
+    assert parse("I got zero errors, but throughput is low.") is None
+    assert parse("We got no errors in the first hour.") is None
+    # positives: a count of some errors, a named one
+    assert parse("The log shows two errors during CUDA graph capture.") is not None
+    assert parse("I got a RuntimeError during CUDA graph capture.") is not None

@@ -419,6 +419,10 @@ _CI_SUBJECT = re.compile(
     r"(?i)\b(?:ci|jobs?|checks?|lint\w*|workflows?|tests?|test_\w+|unit ?tests?|benchmarks?|prs?|pull requests?|bots?"
     r"|docs?|documentation|actions?|pre-commit|ruff|mypy|pipelines?)\b[^.;,]{0,12}$"
 )
+# the count none at the head of a got-verb's object ("zero errors", "no errors", "not any errors")
+_NONE_COUNT = re.compile(r"(?i)\s*(?:(?:absolutely|literally|just|still)\s+)?(?:zero|no|not any|none of the)\b")
+
+
 # the failure words read in one sentence before it is taken for none (review14b item 9)
 MAX_REJECTED = 16
 
@@ -488,6 +492,9 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         ):
             continue
         if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+            continue
+        # (a count of none opening the object: "The log shows zero errors", "I got no errors", review15c item 7)
+        if m.group("got") and _NONE_COUNT.match(m.group("what") or ""):
             continue
         # (what a log shows is a failure only when its noun is the writer's, not a quoted word: "The log shows `Error`
         # twice" counts a word)
