@@ -12,7 +12,7 @@ from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse import prefilter
 from logscope.pipeline.parse.classify import SourceClassifier
-from logscope.pipeline.parse.parsers import time_cues
+from logscope.pipeline.parse.parsers import stated_failure, time_cues
 from tests.helpers import analyze_text
 
 TRACEBACK = """```
@@ -384,6 +384,17 @@ def test_over_and_done_as_a_preposition_or_a_participle_end_no_run():
     # positives of the ended run: "over" and "done" as the predicate ending the clause
     assert time_cues.parse("After the rollout was over, the trainer crashed.") is None
     assert time_cues.parse("The trainer crashed after the rollout was done.") is None
+
+
+def test_it_suggests_with_an_infinitive_or_a_gerund_is_advice():
+    # review15c item 8: "it/this suggests to lower ..." / "suggests restarting ..." is advice, no failure of this run
+    assert stated_failure.parse("It suggests to lower --mem-fraction-static when the server crashes with OOM.") is None
+    faq = "The FAQ entry for this error is clear: it suggests restarting the router when a worker crashes."
+    assert stated_failure.parse(faq) is None
+    # positive: an inference's object after "suggests" still states
+    this = time_cues.parse("This suggests an OOM during CUDA graph capture.")
+    assert this is not None and this.data["stage"] == "capture"
+    assert stated_failure.parse("The log suggests something crashed during CUDA graph capture.") is not None
 
 
 def test_suggests_after_the_evidence_is_an_inference_not_a_proposal():

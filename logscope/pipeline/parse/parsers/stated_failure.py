@@ -220,6 +220,8 @@ _GONE = re.compile(
 # a startup failure", is "indicates": an inference about this run, no proposal)
 _PROPOSED = re.compile(
     r"(?i)\b(?:propos(?:e|es|ed|al)|(?<!this )(?<!which )(?<!that )(?<!\bit )(?<!log )(?<!logs )(?<!— )(?<!- )suggests"
+    # (advice after any subject: "it suggests to lower ...", "it suggests restarting the router", review15c item 8)
+    r"|suggests(?=\s+(?:to\s+\w|(?!(?:no|some|any|every)thing\b)\w+ing\b))"
     r"|suggest(?:ed|ion)?|PR|docs?(?: \w+)? says?|documentation says|(?:is|as|was) expected"
     r"|feature request)\b"
 )
