@@ -158,3 +158,41 @@ def test_a_server_that_ran_and_then_crashed_failed_while_serving(sentence):
 )
 def test_running_out_into_or_through_a_step_is_no_serving_time(sentence):
     assert time_cues.parse(sentence) is None
+
+
+def test_a_server_that_runs_a_startup_step_or_a_few_seconds_was_not_up():
+    # review15c item 10: a startup step as the object keeps its step; a few seconds alone show no serving
+    capture = "After launching, the server runs cuda graph capture and then crashes with the error below."
+    parsed = time_cues.parse(capture)
+    assert parsed is not None and parsed.data["stage"] == "capture"
+    assert time_cues.parse("The server runs for about 5 seconds and then crashes with the error below.") is None
+    # positive: time said in hours is serving
+    fine = time_cues.parse("The server runs for two hours and then crashes.")
+    assert fine is not None and fine.data["stage"] == "serving"
+
+
+def test_an_error_free_log_at_the_start_is_no_startup_claim():
+    # review15c item 9: "starts with an error-free log" names no error at the start
+    assert time_claims.parse("The server starts with an error-free log and serves fine, but then it crashes:") is None
+    paste = (
+        "The server starts with an error-free log and serves fine, but after 2 hours of load it crashes:\n\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    assert [f["rule"] for f in analyze_text(paste)["findings"]] == ["runtime-crash"]
+    # positive: the error below at the start
+    parsed = time_claims.parse("The server starts with the error below:")
+    assert parsed is not None and parsed.data["stage"] == "startup"
+
+
+def test_a_ci_bot_that_failed_to_deploy_claims_no_startup():
+    # review15c item 11: the subject of "failed to deploy" is the model or its server, not a PR bot's preview build
+    assert time_claims.parse("Note: the PR bot failed to deploy the preview build, unrelated to this issue.") is None
+    paste = (
+        "Note: the PR bot failed to deploy the preview build, unrelated to this issue.\n"
+        "The server crashes after 2 hours of serving with the error below.\n\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    assert [f["rule"] for f in analyze_text(paste)["findings"]] == ["runtime-crash"]
+    # positive: the model that fails to deploy
+    parsed = time_claims.parse("The model fails to deploy on two GPUs.")
+    assert parsed is not None and parsed.data["stage"] == "startup"

@@ -322,7 +322,14 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # deploy on two GPUs" (a deployment of something else, a fix or the docs, is no server's)
     (
         "startup",
-        re.compile(r"(?i)\bfail(?:s|ed)? to deploy\b(?! (?:the |a |my |our )?(?:fix|patch|change|docs?|site|website|pages?)\b)"),
+        # (the subject is the model or its server: "the PR bot failed to deploy the preview build" is a CI's, review15c
+        # item 11)
+        re.compile(
+            r"(?i)(?:^\W*|\b(?:model|server|engine|sglang|deployment|service|it|we|I)\b[^.;,:]{0,30}?)"
+            r"\bfail(?:s|ed)? to deploy\b"
+            r"(?! (?:the |a |my |our )?(?:[\w-]+ )?(?:fix|patch|change|docs?|site|website|pages?|build|preview|image|chart"
+            r"|pipeline|job)\b)"
+        ),
     ),
     ("startup", re.compile(r"(?i)\bduring (?:server |engine )?(?:start-?up|initiali[sz]ation)\b")),
     # a crash named by the step it ended ("Startup crash occurred"; form seen in pastes: sglang-7211)
@@ -353,7 +360,8 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "startup",
         re.compile(
             r"(?i)\b(?:server|engine|sglang)(?: to)? start(?:s|ed)? with (?:the |an |a |this |these |following )*"
-            r"(?:following |below )?(?:errors?|exceptions?|traceback)\b"
+            # ("an error-free log" names no error; "error handling" no failure, review15c item 9)
+            r"(?:following |below )?(?:errors?|exceptions?|traceback)\b(?![-‐])(?! (?:handling|checking|logging)\b)"
         ),
     ),
     (

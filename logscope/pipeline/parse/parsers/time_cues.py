@@ -57,8 +57,13 @@ _SERVING = re.compile(
     r"|(?:first|second|third|next|another|each|every) (?:questions?|prompts?|quer(?:y|ies))\b"
     # the server ran, then failed: "The server runs with the log pattern described below and then crashes" (it was up;
     # not "runs into", "runs out of", "runs the warmup")
+    # (nor a startup step as its object, "runs cuda graph capture", nor a few seconds alone, "runs for about 5 seconds":
+    # the words show no server that was up, review15c item 10)
     r"|(?<=server )runs?\b(?! (?:into|out|on|the|a|an|with(?:out)? (?:the |a |an |this |these )?(?:following |below )?"
-    r"(?:commands?|flags?|options?|configs?|arg(?:ument)?s)\b))(?=[^.;:!?]{0,60}\band then\b)"
+    r"(?:commands?|flags?|options?|configs?|arg(?:ument)?s)\b"
+    r"|(?:cuda[- ]?|torch[- ]?)?(?:graphs?|captur\w*|load\w*|warm-?ups?|weights?|init\w*|compil\w*|profil\w*|jit)\b"
+    r"|(?:for )?(?:about |around |roughly |only |just |~)?(?:\d+|a few|several|some) ?(?:s|secs?|seconds?)\b))"
+    r"(?=[^.;:!?]{0,60}\band then\b)"
     r"|after (?:about |around |roughly |nearly |over |more than |~)?(?:\d+\+?|a few|several|many|some|hundreds of"
     # "after 3 hours of loading" are hours of a startup step, "after 2 hours of debugging" the user's
     r"|thousands of) (?:(?:hours|days)(?! of (?!(?:serving|running|operation|inference|uptime)\b)\w+)"
