@@ -463,8 +463,7 @@ def test_a_library_named_before_its_quoted_op_and_the_failure_noun_is_the_raiser
 def test_a_setting_or_an_option_in_a_code_span_names_no_failing_library():
     # review15c item 5: a key, a setting or an option in the span after the name is no quoted failure message
     for sentence in (
-        "I launch sglang with the NCCL `TIMEOUT=1800` setting from the docs and the server crashes during CUDA graph"
-        " capture.",
+        "I launch sglang with the NCCL `TIMEOUT=1800` setting from the docs and the server crashes during CUDA graph capture.",
         "I launch sglang with the NCCL `NCCL_TIMEOUT=600` set and the server crashes during CUDA graph capture.",
         "I launch sglang with the NCCL `timeout` option and the server crashes during CUDA graph capture.",
         "I launch sglang with the NCCL `timeout: 1800` option and the server crashes during CUDA graph capture.",

@@ -86,9 +86,7 @@ _COMPOUND_FAILS = re.compile(
 )
 # the name right before a code span that quotes a failure's message: the library's own words ("the DeepEP `timeout
 # (dispatch CPU)` recurred", "NCCL `unhandled system error`")
-_OWN_MESSAGE = re.compile(
-    r"(?i)^\s+`(?P<span>[^`]{0,60}?\b(?:timeout|timed out|error|failure|exception|crash)\w*\b[^`]{0,80})`"
-)
+_OWN_MESSAGE = re.compile(r"(?i)^\s+`(?P<span>[^`]{0,60}?\b(?:timeout|timed out|error|failure|exception|crash)\w*\b[^`]{0,80})`")
 _AT_STEP_BEFORE = re.compile(r"(?i)\b(?:at|during|in)\s+(?:the\s+)?[`'\"]?$")
 _AT_STEP_AFTER = re.compile(r"(?i)^[`'\"]?(?:\s+" + _OWN_CODE + r"){1,4}(?:\s+(?:step|stage|phase))?\b")
 
