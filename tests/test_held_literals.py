@@ -143,7 +143,22 @@ def test_a_long_line_costs_no_more_than_the_in_loop():
     literals = [w.anchor for w in library_raises._wordings()]
     index = HeldLiterals(literals)
     rng = random.Random(12)
-    words = "the of model batch request failed token cache layer weight run unsupported Unsupported invalid".split()
+    words = [
+        "the",
+        "of",
+        "model",
+        "batch",
+        "request",
+        "failed",
+        "token",
+        "cache",
+        "layer",
+        "weight",
+        "run",
+        "unsupported",
+        "Unsupported",
+        "invalid",
+    ]
     text = " ".join(rng.choice(words) for _ in range(6000))[:32_000]
     assert index.held(text) == _naive(literals, text)
     started = time.process_time()
