@@ -305,6 +305,39 @@ def test_an_import_check_typed_by_hand_is_no_server_startup():
     assert stage_functions.place_stack(["<string>:1 <module>", pool]) is None
 
 
+@pytest.mark.parametrize("start", ["spawn", "forkserver"])
+def test_a_spawned_child_process_under_its_own_python_c_is_the_server_s_process(start):
+    # review15c item 2: multiprocessing's spawn start method (SGLang sets it) runs each child as `python -c 'from
+    # multiprocessing.spawn import spawn_main; ...'`: its stack opens with "<string>", line 1, then spawn.py's frames,
+    # then the target (run_scheduler_process ... load_model): no hand-typed command, its step is placed
+    mp = "/usr/lib/python3.12/multiprocessing"
+    srt = f"{SITE}/sglang/srt"
+    child = (
+        "[2025-06-01 10:00:01] server_args=ServerArgs(model_path='Qwen/Qwen2.5-7B-Instruct', tp_size=1)\n"
+        "Process SpawnProcess-1:\n"
+        "Traceback (most recent call last):\n"
+        '  File "<string>", line 1, in <module>\n'
+        f'  File "{mp}/{start}.py", line 116, in {start}_main\n'
+        f'  File "{mp}/spawn.py", line 129, in _main\n'
+        f'  File "{mp}/process.py", line 314, in _bootstrap\n'
+        f'  File "{mp}/process.py", line 108, in run\n'
+        f'  File "{srt}/managers/scheduler.py", line 2300, in run_scheduler_process\n'
+        f'  File "{srt}/managers/scheduler.py", line 300, in __init__\n'
+        f'  File "{srt}/managers/tp_worker.py", line 80, in __init__\n'
+        f'  File "{srt}/model_executor/model_runner.py", line 230, in __init__\n'
+        f'  File "{srt}/model_executor/model_runner.py", line 280, in initialize\n'
+        f'  File "{srt}/model_executor/model_runner.py", line 600, in load_model\n'
+        "RuntimeError: CUDA error: out of memory\n"
+    )
+    failure = _failure(child)
+    assert (failure.finding, failure.phase) == ("startup-oom", "load_weight")
+    frames = ["<string>:1 <module>", f"{mp}/{start}.py:116 {start}_main", f"{srt}/model_executor/model_runner.py:600 load_model"]
+    assert not stage_functions.run_by_hand(frames)
+    # negative: the import check typed by hand stays unplaced (its next frame is the package's, not spawn.py's)
+    assert stage_functions.run_by_hand(["<string>:1 <module>", f"{SITE}/sglang/__init__.py:4 <module>"])
+    assert stage_functions.run_by_hand(["<string>:1 <module>", f"{SITE}/mypkg/{start}.py:3 <module>"])
+
+
 def test_the_catalogue_document_has_one_key_a_line_and_reads_back():
     doc = {
         "doc": "d",

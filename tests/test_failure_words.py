@@ -55,6 +55,19 @@ STATED = {
         "Fails with an illegal memory access on H20.",
         "Failed to start the worker after loading.",
         "I hit a NCCL failure on node 2.",
+        # the progressive (kinds.FAILING_PIECES: a blank and "failing" in its three cases)
+        "THE SERVER IS STILL FAILING AT CUDA GRAPH CAPTURE.",
+        "The server is Failing at CUDA graph capture.",
+        "The server is still  failing at CUDA graph capture.",
+        "The image build is failing in the release pipeline.",
+        "The launches were failing at CUDA graph capture.",
+        "The server keeps failing at CUDA graph capture.",
+        "The workers keep failing at CUDA graph capture.",
+        "The server is still failing at CUDA graph capture.",
+        "The server is now failing at load.",
+        "The server is also failing during warmup.",
+        "The server is consistently failing with OOM.",
+        "The server has been failing with OOM since the upgrade.",
     ],
     "error": ["I got a NCCL error on the second node."],
     "exception": ["The scheduler raised an exception while loading."],
@@ -256,3 +269,20 @@ def test_another_languages_negation_places_nothing(language, word):
 def test_errors_out_states_a_failure(sentence: str, stated: bool):
     """The phrasal verb 'error(s|ed) out' says the run stopped on an error (facts12)."""
     assert (stated_failure.parse(sentence) is not None) is stated
+
+
+@pytest.mark.parametrize("spacing", [" ", "  ", "   "])
+@pytest.mark.parametrize("case", [str.lower, str.upper, str.capitalize])
+def test_the_prefilter_and_the_progressive_form_agree(spacing, case):
+    # review15c item 13: the fast path (the prefilter's pieces) takes every sentence the form takes: a verb, an adverb
+    # or none, one or more blanks before "failing", in any case the form takes
+    for word in kinds.FAILING_SUBJECT_WORDS:
+        for adverb in ("", *kinds.FAILING_ADVERBS):
+            before = f"The server {word}" + (f" {adverb}" if adverb else "")
+            sentence = f"{before}{spacing}{case('failing')} at CUDA graph capture."
+            reached = kinds.STATED_FAILURE_GRAMMAR in prefilter.grammars_for(sentence)
+            parsed = stated_failure.parse(sentence)
+            assert reached and parsed is not None and parsed.kind == kinds.STATED_FAILURE, sentence
+    # negative: a tab before "failing" is neither piece nor form; a runner's count states nothing
+    for sentence in ("The server is\tfailing at CUDA graph capture.", "3 failing, 10 passed in 2.1s", "Failing that, retry."):
+        assert stated_failure.parse(sentence) is None, sentence

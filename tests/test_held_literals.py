@@ -100,3 +100,73 @@ def test_the_signatures_a_line_could_match_give_the_same_best_as_all_of_them():
                 assert match._best(match._holding(candidates, line), line, exception) == whole
                 compared += whole is not None
     assert compared > 200  # many lines are matched by some signature
+
+
+class _Counted(str):
+    """A text that counts the `literal in text` tests made on it."""
+
+    tests = 0
+
+    def __contains__(self, literal: object) -> bool:
+        type(self).tests += 1
+        return super().__contains__(literal)  # type: ignore[operator]
+
+
+def test_a_head_repeated_along_the_text_has_its_literals_tested_once():
+    # review15c item 1: 50 literals under "Invalid ", a text of that head 4,096 times: each literal tested once (it was
+    # 50 x 4,096 tests); 10,000 other literals keep the text short beside the table (no `in` loop fallback)
+    literals = [f"Invalid {i} value" for i in range(50)] + [f"other literal {i:05d}" for i in range(10_000)]
+    index = HeldLiterals(literals)
+    text = _Counted("Invalid " * 4096)
+    _Counted.tests = 0
+    assert index.held(text) == _naive(literals, str(text)) == []
+    assert _Counted.tests == 50
+
+
+@pytest.mark.parametrize("size", [3, 8, 40])
+def test_held_literals_name_what_the_in_loop_names_on_texts_long_beside_the_table(size):
+    # both paths: a few literals (shorter than HEAD, exactly HEAD, longer) against texts up to 400 characters
+    rng = random.Random(size)
+    alphabet = "ab c:xy"
+    for _ in range(300):
+        literals = ["".join(rng.choice(alphabet) for _ in range(rng.choice([1, 7, 8, 9, 15]))) for _ in range(size)]
+        index = HeldLiterals(literals)
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 400)))
+        if rng.random() < 0.5:
+            text += rng.choice(literals)
+        assert index.held(text) == _naive(literals, text)
+
+
+def test_a_long_line_costs_no_more_than_the_in_loop():
+    # review15c item 12: a 32,000-character line of random words against library_raises' anchors: the index was 2x
+    # (and, with repeated heads, 30x) the loop it replaced
+    literals = [w.anchor for w in library_raises._wordings()]
+    index = HeldLiterals(literals)
+    rng = random.Random(12)
+    words = [
+        "the",
+        "of",
+        "model",
+        "batch",
+        "request",
+        "failed",
+        "token",
+        "cache",
+        "layer",
+        "weight",
+        "run",
+        "unsupported",
+        "Unsupported",
+        "invalid",
+    ]
+    text = " ".join(rng.choice(words) for _ in range(6000))[:32_000]
+    assert index.held(text) == _naive(literals, text)
+    started = time.process_time()
+    for _ in range(5):
+        index.held(text)
+    indexed = time.process_time() - started
+    started = time.process_time()
+    for _ in range(5):
+        _naive(literals, text)
+    looped = time.process_time() - started
+    assert indexed <= 1.5 * looped, (indexed, looped)

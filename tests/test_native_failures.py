@@ -298,10 +298,20 @@ SERVING_ANCHORS = {
 }
 
 
+# a source that opens with another package's name and release range ("uvicorn 0.30.0-0.55.0 protocols/...")
+_OTHER_PACKAGE = re.compile(r"(?!sglang )[a-z][\w-]* \d+\.\d+[\w.]*(?:-\d+\.\d+[\w.]*)? ")
+
+
 def test_every_serving_signature_has_sites_in_the_released_code_all_in_functions_only_serving_runs():
     doc = json.loads((data_dir("catalog") / "serving_only.json").read_text())["messages"]
-    serving = {s.id for s in bundled_signatures().signatures if s.phase == "serving" and s.finding}
-    assert serving == set(SERVING_ANCHORS)
+    sigs = [s for s in bundled_signatures().signatures if s.phase == "serving" and s.finding]
+    # a serving signature of another package's wording (its source cites that package's releases first and no sglang
+    # release: uvicorn's "Exception in ASGI application") has no site in SGLang's code; it quotes its wording instead
+    others = {s.id: s for s in sigs if _OTHER_PACKAGE.match(s.source) and "sglang " not in s.source}
+    assert set(others) == {"serving-asgi-exception"}
+    for sig in others.values():
+        assert sig.pattern.source in sig.source, sig.id
+    assert {s.id for s in sigs} - set(others) == set(SERVING_ANCHORS)
     for sig_id, anchors in SERVING_ANCHORS.items():
         for anchor in anchors:
             sites = doc[anchor]["sites"]

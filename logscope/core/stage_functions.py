@@ -215,9 +215,19 @@ _HARNESS = re.compile(r"/tests?/|/_pytest/|/unittest/")
 _BY_HAND = re.compile(r"^<(?:string|stdin)>:\d+ <module>")
 
 
+# the frame a child process of multiprocessing's spawn / forkserver start method runs first under its own `python -c`
+# (CPython 3.8-3.13 multiprocessing/spawn.py get_command_line: `python -c 'from multiprocessing.spawn import
+# spawn_main; spawn_main(...)' --multiprocessing-fork`, then spawn_main -> _main -> process.py _bootstrap -> the target;
+# forkserver.py's server and children the same way): SGLang's scheduler and detokenizer processes, review15c item 2
+_SPAWNED = re.compile(r"(?:^|/)multiprocessing/(?:spawn|forkserver)\.py:\d+ ")
+
+
 def run_by_hand(frames: list[str]) -> bool:
-    """The stack's outermost frame (frames outermost first) is a `python -c` command's or stdin's code (_BY_HAND)."""
-    return bool(frames) and bool(_BY_HAND.match(str(frames[0]).strip()))
+    """The stack's outermost frame (frames outermost first) is a `python -c` command's or stdin's code (_BY_HAND),
+    and no spawned child process's (_SPAWNED right under it)."""
+    if not frames or not _BY_HAND.match(str(frames[0]).strip()):
+        return False
+    return len(frames) < 2 or not _SPAWNED.search(str(frames[1]).strip())
 
 
 def _outside_the_server(frame: str) -> bool:

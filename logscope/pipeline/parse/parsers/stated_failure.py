@@ -41,9 +41,11 @@ _STATED = re.compile(
     # in CI" is no verb)
     + r"|(?P<failing>\b(?:"
     + "|".join(kinds.FAILING_SUBJECT_WORDS)
-    + r")\s+(?:(?:"
+    + r")(?:\s+(?:"
     + "|".join(kinds.FAILING_ADVERBS)
-    + r")\s+)?failing\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b)"
+    + r"))? +(?-i:"
+    + "|".join(kinds.FAILING_CASES)
+    + r")\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b)"
     + r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"
     r"|(?P<got>(?:got|get|getting|gets|hit|hits|encounter(?:ed|s)?|met|meet|see|saw|seeing|receiv(?:e|ed|ing)|report(?:s|ed)?"
     # (what the run's log shows: "the original log shows an NCCL `ALLREDUCE` timeout during ...")
