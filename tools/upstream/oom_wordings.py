@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.upstream import sources
-from tools.upstream.write import write_generated
+from tools.upstream.write import by_release, write_generated
 
 # the releases read (each wheel is about 900 MB: the ones whose wordings the signatures cite)
 TORCH_VERSIONS = ("2.5.1", "2.9.1", "2.12.0")
@@ -41,12 +41,8 @@ def wordings(wheel: Path) -> dict[str, list[str]]:
 
 
 def extract() -> dict[str, Any]:
-    by_wording: dict[str, dict[str, list[str]]] = {}
-    for version in TORCH_VERSIONS:
-        for library, found in wordings(sources.download("torch", version)).items():
-            for text in found:
-                by_wording.setdefault(text, {}).setdefault(library, []).append(version)
-    return {"releases": list(TORCH_VERSIONS), "wordings": {k: by_wording[k] for k in sorted(by_wording)}}
+    found = {version: wordings(sources.download("torch", version)) for version in TORCH_VERSIONS}
+    return {"releases": list(TORCH_VERSIONS), "wordings": by_release(found)}
 
 
 def write(path: Path) -> None:

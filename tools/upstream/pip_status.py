@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.upstream import sources
-from tools.upstream.write import write_generated
+from tools.upstream.write import by_release, write_generated
 
 PIP_VERSIONS = ("20.0", "23.0", "25.3")
 MODULES = ("pip/_internal/network/download.py", "pip/_internal/models/search_scope.py")
@@ -39,12 +39,8 @@ def wordings(wheel: Path) -> dict[str, list[str]]:
 
 
 def extract() -> dict[str, Any]:
-    by_head: dict[str, dict[str, list[str]]] = {}
-    for version in PIP_VERSIONS:
-        for module, heads in wordings(sources.download("pip", version)).items():
-            for head in heads:
-                by_head.setdefault(head, {}).setdefault(module, []).append(version)
-    return {"releases": list(PIP_VERSIONS), "heads": {k: by_head[k] for k in sorted(by_head)}}
+    found = {version: wordings(sources.download("pip", version)) for version in PIP_VERSIONS}
+    return {"releases": list(PIP_VERSIONS), "heads": by_release(found)}
 
 
 def write(path: Path) -> None:

@@ -34,6 +34,16 @@ def write_generated(path: Path, about: str, body: dict[str, Any], indent: int = 
     path.write_text(json.dumps({"doc": about, **body}, indent=indent) + "\n")
 
 
+def by_release(found: dict[str, dict[str, list[str]]]) -> dict[str, dict[str, list[str]]]:
+    """Per release, each file's strings -> per string, the files and releases that hold it (keys sorted)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for version, files in found.items():
+        for name, strings in files.items():
+            for text in strings:
+                out.setdefault(text, {}).setdefault(name, []).append(version)
+    return {k: out[k] for k in sorted(out)}
+
+
 def _rows(rows: list[dict[str, Any]]) -> str:
     return "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows) + "\n]"
 
