@@ -1,0 +1,83 @@
+"""fix15k: the assembler's launch-command check and the wording placement read each input once (review15b item 18)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from logscope.core import kinds
+from logscope.core.events import Event
+from logscope.core.model import Launch
+from logscope.pipeline.assemble.assemble import _SourceAssembler
+
+
+class _CountedArgs(dict[str, Any]):
+    """An event's data that counts how often its launch arguments are read."""
+
+    reads = 0
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "args":
+            _CountedArgs.reads += 1
+        return super().__getitem__(key)
+
+
+def _command(line: int, args: dict[str, str]) -> Event:
+    return Event(kinds.LAUNCH_COMMAND, "paste", line, "python -m sglang.launch_server", data=_CountedArgs(args=args))
+
+
+def _reads(commands: int) -> int:
+    _CountedArgs.reads = 0
+    assembler = _SourceAssembler("paste", {})
+    for line in range(commands):
+        assembler.add(_command(line, {"model-path": "X", "tp": "4"}))
+    assert len(assembler.segments) == 1  # the same command again joins its launch
+    return _CountedArgs.reads
+
+
+def test_the_same_command_on_every_line_is_read_a_bounded_number_of_times_per_line() -> None:
+    # 2,000 prose lines that each state the same command: each command's arguments read about twice (its own, and once
+    # as the segment's), not compared with every earlier command of the segment (2,000 x 2,000 / 2 reads)
+    assert _reads(1000) <= 2 * 1000
+    assert _reads(2000) <= 2 * 2000
+
+
+def _brute(events: list[Event], ev: Event) -> bool:
+    return ev.kind == kinds.LAUNCH_COMMAND and any(
+        e.kind == kinds.LAUNCH_COMMAND and e.data["args"] != ev.data["args"] for e in events
+    )
+
+
+def test_commands_split_launches_exactly_as_comparing_with_every_event_does() -> None:
+    rng = random.Random(15)
+    pool = [{"tp": "4"}, {"tp": "8"}, {"tp": "4", "dp": "2"}]
+    for _ in range(200):
+        assembler = _SourceAssembler("paste", {})
+        expected: list[int] = []  # the lines that start a new launch, as the plain comparison reads them
+        held: list[Event] = []
+        splits: list[int] = []
+        for line in range(rng.randint(1, 12)):
+            if rng.random() < 0.3:
+                ev = Event("prose", "paste", line, "x")
+            else:
+                ev = _command(line, dict(rng.choice(pool)))
+            if _brute(held, ev):
+                expected.append(line)
+                held = []
+            if ev.kind == kinds.LAUNCH_COMMAND:
+                held.append(ev)
+            before = assembler.started
+            assembler.add(ev)
+            if assembler.started != before:
+                splits.append(line)
+        assert splits == expected
+
+
+def test_a_second_command_with_other_arguments_starts_a_second_launch() -> None:
+    assembler = _SourceAssembler("paste", {})
+    assembler.add(_command(1, {"tp": "4"}))
+    assembler.add(_command(2, {"tp": "4"}))
+    assert [len(seg.events) for seg in assembler.segments] == [2]
+    assembler.add(_command(3, {"tp": "8"}))
+    assert [len(seg.events) for seg in assembler.segments] == [2, 1]
+    assert isinstance(assembler.segments[-1], Launch)
