@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from logscope.core import kinds
+import pytest
+
+from logscope.core import kinds, stage_functions
 from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.pipeline.assemble.assemble import _SourceAssembler
@@ -81,3 +83,59 @@ def test_a_second_command_with_other_arguments_starts_a_second_launch() -> None:
     assembler.add(_command(3, {"tp": "8"}))
     assert [len(seg.events) for seg in assembler.segments] == [2, 1]
     assert isinstance(assembler.segments[-1], Launch)
+
+
+WORDING = "KV transfer failed for the request"
+WORDING_RUNS = (("serving", None, "0.5.2", "0.5.23", "transfer_worker", "transfer_worker"),)
+
+
+def _catalogue(monkeypatch: pytest.MonkeyPatch, runs: tuple[Any, ...]) -> list[str]:
+    """A one-wording catalogue, and the texts the wording index is asked about (one per question computed)."""
+    wordings = ((WORDING, runs),)
+    monkeypatch.setattr(stage_functions, "_placed", lambda: ({}, wordings))
+    asked: list[str] = []
+    held = stage_functions._held
+
+    def counted(indexed: Any, text: str) -> list[int]:
+        asked.append(text)
+        return held(indexed, text)
+
+    monkeypatch.setattr(stage_functions, "_held", counted)
+    return asked
+
+
+def test_a_wording_asked_again_is_answered_from_the_first_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = _catalogue(monkeypatch, WORDING_RUNS)
+    line = f"[2025-01-01 10:00:00 TP0] {WORDING} 7"
+    answers = {stage_functions.place_wording(line, None) for _ in range(500)}
+    assert len(answers) == 1
+    placed = answers.pop()
+    assert placed is not None
+    assert (placed[0].stage, placed[0].releases, placed[1]) == ("serving", "0.5.2-0.5.23", WORDING)
+    assert asked == [line]  # once, not 500 times
+    # another release range is another question (it may place otherwise), asked once too
+    assert stage_functions.place_wording(line, ("0.5.30", "0.5.30")) is None
+    assert stage_functions.place_wording(line, ("0.5.30", "0.5.30")) is None
+    assert asked == [line, line]
+    # a line without the wording places nothing
+    assert stage_functions.place_wording("all fine", None) is None
+
+
+def test_another_catalogue_never_gets_an_answer_of_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    line = f"ValueError: {WORDING}"
+    _catalogue(monkeypatch, WORDING_RUNS)
+    first = stage_functions.place_wording(line, None)
+    assert first is not None
+    assert first[0].stage == "serving"
+    asked = _catalogue(monkeypatch, (("startup", "memory_pool", "0.5.2", "0.5.23", "f", "Scheduler.init"),))
+    second = stage_functions.place_wording(line, None)
+    assert second is not None
+    assert (second[0].stage, second[0].phase) == ("startup", "memory_pool")
+    assert asked == [line]
+
+
+def test_the_wording_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    _catalogue(monkeypatch, WORDING_RUNS)
+    for n in range(stage_functions._WORDING_MEMO + 10):
+        stage_functions.place_wording(f"line {n}", None)
+    assert len(stage_functions._WORDING_ANSWERS) <= stage_functions._WORDING_MEMO

@@ -111,9 +111,30 @@ def place_function(module: str, function: str, releases: Releases = None) -> Pla
 
 def place_wording(text: str, releases: Releases = None) -> tuple[Placement, str] | None:
     """(placement, the literal) of the longest placed literal the text holds: a message only startup code or only
-    serving code prints or raises (in every release that prints it, of `releases` when given)."""
-    unplaced: list[str] = []  # literals the text holds that code of both times prints (in the releases read)
+    serving code prints or raises (in every release that prints it, of `releases` when given). Answered once per
+    distinct (text, releases): a log repeats its lines on every rank and launch, and each caller asks again (1.5 ms a
+    question in review15b's profile of 2,000 repeated prose lines). The wordings read are kept beside the answer, so another catalogue never
+    hits; at _WORDING_MEMO answers the memo starts over."""
     wordings = _placed()[1]
+    key = (text, releases)
+    hit = _WORDING_ANSWERS.get(key)
+    if hit is not None and hit[0] is wordings:
+        return hit[1]
+    found = _place_wording(wordings, text, releases)
+    if len(_WORDING_ANSWERS) >= _WORDING_MEMO:
+        _WORDING_ANSWERS.clear()
+    _WORDING_ANSWERS[key] = (wordings, found)
+    return found
+
+
+_WORDING_MEMO = 4096
+_WORDING_ANSWERS: dict[tuple[str, Releases], tuple[Any, tuple[Placement, str] | None]] = {}
+
+
+def _place_wording(
+    wordings: tuple[tuple[str, tuple[_Run, ...]], ...], text: str, releases: Releases
+) -> tuple[Placement, str] | None:
+    unplaced: list[str] = []  # literals the text holds that code of both times prints (in the releases read)
     for at in _held(wordings, text):
         literal, runs = wordings[at]
         if not any(literal in longer for longer in unplaced):
