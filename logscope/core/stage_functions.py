@@ -112,9 +112,9 @@ def place_function(module: str, function: str, releases: Releases = None) -> Pla
 def place_wording(text: str, releases: Releases = None) -> tuple[Placement, str] | None:
     """(placement, the literal) of the longest placed literal the text holds: a message only startup code or only
     serving code prints or raises (in every release that prints it, of `releases` when given). Answered once per
-    distinct (text, releases): a log repeats its lines on every rank and launch, and each caller asks again (1.5 ms a
-    question in review15b's profile of 2,000 repeated prose lines). The wordings read are kept beside the answer, so another catalogue never
-    hits; at _WORDING_MEMO answers the memo starts over."""
+    distinct (text, releases): a log repeats its lines on every rank and launch, and each caller asks again (1.5 ms
+    a question in review15b's profile of 2,000 repeated prose lines). The wordings read are kept beside the answer,
+    so another catalogue never hits; at _WORDING_MEMO answers the memo starts over."""
     wordings = _placed()[1]
     key = (text, releases)
     hit = _WORDING_ANSWERS.get(key)

@@ -182,8 +182,9 @@ class _CommandIndex:
     """Whether a launch command has other arguments than one the segment being filled already holds: a second launch
     pasted beside the first (prefill and decode, node 0 and node 1, the run that works and the one that fails). The
     segment's events are read once: up to two distinct argument sets of its launch commands (a command differs from
-    one of them exactly when two are held, or the one held is not its own), read on from where the last call stopped. Comparing each command with every event of its segment
-    cost stated commands x events (6M comparisons at 2,000 prose lines that each hold a command)."""
+    one of them exactly when two are held, or the one held is not its own), read on from where the last call
+    stopped. Comparing each command with every event of its segment cost stated commands x events (6M comparisons
+    at 2,000 prose lines that each hold a command)."""
 
     def __init__(self) -> None:
         self._events: list[Event] | None = None  # the list indexed (the segment's own: a new segment starts over)
