@@ -11,6 +11,7 @@ from logscope.core import kinds, stage_functions
 from logscope.core.events import Event
 from logscope.core.model import Launch
 from logscope.pipeline.assemble.assemble import _SourceAssembler
+from logscope.pipeline.parse.signatures.lines_before import LOOK_BACK, LinesBefore
 
 
 class _CountedArgs(dict[str, Any]):
@@ -139,3 +140,61 @@ def test_the_wording_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for n in range(stage_functions._WORDING_MEMO + 10):
         stage_functions.place_wording(f"line {n}", None)
     assert len(stage_functions._WORDING_ANSWERS) <= stage_functions._WORDING_MEMO
+
+
+class _Line:
+    """An event as LinesBefore reads it, counting how often its line number is read."""
+
+    reads = 0
+
+    def __init__(self, line: int, text: str) -> None:
+        self._line, self.source, self.text, self.data, self.rank, self.kind = line, "paste", text, {}, None, "other"
+
+    @property
+    def line(self) -> int:
+        _Line.reads += 1
+        return self._line
+
+
+def _lines_before(texts: list[str], phase_lines: list[int]) -> LinesBefore:
+    events: list[Any] = [_Line(n, text) for n, text in enumerate(texts, 1)]
+    return LinesBefore(events, lambda e: False, {"paste": phase_lines})
+
+
+def test_each_failure_reads_the_lines_before_it_not_every_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    _catalogue(monkeypatch, WORDING_RUNS)
+
+    def reads(count: int) -> int:
+        before = _lines_before([f"{WORDING} {n}" for n in range(count)], [])
+        before.wording(before._events[0], None)  # sorts the events once
+        _Line.reads = 0
+        for ev in before._events:
+            before.wording(ev, None)
+        return _Line.reads
+
+    # a failure looks at most LOOK_BACK lines back: about 4 reads a failure (its own line, the one before), not every
+    # line of the input (4,000 x 4,000 reads)
+    assert reads(2000) <= 4 * 2000
+    assert reads(4000) <= 4 * 4000
+
+
+def test_the_wording_placed_is_the_last_one_after_the_phase_line_within_look_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    _catalogue(monkeypatch, WORDING_RUNS)
+    rng = random.Random(16)
+    for _ in range(100):
+        count = rng.randint(1, 300)
+        texts = [WORDING if rng.random() < 0.05 else "plain" for _ in range(count)]
+        phase_lines = sorted(rng.sample(range(1, count + 1), min(count, rng.randint(0, 3))))
+        before = _lines_before(texts, phase_lines)
+        for ev in before._events:
+            n = ev._line
+            phase = max((p for p in phase_lines if p <= n), default=-1)
+            window = [m for m in range(1, n) if phase < m][-LOOK_BACK:]
+            held = [m for m in window if texts[m - 1] == WORDING]
+            found = before.wording(ev, None)
+            if not held:
+                assert found is None
+            else:
+                assert found is not None
+                assert found[0] == "serving"
+                assert found[1].startswith(f"after line {held[-1]}, '{WORDING}'")

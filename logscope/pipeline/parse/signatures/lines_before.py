@@ -8,6 +8,7 @@ startup step places it in that step, as that step's phase line would."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 
 from logscope.core import kinds, phases, stage_functions
@@ -32,6 +33,7 @@ class LinesBefore:
         self._events = events
         self._not_context = not_context
         self._by_source: dict[str, list[Event]] | None = None
+        self._lines: dict[str, list[int]] = {}  # per input, its sorted events' line numbers (bisected per failure)
         self._placed: dict[int, tuple[stage_functions.Placement, str] | None] = {}
 
     def _sorted(self) -> dict[str, list[Event]]:
@@ -40,8 +42,9 @@ class LinesBefore:
             for e in self._events:
                 if not self._not_context(e):
                     self._by_source.setdefault(e.source, []).append(e)
-            for found in self._by_source.values():
+            for source, found in self._by_source.items():
                 found.sort(key=lambda e: e.line)
+                self._lines[source] = [e.line for e in found]
         return self._by_source
 
     def _placement(self, event: Event, releases: Releases) -> tuple[stage_functions.Placement, str] | None:
@@ -54,8 +57,13 @@ class LinesBefore:
         """(startup | serving, basis) from the last line before the event that holds a wording only startup code or
         only serving code prints; None when a phase line comes first (the rank's phase lines say it) or none is near."""
         phase_line = max((n for n in self.phase_lines.get(event.source, []) if n <= event.line), default=-1)
-        before = [e for e in self._sorted().get(event.source, []) if phase_line < e.line < event.line]
-        for line in reversed(before[-LOOK_BACK:]):
+        # the events between the phase line and the failure, the last LOOK_BACK of them (bisected: filtering every
+        # event of the input per failure cost failures x events, 1.5 s at 4,000 prose lines that each state one)
+        found_events = self._sorted().get(event.source, [])
+        lines = self._lines.get(event.source, [])
+        first, end = bisect_right(lines, phase_line), bisect_left(lines, event.line)
+        before = found_events[max(first, end - LOOK_BACK) : end]
+        for line in reversed(before):
             found = self._placement(line, releases)
             if found is None:
                 continue
