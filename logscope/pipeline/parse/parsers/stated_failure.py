@@ -424,7 +424,13 @@ _CI_SUBJECT = re.compile(
     r"|docs?|documentation|actions?|pre-commit|ruff|mypy|pipelines?)\b[^.;,]{0,12}$"
 )
 # the count none at the head of a got-verb's object ("zero errors", "no errors", "not any errors")
-_NONE_COUNT = re.compile(r"(?i)\s*(?:(?:absolutely|literally|just|still)\s+)?(?:zero|no|not any|none of the)\b")
+# (the count word right before the failure noun, at most one count adjective between: "I got No CUDA GPUs are available
+# error" quotes a message that opens with "No", "I got no output ... and then a CUDA error" counts no error, review15d
+# item 2)
+_NONE_COUNT = re.compile(
+    r"(?i)\s*(?:(?:absolutely|literally|just|still)\s+)?(?:zero|no(?![-‐])|not any|none of the)\s+"
+    r"(?:(?:more|other|new|further|such|real|visible)\s+)?(?=errors?\b|exceptions?\b|failures?\b|crash|OOM\b)"
+)
 
 
 # the failure words read in one sentence before it is taken for none (review14b item 9)
@@ -498,7 +504,7 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
             continue
         # (a count of none opening the object: "The log shows zero errors", "I got no errors", review15c item 7)
-        if m.group("got") and _NONE_COUNT.match(m.group("what") or ""):
+        if m.group("got") and m.group("what") is not None and _NONE_COUNT.match(m.string, m.start("what")):
             continue
         # (what a log shows is a failure only when its noun is the writer's, not a quoted word: "The log shows `Error`
         # twice" counts a word)

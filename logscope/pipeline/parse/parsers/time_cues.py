@@ -250,8 +250,11 @@ _WHOLE_RUN = re.compile(
 # large dataset", "inference done with the OpenAI client" are a preposition and a participle, review15c item 6)
 _ENDED = re.compile(
     r"(?i)\s+(?:(?:(?:is|was|were|are|has|have|had)\s+(?:been\s+)?|got\s+)?(?:completed?|complete[sd]|finish(?:es|ed)|ended)\b"
-    r"|(?:is|was|were|are|(?:has|have|had)\s+been|got)\s+(?:done|over)\b"
-    r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:and|then|when|but|so)\b))"
+    r"|(?:is|was|were|are|(?:has|have|had)\s+been|got)\s+"
+    # ("done" unless a preposition makes it a participle; "over" before its clause's end or the next clause's subject:
+    # issue prose seldom puts the comma there, "After the benchmark is done the server crashes", review15d item 6)
+    r"(?:done\b(?!\s+(?:with|using|by|on|in|for|via|through|from|of)\b)"
+    r"|over\b(?=\s*(?:[.,;:!?)]|$)|\s+(?:and|then|when|but|so|the|it|we|i|sglang|my|our|this)\b)))"
 )
 
 
