@@ -1,5 +1,6 @@
-"""review15d's two HIGH items: the time a comma-less "is done" / "was over" clause gives, and a count word that
-counts no failure only right before the failure noun."""
+"""review15d's items: the time a comma-less "is done" / "was over" clause gives, a count word that counts no failure
+only right before the failure noun, "failed to deploy" after a model's own name, "suggests" after the evidence, one-word
+error names in code spans."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from logscope.pipeline.analyze import analyze_sources
 from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.parsers import time_claims
 
 
 def _rules(text: str) -> list[str]:
@@ -56,3 +58,51 @@ def test_done_with_a_preposition_and_over_a_span_end_no_run():
 )
 def test_a_count_word_counts_no_failure_only_right_before_the_failure_noun(text: str, rules: list[str]):
     assert _rules(text) == rules
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DeepSeek-V3 failed to deploy on 2 H100 nodes.",
+        "Qwen3-235B failed to deploy with TP=8.",
+        "SGLang 0.4.6 failed to deploy on H20.",
+        "But the container failed to deploy.",
+    ],
+)
+def test_a_model_by_its_own_name_failed_to_deploy_at_startup(text: str):
+    claim = time_claims.parse(text)
+    assert claim is not None and claim.data["stage"] == "startup"
+
+
+@pytest.mark.parametrize(
+    "text", ["the PR bot failed to deploy the preview build", "The docs site failed to deploy.", "The CI failed to deploy."]
+)
+def test_a_ci_or_docs_deployment_claims_no_startup(text: str):
+    assert time_claims.parse(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This suggests during startup the scheduler crashed with an NCCL error.",
+        "The traceback suggests during startup the scheduler crashed with an NCCL error.",
+    ],
+)
+def test_suggests_after_the_evidence_or_before_a_preposition_is_no_advice(text: str):
+    assert _rules(text) == ["startup-crash"]
+
+
+def test_advice_stays_advice():
+    assert _rules("It suggests to lower the memory fraction.") == []
+
+
+@pytest.mark.parametrize(
+    "text", ["The `cudaErrorIllegalAddress` occurred again during decode.", "The `Timeout` recurred during decode."]
+)
+def test_a_one_word_error_name_in_a_code_span_is_a_quoted_failure(text: str):
+    assert _rules(text) == ["failure-time-unknown"]
+
+
+@pytest.mark.parametrize("text", ["The `error_log` persists.", "The `--watchdog-timeout` happens to be 600."])
+def test_an_identifier_or_an_option_in_a_code_span_is_none(text: str):
+    assert _rules(text) == []

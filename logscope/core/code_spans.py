@@ -12,6 +12,9 @@ import re
 _FAILURE_WORD = re.compile(r"(?<![\w-])(?:[Tt]imed? ?out|[Ee]rror|ERROR|[Ff]ailure|[Ee]xception|[Cc]rash\w*)(?![\w-])")
 # a class that names itself, or the "error: <text>" of a message
 _MESSAGE_HEAD = re.compile(r"[A-Z]\w*(?:Error|Exception)\b|\b[Ee]rror:\s*\S")
+# one word that names an error: a library's error code in camel case (`cudaErrorIllegalAddress`, `ncclSystemError`) or
+# a bare capitalised failure word (`Timeout`) (review15d item 12)
+_ERROR_NAME = re.compile(r"\w*[a-z]Error(?:[A-Z]\w*)?|Timeout|Timed out|Error|Failure|Exception|Crash")
 # a key and its value: "TIMEOUT=1800", "timeout: 1800"
 _SETTING = re.compile(r"=|\w\s*:\s*\d+\s*$")
 
@@ -21,6 +24,6 @@ def message_span(span: str) -> bool:
     text = span.strip()
     if _SETTING.search(text):
         return False
-    if _MESSAGE_HEAD.search(text):
+    if _MESSAGE_HEAD.search(text) or _ERROR_NAME.fullmatch(text):
         return True
     return " " in text and not text.startswith("-") and _FAILURE_WORD.search(text) is not None

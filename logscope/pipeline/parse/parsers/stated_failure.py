@@ -221,9 +221,13 @@ _GONE = re.compile(
 # ("suggests" after the evidence that points at a failure, "this suggests an OOM", "the log suggests", "... — suggests
 # a startup failure", is "indicates": an inference about this run, no proposal)
 _PROPOSED = re.compile(
-    r"(?i)\b(?:propos(?:e|es|ed|al)|(?<!this )(?<!which )(?<!that )(?<!\bit )(?<!log )(?<!logs )(?<!— )(?<!- )suggests"
+    r"(?i)\b(?:propos(?:e|es|ed|al)|(?<!this )(?<!which )(?<!that )(?<!\bit )(?<!log )(?<!logs )(?<!— )(?<!- )"
+    r"(?<!traceback )(?<!output )suggests"
     # (advice after any subject: "it suggests to lower ...", "it suggests restarting the router", review15c item 8)
-    r"|suggests(?=\s+(?:to\s+\w|(?!(?:no|some|any|every)thing\b)\w+ing\b))"
+    # (never after the evidence, "This suggests running out of memory", nor before a preposition, "suggests during
+    # startup the scheduler crashed", review15d item 5)
+    r"|(?<!this )(?<!which )(?<!that )(?<!log )(?<!logs )(?<!— )(?<!- )(?<!traceback )(?<!output )"
+    r"suggests(?=\s+(?:to\s+\w|(?!(?:(?:no|some|any|every)thing|during|according|regarding)\b)\w+ing\b))"
     r"|suggest(?:ed|ion)?|PR|docs?(?: \w+)? says?|documentation says|(?:is|as|was) expected"
     r"|feature request)\b"
 )

@@ -325,7 +325,10 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # (the subject is the model or its server: "the PR bot failed to deploy the preview build" is a CI's, review15c
         # item 11)
         re.compile(
-            r"(?i)(?:^\W*|\b(?:model|server|engine|sglang|deployment|service|it|we|I)\b[^.;,:]{0,30}?)"
+            # (any subject but a CI's or the docs': a model's own name and release, "SGLang 0.4.6 failed to deploy",
+            # review15d item 4)
+            r"(?i)(?<!\bbot )(?<!\bci )(?<!\bjob )(?<!\bworkflow )(?<!\baction )(?<!\bpipeline )(?<!\bpr )"
+            r"(?<!\bdocs )(?<!\bsite )(?<!\bpreview )(?<!\bbuild )"
             r"\bfail(?:s|ed)? to deploy\b"
             r"(?! (?:the |a |my |our )?(?:[\w-]+ )?(?:fix|patch|change|docs?|site|website|pages?|build|preview|image|chart"
             r"|pipeline|job)\b)"
