@@ -106,3 +106,10 @@ def test_a_one_word_error_name_in_a_code_span_is_a_quoted_failure(text: str):
 @pytest.mark.parametrize("text", ["The `error_log` persists.", "The `--watchdog-timeout` happens to be 600."])
 def test_an_identifier_or_an_option_in_a_code_span_is_none(text: str):
     assert _rules(text) == []
+
+
+def test_a_ci_word_before_the_program_names_the_program():
+    # the CI word heads the subject only right before the verb (at most one CI noun after it)
+    assert _rules("In my tests sglang is failing at launch.") == ["failure-time-unknown"]
+    assert _rules("The lint job is failing on main because of an unrelated ruff update") == []
+    assert _rules("test_moe is failing with an assertion.") == []
