@@ -10,6 +10,7 @@ import pytest
 from logscope.core import kinds, stage_functions
 from logscope.core.events import Event
 from logscope.core.model import Launch
+from logscope.core.text_memo import MEMO_TEXT, OWNED_MEMO
 from logscope.pipeline.assemble.assemble import _SourceAssembler
 from logscope.pipeline.parse.signatures.lines_before import LOOK_BACK, LinesBefore
 
@@ -137,9 +138,18 @@ def test_another_catalogue_never_gets_an_answer_of_the_first(monkeypatch: pytest
 
 def test_the_wording_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     _catalogue(monkeypatch, WORDING_RUNS)
-    for n in range(stage_functions._WORDING_MEMO + 10):
+    for n in range(OWNED_MEMO + 10):
         stage_functions.place_wording(f"line {n}", None)
-    assert len(stage_functions._WORDING_ANSWERS) <= stage_functions._WORDING_MEMO
+    assert len(stage_functions._WORDING_ANSWERS) <= OWNED_MEMO
+
+
+def test_a_long_text_is_placed_but_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    _catalogue(monkeypatch, WORDING_RUNS)
+    kept = len(stage_functions._WORDING_ANSWERS)
+    long_line = "x" * (MEMO_TEXT + 1) + f" {WORDING} 7"
+    placed = stage_functions.place_wording(long_line, None)
+    assert placed is not None and placed[1] == WORDING
+    assert len(stage_functions._WORDING_ANSWERS) == kept
 
 
 class _Line:

@@ -18,6 +18,7 @@ from typing import Any
 from logscope.core import user_cache
 from logscope.core.held_literals import HeldLiterals
 from logscope.core.resources import data_dir
+from logscope.core.text_memo import MEMO_TEXT, OwnedMemo
 
 CATALOG_FILE = "stages.json"
 # the functions SGLang installs as signal handlers (tools/upstream/signal_handlers.py): they run when the signal
@@ -114,21 +115,14 @@ def place_wording(text: str, releases: Releases = None) -> tuple[Placement, str]
     serving code prints or raises (in every release that prints it, of `releases` when given). Answered once per
     distinct (text, releases): a log repeats its lines on every rank and launch, and each caller asks again (1.5 ms
     a question in review15b's profile of 2,000 repeated prose lines). The wordings read are kept beside the answer,
-    so another catalogue never hits; at _WORDING_MEMO answers the memo starts over."""
+    so another catalogue never hits (OwnedMemo); texts over MEMO_TEXT characters are not kept."""
     wordings = _placed()[1]
-    key = (text, releases)
-    hit = _WORDING_ANSWERS.get(key)
-    if hit is not None and hit[0] is wordings:
-        return hit[1]
-    found = _place_wording(wordings, text, releases)
-    if len(_WORDING_ANSWERS) >= _WORDING_MEMO:
-        _WORDING_ANSWERS.clear()
-    _WORDING_ANSWERS[key] = (wordings, found)
-    return found
+    if len(text) > MEMO_TEXT:  # (a whole traceback is read anew: 4,096 kept texts of 32 KiB would hold 128 MiB)
+        return _place_wording(wordings, text, releases)
+    return _WORDING_ANSWERS.answer(wordings, (text, releases), lambda: _place_wording(wordings, text, releases))
 
 
-_WORDING_MEMO = 4096
-_WORDING_ANSWERS: dict[tuple[str, Releases], tuple[Any, tuple[Placement, str] | None]] = {}
+_WORDING_ANSWERS: OwnedMemo[tuple[Placement, str] | None] = OwnedMemo()
 
 
 def _place_wording(

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from logscope.core import engine_stages, kinds, native_stages, phases, stage_functions
 from logscope.core.events import Event
@@ -22,6 +22,7 @@ from logscope.core.model import Failure
 from logscope.core.python_libraries import SGLANG, is_stdlib_frame, module_library
 from logscope.core.signals import signal_name
 from logscope.core.stage_functions import Releases
+from logscope.core.text_memo import OwnedMemo
 from logscope.pipeline.ingest.unwrap import API_ERROR
 from logscope.pipeline.parse.parsers.prose_guards import NAMED_IN_SENTENCE
 from logscope.pipeline.parse.parsers.stated_failure import DEVICE_MEMORY, HOST_MEMORY, stated_memory
@@ -232,31 +233,7 @@ def frame_quote(frame: str) -> str:
     return " ".join(_PATH.sub(r".../\1", text).split())[:200]
 
 
-_BEST_MEMO = 4096
-_T = TypeVar("_T")
-
-
-class _SetMemo(Generic[_T]):
-    """A signature set's answers, once per distinct evidence: a log repeats its failure lines and frames on every rank
-    and launch. The set is kept beside its answer, so an id reused by a new set never hits; at _BEST_MEMO answers the
-    memo starts over."""
-
-    def __init__(self) -> None:
-        self._answers: dict[tuple[Any, ...], tuple[SignatureSet, _T]] = {}
-
-    def answer(self, signatures: SignatureSet, evidence: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
-        key = (id(signatures), *evidence)
-        hit = self._answers.get(key)
-        if hit is not None and hit[0] is signatures:
-            return hit[1]
-        found = compute()
-        if len(self._answers) >= _BEST_MEMO:
-            self._answers.clear()
-        self._answers[key] = (signatures, found)
-        return found
-
-
-_best_memo: _SetMemo[tuple[Signature, dict[str, Any]] | None] = _SetMemo()
+_best_memo: OwnedMemo[tuple[Signature, dict[str, Any]] | None] = OwnedMemo()
 
 
 # per candidate tuple (kept, so its id is not reused), the index of its patterns' required literals: cased patterns'
@@ -283,7 +260,7 @@ def _holding(candidates: tuple[Signature, ...], text: str) -> tuple[Signature, .
 def _best_of(
     signatures: SignatureSet, kind: str, text: str, exception: str | None, warned: bool = False
 ) -> tuple[Signature, dict[str, Any]] | None:
-    """_best over the set's finding signatures of this kind, once per distinct evidence (_SetMemo)."""
+    """_best over the set's finding signatures of this kind, once per distinct evidence (OwnedMemo)."""
 
     def best() -> tuple[Signature, dict[str, Any]] | None:
         candidates = _holding(signatures.naming(kind), text)
@@ -371,12 +348,12 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
 _WEIGHT_UPDATE = re.compile(r"[ .](?:update_weights_from_\w+|load_lora_adapter\w*)\b")
 
 
-_locator_memo: _SetMemo[Signature | None] = _SetMemo()
+_locator_memo: OwnedMemo[Signature | None] = OwnedMemo()
 
 
 def _phase_locator(signatures: SignatureSet, kind: str, text: str) -> Signature | None:
     """The set's first phase-locating signature of this kind that matches the frame, once per distinct frame
-    (_SetMemo: a crash loop repeats its stack)."""
+    (OwnedMemo: a crash loop repeats its stack)."""
     return _locator_memo.answer(
         signatures,
         (kind, text),
