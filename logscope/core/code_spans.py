@@ -15,14 +15,20 @@ _MESSAGE_HEAD = re.compile(r"[A-Z]\w*(?:Error|Exception)\b|\b[Ee]rror:\s*\S")
 # one word that names an error: a library's error code in camel case (`cudaErrorIllegalAddress`, `ncclSystemError`) or
 # a bare capitalised failure word (`Timeout`) (review15d item 12)
 _ERROR_NAME = re.compile(r"\w*[a-z]Error(?:[A-Z]\w*)?|Timeout|Timed out|Error|Failure|Exception|Crash")
-# a key and its value: "TIMEOUT=1800", "timeout: 1800"
-_SETTING = re.compile(r"=|\w\s*:\s*\d+\s*$")
+# a span that opens as a message does ("NCCL error: remote process exited, status: 1", "RuntimeError: ... == 4")
+_OPENS_MESSAGE = re.compile(r"[A-Z]\w*(?:Error|Exception)\b|\w*\s*[Ee]rror:")
+# a key and its value: the whole span ("TIMEOUT=1800", "--watchdog-timeout=300"), or words and a number after a colon
+# ("watchdog timeout: 300"); after _OPENS_MESSAGE, as a message may end in a code after a colon or compare with "=="
+# (review15d item 3)
+_SETTING = re.compile(r"[\w.-]+\s*[=:]\s*\S+|.*\w\s*:\s*\d+")
 
 
 def message_span(span: str) -> bool:
     """Whether a code span's text reads as a failure's message (not an option, an identifier or a setting)."""
     text = span.strip()
-    if _SETTING.search(text):
+    if _OPENS_MESSAGE.match(text):
+        return True
+    if _SETTING.fullmatch(text):
         return False
     if _MESSAGE_HEAD.search(text) or _ERROR_NAME.fullmatch(text):
         return True

@@ -440,13 +440,13 @@ class FailureWord:
 
 # The progressive after its subject's verb or an adverb ("the build is failing in ...", "it keeps failing at ...",
 # "still failing with ..."): the words before "failing" that parse/parsers/stated_failure.py's form takes, and the
-# prefilter's pieces, a blank and "failing" in the three cases the form takes (FAILING_CASES; one or more blanks before
-# it, the form's ` +`: two blanks after a copy/paste or a line join, a sentence in capitals, review15c item 13); a test
-# runner's "failing tests" and a sentence's "Failing that, ..." reach the reader, whose form wants the verb before it
+# prefilter's pieces, "failing" in the three cases the form takes (FAILING_CASES; any white space before it, the form's
+# `\s+`: two blanks after a copy/paste or a line join, a tab, a sentence in capitals, review15c item 13, review15d item
+# 9); a test runner's "failing tests" and a sentence's "Failing that, ..." reach the reader, whose form wants the verb
+# before it
 FAILING_SUBJECT_WORDS: Final = ("is", "are", "was", "were", "been", "keeps", "keep")
 FAILING_ADVERBS: Final = ("still", "also", "now", "always", "often", "constantly", "consistently")
 FAILING_CASES: Final = ("failing", "Failing", "FAILING")
-FAILING_PIECES: Final = tuple(f" {word}" for word in FAILING_CASES)
 
 
 # The one table of failure words (rows in the time cues' order: their lexicon is joined in it)
@@ -455,7 +455,7 @@ FAILURE_WORD_TABLE: Final = (
     FailureWord(
         "fail",
         record=r"[Ff]ailed\b|FAILED",
-        stated=("fails ", "failed ", "Fails ", "Failed ", "ailure", *FAILING_PIECES),
+        stated=("fails ", "failed ", "Fails ", "Failed ", "ailure", *FAILING_CASES),
         cue=("fail", "fail(?:s|ed|ing|ures?)?"),
     ),
     # "error: ..." at a line's start is the error report of CPython's argparse, pip, git, cargo and the C/C++/CUDA

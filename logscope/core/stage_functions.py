@@ -233,8 +233,9 @@ _BY_HAND = re.compile(r"^<(?:string|stdin)>:\d+ <module>")
 # the frame a child process of multiprocessing's spawn / forkserver start method runs first under its own `python -c`
 # (CPython 3.8-3.13 multiprocessing/spawn.py get_command_line: `python -c 'from multiprocessing.spawn import
 # spawn_main; spawn_main(...)' --multiprocessing-fork`, then spawn_main -> _main -> process.py _bootstrap -> the target;
-# forkserver.py's server and children the same way): SGLang's scheduler and detokenizer processes, review15c item 2
-_SPAWNED = re.compile(r"(?:^|/)multiprocessing/(?:spawn|forkserver)\.py:\d+ ")
+# forkserver.py's server and children the same way): SGLang's scheduler and detokenizer processes, review15c item 2;
+# a Windows path parts its folders by backslashes (`C:\Python311\Lib\multiprocessing\spawn.py`, review15d item 10)
+_SPAWNED = re.compile(r"(?:^|[/\\])multiprocessing[/\\](?:spawn|forkserver)\.py:\d+ ")
 
 
 def run_by_hand(frames: list[str]) -> bool:

@@ -43,7 +43,7 @@ _STATED = re.compile(
     + "|".join(kinds.FAILING_SUBJECT_WORDS)
     + r")(?:\s+(?:"
     + "|".join(kinds.FAILING_ADVERBS)
-    + r"))? +(?-i:"
+    + r"))?\s+(?-i:"
     + "|".join(kinds.FAILING_CASES)
     + r")\s+(?:\w+\s+)?(?:with|at|on|during|in|when|while|after|because)\b)"
     + r"|fail(?:s|ed)\s+to\s+(?:start|launch|run|load|initiali[sz]e|allocate|create|connect|register|capture|serve)"

@@ -34,7 +34,8 @@ class LinesBefore:
         self._not_context = not_context
         self._by_source: dict[str, list[Event]] | None = None
         self._lines: dict[str, list[int]] = {}  # per input, its sorted events' line numbers (bisected per failure)
-        self._placed: dict[int, tuple[stage_functions.Placement, str] | None] = {}
+        # (per event and release range: another range may place the same line otherwise, review15d item 11)
+        self._placed: dict[tuple[int, Releases], tuple[stage_functions.Placement, str] | None] = {}
 
     def _sorted(self) -> dict[str, list[Event]]:
         if self._by_source is None:
@@ -48,7 +49,7 @@ class LinesBefore:
         return self._by_source
 
     def _placement(self, event: Event, releases: Releases) -> tuple[stage_functions.Placement, str] | None:
-        key = id(event)
+        key = (id(event), releases)
         if key not in self._placed:
             self._placed[key] = stage_functions.place_wording(str(event.data.get("full_text") or event.text), releases)
         return self._placed[key]

@@ -1,0 +1,103 @@
+"""tidy16: review15d's LOW items 3, 9, 10, 11 (a code span that opens as a message and ends in a status, "failing" after
+a tab, a Windows spawn frame, a wording placed per release range) and the leftovers of session 15's closing note."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from logscope.core import stage_functions
+from logscope.core.code_spans import message_span
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.signatures.lines_before import LinesBefore
+
+
+def _rules(text: str) -> list[str]:
+    document: dict[str, Any] = analyze_sources([Source(name="paste.md", path=None, data=text.encode())], cases=False)
+    return [finding["rule"] for finding in document["findings"]]
+
+
+# --- item 3: a span that opens as a message is one, whatever its tail; a setting is the whole span
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The `NCCL error: remote process exited, status: 1` recurred after restart.",
+        "The `RuntimeError: expected size == 4` recurred after restart.",
+    ],
+)
+def test_a_span_that_opens_as_a_message_and_ends_in_a_code_is_a_stated_failure(text: str) -> None:
+    assert _rules(text) == ["failure-time-unknown"]
+
+
+@pytest.mark.parametrize(
+    ("span", "message"),
+    [
+        ("NCCL error: remote process exited, status: 1", True),
+        ("RuntimeError: expected size == 4", True),
+        ("expected size == 4 error", True),  # "==" inside words is no key=value
+        ("NCCL error: unhandled system error", True),
+        ("TIMEOUT=1800", False),
+        ("timeout: 1800", False),
+        ("--watchdog-timeout=300", False),
+        ("watchdog timeout: 300", False),
+        ("error_log", False),
+    ],
+)
+def test_a_setting_is_a_key_and_its_value_not_a_message_s_tail(span: str, message: bool) -> None:
+    assert message_span(span) is message
+
+
+def test_a_setting_in_a_span_states_no_failure() -> None:
+    assert _rules("The `TIMEOUT=1800` recurred after restart.") == []
+    assert _rules("The `timeout: 1800` recurred after restart.") == []
+
+
+# --- item 9: the progressive with any white space before "failing" (a tab after a copy)
+
+
+def test_failing_after_a_tab_is_stated_as_after_a_blank() -> None:
+    assert _rules("In my runs sglang is failing at launch.") == ["failure-time-unknown"]
+    assert _rules("In my runs sglang is\tfailing at launch.") == ["failure-time-unknown"]
+    assert _rules("In my runs sglang is \t failing at launch.") == ["failure-time-unknown"]
+    # still the verb's progressive only: "failing" without the verb before it states nothing
+    assert _rules("A\tfailing test at random.") == []
+
+
+# --- item 10: a Windows path to multiprocessing's spawn.py is a spawned child's frame too
+
+
+@pytest.mark.parametrize("start", ["spawn", "forkserver"])
+def test_a_windows_spawn_frame_under_python_c_is_no_command_by_hand(start: str) -> None:
+    windows = ["<string>:1 <module>", f"C:\\Python311\\Lib\\multiprocessing\\{start}.py:122 {start}_main"]
+    posix = ["<string>:1 <module>", f"/usr/lib/python3.11/multiprocessing/{start}.py:122 {start}_main"]
+    assert stage_functions.run_by_hand(windows) is False
+    assert stage_functions.run_by_hand(posix) is False
+    # a user's own file of that name is no spawn frame, on either system
+    assert stage_functions.run_by_hand(["<string>:1 <module>", f"C:\\work\\{start}.py:3 <module>"]) is True
+
+
+# --- item 11: LinesBefore places a line per release range
+
+
+WORDING = "KV transfer failed for the request"
+
+
+class _Line:
+    def __init__(self, line: int, text: str) -> None:
+        self.line, self.source, self.text, self.data, self.rank, self.kind = line, "paste", text, {}, None, "other"
+
+
+def test_a_line_before_is_placed_again_for_another_release_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = (("serving", None, "0.5.2", "0.5.23", "transfer_worker", "transfer_worker"),)
+    monkeypatch.setattr(stage_functions, "_placed", lambda: ({}, ((WORDING, runs),)))
+    events: list[Any] = [_Line(1, f"{WORDING} 7"), _Line(2, "Traceback (most recent call last):")]
+    before = LinesBefore(events, lambda e: False, {})
+    found = before.wording(events[1], ("0.5.10", "0.5.10"))
+    assert found is not None and found[0] == "serving"
+    # a release after the range prints the wording nowhere: nothing placed (the first range's answer was kept for it)
+    assert before.wording(events[1], ("0.5.30", "0.5.30")) is None
+    assert before.wording(events[1], ("0.5.10", "0.5.10")) == found
