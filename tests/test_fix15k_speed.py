@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from logscope.core import kinds, stage_functions
-from logscope.core.events import Event
+from logscope.core.events import Event, RankId
 from logscope.core.model import Launch
 from logscope.core.text_memo import MEMO_TEXT, OWNED_MEMO
 from logscope.pipeline.assemble.assemble import _SourceAssembler
@@ -53,28 +53,48 @@ def _brute(events: list[Event], ev: Event) -> bool:
 
 
 def test_commands_split_launches_exactly_as_comparing_with_every_event_does() -> None:
+    # review15d item 8 (b): the stream holds server_args lines and phase lines too. A phase line of a rank ends the
+    # launch's start: the next command or server_args line opens a new launch (Launch.has_phases), whose event list
+    # the command index must notice by its identity (a new list may be as long as the one read before); a phase line
+    # without a rank, a server_args line and prose join the segment's events without splitting it
     rng = random.Random(15)
     pool = [{"tp": "4"}, {"tp": "8"}, {"tp": "4", "dp": "2"}]
-    for _ in range(200):
+    seen_phase_split = seen_command_split = 0
+    for trial in range(400):
         assembler = _SourceAssembler("paste", {})
-        expected: list[int] = []  # the lines that start a new launch, as the plain comparison reads them
-        held: list[Event] = []
+        expected: list[int] = []  # the lines that start a new launch, as the plain model reads them
+        held: list[Event] = []  # the launch commands of the segment being filled
+        phased = False  # a phase line of a rank since the segment opened
         splits: list[int] = []
-        for line in range(rng.randint(1, 12)):
-            if rng.random() < 0.3:
+        for line in range(rng.randint(1, 14)):
+            roll = rng.random()
+            if roll < 0.2:
                 ev = Event("prose", "paste", line, "x")
+            elif roll < 0.3:
+                ev = Event(kinds.SERVER_ARGS, "paste", line, "server_args=ServerArgs(...)", data={"fields": {}})
+            elif roll < 0.45:
+                # each phase line its own rank: no rank starts over (a restart is another rule's split)
+                rank = RankId(label=f"rank{trial}_{line}", dims=(("rank", line),)) if rng.random() < 0.7 else None
+                ev = Event(kinds.LOAD_WEIGHT_BEGIN, "paste", line, "Load weight begin.", rank=rank)
             else:
                 ev = _command(line, dict(rng.choice(pool)))
-            if _brute(held, ev):
-                expected.append(line)
-                held = []
-            if ev.kind == kinds.LAUNCH_COMMAND:
-                held.append(ev)
+            if ev.kind in (kinds.SERVER_ARGS, kinds.LAUNCH_COMMAND):
+                if phased or _brute(held, ev):
+                    expected.append(line)
+                    seen_phase_split += phased
+                    seen_command_split += not phased
+                    held, phased = [], False
+                if ev.kind == kinds.LAUNCH_COMMAND:
+                    held.append(ev)
+            elif ev.kind == kinds.LOAD_WEIGHT_BEGIN and ev.rank is not None:
+                phased = True
             before = assembler.started
             assembler.add(ev)
             if assembler.started != before:
                 splits.append(line)
         assert splits == expected
+    # both splits were exercised, many times
+    assert seen_phase_split > 100 and seen_command_split > 100
 
 
 def test_a_second_command_with_other_arguments_starts_a_second_launch() -> None:
@@ -189,18 +209,30 @@ def test_each_failure_reads_the_lines_before_it_not_every_line(monkeypatch: pyte
 
 
 def test_the_wording_placed_is_the_last_one_after_the_phase_line_within_look_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    # review15d item 8 (a): the events come out of line order, from two inputs, some of them no context (prose): each
+    # failure's window is its own input's context events between its last phase line and it, the last LOOK_BACK of
+    # them in line order, as filtering every event for every failure gives
     _catalogue(monkeypatch, WORDING_RUNS)
     rng = random.Random(16)
+    sources = ("paste", "server.log")
+    placed = 0
     for _ in range(100):
         count = rng.randint(1, 300)
-        texts = [WORDING if rng.random() < 0.05 else "plain" for _ in range(count)]
-        phase_lines = sorted(rng.sample(range(1, count + 1), min(count, rng.randint(0, 3))))
-        before = _lines_before(texts, phase_lines)
-        for ev in before._events:
+        events: list[Any] = []
+        for n in range(1, count + 1):
+            ev = _Line(n, WORDING if rng.random() < 0.05 else "plain")
+            ev.source = rng.choice(sources)
+            events.append(ev)
+        dropped = {id(ev) for ev in events if rng.random() < 0.2}
+        phase_lines = {source: sorted(rng.sample(range(1, count + 1), min(count, rng.randint(0, 3)))) for source in sources}
+        rng.shuffle(events)
+        before = LinesBefore(events, lambda e, ids=dropped: id(e) in ids, phase_lines)
+        for ev in events:
             n = ev._line
-            phase = max((p for p in phase_lines if p <= n), default=-1)
-            window = [m for m in range(1, n) if phase < m][-LOOK_BACK:]
-            held = [m for m in window if texts[m - 1] == WORDING]
+            phase = max((p for p in phase_lines[ev.source] if p <= n), default=-1)
+            context = [e for e in events if e.source == ev.source and id(e) not in dropped and phase < e._line < n]
+            window = sorted(context, key=lambda e: e._line)[-LOOK_BACK:]
+            held = [e._line for e in window if e.text == WORDING]
             found = before.wording(ev, None)
             if not held:
                 assert found is None
@@ -208,3 +240,5 @@ def test_the_wording_placed_is_the_last_one_after_the_phase_line_within_look_bac
                 assert found is not None
                 assert found[0] == "serving"
                 assert found[1].startswith(f"after line {held[-1]}, '{WORDING}'")
+                placed += 1
+    assert placed > 1000
