@@ -101,3 +101,47 @@ def test_a_line_before_is_placed_again_for_another_release_range(monkeypatch: py
     # a release after the range prints the wording nowhere: nothing placed (the first range's answer was kept for it)
     assert before.wording(events[1], ("0.5.30", "0.5.30")) is None
     assert before.wording(events[1], ("0.5.10", "0.5.10")) == found
+
+
+# --- closing15: one matching shape for the tables of raised wordings (package_raises, library_raises, sglang_raises)
+
+
+def _filled(template: str) -> str:
+    return template.replace("{}", "7").replace("{{", "{").replace("}}", "}")
+
+
+def test_the_raised_wordings_are_found_as_each_table_s_own_loop_found_them() -> None:
+    # the loops each module wrote before they shared first_wording, run over every row of every table, its template
+    # filled, alone and behind a wrapper's words: the same row (or none) for each (every 5th row of the two large tables)
+    from logscope.core import library_raises, package_raises, sglang_raises
+    from logscope.core.sglang_asserts import first_wording, wording_regex
+
+    checked = 0
+    for row in library_raises._wordings():
+        for text in (_filled(row.template), f"Capture cuda graph failed: {_filled(row.template)}"):
+            held = [w for w in library_raises._wordings() if w.anchor in text]
+            starts = (0, *(m.end() for m in library_raises._WRAPPED.finditer(text)))
+            old = next((w for w in held for at in starts if wording_regex(w.template).match(text, at)), None)
+            assert library_raises.library_raise(text) == old
+            checked += 1
+    for row in package_raises._wordings()[::5]:
+        text = _filled(row.template).strip()
+        rows = package_raises._of_class(row.exception)[0]
+        whole = next((w for w in rows if w.anchor in text and w.named and wording_regex(w.template).fullmatch(text)), None)
+        heads = (w for w in rows if w.head_anchor and w.head_anchor in text and w.head and wording_regex(w.head).match(text))
+        start = next(heads, None)
+        old_found = (whole, True) if whole is not None else ((start, False) if start is not None else None)
+        assert package_raises.package_raise(row.exception, text) == old_found
+        checked += 1
+    for exception, rows in sglang_raises._rows().items():
+        wordings = sglang_raises._wordings(exception)
+        for raw in rows[::5]:
+            text = _filled(raw["template"]).strip()
+            old_raise = next((w for w in wordings if w.anchor in text and wording_regex(w.template).fullmatch(text)), None)
+            assert sglang_raises.sglang_raise_wording(exception, text) == old_raise
+            checked += 1
+    assert checked > 4000
+    # a row without a template (a package wording its literal text does not name) is never matched
+    assert first_wording(["", "a{}c"], [0, 1], "abc", lambda w: w) == "a{}c"
+    assert first_wording(["a{}c"], [0], "abcd", lambda w: w) is None
+    assert first_wording(["a{}c"], [0], "xx: abc", lambda w: w, starts=(0, 4)) == "a{}c"

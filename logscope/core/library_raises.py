@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from logscope.core.held_literals import HeldLiterals
 from logscope.core.resources import data_dir
-from logscope.core.sglang_asserts import anchor_of, wording_regex
+from logscope.core.sglang_asserts import anchor_of, first_wording
 from logscope.core.text_memo import short_text_memo
 
 CATALOG_FILE = "library_raises.json"
@@ -41,9 +41,12 @@ def library_raise(message: str) -> LibraryRaise | None:
     """The library wording the message starts with, or the message a wrapper's words hold after a `: ` (compiled
     only for the wordings whose longest literal piece the message holds)."""
     text = message.strip()
-    wordings = _wordings()
-    found = [wordings[at] for at in _anchors().held(text)]
-    if not found:
+    held = _anchors().held(text)
+    if not held:
         return None
     starts = (0, *(m.end() for m in _WRAPPED.finditer(text)))
-    return next((w for w in found for at in starts if wording_regex(w.template).match(text, at)), None)
+    return first_wording(_wordings(), held, text, _template, starts=starts)
+
+
+def _template(wording: LibraryRaise) -> str:
+    return wording.template

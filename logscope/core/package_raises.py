@@ -11,7 +11,7 @@ from typing import NamedTuple
 from logscope.core import sglang_asserts, user_cache
 from logscope.core.held_literals import HeldLiterals
 from logscope.core.resources import data_dir
-from logscope.core.sglang_asserts import anchor_of, pieces, wording_regex
+from logscope.core.sglang_asserts import anchor_of, first_wording, pieces
 
 CATALOG_FILE = "package_raises.json"
 # the literal text a message's start must hold to name a wording by its start alone (the table's MIN_LITERAL,
@@ -94,13 +94,19 @@ def package_raise(exception: str, message: str) -> tuple[PackageRaise, bool] | N
     name = exception.rsplit(".", 1)[-1]
     text = message.strip()
     rows, anchors, head_anchors = _of_class(name)
-    held = (rows[at] for at in anchors.held(text))
-    whole = next((w for w in held if w.named and wording_regex(w.template).fullmatch(text)), None)
+    whole = first_wording(rows, anchors.held(text), text, _named_template)
     if whole is not None:
         return whole, True
-    heads = (rows[at] for at in head_anchors.held(text))
-    start = next((w for w in heads if w.head and wording_regex(w.head).match(text)), None)
+    start = first_wording(rows, head_anchors.held(text), text, _head, starts=(0,))
     return (start, False) if start is not None else None
+
+
+def _named_template(wording: PackageRaise) -> str:
+    return wording.template if wording.named else ""
+
+
+def _head(wording: PackageRaise) -> str:
+    return wording.head
 
 
 @cache

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from logscope.core.resources import data_dir
 
 CATALOG_FILE = "sglang_asserts.json"
 _FIELD = re.compile(r"(\{\})")
+Row = TypeVar("Row")
 
 
 class AssertWording(NamedTuple):
@@ -39,6 +41,24 @@ def anchor_of(template: str) -> str:
 def wording_regex(template: str) -> re.Pattern[str]:
     """A template whose fields are `{}` (literal braces doubled) as a pattern, each field any text."""
     return re.compile("".join(".*?" if p == "{}" else re.escape(_literal(p)) for p in _FIELD.split(template)), re.S)
+
+
+def first_wording(
+    rows: Sequence[Row], held: Iterable[int], text: str, template: Callable[[Row], str], starts: tuple[int, ...] | None = None
+) -> Row | None:
+    """The first row, of those at the positions `held` (the rows whose anchor the text holds, in the table's order),
+    whose template (`template(row)`; "" for none) is the whole text when `starts` is None, else matches the text from
+    one of `starts`: the one matching shape of every table of raised wordings (package_raises, library_raises,
+    sglang_raises), each regex compiled only for the rows the anchor index gave."""
+    for at in held:
+        row = rows[at]
+        wording = template(row)
+        if not wording:
+            continue
+        regex = wording_regex(wording)
+        if regex.fullmatch(text) if starts is None else any(regex.match(text, start) for start in starts):
+            return row
+    return None
 
 
 @cache

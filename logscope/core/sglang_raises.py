@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from logscope.core.held_literals import HeldLiterals
 from logscope.core.resources import data_dir
-from logscope.core.sglang_asserts import anchor_of, wording_regex
+from logscope.core.sglang_asserts import anchor_of, first_wording
 
 CATALOG_FILE = "sglang_raises.json"
 
@@ -44,8 +44,11 @@ def sglang_raise_wording(exception: str, message: str) -> RaiseWording | None:
     text = message.strip()
     name = exception.rsplit(".", 1)[-1]
     wordings = _wordings(name)
-    held = _anchors(name).held(text)
-    return next((wordings[at] for at in held if wording_regex(wordings[at].template).fullmatch(text)), None)
+    return first_wording(wordings, _anchors(name).held(text), text, _template)
+
+
+def _template(wording: RaiseWording) -> str:
+    return wording.template
 
 
 @cache
