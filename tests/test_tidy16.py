@@ -3,12 +3,15 @@ a tab, a Windows spawn frame, a wording placed per release range) and the leftov
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from logscope.core import stage_functions
 from logscope.core.code_spans import message_span
+from logscope.core.native_libraries import CHECKOUT_FILE, checkout_folders, checkout_library
+from logscope.core.resources import data_dir
 from logscope.pipeline.analyze import analyze_sources
 from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.signatures.lines_before import LinesBefore
@@ -145,3 +148,56 @@ def test_the_raised_wordings_are_found_as_each_table_s_own_loop_found_them() -> 
     assert first_wording(["", "a{}c"], [0, 1], "abc", lambda w: w) == "a{}c"
     assert first_wording(["a{}c"], [0], "abcd", lambda w: w) is None
     assert first_wording(["a{}c"], [0], "xx: abc", lambda w: w, starts=(0, 4)) == "a{}c"
+
+
+# --- closing15: the checkout folders come from the libraries' released trees (tools/upstream/checkout_folders.py)
+
+
+def test_a_folder_counts_when_a_release_holds_code_in_it() -> None:
+    from tools.upstream import checkout_folders as tool
+
+    paths = [
+        "tests/test_fp8.py",
+        "csrc/apis/gemm.hpp",
+        "figures/normal.png",  # no code
+        "third-party/nvshmem.patch",  # a patch, no code
+        ".github/workflows/ci.py",  # hidden
+        "setup.py",  # a file at the top, no folder
+    ]
+    assert tool.code_folders(paths) == {"tests", "csrc"}
+    folded = tool.fold(
+        {
+            "deepseek-ai/DeepGEMM": [("v2.1.0", ["tests/a.py"]), ("v2.1.1", ["tests/a.py", "scripts/b.sh"])],
+            "deepseek-ai/DeepEP": [("v1.2.1", ["tests/c.py"])],
+        }
+    )
+    assert folded == {
+        "scripts": {"deepseek-ai/DeepGEMM": "v2.1.1"},
+        "tests": {"deepseek-ai/DeepEP": "v1.2.1", "deepseek-ai/DeepGEMM": "v2.1.0 .. v2.1.1"},
+    }
+    assert [t for t in ("v2.30.7-1", "0.1.0", "v2.1.1.post3", "v1.4.0-rc3", "nv_dev_950d31a") if tool.RELEASE_TAG.match(t)] == [
+        "v2.30.7-1",
+        "0.1.0",
+        "v2.1.1.post3",
+    ]
+
+
+def test_the_committed_checkout_folders_are_what_the_tool_writes() -> None:
+    from tools.upstream import checkout_folders as tool
+
+    if not all(repo.git_dir().is_dir() for repo in tool.REPOSITORIES):
+        pytest.skip("the libraries' git sources are not on this machine (fetch github:<owner>/<name>)")
+    committed = json.loads((data_dir("catalog") / CHECKOUT_FILE).read_text(encoding="utf-8"))
+    assert {k: v for k, v in committed.items() if k != "doc"} == tool.extract()
+
+
+def test_a_checkout_is_named_by_its_repository_s_own_folders() -> None:
+    folders = checkout_folders()
+    assert {"tests", "benchmark", "csrc", "examples", "src", "perftest"} <= folders
+    assert checkout_library("/sgl-workspace/DeepGEMM/tests/test_fp8.py") == "DeepGEMM"
+    assert checkout_library("/workspace/FlashMLA/benchmark/bench_flash_mla.py") == "FlashMLA"
+    # NVSHMEM keeps its performance tests in perftest/ (not in the hand-written list this table replaced)
+    assert checkout_library("/opt/nvshmem/perftest/host/pt-to-pt/bw.py") == "NVSHMEM"
+    # a user's script right under a folder of the library's name, or under a folder no repository holds code in
+    assert checkout_library("/home/user/nccl/sglang_bench.py") is None
+    assert checkout_library("/home/user/nccl/my_runs/sglang_bench.py") is None

@@ -16,6 +16,7 @@ from logscope.core.text_memo import short_text_memo
 
 CATALOG_FILE = "libraries.json"
 MESSAGES_FILE = "library_messages.json"
+CHECKOUT_FILE = "checkout_folders.json"
 # glibc's signal trampoline as a backtrace names it (the nearest exported symbol of the sigreturn code): the frames
 # before it are the signal handler's own, the one after it is where the signal hit
 TRAMPOLINES = ("__sigaction", "__restore_rt", "killpg")
@@ -189,15 +190,18 @@ def checkout_library(path: str) -> str | None:
         lib = next((lib for lib in _table().libraries if named & lib.tokens), None)
         # a checkout holds the file under one of a repository's own folders; a user's script in a folder named after
         # the library it uses (/home/user/nccl/bench.py) is no checkout (review13b item 7)
-        if lib is not None and (parts[at + 1].lower() in _CHECKOUT_FOLDERS or _folders(f"/{parts[at + 1]}/") & lib.tokens):
+        if lib is not None and (parts[at + 1].lower() in checkout_folders() or _folders(f"/{parts[at + 1]}/") & lib.tokens):
             return lib.name
     return None
 
 
-# the folders a library's repository keeps its runnable scripts and sources in (DeepGEMM, FlashMLA, DeepEP, NCCL's tests)
-_CHECKOUT_FOLDERS = frozenset(
-    {"tests", "test", "benchmarks", "benchmark", "bench", "examples", "example", "csrc", "python", "scripts", "tools", "src"}
-)
+@cache
+def checkout_folders() -> frozenset[str]:
+    """The top-level folders the libraries' repositories keep code in (catalog/checkout_folders.json, read from their
+    git sources at their release tags by tools/upstream/checkout_folders.py: `tests`, `benchmark`, `csrc`, `examples`
+    ...), lower case."""
+    path = data_dir("catalog") / CHECKOUT_FILE
+    return frozenset(folder.lower() for folder in json.loads(path.read_text(encoding="utf-8"))["folders"])
 
 
 @cache

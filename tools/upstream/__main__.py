@@ -40,6 +40,9 @@ python -m tools.upstream package-raises  write catalog/package_raises.json: the 
 python -m tools.upstream engine-stages  write catalog/engine_stages.json: the functions of vLLM's engine that run only
                                     while it starts or only once it serves, checked against its released wheels
                                     (tools/upstream/engine_stages.py)
+python -m tools.upstream checkout-folders  write catalog/checkout_folders.json: the top-level folders the native
+                                    libraries' repositories keep code in, per release tag (from their git sources,
+                                    tools/upstream/checkout_folders.py)
 python -m tools.upstream docs      rewrite docs/upstream-coverage.md and the fixtures from the committed catalogue
 python -m tools.upstream flags     write catalog/server_flags.json (each release's launch_server flags; refresh does too)
 
@@ -75,6 +78,7 @@ WRITERS = {
     "package-raises": ("package_raises", "package_raises.json", "the messages transformers' and huggingface_hub's code raises"),
     "engine-stages": ("engine_stages", "engine_stages.json", "vLLM engine functions that run only at start or only serving"),
     "pip-status": ("pip_status", "pip_status.json", "pip's download and search-scope status lines, from the pip wheels"),
+    "checkout-folders": ("checkout_folders", "checkout_folders.json", "the native libraries' code folders"),
 }
 
 
