@@ -1,0 +1,30 @@
+"""Forms of batch mine16's built pastes (fixtures/mined, branch mine16): a launch command after a Chinese label whose
+first word heads a catalogued message ("启动指令：sglang serve ...": 启动 "start")."""
+
+from __future__ import annotations
+
+from tests.helpers import analyze_text
+
+
+def _launches(text: str) -> list[tuple[dict, dict]]:
+    return [(launch["config"], launch.get("server_args", {})) for launch in analyze_text(text)["launches"]]
+
+
+def test_a_launch_after_a_chinese_label_that_opens_with_a_message_head():
+    # glm-ocr-232's shape: "启动指令：" ("start command:") with an assignment before `sglang serve` and a redirect after
+    text = (
+        "sglang版本：0.5.15\n"
+        "启动指令：SGLANG_ENABLE_SPEC_V2=1 sglang serve --model-path /nas/disk1/GLM-OCR/ --port 8898 --speculative-algorithm"
+        " NEXTN --speculative-num-steps 3 --served-model-name GLM-OCR > glm_ocr_sglang.log 2>&1 &\n"
+    )
+    [(config, server_args)] = _launches(text)
+    assert config["model_path"] == "/nas/disk1/GLM-OCR/"
+    assert config["speculative_num_steps"] == 3
+    assert server_args["port"] == "8898"
+    assert server_args["speculative_algorithm"] == "NEXTN"
+    assert server_args["served_model_name"] == "GLM-OCR"
+    # the same label before `python3 -m sglang.launch_server` was read before and still is
+    [(config, _)] = _launches("启动指令：python3 -m sglang.launch_server --model-path /m --tp 2\n")
+    assert config == {"model_path": "/m", "tp_size": 2}
+    # a line that opens with the same word and names no launcher is no command
+    assert _launches("启动指令：见附件\n") == []
