@@ -28,3 +28,26 @@ def test_a_launch_after_a_chinese_label_that_opens_with_a_message_head():
     assert config == {"model_path": "/m", "tp_size": 2}
     # a line that opens with the same word and names no launcher is no command
     assert _launches("启动指令：见附件\n") == []
+
+
+def test_the_container_runtimes_cuda_requirement_is_a_driver_mismatch_at_startup():
+    # kserve-4513's shape: a kubelet's Failed event quoting nvidia-container-cli's prestart hook
+    text = (
+        "  Warning  Failed     62s (x4 over 105s)  kubelet            Error: failed to create containerd task: failed to"
+        " create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during"
+        " container init: error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as"
+        " 'legacy'\n"
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer"
+        " version, or use an earlier cuda container: unknown\n"
+        "  Warning  BackOff  29s (x8 over 104s)  kubelet  Back-off restarting failed container kserve-container\n"
+    )
+    [finding] = [f for f in analyze_text(text)["findings"] if f.get("mechanism")]
+    assert (finding["rule"], finding["mechanism"], finding["signature"]) == (
+        "cuda-driver-mismatch",
+        "cuda_driver",
+        "cuda-driver-container-requirement",
+    )
+    assert finding["phase"] == "startup"
+    # another requirement the hook checks (no "cuda>=" predicate: no driver advice in its words) is not this one
+    other = "nvidia-container-cli: requirement error: unsatisfied condition: brand = tesla\n"
+    assert all(f.get("signature") != "cuda-driver-container-requirement" for f in analyze_text(other)["findings"])
