@@ -1,9 +1,10 @@
 """Forms of batch mine16's built pastes (fixtures/mined, branch mine16): a launch command after a Chinese label whose
-first word heads a catalogued message ("启动指令：sglang serve ...": 启动 "start")."""
+first word heads a catalogued message ("启动指令：sglang serve ..."; 启动 "start"), nvidia-container-cli's CUDA requirement,
+and SGLang's version in a code span after its name ("- sglang `0.5.17`")."""
 
 from __future__ import annotations
 
-from tests.helpers import analyze_text
+from tests.helpers import analyze_text, stated_versions
 
 
 def _launches(text: str) -> list[tuple[dict, dict]]:
@@ -51,3 +52,14 @@ def test_the_container_runtimes_cuda_requirement_is_a_driver_mismatch_at_startup
     # another requirement the hook checks (no "cuda>=" predicate: no driver advice in its words) is not this one
     other = "nvidia-container-cli: requirement error: unsatisfied condition: brand = tesla\n"
     assert all(f.get("signature") != "cuda-driver-container-requirement" for f in analyze_text(other)["findings"])
+
+
+def test_sglangs_version_in_a_code_span_after_its_name():
+    # sglang-38022's shape: an environment list item, the version in a code span after the name and an image after it
+    text = "- sglang `0.0.0.dev1+g033446bb05` (image `lmsysorg/sglang:glm-5.3-flash`)\n- Model: GLM-5.3-Flash\n"
+    assert stated_versions(text) == {"sglang": "0.0.0.dev1+g033446bb05"}
+    assert stated_versions("- SGLang `v0.5.17`\n") == {"sglang": "0.5.17"}
+    # as for the bare form, a range's bound, a fix and a change of release state no version in use
+    assert stated_versions("sglang `0.5.3` or above fixes it\n") == {}
+    assert stated_versions("fixed in sglang `0.5.18`\n") == {}
+    assert stated_versions("I upgraded sglang from `0.5.16` to `0.5.17` and it still fails\n") == {}
