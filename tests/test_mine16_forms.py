@@ -63,3 +63,28 @@ def test_sglangs_version_in_a_code_span_after_its_name():
     assert stated_versions("sglang `0.5.3` or above fixes it\n") == {}
     assert stated_versions("fixed in sglang `0.5.18`\n") == {}
     assert stated_versions("I upgraded sglang from `0.5.16` to `0.5.17` and it still fails\n") == {}
+
+
+_VIEWER_TABLE = (
+    "```\n"
+    '2026-06-04 03:58:55.423 | File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 3616,'
+    " in run_scheduler_process |  \n"
+    "-- | -- | --\n"
+    "  |   | 2026-06-04 03:58:55.423 | scheduler.run_event_loop() |  \n"
+    '  |   | 2026-06-04 03:58:55.423 | File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1300,'
+    " in run_event_loop |  \n"
+    "  |   | 2026-06-04 03:58:55.423 | dispatch_event_loop(self) |  \n"
+    '  |   | 2026-06-04 03:58:55.423 | File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler_pp_mixin.py",'
+    " line 108, in event_loop_pp |  \n"
+    "  |   | 2026-06-04 03:58:55.423 | result, self.launch_event = self._pp_launch_batch( |  \n"
+)
+
+
+def test_a_log_viewers_table_pasted_as_markdown_rows_is_read_as_its_messages():
+    # sglang-22607's shape: a viewer's rows (time stamp, message) that GitHub turned into Markdown table rows
+    [crash] = [f for f in analyze_text(_VIEWER_TABLE)["findings"] if f["rule"] in ("runtime-crash", "failure-time-unknown")]
+    assert (crash["rule"], crash["phase"]) == ("runtime-crash", "serving")
+    assert "scheduler_pp_mixin.py:108 event_loop_pp" in crash["message"]
+    # a Markdown table whose rows hold no log line (a benchmark's results by date) is left as it is: no failure
+    results = "| date | throughput |\n|---|---|\n| 2026-06-04 03:58:55 | 1200 tok/s |\n| 2026-06-05 03:58:55 | 1180 tok/s |\n"
+    assert [f["rule"] for f in analyze_text(results)["findings"] if f.get("severity") == "error"] == []
