@@ -88,3 +88,19 @@ def test_a_log_viewers_table_pasted_as_markdown_rows_is_read_as_its_messages():
     # a Markdown table whose rows hold no log line (a benchmark's results by date) is left as it is: no failure
     results = "| date | throughput |\n|---|---|\n| 2026-06-04 03:58:55 | 1200 tok/s |\n| 2026-06-05 03:58:55 | 1180 tok/s |\n"
     assert [f["rule"] for f in analyze_text(results)["findings"] if f.get("severity") == "error"] == []
+
+
+def _failure_rules(text: str) -> list[tuple[str, str | None]]:
+    return [(f["rule"], f.get("phase")) for f in analyze_text(text)["findings"] if f.get("severity") == "error"]
+
+
+def test_a_failure_inside_a_when_clause_of_any_instance_is_a_rules_condition():
+    # miles-572's shape: a pull request's summary item says what the code does when any server process dies
+    summary = (
+        "- **Added crash diagnostics to `_wait_server_healthy`**: When an SGLang server process dies during startup, the"
+        " error now includes the exit code, signal name (e.g. `SIGKILL` for OOM), elapsed time, and server URL.\n"
+    )
+    assert _failure_rules(summary) == []
+    # a run's report ("When I started the server ...") keeps its placed failure
+    report = "When I started the server, it died during startup with exit code 1.\n"
+    assert _failure_rules(report) == [("startup-crash", "startup")]
