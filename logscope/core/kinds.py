@@ -193,6 +193,8 @@ _TIED_WORDS = (
     " is 0.",
     " at v",
     " of v",
+    " `0.",  # the version in a code span after the name ("- sglang `0.5.17` (image ...)")
+    " `v0.",
 )
 _STATED_HEADS = (
     "sglang==",

@@ -6,8 +6,12 @@
   when its numbers rise, mostly by one, and a column padded with spaces has one width.
 - Pane borders: the vertical box-drawing bar that terminal UIs draw at a pane's left and right edge (k9s' log view,
   lazydocker, rich panels: "│ " before a line, the line padded to the pane's width, then "│").
+- A log viewer's table pasted as Markdown rows: a table of records copied from a viewer's page (time stamp and
+  message cells) becomes Markdown rows when pasted into an issue: "2026-06-04 03:58:55.423 | File \"...\", line 3616,
+  in run_scheduler_process |  ", the header's rule "-- | -- | --", then rows with empty cells before the time stamp
+  ("  |   | 2026-06-04 03:58:55.423 | scheduler.run_event_loop() |  "); the message cell is the log's line.
 
-Either is taken off only where a run of lines carries it and the run holds a line of a log (a log record's prefix, a
+Each is taken off only where a run of lines carries it and the run holds a line of a log (a log record's prefix, a
 traceback's opener or frame, a glog line): a table drawn in box characters (nvitop) or a numbered native backtrace
 (UCX's "0  /usr/lib/libucs.so.0(...)") keeps its form for the readers of those.
 """
@@ -33,9 +37,17 @@ _MAX_RUN = 100_000  # lines looked at on either side of a seed
 
 
 def may_be_decorated(text: str) -> bool:
-    """A cheap test of a line the classifier reads: it may carry a gutter's number or a pane's border."""
+    """A cheap test of a line the classifier reads: it may carry a gutter's number, a pane's border or a table row's
+    cells."""
     head = text[:1]
-    return head.isdigit() or (head == " " and text.lstrip()[:1].isdigit()) or head in _BOX_BARS or text.rstrip()[-1:] in _BOX_BARS
+    tail = text.rstrip()[-1:]
+    return (
+        head.isdigit()
+        or (head == " " and text.lstrip()[:1].isdigit())
+        or head in _BOX_BARS
+        or tail in _BOX_BARS
+        or (tail == "|" and " | " in text)
+    )
 
 
 def undecorated(lines: Sequence[str], seeds: Iterable[int]) -> dict[int, str]:
@@ -45,7 +57,7 @@ def undecorated(lines: Sequence[str], seeds: Iterable[int]) -> dict[int, str]:
     for seed in sorted(seeds):
         if seed <= looked:
             continue
-        for run in (_gutter_run, _bordered_run):
+        for run in (_gutter_run, _bordered_run, _table_run):
             last, stripped = run(lines, seed)
             looked = max(looked, last)
             if stripped:
@@ -112,3 +124,40 @@ def _inner(line: str) -> str | None:
         return None
     inner = line[left.end() if left else 0 : right.start() if right else len(line)]
     return None if _BOX.search(inner) else inner
+
+
+# a table row's cells before the message: empty cells, then a record's time stamp ("  |   | 2026-06-04 03:58:55.423 | ")
+# (one class before the stamp: no nested repeat to backtrack through on a line of blanks and bars)
+_ROW_STAMP = re.compile(r"[ \t|]*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? *\| ?")
+_RULE_CHARS = frozenset(" \t|:-")
+
+
+def _table_run(lines: Sequence[str], seed: int) -> tuple[int, dict[int, str] | None]:
+    """The last line of the table rows around the seed, and each row's message cell (the header's rule: an empty line)
+    when the rows hold a log's line."""
+    if _row_message(lines[seed]) is None:
+        return seed, None
+    first = last = seed
+    while first > 0 and seed - first < _MAX_RUN and _table_line(lines[first - 1]):
+        first -= 1
+    while last + 1 < len(lines) and last - seed < _MAX_RUN and _table_line(lines[last + 1]):
+        last += 1
+    messages = {i: _row_message(lines[i]) for i in range(first, last + 1)}
+    if sum(message is not None for message in messages.values()) < 2:
+        return last, None
+    stripped = {i: message or "" for i, message in messages.items()}
+    return last, stripped if any(_LOG_LINE.match(text) for text in stripped.values()) else None
+
+
+def _row_message(line: str) -> str | None:
+    """A table row's message cell: the text between the time stamp's cell and the row's closing bar, or None."""
+    m = _ROW_STAMP.match(line)
+    if m is None:
+        return None
+    rest = line[m.end() :].rstrip()
+    return rest[:-1].rstrip() if rest.endswith("|") else None
+
+
+def _table_line(line: str) -> bool:
+    """A row of the table, or its header's rule ("-- | -- | --")."""
+    return _row_message(line) is not None or ("-" in line and "|" in line and set(line.rstrip()) <= _RULE_CHARS)

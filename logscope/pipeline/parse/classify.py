@@ -1334,7 +1334,9 @@ def _looks_like_a_record(text: str) -> bool:
     """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
     if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
         return True
-    return text.lstrip().startswith(prefilter.heads())
+    # a line that opens with a message head's words but is a label before a launch command ("启动指令：sglang serve
+    # ...": 启动 heads a catalogued message) is prose with a command in it, read by after_label as "Command: ..." is
+    return text.lstrip().startswith(prefilter.heads()) and after_label(text) is None
 
 
 def classify_sources(

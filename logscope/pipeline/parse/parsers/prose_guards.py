@@ -26,9 +26,12 @@ QUESTION_MARKS = "?？"
 # a claim said in the negative ("not during initialization", "（不是初始化）" before it), as a condition ("If you see
 # out-of-memory errors during serving, ...": SGLang's own advice) or as a possibility ("issues may be encountered
 # during startup", "it might fail during startup": what can happen, not when this failure did) places nothing; "I could
-# reproduce it during startup" and "the server could crash during startup, as it did here" are no possibility
+# reproduce it during startup" and "the server could crash during startup, as it did here" are no possibility; nor is
+# a claim inside a "when" clause of any instance ("When an SGLang server process dies during startup, the error now
+# includes the exit code": a rule's condition, as "if" is; "When I started it, it died during startup" is a run's)
 NEGATED = re.compile(
     r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:" + CONDITION_WORDS + r")\b[^.;:!?]*$"
+    r"|\bwhen(?:ever)?\s+(?:an?|any)\s[^.;:!?,]*$"
     r"|\b(?:may|might|could)\s+(?:also\s+)?(?:(?:be(?:\s+(?:encountered|seen|observed|raised))?|happen|occur|appear|arise)\s+)?$"
 )
 # a Chinese or Japanese claim said in the negative or as a plan: 没(有)/未/还没/尚未/不, 计划/准备/打算 just before it or

@@ -223,9 +223,10 @@ WEAK = frozenset({BARE_TAG, SENTENCE, UNOWNED})  # forms that any other statemen
 # "SGLang version: 0.5.15", "on sglang==0.5.15". Only these words may stand between the name and the version ("from"
 # may not: "from v0.5.14 to v0.5.15" names the old one first)
 # (ASCII word edges: a sentence in Chinese runs the name and the version into the words around them)
+# (the version in a code span after the name, as other packages' are read: "- sglang `0.5.17` (image ...)")
 _RELEASE = r"v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\d+(?:\+[\w.]+)?)?)(?![A-Za-z0-9_.-]*[A-Za-z0-9_])"
 _TIED = re.compile(
-    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==|版本)|\s+(?:version|release|is|was|to|at|of|v)|-(?=v?\d))*\s*"
+    r"(?<![A-Za-z0-9_])(?i:sglang)(?:\s*(?:[(:=]|==|版本)|\s+(?:version|release|is|was|to|at|of|v)|-(?=v?\d))*\s*`?"
     r"(?:(?i:sglang)[._-])?" + _RELEASE
 )
 _ANY_RELEASE = re.compile(r"(?<![A-Za-z0-9_.])" + _RELEASE)
