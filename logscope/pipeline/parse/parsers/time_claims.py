@@ -67,6 +67,15 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
         r"(?:\d+(?:\.\d+)?|a few|several|many) ?(?:h|hrs?|hours?|min|mins|minutes?|d|days?)) of "
         r"(?:(?:normal|stable|continuous|heavy) )?(?:serving|running|operation|inference|load|traffic|uptime)\b"
     ),
+    # an unstated span of its running before the failure ("After running for a while, it gives this error:", probe
+    # Multiverse4FM/Multiverse-Engine#2; "after serving for some time"): the stated spans' form (the "after running 5
+    # hours" of _CLAIMS) with no number, the span's subject a startup step's no serving time (_STEP_SUBJECT); only when
+    # its sentence names what ran, the server or "it" (_RAN_SUBJECT): "I ran the test case. After running for a while,
+    # an error occurred." is a test program's run (built deepep-290)
+    _UNSTATED_SPAN := re.compile(
+        r"(?i)\bafter (?:running|serving|working)(?: (?:fine|normally|well|stably|smoothly))? for "
+        r"(?:a while|some time|a (?:short |long )?(?:time|period)(?: of time)?)\b"
+    ),
     # the server serving for a while ("serves requests for a while before crashing")
     re.compile(
         r"(?i)\bserv(?:es|ed|ing) (?:\w+ )?(?:requests|traffic|queries|users)(?: (?:fine|normally|well|stably|smoothly))? for "
@@ -509,6 +518,15 @@ _CLAUSE_END = re.compile(r"[.;:!?,]")
 _CLAUSE_REACH = 300  # a clause's subject is never further back than this
 
 
+# what ran, named in an unstated span's sentence (_UNSTATED_SPAN): the server or a part of it, or "it"
+_RAN_SUBJECT = re.compile(r"(?i)\b(?:server|service|engine|sglang|scheduler|instance|deployment|worker|model|it)\b")
+
+
+def _sentence_of(text: str, m: re.Match[str]) -> str:
+    """The sentence a match sits in (within _CLAUSE_REACH either side)."""
+    return _SENTENCE_END.split(text[: m.start()][-_CLAUSE_REACH:])[-1] + _SENTENCE_END.split(text[m.start() :][:_CLAUSE_REACH])[0]
+
+
 def _clause_before(before: str) -> str:
     """The clause a match sits in, up to the match: the text after the last punctuation (within _CLAUSE_REACH)."""
     return _CLAUSE_END.split(before[-_CLAUSE_REACH:])[-1]
@@ -521,6 +539,8 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
     if m.re in _RUN_SPANS and _STEP_SUBJECT.search(_clause_before(before)):
         return False
     if m.re is _MOST_OF_THE_TIME and _LAUNCH_SUBJECT.search(_clause_before(before)):
+        return False
+    if m.re is _UNSTATED_SPAN and not _RAN_SUBJECT.search(_sentence_of(text, m)):
         return False
     if m.re in _RUN_SPANS and _OTHER_SETUP_AFTER.match(text, m.end()):
         return False
