@@ -145,6 +145,8 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         ("It fails about 10% of the time with this error:", OOM),
         # runtime16: a span only asked about; a span naming no server or "it" (built deepep-290: a test program's run)
         ("Does it crash after running for a while?", OOM),
+        # a clock span of the user's own time, in bold too
+        ("After **1:30 of debugging** I still get:", OOM),
         ("I ran the test case on two nodes.\nAfter running for a while, an error occurred.", OOM),
     ],
     ids=[
@@ -170,6 +172,7 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         "loading-fine-most-of-the-time",
         "fails-n-percent",
         "asked-after-running-for-a-while",
+        "bold-clock-span-of-debugging",
         "after-running-for-a-while-no-subject",
     ],
 )
@@ -228,6 +231,10 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         # runtime16: an unstated span of running before it (probe Multiverse4FM/Multiverse-Engine#2)
         "After running for a while, it gives this error:",
         "The scheduler died after serving normally for some time:",
+        # runtime16: an offline engine's work, a span as a clock, Markdown's strong emphasis (probe
+        # mmcdermott/MEDS_EIC_AR#176: "then crashed ..., after **50:54 of prediction**.")
+        "The engine crashed at 260/4,304 prediction batches, after **50:54 of prediction**.",
+        "It died after 3 hours of generation:",
     ],
     ids=[
         "zh-started-fine",
@@ -266,6 +273,8 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "zh-initialised-fine-then-a-while",
         "after-running-for-a-while",
         "after-serving-for-some-time",
+        "bold-clock-span-of-prediction",
+        "hours-of-generation",
     ],
 )
 def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferred(prose):

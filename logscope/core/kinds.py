@@ -681,6 +681,9 @@ TIME_CLAIM_LITERALS = (
     " of load",
     " of traffic",
     " of uptime",
+    " of generation",  # an offline engine's work: "after 3 hours of generation", "after 50:54 of prediction"
+    " of prediction",
+    " of decoding",
     " of normal",
     " of stable",
     " of continuous",

@@ -62,10 +62,13 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
     ),
     # the time it served before the failure, as a span of serving ("died after ~3h of serving", "after a period of normal
     # serving", "after 30 minutes of load"): not "after 2 hours of debugging" (the user's time) nor of loading (a step's)
+    # (an offline engine's work is its serving too: "after 50:54 of prediction", "after 3 hours of generation", probe
+    # mmcdermott/MEDS_EIC_AR#176; a span as a clock shows it, minutes:seconds or hours:minutes:seconds)
     re.compile(
         r"(?i)\bafter (?:a (?:long )?(?:period|while|time)|(?:about |around |roughly |over |more than |~ ?)?"
-        r"(?:\d+(?:\.\d+)?|a few|several|many) ?(?:h|hrs?|hours?|min|mins|minutes?|d|days?)) of "
-        r"(?:(?:normal|stable|continuous|heavy) )?(?:serving|running|operation|inference|load|traffic|uptime)\b"
+        r"(?:(?:\d+(?:\.\d+)?|a few|several|many) ?(?:h|hrs?|hours?|min|mins|minutes?|d|days?)|\d{1,3}:\d\d(?::\d\d)?)) of "
+        r"(?:(?:normal|stable|continuous|heavy) )?"
+        r"(?:serving|running|operation|inference|load|traffic|uptime|generation|prediction|decoding)\b"
     ),
     # an unstated span of its running before the failure ("After running for a while, it gives this error:", probe
     # Multiverse4FM/Multiverse-Engine#2; "after serving for some time"): the stated spans' form (the "after running 5
@@ -434,14 +437,26 @@ _INTENT = re.compile(r"(?i)\b(?:will|'ll|" + INTENT_WORDS + r"|should|could you|
 _QUESTION = re.compile(r"[^.!?。！？\n]*[" + QUESTION_MARKS + "]")
 
 
+# Markdown's strong emphasis inside a sentence ("crashed after **50:54 of prediction**", probe
+# mmcdermott/MEDS_EIC_AR#176; CommonMark 0.31 §6.2 `**` delimiter runs): the issue's presentation, not its words
+_STRONG = "**"
+
+
+def _plain(text: str) -> str:
+    return text.replace(_STRONG, "") if _STRONG in text else text
+
+
 def fits(text: str) -> bool:
     """The line holds a claim (else the grammar is not tried: uvicorn's "Waiting for application startup." is no
     unread line of this grammar)."""
+    text = _plain(text)
     return any(pattern.search(text) for _, pattern in _CLAIMS)
 
 
 def parse(text: str) -> Parsed | None:
-    """The first claim of the line, unless the line also claims the other time (startup against serving)."""
+    """The first claim of the line, unless the line also claims the other time (startup against serving); the line
+    read without Markdown's strong emphasis (_plain)."""
+    text = _plain(text)
     found = [(stage, m) for stage, pattern in _CLAIMS if (m := pattern.search(text)) and _asserted(text, m)]
     if len({at_startup(stage) for stage, _ in found}) > 1:
         found = _settled(found)
