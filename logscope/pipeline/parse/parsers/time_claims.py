@@ -306,6 +306,16 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # WorkerActor.launch_builtin_model: f"Failed to load model {model_uid}"): the model's server was starting
     ("startup", re.compile(LAUNCHER_FAILED)),
     ("warmup", re.compile(r"(?i)\bduring (?:the )?kernel warm-?up\b")),
+    # the server's own warmup named by whose it is ("tokenizer_manager becomes None during PD warmup", probe
+    # sgl-project/sglang#13021; "during the server warmup stage"): the request SGLang sends before its ready line, in
+    # PD mode with the fake bootstrap host (entrypoints/http_server.py _execute_server_warmup, 0.4.6.post5-0.5.23)
+    (
+        "warmup",
+        re.compile(
+            r"(?i)\b(?:during|in|at) (?:the )?(?:PD|P/D|server(?:'s)?|SGLang(?:'s)?|engine(?:'s)?) warm-?up"
+            r"(?: (?:stage|phase|step|process))?\b"
+        ),
+    ),
     # a failure during a warmup the sentence names no client of ("fails during warmup with TRANSFER_FAIL": built
     # mooncake-2554, the HiCache store's warmup): every warmup SGLang runs or calls is startup's (the server's warmup
     # request before its ready line, entrypoints/http_server.py _execute_server_warmup 0.4.6.post5-0.5.23; the kernels'

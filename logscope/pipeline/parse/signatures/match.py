@@ -539,6 +539,13 @@ def _stated_beside_serving(event: Event, marker: Event | None) -> tuple[str, str
     return "serving", f"{_serving_basis(marker)}; the failure is stated in prose, the log beside it shows the server serving"
 
 
+def _past_marker(event: Event, marker: Event | None, relaunches: list[str] | None) -> bool:
+    """The failure came after the input's first line that shows the server ready or serving (_time_of's test)."""
+    if marker is None or event is marker:
+        return False
+    return event.line >= marker.line or _stamped_before(marker, event, relaunches or [])
+
+
 def _time_of(
     event: Event,
     sigs: SignatureSet,
@@ -1055,6 +1062,20 @@ def failures_of(
             # request was sent, perhaps before the restart the log shows: the log places the failure then
             last = located[1][len(AFTER_LAST_PHASE) :]
             located = words[0], f"{words[1]}; the rank's last phase line before it, {last}, is startup's"
+        elif (
+            located[0] == "serving"
+            and not _past_marker(event, marker, launch_stamps.get(event.source))
+            and (words := _from_claim(event, stated))
+            and at_startup(words[0])
+        ):
+            # placed while serving by the code alone (the scheduler loop's frames, a wording only a running scheduler
+            # prints) with no serving line before it, and the paste's own sentence says startup ("... becomes None
+            # during PD warmup", probe sgl-project/sglang#13021): that code runs the warmup's batch too (warmup.py),
+            # the one batch before the ready line, so the failure is the warmup's, startup's last step
+            located = (
+                "warmup",
+                (f"{words[1]}; {located[1]}, which runs the server's warmup request too, and no serving line came before it"),
+            )
         elif located[0] == "startup":
             # placed at startup with no step told (a constructor's frames, cut above the step): an unfinished weight
             # loader's bar last before it tells the step
