@@ -235,6 +235,7 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         # mmcdermott/MEDS_EIC_AR#176: "then crashed ..., after **50:54 of prediction**.")
         "The engine crashed at 260/4,304 prediction batches, after **50:54 of prediction**.",
         "It died after 3 hours of generation:",
+        "The error occurred after a relatively long period of operation, not at the time of startup",
     ],
     ids=[
         "zh-started-fine",
@@ -275,6 +276,7 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "after-serving-for-some-time",
         "bold-clock-span-of-prediction",
         "hours-of-generation",
+        "relatively-long-period-of-operation",
     ],
 )
 def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferred(prose):

@@ -62,10 +62,12 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
     ),
     # the time it served before the failure, as a span of serving ("died after ~3h of serving", "after a period of normal
     # serving", "after 30 minutes of load"): not "after 2 hours of debugging" (the user's time) nor of loading (a step's)
+    # ("after a relatively long period of operation, not at the time of startup": probe sgl-project/sglang#6309)
     # (an offline engine's work is its serving too: "after 50:54 of prediction", "after 3 hours of generation", probe
     # mmcdermott/MEDS_EIC_AR#176; a span as a clock shows it, minutes:seconds or hours:minutes:seconds)
     re.compile(
-        r"(?i)\bafter (?:a (?:long )?(?:period|while|time)|(?:about |around |roughly |over |more than |~ ?)?"
+        r"(?i)\bafter (?:a (?:(?:relatively |fairly |very |quite |rather )?long )?(?:period|while|time)"
+        r"|(?:about |around |roughly |over |more than |~ ?)?"
         r"(?:(?:\d+(?:\.\d+)?|a few|several|many) ?(?:h|hrs?|hours?|min|mins|minutes?|d|days?)|\d{1,3}:\d\d(?::\d\d)?)) of "
         r"(?:(?:normal|stable|continuous|heavy) )?"
         r"(?:serving|running|operation|inference|load|traffic|uptime|generation|prediction|decoding)\b"
