@@ -33,6 +33,9 @@ _STATED = re.compile(
     r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened"
     r"|randomly|sometimes|often|frequently|immediately|again)\b)"
     r"|(?<=a |e )crash\b(?! (?:logs?|reports?|dumps?|handler|files?|traces?|course)\b)"
+    # the bare verb at the end of its sentence after the process ("when i eval ... with gsm8k dataset, the server
+    # crash.", probe sgl-project/sglang-jax#195: a writer for whom English is a second language)
+    r"|\b(?:" + _PROCESS + r") crash(?=\s*(?:[.!]|$))"
     r"|segfault(?:s|ed|ing)?|segmentation fault|core dumped"
     # "the kernel errors out", "it errored out at the first batch" (the phrasal verb: the run stopped on an error)
     r"|error(?:s|ed|ing)? out\b"
