@@ -72,7 +72,9 @@ _STATED = re.compile(
     # the verb in the present ("the server OOMs during cuda graph capture", "it always OOMs after a few requests", "the
     # job keeps OOMing"); "OOMs" after a determiner or a preposition is the noun ("solutions for OOMs": _OOM_NOUN)
     r"|(?P<oom_verb>\bOOM(?:s|ing))\b"
-    r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)"
+    # (and the bare verb, as a title or a writer for whom English is a second language puts it: "Prefill out of memory
+    # occur when deployed with servers", probe sgl-project/sglang#393)
+    r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened|occur|happen)\b"
     # a sentence that opens with the OOM and says when it came, with no verb ("OOM when deploying gemma-3 on 8 x A800.",
     # "CUDA OOM during cuda graph capture with --tp 8.")
     r"|^(?:(?:CUDA|GPU|NPU|HIP) )?(?:OOM|[Oo]ut[- ]of[- ]memory)(?: errors?)? (?:when|while|during|after|at|on|in)\b"
