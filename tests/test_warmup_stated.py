@@ -55,3 +55,24 @@ def test_without_a_sentence_the_loops_frames_place_it_serving():
 def test_a_benchmarks_warmup_is_no_servers_warmup():
     assert time_claims.parse("during PD warmup") is not None
     assert time_claims.parse("It crashes during the server warmup stage, as the benchmark client's requests arrive") is None
+
+
+UVICORN = (
+    "[2025-11-10 22:51:00] INFO:     Started server process [1234]\n"
+    "[2025-11-10 22:51:00] INFO:     Waiting for application startup.\n"
+    "[2025-11-10 22:51:00] INFO:     Application startup complete.\n"
+    "[2025-11-10 22:51:00] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)\n"
+    "[2025-11-10 22:51:01 DP19 TP19 EP19] Prefill batch, #new-seq: 1, #new-token: 6, #cached-token: 0, token usage: 0.00, "
+    "#running-req: 0, #queue-req: 0,\n"
+)
+
+
+def test_a_warmup_sentence_over_only_the_warmups_lines_places_it_at_warmup():
+    text = f"# [Bug] tokenizer_manager becomes None during PD warmup\n\n```\n{UVICORN}{LOOP}```\n"
+    assert _placed(text) == ("startup-crash", "warmup")
+
+
+def test_a_line_past_the_warmup_keeps_it_serving():
+    ready = "[2025-11-10 22:51:02] The server is fired up and ready to roll!\n"
+    text = f"# [Bug] tokenizer_manager becomes None during PD warmup\n\n```\n{UVICORN}{ready}{LOOP}```\n"
+    assert _placed(text) == ("runtime-crash", "serving")

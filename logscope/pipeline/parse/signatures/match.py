@@ -539,11 +539,15 @@ def _stated_beside_serving(event: Event, marker: Event | None) -> tuple[str, str
     return "serving", f"{_serving_basis(marker)}; the failure is stated in prose, the log beside it shows the server serving"
 
 
-def _past_marker(event: Event, marker: Event | None, relaunches: list[str] | None) -> bool:
-    """The failure came after the input's first line that shows the server ready or serving (_time_of's test)."""
+def _no_more_than_warmup(event: Event, marker: Event | None, past_warmup: Event | None, relaunches: list[str] | None) -> bool:
+    """No line before the failure shows more than SGLang's warmup request would: no serving line at all (_time_of's
+    test of the marker), or only lines the warmup prints too (uvicorn's start, its prefill batch, its POST) with no line
+    past the warmup (`past_warmup`: the ready line, a served request) before the failure."""
     if marker is None or event is marker:
-        return False
-    return event.line >= marker.line or _stamped_before(marker, event, relaunches or [])
+        return True
+    if not (event.line >= marker.line or _stamped_before(marker, event, relaunches or [])):
+        return True
+    return marked_may_precede_ready(marker) and not (past_warmup is not None and past_warmup.line <= event.line)
 
 
 def _time_of(
@@ -1064,17 +1068,21 @@ def failures_of(
             located = words[0], f"{words[1]}; the rank's last phase line before it, {last}, is startup's"
         elif (
             located[0] == "serving"
-            and not _past_marker(event, marker, launch_stamps.get(event.source))
+            and _no_more_than_warmup(event, marker, (past_warmup or {}).get(event.source), launch_stamps.get(event.source))
             and (words := _from_claim(event, stated))
             and at_startup(words[0])
         ):
-            # placed while serving by the code alone (the scheduler loop's frames, a wording only a running scheduler
-            # prints) with no serving line before it, and the paste's own sentence says startup ("... becomes None
-            # during PD warmup", probe sgl-project/sglang#13021): that code runs the warmup's batch too (warmup.py),
-            # the one batch before the ready line, so the failure is the warmup's, startup's last step
+            # placed while serving by what the warmup request runs or prints too (the scheduler loop's frames, a
+            # wording only a running scheduler prints, uvicorn's start, one prefill batch) and nothing past the warmup
+            # before it, and the paste's own sentence says startup ("... becomes None during PD warmup", probe
+            # sgl-project/sglang#13021): the one batch before the ready line is the warmup's (warmup.py), so the
+            # failure is the warmup's, startup's last step (fixtures/mined/README's warmup rule)
             located = (
                 "warmup",
-                (f"{words[1]}; {located[1]}, which runs the server's warmup request too, and no serving line came before it"),
+                (
+                    f"{words[1]}; {located[1]}, which the server's warmup request runs too, and nothing past the warmup"
+                    " came before it"
+                ),
             )
         elif located[0] == "startup":
             # placed at startup with no step told (a constructor's frames, cut above the step): an unfinished weight
