@@ -35,7 +35,11 @@ from logscope.pipeline.parse.serving import (
     WARMUP_REQUEST,
     marked_may_precede_ready,
 )
-from logscope.pipeline.parse.signatures.client_errors import placed_by_client, refused_by_server
+from logscope.pipeline.parse.signatures.client_errors import (
+    client_program_failure,
+    placed_by_client,
+    refused_by_server,
+)
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import (
     CUT_TRACEBACK_BASIS,
@@ -994,6 +998,8 @@ def failures_of(
         if not is_candidate(event):
             continue
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
+        if found is None and event.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and client_program_failure(event):
+            continue  # a client program's own failure (SGLang's frontend language, no server code): listed as unread
         if found is None and refused_by_server(event):
             # a client's error for a request the server answered and refused is none of the server's (listed as an
             # unread line, stages._unmatched_failures); unless its answer's message holds a failure a signature reads
