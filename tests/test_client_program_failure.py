@@ -45,3 +45,22 @@ def test_a_frontend_scripts_own_failure_is_no_ranks():
 def test_a_client_librarys_error_under_the_frontend_stays_a_failure():
     analysis = _analysis(REFUSED)
     assert [f for fs in analysis.failures.values() for f in fs] != []
+
+
+# the frontend's Runtime launching a server whose startup failed (built inference-3745's shape: the launcher's frames
+# down to runtime_endpoint.py's __init__, raising "Initialization failed")
+LAUNCHER = (
+    "Traceback (most recent call last):\n"
+    '  File "/opt/app/launch.py", line 40, in <module>\n'
+    "    runtime = sgl.Runtime(model_path=path)\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/sglang/api.py", line 39, in Runtime\n'
+    "    return Runtime(*args, **kwargs)\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/sglang/lang/backend/runtime_endpoint.py", line 410, in __init__\n'
+    '    raise RuntimeError("Initialization failed. Please see the error messages above.")\n'
+    "RuntimeError: Initialization failed. Please see the error messages above.\n"
+)
+
+
+def test_the_frontends_runtime_launching_a_server_stays_a_failure():
+    analysis = _analysis(LAUNCHER)
+    assert [f for fs in analysis.failures.values() for f in fs] != []

@@ -87,6 +87,7 @@ def refused_by_server(event: Event) -> bool:
 # SGLang's frontend language runs in the client's process (sglang/lang/: interpreter.py's StreamExecutor, the
 # RuntimeEndpoint backend that posts to a server), the server's code under sglang/srt/ (and the launch script)
 _FRONTEND = "sglang/lang/"
+_FRONTEND_BACKENDS = "sglang/lang/backend/"
 
 
 def client_program_failure(event: Event) -> bool:
@@ -102,4 +103,8 @@ def client_program_failure(event: Event) -> bool:
         return False
     if not any(_FRONTEND in path for path in paths):
         return False
-    return _FRONTEND in paths[-1] or paths[-1] == paths[0]
+    inner = paths[-1]
+    # (not in a backend of the frontend: sglang/lang/backend/runtime_endpoint.py's Runtime launches a server and raises
+    # "Initialization failed" when the server's startup failed, a server's failure seen from its launcher, built
+    # inference-3745)
+    return (_FRONTEND in inner and _FRONTEND_BACKENDS not in inner) or inner == paths[0]
