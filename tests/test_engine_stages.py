@@ -94,6 +94,33 @@ def test_a_v0_worker_s_memory_profile_places_the_failure_at_startup():
     assert "Worker.determine_num_available_blocks in vllm 0.6.3.post1-0.10.2" in failure.phase_basis
 
 
+# the model runner's step cut under the engine core's prefix, its outer frames not pasted (probe
+# Sandermage/genesis-vllm-patches#1: vllm v1/worker/gpu_model_runner.py GPUModelRunner.execute_model -> _model_forward)
+RUNNER_STEP = [
+    (f"{SITE}/vllm/v1/worker/gpu_model_runner.py", 4035, "execute_model", "model_output = self._model_forward("),
+    (f"{SITE}/vllm/v1/worker/gpu_model_runner.py", 3507, "_model_forward", "return self.model("),
+]
+# the model runner profiling memory (its _dummy_run, which profiling and capture run): no step of a served batch
+RUNNER_PROFILE = [
+    (f"{SITE}/vllm/v1/worker/gpu_worker.py", 263, "determine_available_memory", "self.model_runner.profile_run()"),
+    (f"{SITE}/vllm/v1/worker/gpu_model_runner.py", 3400, "profile_run", "hidden_states, last_hidden_states = self._dummy_run("),
+]
+
+
+def test_the_model_runner_s_step_places_the_failure_while_serving():
+    prefix = "(EngineCore pid=229) "
+    lines = _traceback(RUNNER_STEP, "torch.OutOfMemoryError: CUDA out of memory.").splitlines()
+    text = "".join(f"{prefix}{line}\n" for line in lines)
+    failure = _failure(text)
+    assert failure.phase == "serving"
+    assert "GPUModelRunner.execute_model in vllm 0.8.5.post1-0.27.1" in failure.phase_basis
+
+
+def test_the_model_runner_s_profile_stays_at_startup():
+    failure = _failure(_traceback(RUNNER_PROFILE))
+    assert (failure.finding, failure.phase) == ("startup-crash", "startup")
+
+
 def test_the_v1_worker_s_model_load_places_the_failure_in_load_weight():
     failure = _failure(_traceback(V1_LOAD))
     assert (failure.finding, failure.phase) == ("startup-crash", "load_weight")

@@ -156,6 +156,10 @@ def test_redaction_changes_no_figure():
         ("/Users/bob/x and C:\\Users\\eve\\y", "/Users/<user>/x and C:\\Users\\<user>\\y"),
         ("evidence cut at 300 characters ... token hf_AbCd", "evidence cut at 300 characters ... token <redacted:cut>"),
         ("see https://docs.sglang.ai/x and huggingface.co/Qwen", None),
+        # runtime16 (probe sgl-project/sglang#519): a weight loader's parameter path is no host; a host still is
+        ("Error message: `KeyError: 'layers.0.attention.wk.weight'`", None),
+        ("KeyError: 'model.layers.13.mlp.experts.0.bias'", None),
+        ("connect to gpu-3.example.com failed", "connect to <redacted:host> failed"),
         # C++ mangled names (c10's destructor, torch's TensorImpl method) are symbols, not secrets
         ("common_ops.abi3.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev", None),
         ("undefined symbol: _ZNK3c1010TensorImpl36is_contiguous_nondefault_policy_implENS_12MemoryFormatE", None),

@@ -38,6 +38,10 @@ STATED = [
     ("It errors with KeyError: 'model.layers.0'.", "It errors with"),
     ("All requests fail with 500 Internal Server Error.", "requests fail"),
     ("Requests start failing after 10 minutes.", "Requests start failing"),
+    # sgl-project/sglang#393 (probe, runtime16): the bare verb after out of memory
+    ("Prefill out of memory occur when deployed with servers", "out of memory occur"),
+    # sgl-project/sglang-jax#195 (probe, runtime16): the bare verb at the sentence's end after the process
+    ("when i eval Qwen/Qwen-8B with gsm8k dataset, the server crash.", "server crash"),
     ("The server returns 500 errors after a while.", "returns 500"),
     ("The watchdog killed the server.", "killed the server"),
     ("I encountered a RuntimeError during decoding.", "encountered a RuntimeError"),
@@ -113,6 +117,13 @@ STATED = [
 ]
 
 NOT_STATED = [
+    # runtime16: the bare verb asked about or prevented
+    "Does OOM happen with this setting?",
+    "To make sure no OOM occur, set the fraction lower.",
+    # runtime16: the bare verb after the process, asked about, fixed, or a noun before another word
+    "How to avoid the server crash?",
+    "We fixed the server crash.",
+    "The server crash log is attached below.",
     # the brief's quiet case, and denials
     "It works (I restarted the container and nothing failed).",
     "The server starts without crashing and there is no error.",

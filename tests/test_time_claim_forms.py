@@ -143,6 +143,11 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         # place15: a startup step that works most of the time is that step's; a failure rate is no working time
         ("Weight loading works fine most of the time, but sometimes it dies:", OOM),
         ("It fails about 10% of the time with this error:", OOM),
+        # runtime16: a span only asked about; a span naming no server or "it" (built deepep-290: a test program's run)
+        ("Does it crash after running for a while?", OOM),
+        # a clock span of the user's own time, in bold too
+        ("After **1:30 of debugging** I still get:", OOM),
+        ("I ran the test case on two nodes.\nAfter running for a while, an error occurred.", OOM),
     ],
     ids=[
         "question",
@@ -166,6 +171,9 @@ def test_a_claim_the_reviewer_wrote_places_the_failure(prose, log, placed):
         "load-balancing",
         "loading-fine-most-of-the-time",
         "fails-n-percent",
+        "asked-after-running-for-a-while",
+        "bold-clock-span-of-debugging",
+        "after-running-for-a-while-no-subject",
     ],
 )
 def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log):
@@ -220,6 +228,14 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         # initialised fine, then it failed after a while: the serving time, not the startup's (初始化 ... 失败 reads
         # no success between)
         "初始化成功后运行一段时间报错：",
+        # runtime16: an unstated span of running before it (probe Multiverse4FM/Multiverse-Engine#2)
+        "After running for a while, it gives this error:",
+        "The scheduler died after serving normally for some time:",
+        # runtime16: an offline engine's work, a span as a clock, Markdown's strong emphasis (probe
+        # mmcdermott/MEDS_EIC_AR#176: "then crashed ..., after **50:54 of prediction**.")
+        "The engine crashed at 260/4,304 prediction batches, after **50:54 of prediction**.",
+        "It died after 3 hours of generation:",
+        "The error occurred after a relatively long period of operation, not at the time of startup",
     ],
     ids=[
         "zh-started-fine",
@@ -256,6 +272,11 @@ def test_a_question_a_contrary_clause_or_a_possibility_places_nothing(prose, log
         "normal-n-percent-of-the-time",
         "works-fine-most-of-the-time",
         "zh-initialised-fine-then-a-while",
+        "after-running-for-a-while",
+        "after-serving-for-some-time",
+        "bold-clock-span-of-prediction",
+        "hours-of-generation",
+        "relatively-long-period-of-operation",
     ],
 )
 def test_a_sentence_of_the_serving_time_places_the_failure_while_serving_inferred(prose):
@@ -373,3 +394,10 @@ def test_a_model_that_failed_to_deploy_failed_at_startup():
     assert time_claims.parse("The model deployed fine on two GPUs.") is None
     without = analyze_model([Source(name="paste.md", path=None, data=paste.replace("failed to deploy", "see below").encode())])
     assert [f.phase for fs in without.failures.values() for f in fs] == ["unknown"]
+
+
+def test_a_startup_step_that_ran_for_a_while_is_no_serving_time():
+    """runtime16: the span's subject is a startup step (_STEP_SUBJECT): the claim reads nothing, the cue sentence
+    names the step (time_cues)."""
+    assert time_claims.parse("The weight loading after running for a while dies with:") is None
+    assert _placed("The weight loading after running for a while dies with:", OOM) == ("startup-oom", "load_weight")

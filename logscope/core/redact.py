@@ -57,6 +57,10 @@ _FILE_ENDINGS = _words(
     "a ptx cubin fatbin"
 )
 _TWO_LABEL_ENDINGS = _words("com net org io ai dev cloud internal local lan corp edu gov mil int")
+# a module's parameter path, as a weight loader's KeyError names it ("KeyError: 'layers.0.attention.wk.weight'", probe
+# sgl-project/sglang#519): torch.nn's modules name their parameters `weight` and `bias` (torch/nn/modules/linear.py
+# Linear, Bilinear: self.weight = Parameter(...), self.bias = Parameter(...)), and a model's state dict keys end so
+_PARAMETER_ENDINGS = _words("weight bias")
 _MODULE_ROOTS = frozenset(sys.stdlib_module_names) | _words(
     "sglang sgl_kernel torch vllm triton transformers flashinfer deep_ep deepep deep_gemm nccl nvshmem "
     "mooncake nixl numpy np self cls cuda pynvml safetensors accelerate xformers ray uvicorn fastapi "
@@ -96,7 +100,9 @@ def _is_host(token: str) -> bool:
     if token.endswith(_KEEP_HOSTS) or not _HOST_LABELS.fullmatch(token):
         return False
     labels = token.split(".")
-    if labels[-1] in _FILE_ENDINGS or labels[0] in _MODULE_ROOTS or all(label.isdigit() for label in labels[:-1]):
+    if labels[-1] in _FILE_ENDINGS or labels[-1] in _PARAMETER_ENDINGS or labels[0] in _MODULE_ROOTS:
+        return False
+    if all(label.isdigit() for label in labels[:-1]):
         return False
     # two plain words (`os.path`, `x.shape`) are a name in code far more often than a host
     return len(labels) > 2 or labels[1] in _TWO_LABEL_ENDINGS or bool(re.search(r"[\d-]", labels[0]))

@@ -27,7 +27,7 @@ from logscope.pipeline.ledger.smi_join import join_gpus
 from logscope.pipeline.ledger.timeline import timeline_numbers
 from logscope.pipeline.parse.classify import classify_sources
 from logscope.pipeline.parse.serving import READY_KINDS
-from logscope.pipeline.parse.signatures.client_errors import refused_by_server
+from logscope.pipeline.parse.signatures.client_errors import client_program_failure, refused_by_server
 from logscope.pipeline.parse.signatures.match import is_candidate, relaunch_stamps
 from logscope.pipeline.rule_engine.engine import run_rules
 from logscope.pipeline.sizing.calibration import Calibration
@@ -162,7 +162,9 @@ def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, 
         UnmatchedFailure(e.source, e.line, e.text, e.kind)
         for launch in launches
         for e in launch.all_events()
-        if (e.source, e.line) not in failed and is_candidate(e) and refused_by_server(e)
+        if (e.source, e.line) not in failed
+        and is_candidate(e)
+        and (refused_by_server(e) or (e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and client_program_failure(e)))
     ]
     # the lines of each input that show the server ready or serving (as failures.launch_failures reads them), and its
     # startup lines (a launch's server_args dump, a phase line, a loading or capture bar, vLLM's engine startup line):

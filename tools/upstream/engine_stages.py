@@ -256,6 +256,18 @@ ROOTS: tuple[tuple[str, str, tuple[str, ...] | None, str, str | None, str], ...]
     ("vllm.v1.engine.llm_engine", "step", ("LLMEngine",), _SERVING, None, "the engine's step"),
     ("vllm.v1.engine.llm_engine", "add_request", ("LLMEngine",), _SERVING, None, "a request being added"),
     ("vllm.v1.worker.gpu_worker", "execute_model", ("Worker",), _SERVING, None, "the worker running a step's batch"),
+    # the model runner's step: its callers in the released wheels are the worker's execute_model, ray's
+    # execute_model_ray (0.14.1-0.27.1) and the worker's execute_dummy_batch (0.14.1: the data-parallel idle step of
+    # the engine core's run_busy_loop and LLMEngine.step), all serving; profiling and capture run _dummy_run instead
+    # (probe Sandermage/genesis-vllm-patches#1: "OOM with long context" from execute_model -> _model_forward)
+    (
+        "vllm.v1.worker.gpu_model_runner",
+        "execute_model",
+        ("GPUModelRunner",),
+        _SERVING,
+        None,
+        "the model runner running a step's batch",
+    ),
     ("vllm.engine.llm_engine", "step", ("LLMEngine",), _SERVING, None, "the engine's step"),
     ("vllm.engine.llm_engine", "add_request", ("LLMEngine",), _SERVING, None, "a request being added"),
     ("vllm.engine.async_llm_engine", "generate", ("AsyncLLMEngine",), _SERVING, None, "a request being generated"),

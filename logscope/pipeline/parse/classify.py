@@ -1330,8 +1330,20 @@ def _one_version_a_package(events: list[Event]) -> list[Event]:
     return kept
 
 
+# a sentence that labels the code span after it ("Error message: `KeyError: 'layers.0.attention.wk.weight'`", probe
+# sgl-project/sglang#519; "Error log: `...`", "Error message is `...`"): prose whose span is the record, not a record that
+# opens with the word "Error"
+_LABELLED_SPAN = re.compile(
+    r"^\s*(?:Error|Exception)\s+(?:messages?|logs?|info|information|details?|output|text|trace)"
+    r"(?:\s+(?:is|was))?\s*[:：]?\s*`"
+)
+
+
 def _looks_like_a_record(text: str) -> bool:
-    """A log record, a traceback line, a shell line, or a line that starts with a known message head."""
+    """A log record, a traceback line, a shell line, or a line that starts with a known message head (not a sentence that
+    labels the code span after it, _LABELLED_SPAN)."""
+    if _LABELLED_SPAN.match(text):
+        return False
     if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
         return True
     # a line that opens with a message head's words but is a label before a launch command ("启动指令：sglang serve

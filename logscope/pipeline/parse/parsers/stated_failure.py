@@ -33,6 +33,9 @@ _STATED = re.compile(
     r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened"
     r"|randomly|sometimes|often|frequently|immediately|again)\b)"
     r"|(?<=a |e )crash\b(?! (?:logs?|reports?|dumps?|handler|files?|traces?|course)\b)"
+    # the bare verb at the end of its sentence after the process ("when i eval ... with gsm8k dataset, the server
+    # crash.", probe sgl-project/sglang-jax#195: a writer for whom English is a second language)
+    r"|\b(?:" + _PROCESS + r") crash(?=\s*(?:[.!]|$))"
     r"|segfault(?:s|ed|ing)?|segmentation fault|core dumped"
     # "the kernel errors out", "it errored out at the first batch" (the phrasal verb: the run stopped on an error)
     r"|error(?:s|ed|ing)? out\b"
@@ -69,7 +72,9 @@ _STATED = re.compile(
     # the verb in the present ("the server OOMs during cuda graph capture", "it always OOMs after a few requests", "the
     # job keeps OOMing"); "OOMs" after a determiner or a preposition is the noun ("solutions for OOMs": _OOM_NOUN)
     r"|(?P<oom_verb>\bOOM(?:s|ing))\b"
-    r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)"
+    # (and the bare verb, as a title or a writer for whom English is a second language puts it: "Prefill out of memory
+    # occur when deployed with servers", probe sgl-project/sglang#393)
+    r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened|occur|happen)\b"
     # a sentence that opens with the OOM and says when it came, with no verb ("OOM when deploying gemma-3 on 8 x A800.",
     # "CUDA OOM during cuda graph capture with --tp 8.")
     r"|^(?:(?:CUDA|GPU|NPU|HIP) )?(?:OOM|[Oo]ut[- ]of[- ]memory)(?: errors?)? (?:when|while|during|after|at|on|in)\b"

@@ -62,10 +62,24 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
     ),
     # the time it served before the failure, as a span of serving ("died after ~3h of serving", "after a period of normal
     # serving", "after 30 minutes of load"): not "after 2 hours of debugging" (the user's time) nor of loading (a step's)
+    # ("after a relatively long period of operation, not at the time of startup": probe sgl-project/sglang#6309)
+    # (an offline engine's work is its serving too: "after 50:54 of prediction", "after 3 hours of generation", probe
+    # mmcdermott/MEDS_EIC_AR#176; a span as a clock shows it, minutes:seconds or hours:minutes:seconds)
     re.compile(
-        r"(?i)\bafter (?:a (?:long )?(?:period|while|time)|(?:about |around |roughly |over |more than |~ ?)?"
-        r"(?:\d+(?:\.\d+)?|a few|several|many) ?(?:h|hrs?|hours?|min|mins|minutes?|d|days?)) of "
-        r"(?:(?:normal|stable|continuous|heavy) )?(?:serving|running|operation|inference|load|traffic|uptime)\b"
+        r"(?i)\bafter (?:a (?:(?:relatively |fairly |very |quite |rather )?long )?(?:period|while|time)"
+        r"|(?:about |around |roughly |over |more than |~ ?)?"
+        r"(?:(?:\d+(?:\.\d+)?|a few|several|many) ?(?:h|hrs?|hours?|min|mins|minutes?|d|days?)|\d{1,3}:\d\d(?::\d\d)?)) of "
+        r"(?:(?:normal|stable|continuous|heavy) )?"
+        r"(?:serving|running|operation|inference|load|traffic|uptime|generation|prediction|decoding)\b"
+    ),
+    # an unstated span of its running before the failure ("After running for a while, it gives this error:", probe
+    # Multiverse4FM/Multiverse-Engine#2; "after serving for some time"): the stated spans' form (the "after running 5
+    # hours" of _CLAIMS) with no number, the span's subject a startup step's no serving time (_STEP_SUBJECT); only when
+    # its sentence names what ran, the server or "it" (_RAN_SUBJECT): "I ran the test case. After running for a while,
+    # an error occurred." is a test program's run (built deepep-290)
+    _UNSTATED_SPAN := re.compile(
+        r"(?i)\bafter (?:running|serving|working)(?: (?:fine|normally|well|stably|smoothly))? for "
+        r"(?:a while|some time|a (?:short |long )?(?:time|period)(?: of time)?)\b"
     ),
     # the server serving for a while ("serves requests for a while before crashing")
     re.compile(
@@ -294,6 +308,16 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # WorkerActor.launch_builtin_model: f"Failed to load model {model_uid}"): the model's server was starting
     ("startup", re.compile(LAUNCHER_FAILED)),
     ("warmup", re.compile(r"(?i)\bduring (?:the )?kernel warm-?up\b")),
+    # the server's own warmup named by whose it is ("tokenizer_manager becomes None during PD warmup", probe
+    # sgl-project/sglang#13021; "during the server warmup stage"): the request SGLang sends before its ready line, in
+    # PD mode with the fake bootstrap host (entrypoints/http_server.py _execute_server_warmup, 0.4.6.post5-0.5.23)
+    (
+        "warmup",
+        re.compile(
+            r"(?i)\b(?:during|in|at) (?:the )?(?:PD|P/D|server(?:'s)?|SGLang(?:'s)?|engine(?:'s)?) warm-?up"
+            r"(?: (?:stage|phase|step|process))?\b"
+        ),
+    ),
     # a failure during a warmup the sentence names no client of ("fails during warmup with TRANSFER_FAIL": built
     # mooncake-2554, the HiCache store's warmup): every warmup SGLang runs or calls is startup's (the server's warmup
     # request before its ready line, entrypoints/http_server.py _execute_server_warmup 0.4.6.post5-0.5.23; the kernels'
@@ -425,14 +449,26 @@ _INTENT = re.compile(r"(?i)\b(?:will|'ll|" + INTENT_WORDS + r"|should|could you|
 _QUESTION = re.compile(r"[^.!?。！？\n]*[" + QUESTION_MARKS + "]")
 
 
+# Markdown's strong emphasis inside a sentence ("crashed after **50:54 of prediction**", probe
+# mmcdermott/MEDS_EIC_AR#176; CommonMark 0.31 §6.2 `**` delimiter runs): the issue's presentation, not its words
+_STRONG = "**"
+
+
+def _plain(text: str) -> str:
+    return text.replace(_STRONG, "") if _STRONG in text else text
+
+
 def fits(text: str) -> bool:
     """The line holds a claim (else the grammar is not tried: uvicorn's "Waiting for application startup." is no
     unread line of this grammar)."""
+    text = _plain(text)
     return any(pattern.search(text) for _, pattern in _CLAIMS)
 
 
 def parse(text: str) -> Parsed | None:
-    """The first claim of the line, unless the line also claims the other time (startup against serving)."""
+    """The first claim of the line, unless the line also claims the other time (startup against serving); the line
+    read without Markdown's strong emphasis (_plain)."""
+    text = _plain(text)
     found = [(stage, m) for stage, pattern in _CLAIMS if (m := pattern.search(text)) and _asserted(text, m)]
     if len({at_startup(stage) for stage, _ in found}) > 1:
         found = _settled(found)
@@ -509,6 +545,15 @@ _CLAUSE_END = re.compile(r"[.;:!?,]")
 _CLAUSE_REACH = 300  # a clause's subject is never further back than this
 
 
+# what ran, named in an unstated span's sentence (_UNSTATED_SPAN): the server or a part of it, or "it"
+_RAN_SUBJECT = re.compile(r"(?i)\b(?:server|service|engine|sglang|scheduler|instance|deployment|worker|model|it)\b")
+
+
+def _sentence_of(text: str, m: re.Match[str]) -> str:
+    """The sentence a match sits in (within _CLAUSE_REACH either side)."""
+    return _SENTENCE_END.split(text[: m.start()][-_CLAUSE_REACH:])[-1] + _SENTENCE_END.split(text[m.start() :][:_CLAUSE_REACH])[0]
+
+
 def _clause_before(before: str) -> str:
     """The clause a match sits in, up to the match: the text after the last punctuation (within _CLAUSE_REACH)."""
     return _CLAUSE_END.split(before[-_CLAUSE_REACH:])[-1]
@@ -521,6 +566,8 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
     if m.re in _RUN_SPANS and _STEP_SUBJECT.search(_clause_before(before)):
         return False
     if m.re is _MOST_OF_THE_TIME and _LAUNCH_SUBJECT.search(_clause_before(before)):
+        return False
+    if m.re is _UNSTATED_SPAN and not _RAN_SUBJECT.search(_sentence_of(text, m)):
         return False
     if m.re in _RUN_SPANS and _OTHER_SETUP_AFTER.match(text, m.end()):
         return False

@@ -82,3 +82,29 @@ def refused_by_server(event: Event) -> bool:
     if "Error code: 4" not in text:  # every wording holds it (a line's cost: one substring test)
         return False
     return any(sig.match(text) is not None for sig in client_refused())
+
+
+# SGLang's frontend language runs in the client's process (sglang/lang/: interpreter.py's StreamExecutor, the
+# RuntimeEndpoint backend that posts to a server), the server's code under sglang/srt/ (and the launch script)
+_FRONTEND = "sglang/lang/"
+_FRONTEND_BACKENDS = "sglang/lang/backend/"
+
+
+def client_program_failure(event: Event) -> bool:
+    """The traceback is a client program's own failure: its stack runs SGLang's frontend language (sglang/lang/) and no
+    server code (sglang/srt/, the launch script), and it raised in the frontend or in the client's script itself (a
+    KeyError reading a generated variable, probe sgl-project/sglang#22716): none of a server rank's failures. A client
+    library's error under it (a refused connection, a cut stream) stays what it is: evidence about the server."""
+    frames = [str(f) for f in event.data.get("frame_paths") or event.data.get("frames") or []]
+    if not frames:
+        return False
+    paths = [frame.split(":", 1)[0].replace("\\", "/") for frame in frames]
+    if any("sglang/srt/" in path or path.endswith("sglang/launch_server.py") for path in paths):
+        return False
+    if not any(_FRONTEND in path for path in paths):
+        return False
+    inner = paths[-1]
+    # (not in a backend of the frontend: sglang/lang/backend/runtime_endpoint.py's Runtime launches a server and raises
+    # "Initialization failed" when the server's startup failed, a server's failure seen from its launcher, built
+    # inference-3745)
+    return (_FRONTEND in inner and _FRONTEND_BACKENDS not in inner) or inner == paths[0]

@@ -35,7 +35,11 @@ from logscope.pipeline.parse.serving import (
     WARMUP_REQUEST,
     marked_may_precede_ready,
 )
-from logscope.pipeline.parse.signatures.client_errors import placed_by_client, refused_by_server
+from logscope.pipeline.parse.signatures.client_errors import (
+    client_program_failure,
+    placed_by_client,
+    refused_by_server,
+)
 from logscope.pipeline.parse.signatures.jit_builds import JitBuilds
 from logscope.pipeline.parse.signatures.library import (
     CUT_TRACEBACK_BASIS,
@@ -539,6 +543,17 @@ def _stated_beside_serving(event: Event, marker: Event | None) -> tuple[str, str
     return "serving", f"{_serving_basis(marker)}; the failure is stated in prose, the log beside it shows the server serving"
 
 
+def _no_more_than_warmup(event: Event, marker: Event | None, past_warmup: Event | None, relaunches: list[str] | None) -> bool:
+    """No line before the failure shows more than SGLang's warmup request would: no serving line at all (_time_of's
+    test of the marker), or only lines the warmup prints too (uvicorn's start, its prefill batch, its POST) with no line
+    past the warmup (`past_warmup`: the ready line, a served request) before the failure."""
+    if marker is None or event is marker:
+        return True
+    if not (event.line >= marker.line or _stamped_before(marker, event, relaunches or [])):
+        return True
+    return marked_may_precede_ready(marker) and not (past_warmup is not None and past_warmup.line <= event.line)
+
+
 def _time_of(
     event: Event,
     sigs: SignatureSet,
@@ -983,6 +998,8 @@ def failures_of(
         if not is_candidate(event):
             continue
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
+        if found is None and event.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and client_program_failure(event):
+            continue  # a client program's own failure (SGLang's frontend language, no server code): listed as unread
         if found is None and refused_by_server(event):
             # a client's error for a request the server answered and refused is none of the server's (listed as an
             # unread line, stages._unmatched_failures); unless its answer's message holds a failure a signature reads
@@ -1055,6 +1072,24 @@ def failures_of(
             # request was sent, perhaps before the restart the log shows: the log places the failure then
             last = located[1][len(AFTER_LAST_PHASE) :]
             located = words[0], f"{words[1]}; the rank's last phase line before it, {last}, is startup's"
+        elif (
+            located[0] == "serving"
+            and _no_more_than_warmup(event, marker, (past_warmup or {}).get(event.source), launch_stamps.get(event.source))
+            and (words := _from_claim(event, stated))
+            and at_startup(words[0])
+        ):
+            # placed while serving by what the warmup request runs or prints too (the scheduler loop's frames, a
+            # wording only a running scheduler prints, uvicorn's start, one prefill batch) and nothing past the warmup
+            # before it, and the paste's own sentence says startup ("... becomes None during PD warmup", probe
+            # sgl-project/sglang#13021): the one batch before the ready line is the warmup's (warmup.py), so the
+            # failure is the warmup's, startup's last step (fixtures/mined/README's warmup rule)
+            located = (
+                "warmup",
+                (
+                    f"{words[1]}; {located[1]}, which the server's warmup request runs too, and nothing past the warmup"
+                    " came before it"
+                ),
+            )
         elif located[0] == "startup":
             # placed at startup with no step told (a constructor's frames, cut above the step): an unfinished weight
             # loader's bar last before it tells the step

@@ -1,0 +1,66 @@
+"""runtime16: a client program's own failure (its stack runs SGLang's frontend language, sglang/lang/, and no server
+code, and it raised in the frontend or in the script) is none of a server rank's: listed as an unread line, not "a rank
+failed" (probe sgl-project/sglang#22716: the gsm8k benchmark script's KeyError reading a generated variable)."""
+
+from __future__ import annotations
+
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source
+
+SCRIPT = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/t/sglang/benchmark/gsm8k/bench_sglang.py", line 199, in <module>\n'
+    "    main(args)\n"
+    '  File "/home/t/sglang/benchmark/gsm8k/bench_sglang.py", line 131, in main\n'
+    '    preds.append(get_answer_value(states[i]["answer"]))\n'
+    '  File "/home/t/.venv/lib/python3.13/site-packages/sglang/lang/interpreter.py", line 993, in __getitem__\n'
+    "    return self.get_var(name)\n"
+    '  File "/home/t/.venv/lib/python3.13/site-packages/sglang/lang/interpreter.py", line 333, in get_var\n'
+    "    return self.variables[name]\n"
+    "KeyError: 'answer'\n"
+)
+# the frontend's backend posting to a server that refused the connection (requests' ConnectionError under it)
+REFUSED = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/t/run.py", line 12, in <module>\n'
+    "    state = multi_turn_question.run(question_1=q1, question_2=q2)\n"
+    '  File "/home/t/.venv/lib/python3.10/site-packages/sglang/lang/backend/runtime_endpoint.py", line 61, in generate\n'
+    "    res = http_request(self.base_url + '/generate', json=data)\n"
+    '  File "/home/t/.venv/lib/python3.10/site-packages/requests/adapters.py", line 519, in send\n'
+    "    raise ConnectionError(e, request=request)\n"
+    "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=30000): Max retries exceeded\n"
+)
+
+
+def _analysis(text: str):
+    return analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+
+
+def test_a_frontend_scripts_own_failure_is_no_ranks():
+    analysis = _analysis(SCRIPT)
+    assert [f for fs in analysis.failures.values() for f in fs] == []
+    assert [(u.line, u.text) for u in analysis.unmatched_failures] == [(10, "KeyError: 'answer'")]
+
+
+def test_a_client_librarys_error_under_the_frontend_stays_a_failure():
+    analysis = _analysis(REFUSED)
+    assert [f for fs in analysis.failures.values() for f in fs] != []
+
+
+# the frontend's Runtime launching a server whose startup failed (built inference-3745's shape: the launcher's frames
+# down to runtime_endpoint.py's __init__, raising "Initialization failed")
+LAUNCHER = (
+    "Traceback (most recent call last):\n"
+    '  File "/opt/app/launch.py", line 40, in <module>\n'
+    "    runtime = sgl.Runtime(model_path=path)\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/sglang/api.py", line 39, in Runtime\n'
+    "    return Runtime(*args, **kwargs)\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/sglang/lang/backend/runtime_endpoint.py", line 410, in __init__\n'
+    '    raise RuntimeError("Initialization failed. Please see the error messages above.")\n'
+    "RuntimeError: Initialization failed. Please see the error messages above.\n"
+)
+
+
+def test_the_frontends_runtime_launching_a_server_stays_a_failure():
+    analysis = _analysis(LAUNCHER)
+    assert [f for fs in analysis.failures.values() for f in fs] != []
