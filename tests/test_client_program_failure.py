@@ -4,7 +4,7 @@ failed" (probe sgl-project/sglang#22716: the gsm8k benchmark script's KeyError r
 
 from __future__ import annotations
 
-from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.analyze import analyze_model, analyze_sources
 from logscope.pipeline.ingest.ingest import Source
 
 SCRIPT = (
@@ -40,6 +40,14 @@ def test_a_frontend_scripts_own_failure_is_no_ranks():
     analysis = _analysis(SCRIPT)
     assert [f for fs in analysis.failures.values() for f in fs] == []
     assert [(u.line, u.text) for u in analysis.unmatched_failures] == [(10, "KeyError: 'answer'")]
+    # still a failure the user pasted: the unrecognized-failure warning quotes it (exit 1), no all-clear
+    assert [u.unrecognized for u in analysis.unmatched_failures] == [True]
+
+
+def test_a_frontend_scripts_own_failure_gets_the_unrecognised_warning():
+    report = analyze_sources([Source(name="paste.log", path=None, data=SCRIPT.encode())])
+    assert [(f["rule"], f["severity"]) for f in report["findings"]] == [("unrecognized-failure", "warning")]
+    assert "KeyError: 'answer'" in report["findings"][0]["message"]
 
 
 def test_a_client_librarys_error_under_the_frontend_stays_a_failure():

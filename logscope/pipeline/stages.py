@@ -157,15 +157,17 @@ def _unmatched_failures(failures: dict[int, list[Failure]], coverage: Coverage, 
         if unread.grammar == "failure"
     ]
     # a client's error for a request the server answered and refused (openai's 4xx): no failure of the server, but
-    # what the user pasted it for, so listed (review15b item 6)
-    out += [
-        UnmatchedFailure(e.source, e.line, e.text, e.kind)
-        for launch in launches
-        for e in launch.all_events()
-        if (e.source, e.line) not in failed
-        and is_candidate(e)
-        and (refused_by_server(e) or (e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and client_program_failure(e)))
-    ]
+    # what the user pasted it for, so listed (review15b item 6); a client program's own failure (SGLang's frontend
+    # language, no server code) is no rank's either, but it is a failure the user pasted: an unrecognised one, so the
+    # paste gets the unrecognized-failure warning (exit 1) that quotes it, never an all-clear
+    for launch in launches:
+        for e in launch.all_events():
+            if (e.source, e.line) in failed or not is_candidate(e):
+                continue
+            if e.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and client_program_failure(e):
+                out.append(UnmatchedFailure(e.source, e.line, e.text, UNRECOGNIZED))
+            elif refused_by_server(e):
+                out.append(UnmatchedFailure(e.source, e.line, e.text, e.kind))
     # the lines of each input that show the server ready or serving (as failures.launch_failures reads them), and its
     # startup lines (a launch's server_args dump, a phase line, a loading or capture bar, vLLM's engine startup line):
     # an unread failure after a ready line, or on it (a line that itself shows a request served), came while the server
