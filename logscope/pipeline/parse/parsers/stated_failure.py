@@ -121,6 +121,10 @@ _STATED = re.compile(
     # a process that started and then ended on its own, in a clause after "but": "The container spins up, but exits
     # during loading the model" (AbdBarho/stable-diffusion-webui-docker#296)
     r"|\bbut (?:then )?exit(?:s|ed) (?:during|while|when|after|before|at)\b"
+    # an attempt the writer made that then failed, in a clause after "but", the verb last in it: "I have try to deploy
+    # DeepSeek-V2-Lite-Chat on Ascend NPU, but it failed." (sgl-project/sglang#3781)
+    r"|(?P<but_failed>\bbut (?:it|this|that|they|the (?:server|launch|deployment|startup|service|process|engine|model|run))"
+    r"\s+(?:(?:still|always|just|then|also|eventually|immediately)\s+)?fail(?:s|ed)\b(?=\s*(?:[.,;!:)]|$)))"
     # ("blew up" of a process only: "the loss blew up", "the latency blows up" are a metric's)
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:has|have|had)\s+)?(?:blows|blew|blown) up"
     # ("unable to load|run" is said of scripts and benchmarks as often: "failed to load" covers the log's wording)
@@ -193,6 +197,7 @@ _WHEN = re.compile(r"(?i)\bwhen(?:ever)?\b")
 _BEHAVIOUR_WHEN = re.compile(r"(?i)\b(?:when(?:ever)?|once|until|unless|in case|" + CONDITION_WORDS + r")\b")
 _ASKS = re.compile(r"(?i)^\W*(?:why|how|what|is|are|does|do|did|can|could|should|will|would)\b")
 _BUT = re.compile(r"(?i)[,;]\s*but\b")  # the turn to a clause of its own
+_REPRODUCE = re.compile(r"(?i)\breproduc")
 _WHEN_OPENS = re.compile(r"(?i)^\W*when(?:ever)?\b")  # a clause that opens with "when"
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
 # supposition, a wish
@@ -509,6 +514,9 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         ):
             continue
         if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+            continue
+        # (an attempt to reproduce that failed is the reader's, no failure of the writer's run)
+        if m.group("but_failed") and _REPRODUCE.search(before):
             continue
         # (a count of none opening the object: "The log shows zero errors", "I got no errors", review15c item 7)
         if m.group("got") and m.group("what") is not None and _NONE_COUNT.match(m.string, m.start("what")):
