@@ -62,3 +62,51 @@ def test_an_attempt_that_then_failed_states_the_failure(sentence, rule):
 )
 def test_an_attempt_the_writer_did_not_make_or_no_verb_last_states_no_failure(sentence):
     assert parse(sentence) is None
+
+
+# CPython 3.13+ prints a call that spans several lines whole under its frame (Lib/traceback.py
+# StackSummary.format_frame_summary, CPython 3.13.0: the first and last lines and those around the anchors, each with its
+# caret line, "...<N lines>..." for a gap), where 3.11 and 3.12 printed its first line only; the exception line after
+# the frames ends the traceback (ROCm/TheRock#4214, a probe: torch.AcceleratorError under torch's conv2d call)
+_TB_313 = """\
+Traceback (most recent call last):
+  File "/usr/lib/python3.13/site-packages/torch/nn/modules/conv.py", line 553, in forward
+    return self._conv_forward(input, self.weight, self.bias)
+           ~~~~~~~~~~~~~~~~~~^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/usr/lib/python3.13/site-packages/torch/nn/modules/conv.py", line 548, in _conv_forward
+    return F.conv2d(
+           ~~~~~~~~^
+        input, weight, bias, self.stride, self.padding, self.dilation, self.groups
+        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+    )
+    ^
+{exception}
+"""
+
+
+def _messages(text: str) -> list[str]:
+    return [finding["message"] for finding in _findings(text)]
+
+
+def test_a_multiline_call_under_a_frame_keeps_the_exception_line_that_ends_the_traceback():
+    (message,) = _messages(_TB_313.format(exception="torch.AcceleratorError: CUDA error: unspecified launch failure"))
+    assert "AcceleratorError: CUDA error: unspecified launch failure" in message
+    assert "cut before its exception line" not in message and "conv.py:548 _conv_forward" in message
+    # the same without a header (a copy that starts at a frame) and with the gap CPython abbreviates
+    headless = _TB_313.split("\n", 1)[1].replace("        input, weight", "    ...<2 lines>...\n        input, weight")
+    (message,) = _messages(headless.format(exception="RuntimeError: HIP error: invalid device function"))
+    assert "RuntimeError: HIP error: invalid device function" in message
+
+
+def test_a_traceback_cut_inside_a_multiline_call_is_still_cut():
+    cut = _TB_313.split("    )\n")[0]  # (the copy ends inside the call's lines)
+    (message,) = _messages(cut)
+    assert "cut before its exception line" in message
+
+
+def test_a_line_under_the_frames_as_deep_as_a_frame_ends_the_segment():
+    # (an indented paste: frames at six blanks, the exception line at four; a line no deeper than the frame is no
+    # source line of it)
+    indented = "\n".join("    " + line if line else line for line in _TB_313.splitlines())
+    (message,) = _messages(indented.format(exception="ValueError: bad shape") + "\n")
+    assert "ValueError: bad shape" in message
