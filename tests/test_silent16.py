@@ -110,3 +110,36 @@ def test_a_line_under_the_frames_as_deep_as_a_frame_ends_the_segment():
     indented = "\n".join("    " + line if line else line for line in _TB_313.splitlines())
     (message,) = _messages(indented.format(exception="ValueError: bad shape") + "\n")
     assert "ValueError: bad shape" in message
+
+
+# a process that ended on an error or out of turn, in the words of its own end: sgl-project/sglang#3340 (a probe, a
+# comment: "A few minutes later, all nodes shut down with errors."); docker/model-runner#608 (a probe: "Backend
+# llama.cpp running model ai/llama3.2 exited with error: llama.cpp terminated unexpectedly", here as a sentence)
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        ("A few minutes later, all nodes shut down with errors.", "nodes shut down with errors"),
+        ("The container exited with error after loading the weights.", "exited with error"),
+        ("The worker terminated unexpectedly during cuda graph capture.", "terminated unexpectedly"),
+    ],
+)
+def test_a_process_that_ended_on_an_error_states_the_failure(sentence, said):
+    parsed = parse(sentence)
+    assert parsed is not None and parsed.data["said"] == said
+    assert len(_findings(sentence + "\n")) == 1
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The server shuts down gracefully after the benchmark.",  # an orderly stop
+        "We shut down the nodes after the test.",  # the user's own stop
+        "The server never shuts down with errors.",  # a denial
+        "If the node shuts down with errors, restart it.",  # a supposition
+        "The node will shut down with errors when the disk is full.",  # what may happen
+        "Does the worker terminate unexpectedly?",  # a question
+        "The job exited with error code 0.",  # a clean exit
+    ],
+)
+def test_an_orderly_stop_a_denial_or_a_possibility_states_no_failure(sentence):
+    assert parse(sentence) is None

@@ -538,7 +538,7 @@ FAILURE_WORD_TABLE: Final = (
     FailureWord("timeout met", stated=("imeout", "ime-out")),
     FailureWord("illegal memory access", stated=("llegal memory access",)),
     FailureWord("blow up", stated=("blows up", "blew up", "blown up")),
-    FailureWord("terminated", stated=("terminated by",)),
+    FailureWord("terminated", stated=("terminated by", "terminated unexpectedly", "terminated abnormally")),
     FailureWord(
         "unable",
         stated=(

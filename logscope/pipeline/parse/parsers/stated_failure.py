@@ -92,6 +92,13 @@ _STATED = re.compile(
     r"(?:goes|went|go|going|gone) down)"
     # (the present tense only right after the process: "pods that exit with code 137" is a general statement)
     r"|exited with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exited (?:unexpectedly|abnormally|immediately)"
+    # a process that ended on an error or out of turn, in the words of its own end ("Backend llama.cpp exited with
+    # error", "the worker terminated unexpectedly", "A few minutes later, all nodes shut down with errors.",
+    # sgl-project/sglang#3340; a plain "shut down" is an orderly stop)
+    r"|exit(?:s|ed) with (?:an? )?error\b(?!\s+(?:code|status)\s+0\b)|terminated (?:unexpectedly|abnormally)"
+    r"|(?P<shutdown>(?:" + _PROCESS + r")s?\s+(?:(?:all|then|just|also|often|sometimes|randomly|suddenly|eventually)\s+)?"
+    r"(?:shuts?|shutting) down"
+    r" (?:with (?:an? |some )?errors?\b|unexpectedly|abnormally))"
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?"
     r"(?:exits? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exits? (?:unexpectedly|abnormally|immediately))"
     r"|keeps? (?:restarting|crashing|dying|failing)"
@@ -489,7 +496,7 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         if _WHEN_OPENS.match(clause) and _SUPPOSED.search(body[m.end() :]):
             continue
         # (words between the subject and its verb deny it too: "the server never goes down")
-        if (m.group("down") or m.group("makes")) and DENIED.search(m.group(0)):
+        if (m.group("down") or m.group("makes") or m.group("shutdown")) and DENIED.search(m.group(0)):
             continue
         if m.group("down") and (
             _OF_BEFORE.search(before) or _METRIC.search(clause + m.group(0)) or _BY_AMOUNT.match(body[m.end() :])
