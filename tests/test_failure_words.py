@@ -135,7 +135,11 @@ STATED = {
     "illegal memory access": ["We hit an illegal memory access in the decode worker."],
     "restart": ["The pod keeps restarting.", "The pods keep restarting."],
     "blow up": ["The server blows up with OOM.", "The worker blew up with OOM.", "The server has blown up twice."],
-    "terminated": ["The scheduler was terminated by signal 9."],
+    "terminated": [
+        "The scheduler was terminated by signal 9.",
+        "The worker terminated unexpectedly during cuda graph capture.",
+        "The engine process terminated abnormally.",
+    ],
     "unable": [
         "The engine is unable to start.",
         "The engine is unable to launch.",
