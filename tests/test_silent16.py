@@ -143,3 +143,31 @@ def test_a_process_that_ended_on_an_error_states_the_failure(sentence, said):
 )
 def test_an_orderly_stop_a_denial_or_a_possibility_states_no_failure(sentence):
     assert parse(sentence) is None
+
+
+# a caption that names the text below it, with the text's place before or after its noun (livekit/agents#3841, a
+# probe: "Error sequence from logs:" over the log, its failure stated in the sentence above): the caption is no failure
+# line, so the sentence states the failure
+def test_a_caption_with_the_text_s_place_is_no_failure_line():
+    text = (
+        "Our agent was running stable in production for weeks, then suddenly all job requests started failing with"
+        " DuplexClosed errors.\n\nError sequence from logs:\n\nworker process is not responding.. worker crashed?\n"
+    )
+    (finding,) = _findings(text)
+    assert finding["rule"] == "runtime-crash" and "all job requests started failing" in finding["message"]
+
+
+@pytest.mark.parametrize("caption", ["Error sequence from logs:", "Error logs below:", "Error output from the server:"])
+def test_a_caption_alone_is_no_failure(caption):
+    assert _findings(caption + "\n\nThe model is Qwen3-8B.\n") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Error from the server: connection reset by peer",  # the error's own words after the colon
+        "Failed to read logs from the server:",  # a verb: a failure of its own
+    ],
+)
+def test_a_failure_line_that_looks_like_a_caption_is_still_read(line):
+    assert [finding["rule"] for finding in _findings(line + "\n")] == ["unrecognized-failure"]

@@ -193,7 +193,12 @@ _CAPTION = re.compile(
     r"(?i)^\s*(?:[#>*_\s]*)(?:(?:the|my|full|whole|complete|detailed|server|decode|prefill|node)\s+){0,3}"
     r"(?:error|errors|failed|failure|crash(?:ed)?|exception)"
     r"(?:\s+(?!(?:to|the|a|an|at|in|of|on|for|from|with|while|when|during|is|was|are|were|has|had)\b)(?![a-z]+ing\b)[a-z]+){0,3}?"
-    r"\s+(?:logs?|outputs?|messages?|info|information|details|traces?|tracebacks?|stack ?traces?|screenshots?)"
+    # (the text's place before or after its noun: "Error sequence from logs:", "Error output from the server:",
+    # "Error logs below:", livekit/agents#3841, a probe)
+    r"\s+(?:(?:from|in)\s+(?:the\s+)?)?(?:logs?|outputs?|messages?|info|information|details|traces?|tracebacks?"
+    r"|stack ?traces?|screenshots?)"
+    r"(?:\s+(?:from|of|on|in)\s+(?:the\s+|my\s+|our\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
+    r"(?:\s+(?:below|above|here|as follows|attached))?"
     r"\s*[*_]*\s*[:\uff1a]?\s*[*_]*\s*$"
 )
 _FENCE_OPEN = re.compile(r"^\s*(?:```|~~~)")
