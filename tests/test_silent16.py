@@ -171,3 +171,30 @@ def test_a_caption_alone_is_no_failure(caption):
 )
 def test_a_failure_line_that_looks_like_a_caption_is_still_read(line):
     assert [finding["rule"] for finding in _findings(line + "\n")] == ["unrecognized-failure"]
+
+
+# a step that failed with one phrase of its ends or its object between it and its verb (constructed in the shape of
+# PD-disaggregation reports: "The KV cache transfer from prefill to decode fails under load.")
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        ("The KV cache transfer from prefill to decode fails under load.", "transfer from prefill to decode fails"),
+        ("The transfer between prefill and decode failed.", "transfer between prefill and decode failed"),
+        ("The launch of the decode server fails.", "launch of the decode server fails"),
+    ],
+)
+def test_a_step_with_its_ends_named_that_failed_states_the_failure(sentence, said):
+    parsed = parse(sentence)
+    assert parsed is not None and parsed.data["said"] == said
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "When the transfer from prefill to decode fails, the request is retried.",  # whenever it does
+        "Why does the transfer from prefill to decode fail?",  # a question
+        "The transfer from prefill to decode never fails.",  # a denial
+    ],
+)
+def test_a_step_with_its_ends_named_in_a_condition_question_or_denial_states_no_failure(sentence):
+    assert parse(sentence) is None

@@ -149,7 +149,11 @@ _STATED = re.compile(
     # a step or a process that failed, said last in its clause: "When enabling --enable-dp-attention, the launch fails."
     r"|(?P<step_fails>\b(?:launch|startup|start-up|deployment|initiali[sz]ation|loading|transfer|handshake|bootstrap|"
     + _PROCESS
-    + r")(?:es|s)?\s+(?:(?:always|then|just|also|still|often|sometimes|randomly|suddenly)\s+)?fail(?:s|ed)\b"
+    + r")(?:es|s)?"
+    # (one phrase of its ends or its object between the step and its verb: "The KV cache transfer from prefill to
+    # decode fails under load.", "the launch of the decode server fails")
+    r"(?:\s+(?:from|of|between|for)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?(?:\s+(?:to|and)\s+(?:the\s+)?[\w-]+)?)?"
+    r"\s+(?:(?:always|then|just|also|still|often|sometimes|randomly|suddenly)\s+)?fail(?:s|ed)\b"
     r"(?=\s*(?:[.,;!)]|$)|\s+(?:between|under|again|every)\b))"
     # a timeout said to happen: "NCCL timeout happened during cuda graph capture"
     r"|time-?outs? (?:occurs|occurred|happens|happened)\b"
