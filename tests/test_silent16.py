@@ -198,3 +198,38 @@ def test_a_step_with_its_ends_named_that_failed_states_the_failure(sentence, sai
 )
 def test_a_step_with_its_ends_named_in_a_condition_question_or_denial_states_no_failure(sentence):
     assert parse(sentence) is None
+
+
+# the error the run printed, quoted right after "the error (message) ... is/was" (zai-org/CogVLM#96, a probe: "The error
+# info in the terminal is 'nan in logits, set nan_default_token to proceed in BaseStrategy.forward.' This info can be
+# located in the following code:"): the quote names the failure, so "the following code:" points at no text elsewhere
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        (
+            "The error info in the terminal is 'nan in logits, set nan_default_token to proceed in"
+            " BaseStrategy.forward.' This info can be located in the following code:",
+            "The error info in the terminal is",
+        ),
+        ("The error message was `Connection reset by peer`.", "The error message was"),
+        ('The error message is "No CUDA GPUs are available" on the second node.', "The error message is"),
+    ],
+)
+def test_an_error_quoted_as_what_it_was_states_the_failure(sentence, said):
+    parsed = parse(sentence)
+    assert parsed is not None and parsed.data == {"sentence": sentence, "said": said}
+    assert [finding["rule"] for finding in _findings(sentence + "\n")] == ["failure-time-unknown"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        'If the error message is "CUDA out of memory", lower the batch size.',  # a supposition
+        'Why is the error message "no kernel image" so vague?',  # a question
+        'This PR changes the error message to "Invalid tool call parser".',  # a change
+        'The error message is "Invalid value" when the flag is wrong, as expected.',  # behaviour as designed
+        "The error is 'x'.",  # too short to be a message
+    ],
+)
+def test_an_error_message_in_a_supposition_question_change_or_design_states_no_failure(sentence):
+    assert parse(sentence) is None

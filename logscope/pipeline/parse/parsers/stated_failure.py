@@ -28,6 +28,18 @@ from logscope.pipeline.parse.parsers.prose_guards import (
 )
 
 _PROCESS = r"server|service|process|engine|scheduler|worker|pod|container|instance|router|node"
+# the error the run printed, quoted as what it was: "The error info in the terminal is 'nan in logits, set
+# nan_default_token to proceed in BaseStrategy.forward.'" (zai-org/CogVLM#96, a probe), "the error message was
+# `Connection reset by peer`" (the quote opens right after the verb: the message itself, which also makes the sentence
+# name its failure, not point at a text elsewhere)
+_ERROR_IS = (
+    r"(?P<error_is>\b(?:the|an?|my|this)\s+(?:error|exception)(?:\s+(?:message|info|information|output|text|log))?"
+    r"(?:\s+(?:in|from|on|of)\s+(?:the\s+|my\s+)?[\w-]+)?\s+(?:is|was|says|said|reads|read|shows|showed)"
+    # (the quote may close past the sentence's end: "... BaseStrategy.forward.' This info ...")
+    r"(?=\s*[:：]?\s*(?:'[^']{8,200}(?:'|$)|\"[^\"]{8,200}(?:\"|$)|“[^”]{8,200}(?:”|$)|`[^`]{8,200}(?:`|$))))"
+)
+_QUOTED_ERROR = re.compile("(?i)" + _ERROR_IS.replace("(?P<error_is>", "(?:", 1))
+
 # what the user's run did, as issues word it (each form holds one of kinds.STATED_FAILURE_LITERALS, the prefilter's)
 _STATED = re.compile(
     r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened"
@@ -76,10 +88,13 @@ _STATED = re.compile(
     # an error named in quotes said to occur: 'an error "**ibv_dealloc_pd failed**" occurs at program termination' (an
     # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
     r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened)"
+    # the error the run printed, quoted as what it was (_ERROR_IS)
+    + r"|"
+    + _ERROR_IS
     # a code span quoting a failure's own message, said to come again or to occur ("The DeepEP `timeout (dispatch CPU)`
     # recurred verbatim"; the words in the span are the library's: imeout, rror, ailure, xception, crash, the literals;
     # after a word and its blank: the table opens at a word boundary)
-    r"|\s+`(?P<span>[^`]{0,60}?(?:[Tt]imeout|[Tt]imed out|rror|ailure|xception|[Cc]rash)[^`]{0,80})`\s+(?:(?:again|still)\s+)?"
+    + r"|\s+`(?P<span>[^`]{0,60}?(?:[Tt]imeout|[Tt]imed out|rror|ailure|xception|[Cc]rash)[^`]{0,80})`\s+(?:(?:again|still)\s+)?"
     # ("happens to be 600" is an infinitive frame, "persists across restarts" a state kept: no failure met, review15c
     # item 4)
     r"(?:recur(?:s|red)|reappear(?:s|ed)|re-?occur(?:s|red)|occur(?:s|red)|happen(?:s|ed)\b(?!\s+to\b)"
@@ -468,7 +483,7 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
     said = _stated_in_chinese(body)  # (a Chinese pointer is its own reader's: _CJK_POINTS)
     if said is not None:
         return None if pointing else said
-    points = _POINTS.search(body) is not None and not _NAMED.search(body)
+    points = _POINTS.search(body) is not None and not _NAMED.search(body) and not _QUOTED_ERROR.search(body)
     if points != pointing:
         return None
     for rejected, m in enumerate(_STATED.finditer(body)):
