@@ -233,3 +233,29 @@ def test_an_error_quoted_as_what_it_was_states_the_failure(sentence, said):
 )
 def test_an_error_message_in_a_supposition_question_change_or_design_states_no_failure(sentence):
     assert parse(sentence) is None
+
+
+# a library's wording in a sentence of what is likely in general, beside other sentences on the same line, is no failure
+# of this run: the router's own panic below is (sgl-project/sglang#7028, a probe)
+_BACKGROUND = (
+    "Background: DP Attention is not stable yet. During high concurrency, illegal memory access is more likely to"
+    " occur, leading to crashes. Therefore, when one worker fails, there is a certain probability it will trigger a"
+    " cascading failure that brings down all workers.\n"
+)
+
+
+def test_a_wording_in_a_sentence_of_likelihood_gives_way_to_the_log_s_failure():
+    text = _BACKGROUND + "\n```\nthread 'actix-rt|system:0|arbiter:12' panicked at src/router.rs:463:40:\n"
+    (finding,) = _findings(text)
+    assert finding["mechanism"] == "process" and "panicked at src/router.rs:463:40" in finding["message"]
+
+
+def test_a_wording_in_a_sentence_of_likelihood_alone_is_no_failure():
+    assert _findings(_BACKGROUND) == []
+    assert _findings("Illegal memory access is less likely to occur with --disable-cuda-graph.\n") == []
+
+
+def test_a_wording_in_a_report_beside_a_sentence_of_likelihood_is_still_read():
+    text = "Crashes are likely to happen under load. We got CUDA error: an illegal memory access was encountered.\n"
+    (finding,) = _findings(text)
+    assert finding["mechanism"] == "cuda"

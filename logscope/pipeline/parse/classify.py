@@ -127,6 +127,14 @@ def _argv_in_sentence(text: str) -> list[str]:
     return [shlex.join(words)] if words else []
 
 
+def _sentences_kept(span: str) -> str:
+    """The span, or its sentences that do not ask about, suppose, fix or dismiss a failure when some do ("" when all
+    do): a wording in a sentence that rules it out is no failure of this run."""
+    parts = stated_failure.sentences(span)
+    kept = [part for part in parts if not stated_failure.rules_out(part)]
+    return span if len(kept) == len(parts) else " ".join(kept)
+
+
 def _quoted_launches(text: str) -> list[str]:
     """The launch commands in strings of code on the line (_QUOTED_LAUNCH). A string whose text stops at an escaped
     quote is a program's string literal with escapes (a Python repr: `['python3 -m sglang.launch_server ...
@@ -920,9 +928,11 @@ class SourceClassifier:
                 self.in_sentence = span is text or span is tail
                 if span is not text and _looks_like_a_record(span):
                     self._classify(lineno, span, candidates)
-                elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
-                    # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
-                    read = self._failure_line(lineno, span)
+                elif "signature" in candidates and (kept := _sentences_kept(span)):
+                    # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none;
+                    # of the others, a sentence that does is no part of what the span states: "Background: ... During
+                    # high concurrency, illegal memory access is more likely to occur, leading to crashes.")
+                    read = self._failure_line(lineno, kept)
                     if not read and span is not text and span is not tail and self._quoted_failure(text, span):
                         self._miss_failure(lineno, span)
             if named and labelled is None and len(self.events) == before:

@@ -433,7 +433,12 @@ def rules_out(sentence: str) -> bool:
     the run is fine: a failure's wording in it ("I fixed the CrashLoopBackOff by ...", "if the container exited with
     code 137, ...") is no failure of this run."""
     body = sentence.strip()
-    return _asks_fixes_or_dismisses(body) or CONDITION.search(body) is not None
+    return _asks_fixes_or_dismisses(body) or CONDITION.search(body) is not None or _LIKELY.search(body) is not None
+
+
+# a likelihood, what tends to happen in general ("During high concurrency, illegal memory access is more likely to
+# occur, leading to crashes.", the background of sgl-project/sglang#7028, a probe, above the router's own panic)
+_LIKELY = re.compile(r"(?i)\b(?:is|are|be|gets?)\s+(?:(?:more|less|very|quite|most|much)\s+)?(?:un)?likely\s+to\b")
 
 
 def _asks_fixes_or_dismisses(body: str) -> bool:
