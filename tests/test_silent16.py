@@ -259,3 +259,36 @@ def test_a_wording_in_a_report_beside_a_sentence_of_likelihood_is_still_read():
     text = "Crashes are likely to happen under load. We got CUDA error: an illegal memory access was encountered.\n"
     (finding,) = _findings(text)
     assert finding["mechanism"] == "cuda"
+
+
+# a 5xx answer the writer's client got (anthropics/claude-code#47484, a probe: "... and received a 500 code response."),
+# and a met error a 5xx status names ("I got a 500 error when sending images."); a 4xx is the client's own failure, a
+# count no status
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        (
+            "I was responding to Claude with answers to it's questions and received a 500 code response.",
+            "received a 500",
+        ),
+        ("We got a 503 Service Unavailable from the router.", "got a 503"),
+        ("I got a 500 error when sending images.", "got a 500 error"),
+    ],
+)
+def test_a_5xx_answer_received_states_the_failure(sentence, said):
+    parsed = parse(sentence)
+    assert parsed is not None and parsed.data["said"] == said
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I got a 400 error.",  # the client's own request refused
+        "I got a 500 token reply.",  # a count
+        "If you get a 500 error, retry.",  # a supposition
+        "Did you get a 502 response?",  # a question
+        "I got an error at 512 tokens.",  # a count after an unnamed error
+    ],
+)
+def test_a_4xx_a_count_a_supposition_or_a_question_states_no_5xx(sentence):
+    assert parse(sentence) is None

@@ -137,6 +137,11 @@ _STATED = re.compile(
     r"|\breturn(?:s|ed|ing)?\s+5\d\d\b(?=\s*(?:errors?|Internal|Bad Gateway|Service Unavailable|Gateway Timeout"
     r"|status|responses?|codes?|after|when|while|during|on|with|again|from|immediately|randomly|sometimes)\b"
     r"|\s*[,;)]|\s*\.(?!\d)|\s*$)"
+    # a 5xx answer the writer's client got: "received a 500 code response" (anthropics/claude-code#47484, a probe), "got
+    # a 503 Service Unavailable" (the status's own word after it: a count is no status, "got a 500 token reply")
+    r"|\b(?:receiv(?:e|es|ed|ing)|got|gets?|getting)\s+an?\s+(?:(?:HTTP|status|code|error)\s+){0,2}5\d\d\b"
+    r"(?=\s+(?:(?:HTTP\s+)?(?:status\s+)?codes?|status|responses?|errors?|Internal|Bad Gateway|Service Unavailable"
+    r"|Gateway Timeout)\b)"
     # a process that something killed, said actively: "The watchdog killed the server" (the user's own stop: _USER_STOP)
     # (the past only: "Kubernetes kills pods that exceed their limit" is a general statement)
     r"|\bkilled\s+(?:the\s+|my\s+|our\s+|all\s+)?(?:\w+\s+)?(?:" + _PROCESS + r")(?:s|es)?\b"
@@ -453,7 +458,15 @@ def _asks_fixes_or_dismisses(body: str) -> bool:
 
 
 def _names_nothing(what: str) -> bool:
-    return all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what)) and not re.search(r"[\"'`“”]", what)
+    # (a server's 5xx status names the failure: "I got a 500 error when sending images")
+    return (
+        all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what))
+        and not re.search(r"[\"'`“”]", what)
+        and not _STATUS_5XX.search(what)
+    )
+
+
+_STATUS_5XX = re.compile(r"(?<![\d.])5\d\d(?![\d.])")
 
 
 # the subject of a progressive "is failing at": a CI job, a lint check, a test, a benchmark, a pull request or a docs
