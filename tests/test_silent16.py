@@ -292,3 +292,14 @@ def test_a_5xx_answer_received_states_the_failure(sentence, said):
 )
 def test_a_4xx_a_count_a_supposition_or_a_question_states_no_5xx(sentence):
     assert parse(sentence) is None
+
+
+def test_a_message_quoted_in_the_line_is_read_whole_with_its_own_question():
+    # (ai-dynamo/dynamo#1101, fixtures: torch's message asks a question of its own inside the quote)
+    text = (
+        "`RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling"
+        " NumCudaDevices() that might have already set an error? Error 803: system has unsupported display driver /"
+        " cuda driver combination\n"
+    )
+    (finding,) = _findings(text)
+    assert "Did you run some cuda functions" in finding["message"] and "Error 803" in finding["message"]

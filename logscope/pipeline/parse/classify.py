@@ -127,12 +127,21 @@ def _argv_in_sentence(text: str) -> list[str]:
     return [shlex.join(words)] if words else []
 
 
-def _sentences_kept(span: str) -> str:
-    """The span, or its sentences that do not ask about, suppose, fix or dismiss a failure when some do ("" when all
-    do): a wording in a sentence that rules it out is no failure of this run."""
+def _sentences_kept(span: str, bare: bool) -> str:
+    """The span ("" when each of its sentences asks about, supposes, fixes or dismisses a failure), or, of a `bare`
+    sentence's text, its sentences that do not when some do: a wording in a sentence that rules it out is no failure of
+    this run."""
     parts = stated_failure.sentences(span)
     kept = [part for part in parts if not stated_failure.rules_out(part)]
-    return span if len(kept) == len(parts) else " ".join(kept)
+    if not kept:
+        return ""
+    if not bare or len(kept) == len(parts) or _QUOTES_A_MESSAGE.search(span):
+        return span  # (a message quoted in the line, an exception's or in a code span, is read whole)
+    return " ".join(kept)
+
+
+# a line of prose that quotes a program's message: a code span's mark, a double quote, an exception's head
+_QUOTES_A_MESSAGE = re.compile(r"[`\"“”]|\b[A-Z]\w*(?:Error|Exception):")
 
 
 def _quoted_launches(text: str) -> list[str]:
@@ -928,10 +937,12 @@ class SourceClassifier:
                 self.in_sentence = span is text or span is tail
                 if span is not text and _looks_like_a_record(span):
                     self._classify(lineno, span, candidates)
-                elif "signature" in candidates and (kept := _sentences_kept(span)):
+                elif "signature" in candidates and (kept := _sentences_kept(span, bare=self.in_sentence)):
                     # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none;
-                    # of the others, a sentence that does is no part of what the span states: "Background: ... During
-                    # high concurrency, illegal memory access is more likely to occur, leading to crashes.")
+                    # of a bare sentence's line, a sentence that does is no part of what it states: "Background: ...
+                    # During high concurrency, illegal memory access is more likely to occur, leading to crashes."; a
+                    # quote or a code span is the program's own text, read whole: torch's "... Did you run some cuda
+                    # functions before calling NumCudaDevices() that might have already set an error? Error 803: ...")
                     read = self._failure_line(lineno, kept)
                     if not read and span is not text and span is not tail and self._quoted_failure(text, span):
                         self._miss_failure(lineno, span)
