@@ -535,12 +535,16 @@ FAILURE_WORD_TABLE: Final = (
         stated=("equests fail", "equest fail", "equests all", "equests start", "equests began", "equests keep", "equests then"),
     ),
     FailureWord(
-        "5xx", stated=("eturns 5", "eturned 5", "eturning 5", "eturn 5", "eturns HTTP 5", "eturned HTTP 5", "eturns a 5")
+        "5xx",
+        stated=(
+            *("eturns 5", "eturned 5", "eturning 5", "eturn 5", "eturns HTTP 5", "eturned HTTP 5", "eturns a 5"),
+            *("eceived a 5", "eceive a 5", "eceives a 5", "got a 5", "get a 5", "gets a 5", "getting a 5"),
+        ),
     ),
     FailureWord("timeout met", stated=("imeout", "ime-out")),
     FailureWord("illegal memory access", stated=("llegal memory access",)),
     FailureWord("blow up", stated=("blows up", "blew up", "blown up")),
-    FailureWord("terminated", stated=("terminated by",)),
+    FailureWord("terminated", stated=("terminated by", "terminated unexpectedly", "terminated abnormally")),
     FailureWord(
         "unable",
         stated=(

@@ -127,6 +127,23 @@ def _argv_in_sentence(text: str) -> list[str]:
     return [shlex.join(words)] if words else []
 
 
+def _sentences_kept(span: str, bare: bool) -> str:
+    """The span ("" when each of its sentences asks about, supposes, fixes or dismisses a failure), or, of a `bare`
+    sentence's text, its sentences that do not when some do: a wording in a sentence that rules it out is no failure of
+    this run."""
+    parts = stated_failure.sentences(span)
+    kept = [part for part in parts if not stated_failure.rules_out(part)]
+    if not kept:
+        return ""
+    if not bare or len(kept) == len(parts) or _QUOTES_A_MESSAGE.search(span):
+        return span  # (a message quoted in the line, an exception's or in a code span, is read whole)
+    return " ".join(kept)
+
+
+# a line of prose that quotes a program's message: a code span's mark, a double quote, an exception's head
+_QUOTES_A_MESSAGE = re.compile(r"[`\"“”]|\b[A-Z]\w*(?:Error|Exception):")
+
+
 def _quoted_launches(text: str) -> list[str]:
     """The launch commands in strings of code on the line (_QUOTED_LAUNCH). A string whose text stops at an escaped
     quote is a program's string literal with escapes (a Python repr: `['python3 -m sglang.launch_server ...
@@ -193,7 +210,12 @@ _CAPTION = re.compile(
     r"(?i)^\s*(?:[#>*_\s]*)(?:(?:the|my|full|whole|complete|detailed|server|decode|prefill|node)\s+){0,3}"
     r"(?:error|errors|failed|failure|crash(?:ed)?|exception)"
     r"(?:\s+(?!(?:to|the|a|an|at|in|of|on|for|from|with|while|when|during|is|was|are|were|has|had)\b)(?![a-z]+ing\b)[a-z]+){0,3}?"
-    r"\s+(?:logs?|outputs?|messages?|info|information|details|traces?|tracebacks?|stack ?traces?|screenshots?)"
+    # (the text's place before or after its noun: "Error sequence from logs:", "Error output from the server:",
+    # "Error logs below:", livekit/agents#3841, a probe)
+    r"\s+(?:(?:from|in)\s+(?:the\s+)?)?(?:logs?|outputs?|messages?|info|information|details|traces?|tracebacks?"
+    r"|stack ?traces?|screenshots?)"
+    r"(?:\s+(?:from|of|on|in)\s+(?:the\s+|my\s+|our\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
+    r"(?:\s+(?:below|above|here|as follows|attached))?"
     r"\s*[*_]*\s*[:\uff1a]?\s*[*_]*\s*$"
 )
 _FENCE_OPEN = re.compile(r"^\s*(?:```|~~~)")
@@ -915,9 +937,13 @@ class SourceClassifier:
                 self.in_sentence = span is text or span is tail
                 if span is not text and _looks_like_a_record(span):
                     self._classify(lineno, span, candidates)
-                elif "signature" in candidates and not all(map(stated_failure.rules_out, stated_failure.sentences(span))):
-                    # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none)
-                    read = self._failure_line(lineno, span)
+                elif "signature" in candidates and (kept := _sentences_kept(span, bare=self.in_sentence)):
+                    # (a span whose every sentence asks about, supposes, fixes or dismisses the failure states none;
+                    # of a bare sentence's line, a sentence that does is no part of what it states: "Background: ...
+                    # During high concurrency, illegal memory access is more likely to occur, leading to crashes."; a
+                    # quote or a code span is the program's own text, read whole: torch's "... Did you run some cuda
+                    # functions before calling NumCudaDevices() that might have already set an error? Error 803: ...")
+                    read = self._failure_line(lineno, kept)
                     if not read and span is not text and span is not tail and self._quoted_failure(text, span):
                         self._miss_failure(lineno, span)
             if named and labelled is None and len(self.events) == before:

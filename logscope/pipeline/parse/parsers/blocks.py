@@ -105,6 +105,10 @@ _NATIVE_PY_FRAME = re.compile(
 # Could not load any common_ops library!\n...""") up to a blank line
 _EMPTY_EXCEPTION = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):\s*$")
 _BODY_MAX = 40  # lines of such a message read at most
+# the lines of one frame's source segment read after its first, at most: a bound (CPython 3.13 prints the first and
+# last lines, three around each of the two anchors, a single line between two of them, each with its caret line, and
+# "...<N lines>..." for a longer gap: under 32)
+_SEGMENT_MAX = 32
 # a line a logger wrote (a level word, glog's "E0123 ", a date): never a line of a message
 _LOGGED = re.compile(r"^\s*(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b|[IWEF]\d{4}(?:\d{4})? |\d{4}-\d{2}-\d{2}[ T])")
 
@@ -140,6 +144,8 @@ class TracebackReader(BlockReader):
         self.time: str | None = None
         self.exception: Event | None = None
         self.after_frame = False
+        self.frame_indent = 0  # the indent of the last frame line (its source segment's lines are deeper)
+        self.segment_lines = -1  # lines of that frame's source segment read after its first (-1: none open)
         self.cut_frame = False
         self.cut_frame_path: str | None = None
         # a frame line that ends after its path (line number and function on the next line: a copy's line break)
@@ -209,6 +215,8 @@ class TracebackReader(BlockReader):
             self.cut_frame, self.cut_frame_path = head[2], head[3]
         elif not _FRAME.match(text):
             return False
+        self.frame_indent = len(text) - len(text.lstrip())
+        self.segment_lines = -1  # (no source line of this frame read yet)
         parsed = other_lines.parse_traceback_line(text)
         if parsed and parsed[0] == kinds.FRAME:
             frame = {**parsed[1], "raw": text.strip()[:300], "at": lineno, "thread": self.thread, "thread_no": self.threads_seen}
@@ -263,7 +271,11 @@ class TracebackReader(BlockReader):
         if self.after_frame or set(stripped) <= set("^~ "):
             if self.after_frame and self.frames and stripped and "code" not in self.frames[-1]:
                 self.frames[-1]["code"] = stripped[:200]  # the call a frame makes is evidence too
+            if self.after_frame:
+                self.segment_lines = 0
             self.after_frame = False  # the source line shown under a frame, or its ^^^ marker
+            return True
+        if self._segment_line(text):
             return True
         if not self.strays and self._header_alone():
             # one line that is no part of a traceback under its bare header: a line another writer printed between
@@ -271,6 +283,20 @@ class TracebackReader(BlockReader):
             self.strays.append((lineno, text))
             return True
         return False
+
+    def _segment_line(self, text: str) -> bool:
+        """A further line of the source segment printed under a frame: CPython 3.13+ prints a call that spans several
+        lines whole (its first and last lines and those around its anchors, each with its caret line, the lines between
+        abbreviated "...<N lines>...", all indented four blanks under the frame: Lib/traceback.py
+        StackSummary.format_frame_summary, CPython 3.13.0), where 3.11 and 3.12 printed its first line only. Such a
+        line is indented deeper than the frame line; the exception line after the frames is not."""
+        if self.segment_lines < 0 or self.segment_lines >= _SEGMENT_MAX or not text.strip():
+            return False
+        if len(text) - len(text.lstrip()) <= self.frame_indent:
+            self.segment_lines = -1
+            return False
+        self.segment_lines += 1
+        return True
 
     def _appended_backtrace(self) -> bool:
         """A native frame in Python's form under a Python traceback's own frames, before its exception line: tvm-ffi

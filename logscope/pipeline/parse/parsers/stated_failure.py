@@ -28,6 +28,18 @@ from logscope.pipeline.parse.parsers.prose_guards import (
 )
 
 _PROCESS = r"server|service|process|engine|scheduler|worker|pod|container|instance|router|node"
+# the error the run printed, quoted as what it was: "The error info in the terminal is 'nan in logits, set
+# nan_default_token to proceed in BaseStrategy.forward.'" (zai-org/CogVLM#96, a probe), "the error message was
+# `Connection reset by peer`" (the quote opens right after the verb: the message itself, which also makes the sentence
+# name its failure, not point at a text elsewhere)
+_ERROR_IS = (
+    r"(?P<error_is>\b(?:the|an?|my|this)\s+(?:error|exception)(?:\s+(?:message|info|information|output|text|log))?"
+    r"(?:\s+(?:in|from|on|of)\s+(?:the\s+|my\s+)?[\w-]+)?\s+(?:is|was|says|said|reads|read|shows|showed)"
+    # (the quote may close past the sentence's end: "... BaseStrategy.forward.' This info ...")
+    r"(?=\s*[:：]?\s*(?:'[^']{8,200}(?:'|$)|\"[^\"]{8,200}(?:\"|$)|“[^”]{8,200}(?:”|$)|`[^`]{8,200}(?:`|$))))"
+)
+_QUOTED_ERROR = re.compile("(?i)" + _ERROR_IS.replace("(?P<error_is>", "(?:", 1))
+
 # what the user's run did, as issues word it (each form holds one of kinds.STATED_FAILURE_LITERALS, the prefilter's)
 _STATED = re.compile(
     r"(?i)\b(?:crash(?:es|ed|ing)|crash(?= (?:at|in|on|when|while|during|after|with|occurs|occurred|happens|happened"
@@ -81,10 +93,13 @@ _STATED = re.compile(
     # an error named in quotes said to occur: 'an error "**ibv_dealloc_pd failed**" occurs at program termination' (an
     # error that "occurred" unnamed points at a title or a text elsewhere, as "got an error" does)
     r"|(?:error|exception)\s+(?:\"[^\"]{3,120}\"|“[^”]{3,120}”|`[^`]{3,120}`)\s+(?:occurs|occurred|happens|happened)"
+    # the error the run printed, quoted as what it was (_ERROR_IS)
+    + r"|"
+    + _ERROR_IS
     # a code span quoting a failure's own message, said to come again or to occur ("The DeepEP `timeout (dispatch CPU)`
     # recurred verbatim"; the words in the span are the library's: imeout, rror, ailure, xception, crash, the literals;
     # after a word and its blank: the table opens at a word boundary)
-    r"|\s+`(?P<span>[^`]{0,60}?(?:[Tt]imeout|[Tt]imed out|rror|ailure|xception|[Cc]rash)[^`]{0,80})`\s+(?:(?:again|still)\s+)?"
+    + r"|\s+`(?P<span>[^`]{0,60}?(?:[Tt]imeout|[Tt]imed out|rror|ailure|xception|[Cc]rash)[^`]{0,80})`\s+(?:(?:again|still)\s+)?"
     # ("happens to be 600" is an infinitive frame, "persists across restarts" a state kept: no failure met, review15c
     # item 4)
     r"(?:recur(?:s|red)|reappear(?:s|ed)|re-?occur(?:s|red)|occur(?:s|red)|happen(?:s|ed)\b(?!\s+to\b)"
@@ -97,6 +112,13 @@ _STATED = re.compile(
     r"(?:goes|went|go|going|gone) down)"
     # (the present tense only right after the process: "pods that exit with code 137" is a general statement)
     r"|exited with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exited (?:unexpectedly|abnormally|immediately)"
+    # a process that ended on an error or out of turn, in the words of its own end ("Backend llama.cpp exited with
+    # error", "the worker terminated unexpectedly", "A few minutes later, all nodes shut down with errors.",
+    # sgl-project/sglang#3340; a plain "shut down" is an orderly stop)
+    r"|exit(?:s|ed) with (?:an? )?error\b(?!\s+(?:code|status)\s+0\b)|terminated (?:unexpectedly|abnormally)"
+    r"|(?P<shutdown>(?:" + _PROCESS + r")s?\s+(?:(?:all|then|just|also|often|sometimes|randomly|suddenly|eventually)\s+)?"
+    r"(?:shuts?|shutting) down"
+    r" (?:with (?:an? |some )?errors?\b|unexpectedly|abnormally))"
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:always|then|just|also|often|sometimes|randomly|suddenly)\s+)?"
     r"(?:exits? with (?:exit )?(?:code|status) (?:-\d+|[1-9]\d*)|exits? (?:unexpectedly|abnormally|immediately))"
     r"|keeps? (?:restarting|crashing|dying|failing)"
@@ -120,12 +142,21 @@ _STATED = re.compile(
     r"|\breturn(?:s|ed|ing)?\s+5\d\d\b(?=\s*(?:errors?|Internal|Bad Gateway|Service Unavailable|Gateway Timeout"
     r"|status|responses?|codes?|after|when|while|during|on|with|again|from|immediately|randomly|sometimes)\b"
     r"|\s*[,;)]|\s*\.(?!\d)|\s*$)"
+    # a 5xx answer the writer's client got: "received a 500 code response" (anthropics/claude-code#47484, a probe), "got
+    # a 503 Service Unavailable" (the status's own word after it: a count is no status, "got a 500 token reply")
+    r"|\b(?:receiv(?:e|es|ed|ing)|got|gets?|getting)\s+an?\s+(?:(?:HTTP|status|code|error)\s+){0,2}5\d\d\b"
+    r"(?=\s+(?:(?:HTTP\s+)?(?:status\s+)?codes?|status|responses?|errors?|Internal|Bad Gateway|Service Unavailable"
+    r"|Gateway Timeout)\b)"
     # a process that something killed, said actively: "The watchdog killed the server" (the user's own stop: _USER_STOP)
     # (the past only: "Kubernetes kills pods that exceed their limit" is a general statement)
     r"|\bkilled\s+(?:the\s+|my\s+|our\s+|all\s+)?(?:\w+\s+)?(?:" + _PROCESS + r")(?:s|es)?\b"
     # a process that started and then ended on its own, in a clause after "but": "The container spins up, but exits
     # during loading the model" (AbdBarho/stable-diffusion-webui-docker#296)
     r"|\bbut (?:then )?exit(?:s|ed) (?:during|while|when|after|before|at)\b"
+    # an attempt the writer made that then failed, in a clause after "but", the verb last in it: "I have try to deploy
+    # DeepSeek-V2-Lite-Chat on Ascend NPU, but it failed." (sgl-project/sglang#3781)
+    r"|(?P<but_failed>\bbut (?:it|this|that|they|the (?:server|launch|deployment|startup|service|process|engine|model|run))"
+    r"\s+(?:(?:still|always|just|then|also|eventually|immediately)\s+)?fail(?:s|ed)\b(?=\s*(?:[.,;!:)]|$)))"
     # ("blew up" of a process only: "the loss blew up", "the latency blows up" are a metric's)
     r"|(?:" + _PROCESS + r")s?\s+(?:(?:has|have|had)\s+)?(?:blows|blew|blown) up"
     # ("unable to load|run" is said of scripts and benchmarks as often: "failed to load" covers the log's wording)
@@ -143,7 +174,11 @@ _STATED = re.compile(
     # a step or a process that failed, said last in its clause: "When enabling --enable-dp-attention, the launch fails."
     r"|(?P<step_fails>\b(?:launch|startup|start-up|deployment|initiali[sz]ation|loading|transfer|handshake|bootstrap|"
     + _PROCESS
-    + r")(?:es|s)?\s+(?:(?:always|then|just|also|still|often|sometimes|randomly|suddenly)\s+)?fail(?:s|ed)\b"
+    + r")(?:es|s)?"
+    # (one phrase of its ends or its object between the step and its verb: "The KV cache transfer from prefill to
+    # decode fails under load.", "the launch of the decode server fails")
+    r"(?:\s+(?:from|of|between|for)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?(?:\s+(?:to|and)\s+(?:the\s+)?[\w-]+)?)?"
+    r"\s+(?:(?:always|then|just|also|still|often|sometimes|randomly|suddenly)\s+)?fail(?:s|ed)\b"
     r"(?=\s*(?:[.,;!)]|$)|\s+(?:between|under|again|every)\b))"
     # a timeout said to happen: "NCCL timeout happened during cuda graph capture"
     r"|time-?outs? (?:occurs|occurred|happens|happened)\b"
@@ -198,6 +233,7 @@ _WHEN = re.compile(r"(?i)\bwhen(?:ever)?\b")
 _BEHAVIOUR_WHEN = re.compile(r"(?i)\b(?:when(?:ever)?|once|until|unless|in case|" + CONDITION_WORDS + r")\b")
 _ASKS = re.compile(r"(?i)^\W*(?:why|how|what|is|are|does|do|did|can|could|should|will|would)\b")
 _BUT = re.compile(r"(?i)[,;]\s*but\b")  # the turn to a clause of its own
+_REPRODUCE = re.compile(r"(?i)\breproduc")
 _WHEN_OPENS = re.compile(r"(?i)^\W*when(?:ever)?\b")  # a clause that opens with "when"
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
 # supposition, a wish
@@ -407,7 +443,12 @@ def rules_out(sentence: str) -> bool:
     the run is fine: a failure's wording in it ("I fixed the CrashLoopBackOff by ...", "if the container exited with
     code 137, ...") is no failure of this run."""
     body = sentence.strip()
-    return _asks_fixes_or_dismisses(body) or CONDITION.search(body) is not None
+    return _asks_fixes_or_dismisses(body) or CONDITION.search(body) is not None or _LIKELY.search(body) is not None
+
+
+# a likelihood, what tends to happen in general ("During high concurrency, illegal memory access is more likely to
+# occur, leading to crashes.", the background of sgl-project/sglang#7028, a probe, above the router's own panic)
+_LIKELY = re.compile(r"(?i)\b(?:is|are|be|gets?)\s+(?:(?:more|less|very|quite|most|much)\s+)?(?:un)?likely\s+to\b")
 
 
 def _asks_fixes_or_dismisses(body: str) -> bool:
@@ -422,7 +463,15 @@ def _asks_fixes_or_dismisses(body: str) -> bool:
 
 
 def _names_nothing(what: str) -> bool:
-    return all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what)) and not re.search(r"[\"'`“”]", what)
+    # (a server's 5xx status names the failure: "I got a 500 error when sending images")
+    return (
+        all(word.lower() in _EMPTY for word in re.findall(r"[^\W\d_]+", what))
+        and not re.search(r"[\"'`“”]", what)
+        and not _STATUS_5XX.search(what)
+    )
+
+
+_STATUS_5XX = re.compile(r"(?<![\d.])5\d\d(?![\d.])")
 
 
 # the subject of a progressive "is failing at": a CI job, a lint check, a test, a benchmark, a pull request or a docs
@@ -457,7 +506,7 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
     said = _stated_in_chinese(body)  # (a Chinese pointer is its own reader's: _CJK_POINTS)
     if said is not None:
         return None if pointing else said
-    points = _POINTS.search(body) is not None and not _NAMED.search(body)
+    points = _POINTS.search(body) is not None and not _NAMED.search(body) and not _QUOTED_ERROR.search(body)
     if points != pointing:
         return None
     for rejected, m in enumerate(_STATED.finditer(body)):
@@ -489,7 +538,7 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         if _WHEN_OPENS.match(clause) and _SUPPOSED.search(body[m.end() :]):
             continue
         # (words between the subject and its verb deny it too: "the server never goes down")
-        if (m.group("down") or m.group("makes")) and DENIED.search(m.group(0)):
+        if (m.group("down") or m.group("makes") or m.group("shutdown")) and DENIED.search(m.group(0)):
             continue
         if m.group("down") and (
             _OF_BEFORE.search(before) or _METRIC.search(clause + m.group(0)) or _BY_AMOUNT.match(body[m.end() :])
@@ -514,6 +563,9 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         ):
             continue
         if m.group("got") and not named and _names_nothing(m.group("what")) and not _NAMED_AFTER.match(body[m.end() :]):
+            continue
+        # (an attempt to reproduce that failed is the reader's, no failure of the writer's run)
+        if m.group("but_failed") and _REPRODUCE.search(before):
             continue
         # (a count of none opening the object: "The log shows zero errors", "I got no errors", review15c item 7)
         if m.group("got") and m.group("what") is not None and _NONE_COUNT.match(m.string, m.start("what")):
