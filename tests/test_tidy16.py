@@ -44,6 +44,8 @@ def test_a_span_that_opens_as_a_message_and_ends_in_a_code_is_a_stated_failure(t
         ("expected size == 4 error", True),  # "==" inside words is no key=value
         ("NCCL error: unhandled system error", True),
         ("TIMEOUT=1800", False),
+        ("TIMEOUT=1800 crash", False),  # an assignment opening the span: a setting before a command
+        ("NCCL_DEBUG=INFO python -m sglang.launch_server --tp 8", False),
         ("timeout: 1800", False),
         ("--watchdog-timeout=300", False),
         ("watchdog timeout: 300", False),

@@ -19,8 +19,9 @@ _ERROR_NAME = re.compile(r"\w*[a-z]Error(?:[A-Z]\w*)?|Timeout|Timed out|Error|Fa
 _OPENS_MESSAGE = re.compile(r"[A-Z]\w*(?:Error|Exception)\b|\w*\s*[Ee]rror:")
 # a key and its value: the whole span ("TIMEOUT=1800", "--watchdog-timeout=300"), or words and a number after a colon
 # ("watchdog timeout: 300"); after _OPENS_MESSAGE, as a message may end in a code after a colon or compare with "=="
-# (review15d item 3)
-_SETTING = re.compile(r"[\w.-]+\s*[=:]\s*\S+|.*\w\s*:\s*\d+")
+# (review15d item 3); or a span that opens with an assignment ("TIMEOUT=1800 crash", "NCCL_DEBUG=INFO python -m ..."):
+# an environment setting before a command, not a message
+_SETTING = re.compile(r"[\w.-]+\s*[=:]\s*\S+|.*\w\s*:\s*\d+|[\w.-]+=\S+\s.*")
 
 
 def message_span(span: str) -> bool:
