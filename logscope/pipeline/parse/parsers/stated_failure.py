@@ -484,6 +484,16 @@ _CI_SUBJECT = re.compile(
     r"|docs?|documentation|actions?|pre-commit|ruff|mypy|pipelines?)\b"
     r"(?:\s+(?:jobs?|checks?|runs?|builds?|suites?|workflows?|steps?))?\s*$"
 )
+# the word the progressive's match holds between "failing" and its preposition ("are failing tests in" -> "tests")
+_FAILING_NOUN = re.compile(r"(?i)\bfailing\s+(\w+)\s+\w+$")
+
+
+def _failing_ci_noun(failing: str) -> bool:
+    """Whether "failing" is the adjective of a CI noun ("There are failing tests in the suite."), no run's failure."""
+    noun = _FAILING_NOUN.search(failing)
+    return noun is not None and _CI_SUBJECT.search(noun.group(1)) is not None
+
+
 # the count none at the head of a got-verb's object ("zero errors", "no errors", "not any errors")
 # (the count word right before the failure noun, at most one count adjective between: "I got No CUDA GPUs are available
 # error" quotes a message that opens with "No", "I got no output ... and then a CUDA error" counts no error, review15d
@@ -527,7 +537,8 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         # "The router retries when the transfer fails.", "Why the router can't connect to ...", review15b item 3)
         if (m.group("step_fails") or m.group("cant")) and (_BEHAVIOUR_WHEN.search(clause) or _ASKS.match(body)):
             continue
-        if m.group("failing") and _CI_SUBJECT.search(before):
+        # (and "failing" as the adjective of a CI noun: "There are failing tests in the suite.")
+        if m.group("failing") and (_CI_SUBJECT.search(before) or _failing_ci_noun(m.group("failing"))):
             continue
         if m.group("span") and not message_span(m.group("span")):
             continue
