@@ -592,3 +592,47 @@ def test_the_loaded_native_search_is_not_looked_up_again_for_each_read(monkeypat
     assert scan.hits(data, *small) == native(data, *small) == ends == first[-4:]
     assert scan.hits(data, 0, len(data)) == first
     assert _CountedNatives.lookups == loaded
+
+
+def test_the_workers_are_let_go_once_every_range_of_every_file_is_read(tmp_path, monkeypatch):
+    """They exit while the analysis goes on (the scanner is still open), not at its end; a file read before the
+    others' ranges are all read keeps them."""
+    if ranges.workers() < 2:
+        pytest.skip("one core: no worker processes")
+    first, second = tmp_path / "a.log", tmp_path / "b.log"
+    first.write_bytes(b"plain line\n" * 3_000 + b"an ERROR line\n")
+    second.write_bytes(b"an ERROR line\n" + b"plain line\n" * 3_000)
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
+    monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
+    with ranges.RangeScanner(("ERROR",), enabled=True) as scanner:
+        assert scanner.pool is not None
+        results_a = scanner.submit("a.log", str(first), first.stat().st_size)
+        results_b = scanner.submit("b.log", str(second), second.stat().st_size)
+        scanner.no_more_files()
+        scans_a = list(results_a)
+        assert not scanner.closed  # b's ranges: given out, not read
+        scan_b = next(results_b)
+        workers = list(scanner.pool._processes.values())
+        assert len(workers) == ranges.workers() and not scanner.closed
+        scans_b = [scan_b, *results_b]
+        assert scanner.closed and scanner.in_flight == 0
+        deadline = time.monotonic() + 30
+        while any(p.is_alive() for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not any(p.is_alive() for p in workers)  # gone before the scanner's end
+    assert [sum(s.lines for s in scans) for scans in (scans_a, scans_b)] == [3_001, 3_001]
+    assert [text for scans in (scans_a, scans_b) for scan in scans for _, _, text in scan.found] == ["an ERROR line"] * 2
+
+
+def test_a_file_submitted_after_the_others_were_read_is_still_scanned_where_more_may_come(tmp_path, monkeypatch):
+    if ranges.workers() < 2:
+        pytest.skip("one core: no worker processes")
+    path = tmp_path / "a.log"
+    path.write_bytes(b"plain line\n" * 3_000 + b"an ERROR line\n")
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
+    monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
+    with ranges.RangeScanner(("ERROR",), enabled=True) as scanner:
+        first = list(scanner.submit("a.log", str(path), path.stat().st_size))
+        assert not scanner.closed  # no_more_files was not said: the workers stay
+        again = list(scanner.submit("a.log", str(path), path.stat().st_size))
+    assert first == again and sum(s.lines for s in again) == 3_001 and len(again) == -(-33_014 // 4096) == 9

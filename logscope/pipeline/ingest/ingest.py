@@ -447,6 +447,7 @@ def scan_sources(
     large = [s for s in sources if parallel and sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
     with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of, startup=startup) as scanner:
         queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
+        scanner.no_more_files()
         if queued and started is not None:
             started()
         yield [
