@@ -3,6 +3,9 @@ loads what the stages after the read need whatever the input holds; started only
 
 from __future__ import annotations
 
+import builtins
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -61,6 +64,12 @@ def test_a_paste_and_a_sequential_read_start_no_warmup(tmp_path, monkeypatch):
     assert started == []
 
 
+def _warm(cases: bool, bundled_rules: bool) -> None:
+    warmup = analyze._DocumentWarmup(cases=cases, bundled_rules=bundled_rules)
+    warmup.start()
+    warmup.join()
+
+
 _LOADERS = (
     engine.bundled_rules,
     releases.records,
@@ -76,7 +85,7 @@ _LOADERS = (
 def test_the_warmup_fills_each_loaders_cache_and_the_index_only_with_known_cases(cases):
     for loader in _LOADERS:
         loader.cache_clear()
-    analyze._DocumentWarmup(cases=cases, bundled_rules=True)._load()
+    _warm(cases=cases, bundled_rules=True)
     filled = {loader.__name__: loader.cache_info().currsize for loader in _LOADERS}
     assert filled == {loader.__name__: 1 for loader in _LOADERS} | ({} if cases else {"bundled_index": 0})
     rule_files = [p for p in (ROOT / "rules").glob("*.yaml") if not p.name.endswith(".cases.yaml")]
@@ -86,5 +95,26 @@ def test_the_warmup_fills_each_loaders_cache_and_the_index_only_with_known_cases
 
 def test_the_warmup_leaves_the_bundled_rules_alone_where_rules_come_from_folders():
     engine.bundled_rules.cache_clear()
-    analyze._DocumentWarmup(cases=False, bundled_rules=False)._load()
+    _warm(cases=False, bundled_rules=False)
     assert engine.bundled_rules.cache_info().currsize == 0
+
+
+def test_the_warmup_thread_imports_no_module(monkeypatch):
+    """The modules are imported by the thread that starts it (the classifier's, which imports parsers lazily
+    meanwhile): two threads importing at once could meet in a module's import lock."""
+    for loader in _LOADERS:
+        loader.cache_clear()
+    imported: list[tuple[str, str]] = []
+    real_import = builtins.__import__
+
+    def spy(name, *args, **kwargs):
+        if name not in sys.modules:
+            imported.append((threading.current_thread().name, name))
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", spy)
+    warmup = analyze._DocumentWarmup(cases=True, bundled_rules=True)
+    warmup.start()
+    warmup.join()
+    assert [name for thread, name in imported if thread == "logscope-document-warmup"] == []
+    assert index.bundled_index.cache_info().currsize == 1

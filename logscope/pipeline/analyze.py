@@ -115,32 +115,35 @@ class _DocumentWarmup:
         self.thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self.thread = threading.Thread(target=self._load, name="logscope-document-warmup", daemon=True)
+        # the modules are imported here, on the calling thread, and the thread only calls their loaders: no module is
+        # imported by two threads at once (the classifier imports its parsers lazily meanwhile)
+        from logscope.core import redact  # noqa: F401 - the document's redaction (cli_shared.emit)
+        from logscope.memory_model import releases
+        from logscope.pipeline.rule_engine.engine import bundled_rules
+        from logscope.pipeline.sizing.cell_rules import shipped_calibration
+
+        # the release records and the catalogue's sections the sizing of each launch reads
+        loaders: list[Callable[[], object]] = [releases.records, releases.nccl_ranges, releases.torch_allocators]
+        loaders += [releases.deepep, shipped_calibration]
+        if self.bundled_rules:
+            loaders.insert(0, bundled_rules)
+        if self.cases:
+            from logscope.cases import block, key, match  # noqa: F401 - imported by stages.document for a failure
+            from logscope.cases.index import bundled_index
+
+            loaders.append(bundled_index)
+        self.thread = threading.Thread(target=_load_each, args=(loaders,), name="logscope-document-warmup", daemon=True)
         self.thread.start()
 
     def join(self) -> None:
         if self.thread is not None:
             self.thread.join()
 
-    def _load(self) -> None:
-        with contextlib.suppress(Exception):
-            from logscope.core import redact  # noqa: F401 - the document's redaction (cli_shared.emit)
-            from logscope.memory_model import releases
-            from logscope.pipeline.rule_engine.engine import bundled_rules
-            from logscope.pipeline.sizing.cell_rules import shipped_calibration
 
-            if self.bundled_rules:
-                bundled_rules()
-            releases.records()
-            releases.nccl_ranges()  # the catalogue's sections the sizing of each launch reads
-            releases.torch_allocators()
-            releases.deepep()
-            shipped_calibration()
-            if self.cases:
-                from logscope.cases import block, key, match  # noqa: F401 - imported by stages.document for a failure
-                from logscope.cases.index import bundled_index
-
-                bundled_index()
+def _load_each(loaders: list[Callable[[], object]]) -> None:
+    with contextlib.suppress(Exception):
+        for load in loaders:
+            load()
 
 
 def analyze_model(
