@@ -620,6 +620,9 @@ def test_the_workers_are_let_go_once_every_range_of_every_file_is_read(tmp_path,
         while any(p.is_alive() for p in workers) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert not any(p.is_alive() for p in workers)  # gone before the scanner's end
+    # and joined (reaped) by its end: a command's CPU time counts its workers', and nothing outlives it
+    assert [p.exitcode for p in workers] == [0] * len(workers)
+    assert scanner.closer is not None and not scanner.closer.is_alive()
     assert [sum(s.lines for s in scans) for scans in (scans_a, scans_b)] == [3_001, 3_001]
     assert [text for scans in (scans_a, scans_b) for scan in scans for _, _, text in scan.found] == ["an ERROR line"] * 2
 
