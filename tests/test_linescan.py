@@ -526,6 +526,9 @@ class _ReplaceSpy(bytearray):
         (b"x" * 40_960 + b"\n" + (b"y" * 15 + b"\n") * ((512 * 1024 - 40_961) // 16), False),
         ((b"x" * 199 + b"\n") * 1_200 + b"\n" * 40_000 + (b"x" * 199 + b"\n") * 1_200, False),
         ((b"x" * 199 + b"\n") * 2_400 + b"\n" * 40_000, False),
+        # a stretch of 6 KiB of blank lines around the middle, or 5 KiB at the very end: the 4 KiB samples find it
+        ((b"x" * 199 + b"\n") * 1_300 + b"\n" * 6_144 + (b"x" * 199 + b"\n") * 1_300, False),
+        ((b"x" * 199 + b"\n") * 2_600 + b"\n" * 5_120, False),
         # long lines throughout: counted whole
         ((b"x" * 149 + b"\n") * (512 * 1024 // 150), True),
     ],
@@ -535,3 +538,104 @@ def test_the_whole_buffer_is_counted_by_replace_only_when_its_first_middle_and_l
     data.calls = []
     assert newlines(data, 0, len(data)) == bytes(data).count(b"\n") > 0
     assert data.calls == ([len(data)] if whole else [])
+
+
+class _CountSpy(bytearray):
+    """A read's buffer that notes the bytes each `count` of it looks at"""
+
+    counted: list[int]
+
+    def count(self, sub, start=0, end=None):  # type: ignore[override]
+        stop = len(self) if end is None else min(end, len(self))
+        self.counted.append(stop - start)
+        return super().count(sub, start, stop)
+
+
+def test_a_serving_reads_samples_are_three_small_blocks_before_it_is_counted_whole():
+    # 512 KiB of 150-byte lines (a read of a serving log): three 4 KiB samples (12 KiB counted by `count`, not the
+    # 96 KiB of three 32 KiB blocks: a third of the count's cost), then one `replace` of the whole buffer
+    data = _CountSpy((b"x" * 149 + b"\n") * (512 * 1024 // 150))
+    data.counted = []
+    assert newlines(data, 0, len(data)) == bytes(data).count(b"\n") == 512 * 1024 // 150
+    assert data.counted[:3] == [4096, 4096, 4096]
+    assert sum(data.counted) == 3 * 4096  # and the empty stretches before and after
+
+
+class _CountedNatives(dict):
+    """linescan._NATIVE, counting its look-ups (each hashes the ~1,100 literals)"""
+
+    lookups = 0
+
+    def __contains__(self, key):
+        _CountedNatives.lookups += 1
+        return super().__contains__(key)
+
+    def __getitem__(self, key):
+        _CountedNatives.lookups += 1
+        return super().__getitem__(key)
+
+
+def test_the_loaded_native_search_is_not_looked_up_again_for_each_read(monkeypatch):
+    pytest.importorskip("hyperscan")
+    literals = ("Decode batch", "ERROR", "Traceback (most recent call last):")
+    monkeypatch.setattr(linescan, "_NATIVE", _CountedNatives())
+    scan = LiteralScan(literals)
+    data = bytearray(b"[2025-10-01 12:00:00 TP0] Decode batch. #running-req: 4\n" * 3000 + b"ERROR: x\nok\n")
+    first = scan.hits(data, 0, len(data))  # large: the native search loaded
+    native = dict.get(linescan._NATIVE, literals)
+    loaded = _CountedNatives.lookups
+    assert native is not None and loaded > 0
+    assert len(first) == 3001
+    small = (len(data) - 200, len(data))  # under NATIVE_MIN_BYTES: the native search once loaded (its match's last byte)
+    ends = sorted(m.end() - 1 for lit in literals for m in re.finditer(re.escape(lit.encode()), data) if m.start() >= small[0])
+    assert len(ends) == 4  # three of the last lines' "Decode batch" and the ERROR
+    assert scan.hits(data, *small) == native(data, *small) == ends == first[-4:]
+    assert scan.hits(data, 0, len(data)) == first
+    assert _CountedNatives.lookups == loaded
+
+
+def test_the_workers_are_let_go_once_every_range_of_every_file_is_read(tmp_path, monkeypatch):
+    """They exit while the analysis goes on (the scanner is still open), not at its end; a file read before the
+    others' ranges are all read keeps them."""
+    if ranges.workers() < 2:
+        pytest.skip("one core: no worker processes")
+    first, second = tmp_path / "a.log", tmp_path / "b.log"
+    first.write_bytes(b"plain line\n" * 3_000 + b"an ERROR line\n")
+    second.write_bytes(b"an ERROR line\n" + b"plain line\n" * 3_000)
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
+    monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
+    with ranges.RangeScanner(("ERROR",), enabled=True) as scanner:
+        assert scanner.pool is not None
+        results_a = scanner.submit("a.log", str(first), first.stat().st_size)
+        results_b = scanner.submit("b.log", str(second), second.stat().st_size)
+        scanner.no_more_files()
+        scans_a = list(results_a)
+        assert not scanner.closed  # b's ranges: given out, not read
+        scan_b = next(results_b)
+        workers = list(scanner.pool._processes.values())
+        assert len(workers) == ranges.workers() and not scanner.closed
+        scans_b = [scan_b, *results_b]
+        assert scanner.closed and scanner.in_flight == 0
+        deadline = time.monotonic() + 30
+        while any(p.is_alive() for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not any(p.is_alive() for p in workers)  # gone before the scanner's end
+    # and joined (reaped) by its end: a command's CPU time counts its workers', and nothing outlives it
+    assert [p.exitcode for p in workers] == [0] * len(workers)
+    assert scanner.closer is not None and not scanner.closer.is_alive()
+    assert [sum(s.lines for s in scans) for scans in (scans_a, scans_b)] == [3_001, 3_001]
+    assert [text for scans in (scans_a, scans_b) for scan in scans for _, _, text in scan.found] == ["an ERROR line"] * 2
+
+
+def test_a_file_submitted_after_the_others_were_read_is_still_scanned_where_more_may_come(tmp_path, monkeypatch):
+    if ranges.workers() < 2:
+        pytest.skip("one core: no worker processes")
+    path = tmp_path / "a.log"
+    path.write_bytes(b"plain line\n" * 3_000 + b"an ERROR line\n")
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 4096)
+    monkeypatch.setattr(ranges, "DENSE_RANGE_BYTES", 4096)
+    with ranges.RangeScanner(("ERROR",), enabled=True) as scanner:
+        first = list(scanner.submit("a.log", str(path), path.stat().st_size))
+        assert not scanner.closed  # no_more_files was not said: the workers stay
+        again = list(scanner.submit("a.log", str(path), path.stat().st_size))
+    assert first == again and sum(s.lines for s in again) == 3_001 and len(again) == -(-33_014 // 4096) == 9

@@ -15,7 +15,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -434,17 +434,22 @@ def scan_sources(
     first_of: AnchoredPattern | None = None,
     startup: StartupScan | None = None,
     parallel: bool = True,
+    started: Callable[[], object] | None = None,
 ) -> Iterator[list[Iterator[LineChunk]]]:
     """Each source's line chunks. Plain files of RANGE_MIN_BYTES or more are cut into byte ranges that worker
     processes (one per core) scan in parallel, every file's ranges queued at once so the cores stay busy across
     files; the rest are read on this thread when their turn comes. Each chunk carries its first line that
     `first_of` matches and, with `startup`, the prefixed lines of the startup part, found where its bytes are
-    read (a file is never read twice for them). `parallel=False` reads every source on this thread."""
+    read (a file is never read twice for them). `parallel=False` reads every source on this thread. `started` is
+    called once the workers have their first ranges (never where no worker starts)."""
     scan = LiteralScan(literals)
     sizes = {id(s): _size(s) for s in sources}
     large = [s for s in sources if parallel and sizes[id(s)] >= ranges.RANGE_MIN_BYTES and s.is_plain_file()]
     with ranges.RangeScanner(literals, enabled=bool(large), first_of=first_of, startup=startup) as scanner:
         queued = {id(s): scanner.submit(s.name, str(s.path), sizes[id(s)]) for s in large} if scanner.parallel else {}
+        scanner.no_more_files()
+        if queued and started is not None:
+            started()
         yield [
             s.range_chunks(queued[id(s)], startup) if id(s) in queued else s.chunks(literals, scan, first_of, startup)
             for s in sources

@@ -127,6 +127,8 @@ class RangeScanner:
         self.back: dict[Future[RangeScan], int] = {}  # the ranges back and not yet read: what their results hold
         self.sparse = False  # the last range that came back held few candidates
         self.closed = False
+        self.all_submitted = False  # the caller submits no other file (`no_more_files`)
+        self.closer: threading.Thread | None = None  # the pool's shutdown once every range is read
         self.forked = False  # the pool has started its workers (its first submit)
         # the classifier's thread and the executor's (where a range that comes back gives out the next) share the queue
         self.lock = threading.RLock()
@@ -216,6 +218,7 @@ class RangeScanner:
         while True:
             with self.lock:
                 if not queued.scans and queued.cut >= queued.size:
+                    self._done_with_workers()
                     return
                 if not queued.scans:  # read before a file queued ahead of it: its range is given now
                     self._cut(queued)
@@ -231,12 +234,30 @@ class RangeScanner:
                 self._fill()
             yield result
 
+    def no_more_files(self) -> None:
+        """The caller has submitted its last file: once their ranges are all read, the workers may go."""
+        with self.lock:
+            self.all_submitted = True
+
+    def _done_with_workers(self) -> None:
+        """Once every range of every file is given out and read (and no other file will come), the workers are told
+        to exit now, not when the analysis is done: they exit while this process goes on alone (assembling, the
+        rules, the document), and the join at the end finds them gone (it had waited 10-20 ms for their exit after
+        the 1 GiB bench log's tail). The pool's own shutdown, on a thread of its own, joins them (a shutdown without
+        waiting drops the pool's handles, so that a later one would join nothing); the end joins that thread."""
+        if self.pool is not None and self.all_submitted and not self.files and not self.in_flight and not self.closed:
+            self.closed = True
+            self.closer = threading.Thread(target=self.pool.shutdown, name="logscope-range-workers-exit", daemon=True)
+            self.closer.start()
+
     def __enter__(self) -> RangeScanner:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         with self.lock:
             self.closed = True  # a range that comes back now gives out no other
+        if self.closer is not None:
+            self.closer.join()  # the workers, told to exit once every range was read, joined
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
