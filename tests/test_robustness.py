@@ -119,6 +119,11 @@ def test_review9_s_long_lines_stay_linear():
         # review 10: a time-stamped line of dashes (the stamped record's field and its separators split the run every way)
         "2025-03-09 14:40:52 " + "-" * 200 + " Error report follows",
         "2025-03-09 14:40:52 " + "- " * 3000 + "Error x",
+        # review16a item 7: a caption padded with blanks to a pane's width (the caption's tail of adjacent optional
+        # blank runs took hours on 32 KB), and a labelled span's head padded the same way
+        "Error message" + " " * 32_000 + "x",
+        "Error output" + " " * 32_000 + "\u2502",
+        "Error message" + " " * 32_000 + "`x`",
     ):
         started = time.process_time()
         _analyze(text.encode())

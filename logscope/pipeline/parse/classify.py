@@ -207,7 +207,7 @@ _NO_REPORT_SECTION = re.compile(
 # pasted ("Error log:", "Failed model start logs" (gpustack-5641), "Decode node crash logs:", "error message:", "crash
 # info"); no verb between them ("Failed to open log", "Error reading output" are failures of their own)
 _CAPTION = re.compile(
-    r"(?i)^\s*(?:[#>*_\s]*)(?:(?:the|my|full|whole|complete|detailed|server|decode|prefill|node)\s+){0,3}"
+    r"(?i)^[#>*_\s]*(?:(?:the|my|full|whole|complete|detailed|server|decode|prefill|node)\s+){0,3}"
     r"(?:error|errors|failed|failure|crash(?:ed)?|exception)"
     r"(?:\s+(?!(?:to|the|a|an|at|in|of|on|for|from|with|while|when|during|is|was|are|were|has|had)\b)(?![a-z]+ing\b)[a-z]+){0,3}?"
     # (the text's place before or after its noun: "Error sequence from logs:", "Error output from the server:",
@@ -216,7 +216,9 @@ _CAPTION = re.compile(
     r"|stack ?traces?|screenshots?)"
     r"(?:\s+(?:from|of|on|in)\s+(?:the\s+|my\s+|our\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     r"(?:\s+(?:below|above|here|as follows|attached))?"
-    r"\s*[*_]*\s*[:\uff1a]?\s*[*_]*\s*$"
+    # (one class for the tail's blanks, emphasis and colon: adjacent optional runs of blanks backtrack as n^4 on a
+    # pane copy's padded line, review16a item 7)
+    r"[\s*_:\uff1a]*$"
 )
 _FENCE_OPEN = re.compile(r"^\s*(?:```|~~~)")
 _SENTENCE_END = re.compile(r"\w[.!。！]\s*$")
@@ -1361,7 +1363,7 @@ def _one_version_a_package(events: list[Event]) -> list[Event]:
 # opens with the word "Error"
 _LABELLED_SPAN = re.compile(
     r"^\s*(?:Error|Exception)\s+(?:messages?|logs?|info|information|details?|output|text|trace)"
-    r"(?:\s+(?:is|was))?\s*[:：]?\s*`"
+    r"(?:\s+(?:is|was))?[\s:：]*`"
 )
 
 
