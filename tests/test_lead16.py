@@ -31,3 +31,36 @@ def test_failing_before_a_ci_noun_is_no_failure(sentence: str) -> None:
 )
 def test_failing_of_a_run_stays_a_failure(sentence: str, expected: list[tuple[str, str]]) -> None:
     assert _rules(sentence) == expected
+
+
+_LAUNCH = "I launched the server with python -m sglang.launch_server --model-path Qwen/Qwen2-7B --tp 2.\n"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # review16a item 3: a "when a ..." clause is this run's time, unless it opens its sentence with the process
+        # failing in the generic present (a pull request's rule, miles-572's shape)
+        ("The server crashes when a second request arrives.", [("runtime-crash", "serving")]),
+        ("When a user sends requests after 2 hours of serving the scheduler crashes.", [("runtime-crash", "serving")]),
+        (
+            "When a batch of long requests arrived, the server crashed with CUDA error: an illegal memory access was "
+            "encountered.",
+            [("runtime-crash", "serving")],
+        ),
+        (
+            "When a request with a long prompt is sent after the server has been running for 2 hours, the server crashes.",
+            [("runtime-crash", "serving")],
+        ),
+        ("The scheduler hangs when a rank crashes during startup.", [("startup-crash", "startup")]),
+        (
+            "- **Added crash diagnostics to `_wait_server_healthy`**: When an SGLang server process dies during "
+            "startup, the error now includes the exit code.",
+            [],
+        ),
+    ],
+)
+def test_a_when_clause_is_a_rule_only_when_it_opens_with_the_process_failing(
+    sentence: str, expected: list[tuple[str, str]]
+) -> None:
+    assert _rules(_LAUNCH + sentence + "\n") == expected

@@ -31,7 +31,11 @@ QUESTION_MARKS = "?？"
 # includes the exit code": a rule's condition, as "if" is; "When I started it, it died during startup" is a run's)
 NEGATED = re.compile(
     r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:" + CONDITION_WORDS + r")\b[^.;:!?]*$"
-    r"|\bwhen(?:ever)?\s+(?:an?|any)\s[^.;:!?,]*$"
+    # (only a clause that opens its sentence and whose subject is the process failing in the generic present: "When
+    # a second request arrives" in "The server crashes when a second request arrives." is this run's time, review16a
+    # item 3)
+    r"|(?:^|[.!?:;]\s+|^[-*\s]+)when(?:ever)?\s+(?:an?|any)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:process(?:es)?|server|worker|rank|engine|scheduler|node|instance)\s*(?:(?:dies|crashes|fails|exits|hangs)\b[^.;:!?,]*)?$"
     r"|\b(?:may|might|could)\s+(?:also\s+)?(?:(?:be(?:\s+(?:encountered|seen|observed|raised))?|happen|occur|appear|arise)\s+)?$"
 )
 # a Chinese or Japanese claim said in the negative or as a plan: 没(有)/未/还没/尚未/不, 计划/准备/打算 just before it or
