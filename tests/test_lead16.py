@@ -64,3 +64,34 @@ def test_a_when_clause_is_a_rule_only_when_it_opens_with_the_process_failing(
     sentence: str, expected: list[tuple[str, str]]
 ) -> None:
     assert _rules(_LAUNCH + sentence + "\n") == expected
+
+
+_SCHEDULER_LOOP = (
+    "[2026-06-04 03:58:55] Scheduler hit an exception: Traceback (most recent call last):\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2612, in run_scheduler_process\n'
+    "    scheduler.event_loop_normal()\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 778, in event_loop_normal\n'
+    "    result = self.run_batch(batch)\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1800, in run_batch\n'
+    "    logits_output, next_token_ids = self.tp_worker.forward_batch_generation(model_worker_batch)\n"
+    "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("first", "expected"),
+    [
+        # review16a item 6: a loose startup cue does not move the scheduler loop's failure to the warmup
+        ("After the server finished startup, it crashed.", [("runtime-crash", "serving")]),
+        ("The server crashed with the error below after startup.", [("runtime-crash", "serving")]),
+        ("I increased the startup timeout but it still crashes:", [("runtime-crash", "serving")]),
+        (
+            "During startup I had to set --mem-fraction-static 0.8 to get it to load at all. It crashed with the error below.",
+            [("runtime-crash", "serving")],
+        ),
+        # a firm time claim does (runtime16's probe sgl-project/sglang#13021 shape)
+        ("The value becomes None during PD warmup:", [("startup-crash", "warmup")]),
+    ],
+)
+def test_only_a_firm_claim_or_a_failure_verbs_startup_places_the_loop_at_the_warmup(first: str, expected: list[tuple[str, str]]) -> None:
+    assert _rules(first + "\n" + _SCHEDULER_LOOP) == expected

@@ -892,10 +892,22 @@ def _pick(claims: list[Event], bits: int, last: int, last_kept: int) -> tuple[Ev
     return claims[last], bits
 
 
-def _from_claim(event: Event, claims: dict[str, _ClaimIndex], firm: bool = False) -> tuple[str, str] | None:
+# a sentence's failure verb governing its startup phrase ("The server crashes at startup with:"), unlike a loose cue
+# ("After the server finished startup, it crashed.", "I increased the startup timeout but it still crashes:")
+_FAILED_AT_START = re.compile(
+    r"(?i)\b(?:crash(?:es|ed)?|fail(?:s|ed)?|died|dies|errors?(?:ed)? out)\s+(?:at|during|on|while|in)\s+(?:the\s+)?"
+    r"(?:server(?:'s)?\s+|PD\s+)?(?:startup|start-up|warmup|warm-up|launch|initiali[sz]ation|starting)\b"
+)
+
+
+def _from_claim(
+    event: Event, claims: dict[str, _ClaimIndex], firm: bool = False, claim_only: bool = False
+) -> tuple[str, str] | None:
     """What the paste's own words say of the time, when every claim before the failure agrees (a benchmark client's
     command, a sentence: parse/parsers/time_claims.py): inferred, and the basis says so. `firm`: only a claim firm
-    enough to outweigh the log's last phase line (time_claims._firm: no comparison, negation or early-failure word)."""
+    enough to outweigh the log's last phase line (time_claims._firm: no comparison, negation or early-failure word).
+    `claim_only`: a firm time claim ("during PD warmup") or a cue whose failure verb governs its startup phrase, not a
+    sentence's loose cue words or a claim about a setting (review16a item 6)."""
     # a launcher's line on the failure's own line too (a shipper flattened both): it logs its words before the exception
     # a sentence that states the failure may place it itself ("it fails during startup with ...")
     # a failure stated only in prose: every sentence of it speaks of that failure, before it or after (one sentence
@@ -909,6 +921,12 @@ def _from_claim(event: Event, claims: dict[str, _ClaimIndex], firm: bool = False
     if claim is None:
         return None
     if firm and not (claim.data["firm"] if "firm" in claim.data else firm_sentence(str(claim.data["said"]))):
+        return None
+    if claim_only and not (
+        _FAILED_AT_START.search(str(claim.data["said"]))
+        if claim.kind == kinds.TIME_CUE
+        else (claim.data["firm"] if "firm" in claim.data else firm_sentence(str(claim.data["said"])))
+    ):
         return None
     if LAUNCHER.match(str(claim.data["said"])):
         return str(claim.data["stage"]), (
@@ -1075,7 +1093,10 @@ def failures_of(
         elif (
             located[0] == "serving"
             and _no_more_than_warmup(event, marker, (past_warmup or {}).get(event.source), launch_stamps.get(event.source))
-            and (words := _from_claim(event, stated))
+            # (a time claim, or a cue whose failure verb governs its startup phrase: a loose cue, "after the server
+            # finished startup, it crashed", or a sentence about a setting does not outweigh the serving code's
+            # frames, review16a item 6)
+            and (words := _from_claim(event, stated, claim_only=True))
             and at_startup(words[0])
         ):
             # placed while serving by what the warmup request runs or prints too (the scheduler loop's frames, a
