@@ -72,3 +72,37 @@ LAUNCHER = (
 def test_the_frontends_runtime_launching_a_server_stays_a_failure():
     analysis = _analysis(LAUNCHER)
     assert [f for fs in analysis.failures.values() for f in fs] != []
+
+
+# review16a item 8: `python -m sglang.launch_server` and `sglang serve` import the package first, whose __init__ imports
+# the frontend's modules: an import error there is the server's install failing at its start, not a client program's
+IMPORT_AT_LAUNCH = (
+    "$ python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2\n"
+    "Traceback (most recent call last):\n"
+    '  File "<frozen runpy>", line 189, in _run_module_as_main\n'
+    '  File "<frozen runpy>", line 112, in _get_module_details\n'
+    '  File "/usr/local/lib/python3.12/dist-packages/sglang/__init__.py", line 5, in <module>\n'
+    "    from sglang.lang.api import (\n"
+    '  File "/usr/local/lib/python3.12/dist-packages/sglang/lang/api.py", line 9, in <module>\n'
+    "    from sglang.lang.ir import (\n"
+    '  File "/usr/local/lib/python3.12/dist-packages/sglang/lang/ir.py", line 10, in <module>\n'
+    "    from sglang.lang.choices import ChoicesSamplingMethod\n"
+    "ModuleNotFoundError: No module named 'sglang.lang.choices'\n"
+)
+SERVE_IMPORT = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/local/bin/sglang", line 5, in <module>\n'
+    "    from sglang.cli.main import main\n"
+    '  File "/usr/local/lib/python3.12/dist-packages/sglang/lang/chat_template.py", line 6, in <module>\n'
+    "    from sglang.utils import get_bool_env_var\n"
+    "ImportError: cannot import name 'get_bool_env_var' from 'sglang.utils'\n"
+)
+
+
+def test_an_import_error_in_the_frontends_modules_at_launch_is_the_servers_startup_failure():
+    report = analyze_sources([Source(name="paste.log", path=None, data=IMPORT_AT_LAUNCH.encode())])
+    assert [(f["rule"], f.get("phase")) for f in report["findings"]] == [("startup-crash", "startup")]
+    analysis = _analysis(SERVE_IMPORT)
+    # (a rank's failure, placed as the reader of `sglang serve`'s frames places it; no client program's)
+    assert [f.finding for fs in analysis.failures.values() for f in fs] == ["failure-time-unknown"]
+    assert analysis.unmatched_failures == []

@@ -88,6 +88,9 @@ def refused_by_server(event: Event) -> bool:
 # RuntimeEndpoint backend that posts to a server), the server's code under sglang/srt/ (and the launch script)
 _FRONTEND = "sglang/lang/"
 _FRONTEND_BACKENDS = "sglang/lang/backend/"
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+# a frame of a module's body being imported ("...:9 <module>: from sglang.lang.ir import (")
+_MODULE_FRAME = re.compile(r":\d+ <module>\b")
 
 
 def client_program_failure(event: Event) -> bool:
@@ -102,6 +105,15 @@ def client_program_failure(event: Event) -> bool:
     if any("sglang/srt/" in path or path.endswith("sglang/launch_server.py") for path in paths):
         return False
     if not any(_FRONTEND in path for path in paths):
+        return False
+    # (importing the package runs the frontend's modules, sglang/__init__.py imports sglang.lang.api, at every
+    # `python -m sglang.launch_server` and `sglang serve`: an import error there, or a frontend module's import-time
+    # frame, is the server's install failing at its start, review16a item 8)
+    if str(event.data.get("exception") or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS:
+        return False
+    if any(path.endswith("sglang/__init__.py") for path in paths):
+        return False
+    if any(_FRONTEND in path and _MODULE_FRAME.search(frame) for path, frame in zip(paths, frames, strict=True)):
         return False
     inner = paths[-1]
     # (not in a backend of the frontend: sglang/lang/backend/runtime_endpoint.py's Runtime launches a server and raises
