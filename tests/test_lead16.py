@@ -93,5 +93,21 @@ _SCHEDULER_LOOP = (
         ("The value becomes None during PD warmup:", [("startup-crash", "warmup")]),
     ],
 )
-def test_only_a_firm_claim_or_a_failure_verbs_startup_places_the_loop_at_the_warmup(first: str, expected: list[tuple[str, str]]) -> None:
+def test_only_a_firm_claim_or_a_failure_verbs_startup_places_the_loop_at_the_warmup(
+    first: str, expected: list[tuple[str, str]]
+) -> None:
     assert _rules(first + "\n" + _SCHEDULER_LOOP) == expected
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen2-7B --tp 2",
+        "I launched the server with python -m sglang.launch_server --model-path Qwen/Qwen2-7B --tp 2.",
+    ],
+)
+def test_a_quoted_span_after_a_launch_command_is_not_placed_as_the_next_terminal_line(first: str) -> None:
+    # review16a item 11: "Error message: `...`" is what the user saw, not the line the program printed right after the
+    # command: its time is unknown (the illegal memory access is mostly a serving failure)
+    text = first + "\nError message: `RuntimeError: CUDA error: an illegal memory access was encountered`\n"
+    assert _rules(text) == [("failure-time-unknown", "unknown")]

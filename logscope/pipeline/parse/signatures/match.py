@@ -520,7 +520,9 @@ def _right_after_command(event: Event, commands: dict[str, list[int]]) -> tuple[
     """Startup when a traceback opens on the line right after a launch command's last line: the program the command
     started raised before it printed any line of its own (SGLang logs its server_args, then its startup steps, before
     it can serve), as a terminal shows it."""
-    if event.kind not in (kinds.TRACEBACK, kinds.EXCEPTION):
+    # (a record quoted in a sentence, "Error message: `RuntimeError: ...`", is what the user saw, no terminal's next
+    # line: it says nothing of what the program printed before it, review16a item 11)
+    if event.kind not in (kinds.TRACEBACK, kinds.EXCEPTION) or event.data.get("quoted"):
         return None
     opened = int(event.data.get("opened_at") or event.line)
     if opened - 1 not in commands.get(event.source, ()):
