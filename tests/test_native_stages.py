@@ -213,3 +213,23 @@ def _glog_site(line: str) -> tuple[str, str]:
     parsed = parse_native_line(line)
     assert parsed is not None and parsed[0] == kinds.NATIVE_LOG
     return parsed[1]["srcloc"], parsed[1]["message"]
+
+
+def test_a_chain_that_fits_several_releases_places_where_they_agree_on_the_function():
+    # mine16b (vllm-20226): init.cc 1397, 1704 and 1730 are check calls in NCCL 2.26.2 and 2.26.3 alone, in
+    # ncclCommInitRankFunc, ncclCommInitRankDev and ncclCommInitRank in both: communicator init whichever it was
+    chain = [
+        "server:2699411:2699411 [0] init.cc:416 NCCL WARN Cuda failure 'operation not supported'",
+        "server:2699411:2699411 [0] NCCL INFO init.cc:1397 -> 1",
+        "server:2699411:2699411 [0] NCCL INFO init.cc:1704 -> 1",
+        "server:2699412:2699412 [1] NCCL INFO init.cc:1730 -> 1",
+    ]
+    assert native_stages.nccl_releases_of_chain(chain) == frozenset({"2.26.2", "2.26.3"})
+    assert native_stages.nccl_release_of_chain(chain) is None  # no one release
+    placed = native_stages.place_nccl(chain, None)
+    assert placed is not None and placed.phase == "init_distributed"
+    assert "init.cc:1397, in ncclCommInitRankFunc (NCCL 2.26.2 .. 2.26.3, the releases with a check call" in placed.basis
+    # a line no catalogued release has as a check call fits no release: nothing pinned, and the line alone places
+    # nothing where the releases disagree on it
+    assert native_stages.nccl_releases_of_chain(["x NCCL INFO init.cc:1397 -> 1", "x NCCL INFO init.cc:99999 -> 1"]) is None
+    assert native_stages.place_nccl(["x NCCL INFO init.cc:1397 -> 1", "x NCCL INFO init.cc:99999 -> 1"], None) is None

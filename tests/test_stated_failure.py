@@ -534,3 +534,16 @@ def test_a_count_of_zero_or_no_errors_states_no_failure():
     # positives: a count of some errors, a named one
     assert parse("The log shows two errors during CUDA graph capture.") is not None
     assert parse("I got a RuntimeError during CUDA graph capture.") is not None
+
+
+def test_a_third_person_s_present_meeting_in_a_when_clause_is_a_condition():
+    # mine16b (sglang-37019, a pull request's summary bullet): a behaviour on a condition, no failure of a run
+    assert parse("- Raise when Mooncake single-region registration or deregistration reports a backend failure.") is None
+    assert parse("Return early when the prefill worker gets a transfer error.") is None
+    # positives: the writer's run in the clause, the past, a meeting outside a when clause
+    mine = parse("When I launch the server it hits a CUDA error.")
+    assert mine is not None and mine.data["said"] == "hits a CUDA error"
+    past = parse("When the worker reported an error the router crashed.")
+    assert past is not None and past.data["said"] == "crashed"
+    plain = parse("The decode worker reports a transfer failure on every request.")
+    assert plain is not None and plain.data["said"] == "reports a transfer failure"

@@ -406,3 +406,28 @@ def test_suggests_after_the_evidence_is_an_inference_not_a_proposal():
     # negatives: a proposal ("I suggest", "he suggests that ... should") places nothing
     assert time_cues.parse("I suggest the server exits with code 1 when loading the model fails.") is None
     assert time_cues.parse("He suggests that the server should exit when it crashes at startup.") is None
+
+
+def test_a_benchmark_named_with_the_tests_or_of_kernels_is_no_serving_cue():
+    # mine16b (sglang-4357): a package's own benchmark and test scripts start no server
+    said = "We noticed that after `make build` in sgl-kernel, and then running any benchmark or test will fail at cu"
+    assert time_cues.parse(said) is None
+    assert time_cues.parse("It fails when running the kernel benchmarks.") is None
+    assert time_cues.parse("Unit tests and benchmarks fail with an ImportError after the upgrade.") is None
+    # positives: a benchmark, or one beside a load test, drives the server
+    bench = time_cues.parse("The server crashes during the benchmark.")
+    assert bench is not None and bench.data["stage"] == "serving"
+    load = time_cues.parse("The server crashed while I was running a benchmark or load test.")
+    assert load is not None and load.data["stage"] == "serving"
+    # the whole paste: the import-time traceback of a kernel benchmark script is placed nowhere
+    text = (
+        "We noticed that after `make build` in sgl-kernel, and then running any benchmark or test will fail at cu\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/sgl-kernel/benchmark/bench_per_tensor_quant_fp8.py", line 9, in <module>\n'
+        "    from sgl_kernel import sgl_per_tensor_quant_fp8\n"
+        '  File "/home/u/venv/lib/python3.10/site-packages/sgl_kernel/__init__.py", line 12, in <module>\n'
+        "    from sgl_kernel import common_ops\n"
+        "ImportError: /home/u/venv/lib/python3.10/site-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: x\n"
+    )
+    found = [(f["rule"], f["phase"], f["mechanism"]) for f in analyze_text(text)["findings"]]
+    assert found == [("failure-time-unknown", "unknown", "sgl_kernel")]

@@ -52,20 +52,21 @@ def _nvshmem_init() -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b|/(" + "|".join(map(re.escape, files)) + r")\b")
 
 
-def _nccl_function(file: str, line: int, version: str | None) -> tuple[str, str] | None:
+def _nccl_function(file: str, line: int, version: str | None, among: frozenset[str] | None = None) -> tuple[str, str] | None:
     """(function, releases) when the line of `file` lies in a set-up function: of the release given, or, with no
-    release, of every catalogued release that has the file (so the line alone says it)."""
+    release, of every catalogued release that has the file (so the line alone says it), or of every release `among`
+    (the releases whose check calls the chain fits)."""
     releases: dict[str, dict[str, list[list[Any]]]] = _catalog()["nccl"]["init_ranges"]
     if version is not None:
         chosen = {version: releases[version]} if version in releases else {}
     else:
-        chosen = {v: r for v, r in releases.items() if file in r}
+        chosen = {v: r for v, r in releases.items() if file in r and (among is None or v in among)}
     found = {v: _function_at(ranges.get(file, []), line) for v, ranges in chosen.items()}
     names = set(found.values())
     name = names.pop() if len(names) == 1 else None
     if name is None:
         return None
-    return name, version or f"{min(found)} .. {max(found)}"
+    return name, version or (min(found) if len(found) == 1 else f"{min(found)} .. {max(found)}")
 
 
 @cache
@@ -86,6 +87,13 @@ def nccl_release_of_chain(chain: list[str]) -> str | None:
     """The one catalogued release in which every `init.cc:N -> rc` / `bootstrap.cc:N -> rc` line of the chain (two at
     least) is a check call's line (NCCLCHECK prints it from there): the chain names its release as a printed
     `NCCL version` would. None when no release, or several, fit."""
+    fitting = nccl_releases_of_chain(chain)
+    return next(iter(fitting)) if fitting is not None and len(fitting) == 1 else None
+
+
+def nccl_releases_of_chain(chain: list[str]) -> frozenset[str] | None:
+    """The catalogued releases in which every `file:N -> rc` line of the chain (two at least) is a check call's line;
+    None when the chain has fewer than two such lines or no release fits."""
     named = {(m.group(1), int(m.group(2))) for text in chain for m in _NCCL_CHAIN.finditer(text)}
     if len(named) < 2:
         return None
@@ -93,7 +101,7 @@ def nccl_release_of_chain(chain: list[str]) -> str | None:
     for file, line in named:
         here = {v for lines, releases in _nccl_checks().get(file, []) if line in lines for v in releases}
         fitting = here if fitting is None else fitting & here
-    return fitting.pop() if fitting is not None and len(fitting) == 1 else None
+    return frozenset(fitting) if fitting else None
 
 
 def _function_at(ranges: list[list[Any]], line: int) -> str | None:
@@ -102,15 +110,21 @@ def _function_at(ranges: list[list[Any]], line: int) -> str | None:
 
 def place_nccl(chain: list[str], version: str | None) -> NativePlacement | None:
     """The NCCL return chain's lines (the WARN line and the `file:line -> rc` lines after it): init when a line of
-    the chain lies in a communicator set-up function of the release."""
-    pinned = nccl_release_of_chain(chain) if version is None else None
+    the chain lies in a communicator set-up function of the release; with no release printed, of the releases whose
+    check calls the chain fits (one, or several that agree on the function: NCCL 2.26.2 and 2.26.3 both hold check
+    calls on init.cc 1397, 1704 and 1730, in ncclCommInitRankFunc, ncclCommInitRankDev and ncclCommInitRank)."""
+    fitting = nccl_releases_of_chain(chain) if version is None else None
     for text in chain:
         for m in _NCCL_CHAIN.finditer(text):
-            found = _nccl_function(m.group(1), int(m.group(2)), version or pinned)
+            found = _nccl_function(m.group(1), int(m.group(2)), version, fitting)
             if found is not None:
                 function, releases = found
-                if pinned is not None:
-                    releases += ", the one release with a check call on every line of the chain,"
+                if fitting is not None:
+                    releases += (
+                        ", the one release with a check call on every line of the chain,"
+                        if len(fitting) == 1
+                        else ", the releases with a check call on every line of the chain,"
+                    )
                 return NativePlacement(
                     "init_distributed",
                     f"placed at startup: NCCL's return chain passes {m.group(1)}:{m.group(2)}, in {function} (NCCL"

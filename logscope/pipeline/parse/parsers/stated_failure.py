@@ -234,6 +234,9 @@ _BEHAVIOUR_WHEN = re.compile(r"(?i)\b(?:when(?:ever)?|once|until|unless|in case|
 _ASKS = re.compile(r"(?i)^\W*(?:why|how|what|is|are|does|do|did|can|could|should|will|would)\b")
 _BUT = re.compile(r"(?i)[,;]\s*but\b")  # the turn to a clause of its own
 _REPRODUCE = re.compile(r"(?i)\breproduc")
+# a verb of meeting in the third person present ("the worker reports an error", "it hits an OOM")
+_PRESENT_THIRD = re.compile(r"(?i)(?:gets|hits|encounters|reports|meets|sees|receives)\b")
+_WRITER = re.compile(r"\b(?:I|[Ww]e|[Mm]y|[Oo]ur)\b")  # the writer in a clause: their run
 _WHEN_OPENS = re.compile(r"(?i)^\W*when(?:ever)?\b")  # a clause that opens with "when"
 # before the failure word in its clause, a denial (prose_guards.DENIED); before it in its sentence: a question, a
 # supposition, a wish
@@ -539,6 +542,12 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
             continue
         # (and "failing" as the adjective of a CI noun: "There are failing tests in the suite.")
         if m.group("failing") and (_CI_SUBJECT.search(before) or _failing_ci_noun(m.group("failing"))):
+            continue
+        # (a third person's present meeting in a "when" clause is a condition of a behaviour, a pull request's
+        # "Raise when Mooncake registration reports a backend failure." (sglang-37019); the writer's own run, "When I
+        # launch it, it hits a CUDA error" without its comma, the past, "when the worker reported an error", and
+        # "until", "memory keeps increasing until it gets cuda out of memory", stay reports)
+        if m.group("got") and _PRESENT_THIRD.match(m.group("got")) and _WHEN.search(clause) and not _WRITER.search(clause):
             continue
         if m.group("span") and not message_span(m.group("span")):
             continue

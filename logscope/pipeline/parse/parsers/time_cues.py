@@ -39,9 +39,13 @@ _FAILURE = re.compile(r"(?i)\b(?:" + "|".join(forms for _, forms in kinds.TIME_C
 # an accuracy benchmark ("the GSM8K benchmark") is no serving cue: SGLang's own accuracy scripts may start an engine
 # of their own (sglang/test/few_shot_gsm8k_engine.py: sgl.Engine(model_path=...), 0.5.2), whose startup may be what
 # failed; the built mined labels agree (an accuracy client labelled unknown, time_claims.CLIENT_STEPS)
+# nor a benchmark named with the tests, or of kernels ("running any benchmark or test will fail" after building
+# sgl-kernel, sglang-4357; "the kernel benchmarks", "a micro-benchmark"): a package's own scripts, which start no server
 _ACCURACY = re.compile(
     r"(?i)\b(?:gsm-?8k|mmlu(?:-pro)?|humaneval|math(?:-?500)?|aime\d*|gpqa|mmmu|accuracy|eval(?:uation)?)"
     r"\s+(?:benchmark\w*|tests?|evals?)\b"
+    r"|\bbenchmark(?:s|ing)?\s+(?:or|and|&|/)\s+(?:unit\s+)?tests?\b|\b(?:unit\s+)?tests?\s+(?:or|and|&|/)\s+benchmarks?\b"
+    r"|\b(?:kernels?|ops?|operators?|micro)[- ]?benchmark(?:s|ing)?\b"
 )
 _SERVING = re.compile(
     r"(?i)\b(?:(?<!pull )(?<!feature )(?<!merge )requests?\b(?!\.\w|\()"
