@@ -14,9 +14,11 @@ A call is resolved by what the calling file says:
   a function's, method's or property's return annotation (`def model_runner(self) -> ModelRunner`), a loop over a
   container whose annotation names its items (`for req in self.queue`, `self.queue: List[Req]`), a class chosen
   among named ones (`TpWorkerClass = TpModelWorkerClient if overlap else TpModelWorker`);
-- a class called: its `__init__` (the nearest in its bases when it has none) and its `__post_init__`.
+- a class called: its `__init__` (the nearest in its bases when it has none) and its `__post_init__`;
+- a parameter without annotation looped over (`for poller in pollers`): the items of the lists its callers hand it,
+  `poll_and_all_reduce([decode_req.kv_receiver for decode_req in self.queue], ...)` (sglang 0.4.6-0.5.x PD queues).
 A call through a receiver the source gives no type for (a parameter without annotation, an item of a list, a
-callback) is left unresolved, unless exactly one class of the package defines a method of that name and the name is
+callback) is otherwise left unresolved, unless exactly one class of the package defines a method of that name and the name is
 not a common one (COMMON_NAMES: the methods of Python's containers, threads, queues, loggers and of the libraries
 SGLang calls on, for which a shared name says nothing about the receiver: `tokenizer.encode` is no `Engine.encode`).
 A bare name that is neither defined nor imported (a builtin, a star import) is resolved the same way among the
