@@ -458,3 +458,33 @@ def test_an_untyped_parameter_takes_the_item_type_of_the_lists_its_callers_hand_
     graph = _graph(CALL_SITE_ITEMS)
     poll_all = next(f for f in graph.funcs if f.qualname == "poll_and_all_reduce")
     assert [f.qualname for f in graph.callees(poll_all)] == ["BaseKVReceiver.poll", "MooncakeKVReceiver.poll"]
+
+
+# sglang 0.4.1.post7-0.4.2.post4 Scheduler.__init__: the request dispatcher's table holds a lambda for the memory
+# release request; it runs when that request comes, not when __init__ builds the table
+DISPATCHER_LAMBDA = {
+    SCHEDULER: """
+from sglang.srt.utils import TypeBasedDispatcher
+class Scheduler:
+    def __init__(self):
+        self._request_dispatcher = TypeBasedDispatcher(
+            [
+                (FlushCacheReq, self.flush_cache_wrapped),
+                (ReleaseMemoryOccupationReqInput, lambda _: self.release_memory_occupation()),
+            ]
+        )
+    def flush_cache_wrapped(self, recv_req):
+        self.flush_cache()
+    def release_memory_occupation(self):
+        self.flush_cache()
+    def flush_cache(self):
+        logger.info("Cache flushed successfully!")
+""",
+}
+
+
+def test_a_lambda_of_the_dispatchers_table_runs_on_its_request_not_at_startup():
+    out = stages.release_stages(list(DISPATCHER_LAMBDA.items()))
+    assert out["sglang.srt.managers.scheduler:release_memory_occupation"]["stage"] == "serving"
+    assert out["sglang.srt.managers.scheduler:flush_cache"]["stage"] == "serving"
+    assert out["wording:Cache flushed successfully!"]["stage"] == "serving"

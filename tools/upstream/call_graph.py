@@ -436,12 +436,28 @@ class Collector(ast.NodeVisitor):
                     self.visit(value)  # the receiver's own reads (`self.tp_worker` of `self.tp_worker.x()`)
                 if _callee_name(callee) == self._dispatcher:
                     func.handlers.update(_self_attrs(node))
+                    self._outside_lambdas(node.args, node.keywords)
+                    return
                 for arg in [*node.args, *node.keywords]:
                     self.visit(arg)
                 return
             if _callee_name(callee) == self._dispatcher:
                 func.handlers.update(_self_attrs(node))
+                self._outside_lambdas(node.args, node.keywords)
+                return
         self.generic_visit(node)
+
+    def _outside_lambdas(self, *nodes: Iterable[ast.AST]) -> None:
+        """The dispatcher's table visited without its lambdas: a lambda there runs on its request, never when the
+        table is built (sglang 0.4.1-0.4.2 Scheduler.__init__: `(ReleaseMemoryOccupationReqInput, lambda _:
+        self.release_memory_occupation())` is a handler, no call of __init__ reaching flush_cache at startup)."""
+        for child in (c for group in nodes for c in group):
+            if isinstance(child, ast.Lambda):
+                continue
+            if any(isinstance(n, ast.Lambda) for n in ast.walk(child)):
+                self._outside_lambdas(ast.iter_child_nodes(child))
+            else:
+                self.visit(child)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         if self._stack and node.values and isinstance(node.values[0], ast.Constant) and isinstance(node.values[0].value, str):
