@@ -1167,3 +1167,17 @@ def test_a_failure_pasted_above_the_log_is_not_placed_serving_across_a_relaunch(
     placed = {(f.finding, f.phase) for f in _findings(_pasted_first(relaunch=True))}
     assert placed and not any(phase == "serving" for _, phase in placed)
     assert {(f.finding, f.phase) for f in _findings(_pasted_first(relaunch=False))} == {("runtime-crash", "serving")}
+
+
+# sgl-project/sglang#13801's shape (built): the scheduler's AssertionError alone in a fence, then the launch command;
+# Req.pop_committed_kv_cache runs only on the request path (sglang 0.5.5.post3-0.5.15.post1), whose first request is
+# the server's warmup: the exception line alone leaves the time open
+COMMITTED_ALONE = (
+    "AssertionError: Committed KV cache already freed (self.kv_committed_len=15)\n"
+    "python3 -m sglang.launch_server --model meta-llama/Meta-Llama-3.1-8B-Instruct --port 23333 --enable-lmcache\n"
+)
+
+
+def test_a_request_path_exception_line_alone_is_no_serving_time():
+    failure = _failure(COMMITTED_ALONE)
+    assert (failure.finding, failure.phase) == ("failure-time-unknown", "unknown")
