@@ -5,6 +5,9 @@ through one form, and the function at the other end is placed (reached) or not (
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from tools.upstream import call_graph, sources, stages
 
 RUNNER = "sglang/srt/model_executor/model_runner.py"
@@ -488,3 +491,12 @@ def test_a_lambda_of_the_dispatchers_table_runs_on_its_request_not_at_startup():
     assert out["sglang.srt.managers.scheduler:release_memory_occupation"]["stage"] == "serving"
     assert out["sglang.srt.managers.scheduler:flush_cache"]["stage"] == "serving"
     assert out["wording:Cache flushed successfully!"]["stage"] == "serving"
+
+
+def test_the_committed_table_is_what_the_tool_writes():
+    """catalog/stages.json names the releases it read and the digest of the tool's code that read them: an edit of
+    tools/upstream/stages.py or call_graph.py, or a release added to versions.txt, without `python -m tools.upstream
+    stages` fails here (the table the name-only graph wrote stayed committed for sessions after the tool changed)."""
+    doc = json.loads((Path(__file__).parents[1] / "catalog" / "stages.json").read_text())
+    assert doc["releases"] == sources.sglang_versions()
+    assert doc["tool"] == stages.fingerprint(doc["releases"])
