@@ -5,6 +5,9 @@ through one form, and the function at the other end is placed (reached) or not (
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from tools.upstream import call_graph, sources, stages
 
 RUNNER = "sglang/srt/model_executor/model_runner.py"
@@ -392,3 +395,108 @@ def test_a_class_chosen_among_named_classes_types_what_it_builds():
     assert stage["sglang.srt.managers.tp_worker_overlap_thread:forward_batch_generation"] == "serving"
     assert stage["sglang.srt.managers.tp_worker:set_up"] == "startup"  # the class called: its __init__
     assert stage["sglang.srt.speculative.eagle_worker:forward_batch_generation"] == "none"
+
+
+# sglang 0.4.6-0.5.x disaggregation: the PD queues hand poll_and_all_reduce (utils.py, `pollers` untyped) a list of
+# their requests' KV receivers / senders, `[decode_req.kv_receiver for decode_req in self.queue]` over `self.queue:
+# List[DecodeRequest]` with `kv_receiver: BaseKVReceiver`; it calls `poller.poll()` for each (a name both the senders,
+# the receivers and the bootstrap server define: no one class of it)
+CALL_SITE_ITEMS = {
+    SCHEDULER: """
+from sglang.srt.disaggregation.decode import DecodeTransferQueue
+class Scheduler:
+    def __init__(self):
+        self.disagg_decode_transfer_queue = DecodeTransferQueue()
+    def event_loop_normal_disagg_decode(self):
+        self.disagg_decode_transfer_queue.pop_transferred()
+""",
+    "sglang/srt/disaggregation/base/conn.py": """
+from abc import ABC, abstractmethod
+class BaseKVReceiver(ABC):
+    @abstractmethod
+    def poll(self):
+        ...
+class BaseKVSender(ABC):
+    @abstractmethod
+    def poll(self):
+        ...
+""",
+    "sglang/srt/disaggregation/mooncake/conn.py": """
+from sglang.srt.disaggregation.base.conn import BaseKVReceiver, BaseKVSender
+class MooncakeKVReceiver(BaseKVReceiver):
+    def poll(self):
+        raise RuntimeError("Some requests fail to receive KV Cache transfer done signal after bootstrapping.")
+class MooncakeKVSender(BaseKVSender):
+    def poll(self):
+        raise RuntimeError("Request's KV cache transfer to the decode server failed")
+class MooncakeKVBootstrapServer:
+    def poll(self):
+        pass
+""",
+    "sglang/srt/disaggregation/utils.py": """
+def poll_and_all_reduce(pollers, gloo_group):
+    polls = [int(poller.poll()) for poller in pollers]
+    return polls
+""",
+    "sglang/srt/disaggregation/decode.py": """
+from typing import List
+from sglang.srt.disaggregation.base.conn import BaseKVReceiver
+from sglang.srt.disaggregation.utils import poll_and_all_reduce
+class DecodeRequest:
+    kv_receiver: BaseKVReceiver
+class DecodeTransferQueue:
+    def __init__(self):
+        self.queue: List[DecodeRequest] = []
+    def pop_transferred(self):
+        polls = poll_and_all_reduce([decode_req.kv_receiver for decode_req in self.queue], self.gloo_group)
+        return polls
+""",
+}
+
+
+def test_an_untyped_parameter_takes_the_item_type_of_the_lists_its_callers_hand_it():
+    out = stages.release_stages(list(CALL_SITE_ITEMS.items()))
+    assert out["wording:Some requests fail to receive KV Cache transfer done signal"]["stage"] == "serving"
+    assert "wording:Request's KV cache transfer to the decode server failed" not in out  # no list of senders handed
+    graph = _graph(CALL_SITE_ITEMS)
+    poll_all = next(f for f in graph.funcs if f.qualname == "poll_and_all_reduce")
+    assert [f.qualname for f in graph.callees(poll_all)] == ["BaseKVReceiver.poll", "MooncakeKVReceiver.poll"]
+
+
+# sglang 0.4.1.post7-0.4.2.post4 Scheduler.__init__: the request dispatcher's table holds a lambda for the memory
+# release request; it runs when that request comes, not when __init__ builds the table
+DISPATCHER_LAMBDA = {
+    SCHEDULER: """
+from sglang.srt.utils import TypeBasedDispatcher
+class Scheduler:
+    def __init__(self):
+        self._request_dispatcher = TypeBasedDispatcher(
+            [
+                (FlushCacheReq, self.flush_cache_wrapped),
+                (ReleaseMemoryOccupationReqInput, lambda _: self.release_memory_occupation()),
+            ]
+        )
+    def flush_cache_wrapped(self, recv_req):
+        self.flush_cache()
+    def release_memory_occupation(self):
+        self.flush_cache()
+    def flush_cache(self):
+        logger.info("Cache flushed successfully!")
+""",
+}
+
+
+def test_a_lambda_of_the_dispatchers_table_runs_on_its_request_not_at_startup():
+    out = stages.release_stages(list(DISPATCHER_LAMBDA.items()))
+    assert out["sglang.srt.managers.scheduler:release_memory_occupation"]["stage"] == "serving"
+    assert out["sglang.srt.managers.scheduler:flush_cache"]["stage"] == "serving"
+    assert out["wording:Cache flushed successfully!"]["stage"] == "serving"
+
+
+def test_the_committed_table_is_what_the_tool_writes():
+    """catalog/stages.json names the releases it read and the digest of the tool's code that read them: an edit of
+    tools/upstream/stages.py or call_graph.py, or a release added to versions.txt, without `python -m tools.upstream
+    stages` fails here (the table the name-only graph wrote stayed committed for sessions after the tool changed)."""
+    doc = json.loads((Path(__file__).parents[1] / "catalog" / "stages.json").read_text())
+    assert doc["releases"] == sources.sglang_versions()
+    assert doc["tool"] == stages.fingerprint(doc["releases"])

@@ -771,7 +771,8 @@ def test_another_threads_kv_transfer_in_flight_places_a_crash_while_serving():
     failure = _failure(FAULTHANDLER_OTHER_THREAD)
     assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
     basis = failure.phase_basis
-    assert "another thread of the dump was running SGLang code: frame .../mooncake/conn.py:259 process_layer" in basis
+    # its innermost SGLang frame: MooncakeTransferEngine.transfer_sync, reached from the transfer thread only
+    assert "another thread of the dump was running SGLang code: frame .../mooncake/transfer_engine.py:75 transfer_sync" in basis
 
 
 def test_another_thread_waiting_in_a_queue_places_nothing():
@@ -1133,8 +1134,9 @@ def test_load_weights_under_a_weight_update_is_no_startup_step():
     failure = _failure(_weight_update_traceback(*_UPDATE_FRAMES))
     assert failure.phase != "load_weight"
     assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
-    # cut to the worker's and the runner's frames (reached at startup too in some releases): unknown, not load_weight
-    assert _failure(_weight_update_traceback(*_UPDATE_FRAMES[2:])).phase == "unknown"
+    # cut to the worker's and the runner's frames: their update_weights_from_tensor runs only for the scheduler's
+    # weight-update request (serving, 0.4.1.post7-0.5.4.post3; no root reaches them later: those place nothing)
+    assert _failure(_weight_update_traceback(*_UPDATE_FRAMES[2:])).phase == "serving"
     # the same load_weights from the model's loading stays load_weight
     loading = (
         ("model_executor/model_runner.py", 450, "load_model", "self.model = get_model(model_config=self.model_config)"),
@@ -1167,3 +1169,17 @@ def test_a_failure_pasted_above_the_log_is_not_placed_serving_across_a_relaunch(
     placed = {(f.finding, f.phase) for f in _findings(_pasted_first(relaunch=True))}
     assert placed and not any(phase == "serving" for _, phase in placed)
     assert {(f.finding, f.phase) for f in _findings(_pasted_first(relaunch=False))} == {("runtime-crash", "serving")}
+
+
+# sgl-project/sglang#13801's shape (built): the scheduler's AssertionError alone in a fence, then the launch command;
+# Req.pop_committed_kv_cache runs only on the request path (sglang 0.5.5.post3-0.5.15.post1), whose first request is
+# the server's warmup: the exception line alone leaves the time open
+COMMITTED_ALONE = (
+    "AssertionError: Committed KV cache already freed (self.kv_committed_len=15)\n"
+    "python3 -m sglang.launch_server --model meta-llama/Meta-Llama-3.1-8B-Instruct --port 23333 --enable-lmcache\n"
+)
+
+
+def test_a_request_path_exception_line_alone_is_no_serving_time():
+    failure = _failure(COMMITTED_ALONE)
+    assert (failure.finding, failure.phase) == ("failure-time-unknown", "unknown")

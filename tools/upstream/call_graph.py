@@ -14,9 +14,11 @@ A call is resolved by what the calling file says:
   a function's, method's or property's return annotation (`def model_runner(self) -> ModelRunner`), a loop over a
   container whose annotation names its items (`for req in self.queue`, `self.queue: List[Req]`), a class chosen
   among named ones (`TpWorkerClass = TpModelWorkerClient if overlap else TpModelWorker`);
-- a class called: its `__init__` (the nearest in its bases when it has none) and its `__post_init__`.
+- a class called: its `__init__` (the nearest in its bases when it has none) and its `__post_init__`;
+- a parameter without annotation looped over (`for poller in pollers`): the items of the lists its callers hand it,
+  `poll_and_all_reduce([decode_req.kv_receiver for decode_req in self.queue], ...)` (sglang 0.4.6-0.5.x PD queues).
 A call through a receiver the source gives no type for (a parameter without annotation, an item of a list, a
-callback) is left unresolved, unless exactly one class of the package defines a method of that name and the name is
+callback) is otherwise left unresolved, unless exactly one class of the package defines a method of that name and the name is
 not a common one (COMMON_NAMES: the methods of Python's containers, threads, queues, loggers and of the libraries
 SGLang calls on, for which a shared name says nothing about the receiver: `tokenizer.encode` is no `Engine.encode`).
 A bare name that is neither defined nor imported (a builtin, a star import) is resolved the same way among the
@@ -121,6 +123,9 @@ class Func:
     aliases: dict[str, list[_Path]] = field(default_factory=dict)  # `Worker = A if c else B`: the names it may hold
     handlers: set[str] = field(default_factory=set)  # `self.x` given to the scheduler's request dispatcher
     literals: set[str] = field(default_factory=set)  # the literal head of each message-like string it holds
+    params: list[str] = field(default_factory=list)  # its positional parameters, in order
+    # `f([r.kv_receiver for r in self.queue], ...)`: (receiver or None, name, argument position, the item's path)
+    item_args: list[tuple[_Path | None, str, int, _Path]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -329,6 +334,7 @@ class Collector(ast.NodeVisitor):
             returns=returns[0] if len(returns) == 1 else None,
         )
         args = node.args
+        func.params = [arg.arg for arg in [*args.posonlyargs, *args.args]]
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg))]:
             func.local_names.add(arg.arg)
             if types := _annotation(arg.annotation):
@@ -407,26 +413,51 @@ class Collector(ast.NodeVisitor):
                 cls.attrs[target.attr] += [(t, self._stack[-1]) for t in types]
 
     # --- calls and reads
+    def _item_args(self, func: Func, recv: _Path | None, name: str, node: ast.Call) -> None:
+        """A list built from items of one path handed to a call (`[r.kv_receiver for r in self.queue]`)."""
+        for at, arg in enumerate(node.args):
+            comprehension = isinstance(arg, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) and len(arg.generators) == 1
+            if comprehension and (item := _dotted(arg.elt)):  # type: ignore[attr-defined]
+                func.item_args.append((recv, name, at, item))
+
     def visit_Call(self, node: ast.Call) -> None:
         if self._stack:
             func, callee = self._stack[-1], node.func
             if isinstance(callee, ast.Name):
                 func.calls.add((None, callee.id))
+                self._item_args(func, None, callee.id, node)
             elif isinstance(callee, ast.Attribute):
                 value = callee.value
                 if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super":
                     func.super_calls.add(callee.attr)
                 else:
                     func.calls.add((_dotted(value) or (), callee.attr))
+                    self._item_args(func, _dotted(value) or (), callee.attr, node)
                     self.visit(value)  # the receiver's own reads (`self.tp_worker` of `self.tp_worker.x()`)
                 if _callee_name(callee) == self._dispatcher:
                     func.handlers.update(_self_attrs(node))
+                    self._outside_lambdas(node.args, node.keywords)
+                    return
                 for arg in [*node.args, *node.keywords]:
                     self.visit(arg)
                 return
             if _callee_name(callee) == self._dispatcher:
                 func.handlers.update(_self_attrs(node))
+                self._outside_lambdas(node.args, node.keywords)
+                return
         self.generic_visit(node)
+
+    def _outside_lambdas(self, *nodes: Iterable[ast.AST]) -> None:
+        """The dispatcher's table visited without its lambdas: a lambda there runs on its request, never when the
+        table is built (sglang 0.4.1-0.4.2 Scheduler.__init__: `(ReleaseMemoryOccupationReqInput, lambda _:
+        self.release_memory_occupation())` is a handler, no call of __init__ reaching flush_cache at startup)."""
+        for child in (c for group in nodes for c in group):
+            if isinstance(child, ast.Lambda):
+                continue
+            if any(isinstance(n, ast.Lambda) for n in ast.walk(child)):
+                self._outside_lambdas(ast.iter_child_nodes(child))
+            else:
+                self.visit(child)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         if self._stack and node.values and isinstance(node.values[0], ast.Constant) and isinstance(node.values[0].value, str):
@@ -546,6 +577,7 @@ class Graph:
         self._family = {}  # what resolving the bases cached knew no bases yet
         self._attrs.clear()
         self._callees: dict[int, list[Func]] = {}
+        self._param_items: dict[tuple[int, str], list[tuple[_Path, Func | None]]] | None = None
 
     # --- names
     def _bases(self, cls: _Class) -> set[str]:
@@ -694,7 +726,12 @@ class Graph:
         types: set[str] = set()
         for path in paths:
             for item, item_scope in self._item_paths(path, scope):
-                types |= self._classes_of(item, item_scope, item_scope.module if item_scope else module)
+                item_module = item_scope.module if item_scope else module
+                kind, value = self.resolve_path(item, item_scope, item_module)
+                if kind == "instance" and isinstance(value, frozenset):  # a caller's value (`decode_req.kv_receiver`)
+                    types |= value
+                else:
+                    types |= self._classes_of(item, item_scope, item_module)
         return ("instance", frozenset(types)) if types else _UNKNOWN
 
     def _item_paths(self, path: _Path, scope: Func) -> list[tuple[_Path, Func | None]]:
@@ -703,12 +740,40 @@ class Graph:
             while at is not None:
                 if path[0] in at.elements:
                     return [(item, at) for item in at.elements[path[0]]]
+                if path[0] in at.params and path[0] not in at.types:  # an untyped parameter: its callers' lists
+                    return self._call_site_items().get((id(at), path[0]), [])
                 at = at.parent
             return []
         kind, value = self.resolve_path(path[:-1], scope, scope.module)
         if kind != "instance" or not isinstance(value, frozenset):
             return []
         return [pair for key in sorted(value) for pair in self.classes[key].elements.get(path[-1], ())]
+
+    def _call_site_items(self) -> dict[tuple[int, str], list[tuple[_Path, Func | None]]]:
+        """(function id, untyped parameter) -> the item paths (with the caller) of the lists its callers hand it:
+        `poll_and_all_reduce([decode_req.kv_receiver for decode_req in self.queue], ...)` gives `pollers` the items
+        `decode_req.kv_receiver` of DecodeRequest (sglang 0.4.6-0.5.x disaggregation). Built once, before any
+        parameter's items are asked for (while it is built, a parameter has none)."""
+        if self._param_items is None:
+            self._param_items = {}
+            found: dict[tuple[int, str], list[tuple[_Path, Func | None]]] = defaultdict(list)
+            for func in self.funcs:
+                for recv, name, at, item in func.item_args:
+                    for callee in self._call_targets(func, recv, name):
+                        offset = 1 if callee.cls and callee.params[:1] in (["self"], ["cls"]) else 0
+                        if at + offset < len(callee.params):
+                            found[(id(callee), callee.params[at + offset])].append((item, func))
+            self._param_items = dict(found)
+        return self._param_items
+
+    def _call_targets(self, func: Func, recv: _Path | None, name: str) -> list[Func]:
+        """The functions one call of `func` may run (as callees() resolves each call)."""
+        if recv is None:
+            target = self.resolve_name(name, func, func.module)
+            return self._unbound(name) if target[0] == "unknown" else self._runs(target, None)
+        if recv == ():
+            return self._unique(name)
+        return self._runs(self.resolve_path(recv, func, func.module), name)
 
     # --- classes
     def family(self, cls: str) -> set[str]:
@@ -787,14 +852,9 @@ class Graph:
         if id(func) in self._callees:
             return self._callees[id(func)]
         out: list[Func] = []
+        self._call_site_items()  # (before any call is resolved: a parameter's items are the same for every caller)
         for recv, name in sorted(func.calls, key=lambda c: (c[0] or (), c[1])):
-            if recv is None:
-                target = self.resolve_name(name, func, func.module)
-                out += self._unbound(name) if target[0] == "unknown" else self._runs(target, None)
-            elif recv == ():
-                out += self._unique(name)
-            else:
-                out += self._runs(self.resolve_path(recv, func, func.module), name)
+            out += self._call_targets(func, recv, name)
         for recv, name in sorted(func.reads, key=lambda c: (c[0] or (), c[1])):
             out += [f for f in self._read(recv, name, func) if f.is_property]
         for name in sorted(func.super_calls):  # a base outside sglang (torch.nn.Module) runs no sglang code

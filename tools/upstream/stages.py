@@ -21,7 +21,9 @@ are folded into runs of one (stage, phase) with the newest release's file line a
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -175,7 +177,8 @@ def _previous(per_release: list[tuple[str, dict[str, dict[str, Any]]]], version:
     return versions[at - 1] if at > 0 and key in per_release[at - 1][1] else None
 
 
-def extract(versions: list[str]) -> dict[str, list[list[Any]]]:
+def _releases(versions: list[str]) -> list[tuple[str, dict[str, dict[str, Any]]]]:
+    """Each release's stages, in order (one parse cache over consecutive releases: most files repeat)."""
     per_release = []
     parsed = call_graph.Parsed()
     for version in versions:
@@ -183,10 +186,38 @@ def extract(versions: list[str]) -> dict[str, list[list[Any]]]:
         files = [(p, t) for p, t in sources.python_files(wheel, "sglang/") if p.startswith(_TOP)]
         per_release.append((version, release_stages(files, parsed)))
         parsed.next_release()
-    return fold(per_release)
+    return per_release
+
+
+def extract(versions: list[str], workers: int = 1) -> dict[str, list[list[Any]]]:
+    """The releases' runs; with workers > 1 the releases are read in that many runs of consecutive releases at once
+    (the same result: a release's stages depend on its own files only)."""
+    if workers <= 1 or len(versions) < 2:
+        return fold(_releases(versions))
+    from multiprocessing import Pool
+
+    size = -(-len(versions) // workers)
+    parts = [versions[at : at + size] for at in range(0, len(versions), size)]
+    with Pool(len(parts)) as pool:
+        return fold([release for part in pool.map(_releases, parts) for release in part])
+
+
+# the files whose code decides the table: the committed table names their digest (with the releases read), and a test
+# holds it to the tool as it is (an edit of the tool without regenerating the table fails it)
+TOOL_FILES = ("stages.py", "call_graph.py")
+
+
+def fingerprint(versions: list[str]) -> str:
+    digest = hashlib.sha256()
+    for name in TOOL_FILES:
+        digest.update((Path(__file__).parent / name).read_bytes())
+    digest.update("\n".join(versions).encode())
+    return digest.hexdigest()[:16]
 
 
 def write(path: Path, versions: list[str] | None = None) -> None:
+    versions = versions or sources.sglang_versions()
+    workers = int(os.environ.get("LOGSCOPE_UPSTREAM_WORKERS", "1"))
     doc = {
         "doc": "Which SGLang functions run only at startup (with the startup step, when one phased root alone "
         "reaches them) and which only while serving, per release run: module:function -> [[stage, phase, first, "
@@ -194,7 +225,9 @@ def write(path: Path, versions: list[str] | None = None) -> None:
         "(python -m tools.upstream stages). Generated.",
         "startup_roots": [{"pattern": p, "phase": ph, "why": why} for p, ph, why in STARTUP_ROOTS],
         "serving_roots": [{"pattern": p, "why": why} for p, why in SERVING_ROOTS],
-        "functions": extract(versions or sources.sglang_versions()),
+        "releases": versions,
+        "tool": fingerprint(versions),
+        "functions": extract(versions, workers),
     }
     path.write_text(dumps(doc))
 

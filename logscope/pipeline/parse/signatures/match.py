@@ -324,6 +324,10 @@ def _refined(located: tuple[str, str], event: Event, releases: Releases) -> tupl
     return by_source[0], f"{located[1]}; {by_source[1]}"
 
 
+# an exception line read without its traceback (`AssertionError: Committed KV cache already freed (...)`)
+_EXCEPTION_LINE = re.compile(r"\b[A-Z]\w*(?:Error|Exception): ")
+
+
 def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | None:
     """(stage, basis) from the released source (catalog/stages.json): the traceback's SGLang frames when every placed
     frame runs only at startup or only while serving, else the message when only such code prints it."""
@@ -340,6 +344,12 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
             engine, frame = by_engine
             return engine.phase or engine.stage, engine.basis(frame.split(": ", 1)[0].rsplit("/", 1)[-1])
     said = stage_functions.place_wording(str(event.data.get("full_text") or event.text), releases)
+    if said is not None and said[0].stage == "serving" and not frames and _EXCEPTION_LINE.search(str(event.text)):
+        # the scheduler's batches run the server's warmup request first (startup: sglang 0.4-0.5 http_server
+        # _wait_and_warmup sends one request once the scheduler is ready), and an exception of the request path ends
+        # the scheduler at the first request that reaches it, the warmup's included: the exception line alone, with
+        # no frames, does not say that the server had started serving
+        return None
     if said is not None:
         placement, literal = said
         return placement.phase or placement.stage, placement.basis(f"the code that prints '{literal}'")
