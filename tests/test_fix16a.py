@@ -1,0 +1,39 @@
+"""review16a's medium and low items fixed by fix16a (session 16): each paste or call the reviewer reproduced, and the
+positive cases beside it that must keep their reading."""
+
+from __future__ import annotations
+
+import pytest
+
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+
+_LAUNCH = "I launched the server with python -m sglang.launch_server --model-path Qwen/Qwen2-7B --tp 2.\n"
+
+
+def _rules(text: str) -> list[tuple[str, str | None]]:
+    document = analyze_sources([Source(name="paste.log", path=None, data=text.encode())], cases=False)
+    return [(f["rule"], f.get("phase")) for f in document["findings"]]
+
+
+# review16a item 4: a one-line failure with a span claim (an issue's title pasted first) was read as the claim only, an
+# all-clear; the claim is the failure's time
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Segmentation fault after 3 hours of generation.", [("runtime-crash", "serving")]),
+        ("Segmentation fault after 3 hours of serving.", [("runtime-crash", "serving")]),
+        ("Killed after 2 hours of inference.", [("unrecognized-failure", "unknown")]),
+        # (the form that already kept both)
+        ("The server crashed with Segmentation fault after 3 hours of generation.", [("runtime-crash", "serving")]),
+    ],
+)
+def test_a_failure_line_with_a_span_claim_keeps_its_failure(line: str, expected: list[tuple[str, str | None]]) -> None:
+    assert _rules(_LAUNCH + line + "\n") == expected
+
+
+@pytest.mark.parametrize(
+    "line", ["The server ran fine for 3 hours of serving.", "It worked after 3 hours of generation of the dataset."]
+)
+def test_a_span_claim_with_no_failure_is_still_no_failure(line: str) -> None:
+    assert _rules(_LAUNCH + line + "\n") == []
