@@ -37,3 +37,45 @@ def test_a_failure_line_with_a_span_claim_keeps_its_failure(line: str, expected:
 )
 def test_a_span_claim_with_no_failure_is_still_no_failure(line: str) -> None:
     assert _rules(_LAUNCH + line + "\n") == []
+
+
+# review16a item 5: NCCL's message alone (its class cut off), bare or labelled, was a catalogued non-failure: an all-clear
+@pytest.mark.parametrize(
+    "text",
+    [
+        "NCCL error: unhandled system error\n",
+        "`NCCL error: unhandled system error`\n",
+        _LAUNCH + "Error message: `NCCL error: unhandled system error`\n",
+        _LAUNCH + "NCCL error: remote process exited or there was a network error\n",
+    ],
+)
+def test_nccl_s_message_alone_is_an_nccl_failure(text: str) -> None:
+    assert _rules(text) == [("nccl-error", "unknown")]
+
+
+def test_nccl_s_message_with_its_class_keeps_its_reading() -> None:
+    assert _rules("RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)\n") == [
+        ("nccl-error", "unknown")
+    ]
+
+
+def test_a_sentence_about_nccl_errors_is_no_nccl_failure() -> None:
+    assert _rules(_LAUNCH + "The docs list what an NCCL error: message means.\n") == []
+
+
+# review16a item 10: an identifier ending in "_error:" is a setting's key, not a message's head
+@pytest.mark.parametrize(
+    ("span", "message"),
+    [
+        ("on_error: skip", False),
+        ("max_retries_on_error: 3", False),
+        ("ignore_error: true", False),
+        ("NCCL error: remote process exited, status: 1", True),
+        ("error: no kernel image is available", True),
+        ("CUDA error: an illegal memory access was encountered", True),
+    ],
+)
+def test_a_key_ending_in_error_is_no_message_span(span: str, message: bool) -> None:
+    from logscope.core.code_spans import message_span
+
+    assert message_span(span) is message
