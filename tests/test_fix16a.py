@@ -79,3 +79,28 @@ def test_a_key_ending_in_error_is_no_message_span(span: str, message: bool) -> N
     from logscope.core.code_spans import message_span
 
     assert message_span(span) is message
+
+
+# review16a item 9: a folder only another library's repository keeps code in, under a folder named after this library,
+# is a user's folder (UCX's config/, nccl-tests' os/, FlashInfer's docker/)
+@pytest.mark.parametrize(
+    ("path", "library"),
+    [
+        ("/home/user/mooncake/config/run.py", None),
+        ("/home/u/nixl/os/x.py", None),
+        ("/home/user/nccl/config/run.py", None),
+        ("/home/user/deepgemm/docker/run.sh", None),
+        # (each under its own repository's folder: still that library's checkout)
+        ("/home/u/ucx/config/x.py", "UCX"),
+        ("/workspace/flashinfer/docker/x.sh", "FlashInfer"),
+        ("/sgl-workspace/DeepGEMM/tests/test_fp8.py", "DeepGEMM"),
+        ("/workspace/FlashMLA/benchmark/bench_flash_mla.py", "FlashMLA"),
+        ("/opt/nvshmem/perftest/host/pt-to-pt/bw.py", "NVSHMEM"),
+        # (sgl-kernel, whose repository the table did not read, keeps every repository's folders)
+        ("/sgl-workspace/sgl-kernel/tests/test_x.py", "sgl-kernel"),
+    ],
+)
+def test_a_checkout_folder_counts_only_for_a_library_whose_repository_holds_it(path: str, library: str | None) -> None:
+    from logscope.core.native_libraries import checkout_library
+
+    assert checkout_library(path) == library
