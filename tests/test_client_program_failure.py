@@ -72,3 +72,26 @@ LAUNCHER = (
 def test_the_frontends_runtime_launching_a_server_stays_a_failure():
     analysis = _analysis(LAUNCHER)
     assert [f for fs in analysis.failures.values() for f in fs] != []
+
+
+# review16a item 8 (LOW): a Windows client's paths keep their drive letter (the frame's ":<line>" is cut, not "C:")
+WINDOWS = (
+    "Traceback (most recent call last):\n"
+    '  File "C:\\Users\\bob\\bench\\bench_sglang.py", line 120, in <module>\n'
+    "    main(args)\n"
+    '  File "C:\\Users\\bob\\bench\\bench_sglang.py", line 80, in main\n'
+    "    states = few_shot_gsm8k.run_batch(arguments)\n"
+    '  File "C:\\Python311\\Lib\\site-packages\\sglang\\lang\\ir.py", line 222, in run_batch\n'
+    "    return run_program_batch(\n"
+    '  File "C:\\Python311\\Lib\\site-packages\\sglang\\lang\\interpreter.py", line 138, in run_program_batch\n'
+    "    rets = [run_program(program, backend, (), arguments) for arguments in batch_arguments]\n"
+    '  File "C:\\Python311\\Lib\\site-packages\\sglang\\lang\\interpreter.py", line 333, in get_var\n'
+    "    return self.variables[name]\n"
+    "KeyError: 'answer'\n"
+)
+
+
+def test_a_windows_frontend_scripts_own_failure_is_no_ranks():
+    analysis = _analysis(WINDOWS)
+    assert [f for fs in analysis.failures.values() for f in fs] == []
+    assert [(u.line, u.text) for u in analysis.unmatched_failures] == [(12, "KeyError: 'answer'")]
