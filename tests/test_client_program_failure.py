@@ -106,3 +106,26 @@ def test_an_import_error_in_the_frontends_modules_at_launch_is_the_servers_start
     # (a rank's failure, placed as the reader of `sglang serve`'s frames places it; no client program's)
     assert [f.finding for fs in analysis.failures.values() for f in fs] == ["failure-time-unknown"]
     assert [u.unrecognized for u in analysis.unmatched_failures] == [False]
+
+
+# review16a item 8 (LOW): a Windows client's paths keep their drive letter (the frame's ":<line>" is cut, not "C:")
+WINDOWS = (
+    "Traceback (most recent call last):\n"
+    '  File "C:\\Users\\bob\\bench\\bench_sglang.py", line 120, in <module>\n'
+    "    main(args)\n"
+    '  File "C:\\Users\\bob\\bench\\bench_sglang.py", line 80, in main\n'
+    "    states = few_shot_gsm8k.run_batch(arguments)\n"
+    '  File "C:\\Python311\\Lib\\site-packages\\sglang\\lang\\ir.py", line 222, in run_batch\n'
+    "    return run_program_batch(\n"
+    '  File "C:\\Python311\\Lib\\site-packages\\sglang\\lang\\interpreter.py", line 138, in run_program_batch\n'
+    "    rets = [run_program(program, backend, (), arguments) for arguments in batch_arguments]\n"
+    '  File "C:\\Python311\\Lib\\site-packages\\sglang\\lang\\interpreter.py", line 333, in get_var\n'
+    "    return self.variables[name]\n"
+    "KeyError: 'answer'\n"
+)
+
+
+def test_a_windows_frontend_scripts_own_failure_is_no_ranks():
+    analysis = _analysis(WINDOWS)
+    assert [f for fs in analysis.failures.values() for f in fs] == []
+    assert [(u.line, u.text) for u in analysis.unmatched_failures] == [(12, "KeyError: 'answer'")]

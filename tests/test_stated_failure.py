@@ -42,6 +42,12 @@ STATED = [
     ("Prefill out of memory occur when deployed with servers", "out of memory occur"),
     # sgl-project/sglang-jax#195 (probe, runtime16): the bare verb at the sentence's end after the process
     ("when i eval Qwen/Qwen-8B with gsm8k dataset, the server crash.", "server crash"),
+    # (the process opens its clause: at the sentence's start, or after "then")
+    ("The server crash.", "server crash"),
+    ("I sent the second request and then the scheduler crash.", "scheduler crash"),
+    # (the singular's bare verb, and the plural's own third-person verb, still state it)
+    ("OOM happen when I send long prompts.", "OOM happen"),
+    ("OOM errors happened during prefill.", "OOM errors happened"),
     ("The server returns 500 errors after a while.", "returns 500"),
     ("The watchdog killed the server.", "killed the server"),
     ("I encountered a RuntimeError during decoding.", "encountered a RuntimeError"),
@@ -120,10 +126,20 @@ NOT_STATED = [
     # runtime16: the bare verb asked about or prevented
     "Does OOM happen with this setting?",
     "To make sure no OOM occur, set the fraction lower.",
+    # review16a item 2: the plural's own verb, or a generic lead, is how OOM comes about, not that it came
+    "Out of memory errors happen when the KV cache pool is larger than the free memory.",
+    "In general, OOM errors occur if --mem-fraction-static is set too high.",
+    "The docs explain in which cases OOM happen.",
+    "In general, OOM happen when the batch is too large.",
     # runtime16: the bare verb after the process, asked about, fixed, or a noun before another word
     "How to avoid the server crash?",
     "We fixed the server crash.",
     "The server crash log is attached below.",
+    # review16a item 1: "<process> crash" at a sentence's end is the compound noun unless the process opens its clause
+    "Related: a health check that detects the server crash.",
+    "Added a watchdog for the scheduler crash.",
+    "Here is the log of the server crash.",
+    "Thanks for looking into the container crash!",
     # the brief's quiet case, and denials
     "It works (I restarted the container and nothing failed).",
     "The server starts without crashing and there is no error.",

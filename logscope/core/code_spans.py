@@ -15,8 +15,10 @@ _MESSAGE_HEAD = re.compile(r"[A-Z]\w*(?:Error|Exception)\b|\b[Ee]rror:\s*\S")
 # one word that names an error: a library's error code in camel case (`cudaErrorIllegalAddress`, `ncclSystemError`) or
 # a bare capitalised failure word (`Timeout`) (review15d item 12)
 _ERROR_NAME = re.compile(r"\w*[a-z]Error(?:[A-Z]\w*)?|Timeout|Timed out|Error|Failure|Exception|Crash")
-# a span that opens as a message does ("NCCL error: remote process exited, status: 1", "RuntimeError: ... == 4")
-_OPENS_MESSAGE = re.compile(r"[A-Z]\w*(?:Error|Exception)\b|\w*\s*[Ee]rror:")
+# a span that opens as a message does ("NCCL error: remote process exited, status: 1", "RuntimeError: ... == 4"); the
+# "error:" a word of its own, never an identifier's tail ("on_error: skip", "ignore_error: true" are settings, review16a
+# item 10)
+_OPENS_MESSAGE = re.compile(r"[A-Z]\w*(?:Error|Exception)\b|(?:\w+\s+)?(?<![\w])[Ee]rror:")
 # a key and its value: the whole span ("TIMEOUT=1800", "--watchdog-timeout=300"), or words and a number after a colon
 # ("watchdog timeout: 300"); after _OPENS_MESSAGE, as a message may end in a code after a colon or compare with "=="
 # (review15d item 3); or a span that opens with an assignment ("TIMEOUT=1800 crash", "NCCL_DEBUG=INFO python -m ..."):

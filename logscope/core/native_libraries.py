@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from logscope.core.python_libraries import extension_library
 from logscope.core.resources import data_dir
@@ -190,9 +190,48 @@ def checkout_library(path: str) -> str | None:
         lib = next((lib for lib in _table().libraries if named & lib.tokens), None)
         # a checkout holds the file under one of a repository's own folders; a user's script in a folder named after
         # the library it uses (/home/user/nccl/bench.py) is no checkout (review13b item 7)
-        if lib is not None and (parts[at + 1].lower() in checkout_folders() or _folders(f"/{parts[at + 1]}/") & lib.tokens):
+        if lib is not None and (_holds_folder(lib.name, parts[at + 1].lower()) or _folders(f"/{parts[at + 1]}/") & lib.tokens):
             return lib.name
     return None
+
+
+def _holds_folder(library: str, folder: str) -> bool:
+    """Whether the library's own repository keeps code in that top-level folder: a folder only another repository holds
+    (UCX's config/, nccl-tests' os/) under a folder named after this library is a user's (review16a item 9:
+    /home/user/mooncake/config/run.py was a Mooncake checkout). A library whose repository the table did not read
+    (sgl-kernel, in SGLang's) takes any repository's folders, as before."""
+    holders = _folder_libraries().get(folder)
+    if holders is None:
+        return False
+    return library in holders or library not in _read_libraries()
+
+
+@cache
+def _checkout_table() -> dict[str, Any]:
+    path = data_dir("catalog") / CHECKOUT_FILE
+    table: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return table
+
+
+@cache
+def _repository_libraries() -> dict[str, str]:
+    """Each read repository's library, as the table's `read` names it ("NVIDIA/nccl-tests": "NCCL: v1.0.0 .. ...")."""
+    return {repo: text.split(":", 1)[0].strip() for repo, text in _checkout_table()["read"].items()}
+
+
+@cache
+def _read_libraries() -> frozenset[str]:
+    return frozenset(_repository_libraries().values())
+
+
+@cache
+def _folder_libraries() -> dict[str, frozenset[str]]:
+    """Each checkout folder (lower case) and the libraries whose repositories keep code in it."""
+    libraries = _repository_libraries()
+    out: dict[str, set[str]] = {}
+    for folder, repos in _checkout_table()["folders"].items():
+        out.setdefault(folder.lower(), set()).update(libraries.get(repo, repo) for repo in repos)
+    return {folder: frozenset(names) for folder, names in out.items()}
 
 
 @cache

@@ -651,12 +651,16 @@ class SourceClassifier:
             # names is stated as a sentence states it ("## Collection summary for b200_sxm sglang:0.5.9")
             self._heading_version(lineno, text)
             return
-        if not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates) and not _dump(text):
+        claimed = not self.opened and _claimed_failure(text, candidates)
+        if claimed or (
+            not self.opened and not _looks_like_a_record(text) and not _sglang_line(text, candidates) and not _dump(text)
+        ):
             # prose that mentions a literal ("... with DeepEP low latency.") is no log record, but the code
             # spans it quotes, or failure wording it holds, are evidence (marked as quoted)
             before = len(self.events)
             self._classify_prose(lineno, text)
-            if not any(e.kind in _FAILURE_KINDS for e in self.events[before:]) and self._fenced_failure(lineno, text, candidates):
+            failed = any(e.kind in _FAILURE_KINDS for e in self.events[before:])
+            if not failed and (claimed or self._fenced_failure(lineno, text, candidates)):
                 self._miss_failure(lineno, text)
             return
         looks_failed = "signature" in candidates
@@ -1365,6 +1369,23 @@ _LABELLED_SPAN = re.compile(
     r"^\s*(?:Error|Exception)\s+(?:messages?|logs?|info|information|details?|output|text|trace)"
     r"(?:\s+(?:is|was))?[\s:：]*`"
 )
+
+
+# a line that opens with the shell's word for a process a signal ended ("Killed", bash's status of SIGKILL)
+_OPENS_KILLED = re.compile(r"\s*Killed\b")
+
+
+def _claimed_failure(text: str, candidates: list[str]) -> bool:
+    """A line that opens with a failure's words and says when it came, with no log record's start ("Segmentation fault
+    after 3 hours of generation.", "Killed after 2 hours of inference.": an issue's title pasted first): a sentence, read
+    as prose, so the failure is kept and the claim is its time (review16a item 4: read as the claim only, an all-clear)."""
+    if kinds.TIME_CLAIM_GRAMMAR not in candidates or "signature" not in candidates:
+        return False
+    if FAILURE_LOOK.search(text) is None and _OPENS_KILLED.match(text) is None:
+        return False
+    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
+        return False
+    return prefix_of(text) is None and _GRAMMARS[kinds.TIME_CLAIM_GRAMMAR].parse(text) is not None
 
 
 def _looks_like_a_record(text: str) -> bool:

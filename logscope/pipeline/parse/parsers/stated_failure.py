@@ -28,6 +28,16 @@ from logscope.pipeline.parse.parsers.prose_guards import (
 )
 
 _PROCESS = r"server|service|process|engine|scheduler|worker|pod|container|instance|router|node"
+# where a process phrase opens its clause (its subject): one fixed-width look-behind per lead and determiner
+_SUBJECT_LEAD = (
+    "(?:"
+    + "|".join(
+        f"(?<={lead}{det})"
+        for lead in ("^", "[,;:]", r"[,;:]\s", r"\bthen\s", r"\band\s", r"\bso\s")
+        for det in ("", "the ", "my ", "our ", "this ", "sglang ")
+    )
+    + ")"
+)
 # the error the run printed, quoted as what it was: "The error info in the terminal is 'nan in logits, set
 # nan_default_token to proceed in BaseStrategy.forward.'" (zai-org/CogVLM#96, a probe), "the error message was
 # `Connection reset by peer`" (the quote opens right after the verb: the message itself, which also makes the sentence
@@ -46,8 +56,11 @@ _STATED = re.compile(
     r"|randomly|sometimes|often|frequently|immediately|again)\b)"
     r"|(?<=a |e )crash\b(?! (?:logs?|reports?|dumps?|handler|files?|traces?|course)\b)"
     # the bare verb at the end of its sentence after the process ("when i eval ... with gsm8k dataset, the server
-    # crash.", probe sgl-project/sglang-jax#195: a writer for whom English is a second language)
-    r"|\b(?:" + _PROCESS + r") crash(?=\s*(?:[.!]|$))"
+    # crash.", probe sgl-project/sglang-jax#195: a writer for whom English is a second language), only where the process
+    # is its clause's subject: at the sentence's start, after a comma, semicolon or colon, or after then/and/so, with at
+    # most a determiner before it ("detects the server crash.", "the log of the server crash." are the noun, review16a
+    # item 1)
+    r"|" + _SUBJECT_LEAD + r"\b(?:" + _PROCESS + r") crash(?=\s*(?:[.!]|$))"
     r"|segfault(?:s|ed|ing)?|segmentation fault|core dumped"
     # "the kernel errors out", "it errored out at the first batch" (the phrasal verb: the run stopped on an error)
     r"|error(?:s|ed|ing)? out\b"
@@ -86,7 +99,10 @@ _STATED = re.compile(
     r"|(?P<oom_verb>\bOOM(?:s|ing))\b"
     # (and the bare verb, as a title or a writer for whom English is a second language puts it: "Prefill out of memory
     # occur when deployed with servers", probe sgl-project/sglang#393)
-    r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened|occur|happen)\b"
+    # (the bare verb only after the singular: "OOM errors happen when ..." is the plural's own verb, a generic statement
+    # of how OOM comes about, and so is "in which cases OOM happen", "in general, OOM occur ...": review16a item 2)
+    r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)\b"
+    r"|(?<!cases )(?<!general )(?<!general, )(?:OOM|out[- ]of[- ]memory) (?:occur|happen)\b"
     # a sentence that opens with the OOM and says when it came, with no verb ("OOM when deploying gemma-3 on 8 x A800.",
     # "CUDA OOM during cuda graph capture with --tp 8.")
     r"|^(?:(?:CUDA|GPU|NPU|HIP) )?(?:OOM|[Oo]ut[- ]of[- ]memory)(?: errors?)? (?:when|while|during|after|at|on|in)\b"

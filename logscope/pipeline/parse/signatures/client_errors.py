@@ -101,7 +101,7 @@ def client_program_failure(event: Event) -> bool:
     frames = [str(f) for f in event.data.get("frame_paths") or event.data.get("frames") or []]
     if not frames:
         return False
-    paths = [frame.split(":", 1)[0].replace("\\", "/") for frame in frames]
+    paths = [re.sub(r":\d+(?:\s.*)?$", "", frame, flags=re.S).replace("\\", "/") for frame in frames]  # (C:\ kept)
     if any("sglang/srt/" in path or path.endswith("sglang/launch_server.py") for path in paths):
         return False
     if not any(_FRONTEND in path for path in paths):
