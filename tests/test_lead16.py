@@ -111,3 +111,25 @@ def test_a_quoted_span_after_a_launch_command_is_not_placed_as_the_next_terminal
     # command: its time is unknown (the illegal memory access is mostly a serving failure)
     text = first + "\nError message: `RuntimeError: CUDA error: an illegal memory access was encountered`\n"
     assert _rules(text) == [("failure-time-unknown", "unknown")]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # review16b item 4: the bare "<process> crash." after any lead but a preposition or a verb (the noun)
+        ("When I send two requests at once the server crash.", [("runtime-crash", "serving")]),
+        ("After 2 hours the server crash.", [("runtime-crash", "serving")]),
+        ("Related: a health check that detects the server crash.", []),
+        ("Thanks for looking into the container crash!", []),
+        # review16b item 7: the plural with the bare verb, unless a generic statement of how OOM comes about
+        ("On my 8xH100 node, OOM errors happen after about 2 hours of serving.", [("runtime-oom", "serving")]),
+        ("Out-of-memory errors occur on rank 3 at the first prefill.", [("oom-time-unknown", "unknown")]),
+        ("Out of memory errors happen when the KV cache pool is larger than the free memory.", []),
+        # a sentence that opens with a stated failure's word is prose, no record head ("OOM ..." read nothing)
+        ("OOM errors happened during prefill.", [("oom-time-unknown", "unknown")]),
+        ("OOM when deploying gemma-3 on 8 x A800.", [("oom-time-unknown", "unknown")]),
+    ],
+)
+def test_review16b_stated_failures(sentence: str, expected: list[tuple[str, str]]) -> None:
+    launch = "" if sentence.startswith("O") else _LAUNCH
+    assert _rules(launch + sentence + "\n") == expected

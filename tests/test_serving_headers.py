@@ -35,10 +35,10 @@ def _failure(text: str) -> Failure:
 def test_the_tokenizer_manager_header_places_its_traceback_while_serving():
     failure = _failure(HANDLE_LOOP)
     assert (failure.finding, failure.phase) == ("runtime-crash", "serving")
-    assert failure.phase_basis == (
-        "the header 'TokenizerManager hit an exception': it wraps only the loops the tokenizer manager starts on its"
-        " first request"
-    )
+    # (the frame under the header places it first since the typed call graph of session 16: print_exception_wrapper
+    # is reached only from TokenizerManager.generate_request in the released call graph)
+    assert failure.phase_basis.startswith("frame tokenizer_manager.py:")
+    assert "print_exception_wrapper runs only while the scheduler serves" in failure.phase_basis
 
 
 def test_the_header_read_alone_places_it_too():

@@ -44,12 +44,16 @@ def all_literals() -> tuple[str, ...]:
     return _shortest(tuple(dict.fromkeys([*(lit for lits in LINE_LITERALS.values() for lit in lits), *BLOCK_LITERALS])))
 
 
+_PROSE_ONLY = frozenset({kinds.TIME_CUE_GRAMMAR, kinds.STATED_FAILURE_GRAMMAR})
+
+
 @cache
 def heads() -> tuple[str, ...]:
     """Every literal once: a line that starts with one is a record (classify), whether or not a shorter literal
     inside it made `all_literals` drop it ("- SGLang:" holds "SGLang:")."""
-    # (not the time cues': a sentence's failure word, "Timeout ..." or "Failed ...", opens no message of a record)
-    own = (lits for name, lits in LINE_LITERALS.items() if name != kinds.TIME_CUE_GRAMMAR)
+    # (not the time cues' nor the stated failures': a sentence's failure word, "Timeout ...", "Failed ..." or "OOM
+    # errors happened during prefill.", opens no message of a record)
+    own = (lits for name, lits in LINE_LITERALS.items() if name not in _PROSE_ONLY)
     return tuple(dict.fromkeys([*(lit for lits in own for lit in lits), *BLOCK_LITERALS]))
 
 

@@ -28,15 +28,19 @@ from logscope.pipeline.parse.parsers.prose_guards import (
 )
 
 _PROCESS = r"server|service|process|engine|scheduler|worker|pod|container|instance|router|node"
-# where a process phrase opens its clause (its subject): one fixed-width look-behind per lead and determiner
-_SUBJECT_LEAD = (
-    "(?:"
-    + "|".join(
-        f"(?<={lead}{det})"
-        for lead in ("^", "[,;:]", r"[,;:]\s", r"\bthen\s", r"\band\s", r"\bso\s")
-        for det in ("", "the ", "my ", "our ", "this ", "sglang ")
-    )
-    + ")"
+# a bare "OOM errors happen" (the plural) followed by its condition ("... when the KV cache pool is larger than the free memory"),
+# in a sentence with nothing of the writer's own run (a person, a number, a rank): how OOM comes about, no report
+_GENERIC_OOM_TAIL = re.compile(r"(?i)\s+(?:when(?:ever)?|if|in case|once)\b")
+_OWN_RUN = re.compile(r"(?i)\b(?:I|my|me|we|our|us)\b|\d|\brank\b")
+# the words right before "<process> crash" that make it the noun (the object of a preposition or a verb: "detects the
+# server crash.", "a watchdog for the scheduler crash.", "the log of the server crash.", "looking into the container
+# crash!", review16a item 1); any other lead leaves the bare verb ("After 2 hours the server crash.", "... but the
+# server crash.", review16b item 4)
+_CRASH_NOUN_LEAD = re.compile(
+    r"(?i)\b(?:of|for|into|about|from|after|before|during|with|by|to|on|at|in|detects?|detected|detecting|handles?|"
+    r"handled|handling|prevents?|prevented|avoids?|avoided|fix(?:es|ed)?|see|saw|investigate|debug|reproduce|"
+    r"caused|causes?|explain|trace|analy[sz]e|log|report(?:s|ed)?)\s+(?:(?:the|a|an|this|that|my|our|its|any|every)\s+)?"
+    r"(?:sglang\s+)?$"
 )
 # the error the run printed, quoted as what it was: "The error info in the terminal is 'nan in logits, set
 # nan_default_token to proceed in BaseStrategy.forward.'" (zai-org/CogVLM#96, a probe), "the error message was
@@ -56,11 +60,9 @@ _STATED = re.compile(
     r"|randomly|sometimes|often|frequently|immediately|again)\b)"
     r"|(?<=a |e )crash\b(?! (?:logs?|reports?|dumps?|handler|files?|traces?|course)\b)"
     # the bare verb at the end of its sentence after the process ("when i eval ... with gsm8k dataset, the server
-    # crash.", probe sgl-project/sglang-jax#195: a writer for whom English is a second language), only where the process
-    # is its clause's subject: at the sentence's start, after a comma, semicolon or colon, or after then/and/so, with at
-    # most a determiner before it ("detects the server crash.", "the log of the server crash." are the noun, review16a
-    # item 1)
-    r"|" + _SUBJECT_LEAD + r"\b(?:" + _PROCESS + r") crash(?=\s*(?:[.!]|$))"
+    # crash.", probe sgl-project/sglang-jax#195: a writer for whom English is a second language), not the noun after a
+    # preposition or a verb (_CRASH_NOUN_LEAD)
+    r"|(?P<bare_crash>\b(?:" + _PROCESS + r") crash(?=\s*(?:[.!]|$)))"
     r"|segfault(?:s|ed|ing)?|segmentation fault|core dumped"
     # "the kernel errors out", "it errored out at the first batch" (the phrasal verb: the run stopped on an error)
     r"|error(?:s|ed|ing)? out\b"
@@ -99,10 +101,11 @@ _STATED = re.compile(
     r"|(?P<oom_verb>\bOOM(?:s|ing))\b"
     # (and the bare verb, as a title or a writer for whom English is a second language puts it: "Prefill out of memory
     # occur when deployed with servers", probe sgl-project/sglang#393)
-    # (the bare verb only after the singular: "OOM errors happen when ..." is the plural's own verb, a generic statement
-    # of how OOM comes about, and so is "in which cases OOM happen", "in general, OOM occur ...": review16a item 2)
+    # (the bare verb after the plural too, "On my node, OOM errors happen after 2 hours of serving", unless the sentence
+    # is a generic statement of how OOM comes about: "OOM errors happen when ...", "in which cases OOM happen", "in
+    # general, OOM occur ...", review16a item 2, review16b item 7: _GENERIC_OOM)
     r"|(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occurs|occurred|happens|happened)\b"
-    r"|(?<!cases )(?<!general )(?<!general, )(?:OOM|out[- ]of[- ]memory) (?:occur|happen)\b"
+    r"|(?P<oom_bare>(?<!cases )(?<!general )(?<!general, )(?:OOM|out[- ]of[- ]memory)(?: errors?)? (?:occur|happen)\b)"
     # a sentence that opens with the OOM and says when it came, with no verb ("OOM when deploying gemma-3 on 8 x A800.",
     # "CUDA OOM during cuda graph capture with --tp 8.")
     r"|^(?:(?:CUDA|GPU|NPU|HIP) )?(?:OOM|[Oo]ut[- ]of[- ]memory)(?: errors?)? (?:when|while|during|after|at|on|in)\b"
@@ -555,6 +558,10 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         # (a step's failure or a program that cannot start in a clause of whenever, or a question without its mark:
         # "The router retries when the transfer fails.", "Why the router can't connect to ...", review15b item 3)
         if (m.group("step_fails") or m.group("cant")) and (_BEHAVIOUR_WHEN.search(clause) or _ASKS.match(body)):
+            continue
+        if m.group("bare_crash") and _CRASH_NOUN_LEAD.search(before):
+            continue
+        if m.group("oom_bare") and "rror" in m.group("oom_bare") and _GENERIC_OOM_TAIL.match(after) and not _OWN_RUN.search(body):
             continue
         # (and "failing" as the adjective of a CI noun: "There are failing tests in the suite.")
         if m.group("failing") and (_CI_SUBJECT.search(before) or _failing_ci_noun(m.group("failing"))):
