@@ -133,3 +133,30 @@ def test_a_quoted_span_after_a_launch_command_is_not_placed_as_the_next_terminal
 def test_review16b_stated_failures(sentence: str, expected: list[tuple[str, str]]) -> None:
     launch = "" if sentence.startswith("O") else _LAUNCH
     assert _rules(launch + sentence + "\n") == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # review16b item 1: a writer's line that opens with the words is no NCCL result
+        "NCCL error: none of the above fixes worked for me",
+        "NCCL error: is this related to #1234?",
+        "NCCL error: solved by setting NCCL_P2P_DISABLE=1",
+    ],
+)
+def test_a_line_opening_with_nccl_error_needs_an_nccl_result_after_it(line: str) -> None:
+    assert [rule for rule, _ in _rules(line + "\n")] != ["nccl-error"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # review16b item 2: a count or another verb between the failure word and the time claim: no failure
+        "Failed requests: 0 after 2 hours of serving.",
+        "Failed: none after 12 hours of serving at 200 QPS.",
+        "Failed health checks stopped after 2 hours of serving.",
+        "Killed processes are restarted after 10 minutes of serving by the supervisor.",
+    ],
+)
+def test_a_claim_after_a_count_or_another_verb_keeps_the_line_healthy(line: str) -> None:
+    assert _rules(line + "\n") == []

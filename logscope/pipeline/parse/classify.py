@@ -1371,6 +1371,14 @@ _LABELLED_SPAN = re.compile(
 )
 
 
+# between the failure's words and the claim, a count of none ("Failed requests: 0 after ...", "Failed: none after
+# ...") or a verb of recovery or of another subject ("Failed health checks stopped after ...", "Killed processes are
+# restarted after ..."): the line says something else of a healthy run (review16b item 2)
+_COUNTED_OR_RECOVERED = re.compile(
+    r"(?i):\s*(?:0|none|no|zero)\b|\b(?:zero|no)\s+\w+"
+    r"|\b(?:stopped|stop|stops|ceased|recovered|recover|recovers|restarted|resumed|succeeded|passed|cleared|vanished"
+    r"|disappeared|went away|go away|goes away|decreased|dropped)\b"
+)
 # a line that opens with the shell's word for a process a signal ended ("Killed", bash's status of SIGKILL)
 _OPENS_KILLED = re.compile(r"\s*Killed\b")
 
@@ -1385,7 +1393,15 @@ def _claimed_failure(text: str, candidates: list[str]) -> bool:
         return False
     if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
         return False
-    return prefix_of(text) is None and _GRAMMARS[kinds.TIME_CLAIM_GRAMMAR].parse(text) is not None
+    if prefix_of(text) is not None:
+        return False
+    claim = _GRAMMARS[kinds.TIME_CLAIM_GRAMMAR].parse(text)
+    if claim is None:
+        return False
+    # (the claim right after the failure's own words: "Failed requests: 0 after ...", "Failed health checks stopped
+    # after ...", "Killed processes are restarted after ..." say something else of a run, review16b item 2)
+    at = text.find(str(claim.data["said"]))
+    return at > 0 and _COUNTED_OR_RECOVERED.search(text[:at]) is None
 
 
 def _looks_like_a_record(text: str) -> bool:
