@@ -160,3 +160,9 @@ def test_a_line_opening_with_nccl_error_needs_an_nccl_result_after_it(line: str)
 )
 def test_a_claim_after_a_count_or_another_verb_keeps_the_line_healthy(line: str) -> None:
     assert _rules(line + "\n") == []
+
+
+def test_a_when_clause_with_the_process_as_its_object_keeps_the_claim() -> None:
+    # review16b item 5
+    sentence = "When a request reaches the server after 2 hours of serving, the scheduler crashes with an error."
+    assert _rules(_LAUNCH + sentence + "\n") == [("runtime-crash", "serving")]

@@ -228,8 +228,15 @@ def test_a_chain_that_fits_several_releases_places_where_they_agree_on_the_funct
     assert native_stages.nccl_release_of_chain(chain) is None  # no one release
     placed = native_stages.place_nccl(chain, None)
     assert placed is not None and placed.phase == "init_distributed"
-    assert "init.cc:1397, in ncclCommInitRankFunc (NCCL 2.26.2 .. 2.26.3, the releases with a check call" in placed.basis
+    assert "init.cc:1397, in ncclCommInitRankFunc (NCCL 2.26.2, 2.26.3, the releases with a check call" in placed.basis
     # a line no catalogued release has as a check call fits no release: nothing pinned, and the line alone places
     # nothing where the releases disagree on it
     assert native_stages.nccl_releases_of_chain(["x NCCL INFO init.cc:1397 -> 1", "x NCCL INFO init.cc:99999 -> 1"]) is None
     assert native_stages.place_nccl(["x NCCL INFO init.cc:1397 -> 1", "x NCCL INFO init.cc:99999 -> 1"], None) is None
+
+
+def test_the_fitting_releases_are_named_in_numeric_order():
+    # review16b item 3: "2.14.3 .. 2.5.6" was the string order of a set that is no run
+    from logscope.core.native_stages import _release_key
+
+    assert sorted(["2.14.3", "2.5.6", "2.15.1"], key=_release_key) == ["2.5.6", "2.14.3", "2.15.1"]

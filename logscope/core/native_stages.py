@@ -66,7 +66,15 @@ def _nccl_function(file: str, line: int, version: str | None, among: frozenset[s
     name = names.pop() if len(names) == 1 else None
     if name is None:
         return None
-    return name, version or (min(found) if len(found) == 1 else f"{min(found)} .. {max(found)}")
+    if version is not None or len(found) == 1:
+        return name, version or next(iter(found))
+    # (the releases in numeric order, named one by one: a set that fits need not be a contiguous run, review16b item 3)
+    return name, ", ".join(sorted(found, key=_release_key))
+
+
+def _release_key(release: str) -> tuple[int, ...]:
+    """NCCL's "2.14.3" as (2, 14, 3), so that 2.5.6 sorts before 2.14.3."""
+    return tuple(int(part) if part.isdigit() else 0 for part in release.split("."))
 
 
 @cache

@@ -33,8 +33,9 @@ NEGATED = re.compile(
     r"(?i)(?:\bnot|n't|\bno longer|不是)\W*(?:\w+\W+){0,2}$|\b(?:" + CONDITION_WORDS + r")\b[^.;:!?]*$"
     # (only a clause that opens its sentence and whose subject is the process failing in the generic present: "When
     # a second request arrives" in "The server crashes when a second request arrives." is this run's time, review16a
-    # item 3)
-    r"|(?:^|[.!?:;]\s+|^[-*\s]+)when(?:ever)?\s+(?:an?|any)\s+(?:[\w-]+\s+){0,3}?"
+    # item 3; modifiers only before the process noun, "When a request reaches the server ..." has it as its object,
+    # review16b item 5)
+    r"|(?:^|[.!?:;]\s+|^[-*\s]+)when(?:ever)?\s+(?:an?|any)\s+(?:(?!(?:the|a|an|to|of|its|their)\b)[\w-]+\s+){0,3}?"
     r"(?:process(?:es)?|server|worker|rank|engine|scheduler|node|instance)\s*(?:(?:dies|crashes|fails|exits|hangs)\b[^.;:!?,]*)?$"
     r"|\b(?:may|might|could)\s+(?:also\s+)?(?:(?:be(?:\s+(?:encountered|seen|observed|raised))?|happen|occur|appear|arise)\s+)?$"
 )
