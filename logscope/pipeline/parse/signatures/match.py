@@ -348,7 +348,9 @@ def _placed_by_catalogue(event: Event, releases: Releases) -> tuple[str, str] | 
         # the scheduler's batches run the server's warmup request first (startup: sglang 0.4-0.5 http_server
         # _wait_and_warmup sends one request once the scheduler is ready), and an exception of the request path ends
         # the scheduler at the first request that reaches it, the warmup's included: the exception line alone, with
-        # no frames, does not say that the server had started serving
+        # no frames, does not say that the server had started serving. Every serving wording is left unplaced so, an
+        # admin request's too (a weight update, a LoRA load): the table keeps one root of each run, not all the roots
+        # that reach it, so it cannot tell a wording off the warmup's path (review16b item 8)
         return None
     if said is not None:
         placement, literal = said
