@@ -500,3 +500,5 @@ def test_the_committed_table_is_what_the_tool_writes():
     doc = json.loads((Path(__file__).parents[1] / "catalog" / "stages.json").read_text())
     assert doc["releases"] == sources.sglang_versions()
     assert doc["tool"] == stages.fingerprint(doc["releases"])
+    # (and the rows are the bytes the tool wrote: a hand edit of `functions` fails, review16b item 6)
+    assert doc["content"] == stages.content_digest(doc["functions"])

@@ -204,7 +204,7 @@ def extract(versions: list[str], workers: int = 1) -> dict[str, list[list[Any]]]
 
 # the files whose code decides the table: the committed table names their digest (with the releases read), and a test
 # holds it to the tool as it is (an edit of the tool without regenerating the table fails it)
-TOOL_FILES = ("stages.py", "call_graph.py")
+TOOL_FILES = ("stages.py", "call_graph.py", "sources.py")
 
 
 def fingerprint(versions: list[str]) -> str:
@@ -218,7 +218,7 @@ def fingerprint(versions: list[str]) -> str:
 def write(path: Path, versions: list[str] | None = None) -> None:
     versions = versions or sources.sglang_versions()
     workers = int(os.environ.get("LOGSCOPE_UPSTREAM_WORKERS", "1"))
-    doc = {
+    doc: dict[str, Any] = {
         "doc": "Which SGLang functions run only at startup (with the startup step, when one phased root alone "
         "reaches them) and which only while serving, per release run: module:function -> [[stage, phase, first, "
         "last, qualname, line (in last), root]]. Read from the released wheels by tools/upstream/stages.py "
@@ -227,9 +227,16 @@ def write(path: Path, versions: list[str] | None = None) -> None:
         "serving_roots": [{"pattern": p, "why": why} for p, why in SERVING_ROOTS],
         "releases": versions,
         "tool": fingerprint(versions),
-        "functions": extract(versions, workers),
     }
+    functions = extract(versions, workers)
+    doc["content"] = content_digest(functions)  # (the test recomputes it: a hand edit of `functions` fails)
+    doc["functions"] = functions
     path.write_text(dumps(doc))
+
+
+def content_digest(functions: dict[str, Any]) -> str:
+    """The digest of the table's rows as the tool writes them."""
+    return hashlib.sha256(json.dumps(functions, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
 
 
 def dumps(doc: dict[str, Any]) -> str:
