@@ -1,4 +1,5 @@
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -6,6 +7,14 @@ import pytest
 from tests.helpers import BROWSER_SKIP
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A suite started in the background by a non-interactive shell (`.ci/run &`) inherits SIGINT ignored, and CPython
+    # then installs no KeyboardInterrupt handler: the Ctrl-C tests (ranges.sigint_held, logscope run's forwarding to
+    # the launch group) would test the shell instead. Ctrl-C's usual disposition for the run.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
