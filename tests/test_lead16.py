@@ -166,3 +166,19 @@ def test_a_when_clause_with_the_process_as_its_object_keeps_the_claim() -> None:
     # review16b item 5
     sentence = "When a request reaches the server after 2 hours of serving, the scheduler crashes with an error."
     assert _rules(_LAUNCH + sentence + "\n") == [("runtime-crash", "serving")]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # review16b item 9: an OOM title with a time claim keeps the claim as its time
+        ("CUDA out of memory after 2 hours of serving.", [("runtime-oom", "serving")]),
+        # torch's own OOM record (no claim) stays an OOM at an unknown time
+        (
+            "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.11 GiB total capacity; 3.00 GiB already allocated)",
+            [("oom-time-unknown", "unknown")],
+        ),
+    ],
+)
+def test_an_oom_line_with_a_time_claim(line: str, expected: list[tuple[str, str]]) -> None:
+    assert _rules(line + "\n") == expected

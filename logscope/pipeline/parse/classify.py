@@ -1381,6 +1381,8 @@ _COUNTED_OR_RECOVERED = re.compile(
 )
 # a line that opens with the shell's word for a process a signal ended ("Killed", bash's status of SIGKILL)
 _OPENS_KILLED = re.compile(r"\s*Killed\b")
+# or with memory running out ("CUDA out of memory after 2 hours of serving.", an issue's title; review16b item 9)
+_OPENS_OOM = re.compile(r"(?i)\s*(?:(?:CUDA|GPU|HIP|NPU)\s+)?(?:OOM|out[- ]of[- ]memory)\b")
 
 
 def _claimed_failure(text: str, candidates: list[str]) -> bool:
@@ -1389,7 +1391,7 @@ def _claimed_failure(text: str, candidates: list[str]) -> bool:
     as prose, so the failure is kept and the claim is its time (review16a item 4: read as the claim only, an all-clear)."""
     if kinds.TIME_CLAIM_GRAMMAR not in candidates or "signature" not in candidates:
         return False
-    if FAILURE_LOOK.search(text) is None and _OPENS_KILLED.match(text) is None:
+    if FAILURE_LOOK.search(text) is None and _OPENS_KILLED.match(text) is None and _OPENS_OOM.match(text) is None:
         return False
     if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
         return False
