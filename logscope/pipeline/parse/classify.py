@@ -1393,17 +1393,21 @@ def _claimed_failure(text: str, candidates: list[str]) -> bool:
         return False
     if FAILURE_LOOK.search(text) is None and _OPENS_KILLED.match(text) is None and _OPENS_OOM.match(text) is None:
         return False
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
-        return False
-    if prefix_of(text) is not None:
+    if _record_shaped(text) or prefix_of(text) is not None:
         return False
     claim = _GRAMMARS[kinds.TIME_CLAIM_GRAMMAR].parse(text)
     if claim is None:
         return False
-    # (the claim right after the failure's own words: "Failed requests: 0 after ...", "Failed health checks stopped
-    # after ...", "Killed processes are restarted after ..." say something else of a run, review16b item 2)
+    # (no count of none or verb of recovery between the failure's words and the claim: _COUNTED_OR_RECOVERED)
     at = text.find(str(claim.data["said"]))
     return at > 0 and _COUNTED_OR_RECOVERED.search(text[:at]) is None
+
+
+def _record_shaped(text: str) -> bool:
+    """A log record's start, a line behind a shell prompt, a flag line, a status line or a command line."""
+    return bool(
+        _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text)
+    )
 
 
 def _looks_like_a_record(text: str) -> bool:
@@ -1411,7 +1415,7 @@ def _looks_like_a_record(text: str) -> bool:
     labels the code span after it, _LABELLED_SPAN)."""
     if _LABELLED_SPAN.match(text):
         return False
-    if _RECORD_START.match(text) or behind_prompt(text) or flag_line(text) or is_a_status_line(text) or command_line(text):
+    if _record_shaped(text):
         return True
     # a line that opens with a message head's words but is a label before a launch command ("启动指令：sglang serve
     # ...": 启动 heads a catalogued message) is prose with a command in it, read by after_label as "Command: ..." is

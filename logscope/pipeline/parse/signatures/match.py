@@ -914,6 +914,11 @@ _FAILED_AT_START = re.compile(
 )
 
 
+def _firm(claim: Event) -> bool:
+    """Whether a claim is firm: as its reader said, else as time_claims judges its sentence."""
+    return bool(claim.data["firm"]) if "firm" in claim.data else firm_sentence(str(claim.data["said"]))
+
+
 def _from_claim(
     event: Event, claims: dict[str, _ClaimIndex], firm: bool = False, claim_only: bool = False
 ) -> tuple[str, str] | None:
@@ -934,13 +939,9 @@ def _from_claim(
     claim, _ = index.agreed(event)  # (the rules of which claims count: _ClaimIndex, _counted, _pick)
     if claim is None:
         return None
-    if firm and not (claim.data["firm"] if "firm" in claim.data else firm_sentence(str(claim.data["said"]))):
+    if firm and not _firm(claim):
         return None
-    if claim_only and not (
-        _FAILED_AT_START.search(str(claim.data["said"]))
-        if claim.kind == kinds.TIME_CUE
-        else (claim.data["firm"] if "firm" in claim.data else firm_sentence(str(claim.data["said"])))
-    ):
+    if claim_only and not (_FAILED_AT_START.search(str(claim.data["said"])) if claim.kind == kinds.TIME_CUE else _firm(claim)):
         return None
     if LAUNCHER.match(str(claim.data["said"])):
         return str(claim.data["stage"]), (
@@ -1031,7 +1032,8 @@ def failures_of(
             continue
         found = attribute(event, sigs) if event.kind != kinds.STATED_FAILURE else None
         if found is None and event.kind in (kinds.TRACEBACK, kinds.EXCEPTION) and client_program_failure(event):
-            continue  # a client program's own failure (SGLang's frontend language, no server code): listed as unread
+            continue  # a client program's own failure (SGLang's frontend language, no server code): no rank's; an
+            # unrecognised failure of the paste (stages._unmatched_failures)
         if found is None and refused_by_server(event):
             # a client's error for a request the server answered and refused is none of the server's (listed as an
             # unread line, stages._unmatched_failures); unless its answer's message holds a failure a signature reads
