@@ -1,0 +1,88 @@
+"""Failure forms read in session 17 (issue 43, "a failure paste must never get nothing found"): each case is the real
+shape of a probe thread's paste (named at each, split=built), with the quiet cases that prove what is not claimed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.ingest.ingest import Source
+
+
+def _findings(text: str) -> list[dict[str, Any]]:
+    document = analyze_sources([Source(name="paste.log", path=None, data=text.encode())], cases=False)
+    return list(document["findings"])
+
+
+def _read(text: str) -> list[tuple[str, str | None, str | None, str | None]]:
+    return [(f["rule"], f.get("mechanism"), f.get("signature"), f.get("phase")) for f in _findings(text)]
+
+
+# CPython's runpy (Lib/runpy.py 3.11.7, _run_module_as_main): `python -m <module>` that cannot find its module exits
+# with "<sys.executable>: <error>", no traceback, before any of the module's code runs. Before session 17 the first
+# form gave nothing at all and the second only "a line logscope does not know".
+@pytest.mark.parametrize(
+    ("paste", "signature"),
+    [
+        # micytao/vllm-playground#7 (built): a launcher's time prefix, a venv's interpreter, the parent package missing
+        (
+            "but when i go to start the server I get an error:\n\n```\n[14:41:59] /home/user/vllm-playground-venv/bin/"
+            "python: Error while finding module specification for 'vllm.entrypoints.openai.api_server' "
+            "(ModuleNotFoundError: No module named 'vllm')\n```\n\nThe server does not start\n",
+            "python-runpy-module-spec",
+        ),
+        # SafeAILab/EAGLE#197 (built): the error alone in a fence under "got error:"
+        (
+            "got error:\n```\nError while finding module specification for 'eagle.ge_data.allocation' "
+            "(ModuleNotFoundError: No module named 'eagle.ge_data')\n```\n",
+            "python-runpy-module-spec",
+        ),
+        (
+            "$ python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n"
+            "/usr/bin/python3: No module named sglang.launch_server\n",
+            "python-runpy-no-module",
+        ),
+        ("/opt/conda/envs/sglang/bin/python: No module named sglang.launch_server\n", "python-runpy-no-module-bare"),
+        ("C:\\Users\\me\\venv\\Scripts\\python.exe: No module named sglang\n", "python-runpy-no-module"),
+        (
+            "/usr/bin/python3: No module named sglang.__main__; 'sglang' is a package and cannot be directly executed\n",
+            "python-runpy-package",
+        ),
+        ("python3: can't open file '/workspace/serve.py': [Errno 2] No such file or directory\n", "python-cannot-open-file"),
+    ],
+)
+def test_the_interpreter_that_could_not_start_its_program_is_a_startup_crash(paste, signature):
+    assert _read(paste) == [("startup-crash", "python", signature, "startup")]
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # runpy's own source pasted (a template, not an error it printed)
+        '        msg = "Error while finding module specification for {!r} ({}: {})"\n'
+        '        raise error("No module named %s" % mod_name)\n',
+        # an optional import a warning reports and the run goes on from (the module name is not the line's end)
+        "[2025-06-01 10:00:00] WARNING: python3: No module named flash_attn_3; falling back to the triton backend\n"
+        "[2025-06-01 10:00:01] Load weight begin. avail mem=78.50 GB\n",
+        # a feature request that names the wording without its module
+        "Feature request: print a hint when python -m fails with Error while finding module specification.\n",
+    ],
+)
+def test_runpy_look_alikes_are_not_read_as_the_interpreters_error(paste):
+    assert all(f.get("signature", "") is None or not str(f.get("signature")).startswith("python-") for f in _findings(paste))
+
+
+# an import error inside the program (quoted module name, a traceback's last line) stays what it was: the runpy
+# signatures read only runpy's unquoted name and its own sentence
+def test_an_import_error_of_the_program_is_not_runpys():
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "eagle-eye.py", line 8, in <module>\n'
+        "    import utils.console as console\n"
+        "ModuleNotFoundError: No module named 'utils.console'\n"
+    )
+    assert [(rule, mechanism, signature) for rule, mechanism, signature, _ in _read(paste)] == [
+        ("failure-time-unknown", "python", None)
+    ]
