@@ -86,3 +86,55 @@ def test_an_import_error_of_the_program_is_not_runpys():
     assert [(rule, mechanism, signature) for rule, mechanism, signature, _ in _read(paste)] == [
         ("failure-time-unknown", "python", None)
     ]
+
+
+# the kernel's report of a process it killed for a fault the process did not handle (arch/x86/mm/fault.c
+# show_signal_msg, arch/x86/kernel/traps.c do_trap), as dmesg, kern.log or journalctl print it: before session 17 no
+# failure at all (vladmandic/sdnext#913, built: the syslog's "kernel: " records, one of them a segfault in libamdhip64)
+@pytest.mark.parametrize(
+    ("paste", "signature"),
+    [
+        (
+            "kernel: amdgpu: Failed to map wptr bo to GART\n"
+            "kernel: python3[40923]: segfault at 100 ip 00007f2711b2d282 sp 00007fffa29a1530 error 4 in "
+            "libamdhip64.so[7f2711a00000+3f3000] likely on CPU 9 (core 1, socket 0)\n",
+            "process-kernel-segfault",
+        ),
+        (
+            "Jun  2 10:11:12 gpu-node-3 kernel: sglang::schedul[4567]: segfault at 18 ip 00007f00aa000000 sp "
+            "00007ffd00000000 error 4 in libnccl.so.2.21.5[7f00a9000000+1000000] likely on CPU 12 (core 4, socket 0)\n",
+            "process-kernel-segfault",
+        ),
+        (
+            "[ 8123.456789] python[2817] trap invalid opcode ip:7f3a1c2b4e10 sp:7ffd3e8c1a20 error:0 in "
+            "libtorch_cpu.so[7f3a18000000+1e000000]\n",
+            "process-kernel-trap",
+        ),
+    ],
+)
+def test_the_kernels_segfault_record_is_a_native_crash_read_from_a_log_line(paste, signature):
+    findings = _findings(paste)
+    assert [(f["rule"], f.get("signature")) for f in findings] == [("failure-time-unknown", signature)]
+    assert "quoted in prose" not in findings[0]["message"]  # a syslog record, not a sentence
+
+
+def test_a_segfault_in_nccl_names_nccl():
+    paste = (
+        "[ 1234.567890] sglang::schedul[4567]: segfault at 18 ip 00007f00aa000000 sp 00007ffd00000000 error 4 in "
+        "libnccl.so.2[7f00a9000000+1000000]\n"
+    )
+    assert "raised in NCCL" in _findings(paste)[0]["message"]
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # the kernel's format strings quoted from its source
+        '\t\tpr_info("%s[%d] trap %s ip:%lx sp:%lx error:%lx",\n',
+        # a kernel version in an environment listing is no kernel record, and prose about a segfault names no record
+        "kernel: 5.15.0-161-generic\n",
+        "I sometimes see a segfault at startup when the driver is old, but a restart fixes it.\n",
+    ],
+)
+def test_kernel_fault_look_alikes_are_quiet(paste):
+    assert _findings(paste) == []

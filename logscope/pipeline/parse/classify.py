@@ -1215,7 +1215,11 @@ _RECORD_START = re.compile(
     + r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b|" + EXCEPTIONS_MODULE_CLASS + r": "
     # a structured record: an event name in capitals, then key=value fields ("NRL_SGLANG_REFIT_FAILURE transfer=broadcast")
-    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S)"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S"
+    # a syslog / journalctl record ("Jun  2 10:11:12 gpu-node-3 kernel: ...": RFC 3164's timestamp, journalctl's short
+    # output) and the kernel's records copied without it ("kernel: python3[40923]: segfault at ...": not "kernel: 5.15.0",
+    # a version an environment listing gives)
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \S+ |kernel: (?!\d))"
 )
 
 
