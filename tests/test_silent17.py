@@ -138,3 +138,36 @@ def test_a_segfault_in_nccl_names_nccl():
 )
 def test_kernel_fault_look_alikes_are_quiet(paste):
     assert _findings(paste) == []
+
+
+# a failure's label and its message under an issue template's heading of what happened (silent16's leftover, "a noun
+# phrase under an Actual Behavior heading"): langgenius/dify#19288 (built) gave nothing found
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "### ✔️ Expected Behavior\n\nrun success\n\n### ❌ Actual Behavior\n\nRun failed: [models] Server Unavailable Error, "
+        "HTTPSConnectionPool(host='api.example.com', port=443): Max retries exceeded with url: /chat/completions (Caused by "
+        'NameResolutionError("<urllib3.connection.HTTPSConnection object at 0x7f37e31ca870>: Failed to resolve '
+        "'api.example.com' ([Errno -2] Name or service not known)\"))\n\nsometimes it will success, but today always failed.\n",
+        "**Actual behavior**\n\nRequest failed: 500 Internal Server Error\n",
+        "### What happened?\n\nDeployment failure: the pod never became ready\n",
+    ],
+)
+def test_a_failure_label_under_the_heading_of_what_happened_is_stated(paste):
+    findings = _findings(paste)
+    assert [f["rule"] for f in findings] == ["failure-time-unknown"]
+    assert "stated in the issue's own words" in findings[0]["message"]
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "### Expected Behavior\n\nRun failed: this should not happen in the new version\n",  # what should happen
+        "### Actual Behavior\n\nErrors: 0\n",  # a count
+        "### Actual result\n\nNo error: the request succeeds but the output is empty.\n",  # denied
+        "### Actual behavior\n\nThe error message is confusing and does not name the flag.\n",  # no label, a complaint
+        "### Describe the bug\n\nRun failed: something broke\n",  # the label outside the section of what happened
+    ],
+)
+def test_failure_labels_elsewhere_or_denied_state_nothing(paste):
+    assert _findings(paste) == []

@@ -637,3 +637,28 @@ def _stated_in_chinese(body: str) -> str | None:
             continue
         return m.group(0)
     return None
+
+
+# a failure's label and its message, the line's opening words ("Run failed: [models] Server Unavailable Error, ...",
+# "Error: connection refused", "Deployment failure: ..."): up to three words, a failure word, a colon and the message;
+# never a count or a nil after it ("Errors: 0", "failed: none"); read only in an issue template's section on what the run
+# did (classify._OBSERVED_SECTION), where the heading makes it the outcome rather than a caption
+_OBSERVED = re.compile(
+    r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?P<said>(?:[\w.\[\]-]+\s+){0,3}?(?:failed|fails|failure|errors?|exception|crashed|crash)"
+    r"(?:\*\*)?\s*[:\uff1a])\s*(?!(?:0|none|no|n/?a|null|nil|false)\b)(?=\S)",
+    re.IGNORECASE,
+)
+
+_DENIED_LABEL = re.compile(r"(?i)\b(?:no|not|never|without|zero)\b")
+
+
+def observed(text: str) -> Parsed | None:
+    """The failure a line under a heading of what happened states as a label and its message (_OBSERVED), unless the
+    label's words ask about, suppose or dismiss it, or the line is a question (the message after the colon is the
+    program's text: its own words, "Name or service not known", say nothing of the writer's)."""
+    m = _OBSERVED.match(text)
+    if m is None or rules_out(m.group("said")) or text.rstrip().endswith(("?", "\uff1f")):
+        return None
+    if _DENIED_LABEL.search(m.group("said")):
+        return None  # "No error: the request succeeds", "Without failures: ..."
+    return Parsed(kinds.STATED_FAILURE, {"sentence": text.strip(), "said": m.group("said").strip(" *:\uff1a")})
