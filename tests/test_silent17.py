@@ -9,6 +9,7 @@ import pytest
 
 from logscope.pipeline.analyze import analyze_sources
 from logscope.pipeline.ingest.ingest import Source
+from logscope.pipeline.parse.parsers.stated_failure import parse
 
 
 def _findings(text: str) -> list[dict[str, Any]]:
@@ -171,3 +172,33 @@ def test_a_failure_label_under_the_heading_of_what_happened_is_stated(paste):
 )
 def test_failure_labels_elsewhere_or_denied_state_nothing(paste):
     assert _findings(paste) == []
+
+
+# a terse report that opens with the step and ends with its failure (sgl-project/sglang-jax#366, built: "launch server
+# with load-format=dummy failed" under "Describe the bug" gave nothing found)
+@pytest.mark.parametrize(
+    ("sentence", "rule"),
+    [
+        ("launch server with load-format=dummy failed", "failure-time-unknown"),
+        ("deploy Qwen2.5-72B on 2 nodes failed.", "failure-time-unknown"),
+        ("Launching the server with --tp 8 failed.", "startup-crash"),  # (the time placed from "Launching the server")
+    ],
+)
+def test_a_step_first_report_states_the_failure(sentence, rule):
+    parsed = parse(sentence)
+    assert parsed is not None and parsed.data["said"] == sentence.rstrip(".")
+    assert [f["rule"] for f in _findings("### Describe the bug\n\n" + sentence + "\n")] == [rule]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Loading from the local cache never failed.",  # denied
+        "Start the server and check whether the launch failed",  # a condition
+        "Loading weights did not fail.",  # denied
+        "Launch the server; if the warmup failed, retry.",  # a supposition, and the verb is not last
+        "Running the unit tests failed.",  # "run" is said of tests: no step of the server's
+    ],
+)
+def test_step_first_look_alikes_state_nothing(sentence):
+    assert parse(sentence) is None
