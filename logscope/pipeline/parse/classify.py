@@ -224,6 +224,13 @@ _FENCE_OPEN = re.compile(r"^\s*(?:```|~~~)")
 _SENTENCE_END = re.compile(r"\w[.!。！]\s*$")
 _HEADING_LINE = re.compile(r"^\s{0,3}(?:(#{1,6})\s+\S|\*\*[^*]+\*\*:?\s*$)")
 _SECTION_LOOKBACK = 300
+# an issue template's heading over what the run did (GitHub's bug templates: "Actual Behavior", "Current behavior",
+# "Actual result", "Observed behavior", "What happened?"; Chinese templates: 实际行为 / 实际结果 / 当前行为, the
+# bilingual "当前行为 | Current Behavior"); an emoji or a mark may open it ("### ❌ Actual Behavior")
+_OBSERVED_SECTION = re.compile(
+    r"(?i)^\s{0,3}(?:#{1,6}\s+|\*\*)\s*(?:[^\w\s]+\s*)?(?:(?:actual|current|observed)\s+(?:behaviou?rs?|results?|outcomes?)\b"
+    r"|what happened\b|实际(?:行为|结果|表现)|当前(?:行为|结果|表现))"
+)
 # (a CRITICAL record of Python logging's default format, "CRITICAL:<logger>:...", base.BASIC_PREFIX, when its words say
 # something ended badly: CRITICAL is only the record's level, "CRITICAL:root:Running in offline mode" is no failure;
 # WARN in a log4j level field, "[%-5p]" = "[WARN ]", is the record's level alone: TorchServe 0.12's WorkerLifeCycle logs
@@ -977,9 +984,31 @@ class SourceClassifier:
             self._read_prose(lineno, text, whole=True)  # what the sentence says besides (when it failed)
             if not any(e.kind in (kinds.TIME_CUE, kinds.TIME_CLAIM) for e in self.events[before:]):
                 self._read_wrapped_cue(lineno, text)
+            if not any(e.kind in _FAILURE_KINDS for e in self.events[before:]):
+                self._read_observed(lineno, text)
         finally:
             self.quoted = was
             self.in_sentence = False
+
+    def _read_observed(self, lineno: int, text: str) -> None:
+        """A failure's label and its message ("Run failed: [models] Server Unavailable Error, ...") in the section an
+        issue template keeps for what happened ("### ❌ Actual Behavior", "### Current behavior", "当前行为"): the heading
+        says the line is the run's outcome, where the same words elsewhere may be a caption or a topic."""
+        parsed = stated_failure.observed(text)
+        if parsed is None or not self._in_observed_section(lineno):
+            return
+        self._emit(parsed.kind, lineno, text, parsed.data, None, kinds.STATED_FAILURE_GRAMMAR)
+
+    def _in_observed_section(self, lineno: int) -> bool:
+        """Whether the nearest heading above the line (up to _SECTION_LOOKBACK lines) names what the run did."""
+        chunk = self.chunk
+        if chunk is None:
+            return False
+        for index in range(lineno - chunk.first - 1, max(-1, lineno - chunk.first - 1 - _SECTION_LOOKBACK), -1):
+            line = chunk.line(index)
+            if _HEADING_LINE.match(line):
+                return _OBSERVED_SECTION.match(line) is not None
+        return False
 
     def _read_wrapped_cue(self, lineno: int, text: str) -> None:
         """When it failed, said by a sentence that prose hard-wrapped over lines ("During SGLang worker startup on an
@@ -1215,7 +1244,11 @@ _RECORD_START = re.compile(
     + r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b|Loading \w+ checkpoint shards:"
     r"|(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Interrupt)\b|" + EXCEPTIONS_MODULE_CLASS + r": "
     # a structured record: an event name in capitals, then key=value fields ("NRL_SGLANG_REFIT_FAILURE transfer=broadcast")
-    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S)"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+ [a-z_]\w*=\S"
+    # a syslog / journalctl record ("Jun  2 10:11:12 gpu-node-3 kernel: ...": RFC 3164's timestamp, journalctl's short
+    # output) and the kernel's records copied without it ("kernel: python3[40923]: segfault at ...": not "kernel: 5.15.0",
+    # a version an environment listing gives)
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \S+ |kernel: (?!\d))"
 )
 
 

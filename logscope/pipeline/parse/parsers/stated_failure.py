@@ -199,6 +199,11 @@ _STATED = re.compile(
     r"(?:\s+(?:from|of|between|for)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?(?:\s+(?:to|and)\s+(?:the\s+)?[\w-]+)?)?"
     r"\s+(?:(?:always|then|just|also|still|often|sometimes|randomly|suddenly)\s+)?fail(?:s|ed)\b"
     r"(?=\s*(?:[.,;!)]|$)|\s+(?:between|under|again|every)\b))"
+    # a terse report that opens with the step and ends with its failure, nothing after the verb: "launch server with
+    # load-format=dummy failed" (probe sgl-project/sglang-jax#366), "deploy Qwen2.5-72B on 2 nodes failed." (a dot inside
+    # a word, a model's version, is no sentence's end; "run" is said of tests and scripts as often: left out)
+    r"|(?P<step_first>^(?:launch(?:ing)?|start(?:ing)?|deploy(?:ing)?|load(?:ing)?|serv(?:e|ing)|boot(?:ing)?"
+    r"|initiali[sz](?:e|ing))\s(?:[^.;!?]|\.(?=\S)){0,120}?\bfail(?:s|ed)(?=\s*[.!]?\s*$))"
     # a timeout said to happen: "NCCL timeout happened during cuda graph capture"
     r"|time-?outs? (?:occurs|occurred|happens|happened)\b"
     r"|(?P<makes>(?:makes?|made|making) (?:\w+\s+){1,3}?"
@@ -530,6 +535,9 @@ _NONE_COUNT = re.compile(
 MAX_REJECTED = 16
 
 
+_STEP_FIRST_RULED_OUT = re.compile(r"(?i)\b(?:never|not|no|nothing|none|whether|if|unless|without|cannot)\b|n't\b")
+
+
 def _stated(sentence: str, pointing: bool = False) -> str | None:
     """The words that state a failure of the run; `pointing`: only in a sentence that points at a text elsewhere."""
     body = sentence.strip()
@@ -573,6 +581,10 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         if m.group("got") and _PRESENT_THIRD.match(m.group("got")) and _WHEN.search(clause) and not _WRITER.search(clause):
             continue
         if m.group("span") and not message_span(m.group("span")):
+            continue
+        # (the step-first report holds its whole clause: a denial or a condition inside it, "Loading from the cache
+        # never failed", "check whether the launch failed", states nothing)
+        if m.group("step_first") and _STEP_FIRST_RULED_OUT.search(m.group(0)):
             continue
         if DENIED.search(clause) or NEGATED.search(turned) or supposed or _GONE.match(after) or _LESS_OFTEN.match(after):
             continue
@@ -637,3 +649,28 @@ def _stated_in_chinese(body: str) -> str | None:
             continue
         return m.group(0)
     return None
+
+
+# a failure's label and its message, the line's opening words ("Run failed: [models] Server Unavailable Error, ...",
+# "Error: connection refused", "Deployment failure: ..."): up to three words, a failure word, a colon and the message;
+# never a count or a nil after it ("Errors: 0", "failed: none"); read only in an issue template's section on what the run
+# did (classify._OBSERVED_SECTION), where the heading makes it the outcome rather than a caption
+_OBSERVED = re.compile(
+    r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?P<said>(?:[\w.\[\]-]+\s+){0,3}?(?:failed|fails|failure|errors?|exception|crashed|crash)"
+    r"(?:\*\*)?\s*[:\uff1a])\s*(?!(?:0|none|no|n/?a|null|nil|false)\b)(?=\S)",
+    re.IGNORECASE,
+)
+
+_DENIED_LABEL = re.compile(r"(?i)\b(?:no|not|never|without|zero)\b")
+
+
+def observed(text: str) -> Parsed | None:
+    """The failure a line under a heading of what happened states as a label and its message (_OBSERVED), unless the
+    label's words ask about, suppose or dismiss it, or the line is a question (the message after the colon is the
+    program's text: its own words, "Name or service not known", say nothing of the writer's)."""
+    m = _OBSERVED.match(text)
+    if m is None or rules_out(m.group("said")) or text.rstrip().endswith(("?", "\uff1f")):
+        return None
+    if _DENIED_LABEL.search(m.group("said")):
+        return None  # "No error: the request succeeds", "Without failures: ..."
+    return Parsed(kinds.STATED_FAILURE, {"sentence": text.strip(), "said": m.group("said").strip(" *:\uff1a")})
