@@ -748,6 +748,8 @@ TIME_CLAIM_LITERALS = (
     "nder traffic",
     "nder concurrency",
     " concurrent",
+    "oncurrency",  # "with high concurrency", "when the concurrency exceeds 100", "concurrency 64 causes"
+    "oncurrent ",  # "concurrent 256 cause" at a line's start
     "uring decoding",  # "during decoding", "in the decode stage"
     "hile decoding",
     "uring prefilling",

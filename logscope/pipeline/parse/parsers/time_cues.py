@@ -136,8 +136,12 @@ _FOREIGN = re.compile(
 )
 _OTHER_RUN = re.compile(r"(?i)\b(?:" + "|".join(words for _, words in kinds.OTHER_RUN_WORDS) + r")\b")
 # the server coming up or not starting, read only to cancel a line ("the server never comes up", "it does not start
-# again"): "it comes up and then crashes" is after its startup, so it places nothing itself
-_COMES_UP = re.compile(r"(?i)\b(?:comes?|came|coming) up\b|(?:\b(?:not|never)|n't) (?:re)?(?:start|launch|boot)")
+# again", "The server fails to start with high concurrency": the failure to start is startup's, whatever serving word
+# the sentence also holds): "it comes up and then crashes" is after its startup, so it places nothing itself
+_COMES_UP = re.compile(
+    r"(?i)\b(?:comes?|came|coming) up\b|(?:\b(?:not|never)|n't) (?:re)?(?:start|launch|boot)"
+    r"|\bfail(?:s|ed|ing)? to (?:re)?(?:start|launch|boot)\b"
+)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|;\s*|:\s+(?=[`\"'A-Z])")
 # a clause turned against a clause that says a time went well ("It starts fine, but crashes during inference"): the
 # second clause says when it failed, the first when it did not; read as two sentences. A clause that went well is
