@@ -394,6 +394,27 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:at|on|during) (?:server |engine )?start-?up\b"
         ),
     ),
+    # any failure word, noun or verb, at the server's start said as its launch or as the bare noun "start" ending the
+    # clause ("Crash on launch:", "Error on startup:", "fails at launch", "crashing at start:"): the start is the
+    # server's, unless the launch is another thing's ("failed on launch of the kernel") or the start is of something
+    # else ("errors at start of decoding")
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|errors?(?: out)?|exceptions?|dies|died|dying|hangs?|hung"
+            r"|hanging|exits?|exited|OOMs?|OOMed|segfaults?|abort(?:s|ed)?) (?:right |immediately |directly )?"
+            r"(?:at|on|upon|during) (?:server |engine )?"
+            r"(?:(?:start-?up|launch)\b(?![_-])(?! of (?!(?:the )?(?:server|engine|model)\b))|start(?=\s*(?:[:.,;!)]|$)))"
+        ),
+    ),
+    # the loading, the launch or the start named bare as the time ("It crashes while loading.", "Error while loading:",
+    # "It fails when launching:"): the sentence names no other thing loaded or launched, so the server's own, its step
+    # not said (the loading the writer sees may be the weights', a capture's or a JIT's); "while loading the dataset"
+    # names another thing and is not read
+    (
+        "startup",
+        re.compile(r"(?i)\b(?:while|when|during) (?:loading|launching|starting(?: up)?)(?=\s*(?:[:.,;!)]|$))"),
+    ),
     # the server would not start, or its launch failed ("the server cannot start", "it won't come up", "server launch
     # failed", "failed to launch the SGLang server"); the subject is the server ("I didn't launch it with ..." is the
     # user's doing), and no object or verb follows ("doesn't start appearing until later" is the error's)
