@@ -66,9 +66,10 @@ def test_a_setting_in_a_span_states_no_failure() -> None:
 
 
 def test_failing_after_a_tab_is_stated_as_after_a_blank() -> None:
-    assert _rules("In my runs sglang is failing at launch.") == ["failure-time-unknown"]
-    assert _rules("In my runs sglang is\tfailing at launch.") == ["failure-time-unknown"]
-    assert _rules("In my runs sglang is \t failing at launch.") == ["failure-time-unknown"]
+    # ("failing at launch" names the time too since runtime17: the server's launch, so startup)
+    assert _rules("In my runs sglang is failing at launch.") == ["startup-crash"]
+    assert _rules("In my runs sglang is\tfailing at launch.") == ["startup-crash"]
+    assert _rules("In my runs sglang is \t failing at launch.") == ["startup-crash"]
     # still the verb's progressive only: "failing" without the verb before it states nothing
     assert _rules("A\tfailing test at random.") == []
 

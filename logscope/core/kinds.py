@@ -748,6 +748,20 @@ TIME_CLAIM_LITERALS = (
     "nder traffic",
     "nder concurrency",
     " concurrent",
+    "oncurrency",  # "with high concurrency", "when the concurrency exceeds 100", "concurrency 64 causes"
+    "oncurrent ",  # "concurrent 256 cause" at a line's start
+    " at start",  # a failure at the server's start or launch: "crashing at start:", "Crash on launch:" (time_claims.py)
+    " at launch",
+    " on start",
+    " on launch",
+    "pon start",
+    "pon launch",
+    "uring start",
+    "uring launch",
+    "server start",
+    "server launch",
+    "engine start",
+    "engine launch",
     "uring decoding",  # "during decoding", "in the decode stage"
     "hile decoding",
     "uring prefilling",

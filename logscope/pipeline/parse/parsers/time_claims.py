@@ -110,6 +110,10 @@ _RUN_SPANS: tuple[re.Pattern[str], ...] = (
 # a request that is none the server was sent: a code host's ("I submitted a pull request", "we posted a feature
 # request", review12a item 11)
 _NO_SERVER_REQUEST = r"(?!(?:\w+ )?(?:pull|feature|merge|review|change|bug|support|access) requests?\b)"
+# a setting named by the concurrency ("with the concurrency limit set to 8"): the writer's configuration, no time
+_CONCURRENCY_SETTING = (
+    r"(?! (?:limits?|settings?|flags?|parameters?|arguments?|options?|configs?|configurations?|controls?|caps?)\b)"
+)
 # (stage, pattern): the first that matches a line places it; each holds one of kinds.TIME_CLAIM_LITERALS (the prefilter's)
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     *(("serving", pattern) for _, pattern in CLIENT_STEPS),
@@ -265,6 +269,26 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|concurrency(?: of)? \d+|\d+ concurrent)"
         ),
     ),
+    # the run's request concurrency named as the time of the failure ("crashes with high concurrency", "at concurrency
+    # 64:", "With 256 concurrent requests:", "when the concurrency exceeds 100", the ESL "concurrent 256 cause" over the
+    # error: probes sgl-project/sglang#3696, InternLM/InternLM#762): concurrency counts the requests in flight at once,
+    # so the server was up and serving them; a setting named by it ("with the concurrency limit set to 8") is the
+    # writer's configuration, no time
+    (
+        "serving",
+        re.compile(
+            r"(?i)\b(?:with|at|using) (?:a |the )?(?:(?:very )?(?:high|higher|large|larger|heavy|heavier|big|bigger"
+            r"|increased) )?(?:request )?concurrency\b"
+            + _CONCURRENCY_SETTING
+            + r"|\b(?:with|at|using|sending|sent|send) (?:about |around |roughly |over |more than |up to |~ ?)?\d+ concurrent"
+            r" (?:requests?|users?|clients?|connections?|threads?|streams?|sessions?|calls?|queries)\b"
+            r"|\b(?:when|once|after|whenever|as soon as) (?:the )?(?:request )?concurrency\b"
+            + _CONCURRENCY_SETTING
+            + r"|\b(?:(?:high|higher|large|heavy) concurrency|concurrency[ =:]*\d+|concurrent \d+"
+            r"|\d+ concurrent(?: requests?| users?| clients?)?)"
+            r" (?:causes?|caused|leads? to|led to|results? in|resulted in|triggers?|triggered)\b"
+        ),
+    ),
     # the scheduler's serving phases ("The crash occurs during decoding", "while prefilling", "in the decode stage")
     (
         "serving",
@@ -369,6 +393,27 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?i)\b(?:crash(?:es|ed)?|dies|died|hangs?|hung|exits?|exited|errors? out|OOMs?|OOMed) (?:right |immediately )?"
             r"(?:at|on|during) (?:server |engine )?start-?up\b"
         ),
+    ),
+    # any failure word, noun or verb, at the server's start said as its launch or as the bare noun "start" ending the
+    # clause ("Crash on launch:", "Error on startup:", "fails at launch", "crashing at start:"): the start is the
+    # server's, unless the launch is another thing's ("failed on launch of the kernel") or the start is of something
+    # else ("errors at start of decoding")
+    (
+        "startup",
+        re.compile(
+            r"(?i)\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|errors?(?: out)?|exceptions?|dies|died|dying|hangs?|hung"
+            r"|hanging|exits?|exited|OOMs?|OOMed|segfaults?|abort(?:s|ed)?) (?:right |immediately |directly )?"
+            r"(?:at|on|upon|during) (?:server |engine )?"
+            r"(?:(?:start-?up|launch)\b(?![_-])(?! of (?!(?:the )?(?:server|engine|model)\b))|start(?=\s*(?:[:.,;!)]|$)))"
+        ),
+    ),
+    # the loading, the launch or the start named bare as the time ("It crashes while loading.", "Error while loading:",
+    # "It fails when launching:"): the sentence names no other thing loaded or launched, so the server's own, its step
+    # not said (the loading the writer sees may be the weights', a capture's or a JIT's); "while loading the dataset"
+    # names another thing and is not read
+    (
+        "startup",
+        re.compile(r"(?i)\b(?:while|when|during) (?:loading|launching|starting(?: up)?)(?=\s*(?:[:.,;!)]|$))"),
     ),
     # the server would not start, or its launch failed ("the server cannot start", "it won't come up", "server launch
     # failed", "failed to launch the SGLang server"); the subject is the server ("I didn't launch it with ..." is the

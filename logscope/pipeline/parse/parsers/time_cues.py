@@ -125,8 +125,14 @@ _NOT_PROSE = re.compile(
 # what the writer quotes (a code span, a quoted message) holds the library's words, not the writer's
 _QUOTED = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|(?<!\w)'[^'\s][^']*[^'\s]'(?!\w)")
 # a launch flag or a code name is the program's word, masked like a quote: "--max-running-requests 256" is no request,
-# "--enable-deterministic-inference" no inference, "vllm.inference.worker" no inference either
-_CODE = re.compile(r"(?<![\w-])--?[A-Za-z][\w.-]*|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
+# "--enable-deterministic-inference" no inference, "vllm.inference.worker" no inference either; so is a setting
+# written as key=value in a sentence ("The process crashes after the concurrency exceeds 100, when tp=2.",
+# "max_running_requests=256"): the setting's words are no cue, and the sentence stays prose (a line of code is told by
+# its call's keyword arguments, _CALL_ARGS, or its call, `\w\(`; a line of settings alone keeps too few words)
+_CODE = re.compile(r"(?<![\w-])--?[A-Za-z][\w.-]*|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b|\b[A-Za-z_]\w*=[^\s,;)]*")
+# a call's keyword argument ("sgl.Engine(model_path=..., tp_size=2)", the key after an open parenthesis): a line of code,
+# whatever words it holds (the settings' masking above would hide it from _NOT_PROSE's `\w=`)
+_CALL_ARGS = re.compile(r"\([^()]*\b[A-Za-z_]\w*=")
 # the lexicon is English: a sentence in another script or with another language's negation (kinds.FOREIGN_SCRIPTS,
 # kinds.FOREIGN_NEGATIONS), or about another run than the paste's (kinds.OTHER_RUN_WORDS), places nothing by its cue
 # words; time_claims.py reads its phrasings
@@ -136,8 +142,12 @@ _FOREIGN = re.compile(
 )
 _OTHER_RUN = re.compile(r"(?i)\b(?:" + "|".join(words for _, words in kinds.OTHER_RUN_WORDS) + r")\b")
 # the server coming up or not starting, read only to cancel a line ("the server never comes up", "it does not start
-# again"): "it comes up and then crashes" is after its startup, so it places nothing itself
-_COMES_UP = re.compile(r"(?i)\b(?:comes?|came|coming) up\b|(?:\b(?:not|never)|n't) (?:re)?(?:start|launch|boot)")
+# again", "The server fails to start with high concurrency": the failure to start is startup's, whatever serving word
+# the sentence also holds): "it comes up and then crashes" is after its startup, so it places nothing itself
+_COMES_UP = re.compile(
+    r"(?i)\b(?:comes?|came|coming) up\b|(?:\b(?:not|never)|n't) (?:re)?(?:start|launch|boot)"
+    r"|\bfail(?:s|ed|ing)? to (?:re)?(?:start|launch|boot)\b"
+)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？；])|;\s*|:\s+(?=[`\"'A-Z])")
 # a clause turned against a clause that says a time went well ("It starts fine, but crashes during inference"): the
 # second clause says when it failed, the first when it did not; read as two sentences. A clause that went well is
@@ -208,6 +218,8 @@ def place(sentence: str) -> tuple[str, str] | None:
         return None  # no sentence of an issue runs so long; each failure word rescans the text before it
     words = _CODE.sub(" ", _QUOTED.sub(" ", said))
     if len(_WORD.findall(words)) < _MIN_WORDS or _NOT_PROSE.search(words) or _LOGGISH.search(said):
+        return None
+    if _CALL_ARGS.search(_QUOTED.sub(" ", said)):
         return None
     if _FOREIGN.search(words) or _OTHER_RUN.search(words):
         return None
