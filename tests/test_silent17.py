@@ -179,7 +179,7 @@ def test_failure_labels_elsewhere_or_denied_state_nothing(paste):
 @pytest.mark.parametrize(
     ("sentence", "rule"),
     [
-        ("launch server with load-format=dummy failed", "failure-time-unknown"),
+        ("launch server with load-format=dummy failed", "startup-crash"),  # ("launch server" places it)
         ("deploy Qwen2.5-72B on 2 nodes failed.", "failure-time-unknown"),
         ("Launching the server with --tp 8 failed.", "startup-crash"),  # (the time placed from "Launching the server")
     ],
