@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from logscope.pipeline.analyze import analyze_model
+from logscope.pipeline.ingest.ingest import Source
 from tests.helpers import stated_versions
 
 # the shape of a reporter's environment list (a list item per group, versions after names, commas between)
@@ -60,3 +62,43 @@ def test_sglang_kernel_not_stated(line):
 def test_a_revision_after_another_packages_version_is_not_its_release():
     # only NCCL's releases carry a "-N" revision: "triton 3.5.0-1" names no triton release (torch's still reads)
     assert stated_versions("torch 2.9.1 and triton 3.5.0-1\n") == {"torch": "2.9.1"}
+
+
+# a kernel library's own CUDA check appends the runtime's string to its op's wording (FlashInfer's
+# `"BatchPrefillWithPagedKVCache failed with error " + cudaGetErrorString(status)`, sgl-kernel's copies of its norm
+# checks): the wording (catalog/library_messages.json) names the library even where the runtime's error has a
+# signature of its own (process-cuda-illegal-address)
+def _named(text: str) -> list[tuple[str | None, str | None]]:
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    return [(f.mechanism, f.library) for fs in analysis.failures.values() for f in fs]
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        (
+            "RuntimeError: BatchPrefillWithPagedKVCache failed with error an illegal memory access was encountered",
+            ("flashinfer", "FlashInfer"),
+        ),
+        ("RuntimeError: TopK failed with error code an illegal memory access was encountered", ("flashinfer", "FlashInfer")),
+        (
+            "RuntimeError: GemmaRMSNorm failed with error code an illegal memory access was encountered",
+            ("sgl_kernel", "sgl-kernel"),
+        ),
+    ],
+)
+def test_a_library_s_check_wording_before_the_cuda_error_names_the_library(line, named):
+    assert _named(line + "\n") == [named]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # the runtime's error alone: CUDA's
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+        # a library's wording elsewhere in the line, not the check that reports this error
+        "RuntimeError: CUDA error: an illegal memory access was encountered (after GemmaRMSNorm failed with error code before)",
+    ],
+)
+def test_a_cuda_error_no_library_check_reports_stays_cuda_s(line):
+    assert _named(line + "\n") == [("cuda", "CUDA")]
