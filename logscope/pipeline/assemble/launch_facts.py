@@ -286,7 +286,10 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
             for key, name in VERSION_KEYS.items():
                 value = values.get(key)
                 if value and value != "Module Not Found":
-                    launch.versions.setdefault(name, value.split(",")[0].strip())
+                    value = value.split(",")[0].strip()
+                    if name == "nccl" and (tag := _NCCL_TAG.match(value)):
+                        value = tag.group(1)
+                    launch.versions.setdefault(name, value)
             for name, value in _hand_written_versions(values):
                 launch.versions.setdefault(name, value)
             nvcc = values.get("NVCC", "")
@@ -307,6 +310,10 @@ def _versions(launch: Launch, events: list[Event], global_events: list[Event]) -
 
 
 _PYTHON_FLOOR = re.compile(r"^\d+\.\d+\+$")
+# NCCL's release as its tag names it (NVIDIA/nccl tags v1.3.0-1 .. v2.30.7-1: v{major}.{minor}.{patch}-{revision}; its
+# Debian packages add +cuda{major}.{minor}): "NCCL: 2.28.3-1" states the release 2.28.3 (stated_env._NAMED reads the
+# same form in a sentence)
+_NCCL_TAG = re.compile(r"^v?(\d+\.\d+\.\d+)-\d{1,2}(?:\+cuda\d+\.\d+)?$")
 
 
 # a hand-written environment block read as check_env's key: value lines: "CUDA: 13.0 (nvcc 13.0.88)", "NCCL: 2.29.7" (keys

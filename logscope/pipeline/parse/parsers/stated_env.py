@@ -288,6 +288,10 @@ _NAMED_PACKAGES = {
     "transformers": "transformers",
     "sgl-kernel": "sgl-kernel",
     "sgl_kernel": "sgl-kernel",
+    # the same kernels' distribution from 0.4.0 on (PyPI: sgl-kernel 0.1.0 .. 0.3.21, then sglang-kernel 0.4.0 ..
+    # 0.4.10): "sglang-kernel 0.4.5, sgl-deep-gemm 0.1.4.post1" in a hand-written environment list
+    "sglang-kernel": "sgl-kernel",
+    "sglang_kernel": "sgl-kernel",
     "deepep": "deep_ep",
     "deep_ep": "deep_ep",
     "deep-ep": "deep_ep",
@@ -308,8 +312,12 @@ _NAMED = re.compile(
     r"(?:\s+(?i:version|ver\.?)|\s*\((?i:version)\)|\s*版本)?(?:\s*(?:==|[:：=])\s*|\s+(?:is\s+)?|-(?=v?\d)|(?=\d+\.\d+\.\d)"
     r"|(?<![+][Cc][Uu][Dd][Aa])(?<=[Cc][Uu][Dd][Aa])(?=1\d\.\d))`?"
     r"(?i:v|(?:cuda|python)[_-])?"
-    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)(?![A-Za-z0-9_/-]|\.\w)"
+    r"(\d+\.\d+(?:\.\d+)*(?:\.post\d+|rc\d+|\.dev\d+|[ab]\d+)?(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)"
+    r"(?P<revision>-\d{1,2}(?:\+cuda\d+\.\d+)?)?(?![A-Za-z0-9_/-]|\.\w)"
 )
+# (NCCL's release written as its tag names it: NVIDIA/nccl tags its releases v{major}.{minor}.{patch}-{revision}, v1.3.0-1
+# .. v2.30.7-1, and its Debian packages add +cuda{major}.{minor}: "CUDA 13.0.1, NCCL 2.28.3-1" states 2.28.3. Only
+# NCCL's: another package's version followed by "-1" is no release of it, and is not read)
 # the glued CUDA form ("cuda12.4") is read only at a field's start, as an environment list gives it: a list item's text
 # ("3. cuda12.4", "- CUDA12.8"), a line's start, after a label's colon or a list's comma ("env: CUDA12.8, torch2.7.1");
 # after other words it is a name people give things ("conda create -n cuda12.4", "conda activate cuda12.4", "my env
@@ -511,6 +519,8 @@ def _named_versions(text: str) -> dict[str, str]:
         # a version already read, or a package with two versions already (it states neither): nothing the checks
         # below find can change the answer, so a dense line ("torch2.4.0+rocmabc torch2.7.1+rocmxyz ..." x1500: 40 µs
         # a name) pays a lookup a name (review14a item 8)
+        if m.groupdict().get("revision") and _NAMED_PACKAGES[m.group(1).lower()] != "nccl":
+            continue
         read = found.get(_NAMED_PACKAGES[m.group(1).lower()])
         if read is not None and (len(read) > 1 or m.group(2) in read):
             continue

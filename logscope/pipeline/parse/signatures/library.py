@@ -147,6 +147,29 @@ def line_library(text: str) -> str | None:
     return next((library for pattern, library in JIT_MODULES if pattern.search(text)), None)
 
 
+# what stands between a library's check wording and the CUDA runtime's string it appends (FlashInfer's and sgl-kernel's
+# `"<Op> failed with error code " + cudaGetErrorString(status)`, `"... failed with error " + ...`): a space, a colon
+_CHECK_GAP = re.compile(r"[\s:]{0,3}")
+
+
+def _cuda_check_wording(text: str) -> tuple[str, str] | None:
+    """(library, wording) when a failure wording only that library's released objects print
+    (catalog/library_messages.json) is followed right away by the CUDA runtime error it reports
+    ("BatchPrefillWithPagedKVCache failed with error an illegal memory access was encountered"): the library's own check
+    reported the error, as a source path of it would tell. The runtime's string alone, or a wording elsewhere in the
+    line, is not that (a library's objects also hold cudart's strings: the CUDA error stays CUDA's)."""
+    printed = message_library(text)
+    if printed is None:
+        return None
+    at = text.find(printed[1])
+    end = at + len(printed[1])
+    gap = _CHECK_GAP.match(text, end)
+    cuda = CUDA_WORDING.search(text, end)
+    if gap is None or cuda is None or cuda.start() > gap.end() + len("an "):
+        return None
+    return printed
+
+
 def raising_library(event: Event, native_library: str | None, exception: str | None, message: str | None) -> Raiser | None:
     """The library that raised this failure, or None when the evidence names none."""
     if native_library:
@@ -198,6 +221,9 @@ def raising_library(event: Event, native_library: str | None, exception: str | N
     check = next((library for pattern, library in LIBRARY_CHECKS if pattern.search(text)), None)
     if check is not None:
         return Raiser(check, "its own CUDA check reported it", None)
+    wrapped = _cuda_check_wording(text)
+    if wrapped is not None:
+        return Raiser(wrapped[0], f"its own CUDA check reported it ({wrapped[1]!r})", None)
     if CUDA_WORDING.search(text):
         return Raiser(CUDA, "a CUDA runtime error, and no library's frame or path under it", None)
     if TORCH_CHECK.search(text):
