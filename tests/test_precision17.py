@@ -40,3 +40,24 @@ def test_an_nccl_info_line_beside_a_real_failure_leaves_the_failure():
         "node7:180457:180470 [0] NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host)\n"
     )
     assert _rules(text) == ["nccl-error"]
+
+
+# a pull request's line that quotes the error its change catches (probe crynux-network/crynux-node#59): the catalogue's
+# error-level "error: {...}" template read it as an error SGLang logged
+def test_a_change_that_catches_an_error_states_no_failure():
+    assert _rules("- update stable-diffusion-task lib to catch RuntimeError: CUDA error: out of memory\n") == []
+    assert _rules("This PR fixes error: CUDA error: out of memory in the scheduler\n") == []
+
+
+def test_the_error_reported_after_the_change_still_is_a_failure():
+    # the clause after "but" reports this run's error, whatever the change before it did
+    assert _rules("I added a retry but it still fails with RuntimeError: CUDA error: out of memory\n") == ["oom-time-unknown"]
+    assert _rules(
+        "I use try/except to catch the RuntimeError but the server still died with error: CUDA error: out of memory\n"
+    ) == ["failure-time-unknown"]
+
+
+def test_the_error_a_sentence_reports_is_still_read():
+    assert _rules("After 2 hours the server printed error: CUDA error: out of memory\n") == ["runtime-crash"]
+    # a question that says the writer got the error still reports it (the change shape alone is ruled out)
+    assert _rules("Why do I get error: CUDA error: out of memory?\n") == ["failure-time-unknown"]
