@@ -61,3 +61,28 @@ def test_the_error_a_sentence_reports_is_still_read():
     assert _rules("After 2 hours the server printed error: CUDA error: out of memory\n") == ["runtime-crash"]
     # a question that says the writer got the error still reports it (the change shape alone is ruled out)
     assert _rules("Why do I get error: CUDA error: out of memory?\n") == ["failure-time-unknown"]
+
+
+# SGLang's own wordings that its released code logs below error level and that say the code goes on (the levels of
+# catalog/sglang.json): "Sage Attention backend failed to import. Falling back to Flash Attention." (info), "Failed to
+# parse environment variable %s=%r as %s, using default %r" (warning)
+_GOES_ON_LOG = (
+    "[2026-01-01 10:00:00] Sage Attention backend failed to import. Falling back to Flash Attention.\n"
+    "[2026-01-01 10:00:00] Failed to parse environment variable SGLANG_FOO='abc' as int, using default 4\n"
+)
+
+
+def test_a_below_error_wording_that_goes_on_is_no_failure():
+    assert _rules(_GOES_ON_LOG) == []
+
+
+def test_a_below_error_wording_that_does_not_say_it_goes_on_stays_listed():
+    # info level, but no word that it carries on: "Warmup req processing failed" (sglang 0.5.x, diffusion warmup)
+    assert _rules(_GOES_ON_LOG + "[2026-01-01 10:00:01] Warmup req processing failed\n") == ["unrecognized-failure"]
+
+
+def test_the_same_words_in_a_line_that_is_not_the_wording_stay_listed():
+    # not SGLang's wording (another printer's, no catalogued template): listed as before
+    assert _rules("[2026-01-01 10:00:00] Custom loader failed to import, falling back to nothing at all and dying\n") == [
+        "unrecognized-failure"
+    ]
