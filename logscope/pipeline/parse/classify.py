@@ -127,6 +127,31 @@ def _argv_in_sentence(text: str) -> list[str]:
     return [shlex.join(words)] if words else []
 
 
+def _failing_wording(event: Event) -> bool:
+    """A catalogued wording that the released code logs at error or critical level."""
+    return event.kind == kinds.CATALOGUED_LINE and event.data.get("level") in failing_records.FAILING_LOGGER_CALLS
+
+
+def _before_failure(text: str) -> str:
+    """The words of a line's last clause that holds failure words (after its last "but", "however" or ";"), up to
+    them: "I added a retry but it still fails with RuntimeError: ..." gives "it still "."""
+    start = 0
+    for m in _TURN.finditer(text):
+        if _FAILURE_WORD.search(text, m.end()) is None:
+            break
+        start = m.end()
+    found = _FAILURE_WORD.search(text, start)
+    return text[start : found.start() if found else len(text)]
+
+
+# a failure's word in a sentence, any case: an exception's name, an error, a failure, a crash, memory running out
+_FAILURE_WORD = re.compile(
+    r"(?i)\b(?:\w*(?:error|exception)|fail\w*|crash\w*|died|dies|abort\w*|killed|segmentation fault|out of memory|oom)\b"
+)
+# where a sentence turns to another clause
+_TURN = re.compile(r"(?i)\bbut\b|\bhowever\b|;")
+
+
 def _sentences_kept(span: str, bare: bool) -> str:
     """The span ("" when each of its sentences asks about, supposes, fixes or dismisses a failure), or, of a `bare`
     sentence's text, its sentences that do not when some do: a wording in a sentence that rules it out is no failure of
@@ -822,6 +847,8 @@ class SourceClassifier:
             return
         if ZERO_COUNT.search(text) and FAILURE_LOOK.search(ZERO_COUNT.sub(" ", text)) is None:
             return
+        if "NCCL INFO" in text and _NCCL_INFO_RECORD.search(text):
+            return
         self.coverage.miss(self.source.name, lineno, "failure", text)
         self.last_missed = (lineno, text)
         self._torch_nccl_version(lineno, text)
@@ -981,6 +1008,12 @@ class SourceClassifier:
                 self._sglang_version_before_failure(lineno, text)  # and the release, before the failure it quotes
             if len(self.events) == before:  # a catalogued wording quoted in a sentence (marked as quoted)
                 self._read_catalogue(lineno, text)
+                if len(self.events) > before and stated_failure.handles_it(_before_failure(text)):
+                    # (a wording the released code logs at error level, in a sentence that fixes, handles or proposes
+                    # a change for the failure, is none of this run: "update the lib to catch RuntimeError: CUDA error:
+                    # out of memory", a pull request's line, read as the "error: {...}" of an error-level template;
+                    # probe crynux-network/crynux-node#59)
+                    self.events[before:] = [e for e in self.events[before:] if not _failing_wording(e)]
             self._read_prose(lineno, text, whole=True)  # what the sentence says besides (when it failed)
             if not any(e.kind in (kinds.TIME_CUE, kinds.TIME_CLAIM) for e in self.events[before:]):
                 self._read_wrapped_cue(lineno, text)
@@ -1393,6 +1426,13 @@ def _one_version_a_package(events: list[Event]) -> list[Event]:
                 continue
         kept.append(event)
     return kept
+
+
+# a record NCCL prints at its INFO level (`host:pid:tid [cudaDev] NCCL INFO ...`, debug.h's INFO() macro; a failure is
+# WARN()'s `NCCL WARN`): its failure words are a step NCCL goes on after, "NET/Plugin: Failed to find ncclNetPlugin_v9
+# symbol." before it loads v8 or its own transport (nccl 2.19-2.27 src/plugin/net.cc, net_v8.cc, net_v9.cc), no failure
+# to list (probe pytorch/pytorch#105287)
+_NCCL_INFO_RECORD = re.compile(r"\[\d+\] NCCL INFO ")
 
 
 # a sentence that labels the code span after it ("Error message: `KeyError: 'layers.0.attention.wk.weight'`", probe

@@ -51,6 +51,8 @@ def record_meaning(text: str, parsed: Parsed | None) -> RecordMeaning | None:
     words that state a failure and none that say it goes on: a failure; a CRITICAL record that states none: flagged.
     None otherwise: an ERROR record of a printer whose code is not catalogued may be one it carries on after, so the
     caller lists it as an unread failure."""
+    if _goes_on_below_error(parsed):
+        return RecordMeaning(GOES_ON)
     outcome = _sglang_outcome(parsed)
     if outcome == error_outcomes.GOES_ON and parsed is not None and not _REPORTS_AN_END.search(str(parsed.data.get("wording"))):
         return RecordMeaning(GOES_ON)
@@ -96,6 +98,29 @@ def _reports_a_failure(record: LevelRecord) -> bool:
     if _GOES_ON.search(record.message):  # "... failed to start within the health check window, retrying"
         return False
     return stated_failure.fits(record.message) and stated_failure.parse(record.message) is not None
+
+
+# the levels below error that SGLang's released code logs a wording at
+_BELOW_ERROR = frozenset({"warning", "info", "debug"})
+
+
+def _goes_on_below_error(parsed: Parsed | None) -> bool:
+    """A catalogued SGLang wording, whole at the start of its line's message, that the released code logs below error
+    level and whose own words say the code goes on ("Sage Attention backend failed to import. Falling back to Flash
+    Attention.", info; "Failed to parse environment variable %s=%r as %s, using default %r", warning; "Direct CUDA video
+    save failed; falling back to imageio: %s", warning; the levels of catalog/sglang.json, sglang 0.3-0.5.23): read,
+    and no failure, as an error-level wording that goes on is (_GOES_ON), unless it reports a process's end."""
+    if parsed is None or parsed.kind != kinds.CATALOGUED_LINE or parsed.data.get("level") not in _BELOW_ERROR:
+        return False
+    if parsed.data.get("in_sentence") or parsed.data.get("cut"):
+        return False
+    wording = str(parsed.data.get("wording"))
+    goes_on = _GOES_ON.search(wording) or _USES_DEFAULT.search(wording)
+    return goes_on is not None and _REPORTS_AN_END.search(wording) is None
+
+
+# a wording that carries on with a default value ("..., using default %r", ". Using default SamplingParams")
+_USES_DEFAULT = re.compile(r"(?i)\busing (?:the )?default\b")
 
 
 def _sglang_outcome(parsed: Parsed | None) -> str | None:

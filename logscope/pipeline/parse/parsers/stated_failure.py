@@ -276,6 +276,10 @@ _CHANGE = re.compile(
     r"(?i)\b(?:avoid(?:s|ed|ing)?|prevent(?:s|ed|ing)?(?!(?:\s+[\w-]+){1,4}\s+from\s+(?:start|launch|load|serv|runn|initiali[sz]|work)\w*\b)"
     r"|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|solv(?:e|es|ed|ing)"
     r"|handl(?:e|es|ed|ing)|work(?:s|ed)? ?around|hack around|this (?:pr|pull request|change|commit|patch)"
+    # (code that catches an exception handles it: "update the lib to catch RuntimeError: CUDA error: out of memory", a
+    # pull request's line, probe crynux-network/crynux-node#59; "only catches `queue.Empty`"; not "I caught this error
+    # when ...", nor a bare "catch", which a report may use for "get")
+    r"|(?<=to )catch|catch(?:es|ing)"
     r"|add(?:s|ed)? (?:a )?(?:test|check|retry|guard))\b"
 )
 # after it: the failure is gone ("the crash is fixed", "crashes no more")
@@ -471,6 +475,16 @@ def rules_out(sentence: str) -> bool:
     code 137, ...") is no failure of this run."""
     body = sentence.strip()
     return _asks_fixes_or_dismisses(body) or CONDITION.search(body) is not None or _LIKELY.search(body) is not None
+
+
+def handles_it(before: str) -> bool:
+    """The clause before a failure's words (`before`: the sentence up to them) describes a change that fixes or
+    handles the failure, proposes one, or calls it designed ("update the lib to catch RuntimeError: ...", "This PR
+    fixes error: ..."): the wording is the code's concern, not this run's. Only the clause just before them: "I added a
+    retry but it still fails with RuntimeError: ..." reports it; a question or a condition is left to the caller ("Why
+    do I get error: ...?" still reports the error)."""
+    body = (sentences(before)[-1:] or [""])[0]
+    return bool(_CHANGE.search(body) or _PROPOSED.search(body) or _DESIGNED.search(body))
 
 
 # a likelihood, what tends to happen in general ("During high concurrency, illegal memory access is more likely to
