@@ -114,7 +114,12 @@ _SUPPOSED = re.compile(r"(?i)\b(?:" + SUPPOSED_WORDS + "|" + INTENT_WORDS + r")\
 # that never came up gives as well
 _FAILED_CLIENT = re.compile(r"\W+(?:\w+ly\W+)?" + _FAILURE.pattern.removeprefix("(?i)"), re.IGNORECASE)
 # a time said to go well ("memory was fine while loading the model"): the sentence names when it did not fail
-_WENT_WELL = re.compile(r"(?i)\b(?:fine|ok|okay|normal(?:ly)?|succe(?:ed|eds|eded|ssful|ssfully)|works? (?:now|well))\b")
+# (the bare verb too: "It works at startup, but later it crashed", "Startup works, but ..."; not a task's "works on",
+# "works around", "worked with")
+_WENT_WELL = re.compile(
+    r"(?i)\b(?:fine|ok|okay|normal(?:ly)?|succe(?:ed|eds|eded|ssful|ssfully)|works? (?:now|well)"
+    r"|work(?:s|ed)\b(?!\s+(?:on|around|with|through|out)\b))\b"
+)
 # a question: a question mark, or a sentence that opens as one
 _ASKED = re.compile("[" + QUESTION_MARKS + r"]|^\W*(?:why|how|what|which|does|do|did|is|are|was|were|has|have)\b", re.IGNORECASE)
 # a line of code or a template's checklist, not a sentence of prose

@@ -883,6 +883,9 @@ def _counted(c: Event, event: Event) -> bool:
         or (c.line > event.line and client_step(said) is None and not LAUNCHER.match(said))
         or (c.line == event.line and LAUNCHER.match(said) is not None)
         or (c.line == event.line and event.kind == kinds.LOGGED_FAILURE)
+        # a failure read out of a sentence (quoted, a code span, or its words): a claim of the same sentence says when
+        # it came ("The server crashes on launch with `RuntimeError: ...`")
+        or (c.line == event.line and bool(event.data.get("quoted") or event.data.get("in_sentence")))
     )
 
 
