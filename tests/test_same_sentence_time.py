@@ -1,7 +1,7 @@
 """A failure read out of a sentence and the time that same sentence gives it (signatures/match._counted): "The server
 crashes on launch with `RuntimeError: ...`" places the quoted failure at startup as a claim on the line before it
 would. And a clause that says a time went well, the bare verb "works" included ("It works at startup, but later it
-crashed ..."), names when it did NOT fail (parse/parsers/time_cues._WENT_WELL): its startup words place nothing."""
+crashed ..."), names when it did NOT fail (parse/parsers/time_cues._WORKED): its startup words place nothing."""
 
 from __future__ import annotations
 

@@ -114,12 +114,12 @@ _SUPPOSED = re.compile(r"(?i)\b(?:" + SUPPOSED_WORDS + "|" + INTENT_WORDS + r")\
 # that never came up gives as well
 _FAILED_CLIENT = re.compile(r"\W+(?:\w+ly\W+)?" + _FAILURE.pattern.removeprefix("(?i)"), re.IGNORECASE)
 # a time said to go well ("memory was fine while loading the model"): the sentence names when it did not fail
-# (the bare verb too: "It works at startup, but later it crashed", "Startup works, but ..."; not a task's "works on",
-# "works around", "worked with")
-_WENT_WELL = re.compile(
-    r"(?i)\b(?:fine|ok|okay|normal(?:ly)?|succe(?:ed|eds|eded|ssful|ssfully)|works? (?:now|well)"
-    r"|work(?:s|ed)\b(?!\s+(?:on|around|with|through|out)\b))\b"
-)
+_WENT_WELL = re.compile(r"(?i)\b(?:fine|ok|okay|normal(?:ly)?|succe(?:ed|eds|eded|ssful|ssfully)|works? (?:now|well))\b")
+# a clause before a turn that says so with the bare verb ("It works at startup, but later it crashed", "Startup works,
+# but ..."; not a task's "works on", "works around", "worked with"): only as the clause a turn leaves behind, since in
+# a sentence "works" is as often the time it ran before failing ("Now it works for a few requests, then the scheduler
+# crashes.")
+_WORKED = re.compile(r"(?i)\bwork(?:s|ed)\b(?!\s+(?:on|around|with|through|out)\b)")
 # a question: a question mark, or a sentence that opens as one
 _ASKED = re.compile("[" + QUESTION_MARKS + r"]|^\W*(?:why|how|what|which|does|do|did|is|are|was|were|has|have)\b", re.IGNORECASE)
 # a line of code or a template's checklist, not a sentence of prose
@@ -203,7 +203,8 @@ def sentences(text: str) -> list[str]:
         for turn in _TURNED.finditer(masked, at, end):
             # (only the clause just before this turn: the ones before it went nowhere well, and re-reading them at each
             # turn was quadratic in a long sentence of turns, review14b item 10)
-            if _WENT_WELL.search(_QUOTED.sub(" ", text[clause : turn.start()])):
+            before = _QUOTED.sub(" ", text[clause : turn.start()])
+            if _WENT_WELL.search(before) or _WORKED.search(before):
                 out.append(text[start : turn.start()])
                 start = turn.end()
             clause = turn.end()
