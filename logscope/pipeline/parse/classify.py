@@ -135,13 +135,16 @@ def _failing_wording(event: Event) -> bool:
 def _before_failure(text: str) -> str:
     """The words of a line's last clause that holds failure words (after its last "but", "however" or ";"), up to
     them: "I added a retry but it still fails with RuntimeError: ..." gives "it still "."""
+    words = [m.start() for m in _FAILURE_WORD.finditer(text)]
+    if not words:
+        return text
+    # (the last turn with a failure word after it: one pass each, where searching on from every turn was quadratic
+    # in a long line of turns)
     start = 0
-    for m in _TURN.finditer(text):
-        if _FAILURE_WORD.search(text, m.end()) is None:
-            break
+    for m in _TURN.finditer(text, 0, words[-1]):
         start = m.end()
-    found = _FAILURE_WORD.search(text, start)
-    return text[start : found.start() if found else len(text)]
+    found = next((at for at in words if at >= start), None)
+    return text[start : found if found is not None else len(text)]
 
 
 # a failure's word in a sentence, any case: an exception's name, an error, a failure, a crash, memory running out
