@@ -73,6 +73,7 @@ STATED = {
     "exception": ["The scheduler raised an exception while loading."],
     "die": ["The scheduler died after the first request.", "The detokenizer dies quietly."],
     "dead": ["The scheduler is dead after the first request."],
+    "dying": ["The server keeps dying.", "The workers keep dying after an hour."],
     "OOM": ["The worker OOMed during capture."],
     "out of memory": [
         "The server ran out of memory while loading.",

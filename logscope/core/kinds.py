@@ -476,7 +476,8 @@ FAILURE_WORD_TABLE: Final = (
     # FATAL is the level word of zap, logrus, log4j and UCX
     FailureWord("fatal", record=r"Fatal\b|\bFATAL\b"),
     FailureWord("die", stated=("died", "dies"), cue=(" die", "die[sd]?")),
-    FailureWord("dying", cue=("dying", "dying")),
+    # (stated: "the server keeps dying", stated_failure.py's "keeps? (?:restarting|crashing|dying|failing)")
+    FailureWord("dying", stated=("keeps dying", "keep dying"), cue=("dying", "dying")),
     FailureWord("dead", stated=("dead",), cue=("dead", "dead")),
     FailureWord("OOM", stated=("OOM",), cue=("OOM", "OOM(?:s|ed|'d)?")),
     # (stated: also with the memory named, "runs out of GPU memory", and hyphenated, "out-of-memory errors occur")

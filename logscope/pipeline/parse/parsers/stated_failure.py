@@ -206,6 +206,13 @@ _STATED = re.compile(
     r"|initiali[sz](?:e|ing))\s(?:[^.;!?]|\.(?=\S)){0,120}?\bfail(?:s|ed)(?=\s*[.!]?\s*$))"
     # a timeout said to happen: "NCCL timeout happened during cuda graph capture"
     r"|time-?outs? (?:occurs|occurred|happens|happened)\b"
+    # errors of a named kind said to occur ("Running the benchmark, CUDA errors occur after a while.", "NCCL errors
+    # happened on node 2"): the word before names them, as an OOM names itself; an unnamed "an error occurred" points
+    # at a text elsewhere, as "got an error" does (_names_nothing), and how errors come about in general ("CUDA errors
+    # occur when the driver is too old") is no report (_GENERIC_OOM_TAIL, _OWN_RUN, as for OOM)
+    # (a count of none or a question is no kind: "No errors occur", "Which errors occur?")
+    r"|(?P<errors_occur>\b(?!(?:no|zero|fewer|less|which|what|whatever)\b)(?P<error_kind>[A-Za-z][\w-]*) errors?"
+    r" (?:occurs?|occurred|happens?|happened|appears?|appeared)\b)"
     r"|(?P<makes>(?:makes?|made|making) (?:\w+\s+){1,3}?"
     r"crash(?!-\w| less| more often| rarely|[ -](?:course|test|safe|free|report|dump|less|more)\b))"
     r"|crash(?:es|ed|ing)? (?:the|my|our|its) (?:\w+\s+)?(?:server|process|engine|scheduler|service|worker|container|node))\b"
@@ -584,6 +591,10 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         if m.group("bare_crash") and _CRASH_NOUN_LEAD.search(before):
             continue
         if m.group("oom_bare") and "rror" in m.group("oom_bare") and _GENERIC_OOM_TAIL.match(after) and not _OWN_RUN.search(body):
+            continue
+        if m.group("errors_occur") and (
+            _names_nothing(m.group("error_kind")) or (_GENERIC_OOM_TAIL.match(after) and not _OWN_RUN.search(body))
+        ):
             continue
         # (and "failing" as the adjective of a CI noun: "There are failing tests in the suite.")
         if m.group("failing") and (_CI_SUBJECT.search(before) or _failing_ci_noun(m.group("failing"))):
