@@ -74,7 +74,12 @@ STATED = {
     "die": ["The scheduler died after the first request.", "The detokenizer dies quietly."],
     "dead": ["The scheduler is dead after the first request."],
     "dying": ["The server keeps dying.", "The workers keep dying after an hour."],
-    "OOM": ["The worker OOMed during capture."],
+    "OOM": [
+        "The worker OOMed during capture.",
+        "When inference with batch size 4, oom occurs.",
+        "After an hour oom happens on rank 3.",
+        "I got an oom error during capture.",
+    ],
     "out of memory": [
         "The server ran out of memory while loading.",
         "The server runs out of GPU memory after a few hours.",

@@ -479,7 +479,8 @@ FAILURE_WORD_TABLE: Final = (
     # (stated: "the server keeps dying", stated_failure.py's "keeps? (?:restarting|crashing|dying|failing)")
     FailureWord("dying", stated=("keeps dying", "keep dying"), cue=("dying", "dying")),
     FailureWord("dead", stated=("dead",), cue=("dead", "dead")),
-    FailureWord("OOM", stated=("OOM",), cue=("OOM", "OOM(?:s|ed|'d)?")),
+    # (stated: the reader's forms take any case, "**oom occurs**" in lower case: the lower-case pieces with what follows)
+    FailureWord("OOM", stated=("OOM", "oom occur", "oom happen", "oom error"), cue=("OOM", "OOM(?:s|ed|'d)?")),
     # (stated: also with the memory named, "runs out of GPU memory", and hyphenated, "out-of-memory errors occur")
     FailureWord(
         "out of memory",
