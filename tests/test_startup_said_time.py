@@ -75,3 +75,21 @@ def test_another_thing_s_start_a_denial_or_a_question_places_nothing(prose):
 def test_lines_that_only_mention_a_launch_claim_no_startup(line):
     parsed = time_claims.parse(line)
     assert parsed is None or parsed.data["stage"] == "serving"
+
+
+# "fails to launch" / "fails to boot" with no object of its own is the server's launch, as "fails to start" is; a
+# serving word beside it ("under high concurrency") then places nothing (the claims disagree), and another thing's
+# launch ("failed to launch the kernel") is no claim
+@pytest.mark.parametrize(
+    ("sentence", "stage"),
+    [
+        ("The server failed to launch.", "startup"),
+        ("It fails to launch when --tp 8 is set.", "startup"),
+        ("sglang fails to boot on H20 with tp 8.", "startup"),
+        ("The server failed to launch under high concurrency.", None),
+        ("The job failed to launch the kernel with 1024 threads.", None),
+    ],
+)
+def test_a_launch_that_failed_is_the_server_s_start(sentence, stage):
+    parsed = time_claims.parse(sentence)
+    assert (parsed.data["stage"] if parsed else None) == stage

@@ -365,7 +365,16 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
-    ("startup", re.compile(r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b")),
+    # (and "fails to launch" / "boot" with no object of its own, "The server failed to launch under high concurrency.":
+    # the launch is the server's, as "fails to start" is; "failed to launch the kernel" is another thing's)
+    (
+        "startup",
+        re.compile(
+            r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b"
+            r"|\bfail(?:s|ed)? to (?:launch|boot)\b(?=\s*(?:[.,;:!)]|$)|\s+(?:under|with|when|while|on|after|because|due|again"
+            r"|at|in|every|each)\b)"
+        ),
+    ),
     # a model (its server) that failed to deploy never came up to serve: "failed to deploy", "the model fails to
     # deploy on two GPUs" (a deployment of something else, a fix or the docs, is no server's)
     (
