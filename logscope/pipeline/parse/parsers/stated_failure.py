@@ -490,8 +490,15 @@ def handles_it(before: str) -> bool:
     fixes error: ..."): the wording is the code's concern, not this run's. Only the clause just before them: "I added a
     retry but it still fails with RuntimeError: ..." reports it; a question or a condition is left to the caller ("Why
     do I get error: ...?" still reports the error)."""
-    body = (sentences(before)[-1:] or [""])[0]
+    body = _AT_WORK.sub(" ", (sentences(before)[-1:] or [""])[0])
     return bool(_CHANGE.search(body) or _PROPOSED.search(body) or _DESIGNED.search(body))
+
+
+# the program's work at the time it failed, not a change to it: "crashed while handling a batch", "when processing the
+# request", "while catching up" (review17a item 6)
+_AT_WORK = re.compile(
+    r"(?i)\b(?:while|when|whilst|during|after|before|on)\s+(?:handl|catch|process)\w*|\bcatch(?:es|ing)?\s+up\b"
+)
 
 
 # a likelihood, what tends to happen in general ("During high concurrency, illegal memory access is more likely to
@@ -505,7 +512,7 @@ def _asks_fixes_or_dismisses(body: str) -> bool:
     return (
         body.endswith(tuple(QUESTION_MARKS))
         or _FINE.search(body) is not None
-        or _CHANGE.search(body) is not None
+        or _CHANGE.search(_AT_WORK.sub(" ", body)) is not None
         or _PROPOSED.search(body) is not None
     )
 
@@ -556,7 +563,15 @@ _NONE_COUNT = re.compile(
 MAX_REJECTED = 16
 
 
+# words before "errors occur" that relate them to others rather than name their kind ("Related errors happened in vllm
+# as well", review17a item 7)
+_RELATION_KINDS = frozenset(("related", "several", "different", "few", "multiple", "more", "various", "both", "all"))
 _STEP_FIRST_RULED_OUT = re.compile(r"(?i)\b(?:never|not|no|nothing|none|whether|if|unless|without|cannot)\b|n't\b")
+# (and a step of another thing than the server: "Deploying the docs failed.", "launch kernels failed.", review17a item 1)
+_STEP_FIRST_OTHER = re.compile(
+    r"(?i)^\w+\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+)?(?:[\w-]+\s+)?(?:docs?|documentation|site|website|pages?|kernels?"
+    r"|ops?|tests?|ci|jobs?|workflows?|pipelines?|previews?|charts?|packages?|wheels?|datasets?|notebooks?|scripts?)\b"
+)
 
 
 def _stated(sentence: str, pointing: bool = False) -> str | None:
@@ -593,7 +608,10 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
         if m.group("oom_bare") and "rror" in m.group("oom_bare") and _GENERIC_OOM_TAIL.match(after) and not _OWN_RUN.search(body):
             continue
         if m.group("errors_occur") and (
-            _names_nothing(m.group("error_kind")) or (_GENERIC_OOM_TAIL.match(after) and not _OWN_RUN.search(body))
+            _names_nothing(m.group("error_kind"))
+            or m.group("error_kind").lower() in _RELATION_KINDS
+            or _ASKS.match(body)  # ("Do CUDA errors occur on your side too", a question without its mark)
+            or (_GENERIC_OOM_TAIL.match(after) and not _OWN_RUN.search(body))
         ):
             continue
         # (and "failing" as the adjective of a CI noun: "There are failing tests in the suite.")
@@ -609,7 +627,7 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
             continue
         # (the step-first report holds its whole clause: a denial or a condition inside it, "Loading from the cache
         # never failed", "check whether the launch failed", states nothing)
-        if m.group("step_first") and _STEP_FIRST_RULED_OUT.search(m.group(0)):
+        if m.group("step_first") and (_STEP_FIRST_RULED_OUT.search(m.group(0)) or _STEP_FIRST_OTHER.search(m.group(0))):
             continue
         if DENIED.search(clause) or NEGATED.search(turned) or supposed or _GONE.match(after) or _LESS_OFTEN.match(after):
             continue
@@ -687,6 +705,8 @@ _OBSERVED = re.compile(
 )
 
 _DENIED_LABEL = re.compile(r"(?i)\b(?:no|not|never|without|zero)\b")
+_LABEL_CI = re.compile(r"(?i)\b(?:tests?|ci|checks?|lint\w*|jobs?|workflows?|builds?|docs?|pipelines?|suites?)\b")
+_TALLY = re.compile(r"\s*\d+\s*(?:of|/|out of)\s*\d+")
 
 
 def observed(text: str) -> Parsed | None:
@@ -698,4 +718,7 @@ def observed(text: str) -> Parsed | None:
         return None
     if _DENIED_LABEL.search(m.group("said")):
         return None  # "No error: the request succeeds", "Without failures: ..."
+    # (a test run's tally, "Tests failed: 3 of 120 in test_sampling.py", review17a item 4)
+    if _LABEL_CI.search(m.group("said")) or _TALLY.match(text, m.end()):
+        return None
     return Parsed(kinds.STATED_FAILURE, {"sentence": text.strip(), "said": m.group("said").strip(" *:\uff1a")})

@@ -114,6 +114,60 @@ _NO_SERVER_REQUEST = r"(?!(?:\w+ )?(?:pull|feature|merge|review|change|bug|suppo
 _CONCURRENCY_SETTING = (
     r"(?! (?:limits?|settings?|flags?|parameters?|arguments?|options?|configs?|configurations?|controls?|caps?)\b)"
 )
+# the failure at a start said as the start alone: "fails to start", "fails to launch" / "fails to boot" with no object
+# of its own ("The server failed to launch under high concurrency."), as the server's, as "fails to start" is
+_FAILED_TO_START = re.compile(
+    r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b"
+    r"|\bfail(?:s|ed)? to (?:launch|boot)\b(?=\s*(?:[.,;:!)]|$)|\s+(?:under|with|when|while|on|after|because|due|again"
+    r"|at|in|every|each)\b)"
+)
+# any failure word, noun or verb, at the server's start said as its launch or as the bare noun "start" ending the
+# clause ("Crash on launch:", "Error on startup:", "fails at launch", "crashing at start:"): the start is the server's,
+# unless the launch is another thing's ("failed on launch of the kernel") or the start is of something else ("errors at
+# start of decoding")
+_FAILED_AT_LAUNCH = re.compile(
+    r"(?i)\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|errors?(?: out)?|exceptions?|dies|died|dying|hangs?|hung"
+    r"|hanging|exits?|exited|OOMs?|OOMed|segfaults?|abort(?:s|ed)?) (?:right |immediately |directly )?"
+    r"(?:at|on|upon|during) (?:server |engine )?"
+    r"(?:(?:start-?up|launch)\b(?![_-])(?! of (?!(?:the )?(?:server|engine|model)\b))|start(?=\s*(?:[:.,;!)]|$)))"
+)
+# the loading, the launch or the start named bare as the time ("It crashes while loading.", "Error while loading:",
+# "It fails when launching:"): the sentence names no other thing loaded or launched, so the server's own, its step
+# not said (the loading the writer sees may be the weights', a capture's or a JIT's); "while loading the dataset"
+# names another thing and is not read
+_WHILE_LOADING = re.compile(r"(?i)\b(?:while|when|during) (?:loading|launching|starting(?: up)?)(?=\s*(?:[:.,;!)]|$))")
+# these three say whose start only by their sentence: one that names another thing that starts, launches or loads (a
+# kernel, a client, a script, a dataset, a page, a test) is that thing's start, not the server's ("The fused_moe kernel
+# failed to launch due to insufficient shared memory.", "The benchmark client fails at start.", "The dataset script
+# errors while loading.", "Error while loading: the page shows a spinner in the web UI.", review17a items 2 and 8)
+_START_SAID_BARE = (_FAILED_TO_START, _FAILED_AT_LAUNCH, _WHILE_LOADING)
+_SERVER_SUBJECT = re.compile(r"(?i)\b(?:server|engine|sglang|vllm|scheduler|model|it|process|worker|service|instance)\b")
+
+
+def _another_starts(before: str, after: str, pattern: re.Pattern[str]) -> bool:
+    """The claim's subject (the clause's last words before it) names another thing that starts (_ANOTHER_STARTER) with
+    no server word after it ("The fused_moe kernel failed to launch", not "In my tests sglang is failing at launch");
+    for a bare "while loading", the words after it in its sentence may name what loaded ("Error while loading: the page
+    shows a spinner")."""
+    words = _clause_before(before).split()[-4:]
+    tail = " ".join(words)
+    others = list(_ANOTHER_STARTER.finditer(tail))
+    if others and not _SERVER_SUBJECT.search(tail, others[-1].end()):
+        return True
+    if pattern is _WHILE_LOADING:
+        rest = _SENTENCE_END.split(_QUOTED_TEXT.sub(" ", after))[0]
+        return _ANOTHER_STARTER.search(rest) is not None
+    return False
+
+
+# a quoted span after the claim (an exception's text, a code span) is the program's words, not what the writer names
+_QUOTED_TEXT = re.compile(r"`[^`]*`|\"[^\"]*\"")
+_ANOTHER_STARTER = re.compile(
+    r"(?i)\b(?:kernels?|ops?|operators?|triton|jobs?|tasks?|clients?|benchmarks?|scripts?|datasets?|data ?loaders?"
+    r"|pages?|UI|browsers?|tests?|notebooks?|plugins?|extensions?|apps?|jupyter|IDE|docs?)\b"
+)
+
+
 # (stage, pattern): the first that matches a line places it; each holds one of kinds.TIME_CLAIM_LITERALS (the prefilter's)
 _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     *(("serving", pattern) for _, pattern in CLIENT_STEPS),
@@ -367,14 +421,7 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("capture", re.compile(r"(?i)\b(?:during|while) (?:the )?(?:CUDA[- ]?)?graph captur(?:e|ing)\b")),
     # (and "fails to launch" / "boot" with no object of its own, "The server failed to launch under high concurrency.":
     # the launch is the server's, as "fails to start" is; "failed to launch the kernel" is another thing's)
-    (
-        "startup",
-        re.compile(
-            r"(?i)\bfail(?:s|ed)? (?:during|at|on) (?:server |engine )?start-?up\b|\bfail(?:s|ed)? to start\b"
-            r"|\bfail(?:s|ed)? to (?:launch|boot)\b(?=\s*(?:[.,;:!)]|$)|\s+(?:under|with|when|while|on|after|because|due|again"
-            r"|at|in|every|each)\b)"
-        ),
-    ),
+    ("startup", _FAILED_TO_START),
     # a model (its server) that failed to deploy never came up to serve: "failed to deploy", "the model fails to
     # deploy on two GPUs" (a deployment of something else, a fix or the docs, is no server's)
     (
@@ -407,23 +454,12 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # clause ("Crash on launch:", "Error on startup:", "fails at launch", "crashing at start:"): the start is the
     # server's, unless the launch is another thing's ("failed on launch of the kernel") or the start is of something
     # else ("errors at start of decoding")
-    (
-        "startup",
-        re.compile(
-            r"(?i)\b(?:crash(?:es|ed|ing)?|fail(?:s|ed|ing)?|errors?(?: out)?|exceptions?|dies|died|dying|hangs?|hung"
-            r"|hanging|exits?|exited|OOMs?|OOMed|segfaults?|abort(?:s|ed)?) (?:right |immediately |directly )?"
-            r"(?:at|on|upon|during) (?:server |engine )?"
-            r"(?:(?:start-?up|launch)\b(?![_-])(?! of (?!(?:the )?(?:server|engine|model)\b))|start(?=\s*(?:[:.,;!)]|$)))"
-        ),
-    ),
+    ("startup", _FAILED_AT_LAUNCH),
     # the loading, the launch or the start named bare as the time ("It crashes while loading.", "Error while loading:",
     # "It fails when launching:"): the sentence names no other thing loaded or launched, so the server's own, its step
     # not said (the loading the writer sees may be the weights', a capture's or a JIT's); "while loading the dataset"
     # names another thing and is not read
-    (
-        "startup",
-        re.compile(r"(?i)\b(?:while|when|during) (?:loading|launching|starting(?: up)?)(?=\s*(?:[:.,;!)]|$))"),
-    ),
+    ("startup", _WHILE_LOADING),
     # the server would not start, or its launch failed ("the server cannot start", "it won't come up", "server launch
     # failed", "failed to launch the SGLang server"); the subject is the server ("I didn't launch it with ..." is the
     # user's doing), and no object or verb follows ("doesn't start appearing until later" is the error's)
@@ -627,6 +663,8 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
         return False
     sentence = _SENTENCE_END.split(before[-_CLAUSE_REACH:])[-1] + _SENTENCE_END.split(text[m.start() :][:_CLAUSE_REACH])[0]
     if _OTHER_RUN.search(sentence):
+        return False
+    if m.re in _START_SAID_BARE and _another_starts(before, text[m.end() : m.end() + _CLAUSE_REACH], m.re):
         return False
     if m.group(0).startswith("初始化") and _CJK_OTHER_INIT.search(_CJK_CLAUSE_END.split(before)[-1]):
         return False
