@@ -78,3 +78,19 @@ def test_other_things_tallies_and_questions_state_no_failure(text):
 )
 def test_the_server_s_own_reports_still_state_it(text, found):
     assert _found(text) == [found]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "found"),
+    [
+        # item 3: the concurrency of a clause that went well is the time it did not fail
+        (
+            "The error appears with the concurrency limit 8 but with concurrency 64 it is fine.",
+            ("failure-time-unknown", "unknown"),
+        ),
+        ("With concurrency 8 it works fine.", ("failure-time-unknown", "unknown")),
+        ("It crashes with high concurrency.", ("runtime-crash", "serving")),
+    ],
+)
+def test_a_concurrency_that_went_well_is_no_time_of_the_failure(sentence, found):
+    assert _found(f"{ERROR}\n{sentence}") == [found]

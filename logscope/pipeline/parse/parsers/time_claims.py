@@ -114,6 +114,25 @@ _NO_SERVER_REQUEST = r"(?!(?:\w+ )?(?:pull|feature|merge|review|change|bug|suppo
 _CONCURRENCY_SETTING = (
     r"(?! (?:limits?|settings?|flags?|parameters?|arguments?|options?|configs?|configurations?|controls?|caps?)\b)"
 )
+# the run's request concurrency named as the time of the failure (its claim in _CLAIMS, the comment there)
+_CONCURRENCY_CLAIM = re.compile(
+    r"(?i)\b(?:with|at|using) (?:a |the )?(?:(?:very )?(?:high|higher|large|larger|heavy|heavier|big|bigger"
+    r"|increased) )?(?:request )?concurrency\b"
+    + _CONCURRENCY_SETTING
+    + r"|\b(?:with|at|using|sending|sent|send) (?:about |around |roughly |over |more than |up to |~ ?)?\d+ concurrent"
+    r" (?:requests?|users?|clients?|connections?|threads?|streams?|sessions?|calls?|queries)\b"
+    r"|\b(?:when|once|after|whenever|as soon as) (?:the )?(?:request )?concurrency\b"
+    + _CONCURRENCY_SETTING
+    + r"|\b(?:(?:high|higher|large|heavy) concurrency|concurrency[ =:]*\d+|concurrent \d+"
+    r"|\d+ concurrent(?: requests?| users?| clients?)?)"
+    r" (?:causes?|caused|leads? to|led to|results? in|resulted in|triggers?|triggered)\b"
+)
+# the clause after a concurrency claim saying that run went well ("... but with concurrency 64 it is fine", review17a
+# item 3): the time it did not fail
+_WENT_FINE_AFTER = re.compile(
+    r"(?i)\b(?:fine|ok|okay|works?|worked|normal(?:ly)?|succeed(?:s|ed)?|successfully|no (?:errors?|issues?|problems?))\b"
+)
+
 # the failure at a start said as the start alone: "fails to start", "fails to launch" / "fails to boot" with no object
 # of its own ("The server failed to launch under high concurrency."), as the server's, as "fails to start" is
 _FAILED_TO_START = re.compile(
@@ -328,21 +347,7 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # error: probes sgl-project/sglang#3696, InternLM/InternLM#762): concurrency counts the requests in flight at once,
     # so the server was up and serving them; a setting named by it ("with the concurrency limit set to 8") is the
     # writer's configuration, no time
-    (
-        "serving",
-        re.compile(
-            r"(?i)\b(?:with|at|using) (?:a |the )?(?:(?:very )?(?:high|higher|large|larger|heavy|heavier|big|bigger"
-            r"|increased) )?(?:request )?concurrency\b"
-            + _CONCURRENCY_SETTING
-            + r"|\b(?:with|at|using|sending|sent|send) (?:about |around |roughly |over |more than |up to |~ ?)?\d+ concurrent"
-            r" (?:requests?|users?|clients?|connections?|threads?|streams?|sessions?|calls?|queries)\b"
-            r"|\b(?:when|once|after|whenever|as soon as) (?:the )?(?:request )?concurrency\b"
-            + _CONCURRENCY_SETTING
-            + r"|\b(?:(?:high|higher|large|heavy) concurrency|concurrency[ =:]*\d+|concurrent \d+"
-            r"|\d+ concurrent(?: requests?| users?| clients?)?)"
-            r" (?:causes?|caused|leads? to|led to|results? in|resulted in|triggers?|triggered)\b"
-        ),
-    ),
+    ("serving", _CONCURRENCY_CLAIM),
     # the scheduler's serving phases ("The crash occurs during decoding", "while prefilling", "in the decode stage")
     (
         "serving",
@@ -663,6 +668,8 @@ def _asserted(text: str, m: re.Match[str]) -> bool:
         return False
     sentence = _SENTENCE_END.split(before[-_CLAUSE_REACH:])[-1] + _SENTENCE_END.split(text[m.start() :][:_CLAUSE_REACH])[0]
     if _OTHER_RUN.search(sentence):
+        return False
+    if m.re is _CONCURRENCY_CLAIM and _WENT_FINE_AFTER.search(_CLAUSE_END.split(text[m.end() : m.end() + _CLAUSE_REACH])[0]):
         return False
     if m.re in _START_SAID_BARE and _another_starts(before, text[m.end() : m.end() + _CLAUSE_REACH], m.re):
         return False
