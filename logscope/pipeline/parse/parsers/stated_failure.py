@@ -574,6 +574,12 @@ _STEP_FIRST_OTHER = re.compile(
 )
 
 
+def _in_general(after: str, body: str) -> bool:
+    """How a failure comes about in general: its condition follows ("... occur when the driver is too old") and the
+    sentence holds nothing of the writer's own run (_GENERIC_OOM_TAIL, _OWN_RUN)."""
+    return _GENERIC_OOM_TAIL.match(after) is not None and not _OWN_RUN.search(body)
+
+
 def _stated(sentence: str, pointing: bool = False) -> str | None:
     """The words that state a failure of the run; `pointing`: only in a sentence that points at a text elsewhere."""
     body = sentence.strip()
@@ -605,13 +611,13 @@ def _stated(sentence: str, pointing: bool = False) -> str | None:
             continue
         if m.group("bare_crash") and _CRASH_NOUN_LEAD.search(before):
             continue
-        if m.group("oom_bare") and "rror" in m.group("oom_bare") and _GENERIC_OOM_TAIL.match(after) and not _OWN_RUN.search(body):
+        if m.group("oom_bare") and "rror" in m.group("oom_bare") and _in_general(after, body):
             continue
         if m.group("errors_occur") and (
             _names_nothing(m.group("error_kind"))
             or m.group("error_kind").lower() in _RELATION_KINDS
             or _ASKS.match(body)  # ("Do CUDA errors occur on your side too", a question without its mark)
-            or (_GENERIC_OOM_TAIL.match(after) and not _OWN_RUN.search(body))
+            or _in_general(after, body)
         ):
             continue
         # (and "failing" as the adjective of a CI noun: "There are failing tests in the suite.")

@@ -127,11 +127,11 @@ _CONCURRENCY_CLAIM = re.compile(
     r"|\d+ concurrent(?: requests?| users?| clients?)?)"
     r" (?:causes?|caused|leads? to|led to|results? in|resulted in|triggers?|triggered)\b"
 )
+# the words that say a time went well (_CONTRARY before a claim, _WENT_FINE_AFTER after one)
+_WENT_WELL_WORDS = r"fine|ok|okay|no (?:problems?|issues?|errors?)|works?|worked|normal(?:ly)?|succeed(?:s|ed)?|successfully"
 # the clause after a concurrency claim saying that run went well ("... but with concurrency 64 it is fine", review17a
 # item 3): the time it did not fail
-_WENT_FINE_AFTER = re.compile(
-    r"(?i)\b(?:fine|ok|okay|works?|worked|normal(?:ly)?|succeed(?:s|ed)?|successfully|no (?:errors?|issues?|problems?))\b"
-)
+_WENT_FINE_AFTER = re.compile(r"(?i)\b(?:" + _WENT_WELL_WORDS + r")\b")
 
 # the failure at a start said as the start alone: "fails to start", "fails to launch" / "fails to boot" with no object
 # of its own ("The server failed to launch under high concurrency."), as the server's, as "fails to start" is
@@ -534,10 +534,7 @@ _CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # the same clause says the time went well ("Memory was fine while loading the model; the OOM came much later"): the
 # claim names when it did not fail
-_CONTRARY = re.compile(
-    r"(?i)\b(?:fine|ok|okay|no (?:problems?|issues?|errors?)|works?|worked|normal(?:ly)?|succeed(?:s|ed)?|successfully)"
-    r"\s+(?:\w+\s+)?$"
-)
+_CONTRARY = re.compile(r"(?i)\b(?:" + _WENT_WELL_WORDS + r")\s+(?:\w+\s+)?$")
 # a client step the writer only means to run (a plan, an attempt to come, advice): it ran no request yet
 _INTENT = re.compile(r"(?i)\b(?:will|'ll|" + INTENT_WORDS + r"|should|could you|next,? (?:I|we) (?:will|'ll))\b[^.;:!?]*$")
 # a question ("Does it also crash during the benchmark?") claims nothing: the claim's sentence ends in a question mark
