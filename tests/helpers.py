@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from logscope.pipeline.analyze import analyze_sources
+from logscope.pipeline.analyze import analyze_model, analyze_sources
 from logscope.pipeline.ingest.ingest import Source, expand_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +41,19 @@ def analyze_paths(*paths: str) -> dict:
 
 def analyze_text(text: str, name: str = "paste.log") -> dict:
     return analyze_sources([Source(name=name, path=None, data=text.encode())])
+
+
+def findings_of(text: str) -> list[tuple[str, str]]:
+    """The (rule, phase) of each finding of a paste typed as `text` (its last line ended), known cases not looked up."""
+    report = analyze_sources([Source(name="paste.log", path=None, data=(text + "\n").encode())], cases=False)
+    return [(f["rule"], f["phase"]) for f in report["findings"]]
+
+
+def failure_placed(text: str) -> tuple[str, str]:
+    """The (finding, phase) of the one failure a paste holds."""
+    analysis = analyze_model([Source(name="paste.log", path=None, data=text.encode())])
+    (failure,) = [f for fs in analysis.failures.values() for f in fs]
+    return failure.finding, failure.phase
 
 
 def versions_of(report: dict) -> dict:

@@ -5,18 +5,9 @@ the driver is too old", with nothing of the writer's own run) is no report."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from logscope.pipeline.analyze import analyze_sources
-from logscope.pipeline.ingest.ingest import Source
-
-
-def _rules(text: str) -> list[tuple[str, str]]:
-    document = analyze_sources([Source(name="paste.log", path=None, data=(text + "\n").encode())], cases=False)
-    findings: list[dict[str, Any]] = document["findings"]
-    return [(f["rule"], f["phase"]) for f in findings]
+from tests.helpers import findings_of
 
 
 @pytest.mark.parametrize(
@@ -30,7 +21,7 @@ def _rules(text: str) -> list[tuple[str, str]]:
     ],
 )
 def test_named_errors_said_to_occur_state_a_failure(sentence, found):
-    assert _rules(sentence) == [found]
+    assert findings_of(sentence) == [found]
 
 
 @pytest.mark.parametrize(
@@ -46,10 +37,10 @@ def test_named_errors_said_to_occur_state_a_failure(sentence, found):
     ],
 )
 def test_unnamed_denied_general_or_supposed_errors_state_nothing(sentence):
-    assert _rules(sentence) == []
+    assert findings_of(sentence) == []
 
 
 def test_a_process_that_keeps_dying_reaches_the_reader():
     # ("keeps dying" was a form of the reader whose words no prefilter piece held: nothing read)
-    assert _rules("The server keeps dying.") == [("failure-time-unknown", "unknown")]
-    assert _rules("It keeps dying when I send long prompts.") == [("runtime-crash", "serving")]
+    assert findings_of("The server keeps dying.") == [("failure-time-unknown", "unknown")]
+    assert findings_of("It keeps dying when I send long prompts.") == [("runtime-crash", "serving")]

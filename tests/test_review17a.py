@@ -5,20 +5,11 @@ asked about state no failure (items 1, 4, 7); the server's own forms still do.""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from logscope.pipeline.analyze import analyze_sources
-from logscope.pipeline.ingest.ingest import Source
+from tests.helpers import findings_of
 
 ERROR = "RuntimeError: CUDA error: an illegal memory access was encountered"
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    document = analyze_sources([Source(name="paste.log", path=None, data=(text + "\n").encode())], cases=False)
-    findings: list[dict[str, Any]] = document["findings"]
-    return [(f["rule"], f["phase"]) for f in findings]
 
 
 @pytest.mark.parametrize(
@@ -31,7 +22,7 @@ def _found(text: str) -> list[tuple[str, str]]:
     ],
 )
 def test_another_thing_s_start_does_not_place_the_server_s_failure(sentence):
-    assert _found(f"{ERROR}\n{sentence}") == [("failure-time-unknown", "unknown")]
+    assert findings_of(f"{ERROR}\n{sentence}") == [("failure-time-unknown", "unknown")]
 
 
 @pytest.mark.parametrize(
@@ -44,15 +35,15 @@ def test_another_thing_s_start_does_not_place_the_server_s_failure(sentence):
     ],
 )
 def test_the_server_s_start_still_places_it(sentence):
-    assert _found(f"{ERROR}\n{sentence}") == [("startup-crash", "startup")]
+    assert findings_of(f"{ERROR}\n{sentence}") == [("startup-crash", "startup")]
 
 
 def test_the_server_s_work_when_it_failed_is_no_handling_of_the_error():
-    assert _found("The scheduler crashed while handling a batch with error: {'message': 'boom'}") == [
+    assert findings_of("The scheduler crashed while handling a batch with error: {'message': 'boom'}") == [
         ("failure-time-unknown", "unknown")
     ]
     # (a change that handles it still dismisses the wording)
-    assert _found("I fixed it by handling the error: RuntimeError: boom") == []
+    assert findings_of("I fixed it by handling the error: RuntimeError: boom") == []
 
 
 @pytest.mark.parametrize(
@@ -66,7 +57,7 @@ def test_the_server_s_work_when_it_failed_is_no_handling_of_the_error():
     ],
 )
 def test_other_things_tallies_and_questions_state_no_failure(text):
-    assert _found(text) == []
+    assert findings_of(text) == []
 
 
 @pytest.mark.parametrize(
@@ -77,7 +68,7 @@ def test_other_things_tallies_and_questions_state_no_failure(text):
     ],
 )
 def test_the_server_s_own_reports_still_state_it(text, found):
-    assert _found(text) == [found]
+    assert findings_of(text) == [found]
 
 
 @pytest.mark.parametrize(
@@ -93,4 +84,4 @@ def test_the_server_s_own_reports_still_state_it(text, found):
     ],
 )
 def test_a_concurrency_that_went_well_is_no_time_of_the_failure(sentence, found):
-    assert _found(f"{ERROR}\n{sentence}") == [found]
+    assert findings_of(f"{ERROR}\n{sentence}") == [found]

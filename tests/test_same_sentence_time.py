@@ -9,15 +9,14 @@ import pytest
 
 from logscope.pipeline.analyze import analyze_model
 from logscope.pipeline.ingest.ingest import Source
+from tests.helpers import failure_placed
 
 # torch's CUDA check (torch 2.5-2.9 wording), quoted in the sentence
 ERROR = "`RuntimeError: CUDA error: an illegal memory access was encountered`"
 
 
 def _placed(paste: str) -> tuple[str, str]:
-    analysis = analyze_model([Source(name="paste.log", path=None, data=f"{paste}\n".encode())])
-    (failure,) = [f for fs in analysis.failures.values() for f in fs]
-    return failure.finding, failure.phase
+    return failure_placed(f"{paste}\n")
 
 
 @pytest.mark.parametrize(

@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from logscope.pipeline.analyze import analyze_model
-from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.parsers import time_cues
+from tests.helpers import failure_placed
 
 ERROR = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
 
 
 def _placed(prose: str) -> tuple[str, str]:
-    analysis = analyze_model([Source(name="paste.log", path=None, data=f"{prose}\n```\n{ERROR}```\n".encode())])
-    (failure,) = [f for fs in analysis.failures.values() for f in fs]
-    return failure.finding, failure.phase
+    return failure_placed(f"{prose}\n```\n{ERROR}```\n")
 
 
 @pytest.mark.parametrize(

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from logscope.pipeline.analyze import analyze_model
-from logscope.pipeline.ingest.ingest import Source
 from logscope.pipeline.parse.parsers import time_claims
+from tests.helpers import failure_placed
 
 # a header-less error line of torch's CUDA check (torch 2.5-2.9 wording), nothing in the log to place it
 ERROR = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
 
 
 def _placed(prose: str) -> tuple[str, str]:
-    analysis = analyze_model([Source(name="paste.log", path=None, data=f"{prose}\n```\n{ERROR}```\n".encode())])
-    (failure,) = [f for fs in analysis.failures.values() for f in fs]
-    return failure.finding, failure.phase
+    return failure_placed(f"{prose}\n```\n{ERROR}```\n")
 
 
 def test_the_error_line_alone_places_nothing():
